@@ -1,0 +1,542 @@
+"""Factories: every way to make a tensor in chapter 1.
+
+``tensor`` copies data; ``as_tensor`` and ``from_numpy`` share memory when they can;
+``empty``/``zeros``/``ones``/``full``/``arange``/``linspace`` allocate a fresh contiguous
+storage; ``empty_strided`` allocates for any layout; ``as_strided`` re-reads an existing
+storage with any shape, stride and offset.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, layout
+from .device import as_device
+from .dtypes import dtype
+from .layout import memory_format
+from .size import Size
+from .storage import UntypedStorage
+from .tensor import Tensor
+
+__all__ = [
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "empty",
+    "empty_strided",
+    "zeros",
+    "ones",
+    "full",
+    "arange",
+    "linspace",
+    "as_strided",
+]
+
+SizeArg = int | Sequence[int]
+
+
+# ---------------------------------------------------------------------- helpers
+def _parse_size(name: str, args: tuple[Any, ...]) -> tuple[int, ...]:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape ``(2, 3)``.
+
+    Raises:
+        TypeError: a size that is not an int.
+        RuntimeError: a negative size (torch's message).
+    """
+    if not args:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if len(args) == 1 and isinstance(args[0], Sequence):
+        args = tuple(args[0])
+    for s in args:
+        if isinstance(s, Tensor):
+            s = s.__index__()
+        if not isinstance(s, int):
+            raise TypeError(
+                f"{name}(): argument 'size' (position 1) must be tuple of ints, "
+                f"not {type(s).__name__}"
+            )
+    shape = tuple(int(s) for s in args)
+    _check_sizes(shape)
+    return shape
+
+
+def _check_sizes(shape: Sequence[int]) -> None:
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
+
+
+def _check_requires_grad(d: dtype, requires_grad: bool) -> None:
+    if requires_grad and not d.is_floating_point:
+        raise RuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients"
+        )
+
+
+def _allocate(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype) -> Tensor:
+    """A fresh zero-filled storage just big enough for ``shape``/``stride``."""
+    needed = layout.required_storage_elements(shape, stride)
+    return Tensor._make(UntypedStorage(needed * d.itemsize), shape, stride, 0, d)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    _check_requires_grad(t.dtype, requires_grad)
+    t.requires_grad = requires_grad
+    return t
+
+
+def _from_array(values: np.ndarray, d: dtype, requires_grad: bool = False) -> Tensor:
+    """A contiguous tensor holding a copy of ``values`` converted to ``d``."""
+    shape = tuple(values.shape)
+    t = _allocate(shape, layout.contiguous_strides(shape), d)
+    t._elements()[...] = values
+    return _finish(t, requires_grad)
+
+
+# ---------------------------------------------------------------------- from data
+def _scalar_dtype(x: Any) -> dtype:
+    """The dtype torch infers for one scalar of nested data."""
+    if isinstance(x, builtins.bool | np.bool_):
+        return dtypes.bool
+    if isinstance(x, np.generic):
+        return dtypes.from_numpy_dtype(x.dtype)
+    if isinstance(x, int):
+        return dtypes.int64
+    if isinstance(x, builtins.float):
+        return dtypes.get_default_dtype()
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, str | bytes):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _is_sequence(x: Any) -> bool:
+    if isinstance(x, Tensor):
+        return x.dim() > 0
+    return isinstance(x, Sequence | np.ndarray) and not isinstance(x, str | bytes)
+
+
+def _infer_shape(data: Any) -> tuple[int, ...]:
+    """Sizes read off the first element at each depth, as torch reads them."""
+    shape = []
+    while _is_sequence(data):
+        shape.append(len(data))
+        if len(data) == 0:
+            break
+        data = data[0]
+    return tuple(shape)
+
+
+def _flatten(data: Any, shape: tuple[int, ...], dim: int, out: list[Any]) -> None:
+    """Append the scalars of ``data`` to ``out``, checking every list has its size.
+
+    Raises:
+        ValueError: a list of the wrong length ("expected sequence of length ...").
+        TypeError: a scalar where a list belongs, or a list where a scalar belongs.
+    """
+    if dim == len(shape):
+        if _is_sequence(data):
+            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
+        if isinstance(data, Tensor):
+            data = data.item()
+        out.append(data)
+        return
+    if not _is_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(
+            f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})"
+        )
+    for item in data:
+        _flatten(item, shape, dim + 1, out)
+
+
+def _check_integer_range(values: list[Any], d: dtype) -> None:
+    """torch's overflow checks when Python numbers are stored into a tensor.
+
+    Every Python int must fit int64 (ValueError). Into an integer dtype, a float must lie
+    within the dtype's range and not be nan; an int must not exceed the maximum, and a
+    negative int is accepted down to ``-max`` for unsigned types (it then wraps around).
+    Floating and bool targets accept anything (large values become inf).
+
+    Raises:
+        ValueError: an int beyond int64.
+        RuntimeError: "value cannot be converted to type X without overflow".
+    """
+    for v in values:
+        if isinstance(v, int) and not isinstance(v, builtins.bool):
+            if not -(2**63) <= v < 2**63:
+                raise ValueError("Overflow when unpacking long long")
+    if d.is_floating_point or d is dtypes.bool:
+        return
+    info = np.iinfo(d.numpy)
+    for v in values:
+        if isinstance(v, builtins.bool | np.bool_):
+            continue
+        if isinstance(v, builtins.float | np.floating):
+            fits = not math.isnan(v) and info.min <= v <= info.max
+        else:
+            fits = v <= info.max and (v >= info.min or (info.min == 0 and -v <= info.max))
+        if not fits:
+            raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
+
+
+def tensor(
+    data: Any,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A new tensor holding a copy of ``data`` (``torch.tensor``).
+
+    ``data`` is a Python scalar, nested lists/tuples of scalars, a NumPy array or a tensor.
+    Without ``dtype``: bools give bool, ints give int64, floats give the default dtype
+    (float32), NumPy data keeps its dtype, mixed data promotes.
+
+    Raises:
+        ValueError: ragged nested lists ("expected sequence of length 2 at dim 1 (got 1)").
+        TypeError: strings, or a list where a number belongs.
+        RuntimeError: ``None``, an int beyond int64 or the target dtype, or
+            ``requires_grad=True`` for a non-floating dtype.
+    """
+    as_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() rather than reftensor.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        values = data._elements()
+        return _from_array(values, dtype or data.dtype, requires_grad)
+    if isinstance(data, np.ndarray):
+        if any(s < 0 for s in data.strides):
+            data = np.ascontiguousarray(data)
+        # torch wraps the array, then copies it keeping its layout when that is dense.
+        copied = from_numpy(data).to(dtype=dtype, copy=True)
+        return _finish(copied, requires_grad)
+    shape = _infer_shape(data)
+    scalars: list[Any] = []
+    _flatten(data, shape, 0, scalars)
+    inferred = dtypes.get_default_dtype() if not scalars else None
+    for x in scalars:
+        d = _scalar_dtype(x)
+        inferred = d if inferred is None else dtypes.promote_types(inferred, d)
+    target = dtype or inferred
+    assert target is not None
+    _check_integer_range(scalars, target)
+    flat = np.array(
+        [float(x) if target.is_floating_point else _to_int(x, target) for x in scalars],
+        dtype=np.float64 if target.is_floating_point else object,
+    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = flat.astype(target.numpy).reshape(shape)
+    return _from_array(values, target, requires_grad)
+
+
+def _to_int(x: Any, target: dtype) -> Any:
+    """A scalar as the integer (or bool) it becomes: floats truncate, ints wrap to width."""
+    if target is dtypes.bool:
+        return builtins.bool(x)
+    value = math.trunc(x) if isinstance(x, builtins.float | np.floating) else int(x)
+    bits = 8 * target.itemsize
+    value %= 2**bits
+    if target.is_signed and value >= 2 ** (bits - 1):
+        value -= 2**bits
+    return value
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing memory with a NumPy array (``torch.from_numpy``).
+
+    Strides are the array's byte strides divided by the itemsize; writing through either
+    object changes both.
+
+    Raises:
+        TypeError: not an ndarray, or a dtype torch has no counterpart for.
+        ValueError: negative strides, or strides that are not a multiple of the itemsize.
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    d = dtypes.from_numpy_dtype(ndarray.dtype)
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with "
+            "negative strides are not currently supported. (You can probably work around "
+            "this by making a copy of your array  with array.copy().) "
+        )
+    if any(s % d.itemsize for s in ndarray.strides):
+        raise ValueError(
+            "given numpy array strides not a multiple of the element byte size. "
+            "Copy the numpy array to reallocate the memory."
+        )
+    if not ndarray.flags.writeable:
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support "
+            "non-writable tensors.",
+            UserWarning,
+            stacklevel=2,
+        )
+    shape = tuple(ndarray.shape)
+    stride = tuple(s // d.itemsize for s in ndarray.strides)
+    extent = layout.required_storage_elements(shape, stride)
+    # Re-read the array's memory as `extent` consecutive elements, then as bytes.
+    flat = np.lib.stride_tricks.as_strided(ndarray, shape=(extent,), strides=(d.itemsize,))
+    storage = UntypedStorage._wrap(flat.view(np.uint8))
+    return Tensor._make(storage, shape, stride, 0, d)
+
+
+def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
+    """Like :func:`tensor`, but shares memory when no conversion is needed.
+
+    A tensor of the requested dtype is returned as it is; a NumPy array of a supported
+    dtype is wrapped with :func:`from_numpy`; anything else is copied.
+    """
+    as_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype is data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        shared = from_numpy(data)
+        return shared if dtype is None or dtype is shared.dtype else shared.to(dtype)
+    return tensor(data, dtype=dtype)
+
+
+# ---------------------------------------------------------------------- fresh storage
+def empty(
+    *size: Any,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: memory_format = layout.contiguous_format,
+) -> Tensor:
+    """A tensor with fresh storage (``torch.empty``); reftensor zero-fills it, torch does not.
+
+    ``memory_format=channels_last`` lays a 4-d tensor out as NHWC.
+
+    Raises:
+        TypeError: a size that is not an int. RuntimeError: a negative size.
+    """
+    as_device(device)
+    shape = _parse_size("empty", size)
+    d = dtype or dtypes.get_default_dtype()
+    if memory_format is layout.channels_last:
+        stride = layout.channels_last_strides(shape)
+    else:
+        stride = layout.contiguous_strides(shape)
+    return _finish(_allocate(shape, stride, d), requires_grad)
+
+
+def empty_strided(
+    size: Sequence[int],
+    stride: Sequence[int],
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A tensor with fresh storage laid out with exactly ``stride`` (``torch.empty_strided``).
+
+    The storage holds ``1 + sum((size_k - 1) * stride_k)`` elements (0 when empty).
+
+    Raises:
+        RuntimeError: negative sizes, or ``size`` and ``stride`` of different lengths.
+    """
+    as_device(device)
+    shape = _parse_size("empty_strided", (size,))
+    stride = tuple(int(s) for s in stride)
+    if len(stride) != len(shape):
+        raise RuntimeError(
+            f"mismatch in length of strides and shape: {len(stride)} vs {len(shape)}"
+        )
+    d = dtype or dtypes.get_default_dtype()
+    return _finish(_allocate(shape, stride, d), requires_grad)
+
+
+def full(
+    size: Sequence[int],
+    fill_value: builtins.bool | int | builtins.float,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A contiguous tensor of ``size`` filled with ``fill_value`` (``torch.full``).
+
+    Without ``dtype`` the fill value decides: bool, int64 or the default float dtype.
+    """
+    as_device(device)
+    shape = _parse_size("full", (size,))
+    d = dtype or _scalar_dtype(fill_value)
+    t = _allocate(shape, layout.contiguous_strides(shape), d)
+    t._elements()[...] = fill_value
+    return _finish(t, requires_grad)
+
+
+def zeros(
+    *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """A contiguous tensor of zeros (``torch.zeros``); default dtype float32."""
+    shape = _parse_size("zeros", size)
+    return full(shape, 0, dtype=dtype or dtypes.get_default_dtype(), device=device,
+                requires_grad=requires_grad)
+
+
+def ones(
+    *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """A contiguous tensor of ones (``torch.ones``); default dtype float32."""
+    shape = _parse_size("ones", size)
+    return full(shape, 1, dtype=dtype or dtypes.get_default_dtype(), device=device,
+                requires_grad=requires_grad)
+
+
+def arange(
+    start: builtins.float,
+    end: builtins.float | None = None,
+    step: builtins.float = 1,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``[start, start + step, ...]`` stopping before ``end`` (``torch.arange``).
+
+    ``arange(n)`` counts ``0 .. n-1``. The length is ``ceil((end - start) / step)``. Without
+    ``dtype``, all-int arguments give int64, any float gives the default dtype. Values are
+    ``start + i * step`` rounded once, as torch's scalar kernel does. torch's vectorised
+    kernel restarts from a float32 base every 8 elements (on a CPU with AVX2 or better), so
+    in a float tensor of 16 or more elements a value can differ from torch's in the last bit.
+
+    Raises:
+        RuntimeError: ``step == 0``, a step whose sign points away from ``end``, or a
+            non-finite bound.
+    """
+    as_device(device)
+    if end is None:
+        start, end = 0, start
+    if any(isinstance(x, builtins.float) for x in (start, end, step)):
+        d = dtype or dtypes.get_default_dtype()
+    else:
+        d = dtype or dtypes.int64
+    if not all(math.isfinite(float(x)) for x in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if d.is_floating_point:
+        length = math.ceil((float(end) - float(start)) / float(step))
+        # torch accumulates in float64 for float32/float64 and in float32 for the 16-bit
+        # types, computing `start + step * i` and rounding once to the result dtype.
+        work = np.float32 if d.itemsize == 2 else np.float64
+        wide = np.longdouble
+        i = np.arange(length).astype(wide)
+        values = (wide(work(start)) + wide(work(step)) * i).astype(work)
+    else:
+        if all(isinstance(x, int) for x in (start, end, step)):
+            length = -((start - end) // step)  # exact ceil for ints
+        else:
+            length = math.ceil((float(end) - float(start)) / float(step))
+        values = np.array([math.trunc(start + k * step) for k in range(length)], dtype=np.int64)
+    return _from_array(values.astype(d.numpy), d, requires_grad)
+
+
+def linspace(
+    start: builtins.float,
+    end: builtins.float,
+    steps: int,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``).
+
+    Like torch, the first half counts up from ``start`` and the second half counts down from
+    ``end`` (so both ends are exact), computed in the result dtype. torch's vectorised kernel
+    groups elements, so a value may differ from torch's in the last bit.
+
+    Raises:
+        TypeError: ``steps`` is not an int. RuntimeError: ``steps < 0``.
+    """
+    as_device(device)
+    if not isinstance(steps, int) or isinstance(steps, builtins.bool):
+        raise TypeError(
+            f"linspace(): argument 'steps' must be int, not {type(steps).__name__}"
+        )
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = dtype or dtypes.get_default_dtype()
+    work = d.numpy if d.is_floating_point else np.dtype(np.float64)
+    lo, hi = work.type(start), work.type(end)
+    if steps == 1:
+        values = np.array([lo], dtype=work)
+    else:
+        with np.errstate(all="ignore"):
+            step = (hi - lo) / work.type(max(steps - 1, 1))
+            # float32/float64: torch computes `start + step * i` with one rounding (a fused
+            # multiply-add), which a wider type reproduces. 16-bit types: every operation
+            # rounds to the dtype, as NumPy's float16 and ml_dtypes' bfloat16 also do.
+            wide = np.longdouble if work.itemsize >= 4 else work.type
+            i = np.arange(steps)
+            halfway = steps // 2
+            up = wide(lo) + wide(step) * i.astype(wide)
+            down = wide(hi) - wide(step) * (steps - i - 1).astype(wide)
+            values = np.where(i < halfway, up, down).astype(work)
+    return _from_array(values.astype(d.numpy), d, requires_grad)
+
+
+# ---------------------------------------------------------------------- views
+def as_strided(
+    input: Tensor,
+    size: Sequence[int],
+    stride: Sequence[int],
+    storage_offset: int | None = None,
+) -> Tensor:
+    """A view of ``input``'s storage with any shape, stride and offset (``torch.as_strided``).
+
+    Windows may overlap (several indices reaching one storage element); the furthest element
+    must still lie inside the storage. ``storage_offset`` defaults to the input's.
+
+    Raises:
+        RuntimeError: lengths differ, a negative size, stride or offset, or a layout that
+            reaches past the end of the storage (torch's "out of bounds for storage" message).
+    """
+    shape = tuple(int(s) for s in size)
+    stride = tuple(int(s) for s in stride)
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    if len(shape) != len(stride):
+        raise RuntimeError(
+            f"mismatch in length of strides and shape: {len(stride)} vs {len(shape)}"
+        )
+    _check_sizes(shape)
+    if any(s < 0 for s in stride):
+        raise RuntimeError(
+            "as_strided: Negative strides are not supported at the moment, "
+            f"got strides: {list(stride)}"
+        )
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    itemsize = input.element_size()
+    needed = layout.required_storage_elements(shape, stride, offset) * itemsize
+    have = input.untyped_storage().nbytes()
+    if needed > have:
+        raise RuntimeError(
+            f"setStorage: sizes {list(shape)}, strides {list(stride)}, storage offset "
+            f"{offset}, and itemsize {itemsize} requiring a storage size of {needed} are "
+            f"out of bounds for storage of size {have}"
+        )
+    return Tensor._make(input.untyped_storage(), shape, stride, offset, input.dtype, base=input)
+
+
+_ = Size  # re-exported by the package

@@ -1,0 +1,210 @@
+"""Layout rules: pure arithmetic on shapes and strides, with no tensor in sight.
+
+Everything here takes plain tuples of ints (``shape``, ``stride``, ``storage_offset``), counts
+in *elements* (not bytes), and reproduces a rule that torch applies inside ``TensorImpl``.
+Chapter 1 of the course asks students to write several of these functions themselves.
+
+Memory formats are the three objects ``contiguous_format``, ``channels_last`` and
+``preserve_format`` (``torch.memory_format``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "memory_format",
+    "contiguous_format",
+    "channels_last",
+    "preserve_format",
+    "contiguous_strides",
+    "channels_last_strides",
+    "storage_index",
+    "is_contiguous",
+    "is_channels_last_contiguous",
+    "is_non_overlapping_and_dense",
+    "strides_like_channels_last",
+    "dense_strides_like",
+    "required_storage_elements",
+]
+
+
+class memory_format:
+    """A named memory format (``torch.memory_format``): how dims are ordered in memory."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"reftensor.{self.name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+preserve_format = memory_format("preserve_format")
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Row-major strides for ``shape``: the last dim moves fastest.
+
+    ``stride[k] = stride[k+1] * max(shape[k+1], 1)``; a size-0 dim counts as 1 so strides
+    stay positive, as ``torch.empty(shape).stride()`` does (``(2, 0, 3)`` gives ``(3, 3, 1)``).
+    """
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * max(shape[k + 1], 1)
+    return tuple(strides)
+
+
+def channels_last_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Strides of a 4-d NCHW tensor stored as NHWC (``torch.channels_last``).
+
+    Channels move fastest, then W, then H, then N; sizes are used as they are (no
+    ``max(size, 1)``), as ``torch.empty(shape, memory_format=torch.channels_last)`` does.
+
+    Raises:
+        RuntimeError: ``shape`` is not 4-d.
+    """
+    if len(shape) != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    n, c, h, w = shape
+    del n
+    stride_c = 1
+    stride_w = c
+    stride_h = stride_w * w
+    stride_n = stride_h * h
+    return (stride_n, stride_c, stride_h, stride_w)
+
+
+def storage_index(index: Sequence[int], stride: Sequence[int], storage_offset: int) -> int:
+    """Where element ``index`` lives in storage: ``storage_offset + sum(i_k * stride_k)``."""
+    return storage_offset + sum(i * s for i, s in zip(index, stride, strict=True))
+
+
+def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """torch's ``is_contiguous()`` rule for the default (row-major) memory format.
+
+    An empty tensor is contiguous. Otherwise, walking from the last dim to the first, every
+    dim of size other than 1 must have the stride a row-major layout would give it; size-1
+    dims are skipped, because their stride is never used to reach an element.
+    """
+    if 0 in shape:
+        return True
+    expected = 1
+    for size, st in zip(reversed(shape), reversed(stride), strict=True):
+        if size != 1:
+            if st != expected:
+                return False
+            expected *= size
+    return True
+
+
+def is_channels_last_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """torch's ``is_contiguous(memory_format=torch.channels_last)`` rule.
+
+    Only 4-d tensors can be channels-last contiguous. The dims are visited in the order C, W,
+    H, N; size-1 dims are skipped, as in :func:`is_contiguous`. Unlike the row-major rule
+    there is no shortcut for empty tensors: a size-0 dim still has its stride checked.
+    """
+    if len(shape) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if stride[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """True when the elements fill a block of storage exactly once, in some dim order.
+
+    Dims of size < 2 do not matter; the others, sorted by stride, must have the strides of a
+    contiguous layout. An empty tensor counts as dense. This is the layout ``clone()`` and
+    ``.to()`` keep as it is.
+    """
+    if 0 in shape:
+        return True
+    dims = [d for d in range(len(shape)) if shape[d] >= 2]
+    dims.sort(key=lambda d: stride[d])
+    expected = 1
+    for d in dims:
+        if stride[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def strides_like_channels_last(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """torch's guess whether a 4-d layout *looks* channels-last (``suggest_memory_format``).
+
+    Visits C, W, H, N and requires strides that never decrease; ambiguous layouts (a size-0
+    dim, a zero channel stride, N111-like shapes) fall back to "not channels-last".
+    """
+    if len(shape) != 4 or stride[1] == 0:
+        return False
+    smallest = 0
+    for d in (1, 3, 2, 0):
+        if shape[d] == 0 or stride[d] < smallest:
+            return False
+        if d == 0 and smallest == stride[1]:
+            return False
+        smallest = stride[d]
+        if shape[d] > 1:
+            smallest *= shape[d]
+    return True
+
+
+def dense_strides_like(shape: Sequence[int], stride: Sequence[int]) -> tuple[int, ...]:
+    """Dense strides that keep the dim order of a layout that is not dense (``.to()``'s rule).
+
+    Dims are ranked innermost first by an insertion sort on their strides: a smaller stride
+    goes inside, equal strides put the smaller size inside, and a dim with stride 0 gives no
+    order at all, so it stays where it is. The ranked dims then get contiguous strides
+    (size-0 and size-1 dims do not grow the running stride). This is TensorIterator's rule.
+    """
+    ndim = len(shape)
+    if ndim == 1:
+        return (1,)
+
+    def goes_outside(a: int, b: int) -> int:
+        """+1 when dim ``a`` belongs outside dim ``b``, -1 when inside, 0 when unknown."""
+        if stride[a] == 0 or stride[b] == 0:
+            return 0
+        if stride[a] != stride[b]:
+            return 1 if stride[a] > stride[b] else -1
+        return 1 if shape[a] > shape[b] else 0
+
+    order = list(range(ndim - 1, -1, -1))  # innermost first: the last dim, ..., dim 0
+    for i in range(1, ndim):
+        moving = i
+        for j in range(i - 1, -1, -1):
+            verdict = goes_outside(order[j], order[moving])
+            if verdict > 0:
+                order[j], order[moving] = order[moving], order[j]
+                moving = j
+            elif verdict < 0:
+                break
+    result = [0] * ndim
+    running = 1
+    for d in order:
+        result[d] = running
+        if shape[d] > 1:
+            running *= shape[d]
+    return tuple(result)
+
+
+def required_storage_elements(
+    shape: Sequence[int], stride: Sequence[int], storage_offset: int = 0
+) -> int:
+    """How many elements a storage needs for this layout: one past the furthest element.
+
+    ``storage_offset + 1 + sum((size_k - 1) * stride_k)``, or 0 when the tensor is empty
+    (``as_strided`` and ``empty_strided`` use this bound).
+    """
+    if 0 in shape:
+        return 0
+    return storage_offset + 1 + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))

@@ -1,0 +1,82 @@
+"""``UntypedStorage``: the flat block of bytes that every view of a tensor shares.
+
+A storage knows nothing about shapes, strides or element types: it is ``nbytes()`` bytes,
+numbered from 0. A tensor is a *way of reading* a storage (dtype, shape, stride, offset).
+Here the bytes live in a 1-d NumPy ``uint8`` array, so ``data_ptr()`` is a real address.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .device import device
+
+__all__ = ["UntypedStorage"]
+
+
+class UntypedStorage:
+    """A flat, untyped byte buffer (``torch.UntypedStorage``).
+
+    ``UntypedStorage(nbytes)`` allocates ``nbytes`` zeroed bytes (torch leaves them
+    uninitialised). Indexing reads or writes single bytes as ints in ``[0, 255]``.
+    """
+
+    __slots__ = ("_bytes",)
+
+    def __init__(self, nbytes: int = 0) -> None:
+        if nbytes < 0:
+            raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
+        self._bytes = np.zeros(nbytes, dtype=np.uint8)
+
+    @classmethod
+    def _wrap(cls, buffer: np.ndarray) -> UntypedStorage:
+        """A storage over an existing 1-d contiguous ``uint8`` array (memory is shared)."""
+        if buffer.dtype != np.uint8 or buffer.ndim != 1 or not buffer.flags.c_contiguous:
+            raise ValueError("UntypedStorage._wrap needs a 1-d contiguous uint8 array")
+        storage = cls.__new__(cls)
+        storage._bytes = buffer
+        return storage
+
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return int(self._bytes.shape[0])
+
+    def size(self) -> int:
+        """Size in bytes (an untyped storage counts bytes)."""
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def data_ptr(self) -> int:
+        """Address of byte 0 (0 for an empty storage, as torch allocates nothing).
+
+        Two tensors share memory when their storages' addresses match.
+        """
+        if self.nbytes() == 0:
+            return 0
+        return int(self._bytes.__array_interface__["data"][0])
+
+    @property
+    def device(self) -> device:
+        return device("cpu")
+
+    def __getitem__(self, i: int) -> int:
+        return int(self._bytes[i])
+
+    def __setitem__(self, i: int, value: int) -> None:
+        self._bytes[i] = value
+
+    def tolist(self) -> list[int]:
+        """Every byte as an int."""
+        return self._bytes.tolist()
+
+    def _typed(self, np_dtype: np.dtype) -> np.ndarray:
+        """The bytes read as a flat array of ``np_dtype`` elements (shares memory)."""
+        usable = self.nbytes() // np_dtype.itemsize * np_dtype.itemsize
+        return self._bytes[:usable].view(np_dtype)
+
+    def __repr__(self) -> str:
+        body = "\n".join(f" {b}" for b in self._bytes.tolist())
+        head = f"[reftensor.storage.UntypedStorage(device=cpu) of size {self.nbytes()}]"
+        return f"{body or ' '}\n{head}"

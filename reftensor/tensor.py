@@ -1,0 +1,418 @@
+"""``Tensor``: a view onto a storage, defined by dtype, shape, stride and storage offset.
+
+The four layers of a tensor, and where they live in reftensor:
+
+1. the mathematical object: an n-d array of numbers (``shape``, ``dtype``);
+2. the storage: a flat block of bytes shared by views (``storage.UntypedStorage``);
+3. autograd: ``requires_grad``, ``grad``, ``grad_fn`` (slots exist now; chapter 5 fills them);
+4. the kernel: code that walks the storage through the strides (here, plain Python and NumPy).
+
+Element ``index`` of a tensor lives at storage element
+``storage_offset + sum(index[k] * stride[k])``; every read below goes through that formula.
+The class has its final shape from chapter 1: later chapters add modules that these methods
+call, they never patch the class.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, layout
+from ._formatting import tensor_repr
+from .device import as_device, device
+from .dtypes import dtype
+from .layout import memory_format
+from .size import Size
+from .storage import UntypedStorage
+
+__all__ = ["Tensor", "VersionCounter", "wrap_dim"]
+
+
+class VersionCounter:
+    """Counts in-place writes to a storage; shared by a tensor and all its views (``_version``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """Turn a possibly negative ``dim`` into ``0 <= dim < ndim``, as torch does.
+
+    Raises:
+        IndexError: ``dim`` is out of range (torch's message), or the tensor is 0-d.
+    """
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if not -ndim <= dim < ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
+            f"but got {dim})"
+        )
+    return dim % ndim
+
+
+class Tensor:
+    """A strided view of an ``UntypedStorage`` (``torch.Tensor``).
+
+    Build tensors with the factories (``reftensor.tensor``, ``zeros``, ``arange``,
+    ``as_strided``, ...), not with this constructor.
+    """
+
+    __slots__ = (
+        "_storage",
+        "_shape",
+        "_stride",
+        "_storage_offset",
+        "_dtype",
+        "_base",
+        "_version_counter",
+        "_requires_grad",
+        "grad",
+        "grad_fn",
+        "__weakref__",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(
+            "reftensor.Tensor is not built directly: use reftensor.tensor(data), "
+            "reftensor.empty(size) or another factory"
+        )
+
+    @classmethod
+    def _make(
+        cls,
+        storage: UntypedStorage,
+        shape: tuple[int, ...],
+        stride: tuple[int, ...],
+        storage_offset: int,
+        dtype: dtype,
+        *,
+        base: Tensor | None = None,
+    ) -> Tensor:
+        """Assemble a tensor from its parts. With ``base`` the result is a view of ``base``:
+        it shares base's version counter and records ``_base`` the way torch does (the
+        base of a view of a view is the original tensor)."""
+        t = object.__new__(cls)
+        t._storage = storage
+        t._shape = tuple(shape)
+        t._stride = tuple(stride)
+        t._storage_offset = storage_offset
+        t._dtype = dtype
+        t._requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        if base is None:
+            t._base = None
+            t._version_counter = VersionCounter()
+        else:
+            t._base = base if base._base is None else base._base
+            t._version_counter = base._version_counter
+        return t
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        """The sizes of the dims, as a ``reftensor.Size`` (``torch.Tensor.shape``)."""
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """``shape``, or the size of one dim. Raises IndexError for a dim out of range."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[wrap_dim(dim, len(self._shape))]
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """Elements to skip in storage to move one step along each dim (or along ``dim``)."""
+        if dim is None:
+            return self._stride
+        return self._stride[wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self) -> int:
+        """Storage element (not byte) where element ``[0, 0, ...]`` lives."""
+        return self._storage_offset
+
+    @property
+    def dtype(self) -> dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        return as_device(None)
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def dim(self) -> int:
+        """Number of dims (0 for a scalar tensor)."""
+        return len(self._shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        """Number of elements: the product of the sizes (1 for a 0-d tensor)."""
+        return Size(self._shape).numel()
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        """Bytes per element (``dtype.itemsize``)."""
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """``numel() * itemsize``: the bytes this view covers, not the storage's size."""
+        return self.numel() * self._dtype.itemsize
+
+    def untyped_storage(self) -> UntypedStorage:
+        """The shared byte buffer behind this tensor and all its views."""
+        return self._storage
+
+    def data_ptr(self) -> int:
+        """Address of the first element: storage address + ``storage_offset * itemsize``.
+
+        An empty tensor has no first element, and torch reports 0 for it.
+        """
+        if self.numel() == 0:
+            return 0
+        return self._storage.data_ptr() + self._storage_offset * self._dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def _version(self) -> int:
+        """How many in-place writes this tensor's storage has seen (shared with views)."""
+        return self._version_counter.value
+
+    # ------------------------------------------------------------------ autograd slots
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if value and not self._dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if not value and self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        self._requires_grad = builtins.bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return self."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True unless this tensor was computed by an op that autograd recorded."""
+        return self.grad_fn is None
+
+    # ------------------------------------------------------------------ contiguity
+    def is_contiguous(self, memory_format: memory_format = layout.contiguous_format) -> bool:
+        """Does the layout match ``memory_format`` exactly (size-1 dims ignored)?"""
+        if memory_format is layout.channels_last:
+            return layout.is_channels_last_contiguous(self._shape, self._stride)
+        if memory_format is layout.contiguous_format:
+            return layout.is_contiguous(self._shape, self._stride)
+        raise RuntimeError(f"is_contiguous: unsupported memory format {memory_format}")
+
+    def contiguous(self, memory_format: memory_format = layout.contiguous_format) -> Tensor:
+        """Self when already contiguous in ``memory_format``, else a copy that is.
+
+        Raises:
+            RuntimeError: channels_last asked of a tensor that is not 4-d.
+        """
+        if self.is_contiguous(memory_format):
+            return self
+        return self._copy_with_strides(self._strides_for(memory_format), self._dtype)
+
+    def _strides_for(self, memory_format: memory_format) -> tuple[int, ...]:
+        if memory_format is layout.channels_last:
+            return layout.channels_last_strides(self._shape)
+        if memory_format is layout.contiguous_format:
+            return layout.contiguous_strides(self._shape)
+        if layout.is_non_overlapping_and_dense(self._shape, self._stride):
+            return self._stride
+        return layout.dense_strides_like(self._shape, self._stride)
+
+    def _suggest_memory_format(self) -> memory_format:
+        if layout.strides_like_channels_last(self._shape, self._stride):
+            return layout.channels_last
+        return layout.contiguous_format
+
+    # ------------------------------------------------------------------ reading elements
+    def _elements(self) -> np.ndarray:
+        """A NumPy view of the logical elements (shares memory; every dtype, no checks)."""
+        itemsize = self._dtype.itemsize
+        flat = self._storage._typed(self._dtype.numpy)
+        start = min(self._storage_offset, flat.shape[0])
+        return np.lib.stride_tricks.as_strided(
+            flat[start:],
+            shape=self._shape,
+            strides=tuple(s * itemsize for s in self._stride),
+        )
+
+    def _read(self, storage_index: int) -> builtins.bool | int | builtins.float:
+        """The element at a storage index, as a Python scalar."""
+        return self._storage._typed(self._dtype.numpy)[storage_index].item()
+
+    def item(self) -> builtins.bool | int | builtins.float:
+        """The single element as a Python number.
+
+        Raises:
+            RuntimeError: the tensor does not have exactly one element.
+        """
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return self._read(self._storage_offset)
+
+    def tolist(self) -> Any:
+        """Nested Python lists of Python numbers (a bare number for a 0-d tensor).
+
+        Each element is read at ``storage_offset + sum(index[k] * stride[k])``.
+        """
+
+        def walk(dim: int, position: int) -> Any:
+            if dim == len(self._shape):
+                return self._read(position)
+            step = self._stride[dim]
+            return [walk(dim + 1, position + i * step) for i in range(self._shape[dim])]
+
+        return walk(0, self._storage_offset)
+
+    def numpy(self, *, force: builtins.bool = False) -> np.ndarray:
+        """A NumPy array sharing this tensor's memory (``torch.Tensor.numpy``).
+
+        Raises:
+            RuntimeError: the tensor requires grad (unless ``force``).
+            TypeError: bfloat16, which NumPy does not know.
+        """
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead."
+            )
+        if self._dtype is dtypes.bfloat16:
+            if force:
+                return self._elements().astype(np.float32)
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        if self.numel() == 0:
+            # Nothing to share: like torch, hand NumPy a fresh empty array with zero strides.
+            return np.lib.stride_tricks.as_strided(
+                np.empty(1, self._dtype.numpy), self._shape, (0,) * self.dim()
+            ).copy()
+        return self._elements()
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def _scalar(self, kind: str) -> builtins.bool | int | builtins.float:
+        if self.numel() != 1:
+            if kind == "bool":
+                raise RuntimeError(
+                    "Boolean value of Tensor with more than one value is ambiguous"
+                )
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __bool__(self) -> builtins.bool:
+        return builtins.bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __float__(self) -> builtins.float:
+        return builtins.float(self._scalar("float"))
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self._dtype is dtypes.bool or self.numel() != 1:
+            raise TypeError(
+                "only integer tensors of a single element can be converted to an index"
+            )
+        return int(self.item())
+
+    def __repr__(self) -> str:
+        name = None if self.grad_fn is None else type(self.grad_fn).__name__
+        return tensor_repr(
+            self._elements(), self._dtype, requires_grad=self._requires_grad, grad_fn_name=name
+        )
+
+    # ------------------------------------------------------------------ views and copies
+    def as_strided(
+        self,
+        size: tuple[int, ...] | list[int],
+        stride: tuple[int, ...] | list[int],
+        storage_offset: int | None = None,
+    ) -> Tensor:
+        """A view with any layout over the same storage; see ``reftensor.as_strided``."""
+        from .factories import as_strided
+
+        return as_strided(self, size, stride, storage_offset)
+
+    def _copy_with_strides(self, stride: tuple[int, ...], dtype: dtype) -> Tensor:
+        """A new tensor with its own storage, laid out with ``stride``, holding our values."""
+        needed = layout.required_storage_elements(self._shape, stride)
+        storage = UntypedStorage(needed * dtype.itemsize)
+        out = Tensor._make(storage, self._shape, stride, 0, dtype)
+        out._elements()[...] = self._elements().astype(dtype.numpy)
+        return out
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Convert dtype, device or memory format (``torch.Tensor.to``).
+
+        Accepts ``to(dtype)``, ``to(device)``, ``to(other_tensor)``, and keywords ``dtype``,
+        ``device``, ``copy``, ``memory_format``. Returns self when nothing changes and
+        ``copy`` is False. ``preserve_format`` keeps a dense layout's strides.
+
+        Raises:
+            RuntimeError: ``memory_format=channels_last`` for a tensor that is not 4-d.
+        """
+        target_dtype = kwargs.pop("dtype", None)
+        target_device = kwargs.pop("device", None)
+        copy = kwargs.pop("copy", False)
+        fmt = kwargs.pop("memory_format", layout.preserve_format)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for arg in args:
+            if isinstance(arg, dtype):
+                target_dtype = arg
+            elif isinstance(arg, Tensor):
+                target_dtype = arg.dtype
+            elif isinstance(arg, str | device):
+                target_device = arg
+            elif isinstance(arg, builtins.bool):
+                copy = arg
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments: {arg!r}")
+        as_device(target_device)
+        new_dtype = self._dtype if target_dtype is None else target_dtype
+        if fmt is layout.channels_last and self.dim() != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        same_layout = fmt is layout.preserve_format or self._suggest_memory_format() is fmt
+        if new_dtype is self._dtype and same_layout and not copy:
+            return self
+        return self._copy_with_strides(self._strides_for(fmt), new_dtype)

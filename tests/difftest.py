@@ -1,0 +1,151 @@
+"""Run the same program on torch and on reftensor, and compare everything torch exposes.
+
+``same_on_both(program)`` calls ``program(torch)`` and ``program(reftensor)``. Either both
+raise an exception of the same class, or both return results that agree on: type, and for
+each tensor shape, stride, storage offset, dtype, device, values, requires_grad, is_leaf,
+``grad is None``, ``_version``, and the aliasing pattern among the returned tensors (which
+share a storage, which is whose ``_base``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+import reftensor
+
+Program = Callable[[Any], Any]
+
+
+class Mismatch(AssertionError):
+    pass
+
+
+def _run(program: Program, lib: Any) -> tuple[Any, BaseException | None]:
+    try:
+        return program(lib), None
+    except Exception as exc:  # noqa: BLE001 - the exception class is what we compare
+        return None, exc
+
+
+def _values_equal(a: Any, b: Any, ulps: int, eps: float = 2.0**-52, scale: float = 0.0) -> bool:
+    """Exact equality (nan equals nan, -0.0 differs from 0.0), or within ``ulps`` units in
+    the last place of a dtype whose machine epsilon is ``eps``, measured at the larger of
+    the two values and ``scale`` (the tensor's largest magnitude, for sums that cancel)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(
+            _values_equal(x, y, ulps, eps, scale) for x, y in zip(a, b, strict=True))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if ulps == 0:
+            return a == b and math.copysign(1, a) == math.copysign(1, b)
+        return a == b or abs(a - b) <= ulps * eps * max(abs(a), abs(b), scale)
+    return a == b
+
+
+def _tensors(result: Any) -> list[Any]:
+    if isinstance(result, tuple | list):
+        return [t for r in result for t in _tensors(r)]
+    return [result] if isinstance(result, torch.Tensor | reftensor.Tensor) else []
+
+
+def describe(t: Any, *, values: bool = True) -> dict[str, Any]:
+    """The observable facts about one tensor, in library-neutral plain data."""
+    facts = {
+        "shape": tuple(t.shape),
+        "stride": t.stride(),
+        "storage_offset": t.storage_offset(),
+        "dtype": str(t.dtype).split(".")[-1],
+        "device": t.device.type,
+        "requires_grad": t.requires_grad,
+        "is_leaf": t.is_leaf,
+        "grad is None": t.grad is None,
+        "_version": t._version,
+        "is_contiguous": t.is_contiguous(),
+        "nbytes of storage": t.untyped_storage().nbytes(),
+    }
+    if values:
+        facts["values"] = t.tolist()
+    return facts
+
+
+def _aliasing(tensors: list[Any]) -> list[tuple[int, int, bool, bool]]:
+    pattern = []
+    for i, a in enumerate(tensors):
+        for j, b in enumerate(tensors):
+            if i < j:
+                same_storage = a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+                base_link = a._base is b or b._base is a or (
+                    a._base is not None and a._base is b._base
+                )
+                pattern.append((i, j, same_storage, base_link))
+    return pattern
+
+
+def same_on_both(
+    program: Program, *, values: bool = True, ulps: int = 0, storage_size: bool = True
+) -> Any:
+    """Assert that ``program`` behaves the same on torch and reftensor; return torch's result.
+
+    ``values=False`` skips element values (for ``empty``), ``ulps`` allows float values to
+    differ by that many units in the last place, ``storage_size=False`` skips comparing the
+    storage's byte count.
+    """
+    expected, t_exc = _run(program, torch)
+    got, r_exc = _run(program, reftensor)
+    if t_exc is not None or r_exc is not None:
+        if t_exc is None or r_exc is None or type(t_exc) is not type(r_exc):
+            raise Mismatch(
+                f"exceptions differ: torch raised {t_exc!r}, reftensor raised {r_exc!r}"
+            ) from (r_exc or t_exc)
+        return None
+    _compare(expected, got, values=values, ulps=ulps, storage_size=storage_size, path="result")
+    t_list, r_list = _tensors(expected), _tensors(got)
+    if _aliasing(t_list) != _aliasing(r_list):
+        raise Mismatch(
+            f"aliasing differs: torch {_aliasing(t_list)}, reftensor {_aliasing(r_list)}"
+        )
+    return expected
+
+
+def _compare(expected: Any, got: Any, *, values: bool, ulps: int, storage_size: bool,
+             path: str) -> None:
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(got, reftensor.Tensor):
+            raise Mismatch(f"{path}: torch gave a Tensor, reftensor gave {type(got).__name__}")
+        e, g = describe(expected, values=False), describe(got, values=False)
+        if not storage_size:
+            del e["nbytes of storage"], g["nbytes of storage"]
+        if e != g:
+            diff = {k: (e[k], g[k]) for k in e if e[k] != g[k]}
+            raise Mismatch(f"{path}: (torch, reftensor) differ on {diff}")
+        eps = torch.finfo(expected.dtype).eps if expected.dtype.is_floating_point else 0.0
+        finite = expected[expected.isfinite()] if expected.dtype.is_floating_point else None
+        scale = finite.abs().max().item() if finite is not None and finite.numel() else 0.0
+        if values and not _values_equal(expected.tolist(), got.tolist(), ulps, eps, scale):
+            raise Mismatch(f"{path}: values differ: torch {expected.tolist()}, "
+                           f"reftensor {got.tolist()}")
+        return
+    if isinstance(expected, torch.Size):
+        if not isinstance(got, reftensor.Size) or tuple(expected) != tuple(got):
+            raise Mismatch(f"{path}: torch {expected!r}, reftensor {got!r}")
+        return
+    if isinstance(expected, tuple | list):
+        if type(expected) is not type(got) or len(expected) != len(got):
+            raise Mismatch(f"{path}: torch {expected!r}, reftensor {got!r}")
+        for k, (e, g) in enumerate(zip(expected, got, strict=True)):
+            _compare(e, g, values=values, ulps=ulps, storage_size=storage_size,
+                     path=f"{path}[{k}]")
+        return
+    if isinstance(expected, torch.dtype):
+        if str(expected).split(".")[-1] != getattr(got, "name", None):
+            raise Mismatch(f"{path}: torch {expected}, reftensor {got}")
+        return
+    if type(expected) is not type(got) or not _values_equal(expected, got, ulps):
+        raise Mismatch(f"{path}: torch {expected!r}, reftensor {got!r}")

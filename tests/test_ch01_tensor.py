@@ -1,0 +1,450 @@
+"""Chapter 1: every reftensor API of the chapter, run on torch and reftensor and compared."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import reftensor
+import reftensor.layout as L
+from tests.difftest import describe, same_on_both
+from tests.strategies import DTYPE_NAMES, shapes, strided_layouts
+
+pytestmark = pytest.mark.ch01
+
+dtype_names = st.sampled_from(DTYPE_NAMES)
+
+
+def D(lib, name):
+    return getattr(lib, name)
+
+
+# ------------------------------------------------------------------ dtypes, device, Size
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_dtype_attributes(name):
+    t, r = getattr(torch, name), getattr(reftensor, name)
+    assert (r.itemsize, r.is_floating_point, r.is_signed, r.is_complex) == (
+        t.itemsize, t.is_floating_point, t.is_signed, t.is_complex)
+    assert repr(r) == repr(t).replace("torch.", "reftensor.")
+
+
+@pytest.mark.parametrize("alias", ["half", "float", "double", "short", "int", "long"])
+def test_dtype_aliases(alias):
+    assert getattr(reftensor, alias).name == str(getattr(torch, alias)).split(".")[1]
+
+
+def test_device_and_size_repr():
+    assert repr(reftensor.device("cpu")) == repr(torch.device("cpu"))
+    assert str(reftensor.device("cpu:0")) == str(torch.device("cpu:0"))
+    assert repr(reftensor.Size([2, 3])) == repr(torch.Size([2, 3])).replace("torch", "reftensor")
+    assert reftensor.zeros(2, 3).shape == torch.zeros(2, 3).shape == (2, 3)
+    same_on_both(lambda lib: lib.device("gpu"))
+
+
+@given(shapes)
+def test_size_numel(shape):
+    same_on_both(lambda lib: (lib.Size(shape).numel(), lib.zeros(shape).numel(),
+                              lib.zeros(shape).dim()))
+
+
+# ------------------------------------------------------------------ factories
+@given(shapes, dtype_names)
+def test_zeros_ones_empty(shape, name):
+    same_on_both(lambda lib: lib.zeros(shape, dtype=D(lib, name)))
+    same_on_both(lambda lib: lib.ones(*shape, dtype=D(lib, name)))
+    same_on_both(lambda lib: lib.empty(shape, dtype=D(lib, name)), values=False)
+
+
+@given(st.lists(st.integers(-3, 4), min_size=0, max_size=4))
+def test_bad_sizes_raise_like_torch(shape):
+    same_on_both(lambda lib: lib.zeros(shape))
+    same_on_both(lambda lib: lib.empty(*shape), values=False)
+
+
+@pytest.mark.parametrize("bad", [2.5, "3", None, [2, 2.0]])
+def test_size_of_wrong_type(bad):
+    same_on_both(lambda lib: lib.zeros(bad))
+
+
+@given(shapes, st.one_of(st.booleans(), st.integers(-5, 5), st.floats(-1e3, 1e3)))
+def test_full_infers_dtype(shape, value):
+    same_on_both(lambda lib: lib.full(shape, value))
+
+
+scalars = st.one_of(
+    st.booleans(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+)
+
+
+@st.composite
+def nested_data(draw):
+    shape = draw(st.lists(st.integers(0, 3), max_size=3))
+    kind = draw(st.sampled_from(["bool", "int", "float", "mixed"]))
+    elem = {"bool": st.booleans(), "int": st.integers(-1000, 1000),
+            "float": st.floats(-1e6, 1e6), "mixed": scalars}[kind]
+
+    def build(dims):
+        if not dims:
+            return draw(elem)
+        return [build(dims[1:]) for _ in range(dims[0])]
+
+    return build(shape)
+
+
+@given(nested_data())
+def test_tensor_from_nested_lists(data):
+    same_on_both(lambda lib: lib.tensor(data))
+
+
+@given(nested_data(), dtype_names)
+def test_tensor_with_dtype(data, name):
+    flat = np.array(data, dtype=object).ravel().tolist() if data != [] else []
+    # Converting floats beyond an integer type's range is undefined behaviour in C++.
+    assume(not any(isinstance(x, float) and not math.isfinite(x) for x in flat))
+    if name not in ("float16", "bfloat16", "float32", "float64", "bool"):
+        bits = getattr(torch, name).itemsize * 8
+        assume(all(abs(x) < 2 ** (bits - 1) for x in flat if isinstance(x, float)))
+    same_on_both(lambda lib: lib.tensor(data, dtype=D(lib, name)))
+
+
+@pytest.mark.parametrize("data", [
+    [[1, 2], [3]], [[1, 2], 3], [1, [2]], "abc", None, [1, None], 2**63, -(2**63) - 1,
+    [[[1], [2, 3]]], [], [[], []], [True, 2, 3.5], [True, 2], 3, -(2**63), (1, 2.5),
+])
+def test_tensor_edge_inputs(data):
+    same_on_both(lambda lib: lib.tensor(data))
+
+
+@pytest.mark.parametrize("value,name", [(300, "uint8"), (-1, "uint8"), (200, "int8"),
+                                        (-1.0, "uint8"), (255.5, "uint8"), (-255, "uint8"),
+                                        (-256, "uint8"), (127.9, "int8"), (float("nan"), "int32"),
+                                        (70000.0, "float16"), (True, "int8"),
+                                        (-129, "int8"), (1e40, "float32"), (1.5, "int32"),
+                                        (2.0, "bool"), (70000, "int16"), (-3.7, "int64")])
+def test_tensor_conversion_edges(value, name):
+    same_on_both(lambda lib: lib.tensor([value], dtype=D(lib, name)))
+
+
+def test_requires_grad_needs_floating_point():
+    same_on_both(lambda lib: lib.zeros(2, dtype=lib.int64, requires_grad=True))
+    same_on_both(lambda lib: lib.zeros(2, dtype=lib.int32).requires_grad_())
+    same_on_both(lambda lib: lib.zeros(2, requires_grad=True))
+    same_on_both(lambda lib: lib.tensor([1.0], requires_grad=True))
+
+
+@given(st.sampled_from(["float16", "float32", "float64", "int32", "uint8", "bool"]),
+       st.lists(st.integers(0, 3), max_size=3))
+def test_tensor_from_numpy_array_copies(name, shape):
+    arr = (np.arange(math.prod(shape)).reshape(shape) % 7).astype(name)
+
+    def program(lib):
+        t = lib.tensor(arr)
+        return t, t.untyped_storage().data_ptr() == arr.__array_interface__["data"][0]
+
+    same_on_both(program)
+
+
+@given(st.one_of(st.integers(-20, 20), st.floats(-20, 20)),
+       st.one_of(st.none(), st.integers(-20, 20), st.floats(-20, 20)),
+       st.one_of(st.integers(-4, 4), st.floats(-4, 4).filter(lambda x: abs(x) > 0.05)))
+def test_arange(a, b, step):
+    assume(step != 0)
+    if b is not None:
+        assume(abs((b - a) / step) < 10_000)
+    args = (a,) if b is None else (a, b, step)
+    same_on_both(lambda lib: lib.arange(*args), ulps=1)
+    if len(args) == 3 and abs((args[1] - args[0]) / args[2]) < 16:
+        same_on_both(lambda lib: lib.arange(*args))  # short: torch's scalar path, exact
+
+
+@given(st.integers(-100, 100), st.integers(0, 20), dtype_names)
+def test_arange_with_dtype(end, start, name):
+    assume(name != "bool")
+    same_on_both(lambda lib: lib.arange(start, end, dtype=D(lib, name)), ulps=1)
+
+
+@given(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3), st.integers(-2, 40),
+       st.sampled_from(["float32", "float64", "float16"]))
+def test_linspace(a, b, steps, name):
+    same_on_both(lambda lib: lib.linspace(a, b, steps, dtype=D(lib, name)), ulps=2)
+
+
+def test_linspace_steps_must_be_int():
+    same_on_both(lambda lib: lib.linspace(0, 1, 2.5))
+
+
+# ------------------------------------------------------------------ layout queries
+@given(strided_layouts(), dtype_names)
+def test_empty_strided_layout(layout, name):
+    shape, stride, _ = layout
+    same_on_both(lambda lib: lib.empty_strided(shape, stride, dtype=D(lib, name)), values=False)
+
+
+@given(strided_layouts())
+def test_as_strided_views(layout):
+    shape, stride, offset = layout
+
+    def program(lib):
+        base = lib.arange(40)
+        view = base.as_strided(shape, stride, offset)
+        # torch reports data_ptr() == 0 for an empty tensor
+        where = view.data_ptr() - base.data_ptr() if view.numel() else view.data_ptr()
+        return base, view, where
+
+    same_on_both(program)
+
+
+@given(strided_layouts(), st.integers(0, 60))
+def test_as_strided_bounds_are_torchs(layout, storage_len):
+    shape, stride, offset = layout
+    same_on_both(lambda lib: lib.as_strided(lib.zeros(storage_len), shape, stride, offset))
+
+
+@pytest.mark.parametrize("args", [((2,), (-1,), 0), ((2,), (1,), -1), ((2, 2), (1,), 0),
+                                  ((-1,), (1,), 0), ((4,), (1,), 0), ((2, 0), (100, 1), 11)])
+def test_as_strided_errors(args):
+    same_on_both(lambda lib: lib.empty(3).as_strided(*args), values=False)
+
+
+def test_view_of_view_records_the_original_base():
+    def program(lib):
+        x = lib.arange(12)
+        v = x.as_strided((3, 4), (4, 1))
+        w = v.as_strided((2,), (5,), 1)
+        return x, v, w, w._base is x, v._base is x, x._base is None
+
+    same_on_both(program)
+
+
+@given(strided_layouts(shape_strategy=st.lists(st.sampled_from([0, 1, 2, 3]), min_size=4,
+                                                max_size=4).map(tuple)))
+def test_is_contiguous_both_formats(layout):
+    shape, stride, _ = layout
+
+    def program(lib):
+        t = lib.empty_strided(shape, stride)
+        return (t.is_contiguous(), t.is_contiguous(memory_format=lib.channels_last),
+                t.is_contiguous(memory_format=lib.contiguous_format))
+
+    same_on_both(program)
+
+
+@given(strided_layouts())
+def test_is_contiguous_any_rank(layout):
+    shape, stride, _ = layout
+    same_on_both(lambda lib: (lib.empty_strided(shape, stride).is_contiguous(),
+                              lib.empty_strided(shape, stride).is_contiguous(
+                                  memory_format=lib.channels_last)))
+
+
+@given(strided_layouts())
+def test_contiguous_returns_self_or_a_copy(layout):
+    shape, stride, offset = layout
+
+    def program(lib):
+        base = lib.arange(60, dtype=lib.float64)
+        view = base.as_strided(shape, stride, offset)
+        c = view.contiguous()
+        return view, c, c is view
+
+    same_on_both(program)
+
+
+@given(strided_layouts(shape_strategy=st.lists(st.sampled_from([0, 1, 2, 3]), min_size=4,
+                                                max_size=4).map(tuple)))
+def test_channels_last_conversions(layout):
+    shape, stride, offset = layout
+
+    def program(lib):
+        base = lib.arange(400, dtype=lib.int16)
+        view = base.as_strided(shape, stride, offset)
+        a = view.to(memory_format=lib.channels_last)
+        b = view.contiguous(memory_format=lib.channels_last)
+        return view, a, b, a is view, b is view
+
+    same_on_both(program)
+
+
+@given(shapes)
+def test_channels_last_needs_rank_4(shape):
+    same_on_both(lambda lib: lib.zeros(shape).to(memory_format=lib.channels_last))
+    same_on_both(lambda lib: lib.empty(shape, memory_format=lib.channels_last), values=False)
+
+
+@given(strided_layouts(), dtype_names, dtype_names)
+def test_to_dtype_preserves_dense_layouts(layout, src, dst):
+    shape, stride, offset = layout
+
+    def program(lib):
+        base = lib.tensor([i % 5 for i in range(60)]).to(D(lib, src))
+        view = base.as_strided(shape, stride, offset)
+        out = view.to(D(lib, dst))
+        return view, out, out is view
+
+    same_on_both(program)
+
+
+@given(strided_layouts())
+def test_size_stride_accessors(layout):
+    shape, stride, offset = layout
+
+    def program(lib):
+        t = lib.arange(60).as_strided(shape, stride, offset)
+        dims = range(-len(shape) - 1, len(shape) + 1)
+        out = [t.size(), t.stride(), t.storage_offset(), t.dim(), t.ndim, t.numel(),
+               t.element_size(), t.nbytes, t.itemsize]
+        for d in dims:
+            try:
+                out.append((t.size(d), t.stride(d)))
+            except IndexError as e:
+                out.append(type(e).__name__)
+        return tuple(out)
+
+    same_on_both(program)
+
+
+# ------------------------------------------------------------------ reading elements
+@given(strided_layouts(), dtype_names)
+def test_item_tolist(layout, name):
+    shape, stride, offset = layout
+
+    def program(lib):
+        values = [3 * i - 50 for i in range(60)]
+        t = lib.tensor(values).to(D(lib, name)).as_strided(shape, stride, offset)
+        return t.tolist(), t.item()
+
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("expr", ["len(lib.tensor(1.0))", "bool(lib.ones(2))",
+                                  "int(lib.ones(2))", "float(lib.ones(()))",
+                                  "bool(lib.zeros(1, 1))", "int(lib.tensor([7]))",
+                                  "lib.ones(2).item()", "lib.ones(0).item()",
+                                  "len(lib.zeros(5, 2))", "lib.zeros(2).size(1)",
+                                  "lib.tensor(3.0).stride(0)"])
+def test_python_number_protocols(expr):
+    same_on_both(lambda lib: eval(expr, {"lib": lib}))
+
+
+@given(strided_layouts(), st.sampled_from(["float32", "int64", "uint8", "float16", "bool"]))
+def test_numpy_shares_memory(layout, name):
+    shape, stride, offset = layout
+
+    def program(lib):
+        t = lib.zeros(80, dtype=D(lib, name)).as_strided(shape, stride, offset)
+        a = t.numpy()
+        return (a.shape, a.strides, a.dtype.name,
+                a.__array_interface__["data"][0] == t.data_ptr())
+
+    same_on_both(program)
+
+
+def test_numpy_refusals():
+    same_on_both(lambda lib: lib.ones(2, dtype=lib.bfloat16).numpy())
+    same_on_both(lambda lib: lib.ones(2, requires_grad=True).numpy())
+
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3),
+       st.sampled_from(["float32", "int64", "uint8", "float64", "bool", "int16"]),
+       st.sampled_from(["plain", "transposed", "stepped", "scalar"]))
+def test_from_numpy_shares(shape, name, kind):
+    def make():
+        a = np.arange(math.prod(shape) * 2).astype(name)
+        if kind == "scalar":
+            return np.array(a[0])
+        a = a[: math.prod(shape)].reshape(shape)
+        if kind == "transposed":
+            return a.T
+        if kind == "stepped":
+            return np.arange(math.prod(shape) * 2).astype(name)[::2].reshape(shape)
+        return a
+
+    def program(lib):
+        a = make()
+        t = lib.from_numpy(a)
+        shares = t.data_ptr() == a.__array_interface__["data"][0]
+        a.flat[0] = 1  # a write through NumPy shows in the tensor
+        return t, shares, lib.as_tensor(a).data_ptr() == t.data_ptr()
+
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.arange(6)[::-1], lambda: [1, 2], lambda: np.zeros(3, dtype="U3"),
+    lambda: np.zeros(3, dtype=object), lambda: np.zeros(4, dtype=np.float32)[1:].view(np.int8),
+])
+def test_from_numpy_refusals(make):
+    same_on_both(lambda lib: lib.from_numpy(make()))
+
+
+def test_as_tensor_shares_when_it_can():
+    def program(lib):
+        t = lib.arange(4)
+        same = lib.as_tensor(t) is t
+        converted = lib.as_tensor(t, dtype=lib.float32)
+        return same, converted, converted.data_ptr() == t.data_ptr()
+
+    same_on_both(program)
+
+
+def test_storage():
+    def program(lib):
+        t = lib.tensor([1, 2, 3], dtype=lib.int16)
+        s = t.untyped_storage()
+        return s.nbytes(), s.size(), len(s), s.tolist(), s[2], s.data_ptr() == t.data_ptr()
+
+    same_on_both(program)
+
+
+def test_storage_repr():
+    for make in (lambda lib: lib.tensor([1, 2], dtype=lib.uint8), lambda lib: lib.zeros(0)):
+        want = repr(make(torch).untyped_storage()).replace("torch.", "reftensor.")
+        assert repr(make(reftensor).untyped_storage()) == want
+
+
+@given(strided_layouts(), st.sampled_from(["float32", "int64", "bool", "float16"]))
+def test_repr_of_strided_views(layout, name):
+    shape, stride, offset = layout
+    values = [(7 * i) % 11 - 3 for i in range(700)]
+
+    def make(lib):
+        base = lib.tensor(values).to(getattr(lib, name))
+        return base.as_strided(shape, stride, offset)
+
+    assert repr(make(reftensor)) == repr(make(torch)).replace("torch.", "reftensor.")
+
+
+def test_describe_reads_every_fact():
+    facts = describe(reftensor.zeros(2, 3))
+    assert set(facts) >= {"shape", "stride", "storage_offset", "dtype", "values", "_version"}
+
+
+def test_import_reftensor_never_imports_torch():
+    code = "import sys, reftensor, reftensor.layout; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_layout_rules_match_torch_on_fixed_shapes():
+    # the reference rules themselves, against torch, on the shapes the notebook shows
+    for shape in [(), (0,), (2, 0, 3), (2, 3, 4), (1, 1), (5, 1, 4, 1)]:
+        assert L.contiguous_strides(shape) == torch.empty(shape).stride()
+    for shape in [(2, 3, 4, 5), (1, 3, 1, 1), (0, 2, 3, 1)]:
+        got = L.channels_last_strides(shape)
+        assert got == torch.empty(shape, memory_format=torch.channels_last).stride()
+
+
+@given(strided_layouts(shape_strategy=st.lists(st.integers(0, 4), min_size=2, max_size=5)
+                       .map(tuple)))
+def test_to_copy_of_non_dense_layouts(layout):
+    shape, stride, offset = layout
+    same_on_both(lambda lib: lib.empty_strided(shape, stride).to(lib.float64), values=False)

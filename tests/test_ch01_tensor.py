@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import reftensor
 import reftensor.layout as L
+from autograder.exercises.layouts import DTYPE_NAMES, shapes, strided_layouts
 from tests.difftest import describe, same_on_both
-from tests.strategies import DTYPE_NAMES, shapes, strided_layouts
 
 pytestmark = pytest.mark.ch01
 

@@ -1,0 +1,237 @@
+"""``check``: what a notebook test cell calls to compare an answer with real torch.
+
+    check("contiguous_strides", contiguous_strides)               # visible: fixed cases
+    check("contiguous_strides", contiguous_strides, hidden=True)  # hidden: generated cases
+
+A check has three separate steps, so a grader can run them in different processes:
+
+1. :func:`cases` lists inputs (fixed ones, or ones Hypothesis generates from a seed);
+2. :func:`autograder.references.compute` runs torch on them (needs torch);
+3. :func:`judge` calls the answer on each input and compares with the expected value
+   (needs no torch): :func:`check_pairs` is steps 3 alone, from (case, expected) pairs.
+
+A failure raises :class:`CheckFailed` naming the smallest failing case, the torch expression
+that defines the truth, what torch gives and what the answer gave. ``NotImplementedError``
+from an unanswered exercise passes through unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# Hypothesis keeps a cache directory; keep it out of notebook folders (and releases).
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "reftensor-hypothesis")
+)
+
+from hypothesis import HealthCheck, Phase, find, given, settings  # noqa: E402
+from hypothesis import seed as hypothesis_seed  # noqa: E402
+from hypothesis.errors import NoSuchExample, Unsatisfiable  # noqa: E402
+
+from . import exercises  # noqa: E402
+from .exercises import Case, Exercise  # noqa: E402
+from .plain import NotPlain, same, show, to_plain  # noqa: E402
+
+__all__ = ["CheckFailed", "Verdict", "cases", "judge", "check", "check_pairs"]
+
+
+class CheckFailed(AssertionError):
+    """The answer disagrees with torch on at least one case."""
+
+
+@dataclass
+class Failure:
+    case: Case
+    expected: Any
+    got: Any = None
+    error: BaseException | None = None
+
+
+@dataclass
+class Verdict:
+    """The outcome of judging one answer on a list of cases."""
+
+    exercise: Exercise
+    total: int
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def message(self, smallest: Failure | None = None) -> str:
+        ex = self.exercise
+        worst = smallest or min(self.failures, key=lambda f: f.case.size())
+        lines = [
+            f"{ex.name} disagrees with torch on {len(self.failures)} of {self.total} cases. "
+            "Smallest failing case:",
+            f"    {ex.call_text(worst.case)}",
+            f"  truth:    {ex.truth(worst.case)}",
+            f"  expected: {_describe_expected(worst.expected)}",
+        ]
+        if worst.error is not None:
+            lines.append(f"  got:      raised {type(worst.error).__name__}: {worst.error}")
+        else:
+            lines.append(f"  got:      {show(worst.got)}{_type_hint(worst.expected, worst.got)}")
+        return "\n".join(lines)
+
+
+def _describe_expected(expected: Any) -> str:
+    from .references import Raises
+
+    if isinstance(expected, Raises):
+        return f"torch raises {expected.exception}"
+    return show(expected)
+
+
+def _loose(value: Any) -> Any:
+    """Lists as tuples, bools as ints: the value with its container types forgotten."""
+    if type(value) in (list, tuple):
+        return tuple(_loose(v) for v in value)
+    return int(value) if type(value) is bool else value
+
+
+def _type_hint(expected: Any, got: Any) -> str:
+    if not same(expected, got) and _loose(expected) == _loose(got):
+        return (f"  (the same numbers, but torch gives {_type_name(expected)} "
+                f"and you gave {_type_name(got)})")
+    return ""
+
+
+def _type_name(value: Any) -> str:
+    """``tuple[int, ...]``-style names of plain values, for messages."""
+    if type(value) in (list, tuple):
+        inner = sorted({_type_name(v) for v in value})
+        return f"{type(value).__name__}[{' | '.join(inner)}]" if inner else type(value).__name__
+    return type(value).__name__
+
+
+# ---------------------------------------------------------------- step 1: cases
+def default_seed(name: str) -> int:
+    """A fixed seed per exercise, so hidden cases are the same on every run."""
+    return zlib.crc32(name.encode())
+
+
+def cases(name: str, *, hidden: bool = False, seed: int | None = None) -> list[Case]:
+    """The inputs of a check: the fixed visible cases, or the hidden ones.
+
+    Hidden cases are the fixed and edge cases followed by up to ``hidden_examples`` cases
+    that Hypothesis draws from the exercise's strategy with ``seed``; duplicates removed.
+    """
+    ex = exercises.get(name)
+    if not hidden:
+        return list(ex.fixed)
+    drawn: list[Case] = []
+
+    @settings(max_examples=ex.hidden_examples, database=None, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @hypothesis_seed(default_seed(name) if seed is None else seed)
+    @given(ex.strategy())
+    def collect(case: Case) -> None:
+        drawn.append(case)
+
+    collect()
+    unique: dict[Case, None] = dict.fromkeys([*ex.fixed, *ex.edge, *drawn])
+    return list(unique)
+
+
+# ---------------------------------------------------------------- step 3: judge
+def _run(answer: Callable[..., Any], case: Case) -> tuple[Any, BaseException | None]:
+    try:
+        return to_plain(answer(*copy.deepcopy(case.args))), None
+    except NotImplementedError:
+        raise
+    except NotPlain as exc:
+        return None, exc
+    except Exception as exc:  # noqa: BLE001 - any error in the answer is a wrong answer
+        return None, exc
+
+
+def _agrees(expected: Any, got: Any, error: BaseException | None) -> bool:
+    from .references import Raises
+
+    if isinstance(expected, Raises):
+        return error is not None and type(error).__name__ == expected.exception
+    return error is None and same(expected, got)
+
+
+def judge(name: str, answer: Callable[..., Any], pairs: Sequence[tuple[Case, Any]]) -> Verdict:
+    """Call ``answer`` on every case and compare with the expected plain value."""
+    verdict = Verdict(exercises.get(name), total=len(pairs))
+    for case, expected in pairs:
+        got, error = _run(answer, case)
+        if not _agrees(expected, got, error):
+            verdict.failures.append(Failure(case, expected, got, error))
+    return verdict
+
+
+def check_pairs(name: str, answer: Callable[..., Any],
+                pairs: Sequence[tuple[Case, Any]]) -> Verdict:
+    """Judge from precomputed (case, expected) pairs; raise CheckFailed on any failure."""
+    verdict = judge(name, answer, pairs)
+    if not verdict.passed:
+        raise CheckFailed(verdict.message())
+    return verdict
+
+
+# ---------------------------------------------------------------- all three, live
+def _shrink(ex: Exercise, answer: Callable[..., Any]) -> Failure | None:
+    """Ask Hypothesis for the simplest failing input (live checks only: needs torch)."""
+    from .references import compute
+
+    def fails(case: Case) -> bool:
+        expected = compute(ex, [case])[0]
+        got, error = _run(answer, case)
+        return not _agrees(expected, got, error)
+
+    try:
+        case = find(ex.strategy(), fails, settings=settings(
+            max_examples=200, database=None, deadline=None, derandomize=True,
+            suppress_health_check=list(HealthCheck)))
+    except (NoSuchExample, Unsatisfiable):
+        return None
+    expected = compute(ex, [case])[0]
+    got, error = _run(answer, case)
+    return Failure(case, expected, got, error)
+
+
+def check(name: str, answer: Callable[..., Any], *, hidden: bool = False,
+          quick: bool = False, seed: int | None = None) -> None:
+    """Compare ``answer`` with torch; print a one-line summary or raise CheckFailed.
+
+    Args:
+        name: the exercise, e.g. ``"contiguous_strides"``.
+        answer: the student's function.
+        hidden: use the generated hidden cases instead of the fixed visible ones.
+        quick: only the first fixed case (a hidden test cell's visible part calls this, so
+            an unanswered exercise fails there with NotImplementedError).
+        seed: Hypothesis seed for the hidden cases (default: fixed per exercise).
+    """
+    from .references import compute
+
+    ex = exercises.get(name)
+    inputs = cases(name, hidden=hidden, seed=seed)[: 1 if quick else None]
+    verdict = judge(name, answer, list(zip(inputs, compute(ex, inputs), strict=True)))
+    if not verdict.passed:
+        smallest = _shrink(ex, answer) if hidden else None
+        if smallest is not None and smallest.case.size() >= min(
+                f.case.size() for f in verdict.failures):
+            smallest = None
+        raise CheckFailed(verdict.message(smallest))
+    if quick:
+        print(f"{name}: the first fixed case agrees with torch {_version()}")
+    else:
+        kind = "hidden" if hidden else "fixed"
+        print(f"{name}: all {verdict.total} {kind} cases agree with torch {_version()}")
+
+
+def _version() -> str:
+    from .references import torch_version
+
+    return torch_version()

@@ -1,0 +1,105 @@
+"""The instructor's command line: ``python -m autograder <command>``.
+
+    release                         regenerate course/ from solutions/ (no gradebook)
+    grade --workspace W --submissions S [--chapter C]
+                                    collect S/<student>/<chapter>/, autograde each student,
+                                    write feedback and W/grades.csv
+    feedback --workspace W          HTML feedback again (after manual grading)
+    export --workspace W [--to F]   the gradebook as CSV
+    site [--out DIR]                the website for self-learners
+    demo [--out DIR] [--no-site]    all of the above on the bundled sample class
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import demo, pipeline
+
+
+def _grade(args: argparse.Namespace) -> int:
+    workspace, chapter = Path(args.workspace).resolve(), args.chapter
+    pipeline.prepare_workspace(workspace, [chapter])
+    students = pipeline.collect(workspace, Path(args.submissions).resolve(), chapter)
+    errors = {}
+    for student in students:
+        print(f"autograding {student}", flush=True)
+        errors[student] = pipeline.autograde(workspace, chapter, student)
+    pipeline.feedback(workspace, chapter)
+    csv = pipeline.export(workspace)
+    print(demo.table(pipeline.results(workspace, chapter, students, errors)))
+    print(f"\nfeedback: {workspace / 'feedback'}\ngrades:   {csv}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    out = Path(args.out).resolve()
+    summary = demo.run(out, site=not args.no_site, progress=lambda m: print(m, flush=True))
+    rows = summary["rows"]
+    print()
+    print(demo.table(rows))
+    mismatches = demo.compare_with_recorded(rows)
+    print()
+    for r in rows:
+        if r.error:
+            print(f"{r.student}: autograde failed: {r.error}")
+    print(f"release:    {pipeline.COURSE}")
+    print(f"workspace:  {summary['workspace']}  (gradebook.db, submitted/, autograded/)")
+    print(f"feedback:   {summary['feedback']}")
+    print(f"grades:     {summary['grades_csv']}")
+    if summary["site"]:
+        print(f"website:    {summary['site']}")
+    print(f"took {summary['seconds']:.0f} s")
+    if mismatches:
+        print("DIFFERS FROM THE RECORDED POINTS:\n  " + "\n  ".join(mismatches))
+        return 1
+    print("every score matches the recorded points")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("release", help="regenerate course/ from solutions/")
+    g = sub.add_parser("grade", help="autograde a class")
+    g.add_argument("--workspace", required=True)
+    g.add_argument("--submissions", required=True)
+    g.add_argument("--chapter", default="ch01_storage")
+    f = sub.add_parser("feedback", help="HTML feedback for a chapter")
+    f.add_argument("--workspace", required=True)
+    f.add_argument("--chapter", default="ch01_storage")
+    e = sub.add_parser("export", help="grades as CSV")
+    e.add_argument("--workspace", required=True)
+    e.add_argument("--to")
+    s = sub.add_parser("site", help="build the website")
+    s.add_argument("--out", default=str(pipeline.REPO / "build" / "site"))
+    d = sub.add_parser("demo", help="grade the bundled sample class")
+    d.add_argument("--out", default=str(pipeline.REPO / "build" / "demo"))
+    d.add_argument("--no-site", action="store_true")
+    args = parser.parse_args(argv)
+
+    if args.command == "release":
+        for path in pipeline.release():
+            print(f"wrote {path.relative_to(pipeline.REPO)}")
+        return 0
+    if args.command == "grade":
+        return _grade(args)
+    if args.command == "feedback":
+        print(pipeline.feedback(Path(args.workspace).resolve(), args.chapter))
+        return 0
+    if args.command == "export":
+        print(pipeline.export(Path(args.workspace).resolve(), Path(args.to) if args.to else None))
+        return 0
+    if args.command == "site":
+        from .site import build_site
+
+        print(build_site(pipeline.COURSE, Path(args.out).resolve()))
+        return 0
+    return _demo(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""Helpers shared by the notebook tests: run a notebook, and read its nbgrader cells."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbclient
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+CHAPTERS = sorted(p.name for p in (REPO / "solutions").iterdir()
+                  if (p / f"{p.name}.ipynb").is_file())
+SOLUTION_BLOCK = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
+HIDDEN_BLOCK = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+
+
+def source(chapter: str) -> Path:
+    return REPO / "solutions" / chapter / f"{chapter}.ipynb"
+
+
+def released(chapter: str) -> Path:
+    return REPO / "course" / chapter / f"{chapter}.ipynb"
+
+
+def execute(path: Path, *, allow_errors: bool) -> nbformat.NotebookNode:
+    """Run a copy of the notebook in a fresh kernel, in the notebook's folder."""
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                     allow_errors=allow_errors,
+                                     resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    return nb
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def is_test_cell(cell) -> bool:
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution") and cell.cell_type == "code"
+
+
+def secret_lines(chapter: str) -> list[str]:
+    """Every line of solutions and hidden tests long enough to be recognised elsewhere."""
+    nb = nbformat.read(source(chapter), as_version=4)
+    lines = []
+    for cell in nb.cells:
+        for block in SOLUTION_BLOCK.findall(cell.source) + HIDDEN_BLOCK.findall(cell.source):
+            lines += [line.strip() for line in block.splitlines() if len(line.strip()) > 20]
+    return lines

@@ -1,0 +1,217 @@
+"""The exercise checks: they pass torch-exact answers, fail every typical mistake with a
+readable message, and work from (case, expected) pairs without torch."""
+
+from __future__ import annotations
+
+import collections
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from autograder import checks, exercises, references
+from autograder.plain import NotPlain, decode, encode, same, to_plain
+from reftensor import layout
+
+pytestmark = pytest.mark.ch01
+
+CH01 = ["storage_index", "contiguous_strides", "is_contiguous", "sliding_windows",
+        "channels_last_strides"]
+
+
+def windows(n, size, step):
+    return ((n - size) // step + 1, size), (step, 1)
+
+
+RIGHT = {
+    "storage_index": layout.storage_index,
+    "contiguous_strides": layout.contiguous_strides,
+    "is_contiguous": layout.is_contiguous,
+    "sliding_windows": windows,
+    "channels_last_strides": layout.channels_last_strides,
+}
+
+
+def col_major(shape):
+    out, step = [], 1
+    for n in shape:
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(out)
+
+
+def no_size1_skip(shape, stride):
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(stride), strict=True):
+        if s != expected and 0 not in shape:
+            return False
+        expected *= n
+    return True
+
+
+WRONG = [
+    ("contiguous_strides", col_major, False),
+    ("contiguous_strides", lambda s: tuple(int(np.prod(s[k + 1:])) for k in range(len(s))), True),
+    ("contiguous_strides", lambda s: list(layout.contiguous_strides(s)), False),
+    ("storage_index", lambda i, st, off: sum(a * b for a, b in zip(i, st, strict=True)), False),
+    ("storage_index", lambda i, st, off: off + sum(i), False),
+    ("is_contiguous", no_size1_skip, True),
+    ("is_contiguous", lambda shape, stride: stride == layout.contiguous_strides(shape), True),
+    ("sliding_windows", lambda n, size, step: (((n - size) // step, size), (step, 1)), False),
+    ("sliding_windows", lambda n, size, step: ((n // step, size), (step, 1)), False),
+    ("channels_last_strides", lambda s: layout.contiguous_strides(s), False),
+    ("channels_last_strides",
+     lambda s: (s[1] * max(s[2], 1) * max(s[3], 1), 1, s[1] * max(s[3], 1), s[1]), True),
+]
+
+
+@pytest.mark.parametrize("name", CH01)
+def test_torch_exact_answers_pass_visible_and_hidden(name, capsys):
+    checks.check(name, RIGHT[name])
+    checks.check(name, RIGHT[name], hidden=True)
+    assert "agree with torch 2.13.0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name,answer,passes_visible", WRONG)
+def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
+    with pytest.raises(checks.CheckFailed) as failure:
+        checks.check(name, answer, hidden=True)
+    message = str(failure.value)
+    assert "Smallest failing case" in message and "truth:    torch." in message
+    assert "expected:" in message and "got:" in message
+    if passes_visible:
+        checks.check(name, answer)
+    else:
+        with pytest.raises(checks.CheckFailed):
+            checks.check(name, answer)
+
+
+@pytest.mark.parametrize("name", CH01)
+def test_unanswered_exercise_raises_not_implemented(name):
+    def stub(*args):
+        raise NotImplementedError()
+
+    for kwargs in ({}, {"hidden": True}, {"quick": True}):
+        with pytest.raises(NotImplementedError):
+            checks.check(name, stub, **kwargs)
+
+
+def test_errors_in_answers_are_reported_with_the_case():
+    with pytest.raises(checks.CheckFailed, match=r"raised ZeroDivisionError"):
+        checks.check("contiguous_strides", lambda shape: 1 // 0)
+
+
+def test_message_is_short_and_shows_the_smallest_case():
+    with pytest.raises(checks.CheckFailed) as failure:
+        checks.check("is_contiguous", no_size1_skip, hidden=True)
+    lines = str(failure.value).splitlines()
+    assert len(lines) == 5
+    assert "is_contiguous((1,)" in lines[1] or "is_contiguous((" in lines[1]
+    assert len(lines[1]) < 60
+
+
+@pytest.mark.parametrize("name", CH01)
+def test_hidden_cases_are_deterministic_and_cover_hard_layouts(name):
+    first, again = checks.cases(name, hidden=True), checks.cases(name, hidden=True)
+    assert first == again and len(first) >= 50
+    other = checks.cases(name, hidden=True, seed=12345)
+    assert other != first
+    assert set(exercises.get(name).fixed) <= set(first)
+
+
+def test_hidden_cases_include_0d_empty_and_size1():
+    shapes = [c.args[0] for c in checks.cases("contiguous_strides", hidden=True)]
+    assert () in shapes
+    assert any(0 in s for s in shapes) and any(1 in s for s in shapes)
+    layouts = checks.cases("is_contiguous", hidden=True)
+    assert any(0 in c.args[1] for c in layouts)  # stride 0
+    index_cases = checks.cases("storage_index", hidden=True)
+    assert any(c.args[2] > 0 for c in index_cases)  # storage offsets
+
+
+@pytest.mark.parametrize("name", CH01)
+def test_references_are_torch(name):
+    """The expected values come from torch: spot-check against torch called directly."""
+    ex = exercises.get(name)
+    cases = checks.cases(name)
+    expected = references.compute(ex, cases)
+    assert expected == [to_plain(ex.reference(c)) for c in cases]
+    assert references.torch_version() == torch.__version__.split("+")[0] == "2.13.0"
+
+
+def test_check_pairs_needs_no_torch():
+    """Judging from precomputed pairs runs where torch cannot be imported (issue 3's sandbox)."""
+    ex = exercises.get("contiguous_strides")
+    cases = checks.cases("contiguous_strides", hidden=True)
+    pairs = [[list(c.args), encode(e)] for c, e in zip(cases, references.compute(ex, cases),
+                                                        strict=True)]
+    program = """
+import json, sys
+sys.modules["torch"] = None  # any import of torch now fails
+from autograder import checks
+from autograder.exercises import Case
+from autograder.plain import decode
+from reftensor import layout
+raw = json.load(sys.stdin)
+pairs = [(Case(args=tuple(tuple(a) if isinstance(a, list) else a for a in args)), decode(e))
+         for args, e in raw]
+verdict = checks.judge("contiguous_strides", layout.contiguous_strides, pairs)
+flipped = lambda s: tuple(reversed(layout.contiguous_strides(s)))  # noqa: E731
+wrong = checks.judge("contiguous_strides", flipped, pairs)
+print(verdict.passed, len(wrong.failures) > 0, verdict.total)
+"""
+    done = subprocess.run([sys.executable, "-c", program], input=json.dumps(pairs),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", str(len(cases))]
+
+
+# ---------------------------------------------------------------- plain data
+def test_to_plain_refuses_lookalikes():
+    Point = collections.namedtuple("Point", "x y")
+
+    class AlwaysEqual:
+        def __eq__(self, other):
+            return True
+
+    class SneakyInt(int):
+        pass
+
+    for bad in (torch.Size([2, 3]), Point(1, 2), AlwaysEqual(), SneakyInt(3),
+                np.array([1, 2]), {"a": 1}, (1, AlwaysEqual())):
+        with pytest.raises(NotPlain):
+            to_plain(bad)
+    assert to_plain((np.int64(3), np.bool_(True), np.float32(0.5))) == (3, True, 0.5)
+    assert type(to_plain(np.int64(3))) is int and type(to_plain(np.bool_(True))) is bool
+
+
+def test_same_keeps_types_apart():
+    assert same((3, 1), (3, 1))
+    assert not same((3, 1), [3, 1])
+    assert not same(True, 1) and not same(1, 1.0) and not same((), [])
+    assert same(float("nan"), float("nan"))
+
+
+plain_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.lists(inner, max_size=4).map(tuple),
+    max_leaves=20,
+)
+
+
+@given(plain_values)
+def test_encode_decode_round_trip_through_json(value):
+    back = decode(json.loads(json.dumps(encode(value))))
+    assert same(value, back)
+
+
+@pytest.mark.parametrize("node", [[1], {"t": "int", "v": "1"}, {"t": "bool", "v": 1},
+                                  {"t": "tuple", "v": 3}, {"t": "int"}, {"t": "x", "v": 1}])
+def test_decode_rejects_malformed(node):
+    with pytest.raises(NotPlain):
+        decode(node)

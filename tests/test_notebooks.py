@@ -1,0 +1,151 @@
+"""The chapter notebooks: the instructor version passes, the student version fails only with
+NotImplementedError, course/ is exactly what nbgrader generates, and nothing leaks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import pipeline
+from tests.notebooks import (
+    CHAPTERS,
+    REPO,
+    execute,
+    is_test_cell,
+    nbgrader_meta,
+    released,
+    secret_lines,
+    source,
+)
+
+pytestmark = pytest.mark.ch01
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_source_notebook_has_no_outputs(chapter):
+    nb = nbformat.read(source(chapter), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_source_notebook_runs_with_every_test_passing(chapter):
+    nb = execute(source(chapter), allow_errors=False)
+    tests = [c for c in nb.cells if is_test_cell(c)]
+    assert len(tests) >= 10
+    for cell in tests:
+        text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        assert "agree with torch" in text, cell.source
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_release_fails_only_with_not_implemented(chapter):
+    nb = execute(released(chapter), allow_errors=True)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if is_test_cell(cell):
+            assert [e.ename for e in errors] == ["NotImplementedError"], cell.source
+        else:
+            assert errors == [], (cell.source, [e.ename for e in errors])
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_release_has_exercises_with_visible_and_hidden_tests(chapter):
+    nb = nbformat.read(released(chapter), as_version=4)
+    answers = [nbgrader_meta(c)["grade_id"] for c in nb.cells
+               if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
+    assert len(answers) >= 5
+    tests = {nbgrader_meta(c)["grade_id"]: nbgrader_meta(c)["points"]
+             for c in nb.cells if is_test_cell(c)}
+    for name in answers:
+        assert tests[f"test_{name}_visible"] < tests[f"test_{name}_hidden"]
+    manual = [c for c in nb.cells if nbgrader_meta(c).get("solution")
+              and nbgrader_meta(c).get("grade") and c.cell_type == "markdown"]
+    assert len(manual) == 1 and manual[0].source.strip() == "YOUR ANSWER HERE"
+    for cell in nb.cells:
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
+            assert "raise NotImplementedError()" in cell.source
+
+
+def test_course_equals_a_fresh_regeneration(tmp_path):
+    fresh = tmp_path / "course"
+    pipeline.release(CHAPTERS, course_dir=fresh)
+    committed = sorted(p.relative_to(REPO / "course") for p in (REPO / "course").rglob("*")
+                       if p.is_file())
+    generated = sorted(p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file())
+    assert committed == generated, "course/ has files nbgrader does not generate"
+    for rel in generated:
+        assert (REPO / "course" / rel).read_bytes() == (fresh / rel).read_bytes(), (
+            f"course/{rel} differs from a fresh `python -m autograder release`")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_no_solution_or_hidden_test_reaches_course(chapter):
+    text = "\n".join(p.read_text(errors="replace") for p in (REPO / "course").rglob("*")
+                     if p.is_file())
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden=True"):
+        assert marker not in text
+    secrets = secret_lines(chapter)
+    assert len(secrets) >= 10
+    leaked = [line for line in secrets if line in text]
+    assert leaked == []
+
+
+def _validate(path: Path) -> dict:
+    code = ("import json, sys; from nbgrader.validator import Validator; "
+            "print(json.dumps(Validator().validate(sys.argv[1])))")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_student_validate_reports_unanswered_then_passes(chapter, tmp_path):
+    """What the Validate button reports: failures on the release, none once answered."""
+    result = _validate(released(chapter))
+    failed = result.get("failed", [])
+    assert len(failed) == 11  # ten test cells and the unanswered written answer
+    assert sum("NotImplementedError" in f.get("error", "") for f in failed) == 10
+
+    answers = {nbgrader_meta(c)["grade_id"]: c.source
+               for c in nbformat.read(source(chapter), as_version=4).cells
+               if nbgrader_meta(c).get("solution")}
+    nb = nbformat.read(released(chapter), as_version=4)
+    for cell in nb.cells:
+        if nbgrader_meta(cell).get("solution"):
+            body = answers[nbgrader_meta(cell)["grade_id"]].splitlines()
+            cell.source = "\n".join(line for line in body if "### BEGIN SOLUTION" not in line
+                                    and "### END SOLUTION" not in line)
+    work = tmp_path / chapter
+    work.mkdir()
+    nbformat.write(nb, work / f"{chapter}.ipynb")
+    assert _validate(work / f"{chapter}.ipynb") == {}
+
+
+def test_jupyterlab_offers_nbgrader_validate():
+    jupyter = str(Path(sys.executable).parent / "jupyter")
+    lab = subprocess.run([jupyter, "labextension", "list"], capture_output=True, text=True)
+    server = subprocess.run([jupyter, "server", "extension", "list"], capture_output=True,
+                            text=True)
+    lab_text, server_text = lab.stdout + lab.stderr, server.stdout + server.stderr
+    assert "@jupyter/nbgrader" in lab_text and "enabled" in lab_text
+    line = next(x for x in server_text.splitlines() if "validate_assignment" in x)
+    assert "enabled" in line
+
+
+def test_release_command_is_idempotent(tmp_path):
+    target = tmp_path / "course"
+    pipeline.release(CHAPTERS[:1], course_dir=target)
+    first = (target / CHAPTERS[0] / f"{CHAPTERS[0]}.ipynb").read_bytes()
+    shutil.rmtree(target)
+    pipeline.release(CHAPTERS[:1], course_dir=target)
+    assert (target / CHAPTERS[0] / f"{CHAPTERS[0]}.ipynb").read_bytes() == first

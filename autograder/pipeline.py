@@ -39,14 +39,15 @@ def chapters() -> list[str]:
     return sorted(p.name for p in SOLUTIONS.iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 
-def nbgrader(*args: str, root: Path, quiet: bool = True) -> subprocess.CompletedProcess[str]:
+def nbgrader(*args: str, root: Path, quiet: bool = True,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run one nbgrader command on the course rooted at ``root``; raise on failure."""
     cmd = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={root}",
            f"--CourseDirectory.source_directory={SOLUTIONS}"]
     if quiet:
         cmd.append("--log-level=WARN")
     # nbgrader runs the `alembic` script of its own environment to manage the gradebook.
-    env = dict(os.environ)
+    env = dict(env or os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     done = subprocess.run(cmd, cwd=CONFIG.parent, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -97,11 +98,11 @@ def autograde(workspace: Path, chapter: str, student: str) -> str | None:
         nbgrader("autograde", chapter, f"--student={student}", "--create", "--force",
                  root=workspace)
     except RuntimeError as err:
-        return _reason(str(err))
+        return reason(str(err))
     return None
 
 
-def _reason(log: str) -> str:
+def reason(log: str) -> str:
     """The most telling line of a failed nbgrader run (the exception, not the epilogue)."""
     for marker in ("DeadKernelError", "CellTimeoutError", "Error:", "ERROR]"):
         hits = [line.strip() for line in log.splitlines() if marker in line]

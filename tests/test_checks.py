@@ -215,3 +215,42 @@ def test_encode_decode_round_trip_through_json(value):
 def test_decode_rejects_malformed(node):
     with pytest.raises(NotPlain):
         decode(node)
+
+
+def test_honest_printing_and_warnings_never_reach_the_test_cell(capsys):
+    import warnings
+
+    def chatty(shape):
+        print("debugging", shape)
+        print("to stderr", file=sys.stderr)
+        warnings.warn("just a warning", stacklevel=1)
+        return layout.contiguous_strides(shape)
+
+    checks.check("contiguous_strides", chatty, hidden=True)
+    out, err = capsys.readouterr()
+    assert err == "" and "debugging" not in out and "agree with torch" in out
+
+
+def test_check_from_stored_references_without_torch(tmp_path):
+    """How the notebook's own checks run in the grading sandbox: torch blocked, references
+    read from a file the grader wrote."""
+    from autograder import trusted
+
+    refs = trusted.notebook_references(tmp_path / "refs.json", CH01)
+    program = f"""
+import os, sys
+sys.modules["torch"] = None
+os.environ["REFTENSOR_REFERENCES"] = {str(refs)!r}
+from autograder import checks
+from reftensor import layout
+checks.check("storage_index", layout.storage_index)
+checks.check("storage_index", layout.storage_index, hidden=True)
+try:
+    checks.check("storage_index", lambda i, s, o: 0, hidden=True)
+except checks.CheckFailed as e:
+    print("FAILED AS IT SHOULD")
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "all 92 hidden cases agree" in done.stdout or "hidden cases agree" in done.stdout
+    assert "FAILED AS IT SHOULD" in done.stdout

@@ -20,10 +20,11 @@ $(STAMP): requirements.txt pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
+	bash scripts/ensure-system-packages.sh bwrap
 	$(PY) -m autograder demo
 
 test: $(STAMP)
-	bash scripts/ensure-chromium.sh
+	bash scripts/ensure-system-packages.sh
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 

@@ -1,9 +1,10 @@
 """The instructor's command line: ``python -m autograder <command>``.
 
     release                         regenerate course/ from solutions/ (no gradebook)
-    grade --workspace W --submissions S [--chapter C]
-                                    collect S/<student>/<chapter>/, autograde each student,
-                                    write feedback and W/grades.csv
+    grade --workspace W --submissions S [--chapter C] [--workers N]
+                                    grade S/<student>/<chapter>/ for every student: rebuild,
+                                    sandboxed trusted re-check, nbgrader, feedback,
+                                    W/grades.csv with each submission's state
     feedback --workspace W          HTML feedback again (after manual grading)
     export --workspace W [--to F]   the gradebook as CSV
     site [--out DIR]                the website for self-learners
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -20,42 +22,37 @@ from . import demo, pipeline
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from . import grade
+
     workspace, chapter = Path(args.workspace).resolve(), args.chapter
-    pipeline.prepare_workspace(workspace, [chapter])
-    students = pipeline.collect(workspace, Path(args.submissions).resolve(), chapter)
-    errors = {}
-    for student in students:
-        print(f"autograding {student}", flush=True)
-        errors[student] = pipeline.autograde(workspace, chapter, student)
-    pipeline.feedback(workspace, chapter)
-    csv = pipeline.export(workspace)
-    print(demo.table(pipeline.results(workspace, chapter, students, errors)))
-    print(f"\nfeedback: {workspace / 'feedback'}\ngrades:   {csv}")
+    outcomes = grade.grade_class(workspace, Path(args.submissions).resolve(), chapter,
+                                 workers=args.workers)
+    grade.run_feedback(workspace, chapter)
+    print(demo.table(outcomes))
+    print(f"\nfeedback: {workspace / 'feedback'}\ngrades:   {workspace / 'grades.csv'}"
+          f"\nreport:   {workspace / 'report.json'}")
     return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
-    summary = demo.run(out, site=not args.no_site, progress=lambda m: print(m, flush=True))
-    rows = summary["rows"]
+    summary = demo.run(out, site=not args.no_site, workers=args.workers,
+                       progress=lambda m: print(m, flush=True))
     print()
-    print(demo.table(rows))
-    mismatches = demo.compare_with_recorded(rows)
+    print(demo.table(summary["outcomes"]))
+    mismatches = demo.compare_with_recorded(summary["outcomes"])
     print()
-    for r in rows:
-        if r.error:
-            print(f"{r.student}: autograde failed: {r.error}")
     print(f"release:    {pipeline.COURSE}")
-    print(f"workspace:  {summary['workspace']}  (gradebook.db, submitted/, autograded/)")
+    print(f"workspace:  {summary['workspace']}  (gradebook.db, archive/, autograded/)")
     print(f"feedback:   {summary['feedback']}")
-    print(f"grades:     {summary['grades_csv']}")
+    print(f"grades:     {summary['grades_csv']}  (with each submission's state)")
     if summary["site"]:
         print(f"website:    {summary['site']}")
     print(f"took {summary['seconds']:.0f} s")
     if mismatches:
         print("DIFFERS FROM THE RECORDED POINTS:\n  " + "\n  ".join(mismatches))
         return 1
-    print("every score matches the recorded points")
+    print("every score and state matches the recorded ones")
     return 0
 
 
@@ -68,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--workspace", required=True)
     g.add_argument("--submissions", required=True)
     g.add_argument("--chapter", default="ch01_storage")
+    g.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     f = sub.add_parser("feedback", help="HTML feedback for a chapter")
     f.add_argument("--workspace", required=True)
     f.add_argument("--chapter", default="ch01_storage")
@@ -79,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser("demo", help="grade the bundled sample class")
     d.add_argument("--out", default=str(pipeline.REPO / "build" / "demo"))
     d.add_argument("--no-site", action="store_true")
+    d.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
 
     if args.command == "release":

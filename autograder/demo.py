@@ -46,40 +46,36 @@ def build_submissions(release_dir: Path, out: Path) -> list[str]:
     return students
 
 
-def run(out: Path, *, site: bool = True, progress=print) -> dict:
-    """Release, collect, autograde, feedback, export and (optionally) build the site.
+def run(out: Path, *, site: bool = True, workers: int = 2, progress=print) -> dict:
+    """Release, collect, grade (trusted re-check in sandboxes), feedback, export, site.
 
-    Returns a summary dict: rows (``StudentResult``), paths, seconds taken.
+    Returns a summary dict: outcomes (``grade.Outcome``), paths, seconds taken.
     """
+    from . import grade
+
     started = time.perf_counter()
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     workspace = out / "workspace"
 
-    progress("1/6 regenerating the release (course/) from solutions/")
+    progress("1/5 regenerating the release (course/) from solutions/")
     pipeline.release([CHAPTER])
-    progress("2/6 writing the sample class's submissions")
+    progress("2/5 writing the sample class's submissions")
     incoming = out / "incoming"
     build_submissions(pipeline.COURSE, incoming)
-    progress("3/6 recording the assignment in a fresh gradebook")
-    pipeline.prepare_workspace(workspace, [CHAPTER])
-    students = pipeline.collect(workspace, incoming, CHAPTER)
-    errors = {}
-    for student in students:
-        progress(f"4/6 autograding {student}")
-        errors[student] = pipeline.autograde(workspace, CHAPTER, student)
-    progress("5/6 feedback and grades.csv")
-    feedback_dir = pipeline.feedback(workspace, CHAPTER)
-    grades_csv = pipeline.export(workspace)
+    progress(f"3/5 grading {len(list(incoming.iterdir()))} submissions ({workers} workers)")
+    outcomes = grade.grade_class(workspace, incoming, CHAPTER, workers=workers,
+                                 progress=True)
+    progress("4/5 feedback")
+    feedback_dir = grade.run_feedback(workspace, CHAPTER)
     site_index = None
     if site:
-        progress("6/6 building the website")
+        progress("5/5 building the website")
         from .site import build_site
 
         site_index = build_site(pipeline.COURSE, out / "site")
-    rows = pipeline.results(workspace, CHAPTER, students, errors)
-    return {"rows": rows, "workspace": workspace, "feedback": feedback_dir,
-            "grades_csv": grades_csv, "site": site_index,
+    return {"outcomes": outcomes, "workspace": workspace, "feedback": feedback_dir,
+            "grades_csv": workspace / "grades.csv", "site": site_index,
             "seconds": time.perf_counter() - started}
 
 
@@ -88,55 +84,39 @@ EXERCISE_COLUMNS = [("storage_index", "index"), ("contiguous_strides", "strides"
                     ("channels_last_strides", "ch_last")]
 
 
-def state(row: pipeline.StudentResult) -> str:
-    """``graded``, or ``autograde failed`` when nbgrader recorded no result."""
-    return "graded" if row.cells and not row.error else "autograde failed"
-
-
-def table(rows: list[pipeline.StudentResult]) -> str:
-    """The grade table: per exercise, visible+hidden points; totals; the written answer."""
+def table(outcomes: list) -> str:
+    """The grade table: per exercise, visible+hidden points; totals; written answer; state."""
     lines = [f"{'student':<15}" + "".join(f"{short:>9}" for _, short in EXERCISE_COLUMNS)
              + f"{'auto':>8}{'written':>9}  state",
              f"{'(visible+hidden)':<15}" + "".join(f"{'1+3':>9}" for _ in EXERCISE_COLUMNS)]
-    for r in rows:
-        scores = {c.grade_id: c for c in r.cells}
-        cells = ""
-        for name, _ in EXERCISE_COLUMNS:
-            v, h = scores.get(f"test_{name}_visible"), scores.get(f"test_{name}_hidden")
-            cells += f"{_pts(v) + '+' + _pts(h) if v or h else '-':>9}"
-        written = scores.get("written_traversal")
-        manual = "manual" if written and written.needs_manual_grade else (
-            _pts(written) + "/2" if written else "-")
-        total = f"{r.autograded:g}/{r.autograded_max:g}" if r.cells else "-"
-        lines.append(f"{r.student:<15}{cells}{total:>8}{manual:>9}  {state(r)}")
+    for o in outcomes:
+        cells = "".join(
+            f"{_pts(o.scores.get(f'test_{name}_visible'))}+"
+            f"{_pts(o.scores.get(f'test_{name}_hidden'))}".rjust(9)
+            for name, _ in EXERCISE_COLUMNS)
+        written = "manual" if o.written_answered else "0/2"
+        total = f"{o.total:g}/{o.max_total:g}"
+        lines.append(f"{o.student:<15}{cells}{total:>8}{written:>9}  {o.state}")
+        for reason in o.reasons:
+            lines.append(f"{'':<17}- {reason}")
     return "\n".join(lines)
 
 
-def _pts(cell: pipeline.CellScore | None) -> str:
-    return "?" if cell is None or cell.score is None else f"{cell.score:g}"
+def _pts(score: float | None) -> str:
+    return "?" if score is None else f"{score:g}"
 
 
-def _cell_order(grade_id: str) -> tuple[int, str]:
-    order = ["storage_index", "contiguous_strides", "is_contiguous", "sliding_windows",
-             "channels_last_strides"]
-    for i, name in enumerate(order):
-        if name in grade_id:
-            return i, grade_id
-    return len(order), grade_id
-
-
-def compare_with_recorded(rows: list[pipeline.StudentResult]) -> list[str]:
-    """Every difference between the pipeline's scores and ``expected.json``."""
+def compare_with_recorded(outcomes: list) -> list[str]:
+    """Every difference between the grader's results and ``expected.json``."""
     recorded = json.loads((SAMPLE / "expected.json").read_text())
     problems = []
-    for r in rows:
-        if state(r) != recorded["state"].get(r.student):
-            problems.append(f"{r.student}: state {state(r)!r}, recorded "
-                            f"{recorded['state'].get(r.student)!r}")
-        got = {c.grade_id: c.score for c in r.cells if c.grade_id.startswith("test_")}
-        want = recorded["points"].get(r.student)
-        if got != want:
-            problems.append(f"{r.student}: points {got}, recorded {want}")
-    missing = set(recorded["points"]) - {r.student for r in rows}
+    for o in outcomes:
+        if o.state != recorded["state"].get(o.student):
+            problems.append(f"{o.student}: state {o.state!r}, recorded "
+                            f"{recorded['state'].get(o.student)!r} ({o.reasons})")
+        want = recorded["points"].get(o.student)
+        if o.scores != want:
+            problems.append(f"{o.student}: points {o.scores}, recorded {want}")
+    missing = set(recorded["points"]) - {o.student for o in outcomes}
     problems += [f"{s}: recorded but not graded" for s in sorted(missing)]
     return problems

@@ -1,4 +1,5 @@
-"""The instructor pipeline on the sample class: real nbgrader, recorded points."""
+"""The instructor pipeline on the sample class: rebuild, sandboxed trusted re-check, nbgrader
+notebook verdict, feedback and export, against the recorded points and states."""
 
 from __future__ import annotations
 
@@ -6,42 +7,89 @@ import csv
 
 import pytest
 
-from autograder import demo
+from autograder import demo, grade, sandbox
 
 pytestmark = [pytest.mark.grading, pytest.mark.slow]
+
+needs_sandbox = pytest.mark.skipif(not sandbox.status().available,
+                                   reason=f"no sandbox: {sandbox.status().reason}")
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    return demo.run(tmp_path_factory.mktemp("demo"), site=False, progress=lambda m: None)
+    summary = demo.run(tmp_path_factory.mktemp("demo"), site=False, progress=lambda m: None)
+    return summary
 
 
-def test_sample_class_grades_to_recorded_points(graded):
-    assert demo.compare_with_recorded(graded["rows"]) == []
+@needs_sandbox
+def test_sample_class_grades_to_recorded_points_and_states(graded):
+    assert demo.compare_with_recorded(graded["outcomes"]) == []
 
 
+@needs_sandbox
 def test_sample_class_covers_the_mistakes_students_make(graded):
-    totals = {r.student: r.autograded for r in graded["rows"]}
-    assert len(totals) >= 5
-    assert totals["ada_correct"] == 20
-    assert all(totals[s] < 20 for s in totals if s != "ada_correct")
-    states = {r.student: demo.state(r) for r in graded["rows"]}
-    assert states["fay_crash"] == "autograde failed"
-    assert "DeadKernelError" in next(r.error for r in graded["rows"] if r.student == "fay_crash")
+    by = {o.student: o for o in graded["outcomes"]}
+    assert len(by) >= 5 and by["ada_correct"].total == 20
+    assert all(o.total < 20 for s, o in by.items() if s != "ada_correct")
+    crash = by["fay_crash"]
+    assert crash.state == "needs review"
+    assert any("killed its sandbox" in r for r in crash.reasons)
+    # the crash costs the crashing exercise only
+    assert crash.scores["test_contiguous_strides_hidden"] == 3
 
 
-def test_grades_csv_and_feedback_exist(graded):
+@needs_sandbox
+def test_grades_csv_shows_states_and_feedback_exists(graded):
     with open(graded["grades_csv"]) as f:
-        rows = list(csv.DictReader(f))
-    assert {r["student_id"] for r in rows} == {r.student for r in graded["rows"]}
-    for r in graded["rows"]:
-        if demo.state(r) == "graded":
-            page = graded["feedback"] / r.student / "ch01_storage" / "ch01_storage.html"
-            assert page.is_file() and page.stat().st_size > 1000
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    assert set(rows) == {o.student for o in graded["outcomes"]}
+    assert rows["fay_crash"]["state"] == "needs review" and rows["fay_crash"]["reasons"]
+    assert rows["eve_untouched"]["state"] == "graded" and rows["eve_untouched"]["autograded"] == "0"
+    for o in graded["outcomes"]:
+        page = graded["feedback"] / o.student / "ch01_storage" / "ch01_storage.html"
+        assert page.is_file() and page.stat().st_size > 1000
 
 
-def test_table_shows_every_student_and_state(graded):
-    text = demo.table(graded["rows"])
-    for r in graded["rows"]:
-        assert r.student in text
-    assert "autograde failed" in text and "20/20" in text
+@needs_sandbox
+def test_feedback_has_no_hidden_tests_or_solutions(graded):
+    from tests.notebooks import secret_lines
+
+    secrets = secret_lines("ch01_storage")
+    for page in graded["feedback"].rglob("*.html"):
+        text = page.read_text()
+        assert "hidden=True" not in text and "BEGIN HIDDEN" not in text
+        assert not [line for line in secrets if line in text]
+
+
+@needs_sandbox
+def test_table_shows_every_student_state_and_reason(graded):
+    text = demo.table(graded["outcomes"])
+    for o in graded["outcomes"]:
+        assert o.student in text
+    assert "needs review" in text and "killed its sandbox" in text
+
+
+def test_without_a_sandbox_no_student_code_runs_and_every_submission_says_so(
+        monkeypatch, tmp_path):
+    """Where bubblewrap is missing, grading refuses to run student code unconfined and marks
+    every submission 'needs review' with the reason, instead of a silent zero."""
+    import nbformat
+
+    from autograder import pipeline
+
+    marker = tmp_path / "student-code-ran"
+    nb = nbformat.read(pipeline.COURSE / "ch01_storage" / "ch01_storage.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "storage_index":
+            cell.source = f"open({str(marker)!r}, 'w').close()\n" + cell.source
+    folder = tmp_path / "inbox" / "mallory" / "ch01_storage"
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "ch01_storage.ipynb")
+    monkeypatch.setattr(sandbox, "status", lambda: sandbox.Status(
+        False, "bwrap not found", None, None))
+    [outcome] = grade.grade_class(tmp_path / "ws", tmp_path / "inbox", "ch01_storage",
+                                  progress=False)
+    assert outcome.state == "needs review"
+    assert any("no sandbox" in r and "bwrap not found" in r for r in outcome.reasons)
+    assert not marker.exists()
+    assert "needs review" in (tmp_path / "ws" / "grades.csv").read_text()

@@ -2,7 +2,7 @@
 
 The build runs from the real release notebooks in ``course/`` (set ``REFTENSOR_SITE_COURSE``
 to build from another folder of ``<chapter>/<chapter>.ipynb`` notebooks). The page checks
-use headless Chromium (``scripts/ensure-chromium.sh`` installs it) so that they see what a
+use headless Chromium (``scripts/ensure-system-packages.sh`` installs it) so that they see what a
 reader sees: MathJax has run, figures are there, no solutions or test code are visible.
 """
 
@@ -168,7 +168,7 @@ def chapter_title(nb_path: Path) -> str:
 def chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     exe = shutil.which("chromium")
     if exe is None:
-        pytest.skip("chromium is not installed (run scripts/ensure-chromium.sh)")
+        pytest.skip("chromium is not installed (run scripts/ensure-system-packages.sh)")
     profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
     cmd = [
         exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",

@@ -1,0 +1,691 @@
+"""Run untrusted student code in a bubblewrap sandbox.
+
+Layering of one sandboxed command, outermost first (see ``command()``):
+
+1. ``bwrap``, started as root *without* a user namespace, so it may bind paths that only root
+   can reach (the Python of this machine lives under ``/root``). It unshares the pid, network,
+   IPC, UTS and (where possible) cgroup namespaces, puts the command in a new session
+   (``setsid``, no terminal to inject keystrokes into), kills it when bwrap or bwrap's parent
+   dies, and builds a fresh root on a tmpfs holding only:
+
+   - ``/usr`` read-only (``/bin``, ``/sbin``, ``/lib*`` as the host has them: symlinks into it),
+   - a few files of ``/etc`` (dynamic linker cache, time zone, ...) read-only, plus a
+     ``passwd``/``group`` naming only root and the grader user,
+   - ``sys.base_prefix`` and ``sys.prefix`` (the interpreter and the virtualenv) read-only,
+     with ``torch``, ``functorch`` and ``torchgen`` masked by empty tmpfs mounts and the base
+     interpreter's own ``site-packages`` masked whole (the virtualenv does not use it),
+   - a sandbox-only ``sitecustomize`` (first on ``PYTHONPATH``) that makes ``import torch``
+     fail with a clear ``ModuleNotFoundError``,
+   - a private ``/dev`` and ``/proc``, an empty root-owned (so not writable) tmpfs on ``/tmp``,
+   - each ``readable`` path read-only and the ``workdir`` read-write, at their own paths.
+
+   Directories created to hold these mount points are made ``0755``: bwrap would make them
+   ``0700`` (root only), which would hide ``/root/.pyenv/...`` from the dropped user.
+2. ``setpriv`` drops to the grader user (real, effective and saved ids), clears supplementary
+   groups, empties the inheritable and bounding capability sets and sets ``no_new_privs``.
+3. ``prlimit`` sets hard and soft resource limits (``Limits``), then execs the command.
+
+``run()`` starts bwrap in a session of its own and learns the host pid of the sandbox's pid 1
+from ``--info-fd``. On timeout it SIGKILLs that pid 1 (through a pidfd); the kernel then kills
+every process of the pid namespace, whatever signals they ignore and however they detached, and
+bwrap exits (bwrap's process group is SIGKILLed as well if it does not). Before returning it
+checks /proc that no process of the grader user is left in that namespace.
+
+The sandbox needs root, ``bwrap``, ``setpriv`` and ``prlimit``. ``status()`` says whether it
+works here and, if not, what is missing; ``command()`` and ``run()`` raise
+``SandboxUnavailable`` with that reason instead of running anything unsandboxed. A caller that
+chooses to grade without the sandbox must say so itself, loudly.
+
+What the limits do not cover: RLIMIT_AS is per process (a program with many processes may use
+``processes * memory_mb``), RLIMIT_NPROC counts every process and thread of the grader user on
+the whole machine (concurrent sandboxes share it), and RLIMIT_FSIZE bounds each file, not the
+number of files written in the work directory. No seccomp filter is installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import hashlib
+import json
+import logging
+import os
+import pwd
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["SandboxUnavailable", "Limits", "Status", "Result", "status", "command", "run",
+           "leftover_processes", "GRADER_USER"]
+
+log = logging.getLogger(__name__)
+
+GRADER_USER = "reftensor-grader"
+FALLBACK_USER = "nobody"
+MASKED_PACKAGES = ("torch", "functorch", "torchgen")
+# Where the sandbox-only Python path (the torch blocker) appears inside the sandbox.
+SANDBOX_PYTHONPATH = "/.sandbox/python"
+# Support files (blocker, passwd, group) live here on the host, root-owned, content-addressed.
+SUPPORT_ROOT = Path("/run/reftensor-sandbox")
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone",
+             "nsswitch.conf", "hosts", "host.conf", "alternatives", "mime.types", "protocols",
+             "services")
+# At most this many bytes of each of stdout and stderr are kept by run(); the rest is drained.
+OUTPUT_LIMIT = 8 * 1024 * 1024
+MIB = 1024 * 1024
+
+BLOCKER = '''\
+"""Loaded only inside the grading sandbox: torch and its companions cannot be imported."""
+import sys
+
+_BLOCKED = {blocked!r}
+
+
+class _TorchBlocker:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.partition(".")[0] in _BLOCKED:
+            raise ModuleNotFoundError(
+                f"No module named {{name!r}} (torch is not available while grading)", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _TorchBlocker)
+'''
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot run on this machine; the message says what is missing."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of every process in the sandbox (hard and soft)."""
+
+    memory_mb: int = 2048      # RLIMIT_AS: address space per process
+    cpu_seconds: int = 120     # RLIMIT_CPU: CPU time per process
+    processes: int = 256       # RLIMIT_NPROC: processes and threads of the grader user
+    file_size_mb: int = 16     # RLIMIT_FSIZE: largest file a process may write
+    open_files: int = 256      # RLIMIT_NOFILE
+
+
+@dataclass(frozen=True)
+class Status:
+    """Whether the sandbox works here; ``reason`` says why not (or notes a degraded setup)."""
+
+    available: bool
+    reason: str
+    user: str | None
+    uid: int | None
+
+
+@dataclass
+class Result:
+    """What one sandboxed run did.
+
+    ``returncode`` is the command's exit status, or 128 + N when a signal N killed it (bwrap's
+    convention): 137 after a timeout or when the CPU limit is reached (SIGKILL, since the soft
+    and hard limits are equal).
+    """
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _User:
+    name: str
+    uid: int
+    gid: int
+
+
+# ---------------------------------------------------------------------------------------------
+# Availability
+
+
+@functools.cache
+def status() -> Status:
+    """Check once per process whether the sandbox works: root, the programs, the grader user
+    and a real trial run. Logs a warning when it does not."""
+    result = _probe()
+    if not result.available:
+        log.warning("SANDBOX UNAVAILABLE: %s", result.reason)
+    elif "fallback" in result.reason:
+        log.warning("sandbox degraded: %s", result.reason)
+    return result
+
+
+def _probe() -> Status:
+    if not sys.platform.startswith("linux"):
+        return Status(False, f"the sandbox needs Linux (this is {sys.platform})", None, None)
+    if os.geteuid() != 0:
+        return Status(False, f"the sandbox must be started by root (running as uid "
+                      f"{os.geteuid()}): bwrap binds root-only paths and setpriv drops to the "
+                      f"grader user", None, None)
+    missing = [name for name in ("bwrap", "setpriv", "prlimit") if not shutil.which(name)]
+    if missing:
+        return Status(False, "missing programs: " + ", ".join(missing)
+                      + " (bwrap: apt-get install bubblewrap; setpriv, prlimit: util-linux)",
+                      None, None)
+    for name in ("setpriv", "prlimit"):
+        found = Path(shutil.which(name) or "").resolve()
+        if not found.is_relative_to("/usr"):
+            return Status(False, f"{name} is {found}, outside /usr, so not visible inside the "
+                          f"sandbox", None, None)
+    try:
+        user, note = _ensure_user()
+    except OSError as err:
+        return Status(False, f"no unprivileged user to run as: {err}", None, None)
+    try:
+        _support_dir(user)
+    except OSError as err:
+        return Status(False, f"cannot write the sandbox support files: {err}", None, None)
+    trouble = _trial_run(user)
+    if trouble:
+        return Status(False, f"trial run in the sandbox failed: {trouble}", user.name, user.uid)
+    reason = f"bubblewrap sandbox running as {user.name} (uid {user.uid})"
+    return Status(True, f"{reason}; {note}" if note else reason, user.name, user.uid)
+
+
+def _ensure_user() -> tuple[_User, str]:
+    """The dedicated grader user, created if missing; ``nobody`` only if creation fails."""
+    try:
+        entry = pwd.getpwnam(GRADER_USER)
+        return _User(entry.pw_name, entry.pw_uid, entry.pw_gid), ""
+    except KeyError:
+        pass
+    done = subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                           "/usr/sbin/nologin", GRADER_USER], capture_output=True, text=True)
+    try:
+        entry = pwd.getpwnam(GRADER_USER)
+        return _User(entry.pw_name, entry.pw_uid, entry.pw_gid), ""
+    except KeyError:
+        pass
+    why = (done.stderr or done.stdout).strip() or f"useradd exited {done.returncode}"
+    try:
+        entry = pwd.getpwnam(FALLBACK_USER)
+    except KeyError as err:
+        raise OSError(f"cannot create {GRADER_USER} ({why}) and there is no "
+                      f"{FALLBACK_USER}") from err
+    note = (f"fallback: could not create {GRADER_USER} ({why}); running as {FALLBACK_USER}, "
+            f"whose processes other services may share")
+    return _User(entry.pw_name, entry.pw_uid, entry.pw_gid), note
+
+
+def _trial_run(user: _User) -> str | None:
+    """Run a tiny program in the sandbox; return what went wrong, or None."""
+    probe = ("import os\n"
+             "caps = [l for l in open('/proc/self/status') if l.startswith('CapEff')]\n"
+             "try:\n    import torch\n    t = 'torch'\nexcept ModuleNotFoundError:\n    t = '-'\n"
+             "print(os.getuid(), os.getgid(), caps[0].split()[1], t)\n")
+    workdir = Path(tempfile.mkdtemp(prefix="reftensor-sandbox-probe-"))
+    try:
+        cmd = _build([sys.executable, "-c", probe], user=user, workdir=workdir, readable=(),
+                     writable=(), env=None, limits=Limits(), cwd=None)
+        result = _execute(cmd, user=user, input=None, timeout=30, pass_fds=())
+    except OSError as err:
+        return str(err)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    expected = f"{user.uid} {user.gid} 0000000000000000 -"
+    if result.returncode != 0 or result.stdout.decode(errors="replace").strip() != expected:
+        tail = (result.stdout + result.stderr).decode(errors="replace").strip()[-800:]
+        return f"exit {result.returncode}, expected {expected!r}, got: {tail}"
+    return None
+
+
+def _require() -> _User:
+    state = status()
+    if not state.available:
+        raise SandboxUnavailable(f"the grading sandbox is unavailable: {state.reason}")
+    assert state.user is not None
+    entry = pwd.getpwnam(state.user)
+    return _User(entry.pw_name, entry.pw_uid, entry.pw_gid)
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the command
+
+
+def command(argv: list[str], *, workdir: Path, readable: Sequence[Path] = (),
+            env: Mapping[str, str] | None = None, limits: Limits = Limits(),
+            cwd: Path | None = None, writable: Sequence[Path] = ()) -> list[str]:
+    """The argv that runs ``argv`` inside the sandbox.
+
+    ``workdir`` is bound read-write at its own path and chowned to the grader user (itself,
+    not its contents); each ``readable`` path is bound read-only at its own path and must be
+    readable by others (``chmod o+rX``); ``writable`` are further directories treated like
+    ``workdir``. ``env`` is the complete environment inside, on top of defaults (``PATH``,
+    ``HOME=workdir``, ``TMPDIR=workdir``, ``LANG``, one BLAS thread, ...); the torch blocker
+    is always first on ``PYTHONPATH``. ``cwd`` (default ``workdir``) must be visible inside.
+    Raises ``SandboxUnavailable`` when ``status()`` is not available.
+    """
+    user = _require()
+    return _build(argv, user=user, workdir=workdir, readable=readable, writable=writable,
+                  env=env, limits=limits, cwd=cwd)
+
+
+def _build(argv: list[str], *, user: _User, workdir: Path, readable: Sequence[Path],
+           writable: Sequence[Path], env: Mapping[str, str] | None, limits: Limits,
+           cwd: Path | None) -> list[str]:
+    if not argv:
+        raise ValueError("empty argv")
+    workdir = Path(workdir).resolve()
+    rw = [workdir, *(Path(p).resolve() for p in writable)]
+    ro = [Path(p).resolve() for p in readable]
+    for path in rw:
+        _own(path, user)
+    for path in ro:
+        _check_readable(path)
+    support = _support_dir(user)
+
+    args = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--hostname", "grading-sandbox", "--die-with-parent",
+            "--new-session", "--clearenv"]
+    for key, value in _environment(workdir, user, env).items():
+        args += ["--setenv", key, value]
+    made: set[Path] = set()
+
+    # The system: /usr, and /bin, /sbin, /lib* the way the host has them.
+    args += ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/", name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for name in ETC_FILES:
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    args += ["--ro-bind", str(support / "passwd"), "/etc/passwd",
+             "--ro-bind", str(support / "group"), "/etc/group",
+             "--dev", "/dev", "--proc", "/proc", "--perms", "0755", "--tmpfs", "/tmp"]
+
+    # The interpreter and the virtualenv, with torch masked.
+    for prefix in _python_prefixes():
+        args += _parents(prefix, made) + ["--ro-bind", str(prefix), str(prefix)]
+    for masked in _masked_paths():
+        args += ["--tmpfs", str(masked)]
+    args += _parents(Path(SANDBOX_PYTHONPATH), made)
+    args += ["--ro-bind", str(support / "python"), SANDBOX_PYTHONPATH]
+
+    # What the caller grants; shallower paths first so that none hides a deeper one, and a
+    # writable directory after a readable one at the same depth.
+    grants = sorted([(p, False) for p in ro] + [(p, True) for p in rw],
+                    key=lambda grant: (len(grant[0].parts), grant[1]))
+    for path, is_rw in grants:
+        args += _parents(path, made) + ["--bind" if is_rw else "--ro-bind", str(path), str(path)]
+
+    inside = Path(cwd).resolve() if cwd is not None else workdir
+    if not any(inside.is_relative_to(p) for p in [*rw, *ro]):
+        raise ValueError(f"cwd {inside} is not inside the work directory or a readable path")
+    args += ["--chdir", str(inside), "--"]
+
+    args += [shutil.which("setpriv") or "setpriv", f"--reuid={user.uid}", f"--regid={user.gid}",
+             "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    args += [shutil.which("prlimit") or "prlimit", f"--as={limits.memory_mb * MIB}",
+             f"--cpu={limits.cpu_seconds}", f"--nproc={limits.processes}",
+             f"--fsize={limits.file_size_mb * MIB}", f"--nofile={limits.open_files}",
+             "--core=0", "--"]
+    bwrap = shutil.which("bwrap") or "bwrap"
+    return [bwrap, *args[1:], *argv]
+
+
+def _environment(workdir: Path, user: _User, env: Mapping[str, str] | None) -> dict[str, str]:
+    full = {
+        "PATH": f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(workdir),
+        "TMPDIR": str(workdir),
+        "USER": user.name,
+        "LOGNAME": user.name,
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONNOUSERSITE": "1",
+        "MPLBACKEND": "Agg",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+        "MALLOC_ARENA_MAX": "2",
+    }
+    full.update(env or {})
+    extra = full.get("PYTHONPATH", "")
+    full["PYTHONPATH"] = SANDBOX_PYTHONPATH + (os.pathsep + extra if extra else "")
+    return full
+
+
+def _parents(path: Path, made: set[Path]) -> list[str]:
+    """``--dir`` arguments making each missing ancestor of ``path`` traversable (0755)."""
+    args: list[str] = []
+    for parent in reversed(path.parents):
+        if parent == Path("/") or parent in made:
+            continue
+        made.add(parent)
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def _own(path: Path, user: _User) -> None:
+    """Give a writable directory to the grader user."""
+    if not path.is_dir():
+        raise ValueError(f"work directory {path} is not a directory")
+    mode = path.stat().st_mode
+    if mode & (stat.S_ISVTX | stat.S_IWOTH):
+        raise ValueError(f"refusing {path} as a work directory: it is shared (like /tmp); "
+                         f"use a directory of its own")
+    for prefix in (Path("/"), *_python_prefixes()):
+        if prefix.is_relative_to(path):
+            raise ValueError(f"refusing {path} as a work directory: it holds {prefix}")
+    os.chown(path, user.uid, user.gid)
+    os.chmod(path, stat.S_IMODE(path.stat().st_mode) | stat.S_IRWXU)
+
+
+def _check_readable(path: Path) -> None:
+    mode = path.stat().st_mode
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    if mode & need != need:
+        raise ValueError(f"readable path {path} (mode {stat.S_IMODE(mode):o}) is not readable by "
+                         f"the grader user; chmod o+rX it")
+
+
+@functools.cache
+def _python_prefixes() -> tuple[Path, ...]:
+    """The interpreter's installation and the virtualenv, outside /usr."""
+    found: list[Path] = []
+    for raw in (sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix):
+        path = Path(raw)
+        if path.is_relative_to("/usr") or path in found:
+            continue
+        found.append(path)
+    return tuple(sorted(found, key=lambda p: len(p.parts)))
+
+
+@functools.cache
+def _masked_paths() -> tuple[Path, ...]:
+    """Directories hidden under empty tmpfs mounts: torch and friends wherever they are
+    installed, and the base interpreter's site-packages when a virtualenv ignores them."""
+    masked: list[Path] = []
+    base_sites = {Path(p) for p in glob.glob(f"{sys.base_prefix}/lib/python3*/site-packages")}
+    if sys.prefix != sys.base_prefix and not _venv_uses_system_site():
+        masked += sorted(base_sites)
+    roots = [*_python_prefixes(), Path("/usr"), Path("/usr/local")]
+    for root in roots:
+        for site in sorted(glob.glob(f"{root}/lib/python3*/*-packages")
+                           + glob.glob(f"{root}/lib/python3/dist-packages")):
+            if any(Path(site).is_relative_to(m) for m in masked):
+                continue
+            for name in MASKED_PACKAGES:
+                for hit in sorted(glob.glob(f"{site}/{name}") + glob.glob(f"{site}/{name}-*")
+                                  + glob.glob(f"{site}/{name}.libs")):
+                    if Path(hit).is_dir() and Path(hit) not in masked:
+                        masked.append(Path(hit))
+    return tuple(masked)
+
+
+def _venv_uses_system_site() -> bool:
+    cfg = Path(sys.prefix) / "pyvenv.cfg"
+    if not cfg.is_file():
+        return False
+    for line in cfg.read_text().splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "include-system-site-packages":
+            return value.strip().lower() == "true"
+    return False
+
+
+def _support_dir(user: _User) -> Path:
+    """Root-owned files bound into every sandbox: the torch blocker, passwd and group.
+
+    Content-addressed and never removed, so that a command built by one process (the kernel
+    launcher, which execs bwrap) still finds them."""
+    files = {
+        "python/sitecustomize.py": BLOCKER.format(blocked=MASKED_PACKAGES),
+        "passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                  f"{user.name}:x:{user.uid}:{user.gid}:grader:/nonexistent:/usr/sbin/nologin\n",
+        "group": f"root:x:0:\n{_group_name(user.gid)}:x:{user.gid}:\n",
+    }
+    digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
+    root = SUPPORT_ROOT if os.access(SUPPORT_ROOT.parent, os.W_OK) else Path(
+        tempfile.gettempdir(), "reftensor-sandbox-root")
+    target = root / digest
+    if target.is_dir():
+        return target
+    root.mkdir(mode=0o755, exist_ok=True)
+    info = root.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+        raise OSError(f"{root} must be a directory owned by root and writable only by it")
+    staging = Path(tempfile.mkdtemp(dir=root))
+    for name, text in files.items():
+        path = staging / name
+        path.parent.mkdir(mode=0o755, exist_ok=True)
+        path.write_text(text)
+        path.chmod(0o644)
+    staging.chmod(0o755)
+    try:
+        staging.rename(target)
+    except OSError:  # another process got there first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _group_name(gid: int) -> str:
+    import grp
+
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return "grader"
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+def run(argv: list[str], *, workdir: Path, readable: Sequence[Path] = (),
+        input: bytes | None = None, timeout: float = 60, limits: Limits = Limits(),
+        env: Mapping[str, str] | None = None, pass_fds: Sequence[int] = ()) -> Result:
+    """Run ``argv`` in the sandbox (see ``command()``) and wait for it.
+
+    After ``timeout`` seconds the whole sandbox is killed (its pid namespace dies with it) and
+    ``timed_out`` is set. When this returns, no process started by this call remains; if the
+    check that proves it fails, RuntimeError is raised. Each of stdout and stderr keeps at most
+    ``OUTPUT_LIMIT`` bytes.
+    """
+    user = _require()
+    cmd = _build(argv, user=user, workdir=workdir, readable=readable, writable=(), env=env,
+                 limits=limits, cwd=None)
+    return _execute(cmd, user=user, input=input, timeout=timeout, pass_fds=pass_fds)
+
+
+def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float,
+             pass_fds: Sequence[int]) -> Result:
+    info_read, info_write = os.pipe()
+    cmd = [cmd[0], "--info-fd", str(info_write), *cmd[1:]]
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                pass_fds=(info_write, *pass_fds), start_new_session=True)
+    except BaseException:
+        os.close(info_read)
+        raise
+    finally:
+        os.close(info_write)
+    outputs: list[bytearray] = [bytearray(), bytearray()]
+    helpers = [threading.Thread(target=_drain, args=(stream, out), daemon=True)
+               for stream, out in ((proc.stdout, outputs[0]), (proc.stderr, outputs[1]))]
+    if input is not None:
+        helpers.append(threading.Thread(target=_feed, args=(proc.stdin, input), daemon=True))
+    for thread in helpers:
+        thread.start()
+
+    info = _read_info(info_read, deadline=start + max(timeout, 5))
+    # While this pidfd on the sandbox's pid 1 is open, its pid namespace cannot be freed, so
+    # the namespace's number cannot be reused by another sandbox before the check below.
+    inner = _pidfd(info.get("child-pid"), parent=proc.pid)
+    timed_out = False
+    try:
+        try:
+            proc.wait(timeout=max(0.0, timeout - (time.monotonic() - start)))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill(proc, inner)
+        for thread in helpers:
+            thread.join(timeout=5)
+        seconds = time.monotonic() - start
+        if inner is not None:
+            _check_namespace_empty(inner, info.get("pid-namespace"), user.uid)
+    finally:
+        if inner is not None:
+            os.close(inner)
+    return Result(proc.returncode, bytes(outputs[0]), bytes(outputs[1]), timed_out, seconds)
+
+
+def _drain(stream, out: bytearray) -> None:
+    """Read a pipe to its end, keeping at most OUTPUT_LIMIT bytes."""
+    truncated = False
+    with stream:
+        while chunk := stream.read1(65536):
+            room = OUTPUT_LIMIT - len(out)
+            if len(chunk) <= room:
+                out += chunk
+            elif not truncated:
+                out += chunk[:room] + b"\n[output truncated by the sandbox]\n"
+                truncated = True
+
+
+def _feed(stream, data: bytes) -> None:
+    try:
+        with stream:
+            stream.write(data)
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _read_info(fd: int, deadline: float) -> dict:
+    """bwrap's --info-fd JSON (child pid, namespaces); {} if bwrap failed before writing it."""
+    data = b""
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                break
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    try:
+        return json.loads(data) if data else {}
+    except ValueError:
+        return {}
+
+
+def _pidfd(pid: int | None, parent: int) -> int | None:
+    """A pidfd on bwrap's child (pid 1 of the sandbox), if it is still bwrap's child."""
+    if not pid or not hasattr(os, "pidfd_open"):
+        return None
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return None
+    if _ppid(pid) != parent:  # it exited already and the pid is someone else's
+        os.close(fd)
+        return None
+    return fd
+
+
+def _ppid(pid: int) -> int | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(text.rpartition(")")[2].split()[1])
+
+
+def _kill(proc: subprocess.Popen, inner: int | None) -> None:
+    """Kill the sandbox: its pid 1 (so the kernel kills everything in the pid namespace and
+    bwrap exits by itself), and bwrap's process group if that does not end it promptly."""
+    if inner is not None:
+        try:
+            signal.pidfd_send_signal(inner, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    proc.wait()
+
+
+def _check_namespace_empty(inner: int, namespace: int | None, uid: int,
+                           patience: float = 5.0) -> None:
+    """Make sure no process of ``uid`` is left in the sandbox's pid namespace.
+
+    When the sandbox's pid 1 has exited, the kernel has killed and reaped every other process
+    of its namespace; this waits for that exit and then checks /proc all the same. Without a
+    pidfd (pid 1 was gone before one could be opened) there is nothing left to check: the
+    namespace died with it.
+    """
+    deadline = time.monotonic() + patience
+    if not select.select([inner], [], [], patience)[0]:
+        raise RuntimeError("the sandbox's pid 1 did not exit after bwrap did")
+    while namespace:
+        left = [pid for pid in leftover_processes(uid) if _pid_namespace(pid) == namespace]
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"sandbox processes survived their sandbox: {left}")
+        time.sleep(0.02)
+
+
+def _pid_namespace(pid: int) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}/ns/pid").st_ino
+    except OSError:
+        return None
+
+
+def leftover_processes(uid: int | None = None) -> list[int]:
+    """Pids (host view) of all processes owned by the grader user, for the grading audit."""
+    if uid is None:
+        state = status()
+        if state.uid is None:
+            try:
+                uid = pwd.getpwnam(GRADER_USER).pw_uid
+            except KeyError:
+                return []
+        else:
+            uid = state.uid
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as handle:
+                for line in handle:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            found.append(int(entry))
+                        break
+        except OSError:
+            continue
+    return sorted(found)

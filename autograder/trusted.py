@@ -1,0 +1,114 @@
+"""The trusted side of grading: seeds, cases and torch references for one grading run.
+
+A grading run draws a fresh seed (kept in the workspace's ``private/`` folder, mode 0700,
+which no sandbox ever sees), generates every exercise's cases from it, and computes the
+expected values with real torch in this process, which never runs student code. The cases
+(inputs only) go into sandboxes; the expected values never leave this side.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import checks, exercises, references
+from .exercises import Case
+from .plain import decode, encode
+
+__all__ = ["ExercisePlan", "RunPlan", "prepare_run", "load_run", "notebook_references"]
+
+
+@dataclass
+class ExercisePlan:
+    """One exercise in a run: its cases (fixed ones first) and torch's answers."""
+
+    name: str
+    cases: list[Case]
+    expected: list[Any]
+    fixed: int  # the first `fixed` cases are the visible test's
+
+    def visible(self) -> range:
+        return range(self.fixed)
+
+    def hidden(self) -> list[int]:
+        """The hidden test's cases: its first line (fixed case 0) and every case."""
+        return list(range(len(self.cases)))
+
+
+@dataclass
+class RunPlan:
+    seed: int
+    torch_version: str
+    exercises: dict[str, ExercisePlan]
+    folder: Path
+
+
+def _tag(expected: Any) -> Any:
+    if isinstance(expected, references.Raises):
+        return {"raises": expected.exception}
+    return {"value": encode(expected)}
+
+
+def _untag(node: dict[str, Any]) -> Any:
+    if "raises" in node:
+        return references.Raises(node["raises"])
+    return decode(node["value"])
+
+
+def _write_private(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data))
+    os.chmod(path, 0o600)
+
+
+def prepare_run(folder: Path, names: list[str], seed: int | None = None) -> RunPlan:
+    """Draw a seed (unless given), generate cases and compute references into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    seed = secrets.randbits(63) if seed is None else seed
+    plans = {}
+    for name in names:
+        ex = exercises.get(name)
+        cases = list(ex.fixed) + [c for c in checks.cases(name, hidden=True, seed=seed)
+                                  if c not in ex.fixed]
+        plans[name] = ExercisePlan(name, cases, references.compute(ex, cases), len(ex.fixed))
+    plan = RunPlan(seed, references.torch_version(), plans, folder)
+    _write_private(folder / "references.json", {
+        "torch_version": plan.torch_version,
+        "seed": seed,
+        "exercises": {
+            name: {"fixed": p.fixed,
+                   "cases": [{"args": encode(c.args), "context": encode(c.context)}
+                             for c in p.cases],
+                   "expected": [_tag(e) for e in p.expected]}
+            for name, p in plans.items()
+        },
+    })
+    return plan
+
+
+def load_run(folder: Path) -> RunPlan:
+    """A run prepared earlier (to re-grade with the same seed and references)."""
+    data = json.loads((folder / "references.json").read_text())
+    plans = {}
+    for name, p in data["exercises"].items():
+        cases = [Case(decode(c["args"]), decode(c["context"])) for c in p["cases"]]
+        plans[name] = ExercisePlan(name, cases, [_untag(e) for e in p["expected"]], p["fixed"])
+    return RunPlan(data["seed"], data["torch_version"], plans, folder)
+
+
+def notebook_references(path: Path, names: list[str]) -> Path:
+    """References for the notebook's *own* check calls (fixed cases and the default hidden
+    seed), for in-notebook feedback inside a sandbox without torch. The recorded score never
+    depends on these: it comes from the fresh-seed cases above."""
+    data = {}
+    for name in names:
+        ex = exercises.get(name)
+        cases = checks.cases(name, hidden=True)
+        data[name] = [[encode(c.args), encode(c.context), _tag(e)]
+                      for c, e in zip(cases, references.compute(ex, cases), strict=True)]
+    path.write_text(json.dumps({"torch_version": references.torch_version(), "pairs": data}))
+    return path

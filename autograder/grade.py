@@ -29,6 +29,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -43,7 +44,20 @@ from .plain import NotPlain, decode, same
 from .references import Raises
 
 WATCHED = ["torch", "reftensor"]
-EXERCISE_TIMEOUT = 30.0  # seconds of wall time per exercise in the sandbox
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Time limits, and the defences. Real grading runs with every defence on; the test
+    suite turns one off at a time to show the attack that defence stops."""
+
+    exercise_timeout: float = 30.0  # wall seconds for one exercise's trusted re-check
+    cell_timeout: int = 60  # seconds per cell in the notebook's own run
+    rebuild: bool = True  # off: the submitted JSON is graded as is, every code cell counts
+    sandbox: bool = True  # off: student code runs as a plain process and a plain kernel
+    trusted: bool = True  # off: the recorded score is the notebook's own verdict
+    fresh_seed: bool = True  # off: the re-check uses the notebook's public default seeds
+    plain_data: bool = True  # off: expected values enter the sandbox, compared there with ==
 
 
 # ---------------------------------------------------------------- results
@@ -54,6 +68,7 @@ class ExerciseVerdict:
     hidden: bool
     problem: str | None = None  # crash, timeout, missing function...
     imports: list[str] = field(default_factory=list)
+    visible_failure: str | None = None  # the smallest failing fixed case, told the student
 
 
 @dataclass
@@ -68,6 +83,7 @@ class Outcome:
     max_scores: dict[str, float] = field(default_factory=dict)
     notebook_scores: dict[str, float | None] = field(default_factory=dict)
     written_answered: bool = False
+    visible_failures: dict[str, str] = field(default_factory=dict)  # exercise -> message
     sha256: str = ""
     seconds: float = 0.0
     autograded_notebook: Path | None = None
@@ -180,12 +196,14 @@ def _sandbox_env(runtime: Path, extra: dict[str, str] | None = None) -> dict[str
 
 
 def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Path,
-                     workdir: Path) -> ExerciseVerdict:
+                     workdir: Path, settings: Settings = Settings()) -> ExerciseVerdict:
     """Run one exercise's cases in a fresh sandbox and judge the returned values here."""
     from .plain import encode
 
-    request = {"sources": sources, "function": plan.name,
-               "cases": [encode(c.args) for c in plan.cases], "watch": WATCHED}
+    request: dict[str, Any] = {"sources": sources, "function": plan.name,
+                               "cases": [encode(c.args) for c in plan.cases], "watch": WATCHED}
+    if not settings.plain_data:  # the classic design: the sandbox gets the answers too
+        request["expected"] = [trusted.tag(e) for e in plan.expected]
     read_end, write_end = os.pipe()
     lines: list[str] = []
 
@@ -197,11 +215,12 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
 
     reader = threading.Thread(target=collect, daemon=True)
     reader.start()
+    argv = [sys.executable, "-m", "autograder.judge", str(write_end)]
+    run = sandbox.run if settings.sandbox else _unconfined
     try:
-        result = sandbox.run([sys.executable, "-m", "autograder.judge", str(write_end)],
-                             workdir=workdir, readable=[runtime],
-                             input=json.dumps(request).encode(), timeout=EXERCISE_TIMEOUT,
-                             env=_sandbox_env(runtime), pass_fds=[write_end])
+        result = run(argv, workdir=workdir, readable=[runtime],
+                     input=json.dumps(request).encode(), timeout=settings.exercise_timeout,
+                     env=_sandbox_env(runtime), pass_fds=[write_end])
     finally:
         os.close(write_end)
     reader.join(timeout=10)
@@ -218,15 +237,22 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
             done = message
         elif isinstance(message.get("case"), int) and message["case"] not in by_case:
             by_case[message["case"]] = message
-    agree = [_agrees(e, by_case.get(i)) for i, e in enumerate(plan.expected)]
+    if settings.plain_data:
+        agree = [_agrees(e, by_case.get(i)) for i, e in enumerate(plan.expected)]
+    else:
+        agree = [by_case.get(i, {}).get("agree") is True for i in range(len(plan.cases))]
     verdict = ExerciseVerdict(
         plan.name,
         visible=all(agree[i] for i in plan.visible()),
         hidden=all(agree[i] for i in plan.hidden()),
         imports=list(done.get("imports", [])) if done else [],
     )
+    failing = [i for i in plan.visible() if not agree[i]]
+    if failing:
+        verdict.visible_failure = _visible_message(plan, failing[0], by_case.get(failing[0]))
     if result.timed_out:
-        verdict.problem = f"{plan.name}: stopped after {EXERCISE_TIMEOUT:.0f} s (hang or loop)"
+        verdict.problem = (f"{plan.name}: stopped after {settings.exercise_timeout:.0f} s "
+                           "(hang or loop)")
     elif done is None:
         verdict.problem = (f"{plan.name}: the answer killed its sandbox (exit status "
                            f"{result.returncode}) after {len(by_case)} of {len(plan.cases)} "
@@ -234,10 +260,54 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
     return verdict
 
 
+def _visible_message(plan: trusted.ExercisePlan, index: int,
+                     line: dict[str, Any] | None) -> str:
+    """What the student is told about a failing *visible* case, written on the trusted side
+    (visible cases are public; nothing of the hidden ones is ever told)."""
+    from . import exercises
+    from .plain import show
+
+    ex = exercises.get(plan.name)
+    case, expected = plan.cases[index], plan.expected[index]
+    if line is None:
+        got = "no answer (the function crashed, hung or was missing)"
+    elif "error" in line:
+        got = f"raised {line['error']}"
+    else:
+        try:
+            got = show(decode(line["ok"]))
+        except NotPlain:
+            got = "a value that is not plain data"
+    want = (f"torch raises {expected.exception}" if isinstance(expected, Raises)
+            else show(expected))
+    return (f"{ex.call_text(case)}\n  truth:    {ex.truth(case)}\n  expected: {want}\n"
+            f"  got:      {got}")
+
+
+def _unconfined(argv: list[str], *, workdir: Path, readable: list[Path], input: bytes,
+                timeout: float, env: dict[str, str], pass_fds: list[int]) -> sandbox.Result:
+    """The judge as a plain process: for showing what the sandbox prevents (tests only)."""
+    import subprocess
+
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=workdir, env=dict(os.environ, **env), pass_fds=pass_fds,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(input, timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, err = proc.communicate()
+        timed_out = True
+    return sandbox.Result(proc.returncode, out, err, timed_out, time.perf_counter() - started)
+
+
 # ---------------------------------------------------------------- step 3: notebook verdict
 def notebook_verdict(layout: Layout, notebook: nbformat.NotebookNode, student: str,
-                     mini: Path, template_db: Path, runtime: Path,
-                     notebook_refs: Path) -> tuple[dict[str, float | None], Path | None, str]:
+                     mini: Path, template_db: Path, runtime: Path, notebook_refs: Path,
+                     settings: Settings = Settings(),
+                     ) -> tuple[dict[str, float | None], Path | None, str]:
     """nbgrader's own scores for the rebuilt notebook, run with a sandboxed kernel."""
     shutil.rmtree(mini, ignore_errors=True)
     chapter = layout.chapter
@@ -248,19 +318,26 @@ def notebook_verdict(layout: Layout, notebook: nbformat.NotebookNode, student: s
     workdir = mini / "autograded" / student / chapter
     kernels = mini / "jupyter"
     env_inside = _sandbox_env(runtime, {checks_env(): str(notebook_refs)})
-    sandbox_kernel.install_kernelspec(kernels, workdir=workdir,
-                                      readable=[runtime, notebook_refs.parent], env=env_inside)
-    env = dict(os.environ, JUPYTER_PATH=str(kernels))
+    config: dict[str, dict[str, Any]] = {
+        "CourseDirectory": {"db_url": f"sqlite:///{mini / 'gradebook.db'}"},
+        "Execute": {"timeout": settings.cell_timeout},
+    }
+    # Unix socket paths are limited to 107 bytes, so the kernel's sockets live in a short
+    # private directory of their own rather than under the (possibly deep) workspace.
+    sockets = Path(tempfile.mkdtemp(prefix="rtk-"))
+    if settings.sandbox:
+        sandbox_kernel.install_kernelspec(kernels, workdir=workdir,
+                                          readable=[runtime, notebook_refs.parent],
+                                          env=env_inside)
+        os.environ["JUPYTER_PATH"] = str(kernels)
+        config["Execute"]["kernel_name"] = "reftensor-sandbox"
+        config["KernelManager"] = {"transport": "ipc", "ip": str(sockets / "k")}
+    else:
+        os.environ[checks_env()] = str(notebook_refs)
     try:
-        pipeline.nbgrader("autograde", chapter, f"--student={student}", "--create", "--force",
-                          f"--CourseDirectory.db_url=sqlite:///{mini / 'gradebook.db'}",
-                          "--Execute.kernel_name=reftensor-sandbox",
-                          "--KernelManager.transport=ipc",
-                          f"--KernelManager.ip={workdir / 'kernel'}",
-                          root=mini, env=env)
-        problem = ""
-    except RuntimeError as err:
-        problem = pipeline.reason(str(err))
+        problem = pipeline.autograde_here(mini, chapter, student, config)
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
     scores: dict[str, float | None] = {}
     if not problem:
         scores = {name: auto for name, auto, _ in
@@ -286,9 +363,11 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
     if path is not None:
         try:
             rebuild.archive(path, ctx.workspace / "archive" / student / layout.chapter)
-        except OSError as err:
+        except (OSError, ValueError) as err:
             outcome.notes.append(f"could not archive the original: {err}")
     rebuilt = rebuild.rebuild(path, layout.release)
+    if not ctx.settings.rebuild:
+        rebuilt = _as_submitted(path, layout, rebuilt)
     outcome.sha256 = rebuilt.sha256
     outcome.notes += rebuilt.notes
     for reason in rebuilt.review:
@@ -299,15 +378,18 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
         outcome.seconds = time.perf_counter() - started
         return outcome
     outcome.written_answered = any(w in rebuilt.answered for w in layout.written)
-    if not ctx.sandboxed:
+    if ctx.settings.sandbox and not ctx.sandboxed:
         # Never run student code unconfined: say so, loudly, on every submission.
         outcome.review(f"not graded: no sandbox on this machine ({ctx.sandbox_reason}); "
                        "install bubblewrap and grade again as root")
         outcome.seconds = time.perf_counter() - started
         return outcome
 
-    sources = [rebuilt.answers[a] for a in layout.answers]
-    flagged = _flags_in_source([rebuilt.answers[a] for a in layout.answers
+    if ctx.settings.rebuild:
+        sources = [rebuilt.answers[a] for a in layout.answers]
+    else:
+        sources = [v for k, v in rebuilt.answers.items() if k.startswith("cell ")]
+    flagged = _flags_in_source([rebuilt.answers.get(a, "") for a in layout.answers
                                 if a in rebuilt.answered])
     work = ctx.workspace / "sandbox" / student
     verdicts = {}
@@ -318,8 +400,10 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
         shutil.rmtree(exercise_dir, ignore_errors=True)
         exercise_dir.mkdir(parents=True)
         verdict = recheck_exercise(ctx.plan.exercises[name], sources, ctx.runtime,
-                                   exercise_dir)
+                                   exercise_dir, ctx.settings)
         verdicts[name] = verdict
+        if verdict.visible_failure:
+            outcome.visible_failures[name] = verdict.visible_failure
         flagged |= {m.split(".")[0] for m in verdict.imports}
         if verdict.problem:
             outcome.review(verdict.problem)
@@ -333,8 +417,10 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
 
     scores, autograded, problem = notebook_verdict(
         layout, rebuilt.notebook, student, ctx.workspace / "students" / student,
-        ctx.template_db, ctx.runtime, ctx.notebook_refs)
+        ctx.template_db, ctx.runtime, ctx.notebook_refs, ctx.settings)
     outcome.autograded_notebook = autograded
+    if not ctx.settings.trusted:  # stock nbgrader: the notebook decides its own grade
+        outcome.scores = {t: float(scores.get(t) or 0.0) for t in layout.points}
     if problem:
         outcome.notes.append(f"the notebook's own run failed ({problem}); scores come from "
                              "the trusted re-check of each exercise")
@@ -349,6 +435,22 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
     return outcome
 
 
+def _as_submitted(path: Path | None, layout: Layout,
+                  rebuilt: rebuild.Rebuilt) -> rebuild.Rebuilt:
+    """With the rebuild defence off: the submitted notebook itself, and every code cell that
+    is not a test cell counts as an answer, in order (tests only)."""
+    if rebuilt.quarantine or path is None:
+        return rebuilt
+    nb = nbformat.reads(path.read_text(), as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"
+            and not (c.metadata.get("nbgrader", {}).get("grade")
+                     and not c.metadata.get("nbgrader", {}).get("solution"))]
+    answers = {f"cell {i}": source for i, source in enumerate(code)}
+    answers.update({w: rebuilt.answers.get(w, "") for w in layout.written})
+    return rebuild.Rebuilt(notebook=nb, answers=answers, answered=set(rebuilt.answered),
+                           notes=[], review=[], quarantine=None, sha256=rebuilt.sha256)
+
+
 # ---------------------------------------------------------------- the class
 @dataclass
 class GradingContext:
@@ -360,16 +462,40 @@ class GradingContext:
     notebook_refs: Path
     sandboxed: bool
     sandbox_reason: str
+    settings: Settings = Settings()
 
 
-def prepare(workspace: Path, chapter: str, seed: int | None = None) -> GradingContext:
+_ASSIGNMENTS: dict[str, Path] = {}  # hash of the source notebook -> a pristine generated copy
+
+
+def _record_assignment(workspace: Path, chapter: str) -> None:
+    """``nbgrader generate_assignment`` into the workspace (release + gradebook with the
+    hidden tests). It takes seconds, so within one process a pristine result is reused for
+    the same source notebook."""
+    source = pipeline.SOLUTIONS / chapter / f"{chapter}.ipynb"
+    key = hashlib.sha256(source.read_bytes() + chapter.encode()).hexdigest()
+    if (workspace / "gradebook.db").exists() or key not in _ASSIGNMENTS:
+        pipeline.prepare_workspace(workspace, [chapter])
+        if not (workspace / "submitted").exists():
+            keep = Path(tempfile.mkdtemp(prefix="rt-assignment-"))
+            shutil.copy(workspace / "gradebook.db", keep / "gradebook.db")
+            shutil.copytree(workspace / "release", keep / "release")
+            _ASSIGNMENTS[key] = keep
+        return
+    shutil.copy(_ASSIGNMENTS[key] / "gradebook.db", workspace / "gradebook.db")
+    shutil.copytree(_ASSIGNMENTS[key] / "release", workspace / "release", dirs_exist_ok=True)
+
+
+def prepare(workspace: Path, chapter: str, seed: int | None = None,
+            settings: Settings = Settings()) -> GradingContext:
     """Record the chapter in the gradebook, draw the run's seed, compute references."""
     workspace.mkdir(parents=True, exist_ok=True)
-    pipeline.prepare_workspace(workspace, [chapter])
+    _record_assignment(workspace, chapter)
     release = workspace / "release" / chapter / f"{chapter}.ipynb"
     layout = Layout.read(release, chapter)
     private = workspace / "private"
-    plan = trusted.prepare_run(private / "run", [a for a in layout.answers], seed)
+    plan = trusted.prepare_run(private / "run", list(layout.answers), seed,
+                               default_seeds=not settings.fresh_seed)
     shared = workspace / "shared"
     shared.mkdir(exist_ok=True)
     refs = trusted.notebook_references(shared / "notebook_references.json", layout.answers)
@@ -378,16 +504,14 @@ def prepare(workspace: Path, chapter: str, seed: int | None = None) -> GradingCo
     template = private / "template"
     shutil.rmtree(template, ignore_errors=True)
     template.mkdir(parents=True)
-    pipeline.nbgrader("generate_assignment", chapter, "--force",
-                      f"--CourseDirectory.release_directory={template / 'release'}",
-                      f"--CourseDirectory.db_url=sqlite:///{template / 'gradebook.db'}",
-                      root=template)
+    shutil.copy(workspace / "gradebook.db", template / "gradebook.db")  # before any student
     status = sandbox.status()
     if not status.available:
         print(f"WARNING: no sandbox ({status.reason}): no student code will run, and every "
               "submission is marked 'needs review'", file=sys.stderr)
     return GradingContext(workspace, layout, plan, make_runtime(workspace / "runtime"),
-                          template / "gradebook.db", refs, status.available, status.reason)
+                          template / "gradebook.db", refs, status.available, status.reason,
+                          settings)
 
 
 def _grade_rows(db: Path, chapter: str,
@@ -453,34 +577,127 @@ def record(workspace: Path, outcome: Outcome, layout: Layout) -> None:
 
 
 def safe_feedback_notebook(outcome: Outcome, layout: Layout) -> nbformat.NotebookNode:
-    """The notebook nbgrader turns into feedback: answers and visible tests as run, every
-    hidden test replaced by its released text and the trusted verdict (no hidden inputs,
-    no hidden code), and demo outputs cleared."""
-    source = outcome.autograded_notebook
-    nb = nbformat.read(source if source else layout.release, as_version=4)
-    release = {c.metadata.get("nbgrader", {}).get("grade_id"): c
-               for c in nbformat.read(layout.release, as_version=4).cells}
+    """The notebook nbgrader turns into feedback, built only from trusted material: the
+    release, the student's answer sources, and the grader's own verdict for every test cell.
+    No output of the student's run is kept, so nothing the kernel saw (hidden tests, hidden
+    inputs, references) can reach the feedback, whatever the answer printed or hooked."""
+    nb = nbformat.read(layout.release, as_version=4)
+    student = nbformat.read(outcome.autograded_notebook, as_version=4) \
+        if outcome.autograded_notebook else None
+    answers = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source
+               for c in (student.cells if student else [])
+               if c.metadata.get("nbgrader", {}).get("solution")}
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         grade_id = meta.get("grade_id")
+        if meta.get("solution") and grade_id in answers:
+            cell.source = answers[grade_id]
         if cell.cell_type != "code":
             continue
+        cell.outputs, cell.execution_count = [], None
         if meta.get("grade") and not meta.get("solution"):
-            cell.source = release[grade_id].source
-            if grade_id.endswith("_hidden") or source is None:
-                got = outcome.scores.get(grade_id, 0.0)
-                text = (f"Graded by the trusted re-check on freshly drawn inputs: "
-                        f"{got:g} of {layout.points[grade_id]:g} points.\n")
-                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
-        elif not meta.get("solution"):
-            cell.outputs = []
-            cell.execution_count = None
+            name, kind = layout.exercise_of(grade_id)
+            got, points = outcome.scores.get(grade_id, 0.0), layout.points[grade_id]
+            text = f"{got:g} of {points:g} points ({kind} test, trusted re-check).\n"
+            if kind == "visible" and name in outcome.visible_failures:
+                text += "Smallest failing case:\n    " + outcome.visible_failures[name] + "\n"
+            elif kind == "hidden" and got < points:
+                text += "Some freshly drawn inputs disagree with torch.\n"
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
     return nb
+
+
+def _survivors(patience: float = 10.0) -> list[int]:
+    """Sandboxed processes still alive once their namespaces have had time to die."""
+    deadline = time.monotonic() + patience
+    while True:
+        left = sandbox.leftover_processes()
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
+
+
+def _describe(pids: list[int]) -> str:
+    names = []
+    for pid in pids[:5]:
+        try:
+            names.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+                         .decode(errors="replace")[:80])
+        except OSError:
+            names.append(str(pid))
+    return "; ".join(names)
+
+
+def _failed(student: str, ctx: GradingContext, why: str) -> Outcome:
+    failed = Outcome(student, max_scores=dict(ctx.layout.points))
+    failed.scores = {t: 0.0 for t in ctx.layout.points}
+    failed.state = "quarantined"
+    failed.reasons.append(why)
+    return failed
+
+
+def _student_process(student: str, folder: Path, ctx: GradingContext, conn: Any) -> None:
+    import warnings
+
+    warnings.simplefilter("ignore")  # nbgrader's SQLAlchemy session warnings
+    # What this student's kernels and tools print goes to a log, not the instructor's screen.
+    logs = ctx.workspace / "logs"
+    logs.mkdir(exist_ok=True)
+    log = os.open(logs / f"{student}.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    try:
+        outcome = grade_student(student, folder, ctx)
+    except Exception as err:  # noqa: BLE001 - reported as this student's state
+        outcome = _failed(student, ctx, f"the grader failed on this submission: "
+                                        f"{type(err).__name__}: {err}")
+    conn.send(outcome)
+    conn.close()
+
+
+_FORKSERVER: Any = None
+
+
+def _processes() -> Any:
+    """A forkserver that has already imported the grader and nbgrader: each student gets a
+    fresh process in milliseconds instead of seconds of imports."""
+    global _FORKSERVER
+    if _FORKSERVER is None:
+        import multiprocessing
+
+        _FORKSERVER = multiprocessing.get_context("forkserver")
+        _FORKSERVER.set_forkserver_preload(["autograder.grade", "nbgrader.apps.api"])
+    return _FORKSERVER
+
+
+def grade_in_own_process(student: str, folder: Path, ctx: GradingContext) -> Outcome:
+    """Grade one student in a process of its own: whatever happens to it (an exception, a
+    crash, a hang) ends as this student's state and never touches the others."""
+    mp = _processes()
+    receive, send = mp.Pipe(duplex=False)
+    proc = mp.Process(target=_student_process, args=(student, folder, ctx, send))
+    proc.start()
+    send.close()
+    budget = 60 + 12 * (ctx.settings.exercise_timeout + 2 * ctx.settings.cell_timeout)
+    outcome = None
+    try:
+        if receive.poll(budget):
+            outcome = receive.recv()
+    except (EOFError, OSError):
+        pass
+    proc.join(10)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+    if outcome is None:
+        outcome = _failed(student, ctx, f"the grading process for this submission died or "
+                                        f"hung (exit code {proc.exitcode})")
+    return outcome
 
 
 def grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: int = 1,
                 seed: int | None = None, progress: bool = True,
-                only: list[str] | None = None) -> list[Outcome]:
+                only: list[str] | None = None, settings: Settings = Settings()) -> list[Outcome]:
     """Grade every ``submissions/<student>/`` folder; return the outcomes, sorted by student.
 
     Results do not depend on the order or the number of workers: every student is graded
@@ -488,7 +705,7 @@ def grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: in
     """
     from tqdm import tqdm
 
-    ctx = prepare(workspace.resolve(), chapter, seed)
+    ctx = prepare(workspace.resolve(), chapter, seed, settings)
     folders = {p.name: p / chapter if (p / chapter).is_dir() else p
                for p in sorted(submissions.iterdir()) if p.is_dir()}
     if only:
@@ -507,30 +724,26 @@ def grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: in
             changed = [s for s in finished if before[s] != after[s]]
             if changed:
                 outcome.review(f"audit: other students' records changed: {changed}")
-            survivors = sandbox.leftover_processes()
-            if survivors and workers == 1:
-                outcome.review(f"audit: {len(survivors)} sandboxed processes survived")
+            survivors = _survivors() if workers == 1 else []
+            if survivors:
+                outcome.review(f"audit: {len(survivors)} sandboxed processes survived: "
+                               f"{_describe(survivors)}")
             finished.append(outcome.student)
             outcomes[outcome.student] = outcome
+            # scratch copies (the mini-course holds the hidden tests nbgrader restored)
+            for scratch in ("students", "sandbox"):
+                shutil.rmtree(ctx.workspace / scratch / outcome.student, ignore_errors=True)
             bar.update(1)
 
     def work(student: str) -> Outcome:
-        try:
-            return grade_student(student, folders[student], ctx)
-        except Exception as err:  # noqa: BLE001 - one student's failure never stops others
-            failed = Outcome(student, max_scores=dict(ctx.layout.points))
-            failed.scores = {t: 0.0 for t in ctx.layout.points}
-            failed.state = "quarantined"
-            failed.reasons.append(f"the grader failed on this submission: "
-                                  f"{type(err).__name__}: {err}")
-            return failed
+        return grade_in_own_process(student, folders[student], ctx)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(work, s) for s in folders]
         for future in as_completed(futures):
             finish(future.result())
     bar.close()
-    leftovers = sandbox.leftover_processes()
+    leftovers = _survivors()
     if leftovers:
         for outcome in outcomes.values():
             outcome.review(f"audit: {len(leftovers)} sandboxed processes survived the run")

@@ -46,8 +46,11 @@ def main() -> None:
 
     sys.addaudithook(audit)
 
+    judge_pid = os.getpid()
+
     def send(message: dict[str, Any]) -> None:
-        out.write(json.dumps(message) + "\n")
+        if os.getpid() == judge_pid:  # a fork of the answer's never speaks for the judge
+            out.write(json.dumps(message) + "\n")
 
     namespace: dict[str, Any] = {"__name__": "__main__", "check": _noop_check}
     cell_errors = []
@@ -57,6 +60,11 @@ def main() -> None:
         except BaseException as exc:  # noqa: BLE001 - recorded, the other cells still run
             cell_errors.append(f"answer cell {number + 1}: {type(exc).__name__}")
     function = namespace.get(request["function"])
+    if "expected" in request:  # only when the grader's plain-data defence is switched off
+        _compare_here(function, request, send)
+        send({"event": "done", "imports": sorted(imported), "cell_errors": cell_errors})
+        out.flush()
+        os._exit(0)
     for index, tagged in enumerate(request["cases"]):
         if not callable(function):
             send({"case": index, "error": "NameError"})
@@ -72,6 +80,19 @@ def main() -> None:
     send({"event": "done", "imports": sorted(imported), "cell_errors": cell_errors})
     out.flush()
     os._exit(0)  # no atexit handlers or lingering threads of the answer run after this
+
+
+def _compare_here(function: Any, request: dict[str, Any], send: Any) -> None:
+    """The classic, unsafe design: compare inside the sandbox with the answer's own ``==``.
+    The grader never does this; its tests switch to it to show what it lets through."""
+    for index, (tagged, expected) in enumerate(zip(request["cases"], request["expected"],
+                                                   strict=True)):
+        try:
+            value = function(*decode(tagged))
+            agree = "value" in expected and value == decode(expected["value"])
+        except BaseException as exc:  # noqa: BLE001
+            agree = expected.get("raises") == type(exc).__name__
+        send({"case": index, "agree": bool(agree)})
 
 
 if __name__ == "__main__":

@@ -111,6 +111,26 @@ def reason(log: str) -> str:
     return log.strip().splitlines()[-1] if log.strip() else "unknown error"
 
 
+def autograde_here(root: Path, chapter: str, student: str,
+                   settings: dict[str, dict[str, object]]) -> str:
+    """``nbgrader autograde`` for one student, in this process, through nbgrader's Python
+    API, with this course's configuration plus ``settings``; return "" or what went wrong."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config, PyFileConfigLoader
+
+    config = PyFileConfigLoader(CONFIG.name, path=str(CONFIG.parent)).load_config()
+    config.merge(Config({"CourseDirectory": {"root": str(root),
+                                             "source_directory": str(SOLUTIONS)}}))
+    config.merge(Config(settings))
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    result = api.autograde(chapter, student, force=True, create=True)
+    if result.get("success"):
+        return ""
+    return reason(f"{result.get('log', '')}\n{result.get('error', '')}")
+
+
 def feedback(workspace: Path, chapter: str) -> Path:
     """HTML feedback for every autograded student of ``chapter``."""
     nbgrader("generate_feedback", chapter, "--force", root=workspace)

@@ -47,7 +47,7 @@ class RunPlan:
     folder: Path
 
 
-def _tag(expected: Any) -> Any:
+def tag(expected: Any) -> Any:
     if isinstance(expected, references.Raises):
         return {"raises": expected.exception}
     return {"value": encode(expected)}
@@ -64,16 +64,21 @@ def _write_private(path: Path, data: Any) -> None:
     os.chmod(path, 0o600)
 
 
-def prepare_run(folder: Path, names: list[str], seed: int | None = None) -> RunPlan:
-    """Draw a seed (unless given), generate cases and compute references into ``folder``."""
+def prepare_run(folder: Path, names: list[str], seed: int | None = None, *,
+                default_seeds: bool = False) -> RunPlan:
+    """Draw a seed (unless given), generate cases and compute references into ``folder``.
+
+    ``default_seeds`` uses each exercise's public default seed instead (the cases the
+    notebook's own hidden tests use); only the test suite does that, to show why not.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
     seed = secrets.randbits(63) if seed is None else seed
     plans = {}
     for name in names:
         ex = exercises.get(name)
-        cases = list(ex.fixed) + [c for c in checks.cases(name, hidden=True, seed=seed)
-                                  if c not in ex.fixed]
+        drawn = checks.cases(name, hidden=True, seed=None if default_seeds else seed)
+        cases = list(ex.fixed) + [c for c in drawn if c not in ex.fixed]
         plans[name] = ExercisePlan(name, cases, references.compute(ex, cases), len(ex.fixed))
     plan = RunPlan(seed, references.torch_version(), plans, folder)
     _write_private(folder / "references.json", {
@@ -83,7 +88,7 @@ def prepare_run(folder: Path, names: list[str], seed: int | None = None) -> RunP
             name: {"fixed": p.fixed,
                    "cases": [{"args": encode(c.args), "context": encode(c.context)}
                              for c in p.cases],
-                   "expected": [_tag(e) for e in p.expected]}
+                   "expected": [tag(e) for e in p.expected]}
             for name, p in plans.items()
         },
     })
@@ -108,7 +113,7 @@ def notebook_references(path: Path, names: list[str]) -> Path:
     for name in names:
         ex = exercises.get(name)
         cases = checks.cases(name, hidden=True)
-        data[name] = [[encode(c.args), encode(c.context), _tag(e)]
+        data[name] = [[encode(c.args), encode(c.context), tag(e)]
                       for c, e in zip(cases, references.compute(ex, cases), strict=True)]
     path.write_text(json.dumps({"torch_version": references.torch_version(), "pairs": data}))
     return path

@@ -42,11 +42,14 @@ def is_test_cell(cell) -> bool:
     return bool(meta.get("grade")) and not meta.get("solution") and cell.cell_type == "code"
 
 
-def secret_lines(chapter: str) -> list[str]:
-    """Every line of solutions and hidden tests long enough to be recognised elsewhere."""
+def secret_lines(chapter: str, *, solutions: bool = True) -> list[str]:
+    """Every line of hidden tests (and solutions) long enough to be recognised elsewhere."""
     nb = nbformat.read(source(chapter), as_version=4)
     lines = []
     for cell in nb.cells:
-        for block in SOLUTION_BLOCK.findall(cell.source) + HIDDEN_BLOCK.findall(cell.source):
+        blocks = HIDDEN_BLOCK.findall(cell.source)
+        if solutions:
+            blocks += SOLUTION_BLOCK.findall(cell.source)
+        for block in blocks:
             lines += [line.strip() for line in block.splitlines() if len(line.strip()) > 20]
     return lines

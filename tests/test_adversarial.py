@@ -1,0 +1,248 @@
+"""The adversarial suite: every crafted submission, graded by the real grader, ends as
+recorded; honest controls lose nothing; and the measures the grading issue asks for are 0.
+
+Also, for each defence, a test switches that one defence off and shows the attack it stops
+getting through."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from autograder import grade, pipeline, sandbox
+from tests.adversarial import corpus
+
+pytestmark = [
+    pytest.mark.grading,
+    pytest.mark.slow,
+    pytest.mark.skipif(not sandbox.status().available,
+                       reason=f"no sandbox: {sandbox.status().reason}"),
+]
+
+FAST = grade.Settings(exercise_timeout=6, cell_timeout=10)
+HEAVY = grade.Settings(exercise_timeout=4, cell_timeout=5)
+MEASURES = pipeline.REPO / "build" / "adversarial-measures.json"
+
+
+class Listeners:
+    """A TCP and a UDP listener on loopback; the network samples must never reach them."""
+
+    def __init__(self) -> None:
+        self.received: list[bytes] = []
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.tcp.settimeout(0.2)
+        self.udp.settimeout(0.2)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.tcp.accept()
+                self.received.append(conn.recv(100) or b"<connected>")
+                conn.close()
+            except OSError:
+                pass
+            try:
+                self.received.append(self.udp.recv(100))
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(2)
+        self.tcp.close()
+        self.udp.close()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("adversarial")
+    net = Listeners()
+    samples = corpus.samples(listener_port=net.tcp.getsockname()[1],
+                             udp_port=net.udp.getsockname()[1])
+    corpus.build(root / "light", [s for s in samples if not s.heavy])
+    corpus.build(root / "heavy", [s for s in samples if s.heavy])
+    outcomes = grade.grade_class(root / "ws-light", root / "light", corpus.CHAPTER, workers=2,
+                                 progress=False, settings=FAST)
+    # resource exhaustion shares the grader's uid-wide process limit: one at a time
+    outcomes += grade.grade_class(root / "ws-heavy", root / "heavy", corpus.CHAPTER,
+                                  workers=1, progress=False, settings=HEAVY)
+    for ws in ("ws-light", "ws-heavy"):
+        grade.run_feedback(root / ws, corpus.CHAPTER)
+    net.close()
+    result = {"samples": {s.kind: s for s in samples},
+              "outcomes": {o.student: o for o in outcomes}, "root": root,
+              "received": net.received, "leftovers": grade._survivors()}
+    _write_measures(result)
+    return result
+
+
+def _write_measures(result) -> None:
+    samples, outcomes = result["samples"], result["outcomes"]
+    attacks = [k for k, s in samples.items() if not s.honest]
+    honest = [k for k, s in samples.items() if s.honest]
+    seconds = sorted(o.seconds for o in outcomes.values() if o.state != "quarantined")
+    measures = {
+        "submissions": len(outcomes),
+        "attack kinds": len(attacks),
+        "categories": len({samples[k].category for k in attacks}),
+        "honest controls": len(honest),
+        "wrongly awarded points": sum(max(0.0, outcomes[k].total - samples[k].total)
+                                      for k in attacks if k in outcomes),
+        "honest points lost": sum(20 - outcomes[k].total for k in honest if k in outcomes),
+        "batch aborts": len(samples) - len(outcomes),
+        "silent zeros": sum(1 for k, o in outcomes.items() if o.state == "graded"
+                            and o.total == 0 and samples[k].state != "graded"),
+        "cross-student changes": sum(any("audit: other" in r for r in o.reasons)
+                                     for o in outcomes.values()),
+        "surviving processes": len(result["leftovers"]),
+        "network reachability": len(result["received"]),
+        "seconds per submission (median)": round(seconds[len(seconds) // 2], 1),
+        "seconds per submission (p95)": round(seconds[int(len(seconds) * 0.95) - 1], 1),
+    }
+    MEASURES.parent.mkdir(exist_ok=True)
+    MEASURES.write_text(json.dumps(measures, indent=1))
+
+
+def test_the_corpus_is_big_enough():
+    samples = corpus.samples()
+    attacks = [s for s in samples if not s.honest]
+    assert len({s.kind for s in attacks}) >= 30
+    assert len({s.category for s in attacks}) >= 8
+    assert len([s for s in samples if s.honest]) >= 10
+
+
+@pytest.mark.parametrize("kind", [s.kind for s in corpus.samples()])
+def test_sample_ends_as_recorded(graded, kind):
+    sample, outcome = graded["samples"][kind], graded["outcomes"][kind]
+    assert (outcome.total, outcome.state) == (sample.total, sample.state), outcome.reasons
+    if sample.reason:
+        assert any(sample.reason in r for r in outcome.reasons), outcome.reasons
+
+
+def test_every_measure_is_zero(graded):
+    measures = json.loads(MEASURES.read_text())
+    for key in ("wrongly awarded points", "honest points lost", "batch aborts", "silent zeros",
+                "cross-student changes", "surviving processes", "network reachability"):
+        assert measures[key] == 0, (key, measures)
+
+
+def test_nothing_reached_the_network(graded):
+    assert graded["received"] == []
+
+
+def test_no_sandboxed_process_survives(graded):
+    assert graded["leftovers"] == []
+
+
+def test_feedback_and_autograded_notebooks_hold_no_hidden_tests(graded):
+    import re
+
+    from tests.notebooks import secret_lines
+
+    hidden_test = re.compile(r'check\(\\?"\w+\\?", \w+, hidden=True\)')
+    secrets = secret_lines(corpus.CHAPTER, solutions=False)  # students may write the same
+    assert secrets                                             # code as a solution line
+    for ws in ("ws-light", "ws-heavy"):
+        for folder in ("autograded", "feedback"):
+            for path in (graded["root"] / ws / folder).rglob("*"):
+                if path.is_file():
+                    text = path.read_text(errors="replace")
+                    assert not hidden_test.search(text) and "BEGIN HIDDEN" not in text, path
+                    assert not [line for line in secrets if line in text], path
+
+
+def test_every_submission_has_an_explicit_state_in_the_export(graded):
+    import csv
+
+    for ws in ("ws-light", "ws-heavy"):
+        with open(graded["root"] / ws / "grades.csv") as f:
+            for row in csv.DictReader(f):
+                assert row["state"] in ("graded", "needs review", "quarantined")
+                if row["state"] != "graded":
+                    assert row["reasons"], row
+
+
+# ---------------------------------------------------------------- defences switched off
+def _grade_one(tmp_path: Path, kind: str, settings: grade.Settings) -> grade.Outcome:
+    [sample] = [s for s in corpus.samples() if s.kind == kind]
+    corpus.write(sample, tmp_path / "inbox")
+    [outcome] = grade.grade_class(tmp_path / "ws", tmp_path / "inbox", corpus.CHAPTER,
+                                  progress=False, settings=settings)
+    return outcome
+
+
+@pytest.mark.parametrize("defence,kind,on_total", [
+    ("rebuild", "answers_outside_answer_cells", 0),
+    ("trusted", "patched_judge", 0),
+    ("fresh_seed", "memorized_hidden_cases", 5),
+    ("plain_data", "always_equal_object", 0),
+    ("sandbox", "reads_solutions", 0),
+])
+def test_each_defence_stops_an_attack_that_gets_through_without_it(graded, tmp_path, defence,
+                                                                   kind, on_total):
+    """With every defence on (the module's graded run) the attack gets ``on_total``; with
+    this one defence off, it gets more."""
+    from dataclasses import replace
+
+    assert graded["outcomes"][kind].total == on_total
+    off = _grade_one(tmp_path / "off", kind, replace(FAST, **{defence: False}))
+    assert off.total > on_total, (defence, off.total, off.reasons)
+
+
+def test_planted_secrets_never_reach_autograded_notebooks_or_feedback(tmp_path, monkeypatch):
+    """Unique strings planted in a solution, a hidden test and the trusted references never
+    appear in what students get back, even from a submission that prints all it sees."""
+    import shutil
+    import uuid
+
+    import nbformat
+
+    marks = {what: f"PLANTED-{what}-{uuid.uuid4().hex}" for what in
+             ("solution", "hidden", "references")}
+    solutions = tmp_path / "solutions"
+    shutil.copytree(pipeline.SOLUTIONS, solutions)
+    path = solutions / corpus.CHAPTER / f"{corpus.CHAPTER}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if "### BEGIN SOLUTION" in cell.source and cell.cell_type == "code":
+            cell.source = cell.source.replace(
+                "### BEGIN SOLUTION", f"### BEGIN SOLUTION\n    # {marks['solution']}", 1)
+        if "### BEGIN HIDDEN TESTS" in cell.source:
+            cell.source = cell.source.replace(
+                "### BEGIN HIDDEN TESTS", f"### BEGIN HIDDEN TESTS\n# {marks['hidden']}", 1)
+    nbformat.write(nb, path)
+    monkeypatch.setattr(pipeline, "SOLUTIONS", solutions)
+    real_prepare = grade.trusted.prepare_run
+
+    def planted_prepare(folder, names, seed=None, **kw):
+        plan = real_prepare(folder, names, seed, **kw)
+        refs = folder / "references.json"
+        data = json.loads(refs.read_text())
+        data["planted"] = marks["references"]
+        refs.write_text(json.dumps(data))
+        return plan
+
+    monkeypatch.setattr(grade.trusted, "prepare_run", planted_prepare)
+    inbox = tmp_path / "inbox"
+    samples = {s.kind: s for s in corpus.samples()}
+    for kind in ("honest_plain", "hook_copies_hidden_tests", "reads_trusted_references"):
+        corpus.write(samples[kind], inbox)
+    grade.grade_class(tmp_path / "ws", inbox, corpus.CHAPTER, workers=2, progress=False,
+                      settings=FAST)
+    grade.run_feedback(tmp_path / "ws", corpus.CHAPTER)
+    texts = [p.read_text(errors="replace") for folder in ("autograded", "feedback")
+             for p in (tmp_path / "ws" / folder).rglob("*") if p.is_file()]
+    assert len(texts) >= 6
+    for mark in marks.values():
+        assert not any(mark in t for t in texts), mark
+    # the plant itself worked: the hidden mark is in the gradebook's copy of the tests
+    assert marks["hidden"].encode() in (tmp_path / "ws" / "gradebook.db").read_bytes()

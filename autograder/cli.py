@@ -6,7 +6,7 @@
                                     sandboxed trusted re-check, nbgrader, feedback,
                                     W/grades.csv with each submission's state
     feedback --workspace W          HTML feedback again (after manual grading)
-    export --workspace W [--to F]   the gradebook as CSV
+    export --workspace W [--to F]   nbgrader's CSV of the gradebook (manual grades included)
     site [--out DIR]                the website for self-learners
     demo [--out DIR] [--no-site]    all of the above on the bundled sample class
 """

@@ -1,8 +1,10 @@
 """The demo class: six chapter-1 submissions, graded end to end with the real pipeline.
 
 Each folder of ``sample_class/`` is one student: ``<grade_id>.py`` (or ``.md`` for the written
-answer) replaces that answer cell of the release notebook; an answer cell without a file is
-left as released. ``sample_class/expected.json`` records the points each test cell must get.
+answer) replaces that answer cell of the release notebook. A ``based_on`` file names another
+student whose answers this one shares wherever it has no file of its own; an answer cell with
+no file either way is left as released. ``sample_class/expected.json`` records the points and
+state each submission must get.
 """
 
 from __future__ import annotations
@@ -20,30 +22,31 @@ SAMPLE = Path(__file__).resolve().parent / "sample_class"
 CHAPTER = "ch01_storage"
 
 
-def expected_points() -> dict[str, dict[str, float]]:
-    """Recorded points per student and test cell (a test checks the pipeline gives these)."""
-    return json.loads((SAMPLE / "expected.json").read_text())["points"]
-
-
 def build_submissions(release_dir: Path, out: Path) -> list[str]:
     """Write one submitted notebook per sample student into ``out/<student>/<chapter>/``."""
     released = nbformat.read(release_dir / CHAPTER / f"{CHAPTER}.ipynb", as_version=4)
     students = []
     for folder in sorted(p for p in SAMPLE.iterdir() if p.is_dir()):
         nb = nbformat.from_dict(json.loads(json.dumps(released)))
+        answers = _answers(folder)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
-            if not meta.get("solution"):
-                continue
-            suffix = ".md" if cell.cell_type == "markdown" else ".py"
-            answer = folder / f"{meta['grade_id']}{suffix}"
-            if answer.exists():
-                cell.source = answer.read_text().rstrip("\n")
+            if meta.get("solution") and meta["grade_id"] in answers:
+                cell.source = answers[meta["grade_id"]]
         target = out / folder.name / CHAPTER
         target.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, target / f"{CHAPTER}.ipynb")
         students.append(folder.name)
     return students
+
+
+def _answers(folder: Path) -> dict[str, str]:
+    """grade_id -> answer source for one sample student, following ``based_on``."""
+    base = folder / "based_on"
+    answers = _answers(SAMPLE / base.read_text().strip()) if base.exists() else {}
+    for path in sorted(folder.glob("*.py")) + sorted(folder.glob("*.md")):
+        answers[path.stem] = path.read_text().rstrip("\n")
+    return answers
 
 
 def run(out: Path, *, site: bool = True, workers: int = 2, progress=print) -> dict:

@@ -8,12 +8,12 @@ gradebook. Grading happens in a *workspace* the instructor names, outside the tr
     <workspace>/submitted/<student>/<chapter>/<chapter>.ipynb
     <workspace>/autograded/...         executed, scored notebooks
     <workspace>/feedback/...           HTML feedback per student
-    <workspace>/grades.csv             the export
+    <workspace>/grades.csv             the grader's export, with each submission's state
 
-Every nbgrader step runs as its own process (``python -m nbgrader``) started in
+nbgrader commands run as their own process (``python -m nbgrader``) started in
 ``autograder/``, which is where nbgrader finds this course's ``nbgrader_config.py`` (it has no
-option naming a config file); each student is autograded by a separate process, so one
-submission's failure cannot stop the others.
+option naming a config file). Autograding goes through nbgrader's Python API inside each
+student's own grading process (``autograder.grade``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,8 +29,8 @@ SOLUTIONS = REPO / "solutions"
 COURSE = REPO / "course"
 CONFIG = REPO / "autograder" / "nbgrader_config.py"
 
-__all__ = ["chapters", "release", "prepare_workspace", "collect", "autograde", "feedback",
-           "export", "results", "CellScore", "StudentResult"]
+__all__ = ["chapters", "release", "prepare_workspace", "autograde_here", "feedback", "export",
+           "reason"]
 
 
 def chapters() -> list[str]:
@@ -81,27 +80,6 @@ def prepare_workspace(workspace: Path, names: list[str] | None = None) -> None:
         _generate(name, workspace, workspace / "release", db=True)
 
 
-def collect(workspace: Path, submissions: Path, chapter: str) -> list[str]:
-    """Copy ``submissions/<student>/<chapter>/*.ipynb`` into the workspace; return students."""
-    students = []
-    for folder in sorted(p for p in submissions.iterdir() if (p / chapter).is_dir()):
-        target = workspace / "submitted" / folder.name / chapter
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(folder / chapter, target)
-        students.append(folder.name)
-    return students
-
-
-def autograde(workspace: Path, chapter: str, student: str) -> str | None:
-    """Autograde one student's submission in its own process; return an error text or None."""
-    try:
-        nbgrader("autograde", chapter, f"--student={student}", "--create", "--force",
-                 root=workspace)
-    except RuntimeError as err:
-        return reason(str(err))
-    return None
-
-
 def reason(log: str) -> str:
     """The most telling line of a failed nbgrader run (the exception, not the epilogue)."""
     for marker in ("DeadKernelError", "CellTimeoutError", "Error:", "ERROR]"):
@@ -138,51 +116,8 @@ def feedback(workspace: Path, chapter: str) -> Path:
 
 
 def export(workspace: Path, to: Path | None = None) -> Path:
-    """The gradebook as CSV (nbgrader's exporter)."""
-    target = to or workspace / "grades.csv"
+    """The gradebook as CSV (nbgrader's exporter, with manual grades; no states). The
+    grader's own ``grades.csv``, with each submission's state, is written by grading."""
+    target = to or workspace / "nbgrader_grades.csv"
     nbgrader("export", f"--CsvExportPlugin.to={target}", root=workspace)
     return target
-
-
-@dataclass
-class CellScore:
-    grade_id: str
-    score: float | None
-    max_score: float
-    needs_manual_grade: bool
-
-
-@dataclass
-class StudentResult:
-    student: str
-    cells: list[CellScore] = field(default_factory=list)
-    error: str | None = None
-
-    @property
-    def autograded(self) -> float:
-        return sum(c.score or 0.0 for c in self.cells if not c.needs_manual_grade)
-
-    @property
-    def autograded_max(self) -> float:
-        return sum(c.max_score for c in self.cells if not c.grade_id.startswith("written"))
-
-
-def results(workspace: Path, chapter: str, students: list[str],
-            errors: dict[str, str | None] | None = None) -> list[StudentResult]:
-    """Per-cell scores of each student, read back from the workspace's gradebook."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    rows = []
-    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}") as gb:
-        for student in students:
-            row = StudentResult(student, error=(errors or {}).get(student))
-            try:
-                nb = gb.find_submission_notebook(chapter, chapter, student)
-            except MissingEntry:
-                rows.append(row)
-                continue
-            for grade in nb.grades:
-                row.cells.append(CellScore(grade.name, grade.score, grade.max_score,
-                                           grade.needs_manual_grade))
-            rows.append(row)
-    return rows

@@ -93,3 +93,23 @@ def test_without_a_sandbox_no_student_code_runs_and_every_submission_says_so(
     assert any("no sandbox" in r and "bwrap not found" in r for r in outcome.reasons)
     assert not marker.exists()
     assert "needs review" in (tmp_path / "ws" / "grades.csv").read_text()
+
+
+@needs_sandbox
+def test_results_do_not_depend_on_worker_count_or_order(tmp_path):
+    from autograder import pipeline
+
+    inbox = tmp_path / "inbox"
+    demo.build_submissions(pipeline.COURSE, inbox)
+    keep = {"ada_correct", "ben_colmajor", "fay_crash"}
+    for folder in inbox.iterdir():
+        if folder.name not in keep:
+            import shutil
+
+            shutil.rmtree(folder)
+    runs = []
+    for workers in (1, 2):
+        outcomes = grade.grade_class(tmp_path / f"ws{workers}", inbox, "ch01_storage",
+                                     workers=workers, seed=20261121, progress=False)
+        runs.append({o.student: (o.scores, o.state, o.reasons) for o in outcomes})
+    assert runs[0] == runs[1] and set(runs[0]) == keep

@@ -350,7 +350,8 @@ def _snapshot(workspace: Path, students: list[str], chapter: str) -> dict[str, s
     return digest
 
 
-def record(workspace: Path, outcome: Outcome, layout: Layout) -> None:
+def record(workspace: Path, outcome: Outcome, layout: Layout,
+           settings: Settings = DEFAULTS) -> None:
     """Write one student's trusted scores and feedback-safe notebook into the workspace."""
     import warnings
 
@@ -378,7 +379,12 @@ def record(workspace: Path, outcome: Outcome, layout: Layout) -> None:
     target = workspace / "autograded" / outcome.student / chapter
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
-    nb = safe_feedback_notebook(outcome, layout)
+    own_run = (workspace / "students" / outcome.student / "autograded" / outcome.student
+               / chapter / f"{chapter}.ipynb")
+    if not settings.safe_feedback and own_run.exists():  # stock nbgrader's feedback source
+        nb = nbformat.read(own_run, as_version=4)
+    else:
+        nb = safe_feedback_notebook(outcome, layout)
     nbformat.write(nb, target / f"{chapter}.ipynb")
     submitted = workspace / "submitted" / outcome.student / chapter
     submitted.mkdir(parents=True, exist_ok=True)
@@ -521,19 +527,23 @@ def grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: in
     bar = tqdm(total=len(folders), desc=f"grading {chapter}", unit="student",
                disable=not progress, file=sys.stderr)
 
+    digests: dict[str, str] = {}  # finished students' rows and files, as recorded
+
     def finish(outcome: Outcome) -> None:
         with lock:
-            before = _snapshot(ctx.workspace, finished, chapter)
-            record(ctx.workspace, outcome, ctx.layout)
-            after = _snapshot(ctx.workspace, finished, chapter)
-            changed = [s for s in finished if before[s] != after[s]]
+            # Audit: nothing of an earlier student may have changed since it was recorded,
+            # whatever this student's code did while it ran.
+            now = _snapshot(ctx.workspace, finished, chapter)
+            changed = [s for s in finished if now[s] != digests[s]]
             if changed:
                 outcome.review(f"audit: other students' records changed: {changed}")
+            record(ctx.workspace, outcome, ctx.layout, ctx.settings)
+            finished.append(outcome.student)
+            digests.update(_snapshot(ctx.workspace, finished, chapter))
             survivors = _survivors() if workers == 1 else []
             if survivors:
                 outcome.review(f"audit: {len(survivors)} sandboxed processes survived: "
                                f"{_describe(survivors)}")
-            finished.append(outcome.student)
             outcomes[outcome.student] = outcome
             # scratch copies (the mini-course holds the hidden tests nbgrader restored)
             for scratch in ("students", "sandbox"):

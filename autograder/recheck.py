@@ -43,6 +43,7 @@ class Settings:
     trusted: bool = True  # off: the recorded score is the notebook's own verdict
     fresh_seed: bool = True  # off: the re-check uses the notebook's public default seeds
     plain_data: bool = True  # off: expected values enter the sandbox, compared there with ==
+    safe_feedback: bool = True  # off: feedback shows the student's own run as nbgrader left it
 
 
 DEFAULTS = Settings()  # real grading: every defence on

@@ -53,3 +53,14 @@ def secret_lines(chapter: str, *, solutions: bool = True) -> list[str]:
         for block in blocks:
             lines += [line.strip() for line in block.splitlines() if len(line.strip()) > 20]
     return lines
+
+
+def readable_text(path: Path) -> str:
+    """A file's text as a reader sees it: HTML without tags (code highlighting splits code
+    into many spans), entities decoded; any other file as it is."""
+    import html
+
+    text = path.read_text(errors="replace")
+    if path.suffix == ".html":
+        text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    return text

@@ -146,7 +146,7 @@ def test_no_sandboxed_process_survives(graded):
 def test_feedback_and_autograded_notebooks_hold_no_hidden_tests(graded):
     import re
 
-    from tests.notebooks import secret_lines
+    from tests.notebooks import readable_text, secret_lines
 
     hidden_test = re.compile(r'check\(\\?"\w+\\?", \w+, hidden=True\)')
     secrets = secret_lines(corpus.CHAPTER, solutions=False)  # students may write the same
@@ -155,7 +155,7 @@ def test_feedback_and_autograded_notebooks_hold_no_hidden_tests(graded):
         for folder in ("autograded", "feedback"):
             for path in (graded["root"] / ws / folder).rglob("*"):
                 if path.is_file():
-                    text = path.read_text(errors="replace")
+                    text = readable_text(path)
                     assert not hidden_test.search(text) and "BEGIN HIDDEN" not in text, path
                     assert not [line for line in secrets if line in text], path
 
@@ -196,6 +196,41 @@ def test_each_defence_stops_an_attack_that_gets_through_without_it(graded, tmp_p
     assert graded["outcomes"][kind].total == on_total
     off = _grade_one(tmp_path / "off", kind, replace(FAST, **{defence: False}))
     assert off.total > on_total, (defence, off.total, off.reasons)
+
+
+def test_feedback_defence_keeps_hidden_tests_out(tmp_path):
+    """With trusted-only feedback switched off, the feedback is the student's own run, as
+    stock nbgrader makes it, and it shows the hidden tests."""
+    from dataclasses import replace
+
+    inbox = tmp_path / "inbox"
+    corpus.write({s.kind: s for s in corpus.samples()}["honest_plain"], inbox)
+    grade.grade_class(tmp_path / "ws", inbox, corpus.CHAPTER, progress=False,
+                      settings=replace(FAST, safe_feedback=False))
+    grade.run_feedback(tmp_path / "ws", corpus.CHAPTER)
+    from tests.notebooks import readable_text
+
+    text = readable_text(tmp_path / "ws" / "feedback" / "honest_plain" / corpus.CHAPTER
+                         / f"{corpus.CHAPTER}.html")
+    assert 'check("storage_index", storage_index, hidden=True)' in text  # leaked; with the
+    # defence on, see
+    # test_feedback_and_autograded_notebooks_hold_no_hidden_tests
+
+
+def test_audit_catches_a_change_to_another_students_files(tmp_path):
+    """With the sandbox off, an answer reaches an earlier student's archived submission; the
+    audit after that student notices. (With the sandbox on it cannot see the archive.)"""
+    from dataclasses import replace
+
+    samples = {s.kind: s for s in corpus.samples()}
+    inbox = tmp_path / "inbox"
+    corpus.write(samples["honest_plain"], inbox)
+    corpus.write(samples["tampers_with_earlier_students"], inbox)
+    outcomes = {o.student: o for o in grade.grade_class(
+        tmp_path / "ws", inbox, corpus.CHAPTER, progress=False,
+        settings=replace(FAST, sandbox=False))}
+    assert any("audit: other students' records changed" in r
+               for r in outcomes["tampers_with_earlier_students"].reasons)
 
 
 def test_planted_secrets_never_reach_autograded_notebooks_or_feedback(tmp_path, monkeypatch):
@@ -239,7 +274,9 @@ def test_planted_secrets_never_reach_autograded_notebooks_or_feedback(tmp_path, 
     grade.grade_class(tmp_path / "ws", inbox, corpus.CHAPTER, workers=2, progress=False,
                       settings=FAST)
     grade.run_feedback(tmp_path / "ws", corpus.CHAPTER)
-    texts = [p.read_text(errors="replace") for folder in ("autograded", "feedback")
+    from tests.notebooks import readable_text
+
+    texts = [readable_text(p) for folder in ("autograded", "feedback")
              for p in (tmp_path / "ws" / folder).rglob("*") if p.is_file()]
     assert len(texts) >= 6
     for mark in marks.values():

@@ -430,6 +430,16 @@ for _db in _nearby("gradebook.db"):
         _con.commit()
     except Exception:
         pass''')))
+    add(Sample("tampers_with_earlier_students", "writing the gradebook or others' files", 0,
+               "graded", answers=_with('''import glob, os
+for _path in glob.glob(os.path.join(os.getcwd(), "../../../archive/*/*/*.ipynb")):
+    try:
+        os.chmod(_path, 0o644)
+        with open(_path, "a") as _f:
+            _f.write(" ")
+    except OSError:
+        pass'''),
+               note="aims at the workspace's archive next to its own folder"))
     add(Sample("overwrites_other_files", "writing the gradebook or others' files", 0, "graded",
                answers=_with(NEARBY + '''import os
 for _path in _nearby("*"):

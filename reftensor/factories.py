@@ -20,7 +20,6 @@ from . import dtypes, layout
 from .device import as_device
 from .dtypes import dtype
 from .layout import memory_format
-from .size import Size
 from .storage import UntypedStorage
 from .tensor import Tensor
 
@@ -37,9 +36,6 @@ __all__ = [
     "linspace",
     "as_strided",
 ]
-
-SizeArg = int | Sequence[int]
-
 
 # ---------------------------------------------------------------------- helpers
 def _parse_size(name: str, args: tuple[Any, ...]) -> tuple[int, ...]:
@@ -538,5 +534,3 @@ def as_strided(
         )
     return Tensor._make(input.untyped_storage(), shape, stride, offset, input.dtype, base=input)
 
-
-_ = Size  # re-exported by the package

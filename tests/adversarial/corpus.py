@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 from autograder import pipeline
 
 CHAPTER = "ch01_storage"
@@ -501,5 +499,3 @@ def build(inbox: Path, chosen: list[Sample]) -> None:
     for sample in chosen:
         write(sample, inbox)
 
-
-_ = nbformat

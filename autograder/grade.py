@@ -39,6 +39,7 @@ from typing import Any
 import nbformat
 
 from . import pipeline, rebuild, sandbox, sandbox_kernel, trusted
+from .checks import REFERENCES_ENV
 from .recheck import (
     DEFAULTS,
     Settings,
@@ -126,7 +127,7 @@ def notebook_verdict(layout: Layout, notebook: nbformat.NotebookNode, student: s
     shutil.copy(template_db, mini / "gradebook.db")
     workdir = mini / "autograded" / student / chapter
     kernels = mini / "jupyter"
-    env_inside = sandbox_env(runtime, {checks_env(): str(notebook_refs)})
+    env_inside = sandbox_env(runtime, {REFERENCES_ENV: str(notebook_refs)})
     config: dict[str, dict[str, Any]] = {
         "CourseDirectory": {"db_url": f"sqlite:///{mini / 'gradebook.db'}"},
         "Execute": {"timeout": settings.cell_timeout},
@@ -142,7 +143,7 @@ def notebook_verdict(layout: Layout, notebook: nbformat.NotebookNode, student: s
         config["Execute"]["kernel_name"] = "reftensor-sandbox"
         config["KernelManager"] = {"transport": "ipc", "ip": str(sockets / "k")}
     else:
-        os.environ[checks_env()] = str(notebook_refs)
+        os.environ[REFERENCES_ENV] = str(notebook_refs)
     try:
         problem = pipeline.autograde_here(mini, chapter, student, config)
     finally:
@@ -152,12 +153,6 @@ def notebook_verdict(layout: Layout, notebook: nbformat.NotebookNode, student: s
         scores = {name: auto for name, auto, _ in
                   _grade_rows(mini / "gradebook.db", chapter, student)}
     return scores, problem
-
-
-def checks_env() -> str:
-    from .checks import REFERENCES_ENV
-
-    return REFERENCES_ENV
 
 
 # ---------------------------------------------------------------- one student
@@ -283,16 +278,17 @@ def _record_assignment(workspace: Path, chapter: str) -> None:
     the same source notebook."""
     source = pipeline.SOLUTIONS / chapter / f"{chapter}.ipynb"
     key = hashlib.sha256(source.read_bytes() + chapter.encode()).hexdigest()
-    if (workspace / "gradebook.db").exists() or key not in _ASSIGNMENTS:
-        pipeline.prepare_workspace(workspace, [chapter])
-        if not (workspace / "submitted").exists():
-            keep = Path(tempfile.mkdtemp(prefix="rt-assignment-"))
-            shutil.copy(workspace / "gradebook.db", keep / "gradebook.db")
-            shutil.copytree(workspace / "release", keep / "release")
-            _ASSIGNMENTS[key] = keep
+    cached = _ASSIGNMENTS.get(key)
+    if cached is not None and not (workspace / "gradebook.db").exists():
+        shutil.copy(cached / "gradebook.db", workspace / "gradebook.db")
+        shutil.copytree(cached / "release", workspace / "release", dirs_exist_ok=True)
         return
-    shutil.copy(_ASSIGNMENTS[key] / "gradebook.db", workspace / "gradebook.db")
-    shutil.copytree(_ASSIGNMENTS[key] / "release", workspace / "release", dirs_exist_ok=True)
+    pipeline.prepare_workspace(workspace, [chapter])
+    if cached is None and not (workspace / "submitted").exists():  # pristine: keep a copy
+        keep = Path(tempfile.mkdtemp(prefix="rt-assignment-"))
+        shutil.copy(workspace / "gradebook.db", keep / "gradebook.db")
+        shutil.copytree(workspace / "release", keep / "release")
+        _ASSIGNMENTS[key] = keep
 
 
 def prepare(workspace: Path, chapter: str, seed: int | None = None,

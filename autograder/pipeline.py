@@ -38,13 +38,11 @@ def chapters() -> list[str]:
     return sorted(p.name for p in SOLUTIONS.iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 
-def nbgrader(*args: str, root: Path, quiet: bool = True,
+def nbgrader(*args: str, root: Path,
              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run one nbgrader command on the course rooted at ``root``; raise on failure."""
     cmd = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={root}",
-           f"--CourseDirectory.source_directory={SOLUTIONS}"]
-    if quiet:
-        cmd.append("--log-level=WARN")
+           f"--CourseDirectory.source_directory={SOLUTIONS}", "--log-level=WARN"]
     # nbgrader runs the `alembic` script of its own environment to manage the gradebook.
     env = dict(env or os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"

@@ -77,8 +77,8 @@ def prepare_run(folder: Path, names: list[str], seed: int | None = None, *,
     plans = {}
     for name in names:
         ex = exercises.get(name)
-        drawn = checks.cases(name, hidden=True, seed=None if default_seeds else seed)
-        cases = list(ex.fixed) + [c for c in drawn if c not in ex.fixed]
+        # fixed cases first (the visible test's), then edge and drawn ones, no duplicates
+        cases = checks.cases(name, hidden=True, seed=None if default_seeds else seed)
         plans[name] = ExercisePlan(name, cases, references.compute(ex, cases), len(ex.fixed))
     plan = RunPlan(seed, references.torch_version(), plans, folder)
     _write_private(folder / "references.json", {

@@ -441,9 +441,11 @@ def arange(
     else:
         if all(isinstance(x, int) for x in (start, end, step)):
             length = -((start - end) // step)  # exact ceil for ints
+            values = start + step * np.arange(length, dtype=np.int64)  # exact in int64
         else:
             length = math.ceil((float(end) - float(start)) / float(step))
-        values = np.array([math.trunc(start + k * step) for k in range(length)], dtype=np.int64)
+            values = np.array([math.trunc(start + k * step) for k in range(length)],
+                              dtype=np.int64)
     return _from_array(values.astype(d.numpy), d, requires_grad)
 
 

@@ -5,7 +5,10 @@ The same names and semantics as torch (``reftensor.tensor``, ``Tensor.stride()``
 torch is never imported.
 """
 
-from . import dtypes, layout
+# Chapters 2 and 3: each module lists its public functions in ``__all__``.
+from . import broadcasting, copies, dtypes, elementwise, layout, matmul, promotion, views  # noqa: E402, I001
+from .broadcasting import *  # noqa: E402, F403
+from .copies import *  # noqa: E402, F403
 from .device import device
 from .dtypes import (
     bfloat16,
@@ -29,6 +32,7 @@ from .dtypes import (
     short,
     uint8,
 )
+from .elementwise import *  # noqa: E402, F403
 from .factories import (
     arange,
     as_strided,
@@ -43,19 +47,22 @@ from .factories import (
     zeros,
 )
 from .layout import channels_last, contiguous_format, memory_format, preserve_format
+from .matmul import *  # noqa: E402, F403
+from .promotion import *  # noqa: E402, F403
 from .size import Size
 from .storage import UntypedStorage
 from .tensor import Tensor
+from .views import *  # noqa: E402, F403
 
 __version__ = "0.1.0"
 
 
-def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821
+def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405
     """True for a ``reftensor.Tensor`` (``torch.is_tensor``)."""
     return isinstance(obj, Tensor)
 
 
-def numel(input: Tensor) -> "builtins.int":  # noqa: F821
+def numel(input: Tensor) -> "builtins.int":  # noqa: F821, F405
     """Number of elements of ``input`` (``torch.numel``)."""
     return input.numel()
 
@@ -67,4 +74,6 @@ __all__ = [
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
     "layout", "linspace", "long", "memory_format", "numel", "ones", "preserve_format",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros",
+    *broadcasting.__all__, *copies.__all__, *elementwise.__all__, *matmul.__all__,
+    *promotion.__all__, *views.__all__,
 ]

@@ -10,7 +10,12 @@ The four layers of a tensor, and where they live in reftensor:
 Element ``index`` of a tensor lives at storage element
 ``storage_offset + sum(index[k] * stride[k])``; every read below goes through that formula.
 The class has its final shape from chapter 1: later chapters add modules that these methods
-call, they never patch the class.
+call, they never patch the class. Each method below that belongs to a later chapter is one
+line handing over to that chapter's module:
+
+* chapter 2, views and copies: ``views.py``, ``copies.py``, ``indexing.py``;
+* chapter 3, broadcasting and elementwise kernels: ``broadcasting.py``, ``promotion.py``,
+  ``iterator.py`` (output layout, overlap checks), ``elementwise.py``, ``matmul.py``.
 """
 
 from __future__ import annotations
@@ -416,3 +421,389 @@ class Tensor:
         if new_dtype is self._dtype and same_layout and not copy:
             return self
         return self._copy_with_strides(self._strides_for(fmt), new_dtype)
+
+
+    # ================================================================== chapter 2: views
+    # Each returns a view sharing this storage, with ``_base`` set (reftensor/views.py).
+    def view(self, *shape: Any) -> Tensor:
+        """Same storage, new shape; raises RuntimeError when the strides cannot express it."""
+        return views.view(self, *shape)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return views.view(self, other.shape)
+
+    def reshape(self, *shape: Any) -> Tensor:
+        """A view when ``view`` would succeed, else a contiguous copy."""
+        return views.reshape(self, *shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return views.reshape(self, other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return views.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+        return views.unflatten(self, dim, sizes)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        return views.transpose(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def t(self) -> Tensor:
+        return views.t(self)
+
+    @property
+    def T(self) -> Tensor:
+        return views.T(self)
+
+    @property
+    def mT(self) -> Tensor:
+        return views.mT(self)
+
+    def permute(self, *dims: Any) -> Tensor:
+        return views.permute(self, *dims)
+
+    def squeeze(self, dim: Any = None) -> Tensor:
+        return views.squeeze(self, dim)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return views.unsqueeze(self, dim)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        return views.expand(self, *sizes)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return views.expand(self, other.shape)
+
+    def broadcast_to(self, size: Any) -> Tensor:
+        return views.broadcast_to(self, size)
+
+    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
+        return views.narrow(self, dim, start, length)
+
+    def select(self, dim: int, index: Any) -> Tensor:
+        return views.select(self, dim, index)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        return views.unfold(self, dimension, size, step)
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        return views.diagonal(self, offset, dim1, dim2)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        return views.chunk(self, chunks, dim)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        return views.split(self, split_size, dim)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        return views.unbind(self, dim)
+
+    def detach(self) -> Tensor:
+        """Same storage and version counter, no autograd history, ``requires_grad=False``."""
+        return views.detach(self)
+
+    def __iter__(self) -> Any:
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(views.unbind(self, 0))
+
+    # ------------------------------------------------------------- copies (copies.py)
+    def clone(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        """A copy in new storage; keeps the strides of a dense, non-overlapping input."""
+        return copies.clone(self, memory_format=memory_format)
+
+    # ------------------------------------------------------------- indexing (indexing.py)
+    def __getitem__(self, index: Any) -> Tensor:
+        """Basic indices (int, slice, None, ...) give a view; advanced ones a copy."""
+        return indexing.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """Write ``value`` (broadcast) through to this storage; bumps ``_version``."""
+        indexing.setitem(self, index, value)
+
+    # ====================================================== chapter 3: broadcasting, kernels
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Sum broadcast dims away so the result has ``size`` (the backward of expand)."""
+        return broadcasting.sum_to_size(self, *size)
+
+    # Arithmetic (elementwise.py). Reflected forms follow torch: ``2 - t`` is ``rsub``,
+    # ``2 / t`` is ``t.reciprocal() * 2``.
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return elementwise.add(self, other, alpha=alpha)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return elementwise.sub(self, other, alpha=alpha)
+
+    def mul(self, other: Any) -> Tensor:
+        return elementwise.mul(self, other)
+
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return elementwise.div(self, other, rounding_mode=rounding_mode)
+
+    true_divide = divide = div
+    subtract, multiply = sub, mul
+
+    def floor_divide(self, other: Any) -> Tensor:
+        return elementwise.floor_divide(self, other)
+
+    def remainder(self, other: Any) -> Tensor:
+        return elementwise.remainder(self, other)
+
+    def pow(self, exponent: Any) -> Tensor:
+        return elementwise.pow(self, exponent)
+
+    def reciprocal(self) -> Tensor:
+        return elementwise.reciprocal(self)
+
+    def __add__(self, other: Any) -> Tensor:
+        return elementwise.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return elementwise.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return elementwise.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return elementwise.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return elementwise.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return elementwise.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return elementwise.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return elementwise.rdiv(self, other)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return elementwise.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return elementwise.rfloordiv(self, other)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return elementwise.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return elementwise.rremainder(self, other)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return elementwise.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return elementwise.rpow(self, other)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return matmul.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return matmul.matmul(other, self)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return matmul.matmul(self, other)
+
+    def __neg__(self) -> Tensor:
+        return elementwise.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return elementwise.positive(self)
+
+    def __abs__(self) -> Tensor:
+        return elementwise.abs(self)
+
+    def __invert__(self) -> Tensor:
+        return elementwise.bitwise_not(self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return elementwise.bitwise_and(self, other)
+
+    def __or__(self, other: Any) -> Tensor:
+        return elementwise.bitwise_or(self, other)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return elementwise.bitwise_xor(self, other)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    # Comparisons give bool tensors, so tensors hash by identity, as in torch.
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return elementwise.eq(self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return elementwise.ne(self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return elementwise.lt(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return elementwise.le(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return elementwise.gt(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return elementwise.ge(self, other)
+
+    __hash__ = object.__hash__
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
+    # Elementwise functions (elementwise.py).
+    def neg(self) -> Tensor:
+        return elementwise.neg(self)
+
+    negative = neg
+
+    def abs(self) -> Tensor:
+        return elementwise.abs(self)
+
+    def exp(self) -> Tensor:
+        return elementwise.exp(self)
+
+    def log(self) -> Tensor:
+        return elementwise.log(self)
+
+    def sqrt(self) -> Tensor:
+        return elementwise.sqrt(self)
+
+    def sin(self) -> Tensor:
+        return elementwise.sin(self)
+
+    def cos(self) -> Tensor:
+        return elementwise.cos(self)
+
+    def tanh(self) -> Tensor:
+        return elementwise.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        return elementwise.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        return elementwise.relu(self)
+
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
+        return elementwise.clamp(self, min, max)
+
+    clip = clamp
+
+    def sign(self) -> Tensor:
+        return elementwise.sign(self)
+
+    def floor(self) -> Tensor:
+        return elementwise.floor(self)
+
+    def round(self, *, decimals: int = 0) -> Tensor:
+        return elementwise.round(self, decimals=decimals)
+
+    def where(self, condition: Tensor, other: Any) -> Tensor:
+        return elementwise.where(condition, self, other)
+
+    def logical_and(self, other: Tensor) -> Tensor:
+        return elementwise.logical_and(self, other)
+
+    def logical_or(self, other: Tensor) -> Tensor:
+        return elementwise.logical_or(self, other)
+
+    def logical_xor(self, other: Tensor) -> Tensor:
+        return elementwise.logical_xor(self, other)
+
+    def logical_not(self) -> Tensor:
+        return elementwise.logical_not(self)
+
+    # In-place forms: write into self (never broadcast self), bump ``_version``, return self.
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return elementwise.add_(self, other, alpha=alpha)
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return elementwise.sub_(self, other, alpha=alpha)
+
+    def mul_(self, other: Any) -> Tensor:
+        return elementwise.mul_(self, other)
+
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return elementwise.div_(self, other, rounding_mode=rounding_mode)
+
+    def floor_divide_(self, other: Any) -> Tensor:
+        return elementwise.floor_divide_(self, other)
+
+    def remainder_(self, other: Any) -> Tensor:
+        return elementwise.remainder_(self, other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return elementwise.pow_(self, exponent)
+
+    def neg_(self) -> Tensor:
+        return elementwise.neg_(self)
+
+    def abs_(self) -> Tensor:
+        return elementwise.abs_(self)
+
+    def exp_(self) -> Tensor:
+        return elementwise.exp_(self)
+
+    def log_(self) -> Tensor:
+        return elementwise.log_(self)
+
+    def sqrt_(self) -> Tensor:
+        return elementwise.sqrt_(self)
+
+    def sigmoid_(self) -> Tensor:
+        return elementwise.sigmoid_(self)
+
+    def tanh_(self) -> Tensor:
+        return elementwise.tanh_(self)
+
+    def relu_(self) -> Tensor:
+        return elementwise.relu_(self)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        return elementwise.clamp_(self, min, max)
+
+    def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor:
+        """Write ``src`` (broadcast to self's shape, cast to self's dtype) into self."""
+        return elementwise.copy_(self, src)
+
+    def fill_(self, value: Any) -> Tensor:
+        return elementwise.fill_(self, value)
+
+    def zero_(self) -> Tensor:
+        return elementwise.fill_(self, 0)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return elementwise.add_(self, other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return elementwise.sub_(self, other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return elementwise.mul_(self, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return elementwise.div_(self, other)
+
+    def __ifloordiv__(self, other: Any) -> Tensor:
+        return elementwise.floor_divide_(self, other)
+
+    def __imod__(self, other: Any) -> Tensor:
+        return elementwise.remainder_(self, other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return elementwise.pow_(self, other)
+
+    def __iand__(self, other: Any) -> Tensor:
+        return elementwise.bitwise_and_(self, other)
+
+    def __ior__(self, other: Any) -> Tensor:
+        return elementwise.bitwise_or_(self, other)
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return elementwise.bitwise_xor_(self, other)
+
+
+# Later chapters' modules build Tensors themselves, so they are imported once the class exists.
+from . import broadcasting, copies, elementwise, indexing, matmul, views  # noqa: E402

@@ -15,3 +15,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+def pytest_terminal_summary(terminalreporter):
+    from tests.difftest import STATS
+
+    if STATS["programs"]:
+        terminalreporter.write_line(
+            f"conformance with torch: {STATS['programs']} programs run on both libraries, "
+            f"{STATS['behaviours']} behaviours compared, no mismatch unless reported above"
+        )

@@ -1,15 +1,24 @@
-"""Run the same program on torch and on reftensor, and compare everything torch exposes.
+"""The conformance harness: run the same program on torch and on reftensor, and compare
+everything torch exposes.
 
 ``same_on_both(program)`` calls ``program(torch)`` and ``program(reftensor)``. Either both
 raise an exception of the same class, or both return results that agree on: type, and for
 each tensor shape, stride, storage offset, dtype, device, values, requires_grad, is_leaf,
 ``grad is None``, ``_version``, and the aliasing pattern among the returned tensors (which
 share a storage, which is whose ``_base``).
+
+``compare_op(fn, *specs)`` builds the input tensors from :class:`TensorSpec` s (drawn by the
+``tensors`` strategy in ``tests/strategies.py``) on both libraries, calls ``fn(lib, *inputs)``
+and compares the outputs *and* the inputs afterwards, so in-place writes, ``_version`` bumps
+and aliasing between inputs and outputs are all checked.
+
+Every comparison is counted in ``STATS``; the pytest summary prints the totals.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +27,10 @@ import torch
 import reftensor
 
 Program = Callable[[Any], Any]
+
+#: "programs": programs run on both libraries; "behaviours": facts compared (one per tensor
+#: property, value list, exception class, aliasing pair or plain result).
+STATS: Counter[str] = Counter()
 
 
 class Mismatch(AssertionError):
@@ -99,6 +112,8 @@ def same_on_both(
     """
     expected, t_exc = _run(program, torch)
     got, r_exc = _run(program, reftensor)
+    STATS["programs"] += 1
+    STATS["behaviours"] += 1
     if t_exc is not None or r_exc is not None:
         if t_exc is None or r_exc is None or type(t_exc) is not type(r_exc):
             raise Mismatch(
@@ -107,6 +122,7 @@ def same_on_both(
         return None
     _compare(expected, got, values=values, ulps=ulps, storage_size=storage_size, path="result")
     t_list, r_list = _tensors(expected), _tensors(got)
+    STATS["behaviours"] += len(_aliasing(t_list))
     if _aliasing(t_list) != _aliasing(r_list):
         raise Mismatch(
             f"aliasing differs: torch {_aliasing(t_list)}, reftensor {_aliasing(r_list)}"
@@ -122,6 +138,7 @@ def _compare(expected: Any, got: Any, *, values: bool, ulps: int, storage_size: 
         e, g = describe(expected, values=False), describe(got, values=False)
         if not storage_size:
             del e["nbytes of storage"], g["nbytes of storage"]
+        STATS["behaviours"] += len(e) + values
         if e != g:
             diff = {k: (e[k], g[k]) for k in e if e[k] != g[k]}
             raise Mismatch(f"{path}: (torch, reftensor) differ on {diff}")
@@ -147,5 +164,23 @@ def _compare(expected: Any, got: Any, *, values: bool, ulps: int, storage_size: 
         if str(expected).split(".")[-1] != getattr(got, "name", None):
             raise Mismatch(f"{path}: torch {expected}, reftensor {got}")
         return
+    STATS["behaviours"] += 1
     if type(expected) is not type(got) or not _values_equal(expected, got, ulps):
         raise Mismatch(f"{path}: torch {expected!r}, reftensor {got!r}")
+
+
+def compare_op(
+    fn: Callable[..., Any], *inputs: Any, values: bool = True, ulps: int = 0
+) -> Any:
+    """Run ``fn(lib, *built_inputs)`` on both libraries and compare the result and, after
+    the call, every input tensor (values, ``_version``, layout), plus the aliasing pattern
+    among inputs and outputs. ``inputs`` may be :class:`~tests.strategies.TensorSpec` s
+    (built fresh for each library) or plain Python values (passed as they are)."""
+
+    def program(lib: Any) -> Any:
+        built = [x.make(lib) if hasattr(x, "make") else x for x in inputs]
+        result = fn(lib, *built)
+        tensors = tuple(b for b in built if isinstance(b, torch.Tensor | reftensor.Tensor))
+        return ("inputs after", tensors), ("result", result)
+
+    return same_on_both(program, values=values, ulps=ulps)

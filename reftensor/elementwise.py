@@ -1,0 +1,3 @@
+"""Placeholder, filled in by issue 4."""
+
+__all__: list[str] = []

@@ -5,10 +5,13 @@ The same names and semantics as torch (``reftensor.tensor``, ``Tensor.stride()``
 torch is never imported.
 """
 
+import importlib
+
+from . import dtypes, layout
+
 # Chapters 2 and 3: each module lists its public functions in ``__all__``.
-from . import broadcasting, copies, dtypes, elementwise, layout, matmul, promotion, views  # noqa: E402, I001
-from .broadcasting import *  # noqa: E402, F403
-from .copies import *  # noqa: E402, F403
+from .broadcasting import *  # noqa: F403
+from .copies import *  # noqa: F403
 from .device import device
 from .dtypes import (
     bfloat16,
@@ -32,7 +35,7 @@ from .dtypes import (
     short,
     uint8,
 )
-from .elementwise import *  # noqa: E402, F403
+from .elementwise import *  # noqa: F403
 from .factories import (
     arange,
     as_strided,
@@ -47,12 +50,12 @@ from .factories import (
     zeros,
 )
 from .layout import channels_last, contiguous_format, memory_format, preserve_format
-from .matmul import *  # noqa: E402, F403
-from .promotion import *  # noqa: E402, F403
+from .matmul import *  # noqa: F403
+from .promotion import *  # noqa: F403
 from .size import Size
 from .storage import UntypedStorage
 from .tensor import Tensor
-from .views import *  # noqa: E402, F403
+from .views import *  # noqa: F403
 
 __version__ = "0.1.0"
 
@@ -74,6 +77,7 @@ __all__ = [
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
     "layout", "linspace", "long", "memory_format", "numel", "ones", "preserve_format",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros",
-    *broadcasting.__all__, *copies.__all__, *elementwise.__all__, *matmul.__all__,
-    *promotion.__all__, *views.__all__,
+    *(name for module in ("broadcasting", "copies", "elementwise", "matmul", "promotion",
+                          "views")
+      for name in importlib.import_module(f".{module}", __name__).__all__),
 ]

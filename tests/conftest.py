@@ -14,7 +14,11 @@ settings.register_profile(
     "ci", max_examples=60, deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.load_profile("ci" if os.environ.get("CI") else "default")
+settings.register_profile(  # a long hunt for mismatches: HYPOTHESIS_PROFILE=thorough pytest
+    "thorough", max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck),
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                      or ("ci" if os.environ.get("CI") else "default"))
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -88,7 +88,8 @@ def describe(t: Any, *, values: bool = True) -> dict[str, Any]:
     return facts
 
 
-def _aliasing(tensors: list[Any]) -> list[tuple[int, int, bool, bool]]:
+def _aliasing(tensors: list[Any]) -> list[tuple[int, int, bool, bool, bool]]:
+    """For each pair of tensors: (i, j, same storage, a ``_base`` link, the same object)."""
     pattern = []
     for i, a in enumerate(tensors):
         for j, b in enumerate(tensors):
@@ -97,7 +98,7 @@ def _aliasing(tensors: list[Any]) -> list[tuple[int, int, bool, bool]]:
                 base_link = a._base is b or b._base is a or (
                     a._base is not None and a._base is b._base
                 )
-                pattern.append((i, j, same_storage, base_link))
+                pattern.append((i, j, same_storage, base_link, a is b))
     return pattern
 
 

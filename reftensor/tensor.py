@@ -13,9 +13,11 @@ The class has its final shape from chapter 1: later chapters add modules that th
 call, they never patch the class. Each method below that belongs to a later chapter is one
 line handing over to that chapter's module:
 
-* chapter 2, views and copies: ``views.py``, ``copies.py``, ``indexing.py``;
+* chapter 2, views and copies: ``views.py``, ``copies.py``, ``indexing.py`` (basic indices)
+  and ``advanced_indexing.py``;
 * chapter 3, broadcasting and elementwise kernels: ``broadcasting.py``, ``promotion.py``,
-  ``iterator.py`` (output layout, overlap checks), ``elementwise.py``, ``matmul.py``.
+  ``iterator.py`` (output layout, overlap checks), ``elementwise.py`` (the shared machinery,
+  ``copy_``, ``fill_``), ``arithmetic.py``, ``comparison.py``, ``unary.py``, ``matmul.py``.
 """
 
 from __future__ import annotations
@@ -353,7 +355,8 @@ class Tensor:
         return builtins.float(self._scalar("float"))
 
     def __index__(self) -> int:
-        if self._dtype.is_floating_point or self._dtype is dtypes.bool or self.numel() != 1:
+        """A one-element integer or bool tensor used where Python wants an int."""
+        if self._dtype.is_floating_point or self.numel() != 1:
             raise TypeError(
                 "only integer tensors of a single element can be converted to an index"
             )
@@ -523,6 +526,9 @@ class Tensor:
         """Write ``value`` (broadcast) through to this storage; bumps ``_version``."""
         indexing.setitem(self, index, value)
 
+    def __delitem__(self, index: Any) -> None:
+        raise TypeError("Tensor does not support deleting items")
+
     # ====================================================== chapter 3: broadcasting, kernels
     def sum_to_size(self, *size: Any) -> Tensor:
         """Sum broadcast dims away so the result has ``size`` (the backward of expand)."""
@@ -618,7 +624,7 @@ class Tensor:
         return elementwise.abs(self)
 
     def __invert__(self) -> Tensor:
-        return elementwise.bitwise_not(self)
+        return elementwise.invert_operator(self)
 
     def __and__(self, other: Any) -> Tensor:
         return elementwise.bitwise_and(self, other)
@@ -631,11 +637,18 @@ class Tensor:
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
-    # Comparisons give bool tensors, so tensors hash by identity, as in torch.
+    # Comparisons give bool tensors, so tensors hash by identity, as in torch. ``==`` with
+    # something that is no operand (None, a string) is False, as in torch.
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return elementwise.eq(self, other)
+        return elementwise.eq_operator(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return elementwise.ne_operator(self, other)
+
+    def eq(self, other: Any) -> Tensor:
+        return elementwise.eq(self, other)
+
+    def ne(self, other: Any) -> Tensor:
         return elementwise.ne(self, other)
 
     def __lt__(self, other: Any) -> Tensor:
@@ -651,7 +664,7 @@ class Tensor:
         return elementwise.ge(self, other)
 
     __hash__ = object.__hash__
-    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    lt, le, gt, ge = __lt__, __le__, __gt__, __ge__
 
     # Elementwise functions (elementwise.py).
     def neg(self) -> Tensor:

@@ -1,0 +1,346 @@
+"""Chapters 2 and 3: the solution notebooks' answers pass their checks on any seed, typical
+mistakes fail them, and the trusted grading pipeline gives the solutions full points."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder import checks, exercises, references, sandbox
+from tests.notebooks import nbgrader_meta, released, source
+
+pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
+
+CHAPTERS = {
+    "ch02_views": ["view_strides", "slice_layout", "permute_layout", "shares_storage",
+                   "write_through"],
+    "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_add", "sum_to_size",
+                          "broadcast_error"],
+}
+NAMES = [name for names in CHAPTERS.values() for name in names]
+SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.M)
+
+
+def answer_sources(chapter: str) -> dict[str, str]:
+    """grade_id -> the solution notebook's answer cell, as a student would write it."""
+    nb = nbformat.read(source(chapter), as_version=4)
+    return {nbgrader_meta(c)["grade_id"]: SOLUTION_MARKERS.sub("", c.source)
+            for c in nb.cells if nbgrader_meta(c).get("solution")}
+
+
+def solutions(chapter: str) -> dict[str, object]:
+    """The answer functions of a solution notebook, run in one namespace like the grader's."""
+    namespace: dict[str, object] = {}
+    for grade_id, text in answer_sources(chapter).items():
+        if grade_id in CHAPTERS[chapter]:
+            exec(compile(text, f"<{chapter}:{grade_id}>", "exec"), namespace)
+    return namespace
+
+
+RIGHT = {**solutions("ch02_views"), **solutions("ch03_broadcasting")}
+
+
+# ---------------------------------------------------------------- typical mistakes
+def contiguous(shape):
+    strides, running = [], 1
+    for n in reversed(shape):
+        strides.append(running)
+        running *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def view_only_if_contiguous(shape, stride, new_shape):
+    dense = all(s == c for n, s, c in zip(shape, stride, contiguous(shape), strict=True) if n != 1)
+    return contiguous(new_shape) if dense else None
+
+
+def view_forgetting_empty_tensors(shape, stride, new_shape):
+    if 0 in shape:
+        return contiguous(new_shape)
+    return RIGHT["view_strides"](shape, stride, new_shape)
+
+
+def slice_without_clamping(shape, stride, offset, index):
+    out_shape, out_stride = [], []
+    for d in range(len(shape)):
+        entry = index[d] if d < len(index) else (None, None, None)
+        if isinstance(entry, int):
+            offset += (entry + shape[d] if entry < 0 else entry) * stride[d]
+            continue
+        start, stop, step = entry
+        start = 0 if start is None else start + shape[d] if start < 0 else start
+        stop = shape[d] if stop is None else stop + shape[d] if stop < 0 else stop
+        step = step or 1
+        offset += start * stride[d]
+        out_shape.append(max(0, (stop - start + step - 1) // step))
+        out_stride.append(stride[d] * step)
+    return tuple(out_shape), tuple(out_stride), offset
+
+
+def slice_wrapping_out_of_range(shape, stride, offset, index):
+    index = tuple(e % shape[d] if isinstance(e, int) and d < len(shape) and shape[d] else e
+                  for d, e in enumerate(index))
+    return RIGHT["slice_layout"](shape, stride, offset, index)
+
+
+def permute_inverse(shape, stride, dims):
+    out_shape, out_stride = [0] * len(shape), [0] * len(shape)
+    for i, d in enumerate(dims):
+        out_shape[d], out_stride[d] = shape[i], stride[i]
+    return tuple(out_shape), tuple(out_stride)
+
+
+def permute_unchecked(shape, stride, dims):
+    return tuple(shape[d] for d in dims), tuple(stride[d] for d in dims)
+
+
+def shares_when(op_name, answer):
+    def wrong(op, shape, stride):
+        return answer if op == op_name else RIGHT["shares_storage"](op, shape, stride)
+    return wrong
+
+
+def write_replacing(old, new):
+    def wrong(n, shape, stride, offset, program):
+        program = tuple((new if s == old else s, v) for s, v in program)
+        return RIGHT["write_through"](n, shape, stride, offset, program)
+    return wrong
+
+
+def broadcast_left_aligned(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    return RIGHT["broadcast_shapes"](*[tuple(s) + (1,) * (ndim - len(s)) for s in shapes])
+
+
+def broadcast_by_max(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    result = []
+    for sizes in zip(*padded, strict=True):
+        if len({n for n in sizes if n != 1}) > 1:
+            raise RuntimeError("mismatch")
+        result.append(max(sizes))
+    return tuple(result)
+
+
+def expand_leading_stride_zero(shape, stride, new_shape):
+    out_shape, out_stride = RIGHT["expand_strides"](shape, stride, new_shape)
+    lead = len(new_shape) - len(shape)
+    return out_shape, (0,) * lead + out_stride[lead:]
+
+
+def expand_keeping_strides(shape, stride, new_shape):
+    out_shape, out_stride = RIGHT["expand_strides"](shape, stride, new_shape)
+    lead = len(new_shape) - len(shape)
+    return out_shape, out_stride[:lead] + tuple(stride)
+
+
+def add_ignoring_offsets(a, b):
+    return RIGHT["strided_add"]((*a[:3], 0), (*b[:3], 0))
+
+
+def add_with_own_strides(a, b):
+    """Reads a size-1 dim through its own stride instead of stride 0."""
+    out = RIGHT["broadcast_shapes"](a[1], b[1])
+
+    def read(operand, index):
+        storage, shape, stride, offset = operand
+        lead = len(out) - len(shape)
+        k = offset + sum(i * s for i, s in zip(index[lead:], stride, strict=True))
+        return storage[k]
+
+    def build(prefix):
+        if len(prefix) == len(out):
+            return read(a, prefix) + read(b, prefix)
+        return [build((*prefix, i)) for i in range(out[len(prefix)])]
+
+    return build(())
+
+
+def sum_leading_dims_only(values, shape, size):
+    lead = len(shape) - len(size)
+    return np.array(values, dtype=np.int64).reshape(shape).sum(axis=tuple(range(lead))).tolist()
+
+
+def sum_dropping_kept_dims(values, shape, size):
+    """Sums the right dims but drops the size-1 dims instead of keeping them."""
+    def squeeze(x):
+        if not isinstance(x, list):
+            return x
+        items = [squeeze(item) for item in x]
+        return items[0] if len(items) == 1 else items
+
+    return squeeze(RIGHT["sum_to_size"](values, shape, size))
+
+
+def leftmost_clash(shape_a, shape_b):
+    ndim = max(len(shape_a), len(shape_b))
+    a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
+    b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        if x != y and 1 not in (x, y):
+            return i, x, y
+    return None
+
+
+def clash_counted_from_right(shape_a, shape_b):
+    found = RIGHT["broadcast_error"](shape_a, shape_b)
+    if found is None:
+        return None
+    ndim = max(len(shape_a), len(shape_b))
+    return found[0] - ndim, found[1], found[2]
+
+
+WRONG = [  # (exercise, answer, whether it still passes the visible test)
+    ("view_strides", view_only_if_contiguous, False),
+    ("view_strides", view_forgetting_empty_tensors, True),
+    ("slice_layout", slice_without_clamping, False),
+    ("slice_layout", slice_wrapping_out_of_range, True),
+    ("permute_layout", permute_inverse, False),
+    ("permute_layout", permute_unchecked, True),
+    ("shares_storage", shares_when("x[[0]]", True), False),
+    ("shares_storage", shares_when("x.reshape(-1)", False), True),
+    ("shares_storage", shares_when("x.detach()", False), True),
+    ("write_through", write_replacing("x[[0]] = v", "x[[0]].fill_(v)"), False),
+    ("write_through", write_replacing("x.clone()[...] = v", "x.contiguous()[...] = v"), True),
+    ("broadcast_shapes", broadcast_left_aligned, False),
+    ("broadcast_shapes", broadcast_by_max, True),
+    ("expand_strides", expand_leading_stride_zero, True),
+    ("expand_strides", expand_keeping_strides, False),
+    ("strided_add", add_ignoring_offsets, False),
+    ("strided_add", add_with_own_strides, False),
+    ("sum_to_size", sum_leading_dims_only, False),
+    ("sum_to_size", sum_dropping_kept_dims, False),
+    ("broadcast_error", leftmost_clash, True),
+    ("broadcast_error", clash_counted_from_right, False),
+]
+
+
+# ---------------------------------------------------------------- the checks
+FRESH_SEED = 20261121  # the grader draws a fresh seed; the notebook's own run uses the default
+
+
+@functools.cache
+def hidden_pairs(name: str, seed: int | None = None) -> list[tuple[exercises.Case, object]]:
+    """(case, what torch gives) for the hidden cases, computed once per exercise and seed."""
+    cases = checks.cases(name, hidden=True, seed=seed)
+    return list(zip(cases, references.compute(exercises.get(name), cases), strict=True))
+
+
+def kind(expected: object) -> str:
+    if isinstance(expected, references.Raises):
+        return f"raises {expected.exception}"
+    return type(expected).__name__
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solution_passes_visible_and_hidden_on_a_fresh_seed(name, capsys):
+    """The notebook's own run (tests/test_notebooks.py) covers the default hidden seed; the
+    grader draws a fresh one, so the solutions must pass on other seeds too."""
+    checks.check(name, RIGHT[name])
+    assert "agree with torch 2.13.0" in capsys.readouterr().out
+    verdict = checks.check_pairs(name, RIGHT[name], hidden_pairs(name, FRESH_SEED))
+    assert verdict.passed and verdict.total >= 50
+
+
+@pytest.mark.parametrize("name,answer,passes_visible", WRONG,
+                         ids=[f"{w[0]}-{w[1].__name__}-{i}" for i, w in enumerate(WRONG)])
+def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
+    verdict = checks.judge(name, answer, hidden_pairs(name))
+    assert not verdict.passed
+    message = verdict.message()
+    assert "Smallest failing case" in message and "truth:" in message and "torch" in message
+    if passes_visible:
+        checks.check(name, answer)
+    else:
+        with pytest.raises(checks.CheckFailed):
+            checks.check(name, answer)
+
+
+REFUSALS = {  # the answers that stand for torch saying no, which hidden cases must reach
+    "view_strides": ["NoneType"], "slice_layout": ["raises IndexError"],
+    "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
+    "write_through": [], "broadcast_shapes": ["raises RuntimeError"],
+    "expand_strides": ["raises RuntimeError"], "strided_add": ["raises RuntimeError"],
+    "sum_to_size": ["raises RuntimeError"], "broadcast_error": ["NoneType"],
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hidden_cases_are_deterministic_and_reach_the_refusals(name):
+    pairs = hidden_pairs(name)
+    cases = [case for case, _ in pairs]
+    assert cases == checks.cases(name, hidden=True) and len(cases) >= 50
+    assert checks.cases(name, hidden=True, seed=1) != cases
+    assert set(exercises.get(name).fixed) <= set(cases)
+    kinds = [kind(expected) for _, expected in pairs]
+    for refusal in REFUSALS[name]:
+        assert kinds.count(refusal) >= 3, (refusal, kinds)
+    answers = [k for k in kinds if k not in REFUSALS[name]]
+    assert len(answers) >= len(kinds) // 3, kinds  # mostly real answers, not refusals
+
+
+def test_shares_storage_menu_is_what_the_notebook_lists():
+    from autograder.exercises import ch02_views
+
+    text = "\n".join(c.source for c in nbformat.read(source("ch02_views"), as_version=4).cells)
+    for op in [*ch02_views.OPERATIONS, *ch02_views.STATEMENTS]:
+        assert f'`"{op}"`' in text, op
+
+
+# ---------------------------------------------------------------- the grading pipeline
+def _submission(chapter: str, folder, replace: dict[str, str]) -> None:
+    """The release notebook with the solution's answers (and ``replace``'s) filled in."""
+    answers = answer_sources(chapter)
+    answers.update(replace)
+    nb = nbformat.read(released(chapter), as_version=4)
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in answers:
+            cell.source = answers[grade_id]
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{chapter}.ipynb")
+
+
+#: one exercise that no other answer calls, answered with a typical mistake
+WRONG_SUBMISSION = ("ch02_views", "slice_layout", slice_without_clamping)
+
+
+@pytest.mark.grading
+@pytest.mark.slow
+@pytest.mark.skipif(not sandbox.status().available,
+                    reason=f"no sandbox: {sandbox.status().reason}")
+def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
+    """``grade.grade_class`` (sandboxed trusted re-check on a fresh seed, and the notebook's
+    own nbgrader run) on each new chapter: the solution's answers get every automatic point,
+    and a submission with one typical mistake loses that exercise's points only."""
+    import inspect
+
+    from autograder import grade
+
+    wrong_chapter, name, mistake = WRONG_SUBMISSION
+    for chapter in CHAPTERS:
+        inbox = tmp_path / chapter / "inbox"
+        _submission(chapter, inbox / "right" / chapter, {})
+        if chapter == wrong_chapter:
+            body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
+            _submission(chapter, inbox / "wrong" / chapter, {name: body})
+        outcomes = grade.grade_class(tmp_path / chapter / "ws", inbox, chapter, workers=2,
+                                     progress=False)
+        by = {o.student: o for o in outcomes}
+        right = by["right"]
+        assert right.max_total == 20 and right.total == 20, (right.scores, right.reasons)
+        assert right.state == "graded", right.reasons
+        assert right.written_answered
+        assert right.notebook_scores == right.scores  # the notebook's own run agrees
+        if chapter == wrong_chapter:
+            wrong = by["wrong"]
+            assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < 20
+            others = {t: p for t, p in wrong.scores.items()
+                      if not t.startswith(f"test_{name}_")}
+            assert others == {t: right.max_scores[t] for t in others}
+            assert wrong.state == "graded", wrong.reasons

@@ -1,3 +1,204 @@
-"""Placeholder, filled in by issue 4."""
+"""Broadcasting: how operands of different shapes meet at one shape, without copying.
 
-__all__: list[str] = []
+Shapes are lined up at their *last* dim. Walking from the right, two sizes agree when they
+are equal or one of them is 1; the missing dims of a shorter shape count as 1. The
+result takes the larger size of each pair. ``(2, 1, 4)`` and ``(3, 1)`` meet at
+``(2, 3, 4)``.
+
+A tensor is brought to the broadcast shape by a view with **stride 0** along every dim
+it lacks or has as size 1: moving along that dim does not move in memory, so one element is
+seen many times and nothing is copied (``broadcast_tensors``, ``expand``).
+
+``sum_to_size`` goes the other way: it adds up the broadcast dims so that a tensor of the
+broadcast shape shrinks back to the shape of one operand. Autograd uses it for the gradient
+of every broadcasting op (chapter 5).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, layout
+from ._casting import cast
+from .factories import empty_strided
+from .size import Size
+from .tensor import Tensor
+
+__all__ = ["broadcast_shapes", "broadcast_tensors", "sum_to_size"]
+
+
+def infer_size(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The broadcast shape of two tensors' shapes, with the error torch's ops raise.
+
+    Raises:
+        RuntimeError: "The size of tensor a (3) must match the size of tensor b (2) at
+            non-singleton dimension 0" (dims checked from the last one).
+    """
+    ndim = max(len(a), len(b))
+    result = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        size_a = a[len(a) - 1 - offset] if offset < len(a) else 1
+        size_b = b[len(b) - 1 - offset] if offset < len(b) else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
+                f"at non-singleton dimension {i}"
+            )
+        result[i] = size_b if size_a == 1 else size_a
+    return tuple(result)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape that tensors of ``shapes`` broadcast to (``torch.broadcast_shapes``).
+
+    Each shape is a tuple/list of ints, or one int for a 1-d shape; ``None`` is skipped.
+
+    Raises:
+        RuntimeError: shapes that do not broadcast, or an argument that is not a shape.
+        ValueError: a negative size that would be broadcast.
+        TypeError: a size that is not an int.
+    """
+    given = [(x,) if isinstance(x, int) else x for x in shapes if x is not None]
+    if not given:
+        return Size(())
+    for shape in given:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError(
+                "Input shapes should be of type ints, a tuple of ints, or a list of ints, "
+                f"got {shape}"
+            )
+    common: list[Any] = [1] * max(len(shape) for shape in given)
+    for index, shape in enumerate(given):
+        for d in range(-1, -1 - len(shape), -1):
+            if shape[d] == common[d]:
+                continue
+            if common[d] == 1:
+                if shape[d] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[d] = shape[d]
+            if shape[d] != 1 and common[d] != shape[d]:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[d]} at {d}! "
+                    f"Mismatching argument at index {index} had {shape}; but expected shape "
+                    f"should be broadcastable to {common}"
+                )
+    for size in common:
+        if not isinstance(size, int):
+            raise TypeError(
+                f"Size() takes an iterable of 'int' (item 0 is '{type(size).__name__}')"
+            )
+    return Size(common)
+
+
+def expand_to(t: Tensor, shape: Sequence[int]) -> Tensor:
+    """``t`` itself when it already has ``shape``, else a stride-0 view of it with ``shape``
+    (the caller has checked that ``t`` broadcasts to ``shape``)."""
+    shape = tuple(shape)
+    if t._shape == shape:
+        return t
+    stride = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):  # torch's inferExpandGeometry, from the right
+        d = i - (len(shape) - t.dim())
+        if d >= 0:
+            size, step = t._shape[d], t._stride[d]
+        else:  # a new leading dim: size 1, stride as if it were the next dim's block
+            size = 1
+            step = shape[i + 1] * stride[i + 1] if i + 1 < len(shape) else 0
+        stride[i] = step if size == shape[i] else 0
+    return Tensor._make(t._storage, shape, tuple(stride), t._storage_offset, t._dtype, base=t)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """Views of ``tensors`` all with their broadcast shape (``torch.broadcast_tensors``).
+
+    A tensor that already has the shape comes back as itself; the others are stride-0
+    views whose ``_base`` is the original storage's owner, as ``expand`` gives.
+
+    Raises:
+        TypeError: an argument that is not a tensor.
+        RuntimeError: shapes that do not broadcast.
+    """
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    if not tensors:
+        return ()
+    shape = tensors[0]._shape
+    for t in tensors[1:]:
+        shape = infer_size(shape, t._shape)
+    return tuple(expand_to(t, shape) for t in tensors)
+
+
+def _parse_size(size: tuple[Any, ...]) -> tuple[int, ...]:
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], Sequence):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, int) or isinstance(s, builtins.bool):
+            raise TypeError(
+                "sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
+                f"{type(s).__name__}"
+            )
+    return tuple(size)
+
+
+def _is_expandable_to(shape: Sequence[int], desired: Sequence[int]) -> builtins.bool:
+    if len(shape) > len(desired):
+        return False
+    return all(n == m or n == 1 for n, m in zip(reversed(shape), reversed(desired), strict=False))
+
+
+def _sum(t: Tensor, dims: tuple[int, ...], keepdim: builtins.bool) -> Tensor:
+    """``t.sum(dims, keepdim)``: a contiguous result; integers and bool sum to int64, and
+    float16/bfloat16 accumulate in float32 and round once. (NumPy adds in another order
+    than torch, so a float32/float64 sum may differ from torch's in the last bits.)"""
+    if t._dtype.is_floating_point:
+        out_dtype = t._dtype
+        acc = np.float64 if t._dtype is dtypes.float64 else np.float32
+    else:
+        out_dtype, acc = dtypes.int64, np.int64
+    with np.errstate(all="ignore"):  # overflow to inf, or integer wraparound, as in torch
+        total = np.asarray(np.sum(t._elements().astype(acc), axis=dims, keepdims=keepdim))
+        out = empty_strided(total.shape, layout.contiguous_strides(total.shape), dtype=out_dtype)
+        out._elements()[...] = cast(total, out_dtype)
+    return out
+
+
+def sum_to_size(t: Tensor, *size: Any) -> Tensor:
+    """Sum ``t`` down to ``size``, which ``t``'s shape must broadcast from
+    (``torch.Tensor.sum_to_size``, the gradient of ``expand``).
+
+    Returns ``t`` itself when ``size`` is its shape. Otherwise the leading dims and the dims
+    where ``size`` has 1 are summed (``keepdim``), then a view drops the leading dims; an
+    empty ``size`` sums everything to a 0-d tensor. Integer and bool tensors sum to int64.
+
+    Raises:
+        RuntimeError: ``size`` does not expand to ``t``'s shape (torch's message).
+        TypeError: no size, or a size that is not a tuple of ints.
+    """
+    shape = _parse_size(size)
+    if not _is_expandable_to(shape, t._shape):
+        raise RuntimeError(
+            f"size {{{list(shape)}}} is not expandable to size {{{list(t._shape)}}}."
+        )
+    if not shape:
+        return _sum(t, tuple(range(t.dim())), keepdim=False)
+    if shape == t._shape:
+        return t
+    lead = t.dim() - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        d for d in range(lead, t.dim()) if shape[d - lead] == 1 and t._shape[d] != 1
+    )
+    summed = _sum(t, dims, keepdim=True)
+    if lead == 0:
+        return summed
+    return Tensor._make(summed._storage, shape, layout.contiguous_strides(shape), 0,
+                        summed._dtype, base=summed)

@@ -1,3 +1,254 @@
-"""Placeholder, filled in by issue 4."""
+"""Elementwise ops: one formula applied at every index of the broadcast shape.
 
-__all__: list[str] = []
+Every op here runs the same five steps that torch's ``TensorIterator`` runs:
+
+1. **Promote**: ``result_type`` of the operands picks the dtype to compute in
+   (``promotion.py``). Integer inputs of a "float op" (``div``, ``exp``, ...) compute in the
+   default float dtype. Operands of another dtype are converted first, which also makes a
+   non-dense operand dense (``.to()`` keeps only a dense layout).
+2. **Broadcast**: the operands' shapes meet at one shape (``broadcasting.py``).
+3. **Allocate**: a new output is laid out like its inputs, not always row-major
+   (``iterator.output_strides``: ``t.T + 1`` is transposed too).
+4. **Compute**: one NumPy formula over whole arrays (``_kernels.py`` for the longer ones).
+   float16 and bfloat16 are widened to float32, computed, and rounded once at the end
+   (a few torch kernels round on the way too; ``arithmetic.py`` follows them).
+5. **Write**: cast to the output dtype and store through the output's strides.
+
+An **in-place** op (``add_``, ...) writes into ``self`` instead of allocating, so before
+step 3 it checks what torch checks, in torch's order: ``self`` may not have two indices
+sharing one memory location (an expanded tensor), may not partly overlap an input, is
+never broadcast itself ("output with shape [3] doesn't match the broadcast shape [2, 3]"),
+and must be able to hold the result type ("result type Float can't be cast to the desired
+output type Long"). Each in-place op bumps ``_version`` once.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import broadcasting, factories, iterator, layout
+from ._casting import cast, checked_number, compute_dtype, number_array
+from .dtypes import dtype
+from .promotion import SCALAR_TYPE_NAMES, check_can_cast, is_number
+from .tensor import Tensor
+
+__all__: list[str] = []  # filled at the bottom, from the modules that hold the ops
+
+#: What an elementwise op accepts as an operand: a tensor or a Python number.
+Operand = Tensor | builtins.bool | int | builtins.float
+#: A NumPy formula: operand arrays in, result array out.
+Kernel = Callable[..., np.ndarray]
+
+
+# ============================================================== operands and the five steps
+def _require(x: Any, fn: str, arg: str, *, numbers: builtins.bool = True) -> None:
+    """Raise torch's TypeError for an operand of the wrong kind."""
+    if isinstance(x, Tensor) or (numbers and is_number(x)):
+        return
+    wanted = "Tensor or Number" if numbers else "Tensor"
+    raise TypeError(f"{fn}(): argument '{arg}' must be {wanted}, not {type(x).__name__}")
+
+
+def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
+    """torch's error for a kernel that has no version for dtype ``d``."""
+    return NotImplementedError(
+        f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[d.name]}\''
+    )
+
+
+def _shape(x: Operand) -> tuple[int, ...]:
+    return x._shape if isinstance(x, Tensor) else ()
+
+
+def _broadcast_shape(operands: Sequence[Operand]) -> tuple[int, ...]:
+    shape: tuple[int, ...] = ()
+    for x in operands:
+        shape = broadcasting.infer_size(shape, _shape(x))
+    return shape
+
+
+def _layout_seen(x: Operand, common: dtype) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The (shape, stride) the iterator sees: an operand converted to ``common`` was copied
+    by ``.to()``, which keeps a dense layout and makes any other one dense."""
+    if not isinstance(x, Tensor):
+        return (), ()
+    if x._dtype is common or layout.is_non_overlapping_and_dense(x._shape, x._stride):
+        return x._shape, x._stride
+    return x._shape, layout.dense_strides_like(x._shape, x._stride)
+
+
+def _values(x: Operand, common: dtype, work: dtype) -> np.ndarray:
+    """``x``'s values converted to ``common`` (as torch promotes), then to ``work``."""
+    raw = x._elements() if isinstance(x, Tensor) else number_array(x, common)
+    return cast(cast(raw, common), work)
+
+
+def _allocate(shape: tuple[int, ...], out_dtype: dtype, operands: Sequence[Operand],
+              common: dtype) -> Tensor:
+    """Step 3: a new output whose strides follow the (converted) operands."""
+    seen = [_layout_seen(x, common) for x in operands]
+    return _empty(shape, iterator.output_strides(shape, seen), out_dtype)
+
+
+def _empty(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype) -> Tensor:
+    """A new tensor with exactly these strides (``factories`` is looked up when called:
+    this module is imported while ``factories`` is still being imported)."""
+    return factories.empty_strided(shape, stride, dtype=d)
+
+
+def _write(out: Tensor, values: np.ndarray) -> Tensor:
+    """Step 5: cast to the output's dtype and store through its strides."""
+    out._elements()[...] = np.broadcast_to(cast(np.asarray(values), out._dtype), out._shape)
+    return out
+
+
+def _compute(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: tuple[int, ...],
+             *, work: dtype | None = None, exact_scalar: builtins.bool = False) -> np.ndarray:
+    """Step 4: run ``kernel`` on the operands' values in the ``work`` dtype.
+
+    ``exact_scalar`` reproduces a detail of torch's float16/bfloat16 ``mul`` and ``div``:
+    when the second operand is a single value, it is read in float32 without first being
+    rounded to the 16-bit type (``half_tensor * 0.1`` multiplies by ``0.1f``).
+    """
+    work = work or compute_dtype(common)
+    values = [np.broadcast_to(_values(x, common, work), shape) for x in operands]
+    second = operands[-1]
+    if exact_scalar and work is not common and is_single_value(second, common):
+        raw = second._elements() if isinstance(second, Tensor) else number_array(second, work)
+        values[-1] = np.broadcast_to(cast(raw, work), shape)
+    with np.errstate(all="ignore"):
+        return kernel(*values)
+
+
+def is_single_value(x: Operand, common: dtype) -> builtins.bool:
+    """Does torch's iterator see ``x`` as one value repeated (``is_scalar``)? A number, a
+    one-element tensor, or a tensor of the common dtype with stride 0 along every dim of
+    size > 1 (an operand of another dtype was copied densely first)."""
+    if not isinstance(x, Tensor) or x.numel() == 1:
+        return True
+    return x._dtype is common and all(
+        s == 0 or n == 1 for n, s in zip(x._shape, x._stride, strict=True))
+
+
+def _check_inplace(self: Tensor, operands: Sequence[Operand]) -> None:
+    """The checks before writing into ``self`` (one of ``operands``), in torch's order."""
+    iterator.assert_no_internal_overlap(self)
+    for x in operands:
+        if isinstance(x, Tensor) and x is not self:
+            iterator.assert_no_partial_overlap(self, x)
+    shape = _broadcast_shape(operands)
+    if shape != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+
+
+def _prepare(operands: Sequence[Operand], common: dtype, self: Tensor | None) -> tuple[int, ...]:
+    """Steps 1-2 checks: the broadcast shape, and for an in-place op (``self`` given) the
+    overlap, shape and cast checks. Returns the shape."""
+    if self is None:
+        return _broadcast_shape(operands)
+    _check_inplace(self, operands)
+    check_can_cast(common, self._dtype)
+    return self._shape
+
+
+def _finish(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: tuple[int, ...],
+            self: Tensor | None = None, out_dtype: dtype | None = None,
+            **options: Any) -> Tensor:
+    """Steps 3-5: compute, then write into a new tensor (of ``out_dtype``, default
+    ``common``) or, in place, into ``self`` and bump its ``_version``."""
+    values = _compute(kernel, operands, common, shape, **options)
+    if self is None:
+        return _write(_allocate(shape, out_dtype or common, operands, common), values)
+    _write(self, values)
+    return _bump(self)
+
+
+def _bump(self: Tensor) -> Tensor:
+    self._version_counter.value += 1
+    return self
+
+
+# ============================================================== copy_ and fill_
+def copy_(self: Tensor, src: Operand) -> Tensor:
+    """Write ``src`` into ``self``, broadcast to self's shape and converted to self's dtype
+    (``torch.Tensor.copy_``). A Python number is accepted as a 0-d tensor (wraps, no
+    overflow check). ``self.copy_(self)`` only bumps ``_version``.
+
+    Raises:
+        RuntimeError: self is expanded (internal overlap), partly overlaps ``src``, or
+            ``src`` does not broadcast to self's shape.
+        TypeError: ``src`` is neither a tensor nor a number.
+    """
+    if src is self:
+        return _bump(self)
+    if not isinstance(src, Tensor) and not is_number(src):
+        raise TypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
+        )
+    iterator.assert_no_internal_overlap(self)
+    if isinstance(src, Tensor):
+        iterator.assert_no_partial_overlap(self, src)
+    shape = broadcasting.infer_size(self._shape, _shape(src))
+    if shape != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    raw = src._elements() if isinstance(src, Tensor) else number_array(src, self._dtype)
+    _write(self, raw)
+    return _bump(self)
+
+
+def fill_(self: Tensor, value: Operand) -> Tensor:
+    """Set every element of ``self`` to ``value`` (``torch.Tensor.fill_``).
+
+    ``value`` is a Python number (checked against self's dtype like torch's
+    ``Scalar.to<T>()``) or a 0-d tensor (converted without a check). Writing into an
+    expanded tensor is allowed here: every index gets the same value anyway.
+
+    Raises:
+        RuntimeError: a tensor value with dims, or a number out of self's dtype's range
+            ("value cannot be converted to type uint8_t without overflow").
+        TypeError: a value that is neither a number nor a tensor.
+    """
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.dim()} dimensions.")
+        array = cast(value._elements().copy(), self._dtype)
+    elif is_number(value):
+        # torch's one-element shortcut skips the float16/bfloat16 range check.
+        array = checked_number(value, self._dtype, check_half=self.numel() != 1)
+    else:
+        raise TypeError(f"fill_() received an invalid combination of arguments - got "
+                        f"({type(value).__name__}), but expected (Tensor value) or "
+                        "(Number value)")
+    self._elements()[...] = array
+    return _bump(self)
+
+
+# ============================================================== the ops, by family
+# They are written in three modules of their own; ``reftensor.add``, ``Tensor.add`` and
+# the rest reach them through this module.
+from . import arithmetic, comparison, unary  # noqa: E402
+from .arithmetic import *  # noqa: E402, F403
+from .comparison import *  # noqa: E402, F403
+from .unary import *  # noqa: E402, F403
+
+__all__ = [*arithmetic.__all__, *unary.__all__, *comparison.__all__]
+
+# In-place and reflected forms: what ``Tensor.add_``, ``2 - t`` and the rest call. They
+# stay out of ``__all__`` (torch has no ``torch.add_``).
+add_, sub_, mul_, div_ = arithmetic.add_, arithmetic.sub_, arithmetic.mul_, arithmetic.div_
+floor_divide_, remainder_, pow_ = arithmetic.floor_divide_, arithmetic.remainder_, arithmetic.pow_
+rdiv, rfloordiv, rremainder, rpow = (arithmetic.rdiv, arithmetic.rfloordiv,
+                                     arithmetic.rremainder, arithmetic.rpow)
+neg_, abs_, exp_, log_, sqrt_ = unary.neg_, unary.abs_, unary.exp_, unary.log_, unary.sqrt_
+sigmoid_, tanh_, relu_ = unary.sigmoid_, unary.tanh_, unary.relu_
+invert_operator = unary.invert_operator
+clamp_, eq_operator, ne_operator = comparison.clamp_, comparison.eq_operator, comparison.ne_operator
+bitwise_and_, bitwise_or_, bitwise_xor_ = (comparison.bitwise_and_, comparison.bitwise_or_,
+                                           comparison.bitwise_xor_)

@@ -376,3 +376,38 @@ def test_reshape_copy_has_no_base_and_view_of_view_keeps_root():
         return root, m, copied, viewed, copied._base is None, viewed._base is root
 
     same_on_both(program)
+
+
+# ---------------------------------------------------------------------- writes through views
+WRITES = [
+    lambda v: v.fill_(7),
+    lambda v: v.zero_(),
+    lambda v: v.add_(1),
+    lambda v: v.mul_(v),
+    lambda v: v.copy_(v.clone()),
+]
+
+
+@given(tensors(), st.lists(st.integers(0, len(CHAIN) - 1), max_size=3),
+       st.integers(0, len(WRITES) - 1))
+def test_writes_through_views_reach_every_alias(spec, steps, write):
+    """Write through the end of a chain of views; the base and every view see the new
+    values and the shared ``_version`` (or torch refuses, e.g. for an expanded view)."""
+    def program(lib, x):
+        chain = [x]
+        for s in steps:
+            chain.append(CHAIN[s](chain[-1]))
+        WRITES[write](chain[-1])
+        return chain
+
+    compare_op(program, spec)
+
+
+@given(tensors())
+def test_detach_shares_the_version_counter(spec):
+    def program(lib, x):
+        d = x.detach()
+        d.zero_()
+        return x, d, x._version, d._version
+
+    compare_op(program, spec)

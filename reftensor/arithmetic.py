@@ -1,0 +1,395 @@
+"""Arithmetic: ``+ - * / // % **`` and their in-place and reflected forms.
+
+Each op here is the elementwise recipe of ``elementwise.py`` (promote, broadcast, allocate,
+compute, write) plus the rules torch adds for that op, all checked against torch:
+
+* ``-`` refuses bool tensors (and Python bools); ``+`` and ``*`` on bools are or / and.
+* ``/`` of integers gives the default float dtype; ``//`` and ``%`` of integers raise
+  ``RuntimeError("ZeroDivisionError")`` on a zero divisor and follow Python's signs.
+* ``2 - t`` is ``rsub``; ``2 / t`` is ``t.reciprocal() * 2`` (so it rounds twice).
+* ``t ** 0`` is all ones and ``t ** 1`` a copy, whatever ``t`` holds (nan included);
+  an integer tensor to a negative Python int raises; ``2 ** t`` comes out contiguous.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _kernels as K
+from . import dtypes
+from ._casting import cast, checked_number, compute_dtype
+from .dtypes import dtype
+from .elementwise import (
+    Kernel,
+    Operand,
+    _compute,
+    _empty,
+    _finish,
+    _not_implemented,
+    _prepare,
+    _require,
+    _write,
+    is_single_value,
+)
+from .layout import contiguous_strides
+from .promotion import is_number, result_type
+from .tensor import Tensor
+
+__all__ = [
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+    "floor_divide", "remainder", "pow", "rsub",
+]
+
+
+# ============================================================== add, sub, mul
+def _alpha(alpha: Any, common: dtype, *, negate: builtins.bool = False) -> np.ndarray:
+    """``alpha`` checked as torch's ``alpha_check`` and converted to ``common``."""
+    if isinstance(alpha, Tensor) and alpha.dim() == 0:
+        alpha = alpha.item()  # torch reads a 0-d tensor as the number it holds
+    if not is_number(alpha):
+        raise TypeError(f"argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if isinstance(alpha, builtins.bool) and common is not dtypes.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, builtins.float) and not common.is_floating_point:
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    return checked_number(-alpha if negate else alpha, common)
+
+
+def _add_kernel(alpha: np.ndarray, common: dtype) -> Kernel:
+    """``a + alpha * b``. With ``alpha == 1`` that is ``a + b``, exactly. Otherwise torch's
+    float32/float64 loops mostly fuse the multiply-add (one rounding), and its
+    float16/bfloat16 loops for short tensors round ``alpha * b`` to 16 bits before adding;
+    reftensor does the same. (Which loop torch runs depends on the tensor's length and
+    even on its memory alignment, so with ``alpha != 1`` a float result can differ from
+    torch's in the last bit.)"""
+    if alpha == 1:
+        return np.add
+    work = compute_dtype(common)
+    scale = cast(alpha, work)
+    if not common.is_floating_point:
+        return lambda a, b: a + scale * b  # integers wrap around
+    if work is not common:
+        return lambda a, b: a + cast(cast(scale * b, common), work)
+    return lambda a, b: K.fused_multiply_add(np.broadcast_to(scale, b.shape), b, a)
+
+
+def _sub_check(input: Operand, other: Operand) -> None:
+    """torch refuses ``-`` on bool tensors (Python bools count as bool tensors here)."""
+    kinds = [x._dtype if isinstance(x, Tensor) else None for x in (input, other)]
+    bools = [d is dtypes.bool or isinstance(x, builtins.bool)
+             for d, x in zip(kinds, (input, other), strict=True)]
+    if all(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _add(input: Operand, other: Operand, alpha: Any, self: Tensor | None, *,
+         negate: builtins.bool = False) -> Tensor:
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, self)
+    kernel = _add_kernel(_alpha(alpha, common, negate=negate), common)
+    return _finish(kernel, [input, other], common, shape, self)
+
+
+def add(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other``, broadcast (``torch.add``). Result dtype: ``result_type``.
+
+    Either argument may be a Python number. On bool tensors ``+`` is logical or.
+
+    Raises:
+        RuntimeError: shapes that do not broadcast; a bool ``alpha`` for a non-bool result,
+            a float ``alpha`` for an integer result, or an ``alpha`` out of its range.
+        TypeError: an operand that is neither a tensor nor a number.
+    """
+    _require(input, "add", "input")
+    _require(other, "add", "other")
+    return _add(input, other, alpha, None)
+
+
+def sub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other``, broadcast (``torch.sub``). Result dtype: ``result_type``.
+
+    Raises:
+        RuntimeError: a bool operand (tensor or Python bool), shapes that do not broadcast,
+            or a bad ``alpha`` (as in ``add``).
+    """
+    _require(input, "sub", "input")
+    _require(other, "sub", "other")
+    _sub_check(input, other)
+    return _add(input, other, alpha, None, negate=True)
+
+
+subtract = sub
+
+
+def rsub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input`` (``torch.rsub``; what ``2 - t`` runs)."""
+    return sub(other, input, alpha=alpha)
+
+
+def mul(input: Operand, other: Operand) -> Tensor:
+    """``input * other``, broadcast (``torch.mul``). Result dtype: ``result_type``; on bool
+    tensors ``*`` is logical and. float16/bfloat16 times a single value reads that value in
+    float32 unrounded, as torch's kernel does.
+
+    Raises:
+        RuntimeError: shapes that do not broadcast.
+    """
+    _require(input, "mul", "input")
+    _require(other, "mul", "other")
+    return _mul(input, other, None)
+
+
+multiply = mul
+
+
+def _mul(input: Operand, other: Operand, self: Tensor | None) -> Tensor:
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, self)
+    return _finish(np.multiply, [input, other], common, shape, self, exact_scalar=True)
+
+
+def add_(self: Tensor, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """In-place ``add`` (``torch.Tensor.add_``)."""
+    _require(other, "add_", "other")
+    return _add(self, other, alpha, self)
+
+
+def sub_(self: Tensor, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """In-place ``sub`` (``torch.Tensor.sub_``)."""
+    _require(other, "sub_", "other")
+    _sub_check(self, other)
+    return _add(self, other, alpha, self, negate=True)
+
+
+def mul_(self: Tensor, other: Operand) -> Tensor:
+    """In-place ``mul`` (``torch.Tensor.mul_``)."""
+    _require(other, "mul_", "other")
+    return _mul(self, other, self)
+
+
+# ============================================================== division and remainder
+_ROUNDING_MODES = (None, "trunc", "floor")
+
+
+def _div_kernel(common: dtype, rounding_mode: str | None,
+                step: Callable[[np.ndarray], np.ndarray] | None) -> Kernel:
+    """The division formula for ``common`` (raises NotImplementedError for bool).
+
+    ``step``, for float16/bfloat16, rounds each intermediate result to the 16-bit type, as
+    torch's rounding-mode kernels do (except when dividing by a single value).
+    """
+    if rounding_mode is None:
+        return np.true_divide
+    if common is dtypes.bool:
+        raise _not_implemented(f"div_{rounding_mode}_cpu", common)
+    if common.is_floating_point:
+        round_ = step or (lambda x: x)
+        if rounding_mode == "trunc":
+            return lambda a, b: np.trunc(round_(a / b))
+        return lambda a, b: K.div_floor_float(a, b, round_)
+    if rounding_mode == "trunc" or common is dtypes.uint8:  # unsigned: floor == trunc
+        return K.div_trunc_int
+    return K.div_floor_int
+
+
+def _div(input: Operand, other: Operand, rounding_mode: str | None,
+         self: Tensor | None) -> Tensor:
+    if rounding_mode not in _ROUNDING_MODES:
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    common = result_type(input, other)
+    if rounding_mode is None and not common.is_floating_point:
+        common = dtypes.get_default_dtype()  # true division of integers gives floats
+    shape = _prepare([input, other], common, self)
+    step = None
+    if compute_dtype(common) is not common and not is_single_value(other, common):
+        step = lambda x: cast(x, common).astype(np.float32)  # noqa: E731
+    kernel = _div_kernel(common, rounding_mode, step)
+    return _finish(kernel, [input, other], common, shape, self, exact_scalar=True)
+
+
+def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
+    """``input / other``, broadcast (``torch.div``).
+
+    ``rounding_mode=None``: true division; integer and bool inputs give the default float
+    dtype. ``"trunc"`` rounds the quotient toward zero, ``"floor"`` down (Python's ``//``);
+    both keep ``result_type``. Floats divided by zero give inf/nan.
+
+    Raises:
+        RuntimeError: an unknown rounding mode; integer division by zero
+            ("ZeroDivisionError"); shapes that do not broadcast.
+        NotImplementedError: a rounding mode on bool tensors.
+    """
+    _require(input, "div", "input")
+    _require(other, "div", "other")
+    return _div(input, other, rounding_mode, None)
+
+
+divide = true_divide = div
+
+
+def floor_divide(input: Operand, other: Operand) -> Tensor:
+    """``input // other``: ``div(input, other, rounding_mode="floor")``
+    (``torch.floor_divide``)."""
+    _require(input, "floor_divide", "input")
+    _require(other, "floor_divide", "other")
+    return _div(input, other, "floor", None)
+
+
+def div_(self: Tensor, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
+    """In-place ``div``: an integer ``self`` accepts only a rounding mode."""
+    _require(other, "div_", "other")
+    return _div(self, other, rounding_mode, self)
+
+
+def floor_divide_(self: Tensor, other: Operand) -> Tensor:
+    """In-place ``floor_divide``."""
+    _require(other, "floor_divide_", "other")
+    return _div(self, other, "floor", self)
+
+
+def rdiv(self: Tensor, other: Operand) -> Tensor:
+    """``other / self`` as torch's ``Tensor.__rtruediv__`` computes it:
+    ``self.reciprocal() * other`` (two roundings, and float even for integer ``self``)."""
+    from .unary import reciprocal
+
+    return mul(reciprocal(self), other)
+
+
+def rfloordiv(self: Tensor, other: Operand) -> Tensor:
+    """``other // self`` (``Tensor.__rfloordiv__``)."""
+    return floor_divide(other, self)
+
+
+def _remainder(input: Operand, other: Operand, self: Tensor | None) -> Tensor:
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, self)
+    if common is dtypes.bool:
+        raise _not_implemented("remainder_cpu", common)
+    kernel = K.remainder_float if common.is_floating_point else K.remainder_int
+    return _finish(kernel, [input, other], common, shape, self)
+
+
+def remainder(input: Operand, other: Operand) -> Tensor:
+    """Python's ``input % other``: the result takes the sign of ``other``
+    (``torch.remainder``). Result dtype: ``result_type``.
+
+    Raises:
+        RuntimeError: integer remainder by zero ("ZeroDivisionError"); shapes that do not
+            broadcast.
+        NotImplementedError: bool tensors.
+    """
+    _require(input, "remainder", "input")
+    _require(other, "remainder", "other", numbers=isinstance(input, Tensor))
+    return _remainder(input, other, None)
+
+
+def remainder_(self: Tensor, other: Operand) -> Tensor:
+    """In-place ``remainder``."""
+    _require(other, "remainder_", "other")
+    return _remainder(self, other, self)
+
+
+def rremainder(self: Tensor, other: Operand) -> Tensor:
+    """``other % self`` (``Tensor.__rmod__``)."""
+    return remainder(other, self)
+
+
+# ============================================================== pow
+def _pow_scalar_kernel(common: dtype, exponent: builtins.bool | int | builtins.float) -> Kernel:
+    """``x ** exponent`` for a Python-number exponent, with the shortcuts torch's kernel
+    takes (``sqrt`` for 0.5, ``x * x`` for 2, ...): they decide how the result rounds."""
+    if not common.is_floating_point:
+        e_int = checked_number(exponent, common)  # the exponent must fit the base's type
+        return lambda x: K.powi(x, np.broadcast_to(e_int, x.shape))
+    e = builtins.float(exponent)
+    if common is not dtypes.float16 and e in (0.5, -0.5, -1):  # float16 has no shortcuts
+        return {0.5: np.sqrt, -0.5: lambda x: 1 / np.sqrt(x), -1: lambda x: 1 / x}[e]
+    if common in (dtypes.float16, dtypes.bfloat16):
+        e = builtins.float(checked_number(exponent, common))  # rounded to 16 bits, checked
+    if common is not dtypes.float16 and e in (2, 3, -2):
+        if common is dtypes.bfloat16:  # each product is rounded to bfloat16 on the way
+            def square(x: np.ndarray) -> np.ndarray:
+                return cast(cast(x * x, common), dtypes.float32)
+        else:
+            def square(x: np.ndarray) -> np.ndarray:
+                return x * x
+        return {2: square, 3: lambda x: square(x) * x, -2: lambda x: 1 / square(x)}[e]
+    if common is dtypes.float32:  # torch's scalar loop calls the double pow(float, double)
+        return lambda x: np.power(x.astype(np.float64), e).astype(np.float32)
+    return lambda x: np.power(x, np.asarray(e, dtype=compute_dtype(common).numpy))
+
+
+def _pow_tensor_kernel(common: dtype) -> Kernel:
+    if common is dtypes.bool:
+        raise _not_implemented("pow", common)
+    return np.power if common.is_floating_point else K.powi
+
+
+def _pow(base: Operand, exponent: Operand, self: Tensor | None) -> Tensor:
+    if isinstance(exponent, Tensor):
+        common = result_type(base, exponent)
+        shape = _prepare([base, exponent], common, self)
+        return _finish(_pow_tensor_kernel(common), [base, exponent], common, shape, self)
+    assert isinstance(base, Tensor)
+    if (not base.is_floating_point() and isinstance(exponent, int) and exponent < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    common = result_type(base, exponent)
+    shape = _prepare([base], common, self)
+    if exponent == 0:
+        kernel: Kernel = np.ones_like
+    elif exponent == 1:
+        kernel = np.asarray
+    else:
+        kernel = _pow_scalar_kernel(common, exponent)
+    return _finish(kernel, [base], common, shape, self)
+
+
+def pow(input: Operand, exponent: Operand) -> Tensor:
+    """``input ** exponent``, broadcast (``torch.pow``). Result dtype: ``result_type``.
+
+    Integers wrap around; an integer tensor exponent below 0 gives 0 (or +-1 for a base of
+    +-1). ``x ** 0`` is 1 and ``x ** 1`` is ``x`` for every ``x``. A Python-number base
+    (``2 ** t``) gives a contiguous result, and a base of 1 gives all ones.
+
+    Raises:
+        RuntimeError: an integer or bool tensor to a negative Python int; an exponent that
+            does not fit the tensor's dtype; shapes that do not broadcast.
+        NotImplementedError: a bool tensor to a bool tensor.
+        TypeError: neither argument a tensor.
+    """
+    _require(input, "pow", "input")
+    _require(exponent, "pow", "exponent", numbers=isinstance(input, Tensor))
+    if isinstance(input, Tensor):
+        return _pow(input, exponent, None)
+    # A number to a tensor's power: torch allocates a contiguous result first.
+    assert isinstance(exponent, Tensor)
+    common = result_type(input, exponent)
+    shape = exponent._shape
+    out = _empty(shape, contiguous_strides(shape), common)
+    if input == 1 and not isinstance(input, builtins.bool):  # True is no 1 to torch here
+        return _write(out, np.ones(shape, dtype=common.numpy))
+    kernel = _pow_tensor_kernel(common)
+    return _write(out, _compute(kernel, [input, exponent], common, shape))
+
+
+def pow_(self: Tensor, exponent: Operand) -> Tensor:
+    """In-place ``pow``."""
+    _require(exponent, "pow_", "exponent")
+    return _pow(self, exponent, self)
+
+
+def rpow(self: Tensor, other: Operand) -> Tensor:
+    """``other ** self`` (``Tensor.__rpow__``)."""
+    return pow(other, self)

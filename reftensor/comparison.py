@@ -1,0 +1,298 @@
+"""Ops that compare or select: ``== != < <= > >=``, logical and bitwise ops, ``where``,
+``clamp``.
+
+Comparisons promote both operands to their ``result_type`` *before* comparing, which has a
+surprising consequence that torch really has: ``uint8_tensor == -1`` converts -1 to uint8
+(255) first, so it is True where the tensor holds 255. The result is always bool.
+
+Logical ops treat every nonzero value as True and give bool. Bitwise ops work on the bits
+of bool and integer tensors (on bool they are the logical ops) and refuse floats.
+``where`` picks from two operands promoted to one dtype; ``clamp`` promotes its bounds too
+(``int_tensor.clamp(min=0.5)`` is float32).
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import _kernels as K
+from . import dtypes, iterator
+from ._casting import cast, checked_number, compute_dtype
+from .dtypes import dtype
+from .elementwise import (
+    Kernel,
+    Operand,
+    _broadcast_shape,
+    _empty,
+    _finish,
+    _layout_seen,
+    _not_implemented,
+    _prepare,
+    _require,
+    _values,
+    _write,
+)
+from .promotion import SCALAR_TYPE_NAMES, is_number, result_type
+from .tensor import Tensor
+
+__all__ = [
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "where", "clamp", "clip",
+]
+
+
+# ============================================================== comparisons
+def _compare(name: str, kernel: Kernel, input: Tensor, other: Operand) -> Tensor:
+    _require(input, name, "input", numbers=False)
+    _require(other, name, "other")
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, None)
+    return _finish(kernel, [input, other], common, shape, out_dtype=dtypes.bool)
+
+
+def eq(input: Tensor, other: Operand) -> Tensor:
+    """``input == other`` as a bool tensor (``torch.eq``), compared in ``result_type``.
+
+    Raises:
+        TypeError: ``input`` is not a tensor, or ``other`` is neither tensor nor number.
+        RuntimeError: shapes that do not broadcast.
+    """
+    return _compare("eq", np.equal, input, other)
+
+
+def ne(input: Tensor, other: Operand) -> Tensor:
+    """``input != other`` (``torch.ne``); as ``eq``."""
+    return _compare("ne", np.not_equal, input, other)
+
+
+def lt(input: Tensor, other: Operand) -> Tensor:
+    """``input < other`` (``torch.lt``); as ``eq``."""
+    return _compare("lt", np.less, input, other)
+
+
+def le(input: Tensor, other: Operand) -> Tensor:
+    """``input <= other`` (``torch.le``); as ``eq``."""
+    return _compare("le", np.less_equal, input, other)
+
+
+def gt(input: Tensor, other: Operand) -> Tensor:
+    """``input > other`` (``torch.gt``); as ``eq``."""
+    return _compare("gt", np.greater, input, other)
+
+
+def ge(input: Tensor, other: Operand) -> Tensor:
+    """``input >= other`` (``torch.ge``); as ``eq``."""
+    return _compare("ge", np.greater_equal, input, other)
+
+
+def eq_operator(self: Tensor, other: Any) -> Any:
+    """``self == other`` (``Tensor.__eq__``). For an ``other`` that is neither a tensor nor
+    a number torch returns ``NotImplemented``, so Python falls back to identity: False."""
+    if not isinstance(other, Tensor) and not is_number(other):
+        return NotImplemented
+    return eq(self, other)
+
+
+def ne_operator(self: Tensor, other: Any) -> Any:
+    """``self != other`` (``Tensor.__ne__``); True for an ``other`` that is no operand."""
+    if not isinstance(other, Tensor) and not is_number(other):
+        return NotImplemented
+    return ne(self, other)
+
+
+# ============================================================== logical ops
+def _logical(name: str, kernel: Kernel, input: Tensor, other: Tensor) -> Tensor:
+    _require(input, name, "input", numbers=False)
+    _require(other, name, "other", numbers=False)
+    return _compare(name, lambda a, b: kernel(a != 0, b != 0), input, other)
+
+
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    """True where both are nonzero (``torch.logical_and``): bool result, any dtypes.
+
+    Raises:
+        TypeError: an argument that is not a tensor (numbers are refused here).
+    """
+    return _logical("logical_and", np.logical_and, input, other)
+
+
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    """True where either is nonzero (``torch.logical_or``); as ``logical_and``."""
+    return _logical("logical_or", np.logical_or, input, other)
+
+
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+    """True where exactly one is nonzero (``torch.logical_xor``); as ``logical_and``."""
+    return _logical("logical_xor", np.logical_xor, input, other)
+
+
+# ============================================================== bitwise ops
+_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def _bitwise(kind: str, input: Operand, other: Operand, self: Tensor | None) -> Tensor:
+    name = f"bitwise_{kind}" + ("_" if self is not None else "")
+    _require(input, name, "input", numbers=isinstance(other, Tensor))
+    _require(other, name, "other")
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, self)
+    if common.is_floating_point:
+        raise _not_implemented(f"bitwise_{kind}_cpu", common)
+    return _finish(_BITWISE[kind], [input, other], common, shape, self)
+
+
+def bitwise_and(input: Operand, other: Operand) -> Tensor:
+    """``input & other`` on the bits of bool/integer values (``torch.bitwise_and``).
+    Result dtype: ``result_type``; a Python number may stand on either side.
+
+    Raises:
+        NotImplementedError: a floating result type.
+    """
+    return _bitwise("and", input, other, None)
+
+
+def bitwise_or(input: Operand, other: Operand) -> Tensor:
+    """``input | other`` (``torch.bitwise_or``); as ``bitwise_and``."""
+    return _bitwise("or", input, other, None)
+
+
+def bitwise_xor(input: Operand, other: Operand) -> Tensor:
+    """``input ^ other`` (``torch.bitwise_xor``); as ``bitwise_and``."""
+    return _bitwise("xor", input, other, None)
+
+
+def bitwise_and_(self: Tensor, other: Operand) -> Tensor:
+    """In-place ``bitwise_and`` (``&=``)."""
+    return _bitwise("and", self, other, self)
+
+
+def bitwise_or_(self: Tensor, other: Operand) -> Tensor:
+    """In-place ``bitwise_or`` (``|=``)."""
+    return _bitwise("or", self, other, self)
+
+
+def bitwise_xor_(self: Tensor, other: Operand) -> Tensor:
+    """In-place ``bitwise_xor`` (``^=``)."""
+    return _bitwise("xor", self, other, self)
+
+
+# ============================================================== where
+def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
+    """``input`` where ``condition`` is True, else ``other``, all three broadcast
+    (``torch.where``). Result dtype: ``result_type(input, other)``; either may be a number.
+
+    Raises:
+        RuntimeError: a condition that is not bool (uint8 is accepted with a deprecation
+            warning); shapes that do not broadcast.
+        TypeError: a condition that is not a tensor.
+    """
+    _require(condition, "where", "condition", numbers=False)
+    _require(input, "where", "input")
+    _require(other, "where", "other")
+    common = result_type(input, other)
+    # A number becomes a one-element tensor of the result type, with fill_'s range check.
+    input, other = (x if isinstance(x, Tensor) else _number_tensor(x, common)
+                    for x in (input, other))
+    if condition._dtype is dtypes.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
+                      "and will be removed in a future version of PyTorch. Use a boolean "
+                      "condition instead.", UserWarning, stacklevel=2)
+    elif condition._dtype is not dtypes.bool:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {SCALAR_TYPE_NAMES[condition._dtype.name]}")
+    operands = [condition, input, other]
+    shape = _broadcast_shape(operands)
+    # torch converts each operand to its dtype (bool, or the common one) before iterating.
+    seen = [_layout_seen(condition, dtypes.bool), _layout_seen(input, common),
+            _layout_seen(other, common)]
+    out = _empty(shape, iterator.output_strides(shape, seen), common)
+    chosen = np.where(
+        np.broadcast_to(_values(condition, dtypes.bool, dtypes.bool), shape),
+        np.broadcast_to(_values(input, common, common), shape),
+        np.broadcast_to(_values(other, common, common), shape),
+    )
+    return _write(out, chosen)
+
+
+def _number_tensor(x: builtins.bool | int | builtins.float, d: dtype) -> Tensor:
+    """A 0-d tensor of ``d`` holding ``x``, checked as a one-element ``fill_`` checks."""
+    t = _empty((), (), d)
+    t._elements()[...] = checked_number(x, d, check_half=False)
+    return t
+
+
+# ============================================================== clamp
+_C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+                 "int16": "short int", "int32": "int", "int64": "long int"}
+
+
+def _clamp_kernel(has_min: builtins.bool, has_max: builtins.bool) -> Kernel:
+    if has_min and has_max:
+        return K.clamp
+    if has_min:
+        return lambda a, low: K.clamp(a, low, None)
+    return lambda a, high: K.clamp(a, None, high)
+
+
+def _clamp(input: Tensor, min: Any, max: Any, self: Tensor | None) -> Tensor:
+    name = "clamp_" if self is not None else "clamp"
+    _require(input, name, "input", numbers=False)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    for b, arg in ((min, "min"), (max, "max")):
+        if b is not None:
+            _require(b, name, arg)
+    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        # torch's argument parser reads a 0-d tensor as a number when the other bound is
+        # one; a tensor with dims next to a number matches no signature.
+        if any(isinstance(b, Tensor) and b.dim() > 0 for b in (min, max)):
+            raise TypeError(f"{name}() received an invalid combination of arguments: a "
+                            "Tensor bound with dims and a Number bound")
+        min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
+    bounds = [b for b in (min, max) if b is not None]
+    kernel = _clamp_kernel(min is not None, max is not None)
+    if any(isinstance(b, Tensor) for b in bounds):
+        # Tensor bounds take part in broadcasting and promotion like any operand.
+        common = result_type(input, *bounds)
+        shape = _prepare([input, *bounds], common, self)
+        if common is dtypes.bool and len(bounds) == 2:
+            raise _not_implemented("clamp_cpu", common)
+        return _finish(kernel, [input, *bounds], common, shape, self)
+    # Number bounds: promoted together with the input, then converted with a range check.
+    common = input._dtype if input.is_floating_point() else result_type(input, *bounds)
+    if self is not None and common is not self._dtype:
+        raise RuntimeError(f"result type {SCALAR_TYPE_NAMES[common.name]} can't be cast to "
+                           f"the desired output type {_C_TYPE_NAMES[self._dtype.name]}")
+    shape = _prepare([input], common, self)
+    if common is dtypes.bool:
+        which = "clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")
+        raise _not_implemented(f"{which}_scalar_cpu", common)
+    work = compute_dtype(common)
+    limits = [cast(checked_number(b, common), work) for b in bounds]
+    return _finish(lambda a: kernel(a, *limits), [input], common, shape, self)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Limit every element to ``[min, max]`` (``torch.clamp``): ``min(max(x, min), max)``.
+
+    Bounds are numbers or tensors (broadcast). The result type promotes the input with the
+    bounds (``int_tensor.clamp(0.5)`` is float32). A nan bound gives nan; with
+    ``min > max`` every element becomes ``max``.
+
+    Raises:
+        RuntimeError: neither bound given; a number bound out of the result dtype's range.
+        NotImplementedError: bool tensors with number bounds.
+    """
+    return _clamp(input, min, max, None)
+
+
+clip = clamp
+
+
+def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """In-place ``clamp``; with number bounds the result type must be self's exactly."""
+    return _clamp(self, min, max, self)

@@ -1,0 +1,263 @@
+"""Unary elementwise functions: one input, one output of the same shape.
+
+Two families, told apart by their result dtype:
+
+* **float functions** (``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``, ``sigmoid``,
+  ``reciprocal``): integer and bool inputs are converted to the default float dtype, so
+  ``torch.arange(3).exp()`` is float32;
+* **same-dtype functions** (``neg``, ``abs``, ``relu``, ``sign``, ``floor``, ``round``,
+  ``bitwise_not``): the result has the input's dtype, and each refuses some dtypes exactly
+  as torch does (``-`` on bool, ``abs`` of bool, ``~`` of a float).
+
+The transcendental functions are NumPy's, while torch uses its own vectorised (SLEEF)
+versions: both are within about one unit in the last place of the exact value, so they may
+differ from each other by a few units in the last place. Everything else is exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kernels as K
+from . import dtypes
+from .dtypes import dtype
+from .elementwise import Kernel, _finish, _not_implemented, _prepare, _require
+from .tensor import Tensor
+
+__all__ = [
+    "neg", "negative", "positive", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh",
+    "sigmoid", "reciprocal", "relu", "sign", "floor", "round", "logical_not", "bitwise_not",
+]
+
+
+def _unary(name: str, kernel: Kernel, input: Tensor, self: Tensor | None,
+           out_dtype: dtype | None = None) -> Tensor:
+    """A same-dtype unary op (written into ``self`` when in place)."""
+    _require(input, name, "input", numbers=False)
+    shape = _prepare([input], input._dtype, self)
+    return _finish(kernel, [input], input._dtype, shape, self, out_dtype=out_dtype)
+
+
+def _float_unary(name: str, kernel: Kernel, input: Tensor, self: Tensor | None) -> Tensor:
+    """A float function: integer and bool inputs compute in the default float dtype."""
+    _require(input, name, "input", numbers=False)
+    common = input._dtype if input._dtype.is_floating_point else dtypes.get_default_dtype()
+    shape = _prepare([input], common, self)
+    return _finish(kernel, [input], common, shape, self)
+
+
+def _no_bool(input: Tensor, message: str) -> None:
+    if isinstance(input, Tensor) and input._dtype is dtypes.bool:
+        raise RuntimeError(message)
+
+
+_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+# ============================================================== float functions
+def exp(input: Tensor) -> Tensor:
+    """``e ** input`` (``torch.exp``); integer/bool inputs give the default float dtype."""
+    return _float_unary("exp", np.exp, input, None)
+
+
+def log(input: Tensor) -> Tensor:
+    """Natural log (``torch.log``): -inf at 0, nan below; float result as ``exp``."""
+    return _float_unary("log", np.log, input, None)
+
+
+def sqrt(input: Tensor) -> Tensor:
+    """Square root, correctly rounded (``torch.sqrt``): nan below 0; float result."""
+    return _float_unary("sqrt", np.sqrt, input, None)
+
+
+def sin(input: Tensor) -> Tensor:
+    """Sine (``torch.sin``); float result as ``exp``."""
+    return _float_unary("sin", np.sin, input, None)
+
+
+def cos(input: Tensor) -> Tensor:
+    """Cosine (``torch.cos``); float result as ``exp``."""
+    return _float_unary("cos", np.cos, input, None)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent (``torch.tanh``); float result as ``exp``."""
+    return _float_unary("tanh", np.tanh, input, None)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-input))`` (``torch.sigmoid``); float result as ``exp``."""
+    return _float_unary("sigmoid", K.sigmoid, input, None)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    """``1 / input`` (``torch.reciprocal``): inf at 0; float result as ``exp``."""
+    return _float_unary("reciprocal", lambda x: 1 / x, input, None)
+
+
+def exp_(self: Tensor) -> Tensor:
+    """In-place ``exp`` (RuntimeError for an integer ``self``: the result is float)."""
+    return _float_unary("exp_", np.exp, self, self)
+
+
+def log_(self: Tensor) -> Tensor:
+    """In-place ``log``."""
+    return _float_unary("log_", np.log, self, self)
+
+
+def sqrt_(self: Tensor) -> Tensor:
+    """In-place ``sqrt``."""
+    return _float_unary("sqrt_", np.sqrt, self, self)
+
+
+def sigmoid_(self: Tensor) -> Tensor:
+    """In-place ``sigmoid``."""
+    return _float_unary("sigmoid_", K.sigmoid, self, self)
+
+
+def tanh_(self: Tensor) -> Tensor:
+    """In-place ``tanh``."""
+    return _float_unary("tanh_", np.tanh, self, self)
+
+
+# ============================================================== same-dtype functions
+def neg(input: Tensor) -> Tensor:
+    """``-input`` (``torch.neg``); unsigned integers wrap around (``-1`` is 255 in uint8).
+
+    Raises:
+        RuntimeError: a bool tensor (use ``~`` or ``logical_not``).
+    """
+    _no_bool(input, _NEG_BOOL)
+    return _unary("neg", np.negative, input, None)
+
+
+negative = neg
+
+
+def neg_(self: Tensor) -> Tensor:
+    """In-place ``neg``."""
+    _no_bool(self, _NEG_BOOL)
+    return _unary("neg_", np.negative, self, self)
+
+
+def positive(input: Tensor) -> Tensor:
+    """``+input``: ``input`` itself, not a copy (``torch.positive``).
+
+    Raises:
+        RuntimeError: a bool tensor.
+    """
+    _require(input, "positive", "input", numbers=False)
+    _no_bool(input, "The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def _abs_kernel(input: Tensor) -> Kernel:
+    if isinstance(input, Tensor) and input._dtype is dtypes.bool:
+        raise _not_implemented("abs_cpu", dtypes.bool)
+    return np.abs
+
+
+def abs(input: Tensor) -> Tensor:
+    """``|input|`` (``torch.abs``); same dtype, so ``abs(int8(-128))`` wraps to -128.
+
+    Raises:
+        NotImplementedError: a bool tensor.
+    """
+    _require(input, "abs", "input", numbers=False)
+    shape = _prepare([input], input._dtype, None)
+    return _finish(_abs_kernel(input), [input], input._dtype, shape)
+
+
+def abs_(self: Tensor) -> Tensor:
+    """In-place ``abs`` (the overlap checks come before the bool error, as in torch)."""
+    shape = _prepare([self], self._dtype, self)
+    return _finish(_abs_kernel(self), [self], self._dtype, shape, self)
+
+
+def _relu_kernel(x: np.ndarray) -> np.ndarray:
+    # clamp(x, min=0): -0.0 and nan are kept, since neither is below 0.
+    return np.where(x < 0, np.zeros_like(x), x)
+
+
+def relu(input: Tensor) -> Tensor:
+    """``max(input, 0)`` (``torch.relu``); same dtype; keeps -0.0 and nan.
+
+    Raises:
+        RuntimeError: a bool tensor.
+    """
+    _no_bool(input, "Boolean inputs not supported for relu")
+    return _unary("relu", _relu_kernel, input, None)
+
+
+def relu_(self: Tensor) -> Tensor:
+    """In-place ``relu``."""
+    _no_bool(self, "Boolean inputs not supported for relu")
+    return _unary("relu_", _relu_kernel, self, self)
+
+
+def sign(input: Tensor) -> Tensor:
+    """-1, 0 or +1 in the input's dtype (``torch.sign``); 0 for nan and for -0.0; a bool
+    tensor comes back unchanged (as a copy)."""
+    return _unary("sign", K.sign, input, None)
+
+
+def floor(input: Tensor) -> Tensor:
+    """Round down (``torch.floor``); integer tensors are copied unchanged.
+
+    Raises:
+        NotImplementedError: a bool tensor.
+    """
+    _require(input, "floor", "input", numbers=False)
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("floor_vml_cpu", input._dtype)
+    return _unary("floor", np.floor if input.is_floating_point() else np.asarray, input, None)
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Round half to even, to ``decimals`` decimal places (``torch.round``): ``1.5`` and
+    ``2.5`` both give ``2``. Integer tensors are copied when ``decimals`` is 0.
+
+    With ``decimals`` the result is ``rint(x * 10**decimals) / 10**decimals``, so it is the
+    nearest float to a rounded decimal, and an enormous ``decimals`` gives nan, as in torch.
+
+    Raises:
+        NotImplementedError: a bool tensor; an integer tensor with ``decimals != 0``.
+    """
+    _require(input, "round", "input", numbers=False)
+    d = input._dtype
+    if d is dtypes.bool or (decimals != 0 and not d.is_floating_point):
+        raise _not_implemented("round_vml_cpu" if decimals == 0 else "round_cpu", d)
+    if not d.is_floating_point:
+        kernel: Kernel = np.asarray
+    elif decimals == 0:
+        kernel = np.rint
+    else:
+        kernel = lambda x: K.round_decimals(x, decimals)  # noqa: E731
+    return _unary("round", kernel, input, None)
+
+
+def logical_not(input: Tensor) -> Tensor:
+    """``input == 0`` as a bool tensor (``torch.logical_not``); any input dtype."""
+    return _unary("logical_not", lambda x: x == 0, input, None, out_dtype=dtypes.bool)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    """``~input``: flips every bit; on bool, logical not (``torch.bitwise_not``).
+
+    Raises:
+        NotImplementedError: a floating tensor.
+    """
+    _require(input, "bitwise_not", "input", numbers=False)
+    if input.is_floating_point():
+        raise _not_implemented("bitwise_not_cpu", input._dtype)
+    return _unary("bitwise_not", np.invert, input, None)
+
+
+def invert_operator(self: Tensor) -> Tensor:
+    """``~self`` (``Tensor.__invert__``): ``bitwise_not``, but a float tensor raises
+    TypeError here (Python's operator), where ``bitwise_not`` raises NotImplementedError."""
+    if self.is_floating_point():
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(self)

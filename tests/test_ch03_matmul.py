@@ -1,0 +1,117 @@
+"""Chapter 3: ``matmul`` (``@``), ``mm``, ``bmm``, ``mv`` and ``dot``, run on torch and
+reftensor and compared: values, dtype, shape, strides (always contiguous), errors.
+
+Operands come from ``tests/strategies.py`` (every layout and dtype) with shapes drawn for
+every pair of dims from 1-D to 4-D, batch dims that broadcast, and now and then sizes or
+dtypes that do not match.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from tests.difftest import compare_op, same_on_both
+from tests.strategies import FLOAT_NAMES, INT_NAMES, tensors
+
+pytestmark = pytest.mark.ch03
+
+DTYPES = ("bool", *INT_NAMES, *FLOAT_NAMES)
+sizes = st.sampled_from([0, 1, 2, 3, 3])
+
+
+@st.composite
+def batch_dims(draw: st.DrawFn, batch: tuple[int, ...], count: int) -> tuple[int, ...]:
+    """``count`` batch dims that broadcast with ``batch`` (its suffix, with some 1s)."""
+    dims = list(batch[len(batch) - count:]) if count <= len(batch) else [
+        *draw(st.lists(sizes, min_size=count - len(batch), max_size=count - len(batch))),
+        *batch]
+    return tuple(1 if draw(st.integers(0, 3)) == 0 else n for n in dims)
+
+
+@st.composite
+def operands(draw: st.DrawFn, dims: tuple[int, int] | None = None):
+    d1, d2 = dims or (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+    n, k, p = draw(sizes), draw(sizes), draw(sizes)
+    k2 = k + 1 if draw(st.integers(0, 9)) == 0 else k  # inner sizes that do not match
+    batch = tuple(draw(st.lists(sizes, min_size=2, max_size=2)))
+    a_shape = (k,) if d1 == 1 else (*draw(batch_dims(batch, d1 - 2)), n, k)
+    b_shape = (k2,) if d2 == 1 else (*draw(batch_dims(batch, d2 - 2)), k2, p)
+    # a stepped layout of 81 elements needs thousands of storage elements: keep it smaller
+    assume(math.prod(a_shape) <= 36 and math.prod(b_shape) <= 36)
+    a_dtype = draw(st.sampled_from(DTYPES))
+    b_dtype = draw(st.sampled_from(DTYPES)) if draw(st.integers(0, 9)) == 0 else a_dtype
+    a = draw(tensors(dtypes=(a_dtype,), shape=a_shape))
+    b = draw(tensors(dtypes=(b_dtype,), shape=b_shape))
+    return a, b
+
+
+@settings(max_examples=150)
+@given(operands())
+def test_matmul_every_pair_of_dims(specs):
+    compare_op(lambda lib, a, b: a @ b, *specs)
+
+
+@pytest.mark.parametrize("dims", [(1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), (3, 2),
+                                  (2, 3), (3, 3), (4, 2)])
+@settings(max_examples=25)
+@given(data=st.data())
+def test_matmul_function(dims, data):
+    compare_op(lambda lib, a, b: lib.matmul(a, b), *data.draw(operands(dims)))
+
+
+@pytest.mark.parametrize("fn, dims", [("mm", (2, 2)), ("bmm", (3, 3)), ("mv", (2, 1)),
+                                      ("dot", (1, 1)), ("mm", (3, 2)), ("dot", (2, 1)),
+                                      ("mv", (1, 1)), ("bmm", (2, 3))])
+@settings(max_examples=25)
+@given(data=st.data())
+def test_named_products(fn, dims, data):
+    compare_op(lambda lib, a, b: getattr(lib, fn)(a, b), *data.draw(operands(dims)))
+
+
+@pytest.mark.parametrize("name", ["0d @ 1d", "1d @ 0d", "0d @ 0d", "list", "number",
+                                  "int @ float", "float @ double 3d", "bool", "bool 1d",
+                                  "mismatch 2x3 4x5", "mismatch 3d 1d", "batch mismatch",
+                                  "folded", "not folded", "empty", "int8 wraps",
+                                  "transposed operands", "1d @ 3d", "mm of 3d", "bmm sizes",
+                                  "dot of 2d"])
+def test_matmul_cases(name):
+    cases = {
+        "0d @ 1d": lambda lib: lib.ones(()) @ lib.ones(3),
+        "1d @ 0d": lambda lib: lib.matmul(lib.ones(3), lib.ones(())),
+        "0d @ 0d": lambda lib: lib.matmul(lib.ones(()), lib.ones(())),
+        "list": lambda lib: lib.ones(2, 3) @ [[1.0]],
+        "number": lambda lib: lib.matmul(lib.ones(2, 3), 2),
+        "int @ float": lambda lib: lib.ones(2, 3, dtype=lib.int64) @ lib.ones(3, 4),
+        "float @ double 3d": lambda lib: lib.ones(5, 2, 3) @ lib.ones(5, 3, 4,
+                                                                     dtype=lib.float64),
+        "bool": lambda lib: lib.ones(2, 3, dtype=lib.bool) @ lib.ones(3, 4, dtype=lib.bool),
+        "bool 1d": lambda lib: lib.ones(3, dtype=lib.bool) @ lib.ones(3, dtype=lib.bool),
+        "mismatch 2x3 4x5": lambda lib: lib.ones(2, 3) @ lib.ones(4, 5),
+        "mismatch 3d 1d": lambda lib: lib.ones(5, 2, 3) @ lib.ones(4),
+        "batch mismatch": lambda lib: lib.ones(5, 2, 3) @ lib.ones(4, 3, 4),
+        "folded": lambda lib: lib.ones(5, 2, 3) @ lib.ones(4, 4, dtype=lib.float64),
+        "not folded": lambda lib: lib.ones(2, 5, 3).transpose(0, 1) @ lib.ones(
+            3, dtype=lib.float64),
+        "empty": lambda lib: lib.ones(3, 5, 0) @ lib.ones(0, 0),
+        "int8 wraps": lambda lib: (lib.full((2, 3), 100, dtype=lib.int8)
+                                   @ lib.full((3, 2), 100, dtype=lib.int8)),
+        "transposed operands": lambda lib: lib.arange(6.0).view(3, 2).t() @ lib.arange(
+            12.0).view(4, 3).t(),
+        "1d @ 3d": lambda lib: lib.arange(3.0) @ lib.arange(60.0).view(5, 3, 4),
+        "mm of 3d": lambda lib: lib.mm(lib.ones(2, 2, 3), lib.ones(3, 4)),
+        "bmm sizes": lambda lib: lib.bmm(lib.ones(5, 2, 3), lib.ones(4, 3, 4)),
+        "dot of 2d": lambda lib: lib.dot(lib.ones(3, 1), lib.ones(3)),
+    }
+    same_on_both(cases[name])
+
+
+def test_matmul_of_values_that_round():
+    """Sums of products that are not exact: the summation order may differ from torch's
+    BLAS by an ulp or so (and float16/bfloat16 accumulate in float32 in both)."""
+    for dtype in FLOAT_NAMES:
+        same_on_both(lambda lib, d=dtype: (lib.arange(12.0).view(3, 4) / 7).to(getattr(lib, d))
+                     @ (lib.arange(8.0).view(4, 2) / 3).to(getattr(lib, d)), ulps=4)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, layout
+from . import _casting, dtypes, layout
 from .device import as_device
 from .dtypes import dtype
 from .layout import memory_format
@@ -236,7 +236,7 @@ def tensor(
         dtype=np.float64 if target.is_floating_point else object,
     )
     with np.errstate(over="ignore", invalid="ignore"):
-        values = flat.astype(target.numpy).reshape(shape)
+        values = _casting.cast(flat, target).reshape(shape)
     return _from_array(values, target, requires_grad)
 
 

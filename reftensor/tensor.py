@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, layout
+from . import _casting, dtypes, layout
 from ._formatting import tensor_repr
 from .device import as_device, device
 from .dtypes import dtype
@@ -385,7 +385,7 @@ class Tensor:
         needed = layout.required_storage_elements(self._shape, stride)
         storage = UntypedStorage(needed * dtype.itemsize)
         out = Tensor._make(storage, self._shape, stride, 0, dtype)
-        out._elements()[...] = self._elements().astype(dtype.numpy)
+        out._elements()[...] = _casting.cast(self._elements(), dtype)
         return out
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:

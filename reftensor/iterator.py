@@ -70,30 +70,7 @@ def output_strides(shape: Sequence[int], operands: Sequence[Layout]) -> tuple[in
         return fast
     if ndim <= 1:
         return layout.contiguous_strides(shape)
-    seen = [_broadcast_strides(shape, op) for op in operands]
-
-    def goes_outside(a: int, b: int) -> int:
-        """+1 when dim ``a`` belongs outside dim ``b``; -1 inside; 0 when no operand knows."""
-        for strides in seen:
-            sa, sb = strides[a], strides[b]
-            if sa == 0 or sb == 0:
-                continue
-            if sa != sb:
-                return 1 if sa > sb else -1
-            if shape[a] > shape[b]:
-                return 1
-        return 0
-
-    order = list(range(ndim - 1, -1, -1))  # innermost first
-    for i in range(1, ndim):
-        moving = i
-        for j in range(i - 1, -1, -1):
-            verdict = goes_outside(order[j], order[moving])
-            if verdict > 0:
-                order[j], order[moving] = order[moving], order[j]
-                moving = j
-            elif verdict < 0:
-                break
+    order = layout.innermost_first(shape, [_broadcast_strides(shape, op) for op in operands])
     if order == list(range(ndim - 1, -1, -1)):
         return layout.contiguous_strides(shape)
     result = [0] * ndim

@@ -19,6 +19,7 @@ __all__ = [
     "preserve_format",
     "contiguous_strides",
     "channels_last_strides",
+    "innermost_first",
     "storage_index",
     "is_contiguous",
     "is_channels_last_contiguous",
@@ -158,27 +159,29 @@ def strides_like_channels_last(shape: Sequence[int], stride: Sequence[int]) -> b
     return True
 
 
-def dense_strides_like(shape: Sequence[int], stride: Sequence[int]) -> tuple[int, ...]:
-    """Dense strides that keep the dim order of a layout that is not dense (``.to()``'s rule).
+def innermost_first(shape: Sequence[int], operand_strides: Sequence[Sequence[int]]
+                    ) -> list[int]:
+    """The dims ordered innermost first, as TensorIterator orders them.
 
-    Dims are ranked innermost first by an insertion sort on their strides: a smaller stride
-    goes inside, equal strides put the smaller size inside, and a dim with stride 0 gives no
-    order at all, so it stays where it is. The ranked dims then get contiguous strides
-    (size-0 and size-1 dims do not grow the running stride). This is TensorIterator's rule.
+    Starting from the last dim, an insertion sort asks each operand in turn which of two dims
+    goes inside: the one with the smaller stride; for equal strides the smaller size goes
+    inside, else the next operand decides. An operand with stride 0 in either dim has no
+    opinion, and when no operand has one the dims stay where they are.
     """
     ndim = len(shape)
-    if ndim == 1:
-        return (1,)
 
     def goes_outside(a: int, b: int) -> int:
         """+1 when dim ``a`` belongs outside dim ``b``, -1 when inside, 0 when unknown."""
-        if stride[a] == 0 or stride[b] == 0:
-            return 0
-        if stride[a] != stride[b]:
-            return 1 if stride[a] > stride[b] else -1
-        return 1 if shape[a] > shape[b] else 0
+        for stride in operand_strides:
+            if stride[a] == 0 or stride[b] == 0:
+                continue
+            if stride[a] != stride[b]:
+                return 1 if stride[a] > stride[b] else -1
+            if shape[a] > shape[b]:
+                return 1
+        return 0
 
-    order = list(range(ndim - 1, -1, -1))  # innermost first: the last dim, ..., dim 0
+    order = list(range(ndim - 1, -1, -1))  # the last dim, ..., dim 0
     for i in range(1, ndim):
         moving = i
         for j in range(i - 1, -1, -1):
@@ -188,9 +191,20 @@ def dense_strides_like(shape: Sequence[int], stride: Sequence[int]) -> tuple[int
                 moving = j
             elif verdict < 0:
                 break
-    result = [0] * ndim
+    return order
+
+
+def dense_strides_like(shape: Sequence[int], stride: Sequence[int]) -> tuple[int, ...]:
+    """Dense strides that keep the dim order of a layout that is not dense (``.to()``'s rule).
+
+    The dims are ranked by ``innermost_first`` (TensorIterator's rule) and then get
+    contiguous strides in that order (size-0 and size-1 dims do not grow the running stride).
+    """
+    if len(shape) == 1:
+        return (1,)
+    result = [0] * len(shape)
     running = 1
-    for d in order:
+    for d in innermost_first(shape, [stride]):
         result[d] = running
         if shape[d] > 1:
             running *= shape[d]

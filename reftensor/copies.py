@@ -18,7 +18,7 @@ from . import dtypes, layout
 from .layout import memory_format
 from .storage import UntypedStorage
 from .tensor import Tensor
-from .views import _wrap, unsqueeze
+from .views import _wrap, unsqueeze, view_strides
 
 __all__ = ["clone", "cat", "concat", "concatenate", "stack"]
 
@@ -106,7 +106,8 @@ concat = concatenate = cat
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Join same-shaped tensors along a new dim ``dim`` (``torch.stack``): ``cat`` of
+    """Join same-shaped tensors along a new dim ``dim`` (``torch.stack``): their ``cat``
+    along ``dim`` seen with one more dim when ``dim`` is an existing dim, else ``cat`` of
     their ``unsqueeze(dim)``.
 
     Raises:
@@ -122,4 +123,13 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got "
                 f"{list(tensors[0]._shape)} at entry 0 and {list(x._shape)} at entry {k}")
+    if d < tensors[0].dim():
+        # torch joins along the existing dim ``d`` and splits that dim with a view, so the
+        # result takes cat's layout; the view happens inside the op, so ``_base`` stays None.
+        shape = list(tensors[0]._shape)
+        shape.insert(d, len(tensors))
+        joined = cat(tensors, d)
+        stride = view_strides(joined._shape, joined._stride, shape)
+        assert stride is not None  # splitting one dim is always possible
+        return Tensor._make(joined._storage, tuple(shape), stride, 0, joined._dtype)
     return cat([unsqueeze(x, d) for x in tensors], d)

@@ -411,3 +411,12 @@ def test_detach_shares_the_version_counter(spec):
         return x, d, x._version, d._version
 
     compare_op(program, spec)
+
+
+def test_stack_along_an_existing_dim_is_a_view_of_cat():
+    def program(lib):
+        x = lib.zeros(1, 1, 2).permute(2, 0, 1).permute(1, 2, 0)
+        out = lib.stack([x], -2)
+        return out, out._base is None, lib.stack([x, x], 3)._base is None
+
+    same_on_both(program)

@@ -88,7 +88,9 @@ def powi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     +-1 for base -1, and 0 otherwise (integer division would round ``1 / a**n`` to 0).
     """
     result = np.ones_like(a)
-    base, exp = a.copy(), np.abs(b).astype(np.int64)
+    # Negative exponents are settled below; squaring only runs for the others (np.abs
+    # would overflow for the most negative integer and loop forever).
+    base, exp = a.copy(), np.where(b < 0, 0, b).astype(np.int64)
     while np.any(exp):
         odd = (exp & 1).astype(bool)
         result = np.where(odd, result * base, result)

@@ -13,14 +13,17 @@ nothing to do.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from . import dtypes, layout
 from .layout import memory_format
 from .storage import UntypedStorage
 from .tensor import Tensor
-from .views import _wrap, unsqueeze, view_strides
+from .views import _sizes, _wrap, unsqueeze, view_strides
 
-__all__ = ["clone", "cat", "concat", "concatenate", "stack"]
+__all__ = ["clone", "flip", "cat", "concat", "concatenate", "stack"]
 
 
 def clone(input: Tensor, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
@@ -35,6 +38,25 @@ def clone(input: Tensor, *, memory_format: memory_format = layout.preserve_forma
     if memory_format is layout.channels_last and input.dim() != 4:
         raise RuntimeError("required rank 4 tensor to use channels_last format")
     return input._copy_with_strides(input._strides_for(memory_format), input._dtype)
+
+
+def flip(input: Tensor, *dims: Any) -> Tensor:
+    """A copy with the elements in reverse order along each of ``dims`` (``torch.flip``);
+    laid out like ``clone``.
+
+    Raises:
+        RuntimeError: a dim listed twice. IndexError: a dim out of range.
+    """
+    chosen: list[int] = []
+    for d in _sizes(dims, "dims"):
+        d = _wrap(d, input.dim())
+        if d in chosen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        chosen.append(d)
+    out = clone(input)
+    if input.dim():
+        out._elements()[...] = np.flip(input._elements(), axis=tuple(chosen))
+    return out
 
 
 def _check_tensors(name: str, tensors: Sequence[Tensor]) -> list[Tensor]:

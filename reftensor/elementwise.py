@@ -15,11 +15,19 @@ Every op here runs the same five steps that torch's ``TensorIterator`` runs:
 5. **Write**: cast to the output dtype and store through the output's strides.
 
 An **in-place** op (``add_``, ...) writes into ``self`` instead of allocating, so before
-step 3 it checks what torch checks, in torch's order: ``self`` may not have two indices
-sharing one memory location (an expanded tensor), may not partly overlap an input, is
-never broadcast itself ("output with shape [3] doesn't match the broadcast shape [2, 3]"),
-and must be able to hold the result type ("result type Float can't be cast to the desired
-output type Long"). Each in-place op bumps ``_version`` once.
+step 3 it checks what torch checks, in torch's order: ``self`` may not have a stride-0 dim
+of size > 1 (an expanded tensor), may not partly overlap an input when both are dense
+(``iterator.py`` says exactly when torch can tell), is never broadcast itself ("output with
+shape [3] doesn't match the broadcast shape [2, 3]"), and must be able to hold the result
+type ("result type Float can't be cast to the desired output type Long"). Each in-place op
+bumps ``_version`` once.
+
+Where torch cannot tell (an input that overlaps ``self`` in a layout that is not dense, such
+as ``m -= m[:, :1]`` or ``x.unfold(0, 2, 1).add_(1)``), it writes anyway, and later elements
+read values it has already overwritten, in the order of its loops and vector width.
+reftensor reads every input before it writes, as if the input were cloned first, so its
+values can differ from torch's there. Clone the input to get a result that is well defined
+in both libraries.
 """
 
 from __future__ import annotations

@@ -9,9 +9,11 @@ from Python, and this module reproduces both:
    layout. Otherwise the dims are sorted innermost-first by the inputs' strides (an
    insertion sort; broadcast dims, with stride 0, give no opinion) and the output is made
    dense in that order.
-2. **Memory overlap.** Writing into a tensor where two indices share one memory location
-   (an expanded tensor, stride 0) is refused, and so is writing into a tensor that partly
-   overlaps one of the inputs; torch raises RuntimeError for both.
+2. **Memory overlap.** torch refuses (RuntimeError) to write into a tensor with a stride-0
+   dim of size > 1 (an expanded tensor), and to write into a tensor that partly overlaps
+   one of the inputs *when both are dense*. For layouts that are not dense it does not look
+   further ("too hard") and lets the write happen; see ``elementwise.py`` for what that
+   means for the values.
 """
 
 from __future__ import annotations

@@ -80,6 +80,7 @@ def result_type(*operands: Tensor | builtins.bool | int | builtins.float) -> dty
 
     Raises:
         TypeError: an operand that is neither a tensor nor a Python number.
+        RuntimeError: bool tensors with a Python int of 2**63 or more (torch's uint64).
     """
     from .tensor import Tensor
 
@@ -94,7 +95,14 @@ def result_type(*operands: Tensor | builtins.bool | int | builtins.float) -> dty
                 f"result_type(): expected a Tensor or a Number, but got {type(x).__name__}"
             )
         groups[group] = d if groups[group] is None else promote_types(groups[group], d)
-    result = _combine(groups[0], _combine(groups[1], groups[2]))
+    tensors = _combine(groups[0], groups[1])
+    if (tensors is None or tensors is dtypes.bool) and any(
+            isinstance(x, int) and not isinstance(x, builtins.bool) and x >= 2**63
+            for x in operands):
+        # torch holds such an int as uint64, and it would decide the result here
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           "attempted to promote Bool and UInt64")
+    result = _combine(tensors, groups[2])
     if result is None:
         raise TypeError("result_type() needs at least one operand")
     return result

@@ -513,6 +513,31 @@ class Tensor:
         return iter(views.unbind(self, 0))
 
     # ------------------------------------------------------------- copies (copies.py)
+    def flip(self, *dims: Any) -> Tensor:
+        """A copy with the order of elements reversed along ``dims`` (``torch.flip``)."""
+        return copies.flip(self, *dims)
+
+    def __reversed__(self) -> Tensor:
+        """``reversed(t)``: ``t`` itself when 0-d, else ``t.flip(0)``, a copy (as torch)."""
+        return self if self.dim() == 0 else copies.flip(self, 0)
+
+    def __contains__(self, element: Any) -> builtins.bool:
+        """``element in t``: does any element of ``t`` equal it (``(element == t).any()``)?
+
+        Raises:
+            RuntimeError: ``element`` is neither a tensor nor a Python number.
+        """
+        if not isinstance(element, Tensor | builtins.bool | int | builtins.float):
+            raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return builtins.bool(elementwise.eq(self, element)._elements().any())
+
+    def __format__(self, format_spec: str) -> str:
+        """A 0-d tensor formats as its Python number (``f"{t:.2f}"``), as in torch."""
+        if self.dim() == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def clone(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
         """A copy in new storage; keeps the strides of a dense, non-overlapping input."""
         return copies.clone(self, memory_format=memory_format)
@@ -614,6 +639,18 @@ class Tensor:
     def matmul(self, other: Tensor) -> Tensor:
         return matmul.matmul(self, other)
 
+    def mm(self, mat2: Tensor) -> Tensor:
+        return matmul.mm(self, mat2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        return matmul.bmm(self, mat2)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        return matmul.mv(self, vec)
+
+    def dot(self, other: Tensor) -> Tensor:
+        return matmul.dot(self, other)
+
     def __neg__(self) -> Tensor:
         return elementwise.neg(self)
 
@@ -663,7 +700,8 @@ class Tensor:
     def __ge__(self, other: Any) -> Tensor:
         return elementwise.ge(self, other)
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        return id(self)  # torch hashes a tensor by identity, since == is elementwise
     lt, le, gt, ge = __lt__, __le__, __gt__, __ge__
 
     # Elementwise functions (elementwise.py).

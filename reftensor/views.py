@@ -47,28 +47,36 @@ def _view(t: Tensor, shape: Sequence[int], stride: Sequence[int],
     return Tensor._make(t._storage, tuple(shape), tuple(stride), where, t._dtype, base=t)
 
 
-def _wrap(dim: int, ndim: int) -> int:
+def _wrap(dim: Any, ndim: int) -> int:
     """``wrap_dim`` where a 0-d tensor accepts dim 0 and -1 (torch's ``wrap_scalar``)."""
-    _check_int("dim", dim)
-    return wrap_dim(dim, max(ndim, 1))
+    return wrap_dim(_int("dim", dim), max(ndim, 1))
 
 
-def _check_int(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be int, not {type(value).__name__}")
+def _int(name: str, value: Any) -> int:
+    """An int argument as torch's argument parser reads it: a Python int or a 0-d integer
+    tensor; never a bool or a float (TypeError)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, Tensor) and value.dim() == 0 and not value.is_floating_point():
+        return int(value.item())
+    raise TypeError(f"{name} must be int, not {type(value).__name__}")
 
 
 def _sizes(args: tuple[Any, ...], what: str = "size") -> list[int]:
-    """``f(2, 3)`` or ``f((2, 3))``: torch accepts both."""
+    """``f(2, 3)`` or ``f((2, 3))``: torch accepts both.
+
+    Raises:
+        TypeError: no sizes, or a size that is not an int (or 0-d integer tensor).
+    """
     if not args:
         raise TypeError(f"{what} is missing: pass ints or one sequence of ints")
     if len(args) == 1 and isinstance(args[0], Sequence):
         args = tuple(args[0])
-    for a in args:
-        if isinstance(a, bool) or not isinstance(a, int):
-            raise TypeError(f"{what} must be tuple of ints, but found element of type "
-                            f"{type(a).__name__}")
-    return list(args)
+    try:
+        return [_int(what, a) for a in args]
+    except TypeError:
+        raise TypeError(f"{what} must be tuple of ints, but found an element of another "
+                        "type") from None
 
 
 # ---------------------------------------------------------------------- view and reshape
@@ -367,6 +375,9 @@ def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
         RuntimeError: a 0-d tensor, a negative length, or a range past the end.
         IndexError: ``start`` out of range.
     """
+    if isinstance(start, Tensor) and start.dim() != 0:
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    start, length = _int("start", start), _int("length", length)
     if t.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:
@@ -390,6 +401,7 @@ def select(t: Tensor, dim: int, index: int) -> Tensor:
     Raises:
         IndexError: a 0-d tensor, or ``index`` out of range.
     """
+    index = _int("index", index)
     if t.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap(dim, t.dim())
@@ -410,6 +422,7 @@ def unfold(t: Tensor, dimension: int, size: int, step: int) -> Tensor:
         RuntimeError: a window longer than the dim, a negative size, or ``step <= 0``.
     """
     d = _wrap(dimension, t.dim())
+    size, step = _int("size", size), _int("step", step)
     longest = t._shape[d] if t.dim() else 1
     if size > longest:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {longest} but size "
@@ -432,6 +445,7 @@ def diagonal(t: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
     Raises:
         RuntimeError: dim1 and dim2 name the same dim. IndexError: a dim out of range.
     """
+    offset = _int("offset", offset)
     a, b = _wrap(dim1, t.dim()), _wrap(dim2, t.dim())
     if a == b:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
@@ -457,6 +471,10 @@ def split(t: Tensor, split_size_or_sections: int | Sequence[int],
         RuntimeError: a 0-d tensor, negative sizes, a zero size for a non-empty dim, or
             listed sizes that do not add up to the dim's size.
     """
+    if isinstance(split_size_or_sections, Tensor):  # a 0-d integer tensor acts as an int
+        split_size_or_sections = _int("split_size", split_size_or_sections)
+    elif not isinstance(split_size_or_sections, int):
+        split_size_or_sections = _sizes((split_size_or_sections,), "split_sizes")
     if t.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     if isinstance(split_size_or_sections, int) and split_size_or_sections < 0:
@@ -494,6 +512,7 @@ def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     Raises:
         RuntimeError: a 0-d tensor or ``chunks <= 0``.
     """
+    chunks = _int("chunks", chunks)
     if t.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:

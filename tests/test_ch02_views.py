@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import reftensor
 from tests.difftest import compare_op, same_on_both
-from tests.strategies import WRITABLE_KINDS, shapes, tensors
+from tests.strategies import WRITABLE_KINDS, TensorSpec, shapes, tensors
 
 pytestmark = pytest.mark.ch02
 ROOT = Path(__file__).resolve().parent.parent
@@ -420,3 +420,33 @@ def test_stack_along_an_existing_dim_is_a_view_of_cat():
         return out, out._base is None, lib.stack([x, x], 3)._base is None
 
     same_on_both(program)
+
+
+@given(tensors(), st.lists(dims, max_size=3))
+def test_flip_and_reversed(spec, flip_dims):
+    compare_op(lambda lib, x: x.flip(flip_dims), spec)
+    compare_op(lambda lib, x: lib.flip(x, flip_dims), spec)
+    compare_op(lambda lib, x: reversed(x), spec)
+
+
+@given(tensors(), st.sampled_from([0, 1, 2.5, True, -3, None, "a"]))
+def test_in_and_hash_and_format(spec, element):
+    compare_op(lambda lib, x: element in x, spec)
+    compare_op(lambda lib, x: (x[0] if x.dim() and x.shape[0] else x) in x, spec)
+    compare_op(lambda lib, x: hash(x) == id(x), spec)
+    compare_op(lambda lib, x: f"{x.sum_to_size(()) if x.dtype != lib.bool else 0:.3f}", spec)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: x.view(lib.tensor(6)), lambda lib, x: x.view(True),
+    lambda lib, x: x.view(lib.tensor(6.0)), lambda lib, x: x.select(0, lib.tensor(1)),
+    lambda lib, x: x.select(0, True), lambda lib, x: x.select(0, 1.0),
+    lambda lib, x: x.select(0, lib.tensor(1.0)), lambda lib, x: x.narrow(0, lib.tensor(1), 2),
+    lambda lib, x: x.narrow(0, lib.tensor([1]), 2), lambda lib, x: x.narrow(0, 1.0, 2),
+    lambda lib, x: x.narrow(0, True, 2), lambda lib, x: x.split(lib.tensor(2)),
+    lambda lib, x: x.split(2.0), lambda lib, x: x.chunk(lib.tensor(2)),
+    lambda lib, x: x.unsqueeze(lib.tensor(0)), lambda lib, x: x.transpose(lib.tensor(0), 0),
+    lambda lib, x: x.reshape(2, lib.tensor(3)), lambda lib, x: x.expand(lib.tensor(6)),
+])
+def test_int_arguments_as_torchs_parser_reads_them(call):
+    compare_op(call, TensorSpec((6,), (1,), 0, "float32", tuple(range(6)), "contiguous"))

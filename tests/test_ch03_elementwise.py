@@ -693,3 +693,25 @@ QUIRKS = {
 @pytest.mark.parametrize("name", list(QUIRKS))
 def test_quirk(name):
     same_on_both(QUIRKS[name])
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([2, -1, 1], dtype=lib.int8) ** lib.tensor([-128], dtype=lib.int8),
+    lambda lib: lib.tensor([3, -1]) ** lib.tensor([-(2**63)]),
+    lambda lib: True ** lib.tensor([-128], dtype=lib.int8),
+])
+def test_most_negative_integer_exponent_returns(make):
+    same_on_both(make)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([True, False]) + 2**63,
+    lambda lib: lib.tensor([True]) == 2**63,
+    lambda lib: lib.tensor(True) * (2**63 + 5),
+    lambda lib: lib.tensor([1], dtype=lib.uint8) + 2**63,
+    lambda lib: lib.tensor([True]).add_(2**63),
+    lambda lib: lib.where(lib.tensor([True]), lib.tensor([True]), 2**63),
+    lambda lib: lib.result_type(lib.tensor([True]), 2**63),
+])
+def test_bool_tensor_with_an_int_beyond_int64(make):
+    same_on_both(make)

@@ -8,7 +8,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lab release site lint clean
+.PHONY: setup demo test bench lab release site lint clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
@@ -27,6 +27,9 @@ test: $(STAMP)
 	bash scripts/ensure-system-packages.sh
 	$(PY) -m ruff check .
 	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.bench
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab course/

@@ -52,6 +52,7 @@ from .factories import (
 from .layout import channels_last, contiguous_format, memory_format, preserve_format
 from .matmul import *  # noqa: F403
 from .promotion import *  # noqa: F403
+from .reductions import *  # noqa: F403
 from .size import Size
 from .storage import UntypedStorage
 from .tensor import Tensor
@@ -78,6 +79,6 @@ __all__ = [
     "layout", "linspace", "long", "memory_format", "numel", "ones", "preserve_format",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros",
     *(name for module in ("broadcasting", "copies", "elementwise", "matmul", "promotion",
-                          "views")
+                          "reductions", "views")
       for name in importlib.import_module(f".{module}", __name__).__all__),
 ]

@@ -12,7 +12,10 @@ Every op here runs the same five steps that torch's ``TensorIterator`` runs:
 4. **Compute**: one NumPy formula over whole arrays (``_kernels.py`` for the longer ones).
    float16 and bfloat16 are widened to float32, computed, and rounded once at the end
    (a few torch kernels round on the way too; ``arithmetic.py`` follows them).
-5. **Write**: cast to the output dtype and store through the output's strides.
+5. **Write**: cast to the output dtype and store through the output's strides. When NumPy's
+   result array already has exactly the output's layout (it usually does: NumPy also keeps
+   the inputs' memory order), that array becomes the output's storage instead, which saves
+   a second pass over memory (``_adopt``).
 
 An **in-place** op (``add_``, ...) writes into ``self`` instead of allocating, so before
 step 3 it checks what torch checks, in torch's order: ``self`` may not have a stride-0 dim
@@ -42,6 +45,7 @@ from . import broadcasting, factories, iterator, layout
 from ._casting import cast, checked_number, compute_dtype, number_array
 from .dtypes import dtype
 from .promotion import SCALAR_TYPE_NAMES, check_can_cast, is_number
+from .storage import UntypedStorage
 from .tensor import Tensor
 
 __all__: list[str] = []  # filled at the bottom, from the modules that hold the ops
@@ -93,13 +97,6 @@ def _values(x: Operand, common: dtype, work: dtype) -> np.ndarray:
     """``x``'s values converted to ``common`` (as torch promotes), then to ``work``."""
     raw = x._elements() if isinstance(x, Tensor) else number_array(x, common)
     return cast(cast(raw, common), work)
-
-
-def _allocate(shape: tuple[int, ...], out_dtype: dtype, operands: Sequence[Operand],
-              common: dtype) -> Tensor:
-    """Step 3: a new output whose strides follow the (converted) operands."""
-    seen = [_layout_seen(x, common) for x in operands]
-    return _empty(shape, iterator.output_strides(shape, seen), out_dtype)
 
 
 def _empty(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype) -> Tensor:
@@ -171,9 +168,33 @@ def _finish(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: t
     ``common``) or, in place, into ``self`` and bump its ``_version``."""
     values = _compute(kernel, operands, common, shape, **options)
     if self is None:
-        return _write(_allocate(shape, out_dtype or common, operands, common), values)
+        out_dtype = out_dtype or common
+        seen = [_layout_seen(x, common) for x in operands]
+        stride = iterator.output_strides(shape, seen)
+        values = cast(np.asarray(values), out_dtype)
+        adopted = _adopt(values, shape, stride, out_dtype)
+        if adopted is not None:
+            return adopted
+        return _write(_empty(shape, stride, out_dtype), values)
     _write(self, values)
     return _bump(self)
+
+
+def _adopt(values: np.ndarray, shape: tuple[int, ...], stride: tuple[int, ...],
+           d: dtype) -> Tensor | None:
+    """The kernel's own result array as the output's storage, when NumPy already laid it
+    out exactly as torch lays out the output (a fresh, dense array with those strides).
+    This saves a second pass over memory; the values and layout are the same either way."""
+    if (values.dtype != d.numpy or values.shape != shape or not values.flags.owndata
+            or values.size == 0):
+        return None
+    if tuple(s // values.itemsize for s in values.strides) != stride:
+        return None
+    flat = values.ravel(order="K")  # a view: the array is dense in memory order
+    if not np.may_share_memory(flat, values):
+        return None
+    storage = UntypedStorage._wrap(flat.view(np.uint8))
+    return Tensor._make(storage, shape, stride, 0, d)
 
 
 def _bump(self: Tensor) -> Tensor:

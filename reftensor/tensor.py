@@ -17,7 +17,8 @@ line handing over to that chapter's module:
   and ``advanced_indexing.py``;
 * chapter 3, broadcasting and elementwise kernels: ``broadcasting.py``, ``promotion.py``,
   ``iterator.py`` (output layout, overlap checks), ``elementwise.py`` (the shared machinery,
-  ``copy_``, ``fill_``), ``arithmetic.py``, ``comparison.py``, ``unary.py``, ``matmul.py``.
+  ``copy_``, ``fill_``), ``arithmetic.py``, ``comparison.py``, ``unary.py``, ``matmul.py``;
+* chapter 4, dtypes and reductions: ``reductions.py``.
 """
 
 from __future__ import annotations
@@ -855,6 +856,58 @@ class Tensor:
     def __ixor__(self, other: Any) -> Tensor:
         return elementwise.bitwise_xor_(self, other)
 
+    # ====================================================== chapter 4: reductions
+    # Each reduces over ``dim`` (an int, a tuple, or every dim) (reftensor/reductions.py).
+    def sum(self, dim: Any = None, keepdim: builtins.bool = False, *,
+            dtype: dtype | None = None) -> Tensor:
+        return reductions.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim: Any = None, keepdim: builtins.bool = False, *,
+             dtype: dtype | None = None) -> Tensor:
+        return reductions.mean(self, dim, keepdim, dtype=dtype)
+
+    def prod(self, dim: Any = None, keepdim: builtins.bool = False, *,
+             dtype: dtype | None = None) -> Tensor:
+        return reductions.prod(self, dim, keepdim, dtype=dtype)
+
+    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        return reductions.max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        return reductions.min(self, dim, keepdim)
+
+    def amax(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
+        return reductions.amax(self, dim, keepdim)
+
+    def amin(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
+        return reductions.amin(self, dim, keepdim)
+
+    def argmax(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        return reductions.argmax(self, dim, keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        return reductions.argmin(self, dim, keepdim)
+
+    def all(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+        return reductions.all(self, dim, keepdim)
+
+    def any(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+        return reductions.any(self, dim, keepdim)
+
+    def var(self, dim: Any = None, *args: Any, **kwargs: Any) -> Tensor:
+        return reductions.var(self, dim, *args, **kwargs)
+
+    def std(self, dim: Any = None, *args: Any, **kwargs: Any) -> Tensor:
+        return reductions.std(self, dim, *args, **kwargs)
+
 
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
-from . import broadcasting, copies, elementwise, indexing, matmul, views  # noqa: E402
+from . import (  # noqa: E402
+    broadcasting,
+    copies,
+    elementwise,
+    indexing,
+    matmul,
+    reductions,
+    views,
+)

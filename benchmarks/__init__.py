@@ -1,0 +1,1 @@
+"""Benchmarks of reftensor against torch (``python -m benchmarks.bench``); not part of the tests."""

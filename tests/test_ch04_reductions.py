@@ -1,0 +1,201 @@
+"""Chapter 4: reductions, on torch and reftensor, over generated layouts and arguments.
+
+Each test draws input tensors of every layout (contiguous, permuted, stepped, offset,
+expanded, overlapping; 0-d, empty and size-1 dims) and ``dim`` arguments both valid and
+invalid (None, ints, tuples, lists, repeats, out of range), and ``compare_op`` checks the
+result's shape, strides, dtype and values, and the exception class when torch refuses.
+
+Float sums and means may differ from torch in the last bits (torch sums with a cascade,
+NumPy pairwise), so they are compared to ``SUM_ULPS``; float products, whose rounding
+depends on the order of the multiplications, to ``PROD_ULPS``; var/std to ``VAR_ULPS``.
+Everything else (integers, bool, max/min, arg*, all/any) must agree exactly.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.difftest import compare_op, same_on_both
+from tests.strategies import FLOAT_NAMES, small_shapes, tensors
+
+pytestmark = pytest.mark.ch04
+
+SUM_ULPS = 4
+PROD_ULPS = 64
+VAR_ULPS = 4
+
+one_dim = st.integers(-5, 4)
+#: every form ``dim`` takes: None, an int, a tuple or list (empty, repeated, out of range)
+dims = st.one_of(
+    st.none(), one_dim,
+    st.lists(one_dim, max_size=3).map(tuple),
+    st.lists(one_dim, max_size=3),
+)
+keepdims = st.booleans()
+out_dtypes = st.sampled_from([None, "bool", "uint8", "int8", "int32", "int64", *FLOAT_NAMES])
+float_dtypes = st.sampled_from([None, *FLOAT_NAMES])
+
+
+def _dtype(lib, name):
+    return None if name is None else getattr(lib, name)
+
+
+# ---------------------------------------------------------------------- sum, mean, prod
+@given(tensors(), dims, keepdims, out_dtypes)
+def test_sum(spec, dim, keepdim, dt):
+    compare_op(lambda lib, x: x.sum(dim, keepdim), spec, ulps=SUM_ULPS)
+    compare_op(lambda lib, x: lib.sum(x, dim, keepdim, dtype=_dtype(lib, dt)), spec,
+               ulps=SUM_ULPS)
+
+
+@given(tensors())
+def test_sum_with_no_arguments(spec):
+    compare_op(lambda lib, x: x.sum(), spec, ulps=SUM_ULPS)
+    compare_op(lambda lib, x: lib.sum(x), spec, ulps=SUM_ULPS)
+
+
+@given(tensors(), dims, keepdims, st.sampled_from([None, *FLOAT_NAMES, "int64", "bool"]))
+def test_mean(spec, dim, keepdim, dt):
+    """Integer input raises unless a floating ``dtype=`` is given; empty means are nan."""
+    compare_op(lambda lib, x: x.mean(dim, keepdim, dtype=_dtype(lib, dt)), spec,
+               ulps=SUM_ULPS)
+    compare_op(lambda lib, x: lib.mean(x), spec, ulps=SUM_ULPS)
+
+
+@given(tensors(shape=small_shapes), st.one_of(st.none(), one_dim), keepdims, out_dtypes)
+def test_prod(spec, dim, keepdim, dt):
+    compare_op(lambda lib, x: x.prod(dim, keepdim) if dim is not None else x.prod(), spec,
+               ulps=PROD_ULPS)
+    compare_op(lambda lib, x: lib.prod(x, dtype=_dtype(lib, dt)), spec, ulps=PROD_ULPS)
+
+
+@given(tensors(shape=small_shapes), st.lists(one_dim, max_size=2).map(tuple))
+def test_prod_takes_one_dim_only(spec, dim):
+    compare_op(lambda lib, x: x.prod(dim), spec)
+
+
+@given(tensors(dtypes=("float16", "bfloat16"), shape=st.sampled_from([(64,), (8, 40)])))
+def test_half_types_accumulate_in_float32(spec):
+    """Many elements: the float32 accumulator keeps the sum exact where 16 bits would not."""
+    compare_op(lambda lib, x: (x.sum(), x.sum(-1), x.mean(), x.mean(0)), spec, ulps=SUM_ULPS)
+
+
+# ---------------------------------------------------------------- amax, amin, max, min
+@given(tensors(), st.one_of(dims, st.just(())), keepdims)
+def test_amax_amin(spec, dim, keepdim):
+    """An empty input raises when no dim is given, and a reduced dim of size 0 raises."""
+    for name in ("amax", "amin"):
+        compare_op(lambda lib, x, name=name: getattr(x, name)(dim, keepdim), spec)
+        compare_op(lambda lib, x, name=name: getattr(lib, name)(x), spec)
+
+
+@given(tensors(), one_dim, keepdims)
+def test_max_min_along_a_dim(spec, dim, keepdim):
+    """A (values, indices) named tuple; compared as a plain tuple, and by field name."""
+    for name in ("max", "min"):
+        compare_op(lambda lib, x, name=name: tuple(getattr(x, name)(dim, keepdim)), spec)
+        compare_op(lambda lib, x, name=name: (
+            getattr(lib, name)(x, dim).values, getattr(lib, name)(x, dim=dim).indices), spec)
+
+
+@given(tensors())
+def test_max_min_of_everything(spec):
+    """A 0-d tensor; an empty input raises."""
+    compare_op(lambda lib, x: (x.max(), lib.min(x)), spec)
+
+
+@given(tensors(), st.one_of(st.none(), one_dim), keepdims)
+def test_argmax_argmin(spec, dim, keepdim):
+    """int64 indices, into the flattened tensor without a dim; bool input raises."""
+    compare_op(lambda lib, x: x.argmax(dim, keepdim), spec)
+    compare_op(lambda lib, x: lib.argmin(x, dim, keepdim=keepdim), spec)
+
+
+@given(tensors(), st.sampled_from([(1,), [0], 1.0, True]))
+def test_dims_that_are_not_ints_raise(spec, dim):
+    compare_op(lambda lib, x: x.max(dim), spec)
+    compare_op(lambda lib, x: x.argmax(dim), spec)
+    compare_op(lambda lib, x: x.sum(dim), spec)
+
+
+nan = float("nan")
+specials = st.lists(st.sampled_from([0.0, 1.0, 1.0, 2.0, 2.0, -3.0, nan]), min_size=1,
+                    max_size=12)
+
+
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom")
+@given(specials, st.sampled_from(FLOAT_NAMES), st.booleans())
+def test_ties_and_nan(values, dt, transpose):
+    """Ties give the first index; nan propagates and its (first) index wins both ways."""
+    n = len(values)
+    rows = 2 if n % 2 == 0 else 1
+
+    def program(lib):
+        x = lib.tensor(values, dtype=getattr(lib, dt)).reshape(rows, n // rows)
+        if transpose:
+            x = x.t()
+        return (x.argmax(), x.argmin(), tuple(x.max(0)), tuple(x.min(1, True)), x.amax(1),
+                x.amin(), x.max(), x.sum(0), x.mean(), x.var(1))
+
+    same_on_both(program, ulps=SUM_ULPS)
+
+
+# ----------------------------------------------------------------------------- all, any
+@given(tensors(), st.one_of(dims, st.just(())), keepdims)
+def test_all_any(spec, dim, keepdim):
+    """bool results, but uint8 in gives uint8 out; ``dim=()`` reduces nothing."""
+    compare_op(lambda lib, x: (x.all(), x.any()), spec)
+    compare_op(lambda lib, x: lib.all(x, dim, keepdim), spec)
+    compare_op(lambda lib, x: x.any(dim, keepdim=keepdim), spec)
+
+
+# ----------------------------------------------------------------------------- var, std
+var_forms = st.sampled_from([
+    ((), {}), ((True,), {}), ((False,), {}), (("D",), {}), (("D", False), {}),
+    (("D", True, True), {}), (("D",), {"correction": 0}), (("D",), {"correction": 2}),
+    (("D",), {"correction": 0.5, "keepdim": True}), ((), {"correction": -1}),
+    (("D",), {"unbiased": False, "keepdim": True}), (("D", False), {"correction": 1}),
+    (("D",), {"unbiased": True, "correction": 1}), ((None, True, True), {}),
+    (("D", None), {}), ((True, True), {}),
+])
+
+
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom")
+@given(tensors(), dims, var_forms)
+def test_var_std(spec, dim, form):
+    """Integer input raises; N - correction <= 0 gives nan or inf (torch also warns)."""
+    args, kwargs = form
+    args = tuple(dim if a == "D" else a for a in args)
+    for name in ("var", "std"):
+        compare_op(lambda lib, x, name=name: getattr(x, name)(*args, **kwargs), spec,
+                   ulps=VAR_ULPS)
+    compare_op(lambda lib, x: lib.std(x, *args, **kwargs), spec, ulps=VAR_ULPS)
+
+
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom")
+@given(tensors(dtypes=FLOAT_NAMES, shape=st.sampled_from([(), (1,), (2, 1), (0, 2)])),
+       st.sampled_from([0, 1, 2, 3.5]))
+def test_var_with_too_few_degrees_of_freedom(spec, correction):
+    compare_op(lambda lib, x: (x.var(correction=correction), x.std(0, correction=correction)),
+               spec)
+
+
+# ---------------------------------------------------------------------- output layout
+@given(st.permutations(range(4)), keepdims, st.sampled_from([0, 1, (1, 3), -1]))
+def test_output_is_contiguous_whatever_the_input_layout(order, keepdim, dim):
+    """Even channels-last or permuted input gives a row-major result."""
+
+    def program(lib):
+        x = lib.arange(120.0).reshape(2, 3, 4, 5).permute(*order)
+        c = lib.arange(120.0).reshape(2, 3, 4, 5).to(memory_format=lib.channels_last)
+        return tuple(
+            r for t in (x, c) for r in (
+                t.sum(dim, keepdim), t.amax(dim, keepdim), t.var(dim, keepdim=keepdim),
+                t.all(dim, keepdim), *(t.max(dim, keepdim) if isinstance(dim, int) else ()),
+            )
+        )
+
+    same_on_both(program, ulps=SUM_ULPS)
+

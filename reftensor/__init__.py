@@ -13,6 +13,7 @@ from . import dtypes, layout
 from .broadcasting import *  # noqa: F403
 from .copies import *  # noqa: F403
 from .device import device
+from .dtype_info import finfo, iinfo
 from .dtypes import (
     bfloat16,
     bool,
@@ -77,7 +78,7 @@ __all__ = [
     "empty", "empty_strided", "float", "float16", "float32", "float64", "from_numpy", "full",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
     "layout", "linspace", "long", "memory_format", "numel", "ones", "preserve_format",
-    "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros",
+    "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros", "finfo", "iinfo",
     *(name for module in ("broadcasting", "copies", "elementwise", "matmul", "promotion",
                           "reductions", "views")
       for name in importlib.import_module(f".{module}", __name__).__all__),

@@ -856,6 +856,42 @@ class Tensor:
     def __ixor__(self, other: Any) -> Tensor:
         return elementwise.bitwise_xor_(self, other)
 
+    # ====================================================== chapter 4: dtype conversions
+    # ``t.float()`` is ``t.to(reftensor.float32)``: ``t`` itself when the dtype is already
+    # right, else a copy that keeps a dense layout (``to`` above).
+    def half(self) -> Tensor:
+        return self.to(dtypes.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(dtypes.bfloat16)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def byte(self) -> Tensor:
+        return self.to(dtypes.uint8)
+
+    def char(self) -> Tensor:
+        return self.to(dtypes.int8)
+
+    def short(self) -> Tensor:
+        return self.to(dtypes.int16)
+
+    def int(self) -> Tensor:
+        return self.to(dtypes.int32)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def bool(self) -> Tensor:
+        return self.to(dtypes.bool)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
     # ====================================================== chapter 4: reductions
     # Each reduces over ``dim`` (an int, a tuple, or every dim) (reftensor/reductions.py).
     def sum(self, dim: Any = None, keepdim: builtins.bool = False, *,

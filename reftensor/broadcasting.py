@@ -20,11 +20,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from . import dtypes, layout
-from ._casting import cast
-from .factories import empty_strided
+from . import layout, reductions
 from .size import Size
 from .tensor import Tensor
 
@@ -156,22 +152,6 @@ def _is_expandable_to(shape: Sequence[int], desired: Sequence[int]) -> builtins.
     return all(n == m or n == 1 for n, m in zip(reversed(shape), reversed(desired), strict=False))
 
 
-def _sum(t: Tensor, dims: tuple[int, ...], keepdim: builtins.bool) -> Tensor:
-    """``t.sum(dims, keepdim)``: a contiguous result; integers and bool sum to int64, and
-    float16/bfloat16 accumulate in float32 and round once. (NumPy adds in another order
-    than torch, so a float32/float64 sum may differ from torch's in the last bits.)"""
-    if t._dtype.is_floating_point:
-        out_dtype = t._dtype
-        acc = np.float64 if t._dtype is dtypes.float64 else np.float32
-    else:
-        out_dtype, acc = dtypes.int64, np.int64
-    with np.errstate(all="ignore"):  # overflow to inf, or integer wraparound, as in torch
-        total = np.asarray(np.sum(t._elements().astype(acc), axis=dims, keepdims=keepdim))
-        out = empty_strided(total.shape, layout.contiguous_strides(total.shape), dtype=out_dtype)
-        out._elements()[...] = cast(total, out_dtype)
-    return out
-
-
 def sum_to_size(t: Tensor, *size: Any) -> Tensor:
     """Sum ``t`` down to ``size``, which ``t``'s shape must broadcast from
     (``torch.Tensor.sum_to_size``, the gradient of ``expand``).
@@ -190,14 +170,14 @@ def sum_to_size(t: Tensor, *size: Any) -> Tensor:
             f"size {{{list(shape)}}} is not expandable to size {{{list(t._shape)}}}."
         )
     if not shape:
-        return _sum(t, tuple(range(t.dim())), keepdim=False)
+        return reductions.sum(t)
     if shape == t._shape:
         return t
     lead = t.dim() - len(shape)
     dims = tuple(range(lead)) + tuple(
         d for d in range(lead, t.dim()) if shape[d - lead] == 1 and t._shape[d] != 1
     )
-    summed = _sum(t, dims, keepdim=True)
+    summed = reductions.sum(t, dims, keepdim=True)
     if lead == 0:
         return summed
     return Tensor._make(summed._storage, shape, layout.contiguous_strides(shape), 0,

@@ -20,7 +20,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from . import layout, reductions
+from . import layout, reductions, views
 from .size import Size
 from .tensor import Tensor
 
@@ -91,24 +91,6 @@ def broadcast_shapes(*shapes: Any) -> Size:
     return Size(common)
 
 
-def expand_to(t: Tensor, shape: Sequence[int]) -> Tensor:
-    """``t`` itself when it already has ``shape``, else a stride-0 view of it with ``shape``
-    (the caller has checked that ``t`` broadcasts to ``shape``)."""
-    shape = tuple(shape)
-    if t._shape == shape:
-        return t
-    stride = [0] * len(shape)
-    for i in range(len(shape) - 1, -1, -1):  # torch's inferExpandGeometry, from the right
-        d = i - (len(shape) - t.dim())
-        if d >= 0:
-            size, step = t._shape[d], t._stride[d]
-        else:  # a new leading dim: size 1, stride as if it were the next dim's block
-            size = 1
-            step = shape[i + 1] * stride[i + 1] if i + 1 < len(shape) else 0
-        stride[i] = step if size == shape[i] else 0
-    return Tensor._make(t._storage, shape, tuple(stride), t._storage_offset, t._dtype, base=t)
-
-
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """Views of ``tensors`` all with their broadcast shape (``torch.broadcast_tensors``).
 
@@ -129,21 +111,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     shape = tensors[0]._shape
     for t in tensors[1:]:
         shape = infer_size(shape, t._shape)
-    return tuple(expand_to(t, shape) for t in tensors)
-
-
-def _parse_size(size: tuple[Any, ...]) -> tuple[int, ...]:
-    if not size:
-        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
-    if len(size) == 1 and isinstance(size[0], Sequence):
-        size = tuple(size[0])
-    for s in size:
-        if not isinstance(s, int) or isinstance(s, builtins.bool):
-            raise TypeError(
-                "sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
-                f"{type(s).__name__}"
-            )
-    return tuple(size)
+    return tuple(t if t._shape == shape else views.expand(t, shape) for t in tensors)
 
 
 def _is_expandable_to(shape: Sequence[int], desired: Sequence[int]) -> builtins.bool:
@@ -164,7 +132,7 @@ def sum_to_size(t: Tensor, *size: Any) -> Tensor:
         RuntimeError: ``size`` does not expand to ``t``'s shape (torch's message).
         TypeError: no size, or a size that is not a tuple of ints.
     """
-    shape = _parse_size(size)
+    shape = tuple(views._sizes(size))  # ints or 0-d integer tensors, as torch parses them
     if not _is_expandable_to(shape, t._shape):
         raise RuntimeError(
             f"size {{{list(shape)}}} is not expandable to size {{{list(t._shape)}}}."

@@ -20,7 +20,19 @@ from .dtypes import dtype
 __all__ = ["finfo", "iinfo"]
 
 
-class finfo:
+class _Info:
+    """Two infos are equal when they describe the same dtype."""
+
+    dtype: str
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.dtype == other.dtype  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+
+class finfo(_Info):
     """Machine limits of a floating dtype (``torch.finfo``); the default dtype if none given.
 
     Attributes: ``bits``, ``eps``, ``max``, ``min``, ``tiny``, ``smallest_normal``,
@@ -44,19 +56,13 @@ class finfo:
         self.resolution = 10.0 ** -math.floor(-math.log10(self.eps))
         self.dtype = d.name
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, finfo) and self.dtype == other.dtype
-
-    def __hash__(self) -> int:
-        return hash(self.dtype)
-
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
                 f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
                 f"tiny={self.tiny:g}, dtype={self.dtype})")
 
 
-class iinfo:
+class iinfo(_Info):
     """Limits of an integer dtype (``torch.iinfo``): ``bits``, ``min``, ``max``, ``dtype``.
 
     Raises:
@@ -74,12 +80,6 @@ class iinfo:
         self.min = int(info.min)
         self.max = int(info.max)
         self.dtype = type.name
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, iinfo) and self.dtype == other.dtype
-
-    def __hash__(self) -> int:
-        return hash(self.dtype)
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # %g, as torch

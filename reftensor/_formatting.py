@@ -20,6 +20,9 @@ Printing happens in three steps:
 3. Append the suffixes ``size=``, ``dtype=``, and ``grad_fn=`` or ``requires_grad=True``
    (:func:`_add_suffixes`).
 
+A meta tensor has no values: it prints ``...`` and its device, size and dtype
+(:func:`meta_repr`).
+
 The module uses NumPy only; it never imports torch.
 """
 
@@ -32,7 +35,7 @@ import numpy as np
 
 from reftensor import dtypes
 
-__all__ = ["tensor_repr"]
+__all__ = ["tensor_repr", "meta_repr"]
 
 PRECISION = 4  # digits after the decimal point
 THRESHOLD = 1000  # more elements than this are summarized
@@ -236,10 +239,37 @@ def tensor_repr(
         if dtype not in (default_dtype, dtypes.int64, dtypes.bool):
             suffixes.append(_dtype_suffix(dtype))
 
+    suffixes += _autograd_suffix(requires_grad, grad_fn_name)
+    return _add_suffixes(PREFIX + body, suffixes, indent)
+
+
+def _autograd_suffix(requires_grad: bool, grad_fn_name: str | None) -> list[tuple[str, int]]:
     if grad_fn_name is not None:
         grad_text = f"grad_fn=<{grad_fn_name}>"
-        suffixes.append((grad_text, len(grad_text)))
-    elif requires_grad:
-        suffixes.append(("requires_grad=True", len("requires_grad=True")))
+        return [(grad_text, len(grad_text))]
+    if requires_grad:
+        return [("requires_grad=True", len("requires_grad=True"))]
+    return []
 
-    return _add_suffixes(PREFIX + body, suffixes, indent)
+
+def meta_repr(
+    shape: tuple[int, ...],
+    dtype: dtypes.dtype,
+    *,
+    requires_grad: bool = False,
+    grad_fn_name: str | None = None,
+) -> str:
+    """The text ``repr`` gives for a meta tensor, as torch 2.13 prints it: no values, so
+    ``...``, then the device, the size (always) and the dtype unless it is the default float
+    dtype (int64 and bool are named too: there are no values to tell them from).
+
+    Returns:
+        For example ``tensor(..., device='meta', size=(2, 3), dtype=reftensor.int64)``.
+    """
+    suffixes = [("device='meta'", len("device='meta'"))]
+    size_text = f"size={tuple(shape)}"
+    suffixes.append((size_text, len(size_text)))
+    if dtype is not dtypes.get_default_dtype():
+        suffixes.append(_dtype_suffix(dtype))
+    suffixes += _autograd_suffix(requires_grad, grad_fn_name)
+    return _add_suffixes(PREFIX + "...", suffixes, len(PREFIX))

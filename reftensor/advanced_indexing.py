@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _casting, dtypes, iterator, layout, views
+from .device import CPU
 from .storage import UntypedStorage
 from .tensor import Tensor
 
@@ -208,7 +209,7 @@ def _make_info(self: Tensor, raw: Sequence[Tensor | None]) -> _AdvancedIndex:
     before, after = dims[0], len(indices) - dims[-1] - 1
     replacement = indices[dims[0]]._shape  # type: ignore[union-attr]
     indexed_sizes = [shape[d] for d in dims]
-    if 0 in indexed_sizes and 0 not in replacement:
+    if 0 in indexed_sizes and 0 not in replacement and not self.is_meta:  # a kernel check
         raise IndexError("index is out of bounds for dimension with size 0")
     end = dims[-1] + 1
     reshaped = []
@@ -236,6 +237,21 @@ def _too_many(self: Tensor, indices: Sequence[Tensor | None]) -> None:
                          f"(got {len(indices)})")
 
 
+# ----------------------------------------------------------------------- devices
+def _check_index_devices(self: Tensor, indices: Sequence[Tensor | None]) -> None:
+    """Index tensors may live on the CPU whatever ``self``'s device (a CPU mask even indexes
+    a meta tensor: its nonzero positions are known), or on ``self``'s device.
+
+    Raises:
+        RuntimeError: a meta index into a CPU tensor (torch returns garbage or leaves
+            ``self`` unchanged there; reftensor refuses).
+    """
+    for idx in indices:
+        if idx is not None and idx.device not in (CPU, self.device):
+            raise RuntimeError("indices should be either on cpu or on the same device as the "
+                               f"indexed tensor ({self.device})")
+
+
 # ----------------------------------------------------------------------- read
 def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     """``self[indices]`` for a list of index tensors (``torch.ops.aten.index``): a new tensor
@@ -246,11 +262,15 @@ def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
             not broadcast, or an index out of range.
     """
     _too_many(self, indices)
+    _check_index_devices(self, indices)
     info = _make_info(self, indices)
     shape = info.src_shape
     stride = iterator.output_strides(shape, info.operands())
     nbytes = layout.required_storage_elements(shape, stride) * self._dtype.itemsize
-    out = Tensor._make(UntypedStorage(nbytes), shape, stride, 0, self._dtype)
+    out = Tensor._make(UntypedStorage(nbytes, device=self.device), shape, stride, 0,
+                       self._dtype)
+    if self.is_meta:  # the layout only: no positions are read, no bounds checked
+        return out
     positions = info.positions()
     if out.numel():
         out._elements()[...] = self._storage._typed(self._dtype.numpy)[positions]
@@ -301,6 +321,8 @@ def _masked_fill(self: Tensor, mask: Tensor, value: Tensor) -> None:
                       "the tensor before performing this operation. This also applies to "
                       "advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=5)
     iterator.assert_no_partial_overlap(self, mask)
+    if self.is_meta:
+        return
     fill = _casting.checked_number(value.item(), self._dtype)
     where = np.broadcast_to(mask._elements() != 0, self._shape)
     self._elements()[where] = fill
@@ -328,6 +350,9 @@ def index_put_(self: Tensor, indices: Sequence[Tensor | None], value: Tensor) ->
             not broadcast, or its dtype differs.
     """
     _too_many(self, indices)
+    _check_index_devices(self, indices)
+    if value.is_meta and not self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     if iterator.has_internal_overlap(self) == "yes":
         warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
                       "tensor before performing this operation. This also applies to advanced "
@@ -352,6 +377,9 @@ def index_put_(self: Tensor, indices: Sequence[Tensor | None], value: Tensor) ->
             "Index put requires the source and destination dtypes match, got "
             f"{SCALAR_TYPE_NAMES[self._dtype.name]} for the destination and "
             f"{SCALAR_TYPE_NAMES[value._dtype.name]} for the source.")
+    if self.is_meta:
+        self._version_counter.value += 1
+        return self
     positions = info.positions()
     if positions.size:
         # Walk the positions in TensorIterator's order (outermost dim first), then keep the

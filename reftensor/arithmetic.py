@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import _kernels as K
-from . import dtypes
+from . import dtypes, iterator
 from ._casting import cast, checked_number, compute_dtype
 from .dtypes import dtype
 from .elementwise import (
@@ -29,6 +29,7 @@ from .elementwise import (
     _compute,
     _empty,
     _finish,
+    _layout_seen,
     _not_implemented,
     _prepare,
     _require,
@@ -377,6 +378,9 @@ def pow(input: Operand, exponent: Operand) -> Tensor:
     assert isinstance(exponent, Tensor)
     common = result_type(input, exponent)
     shape = exponent._shape
+    if exponent.is_meta:  # torch's meta function lays the result out like the exponent
+        stride = iterator.output_strides(shape, [_layout_seen(exponent, common)])
+        return _empty(shape, stride, common, exponent.device)
     out = _empty(shape, contiguous_strides(shape), common)
     if input == 1 and not isinstance(input, builtins.bool):  # True is no 1 to torch here
         return _write(out, np.ones(shape, dtype=common.numpy))

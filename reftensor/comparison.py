@@ -27,6 +27,7 @@ from .elementwise import (
     Kernel,
     Operand,
     _broadcast_shape,
+    _device,
     _empty,
     _finish,
     _layout_seen,
@@ -209,7 +210,9 @@ def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
     # torch converts each operand to its dtype (bool, or the common one) before iterating.
     seen = [_layout_seen(condition, dtypes.bool), _layout_seen(input, common),
             _layout_seen(other, common)]
-    out = _empty(shape, iterator.output_strides(shape, seen), common)
+    out = _empty(shape, iterator.output_strides(shape, seen), common, _device(operands))
+    if out.is_meta:
+        return out
     chosen = np.where(
         np.broadcast_to(_values(condition, dtypes.bool, dtypes.bool), shape),
         np.broadcast_to(_values(input, common, common), shape),

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, layout
+from .device import META
 from .layout import memory_format
 from .storage import UntypedStorage
 from .tensor import Tensor
@@ -54,7 +55,7 @@ def flip(input: Tensor, *dims: Any) -> Tensor:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         chosen.append(d)
     out = clone(input)
-    if input.dim():
+    if input.dim() and not input.is_meta:
         out._elements()[...] = np.flip(input._elements(), axis=tuple(chosen))
     return out
 
@@ -92,9 +93,14 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     result_dtype = tensors[0].dtype
     for x in tensors[1:]:
         result_dtype = dtypes.promote_types(result_dtype, x.dtype)
+    where = tensors[0].device  # every input must be on the first one's device
+    for x in tensors[1:]:
+        if x.device != where:
+            raise RuntimeError(f"Tensor on device {x.device} is not on the expected device "
+                               f"{where}!")
     kept = [(k, x) for k, x in enumerate(tensors) if x._shape != (0,)]
     if not kept:  # only skipped tensors: ``dim`` is never even checked
-        return Tensor._make(UntypedStorage(0), (0,), (1,), 0, result_dtype)
+        return Tensor._make(UntypedStorage(0, device=where), (0,), (1,), 0, result_dtype)
     reference = kept[0][1]
     d = _wrap(dim, reference.dim())
     for k, x in kept:
@@ -113,8 +119,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     stride = (layout.channels_last_strides(shape) if formats == {layout.channels_last}
               else layout.contiguous_strides(shape))
     storage = UntypedStorage(layout.required_storage_elements(shape, stride)
-                             * result_dtype.itemsize)
+                             * result_dtype.itemsize, device=where)
     out = Tensor._make(storage, tuple(shape), stride, 0, result_dtype)
+    if where == META:
+        return out
     start = 0
     for _, x in kept:
         index = [slice(None)] * len(shape)

@@ -6,9 +6,11 @@ Every op here runs the same five steps that torch's ``TensorIterator`` runs:
    (``promotion.py``). Integer inputs of a "float op" (``div``, ``exp``, ...) compute in the
    default float dtype. Operands of another dtype are converted first, which also makes a
    non-dense operand dense (``.to()`` keeps only a dense layout).
-2. **Broadcast**: the operands' shapes meet at one shape (``broadcasting.py``).
+2. **Broadcast**: the operands' shapes meet at one shape (``broadcasting.py``), and the
+   operands must share a device (``device.common_device``; a 0-d CPU tensor may join any).
 3. **Allocate**: a new output is laid out like its inputs, not always row-major
-   (``iterator.output_strides``: ``t.T + 1`` is transposed too).
+   (``iterator.output_strides``: ``t.T + 1`` is transposed too). On the ``meta`` device the
+   op ends here: the output has its shape, strides and dtype, and no kernel runs.
 4. **Compute**: one NumPy formula over whole arrays (``_kernels.py`` for the longer ones).
    float16 and bfloat16 are widened to float32, computed, and rounded once at the end
    (a few torch kernels round on the way too; ``arithmetic.py`` follows them).
@@ -43,6 +45,7 @@ import numpy as np
 
 from . import broadcasting, factories, iterator, layout
 from ._casting import cast, checked_number, compute_dtype, number_array
+from .device import CPU, META, common_device, device
 from .dtypes import dtype
 from .promotion import SCALAR_TYPE_NAMES, check_can_cast, is_number
 from .storage import UntypedStorage
@@ -84,11 +87,13 @@ def _broadcast_shape(operands: Sequence[Operand]) -> tuple[int, ...]:
 
 
 def _layout_seen(x: Operand, common: dtype) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The (shape, stride) the iterator sees: an operand converted to ``common`` was copied
-    by ``.to()``, which keeps a dense layout and makes any other one dense."""
+    """The (shape, stride) the iterator sees: on the CPU, an operand converted to ``common``
+    was copied by ``.to()``, which keeps a dense layout and makes any other one dense. On
+    the meta device nothing is copied: every operand keeps its own strides."""
     if not isinstance(x, Tensor):
         return (), ()
-    if x._dtype is common or layout.is_non_overlapping_and_dense(x._shape, x._stride):
+    if (x._dtype is common or x.is_meta
+            or layout.is_non_overlapping_and_dense(x._shape, x._stride)):
         return x._shape, x._stride
     return x._shape, layout.dense_strides_like(x._shape, x._stride)
 
@@ -99,10 +104,30 @@ def _values(x: Operand, common: dtype, work: dtype) -> np.ndarray:
     return cast(cast(raw, common), work)
 
 
-def _empty(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype) -> Tensor:
+def _empty(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype,
+           where: device = CPU) -> Tensor:
     """A new tensor with exactly these strides (``factories`` is looked up when called:
     this module is imported while ``factories`` is still being imported)."""
-    return factories.empty_strided(shape, stride, dtype=d)
+    return factories.empty_strided(shape, stride, dtype=d, device=where)
+
+
+def _device(operands: Sequence[Operand], self: Tensor | None = None) -> device:
+    """Step 2, devices: where the op runs (``device.common_device`` of the tensors).
+
+    An in-place op runs where ``self`` is. A meta ``self`` takes operands from any device,
+    as torch's meta kernels do (nothing is read). A CPU ``self`` cannot take a meta operand:
+    torch leaves ``self`` silently unchanged there, reftensor raises.
+    """
+    tensors = [x for x in operands if isinstance(x, Tensor)]
+    if self is None:
+        return common_device(tensors)
+    if self.is_meta:
+        return META
+    where = common_device(tensors)
+    if where != self.device:
+        raise RuntimeError(f"Tensor on device {where} is not on the expected device "
+                           f"{self.device}!")
+    return where
 
 
 def _write(out: Tensor, values: np.ndarray) -> Tensor:
@@ -165,18 +190,23 @@ def _finish(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: t
             self: Tensor | None = None, out_dtype: dtype | None = None,
             **options: Any) -> Tensor:
     """Steps 3-5: compute, then write into a new tensor (of ``out_dtype``, default
-    ``common``) or, in place, into ``self`` and bump its ``_version``."""
-    values = _compute(kernel, operands, common, shape, **options)
+    ``common``) or, in place, into ``self`` and bump its ``_version``. On the meta device,
+    allocate (or bump) only."""
+    where = _device(operands, self)
     if self is None:
         out_dtype = out_dtype or common
         seen = [_layout_seen(x, common) for x in operands]
         stride = iterator.output_strides(shape, seen)
-        values = cast(np.asarray(values), out_dtype)
+        if where == META:
+            return _empty(shape, stride, out_dtype, META)
+        values = cast(np.asarray(_compute(kernel, operands, common, shape, **options)),
+                      out_dtype)
         adopted = _adopt(values, shape, stride, out_dtype)
         if adopted is not None:
             return adopted
         return _write(_empty(shape, stride, out_dtype), values)
-    _write(self, values)
+    if where != META:
+        _write(self, _compute(kernel, operands, common, shape, **options))
     return _bump(self)
 
 
@@ -206,11 +236,13 @@ def _bump(self: Tensor) -> Tensor:
 def copy_(self: Tensor, src: Operand) -> Tensor:
     """Write ``src`` into ``self``, broadcast to self's shape and converted to self's dtype
     (``torch.Tensor.copy_``). A Python number is accepted as a 0-d tensor (wraps, no
-    overflow check). ``self.copy_(self)`` only bumps ``_version``.
+    overflow check). ``self.copy_(self)`` only bumps ``_version``. Copying between
+    devices is allowed; into a meta ``self`` it checks shapes and bumps ``_version`` only.
 
     Raises:
         RuntimeError: self is expanded (internal overlap), partly overlaps ``src``, or
             ``src`` does not broadcast to self's shape.
+        NotImplementedError: ``src`` is a meta tensor and ``self`` is not (no data).
         TypeError: ``src`` is neither a tensor nor a number.
     """
     if src is self:
@@ -219,6 +251,8 @@ def copy_(self: Tensor, src: Operand) -> Tensor:
         raise TypeError(
             f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
         )
+    if isinstance(src, Tensor) and src.is_meta and not self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     iterator.assert_no_internal_overlap(self)
     if isinstance(src, Tensor):
         iterator.assert_no_partial_overlap(self, src)
@@ -226,6 +260,8 @@ def copy_(self: Tensor, src: Operand) -> Tensor:
     if shape != self._shape:
         raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                            f"broadcast shape {list(shape)}")
+    if self.is_meta:
+        return _bump(self)
     raw = src._elements() if isinstance(src, Tensor) else number_array(src, self._dtype)
     _write(self, raw)
     return _bump(self)
@@ -236,7 +272,8 @@ def fill_(self: Tensor, value: Operand) -> Tensor:
 
     ``value`` is a Python number (checked against self's dtype like torch's
     ``Scalar.to<T>()``) or a 0-d tensor (converted without a check). Writing into an
-    expanded tensor is allowed here: every index gets the same value anyway.
+    expanded tensor is allowed here: every index gets the same value anyway. Filling a meta
+    tensor checks nothing about the value (there is nowhere to put it) and bumps ``_version``.
 
     Raises:
         RuntimeError: a tensor value with dims, or a number out of self's dtype's range
@@ -247,8 +284,12 @@ def fill_(self: Tensor, value: Operand) -> Tensor:
         if value.dim() != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.dim()} dimensions.")
+        if self.is_meta:
+            return _bump(self)
         array = cast(value._elements().copy(), self._dtype)
     elif is_number(value):
+        if self.is_meta:
+            return _bump(self)
         # torch's one-element shortcut skips the float16/bfloat16 range check.
         array = checked_number(value, self._dtype, check_half=self.numel() != 1)
     else:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import _casting, dtypes, layout
-from .device import as_device
+from .device import CPU, META, as_device, device
 from .dtypes import dtype
 from .layout import memory_format
 from .storage import UntypedStorage
@@ -77,10 +77,13 @@ def _check_requires_grad(d: dtype, requires_grad: bool) -> None:
         )
 
 
-def _allocate(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype) -> Tensor:
-    """A fresh zero-filled storage just big enough for ``shape``/``stride``."""
+def _allocate(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype,
+              where: device = CPU) -> Tensor:
+    """A fresh zero-filled storage just big enough for ``shape``/``stride`` (on ``meta``:
+    the size only)."""
     needed = layout.required_storage_elements(shape, stride)
-    return Tensor._make(UntypedStorage(needed * d.itemsize), shape, stride, 0, d)
+    storage = UntypedStorage(needed * d.itemsize, device=where)
+    return Tensor._make(storage, shape, stride, 0, d)
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
@@ -89,11 +92,14 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
-def _from_array(values: np.ndarray, d: dtype, requires_grad: bool = False) -> Tensor:
-    """A contiguous tensor holding a copy of ``values`` converted to ``d``."""
+def _from_array(values: np.ndarray, d: dtype, requires_grad: bool = False,
+                where: device = CPU) -> Tensor:
+    """A contiguous tensor holding a copy of ``values`` converted to ``d`` (on ``meta``:
+    only their shape)."""
     shape = tuple(values.shape)
-    t = _allocate(shape, layout.contiguous_strides(shape), d)
-    t._elements()[...] = values
+    t = _allocate(shape, layout.contiguous_strides(shape), d, where)
+    if where != META:
+        t._elements()[...] = values
     return _finish(t, requires_grad)
 
 
@@ -205,21 +211,22 @@ def tensor(
         RuntimeError: ``None``, an int beyond int64 or the target dtype, or
             ``requires_grad=True`` for a non-floating dtype.
     """
-    as_device(device)
+    where = as_device(device, copying=True)
     if isinstance(data, Tensor):
+        where = data.device if device is None else where  # a tensor stays on its device
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use "
             "sourceTensor.detach().clone() rather than reftensor.tensor(sourceTensor).",
             UserWarning,
             stacklevel=2,
         )
-        values = data._elements()
-        return _from_array(values, dtype or data.dtype, requires_grad)
+        copied = data.to(dtype=dtype or data.dtype, device=where, copy=True).contiguous()
+        return _finish(copied, requires_grad)
     if isinstance(data, np.ndarray):
         if any(s < 0 for s in data.strides):
             data = np.ascontiguousarray(data)
         # torch wraps the array, then copies it keeping its layout when that is dense.
-        copied = from_numpy(data).to(dtype=dtype, copy=True)
+        copied = from_numpy(data).to(dtype=dtype, device=where, copy=True)
         return _finish(copied, requires_grad)
     shape = _infer_shape(data)
     scalars: list[Any] = []
@@ -237,7 +244,7 @@ def tensor(
     )
     with np.errstate(over="ignore", invalid="ignore"):
         values = _casting.cast(flat, target).reshape(shape)
-    return _from_array(values, target, requires_grad)
+    return _from_array(values, target, requires_grad, where)
 
 
 def _to_int(x: Any, target: dtype) -> Any:
@@ -298,13 +305,12 @@ def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tens
     A tensor of the requested dtype is returned as it is; a NumPy array of a supported
     dtype is wrapped with :func:`from_numpy`; anything else is copied.
     """
-    as_device(device)
+    where = None if device is None else as_device(device, copying=True)
     if isinstance(data, Tensor):
-        return data if dtype is None or dtype is data.dtype else data.to(dtype)
+        return data.to(dtype=dtype or data.dtype, device=where)
     if isinstance(data, np.ndarray):
-        shared = from_numpy(data)
-        return shared if dtype is None or dtype is shared.dtype else shared.to(dtype)
-    return tensor(data, dtype=dtype)
+        return from_numpy(data).to(dtype=dtype, device=where)
+    return tensor(data, dtype=dtype, device=where)
 
 
 # ---------------------------------------------------------------------- fresh storage
@@ -322,14 +328,14 @@ def empty(
     Raises:
         TypeError: a size that is not an int. RuntimeError: a negative size.
     """
-    as_device(device)
+    where = as_device(device)
     shape = _parse_size("empty", size)
     d = dtype or dtypes.get_default_dtype()
     if memory_format is layout.channels_last:
         stride = layout.channels_last_strides(shape)
     else:
         stride = layout.contiguous_strides(shape)
-    return _finish(_allocate(shape, stride, d), requires_grad)
+    return _finish(_allocate(shape, stride, d, where), requires_grad)
 
 
 def empty_strided(
@@ -347,7 +353,7 @@ def empty_strided(
     Raises:
         RuntimeError: negative sizes, or ``size`` and ``stride`` of different lengths.
     """
-    as_device(device)
+    where = as_device(device)
     shape = _parse_size("empty_strided", (size,))
     stride = tuple(int(s) for s in stride)
     if len(stride) != len(shape):
@@ -355,7 +361,7 @@ def empty_strided(
             f"mismatch in length of strides and shape: {len(stride)} vs {len(shape)}"
         )
     d = dtype or dtypes.get_default_dtype()
-    return _finish(_allocate(shape, stride, d), requires_grad)
+    return _finish(_allocate(shape, stride, d, where), requires_grad)
 
 
 def full(
@@ -370,11 +376,12 @@ def full(
 
     Without ``dtype`` the fill value decides: bool, int64 or the default float dtype.
     """
-    as_device(device)
+    where = as_device(device)
     shape = _parse_size("full", (size,))
     d = dtype or _scalar_dtype(fill_value)
-    t = _allocate(shape, layout.contiguous_strides(shape), d)
-    t._elements()[...] = fill_value
+    t = _allocate(shape, layout.contiguous_strides(shape), d, where)
+    if where != META:
+        t._elements()[...] = fill_value
     return _finish(t, requires_grad)
 
 
@@ -417,7 +424,7 @@ def arange(
         RuntimeError: ``step == 0``, a step whose sign points away from ``end``, or a
             non-finite bound.
     """
-    as_device(device)
+    where = as_device(device)
     if end is None:
         start, end = 0, start
     if any(isinstance(x, builtins.float) for x in (start, end, step)):
@@ -446,7 +453,7 @@ def arange(
             length = math.ceil((float(end) - float(start)) / float(step))
             values = np.array([math.trunc(start + k * step) for k in range(length)],
                               dtype=np.int64)
-    return _from_array(values.astype(d.numpy), d, requires_grad)
+    return _from_array(values.astype(d.numpy), d, requires_grad, where)
 
 
 def linspace(
@@ -467,7 +474,7 @@ def linspace(
     Raises:
         TypeError: ``steps`` is not an int. RuntimeError: ``steps < 0``.
     """
-    as_device(device)
+    where = as_device(device)
     if not isinstance(steps, int) or isinstance(steps, builtins.bool):
         raise TypeError(
             f"linspace(): argument 'steps' must be int, not {type(steps).__name__}"
@@ -491,7 +498,7 @@ def linspace(
             up = wide(lo) + wide(step) * i.astype(wide)
             down = wide(hi) - wide(step) * (steps - i - 1).astype(wide)
             values = np.where(i < halfway, up, down).astype(work)
-    return _from_array(values.astype(d.numpy), d, requires_grad)
+    return _from_array(values.astype(d.numpy), d, requires_grad, where)
 
 
 # ---------------------------------------------------------------------- views
@@ -528,7 +535,7 @@ def as_strided(
     itemsize = input.element_size()
     needed = layout.required_storage_elements(shape, stride, offset) * itemsize
     have = input.untyped_storage().nbytes()
-    if needed > have:
+    if needed > have and not input.is_meta:  # a meta storage has no bytes to run past
         raise RuntimeError(
             f"setStorage: sizes {list(shape)}, strides {list(stride)}, storage offset "
             f"{offset}, and itemsize {itemsize} requiring a storage size of {needed} are "

@@ -373,9 +373,7 @@ def _copy_to(dst: Tensor, value: Tensor) -> None:
     if value.ndim == 0:
         # torch calls dst.fill_(value), which copies a clone when value shares dst's memory
         if value._storage is dst._storage:
-            clone = Tensor._make(UntypedStorage(value._dtype.itemsize), (), (), 0, value._dtype)
-            clone._elements()[()] = value._elements()
-            value = clone
+            value = value.clone()
         dst.copy_(value)
         return
     value = _drop_leading_ones(value)

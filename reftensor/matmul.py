@@ -30,6 +30,7 @@ import numpy as np
 
 from . import broadcasting, dtypes, factories, layout
 from ._casting import cast
+from .device import META, common_device
 from .dtypes import dtype
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor
@@ -125,6 +126,9 @@ def _check_batched(a: Tensor, b: Tensor) -> dtype:
     n = a._shape[-2] if a.dim() > 1 else 1
     p = b._shape[-1] if b.dim() > 1 else 1
     if 0 in (count, n, m1, p):
+        if a.is_meta and a._dtype is not b._dtype:  # torch's meta bmm checks dtypes anyway
+            raise RuntimeError(f"expected scalar type {_name(a._dtype)} but found "
+                               f"{_name(b._dtype)}")
         return b._dtype
     _not_for_bool("bmm", a._dtype)  # the kernel is chosen by a's dtype, then reads b
     if a._dtype is not b._dtype:
@@ -165,6 +169,11 @@ def _product(a: Tensor, b: Tensor, d: dtype | None = None, outer: bool = False) 
     """``np.matmul`` (same shape rules as torch) into a new contiguous tensor of ``d``
     (default: ``a``'s dtype); ``outer``: the inner size is 1, multiply without summing."""
     d = d or a._dtype
+    where = common_device([a, b])
+    if where == META:  # the shape NumPy's matmul would give, and no product
+        shape = np.broadcast_shapes(a._shape, b._shape) if outer else _matmul_shape(a, b)
+        return factories.empty_strided(shape, layout.contiguous_strides(shape), dtype=d,
+                                       device=META)
     if d.is_floating_point:
         work = dtypes.float64 if d is dtypes.float64 else dtypes.float32
     else:
@@ -177,6 +186,16 @@ def _product(a: Tensor, b: Tensor, d: dtype | None = None, outer: bool = False) 
                                   dtype=d)
     out._elements()[...] = cast(values, d)
     return out
+
+
+def _matmul_shape(a: Tensor, b: Tensor) -> tuple[int, ...]:
+    """``np.matmul``'s result shape (the checks above have passed): 1-d operands get a dim
+    added and removed again, batch dims broadcast."""
+    sa, sb = a._shape, b._shape
+    batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    rows = sa[-2:-1] if len(sa) > 1 else ()
+    cols = sb[-1:] if len(sb) > 1 else ()
+    return tuple(batch) + tuple(rows) + tuple(cols)
 
 
 def _require_tensors(fn: str, a: Any, b: Any) -> None:

@@ -12,7 +12,8 @@ Every reduction here follows the same four steps:
    ``var`` and ``std`` need floating input; ``all``/``any`` give bool (uint8 input gives
    uint8); ``argmax``/``argmin`` and ``max(dim)``'s indices give int64. ``dtype=`` converts
    the input to that dtype *before* reducing (so ``sum(dtype=int8)`` wraps).
-3. **The values**, computed by NumPy over ``input._elements()``. float16 and bfloat16 are
+3. **The values**, computed by NumPy over ``input._elements()`` (skipped for a meta
+   input: its result has the shape and dtype of steps 1-2, and no data). float16 and bfloat16 are
    accumulated in float32 and rounded once at the end, as torch does. torch adds floats
    with a cascade (blocked pairwise) summation and NumPy with its own pairwise one, so
    float sums and means may differ in the last bits: the tests allow a few ulps.
@@ -120,6 +121,12 @@ def _new(values: np.ndarray, shape: tuple[int, ...], out_dtype: dtype) -> Tensor
     return out
 
 
+def _meta(shape: tuple[int, ...], out_dtype: dtype) -> Tensor:
+    """The result of reducing a meta tensor: the same layout as :func:`_new`, no data."""
+    storage = UntypedStorage(math.prod(shape) * out_dtype.itemsize, device="meta")
+    return Tensor._make(storage, shape, layout.contiguous_strides(shape), 0, out_dtype)
+
+
 def _comparable(values: np.ndarray) -> np.ndarray:
     """16-bit floats widened (exactly) to float32, so NumPy compares them with IEEE rules."""
     if values.dtype in (dtypes.float16.numpy, dtypes.bfloat16.numpy):
@@ -157,6 +164,8 @@ def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
     """
     dims = _reduced_dims(input, dim, "sum")
     out_dtype = dtype or (input.dtype if input.dtype.is_floating_point else dtypes.int64)
+    if input.is_meta:
+        return _meta(_out_shape(input._shape, dims, keepdim), out_dtype)
     values = _casting.cast(input._elements(), out_dtype)
     if out_dtype is dtypes.bool:
         result = np.any(values, axis=dims)  # adding bools is "or"
@@ -186,6 +195,8 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *,
                            f"{SCALAR_TYPE_NAMES[dtype.name]}")
     dims = _reduced_dims(input, dim, "mean")
     out_dtype = dtype or input.dtype
+    if input.is_meta:
+        return _meta(_out_shape(input._shape, dims, keepdim), out_dtype)
     work = _casting.compute_dtype(out_dtype).numpy
     values = _casting.cast(input._elements(), out_dtype)
     count = math.prod(input._shape[d] for d in dims)
@@ -217,6 +228,8 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
         _check_int("prod", dim)
     dims = _reduced_dims(input, dim, "prod")
     out_dtype = dtype or (input.dtype if input.dtype.is_floating_point else dtypes.int64)
+    if input.is_meta:
+        return _meta(_out_shape(input._shape, dims, keepdim), out_dtype)
     values = _casting.cast(input._elements(), out_dtype)
     if out_dtype is dtypes.bool:
         result = np.all(values, axis=dims)  # multiplying bools is "and"
@@ -249,6 +262,8 @@ def _product(values: np.ndarray, axis: int | None, out_dtype: dtype) -> np.ndarr
 # ---------------------------------------------------------------- amax, amin, max, min
 def _extreme(input: Tensor, dim: Dims, keepdim: bool, name: str) -> Tensor:
     dims = _reduced_dims(input, dim, name, nonempty=True)
+    if input.is_meta:
+        return _meta(_out_shape(input._shape, dims, keepdim), input.dtype)
     pick = np.max if "max" in name else np.min  # NumPy's max/min propagate nan, as torch's
     result = pick(_comparable(input._elements()), axis=dims)
     return _new(np.asarray(result).astype(input.dtype.numpy),
@@ -278,6 +293,9 @@ def _arg_extreme(input: Tensor, dim: int, keepdim: bool, name: str) -> tuple[Ten
     and the first nan when there is one (nan counts as larger *and* smaller than all)."""
     d = wrap_dim(dim, builtins.max(input.dim(), 1))
     _check_nonempty(input, [d], name)
+    if input.is_meta:
+        shape = _out_shape(input._shape, (d,) if input.dim() else (), keepdim)
+        return _meta(shape, input.dtype), _meta(shape, dtypes.int64)
     values = input._elements()
     if input.dim() == 0:  # a 0-d tensor is its own extreme, at index 0
         index = np.zeros((), np.int64)
@@ -326,9 +344,11 @@ def _argmax_or_argmin(input: Tensor, dim: int | None, keepdim: bool, name: str) 
     if dim is not None:
         return _arg_extreme(input, dim, keepdim, name)[1]
     _check_nonempty(input, [], name)
+    shape = (1,) * input.dim() if keepdim else ()
+    if input.is_meta:
+        return _meta(shape, dtypes.int64)
     flat = np.reshape(_comparable(input._elements()), -1)  # row-major order of the indices
     find = np.argmax if name == "argmax" else np.argmin
-    shape = (1,) * input.dim() if keepdim else ()
     return _new(np.asarray(find(flat), np.int64), shape, dtypes.int64)
 
 
@@ -353,6 +373,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def _logical(input: Tensor, dim: Dims, keepdim: bool, name: str) -> Tensor:
     dims = _reduced_dims(input, dim, name, empty_means_all=False)  # all(x, ()) reduces nothing
     out_dtype = dtypes.uint8 if input.dtype is dtypes.uint8 else dtypes.bool  # torch's quirk
+    if input.is_meta:
+        return _meta(_out_shape(input._shape, dims, keepdim), out_dtype)
     nonzero = _casting.cast(input._elements(), dtypes.bool)
     result = (np.all if name == "all" else np.any)(nonzero, axis=dims)
     return _new(np.asarray(result).astype(out_dtype.numpy),
@@ -413,6 +435,8 @@ def _var(input: Tensor, dim: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
+    if input.is_meta:
+        return _meta(_out_shape(input._shape, dims, keepdim), input.dtype)
     x = input._elements().astype(np.float64)  # torch's CPU kernel accumulates in double
     with np.errstate(all="ignore"):  # 0/0 is nan and m2/0 is inf, as in torch
         centred = x - np.sum(x, axis=dims, keepdims=True) / count  # two passes: mean first

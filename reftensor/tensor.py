@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from . import _casting, dtypes, layout
-from ._formatting import tensor_repr
-from .device import as_device, device
+from ._formatting import meta_repr, tensor_repr
+from .device import CPU, META, as_device, device
 from .dtypes import dtype
 from .layout import memory_format
 from .size import Size
@@ -150,11 +150,37 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        return as_device(None)
+        """Where the storage lives: ``device(type='cpu')`` or ``device(type='meta')``."""
+        return self._storage.device
 
     @property
     def is_cuda(self) -> bool:
         return False
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._storage.device == CPU
+
+    @property
+    def is_meta(self) -> bool:
+        """A meta tensor has shape, strides and dtype but no data: ops compute only those."""
+        return self._storage.device == META
+
+    def get_device(self) -> int:
+        """The device index of a GPU tensor; -1 for CPU and meta tensors."""
+        return -1
+
+    def cpu(self) -> Tensor:
+        """``to("cpu")``: self for a CPU tensor.
+
+        Raises:
+            NotImplementedError: a meta tensor (there is no data to copy).
+        """
+        return self.to(CPU)
+
+    def cuda(self, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
+        """Raises AssertionError, as a torch built without CUDA does."""
+        return self.to("cuda")
 
     def dim(self) -> int:
         """Number of dims (0 for a scalar tensor)."""
@@ -293,13 +319,20 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
             )
+        if self.is_meta:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._read(self._storage_offset)
 
     def tolist(self) -> Any:
         """Nested Python lists of Python numbers (a bare number for a 0-d tensor).
 
         Each element is read at ``storage_offset + sum(index[k] * stride[k])``.
+
+        Raises:
+            NotImplementedError: a meta tensor (no data).
         """
+        if self.is_meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
 
         def walk(dim: int, position: int) -> Any:
             if dim == len(self._shape):
@@ -314,8 +347,11 @@ class Tensor:
 
         Raises:
             RuntimeError: the tensor requires grad (unless ``force``).
-            TypeError: bfloat16, which NumPy does not know.
+            TypeError: bfloat16, which NumPy does not know, or a meta tensor.
         """
+        if self.is_meta:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
         if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
@@ -365,6 +401,9 @@ class Tensor:
 
     def __repr__(self) -> str:
         name = None if self.grad_fn is None else type(self.grad_fn).__name__
+        if self.is_meta:  # no values to print: ``tensor(..., device='meta', size=(2, 3))``
+            return meta_repr(self._shape, self._dtype, requires_grad=self._requires_grad,
+                             grad_fn_name=name)
         return tensor_repr(
             self._elements(), self._dtype, requires_grad=self._requires_grad, grad_fn_name=name
         )
@@ -381,51 +420,75 @@ class Tensor:
 
         return as_strided(self, size, stride, storage_offset)
 
-    def _copy_with_strides(self, stride: tuple[int, ...], dtype: dtype) -> Tensor:
-        """A new tensor with its own storage, laid out with ``stride``, holding our values."""
+    def _copy_with_strides(self, stride: tuple[int, ...], dtype: dtype,
+                           where: device | None = None) -> Tensor:
+        """A new tensor with its own storage on ``where`` (default: self's device), laid out
+        with ``stride``, holding our values converted to ``dtype``.
+
+        Raises:
+            NotImplementedError: copying out of a meta tensor onto the CPU (no data).
+        """
+        where = self.device if where is None else where
         needed = layout.required_storage_elements(self._shape, stride)
-        storage = UntypedStorage(needed * dtype.itemsize)
+        storage = UntypedStorage(needed * dtype.itemsize, device=where)
         out = Tensor._make(storage, self._shape, stride, 0, dtype)
+        if where == META:
+            return out  # nothing to copy into
+        if self.is_meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         out._elements()[...] = _casting.cast(self._elements(), dtype)
         return out
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Convert dtype, device or memory format (``torch.Tensor.to``).
 
-        Accepts ``to(dtype)``, ``to(device)``, ``to(other_tensor)``, and keywords ``dtype``,
-        ``device``, ``copy``, ``memory_format``. Returns self when nothing changes and
-        ``copy`` is False. ``preserve_format`` keeps a dense layout's strides.
+        Accepts ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``
+        (other's dtype *and* device), then positional ``non_blocking`` and ``copy``, and the
+        keywords ``dtype``, ``device``, ``non_blocking``, ``copy``, ``memory_format``.
+
+        Returns self exactly when nothing would change and ``copy`` is False: same dtype,
+        no device or the very same device (``"cpu:0"`` is not ``"cpu"``, so it copies), and
+        a layout already in ``memory_format`` (``preserve_format`` always is). Otherwise a
+        new tensor in new storage; ``preserve_format`` keeps a dense layout's strides.
 
         Raises:
-            RuntimeError: ``memory_format=channels_last`` for a tensor that is not 4-d.
+            RuntimeError: ``memory_format=channels_last`` for a tensor that is not 4-d; an
+                invalid device string; a device reftensor cannot use (``as_device``).
+            AssertionError: ``"cuda"`` ("Torch not compiled with CUDA enabled").
+            NotImplementedError: a meta tensor to the CPU (no data to copy).
         """
         target_dtype = kwargs.pop("dtype", None)
         target_device = kwargs.pop("device", None)
-        copy = kwargs.pop("copy", False)
+        flags = [kwargs.pop("non_blocking", False), kwargs.pop("copy", False)]
         fmt = kwargs.pop("memory_format", layout.preserve_format)
-        kwargs.pop("non_blocking", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        given_flags = 0
         for arg in args:
             if isinstance(arg, dtype):
                 target_dtype = arg
             elif isinstance(arg, Tensor):
-                target_dtype = arg.dtype
-            elif isinstance(arg, str | device):
+                target_dtype, target_device = arg.dtype, arg.device
+            elif isinstance(arg, builtins.bool) and given_flags < 2:
+                flags[given_flags] = arg  # non_blocking, then copy
+                given_flags += 1
+            elif isinstance(arg, str | device | int) and not isinstance(arg, builtins.bool):
                 target_device = arg
-            elif isinstance(arg, builtins.bool):
-                copy = arg
             else:
                 raise TypeError(f"to() received an invalid combination of arguments: {arg!r}")
-        as_device(target_device)
+        copy = flags[1]
+        if target_device is not None:
+            target_device = device(target_device)
+            as_device(target_device, copying=True)  # raises for a device we cannot use
         new_dtype = self._dtype if target_dtype is None else target_dtype
         if fmt is layout.channels_last and self.dim() != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
         same_layout = fmt is layout.preserve_format or self._suggest_memory_format() is fmt
-        if new_dtype is self._dtype and same_layout and not copy:
+        same_device = target_device is None or target_device == self.device
+        if new_dtype is self._dtype and same_device and same_layout and not copy:
             return self
-        return self._copy_with_strides(self._strides_for(fmt), new_dtype)
-
+        where = self.device if target_device is None else as_device(target_device, copying=True)
+        return self._copy_with_strides(self._strides_for(fmt), new_dtype, where)
 
     # ================================================================== chapter 2: views
     # Each returns a view sharing this storage, with ``_base`` set (reftensor/views.py).
@@ -531,7 +594,7 @@ class Tensor:
         if not isinstance(element, Tensor | builtins.bool | int | builtins.float):
             raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
                                f"passed in a {type(element)}.")
-        return builtins.bool(elementwise.eq(self, element)._elements().any())
+        return builtins.bool(reductions.any(elementwise.eq(self, element)))
 
     def __format__(self, format_spec: str) -> str:
         """A 0-d tensor formats as its Python number (``f"{t:.2f}"``), as in torch."""

@@ -139,14 +139,16 @@ def _compare(expected: Any, got: Any, *, values: bool, ulps: int, storage_size: 
         e, g = describe(expected, values=False), describe(got, values=False)
         if not storage_size:
             del e["nbytes of storage"], g["nbytes of storage"]
-        STATS["behaviours"] += len(e) + values
+        STATS["behaviours"] += len(e) + (values and not expected.is_meta)
         if e != g:
             diff = {k: (e[k], g[k]) for k in e if e[k] != g[k]}
             raise Mismatch(f"{path}: (torch, reftensor) differ on {diff}")
+        if not values or expected.is_meta:  # a meta tensor has no values to compare
+            return
         eps = torch.finfo(expected.dtype).eps if expected.dtype.is_floating_point else 0.0
         finite = expected[expected.isfinite()] if expected.dtype.is_floating_point else None
         scale = finite.abs().max().item() if finite is not None and finite.numel() else 0.0
-        if values and not _values_equal(expected.tolist(), got.tolist(), ulps, eps, scale):
+        if not _values_equal(expected.tolist(), got.tolist(), ulps, eps, scale):
             raise Mismatch(f"{path}: values differ: torch {expected.tolist()}, "
                            f"reftensor {got.tolist()}")
         return
@@ -160,6 +162,12 @@ def _compare(expected: Any, got: Any, *, values: bool, ulps: int, storage_size: 
         for k, (e, g) in enumerate(zip(expected, got, strict=True)):
             _compare(e, g, values=values, ulps=ulps, storage_size=storage_size,
                      path=f"{path}[{k}]")
+        return
+    if isinstance(expected, torch.device):
+        STATS["behaviours"] += 1
+        if not isinstance(got, reftensor.device) or (expected.type, expected.index) != (
+                got.type, got.index):
+            raise Mismatch(f"{path}: torch {expected!r}, reftensor {got!r}")
         return
     if isinstance(expected, torch.dtype):
         if str(expected).split(".")[-1] != getattr(got, "name", None):

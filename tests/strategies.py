@@ -17,6 +17,7 @@ built with ``as_strided`` over a larger base tensor, so the result is a view.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -50,19 +51,26 @@ class TensorSpec:
     dtype: str
     storage: tuple[Any, ...]
     kind: str
+    device: str = "cpu"
 
     def make(self, lib: Any) -> Any:
         dt = getattr(lib, self.dtype)
         if self.kind == "contiguous":  # a fresh tensor that is nobody's view
             if math.prod(self.shape) == 0:
-                return lib.zeros(self.shape, dtype=dt)
-            return lib.tensor(_nested(list(self.storage), self.shape), dtype=dt)
-        base = lib.tensor(list(self.storage), dtype=dt)
+                return lib.zeros(self.shape, dtype=dt, device=self.device)
+            return lib.tensor(_nested(list(self.storage), self.shape), dtype=dt,
+                              device=self.device)
+        base = lib.tensor(list(self.storage), dtype=dt, device=self.device)
         return base.as_strided(self.shape, self.stride, self.offset)
 
+    def on(self, device: str) -> TensorSpec:
+        """The same recipe, built on ``device`` (``"meta"``: the layout without data)."""
+        return dataclasses.replace(self, device=device)
+
     def __repr__(self) -> str:
+        where = "" if self.device == "cpu" else f" device={self.device}"
         return (f"<{self.kind} {self.dtype} shape={self.shape} stride={self.stride} "
-                f"offset={self.offset}>")
+                f"offset={self.offset}{where}>")
 
 
 def _nested(flat: list[Any], shape: tuple[int, ...]) -> Any:

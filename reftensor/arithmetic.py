@@ -28,6 +28,8 @@ from .elementwise import (
     Operand,
     _compute,
     _empty,
+    _fast_finish,
+    _fast_operands,
     _finish,
     _layout_seen,
     _not_implemented,
@@ -96,6 +98,9 @@ def _sub_check(input: Operand, other: Operand) -> None:
 
 def _add(input: Operand, other: Operand, alpha: Any, self: Tensor | None, *,
          negate: builtins.bool = False) -> Tensor:
+    if self is None and type(alpha) is int and alpha == 1 and _fast_operands(input, other):
+        # The common case, a + b or a - b of alike tensors, without the general machinery.
+        return _fast_finish(np.subtract if negate else np.add, input, other)
     common = result_type(input, other)
     shape = _prepare([input, other], common, self)
     kernel = _add_kernel(_alpha(alpha, common, negate=negate), common)
@@ -155,6 +160,8 @@ multiply = mul
 
 
 def _mul(input: Operand, other: Operand, self: Tensor | None) -> Tensor:
+    if self is None and _fast_operands(input, other):
+        return _fast_finish(np.multiply, input, other)
     common = result_type(input, other)
     shape = _prepare([input, other], common, self)
     return _finish(np.multiply, [input, other], common, shape, self, exact_scalar=True)

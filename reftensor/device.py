@@ -111,7 +111,8 @@ def _parse(text: str) -> tuple[str, int | None]:
     if name not in DEVICE_TYPES:
         raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start "
                            f"of device string: {name}")
-    if name == "mkldnn":
+    if name == "mkldnn" and not _WARNED:
+        _WARNED.append(name)  # once per process, as torch warns
         warnings.warn("'mkldnn' is no longer used as device type. So torch.device('mkldnn') "
                       "will be deprecated and removed in the future. Please use other valid "
                       "device types instead.", UserWarning, stacklevel=3)
@@ -126,6 +127,8 @@ def _parse(text: str) -> tuple[str, int | None]:
         raise RuntimeError(f"Device index must be at most {MAX_INDEX}, got '{text}'")
     return name, int(index)
 
+
+_WARNED: list[str] = []
 
 CPU = device("cpu")
 META = device("meta")

@@ -18,7 +18,9 @@ line handing over to that chapter's module:
 * chapter 3, broadcasting and elementwise kernels: ``broadcasting.py``, ``promotion.py``,
   ``iterator.py`` (output layout, overlap checks), ``elementwise.py`` (the shared machinery,
   ``copy_``, ``fill_``), ``arithmetic.py``, ``comparison.py``, ``unary.py``, ``matmul.py``;
-* chapter 4, dtypes and reductions: ``reductions.py``.
+* chapter 4, dtypes, devices and reductions: ``reductions.py``, ``dtype_info.py``; devices
+  live in ``device.py`` and ``storage.py`` (a ``meta`` storage has a size and no bytes, so
+  every op computes only its result's shape, strides and dtype).
 """
 
 from __future__ import annotations

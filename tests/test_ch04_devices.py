@@ -48,6 +48,7 @@ def device_strings(draw: st.DrawFn) -> str:
     return name if draw(st.booleans()) else f"{name}:{draw(index_texts)}"
 
 
+@pytest.mark.filterwarnings("ignore:'mkldnn' is no longer used")
 @settings(max_examples=200)
 @given(text=device_strings(), index=st.sampled_from([None, None, 0, 3, 127, -1, True, 1.0]))
 def test_device_strings_parse_like_torch(text, index):
@@ -115,6 +116,7 @@ def test_factories_allocate_on_cpu_and_meta_only(name, where):
                  values=name != "empty" and name != "empty_strided")
 
 
+@pytest.mark.filterwarnings("ignore:To copy construct from a tensor")
 def test_meta_tensors_have_no_data():
     for program in (
         lambda lib: lib.ones(2, 3, device="meta").item(),

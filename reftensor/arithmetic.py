@@ -117,6 +117,8 @@ def add(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
             a float ``alpha`` for an integer result, or an ``alpha`` out of its range.
         TypeError: an operand that is neither a tensor nor a number.
     """
+    if type(alpha) is int and alpha == 1 and _fast_operands(input, other):
+        return _fast_finish(np.add, input, other)  # the common case, checked first
     _require(input, "add", "input")
     _require(other, "add", "other")
     return _add(input, other, alpha, None)

@@ -14,6 +14,8 @@ from .device import CPU, META, as_device, device
 
 __all__ = ["UntypedStorage"]
 
+_UINT8 = np.dtype(np.uint8)
+
 
 class UntypedStorage:
     """A flat, untyped byte buffer (``torch.UntypedStorage``).
@@ -38,7 +40,7 @@ class UntypedStorage:
     @classmethod
     def _wrap(cls, buffer: np.ndarray) -> UntypedStorage:
         """A storage over an existing 1-d contiguous ``uint8`` array (memory is shared)."""
-        if buffer.dtype != np.uint8 or buffer.ndim != 1 or not buffer.flags.c_contiguous:
+        if buffer.dtype != _UINT8 or buffer.ndim != 1 or not buffer.flags.c_contiguous:
             raise ValueError("UntypedStorage._wrap needs a 1-d contiguous uint8 array")
         storage = cls.__new__(cls)
         storage._bytes = buffer
@@ -99,8 +101,9 @@ class UntypedStorage:
         """
         if self._bytes is None:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-        usable = self.nbytes() // np_dtype.itemsize * np_dtype.itemsize
-        return self._bytes[:usable].view(np_dtype)
+        usable = self._nbytes - self._nbytes % np_dtype.itemsize
+        whole = self._bytes if usable == self._nbytes else self._bytes[:usable]
+        return whole.view(np_dtype)
 
     def __repr__(self) -> str:
         head = (f"[reftensor.storage.UntypedStorage(device={self._device}) of size "

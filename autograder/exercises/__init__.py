@@ -77,7 +77,12 @@ def register(exercise: Exercise) -> Exercise:
 def get(name: str) -> Exercise:
     """The exercise called ``name``. Raises KeyError listing the known names."""
     # importing a chapter's module registers its exercises (once: modules are cached)
-    from . import ch01_storage, ch02_views, ch03_broadcasting  # noqa: F401
+    from . import (  # noqa: F401
+        ch01_storage,
+        ch02_views,
+        ch03_broadcasting,
+        ch04_dtype_device,
+    )
     try:
         return EXERCISES[name]
     except KeyError:

@@ -1,0 +1,223 @@
+"""Chapter 4: the solution notebook's answers pass their checks on a fresh seed, typical
+mistakes fail them, and the trusted grading pipeline gives the solutions full points."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+
+import nbformat
+import pytest
+
+from autograder import checks, exercises, references, sandbox
+from tests.notebooks import nbgrader_meta, released, source
+
+pytestmark = pytest.mark.ch04
+
+CHAPTER = "ch04_dtype_device"
+NAMES = ["promote_types", "result_dtype", "cast_value", "to_result", "meta_forward"]
+SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.M)
+FRESH_SEED = 20261121
+
+
+def answer_sources() -> dict[str, str]:
+    """grade_id -> the solution notebook's answer cell, as a student would write it."""
+    nb = nbformat.read(source(CHAPTER), as_version=4)
+    return {nbgrader_meta(c)["grade_id"]: SOLUTION_MARKERS.sub("", c.source)
+            for c in nb.cells if nbgrader_meta(c).get("solution")}
+
+
+RIGHT: dict[str, object] = {}
+for _grade_id, _text in answer_sources().items():
+    if _grade_id in NAMES:
+        exec(compile(_text, f"<{CHAPTER}:{_grade_id}>", "exec"), RIGHT)
+
+
+# ---------------------------------------------------------------- typical mistakes
+def promote_by_width(a, b):
+    """The later dtype in the list wins: forgets uint8+int8 and float16+bfloat16."""
+    order = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+             "float32", "float64"]
+    return max(a, b, key=order.index)
+
+
+def result_ignoring_zero_dim(a, op, b):
+    """Treats 0-d tensors like tensors with dims."""
+    a = ("tensor", a[1], 1) if a[0] == "tensor" else a
+    b = ("tensor", b[1], 1) if b[0] == "tensor" else b
+    return RIGHT["result_dtype"](a, op, b)
+
+
+def result_floor_division(a, op, b):
+    """Forgets that true division of integers gives the default float."""
+    return RIGHT["result_dtype"](a, "+", b)
+
+
+def cast_truncating(x, dtype):
+    """Rounds toward zero instead of to nearest even."""
+    import math
+
+    if math.isnan(x) or math.isinf(x) or x == 0:
+        return x
+    bits, low, top = {"float16": (10, -14, 65504.0), "bfloat16": (7, -126, 3.3895e38)}[dtype]
+    e = max(math.frexp(abs(x))[1] - 1, low)
+    step = 2.0 ** (e - bits)
+    value = math.trunc(x / step) * step
+    return value if abs(value) <= top else math.copysign(math.inf, x)
+
+
+def cast_saturating(x, dtype):
+    """Clamps to finfo.max instead of overflowing to inf."""
+    import math
+
+    value = RIGHT["cast_value"](x, dtype)
+    top = 65504.0 if dtype == "float16" else (2 - 2 ** -7) * 2.0 ** 127
+    return math.copysign(top, x) if math.isinf(value) and not math.isinf(x) else value
+
+
+def to_copies_unless_contiguous(dtype, shape, stride, call):
+    """Believes contiguous_format always gives a contiguous result."""
+    same, out = RIGHT["to_result"](dtype, shape, stride, call)
+    if dict(call).get("memory_format") == "contiguous_format" and same:
+        strides, running = [], 1
+        for n in reversed(shape):
+            strides.append(running)
+            running *= max(n, 1)
+        contiguous = tuple(reversed(strides))
+        return (True, out) if tuple(stride) == contiguous else (False, contiguous)
+    return same, out
+
+
+def to_always_contiguous_copy(dtype, shape, stride, call):
+    """A copy is always contiguous (preserve_format forgotten)."""
+    same, out = RIGHT["to_result"](dtype, shape, stride, call)
+    if same or dict(call).get("memory_format") == "channels_last":
+        return same, out
+    strides, running = [], 1
+    for n in reversed(shape):
+        strides.append(running)
+        running *= max(n, 1)
+    return False, tuple(reversed(strides))
+
+
+def meta_widening_bias(x, w, bias, reduce):
+    """Promotes with a 0-d bias as if it had dims."""
+    if bias is not None and bias[0] == ():
+        bias = ((1,), bias[1])
+    return RIGHT["meta_forward"](x, w, bias, reduce)
+
+
+def meta_keepdim_ignored(x, w, bias, reduce):
+    op, dim, _ = reduce
+    return RIGHT["meta_forward"](x, w, bias, (op, dim, False))
+
+
+WRONG = [  # (exercise, answer, whether it still passes the visible test)
+    ("promote_types", promote_by_width, False),
+    ("result_dtype", result_ignoring_zero_dim, False),
+    ("result_dtype", result_floor_division, False),
+    ("cast_value", cast_truncating, False),
+    ("cast_value", cast_saturating, False),
+    ("to_result", to_copies_unless_contiguous, False),
+    ("to_result", to_always_contiguous_copy, False),
+    ("meta_forward", meta_widening_bias, True),
+    ("meta_forward", meta_keepdim_ignored, False),
+]
+
+
+# ---------------------------------------------------------------- the checks
+@functools.cache
+def hidden_pairs(name: str, seed: int | None = None) -> list[tuple[exercises.Case, object]]:
+    cases = checks.cases(name, hidden=True, seed=seed)
+    return list(zip(cases, references.compute(exercises.get(name), cases), strict=True))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solution_passes_visible_and_hidden_on_a_fresh_seed(name, capsys):
+    checks.check(name, RIGHT[name])
+    assert "agree with torch 2.13.0" in capsys.readouterr().out
+    verdict = checks.check_pairs(name, RIGHT[name], hidden_pairs(name, FRESH_SEED))
+    assert verdict.passed and verdict.total >= 50
+
+
+@pytest.mark.parametrize("name,answer,passes_visible", WRONG,
+                         ids=[f"{w[0]}-{w[1].__name__}" for w in WRONG])
+def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
+    verdict = checks.judge(name, answer, hidden_pairs(name))
+    assert not verdict.passed
+    assert "Smallest failing case" in verdict.message()
+    if passes_visible:
+        checks.check(name, answer)
+    else:
+        with pytest.raises(checks.CheckFailed):
+            checks.check(name, answer)
+
+
+REFUSALS = {"promote_types": [], "result_dtype": [], "cast_value": [],
+            "to_result": ["raises RuntimeError"],
+            "meta_forward": ["raises RuntimeError", "raises IndexError"]}
+
+
+def test_hidden_cases_are_deterministic_and_reach_the_refusals():
+    for name in NAMES:
+        pairs = hidden_pairs(name)
+        cases = [case for case, _ in pairs]
+        assert cases == checks.cases(name, hidden=True) and len(cases) >= 50
+        assert set(exercises.get(name).fixed) <= set(cases)
+        kinds = [f"raises {e.exception}" if isinstance(e, references.Raises)
+                 else type(e).__name__ for _, e in pairs]
+        for refusal in REFUSALS[name]:
+            assert kinds.count(refusal) >= 3, (name, refusal)
+        assert sum(k not in REFUSALS[name] for k in kinds) >= len(kinds) // 2, name
+
+
+def test_promote_types_covers_all_pairs_and_result_dtype_the_categories():
+    cases = {c.args for c in checks.cases("promote_types", hidden=True)}
+    assert len(cases) == 100
+    expected = dict(hidden_pairs("result_dtype"))
+    cat = {c: e for c, e in expected.items() if c.args == (("tensor", "int32", 1), "+",
+                                                          ("tensor", "float64", 0))}
+    assert list(cat.values()) == ["float64"]  # a 0-d tensor raises the category...
+    cat = {c: e for c, e in expected.items() if c.args == (("tensor", "float16", 1), "+",
+                                                          ("tensor", "float64", 0))}
+    assert list(cat.values()) == ["float16"]  # ...never the width
+
+
+# ---------------------------------------------------------------- the grading pipeline
+def _submission(folder, replace: dict[str, str]) -> None:
+    answers = {**answer_sources(), **replace}
+    nb = nbformat.read(released(CHAPTER), as_version=4)
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in answers:
+            cell.source = answers[grade_id]
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{CHAPTER}.ipynb")
+
+
+@pytest.mark.grading
+@pytest.mark.slow
+@pytest.mark.skipif(not sandbox.status().available,
+                    reason=f"no sandbox: {sandbox.status().reason}")
+def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
+    """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
+    typical mistake in an exercise no other answer calls loses that exercise only."""
+    from autograder import grade
+
+    name, mistake = "cast_value", cast_truncating
+    inbox = tmp_path / "inbox"
+    _submission(inbox / "right" / CHAPTER, {})
+    body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
+    _submission(inbox / "wrong" / CHAPTER, {name: body})
+    outcomes = grade.grade_class(tmp_path / "ws", inbox, CHAPTER, workers=2, progress=False)
+    by = {o.student: o for o in outcomes}
+    right, wrong = by["right"], by["wrong"]
+    assert right.max_total == 20 and right.total == 20, (right.scores, right.reasons)
+    assert right.state == "graded", right.reasons
+    assert right.written_answered
+    assert right.notebook_scores == right.scores
+    assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < 20
+    others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{name}_")}
+    assert others == {t: right.max_scores[t] for t in others}
+    assert wrong.state == "graded", wrong.reasons

@@ -37,6 +37,29 @@ def nbgrader_meta(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 
 
+SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.M)
+
+
+def answer_sources(chapter: str) -> dict[str, str]:
+    """grade_id -> the solution notebook's answer cell, as a student would write it."""
+    nb = nbformat.read(source(chapter), as_version=4)
+    return {nbgrader_meta(c)["grade_id"]: SOLUTION_MARKERS.sub("", c.source)
+            for c in nb.cells if nbgrader_meta(c).get("solution")}
+
+
+def write_submission(chapter: str, folder: Path, replace: dict[str, str]) -> None:
+    """The release notebook with the solution's answers (and ``replace``'s) filled in,
+    written to ``folder/<chapter>.ipynb`` as a student would hand it in."""
+    answers = {**answer_sources(chapter), **replace}
+    nb = nbformat.read(released(chapter), as_version=4)
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in answers:
+            cell.source = answers[grade_id]
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{chapter}.ipynb")
+
+
 def is_test_cell(cell) -> bool:
     meta = nbgrader_meta(cell)
     return bool(meta.get("grade")) and not meta.get("solution") and cell.cell_type == "code"

@@ -4,14 +4,13 @@ mistakes fail them, and the trusted grading pipeline gives the solutions full po
 from __future__ import annotations
 
 import functools
-import re
 
 import nbformat
 import numpy as np
 import pytest
 
 from autograder import checks, exercises, references, sandbox
-from tests.notebooks import nbgrader_meta, released, source
+from tests.notebooks import answer_sources, source, write_submission
 
 pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 
@@ -22,14 +21,6 @@ CHAPTERS = {
                           "broadcast_error"],
 }
 NAMES = [name for names in CHAPTERS.values() for name in names]
-SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.M)
-
-
-def answer_sources(chapter: str) -> dict[str, str]:
-    """grade_id -> the solution notebook's answer cell, as a student would write it."""
-    nb = nbformat.read(source(chapter), as_version=4)
-    return {nbgrader_meta(c)["grade_id"]: SOLUTION_MARKERS.sub("", c.source)
-            for c in nb.cells if nbgrader_meta(c).get("solution")}
 
 
 def solutions(chapter: str) -> dict[str, object]:
@@ -293,19 +284,6 @@ def test_shares_storage_menu_is_what_the_notebook_lists():
 
 
 # ---------------------------------------------------------------- the grading pipeline
-def _submission(chapter: str, folder, replace: dict[str, str]) -> None:
-    """The release notebook with the solution's answers (and ``replace``'s) filled in."""
-    answers = answer_sources(chapter)
-    answers.update(replace)
-    nb = nbformat.read(released(chapter), as_version=4)
-    for cell in nb.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and grade_id in answers:
-            cell.source = answers[grade_id]
-    folder.mkdir(parents=True)
-    nbformat.write(nb, folder / f"{chapter}.ipynb")
-
-
 #: one exercise that no other answer calls, answered with a typical mistake
 WRONG_SUBMISSION = ("ch02_views", "slice_layout", slice_without_clamping)
 
@@ -325,10 +303,10 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     wrong_chapter, name, mistake = WRONG_SUBMISSION
     for chapter in CHAPTERS:
         inbox = tmp_path / chapter / "inbox"
-        _submission(chapter, inbox / "right" / chapter, {})
+        write_submission(chapter, inbox / "right" / chapter, {})
         if chapter == wrong_chapter:
             body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
-            _submission(chapter, inbox / "wrong" / chapter, {name: body})
+            write_submission(chapter, inbox / "wrong" / chapter, {name: body})
         outcomes = grade.grade_class(tmp_path / chapter / "ws", inbox, chapter, workers=2,
                                      progress=False)
         by = {o.student: o for o in outcomes}

@@ -5,31 +5,21 @@ from __future__ import annotations
 
 import functools
 import inspect
-import re
 
-import nbformat
 import pytest
 
 from autograder import checks, exercises, references, sandbox
-from tests.notebooks import nbgrader_meta, released, source
+from tests.notebooks import answer_sources, write_submission
 
 pytestmark = pytest.mark.ch04
 
 CHAPTER = "ch04_dtype_device"
 NAMES = ["promote_types", "result_dtype", "cast_value", "to_result", "meta_forward"]
-SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.M)
 FRESH_SEED = 20261121
 
 
-def answer_sources() -> dict[str, str]:
-    """grade_id -> the solution notebook's answer cell, as a student would write it."""
-    nb = nbformat.read(source(CHAPTER), as_version=4)
-    return {nbgrader_meta(c)["grade_id"]: SOLUTION_MARKERS.sub("", c.source)
-            for c in nb.cells if nbgrader_meta(c).get("solution")}
-
-
 RIGHT: dict[str, object] = {}
-for _grade_id, _text in answer_sources().items():
+for _grade_id, _text in answer_sources(CHAPTER).items():
     if _grade_id in NAMES:
         exec(compile(_text, f"<{CHAPTER}:{_grade_id}>", "exec"), RIGHT)
 
@@ -185,17 +175,6 @@ def test_promote_types_covers_all_pairs_and_result_dtype_the_categories():
 
 
 # ---------------------------------------------------------------- the grading pipeline
-def _submission(folder, replace: dict[str, str]) -> None:
-    answers = {**answer_sources(), **replace}
-    nb = nbformat.read(released(CHAPTER), as_version=4)
-    for cell in nb.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and grade_id in answers:
-            cell.source = answers[grade_id]
-    folder.mkdir(parents=True)
-    nbformat.write(nb, folder / f"{CHAPTER}.ipynb")
-
-
 @pytest.mark.grading
 @pytest.mark.slow
 @pytest.mark.skipif(not sandbox.status().available,
@@ -207,9 +186,9 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
 
     name, mistake = "cast_value", cast_truncating
     inbox = tmp_path / "inbox"
-    _submission(inbox / "right" / CHAPTER, {})
+    write_submission(CHAPTER, inbox / "right" / CHAPTER, {})
     body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
-    _submission(inbox / "wrong" / CHAPTER, {name: body})
+    write_submission(CHAPTER, inbox / "wrong" / CHAPTER, {name: body})
     outcomes = grade.grade_class(tmp_path / "ws", inbox, CHAPTER, workers=2, progress=False)
     by = {o.student: o for o in outcomes}
     right, wrong = by["right"], by["wrong"]

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import _casting, dtypes, iterator, layout, views
 from .device import CPU
-from .storage import UntypedStorage
+from .storage import UntypedStorage, no_data
 from .tensor import Tensor
 
 __all__ = ["index", "index_put_", "SCALAR_TYPE_NAMES", "legacy_type_name", "expand_strides"]
@@ -266,6 +266,8 @@ def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     info = _make_info(self, indices)
     shape = info.src_shape
     stride = iterator.output_strides(shape, info.operands())
+    if self.is_meta and self.numel() == 0:  # torch's meta function: then row-major
+        stride = layout.contiguous_strides(shape)
     nbytes = layout.required_storage_elements(shape, stride) * self._dtype.itemsize
     out = Tensor._make(UntypedStorage(nbytes, device=self.device), shape, stride, 0,
                        self._dtype)
@@ -352,7 +354,7 @@ def index_put_(self: Tensor, indices: Sequence[Tensor | None], value: Tensor) ->
     _too_many(self, indices)
     _check_index_devices(self, indices)
     if value.is_meta and not self.is_meta:
-        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        raise no_data()
     if iterator.has_internal_overlap(self) == "yes":
         warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
                       "tensor before performing this operation. This also applies to advanced "

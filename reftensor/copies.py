@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, layout
-from .device import META
+from .device import META, wrong_device
 from .layout import memory_format
 from .storage import UntypedStorage
 from .tensor import Tensor
@@ -96,8 +96,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     where = tensors[0].device  # every input must be on the first one's device
     for x in tensors[1:]:
         if x.device != where:
-            raise RuntimeError(f"Tensor on device {x.device} is not on the expected device "
-                               f"{where}!")
+            raise wrong_device(x.device, where)
     kept = [(k, x) for k, x in enumerate(tensors) if x._shape != (0,)]
     if not kept:  # only skipped tensors: ``dim`` is never even checked
         return Tensor._make(UntypedStorage(0, device=where), (0,), (1,), 0, result_dtype)

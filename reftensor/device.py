@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["device", "as_device", "common_device"]
+__all__ = ["device", "as_device", "common_device", "wrong_device"]
 
 #: Every device type torch knows, in the order its error message lists them.
 DEVICE_TYPES = (
@@ -196,6 +196,10 @@ def common_device(tensors: Iterable[Any]) -> device:
         if expected is None:
             expected = where
         elif where != expected:
-            raise RuntimeError(f"Tensor on device {where} is not on the expected device "
-                               f"{expected}!")
+            raise wrong_device(where, expected)
     return CPU if expected is None else expected
+
+
+def wrong_device(got: device, expected: device) -> RuntimeError:
+    """torch's error for a tensor on another device than the operation's."""
+    return RuntimeError(f"Tensor on device {got} is not on the expected device {expected}!")

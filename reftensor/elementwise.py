@@ -45,10 +45,10 @@ import numpy as np
 
 from . import broadcasting, factories, iterator, layout
 from ._casting import _HALF_TYPES, cast, checked_number, compute_dtype, number_array
-from .device import CPU, META, common_device, device
+from .device import CPU, META, common_device, device, wrong_device
 from .dtypes import dtype
 from .promotion import SCALAR_TYPE_NAMES, check_can_cast, is_number
-from .storage import UntypedStorage
+from .storage import UntypedStorage, no_data
 from .tensor import Tensor
 
 __all__: list[str] = []  # filled at the bottom, from the modules that hold the ops
@@ -125,8 +125,7 @@ def _device(operands: Sequence[Operand], self: Tensor | None = None) -> device:
         return META
     where = common_device(tensors)
     if where != self.device:
-        raise RuntimeError(f"Tensor on device {where} is not on the expected device "
-                           f"{self.device}!")
+        raise wrong_device(where, self.device)
     return where
 
 
@@ -276,7 +275,7 @@ def copy_(self: Tensor, src: Operand) -> Tensor:
             f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
         )
     if isinstance(src, Tensor) and src.is_meta and not self.is_meta:
-        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        raise no_data()
     iterator.assert_no_internal_overlap(self)
     if isinstance(src, Tensor):
         iterator.assert_no_partial_overlap(self, src)

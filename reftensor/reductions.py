@@ -113,18 +113,22 @@ def _out_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool
     return tuple(n for d, n in enumerate(shape) if d not in dims)
 
 
-def _new(values: np.ndarray, shape: tuple[int, ...], out_dtype: dtype) -> Tensor:
-    """A fresh contiguous tensor of ``shape`` holding ``values`` (already of ``out_dtype``)."""
-    storage = UntypedStorage(math.prod(shape) * out_dtype.itemsize)
-    out = Tensor._make(storage, shape, layout.contiguous_strides(shape), 0, out_dtype)
-    out._elements()[...] = np.asarray(values).reshape(shape)
-    return out
+def _fresh(shape: tuple[int, ...], out_dtype: dtype, where: str) -> Tensor:
+    """A new contiguous tensor of ``shape`` on ``where`` (step 4's layout)."""
+    storage = UntypedStorage(math.prod(shape) * out_dtype.itemsize, device=where)
+    return Tensor._make(storage, shape, layout.contiguous_strides(shape), 0, out_dtype)
 
 
 def _meta(shape: tuple[int, ...], out_dtype: dtype) -> Tensor:
-    """The result of reducing a meta tensor: the same layout as :func:`_new`, no data."""
-    storage = UntypedStorage(math.prod(shape) * out_dtype.itemsize, device="meta")
-    return Tensor._make(storage, shape, layout.contiguous_strides(shape), 0, out_dtype)
+    """The result of reducing a meta tensor: the layout, no data."""
+    return _fresh(shape, out_dtype, "meta")
+
+
+def _new(values: np.ndarray, shape: tuple[int, ...], out_dtype: dtype) -> Tensor:
+    """A fresh contiguous tensor of ``shape`` holding ``values`` (already of ``out_dtype``)."""
+    out = _fresh(shape, out_dtype, "cpu")
+    out._elements()[...] = np.asarray(values).reshape(shape)
+    return out
 
 
 def _comparable(values: np.ndarray) -> np.ndarray:
@@ -179,7 +183,8 @@ def _blas_total(values: np.ndarray) -> np.ndarray:
     matrix-vector product with a ones vector is. The elements, in memory order, are cut
     into rows of ``_BLAS_SUM_ROW``; BLAS sums each row (``rows @ ones``), then NumPy adds
     the row sums and the leftover tail pairwise. Like torch's cascade sum, no partial sum
-    grows long, so the result stays within a few ulps of torch's."""
+    grows long, so the rounding error stays of the order of torch's (the values can differ
+    from torch's by more than a few ulps where the sum cancels, as ``np.sum``'s can)."""
     flat = values.ravel(order="K")  # a view: the array is dense
     rows = flat.shape[0] // _BLAS_SUM_ROW
     head = flat[:rows * _BLAS_SUM_ROW].reshape(rows, _BLAS_SUM_ROW)

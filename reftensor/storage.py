@@ -12,7 +12,7 @@ import numpy as np
 
 from .device import CPU, META, as_device, device
 
-__all__ = ["UntypedStorage"]
+__all__ = ["UntypedStorage", "no_data"]
 
 _UINT8 = np.dtype(np.uint8)
 
@@ -100,7 +100,7 @@ class UntypedStorage:
                 no data!"). Every kernel reads through here, so none can run on meta.
         """
         if self._bytes is None:
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise no_data()
         usable = self._nbytes - self._nbytes % np_dtype.itemsize
         whole = self._bytes if usable == self._nbytes else self._bytes[:usable]
         return whole.view(np_dtype)
@@ -112,3 +112,8 @@ class UntypedStorage:
             return f"...\n{head}"
         body = "\n".join(f" {b}" for b in self._bytes.tolist())
         return f"{body or ' '}\n{head}"
+
+
+def no_data() -> NotImplementedError:
+    """torch's error for reading the values of a meta tensor."""
+    return NotImplementedError("Cannot copy out of meta tensor; no data!")

@@ -36,7 +36,7 @@ from .device import CPU, META, as_device, device
 from .dtypes import dtype
 from .layout import memory_format
 from .size import Size
-from .storage import UntypedStorage
+from .storage import UntypedStorage, no_data
 
 __all__ = ["Tensor", "VersionCounter", "wrap_dim"]
 
@@ -336,7 +336,7 @@ class Tensor:
             NotImplementedError: a meta tensor (no data).
         """
         if self.is_meta:
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise no_data()
 
         def walk(dim: int, position: int) -> Any:
             if dim == len(self._shape):
@@ -439,7 +439,7 @@ class Tensor:
         if where == META:
             return out  # nothing to copy into
         if self.is_meta:
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise no_data()
         out._elements()[...] = _casting.cast(self._elements(), dtype)
         return out
 
@@ -481,9 +481,10 @@ class Tensor:
             else:
                 raise TypeError(f"to() received an invalid combination of arguments: {arg!r}")
         copy = flags[1]
+        where = self.device
         if target_device is not None:
             target_device = device(target_device)
-            as_device(target_device, copying=True)  # raises for a device we cannot use
+            where = as_device(target_device, copying=True)  # raises for a device we cannot use
         new_dtype = self._dtype if target_dtype is None else target_dtype
         if fmt is layout.channels_last and self.dim() != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
@@ -491,7 +492,6 @@ class Tensor:
         same_device = target_device is None or target_device == self.device
         if new_dtype is self._dtype and same_device and same_layout and not copy:
             return self
-        where = self.device if target_device is None else as_device(target_device, copying=True)
         return self._copy_with_strides(self._strides_for(fmt), new_dtype, where)
 
     # ================================================================== chapter 2: views

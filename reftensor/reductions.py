@@ -183,8 +183,8 @@ def _blas_total(values: np.ndarray) -> np.ndarray:
     matrix-vector product with a ones vector is. The elements, in memory order, are cut
     into rows of ``_BLAS_SUM_ROW``; BLAS sums each row (``rows @ ones``), then NumPy adds
     the row sums and the leftover tail pairwise. Like torch's cascade sum, no partial sum
-    grows long, so the rounding error stays of the order of torch's (the values can differ
-    from torch's by more than a few ulps where the sum cancels, as ``np.sum``'s can)."""
+    grows long, so the rounding error stays of the order of torch's (where the sum cancels,
+    the result can be more than a few ulps away from torch's, as ``np.sum``'s can)."""
     flat = values.ravel(order="K")  # a view: the array is dense
     rows = flat.shape[0] // _BLAS_SUM_ROW
     head = flat[:rows * _BLAS_SUM_ROW].reshape(rows, _BLAS_SUM_ROW)

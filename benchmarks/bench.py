@@ -143,6 +143,42 @@ def _tiny_add(lib: ModuleType, s: Settings) -> Operation:
     return lambda: a + b
 
 
+def _mlp_step(lib: ModuleType, s: Settings) -> Operation:
+    """One training step's autograd work: forward and backward of a two-layer MLP."""
+    batch, width = (64, 128) if s.elements >= 1_000_000 else (8, 16)
+    x, target = lib.from_numpy(_array((batch, 32), 8)), lib.from_numpy(_array((batch, 10), 9))
+    w1 = lib.from_numpy(_array((32, width), 10) - 0.5).requires_grad_()
+    b1 = lib.from_numpy(_array((width,), 11) - 0.5).requires_grad_()
+    w2 = lib.from_numpy(_array((width, 10), 12) - 0.5).requires_grad_()
+    b2 = lib.from_numpy(_array((10,), 13) - 0.5).requires_grad_()
+
+    def step() -> Any:
+        for p in (w1, b1, w2, b2):
+            p.grad = None
+        hidden = (x @ w1 + b1).relu()
+        loss = ((hidden @ w2 + b2 - target) ** 2).mean()
+        loss.backward()
+        return w1.grad
+
+    return step
+
+
+def _deep_graph(lib: ModuleType, s: Settings) -> Operation:
+    """``y = y + y`` 25 times, then backward: 25 nodes, 2**25 paths (linear if each node
+    runs once)."""
+    x = lib.from_numpy(_array((4,), 14)).requires_grad_()
+
+    def step() -> Any:
+        x.grad = None
+        y = x
+        for _ in range(25):
+            y = y + y
+        y.sum().backward()
+        return x.grad
+
+    return step
+
+
 CASES = [
     Case("add", lambda s: f"a + b, {s.elements:,} float32, contiguous", _add, 1.5),
     Case("add_t", lambda s: f"a.t() + b.t(), ({_side(s.elements)}, {_side(s.elements)}) float32",
@@ -153,6 +189,10 @@ CASES = [
     Case("matmul_large", lambda s: f"matmul {s.matmul_sizes[1]}x{s.matmul_sizes[1]} float32",
          _matmul(1), 1.5),
     Case("tiny_add", lambda s: "a + b, 4 float32 (per-call overhead)", _tiny_add, 5.0),
+    Case("mlp_step", lambda s: "MLP forward + backward (x @ w1 + b1, relu, @ w2 + b2, MSE)",
+         _mlp_step, 10.0),
+    Case("deep_graph", lambda s: "y = y + y 25 times, then y.sum().backward()",
+         _deep_graph, 10.0),
 ]
 IMPORT_KEY = "import"
 IMPORT_TARGET_S = 0.150

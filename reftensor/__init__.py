@@ -9,6 +9,12 @@ import importlib
 
 from . import dtypes, layout
 
+__version__ = "0.1.0"
+
+# The Tensor first: its module imports every chapter's module, then autograd (chapter 5).
+from .tensor import Tensor  # noqa: E402
+
+# isort: split
 # Chapters 2 and 3: each module lists its public functions in ``__all__``.
 from .broadcasting import *  # noqa: F403
 from .copies import *  # noqa: F403
@@ -56,10 +62,22 @@ from .promotion import *  # noqa: F403
 from .reductions import *  # noqa: F403
 from .size import Size
 from .storage import UntypedStorage
-from .tensor import Tensor
 from .views import *  # noqa: F403
 
-__version__ = "0.1.0"
+# Chapter 5: the differentiable versions of the ops above replace them (same names, same
+# kernels, plus a node of the backward graph when an input requires grad).
+# isort: split
+from . import autograd  # noqa: E402
+from .autograd import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .autograd.functions import *  # noqa: E402, F403
+from .autograd.functions import as_strided  # noqa: E402, F811
 
 
 def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405
@@ -73,6 +91,8 @@ def numel(input: Tensor) -> "builtins.int":  # noqa: F821, F405
 
 
 __all__ = [
+    "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
+    "no_grad", "set_grad_enabled",
     "Size", "Tensor", "UntypedStorage", "arange", "as_strided", "as_tensor", "bfloat16",
     "bool", "channels_last", "contiguous_format", "device", "double", "dtype", "dtypes",
     "empty", "empty_strided", "float", "float16", "float32", "float64", "from_numpy", "full",

@@ -220,7 +220,7 @@ def tensor(
             UserWarning,
             stacklevel=2,
         )
-        copied = data.to(dtype=dtype or data.dtype, device=where, copy=True).contiguous()
+        copied = data.detach().to(dtype=dtype or data.dtype, device=where, copy=True).contiguous()
         return _finish(copied, requires_grad)
     if isinstance(data, np.ndarray):
         if any(s < 0 for s in data.strides):

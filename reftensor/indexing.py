@@ -126,6 +126,34 @@ def _alias(t: Tensor) -> Tensor:
     return _view(t, t._shape, t._stride, t._storage_offset)
 
 
+class Steps:
+    """The steps ``t[index]`` is made of. These plain ones only move metadata; chapter 5's
+    autograd passes steps that also record each one in the backward graph."""
+
+    def select(self, t: Tensor, dim: int, i: int, real_dim: int, *, alone: bool = False
+               ) -> Tensor:
+        return _select(t, dim, i, real_dim, alone=alone)
+
+    def slice(self, t: Tensor, dim: int, start: int | None, stop: int | None, step: int,
+              *, skip_full: bool = True) -> Tensor:
+        return _slice(t, dim, start, stop, step, skip_full=skip_full)
+
+    def unsqueeze(self, t: Tensor, dim: int) -> Tensor:
+        return _unsqueeze(t, dim)
+
+    def alias(self, t: Tensor) -> Tensor:
+        return _alias(t)
+
+    def index(self, t: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
+        return advanced_indexing.index(t, indices)
+
+    def index_put_(self, t: Tensor, indices: Sequence[Tensor | None], value: Tensor) -> Tensor:
+        return advanced_indexing.index_put_(t, indices, value)
+
+
+PLAIN = Steps()
+
+
 # ----------------------------------------------------------------------- reading the index
 def _is_int(obj: Any) -> bool:
     """Python and NumPy ints, not bools (torch's ``THPUtils_checkLong``)."""
@@ -223,7 +251,8 @@ def _bool_index(value: bool) -> Tensor:
     return Tensor._make(UntypedStorage(8 * value), (int(value),), (1,), 0, dtypes.int64)
 
 
-def _apply_slicing(t: Tensor, items: tuple[Any, ...]) -> tuple[Tensor, list[Tensor | None]]:
+def _apply_slicing(t: Tensor, items: tuple[Any, ...], steps: Steps = PLAIN
+                   ) -> tuple[Tensor, list[Tensor | None]]:
     """Apply the basic indices as views and collect the advanced ones by dim (torch's
     ``applySlicing``). Returns the view and the index list (empty when nothing advanced).
 
@@ -255,17 +284,17 @@ def _apply_slicing(t: Tensor, items: tuple[Any, ...]) -> tuple[Tensor, list[Tens
 
     for real_dim, obj in enumerate(items):
         if _is_int(obj):
-            result = _select(result, dim, _unpack_int(obj), real_dim)
+            result = steps.select(result, dim, _unpack_int(obj), real_dim)
         elif isinstance(obj, slice):
-            result = _slice(result, dim, *_slice_bounds(obj))
+            result = steps.slice(result, dim, *_slice_bounds(obj))
             skip(1)
         elif obj is Ellipsis:
             skip(t.ndim - specified)  # every "..." skips them all: t[..., ...] is t[...]
         elif obj is None:
-            result = _unsqueeze(result, dim)
+            result = steps.unsqueeze(result, dim)
             skip(1)
         elif isinstance(obj, builtins.bool):
-            result = _unsqueeze(result, dim)
+            result = steps.unsqueeze(result, dim)
             record(_bool_index(obj))
         else:
             if not isinstance(obj, Tensor):
@@ -279,14 +308,14 @@ def _apply_slicing(t: Tensor, items: tuple[Any, ...]) -> tuple[Tensor, list[Tens
                             "only integers, slices (`:`), ellipsis (`...`), None and long or "
                             f"byte Variables are valid indices (got {type(obj).__name__})"
                         ) from None
-                    result = _select(result, dim, _unpack_int(i), real_dim)
+                    result = steps.select(result, dim, _unpack_int(i), real_dim)
                     continue
             if obj.ndim == 0 and not obj._dtype.is_floating_point:
                 if _is_mask(obj):  # a 0-d bool tensor acts like a Python bool
-                    result = _unsqueeze(result, dim)
+                    result = steps.unsqueeze(result, dim)
                     record(_bool_index(obj.item() != 0))
                 else:  # a 0-d integer tensor acts like an int: a view
-                    result = _select(result, dim, int(obj.item()), real_dim)
+                    result = steps.select(result, dim, int(obj.item()), real_dim)
             else:
                 record(obj)
     while indices and indices[-1] is None:
@@ -295,7 +324,7 @@ def _apply_slicing(t: Tensor, items: tuple[Any, ...]) -> tuple[Tensor, list[Tens
 
 
 # ----------------------------------------------------------------------- __getitem__
-def getitem(t: Tensor, index: Any) -> Tensor:
+def getitem(t: Tensor, index: Any, steps: Steps = PLAIN) -> Tensor:
     """``t[index]`` (``torch.Tensor.__getitem__``): a view for basic indices, a new tensor
     when any index is advanced.
 
@@ -308,13 +337,13 @@ def getitem(t: Tensor, index: Any) -> Tensor:
     """
     # torch's shortcuts for a lone index; they differ from a 1-tuple only in messages
     if _is_int(index):
-        return _select(t, 0, _unpack_int(index), 0, alone=True)
+        return steps.select(t, 0, _unpack_int(index), 0, alone=True)
     if isinstance(index, slice):
-        return _slice(t, 0, *_slice_bounds(index), skip_full=False)
-    result, indices = _apply_slicing(t, _as_tuple(index))
+        return steps.slice(t, 0, *_slice_bounds(index), skip_full=False)
+    result, indices = _apply_slicing(t, _as_tuple(index), steps)
     if not indices:
-        return _alias(t) if result is t else result
-    return advanced_indexing.index(result, indices)
+        return steps.alias(t) if result is t else result
+    return steps.index(result, indices)
 
 
 # ----------------------------------------------------------------------- __setitem__
@@ -394,7 +423,7 @@ def _copy_to(dst: Tensor, value: Tensor) -> None:
     dst.copy_(_view(value, target, stride, value._storage_offset))
 
 
-def setitem(t: Tensor, index: Any, value: Any) -> None:
+def setitem(t: Tensor, index: Any, value: Any, steps: Steps = PLAIN) -> None:
     """``t[index] = value`` (``torch.Tensor.__setitem__``): writes through to t's storage and
     bumps ``_version`` once (``t[False] = v`` writes nothing and bumps nothing).
 
@@ -429,4 +458,4 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     if not indices:
         _copy_to(result, value)
         return
-    advanced_indexing.index_put_(result, indices, _drop_leading_ones(value))
+    steps.index_put_(result, indices, _drop_leading_ones(value))

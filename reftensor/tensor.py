@@ -4,7 +4,8 @@ The four layers of a tensor, and where they live in reftensor:
 
 1. the mathematical object: an n-d array of numbers (``shape``, ``dtype``);
 2. the storage: a flat block of bytes shared by views (``storage.UntypedStorage``);
-3. autograd: ``requires_grad``, ``grad``, ``grad_fn`` (slots exist now; chapter 5 fills them);
+3. autograd: ``requires_grad``, ``grad``, ``grad_fn`` (slots exist now; chapter 5's
+   ``autograd/`` package records the graph and runs it);
 4. the kernel: code that walks the storage through the strides (here, plain Python and NumPy).
 
 Element ``index`` of a tensor lives at storage element
@@ -20,7 +21,10 @@ line handing over to that chapter's module:
   ``copy_``, ``fill_``), ``arithmetic.py``, ``comparison.py``, ``unary.py``, ``matmul.py``;
 * chapter 4, dtypes, devices and reductions: ``reductions.py``, ``dtype_info.py``; devices
   live in ``device.py`` and ``storage.py`` (a ``meta`` storage has a size and no bytes, so
-  every op computes only its result's shape, strides and dtype).
+  every op computes only its result's shape, strides and dtype);
+* chapter 5, autograd: differentiable methods hand over to ``autograd/functions/``, a layer
+  above the kernels (as torch's ``VariableType`` is): it runs the kernel of chapters 2-4,
+  then records a node of the backward graph when an input requires grad.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ from .size import Size
 from .storage import UntypedStorage, no_data
 
 __all__ = ["Tensor", "VersionCounter", "wrap_dim"]
+
+_grad_mode: Any = None  # autograd's grad-mode state, bound at the end of this module
 
 
 class VersionCounter:
@@ -82,8 +88,10 @@ class Tensor:
         "_base",
         "_version_counter",
         "_requires_grad",
-        "grad",
-        "grad_fn",
+        "_grad",
+        "_grad_fn",
+        "_output_nr",
+        "_autograd_meta",
         "__weakref__",
     )
 
@@ -114,14 +122,20 @@ class Tensor:
         t._storage_offset = storage_offset
         t._dtype = dtype
         t._requires_grad = False
-        t.grad = None
-        t.grad_fn = None
+        t._grad = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._autograd_meta = None
         if base is None:
             t._base = None
             t._version_counter = VersionCounter()
         else:
             t._base = base if base._base is None else base._base
             t._version_counter = base._version_counter
+            if base._autograd_meta is not None and base._autograd_meta.inference:
+                autograd.graph.meta(t).inference = True  # a view of an inference tensor is one
+        if base is None and _grad_mode is not None and _grad_mode.inference:
+            autograd.graph.meta(t).inference = True  # made inside inference_mode
         return t
 
     # ------------------------------------------------------------------ metadata
@@ -235,32 +249,107 @@ class Tensor:
         """How many in-place writes this tensor's storage has seen (shared with views)."""
         return self._version_counter.value
 
-    # ------------------------------------------------------------------ autograd slots
+    # ------------------------------------------------------------------ autograd (chapter 5)
+    # The state lives in the slots above; the rules live in reftensor/autograd/.
     @property
     def requires_grad(self) -> bool:
+        """Does autograd track this tensor: a leaf marked so, or the result of a recorded op."""
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if value and not self._dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if not value and self.grad_fn is not None:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
-        self._requires_grad = builtins.bool(value)
+        autograd.api.set_requires_grad(self, builtins.bool(value))
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` in place and return self."""
+        """Set ``requires_grad`` in place and return self.
+
+        Raises:
+            RuntimeError: a non-floating dtype; ``False`` on a non-leaf; ``True`` on an
+                inference tensor outside ``inference_mode``.
+        """
         self.requires_grad = requires_grad
         return self
 
     @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor (``MulBackward0``, ...), None for a leaf."""
+        m = self._autograd_meta
+        if m is not None and m.view_version is not None \
+                and m.view_version != self._version_counter.value:
+            return autograd.graph.regenerate_view_grad_fn(self)
+        return self._grad_fn
+
+    @property
     def is_leaf(self) -> bool:
         """True unless this tensor was computed by an op that autograd recorded."""
-        return self.grad_fn is None
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is."""
+        return self._output_nr
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated by backward (leaves, and non-leaves that called
+        ``retain_grad()``); reading it on another non-leaf warns, as torch does."""
+        return autograd.api.get_grad(self)
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        autograd.api.set_grad(self, value)
+
+    @property
+    def retains_grad(self) -> bool:
+        """Did ``retain_grad()`` ask this non-leaf to keep its ``.grad``?"""
+        m = self._autograd_meta
+        return m is not None and m.retains_grad
+
+    def retain_grad(self) -> None:
+        """Make backward store this non-leaf's gradient in ``.grad`` (no-op on a leaf).
+
+        Raises:
+            RuntimeError: the tensor does not require grad.
+        """
+        autograd.api.retain_grad(self)
+
+    def register_hook(self, hook: Any) -> Any:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
+        replaces the gradient. Returns a handle with ``remove()``.
+
+        Raises:
+            RuntimeError: the tensor does not require grad.
+        """
+        return autograd.api.register_hook(self, hook)
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: builtins.bool | None = None,
+                 create_graph: builtins.bool = False, inputs: Any = None) -> None:
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (``torch.Tensor.backward``);
+        see ``reftensor.autograd.backward``."""
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach_(self) -> Tensor:
+        """Make this tensor a leaf that does not require grad, in place.
+
+        Raises:
+            RuntimeError: the tensor is a view ("Can't detach views in-place").
+        """
+        return autograd.api.detach_(self)
+
+    def is_inference(self) -> builtins.bool:
+        """Was this tensor made inside ``inference_mode``?"""
+        m = self._autograd_meta
+        return m is not None and m.inference
+
+    def _is_view(self) -> builtins.bool:
+        return self._base is not None
+
+    @property
+    def data(self) -> Tensor:
+        """The same values with no autograd history and a version counter of their own
+        (``torch.Tensor.data``): writes through it are invisible to autograd."""
+        return Tensor._make(self._storage, self._shape, self._stride, self._storage_offset,
+                            self._dtype)
 
     # ------------------------------------------------------------------ contiguity
     def is_contiguous(self, memory_format: memory_format = layout.contiguous_format) -> bool:
@@ -277,9 +366,7 @@ class Tensor:
         Raises:
             RuntimeError: channels_last asked of a tensor that is not 4-d.
         """
-        if self.is_contiguous(memory_format):
-            return self
-        return self._copy_with_strides(self._strides_for(memory_format), self._dtype)
+        return ad.contiguous(self, memory_format)
 
     def _strides_for(self, memory_format: memory_format) -> tuple[int, ...]:
         if memory_format is layout.channels_last:
@@ -404,7 +491,8 @@ class Tensor:
         return int(self.item())
 
     def __repr__(self) -> str:
-        name = None if self.grad_fn is None else type(self.grad_fn).__name__
+        fn = self.grad_fn
+        name = None if fn is None else fn.name()
         if self.is_meta:  # no values to print: ``tensor(..., device='meta', size=(2, 3))``
             return meta_repr(self._shape, self._dtype, requires_grad=self._requires_grad,
                              grad_fn_name=name)
@@ -420,9 +508,7 @@ class Tensor:
         storage_offset: int | None = None,
     ) -> Tensor:
         """A view with any layout over the same storage; see ``reftensor.as_strided``."""
-        from .factories import as_strided
-
-        return as_strided(self, size, stride, storage_offset)
+        return ad.as_strided(self, size, stride, storage_offset)
 
     def _copy_with_strides(self, stride: tuple[int, ...], dtype: dtype,
                            where: device | None = None) -> Tensor:
@@ -444,6 +530,11 @@ class Tensor:
         return out
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Convert dtype, device or memory format (``torch.Tensor.to``); the conversion is
+        :meth:`_to`, recorded by autograd (``ToCopyBackward0``) as chapter 5 explains."""
+        return ad.to(self, *args, **kwargs)
+
+    def _to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Convert dtype, device or memory format (``torch.Tensor.to``).
 
         Accepts ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``
@@ -498,78 +589,78 @@ class Tensor:
     # Each returns a view sharing this storage, with ``_base`` set (reftensor/views.py).
     def view(self, *shape: Any) -> Tensor:
         """Same storage, new shape; raises RuntimeError when the strides cannot express it."""
-        return views.view(self, *shape)
+        return ad.view(self, *shape)
 
     def view_as(self, other: Tensor) -> Tensor:
-        return views.view(self, other.shape)
+        return ad.view(self, other.shape)
 
     def reshape(self, *shape: Any) -> Tensor:
         """A view when ``view`` would succeed, else a contiguous copy."""
-        return views.reshape(self, *shape)
+        return ad.reshape(self, *shape)
 
     def reshape_as(self, other: Tensor) -> Tensor:
-        return views.reshape(self, other.shape)
+        return ad.reshape(self, other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        return views.flatten(self, start_dim, end_dim)
+        return ad.flatten(self, start_dim, end_dim)
 
     def unflatten(self, dim: int, sizes: Any) -> Tensor:
-        return views.unflatten(self, dim, sizes)
+        return ad.unflatten(self, dim, sizes)
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        return views.transpose(self, dim0, dim1)
+        return ad.transpose(self, dim0, dim1)
 
     swapaxes = swapdims = transpose
 
     def t(self) -> Tensor:
-        return views.t(self)
+        return ad.t(self)
 
     @property
     def T(self) -> Tensor:
-        return views.T(self)
+        return ad.T(self)
 
     @property
     def mT(self) -> Tensor:
-        return views.mT(self)
+        return ad.mT(self)
 
     def permute(self, *dims: Any) -> Tensor:
-        return views.permute(self, *dims)
+        return ad.permute(self, *dims)
 
     def squeeze(self, dim: Any = None) -> Tensor:
-        return views.squeeze(self, dim)
+        return ad.squeeze(self, dim)
 
     def unsqueeze(self, dim: int) -> Tensor:
-        return views.unsqueeze(self, dim)
+        return ad.unsqueeze(self, dim)
 
     def expand(self, *sizes: Any) -> Tensor:
-        return views.expand(self, *sizes)
+        return ad.expand(self, *sizes)
 
     def expand_as(self, other: Tensor) -> Tensor:
-        return views.expand(self, other.shape)
+        return ad.expand(self, other.shape)
 
     def broadcast_to(self, size: Any) -> Tensor:
-        return views.broadcast_to(self, size)
+        return ad.broadcast_to(self, size)
 
     def narrow(self, dim: int, start: Any, length: int) -> Tensor:
-        return views.narrow(self, dim, start, length)
+        return ad.narrow(self, dim, start, length)
 
     def select(self, dim: int, index: Any) -> Tensor:
-        return views.select(self, dim, index)
+        return ad.select(self, dim, index)
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
-        return views.unfold(self, dimension, size, step)
+        return ad.unfold(self, dimension, size, step)
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-        return views.diagonal(self, offset, dim1, dim2)
+        return ad.diagonal(self, offset, dim1, dim2)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        return views.chunk(self, chunks, dim)
+        return ad.chunk(self, chunks, dim)
 
     def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
-        return views.split(self, split_size, dim)
+        return ad.split(self, split_size, dim)
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
-        return views.unbind(self, dim)
+        return ad.unbind(self, dim)
 
     def detach(self) -> Tensor:
         """Same storage and version counter, no autograd history, ``requires_grad=False``."""
@@ -578,16 +669,16 @@ class Tensor:
     def __iter__(self) -> Any:
         if not self._shape:
             raise TypeError("iteration over a 0-d tensor")
-        return iter(views.unbind(self, 0))
+        return iter(ad.unbind(self, 0))
 
     # ------------------------------------------------------------- copies (copies.py)
     def flip(self, *dims: Any) -> Tensor:
         """A copy with the order of elements reversed along ``dims`` (``torch.flip``)."""
-        return copies.flip(self, *dims)
+        return ad.flip(self, *dims)
 
     def __reversed__(self) -> Tensor:
         """``reversed(t)``: ``t`` itself when 0-d, else ``t.flip(0)``, a copy (as torch)."""
-        return self if self.dim() == 0 else copies.flip(self, 0)
+        return self if self.dim() == 0 else ad.flip(self, 0)
 
     def __contains__(self, element: Any) -> builtins.bool:
         """``element in t``: does any element of ``t`` equal it (``(element == t).any()``)?
@@ -608,16 +699,16 @@ class Tensor:
 
     def clone(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
         """A copy in new storage; keeps the strides of a dense, non-overlapping input."""
-        return copies.clone(self, memory_format=memory_format)
+        return ad.clone(self, memory_format=memory_format)
 
     # ------------------------------------------------------------- indexing (indexing.py)
     def __getitem__(self, index: Any) -> Tensor:
         """Basic indices (int, slice, None, ...) give a view; advanced ones a copy."""
-        return indexing.getitem(self, index)
+        return ad.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """Write ``value`` (broadcast) through to this storage; bumps ``_version``."""
-        indexing.setitem(self, index, value)
+        ad.setitem(self, index, value)
 
     def __delitem__(self, index: Any) -> None:
         raise TypeError("Tensor does not support deleting items")
@@ -625,108 +716,108 @@ class Tensor:
     # ====================================================== chapter 3: broadcasting, kernels
     def sum_to_size(self, *size: Any) -> Tensor:
         """Sum broadcast dims away so the result has ``size`` (the backward of expand)."""
-        return broadcasting.sum_to_size(self, *size)
+        return ad.sum_to_size(self, *size)
 
     # Arithmetic (elementwise.py). Reflected forms follow torch: ``2 - t`` is ``rsub``,
     # ``2 / t`` is ``t.reciprocal() * 2``.
     def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return elementwise.add(self, other, alpha=alpha)
+        return ad.add(self, other, alpha=alpha)
 
     def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return elementwise.sub(self, other, alpha=alpha)
+        return ad.sub(self, other, alpha=alpha)
 
     def mul(self, other: Any) -> Tensor:
-        return elementwise.mul(self, other)
+        return ad.mul(self, other)
 
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-        return elementwise.div(self, other, rounding_mode=rounding_mode)
+        return ad.div(self, other, rounding_mode=rounding_mode)
 
     true_divide = divide = div
     subtract, multiply = sub, mul
 
     def floor_divide(self, other: Any) -> Tensor:
-        return elementwise.floor_divide(self, other)
+        return ad.floor_divide(self, other)
 
     def remainder(self, other: Any) -> Tensor:
-        return elementwise.remainder(self, other)
+        return ad.remainder(self, other)
 
     def pow(self, exponent: Any) -> Tensor:
-        return elementwise.pow(self, exponent)
+        return ad.pow(self, exponent)
 
     def reciprocal(self) -> Tensor:
-        return elementwise.reciprocal(self)
+        return ad.reciprocal(self)
 
     def __add__(self, other: Any) -> Tensor:
-        return elementwise.add(self, other)
+        return ad.add(self, other)
 
     def __radd__(self, other: Any) -> Tensor:
-        return elementwise.add(self, other)
+        return ad.add(self, other)
 
     def __sub__(self, other: Any) -> Tensor:
-        return elementwise.sub(self, other)
+        return ad.sub(self, other)
 
     def __rsub__(self, other: Any) -> Tensor:
-        return elementwise.rsub(self, other)
+        return ad.rsub(self, other)
 
     def __mul__(self, other: Any) -> Tensor:
-        return elementwise.mul(self, other)
+        return ad.mul(self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return elementwise.mul(self, other)
+        return ad.mul(self, other)
 
     def __truediv__(self, other: Any) -> Tensor:
-        return elementwise.div(self, other)
+        return ad.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return elementwise.rdiv(self, other)
+        return ad.rdiv(self, other)
 
     def __floordiv__(self, other: Any) -> Tensor:
-        return elementwise.floor_divide(self, other)
+        return ad.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return elementwise.rfloordiv(self, other)
+        return ad.rfloordiv(self, other)
 
     def __mod__(self, other: Any) -> Tensor:
-        return elementwise.remainder(self, other)
+        return ad.remainder(self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
-        return elementwise.rremainder(self, other)
+        return ad.rremainder(self, other)
 
     def __pow__(self, other: Any) -> Tensor:
-        return elementwise.pow(self, other)
+        return ad.pow(self, other)
 
     def __rpow__(self, other: Any) -> Tensor:
-        return elementwise.rpow(self, other)
+        return ad.rpow(self, other)
 
     def __matmul__(self, other: Any) -> Tensor:
-        return matmul.matmul(self, other)
+        return ad.matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return matmul.matmul(other, self)
+        return ad.matmul(other, self)
 
     def matmul(self, other: Tensor) -> Tensor:
-        return matmul.matmul(self, other)
+        return ad.matmul(self, other)
 
     def mm(self, mat2: Tensor) -> Tensor:
-        return matmul.mm(self, mat2)
+        return ad.mm(self, mat2)
 
     def bmm(self, mat2: Tensor) -> Tensor:
-        return matmul.bmm(self, mat2)
+        return ad.bmm(self, mat2)
 
     def mv(self, vec: Tensor) -> Tensor:
-        return matmul.mv(self, vec)
+        return ad.mv(self, vec)
 
     def dot(self, other: Tensor) -> Tensor:
-        return matmul.dot(self, other)
+        return ad.dot(self, other)
 
     def __neg__(self) -> Tensor:
-        return elementwise.neg(self)
+        return ad.neg(self)
 
     def __pos__(self) -> Tensor:
-        return elementwise.positive(self)
+        return ad.positive(self)
 
     def __abs__(self) -> Tensor:
-        return elementwise.abs(self)
+        return ad.abs(self)
 
     def __invert__(self) -> Tensor:
         return elementwise.invert_operator(self)
@@ -774,53 +865,53 @@ class Tensor:
 
     # Elementwise functions (elementwise.py).
     def neg(self) -> Tensor:
-        return elementwise.neg(self)
+        return ad.neg(self)
 
     negative = neg
 
     def abs(self) -> Tensor:
-        return elementwise.abs(self)
+        return ad.abs(self)
 
     def exp(self) -> Tensor:
-        return elementwise.exp(self)
+        return ad.exp(self)
 
     def log(self) -> Tensor:
-        return elementwise.log(self)
+        return ad.log(self)
 
     def sqrt(self) -> Tensor:
-        return elementwise.sqrt(self)
+        return ad.sqrt(self)
 
     def sin(self) -> Tensor:
-        return elementwise.sin(self)
+        return ad.sin(self)
 
     def cos(self) -> Tensor:
-        return elementwise.cos(self)
+        return ad.cos(self)
 
     def tanh(self) -> Tensor:
-        return elementwise.tanh(self)
+        return ad.tanh(self)
 
     def sigmoid(self) -> Tensor:
-        return elementwise.sigmoid(self)
+        return ad.sigmoid(self)
 
     def relu(self) -> Tensor:
-        return elementwise.relu(self)
+        return ad.relu(self)
 
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        return elementwise.clamp(self, min, max)
+        return ad.clamp(self, min, max)
 
     clip = clamp
 
     def sign(self) -> Tensor:
-        return elementwise.sign(self)
+        return ad.sign(self)
 
     def floor(self) -> Tensor:
-        return elementwise.floor(self)
+        return ad.floor(self)
 
     def round(self, *, decimals: int = 0) -> Tensor:
-        return elementwise.round(self, decimals=decimals)
+        return ad.round(self, decimals=decimals)
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
-        return elementwise.where(condition, self, other)
+        return ad.where(condition, self, other)
 
     def logical_and(self, other: Tensor) -> Tensor:
         return elementwise.logical_and(self, other)
@@ -836,83 +927,83 @@ class Tensor:
 
     # In-place forms: write into self (never broadcast self), bump ``_version``, return self.
     def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return elementwise.add_(self, other, alpha=alpha)
+        return ad.add_(self, other, alpha=alpha)
 
     def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return elementwise.sub_(self, other, alpha=alpha)
+        return ad.sub_(self, other, alpha=alpha)
 
     def mul_(self, other: Any) -> Tensor:
-        return elementwise.mul_(self, other)
+        return ad.mul_(self, other)
 
     def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-        return elementwise.div_(self, other, rounding_mode=rounding_mode)
+        return ad.div_(self, other, rounding_mode=rounding_mode)
 
     def floor_divide_(self, other: Any) -> Tensor:
-        return elementwise.floor_divide_(self, other)
+        return ad.floor_divide_(self, other)
 
     def remainder_(self, other: Any) -> Tensor:
-        return elementwise.remainder_(self, other)
+        return ad.remainder_(self, other)
 
     def pow_(self, exponent: Any) -> Tensor:
-        return elementwise.pow_(self, exponent)
+        return ad.pow_(self, exponent)
 
     def neg_(self) -> Tensor:
-        return elementwise.neg_(self)
+        return ad.neg_(self)
 
     def abs_(self) -> Tensor:
-        return elementwise.abs_(self)
+        return ad.abs_(self)
 
     def exp_(self) -> Tensor:
-        return elementwise.exp_(self)
+        return ad.exp_(self)
 
     def log_(self) -> Tensor:
-        return elementwise.log_(self)
+        return ad.log_(self)
 
     def sqrt_(self) -> Tensor:
-        return elementwise.sqrt_(self)
+        return ad.sqrt_(self)
 
     def sigmoid_(self) -> Tensor:
-        return elementwise.sigmoid_(self)
+        return ad.sigmoid_(self)
 
     def tanh_(self) -> Tensor:
-        return elementwise.tanh_(self)
+        return ad.tanh_(self)
 
     def relu_(self) -> Tensor:
-        return elementwise.relu_(self)
+        return ad.relu_(self)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        return elementwise.clamp_(self, min, max)
+        return ad.clamp_(self, min, max)
 
     def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor:
         """Write ``src`` (broadcast to self's shape, cast to self's dtype) into self."""
-        return elementwise.copy_(self, src)
+        return ad.copy_(self, src)
 
     def fill_(self, value: Any) -> Tensor:
-        return elementwise.fill_(self, value)
+        return ad.fill_(self, value)
 
     def zero_(self) -> Tensor:
-        return elementwise.fill_(self, 0)
+        return ad.zero_(self)
 
     def __iadd__(self, other: Any) -> Tensor:
-        return elementwise.add_(self, other)
+        return ad.add_(self, other)
 
     def __isub__(self, other: Any) -> Tensor:
-        return elementwise.sub_(self, other)
+        return ad.sub_(self, other)
 
     def __imul__(self, other: Any) -> Tensor:
-        return elementwise.mul_(self, other)
+        return ad.mul_(self, other)
 
     def __itruediv__(self, other: Any) -> Tensor:
-        return elementwise.div_(self, other)
+        return ad.div_(self, other)
 
     def __ifloordiv__(self, other: Any) -> Tensor:
-        return elementwise.floor_divide_(self, other)
+        return ad.floor_divide_(self, other)
 
     def __imod__(self, other: Any) -> Tensor:
-        return elementwise.remainder_(self, other)
+        return ad.remainder_(self, other)
 
     def __ipow__(self, other: Any) -> Tensor:
-        return elementwise.pow_(self, other)
+        return ad.pow_(self, other)
 
     def __iand__(self, other: Any) -> Tensor:
         return elementwise.bitwise_and_(self, other)
@@ -963,27 +1054,27 @@ class Tensor:
     # Each reduces over ``dim`` (an int, a tuple, or every dim) (reftensor/reductions.py).
     def sum(self, dim: Any = None, keepdim: builtins.bool = False, *,
             dtype: dtype | None = None) -> Tensor:
-        return reductions.sum(self, dim, keepdim, dtype=dtype)
+        return ad.sum(self, dim, keepdim, dtype=dtype)
 
     def mean(self, dim: Any = None, keepdim: builtins.bool = False, *,
              dtype: dtype | None = None) -> Tensor:
-        return reductions.mean(self, dim, keepdim, dtype=dtype)
+        return ad.mean(self, dim, keepdim, dtype=dtype)
 
     def prod(self, dim: Any = None, keepdim: builtins.bool = False, *,
              dtype: dtype | None = None) -> Tensor:
-        return reductions.prod(self, dim, keepdim, dtype=dtype)
+        return ad.prod(self, dim, keepdim, dtype=dtype)
 
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return reductions.max(self, dim, keepdim)
+        return ad.max(self, dim, keepdim)
 
     def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return reductions.min(self, dim, keepdim)
+        return ad.min(self, dim, keepdim)
 
     def amax(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-        return reductions.amax(self, dim, keepdim)
+        return ad.amax(self, dim, keepdim)
 
     def amin(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-        return reductions.amin(self, dim, keepdim)
+        return ad.amin(self, dim, keepdim)
 
     def argmax(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return reductions.argmax(self, dim, keepdim)
@@ -998,19 +1089,19 @@ class Tensor:
         return reductions.any(self, dim, keepdim)
 
     def var(self, dim: Any = None, *args: Any, **kwargs: Any) -> Tensor:
-        return reductions.var(self, dim, *args, **kwargs)
+        return ad.var(self, dim, *args, **kwargs)
 
     def std(self, dim: Any = None, *args: Any, **kwargs: Any) -> Tensor:
-        return reductions.std(self, dim, *args, **kwargs)
+        return ad.std(self, dim, *args, **kwargs)
 
 
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
 from . import (  # noqa: E402
-    broadcasting,
-    copies,
+    autograd,  # noqa: E402
     elementwise,
-    indexing,
-    matmul,
     reductions,
     views,
 )
+from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
+
+_grad_mode = autograd.grad_mode.state

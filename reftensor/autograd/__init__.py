@@ -1,0 +1,29 @@
+"""Chapter 5: autograd, following torch's rules (``torch.autograd``).
+
+* ``grad_mode.py``: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``;
+* ``graph.py``: nodes (``grad_fn``), edges, saved tensors and their version check;
+* ``engine.py``: runs the graph once, each node once, in dependency order;
+* ``api.py``: ``backward``, ``grad``, and the per-tensor rules (``.grad``, ``retain_grad``,
+  hooks, ``detach_``);
+* ``functions/``: every differentiable op: its kernel, then its backward formula;
+* ``function.py``: ``Function`` for ops you write yourself; ``gradcheck.py``.
+"""
+
+from . import grad_mode, graph  # noqa: I001  (grad_mode first: tensor.py needs it)
+from .api import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .gradcheck import GradcheckError, gradcheck
+
+__all__ = [
+    "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
+    "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+    "is_inference_mode_enabled", "gradcheck", "GradcheckError", "graph", "grad_mode",
+]

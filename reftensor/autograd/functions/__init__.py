@@ -1,0 +1,44 @@
+"""The differentiable ops: each runs its chapter 2-4 kernel, then records a graph node.
+
+``reftensor.add``, ``Tensor.add`` and the rest reach the kernels through here. Files, by the
+chapter whose ops they cover: ``views.py`` (views and indexing), ``copies.py``,
+``elementwise.py``, ``linalg.py`` (matrix products), ``reductions.py``; ``_record.py`` is the
+out-of-place and in-place recording pattern they share.
+"""
+
+from . import copies, elementwise, linalg, reductions, views
+from .copies import *  # noqa: F403
+from .copies import contiguous, copy_, fill_, to, zero_
+from .elementwise import *  # noqa: F403
+from .elementwise import (
+    abs_,
+    add_,
+    clamp_,
+    div_,
+    exp_,
+    floor_divide_,
+    log_,
+    mul_,
+    neg_,
+    pow_,
+    rdiv,
+    relu_,
+    remainder_,
+    rfloordiv,
+    rpow,
+    rremainder,
+    sigmoid_,
+    sqrt_,
+    sub_,
+    tanh_,
+)
+from .linalg import *  # noqa: F403
+from .reductions import *  # noqa: F403
+from .views import *  # noqa: F403
+from .views import T, getitem, index_put_, mT, setitem
+
+__all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *reductions.__all__,
+           *views.__all__]
+_IN_PLACE = [abs_, add_, clamp_, div_, exp_, floor_divide_, log_, mul_, neg_, pow_, relu_,
+             remainder_, sigmoid_, sqrt_, sub_, tanh_, copy_, fill_, zero_, index_put_]
+_OTHER = [rdiv, rfloordiv, rpow, rremainder, contiguous, to, T, mT, getitem, setitem]

@@ -13,9 +13,10 @@ from pathlib import Path
 import reftensor.reductions
 
 REPO = Path(__file__).resolve().parent.parent
-# The rows issue 5 asks for. Not imported from benchmarks.bench: importing it would set the
-# thread variables in this pytest process.
-KEYS = ["add", "add_t", "sum", "matmul_small", "matmul_large", "tiny_add", "import"]
+# The rows issues 5 and 6 ask for. Not imported from benchmarks.bench: importing it would set
+# the thread variables in this pytest process.
+KEYS = ["add", "add_t", "sum", "matmul_small", "matmul_large", "tiny_add", "mlp_step",
+        "deep_graph", "import"]
 
 
 def test_quick_benchmark_reports_every_row(tmp_path: Path) -> None:

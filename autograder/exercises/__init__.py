@@ -82,6 +82,7 @@ def get(name: str) -> Exercise:
         ch02_views,
         ch03_broadcasting,
         ch04_dtype_device,
+        ch05_autograd,
     )
     try:
         return EXERCISES[name]

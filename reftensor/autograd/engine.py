@@ -159,7 +159,7 @@ def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
                 deliver(node, slot, grad)
         for node in dict.fromkeys(root_nodes):
             if deps.get(node, 0) == 0:  # a root reached from another root waits for it
-                heapq.heappush(ready, (-node._sequence_nr, tie, node))
+                heapq.heappush(ready, (-node._seq, tie, node))
                 tie += 1
         while ready:
             _, _, node = heapq.heappop(ready)
@@ -186,7 +186,7 @@ def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
                 deliver(child, slot, None if g is None else _checked(node, i, g))
                 deps[child] -= 1
                 if deps[child] == 0:
-                    heapq.heappush(ready, (-child._sequence_nr, tie, child))
+                    heapq.heappush(ready, (-child._seq, tie, child))
                     tie += 1
     finally:
         state.enabled = previous

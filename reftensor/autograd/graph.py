@@ -146,7 +146,7 @@ class Node:
         # what the gradient for each input must look like (shape, dtype), or None
         self._input_info = [(x._shape, x._dtype) if isinstance(x, Tensor) else None
                             for x in inputs]
-        self._sequence_nr = next(_sequence)
+        self._seq = self._next_seq()
         self._num_outputs = 1
         self._output_info: list[tuple[tuple[int, ...], Any] | None] = [None]
         self._saved: dict[str, SavedTensor] = {}
@@ -161,10 +161,14 @@ class Node:
         return type(self).__name__
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
-    def _sequence_nr_(self) -> int:
-        return self._sequence_nr
+    def _next_seq(self) -> int:
+        return next(_sequence)
+
+    def _sequence_nr(self) -> int:
+        """Creation order: the engine runs later-created nodes first among the ready ones."""
+        return self._seq
 
     # ---------------------------------------------------------------- saved tensors
     def save(self, key: str, t: Tensor | None, *, is_output: bool = False) -> None:
@@ -217,8 +221,13 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
         self.variable = variable
-        self._sequence_nr = 2**64 - 1  # runs as soon as it is ready, as in torch
         self._output_info = [(variable._shape, variable._dtype)]
+
+    def _next_seq(self) -> int:
+        return 2**64 - 1  # no creation number: it runs as soon as it is ready, as in torch
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
 
     def apply(self, grads: Sequence[Tensor | None]) -> tuple[Tensor | None, ...]:
         from ..copies import clone

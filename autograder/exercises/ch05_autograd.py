@@ -1,0 +1,676 @@
+"""Chapter 5 exercises: autograd. Every right answer is what torch 2.13 does.
+
+Programs are plain data (tuples of steps over named tensors); each reference runs the program
+in torch and reads the answer off the live objects: the order in which the engine called the
+grad_fn nodes (recorded by pre-hooks), ``.grad`` after ``backward()``, ``_version``.
+
+Strategies draw only with ``sampled_from``: Hypothesis's ``integers()`` and ``floats()`` also
+draw constants collected from loaded modules, which would make the cases differ between the
+grader's process and the notebook's kernel.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from hypothesis import strategies as st
+
+from . import Case, Exercise, register
+
+CHAPTER = "ch05_autograd"
+ACCUMULATE_SEQ = 2 ** 64 - 1  # AccumulateGrad's sequence number: UINT64_MAX
+
+
+def _torch():
+    import torch  # imported only where references are computed
+
+    return torch
+
+
+def _pick(draw: st.DrawFn, options):
+    return draw(st.sampled_from(list(options)))
+
+
+# ---------------------------------------------------------------- programs over scalars
+# A program is a tuple of steps (out, op, args): out = op(*args). Names are the leaves
+# ("a", "b", ...) and earlier outputs ("t1", "t2", ...). The last step's output is the root.
+BINARY = {"+": "AddBackward0", "-": "SubBackward0", "*": "MulBackward0"}
+UNARY = {"exp": "ExpBackward0", "sin": "SinBackward0"}
+NODE_NAMES = {**BINARY, **UNARY}
+
+
+@st.composite
+def _program(draw: st.DrawFn, leaves: tuple[str, ...], ops: tuple[str, ...],
+             lengths: tuple[int, ...]) -> tuple:
+    names = list(leaves)
+    steps = []
+    for k in range(1, _pick(draw, lengths) + 1):
+        op = _pick(draw, ops)
+        # later names are likelier, so programs are chains with side branches, not stars
+        pool = names + names[len(leaves):] * 2
+        args = (_pick(draw, pool),) if op in UNARY else (_pick(draw, pool), _pick(draw, pool))
+        steps.append((f"t{k}", op, args))
+        names.append(f"t{k}")
+    return tuple(steps)
+
+
+def _program_text(leaves, program) -> str:
+    lines = [f"{', '.join(name for name, _ in leaves)} = "
+             f"{', '.join(f'torch.tensor({v!r}, requires_grad=True)' for _, v in leaves)}"]
+    for out, op, args in program:
+        if op in UNARY:
+            lines.append(f"{out} = {args[0]}.{op}()")
+        else:
+            lines.append(f"{out} = {args[0]} {op} {args[1]}")
+    return "; ".join(lines)
+
+
+def _run_program(torch, leaves, program) -> dict:
+    env = {name: torch.tensor(value, dtype=torch.float64, requires_grad=True)
+           for name, value in leaves}
+    for out, op, args in program:
+        x = [env[a] for a in args]
+        if op in UNARY:
+            env[out] = getattr(x[0], op)()
+        else:
+            env[out] = {"+": x[0].__add__, "-": x[0].__sub__, "*": x[0].__mul__}[op](x[1])
+    return env
+
+
+# ---------------------------------------------------------------- engine_order
+ORDER_LEAVES = (("a", 0.5), ("b", 1.5), ("c", -1.0))
+
+
+def graph_of(program, leaves=("a", "b", "c")) -> tuple:
+    """The grad_fn DAG of the program's root, as plain data: one (id, name, seq, next) per
+    node reachable from the root, in creation order. A Backward node's id is its output's
+    name and seq its creation index; a leaf's AccumulateGrad node has the leaf's name and
+    UINT64_MAX."""
+    nodes = {leaf: (leaf, "AccumulateGrad", ACCUMULATE_SEQ, ()) for leaf in leaves}
+    for seq, (out, op, args) in enumerate(program):
+        nodes[out] = (out, NODE_NAMES[op], seq, tuple(args))
+    reachable, todo = set(), [program[-1][0]]
+    while todo:
+        node = todo.pop()
+        if node not in reachable:
+            reachable.add(node)
+            todo.extend(nodes[node][3])
+    return tuple(n for key, n in nodes.items() if key in reachable)
+
+
+@st.composite
+def _order_cases(draw: st.DrawFn) -> Case:
+    program = draw(_program(("a", "b", "c"), ("+", "-", "*", "exp", "sin"),
+                            (1, 2, 3, 4, 5, 6, 7, 8)))
+    return Case(args=(graph_of(program), program[-1][0]), context=(("program", program),))
+
+
+def torch_graph(root, names: dict, first: int) -> tuple:
+    """The (id, name, seq, next) description of torch's live graph from ``root.grad_fn``,
+    with ids taken from ``names`` (tensor name -> tensor); seqs less ``first``."""
+    ids = {}
+    for name, t in names.items():
+        if t.grad_fn is not None:
+            ids[t.grad_fn] = name
+    found, todo = {}, [root.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node in found:
+            continue
+        if hasattr(node, "variable"):
+            ident = next(n for n, t in names.items() if t is node.variable)
+        else:
+            ident = ids[node]
+        nxt = tuple(m for m, _ in node.next_functions if m is not None)
+        found[node] = (ident, type(node).__name__, node._sequence_nr(), nxt)
+        todo.extend(nxt)
+    out = []
+    for ident, name, seq, nxt in found.values():
+        seq = seq if seq == ACCUMULATE_SEQ else seq - first
+        out.append((ident, name, seq, tuple(found[m][0] for m in nxt)))
+    return tuple(out)
+
+
+def recorded_order(root) -> list:
+    """The nodes of ``root``'s graph in the order torch's engine calls them during
+    ``root.backward()``, recorded by a pre-hook on every node."""
+    order, seen, todo = [], set(), [root.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        node.register_prehook(lambda grads, node=node: order.append(node))
+        todo.extend(m for m, _ in node.next_functions)
+    root.backward()
+    return order
+
+
+def canonical_order(ids: list, names: list) -> list:
+    """Runs of consecutive AccumulateGrad nodes sorted by id: nodes made ready together
+    with the same (highest) priority, which torch's heap pops in an order of its own."""
+    out, run = [], []
+    for ident, name in zip(ids, names, strict=True):
+        if name == "AccumulateGrad":
+            run.append(ident)
+            continue
+        out += sorted(run) + [ident]
+        run = []
+    return out + sorted(run)
+
+
+def _order_reference(c: Case) -> list:
+    torch = _torch()
+    program = c.ctx("program")
+    env = _run_program(torch, ORDER_LEAVES, program)
+    root = env[program[-1][0]]
+    graph = {n[0]: n for n in torch_graph(root, env, env["t1"].grad_fn._sequence_nr())}
+    nodes = recorded_order(root)
+    ids = []
+    for node in nodes:
+        if hasattr(node, "variable"):
+            ids.append(next(n for n, t in env.items() if t is node.variable))
+        else:
+            ids.append(next(n for n, t in env.items() if t.grad_fn is node))
+    return canonical_order(ids, [graph[i][1] for i in ids])
+
+
+def _order_truth(c: Case) -> str:
+    program = c.ctx("program")
+    return (f"{_program_text(ORDER_LEAVES, program)}; then {program[-1][0]}.backward() with "
+            "a pre-hook on every node recording the order they run (runs of AccumulateGrad "
+            "sorted by id)")
+
+
+def _order_case(*steps) -> Case:
+    program = tuple((out, op, tuple(args)) for out, op, args in steps)
+    return Case(args=(graph_of(program), program[-1][0]), context=(("program", program),))
+
+
+register(Exercise(
+    name="engine_order",
+    chapter=CHAPTER,
+    signature="engine_order(graph, root) -> list of node ids; graph is a tuple of "
+              "(id, name, seq, next_ids)",
+    fixed=(
+        _order_case(("t1", "*", "ab")),
+        _order_case(("t1", "*", "ab"), ("t2", "exp", "a"), ("t3", "+", ("t1", "t2"))),
+        _order_case(("t1", "*", "ab"), ("t2", "exp", ("t1",)), ("t3", "+", ("t1", "c")),
+                    ("t4", "*", ("t2", "t3")), ("t5", "-", ("t4", "a"))),
+    ),
+    edge=(
+        _order_case(("t1", "*", "aa")),
+        _order_case(("t1", "sin", "a"), ("t2", "exp", "b"), ("t3", "+", ("t2", "t1"))),
+        _order_case(("t1", "+", "ab"), ("t2", "*", ("t1", "t1")), ("t3", "-", ("t2", "t1"))),
+        _order_case(("t1", "exp", "c"), ("t2", "sin", "a"), ("t3", "*", ("t2", "t1"))),
+    ),
+    strategy=_order_cases,
+    reference=_order_reference,
+    truth=_order_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- binary_backward
+def _broadcast(a: tuple, b: tuple) -> tuple:
+    ndim = max(len(a), len(b))
+    a, b = (1,) * (ndim - len(a)) + a, (1,) * (ndim - len(b)) + b
+    return tuple(max(p, q) for p, q in zip(a, b, strict=True))
+
+
+VALUES = (-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0)
+
+
+@st.composite
+def _nested(draw: st.DrawFn, shape: tuple):
+    if not shape:
+        return _pick(draw, VALUES)
+    return tuple(draw(_nested(shape[1:])) for _ in range(shape[0]))
+
+
+@st.composite
+def _operand_shape(draw: st.DrawFn, out: tuple) -> tuple:
+    keep = _pick(draw, range(len(out) + 1))
+    return tuple(1 if _pick(draw, (0, 0, 1)) else n for n in out[len(out) - keep:])
+
+
+@st.composite
+def _binary_cases(draw: st.DrawFn) -> Case:
+    out = tuple(_pick(draw, (1, 2, 3)) for _ in range(_pick(draw, (0, 1, 2, 2, 3, 3))))
+    xs, ys = draw(_operand_shape(out)), draw(_operand_shape(out))
+    grad = draw(_nested(_broadcast(xs, ys)))
+    return Case(args=(_pick(draw, ("+", "-", "*")), draw(_nested(xs)), draw(_nested(ys)),
+                      grad))
+
+
+def _binary_reference(c: Case) -> tuple:
+    torch = _torch()
+    op, x, y, grad = c.args
+    x = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    y = torch.tensor(y, dtype=torch.float64, requires_grad=True)
+    z = {"+": x.__add__, "-": x.__sub__, "*": x.__mul__}[op](y)
+    z.backward(torch.tensor(grad, dtype=torch.float64))
+    return x.grad.tolist(), y.grad.tolist()
+
+
+def _binary_truth(c: Case) -> str:
+    op, x, y, grad = c.args
+
+    def t(v):
+        return f"torch.tensor({v!r}, dtype=torch.float64, requires_grad=True)"
+
+    return (f"x = {t(x)}; y = {t(y)}; (x {op} y).backward(torch.tensor({grad!r}, "
+            "dtype=torch.float64)); (x.grad.tolist(), y.grad.tolist())")
+
+
+def _tuples(value):
+    """Nested lists as nested tuples (cases must be hashable)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _binary_case(op, x, y, grad) -> Case:
+    return Case(args=(op, _tuples(x), _tuples(y), _tuples(grad)))
+
+
+register(Exercise(
+    name="binary_backward",
+    chapter=CHAPTER,
+    signature="binary_backward(op, x, y, grad) -> (grad_x, grad_y); op is '+', '-' or '*', "
+              "x, y and grad nested tuples (or numbers for 0-d)",
+    fixed=(
+        _binary_case("+", [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [10.0, 20.0, 30.0],
+                     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]),
+        _binary_case("*", [[1.0], [2.0]], [3.0, -1.0, 2.0], [[1.0, 2.0, 3.0], [-1.0, 0.0, 1.0]]),
+        _binary_case("-", 2.0, [1.0, 2.0], [3.0, -1.0]),
+        _binary_case("*", [[[2.0, 3.0]]], [[1.0, 2.0], [3.0, 1.0]],
+                     [[[1.0, 1.0], [2.0, -2.0]]]),
+    ),
+    edge=(
+        _binary_case("*", 3.0, -2.0, 1.0),
+        _binary_case("+", [1.0], 2.0, [5.0]),
+        _binary_case("*", [[1.0, 2.0]], [[3.0], [1.0], [2.0]],
+                     [[1.0, 2.0], [3.0, 1.0], [0.0, 2.0]]),
+        _binary_case("-", [[1.0, 2.0]], [[[3.0]]], [[[1.0, 2.0]]]),
+    ),
+    strategy=_binary_cases,
+    reference=_binary_reference,
+    truth=_binary_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- leaf_grads
+GRAD_LEAVES = ("a", "b", "c", "d")
+SMALL = (-2.0, -1.0, 1.0, 2.0, 3.0)
+
+
+@st.composite
+def _grads_cases(draw: st.DrawFn) -> Case:
+    leaves = tuple((name, _pick(draw, SMALL)) for name in GRAD_LEAVES)
+    program = draw(_program(GRAD_LEAVES, ("+", "-", "*", "*"), (1, 2, 3, 4, 5, 6, 7, 8)))
+    return Case(args=(leaves, program))
+
+
+def _grads_reference(c: Case) -> tuple:
+    torch = _torch()
+    leaves, program = c.args
+    env = _run_program(torch, leaves, program)
+    grads = torch.autograd.grad(env[program[-1][0]], [env[n] for n, _ in leaves],
+                                allow_unused=True)
+    return tuple(None if g is None else g.item() for g in grads)
+
+
+def _grads_truth(c: Case) -> str:
+    leaves, program = c.args
+    names = ", ".join(n for n, _ in leaves)
+    return (f"{_program_text(leaves, program)} (float64); "
+            f"torch.autograd.grad({program[-1][0]}, ({names}), allow_unused=True)")
+
+
+def _grads_case(values, *steps) -> Case:
+    return Case(args=(tuple(zip(GRAD_LEAVES, values, strict=True)),
+                      tuple((out, op, tuple(args)) for out, op, args in steps)))
+
+
+register(Exercise(
+    name="leaf_grads",
+    chapter=CHAPTER,
+    signature="leaf_grads(leaves, program) -> tuple of float or None per leaf; leaves is "
+              "((name, value), ...), program ((out, op, args), ...) with op '+', '-' or '*'",
+    fixed=(
+        _grads_case((2.0, 3.0, 1.0, 1.0), ("t1", "*", "ab")),
+        _grads_case((2.0, 3.0, -1.0, 1.0), ("t1", "*", "ab"), ("t2", "+", ("t1", "a")),
+                    ("t3", "*", ("t2", "c"))),
+        _grads_case((3.0, 1.0, 1.0, 1.0), ("t1", "*", "aa"), ("t2", "*", ("t1", "a"))),
+    ),
+    edge=(
+        _grads_case((1.0, 2.0, 3.0, 1.0), ("t1", "-", "aa")),
+        _grads_case((2.0, -1.0, 1.0, 1.0), ("t1", "+", "ab"), ("t2", "*", ("t1", "t1")),
+                    ("t3", "-", ("t2", "t1"))),
+        _grads_case((2.0, 1.0, 1.0, 3.0), ("t1", "*", "bc"), ("t2", "*", ("a", "d"))),
+    ),
+    strategy=_grads_cases,
+    reference=_grads_reference,
+    truth=_grads_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- has_grad
+# Steps: ("leaf", name, requires_grad), ("mul", name, x, y), ("detach", name, x),
+# ("no_grad", name, x, y), ("inference", name, x, y), ("retain_grad", x),
+# ("requires_grad_", x). The last tensor created is the loss; then loss.backward().
+@st.composite
+def _grad_program(draw: st.DrawFn) -> tuple:
+    steps = [("leaf", "a", True), ("leaf", "b", _pick(draw, (True, False)))]
+    grads = {"a": True, "b": steps[1][2]}  # requires_grad so far: to steer, not to answer
+    for _ in range(_pick(draw, (2, 3, 4, 5, 6))):
+        kind = _pick(draw, ("mul", "mul", "mul", "detach", "no_grad", "inference", "leaf",
+                            "retain_grad", "retain_grad", "requires_grad_"))
+        names = list(grads)
+        pool = names + names[2:]
+        wanted = [n for n in pool if grads[n]] if _pick(draw, (1, 1, 1, 0)) else pool
+        if kind in ("retain_grad", "requires_grad_"):
+            steps.append((kind, _pick(draw, wanted or pool)))
+            grads[steps[-1][1]] = grads[steps[-1][1]] or kind == "requires_grad_"
+            continue
+        name = "abcdefghijklmnop"[len(names)]
+        if kind == "leaf":
+            steps.append(("leaf", name, _pick(draw, (True, False))))
+        elif kind == "detach":
+            steps.append(("detach", name, _pick(draw, pool)))
+        else:
+            steps.append((kind, name, _pick(draw, pool), _pick(draw, pool)))
+        grads[name] = (steps[-1][2] if kind == "leaf" else
+                       kind == "mul" and (grads[steps[-1][2]] or grads[steps[-1][3]]))
+    if steps[-1][0] in ("retain_grad", "requires_grad_", "leaf") or _pick(draw, (1, 1, 0)):
+        names = list(grads)  # end with an operation more often than not
+        wanted = [n for n in names if grads[n]] if _pick(draw, (1, 1, 1, 0)) else names
+        steps.append(("mul", "abcdefghijklmnop"[len(names)], _pick(draw, wanted or names),
+                      _pick(draw, names)))
+    return tuple(steps)
+
+
+def _grad_run(torch, program) -> dict:
+    env = {}
+    for step in program:
+        kind = step[0]
+        if kind == "leaf":
+            env[step[1]] = torch.tensor(2.0, requires_grad=step[2])
+        elif kind == "mul":
+            env[step[1]] = env[step[2]] * env[step[3]]
+        elif kind == "detach":
+            env[step[1]] = env[step[2]].detach()
+        elif kind == "no_grad":
+            with torch.no_grad():
+                env[step[1]] = env[step[2]] * env[step[3]]
+        elif kind == "inference":
+            with torch.inference_mode():
+                env[step[1]] = env[step[2]] * env[step[3]]
+        elif kind == "retain_grad":
+            env[step[1]].retain_grad()
+        elif kind == "requires_grad_":
+            env[step[1]].requires_grad_()
+    return env
+
+
+def _has_grad_reference(c: Case) -> list:
+    torch = _torch()
+    (program,) = c.args
+    env = _grad_run(torch, program)
+    loss = env[[s[1] for s in program if s[0] not in ("retain_grad", "requires_grad_")][-1]]
+    loss.backward()
+    with warnings.catch_warnings():  # reading .grad of a non-leaf warns
+        warnings.simplefilter("ignore")
+        return [name for name, t in env.items() if t.grad is not None]
+
+
+def _grad_program_text(program) -> str:
+    lines = []
+    for step in program:
+        kind = step[0]
+        if kind == "leaf":
+            lines.append(f"{step[1]} = torch.tensor(2.0, requires_grad={step[2]})")
+        elif kind == "mul":
+            lines.append(f"{step[1]} = {step[2]} * {step[3]}")
+        elif kind == "detach":
+            lines.append(f"{step[1]} = {step[2]}.detach()")
+        elif kind == "no_grad":
+            lines.append(f"with torch.no_grad(): {step[1]} = {step[2]} * {step[3]}")
+        elif kind == "inference":
+            lines.append(f"with torch.inference_mode(): {step[1]} = {step[2]} * {step[3]}")
+        else:
+            lines.append(f"{step[1]}.{kind}()")
+    return "; ".join(lines)
+
+
+def _has_grad_truth(c: Case) -> str:
+    (program,) = c.args
+    loss = [s[1] for s in program if s[0] not in ("retain_grad", "requires_grad_")][-1]
+    return (f"{_grad_program_text(program)}; {loss}.backward(); "
+            "[name for name in the program if name.grad is not None]")
+
+
+register(Exercise(
+    name="has_grad",
+    chapter=CHAPTER,
+    signature="has_grad(program) -> list of names whose .grad is not None after "
+              "loss.backward(); raises RuntimeError where torch does",
+    fixed=(
+        Case(args=((("leaf", "a", True), ("leaf", "b", False), ("mul", "c", "a", "b"),
+                    ("mul", "d", "c", "c")),)),
+        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("mul", "c", "a", "b"),
+                    ("retain_grad", "c"), ("detach", "d", "c"), ("mul", "e", "c", "d")),)),
+        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("no_grad", "c", "a", "b"),
+                    ("mul", "d", "c", "c")),)),
+    ),
+    edge=(
+        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("detach", "c", "a"),
+                    ("requires_grad_", "c"), ("mul", "d", "c", "b")),)),
+        Case(args=((("leaf", "a", True), ("leaf", "b", False), ("detach", "c", "a"),
+                    ("retain_grad", "c"), ("mul", "d", "a", "c")),)),
+        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("inference", "c", "a", "b"),
+                    ("mul", "d", "c", "a")),)),
+        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("inference", "c", "a", "b"),
+                    ("mul", "d", "c", "c")),)),
+        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("retain_grad", "a"),
+                    ("mul", "c", "a", "b"), ("mul", "d", "c", "c"), ("retain_grad", "d")),)),
+    ),
+    strategy=lambda: _grad_program().map(lambda p: Case(args=(p,))),
+    reference=_has_grad_reference,
+    truth=_has_grad_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- clamp_apply
+CLAMP_X = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0)
+BOUNDS = (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5)
+GRADS = (1.0, 2.0, 3.0, -1.0, 4.0)
+
+
+@st.composite
+def _clamp_cases(draw: st.DrawFn) -> Case:
+    n = _pick(draw, (1, 2, 3, 4, 5, 6))
+    x = tuple(_pick(draw, CLAMP_X + (math.nan,)) if _pick(draw, range(12)) == 0
+              else _pick(draw, CLAMP_X) for _ in range(n))
+    lo, hi = _pick(draw, BOUNDS), _pick(draw, BOUNDS)
+    kind = _pick(draw, range(12))
+    if kind == 0:
+        lo = None
+    elif kind == 1:
+        hi = None
+    elif kind == 2:
+        lo = hi = None
+    return Case(args=(x, lo, hi, tuple(_pick(draw, GRADS) for _ in range(n))))
+
+
+def _clamp_reference(c: Case) -> tuple:
+    torch = _torch()
+    x, lo, hi, grad = c.args
+    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    bounds = [None if v is None else torch.tensor(v, dtype=torch.float64, requires_grad=True)
+              for v in (lo, hi)]
+    y = torch.clamp(xt, *bounds)
+    y.backward(torch.tensor(grad, dtype=torch.float64))
+    return (y.tolist(), xt.grad.tolist(),
+            *(None if b is None else b.grad.item() for b in bounds))
+
+
+def _clamp_truth(c: Case) -> str:
+    x, lo, hi, grad = c.args
+
+    def t(v):
+        return "None" if v is None else (
+            f"torch.tensor({v!r}, dtype=torch.float64, requires_grad=True)")
+
+    return (f"x, lo, hi = {t(x)}, {t(lo)}, {t(hi)}; y = torch.clamp(x, lo, hi); "
+            f"y.backward(torch.tensor({grad!r}, dtype=torch.float64)); "
+            "(y.tolist(), x.grad.tolist(), lo.grad.item(), hi.grad.item())")
+
+
+register(Exercise(
+    name="clamp_apply",
+    chapter=CHAPTER,
+    signature="clamp_apply(x, lo, hi, grad) -> (y, grad_x, grad_lo, grad_hi); x and grad "
+              "tuples of floats, lo and hi floats or None",
+    fixed=(
+        Case(args=((-2.0, 0.0, 2.0), -1.0, 1.0, (1.0, 2.0, 3.0))),
+        Case(args=((-1.0, 0.5, 1.0), -1.0, 1.0, (1.0, 2.0, 4.0))),
+        Case(args=((-2.0, 0.5, 2.0), 0.0, None, (1.0, 2.0, 3.0))),
+    ),
+    edge=(
+        Case(args=((-2.0, 0.0, 2.0), 1.0, -1.0, (1.0, 2.0, 4.0))),
+        Case(args=((-1.0, 0.0, 1.0), 0.0, 0.0, (1.0, 2.0, 4.0))),
+        Case(args=((math.nan, 2.0), -1.0, 1.0, (1.0, 2.0))),
+        Case(args=((math.nan, 0.0), 1.0, -1.0, (1.0, 2.0))),
+        Case(args=((0.5,), None, 0.5, (3.0,))),
+        Case(args=((0.5,), None, None, (3.0,))),
+    ),
+    strategy=_clamp_cases,
+    reference=_clamp_reference,
+    truth=_clamp_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- version_counter
+# a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True); then steps
+# (out, op, args) with op "add", "mul" (x op y), "exp", "sin" (x.op()), "view" (x.view(3)),
+# or (target, op, ()) with op "add_" (x.add_(1)), "mul_" (x.mul_(2)), "exp_" (x.exp_()).
+OUT_OF_PLACE = ("add", "mul", "exp", "sin", "view")
+IN_PLACE = ("add_", "mul_", "exp_")
+IN_PLACE_ARG = {"add_": "1", "mul_": "2", "exp_": ""}
+
+
+@st.composite
+def _version_program(draw: st.DrawFn) -> tuple:
+    steps = [("b", _pick(draw, ("mul", "add", "exp", "sin")), ("a", "a"))]
+    if steps[0][1] in ("exp", "sin"):
+        steps[0] = ("b", steps[0][1], ("a",))
+    names = ["a", "b"]
+    for _ in range(_pick(draw, (2, 3, 4, 5, 6))):
+        targets = names[1:]  # never the leaf: in place on a leaf raises at once
+        if _pick(draw, (0, 1, 1)):
+            op = _pick(draw, IN_PLACE)
+            steps.append((_pick(draw, targets + targets[-2:]), op, ()))
+            continue
+        op = _pick(draw, OUT_OF_PLACE)
+        pool = names + names[-2:]
+        name = "abcdefghijklmnop"[len(names)]
+        if op in ("add", "mul"):
+            args = (_pick(draw, pool), _pick(draw, pool))
+        else:
+            args = (_pick(draw, targets if op == "view" else pool),)
+        steps.append((name, op, args))
+        names.append(name)
+    return tuple(steps)
+
+
+def _version_run(torch, program) -> dict:
+    env = {"a": torch.tensor([1.0, 2.0, 3.0], requires_grad=True)}
+    for out, op, args in program:
+        x = [env[n] for n in args]
+        if op == "add":
+            env[out] = x[0] + x[1]
+        elif op == "mul":
+            env[out] = x[0] * x[1]
+        elif op == "view":
+            env[out] = x[0].view(3)
+        elif op in ("exp", "sin"):
+            env[out] = getattr(x[0], op)()
+        elif op == "add_":
+            env[out].add_(1)
+        elif op == "mul_":
+            env[out].mul_(2)
+        else:
+            env[out].exp_()
+    return env
+
+
+def _version_reference(c: Case) -> tuple:
+    torch = _torch()
+    (program,) = c.args
+    env = _version_run(torch, program)
+    versions = tuple(t._version for t in env.values())
+    try:
+        env[program[-1][0]].sum().backward()
+    except RuntimeError:
+        return versions, True
+    return versions, False
+
+
+def _version_text(program) -> str:
+    lines = ["a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)"]
+    for out, op, args in program:
+        if op in ("add", "mul"):
+            lines.append(f"{out} = {args[0]} {'+' if op == 'add' else '*'} {args[1]}")
+        elif op == "view":
+            lines.append(f"{out} = {args[0]}.view(3)")
+        elif op in ("exp", "sin"):
+            lines.append(f"{out} = {args[0]}.{op}()")
+        else:
+            lines.append(f"{out}.{op}({IN_PLACE_ARG[op]})")
+    return "; ".join(lines)
+
+
+def _version_truth(c: Case) -> str:
+    (program,) = c.args
+    names = ["a"] + list(dict.fromkeys(out for out, op, _ in program if op not in IN_PLACE))
+    return (f"{_version_text(program)}; versions = ({', '.join(n + '._version' for n in names)},"
+            f"); then whether {program[-1][0]}.sum().backward() raises RuntimeError")
+
+
+def _version_case(*steps) -> Case:
+    return Case(args=(tuple((out, op, tuple(args)) for out, op, args in steps),))
+
+
+register(Exercise(
+    name="version_counter",
+    chapter=CHAPTER,
+    signature="version_counter(program) -> (versions, raises); versions a tuple of each "
+              "tensor's _version in creation order (a first), raises a bool",
+    fixed=(
+        _version_case(("b", "mul", "aa"), ("c", "exp", "b"), ("b", "add_", ())),
+        _version_case(("b", "mul", "aa"), ("c", "exp", "b"), ("c", "add_", ())),
+        _version_case(("b", "add", "aa"), ("c", "sin", "b"), ("b", "mul_", ()),
+                      ("d", "add", ("b", "b"))),
+        _version_case(("b", "mul", "aa"), ("c", "view", "b"), ("d", "sin", "b"),
+                      ("c", "add_", ()), ("e", "add", ("c", "b"))),
+    ),
+    edge=(
+        _version_case(("b", "add", "aa"), ("c", "add", "bb"), ("b", "mul_", ()),
+                      ("b", "add_", ())),
+        _version_case(("b", "sin", "a"), ("b", "exp_", ()), ("c", "mul", "bb")),
+        _version_case(("b", "sin", "a"), ("b", "exp_", ()), ("b", "add_", ())),
+        _version_case(("b", "mul", "aa"), ("c", "sin", "b"), ("b", "add_", ()),
+                      ("d", "mul", "ab")),
+        _version_case(("b", "add", "aa"), ("c", "view", "b"), ("d", "view", "c"),
+                      ("e", "exp", "d"), ("c", "exp_", ()), ("f", "add", "be")),
+    ),
+    strategy=lambda: _version_program().map(lambda p: Case(args=(p,))),
+    reference=_version_reference,
+    truth=_version_truth,
+    hidden_examples=100,
+))

@@ -178,7 +178,8 @@ class PowBackward1(_Binary):
         if self.needs_input_grad(0):
             gx = where(e == 0, g * 0, g * (e * x ** (e - 1)))
         if self.needs_input_grad(1):
-            ge = g * where((x == 0) & (e >= 0), g * 0, self.saved("result") * x.log())
+            r = self.saved("result")  # log in the promoted dtype, as torch computes it
+            ge = g * where((x == 0) & (e >= 0), 0.0, r * x.to(r.dtype).log())
         return gx, ge
 
 

@@ -6,6 +6,7 @@ from ``dot``, ``mv``, ``mm`` and ``bmm`` plus views, so its graph shows those no
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ... import matmul as M
@@ -108,7 +109,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 2 and db == 2:
         return mm(input, other)
     if da >= 3 and db <= 2:  # fold the batch into the rows: one mm (or mv)
-        rows = input.reshape(-1, input.shape[-1])
+        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])  # -1: not if empty
         out = mm(rows, other) if db == 2 else mv(rows, other)
         shape = (*input.shape[:-1], other.shape[-1]) if db == 2 else tuple(input.shape[:-1])
         return _unsafe_view(out, shape)

@@ -74,6 +74,8 @@ class ProdBackward0(_Reduction):
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         x = self.saved("self")
+        if not self.shape:  # torch: a 0-d input's gradient is the incoming one, as it is
+            return (grads[0],)
         g = self.spread(grads[0])
         is_zero = x == 0
         zeros = is_zero.sum(self.dims, keepdim=True) if self.dims else is_zero.long()
@@ -150,18 +152,23 @@ class VarBackward0(_Reduction):
         x = self.saved("self")
         return x - x.mean(self.dims, keepdim=True)
 
+    def scale(self) -> float:
+        """``2 / (N - correction)``, in C++'s double arithmetic (inf when N = correction)."""
+        dof = math.prod(self.shape[d] for d in self.dims) - self.correction
+        return 2 / dof if dof else math.inf
+
     def apply(self, grads: Any) -> tuple[Any, ...]:
-        count = math.prod(self.shape[d] for d in self.dims)
         g = self.spread(grads[0])
-        return (g * self.centred() * (2 / (count - self.correction)),)
+        return (g * self.centred() * self.scale(),)
 
 
 class StdBackward0(VarBackward0):
     def apply(self, grads: Any) -> tuple[Any, ...]:
-        count = math.prod(self.shape[d] for d in self.dims)
-        r = restore(self.saved("result"), self.shape, self.dims, self.keepdim)
-        g = self.spread(grads[0])
-        return (g * self.centred() / (r * (count - self.correction)),)
+        from .elementwise import where
+
+        r = self.saved("result")
+        g = where(r == 0, 0.0, grads[0] / (r * 2))  # torch: a zero std passes no gradient
+        return (self.spread(g) * self.centred() * self.scale(),)
 
 
 # ------------------------------------------------------------------ the ops

@@ -111,7 +111,7 @@ class _Picks(Node):
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         maps: Any = index_map_all(self.input_shape, self.pick)
-        if self._outputs == 1:
+        if not isinstance(maps, list):  # one output (split into one piece is still a list)
             return (scatter_add(grads[0], maps, self.input_shape),)
         pieces = [(g, p) for g, p in zip(grads, maps, strict=True) if g is not None]
         from .copies import cat
@@ -162,6 +162,7 @@ def _shape_node(name: str) -> type[_Shape]:
 
 ViewBackward0 = _shape_node("ViewBackward0")
 UnsafeViewBackward0 = _shape_node("UnsafeViewBackward0")
+ReshapeAliasBackward0 = _shape_node("ReshapeAliasBackward0")
 TransposeBackward0 = _shape_node("TransposeBackward0")
 TBackward0 = _shape_node("TBackward0")
 PermuteBackward0 = _shape_node("PermuteBackward0")
@@ -276,8 +277,13 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     if not needs_grad(input):
         return views.reshape(input, *shape)
     out = forward(views.reshape, input, *shape)
-    if out._base is not None or out is input:
-        return view(input, out._shape) if out is not input else out
+    if out is input:
+        return out
+    if out._base is not None:
+        if input.is_contiguous():
+            return view(input, out._shape)
+        return call(views.reshape, (input, out._shape), (input,), lambda o: ReshapeAliasBackward0(
+            input, lambda g: g.reshape(input._shape)), view=True)
     from .copies import clone
 
     copy = clone(input, memory_format=layout.contiguous_format)
@@ -402,7 +408,10 @@ def split(input: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    return _multi(SplitBackward0, views.chunk, input, chunks, dim)
+    # torch: split_with_sizes for an empty dim (bad arguments: the kernel raises torch's error)
+    empty = -input.dim() <= dim < input.dim() and input.shape[dim] == 0
+    return _multi(SplitWithSizesBackward0 if empty else SplitBackward0, views.chunk, input,
+                  chunks, dim)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:

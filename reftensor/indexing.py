@@ -150,6 +150,9 @@ class Steps:
     def index_put_(self, t: Tensor, indices: Sequence[Tensor | None], value: Tensor) -> Tensor:
         return advanced_indexing.index_put_(t, indices, value)
 
+    def drop_leading_ones(self, value: Tensor) -> Tensor:
+        return _drop_leading_ones(value)
+
 
 PLAIN = Steps()
 
@@ -458,4 +461,4 @@ def setitem(t: Tensor, index: Any, value: Any, steps: Steps = PLAIN) -> None:
     if not indices:
         _copy_to(result, value)
         return
-    steps.index_put_(result, indices, _drop_leading_ones(value))
+    steps.index_put_(result, indices, steps.drop_leading_ones(value))

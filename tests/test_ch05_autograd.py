@@ -1218,3 +1218,17 @@ def test_same_on_both_sees_autograd_flags():
         return x, x.grad
 
     same_on_both(program, ulps=4)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_prod_second_derivative_at_zeros_matches_torch(dim):
+    # one and two zeros in a reduced row: create_graph uses the leave-one-out products
+    def program(lib):
+        x = lib.tensor([[0.0, 0.0, 2.0], [1.0, 0.0, 3.0]], dtype=lib.float64, requires_grad=True)
+        y = x.prod() if dim is None else x.prod(dim)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad((g * lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
+                                                 dtype=lib.float64)).sum(), x)
+        return g.detach().tolist(), h.tolist()
+
+    assert program(reftensor) == program(torch)

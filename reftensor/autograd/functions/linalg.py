@@ -89,6 +89,16 @@ def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     return out
 
 
+def _should_fold(input: Tensor, other: Tensor) -> bool:
+    """torch's ``should_fold`` under autograd: fold when the layout allows it without a
+    copy, and also (with a copy) when the smaller operand requires grad, so that its
+    gradient is one ``mm`` instead of a large batched product summed down."""
+    larger, smaller = (input, other) if input.dim() >= other.dim() else (other, input)
+    if larger.dim() < 3 or smaller.dim() > 2:
+        return False
+    return smaller._requires_grad or M._should_fold(input, other)
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """``torch.matmul``, decomposed as torch decomposes it: ``dot`` (1-d @ 1-d), ``mv``,
     ``mm`` (with an unsqueeze/squeeze around a 1-d left operand), and for batches a
@@ -108,11 +118,15 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return result
     if da == 2 and db == 2:
         return mm(input, other)
-    if da >= 3 and db <= 2:  # fold the batch into the rows: one mm (or mv)
-        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])  # -1: not if empty
-        out = mm(rows, other) if db == 2 else mv(rows, other)
-        shape = (*input.shape[:-1], other.shape[-1]) if db == 2 else tuple(input.shape[:-1])
-        return _unsafe_view(out, shape)
+    if _should_fold(input, other):  # fold the batch into the rows: one mm (or mv)
+        transpose = db > da  # then fold other.mT, and multiply it by input
+        t1 = other.mT if transpose else input
+        t2 = (input.t() if da == 2 else input) if transpose else other
+        rows = t1.reshape(math.prod(t1.shape[:-1]), t1.shape[-1])  # -1: not if empty
+        if t2.dim() == 1:
+            return _unsafe_view(mv(rows, t2), tuple(t1.shape[:-1]))
+        out = _unsafe_view(mm(rows, t2), (*t1.shape[:-1], t2.shape[-1]))
+        return out.mT.contiguous() if transpose else out
     a = input.unsqueeze(0) if da == 1 else input
     b = other.unsqueeze(-1) if db == 1 else other
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])

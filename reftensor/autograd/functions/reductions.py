@@ -16,6 +16,7 @@ from typing import Any
 from ... import dtypes, factories
 from ... import reductions as R
 from ...tensor import Tensor
+from ..grad_mode import state
 from ..graph import Node, needs_grad, record
 from ._record import call, forward
 from .elementwise import where
@@ -77,6 +78,8 @@ class ProdBackward0(_Reduction):
         if not self.shape:  # torch: a 0-d input's gradient is the incoming one, as it is
             return (grads[0],)
         g = self.spread(grads[0])
+        if state.enabled:  # create_graph: a formula whose own derivatives are right at zeros
+            return (g * self.leave_one_out(x),)
         is_zero = x == 0
         zeros = is_zero.sum(self.dims, keepdim=True) if self.dims else is_zero.long()
         nonzero = where(is_zero, x * 0 + 1, x)
@@ -85,6 +88,20 @@ class ProdBackward0(_Reduction):
         rest = others / nonzero
         out = where(zeros == 0, rest, where((zeros == 1) & is_zero, rest, x * 0))
         return (g * out,)
+
+
+    def leave_one_out(self, x: Tensor) -> Tensor:
+        """For each element, the product of the others along the reduced dim, computed as
+        the product of a row where that element is replaced by 1 (n*n work, exact, and
+        differentiable again, also where several elements are zero)."""
+        d = self.dims[0] if len(self.dims) == 1 else None
+        xt = x.reshape(-1) if d is None else x.transpose(d, -1)
+        n = xt.shape[-1]
+        positions = factories.arange(n, dtype=dtypes.int64)
+        eye = positions.unsqueeze(1) == positions
+        rows = where(eye, xt.unsqueeze(-2) * 0 + 1, xt.unsqueeze(-2))
+        others = rows.prod(-1)
+        return others.reshape(x._shape) if d is None else others.transpose(d, -1)
 
 
 class ProdBackward1(ProdBackward0):

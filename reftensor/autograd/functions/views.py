@@ -484,6 +484,10 @@ class _SetSteps(indexing.Steps):
     def index_put_(self, t: Tensor, indices: Sequence[Tensor | None], value: Tensor) -> Tensor:
         return index_put_(t, indices, value)
 
+    def drop_leading_ones(self, value: Tensor) -> Tensor:
+        dropped = indexing._drop_leading_ones(value)
+        return dropped if dropped is value else view(value, dropped._shape)
+
 
 class IndexPutBackward(Node):
     """``self[indices] = values``: self's gradient is zero where written; the values' is

@@ -22,12 +22,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from reftensor import layout
 
 __all__ = ["KINDS", "WRITABLE_KINDS", "TensorSpec", "FLOAT_NAMES", "INT_NAMES", "tensors",
-           "shapes", "small_shapes"]
+           "shapes", "small_shapes", "examples", "FULL_DEPTH"]
 
 KINDS = ("contiguous", "permuted", "stepped", "offset", "expanded", "overlapping")
 #: layouts where every index has its own memory location (safe targets of in-place writes)
@@ -35,6 +36,18 @@ WRITABLE_KINDS = ("contiguous", "permuted", "stepped", "offset")
 FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
 INT_NAMES = ("uint8", "int8", "int16", "int32", "int64")
 ALL_NAMES = ("bool", *INT_NAMES, *FLOAT_NAMES)
+
+#: examples per test at full depth: the ``full`` profile's ``max_examples`` (tests/conftest.py)
+FULL_DEPTH = 60
+
+
+def examples(n: int) -> int:
+    """``@settings(max_examples=examples(n))``: ``n`` examples at full depth, scaled like the
+    loaded Hypothesis profile (half of ``n`` under ``default`` and ``ci``, ``n`` under
+    ``full``, 25 times ``n`` under ``thorough``), so that every profile reaches these tests
+    too. tests/conftest.py loads the profile before any test module is imported."""
+    return max(1, round(n * settings.default.max_examples / FULL_DEPTH))
+
 
 small_sizes = st.sampled_from([0, 1, 1, 2, 2, 3, 4])
 shapes = st.lists(small_sizes, min_size=0, max_size=4).map(tuple)

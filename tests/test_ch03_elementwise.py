@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from tests import strategies
 from tests.difftest import compare_op, same_on_both
-from tests.strategies import FLOAT_NAMES, INT_NAMES, KINDS, WRITABLE_KINDS
+from tests.strategies import FLOAT_NAMES, INT_NAMES, KINDS, WRITABLE_KINDS, examples
 
 pytestmark = pytest.mark.ch03
 
@@ -219,7 +219,7 @@ ULPS = {"pow": 1, "add alpha": 1}
 
 
 @pytest.mark.parametrize("name", list(BINARY))
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(specs=pairs())
 def test_binary_op_on_every_layout_and_dtype(name, specs):
     compare_op(BINARY[name], *specs, ulps=ULPS.get(name, 0))
@@ -231,7 +231,7 @@ REFLECTED = {"add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "eq
 
 
 @pytest.mark.parametrize("name", list(BINARY))
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(spec=tensors(), number=numbers, reflected=st.booleans())
 def test_binary_op_with_a_python_number(name, spec, number, reflected):
     op, ulps = BINARY[name], ULPS.get(name, 0)
@@ -244,7 +244,7 @@ def test_binary_op_with_a_python_number(name, spec, number, reflected):
 @pytest.mark.parametrize("fn", ["add", "sub", "mul", "div", "true_divide", "floor_divide",
                                 "remainder", "pow", "bitwise_and", "eq", "logical_and"])
 @given(spec=tensors(dtypes=("int8", "float16", "bool", "float32")), number=numbers)
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 def test_function_with_a_number_first(fn, spec, number):
     """torch's functions take a number as first argument for some ops only."""
     compare_op(lambda lib, t: getattr(lib, fn)(number, t), spec, ulps=1)
@@ -277,7 +277,7 @@ INPLACE = {
 
 
 @pytest.mark.parametrize("name", list(INPLACE))
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(specs=pairs(first_kinds=WRITABLE_KINDS, swap=False), number=numbers,
        use_number=st.booleans())
 def test_inplace_op(name, specs, number, use_number):
@@ -342,7 +342,7 @@ def _unary_ulps(name: str) -> int:
 
 
 @pytest.mark.parametrize("name", list(UNARY))
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(spec=tensors())
 def test_unary_op_on_every_layout_and_dtype(name, spec):
     compare_op(UNARY[name], spec, ulps=_unary_ulps(name))
@@ -352,7 +352,7 @@ UNARY_INPLACE = ["neg_", "abs_", "exp_", "log_", "sqrt_", "sigmoid_", "tanh_", "
 
 
 @pytest.mark.parametrize("name", UNARY_INPLACE)
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(spec=tensors(kinds=WRITABLE_KINDS))
 def test_unary_inplace(name, spec):
     compare_op(lambda lib, t: getattr(t, name)(), spec, ulps=_unary_ulps(name))
@@ -411,7 +411,7 @@ ROUGH_BINARY = ["add", "add alpha", "sub", "mul", "div", "div trunc", "div floor
 
 
 @pytest.mark.parametrize("name", ROUGH_BINARY)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(specs=rough_pairs(), number=numbers)
 def test_binary_op_on_values_that_round(name, specs, number):
     ulps = ULPS.get(name, 0)
@@ -421,13 +421,13 @@ def test_binary_op_on_values_that_round(name, specs, number):
 
 @pytest.mark.parametrize("name", ["floor", "round", "round 1", "round -1", "sign", "relu",
                                   "clamp", "reciprocal", "sqrt", "exp", "sigmoid", "tanh"])
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(spec=rough_tensors())
 def test_unary_op_on_values_that_round(name, spec):
     compare_op(UNARY[name], spec, ulps=_unary_ulps(name))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(spec=rough_tensors(), data=st.data())
 def test_sum_to_size_of_values_that_round(spec, data):
     """Sums of arbitrary floats: the order of additions differs from torch's (which adds
@@ -472,14 +472,14 @@ def test_long_tensors_take_torchs_vector_loops(name, dtype):
 bounds = st.one_of(st.none(), numbers)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(spec=tensors(), low=bounds, high=bounds)
 def test_clamp_with_number_bounds(spec, low, high):
     compare_op(lambda lib, t: t.clamp(low, high), spec)
     compare_op(lambda lib, t: lib.clamp(t, min=low), spec)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(specs=pairs(), high=st.one_of(st.none(), numbers), which=st.integers(0, 2))
 def test_clamp_with_tensor_bounds(specs, high, which):
     if which == 0:
@@ -490,7 +490,7 @@ def test_clamp_with_tensor_bounds(specs, high, which):
         compare_op(lambda lib, t, b: t.clamp(b, b), *specs)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(specs=pairs(first_kinds=WRITABLE_KINDS, swap=False), low=numbers,
        use_number=st.booleans())
 def test_clamp_inplace(specs, low, use_number):
@@ -511,7 +511,7 @@ def where_cases(draw):
     return cond, x, y
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(where_cases())
 def test_where(case):
     with warnings.catch_warnings():
@@ -526,13 +526,13 @@ def test_where_refuses_a_number_condition():
 
 
 # ================================================================== copy_ and fill_
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(specs=pairs(first_kinds=WRITABLE_KINDS, swap=False))
 def test_copy_(specs):
     compare_op(lambda lib, dst, src: dst.copy_(src), *specs)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(spec=tensors(), number=numbers)
 def test_copy_a_number(spec, number):
     compare_op(lambda lib, dst: dst.copy_(number), spec)
@@ -582,13 +582,13 @@ fill_values = st.one_of(
 )
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(spec=tensors(kinds=KINDS), value=fill_values)
 def test_fill_(spec, value):
     compare_op(lambda lib, t: t.fill_(value), spec)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(spec=tensors(kinds=WRITABLE_KINDS), value=tensors(dtypes=DTYPES,
                                                          shape=st.sampled_from([(), (1,)])))
 def test_fill_with_a_tensor_and_zero_(spec, value):

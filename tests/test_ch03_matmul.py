@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.difftest import compare_op, same_on_both
-from tests.strategies import FLOAT_NAMES, INT_NAMES, tensors
+from tests.strategies import FLOAT_NAMES, INT_NAMES, examples, tensors
 
 pytestmark = pytest.mark.ch03
 
@@ -49,7 +49,7 @@ def operands(draw: st.DrawFn, dims: tuple[int, int] | None = None):
     return a, b
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(operands())
 def test_matmul_every_pair_of_dims(specs):
     compare_op(lambda lib, a, b: a @ b, *specs)
@@ -57,7 +57,7 @@ def test_matmul_every_pair_of_dims(specs):
 
 @pytest.mark.parametrize("dims", [(1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), (3, 2),
                                   (2, 3), (3, 3), (4, 2)])
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_matmul_function(dims, data):
     compare_op(lambda lib, a, b: lib.matmul(a, b), *data.draw(operands(dims)))
@@ -66,7 +66,7 @@ def test_matmul_function(dims, data):
 @pytest.mark.parametrize("fn, dims", [("mm", (2, 2)), ("bmm", (3, 3)), ("mv", (2, 1)),
                                       ("dot", (1, 1)), ("mm", (3, 2)), ("dot", (2, 1)),
                                       ("mv", (1, 1)), ("bmm", (2, 3))])
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data())
 def test_named_products(fn, dims, data):
     compare_op(lambda lib, a, b: getattr(lib, fn)(a, b), *data.draw(operands(dims)))

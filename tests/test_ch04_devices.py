@@ -26,7 +26,15 @@ from tests.difftest import (
     describe,
     same_on_both,
 )
-from tests.strategies import ALL_NAMES, FLOAT_NAMES, INT_NAMES, TensorSpec, shapes, tensors
+from tests.strategies import (
+    ALL_NAMES,
+    FLOAT_NAMES,
+    INT_NAMES,
+    TensorSpec,
+    examples,
+    shapes,
+    tensors,
+)
 
 pytestmark = pytest.mark.ch04
 
@@ -49,7 +57,7 @@ def device_strings(draw: st.DrawFn) -> str:
 
 
 @pytest.mark.filterwarnings("ignore:'mkldnn' is no longer used")
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(text=device_strings(), index=st.sampled_from([None, None, 0, 3, 127, -1, True, 1.0]))
 def test_device_strings_parse_like_torch(text, index):
     def program(lib):
@@ -145,7 +153,7 @@ def test_meta_tensors_have_no_data():
 META_DTYPES = st.sampled_from(ALL_NAMES)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(shape=shapes, dtype=META_DTYPES, requires_grad=st.booleans())
 def test_meta_tensors_print_like_torch(shape, dtype, requires_grad):
     """``tensor(..., device='meta', size=(2, 3))``: no values, the device, the size, and
@@ -323,7 +331,7 @@ def _compare_meta(expected, got, non_dense: bool) -> None:
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # var's degrees of freedom, masks
 @pytest.mark.parametrize("name", META_OPS)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(specs=meta_pairs())
 def test_every_op_on_meta_tensors(name, specs):
     """The result's shape, strides, dtype, device and storage size, the inputs' versions and
@@ -369,7 +377,7 @@ def _silent_in_torch(name: str, x: TensorSpec, y: TensorSpec) -> bool:
     return x.device == "cpu" and y.device == "meta"
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(x=tensors(dtypes=("float32",), shape=st.sampled_from([(), (1,), (2,), (2, 1)]),
                  kinds=("contiguous",)),
        y=tensors(dtypes=("float32",), shape=st.sampled_from([(), (1,), (2,), (2, 1)]),
@@ -444,7 +452,7 @@ TO_CHOICES = [
 to_shapes = st.one_of(shapes, st.sampled_from([(2, 3, 1, 2), (1, 2, 2, 1)]))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(spec=tensors(dtypes=("float32", "float64", "int64"), shape=to_shapes),
        device=st.sampled_from(["cpu", "cpu", "meta"]))
 @pytest.mark.parametrize("choice", TO_CHOICES)
@@ -550,7 +558,7 @@ def _values_of(dtype: str) -> st.SearchStrategy:
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("src", DTYPES)
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_casts_between_every_pair_of_dtypes(src, data):
     """``x.to(dst)`` for every (src, dst), on values across the whole range: rounding to

@@ -20,12 +20,14 @@ from hypothesis import strategies as st
 
 from reftensor import dtypes
 from reftensor._formatting import tensor_repr
+from tests.strategies import examples
 
 FLOAT_DTYPES = [dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64]
 INT_DTYPES = [dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64]
 ALL = [dtypes.bool, *INT_DTYPES, *FLOAT_DTYPES]
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(200), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 # --------------------------------------------------------------------------- helpers
@@ -150,7 +152,7 @@ def test_matches_torch(dtype: dtypes.dtype, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: d.name)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_requires_grad_and_grad_fn(dtype: dtypes.dtype, data: st.DataObject) -> None:
     a = data.draw(arrays(dtype))

@@ -4,9 +4,10 @@ NotImplementedError, course/ is exactly what nbgrader generates, and nothing lea
 from __future__ import annotations
 
 import json
-import shutil
+import multiprocessing
 import subprocess
 import sys
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -35,9 +36,21 @@ def test_source_notebook_has_no_outputs(chapter):
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
 
 
+@pytest.fixture(scope="module")
+def executed() -> dict[tuple[str, str], Future]:
+    """Every chapter's instructor notebook and release notebook, each run in a fresh kernel,
+    two at a time (a kernel keeps one core busy; the suite is sized for 2 cores). A test
+    calls ``.result()`` on its run, which re-raises whatever the run raised."""
+    jobs = {**{("source", ch): (source(ch), False) for ch in CHAPTERS},
+            **{("release", ch): (released(ch), True) for ch in CHAPTERS}}
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return {key: pool.submit(execute, path, allow_errors=allow_errors)
+                for key, (path, allow_errors) in jobs.items()}
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_source_notebook_runs_with_every_test_passing(chapter):
-    nb = execute(source(chapter), allow_errors=False)
+def test_source_notebook_runs_with_every_test_passing(chapter, executed):
+    nb = executed["source", chapter].result()
     tests = [c for c in nb.cells if is_test_cell(c)]
     assert len(tests) >= 10
     for cell in tests:
@@ -46,8 +59,8 @@ def test_source_notebook_runs_with_every_test_passing(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_release_fails_only_with_not_implemented(chapter):
-    nb = execute(released(chapter), allow_errors=True)
+def test_release_fails_only_with_not_implemented(chapter, executed):
+    nb = executed["release", chapter].result()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -76,9 +89,15 @@ def test_release_has_exercises_with_visible_and_hidden_tests(chapter):
             assert "raise NotImplementedError()" in cell.source
 
 
-def test_course_equals_a_fresh_regeneration(tmp_path):
-    fresh = tmp_path / "course"
-    pipeline.release(CHAPTERS, course_dir=fresh)
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> Path:
+    """A fresh ``release`` of every chapter into a scratch folder."""
+    target = tmp_path_factory.mktemp("fresh") / "course"
+    pipeline.release(CHAPTERS, course_dir=target)
+    return target
+
+
+def test_course_equals_a_fresh_regeneration(fresh):
     committed = sorted(p.relative_to(REPO / "course") for p in (REPO / "course").rglob("*")
                        if p.is_file())
     generated = sorted(p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file())
@@ -100,12 +119,18 @@ def test_no_solution_or_hidden_test_reaches_course(chapter):
     assert leaked == []
 
 
-def _validate(path: Path) -> dict:
+def _validate(*paths: Path) -> list[dict]:
+    """nbgrader's validator on each notebook, in processes that run side by side."""
     code = ("import json, sys; from nbgrader.validator import Validator; "
             "print(json.dumps(Validator().validate(sys.argv[1])))")
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                          text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for path in paths]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate()
+        assert proc.returncode == 0, err[-3000:]
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    return results
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS[:1])
@@ -114,11 +139,6 @@ def test_student_validate_reports_unanswered_then_passes(chapter, tmp_path):
 
     nbgrader's validator behaves the same for every chapter, and each chapter's release and
     solution runs are checked above, so one chapter keeps the suite within its time budget."""
-    result = _validate(released(chapter))
-    failed = result.get("failed", [])
-    assert len(failed) == 11  # ten test cells and the unanswered written answer
-    assert sum("NotImplementedError" in f.get("error", "") for f in failed) == 10
-
     answers = {nbgrader_meta(c)["grade_id"]: c.source
                for c in nbformat.read(source(chapter), as_version=4).cells
                if nbgrader_meta(c).get("solution")}
@@ -131,24 +151,28 @@ def test_student_validate_reports_unanswered_then_passes(chapter, tmp_path):
     work = tmp_path / chapter
     work.mkdir()
     nbformat.write(nb, work / f"{chapter}.ipynb")
-    assert _validate(work / f"{chapter}.ipynb") == {}
+    result, answered = _validate(released(chapter), work / f"{chapter}.ipynb")
+    failed = result.get("failed", [])
+    assert len(failed) == 11  # ten test cells and the unanswered written answer
+    assert sum("NotImplementedError" in f.get("error", "") for f in failed) == 10
+    assert answered == {}
 
 
 def test_jupyterlab_offers_nbgrader_validate():
     jupyter = str(Path(sys.executable).parent / "jupyter")
-    lab = subprocess.run([jupyter, "labextension", "list"], capture_output=True, text=True)
-    server = subprocess.run([jupyter, "server", "extension", "list"], capture_output=True,
-                            text=True)
-    lab_text, server_text = lab.stdout + lab.stderr, server.stdout + server.stderr
+    lab, server = [subprocess.Popen([jupyter, *args, "list"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+                   for args in (["labextension"], ["server", "extension"])]  # side by side
+    lab_text, server_text = ("".join(proc.communicate()) for proc in (lab, server))
     assert "@jupyter/nbgrader" in lab_text and "enabled" in lab_text
     line = next(x for x in server_text.splitlines() if "validate_assignment" in x)
     assert "enabled" in line
 
 
-def test_release_command_is_idempotent(tmp_path):
+def test_release_command_is_idempotent(fresh, tmp_path):
+    """A second release (here of the first chapter alone) gives the same bytes as the
+    module's first one."""
     target = tmp_path / "course"
     pipeline.release(CHAPTERS[:1], course_dir=target)
-    first = (target / CHAPTERS[0] / f"{CHAPTERS[0]}.ipynb").read_bytes()
-    shutil.rmtree(target)
-    pipeline.release(CHAPTERS[:1], course_dir=target)
+    first = (fresh / CHAPTERS[0] / f"{CHAPTERS[0]}.ipynb").read_bytes()
     assert (target / CHAPTERS[0] / f"{CHAPTERS[0]}.ipynb").read_bytes() == first

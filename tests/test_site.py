@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import Future, ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -277,10 +278,27 @@ def chapter_page(site, chapter) -> Path:
 
 
 @pytest.fixture(scope="session")
-def rendered_dom(chapter_page, tmp_path_factory) -> str:
+def browser(site, tmp_path_factory) -> dict[tuple[str, str], Future]:
+    """Headless Chromium on every chapter page, twice: ``"dom"`` dumps the DOM after scripts
+    ran, ``"shot"`` takes a screenshot (to ``<its folder>/chapter.png``). Each run has a
+    folder and profile of its own; they run two at a time (each mostly waits on one core)."""
+    if shutil.which("chromium") is None:
+        pytest.skip("chromium is not installed (run scripts/ensure-system-packages.sh)")
+    jobs = {}
+    for name in RELEASED:
+        uri = (site / name / f"{name}.html").as_uri()
+        dom, shot = tmp_path_factory.mktemp("chromium"), tmp_path_factory.mktemp("screenshot")
+        jobs[name, "dom"] = (dom, "--dump-dom", uri)
+        jobs[name, "shot"] = (shot, "--window-size=1280,2400",
+                              f"--screenshot={shot / 'chapter.png'}", uri)
+    with ThreadPoolExecutor(2) as pool:
+        return {key: pool.submit(chromium, *args) for key, args in jobs.items()}
+
+
+@pytest.fixture(scope="session")
+def rendered_dom(chapter_page, chapter, browser) -> str:
     """The chapter page's DOM after scripts (MathJax) ran in headless Chromium."""
-    tmp = tmp_path_factory.mktemp("chromium")
-    proc = chromium(tmp, "--dump-dom", chapter_page.as_uri())
+    proc = browser[chapter, "dom"].result()
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "</html>" in proc.stdout, proc.stderr[-3000:]
     return proc.stdout
@@ -358,10 +376,10 @@ def test_no_solutions_or_tests(site, chapter_page):
     assert "check(" not in chapter and "check(" not in page_text(chapter)
 
 
-def test_screenshot(chapter_page, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("screenshot")
-    shot = tmp / "chapter.png"
-    proc = chromium(tmp, "--window-size=1280,2400", f"--screenshot={shot}", chapter_page.as_uri())
+def test_screenshot(chapter_page, chapter, browser):
+    proc = browser[chapter, "shot"].result()
+    shot = Path(proc.args[-2].removeprefix("--screenshot="))
+    assert proc.args[-1] == chapter_page.as_uri()
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert shot.is_file() and shot.stat().st_size > 0
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 import nbclient
 import nbformat
+
+from autograder import checks, exercises, references
 
 REPO = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(p.name for p in (REPO / "solutions").iterdir()
@@ -87,3 +90,11 @@ def readable_text(path: Path) -> str:
     if path.suffix == ".html":
         text = html.unescape(re.sub(r"<[^>]+>", "", text))
     return text
+
+
+@functools.cache
+def hidden_pairs(name: str, seed: int | None = None) -> list[tuple[object, object]]:
+    """(case, what torch gives) for an exercise's hidden cases, computed once per exercise
+    and seed."""
+    cases = checks.cases(name, hidden=True, seed=seed)
+    return list(zip(cases, references.compute(exercises.get(name), cases), strict=True))

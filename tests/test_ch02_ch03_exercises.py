@@ -3,14 +3,12 @@ mistakes fail them, and the trusted grading pipeline gives the solutions full po
 
 from __future__ import annotations
 
-import functools
-
 import nbformat
 import numpy as np
 import pytest
 
 from autograder import checks, exercises, references, sandbox
-from tests.notebooks import answer_sources, source, write_submission
+from tests.notebooks import answer_sources, hidden_pairs, source, write_submission
 
 pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 
@@ -214,12 +212,6 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
 # ---------------------------------------------------------------- the checks
 FRESH_SEED = 20261121  # the grader draws a fresh seed; the notebook's own run uses the default
 
-
-@functools.cache
-def hidden_pairs(name: str, seed: int | None = None) -> list[tuple[exercises.Case, object]]:
-    """(case, what torch gives) for the hidden cases, computed once per exercise and seed."""
-    cases = checks.cases(name, hidden=True, seed=seed)
-    return list(zip(cases, references.compute(exercises.get(name), cases), strict=True))
 
 
 def kind(expected: object) -> str:

@@ -3,13 +3,12 @@ mistakes fail them, and the trusted grading pipeline gives the solutions full po
 
 from __future__ import annotations
 
-import functools
 import inspect
 
 import pytest
 
 from autograder import checks, exercises, references, sandbox
-from tests.notebooks import answer_sources, write_submission
+from tests.notebooks import answer_sources, hidden_pairs, write_submission
 
 pytestmark = pytest.mark.ch04
 
@@ -117,11 +116,6 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
 
 
 # ---------------------------------------------------------------- the checks
-@functools.cache
-def hidden_pairs(name: str, seed: int | None = None) -> list[tuple[exercises.Case, object]]:
-    cases = checks.cases(name, hidden=True, seed=seed)
-    return list(zip(cases, references.compute(exercises.get(name), cases), strict=True))
-
 
 @pytest.mark.parametrize("name", NAMES)
 def test_solution_passes_visible_and_hidden_on_a_fresh_seed(name, capsys):

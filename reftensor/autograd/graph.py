@@ -28,7 +28,7 @@ from .grad_mode import state
 
 __all__ = [
     "Node", "AccumulateGrad", "SavedTensor", "AutogradMeta", "RemovableHandle",
-    "gradient_edge", "grad_accumulator", "needs_grad", "record",
+    "gradient_edge", "grad_accumulator", "needs_grad", "node_class", "record",
 ]
 
 Edge = tuple["Node | None", int]
@@ -257,6 +257,12 @@ class AccumulateGrad(Node):
         else:
             var._grad = var._grad + g
         return ()
+
+
+def node_class(name: str, base: type[Node], module: str, **attrs: Any) -> type[Node]:
+    """A subclass of ``base`` named as torch names the node (``SelectBackward0``), for the
+    many nodes that share one formula."""
+    return type(name, (base,), {"__module__": module, **attrs})
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:

@@ -128,22 +128,11 @@ def call_(kernel: Callable[..., Any], self: Tensor, args: tuple[Any, ...],
     node = make(old, self)
     if base is None:
         record(node, self)
-        _outputs_saved_as(node, self)
         return self
     from .views import CopySlices
 
-    node_out_saved = node
-    copy_slices = CopySlices(base, self, node_out_saved)
-    record(copy_slices, base)
+    record(CopySlices(base, self, node), base)
     record(node, self)
-    _outputs_saved_as(node, self)
     meta(self).view_version = -1  # next read of self.grad_fn: AsStridedBackward0(CopySlices)
     return self
 
-
-def _outputs_saved_as(node: Node, out: Tensor) -> None:
-    """A formula that saved its result saved ``out`` at its new version: a later in-place
-    write to it must be caught."""
-    for s in node._saved.values():
-        if s.tensor is out:
-            s.version = out._version_counter.value

@@ -12,7 +12,7 @@ from typing import Any
 from ... import elementwise as K
 from ...tensor import Tensor
 from ..grad_mode import state
-from ..graph import Node
+from ..graph import Node, node_class
 from ._record import call, call_
 
 __all__ = [
@@ -73,40 +73,45 @@ class RsubBackward1(RsubBackward0):
         return super().apply(grads)[:1]
 
 
-class MulBackward0(_Binary):
+class _ByOther(_Binary):
+    """mul and div: the formulas read ``other``, a tensor or a number. torch saves a number
+    as a wrapped tensor, so a second backward through a freed graph raises here too."""
+
+    saves_tensor_other = True
+
     def __init__(self, input: Any, other: Any) -> None:
         super().__init__(input, other)
         self.other_number = None if isinstance(other, Tensor) else other
         self.save("self", input if self.needs_input_grad(1) else None)
-        self.save("other", other if isinstance(other, Tensor) and self.needs_input_grad(0)
-                  else None)
-        if self.other_number is not None:  # torch saves a number as a wrapped tensor
+        if self.other_number is not None:
             self.save("wrapped_other", _wrapped(other))
+        elif self.saves_tensor_other:
+            self.save("other", other)
+
+    def other(self) -> Any:
+        if self.other_number is None:
+            return self.saved("other")
+        self.saved("wrapped_other")  # raises once the graph is freed
+        return self.other_number
+
+
+class MulBackward0(_ByOther):
+    def __init__(self, input: Any, other: Any) -> None:
+        # the other tensor is only needed for the input's gradient
+        self.saves_tensor_other = isinstance(input, Tensor) and input._requires_grad
+        super().__init__(input, other)
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (g,) = grads
-        if self.other_number is not None:
-            self.saved("wrapped_other")  # raises once the graph is freed
-        other = self.other_number if "other" not in self._saved else self.saved("other")
-        gs = g * other if self.needs_input_grad(0) else None
+        gs = g * self.other() if self.needs_input_grad(0) else None
         go = g * self.saved("self") if self.needs_input_grad(1) else None
         return gs, go
 
 
-class DivBackward0(_Binary):
-    def __init__(self, input: Any, other: Any) -> None:
-        super().__init__(input, other)
-        self.other_number = None if isinstance(other, Tensor) else other
-        self.save("self", input if self.needs_input_grad(1) else None)
-        self.save("other", other if isinstance(other, Tensor) else None)
-        if self.other_number is not None:
-            self.save("wrapped_other", _wrapped(other))
-
+class DivBackward0(_ByOther):
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (g,) = grads
-        if self.other_number is not None:
-            self.saved("wrapped_other")  # raises once the graph is freed
-        other = self.other_number if "other" not in self._saved else self.saved("other")
+        other = self.other()
         gs = g / other if self.needs_input_grad(0) else None
         go = -g * self.saved("self") / (other * other) if self.needs_input_grad(1) else None
         return gs, go
@@ -224,8 +229,8 @@ class _Unary(Node):
 def _unary_node(name: str, formula: Any, *, uses_self: bool = False,
                 uses_result: bool = False) -> type[_Unary]:
     """A ``_Unary`` subclass named as torch names it, with ``formula(node, g)``."""
-    return type(name, (_Unary,), {"formula": formula, "uses_self": uses_self,
-                                  "uses_result": uses_result, "__module__": __name__})
+    return node_class(name, _Unary, __name__, formula=formula, uses_self=uses_self,  # type: ignore[return-value]
+                      uses_result=uses_result)
 
 
 def _s(node: _Unary) -> Tensor:

@@ -17,7 +17,7 @@ from ... import dtypes, factories
 from ... import reductions as R
 from ...tensor import Tensor
 from ..grad_mode import state
-from ..graph import Node, needs_grad, record
+from ..graph import Node, needs_grad, node_class, record
 from ._record import call, forward
 from .elementwise import where
 
@@ -127,8 +127,8 @@ class _Shared(_Reduction):
         return (where(hit, g / count, g * 0),)
 
 
-def _named(name: str, base: type) -> type:
-    return type(name, (base,), {"__module__": __name__})
+def _named(name: str, base: type[Node]) -> Any:
+    return node_class(name, base, __name__)
 
 
 MaxBackward1 = _named("MaxBackward1", _Shared)

@@ -23,7 +23,7 @@ import numpy as np
 from ... import advanced_indexing as adv
 from ... import dtypes, factories, indexing, layout, views
 from ...tensor import Tensor
-from ..graph import Node, meta, needs_grad, record
+from ..graph import Node, meta, needs_grad, node_class, record
 from ._record import _mark_view, call, call_, forward
 
 __all__ = [
@@ -92,13 +92,6 @@ def gather(values: Tensor, positions: np.ndarray) -> Tensor:
     return call(kernel, (values,), (values,), lambda out: IndexBackward0(values, flat))
 
 
-def index_map(input: Tensor, pick: Callable[[Tensor], Tensor]) -> np.ndarray:
-    """For each element of ``pick(input)``, the row-major position of the input element
-    it is: ``pick`` applied to ``arange(numel)`` shaped like the input."""
-    arange = factories.arange(input.numel(), dtype=dtypes.int64)
-    return np.asarray(pick(views.view(arange, input._shape))._elements())
-
-
 # ------------------------------------------------------------------ nodes
 class _Picks(Node):
     """A view or index whose output elements are input elements (``index_map``)."""
@@ -110,7 +103,7 @@ class _Picks(Node):
         self._outputs = outputs
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
-        maps: Any = index_map_all(self.input_shape, self.pick)
+        maps: Any = index_map(self.input_shape, self.pick)
         if not isinstance(maps, list):  # one output (split into one piece is still a list)
             return (scatter_add(grads[0], maps, self.input_shape),)
         pieces = [(g, p) for g, p in zip(grads, maps, strict=True) if g is not None]
@@ -121,7 +114,10 @@ class _Picks(Node):
         return (scatter_add(values, positions, self.input_shape),)
 
 
-def index_map_all(shape: tuple[int, ...], pick: Callable[[Tensor], Any]) -> Any:
+def index_map(shape: tuple[int, ...], pick: Callable[[Tensor], Any]) -> Any:
+    """For each element of ``pick(x)`` (x of ``shape``), the row-major position of the
+    element of x it is: ``pick`` applied to ``arange(numel)`` of that shape. A list of maps
+    when ``pick`` returns several tensors."""
     arange = views.view(factories.arange(int(np.prod(shape, dtype=np.int64)),
                                          dtype=dtypes.int64), shape)
     picked = pick(arange)
@@ -130,8 +126,8 @@ def index_map_all(shape: tuple[int, ...], pick: Callable[[Tensor], Any]) -> Any:
     return np.asarray(picked._elements())
 
 
-def _picks_node(name: str) -> type[_Picks]:
-    return type(name, (_Picks,), {"__module__": __name__})
+def _picks_node(name: str) -> Any:
+    return node_class(name, _Picks, __name__)
 
 
 SelectBackward0 = _picks_node("SelectBackward0")
@@ -156,8 +152,8 @@ class _Shape(Node):
         return (self.undo(grads[0]),)
 
 
-def _shape_node(name: str) -> type[_Shape]:
-    return type(name, (_Shape,), {"__module__": __name__})
+def _shape_node(name: str) -> Any:
+    return node_class(name, _Shape, __name__)
 
 
 ViewBackward0 = _shape_node("ViewBackward0")
@@ -244,17 +240,6 @@ class CopySlices(Node):
 
 
 # ------------------------------------------------------------------ the views
-def _view_op(kernel: Callable[..., Tensor], node: Callable[[Tensor, Tensor], Node]
-             ) -> Callable[..., Tensor]:
-    def op(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return call(kernel, (input, *args), (input,), lambda out: node(input, out), view=True,
-                    **kwargs)
-
-    op.__name__ = kernel.__name__
-    op.__doc__ = kernel.__doc__
-    return op
-
-
 def _picks(cls: type[_Picks], kernel: Callable[..., Any]) -> Callable[..., Any]:
     """A view op whose backward is a scatter-add through its index map."""
     def op(input: Tensor, *args: Any) -> Any:
@@ -503,7 +488,7 @@ class IndexPutBackward(Node):
         from .elementwise import where
 
         (g,) = grads
-        positions = index_map_all(self.input_shape, lambda a: adv.index(a, self.indices))
+        positions = index_map(self.input_shape, lambda a: adv.index(a, self.indices))
         written = np.zeros(int(np.prod(self.input_shape, dtype=np.int64)), dtype=bool)
         written[positions.reshape(-1)] = True
         mask = factories.tensor(written.reshape(self.input_shape))

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import indexing
 from ..tensor import Tensor
 from .functions._record import forward as run_without_grad
-from .graph import Node, SavedTensor, needs_grad, record
+from .graph import Node, needs_grad, node_class, record
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -54,7 +55,8 @@ class FunctionCtx:
         node = self._node
         if node is None:
             return tuple(self._to_save)
-        return tuple(None if s is None else s.unpack() for s in node._saved_list)
+        return tuple(node.saved(str(k)) if str(k) in node._saved else None
+                     for k in range(len(self._to_save)))
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self._non_differentiable.update(id(t) for t in tensors)
@@ -71,7 +73,6 @@ class BackwardCFunction(Node):
         self._is_tensor = [isinstance(x, Tensor) for x in inputs]
         self._fn = fn
         self._ctx = ctx
-        self._saved_list: list[SavedTensor | None] = []
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         from ..factories import zeros
@@ -93,12 +94,6 @@ class BackwardCFunction(Node):
                     f"position {i + 1}, but the corresponding forward input was not a Variable")
         return tuple(r for r, is_tensor in zip(result, self._is_tensor, strict=False)
                      if is_tensor)
-
-    def release_variables(self) -> None:
-        for s in self._saved_list:
-            if s is not None:
-                s.released = True
-                s.tensor = None  # type: ignore[assignment]
 
 
 class Function:
@@ -123,8 +118,7 @@ class Function:
         outputs = run_without_grad(cls.forward, ctx, *args)
         if not needs_grad(*args):
             return outputs
-        node_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
-                        {"__module__": cls.__module__})
+        node_cls = node_class(f"{cls.__name__}Backward", BackwardCFunction, cls.__module__)
         node = node_cls(cls, ctx, args)
         ctx._node = node
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
@@ -134,17 +128,13 @@ class Function:
                 recorded.append(None)
                 continue
             if any(out is a for a in args):  # an input returned as it is: a view of it
-                out = _alias(out)
+                out = indexing._alias(out)
                 outs = outs[:i] + (out,) + outs[i + 1:]
             recorded.append(out)
         record(node, recorded)
-        node._saved_list = [None if t is None else SavedTensor(
-            t, node.name() if any(t is o for o in recorded) else None) for t in ctx._to_save]
+        for k, t in enumerate(ctx._to_save):  # checked against in-place writes, freed after
+            node.save(str(k), t, is_output=any(t is o for o in recorded))
         return outs if isinstance(outputs, tuple) else outs[0]
-
-
-def _alias(t: Tensor) -> Tensor:
-    return Tensor._make(t._storage, t._shape, t._stride, t._storage_offset, t._dtype, base=t)
 
 
 def once_differentiable(fn: Any) -> Any:

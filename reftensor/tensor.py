@@ -664,7 +664,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """Same storage and version counter, no autograd history, ``requires_grad=False``."""
-        return views.detach(self)
+        return ad.detach(self)
 
     def __iter__(self) -> Any:
         if not self._shape:
@@ -1100,7 +1100,6 @@ from . import (  # noqa: E402
     autograd,  # noqa: E402
     elementwise,
     reductions,
-    views,
 )
 from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
 

@@ -1232,3 +1232,19 @@ def test_prod_second_derivative_at_zeros_matches_torch(dim):
         return g.detach().tolist(), h.tolist()
 
     assert program(reftensor) == program(torch)
+
+
+def test_detaching_an_inference_tensor_gives_an_inference_tensor():
+    # so saving it for backward still raises, as torch does
+    def program(lib):
+        a = lib.tensor([2.0], requires_grad=True)
+        with lib.inference_mode():
+            c = a * a
+        d = c.detach()
+        try:
+            a * d
+        except RuntimeError:
+            return d.is_inference(), "RuntimeError"
+        return d.is_inference(), None
+
+    assert program(reftensor) == program(torch) == (True, "RuntimeError")

@@ -30,6 +30,7 @@ __all__ = [
     "view", "reshape", "flatten", "unflatten", "transpose", "swapaxes", "swapdims", "t",
     "permute", "squeeze", "unsqueeze", "expand", "broadcast_to", "narrow", "select", "unfold",
     "diagonal", "chunk", "split", "unbind", "as_strided", "broadcast_tensors", "sum_to_size",
+    "detach",
 ]
 
 
@@ -502,6 +503,15 @@ IndexPutBackward.__name__ = IndexPutBackward.__qualname__ = "IndexPutBackward0"
 def index_put_(t: Tensor, indices: Sequence[Tensor | None], value: Tensor) -> Tensor:
     return call_(adv.index_put_, t, (indices, value),
                  lambda old, out: IndexPutBackward(old, value, indices))
+
+
+def detach(input: Tensor) -> Tensor:
+    """``Tensor.detach``: the same data, out of the graph (chapter 2's ``views.detach``);
+    detaching an inference tensor gives an inference tensor, as in torch."""
+    out = views.detach(input)
+    if input.is_inference():
+        meta(out).inference = True
+    return out
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:

@@ -1,4 +1,4 @@
-"""Time reftensor against torch, in one run, and compare with the targets of issue 5.
+"""Time reftensor against torch, in one run, and compare with the targets of issues 5-7.
 
 Run it with ``make bench`` or ``.venv/bin/python -m benchmarks.bench``. It is a measurement,
 not a test: nothing here fails because something is slow (``tests/test_bench.py`` only checks
@@ -179,6 +179,16 @@ def _deep_graph(lib: ModuleType, s: Settings) -> Operation:
     return step
 
 
+def _rand(name: str) -> Callable[[ModuleType, Settings], Operation]:
+    """``rand``/``randn`` from a generator seeded 0 on each side: the first call (the
+    agreement check) draws the same numbers in both libraries."""
+    def build(lib: ModuleType, s: Settings) -> Operation:
+        g = lib.Generator().manual_seed(0)
+        sample = getattr(lib, name)
+        return lambda: sample(s.elements, generator=g)
+    return build
+
+
 CASES = [
     Case("add", lambda s: f"a + b, {s.elements:,} float32, contiguous", _add, 1.5),
     Case("add_t", lambda s: f"a.t() + b.t(), ({_side(s.elements)}, {_side(s.elements)}) float32",
@@ -193,6 +203,8 @@ CASES = [
          _mlp_step, 10.0),
     Case("deep_graph", lambda s: "y = y + y 25 times, then y.sum().backward()",
          _deep_graph, 10.0),
+    Case("rand", lambda s: f"rand({s.elements:,}) float32, bit-exact", _rand("rand"), 1.5),
+    Case("randn", lambda s: f"randn({s.elements:,}) float32, bit-exact", _rand("randn"), 10.0),
 ]
 IMPORT_KEY = "import"
 IMPORT_TARGET_S = 0.150

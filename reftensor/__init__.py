@@ -79,6 +79,24 @@ from .autograd import (  # noqa: E402
 from .autograd.functions import *  # noqa: E402, F403
 from .autograd.functions import as_strided  # noqa: E402, F811
 
+# Chapter 8: random number generation (``reftensor.random`` is imported by tensor.py).
+# isort: split
+from . import nn  # noqa: E402
+from . import random as random  # noqa: E402
+from .random.discrete import bernoulli, multinomial  # noqa: E402
+from .random.generator import (  # noqa: E402
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from .random.integers import randint, randint_like, randperm  # noqa: E402
+from .random.normal import normal, randn, randn_like  # noqa: E402
+from .random.uniform import rand, rand_like  # noqa: E402
+
 
 def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405
     """True for a ``reftensor.Tensor`` (``torch.is_tensor``)."""
@@ -98,6 +116,9 @@ __all__ = [
     "empty", "empty_strided", "float", "float16", "float32", "float64", "from_numpy", "full",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
     "layout", "linspace", "long", "memory_format", "numel", "ones", "preserve_format",
+    "Generator", "bernoulli", "default_generator", "get_rng_state", "initial_seed",
+    "manual_seed", "multinomial", "nn", "normal", "rand", "rand_like", "randint",
+    "randint_like", "randn", "randn_like", "randperm", "random", "seed", "set_rng_state",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros", "finfo", "iinfo",
     *(name for module in ("broadcasting", "copies", "elementwise", "matmul", "promotion",
                           "reductions", "views")

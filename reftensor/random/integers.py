@@ -1,0 +1,298 @@
+"""Random integers: ``Tensor.random_``, ``randint``, ``randint_like`` and ``randperm``.
+
+torch makes integers from raw draws with a plain modulo (no rejection, so a small bias):
+
+* ``random_(from, to)`` / ``randint(low, high)``: ``low + draw % (high - low)``, where
+  ``draw`` is one 32-bit output when the range is below 2**28, else a 64-bit value
+  ``(first << 32) | second``; the sum wraps around as int64.
+* ``random_()`` with no bounds: ``draw % (max + 1)`` for the dtype's largest value (64-bit
+  draws for int64 and float64), ``draw & 1`` for bool, and for a float dtype every integer
+  up to ``2**mantissa_digits`` inclusive.
+* ``randperm(n)``: a Fisher-Yates shuffle of ``0..n-1``. For n below 214,748,364 it swaps
+  position ``i`` with ``i + draw % (n - i)`` for i = 0..n-2 (32-bit draws); above, it runs
+  the "inside-out" variant with 64-bit draws, ``z = draw % (i + 1)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, layout
+from ..dtypes import dtype
+from ..tensor import Tensor
+from . import fill
+from .generator import Generator
+
+__all__ = ["random_", "randint", "randint_like", "randperm"]
+
+DIGITS = {dtypes.float16: 11, dtypes.bfloat16: 8, dtypes.float32: 24, dtypes.float64: 53}
+CTYPE = {dtypes.bool: "bool", dtypes.uint8: "unsigned char", dtypes.int8: "signed char",
+         dtypes.int16: "short", dtypes.int32: "int", dtypes.int64: "long",
+         dtypes.float16: "c10::Half", dtypes.bfloat16: "c10::BFloat16",
+         dtypes.float32: "float", dtypes.float64: "double"}
+SMALL_RANGE = 1 << 28  # below this, one 32-bit draw per number
+RANDPERM_SMALL = (2**32 - 1) // 20  # 214,748,364: the two randperm paths
+
+
+def _limits(d: dtype) -> tuple[float, float]:
+    from ..dtype_info import finfo, iinfo
+
+    if d == dtypes.bool:
+        return 0, 1
+    info = finfo(d) if d.is_floating_point else iinfo(d)
+    return info.min, info.max
+
+
+def _check_in_range(low: int, high_inclusive: int, d: dtype) -> None:
+    """torch's ``check_from_to_in_range``: bounds the dtype cannot hold raise; for floats,
+    bounds beyond ``2**digits`` only warn (not every integer there is representable)."""
+    lo, hi = _limits(d)
+    for label, v in (("from", low), ("to - 1", high_inclusive)):
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{label} is out of bounds for {CTYPE[d]}")
+    if d.is_floating_point:
+        limit = 1 << DIGITS[d]
+        for label, v in (("from", low), ("to - 1", high_inclusive)):
+            if not -limit <= v <= limit:
+                warnings.warn(
+                    f"{label} is out of bounds [-(2^{DIGITS[d]}), 2^{DIGITS[d]}]. Due to "
+                    f"precision limitations {CTYPE[d]} can support discrete uniform "
+                    "distribution only within this range.", UserWarning, stacklevel=4)
+
+
+def _round_through(v: int, d: dtype) -> int:
+    """``int64(scalar_t(v))``: v rounded to the float dtype ``d`` and back."""
+    x = np.array(v, dtype=np.int64).astype(np.float64 if d == dtypes.float64 else np.float32)
+    if d.itemsize == 2:  # c10::Half and BFloat16 are built from a float
+        with np.errstate(over="ignore"):
+            x = x.astype(d.numpy).astype(np.float32)
+    if not np.isfinite(x):  # float16 overflows; x86's conversion of inf gives int64's min
+        return -(2**63)
+    return int(x)
+
+
+def _update_from(low: int, d: dtype) -> int:
+    """For a float dtype, raise ``from`` so that ``from + 1`` rounds to no less than it."""
+    plus_1 = _round_through(low + 1, d)
+    if plus_1 < low:
+        n = abs(low + 1).bit_length() - 1
+        low = plus_1 + (1 << (n - DIGITS[d] + 1))
+    return low
+
+
+def _update_to(high: int, d: dtype) -> int:
+    """For a float dtype, lower ``to`` so that ``to - 1`` rounds to less than it."""
+    minus_1 = _round_through(high - 1, d)
+    if minus_1 >= high:
+        n = abs(high - 1).bit_length() - 1
+        high = minus_1 - (1 << (n - DIGITS[d] + 1))
+    return high
+
+
+def _store(t: Tensor, values: np.ndarray) -> None:
+    """Integers (int64 or uint64) into ``t``: through float32 for float16/bfloat16."""
+    if t.dtype.itemsize == 2 and t.dtype.is_floating_point:
+        values = values.astype(np.float32)
+    fill.write(t, values.astype(t.dtype.numpy))
+
+
+def _from_to_kernel(t: Tensor, low: int, span: int, gen: Generator) -> None:
+    """``low + draw % span`` as int64 (wrapping), span in [1, 2**64)."""
+    n = t.numel()
+    if span < SMALL_RANGE:
+        draws = gen._draw32(n).astype(np.uint64)
+    else:
+        draws = gen._draw64(n)
+    values = (draws % np.uint64(span) + np.uint64(low % 2**64)).view(np.int64)
+    _store(t, values)
+
+
+def _full_kernel(t: Tensor, gen: Generator) -> None:
+    """``random_()`` with no bounds."""
+    d, n = t.dtype, t.numel()
+    if d == dtypes.bool:
+        _store(t, gen._draw32(n) & np.uint32(1))
+        return
+    if d.is_floating_point:
+        modulus = (1 << DIGITS[d]) + 1
+    else:
+        modulus = _limits(d)[1] + 1
+    draws = gen._draw64(n) if d in (dtypes.int64, dtypes.float64) else \
+        gen._draw32(n).astype(np.uint64)
+    _store(t, draws % np.uint64(modulus))
+
+
+def _full_int64_kernel(t: Tensor, gen: Generator) -> None:
+    """``random_(-2**63, None)``: every int64, one 64-bit draw each."""
+    _store(t, gen._draw64(t.numel()).view(np.int64))
+
+
+def _check_full_range(d: dtype) -> None:
+    if d in (dtypes.bool, dtypes.float16):
+        raise NotImplementedError('"random_full_64_bits_range_kernel_cpu" not implemented for '
+                                  f"'{fill.SCALAR_TYPE[d]}'")
+    if d not in (dtypes.int64, dtypes.float64, dtypes.float32, dtypes.bfloat16):
+        raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, "
+                           "float and bfloat16")
+
+
+def _bounds(t: Tensor, low: int, high: int | None) -> tuple[int, int | None]:
+    """(from, span) for ``random_(from, to)`` after torch's checks; span None means every
+    64-bit value."""
+    d = t.dtype
+    if high is not None:
+        if low >= high:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        if d.is_floating_point:
+            low, high = _update_from(low, d), _update_to(high, d)
+            if low >= high:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than 'to' casted to "
+                    f"dtype, but got from={low} >= to={high}")
+        _check_in_range(low, high - 1, d)
+        return low, high - low
+    if low == -(2**63):
+        _check_full_range(d)
+        return low, None
+    if d.is_floating_point:
+        top = min(1 << DIGITS[d], 2**63 - 1)
+        low = _update_from(low, d)
+        if low >= top:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                f"casted to dtype, but got from={low} > to_inc={top}")
+    else:
+        top = int(_limits(d)[1])
+    _check_in_range(low, top, d)
+    return low, top - low + 1
+
+
+def _as_int(v: Any, name: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int | np.integer):
+        raise TypeError(f"random_(): argument '{name}' must be int, not {type(v).__name__}")
+    return int(v)
+
+
+def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwargs: Any
+            ) -> Tensor:
+    """Fill ``self`` in place with random integers (``Tensor.random_``):
+
+    * ``random_()``: ``[0, max]`` of the dtype (``[0, 2**digits]`` for a float dtype);
+    * ``random_(to)``: ``[0, to)``;
+    * ``random_(from, to)``: ``[from, to)``; ``to=None`` means up to the dtype's max.
+
+    Raises:
+        RuntimeError: ``from >= to``, or bounds the dtype cannot hold.
+    """
+    gen = fill.resolve(generator)
+    names = ["from", "to"]
+    bound = dict(zip(names, args, strict=False))
+    if len(args) > 2:
+        raise TypeError(f"random_() takes at most 2 arguments ({len(args)} given)")
+    for key, value in kwargs.items():
+        if key not in names or key in bound:
+            raise TypeError(f"random_() got an unexpected keyword argument '{key}'")
+        bound[key] = value
+    if not bound:
+        return fill.inplace("RandomBackward0", _full_kernel, self, gen)
+    if len(bound) == 1 and "from" in bound and not kwargs:  # random_(to)
+        low, high = 0, _as_int(bound["from"], "to")
+        node = "RandomBackward1"
+    else:
+        low = _as_int(bound.get("from", 0), "from")
+        high = bound.get("to")
+        high = None if high is None else _as_int(high, "to")
+        node = "RandomBackward2"
+    low, span = _bounds(self, low, high)
+    if span is None:
+        return fill.inplace(node, _full_int64_kernel, self, gen)
+    return fill.inplace(node, _from_to_kernel, self, low, span, gen)
+
+
+def _randint_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, int, Any]:
+    """``randint(high, size)`` or ``randint(low, high, size)`` (positional or keyword)."""
+    names = ("low", "high", "size") if len(args) == 3 or "high" in kwargs else ("high", "size")
+    values = dict(zip(names, args, strict=False))
+    for key in ("low", "high", "size"):
+        if key in kwargs:
+            if key in values:
+                raise TypeError(f"randint() got multiple values for argument '{key}'")
+            values[key] = kwargs.pop(key)
+    if len(args) > 3 or "high" not in values or "size" not in values:
+        raise TypeError("randint() received an invalid combination of arguments: expected "
+                        "(low=0, high, size)")
+    return _as_int(values.get("low", 0), "low"), _as_int(values["high"], "high"), \
+        values["size"]
+
+
+def randint(*args: Any, generator: Generator | None = None, dtype: dtype | None = None,
+            device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """``randint(low=0, high, size)``: integers in [low, high) (``torch.randint``); int64 by
+    default.
+
+    Raises:
+        RuntimeError: ``low >= high``, bounds the dtype cannot hold, or requires_grad for an
+        integer dtype.
+    """
+    low, high, size = _randint_args(args, kwargs)
+    if kwargs:
+        raise TypeError(f"randint() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    t = fill.new("randint", (size,), dtype or dtypes.int64, device)
+    gen = fill.resolve(generator)
+    low, span = _bounds(t, low, high)
+    return fill.fresh(_from_to_kernel, t, low, span, gen, requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
+                 generator: Generator | None = None, dtype: dtype | None = None,
+                 device: Any = None, requires_grad: bool = False,
+                 memory_format: Any = layout.preserve_format) -> Tensor:
+    """``randint`` shaped (and, for a dense input, strided) like ``input``
+    (``torch.randint_like``); ``randint_like(x, high)`` means ``low = 0``."""
+    if high is None:
+        low, high = 0, low
+    t = fill.like(input, dtype, device, memory_format)
+    low, span = _bounds(t, _as_int(low, "low"), _as_int(high, "high"))
+    return fill.fresh(_from_to_kernel, t, low, span, fill.resolve(generator),
+                      requires_grad=requires_grad)
+
+
+def _randperm_kernel(t: Tensor, n: int, gen: Generator) -> None:
+    perm = list(range(n))
+    if n < RANDPERM_SMALL:
+        draws = gen._draw32(n - 1).tolist() if n > 1 else []
+        for i, draw in enumerate(draws):
+            z = i + draw % (n - i)
+            perm[i], perm[z] = perm[z], perm[i]
+    else:  # inside-out: r[i] = r[z]; r[z] = i
+        draws = gen._draw64(n).tolist()
+        for i, draw in enumerate(draws):
+            z = draw % (i + 1)
+            perm[i] = perm[z]
+            perm[z] = i
+    _store(t, np.array(perm, dtype=np.int64))
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of ``0..n-1`` (``torch.randperm``); int64 by default.
+
+    Raises:
+        RuntimeError: ``n < 0``, or ``n`` too large for ``dtype``.
+    """
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
+    n = int(n)
+    t = fill.new("randperm", (n,), dtype or dtypes.int64, device)
+    d = t.dtype
+    limit = (1 << DIGITS[d]) if d.is_floating_point else _limits(d)[1]
+    if n > limit:
+        name = {dtypes.int8: "int8_t", dtypes.uint8: "uint8_t", dtypes.int16: "int16_t",
+                dtypes.int32: "int32_t", dtypes.bool: "bool"}.get(d, CTYPE[d])
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return fill.fresh(_randperm_kernel, t, n, fill.resolve(generator),
+                      requires_grad=requires_grad)

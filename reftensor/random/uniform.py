@@ -1,0 +1,137 @@
+"""Uniform floats: ``rand``, ``rand_like`` and ``Tensor.uniform_``.
+
+A float is made from the **low** bits of the engine's output (``uniform_real`` in torch):
+
+* float32 (and float16/bfloat16, computed as float32): one 32-bit draw, its low 24 bits
+  times ``2**-24``;
+* float64: one 64-bit value ``(first << 32) | second``, its low 53 bits times ``2**-53``.
+
+Both are exact, and lie in [0, 1). ``uniform_(a, b)`` then computes ``x * (b - a) + a`` in
+the output's precision (a and b rounded to it first); torch's AVX2 build fuses that into one
+FMA, its DEFAULT build rounds twice (``fma.py``). A result that rounds up to ``b`` becomes
+``a``, so the range stays [a, b).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, layout
+from ..dtypes import dtype
+from ..tensor import Tensor
+from . import fill
+from .fma import fma32, fma64, fused
+from .generator import Generator
+
+__all__ = ["rand", "rand_like", "uniform_", "u24", "u53"]
+
+_TWO_M24 = np.float32(2.0**-24)
+_TWO_M53 = 2.0**-53
+
+
+def u24(words: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """float32 uniforms in [0, 1) from 32-bit draws: the low 24 bits times 2**-24.
+    (Overwrites ``words``; writes into ``out`` when given.)"""
+    np.bitwise_and(words, np.uint32(0xFFFFFF), out=words)
+    return np.multiply(words, _TWO_M24, out=out, dtype=np.float32, casting="unsafe")
+
+
+def u53(values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """float64 uniforms in [0, 1) from 64-bit values: the low 53 bits times 2**-53.
+    (Overwrites ``values``; writes into ``out`` when given.)"""
+    np.bitwise_and(values, np.uint64((1 << 53) - 1), out=values)
+    return np.multiply(values, _TWO_M53, out=out, dtype=np.float64, casting="unsafe")
+
+
+def uniforms(gen: Generator, n: int, d: dtype) -> np.ndarray:
+    """``n`` uniforms in [0, 1) in the precision ``d`` is computed in."""
+    return u53(gen._draw64(n)) if d == dtypes.float64 else u24(gen._draw32(n))
+
+
+def _kernel(t: Tensor, low: float, high: float, gen: Generator) -> None:
+    if (low, high) == (0.0, 1.0) and t.dtype.itemsize >= 4 and t.is_contiguous():
+        # ``rand``: straight into the tensor's memory (one pass after the draws)
+        target = t._elements().reshape(-1)
+        if t.dtype == dtypes.float64:
+            u53(gen._draw64(t.numel()), out=target)
+        else:
+            u24(gen._draw32(t.numel()), out=target)
+        return
+    x = uniforms(gen, t.numel(), t.dtype)
+    if (low, high) != (0.0, 1.0):
+        if t.dtype == dtypes.float64:
+            width = high - low
+            x = fma64(x, width, low) if fused() else x * width + low
+        else:
+            a, b = np.float32(low), np.float32(high)
+            x = fma32(x, b - a, a) if fused() else x * (b - a) + a
+    if (low, high) != (0.0, 1.0) or t.dtype.itemsize == 2:
+        # a value that rounds up to ``high`` in the output dtype becomes ``low``
+        top = np.asarray(high).astype(t.dtype.numpy)
+        x = np.where(x.astype(t.dtype.numpy) == top, np.asarray(low, x.dtype), x)
+    fill.write(t, x)
+
+
+def _check_bounds(t: Tensor, low: float, high: float) -> None:
+    fill.check_floating("check_uniform_bounds", t.dtype)
+    from ..dtype_info import finfo
+
+    biggest = finfo(t.dtype).max
+    name = fill.SCALAR_TYPE[t.dtype].lower()
+    for label, v in (("from", low), ("to", high)):
+        if not -biggest <= v <= biggest:  # also rejects nan and inf
+            raise RuntimeError(f"{label} is out of bounds for {name}")
+    if low > high:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={low:g} > "
+            f"to={high:g}")
+    if high - low > biggest:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{name}>::max(), "
+                           f"but found to={high:g} and from={low:g} which result in "
+                           f"to-from to exceed the limit")
+
+
+def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
+             generator: Generator | None = None) -> Tensor:
+    """Fill ``self`` in place with uniform numbers in [from, to) (``Tensor.uniform_``).
+
+    Floating dtypes only; elements are drawn in memory order.
+
+    Raises:
+        NotImplementedError: an integer or bool tensor. RuntimeError: ``from > to``, a
+        bound outside the dtype's finite range, or a range wider than the dtype's maximum.
+    """
+    gen = fill.resolve(generator)
+    low, high = float(from_), float(to)
+    _check_bounds(self, low, high)
+    return fill.inplace("UniformBackward0", _kernel, self, low, high, gen)
+
+
+def rand(*size: Any, generator: Generator | None = None, dtype: dtype | None = None,
+         device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new contiguous tensor of ``size`` with uniform numbers in [0, 1) (``torch.rand``).
+
+    Default dtype float32; with the same seed, bit for bit torch's numbers.
+
+    Raises:
+        NotImplementedError: an integer or bool dtype. TypeError/RuntimeError: a bad size.
+    """
+    t = fill.new("rand", size, dtype, device)
+    _check_bounds(t, 0.0, 1.0)
+    return fill.fresh(_kernel, t, 0.0, 1.0, fill.resolve(generator),
+                      requires_grad=requires_grad)
+
+
+def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: dtype | None = None,
+              device: Any = None, requires_grad: bool = False,
+              memory_format: Any = layout.preserve_format) -> Tensor:
+    """``rand`` with the shape of ``input`` (``torch.rand_like``). With ``preserve_format``
+    the result has ``input``'s strides when it is dense, so the numbers fill memory order:
+    ``rand_like(x.t())`` is ``rand(x.shape).t()`` for the same seed."""
+    t = fill.like(input, dtype, device, memory_format)
+    _check_bounds(t, 0.0, 1.0)
+    return fill.fresh(_kernel, t, 0.0, 1.0, fill.resolve(generator),
+                      requires_grad=requires_grad)
+

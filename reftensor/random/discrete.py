@@ -43,12 +43,29 @@ def _bernoulli_tensor_kernel(t: Tensor, p: Tensor, gen: Generator) -> None:
     p = p.expand_as(t)
     order = layout.innermost_first(t.shape, [t.stride(), p.stride()])[::-1]
     probs = p._elements().transpose(order).reshape(-1)
+    # each p is checked just before its draw: a bad one stops the loop there, after the
+    # elements before it were drawn and written
+    bad = np.flatnonzero(~((probs >= 0) & (probs <= 1)))
+    n = int(bad[0]) if bad.size else probs.shape[0]
     if p.dtype == dtypes.float64:
-        hits = u53(gen._draw64(t.numel())) < probs
+        hits = u53(gen._draw64(n)) < probs[:n]
     else:
-        hits = u24(gen._draw32(t.numel())) < probs.astype(np.float32)
+        hits = u24(gen._draw32(n)) < probs[:n].astype(np.float32)
     target = t._elements().transpose(order)
-    target[...] = hits.astype(t.dtype.numpy).reshape(target.shape)
+    flat = target.reshape(-1) if target.flags.c_contiguous else None
+    if flat is not None or not bad.size:
+        values = hits.astype(t.dtype.numpy)
+        if flat is not None:
+            flat[:n] = values
+        else:
+            target[...] = values.reshape(target.shape)
+    else:  # a partial write into a strided tensor, one element at a time
+        for k, index in enumerate(np.ndindex(*target.shape)):
+            if k == n:
+                break
+            target[index] = hits[k]
+    if bad.size:
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
 
 
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
@@ -75,10 +92,6 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = Non
     out = fill.like(input, None, None, layout.contiguous_format)
     if p is None:
         fill.check_floating("bernoulli_tensor_cpu_p_", input.dtype)
-        if not input.is_meta and input.numel():
-            values = input.to(dtypes.float64)._elements()
-            if not ((values >= 0) & (values <= 1)).all():
-                raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
         return fill.fresh(_bernoulli_tensor_kernel, out, input, gen)
     p = float(p)
     if not 0.0 <= p <= 1.0:
@@ -206,4 +219,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         result = _race(input, num_samples, gen)
     else:
         result = _with_replacement(input, num_samples, gen)
-    return factories.from_numpy(np.ascontiguousarray(result.reshape(shape)))
+    out = factories.empty(shape, dtype=dtypes.int64)
+    out._elements()[...] = result.reshape(shape)
+    return out

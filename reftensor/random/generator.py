@@ -123,7 +123,8 @@ class Generator:
         """The next ``n`` 32-bit outputs of mt19937 (uint32), torch's ``random()``."""
         if self._prefix is not None:
             return self._from_prefix(n)
-        self._after_twist_next = N
+        if n:
+            self._after_twist_next = N
         if n < 64:  # random_raw has the smaller per-call cost
             return self._engine.random_raw(n).astype(np.uint32)
         return self._ints.integers(0, 2**32, size=n, dtype=np.uint32)
@@ -134,7 +135,8 @@ class Generator:
         if self._prefix is not None:
             words = self._draw32(2 * n).astype(np.uint64)
             return (words[0::2] << np.uint64(32)) | words[1::2]
-        self._after_twist_next = N
+        if n:
+            self._after_twist_next = N
         if n < 32:
             words = self._engine.random_raw(2 * n)
             return (words[0::2] << np.uint64(32)) | words[1::2]
@@ -144,20 +146,24 @@ class Generator:
         """Draws that a loaded state serves from its words before its next twist (a state
         where ``left + next != 625``, see ``set_state``)."""
         assert self._prefix is not None
-        head = self._prefix[:n]
-        rest = self._prefix[n:]
-        self._after_twist_next += head.shape[0]
-        self._prefix = rest if rest.shape[0] else None
-        if head.shape[0] == n:
+        served = min(n, self._pending)
+        head, self._prefix = self._prefix[:served], self._prefix[served:]
+        self._pending -= served
+        self._after_twist_next += served
+        if head.shape[0] < served:  # words past 623: undefined in torch; use the engine's
+            head = np.concatenate([head, self._engine.random_raw(served - head.shape[0])
+                                   .astype(np.uint32)])
+        if not self._pending:
+            self._prefix = None
+        if served == n:
             return head
-        tail = self._draw32(n - head.shape[0])
-        return np.concatenate([head, tail])
+        return np.concatenate([head, self._draw32(n - served)])
 
     # ------------------------------------------------------------------------ state
     def _left_next(self) -> tuple[int, int]:
         """torch's ``left`` and ``next`` for the current engine position."""
         if self._prefix is not None:
-            return self._prefix.shape[0] + 1, self._after_twist_next
+            return self._pending + 1, self._after_twist_next
         pos = self._engine.state["state"]["pos"]
         if pos == N:  # the next draw twists; torch's next is where its last draw left it
             return 1, self._after_twist_next
@@ -184,7 +190,8 @@ class Generator:
     def set_state(self, new_state: Tensor) -> Generator:
         """Load a state made by ``get_state`` (here or in torch). Returns self.
 
-        The state words are truncated to 32 bits. A state whose ``left + next != 625``
+        The state words and ``next`` are truncated to 32 bits, the flags read as booleans.
+        A state whose ``left + next != 625``
         serves its next ``left - 1`` draws from words ``next, next + 1, ...`` and then
         twists, as torch does.
 
@@ -205,6 +212,7 @@ class Generator:
                 f"RNG state size to be {new_state.numel()}")
         raw = new_state.numpy().reshape(-1).tobytes()
         seed_, left, seeded, nxt = _HEADER.unpack_from(raw, 0)
+        nxt &= 0xFFFFFFFF  # torch keeps next as a 32-bit count
         if seeded == 0 or not 0 < left <= N or nxt > N:
             raise RuntimeError("Invalid mt19937 state")
         words = np.frombuffer(raw, "<u8", N, _HEADER.size).astype(np.uint32)
@@ -217,8 +225,8 @@ class Generator:
             self._prefix = None
         else:  # left - 1 draws from word next on (past word 623 torch reads undefined memory)
             self._engine.state = {"bit_generator": "MT19937", "state": {"key": words, "pos": N}}
-            prefix = temper(words[nxt:nxt + left - 1])
-            self._prefix = prefix if prefix.shape[0] else None
+            self._prefix = temper(words[nxt:nxt + left - 1]) if left > 1 else None
+            self._pending = left - 1
         self._after_twist_next = nxt
         self._ints = np.random.Generator(self._engine)
         self._normal_double = double if double_ok else None
@@ -238,9 +246,13 @@ default_generator = Generator().manual_seed(_default_seed())
 (``torch.default_generator``); it starts from a seed read from the operating system."""
 
 
-def manual_seed(seed: int) -> Generator:
-    """Seed the default generator (``torch.manual_seed``); returns it."""
-    return default_generator.manual_seed(seed)
+def manual_seed(seed: Any) -> Generator:
+    """Seed the default generator with ``int(seed)`` (``torch.manual_seed``); returns it.
+
+    Raises:
+        TypeError/ValueError: ``int(seed)`` fails. ValueError: outside [-2**63, 2**64 - 1].
+    """
+    return default_generator.manual_seed(int(seed))
 
 
 def seed() -> int:

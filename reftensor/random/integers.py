@@ -69,8 +69,8 @@ def _round_through(v: int, d: dtype) -> int:
     if d.itemsize == 2:  # c10::Half and BFloat16 are built from a float
         with np.errstate(over="ignore"):
             x = x.astype(d.numpy).astype(np.float32)
-    if not np.isfinite(x):  # float16 overflows; x86's conversion of inf gives int64's min
-        return -(2**63)
+    if not np.isfinite(x) or not -(2**63) <= float(x) < 2**63:
+        return -(2**63)  # out of int64's range: x86's conversion gives int64's minimum
     return int(x)
 
 
@@ -289,10 +289,15 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None 
     n = int(n)
     t = fill.new("randperm", (n,), dtype or dtypes.int64, device)
     d = t.dtype
-    limit = (1 << DIGITS[d]) if d.is_floating_point else _limits(d)[1]
-    if n > limit:
+    if d == dtypes.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if n - 1 > _limits(d)[1]:  # n - 1 must fit the dtype ...
         name = {dtypes.int8: "int8_t", dtypes.uint8: "uint8_t", dtypes.int16: "int16_t",
-                dtypes.int32: "int32_t", dtypes.bool: "bool"}.get(d, CTYPE[d])
+                dtypes.int32: "int32_t"}.get(d, CTYPE[d])
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    exact = {dtypes.float16: 11, dtypes.float32: 24, dtypes.float64: 53}.get(d)
+    if exact is not None and n > (1 << exact) + 1:  # ... and be exact (not checked for bf16)
+        raise RuntimeError(f"n cannot be greater than 2^{exact}+1 for {fill.SCALAR_TYPE[d]} "
+                           "type.")
     return fill.fresh(_randperm_kernel, t, n, fill.resolve(generator),
                       requires_grad=requires_grad)

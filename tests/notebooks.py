@@ -98,3 +98,27 @@ def hidden_pairs(name: str, seed: int | None = None) -> list[tuple[object, objec
     and seed."""
     cases = checks.cases(name, hidden=True, seed=seed)
     return list(zip(cases, references.compute(exercises.get(name), cases), strict=True))
+
+
+def assert_solution_passes(name: str, answer: object, printed: str, seed: int,
+                           minimum: int) -> None:
+    """A solution passes its visible check (``printed`` is what that check printed) and at
+    least ``minimum`` hidden cases drawn from ``seed``."""
+    assert "agree with torch 2.13.0" in printed
+    verdict = checks.check_pairs(name, answer, hidden_pairs(name, seed))
+    assert verdict.passed and verdict.total >= minimum
+
+
+def assert_mistake_fails(name: str, answer: object, passes_visible: bool) -> None:
+    """A typical mistake fails the hidden cases with a smallest failing case, and passes or
+    fails the visible check as stated."""
+    import pytest
+
+    verdict = checks.judge(name, answer, hidden_pairs(name))
+    assert not verdict.passed
+    assert "Smallest failing case" in verdict.message()
+    if passes_visible:
+        checks.check(name, answer)
+    else:
+        with pytest.raises(checks.CheckFailed):
+            checks.check(name, answer)

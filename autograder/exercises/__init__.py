@@ -83,6 +83,7 @@ def get(name: str) -> Exercise:
         ch03_broadcasting,
         ch04_dtype_device,
         ch05_autograd,
+        ch08_rng,
     )
     try:
         return EXERCISES[name]

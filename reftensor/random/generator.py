@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..device import CPU, as_device, device
+from ..device import CPU
+from ..device import device as _device
 from ..tensor import Tensor
 
 __all__ = [
@@ -80,7 +81,9 @@ class Generator:
     """
 
     def __init__(self, device: Any = "cpu") -> None:
-        where = as_device(device)
+        where = device if isinstance(device, _device) else _device(device)
+        if where.type == "cuda":
+            raise RuntimeError("Cannot get CUDA generator without ATen_cuda library.")
         if where.type != "cpu":
             raise RuntimeError(f"{where.type.upper()} device type not an accelerator.")
         self._device = CPU
@@ -115,7 +118,7 @@ class Generator:
         return self._seed
 
     @property
-    def device(self) -> device:
+    def device(self) -> _device:
         return self._device
 
     # ------------------------------------------------------------------------ draws

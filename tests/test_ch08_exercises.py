@@ -1,0 +1,355 @@
+"""Chapter 8: the solution notebook's answers pass their checks on a fresh seed, typical
+mistakes fail them, the references read torch's real stream, and the trusted grading pipeline
+gives the solutions full points."""
+
+from __future__ import annotations
+
+import inspect
+import random
+import struct
+
+import pytest
+
+from autograder import checks, exercises, references, sandbox
+from autograder.exercises import ch08_rng
+from tests.notebooks import (
+    answer_sources,
+    assert_mistake_fails,
+    assert_solution_passes,
+    hidden_pairs,
+    write_submission,
+)
+
+pytestmark = pytest.mark.ch08
+
+CHAPTER = "ch08_rng"
+NAMES = ["seed_words", "temper", "raw_draws", "uniform_floats", "randint_from_draws",
+         "randperm_from_draws", "state_bytes", "order_changes"]
+FRESH_SEED = 20261122
+
+
+RIGHT: dict[str, object] = {}
+for _grade_id, _text in answer_sources(CHAPTER).items():
+    if _grade_id in NAMES:
+        exec(compile(_text, f"<{CHAPTER}:{_grade_id}>", "exec"), RIGHT)
+
+
+# ---------------------------------------------------------------- typical mistakes
+def seed_words_abs(seed):
+    """Drops the sign of a negative seed instead of reading it as seed + 2**64."""
+    return RIGHT["seed_words"](abs(seed))
+
+
+def seed_words_unchecked(seed):
+    """Never refuses a seed: keeps the low 32 bits of anything."""
+    return RIGHT["seed_words"](seed % 2 ** 32)
+
+
+def seed_words_64_bit_first_word(seed):
+    """Keeps the whole 64-bit seed in the first word."""
+    return [seed % 2 ** 64] + RIGHT["seed_words"](seed)[1:]
+
+
+def temper_swapped_right_shifts(y):
+    """The two right shifts in each other's place (18 first, 11 last)."""
+    y ^= y >> 18
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 11
+    return y
+
+
+def temper_left_steps_swapped(y):
+    """The two masked left-shift steps in the wrong order."""
+    y ^= y >> 11
+    y ^= (y << 15) & 0xEFC60000
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= y >> 18
+    return y
+
+
+def raw_draws_untwisted(seed, n):
+    """Outputs the tempered seeded words without twisting first."""
+    words = RIGHT["seed_words"](seed)
+    return [RIGHT["temper"](words[i % 624]) for i in range(n)]
+
+
+def raw_draws_twist_from_old_words(seed, n):
+    """A twist that reads only the previous words (s_{i+397} before this twist replaced it):
+    the first 227 words agree, the rest differ."""
+    def twist(words):
+        new = []
+        for i in range(624):
+            y = (words[i] & 0x80000000) | (words[(i + 1) % 624] & 0x7FFFFFFF)
+            new.append(words[(i + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0))
+        return new
+
+    words, out = RIGHT["seed_words"](seed), []
+    while len(out) < n:
+        words = twist(words)
+        out += [RIGHT["temper"](w) for w in words]
+    return out[:n]
+
+
+def raw_draws_twist_every_625(seed, n):
+    """Counts 625 draws between twists."""
+    words, out = RIGHT["seed_words"](seed), []
+    while len(out) < n:
+        words = RIGHT["twist"](words)
+        out += [RIGHT["temper"](w) for w in words] + [RIGHT["temper"](words[0])]
+    return out[:n]
+
+
+def uniform_high_bits(draws, dtype):
+    """float32 from the high 24 bits; float64 from the high 27 + 26 bits, as NumPy does."""
+    if dtype == "float64":
+        return [((a >> 5) * 2 ** 26 + (b >> 6)) * 2.0 ** -53
+                for a, b in zip(draws[0::2], draws[1::2], strict=True)]
+    return RIGHT["uniform_floats"](tuple(d >> 8 for d in draws), dtype)
+
+
+def uniform_float16_unclamped(draws, dtype):
+    """Rounds to float16 but lets a value round up to 1.0."""
+    if dtype != "float16":
+        return RIGHT["uniform_floats"](draws, dtype)
+    return [struct.unpack("e", struct.pack("e", (d % 2 ** 24) * 2.0 ** -24))[0] for d in draws]
+
+
+def uniform_float64_pair_swapped(draws, dtype):
+    """Builds the 64-bit value as (second << 32) | first."""
+    if dtype != "float64":
+        return RIGHT["uniform_floats"](draws, dtype)
+    swapped = [d for a, b in zip(draws[0::2], draws[1::2], strict=True) for d in (b, a)]
+    return RIGHT["uniform_floats"](tuple(swapped), dtype)
+
+
+def randint_threshold_2_32(low, high, n, draws):
+    """Uses one draw for every range below 2**32 instead of 2**28."""
+    if 2 ** 28 <= high - low < 2 ** 32:
+        return [low + d % (high - low) for d in draws[:n]]
+    return RIGHT["randint_from_draws"](low, high, n, draws)
+
+
+def randint_one_draw_always(low, high, n, draws):
+    """Never combines two draws, whatever the range."""
+    if low >= high:
+        raise RuntimeError("empty range")
+    return [low + d % (high - low) for d in draws[:n]]
+
+
+def randint_no_refusal(low, high, n, draws):
+    """Returns an empty list for an empty range instead of raising."""
+    return [] if low >= high else RIGHT["randint_from_draws"](low, high, n, draws)
+
+
+def randperm_from_the_end(n, draws):
+    """Python's random.shuffle order: from the last position down, swapping with j <= i."""
+    perm = list(range(n))
+    for k, i in enumerate(range(n - 1, 0, -1)):
+        j = draws[k] % (i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+def randperm_swap_with_z(n, draws):
+    """Swaps position i with position z instead of i + z."""
+    perm = list(range(n))
+    for i in range(n - 1):
+        z = draws[i] % (n - i)
+        perm[i], perm[z] = perm[z], perm[i]
+    return perm
+
+
+def state_bytes_eager_twist(seed, n):
+    """Twists at seeding (left = 624, next = 0), as if seeding had drawn."""
+    if n > 0:
+        return RIGHT["state_bytes"](seed, n)
+    words = RIGHT["twist"](RIGHT["seed_words"](seed))
+    head = struct.pack("<QiiQ", seed % 2 ** 64, 624, 1, 0)
+    return (head + struct.pack("<624Q", *words) + bytes(5056 - 24 - 4992)).hex()
+
+
+def state_bytes_unseeded_flag(seed, n):
+    """Leaves the 'seeded' field at 0."""
+    state = bytearray.fromhex(RIGHT["state_bytes"](seed, n))
+    state[12] = 0
+    return state.hex()
+
+
+def order_dropout_always_draws(mode, run_a, run_b):
+    """Counts dropout's draws even for p = 0, p = 1, eval mode or an empty input."""
+    def as_training(run):
+        return tuple(tuple(("dropout", 0.5, c[2], True) if c[0] == "dropout" else c
+                           for c in calls) for calls in run)
+    return RIGHT["order_changes"](mode, as_training(run_a), as_training(run_b))
+
+
+def order_dedicated_like_global(mode, run_a, run_b):
+    """Believes a dedicated data generator still shares the model's stream."""
+    return RIGHT["order_changes"]("global" if mode == "dedicated" else mode, run_a, run_b)
+
+
+def order_one_draw_per_call(mode, run_a, run_b):
+    """Counts calls instead of draws."""
+    def flat(run):
+        return tuple(tuple(("rand", 1) for _ in calls) for calls in run)
+    return RIGHT["order_changes"](mode, flat(run_a), flat(run_b))
+
+
+WRONG = [  # (exercise, answer, whether it still passes the visible test)
+    ("seed_words", seed_words_abs, False),
+    ("seed_words", seed_words_unchecked, True),
+    ("seed_words", seed_words_64_bit_first_word, False),
+    ("temper", temper_swapped_right_shifts, False),
+    ("temper", temper_left_steps_swapped, False),
+    ("raw_draws", raw_draws_untwisted, False),
+    ("raw_draws", raw_draws_twist_from_old_words, True),
+    ("raw_draws", raw_draws_twist_every_625, True),
+    ("uniform_floats", uniform_high_bits, False),
+    ("uniform_floats", uniform_float16_unclamped, True),
+    ("uniform_floats", uniform_float64_pair_swapped, False),
+    ("randint_from_draws", randint_threshold_2_32, False),
+    ("randint_from_draws", randint_one_draw_always, False),
+    ("randint_from_draws", randint_no_refusal, True),
+    ("randperm_from_draws", randperm_from_the_end, False),
+    ("randperm_from_draws", randperm_swap_with_z, False),
+    ("state_bytes", state_bytes_eager_twist, False),
+    ("state_bytes", state_bytes_unseeded_flag, False),
+    ("order_changes", order_dropout_always_draws, True),
+    ("order_changes", order_dedicated_like_global, False),
+    ("order_changes", order_one_draw_per_call, False),
+]
+
+
+# ---------------------------------------------------------------- the checks
+@pytest.mark.parametrize("name", NAMES)
+def test_solution_passes_visible_and_hidden_on_a_fresh_seed(name, capsys):
+    checks.check(name, RIGHT[name])
+    assert_solution_passes(name, RIGHT[name], capsys.readouterr().out, FRESH_SEED, 40)
+
+
+@pytest.mark.parametrize("name,answer,passes_visible", WRONG,
+                         ids=[f"{w[0]}-{w[1].__name__}" for w in WRONG])
+def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
+    assert_mistake_fails(name, answer, passes_visible)
+
+
+REFUSALS = {"seed_words": ["raises ValueError"], "randint_from_draws": ["raises RuntimeError"]}
+
+
+def test_hidden_cases_are_deterministic_and_reach_the_refusals():
+    for name in NAMES:
+        pairs = hidden_pairs(name)
+        cases = [case for case, _ in pairs]
+        assert cases == checks.cases(name, hidden=True) and len(cases) >= 40
+        assert set(exercises.get(name).fixed) <= set(cases)
+        kinds = [f"raises {e.exception}" if isinstance(e, references.Raises)
+                 else type(e).__name__ for _, e in pairs]
+        for refusal in REFUSALS.get(name, []):
+            assert kinds.count(refusal) >= 2, (name, refusal)
+        assert sum(k not in REFUSALS.get(name, []) for k in kinds) >= len(kinds) * 3 // 4, name
+
+
+def test_hidden_cases_cover_the_regimes():
+    """Seeds of every kind, draw counts across twists, both randint rules, every dtype and the
+    float16 clamp, and both answers of the order question."""
+    seeds = [c.args[0] for c, _ in hidden_pairs("seed_words")]
+    assert any(s < 0 for s in seeds) and any(2 ** 32 <= s < 2 ** 64 for s in seeds)
+    counts = [c.args[1] for c, _ in hidden_pairs("raw_draws")]
+    assert any(n < 624 for n in counts) and any(n > 1248 for n in counts)
+    spans = [c.args[1] - c.args[0] for c, e in hidden_pairs("randint_from_draws")
+             if not isinstance(e, references.Raises)]
+    assert sum(s < 2 ** 28 for s in spans) >= 10 and sum(s >= 2 ** 28 for s in spans) >= 10
+    dtypes = [c.args[1] for c, _ in hidden_pairs("uniform_floats")]
+    assert all(dtypes.count(d) >= 5 for d in ("float32", "float64", "float16"))
+    clamped = [c for c, e in hidden_pairs("uniform_floats") if c.args[1] == "float16"
+               and any(v == 0.0 and d % 2 ** 24 for v, d in zip(e, c.args[0], strict=True))]
+    assert clamped, "no case where float16 rounds up to 1.0 and torch gives 0.0"
+    answers = [a for _, e in hidden_pairs("order_changes") for a in e[1:]]
+    assert answers.count(True) >= 15 and answers.count(False) >= 15
+    assert {c.args[0] for c, _ in hidden_pairs("order_changes")} == {"global", "dedicated",
+                                                                      "reseed"}
+
+
+# ---------------------------------------------------------------- the references
+def test_raw_draws_read_from_torch_are_the_stream_its_functions_use():
+    """``raw_from_torch`` (one torch API) agrees with ``randint(0, 2**32)`` (another), which
+    returns the second draw of each pair."""
+    import torch
+
+    for seed in (0, 5, 2 ** 40 + 1):
+        raw = ch08_rng.raw_from_torch(torch, torch.Generator().manual_seed(seed), 1300)
+        seconds = torch.randint(0, 2 ** 32, (650,), generator=torch.Generator().manual_seed(seed))
+        assert raw[1::2] == seconds.tolist()
+
+
+def test_injected_draws_are_the_generators_next_draws():
+    """The generator the draw-based exercises use really draws ``draws``, read back from
+    torch; and the temper reference on a seeded generator's word is that word's real draw."""
+    import torch
+
+    rng = random.Random(8)
+    draws = tuple(rng.getrandbits(32) for _ in range(623))
+    for chosen in (draws, (0, 2 ** 32 - 1, 2 ** 24 - 1), ()):
+        g = ch08_rng.generator_with_draws(torch, chosen)
+        assert ch08_rng.raw_from_torch(torch, g, len(chosen)) == list(chosen)
+    for seed in (1, 99):
+        g = torch.Generator().manual_seed(seed)
+        torch.rand(3, generator=g)  # twisted; next is 3
+        word = struct.unpack_from("<624Q", ch08_rng.state_of(g), 24)[3]
+        temper = exercises.get("temper")
+        assert references.compute(temper, [exercises.Case(args=(word,))]) == \
+            ch08_rng.raw_from_torch(torch, g, 1)
+
+
+def test_seed_words_reference_reads_torch_state_bytes():
+    """The words sit at byte 24 of the state: NumPy's legacy seeding of the low 32 bits, a
+    second implementation of mt19937's seeding, gives the same words."""
+    import numpy as np
+
+    for case, words in hidden_pairs("seed_words")[:20]:
+        if isinstance(words, list):
+            legacy = np.random.RandomState(case.args[0] % 2 ** 32).get_state()[1]
+            assert words == legacy.tolist()
+
+
+def test_different_stream_positions_give_different_permutations():
+    """order_changes says an epoch's order changes exactly when its randperm starts elsewhere
+    in the stream: true for every start a case can reach (fewer than 400 draws in)."""
+    import torch
+
+    seen = set()
+    g = torch.Generator()
+    for start in range(400):
+        g.manual_seed(0)
+        torch.rand(start, generator=g)
+        seen.add(tuple(torch.randperm(ch08_rng.ITEMS, generator=g).tolist()))
+    assert len(seen) == 400
+
+
+# ---------------------------------------------------------------- the grading pipeline
+@pytest.mark.grading
+@pytest.mark.slow
+@pytest.mark.skipif(not sandbox.status().available,
+                    reason=f"no sandbox: {sandbox.status().reason}")
+def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
+    """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
+    typical mistake in an exercise no other answer calls loses that exercise only."""
+    from autograder import grade
+
+    name, mistake = "randperm_from_draws", randperm_swap_with_z
+    inbox = tmp_path / "inbox"
+    write_submission(CHAPTER, inbox / "right" / CHAPTER, {})
+    body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
+    write_submission(CHAPTER, inbox / "wrong" / CHAPTER, {name: body})
+    outcomes = grade.grade_class(tmp_path / "ws", inbox, CHAPTER, workers=2, progress=False)
+    by = {o.student: o for o in outcomes}
+    right, wrong = by["right"], by["wrong"]
+    assert right.max_total == 32 and right.total == 32, (right.scores, right.reasons)
+    assert right.state == "graded", right.reasons
+    assert right.written_answered
+    assert right.notebook_scores == right.scores
+    assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < 32
+    others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{name}_")}
+    assert others == {t: right.max_scores[t] for t in others}
+    assert wrong.state == "graded", wrong.reasons

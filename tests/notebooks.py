@@ -122,3 +122,28 @@ def assert_mistake_fails(name: str, answer: object, passes_visible: bool) -> Non
     else:
         with pytest.raises(checks.CheckFailed):
             checks.check(name, answer)
+
+
+def assert_grading_full_points_and_one_loss(tmp_path: Path, chapter: str, name: str,
+                                            mistake: object, points: int) -> None:
+    """The trusted pipeline on a fresh seed: the solution gets all ``points`` automatic
+    points; ``mistake`` written as exercise ``name`` loses that exercise only."""
+    import inspect
+
+    from autograder import grade
+
+    inbox = tmp_path / "inbox"
+    write_submission(chapter, inbox / "right" / chapter, {})
+    body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
+    write_submission(chapter, inbox / "wrong" / chapter, {name: body})
+    outcomes = grade.grade_class(tmp_path / "ws", inbox, chapter, workers=2, progress=False)
+    by = {o.student: o for o in outcomes}
+    right, wrong = by["right"], by["wrong"]
+    assert right.max_total == points and right.total == points, (right.scores, right.reasons)
+    assert right.state == "graded", right.reasons
+    assert right.written_answered
+    assert right.notebook_scores == right.scores
+    assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < points
+    others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{name}_")}
+    assert others == {t: right.max_scores[t] for t in others}
+    assert wrong.state == "graded", wrong.reasons

@@ -5,7 +5,6 @@ gives the solutions full points."""
 from __future__ import annotations
 
 import heapq
-import inspect
 
 import pytest
 
@@ -13,10 +12,10 @@ from autograder import checks, exercises, references, sandbox
 from autograder.exercises import ch05_autograd
 from tests.notebooks import (
     answer_sources,
+    assert_grading_full_points_and_one_loss,
     assert_mistake_fails,
     assert_solution_passes,
     hidden_pairs,
-    write_submission,
 )
 
 pytestmark = pytest.mark.ch05
@@ -255,21 +254,5 @@ def test_engine_order_reference_is_the_recorded_order():
 def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
-    from autograder import grade
-
-    name, mistake = "leaf_grads", leaf_grads_overwriting
-    inbox = tmp_path / "inbox"
-    write_submission(CHAPTER, inbox / "right" / CHAPTER, {})
-    body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
-    write_submission(CHAPTER, inbox / "wrong" / CHAPTER, {name: body})
-    outcomes = grade.grade_class(tmp_path / "ws", inbox, CHAPTER, workers=2, progress=False)
-    by = {o.student: o for o in outcomes}
-    right, wrong = by["right"], by["wrong"]
-    assert right.max_total == 24 and right.total == 24, (right.scores, right.reasons)
-    assert right.state == "graded", right.reasons
-    assert right.written_answered
-    assert right.notebook_scores == right.scores
-    assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < 24
-    others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{name}_")}
-    assert others == {t: right.max_scores[t] for t in others}
-    assert wrong.state == "graded", wrong.reasons
+    assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "leaf_grads",
+                                            leaf_grads_overwriting, 24)

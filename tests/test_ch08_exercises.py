@@ -4,7 +4,6 @@ gives the solutions full points."""
 
 from __future__ import annotations
 
-import inspect
 import random
 import struct
 
@@ -14,10 +13,10 @@ from autograder import checks, exercises, references, sandbox
 from autograder.exercises import ch08_rng
 from tests.notebooks import (
     answer_sources,
+    assert_grading_full_points_and_one_loss,
     assert_mistake_fails,
     assert_solution_passes,
     hidden_pairs,
-    write_submission,
 )
 
 pytestmark = pytest.mark.ch08
@@ -335,21 +334,5 @@ def test_different_stream_positions_give_different_permutations():
 def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
-    from autograder import grade
-
-    name, mistake = "randperm_from_draws", randperm_swap_with_z
-    inbox = tmp_path / "inbox"
-    write_submission(CHAPTER, inbox / "right" / CHAPTER, {})
-    body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
-    write_submission(CHAPTER, inbox / "wrong" / CHAPTER, {name: body})
-    outcomes = grade.grade_class(tmp_path / "ws", inbox, CHAPTER, workers=2, progress=False)
-    by = {o.student: o for o in outcomes}
-    right, wrong = by["right"], by["wrong"]
-    assert right.max_total == 32 and right.total == 32, (right.scores, right.reasons)
-    assert right.state == "graded", right.reasons
-    assert right.written_answered
-    assert right.notebook_scores == right.scores
-    assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < 32
-    others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{name}_")}
-    assert others == {t: right.max_scores[t] for t in others}
-    assert wrong.state == "graded", wrong.reasons
+    assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "randperm_from_draws",
+                                            randperm_swap_with_z, 32)

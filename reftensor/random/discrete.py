@@ -52,18 +52,9 @@ def _bernoulli_tensor_kernel(t: Tensor, p: Tensor, gen: Generator) -> None:
     else:
         hits = u24(gen._draw32(n)) < probs[:n].astype(np.float32)
     target = t._elements().transpose(order)
-    flat = target.reshape(-1) if target.flags.c_contiguous else None
-    if flat is not None or not bad.size:
-        values = hits.astype(t.dtype.numpy)
-        if flat is not None:
-            flat[:n] = values
-        else:
-            target[...] = values.reshape(target.shape)
-    else:  # a partial write into a strided tensor, one element at a time
-        for k, index in enumerate(np.ndindex(*target.shape)):
-            if k == n:
-                break
-            target[index] = hits[k]
+    values = target.reshape(-1)  # the current values (a copy when strided) ...
+    values[:n] = hits  # ... with the first n replaced
+    target[...] = values.reshape(target.shape)
     if bad.size:
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
 

@@ -240,13 +240,10 @@ class Generator:
         return f"<reftensor.Generator object at {id(self):#x}>"
 
 
-def _default_seed() -> int:
-    return int.from_bytes(os.urandom(8), "little")
-
-
-default_generator = Generator().manual_seed(_default_seed())
-"""The generator every random function uses when it gets no ``generator=``
-(``torch.default_generator``); it starts from a seed read from the operating system."""
+# The generator every random function uses when it gets no ``generator=``
+# (``torch.default_generator``); it starts from a seed read from the operating system.
+default_generator = Generator()
+default_generator.seed()
 
 
 def manual_seed(seed: Any) -> Generator:

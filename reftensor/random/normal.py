@@ -84,7 +84,7 @@ def _blocks(d: np.ndarray, transform: Any, rows: int = 4096) -> np.ndarray:
     return out.reshape(-1)
 
 
-def _fill(gen: Generator, n: int, uniforms: Any, transform: Any) -> np.ndarray:
+def _fill(n: int, uniforms: Any, transform: Any) -> np.ndarray:
     """The fill path: ``n`` uniforms, transformed in blocks of 16, the tail redrawn."""
     d = uniforms(n)
     full = n - n % 16
@@ -107,13 +107,13 @@ def _box_muller_double(u1: np.ndarray, u2: np.ndarray) -> tuple[np.ndarray, np.n
 def _fill_path(t: Tensor, gen: Generator, mean: float, std: float) -> np.ndarray:
     n = t.numel()
     if t.dtype == dtypes.float64:
-        out = _fill(gen, n, lambda k: u53(gen._draw64(k)), _box_muller_double)
+        out = _fill(n, lambda k: u53(gen._draw64(k)), _box_muller_double)
         if std == 1.0 and mean == 0.0:
             return out + 0.0
         return fma64(out, std, mean)  # an explicit std::fma in both builds
     transform = box_muller_avx2 if get_profile() == "x86_avx2" else box_muller_libm
     if t.dtype == dtypes.float32:
-        out = _fill(gen, n, lambda k: u24(gen._draw32(k)), transform)
+        out = _fill(n, lambda k: u24(gen._draw32(k)), transform)
     else:  # float16/bfloat16: float32 maths, but 16 fresh uniforms per block
         blocks = -(-n // 16)
         out = _blocks(u24(gen._draw32(16 * blocks)), transform)

@@ -10,21 +10,26 @@ For each student, in its own worker (several in parallel):
    drawn from this run's secret seed; the sandbox returns plain tagged values and the grader
    compares them here with torch's references, which never enter a sandbox. Each exercise runs
    in its own sandbox, so a crash or a hang fails that exercise only. **This is the score.**
-3. **The notebook's own verdict.** nbgrader autogrades the rebuilt notebook in a private
-   mini-course, its kernel inside the sandbox, with references for the notebook's own
-   (fixed-seed) checks. This gives the student-facing feedback, and the grader flags any test
-   cell where this verdict and the trusted one disagree.
+3. **The notebook's own verdict.** nbgrader autogrades the rebuilt notebook in a mini-course
+   that lives wholly inside one sandbox (``autograder.own_run``: nbgrader, its gradebook copy
+   and the kernel, in the sandbox's scratch memory), with references for the notebook's own
+   (fixed-seed) checks; one bounded line of scores comes back over a pipe. The grader flags
+   any test cell where this verdict and the trusted one disagree; it never sets a score.
 4. **State.** ``graded``, ``needs review`` (with reasons) or ``quarantined`` (with reasons).
 
 The driver then writes the trusted scores into the workspace's gradebook (one student at a
-time), copies the feedback-safe autograded notebook, and audits that no other student's rows
-or files changed and that no sandboxed process survived.
+time), writes the feedback-safe notebook (built from trusted material only), and audits that
+no other student's rows or files changed and that no sandboxed process survived. No
+privileged process ever opens a path a sandbox could have written: sandboxes write only to a
+tmpfs of their own, and what comes back is bounded bytes over pipes.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import math
 import os
 import shutil
 import sys
@@ -38,16 +43,20 @@ from typing import Any
 
 import nbformat
 
-from . import pipeline, rebuild, sandbox, sandbox_kernel, trusted
-from .checks import REFERENCES_ENV
+from . import pipeline, rebuild, sandbox, sanitize, trusted
 from .recheck import (
     DEFAULTS,
+    Channel,
+    ChannelError,
+    ExerciseVerdict,
     Settings,
+    _unconfined,
     flags_in_source,
     make_runtime,
     recheck_exercise,
     sandbox_env,
 )
+from .sanitize import safe_text
 
 
 # ---------------------------------------------------------------- results
@@ -67,6 +76,8 @@ class Outcome:
     answers: dict[str, str] = field(default_factory=dict)  # grade_id -> rebuilt source
     sha256: str = ""
     seconds: float = 0.0
+    peak_rss_mb: float = 0.0  # the grading process's own peak memory for this submission
+    own_notebook: str | None = None  # the own run's notebook, only with safe_feedback off
 
     @property
     def total(self) -> float:
@@ -77,6 +88,7 @@ class Outcome:
         return sum(self.max_scores.values())
 
     def review(self, reason: str) -> None:
+        reason = safe_text(reason)
         if reason not in self.reasons:
             self.reasons.append(reason)
         if self.state == "graded":
@@ -115,44 +127,76 @@ class Layout:
 
 # ---------------------------------------------------------------- step 3: notebook verdict
 def notebook_verdict(layout: Layout, notebook: nbformat.NotebookNode, student: str,
-                     mini: Path, template_db: Path, runtime: Path, notebook_refs: Path,
-                     settings: Settings = DEFAULTS,
-                     ) -> tuple[dict[str, float | None], str]:
-    """nbgrader's own scores for the rebuilt notebook, run with a sandboxed kernel."""
-    shutil.rmtree(mini, ignore_errors=True)
-    chapter = layout.chapter
-    submitted = mini / "submitted" / student / chapter
-    submitted.mkdir(parents=True)
-    nbformat.write(notebook, submitted / f"{chapter}.ipynb")
-    shutil.copy(template_db, mini / "gradebook.db")
-    workdir = mini / "autograded" / student / chapter
-    kernels = mini / "jupyter"
-    env_inside = sandbox_env(runtime, {REFERENCES_ENV: str(notebook_refs)})
-    config: dict[str, dict[str, Any]] = {
-        "CourseDirectory": {"db_url": f"sqlite:///{mini / 'gradebook.db'}"},
-        "Execute": {"timeout": settings.cell_timeout},
-    }
-    # Unix socket paths are limited to 107 bytes, so the kernel's sockets live in a short
-    # private directory of their own rather than under the (possibly deep) workspace.
-    sockets = Path(tempfile.mkdtemp(prefix="rtk-"))
-    if settings.sandbox:
-        sandbox_kernel.install_kernelspec(kernels, workdir=workdir,
-                                          readable=[runtime, notebook_refs.parent],
-                                          env=env_inside)
-        os.environ["JUPYTER_PATH"] = str(kernels)
-        config["Execute"]["kernel_name"] = "reftensor-sandbox"
-        config["KernelManager"] = {"transport": "ipc", "ip": str(sockets / "k")}
-    else:
-        os.environ[REFERENCES_ENV] = str(notebook_refs)
+                     template_db: Path, runtime: Path, notebook_refs: Path,
+                     settings: Settings = DEFAULTS, timeout: float | None = None,
+                     ) -> tuple[dict[str, float | None], str, str | None]:
+    """nbgrader's own scores for the rebuilt notebook, what went wrong ("" if nothing), and
+    (only with ``settings.safe_feedback`` off) the notebook as nbgrader left it. nbgrader and
+    its kernel run wholly inside one sandbox (``autograder.own_run``), and only one bounded
+    line comes back."""
+    request = json.dumps({
+        "chapter": layout.chapter, "student": student,
+        "notebook": nbformat.writes(notebook),
+        "gradebook": base64.b64encode(template_db.read_bytes()).decode(),
+        "references": notebook_refs.read_text(), "cell_timeout": settings.cell_timeout,
+        "return_notebook": not settings.safe_feedback,
+    }).encode()
+    if timeout is None:
+        timeout = settings.cell_timeout * (len(layout.points) + 2)
+    results_read, results_write = os.pipe()
+    request_read, request_write = os.pipe()
+    found: dict[str, Any] = {}
+
+    def talk() -> None:
+        try:
+            with os.fdopen(request_write, "wb") as pipe:
+                pipe.write(request)
+        except OSError:
+            pass
+        try:
+            found["message"] = Channel(results_read).message()
+        except ChannelError as err:
+            found["problem"] = f"its verdict broke the result channel ({err})"
+
+    talker = threading.Thread(target=talk, daemon=True)
+    talker.start()
+    argv = [sys.executable, "-m", "autograder.own_run", str(results_write), str(request_read)]
+    scratch = None
     try:
-        problem = pipeline.autograde_here(mini, chapter, student, config)
+        if settings.sandbox:
+            result = sandbox.run(argv, readable=[runtime], timeout=max(timeout, 0.1),
+                                 env=sandbox_env(runtime), pass_fds=[results_write,
+                                                                     request_read],
+                                 limits=sandbox.Limits(scratch_mb=256), output_limit=64 * 1024)
+        else:
+            scratch = Path(tempfile.mkdtemp(prefix="rt-own-run-"))
+            result = _unconfined(argv, readable=[runtime], timeout=timeout,
+                                 env=sandbox_env(runtime, {
+                                     "REFTENSOR_OWN_RUN_ROOT": str(scratch / "course")}),
+                                 pass_fds=[results_write, request_read])
     finally:
-        shutil.rmtree(sockets, ignore_errors=True)
+        os.close(results_write)
+        os.close(request_read)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    talker.join(timeout=10)
+    os.close(results_read)
+    if result.timed_out:
+        return {}, f"stopped after {timeout:.0f} s", None
+    message = found.get("message")
+    if found.get("problem") or not isinstance(message, dict):
+        return {}, found.get("problem") or f"no verdict (exit status {result.returncode})", None
+    raw = message.get("scores")
+    problem = message.get("problem")
+    if problem or not isinstance(raw, dict):
+        return {}, safe_text(problem or "a malformed verdict", 200), None
     scores: dict[str, float | None] = {}
-    if not problem:
-        scores = {name: auto for name, auto, _ in
-                  _grade_rows(mini / "gradebook.db", chapter, student)}
-    return scores, problem
+    for test in layout.points:
+        value = raw.get(test)
+        scores[test] = float(value) if isinstance(value, (int, float)) \
+            and not isinstance(value, bool) and math.isfinite(value) else None
+    notebook = message.get("notebook")
+    return scores, "", notebook if isinstance(notebook, str) else None
 
 
 # ---------------------------------------------------------------- one student
@@ -162,7 +206,7 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
     outcome = Outcome(student, max_scores=dict(layout.points))
     outcome.scores = {test: 0.0 for test in layout.points}
     path, found_notes = rebuild.find_submission(folder, layout.chapter)
-    outcome.notes += found_notes
+    outcome.notes += [safe_text(n) for n in found_notes]
     if path is not None:
         try:
             rebuild.archive(path, ctx.workspace / "archive" / student / layout.chapter)
@@ -172,12 +216,13 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
     if not ctx.settings.rebuild:
         rebuilt = _as_submitted(path, layout, rebuilt)
     outcome.sha256 = rebuilt.sha256
-    outcome.notes += rebuilt.notes
+    outcome.notes += [safe_text(n) for n in rebuilt.notes]
     for reason in rebuilt.review:
         outcome.review(reason)
     if rebuilt.quarantine or rebuilt.notebook is None:
         outcome.state = "quarantined"
-        outcome.reasons.insert(0, rebuilt.quarantine or "the release could not be read")
+        outcome.reasons.insert(0, safe_text(rebuilt.quarantine
+                                            or "the release could not be read"))
         outcome.seconds = time.perf_counter() - started
         return outcome
     outcome.written_answered = any(w in rebuilt.answered for w in layout.written)
@@ -196,16 +241,24 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
         sources = [v for k, v in rebuilt.answers.items() if k.startswith("cell ")]
     flagged = flags_in_source([rebuilt.answers.get(a, "") for a in layout.answers
                                 if a in rebuilt.answered])
-    work = ctx.workspace / "sandbox" / student
+    budget = ctx.settings.submission_budget
+    deadline = started + budget
     verdicts = {}
     for name in layout.answers:
         if name not in ctx.plan.exercises:
             continue
-        exercise_dir = work / name
-        shutil.rmtree(exercise_dir, ignore_errors=True)
-        exercise_dir.mkdir(parents=True)
-        verdict = recheck_exercise(ctx.plan.exercises[name], sources, ctx.runtime,
-                                   exercise_dir, ctx.settings)
+        left = deadline - time.perf_counter()
+        if left < 1:
+            verdict = ExerciseVerdict(name, False, False, problem=(
+                f"{name}: not run, the submission's {budget:.0f} s time budget was used up"))
+        else:
+            try:
+                verdict = recheck_exercise(ctx.plan.exercises[name], sources, ctx.runtime,
+                                           ctx.settings,
+                                           timeout=min(ctx.settings.exercise_timeout, left))
+            except Exception as err:  # noqa: BLE001 - costs this exercise only
+                verdict = ExerciseVerdict(name, False, False, problem=(
+                    f"{name}: the re-check failed ({type(err).__name__}: {err})"))
         verdicts[name] = verdict
         if verdict.visible_failure:
             outcome.visible_failures[name] = verdict.visible_failure
@@ -220,9 +273,15 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
     for module in sorted(flagged):
         outcome.review(f"an answer uses {module}; the exercises ask you to compute it yourself")
 
-    scores, problem = notebook_verdict(
-        layout, rebuilt.notebook, student, ctx.workspace / "students" / student,
-        ctx.template_db, ctx.runtime, ctx.notebook_refs, ctx.settings)
+    left = deadline - time.perf_counter()
+    if left < 1:
+        scores: dict[str, float | None] = {}
+        problem = f"not run, the submission's {budget:.0f} s time budget was used up"
+    else:
+        scores, problem, outcome.own_notebook = notebook_verdict(
+            layout, rebuilt.notebook, student, ctx.template_db, ctx.runtime, ctx.notebook_refs,
+            ctx.settings, timeout=min(left, ctx.settings.cell_timeout
+                                      * (len(layout.points) + 2)))
     if not ctx.settings.trusted:  # stock nbgrader: the notebook decides its own grade
         outcome.scores = {t: float(scores.get(t) or 0.0) for t in layout.points}
     if problem:
@@ -236,6 +295,9 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
                 outcome.review(f"{test}: the notebook's own check gave {own:g}, the trusted "
                                f"re-check {trusted_score:g}")
     outcome.seconds = time.perf_counter() - started
+    if outcome.seconds > budget * ctx.settings.slow_fraction:
+        outcome.review(f"took {outcome.seconds:.0f} s of its {budget:.0f} s time budget: an "
+                       "answer may be stalling on purpose")
     return outcome
 
 
@@ -298,25 +360,38 @@ def prepare(workspace: Path, chapter: str, seed: int | None = None,
     _record_assignment(workspace, chapter)
     release = workspace / "release" / chapter / f"{chapter}.ipynb"
     layout = Layout.read(release, chapter)
+    # private/ holds the run's seed, references and the template gradebook (hidden tests):
+    # root's alone, and no sandbox ever sees it (what a sandbox needs is sent to it as data).
     private = workspace / "private"
+    private.mkdir(mode=0o700, exist_ok=True)
     plan = trusted.prepare_run(private / "run", list(layout.answers), seed,
                                default_seeds=not settings.fresh_seed)
-    shared = workspace / "shared"
-    shared.mkdir(exist_ok=True)
-    refs = trusted.notebook_references(shared / "notebook_references.json", layout.answers)
-    os.chmod(shared, 0o755)
-    os.chmod(refs, 0o644)
+    refs = trusted.notebook_references(private / "notebook_references.json", layout.answers)
     template = private / "template"
     shutil.rmtree(template, ignore_errors=True)
-    template.mkdir(parents=True)
+    template.mkdir(mode=0o700)
     shutil.copy(workspace / "gradebook.db", template / "gradebook.db")  # before any student
+    _private_modes(private)
+    os.chmod(workspace / "gradebook.db", 0o600)  # it holds the hidden tests too
     status = sandbox.status()
     if not status.available:
         print(f"WARNING: no sandbox ({status.reason}): no student code will run, and every "
               "submission is marked 'needs review'", file=sys.stderr)
-    return GradingContext(workspace, layout, plan, make_runtime(workspace / "runtime"),
-                          template / "gradebook.db", refs, status.available, status.reason,
-                          settings)
+    return GradingContext(workspace, layout, plan, make_runtime(), template / "gradebook.db",
+                          refs, status.available, status.reason, settings)
+
+
+def _private_modes(folder: Path) -> None:
+    """Folders 0700 and files 0600 under ``folder`` (written by root alone; links are left
+    as they are and never followed)."""
+    os.chmod(folder, 0o700, follow_symlinks=False)
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            if not os.path.islink(os.path.join(root, name)):
+                os.chmod(os.path.join(root, name), 0o700, follow_symlinks=False)
+        for name in files:
+            if not os.path.islink(os.path.join(root, name)):
+                os.chmod(os.path.join(root, name), 0o600, follow_symlinks=False)
 
 
 def _grade_rows(db: Path, chapter: str,
@@ -375,10 +450,8 @@ def record(workspace: Path, outcome: Outcome, layout: Layout,
     target = workspace / "autograded" / outcome.student / chapter
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
-    own_run = (workspace / "students" / outcome.student / "autograded" / outcome.student
-               / chapter / f"{chapter}.ipynb")
-    if not settings.safe_feedback and own_run.exists():  # stock nbgrader's feedback source
-        nb = nbformat.read(own_run, as_version=4)
+    if not settings.safe_feedback and outcome.own_notebook:  # stock nbgrader's feedback source
+        nb = nbformat.reads(outcome.own_notebook, as_version=4)
     else:
         nb = safe_feedback_notebook(outcome, layout)
     nbformat.write(nb, target / f"{chapter}.ipynb")
@@ -398,7 +471,10 @@ def safe_feedback_notebook(outcome: Outcome, layout: Layout) -> nbformat.Noteboo
         meta = cell.metadata.get("nbgrader", {})
         grade_id = meta.get("grade_id")
         if meta.get("solution") and grade_id in answers:
-            cell.source = answers[grade_id]
+            # A written answer is markdown, which feedback pages and Formgrader render
+            # without escaping HTML: it is stored as sanitized HTML instead.
+            cell.source = (sanitize.written_answer(answers[grade_id])
+                           if cell.cell_type == "markdown" else answers[grade_id])
         if cell.cell_type != "code":
             continue
         cell.outputs, cell.execution_count = [], None
@@ -439,7 +515,7 @@ def _failed(student: str, ctx: GradingContext, why: str) -> Outcome:
     failed = Outcome(student, max_scores=dict(ctx.layout.points))
     failed.scores = {t: 0.0 for t in ctx.layout.points}
     failed.state = "quarantined"
-    failed.reasons.append(why)
+    failed.reasons.append(safe_text(why))
     return failed
 
 
@@ -458,6 +534,9 @@ def _student_process(student: str, folder: Path, ctx: GradingContext, conn: Any)
     except Exception as err:  # noqa: BLE001 - reported as this student's state
         outcome = _failed(student, ctx, f"the grader failed on this submission: "
                                         f"{type(err).__name__}: {err}")
+    import resource
+
+    outcome.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     conn.send(outcome)
     conn.close()
 
@@ -485,7 +564,8 @@ def grade_in_own_process(student: str, folder: Path, ctx: GradingContext) -> Out
     proc = mp.Process(target=_student_process, args=(student, folder, ctx, send))
     proc.start()
     send.close()
-    budget = 60 + 12 * (ctx.settings.exercise_timeout + 2 * ctx.settings.cell_timeout)
+    # the submission's own budget, plus time to rebuild, archive and start its sandboxes
+    budget = ctx.settings.submission_budget + 60
     outcome = None
     try:
         if receive.poll(budget):
@@ -518,6 +598,12 @@ def grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: in
     if only:
         folders = {k: v for k, v in folders.items() if k in only}
     outcomes: dict[str, Outcome] = {}
+    for name in [n for n in folders if not sanitize.safe_student_id(n)]:
+        # A name that is not a plain id never reaches the gradebook, Formgrader or a file name.
+        del folders[name]
+        shown = safe_text(name, 80)
+        outcomes[shown] = _failed(shown, ctx, "the folder name is not a usable student id "
+                                  "(letters, digits and . _ @ + - only, at most 64): not graded")
     finished: list[str] = []
     lock = threading.Lock()
     bar = tqdm(total=len(folders), desc=f"grading {chapter}", unit="student",
@@ -541,9 +627,6 @@ def grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: in
                 outcome.review(f"audit: {len(survivors)} sandboxed processes survived: "
                                f"{_describe(survivors)}")
             outcomes[outcome.student] = outcome
-            # scratch copies (the mini-course holds the hidden tests nbgrader restored)
-            for scratch in ("students", "sandbox"):
-                shutil.rmtree(ctx.workspace / scratch / outcome.student, ignore_errors=True)
             bar.update(1)
 
     def work(student: str) -> Outcome:
@@ -564,26 +647,54 @@ def grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: in
 
 
 def write_report(workspace: Path, chapter: str, outcomes: list[Outcome]) -> Path:
-    """``grades.csv`` with the state and reasons of every submission, and ``report.json``."""
+    """``grades.csv`` with the state and reasons of every submission, and ``report.json``,
+    each replaced whole (never half-written); every string from a submission is made safe
+    (``sanitize.safe_text``)."""
     import csv
+    import io
 
     tests = sorted({t for o in outcomes for t in o.max_scores})
-    path = workspace / "grades.csv"
-    with open(path, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", "chapter", "state", "autograded", "max", *tests,
-                         "written_answer", "reasons", "sha256"])
-        for o in outcomes:
-            written = "needs manual grade" if o.written_answered else "unanswered (0)"
-            writer.writerow([o.student, chapter, o.state, f"{o.total:g}", f"{o.max_total:g}",
-                             *[f"{o.scores.get(t, 0):g}" for t in tests], written,
-                             " | ".join(o.reasons), o.sha256])
-    report = [{"student": o.student, "state": o.state, "reasons": o.reasons, "notes": o.notes,
-               "scores": o.scores, "notebook_scores": o.notebook_scores, "total": o.total,
-               "max": o.max_total, "seconds": round(o.seconds, 2), "sha256": o.sha256}
+    table = io.StringIO()
+    writer = csv.writer(table)
+    writer.writerow(["student", "chapter", "state", "autograded", "max", *tests,
+                     "written_answer", "reasons", "sha256"])
+    for o in outcomes:
+        written = "needs manual grade" if o.written_answered else "unanswered (0)"
+        writer.writerow([_cell(o.student), chapter, o.state, f"{o.total:g}",
+                         f"{o.max_total:g}", *[f"{o.scores.get(t, 0):g}" for t in tests],
+                         written, _cell(" | ".join(safe_text(r) for r in o.reasons)),
+                         o.sha256])
+    report = [{"student": safe_text(o.student), "state": o.state,
+               "reasons": [safe_text(r) for r in o.reasons],
+               "notes": [safe_text(n) for n in o.notes], "scores": o.scores,
+               "notebook_scores": o.notebook_scores, "total": o.total, "max": o.max_total,
+               "seconds": round(o.seconds, 2), "peak_rss_mb": round(o.peak_rss_mb, 1),
+               "sha256": o.sha256}
               for o in outcomes]
-    (workspace / "report.json").write_text(json.dumps(report, indent=1))
+    path = workspace / "grades.csv"
+    _write_atomically(path, table.getvalue())
+    _write_atomically(workspace / "report.json", json.dumps(report, indent=1))
     return path
+
+
+def _cell(text: str) -> str:
+    """A CSV cell from a student-controlled string: made safe, and never read as a formula
+    by a spreadsheet (a leading ``= + - @`` gets a quote mark before it)."""
+    text = safe_text(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to a temporary file beside ``path``, then rename it over."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def run_feedback(workspace: Path, chapter: str) -> Path:

@@ -1,7 +1,8 @@
 """The instructor's pipeline on top of nbgrader: release, collect, autograde, feedback, export.
 
 Releasing writes ``course/`` in the repository from ``solutions/`` without touching any
-gradebook. Grading happens in a *workspace* the instructor names, outside the tracked tree:
+gradebook. Grading happens in a *workspace* the instructor names, outside the tracked tree
+(``autograder.grade`` runs nbgrader's autograding itself, inside the sandbox):
 
     <workspace>/gradebook.db           nbgrader's database
     <workspace>/release/<chapter>/     the release, regenerated with the database
@@ -12,8 +13,7 @@ gradebook. Grading happens in a *workspace* the instructor names, outside the tr
 
 nbgrader commands run as their own process (``python -m nbgrader``) started in
 ``autograder/``, which is where nbgrader finds this course's ``nbgrader_config.py`` (it has no
-option naming a config file). Autograding goes through nbgrader's Python API inside each
-student's own grading process (``autograder.grade``).
+option naming a config file).
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ SOLUTIONS = REPO / "solutions"
 COURSE = REPO / "course"
 CONFIG = REPO / "autograder" / "nbgrader_config.py"
 
-__all__ = ["chapters", "release", "prepare_workspace", "autograde_here", "feedback", "export",
-           "reason"]
+__all__ = ["chapters", "release", "prepare_workspace", "feedback", "export"]
 
 
 def chapters() -> list[str]:
@@ -76,35 +75,6 @@ def prepare_workspace(workspace: Path, names: list[str] | None = None) -> None:
     workspace.mkdir(parents=True, exist_ok=True)
     for name in names or chapters():
         _generate(name, workspace, workspace / "release", db=True)
-
-
-def reason(log: str) -> str:
-    """The most telling line of a failed nbgrader run (the exception, not the epilogue)."""
-    for marker in ("DeadKernelError", "CellTimeoutError", "Error:", "ERROR]"):
-        hits = [line.strip() for line in log.splitlines() if marker in line]
-        if hits:
-            return hits[-1] if marker != "ERROR]" else hits[0]
-    return log.strip().splitlines()[-1] if log.strip() else "unknown error"
-
-
-def autograde_here(root: Path, chapter: str, student: str,
-                   settings: dict[str, dict[str, object]]) -> str:
-    """``nbgrader autograde`` for one student, in this process, through nbgrader's Python
-    API, with this course's configuration plus ``settings``; return "" or what went wrong."""
-    from nbgrader.apps.api import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
-    from traitlets.config import Config, PyFileConfigLoader
-
-    config = PyFileConfigLoader(CONFIG.name, path=str(CONFIG.parent)).load_config()
-    config.merge(Config({"CourseDirectory": {"root": str(root),
-                                             "source_directory": str(SOLUTIONS)}}))
-    config.merge(Config(settings))
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-    result = api.autograde(chapter, student, force=True, create=True)
-    if result.get("success"):
-        return ""
-    return reason(f"{result.get('log', '')}\n{result.get('error', '')}")
 
 
 def feedback(workspace: Path, chapter: str) -> Path:

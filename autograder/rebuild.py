@@ -44,7 +44,7 @@ from typing import Any
 
 import nbformat
 
-__all__ = ["Rebuilt", "rebuild", "archive", "find_submission"]
+__all__ = ["Rebuilt", "rebuild", "archive", "find_submission", "python_source"]
 
 CHUNK = 1 << 20
 LISTED = 5  # cell numbers listed in one note before "and N more"
@@ -255,16 +255,39 @@ def _release_answers(notebook: nbformat.NotebookNode) -> dict[str, _Answer]:
     return answers
 
 
+def python_source(source: str) -> str:
+    """An answer cell as Python: the cell itself when it parses, otherwise what IPython's own
+    input transformer makes of it (``%%time``, ``!ls``, ``%load_ext`` ...), as in the
+    student's notebook. Only text is transformed; nothing runs."""
+    try:
+        ast.parse(source)
+        return source
+    except Exception:  # SyntaxError, ValueError, RecursionError, MemoryError
+        pass
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 - an untransformable cell stays as it is
+        return source
+
+
 def _functions(source: str) -> list[str]:
-    """Names of the functions a code cell defines at top level, in order. Parsed, never run."""
+    """Names of the functions a code cell defines at top level, in order. Parsed, never run.
+    A cell with IPython syntax is read as IPython turns it into Python; a function defined in
+    a cell magic's body (``%%time``) is found by its ``def`` line."""
     if len(source) <= PARSE_LIMIT:
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+        python = python_source(source)
         try:
-            tree = ast.parse(source)
-        except Exception:  # SyntaxError (IPython magics), ValueError, RecursionError, MemoryError
+            tree = ast.parse(python)
+        except Exception:  # SyntaxError, ValueError, RecursionError, MemoryError
             pass
         else:
-            kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
-            return [node.name for node in tree.body if isinstance(node, kinds)]
+            names = [node.name for node in tree.body if isinstance(node, kinds)]
+            if python == source:
+                return names
+            return list(dict.fromkeys(names + TOP_LEVEL_DEF.findall(source)))
     return TOP_LEVEL_DEF.findall(source)
 
 

@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from . import pipeline, sandbox, trusted
-from .plain import NotPlain, decode, same
+from .plain import decode, same
+from .rebuild import python_source
 from .references import Raises
 
-__all__ = ["WATCHED", "Settings", "DEFAULTS", "ExerciseVerdict", "make_runtime", "flags_in_source",
-           "sandbox_env", "recheck_exercise"]
+__all__ = ["WATCHED", "Settings", "DEFAULTS", "ExerciseVerdict", "make_runtime", "runtime_files",
+           "flags_in_source", "sandbox_env", "Channel", "ChannelError",
+           "recheck_exercise"]
 
 WATCHED = ["torch", "reftensor"]
 
@@ -38,6 +40,10 @@ class Settings:
 
     exercise_timeout: float = 30.0  # wall seconds for one exercise's trusted re-check
     cell_timeout: int = 60  # seconds per cell in the notebook's own run
+    # Wall seconds for one whole submission (every exercise and the notebook's own run); a
+    # submission that takes more than slow_fraction of it is flagged for review.
+    submission_budget: float = 120.0
+    slow_fraction: float = 0.5
     rebuild: bool = True  # off: the submitted JSON is graded as is, every code cell counts
     sandbox: bool = True  # off: student code runs as a plain process and a plain kernel
     trusted: bool = True  # off: the recorded score is the notebook's own verdict
@@ -57,33 +63,41 @@ class ExerciseVerdict:
     problem: str | None = None  # crash, timeout, missing function...
     imports: list[str] = field(default_factory=list)
     visible_failure: str | None = None  # the smallest failing fixed case, told the student
+    seconds: float = 0.0
 
 
 # ---------------------------------------------------------------- the runtime a sandbox sees
-def make_runtime(folder: Path) -> Path:
-    """A read-only copy of the code a sandbox may import: reftensor, and the parts of the
-    grader that carry no secrets (no sample class, no solutions, no references)."""
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    shutil.copytree(pipeline.REPO / "reftensor", folder / "reftensor",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(pipeline.REPO / "autograder", folder / "autograder",
-                    ignore=shutil.ignore_patterns("__pycache__", "sample_class", "*.json",
-                                                  "nbgrader_config.py"))
-    for path in folder.rglob("*"):
-        os.chmod(path, 0o755 if path.is_dir() else 0o644)
-    os.chmod(folder, 0o755)
-    return folder
+def runtime_files() -> dict[str, bytes]:
+    """The code a sandbox may import: reftensor, and the parts of the grader that carry no
+    secrets (no sample class, no solutions, no references, no nbgrader configuration)."""
+    files: dict[str, bytes] = {}
+    skip = {"__pycache__", "sample_class"}
+    for package in ("reftensor", "autograder"):
+        for path in sorted((pipeline.REPO / package).rglob("*")):
+            rel = path.relative_to(pipeline.REPO)
+            if skip & set(rel.parts) or not path.is_file() or path.is_symlink():
+                continue
+            if package == "autograder" and (path.suffix == ".json"
+                                            or path.name == "nbgrader_config.py"):
+                continue
+            files[str(rel)] = path.read_bytes()
+    return files
+
+
+def make_runtime() -> Path:
+    """A read-only, root-owned copy of ``runtime_files()`` outside every workspace, for
+    sandboxes to run: no sandbox can write anywhere on the host, so none can change it."""
+    return sandbox.install_files("runtime", runtime_files())
 
 
 # ---------------------------------------------------------------- step 2: trusted re-check
-def flags_in_source(sources: list[str]) -> set[str]:
-    """Modules of WATCHED that the answer cells import or name."""
+def flags_in_source(sources: list[str], depth: int = 0) -> set[str]:
+    """Modules of WATCHED that the answer cells import or name (IPython syntax included)."""
     found = set()
     for source in sources:
         try:
-            tree = ast.parse(source)
-        except SyntaxError:
+            tree = ast.parse(python_source(source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         for node in ast.walk(tree):
             names = []
@@ -97,6 +111,12 @@ def flags_in_source(sources: list[str]) -> set[str]:
                     and node.func.id == "__import__" and node.args \
                     and isinstance(node.args[0], ast.Constant):
                 names = [str(node.args[0].value)]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "run_cell_magic" and len(node.args) == 3 \
+                    and isinstance(node.args[2], ast.Constant) \
+                    and isinstance(node.args[2].value, str) and depth < 5:
+                # the body of a cell magic (%%time ...) is Python too
+                found |= flags_in_source([node.args[2].value], depth + 1)
             found |= {n.split(".")[0] for n in names if n.split(".")[0] in WATCHED}
     return found
 
@@ -110,7 +130,7 @@ def _agrees(expected: Any, line: dict[str, Any] | None) -> bool:
         return False
     try:
         return same(expected, decode(line["ok"]))
-    except NotPlain:
+    except Exception:  # noqa: BLE001 - NotPlain, deep or odd data: this case fails
         return False
 
 
@@ -121,65 +141,180 @@ def sandbox_env(runtime: Path, extra: dict[str, str] | None = None) -> dict[str,
     return env
 
 
+# ---------------------------------------------------------------- the bounded result channel
+LINE_LIMIT = 4 * 1024 * 1024  # bytes of one message from a sandbox
+TOTAL_LIMIT = 32 * 1024 * 1024  # bytes of all messages from one sandbox
+DEPTH_LIMIT = 64  # nesting of lists and objects in one message
+
+
+class ChannelError(Exception):
+    """A sandbox broke the result channel's bounds; the message says how (no student text)."""
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of parsed JSON, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, (list, dict)):
+            deepest = max(deepest, level)
+            if deepest > DEPTH_LIMIT:
+                return deepest
+            stack.extend((child, level + 1) for child in
+                         (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+class Channel:
+    """Reads newline-ended JSON objects from a sandbox's pipe, bounded while they are read:
+    at most ``LINE_LIMIT`` bytes a line, ``TOTAL_LIMIT`` in all, ``DEPTH_LIMIT`` levels.
+    ``message()`` returns the next object, ``None`` at the end of the pipe, and raises
+    ``ChannelError`` on a line past the bounds (the caller then stops the sandbox); a line
+    that is not a JSON object (garbage, bad UTF-8, NaN, too deep) reads as ``{}``."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.total = 0
+
+    def _line(self) -> bytes | None:
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
+                return line
+            if len(self.buffer) > LINE_LIMIT:
+                raise ChannelError(f"a line of more than {LINE_LIMIT} bytes")
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return None
+            self.total += len(chunk)
+            if self.total > TOTAL_LIMIT:
+                raise ChannelError(f"more than {TOTAL_LIMIT} bytes in all")
+            self.buffer += chunk
+
+    def message(self) -> dict[str, Any] | None:
+        line = self._line()
+        if line is None:
+            return None
+        if len(line) > LINE_LIMIT:
+            raise ChannelError(f"a line of more than {LINE_LIMIT} bytes")
+        try:
+            value = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+        except Exception:  # noqa: BLE001 - ValueError, RecursionError, UnicodeDecodeError...
+            return {}
+        if not isinstance(value, dict) or _depth(value) > DEPTH_LIMIT:
+            return {}
+        return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# ---------------------------------------------------------------- step 2: one exercise
 def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Path,
-                     workdir: Path, settings: Settings = Settings()) -> ExerciseVerdict:
-    """Run one exercise's cases in a fresh sandbox and judge the returned values here."""
+                     settings: Settings = Settings(),
+                     timeout: float | None = None) -> ExerciseVerdict:
+    """Run one exercise's cases in a fresh sandbox and judge the returned values here.
+
+    The judge gets one case at a time, the visible ones first, each only after the answer to
+    the one before has come back (see ``autograder.judge``). Whatever the sandbox does to its
+    result channel (floods, deep or broken JSON, forged lines) costs this exercise at most.
+    """
     from .plain import encode
 
-    request: dict[str, Any] = {"sources": sources, "function": plan.name,
-                               "cases": [encode(c.args) for c in plan.cases], "watch": WATCHED}
+    started = time.perf_counter()
+    timeout = settings.exercise_timeout if timeout is None else timeout
+    header: dict[str, Any] = {"sources": sources, "function": plan.name, "watch": WATCHED}
     if not settings.plain_data:  # the classic design: the sandbox gets the answers too
-        request["expected"] = [trusted.tag(e) for e in plan.expected]
-    read_end, write_end = os.pipe()
-    lines: list[str] = []
-
-    def collect() -> None:
-        with os.fdopen(read_end, "r", errors="replace") as stream:
-            for line in stream:
-                if len(lines) < len(plan.cases) + 10:
-                    lines.append(line)
-
-    reader = threading.Thread(target=collect, daemon=True)
-    reader.start()
-    argv = [sys.executable, "-m", "autograder.judge", str(write_end)]
-    run = sandbox.run if settings.sandbox else _unconfined
-    try:
-        result = run(argv, workdir=workdir, readable=[runtime],
-                     input=json.dumps(request).encode(), timeout=settings.exercise_timeout,
-                     env=sandbox_env(runtime), pass_fds=[write_end])
-    finally:
-        os.close(write_end)
-    reader.join(timeout=10)
+        header["cases"] = [encode(c.args) for c in plan.cases]
+        header["expected"] = [trusted.tag(e) for e in plan.expected]
+    results_read, results_write = os.pipe()
+    cases_read, cases_write = os.pipe()
+    stop = threading.Event()
     by_case: dict[int, dict[str, Any]] = {}
-    done: dict[str, Any] | None = None
-    for line in lines:
+    state: dict[str, Any] = {"done": None, "problem": None}
+
+    def send(message: dict[str, Any]) -> None:
+        os.write(cases_write, (json.dumps(message) + "\n").encode())  # small: one case
+
+    def converse() -> None:
+        channel = Channel(results_read)
         try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(message, dict):
-            continue
-        if message.get("event") == "done":
-            done = message
-        elif isinstance(message.get("case"), int) and message["case"] not in by_case:
-            by_case[message["case"]] = message
+            send(header)
+            if not settings.plain_data:
+                while (message := channel.message()) is not None:
+                    if message.get("event") == "done":
+                        state["done"] = message
+                        break
+                    if isinstance(message.get("case"), int) and message["case"] not in by_case:
+                        by_case[message["case"]] = message
+                return
+            ready = channel.message()
+            if not ready or ready.get("event") != "ready":
+                return
+            for index, case in enumerate(plan.cases):  # visible (fixed) cases come first
+                send({"case": index, "args": encode(case.args)})
+                message = channel.message()
+                if message is None:
+                    return
+                if message.get("case") == index:
+                    by_case[index] = message
+            os.close(cases_write)  # end of input: the judge says done and exits
+            state["done"] = channel.message()
+        except ChannelError as err:
+            state["problem"] = f"broke the result channel ({err})"
+        except OSError:  # the sandbox ended while we wrote
+            pass
+        finally:
+            if not state["done"]:  # no orderly end: do not wait for the timeout
+                stop.set()
+
+    talker = threading.Thread(target=converse, daemon=True)
+    talker.start()
+    argv = [sys.executable, "-m", "autograder.judge", str(results_write), str(cases_read)]
+    try:
+        if settings.sandbox:
+            result = sandbox.run(argv, readable=[runtime], timeout=max(timeout, 0.1),
+                                 env=sandbox_env(runtime),
+                                 pass_fds=[results_write, cases_read], stop=stop,
+                                 output_limit=64 * 1024)
+        else:
+            result = _unconfined(argv, readable=[runtime], timeout=timeout,
+                                 env=sandbox_env(runtime),
+                                 pass_fds=[results_write, cases_read])
+    finally:
+        os.close(results_write)
+        os.close(cases_read)
+    talker.join(timeout=10)
+    for fd in (results_read, cases_write):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    done = state["done"] if isinstance(state["done"], dict) else None
     if settings.plain_data:
         agree = [_agrees(e, by_case.get(i)) for i, e in enumerate(plan.expected)]
     else:
         agree = [by_case.get(i, {}).get("agree") is True for i in range(len(plan.cases))]
+    imports = done.get("imports", []) if done else []
     verdict = ExerciseVerdict(
         plan.name,
         visible=all(agree[i] for i in plan.visible()),
         hidden=all(agree[i] for i in plan.hidden()),
-        imports=list(done.get("imports", [])) if done else [],
+        imports=[str(m)[:100] for m in imports[:20]] if isinstance(imports, list) else [],
+        seconds=time.perf_counter() - started,
     )
     failing = [i for i in plan.visible() if not agree[i]]
     if failing:
         verdict.visible_failure = _visible_message(plan, failing[0], by_case.get(failing[0]))
-    if result.timed_out:
-        verdict.problem = (f"{plan.name}: stopped after {settings.exercise_timeout:.0f} s "
-                           "(hang or loop)")
-    elif done is None:
+    if state["problem"]:
+        verdict.problem = f"{plan.name}: the answer {state['problem']}"
+    elif result.timed_out:
+        verdict.problem = f"{plan.name}: stopped after {timeout:.0f} s (hang or loop)"
+    elif done is None or done.get("event") != "done":
         verdict.problem = (f"{plan.name}: the answer killed its sandbox (exit status "
                            f"{result.returncode}) after {len(by_case)} of {len(plan.cases)} "
                            "cases")
@@ -189,20 +324,22 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
 def _visible_message(plan: trusted.ExercisePlan, index: int,
                      line: dict[str, Any] | None) -> str:
     """What the student is told about a failing *visible* case, written on the trusted side
-    (visible cases are public; nothing of the hidden ones is ever told)."""
+    (visible cases are public; nothing of the hidden ones is ever told). The value the answer
+    gave was computed before its sandbox was sent any hidden input, and is bounded."""
     from . import exercises
     from .plain import show
+    from .sanitize import safe_text
 
     ex = exercises.get(plan.name)
     case, expected = plan.cases[index], plan.expected[index]
     if line is None:
         got = "no answer (the function crashed, hung or was missing)"
     elif "error" in line:
-        got = f"raised {line['error']}"
+        got = f"raised {safe_text(line['error'], 100)}"
     else:
         try:
-            got = show(decode(line["ok"]))
-        except NotPlain:
+            got = safe_text(show(decode(line["ok"])), 300)
+        except Exception:  # noqa: BLE001
             got = "a value that is not plain data"
     want = (f"torch raises {expected.exception}" if isinstance(expected, Raises)
             else show(expected))
@@ -210,20 +347,23 @@ def _visible_message(plan: trusted.ExercisePlan, index: int,
             f"  got:      {got}")
 
 
-def _unconfined(argv: list[str], *, workdir: Path, readable: list[Path], input: bytes,
-                timeout: float, env: dict[str, str], pass_fds: list[int]) -> sandbox.Result:
+def _unconfined(argv: list[str], *, readable: list[Path], timeout: float,
+                env: dict[str, str], pass_fds: list[int]) -> sandbox.Result:
     """The judge as a plain process: for showing what the sandbox prevents (tests only)."""
     import subprocess
+    import tempfile
 
     started = time.perf_counter()
+    workdir = tempfile.mkdtemp(prefix="rt-unconfined-")
     proc = subprocess.Popen(argv, cwd=workdir, env=dict(os.environ, **env), pass_fds=pass_fds,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        out, err = proc.communicate(input, timeout=timeout)
+        proc.wait(timeout=timeout)
         timed_out = False
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, 9)
-        out, err = proc.communicate()
+        proc.wait()
         timed_out = True
-    return sandbox.Result(proc.returncode, out, err, timed_out, time.perf_counter() - started)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return sandbox.Result(proc.returncode, b"", b"", timed_out, time.perf_counter() - started)

@@ -16,8 +16,12 @@ Layering of one sandboxed command, outermost first (see ``command()``):
      interpreter's own ``site-packages`` masked whole (the virtualenv does not use it),
    - a sandbox-only ``sitecustomize`` (first on ``PYTHONPATH``) that makes ``import torch``
      fail with a clear ``ModuleNotFoundError``,
-   - a private ``/dev`` and ``/proc``, an empty root-owned (so not writable) tmpfs on ``/tmp``,
-   - each ``readable`` path read-only and the ``workdir`` read-write, at their own paths.
+   - a private ``/dev`` and ``/proc``,
+   - the only writable place: a fresh tmpfs on ``/tmp`` of at most ``Limits.scratch_mb``
+     (``HOME``, ``TMPDIR`` and the working directory). It lives in the sandbox's own mount
+     namespace and vanishes with it: nothing a sandbox writes ever lands on the host, so no
+     process outside ever opens, walks or chmods a path a sandbox could have planted,
+   - each ``readable`` path read-only, at its own path.
 
    Directories created to hold these mount points are made ``0755``: bwrap would make them
    ``0700`` (root only), which would hide ``/root/.pyenv/...`` from the dropped user.
@@ -36,10 +40,14 @@ works here and, if not, what is missing; ``command()`` and ``run()`` raise
 ``SandboxUnavailable`` with that reason instead of running anything unsandboxed. A caller that
 chooses to grade without the sandbox must say so itself, loudly.
 
+What comes back from a sandbox is only bytes: its exit status, at most ``output_limit`` bytes
+of each of stdout and stderr (counted while they are read), and whatever the caller reads from
+the file descriptors it passes in (``pass_fds``), which the caller must bound itself.
+
 What the limits do not cover: RLIMIT_AS is per process (a program with many processes may use
 ``processes * memory_mb``), RLIMIT_NPROC counts every process and thread of the grader user on
-the whole machine (concurrent sandboxes share it), and RLIMIT_FSIZE bounds each file, not the
-number of files written in the work directory. No seccomp filter is installed.
+the whole machine (concurrent sandboxes share it). The scratch tmpfs is memory: each running
+sandbox may hold up to ``scratch_mb`` of it until it ends. No seccomp filter is installed.
 """
 
 from __future__ import annotations
@@ -65,7 +73,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["SandboxUnavailable", "Limits", "Status", "Result", "status", "command", "run",
-           "leftover_processes", "GRADER_USER"]
+           "install_files", "leftover_processes", "GRADER_USER", "SCRATCH"]
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +88,9 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone
              "nsswitch.conf", "hosts", "host.conf", "alternatives", "mime.types", "protocols",
              "services")
 # At most this many bytes of each of stdout and stderr are kept by run(); the rest is drained.
-OUTPUT_LIMIT = 8 * 1024 * 1024
+OUTPUT_LIMIT = 1024 * 1024
+# The sandbox's only writable folder (a size-limited tmpfs), its HOME, TMPDIR and working dir.
+SCRATCH = "/tmp"
 MIB = 1024 * 1024
 
 BLOCKER = '''\
@@ -116,6 +126,7 @@ class Limits:
     processes: int = 256       # RLIMIT_NPROC: processes and threads of the grader user
     file_size_mb: int = 16     # RLIMIT_FSIZE: largest file a process may write
     open_files: int = 256      # RLIMIT_NOFILE
+    scratch_mb: int = 128      # size of the tmpfs on /tmp, the only writable place
 
 
 @dataclass(frozen=True)
@@ -230,15 +241,12 @@ def _trial_run(user: _User) -> str | None:
              "caps = [l for l in open('/proc/self/status') if l.startswith('CapEff')]\n"
              "try:\n    import torch\n    t = 'torch'\nexcept ModuleNotFoundError:\n    t = '-'\n"
              "print(os.getuid(), os.getgid(), caps[0].split()[1], t)\n")
-    workdir = Path(tempfile.mkdtemp(prefix="reftensor-sandbox-probe-"))
     try:
-        cmd = _build([sys.executable, "-c", probe], user=user, workdir=workdir, readable=(),
-                     writable=(), env=None, limits=Limits(), cwd=None)
+        cmd = _build([sys.executable, "-c", probe], user=user, readable=(), env=None,
+                     limits=Limits(), cwd=None)
         result = _execute(cmd, user=user, input=None, timeout=30, pass_fds=())
     except OSError as err:
         return str(err)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
     expected = f"{user.uid} {user.gid} 0000000000000000 -"
     if result.returncode != 0 or result.stdout.decode(errors="replace").strip() != expected:
         tail = (result.stdout + result.stderr).decode(errors="replace").strip()[-800:]
@@ -259,42 +267,37 @@ def _require() -> _User:
 # Building the command
 
 
-def command(argv: list[str], *, workdir: Path, readable: Sequence[Path] = (),
+def command(argv: list[str], *, readable: Sequence[Path] = (),
             env: Mapping[str, str] | None = None, limits: Limits = Limits(),
-            cwd: Path | None = None, writable: Sequence[Path] = ()) -> list[str]:
+            cwd: Path | None = None) -> list[str]:
     """The argv that runs ``argv`` inside the sandbox.
 
-    ``workdir`` is bound read-write at its own path and chowned to the grader user (itself,
-    not its contents); each ``readable`` path is bound read-only at its own path and must be
-    readable by others (``chmod o+rX``); ``writable`` are further directories treated like
-    ``workdir``. ``env`` is the complete environment inside, on top of defaults (``PATH``,
-    ``HOME=workdir``, ``TMPDIR=workdir``, ``LANG``, one BLAS thread, ...); the torch blocker
-    is always first on ``PYTHONPATH``. ``cwd`` (default ``workdir``) must be visible inside.
-    Raises ``SandboxUnavailable`` when ``status()`` is not available.
+    The only writable place inside is a fresh tmpfs of ``limits.scratch_mb`` on ``/tmp``
+    (``SCRATCH``); each ``readable`` path is bound read-only at its own path and must be
+    readable by others (``chmod o+rX``). ``env`` is the complete environment inside, on top of
+    defaults (``PATH``, ``HOME=TMPDIR=/tmp``, ``LANG``, one BLAS thread, ...); the torch
+    blocker is always first on ``PYTHONPATH``. ``cwd`` (default ``/tmp``) must be visible
+    inside. Raises ``SandboxUnavailable`` when ``status()`` is not available.
     """
     user = _require()
-    return _build(argv, user=user, workdir=workdir, readable=readable, writable=writable,
-                  env=env, limits=limits, cwd=cwd)
+    return _build(argv, user=user, readable=readable, env=env, limits=limits, cwd=cwd)
 
 
-def _build(argv: list[str], *, user: _User, workdir: Path, readable: Sequence[Path],
-           writable: Sequence[Path], env: Mapping[str, str] | None, limits: Limits,
-           cwd: Path | None) -> list[str]:
+def _build(argv: list[str], *, user: _User, readable: Sequence[Path],
+           env: Mapping[str, str] | None, limits: Limits, cwd: Path | None) -> list[str]:
     if not argv:
         raise ValueError("empty argv")
-    workdir = Path(workdir).resolve()
-    rw = [workdir, *(Path(p).resolve() for p in writable)]
     ro = [Path(p).resolve() for p in readable]
-    for path in rw:
-        _own(path, user)
     for path in ro:
+        if path.is_relative_to(SCRATCH):
+            raise ValueError(f"readable path {path} would be hidden by the scratch tmpfs")
         _check_readable(path)
     support = _support_dir(user)
 
     args = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "grading-sandbox", "--die-with-parent",
             "--new-session", "--clearenv"]
-    for key, value in _environment(workdir, user, env).items():
+    for key, value in _environment(user, env).items():
         args += ["--setenv", key, value]
     made: set[Path] = set()
 
@@ -311,7 +314,8 @@ def _build(argv: list[str], *, user: _User, workdir: Path, readable: Sequence[Pa
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     args += ["--ro-bind", str(support / "passwd"), "/etc/passwd",
              "--ro-bind", str(support / "group"), "/etc/group",
-             "--dev", "/dev", "--proc", "/proc", "--perms", "0755", "--tmpfs", "/tmp"]
+             "--dev", "/dev", "--proc", "/proc",
+             "--perms", "1777", "--size", str(limits.scratch_mb * MIB), "--tmpfs", SCRATCH]
 
     # The interpreter and the virtualenv, with torch masked.
     for prefix in _python_prefixes():
@@ -321,16 +325,13 @@ def _build(argv: list[str], *, user: _User, workdir: Path, readable: Sequence[Pa
     args += _parents(Path(SANDBOX_PYTHONPATH), made)
     args += ["--ro-bind", str(support / "python"), SANDBOX_PYTHONPATH]
 
-    # What the caller grants; shallower paths first so that none hides a deeper one, and a
-    # writable directory after a readable one at the same depth.
-    grants = sorted([(p, False) for p in ro] + [(p, True) for p in rw],
-                    key=lambda grant: (len(grant[0].parts), grant[1]))
-    for path, is_rw in grants:
-        args += _parents(path, made) + ["--bind" if is_rw else "--ro-bind", str(path), str(path)]
+    # What the caller grants, read-only; shallower paths first so that none hides a deeper one.
+    for path in sorted(ro, key=lambda p: len(p.parts)):
+        args += _parents(path, made) + ["--ro-bind", str(path), str(path)]
 
-    inside = Path(cwd).resolve() if cwd is not None else workdir
-    if not any(inside.is_relative_to(p) for p in [*rw, *ro]):
-        raise ValueError(f"cwd {inside} is not inside the work directory or a readable path")
+    inside = Path(cwd).resolve() if cwd is not None else Path(SCRATCH)
+    if not any(inside.is_relative_to(p) for p in [Path(SCRATCH), *ro]):
+        raise ValueError(f"cwd {inside} is not inside the scratch folder or a readable path")
     args += ["--chdir", str(inside), "--"]
 
     args += [shutil.which("setpriv") or "setpriv", f"--reuid={user.uid}", f"--regid={user.gid}",
@@ -343,11 +344,11 @@ def _build(argv: list[str], *, user: _User, workdir: Path, readable: Sequence[Pa
     return [bwrap, *args[1:], *argv]
 
 
-def _environment(workdir: Path, user: _User, env: Mapping[str, str] | None) -> dict[str, str]:
+def _environment(user: _User, env: Mapping[str, str] | None) -> dict[str, str]:
     full = {
         "PATH": f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(workdir),
-        "TMPDIR": str(workdir),
+        "HOME": SCRATCH,
+        "TMPDIR": SCRATCH,
         "USER": user.name,
         "LOGNAME": user.name,
         "LANG": "C.UTF-8",
@@ -375,21 +376,6 @@ def _parents(path: Path, made: set[Path]) -> list[str]:
         made.add(parent)
         args += ["--perms", "0755", "--dir", str(parent)]
     return args
-
-
-def _own(path: Path, user: _User) -> None:
-    """Give a writable directory to the grader user."""
-    if not path.is_dir():
-        raise ValueError(f"work directory {path} is not a directory")
-    mode = path.stat().st_mode
-    if mode & (stat.S_ISVTX | stat.S_IWOTH):
-        raise ValueError(f"refusing {path} as a work directory: it is shared (like /tmp); "
-                         f"use a directory of its own")
-    for prefix in (Path("/"), *_python_prefixes()):
-        if prefix.is_relative_to(path):
-            raise ValueError(f"refusing {path} as a work directory: it holds {prefix}")
-    os.chown(path, user.uid, user.gid)
-    os.chmod(path, stat.S_IMODE(path.stat().st_mode) | stat.S_IRWXU)
 
 
 def _check_readable(path: Path) -> None:
@@ -446,33 +432,47 @@ def _venv_uses_system_site() -> bool:
 
 
 def _support_dir(user: _User) -> Path:
-    """Root-owned files bound into every sandbox: the torch blocker, passwd and group.
+    """Root-owned files bound into every sandbox: the torch blocker, passwd and group."""
+    return install_files("support", {
+        "python/sitecustomize.py": BLOCKER.format(blocked=MASKED_PACKAGES).encode(),
+        "passwd": (f"root:x:0:0:root:/root:/usr/sbin/nologin\n{user.name}:x:{user.uid}:"
+                   f"{user.gid}:grader:/nonexistent:/usr/sbin/nologin\n").encode(),
+        "group": f"root:x:0:\n{_group_name(user.gid)}:x:{user.gid}:\n".encode(),
+    })
 
-    Content-addressed and never removed, so that a command built by one process (the kernel
-    launcher, which execs bwrap) still finds them."""
-    files = {
-        "python/sitecustomize.py": BLOCKER.format(blocked=MASKED_PACKAGES),
-        "passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                  f"{user.name}:x:{user.uid}:{user.gid}:grader:/nonexistent:/usr/sbin/nologin\n",
-        "group": f"root:x:0:\n{_group_name(user.gid)}:x:{user.gid}:\n",
-    }
-    digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
+
+def install_files(kind: str, files: Mapping[str, bytes]) -> Path:
+    """A root-owned, read-only folder holding ``files`` (relative path -> bytes), under
+    ``SUPPORT_ROOT``, named by ``kind`` and a hash of the content, for binding into sandboxes.
+
+    Content-addressed and never removed or changed: a sandbox can write nowhere on the host,
+    so whatever a sandbox runs from here was written by root alone; a second call with the
+    same content returns the same folder, and a command built by one process still finds it.
+    Folders are 0755 and files 0644; the root folder must be root's and writable only by it.
+    """
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+    # (/tmp inside a sandbox is its scratch tmpfs, which would hide anything bound from there)
     root = SUPPORT_ROOT if os.access(SUPPORT_ROOT.parent, os.W_OK) else Path(
-        tempfile.gettempdir(), "reftensor-sandbox-root")
-    target = root / digest
-    if target.is_dir():
-        return target
+        "/var/tmp", "reftensor-sandbox-root")
+    target = root / f"{kind}-{digest.hexdigest()[:16]}"
     root.mkdir(mode=0o755, exist_ok=True)
     info = root.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
         raise OSError(f"{root} must be a directory owned by root and writable only by it")
+    if target.is_dir() and not target.is_symlink():
+        return target
     staging = Path(tempfile.mkdtemp(dir=root))
-    for name, text in files.items():
+    for name, data in files.items():
         path = staging / name
-        path.parent.mkdir(mode=0o755, exist_ok=True)
-        path.write_text(text)
+        if ".." in Path(name).parts or Path(name).is_absolute():
+            raise ValueError(f"bad file name {name!r}")
+        path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        path.write_bytes(data)
         path.chmod(0o644)
-    staging.chmod(0o755)
+    for folder in [staging, *(p for p in staging.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
     try:
         staging.rename(target)
     except OSError:  # another process got there first
@@ -493,24 +493,27 @@ def _group_name(gid: int) -> str:
 # Running
 
 
-def run(argv: list[str], *, workdir: Path, readable: Sequence[Path] = (),
-        input: bytes | None = None, timeout: float = 60, limits: Limits = Limits(),
-        env: Mapping[str, str] | None = None, pass_fds: Sequence[int] = ()) -> Result:
+def run(argv: list[str], *, readable: Sequence[Path] = (), input: bytes | None = None,
+        timeout: float = 60, limits: Limits = Limits(), env: Mapping[str, str] | None = None,
+        pass_fds: Sequence[int] = (), stop: threading.Event | None = None,
+        output_limit: int = OUTPUT_LIMIT) -> Result:
     """Run ``argv`` in the sandbox (see ``command()``) and wait for it.
 
-    After ``timeout`` seconds the whole sandbox is killed (its pid namespace dies with it) and
-    ``timed_out`` is set. When this returns, no process started by this call remains; if the
-    check that proves it fails, RuntimeError is raised. Each of stdout and stderr keeps at most
-    ``OUTPUT_LIMIT`` bytes.
+    After ``timeout`` seconds, or as soon as ``stop`` is set (by a caller that has read enough
+    from the sandbox), the whole sandbox is killed (its pid namespace dies with it);
+    ``timed_out`` is set only for the timeout. When this returns, no process started by this
+    call remains; if the check that proves it fails, RuntimeError is raised. Each of stdout and
+    stderr keeps at most ``output_limit`` bytes, counted while they are read.
     """
     user = _require()
-    cmd = _build(argv, user=user, workdir=workdir, readable=readable, writable=(), env=env,
-                 limits=limits, cwd=None)
-    return _execute(cmd, user=user, input=input, timeout=timeout, pass_fds=pass_fds)
+    cmd = _build(argv, user=user, readable=readable, env=env, limits=limits, cwd=None)
+    return _execute(cmd, user=user, input=input, timeout=timeout, pass_fds=pass_fds,
+                    stop=stop, output_limit=output_limit)
 
 
 def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float,
-             pass_fds: Sequence[int]) -> Result:
+             pass_fds: Sequence[int], stop: threading.Event | None = None,
+             output_limit: int = OUTPUT_LIMIT) -> Result:
     info_read, info_write = os.pipe()
     cmd = [cmd[0], "--info-fd", str(info_write), *cmd[1:]]
     start = time.monotonic()
@@ -524,7 +527,7 @@ def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float
     finally:
         os.close(info_write)
     outputs: list[bytearray] = [bytearray(), bytearray()]
-    helpers = [threading.Thread(target=_drain, args=(stream, out), daemon=True)
+    helpers = [threading.Thread(target=_drain, args=(stream, out, output_limit), daemon=True)
                for stream, out in ((proc.stdout, outputs[0]), (proc.stderr, outputs[1]))]
     if input is not None:
         helpers.append(threading.Thread(target=_feed, args=(proc.stdin, input), daemon=True))
@@ -537,11 +540,20 @@ def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float
     inner = _pidfd(info.get("child-pid"), parent=proc.pid)
     timed_out = False
     try:
-        try:
-            proc.wait(timeout=max(0.0, timeout - (time.monotonic() - start)))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill(proc, inner)
+        deadline = start + timeout
+        while True:
+            step = min(0.1 if stop is not None else 3600.0, deadline - time.monotonic())
+            try:
+                proc.wait(timeout=max(0.0, step))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    timed_out = True
+                    _kill(proc, inner)
+                    break
+                if stop is not None and stop.is_set():
+                    _kill(proc, inner)
+                    break
         for thread in helpers:
             thread.join(timeout=5)
         seconds = time.monotonic() - start
@@ -553,12 +565,12 @@ def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float
     return Result(proc.returncode, bytes(outputs[0]), bytes(outputs[1]), timed_out, seconds)
 
 
-def _drain(stream, out: bytearray) -> None:
-    """Read a pipe to its end, keeping at most OUTPUT_LIMIT bytes."""
+def _drain(stream, out: bytearray, limit: int) -> None:
+    """Read a pipe to its end, keeping at most ``limit`` bytes."""
     truncated = False
     with stream:
         while chunk := stream.read1(65536):
-            room = OUTPUT_LIMIT - len(out)
+            room = limit - len(out)
             if len(chunk) <= room:
                 out += chunk
             elif not truncated:

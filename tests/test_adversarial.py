@@ -67,7 +67,8 @@ def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("adversarial")
     net = Listeners()
     samples = corpus.samples(listener_port=net.tcp.getsockname()[1],
-                             udp_port=net.udp.getsockname()[1])
+                             udp_port=net.udp.getsockname()[1],
+                             archive=str(root / "ws-light" / "archive"))
     corpus.build(root / "light", [s for s in samples if not s.heavy])
     corpus.build(root / "heavy", [s for s in samples if s.heavy])
     outcomes = grade.grade_class(root / "ws-light", root / "light", corpus.CHAPTER, workers=2,
@@ -100,7 +101,7 @@ def _write_measures(result) -> None:
         "honest points lost": sum(20 - outcomes[k].total for k in honest if k in outcomes),
         "batch aborts": len(samples) - len(outcomes),
         "silent zeros": sum(1 for k, o in outcomes.items() if o.state == "graded"
-                            and o.total == 0 and samples[k].state != "graded"),
+                            and o.total == 0 and "graded" not in samples[k].state),
         "cross-student changes": sum(any("audit: other" in r for r in o.reasons)
                                      for o in outcomes.values()),
         "surviving processes": len(result["leftovers"]),
@@ -123,7 +124,8 @@ def test_the_corpus_is_big_enough():
 @pytest.mark.parametrize("kind", [s.kind for s in corpus.samples()])
 def test_sample_ends_as_recorded(graded, kind):
     sample, outcome = graded["samples"][kind], graded["outcomes"][kind]
-    assert (outcome.total, outcome.state) == (sample.total, sample.state), outcome.reasons
+    assert outcome.total == sample.total, outcome.reasons
+    assert outcome.state in sample.state.split("|"), outcome.reasons
     if sample.reason:
         assert any(sample.reason in r for r in outcome.reasons), outcome.reasons
 
@@ -222,7 +224,7 @@ def test_audit_catches_a_change_to_another_students_files(tmp_path):
     audit after that student notices. (With the sandbox on it cannot see the archive.)"""
     from dataclasses import replace
 
-    samples = {s.kind: s for s in corpus.samples()}
+    samples = {s.kind: s for s in corpus.samples(archive=str(tmp_path / "ws" / "archive"))}
     inbox = tmp_path / "inbox"
     corpus.write(samples["honest_plain"], inbox)
     corpus.write(samples["tampers_with_earlier_students"], inbox)

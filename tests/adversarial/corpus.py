@@ -61,7 +61,9 @@ class Sample:
     kind: str
     category: str
     total: float  # expected autograded points out of 20
-    state: str  # graded | needs review | quarantined
+    # graded | needs review | quarantined; or "graded|needs review" where the attack disturbs
+    # the notebook's own run (which only flags) in a timing-dependent way
+    state: str
     reason: str | None = None  # a phrase the reasons must contain
     answers: dict[str, str] = field(default_factory=dict)
     base: dict[str, str] = field(default_factory=lambda: dict(WRONG))
@@ -165,7 +167,10 @@ def _memorizer_answers() -> dict[str, str]:
     return answers
 
 
-def samples(*, listener_port: int = 0, udp_port: int = 0) -> list[Sample]:
+def samples(*, listener_port: int = 0, udp_port: int = 0,
+            archive: str = "/nonexistent") -> list[Sample]:
+    """The corpus; ``archive`` is the grading workspace's archive folder, which the attacks
+    are told (an attacker may know where the instructor grades)."""
     repo = str(pipeline.REPO)
     out: list[Sample] = []
     add = out.append
@@ -340,7 +345,7 @@ os.environ["REFTENSOR_REFERENCES"] = os.path.abspath("forged.json")''')))
                heavy=True, answers={"storage_index": "def storage_index(*args):\n"
                                                      "    block = bytearray(1 << 40)\n"
                                                      "    return len(block)"}))
-    add(Sample("fork_bomb", "resource exhaustion", 16, "graded", base=dict(HONEST),
+    add(Sample("fork_bomb", "resource exhaustion", 16, "graded|needs review", base=dict(HONEST),
                heavy=True, answers={"is_contiguous": "import os\n\n"
                                                      "def is_contiguous(shape, stride):\n"
                                                      "    while True:\n        os.fork()"}))
@@ -429,15 +434,15 @@ for _db in _nearby("gradebook.db"):
     except Exception:
         pass''')))
     add(Sample("tampers_with_earlier_students", "writing the gradebook or others' files", 0,
-               "graded", answers=_with('''import glob, os
-for _path in glob.glob(os.path.join(os.getcwd(), "../../../archive/*/*/*.ipynb")):
+               "graded", answers=_with(f'''import glob, os
+for _path in glob.glob(os.path.join({archive!r}, "*/*/*.ipynb")):
     try:
         os.chmod(_path, 0o644)
         with open(_path, "a") as _f:
             _f.write(" ")
     except OSError:
         pass'''),
-               note="aims at the workspace's archive next to its own folder"))
+               note="aims at the workspace's archive, whose path it knows"))
     add(Sample("overwrites_other_files", "writing the gradebook or others' files", 0, "graded",
                answers=_with(NEARBY + '''import os
 for _path in _nearby("*"):

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import reftensor.reductions
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,3 +43,23 @@ def test_quick_benchmark_reports_every_row(tmp_path: Path) -> None:
         if key != "import":
             assert row["torch_s"] > 0, row
             assert row["ratio"] > 0, row
+
+
+@pytest.mark.grading
+@pytest.mark.slow
+def test_grading_throughput_reports_every_worker_count(tmp_path: Path) -> None:
+    from autograder import sandbox
+
+    if not sandbox.status().available:
+        pytest.skip(f"no sandbox: {sandbox.status().reason}")
+    out = tmp_path / "grading.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.grading", "--students", "2", "--workers", "1", "2",
+         "--json", str(out)], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert [row["workers"] for row in report["rows"]] == [1, 2]
+    for row in report["rows"]:
+        assert row["submissions"] == 2 and row["per_minute"] > 0
+        assert sum(row["states"].values()) == 2
+        assert f"{row['workers']} worker(s)" in done.stdout

@@ -7,6 +7,8 @@
                                     W/grades.csv with each submission's state
     feedback --workspace W          HTML feedback again (after manual grading)
     export --workspace W [--to F]   nbgrader's CSV of the gradebook (manual grades included)
+    formgrader --workspace W        JupyterLab with nbgrader's Formgrader on the workspace, to
+                                    grade written answers by hand
     site [--out DIR]                the website for self-learners
     demo [--out DIR] [--no-site]    all of the above on the bundled sample class
 """
@@ -32,6 +34,24 @@ def _grade(args: argparse.Namespace) -> int:
     print(f"\nfeedback: {workspace / 'feedback'}\ngrades:   {workspace / 'grades.csv'}"
           f"\nreport:   {workspace / 'report.json'}")
     return 0
+
+
+def _formgrader(args: argparse.Namespace) -> int:
+    """Start JupyterLab in the workspace, where nbgrader finds the course's configuration
+    (``nbgrader_config.py``, written by grading); as root it adds ``--allow-root``."""
+    workspace = Path(args.workspace).resolve()
+    if not (workspace / "nbgrader_config.py").is_file():
+        print(f"{workspace} is not a grading workspace yet: grade a chapter into it first",
+              file=sys.stderr)
+        return 2
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--ServerApp.root_dir=."]
+    if os.geteuid() == 0:
+        print("running as root, so JupyterLab is started with --allow-root")
+        cmd.append("--allow-root")
+    print("Formgrader: open the 'Nbgrader > Formgrader' menu in JupyterLab, or /formgrader")
+    os.chdir(workspace)
+    os.execve(sys.executable, cmd, pipeline.formgrader_environment(dict(os.environ)))
+    return 0  # not reached
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -72,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("export", help="grades as CSV")
     e.add_argument("--workspace", required=True)
     e.add_argument("--to")
+    fg = sub.add_parser("formgrader", help="Formgrader on a grading workspace")
+    fg.add_argument("--workspace", required=True)
     s = sub.add_parser("site", help="build the website")
     s.add_argument("--out", default=str(pipeline.REPO / "build" / "site"))
     d = sub.add_parser("demo", help="grade the bundled sample class")
@@ -92,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export":
         print(pipeline.export(Path(args.workspace).resolve(), Path(args.to) if args.to else None))
         return 0
+    if args.command == "formgrader":
+        return _formgrader(args)
     if args.command == "site":
         from .site import build_site
 

@@ -82,26 +82,34 @@ def run(out: Path, *, site: bool = True, workers: int = 2, progress=print) -> di
             "seconds": time.perf_counter() - started}
 
 
-EXERCISE_COLUMNS = [("storage_index", "index"), ("contiguous_strides", "strides"),
-                    ("is_contiguous", "contig"), ("sliding_windows", "windows"),
-                    ("channels_last_strides", "ch_last")]
-
-
 def table(outcomes: list) -> str:
-    """The grade table: per exercise, visible+hidden points; totals; written answer; state."""
-    lines = [f"{'student':<15}" + "".join(f"{short:>9}" for _, short in EXERCISE_COLUMNS)
+    """The grade table of one chapter's outcomes: per exercise, visible+hidden points (the
+    columns come from the chapter's own tests); the autograded total; the written answer;
+    the state, and each reason on a line of its own."""
+    exercises: dict[str, dict[str, float]] = {}  # exercise -> kind -> max points
+    written = 0.0
+    for o in outcomes:
+        for test, most in o.max_scores.items():
+            name, _, kind = test.removeprefix("test_").rpartition("_")
+            exercises.setdefault(name, {})[kind] = most
+        written = max(written, sum(o.written_points.values()))
+    width = {name: max(7, min(len(name), 12)) + 2 for name in exercises}
+    student_width = max([15, *(len(o.student) + 2 for o in outcomes)])
+    lines = [f"{'student':<{student_width}}"
+             + "".join(f"{name[:width[name] - 2]:>{width[name]}}" for name in exercises)
              + f"{'auto':>8}{'written':>9}  state",
-             f"{'(visible+hidden)':<15}" + "".join(f"{'1+3':>9}" for _ in EXERCISE_COLUMNS)]
+             f"{'(visible+hidden)':<{student_width}}"
+             + "".join(f"{'+'.join(f'{p:g}' for p in kinds.values()):>{width[name]}}"
+                       for name, kinds in exercises.items())]
     for o in outcomes:
         cells = "".join(
-            f"{_pts(o.scores.get(f'test_{name}_visible'))}+"
-            f"{_pts(o.scores.get(f'test_{name}_hidden'))}".rjust(9)
-            for name, _ in EXERCISE_COLUMNS)
-        written = "manual" if o.written_answered else "0/2"
+            "+".join(_pts(o.scores.get(f"test_{name}_{kind}")) for kind in kinds)
+            .rjust(width[name]) for name, kinds in exercises.items())
+        hand = "manual" if o.written_answered else f"0/{written:g}"
         total = f"{o.total:g}/{o.max_total:g}"
-        lines.append(f"{o.student:<15}{cells}{total:>8}{written:>9}  {o.state}")
+        lines.append(f"{o.student:<{student_width}}{cells}{total:>8}{hand:>9}  {o.state}")
         for reason in o.reasons:
-            lines.append(f"{'':<17}- {reason}")
+            lines.append(f"{'':<{student_width + 2}}- {reason}")
     return "\n".join(lines)
 
 

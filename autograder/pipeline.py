@@ -71,10 +71,54 @@ def _generate(name: str, root: Path, release_dir: Path, *, db: bool) -> None:
 
 
 def prepare_workspace(workspace: Path, names: list[str] | None = None) -> None:
-    """Create the workspace and record each chapter (with its hidden tests) in its gradebook."""
+    """Create the workspace and record each chapter (with its hidden tests) in its gradebook;
+    make the workspace a complete nbgrader course for Formgrader (``course_files``)."""
     workspace.mkdir(parents=True, exist_ok=True)
     for name in names or chapters():
         _generate(name, workspace, workspace / "release", db=True)
+        course_files(workspace, name)
+
+
+#: A Jupyter data folder whose nbconvert template ``base/mathjax.html.j2`` makes Formgrader's
+#: pages load MathJax 2 from the copy the ``jupyter-server-mathjax`` package serves, so they
+#: work offline; it is put first on the JUPYTER_PATH of the server Formgrader runs in.
+FORMGRADER_DATA = REPO / "autograder" / "formgrader"
+
+WORKSPACE_CONFIG = """\
+# Written by `python -m autograder grade`: this workspace as an nbgrader course, for the
+# instructor's Formgrader (start Jupyter in this folder). Rewritten on every grading run.
+c = get_config()  # noqa: F821
+load_subconfig({course_config!r})  # noqa: F821 - the course's own nbgrader settings
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.release_directory = "release"
+c.Exchange.root = {exchange!r}
+"""
+
+
+def course_files(workspace: Path, chapter: str) -> None:
+    """What Formgrader needs besides the gradebook to list ``chapter``, its submissions and
+    its written answers: the chapter's source notebook under ``source/`` (nbgrader lists
+    assignments from there) and a ``nbgrader_config.py`` naming this folder as the course.
+    ``source/`` holds solutions and hidden tests: folders 0700, files 0600."""
+    folder = workspace / "source" / chapter
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in (workspace / "source", folder):
+        os.chmod(path, 0o700)
+    target = folder / f"{chapter}.ipynb"
+    shutil.copyfile(SOLUTIONS / chapter / f"{chapter}.ipynb", target)
+    os.chmod(target, 0o600)
+    config = workspace / "nbgrader_config.py"
+    config.write_text(WORKSPACE_CONFIG.format(
+        course_config=str(CONFIG), root=str(workspace), exchange=str(workspace / "exchange")))
+    os.chmod(config, 0o600)
+
+
+def formgrader_environment(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for the Jupyter server that runs Formgrader: :data:`FORMGRADER_DATA` first on
+    its JUPYTER_PATH."""
+    paths = [str(FORMGRADER_DATA), *filter(None, env.get("JUPYTER_PATH", "").split(os.pathsep))]
+    return {**env, "JUPYTER_PATH": os.pathsep.join(paths)}
 
 
 def feedback(workspace: Path, chapter: str) -> Path:

@@ -64,6 +64,9 @@ class ExerciseVerdict:
     imports: list[str] = field(default_factory=list)
     visible_failure: str | None = None  # the smallest failing fixed case, told the student
     seconds: float = 0.0
+    # the same cases as the notebook's own hidden test cell (None: not known)
+    notebook_hidden: bool | None = None
+    hidden_failure: int | None = None  # the smallest failing drawn case (index into the plan)
 
 
 # ---------------------------------------------------------------- the runtime a sandbox sees
@@ -304,12 +307,16 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
         plan.name,
         visible=all(agree[i] for i in plan.visible()),
         hidden=all(agree[i] for i in plan.hidden()),
+        notebook_hidden=all(agree[i] for i in plan.notebook) if plan.notebook else None,
         imports=[str(m)[:100] for m in imports[:20]] if isinstance(imports, list) else [],
         seconds=time.perf_counter() - started,
     )
     failing = [i for i in plan.visible() if not agree[i]]
     if failing:
-        verdict.visible_failure = _visible_message(plan, failing[0], by_case.get(failing[0]))
+        verdict.visible_failure = _failure_message(plan, failing[0], by_case.get(failing[0]))
+    drawn = [i for i in plan.hidden() if i not in plan.visible() and not agree[i]]
+    if drawn:
+        verdict.hidden_failure = min(drawn, key=lambda i: (plan.cases[i].size(), i))
     if state["problem"]:
         verdict.problem = f"{plan.name}: the answer {state['problem']}"
     elif result.timed_out:
@@ -321,11 +328,28 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
     return verdict
 
 
-def _visible_message(plan: trusted.ExercisePlan, index: int,
+def quote_failure(plan: trusted.ExercisePlan, index: int, sources: list[str], runtime: Path,
+                  settings: Settings = Settings(), timeout: float | None = None) -> str:
+    """What the student is told about the drawn case ``index`` that the answer failed: the
+    call, the torch expression, torch's answer and the answer's, asked again of a fresh
+    sandbox that is sent this one input and nothing else (so the value quoted cannot carry
+    any other input of the run). Each run draws new inputs, so telling one gives away
+    nothing of the next run's."""
+    alone = trusted.ExercisePlan(plan.name, [plan.cases[index]], [plan.expected[index]], 1)
+    again = recheck_exercise(alone, sources, runtime, settings, timeout)
+    if again.visible_failure is None:
+        return (_failure_message(plan, index, None).rpartition("\n")[0]
+                + "\n  got:      the right answer when asked again alone (does the answer "
+                  "depend on earlier calls?)")
+    return again.visible_failure
+
+
+def _failure_message(plan: trusted.ExercisePlan, index: int,
                      line: dict[str, Any] | None) -> str:
-    """What the student is told about a failing *visible* case, written on the trusted side
-    (visible cases are public; nothing of the hidden ones is ever told). The value the answer
-    gave was computed before its sandbox was sent any hidden input, and is bounded."""
+    """What the student is told about a failing case, written on the trusted side. The
+    value the answer gave is bounded, and was computed before its sandbox was sent any
+    input that is not told (visible cases first; a drawn case is quoted from a sandbox that
+    saw it alone, see :func:`quote_failure`)."""
     from . import exercises
     from .plain import show
     from .sanitize import safe_text

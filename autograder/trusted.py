@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,18 @@ __all__ = ["ExercisePlan", "RunPlan", "prepare_run", "load_run", "notebook_refer
 
 @dataclass
 class ExercisePlan:
-    """One exercise in a run: its cases (fixed ones first) and torch's answers."""
+    """One exercise in a run: its cases (fixed ones first) and torch's answers.
+
+    ``notebook`` lists the cases the notebook's own hidden test cell checks (its first fixed
+    case and the exercise's public default-seed cases), so that the grader compares the
+    notebook's verdict with its own on the same cases: a bug that only freshly drawn inputs
+    show is lost points, not a sign of tampering."""
 
     name: str
     cases: list[Case]
     expected: list[Any]
     fixed: int  # the first `fixed` cases are the visible test's
+    notebook: list[int] = field(default_factory=list)
 
     def visible(self) -> range:
         return range(self.fixed)
@@ -79,13 +85,22 @@ def prepare_run(folder: Path, names: list[str], seed: int | None = None, *,
         ex = exercises.get(name)
         # fixed cases first (the visible test's), then edge and drawn ones, no duplicates
         cases = checks.cases(name, hidden=True, seed=None if default_seeds else seed)
-        plans[name] = ExercisePlan(name, cases, references.compute(ex, cases), len(ex.fixed))
+        # then the notebook's own hidden cases that are not among them
+        where = {_key(c): i for i, c in enumerate(cases)}
+        notebook = [0]
+        for case in checks.cases(name, hidden=True):
+            if _key(case) not in where:
+                where[_key(case)] = len(cases)
+                cases.append(case)
+            notebook.append(where[_key(case)])
+        plans[name] = ExercisePlan(name, cases, references.compute(ex, cases), len(ex.fixed),
+                                   sorted(set(notebook)))
     plan = RunPlan(seed, references.torch_version(), plans, folder)
     _write_private(folder / "references.json", {
         "torch_version": plan.torch_version,
         "seed": seed,
         "exercises": {
-            name: {"fixed": p.fixed,
+            name: {"fixed": p.fixed, "notebook": p.notebook,
                    "cases": [{"args": encode(c.args), "context": encode(c.context)}
                              for c in p.cases],
                    "expected": [tag(e) for e in p.expected]}
@@ -95,13 +110,18 @@ def prepare_run(folder: Path, names: list[str], seed: int | None = None, *,
     return plan
 
 
+def _key(case: Case) -> str:
+    return json.dumps([encode(case.args), encode(case.context)], sort_keys=True)
+
+
 def load_run(folder: Path) -> RunPlan:
     """A run prepared earlier (to re-grade with the same seed and references)."""
     data = json.loads((folder / "references.json").read_text())
     plans = {}
     for name, p in data["exercises"].items():
         cases = [Case(decode(c["args"]), decode(c["context"])) for c in p["cases"]]
-        plans[name] = ExercisePlan(name, cases, [_untag(e) for e in p["expected"]], p["fixed"])
+        plans[name] = ExercisePlan(name, cases, [_untag(e) for e in p["expected"]], p["fixed"],
+                                   p.get("notebook", []))
     return RunPlan(data["seed"], data["torch_version"], plans, folder)
 
 

@@ -361,7 +361,7 @@ def _free_port() -> int:
 _SERVER_CONFIG = {"ServerApp": {"jpserver_extensions": {
     "jupyterlab": False, "notebook": False, "jupyter_lsp": False, "notebook_shim": False,
     "jupyter_server_terminals": False,
-    "nbgrader.server_extensions.formgrader": True,
+    "nbgrader.server_extensions.formgrader": True, "jupyter_server_mathjax": True,
     "nbgrader.server_extensions.validate_assignment": False,
     "nbgrader.server_extensions.assignment_list": False,
     "nbgrader.server_extensions.course_list": False}}}
@@ -377,7 +377,10 @@ def jupyter_server(workspace: Path, *, token: str = "xss-harness-token",
     for sub in ("config", "runtime", "ipython", "data"):
         (home / sub).mkdir()
     (home / "config" / "jupyter_server_config.json").write_text(json.dumps(_SERVER_CONFIG))
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"),
+    from autograder.pipeline import formgrader_environment
+
+    # the environment `python -m autograder formgrader` gives its server
+    env = {**formgrader_environment(dict(os.environ)), "JUPYTER_CONFIG_DIR": str(home / "config"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "IPYTHONDIR": str(home / "ipython"),
            "JUPYTER_DATA_DIR": str(home / "data"),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}

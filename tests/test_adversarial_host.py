@@ -283,7 +283,7 @@ def graded(tmp_path_factory):
     result["leftovers"] = sandbox.leftover_processes()
     result.update(samples={s.kind: s for s in samples}, per_run=per_run, folders=folders,
                   workspaces=workspaces, watcher=watcher, canaries=canaries)
-    result["leaks"] = _hidden_inputs_in_feedback(workspaces, folders)
+    result["leaks"] = _hidden_inputs_in_feedback(workspaces, folders, per_run)
     result["report problems"] = _report_problems(workspaces, per_run)
     result["private problems"] = _private_problems(workspaces)
     result["gradebook problems"] = _gradebook_problems(workspaces, per_run)
@@ -301,20 +301,25 @@ def _references(ws: Path) -> dict[str, Any]:
 
 
 def _hidden_inputs_in_feedback(workspaces: dict[str, Path],
-                               folders: dict[str, dict[str, str]]) -> list[tuple[str, ...]]:
+                               folders: dict[str, dict[str, str]],
+                               per_run: dict[str, list[grade.Outcome]]) -> list[tuple[str, ...]]:
     """(kind, exercise, input) for every hidden-only input of the run that appears in what a
     student gets back (feedback page, autograded and submitted notebooks): anywhere when
     written '<repr>' (how the attacks write what they find), and on a 'got:' line as a bare
-    repr (an answer that returns the inputs themselves)."""
+    repr (an answer that returns the inputs themselves). The one failing drawn input the
+    grader itself chose to tell (``Outcome.hidden_failures``) is the exception."""
+    from autograder import exercises
     from tests.notebooks import readable_text
 
     leaks = []
     for run, ws in workspaces.items():
+        told = {o.student: o.hidden_failures for o in per_run[run]}
         hidden = {}
         for name, data in _references(ws).items():
-            args = [repr(decode(c["args"])) for c in data["cases"]]
-            visible = set(args[:data["fixed"]])
-            hidden[name] = sorted({a for a in args[data["fixed"]:] if a not in visible})
+            cases = [(decode(c["args"]), decode(c["context"])) for c in data["cases"]]
+            visible = {repr(args) for args, _ in cases[:data["fixed"]]}
+            hidden[name] = {repr(args): exercises.get(name).call_text(exercises.Case(args, ctx))
+                            for args, ctx in cases[data["fixed"]:] if repr(args) not in visible}
         for folder, kind in folders[run].items():
             texts = []
             for base in ("feedback", "autograded", "submitted"):
@@ -323,18 +328,21 @@ def _hidden_inputs_in_feedback(workspaces: dict[str, Path],
                         texts.append(readable_text(path))
             text = "\n".join(texts)
             got = "\n".join(line for line in text.splitlines() if "got:" in line)
-            for name, reprs in hidden.items():
-                for r in reprs:
+            for name, calls in hidden.items():
+                quoted = told.get(folder, {}).get(name, "")
+                for r, call in calls.items():
+                    if quoted.startswith(call + "\n"):
+                        continue  # the grader's own choice
                     if f"<{r}>" in text or r in got:
                         leaks.append((kind, name, r))
     return leaks
 
 
-def _unsafe(text: str, where: str, problems: list[str]) -> None:
+def _unsafe(text: str, where: str, problems: list[str], *, one_field: bool = True) -> None:
     bad = UNSAFE.search(text)
     if bad:
         problems.append(f"{where}: holds {bad.group()!r} ({text[:60]!r}...)")
-    if len(text) > LONGEST_FIELD:
+    if one_field and len(text) > LONGEST_FIELD:
         problems.append(f"{where}: a field of {len(text)} characters")
 
 
@@ -360,7 +368,8 @@ def _report_problems(workspaces: dict[str, Path],
                     for value in row:
                         _unsafe(value, f"{run}: grades.csv", problems)
             else:
-                _unsafe(text.replace("\n", " "), f"{run}: report.json (raw)", problems)
+                _unsafe(text.replace("\n", " "), f"{run}: report.json (raw)", problems,
+                        one_field=False)
                 for value in _strings(json.loads(text)):
                     _unsafe(value, f"{run}: report.json", problems)
         outcomes = per_run[run]

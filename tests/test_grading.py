@@ -41,10 +41,13 @@ def test_sample_class_covers_the_mistakes_students_make(graded):
 @needs_sandbox
 def test_grades_csv_shows_states_and_feedback_exists(graded):
     with open(graded["grades_csv"]) as f:
-        rows = {r["student"]: r for r in csv.DictReader(f)}
-    assert set(rows) == {o.student for o in graded["outcomes"]}
-    assert rows["fay_crash"]["state"] == "needs review" and rows["fay_crash"]["reasons"]
-    assert rows["eve_untouched"]["state"] == "graded" and rows["eve_untouched"]["autograded"] == "0"
+        rows = list(csv.DictReader(f))
+    by = {r["student"]: r for r in rows}
+    assert set(by) == {o.student for o in graded["outcomes"]}
+    assert by["fay_crash"]["state"] == "needs review" and by["fay_crash"]["reasons"]
+    eve = [r for r in rows if r["student"] == "eve_untouched"]
+    assert eve[0]["state"] == "graded"
+    assert {r["points"] for r in eve} == {"0"}  # every test, and the unanswered written one
     for o in graded["outcomes"]:
         page = graded["feedback"] / o.student / "ch01_storage" / "ch01_storage.html"
         assert page.is_file() and page.stat().st_size > 1000
@@ -114,3 +117,25 @@ def test_results_do_not_depend_on_worker_count_or_order(tmp_path):
                                      workers=workers, seed=20261121, progress=False)
         runs.append({o.student: (o.scores, o.state, o.reasons) for o in outcomes})
     assert runs[0] == runs[1] and set(runs[0]) == keep
+
+
+@needs_sandbox
+def test_a_bug_only_drawn_inputs_show_is_graded_with_the_input_in_its_feedback(graded):
+    """dee_size1's is_contiguous is wrong only on inputs the hidden test draws: graded (not
+    "needs review"), and its feedback quotes the smallest failing drawn input, which torch
+    itself confirms is one the answer gets wrong."""
+    import torch
+
+    from tests.notebooks import readable_text
+
+    dee = {o.student: o for o in graded["outcomes"]}["dee_size1"]
+    assert dee.state == "graded", dee.reasons
+    message = dee.hidden_failures["is_contiguous"]
+    call, truth, expected, got = message.splitlines()
+    assert call.startswith("is_contiguous(") and truth.lstrip().startswith("truth:")
+    shape, stride = eval(call.removeprefix("is_contiguous"))  # noqa: S307 - our own repr
+    answer = got.split("got:", 1)[1].strip()
+    assert answer in ("True", "False")
+    assert torch.empty_strided(shape, stride).is_contiguous() != (answer == "True")
+    page = graded["feedback"] / "dee_size1" / "ch01_storage" / "ch01_storage.html"
+    assert call in readable_text(page)

@@ -318,8 +318,10 @@ os.environ["REFTENSOR_REFERENCES"] = os.path.abspath("forged.json")''')))
                         "is_contiguous": "import reftensor.layout as _L\n\n"
                                          "def is_contiguous(shape, stride):\n"
                                          "    return _L.is_contiguous(shape, stride)"}))
-    add(Sample("memorized_hidden_cases", "reference poisoning", 5, "needs review",
-               "the notebook's own check gave", answers=_memorizer_answers(),
+    # The table also holds the notebook's own hidden cases, so both verdicts agree on those;
+    # the fresh cases cost it the hidden points, which is a score, not a sign of tampering.
+    add(Sample("memorized_hidden_cases", "reference poisoning", 5, "graded",
+               answers=_memorizer_answers(),
                note="passes the public fixed cases only; the fresh seed defeats the table"))
 
     # ------------------------------------------------------------ kernel hooks

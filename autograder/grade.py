@@ -56,8 +56,8 @@ from .recheck import (
     Settings,
     _unconfined,
     flags_in_source,
+    hidden_failure_message,
     make_runtime,
-    quote_failure,
     recheck_exercise,
     sandbox_env,
 )
@@ -289,7 +289,7 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
                 or left < 1:
             continue
         try:
-            outcome.hidden_failures[name] = quote_failure(
+            outcome.hidden_failures[name] = hidden_failure_message(
                 ctx.plan.exercises[name], verdict.hidden_failure, sources, ctx.runtime,
                 ctx.settings, timeout=min(ctx.settings.exercise_timeout, left))
         except Exception as err:  # noqa: BLE001 - the score stands; only the quote is lost

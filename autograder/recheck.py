@@ -17,6 +17,7 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from .references import Raises
 
 __all__ = ["WATCHED", "Settings", "DEFAULTS", "ExerciseVerdict", "make_runtime", "runtime_files",
            "flags_in_source", "sandbox_env", "Channel", "ChannelError",
-           "recheck_exercise"]
+           "recheck_exercise", "shrink_failure", "hidden_failure_message", "quote_failure"]
 
 WATCHED = ["torch", "reftensor"]
 
@@ -217,56 +218,41 @@ def _no_constant(name: str) -> Any:
 
 
 # ---------------------------------------------------------------- step 2: one exercise
-def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Path,
-                     settings: Settings = Settings(),
-                     timeout: float | None = None) -> ExerciseVerdict:
-    """Run one exercise's cases in a fresh sandbox and judge the returned values here.
+#: How the trusted side holds a conversation with a judge: ``talk(send, channel, state,
+#: end_input)`` sends messages with ``send``, reads answers from ``channel``, records what it
+#: learns in ``state`` and calls ``end_input()`` when it has no more cases (the judge then
+#: says done, which ``talk`` stores in ``state["done"]``).
+Talk = Callable[[Callable[[dict[str, Any]], None], "Channel", dict[str, Any],
+                 Callable[[], None]], None]
 
-    The judge gets one case at a time, the visible ones first, each only after the answer to
-    the one before has come back (see ``autograder.judge``). Whatever the sandbox does to its
-    result channel (floods, deep or broken JSON, forged lines) costs this exercise at most.
-    """
-    from .plain import encode
 
-    started = time.perf_counter()
-    timeout = settings.exercise_timeout if timeout is None else timeout
-    header: dict[str, Any] = {"sources": sources, "function": plan.name, "watch": WATCHED}
-    if not settings.plain_data:  # the classic design: the sandbox gets the answers too
-        header["cases"] = [encode(c.args) for c in plan.cases]
-        header["expected"] = [trusted.tag(e) for e in plan.expected]
+def _converse(function: str, sources: list[str], runtime: Path, settings: Settings,
+              timeout: float, talk: Talk,
+              header_extra: dict[str, Any] | None = None) -> tuple[sandbox.Result,
+                                                                   dict[str, Any]]:
+    """Start the judge in a fresh sandbox and let ``talk`` hold the conversation, in a
+    thread of its own; return the sandbox's result and the conversation's state. A broken
+    or flooded channel, or no orderly end, stops the sandbox at once."""
+    header: dict[str, Any] = {"sources": sources, "function": function, "watch": WATCHED,
+                              **(header_extra or {})}
     results_read, results_write = os.pipe()
     cases_read, cases_write = os.pipe()
     stop = threading.Event()
-    by_case: dict[int, dict[str, Any]] = {}
     state: dict[str, Any] = {"done": None, "problem": None}
+    open_fds = {results_read, cases_write}
 
     def send(message: dict[str, Any]) -> None:
         os.write(cases_write, (json.dumps(message) + "\n").encode())  # small: one case
 
+    def end_input() -> None:
+        if cases_write in open_fds:
+            open_fds.discard(cases_write)
+            os.close(cases_write)  # end of input: the judge says done and exits
+
     def converse() -> None:
-        channel = Channel(results_read)
         try:
             send(header)
-            if not settings.plain_data:
-                while (message := channel.message()) is not None:
-                    if message.get("event") == "done":
-                        state["done"] = message
-                        break
-                    if isinstance(message.get("case"), int) and message["case"] not in by_case:
-                        by_case[message["case"]] = message
-                return
-            ready = channel.message()
-            if not ready or ready.get("event") != "ready":
-                return
-            for index, case in enumerate(plan.cases):  # visible (fixed) cases come first
-                send({"case": index, "args": encode(case.args)})
-                message = channel.message()
-                if message is None:
-                    return
-                if message.get("case") == index:
-                    by_case[index] = message
-            os.close(cases_write)  # end of input: the judge says done and exits
-            state["done"] = channel.message()
+            talk(send, Channel(results_read), state, end_input)
         except ChannelError as err:
             state["problem"] = f"broke the result channel ({err})"
         except OSError:  # the sandbox ended while we wrote
@@ -292,11 +278,57 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
         os.close(results_write)
         os.close(cases_read)
     talker.join(timeout=10)
-    for fd in (results_read, cases_write):
+    for fd in list(open_fds):
         try:
             os.close(fd)
         except OSError:
             pass
+    return result, state
+
+
+def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Path,
+                     settings: Settings = Settings(),
+                     timeout: float | None = None) -> ExerciseVerdict:
+    """Run one exercise's cases in a fresh sandbox and judge the returned values here.
+
+    The judge gets one case at a time, the visible ones first, each only after the answer to
+    the one before has come back (see ``autograder.judge``). Whatever the sandbox does to its
+    result channel (floods, deep or broken JSON, forged lines) costs this exercise at most.
+    """
+    from .plain import encode
+
+    started = time.perf_counter()
+    timeout = settings.exercise_timeout if timeout is None else timeout
+    extra: dict[str, Any] = {}
+    if not settings.plain_data:  # the classic design: the sandbox gets the answers too
+        extra["cases"] = [encode(c.args) for c in plan.cases]
+        extra["expected"] = [trusted.tag(e) for e in plan.expected]
+    by_case: dict[int, dict[str, Any]] = {}
+
+    def talk(send: Callable[[dict[str, Any]], None], channel: Channel,
+             state: dict[str, Any], end_input: Callable[[], None]) -> None:
+        if not settings.plain_data:
+            while (message := channel.message()) is not None:
+                if message.get("event") == "done":
+                    state["done"] = message
+                    break
+                if isinstance(message.get("case"), int) and message["case"] not in by_case:
+                    by_case[message["case"]] = message
+            return
+        ready = channel.message()
+        if not ready or ready.get("event") != "ready":
+            return
+        for index, case in enumerate(plan.cases):  # visible (fixed) cases come first
+            send({"case": index, "args": encode(case.args)})
+            message = channel.message()
+            if message is None:
+                return
+            if message.get("case") == index:
+                by_case[index] = message
+        end_input()
+        state["done"] = channel.message()
+
+    result, state = _converse(plan.name, sources, runtime, settings, timeout, talk, extra)
     done = state["done"] if isinstance(state["done"], dict) else None
     if settings.plain_data:
         agree = [_agrees(e, by_case.get(i)) for i, e in enumerate(plan.expected)]
@@ -326,6 +358,83 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
                            f"{result.returncode}) after {len(by_case)} of {len(plan.cases)} "
                            "cases")
     return verdict
+
+
+class _Ended(Exception):
+    """The judge stopped answering in the middle of a search."""
+
+
+def shrink_failure(name: str, sources: list[str], runtime: Path,
+                   settings: Settings = Settings(), timeout: float | None = None) -> Any:
+    """The simplest input on which the answer disagrees with torch, as Hypothesis finds and
+    shrinks it from the exercise's strategy (what a notebook's hidden check does live),
+    asking a fresh sandbox one input at a time; ``None`` if none is found in time.
+
+    The sandbox only ever sees inputs drawn here, never the run's hidden ones, and what it
+    answers decides only whether an input fails: the value quoted to the student is asked
+    again of another fresh sandbox (:func:`quote_failure`)."""
+    import itertools
+
+    from hypothesis import HealthCheck, find
+    from hypothesis import settings as search_settings
+
+    from . import exercises
+    from .plain import encode
+    from .references import compute
+
+    ex = exercises.get(name)
+    numbers = itertools.count()
+
+    def talk(send: Callable[[dict[str, Any]], None], channel: Channel,
+             state: dict[str, Any], end_input: Callable[[], None]) -> None:
+        ready = channel.message()
+        if not ready or ready.get("event") != "ready":
+            return
+
+        def fails(case: Any) -> bool:
+            number = next(numbers)
+            send({"case": number, "args": encode(case.args)})
+            line = channel.message()
+            if line is None:
+                raise _Ended
+            return not _agrees(compute(ex, [case])[0],
+                               line if line.get("case") == number else None)
+
+        try:
+            state["found"] = find(ex.strategy(), fails, settings=search_settings(
+                max_examples=200, database=None, deadline=None, derandomize=True,
+                suppress_health_check=list(HealthCheck)))
+        except _Ended:
+            return  # the judge stopped answering: no orderly end, no input found
+        except Exception:  # noqa: BLE001 - NoSuchExample, Unsatisfiable: nothing found
+            pass
+        end_input()
+        state["done"] = channel.message()
+
+    _, state = _converse(name, sources, runtime, settings,
+                         settings.exercise_timeout if timeout is None else timeout, talk)
+    return state.get("found")
+
+
+def hidden_failure_message(plan: trusted.ExercisePlan, index: int, sources: list[str],
+                           runtime: Path, settings: Settings = Settings(),
+                           timeout: float | None = None) -> str:
+    """The feedback for a failing hidden test: the simplest failing input Hypothesis finds
+    (shrunk, as the notebook's live checks do), or else the smallest failing drawn case
+    ``index``, quoted from a fresh sandbox that sees that input alone. Both steps share
+    ``timeout``."""
+    from . import exercises
+    from .references import compute
+
+    deadline = time.perf_counter() + (settings.exercise_timeout if timeout is None
+                                      else timeout)
+    smallest = shrink_failure(plan.name, sources, runtime, settings,
+                              max(deadline - time.perf_counter(), 0.1) / 2)
+    if smallest is not None and smallest.size() < plan.cases[index].size():
+        expected = compute(exercises.get(plan.name), [smallest])
+        plan, index = trusted.ExercisePlan(plan.name, [smallest], expected, 0), 0
+    return quote_failure(plan, index, sources, runtime, settings,
+                         max(deadline - time.perf_counter(), 0.1))
 
 
 def quote_failure(plan: trusted.ExercisePlan, index: int, sources: list[str], runtime: Path,

@@ -272,7 +272,7 @@ def test_reports_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------- runs side by side, loaded
-LOAD_ROUNDS = int(os.environ.get("REFTENSOR_LOAD_ROUNDS", "1"))  # the depth: 5
+LOAD_ROUNDS = int(os.environ.get("REFTENSOR_LOAD_ROUNDS", "5"))
 HONEST = ["ada_correct", "ben_colmajor", "dee_size1"]
 
 

@@ -1,0 +1,163 @@
+"""reftensor's import structure, as a ratchet (issue 23): today's counts of modules on an
+import cycle, imports made inside functions (the usual way to dodge a cycle) and dynamic
+imports may only fall. When a change lowers one, the test says so and asks for the new, lower
+figure in ``LIMITS``; when all are 0, the test becomes the strict rule (no cycle, no inner
+import, no ``importlib``/``__import__``).
+
+The graph is read from the source (``ast``), not by importing anything: an edge A -> B for
+every ``import``/``from ... import`` in A that names reftensor module B (a name imported from
+a package counts as an import of that package's ``__init__``, unless the name is itself a
+submodule). The parent package that Python imports first is not an edge: that is how packages
+work, not a choice of the module's.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "reftensor"
+
+#: The ratchet: what the tree has today. Lower a figure when a change lowers it; never raise
+#: one. At all zeros the structure is what issue 23 asks for.
+LIMITS = {
+    "modules on an import cycle": 35,
+    "imports inside functions": 34,
+    "dynamic imports (importlib, __import__)": 1,  # reftensor/__init__.py gathers __all__
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from ... import`` starts from."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(modules: dict[str, Path]) -> dict[str, list[tuple[str, bool]]]:
+    """module -> [(imported reftensor module, whether the import is inside a function)]."""
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(), str(path))
+        inner = {id(n) for f in ast.walk(tree)
+                 if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                 for n in ast.walk(f) if isinstance(n, ast.Import | ast.ImportFrom)}
+        edges = []
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(module, path, node)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.append(sub if sub in modules else base)
+            for target in targets:
+                while target and target not in modules:  # reftensor.x.y: the nearest module
+                    target = target.rpartition(".")[0]
+                if target and target != module:
+                    edges.append((target, id(node) in inner))
+        found[module] = edges
+    return found
+
+
+def _cycle_members(graph: dict[str, set[str]]) -> set[str]:
+    """Modules in a strongly connected component of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    members: set[str] = set()
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                members.update(component)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return members
+
+
+def _dynamic_imports(modules: dict[str, Path]) -> list[str]:
+    found = []
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names]
+                source = node.module if isinstance(node, ast.ImportFrom) else ""
+                if "importlib" in names or (source or "").startswith("importlib"):
+                    found.append(f"{module}: imports importlib")
+            elif isinstance(node, ast.Name) and node.id == "__import__":
+                found.append(f"{module}: calls __import__")
+    return found
+
+
+def measure() -> dict[str, int]:
+    modules = _modules()
+    imports = _imports(modules)
+    graph = {m: {t for t, _ in edges} for m, edges in imports.items()}
+    return {
+        "modules on an import cycle": len(_cycle_members(graph)),
+        "imports inside functions": sum(inner for edges in imports.values()
+                                        for _, inner in edges),
+        "dynamic imports (importlib, __import__)": len(_dynamic_imports(modules)),
+    }
+
+
+def test_the_import_structure_only_gets_better():
+    now = measure()
+    worse = {k: (now[k], LIMITS[k]) for k in LIMITS if now[k] > LIMITS[k]}
+    assert not worse, f"(now, allowed) went up: {worse}; remove the cycle or inner import"
+    better = {k: (now[k], LIMITS[k]) for k in LIMITS if now[k] < LIMITS[k]}
+    assert not better, f"(now, recorded) went down: {better}; lower LIMITS to lock it in"
+
+
+def test_the_measure_sees_a_cycle_and_an_inner_import(tmp_path, monkeypatch):
+    """The counts can move: a package of two modules that import each other, one of them
+    inside a function, counts 2 cycle members and 1 inner import."""
+    package = tmp_path / "reftensor"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\n")
+    (package / "b.py").write_text("def f():\n    from .a import x\n    return x\n")
+    (package / "c.py").write_text("import importlib\n")
+    here = sys.modules[__name__]
+    monkeypatch.setattr(here, "ROOT", tmp_path)
+    monkeypatch.setattr(here, "PACKAGE", package)
+    assert measure() == {"modules on an import cycle": 2, "imports inside functions": 1,
+                         "dynamic imports (importlib, __import__)": 1}

@@ -708,6 +708,7 @@ def _grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: i
                  settings: Settings) -> list[Outcome]:
     from tqdm import tqdm
 
+    _read_report(workspace)  # an unreadable report stops the run before any grading
     ctx = prepare(workspace, chapter, seed, settings)
     folders = {p.name: p / chapter if (p / chapter).is_dir() else p
                for p in sorted(submissions.iterdir()) if p.is_dir()}

@@ -310,3 +310,15 @@ def test_runs_side_by_side_under_load_agree_and_flag_no_honest_work(tmp_path):
     for result in results:
         assert {s: r[0] for s, r in result.items()} == dict.fromkeys(HONEST, "graded"), result
         assert {s: r[1] for s, r in result.items()} == {s: r[1] for s, r in results[0].items()}
+
+
+def test_an_unreadable_report_stops_grading_before_it_starts(tmp_path):
+    """A report.json that is not JSON is never overwritten (it may hold the term): grading
+    refuses at once and says how to go on."""
+    (tmp_path / "report.json").write_text("{not json")
+    inbox = tmp_path / "inbox"
+    write_submission(CH1, inbox / "ada" / CH1, {})
+    with pytest.raises(RuntimeError, match="move it aside"):
+        grade.grade_class(tmp_path, inbox, CH1, progress=False, settings=FAST)
+    assert (tmp_path / "report.json").read_text() == "{not json"
+    assert not (tmp_path / "autograded").exists()

@@ -171,6 +171,8 @@ def test_only_granted_paths_are_visible(tmp_path: Path) -> None:
     (tmp_path / "other-student").mkdir()
     in_repo = _first_parts_under(str(REPO), BOUND)  # e.g. ['.venv'] when the venv is inside
     in_root = _first_parts_under("/root", BOUND)  # e.g. ['.pyenv'] for a pyenv Python
+    # the scratch holds nothing but the way to a Python install that lives under /tmp
+    in_tmp = _first_parts_under("/tmp", BOUND)
     result = python(f"""
         import os
         def listing(path):
@@ -180,7 +182,7 @@ def test_only_granted_paths_are_visible(tmp_path: Path) -> None:
         print(listing({str(REPO)!r}), listing("/root"))
         print(os.path.exists({str(tmp_path)!r}))
         print(os.path.exists({str(tmp_path / "workspace" / "gradebook.db")!r}))
-        print(sorted(os.listdir("/tmp")) == [])  # a fresh, empty scratch
+        print(sorted(os.listdir("/tmp")))  # a fresh scratch
         for path in ["/etc/shadow", "/root/.bashrc", "/root/.pyenv/versions"]:
             try:
                 open(path).read()
@@ -195,7 +197,7 @@ def test_only_granted_paths_are_visible(tmp_path: Path) -> None:
     """)
     root_error = "IsADirectoryError" if in_root else "FileNotFoundError"
     assert lines(result) == [
-        "False", "False", str(in_repo), str(in_root), "False", "False", "True",
+        "False", "False", str(in_repo), str(in_root), "False", "False", str(in_tmp),
         "FileNotFoundError", "FileNotFoundError", root_error, "no-reftensor"]
 
 

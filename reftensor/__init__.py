@@ -15,6 +15,11 @@ __version__ = "0.1.0"
 from .tensor import Tensor  # noqa: E402
 
 # isort: split
+# The ops of the op table (reftensor/_ops): functions generated from it.
+from . import _bindings  # noqa: E402
+from ._bindings import *  # noqa: E402, F403
+
+# isort: split
 # Chapters 2 and 3: each module lists its public functions in ``__all__``.
 from .broadcasting import *  # noqa: F403
 from .copies import *  # noqa: F403
@@ -64,6 +69,9 @@ from .size import Size
 from .storage import UntypedStorage
 from .views import *  # noqa: F403
 
+# isort: split
+from . import out_arguments  # noqa: E402, F401  (the kernels of every out= overload)
+
 # Chapter 5: the differentiable versions of the ops above replace them (same names, same
 # kernels, plus a node of the backward graph when an input requires grad).
 # isort: split
@@ -78,6 +86,10 @@ from .autograd import (  # noqa: E402
 )
 from .autograd.functions import *  # noqa: E402, F403
 from .autograd.functions import as_strided  # noqa: E402, F811
+
+# isort: split
+# The op table's differentiable ops get their Autograd kernels from the derivatives table.
+from .autograd import variable_type  # noqa: E402, F401
 
 # Chapter 8: random number generation (``reftensor.random`` is imported by tensor.py).
 # isort: split
@@ -120,6 +132,7 @@ __all__ = [
     "manual_seed", "multinomial", "nn", "normal", "rand", "rand_like", "randint",
     "randint_like", "randn", "randn_like", "randperm", "random", "seed", "set_rng_state",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros", "finfo", "iinfo",
+    *_bindings.__all__,
     *(name for module in ("broadcasting", "copies", "elementwise", "matmul", "promotion",
                           "reductions", "views")
       for name in importlib.import_module(f".{module}", __name__).__all__),

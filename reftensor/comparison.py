@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _kernels as K
 from . import dtypes, iterator
-from ._casting import cast, checked_number, compute_dtype
+from ._casting import cast, checked_number, compute_dtype, number_array
 from .dtypes import dtype
 from .elementwise import (
     Kernel,
@@ -275,7 +275,13 @@ def _clamp(input: Tensor, min: Any, max: Any, self: Tensor | None) -> Tensor:
         which = "clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")
         raise _not_implemented(f"{which}_scalar_cpu", common)
     work = compute_dtype(common)
-    limits = [cast(checked_number(b, common), work) for b in bounds]
+    if len(bounds) == 2 and any(b != b for b in bounds):
+        # torch fills the result with nan when a bound is nan, before reading either bound
+        # in the result dtype (so ``clamp(1e10, nan)`` of a float16 tensor does not raise)
+        bounds = [float("nan"), float("nan")]
+        limits = [cast(number_array(b, common), work) for b in bounds]
+    else:
+        limits = [cast(checked_number(b, common), work) for b in bounds]
     return _finish(lambda a: kernel(a, *limits), [input], common, shape, self)
 
 

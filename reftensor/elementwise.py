@@ -190,22 +190,48 @@ def _finish(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: t
             **options: Any) -> Tensor:
     """Steps 3-5: compute, then write into a new tensor (of ``out_dtype``, default
     ``common``) or, in place, into ``self`` and bump its ``_version``. On the meta device,
-    allocate (or bump) only."""
+    allocate (or bump) only. (The ops of the op table choose between the two by dispatch
+    key instead: their CPU kernels call ``cpu_result``, their Meta kernels ``meta_result``.)"""
     where = _device(operands, self)
     if self is None:
-        out_dtype = out_dtype or common
-        seen = [_layout_seen(x, common) for x in operands]
-        stride = iterator.output_strides(shape, seen)
         if where == META:
-            return _empty(shape, stride, out_dtype, META)
-        values = cast(np.asarray(_compute(kernel, operands, common, shape, **options)),
-                      out_dtype)
-        adopted = _adopt(values, shape, stride, out_dtype)
-        if adopted is not None:
-            return adopted
-        return _write(_empty(shape, stride, out_dtype), values)
+            return meta_result(operands, common, shape, out_dtype)
+        return cpu_result(kernel, operands, common, shape, out_dtype, **options)
     if where != META:
         _write(self, _compute(kernel, operands, common, shape, **options))
+    return _bump(self)
+
+
+def output_strides(operands: Sequence[Operand], common: dtype,
+                   shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Step 3's layout: the strides of a new output, like its inputs'."""
+    return iterator.output_strides(shape, [_layout_seen(x, common) for x in operands])
+
+
+def meta_result(operands: Sequence[Operand], common: dtype, shape: tuple[int, ...],
+                out_dtype: dtype | None = None) -> Tensor:
+    """Steps 1-3 on the meta device: the output's shape, strides and dtype, and no values."""
+    stride = output_strides(operands, common, shape)
+    return _empty(shape, stride, out_dtype or common, META)
+
+
+def cpu_result(kernel: Kernel, operands: Sequence[Operand], common: dtype,
+               shape: tuple[int, ...], out_dtype: dtype | None = None,
+               **options: Any) -> Tensor:
+    """Steps 3-5 on the CPU: a new output holding ``kernel`` of the operands."""
+    out_dtype = out_dtype or common
+    stride = output_strides(operands, common, shape)
+    values = cast(np.asarray(_compute(kernel, operands, common, shape, **options)), out_dtype)
+    adopted = _adopt(values, shape, stride, out_dtype)
+    if adopted is not None:
+        return adopted
+    return _write(_empty(shape, stride, out_dtype), values)
+
+
+def cpu_inplace(kernel: Kernel, self: Tensor, operands: Sequence[Operand], common: dtype,
+                **options: Any) -> Tensor:
+    """Steps 4-5 of an in-place op on the CPU: write into ``self``, bump its ``_version``."""
+    _write(self, _compute(kernel, operands, common, self._shape, **options))
     return _bump(self)
 
 
@@ -339,8 +365,7 @@ add_, sub_, mul_, div_ = arithmetic.add_, arithmetic.sub_, arithmetic.mul_, arit
 floor_divide_, remainder_, pow_ = arithmetic.floor_divide_, arithmetic.remainder_, arithmetic.pow_
 rdiv, rfloordiv, rremainder, rpow = (arithmetic.rdiv, arithmetic.rfloordiv,
                                      arithmetic.rremainder, arithmetic.rpow)
-neg_, abs_, exp_, log_, sqrt_ = unary.neg_, unary.abs_, unary.exp_, unary.log_, unary.sqrt_
-sigmoid_, tanh_, relu_ = unary.sigmoid_, unary.tanh_, unary.relu_
+neg_, abs_, relu_ = unary.neg_, unary.abs_, unary.relu_
 invert_operator = unary.invert_operator
 clamp_, eq_operator, ne_operator = comparison.clamp_, comparison.eq_operator, comparison.ne_operator
 bitwise_and_, bitwise_or_, bitwise_xor_ = (comparison.bitwise_and_, comparison.bitwise_or_,

@@ -48,6 +48,19 @@ class UntypedStorage:
         storage._device = CPU
         return storage
 
+    def resize_(self, nbytes: int) -> UntypedStorage:
+        """Grow or shrink to ``nbytes`` in place, keeping the bytes that fit (new bytes are
+        zero); every tensor on this storage sees the change (``UntypedStorage.resize_``)."""
+        if nbytes < 0:
+            raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
+        if self._bytes is not None:
+            grown = np.zeros(nbytes, dtype=np.uint8)
+            keep = min(nbytes, self._nbytes)
+            grown[:keep] = self._bytes[:keep]
+            self._bytes = grown
+        self._nbytes = nbytes
+        return self
+
     def nbytes(self) -> int:
         """Size in bytes."""
         return self._nbytes

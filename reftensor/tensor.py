@@ -37,7 +37,9 @@ from typing import Any
 import numpy as np
 
 from . import _casting, dtypes, layout
+from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
+from ._ops.state import state as dispatch_state
 from .device import CPU, META, as_device, device
 from .dtypes import dtype
 from .layout import memory_format
@@ -46,7 +48,6 @@ from .storage import UntypedStorage, no_data
 
 __all__ = ["Tensor", "VersionCounter", "wrap_dim"]
 
-_grad_mode: Any = None  # autograd's grad-mode state, bound at the end of this module
 
 
 class VersionCounter:
@@ -74,28 +75,16 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % ndim
 
 
-class Tensor:
+class Tensor(TensorMethods):
     """A strided view of an ``UntypedStorage`` (``torch.Tensor``).
 
-    Build tensors with the factories (``reftensor.tensor``, ``zeros``, ``arange``,
-    ``as_strided``, ...), not with this constructor.
+    The op methods (``exp``, ``exp_``, ...) come from the op table, through the generated
+    ``TensorMethods`` (``reftensor/_bindings.py``). Build tensors with the factories
+    (``reftensor.tensor``, ``zeros``, ``arange``, ``as_strided``, ...), not with this
+    constructor.
     """
 
-    __slots__ = (
-        "_storage",
-        "_shape",
-        "_stride",
-        "_storage_offset",
-        "_dtype",
-        "_base",
-        "_version_counter",
-        "_requires_grad",
-        "_grad",
-        "_grad_fn",
-        "_output_nr",
-        "_autograd_meta",
-        "__weakref__",
-    )
+    __slots__ = ()  # declared by TensorType (reftensor/_ops/tensor_type.py)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(
@@ -136,7 +125,7 @@ class Tensor:
             t._version_counter = base._version_counter
             if base._autograd_meta is not None and base._autograd_meta.inference:
                 autograd.graph.meta(t).inference = True  # a view of an inference tensor is one
-        if base is None and _grad_mode is not None and _grad_mode.inference:
+        if base is None and dispatch_state.inference:
             autograd.graph.meta(t).inference = True  # made inside inference_mode
         return t
 
@@ -746,9 +735,6 @@ class Tensor:
     def pow(self, exponent: Any) -> Tensor:
         return ad.pow(self, exponent)
 
-    def reciprocal(self) -> Tensor:
-        return ad.reciprocal(self)
-
     def __add__(self, other: Any) -> Tensor:
         return ad.add(self, other)
 
@@ -874,27 +860,6 @@ class Tensor:
     def abs(self) -> Tensor:
         return ad.abs(self)
 
-    def exp(self) -> Tensor:
-        return ad.exp(self)
-
-    def log(self) -> Tensor:
-        return ad.log(self)
-
-    def sqrt(self) -> Tensor:
-        return ad.sqrt(self)
-
-    def sin(self) -> Tensor:
-        return ad.sin(self)
-
-    def cos(self) -> Tensor:
-        return ad.cos(self)
-
-    def tanh(self) -> Tensor:
-        return ad.tanh(self)
-
-    def sigmoid(self) -> Tensor:
-        return ad.sigmoid(self)
-
     def relu(self) -> Tensor:
         return ad.relu(self)
 
@@ -954,21 +919,6 @@ class Tensor:
 
     def abs_(self) -> Tensor:
         return ad.abs_(self)
-
-    def exp_(self) -> Tensor:
-        return ad.exp_(self)
-
-    def log_(self) -> Tensor:
-        return ad.log_(self)
-
-    def sqrt_(self) -> Tensor:
-        return ad.sqrt_(self)
-
-    def sigmoid_(self) -> Tensor:
-        return ad.sigmoid_(self)
-
-    def tanh_(self) -> Tensor:
-        return ad.tanh_(self)
 
     def relu_(self) -> Tensor:
         return ad.relu_(self)
@@ -1135,4 +1085,3 @@ from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapte
 # isort: split
 from . import random  # noqa: E402  (chapter 8: the generator and the samplers)
 
-_grad_mode = autograd.grad_mode.state

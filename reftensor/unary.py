@@ -20,13 +20,24 @@ import numpy as np
 
 from . import _kernels as K
 from . import dtypes
+from ._ops import DispatchKey, aten
 from .dtypes import dtype
-from .elementwise import Kernel, _finish, _not_implemented, _prepare, _require
+from .elementwise import (
+    Kernel,
+    _bump,
+    _finish,
+    _not_implemented,
+    _prepare,
+    _require,
+    cpu_inplace,
+    cpu_result,
+    meta_result,
+)
 from .tensor import Tensor
 
 __all__ = [
-    "neg", "negative", "positive", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh",
-    "sigmoid", "reciprocal", "relu", "sign", "floor", "round", "logical_not", "bitwise_not",
+    "neg", "negative", "positive", "abs", "relu", "sign", "floor", "round", "logical_not",
+    "bitwise_not",
 ]
 
 
@@ -36,14 +47,6 @@ def _unary(name: str, kernel: Kernel, input: Tensor, self: Tensor | None,
     _require(input, name, "input", numbers=False)
     shape = _prepare([input], input._dtype, self)
     return _finish(kernel, [input], input._dtype, shape, self, out_dtype=out_dtype)
-
-
-def _float_unary(name: str, kernel: Kernel, input: Tensor, self: Tensor | None) -> Tensor:
-    """A float function: integer and bool inputs compute in the default float dtype."""
-    _require(input, name, "input", numbers=False)
-    common = input._dtype if input._dtype.is_floating_point else dtypes.get_default_dtype()
-    shape = _prepare([input], common, self)
-    return _finish(kernel, [input], common, shape, self)
 
 
 def _no_bool(input: Tensor, message: str) -> None:
@@ -56,69 +59,60 @@ _NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If 
 
 
 # ============================================================== float functions
-def exp(input: Tensor) -> Tensor:
-    """``e ** input`` (``torch.exp``); integer/bool inputs give the default float dtype."""
-    return _float_unary("exp", np.exp, input, None)
+# These ops are entries of the op table (``reftensor/_ops/native_functions.py``): the table
+# gives their schemas and Python bindings, and this module registers their kernels by
+# dispatch key. Each is one NumPy formula over the input's values.
+FLOAT_FUNCTIONS: dict[str, Kernel] = {
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    "sigmoid": K.sigmoid,
+    "reciprocal": np.reciprocal,
+}
 
 
-def log(input: Tensor) -> Tensor:
-    """Natural log (``torch.log``): -inf at 0, nan below; float result as ``exp``."""
-    return _float_unary("log", np.log, input, None)
+def _float_dtype(input: Tensor) -> dtype:
+    """The dtype a float function computes in: the input's when it is floating, else the
+    default float dtype (``torch.arange(3).exp()`` is float32)."""
+    return input._dtype if input._dtype.is_floating_point else dtypes.get_default_dtype()
 
 
-def sqrt(input: Tensor) -> Tensor:
-    """Square root, correctly rounded (``torch.sqrt``): nan below 0; float result."""
-    return _float_unary("sqrt", np.sqrt, input, None)
+def _check_float_inplace(self: Tensor) -> dtype:
+    """``exp_`` and the rest check what every in-place op checks (``elementwise._prepare``),
+    so an integer ``self`` raises: the float result cannot be cast back to it."""
+    common = _float_dtype(self)
+    _prepare([self], common, self)
+    return common
 
 
-def sin(input: Tensor) -> Tensor:
-    """Sine (``torch.sin``); float result as ``exp``."""
-    return _float_unary("sin", np.sin, input, None)
+def register_float_function(name: str, formula: Kernel) -> None:
+    """Register the kernels of ``aten.<name>`` and ``aten.<name>_``: CPU (compute the
+    formula) and Meta (only the result's sizes, strides and dtype)."""
+    functional, inplace = aten[name].default, aten[name + "_"].default
+
+    @functional.impl(DispatchKey.CPU)
+    def cpu(self: Tensor) -> Tensor:
+        return cpu_result(formula, [self], _float_dtype(self), self._shape)
+
+    @functional.impl(DispatchKey.Meta)
+    def meta(self: Tensor) -> Tensor:
+        return meta_result([self], _float_dtype(self), self._shape)
+
+    @inplace.impl(DispatchKey.CPU)
+    def cpu_(self: Tensor) -> Tensor:
+        return cpu_inplace(formula, self, [self], _check_float_inplace(self))
+
+    @inplace.impl(DispatchKey.Meta)
+    def meta_(self: Tensor) -> Tensor:
+        _check_float_inplace(self)
+        return _bump(self)
 
 
-def cos(input: Tensor) -> Tensor:
-    """Cosine (``torch.cos``); float result as ``exp``."""
-    return _float_unary("cos", np.cos, input, None)
-
-
-def tanh(input: Tensor) -> Tensor:
-    """Hyperbolic tangent (``torch.tanh``); float result as ``exp``."""
-    return _float_unary("tanh", np.tanh, input, None)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    """``1 / (1 + exp(-input))`` (``torch.sigmoid``); float result as ``exp``."""
-    return _float_unary("sigmoid", K.sigmoid, input, None)
-
-
-def reciprocal(input: Tensor) -> Tensor:
-    """``1 / input`` (``torch.reciprocal``): inf at 0; float result as ``exp``."""
-    return _float_unary("reciprocal", lambda x: 1 / x, input, None)
-
-
-def exp_(self: Tensor) -> Tensor:
-    """In-place ``exp`` (RuntimeError for an integer ``self``: the result is float)."""
-    return _float_unary("exp_", np.exp, self, self)
-
-
-def log_(self: Tensor) -> Tensor:
-    """In-place ``log``."""
-    return _float_unary("log_", np.log, self, self)
-
-
-def sqrt_(self: Tensor) -> Tensor:
-    """In-place ``sqrt``."""
-    return _float_unary("sqrt_", np.sqrt, self, self)
-
-
-def sigmoid_(self: Tensor) -> Tensor:
-    """In-place ``sigmoid``."""
-    return _float_unary("sigmoid_", K.sigmoid, self, self)
-
-
-def tanh_(self: Tensor) -> Tensor:
-    """In-place ``tanh``."""
-    return _float_unary("tanh_", np.tanh, self, self)
+for _name, _formula in FLOAT_FUNCTIONS.items():
+    register_float_function(_name, _formula)
 
 
 # ============================================================== same-dtype functions

@@ -5,7 +5,9 @@
 * ``engine.py``: runs the graph once, each node once, in dependency order;
 * ``api.py``: ``backward``, ``grad``, and the per-tensor rules (``.grad``, ``retain_grad``,
   hooks, ``detach_``);
-* ``functions/``: every differentiable op: its kernel, then its backward formula;
+* ``derivatives.py``: the derivatives table (torch's ``derivatives.yaml``), and
+  ``variable_type.py``: the ``Autograd`` kernels the op table's ops get from it;
+* ``functions/``: the differentiable ops not yet in the op table: kernel, then formula;
 * ``function.py``: ``Function`` for ops you write yourself; ``gradcheck.py``.
 """
 

@@ -17,6 +17,8 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .._ops.state import state as dispatch_state
+
 __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
     "is_inference_mode_enabled",
@@ -25,16 +27,8 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _State:
-    __slots__ = ("enabled", "inference")
-
-    def __init__(self) -> None:
-        self.enabled = True
-        self.inference = False
-
-
-state = _State()
-
+# The switches live in the dispatch state, which every op call reads (``reftensor/_ops``).
+state = dispatch_state
 
 def is_grad_enabled() -> bool:
     """Is grad mode on (``torch.is_grad_enabled``)?"""

@@ -15,9 +15,7 @@ from .elementwise import (
     add_,
     clamp_,
     div_,
-    exp_,
     floor_divide_,
-    log_,
     mul_,
     neg_,
     pow_,
@@ -27,10 +25,7 @@ from .elementwise import (
     rfloordiv,
     rpow,
     rremainder,
-    sigmoid_,
-    sqrt_,
     sub_,
-    tanh_,
 )
 from .linalg import *  # noqa: F403
 from .reductions import *  # noqa: F403
@@ -39,6 +34,6 @@ from .views import T, getitem, index_put_, mT, setitem
 
 __all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *reductions.__all__,
            *views.__all__]
-_IN_PLACE = [abs_, add_, clamp_, div_, exp_, floor_divide_, log_, mul_, neg_, pow_, relu_,
-             remainder_, sigmoid_, sqrt_, sub_, tanh_, copy_, fill_, zero_, index_put_]
+_IN_PLACE = [abs_, add_, clamp_, div_, floor_divide_, mul_, neg_, pow_, relu_, remainder_,
+             sub_, copy_, fill_, zero_, index_put_]
 _OTHER = [rdiv, rfloordiv, rpow, rremainder, contiguous, to, T, mT, getitem, setitem]

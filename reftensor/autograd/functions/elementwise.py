@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import elementwise as K
+from ..._ops import aten
 from ...tensor import Tensor
 from ..grad_mode import state
 from ..graph import Node, node_class
@@ -17,9 +18,8 @@ from ._record import call, call_
 
 __all__ = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-    "floor_divide", "remainder", "pow", "rsub", "neg", "negative", "positive", "abs", "exp",
-    "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "reciprocal", "relu", "sign", "floor",
-    "round", "where", "clamp", "clip",
+    "floor_divide", "remainder", "pow", "rsub", "neg", "negative", "positive", "abs", "relu",
+    "sign", "floor", "round", "where", "clamp", "clip",
 ]
 
 
@@ -243,17 +243,6 @@ def _r(node: _Unary) -> Tensor:
 
 NegBackward0 = _unary_node("NegBackward0", lambda n, g: -g)
 AbsBackward0 = _unary_node("AbsBackward0", lambda n, g: g * _s(n).sign(), uses_self=True)
-ExpBackward0 = _unary_node("ExpBackward0", lambda n, g: g * _r(n), uses_result=True)
-LogBackward0 = _unary_node("LogBackward0", lambda n, g: g / _s(n), uses_self=True)
-SqrtBackward0 = _unary_node("SqrtBackward0", lambda n, g: g / (_r(n) * 2), uses_result=True)
-SinBackward0 = _unary_node("SinBackward0", lambda n, g: g * _s(n).cos(), uses_self=True)
-CosBackward0 = _unary_node("CosBackward0", lambda n, g: g * -_s(n).sin(), uses_self=True)
-TanhBackward0 = _unary_node("TanhBackward0", lambda n, g: g * (1 - _r(n) * _r(n)),
-                            uses_result=True)
-SigmoidBackward0 = _unary_node("SigmoidBackward0", lambda n, g: g * ((1 - _r(n)) * _r(n)),
-                               uses_result=True)
-ReciprocalBackward0 = _unary_node("ReciprocalBackward0", lambda n, g: g * -(_r(n) * _r(n)),
-                                  uses_result=True)
 ReluBackward0 = _unary_node("ReluBackward0", lambda n, g: where(_r(n) <= 0, g * 0, g),
                             uses_result=True)
 SignBackward0 = _unary_node("SignBackward0", lambda n, g: g * 0)
@@ -425,14 +414,6 @@ def _unary(kernel: Any, cls: type[_Unary]) -> Any:
 
 neg = negative = _unary(K.neg, NegBackward0)
 abs = _unary(K.abs, AbsBackward0)
-exp = _unary(K.exp, ExpBackward0)
-log = _unary(K.log, LogBackward0)
-sqrt = _unary(K.sqrt, SqrtBackward0)
-sin = _unary(K.sin, SinBackward0)
-cos = _unary(K.cos, CosBackward0)
-tanh = _unary(K.tanh, TanhBackward0)
-sigmoid = _unary(K.sigmoid, SigmoidBackward0)
-reciprocal = _unary(K.reciprocal, ReciprocalBackward0)
 relu = _unary(K.relu, ReluBackward0)
 sign = _unary(K.sign, SignBackward0)
 floor = _unary(K.floor, FloorBackward0)
@@ -502,11 +483,6 @@ pow_ = _inplace(K.pow_, lambda old, out, e: (
     PowBackward1(old, e, out) if isinstance(e, Tensor) else PowBackward0(old, e)))
 neg_ = _inplace(K.neg_, lambda old, out: NegBackward0(old, out))
 abs_ = _inplace(K.abs_, lambda old, out: AbsBackward0(old, out))
-exp_ = _inplace(K.exp_, lambda old, out: ExpBackward0(old, out))
-log_ = _inplace(K.log_, lambda old, out: LogBackward0(old, out))
-sqrt_ = _inplace(K.sqrt_, lambda old, out: SqrtBackward0(old, out))
-sigmoid_ = _inplace(K.sigmoid_, lambda old, out: SigmoidBackward0(old, out))
-tanh_ = _inplace(K.tanh_, lambda old, out: TanhBackward0(old, out))
 relu_ = _inplace(K.relu_, lambda old, out: ReluBackward0(old, out))
 
 
@@ -518,7 +494,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 # reflected operators: ``2 / t`` is ``t.reciprocal() * 2``, ``2 ** t`` is ``pow(2, t)``
 def rdiv(self: Tensor, other: Any) -> Tensor:
-    return mul(reciprocal(self), other)
+    return mul(aten.reciprocal.default(self), other)
 
 
 def rfloordiv(self: Tensor, other: Any) -> Tensor:

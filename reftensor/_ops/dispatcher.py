@@ -1,0 +1,178 @@
+"""The dispatcher: which kernel of an op runs for a call, by dispatch key.
+
+An op (``aten::exp``) has a kernel per **dispatch key** (torch's ``DispatchKey``), tried from
+the highest key down:
+
+* ``Autograd``: records a node of the backward graph around the call (chapter 5); its kernel
+  comes from the derivatives table;
+* ``Python``: hands the call to the innermost ``TorchDispatchMode`` (chapter 9);
+* ``Meta``: computes only the result's sizes, strides and dtype (chapter 4's meta device);
+* ``CPU``: computes the values with NumPy.
+
+A call computes its **key set** once, from its tensor arguments and the dispatch state: the
+backend key of their device (``Meta`` if any is a meta tensor, else ``CPU``); ``Autograd`` when
+some argument requires grad, and for an in-place op also when ``self`` is a view or carries
+autograd metadata (torch keeps ``Autograd`` in every tensor's key set and lets the kernel
+decide; reftensor leaves it out when no input needs it, which saves a call per op); ``Python``
+while a dispatch mode is active. The highest key's kernel runs; an ``Autograd`` or ``Python``
+kernel gets the key set below itself and **redispatches** with it
+(``op.redispatch(keys, ...)``), as ``at::redispatch`` does.
+
+A ``CompositeImplicitAutograd`` kernel is written with other ops (``clip`` is ``clamp``): it
+runs before any key, and the ops it calls dispatch (and record) themselves.
+
+Kernels are registered by key with :meth:`OpOverload.impl`, as ``torch.library`` does; the
+chapter modules register theirs when reftensor is imported.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any
+
+from ..device import META
+from .schema import FunctionSchema, parse_schema
+from .state import state
+from .tensor_type import TensorType
+
+__all__ = ["DispatchKey", "OpOverload", "key_set"]
+
+
+class DispatchKey(enum.IntFlag):
+    """One bit per key; a key set is their ``|``. A higher bit runs first."""
+
+    CPU = 1
+    Meta = 2
+    Python = 4
+    Autograd = 8
+    CompositeImplicitAutograd = 16
+
+
+_BACKEND = int(DispatchKey.CPU | DispatchKey.Meta)
+_CPU, _META = int(DispatchKey.CPU), int(DispatchKey.Meta)
+_PYTHON, _AUTOGRAD = int(DispatchKey.Python), int(DispatchKey.Autograd)
+Kernel = Callable[..., Any]
+
+
+def key_set(tensors: list[Any], *, inplace: bool) -> int:
+    """The dispatch key set of a call whose tensor arguments are ``tensors``."""
+    keys = _CPU
+    autograd = False
+    for t in tensors:
+        if t._storage._device is META:
+            keys = _META
+        if t._requires_grad:
+            autograd = True
+    if inplace and tensors:
+        self = tensors[0]
+        autograd = autograd or self._base is not None or self._autograd_meta is not None
+    if autograd:
+        keys |= _AUTOGRAD
+    if state.modes:
+        keys |= _PYTHON
+    return keys
+
+
+class OpOverload:
+    """One overload of an op (``aten::max.other``): its schema and its kernels by key.
+
+    Call it with the schema's arguments (``self`` included, keyword-only ones by keyword), as
+    ``torch.ops.aten.max.other(a, b)``; the Python bindings (``reftensor.max``,
+    ``Tensor.max``) parse a user's call into exactly that.
+    """
+
+    def __init__(self, schema: str | FunctionSchema, *,
+                 functional: OpOverload | None = None) -> None:
+        self.schema = parse_schema(schema) if isinstance(schema, str) else schema
+        self.functional = functional  # of an ``.out`` overload: the op it writes out
+        self.name = self.schema.qualified
+        self.kernels: dict[int, Kernel] = {DispatchKey.Python: python_key}
+        self._composite: Kernel | None = None  # the kernels __call__ looks at first
+        self._cpu: Kernel | None = None
+        self.inplace = self.schema.is_inplace
+        arguments = self.schema.arguments
+        # where the tensors are among the arguments, to compute the key set quickly
+        self._tensor_positions = tuple(i for i, a in enumerate(arguments)
+                                       if a.type.base == "Tensor" and not a.kwarg_only)
+        self._tensor_keywords = tuple(a.name for a in arguments
+                                      if a.type.base == "Tensor" and a.kwarg_only)
+
+    def __repr__(self) -> str:
+        return f"<OpOverload {self.name}>"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def impl(self, key: DispatchKey | str) -> Callable[[Kernel], Kernel]:
+        """Register the decorated function as this overload's kernel for ``key``."""
+        key = DispatchKey[key] if isinstance(key, str) else key
+
+        def register(kernel: Kernel) -> Kernel:
+            if key in self.kernels:
+                raise RuntimeError(f"{self.name} already has a kernel for {key.name}")
+            self.kernels[key] = kernel
+            self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
+            self._cpu = self.kernels.get(DispatchKey.CPU)
+            return kernel
+
+        return register
+
+    def has_kernel(self, key: DispatchKey) -> bool:
+        return key in self.kernels
+
+    def tensors(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The tensor arguments of a call (lists of tensors included)."""
+        found = []
+        for i in self._tensor_positions:
+            if i < len(args):
+                value = args[i]
+                if isinstance(value, TensorType):
+                    found.append(value)
+                elif isinstance(value, tuple | list):
+                    found.extend(v for v in value if isinstance(v, TensorType))
+        for name in self._tensor_keywords:
+            value = kwargs.get(name)
+            if isinstance(value, TensorType):
+                found.append(value)
+        return found
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._composite is not None:
+            return self._composite(*args, **kwargs)
+        keys = key_set(self.tensors(args, kwargs), inplace=self.inplace)
+        if keys == _CPU and self._cpu is not None:  # the common case, without the loop
+            return self._cpu(*args, **kwargs)
+        return self.redispatch(keys, *args, **kwargs)
+
+    def redispatch(self, keys: int, *args: Any, **kwargs: Any) -> Any:
+        """Run the kernel of the highest key in ``keys`` that has one. The kernels of
+        ``Autograd`` and ``Python`` get the key set below their own key as first argument."""
+        kernels = self.kernels
+        while keys:
+            key = 1 << (keys.bit_length() - 1)  # the highest key left
+            keys &= ~key
+            kernel = kernels.get(key)
+            if kernel is None:
+                continue
+            if key & _BACKEND:
+                return kernel(*args, **kwargs)
+            return kernel(self, keys, *args, **kwargs)
+        raise NotImplementedError(
+            f"Could not run '{self.name}' with arguments from the "
+            f"'{_backend_name(args, kwargs, self)}' backend: reftensor has no kernel for it.")
+
+
+def _backend_name(args: tuple[Any, ...], kwargs: dict[str, Any], op: OpOverload) -> str:
+    tensors = op.tensors(args, kwargs)
+    return "Meta" if any(t._storage._device is META for t in tensors) else "CPU"
+
+
+def python_key(op: OpOverload, keys: int, *args: Any, **kwargs: Any) -> Any:
+    """The ``Python`` key's kernel: the innermost dispatch mode handles the call, with
+    itself popped off the stack meanwhile (so the ops it runs dispatch normally)."""
+    mode = state.modes.pop()
+    try:
+        return mode.__torch_dispatch__(op, (), args, kwargs)
+    finally:
+        state.modes.append(mode)

@@ -1,0 +1,382 @@
+"""Binding a Python call to an op's schema, with the rules of torch's ``PythonArgParser``.
+
+``reftensor.exp(t)``, ``t.sum(1, keepdim=True)`` and ``reftensor.max(a, b)`` all arrive as
+``*args, **kwargs``. The parser turns them into the schema's arguments, once per call:
+
+1. **Overload resolution.** An op with overloads (``max()``, ``max(other)``, ``max(dim,
+   keepdim)``) tries them in the order declared; the first whose parameters accept the
+   arguments wins. The table declares overloads in torch's order (a ``Tensor`` overload
+   before a ``Scalar`` one, so a 0-d tensor is not read as a number).
+2. **Python names.** A schema's ``self`` is called ``input`` in the function
+   (``torch.exp(input=t)``); a method takes ``self`` itself, so its signature starts after it.
+3. **Conversions**, as ``FunctionParameter::check`` and the ``PythonArgs`` getters do:
+   ``int`` accepts a Python int (not a bool), a NumPy integer, or a 0-d integer tensor that
+   does not require grad; ``float`` accepts any real Python number; ``Scalar`` (shown as
+   ``Number``) a number or a 0-d tensor that does not require grad; ``int[]`` a tuple or list
+   of ints, and a bare int where the schema gives a size (``int[1]``); ``ScalarType`` a dtype
+   or the Python types ``bool``, ``int``, ``float``.
+4. **Errors** are TypeErrors with torch's text: one signature reports the exact problem
+   (``exp(): argument 'input' (position 1) must be Tensor, not str``); several list every
+   signature (``max() received an invalid combination of arguments - got (Tensor, str), but
+   expected one of: ...``), unless exactly one of them takes that many arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, layout
+from ..device import device
+from ..size import Size
+from .schema import Argument, FunctionSchema, Type
+from .tensor_type import TensorType
+
+__all__ = ["REQUIRED", "Parameter", "Signature", "PythonArgParser"]
+
+REQUIRED: Any = object()  # the default of a parameter that has none
+
+#: How torch's error messages name each schema type.
+_TYPE_NAMES = {
+    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "SymInt", "float": "float",
+    "bool": "bool", "str": "str", "ScalarType": "torch.dtype", "Layout": "torch.layout",
+    "Device": "torch.device", "MemoryFormat": "torch.memory_format",
+    "Generator": "torch.Generator",
+}
+_LIST_NAMES = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "SymInt": "tuple of ints",
+               "float": "tuple of floats", "bool": "tuple of bools", "Scalar": "tuple of Scalars"}
+#: Python types torch accepts where it wants a dtype (``t.sum(dtype=float)`` is float64).
+_PYTHON_TYPES_AS_DTYPES = {builtins.bool: dtypes.bool, builtins.int: dtypes.int64,
+                           builtins.float: dtypes.float64}
+#: Defaults that a schema writes as a name rather than a Python literal.
+_NAMED_DEFAULTS = {"contiguous_format": layout.contiguous_format, "Mean": 1, "Sum": 2}
+
+
+#: torch's own C types print with their module (``Py_TYPE(obj)->tp_name``).
+_C_TYPE_NAMES = {dtypes.dtype: "torch.dtype", layout.memory_format: "torch.memory_format",
+                 device: "torch.device", Size: "torch.Size", "Generator": "torch._C.Generator"}
+
+
+def typename(value: Any) -> str:
+    """The type's name as torch's messages print it: ``torch.dtype`` for a dtype, the class
+    name for the rest (``Tensor``, ``str``, ``NoneType``)."""
+    cls = type(value)
+    return _C_TYPE_NAMES.get(cls) or _C_TYPE_NAMES.get(cls.__name__) or cls.__name__
+
+
+# ------------------------------------------------------------------ checks and conversions
+def _is_int(x: Any) -> builtins.bool:
+    return ((isinstance(x, builtins.int) and not isinstance(x, builtins.bool))
+            or isinstance(x, np.integer))
+
+
+def _is_real(x: Any) -> builtins.bool:
+    return isinstance(x, builtins.int | builtins.float | np.integer | np.floating | np.bool_)
+
+
+def _zero_dim(x: Any, integral: builtins.bool = False) -> builtins.bool:
+    """A 0-d tensor that does not require grad, where torch accepts one as a number."""
+    if not isinstance(x, TensorType) or x._shape or x._requires_grad:
+        return False
+    return not integral or (not x._dtype.is_floating_point and x._dtype is not dtypes.bool)
+
+
+def _check_int(x: Any) -> builtins.bool:
+    return _is_int(x) or _zero_dim(x, integral=True)
+
+
+def _check_int_list(size: int | None) -> Callable[[Any], builtins.bool]:
+    def check(x: Any) -> builtins.bool:
+        if isinstance(x, tuple | list):
+            return all(_check_int(e) for e in x)
+        return size is not None and _check_int(x)
+
+    return check
+
+
+def _check_tensor_list(x: Any) -> builtins.bool:
+    return isinstance(x, tuple | list) and all(isinstance(e, TensorType) for e in x)
+
+
+def _check_scalar(x: Any) -> builtins.bool:
+    return _is_real(x) or isinstance(x, complex) or _zero_dim(x)
+
+
+_CHECKS: dict[str, Callable[[Any], builtins.bool]] = {
+    "Tensor": lambda x: isinstance(x, TensorType),
+    "Scalar": _check_scalar,
+    "int": _check_int,
+    "SymInt": _check_int,
+    "float": lambda x: _is_real(x) or _zero_dim(x),
+    "bool": lambda x: isinstance(x, builtins.bool | np.bool_),
+    "str": lambda x: isinstance(x, str),
+    "ScalarType": lambda x: isinstance(x, dtypes.dtype) or x in _PYTHON_TYPES_AS_DTYPES,
+    "MemoryFormat": lambda x: isinstance(x, layout.memory_format),
+    "Device": lambda x: isinstance(x, device | str) or _is_int(x),
+    "Layout": lambda x: False,  # reftensor has one layout, strided: only None is accepted
+    "Generator": lambda x: hasattr(x, "initial_seed") and hasattr(x, "get_state"),
+}
+
+
+def _number(x: Any) -> Any:
+    """A Python number from a NumPy scalar or a 0-d tensor (as ``Scalar`` is read)."""
+    if isinstance(x, TensorType):
+        return x.item()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def _to_int(x: Any) -> int:
+    return builtins.int(_number(x))
+
+
+_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
+    "Scalar": _number,
+    "int": _to_int,
+    "SymInt": _to_int,
+    "float": lambda x: builtins.float(_number(x)),
+    "bool": builtins.bool,
+    "ScalarType": lambda x: _PYTHON_TYPES_AS_DTYPES.get(x, x),
+}
+
+
+def _list_conversion(t: Type) -> Callable[[Any], Any]:
+    if t.base == "Tensor":
+        return tuple
+    if t.base in ("int", "SymInt"):
+        return lambda x: tuple(_to_int(e) for e in x) if isinstance(x, tuple | list) \
+            else (_to_int(x),) * (t.size or 1)
+    return tuple
+
+
+def _default(text: str | None) -> Any:
+    if text is None:
+        return REQUIRED
+    if text in _NAMED_DEFAULTS:
+        return _NAMED_DEFAULTS[text]
+    value = ast.literal_eval(text)
+    return tuple(value) if isinstance(value, list) else value
+
+
+# ------------------------------------------------------------------ one signature
+@dataclass(frozen=True)
+class Parameter:
+    """One argument of a Python signature: the schema's argument with its Python name,
+    check and conversion."""
+
+    name: str
+    schema_name: str
+    type: Type
+    default: Any
+    kwarg_only: builtins.bool
+    check: Callable[[Any], builtins.bool]
+    convert: Callable[[Any], Any] | None
+
+    @property
+    def type_name(self) -> str:
+        return _LIST_NAMES.get(self.type.base, "tuple") if self.type.is_list \
+            else _TYPE_NAMES[self.type.base]
+
+    def accepts(self, value: Any) -> builtins.bool:
+        return (value is None and self.type.optional) or self.check(value)
+
+    def text(self) -> str:
+        """``bool keepdim = False``, as torch lists a signature."""
+        out = f"{self.type_name} {self.name}"
+        if self.default is REQUIRED:
+            return out
+        shown = "None" if self.default is None else repr(self.default)
+        if isinstance(self.default, layout.memory_format):
+            shown = "torch.contiguous_format"
+        return f"{out} = {shown}"
+
+
+def _parameter(arg: Argument, *, python_name: str, numbers_as_tensors: builtins.bool
+               ) -> Parameter:
+    t = arg.type
+    if t.is_list:
+        check = _check_tensor_list if t.base == "Tensor" else _check_int_list(t.size)
+        convert: Callable[[Any], Any] | None = _list_conversion(t)
+    elif t.base == "Tensor" and numbers_as_tensors:
+        # add, mul, eq, ...: a Python number is taken where a tensor is wanted, and kept as a
+        # number (a "wrapped number": it does not take part in type promotion as a tensor)
+        check = lambda x: isinstance(x, TensorType) or _is_real(x)  # noqa: E731
+        convert = None
+    else:
+        check, convert = _CHECKS[t.base], _CONVERSIONS.get(t.base)
+    return Parameter(python_name, arg.name, t, _default(arg.default), arg.kwarg_only, check,
+                     convert)
+
+
+class Signature:
+    """One overload's Python signature: ``(Tensor input, *, Tensor out = None)``.
+
+    ``method``: the signature of ``Tensor.<name>``, without ``self``.
+    """
+
+    def __init__(self, name: str, schema: FunctionSchema, *, method: builtins.bool,
+                 numbers_as_tensors: builtins.bool = False) -> None:
+        self.name, self.schema, self.method = name, schema, method
+        arguments = list(schema.arguments)
+        if method:
+            arguments = arguments[1:]  # ``self`` is the tensor the method is called on
+        # the ``out`` of an ``.out`` schema is optional in Python: without it the functional
+        # overload runs (``exp(input, *, out=None)`` is both ``exp`` and ``exp.out``)
+        arguments = [Argument(a.name, Type(a.type.base, True, a.type.is_list, a.type.size),
+                              "None", True, a.alias) if a.writes and a.kwarg_only else a
+                     for a in arguments]
+        self.params = tuple(
+            _parameter(a, python_name="input" if a.name == "self" else a.name,
+                       numbers_as_tensors=numbers_as_tensors)
+            for a in arguments)
+        self.max_pos_args = sum(not p.kwarg_only for p in self.params)
+        self.min_args = sum(p.default is REQUIRED for p in self.params)
+        self.by_name = {p.name: i for i, p in enumerate(self.params)}
+
+    def text(self) -> str:
+        parts, star = [], False
+        for p in self.params:
+            if p.kwarg_only and not star:
+                parts.append("*")
+                star = True
+            parts.append(p.text())
+        return f"({', '.join(parts)})"
+
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], *,
+             raise_errors: builtins.bool) -> list[Any] | None:
+        """The converted values of every parameter, in the schema's order, or None when the
+        arguments do not fit (a TypeError with torch's text when ``raise_errors``)."""
+        params = self.params
+        if len(args) > self.max_pos_args:
+            if raise_errors:
+                raise self._extra_args(len(args))
+            return None
+        values: list[Any] = []
+        used = 0
+        for i, p in enumerate(params):
+            if i < len(args):
+                value, position = args[i], i + 1
+            elif kwargs and p.name in kwargs:
+                value, position = kwargs[p.name], 0
+                used += 1
+            elif p.default is REQUIRED:
+                if raise_errors:
+                    raise self._missing_args(i)
+                return None
+            else:
+                values.append(p.default)
+                continue
+            if value is None and p.type.optional:
+                values.append(None)
+                continue
+            if not p.check(value):
+                if raise_errors:
+                    where = f" (position {position})" if position else ""
+                    raise TypeError(f"{self.name}(): argument '{p.name}'{where} must be "
+                                    f"{p.type_name}, not {typename(value)}")
+                return None
+            values.append(value if p.convert is None else p.convert(value))
+        if kwargs and used != len(kwargs):
+            if raise_errors:
+                raise self._extra_kwargs(kwargs, len(args))
+            return None
+        return values
+
+    def _extra_kwargs(self, kwargs: dict[str, Any], given: int) -> TypeError:
+        """A keyword that names no parameter, or one already given by position."""
+        for key in kwargs:
+            index = self.by_name.get(key)
+            if index is None:
+                return TypeError(f"{self.name}() got an unexpected keyword argument '{key}'")
+            if index < given:
+                return TypeError(f"{self.name}() got multiple values for argument '{key}'")
+        return TypeError("invalid keyword arguments")
+
+    def _extra_args(self, given: int) -> TypeError:
+        if self.min_args != self.max_pos_args:
+            return TypeError(f"{self.name}() takes from {self.min_args} to {self.max_pos_args} "
+                             f"positional arguments but {given} were given")
+        s = "" if self.max_pos_args == 1 else "s"
+        return TypeError(f"{self.name}() takes {self.max_pos_args} positional argument{s} but "
+                         f"{given} {'was' if given == 1 else 'were'} given")
+
+    def _missing_args(self, start: int) -> TypeError:
+        missing = [f'"{p.name}"' for p in self.params[start:] if p.default is REQUIRED]
+        # torch's message says "arguments" for one missing argument and "argument" for more
+        s = "s" if len(missing) == 1 else ""
+        return TypeError(f"{self.name}() missing {len(missing)} required positional "
+                         f"argument{s}: {', '.join(missing)}")
+
+
+# ------------------------------------------------------------------ all overloads of a name
+class PythonArgParser:
+    """Every Python signature of one name (``max``), in resolution order."""
+
+    def __init__(self, name: str, signatures: list[Signature]) -> None:
+        self.name, self.signatures = name, signatures
+
+    def parse(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, list[Any]]:
+        """(index of the overload that accepts the call, its converted arguments).
+
+        Raises:
+            TypeError: no overload accepts the call (torch's text).
+        """
+        for index, signature in enumerate(self.signatures):
+            values = signature.bind(args, kwargs, raise_errors=False)
+            if values is not None:
+                return index, values
+        raise self._error(args, kwargs)
+
+    def _error(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
+        given = len(args) + len(kwargs)
+        if len(self.signatures) == 1:
+            plausible = self.signatures
+        else:
+            plausible = [s for s in self.signatures
+                         if s.min_args <= given <= len(s.params)]
+        if len(plausible) == 1:
+            try:
+                plausible[0].bind(args, kwargs, raise_errors=True)
+            except TypeError as error:
+                return error
+        got = ", ".join([typename(a) for a in args]
+                        + [f"{k}={typename(v)}" for k, v in sorted(kwargs.items())])
+        head = f"{self.name}() received an invalid combination of arguments - got ({got}), "
+        if len(self.signatures) == 1:
+            return TypeError(head + f"but expected {self.signatures[0].text()}")
+        lines = [head + "but expected one of:"]
+        for s in self.signatures:
+            lines.append(f" * {s.text()}")
+            lines.extend(_why_not(s, args, kwargs))
+        return TypeError("\n".join(lines) + "\n")
+
+
+def _why_not(s: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """torch explains a signature that lists as many items (``*`` included) as the call
+    has arguments: the unknown keywords, or each argument marked ``!type!`` where its
+    parameter refuses it."""
+    items = [p for p in s.params]
+    if any(p.kwarg_only for p in s.params):
+        items.insert(next(i for i, p in enumerate(s.params) if p.kwarg_only), None)
+    if len(items) != len(args) + len(kwargs):
+        return []
+    unknown = [k for k in kwargs if k not in s.by_name]
+    if unknown:
+        return [f"      didn't match because some of the keywords were incorrect: "
+                f"{', '.join(unknown)}"]
+    marks = []
+    for i, a in enumerate(args):
+        p = items[i]
+        ok = p is not None and p.accepts(a)
+        marks.append(typename(a) if ok else f"!{typename(a)}!")
+    for k, v in kwargs.items():
+        p = s.params[s.by_name[k]]
+        marks.append(f"{k}={typename(v)}" if p.accepts(v) else f"!{k}={typename(v)}!")
+    return [f"      didn't match because some of the arguments have invalid types: "
+            f"({', '.join(marks)})"]

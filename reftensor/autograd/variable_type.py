@@ -1,0 +1,90 @@
+"""The ``Autograd`` kernels of the ops in the derivatives table (torch's ``VariableType``).
+
+For a row of ``derivatives.py`` this module builds:
+
+* a node class named as torch names it (``ExpBackward0``) whose ``apply`` calls the row's
+  formulas with the saved values;
+* the ``Autograd`` kernel of the op: redispatch below ``Autograd`` with grad mode off (the
+  kernel of chapters 2-4 runs), then record a node when an input requires grad
+  (``_record.call``);
+* the ``Autograd`` kernel of its in-place form (``exp_``): torch's in-place checks, the
+  write, and the node rebased onto ``self`` (``_record.call_``).
+
+Importing this module registers the kernels.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from .._ops import DispatchKey, OpOverload, aten
+from ..tensor import Tensor
+from .derivatives import DERIVATIVES, Derivative
+from .functions._record import call, call_
+from .graph import Node, node_class
+
+__all__ = ["FormulaNode", "register"]
+
+
+class FormulaNode(Node):
+    """A node whose backward is a row of the derivatives table."""
+
+    row: Derivative
+    inputs: tuple[str, ...]  # the op's tensor arguments, in the schema's order
+
+    def __init__(self, arguments: dict[str, Any], result: Tensor) -> None:
+        super().__init__(*[arguments[name] for name in self.inputs])
+        for key in self.row.saves:
+            value = result if key == "result" else arguments[key]
+            self.save(key, value, is_output=key == "result")
+
+    def apply(self, grads: Any) -> tuple[Any, ...]:
+        (grad,) = grads
+        out = []
+        for i, name in enumerate(self.inputs):
+            formula = self.row.formulas.get(name)
+            if formula is None or not self.needs_input_grad(i):
+                out.append(None)
+                continue
+            wanted = self.parameters[name]
+            values = {p: grad if p == "grad" else self.saved(p) for p in wanted}
+            out.append(formula(**values))
+        return tuple(out)
+
+
+def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
+    inputs = tuple(a.name for a in op.schema.arguments if a.type.base == "Tensor")
+    parameters = {name: tuple(inspect.signature(f).parameters)
+                  for name, f in row.formulas.items()}
+    return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
+                      parameters=parameters)
+
+
+def register(row: Derivative) -> None:
+    """Give ``aten.<op>`` (and ``aten.<op>_``, when the table declares it) their
+    ``Autograd`` kernels from ``row``."""
+    functional = aten[row.op].default
+    cls = _node_class(row, functional)
+    names = [a.name for a in functional.schema.arguments]
+
+    @functional.impl(DispatchKey.Autograd)
+    def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
+        arguments = dict(zip(names, args, strict=True))
+        inputs = tuple(arguments[n] for n in cls.inputs)
+        return call(lambda *a: op.redispatch(keys, *a), args, inputs,
+                    lambda out: cls(arguments, out))
+
+    if row.op + "_" not in aten:
+        return
+
+    @aten[row.op + "_"].default.impl(DispatchKey.Autograd)
+    def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
+        def make(old: Tensor, out: Tensor) -> Node:
+            return cls(dict(zip(names, (old, *args), strict=True)), out)
+
+        return call_(lambda *a: op.redispatch(keys, *a), self, args, make)
+
+
+for _row in DERIVATIVES:
+    register(_row)

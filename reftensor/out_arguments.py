@@ -1,0 +1,87 @@
+"""``out=``: an op that writes its result into a tensor the caller passes (torch's ``.out``
+overloads, such as ``exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``).
+
+``reftensor.exp(x, out=o)`` runs the op, then writes the result into ``o`` with torch's
+rules, in torch's order:
+
+1. ``o`` may not overlap itself (an expanded tensor) or partly overlap an input
+   (``exp(z[:3], out=z[1:])``); being the input itself is fine;
+2. ``o``'s dtype must be able to hold the result's ("result type Float can't be cast to the
+   desired output type Long");
+3. an ``o`` of another shape is resized to the result's shape and takes the result's strides
+   (torch warns when ``o`` had elements: that resizing is deprecated);
+4. the values are written through ``o``'s strides, ``o._version`` goes up by one, and ``o``
+   itself is returned.
+
+Autograd does not record ``out=`` calls: with grad mode on, an input or ``o`` that requires
+grad is a RuntimeError. Importing this module gives every ``.out`` overload of the op table
+its kernels.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from . import iterator, layout
+from ._ops import DispatchKey, OpOverload, aten, state
+from .promotion import check_can_cast
+from .tensor import Tensor
+
+__all__ = ["resize_output"]
+
+
+def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    """Give ``out`` the shape ``shape`` and strides ``stride`` in place, growing its storage
+    when it is too small (torch's ``resize_output``, then ``as_strided_``)."""
+    if out.numel() != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+            "outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with "
+            "t.resize_(0).", UserWarning, stacklevel=4)
+    needed = (out._storage_offset
+              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+    if needed > out._storage.nbytes():
+        out._storage.resize_(needed)
+    out._shape, out._stride = tuple(shape), tuple(stride)
+
+
+def _kernel(functional: OpOverload) -> Any:
+    def out_kernel(*args: Any, out: Tensor, **kwargs: Any) -> Tensor:
+        result = functional(*args, **kwargs)
+        iterator.assert_no_internal_overlap(out)
+        for t in functional.tensors(args, kwargs):
+            if t is not out:
+                iterator.assert_no_partial_overlap(out, t)
+        check_can_cast(result._dtype, out._dtype)
+        if out._shape != result._shape:
+            resize_output(out, result._shape, result._stride)
+        return out.copy_(result)
+
+    return out_kernel
+
+
+def _autograd(op: OpOverload, keys: int, *args: Any, out: Tensor, **kwargs: Any) -> Tensor:
+    if state.enabled and any(t._requires_grad for t in op.tensors(args, {**kwargs, "out": out})):
+        raise RuntimeError(
+            f"{op.schema.name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+    return op.redispatch(keys, *args, out=out, **kwargs)
+
+
+def register(out_overload: OpOverload) -> None:
+    """The CPU, Meta and Autograd kernels of one ``.out`` overload."""
+    assert out_overload.functional is not None
+    kernel = _kernel(out_overload.functional)
+    out_overload.impl(DispatchKey.CPU)(kernel)
+    out_overload.impl(DispatchKey.Meta)(kernel)
+    out_overload.impl(DispatchKey.Autograd)(_autograd)
+
+
+for _packet in aten:
+    for _overload in _packet.all_overloads():
+        if _overload.functional is not None:
+            register(_overload)

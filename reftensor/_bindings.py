@@ -15,6 +15,8 @@ from ._ops.tensor_type import TensorType
 __all__ = [
     "exp",
     "exp_",
+    "expm1",
+    "expm1_",
     "log",
     "log_",
     "sqrt",
@@ -47,6 +49,23 @@ def exp_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``exp``.
     """
     return aten.exp_(*args, **kwargs)
+
+
+def expm1(*args: Any, **kwargs: Any) -> Any:
+    """expm1(input, *, out=None) -> Tensor
+
+    ``e ** input - 1``, exact near 0 (``torch.expm1``). Integer and bool inputs give the default
+    float dtype. NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.expm1(*args, **kwargs)
+
+
+def expm1_(*args: Any, **kwargs: Any) -> Any:
+    """expm1_(input) -> Tensor
+
+    In-place version of ``expm1``.
+    """
+    return aten.expm1_(*args, **kwargs)
 
 
 def log(*args: Any, **kwargs: Any) -> Any:
@@ -187,6 +206,21 @@ class TensorMethods(TensorType):
         In-place version of ``exp``.
         """
         return aten.exp_.call_method(self, args, kwargs)
+
+    def expm1(self, *args: Any, **kwargs: Any) -> Any:
+        """expm1() -> Tensor
+
+        ``e ** input - 1``, exact near 0 (``torch.expm1``). Integer and bool inputs give the
+        default float dtype. NumPy's formula, within a few units in the last place of torch's.
+        """
+        return aten.expm1.call_method(self, args, kwargs)
+
+    def expm1_(self, *args: Any, **kwargs: Any) -> Any:
+        """expm1_() -> Tensor
+
+        In-place version of ``expm1``.
+        """
+        return aten.expm1_.call_method(self, args, kwargs)
 
     def log(self, *args: Any, **kwargs: Any) -> Any:
         """log() -> Tensor

@@ -64,6 +64,7 @@ _NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If 
 # dispatch key. Each is one NumPy formula over the input's values.
 FLOAT_FUNCTIONS: dict[str, Kernel] = {
     "exp": np.exp,
+    "expm1": np.expm1,
     "log": np.log,
     "sqrt": np.sqrt,
     "sin": np.sin,

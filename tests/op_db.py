@@ -72,6 +72,7 @@ def _float_function(name: str, ulps: int = TRANSCENDENTAL_ULPS, **options: Any) 
 
 OP_DB: list[OpEntry] = [
     _float_function("exp"),
+    _float_function("expm1"),
     _float_function("log"),
     _float_function("sqrt", ulps=SQRT_ULPS),
     _float_function("sin"),

@@ -62,6 +62,7 @@ _FLOAT = ("Integer and bool inputs give the default float dtype. NumPy's formula
 NATIVE_FUNCTIONS: list[Declaration] = [
     # ---------------------------------------------------------- unary float functions
     float_function("exp", "``e ** input``, elementwise (``torch.exp``)."),
+    float_function("expm1", "``e ** input - 1``, exact near 0 (``torch.expm1``)."),
     float_function("log", "Natural logarithm (``torch.log``): -inf at 0, nan below."),
     float_function("sqrt", "Square root, correctly rounded (``torch.sqrt``): nan below 0."),
     float_function("sin", "Sine, in radians (``torch.sin``)."),

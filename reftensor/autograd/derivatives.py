@@ -45,6 +45,11 @@ def exp_backward(grad: Tensor, result: Tensor) -> Tensor:
     return grad * result
 
 
+def expm1_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx (e**x - 1) = e**x = result + 1."""
+    return grad * (result + 1)
+
+
 def log_backward(grad: Tensor, self: Tensor) -> Tensor:
     """d/dx log x = 1 / x."""
     return grad / self
@@ -85,6 +90,7 @@ def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Deri
 
 DERIVATIVES: list[Derivative] = [
     row("exp(Tensor self) -> Tensor", "ExpBackward0", ("result",), self=exp_backward),
+    row("expm1(Tensor self) -> Tensor", "Expm1Backward0", ("result",), self=expm1_backward),
     row("log(Tensor self) -> Tensor", "LogBackward0", ("self",), self=log_backward),
     row("sqrt(Tensor self) -> Tensor", "SqrtBackward0", ("result",), self=sqrt_backward),
     row("sin(Tensor self) -> Tensor", "SinBackward0", ("self",), self=sin_backward),

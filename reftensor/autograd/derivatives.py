@@ -8,6 +8,10 @@ formula: a plain named function of the output's gradient ``grad`` and the saved 
 in-place form of an op (``exp_``) uses the same row: its node saves the value ``self`` had
 before the write.
 
+The formulas keep torch's operand order (``-grad * (result * result)``, not ``grad *
+-(result * result)``): the order decides the gradient's strides (an output is laid out like
+its first operand when the layouts disagree) and, in float16, the rounding.
+
 ``variable_type.py`` turns each row into the op's ``Autograd`` kernel.
 """
 
@@ -57,7 +61,7 @@ def log_backward(grad: Tensor, self: Tensor) -> Tensor:
 
 def sqrt_backward(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx sqrt(x) = 1 / (2 sqrt(x))."""
-    return grad / (result * 2)
+    return grad / (2 * result)
 
 
 def sin_backward(grad: Tensor, self: Tensor) -> Tensor:
@@ -74,13 +78,15 @@ def tanh_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 
 def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
-    """d/dx sigmoid x = (1 - sigmoid x) * sigmoid x (torch's ``sigmoid_backward``)."""
-    return grad * ((1 - result) * result)
+    """d/dx sigmoid x = (1 - sigmoid x) * sigmoid x (torch's ``sigmoid_backward`` kernel
+    computes ``grad * (1 - result) * result``, left to right)."""
+    return grad * (1 - result) * result
 
 
 def reciprocal_backward(grad: Tensor, result: Tensor) -> Tensor:
-    """d/dx 1/x = -1/x**2 = -result**2."""
-    return grad * -(result * result)
+    """d/dx 1/x = -1/x**2 = -result**2 (in torch's order: the gradient is laid out like
+    ``-grad``)."""
+    return -grad * (result * result)
 
 
 # ------------------------------------------------------------------ the table

@@ -1,0 +1,337 @@
+"""torch's own test inputs (its OpInfo database) run on torch and on reftensor.
+
+``torch.testing._internal.common_methods_invocations.op_db`` lists, per op, sample inputs,
+reference inputs (larger and extremal values, non-contiguous layouts) and error inputs, the
+ones torch's test suite runs every op through. For an op reftensor has, each sample is
+rebuilt in reftensor with the same sizes, strides and storage offset over a copy of its whole
+storage (a leaf, not a view), run through the op's function, method and in-place variants on
+both libraries, and compared: values (torch.testing's tolerances for the dtype), sizes,
+strides, dtype, the exception class, and for float samples the gradients of the inputs.
+
+As a script it lists every mismatch for every op of op_db that reftensor exports::
+
+    python -m tests.opinfo                # a fixed number of samples per op and dtype
+    python -m tests.opinfo --all exp log  # every sample and reference input of these ops
+
+``tests/test_opinfo.py`` runs the ops of reftensor's op table in ``make test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch.testing._internal.common_methods_invocations import op_db
+
+import reftensor
+from reftensor.storage import UntypedStorage
+
+#: dtypes both libraries have, by name
+DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+          "float32", "float64")
+#: torch.testing's default tolerances (rtol, atol) per dtype
+TOLERANCES = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
+              "float64": (1e-7, 1e-7)}
+#: samples per op, dtype and kind (sample, reference) in the default profile
+DEFAULT_SAMPLES = 6
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    op: str  # the OpInfo's name, with its variant test name
+    variant: str  # function, method, inplace, error
+    dtype: str
+    sample: str  # a short description of the input's layout
+    what: str  # what differs
+
+    def __str__(self) -> str:
+        return f"{self.op} [{self.variant}, {self.dtype}] {self.sample}: {self.what}"
+
+
+def _name(op: Any) -> str:
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+def entries(names: set[str] | None = None) -> list[Any]:
+    """The OpInfos whose op reftensor exports as a function (``reftensor.<name>``)."""
+    found = []
+    for op in op_db:
+        if "." in op.name or not hasattr(reftensor, op.name):
+            continue
+        if names is None or op.name in names:
+            found.append(op)
+    return found
+
+
+# ------------------------------------------------------------------ rebuilding a sample
+def convert(x: Any) -> Any:
+    """A torch tensor rebuilt in reftensor: the same sizes, strides and storage offset over
+    a copy of its whole storage, as a leaf; ``requires_grad`` kept. Lists, tuples and
+    dicts are converted element by element; everything else is passed as it is."""
+    if isinstance(x, torch.Tensor):
+        dtype = getattr(reftensor, str(x.dtype).removeprefix("torch."))
+        raw = _storage_bytes(x)
+        t = reftensor.Tensor._make(UntypedStorage._wrap(raw), tuple(x.shape), x.stride(),
+                                   x.storage_offset(), dtype)
+        if x.requires_grad:
+            t.requires_grad_()
+        return t
+    if isinstance(x, torch.dtype):
+        return getattr(reftensor, str(x).removeprefix("torch."))
+    if isinstance(x, list | tuple):
+        return type(x)(convert(e) for e in x)
+    if isinstance(x, dict):
+        return {k: convert(v) for k, v in x.items()}
+    return x
+
+
+def rebuild(x: Any) -> Any:
+    """The same for torch: a fresh leaf with ``x``'s layout over a copy of its storage (a
+    sample's input may be a view that was made to require grad, and torch's autograd treats
+    such a view unlike a leaf)."""
+    if isinstance(x, torch.Tensor):
+        storage = torch.UntypedStorage.from_buffer(_storage_bytes(x).tobytes(), dtype=torch.uint8)
+        with torch.no_grad():
+            t = torch.empty(0, dtype=x.dtype).set_(storage, x.storage_offset(),
+                                                   tuple(x.shape), x.stride())
+        return t.requires_grad_(x.requires_grad)
+    if isinstance(x, list | tuple):
+        return type(x)(rebuild(e) for e in x)
+    if isinstance(x, dict):
+        return {k: rebuild(v) for k, v in x.items()}
+    return x
+
+
+def _storage_bytes(x: Any) -> np.ndarray:
+    """A copy of every byte of ``x``'s storage, as a NumPy uint8 array."""
+    storage = x.untyped_storage()
+    with torch.no_grad():
+        as_bytes = torch.empty(0, dtype=torch.uint8).set_(storage, 0, (storage.nbytes(),), (1,))
+    return as_bytes.numpy().copy()
+
+
+def describe(x: Any) -> str:
+    if isinstance(x, torch.Tensor):
+        return (f"{list(x.shape)} stride={x.stride()} offset={x.storage_offset()}"
+                + (" requires_grad" if x.requires_grad else ""))
+    return repr(x)[:40]
+
+
+def _overlaps(t: Any) -> bool:
+    """Do two elements of ``t`` share memory (torch's in-place ops do not check this)?"""
+    if not isinstance(t, torch.Tensor) or t.numel() <= 1:
+        return False
+    return torch._debug_has_internal_overlap(t) != 0
+
+
+# ------------------------------------------------------------------ comparing results
+def compare(expected: Any, got: Any) -> str | None:
+    """What differs between torch's result and reftensor's, or None."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(got, reftensor.Tensor):
+            return f"torch gave a Tensor, reftensor {type(got).__name__}"
+        dtype = str(expected.dtype).removeprefix("torch.")
+        if str(got.dtype).removeprefix("reftensor.") != dtype:
+            return f"dtype {dtype} vs {got.dtype}"
+        if tuple(expected.shape) != tuple(got.shape):
+            return f"shape {list(expected.shape)} vs {list(got.shape)}"
+        if expected.numel() > 1 and _significant(expected.shape, expected.stride()) != \
+                _significant(got.shape, got.stride()):
+            return f"strides {expected.stride()} vs {got.stride()}"
+        return _compare_values(expected, got, dtype)
+    if isinstance(expected, tuple | list):
+        if not isinstance(got, tuple | list) or len(got) != len(expected):
+            return f"torch gave {len(expected)} results, reftensor {got!r:.60}"
+        for e, g in zip(expected, got, strict=True):
+            problem = compare(e, g)
+            if problem:
+                return problem
+        return None
+    if expected != got and not (isinstance(expected, float) and math.isnan(expected)
+                                and isinstance(got, float) and math.isnan(got)):
+        return f"{expected!r} vs {got!r}"
+    return None
+
+
+def _significant(shape: Any, stride: Any) -> tuple[int, ...]:
+    """Strides of the dims of size > 1 (the others are never read)."""
+    return tuple(s for n, s in zip(shape, stride, strict=True) if n > 1)
+
+
+def _compare_values(expected: Any, got: Any, dtype: str) -> str | None:
+    if expected.device.type == "meta":
+        return None
+    e = expected.detach().to(torch.float64 if dtype in TOLERANCES else expected.dtype)
+    e = e.numpy()
+    g = got.detach()
+    g = (g.double() if dtype in TOLERANCES else g).numpy()
+    if dtype in TOLERANCES:
+        rtol, atol = TOLERANCES[dtype]
+        ok = np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        ok = np.array_equal(g, e)
+    if ok:
+        return None
+    bad = np.argwhere(~np.isclose(g, e, equal_nan=True)) if dtype in TOLERANCES else \
+        np.argwhere(g != e)
+    index = tuple(bad[0]) if len(bad) else ()
+    return f"values differ at {list(index)}: torch {e[index]!r}, reftensor {g[index]!r}"
+
+
+# ------------------------------------------------------------------ running one sample
+def _run(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    try:
+        return fn(*args, **kwargs), None
+    except Exception as error:  # noqa: BLE001 - the class is compared
+        return None, error
+
+
+def _variants(op: Any) -> dict[str, Any]:
+    name = op.name
+    found = {"function": (op.op, getattr(reftensor, name))}
+    if op.method_variant is not None and hasattr(reftensor.Tensor, name):
+        found["method"] = (op.method_variant,
+                           lambda self, *a, **k: getattr(self, name)(*a, **k))
+    if op.inplace_variant is not None and hasattr(reftensor.Tensor, name + "_"):
+        found["inplace"] = (op.inplace_variant,
+                            lambda self, *a, **k: getattr(self, name + "_")(*a, **k))
+    return found
+
+
+def check_sample(op: Any, sample: Any, dtype: str, variant: str,
+                 fns: tuple[Any, Any]) -> list[Mismatch]:
+    """Run one sample through one variant on both libraries; the mismatches found."""
+    torch_fn, ref_fn = fns
+    if variant != "function" and not isinstance(sample.input, torch.Tensor):
+        return []  # a method of a number: no op behaviour to compare
+    if variant == "inplace" and _overlaps(sample.input):
+        return []  # torch writes without checking; the result depends on its loop order
+    where = describe(sample.input)
+    ref_args = convert((sample.input, *sample.args))
+    ref_kwargs = convert(dict(sample.kwargs))
+    torch_args = rebuild((sample.input, *sample.args))
+    torch.manual_seed(42)
+    reftensor.manual_seed(42)
+    expected, torch_error = _run(torch_fn, torch_args, rebuild(dict(sample.kwargs)))
+    got, ref_error = _run(ref_fn, ref_args, ref_kwargs)
+    mismatch = _outcome(torch_error, ref_error, expected, got)
+    found = []
+    if mismatch:
+        found.append(Mismatch(_name(op), variant, dtype, where, mismatch))
+    elif torch_error is None and variant == "function" and op.supports_autograd:
+        problem = _compare_gradients(torch_args, ref_args, expected, got)
+        if problem:
+            found.append(Mismatch(_name(op), "gradient", dtype, where, problem))
+    return found
+
+
+def _outcome(torch_error: Any, ref_error: Any, expected: Any, got: Any) -> str | None:
+    if torch_error is not None or ref_error is not None:
+        if type(torch_error) is type(ref_error):
+            return None
+        return (f"torch raised {type(torch_error).__name__}, reftensor "
+                f"{type(ref_error).__name__}: {str(ref_error or torch_error)[:100]}")
+    return compare(expected, got)
+
+
+def _compare_gradients(torch_args: Any, ref_args: Any, expected: Any, got: Any) -> str | None:
+    """Backward from the sum of every output that requires grad; compare the inputs'
+    gradients."""
+    t_inputs = [x for x in torch_args if isinstance(x, torch.Tensor) and x.requires_grad]
+    r_inputs = [x for x in ref_args if isinstance(x, reftensor.Tensor) and x.requires_grad]
+    t_outs = [o for o in (expected if isinstance(expected, tuple | list) else [expected])
+              if isinstance(o, torch.Tensor) and o.requires_grad]
+    r_outs = [o for o in (got if isinstance(got, tuple | list) else [got])
+              if isinstance(o, reftensor.Tensor) and o.requires_grad]
+    if not t_inputs or len(t_outs) != len(r_outs):
+        return None if not t_inputs else "different outputs require grad"
+    torch_grads = torch.autograd.grad([o.sum() for o in t_outs], t_inputs, allow_unused=True)
+    try:
+        ref_grads = reftensor.autograd.grad([o.sum() for o in r_outs], r_inputs,
+                                            allow_unused=True)
+    except Exception as exc:  # noqa: BLE001
+        return f"reftensor's backward raised {type(exc).__name__}: {exc}"[:160]
+    for e, g in zip(torch_grads, ref_grads, strict=True):
+        if (e is None) != (g is None):
+            return f"gradient None in one library only (torch {e is None})"
+        if e is not None:
+            problem = compare(e, g)
+            if problem:
+                return f"gradient: {problem}"
+    return None
+
+
+def samples(op: Any, dtype: str, *, limit: int | None,
+            requires_grad: bool) -> Iterator[Any]:
+    """The op's sample inputs, then its reference inputs, ``limit`` of each (None: all)."""
+    torch_dtype = getattr(torch, dtype)
+    kinds = [op.sample_inputs("cpu", torch_dtype, requires_grad=requires_grad)]
+    if op.reference_inputs_func is not None:
+        kinds.append(op.reference_inputs("cpu", torch_dtype, requires_grad=requires_grad))
+    for kind in kinds:
+        yield from itertools.islice(kind, limit)
+
+
+def check_op(op: Any, *, limit: int | None = DEFAULT_SAMPLES) -> list[Mismatch]:
+    """Every variant of ``op`` on its samples in every dtype both libraries have, then its
+    error inputs."""
+    found: list[Mismatch] = []
+    supported = {str(d).removeprefix("torch.") for d in op.dtypes}
+    for dtype in DTYPES:
+        if dtype not in supported:
+            continue
+        grad = op.supports_autograd and dtype in ("float32", "float64")
+        for sample in samples(op, dtype, limit=limit, requires_grad=grad):
+            for variant, fns in _variants(op).items():
+                found.extend(check_sample(op, sample, dtype, variant, fns))
+    found.extend(check_errors(op))
+    return found
+
+
+def check_errors(op: Any) -> list[Mismatch]:
+    """torch's error inputs for the op's function: reftensor raises the same class."""
+    if op.error_inputs_func is None:
+        return []
+    found = []
+    for error_input in op.error_inputs("cpu"):
+        sample = error_input.sample_input
+        args = convert((sample.input, *sample.args))
+        _, ref_error = _run(getattr(reftensor, op.name), args, convert(dict(sample.kwargs)))
+        if type(ref_error) is not error_input.error_type:
+            found.append(Mismatch(
+                _name(op), "error", "-", describe(sample.input),
+                f"torch raises {error_input.error_type.__name__} "
+                f"({error_input.error_regex[:60]!r}), reftensor "
+                f"{type(ref_error).__name__ if ref_error else 'nothing'}"))
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="List where reftensor and torch disagree "
+                                                 "on torch's OpInfo samples.")
+    parser.add_argument("ops", nargs="*", help="op names (default: every op reftensor has)")
+    parser.add_argument("--all", action="store_true", help="every sample, not a fixed number")
+    args = parser.parse_args(argv)
+    ops = entries(set(args.ops) if args.ops else None)
+    total = 0
+    for op in ops:
+        try:
+            found = check_op(op, limit=None if args.all else DEFAULT_SAMPLES)
+        except Exception as error:  # noqa: BLE001 - a broken sample function is reported
+            print(f"{_name(op)}: could not run: {type(error).__name__}: {error}"[:200])
+            continue
+        for m in found:
+            print(m)
+        total += len(found)
+    print(f"{len(ops)} OpInfo entries, {total} mismatches")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

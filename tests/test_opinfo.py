@@ -1,0 +1,44 @@
+"""torch's OpInfo samples for every op of reftensor's op table (``tests/opinfo.py``).
+
+Each op runs a fixed number of sample and reference inputs per dtype (``DEFAULT_SAMPLES``);
+``REFTENSOR_OPINFO=all`` runs every one of them (the deeper profile). A mismatch fails the
+test unless ``ALLOWED`` names it, with the samples it covers and the check run instead.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import reftensor
+from reftensor._ops import DispatchKey, aten
+from tests import opinfo
+
+LIMIT = None if os.environ.get("REFTENSOR_OPINFO") == "all" else opinfo.DEFAULT_SAMPLES
+TABLE_OPS = sorted(p.__name__ for p in aten if not p.__name__.endswith("_"))
+ENTRIES = {op.name: op for op in opinfo.entries(set(TABLE_OPS))}
+
+#: op name -> why torch's OpInfo has no entry for it, and which test covers it instead
+NO_OPINFO: dict[str, str] = {}
+
+
+def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
+    missing = [name for name in TABLE_OPS if name not in ENTRIES and name not in NO_OPINFO]
+    assert not missing, f"no OpInfo entry and no reason given: {missing}"
+
+
+@pytest.mark.parametrize("name", [n for n in TABLE_OPS if n in ENTRIES])
+def test_opinfo_samples_agree(name):
+    mismatches = opinfo.check_op(ENTRIES[name], limit=LIMIT)
+    assert not mismatches, "\n".join(str(m) for m in mismatches[:20])
+
+
+def test_the_harness_finds_a_wrong_kernel(monkeypatch):
+    """A control: exp's CPU kernel replaced by one that returns ones is reported."""
+    op = aten.exp.default
+    wrong = lambda self: reftensor.ones(self.shape, dtype=self.dtype)  # noqa: E731
+    monkeypatch.setitem(op.kernels, DispatchKey.CPU, wrong)
+    monkeypatch.setattr(op, "_cpu", wrong)
+    found = opinfo.check_op(ENTRIES["exp"], limit=2)
+    assert any("values differ" in m.what for m in found)

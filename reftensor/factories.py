@@ -381,7 +381,9 @@ def full(
     d = dtype or _scalar_dtype(fill_value)
     t = _allocate(shape, layout.contiguous_strides(shape), d, where)
     if where != META:
-        t._elements()[...] = fill_value
+        # the storage holds exactly the elements, in order (and NumPy can fill it whatever
+        # the number of dims; it cannot view more than 64)
+        t._storage._typed(d.numpy)[...] = fill_value
     return _finish(t, requires_grad)
 
 
@@ -446,14 +448,24 @@ def arange(
         i = np.arange(length).astype(wide)
         values = (wide(work(start)) + wide(work(step)) * i).astype(work)
     else:
-        if all(isinstance(x, int) for x in (start, end, step)):
-            length = -((start - end) // step)  # exact ceil for ints
-            values = start + step * np.arange(length, dtype=np.int64)  # exact in int64
+        # torch reads the bounds and the step in int64 (truncated toward zero), then counts
+        # ``start + i * step``; the result wraps into the dtype (arange(-3, 0, dtype=uint8)).
+        xstart, xend, xstep = (math.trunc(x) for x in (start, end, step))
+        if d is dtypes.int64:
+            if xstep == 0:  # a fractional step that truncates to 0
+                raise ValueError("step must be nonzero")
+            sign = (xstep > 0) - (xstep < 0)
+            length = _c_div(xend - xstart + xstep - sign, xstep)  # int64 arithmetic
         else:
             length = math.ceil((float(end) - float(start)) / float(step))
-            values = np.array([math.trunc(start + k * step) for k in range(length)],
-                              dtype=np.int64)
+        values = xstart + xstep * np.arange(length, dtype=np.int64)  # exact in int64
     return _from_array(values.astype(d.numpy), d, requires_grad, where)
+
+
+def _c_div(a: int, b: int) -> int:
+    """C's integer division: the quotient rounded toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
 
 
 def linspace(
@@ -481,8 +493,12 @@ def linspace(
         )
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    start, end = _linspace_bound(start, end)
     d = dtype or dtypes.get_default_dtype()
-    work = d.numpy if d.is_floating_point else np.dtype(np.float64)
+    if not d.is_floating_point:
+        values = _integral_linspace(start, end, steps, d)
+        return _from_array(values.astype(d.numpy), d, requires_grad, where)
+    work = d.numpy
     lo, hi = work.type(start), work.type(end)
     if steps == 1:
         values = np.array([lo], dtype=work)
@@ -499,6 +515,30 @@ def linspace(
             down = wide(hi) - wide(step) * (steps - i - 1).astype(wide)
             values = np.where(i < halfway, up, down).astype(work)
     return _from_array(values.astype(d.numpy), d, requires_grad, where)
+
+
+def _linspace_bound(start: Any, end: Any) -> tuple[Any, Any]:
+    """A 0-d tensor bound is read as its number; a bound with dims is refused, in torch's
+    words."""
+    wrong = [f"{name} with {x.dim()} dimension(s)" for name, x in (("start", start), ("end", end))
+             if isinstance(x, Tensor) and x.dim() != 0]
+    if wrong:
+        raise RuntimeError("linspace only supports 0-dimensional start and end tensors, but "
+                           f"got {' and '.join(wrong)}.")
+    return tuple(x.item() if isinstance(x, Tensor) else x for x in (start, end))
+
+
+def _integral_linspace(start: Any, end: Any, steps: int, d: dtype) -> np.ndarray:
+    """torch's integer linspace: the bounds converted to the dtype first (with its range
+    check), the step in float64, each value truncated toward zero."""
+    lo, hi = (int(_casting.checked_number(x, d)) for x in (start, end))
+    if steps == 1:
+        return np.array([lo], dtype=np.int64)
+    step = (float(hi) - float(lo)) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    up = lo + step * i
+    down = hi - step * (steps - i - 1)
+    return np.trunc(np.where(i < steps // 2, up, down)).astype(np.int64)
 
 
 # ---------------------------------------------------------------------- views

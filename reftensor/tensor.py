@@ -59,6 +59,10 @@ class VersionCounter:
         self.value = 0
 
 
+#: NumPy's limit, and torch's TensorIterator's.
+MAX_DIMS = 64
+
+
 def wrap_dim(dim: int, ndim: int) -> int:
     """Turn a possibly negative ``dim`` into ``0 <= dim < ndim``, as torch does.
 
@@ -375,7 +379,14 @@ class Tensor(TensorMethods):
 
     # ------------------------------------------------------------------ reading elements
     def _elements(self) -> np.ndarray:
-        """A NumPy view of the logical elements (shares memory; every dtype, no checks)."""
+        """A NumPy view of the logical elements (shares memory; every dtype, no checks).
+
+        Raises:
+            RuntimeError: more than 64 dims, which NumPy cannot view; torch's message for
+                the ops that refuse them (reftensor refuses every op that reads elements).
+        """
+        if len(self._shape) > MAX_DIMS:
+            raise RuntimeError(f"only tensors with up to {MAX_DIMS} dims are supported")
         itemsize = self._dtype.itemsize
         flat = self._storage._typed(self._dtype.numpy)
         start = min(self._storage_offset, flat.shape[0])

@@ -178,6 +178,38 @@ def test_linspace(a, b, steps, name):
     same_on_both(lambda lib: lib.linspace(a, b, steps, dtype=D(lib, name)), ulps=2)
 
 
+INT_DTYPES = st.sampled_from(["int64", "int32", "int16", "int8", "uint8"])
+bounds = st.one_of(st.integers(-20, 20), st.floats(-20, 20).map(lambda x: round(x, 1)))
+
+
+@given(bounds, bounds, st.one_of(st.integers(-4, 4), st.floats(-4, 4).map(lambda x: round(x, 1))),
+       INT_DTYPES)
+def test_arange_with_float_arguments_into_an_integer_dtype(a, b, step, name):
+    """torch truncates the bounds and the step to int64 first, counts the elements in int64
+    for int64 (a step that truncates to 0 is a ValueError there) and in float64 for the
+    other integer dtypes: ``arange(3.1, dtype=int64)`` has 3 elements."""
+    assume(step == 0 or abs((b - a) / step) < 1_000)
+    same_on_both(lambda lib: lib.arange(a, b, step, dtype=D(lib, name)))
+
+
+@given(bounds, bounds, st.integers(0, 12), INT_DTYPES)
+def test_linspace_into_an_integer_dtype(a, b, steps, name):
+    """The bounds are converted to the integer dtype first; the step is float64."""
+    same_on_both(lambda lib: lib.linspace(a, b, steps, dtype=D(lib, name)))
+
+
+@pytest.mark.parametrize("case", ["start 1-d", "end 1-d", "both 1-d", "start 0-d", "both 0-d"])
+def test_linspace_takes_only_0d_tensor_bounds(case):
+    def program(lib):
+        one_d, zero_d = lib.tensor([1.0]), lib.tensor(1.5)
+        start, end = {"start 1-d": (one_d, 2.0), "end 1-d": (1.0, one_d),
+                      "both 1-d": (one_d, one_d), "start 0-d": (zero_d, 2.0),
+                      "both 0-d": (zero_d, zero_d)}[case]
+        return lib.linspace(start, end, 3)
+
+    same_on_both(program)
+
+
 def test_linspace_steps_must_be_int():
     same_on_both(lambda lib: lib.linspace(0, 1, 2.5))
 

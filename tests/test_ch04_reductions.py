@@ -103,6 +103,14 @@ def test_max_min_along_a_dim(spec, dim, keepdim):
             getattr(lib, name)(x, dim).values, getattr(lib, name)(x, dim=dim).indices), spec)
 
 
+@pytest.mark.parametrize("op", ["sum(0)", "amax(0)", "amin((0, 1))", "max(0)", "all(0)",
+                                "any(0)"])
+def test_reducing_along_a_dim_of_a_65_dim_tensor_is_a_runtime_error(op):
+    """torch's TensorIterator takes at most 64 dims; reftensor makes the tensor, and its ops
+    refuse it with torch's RuntimeError (NumPy's limit is the same 64)."""
+    same_on_both(lambda lib: eval(f"x.{op}", {"x": lib.ones([1] * 65)}))
+
+
 @given(tensors())
 def test_max_min_of_everything(spec):
     """A 0-d tensor; an empty input raises."""

@@ -675,6 +675,26 @@ def test_second_derivative(name, x, seed):
     both(program)
 
 
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_along_dim_0_of_a_0d_tensor_passes_the_gradient(keepdim):
+    def program(lib):
+        x = lib.tensor(2.0, requires_grad=True)
+        values, indices = lib.max(x, 0, keepdim=keepdim)
+        (values * 3).backward()
+        return values, indices, x.grad.clone()  # (torch's .grad was written in place)
+
+    same_on_both(program)
+
+
+def test_cat_gives_a_legacy_empty_input_an_empty_gradient():
+    def program(lib):
+        empty, x = lib.ones(0, requires_grad=True), lib.ones(2, 3, requires_grad=True)
+        lib.cat([empty, x]).sum().backward()
+        return empty.grad.clone(), x.grad.clone()
+
+    same_on_both(program)
+
+
 def test_second_derivative_with_backward_create_graph():
     def program(lib):
         x = lib.tensor([1.5, -2.0, 0.5], requires_grad=True)

@@ -846,29 +846,12 @@ def test_dropout_of_an_input_that_requires_grad():
     ])
 
 
-@pytest.mark.parametrize("p", [0.0, 0.2, 0.5, 1.0])
-def test_dropout_with_a_generator_is_torch_with_that_seed(p):
-    """reftensor's ``generator=`` keyword (torch has none): the same bits as torch's
-    default generator seeded alike, and reftensor's default generator is left alone."""
-
-    def program(lib: Any, record: Record) -> None:
-        x = lib.ones(33, 3, dtype=lib.float32).t()
-        if lib is torch:
-            torch.manual_seed(11)
-            record("output", functional(torch).dropout(x, p))
-            record("generator", torch.default_generator)
-            record("default generator untouched", True)
-        else:
-            reftensor.manual_seed(5)
-            before = state_bytes(reftensor.default_generator)
-            g = reftensor.Generator().manual_seed(11)
-            record("output", functional(reftensor).dropout(x, p, generator=g))
-            record("generator", g)
-            record("default generator untouched",
-                   state_bytes(reftensor.default_generator) == before)
-
-    conform(program, f"torch.manual_seed(11); dropout(ones(33, 3).t(), {p}), "
-                     "reftensor: the same with generator=Generator().manual_seed(11)")
+def test_dropout_takes_no_generator():
+    """torch's dropout always draws from the default generator: ``generator=`` is a
+    TypeError in both libraries."""
+    for lib in (torch, reftensor):
+        with pytest.raises(TypeError):
+            functional(lib).dropout(lib.ones(3), 0.5, generator=lib.Generator())
 
 
 # ================================================================== *_like, meta, grad

@@ -6,17 +6,16 @@ element in memory order, so with the same seed it zeroes exactly the elements to
 
 from __future__ import annotations
 
-from .. import layout
+from .. import factories, layout
 from ..random import fill
 from ..random.discrete import _bernoulli_scalar_kernel
-from ..random.generator import Generator
 from ..tensor import Tensor
 
 __all__ = ["dropout"]
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
-            generator: Generator | None = None) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``
     (``torch.nn.functional.dropout``), as torch's CPU kernel does:
 
@@ -24,14 +23,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     input's dtype), then ``input * noise`` (``input.mul_(noise)`` when ``inplace``).
 
     With ``p == 0``, ``training=False`` or an empty input, ``input`` itself is returned and
-    nothing is drawn; ``p == 1`` multiplies by zero and draws nothing. ``generator=`` is a
-    reftensor extension (torch's dropout always uses the default generator).
+    nothing is drawn; ``p == 1`` multiplies by zero and draws nothing. The mask comes from
+    the default generator (torch's dropout takes no ``generator=``).
 
     Raises:
         ValueError: ``p`` outside [0, 1].
     """
-    from .. import factories
-
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input.numel() == 0:
@@ -40,6 +37,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         zero = factories.zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(zero) if inplace else input * zero
     noise = fill.like(input, None, None, layout.preserve_format)
-    fill.fresh(_bernoulli_scalar_kernel, noise, 1.0 - p, fill.resolve(generator))
+    fill.fresh(_bernoulli_scalar_kernel, noise, 1.0 - p, fill.resolve(None))
     noise.div_(1.0 - p)
     return input.mul_(noise) if inplace else input * noise

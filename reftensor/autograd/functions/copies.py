@@ -8,7 +8,7 @@ from typing import Any
 
 from ... import copies as C
 from ... import elementwise as K
-from ... import layout
+from ... import factories, layout
 from ...tensor import Tensor
 from ..graph import Node, needs_grad
 from ._record import call, call_
@@ -47,8 +47,10 @@ class CatBackward0(Node):
         out, start = [], 0
         d = self.dim % g.dim()
         for shape in self.sizes:
-            if shape == (0,) and g.dim() != 1:  # torch's legacy empty input: no slice
-                out.append(None)
+            if shape == (0,) and g.dim() != 1:
+                # torch's legacy empty input (any dims may sit beside it): no slice, an
+                # empty gradient of its own shape
+                out.append(factories.zeros(0, dtype=g.dtype, device=g.device))
                 continue
             out.append(g.narrow(d, start, shape[d]))
             start += shape[d]

@@ -145,6 +145,8 @@ class _Selected(_Reduction):
         self.save("indices", indices)
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
+        if not self.shape:  # a 0-d input is its own maximum: the gradient passes through
+            return (grads[0],)
         d = self.dims[0]
         idx = restore(self.saved("indices"), self.shape, self.dims, self.keepdim)
         positions = factories.arange(self.shape[d], dtype=dtypes.int64).reshape(

@@ -31,6 +31,7 @@ __all__ = [
     "sigmoid_",
     "reciprocal",
     "reciprocal_",
+    "flip",
 ]
 
 
@@ -187,6 +188,17 @@ def reciprocal_(*args: Any, **kwargs: Any) -> Any:
     return aten.reciprocal_(*args, **kwargs)
 
 
+def flip(*args: Any, **kwargs: Any) -> Any:
+    """flip(input, dims) -> Tensor
+
+    A copy with the elements in reverse order along each of ``dims`` (``torch.flip``), laid out
+    like ``clone``: a dense input keeps its strides. ``t.flip(0, 1)`` is ``t.flip((0, 1))``.
+
+    Raises RuntimeError for a dim listed twice, IndexError for a dim out of range.
+    """
+    return aten.flip(*args, **kwargs)
+
+
 class TensorMethods(TensorType):
     """The op methods of ``Tensor`` (``torch._C.TensorBase``'s role)."""
 
@@ -328,3 +340,14 @@ class TensorMethods(TensorType):
         In-place version of ``reciprocal``.
         """
         return aten.reciprocal_.call_method(self, args, kwargs)
+
+    def flip(self, *args: Any, **kwargs: Any) -> Any:
+        """flip(dims) -> Tensor
+
+        A copy with the elements in reverse order along each of ``dims`` (``torch.flip``), laid
+        out like ``clone``: a dense input keeps its strides. ``t.flip(0, 1)`` is ``t.flip((0,
+        1))``.
+
+        Raises RuntimeError for a dim listed twice, IndexError for a dim out of range.
+        """
+        return aten.flip.call_method(self, args, kwargs)

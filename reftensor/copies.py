@@ -2,6 +2,7 @@
 
 * ``clone`` keeps the layout of a dense, non-overlapping input (a transposed tensor's clone
   is transposed too), and makes other layouts dense in the same dim order;
+* ``flip`` (an op of the op table) copies with the elements reversed along some dims;
 * ``cat`` joins tensors along an existing dim, ``stack`` along a new one. Both promote the
   dtypes of their inputs, and the result is contiguous unless every input looks
   channels-last.
@@ -13,18 +14,18 @@ nothing to do.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from . import dtypes, layout
+from ._ops import DispatchKey, aten
 from .device import META, wrong_device
 from .layout import memory_format
 from .storage import UntypedStorage
 from .tensor import Tensor
-from .views import _sizes, _wrap, unsqueeze, view_strides
+from .views import _wrap, unsqueeze, view_strides
 
-__all__ = ["clone", "flip", "cat", "concat", "concatenate", "stack"]
+__all__ = ["clone", "cat", "concat", "concatenate", "stack"]
 
 
 def clone(input: Tensor, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
@@ -41,23 +42,36 @@ def clone(input: Tensor, *, memory_format: memory_format = layout.preserve_forma
     return input._copy_with_strides(input._strides_for(memory_format), input._dtype)
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
-    """A copy with the elements in reverse order along each of ``dims`` (``torch.flip``);
-    laid out like ``clone``.
+def _flip_dims(input: Tensor, dims: tuple[int, ...]) -> tuple[int, ...]:
+    """``dims`` wrapped, each once.
 
     Raises:
         RuntimeError: a dim listed twice. IndexError: a dim out of range.
     """
     chosen: list[int] = []
-    for d in _sizes(dims, "dims"):
+    for d in dims:
         d = _wrap(d, input.dim())
         if d in chosen:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         chosen.append(d)
-    out = clone(input)
-    if input.dim() and not input.is_meta:
-        out._elements()[...] = np.flip(input._elements(), axis=tuple(chosen))
+    return tuple(chosen)
+
+
+# ``flip`` is an entry of the op table (``reftensor/_ops/native_functions.py``): a copy with
+# the elements in reverse order along each of ``dims``, laid out like ``clone``.
+@aten.flip.default.impl(DispatchKey.CPU)
+def flip(self: Tensor, dims: tuple[int, ...]) -> Tensor:
+    chosen = _flip_dims(self, dims)
+    out = clone(self)
+    if self.dim():
+        out._elements()[...] = np.flip(self._elements(), axis=chosen)
     return out
+
+
+@aten.flip.default.impl(DispatchKey.Meta)
+def flip_meta(self: Tensor, dims: tuple[int, ...]) -> Tensor:
+    _flip_dims(self, dims)
+    return clone(self)
 
 
 def _check_tensors(name: str, tensors: Sequence[Tensor]) -> list[Tensor]:

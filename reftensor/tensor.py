@@ -674,13 +674,9 @@ class Tensor(TensorMethods):
         return iter(ad.unbind(self, 0))
 
     # ------------------------------------------------------------- copies (copies.py)
-    def flip(self, *dims: Any) -> Tensor:
-        """A copy with the order of elements reversed along ``dims`` (``torch.flip``)."""
-        return ad.flip(self, *dims)
-
     def __reversed__(self) -> Tensor:
         """``reversed(t)``: ``t`` itself when 0-d, else ``t.flip(0)``, a copy (as torch)."""
-        return self if self.dim() == 0 else ad.flip(self, 0)
+        return self if self.dim() == 0 else self.flip(0)
 
     def __contains__(self, element: Any) -> builtins.bool:
         """``element in t``: does any element of ``t`` equal it (``(element == t).any()``)?
@@ -979,36 +975,37 @@ class Tensor(TensorMethods):
 
     # ====================================================== chapter 4: dtype conversions
     # ``t.float()`` is ``t.to(reftensor.float32)``: ``t`` itself when the dtype is already
-    # right, else a copy that keeps a dense layout (``to`` above).
-    def half(self) -> Tensor:
-        return self.to(dtypes.float16)
+    # right, else a copy that keeps a dense layout (``to`` above); ``memory_format=`` as
+    # ``to``'s.
+    def half(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.float16, memory_format=memory_format)
 
-    def bfloat16(self) -> Tensor:
-        return self.to(dtypes.bfloat16)
+    def bfloat16(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.bfloat16, memory_format=memory_format)
 
-    def float(self) -> Tensor:
-        return self.to(dtypes.float32)
+    def float(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.float32, memory_format=memory_format)
 
-    def double(self) -> Tensor:
-        return self.to(dtypes.float64)
+    def double(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.float64, memory_format=memory_format)
 
-    def byte(self) -> Tensor:
-        return self.to(dtypes.uint8)
+    def byte(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.uint8, memory_format=memory_format)
 
-    def char(self) -> Tensor:
-        return self.to(dtypes.int8)
+    def char(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.int8, memory_format=memory_format)
 
-    def short(self) -> Tensor:
-        return self.to(dtypes.int16)
+    def short(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.int16, memory_format=memory_format)
 
-    def int(self) -> Tensor:
-        return self.to(dtypes.int32)
+    def int(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.int32, memory_format=memory_format)
 
-    def long(self) -> Tensor:
-        return self.to(dtypes.int64)
+    def long(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.int64, memory_format=memory_format)
 
-    def bool(self) -> Tensor:
-        return self.to(dtypes.bool)
+    def bool(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+        return self.to(dtypes.bool, memory_format=memory_format)
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import strategies as st
+
 #: exp, log, sin, ... are NumPy's in reftensor and SLEEF's, MKL's or glibc's in torch:
 #: each is within about 1 ulp of the true value, so the two may differ by a couple of ulps.
 TRANSCENDENTAL_ULPS = 4
@@ -20,6 +22,22 @@ TRANSCENDENTAL_ULPS = 4
 SQRT_ULPS = 1
 
 Program = Callable[[Any], Any]
+#: the arguments after ``self``, by name, drawn for an input of a given shape
+Arguments = Callable[[tuple[int, ...]], st.SearchStrategy[dict[str, Any]]]
+
+
+def no_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.just({})
+
+
+def dims(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``dims``: distinct dims of the input, some written negative (0-d: ``()``, ``(0,)`` or
+    ``(-1,)``, which torch reads as the one dim of a scalar)."""
+    n = len(shape)
+    if n == 0:
+        return st.sampled_from([(), (0,), (-1,)]).map(lambda d: {"dims": d})
+    return st.lists(st.integers(-n, n - 1), unique_by=lambda d: d % n, max_size=n).map(
+        lambda d: {"dims": tuple(d)})
 
 
 @dataclass(frozen=True)
@@ -27,8 +45,9 @@ class OpEntry:
     """How to test one op of the table.
 
     Attributes:
-        name: the op's name in the table (``aten.<name>``); its in-place form, when the
-            table declares one, is tested from the same entry.
+        name: the op's name in the table (``aten.<name>``); its in-place and ``out=``
+            forms, when the table declares them, are tested from the same entry.
+        arguments: draws the arguments after ``self`` for an input shape.
         ulps: how far the values may be from torch's, in units in the last place.
         grad: does the op have a derivative row (its gradient is compared with torch's).
         errors: error inputs: programs ``(lib) -> result`` that torch answers with an
@@ -37,6 +56,7 @@ class OpEntry:
     """
 
     name: str
+    arguments: Arguments = no_arguments
     ulps: int = 0
     grad: bool = True
     errors: dict[str, Program] = field(default_factory=dict)
@@ -80,6 +100,14 @@ OP_DB: list[OpEntry] = [
     _float_function("tanh"),
     _float_function("sigmoid"),
     _float_function("reciprocal", ulps=0),
+    OpEntry("flip", arguments=dims, errors={
+        "a dim twice": lambda lib: lib.ones(2, 3).flip(1, -1),
+        "a dim out of range": lambda lib: lib.ones(2, 3).flip(2),
+        "dims as a bare int to the function": lambda lib: lib.flip(lib.ones(2), 0),
+        "a float dim": lambda lib: lib.ones(2).flip(0.5),
+        "no dims": lambda lib: lib.ones(2).flip(),
+        "dims twice": lambda lib: lib.ones(2).flip(0, dims=(0,)),
+    }),
 ]
 
 BY_NAME = {entry.name: entry for entry in OP_DB}

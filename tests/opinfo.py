@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -82,8 +83,10 @@ def convert(x: Any) -> Any:
         if x.requires_grad:
             t.requires_grad_()
         return t
-    if isinstance(x, torch.dtype):
+    if isinstance(x, torch.dtype | torch.memory_format):
         return getattr(reftensor, str(x).removeprefix("torch."))
+    if isinstance(x, torch.device):
+        return reftensor.device(str(x))
     if isinstance(x, list | tuple):
         return type(x)(convert(e) for e in x)
     if isinstance(x, dict):
@@ -192,9 +195,28 @@ def _run(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, A
         return None, error
 
 
+def _seeded(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """OpInfo's ``wrapper_set_seed``, in reftensor."""
+    reftensor.manual_seed(42)
+    return fn(*args, **kwargs)
+
+
+def reftensor_function(op: Any) -> Any:
+    """The op's function in reftensor: ``reftensor.<name>``, or, where the OpInfo wraps the
+    call in a function of its own (``lambda self, condition, other: torch.where(condition,
+    self, other)``, ``lambda x, *a: x.half(*a)``), that very code with ``torch`` read as
+    ``reftensor``."""
+    fn = op.op
+    if isinstance(fn, types.FunctionType):
+        names = {**fn.__globals__, "torch": reftensor, "wrapper_set_seed": _seeded}
+        return types.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+    return getattr(reftensor, op.name)
+
+
 def _variants(op: Any) -> dict[str, Any]:
     name = op.name
-    found = {"function": (op.op, getattr(reftensor, name))}
+    found = {"function": (op.op, reftensor_function(op))}
     if op.method_variant is not None and hasattr(reftensor.Tensor, name):
         found["method"] = (op.method_variant,
                            lambda self, *a, **k: getattr(self, name)(*a, **k))
@@ -306,7 +328,7 @@ def check_errors(op: Any) -> list[Mismatch]:
         torch_args = rebuild((sample.input, *sample.args))
         _, torch_error = _run(op.op, torch_args, rebuild(dict(sample.kwargs)))
         args = convert((sample.input, *sample.args))
-        _, ref_error = _run(getattr(reftensor, op.name), args, convert(dict(sample.kwargs)))
+        _, ref_error = _run(reftensor_function(op), args, convert(dict(sample.kwargs)))
         if type(ref_error) is not type(torch_error):
             found.append(Mismatch(
                 _name(op), "error", "-", describe(sample.input),

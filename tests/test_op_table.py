@@ -27,6 +27,7 @@ import reftensor
 from reftensor._ops import DispatchKey, aten, generate, state
 from reftensor._ops.python_arg_parser import Signature
 from reftensor._ops.schema import parse_schema
+from reftensor.unary import FLOAT_FUNCTIONS
 from tests import strategies
 from tests.difftest import compare_op, same_on_both
 from tests.op_db import BY_NAME, OP_DB, OpEntry
@@ -194,28 +195,36 @@ def test_a_second_kernel_for_the_same_key_is_refused():
 
 
 # ================================================================== the test entries
-def _result(lib: Any, t: Any) -> Any:
-    """The dtype of a float function's result."""
-    return t.dtype if t.is_floating_point() else lib.get_default_dtype()
+def _result(lib: Any, t: Any, name: str) -> Any:
+    """The dtype of the op's result (a float function's: float; others': the input's)."""
+    if name in FLOAT_FUNCTIONS and not t.is_floating_point():
+        return lib.get_default_dtype()
+    return t.dtype
 
 
-def _variants(entry: OpEntry) -> dict[str, Any]:
-    name = entry.name
-    return {
-        "function": lambda lib, t: getattr(lib, name)(t),
-        "method": lambda lib, t: getattr(t, name)(),
-        "keyword": lambda lib, t: getattr(lib, name)(input=t),
-        # out= into an empty tensor: resized to the result's shape and strides
-        "out": lambda lib, t: getattr(lib, name)(t, out=lib.empty(0, dtype=_result(lib, t))),
-        # out= into a tensor of the right shape, transposed: written through its strides
-        "out in place": lambda lib, t: getattr(lib, name)(
-            t, out=lib.zeros(tuple(reversed(t.shape)), dtype=_result(lib, t)).permute(
-                *reversed(range(t.dim())))),
+def _has_out(name: str) -> bool:
+    return any(o.schema.is_out for o in aten[name].all_overloads())
+
+
+def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Every way to call the op: ``(lib, t) -> result``."""
+    name, values = entry.name, tuple(arguments.values())
+    found = {
+        "function": lambda lib, t: getattr(lib, name)(t, *values),
+        "keyword": lambda lib, t: getattr(lib, name)(input=t, **arguments),
+        "method": lambda lib, t: getattr(t, name)(*values),
     }
-
-
-def _inputs(entry: OpEntry, kinds: tuple[str, ...] = strategies.KINDS) -> Any:
-    return strategies.tensors(shape=shapes, kinds=kinds)
+    if len(values) == 1 and isinstance(values[0], tuple):  # one int list: t.flip(0, 1)
+        found["method, ints one by one"] = lambda lib, t: getattr(t, name)(*values[0])
+    if _has_out(name):
+        # out= into an empty tensor: resized to the result's shape and strides
+        found["out"] = lambda lib, t: getattr(lib, name)(
+            t, *values, out=lib.empty(0, dtype=_result(lib, t, name)))
+        # out= into a tensor of the right shape, transposed: written through its strides
+        found["out in place"] = lambda lib, t: getattr(lib, name)(
+            t, *values, out=lib.zeros(tuple(reversed(t.shape)), dtype=_result(
+                lib, t, name)).permute(*reversed(range(t.dim()))))
+    return found
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])
@@ -223,9 +232,11 @@ def _inputs(entry: OpEntry, kinds: tuple[str, ...] = strategies.KINDS) -> Any:
 @given(data=st.data())
 def test_op_on_every_layout_and_dtype(name, data):
     entry = BY_NAME[name]
-    variant = data.draw(st.sampled_from(sorted(_variants(entry))), label="variant")
-    spec = data.draw(_inputs(entry), label="input")
-    compare_op(_variants(entry)[variant], spec, ulps=entry.ulps)
+    spec = data.draw(strategies.tensors(shape=shapes), label="input")
+    arguments = data.draw(entry.arguments(spec.shape), label="arguments")
+    variants = _variants(entry, arguments)
+    variant = data.draw(st.sampled_from(sorted(variants)), label="variant")
+    compare_op(variants[variant], spec, ulps=entry.ulps)
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB if e.name + "_" in aten])
@@ -234,33 +245,37 @@ def test_op_on_every_layout_and_dtype(name, data):
 def test_inplace_variant(name, spec):
     entry = BY_NAME[name]
     compare_op(lambda lib, t: getattr(t, name + "_")(), spec, ulps=entry.ulps)
+    # (the table's in-place ops take no arguments yet: entries with arguments will draw them)
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])
 @settings(max_examples=examples(10), deadline=None)
-@given(spec=strategies.tensors(shape=shapes))
-def test_op_on_the_meta_device(name, spec):
+@given(data=st.data())
+def test_op_on_the_meta_device(name, data):
+    spec = data.draw(strategies.tensors(shape=shapes), label="input")
+    values = tuple(data.draw(BY_NAME[name].arguments(spec.shape), label="arguments").values())
     if math.prod(spec.shape) == 0 or 1 in spec.shape:
         # Allowance: torch's meta TensorIterator lays out size-1 and empty dims unlike its
         # CPU one (sqrt of shape (1, 1, 1, 2), strides (2, 2, 1, 1): CPU (2, 2, 2, 1), meta
         # (2, 2, 1, 1)); reftensor gives the CPU's layout on both. Compared instead: shape,
         # dtype, device, and the strides of the dims of size > 1.
         def facts(lib: Any) -> Any:
-            out = getattr(lib, name)(spec.on("meta").make(lib))
+            out = getattr(lib, name)(spec.on("meta").make(lib), *values)
             strides = [s for n, s in zip(out.shape, out.stride(), strict=True) if n > 1]
             return tuple(out.shape), str(out.dtype).split(".")[-1], str(out.device), strides
 
         same_on_both(facts)
         return
-    compare_op(lambda lib, t: getattr(lib, name)(t), spec.on("meta"), values=False)
+    compare_op(lambda lib, t: getattr(lib, name)(t, *values), spec.on("meta"), values=False)
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB if e.grad])
 @settings(max_examples=examples(20), deadline=None)
-@given(spec=strategies.tensors(dtypes=("float32", "float64"), shape=shapes),
-       seed=st.integers(0, 2**16))
-def test_gradient(name, spec, seed):
-    differentiated(lambda lib, x: getattr(x, name)(), (spec,), seed)
+@given(data=st.data(), seed=st.integers(0, 2**16))
+def test_gradient(name, data, seed):
+    spec = data.draw(strategies.tensors(dtypes=("float32", "float64"), shape=shapes))
+    values = tuple(data.draw(BY_NAME[name].arguments(spec.shape), label="arguments").values())
+    differentiated(lambda lib, x: getattr(x, name)(*values), (spec,), seed)
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB if e.grad and e.name + "_" in aten])

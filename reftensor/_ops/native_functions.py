@@ -70,6 +70,12 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     float_function("tanh", "Hyperbolic tangent (``torch.tanh``)."),
     float_function("sigmoid", "``1 / (1 + exp(-input))`` (``torch.sigmoid``)."),
     float_function("reciprocal", "``1 / input`` (``torch.reciprocal``): inf at 0."),
+    # ---------------------------------------------------------- copies (chapter 2)
+    declare("flip(Tensor self, int[] dims) -> Tensor",
+            doc="A copy with the elements in reverse order along each of ``dims`` "
+                "(``torch.flip``), laid out like ``clone``: a dense input keeps its strides. "
+                "``t.flip(0, 1)`` is ``t.flip((0, 1))``.\n\nRaises RuntimeError for a dim "
+                "listed twice, IndexError for a dim out of range."),
 ]
 
 

@@ -91,12 +91,28 @@ def _check_int(x: Any) -> builtins.bool:
 
 
 def _check_int_list(size: int | None) -> Callable[[Any], builtins.bool]:
+    """torch looks at the first element only; a later one that is no int fails when the
+    list is converted (``_Unpack``)."""
     def check(x: Any) -> builtins.bool:
         if isinstance(x, tuple | list):
-            return all(_check_int(e) for e in x)
+            return not x or _check_int(x[0])
         return size is not None and _check_int(x)
 
     return check
+
+
+class _Unpack(Exception):
+    """Element ``index`` of a list argument is not an int."""
+
+    def __init__(self, index: int, element: Any) -> None:
+        self.index, self.element = index, element
+
+
+def _int_element(i: int, e: Any) -> int:
+    """Element ``i`` of an int list; here torch also takes a bool (as 0 or 1)."""
+    if not (_check_int(e) or isinstance(e, builtins.bool | np.bool_)):
+        raise _Unpack(i, e)
+    return _to_int(e)
 
 
 def _check_tensor_list(x: Any) -> builtins.bool:
@@ -150,8 +166,8 @@ def _list_conversion(t: Type) -> Callable[[Any], Any]:
     if t.base == "Tensor":
         return tuple
     if t.base in ("int", "SymInt"):
-        return lambda x: tuple(_to_int(e) for e in x) if isinstance(x, tuple | list) \
-            else (_to_int(x),) * (t.size or 1)
+        return lambda x: tuple(_int_element(i, e) for i, e in enumerate(x)) \
+            if isinstance(x, tuple | list) else (_to_int(x),) * (t.size or 1)
     return tuple
 
 
@@ -237,6 +253,10 @@ class Signature:
             for a in arguments)
         self.max_pos_args = sum(not p.kwarg_only for p in self.params)
         self.min_args = sum(p.default is REQUIRED for p in self.params)
+        # one positional int list (``t.flip(0, 1)``, ``t.permute(1, 0)``): it may also be
+        # given as separate ints, as torch allows
+        self.varargs_intlist = (self.max_pos_args == 1 and self.params[0].type.is_list
+                                and self.params[0].type.base in ("int", "SymInt"))
         self.by_name = {p.name: i for i, p in enumerate(self.params)}
 
     def text(self) -> str:
@@ -253,13 +273,18 @@ class Signature:
         """The converted values of every parameter, in the schema's order, or None when the
         arguments do not fit (a TypeError with torch's text when ``raise_errors``)."""
         params = self.params
-        if len(args) > self.max_pos_args:
+        if len(args) > self.max_pos_args and not (self.varargs_intlist
+                                                  and _check_int(args[0])):
             if raise_errors:
                 raise self._extra_args(len(args))
             return None
         values: list[Any] = []
         used = 0
         for i, p in enumerate(params):
+            if (i == 0 and self.varargs_intlist and args and not p.check(args[0])
+                    and _check_int(args[0])):  # ints given one by one: ``t.flip(0, 1)``
+                values.append(args)
+                continue
             if i < len(args):
                 value, position = args[i], i + 1
             elif kwargs and p.name in kwargs:
@@ -281,12 +306,24 @@ class Signature:
                     raise TypeError(f"{self.name}(): argument '{p.name}'{where} must be "
                                     f"{p.type_name}, not {typename(value)}")
                 return None
-            values.append(value if p.convert is None else p.convert(value))
+            values.append(value)
         if kwargs and used != len(kwargs):
             if raise_errors:
                 raise self._extra_kwargs(kwargs, len(args))
             return None
-        return values
+        # converted last, as torch reads the parsed arguments after checking them all
+        return [v if v is None or p.convert is None else self._convert(p, v)
+                for p, v in zip(params, values, strict=True)]
+
+    def _convert(self, p: Parameter, value: Any) -> Any:
+        """``p.convert(value)``; a list element that is no int raises torch's TypeError
+        whether or not errors were asked for (torch chose the overload by then)."""
+        try:
+            return p.convert(value) if p.convert is not None else value
+        except _Unpack as bad:
+            raise TypeError(f"{self.name}(): argument '{p.name}' failed to unpack the object "
+                            f"at pos {bad.index + 1} with error \"type must be tuple of "
+                            f"ints,but got {typename(bad.element)}\"") from None
 
     def _extra_kwargs(self, kwargs: dict[str, Any], given: int) -> TypeError:
         """A keyword that names no parameter, or one already given by position."""

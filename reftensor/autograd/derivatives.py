@@ -3,7 +3,8 @@
 here with reftensor ops, so a backward run with ``create_graph=True`` is recorded too).
 
 A row names the op by its schema, the node that backward runs (``ExpBackward0``), what the
-node saves (``self``: the input; ``result``: the output) and, per differentiable input, a
+node saves (``self``: the input; ``result``: the output; or any other argument, such as
+``flip``'s ``dims``) and, per differentiable input, a
 formula: a plain named function of the output's gradient ``grad`` and the saved values. The
 in-place form of an op (``exp_``) uses the same row: its node saves the value ``self`` had
 before the write.
@@ -89,6 +90,11 @@ def reciprocal_backward(grad: Tensor, result: Tensor) -> Tensor:
     return -grad * (result * result)
 
 
+def flip_backward(grad: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """Flipping is its own inverse."""
+    return grad.flip(dims)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas)
@@ -106,4 +112,6 @@ DERIVATIVES: list[Derivative] = [
         self=sigmoid_backward),
     row("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", ("result",),
         self=reciprocal_backward),
+    row("flip(Tensor self, int[] dims) -> Tensor", "FlipBackward0", ("dims",),
+        self=flip_backward),
 ]

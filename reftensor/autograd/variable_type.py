@@ -35,9 +35,13 @@ class FormulaNode(Node):
 
     def __init__(self, arguments: dict[str, Any], result: Tensor) -> None:
         super().__init__(*[arguments[name] for name in self.inputs])
+        self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
         for key in self.row.saves:
             value = result if key == "result" else arguments[key]
-            self.save(key, value, is_output=key == "result")
+            if isinstance(value, Tensor):
+                self.save(key, value, is_output=key == "result")
+            else:
+                self.values[key] = value
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (grad,) = grads
@@ -48,7 +52,8 @@ class FormulaNode(Node):
                 out.append(None)
                 continue
             wanted = self.parameters[name]
-            values = {p: grad if p == "grad" else self.saved(p) for p in wanted}
+            values = {p: grad if p == "grad" else self.values[p] if p in self.values
+                      else self.saved(p) for p in wanted}
             out.append(formula(**values))
         return tuple(out)
 

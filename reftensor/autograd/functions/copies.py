@@ -13,7 +13,7 @@ from ...tensor import Tensor
 from ..graph import Node, needs_grad
 from ._record import call, call_
 
-__all__ = ["clone", "flip", "cat", "concat", "concatenate", "stack"]
+__all__ = ["clone", "cat", "concat", "concatenate", "stack"]
 
 
 class CloneBackward0(Node):
@@ -23,15 +23,6 @@ class CloneBackward0(Node):
 
 class ToCopyBackward0(CloneBackward0):
     """``to(dtype)``: the gradient goes back in the input's dtype (the engine casts it)."""
-
-
-class FlipBackward0(Node):
-    def __init__(self, input: Tensor, dims: tuple[Any, ...]) -> None:
-        super().__init__(input)
-        self.dims = dims
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        return (grads[0].flip(*self.dims),)
 
 
 class CatBackward0(Node):
@@ -102,10 +93,6 @@ def contiguous(input: Tensor, memory_format: Any = layout.contiguous_format) -> 
     if input.is_contiguous(memory_format):
         return input
     return clone(input, memory_format=memory_format)
-
-
-def flip(input: Tensor, *dims: Any) -> Tensor:
-    return call(C.flip, (input, *dims), (input,), lambda out: FlipBackward0(input, dims))
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

@@ -31,6 +31,14 @@ __all__ = [
     "sigmoid_",
     "reciprocal",
     "reciprocal_",
+    "add",
+    "sub",
+    "subtract",
+    "mul",
+    "multiply",
+    "div",
+    "divide",
+    "true_divide",
     "flip",
 ]
 
@@ -188,6 +196,96 @@ def reciprocal_(*args: Any, **kwargs: Any) -> Any:
     return aten.reciprocal_(*args, **kwargs)
 
 
+def add(*args: Any, **kwargs: Any) -> Any:
+    """add(input, other, *, alpha=1, out=None) -> Tensor
+    add(input, alpha, other) -> Tensor
+    add(input, alpha, other, *, out=None) -> Tensor
+
+    ``input + alpha * other``, broadcast (``torch.add``); either may be a Python number. Result
+    dtype: ``result_type``; on bool tensors ``+`` is logical or.
+
+    Raises RuntimeError for shapes that do not broadcast, a bool ``alpha`` for a non-bool
+    result, a float ``alpha`` for an integer result.
+    """
+    return aten.add(*args, **kwargs)
+
+
+def sub(*args: Any, **kwargs: Any) -> Any:
+    """sub(input, other, *, alpha=1, out=None) -> Tensor
+    sub(input, alpha, other) -> Tensor
+    sub(input, alpha, other, *, out=None) -> Tensor
+
+    ``input - alpha * other``, broadcast (``torch.sub``). Result dtype: ``result_type``.
+
+    Raises RuntimeError for a bool operand (tensor or Python bool), shapes that do not
+    broadcast, or a bad ``alpha`` (as ``add``).
+    """
+    return aten.sub(*args, **kwargs)
+
+
+def subtract(*args: Any, **kwargs: Any) -> Any:
+    """subtract(input, other, *, alpha=1, out=None) -> Tensor
+    subtract(input, other, alpha=1) -> Tensor
+
+    ``torch.subtract``: ``sub``.
+    """
+    return aten.subtract(*args, **kwargs)
+
+
+def mul(*args: Any, **kwargs: Any) -> Any:
+    """mul(input, other, *, out=None) -> Tensor
+
+    ``input * other``, broadcast (``torch.mul``). Result dtype: ``result_type``; on bool tensors
+    ``*`` is logical and. float16/bfloat16 times a single value reads that value in float32
+    unrounded, as torch's kernel does.
+    """
+    return aten.mul(*args, **kwargs)
+
+
+def multiply(*args: Any, **kwargs: Any) -> Any:
+    """multiply(input, other, *, out=None) -> Tensor
+    multiply(input, other) -> Tensor
+
+    ``torch.multiply``: ``mul``.
+    """
+    return aten.multiply(*args, **kwargs)
+
+
+def div(*args: Any, **kwargs: Any) -> Any:
+    """div(input, other, *, out=None) -> Tensor
+    div(input, other, *, rounding_mode, out=None) -> Tensor
+    div(input, other, *, rounding_mode) -> Tensor
+
+    ``input / other``, broadcast (``torch.div``). ``rounding_mode=None``: true division, integer
+    and bool inputs give the default float dtype; ``"trunc"`` rounds the quotient toward zero,
+    ``"floor"`` down (Python's ``//``), both keep ``result_type``.
+
+    Raises RuntimeError for an unknown rounding mode or an integer division by zero
+    ("ZeroDivisionError"); NotImplementedError for a rounding mode on bool tensors.
+    """
+    return aten.div(*args, **kwargs)
+
+
+def divide(*args: Any, **kwargs: Any) -> Any:
+    """divide(input, other, *, out=None) -> Tensor
+    divide(input, other, *, rounding_mode, out=None) -> Tensor
+    divide(input, other) -> Tensor
+    divide(input, other, *, rounding_mode) -> Tensor
+
+    ``torch.divide``: ``div``.
+    """
+    return aten.divide(*args, **kwargs)
+
+
+def true_divide(*args: Any, **kwargs: Any) -> Any:
+    """true_divide(input, other, *, out=None) -> Tensor
+    true_divide(input, other) -> Tensor
+
+    ``torch.true_divide``: ``div`` without a rounding mode.
+    """
+    return aten.true_divide(*args, **kwargs)
+
+
 def flip(*args: Any, **kwargs: Any) -> Any:
     """flip(input, dims) -> Tensor
 
@@ -341,6 +439,152 @@ class TensorMethods(TensorType):
         """
         return aten.reciprocal_.call_method(self, args, kwargs)
 
+    def add(self, *args: Any, **kwargs: Any) -> Any:
+        """add(other, *, alpha=1) -> Tensor
+        add(alpha, other) -> Tensor
+
+        ``input + alpha * other``, broadcast (``torch.add``); either may be a Python number.
+        Result dtype: ``result_type``; on bool tensors ``+`` is logical or.
+
+        Raises RuntimeError for shapes that do not broadcast, a bool ``alpha`` for a non-bool
+        result, a float ``alpha`` for an integer result.
+        """
+        return aten.add.call_method(self, args, kwargs)
+
+    def add_(self, *args: Any, **kwargs: Any) -> Any:
+        """add_(other, *, alpha=1) -> Tensor
+        add_(alpha, other) -> Tensor
+
+        In-place version of ``add``.
+        """
+        return aten.add_.call_method(self, args, kwargs)
+
+    def sub(self, *args: Any, **kwargs: Any) -> Any:
+        """sub(other, *, alpha=1) -> Tensor
+        sub(alpha, other) -> Tensor
+
+        ``input - alpha * other``, broadcast (``torch.sub``). Result dtype: ``result_type``.
+
+        Raises RuntimeError for a bool operand (tensor or Python bool), shapes that do not
+        broadcast, or a bad ``alpha`` (as ``add``).
+        """
+        return aten.sub.call_method(self, args, kwargs)
+
+    def sub_(self, *args: Any, **kwargs: Any) -> Any:
+        """sub_(other, *, alpha=1) -> Tensor
+        sub_(alpha, other) -> Tensor
+
+        In-place version of ``sub``.
+        """
+        return aten.sub_.call_method(self, args, kwargs)
+
+    def subtract(self, *args: Any, **kwargs: Any) -> Any:
+        """subtract(other, *, alpha=1) -> Tensor
+        subtract(other, alpha=1) -> Tensor
+
+        ``torch.subtract``: ``sub``.
+        """
+        return aten.subtract.call_method(self, args, kwargs)
+
+    def subtract_(self, *args: Any, **kwargs: Any) -> Any:
+        """subtract_(other, *, alpha=1) -> Tensor
+        subtract_(other, alpha=1) -> Tensor
+
+        In-place version of ``subtract``.
+        """
+        return aten.subtract_.call_method(self, args, kwargs)
+
+    def mul(self, *args: Any, **kwargs: Any) -> Any:
+        """mul(other) -> Tensor
+
+        ``input * other``, broadcast (``torch.mul``). Result dtype: ``result_type``; on bool
+        tensors ``*`` is logical and. float16/bfloat16 times a single value reads that value in
+        float32 unrounded, as torch's kernel does.
+        """
+        return aten.mul.call_method(self, args, kwargs)
+
+    def mul_(self, *args: Any, **kwargs: Any) -> Any:
+        """mul_(other) -> Tensor
+
+        In-place version of ``mul``.
+        """
+        return aten.mul_.call_method(self, args, kwargs)
+
+    def multiply(self, *args: Any, **kwargs: Any) -> Any:
+        """multiply(other) -> Tensor
+        multiply(other) -> Tensor
+
+        ``torch.multiply``: ``mul``.
+        """
+        return aten.multiply.call_method(self, args, kwargs)
+
+    def multiply_(self, *args: Any, **kwargs: Any) -> Any:
+        """multiply_(other) -> Tensor
+        multiply_(other) -> Tensor
+
+        In-place version of ``multiply``.
+        """
+        return aten.multiply_.call_method(self, args, kwargs)
+
+    def div(self, *args: Any, **kwargs: Any) -> Any:
+        """div(other) -> Tensor
+        div(other, *, rounding_mode) -> Tensor
+        div(other, *, rounding_mode) -> Tensor
+
+        ``input / other``, broadcast (``torch.div``). ``rounding_mode=None``: true division,
+        integer and bool inputs give the default float dtype; ``"trunc"`` rounds the quotient
+        toward zero, ``"floor"`` down (Python's ``//``), both keep ``result_type``.
+
+        Raises RuntimeError for an unknown rounding mode or an integer division by zero
+        ("ZeroDivisionError"); NotImplementedError for a rounding mode on bool tensors.
+        """
+        return aten.div.call_method(self, args, kwargs)
+
+    def div_(self, *args: Any, **kwargs: Any) -> Any:
+        """div_(other) -> Tensor
+        div_(other, *, rounding_mode) -> Tensor
+        div_(other, *, rounding_mode) -> Tensor
+
+        In-place version of ``div``.
+        """
+        return aten.div_.call_method(self, args, kwargs)
+
+    def divide(self, *args: Any, **kwargs: Any) -> Any:
+        """divide(other) -> Tensor
+        divide(other, *, rounding_mode) -> Tensor
+        divide(other) -> Tensor
+        divide(other, *, rounding_mode) -> Tensor
+
+        ``torch.divide``: ``div``.
+        """
+        return aten.divide.call_method(self, args, kwargs)
+
+    def divide_(self, *args: Any, **kwargs: Any) -> Any:
+        """divide_(other) -> Tensor
+        divide_(other, *, rounding_mode) -> Tensor
+        divide_(other) -> Tensor
+        divide_(other, *, rounding_mode) -> Tensor
+
+        In-place version of ``divide``.
+        """
+        return aten.divide_.call_method(self, args, kwargs)
+
+    def true_divide(self, *args: Any, **kwargs: Any) -> Any:
+        """true_divide(other) -> Tensor
+        true_divide(other) -> Tensor
+
+        ``torch.true_divide``: ``div`` without a rounding mode.
+        """
+        return aten.true_divide.call_method(self, args, kwargs)
+
+    def true_divide_(self, *args: Any, **kwargs: Any) -> Any:
+        """true_divide_(other) -> Tensor
+        true_divide_(other) -> Tensor
+
+        In-place version of ``true_divide``.
+        """
+        return aten.true_divide_.call_method(self, args, kwargs)
+
     def flip(self, *args: Any, **kwargs: Any) -> Any:
         """flip(dims) -> Tensor
 
@@ -351,3 +595,43 @@ class TensorMethods(TensorType):
         Raises RuntimeError for a dim listed twice, IndexError for a dim out of range.
         """
         return aten.flip.call_method(self, args, kwargs)
+
+    def __add__(self, other: Any) -> Any:
+        """``add``; ``NotImplemented`` for an operand it refuses."""
+        return aten.add.call_operator(self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        """``add``; ``NotImplemented`` for an operand it refuses."""
+        return aten.add.call_operator(self, other)
+
+    def __iadd__(self, other: Any) -> Any:
+        """``add_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.add_.call_operator(self, other)
+
+    def __sub__(self, other: Any) -> Any:
+        """``sub``; ``NotImplemented`` for an operand it refuses."""
+        return aten.sub.call_operator(self, other)
+
+    def __isub__(self, other: Any) -> Any:
+        """``sub_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.sub_.call_operator(self, other)
+
+    def __mul__(self, other: Any) -> Any:
+        """``mul``; ``NotImplemented`` for an operand it refuses."""
+        return aten.mul.call_operator(self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        """``mul``; ``NotImplemented`` for an operand it refuses."""
+        return aten.mul.call_operator(self, other)
+
+    def __imul__(self, other: Any) -> Any:
+        """``mul_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.mul_.call_operator(self, other)
+
+    def __truediv__(self, other: Any) -> Any:
+        """``div``; ``NotImplemented`` for an operand it refuses."""
+        return aten.div.call_operator(self, other)
+
+    def __itruediv__(self, other: Any) -> Any:
+        """``div_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.div_.call_operator(self, other)

@@ -22,6 +22,7 @@ import numpy as np
 from . import _kernels as K
 from . import dtypes, iterator
 from ._casting import cast, checked_number, compute_dtype
+from ._ops import DispatchKey, aten
 from .dtypes import dtype
 from .elementwise import (
     Kernel,
@@ -36,16 +37,15 @@ from .elementwise import (
     _prepare,
     _require,
     _write,
+    finish_cpu,
+    finish_meta,
     is_single_value,
 )
 from .layout import contiguous_strides
 from .promotion import is_number, result_type
 from .tensor import Tensor
 
-__all__ = [
-    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-    "floor_divide", "remainder", "pow", "rsub",
-]
+__all__ = ["floor_divide", "remainder", "pow", "rsub"]
 
 
 # ============================================================== add, sub, mul
@@ -96,96 +96,83 @@ def _sub_check(input: Operand, other: Operand) -> None:
                            "operator instead.")
 
 
-def _add(input: Operand, other: Operand, alpha: Any, self: Tensor | None, *,
+# The op table declares add, sub, mul and div (``reftensor/_ops/native_functions.py``); the
+# kernels below are registered for them by dispatch key. Each kernel body takes ``into``
+# (None, or ``self`` for the in-place form) and ``finish`` (``finish_cpu`` for the CPU key,
+# ``finish_meta`` for the Meta key): the checks and the result's layout are the same on
+# both, only the computing differs.
+Finish = Callable[..., Tensor]
+
+
+def _add(input: Operand, other: Operand, alpha: Any, into: Tensor | None, finish: Finish, *,
          negate: builtins.bool = False) -> Tensor:
-    if self is None and type(alpha) is int and alpha == 1 and _fast_operands(input, other):
-        # The common case, a + b or a - b of alike tensors, without the general machinery.
-        return _fast_finish(np.subtract if negate else np.add, input, other)
     common = result_type(input, other)
-    shape = _prepare([input, other], common, self)
+    shape = _prepare([input, other], common, into)
     kernel = _add_kernel(_alpha(alpha, common, negate=negate), common)
-    return _finish(kernel, [input, other], common, shape, self)
+    return finish(kernel, [input, other], common, shape, into)
 
 
-def add(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
-    """``input + alpha * other``, broadcast (``torch.add``). Result dtype: ``result_type``.
-
-    Either argument may be a Python number. On bool tensors ``+`` is logical or.
-
-    Raises:
-        RuntimeError: shapes that do not broadcast; a bool ``alpha`` for a non-bool result,
-            a float ``alpha`` for an integer result, or an ``alpha`` out of its range.
-        TypeError: an operand that is neither a tensor nor a number.
-    """
-    if type(alpha) is int and alpha == 1 and _fast_operands(input, other):
-        return _fast_finish(np.add, input, other)  # the common case, checked first
-    _require(input, "add", "input")
-    _require(other, "add", "other")
-    return _add(input, other, alpha, None)
-
-
-def sub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
-    """``input - alpha * other``, broadcast (``torch.sub``). Result dtype: ``result_type``.
-
-    Raises:
-        RuntimeError: a bool operand (tensor or Python bool), shapes that do not broadcast,
-            or a bad ``alpha`` (as in ``add``).
-    """
-    _require(input, "sub", "input")
-    _require(other, "sub", "other")
+def _sub(input: Operand, other: Operand, alpha: Any, into: Tensor | None,
+         finish: Finish) -> Tensor:
     _sub_check(input, other)
-    return _add(input, other, alpha, None, negate=True)
+    return _add(input, other, alpha, into, finish, negate=True)
 
 
-subtract = sub
+def _mul(input: Operand, other: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, into)
+    return finish(np.multiply, [input, other], common, shape, into, exact_scalar=True)
+
+
+@aten.add.Tensor.impl(DispatchKey.CPU)
+def add(self: Operand, other: Operand, alpha: Any) -> Tensor:
+    """``aten::add.Tensor`` on the CPU; two alike tensors and ``alpha == 1`` (the common
+    case) skip promotion and broadcasting."""
+    if type(alpha) is int and alpha == 1 and _fast_operands(self, other):
+        return _fast_finish(np.add, self, other)
+    return _add(self, other, alpha, None, finish_cpu)
+
+
+@aten.sub.Tensor.impl(DispatchKey.CPU)
+def sub(self: Operand, other: Operand, alpha: Any) -> Tensor:
+    if type(alpha) is int and alpha == 1 and _fast_operands(self, other) \
+            and self._dtype is not dtypes.bool:
+        return _fast_finish(np.subtract, self, other)
+    return _sub(self, other, alpha, None, finish_cpu)
+
+
+@aten.mul.Tensor.impl(DispatchKey.CPU)
+def mul(self: Operand, other: Operand) -> Tensor:
+    if _fast_operands(self, other):
+        return _fast_finish(np.multiply, self, other)
+    return _mul(self, other, None, finish_cpu)
+
+
+def _register(op: str, overload: str, body: Callable[..., Tensor], *,
+              cpu: builtins.bool = True) -> None:
+    """The remaining kernels of ``aten.<op>.<overload>`` and ``aten.<op>_.<overload>``:
+    ``body(*arguments, into, finish)`` on the CPU and on the meta device."""
+    functional = getattr(aten[op], overload)
+    inplace = getattr(aten[op + "_"], overload)
+    if cpu:
+        functional.impl(DispatchKey.CPU)(lambda *a: body(*a, None, finish_cpu))
+    functional.impl(DispatchKey.Meta)(lambda *a: body(*a, None, finish_meta))
+    inplace.impl(DispatchKey.CPU)(lambda self, *a: body(self, *a, self, finish_cpu))
+    inplace.impl(DispatchKey.Meta)(lambda self, *a: body(self, *a, self, finish_meta))
+
+
+_register("add", "Tensor", _add, cpu=False)
+_register("sub", "Tensor", _sub, cpu=False)
+_register("mul", "Tensor", _mul, cpu=False)
+# the .Scalar overloads (``subtract(t, 2)`` reaches ``sub.Scalar``): the same bodies
+_register("add", "Scalar", _add)
+_register("sub", "Scalar", _sub)
+_register("mul", "Scalar", _mul)
 
 
 def rsub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input`` (``torch.rsub``; what ``2 - t`` runs)."""
-    return sub(other, input, alpha=alpha)
-
-
-def mul(input: Operand, other: Operand) -> Tensor:
-    """``input * other``, broadcast (``torch.mul``). Result dtype: ``result_type``; on bool
-    tensors ``*`` is logical and. float16/bfloat16 times a single value reads that value in
-    float32 unrounded, as torch's kernel does.
-
-    Raises:
-        RuntimeError: shapes that do not broadcast.
-    """
-    _require(input, "mul", "input")
-    _require(other, "mul", "other")
-    return _mul(input, other, None)
-
-
-multiply = mul
-
-
-def _mul(input: Operand, other: Operand, self: Tensor | None) -> Tensor:
-    if self is None and _fast_operands(input, other):
-        return _fast_finish(np.multiply, input, other)
-    common = result_type(input, other)
-    shape = _prepare([input, other], common, self)
-    return _finish(np.multiply, [input, other], common, shape, self, exact_scalar=True)
-
-
-def add_(self: Tensor, other: Operand, *, alpha: Any = 1) -> Tensor:
-    """In-place ``add`` (``torch.Tensor.add_``)."""
-    _require(other, "add_", "other")
-    return _add(self, other, alpha, self)
-
-
-def sub_(self: Tensor, other: Operand, *, alpha: Any = 1) -> Tensor:
-    """In-place ``sub`` (``torch.Tensor.sub_``)."""
-    _require(other, "sub_", "other")
-    _sub_check(self, other)
-    return _add(self, other, alpha, self, negate=True)
-
-
-def mul_(self: Tensor, other: Operand) -> Tensor:
-    """In-place ``mul`` (``torch.Tensor.mul_``)."""
-    _require(other, "mul_", "other")
-    return _mul(self, other, self)
+    return aten.sub.Tensor.call(other, input, alpha)
 
 
 # ============================================================== division and remainder
@@ -214,7 +201,7 @@ def _div_kernel(common: dtype, rounding_mode: str | None,
 
 
 def _div(input: Operand, other: Operand, rounding_mode: str | None,
-         self: Tensor | None) -> Tensor:
+         self: Tensor | None, finish: Finish = _finish) -> Tensor:
     if rounding_mode not in _ROUNDING_MODES:
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
@@ -226,27 +213,19 @@ def _div(input: Operand, other: Operand, rounding_mode: str | None,
     if compute_dtype(common) is not common and not is_single_value(other, common):
         step = lambda x: cast(x, common).astype(np.float32)  # noqa: E731
     kernel = _div_kernel(common, rounding_mode, step)
-    return _finish(kernel, [input, other], common, shape, self, exact_scalar=True)
+    return finish(kernel, [input, other], common, shape, self, exact_scalar=True)
 
 
-def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
-    """``input / other``, broadcast (``torch.div``).
-
-    ``rounding_mode=None``: true division; integer and bool inputs give the default float
-    dtype. ``"trunc"`` rounds the quotient toward zero, ``"floor"`` down (Python's ``//``);
-    both keep ``result_type``. Floats divided by zero give inf/nan.
-
-    Raises:
-        RuntimeError: an unknown rounding mode; integer division by zero
-            ("ZeroDivisionError"); shapes that do not broadcast.
-        NotImplementedError: a rounding mode on bool tensors.
-    """
-    _require(input, "div", "input")
-    _require(other, "div", "other")
-    return _div(input, other, rounding_mode, None)
+# ``div`` is an op of the table: true division (``div.Tensor``) and rounded
+# (``div.Tensor_mode``), each with its in-place form.
+def _true_div(input: Operand, other: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    return _div(input, other, None, into, finish)
 
 
-divide = true_divide = div
+_register("div", "Tensor", _true_div)
+_register("div", "Tensor_mode", _div)
+_register("div", "Scalar", _true_div)
+_register("div", "Scalar_mode", _div)
 
 
 def floor_divide(input: Operand, other: Operand) -> Tensor:
@@ -255,12 +234,6 @@ def floor_divide(input: Operand, other: Operand) -> Tensor:
     _require(input, "floor_divide", "input")
     _require(other, "floor_divide", "other")
     return _div(input, other, "floor", None)
-
-
-def div_(self: Tensor, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
-    """In-place ``div``: an integer ``self`` accepts only a rounding mode."""
-    _require(other, "div_", "other")
-    return _div(self, other, rounding_mode, self)
 
 
 def floor_divide_(self: Tensor, other: Operand) -> Tensor:
@@ -272,9 +245,7 @@ def floor_divide_(self: Tensor, other: Operand) -> Tensor:
 def rdiv(self: Tensor, other: Operand) -> Tensor:
     """``other / self`` as torch's ``Tensor.__rtruediv__`` computes it:
     ``self.reciprocal() * other`` (two roundings, and float even for integer ``self``)."""
-    from .unary import reciprocal
-
-    return mul(reciprocal(self), other)
+    return aten.mul.Tensor.call(aten.reciprocal.default.call(self), other)
 
 
 def rfloordiv(self: Tensor, other: Operand) -> Tensor:

@@ -191,14 +191,34 @@ def _finish(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: t
     """Steps 3-5: compute, then write into a new tensor (of ``out_dtype``, default
     ``common``) or, in place, into ``self`` and bump its ``_version``. On the meta device,
     allocate (or bump) only. (The ops of the op table choose between the two by dispatch
-    key instead: their CPU kernels call ``cpu_result``, their Meta kernels ``meta_result``.)"""
-    where = _device(operands, self)
+    key instead: their CPU kernels call ``finish_cpu``, their Meta kernels ``finish_meta``.)"""
+    finish = finish_meta if _device(operands, self) == META else finish_cpu
+    return finish(kernel, operands, common, shape, self, out_dtype, **options)
+
+
+def finish_cpu(kernel: Kernel, operands: Sequence[Operand], common: dtype,
+               shape: tuple[int, ...], self: Tensor | None = None,
+               out_dtype: dtype | None = None, **options: Any) -> Tensor:
+    """Steps 3-5 on the CPU: a new output holding ``kernel`` of the operands, or, in place,
+    the values written into ``self`` (whose ``_version`` goes up by one)."""
+    _device(operands, self)
     if self is None:
-        if where == META:
-            return meta_result(operands, common, shape, out_dtype)
         return cpu_result(kernel, operands, common, shape, out_dtype, **options)
-    if where != META:
-        _write(self, _compute(kernel, operands, common, shape, **options))
+    return cpu_inplace(kernel, self, operands, common, **options)
+
+
+def finish_meta(kernel: Kernel, operands: Sequence[Operand], common: dtype,
+                shape: tuple[int, ...], self: Tensor | None = None,
+                out_dtype: dtype | None = None, **options: Any) -> Tensor:
+    """Steps 3 on the meta device: a new output's shape, strides and dtype, or, in place,
+    only ``self``'s ``_version`` bumped. Nothing is computed.
+
+    Raises:
+        RuntimeError: a CPU operand with dims next to a meta one (``device.common_device``).
+    """
+    _device(operands, self)
+    if self is None:
+        return meta_result(operands, common, shape, out_dtype)
     return _bump(self)
 
 
@@ -272,7 +292,7 @@ def _adopt(values: np.ndarray, shape: tuple[int, ...], stride: tuple[int, ...],
     flat = values.ravel(order="K")  # a view (whose base is values): the array is dense
     if flat.base is not values:
         return None
-    storage = UntypedStorage._wrap(flat.view(np.uint8))
+    storage = UntypedStorage._wrap_unchecked(flat.view(np.uint8))  # 1-d, dense, uint8
     return Tensor._make(storage, shape, stride, 0, d)
 
 
@@ -361,7 +381,6 @@ __all__ = [*arithmetic.__all__, *unary.__all__, *comparison.__all__]
 
 # In-place and reflected forms: what ``Tensor.add_``, ``2 - t`` and the rest call. They
 # stay out of ``__all__`` (torch has no ``torch.add_``).
-add_, sub_, mul_, div_ = arithmetic.add_, arithmetic.sub_, arithmetic.mul_, arithmetic.div_
 floor_divide_, remainder_, pow_ = arithmetic.floor_divide_, arithmetic.remainder_, arithmetic.pow_
 rdiv, rfloordiv, rremainder, rpow = (arithmetic.rdiv, arithmetic.rfloordiv,
                                      arithmetic.rremainder, arithmetic.rpow)

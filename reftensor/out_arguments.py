@@ -49,11 +49,17 @@ def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) 
     out._shape, out._stride = tuple(shape), tuple(stride)
 
 
-def _kernel(functional: OpOverload) -> Any:
-    def out_kernel(*args: Any, out: Tensor, **kwargs: Any) -> Tensor:
-        result = functional(*args, **kwargs)
+def _kernel(out_overload: OpOverload) -> Any:
+    functional = out_overload.functional
+    assert functional is not None
+    writes = [a.writes and a.kwarg_only for a in out_overload.schema.arguments]
+
+    def out_kernel(*values: Any) -> Tensor:
+        (out,) = [v for v, w in zip(values, writes, strict=True) if w]
+        inputs = [v for v, w in zip(values, writes, strict=True) if not w]
+        result = functional.call(*inputs)
         iterator.assert_no_internal_overlap(out)
-        for t in functional.tensors(args, kwargs):
+        for t in functional.tensors(inputs):
             if t is not out:
                 iterator.assert_no_partial_overlap(out, t)
         check_can_cast(result._dtype, out._dtype)
@@ -64,18 +70,17 @@ def _kernel(functional: OpOverload) -> Any:
     return out_kernel
 
 
-def _autograd(op: OpOverload, keys: int, *args: Any, out: Tensor, **kwargs: Any) -> Tensor:
-    if state.enabled and any(t._requires_grad for t in op.tensors(args, {**kwargs, "out": out})):
+def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:
+    if state.enabled and any(t._requires_grad for t in op.tensors(values)):
         raise RuntimeError(
             f"{op.schema.name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad.")
-    return op.redispatch(keys, *args, out=out, **kwargs)
+    return op.redispatch(keys, *values)
 
 
 def register(out_overload: OpOverload) -> None:
     """The CPU, Meta and Autograd kernels of one ``.out`` overload."""
-    assert out_overload.functional is not None
-    kernel = _kernel(out_overload.functional)
+    kernel = _kernel(out_overload)
     out_overload.impl(DispatchKey.CPU)(kernel)
     out_overload.impl(DispatchKey.Meta)(kernel)
     out_overload.impl(DispatchKey.Autograd)(_autograd)

@@ -42,6 +42,11 @@ class UntypedStorage:
         """A storage over an existing 1-d contiguous ``uint8`` array (memory is shared)."""
         if buffer.dtype != _UINT8 or buffer.ndim != 1 or not buffer.flags.c_contiguous:
             raise ValueError("UntypedStorage._wrap needs a 1-d contiguous uint8 array")
+        return cls._wrap_unchecked(buffer)
+
+    @classmethod
+    def _wrap_unchecked(cls, buffer: np.ndarray) -> UntypedStorage:
+        """``_wrap`` for a caller that made ``buffer`` itself (a kernel's fresh result)."""
         storage = cls.__new__(cls)
         storage._bytes = buffer
         storage._nbytes = int(buffer.shape[0])

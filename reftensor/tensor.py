@@ -388,12 +388,19 @@ class Tensor(TensorMethods):
         if len(self._shape) > MAX_DIMS:
             raise RuntimeError(f"only tensors with up to {MAX_DIMS} dims are supported")
         itemsize = self._dtype.itemsize
-        flat = self._storage._typed(self._dtype.numpy)
-        start = min(self._storage_offset, flat.shape[0])
         strides = tuple([s * itemsize for s in self._stride])
+        buffer = self._storage._bytes
+        if buffer is not None:
+            try:
+                # The ndarray constructor views the storage's bytes directly (it checks that
+                # the view lies inside them); ``as_strided`` would be ten times slower.
+                return np.ndarray(self._shape, self._dtype.numpy, buffer,
+                                  self._storage_offset * itemsize, strides)
+            except (ValueError, TypeError):
+                pass  # an empty view past the end of the storage, or a partial last element
+        flat = self._storage._typed(self._dtype.numpy)  # (raises for a meta storage)
+        start = min(self._storage_offset, flat.shape[0])
         try:
-            # The ndarray constructor makes the same view as ``as_strided`` (a Python
-            # function, about ten times slower), and checks that it lies inside ``flat``.
             return np.ndarray(self._shape, flat.dtype, flat, start * itemsize, strides)
         except ValueError:  # a view reaching past the end of the storage (NumPy refuses it)
             return np.lib.stride_tricks.as_strided(flat[start:], self._shape, strides)
@@ -718,21 +725,6 @@ class Tensor(TensorMethods):
 
     # Arithmetic (elementwise.py). Reflected forms follow torch: ``2 - t`` is ``rsub``,
     # ``2 / t`` is ``t.reciprocal() * 2``.
-    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return ad.add(self, other, alpha=alpha)
-
-    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return ad.sub(self, other, alpha=alpha)
-
-    def mul(self, other: Any) -> Tensor:
-        return ad.mul(self, other)
-
-    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-        return ad.div(self, other, rounding_mode=rounding_mode)
-
-    true_divide = divide = div
-    subtract, multiply = sub, mul
-
     def floor_divide(self, other: Any) -> Tensor:
         return ad.floor_divide(self, other)
 
@@ -742,26 +734,8 @@ class Tensor(TensorMethods):
     def pow(self, exponent: Any) -> Tensor:
         return ad.pow(self, exponent)
 
-    def __add__(self, other: Any) -> Tensor:
-        return ad.add(self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return ad.add(self, other)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return ad.sub(self, other)
-
     def __rsub__(self, other: Any) -> Tensor:
         return ad.rsub(self, other)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return ad.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return ad.mul(self, other)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return ad.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return ad.rdiv(self, other)
@@ -900,18 +874,6 @@ class Tensor(TensorMethods):
         return elementwise.logical_not(self)
 
     # In-place forms: write into self (never broadcast self), bump ``_version``, return self.
-    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return ad.add_(self, other, alpha=alpha)
-
-    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return ad.sub_(self, other, alpha=alpha)
-
-    def mul_(self, other: Any) -> Tensor:
-        return ad.mul_(self, other)
-
-    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-        return ad.div_(self, other, rounding_mode=rounding_mode)
-
     def floor_divide_(self, other: Any) -> Tensor:
         return ad.floor_divide_(self, other)
 
@@ -942,18 +904,6 @@ class Tensor(TensorMethods):
 
     def zero_(self) -> Tensor:
         return ad.zero_(self)
-
-    def __iadd__(self, other: Any) -> Tensor:
-        return ad.add_(self, other)
-
-    def __isub__(self, other: Any) -> Tensor:
-        return ad.sub_(self, other)
-
-    def __imul__(self, other: Any) -> Tensor:
-        return ad.mul_(self, other)
-
-    def __itruediv__(self, other: Any) -> Tensor:
-        return ad.div_(self, other)
 
     def __ifloordiv__(self, other: Any) -> Tensor:
         return ad.floor_divide_(self, other)

@@ -15,6 +15,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from tests import strategies
+
 #: exp, log, sin, ... are NumPy's in reftensor and SLEEF's, MKL's or glibc's in torch:
 #: each is within about 1 ulp of the true value, so the two may differ by a couple of ulps.
 TRANSCENDENTAL_ULPS = 4
@@ -47,7 +49,9 @@ class OpEntry:
     Attributes:
         name: the op's name in the table (``aten.<name>``); its in-place and ``out=``
             forms, when the table declares them, are tested from the same entry.
-        arguments: draws the arguments after ``self`` for an input shape.
+        arguments: draws the arguments after ``self`` for an input shape (tensor arguments
+            as :class:`~tests.strategies.TensorSpec` recipes).
+        dtypes: the input dtypes to draw.
         ulps: how far the values may be from torch's, in units in the last place.
         grad: does the op have a derivative row (its gradient is compared with torch's).
         errors: error inputs: programs ``(lib) -> result`` that torch answers with an
@@ -57,6 +61,7 @@ class OpEntry:
 
     name: str
     arguments: Arguments = no_arguments
+    dtypes: tuple[str, ...] = strategies.ALL_NAMES
     ulps: int = 0
     grad: bool = True
     errors: dict[str, Program] = field(default_factory=dict)
@@ -107,6 +112,93 @@ OP_DB: list[OpEntry] = [
         "a float dim": lambda lib: lib.ones(2).flip(0.5),
         "no dims": lambda lib: lib.ones(2).flip(),
         "dims twice": lambda lib: lib.ones(2).flip(0, dims=(0,)),
+    }),
+]
+
+
+
+# ------------------------------------------------------------------ binary arithmetic
+#: Python numbers an op may meet: bools, ints that wrap in small dtypes, floats that are not
+#: exact in float16/bfloat16, signed zero, inf and nan.
+NUMBERS = st.one_of(st.booleans(), st.integers(-3, 3), st.sampled_from([-300, 255, 2049]),
+                    st.sampled_from([0.5, -2.25, 0.1, 3.0, -0.0, 1e10, float("inf"),
+                                     float("nan")]))
+
+
+@st.composite
+def _broadcastable(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A suffix of ``shape`` with some sizes replaced by 1."""
+    keep = len(shape) - draw(st.integers(0, len(shape)))
+    return tuple(1 if draw(st.integers(0, 3)) == 0 else n for n in shape[len(shape) - keep:])
+
+
+def _other(shape: tuple[int, ...]) -> st.SearchStrategy[Any]:
+    """A tensor that broadcasts to ``shape`` (any dtype and layout), or a Python number."""
+    return st.one_of(strategies.tensors(shape=_broadcastable(shape)), NUMBERS)
+
+
+def other(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _other(shape).map(lambda o: {"other": o})
+
+
+def other_and_alpha(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    alpha = st.one_of(st.just(None), st.integers(-2, 3), st.sampled_from([0.5, -1.5, True]))
+    return st.tuples(_other(shape), alpha).map(
+        lambda p: {"other": p[0]} if p[1] is None else {"other": p[0], "alpha": p[1]})
+
+
+def other_and_rounding(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    mode = st.sampled_from(["absent", None, "trunc", "floor"])
+    return st.tuples(_other(shape), mode).map(
+        lambda p: {"other": p[0]} if p[1] == "absent" else
+        {"other": p[0], "rounding_mode": p[1]})
+
+
+def _binary_errors(name: str) -> dict[str, Program]:
+    return {
+        "shapes that do not broadcast": lambda lib: getattr(lib, name)(lib.ones(2), lib.ones(3)),
+        "a string": lambda lib: getattr(lib, name)(lib.ones(2), "a"),
+        "in place, self would broadcast":
+            lambda lib: getattr(lib.ones(3), name + "_")(lib.ones(2, 3)),
+        "in place into an expanded tensor":
+            lambda lib: getattr(lib.ones(1).expand(3), name + "_")(lib.ones(3)),
+        "in place into a leaf that requires grad":
+            lambda lib: getattr(lib.ones(2, requires_grad=True), name + "_")(1),
+        "a meta tensor with a CPU tensor":
+            lambda lib: getattr(lib, name)(lib.ones(2, device="meta"), lib.ones(2)),
+        "out= with an input that requires grad": lambda lib: getattr(lib, name)(
+            lib.ones(2, requires_grad=True), 2, out=lib.empty(2)),
+    }
+
+
+_DIVISION = dict(ulps=0, arguments=other_and_rounding)
+OP_DB += [
+    OpEntry("add", arguments=other_and_alpha, errors={
+        **_binary_errors("add"),
+        "a bool alpha for a float result": lambda lib: lib.add(lib.ones(2), 1, alpha=True),
+        "a float alpha for an int result": lambda lib: lib.add(lib.arange(2), 1, alpha=0.5),
+        "in place, an int self and a float result": lambda lib: lib.arange(2).add_(0.5),
+    }),
+    OpEntry("sub", arguments=other_and_alpha, errors={
+        **_binary_errors("sub"),
+        "a bool tensor": lambda lib: lib.sub(lib.ones(2, dtype=lib.bool), 1),
+        "a Python bool": lambda lib: lib.sub(lib.ones(2), True),
+    }),
+    OpEntry("subtract", arguments=other_and_alpha, errors=_binary_errors("subtract")),
+    OpEntry("mul", arguments=other, errors=_binary_errors("mul")),
+    OpEntry("multiply", arguments=other, errors=_binary_errors("multiply")),
+    OpEntry("div", **_DIVISION, errors={
+        **_binary_errors("div"),
+        "an unknown rounding mode": lambda lib: lib.div(lib.ones(2), 2, rounding_mode="x"),
+        "integer division by zero": lambda lib: lib.div(lib.arange(2), 0, rounding_mode="floor"),
+        "a rounding mode on bool tensors": lambda lib: lib.div(
+            lib.ones(2, dtype=lib.bool), lib.ones(2, dtype=lib.bool), rounding_mode="trunc"),
+        "rounding_mode given by position": lambda lib: lib.div(lib.ones(2), 2, "floor"),
+    }),
+    OpEntry("divide", **_DIVISION, errors=_binary_errors("divide")),
+    OpEntry("true_divide", arguments=other, errors={
+        **_binary_errors("true_divide"),
+        "a rounding mode": lambda lib: lib.true_divide(lib.ones(2), 2, rounding_mode="floor"),
     }),
 ]
 

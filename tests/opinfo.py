@@ -59,14 +59,43 @@ def _name(op: Any) -> str:
     return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
 
 
+class AliasOf:
+    """An OpInfo seen through one of its aliases (``sub`` as ``subtract``): the same
+    samples, run through the alias's function and methods."""
+
+    def __init__(self, op: Any, alias: Any) -> None:
+        self._op, self._alias = op, alias
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._op, name)
+
+    @property
+    def name(self) -> str:
+        return self._alias.name
+
+    @property
+    def op(self) -> Any:
+        return self._alias.op
+
+    @property
+    def method_variant(self) -> Any:
+        return self._alias.method_variant
+
+    @property
+    def inplace_variant(self) -> Any:
+        return self._alias.inplace_variant
+
+
 def entries(names: set[str] | None = None) -> list[Any]:
-    """The OpInfos whose op reftensor exports as a function (``reftensor.<name>``)."""
-    found = []
+    """The OpInfos (and aliases of them) that reftensor exports as a function
+    (``reftensor.<name>``); an op may have several (``div``: one per rounding mode)."""
+    found: list[Any] = []
     for op in op_db:
-        if "." in op.name or not hasattr(reftensor, op.name):
-            continue
-        if names is None or op.name in names:
-            found.append(op)
+        for view in [op, *[AliasOf(op, a) for a in op.aliases]]:
+            if "." in view.name or not hasattr(reftensor, view.name):
+                continue
+            if names is None or view.name in names:
+                found.append(view)
     return found
 
 

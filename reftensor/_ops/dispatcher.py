@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..device import META
+from .python_arg_parser import REQUIRED, default
 from .schema import FunctionSchema, parse_schema
 from .state import state
 from .tensor_type import TensorType
@@ -94,9 +95,10 @@ class OpOverload:
         arguments = self.schema.arguments
         # where the tensors are among the arguments, to compute the key set quickly
         self._tensor_positions = tuple(i for i, a in enumerate(arguments)
-                                       if a.type.base == "Tensor" and not a.kwarg_only)
-        self._tensor_keywords = tuple(a.name for a in arguments
-                                      if a.type.base == "Tensor" and a.kwarg_only)
+                                       if a.type.base == "Tensor")
+        self._positional = sum(not a.kwarg_only for a in arguments)
+        self._names = {a.name: i for i, a in enumerate(arguments)}
+        self._defaults = [default(a.default) for a in arguments]
 
     def __repr__(self) -> str:
         return f"<OpOverload {self.name}>"
@@ -121,33 +123,70 @@ class OpOverload:
     def has_kernel(self, key: DispatchKey) -> bool:
         return key in self.kernels
 
-    def tensors(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        """The tensor arguments of a call (lists of tensors included)."""
+    def tensors(self, values: tuple[Any, ...] | list[Any]) -> list[Any]:
+        """The tensor arguments among a call's ``values`` (lists of tensors included)."""
         found = []
         for i in self._tensor_positions:
-            if i < len(args):
-                value = args[i]
-                if isinstance(value, TensorType):
-                    found.append(value)
-                elif isinstance(value, tuple | list):
-                    found.extend(v for v in value if isinstance(v, TensorType))
-        for name in self._tensor_keywords:
-            value = kwargs.get(name)
+            value = values[i]
             if isinstance(value, TensorType):
                 found.append(value)
+            elif isinstance(value, tuple | list):
+                found.extend(v for v in value if isinstance(v, TensorType))
         return found
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._composite is not None:
-            return self._composite(*args, **kwargs)
-        keys = key_set(self.tensors(args, kwargs), inplace=self.inplace)
-        if keys == _CPU and self._cpu is not None:  # the common case, without the loop
-            return self._cpu(*args, **kwargs)
-        return self.redispatch(keys, *args, **kwargs)
+    def values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The value of every argument, in the schema's order, from a call that gives the
+        keyword-only ones by keyword (and may leave out those with defaults).
 
-    def redispatch(self, keys: int, *args: Any, **kwargs: Any) -> Any:
+        Raises:
+            TypeError: an unknown, missing or repeated argument.
+        """
+        if len(args) > self._positional:
+            raise TypeError(f"{self.name}() takes {self._positional} positional arguments "
+                            f"but {len(args)} were given")
+        values = [*args, *self._defaults[len(args):]]
+        for name, value in kwargs.items():
+            i = self._names.get(name)
+            if i is None or i < len(args):
+                raise TypeError(f"{self.name}() got an unexpected or repeated argument "
+                                f"'{name}'")
+            values[i] = value
+        if any(v is REQUIRED for v in values):
+            missing = [a.name for a, v in zip(self.schema.arguments, values, strict=True)
+                       if v is REQUIRED]
+            raise TypeError(f"{self.name}() missing arguments: {', '.join(missing)}")
+        return values
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call with the schema's arguments, keyword-only ones by keyword
+        (``aten.add.Tensor(a, b, alpha=2)``)."""
+        return self.call(*self.values(args, kwargs))
+
+    def call(self, *values: Any) -> Any:
+        """Dispatch with every argument given, positionally, in the schema's order: what
+        the Python bindings call, and what every kernel receives."""
+        if self._composite is not None:
+            return self._composite(*values)
+        cpu = self._cpu
+        if cpu is not None and not state.modes:
+            # the common case, CPU tensors that need no autograd: straight to the kernel
+            for i in self._tensor_positions:
+                value = values[i]
+                if isinstance(value, TensorType):
+                    if value._requires_grad or value._storage._device is META or (
+                            self.inplace and (value._base is not None
+                                              or value._autograd_meta is not None)):
+                        break
+                elif isinstance(value, tuple | list):
+                    break
+            else:
+                return cpu(*values)
+        keys = key_set(self.tensors(values), inplace=self.inplace)
+        return self.redispatch(keys, *values)
+
+    def redispatch(self, keys: int, *values: Any) -> Any:
         """Run the kernel of the highest key in ``keys`` that has one. The kernels of
-        ``Autograd`` and ``Python`` get the key set below their own key as first argument."""
+        ``Autograd`` and ``Python`` get the op and the key set below their own key first."""
         kernels = self.kernels
         while keys:
             key = 1 << (keys.bit_length() - 1)  # the highest key left
@@ -156,21 +195,31 @@ class OpOverload:
             if kernel is None:
                 continue
             if key & _BACKEND:
-                return kernel(*args, **kwargs)
-            return kernel(self, keys, *args, **kwargs)
+                return kernel(*values)
+            return kernel(self, keys, *values)
         raise NotImplementedError(
             f"Could not run '{self.name}' with arguments from the "
-            f"'{_backend_name(args, kwargs, self)}' backend: reftensor has no kernel for it.")
+            f"'{_backend_name(values, self)}' backend: reftensor has no kernel for it.")
+
+    def split(self, values: tuple[Any, ...] | list[Any]) -> tuple[tuple[Any, ...],
+                                                                   dict[str, Any]]:
+        """``values`` as ``(args, kwargs)``: keyword-only arguments by keyword."""
+        arguments = self.schema.arguments
+        return (tuple(values[:self._positional]),
+                {a.name: v for a, v in zip(arguments[self._positional:],
+                                           values[self._positional:], strict=True)})
 
 
-def _backend_name(args: tuple[Any, ...], kwargs: dict[str, Any], op: OpOverload) -> str:
-    tensors = op.tensors(args, kwargs)
+def _backend_name(values: tuple[Any, ...], op: OpOverload) -> str:
+    tensors = op.tensors(values)
     return "Meta" if any(t._storage._device is META for t in tensors) else "CPU"
 
 
-def python_key(op: OpOverload, keys: int, *args: Any, **kwargs: Any) -> Any:
+def python_key(op: OpOverload, keys: int, *values: Any) -> Any:
     """The ``Python`` key's kernel: the innermost dispatch mode handles the call, with
-    itself popped off the stack meanwhile (so the ops it runs dispatch normally)."""
+    itself popped off the stack meanwhile (so the ops it runs dispatch normally). The mode
+    sees the call as torch shows it: keyword-only arguments by keyword."""
+    args, kwargs = op.split(values)
     mode = state.modes.pop()
     try:
         return mode.__torch_dispatch__(op, (), args, kwargs)

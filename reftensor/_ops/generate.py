@@ -88,6 +88,12 @@ def source() -> str:
         out.append(f"\n    def {p.__name__}(self, *args: Any, **kwargs: Any) -> Any:\n")
         out.append(_docstring(p, method=True, indent="        "))
         out.append(f"        return aten.{p.__name__}.call_method(self, args, kwargs)\n")
+    for p in packets:
+        for operator in p.operators:
+            out.append(f"\n    def {operator}(self, other: Any) -> Any:\n")
+            out.append(f'        """``{p.__name__}``; ``NotImplemented`` for an operand it '
+                       'refuses."""\n')
+            out.append(f"        return aten.{p.__name__}.call_operator(self, other)\n")
     return "".join(out)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .dispatcher import OpOverload
+from .dispatcher import DispatchKey, OpOverload
 from .packet import OpOverloadPacket
 from .schema import Argument, FunctionSchema, Return, Type, parse_schema
 
@@ -35,9 +35,17 @@ class Declaration:
     schemas: tuple[str, ...]
     function: bool = True  # reftensor.<name>
     method: bool = True  # Tensor.<name>
-    inplace: bool = False  # also <name>_, a function and a method
+    inplace: bool = False  # also <name>_, a method
+    inplace_function: bool = True  # ... and a function (``torch.exp_``; torch has no ``add_``)
     out: tuple[str, ...] = ()  # the ``.out`` schemas, one per overload that has one
     numbers_as_tensors: bool = False
+    operators: tuple[str, ...] = ()  # Tensor methods that are this op (``__add__``)
+    inplace_operators: tuple[str, ...] = ()  # ... and its in-place form (``__iadd__``)
+    alias_of: str = ""  # another op that this one is (``subtract`` is ``sub``)
+    deprecated: tuple[str, ...] = ()  # signatures of torch's ``deprecated.yaml`` for it
+    # overloads that the Python binding does not offer (torch drops ``add.Scalar`` from
+    # ``torch.add``, which takes numbers as tensors); other ops reach them (``subtract``)
+    internal: tuple[str, ...] = ()
     doc: str = ""
 
     @property
@@ -47,6 +55,50 @@ class Declaration:
 
 def declare(*schemas: str, **options: object) -> Declaration:
     return Declaration(schemas, **options)  # type: ignore[arg-type]
+
+
+def binary(name: str, *, alpha: bool = False, operators: tuple[str, ...] = (),
+           inplace_operators: tuple[str, ...] = (), alias_of: str = "",
+           doc: str = "") -> Declaration:
+    """A binary arithmetic op (``add.Tensor``), with its in-place and ``out=`` forms, and its
+    ``.Scalar`` overload. ``add``, ``sub`` and ``mul`` take a Python number where the schema
+    says Tensor and keep ``.Scalar`` internal; their aliases offer ``.Scalar`` instead. ``add``
+    and ``sub`` keep torch's deprecated ``(input, alpha, other)`` order."""
+    extra = ", *, Scalar alpha=1" if alpha else ""
+    tensor = f"{name}.Tensor(Tensor self, Tensor other{extra}) -> Tensor"
+    scalar = f"{name}.Scalar(Tensor self, Scalar other{', Scalar alpha=1' if alpha else ''}) " \
+             "-> Tensor"
+    deprecated = () if not alpha or alias_of else (
+        f"{name}(Tensor self, Scalar alpha, Tensor other) -> Tensor",
+        f"{name}(Tensor self, Scalar alpha, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
+    schemas = (tensor,) if not alias_of else (tensor, scalar)
+    return declare(*schemas, internal=(scalar,) if not alias_of else (),
+                   out=(f"{name}.out(Tensor self, Tensor other{extra or ', *'}, "
+                        "Tensor(a!) out) -> Tensor(a!)",),
+                   inplace=True, inplace_function=False, numbers_as_tensors=True,
+                   operators=operators, inplace_operators=inplace_operators,
+                   alias_of=alias_of, doc=doc, deprecated=deprecated)
+
+
+def division(name: str, *, modes: bool = True, operators: tuple[str, ...] = (),
+             inplace_operators: tuple[str, ...] = (), alias_of: str = "",
+             doc: str = "") -> Declaration:
+    """``div`` and its aliases: true division and (``modes``) rounded division, each with a
+    ``.Scalar`` overload; ``div`` offers only its rounded one in Python, as torch does."""
+    tensor = [f"{name}.Tensor(Tensor self, Tensor other) -> Tensor"]
+    scalar = [f"{name}.Scalar(Tensor self, Scalar other) -> Tensor"]
+    outs = [f"{name}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"]
+    if modes:
+        tensor.append(f"{name}.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) "
+                      "-> Tensor")
+        scalar.append(f"{name}.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) "
+                      "-> Tensor")
+        outs.append(f"{name}.out_mode(Tensor self, Tensor other, *, str? rounding_mode, "
+                    "Tensor(a!) out) -> Tensor(a!)")
+    python, internal = (tensor + scalar, []) if alias_of else (tensor + scalar[1:], scalar[:1])
+    return declare(*python, internal=tuple(internal), out=tuple(outs), inplace=True,
+                   inplace_function=False, numbers_as_tensors=True, operators=operators,
+                   inplace_operators=inplace_operators, alias_of=alias_of, doc=doc)
 
 
 def float_function(name: str, doc: str) -> Declaration:
@@ -70,6 +122,33 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     float_function("tanh", "Hyperbolic tangent (``torch.tanh``)."),
     float_function("sigmoid", "``1 / (1 + exp(-input))`` (``torch.sigmoid``)."),
     float_function("reciprocal", "``1 / input`` (``torch.reciprocal``): inf at 0."),
+    # ---------------------------------------------------------- arithmetic (chapter 3)
+    binary("add", alpha=True, operators=("__add__", "__radd__"), inplace_operators=("__iadd__",),
+           doc="``input + alpha * other``, broadcast (``torch.add``); either may be a Python "
+               "number. Result dtype: ``result_type``; on bool tensors ``+`` is logical or."
+               "\n\nRaises RuntimeError for shapes that do not broadcast, a bool ``alpha`` "
+               "for a non-bool result, a float ``alpha`` for an integer result."),
+    binary("sub", alpha=True, operators=("__sub__",), inplace_operators=("__isub__",),
+           doc="``input - alpha * other``, broadcast (``torch.sub``). Result dtype: "
+               "``result_type``.\n\nRaises RuntimeError for a bool operand (tensor or "
+               "Python bool), shapes that do not broadcast, or a bad ``alpha`` (as ``add``)."),
+    binary("subtract", alpha=True, alias_of="sub", doc="``torch.subtract``: ``sub``."),
+    binary("mul", operators=("__mul__", "__rmul__"), inplace_operators=("__imul__",),
+           doc="``input * other``, broadcast (``torch.mul``). Result dtype: ``result_type``; "
+               "on bool tensors ``*`` is logical and. float16/bfloat16 times a single value "
+               "reads that value in float32 unrounded, as torch's kernel does."),
+    binary("multiply", alias_of="mul", doc="``torch.multiply``: ``mul``."),
+    division("div", operators=("__truediv__",), inplace_operators=("__itruediv__",),
+             doc="``input / other``, broadcast (``torch.div``). ``rounding_mode=None``: true "
+                 "division, integer and bool inputs give the default float dtype; "
+                 "``\"trunc\"`` rounds the quotient toward zero, ``\"floor\"`` down "
+                 "(Python's ``//``), both keep ``result_type``.\n\nRaises RuntimeError for "
+                 "an unknown rounding mode or an integer division by zero "
+                 "(\"ZeroDivisionError\"); NotImplementedError for a rounding mode on bool "
+                 "tensors."),
+    division("divide", alias_of="div", doc="``torch.divide``: ``div``."),
+    division("true_divide", modes=False, alias_of="div",
+             doc="``torch.true_divide``: ``div`` without a rounding mode."),
     # ---------------------------------------------------------- copies (chapter 2)
     declare("flip(Tensor self, int[] dims) -> Tensor",
             doc="A copy with the elements in reverse order along each of ``dims`` "
@@ -98,14 +177,27 @@ class Namespace:
         self._packets: dict[str, OpOverloadPacket] = {}
         for d in declarations:
             schemas = [parse_schema(s) for s in d.schemas]
+            internal = [parse_schema(s) for s in d.internal]
             outs = [parse_schema(s) for s in d.out]
-            self._add(d.name, schemas, d, function=d.function, method=d.method, outs=outs)
+            deprecated = tuple(parse_schema(s) for s in d.deprecated)
+            self._add(d.name, schemas, d, function=d.function, method=d.method, outs=outs,
+                      operators=d.operators, deprecated=deprecated, internal=internal)
             if d.inplace:
                 self._add(d.name + "_", [inplace_schema(s) for s in schemas], d,
-                          function=d.function, method=True)
+                          function=d.inplace_function, method=True,
+                          operators=d.inplace_operators,
+                          deprecated=tuple(inplace_schema(s) for s in deprecated
+                                           if not s.is_out),
+                          internal=[inplace_schema(s) for s in internal])
+        for d in declarations:
+            if d.alias_of:
+                self._alias(d)
 
     def _add(self, name: str, schemas: list[FunctionSchema], d: Declaration, *,
-             function: bool, method: bool, outs: list[FunctionSchema] | None = None) -> None:
+             function: bool, method: bool, outs: list[FunctionSchema] | None = None,
+             operators: tuple[str, ...] = (),
+             deprecated: tuple[FunctionSchema, ...] = (),
+             internal: list[FunctionSchema] | None = None) -> None:
         if name in self._packets:
             raise ValueError(f"the op table declares {name} twice")
         doc = d.doc if not name.endswith("_") else f"In-place version of ``{d.name}``."
@@ -117,9 +209,25 @@ class Namespace:
             out_overloads[functional.schema.overload] = OpOverload(out, functional=functional)
         packet = OpOverloadPacket(name, overloads, function=function, method=method,
                                   numbers_as_tensors=d.numbers_as_tensors, doc=doc,
-                                  out_overloads=out_overloads)
+                                  out_overloads=out_overloads, operators=operators,
+                                  deprecated=deprecated,
+                                  internal=[OpOverload(s) for s in internal or []])
         self._packets[name] = packet
         setattr(self, name, packet)
+
+    def _alias(self, d: Declaration) -> None:
+        """An alias's overloads run the target's overload of the same name
+        (``subtract.Tensor`` is ``sub.Tensor``), as a ``CompositeImplicitAutograd`` kernel:
+        the target dispatches and records itself. A ``.Scalar`` overload runs the target's
+        ``.Tensor`` one with the number as is, as torch's do (``x.subtract(2)`` records
+        ``SubBackward0``)."""
+        names = [(d.name, d.alias_of)] + ([(d.name + "_", d.alias_of + "_")] if d.inplace
+                                          else [])
+        for alias, target in names:
+            targets = {o.schema.overload: o for o in self[target].all_overloads()}
+            for overload in self[alias].all_overloads():
+                name = overload.schema.overload.replace("Scalar", "Tensor")
+                overload.impl(DispatchKey.CompositeImplicitAutograd)(targets[name].call)
 
     def __iter__(self) -> Iterator[OpOverloadPacket]:
         return iter(self._packets.values())

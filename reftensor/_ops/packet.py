@@ -4,10 +4,12 @@ overload that accepted it."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .dispatcher import OpOverload
 from .python_arg_parser import PythonArgParser, Signature
+from .schema import FunctionSchema
 
 __all__ = ["OpOverloadPacket"]
 
@@ -28,31 +30,45 @@ class OpOverloadPacket:
 
     def __init__(self, name: str, overloads: list[OpOverload], *, function: bool,
                  method: bool, numbers_as_tensors: bool = False, doc: str = "",
-                 out_overloads: dict[str, OpOverload] | None = None) -> None:
+                 out_overloads: dict[str, OpOverload] | None = None,
+                 operators: tuple[str, ...] = (),
+                 deprecated: tuple[FunctionSchema, ...] = (),
+                 internal: list[OpOverload] | None = None) -> None:
         self.__name__ = name
         self.__doc__ = doc
         self.overloads = overloads
         out_overloads = out_overloads or {}
-        for overload in [*overloads, *out_overloads.values()]:
+        self.internal = internal or []  # overloads the Python binding does not offer
+        for overload in [*overloads, *self.internal, *out_overloads.values()]:
             setattr(self, overload.schema.overload or "default", overload)
         self.function = function
         self.method = method
+        self.operators = operators  # Tensor methods such as ``__add__`` that are this op
         # the function's signature of an overload with an ``.out`` form is the out schema's
         self._outs = [out_overloads.get(o.schema.overload) for o in overloads]
+        # deprecated signatures come last, each bound to the first overload (and its out=)
+        hidden = [Signature(name, d, method=False, hidden=True,
+                            numbers_as_tensors=numbers_as_tensors) for d in deprecated]
         self._function_parser = PythonArgParser(name, [
-            Signature(name, (o if out is None else out).schema, method=False,
-                      numbers_as_tensors=numbers_as_tensors)
-            for o, out in zip(overloads, self._outs, strict=True)])
+            *[Signature(name, (o if out is None else out).schema, method=False,
+                        numbers_as_tensors=numbers_as_tensors)
+              for o, out in zip(overloads, self._outs, strict=True)], *hidden])
         # the method has the overloads whose first argument is ``Tensor self``
         self._method_overloads = [o for o in overloads if _has_self(o)]
         self._method_parser = PythonArgParser(name, [
-            Signature(name, o.schema, method=True, numbers_as_tensors=numbers_as_tensors)
-            for o in self._method_overloads])
+            *[Signature(name, o.schema, method=True, numbers_as_tensors=numbers_as_tensors)
+              for o in self._method_overloads],
+            *[Signature(name, d, method=True, hidden=True, numbers_as_tensors=numbers_as_tensors)
+              for d in deprecated if not d.is_out]])
         # a method that takes nothing but self (``t.exp()``): torch binds it as a C method
         # without arguments, and Python itself refuses any argument
         signatures = self._method_parser.signatures
         self._no_arguments = (self._method_overloads[0] if len(signatures) == 1
                               and not signatures[0].params else None)
+        # the first method signature, tried before the parser when it takes the arguments
+        # as they come (``a.add(b)``, ``a + b``); not for int lists given one by one
+        self._first_method_signature = (signatures[0] if self._method_overloads
+                                        and not signatures[0].varargs_intlist else None)
 
     def __repr__(self) -> str:
         return f"<OpOverloadPacket aten::{self.__name__}>"
@@ -61,40 +77,76 @@ class OpOverloadPacket:
         return [o.schema.overload or "default" for o in self.all_overloads()]
 
     def all_overloads(self) -> list[OpOverload]:
-        """The overloads, then their ``.out`` forms."""
-        return [*self.overloads, *[o for o in self._outs if o is not None]]
+        """The overloads, the internal ones, then the ``.out`` forms."""
+        return [*self.overloads, *self.internal, *[o for o in self._outs if o is not None]]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """``reftensor.<name>(...)``: parse, then dispatch the chosen overload."""
         index, values = self._function_parser.parse(args, kwargs)
+        if index >= len(self.overloads):
+            return self._deprecated(self._function_parser.signatures[index], values)
         out = self._outs[index]
         if out is not None and values[-1] is not None:
-            return self._call(out, values)
+            return out.call(*values)
         if out is not None:
             values = values[:-1]
-        return self._call(self.overloads[index], values)
+        return self.overloads[index].call(*values)
+
+    def call_operator(self, self_: Any, other: Any) -> Any:
+        """``self_ + other`` and the like: a TypeError becomes ``NotImplemented``, so that
+        Python tries the other operand's method (``t + "a"`` says "unsupported operand
+        type(s)"), as torch's operators do."""
+        try:
+            first = self._first_method_signature
+            if first is not None:  # the common case without the parser's loop
+                values = first.positional((other,))
+                if values is not None:
+                    return self._method_overloads[0].call(self_, *values)
+            return self.call_method(self_, (other,), {})
+        except TypeError:
+            return NotImplemented
 
     def call_method(self, self_: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``self_.<name>(...)``: the method's signatures start after ``self``."""
         if self._no_arguments is not None:
             if args or kwargs:
                 raise self._no_arguments_error(args, kwargs)
-            return self._no_arguments(self_)
+            return self._no_arguments.call(self_)
+        first = self._first_method_signature
+        if first is not None and not kwargs:  # the common case without the parser's loop
+            values = first.positional(args)
+            if values is not None:
+                return self._method_overloads[0].call(self_, *values)
         index, values = self._method_parser.parse(args, kwargs)
-        return self._call(self._method_overloads[index], [self_, *values])
+        if index >= len(self._method_overloads):
+            return self._deprecated(self._method_parser.signatures[index], [self_, *values])
+        return self._method_overloads[index].call(self_, *values)
+
+    def _deprecated(self, signature: Signature, values: list[Any]) -> Any:
+        """A call that a deprecated signature accepted (``torch.add(t, 2, other)``): warn as
+        torch does, then run the first overload (or its out= form) with the arguments
+        taken by name."""
+        current = [s.text() for s in (self._method_parser if signature.method
+                                       else self._function_parser).signatures if not s.hidden]
+        warnings.warn(f"This overload of {self.__name__} is deprecated:\n\t{self.__name__}"
+                      f"{signature.text()}\nConsider using one of the following signatures "
+                      "instead:\n\t" + "\n\t".join(f"{self.__name__}{c}" for c in current),
+                      UserWarning, stacklevel=3)
+        arguments = signature.schema.arguments[1:] if signature.method \
+            else signature.schema.arguments
+        named = dict(zip([a.name for a in arguments], values[1:] if signature.method
+                         else values, strict=True))
+        if signature.method:
+            named["self"] = values[0]
+        target = self.overloads[0]
+        if named.get("out") is not None and self._outs[0] is not None:
+            target = self._outs[0]
+        return target.call(*[named.get(a.name, d) for a, d in
+                             zip(target.schema.arguments, target._defaults, strict=True)])
 
     def _no_arguments_error(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
         what = "keyword arguments" if kwargs else f"arguments ({len(args)} given)"
         return TypeError(f"TensorBase.{self.__name__}() takes no {what}")
-
-    @staticmethod
-    def _call(overload: OpOverload, values: list[Any]) -> Any:
-        arguments = overload.schema.arguments
-        if not arguments or not arguments[-1].kwarg_only:
-            return overload(*values)
-        positional = [v for v, a in zip(values, arguments, strict=True) if not a.kwarg_only]
-        keywords = {a.name: v for v, a in zip(values, arguments, strict=True) if a.kwarg_only}
-        return overload(*positional, **keywords)
 
 
 def _has_self(overload: OpOverload) -> bool:

@@ -37,7 +37,7 @@ from ..size import Size
 from .schema import Argument, FunctionSchema, Type
 from .tensor_type import TensorType
 
-__all__ = ["REQUIRED", "Parameter", "Signature", "PythonArgParser"]
+__all__ = ["REQUIRED", "Parameter", "Signature", "PythonArgParser", "default"]
 
 REQUIRED: Any = object()  # the default of a parameter that has none
 
@@ -171,7 +171,8 @@ def _list_conversion(t: Type) -> Callable[[Any], Any]:
     return tuple
 
 
-def _default(text: str | None) -> Any:
+def default(text: str | None) -> Any:
+    """A schema default as a Python value (``REQUIRED`` where there is none)."""
     if text is None:
         return REQUIRED
     if text in _NAMED_DEFAULTS:
@@ -226,7 +227,7 @@ def _parameter(arg: Argument, *, python_name: str, numbers_as_tensors: builtins.
         convert = None
     else:
         check, convert = _CHECKS[t.base], _CONVERSIONS.get(t.base)
-    return Parameter(python_name, arg.name, t, _default(arg.default), arg.kwarg_only, check,
+    return Parameter(python_name, arg.name, t, default(arg.default), arg.kwarg_only, check,
                      convert)
 
 
@@ -237,8 +238,12 @@ class Signature:
     """
 
     def __init__(self, name: str, schema: FunctionSchema, *, method: builtins.bool,
-                 numbers_as_tensors: builtins.bool = False) -> None:
+                 numbers_as_tensors: builtins.bool = False, hidden: builtins.bool = False
+                 ) -> None:
         self.name, self.schema, self.method = name, schema, method
+        # a deprecated signature (torch's ``deprecated.yaml``): still accepted, with a
+        # warning, but never listed in an error message
+        self.hidden = hidden
         arguments = list(schema.arguments)
         if method:
             arguments = arguments[1:]  # ``self`` is the tensor the method is called on
@@ -258,6 +263,11 @@ class Signature:
         self.varargs_intlist = (self.max_pos_args == 1 and self.params[0].type.is_list
                                 and self.params[0].type.base in ("int", "SymInt"))
         self.by_name = {p.name: i for i, p in enumerate(self.params)}
+        # for ``positional``: the defaults, converted once; None where there is none
+        self._defaults = [None if p.default is REQUIRED or p.default is None
+                          else p.default if p.convert is None else p.convert(p.default)
+                          for p in self.params]
+        self._required = [p.default is REQUIRED for p in self.params]
 
     def text(self) -> str:
         parts, star = [], False
@@ -268,10 +278,31 @@ class Signature:
             parts.append(p.text())
         return f"({', '.join(parts)})"
 
+    def positional(self, args: tuple[Any, ...]) -> list[Any] | None:
+        """``bind`` for the common call, positional arguments only, each of the right type
+        (``a.add(b)``), without the bookkeeping of keywords; None for anything else, which
+        ``bind`` then handles."""
+        n = len(args)
+        if n > self.max_pos_args or any(self._required[n:]):
+            return None
+        params = self.params
+        values = [*args, *self._defaults[n:]]
+        for i in range(n):
+            p, value = params[i], args[i]
+            if not p.check(value):
+                return None
+            if p.convert is not None:
+                values[i] = self._convert(p, value)
+        return values
+
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], *,
              raise_errors: builtins.bool) -> list[Any] | None:
         """The converted values of every parameter, in the schema's order, or None when the
         arguments do not fit (a TypeError with torch's text when ``raise_errors``)."""
+        if not kwargs and not raise_errors and not self.varargs_intlist:
+            values = self.positional(args)
+            if values is not None:
+                return values
         params = self.params
         if len(args) > self.max_pos_args and not (self.varargs_intlist
                                                   and _check_int(args[0])):
@@ -374,46 +405,89 @@ class PythonArgParser:
         given = len(args) + len(kwargs)
         if len(self.signatures) == 1:
             plausible = self.signatures
-        else:
+        else:  # (a signature that only hides torch's deprecated ones counts as several)
             plausible = [s for s in self.signatures
-                         if s.min_args <= given <= len(s.params)]
+                         if s.min_args <= given <= len(s.params) and not s.hidden]
         if len(plausible) == 1:
             try:
                 plausible[0].bind(args, kwargs, raise_errors=True)
             except TypeError as error:
                 return error
+        shown = [s for s in self.signatures if not s.hidden]
+        head = f"{self.name}() received an invalid combination of arguments - got "
+        if len(shown) == 1:
+            # torch's wording for one signature: every keyword, last first; or the
+            # positional arguments, marked where refused if there are as many as items
+            if kwargs:
+                return TypeError(head + "unrecognized keyword arguments: "
+                                 + ", ".join(reversed(list(kwargs))))
+            got = _marked(shown[0], args, {}) if len(args) == len(_items(shown[0])) \
+                else ", ".join(typename(a) for a in args)
+            return TypeError(head + f"({got}), but expected {shown[0].text()}")
         got = ", ".join([typename(a) for a in args]
-                        + [f"{k}={typename(v)}" for k, v in sorted(kwargs.items())])
-        head = f"{self.name}() received an invalid combination of arguments - got ({got}), "
-        if len(self.signatures) == 1:
-            return TypeError(head + f"but expected {self.signatures[0].text()}")
-        lines = [head + "but expected one of:"]
-        for s in self.signatures:
+                        + [f"{k}={typename(v)}" for k, v in reversed(kwargs.items())])
+        if kwargs and not args:
+            got += ", "  # torch trims the last separator only after a positional argument
+        lines = [head + f"({got}), but expected one of:"]
+        for s in shown:
             lines.append(f" * {s.text()}")
             lines.extend(_why_not(s, args, kwargs))
         return TypeError("\n".join(lines) + "\n")
+
+
+def _items(s: Signature) -> list[Parameter | None]:
+    """The signature's parameters as torch lists them, ``*`` (None) included."""
+    items: list[Parameter | None] = list(s.params)
+    if any(p.kwarg_only for p in s.params):
+        items.insert(next(i for i, p in enumerate(s.params) if p.kwarg_only), None)
+    return items
+
+
+def _marked(s: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """``Tensor, !int!``: each argument, marked where the item at its position refuses it
+    (as torch matches them: the ``*`` and an ``out`` refuse everything)."""
+    items = _items(s)
+    marks = []
+    for i, a in enumerate(args):
+        p = items[i] if i < len(items) else None
+        ok = p is not None and p.name != "out" and _matches(p, a)
+        marks.append(_described(a) if ok else f"!{_described(a)}!")
+    for k, v in kwargs.items():
+        p = s.params[s.by_name[k]]
+        marks.append(f"{k}={_described(v)}" if _matches(p, v) else f"!{k}={_described(v)}!")
+    return ", ".join(marks)
+
+
+def _matches(p: Parameter, value: Any) -> builtins.bool:
+    """The type check of torch's error explanations, which reads the signature's text: a
+    parameter with a default or a type name of several words (``tuple of ints``) matches
+    nothing, and a Tensor parameter matches tensors only (not the numbers it accepts)."""
+    if p.default is not REQUIRED or " " in p.type_name or p.type_name == "Number":
+        return False  # (torch's explanations know no type called Number)
+    if p.type.base == "Tensor" and not p.type.is_list:
+        return isinstance(value, TensorType) or (value is None and p.type.optional)
+    return p.accepts(value)
+
+
+def _described(value: Any) -> str:
+    """``int``; a tuple or list with its elements' types: ``tuple of (int,)``."""
+    if isinstance(value, tuple):
+        inner = ", ".join(typename(e) for e in value) + ("," if len(value) == 1 else "")
+        return f"tuple of ({inner})"
+    if isinstance(value, list):
+        return f"list of [{', '.join(typename(e) for e in value)}]"
+    return typename(value)
 
 
 def _why_not(s: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
     """torch explains a signature that lists as many items (``*`` included) as the call
     has arguments: the unknown keywords, or each argument marked ``!type!`` where its
     parameter refuses it."""
-    items = [p for p in s.params]
-    if any(p.kwarg_only for p in s.params):
-        items.insert(next(i for i, p in enumerate(s.params) if p.kwarg_only), None)
-    if len(items) != len(args) + len(kwargs):
+    if len(_items(s)) != len(args) + len(kwargs):
         return []
     unknown = [k for k in kwargs if k not in s.by_name]
     if unknown:
         return [f"      didn't match because some of the keywords were incorrect: "
                 f"{', '.join(unknown)}"]
-    marks = []
-    for i, a in enumerate(args):
-        p = items[i]
-        ok = p is not None and p.accepts(a)
-        marks.append(typename(a) if ok else f"!{typename(a)}!")
-    for k, v in kwargs.items():
-        p = s.params[s.by_name[k]]
-        marks.append(f"{k}={typename(v)}" if p.accepts(v) else f"!{k}={typename(v)}!")
     return [f"      didn't match because some of the arguments have invalid types: "
-            f"({', '.join(marks)})"]
+            f"({_marked(s, args, kwargs)})"]

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import layout
+from ..storage import UntypedStorage
 from ..tensor import Tensor
 
 __all__ = ["Derivative", "DERIVATIVES"]
@@ -42,6 +44,11 @@ class Derivative:
     @property
     def op(self) -> str:
         return self.schema.partition("(")[0].partition(".")[0]
+
+    @property
+    def overload(self) -> str:
+        """``Tensor`` for ``add.Tensor(...)``; ``default`` when there is no overload name."""
+        return self.schema.partition("(")[0].partition(".")[2] or "default"
 
 
 # ------------------------------------------------------------------ the formulas
@@ -95,6 +102,59 @@ def flip_backward(grad: Tensor, dims: tuple[int, ...]) -> Tensor:
     return grad.flip(dims)
 
 
+def pass_through(grad: Tensor) -> Tensor:
+    """The gradient unchanged (``self: grad``); summed to the input's shape by the engine
+    when the input was broadcast."""
+    return grad
+
+
+def add_other_backward(grad: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad, alpha)``: d(self + alpha * other)/d(other) = alpha."""
+    return grad if alpha == 1 else grad * alpha
+
+
+def sub_other_backward(grad: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(-grad, alpha)``."""
+    return -grad if alpha == 1 else -grad * alpha
+
+
+def mul_self_backward(grad: Tensor, other: Any) -> Tensor:
+    return grad * other
+
+
+def mul_other_backward(grad: Tensor, self: Any) -> Tensor:
+    return grad * self
+
+
+def div_self_backward(grad: Tensor, other: Any) -> Tensor:
+    return grad / other
+
+
+def div_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+    """d(self / other)/d(other) = -self / other**2."""
+    return -grad * self / (other * other)
+
+
+def zeros_like(t: Tensor) -> Tensor:
+    """Zeros laid out as ``t`` (``torch.zeros_like``: a dense ``t`` keeps its strides)."""
+    stride = t._strides_for(layout.preserve_format)
+    nbytes = layout.required_storage_elements(t._shape, stride) * t._dtype.itemsize
+    return Tensor._make(UntypedStorage(nbytes, device=t.device), t._shape, stride, 0, t._dtype)
+
+
+def div_self_backward_mode(grad: Tensor, other: Any, rounding_mode: str | None) -> Tensor:
+    """With a rounding mode, division is a step function: zero gradient (zeros, even where
+    ``grad`` is nan); without, the gradient of true division."""
+    return zeros_like(grad) if rounding_mode is not None else grad / other
+
+
+def div_other_backward_mode(grad: Tensor, self: Any, other: Any,
+                            rounding_mode: str | None) -> Tensor:
+    if rounding_mode is not None:
+        return zeros_like(grad)
+    return div_other_backward(grad, self, other)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas)
@@ -114,4 +174,25 @@ DERIVATIVES: list[Derivative] = [
         self=reciprocal_backward),
     row("flip(Tensor self, int[] dims) -> Tensor", "FlipBackward0", ("dims",),
         self=flip_backward),
+    row("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "AddBackward0",
+        ("alpha",), self=pass_through, other=add_other_backward),
+    row("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "SubBackward0",
+        ("alpha",), self=pass_through, other=sub_other_backward),
+    row("mul.Tensor(Tensor self, Tensor other) -> Tensor", "MulBackward0", ("self", "other"),
+        self=mul_self_backward, other=mul_other_backward),
+    row("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", ("self", "other"),
+        self=div_self_backward, other=div_other_backward),
+    row("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+        "DivBackward2", ("self", "other", "rounding_mode"), self=div_self_backward_mode,
+        other=div_other_backward_mode),
+    row("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "AddBackward1", (),
+        self=pass_through),
+    row("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "SubBackward1", (),
+        self=pass_through),
+    row("mul.Scalar(Tensor self, Scalar other) -> Tensor", "MulBackward1", ("other",),
+        self=mul_self_backward),
+    row("div.Scalar(Tensor self, Scalar other) -> Tensor", "DivBackward1", ("other",),
+        self=div_self_backward),
+    row("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
+        "DivBackward3", ("other", "rounding_mode"), self=div_self_backward_mode),
 ]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from .. import factories
 from .._ops import DispatchKey, OpOverload, aten
 from ..tensor import Tensor
 from .derivatives import DERIVATIVES, Derivative
@@ -28,20 +29,40 @@ __all__ = ["FormulaNode", "register"]
 
 
 class FormulaNode(Node):
-    """A node whose backward is a row of the derivatives table."""
+    """A node whose backward is a row of the derivatives table.
+
+    It saves only what the formulas of the inputs that need a gradient read, as torch's
+    generated nodes do (``a * b`` keeps ``a`` only when ``b`` requires grad). A Python
+    number given for a tensor argument (``x * 2``) is kept as the number, beside the 0-d
+    tensor torch would have wrapped it in, so that a backward through a freed graph raises
+    here too.
+    """
 
     row: Derivative
     inputs: tuple[str, ...]  # the op's tensor arguments, in the schema's order
+    parameters: dict[str, tuple[str, ...]]  # what each input's formula reads
 
     def __init__(self, arguments: dict[str, Any], result: Tensor) -> None:
         super().__init__(*[arguments[name] for name in self.inputs])
+        needed = {p for i, name in enumerate(self.inputs) if self.needs_input_grad(i)
+                  for p in self.parameters.get(name, ())}
         self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
         for key in self.row.saves:
             value = result if key == "result" else arguments[key]
             if isinstance(value, Tensor):
-                self.save(key, value, is_output=key == "result")
-            else:
-                self.values[key] = value
+                if key in needed:
+                    self.save(key, value, is_output=key == "result")
+                continue
+            self.values[key] = value
+            if key in self.inputs and key in needed:  # a number where a tensor goes
+                self.save("wrapped_" + key, factories.tensor(value))
+
+    def _read(self, key: str) -> Any:
+        if key in self.values:
+            if "wrapped_" + key in self._saved:
+                self.saved("wrapped_" + key)  # raises once the graph is freed
+            return self.values[key]
+        return self.saved(key)
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (grad,) = grads
@@ -52,9 +73,7 @@ class FormulaNode(Node):
                 out.append(None)
                 continue
             wanted = self.parameters[name]
-            values = {p: grad if p == "grad" else self.values[p] if p in self.values
-                      else self.saved(p) for p in wanted}
-            out.append(formula(**values))
+            out.append(formula(**{p: grad if p == "grad" else self._read(p) for p in wanted}))
         return tuple(out)
 
 
@@ -67,9 +86,9 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
 
 
 def register(row: Derivative) -> None:
-    """Give ``aten.<op>`` (and ``aten.<op>_``, when the table declares it) their
-    ``Autograd`` kernels from ``row``."""
-    functional = aten[row.op].default
+    """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one)
+    their ``Autograd`` kernels from ``row``."""
+    functional = getattr(aten[row.op], row.overload)
     cls = _node_class(row, functional)
     names = [a.name for a in functional.schema.arguments]
 
@@ -83,7 +102,7 @@ def register(row: Derivative) -> None:
     if row.op + "_" not in aten:
         return
 
-    @aten[row.op + "_"].default.impl(DispatchKey.Autograd)
+    @getattr(aten[row.op + "_"], row.overload).impl(DispatchKey.Autograd)
     def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
         def make(old: Tensor, out: Tensor) -> Node:
             return cls(dict(zip(names, (old, *args), strict=True)), out)

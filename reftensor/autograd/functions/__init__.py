@@ -12,11 +12,8 @@ from .copies import contiguous, copy_, fill_, to, zero_
 from .elementwise import *  # noqa: F403
 from .elementwise import (
     abs_,
-    add_,
     clamp_,
-    div_,
     floor_divide_,
-    mul_,
     neg_,
     pow_,
     rdiv,
@@ -25,7 +22,6 @@ from .elementwise import (
     rfloordiv,
     rpow,
     rremainder,
-    sub_,
 )
 from .linalg import *  # noqa: F403
 from .reductions import *  # noqa: F403
@@ -34,6 +30,6 @@ from .views import T, getitem, index_put_, mT, setitem
 
 __all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *reductions.__all__,
            *views.__all__]
-_IN_PLACE = [abs_, add_, clamp_, div_, floor_divide_, mul_, neg_, pow_, relu_, remainder_,
-             sub_, copy_, fill_, zero_, index_put_]
+_IN_PLACE = [abs_, clamp_, floor_divide_, neg_, pow_, relu_, remainder_, copy_, fill_, zero_,
+             index_put_]
 _OTHER = [rdiv, rfloordiv, rpow, rremainder, contiguous, to, T, mT, getitem, setitem]

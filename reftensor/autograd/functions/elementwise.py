@@ -12,12 +12,10 @@ from typing import Any
 from ... import elementwise as K
 from ..._ops import aten
 from ...tensor import Tensor
-from ..grad_mode import state
 from ..graph import Node, node_class
 from ._record import call, call_
 
 __all__ = [
-    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
     "floor_divide", "remainder", "pow", "rsub", "neg", "negative", "positive", "abs", "relu",
     "sign", "floor", "round", "where", "clamp", "clip",
 ]
@@ -29,33 +27,16 @@ def unbroadcast(grad: Tensor, like: Any) -> Tensor:
     return grad if grad._shape == like._shape else grad.sum_to_size(like._shape)
 
 
-def _wrapped(number: Any) -> Tensor:
-    from ...factories import tensor
-
-    return tensor(number)
-
-
 class _Binary(Node):
     def __init__(self, input: Any, other: Any) -> None:
         super().__init__(input, other)
 
 
-class AddBackward0(_Binary):
+class _Alpha(_Binary):
     alpha: Any = 1
 
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        other = g if self.alpha == 1 else g * self.alpha
-        return g, other
 
-
-class SubBackward0(AddBackward0):
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        return g, -g if self.alpha == 1 else g * -self.alpha
-
-
-class RsubBackward0(AddBackward0):
+class RsubBackward0(_Alpha):
     """``rsub(input, other, alpha) = other - alpha * input``, both tensors."""
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
@@ -71,58 +52,6 @@ class RsubBackward1(RsubBackward0):
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         return super().apply(grads)[:1]
-
-
-class _ByOther(_Binary):
-    """mul and div: the formulas read ``other``, a tensor or a number. torch saves a number
-    as a wrapped tensor, so a second backward through a freed graph raises here too."""
-
-    saves_tensor_other = True
-
-    def __init__(self, input: Any, other: Any) -> None:
-        super().__init__(input, other)
-        self.other_number = None if isinstance(other, Tensor) else other
-        self.save("self", input if self.needs_input_grad(1) else None)
-        if self.other_number is not None:
-            self.save("wrapped_other", _wrapped(other))
-        elif self.saves_tensor_other:
-            self.save("other", other)
-
-    def other(self) -> Any:
-        if self.other_number is None:
-            return self.saved("other")
-        self.saved("wrapped_other")  # raises once the graph is freed
-        return self.other_number
-
-
-class MulBackward0(_ByOther):
-    def __init__(self, input: Any, other: Any) -> None:
-        # the other tensor is only needed for the input's gradient
-        self.saves_tensor_other = isinstance(input, Tensor) and input._requires_grad
-        super().__init__(input, other)
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        gs = g * self.other() if self.needs_input_grad(0) else None
-        go = g * self.saved("self") if self.needs_input_grad(1) else None
-        return gs, go
-
-
-class DivBackward0(_ByOther):
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        other = self.other()
-        gs = g / other if self.needs_input_grad(0) else None
-        go = -g * self.saved("self") / (other * other) if self.needs_input_grad(1) else None
-        return gs, go
-
-
-class DivBackward2(_Binary):
-    """``div`` with a rounding mode: a step function, so zero gradients."""
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        return g * 0, g * 0
 
 
 class NotImplemented(_Binary):  # noqa: A001  (torch's node name for a missing formula)
@@ -316,29 +245,6 @@ def _binary(kernel: Any, cls: type[Node], input: Any, other: Any, **attrs: Any) 
     return call(kernel, (input, other), (input, other), make, **attrs)
 
 
-def _plain(a: Any, b: Any) -> bool:
-    """Nothing to record (the common case, tested first to keep small ops cheap)."""
-    return not state.enabled or not (getattr(a, "_requires_grad", False)
-                                     or getattr(b, "_requires_grad", False))
-
-
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input + alpha * other`` (``torch.add``), with ``AddBackward0``."""
-    if _plain(input, other):
-        return K.add(input, other, alpha=alpha)
-    return _binary(K.add, AddBackward0, input, other, alpha=alpha)
-
-
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input - alpha * other`` (``torch.sub``), with ``SubBackward0``."""
-    if _plain(input, other):
-        return K.sub(input, other, alpha=alpha)
-    return _binary(K.sub, SubBackward0, input, other, alpha=alpha)
-
-
-subtract = sub
-
-
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input`` (``torch.rsub``): ``RsubBackward0``, or ``RsubBackward1``
     when ``other`` is a number (``2 - t``)."""
@@ -351,28 +257,6 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
         return node
 
     return call(K.rsub, (input, other), (input,), make, alpha=alpha)
-
-
-def mul(input: Any, other: Any) -> Tensor:
-    """``input * other`` (``torch.mul``), with ``MulBackward0``."""
-    if _plain(input, other):
-        return K.mul(input, other)
-    return call(K.mul, (input, other), (input, other), lambda out: MulBackward0(input, other))
-
-
-multiply = mul
-
-
-def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    """``input / other`` (``torch.div``): ``DivBackward0``; with a rounding mode
-    ``DivBackward2`` (zero gradient)."""
-    if rounding_mode is not None:
-        return call(K.div, (input, other), (input, other),
-                    lambda out: DivBackward2(input, other), rounding_mode=rounding_mode)
-    return call(K.div, (input, other), (input, other), lambda out: DivBackward0(input, other))
-
-
-divide = true_divide = div
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
@@ -455,26 +339,6 @@ def _inplace(kernel: Any, make: Any) -> Any:
     return op
 
 
-def _add_node(cls: type[AddBackward0]) -> Any:
-    def make(old: Tensor, out: Tensor, other: Any, alpha: Any = 1) -> Node:
-        node = cls(old, other)
-        node.alpha = alpha
-        return node
-
-    return make
-
-
-add_ = _inplace(K.add_, _add_node(AddBackward0))
-sub_ = _inplace(K.sub_, _add_node(SubBackward0))
-mul_ = _inplace(K.mul_, lambda old, out, other: MulBackward0(old, other))
-
-
-def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    cls = DivBackward0 if rounding_mode is None else DivBackward2
-    return call_(K.div_, self, (other,), lambda old, out: cls(old, other),
-                 rounding_mode=rounding_mode)
-
-
 floor_divide_ = _inplace(K.floor_divide_,
                          lambda old, out, other: NotImplemented(old, other, "floor_divide"))
 remainder_ = _inplace(K.remainder_, lambda old, out, other: (
@@ -494,7 +358,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 # reflected operators: ``2 / t`` is ``t.reciprocal() * 2``, ``2 ** t`` is ``pow(2, t)``
 def rdiv(self: Tensor, other: Any) -> Tensor:
-    return mul(aten.reciprocal.default(self), other)
+    return aten.mul.Tensor.call(aten.reciprocal.default.call(self), other)
 
 
 def rfloordiv(self: Tensor, other: Any) -> Tensor:

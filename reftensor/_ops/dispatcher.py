@@ -167,21 +167,27 @@ class OpOverload:
         the Python bindings call, and what every kernel receives."""
         if self._composite is not None:
             return self._composite(*values)
-        cpu = self._cpu
-        if cpu is not None and not state.modes:
-            # the common case, CPU tensors that need no autograd: straight to the kernel
-            for i in self._tensor_positions:
-                value = values[i]
-                if isinstance(value, TensorType):
-                    if value._requires_grad or value._storage._device is META or (
-                            self.inplace and (value._base is not None
-                                              or value._autograd_meta is not None)):
-                        break
-                elif isinstance(value, tuple | list):
-                    break
-            else:
-                return cpu(*values)
-        keys = key_set(self.tensors(values), inplace=self.inplace)
+        # the key set (``key_set``), computed in one pass over the tensor arguments
+        keys, autograd = _CPU, False
+        for i in self._tensor_positions:
+            value = values[i]
+            if isinstance(value, TensorType):
+                if value._storage._device is META:
+                    keys = _META
+                if value._requires_grad:
+                    autograd = True
+            elif isinstance(value, tuple | list):  # a list of tensors: the general way
+                return self.redispatch(key_set(self.tensors(values), inplace=self.inplace),
+                                       *values)
+        if self.inplace and not autograd and self._tensor_positions:
+            first = values[self._tensor_positions[0]]
+            autograd = first._base is not None or first._autograd_meta is not None
+        if autograd:
+            keys |= _AUTOGRAD
+        elif keys == _CPU and self._cpu is not None and not state.modes:
+            return self._cpu(*values)  # the common case: straight to the kernel
+        if state.modes:
+            keys |= _PYTHON
         return self.redispatch(keys, *values)
 
     def redispatch(self, keys: int, *values: Any) -> Any:

@@ -8,7 +8,7 @@ import warnings
 from typing import Any
 
 from .dispatcher import OpOverload
-from .python_arg_parser import PythonArgParser, Signature
+from .python_arg_parser import REQUIRED, PythonArgParser, Signature
 from .schema import FunctionSchema
 
 __all__ = ["OpOverloadPacket"]
@@ -69,6 +69,14 @@ class OpOverloadPacket:
         # as they come (``a.add(b)``, ``a + b``); not for int lists given one by one
         self._first_method_signature = (signatures[0] if self._method_overloads
                                         and not signatures[0].varargs_intlist else None)
+        # for an operator (``a + b``): the first signature's check of its one operand, its
+        # overload's call, and the rest of its arguments (their converted defaults)
+        first = self._first_method_signature
+        self._operator_fast = None
+        if first is not None and first.params and first.params[0].convert is None and all(
+                p.default is not REQUIRED for p in first.params[1:]):
+            self._operator_fast = (first.params[0].check, self._method_overloads[0].call,
+                                   tuple(first.positional_defaults()))
 
     def __repr__(self) -> str:
         return f"<OpOverloadPacket aten::{self.__name__}>"
@@ -97,11 +105,9 @@ class OpOverloadPacket:
         Python tries the other operand's method (``t + "a"`` says "unsupported operand
         type(s)"), as torch's operators do."""
         try:
-            first = self._first_method_signature
-            if first is not None:  # the common case without the parser's loop
-                values = first.positional((other,))
-                if values is not None:
-                    return self._method_overloads[0].call(self_, *values)
+            fast = self._operator_fast
+            if fast is not None and fast[0](other):  # one operand and nothing to convert
+                return fast[1](self_, other, *fast[2])
             return self.call_method(self_, (other,), {})
         except TypeError:
             return NotImplemented

@@ -278,6 +278,10 @@ class Signature:
             parts.append(p.text())
         return f"({', '.join(parts)})"
 
+    def positional_defaults(self) -> list[Any]:
+        """The converted defaults of every parameter after the first."""
+        return self._defaults[1:]
+
     def positional(self, args: tuple[Any, ...]) -> list[Any] | None:
         """``bind`` for the common call, positional arguments only, each of the right type
         (``a.add(b)``), without the bookkeeping of keywords; None for anything else, which

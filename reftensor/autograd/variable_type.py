@@ -40,15 +40,21 @@ class FormulaNode(Node):
 
     row: Derivative
     inputs: tuple[str, ...]  # the op's tensor arguments, in the schema's order
-    parameters: dict[str, tuple[str, ...]]  # what each input's formula reads
+    positions: tuple[int, ...]  # where they are among the op's arguments
+    names: dict[str, int]  # every argument's position
+    formulas: tuple[tuple[Any, tuple[str, ...]] | None, ...]  # per input: formula, reads
+    saves_tensors: bool  # does the row save the result or a tensor argument
 
-    def __init__(self, arguments: dict[str, Any], result: Tensor) -> None:
-        super().__init__(*[arguments[name] for name in self.inputs])
-        needed = {p for i, name in enumerate(self.inputs) if self.needs_input_grad(i)
-                  for p in self.parameters.get(name, ())}
+    def __init__(self, args: tuple[Any, ...], result: Tensor) -> None:
+        super().__init__(*[args[i] for i in self.positions])
         self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
+        if not self.row.saves:
+            return
+        needed = {p for i, entry in enumerate(self.formulas)
+                  if entry is not None and self.next_functions[i][0] is not None
+                  for p in entry[1]} if self.saves_tensors else ()
         for key in self.row.saves:
-            value = result if key == "result" else arguments[key]
+            value = result if key == "result" else args[self.names[key]]
             if isinstance(value, Tensor):
                 if key in needed:
                     self.save(key, value, is_output=key == "result")
@@ -67,22 +73,26 @@ class FormulaNode(Node):
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (grad,) = grads
         out = []
-        for i, name in enumerate(self.inputs):
-            formula = self.row.formulas.get(name)
-            if formula is None or not self.needs_input_grad(i):
+        for i, entry in enumerate(self.formulas):
+            if entry is None or self.next_functions[i][0] is None:
                 out.append(None)
                 continue
-            wanted = self.parameters[name]
-            out.append(formula(**{p: grad if p == "grad" else self._read(p) for p in wanted}))
+            formula, reads = entry
+            out.append(formula(*[grad if p == "grad" else self._read(p) for p in reads]))
         return tuple(out)
 
 
 def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
-    inputs = tuple(a.name for a in op.schema.arguments if a.type.base == "Tensor")
-    parameters = {name: tuple(inspect.signature(f).parameters)
-                  for name, f in row.formulas.items()}
+    arguments = op.schema.arguments
+    positions = tuple(i for i, a in enumerate(arguments) if a.type.base == "Tensor")
+    inputs = tuple(arguments[i].name for i in positions)
+    formulas = tuple(
+        (row.formulas[name], tuple(inspect.signature(row.formulas[name]).parameters))
+        if name in row.formulas else None for name in inputs)
     return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
-                      parameters=parameters)
+                      positions=positions, formulas=formulas,
+                      names={a.name: i for i, a in enumerate(arguments)},
+                      saves_tensors=any(k == "result" or k in inputs for k in row.saves))
 
 
 def register(row: Derivative) -> None:
@@ -90,14 +100,12 @@ def register(row: Derivative) -> None:
     their ``Autograd`` kernels from ``row``."""
     functional = getattr(aten[row.op], row.overload)
     cls = _node_class(row, functional)
-    names = [a.name for a in functional.schema.arguments]
+    positions = cls.positions
 
     @functional.impl(DispatchKey.Autograd)
     def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
-        arguments = dict(zip(names, args, strict=True))
-        inputs = tuple(arguments[n] for n in cls.inputs)
-        return call(lambda *a: op.redispatch(keys, *a), args, inputs,
-                    lambda out: cls(arguments, out))
+        inputs = tuple([args[i] for i in positions])
+        return call(op.redispatch, (keys, *args), inputs, lambda out: cls(args, out))
 
     if row.op + "_" not in aten:
         return
@@ -105,7 +113,7 @@ def register(row: Derivative) -> None:
     @getattr(aten[row.op + "_"], row.overload).impl(DispatchKey.Autograd)
     def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
         def make(old: Tensor, out: Tensor) -> Node:
-            return cls(dict(zip(names, (old, *args), strict=True)), out)
+            return cls((old, *args), out)
 
         return call_(lambda *a: op.redispatch(keys, *a), self, args, make)
 

@@ -19,7 +19,7 @@ file and this table disagree.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .dispatcher import DispatchKey, OpOverload
 from .packet import OpOverloadPacket
@@ -28,8 +28,7 @@ from .schema import Argument, FunctionSchema, Return, Type, parse_schema
 __all__ = ["Declaration", "NATIVE_FUNCTIONS", "aten"]
 
 
-@dataclass(frozen=True)
-class Declaration:
+class Declaration(NamedTuple):
     """One entry of the op table."""
 
     schemas: tuple[str, ...]

@@ -26,8 +26,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -182,8 +181,7 @@ def default(text: str | None) -> Any:
 
 
 # ------------------------------------------------------------------ one signature
-@dataclass(frozen=True)
-class Parameter:
+class Parameter(NamedTuple):
     """One argument of a Python signature: the schema's argument with its Python name,
     check and conversion."""
 

@@ -16,7 +16,7 @@ nothing else.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Type", "Argument", "Return", "FunctionSchema", "parse_schema"]
 
@@ -27,8 +27,7 @@ BASE_TYPES = frozenset({
 })
 
 
-@dataclass(frozen=True)
-class Type:
+class Type(NamedTuple):
     """``int[1]?`` is ``Type("int", optional=True, is_list=True, size=1)``."""
 
     base: str
@@ -43,8 +42,7 @@ class Type:
         return text + ("?" if self.optional else "")
 
 
-@dataclass(frozen=True)
-class Argument:
+class Argument(NamedTuple):
     name: str
     type: Type
     default: str | None  # the schema's text (``"1"``, ``"False"``, ``"None"``, ``"[]"``)
@@ -57,8 +55,7 @@ class Argument:
         return self.alias is not None and "!" in self.alias
 
 
-@dataclass(frozen=True)
-class Return:
+class Return(NamedTuple):
     type: Type
     name: str | None
     alias: str | None = None
@@ -68,8 +65,7 @@ class Return:
         return self.alias is not None and "!" in self.alias
 
 
-@dataclass(frozen=True)
-class FunctionSchema:
+class FunctionSchema(NamedTuple):
     name: str  # ``add``
     overload: str  # ``Tensor``, or ``""`` for the default overload
     arguments: tuple[Argument, ...]

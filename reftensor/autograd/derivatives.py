@@ -19,8 +19,7 @@ its first operand when the layouts disagree) and, in float16, the rounding.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import layout
 from ..storage import UntypedStorage
@@ -31,8 +30,7 @@ __all__ = ["Derivative", "DERIVATIVES"]
 Formula = Callable[..., Tensor]
 
 
-@dataclass(frozen=True)
-class Derivative:
+class Derivative(NamedTuple):
     """One row: ``formulas`` maps an input's name to the function computing its gradient;
     the function's parameters name what it reads (``grad``, and entries of ``saves``)."""
 

@@ -39,6 +39,12 @@ __all__ = [
     "div",
     "divide",
     "true_divide",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
     "flip",
 ]
 
@@ -284,6 +290,84 @@ def true_divide(*args: Any, **kwargs: Any) -> Any:
     ``torch.true_divide``: ``div`` without a rounding mode.
     """
     return aten.true_divide(*args, **kwargs)
+
+
+def eq(*args: Any, **kwargs: Any) -> Any:
+    """eq(input, other, *, out=None) -> Tensor
+    eq(input, other, *, out=None) -> Tensor
+
+    ``input == other`` as a bool tensor (``torch.eq``), compared in ``result_type``:
+    ``uint8_tensor == -1`` reads -1 as 255. In place (``t.eq_(other)``) the 0 or 1 is written in
+    ``t``'s own dtype.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.eq(*args, **kwargs)
+
+
+def ne(*args: Any, **kwargs: Any) -> Any:
+    """ne(input, other, *, out=None) -> Tensor
+    ne(input, other, *, out=None) -> Tensor
+
+    ``input != other`` as a bool tensor (``torch.ne``), compared in ``result_type``:
+    ``uint8_tensor == -1`` reads -1 as 255. In place (``t.ne_(other)``) the 0 or 1 is written in
+    ``t``'s own dtype.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.ne(*args, **kwargs)
+
+
+def lt(*args: Any, **kwargs: Any) -> Any:
+    """lt(input, other, *, out=None) -> Tensor
+    lt(input, other, *, out=None) -> Tensor
+
+    ``input < other`` as a bool tensor (``torch.lt``), compared in ``result_type``:
+    ``uint8_tensor == -1`` reads -1 as 255. In place (``t.lt_(other)``) the 0 or 1 is written in
+    ``t``'s own dtype.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.lt(*args, **kwargs)
+
+
+def le(*args: Any, **kwargs: Any) -> Any:
+    """le(input, other, *, out=None) -> Tensor
+    le(input, other, *, out=None) -> Tensor
+
+    ``input <= other`` as a bool tensor (``torch.le``), compared in ``result_type``:
+    ``uint8_tensor == -1`` reads -1 as 255. In place (``t.le_(other)``) the 0 or 1 is written in
+    ``t``'s own dtype.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.le(*args, **kwargs)
+
+
+def gt(*args: Any, **kwargs: Any) -> Any:
+    """gt(input, other, *, out=None) -> Tensor
+    gt(input, other, *, out=None) -> Tensor
+
+    ``input > other`` as a bool tensor (``torch.gt``), compared in ``result_type``:
+    ``uint8_tensor == -1`` reads -1 as 255. In place (``t.gt_(other)``) the 0 or 1 is written in
+    ``t``'s own dtype.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.gt(*args, **kwargs)
+
+
+def ge(*args: Any, **kwargs: Any) -> Any:
+    """ge(input, other, *, out=None) -> Tensor
+    ge(input, other, *, out=None) -> Tensor
+
+    ``input >= other`` as a bool tensor (``torch.ge``), compared in ``result_type``:
+    ``uint8_tensor == -1`` reads -1 as 255. In place (``t.ge_(other)``) the 0 or 1 is written in
+    ``t``'s own dtype.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.ge(*args, **kwargs)
 
 
 def flip(*args: Any, **kwargs: Any) -> Any:
@@ -585,6 +669,126 @@ class TensorMethods(TensorType):
         """
         return aten.true_divide_.call_method(self, args, kwargs)
 
+    def eq(self, *args: Any, **kwargs: Any) -> Any:
+        """eq(other) -> Tensor
+        eq(other) -> Tensor
+
+        ``input == other`` as a bool tensor (``torch.eq``), compared in ``result_type``:
+        ``uint8_tensor == -1`` reads -1 as 255. In place (``t.eq_(other)``) the 0 or 1 is
+        written in ``t``'s own dtype.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.eq.call_method(self, args, kwargs)
+
+    def eq_(self, *args: Any, **kwargs: Any) -> Any:
+        """eq_(other) -> Tensor
+        eq_(other) -> Tensor
+
+        In-place version of ``eq``.
+        """
+        return aten.eq_.call_method(self, args, kwargs)
+
+    def ne(self, *args: Any, **kwargs: Any) -> Any:
+        """ne(other) -> Tensor
+        ne(other) -> Tensor
+
+        ``input != other`` as a bool tensor (``torch.ne``), compared in ``result_type``:
+        ``uint8_tensor == -1`` reads -1 as 255. In place (``t.ne_(other)``) the 0 or 1 is
+        written in ``t``'s own dtype.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.ne.call_method(self, args, kwargs)
+
+    def ne_(self, *args: Any, **kwargs: Any) -> Any:
+        """ne_(other) -> Tensor
+        ne_(other) -> Tensor
+
+        In-place version of ``ne``.
+        """
+        return aten.ne_.call_method(self, args, kwargs)
+
+    def lt(self, *args: Any, **kwargs: Any) -> Any:
+        """lt(other) -> Tensor
+        lt(other) -> Tensor
+
+        ``input < other`` as a bool tensor (``torch.lt``), compared in ``result_type``:
+        ``uint8_tensor == -1`` reads -1 as 255. In place (``t.lt_(other)``) the 0 or 1 is
+        written in ``t``'s own dtype.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.lt.call_method(self, args, kwargs)
+
+    def lt_(self, *args: Any, **kwargs: Any) -> Any:
+        """lt_(other) -> Tensor
+        lt_(other) -> Tensor
+
+        In-place version of ``lt``.
+        """
+        return aten.lt_.call_method(self, args, kwargs)
+
+    def le(self, *args: Any, **kwargs: Any) -> Any:
+        """le(other) -> Tensor
+        le(other) -> Tensor
+
+        ``input <= other`` as a bool tensor (``torch.le``), compared in ``result_type``:
+        ``uint8_tensor == -1`` reads -1 as 255. In place (``t.le_(other)``) the 0 or 1 is
+        written in ``t``'s own dtype.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.le.call_method(self, args, kwargs)
+
+    def le_(self, *args: Any, **kwargs: Any) -> Any:
+        """le_(other) -> Tensor
+        le_(other) -> Tensor
+
+        In-place version of ``le``.
+        """
+        return aten.le_.call_method(self, args, kwargs)
+
+    def gt(self, *args: Any, **kwargs: Any) -> Any:
+        """gt(other) -> Tensor
+        gt(other) -> Tensor
+
+        ``input > other`` as a bool tensor (``torch.gt``), compared in ``result_type``:
+        ``uint8_tensor == -1`` reads -1 as 255. In place (``t.gt_(other)``) the 0 or 1 is
+        written in ``t``'s own dtype.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.gt.call_method(self, args, kwargs)
+
+    def gt_(self, *args: Any, **kwargs: Any) -> Any:
+        """gt_(other) -> Tensor
+        gt_(other) -> Tensor
+
+        In-place version of ``gt``.
+        """
+        return aten.gt_.call_method(self, args, kwargs)
+
+    def ge(self, *args: Any, **kwargs: Any) -> Any:
+        """ge(other) -> Tensor
+        ge(other) -> Tensor
+
+        ``input >= other`` as a bool tensor (``torch.ge``), compared in ``result_type``:
+        ``uint8_tensor == -1`` reads -1 as 255. In place (``t.ge_(other)``) the 0 or 1 is
+        written in ``t``'s own dtype.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.ge.call_method(self, args, kwargs)
+
+    def ge_(self, *args: Any, **kwargs: Any) -> Any:
+        """ge_(other) -> Tensor
+        ge_(other) -> Tensor
+
+        In-place version of ``ge``.
+        """
+        return aten.ge_.call_method(self, args, kwargs)
+
     def flip(self, *args: Any, **kwargs: Any) -> Any:
         """flip(dims) -> Tensor
 
@@ -635,3 +839,27 @@ class TensorMethods(TensorType):
     def __itruediv__(self, other: Any) -> Any:
         """``div_``; ``NotImplemented`` for an operand it refuses."""
         return aten.div_.call_operator(self, other)
+
+    def __eq__(self, other: Any) -> Any:
+        """``eq``; ``NotImplemented`` for an operand it refuses."""
+        return aten.eq.call_operator(self, other)
+
+    def __ne__(self, other: Any) -> Any:
+        """``ne``; ``NotImplemented`` for an operand it refuses."""
+        return aten.ne.call_operator(self, other)
+
+    def __lt__(self, other: Any) -> Any:
+        """``lt``; ``NotImplemented`` for an operand it refuses."""
+        return aten.lt.call_operator(self, other)
+
+    def __le__(self, other: Any) -> Any:
+        """``le``; ``NotImplemented`` for an operand it refuses."""
+        return aten.le.call_operator(self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        """``gt``; ``NotImplemented`` for an operand it refuses."""
+        return aten.gt.call_operator(self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        """``ge``; ``NotImplemented`` for an operand it refuses."""
+        return aten.ge.call_operator(self, other)

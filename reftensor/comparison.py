@@ -22,11 +22,13 @@ import numpy as np
 from . import _kernels as K
 from . import dtypes, iterator
 from ._casting import cast, checked_number, compute_dtype, number_array
+from ._ops import DispatchKey, aten
 from .dtypes import dtype
 from .elementwise import (
     Kernel,
     Operand,
     _broadcast_shape,
+    _check_inplace,
     _device,
     _empty,
     _finish,
@@ -36,80 +38,66 @@ from .elementwise import (
     _require,
     _values,
     _write,
+    finish_cpu,
+    finish_meta,
 )
-from .promotion import SCALAR_TYPE_NAMES, is_number, result_type
+from .promotion import SCALAR_TYPE_NAMES, result_type
 from .tensor import Tensor
 
 __all__ = [
-    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "where", "clamp", "clip",
+    "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "where", "clamp", "clip",
 ]
 
 
 # ============================================================== comparisons
-def _compare(name: str, kernel: Kernel, input: Tensor, other: Operand) -> Tensor:
-    _require(input, name, "input", numbers=False)
-    _require(other, name, "other")
+# The comparisons are ops of the table (``reftensor/_ops/native_functions.py``): each has a
+# ``.Tensor`` and a ``.Scalar`` overload, an in-place form (a method) and ``out=``; the
+# operators ``== != < <= > >=`` come with them. The kernels below are registered by key.
+COMPARISONS: dict[str, Kernel] = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+def _compare(kernel: Kernel, input: Tensor, other: Operand, into: Tensor | None,
+             finish: Any) -> Tensor:
+    """Compare in ``result_type`` of the operands; the result is bool, or, in place, the
+    0/1 of the comparison written in ``self``'s dtype (which need not hold ``result_type``:
+    ``arange(3).eq_(1.5)`` is allowed)."""
     common = result_type(input, other)
-    shape = _prepare([input, other], common, None)
-    return _finish(kernel, [input, other], common, shape, out_dtype=dtypes.bool)
+    if into is None:
+        shape = _prepare([input, other], common, None)
+        return finish(kernel, [input, other], common, shape, out_dtype=dtypes.bool)
+    _check_inplace(into, [input, other])
+    return finish(kernel, [input, other], common, into._shape, into)
 
 
-def eq(input: Tensor, other: Operand) -> Tensor:
-    """``input == other`` as a bool tensor (``torch.eq``), compared in ``result_type``.
-
-    Raises:
-        TypeError: ``input`` is not a tensor, or ``other`` is neither tensor nor number.
-        RuntimeError: shapes that do not broadcast.
-    """
-    return _compare("eq", np.equal, input, other)
-
-
-def ne(input: Tensor, other: Operand) -> Tensor:
-    """``input != other`` (``torch.ne``); as ``eq``."""
-    return _compare("ne", np.not_equal, input, other)
+def register_comparison(name: str, kernel: Kernel) -> None:
+    """CPU and Meta kernels of every overload of ``aten.<name>`` and ``aten.<name>_``."""
+    for overload in ("Tensor", "Scalar"):
+        functional = getattr(aten[name], overload)
+        inplace = getattr(aten[name + "_"], overload)
+        for key, finish in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+            functional.impl(key)(
+                lambda self, other, f=finish: _compare(kernel, self, other, None, f))
+            inplace.impl(key)(
+                lambda self, other, f=finish: _compare(kernel, self, other, self, f))
 
 
-def lt(input: Tensor, other: Operand) -> Tensor:
-    """``input < other`` (``torch.lt``); as ``eq``."""
-    return _compare("lt", np.less, input, other)
-
-
-def le(input: Tensor, other: Operand) -> Tensor:
-    """``input <= other`` (``torch.le``); as ``eq``."""
-    return _compare("le", np.less_equal, input, other)
-
-
-def gt(input: Tensor, other: Operand) -> Tensor:
-    """``input > other`` (``torch.gt``); as ``eq``."""
-    return _compare("gt", np.greater, input, other)
-
-
-def ge(input: Tensor, other: Operand) -> Tensor:
-    """``input >= other`` (``torch.ge``); as ``eq``."""
-    return _compare("ge", np.greater_equal, input, other)
-
-
-def eq_operator(self: Tensor, other: Any) -> Any:
-    """``self == other`` (``Tensor.__eq__``). For an ``other`` that is neither a tensor nor
-    a number torch returns ``NotImplemented``, so Python falls back to identity: False."""
-    if not isinstance(other, Tensor) and not is_number(other):
-        return NotImplemented
-    return eq(self, other)
-
-
-def ne_operator(self: Tensor, other: Any) -> Any:
-    """``self != other`` (``Tensor.__ne__``); True for an ``other`` that is no operand."""
-    if not isinstance(other, Tensor) and not is_number(other):
-        return NotImplemented
-    return ne(self, other)
+for _name, _kernel in COMPARISONS.items():
+    register_comparison(_name, _kernel)
 
 
 # ============================================================== logical ops
 def _logical(name: str, kernel: Kernel, input: Tensor, other: Tensor) -> Tensor:
     _require(input, name, "input", numbers=False)
     _require(other, name, "other", numbers=False)
-    return _compare(name, lambda a, b: kernel(a != 0, b != 0), input, other)
+    return _compare(lambda a, b: kernel(a != 0, b != 0), input, other, None, _finish)
 
 
 def logical_and(input: Tensor, other: Tensor) -> Tensor:

@@ -386,6 +386,6 @@ rdiv, rfloordiv, rremainder, rpow = (arithmetic.rdiv, arithmetic.rfloordiv,
                                      arithmetic.rremainder, arithmetic.rpow)
 neg_, abs_, relu_ = unary.neg_, unary.abs_, unary.relu_
 invert_operator = unary.invert_operator
-clamp_, eq_operator, ne_operator = comparison.clamp_, comparison.eq_operator, comparison.ne_operator
+clamp_ = comparison.clamp_
 bitwise_and_, bitwise_or_, bitwise_xor_ = (comparison.bitwise_and_, comparison.bitwise_or_,
                                            comparison.bitwise_xor_)

@@ -14,8 +14,8 @@ rules, in torch's order:
    itself is returned.
 
 Autograd does not record ``out=`` calls: with grad mode on, an input or ``o`` that requires
-grad is a RuntimeError. Importing this module gives every ``.out`` overload of the op table
-its kernels.
+grad is a RuntimeError for a differentiable op (one with a derivative row). Importing this
+module gives every ``.out`` overload of the op table its kernels.
 """
 
 from __future__ import annotations
@@ -71,7 +71,9 @@ def _kernel(out_overload: OpOverload) -> Any:
 
 
 def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:
-    if state.enabled and any(t._requires_grad for t in op.tensors(values)):
+    differentiable = op.functional is not None and op.functional.has_kernel(
+        DispatchKey.Autograd)  # (``eq`` is not: its out= takes anything)
+    if differentiable and state.enabled and any(t._requires_grad for t in op.tensors(values)):
         raise RuntimeError(
             f"{op.schema.name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad.")

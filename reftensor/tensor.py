@@ -694,7 +694,7 @@ class Tensor(TensorMethods):
         if not isinstance(element, Tensor | builtins.bool | int | builtins.float):
             raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
                                f"passed in a {type(element)}.")
-        return builtins.bool(reductions.any(elementwise.eq(self, element)))
+        return builtins.bool(reductions.any(self == element))
 
     def __format__(self, format_spec: str) -> str:
         """A 0-d tensor formats as its Python number (``f"{t:.2f}"``), as in torch."""
@@ -802,35 +802,10 @@ class Tensor(TensorMethods):
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
-    # Comparisons give bool tensors, so tensors hash by identity, as in torch. ``==`` with
-    # something that is no operand (None, a string) is False, as in torch.
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return elementwise.eq_operator(self, other)
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return elementwise.ne_operator(self, other)
-
-    def eq(self, other: Any) -> Tensor:
-        return elementwise.eq(self, other)
-
-    def ne(self, other: Any) -> Tensor:
-        return elementwise.ne(self, other)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return elementwise.lt(self, other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return elementwise.le(self, other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return elementwise.gt(self, other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return elementwise.ge(self, other)
-
+    # Comparisons (``==`` and the rest) come from the op table and give bool tensors, so
+    # tensors hash by identity, as in torch.
     def __hash__(self) -> int:
         return id(self)  # torch hashes a tensor by identity, since == is elementwise
-    lt, le, gt, ge = __lt__, __le__, __gt__, __ge__
 
     # Elementwise functions (elementwise.py).
     def neg(self) -> Tensor:

@@ -202,4 +202,23 @@ OP_DB += [
     }),
 ]
 
+
+
+def _comparison_errors(name: str) -> dict[str, Program]:
+    return {
+        "shapes that do not broadcast": lambda lib: getattr(lib, name)(lib.ones(2), lib.ones(3)),
+        "a number as input": lambda lib: getattr(lib, name)(1, lib.ones(2)),
+        "None": lambda lib: getattr(lib.ones(2), name)(None),
+        "in place, self would broadcast":
+            lambda lib: getattr(lib.arange(3), name + "_")(lib.ones(2, 3)),
+        "in place into an expanded tensor":
+            lambda lib: getattr(lib.ones(1).expand(3), name + "_")(1),
+        "a meta tensor with a CPU tensor":
+            lambda lib: getattr(lib, name)(lib.ones(2, device="meta"), lib.ones(2)),
+    }
+
+
+OP_DB += [OpEntry(name, arguments=other, grad=False, errors=_comparison_errors(name))
+          for name in ("eq", "ne", "lt", "le", "gt", "ge")]
+
 BY_NAME = {entry.name: entry for entry in OP_DB}

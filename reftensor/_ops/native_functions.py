@@ -100,6 +100,21 @@ def division(name: str, *, modes: bool = True, operators: tuple[str, ...] = (),
                    inplace_operators=inplace_operators, alias_of=alias_of, doc=doc)
 
 
+def comparison(name: str, operator: str, symbol: str) -> Declaration:
+    """``eq`` and the rest: a ``.Tensor`` and a ``.Scalar`` overload, each with ``out=``, an
+    in-place form (a method) and an operator."""
+    return declare(
+        f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
+        f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
+        out=(f"{name}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+             f"{name}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)"),
+        inplace=True, inplace_function=False, operators=(operator,),
+        doc=f"``input {symbol} other`` as a bool tensor (``torch.{name}``), compared in "
+            "``result_type``: ``uint8_tensor == -1`` reads -1 as 255. In place (``"
+            f"t.{name}_(other)``) the 0 or 1 is written in ``t``'s own dtype.\n\nRaises "
+            "RuntimeError for shapes that do not broadcast.")
+
+
 def float_function(name: str, doc: str) -> Declaration:
     """A unary float function, with its in-place and ``out=`` forms."""
     return declare(f"{name}(Tensor self) -> Tensor", inplace=True,
@@ -148,6 +163,13 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     division("divide", alias_of="div", doc="``torch.divide``: ``div``."),
     division("true_divide", modes=False, alias_of="div",
              doc="``torch.true_divide``: ``div`` without a rounding mode."),
+    # ---------------------------------------------------------- comparisons (chapter 3)
+    comparison("eq", "__eq__", "=="),
+    comparison("ne", "__ne__", "!="),
+    comparison("lt", "__lt__", "<"),
+    comparison("le", "__le__", "<="),
+    comparison("gt", "__gt__", ">"),
+    comparison("ge", "__ge__", ">="),
     # ---------------------------------------------------------- copies (chapter 2)
     declare("flip(Tensor self, int[] dims) -> Tensor",
             doc="A copy with the elements in reverse order along each of ``dims`` "

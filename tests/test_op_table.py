@@ -263,13 +263,20 @@ def _draw_arguments(data: Any, entry: OpEntry, shape: tuple[int, ...]) -> dict[s
     return data.draw(entry.arguments(shape), label="arguments")
 
 
+def _drawn(data: Any, name: str, **options: Any) -> tuple[OpEntry, Any, dict[str, Any]]:
+    """The op's entry, an input drawn for it (``options`` for ``tensors``) and its
+    arguments."""
+    entry = BY_NAME[name]
+    spec = data.draw(strategies.tensors(**{"shape": shapes, "dtypes": entry.dtypes,
+                                           **options}), label="input")
+    return entry, spec, _draw_arguments(data, entry, spec.shape)
+
+
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])
 @settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_op_on_every_layout_and_dtype(name, data):
-    entry = BY_NAME[name]
-    spec = data.draw(strategies.tensors(shape=shapes, dtypes=entry.dtypes), label="input")
-    arguments = _draw_arguments(data, entry, spec.shape)
+    entry, spec, arguments = _drawn(data, name)
     variants = _variants(entry, arguments)
     variant = data.draw(st.sampled_from(sorted(variants)), label="variant")
     compare_op(variants[variant], spec, ulps=entry.ulps)
@@ -279,10 +286,7 @@ def test_op_on_every_layout_and_dtype(name, data):
 @settings(max_examples=examples(20), deadline=None)
 @given(data=st.data())
 def test_inplace_variant(name, data):
-    entry = BY_NAME[name]
-    spec = data.draw(strategies.tensors(shape=shapes, kinds=WRITABLE_KINDS,
-                                        dtypes=entry.dtypes), label="self")
-    arguments = _draw_arguments(data, entry, spec.shape)
+    entry, spec, arguments = _drawn(data, name, kinds=WRITABLE_KINDS)
     operators = [o for o in aten[name + "_"].operators
                  if len(arguments) == 1 and not _keyword_only(name) & set(arguments)]
     how = data.draw(st.sampled_from(["method", *operators]), label="how")
@@ -298,9 +302,7 @@ def test_inplace_variant(name, data):
 @settings(max_examples=examples(10), deadline=None)
 @given(data=st.data())
 def test_op_on_the_meta_device(name, data):
-    entry = BY_NAME[name]
-    spec = data.draw(strategies.tensors(shape=shapes, dtypes=entry.dtypes), label="input")
-    arguments = _draw_arguments(data, entry, spec.shape)
+    entry, spec, arguments = _drawn(data, name)
     shapes_seen = [spec.shape] + [v.shape for v in arguments.values() if hasattr(v, "shape")]
 
     def run(lib: Any, device: str) -> Any:
@@ -345,41 +347,35 @@ def _differentiable(arguments: dict[str, Any]) -> list[str]:
     return [k for k, v in arguments.items() if hasattr(v, "make")]
 
 
-@pytest.mark.parametrize("name", [e.name for e in OP_DB if e.grad])
-@settings(max_examples=examples(20), deadline=None)
-@given(data=st.data(), seed=st.integers(0, 2**16))
-def test_gradient(name, data, seed):
-    entry = BY_NAME[name]
-    spec = data.draw(strategies.tensors(dtypes=("float32", "float64"), shape=shapes))
-    arguments = _draw_arguments(data, entry, spec.shape)
+def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
+    """Every drawn tensor (the input and tensor arguments, in the input's float dtype) a
+    leaf that requires grad; the op (or, on a copy of the input, its in-place form)."""
+    kinds = WRITABLE_KINDS if inplace else strategies.KINDS
+    entry, spec, arguments = _drawn(data, name, dtypes=("float32", "float64"), kinds=kinds)
     arguments = {k: (dataclasses.replace(v, dtype=spec.dtype) if hasattr(v, "make") else v)
                  for k, v in arguments.items()}
     tensors = _differentiable(arguments)
 
     def program(lib: Any, x: Any, *others: Any) -> Any:
         given = {**arguments, **dict(zip(tensors, others, strict=True))}
-        return _call(lib, getattr(x, name), name, given, ())
+        method = getattr(x * 1, name + "_") if inplace else getattr(x, name)
+        return _call(lib, method, name, given, ())
 
     differentiated(program, (spec, *[arguments[k] for k in tensors]), seed)
+
+
+@pytest.mark.parametrize("name", [e.name for e in OP_DB if e.grad])
+@settings(max_examples=examples(20), deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**16))
+def test_gradient(name, data, seed):
+    _gradient(data, name, seed, inplace=False)
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB if e.grad and e.name + "_" in aten])
 @settings(max_examples=examples(10), deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**16))
 def test_gradient_through_the_inplace_variant(name, data, seed):
-    entry = BY_NAME[name]
-    spec = data.draw(strategies.tensors(dtypes=("float32", "float64"), shape=shapes,
-                                        kinds=WRITABLE_KINDS))
-    arguments = _draw_arguments(data, entry, spec.shape)
-    arguments = {k: (dataclasses.replace(v, dtype=spec.dtype) if hasattr(v, "make") else v)
-                 for k, v in arguments.items()}
-    tensors = _differentiable(arguments)
-
-    def program(lib: Any, x: Any, *others: Any) -> Any:
-        given = {**arguments, **dict(zip(tensors, others, strict=True))}
-        return _call(lib, getattr(x * 1, name + "_"), name, given, ())
-
-    differentiated(program, (spec, *[arguments[k] for k in tensors]), seed)
+    _gradient(data, name, seed, inplace=True)
 
 
 @pytest.mark.parametrize("case", [(e.name, k) for e in OP_DB for k in e.errors],

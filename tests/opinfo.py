@@ -234,9 +234,10 @@ def reftensor_function(op: Any) -> Any:
     """The op's function in reftensor: ``reftensor.<name>``, or, where the OpInfo wraps the
     call in a function of its own (``lambda self, condition, other: torch.where(condition,
     self, other)``, ``lambda x, *a: x.half(*a)``), that very code with ``torch`` read as
-    ``reftensor``."""
+    ``reftensor``. (torch's own Python functions, such as ``torch.broadcast_tensors``, are
+    not OpInfo's: their reftensor counterpart is ``reftensor.<name>``.)"""
     fn = op.op
-    if isinstance(fn, types.FunctionType):
+    if isinstance(fn, types.FunctionType) and fn.__module__.startswith("torch.testing."):
         names = {**fn.__globals__, "torch": reftensor, "wrapper_set_seed": _seeded}
         return types.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__,
                                   fn.__closure__)

@@ -31,6 +31,19 @@ __all__ = [
     "sigmoid_",
     "reciprocal",
     "reciprocal_",
+    "neg",
+    "neg_",
+    "negative",
+    "negative_",
+    "abs",
+    "abs_",
+    "relu",
+    "relu_",
+    "sign",
+    "floor",
+    "floor_",
+    "round",
+    "round_",
     "add",
     "sub",
     "subtract",
@@ -200,6 +213,126 @@ def reciprocal_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``reciprocal``.
     """
     return aten.reciprocal_(*args, **kwargs)
+
+
+def neg(*args: Any, **kwargs: Any) -> Any:
+    """neg(input, *, out=None) -> Tensor
+
+    ``-input`` (``torch.neg``), in the input's dtype: unsigned integers wrap around (``-1`` is
+    255 in uint8).
+
+    Raises RuntimeError for a bool tensor (use ``~`` or ``logical_not``).
+    """
+    return aten.neg(*args, **kwargs)
+
+
+def neg_(*args: Any, **kwargs: Any) -> Any:
+    """neg_(input) -> Tensor
+
+    In-place version of ``neg``.
+    """
+    return aten.neg_(*args, **kwargs)
+
+
+def negative(*args: Any, **kwargs: Any) -> Any:
+    """negative(input, *, out=None) -> Tensor
+
+    ``torch.negative``: ``neg``.
+    """
+    return aten.negative(*args, **kwargs)
+
+
+def negative_(*args: Any, **kwargs: Any) -> Any:
+    """negative_(input) -> Tensor
+
+    In-place version of ``negative``.
+    """
+    return aten.negative_(*args, **kwargs)
+
+
+def abs(*args: Any, **kwargs: Any) -> Any:
+    """abs(input, *, out=None) -> Tensor
+
+    ``|input|`` (``torch.abs``), in the input's dtype: ``abs(int8(-128))`` wraps to -128.
+
+    Raises NotImplementedError for a bool tensor.
+    """
+    return aten.abs(*args, **kwargs)
+
+
+def abs_(*args: Any, **kwargs: Any) -> Any:
+    """abs_(input) -> Tensor
+
+    In-place version of ``abs``.
+    """
+    return aten.abs_(*args, **kwargs)
+
+
+def relu(*args: Any, **kwargs: Any) -> Any:
+    """relu(input) -> Tensor
+
+    ``max(input, 0)`` (``torch.relu``), in the input's dtype; keeps -0.0 and nan.
+
+    Raises RuntimeError for a bool tensor.
+    """
+    return aten.relu(*args, **kwargs)
+
+
+def relu_(*args: Any, **kwargs: Any) -> Any:
+    """relu_(input) -> Tensor
+
+    In-place version of ``relu``.
+    """
+    return aten.relu_(*args, **kwargs)
+
+
+def sign(*args: Any, **kwargs: Any) -> Any:
+    """sign(input, *, out=None) -> Tensor
+
+    -1, 0 or +1 in the input's dtype (``torch.sign``): 0 for nan and for -0.0; a bool tensor is
+    copied unchanged.
+    """
+    return aten.sign(*args, **kwargs)
+
+
+def floor(*args: Any, **kwargs: Any) -> Any:
+    """floor(input, *, out=None) -> Tensor
+
+    Round down (``torch.floor``); integer tensors are copied unchanged.
+
+    Raises NotImplementedError for a bool tensor.
+    """
+    return aten.floor(*args, **kwargs)
+
+
+def floor_(*args: Any, **kwargs: Any) -> Any:
+    """floor_(input) -> Tensor
+
+    In-place version of ``floor``.
+    """
+    return aten.floor_(*args, **kwargs)
+
+
+def round(*args: Any, **kwargs: Any) -> Any:
+    """round(input, *, out=None) -> Tensor
+    round(input, *, decimals, out=None) -> Tensor
+
+    Round half to even (``torch.round``): ``1.5`` and ``2.5`` both give ``2``; with
+    ``decimals``, ``rint(x * 10**decimals) / 10**decimals``. Integer tensors are copied when
+    ``decimals`` is 0.
+
+    Raises NotImplementedError for a bool tensor, or an integer one with ``decimals``.
+    """
+    return aten.round(*args, **kwargs)
+
+
+def round_(*args: Any, **kwargs: Any) -> Any:
+    """round_(input) -> Tensor
+    round_(input, *, decimals) -> Tensor
+
+    In-place version of ``round``.
+    """
+    return aten.round_(*args, **kwargs)
 
 
 def add(*args: Any, **kwargs: Any) -> Any:
@@ -523,6 +656,120 @@ class TensorMethods(TensorType):
         """
         return aten.reciprocal_.call_method(self, args, kwargs)
 
+    def neg(self, *args: Any, **kwargs: Any) -> Any:
+        """neg() -> Tensor
+
+        ``-input`` (``torch.neg``), in the input's dtype: unsigned integers wrap around (``-1``
+        is 255 in uint8).
+
+        Raises RuntimeError for a bool tensor (use ``~`` or ``logical_not``).
+        """
+        return aten.neg.call_method(self, args, kwargs)
+
+    def neg_(self, *args: Any, **kwargs: Any) -> Any:
+        """neg_() -> Tensor
+
+        In-place version of ``neg``.
+        """
+        return aten.neg_.call_method(self, args, kwargs)
+
+    def negative(self, *args: Any, **kwargs: Any) -> Any:
+        """negative() -> Tensor
+
+        ``torch.negative``: ``neg``.
+        """
+        return aten.negative.call_method(self, args, kwargs)
+
+    def negative_(self, *args: Any, **kwargs: Any) -> Any:
+        """negative_() -> Tensor
+
+        In-place version of ``negative``.
+        """
+        return aten.negative_.call_method(self, args, kwargs)
+
+    def abs(self, *args: Any, **kwargs: Any) -> Any:
+        """abs() -> Tensor
+
+        ``|input|`` (``torch.abs``), in the input's dtype: ``abs(int8(-128))`` wraps to -128.
+
+        Raises NotImplementedError for a bool tensor.
+        """
+        return aten.abs.call_method(self, args, kwargs)
+
+    def abs_(self, *args: Any, **kwargs: Any) -> Any:
+        """abs_() -> Tensor
+
+        In-place version of ``abs``.
+        """
+        return aten.abs_.call_method(self, args, kwargs)
+
+    def relu(self, *args: Any, **kwargs: Any) -> Any:
+        """relu() -> Tensor
+
+        ``max(input, 0)`` (``torch.relu``), in the input's dtype; keeps -0.0 and nan.
+
+        Raises RuntimeError for a bool tensor.
+        """
+        return aten.relu.call_method(self, args, kwargs)
+
+    def relu_(self, *args: Any, **kwargs: Any) -> Any:
+        """relu_() -> Tensor
+
+        In-place version of ``relu``.
+        """
+        return aten.relu_.call_method(self, args, kwargs)
+
+    def sign(self, *args: Any, **kwargs: Any) -> Any:
+        """sign() -> Tensor
+
+        -1, 0 or +1 in the input's dtype (``torch.sign``): 0 for nan and for -0.0; a bool tensor
+        is copied unchanged.
+        """
+        return aten.sign.call_method(self, args, kwargs)
+
+    def sign_(self, *args: Any, **kwargs: Any) -> Any:
+        """sign_() -> Tensor
+
+        In-place version of ``sign``.
+        """
+        return aten.sign_.call_method(self, args, kwargs)
+
+    def floor(self, *args: Any, **kwargs: Any) -> Any:
+        """floor() -> Tensor
+
+        Round down (``torch.floor``); integer tensors are copied unchanged.
+
+        Raises NotImplementedError for a bool tensor.
+        """
+        return aten.floor.call_method(self, args, kwargs)
+
+    def floor_(self, *args: Any, **kwargs: Any) -> Any:
+        """floor_() -> Tensor
+
+        In-place version of ``floor``.
+        """
+        return aten.floor_.call_method(self, args, kwargs)
+
+    def round(self, *args: Any, **kwargs: Any) -> Any:
+        """round() -> Tensor
+        round(*, decimals) -> Tensor
+
+        Round half to even (``torch.round``): ``1.5`` and ``2.5`` both give ``2``; with
+        ``decimals``, ``rint(x * 10**decimals) / 10**decimals``. Integer tensors are copied when
+        ``decimals`` is 0.
+
+        Raises NotImplementedError for a bool tensor, or an integer one with ``decimals``.
+        """
+        return aten.round.call_method(self, args, kwargs)
+
+    def round_(self, *args: Any, **kwargs: Any) -> Any:
+        """round_() -> Tensor
+        round_(*, decimals) -> Tensor
+
+        In-place version of ``round``.
+        """
+        return aten.round_.call_method(self, args, kwargs)
+
     def add(self, *args: Any, **kwargs: Any) -> Any:
         """add(other, *, alpha=1) -> Tensor
         add(alpha, other) -> Tensor
@@ -799,6 +1046,14 @@ class TensorMethods(TensorType):
         Raises RuntimeError for a dim listed twice, IndexError for a dim out of range.
         """
         return aten.flip.call_method(self, args, kwargs)
+
+    def __neg__(self) -> Any:
+        """``neg``."""
+        return aten.neg.call_method(self, (), {})
+
+    def __abs__(self) -> Any:
+        """``abs``."""
+        return aten.abs.call_method(self, (), {})
 
     def __add__(self, other: Any) -> Any:
         """``add``; ``NotImplemented`` for an operand it refuses."""

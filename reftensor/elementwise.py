@@ -384,7 +384,6 @@ __all__ = [*arithmetic.__all__, *unary.__all__, *comparison.__all__]
 floor_divide_, remainder_, pow_ = arithmetic.floor_divide_, arithmetic.remainder_, arithmetic.pow_
 rdiv, rfloordiv, rremainder, rpow = (arithmetic.rdiv, arithmetic.rfloordiv,
                                      arithmetic.rremainder, arithmetic.rpow)
-neg_, abs_, relu_ = unary.neg_, unary.abs_, unary.relu_
 invert_operator = unary.invert_operator
 clamp_ = comparison.clamp_
 bitwise_and_, bitwise_or_, bitwise_xor_ = (comparison.bitwise_and_, comparison.bitwise_or_,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from . import iterator, layout
+from . import dtypes, factories, iterator, layout
 from ._ops import DispatchKey, OpOverload, aten, state
 from .promotion import check_can_cast
 from .tensor import Tensor
@@ -56,6 +56,8 @@ def _kernel(out_overload: OpOverload) -> Any:
 
     def out_kernel(*values: Any) -> Tensor:
         (out,) = [v for v, w in zip(values, writes, strict=True) if w]
+        if not isinstance(out, Tensor):  # ``add``'s parser takes a number for any tensor
+            out = _wrapped_number(out)
         inputs = [v for v, w in zip(values, writes, strict=True) if not w]
         result = functional.call(*inputs)
         iterator.assert_no_internal_overlap(out)
@@ -68,6 +70,13 @@ def _kernel(out_overload: OpOverload) -> Any:
         return out.copy_(result)
 
     return out_kernel
+
+
+def _wrapped_number(value: Any) -> Tensor:
+    """A Python number as torch wraps it into a 0-d tensor: bool, int64 or float64."""
+    d = (dtypes.bool if isinstance(value, bool) else
+         dtypes.int64 if isinstance(value, int) else dtypes.float64)
+    return factories.tensor(value, dtype=d)
 
 
 def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:

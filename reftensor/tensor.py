@@ -779,14 +779,8 @@ class Tensor(TensorMethods):
     def dot(self, other: Tensor) -> Tensor:
         return ad.dot(self, other)
 
-    def __neg__(self) -> Tensor:
-        return ad.neg(self)
-
     def __pos__(self) -> Tensor:
         return ad.positive(self)
-
-    def __abs__(self) -> Tensor:
-        return ad.abs(self)
 
     def __invert__(self) -> Tensor:
         return elementwise.invert_operator(self)
@@ -808,30 +802,10 @@ class Tensor(TensorMethods):
         return id(self)  # torch hashes a tensor by identity, since == is elementwise
 
     # Elementwise functions (elementwise.py).
-    def neg(self) -> Tensor:
-        return ad.neg(self)
-
-    negative = neg
-
-    def abs(self) -> Tensor:
-        return ad.abs(self)
-
-    def relu(self) -> Tensor:
-        return ad.relu(self)
-
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:
         return ad.clamp(self, min, max)
 
     clip = clamp
-
-    def sign(self) -> Tensor:
-        return ad.sign(self)
-
-    def floor(self) -> Tensor:
-        return ad.floor(self)
-
-    def round(self, *, decimals: int = 0) -> Tensor:
-        return ad.round(self, decimals=decimals)
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return ad.where(condition, self, other)
@@ -857,15 +831,6 @@ class Tensor(TensorMethods):
 
     def pow_(self, exponent: Any) -> Tensor:
         return ad.pow_(self, exponent)
-
-    def neg_(self) -> Tensor:
-        return ad.neg_(self)
-
-    def abs_(self) -> Tensor:
-        return ad.abs_(self)
-
-    def relu_(self) -> Tensor:
-        return ad.relu_(self)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return ad.clamp_(self, min, max)

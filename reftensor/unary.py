@@ -16,6 +16,8 @@ differ from each other by a few units in the last place. Everything else is exac
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import _kernels as K
@@ -31,14 +33,13 @@ from .elementwise import (
     _require,
     cpu_inplace,
     cpu_result,
+    finish_cpu,
+    finish_meta,
     meta_result,
 )
 from .tensor import Tensor
 
-__all__ = [
-    "neg", "negative", "positive", "abs", "relu", "sign", "floor", "round", "logical_not",
-    "bitwise_not",
-]
+__all__ = ["positive", "logical_not", "bitwise_not"]
 
 
 def _unary(name: str, kernel: Kernel, input: Tensor, self: Tensor | None,
@@ -117,23 +118,92 @@ for _name, _formula in FLOAT_FUNCTIONS.items():
 
 
 # ============================================================== same-dtype functions
-def neg(input: Tensor) -> Tensor:
-    """``-input`` (``torch.neg``); unsigned integers wrap around (``-1`` is 255 in uint8).
+# neg, abs, relu, sign, floor and round are ops of the table too. Each body below takes
+# ``into`` (None, or ``self`` for the in-place form) and ``finish`` (``finish_cpu`` for the
+# CPU key, ``finish_meta`` for the Meta key), and makes torch's checks in torch's order.
+def _same(kernel: Kernel, input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """A result of the input's own dtype (written into ``into`` when in place)."""
+    shape = _prepare([input], input._dtype, into)
+    return finish(kernel, [input], input._dtype, shape, into)
 
-    Raises:
-        RuntimeError: a bool tensor (use ``~`` or ``logical_not``).
-    """
+
+def _neg(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """``-input``; unsigned integers wrap around (``-1`` is 255 in uint8); bool refused."""
     _no_bool(input, _NEG_BOOL)
-    return _unary("neg", np.negative, input, None)
+    return _same(np.negative, input, into, finish)
 
 
-negative = neg
+def _abs_kernel(input: Tensor) -> Kernel:
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("abs_cpu", dtypes.bool)
+    return np.abs
 
 
-def neg_(self: Tensor) -> Tensor:
-    """In-place ``neg``."""
-    _no_bool(self, _NEG_BOOL)
-    return _unary("neg_", np.negative, self, self)
+def _abs(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """``|input|``: ``abs(int8(-128))`` wraps to -128; bool is NotImplementedError, after
+    the in-place overlap checks, as in torch."""
+    shape = _prepare([input], input._dtype, into)
+    return finish(_abs_kernel(input), [input], input._dtype, shape, into)
+
+
+def _relu_kernel(x: np.ndarray) -> np.ndarray:
+    # clamp(x, min=0): -0.0 and nan are kept, since neither is below 0.
+    return np.where(x < 0, np.zeros_like(x), x)
+
+
+def _relu(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    _no_bool(input, "Boolean inputs not supported for relu")
+    return _same(_relu_kernel, input, into, finish)
+
+
+def _sign(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """-1, 0 or +1; 0 for nan and for -0.0; a bool tensor is copied unchanged."""
+    return _same(K.sign, input, into, finish)
+
+
+def _floor(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """Round down; integer tensors are copied unchanged; bool is NotImplementedError."""
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("floor_vml_cpu", input._dtype)
+    return _same(np.floor if input.is_floating_point() else np.asarray, input, into, finish)
+
+
+def _round(input: Tensor, decimals: int | None, into: Tensor | None, finish: Any) -> Tensor:
+    """Round half to even, to ``decimals`` decimal places: ``rint(x * 10**decimals) /
+    10**decimals``, the nearest float to a rounded decimal (an enormous ``decimals`` gives
+    nan, as in torch). Without ``decimals`` (None) integers are copied; bool, and integers
+    given any ``decimals`` (0 included), are NotImplementedError."""
+    d = input._dtype
+    integral = not d.is_floating_point
+    if d is dtypes.bool or (decimals is not None and integral):
+        raise _not_implemented("round_vml_cpu" if not decimals else "round_cpu", d)
+    if integral:
+        kernel: Kernel = np.asarray
+    elif not decimals:
+        kernel = np.rint
+    else:
+        kernel = lambda x: K.round_decimals(x, decimals)  # noqa: E731
+    return _same(kernel, input, into, finish)
+
+
+def register_unary(name: str, body: Any, overload: str = "default") -> None:
+    """The CPU and Meta kernels of ``aten.<name>.<overload>`` and of its in-place form:
+    ``body(*arguments, into, finish)``."""
+    functional = getattr(aten[name], overload)
+    inplace = getattr(aten[name + "_"], overload) if name + "_" in aten else None
+    for key, finish in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+        functional.impl(key)(lambda self, *a, f=finish: body(self, *a, None, f))
+        if inplace is not None:
+            inplace.impl(key)(lambda self, *a, f=finish: body(self, *a, self, f))
+
+
+register_unary("neg", _neg)
+register_unary("abs", _abs)
+register_unary("relu", _relu)
+register_unary("sign", _sign)
+register_unary("floor", _floor)
+register_unary("round", lambda input, into, finish: _round(input, None, into, finish))
+register_unary("round", _round, "decimals")
 
 
 def positive(input: Tensor) -> Tensor:
@@ -145,91 +215,6 @@ def positive(input: Tensor) -> Tensor:
     _require(input, "positive", "input", numbers=False)
     _no_bool(input, "The `+` operator, on a bool tensor is not supported.")
     return input
-
-
-def _abs_kernel(input: Tensor) -> Kernel:
-    if isinstance(input, Tensor) and input._dtype is dtypes.bool:
-        raise _not_implemented("abs_cpu", dtypes.bool)
-    return np.abs
-
-
-def abs(input: Tensor) -> Tensor:
-    """``|input|`` (``torch.abs``); same dtype, so ``abs(int8(-128))`` wraps to -128.
-
-    Raises:
-        NotImplementedError: a bool tensor.
-    """
-    _require(input, "abs", "input", numbers=False)
-    shape = _prepare([input], input._dtype, None)
-    return _finish(_abs_kernel(input), [input], input._dtype, shape)
-
-
-def abs_(self: Tensor) -> Tensor:
-    """In-place ``abs`` (the overlap checks come before the bool error, as in torch)."""
-    shape = _prepare([self], self._dtype, self)
-    return _finish(_abs_kernel(self), [self], self._dtype, shape, self)
-
-
-def _relu_kernel(x: np.ndarray) -> np.ndarray:
-    # clamp(x, min=0): -0.0 and nan are kept, since neither is below 0.
-    return np.where(x < 0, np.zeros_like(x), x)
-
-
-def relu(input: Tensor) -> Tensor:
-    """``max(input, 0)`` (``torch.relu``); same dtype; keeps -0.0 and nan.
-
-    Raises:
-        RuntimeError: a bool tensor.
-    """
-    _no_bool(input, "Boolean inputs not supported for relu")
-    return _unary("relu", _relu_kernel, input, None)
-
-
-def relu_(self: Tensor) -> Tensor:
-    """In-place ``relu``."""
-    _no_bool(self, "Boolean inputs not supported for relu")
-    return _unary("relu_", _relu_kernel, self, self)
-
-
-def sign(input: Tensor) -> Tensor:
-    """-1, 0 or +1 in the input's dtype (``torch.sign``); 0 for nan and for -0.0; a bool
-    tensor comes back unchanged (as a copy)."""
-    return _unary("sign", K.sign, input, None)
-
-
-def floor(input: Tensor) -> Tensor:
-    """Round down (``torch.floor``); integer tensors are copied unchanged.
-
-    Raises:
-        NotImplementedError: a bool tensor.
-    """
-    _require(input, "floor", "input", numbers=False)
-    if input._dtype is dtypes.bool:
-        raise _not_implemented("floor_vml_cpu", input._dtype)
-    return _unary("floor", np.floor if input.is_floating_point() else np.asarray, input, None)
-
-
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    """Round half to even, to ``decimals`` decimal places (``torch.round``): ``1.5`` and
-    ``2.5`` both give ``2``. Integer tensors are copied when ``decimals`` is 0.
-
-    With ``decimals`` the result is ``rint(x * 10**decimals) / 10**decimals``, so it is the
-    nearest float to a rounded decimal, and an enormous ``decimals`` gives nan, as in torch.
-
-    Raises:
-        NotImplementedError: a bool tensor; an integer tensor with ``decimals != 0``.
-    """
-    _require(input, "round", "input", numbers=False)
-    d = input._dtype
-    if d is dtypes.bool or (decimals != 0 and not d.is_floating_point):
-        raise _not_implemented("round_vml_cpu" if decimals == 0 else "round_cpu", d)
-    if not d.is_floating_point:
-        kernel: Kernel = np.asarray
-    elif decimals == 0:
-        kernel = np.rint
-    else:
-        kernel = lambda x: K.round_decimals(x, decimals)  # noqa: E731
-    return _unary("round", kernel, input, None)
 
 
 def logical_not(input: Tensor) -> Tensor:

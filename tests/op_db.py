@@ -221,4 +221,39 @@ def _comparison_errors(name: str) -> dict[str, Program]:
 OP_DB += [OpEntry(name, arguments=other, grad=False, errors=_comparison_errors(name))
           for name in ("eq", "ne", "lt", "le", "gt", "ge")]
 
+
+# ------------------------------------------------------------------ same-dtype unary
+def decimals(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """No ``decimals``, or one (``round.decimals``)."""
+    return st.one_of(st.just({}), st.integers(-3, 3).map(lambda d: {"decimals": d}))
+
+
+def _unary_errors(name: str, *, bool_refused: bool = True) -> dict[str, Program]:
+    errors = {
+        "a number": lambda lib: getattr(lib, name)(2.5),
+        "an argument": lambda lib: getattr(lib.ones(2), name)(1),
+        "in place into an expanded tensor":
+            lambda lib: getattr(lib.ones(1).expand(3), name + "_")(),
+        "in place into a leaf that requires grad":
+            lambda lib: getattr(lib.ones(2, requires_grad=True), name + "_")(),
+    }
+    if bool_refused:
+        errors["a bool tensor"] = lambda lib: getattr(lib, name)(lib.ones(2, dtype=lib.bool))
+    return errors
+
+
+OP_DB += [
+    OpEntry("neg", errors=_unary_errors("neg")),
+    OpEntry("negative", errors=_unary_errors("negative")),
+    OpEntry("abs", errors=_unary_errors("abs")),
+    OpEntry("relu", errors=_unary_errors("relu")),
+    OpEntry("sign", errors=_unary_errors("sign", bool_refused=False)),
+    OpEntry("floor", errors=_unary_errors("floor")),
+    OpEntry("round", arguments=decimals, errors={
+        **_unary_errors("round"),
+        "decimals on an integer tensor": lambda lib: lib.round(lib.arange(3), decimals=1),
+        "decimals by position": lambda lib: lib.round(lib.ones(2), 1),
+    }),
+]
+
 BY_NAME = {entry.name: entry for entry in OP_DB}

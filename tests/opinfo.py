@@ -86,12 +86,30 @@ class AliasOf:
         return self._alias.inplace_variant
 
 
+class Functional:
+    """An ``nn.functional.<name>`` OpInfo run as ``torch.<name>`` (``relu``): the same
+    samples, through the op's function and Tensor methods."""
+
+    def __init__(self, op: Any, name: str) -> None:
+        self._op, self.name = op, name
+        self.op = getattr(torch, name)
+        self.method_variant = getattr(torch.Tensor, name, None)
+        self.inplace_variant = getattr(torch.Tensor, name + "_", None)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._op, attribute)
+
+
 def entries(names: set[str] | None = None) -> list[Any]:
     """The OpInfos (and aliases of them) that reftensor exports as a function
     (``reftensor.<name>``); an op may have several (``div``: one per rounding mode)."""
     found: list[Any] = []
     for op in op_db:
-        for view in [op, *[AliasOf(op, a) for a in op.aliases]]:
+        views = [op, *[AliasOf(op, a) for a in op.aliases]]
+        short = op.name.removeprefix("nn.functional.")
+        if short != op.name and hasattr(torch, short):
+            views.append(Functional(op, short))
+        for view in views:
             if "." in view.name or not hasattr(reftensor, view.name):
                 continue
             if names is None or view.name in names:

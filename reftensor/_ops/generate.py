@@ -90,6 +90,11 @@ def source() -> str:
         out.append(f"        return aten.{p.__name__}.call_method(self, args, kwargs)\n")
     for p in packets:
         for operator in p.operators:
+            if not p._method_parser.signatures[0].params:  # unary: -t, abs(t)
+                out.append(f"\n    def {operator}(self) -> Any:\n")
+                out.append(f'        """``{p.__name__}``."""\n')
+                out.append(f"        return aten.{p.__name__}.call_method(self, (), {{}})\n")
+                continue
             out.append(f"\n    def {operator}(self, other: Any) -> Any:\n")
             out.append(f'        """``{p.__name__}``; ``NotImplemented`` for an operand it '
                        'refuses."""\n')

@@ -136,6 +136,39 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     float_function("tanh", "Hyperbolic tangent (``torch.tanh``)."),
     float_function("sigmoid", "``1 / (1 + exp(-input))`` (``torch.sigmoid``)."),
     float_function("reciprocal", "``1 / input`` (``torch.reciprocal``): inf at 0."),
+    # ---------------------------------------------------------- same-dtype unary (chapter 3)
+    declare("neg(Tensor self) -> Tensor", inplace=True, operators=("__neg__",),
+            out=("neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``-input`` (``torch.neg``), in the input's dtype: unsigned integers wrap "
+                "around (``-1`` is 255 in uint8).\n\nRaises RuntimeError for a bool tensor "
+                "(use ``~`` or ``logical_not``)."),
+    declare("negative(Tensor self) -> Tensor", inplace=True, alias_of="neg",
+            out=("negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``torch.negative``: ``neg``."),
+    declare("abs(Tensor self) -> Tensor", inplace=True, operators=("__abs__",),
+            out=("abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``|input|`` (``torch.abs``), in the input's dtype: ``abs(int8(-128))`` wraps "
+                "to -128.\n\nRaises NotImplementedError for a bool tensor."),
+    declare("relu(Tensor self) -> Tensor", inplace=True,
+            doc="``max(input, 0)`` (``torch.relu``), in the input's dtype; keeps -0.0 and nan."
+                "\n\nRaises RuntimeError for a bool tensor."),
+    declare("sign(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+            out=("sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="-1, 0 or +1 in the input's dtype (``torch.sign``): 0 for nan and for -0.0; a "
+                "bool tensor is copied unchanged."),
+    declare("floor(Tensor self) -> Tensor", inplace=True,
+            out=("floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Round down (``torch.floor``); integer tensors are copied unchanged.\n\n"
+                "Raises NotImplementedError for a bool tensor."),
+    declare("round(Tensor self) -> Tensor",
+            "round.decimals(Tensor self, *, int decimals) -> Tensor", inplace=True,
+            out=("round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="Round half to even (``torch.round``): ``1.5`` and ``2.5`` both give ``2``; "
+                "with ``decimals``, ``rint(x * 10**decimals) / 10**decimals``. Integer "
+                "tensors are copied when ``decimals`` is 0.\n\nRaises NotImplementedError "
+                "for a bool tensor, or an integer one with ``decimals``."),
     # ---------------------------------------------------------- arithmetic (chapter 3)
     binary("add", alpha=True, operators=("__add__", "__radd__"), inplace_operators=("__iadd__",),
            doc="``input + alpha * other``, broadcast (``torch.add``); either may be a Python "

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from .. import layout
 from ..storage import UntypedStorage
 from ..tensor import Tensor
+from .functions.elementwise import where
 
 __all__ = ["Derivative", "DERIVATIVES"]
 
@@ -153,6 +154,25 @@ def div_other_backward_mode(grad: Tensor, self: Any, other: Any,
     return div_other_backward(grad, self, other)
 
 
+def neg_backward(grad: Tensor) -> Tensor:
+    return grad.neg()
+
+
+def abs_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d|x|/dx = sign(x) (torch's ``self.sgn()``; 0 at 0)."""
+    return grad * self.sign()
+
+
+def relu_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """torch's ``threshold_backward(grad, result, 0)``: 0 where the result is <= 0."""
+    return where(result <= 0, 0.0, grad)
+
+
+def zero_backward(grad: Tensor) -> Tensor:
+    """A step function (sign, floor, round): zeros, laid out as ``grad``."""
+    return zeros_like(grad)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas)
@@ -183,6 +203,14 @@ DERIVATIVES: list[Derivative] = [
     row("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
         "DivBackward2", ("self", "other", "rounding_mode"), self=div_self_backward_mode,
         other=div_other_backward_mode),
+    row("neg(Tensor self) -> Tensor", "NegBackward0", (), self=neg_backward),
+    row("abs(Tensor self) -> Tensor", "AbsBackward0", ("self",), self=abs_backward),
+    row("relu(Tensor self) -> Tensor", "ReluBackward0", ("result",), self=relu_backward),
+    row("sign(Tensor self) -> Tensor", "SignBackward0", (), self=zero_backward),
+    row("floor(Tensor self) -> Tensor", "FloorBackward0", (), self=zero_backward),
+    row("round(Tensor self) -> Tensor", "RoundBackward0", (), self=zero_backward),
+    row("round.decimals(Tensor self, *, int decimals) -> Tensor", "RoundBackward1", (),
+        self=zero_backward),
     row("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "AddBackward1", (),
         self=pass_through),
     row("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "SubBackward1", (),

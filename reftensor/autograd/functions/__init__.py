@@ -11,13 +11,10 @@ from .copies import *  # noqa: F403
 from .copies import contiguous, copy_, fill_, to, zero_
 from .elementwise import *  # noqa: F403
 from .elementwise import (
-    abs_,
     clamp_,
     floor_divide_,
-    neg_,
     pow_,
     rdiv,
-    relu_,
     remainder_,
     rfloordiv,
     rpow,
@@ -30,6 +27,5 @@ from .views import T, getitem, index_put_, mT, setitem
 
 __all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *reductions.__all__,
            *views.__all__]
-_IN_PLACE = [abs_, clamp_, floor_divide_, neg_, pow_, relu_, remainder_, copy_, fill_, zero_,
-             index_put_]
+_IN_PLACE = [clamp_, floor_divide_, pow_, remainder_, copy_, fill_, zero_, index_put_]
 _OTHER = [rdiv, rfloordiv, rpow, rremainder, contiguous, to, T, mT, getitem, setitem]

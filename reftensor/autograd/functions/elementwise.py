@@ -16,8 +16,7 @@ from ..graph import Node, node_class
 from ._record import call, call_
 
 __all__ = [
-    "floor_divide", "remainder", "pow", "rsub", "neg", "negative", "positive", "abs", "relu",
-    "sign", "floor", "round", "where", "clamp", "clip",
+    "floor_divide", "remainder", "pow", "rsub", "positive", "where", "clamp", "clip",
 ]
 
 
@@ -162,22 +161,6 @@ def _unary_node(name: str, formula: Any, *, uses_self: bool = False,
                       uses_result=uses_result)
 
 
-def _s(node: _Unary) -> Tensor:
-    return node.saved("self")
-
-
-def _r(node: _Unary) -> Tensor:
-    return node.saved("result")
-
-
-NegBackward0 = _unary_node("NegBackward0", lambda n, g: -g)
-AbsBackward0 = _unary_node("AbsBackward0", lambda n, g: g * _s(n).sign(), uses_self=True)
-ReluBackward0 = _unary_node("ReluBackward0", lambda n, g: where(_r(n) <= 0, g * 0, g),
-                            uses_result=True)
-SignBackward0 = _unary_node("SignBackward0", lambda n, g: g * 0)
-FloorBackward0 = _unary_node("FloorBackward0", lambda n, g: g * 0)
-RoundBackward0 = _unary_node("RoundBackward0", lambda n, g: g * 0)
-RoundBackward1 = _unary_node("RoundBackward1", lambda n, g: g * 0)
 ToCopyBackward0 = _unary_node("ToCopyBackward0", lambda n, g: g)
 
 
@@ -287,26 +270,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
     return call(K.pow, (input, exponent), (input,), lambda out: PowBackward0(input, exponent))
 
 
-def _unary(kernel: Any, cls: type[_Unary]) -> Any:
-    def op(input: Tensor) -> Tensor:
-        return call(kernel, (input,), (input,), lambda out: cls(input, out))
-
-    op.__name__ = kernel.__name__
-    op.__doc__ = f"``torch.{kernel.__name__}``, with ``{cls.__name__}``."
-    return op
-
-
-neg = negative = _unary(K.neg, NegBackward0)
-abs = _unary(K.abs, AbsBackward0)
-relu = _unary(K.relu, ReluBackward0)
-sign = _unary(K.sign, SignBackward0)
-floor = _unary(K.floor, FloorBackward0)
 positive = K.positive  # returns its input itself: nothing to record
-
-
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    cls = RoundBackward0 if decimals == 0 else RoundBackward1
-    return call(K.round, (input,), (input,), lambda out: cls(input), decimals=decimals)
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -345,9 +309,6 @@ remainder_ = _inplace(K.remainder_, lambda old, out, other: (
     RemainderBackward1(old, other) if isinstance(other, Tensor) else RemainderBackward0(old)))
 pow_ = _inplace(K.pow_, lambda old, out, e: (
     PowBackward1(old, e, out) if isinstance(e, Tensor) else PowBackward0(old, e)))
-neg_ = _inplace(K.neg_, lambda old, out: NegBackward0(old, out))
-abs_ = _inplace(K.abs_, lambda old, out: AbsBackward0(old, out))
-relu_ = _inplace(K.relu_, lambda old, out: ReluBackward0(old, out))
 
 
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:

@@ -47,16 +47,12 @@ def _signatures(packet: OpOverloadPacket, *, method: bool) -> list[str]:
                 params.append("*")
                 star = True
             params.append(p.name if p.default is REQUIRED else
-                          f"{p.name}={_default_text(p.default)}")
+                          f"{p.name}={p.default!r}")
         returns = ", ".join(r.type.base for r in signature.schema.returns)
         if len(signature.schema.returns) > 1:
             returns = f"({returns})"
         lines.append(f"{packet.__name__}({', '.join(params)}) -> {returns}")
     return lines
-
-
-def _default_text(value: object) -> str:
-    return repr(value)
 
 
 def _docstring(packet: OpOverloadPacket, *, method: bool, indent: str) -> str:

@@ -81,9 +81,6 @@ class OpOverloadPacket:
     def __repr__(self) -> str:
         return f"<OpOverloadPacket aten::{self.__name__}>"
 
-    def overload_names(self) -> list[str]:
-        return [o.schema.overload or "default" for o in self.all_overloads()]
-
     def all_overloads(self) -> list[OpOverload]:
         """The overloads, the internal ones, then the ``.out`` forms."""
         return [*self.overloads, *self.internal, *[o for o in self._outs if o is not None]]

@@ -21,8 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from .. import layout
-from ..storage import UntypedStorage
+from .. import factories, layout
 from ..tensor import Tensor
 from .functions.elementwise import where
 
@@ -136,9 +135,8 @@ def div_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
 
 def zeros_like(t: Tensor) -> Tensor:
     """Zeros laid out as ``t`` (``torch.zeros_like``: a dense ``t`` keeps its strides)."""
-    stride = t._strides_for(layout.preserve_format)
-    nbytes = layout.required_storage_elements(t._shape, stride) * t._dtype.itemsize
-    return Tensor._make(UntypedStorage(nbytes, device=t.device), t._shape, stride, 0, t._dtype)
+    return factories._allocate(t._shape, t._strides_for(layout.preserve_format), t._dtype,
+                               t.device)
 
 
 def div_self_backward_mode(grad: Tensor, other: Any, rounding_mode: str | None) -> Tensor:

@@ -58,6 +58,19 @@ __all__ = [
     "le",
     "gt",
     "ge",
+    "rsub",
+    "floor_divide",
+    "remainder",
+    "pow",
+    "positive",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
     "flip",
 ]
 
@@ -501,6 +514,168 @@ def ge(*args: Any, **kwargs: Any) -> Any:
     Raises RuntimeError for shapes that do not broadcast.
     """
     return aten.ge(*args, **kwargs)
+
+
+def rsub(*args: Any, **kwargs: Any) -> Any:
+    """rsub(input, other, *, alpha=1) -> Tensor
+    rsub(input, other, alpha=1) -> Tensor
+
+    ``other - alpha * input`` (``torch.rsub``; what ``2 - t`` runs). Result dtype:
+    ``result_type``.
+
+    Raises RuntimeError as ``sub``: a bool operand, shapes that do not broadcast, a bad
+    ``alpha``.
+    """
+    return aten.rsub(*args, **kwargs)
+
+
+def floor_divide(*args: Any, **kwargs: Any) -> Any:
+    """floor_divide(input, other, *, out=None) -> Tensor
+    floor_divide(input, other) -> Tensor
+
+    ``input // other``: ``div(input, other, rounding_mode="floor")`` (``torch.floor_divide``).
+    Result dtype: ``result_type``. Not differentiable: its backward raises.
+
+    Raises RuntimeError for an integer division by zero ("ZeroDivisionError") or shapes that do
+    not broadcast; NotImplementedError for bool tensors.
+    """
+    return aten.floor_divide(*args, **kwargs)
+
+
+def remainder(*args: Any, **kwargs: Any) -> Any:
+    """remainder(input, other, *, out=None) -> Tensor
+    remainder(self, other) -> Tensor
+    remainder(input, other, *, out=None) -> Tensor
+
+    Python's ``input % other``: the result takes the sign of ``other`` (``torch.remainder``).
+    Result dtype: ``result_type``.
+
+    Raises RuntimeError for an integer remainder by zero ("ZeroDivisionError") or shapes that do
+    not broadcast; NotImplementedError for bool tensors.
+    """
+    return aten.remainder(*args, **kwargs)
+
+
+def pow(*args: Any, **kwargs: Any) -> Any:
+    """pow(input, exponent, *, out=None) -> Tensor
+    pow(self, exponent, *, out=None) -> Tensor
+    pow(input, exponent, *, out=None) -> Tensor
+
+    ``input ** exponent``, broadcast (``torch.pow``). Result dtype: ``result_type``. Integers
+    wrap around; an integer tensor exponent below 0 gives 0 (or +-1 for a base of +-1). ``x **
+    0`` is 1 and ``x ** 1`` is ``x`` for every ``x``. A number base (``2 ** t``) gives a
+    contiguous result.
+
+    Raises RuntimeError for an integer or bool tensor to a negative Python int, an exponent that
+    does not fit the tensor's dtype, or shapes that do not broadcast; NotImplementedError for a
+    bool tensor to a bool tensor.
+    """
+    return aten.pow(*args, **kwargs)
+
+
+def positive(*args: Any, **kwargs: Any) -> Any:
+    """positive(input) -> Tensor
+
+    ``+input``: ``input`` itself, not a copy (``torch.positive``).
+
+    Raises RuntimeError for a bool tensor.
+    """
+    return aten.positive(*args, **kwargs)
+
+
+def bitwise_and(*args: Any, **kwargs: Any) -> Any:
+    """bitwise_and(input, other, *, out=None) -> Tensor
+    bitwise_and(self, other) -> Tensor
+    bitwise_and(input, other, *, out=None) -> Tensor
+
+    ``input & other``, bit by bit, broadcast (``torch.bitwise_and``); on bool tensors the
+    logical operation. Result dtype: ``result_type``.
+
+    Raises RuntimeError for shapes that do not broadcast, and NotImplementedError for a floating
+    result.
+    """
+    return aten.bitwise_and(*args, **kwargs)
+
+
+def bitwise_or(*args: Any, **kwargs: Any) -> Any:
+    """bitwise_or(input, other, *, out=None) -> Tensor
+    bitwise_or(self, other) -> Tensor
+    bitwise_or(input, other, *, out=None) -> Tensor
+
+    ``input | other``, bit by bit, broadcast (``torch.bitwise_or``); on bool tensors the logical
+    operation. Result dtype: ``result_type``.
+
+    Raises RuntimeError for shapes that do not broadcast, and NotImplementedError for a floating
+    result.
+    """
+    return aten.bitwise_or(*args, **kwargs)
+
+
+def bitwise_xor(*args: Any, **kwargs: Any) -> Any:
+    """bitwise_xor(input, other, *, out=None) -> Tensor
+    bitwise_xor(self, other) -> Tensor
+    bitwise_xor(input, other, *, out=None) -> Tensor
+
+    ``input ^ other``, bit by bit, broadcast (``torch.bitwise_xor``); on bool tensors the
+    logical operation. Result dtype: ``result_type``.
+
+    Raises RuntimeError for shapes that do not broadcast, and NotImplementedError for a floating
+    result.
+    """
+    return aten.bitwise_xor(*args, **kwargs)
+
+
+def bitwise_not(*args: Any, **kwargs: Any) -> Any:
+    """bitwise_not(input, *, out=None) -> Tensor
+
+    ``~input``: every bit flipped; on bool, logical not (``torch.bitwise_not``).
+
+    Raises NotImplementedError for a floating tensor (the operator ``~`` raises TypeError
+    there).
+    """
+    return aten.bitwise_not(*args, **kwargs)
+
+
+def logical_and(*args: Any, **kwargs: Any) -> Any:
+    """logical_and(input, other, *, out=None) -> Tensor
+
+    True where both are true, as a bool tensor, broadcast (``torch.logical_and``); a value
+    counts as true when it is not 0.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.logical_and(*args, **kwargs)
+
+
+def logical_or(*args: Any, **kwargs: Any) -> Any:
+    """logical_or(input, other, *, out=None) -> Tensor
+
+    True where either is true, as a bool tensor, broadcast (``torch.logical_or``); a value
+    counts as true when it is not 0.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.logical_or(*args, **kwargs)
+
+
+def logical_xor(*args: Any, **kwargs: Any) -> Any:
+    """logical_xor(input, other, *, out=None) -> Tensor
+
+    True where exactly one is true, as a bool tensor, broadcast (``torch.logical_xor``); a value
+    counts as true when it is not 0.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.logical_xor(*args, **kwargs)
+
+
+def logical_not(*args: Any, **kwargs: Any) -> Any:
+    """logical_not(input, *, out=None) -> Tensor
+
+    ``input == 0`` as a bool tensor (``torch.logical_not``); any dtype. In place the 0 or 1 is
+    written in ``self``'s dtype; ``out=`` may have any dtype.
+    """
+    return aten.logical_not(*args, **kwargs)
 
 
 def flip(*args: Any, **kwargs: Any) -> Any:
@@ -1036,6 +1211,222 @@ class TensorMethods(TensorType):
         """
         return aten.ge_.call_method(self, args, kwargs)
 
+    def floor_divide(self, *args: Any, **kwargs: Any) -> Any:
+        """floor_divide(other) -> Tensor
+        floor_divide(other) -> Tensor
+
+        ``input // other``: ``div(input, other, rounding_mode="floor")``
+        (``torch.floor_divide``). Result dtype: ``result_type``. Not differentiable: its
+        backward raises.
+
+        Raises RuntimeError for an integer division by zero ("ZeroDivisionError") or shapes that
+        do not broadcast; NotImplementedError for bool tensors.
+        """
+        return aten.floor_divide.call_method(self, args, kwargs)
+
+    def floor_divide_(self, *args: Any, **kwargs: Any) -> Any:
+        """floor_divide_(other) -> Tensor
+        floor_divide_(other) -> Tensor
+
+        In-place version of ``floor_divide``.
+        """
+        return aten.floor_divide_.call_method(self, args, kwargs)
+
+    def remainder(self, *args: Any, **kwargs: Any) -> Any:
+        """remainder(other) -> Tensor
+        remainder(other) -> Tensor
+
+        Python's ``input % other``: the result takes the sign of ``other``
+        (``torch.remainder``). Result dtype: ``result_type``.
+
+        Raises RuntimeError for an integer remainder by zero ("ZeroDivisionError") or shapes
+        that do not broadcast; NotImplementedError for bool tensors.
+        """
+        return aten.remainder.call_method(self, args, kwargs)
+
+    def remainder_(self, *args: Any, **kwargs: Any) -> Any:
+        """remainder_(other) -> Tensor
+        remainder_(other) -> Tensor
+
+        In-place version of ``remainder``.
+        """
+        return aten.remainder_.call_method(self, args, kwargs)
+
+    def pow(self, *args: Any, **kwargs: Any) -> Any:
+        """pow(exponent) -> Tensor
+        pow(exponent) -> Tensor
+
+        ``input ** exponent``, broadcast (``torch.pow``). Result dtype: ``result_type``.
+        Integers wrap around; an integer tensor exponent below 0 gives 0 (or +-1 for a base of
+        +-1). ``x ** 0`` is 1 and ``x ** 1`` is ``x`` for every ``x``. A number base (``2 **
+        t``) gives a contiguous result.
+
+        Raises RuntimeError for an integer or bool tensor to a negative Python int, an exponent
+        that does not fit the tensor's dtype, or shapes that do not broadcast;
+        NotImplementedError for a bool tensor to a bool tensor.
+        """
+        return aten.pow.call_method(self, args, kwargs)
+
+    def pow_(self, *args: Any, **kwargs: Any) -> Any:
+        """pow_(exponent) -> Tensor
+        pow_(exponent) -> Tensor
+
+        In-place version of ``pow``.
+        """
+        return aten.pow_.call_method(self, args, kwargs)
+
+    def positive(self, *args: Any, **kwargs: Any) -> Any:
+        """positive() -> Tensor
+
+        ``+input``: ``input`` itself, not a copy (``torch.positive``).
+
+        Raises RuntimeError for a bool tensor.
+        """
+        return aten.positive.call_method(self, args, kwargs)
+
+    def bitwise_and(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_and(other) -> Tensor
+        bitwise_and(other) -> Tensor
+
+        ``input & other``, bit by bit, broadcast (``torch.bitwise_and``); on bool tensors the
+        logical operation. Result dtype: ``result_type``.
+
+        Raises RuntimeError for shapes that do not broadcast, and NotImplementedError for a
+        floating result.
+        """
+        return aten.bitwise_and.call_method(self, args, kwargs)
+
+    def bitwise_and_(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_and_(other) -> Tensor
+        bitwise_and_(other) -> Tensor
+
+        In-place version of ``bitwise_and``.
+        """
+        return aten.bitwise_and_.call_method(self, args, kwargs)
+
+    def bitwise_or(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_or(other) -> Tensor
+        bitwise_or(other) -> Tensor
+
+        ``input | other``, bit by bit, broadcast (``torch.bitwise_or``); on bool tensors the
+        logical operation. Result dtype: ``result_type``.
+
+        Raises RuntimeError for shapes that do not broadcast, and NotImplementedError for a
+        floating result.
+        """
+        return aten.bitwise_or.call_method(self, args, kwargs)
+
+    def bitwise_or_(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_or_(other) -> Tensor
+        bitwise_or_(other) -> Tensor
+
+        In-place version of ``bitwise_or``.
+        """
+        return aten.bitwise_or_.call_method(self, args, kwargs)
+
+    def bitwise_xor(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_xor(other) -> Tensor
+        bitwise_xor(other) -> Tensor
+
+        ``input ^ other``, bit by bit, broadcast (``torch.bitwise_xor``); on bool tensors the
+        logical operation. Result dtype: ``result_type``.
+
+        Raises RuntimeError for shapes that do not broadcast, and NotImplementedError for a
+        floating result.
+        """
+        return aten.bitwise_xor.call_method(self, args, kwargs)
+
+    def bitwise_xor_(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_xor_(other) -> Tensor
+        bitwise_xor_(other) -> Tensor
+
+        In-place version of ``bitwise_xor``.
+        """
+        return aten.bitwise_xor_.call_method(self, args, kwargs)
+
+    def bitwise_not(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_not() -> Tensor
+
+        ``~input``: every bit flipped; on bool, logical not (``torch.bitwise_not``).
+
+        Raises NotImplementedError for a floating tensor (the operator ``~`` raises TypeError
+        there).
+        """
+        return aten.bitwise_not.call_method(self, args, kwargs)
+
+    def bitwise_not_(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_not_() -> Tensor
+
+        In-place version of ``bitwise_not``.
+        """
+        return aten.bitwise_not_.call_method(self, args, kwargs)
+
+    def logical_and(self, *args: Any, **kwargs: Any) -> Any:
+        """logical_and(other) -> Tensor
+
+        True where both are true, as a bool tensor, broadcast (``torch.logical_and``); a value
+        counts as true when it is not 0.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.logical_and.call_method(self, args, kwargs)
+
+    def logical_and_(self, *args: Any, **kwargs: Any) -> Any:
+        """logical_and_(other) -> Tensor
+
+        In-place version of ``logical_and``.
+        """
+        return aten.logical_and_.call_method(self, args, kwargs)
+
+    def logical_or(self, *args: Any, **kwargs: Any) -> Any:
+        """logical_or(other) -> Tensor
+
+        True where either is true, as a bool tensor, broadcast (``torch.logical_or``); a value
+        counts as true when it is not 0.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.logical_or.call_method(self, args, kwargs)
+
+    def logical_or_(self, *args: Any, **kwargs: Any) -> Any:
+        """logical_or_(other) -> Tensor
+
+        In-place version of ``logical_or``.
+        """
+        return aten.logical_or_.call_method(self, args, kwargs)
+
+    def logical_xor(self, *args: Any, **kwargs: Any) -> Any:
+        """logical_xor(other) -> Tensor
+
+        True where exactly one is true, as a bool tensor, broadcast (``torch.logical_xor``); a
+        value counts as true when it is not 0.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.logical_xor.call_method(self, args, kwargs)
+
+    def logical_xor_(self, *args: Any, **kwargs: Any) -> Any:
+        """logical_xor_(other) -> Tensor
+
+        In-place version of ``logical_xor``.
+        """
+        return aten.logical_xor_.call_method(self, args, kwargs)
+
+    def logical_not(self, *args: Any, **kwargs: Any) -> Any:
+        """logical_not() -> Tensor
+
+        ``input == 0`` as a bool tensor (``torch.logical_not``); any dtype. In place the 0 or 1
+        is written in ``self``'s dtype; ``out=`` may have any dtype.
+        """
+        return aten.logical_not.call_method(self, args, kwargs)
+
+    def logical_not_(self, *args: Any, **kwargs: Any) -> Any:
+        """logical_not_() -> Tensor
+
+        In-place version of ``logical_not``.
+        """
+        return aten.logical_not_.call_method(self, args, kwargs)
+
     def flip(self, *args: Any, **kwargs: Any) -> Any:
         """flip(dims) -> Tensor
 
@@ -1118,3 +1509,67 @@ class TensorMethods(TensorType):
     def __ge__(self, other: Any) -> Any:
         """``ge``; ``NotImplemented`` for an operand it refuses."""
         return aten.ge.call_operator(self, other)
+
+    def __floordiv__(self, other: Any) -> Any:
+        """``floor_divide``; ``NotImplemented`` for an operand it refuses."""
+        return aten.floor_divide.call_operator(self, other)
+
+    def __ifloordiv__(self, other: Any) -> Any:
+        """``floor_divide_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.floor_divide_.call_operator(self, other)
+
+    def __mod__(self, other: Any) -> Any:
+        """``remainder``; ``NotImplemented`` for an operand it refuses."""
+        return aten.remainder.call_operator(self, other)
+
+    def __imod__(self, other: Any) -> Any:
+        """``remainder_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.remainder_.call_operator(self, other)
+
+    def __pow__(self, other: Any) -> Any:
+        """``pow``; ``NotImplemented`` for an operand it refuses."""
+        return aten.pow.call_operator(self, other)
+
+    def __ipow__(self, other: Any) -> Any:
+        """``pow_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.pow_.call_operator(self, other)
+
+    def __pos__(self) -> Any:
+        """``positive``."""
+        return aten.positive.call_method(self, (), {})
+
+    def __and__(self, other: Any) -> Any:
+        """``bitwise_and``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_and.call_operator(self, other)
+
+    def __rand__(self, other: Any) -> Any:
+        """``bitwise_and``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_and.call_operator(self, other)
+
+    def __iand__(self, other: Any) -> Any:
+        """``bitwise_and_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_and_.call_operator(self, other)
+
+    def __or__(self, other: Any) -> Any:
+        """``bitwise_or``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_or.call_operator(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        """``bitwise_or``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_or.call_operator(self, other)
+
+    def __ior__(self, other: Any) -> Any:
+        """``bitwise_or_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_or_.call_operator(self, other)
+
+    def __xor__(self, other: Any) -> Any:
+        """``bitwise_xor``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_xor.call_operator(self, other)
+
+    def __rxor__(self, other: Any) -> Any:
+        """``bitwise_xor``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_xor.call_operator(self, other)
+
+    def __ixor__(self, other: Any) -> Any:
+        """``bitwise_xor_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_xor_.call_operator(self, other)

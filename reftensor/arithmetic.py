@@ -35,7 +35,6 @@ from .elementwise import (
     _layout_seen,
     _not_implemented,
     _prepare,
-    _require,
     _write,
     finish_cpu,
     finish_meta,
@@ -45,7 +44,7 @@ from .layout import contiguous_strides
 from .promotion import is_number, result_type
 from .tensor import Tensor
 
-__all__ = ["floor_divide", "remainder", "pow", "rsub"]
+__all__: list[str] = []
 
 
 # ============================================================== add, sub, mul
@@ -150,15 +149,17 @@ def mul(self: Operand, other: Operand) -> Tensor:
 
 def _register(op: str, overload: str, body: Callable[..., Tensor], *,
               cpu: builtins.bool = True) -> None:
-    """The remaining kernels of ``aten.<op>.<overload>`` and ``aten.<op>_.<overload>``:
-    ``body(*arguments, into, finish)`` on the CPU and on the meta device."""
+    """The remaining kernels of ``aten.<op>.<overload>`` and of its in-place form
+    (``aten.<op>_``, when it has one): ``body(*arguments, into, finish)`` on the CPU and on
+    the meta device."""
     functional = getattr(aten[op], overload)
-    inplace = getattr(aten[op + "_"], overload)
+    inplace = functional.inplace_form
     if cpu:
         functional.impl(DispatchKey.CPU)(lambda *a: body(*a, None, finish_cpu))
     functional.impl(DispatchKey.Meta)(lambda *a: body(*a, None, finish_meta))
-    inplace.impl(DispatchKey.CPU)(lambda self, *a: body(self, *a, self, finish_cpu))
-    inplace.impl(DispatchKey.Meta)(lambda self, *a: body(self, *a, self, finish_meta))
+    if inplace is not None:
+        inplace.impl(DispatchKey.CPU)(lambda self, *a: body(self, *a, self, finish_cpu))
+        inplace.impl(DispatchKey.Meta)(lambda self, *a: body(self, *a, self, finish_meta))
 
 
 _register("add", "Tensor", _add, cpu=False)
@@ -170,9 +171,14 @@ _register("sub", "Scalar", _sub)
 _register("mul", "Scalar", _mul)
 
 
-def rsub(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
-    """``other - alpha * input`` (``torch.rsub``; what ``2 - t`` runs)."""
-    return aten.sub.Tensor.call(other, input, alpha)
+# ``rsub`` (``2 - t``) is ``sub`` with the operands swapped: ``other - alpha * self``.
+def _rsub(input: Operand, other: Operand, alpha: Any, into: Tensor | None,
+          finish: Finish) -> Tensor:
+    return _sub(other, input, alpha, into, finish)
+
+
+_register("rsub", "Tensor", _rsub)
+_register("rsub", "Scalar", _rsub)
 
 
 # ============================================================== division and remainder
@@ -228,63 +234,30 @@ _register("div", "Scalar", _true_div)
 _register("div", "Scalar_mode", _div)
 
 
-def floor_divide(input: Operand, other: Operand) -> Tensor:
-    """``input // other``: ``div(input, other, rounding_mode="floor")``
-    (``torch.floor_divide``)."""
-    _require(input, "floor_divide", "input")
-    _require(other, "floor_divide", "other")
-    return _div(input, other, "floor", None)
+# ``floor_divide`` is ``div`` with ``rounding_mode="floor"``, an op of its own.
+def _floor_divide(input: Operand, other: Operand, into: Tensor | None,
+                  finish: Finish) -> Tensor:
+    return _div(input, other, "floor", into, finish)
 
 
-def floor_divide_(self: Tensor, other: Operand) -> Tensor:
-    """In-place ``floor_divide``."""
-    _require(other, "floor_divide_", "other")
-    return _div(self, other, "floor", self)
+_register("floor_divide", "default", _floor_divide)
+_register("floor_divide", "Scalar", _floor_divide)
 
 
-def rdiv(self: Tensor, other: Operand) -> Tensor:
-    """``other / self`` as torch's ``Tensor.__rtruediv__`` computes it:
-    ``self.reciprocal() * other`` (two roundings, and float even for integer ``self``)."""
-    return aten.mul.Tensor.call(aten.reciprocal.default.call(self), other)
-
-
-def rfloordiv(self: Tensor, other: Operand) -> Tensor:
-    """``other // self`` (``Tensor.__rfloordiv__``)."""
-    return floor_divide(other, self)
-
-
-def _remainder(input: Operand, other: Operand, self: Tensor | None) -> Tensor:
+def _remainder(input: Operand, other: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    """Python's ``%``: the result takes the sign of ``other``; bool is NotImplementedError
+    (after the in-place checks)."""
     common = result_type(input, other)
-    shape = _prepare([input, other], common, self)
+    shape = _prepare([input, other], common, into)
     if common is dtypes.bool:
         raise _not_implemented("remainder_cpu", common)
     kernel = K.remainder_float if common.is_floating_point else K.remainder_int
-    return _finish(kernel, [input, other], common, shape, self)
+    return finish(kernel, [input, other], common, shape, into)
 
 
-def remainder(input: Operand, other: Operand) -> Tensor:
-    """Python's ``input % other``: the result takes the sign of ``other``
-    (``torch.remainder``). Result dtype: ``result_type``.
-
-    Raises:
-        RuntimeError: integer remainder by zero ("ZeroDivisionError"); shapes that do not
-            broadcast.
-        NotImplementedError: bool tensors.
-    """
-    _require(input, "remainder", "input")
-    _require(other, "remainder", "other", numbers=isinstance(input, Tensor))
-    return _remainder(input, other, None)
-
-
-def remainder_(self: Tensor, other: Operand) -> Tensor:
-    """In-place ``remainder``."""
-    _require(other, "remainder_", "other")
-    return _remainder(self, other, self)
-
-
-def rremainder(self: Tensor, other: Operand) -> Tensor:
-    """``other % self`` (``Tensor.__rmod__``)."""
-    return remainder(other, self)
+_register("remainder", "Tensor", _remainder)
+_register("remainder", "Scalar_Tensor", _remainder)
+_register("remainder", "Scalar", _remainder)
 
 
 # ============================================================== pow
@@ -318,62 +291,54 @@ def _pow_tensor_kernel(common: dtype) -> Kernel:
     return np.power if common.is_floating_point else K.powi
 
 
-def _pow(base: Operand, exponent: Operand, self: Tensor | None) -> Tensor:
+def _pow(base: Tensor, exponent: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    """A tensor to the power of a tensor (broadcast) or of a Python number."""
     if isinstance(exponent, Tensor):
         common = result_type(base, exponent)
-        shape = _prepare([base, exponent], common, self)
-        return _finish(_pow_tensor_kernel(common), [base, exponent], common, shape, self)
-    assert isinstance(base, Tensor)
-    if (not base.is_floating_point() and isinstance(exponent, int) and exponent < 0):
+        shape = _prepare([base, exponent], common, into)
+        return finish(_pow_tensor_kernel(common), [base, exponent], common, shape, into)
+    if not base.is_floating_point() and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     common = result_type(base, exponent)
-    shape = _prepare([base], common, self)
+    shape = _prepare([base], common, into)
     if exponent == 0:
         kernel: Kernel = np.ones_like
     elif exponent == 1:
         kernel = np.asarray
     else:
         kernel = _pow_scalar_kernel(common, exponent)
-    return _finish(kernel, [base], common, shape, self)
+    return finish(kernel, [base], common, shape, into)
 
 
-def pow(input: Operand, exponent: Operand) -> Tensor:
-    """``input ** exponent``, broadcast (``torch.pow``). Result dtype: ``result_type``.
+def _pow_scalar_exponent(base: Tensor, exponent: Operand, into: Tensor | None,
+                         finish: Finish) -> Tensor:
+    """``tensor ** number``. One quirk of torch's meta function is kept: a bool tensor to a
+    bool power is int64 on the meta device (bool on the CPU)."""
+    if (finish is finish_meta and into is None and base._dtype is dtypes.bool
+            and isinstance(exponent, builtins.bool)):
+        return finish(np.asarray, [base], dtypes.int64, base._shape, None)
+    return _pow(base, exponent, into, finish)
 
-    Integers wrap around; an integer tensor exponent below 0 gives 0 (or +-1 for a base of
-    +-1). ``x ** 0`` is 1 and ``x ** 1`` is ``x`` for every ``x``. A Python-number base
-    (``2 ** t``) gives a contiguous result, and a base of 1 gives all ones.
 
-    Raises:
-        RuntimeError: an integer or bool tensor to a negative Python int; an exponent that
-            does not fit the tensor's dtype; shapes that do not broadcast.
-        NotImplementedError: a bool tensor to a bool tensor.
-        TypeError: neither argument a tensor.
-    """
-    _require(input, "pow", "input")
-    _require(exponent, "pow", "exponent", numbers=isinstance(input, Tensor))
-    if isinstance(input, Tensor):
-        return _pow(input, exponent, None)
-    # A number to a tensor's power: torch allocates a contiguous result first.
-    assert isinstance(exponent, Tensor)
-    common = result_type(input, exponent)
+_register("pow", "Tensor_Tensor", _pow)
+_register("pow", "Tensor_Scalar", _pow_scalar_exponent)
+
+
+# A number to a tensor's power (``2 ** t``): torch allocates a contiguous result first; its
+# meta function lays the result out like the exponent.
+@aten.pow.Scalar.impl(DispatchKey.CPU)
+def pow_scalar(self: builtins.bool | int | builtins.float, exponent: Tensor) -> Tensor:
+    common = result_type(self, exponent)
     shape = exponent._shape
-    if exponent.is_meta:  # torch's meta function lays the result out like the exponent
-        stride = iterator.output_strides(shape, [_layout_seen(exponent, common)])
-        return _empty(shape, stride, common, exponent.device)
     out = _empty(shape, contiguous_strides(shape), common)
-    if input == 1 and not isinstance(input, builtins.bool):  # True is no 1 to torch here
+    if self == 1 and not isinstance(self, builtins.bool):  # True is no 1 to torch here
         return _write(out, np.ones(shape, dtype=common.numpy))
     kernel = _pow_tensor_kernel(common)
-    return _write(out, _compute(kernel, [input, exponent], common, shape))
+    return _write(out, _compute(kernel, [self, exponent], common, shape))
 
 
-def pow_(self: Tensor, exponent: Operand) -> Tensor:
-    """In-place ``pow``."""
-    _require(exponent, "pow_", "exponent")
-    return _pow(self, exponent, self)
-
-
-def rpow(self: Tensor, other: Operand) -> Tensor:
-    """``other ** self`` (``Tensor.__rpow__``)."""
-    return pow(other, self)
+@aten.pow.Scalar.impl(DispatchKey.Meta)
+def pow_scalar_meta(self: builtins.bool | int | builtins.float, exponent: Tensor) -> Tensor:
+    common = result_type(self, exponent)
+    stride = iterator.output_strides(exponent._shape, [_layout_seen(exponent, common)])
+    return _empty(exponent._shape, stride, common, exponent.device)

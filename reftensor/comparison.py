@@ -44,10 +44,7 @@ from .elementwise import (
 from .promotion import SCALAR_TYPE_NAMES, result_type
 from .tensor import Tensor
 
-__all__ = [
-    "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "where", "clamp", "clip",
-]
+__all__ = ["where", "clamp", "clip"]
 
 
 # ============================================================== comparisons
@@ -94,79 +91,65 @@ for _name, _kernel in COMPARISONS.items():
 
 
 # ============================================================== logical ops
-def _logical(name: str, kernel: Kernel, input: Tensor, other: Tensor) -> Tensor:
-    _require(input, name, "input", numbers=False)
-    _require(other, name, "other", numbers=False)
-    return _compare(lambda a, b: kernel(a != 0, b != 0), input, other, None, _finish)
+# logical_and, logical_or and logical_xor are ops of the table too: the 0/1 of the formula
+# below, computed as a comparison is (in ``result_type``; a bool result, or in place the
+# 0/1 written in ``self``'s dtype).
+LOGICAL: dict[str, Kernel] = {
+    "logical_and": lambda a, b: np.logical_and(a != 0, b != 0),
+    "logical_or": lambda a, b: np.logical_or(a != 0, b != 0),
+    "logical_xor": lambda a, b: np.logical_xor(a != 0, b != 0),
+}
 
 
-def logical_and(input: Tensor, other: Tensor) -> Tensor:
-    """True where both are nonzero (``torch.logical_and``): bool result, any dtypes.
-
-    Raises:
-        TypeError: an argument that is not a tensor (numbers are refused here).
-    """
-    return _logical("logical_and", np.logical_and, input, other)
-
-
-def logical_or(input: Tensor, other: Tensor) -> Tensor:
-    """True where either is nonzero (``torch.logical_or``); as ``logical_and``."""
-    return _logical("logical_or", np.logical_or, input, other)
+def register_logical(name: str, kernel: Kernel) -> None:
+    """CPU and Meta kernels of ``aten.<name>`` and ``aten.<name>_``."""
+    functional, inplace = aten[name].default, aten[name + "_"].default
+    for key, finish in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+        functional.impl(key)(lambda self, other, f=finish: _compare(kernel, self, other,
+                                                                     None, f))
+        inplace.impl(key)(lambda self, other, f=finish: _compare(kernel, self, other, self,
+                                                                  f))
 
 
-def logical_xor(input: Tensor, other: Tensor) -> Tensor:
-    """True where exactly one is nonzero (``torch.logical_xor``); as ``logical_and``."""
-    return _logical("logical_xor", np.logical_xor, input, other)
+for _name, _kernel in LOGICAL.items():
+    register_logical(_name, _kernel)
 
 
 # ============================================================== bitwise ops
-_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+# bitwise_and, bitwise_or and bitwise_xor (the operators ``& | ^``) are ops of the table:
+# a tensor with a tensor, a number with a tensor, a tensor with a number.
+BITWISE: dict[str, Kernel] = {
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+}
 
 
-def _bitwise(kind: str, input: Operand, other: Operand, self: Tensor | None) -> Tensor:
-    name = f"bitwise_{kind}" + ("_" if self is not None else "")
-    _require(input, name, "input", numbers=isinstance(other, Tensor))
-    _require(other, name, "other")
+def _bitwise(name: str, input: Operand, other: Operand, into: Tensor | None,
+             finish: Any) -> Tensor:
+    """On the bits of bool and integer values, in ``result_type``; a floating result type
+    is NotImplementedError (after the in-place checks, as in torch)."""
     common = result_type(input, other)
-    shape = _prepare([input, other], common, self)
+    shape = _prepare([input, other], common, into)
     if common.is_floating_point:
-        raise _not_implemented(f"bitwise_{kind}_cpu", common)
-    return _finish(_BITWISE[kind], [input, other], common, shape, self)
+        raise _not_implemented(f"{name}_cpu", common)
+    return finish(BITWISE[name], [input, other], common, shape, into)
 
 
-def bitwise_and(input: Operand, other: Operand) -> Tensor:
-    """``input & other`` on the bits of bool/integer values (``torch.bitwise_and``).
-    Result dtype: ``result_type``; a Python number may stand on either side.
-
-    Raises:
-        NotImplementedError: a floating result type.
-    """
-    return _bitwise("and", input, other, None)
-
-
-def bitwise_or(input: Operand, other: Operand) -> Tensor:
-    """``input | other`` (``torch.bitwise_or``); as ``bitwise_and``."""
-    return _bitwise("or", input, other, None)
+def register_bitwise(name: str) -> None:
+    """CPU and Meta kernels of every overload of ``aten.<name>`` and of its in-place form."""
+    for overload in aten[name].overloads:
+        written = overload.inplace_form
+        for key, finish in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+            overload.impl(key)(
+                lambda self, other, f=finish: _bitwise(name, self, other, None, f))
+            if written is not None:
+                written.impl(key)(
+                    lambda self, other, f=finish: _bitwise(name, self, other, self, f))
 
 
-def bitwise_xor(input: Operand, other: Operand) -> Tensor:
-    """``input ^ other`` (``torch.bitwise_xor``); as ``bitwise_and``."""
-    return _bitwise("xor", input, other, None)
-
-
-def bitwise_and_(self: Tensor, other: Operand) -> Tensor:
-    """In-place ``bitwise_and`` (``&=``)."""
-    return _bitwise("and", self, other, self)
-
-
-def bitwise_or_(self: Tensor, other: Operand) -> Tensor:
-    """In-place ``bitwise_or`` (``|=``)."""
-    return _bitwise("or", self, other, self)
-
-
-def bitwise_xor_(self: Tensor, other: Operand) -> Tensor:
-    """In-place ``bitwise_xor`` (``^=``)."""
-    return _bitwise("xor", self, other, self)
+for _name in BITWISE:
+    register_bitwise(_name)
 
 
 # ============================================================== where

@@ -379,12 +379,6 @@ from .unary import *  # noqa: E402, F403
 
 __all__ = [*arithmetic.__all__, *unary.__all__, *comparison.__all__]
 
-# In-place and reflected forms: what ``Tensor.add_``, ``2 - t`` and the rest call. They
-# stay out of ``__all__`` (torch has no ``torch.add_``).
-floor_divide_, remainder_, pow_ = arithmetic.floor_divide_, arithmetic.remainder_, arithmetic.pow_
-rdiv, rfloordiv, rremainder, rpow = (arithmetic.rdiv, arithmetic.rfloordiv,
-                                     arithmetic.rremainder, arithmetic.rpow)
-invert_operator = unary.invert_operator
+# In-place forms that are not ops of the table yet. They stay out of ``__all__`` (torch has
+# no ``torch.clamp_`` binding of its own).
 clamp_ = comparison.clamp_
-bitwise_and_, bitwise_or_, bitwise_xor_ = (comparison.bitwise_and_, comparison.bitwise_or_,
-                                           comparison.bitwise_xor_)

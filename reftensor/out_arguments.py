@@ -8,6 +8,8 @@ rules, in torch's order:
    (``exp(z[:3], out=z[1:])``); being the input itself is fine;
 2. ``o``'s dtype must be able to hold the result's ("result type Float can't be cast to the
    desired output type Long");
+   (an op that keeps its input's dtype, such as ``neg``, wants exactly that dtype: "Found
+   dtype Long but expected Float", checked first);
 3. an ``o`` of another shape is resized to the result's shape and takes the result's strides
    (torch warns when ``o`` had elements: that resizing is deprecated);
 4. the values are written through ``o``'s strides, ``o._version`` goes up by one, and ``o``
@@ -25,7 +27,7 @@ from typing import Any
 
 from . import dtypes, factories, iterator, layout
 from ._ops import DispatchKey, OpOverload, aten, state
-from .promotion import check_can_cast
+from .promotion import SCALAR_TYPE_NAMES, check_can_cast
 from .tensor import Tensor
 
 __all__ = ["resize_output"]
@@ -59,6 +61,9 @@ def _kernel(out_overload: OpOverload) -> Any:
         if not isinstance(out, Tensor):  # ``add``'s parser takes a number for any tensor
             out = _wrapped_number(out)
         inputs = [v for v, w in zip(values, writes, strict=True) if not w]
+        if out_overload.same_dtype and out._dtype is not inputs[0]._dtype:
+            raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[out._dtype.name]} but expected "
+                               f"{SCALAR_TYPE_NAMES[inputs[0]._dtype.name]}")
         result = functional.call(*inputs)
         iterator.assert_no_internal_overlap(out)
         for t in functional.tensors(inputs):
@@ -80,8 +85,8 @@ def _wrapped_number(value: Any) -> Tensor:
 
 
 def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:
-    differentiable = op.functional is not None and op.functional.has_kernel(
-        DispatchKey.Autograd)  # (``eq`` is not: its out= takes anything)
+    # (``eq`` is not differentiable, nor is ``floor_divide``: their out= takes anything)
+    differentiable = op.functional is not None and op.functional.differentiable
     if differentiable and state.enabled and any(t._requires_grad for t in op.tensors(values)):
         raise RuntimeError(
             f"{op.schema.name}(): functions with out=... arguments don't support automatic "

@@ -39,6 +39,7 @@ import numpy as np
 from . import _casting, dtypes, layout
 from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
+from ._ops import OpOverloadPacket, aten
 from ._ops.state import state as dispatch_state
 from .device import CPU, META, as_device, device
 from .dtypes import dtype
@@ -61,6 +62,14 @@ class VersionCounter:
 
 #: NumPy's limit, and torch's TensorIterator's.
 MAX_DIMS = 64
+
+
+def _reflected(op: OpOverloadPacket, *args: Any) -> Any:
+    """``op(*args)``, or ``NotImplemented`` for arguments it refuses with a TypeError."""
+    try:
+        return op(*args)
+    except TypeError:
+        return NotImplemented
 
 
 def wrap_dim(dim: int, ndim: int) -> int:
@@ -723,40 +732,35 @@ class Tensor(TensorMethods):
         """Sum broadcast dims away so the result has ``size`` (the backward of expand)."""
         return ad.sum_to_size(self, *size)
 
-    # Arithmetic (elementwise.py). Reflected forms follow torch: ``2 - t`` is ``rsub``,
-    # ``2 / t`` is ``t.reciprocal() * 2``.
-    def floor_divide(self, other: Any) -> Tensor:
-        return ad.floor_divide(self, other)
-
-    def remainder(self, other: Any) -> Tensor:
-        return ad.remainder(self, other)
-
-    def pow(self, exponent: Any) -> Tensor:
-        return ad.pow(self, exponent)
-
+    # The reflected operators, written in Python as torch's ``Tensor`` writes them
+    # (``torch/_tensor.py``): ``2 - t`` is ``rsub``, ``2 / t`` is ``t.reciprocal() * 2``,
+    # ``2 // t``, ``2 % t`` and ``2 ** t`` call the function with the operands swapped. An
+    # operand the op refuses gives ``NotImplemented`` (so ``"a" - t`` is Python's TypeError).
     def __rsub__(self, other: Any) -> Tensor:
-        return ad.rsub(self, other)
+        return _reflected(aten.rsub, self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return ad.rdiv(self, other)
-
-    def __floordiv__(self, other: Any) -> Tensor:
-        return ad.floor_divide(self, other)
+        try:
+            return self.reciprocal() * other
+        except TypeError:
+            return NotImplemented
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return ad.rfloordiv(self, other)
-
-    def __mod__(self, other: Any) -> Tensor:
-        return ad.remainder(self, other)
+        return _reflected(aten.floor_divide, other, self)
 
     def __rmod__(self, other: Any) -> Tensor:
-        return ad.rremainder(self, other)
-
-    def __pow__(self, other: Any) -> Tensor:
-        return ad.pow(self, other)
+        return _reflected(aten.remainder, other, self)
 
     def __rpow__(self, other: Any) -> Tensor:
-        return ad.rpow(self, other)
+        return _reflected(aten.pow, other, self)
+
+    def __invert__(self) -> Tensor:
+        """``~self``: ``bitwise_not``, but a floating tensor is a TypeError here (Python's
+        operator), where ``bitwise_not`` raises NotImplementedError."""
+        if self.is_floating_point():
+            raise TypeError("~ (operator.invert) is only implemented on integer and "
+                            "Boolean-type tensors")
+        return self.bitwise_not()
 
     def __matmul__(self, other: Any) -> Tensor:
         return ad.matmul(self, other)
@@ -779,23 +783,6 @@ class Tensor(TensorMethods):
     def dot(self, other: Tensor) -> Tensor:
         return ad.dot(self, other)
 
-    def __pos__(self) -> Tensor:
-        return ad.positive(self)
-
-    def __invert__(self) -> Tensor:
-        return elementwise.invert_operator(self)
-
-    def __and__(self, other: Any) -> Tensor:
-        return elementwise.bitwise_and(self, other)
-
-    def __or__(self, other: Any) -> Tensor:
-        return elementwise.bitwise_or(self, other)
-
-    def __xor__(self, other: Any) -> Tensor:
-        return elementwise.bitwise_xor(self, other)
-
-    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
-
     # Comparisons (``==`` and the rest) come from the op table and give bool tensors, so
     # tensors hash by identity, as in torch.
     def __hash__(self) -> int:
@@ -810,28 +797,7 @@ class Tensor(TensorMethods):
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return ad.where(condition, self, other)
 
-    def logical_and(self, other: Tensor) -> Tensor:
-        return elementwise.logical_and(self, other)
-
-    def logical_or(self, other: Tensor) -> Tensor:
-        return elementwise.logical_or(self, other)
-
-    def logical_xor(self, other: Tensor) -> Tensor:
-        return elementwise.logical_xor(self, other)
-
-    def logical_not(self) -> Tensor:
-        return elementwise.logical_not(self)
-
     # In-place forms: write into self (never broadcast self), bump ``_version``, return self.
-    def floor_divide_(self, other: Any) -> Tensor:
-        return ad.floor_divide_(self, other)
-
-    def remainder_(self, other: Any) -> Tensor:
-        return ad.remainder_(self, other)
-
-    def pow_(self, exponent: Any) -> Tensor:
-        return ad.pow_(self, exponent)
-
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return ad.clamp_(self, min, max)
 
@@ -844,24 +810,6 @@ class Tensor(TensorMethods):
 
     def zero_(self) -> Tensor:
         return ad.zero_(self)
-
-    def __ifloordiv__(self, other: Any) -> Tensor:
-        return ad.floor_divide_(self, other)
-
-    def __imod__(self, other: Any) -> Tensor:
-        return ad.remainder_(self, other)
-
-    def __ipow__(self, other: Any) -> Tensor:
-        return ad.pow_(self, other)
-
-    def __iand__(self, other: Any) -> Tensor:
-        return elementwise.bitwise_and_(self, other)
-
-    def __ior__(self, other: Any) -> Tensor:
-        return elementwise.bitwise_or_(self, other)
-
-    def __ixor__(self, other: Any) -> Tensor:
-        return elementwise.bitwise_xor_(self, other)
 
     # ====================================================== chapter 4: dtype conversions
     # ``t.float()`` is ``t.to(reftensor.float32)``: ``t`` itself when the dtype is already
@@ -975,7 +923,6 @@ class Tensor(TensorMethods):
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
 from . import (  # noqa: E402
     autograd,  # noqa: E402
-    elementwise,
     reductions,
 )
 from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)

@@ -27,10 +27,9 @@ from .dtypes import dtype
 from .elementwise import (
     Kernel,
     _bump,
-    _finish,
+    _check_inplace,
     _not_implemented,
     _prepare,
-    _require,
     cpu_inplace,
     cpu_result,
     finish_cpu,
@@ -39,15 +38,7 @@ from .elementwise import (
 )
 from .tensor import Tensor
 
-__all__ = ["positive", "logical_not", "bitwise_not"]
-
-
-def _unary(name: str, kernel: Kernel, input: Tensor, self: Tensor | None,
-           out_dtype: dtype | None = None) -> Tensor:
-    """A same-dtype unary op (written into ``self`` when in place)."""
-    _require(input, name, "input", numbers=False)
-    shape = _prepare([input], input._dtype, self)
-    return _finish(kernel, [input], input._dtype, shape, self, out_dtype=out_dtype)
+__all__: list[str] = []
 
 
 def _no_bool(input: Tensor, message: str) -> None:
@@ -206,38 +197,34 @@ register_unary("round", lambda input, into, finish: _round(input, None, into, fi
 register_unary("round", _round, "decimals")
 
 
-def positive(input: Tensor) -> Tensor:
-    """``+input``: ``input`` itself, not a copy (``torch.positive``).
-
-    Raises:
-        RuntimeError: a bool tensor.
-    """
-    _require(input, "positive", "input", numbers=False)
-    _no_bool(input, "The `+` operator, on a bool tensor is not supported.")
-    return input
+# positive, bitwise_not and logical_not are ops of the table too.
+@aten.positive.default.impl(DispatchKey.CompositeImplicitAutograd)
+def positive(self: Tensor) -> Tensor:
+    """``+self`` is ``self`` itself, not a copy; a bool tensor is refused."""
+    _no_bool(self, "The `+` operator, on a bool tensor is not supported.")
+    return self
 
 
-def logical_not(input: Tensor) -> Tensor:
-    """``input == 0`` as a bool tensor (``torch.logical_not``); any input dtype."""
-    return _unary("logical_not", lambda x: x == 0, input, None, out_dtype=dtypes.bool)
-
-
-def bitwise_not(input: Tensor) -> Tensor:
-    """``~input``: flips every bit; on bool, logical not (``torch.bitwise_not``).
-
-    Raises:
-        NotImplementedError: a floating tensor.
-    """
-    _require(input, "bitwise_not", "input", numbers=False)
+def _bitwise_not(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """Every bit flipped (logical not on bool); a floating tensor is NotImplementedError."""
+    shape = _prepare([input], input._dtype, into)
     if input.is_floating_point():
         raise _not_implemented("bitwise_not_cpu", input._dtype)
-    return _unary("bitwise_not", np.invert, input, None)
+    return finish(np.invert, [input], input._dtype, shape, into)
 
 
-def invert_operator(self: Tensor) -> Tensor:
-    """``~self`` (``Tensor.__invert__``): ``bitwise_not``, but a float tensor raises
-    TypeError here (Python's operator), where ``bitwise_not`` raises NotImplementedError."""
-    if self.is_floating_point():
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
-                        "tensors")
-    return bitwise_not(self)
+def _logical_not(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """``input == 0``: a bool result, or in place the 0/1 in ``self``'s own dtype (no cast
+    check: ``arange(3.0).logical_not_()`` is allowed)."""
+    if into is None:
+        return finish(_is_zero, [input], input._dtype, input._shape, out_dtype=dtypes.bool)
+    _check_inplace(into, [input])
+    return finish(_is_zero, [input], input._dtype, into._shape, into)
+
+
+def _is_zero(x: np.ndarray) -> np.ndarray:
+    return x == 0
+
+
+register_unary("bitwise_not", _bitwise_not)
+register_unary("logical_not", _logical_not)

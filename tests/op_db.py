@@ -256,4 +256,117 @@ OP_DB += [
     }),
 ]
 
+
+# ------------------------------------------------------------------ more arithmetic, bitwise
+def exponent(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _other(shape).map(lambda o: {"exponent": o})
+
+
+def tensor_other(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """A tensor (no number: the logical ops refuse them) that broadcasts to ``shape``."""
+    return strategies.tensors(shape=_broadcastable(shape)).map(lambda o: {"other": o})
+
+
+def _number_first(name: str) -> Program:
+    """``op(number, tensor)``: the overload whose ``self`` is a Scalar."""
+    return lambda lib: getattr(lib, name)(2, lib.ones(2))
+
+
+OP_DB += [
+    OpEntry("rsub", arguments=other_and_alpha, errors={
+        "shapes that do not broadcast": lambda lib: lib.rsub(lib.ones(2), lib.ones(3)),
+        "a bool tensor": lambda lib: lib.rsub(lib.ones(2, dtype=lib.bool), 1),
+        "a number first": _number_first("rsub"),
+        "a float alpha for an int result": lambda lib: lib.rsub(lib.arange(2), 1, alpha=0.5),
+        "a string": lambda lib: lib.rsub(lib.ones(2), "a"),
+    }),
+    # Two of the usual error inputs are none for floor_divide: torch's floor division
+    # accepts a meta tensor with a CPU one (as its div with a rounding mode does; reftensor
+    # refuses the pair, as its other ops do), and out= with an input that requires grad (it
+    # has no derivative).
+    OpEntry("floor_divide", arguments=other, errors={
+        **{k: v for k, v in _binary_errors("floor_divide").items()
+           if k not in ("a meta tensor with a CPU tensor",
+                        "out= with an input that requires grad")},
+        "integer division by zero": lambda lib: lib.floor_divide(lib.arange(2), 0),
+        "bool tensors": lambda lib: lib.floor_divide(lib.ones(2, dtype=lib.bool),
+                                                      lib.ones(2, dtype=lib.bool)),
+        "backward": lambda lib: lib.floor_divide(lib.ones(2, requires_grad=True), 2)
+        .sum().backward(),
+    }),
+    OpEntry("remainder", arguments=other, errors={
+        **_binary_errors("remainder"),
+        "integer remainder by zero": lambda lib: lib.remainder(lib.arange(2), 0),
+        "bool tensors": lambda lib: lib.remainder(lib.ones(2, dtype=lib.bool), True),
+        "two numbers": lambda lib: lib.remainder(2, 3),
+        "backward of number % tensor": lambda lib: lib.remainder(
+            2, lib.ones(2, requires_grad=True)).sum().backward(),
+    }),
+    # torch computes a float power with its vectorised pow (tensor exponents) or std::pow:
+    # within an ulp or two of NumPy's.
+    OpEntry("pow", arguments=exponent, ulps=TRANSCENDENTAL_ULPS, errors={
+        "shapes that do not broadcast": lambda lib: lib.pow(lib.ones(2), lib.ones(3)),
+        "an integer to a negative power": lambda lib: lib.pow(lib.arange(3), -1),
+        "an exponent that does not fit": lambda lib: lib.pow(lib.arange(3, dtype=lib.uint8),
+                                                             -300),
+        "bool to bool": lambda lib: lib.pow(lib.ones(2, dtype=lib.bool),
+                                            lib.ones(2, dtype=lib.bool)),
+        "two numbers": lambda lib: lib.pow(2, 3),
+        "in place, an int self and a float result": lambda lib: lib.arange(2).pow_(0.5),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).pow_(2),
+        "out= with an input that requires grad": lambda lib: lib.pow(
+            lib.ones(2, requires_grad=True), 2, out=lib.empty(2)),
+    }),
+    OpEntry("positive", errors={
+        "a bool tensor": lambda lib: lib.positive(lib.ones(2, dtype=lib.bool)),
+        "a number": lambda lib: lib.positive(2),
+        "an argument": lambda lib: lib.ones(2).positive(1),
+    }),
+]
+
+
+def _bitwise_errors(name: str) -> dict[str, Program]:
+    return {
+        "shapes that do not broadcast": lambda lib: getattr(lib, name)(lib.arange(2),
+                                                                       lib.arange(3)),
+        "floating tensors": lambda lib: getattr(lib, name)(lib.ones(2), lib.ones(2)),
+        "a float number": lambda lib: getattr(lib, name)(lib.arange(2), 0.5),
+        "two numbers": lambda lib: getattr(lib, name)(1, 2),
+        "in place, an int self and a float result":
+            lambda lib: getattr(lib.arange(2), name + "_")(lib.ones(2)),
+        "in place into an expanded tensor":
+            lambda lib: getattr(lib.arange(1).expand(3), name + "_")(1),
+    }
+
+
+def _logical_errors(name: str) -> dict[str, Program]:
+    return {
+        "shapes that do not broadcast": lambda lib: getattr(lib, name)(lib.ones(2),
+                                                                       lib.ones(3)),
+        "a number": lambda lib: getattr(lib, name)(lib.ones(2), 1),
+        "in place, self would broadcast":
+            lambda lib: getattr(lib.ones(3), name + "_")(lib.ones(2, 3)),
+        "in place into an expanded tensor":
+            lambda lib: getattr(lib.ones(1).expand(3), name + "_")(lib.ones(3)),
+    }
+
+
+OP_DB += [OpEntry(name, arguments=other, grad=False, errors=_bitwise_errors(name))
+          for name in ("bitwise_and", "bitwise_or", "bitwise_xor")]
+OP_DB += [OpEntry(name, arguments=tensor_other, grad=False, errors=_logical_errors(name))
+          for name in ("logical_and", "logical_or", "logical_xor")]
+OP_DB += [
+    OpEntry("bitwise_not", grad=False, errors={
+        "a floating tensor": lambda lib: lib.bitwise_not(lib.ones(2)),
+        "the operator on a floating tensor": lambda lib: ~lib.ones(2),
+        "a number": lambda lib: lib.bitwise_not(2),
+        "in place into an expanded tensor": lambda lib: lib.arange(1).expand(3).bitwise_not_(),
+    }),
+    OpEntry("logical_not", grad=False, errors={
+        "a number": lambda lib: lib.logical_not(2),
+        "an argument": lambda lib: lib.ones(2).logical_not(1),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).logical_not_(),
+    }),
+]
+
 BY_NAME = {entry.name: entry for entry in OP_DB}

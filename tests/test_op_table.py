@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from pathlib import Path
@@ -242,8 +243,9 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         "function": lambda lib, t: _call(lib, getattr(lib, name), name, arguments, (t,)),
         "keyword": lambda lib, t: getattr(lib, name)(
             input=t, **{k: _build(lib, v) for k, v in arguments.items()}),
-        "method": lambda lib, t: _call(lib, getattr(t, name), name, arguments, ()),
     }
+    if aten[name].method:  # torch has no Tensor.rsub
+        found["method"] = lambda lib, t: _call(lib, getattr(t, name), name, arguments, ())
     values = list(arguments.values())
     if len(values) == 1 and isinstance(values[0], tuple):  # one int list: t.flip(0, 1)
         found["method, ints one by one"] = lambda lib, t: getattr(t, name)(*values[0])
@@ -358,7 +360,12 @@ def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
 
     def program(lib: Any, x: Any, *others: Any) -> Any:
         given = {**arguments, **dict(zip(tensors, others, strict=True))}
-        method = getattr(x * 1, name + "_") if inplace else getattr(x, name)
+        if inplace:
+            method = getattr(x * 1, name + "_")
+        elif aten[name].method:
+            method = getattr(x, name)
+        else:  # a function only (rsub)
+            method = functools.partial(getattr(lib, name), x)
         return _call(lib, method, name, given, ())
 
     differentiated(program, (spec, *[arguments[k] for k in tensors]), seed)

@@ -92,6 +92,11 @@ class OpOverload:
         self._composite: Kernel | None = None  # the kernels __call__ looks at first
         self._cpu: Kernel | None = None
         self.inplace = self.schema.is_inplace
+        self.inplace_form: OpOverload | None = None  # ``exp_`` of ``exp`` (the op table's)
+        # has a derivative formula (set by the derivatives table; ``floor_divide`` has a
+        # node whose backward raises, and counts as not differentiable)
+        self.differentiable = False
+        self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
         arguments = self.schema.arguments
         # where the tensors are among the arguments, to compute the key set quickly
         self._tensor_positions = tuple(i for i, a in enumerate(arguments)

@@ -45,6 +45,13 @@ class Declaration(NamedTuple):
     # overloads that the Python binding does not offer (torch drops ``add.Scalar`` from
     # ``torch.add``, which takes numbers as tensors); other ops reach them (``subtract``)
     internal: tuple[str, ...] = ()
+    # the in-place overload's name where torch's differs from the functional one's:
+    # ``(("Tensor_Scalar", "Scalar"),)`` makes ``pow.Tensor_Scalar``'s in-place form
+    # ``pow_.Scalar``. Only overloads whose first argument is ``Tensor self`` have one.
+    inplace_overloads: tuple[tuple[str, str], ...] = ()
+    # ``out=`` must have the input's dtype ("Found dtype Long but expected Float"), checked
+    # before anything is computed: torch's unary ops built with ``check_all_same_dtype``
+    out_same_dtype: bool = False
     doc: str = ""
 
     @property
@@ -122,6 +129,36 @@ def float_function(name: str, doc: str) -> Declaration:
                    doc=f"{doc} {_FLOAT}")
 
 
+def bitwise(name: str, symbol: str, operators: tuple[str, ...],
+            inplace_operators: tuple[str, ...]) -> Declaration:
+    """``bitwise_and`` and the rest: tensor and tensor, number and tensor, tensor and
+    number; ``out=`` and in place (a method) for a tensor ``self``; the operators."""
+    return declare(
+        f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
+        f"{name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+        f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
+        out=(f"{name}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+             f"{name}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)"),
+        inplace=True, inplace_function=False, operators=operators,
+        inplace_operators=inplace_operators,
+        doc=f"``input {symbol} other``, bit by bit, broadcast (``torch.{name}``); on bool "
+            "tensors the logical operation. Result dtype: ``result_type``.\n\nRaises "
+            "RuntimeError for shapes that do not broadcast, and NotImplementedError for a "
+            "floating result.")
+
+
+def logical(name: str, what: str) -> Declaration:
+    """``logical_and`` and the rest: a bool result from any dtypes, with ``out=`` (which may
+    have any dtype) and an in-place form (a method, written in ``self``'s dtype)."""
+    return declare(f"{name}(Tensor self, Tensor other) -> Tensor", inplace=True,
+                   inplace_function=False,
+                   out=(f"{name}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                        "Tensor(a!)",),
+                   doc=f"True where {what}, as a bool tensor, broadcast (``torch.{name}``); "
+                       "a value counts as true when it is not 0.\n\nRaises RuntimeError "
+                       "for shapes that do not broadcast.")
+
+
 _FLOAT = ("Integer and bool inputs give the default float dtype. NumPy's formula, within a "
           "few units in the last place of torch's.")
 
@@ -137,31 +174,33 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     float_function("sigmoid", "``1 / (1 + exp(-input))`` (``torch.sigmoid``)."),
     float_function("reciprocal", "``1 / input`` (``torch.reciprocal``): inf at 0."),
     # ---------------------------------------------------------- same-dtype unary (chapter 3)
-    declare("neg(Tensor self) -> Tensor", inplace=True, operators=("__neg__",),
+    declare("neg(Tensor self) -> Tensor", inplace=True, out_same_dtype=True, operators=("__neg__",),
             out=("neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="``-input`` (``torch.neg``), in the input's dtype: unsigned integers wrap "
                 "around (``-1`` is 255 in uint8).\n\nRaises RuntimeError for a bool tensor "
                 "(use ``~`` or ``logical_not``)."),
-    declare("negative(Tensor self) -> Tensor", inplace=True, alias_of="neg",
+    declare("negative(Tensor self) -> Tensor", inplace=True, out_same_dtype=True, alias_of="neg",
             out=("negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="``torch.negative``: ``neg``."),
-    declare("abs(Tensor self) -> Tensor", inplace=True, operators=("__abs__",),
+    declare("abs(Tensor self) -> Tensor", inplace=True, out_same_dtype=True, operators=("__abs__",),
             out=("abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="``|input|`` (``torch.abs``), in the input's dtype: ``abs(int8(-128))`` wraps "
                 "to -128.\n\nRaises NotImplementedError for a bool tensor."),
     declare("relu(Tensor self) -> Tensor", inplace=True,
             doc="``max(input, 0)`` (``torch.relu``), in the input's dtype; keeps -0.0 and nan."
                 "\n\nRaises RuntimeError for a bool tensor."),
-    declare("sign(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+    declare("sign(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            inplace_function=False,
             out=("sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="-1, 0 or +1 in the input's dtype (``torch.sign``): 0 for nan and for -0.0; a "
                 "bool tensor is copied unchanged."),
-    declare("floor(Tensor self) -> Tensor", inplace=True,
+    declare("floor(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
             out=("floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="Round down (``torch.floor``); integer tensors are copied unchanged.\n\n"
                 "Raises NotImplementedError for a bool tensor."),
     declare("round(Tensor self) -> Tensor",
             "round.decimals(Tensor self, *, int decimals) -> Tensor", inplace=True,
+            out_same_dtype=True,
             out=("round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
                  "round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> "
                  "Tensor(a!)"),
@@ -203,6 +242,76 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     comparison("le", "__le__", "<="),
     comparison("gt", "__gt__", ">"),
     comparison("ge", "__ge__", ">="),
+    # ---------------------------------------------------------- more arithmetic (chapter 3)
+    declare("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+            "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", method=False,
+            doc="``other - alpha * input`` (``torch.rsub``; what ``2 - t`` runs). Result "
+                "dtype: ``result_type``.\n\nRaises RuntimeError as ``sub``: a bool operand, "
+                "shapes that do not broadcast, a bad ``alpha``."),
+    declare("floor_divide(Tensor self, Tensor other) -> Tensor",
+            "floor_divide.Scalar(Tensor self, Scalar other) -> Tensor",
+            out=("floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            inplace=True, inplace_function=False, numbers_as_tensors=True,
+            inplace_overloads=(("default", "Tensor"),),
+            operators=("__floordiv__",), inplace_operators=("__ifloordiv__",),
+            doc="``input // other``: ``div(input, other, rounding_mode=\"floor\")`` "
+                "(``torch.floor_divide``). Result dtype: ``result_type``. Not "
+                "differentiable: its backward raises.\n\nRaises RuntimeError for an "
+                "integer division by zero (\"ZeroDivisionError\") or shapes that do not "
+                "broadcast; NotImplementedError for bool tensors."),
+    declare("remainder.Tensor(Tensor self, Tensor other) -> Tensor",
+            "remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+            "remainder.Scalar(Tensor self, Scalar other) -> Tensor",
+            out=("remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            inplace=True, inplace_function=False, operators=("__mod__",),
+            inplace_operators=("__imod__",),
+            doc="Python's ``input % other``: the result takes the sign of ``other`` "
+                "(``torch.remainder``). Result dtype: ``result_type``.\n\nRaises "
+                "RuntimeError for an integer remainder by zero (\"ZeroDivisionError\") or "
+                "shapes that do not broadcast; NotImplementedError for bool tensors."),
+    declare("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+            "pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
+            "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
+            out=("pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            inplace=True, inplace_function=False,
+            inplace_overloads=(("Tensor_Tensor", "Tensor"), ("Tensor_Scalar", "Scalar")),
+            operators=("__pow__",), inplace_operators=("__ipow__",),
+            doc="``input ** exponent``, broadcast (``torch.pow``). Result dtype: "
+                "``result_type``. Integers wrap around; an integer tensor exponent below 0 "
+                "gives 0 (or +-1 for a base of +-1). ``x ** 0`` is 1 and ``x ** 1`` is ``x`` "
+                "for every ``x``. A number base (``2 ** t``) gives a contiguous result.\n\n"
+                "Raises RuntimeError for an integer or bool tensor to a negative Python int, "
+                "an exponent that does not fit the tensor's dtype, or shapes that do not "
+                "broadcast; NotImplementedError for a bool tensor to a bool tensor."),
+    declare("positive(Tensor(a) self) -> Tensor(a)", operators=("__pos__",),
+            doc="``+input``: ``input`` itself, not a copy (``torch.positive``).\n\nRaises "
+                "RuntimeError for a bool tensor."),
+    # ---------------------------------------------------------- bitwise and logical (chapter 3)
+    bitwise("bitwise_and", "&", ("__and__", "__rand__"), ("__iand__",)),
+    bitwise("bitwise_or", "|", ("__or__", "__ror__"), ("__ior__",)),
+    bitwise("bitwise_xor", "^", ("__xor__", "__rxor__"), ("__ixor__",)),
+    declare("bitwise_not(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            inplace_function=False,
+            out=("bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``~input``: every bit flipped; on bool, logical not (``torch.bitwise_not``)."
+                "\n\nRaises NotImplementedError for a floating tensor (the operator ``~`` "
+                "raises TypeError there)."),
+    logical("logical_and", "both are true"),
+    logical("logical_or", "either is true"),
+    logical("logical_xor", "exactly one is true"),
+    declare("logical_not(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+            out=("logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``input == 0`` as a bool tensor (``torch.logical_not``); any dtype. In place "
+                "the 0 or 1 is written in ``self``'s dtype; ``out=`` may have any dtype."),
     # ---------------------------------------------------------- copies (chapter 2)
     declare("flip(Tensor self, int[] dims) -> Tensor",
             doc="A copy with the elements in reverse order along each of ``dims`` "
@@ -212,12 +321,28 @@ NATIVE_FUNCTIONS: list[Declaration] = [
 ]
 
 
-def inplace_schema(schema: FunctionSchema) -> FunctionSchema:
-    """``exp(Tensor self) -> Tensor`` -> ``exp_(Tensor(a!) self) -> Tensor(a!)``."""
+def inplace_schema(schema: FunctionSchema, overload: str | None = None) -> FunctionSchema:
+    """``exp(Tensor self) -> Tensor`` -> ``exp_(Tensor(a!) self) -> Tensor(a!)``; the
+    overload keeps its name unless ``overload`` gives torch's (``pow_.Scalar``)."""
     first, *rest = schema.arguments
     written = Argument(first.name, first.type, first.default, first.kwarg_only, alias="a!")
-    return FunctionSchema(schema.name + "_", schema.overload, (written, *rest),
+    name = schema.overload if overload is None else overload
+    return FunctionSchema(schema.name + "_", name, (written, *rest),
                           (Return(Type("Tensor"), None, alias="a!"),))
+
+
+def _writable(schema: FunctionSchema) -> bool:
+    """Does the overload have an in-place form: is its first argument ``Tensor self``
+    (``pow.Scalar(Scalar self, Tensor exponent)`` has none)?"""
+    first = schema.arguments[0] if schema.arguments else None
+    return first is not None and first.name == "self" and first.type.base == "Tensor"
+
+
+def _inplace_schemas(schemas: list[FunctionSchema],
+                     names: dict[str, str]) -> list[FunctionSchema]:
+    """The in-place forms of the overloads that have one, named as ``names`` says."""
+    return [inplace_schema(s, names.get(s.overload or "default")) for s in schemas
+            if _writable(s)]
 
 
 def _without_out(schema: FunctionSchema) -> tuple[Argument, ...]:
@@ -237,12 +362,14 @@ class Namespace:
             self._add(d.name, schemas, d, function=d.function, method=d.method, outs=outs,
                       operators=d.operators, deprecated=deprecated, internal=internal)
             if d.inplace:
-                self._add(d.name + "_", [inplace_schema(s) for s in schemas], d,
+                names = dict(d.inplace_overloads)
+                self._add(d.name + "_", _inplace_schemas(schemas, names), d,
                           function=d.inplace_function, method=True,
                           operators=d.inplace_operators,
                           deprecated=tuple(inplace_schema(s) for s in deprecated
                                            if not s.is_out),
-                          internal=[inplace_schema(s) for s in internal])
+                          internal=_inplace_schemas(internal, names))
+                self._link_inplace(d.name)
         for d in declarations:
             if d.alias_of:
                 self._alias(d)
@@ -261,6 +388,7 @@ class Namespace:
             # the functional overload an out= overload belongs to: the same arguments
             functional = next(o for o in overloads if _without_out(out) == o.schema.arguments)
             out_overloads[functional.schema.overload] = OpOverload(out, functional=functional)
+            out_overloads[functional.schema.overload].same_dtype = d.out_same_dtype
         packet = OpOverloadPacket(name, overloads, function=function, method=method,
                                   numbers_as_tensors=d.numbers_as_tensors, doc=doc,
                                   out_overloads=out_overloads, operators=operators,
@@ -268,6 +396,16 @@ class Namespace:
                                   internal=[OpOverload(s) for s in internal or []])
         self._packets[name] = packet
         setattr(self, name, packet)
+
+    def _link_inplace(self, name: str) -> None:
+        """Give each overload of ``name`` its in-place form (``OpOverload.inplace_form``),
+        matched by the arguments after ``self``."""
+        written = self._packets[name + "_"].all_overloads()
+        for overload in self._packets[name].all_overloads():
+            rest = overload.schema.arguments[1:]
+            overload.inplace_form = next(
+                (w for w in written if w.schema.arguments[1:] == rest
+                 and _writable(overload.schema)), None)
 
     def _alias(self, d: Declaration) -> None:
         """An alias's overloads run the target's overload of the same name

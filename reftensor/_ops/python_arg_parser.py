@@ -251,7 +251,10 @@ class Signature:
                               "None", True, a.alias) if a.writes and a.kwarg_only else a
                      for a in arguments]
         self.params = tuple(
-            _parameter(a, python_name="input" if a.name == "self" else a.name,
+            # torch calls a tensor ``self`` "input" in Python (a number ``self`` keeps its
+            # name: ``pow(Number self, Tensor exponent)``)
+            _parameter(a, python_name="input" if a.name == "self" and a.type.base == "Tensor"
+                       else a.name,
                        numbers_as_tensors=numbers_as_tensors)
             for a in arguments)
         self.max_pos_args = sum(not p.kwarg_only for p in self.params)
@@ -290,11 +293,12 @@ class Signature:
         params = self.params
         values = [*args, *self._defaults[n:]]
         for i in range(n):
-            p, value = params[i], args[i]
-            if not p.check(value):
+            if not params[i].check(args[i]):
                 return None
+        for i in range(n):  # converted once every argument is checked
+            p = params[i]
             if p.convert is not None:
-                values[i] = self._convert(p, value)
+                values[i] = self._convert(p, args[i])
         return values
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], *,

@@ -18,6 +18,7 @@ its first operand when the layouts disagree) and, in float16, the rounding.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -171,6 +172,47 @@ def zero_backward(grad: Tensor) -> Tensor:
     return zeros_like(grad)
 
 
+def not_implemented(op: str) -> Formula:
+    """torch's node for an op that has no formula (``NotImplemented``): its backward
+    raises."""
+    def formula(grad: Tensor) -> Tensor:
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    formula.__name__ = f"{op}_not_implemented"
+    return formula
+
+
+def remainder_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+    """d(self - other * floor(self / other))/d(other) = -floor(self / other)."""
+    return -grad * self.div(other, rounding_mode="floor")
+
+
+def pow_backward(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
+    """``tensor ** number``: ``exponent * self ** (exponent - 1)``; zeros when the exponent
+    is 0 (torch's ``pow_backward``; a bool ``False`` is no 0 there, so ``x ** False``
+    gives nan at ``x = 0``, as in torch)."""
+    if exponent == 0 and not isinstance(exponent, bool):
+        return zeros_like(self)
+    return grad * (self.pow(exponent - 1) * exponent)
+
+
+def pow_backward_self(grad: Tensor, self: Tensor, exponent: Tensor) -> Tensor:
+    """``tensor ** tensor``, for the base: as ``pow_backward``, 0 where the exponent is 0."""
+    return where(exponent == 0.0, 0.0, grad * (exponent * self.pow(exponent - 1)))
+
+
+def pow_backward_exponent(grad: Tensor, self: Any, exponent: Tensor, result: Tensor) -> Tensor:
+    """For the exponent: ``result * log(self)``, with log taken in the result's dtype; 0
+    where the base is 0 and the exponent is not negative. ``self`` may be a number
+    (``2 ** t``)."""
+    if not isinstance(self, Tensor):
+        if self == 0:
+            return grad * where(exponent >= 0, 0.0, result * float("-inf"))
+        return grad * (result * math.log(self))
+    log = self.to(result.dtype).log()
+    return grad * where((self == 0).logical_and(exponent >= 0), 0.0, result * log)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas)
@@ -219,4 +261,24 @@ DERIVATIVES: list[Derivative] = [
         self=div_self_backward),
     row("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
         "DivBackward3", ("other", "rounding_mode"), self=div_self_backward_mode),
+    row("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        "RsubBackward0", ("alpha",), self=sub_other_backward, other=pass_through),
+    row("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "RsubBackward1",
+        ("alpha",), self=sub_other_backward),
+    row("floor_divide(Tensor self, Tensor other) -> Tensor", "NotImplemented", (),
+        self=not_implemented("floor_divide"), other=not_implemented("floor_divide")),
+    row("floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", "NotImplemented", (),
+        self=not_implemented("floor_divide")),
+    row("remainder.Scalar(Tensor self, Scalar other) -> Tensor", "RemainderBackward0", (),
+        self=pass_through),
+    row("remainder.Tensor(Tensor self, Tensor other) -> Tensor", "RemainderBackward1",
+        ("self", "other"), self=pass_through, other=remainder_other_backward),
+    row("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", "NotImplemented", (),
+        other=not_implemented("remainder")),
+    row("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", "PowBackward0",
+        ("self", "exponent"), self=pow_backward),
+    row("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", "PowBackward1",
+        ("self", "exponent", "result"), self=pow_backward_self, exponent=pow_backward_exponent),
+    row("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", "PowBackward2",
+        ("self", "exponent", "result"), exponent=pow_backward_exponent),
 ]

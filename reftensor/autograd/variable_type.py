@@ -99,6 +99,7 @@ def register(row: Derivative) -> None:
     """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one)
     their ``Autograd`` kernels from ``row``."""
     functional = getattr(aten[row.op], row.overload)
+    functional.differentiable = row.node != "NotImplemented"
     cls = _node_class(row, functional)
     positions = cls.positions
 
@@ -107,10 +108,10 @@ def register(row: Derivative) -> None:
         inputs = tuple([args[i] for i in positions])
         return call(op.redispatch, (keys, *args), inputs, lambda out: cls(args, out))
 
-    if row.op + "_" not in aten:
+    if functional.inplace_form is None:
         return
 
-    @getattr(aten[row.op + "_"], row.overload).impl(DispatchKey.Autograd)
+    @functional.inplace_form.impl(DispatchKey.Autograd)
     def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
         def make(old: Tensor, out: Tensor) -> Node:
             return cls((old, *args), out)

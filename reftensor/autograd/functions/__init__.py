@@ -10,16 +10,7 @@ from . import copies, elementwise, linalg, reductions, views
 from .copies import *  # noqa: F403
 from .copies import contiguous, copy_, fill_, to, zero_
 from .elementwise import *  # noqa: F403
-from .elementwise import (
-    clamp_,
-    floor_divide_,
-    pow_,
-    rdiv,
-    remainder_,
-    rfloordiv,
-    rpow,
-    rremainder,
-)
+from .elementwise import clamp_
 from .linalg import *  # noqa: F403
 from .reductions import *  # noqa: F403
 from .views import *  # noqa: F403
@@ -27,5 +18,5 @@ from .views import T, getitem, index_put_, mT, setitem
 
 __all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *reductions.__all__,
            *views.__all__]
-_IN_PLACE = [clamp_, floor_divide_, pow_, remainder_, copy_, fill_, zero_, index_put_]
-_OTHER = [rdiv, rfloordiv, rpow, rremainder, contiguous, to, T, mT, getitem, setitem]
+_IN_PLACE = [clamp_, copy_, fill_, zero_, index_put_]
+_OTHER = [contiguous, to, T, mT, getitem, setitem]

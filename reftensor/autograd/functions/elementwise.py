@@ -10,158 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import elementwise as K
-from ..._ops import aten
 from ...tensor import Tensor
-from ..graph import Node, node_class
+from ..graph import Node
 from ._record import call, call_
 
-__all__ = [
-    "floor_divide", "remainder", "pow", "rsub", "positive", "where", "clamp", "clip",
-]
-
-
-def unbroadcast(grad: Tensor, like: Any) -> Tensor:
-    """Sum ``grad`` down to the shape of the input ``like`` (a tensor): the dims that
-    broadcasting added or stretched from size 1."""
-    return grad if grad._shape == like._shape else grad.sum_to_size(like._shape)
-
-
-class _Binary(Node):
-    def __init__(self, input: Any, other: Any) -> None:
-        super().__init__(input, other)
-
-
-class _Alpha(_Binary):
-    alpha: Any = 1
-
-
-class RsubBackward0(_Alpha):
-    """``rsub(input, other, alpha) = other - alpha * input``, both tensors."""
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        return (-g if self.alpha == 1 else g * -self.alpha), g
-
-
-class RsubBackward1(RsubBackward0):
-    """``number - tensor``."""
-
-    def __init__(self, input: Any) -> None:
-        Node.__init__(self, input)
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        return super().apply(grads)[:1]
-
-
-class NotImplemented(_Binary):  # noqa: A001  (torch's node name for a missing formula)
-    def __init__(self, input: Any, other: Any, op: str) -> None:
-        super().__init__(input, other)
-        self.op = op
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
-
-
-class RemainderBackward0(Node):
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        return (grads[0],)
-
-
-class RemainderBackward1(_Binary):
-    def __init__(self, input: Any, other: Any) -> None:
-        super().__init__(input, other)
-        self.save("self", input)
-        self.save("other", other)
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        quotient = self.saved("self").div(self.saved("other"), rounding_mode="floor")
-        return g, -g * quotient
-
-
-class PowBackward0(Node):
-    """``tensor ** number``: ``e * x ** (e - 1)``, and 0 where ``e == 0``."""
-
-    def __init__(self, input: Tensor, exponent: Any) -> None:
-        super().__init__(input)
-        self.exponent = exponent
-        self.save("self", input)
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        if self.exponent == 0:
-            return (g * 0,)
-        x = self.saved("self")
-        return (g * (x ** (self.exponent - 1) * self.exponent),)
-
-
-class PowBackward1(_Binary):
-    """``tensor ** tensor``."""
-
-    def __init__(self, input: Tensor, exponent: Tensor, result: Tensor) -> None:
-        super().__init__(input, exponent)
-        self.save("self", input)
-        self.save("exponent", exponent)
-        self.save("result", result, is_output=True)
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        x, e = self.saved("self"), self.saved("exponent")
-        gx = ge = None
-        if self.needs_input_grad(0):
-            gx = where(e == 0, g * 0, g * (e * x ** (e - 1)))
-        if self.needs_input_grad(1):
-            r = self.saved("result")  # log in the promoted dtype, as torch computes it
-            ge = g * where((x == 0) & (e >= 0), 0.0, r * x.to(r.dtype).log())
-        return gx, ge
-
-
-class PowBackward2(Node):
-    """``number ** tensor``: ``result * log(base)``."""
-
-    def __init__(self, base: Any, exponent: Tensor, result: Tensor) -> None:
-        super().__init__(exponent)
-        self.base = base
-        self.save("exponent", exponent)
-        self.save("result", result, is_output=True)
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        if self.base == 0:
-            e = self.saved("exponent")
-            return (where(e >= 0, g * 0, g * self.saved("result") * float("-inf")),)
-        import math
-
-        return (g * self.saved("result") * math.log(self.base),)
-
-
-# --------------------------------------------------------------------- one input
-class _Unary(Node):
-    """A one-input op whose formula reads ``self`` and/or ``result``."""
-
-    uses_self = False
-    uses_result = False
-
-    def __init__(self, input: Tensor, result: Tensor | None = None) -> None:
-        super().__init__(input)
-        self.save("self", input if self.uses_self else None)
-        self.save("result", result if self.uses_result else None, is_output=True)
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        return (self.formula(grads[0]),)
-
-    def formula(self, g: Tensor) -> Tensor:
-        raise NotImplementedError
-
-
-def _unary_node(name: str, formula: Any, *, uses_self: bool = False,
-                uses_result: bool = False) -> type[_Unary]:
-    """A ``_Unary`` subclass named as torch names it, with ``formula(node, g)``."""
-    return node_class(name, _Unary, __name__, formula=formula, uses_self=uses_self,  # type: ignore[return-value]
-                      uses_result=uses_result)
-
-
-ToCopyBackward0 = _unary_node("ToCopyBackward0", lambda n, g: g)
+__all__ = ["where", "clamp", "clip"]
 
 
 class ClampBackward1(Node):
@@ -218,61 +71,6 @@ class WhereBackward0(Node):
         return where(c, g, zero), where(c, zero, g)
 
 
-# --------------------------------------------------------------------- the ops
-def _binary(kernel: Any, cls: type[Node], input: Any, other: Any, **attrs: Any) -> Tensor:
-    def make(out: Tensor) -> Node:
-        node = cls(input, other)
-        node.__dict__.update(attrs)
-        return node
-
-    return call(kernel, (input, other), (input, other), make, **attrs)
-
-
-def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``other - alpha * input`` (``torch.rsub``): ``RsubBackward0``, or ``RsubBackward1``
-    when ``other`` is a number (``2 - t``)."""
-    if isinstance(other, Tensor):
-        return _binary(K.rsub, RsubBackward0, input, other, alpha=alpha)
-
-    def make(out: Tensor) -> Node:
-        node = RsubBackward1(input)
-        node.alpha = alpha
-        return node
-
-    return call(K.rsub, (input, other), (input,), make, alpha=alpha)
-
-
-def floor_divide(input: Any, other: Any) -> Tensor:
-    """``input // other``: recorded with torch's ``NotImplemented`` node, whose backward
-    raises RuntimeError."""
-    return call(K.floor_divide, (input, other), (input, other),
-                lambda out: NotImplemented(input, other, "floor_divide"))
-
-
-def remainder(input: Any, other: Any) -> Tensor:
-    """``input % other`` (``torch.remainder``), gradient 1 for input,
-    ``-floor(input / other)`` for a tensor other."""
-    if isinstance(other, Tensor):
-        return call(K.remainder, (input, other), (input, other),
-                    lambda out: RemainderBackward1(input, other))
-    return call(K.remainder, (input, other), (input,), lambda out: RemainderBackward0(input))
-
-
-def pow(input: Any, exponent: Any) -> Tensor:
-    """``input ** exponent`` (``torch.pow``): ``PowBackward0`` (number exponent),
-    ``PowBackward1`` (tensor exponent) or ``PowBackward2`` (number base)."""
-    if not isinstance(input, Tensor):
-        return call(K.pow, (input, exponent), (exponent,),
-                    lambda out: PowBackward2(input, exponent, out))
-    if isinstance(exponent, Tensor):
-        return call(K.pow, (input, exponent), (input, exponent),
-                    lambda out: PowBackward1(input, exponent, out))
-    return call(K.pow, (input, exponent), (input,), lambda out: PowBackward0(input, exponent))
-
-
-positive = K.positive  # returns its input itself: nothing to record
-
-
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``torch.clamp``: ``ClampBackward1`` for number bounds, ``ClampBackward0`` when a bound
     is a tensor."""
@@ -293,42 +91,7 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
                 lambda out: WhereBackward0(condition, input, other))
 
 
-# --------------------------------------------------------------------- in place
-def _inplace(kernel: Any, make: Any) -> Any:
-    def op(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return call_(kernel, self, args, lambda old, out: make(old, out, *args, **kwargs),
-                     **kwargs)
-
-    op.__name__ = kernel.__name__
-    return op
-
-
-floor_divide_ = _inplace(K.floor_divide_,
-                         lambda old, out, other: NotImplemented(old, other, "floor_divide"))
-remainder_ = _inplace(K.remainder_, lambda old, out, other: (
-    RemainderBackward1(old, other) if isinstance(other, Tensor) else RemainderBackward0(old)))
-pow_ = _inplace(K.pow_, lambda old, out, e: (
-    PowBackward1(old, e, out) if isinstance(e, Tensor) else PowBackward0(old, e)))
-
-
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     tensors = isinstance(min, Tensor) or isinstance(max, Tensor)
     cls = ClampBackward0 if tensors else ClampBackward1
     return call_(K.clamp_, self, (min, max), lambda old, out: cls(old, min, max))
-
-
-# reflected operators: ``2 / t`` is ``t.reciprocal() * 2``, ``2 ** t`` is ``pow(2, t)``
-def rdiv(self: Tensor, other: Any) -> Tensor:
-    return aten.mul.Tensor.call(aten.reciprocal.default.call(self), other)
-
-
-def rfloordiv(self: Tensor, other: Any) -> Tensor:
-    return floor_divide(other, self)
-
-
-def rremainder(self: Tensor, other: Any) -> Tensor:
-    return remainder(other, self)
-
-
-def rpow(self: Tensor, other: Any) -> Tensor:
-    return pow(other, self)

@@ -72,6 +72,21 @@ __all__ = [
     "logical_xor",
     "logical_not",
     "flip",
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "maximum",
+    "minimum",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "all",
+    "any",
+    "var",
+    "std",
 ]
 
 
@@ -687,6 +702,179 @@ def flip(*args: Any, **kwargs: Any) -> Any:
     Raises RuntimeError for a dim listed twice, IndexError for a dim out of range.
     """
     return aten.flip(*args, **kwargs)
+
+
+def sum(*args: Any, **kwargs: Any) -> Any:
+    """sum(input, *, dtype=None) -> Tensor
+    sum(input, dim, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The sum over ``dim`` (``torch.sum``); the sum of no elements is 0. Bool and integer inputs
+    give int64; ``dtype=`` converts the input first (so ``sum(dtype=int8)`` wraps), and an
+    ``out=`` without ``dtype=`` sums in ``out``'s dtype.
+
+    Raises IndexError for a dim out of range, RuntimeError for a dim listed twice.
+    """
+    return aten.sum(*args, **kwargs)
+
+
+def mean(*args: Any, **kwargs: Any) -> Any:
+    """mean(input, *, dtype=None, out=None) -> Tensor
+    mean(input, dim, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The sum over ``dim`` divided by the count (``torch.mean``), in the input's float dtype or
+    ``dtype=``; the mean of no elements is nan.
+
+    Raises RuntimeError for an integer or bool input without a float ``dtype=``, a dtype= that
+    is not floating, a dim listed twice; IndexError for a dim out of range.
+    """
+    return aten.mean(*args, **kwargs)
+
+
+def prod(*args: Any, **kwargs: Any) -> Any:
+    """prod(input, *, dtype=None) -> Tensor
+    prod(input, dim, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The product of every element, or along one dim (``torch.prod``); the product of no elements
+    is 1. Bool and integer inputs give int64 unless ``dtype=``. Floats are multiplied one at a
+    time in their own dtype, in the order torch's iterator walks memory.
+
+    Raises IndexError for a dim out of range.
+    """
+    return aten.prod(*args, **kwargs)
+
+
+def max(*args: Any, **kwargs: Any) -> Any:
+    """max(input, *, out=None) -> Tensor
+    max(input, other, *, out=None) -> Tensor
+    max(input, dim, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    ``max(input)``: the largest element, 0-d (nan wins); ``max(input, other)``: ``maximum``;
+    ``max(input, dim, keepdim=False)``: a ``(values, indices)`` named tuple
+    (``torch.return_types.max``), the first index on ties and the first nan's if there is one
+    (``torch.max``).
+
+    Raises RuntimeError for ``max()`` of an empty tensor; IndexError for a dim out of range or
+    of size 0.
+    """
+    return aten.max(*args, **kwargs)
+
+
+def min(*args: Any, **kwargs: Any) -> Any:
+    """min(input, *, out=None) -> Tensor
+    min(input, other, *, out=None) -> Tensor
+    min(input, dim, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    ``torch.min``: as ``max``, for the smallest (``min(input, other)`` is ``minimum``).
+    """
+    return aten.min(*args, **kwargs)
+
+
+def maximum(*args: Any, **kwargs: Any) -> Any:
+    """maximum(input, other, *, out=None) -> Tensor
+
+    The larger of ``input`` and ``other``, elementwise and broadcast (``torch.maximum``), in
+    ``result_type``; nan wins.
+
+    Raises RuntimeError for shapes that do not broadcast.
+    """
+    return aten.maximum(*args, **kwargs)
+
+
+def minimum(*args: Any, **kwargs: Any) -> Any:
+    """minimum(input, other, *, out=None) -> Tensor
+
+    The smaller of ``input`` and ``other``, elementwise (``torch.minimum``); see ``maximum``.
+    """
+    return aten.minimum(*args, **kwargs)
+
+
+def amax(*args: Any, **kwargs: Any) -> Any:
+    """amax(input, dim=(), keepdim=False, *, out=None) -> Tensor
+
+    The largest value over ``dim`` (``torch.amax``), in the input's dtype; nan wins. Signed
+    zeros are not reproduced (torch's vectorised loops may pick either).
+
+    Raises RuntimeError for an empty input with no dim, or an ``out=`` of another dtype;
+    IndexError for a reduced dim of size 0 or out of range.
+    """
+    return aten.amax(*args, **kwargs)
+
+
+def amin(*args: Any, **kwargs: Any) -> Any:
+    """amin(input, dim=(), keepdim=False, *, out=None) -> Tensor
+
+    The smallest value over ``dim`` (``torch.amin``); see ``amax``.
+    """
+    return aten.amin(*args, **kwargs)
+
+
+def argmax(*args: Any, **kwargs: Any) -> Any:
+    """argmax(input, dim=None, keepdim=False, *, out=None) -> Tensor
+
+    The int64 index of the largest value (``torch.argmax``): along ``dim``, or into the
+    flattened tensor. The first on ties; the first nan if there is one.
+
+    Raises RuntimeError for a bool input or an ``out=`` that is not int64; IndexError for an
+    empty input with no dim, a dim of size 0 or out of range.
+    """
+    return aten.argmax(*args, **kwargs)
+
+
+def argmin(*args: Any, **kwargs: Any) -> Any:
+    """argmin(input, dim=None, keepdim=False, *, out=None) -> Tensor
+
+    The int64 index of the smallest value (``torch.argmin``); see ``argmax``.
+    """
+    return aten.argmin(*args, **kwargs)
+
+
+def all(*args: Any, **kwargs: Any) -> Any:
+    """all(input, *, out=None) -> Tensor
+    all(input, dim=None, keepdim=False, *, out=None) -> Tensor
+    all(input, dim, keepdim=False, *, out=None) -> Tensor
+
+    True where every element over ``dim`` is nonzero (``torch.all``); True for no elements.
+    Bool, except a uint8 input gives uint8. ``dim=()`` reduces no dim.
+
+    Raises RuntimeError for an ``out=`` that is neither bool nor uint8, a dim listed twice;
+    IndexError for a dim out of range.
+    """
+    return aten.all(*args, **kwargs)
+
+
+def any(*args: Any, **kwargs: Any) -> Any:
+    """any(input, *, out=None) -> Tensor
+    any(input, dim=None, keepdim=False, *, out=None) -> Tensor
+    any(input, dim, keepdim=False, *, out=None) -> Tensor
+
+    True where some element over ``dim`` is nonzero (``torch.any``); see ``all``.
+    """
+    return aten.any(*args, **kwargs)
+
+
+def var(*args: Any, **kwargs: Any) -> Any:
+    """var(input, dim, unbiased=True, keepdim=False, *, out=None) -> Tensor
+    var(input, dim=None, *, correction=None, keepdim=False, out=None) -> Tensor
+    var(input, unbiased=True) -> Tensor
+
+    The variance over ``dim`` (``torch.var``): ``sum((x - mean)**2) / max(0, N - correction)``;
+    ``correction`` defaults to 1, ``unbiased=False`` is 0. N - correction <= 0 gives nan or inf,
+    with a warning. Computed in float64, rounded once to the input's dtype.
+
+    Raises RuntimeError for an integer or bool input, a dim listed twice; IndexError for a dim
+    out of range.
+    """
+    return aten.var(*args, **kwargs)
+
+
+def std(*args: Any, **kwargs: Any) -> Any:
+    """std(input, dim, unbiased=True, keepdim=False, *, out=None) -> Tensor
+    std(input, dim=None, *, correction=None, keepdim=False, out=None) -> Tensor
+    std(input, unbiased=True) -> Tensor
+
+    The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as ``var``.
+    """
+    return aten.std(*args, **kwargs)
 
 
 class TensorMethods(TensorType):
@@ -1437,6 +1625,166 @@ class TensorMethods(TensorType):
         Raises RuntimeError for a dim listed twice, IndexError for a dim out of range.
         """
         return aten.flip.call_method(self, args, kwargs)
+
+    def sum(self, *args: Any, **kwargs: Any) -> Any:
+        """sum(*, dtype=None) -> Tensor
+        sum(dim, keepdim=False, *, dtype=None) -> Tensor
+
+        The sum over ``dim`` (``torch.sum``); the sum of no elements is 0. Bool and integer
+        inputs give int64; ``dtype=`` converts the input first (so ``sum(dtype=int8)`` wraps),
+        and an ``out=`` without ``dtype=`` sums in ``out``'s dtype.
+
+        Raises IndexError for a dim out of range, RuntimeError for a dim listed twice.
+        """
+        return aten.sum.call_method(self, args, kwargs)
+
+    def mean(self, *args: Any, **kwargs: Any) -> Any:
+        """mean(*, dtype=None) -> Tensor
+        mean(dim, keepdim=False, *, dtype=None) -> Tensor
+
+        The sum over ``dim`` divided by the count (``torch.mean``), in the input's float dtype
+        or ``dtype=``; the mean of no elements is nan.
+
+        Raises RuntimeError for an integer or bool input without a float ``dtype=``, a dtype=
+        that is not floating, a dim listed twice; IndexError for a dim out of range.
+        """
+        return aten.mean.call_method(self, args, kwargs)
+
+    def prod(self, *args: Any, **kwargs: Any) -> Any:
+        """prod(*, dtype=None) -> Tensor
+        prod(dim, keepdim=False, *, dtype=None) -> Tensor
+
+        The product of every element, or along one dim (``torch.prod``); the product of no
+        elements is 1. Bool and integer inputs give int64 unless ``dtype=``. Floats are
+        multiplied one at a time in their own dtype, in the order torch's iterator walks memory.
+
+        Raises IndexError for a dim out of range.
+        """
+        return aten.prod.call_method(self, args, kwargs)
+
+    def max(self, *args: Any, **kwargs: Any) -> Any:
+        """max() -> Tensor
+        max(other) -> Tensor
+        max(dim, keepdim=False) -> (Tensor, Tensor)
+
+        ``max(input)``: the largest element, 0-d (nan wins); ``max(input, other)``: ``maximum``;
+        ``max(input, dim, keepdim=False)``: a ``(values, indices)`` named tuple
+        (``torch.return_types.max``), the first index on ties and the first nan's if there is
+        one (``torch.max``).
+
+        Raises RuntimeError for ``max()`` of an empty tensor; IndexError for a dim out of range
+        or of size 0.
+        """
+        return aten.max.call_method(self, args, kwargs)
+
+    def min(self, *args: Any, **kwargs: Any) -> Any:
+        """min() -> Tensor
+        min(other) -> Tensor
+        min(dim, keepdim=False) -> (Tensor, Tensor)
+
+        ``torch.min``: as ``max``, for the smallest (``min(input, other)`` is ``minimum``).
+        """
+        return aten.min.call_method(self, args, kwargs)
+
+    def maximum(self, *args: Any, **kwargs: Any) -> Any:
+        """maximum(other) -> Tensor
+
+        The larger of ``input`` and ``other``, elementwise and broadcast (``torch.maximum``), in
+        ``result_type``; nan wins.
+
+        Raises RuntimeError for shapes that do not broadcast.
+        """
+        return aten.maximum.call_method(self, args, kwargs)
+
+    def minimum(self, *args: Any, **kwargs: Any) -> Any:
+        """minimum(other) -> Tensor
+
+        The smaller of ``input`` and ``other``, elementwise (``torch.minimum``); see
+        ``maximum``.
+        """
+        return aten.minimum.call_method(self, args, kwargs)
+
+    def amax(self, *args: Any, **kwargs: Any) -> Any:
+        """amax(dim=(), keepdim=False) -> Tensor
+
+        The largest value over ``dim`` (``torch.amax``), in the input's dtype; nan wins. Signed
+        zeros are not reproduced (torch's vectorised loops may pick either).
+
+        Raises RuntimeError for an empty input with no dim, or an ``out=`` of another dtype;
+        IndexError for a reduced dim of size 0 or out of range.
+        """
+        return aten.amax.call_method(self, args, kwargs)
+
+    def amin(self, *args: Any, **kwargs: Any) -> Any:
+        """amin(dim=(), keepdim=False) -> Tensor
+
+        The smallest value over ``dim`` (``torch.amin``); see ``amax``.
+        """
+        return aten.amin.call_method(self, args, kwargs)
+
+    def argmax(self, *args: Any, **kwargs: Any) -> Any:
+        """argmax(dim=None, keepdim=False) -> Tensor
+
+        The int64 index of the largest value (``torch.argmax``): along ``dim``, or into the
+        flattened tensor. The first on ties; the first nan if there is one.
+
+        Raises RuntimeError for a bool input or an ``out=`` that is not int64; IndexError for an
+        empty input with no dim, a dim of size 0 or out of range.
+        """
+        return aten.argmax.call_method(self, args, kwargs)
+
+    def argmin(self, *args: Any, **kwargs: Any) -> Any:
+        """argmin(dim=None, keepdim=False) -> Tensor
+
+        The int64 index of the smallest value (``torch.argmin``); see ``argmax``.
+        """
+        return aten.argmin.call_method(self, args, kwargs)
+
+    def all(self, *args: Any, **kwargs: Any) -> Any:
+        """all() -> Tensor
+        all(dim=None, keepdim=False) -> Tensor
+        all(dim, keepdim=False) -> Tensor
+
+        True where every element over ``dim`` is nonzero (``torch.all``); True for no elements.
+        Bool, except a uint8 input gives uint8. ``dim=()`` reduces no dim.
+
+        Raises RuntimeError for an ``out=`` that is neither bool nor uint8, a dim listed twice;
+        IndexError for a dim out of range.
+        """
+        return aten.all.call_method(self, args, kwargs)
+
+    def any(self, *args: Any, **kwargs: Any) -> Any:
+        """any() -> Tensor
+        any(dim=None, keepdim=False) -> Tensor
+        any(dim, keepdim=False) -> Tensor
+
+        True where some element over ``dim`` is nonzero (``torch.any``); see ``all``.
+        """
+        return aten.any.call_method(self, args, kwargs)
+
+    def var(self, *args: Any, **kwargs: Any) -> Any:
+        """var(dim, unbiased=True, keepdim=False) -> Tensor
+        var(dim=None, *, correction=None, keepdim=False) -> Tensor
+        var(unbiased=True) -> Tensor
+
+        The variance over ``dim`` (``torch.var``): ``sum((x - mean)**2) / max(0, N -
+        correction)``; ``correction`` defaults to 1, ``unbiased=False`` is 0. N - correction <=
+        0 gives nan or inf, with a warning. Computed in float64, rounded once to the input's
+        dtype.
+
+        Raises RuntimeError for an integer or bool input, a dim listed twice; IndexError for a
+        dim out of range.
+        """
+        return aten.var.call_method(self, args, kwargs)
+
+    def std(self, *args: Any, **kwargs: Any) -> Any:
+        """std(dim, unbiased=True, keepdim=False) -> Tensor
+        std(dim=None, *, correction=None, keepdim=False) -> Tensor
+        std(unbiased=True) -> Tensor
+
+        The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as ``var``.
+        """
+        return aten.std.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

@@ -20,7 +20,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from . import layout, reductions, views
+from . import layout, views
 from .size import Size
 from .tensor import Tensor
 
@@ -138,14 +138,14 @@ def sum_to_size(t: Tensor, *size: Any) -> Tensor:
             f"size {{{list(shape)}}} is not expandable to size {{{list(t._shape)}}}."
         )
     if not shape:
-        return reductions.sum(t)
+        return t.sum()
     if shape == t._shape:
         return t
     lead = t.dim() - len(shape)
     dims = tuple(range(lead)) + tuple(
         d for d in range(lead, t.dim()) if shape[d - lead] == 1 and t._shape[d] != 1
     )
-    summed = reductions.sum(t, dims, keepdim=True)
+    summed = t.sum(dims, keepdim=True)
     if lead == 0:
         return summed
     return Tensor._make(summed._storage, shape, layout.contiguous_strides(shape), 0,

@@ -90,6 +90,22 @@ for _name, _kernel in COMPARISONS.items():
     register_comparison(_name, _kernel)
 
 
+# ============================================================== maximum, minimum
+# ``maximum`` and ``minimum`` (and ``max(a, b)``, ``min(a, b)``, which are them) are ops of
+# the table: the larger or smaller of two tensors, elementwise, in ``result_type``.
+def _extremum(kernel: Kernel, input: Tensor, other: Tensor, finish: Any) -> Tensor:
+    """``kernel`` (``np.maximum``: nan wins) of the operands, broadcast, in ``result_type``."""
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, None)
+    return finish(kernel, [input, other], common, shape)
+
+
+for _name, _kernel in (("maximum", np.maximum), ("minimum", np.minimum)):
+    for _key, _finish_by_key in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+        aten[_name].default.impl(_key)(
+            lambda self, other, k=_kernel, f=_finish_by_key: _extremum(k, self, other, f))
+
+
 # ============================================================== logical ops
 # logical_and, logical_or and logical_xor are ops of the table too: the 0/1 of the formula
 # below, computed as a comparison is (in ``result_type``; a bool result, or in place the

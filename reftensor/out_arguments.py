@@ -23,14 +23,15 @@ module gives every ``.out`` overload of the op table its kernels.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from . import dtypes, factories, iterator, layout
 from ._ops import DispatchKey, OpOverload, aten, state
 from .promotion import SCALAR_TYPE_NAMES, check_can_cast
 from .tensor import Tensor
 
-__all__ = ["resize_output"]
+__all__ = ["OutRule", "resize_output", "set_rule"]
 
 
 def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
@@ -51,28 +52,68 @@ def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) 
     out._shape, out._stride = tuple(shape), tuple(stride)
 
 
+class OutRule(NamedTuple):
+    """How one op's ``out=`` differs from the rule above (set by the op's module with
+    :func:`set_rule`): ``prepare(inputs, outs)`` may change the op's arguments (``sum``
+    without ``dtype=`` sums in ``out``'s dtype); ``compute(*inputs)`` replaces the call of
+    the functional op (torch's ``max(empty, out=o)`` gives -inf, where ``max(empty)``
+    raises); ``check(input, result, out)`` replaces step 2's cast check (``amax`` wants
+    ``out`` of exactly the input's dtype)."""
+
+    prepare: Callable[[list[Any], list[Tensor]], list[Any]] | None = None
+    compute: Callable[..., Any] | None = None
+    check: Callable[[Any, Tensor, Tensor], None] | None = None
+    # several outs: the named tuple they are returned in (``torch.return_types.max_out``)
+    returns: type | None = None
+
+
+_RULES: dict[str, OutRule] = {}
+
+
+def set_rule(out_overload: OpOverload, rule: OutRule) -> None:
+    """Give ``out_overload`` (``aten.amax.out``) its own rule."""
+    _RULES[out_overload.name] = rule
+
+
 def _kernel(out_overload: OpOverload) -> Any:
     functional = out_overload.functional
     assert functional is not None
     writes = [a.writes and a.kwarg_only for a in out_overload.schema.arguments]
+    name = out_overload.name
 
-    def out_kernel(*values: Any) -> Tensor:
-        (out,) = [v for v, w in zip(values, writes, strict=True) if w]
-        if not isinstance(out, Tensor):  # ``add``'s parser takes a number for any tensor
-            out = _wrapped_number(out)
+    def out_kernel(*values: Any) -> Any:
+        # one ``out`` tensor, or several (``max.dim_max``: the values and the indices)
+        outs = [v if isinstance(v, Tensor) else _wrapped_number(v)  # (``add`` takes numbers)
+                for v, w in zip(values, writes, strict=True) if w]
         inputs = [v for v, w in zip(values, writes, strict=True) if not w]
-        if out_overload.same_dtype and out._dtype is not inputs[0]._dtype:
-            raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[out._dtype.name]} but expected "
-                               f"{SCALAR_TYPE_NAMES[inputs[0]._dtype.name]}")
-        result = functional.call(*inputs)
-        iterator.assert_no_internal_overlap(out)
-        for t in functional.tensors(inputs):
-            if t is not out:
-                iterator.assert_no_partial_overlap(out, t)
-        check_can_cast(result._dtype, out._dtype)
-        if out._shape != result._shape:
-            resize_output(out, result._shape, result._stride)
-        return out.copy_(result)
+        if out_overload.same_dtype and outs[0]._dtype is not inputs[0]._dtype:
+            raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[outs[0]._dtype.name]} but "
+                               f"expected {SCALAR_TYPE_NAMES[inputs[0]._dtype.name]}")
+        rule = _RULES.get(name)
+        if rule is not None and rule.prepare is not None:
+            inputs = rule.prepare(inputs, outs)
+        if rule is not None and rule.compute is not None:
+            result = rule.compute(*inputs)
+        else:
+            result = functional.call(*inputs)
+        results = list(result) if isinstance(result, tuple) else [result]
+        for out in outs:
+            iterator.assert_no_internal_overlap(out)
+            for t in functional.tensors(inputs):
+                if t is not out:
+                    iterator.assert_no_partial_overlap(out, t)
+        for r, out in zip(results, outs, strict=True):
+            if rule is not None and rule.check is not None:
+                rule.check(inputs[0], r, out)
+            else:
+                check_can_cast(r._dtype, out._dtype)
+        for r, out in zip(results, outs, strict=True):
+            if out._shape != r._shape:
+                resize_output(out, r._shape, r._stride)
+            out.copy_(r)
+        if not isinstance(result, tuple):
+            return outs[0]
+        return (rule.returns if rule is not None and rule.returns else type(result))(*outs)
 
     return out_kernel
 
@@ -85,8 +126,11 @@ def _wrapped_number(value: Any) -> Tensor:
 
 
 def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:
-    # (``eq`` is not differentiable, nor is ``floor_divide``: their out= takes anything)
-    differentiable = op.functional is not None and op.functional.differentiable
+    # (``eq`` is not differentiable, nor is ``floor_divide``: their out= takes anything; a
+    # composite such as ``var.dim`` runs ops that are)
+    differentiable = op.functional is not None and (
+        op.functional.differentiable
+        or op.functional.has_kernel(DispatchKey.CompositeImplicitAutograd))
     if differentiable and state.enabled and any(t._requires_grad for t in op.tensors(values)):
         raise RuntimeError(
             f"{op.schema.name}(): functions with out=... arguments don't support automatic "

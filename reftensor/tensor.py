@@ -703,7 +703,7 @@ class Tensor(TensorMethods):
         if not isinstance(element, Tensor | builtins.bool | int | builtins.float):
             raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
                                f"passed in a {type(element)}.")
-        return builtins.bool(reductions.any(self == element))
+        return builtins.bool((self == element).any())
 
     def __format__(self, format_spec: str) -> str:
         """A 0-d tensor formats as its Python number (``f"{t:.2f}"``), as in torch."""
@@ -848,50 +848,6 @@ class Tensor(TensorMethods):
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
 
-    # ====================================================== chapter 4: reductions
-    # Each reduces over ``dim`` (an int, a tuple, or every dim) (reftensor/reductions.py).
-    def sum(self, dim: Any = None, keepdim: builtins.bool = False, *,
-            dtype: dtype | None = None) -> Tensor:
-        return ad.sum(self, dim, keepdim, dtype=dtype)
-
-    def mean(self, dim: Any = None, keepdim: builtins.bool = False, *,
-             dtype: dtype | None = None) -> Tensor:
-        return ad.mean(self, dim, keepdim, dtype=dtype)
-
-    def prod(self, dim: Any = None, keepdim: builtins.bool = False, *,
-             dtype: dtype | None = None) -> Tensor:
-        return ad.prod(self, dim, keepdim, dtype=dtype)
-
-    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return ad.max(self, dim, keepdim)
-
-    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return ad.min(self, dim, keepdim)
-
-    def amax(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-        return ad.amax(self, dim, keepdim)
-
-    def amin(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-        return ad.amin(self, dim, keepdim)
-
-    def argmax(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
-        return reductions.argmax(self, dim, keepdim)
-
-    def argmin(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
-        return reductions.argmin(self, dim, keepdim)
-
-    def all(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
-        return reductions.all(self, dim, keepdim)
-
-    def any(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
-        return reductions.any(self, dim, keepdim)
-
-    def var(self, dim: Any = None, *args: Any, **kwargs: Any) -> Tensor:
-        return ad.var(self, dim, *args, **kwargs)
-
-    def std(self, dim: Any = None, *args: Any, **kwargs: Any) -> Tensor:
-        return ad.std(self, dim, *args, **kwargs)
-
     # ================================================ chapter 8: random number generation
     # In-place samplers; each draws from ``generator`` (default: the default generator) in
     # memory order (reftensor/random/).
@@ -923,7 +879,6 @@ class Tensor(TensorMethods):
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
 from . import (  # noqa: E402
     autograd,  # noqa: E402
-    reductions,
 )
 from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
 

@@ -157,7 +157,8 @@ def _compare(expected: Any, got: Any, *, values: bool, ulps: int, storage_size: 
             raise Mismatch(f"{path}: torch {expected!r}, reftensor {got!r}")
         return
     if isinstance(expected, tuple | list):
-        if type(expected) is not type(got) or len(expected) != len(got):
+        # (a named tuple such as torch.return_types.max: the class of the same name)
+        if type(expected).__name__ != type(got).__name__ or len(expected) != len(got):
             raise Mismatch(f"{path}: torch {expected!r}, reftensor {got!r}")
         for k, (e, g) in enumerate(zip(expected, got, strict=True)):
             _compare(e, g, values=values, ulps=ulps, storage_size=storage_size,

@@ -171,20 +171,25 @@ def _binary_errors(name: str) -> dict[str, Program]:
     }
 
 
+#: ``a + alpha * b`` with ``alpha != 1``: torch's float loops fuse the multiply-add or round
+#: ``alpha * b`` first depending on the tensor's length and memory alignment (see
+#: ``arithmetic._add_kernel``), so the last bit may differ; with ``alpha == 1`` it is exact.
+ALPHA_ULPS = 1
 _DIVISION = dict(ulps=0, arguments=other_and_rounding)
 OP_DB += [
-    OpEntry("add", arguments=other_and_alpha, errors={
+    OpEntry("add", arguments=other_and_alpha, ulps=ALPHA_ULPS, errors={
         **_binary_errors("add"),
         "a bool alpha for a float result": lambda lib: lib.add(lib.ones(2), 1, alpha=True),
         "a float alpha for an int result": lambda lib: lib.add(lib.arange(2), 1, alpha=0.5),
         "in place, an int self and a float result": lambda lib: lib.arange(2).add_(0.5),
     }),
-    OpEntry("sub", arguments=other_and_alpha, errors={
+    OpEntry("sub", arguments=other_and_alpha, ulps=ALPHA_ULPS, errors={
         **_binary_errors("sub"),
         "a bool tensor": lambda lib: lib.sub(lib.ones(2, dtype=lib.bool), 1),
         "a Python bool": lambda lib: lib.sub(lib.ones(2), True),
     }),
-    OpEntry("subtract", arguments=other_and_alpha, errors=_binary_errors("subtract")),
+    OpEntry("subtract", arguments=other_and_alpha, ulps=ALPHA_ULPS,
+            errors=_binary_errors("subtract")),
     OpEntry("mul", arguments=other, errors=_binary_errors("mul")),
     OpEntry("multiply", arguments=other, errors=_binary_errors("multiply")),
     OpEntry("div", **_DIVISION, errors={
@@ -273,7 +278,7 @@ def _number_first(name: str) -> Program:
 
 
 OP_DB += [
-    OpEntry("rsub", arguments=other_and_alpha, errors={
+    OpEntry("rsub", arguments=other_and_alpha, ulps=ALPHA_ULPS, errors={
         "shapes that do not broadcast": lambda lib: lib.rsub(lib.ones(2), lib.ones(3)),
         "a bool tensor": lambda lib: lib.rsub(lib.ones(2, dtype=lib.bool), 1),
         "a number first": _number_first("rsub"),
@@ -367,6 +372,230 @@ OP_DB += [
         "an argument": lambda lib: lib.ones(2).logical_not(1),
         "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).logical_not_(),
     }),
+]
+
+
+# ------------------------------------------------------------------ reductions (chapter 4)
+@dataclass(frozen=True)
+class DtypeName:
+    """A ``dtype=`` argument, read from each library by name (``torch.int8``)."""
+
+    name: str
+
+    def of(self, lib: Any) -> Any:
+        return getattr(lib, self.name)
+
+
+#: dtype= values: integers that wrap, a 16-bit float, bool, and Python's types
+REDUCTION_DTYPES = st.sampled_from([DtypeName(n) for n in ("float64", "float16", "int8",
+                                                           "int64", "bool")] + [float, int])
+
+
+def _one_dim(shape: tuple[int, ...]) -> st.SearchStrategy[int]:
+    """A dim of the input, maybe negative (0-d: 0 or -1)."""
+    n = max(len(shape), 1)
+    return st.integers(-n, n - 1)
+
+
+def _dim_list(shape: tuple[int, ...]) -> st.SearchStrategy[Any]:
+    """Distinct dims as a tuple (maybe empty), one bare int, or None."""
+    return st.one_of(dims(shape).map(lambda d: d["dims"]), _one_dim(shape), st.none())
+
+
+def _with(options: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """Some of ``options``, in their order (an argument left out takes its default)."""
+    return st.fixed_dictionaries({}, optional=options)
+
+
+def reduction_over_dims(shape: tuple[int, ...], *, dtype: bool = True
+                        ) -> st.SearchStrategy[dict[str, Any]]:
+    """``sum``, ``mean``: nothing (every dim), or ``dim`` (with ``keepdim``), and maybe
+    ``dtype=``."""
+    extra = {"dtype": REDUCTION_DTYPES} if dtype else {}
+    return st.one_of(_with(extra), st.fixed_dictionaries(
+        {"dim": _dim_list(shape)}, optional={"keepdim": st.booleans(), **extra}))
+
+
+def reduction_over_one_dim(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``prod``: nothing (every element), or one ``dim`` (with ``keepdim``), maybe
+    ``dtype=``."""
+    return st.one_of(_with({"dtype": REDUCTION_DTYPES}), st.fixed_dictionaries(
+        {"dim": _one_dim(shape)},
+        optional={"keepdim": st.booleans(), "dtype": REDUCTION_DTYPES}))
+
+
+def max_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``max``/``min``: nothing, another tensor (elementwise), or one ``dim``."""
+    return st.one_of(st.just({}), strategies.tensors(shape=_broadcastable(shape)).map(
+        lambda o: {"other": o}), st.fixed_dictionaries(
+        {"dim": _one_dim(shape)}, optional={"keepdim": st.booleans()}))
+
+
+def amax_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``amax``/``amin``: ``dim`` a tuple (``()``: every dim) or one int."""
+    dim = st.one_of(dims(shape).map(lambda d: d["dims"]), _one_dim(shape))
+    return _with({"dim": dim, "keepdim": st.booleans()})
+
+
+def argmax_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _with({"dim": st.one_of(st.none(), _one_dim(shape)), "keepdim": st.booleans()})
+
+
+def all_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``all``/``any``: nothing, or ``dim`` (a tuple, ``()`` reducing no dim; an int; None)
+    with ``keepdim``."""
+    return st.one_of(st.just({}), st.fixed_dictionaries(
+        {"dim": _dim_list(shape)}, optional={"keepdim": st.booleans()}))
+
+
+def var_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``var``/``std``: ``unbiased`` alone, ``dim`` with ``unbiased`` and ``keepdim``, or
+    ``dim`` with ``correction=`` (0, 1, 2 or a float) and ``keepdim``."""
+    dim = st.one_of(dims(shape).map(lambda d: d["dims"]), _one_dim(shape), st.none())
+    correction = st.sampled_from([0, 1, 2, 0.5, None])
+    return st.one_of(
+        _with({"unbiased": st.booleans()}),
+        st.fixed_dictionaries({"dim": dim},
+                              optional={"unbiased": st.booleans(), "keepdim": st.booleans()}),
+        _with({"dim": dim, "correction": correction, "keepdim": st.booleans()}))
+
+
+def _reduction_errors(name: str, *, dim_optional: bool = False) -> dict[str, Program]:
+    errors = {
+        "a dim out of range": lambda lib: getattr(lib.ones(2, 3), name)(2),
+        "a float dim": lambda lib: getattr(lib.ones(2, 3), name)(0.5),
+        "a string": lambda lib: getattr(lib, name)("a"),
+    }
+    if not dim_optional:
+        errors["keepdim without dim"] = lambda lib: getattr(lib, name)(lib.ones(2),
+                                                                       keepdim=True)
+    return errors
+
+
+def _differentiable_errors(name: str, **options: Any) -> dict[str, Program]:
+    return {
+        **_reduction_errors(name, **options),
+        "out= with an input that requires grad": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3, requires_grad=True), 0, out=lib.empty(0)),
+    }
+
+
+def _max_errors(name: str) -> dict[str, Program]:
+    return {
+        **_reduction_errors(name),
+        "an empty tensor": lambda lib: getattr(lib, name)(lib.ones(0)),
+        "a dim of size 0": lambda lib: getattr(lib, name)(lib.ones(2, 0), 1),
+        "a number as other": lambda lib: getattr(lib, name)(lib.ones(2), 2),
+        "shapes that do not broadcast":
+            lambda lib: getattr(lib, name)(lib.ones(2), lib.ones(3)),
+        "out= of one tensor for values and indices": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 1, out=(lib.empty(0),)),
+        "out= values of another dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 1, out=(lib.empty(0, dtype=lib.float64),
+                                    lib.empty(0, dtype=lib.int64))),
+        "out= indices of another dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 1, out=(lib.empty(0), lib.empty(0, dtype=lib.int32))),
+        "out= of an integer dtype for a float result": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), out=lib.empty(0, dtype=lib.int64)),
+        "elementwise out= of an integer dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), lib.ones(3), out=lib.empty(0, dtype=lib.int64)),
+    }
+
+
+def _amax_errors(name: str) -> dict[str, Program]:
+    return {
+        **_differentiable_errors(name, dim_optional=True),
+        "an empty tensor": lambda lib: getattr(lib, name)(lib.ones(0)),
+        "a dim of size 0": lambda lib: getattr(lib, name)(lib.ones(2, 0), 1),
+        "a dim twice": lambda lib: getattr(lib, name)(lib.ones(2, 3), (1, -1)),
+        "out= of a wider dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 0, out=lib.empty(0, dtype=lib.float64)),
+        "out= of an integer dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 0, out=lib.empty(0, dtype=lib.int64)),
+    }
+
+
+def _argmax_errors(name: str) -> dict[str, Program]:
+    return {
+        **_reduction_errors(name, dim_optional=True),
+        "a bool tensor": lambda lib: getattr(lib, name)(lib.ones(2, dtype=lib.bool)),
+        "an empty tensor": lambda lib: getattr(lib, name)(lib.ones(0)),
+        "a dim of size 0": lambda lib: getattr(lib, name)(lib.ones(2, 0), 1),
+        "out= of int32": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 0, out=lib.empty(0, dtype=lib.int32)),
+    }
+
+
+def _all_errors(name: str) -> dict[str, Program]:
+    return {
+        "a dim out of range": lambda lib: getattr(lib.ones(2, 3), name)(2),
+        "a dim twice": lambda lib: getattr(lib, name)(lib.ones(2, 3), (0, -2)),
+        "a float dim": lambda lib: getattr(lib.ones(2, 3), name)(0.5),
+        "out= of a float dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 0, out=lib.empty(0)),
+        "out= of int64, no dim": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), out=lib.empty(0, dtype=lib.int64)),
+    }
+
+
+def _var_errors(name: str) -> dict[str, Program]:
+    return {
+        "an integer tensor": lambda lib: getattr(lib, name)(lib.arange(4)),
+        "unbiased and correction": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 0, unbiased=True, correction=1),
+        "a dim twice": lambda lib: getattr(lib, name)(lib.ones(2, 3), (0, 0)),
+        "a dim out of range": lambda lib: getattr(lib, name)(lib.ones(2, 3), 2),
+        "out= of an integer dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3), 0, out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: getattr(lib, name)(
+            lib.ones(2, 3, requires_grad=True), 0, out=lib.empty(0)),
+    }
+
+
+#: float sums are added in another order than torch's cascade: a few ulps (of the largest
+#: magnitude, see ``tests/difftest.py``)
+SUM_ULPS = 4
+OP_DB += [
+    OpEntry("sum", arguments=reduction_over_dims, ulps=SUM_ULPS, errors={
+        **_differentiable_errors("sum"),
+        "a dim twice": lambda lib: lib.ones(2, 3).sum((1, -1)),
+        "out= with no dim": lambda lib: lib.sum(lib.ones(2), out=lib.empty(0)),
+    }),
+    OpEntry("mean", arguments=reduction_over_dims, ulps=SUM_ULPS, errors={
+        **_differentiable_errors("mean"),
+        "an integer tensor": lambda lib: lib.mean(lib.arange(3)),
+        "an integer dtype=": lambda lib: lib.mean(lib.ones(3), dtype=lib.int64),
+        "out= of an integer dtype": lambda lib: lib.mean(
+            lib.ones(2, 3), 0, out=lib.empty(0, dtype=lib.int64)),
+    }),
+    OpEntry("prod", arguments=reduction_over_one_dim, ulps=SUM_ULPS, errors={
+        **_differentiable_errors("prod"),
+        "a tuple of dims": lambda lib: lib.ones(2, 3).prod((0, 1)),
+    }),
+    OpEntry("max", arguments=max_arguments, errors=_max_errors("max")),
+    OpEntry("min", arguments=max_arguments, errors=_max_errors("min")),
+    OpEntry("maximum", arguments=other, errors={
+        "shapes that do not broadcast": lambda lib: lib.maximum(lib.ones(2), lib.ones(3)),
+        "a number": lambda lib: lib.maximum(lib.ones(2), 2),
+        "a meta tensor with a CPU tensor":
+            lambda lib: lib.maximum(lib.ones(2, device="meta"), lib.ones(2)),
+        "out= of an integer dtype": lambda lib: lib.maximum(
+            lib.ones(2), lib.ones(2), out=lib.empty(0, dtype=lib.int64)),
+    }),
+    OpEntry("minimum", arguments=other, errors={
+        "shapes that do not broadcast": lambda lib: lib.minimum(lib.ones(2), lib.ones(3)),
+        "a number": lambda lib: lib.minimum(lib.ones(2), 2),
+    }),
+    OpEntry("amax", arguments=amax_arguments, errors=_amax_errors("amax")),
+    OpEntry("amin", arguments=amax_arguments, errors=_amax_errors("amin")),
+    OpEntry("argmax", arguments=argmax_arguments, grad=False, errors=_argmax_errors("argmax")),
+    OpEntry("argmin", arguments=argmax_arguments, grad=False, errors=_argmax_errors("argmin")),
+    OpEntry("all", arguments=all_arguments, grad=False, errors=_all_errors("all")),
+    OpEntry("any", arguments=all_arguments, grad=False, errors=_all_errors("any")),
+    OpEntry("var", arguments=var_arguments, dtypes=strategies.FLOAT_NAMES, ulps=SUM_ULPS,
+            errors=_var_errors("var")),
+    OpEntry("std", arguments=var_arguments, dtypes=strategies.FLOAT_NAMES, ulps=SUM_ULPS,
+            errors=_var_errors("std")),
 ]
 
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -68,7 +68,7 @@ class Values:
             loose = "float32" in (self.dtype, expected.dtype) or TOLERANCE["float32 inside"]
             rtol = 2e-5 if loose else 1e-10
         else:
-            return bool(np.array_equal(self.array, expected.array))
+            return bool(np.array_equal(self.array, expected.array, equal_nan=True))
         finite = expected.array[np.isfinite(expected.array)]
         scale = max(1.0, float(np.abs(finite).max())) if finite.size else 1.0
         return bool(np.allclose(self.array, expected.array, rtol=rtol, atol=rtol * scale,

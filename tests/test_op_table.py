@@ -207,9 +207,18 @@ def test_a_second_kernel_for_the_same_key_is_refused():
 
 # ================================================================== the test entries
 def _result(lib: Any, t: Any, name: str, arguments: dict[str, Any]) -> Any:
-    """The dtype of the op's result, from the op itself on a tensor of ``t``'s dtype."""
+    """The dtype of the op's result (a tuple of them for an op with several results,
+    ``max(t, dim)``), from the op itself on a tensor of ``t``'s dtype."""
     values = {k: _build(lib, v) for k, v in arguments.items()}
-    return getattr(lib, name)(lib.ones((), dtype=t.dtype), **values).dtype
+    result = getattr(lib, name)(lib.ones((), dtype=t.dtype), **values)
+    return tuple(r.dtype for r in result) if isinstance(result, tuple) else result.dtype
+
+
+def _empty_out(lib: Any, dtype: Any) -> Any:
+    """An empty ``out=`` of that dtype; a tuple of them for several results."""
+    if isinstance(dtype, tuple):
+        return tuple(lib.empty(0, dtype=d) for d in dtype)
+    return lib.empty(0, dtype=dtype)
 
 
 def _has_out(name: str) -> bool:
@@ -222,8 +231,11 @@ def _keyword_only(name: str) -> set[str]:
 
 
 def _build(lib: Any, value: Any) -> Any:
-    """An argument on ``lib``: a drawn tensor recipe is built, anything else passed as is."""
-    return value.make(lib) if hasattr(value, "make") else value
+    """An argument on ``lib``: a drawn tensor recipe is built, a drawn dtype read from
+    ``lib`` (``op_db.DtypeName``), anything else passed as is."""
+    if hasattr(value, "make"):
+        return value.make(lib)
+    return value.of(lib) if hasattr(value, "of") else value
 
 
 def _call(lib: Any, fn: Any, name: str, arguments: dict[str, Any], first: tuple[Any, ...],
@@ -257,7 +269,7 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         # out= into an empty tensor: resized to the result's shape and strides
         found["out"] = lambda lib, t: _call(
             lib, getattr(lib, name), name, arguments, (t,),
-            out=lib.empty(0, dtype=_result(lib, t, name, arguments)))
+            out=_empty_out(lib, _result(lib, t, name, arguments)))
     return found
 
 

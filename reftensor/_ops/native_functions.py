@@ -318,6 +318,145 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "(``torch.flip``), laid out like ``clone``: a dense input keeps its strides. "
                 "``t.flip(0, 1)`` is ``t.flip((0, 1))``.\n\nRaises RuntimeError for a dim "
                 "listed twice, IndexError for a dim out of range."),
+    # ---------------------------------------------------------- reductions (chapter 4)
+    # A reduction reduces over ``dim``: None or ``()`` for every dim (``all``/``any``: ``()``
+    # is no dim), a negative dim counting from the end; a 0-d tensor takes dim 0 and -1.
+    # The result is a fresh row-major tensor whatever the input's layout.
+    declare("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+            "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+            "ScalarType? dtype=None) -> Tensor",
+            out=("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                 "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The sum over ``dim`` (``torch.sum``); the sum of no elements is 0. Bool and "
+                "integer inputs give int64; ``dtype=`` converts the input first (so "
+                "``sum(dtype=int8)`` wraps), and an ``out=`` without ``dtype=`` sums in "
+                "``out``'s dtype.\n\nRaises IndexError for a dim out of range, "
+                "RuntimeError for a dim listed twice."),
+    declare("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+            "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
+            "dtype=None) -> Tensor",
+            out=("mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
+                 "dtype=None, Tensor(a!) out) -> Tensor(a!)"),
+            doc="The sum over ``dim`` divided by the count (``torch.mean``), in the input's "
+                "float dtype or ``dtype=``; the mean of no elements is nan.\n\nRaises "
+                "RuntimeError for an integer or bool input without a float ``dtype=``, a "
+                "dtype= that is not floating, a dim listed twice; IndexError for a dim out "
+                "of range."),
+    declare("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+            "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? "
+            "dtype=None) -> Tensor",
+            out=("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? "
+                 "dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The product of every element, or along one dim (``torch.prod``); the "
+                "product of no elements is 1. Bool and integer inputs give int64 unless "
+                "``dtype=``. Floats are multiplied one at a time in their own dtype, in the "
+                "order torch's iterator walks memory.\n\nRaises IndexError for a dim out of "
+                "range."),
+    declare("max(Tensor self) -> Tensor",
+            "max.other(Tensor self, Tensor other) -> Tensor",
+            "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                 "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, "
+                 "Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)"),
+            doc="``max(input)``: the largest element, 0-d (nan wins); ``max(input, other)``: "
+                "``maximum``; ``max(input, dim, keepdim=False)``: a ``(values, indices)`` "
+                "named tuple (``torch.return_types.max``), the first index on ties and the "
+                "first nan's if there is one (``torch.max``).\n\nRaises RuntimeError for "
+                "``max()`` of an empty tensor; IndexError for a dim out of range or of size "
+                "0."),
+    declare("min(Tensor self) -> Tensor",
+            "min.other(Tensor self, Tensor other) -> Tensor",
+            "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                 "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, "
+                 "Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)"),
+            doc="``torch.min``: as ``max``, for the smallest (``min(input, other)`` is "
+                "``minimum``)."),
+    declare("maximum(Tensor self, Tensor other) -> Tensor",
+            out=("maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The larger of ``input`` and ``other``, elementwise and broadcast "
+                "(``torch.maximum``), in ``result_type``; nan wins.\n\nRaises RuntimeError "
+                "for shapes that do not broadcast."),
+    declare("minimum(Tensor self, Tensor other) -> Tensor",
+            out=("minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The smaller of ``input`` and ``other``, elementwise (``torch.minimum``); see "
+                "``maximum``."),
+    declare("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+            out=("amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="The largest value over ``dim`` (``torch.amax``), in the input's dtype; nan "
+                "wins. Signed zeros are not reproduced (torch's vectorised loops may pick "
+                "either).\n\nRaises RuntimeError for an empty input with no dim, or an "
+                "``out=`` of another dtype; IndexError for a reduced dim of size 0 or out of "
+                "range."),
+    declare("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+            out=("amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="The smallest value over ``dim`` (``torch.amin``); see ``amax``."),
+    declare("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+            out=("argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="The int64 index of the largest value (``torch.argmax``): along ``dim``, or "
+                "into the flattened tensor. The first on ties; the first nan if there is one."
+                "\n\nRaises RuntimeError for a bool input or an ``out=`` that is not int64; "
+                "IndexError for an empty input with no dim, a dim of size 0 or out of range."),
+    declare("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+            out=("argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="The int64 index of the smallest value (``torch.argmin``); see ``argmax``."),
+    declare("all(Tensor self) -> Tensor",
+            "all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+            "all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+            out=("all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="True where every element over ``dim`` is nonzero (``torch.all``); True for "
+                "no elements. Bool, except a uint8 input gives uint8. ``dim=()`` reduces no "
+                "dim.\n\nRaises RuntimeError for an ``out=`` that is neither bool nor uint8, "
+                "a dim listed twice; IndexError for a dim out of range."),
+    declare("any(Tensor self) -> Tensor",
+            "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+            "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+            out=("any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="True where some element over ``dim`` is nonzero (``torch.any``); see "
+                "``all``."),
+    declare("var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> "
+            "Tensor",
+            "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+            "keepdim=False) -> Tensor",
+            "var(Tensor self, bool unbiased=True) -> Tensor",
+            out=("var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? "
+                 "correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"),
+            doc="The variance over ``dim`` (``torch.var``): ``sum((x - mean)**2) / max(0, N - "
+                "correction)``; ``correction`` defaults to 1, ``unbiased=False`` is 0. N - "
+                "correction <= 0 gives nan or inf, with a warning. Computed in float64, "
+                "rounded once to the input's dtype.\n\nRaises RuntimeError for an integer "
+                "or bool input, a dim listed twice; IndexError for a dim out of range."),
+    declare("std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> "
+            "Tensor",
+            "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+            "keepdim=False) -> Tensor",
+            "std(Tensor self, bool unbiased=True) -> Tensor",
+            out=("std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? "
+                 "correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"),
+            doc="The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as "
+                "``var``."),
 ]
 
 

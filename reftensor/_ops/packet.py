@@ -92,6 +92,8 @@ class OpOverloadPacket:
             return self._deprecated(self._function_parser.signatures[index], values)
         out = self._outs[index]
         if out is not None and values[-1] is not None:
+            if isinstance(values[-1], tuple):  # out=(values, indices): one per output
+                return out.call(*values[:-1], *values[-1])
             return out.call(*values)
         if out is not None:
             values = values[:-1]

@@ -161,9 +161,19 @@ _CONVERSIONS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+def _tensors_of_size(size: int | None) -> Callable[[Any], tuple[Any, ...]]:
+    """A list of tensors; with a size (``out=`` of several outputs), exactly that many."""
+    def convert(x: Any) -> tuple[Any, ...]:
+        if size is not None and len(x) != size:
+            raise TypeError(f"expected tuple of {size} elements but got {len(x)}")
+        return tuple(x)
+
+    return convert
+
+
 def _list_conversion(t: Type) -> Callable[[Any], Any]:
     if t.base == "Tensor":
-        return tuple
+        return _tensors_of_size(t.size)
     if t.base in ("int", "SymInt"):
         return lambda x: tuple(_int_element(i, e) for i, e in enumerate(x)) \
             if isinstance(x, tuple | list) else (_to_int(x),) * (t.size or 1)
@@ -198,8 +208,16 @@ class Parameter(NamedTuple):
         return _LIST_NAMES.get(self.type.base, "tuple") if self.type.is_list \
             else _TYPE_NAMES[self.type.base]
 
+    @property
+    def none_is_default(self) -> builtins.bool:
+        """torch reads None as the default for an int list that has one
+        (``amax(Tensor self, int[1] dim=[])``: ``t.amax(None)`` is ``t.amax()``)."""
+        return (self.type.is_list and self.type.base in ("int", "SymInt")
+                and self.default is not REQUIRED)
+
     def accepts(self, value: Any) -> builtins.bool:
-        return (value is None and self.type.optional) or self.check(value)
+        return (value is None and (self.type.optional or self.none_is_default)
+                or self.check(value))
 
     def text(self) -> str:
         """``bool keepdim = False``, as torch lists a signature."""
@@ -250,6 +268,14 @@ class Signature:
         arguments = [Argument(a.name, Type(a.type.base, True, a.type.is_list, a.type.size),
                               "None", True, a.alias) if a.writes and a.kwarg_only else a
                      for a in arguments]
+        # several outputs (``max.dim_max(..., *, Tensor(a!) max, Tensor(b!) max_values)``)
+        # are one Python argument, ``out=(values, indices)``: a tuple of that many tensors
+        outs = [a for a in arguments if a.writes and a.kwarg_only]
+        self.out_count = len(outs)
+        if len(outs) > 1:
+            arguments = [a for a in arguments if a not in outs]
+            arguments.append(Argument("out", Type("Tensor", True, True, len(outs)), "None",
+                                      True, "a!"))
         self.params = tuple(
             # torch calls a tensor ``self`` "input" in Python (a number ``self`` keeps its
             # name: ``pow(Number self, Tensor exponent)``)
@@ -323,6 +349,10 @@ class Signature:
                 values.append(args)
                 continue
             if i < len(args):
+                if p.kwarg_only:  # positional arguments left after a bare int list's int
+                    if raise_errors:
+                        raise self._extra_args(len(args))
+                    return None
                 value, position = args[i], i + 1
             elif kwargs and p.name in kwargs:
                 value, position = kwargs[p.name], 0
@@ -336,6 +366,9 @@ class Signature:
                 continue
             if value is None and p.type.optional:
                 values.append(None)
+                continue
+            if value is None and p.none_is_default:  # ``t.amax(None)``: every dim
+                values.append(p.default)
                 continue
             if not p.check(value):
                 if raise_errors:

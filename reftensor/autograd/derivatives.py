@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from .. import factories, layout
+from .. import dtypes, factories, layout
 from ..tensor import Tensor
 from .functions.elementwise import where
 
@@ -213,6 +213,162 @@ def pow_backward_exponent(grad: Tensor, self: Any, exponent: Tensor, result: Ten
     return grad * where((self == 0).logical_and(exponent >= 0), 0.0, result * log)
 
 
+# ------------------------------------------------------------------ reductions (chapter 4)
+def _wrapped_dims(dim: Any, ndim: int) -> list[int]:
+    """The reduced dims of an input with ``ndim`` dims, wrapped and sorted (None or ``()``:
+    every dim)."""
+    dims = (dim,) if isinstance(dim, int) else (dim or ())
+    if not dims:
+        return list(range(ndim))
+    return sorted({d % ndim for d in dims}) if ndim else []
+
+
+def restore_reduced_dims(grad: Tensor, dim: Any, ndim: int, keepdim: bool) -> Tensor:
+    """``grad`` with the reduced dims back as size 1 (torch's ``unsqueeze_multiple``),
+    unless ``keepdim`` kept them."""
+    if keepdim or ndim == 0:
+        return grad
+    for d in _wrapped_dims(dim, ndim):
+        grad = grad.unsqueeze(d)
+    return grad
+
+
+def sum_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """Every element contributed once: ``grad`` broadcast back to the input's shape."""
+    return grad.expand(self_sym_sizes)
+
+
+def sum_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
+                     keepdim: bool) -> Tensor:
+    return restore_reduced_dims(grad, dim, len(self_sym_sizes), keepdim).expand(
+        self_sym_sizes)
+
+
+def mean_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``grad.expand(sizes) / numel``."""
+    return grad.expand(self_sym_sizes) / math.prod(self_sym_sizes)
+
+
+def mean_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
+                      keepdim: bool) -> Tensor:
+    """The sum's gradient divided by the count of the reduced dims."""
+    count = math.prod(self_sym_sizes[d] for d in _wrapped_dims(dim, len(self_sym_sizes)))
+    return sum_dim_backward(grad, self_sym_sizes, dim, keepdim) / count
+
+
+def _leave_one_out(x: Tensor, dim: int | None) -> Tensor:
+    """For each element, the product of the others along ``dim`` (None: all of ``x``),
+    computed as the product of a row where that element is replaced by 1 (n*n work, exact,
+    and differentiable again, also where several elements are zero)."""
+    xt = x.reshape(-1) if dim is None else x.transpose(dim, -1)
+    n = xt.shape[-1]
+    positions = factories.arange(n, dtype=dtypes.int64)
+    eye = positions.unsqueeze(1) == positions
+    rows = where(eye, xt.unsqueeze(-2) * 0 + 1, xt.unsqueeze(-2))
+    others = rows.prod(-1)
+    return others.reshape(x._shape) if dim is None else others.transpose(dim, -1)
+
+
+def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int | None) -> Tensor:
+    """torch's ``prod_backward``: ``grad * (result / self)`` when no element is zero; else
+    the product of the others (0 where a row has two zeros or more)."""
+    if self.dim() == 0:
+        return grad
+    if not bool((self == 0).any()):
+        return grad * (result / self)
+    return grad * _leave_one_out(self, dim)
+
+
+def prod_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    return _prod_backward(grad.expand(self._shape), self, result, None)
+
+
+def prod_dim_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int,
+                      keepdim: bool) -> Tensor:
+    if self.dim() == 0:
+        return grad
+    d = dim % self.dim()
+    if not keepdim:
+        grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+    return _prod_backward(grad, self, result, d)
+
+
+def evenly_distribute_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """max(), min(): tied extremes share the gradient equally (a nan result: the nans)."""
+    mask = self != self if bool(result != result) else self == result
+    return where(mask, grad / mask.sum(), 0.0)
+
+
+def value_selecting_reduction_backward(grad: Tensor, dim: int, indices: Tensor,
+                                       self_sym_sizes: tuple[int, ...],
+                                       keepdim: bool) -> Tensor:
+    """max(dim), min(dim): all the gradient goes to the index returned, zeros elsewhere
+    (torch's ``zeros(sizes).scatter(dim, indices, grad)``)."""
+    if not self_sym_sizes:  # a 0-d input is its own extreme: the gradient passes through
+        return grad
+    d = dim % len(self_sym_sizes)
+    if not keepdim:
+        grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
+    positions = factories.arange(self_sym_sizes[d], dtype=dtypes.int64).reshape(
+        [-1 if k == d else 1 for k in range(len(self_sym_sizes))])
+    return where(positions == indices, grad, 0.0).expand(self_sym_sizes).contiguous()
+
+
+def amax_amin_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
+                       keepdim: bool) -> Tensor:
+    """torch's ``scale_grad_by_count``: tied extremes share the gradient equally,
+    ``(grad / mask.sum(dim, keepdim=True)) * mask``."""
+    ndim = self.dim()
+    mask = restore_reduced_dims(result, dim, ndim, keepdim) == self
+    dims = tuple(_wrapped_dims(dim, ndim))
+    count = mask.sum(dims, keepdim=True) if ndim else mask.sum()
+    return (restore_reduced_dims(grad, dim, ndim, keepdim) / count) * mask
+
+
+def maximum_self_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    """Half the gradient each at ties; none where ``self`` is the smaller."""
+    return where(self < other, 0.0, where(self == other, grad / 2, grad))
+
+
+def maximum_other_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    return where(self > other, 0.0, where(self == other, grad / 2, grad))
+
+
+def minimum_self_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    return where(self > other, 0.0, where(self == other, grad / 2, grad))
+
+
+def minimum_other_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    return where(self < other, 0.0, where(self == other, grad / 2, grad))
+
+
+def var_backward(grad: Tensor, self: Tensor, dim: Any, correction: Any,
+                 keepdim: bool) -> Tensor:
+    """``2 / (N - correction) * grad * (self - mean)``. Over every element (no ``dim``, or
+    a 0-d input) with ``N - correction <= 0``, torch gives ``grad * inf``, nan where
+    ``self`` is its mean (``inf * 0``)."""
+    correction = 1 if correction is None else correction
+    if self.dim() == 0 or dim is None:
+        dof = self.numel() - correction
+        if dof <= 0:
+            return grad * where(self == self.mean(), math.nan, math.inf)
+        return 2.0 / dof * grad * (self - self.mean())
+    # torch counts the elements of the dims as given: ``dim=()`` counts 1 (while the
+    # forward and the mean reduce every dim), so its gradient is +-inf or nan
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dof = math.prod(self._shape[d] for d in dims) - correction
+    scale = 2.0 / dof if dof else math.inf  # (C++'s double division: 2 / 0 is inf)
+    grad = restore_reduced_dims(grad, dim, self.dim(), keepdim)
+    return scale * grad * (self - self.mean(dims, keepdim=True))
+
+
+def std_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, correction: Any,
+                 keepdim: bool) -> Tensor:
+    """The variance's gradient scaled by ``1 / (2 std)``; none where the std is 0."""
+    return var_backward(where(result == 0, 0.0, grad / (result * 2)), self, dim, correction,
+                        keepdim)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas)
@@ -281,4 +437,44 @@ DERIVATIVES: list[Derivative] = [
         ("self", "exponent", "result"), self=pow_backward_self, exponent=pow_backward_exponent),
     row("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", "PowBackward2",
         ("self", "exponent", "result"), exponent=pow_backward_exponent),
+    # ---------------------------------------------------------- reductions (chapter 4)
+    row("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", "SumBackward0",
+        ("self_sym_sizes",), self=sum_backward),
+    row("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
+        "dtype=None) -> Tensor", "SumBackward1", ("self_sym_sizes", "dim", "keepdim"),
+        self=sum_dim_backward),
+    row("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", "MeanBackward0",
+        ("self_sym_sizes",), self=mean_backward),
+    row("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) "
+        "-> Tensor", "MeanBackward1", ("self_sym_sizes", "dim", "keepdim"),
+        self=mean_dim_backward),
+    row("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", "ProdBackward0",
+        ("self", "result"), self=prod_backward),
+    row("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) "
+        "-> Tensor", "ProdBackward1", ("self", "result", "dim", "keepdim"),
+        self=prod_dim_backward),
+    row("max(Tensor self) -> Tensor", "MaxBackward1", ("self", "result"),
+        self=evenly_distribute_backward),
+    row("min(Tensor self) -> Tensor", "MinBackward1", ("self", "result"),
+        self=evenly_distribute_backward),
+    row("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+        "indices)", "MaxBackward0", ("dim", "indices", "self_sym_sizes", "keepdim"),
+        self=value_selecting_reduction_backward),
+    row("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+        "indices)", "MinBackward0", ("dim", "indices", "self_sym_sizes", "keepdim"),
+        self=value_selecting_reduction_backward),
+    row("maximum(Tensor self, Tensor other) -> Tensor", "MaximumBackward0", ("self", "other"),
+        self=maximum_self_backward, other=maximum_other_backward),
+    row("minimum(Tensor self, Tensor other) -> Tensor", "MinimumBackward0", ("self", "other"),
+        self=minimum_self_backward, other=minimum_other_backward),
+    row("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", "AmaxBackward0",
+        ("self", "result", "dim", "keepdim"), self=amax_amin_backward),
+    row("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", "AminBackward0",
+        ("self", "result", "dim", "keepdim"), self=amax_amin_backward),
+    row("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+        "keepdim=False) -> Tensor", "VarBackward0", ("self", "dim", "correction", "keepdim"),
+        self=var_backward),
+    row("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+        "keepdim=False) -> Tensor", "StdBackward0",
+        ("self", "result", "dim", "correction", "keepdim"), self=std_backward),
 ]

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import factories
 from .._ops import DispatchKey, OpOverload, aten
+from ..promotion import SCALAR_TYPE_NAMES
 from ..tensor import Tensor
 from .derivatives import DERIVATIVES, Derivative
 from .functions._record import call, call_
@@ -42,6 +43,7 @@ class FormulaNode(Node):
     inputs: tuple[str, ...]  # the op's tensor arguments, in the schema's order
     positions: tuple[int, ...]  # where they are among the op's arguments
     names: dict[str, int]  # every argument's position
+    returns: dict[str, int]  # of an op with several results: each one's position
     formulas: tuple[tuple[Any, tuple[str, ...]] | None, ...]  # per input: formula, reads
     saves_tensors: bool  # does the row save the result or a tensor argument
 
@@ -54,7 +56,7 @@ class FormulaNode(Node):
                   if entry is not None and self.next_functions[i][0] is not None
                   for p in entry[1]} if self.saves_tensors else ()
         for key in self.row.saves:
-            value = result if key == "result" else args[self.names[key]]
+            value = self._value(key, args, result)
             if isinstance(value, Tensor):
                 if key in needed:
                     self.save(key, value, is_output=key == "result")
@@ -62,6 +64,18 @@ class FormulaNode(Node):
             self.values[key] = value
             if key in self.inputs and key in needed:  # a number where a tensor goes
                 self.save("wrapped_" + key, factories.tensor(value))
+
+    def _value(self, key: str, args: tuple[Any, ...], result: Any) -> Any:
+        """What the row saves under ``key``: the result, one of several results
+        (``indices``), an argument, or an argument's sizes (``self_sym_sizes``: torch's
+        name for ``self.sym_sizes()``, saved instead of ``self``)."""
+        if key == "result":
+            return result
+        if key in self.returns:
+            return result[self.returns[key]]
+        if key.endswith("_sym_sizes"):
+            return args[self.names[key.removesuffix("_sym_sizes")]]._shape
+        return args[self.names[key]]
 
     def _read(self, key: str) -> Any:
         if key in self.values:
@@ -71,7 +85,7 @@ class FormulaNode(Node):
         return self.saved(key)
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
-        (grad,) = grads
+        grad = grads[0]  # (a second result, such as max's indices, has no gradient)
         out = []
         for i, entry in enumerate(self.formulas):
             if entry is None or self.next_functions[i][0] is None:
@@ -89,10 +103,13 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     formulas = tuple(
         (row.formulas[name], tuple(inspect.signature(row.formulas[name]).parameters))
         if name in row.formulas else None for name in inputs)
+    returns = {r.name: i for i, r in enumerate(op.schema.returns)
+               if len(op.schema.returns) > 1 and r.name}
     return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
                       positions=positions, formulas=formulas,
-                      names={a.name: i for i, a in enumerate(arguments)},
-                      saves_tensors=any(k == "result" or k in inputs for k in row.saves))
+                      names={a.name: i for i, a in enumerate(arguments)}, returns=returns,
+                      saves_tensors=any(k == "result" or k in inputs or k in returns
+                                        for k in row.saves))
 
 
 def register(row: Derivative) -> None:
@@ -103,10 +120,17 @@ def register(row: Derivative) -> None:
     cls = _node_class(row, functional)
     positions = cls.positions
 
+    def make(args: tuple[Any, ...], out: Any) -> Node:
+        if isinstance(out, Tensor) and not out._dtype.is_floating_point:
+            # an integer result of a differentiable op (``x.sum(dtype=int64)``)
+            raise RuntimeError("Autograd not support dtype: "
+                               f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
+        return cls(args, out)
+
     @functional.impl(DispatchKey.Autograd)
     def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
         inputs = tuple([args[i] for i in positions])
-        return call(op.redispatch, (keys, *args), inputs, lambda out: cls(args, out))
+        return call(op.redispatch, (keys, *args), inputs, lambda out: make(args, out))
 
     if functional.inplace_form is None:
         return

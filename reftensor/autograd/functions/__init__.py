@@ -2,21 +2,19 @@
 
 ``reftensor.add``, ``Tensor.add`` and the rest reach the kernels through here. Files, by the
 chapter whose ops they cover: ``views.py`` (views and indexing), ``copies.py``,
-``elementwise.py``, ``linalg.py`` (matrix products), ``reductions.py``; ``_record.py`` is the
+``elementwise.py``, ``linalg.py`` (matrix products); ``_record.py`` is the
 out-of-place and in-place recording pattern they share.
 """
 
-from . import copies, elementwise, linalg, reductions, views
+from . import copies, elementwise, linalg, views
 from .copies import *  # noqa: F403
 from .copies import contiguous, copy_, fill_, to, zero_
 from .elementwise import *  # noqa: F403
 from .elementwise import clamp_
 from .linalg import *  # noqa: F403
-from .reductions import *  # noqa: F403
 from .views import *  # noqa: F403
 from .views import T, getitem, index_put_, mT, setitem
 
-__all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *reductions.__all__,
-           *views.__all__]
+__all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *views.__all__]
 _IN_PLACE = [clamp_, copy_, fill_, zero_, index_put_]
 _OTHER = [contiguous, to, T, mT, getitem, setitem]

@@ -527,7 +527,5 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     lead = input.dim() - len(shape)
     dims = [*range(lead), *(lead + k for k, n in enumerate(shape)
                             if n == 1 and input._shape[lead + k] != 1)]
-    from .reductions import sum as reduce_sum
-
-    summed = reduce_sum(input, tuple(dims), keepdim=True)
+    summed = input.sum(tuple(dims), keepdim=True)
     return view(summed, shape) if lead else summed

@@ -7,7 +7,8 @@ rules, in torch's order:
 1. ``o`` may not overlap itself (an expanded tensor) or partly overlap an input
    (``exp(z[:3], out=z[1:])``); being the input itself is fine;
 2. ``o``'s dtype must be able to hold the result's ("result type Float can't be cast to the
-   desired output type Long");
+   desired output type Long"), or, for the ops in ``promotion.OUT_DTYPE_RULES``, follow
+   their own rule (the matrix products want exactly the result's dtype);
 3. an ``o`` of another shape is resized to the result's shape and takes the result's strides
    (torch warns when ``o`` had elements: that resizing is deprecated);
 4. the values are written through ``o``'s strides, ``o._version`` goes up by one, and ``o``
@@ -25,10 +26,14 @@ from typing import Any
 
 from . import dtypes, factories, iterator, layout
 from ._ops import DispatchKey, OpOverload, aten, state
-from .promotion import check_can_cast
+from .promotion import OUT_DTYPE_RULES, check_can_cast
 from .tensor import Tensor
 
 __all__ = ["resize_output"]
+
+
+def _can_cast_rule(result: Tensor, out: Tensor) -> None:
+    check_can_cast(result._dtype, out._dtype)
 
 
 def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
@@ -53,6 +58,7 @@ def _kernel(out_overload: OpOverload) -> Any:
     functional = out_overload.functional
     assert functional is not None
     writes = [a.writes and a.kwarg_only for a in out_overload.schema.arguments]
+    name = functional.schema.name
 
     def out_kernel(*values: Any) -> Tensor:
         (out,) = [v for v, w in zip(values, writes, strict=True) if w]
@@ -64,7 +70,7 @@ def _kernel(out_overload: OpOverload) -> Any:
         for t in functional.tensors(inputs):
             if t is not out:
                 iterator.assert_no_partial_overlap(out, t)
-        check_can_cast(result._dtype, out._dtype)
+        OUT_DTYPE_RULES.get(name, _can_cast_rule)(result, out)
         if out._shape != result._shape:
             resize_output(out, result._shape, result._stride)
         return out.copy_(result)
@@ -80,8 +86,10 @@ def _wrapped_number(value: Any) -> Tensor:
 
 
 def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:
-    differentiable = op.functional is not None and op.functional.has_kernel(
-        DispatchKey.Autograd)  # (``eq`` is not: its out= takes anything)
+    functional = op.functional  # (``eq`` is not differentiable: its out= takes anything)
+    differentiable = functional is not None and (
+        functional.has_kernel(DispatchKey.Autograd)
+        or functional.has_kernel(DispatchKey.CompositeImplicitAutograd))  # (``matmul``)
     if differentiable and state.enabled and any(t._requires_grad for t in op.tensors(values)):
         raise RuntimeError(
             f"{op.schema.name}(): functions with out=... arguments don't support automatic "

@@ -758,27 +758,6 @@ class Tensor(TensorMethods):
     def __rpow__(self, other: Any) -> Tensor:
         return ad.rpow(self, other)
 
-    def __matmul__(self, other: Any) -> Tensor:
-        return ad.matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return ad.matmul(other, self)
-
-    def matmul(self, other: Tensor) -> Tensor:
-        return ad.matmul(self, other)
-
-    def mm(self, mat2: Tensor) -> Tensor:
-        return ad.mm(self, mat2)
-
-    def bmm(self, mat2: Tensor) -> Tensor:
-        return ad.bmm(self, mat2)
-
-    def mv(self, vec: Tensor) -> Tensor:
-        return ad.mv(self, vec)
-
-    def dot(self, other: Tensor) -> Tensor:
-        return ad.dot(self, other)
-
     def __pos__(self) -> Tensor:
         return ad.positive(self)
 

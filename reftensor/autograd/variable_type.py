@@ -27,6 +27,8 @@ from .graph import Node, node_class
 
 __all__ = ["FormulaNode", "register"]
 
+_GEOMETRY = ("_sym_sizes", "_sym_strides")
+
 
 class FormulaNode(Node):
     """A node whose backward is a row of the derivatives table.
@@ -54,6 +56,11 @@ class FormulaNode(Node):
                   if entry is not None and self.next_functions[i][0] is not None
                   for p in entry[1]} if self.saves_tensors else ()
         for key in self.row.saves:
+            if key.endswith(_GEOMETRY):  # ``self_sym_sizes``: the shape, not the tensor
+                name, _, what = key.rpartition("_sym_")
+                t = args[self.names[name]]
+                self.values[key] = t._shape if what == "sizes" else t._stride
+                continue
             value = result if key == "result" else args[self.names[key]]
             if isinstance(value, Tensor):
                 if key in needed:

@@ -87,6 +87,11 @@ __all__ = [
     "any",
     "var",
     "std",
+    "matmul",
+    "mm",
+    "bmm",
+    "mv",
+    "dot",
 ]
 
 
@@ -875,6 +880,73 @@ def std(*args: Any, **kwargs: Any) -> Any:
     The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as ``var``.
     """
     return aten.std(*args, **kwargs)
+
+
+def matmul(*args: Any, **kwargs: Any) -> Any:
+    """matmul(input, other, *, out=None) -> Tensor
+
+    Matrix product with torch's rules for 1-D, 2-D and batched operands (``torch.matmul``,
+    ``@``): 1-D @ 1-D is ``dot`` (a 0-d tensor), 2-D @ 1-D ``mv``, 1-D @ 2-D and 2-D @ 2-D
+    ``mm`` (a 1-D left operand is a one-row matrix, its row dropped from the result), and N-D (N
+    >= 3) a ``bmm`` over the broadcast batch dims, a 1-D operand getting a dim added and removed
+    again. Both operands must have one dtype (no promotion); the result is a new contiguous
+    tensor; ``out=`` must have exactly the result's dtype. There is no in-place form: ``t @= u``
+    rebinds ``t`` to ``t @ u``.
+
+    Raises RuntimeError for a 0-d operand, inner sizes or batch dims that do not match, or
+    different dtypes; NotImplementedError for bool tensors.
+    """
+    return aten.matmul(*args, **kwargs)
+
+
+def mm(*args: Any, **kwargs: Any) -> Any:
+    """mm(input, mat2, *, out=None) -> Tensor
+    mm(input, mat2, out_dtype, *, out=None) -> Tensor
+
+    Product of two matrices (``torch.mm``): ``(n, k) @ (k, m)`` gives a contiguous ``(n, m)`` of
+    their common dtype (float16/bfloat16 summed in float32, integers in int64, wrapping as
+    torch's do). ``out_dtype`` is torch's CUDA-only overload: NotImplementedError on the CPU, as
+    in torch.
+
+    Raises RuntimeError for an operand that is not 2-D, inner sizes or dtypes that differ, an
+    ``out=`` of another dtype; NotImplementedError for bool matrices with something to sum.
+    """
+    return aten.mm(*args, **kwargs)
+
+
+def bmm(*args: Any, **kwargs: Any) -> Any:
+    """bmm(input, mat2, *, out=None) -> Tensor
+    bmm(input, mat2, out_dtype, *, out=None) -> Tensor
+
+    A batch of matrix products (``torch.bmm``): ``(b, n, k) @ (b, k, m)`` gives ``(b, n, m)``,
+    no broadcasting. ``out_dtype``: CUDA only, as in torch.
+
+    Raises RuntimeError for an operand that is not 3-D, batch or inner sizes or dtypes that
+    differ, an ``out=`` of another dtype; NotImplementedError for bool.
+    """
+    return aten.bmm(*args, **kwargs)
+
+
+def mv(*args: Any, **kwargs: Any) -> Any:
+    """mv(input, vec, *, out=None) -> Tensor
+
+    Matrix times vector (``torch.mv``): ``(n, k) @ (k,)`` gives ``(n,)``.
+
+    Raises RuntimeError for wrong dims, sizes or dtypes, an ``out=`` of another dtype;
+    NotImplementedError for bool.
+    """
+    return aten.mv(*args, **kwargs)
+
+
+def dot(*args: Any, **kwargs: Any) -> Any:
+    """dot(input, tensor, *, out=None) -> Tensor
+
+    Inner product of two vectors, a 0-d tensor (``torch.dot``).
+
+    Raises RuntimeError for operands that are not 1-D, of different sizes or dtypes, an ``out=``
+    of another dtype; NotImplementedError for bool.
+    """
+    return aten.dot(*args, **kwargs)
 
 
 class TensorMethods(TensorType):
@@ -1786,6 +1858,67 @@ class TensorMethods(TensorType):
         """
         return aten.std.call_method(self, args, kwargs)
 
+    def matmul(self, *args: Any, **kwargs: Any) -> Any:
+        """matmul(other) -> Tensor
+
+        Matrix product with torch's rules for 1-D, 2-D and batched operands (``torch.matmul``,
+        ``@``): 1-D @ 1-D is ``dot`` (a 0-d tensor), 2-D @ 1-D ``mv``, 1-D @ 2-D and 2-D @ 2-D
+        ``mm`` (a 1-D left operand is a one-row matrix, its row dropped from the result), and
+        N-D (N >= 3) a ``bmm`` over the broadcast batch dims, a 1-D operand getting a dim added
+        and removed again. Both operands must have one dtype (no promotion); the result is a new
+        contiguous tensor; ``out=`` must have exactly the result's dtype. There is no in-place
+        form: ``t @= u`` rebinds ``t`` to ``t @ u``.
+
+        Raises RuntimeError for a 0-d operand, inner sizes or batch dims that do not match, or
+        different dtypes; NotImplementedError for bool tensors.
+        """
+        return aten.matmul.call_method(self, args, kwargs)
+
+    def mm(self, *args: Any, **kwargs: Any) -> Any:
+        """mm(mat2) -> Tensor
+
+        Product of two matrices (``torch.mm``): ``(n, k) @ (k, m)`` gives a contiguous ``(n,
+        m)`` of their common dtype (float16/bfloat16 summed in float32, integers in int64,
+        wrapping as torch's do). ``out_dtype`` is torch's CUDA-only overload:
+        NotImplementedError on the CPU, as in torch.
+
+        Raises RuntimeError for an operand that is not 2-D, inner sizes or dtypes that differ,
+        an ``out=`` of another dtype; NotImplementedError for bool matrices with something to
+        sum.
+        """
+        return aten.mm.call_method(self, args, kwargs)
+
+    def bmm(self, *args: Any, **kwargs: Any) -> Any:
+        """bmm(mat2) -> Tensor
+
+        A batch of matrix products (``torch.bmm``): ``(b, n, k) @ (b, k, m)`` gives ``(b, n,
+        m)``, no broadcasting. ``out_dtype``: CUDA only, as in torch.
+
+        Raises RuntimeError for an operand that is not 3-D, batch or inner sizes or dtypes that
+        differ, an ``out=`` of another dtype; NotImplementedError for bool.
+        """
+        return aten.bmm.call_method(self, args, kwargs)
+
+    def mv(self, *args: Any, **kwargs: Any) -> Any:
+        """mv(vec) -> Tensor
+
+        Matrix times vector (``torch.mv``): ``(n, k) @ (k,)`` gives ``(n,)``.
+
+        Raises RuntimeError for wrong dims, sizes or dtypes, an ``out=`` of another dtype;
+        NotImplementedError for bool.
+        """
+        return aten.mv.call_method(self, args, kwargs)
+
+    def dot(self, *args: Any, **kwargs: Any) -> Any:
+        """dot(tensor) -> Tensor
+
+        Inner product of two vectors, a 0-d tensor (``torch.dot``).
+
+        Raises RuntimeError for operands that are not 1-D, of different sizes or dtypes, an
+        ``out=`` of another dtype; NotImplementedError for bool.
+        """
+        return aten.dot.call_method(self, args, kwargs)
+
     def __neg__(self) -> Any:
         """``neg``."""
         return aten.neg.call_method(self, (), {})
@@ -1921,3 +2054,11 @@ class TensorMethods(TensorType):
     def __ixor__(self, other: Any) -> Any:
         """``bitwise_xor_``; ``NotImplemented`` for an operand it refuses."""
         return aten.bitwise_xor_.call_operator(self, other)
+
+    def __matmul__(self, other: Any) -> Any:
+        """``matmul``; ``NotImplemented`` for an operand it refuses."""
+        return aten.matmul.call_operator(self, other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        """``matmul(other, self)``; ``NotImplemented`` for an operand it refuses."""
+        return aten.matmul.call_reflected(self, other)

@@ -19,6 +19,12 @@ Unlike the elementwise ops, matmul does **not** promote: both operands must have
 (``int64 @ float32`` raises), and bool is refused. The result is always a new contiguous
 tensor. Products are summed in float32 for float16/bfloat16 and in int64 for integers
 (which wrap around exactly as a narrower accumulator would).
+
+``mm``, ``bmm``, ``mv`` and ``dot`` are ops of the table: this module registers their CPU
+kernels (the values, with NumPy) and Meta kernels (shape and dtype only), and their rule for
+``out=`` (exactly the result's dtype). ``matmul`` is torch's ``CompositeImplicitAutograd``
+decomposition into them, registered by ``autograd/functions/linalg.py``; ``matmul_cpu``
+below is its one-call shortcut when nothing is recorded.
 """
 
 from __future__ import annotations
@@ -30,14 +36,15 @@ import numpy as np
 
 from . import broadcasting, dtypes, factories, layout
 from ._casting import cast
+from ._ops import DispatchKey, aten
 from .device import META, common_device
 from .dtypes import dtype
-from .promotion import SCALAR_TYPE_NAMES
+from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot"]
+__all__: list[str] = []  # the ops are the table's (reftensor.matmul, Tensor.mm, ...)
 
-_TYPE_META_NAMES = {
+_C_NAMES = {
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
     "int32": "int", "int64": "long int", "float16": "c10::Half",
     "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
@@ -91,7 +98,7 @@ def _check_mm(s1: tuple[int, ...], s2: tuple[int, ...], d1: dtype, d2: dtype) ->
                            f"{s2[0]}x{s2[1]})")
     if d1 is not d2:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                           f"{_TYPE_META_NAMES[d1.name]} != {_TYPE_META_NAMES[d2.name]}")
+                           f"{_C_NAMES[d1.name]} != {_C_NAMES[d2.name]}")
     _not_for_bool("addmm_impl_cpu_", d1, nothing_to_sum=0 in (*s1, s2[1]))
     return s1[1] == 1 and s1[0] > 1 and s2[1] > 1 and d1 in (dtypes.float32, dtypes.float64)
 
@@ -126,9 +133,6 @@ def _check_batched(a: Tensor, b: Tensor) -> dtype:
     n = a._shape[-2] if a.dim() > 1 else 1
     p = b._shape[-1] if b.dim() > 1 else 1
     if 0 in (count, n, m1, p):
-        if a.is_meta and a._dtype is not b._dtype:  # torch's meta bmm checks dtypes anyway
-            raise RuntimeError(f"expected scalar type {_name(a._dtype)} but found "
-                               f"{_name(b._dtype)}")
         return b._dtype
     _not_for_bool("bmm", a._dtype)  # the kernel is chosen by a's dtype, then reads b
     if a._dtype is not b._dtype:
@@ -165,15 +169,9 @@ def _check(a: Tensor, b: Tensor) -> tuple[dtype, bool]:
 
 
 # ------------------------------------------------------------------ the product
-def _product(a: Tensor, b: Tensor, d: dtype | None = None, outer: bool = False) -> Tensor:
-    """``np.matmul`` (same shape rules as torch) into a new contiguous tensor of ``d``
-    (default: ``a``'s dtype); ``outer``: the inner size is 1, multiply without summing."""
-    d = d or a._dtype
-    where = common_device([a, b])
-    if where == META:  # the shape NumPy's matmul would give, and no product
-        shape = np.broadcast_shapes(a._shape, b._shape) if outer else _matmul_shape(a, b)
-        return factories.empty_strided(shape, layout.contiguous_strides(shape), dtype=d,
-                                       device=META)
+def _values(a: Tensor, b: Tensor, d: dtype, outer: bool) -> Tensor:
+    """The CPU product: ``np.matmul`` (same shape rules as torch) into a new contiguous
+    tensor of ``d``; ``outer``: the inner size is 1, multiply without summing."""
     if d.is_floating_point:
         work = dtypes.float64 if d is dtypes.float64 else dtypes.float32
     else:
@@ -188,41 +186,25 @@ def _product(a: Tensor, b: Tensor, d: dtype | None = None, outer: bool = False) 
     return out
 
 
-def _matmul_shape(a: Tensor, b: Tensor) -> tuple[int, ...]:
-    """``np.matmul``'s result shape (the checks above have passed): 1-d operands get a dim
-    added and removed again, batch dims broadcast."""
-    sa, sb = a._shape, b._shape
-    batch = np.broadcast_shapes(sa[:-2], sb[:-2])
-    rows = sa[-2:-1] if len(sa) > 1 else ()
-    cols = sb[-1:] if len(sb) > 1 else ()
-    return tuple(batch) + tuple(rows) + tuple(cols)
+def _empty(shape: tuple[int, ...], d: dtype) -> Tensor:
+    """The meta product: a contiguous result's shape, strides and dtype, and no values."""
+    return factories.empty_strided(shape, layout.contiguous_strides(shape), dtype=d,
+                                   device=META)
 
 
-def _require_tensors(fn: str, a: Any, b: Any) -> None:
-    for position, (arg, x) in enumerate((("input", a), ("other", b)), start=1):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be Tensor, "
-                            f"not {type(x).__name__}")
-
-
-def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """Matrix product with torch's rules for 1-D, 2-D and batched operands
-    (``torch.matmul``, ``@``); see the module docstring for the shapes.
-
-    Both operands must have the same dtype (no promotion). The result is contiguous.
-
-    Raises:
-        TypeError: an operand that is not a tensor.
-        RuntimeError: a 0-d operand; inner sizes that differ ("mat1 and mat2 shapes cannot
-            be multiplied (2x3 and 4x5)" and the other kernels' wordings); batch dims that
-            do not broadcast; different dtypes.
-        NotImplementedError: bool tensors.
-    """
-    _require_tensors("matmul", input, other)
+def _check_matmul_dims(input: Tensor, other: Tensor) -> None:
     if input.dim() == 0 or other.dim() == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{input.dim()}D and {other.dim()}D")
-    out = _product(input, other, *_check(input, other))
+
+
+def matmul_cpu(input: Tensor, other: Tensor) -> Tensor:
+    """``matmul`` of two CPU tensors in one NumPy call, when nothing is recorded and no
+    dispatch mode watches (``autograd/functions/linalg.py`` decides): the same values,
+    layout, errors and version counter as torch's decomposition into ``dot``, ``mv``,
+    ``mm`` or ``bmm`` (see the module docstring), without building its views."""
+    _check_matmul_dims(input, other)
+    out = _values(input, other, *_check(input, other))
     if input.dim() == 1 and other.dim() == 2:
         # torch computes (1, k) @ (k, m) and drops the row with the in-place squeeze_,
         # which bumps the result's version counter.
@@ -230,29 +212,26 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return out
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Product of two matrices (``torch.mm``): ``(n, k) @ (k, m)`` gives ``(n, m)``.
+def check_matmul(input: Tensor, other: Tensor) -> None:
+    """Every check ``matmul`` makes, in torch's order, without computing anything."""
+    _check_matmul_dims(input, other)
+    _check(input, other)
 
-    Raises:
-        RuntimeError: an operand that is not 2-D, inner sizes or dtypes that differ.
-    """
-    _require_tensors("mm", input, mat2)
+
+# ------------------------------------------------------------------ mm, bmm, mv, dot
+# Each body makes its op's checks and returns ``(dtype, outer, shape)``: the result's
+# dtype, whether it is a bare outer product, and its shape. The CPU kernel computes the
+# values, the Meta kernel only allocates.
+def _mm(input: Tensor, mat2: Tensor) -> tuple[dtype, bool, tuple[int, ...]]:
     if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
         raise RuntimeError("mat2 must be a matrix")
     outer = _check_mm(input._shape, mat2._shape, input._dtype, mat2._dtype)
-    return _product(input, mat2, outer=outer)
+    return input._dtype, outer, (input._shape[0], mat2._shape[1])
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
-    """A batch of matrix products (``torch.bmm``): ``(b, n, k) @ (b, k, m)``, no
-    broadcasting.
-
-    Raises:
-        RuntimeError: an operand that is not 3-D, batch or inner sizes or dtypes that differ.
-    """
-    _require_tensors("bmm", input, mat2)
+def _bmm(input: Tensor, mat2: Tensor, meta: bool) -> tuple[dtype, bool, tuple[int, ...]]:
     if input.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.dim() != 3:
@@ -261,29 +240,79 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input._shape[0]}, {input._shape[2]}] but got: "
                            f"[{mat2._shape[0]}, {mat2._shape[1]}].")
-    return _product(input, mat2, _check_batched(input, mat2))
+    if meta and input._dtype is not mat2._dtype:  # torch's meta bmm checks dtypes always
+        raise RuntimeError(f"expected scalar type {_name(input._dtype)} but found "
+                           f"{_name(mat2._dtype)}")
+    d = _check_batched(input, mat2)
+    return d, False, (*input._shape[:2], mat2._shape[2])
 
 
-def mv(input: Tensor, vec: Tensor) -> Tensor:
-    """Matrix times vector (``torch.mv``): ``(n, k) @ (k,)`` gives ``(n,)``.
-
-    Raises:
-        RuntimeError: wrong dims, sizes or dtypes.
-    """
-    _require_tensors("mv", input, vec)
+def _mv(input: Tensor, vec: Tensor) -> tuple[dtype, bool, tuple[int, ...]]:
+    if input.dim() == 0:  # torch's CPU kernel reads the result's size first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.dim()}, "
                            f"{vec.dim()}")
     _check_mv(input._shape, vec._shape, input._dtype, vec._dtype)
-    return _product(input, vec)
+    return input._dtype, False, input._shape[:1]
 
 
-def dot(input: Tensor, other: Tensor) -> Tensor:
-    """Inner product of two vectors, as a 0-d tensor (``torch.dot``).
+def _mv_meta(input: Tensor, vec: Tensor) -> tuple[dtype, bool, tuple[int, ...]]:
+    """torch's meta ``mv`` words its first check otherwise, and has no IndexError."""
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"matrix @ vector expected, got {input.dim()}, {vec.dim()}")
+    return _mv(input, vec)
 
-    Raises:
-        RuntimeError: operands that are not 1-D, or of different sizes or dtypes.
-    """
-    _require_tensors("dot", input, other)
-    _check_dot(input, other)
-    return _product(input, other)
+
+def _dot(input: Tensor, tensor: Tensor) -> tuple[dtype, bool, tuple[int, ...]]:
+    _check_dot(input, tensor)
+    return input._dtype, False, ()
+
+
+def _register(name: str, body: Any, meta_body: Any = None) -> None:
+    """The CPU and Meta kernels of ``aten.<name>.default`` from the op's ``body`` (and its
+    ``meta_body``, where torch's meta kernel checks otherwise). A CPU operand beside a meta
+    one is refused (``common_device``), where torch's meta ``mm`` and ``bmm`` let it through
+    and may even give a CPU result made of nothing."""
+    overload = getattr(aten, name).default
+    meta_body = meta_body or body
+
+    @overload.impl(DispatchKey.CPU)
+    def cpu(input: Tensor, other: Tensor) -> Tensor:
+        d, outer, _ = body(input, other)
+        return _values(input, other, d, outer)
+
+    @overload.impl(DispatchKey.Meta)
+    def meta(input: Tensor, other: Tensor) -> Tensor:
+        common_device([input, other])
+        d, _, shape = meta_body(input, other)
+        return _empty(shape, d)
+
+
+_register("mm", _mm)
+_register("bmm", lambda a, b: _bmm(a, b, meta=False), lambda a, b: _bmm(a, b, meta=True))
+_register("mv", _mv, _mv_meta)
+_register("dot", _dot)
+
+
+# ------------------------------------------------------------------ out=
+def _expected_out_dtype(result: Tensor, out: Tensor) -> None:
+    """``mm``, ``bmm``, ``mv`` (and ``matmul`` but for two vectors) write only into an
+    ``out`` of the result's own dtype."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES[result._dtype.name]},"
+                           f" but got {_C_NAMES[out._dtype.name]} instead")
+
+
+def _dot_out_dtype(result: Tensor, out: Tensor) -> None:
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"result dtype {_name(out._dtype)} does not match input dtype "
+                           f"{_name(result._dtype)}")
+
+
+def _matmul_out_dtype(result: Tensor, out: Tensor) -> None:
+    (_dot_out_dtype if result.dim() == 0 else _expected_out_dtype)(result, out)
+
+
+OUT_DTYPE_RULES.update(mm=_expected_out_dtype, bmm=_expected_out_dtype,
+                       mv=_expected_out_dtype, dot=_dot_out_dtype, matmul=_matmul_out_dtype)

@@ -7,9 +7,10 @@ rules, in torch's order:
 1. ``o`` may not overlap itself (an expanded tensor) or partly overlap an input
    (``exp(z[:3], out=z[1:])``); being the input itself is fine;
 2. ``o``'s dtype must be able to hold the result's ("result type Float can't be cast to the
-   desired output type Long");
-   (an op that keeps its input's dtype, such as ``neg``, wants exactly that dtype: "Found
-   dtype Long but expected Float", checked first);
+   desired output type Long"), or, for the ops in ``promotion.OUT_DTYPE_RULES``, follow
+   their own rule (the matrix products want exactly the result's dtype); an op that keeps
+   its input's dtype, such as ``neg``, wants exactly that dtype ("Found dtype Long but
+   expected Float", checked first);
 3. an ``o`` of another shape is resized to the result's shape and takes the result's strides
    (torch warns when ``o`` had elements: that resizing is deprecated);
 4. the values are written through ``o``'s strides, ``o._version`` goes up by one, and ``o``
@@ -28,10 +29,14 @@ from typing import Any, NamedTuple
 
 from . import dtypes, factories, iterator, layout
 from ._ops import DispatchKey, OpOverload, aten, state
-from .promotion import SCALAR_TYPE_NAMES, check_can_cast
+from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES, check_can_cast
 from .tensor import Tensor
 
 __all__ = ["OutRule", "resize_output", "set_rule"]
+
+
+def _can_cast_rule(result: Tensor, out: Tensor) -> None:
+    check_can_cast(result._dtype, out._dtype)
 
 
 def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
@@ -106,7 +111,7 @@ def _kernel(out_overload: OpOverload) -> Any:
             if rule is not None and rule.check is not None:
                 rule.check(inputs[0], r, out)
             else:
-                check_can_cast(r._dtype, out._dtype)
+                OUT_DTYPE_RULES.get(functional.schema.name, _can_cast_rule)(r, out)
         for r, out in zip(results, outs, strict=True):
             if out._shape != r._shape:
                 resize_output(out, r._shape, r._stride)

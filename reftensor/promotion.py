@@ -22,6 +22,7 @@ from anything but bool into bool.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import dtypes
@@ -119,6 +120,12 @@ def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     if not isinstance(from_, dtype) or not isinstance(to, dtype):
         raise TypeError("can_cast(): arguments 'from_' and 'to' must be dtypes")
     return _category(from_) <= _category(to)
+
+
+#: An op's own check of an ``out=`` tensor's dtype, by op name, where torch's is not
+#: ``check_can_cast``: ``rule(result, out)`` raises. ``matmul.py`` adds the matrix products'
+#: (``out`` must have exactly the result's dtype); ``out_arguments.py`` applies them.
+OUT_DTYPE_RULES: dict[str, Callable[[Tensor, Tensor], None]] = {}
 
 
 def check_can_cast(result: dtype, output: dtype) -> None:

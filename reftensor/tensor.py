@@ -762,26 +762,6 @@ class Tensor(TensorMethods):
                             "Boolean-type tensors")
         return self.bitwise_not()
 
-    def __matmul__(self, other: Any) -> Tensor:
-        return ad.matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return ad.matmul(other, self)
-
-    def matmul(self, other: Tensor) -> Tensor:
-        return ad.matmul(self, other)
-
-    def mm(self, mat2: Tensor) -> Tensor:
-        return ad.mm(self, mat2)
-
-    def bmm(self, mat2: Tensor) -> Tensor:
-        return ad.bmm(self, mat2)
-
-    def mv(self, vec: Tensor) -> Tensor:
-        return ad.mv(self, vec)
-
-    def dot(self, other: Tensor) -> Tensor:
-        return ad.dot(self, other)
 
     # Comparisons (``==`` and the rest) come from the op table and give bool tensors, so
     # tensors hash by identity, as in torch.

@@ -9,6 +9,7 @@ Adding an op to the table means adding its entry here; a test fails for an op wi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,9 @@ class OpEntry:
         errors: error inputs: programs ``(lib) -> result`` that torch answers with an
             exception; reftensor must raise the same class.
         positive: draw inputs with positive values only (where the op is defined).
+        shapes: the input shapes to draw (default: any shape of up to 24 elements).
+        same_dtype: the drawn tensor arguments take the input's dtype (ops that do not
+            promote, such as ``mm``; other dtypes are error inputs).
     """
 
     name: str
@@ -66,6 +70,8 @@ class OpEntry:
     grad: bool = True
     errors: dict[str, Program] = field(default_factory=dict)
     positive: bool = False
+    shapes: st.SearchStrategy[tuple[int, ...]] | None = None
+    same_dtype: bool = False
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -596,6 +602,154 @@ OP_DB += [
             errors=_var_errors("var")),
     OpEntry("std", arguments=var_arguments, dtypes=strategies.FLOAT_NAMES, ulps=SUM_ULPS,
             errors=_var_errors("std")),
+]
+
+
+# ------------------------------------------------------------------ matrix products
+_SIZES = st.sampled_from([0, 1, 2, 3])
+
+
+def _matrix_shapes(dims: int) -> st.SearchStrategy[tuple[int, ...]]:
+    return st.lists(_SIZES, min_size=dims, max_size=dims).map(tuple)
+
+
+@st.composite
+def _inner(draw: st.DrawFn, k: int) -> int:
+    """The other operand's inner size: ``k``, now and then one that does not match."""
+    return k + 1 if draw(st.integers(0, 9)) == 0 else k
+
+
+@st.composite
+def _matmul_other(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A right operand for ``shape``: a vector, a matrix or a batch of matrices whose batch
+    dims broadcast with ``shape``'s (a suffix of them with some 1s, or more dims)."""
+    k = draw(_inner(shape[-1] if shape else 2))
+    kind = draw(st.sampled_from(["vector", "matrix", "batch"]))
+    if kind == "vector":
+        return (k,)
+    p = draw(_SIZES)
+    if kind == "matrix":
+        return (k, p)
+    batch = shape[:-2]
+    count = draw(st.integers(1, 2))
+    dims = list(batch[len(batch) - count:]) if count <= len(batch) else [
+        *draw(st.lists(_SIZES, min_size=count - len(batch), max_size=count - len(batch))),
+        *batch]
+    return (*[1 if draw(st.integers(0, 3)) == 0 else n for n in dims], k, p)
+
+
+def _operand(name: str, shape: st.SearchStrategy[tuple[int, ...]]
+             ) -> st.SearchStrategy[dict[str, Any]]:
+    small = shape.filter(lambda s: math.prod(s) <= 36)
+    return strategies.tensors(shape=small).map(lambda t: {name: t})
+
+
+def matmul_other(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _operand("other", _matmul_other(shape))
+
+
+def mm_mat2(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    k = shape[1] if len(shape) == 2 else 2
+    return _operand("mat2", st.tuples(_inner(k), _SIZES))
+
+
+def bmm_mat2(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    b, k = (shape[0], shape[2]) if len(shape) == 3 else (1, 2)
+    return _operand("mat2", st.tuples(st.just(b), _inner(k), _SIZES))
+
+
+def mv_vec(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _operand("vec", st.tuples(_inner(shape[1] if len(shape) == 2 else 2)))
+
+
+def dot_tensor(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _operand("tensor", st.tuples(_inner(shape[0] if len(shape) == 1 else 2)))
+
+
+def _product_errors(name: str, good: tuple[tuple[int, ...], tuple[int, ...]],
+                    bad: tuple[tuple[int, ...], tuple[int, ...]]) -> dict[str, Program]:
+    """What every matrix product refuses: ``good`` shapes that it takes, ``bad`` ones that
+    it does not."""
+    (a, b), (c, d) = good, bad
+    return {
+        "sizes that do not match": lambda lib: getattr(lib, name)(lib.ones(c), lib.ones(d)),
+        "dtypes that differ": lambda lib: getattr(lib, name)(
+            lib.ones(a), lib.ones(b, dtype=lib.float64)),
+        "integer and float": lambda lib: getattr(lib, name)(
+            lib.ones(a, dtype=lib.int64), lib.ones(b)),
+        "bool": lambda lib: getattr(lib, name)(lib.ones(a, dtype=lib.bool),
+                                               lib.ones(b, dtype=lib.bool)),
+        "a 0-d operand": lambda lib: getattr(lib, name)(lib.ones(()), lib.ones(b)),
+        "a number": lambda lib: getattr(lib, name)(lib.ones(a), 2),
+        "a list": lambda lib: getattr(lib, name)(lib.ones(a), [1.0]),
+        "out= of another float dtype": lambda lib: getattr(lib, name)(
+            lib.ones(a), lib.ones(b), out=lib.empty(0, dtype=lib.float64)),
+        "out= of an integer dtype": lambda lib: getattr(lib, name)(
+            lib.ones(a), lib.ones(b), out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: getattr(lib, name)(
+            lib.ones(a, requires_grad=True), lib.ones(b), out=lib.empty(0)),
+        "out= that is not a tensor": lambda lib: getattr(lib, name)(
+            lib.ones(a), lib.ones(b), out=[]),
+        "a method with two operands": lambda lib: getattr(lib.ones(a), name)(
+            lib.ones(b), lib.ones(b)),
+    }
+
+
+OP_DB += [
+    OpEntry("matmul", arguments=matmul_other, same_dtype=True, errors={
+        **_product_errors("matmul", ((2, 3), (3, 4)), ((2, 3), (4, 5))),
+        "two 0-d operands": lambda lib: lib.matmul(lib.ones(()), lib.ones(())),
+        "batch dims that do not broadcast":
+            lambda lib: lib.ones(5, 2, 3) @ lib.ones(4, 3, 4),
+        "float32 @ float64, batched": lambda lib: lib.ones(5, 2, 3) @ lib.ones(
+            5, 3, 4, dtype=lib.float64),
+        "folded, dtypes differ": lambda lib: lib.ones(5, 2, 3) @ lib.ones(
+            3, 4, dtype=lib.float64),
+        "vectors of other sizes": lambda lib: lib.ones(3) @ lib.ones(4),
+        "bool vectors": lambda lib: lib.ones(3, dtype=lib.bool) @ lib.ones(3, dtype=lib.bool),
+        "out= of another dtype for two vectors": lambda lib: lib.matmul(
+            lib.ones(3), lib.ones(3), out=lib.empty(0, dtype=lib.float64)),
+        "a number @ a tensor": lambda lib: 2 @ lib.ones(3),
+        "a tensor @ a number": lambda lib: lib.ones(3) @ 2,
+        "a string @ a tensor": lambda lib: "a" @ lib.ones(3),
+        "a reflected 0-d operand": lambda lib: lib.ones(3).__rmatmul__(lib.ones(())),
+    }),
+    OpEntry("mm", arguments=mm_mat2, shapes=_matrix_shapes(2), same_dtype=True, errors={
+        **_product_errors("mm", ((2, 3), (3, 4)), ((2, 3), (4, 5))),
+        "a 3-d operand": lambda lib: lib.mm(lib.ones(2, 2, 3), lib.ones(3, 4)),
+        "a vector": lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3)),
+        "out_dtype on the CPU": lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3, 4),
+                                                   lib.float32),
+        "out_dtype and out= on the CPU": lambda lib: lib.mm(
+            lib.ones(2, 3), lib.ones(3, 4), lib.float32, out=lib.empty(0)),
+        "out_dtype to the method": lambda lib: lib.ones(2, 3).mm(lib.ones(3, 4), lib.float32),
+    }),
+    OpEntry("bmm", arguments=bmm_mat2, shapes=_matrix_shapes(3), same_dtype=True, errors={
+        **_product_errors("bmm", ((2, 2, 3), (2, 3, 4)), ((2, 2, 3), (2, 4, 5))),
+        "batch sizes that differ": lambda lib: lib.bmm(lib.ones(5, 2, 3), lib.ones(4, 3, 4)),
+        "a 2-d operand": lambda lib: lib.bmm(lib.ones(2, 3), lib.ones(3, 4)),
+        "empty, dtypes differ, on meta": lambda lib: lib.bmm(
+            lib.ones(0, 2, 3, device="meta"), lib.ones(0, 3, 4, dtype=lib.float64,
+                                                       device="meta")),
+        "out_dtype on the CPU": lambda lib: lib.bmm(lib.ones(1, 2, 3), lib.ones(1, 3, 4),
+                                                    lib.float32),
+    }),
+    OpEntry("mv", arguments=mv_vec, shapes=_matrix_shapes(2), same_dtype=True, errors={
+        **_product_errors("mv", ((2, 3), (3,)), ((2, 3), (4,))),
+        "a meta tensor and a CPU tensor": lambda lib: lib.mv(lib.ones(2, 3, device="meta"),
+                                                             lib.ones(3)),
+        "a 0-d matrix on meta": lambda lib: lib.mv(lib.ones((), device="meta"),
+                                                   lib.ones(3, device="meta")),
+        "a matrix for the vector": lambda lib: lib.mv(lib.ones(2, 3), lib.ones(3, 1)),
+        "a vector for the matrix": lambda lib: lib.mv(lib.ones(3), lib.ones(3)),
+    }),
+    OpEntry("dot", arguments=dot_tensor, shapes=_matrix_shapes(1), same_dtype=True, errors={
+        **_product_errors("dot", ((3,), (3,)), ((3,), (4,))),
+        "a meta tensor and a CPU tensor": lambda lib: lib.dot(lib.ones(3, device="meta"),
+                                                              lib.ones(3)),
+        "a matrix": lambda lib: lib.dot(lib.ones(3, 1), lib.ones(3)),
+        "other instead of tensor": lambda lib: lib.dot(lib.ones(3), other=lib.ones(3)),
+    }),
 ]
 
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -109,6 +109,19 @@ def test_matmul_cases(name):
     same_on_both(cases[name])
 
 
+def _matmul_assign(lib):
+    """torch's Tensor has no ``__imatmul__``: ``t @= u`` is ``t = t @ u``, a new tensor, and
+    the old one is unchanged."""
+    t = lib.arange(6.0).view(2, 3)
+    old = t
+    t @= lib.ones(3, 4)
+    return t is old, t, old, old._version
+
+
+def test_matmul_assign_rebinds_instead_of_writing():
+    assert same_on_both(_matmul_assign)[0] is False
+
+
 def test_matmul_of_values_that_round():
     """Sums of products that are not exact: the summation order may differ from torch's
     BLAS by an ulp or so (and float16/bfloat16 accumulate in float32 in both)."""

@@ -439,11 +439,6 @@ def products(draw, kind):
     return (draw(tensors(a, dtypes=(dtype,))), draw(tensors(c, dtypes=(dtype,)))), {}
 
 
-#: Known divergence: torch's matmul folds these into mm/mv with reshapes and transposes, so
-#: the output's grad_fn (UnsafeViewBackward0 of MvBackward0, ...) differs from reftensor's
-#: (BmmBackward0 of broadcast views). Values, grads and flags are still compared.
-FOLDED = {"matmul batch broadcast", "matmul 3d 2d", "matmul 2d 3d", "matmul 3d 1d",
-          "matmul 1d 3d", "matmul 4d 3d"}
 PRODUCTS = ["dot", "mv", "mm", "bmm", "matmul 1d 1d", "matmul 2d 1d", "matmul 1d 2d",
             "matmul 2d 2d", "matmul 3d 3d", "matmul batch broadcast", "matmul 3d 2d",
             "matmul 2d 3d", "matmul 3d 1d", "matmul 1d 3d", "matmul 4d 3d"]
@@ -460,8 +455,7 @@ def _product(kind):
 @given(data=st.data(), seed=seeds)
 def test_gradient_of_matrix_product(kind, data, seed):
     specs, params = data.draw(products(kind))
-    differentiated(_product(kind), specs, seed, params,
-                   names=kind not in FOLDED)
+    differentiated(_product(kind), specs, seed, params)
 
 
 # ------------------------------------------------------------------ ties in max and min

@@ -208,9 +208,10 @@ def test_a_second_kernel_for_the_same_key_is_refused():
 # ================================================================== the test entries
 def _result(lib: Any, t: Any, name: str, arguments: dict[str, Any]) -> Any:
     """The dtype of the op's result (a tuple of them for an op with several results,
-    ``max(t, dim)``), from the op itself on a tensor of ``t``'s dtype."""
+    ``max(t, dim)``), from the op itself on ``t`` (a 0-d stand-in would promote
+    differently, and the matrix products refuse it)."""
     values = {k: _build(lib, v) for k, v in arguments.items()}
-    result = getattr(lib, name)(lib.ones((), dtype=t.dtype), **values)
+    result = getattr(lib, name)(t, **values)
     return tuple(r.dtype for r in result) if isinstance(result, tuple) else result.dtype
 
 
@@ -265,6 +266,10 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         for operator in aten[name].operators:  # t + other, other + t
             found[operator] = (lambda op: lambda lib, t: getattr(t, op)(
                 _build(lib, values[0])))(operator)
+    if len(values) == 1 and hasattr(values[0], "make"):
+        for operator in aten[name].reflected_operators:  # other.__rmatmul__(t): t @ other
+            found[operator] = (lambda op: lambda lib, t: getattr(_build(lib, values[0]), op)(
+                t))(operator)
     if _has_out(name):
         # out= into an empty tensor: resized to the result's shape and strides
         found["out"] = lambda lib, t: _call(
@@ -281,9 +286,15 @@ def _drawn(data: Any, name: str, **options: Any) -> tuple[OpEntry, Any, dict[str
     """The op's entry, an input drawn for it (``options`` for ``tensors``) and its
     arguments."""
     entry = BY_NAME[name]
-    spec = data.draw(strategies.tensors(**{"shape": shapes, "dtypes": entry.dtypes,
+    shape = shapes if entry.shapes is None else entry.shapes
+    spec = data.draw(strategies.tensors(**{"shape": shape, "dtypes": entry.dtypes,
                                            **options}), label="input")
-    return entry, spec, _draw_arguments(data, entry, spec.shape)
+    arguments = _draw_arguments(data, entry, spec.shape)
+    if entry.same_dtype:  # the tensor arguments again, in the input's dtype
+        arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape),
+                                  label=k) if hasattr(v, "make") else v
+                     for k, v in arguments.items()}
+    return entry, spec, arguments
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])

@@ -95,6 +95,11 @@ def source() -> str:
             out.append(f'        """``{p.__name__}``; ``NotImplemented`` for an operand it '
                        'refuses."""\n')
             out.append(f"        return aten.{p.__name__}.call_operator(self, other)\n")
+        for operator in p.reflected_operators:
+            out.append(f"\n    def {operator}(self, other: Any) -> Any:\n")
+            out.append(f'        """``{p.__name__}(other, self)``; ``NotImplemented`` for an '
+                       'operand it refuses."""\n')
+            out.append(f"        return aten.{p.__name__}.call_reflected(self, other)\n")
     return "".join(out)
 
 

@@ -39,6 +39,8 @@ class Declaration(NamedTuple):
     out: tuple[str, ...] = ()  # the ``.out`` schemas, one per overload that has one
     numbers_as_tensors: bool = False
     operators: tuple[str, ...] = ()  # Tensor methods that are this op (``__add__``)
+    # ... with the operands swapped (``__rmatmul__``: ``other @ t`` is ``matmul(other, t)``)
+    reflected_operators: tuple[str, ...] = ()
     inplace_operators: tuple[str, ...] = ()  # ... and its in-place form (``__iadd__``)
     alias_of: str = ""  # another op that this one is (``subtract`` is ``sub``)
     deprecated: tuple[str, ...] = ()  # signatures of torch's ``deprecated.yaml`` for it
@@ -52,6 +54,8 @@ class Declaration(NamedTuple):
     # ``out=`` must have the input's dtype ("Found dtype Long but expected Float"), checked
     # before anything is computed: torch's unary ops built with ``check_all_same_dtype``
     out_same_dtype: bool = False
+    # overloads that only the function offers, not the method (``torch.mm(a, b, dtype)``)
+    function_only: tuple[str, ...] = ()
     doc: str = ""
 
     @property
@@ -457,6 +461,54 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                  "correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"),
             doc="The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as "
                 "``var``."),
+    # ---------------------------------------------------------- matrix products (chapter 3)
+    declare("matmul(Tensor self, Tensor other) -> Tensor",
+            out=("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            operators=("__matmul__",), reflected_operators=("__rmatmul__",),
+            doc="Matrix product with torch's rules for 1-D, 2-D and batched operands "
+                "(``torch.matmul``, ``@``): 1-D @ 1-D is ``dot`` (a 0-d tensor), 2-D @ 1-D "
+                "``mv``, 1-D @ 2-D and 2-D @ 2-D ``mm`` (a 1-D left operand is a one-row "
+                "matrix, its row dropped from the result), and N-D (N >= 3) a ``bmm`` over "
+                "the broadcast batch dims, a 1-D operand getting a dim added and removed "
+                "again. Both operands must have one dtype (no promotion); the result is a "
+                "new contiguous tensor; ``out=`` must have exactly the result's dtype. "
+                "There is no in-place form: ``t @= u`` rebinds ``t`` to ``t @ u``.\n\n"
+                "Raises RuntimeError for a 0-d operand, inner sizes or batch dims that do "
+                "not match, or different dtypes; NotImplementedError for bool tensors."),
+    declare("mm(Tensor self, Tensor mat2) -> Tensor",
+            "mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor",
+            out=("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
+                 "mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            function_only=("dtype",),
+            doc="Product of two matrices (``torch.mm``): ``(n, k) @ (k, m)`` gives a "
+                "contiguous ``(n, m)`` of their common dtype (float16/bfloat16 summed in "
+                "float32, integers in int64, wrapping as torch's do). ``out_dtype`` is "
+                "torch's CUDA-only overload: NotImplementedError on the CPU, as in torch."
+                "\n\nRaises RuntimeError for an operand that is not 2-D, inner sizes or "
+                "dtypes that differ, an ``out=`` of another dtype; NotImplementedError for "
+                "bool matrices with something to sum."),
+    declare("bmm(Tensor self, Tensor mat2) -> Tensor",
+            "bmm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor",
+            out=("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
+                 "bmm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            function_only=("dtype",),
+            doc="A batch of matrix products (``torch.bmm``): ``(b, n, k) @ (b, k, m)`` gives "
+                "``(b, n, m)``, no broadcasting. ``out_dtype``: CUDA only, as in torch.\n\n"
+                "Raises RuntimeError for an operand that is not 3-D, batch or inner sizes "
+                "or dtypes that differ, an ``out=`` of another dtype; NotImplementedError "
+                "for bool."),
+    declare("mv(Tensor self, Tensor vec) -> Tensor",
+            out=("mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Matrix times vector (``torch.mv``): ``(n, k) @ (k,)`` gives ``(n,)``.\n\n"
+                "Raises RuntimeError for wrong dims, sizes or dtypes, an ``out=`` of "
+                "another dtype; NotImplementedError for bool."),
+    declare("dot(Tensor self, Tensor tensor) -> Tensor",
+            out=("dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Inner product of two vectors, a 0-d tensor (``torch.dot``).\n\nRaises "
+                "RuntimeError for operands that are not 1-D, of different sizes or dtypes, "
+                "an ``out=`` of another dtype; NotImplementedError for bool."),
 ]
 
 
@@ -499,7 +551,9 @@ class Namespace:
             outs = [parse_schema(s) for s in d.out]
             deprecated = tuple(parse_schema(s) for s in d.deprecated)
             self._add(d.name, schemas, d, function=d.function, method=d.method, outs=outs,
-                      operators=d.operators, deprecated=deprecated, internal=internal)
+                      operators=d.operators, deprecated=deprecated, internal=internal,
+                      reflected_operators=d.reflected_operators,
+                      function_only=d.function_only)
             if d.inplace:
                 names = dict(d.inplace_overloads)
                 self._add(d.name + "_", _inplace_schemas(schemas, names), d,
@@ -517,7 +571,9 @@ class Namespace:
              function: bool, method: bool, outs: list[FunctionSchema] | None = None,
              operators: tuple[str, ...] = (),
              deprecated: tuple[FunctionSchema, ...] = (),
-             internal: list[FunctionSchema] | None = None) -> None:
+             internal: list[FunctionSchema] | None = None,
+             reflected_operators: tuple[str, ...] = (),
+             function_only: tuple[str, ...] = ()) -> None:
         if name in self._packets:
             raise ValueError(f"the op table declares {name} twice")
         doc = d.doc if not name.endswith("_") else f"In-place version of ``{d.name}``."
@@ -532,7 +588,9 @@ class Namespace:
                                   numbers_as_tensors=d.numbers_as_tensors, doc=doc,
                                   out_overloads=out_overloads, operators=operators,
                                   deprecated=deprecated,
-                                  internal=[OpOverload(s) for s in internal or []])
+                                  internal=[OpOverload(s) for s in internal or []],
+                                  reflected_operators=reflected_operators,
+                                  function_only=function_only)
         self._packets[name] = packet
         setattr(self, name, packet)
 

@@ -33,7 +33,9 @@ class OpOverloadPacket:
                  out_overloads: dict[str, OpOverload] | None = None,
                  operators: tuple[str, ...] = (),
                  deprecated: tuple[FunctionSchema, ...] = (),
-                 internal: list[OpOverload] | None = None) -> None:
+                 internal: list[OpOverload] | None = None,
+                 reflected_operators: tuple[str, ...] = (),
+                 function_only: tuple[str, ...] = ()) -> None:
         self.__name__ = name
         self.__doc__ = doc
         self.overloads = overloads
@@ -44,6 +46,7 @@ class OpOverloadPacket:
         self.function = function
         self.method = method
         self.operators = operators  # Tensor methods such as ``__add__`` that are this op
+        self.reflected_operators = reflected_operators  # ... operands swapped: ``__rmatmul__``
         # the function's signature of an overload with an ``.out`` form is the out schema's
         self._outs = [out_overloads.get(o.schema.overload) for o in overloads]
         # deprecated signatures come last, each bound to the first overload (and its out=)
@@ -53,8 +56,10 @@ class OpOverloadPacket:
             *[Signature(name, (o if out is None else out).schema, method=False,
                         numbers_as_tensors=numbers_as_tensors)
               for o, out in zip(overloads, self._outs, strict=True)], *hidden])
-        # the method has the overloads whose first argument is ``Tensor self``
-        self._method_overloads = [o for o in overloads if _has_self(o)]
+        # the method has the overloads whose first argument is ``Tensor self``, but for
+        # those only the function offers (``torch.mm(a, b, out_dtype)``)
+        self._method_overloads = [o for o in overloads if _has_self(o)
+                                  and o.schema.overload not in function_only]
         self._method_parser = PythonArgParser(name, [
             *[Signature(name, o.schema, method=True, numbers_as_tensors=numbers_as_tensors)
               for o in self._method_overloads],
@@ -108,6 +113,15 @@ class OpOverloadPacket:
             if fast is not None and fast[0](other):  # one operand and nothing to convert
                 return fast[1](self_, other, *fast[2])
             return self.call_method(self_, (other,), {})
+        except TypeError:
+            return NotImplemented
+
+    def call_reflected(self, self_: Any, other: Any) -> Any:
+        """``other @ self_`` when ``other`` has no such operator for a tensor: the function
+        with the operands swapped, a TypeError turned into ``NotImplemented`` (torch's
+        ``Tensor.__rmatmul__``), so that ``2 @ t`` says "unsupported operand type(s)"."""
+        try:
+            return self(other, self_)
         except TypeError:
             return NotImplemented
 

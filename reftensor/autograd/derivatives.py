@@ -4,7 +4,8 @@ here with reftensor ops, so a backward run with ``create_graph=True`` is recorde
 
 A row names the op by its schema, the node that backward runs (``ExpBackward0``), what the
 node saves (``self``: the input; ``result``: the output; or any other argument, such as
-``flip``'s ``dims``) and, per differentiable input, a
+``flip``'s ``dims``; ``self_sym_sizes``/``self_sym_strides``: an input's shape and strides,
+kept instead of the tensor) and, per differentiable input, a
 formula: a plain named function of the output's gradient ``grad`` and the saved values. The
 in-place form of an op (``exp_``) uses the same row: its node saves the value ``self`` had
 before the write.
@@ -369,6 +370,53 @@ def std_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, correctio
                         keepdim)
 
 
+def _column_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def mm_mat1_backward(grad: Tensor, mat2: Tensor, self_sym_sizes: tuple[int, ...],
+                     self_sym_strides: tuple[int, ...]) -> Tensor:
+    """d(self @ mat2)/d(self) = grad @ mat2^T; computed transposed when ``self`` was
+    column-major, so that its gradient is column-major too (torch's ``mm_mat1_backward``)."""
+    if _column_major(self_sym_sizes, self_sym_strides):
+        return mat2.mm(grad.t()).t()
+    return grad.mm(mat2.t())
+
+
+def mm_mat2_backward(grad: Tensor, self: Tensor, mat2_sym_sizes: tuple[int, ...],
+                     mat2_sym_strides: tuple[int, ...]) -> Tensor:
+    """d(self @ mat2)/d(mat2) = self^T @ grad (transposed for a column-major ``mat2``)."""
+    if _column_major(mat2_sym_sizes, mat2_sym_strides):
+        return grad.t().mm(self).t()
+    return self.t().mm(grad)
+
+
+def bmm_self_backward(grad: Tensor, mat2: Tensor) -> Tensor:
+    return grad.bmm(mat2.transpose(1, 2))
+
+
+def bmm_mat2_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return self.transpose(1, 2).bmm(grad)
+
+
+def mv_self_backward(grad: Tensor, vec: Tensor) -> Tensor:
+    """torch's ``grad.ger(vec)``: the outer product, which torch computes as
+    ``grad.reshape(-1, 1) * vec``."""
+    return grad.reshape(-1, 1) * vec
+
+
+def mv_vec_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return self.t().mv(grad)
+
+
+def dot_self_backward(grad: Tensor, tensor: Tensor) -> Tensor:
+    return grad * tensor
+
+
+def dot_tensor_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return grad * self
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas)
@@ -477,4 +525,14 @@ DERIVATIVES: list[Derivative] = [
     row("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
         "keepdim=False) -> Tensor", "StdBackward0",
         ("self", "result", "dim", "correction", "keepdim"), self=std_backward),
+    # ---------------------------------------------------------- matrix products
+    row("mm(Tensor self, Tensor mat2) -> Tensor", "MmBackward0",
+        ("self", "mat2", "self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",
+         "mat2_sym_strides"), self=mm_mat1_backward, mat2=mm_mat2_backward),
+    row("bmm(Tensor self, Tensor mat2) -> Tensor", "BmmBackward0", ("self", "mat2"),
+        self=bmm_self_backward, mat2=bmm_mat2_backward),
+    row("mv(Tensor self, Tensor vec) -> Tensor", "MvBackward0", ("self", "vec"),
+        self=mv_self_backward, vec=mv_vec_backward),
+    row("dot(Tensor self, Tensor tensor) -> Tensor", "DotBackward0", ("self", "tensor"),
+        self=dot_self_backward, tensor=dot_tensor_backward),
 ]

@@ -29,6 +29,7 @@ from .graph import Node, node_class
 __all__ = ["FormulaNode", "register"]
 
 
+
 class FormulaNode(Node):
     """A node whose backward is a row of the derivatives table.
 
@@ -67,14 +68,16 @@ class FormulaNode(Node):
 
     def _value(self, key: str, args: tuple[Any, ...], result: Any) -> Any:
         """What the row saves under ``key``: the result, one of several results
-        (``indices``), an argument, or an argument's sizes (``self_sym_sizes``: torch's
-        name for ``self.sym_sizes()``, saved instead of ``self``)."""
+        (``indices``), an argument, or an argument's sizes or strides (``self_sym_sizes``:
+        torch's name for ``self.sym_sizes()``, saved instead of ``self``)."""
         if key == "result":
             return result
         if key in self.returns:
             return result[self.returns[key]]
         if key.endswith("_sym_sizes"):
             return args[self.names[key.removesuffix("_sym_sizes")]]._shape
+        if key.endswith("_sym_strides"):  # (``mm`` saves its inputs' strides)
+            return args[self.names[key.removesuffix("_sym_strides")]]._stride
         return args[self.names[key]]
 
     def _read(self, key: str) -> Any:

@@ -1,80 +1,37 @@
-"""Gradients of the matrix products (chapter 3).
+"""``matmul``'s kernel: torch's decomposition into ``dot``, ``mv``, ``mm`` and ``bmm``.
 
-For ``C = A @ B``: ``dA = dC @ B^T`` and ``dB = A^T @ dC``. ``matmul`` is built, as in torch,
-from ``dot``, ``mv``, ``mm`` and ``bmm`` plus views, so its graph shows those nodes.
+torch's ``matmul`` is ``CompositeImplicitAutograd``: it has no derivative of its own, it
+calls the products (each an op of the table with a derivative row: ``MmBackward0``, ...)
+and views, so its graph shows those nodes. This module registers that kernel. When nothing
+would be recorded (no operand requires grad, no dispatch mode, CPU operands) it runs the
+whole product as one NumPy call instead (``matmul.matmul_cpu``): the same values, layout
+and errors, without building the views.
+
+Two steps of the decomposition are not ops of the table yet, so they are recorded here:
+the in-place ``squeeze_(0)`` that drops a 1-D left operand's row (``SqueezeBackward4``),
+and ``_unsafe_view``, a reshape that makes a fresh tensor, not a view
+(``UnsafeViewBackward0``).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from ... import matmul as M
+from ..._ops import DispatchKey, aten
+from ..._ops.dispatcher import key_set
+from ..._ops.state import state as dispatch_state
 from ...broadcasting import broadcast_shapes
+from ...device import META
 from ...tensor import Tensor
-from ..graph import Node, needs_grad, record
-from ._record import call, forward
+from ..graph import needs_grad, record
+from ._record import forward
 from .views import SqueezeBackward4, UnsafeViewBackward0
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot"]
+__all__: list[str] = []
 
-
-class _Product(Node):
-    def __init__(self, a: Tensor, b: Tensor) -> None:
-        super().__init__(a, b)
-        self.save("self", a if self.needs_input_grad(1) else None)
-        self.save("other", b if self.needs_input_grad(0) else None)
-
-    def grads(self, g: Tensor) -> tuple[Any, Any]:
-        raise NotImplementedError
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        return self.grads(grads[0])
-
-    def a(self) -> Tensor:
-        return self.saved("self")
-
-    def b(self) -> Tensor:
-        return self.saved("other")
-
-
-class MmBackward0(_Product):
-    def grads(self, g: Tensor) -> tuple[Any, Any]:
-        return (g.mm(self.b().t()) if self.needs_input_grad(0) else None,
-                self.a().t().mm(g) if self.needs_input_grad(1) else None)
-
-
-class BmmBackward0(_Product):
-    def grads(self, g: Tensor) -> tuple[Any, Any]:
-        return (g.bmm(self.b().transpose(1, 2)) if self.needs_input_grad(0) else None,
-                self.a().transpose(1, 2).bmm(g) if self.needs_input_grad(1) else None)
-
-
-class MvBackward0(_Product):
-    def grads(self, g: Tensor) -> tuple[Any, Any]:
-        return (g.unsqueeze(1) * self.b() if self.needs_input_grad(0) else None,
-                self.a().t().mv(g) if self.needs_input_grad(1) else None)
-
-
-class DotBackward0(_Product):
-    def grads(self, g: Tensor) -> tuple[Any, Any]:
-        return (g * self.b() if self.needs_input_grad(0) else None,
-                g * self.a() if self.needs_input_grad(1) else None)
-
-
-def _product(kernel: Any, cls: type[_Product]) -> Any:
-    def op(input: Tensor, other: Tensor) -> Tensor:
-        return call(kernel, (input, other), (input, other), lambda out: cls(input, other))
-
-    op.__name__ = kernel.__name__
-    op.__doc__ = kernel.__doc__
-    return op
-
-
-mm = _product(M.mm, MmBackward0)
-bmm = _product(M.bmm, BmmBackward0)
-mv = _product(M.mv, MvBackward0)
-dot = _product(M.dot, DotBackward0)
+_dot, _mv, _mm, _bmm = (aten.dot.default.call, aten.mv.default.call, aten.mm.default.call,
+                        aten.bmm.default.call)
 
 
 def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -89,52 +46,83 @@ def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     return out
 
 
+def _squeeze_row(t: Tensor) -> Tensor:
+    """torch's ``t.squeeze_(0)`` on the fresh ``(1, m)`` result of ``mm``: ``(m,)``, its
+    version counter bumped, recorded as ``SqueezeBackward4``."""
+    out = Tensor._make(t._storage, t._shape[1:], t._stride[1:], t._storage_offset, t._dtype)
+    out._version_counter = t._version_counter
+    out._version_counter.value += 1
+    if needs_grad(t):
+        record(SqueezeBackward4(t, lambda g: g.unsqueeze(0)), out)
+    return out
+
+
 def _should_fold(input: Tensor, other: Tensor) -> bool:
-    """torch's ``should_fold`` under autograd: fold when the layout allows it without a
-    copy, and also (with a copy) when the smaller operand requires grad, so that its
-    gradient is one ``mm`` instead of a large batched product summed down."""
+    """torch's ``should_fold``: fold when the layout allows it without a copy, and also
+    (with a copy) when the smaller operand requires grad, so that its gradient is one
+    ``mm`` instead of a large batched product summed down."""
     larger, smaller = (input, other) if input.dim() >= other.dim() else (other, input)
     if larger.dim() < 3 or smaller.dim() > 2:
         return False
     return smaller._requires_grad or M._should_fold(input, other)
 
 
+@aten.matmul.default.impl(DispatchKey.CompositeImplicitAutograd)
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """``torch.matmul``, decomposed as torch decomposes it: ``dot`` (1-d @ 1-d), ``mv``,
-    ``mm`` (with an unsqueeze/squeeze around a 1-d left operand), and for batches a
-    ``bmm`` on expanded, reshaped operands viewed back (``UnsafeViewBackward0``)."""
-    if not needs_grad(input, other):
-        return M.matmul(input, other)
-    forward(M.matmul, input, other)  # torch's checks and messages, on bad shapes
+    ``mm`` (with an unsqueeze/squeeze_ around a 1-d left operand), and for batches either
+    one ``mm``/``mv`` on the batch folded into the rows, or a ``bmm`` on expanded, reshaped
+    operands, viewed back (``UnsafeViewBackward0``). Of two 3-D operands, one with a batch
+    of 1 that requires grad is squeezed to a matrix first (torch 2.13 does so, to fold)."""
+    if not (input._requires_grad or other._requires_grad or dispatch_state.modes
+            or input._storage._device is META or other._storage._device is META):
+        return M.matmul_cpu(input, other)
+    M.check_matmul(input, other)  # torch's checks and messages, on bad shapes
     da, db = input.dim(), other.dim()
     if da == 1 and db == 1:
-        return dot(input, other)
+        return _dot(input, other)
     if da == 2 and db == 1:
-        return mv(input, other)
+        return _mv(input, other)
     if da == 1 and db == 2:
-        out = mm(input.unsqueeze(0), other)
-        result = forward(out.squeeze, 0)
-        record(SqueezeBackward4(out, lambda g: g.unsqueeze(0)), result, view=True)
-        return result
+        return _squeeze_row(_mm(input.unsqueeze(0), other))
     if da == 2 and db == 2:
-        return mm(input, other)
+        return _mm(input, other)
+    if da == 3 and db == 3:  # a batch of one that requires grad is dropped, then folded
+        if input.shape[0] == 1 and other.shape[0] != 1 and input._requires_grad:
+            return matmul(input.squeeze(0), other)
+        if other.shape[0] == 1 and input.shape[0] != 1 and other._requires_grad:
+            return matmul(input, other.squeeze(0))
     if _should_fold(input, other):  # fold the batch into the rows: one mm (or mv)
         transpose = db > da  # then fold other.mT, and multiply it by input
         t1 = other.mT if transpose else input
         t2 = (input.t() if da == 2 else input) if transpose else other
         rows = t1.reshape(math.prod(t1.shape[:-1]), t1.shape[-1])  # -1: not if empty
         if t2.dim() == 1:
-            return _unsafe_view(mv(rows, t2), tuple(t1.shape[:-1]))
-        out = _unsafe_view(mm(rows, t2), (*t1.shape[:-1], t2.shape[-1]))
+            return _unsafe_view(_mv(rows, t2), tuple(t1.shape[:-1]))
+        out = _unsafe_view(_mm(rows, t2), (*t1.shape[:-1], t2.shape[-1]))
         return out.mT.contiguous() if transpose else out
     a = input.unsqueeze(0) if da == 1 else input
     b = other.unsqueeze(-1) if db == 1 else other
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
-    count = 1
-    for s in batch:
-        count *= s
+    count = math.prod(batch)
     a3 = a.expand(*batch, n, k).reshape(count, n, k)
     b3 = b.expand(*batch, k, m).reshape(count, k, m)
     shape = tuple(batch) + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
-    return _unsafe_view(bmm(a3, b3), shape)
+    return _unsafe_view(_bmm(a3, b3), shape)
+
+
+@aten.matmul.out.impl(DispatchKey.CompositeImplicitAutograd)
+def matmul_out(input: Tensor, other: Tensor, out: Tensor) -> Tensor:
+    """``torch.matmul(input, other, out=out)``: a 1-D ``input`` times a matrix is written by
+    ``mm`` into ``out`` as a row (``out`` resized to ``(1, m)``, with torch's warning when
+    that changes its shape), then ``out.squeeze_(0)``, a second bump of its version, as in
+    torch. Every other case is the generic ``out=`` kernel (``out_arguments.py``)."""
+    if input.dim() == 1 and other.dim() == 2:
+        aten.mm.out.call(input.unsqueeze(0), other, out)
+        out._shape, out._stride = out._shape[1:], out._stride[1:]
+        out._version_counter.value += 1
+        return out
+    op = aten.matmul.out
+    return op.redispatch(key_set(op.tensors((input, other, out)), inplace=False),
+                         input, other, out)

@@ -14,39 +14,21 @@ rules, in torch's order:
    itself is returned.
 
 Autograd does not record ``out=`` calls: with grad mode on, an input or ``o`` that requires
-grad is a RuntimeError for a differentiable op (one with a derivative row). Importing this
-module gives every ``.out`` overload of the op table its kernels.
+grad is a RuntimeError for a differentiable op (one with a derivative row). ``register_all``
+gives every ``.out`` overload of the op table these kernels, where its chapter module
+registered none of its own.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
-from . import dtypes, factories, iterator, layout
+from . import dtypes, factories, iterator
 from ._ops import DispatchKey, OpOverload, aten, state
 from .promotion import check_can_cast
 from .tensor import Tensor
 
-__all__ = ["resize_output"]
-
-
-def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
-    """Give ``out`` the shape ``shape`` and strides ``stride`` in place, growing its storage
-    when it is too small (torch's ``resize_output``, then ``as_strided_``)."""
-    if out.numel() != 0:
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape "
-            f"{list(out._shape)}, which does not match the required output shape "
-            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
-            "outputs will not be resized unless they have zero elements. You can explicitly "
-            "reuse an out tensor t by resizing it, inplace, to zero elements with "
-            "t.resize_(0).", UserWarning, stacklevel=4)
-    needed = (out._storage_offset
-              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
-    if needed > out._storage.nbytes():
-        out._storage.resize_(needed)
-    out._shape, out._stride = tuple(shape), tuple(stride)
+__all__ = ["register", "register_all"]
 
 
 def _kernel(out_overload: OpOverload) -> Any:
@@ -66,7 +48,7 @@ def _kernel(out_overload: OpOverload) -> Any:
                 iterator.assert_no_partial_overlap(out, t)
         check_can_cast(result._dtype, out._dtype)
         if out._shape != result._shape:
-            resize_output(out, result._shape, result._stride)
+            iterator.resize_output(out, result._shape, result._stride)
         return out.copy_(result)
 
     return out_kernel
@@ -90,14 +72,19 @@ def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:
 
 
 def register(out_overload: OpOverload) -> None:
-    """The CPU, Meta and Autograd kernels of one ``.out`` overload."""
+    """The CPU, Meta and Autograd kernels of one ``.out`` overload, for each key that its
+    chapter module gave no kernel of its own (``cat.out`` writes straight into ``out``)."""
     kernel = _kernel(out_overload)
-    out_overload.impl(DispatchKey.CPU)(kernel)
-    out_overload.impl(DispatchKey.Meta)(kernel)
-    out_overload.impl(DispatchKey.Autograd)(_autograd)
+    for key, k in ((DispatchKey.CPU, kernel), (DispatchKey.Meta, kernel),
+                   (DispatchKey.Autograd, _autograd)):
+        if not out_overload.has_kernel(key):
+            out_overload.impl(key)(k)
 
 
-for _packet in aten:
-    for _overload in _packet.all_overloads():
-        if _overload.functional is not None:
-            register(_overload)
+def register_all() -> None:
+    """Give every ``.out`` overload of the table its kernels; run once, after the chapter
+    modules registered theirs (``reftensor/__init__.py``)."""
+    for packet in aten:
+        for overload in packet.all_overloads():
+            if overload.functional is not None:
+                register(overload)

@@ -35,7 +35,9 @@ class FormulaNode(Node):
     generated nodes do (``a * b`` keeps ``a`` only when ``b`` requires grad). A Python
     number given for a tensor argument (``x * 2``) is kept as the number, beside the 0-d
     tensor torch would have wrapped it in, so that a backward through a freed graph raises
-    here too.
+    here too. A list of tensors (``cat``'s ``tensors``) is one edge per tensor, its formula
+    gives one gradient per tensor, and what the row saves of it is what torch saves: its
+    tensors' sizes (``tensors_args_sizes``) and dtypes (``tensors_args_scalartypes``).
     """
 
     row: Derivative
@@ -44,16 +46,27 @@ class FormulaNode(Node):
     names: dict[str, int]  # every argument's position
     formulas: tuple[tuple[Any, tuple[str, ...]] | None, ...]  # per input: formula, reads
     saves_tensors: bool  # does the row save the result or a tensor argument
+    lists: tuple[bool, ...]  # per input: is it a list of tensors
 
     def __init__(self, args: tuple[Any, ...], result: Tensor) -> None:
-        super().__init__(*[args[i] for i in self.positions])
+        super().__init__(*_flat([args[i] for i in self.positions]))
+        # per input: its slice of next_functions (a list of tensors has one edge per tensor)
+        self.slices: list[slice] = []
+        start = 0
+        for i, is_list in zip(self.positions, self.lists, strict=True):
+            n = len(args[i]) if is_list else 1
+            self.slices.append(slice(start, start + n))
+            start += n
         self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
         if not self.row.saves:
             return
         needed = {p for i, entry in enumerate(self.formulas)
-                  if entry is not None and self.next_functions[i][0] is not None
+                  if entry is not None and self._wanted(i)
                   for p in entry[1]} if self.saves_tensors else ()
         for key in self.row.saves:
+            if key.endswith(_SIZES) or key.endswith(_DTYPES):
+                self.values[key] = _of_list(key, args[self.names[key.rpartition("_args")[0]]])
+                continue
             value = result if key == "result" else args[self.names[key]]
             if isinstance(value, Tensor):
                 if key in needed:
@@ -62,6 +75,10 @@ class FormulaNode(Node):
             self.values[key] = value
             if key in self.inputs and key in needed:  # a number where a tensor goes
                 self.save("wrapped_" + key, factories.tensor(value))
+
+    def _wanted(self, i: int) -> bool:
+        """Does some tensor of input ``i`` need a gradient?"""
+        return any(edge[0] is not None for edge in self.next_functions[self.slices[i]])
 
     def _read(self, key: str) -> Any:
         if key in self.values:
@@ -72,14 +89,37 @@ class FormulaNode(Node):
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (grad,) = grads
-        out = []
+        out: list[Any] = []
         for i, entry in enumerate(self.formulas):
-            if entry is None or self.next_functions[i][0] is None:
-                out.append(None)
+            n = self.slices[i].stop - self.slices[i].start
+            if entry is None or not self._wanted(i):
+                out.extend([None] * n)
                 continue
             formula, reads = entry
-            out.append(formula(*[grad if p == "grad" else self._read(p) for p in reads]))
+            value = formula(*[grad if p == "grad" else self._read(p) for p in reads])
+            out.extend(value if self.lists[i] else (value,))
         return tuple(out)
+
+
+_SIZES, _DTYPES = "_args_sizes", "_args_scalartypes"
+
+
+def _of_list(key: str, tensors: Any) -> list[Any]:
+    """What a row saves of a list of tensors: each one's shape, or each one's dtype."""
+    if key.endswith(_SIZES):
+        return [t._shape for t in tensors]
+    return [t._dtype for t in tensors]
+
+
+def _flat(inputs: list[Any]) -> list[Any]:
+    """The op's tensor inputs, a list of tensors spread out."""
+    flat: list[Any] = []
+    for x in inputs:
+        if isinstance(x, tuple | list):
+            flat.extend(x)
+        else:
+            flat.append(x)
+    return flat
 
 
 def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
@@ -92,30 +132,43 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
                       positions=positions, formulas=formulas,
                       names={a.name: i for i, a in enumerate(arguments)},
+                      lists=tuple(arguments[i].type.is_list for i in positions),
                       saves_tensors=any(k == "result" or k in inputs for k in row.saves))
 
 
-def register(row: Derivative) -> None:
-    """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one)
-    their ``Autograd`` kernels from ``row``."""
-    functional = getattr(aten[row.op], row.overload)
-    cls = _node_class(row, functional)
-    positions = cls.positions
-
-    @functional.impl(DispatchKey.Autograd)
-    def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
-        inputs = tuple([args[i] for i in positions])
-        return call(op.redispatch, (keys, *args), inputs, lambda out: cls(args, out))
-
-    if row.op + "_" not in aten:
-        return
-
-    @getattr(aten[row.op + "_"], row.overload).impl(DispatchKey.Autograd)
+def _register_inplace(inplace: OpOverload, cls: type[FormulaNode]) -> None:
+    """The ``Autograd`` kernel of an in-place overload whose node is ``cls``."""
+    @inplace.impl(DispatchKey.Autograd)
     def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
         def make(old: Tensor, out: Tensor) -> Node:
             return cls((old, *args), out)
 
         return call_(lambda *a: op.redispatch(keys, *a), self, args, make)
+
+
+def register(row: Derivative) -> None:
+    """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one
+    and the derivatives table has no row of its own for it) their ``Autograd`` kernels
+    from ``row``. A row of an in-place op (``fill_.Scalar``, ``copy_``) gives only that."""
+    overload = getattr(aten[row.op], row.overload)
+    cls = _node_class(row, overload)
+    if overload.schema.is_inplace:
+        _register_inplace(overload, cls)
+        return
+    positions = cls.positions
+
+    @overload.impl(DispatchKey.Autograd)
+    def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
+        inputs = tuple(_flat([args[i] for i in positions]))
+        return call(op.redispatch, (keys, *args), inputs, lambda out: cls(args, out))
+
+    if row.op + "_" not in aten or _has_row(row.op + "_", row.overload):
+        return
+    _register_inplace(getattr(aten[row.op + "_"], row.overload), cls)
+
+
+def _has_row(op: str, overload: str) -> bool:
+    return any(r.op == op and r.overload == overload for r in DERIVATIVES)
 
 
 for _row in DERIVATIVES:

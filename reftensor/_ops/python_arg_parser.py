@@ -433,8 +433,9 @@ class PythonArgParser:
         shown = [s for s in self.signatures if not s.hidden]
         head = f"{self.name}() received an invalid combination of arguments - got "
         if len(shown) == 1:
-            # torch's wording for one signature: every keyword, last first; or the
-            # positional arguments, marked where refused if there are as many as items
+            # torch's wording for one signature: the keywords its matching misses, last
+            # first; or the positional arguments, marked where refused if there are as
+            # many as items
             unmatched = _unmatched_keywords(shown[0], kwargs)
             if unmatched:
                 return TypeError(head + "unrecognized keyword arguments: "

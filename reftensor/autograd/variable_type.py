@@ -47,21 +47,27 @@ class FormulaNode(Node):
     formulas: tuple[tuple[Any, tuple[str, ...]] | None, ...]  # per input: formula, reads
     saves_tensors: bool  # does the row save the result or a tensor argument
     lists: tuple[bool, ...]  # per input: is it a list of tensors
+    has_lists: bool  # any(lists)
+    # per input: its slice of next_functions (a list of tensors has one edge per tensor)
+    slices: tuple[slice, ...]
 
     def __init__(self, args: tuple[Any, ...], result: Tensor) -> None:
-        super().__init__(*_flat([args[i] for i in self.positions]))
-        # per input: its slice of next_functions (a list of tensors has one edge per tensor)
-        self.slices: list[slice] = []
-        start = 0
-        for i, is_list in zip(self.positions, self.lists, strict=True):
-            n = len(args[i]) if is_list else 1
-            self.slices.append(slice(start, start + n))
-            start += n
+        if self.has_lists:
+            super().__init__(*_flat([args[i] for i in self.positions]))
+            slices, start = [], 0
+            for i, is_list in zip(self.positions, self.lists, strict=True):
+                n = len(args[i]) if is_list else 1
+                slices.append(slice(start, start + n))
+                start += n
+            self.slices = tuple(slices)
+        else:  # one edge per input (the class's slices)
+            super().__init__(*[args[i] for i in self.positions])
         self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
         if not self.row.saves:
             return
         needed = {p for i, entry in enumerate(self.formulas)
-                  if entry is not None and self._wanted(i)
+                  if entry is not None and (self._wanted(i) if self.has_lists
+                                            else self.next_functions[i][0] is not None)
                   for p in entry[1]} if self.saves_tensors else ()
         for key in self.row.saves:
             if key.endswith(_SIZES) or key.endswith(_DTYPES):
@@ -90,14 +96,17 @@ class FormulaNode(Node):
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (grad,) = grads
         out: list[Any] = []
+        edges, has_lists = self.next_functions, self.has_lists
         for i, entry in enumerate(self.formulas):
-            n = self.slices[i].stop - self.slices[i].start
-            if entry is None or not self._wanted(i):
-                out.extend([None] * n)
+            if entry is None or (not self._wanted(i) if has_lists else edges[i][0] is None):
+                out.extend([None] * (self.slices[i].stop - self.slices[i].start))
                 continue
             formula, reads = entry
             value = formula(*[grad if p == "grad" else self._read(p) for p in reads])
-            out.extend(value if self.lists[i] else (value,))
+            if self.lists[i]:
+                out.extend(value)
+            else:
+                out.append(value)
         return tuple(out)
 
 
@@ -133,6 +142,8 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
                       positions=positions, formulas=formulas,
                       names={a.name: i for i, a in enumerate(arguments)},
                       lists=tuple(arguments[i].type.is_list for i in positions),
+                      has_lists=any(arguments[i].type.is_list for i in positions),
+                      slices=tuple(slice(k, k + 1) for k in range(len(positions))),
                       saves_tensors=any(k == "result" or k in inputs for k in row.saves))
 
 
@@ -155,12 +166,14 @@ def register(row: Derivative) -> None:
     if overload.schema.is_inplace:
         _register_inplace(overload, cls)
         return
-    positions = cls.positions
+    positions, has_lists = cls.positions, cls.has_lists
 
     @overload.impl(DispatchKey.Autograd)
     def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
-        inputs = tuple(_flat([args[i] for i in positions]))
-        return call(op.redispatch, (keys, *args), inputs, lambda out: cls(args, out))
+        inputs = [args[i] for i in positions]
+        if has_lists:
+            inputs = _flat(inputs)
+        return call(op.redispatch, (keys, *args), tuple(inputs), lambda out: cls(args, out))
 
     if row.op + "_" not in aten or _has_row(row.op + "_", row.overload):
         return

@@ -70,7 +70,9 @@ from .storage import UntypedStorage
 from .views import *  # noqa: F403
 
 # isort: split
-from . import out_arguments  # noqa: E402, F401  (the kernels of every out= overload)
+from . import out_arguments  # noqa: E402
+
+out_arguments.register_all()  # the kernels of every out= overload
 
 # Chapter 5: the differentiable versions of the ops above replace them (same names, same
 # kernels, plus a node of the backward graph when an input requires grad).

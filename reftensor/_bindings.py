@@ -92,6 +92,14 @@ __all__ = [
     "bmm",
     "mv",
     "dot",
+    "clone",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "fill",
+    "fill_",
+    "zero_",
 ]
 
 
@@ -947,6 +955,93 @@ def dot(*args: Any, **kwargs: Any) -> Any:
     of another dtype; NotImplementedError for bool.
     """
     return aten.dot(*args, **kwargs)
+
+
+def clone(*args: Any, **kwargs: Any) -> Any:
+    """clone(input, *, memory_format=None) -> Tensor
+
+    A copy in new storage, with no ``_base`` (``torch.clone``), of the same shape and dtype.
+    ``memory_format``: ``None`` or ``preserve_format`` keeps the strides of a dense, non-
+    overlapping input (an empty one counts as dense) and makes other layouts dense in the
+    input's dim order; ``contiguous_format`` and ``channels_last`` lay it out so.
+
+    Raises RuntimeError for ``channels_last`` on a tensor that is not 4-d.
+    """
+    return aten.clone(*args, **kwargs)
+
+
+def cat(*args: Any, **kwargs: Any) -> Any:
+    """cat(tensors, dim=0, *, out=None) -> Tensor
+
+    The tensors joined along the existing dim ``dim`` (``torch.cat``): same sizes except in
+    ``dim``; the dtype promotes all of theirs; laid out channels-last when every input is, else
+    contiguous. A 1-d empty tensor (shape ``(0,)``) is skipped, whatever the others' dims
+    (torch's legacy rule). With ``out=``, the values are written in ``out``'s dtype.
+
+    Raises ValueError for no tensors; RuntimeError for a 0-d input, different numbers of dims,
+    sizes that differ outside ``dim``, an ``out`` that overlaps an input or itself; IndexError
+    for ``dim`` out of range; TypeError for an element that is no tensor, or an ``out`` dtype
+    the inputs cannot be cast to.
+    """
+    return aten.cat(*args, **kwargs)
+
+
+def concat(*args: Any, **kwargs: Any) -> Any:
+    """concat(tensors, dim=0, *, out=None) -> Tensor
+
+    ``torch.concat``: ``cat``.
+    """
+    return aten.concat(*args, **kwargs)
+
+
+def concatenate(*args: Any, **kwargs: Any) -> Any:
+    """concatenate(tensors, dim=0, *, out=None) -> Tensor
+
+    ``torch.concatenate``: ``cat``.
+    """
+    return aten.concatenate(*args, **kwargs)
+
+
+def stack(*args: Any, **kwargs: Any) -> Any:
+    """stack(tensors, dim=0, *, out=None) -> Tensor
+
+    Same-shaped tensors joined along a new dim ``dim`` (``torch.stack``): their ``cat`` along
+    ``dim`` seen with one more dim, laid out as that ``cat``.
+
+    Raises RuntimeError for no tensors or tensors of different shapes (and as ``cat`` for
+    ``out=``); IndexError for ``dim`` out of range for ``dim() + 1`` dims.
+    """
+    return aten.stack(*args, **kwargs)
+
+
+def fill(*args: Any, **kwargs: Any) -> Any:
+    """fill(input, value) -> Tensor
+    fill(input, value) -> Tensor
+
+    A tensor like ``input`` (same shape, dtype and dense layout) with every element ``value``
+    (``torch.fill``); ``t.fill_(value)`` writes ``t`` itself. A number is checked against the
+    dtype's range, a 0-d tensor converted without a check.
+
+    Raises RuntimeError for a ``value`` tensor with dims, or a number out of the dtype's range.
+    """
+    return aten.fill(*args, **kwargs)
+
+
+def fill_(*args: Any, **kwargs: Any) -> Any:
+    """fill_(input, value) -> Tensor
+    fill_(input, value) -> Tensor
+
+    In-place version of ``fill``.
+    """
+    return aten.fill_(*args, **kwargs)
+
+
+def zero_(*args: Any, **kwargs: Any) -> Any:
+    """zero_(input) -> Tensor
+
+    Set every element of ``self`` to 0 (``torch.zero_``); returns ``self``.
+    """
+    return aten.zero_(*args, **kwargs)
 
 
 class TensorMethods(TensorType):
@@ -1918,6 +2013,58 @@ class TensorMethods(TensorType):
         ``out=`` of another dtype; NotImplementedError for bool.
         """
         return aten.dot.call_method(self, args, kwargs)
+
+    def clone(self, *args: Any, **kwargs: Any) -> Any:
+        """clone(*, memory_format=None) -> Tensor
+
+        A copy in new storage, with no ``_base`` (``torch.clone``), of the same shape and dtype.
+        ``memory_format``: ``None`` or ``preserve_format`` keeps the strides of a dense, non-
+        overlapping input (an empty one counts as dense) and makes other layouts dense in the
+        input's dim order; ``contiguous_format`` and ``channels_last`` lay it out so.
+
+        Raises RuntimeError for ``channels_last`` on a tensor that is not 4-d.
+        """
+        return aten.clone.call_method(self, args, kwargs)
+
+    def contiguous(self, *args: Any, **kwargs: Any) -> Any:
+        """contiguous(*, memory_format=reftensor.contiguous_format) -> Tensor
+
+        ``self`` itself when it is already contiguous in ``memory_format``
+        (``Tensor.contiguous``), else ``clone(memory_format=memory_format)``.
+
+        Raises RuntimeError for ``preserve_format`` when a copy is needed, or ``channels_last``
+        on a tensor that is not 4-d.
+        """
+        return aten.contiguous.call_method(self, args, kwargs)
+
+    def copy_(self, *args: Any, **kwargs: Any) -> Any:
+        """copy_(other, non_blocking=False) -> Tensor
+        copy_(other, async=False) -> Tensor
+
+        Write ``other`` into ``self`` (``Tensor.copy_``), broadcast to self's shape and
+        converted to self's dtype; a Python number is taken as a tensor. ``non_blocking``
+        changes nothing on the CPU. Returns ``self``.
+
+        Raises RuntimeError for an ``other`` that does not broadcast to self's shape, a ``self``
+        that is expanded or partly overlaps ``other``; NotImplementedError for a meta ``other``
+        into a CPU ``self``.
+        """
+        return aten.copy_.call_method(self, args, kwargs)
+
+    def fill_(self, *args: Any, **kwargs: Any) -> Any:
+        """fill_(value) -> Tensor
+        fill_(value) -> Tensor
+
+        In-place version of ``fill``.
+        """
+        return aten.fill_.call_method(self, args, kwargs)
+
+    def zero_(self, *args: Any, **kwargs: Any) -> Any:
+        """zero_() -> Tensor
+
+        Set every element of ``self`` to 0 (``torch.zero_``); returns ``self``.
+        """
+        return aten.zero_.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

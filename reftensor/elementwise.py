@@ -45,6 +45,7 @@ import numpy as np
 
 from . import broadcasting, factories, iterator, layout
 from ._casting import _HALF_TYPES, cast, checked_number, compute_dtype, number_array
+from ._ops import DispatchKey, aten
 from .device import CPU, META, common_device, device, wrong_device
 from .dtypes import dtype
 from .promotion import SCALAR_TYPE_NAMES, check_can_cast, is_number
@@ -301,27 +302,16 @@ def _bump(self: Tensor) -> Tensor:
     return self
 
 
-# ============================================================== copy_ and fill_
-def copy_(self: Tensor, src: Operand) -> Tensor:
-    """Write ``src`` into ``self``, broadcast to self's shape and converted to self's dtype
-    (``torch.Tensor.copy_``). A Python number is accepted as a 0-d tensor (wraps, no
-    overflow check). ``self.copy_(self)`` only bumps ``_version``. Copying between
-    devices is allowed; into a meta ``self`` it checks shapes and bumps ``_version`` only.
+# ============================================================== copy_, fill_, zero_
+# Entries of the op table (``reftensor/_ops/native_functions.py``); their CPU and Meta
+# kernels are registered here.
+def _check_copy(self: Tensor, src: Operand) -> None:
+    """``self.copy_(src)``: self may not be expanded nor partly overlap ``src``, and is
+    never broadcast.
 
     Raises:
-        RuntimeError: self is expanded (internal overlap), partly overlaps ``src``, or
-            ``src`` does not broadcast to self's shape.
-        NotImplementedError: ``src`` is a meta tensor and ``self`` is not (no data).
-        TypeError: ``src`` is neither a tensor nor a number.
+        RuntimeError: any of these.
     """
-    if src is self:
-        return _bump(self)
-    if not isinstance(src, Tensor) and not is_number(src):
-        raise TypeError(
-            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
-        )
-    if isinstance(src, Tensor) and src.is_meta and not self.is_meta:
-        raise no_data()
     iterator.assert_no_internal_overlap(self)
     if isinstance(src, Tensor):
         iterator.assert_no_partial_overlap(self, src)
@@ -329,44 +319,124 @@ def copy_(self: Tensor, src: Operand) -> Tensor:
     if shape != self._shape:
         raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                            f"broadcast shape {list(shape)}")
-    if self.is_meta:
+
+
+@aten.copy_.default.impl(DispatchKey.CPU)
+def copy_(self: Tensor, src: Operand, non_blocking: builtins.bool = False) -> Tensor:
+    """``src`` (a tensor, or a Python number: wraps, no overflow check) written into
+    ``self``, broadcast and converted to self's dtype; ``self.copy_(self)`` only bumps
+    ``_version``."""
+    if src is self:
         return _bump(self)
+    _check_copy(self, src)
     raw = src._elements() if isinstance(src, Tensor) else number_array(src, self._dtype)
     _write(self, raw)
     return _bump(self)
 
 
-def fill_(self: Tensor, value: Operand) -> Tensor:
-    """Set every element of ``self`` to ``value`` (``torch.Tensor.fill_``).
-
-    ``value`` is a Python number (checked against self's dtype like torch's
-    ``Scalar.to<T>()``) or a 0-d tensor (converted without a check). Writing into an
-    expanded tensor is allowed here: every index gets the same value anyway. Filling a meta
-    tensor checks nothing about the value (there is nowhere to put it) and bumps ``_version``.
+@aten.copy_.default.impl(DispatchKey.Meta)
+def copy_meta(self: Tensor, src: Operand, non_blocking: builtins.bool = False) -> Tensor:
+    """Into a meta ``self``: the checks and the ``_version`` bump only.
 
     Raises:
-        RuntimeError: a tensor value with dims, or a number out of self's dtype's range
-            ("value cannot be converted to type uint8_t without overflow").
-        TypeError: a value that is neither a number nor a tensor.
+        NotImplementedError: a meta ``src`` into a CPU ``self`` (there is no data).
     """
-    if isinstance(value, Tensor):
-        if value.dim() != 0:
-            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
-                               f"with {value.dim()} dimensions.")
-        if self.is_meta:
-            return _bump(self)
-        array = cast(value._elements().copy(), self._dtype)
-    elif is_number(value):
-        if self.is_meta:
-            return _bump(self)
-        # torch's one-element shortcut skips the float16/bfloat16 range check.
-        array = checked_number(value, self._dtype, check_half=self.numel() != 1)
-    else:
-        raise TypeError(f"fill_() received an invalid combination of arguments - got "
-                        f"({type(value).__name__}), but expected (Tensor value) or "
-                        "(Number value)")
-    self._elements()[...] = array
+    if src is self:
+        return _bump(self)
+    if not self.is_meta:
+        raise no_data()
+    _check_copy(self, src)
     return _bump(self)
+
+
+def _tensor_value(value: Tensor, self: Tensor) -> np.ndarray:
+    return cast(value._elements().copy(), self._dtype)
+
+
+def _number_value(value: Operand, self: Tensor) -> np.ndarray:
+    return checked_number(value, self._dtype, check_half=self.numel() != 1)
+
+
+def _check_fill_value(value: Tensor) -> None:
+    if value.dim() != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                           f"with {value.dim()} dimensions.")
+
+
+@aten.fill_.Tensor.impl(DispatchKey.CPU)
+def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
+    """Every element of ``self`` set to the 0-d ``value``, converted without a check.
+    Writing into an expanded tensor is allowed: every index gets the same value anyway."""
+    _check_fill_value(value)
+    self._elements()[...] = _tensor_value(value, self)
+    return _bump(self)
+
+
+@aten.fill_.Tensor.impl(DispatchKey.Meta)
+def fill_tensor_meta(self: Tensor, value: Tensor) -> Tensor:
+    _check_fill_value(value)
+    if not self.is_meta:  # a meta value for a CPU tensor
+        raise no_data()
+    return _bump(self)
+
+
+@aten.fill_.Scalar.impl(DispatchKey.CPU)
+def fill_scalar_(self: Tensor, value: Operand) -> Tensor:
+    """Every element of ``self`` set to the number ``value``, checked against self's dtype
+    like torch's ``Scalar.to<T>()`` ("value cannot be converted to type uint8_t without
+    overflow": a RuntimeError); torch's one-element shortcut skips the float16/bfloat16
+    range check."""
+    self._elements()[...] = _number_value(value, self)
+    return _bump(self)
+
+
+@aten.fill_.Scalar.impl(DispatchKey.Meta)
+def fill_scalar_meta(self: Tensor, value: Operand) -> Tensor:
+    """Nothing is checked about the value (there is nowhere to put it)."""
+    return _bump(self)
+
+
+@aten.zero_.default.impl(DispatchKey.CPU)
+def zero_(self: Tensor) -> Tensor:
+    return fill_scalar_(self, 0)
+
+
+@aten.zero_.default.impl(DispatchKey.Meta)
+def zero_meta(self: Tensor) -> Tensor:
+    return _bump(self)
+
+
+def _like(self: Tensor) -> Tensor:
+    """``empty_like(self)``: a dense ``self`` keeps its strides."""
+    return factories._allocate(self._shape, self._strides_for(layout.preserve_format),
+                               self._dtype, self.device)
+
+
+@aten.fill.Tensor.impl(DispatchKey.CPU)
+def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
+    """torch's ``fill``: ``empty_like(self).fill_(value)``."""
+    _check_fill_value(value)
+    out = _like(self)
+    out._elements()[...] = _tensor_value(value, out)
+    return out
+
+
+@aten.fill.Tensor.impl(DispatchKey.Meta)
+def fill_tensor_meta_functional(self: Tensor, value: Tensor) -> Tensor:
+    _check_fill_value(value)
+    return _like(self)
+
+
+@aten.fill.Scalar.impl(DispatchKey.CPU)
+def fill_scalar(self: Tensor, value: Operand) -> Tensor:
+    out = _like(self)
+    out._elements()[...] = _number_value(value, out)
+    return out
+
+
+@aten.fill.Scalar.impl(DispatchKey.Meta)
+def fill_scalar_meta_functional(self: Tensor, value: Operand) -> Tensor:
+    return _like(self)
 
 
 # ============================================================== the ops, by family

@@ -14,10 +14,14 @@ from Python, and this module reproduces both:
    one of the inputs *when both are dense*. For layouts that are not dense it does not look
    further ("too hard") and lets the write happen; see ``elementwise.py`` for what that
    means for the values.
+
+It also resizes an ``out=`` tensor of the wrong shape (``resize_output``), as torch's
+iterator does before it writes.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -33,6 +37,7 @@ __all__ = [
     "assert_no_internal_overlap",
     "assert_no_partial_overlap",
     "assert_no_overlap",
+    "resize_output",
 ]
 
 Layout = tuple[Sequence[int], Sequence[int]]  # (shape, stride) of one operand
@@ -143,3 +148,21 @@ def assert_no_overlap(a: Tensor, b: Tensor) -> None:
             "tensor refer to a single memory location. Please clone() the tensor before "
             "performing the operation."
         )
+
+
+def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    """Give ``out`` the shape ``shape`` and strides ``stride`` in place, growing its storage
+    when it is too small (torch's ``resize_output``, then ``as_strided_``)."""
+    if out.numel() != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+            "outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with "
+            "t.resize_(0).", UserWarning, stacklevel=4)
+    needed = (out._storage_offset
+              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+    if needed > out._storage.nbytes():
+        out._storage.resize_(needed)
+    out._shape, out._stride = tuple(shape), tuple(stride)

@@ -17,44 +17,26 @@ rules, in torch's order:
    itself is returned.
 
 Autograd does not record ``out=`` calls: with grad mode on, an input or ``o`` that requires
-grad is a RuntimeError for a differentiable op (one with a derivative row). Importing this
-module gives every ``.out`` overload of the op table its kernels.
+grad is a RuntimeError for a differentiable op (one with a derivative row). ``register_all``
+gives every ``.out`` overload of the op table these kernels, where its chapter module
+registered none of its own.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from . import dtypes, factories, iterator, layout
+from . import dtypes, factories, iterator
 from ._ops import DispatchKey, OpOverload, aten, state
 from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES, check_can_cast
 from .tensor import Tensor
 
-__all__ = ["OutRule", "resize_output", "set_rule"]
+__all__ = ["OutRule", "register", "register_all", "set_rule"]
 
 
 def _can_cast_rule(result: Tensor, out: Tensor) -> None:
     check_can_cast(result._dtype, out._dtype)
-
-
-def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
-    """Give ``out`` the shape ``shape`` and strides ``stride`` in place, growing its storage
-    when it is too small (torch's ``resize_output``, then ``as_strided_``)."""
-    if out.numel() != 0:
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape "
-            f"{list(out._shape)}, which does not match the required output shape "
-            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
-            "outputs will not be resized unless they have zero elements. You can explicitly "
-            "reuse an out tensor t by resizing it, inplace, to zero elements with "
-            "t.resize_(0).", UserWarning, stacklevel=4)
-    needed = (out._storage_offset
-              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
-    if needed > out._storage.nbytes():
-        out._storage.resize_(needed)
-    out._shape, out._stride = tuple(shape), tuple(stride)
 
 
 class OutRule(NamedTuple):
@@ -114,7 +96,7 @@ def _kernel(out_overload: OpOverload) -> Any:
                 OUT_DTYPE_RULES.get(functional.schema.name, _can_cast_rule)(r, out)
         for r, out in zip(results, outs, strict=True):
             if out._shape != r._shape:
-                resize_output(out, r._shape, r._stride)
+                iterator.resize_output(out, r._shape, r._stride)
             out.copy_(r)
         if not isinstance(result, tuple):
             return outs[0]
@@ -144,14 +126,19 @@ def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:
 
 
 def register(out_overload: OpOverload) -> None:
-    """The CPU, Meta and Autograd kernels of one ``.out`` overload."""
+    """The CPU, Meta and Autograd kernels of one ``.out`` overload, for each key that its
+    chapter module gave no kernel of its own (``cat.out`` writes straight into ``out``)."""
     kernel = _kernel(out_overload)
-    out_overload.impl(DispatchKey.CPU)(kernel)
-    out_overload.impl(DispatchKey.Meta)(kernel)
-    out_overload.impl(DispatchKey.Autograd)(_autograd)
+    for key, k in ((DispatchKey.CPU, kernel), (DispatchKey.Meta, kernel),
+                   (DispatchKey.Autograd, _autograd)):
+        if not out_overload.has_kernel(key):
+            out_overload.impl(key)(k)
 
 
-for _packet in aten:
-    for _overload in _packet.all_overloads():
-        if _overload.functional is not None:
-            register(_overload)
+def register_all() -> None:
+    """Give every ``.out`` overload of the table its kernels; run once, after the chapter
+    modules registered theirs (``reftensor/__init__.py``)."""
+    for packet in aten:
+        for overload in packet.all_overloads():
+            if overload.functional is not None:
+                register(overload)

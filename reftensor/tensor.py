@@ -364,14 +364,6 @@ class Tensor(TensorMethods):
             return layout.is_contiguous(self._shape, self._stride)
         raise RuntimeError(f"is_contiguous: unsupported memory format {memory_format}")
 
-    def contiguous(self, memory_format: memory_format = layout.contiguous_format) -> Tensor:
-        """Self when already contiguous in ``memory_format``, else a copy that is.
-
-        Raises:
-            RuntimeError: channels_last asked of a tensor that is not 4-d.
-        """
-        return ad.contiguous(self, memory_format)
-
     def _strides_for(self, memory_format: memory_format) -> tuple[int, ...]:
         if memory_format is layout.channels_last:
             return layout.channels_last_strides(self._shape)
@@ -711,10 +703,6 @@ class Tensor(TensorMethods):
             return self.item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
-    def clone(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        """A copy in new storage; keeps the strides of a dense, non-overlapping input."""
-        return ad.clone(self, memory_format=memory_format)
-
     # ------------------------------------------------------------- indexing (indexing.py)
     def __getitem__(self, index: Any) -> Tensor:
         """Basic indices (int, slice, None, ...) give a view; advanced ones a copy."""
@@ -781,15 +769,6 @@ class Tensor(TensorMethods):
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return ad.clamp_(self, min, max)
 
-    def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor:
-        """Write ``src`` (broadcast to self's shape, cast to self's dtype) into self."""
-        return ad.copy_(self, src)
-
-    def fill_(self, value: Any) -> Tensor:
-        return ad.fill_(self, value)
-
-    def zero_(self) -> Tensor:
-        return ad.zero_(self)
 
     # ====================================================== chapter 4: dtype conversions
     # ``t.float()`` is ``t.to(reftensor.float32)``: ``t`` itself when the dtype is already

@@ -752,4 +752,155 @@ OP_DB += [
     }),
 ]
 
+
+
+# ------------------------------------------------------------------ copies and fills
+class LibValue:
+    """An argument that each library spells with its own object (``lib.channels_last``):
+    built by name on the library that runs."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def make(self, lib: Any) -> Any:
+        return getattr(lib, self.name)
+
+    def __repr__(self) -> str:
+        return f"lib.{self.name}"
+
+
+def memory_formats(*names: str) -> Arguments:
+    """No ``memory_format``, or one of ``names`` (``None`` among them)."""
+    choices = [LibValue(n) if n != "None" else None for n in names]
+
+    def draw(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+        return st.one_of(st.just({}), st.sampled_from(choices).map(
+            lambda f: {"memory_format": f}))
+
+    return draw
+
+
+@st.composite
+def _joined(draw: st.DrawFn, shape: tuple[int, ...], *, new_dim: bool) -> dict[str, Any]:
+    """``tensors``: 0 to 2 more tensors of any dtype and layout to join to the input, and
+    ``dim`` (or none), some negative. For ``cat`` they differ from the input in ``dim``,
+    and may be a legacy empty tensor (shape ``(0,)``, skipped); for ``stack`` they have
+    the input's shape."""
+    n = len(shape) + (1 if new_dim else 0)
+    dim = draw(st.integers(-n, n - 1)) if n else draw(st.sampled_from([0, -1, 1]))
+    others = []
+    for _ in range(draw(st.integers(0, 2))):
+        other = list(shape)
+        if not new_dim and shape and draw(st.integers(0, 4)) == 0:
+            other = [0]
+        elif not new_dim and shape:
+            other[dim % len(shape)] = draw(strategies.small_sizes)
+        others.append(draw(strategies.tensors(shape=tuple(other))))
+    arguments: dict[str, Any] = {"tensors": others}
+    if draw(st.booleans()) or dim != 0:
+        arguments["dim"] = dim
+    return arguments
+
+
+def cat_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _joined(shape, new_dim=False)
+
+
+def stack_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _joined(shape, new_dim=True)
+
+
+def copy_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``other``: a tensor that broadcasts to the input (any dtype and layout) or a number;
+    ``non_blocking`` sometimes."""
+    return st.tuples(_other(shape), st.sampled_from([None, False, True])).map(
+        lambda p: {"other": p[0]} if p[1] is None else
+        {"other": p[0], "non_blocking": p[1]})
+
+
+def fill_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``value``: a Python number or a 0-d tensor of any dtype."""
+    return st.one_of(NUMBERS, strategies.tensors(shape=())).map(lambda v: {"value": v})
+
+
+def _joining_errors(name: str) -> dict[str, Program]:
+    return {
+        "no tensors": lambda lib: getattr(lib, name)([]),
+        "a tensor, not a list": lambda lib: getattr(lib, name)(lib.ones(2, 2)),
+        "an int, not a list": lambda lib: getattr(lib, name)(1),
+        "a list of ints": lambda lib: getattr(lib, name)([1, 2]),
+        "a number in the list": lambda lib: getattr(lib, name)([lib.ones(1), 2]),
+        "None in the list": lambda lib: getattr(lib, name)((lib.ones(1), None)),
+        "a float dim": lambda lib: getattr(lib, name)([lib.ones(1)], 0.5),
+        "a dim out of range": lambda lib: getattr(lib, name)([lib.ones(2, 3)], 3),
+        "different shapes": lambda lib: getattr(lib, name)([lib.ones(2, 3), lib.ones(3, 2)]),
+        "out= that is an input": lambda lib: (lambda z: getattr(lib, name)(
+            [z[:2], z[2:]], out=z))(lib.arange(4.0)),
+        "out= overlapping an input": lambda lib: (lambda z: getattr(lib, name)(
+            [z[:1], z[2:3]], out=z[1:3]))(lib.arange(4.0)),
+        "out= of a dtype the inputs cannot be cast to": lambda lib: getattr(lib, name)(
+            [lib.ones(2), lib.ones(2)], out=lib.empty(4, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: getattr(lib, name)(
+            [lib.ones(2, requires_grad=True)], out=lib.empty(2)),
+        "a meta tensor with a CPU tensor": lambda lib: getattr(lib, name)(
+            [lib.ones(2, device="meta"), lib.ones(2)]),
+    }
+
+
+_CAT_ERRORS = {
+    "0-d tensors": lambda lib: lib.cat([lib.ones(()), lib.ones(())]),
+    "out= that is expanded": lambda lib: lib.cat([lib.ones(2), lib.ones(2)],
+                                                 out=lib.ones(1).expand(4)),
+    "different numbers of dims": lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2)]),
+    "sizes that differ outside dim": lambda lib: lib.cat([lib.ones(2, 3), lib.ones(3, 3)], 1),
+}
+
+OP_DB += [
+    OpEntry("clone", arguments=memory_formats("None", "preserve_format", "contiguous_format",
+                                              "channels_last"), errors={
+        "memory_format by position": lambda lib: lib.ones(2).clone(lib.contiguous_format),
+        "channels_last on 3 dims": lambda lib: lib.ones(2, 3, 4).clone(
+            memory_format=lib.channels_last),
+        "a string": lambda lib: lib.clone("a"),
+    }),
+    OpEntry("contiguous", arguments=memory_formats("contiguous_format", "channels_last",
+                                                   "preserve_format"), errors={
+        "preserve_format when a copy is needed": lambda lib: lib.ones(2, 3).t().contiguous(
+            memory_format=lib.preserve_format),
+        "memory_format by position": lambda lib: lib.ones(2).contiguous(lib.contiguous_format),
+        "channels_last on 3 dims": lambda lib: lib.ones(2, 3, 4).contiguous(
+            memory_format=lib.channels_last),
+    }),
+    OpEntry("cat", arguments=cat_arguments, errors={**_joining_errors("cat"), **_CAT_ERRORS}),
+    OpEntry("concat", arguments=cat_arguments, errors=_joining_errors("concat")),
+    OpEntry("concatenate", arguments=cat_arguments, errors=_joining_errors("concatenate")),
+    OpEntry("stack", arguments=stack_arguments, errors=_joining_errors("stack")),
+    OpEntry("copy_", arguments=copy_arguments, errors={
+        "shapes that do not broadcast": lambda lib: lib.ones(2).copy_(lib.ones(3)),
+        "self would broadcast": lambda lib: lib.ones(3).copy_(lib.ones(2, 3)),
+        "into an expanded tensor": lambda lib: lib.ones(1).expand(3).copy_(lib.ones(3)),
+        "partly overlapping": lambda lib: (lambda z: z[1:].copy_(z[:3]))(lib.arange(4.0)),
+        "a string": lambda lib: lib.ones(2).copy_("a"),
+        "src by its schema name": lambda lib: lib.ones(2).copy_(src=lib.ones(2)),
+        "into a leaf that requires grad": lambda lib: lib.ones(2, requires_grad=True).copy_(
+            lib.ones(2)),
+        "a meta tensor into a CPU tensor": lambda lib: lib.ones(2).copy_(
+            lib.ones(2, device="meta")),
+    }),
+    OpEntry("fill", arguments=fill_arguments, errors={
+        "a value with dims": lambda lib: lib.ones(2).fill_(lib.ones(2)),
+        "a string": lambda lib: lib.ones(2).fill_("a"),
+        "a number out of range": lambda lib: lib.ones(2, dtype=lib.uint8).fill_(256),
+        "in place into a leaf that requires grad":
+            lambda lib: lib.ones(2, requires_grad=True).fill_(1),
+        "no value": lambda lib: lib.fill(lib.ones(2)),
+        "a method": lambda lib: lib.ones(2).fill(1),
+    }),
+    OpEntry("zero_", errors={
+        "an argument": lambda lib: lib.ones(2).zero_(1),
+        "into a leaf that requires grad": lambda lib: lib.ones(2, requires_grad=True).zero_(),
+        "a number": lambda lib: lib.zero_(1),
+    }),
+]
+
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import re
 from pathlib import Path
@@ -74,8 +73,13 @@ def test_the_generated_bindings_are_up_to_date():
         "reftensor/_bindings.py is out of date: run python -m reftensor._ops.generate"
 
 
+def _own_entry(name: str) -> bool:
+    """Every op has an entry, except the in-place form of another op (``exp_``)."""
+    return not name.endswith("_") or name[:-1] not in aten
+
+
 def test_every_op_has_a_test_entry_and_every_entry_an_op():
-    functional = {p.__name__ for p in aten if not p.__name__.endswith("_")}
+    functional = {p.__name__ for p in aten if _own_entry(p.__name__)}
     assert functional == set(BY_NAME), (functional ^ set(BY_NAME))
 
 
@@ -206,15 +210,6 @@ def test_a_second_kernel_for_the_same_key_is_refused():
 
 
 # ================================================================== the test entries
-def _result(lib: Any, t: Any, name: str, arguments: dict[str, Any]) -> Any:
-    """The dtype of the op's result (a tuple of them for an op with several results,
-    ``max(t, dim)``), from the op itself on ``t`` (a 0-d stand-in would promote
-    differently, and the matrix products refuse it)."""
-    values = {k: _build(lib, v) for k, v in arguments.items()}
-    result = getattr(lib, name)(t, **values)
-    return tuple(r.dtype for r in result) if isinstance(result, tuple) else result.dtype
-
-
 def _empty_out(lib: Any, dtype: Any) -> Any:
     """An empty ``out=`` of that dtype; a tuple of them for several results."""
     if isinstance(dtype, tuple):
@@ -232,32 +227,57 @@ def _keyword_only(name: str) -> set[str]:
 
 
 def _build(lib: Any, value: Any) -> Any:
-    """An argument on ``lib``: a drawn tensor recipe is built, a drawn dtype read from
-    ``lib`` (``op_db.DtypeName``), anything else passed as is."""
+    """An argument on ``lib``: a drawn tensor recipe (or a list of them) is built, a
+    library's own object named (``lib.channels_last``), a drawn dtype read from ``lib``
+    (``op_db.DtypeName``), anything else passed as is."""
+    if isinstance(value, list):
+        return [_build(lib, v) for v in value]
     if hasattr(value, "make"):
         return value.make(lib)
     return value.of(lib) if hasattr(value, "of") else value
 
 
+def _is_spec(value: Any) -> bool:
+    return isinstance(value, strategies.TensorSpec)
+
+
+def _on(value: Any, device: str) -> Any:
+    """A drawn argument with its tensor recipes built on ``device``."""
+    if isinstance(value, list):
+        return [_on(v, device) for v in value]
+    return value.on(device) if _is_spec(value) else value
+
+
 def _call(lib: Any, fn: Any, name: str, arguments: dict[str, Any], first: tuple[Any, ...],
           **extra: Any) -> Any:
-    """``fn(*first, *positional arguments, **keyword-only arguments, **extra)``."""
+    """``fn(*first, *positional arguments, **keyword-only arguments, **extra)``. A drawn
+    ``tensors`` (``cat``'s) joins the first argument in one list: ``fn([t, *tensors])``."""
     keyword_only = _keyword_only(name)
     built = {k: _build(lib, v) for k, v in arguments.items()}
+    if "tensors" in built:
+        first = ([*first, *built.pop("tensors")],)
     positional = [v for k, v in built.items() if k not in keyword_only]
     keywords = {k: v for k, v in built.items() if k in keyword_only}
     return fn(*first, *positional, **keywords, **extra)
 
 
+def _keywords(lib: Any, t: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Every argument by keyword, the input too (``input=t``, or ``tensors=[t, ...]``)."""
+    built = {k: _build(lib, v) for k, v in arguments.items()}
+    if "tensors" in built:
+        return {**built, "tensors": [t, *built["tensors"]]}
+    return {"input": t, **built}
+
+
 def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
     """Every way to call the op: ``(lib, t) -> result``."""
     name = entry.name
-    found = {
-        "function": lambda lib, t: _call(lib, getattr(lib, name), name, arguments, (t,)),
-        "keyword": lambda lib, t: getattr(lib, name)(
-            input=t, **{k: _build(lib, v) for k, v in arguments.items()}),
-    }
-    if aten[name].method:  # torch has no Tensor.rsub
+    found = {}
+    if aten[name].function:
+        found["function"] = lambda lib, t: _call(lib, getattr(lib, name), name, arguments,
+                                                 (t,))
+        found["keyword"] = lambda lib, t: getattr(lib, name)(**_keywords(lib, t, arguments))
+    if aten[name].method:
         found["method"] = lambda lib, t: _call(lib, getattr(t, name), name, arguments, ())
     values = list(arguments.values())
     if len(values) == 1 and isinstance(values[0], tuple):  # one int list: t.flip(0, 1)
@@ -271,10 +291,16 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
             found[operator] = (lambda op: lambda lib, t: getattr(_build(lib, values[0]), op)(
                 t))(operator)
     if _has_out(name):
-        # out= into an empty tensor: resized to the result's shape and strides
-        found["out"] = lambda lib, t: _call(
-            lib, getattr(lib, name), name, arguments, (t,),
-            out=_empty_out(lib, _result(lib, t, name, arguments)))
+        # out= into an empty tensor: resized to the result's shape and strides (its dtype:
+        # the result's, from the op itself; a tuple of them for several results)
+        def out(lib: Any, t: Any) -> Any:
+            fn = getattr(lib, name)
+            result = _call(lib, fn, name, arguments, (t,))
+            dtype = (tuple(r.dtype for r in result) if isinstance(result, tuple)
+                     else result.dtype)
+            return _call(lib, fn, name, arguments, (t,), out=_empty_out(lib, dtype))
+
+        found["out"] = out
     return found
 
 
@@ -328,12 +354,18 @@ def test_inplace_variant(name, data):
 @given(data=st.data())
 def test_op_on_the_meta_device(name, data):
     entry, spec, arguments = _drawn(data, name)
-    shapes_seen = [spec.shape] + [v.shape for v in arguments.values() if hasattr(v, "shape")]
+    drawn = [v for value in arguments.values()
+             for v in (value if isinstance(value, list) else [value])]
+    shapes_seen = [spec.shape] + [v.shape for v in drawn if _is_spec(v)]
+    how = "function" if aten[name].function else "method"
+
+    def call(lib: Any, t: Any, arguments: dict[str, Any]) -> Any:
+        fn = getattr(lib, name) if how == "function" else getattr(t, name)
+        return _call(lib, fn, name, arguments, (t,) if how == "function" else ())
 
     def run(lib: Any, device: str) -> Any:
-        return _call(lib, getattr(lib, name), name,
-                     {k: v.on(device) if hasattr(v, "on") else v for k, v in arguments.items()},
-                     (spec.on(device).make(lib),))
+        return call(lib, spec.on(device).make(lib),
+                    {k: _on(v, device) for k, v in arguments.items()})
 
     errors = []
     for lib in (torch, reftensor):
@@ -362,36 +394,45 @@ def test_op_on_the_meta_device(name, data):
 
         same_on_both(facts)
         return
-    meta_arguments = {k: v.on("meta") if hasattr(v, "on") else v for k, v in arguments.items()}
-    compare_op(lambda lib, t: _call(lib, getattr(lib, name), name, meta_arguments, (t,)),
-               spec.on("meta"), values=False)
+    meta_arguments = {k: _on(v, "meta") for k, v in arguments.items()}
+    compare_op(lambda lib, t: call(lib, t, meta_arguments), spec.on("meta"), values=False)
 
 
-def _differentiable(arguments: dict[str, Any]) -> list[str]:
-    """The drawn tensor arguments, which the gradient test makes leaves too."""
-    return [k for k, v in arguments.items() if hasattr(v, "make")]
+def _as_leaves(value: Any, dtype: str) -> Any:
+    """A drawn argument with its tensor recipes in ``dtype`` (they become leaves)."""
+    if isinstance(value, list):
+        return [_as_leaves(v, dtype) for v in value]
+    return dataclasses.replace(value, dtype=dtype) if _is_spec(value) else value
 
 
 def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
-    """Every drawn tensor (the input and tensor arguments, in the input's float dtype) a
-    leaf that requires grad; the op (or, on a copy of the input, its in-place form)."""
+    """Every drawn tensor (the input and tensor arguments, lists of them too, in the
+    input's float dtype) a leaf that requires grad; the op (or, on a copy of the input, its
+    in-place form; an op that is only in-place, such as ``copy_``, always so)."""
+    inplace = inplace or name.endswith("_")
     kinds = WRITABLE_KINDS if inplace else strategies.KINDS
     entry, spec, arguments = _drawn(data, name, dtypes=("float32", "float64"), kinds=kinds)
-    arguments = {k: (dataclasses.replace(v, dtype=spec.dtype) if hasattr(v, "make") else v)
-                 for k, v in arguments.items()}
-    tensors = _differentiable(arguments)
+    arguments = {k: _as_leaves(v, spec.dtype) for k, v in arguments.items()}
+    # where each leaf goes: (argument, None) for a tensor, (argument, i) in a list
+    places = [(k, i) for k, v in arguments.items() if isinstance(v, list)
+              for i, e in enumerate(v) if _is_spec(e)]
+    places += [(k, None) for k, v in arguments.items() if _is_spec(v)]
+    specs = [arguments[k][i] if i is not None else arguments[k] for k, i in places]
 
-    def program(lib: Any, x: Any, *others: Any) -> Any:
-        given = {**arguments, **dict(zip(tensors, others, strict=True))}
-        if inplace:
-            method = getattr(x * 1, name + "_")
-        elif aten[name].method:
-            method = getattr(x, name)
-        else:  # a function only (rsub)
-            method = functools.partial(getattr(lib, name), x)
+    def program(lib: Any, x: Any, *leaves: Any) -> Any:
+        given = {k: list(v) if isinstance(v, list) else v for k, v in arguments.items()}
+        for (k, i), leaf in zip(places, leaves, strict=True):
+            if i is None:
+                given[k] = leaf
+            else:
+                given[k][i] = leaf
+        if not inplace and not aten[name].method:  # cat, stack, fill: functions only
+            return _call(lib, getattr(lib, name), name, given, (x,))
+        in_place = name if name.endswith("_") else name + "_"
+        method = getattr(x * 1, in_place) if inplace else getattr(x, name)
         return _call(lib, method, name, given, ())
 
-    differentiated(program, (spec, *[arguments[k] for k in tensors]), seed)
+    differentiated(program, (spec, *specs), seed)
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB if e.grad])

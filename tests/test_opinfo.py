@@ -17,7 +17,9 @@ from reftensor._ops import DispatchKey, aten
 from tests import opinfo
 
 LIMIT = None if os.environ.get("REFTENSOR_OPINFO") == "all" else opinfo.DEFAULT_SAMPLES
-TABLE_OPS = sorted(p.__name__ for p in aten if not p.__name__.endswith("_"))
+#: every op of the table but the in-place form of another (``exp_``); ``zero_`` is its own
+TABLE_OPS = sorted(p.__name__ for p in aten
+                   if not p.__name__.endswith("_") or p.__name__[:-1] not in aten)
 ENTRIES: dict[str, list[Any]] = {}
 for _op in opinfo.entries(set(TABLE_OPS)):
     ENTRIES.setdefault(_op.name, []).append(_op)
@@ -27,6 +29,12 @@ NO_OPINFO: dict[str, str] = {
     "true_divide": "torch's OpInfo lists it nowhere, not even as an alias of div; "
                    "tests/op_db.py's entry runs it on every layout and dtype, with its "
                    "gradient and error inputs, and div's OpInfo samples run through div",
+    "copy_": "torch's OpInfo has no entry for Tensor.copy_; tests/op_db.py's entry runs it "
+             "on every layout and dtype (tensor or number sources, broadcast), on the meta "
+             "device, with its gradient (CopyBackwards) and error inputs",
+    "contiguous": "a method only (OpInfo's entry is found through reftensor.<name>, which "
+                  "torch does not have either); tests/op_db.py's entry runs it on every "
+                  "layout, dtype and memory format, with its gradient and error inputs",
 }
 
 

@@ -56,6 +56,9 @@ class Declaration(NamedTuple):
     out_same_dtype: bool = False
     # overloads that only the function offers, not the method (``torch.mm(a, b, dtype)``)
     function_only: tuple[str, ...] = ()
+    # arguments that torch's Python binding names otherwise than the schema: (schema name,
+    # Python name) pairs (``copy_``'s ``src`` is ``other`` in Python)
+    python_names: tuple[tuple[str, str], ...] = ()
     doc: str = ""
 
     @property
@@ -509,6 +512,65 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="Inner product of two vectors, a 0-d tensor (``torch.dot``).\n\nRaises "
                 "RuntimeError for operands that are not 1-D, of different sizes or dtypes, "
                 "an ``out=`` of another dtype; NotImplementedError for bool."),
+    # ---------------------------------------------------------- copies and fills
+    declare("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+            doc="A copy in new storage, with no ``_base`` (``torch.clone``), of the same shape "
+                "and dtype. ``memory_format``: ``None`` or ``preserve_format`` keeps the "
+                "strides of a dense, non-overlapping input (an empty one counts as dense) and "
+                "makes other layouts dense in the input's dim order; ``contiguous_format`` "
+                "and ``channels_last`` lay it out so.\n\nRaises RuntimeError for "
+                "``channels_last`` on a tensor that is not 4-d."),
+    declare("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) "
+            "-> Tensor(a)", function=False,
+            doc="``self`` itself when it is already contiguous in ``memory_format`` "
+                "(``Tensor.contiguous``), else ``clone(memory_format=memory_format)``.\n\n"
+                "Raises RuntimeError for ``preserve_format`` when a copy is needed, or "
+                "``channels_last`` on a tensor that is not 4-d."),
+    declare("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False,
+            out=("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined along the existing dim ``dim`` (``torch.cat``): same "
+                "sizes except in ``dim``; the dtype promotes all of theirs; laid out "
+                "channels-last when every input is, else contiguous. A 1-d empty tensor "
+                "(shape ``(0,)``) is skipped, whatever the others' dims (torch's legacy "
+                "rule). With ``out=``, the values are written in ``out``'s dtype.\n\nRaises "
+                "ValueError for no tensors; RuntimeError for a 0-d input, different numbers "
+                "of dims, sizes that differ outside ``dim``, an ``out`` that overlaps an "
+                "input or itself; IndexError for ``dim`` out of range; TypeError for an "
+                "element that is no tensor, or an ``out`` dtype the inputs cannot be cast "
+                "to."),
+    declare("concat(Tensor[] tensors, int dim=0) -> Tensor", method=False, alias_of="cat",
+            out=("concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``torch.concat``: ``cat``."),
+    declare("concatenate(Tensor[] tensors, int dim=0) -> Tensor", method=False,
+            alias_of="cat",
+            out=("concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="``torch.concatenate``: ``cat``."),
+    declare("stack(Tensor[] tensors, int dim=0) -> Tensor", method=False,
+            out=("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Same-shaped tensors joined along a new dim ``dim`` (``torch.stack``): their "
+                "``cat`` along ``dim`` seen with one more dim, laid out as that ``cat``.\n\n"
+                "Raises RuntimeError for no tensors or tensors of different shapes (and as "
+                "``cat`` for ``out=``); IndexError for ``dim`` out of range for ``dim() + "
+                "1`` dims."),
+    declare("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+            function=False, numbers_as_tensors=True, python_names=(("src", "other"),),
+            deprecated=("copy_(Tensor(a!) self, Tensor src, bool async=False) -> Tensor(a!)",),
+            doc="Write ``other`` into ``self`` (``Tensor.copy_``), broadcast to self's shape "
+                "and converted to self's dtype; a Python number is taken as a tensor. "
+                "``non_blocking`` changes nothing on the CPU. Returns ``self``.\n\nRaises "
+                "RuntimeError for an ``other`` that does not broadcast to self's shape, a "
+                "``self`` that is expanded or partly overlaps ``other``; NotImplementedError "
+                "for a meta ``other`` into a CPU ``self``."),
+    declare("fill.Tensor(Tensor self, Tensor value) -> Tensor",
+            "fill.Scalar(Tensor self, Scalar value) -> Tensor", method=False, inplace=True,
+            doc="A tensor like ``input`` (same shape, dtype and dense layout) with every "
+                "element ``value`` (``torch.fill``); ``t.fill_(value)`` writes ``t`` itself. "
+                "A number is checked against the dtype's range, a 0-d tensor converted "
+                "without a check.\n\nRaises RuntimeError for a ``value`` tensor with dims, "
+                "or a number out of the dtype's range."),
+    declare("zero_(Tensor(a!) self) -> Tensor(a!)",
+            doc="Set every element of ``self`` to 0 (``torch.zero_``); returns ``self``."),
 ]
 
 
@@ -576,7 +638,7 @@ class Namespace:
              function_only: tuple[str, ...] = ()) -> None:
         if name in self._packets:
             raise ValueError(f"the op table declares {name} twice")
-        doc = d.doc if not name.endswith("_") else f"In-place version of ``{d.name}``."
+        doc = d.doc if name == d.name else f"In-place version of ``{d.name}``."
         overloads = [OpOverload(s) for s in schemas]
         out_overloads = {}
         for out in outs or []:
@@ -590,7 +652,8 @@ class Namespace:
                                   deprecated=deprecated,
                                   internal=[OpOverload(s) for s in internal or []],
                                   reflected_operators=reflected_operators,
-                                  function_only=function_only)
+                                  function_only=function_only,
+                                  python_names=dict(d.python_names))
         self._packets[name] = packet
         setattr(self, name, packet)
 

@@ -26,6 +26,8 @@ class OpOverloadPacket:
         numbers_as_tensors: a Python number is accepted where a tensor is declared (the
             arithmetic and comparison ops, as torch's parser allows for them).
         doc: the docstring, shown by ``help``.
+        python_names: arguments that torch's Python binding names otherwise than the
+            schema (``copy_``'s ``src`` is ``other``).
     """
 
     def __init__(self, name: str, overloads: list[OpOverload], *, function: bool,
@@ -35,7 +37,8 @@ class OpOverloadPacket:
                  deprecated: tuple[FunctionSchema, ...] = (),
                  internal: list[OpOverload] | None = None,
                  reflected_operators: tuple[str, ...] = (),
-                 function_only: tuple[str, ...] = ()) -> None:
+                 function_only: tuple[str, ...] = (),
+                 python_names: dict[str, str] | None = None) -> None:
         self.__name__ = name
         self.__doc__ = doc
         self.overloads = overloads
@@ -51,19 +54,22 @@ class OpOverloadPacket:
         self._outs = [out_overloads.get(o.schema.overload) for o in overloads]
         # deprecated signatures come last, each bound to the first overload (and its out=)
         hidden = [Signature(name, d, method=False, hidden=True,
-                            numbers_as_tensors=numbers_as_tensors) for d in deprecated]
+                            numbers_as_tensors=numbers_as_tensors, python_names=python_names)
+                  for d in deprecated]
         self._function_parser = PythonArgParser(name, [
             *[Signature(name, (o if out is None else out).schema, method=False,
-                        numbers_as_tensors=numbers_as_tensors)
+                        numbers_as_tensors=numbers_as_tensors, python_names=python_names)
               for o, out in zip(overloads, self._outs, strict=True)], *hidden])
         # the method has the overloads whose first argument is ``Tensor self``, but for
         # those only the function offers (``torch.mm(a, b, out_dtype)``)
         self._method_overloads = [o for o in overloads if _has_self(o)
                                   and o.schema.overload not in function_only]
         self._method_parser = PythonArgParser(name, [
-            *[Signature(name, o.schema, method=True, numbers_as_tensors=numbers_as_tensors)
+            *[Signature(name, o.schema, method=True, numbers_as_tensors=numbers_as_tensors,
+                        python_names=python_names)
               for o in self._method_overloads],
-            *[Signature(name, d, method=True, hidden=True, numbers_as_tensors=numbers_as_tensors)
+            *[Signature(name, d, method=True, hidden=True, numbers_as_tensors=numbers_as_tensors,
+                        python_names=python_names)
               for d in deprecated if not d.is_out]])
         # a method that takes nothing but self (``t.exp()``): torch binds it as a C method
         # without arguments, and Python itself refuses any argument

@@ -114,8 +114,20 @@ def _int_element(i: int, e: Any) -> int:
     return _to_int(e)
 
 
-def _check_tensor_list(x: Any) -> builtins.bool:
-    return isinstance(x, tuple | list) and all(isinstance(e, TensorType) for e in x)
+def _check_tensor_list(argnum: int) -> Callable[[Any], builtins.bool]:
+    """A tuple or list of tensors. An element that is no tensor is torch's TypeError at
+    once, while the overload is still being chosen (``torch.cat([t, 2])``); ``argnum`` is
+    the parameter's index, as torch counts it in that message."""
+    def check(x: Any) -> builtins.bool:
+        if not isinstance(x, tuple | list):
+            return False
+        for i, e in enumerate(x):
+            if not isinstance(e, TensorType):
+                raise TypeError(f"expected Tensor as element {i} in argument {argnum}, but "
+                                f"got {typename(e)}")
+        return True
+
+    return check
 
 
 def _check_scalar(x: Any) -> builtins.bool:
@@ -230,11 +242,11 @@ class Parameter(NamedTuple):
         return f"{out} = {shown}"
 
 
-def _parameter(arg: Argument, *, python_name: str, numbers_as_tensors: builtins.bool
-               ) -> Parameter:
+def _parameter(arg: Argument, *, python_name: str, numbers_as_tensors: builtins.bool,
+               index: int) -> Parameter:
     t = arg.type
     if t.is_list:
-        check = _check_tensor_list if t.base == "Tensor" else _check_int_list(t.size)
+        check = _check_tensor_list(index) if t.base == "Tensor" else _check_int_list(t.size)
         convert: Callable[[Any], Any] | None = _list_conversion(t)
     elif t.base == "Tensor" and numbers_as_tensors:
         # add, mul, eq, ...: a Python number is taken where a tensor is wanted, and kept as a
@@ -250,12 +262,14 @@ def _parameter(arg: Argument, *, python_name: str, numbers_as_tensors: builtins.
 class Signature:
     """One overload's Python signature: ``(Tensor input, *, Tensor out = None)``.
 
-    ``method``: the signature of ``Tensor.<name>``, without ``self``.
+    ``method``: the signature of ``Tensor.<name>``, without ``self``. ``python_names``: an
+    argument that torch's Python binding names otherwise than the schema (``copy_``'s
+    ``src`` is ``other``).
     """
 
     def __init__(self, name: str, schema: FunctionSchema, *, method: builtins.bool,
-                 numbers_as_tensors: builtins.bool = False, hidden: builtins.bool = False
-                 ) -> None:
+                 numbers_as_tensors: builtins.bool = False, hidden: builtins.bool = False,
+                 python_names: dict[str, str] | None = None) -> None:
         self.name, self.schema, self.method = name, schema, method
         # a deprecated signature (torch's ``deprecated.yaml``): still accepted, with a
         # warning, but never listed in an error message
@@ -276,13 +290,15 @@ class Signature:
             arguments = [a for a in arguments if a not in outs]
             arguments.append(Argument("out", Type("Tensor", True, True, len(outs)), "None",
                                       True, "a!"))
+        # torch calls a tensor ``self`` "input" in Python (a number ``self`` keeps its name:
+        # ``pow(Number self, Tensor exponent)``), and a few arguments otherwise than the
+        # schema (``python_names``: ``copy_``'s ``src`` is ``other``)
+        renamed = dict(python_names or {})
         self.params = tuple(
-            # torch calls a tensor ``self`` "input" in Python (a number ``self`` keeps its
-            # name: ``pow(Number self, Tensor exponent)``)
-            _parameter(a, python_name="input" if a.name == "self" and a.type.base == "Tensor"
-                       else a.name,
-                       numbers_as_tensors=numbers_as_tensors)
-            for a in arguments)
+            _parameter(a, python_name=renamed.get(
+                a.name, "input" if a.name == "self" and a.type.base == "Tensor" else a.name),
+                numbers_as_tensors=numbers_as_tensors, index=i)
+            for i, a in enumerate(arguments))
         self.max_pos_args = sum(not p.kwarg_only for p in self.params)
         self.min_args = sum(p.default is REQUIRED for p in self.params)
         # one positional int list (``t.flip(0, 1)``, ``t.permute(1, 0)``): it may also be
@@ -455,11 +471,13 @@ class PythonArgParser:
         shown = [s for s in self.signatures if not s.hidden]
         head = f"{self.name}() received an invalid combination of arguments - got "
         if len(shown) == 1:
-            # torch's wording for one signature: every keyword, last first; or the
-            # positional arguments, marked where refused if there are as many as items
-            if kwargs:
+            # torch's wording for one signature: the keywords its matching misses, last
+            # first; or the positional arguments, marked where refused if there are as
+            # many as items
+            unmatched = _unmatched_keywords(shown[0], kwargs)
+            if unmatched:
                 return TypeError(head + "unrecognized keyword arguments: "
-                                 + ", ".join(reversed(list(kwargs))))
+                                 + ", ".join(reversed(unmatched)))
             got = _marked(shown[0], args, {}) if len(args) == len(_items(shown[0])) \
                 else ", ".join(typename(a) for a in args)
             return TypeError(head + f"({got}), but expected {shown[0].text()}")
@@ -472,6 +490,18 @@ class PythonArgParser:
             lines.append(f" * {s.text()}")
             lines.extend(_why_not(s, args, kwargs))
         return TypeError("\n".join(lines) + "\n")
+
+
+def _unmatched_keywords(s: Signature, kwargs: dict[str, Any]) -> list[str]:
+    """The keywords torch's message calls unrecognized, as torch matches them against the
+    signature's text: only the last ``len(kwargs)`` items count (``*`` is one; one fewer
+    when there is an ``out``), none when there are fewer, and a parameter with a default
+    matches nothing (its text is ``alpha = 1``)."""
+    items = _items(s)
+    start = len(items) - len(kwargs) - (1 if "out" in s.by_name else 0)
+    names = set() if start < 0 else {p.name for p in items[start:]
+                                     if p is not None and p.default is REQUIRED}
+    return [k for k in kwargs if k not in names]
 
 
 def _items(s: Signature) -> list[Parameter | None]:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .. import dtypes, factories, layout
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_dim
 from .functions.elementwise import where
 
 __all__ = ["Derivative", "DERIVATIVES"]
@@ -169,7 +169,8 @@ def relu_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 
 def zero_backward(grad: Tensor) -> Tensor:
-    """A step function (sign, floor, round): zeros, laid out as ``grad``."""
+    """A step function (sign, floor, round), or an op whose result forgets the input (the
+    fills): zeros, laid out as ``grad``."""
     return zeros_like(grad)
 
 
@@ -417,6 +418,40 @@ def dot_tensor_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * self
 
 
+def cat_tensors_backward(grad: Tensor, tensors_args_sizes: list[tuple[int, ...]],
+                         tensors_args_scalartypes: list[Any], dim: int) -> list[Tensor]:
+    """Each input's slice of ``grad`` along ``dim`` (a view); a skipped 1-d empty input gets
+    an empty gradient of its own, as torch's ``cat_tensors_backward`` gives."""
+    kept = [shape for shape in tensors_args_sizes if shape != (0,)]
+    if kept:  # ``dim`` as cat wrapped it: for the first input taking part
+        dim = wrap_dim(dim, len(kept[0]))
+    grads, start = [], 0
+    for shape in tensors_args_sizes:
+        if shape == (0,):
+            grads.append(factories.zeros(0, dtype=grad.dtype, device=grad.device))
+            continue
+        grads.append(grad.narrow(dim, start, shape[dim]))
+        start += shape[dim]
+    return grads
+
+
+def stack_tensors_backward(grad: Tensor, dim: int,
+                           tensors_args_scalartypes: list[Any]) -> list[Tensor]:
+    """Input ``i``'s gradient is ``grad.select(dim, i)`` (a view)."""
+    return [grad.select(dim, i) for i in range(len(tensors_args_scalartypes))]
+
+
+def copy_self_backward(grad: Tensor) -> Tensor:
+    """``self``'s old values are gone: zeros (torch's ``CopyBackwards``: contiguous)."""
+    return factories._allocate(grad._shape, layout.contiguous_strides(grad._shape),
+                               grad._dtype, grad.device)
+
+
+def sum_backward_of_fill(grad: Tensor) -> Tensor:
+    """The 0-d ``value`` went to every element: the gradient's sum."""
+    return grad.sum()
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas)
@@ -535,4 +570,23 @@ DERIVATIVES: list[Derivative] = [
         self=mv_self_backward, vec=mv_vec_backward),
     row("dot(Tensor self, Tensor tensor) -> Tensor", "DotBackward0", ("self", "tensor"),
         self=dot_self_backward, tensor=dot_tensor_backward),
+    # ------------------------------------------------------------------ copies and fills
+    row("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", "CloneBackward0",
+        (), self=pass_through),
+    row("cat(Tensor[] tensors, int dim=0) -> Tensor", "CatBackward0",
+        ("tensors_args_sizes", "tensors_args_scalartypes", "dim"),
+        tensors=cat_tensors_backward),
+    row("stack(Tensor[] tensors, int dim=0) -> Tensor", "StackBackward0",
+        ("dim", "tensors_args_scalartypes"), tensors=stack_tensors_backward),
+    row("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+        "CopyBackwards", (), self=copy_self_backward, src=pass_through),
+    row("fill.Scalar(Tensor self, Scalar value) -> Tensor", "FillBackward0", (),
+        self=zero_backward),
+    row("fill.Tensor(Tensor self, Tensor value) -> Tensor", "FillBackward1", (),
+        self=zero_backward, value=sum_backward_of_fill),
+    row("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", "FillBackward2", (),
+        self=zero_backward),
+    row("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", "FillBackward3", (),
+        self=zero_backward, value=sum_backward_of_fill),
+    row("zero_(Tensor(a!) self) -> Tensor(a!)", "ZeroBackward0", (), self=zero_backward),
 ]

@@ -111,10 +111,8 @@ def _pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
     for slot, ref in node._retained.items():
         t = ref()
         if t is not None and grads[slot] is not None:
-            from .functions.copies import clone
-
             g = grads[slot]
-            t._grad = clone(g) if t._grad is None else t._grad + g
+            t._grad = g.clone() if t._grad is None else t._grad + g
     for hook in list(node._pre_hooks.values()):
         new = hook(tuple(grads))
         if new is not None:

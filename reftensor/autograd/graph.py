@@ -230,8 +230,6 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
 
     def apply(self, grads: Sequence[Tensor | None]) -> tuple[Tensor | None, ...]:
-        from ..copies import clone
-
         g = grads[0]
         var = self.variable
         if g is None:
@@ -242,14 +240,13 @@ class AccumulateGrad(Node):
             if state.enabled:  # create_graph: keep the gradient's own history, as torch's
                 # clone_obey_contract: a copy_ into empty_strided (CopyBackwards) when dense
                 from ..factories import empty_strided
-                from .functions.copies import clone as differentiable_clone
 
                 if stride == var._stride:
                     var._grad = empty_strided(var._shape, stride, dtype=g._dtype).copy_(g)
                 else:
-                    var._grad = differentiable_clone(g)
+                    var._grad = g.clone()
             elif g._stride == stride:
-                var._grad = clone(g)
+                var._grad = g._copy_with_strides(g._stride, g._dtype)
             else:
                 var._grad = g._copy_with_strides(stride, g._dtype)
         elif not state.enabled:

@@ -29,7 +29,6 @@ from .graph import Node, node_class
 __all__ = ["FormulaNode", "register"]
 
 
-
 class FormulaNode(Node):
     """A node whose backward is a row of the derivatives table.
 
@@ -37,7 +36,9 @@ class FormulaNode(Node):
     generated nodes do (``a * b`` keeps ``a`` only when ``b`` requires grad). A Python
     number given for a tensor argument (``x * 2``) is kept as the number, beside the 0-d
     tensor torch would have wrapped it in, so that a backward through a freed graph raises
-    here too.
+    here too. A list of tensors (``cat``'s ``tensors``) is one edge per tensor, its formula
+    gives one gradient per tensor, and what the row saves of it is what torch saves: its
+    tensors' sizes (``tensors_args_sizes``) and dtypes (``tensors_args_scalartypes``).
     """
 
     row: Derivative
@@ -47,16 +48,33 @@ class FormulaNode(Node):
     returns: dict[str, int]  # of an op with several results: each one's position
     formulas: tuple[tuple[Any, tuple[str, ...]] | None, ...]  # per input: formula, reads
     saves_tensors: bool  # does the row save the result or a tensor argument
+    lists: tuple[bool, ...]  # per input: is it a list of tensors
+    has_lists: bool  # any(lists)
+    # per input: its slice of next_functions (a list of tensors has one edge per tensor)
+    slices: tuple[slice, ...]
 
     def __init__(self, args: tuple[Any, ...], result: Tensor) -> None:
-        super().__init__(*[args[i] for i in self.positions])
+        if self.has_lists:
+            super().__init__(*_flat([args[i] for i in self.positions]))
+            slices, start = [], 0
+            for i, is_list in zip(self.positions, self.lists, strict=True):
+                n = len(args[i]) if is_list else 1
+                slices.append(slice(start, start + n))
+                start += n
+            self.slices = tuple(slices)
+        else:  # one edge per input (the class's slices)
+            super().__init__(*[args[i] for i in self.positions])
         self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
         if not self.row.saves:
             return
         needed = {p for i, entry in enumerate(self.formulas)
-                  if entry is not None and self.next_functions[i][0] is not None
+                  if entry is not None and (self._wanted(i) if self.has_lists
+                                            else self.next_functions[i][0] is not None)
                   for p in entry[1]} if self.saves_tensors else ()
         for key in self.row.saves:
+            if key.endswith(_SIZES) or key.endswith(_DTYPES):
+                self.values[key] = _of_list(key, args[self.names[key.rpartition("_args")[0]]])
+                continue
             value = self._value(key, args, result)
             if isinstance(value, Tensor):
                 if key in needed:
@@ -80,6 +98,10 @@ class FormulaNode(Node):
             return args[self.names[key.removesuffix("_sym_strides")]]._stride
         return args[self.names[key]]
 
+    def _wanted(self, i: int) -> bool:
+        """Does some tensor of input ``i`` need a gradient?"""
+        return any(edge[0] is not None for edge in self.next_functions[self.slices[i]])
+
     def _read(self, key: str) -> Any:
         if key in self.values:
             if "wrapped_" + key in self._saved:
@@ -89,14 +111,40 @@ class FormulaNode(Node):
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         grad = grads[0]  # (a second result, such as max's indices, has no gradient)
-        out = []
+        out: list[Any] = []
+        edges, has_lists = self.next_functions, self.has_lists
         for i, entry in enumerate(self.formulas):
-            if entry is None or self.next_functions[i][0] is None:
-                out.append(None)
+            if entry is None or (not self._wanted(i) if has_lists else edges[i][0] is None):
+                out.extend([None] * (self.slices[i].stop - self.slices[i].start))
                 continue
             formula, reads = entry
-            out.append(formula(*[grad if p == "grad" else self._read(p) for p in reads]))
+            value = formula(*[grad if p == "grad" else self._read(p) for p in reads])
+            if self.lists[i]:
+                out.extend(value)
+            else:
+                out.append(value)
         return tuple(out)
+
+
+_SIZES, _DTYPES = "_args_sizes", "_args_scalartypes"
+
+
+def _of_list(key: str, tensors: Any) -> list[Any]:
+    """What a row saves of a list of tensors: each one's shape, or each one's dtype."""
+    if key.endswith(_SIZES):
+        return [t._shape for t in tensors]
+    return [t._dtype for t in tensors]
+
+
+def _flat(inputs: list[Any]) -> list[Any]:
+    """The op's tensor inputs, a list of tensors spread out."""
+    flat: list[Any] = []
+    for x in inputs:
+        if isinstance(x, tuple | list):
+            flat.extend(x)
+        else:
+            flat.append(x)
+    return flat
 
 
 def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
@@ -111,17 +159,34 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
                       positions=positions, formulas=formulas,
                       names={a.name: i for i, a in enumerate(arguments)}, returns=returns,
+                      lists=tuple(arguments[i].type.is_list for i in positions),
+                      has_lists=any(arguments[i].type.is_list for i in positions),
+                      slices=tuple(slice(k, k + 1) for k in range(len(positions))),
                       saves_tensors=any(k == "result" or k in inputs or k in returns
                                         for k in row.saves))
 
 
+def _register_inplace(inplace: OpOverload, cls: type[FormulaNode]) -> None:
+    """The ``Autograd`` kernel of an in-place overload whose node is ``cls``."""
+    @inplace.impl(DispatchKey.Autograd)
+    def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
+        def make(old: Tensor, out: Tensor) -> Node:
+            return cls((old, *args), out)
+
+        return call_(lambda *a: op.redispatch(keys, *a), self, args, make)
+
+
 def register(row: Derivative) -> None:
-    """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one)
-    their ``Autograd`` kernels from ``row``."""
-    functional = getattr(aten[row.op], row.overload)
-    functional.differentiable = row.node != "NotImplemented"
-    cls = _node_class(row, functional)
-    positions = cls.positions
+    """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one
+    and the derivatives table has no row of its own for it) their ``Autograd`` kernels
+    from ``row``. A row of an in-place op (``fill_.Scalar``, ``copy_``) gives only that."""
+    overload = getattr(aten[row.op], row.overload)
+    overload.differentiable = row.node != "NotImplemented"
+    cls = _node_class(row, overload)
+    if overload.schema.is_inplace:
+        _register_inplace(overload, cls)
+        return
+    positions, has_lists = cls.positions, cls.has_lists
 
     def make(args: tuple[Any, ...], out: Any) -> Node:
         if isinstance(out, Tensor) and not out._dtype.is_floating_point:
@@ -130,20 +195,21 @@ def register(row: Derivative) -> None:
                                f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
         return cls(args, out)
 
-    @functional.impl(DispatchKey.Autograd)
+    @overload.impl(DispatchKey.Autograd)
     def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
-        inputs = tuple([args[i] for i in positions])
-        return call(op.redispatch, (keys, *args), inputs, lambda out: make(args, out))
+        inputs = [args[i] for i in positions]
+        if has_lists:
+            inputs = _flat(inputs)
+        return call(op.redispatch, (keys, *args), tuple(inputs), lambda out: make(args, out))
 
-    if functional.inplace_form is None:
+    written = overload.inplace_form
+    if written is None or _has_row(written.schema.name, written.schema.overload or "default"):
         return
+    _register_inplace(written, cls)
 
-    @functional.inplace_form.impl(DispatchKey.Autograd)
-    def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
-        def make(old: Tensor, out: Tensor) -> Node:
-            return cls((old, *args), out)
 
-        return call_(lambda *a: op.redispatch(keys, *a), self, args, make)
+def _has_row(op: str, overload: str) -> bool:
+    return any(r.op == op and r.overload == overload for r in DERIVATIVES)
 
 
 for _row in DERIVATIVES:

@@ -22,8 +22,7 @@ import numpy as np
 
 from .. import dtypes, iterator, layout
 from ..autograd.functions._record import call_
-from ..autograd.functions.copies import FillBackward2
-from ..autograd.graph import node_class
+from ..autograd.graph import Node, node_class
 from ..dtypes import dtype
 from ..tensor import Tensor
 from .generator import Generator, default_generator
@@ -64,6 +63,13 @@ def write(t: Tensor, values: np.ndarray) -> None:
     target[...] = values.reshape(target.shape)
 
 
+class _Overwritten(Node):
+    """An in-place random op's node: self's old values are gone (zero gradient)."""
+
+    def apply(self, grads: Any) -> tuple[Any, ...]:
+        return (grads[0] * 0,)
+
+
 _NODES: dict[str, type] = {}
 
 
@@ -71,7 +77,7 @@ def inplace(name: str, kernel: Callable[..., Any], self: Tensor, *args: Any) -> 
     """Run the in-place random ``kernel(self, *args)`` with torch's in-place rules; under
     autograd the node ``name`` (a zero gradient for self, like ``fill_``'s)."""
     if name not in _NODES:
-        _NODES[name] = node_class(name, FillBackward2, __name__)
+        _NODES[name] = node_class(name, _Overwritten, __name__)
     node = _NODES[name]
     return call_(lambda t, *a: _run(kernel, t, *a), self, args, lambda old, out: node(old))
 

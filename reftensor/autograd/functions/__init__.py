@@ -8,7 +8,7 @@ out-of-place and in-place recording pattern they share.
 
 from . import copies, elementwise, linalg, views
 from .copies import *  # noqa: F403
-from .copies import contiguous, copy_, fill_, to, zero_
+from .copies import to
 from .elementwise import *  # noqa: F403
 from .elementwise import clamp_
 from .linalg import *  # noqa: F403
@@ -16,5 +16,5 @@ from .views import *  # noqa: F403
 from .views import T, getitem, index_put_, mT, setitem
 
 __all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *views.__all__]
-_IN_PLACE = [clamp_, copy_, fill_, zero_, index_put_]
-_OTHER = [contiguous, to, T, mT, getitem, setitem]
+_IN_PLACE = [clamp_, index_put_]
+_OTHER = [to, T, mT, getitem, setitem]

@@ -118,7 +118,7 @@ def call_(kernel: Callable[..., Any], self: Tensor, args: tuple[Any, ...],
     if base is not None:
         _check_view_creation(self)
     # the old value, with self's place in the graph, for formulas that need it
-    old = copies.clone(self)
+    old = copies._clone(self)
     if base is None:
         old._grad_fn, old._output_nr = self._grad_fn, self._output_nr
         old._requires_grad = self._requires_grad

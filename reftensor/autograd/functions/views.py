@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import advanced_indexing as adv
 from ... import dtypes, factories, indexing, layout, views
+from ..._ops import aten
 from ...tensor import Tensor
 from ..graph import Node, meta, needs_grad, node_class, record
 from ._record import _mark_view, call, call_, forward
@@ -108,9 +109,7 @@ class _Picks(Node):
         if not isinstance(maps, list):  # one output (split into one piece is still a list)
             return (scatter_add(grads[0], maps, self.input_shape),)
         pieces = [(g, p) for g, p in zip(grads, maps, strict=True) if g is not None]
-        from .copies import cat
-
-        values = cat([g.reshape(-1) for g, _ in pieces])
+        values = aten.cat([g.reshape(-1) for g, _ in pieces])
         positions = np.concatenate([np.asarray(p).reshape(-1) for _, p in pieces])
         return (scatter_add(values, positions, self.input_shape),)
 
@@ -270,9 +269,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
             return view(input, out._shape)
         return call(views.reshape, (input, out._shape), (input,), lambda o: ReshapeAliasBackward0(
             input, lambda g: g.reshape(input._shape)), view=True)
-    from .copies import clone
-
-    copy = clone(input, memory_format=layout.contiguous_format)
+    copy = input.clone(memory_format=layout.contiguous_format)
     result = forward(views.view, copy, out._shape)
     result._base = None  # ``_unsafe_view``: a fresh tensor, not a view
     record(UnsafeViewBackward0(copy, lambda g: g.reshape(copy._shape)), result)

@@ -41,6 +41,7 @@ from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
 from ._ops import OpOverloadPacket, aten
 from ._ops.state import state as dispatch_state
+from ._ops.variable_hooks import variable_hooks
 from .device import CPU, META, as_device, device
 from .dtypes import dtype
 from .layout import memory_format
@@ -137,9 +138,9 @@ class Tensor(TensorMethods):
             t._base = base if base._base is None else base._base
             t._version_counter = base._version_counter
             if base._autograd_meta is not None and base._autograd_meta.inference:
-                autograd.graph.meta(t).inference = True  # a view of an inference tensor is one
+                variable_hooks().mark_inference(t)  # a view of an inference tensor is one
         if base is None and dispatch_state.inference:
-            autograd.graph.meta(t).inference = True  # made inside inference_mode
+            variable_hooks().mark_inference(t)  # made inside inference_mode
         return t
 
     # ------------------------------------------------------------------ metadata
@@ -254,7 +255,8 @@ class Tensor(TensorMethods):
         return self._version_counter.value
 
     # ------------------------------------------------------------------ autograd (chapter 5)
-    # The state lives in the slots above; the rules live in reftensor/autograd/.
+    # The state lives in the slots above; the rules live in reftensor/autograd/, which
+    # registers them as the variable hooks (``_ops/variable_hooks.py``) when imported.
     @property
     def requires_grad(self) -> bool:
         """Does autograd track this tensor: a leaf marked so, or the result of a recorded op."""
@@ -262,7 +264,7 @@ class Tensor(TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        autograd.api.set_requires_grad(self, builtins.bool(value))
+        variable_hooks().set_requires_grad(self, builtins.bool(value))
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place and return self.
@@ -280,7 +282,7 @@ class Tensor(TensorMethods):
         m = self._autograd_meta
         if m is not None and m.view_version is not None \
                 and m.view_version != self._version_counter.value:
-            return autograd.graph.regenerate_view_grad_fn(self)
+            return variable_hooks().regenerate_grad_fn(self)
         return self._grad_fn
 
     @property
@@ -297,11 +299,11 @@ class Tensor(TensorMethods):
     def grad(self) -> Tensor | None:
         """The gradient accumulated by backward (leaves, and non-leaves that called
         ``retain_grad()``); reading it on another non-leaf warns, as torch does."""
-        return autograd.api.get_grad(self)
+        return variable_hooks().grad(self)
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        autograd.api.set_grad(self, value)
+        variable_hooks().set_grad(self, value)
 
     @property
     def retains_grad(self) -> bool:
@@ -315,7 +317,7 @@ class Tensor(TensorMethods):
         Raises:
             RuntimeError: the tensor does not require grad.
         """
-        autograd.api.retain_grad(self)
+        variable_hooks().retain_grad(self)
 
     def register_hook(self, hook: Any) -> Any:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
@@ -324,13 +326,13 @@ class Tensor(TensorMethods):
         Raises:
             RuntimeError: the tensor does not require grad.
         """
-        return autograd.api.register_hook(self, hook)
+        return variable_hooks().register_hook(self, hook)
 
     def backward(self, gradient: Tensor | None = None, retain_graph: builtins.bool | None = None,
                  create_graph: builtins.bool = False, inputs: Any = None) -> None:
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (``torch.Tensor.backward``);
         see ``reftensor.autograd.backward``."""
-        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        variable_hooks().backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach_(self) -> Tensor:
         """Make this tensor a leaf that does not require grad, in place.
@@ -338,7 +340,7 @@ class Tensor(TensorMethods):
         Raises:
             RuntimeError: the tensor is a view ("Can't detach views in-place").
         """
-        return autograd.api.detach_(self)
+        return variable_hooks().detach_(self)
 
     def is_inference(self) -> builtins.bool:
         """Was this tensor made inside ``inference_mode``?"""
@@ -836,9 +838,6 @@ class Tensor(TensorMethods):
 
 
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
-from . import (  # noqa: E402
-    autograd,  # noqa: E402
-)
 from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
 
 # isort: split

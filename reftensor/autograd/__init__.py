@@ -24,6 +24,12 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck
 
+# isort: split
+from .._ops.variable_hooks import set_variable_hooks
+from .api import AutogradHooks
+
+set_variable_hooks(AutogradHooks())  # Tensor's autograd methods reach autograd through these
+
 __all__ = [
     "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
     "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._ops.variable_hooks import VariableHooks
 from ..tensor import Tensor
 from . import graph
 from .engine import run_backward
@@ -233,3 +234,38 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
                 g = zeros(ins[k]._shape, dtype=ins[k]._dtype)
         result.append(g)
     return tuple(result)
+
+
+# ------------------------------------------------------------------ the tensor's way in
+class AutogradHooks(VariableHooks):
+    """What ``Tensor``'s autograd methods run (``t.grad``, ``t.backward()``, ...),
+    registered by ``reftensor.autograd`` when it is imported (see ``_ops/variable_hooks.py``:
+    the tensor module, chapter 1, does not import autograd)."""
+
+    def set_requires_grad(self, t: Tensor, value: bool) -> None:
+        set_requires_grad(t, value)
+
+    def grad(self, t: Tensor) -> Tensor | None:
+        return get_grad(t)
+
+    def set_grad(self, t: Tensor, value: Tensor | None) -> None:
+        set_grad(t, value)
+
+    def retain_grad(self, t: Tensor) -> None:
+        retain_grad(t)
+
+    def register_hook(self, t: Tensor, hook: Any) -> graph.RemovableHandle:
+        return register_hook(t, hook)
+
+    def backward(self, t: Tensor, gradient: Tensor | None, retain_graph: bool | None,
+                 create_graph: bool, inputs: Any) -> None:
+        backward(t, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach_(self, t: Tensor) -> Tensor:
+        return detach_(t)
+
+    def regenerate_grad_fn(self, t: Tensor) -> Any:
+        return graph.regenerate_view_grad_fn(t)
+
+    def mark_inference(self, t: Tensor) -> None:
+        graph.meta(t).inference = True

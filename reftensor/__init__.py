@@ -50,7 +50,6 @@ from .dtypes import (
 from .elementwise import *  # noqa: F403
 from .factories import (
     arange,
-    as_strided,
     as_tensor,
     empty,
     empty_strided,
@@ -87,7 +86,6 @@ from .autograd import (  # noqa: E402
     set_grad_enabled,
 )
 from .autograd.functions import *  # noqa: E402, F403
-from .autograd.functions import as_strided  # noqa: E402, F811
 
 # isort: split
 # The op table's differentiable ops get their Autograd kernels from the derivatives table.
@@ -125,7 +123,7 @@ def numel(input: Tensor) -> "builtins.int":  # noqa: F821, F405
 __all__ = [
     "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
     "no_grad", "set_grad_enabled",
-    "Size", "Tensor", "UntypedStorage", "arange", "as_strided", "as_tensor", "bfloat16",
+    "Size", "Tensor", "UntypedStorage", "arange", "as_tensor", "bfloat16",
     "bool", "channels_last", "contiguous_format", "device", "double", "dtype", "dtypes",
     "empty", "empty_strided", "float", "float16", "float32", "float64", "from_numpy", "full",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",

@@ -100,6 +100,26 @@ __all__ = [
     "fill",
     "fill_",
     "zero_",
+    "reshape",
+    "flatten",
+    "unflatten",
+    "transpose",
+    "swapaxes",
+    "swapdims",
+    "t",
+    "permute",
+    "squeeze",
+    "unsqueeze",
+    "broadcast_to",
+    "narrow",
+    "select",
+    "diagonal",
+    "split",
+    "split_with_sizes",
+    "chunk",
+    "unbind",
+    "as_strided",
+    "detach",
 ]
 
 
@@ -1042,6 +1062,219 @@ def zero_(*args: Any, **kwargs: Any) -> Any:
     Set every element of ``self`` to 0 (``torch.zero_``); returns ``self``.
     """
     return aten.zero_(*args, **kwargs)
+
+
+def reshape(*args: Any, **kwargs: Any) -> Any:
+    """reshape(input, shape) -> Tensor
+
+    The same elements with another shape (``torch.reshape``): a view when the strides allow it,
+    else a contiguous copy (no ``_base``).
+
+    Raises RuntimeError for a shape of another number of elements.
+    """
+    return aten.reshape(*args, **kwargs)
+
+
+def flatten(*args: Any, **kwargs: Any) -> Any:
+    """flatten(input, start_dim=0, end_dim=-1) -> Tensor
+
+    Dims ``start_dim`` to ``end_dim`` merged into one (``torch.flatten``), by ``reshape``: a
+    view when possible; ``self`` itself when they are one dim already; a 0-d tensor gives 1
+    element.
+
+    Raises IndexError for a dim out of range, RuntimeError for ``start_dim`` after ``end_dim``.
+    """
+    return aten.flatten(*args, **kwargs)
+
+
+def unflatten(*args: Any, **kwargs: Any) -> Any:
+    """unflatten(input, dim, sizes) -> Tensor
+
+    Dim ``dim`` split into ``sizes`` (one may be -1), a view (``torch.unflatten``).
+
+    Raises RuntimeError for empty sizes or sizes that do not multiply to the dim's size.
+    """
+    return aten.unflatten(*args, **kwargs)
+
+
+def transpose(*args: Any, **kwargs: Any) -> Any:
+    """transpose(input, dim0, dim1) -> Tensor
+
+    Two dims swapped, a view (``torch.transpose``).
+
+    Raises IndexError for a dim out of range.
+    """
+    return aten.transpose(*args, **kwargs)
+
+
+def swapaxes(*args: Any, **kwargs: Any) -> Any:
+    """swapaxes(input, axis0, axis1) -> Tensor
+
+    ``torch.swapaxes``: ``transpose``.
+    """
+    return aten.swapaxes(*args, **kwargs)
+
+
+def swapdims(*args: Any, **kwargs: Any) -> Any:
+    """swapdims(input, dim0, dim1) -> Tensor
+
+    ``torch.swapdims``: ``transpose``.
+    """
+    return aten.swapdims(*args, **kwargs)
+
+
+def t(*args: Any, **kwargs: Any) -> Any:
+    """t(input) -> Tensor
+
+    A matrix transposed, a view (``torch.t``); 0-d and 1-d tensors unchanged.
+
+    Raises RuntimeError for more than 2 dims.
+    """
+    return aten.t(*args, **kwargs)
+
+
+def permute(*args: Any, **kwargs: Any) -> Any:
+    """permute(input, dims) -> Tensor
+
+    The dims reordered, a view: dim ``i`` of the result is dim ``dims[i]`` of the input
+    (``torch.permute``; ``t.permute(1, 0)`` or ``t.permute((1, 0))``).
+
+    Raises RuntimeError for dims of the wrong number or a repeated dim, IndexError for a dim out
+    of range.
+    """
+    return aten.permute(*args, **kwargs)
+
+
+def squeeze(*args: Any, **kwargs: Any) -> Any:
+    """squeeze(input) -> Tensor
+    squeeze(input, dim) -> Tensor
+    squeeze(input, dim) -> Tensor
+
+    The size-1 dims removed, a view (``torch.squeeze``): all of them, or those among ``dim``
+    (others named stay).
+
+    Raises IndexError for a dim out of range, RuntimeError for a dim named twice.
+    """
+    return aten.squeeze(*args, **kwargs)
+
+
+def unsqueeze(*args: Any, **kwargs: Any) -> Any:
+    """unsqueeze(input, dim) -> Tensor
+
+    A size-1 dim inserted at ``dim`` (from ``-dim() - 1`` to ``dim()``), a view
+    (``torch.unsqueeze``).
+
+    Raises IndexError for a dim out of range.
+    """
+    return aten.unsqueeze(*args, **kwargs)
+
+
+def broadcast_to(*args: Any, **kwargs: Any) -> Any:
+    """broadcast_to(input, size) -> Tensor
+
+    ``torch.broadcast_to``: ``expand``.
+    """
+    return aten.broadcast_to(*args, **kwargs)
+
+
+def narrow(*args: Any, **kwargs: Any) -> Any:
+    """narrow(input, dim, start, length) -> Tensor
+    narrow(input, dim, start, length) -> Tensor
+
+    ``length`` elements along ``dim`` from ``start`` (negative counts from the end; a 0-d
+    integer tensor is taken too), a view (``torch.narrow``).
+
+    Raises RuntimeError for a 0-d tensor, a negative length, a range past the end or a ``start``
+    tensor that is not 0-d and integral; IndexError for a ``start`` out of range.
+    """
+    return aten.narrow(*args, **kwargs)
+
+
+def select(*args: Any, **kwargs: Any) -> Any:
+    """select(input, dim, index) -> Tensor
+
+    The slice at ``index`` along ``dim``, that dim removed, a view (``torch.select``).
+
+    Raises IndexError for a 0-d tensor or an index out of range.
+    """
+    return aten.select(*args, **kwargs)
+
+
+def diagonal(*args: Any, **kwargs: Any) -> Any:
+    """diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor
+
+    The diagonals of the (dim1, dim2) planes as a new last dim, a view (``torch.diagonal``);
+    ``offset > 0`` above the main one.
+
+    Raises RuntimeError for dim1 equal to dim2, IndexError for a dim out of range.
+    """
+    return aten.diagonal(*args, **kwargs)
+
+
+def split(*args: Any, **kwargs: Any) -> Any:
+    """split(input, split_size, dim=0) -> Tensor
+    split(input, split_size, dim=0) -> Tensor
+
+    Consecutive views along ``dim`` (``torch.split``): pieces of ``split_size`` (the last may be
+    shorter), or of each listed size (``split_with_sizes``).
+
+    Raises RuntimeError for a 0-d tensor, a negative size, a size of 0 for a dim that is not
+    empty, or listed sizes that do not add up to the dim's size.
+    """
+    return aten.split(*args, **kwargs)
+
+
+def split_with_sizes(*args: Any, **kwargs: Any) -> Any:
+    """split_with_sizes(input, split_sizes, dim=0) -> Tensor
+
+    Consecutive views of the listed sizes along ``dim`` (``torch.split_with_sizes``).
+
+    Raises RuntimeError for a 0-d tensor, a negative size or sizes that do not add up to the
+    dim's size.
+    """
+    return aten.split_with_sizes(*args, **kwargs)
+
+
+def chunk(*args: Any, **kwargs: Any) -> Any:
+    """chunk(input, chunks, dim=0) -> Tensor
+
+    About ``chunks`` equal views along ``dim`` (``torch.chunk``): ``split`` of ``ceil(size /
+    chunks)``, so fewer may come back; an empty dim gives ``chunks`` empty views.
+
+    Raises RuntimeError for a 0-d tensor or ``chunks <= 0``.
+    """
+    return aten.chunk(*args, **kwargs)
+
+
+def unbind(*args: Any, **kwargs: Any) -> Any:
+    """unbind(input, dim=0) -> Tensor
+
+    Every ``select(dim, i)``, a tuple of views (``torch.unbind``).
+
+    Raises IndexError for a 0-d tensor or a dim out of range.
+    """
+    return aten.unbind(*args, **kwargs)
+
+
+def as_strided(*args: Any, **kwargs: Any) -> Any:
+    """as_strided(input, size, stride, storage_offset=None) -> Tensor
+
+    A view of ``input``'s storage with any sizes, strides and offset (the input's by default)
+    (``torch.as_strided``); elements may overlap.
+
+    Raises RuntimeError for sizes and strides of different lengths, a negative size, stride or
+    offset, or a layout past the end of the storage.
+    """
+    return aten.as_strided(*args, **kwargs)
+
+
+def detach(*args: Any, **kwargs: Any) -> Any:
+    """detach(input) -> Tensor
+
+    The same storage, layout and version counter, out of the graph (``torch.detach``): no
+    ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
+    """
+    return aten.detach(*args, **kwargs)
 
 
 class TensorMethods(TensorType):
@@ -2065,6 +2298,260 @@ class TensorMethods(TensorType):
         Set every element of ``self`` to 0 (``torch.zero_``); returns ``self``.
         """
         return aten.zero_.call_method(self, args, kwargs)
+
+    def view(self, *args: Any, **kwargs: Any) -> Any:
+        """view(dtype) -> Tensor
+        view(size) -> Tensor
+
+        The same elements with another shape, as a view (``Tensor.view``): ``t.view(2, 3)`` or
+        ``t.view((2, 3))``; one size may be -1. With a dtype, the same bytes read as that dtype
+        (``t.view(reftensor.int32)``): the last dim shrinks or grows by the ratio of the element
+        sizes; the result shares the storage and version counter but is no view for autograd (no
+        ``_base``, no gradient).
+
+        Raises RuntimeError for a shape of another number of elements, or one the strides cannot
+        express ("Use .reshape(...) instead"); with a dtype of another element size, for a 0-d
+        tensor, a last dim that is not contiguous or whose size, or an offset or stride, does
+        not divide by the ratio.
+        """
+        return aten.view.call_method(self, args, kwargs)
+
+    def view_as(self, *args: Any, **kwargs: Any) -> Any:
+        """view_as(other) -> Tensor
+
+        ``self.view(other.shape)`` (``Tensor.view_as``).
+        """
+        return aten.view_as.call_method(self, args, kwargs)
+
+    def reshape(self, *args: Any, **kwargs: Any) -> Any:
+        """reshape(shape) -> Tensor
+
+        The same elements with another shape (``torch.reshape``): a view when the strides allow
+        it, else a contiguous copy (no ``_base``).
+
+        Raises RuntimeError for a shape of another number of elements.
+        """
+        return aten.reshape.call_method(self, args, kwargs)
+
+    def reshape_as(self, *args: Any, **kwargs: Any) -> Any:
+        """reshape_as(other) -> Tensor
+
+        ``self.reshape(other.shape)`` (``Tensor.reshape_as``).
+        """
+        return aten.reshape_as.call_method(self, args, kwargs)
+
+    def flatten(self, *args: Any, **kwargs: Any) -> Any:
+        """flatten(start_dim=0, end_dim=-1) -> Tensor
+
+        Dims ``start_dim`` to ``end_dim`` merged into one (``torch.flatten``), by ``reshape``: a
+        view when possible; ``self`` itself when they are one dim already; a 0-d tensor gives 1
+        element.
+
+        Raises IndexError for a dim out of range, RuntimeError for ``start_dim`` after
+        ``end_dim``.
+        """
+        return aten.flatten.call_method(self, args, kwargs)
+
+    def unflatten(self, *args: Any, **kwargs: Any) -> Any:
+        """unflatten(dim, sizes) -> Tensor
+
+        Dim ``dim`` split into ``sizes`` (one may be -1), a view (``torch.unflatten``).
+
+        Raises RuntimeError for empty sizes or sizes that do not multiply to the dim's size.
+        """
+        return aten.unflatten.call_method(self, args, kwargs)
+
+    def transpose(self, *args: Any, **kwargs: Any) -> Any:
+        """transpose(dim0, dim1) -> Tensor
+
+        Two dims swapped, a view (``torch.transpose``).
+
+        Raises IndexError for a dim out of range.
+        """
+        return aten.transpose.call_method(self, args, kwargs)
+
+    def swapaxes(self, *args: Any, **kwargs: Any) -> Any:
+        """swapaxes(axis0, axis1) -> Tensor
+
+        ``torch.swapaxes``: ``transpose``.
+        """
+        return aten.swapaxes.call_method(self, args, kwargs)
+
+    def swapdims(self, *args: Any, **kwargs: Any) -> Any:
+        """swapdims(dim0, dim1) -> Tensor
+
+        ``torch.swapdims``: ``transpose``.
+        """
+        return aten.swapdims.call_method(self, args, kwargs)
+
+    def t(self, *args: Any, **kwargs: Any) -> Any:
+        """t() -> Tensor
+
+        A matrix transposed, a view (``torch.t``); 0-d and 1-d tensors unchanged.
+
+        Raises RuntimeError for more than 2 dims.
+        """
+        return aten.t.call_method(self, args, kwargs)
+
+    def permute(self, *args: Any, **kwargs: Any) -> Any:
+        """permute(dims) -> Tensor
+
+        The dims reordered, a view: dim ``i`` of the result is dim ``dims[i]`` of the input
+        (``torch.permute``; ``t.permute(1, 0)`` or ``t.permute((1, 0))``).
+
+        Raises RuntimeError for dims of the wrong number or a repeated dim, IndexError for a dim
+        out of range.
+        """
+        return aten.permute.call_method(self, args, kwargs)
+
+    def squeeze(self, *args: Any, **kwargs: Any) -> Any:
+        """squeeze() -> Tensor
+        squeeze(dim) -> Tensor
+        squeeze(dim) -> Tensor
+
+        The size-1 dims removed, a view (``torch.squeeze``): all of them, or those among ``dim``
+        (others named stay).
+
+        Raises IndexError for a dim out of range, RuntimeError for a dim named twice.
+        """
+        return aten.squeeze.call_method(self, args, kwargs)
+
+    def unsqueeze(self, *args: Any, **kwargs: Any) -> Any:
+        """unsqueeze(dim) -> Tensor
+
+        A size-1 dim inserted at ``dim`` (from ``-dim() - 1`` to ``dim()``), a view
+        (``torch.unsqueeze``).
+
+        Raises IndexError for a dim out of range.
+        """
+        return aten.unsqueeze.call_method(self, args, kwargs)
+
+    def expand(self, *args: Any, **kwargs: Any) -> Any:
+        """expand(size, *, implicit=False) -> Tensor
+
+        Broadcast to ``size`` without copying (``Tensor.expand``): size-1 dims and new leading
+        dims get stride 0, -1 keeps a dim's size (``t.expand(2, -1)``).
+
+        Raises RuntimeError for fewer sizes than dims, a dim of size other than 1 asked to
+        change, or -1 for a new leading dim.
+        """
+        return aten.expand.call_method(self, args, kwargs)
+
+    def expand_as(self, *args: Any, **kwargs: Any) -> Any:
+        """expand_as(other) -> Tensor
+
+        ``self.expand(other.shape)`` (``Tensor.expand_as``).
+        """
+        return aten.expand_as.call_method(self, args, kwargs)
+
+    def broadcast_to(self, *args: Any, **kwargs: Any) -> Any:
+        """broadcast_to(size) -> Tensor
+
+        ``torch.broadcast_to``: ``expand``.
+        """
+        return aten.broadcast_to.call_method(self, args, kwargs)
+
+    def narrow(self, *args: Any, **kwargs: Any) -> Any:
+        """narrow(dim, start, length) -> Tensor
+        narrow(dim, start, length) -> Tensor
+
+        ``length`` elements along ``dim`` from ``start`` (negative counts from the end; a 0-d
+        integer tensor is taken too), a view (``torch.narrow``).
+
+        Raises RuntimeError for a 0-d tensor, a negative length, a range past the end or a
+        ``start`` tensor that is not 0-d and integral; IndexError for a ``start`` out of range.
+        """
+        return aten.narrow.call_method(self, args, kwargs)
+
+    def select(self, *args: Any, **kwargs: Any) -> Any:
+        """select(dim, index) -> Tensor
+
+        The slice at ``index`` along ``dim``, that dim removed, a view (``torch.select``).
+
+        Raises IndexError for a 0-d tensor or an index out of range.
+        """
+        return aten.select.call_method(self, args, kwargs)
+
+    def unfold(self, *args: Any, **kwargs: Any) -> Any:
+        """unfold(dimension, size, step) -> Tensor
+
+        Every window of ``size`` elements, ``step`` apart, along ``dimension`` as a new last
+        dim, a view whose windows may overlap (``Tensor.unfold``).
+
+        Raises RuntimeError for a window longer than the dim, a negative size or a step that is
+        not positive.
+        """
+        return aten.unfold.call_method(self, args, kwargs)
+
+    def diagonal(self, *args: Any, **kwargs: Any) -> Any:
+        """diagonal(offset=0, dim1=0, dim2=1) -> Tensor
+
+        The diagonals of the (dim1, dim2) planes as a new last dim, a view (``torch.diagonal``);
+        ``offset > 0`` above the main one.
+
+        Raises RuntimeError for dim1 equal to dim2, IndexError for a dim out of range.
+        """
+        return aten.diagonal.call_method(self, args, kwargs)
+
+    def split(self, *args: Any, **kwargs: Any) -> Any:
+        """split(split_size, dim=0) -> Tensor
+        split(split_size, dim=0) -> Tensor
+
+        Consecutive views along ``dim`` (``torch.split``): pieces of ``split_size`` (the last
+        may be shorter), or of each listed size (``split_with_sizes``).
+
+        Raises RuntimeError for a 0-d tensor, a negative size, a size of 0 for a dim that is not
+        empty, or listed sizes that do not add up to the dim's size.
+        """
+        return aten.split.call_method(self, args, kwargs)
+
+    def split_with_sizes(self, *args: Any, **kwargs: Any) -> Any:
+        """split_with_sizes(split_sizes, dim=0) -> Tensor
+
+        Consecutive views of the listed sizes along ``dim`` (``torch.split_with_sizes``).
+
+        Raises RuntimeError for a 0-d tensor, a negative size or sizes that do not add up to the
+        dim's size.
+        """
+        return aten.split_with_sizes.call_method(self, args, kwargs)
+
+    def chunk(self, *args: Any, **kwargs: Any) -> Any:
+        """chunk(chunks, dim=0) -> Tensor
+
+        About ``chunks`` equal views along ``dim`` (``torch.chunk``): ``split`` of ``ceil(size /
+        chunks)``, so fewer may come back; an empty dim gives ``chunks`` empty views.
+
+        Raises RuntimeError for a 0-d tensor or ``chunks <= 0``.
+        """
+        return aten.chunk.call_method(self, args, kwargs)
+
+    def unbind(self, *args: Any, **kwargs: Any) -> Any:
+        """unbind(dim=0) -> Tensor
+
+        Every ``select(dim, i)``, a tuple of views (``torch.unbind``).
+
+        Raises IndexError for a 0-d tensor or a dim out of range.
+        """
+        return aten.unbind.call_method(self, args, kwargs)
+
+    def as_strided(self, *args: Any, **kwargs: Any) -> Any:
+        """as_strided(size, stride, storage_offset=None) -> Tensor
+
+        A view of ``input``'s storage with any sizes, strides and offset (the input's by
+        default) (``torch.as_strided``); elements may overlap.
+
+        Raises RuntimeError for sizes and strides of different lengths, a negative size, stride
+        or offset, or a layout past the end of the storage.
+        """
+        return aten.as_strided.call_method(self, args, kwargs)
+
+    def detach(self, *args: Any, **kwargs: Any) -> Any:
+        """detach() -> Tensor
+
+        The same storage, layout and version counter, out of the graph (``torch.detach``): no
+        ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
+        """
+        return aten.detach.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

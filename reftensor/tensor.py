@@ -513,15 +513,6 @@ class Tensor(TensorMethods):
         )
 
     # ------------------------------------------------------------------ views and copies
-    def as_strided(
-        self,
-        size: tuple[int, ...] | list[int],
-        stride: tuple[int, ...] | list[int],
-        storage_offset: int | None = None,
-    ) -> Tensor:
-        """A view with any layout over the same storage; see ``reftensor.as_strided``."""
-        return ad.as_strided(self, size, stride, storage_offset)
-
     def _copy_with_strides(self, stride: tuple[int, ...], dtype: dtype,
                            where: device | None = None) -> Tensor:
         """A new tensor with its own storage on ``where`` (default: self's device), laid out
@@ -598,90 +589,42 @@ class Tensor(TensorMethods):
         return self._copy_with_strides(self._strides_for(fmt), new_dtype, where)
 
     # ================================================================== chapter 2: views
-    # Each returns a view sharing this storage, with ``_base`` set (reftensor/views.py).
-    def view(self, *shape: Any) -> Tensor:
-        """Same storage, new shape; raises RuntimeError when the strides cannot express it."""
-        return ad.view(self, *shape)
-
-    def view_as(self, other: Tensor) -> Tensor:
-        return ad.view(self, other.shape)
-
-    def reshape(self, *shape: Any) -> Tensor:
-        """A view when ``view`` would succeed, else a contiguous copy."""
-        return ad.reshape(self, *shape)
-
-    def reshape_as(self, other: Tensor) -> Tensor:
-        return ad.reshape(self, other.shape)
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        return ad.flatten(self, start_dim, end_dim)
-
-    def unflatten(self, dim: int, sizes: Any) -> Tensor:
-        return ad.unflatten(self, dim, sizes)
-
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
-        return ad.transpose(self, dim0, dim1)
-
-    swapaxes = swapdims = transpose
-
-    def t(self) -> Tensor:
-        return ad.t(self)
-
+    # The view ops (``view``, ``reshape``, ``transpose``, ``split``, ...) are the op table's
+    # methods (``TensorMethods``; their kernels are in reftensor/views.py).
     @property
     def T(self) -> Tensor:
-        return ad.T(self)
+        """All dims reversed, a view (``permute``)."""
+        return views.T(self)
 
     @property
     def mT(self) -> Tensor:
-        return ad.mT(self)
+        """The last two dims swapped, a view (``transpose(-2, -1)``)."""
+        return views.mT(self)
 
-    def permute(self, *dims: Any) -> Tensor:
-        return ad.permute(self, *dims)
+    def split(self, split_size: Any, dim: Any = 0) -> tuple[Tensor, ...]:
+        """Views of pieces along ``dim``: of ``split_size`` each (an int, or a tensor read as
+        one), or of the listed sizes. A Python method in torch too (``_tensor.py``): it
+        picks ``split`` or ``split_with_sizes``, each parsed as the op table's."""
+        if isinstance(split_size, Tensor):
+            try:
+                split_size = int(split_size)
+            except ValueError:
+                pass
+        if isinstance(split_size, int):
+            return aten.split(self, split_size, dim)
+        return aten.split_with_sizes(self, split_size, dim)
 
-    def squeeze(self, dim: Any = None) -> Tensor:
-        return ad.squeeze(self, dim)
-
-    def unsqueeze(self, dim: int) -> Tensor:
-        return ad.unsqueeze(self, dim)
-
-    def expand(self, *sizes: Any) -> Tensor:
-        return ad.expand(self, *sizes)
-
-    def expand_as(self, other: Tensor) -> Tensor:
-        return ad.expand(self, other.shape)
-
-    def broadcast_to(self, size: Any) -> Tensor:
-        return ad.broadcast_to(self, size)
-
-    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
-        return ad.narrow(self, dim, start, length)
-
-    def select(self, dim: int, index: Any) -> Tensor:
-        return ad.select(self, dim, index)
-
-    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
-        return ad.unfold(self, dimension, size, step)
-
-    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-        return ad.diagonal(self, offset, dim1, dim2)
-
-    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        return ad.chunk(self, chunks, dim)
-
-    def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
-        return ad.split(self, split_size, dim)
-
-    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
-        return ad.unbind(self, dim)
-
-    def detach(self) -> Tensor:
-        """Same storage and version counter, no autograd history, ``requires_grad=False``."""
-        return ad.detach(self)
+    def unflatten(self, dim: Any, sizes: Any) -> Tensor:
+        """Dim ``dim`` split into ``sizes``, a view. A Python method in torch too
+        (``_tensor.py``), which refuses empty ``sizes`` itself (RuntimeError)."""
+        if not sizes:
+            raise RuntimeError("unflatten: sizes must be non-empty")
+        return aten.unflatten.call_method(self, (dim, sizes), {})
 
     def __iter__(self) -> Any:
         if not self._shape:
             raise TypeError("iteration over a 0-d tensor")
-        return iter(ad.unbind(self, 0))
+        return iter(self.unbind(0))
 
     # ------------------------------------------------------------- copies (copies.py)
     def __reversed__(self) -> Tensor:
@@ -838,6 +781,7 @@ class Tensor(TensorMethods):
 
 
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
+from . import views  # noqa: E402  (chapter 2: the view kernels)
 from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
 
 # isort: split

@@ -903,4 +903,342 @@ OP_DB += [
     }),
 ]
 
+
+# ------------------------------------------------------------------ views (chapter 2)
+def _dim(draw: st.DrawFn, n: int, *, extra: int = 0) -> int:
+    """A dim of a tensor of ``n`` dims (``extra`` more allowed: ``unsqueeze``), some written
+    negative; a 0-d tensor takes 0 and -1."""
+    m = max(n + extra, 1)
+    return draw(st.integers(-m, m - 1))
+
+
+@st.composite
+def _reshaped(draw: st.DrawFn, shape: tuple[int, ...], *, infer: bool = True
+              ) -> tuple[int, ...]:
+    """Another shape of as many elements: flattened, a dim split or two dims merged, size-1
+    dims added or dropped; maybe one size written -1."""
+    numel = math.prod(shape)
+    dims = list(shape)
+    how = draw(st.sampled_from(["flat", "same", "split", "merge", "ones", "squeezed"]))
+    if how == "flat":
+        dims = [numel]
+    elif how == "split" and dims:
+        d = draw(st.integers(0, len(dims) - 1))
+        n = dims[d]
+        factor = draw(st.sampled_from([k for k in (1, 2, 3) if n == 0 or n % k == 0]))
+        dims[d:d + 1] = [factor, n // factor] if n else [factor, 0]
+    elif how == "merge" and len(dims) >= 2:
+        d = draw(st.integers(0, len(dims) - 2))
+        dims[d:d + 2] = [dims[d] * dims[d + 1]]
+    elif how == "ones":
+        dims.insert(draw(st.integers(0, len(dims))), 1)
+    elif how == "squeezed":
+        dims = [n for n in dims if n != 1]
+    if infer and dims and numel and draw(st.booleans()):
+        dims[draw(st.integers(0, len(dims) - 1))] = -1
+    return tuple(dims)
+
+
+def view_size(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _reshaped(shape).map(lambda s: {"size": s})
+
+
+def reshape_shape(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _reshaped(shape).map(lambda s: {"shape": s})
+
+
+def like_reshaped(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``other``: a tensor of another shape of as many elements (``view_as``)."""
+    return strategies.tensors(shape=_reshaped(shape, infer=False)).map(
+        lambda o: {"other": o})
+
+
+@st.composite
+def flatten_dims(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    arguments = {}
+    if draw(st.booleans()):
+        arguments["start_dim"] = _dim(draw, len(shape))
+        if draw(st.booleans()):
+            arguments["end_dim"] = _dim(draw, len(shape))
+    return arguments
+
+
+@st.composite
+def unflatten_sizes(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    d = _dim(draw, len(shape))
+    n = shape[d] if shape else 1
+    sizes = draw(st.sampled_from([(n,), (1, n), (n, 1), (-1,), (1, -1)]
+                                 + ([(2, n // 2), (-1, 2)] if n and n % 2 == 0 else [])))
+    return {"dim": d, "sizes": sizes}
+
+
+def two_dims(first: str, second: str) -> Arguments:
+    @st.composite
+    def draw_dims(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+        return {first: _dim(draw, len(shape)), second: _dim(draw, len(shape))}
+
+    return draw_dims
+
+
+@st.composite
+def permutation(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    n = len(shape)
+    order = draw(st.permutations(range(n)))
+    return {"dims": tuple(d - n if draw(st.booleans()) else d for d in order)}
+
+
+@st.composite
+def squeeze_dims(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    how = draw(st.sampled_from(["none", "int", "tuple"]))
+    if how == "none":
+        return {}
+    if how == "int":
+        return {"dim": _dim(draw, len(shape))}
+    n = max(len(shape), 1)
+    return {"dim": tuple(draw(st.lists(st.integers(-n, n - 1), unique_by=lambda d: d % n,
+                                       max_size=n)))}
+
+
+@st.composite
+def unsqueeze_dim(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return {"dim": _dim(draw, len(shape), extra=1)}
+
+
+@st.composite
+def _expanded(draw: st.DrawFn, shape: tuple[int, ...], *, keep: bool = True
+              ) -> tuple[int, ...]:
+    """A shape ``shape`` broadcasts to: size-1 dims grown, leading dims added; with
+    ``keep``, some sizes written -1."""
+    target = [draw(st.sampled_from([0, 1, 2, 3])) if n == 1 else
+              (-1 if keep and draw(st.booleans()) else n) for n in shape]
+    lead = draw(st.lists(st.sampled_from([1, 2, 3]), max_size=2))
+    return (*lead, *target)
+
+
+def expand_size(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _expanded(shape).map(lambda s: {"size": s})
+
+
+def broadcast_size(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _expanded(shape, keep=False).map(lambda s: {"size": s})
+
+
+def expand_like(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return strategies.tensors(shape=_expanded(shape, keep=False)).map(lambda o: {"other": o})
+
+
+@st.composite
+def narrow_range(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    d = _dim(draw, len(shape))
+    n = shape[d] if shape else 1
+    start = draw(st.integers(0, n))
+    length = draw(st.integers(0, n - start))
+    if draw(st.booleans()) and start < n:
+        start -= n  # counted from the end
+    return {"dim": d, "start": start, "length": length}
+
+
+@st.composite
+def select_index(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    d = _dim(draw, len(shape))
+    n = shape[d] if shape else 1
+    return {"dim": d, "index": draw(st.integers(-n, n - 1)) if n else 0}
+
+
+@st.composite
+def unfold_window(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    d = _dim(draw, len(shape))
+    n = shape[d] if shape else 1
+    return {"dimension": d, "size": draw(st.integers(0, n)), "step": draw(st.integers(1, 3))}
+
+
+@st.composite
+def diagonal_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    arguments: dict[str, Any] = {"offset": draw(st.integers(-3, 3))}
+    if len(shape) >= 2 and draw(st.booleans()):
+        n = len(shape)
+        first = draw(st.integers(0, n - 1))
+        second = draw(st.integers(0, n - 1).filter(lambda d: d != first))
+        arguments["dim1"] = first - n if draw(st.booleans()) else first
+        arguments["dim2"] = second - n if draw(st.booleans()) else second
+    return arguments
+
+
+@st.composite
+def _lengths(draw: st.DrawFn, n: int) -> tuple[int, ...]:
+    """Sizes that add up to ``n`` (zeros among them)."""
+    cuts = sorted(draw(st.lists(st.integers(0, n), max_size=3)))
+    edges = [0, *cuts, n]
+    return tuple(b - a for a, b in zip(edges, edges[1:], strict=False))
+
+
+@st.composite
+def split_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    d = _dim(draw, len(shape))
+    n = shape[d] if shape else 1
+    size = draw(st.one_of(st.integers(1, 4), _lengths(n)) if n else
+                st.sampled_from([0, 1, 2, (0,), (0, 0)]))
+    return {"split_size": size, "dim": d} if draw(st.booleans()) or d else \
+        {"split_size": size}
+
+
+@st.composite
+def split_with_sizes_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    d = _dim(draw, len(shape))
+    return {"split_sizes": draw(_lengths(shape[d] if shape else 1)), "dim": d}
+
+
+@st.composite
+def chunk_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return {"chunks": draw(st.integers(1, 5)), "dim": _dim(draw, len(shape))}
+
+
+@st.composite
+def one_dim(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return {"dim": _dim(draw, len(shape))}
+
+
+@st.composite
+def as_strided_layout(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A layout over the input's storage: its shape with contiguous strides, one dim of
+    stride 0, or a row of it; maybe at offset 0 (past the storage's end: torch's error)."""
+    numel = math.prod(shape)
+    size, stride = draw(st.sampled_from([
+        (shape, tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))),
+        ((3,), (0,)), ((numel,), (1,)), ((2, 2), (1, 1)), ((), ())]))
+    arguments: dict[str, Any] = {"size": size, "stride": stride}
+    if draw(st.booleans()):
+        arguments["storage_offset"] = draw(st.sampled_from([0, 1]))
+    return arguments
+
+
+_MATRIX_SHAPES = st.lists(strategies.small_sizes, max_size=2).map(tuple)
+_MULTI_ERRORS: dict[str, Program] = {
+    "in place into a piece that requires grad":
+        lambda lib: (lambda x: x.split(1)[0].mul_(2))(lib.ones(2, requires_grad=True) * 1),
+}
+
+OP_DB += [
+    OpEntry("view", arguments=view_size, errors={
+        "a size of another numel": lambda lib: lib.ones(2, 3).view(5),
+        "strides that cannot express it": lambda lib: lib.ones(2, 3).t().view(6),
+        "two -1": lambda lib: lib.ones(2, 3).view(-1, -1),
+        "a float size": lambda lib: lib.ones(2).view(2.0),
+        "no size": lambda lib: lib.ones(2).view(),
+        "-1 with no elements": lambda lib: lib.ones(0, 3).view(-1, 0),
+    }),
+    OpEntry("view_as", arguments=like_reshaped, errors={
+        "another numel": lambda lib: lib.ones(2, 3).view_as(lib.ones(5)),
+        "a shape": lambda lib: lib.ones(2, 3).view_as((3, 2)),
+    }),
+    OpEntry("reshape", arguments=reshape_shape, errors={
+        "a size of another numel": lambda lib: lib.reshape(lib.ones(2, 3), (5,)),
+        "a size below -1": lambda lib: lib.ones(2).reshape(-2, -1),
+        "a string": lambda lib: lib.ones(2).reshape("a"),
+    }),
+    OpEntry("reshape_as", arguments=like_reshaped, errors={
+        "another numel": lambda lib: lib.ones(2, 3).reshape_as(lib.ones(5)),
+    }),
+    OpEntry("flatten", arguments=flatten_dims, errors={
+        "start after end": lambda lib: lib.flatten(lib.ones(2, 3, 4), 2, 1),
+        "a dim out of range": lambda lib: lib.flatten(lib.ones(2, 3), 0, 2),
+    }),
+    OpEntry("unflatten", arguments=unflatten_sizes, errors={
+        "no sizes": lambda lib: lib.unflatten(lib.ones(2, 3), 1, ()),
+        "sizes of another product": lambda lib: lib.unflatten(lib.ones(2, 6), 1, (4, 2)),
+        "a 0-d tensor": lambda lib: lib.unflatten(lib.ones(()), 0, (1,)),
+    }),
+    OpEntry("transpose", arguments=two_dims("dim0", "dim1"), errors={
+        "a dim out of range": lambda lib: lib.transpose(lib.ones(2, 3), 0, 2),
+        "one dim": lambda lib: lib.ones(2, 3).transpose(0),
+    }),
+    OpEntry("swapaxes", arguments=two_dims("axis0", "axis1"), errors={
+        "a dim out of range": lambda lib: lib.swapaxes(lib.ones(2, 3), 0, -3),
+    }),
+    OpEntry("swapdims", arguments=two_dims("dim0", "dim1"), errors={
+        "a dim out of range": lambda lib: lib.swapdims(lib.ones(2, 3), 2, 0),
+    }),
+    OpEntry("t", shapes=_MATRIX_SHAPES, errors={
+        "3 dims": lambda lib: lib.t(lib.ones(2, 3, 4)),
+        "an argument": lambda lib: lib.ones(2, 3).t(0),
+    }),
+    OpEntry("permute", arguments=permutation, errors={
+        "too few dims": lambda lib: lib.ones(2, 3).permute(0),
+        "a dim twice": lambda lib: lib.ones(2, 3).permute(1, -1),
+        "a dim out of range": lambda lib: lib.permute(lib.ones(2, 3), (0, 2)),
+    }),
+    OpEntry("squeeze", arguments=squeeze_dims, errors={
+        "a dim out of range": lambda lib: lib.ones(2, 1).squeeze(2),
+        "a dim twice": lambda lib: lib.ones(2, 1).squeeze((1, -1)),
+        "a float dim": lambda lib: lib.ones(2, 1).squeeze(1.0),
+    }),
+    OpEntry("unsqueeze", arguments=unsqueeze_dim, errors={
+        "a dim out of range": lambda lib: lib.ones(2).unsqueeze(2),
+        "no dim": lambda lib: lib.ones(2).unsqueeze(),
+    }),
+    OpEntry("expand", arguments=expand_size, errors={
+        "fewer sizes than dims": lambda lib: lib.ones(2, 3).expand(3),
+        "a dim that is not 1": lambda lib: lib.ones(2, 3).expand(4, 3),
+        "-1 for a new dim": lambda lib: lib.ones(2).expand(-1, 2),
+        "a negative size": lambda lib: lib.ones(1).expand(-2),
+    }),
+    OpEntry("expand_as", arguments=expand_like, errors={
+        "a shape it does not broadcast to": lambda lib: lib.ones(2).expand_as(lib.ones(3)),
+    }),
+    OpEntry("broadcast_to", arguments=broadcast_size, errors={
+        "a shape it does not broadcast to": lambda lib: lib.broadcast_to(lib.ones(2), (3,)),
+    }),
+    OpEntry("narrow", arguments=narrow_range, errors={
+        "a 0-d tensor": lambda lib: lib.narrow(lib.ones(()), 0, 0, 1),
+        "a negative length": lambda lib: lib.ones(3).narrow(0, 0, -1),
+        "past the end": lambda lib: lib.ones(3).narrow(0, 2, 2),
+        "a start out of range": lambda lib: lib.ones(3).narrow(0, -4, 1),
+        "a start tensor with dims": lambda lib: lib.ones(3).narrow(0, lib.tensor([0]), 1),
+        "a float start tensor": lambda lib: lib.ones(3).narrow(0, lib.tensor(0.0), 1),
+    }),
+    OpEntry("select", arguments=select_index, errors={
+        "a 0-d tensor": lambda lib: lib.select(lib.ones(()), 0, 0),
+        "an index out of range": lambda lib: lib.ones(3).select(0, 3),
+        "a dim out of range": lambda lib: lib.ones(3).select(1, 0),
+    }),
+    OpEntry("unfold", arguments=unfold_window, errors={
+        "a window too long": lambda lib: lib.ones(3).unfold(0, 4, 1),
+        "a step of 0": lambda lib: lib.ones(3).unfold(0, 2, 0),
+        "a negative size": lambda lib: lib.ones(3).unfold(0, -1, 1),
+    }),
+    OpEntry("diagonal", arguments=diagonal_arguments, errors={
+        "the same dim twice": lambda lib: lib.diagonal(lib.ones(2, 3), 0, 1, -1),
+        "a 1-d tensor": lambda lib: lib.diagonal(lib.ones(3)),
+    }),
+    OpEntry("split", arguments=split_arguments, errors={
+        **_MULTI_ERRORS,
+        "a 0-d tensor": lambda lib: lib.split(lib.ones(()), 1),
+        "a negative size": lambda lib: lib.ones(3).split(-1),
+        "a size of 0": lambda lib: lib.ones(3).split(0),
+        "sizes that do not add up": lambda lib: lib.ones(3).split([1, 1]),
+    }),
+    OpEntry("split_with_sizes", arguments=split_with_sizes_arguments, errors={
+        "sizes that do not add up": lambda lib: lib.ones(3).split_with_sizes([1, 1]),
+        "a negative size": lambda lib: lib.ones(3).split_with_sizes([4, -1]),
+        "an int": lambda lib: lib.ones(3).split_with_sizes(1),
+    }),
+    OpEntry("chunk", arguments=chunk_arguments, errors={
+        "0 chunks": lambda lib: lib.ones(3).chunk(0),
+        "a 0-d tensor": lambda lib: lib.chunk(lib.ones(()), 1),
+    }),
+    OpEntry("unbind", arguments=one_dim, errors={
+        "a 0-d tensor": lambda lib: lib.unbind(lib.ones(())),
+        "a dim out of range": lambda lib: lib.ones(2).unbind(1),
+    }),
+    OpEntry("as_strided", arguments=as_strided_layout, errors={
+        "sizes and strides of different lengths": lambda lib: lib.ones(4).as_strided((2,), ()),
+        "past the end of the storage": lambda lib: lib.ones(4).as_strided((5,), (1,)),
+        "a negative stride": lambda lib: lib.ones(4).as_strided((2,), (-1,)),
+        "a negative offset": lambda lib: lib.ones(4).as_strided((2,), (1,), -1),
+    }),
+    OpEntry("detach", grad=False, errors={
+        "an argument": lambda lib: lib.ones(2).detach(0),
+    }),
+]
+
 BY_NAME = {entry.name: entry for entry in OP_DB}

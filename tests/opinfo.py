@@ -100,9 +100,18 @@ class Functional:
         return getattr(self._op, attribute)
 
 
+def _method_wrapper(op: Any) -> bool:
+    """An op torch offers as a method only (``Tensor.view``), whose OpInfo calls it through
+    a function of its own (``lambda x, shape: x.view(shape)``): run as that function."""
+    fn = getattr(op, "op", None)
+    return (isinstance(fn, types.FunctionType) and fn.__module__.startswith("torch.testing.")
+            and hasattr(reftensor.Tensor, op.name))
+
+
 def entries(names: set[str] | None = None) -> list[Any]:
     """The OpInfos (and aliases of them) that reftensor exports as a function
-    (``reftensor.<name>``); an op may have several (``div``: one per rounding mode)."""
+    (``reftensor.<name>``), or as a method that the OpInfo calls through a function of its
+    own; an op may have several (``div``: one per rounding mode)."""
     found: list[Any] = []
     for op in op_db:
         views = [op, *[AliasOf(op, a) for a in op.aliases]]
@@ -110,7 +119,8 @@ def entries(names: set[str] | None = None) -> list[Any]:
         if short != op.name and hasattr(torch, short):
             views.append(Functional(op, short))
         for view in views:
-            if "." in view.name or not hasattr(reftensor, view.name):
+            if "." in view.name or not (hasattr(reftensor, view.name)
+                                        or _method_wrapper(view)):
                 continue
             if names is None or view.name in names:
                 found.append(view)

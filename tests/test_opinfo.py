@@ -35,6 +35,16 @@ NO_OPINFO: dict[str, str] = {
     "contiguous": "a method only (OpInfo's entry is found through reftensor.<name>, which "
                   "torch does not have either); tests/op_db.py's entry runs it on every "
                   "layout, dtype and memory format, with its gradient and error inputs",
+    "detach": "torch's OpInfo has no entry for detach; tests/op_db.py's entry runs it on "
+              "every layout and dtype (storage, version counter and aliasing compared)",
+    "slice": "internal (no torch.slice or Tensor.slice in Python; OpInfo calls "
+             "aten.slice.Tensor itself): narrow's OpInfo samples and op_db entry run it, "
+             "with its gradient (SliceBackward0)",
+    "_reshape_alias": "internal (not in torch's Python API): reshape's OpInfo samples and "
+                      "op_db entry reach it for inputs that are not contiguous "
+                      "(ReshapeAliasBackward0)",
+    "_unsafe_view": "internal (not in torch's Python API): reshape's OpInfo samples and "
+                    "op_db entry reach it when a copy is needed (UnsafeViewBackward0)",
 }
 
 

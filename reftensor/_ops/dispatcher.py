@@ -96,6 +96,7 @@ class OpOverload:
         # has a derivative formula (set by the derivatives table; ``floor_divide`` has a
         # node whose backward raises, and counts as not differentiable)
         self.differentiable = False
+        self.node: type | None = None  # its node class, from the derivatives table
         self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
         arguments = self.schema.arguments
         # where the tensors are among the arguments, to compute the key set quickly

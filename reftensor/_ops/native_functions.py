@@ -571,6 +571,137 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "or a number out of the dtype's range."),
     declare("zero_(Tensor(a!) self) -> Tensor(a!)",
             doc="Set every element of ``self`` to 0 (``torch.zero_``); returns ``self``."),
+    # ---------------------------------------------------------- views (chapter 2)
+    # A view returns ``Tensor(a)``: the result shares ``self``'s storage and version counter
+    # and has ``_base`` set; ``Tensor(a)[]`` several such views (their in-place changes are
+    # refused while recorded, as torch refuses them).
+    declare("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)",
+            "view(Tensor(a) self, SymInt[] size) -> Tensor(a)", function=False,
+            doc="The same elements with another shape, as a view (``Tensor.view``): "
+                "``t.view(2, 3)`` or ``t.view((2, 3))``; one size may be -1. With a dtype, "
+                "the same bytes read as that dtype (``t.view(reftensor.int32)``): the last "
+                "dim shrinks or grows by the ratio of the element sizes; the result shares "
+                "the storage and version counter but is no view for autograd (no ``_base``, "
+                "no gradient).\n\nRaises RuntimeError for a shape of another number of "
+                "elements, or one the strides cannot express (\"Use .reshape(...) "
+                "instead\"); with a dtype of another element size, for a 0-d tensor, a last "
+                "dim that is not contiguous or whose size, or an offset or stride, does not "
+                "divide by the ratio."),
+    declare("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", function=False,
+            doc="``self.view(other.shape)`` (``Tensor.view_as``)."),
+    declare("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)",
+            function=False, method=False,
+            doc="``reshape``'s view of a tensor that is not contiguous, with the layout "
+                "``view`` would give (torch's internal ``_reshape_alias``)."),
+    declare("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", function=False,
+            method=False,
+            doc="``view`` whose result is not a view (no ``_base``): ``reshape``'s fresh "
+                "copy seen with the new shape (torch's internal ``_unsafe_view``)."),
+    declare("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
+            doc="The same elements with another shape (``torch.reshape``): a view when the "
+                "strides allow it, else a contiguous copy (no ``_base``).\n\nRaises "
+                "RuntimeError for a shape of another number of elements."),
+    declare("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", function=False,
+            doc="``self.reshape(other.shape)`` (``Tensor.reshape_as``)."),
+    declare("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+            doc="Dims ``start_dim`` to ``end_dim`` merged into one (``torch.flatten``), by "
+                "``reshape``: a view when possible; ``self`` itself when they are one dim "
+                "already; a 0-d tensor gives 1 element.\n\nRaises IndexError for a dim out "
+                "of range, RuntimeError for ``start_dim`` after ``end_dim``."),
+    declare("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
+            doc="Dim ``dim`` split into ``sizes`` (one may be -1), a view "
+                "(``torch.unflatten``).\n\nRaises RuntimeError for empty sizes or sizes "
+                "that do not multiply to the dim's size."),
+    declare("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+            doc="Two dims swapped, a view (``torch.transpose``).\n\nRaises IndexError for a "
+                "dim out of range."),
+    declare("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)",
+            doc="``torch.swapaxes``: ``transpose``."),
+    declare("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+            doc="``torch.swapdims``: ``transpose``."),
+    declare("t(Tensor(a) self) -> Tensor(a)",
+            doc="A matrix transposed, a view (``torch.t``); 0-d and 1-d tensors unchanged."
+                "\n\nRaises RuntimeError for more than 2 dims."),
+    declare("permute(Tensor(a) self, int[] dims) -> Tensor(a)",
+            doc="The dims reordered, a view: dim ``i`` of the result is dim ``dims[i]`` of "
+                "the input (``torch.permute``; ``t.permute(1, 0)`` or ``t.permute((1, 0))``)."
+                "\n\nRaises RuntimeError for dims of the wrong number or a repeated dim, "
+                "IndexError for a dim out of range."),
+    declare("squeeze(Tensor(a) self) -> Tensor(a)",
+            "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
+            "squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)",
+            doc="The size-1 dims removed, a view (``torch.squeeze``): all of them, or those "
+                "among ``dim`` (others named stay).\n\nRaises IndexError for a dim out of "
+                "range, RuntimeError for a dim named twice."),
+    declare("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
+            doc="A size-1 dim inserted at ``dim`` (from ``-dim() - 1`` to ``dim()``), a view "
+                "(``torch.unsqueeze``).\n\nRaises IndexError for a dim out of range."),
+    declare("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
+            function=False,
+            doc="Broadcast to ``size`` without copying (``Tensor.expand``): size-1 dims and "
+                "new leading dims get stride 0, -1 keeps a dim's size (``t.expand(2, -1)``)."
+                "\n\nRaises RuntimeError for fewer sizes than dims, a dim of size other than "
+                "1 asked to change, or -1 for a new leading dim."),
+    declare("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", function=False,
+            doc="``self.expand(other.shape)`` (``Tensor.expand_as``)."),
+    declare("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)",
+            doc="``torch.broadcast_to``: ``expand``."),
+    declare("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
+            "SymInt step=1) -> Tensor(a)", function=False, method=False,
+            doc="``self[start:end:step]`` along ``dim``, a view, the bounds clamped as "
+                "Python's slices are (torch's internal ``slice``, which ``narrow`` is)."
+                "\n\nRaises RuntimeError for a 0-d tensor or a step that is not positive."),
+    declare("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)",
+            "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+            doc="``length`` elements along ``dim`` from ``start`` (negative counts from the "
+                "end; a 0-d integer tensor is taken too), a view (``torch.narrow``).\n\n"
+                "Raises RuntimeError for a 0-d tensor, a negative length, a range past the "
+                "end or a ``start`` tensor that is not 0-d and integral; IndexError for a "
+                "``start`` out of range."),
+    declare("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
+            doc="The slice at ``index`` along ``dim``, that dim removed, a view "
+                "(``torch.select``).\n\nRaises IndexError for a 0-d tensor or an index out "
+                "of range."),
+    declare("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
+            function=False,
+            doc="Every window of ``size`` elements, ``step`` apart, along ``dimension`` as a "
+                "new last dim, a view whose windows may overlap (``Tensor.unfold``).\n\n"
+                "Raises RuntimeError for a window longer than the dim, a negative size or a "
+                "step that is not positive."),
+    declare("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+            doc="The diagonals of the (dim1, dim2) planes as a new last dim, a view "
+                "(``torch.diagonal``); ``offset > 0`` above the main one.\n\nRaises "
+                "RuntimeError for dim1 equal to dim2, IndexError for a dim out of range."),
+    declare("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+            "split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]",
+            doc="Consecutive views along ``dim`` (``torch.split``): pieces of ``split_size`` "
+                "(the last may be shorter), or of each listed size (``split_with_sizes``)."
+                "\n\nRaises RuntimeError for a 0-d tensor, a negative size, a size of 0 "
+                "for a dim that is not empty, or listed sizes that do not add up to the "
+                "dim's size."),
+    declare("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> "
+            "Tensor(a)[]",
+            doc="Consecutive views of the listed sizes along ``dim`` "
+                "(``torch.split_with_sizes``).\n\nRaises RuntimeError for a 0-d tensor, a "
+                "negative size or sizes that do not add up to the dim's size."),
+    declare("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
+            doc="About ``chunks`` equal views along ``dim`` (``torch.chunk``): ``split`` of "
+                "``ceil(size / chunks)``, so fewer may come back; an empty dim gives "
+                "``chunks`` empty views.\n\nRaises RuntimeError for a 0-d tensor or "
+                "``chunks <= 0``."),
+    declare("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
+            doc="Every ``select(dim, i)``, a tuple of views (``torch.unbind``).\n\nRaises "
+                "IndexError for a 0-d tensor or a dim out of range."),
+    declare("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? "
+            "storage_offset=None) -> Tensor(a)",
+            doc="A view of ``input``'s storage with any sizes, strides and offset (the "
+                "input's by default) (``torch.as_strided``); elements may overlap.\n\nRaises "
+                "RuntimeError for sizes and strides of different lengths, a negative size, "
+                "stride or offset, or a layout past the end of the storage."),
+    declare("detach(Tensor(a) self) -> Tensor(a)",
+            doc="The same storage, layout and version counter, out of the graph "
+                "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
+                "writes through it change ``input``."),
 ]
 
 

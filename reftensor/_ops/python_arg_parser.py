@@ -42,7 +42,7 @@ REQUIRED: Any = object()  # the default of a parameter that has none
 
 #: How torch's error messages name each schema type.
 _TYPE_NAMES = {
-    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "SymInt", "float": "float",
+    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int", "float": "float",
     "bool": "bool", "str": "str", "ScalarType": "torch.dtype", "Layout": "torch.layout",
     "Device": "torch.device", "MemoryFormat": "torch.memory_format",
     "Generator": "torch.Generator",
@@ -142,7 +142,8 @@ _CHECKS: dict[str, Callable[[Any], builtins.bool]] = {
     "float": lambda x: _is_real(x) or _zero_dim(x),
     "bool": lambda x: isinstance(x, builtins.bool | np.bool_),
     "str": lambda x: isinstance(x, str),
-    "ScalarType": lambda x: isinstance(x, dtypes.dtype) or x in _PYTHON_TYPES_AS_DTYPES,
+    "ScalarType": lambda x: isinstance(x, dtypes.dtype) or (isinstance(x, type)
+                                                           and x in _PYTHON_TYPES_AS_DTYPES),
     "MemoryFormat": lambda x: isinstance(x, layout.memory_format),
     "Device": lambda x: isinstance(x, device | str) or _is_int(x),
     "Layout": lambda x: False,  # reftensor has one layout, strided: only None is accepted
@@ -359,12 +360,14 @@ class Signature:
             return None
         values: list[Any] = []
         used = 0
+        given = len(args)  # positional arguments (ints one by one count as one list)
         for i, p in enumerate(params):
             if (i == 0 and self.varargs_intlist and args and not p.check(args[0])
                     and _check_int(args[0])):  # ints given one by one: ``t.flip(0, 1)``
                 values.append(args)
+                given = 1
                 continue
-            if i < len(args):
+            if i < given:
                 if p.kwarg_only:  # positional arguments left after a bare int list's int
                     if raise_errors:
                         raise self._extra_args(len(args))

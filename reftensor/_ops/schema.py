@@ -154,7 +154,8 @@ def parse_schema(text: str) -> FunctionSchema:
         ValueError: the text is not a schema this parser knows (a type it does not know,
             no ``->``, unbalanced brackets).
     """
-    head, arrow, tail = text.partition(" -> ")
+    # (the last arrow: an argument may carry one, ``Tensor(a -> *) self``)
+    head, arrow, tail = text.rpartition(" -> ")
     match = re.fullmatch(r"(?P<name>\w+)(\.(?P<overload>\w+))?\((?P<args>.*)\)", head.strip())
     if not arrow or match is None:
         raise ValueError(f"schema: cannot parse {text!r}")

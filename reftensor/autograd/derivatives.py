@@ -23,9 +23,11 @@ import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from .. import dtypes, factories, layout
+from .. import dtypes, factories, layout, views
+from .._ops import aten
 from ..tensor import Tensor, wrap_dim
 from .functions.elementwise import where
+from .functions.views import as_strided_backward, picked_backward
 
 __all__ = ["Derivative", "DERIVATIVES"]
 
@@ -452,6 +454,128 @@ def sum_backward_of_fill(grad: Tensor) -> Tensor:
     return grad.sum()
 
 
+# ------------------------------------------------------------------ views (chapter 2)
+def reshape_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """A view keeps every element once, in order: the gradient reshaped back."""
+    return grad.reshape(self_sym_sizes)
+
+
+def transpose_backward(grad: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swapping two dims is its own inverse."""
+    return grad.transpose(dim0, dim1)
+
+
+def t_backward(grad: Tensor) -> Tensor:
+    return grad.t()
+
+
+def permute_backwards(grad: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """The inverse permutation (torch's ``permute_backwards``)."""
+    wrapped = [d % max(grad.dim(), 1) for d in dims]
+    return grad.permute([wrapped.index(k) for k in range(len(wrapped))])
+
+
+def unsqueeze_to(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``squeeze``'s gradient: a size-1 dim put back wherever the input had one."""
+    for d, n in enumerate(self_sym_sizes):
+        if n == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def unsqueeze_to_dim(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int) -> Tensor:
+    """``squeeze(dim)``'s gradient: dim ``dim`` put back if it had size 1."""
+    d = wrap_dim(dim, max(len(self_sym_sizes), 1))
+    return grad.unsqueeze(d) if self_sym_sizes and self_sym_sizes[d] == 1 else grad
+
+
+def unsqueeze_to_dims(grad: Tensor, self_sym_sizes: tuple[int, ...],
+                      dim: tuple[int, ...]) -> Tensor:
+    """``squeeze(dims)``'s gradient: the named dims of size 1 put back, left to right."""
+    n = len(self_sym_sizes)
+    named = {wrap_dim(d, max(n, 1)) for d in dim}
+    for d in range(n):
+        if d in named and self_sym_sizes[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def squeeze_backward(grad: Tensor, dim: int) -> Tensor:
+    """``unsqueeze``'s gradient: the inserted dim removed."""
+    return grad.squeeze(dim)
+
+
+def sum_to(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``expand``'s gradient: summed over the broadcast dims (torch's ``at::sum_to``)."""
+    return grad.sum_to_size(self_sym_sizes)
+
+
+def slice_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int,
+                   start: int | None, end: int | None, step: int) -> Tensor:
+    """Zeros but the slice, which gets ``grad``."""
+    return picked_backward(grad, self_sym_sizes,
+                           lambda a: aten.slice.Tensor.call(a, dim, start, end, step))
+
+
+def select_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int,
+                    index: int) -> Tensor:
+    """Zeros but the selected slice, which gets ``grad``."""
+    return picked_backward(grad, self_sym_sizes,
+                           lambda a: aten.select.int.call(a, dim, index))
+
+
+def unfold_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dimension: int,
+                    size: int, step: int) -> Tensor:
+    """Each window's gradient added where the window reads (overlapping windows add up)."""
+    return picked_backward(grad, self_sym_sizes,
+                           lambda a: aten.unfold.default.call(a, dimension, size, step))
+
+
+def diagonal_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], offset: int,
+                      dim1: int, dim2: int) -> Tensor:
+    """Zeros but the diagonal, which gets ``grad``."""
+    return picked_backward(grad, self_sym_sizes,
+                           lambda a: aten.diagonal.default.call(a, offset, dim1, dim2))
+
+
+def _all_defined(grads: list[Tensor | None], shapes: list[tuple[int, ...]]) -> list[Tensor]:
+    """The pieces' gradients, zeros for those that got none (torch's
+    ``grads_all_defined``)."""
+    like = next(g for g in grads if g is not None)
+    return [g if g is not None else factories.zeros(shape, dtype=like.dtype,
+                                                    device=like.device)
+            for g, shape in zip(grads, shapes, strict=True)]
+
+
+def split_with_sizes_backward(grads: list[Tensor | None], split_sizes: tuple[int, ...],
+                              dim: int, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """The pieces' gradients joined again along ``dim`` (``cat``)."""
+    d = wrap_dim(dim, len(self_sym_sizes))
+    shapes = [(*self_sym_sizes[:d], n, *self_sym_sizes[d + 1:]) for n in split_sizes]
+    return aten.cat.default.call(_all_defined(grads, shapes), d)
+
+
+def split_backward(grads: list[Tensor | None], split_size: int, dim: int,
+                   self_sym_sizes: tuple[int, ...]) -> Tensor:
+    d = wrap_dim(dim, len(self_sym_sizes))
+    lengths = views.split_lengths(self_sym_sizes[d], split_size)
+    return split_with_sizes_backward(grads, tuple(lengths), d, self_sym_sizes)
+
+
+def unbind_backward(grads: list[Tensor | None], dim: int) -> Tensor:
+    """The slices' gradients stacked again along ``dim``."""
+    shape = next(g for g in grads if g is not None)._shape
+    return aten.stack.default.call(_all_defined(grads, [shape] * len(grads)), dim)
+
+
+def as_strided_self_backward(grad: Tensor, self_geometry: tuple[Any, ...],
+                             size: tuple[int, ...], stride: tuple[int, ...],
+                             storage_offset: int | None) -> Tensor:
+    """Through the storage elements both layouts read (torch's ``as_strided_backward``)."""
+    offset = self_geometry[2] if storage_offset is None else storage_offset
+    return as_strided_backward(grad, self_geometry, (size, stride, offset))
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas)
@@ -589,4 +713,47 @@ DERIVATIVES: list[Derivative] = [
     row("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", "FillBackward3", (),
         self=zero_backward, value=sum_backward_of_fill),
     row("zero_(Tensor(a!) self) -> Tensor(a!)", "ZeroBackward0", (), self=zero_backward),
+    # ---------------------------------------------------------- views (chapter 2)
+    row("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", "ViewBackward0",
+        ("self_sym_sizes",), self=reshape_backward),
+    row("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)",
+        "ReshapeAliasBackward0", ("self_sym_sizes",), self=reshape_backward),
+    row("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", "UnsafeViewBackward0",
+        ("self_sym_sizes",), self=reshape_backward),
+    row("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+        "TransposeBackward0", ("dim0", "dim1"), self=transpose_backward),
+    row("t(Tensor(a) self) -> Tensor(a)", "TBackward0", (), self=t_backward),
+    row("permute(Tensor(a) self, int[] dims) -> Tensor(a)", "PermuteBackward0", ("dims",),
+        self=permute_backwards),
+    row("squeeze(Tensor(a) self) -> Tensor(a)", "SqueezeBackward0", ("self_sym_sizes",),
+        self=unsqueeze_to),
+    row("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", "SqueezeBackward1",
+        ("self_sym_sizes", "dim"), self=unsqueeze_to_dim),
+    row("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", "SqueezeBackward2",
+        ("self_sym_sizes", "dim"), self=unsqueeze_to_dims),
+    row("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", "UnsqueezeBackward0", ("dim",),
+        self=squeeze_backward),
+    row("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
+        "ExpandBackward0", ("self_sym_sizes",), self=sum_to),
+    row("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
+        "SymInt step=1) -> Tensor(a)", "SliceBackward0",
+        ("self_sym_sizes", "dim", "start", "end", "step"), self=slice_backward),
+    row("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", "SelectBackward0",
+        ("self_sym_sizes", "dim", "index"), self=select_backward),
+    row("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
+        "UnfoldBackward0", ("self_sym_sizes", "dimension", "size", "step"),
+        self=unfold_backward),
+    row("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+        "DiagonalBackward0", ("self_sym_sizes", "offset", "dim1", "dim2"),
+        self=diagonal_backward),
+    row("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+        "SplitBackward0", ("split_size", "dim", "self_sym_sizes"), self=split_backward),
+    row("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> "
+        "Tensor(a)[]", "SplitWithSizesBackward0", ("split_sizes", "dim", "self_sym_sizes"),
+        self=split_with_sizes_backward),
+    row("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", "UnbindBackward0",
+        ("dim",), self=unbind_backward),
+    row("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? "
+        "storage_offset=None) -> Tensor(a)", "AsStridedBackward0",
+        ("self_geometry", "size", "stride", "storage_offset"), self=as_strided_self_backward),
 ]

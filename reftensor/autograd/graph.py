@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import layout
+from .._ops import aten
 from ..tensor import Tensor
 from .grad_mode import state
 
@@ -311,15 +312,16 @@ def record(node: Node, outputs: Tensor | Sequence[Tensor | None], *,
 def regenerate_view_grad_fn(view: Tensor) -> Node | None:
     """After an in-place write to a view's storage, the view's gradient is read out of its
     base's: its grad_fn becomes ``AsStridedBackward0`` of the base (torch does the same)."""
-    from .functions.views import AsStridedBackward0
-
     base = view._base
     m = view._autograd_meta
     assert base is not None and m is not None
     m.view_version = view._version_counter.value
     if not base._requires_grad:
         return view._grad_fn
-    node = AsStridedBackward0(base, view._shape, view._stride, view._storage_offset)
+    # the node of ``base.as_strided(view's sizes, strides, offset)``
+    as_strided = aten.as_strided.default
+    assert as_strided.node is not None
+    node = as_strided.node((base, view._shape, view._stride, view._storage_offset), view)
     record(node, view, view=True)
     return node
 

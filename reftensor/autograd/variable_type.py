@@ -24,7 +24,7 @@ from ..promotion import SCALAR_TYPE_NAMES
 from ..tensor import Tensor
 from .derivatives import DERIVATIVES, Derivative
 from .functions._record import call, call_
-from .graph import Node, node_class
+from .graph import Node, meta, needs_grad, node_class
 
 __all__ = ["FormulaNode", "register"]
 
@@ -96,6 +96,9 @@ class FormulaNode(Node):
             return args[self.names[key.removesuffix("_sym_sizes")]]._shape
         if key.endswith("_sym_strides"):  # (``mm`` saves its inputs' strides)
             return args[self.names[key.removesuffix("_sym_strides")]]._stride
+        if key.endswith("_geometry"):  # (``as_strided``: sizes, strides and offset)
+            t = args[self.names[key.removesuffix("_geometry")]]
+            return t._shape, t._stride, t._storage_offset
         return args[self.names[key]]
 
     def _wanted(self, i: int) -> bool:
@@ -110,7 +113,10 @@ class FormulaNode(Node):
         return self.saved(key)
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
-        grad = grads[0]  # (a second result, such as max's indices, has no gradient)
+        # a formula reads ``grad``, the first result's gradient (a second result, such as
+        # max's indices, has none), or ``grads``, one per result (``split``'s pieces; None
+        # for a piece that got no gradient)
+        grad = grads[0]
         out: list[Any] = []
         edges, has_lists = self.next_functions, self.has_lists
         for i, entry in enumerate(self.formulas):
@@ -118,7 +124,8 @@ class FormulaNode(Node):
                 out.extend([None] * (self.slices[i].stop - self.slices[i].start))
                 continue
             formula, reads = entry
-            value = formula(*[grad if p == "grad" else self._read(p) for p in reads])
+            value = formula(*[grad if p == "grad" else list(grads) if p == "grads"
+                              else self._read(p) for p in reads])
             if self.lists[i]:
                 out.extend(value)
             else:
@@ -183,10 +190,17 @@ def register(row: Derivative) -> None:
     overload = getattr(aten[row.op], row.overload)
     overload.differentiable = row.node != "NotImplemented"
     cls = _node_class(row, overload)
+    overload.node = cls
     if overload.schema.is_inplace:
         _register_inplace(overload, cls)
         return
     positions, has_lists = cls.positions, cls.has_lists
+    # a view op (``-> Tensor(a)``): its result shares self's storage, and is marked as a
+    # view of it; several views (``-> Tensor(a)[]``: ``split``) may not be written in place
+    # while recorded, as torch refuses
+    result = overload.schema.returns[0]
+    view = result.alias is not None and not result.writes
+    several = view and result.type.is_list
 
     def make(args: tuple[Any, ...], out: Any) -> Node:
         if isinstance(out, Tensor) and not out._dtype.is_floating_point:
@@ -200,7 +214,12 @@ def register(row: Derivative) -> None:
         inputs = [args[i] for i in positions]
         if has_lists:
             inputs = _flat(inputs)
-        return call(op.redispatch, (keys, *args), tuple(inputs), lambda out: make(args, out))
+        out = call(op.redispatch, (keys, *args), tuple(inputs), lambda out: make(args, out),
+                   view=view)
+        if several and needs_grad(*inputs):
+            for piece in out:
+                meta(piece).creation = "multi"
+        return out
 
     written = overload.inplace_form
     if written is None or _has_row(written.schema.name, written.schema.overload or "default"):

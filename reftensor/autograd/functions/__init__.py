@@ -13,8 +13,8 @@ from .elementwise import *  # noqa: F403
 from .elementwise import clamp_
 from .linalg import *  # noqa: F403
 from .views import *  # noqa: F403
-from .views import T, getitem, index_put_, mT, setitem
+from .views import getitem, index_put_, setitem
 
 __all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *views.__all__]
 _IN_PLACE = [clamp_, index_put_]
-_OTHER = [to, T, mT, getitem, setitem]
+_OTHER = [to, getitem, setitem]

@@ -7,10 +7,10 @@ would be recorded (no operand requires grad, no dispatch mode, CPU operands) it 
 whole product as one NumPy call instead (``matmul.matmul_cpu``): the same values, layout
 and errors, without building the views.
 
-Two steps of the decomposition are not ops of the table yet, so they are recorded here:
-the in-place ``squeeze_(0)`` that drops a 1-D left operand's row (``SqueezeBackward4``),
-and ``_unsafe_view``, a reshape that makes a fresh tensor, not a view
-(``UnsafeViewBackward0``).
+One step of the decomposition is not an op of the table yet, so it is recorded here: the
+in-place ``squeeze_(0)`` that drops a 1-D left operand's row (``SqueezeBackward4``).
+``_unsafe_view`` (a reshape that makes a fresh tensor, not a view: ``UnsafeViewBackward0``)
+is the table's.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from ...broadcasting import broadcast_shapes
 from ...device import META
 from ...tensor import Tensor
 from ..graph import needs_grad, record
-from ._record import forward
-from .views import SqueezeBackward4, UnsafeViewBackward0
+from .views import SqueezeBackward4
 
 __all__: list[str] = []
 
@@ -36,14 +35,7 @@ _dot, _mv, _mm, _bmm = (aten.dot.default.call, aten.mv.default.call, aten.mm.def
 
 def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     """``t`` with a new shape, recorded as ``UnsafeViewBackward0`` (not a view: no ``_base``)."""
-    out = forward(t.reshape, shape)
-    if out._base is not None:
-        out = Tensor._make(out._storage, out._shape, out._stride, out._storage_offset,
-                           out._dtype)
-        out._version_counter = t._version_counter
-    if needs_grad(t):
-        record(UnsafeViewBackward0(t, lambda g: g.reshape(t._shape)), out)
-    return out
+    return aten._unsafe_view.default.call(t, shape)
 
 
 def _squeeze_row(t: Tensor) -> Tensor:

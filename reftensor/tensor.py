@@ -756,19 +756,6 @@ class Tensor(TensorMethods):
     def __hash__(self) -> int:
         return id(self)  # torch hashes a tensor by identity, since == is elementwise
 
-    # Elementwise functions (elementwise.py).
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        return ad.clamp(self, min, max)
-
-    clip = clamp
-
-    def where(self, condition: Tensor, other: Any) -> Tensor:
-        return ad.where(condition, self, other)
-
-    # In-place forms: write into self (never broadcast self), bump ``_version``, return self.
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        return ad.clamp_(self, min, max)
-
 
     # ====================================================== chapter 4: dtype conversions
     # ``t.float()`` is ``t.to(reftensor.float32)``: ``t`` itself when the dtype is already

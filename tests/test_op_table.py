@@ -226,6 +226,17 @@ def _keyword_only(name: str) -> set[str]:
             if a.kwarg_only}
 
 
+def _before_self(name: str) -> list[str]:
+    """The arguments that the function takes before the input (``where``'s
+    ``condition``)."""
+    found: list[str] = []
+    for o in aten[name].all_overloads():
+        names = [a.name for a in o.schema.arguments]
+        if "self" in names:
+            found += [n for n in names[:names.index("self")] if n not in found]
+    return found
+
+
 def _build(lib: Any, value: Any) -> Any:
     """An argument on ``lib``: a drawn tensor recipe (or a list of them) is built, a
     library's own object named (``lib.channels_last``), a drawn dtype read from ``lib``
@@ -256,6 +267,8 @@ def _call(lib: Any, fn: Any, name: str, arguments: dict[str, Any], first: tuple[
     built = {k: _build(lib, v) for k, v in arguments.items()}
     if "tensors" in built:
         first = ([*first, *built.pop("tensors")],)
+    if first:  # the function: ``where(condition, t, other)``
+        first = (*[built.pop(k) for k in _before_self(name) if k in built], *first)
     positional = [v for k, v in built.items() if k not in keyword_only]
     keywords = {k: v for k, v in built.items() if k in keyword_only}
     return fn(*first, *positional, **keywords, **extra)
@@ -412,11 +425,13 @@ def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
     inplace = inplace or name.endswith("_")
     kinds = WRITABLE_KINDS if inplace else strategies.KINDS
     entry, spec, arguments = _drawn(data, name, dtypes=("float32", "float64"), kinds=kinds)
-    arguments = {k: _as_leaves(v, spec.dtype) for k, v in arguments.items()}
+    arguments = {k: v if k in entry.no_leaves else _as_leaves(v, spec.dtype)
+                 for k, v in arguments.items()}
     # where each leaf goes: (argument, None) for a tensor, (argument, i) in a list
     places = [(k, i) for k, v in arguments.items() if isinstance(v, list)
               for i, e in enumerate(v) if _is_spec(e)]
-    places += [(k, None) for k, v in arguments.items() if _is_spec(v)]
+    places += [(k, None) for k, v in arguments.items()
+               if _is_spec(v) and k not in entry.no_leaves]
     specs = [arguments[k][i] if i is not None else arguments[k] for k, i in places]
 
     def program(lib: Any, x: Any, *leaves: Any) -> Any:

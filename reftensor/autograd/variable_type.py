@@ -42,7 +42,7 @@ class FormulaNode(Node):
     """
 
     row: Derivative
-    inputs: tuple[str, ...]  # the op's tensor arguments, in the schema's order
+    inputs: tuple[str, ...]  # the op's differentiable tensor arguments, in schema order
     positions: tuple[int, ...]  # where they are among the op's arguments
     names: dict[str, int]  # every argument's position
     returns: dict[str, int]  # of an op with several results: each one's position
@@ -81,7 +81,7 @@ class FormulaNode(Node):
                     self.save(key, value, is_output=key == "result")
                 continue
             self.values[key] = value
-            if key in self.inputs and key in needed:  # a number where a tensor goes
+            if key in self.inputs and key in needed and value is not None:  # a number
                 self.save("wrapped_" + key, factories.tensor(value))
 
     def _value(self, key: str, args: tuple[Any, ...], result: Any) -> Any:
@@ -149,8 +149,12 @@ def _flat(inputs: list[Any]) -> list[Any]:
 
 def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     arguments = op.schema.arguments
-    positions = tuple(i for i, a in enumerate(arguments) if a.type.base == "Tensor")
+    # an edge per tensor argument that has a formula (``where``'s ``condition`` is not
+    # differentiable and gets none, as in torch)
+    positions = tuple(i for i, a in enumerate(arguments)
+                      if a.type.base == "Tensor" and a.name in row.formulas)
     inputs = tuple(arguments[i].name for i in positions)
+    tensors = {a.name for a in arguments if a.type.base == "Tensor"}
     formulas = tuple(
         (row.formulas[name], tuple(inspect.signature(row.formulas[name]).parameters))
         if name in row.formulas else None for name in inputs)
@@ -162,7 +166,7 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
                       lists=tuple(arguments[i].type.is_list for i in positions),
                       has_lists=any(arguments[i].type.is_list for i in positions),
                       slices=tuple(slice(k, k + 1) for k in range(len(positions))),
-                      saves_tensors=any(k == "result" or k in inputs or k in returns
+                      saves_tensors=any(k == "result" or k in tensors or k in returns
                                         for k in row.saves))
 
 

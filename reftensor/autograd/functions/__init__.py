@@ -2,19 +2,17 @@
 
 ``reftensor.add``, ``Tensor.add`` and the rest reach the kernels through here. Files, by the
 chapter whose ops they cover: ``views.py`` (views and indexing), ``copies.py``,
-``elementwise.py``, ``linalg.py`` (matrix products); ``_record.py`` is the
+``linalg.py`` (matrix products); ``_record.py`` is the
 out-of-place and in-place recording pattern they share.
 """
 
-from . import copies, elementwise, linalg, views
+from . import copies, linalg, views
 from .copies import *  # noqa: F403
 from .copies import to
-from .elementwise import *  # noqa: F403
-from .elementwise import clamp_
 from .linalg import *  # noqa: F403
 from .views import *  # noqa: F403
 from .views import T, getitem, index_put_, mT, setitem
 
-__all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *views.__all__]
-_IN_PLACE = [clamp_, index_put_]
+__all__ = [*copies.__all__, *linalg.__all__, *views.__all__]
+_IN_PLACE = [index_put_]
 _OTHER = [to, T, mT, getitem, setitem]

@@ -2277,6 +2277,14 @@ class TensorMethods(TensorType):
         """
         return aten.clamp_max_.call_method(self, args, kwargs)
 
+    def type_as(self, *args: Any, **kwargs: Any) -> Any:
+        """type_as(other) -> Tensor
+
+        ``self.to(dtype=other.dtype, device=other.device)`` (``Tensor.type_as``): ``self``
+        itself when both already match.
+        """
+        return aten.type_as.call_method(self, args, kwargs)
+
     def __neg__(self) -> Any:
         """``neg``."""
         return aten.neg.call_method(self, (), {})

@@ -1017,4 +1017,55 @@ OP_DB += [
     OpEntry("clamp_max", arguments=one_bound("max"), errors=_clamp_errors("clamp_max")),
 ]
 
+
+# ------------------------------------------------------------------ conversions
+@st.composite
+def to_copy_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """Any of ``_to_copy``'s keywords: a dtype, a device (to the CPU or the meta device),
+    a memory format (channels_last only for 4-d inputs), ``non_blocking``."""
+    arguments: dict[str, Any] = {}
+    if draw(st.booleans()):
+        arguments["dtype"] = DtypeName(draw(st.sampled_from(strategies.ALL_NAMES)))
+    if draw(st.booleans()):
+        arguments["device"] = draw(st.sampled_from(["cpu", "meta"]))
+    formats = ["None", "preserve_format", "contiguous_format"] + (
+        ["channels_last"] if len(shape) == 4 else [])
+    if draw(st.booleans()):
+        chosen = draw(st.sampled_from(formats))
+        arguments["memory_format"] = None if chosen == "None" else LibValue(chosen)
+    if draw(st.booleans()):
+        arguments["non_blocking"] = draw(st.booleans())
+    return arguments
+
+
+def type_as_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``other``: a tensor of any dtype and shape."""
+    return strategies.tensors(shape=st.sampled_from([(), (1,), (2, 3)])).map(
+        lambda o: {"other": o})
+
+
+OP_DB += [
+    OpEntry("_to_copy", arguments=to_copy_arguments,
+            shapes=st.one_of(strategies.shapes, st.sampled_from([(2, 3, 1, 2), (1, 2, 2, 1)])),
+            errors={
+        "channels_last on 3 dims": lambda lib: lib.ones(2, 3, 4).to(
+            memory_format=lib.channels_last),
+        "a meta tensor to the CPU": lambda lib: lib.ones(2, device="meta").to("cpu"),
+        "cuda": lambda lib: lib.ones(2).to("cuda"),
+        "a bad device string": lambda lib: lib.ones(2).to("gpu"),
+        "a dtype then a device": lambda lib: lib.ones(2).to(lib.float64, "cpu"),
+        "a tensor then a dtype": lambda lib: lib.ones(2).to(lib.ones(1), lib.float64),
+        "an unknown keyword": lambda lib: lib.ones(2).to(lib.float64, foo=1),
+        "four positional flags": lambda lib: lib.ones(2).to(lib.float64, True, False, False),
+        "a string dtype": lambda lib: lib.ones(2).to(dtype="float64"),
+        "a conversion method with an argument": lambda lib: lib.ones(2).float(1),
+    }),
+    OpEntry("type_as", arguments=type_as_arguments, errors={
+        "a number": lambda lib: lib.ones(2).type_as(1),
+        "no other": lambda lib: lib.ones(2).type_as(),
+        "a meta tensor like a CPU tensor": lambda lib: lib.ones(
+            2, device="meta").type_as(lib.ones(1)),
+    }),
+]
+
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -282,6 +282,19 @@ def _keywords(lib: Any, t: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"input": t, **built}
 
 
+def _function(lib: Any, name: str) -> Any:
+    """The op as a function: ``lib.<name>``, or for an op with no Python binding
+    (``_to_copy``) the library's ``aten`` op (``torch.ops.aten._to_copy``)."""
+    if aten[name].function:
+        return getattr(lib, name)
+    return getattr(torch.ops.aten, name) if lib is torch else aten[name]
+
+
+def _as_function(name: str) -> bool:
+    """Is the op called as a function (it has one, or no method either)?"""
+    return aten[name].function or not aten[name].method
+
+
 def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
     """Every way to call the op: ``(lib, t) -> result``."""
     name = entry.name
@@ -290,6 +303,8 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         found["function"] = lambda lib, t: _call(lib, getattr(lib, name), name, arguments,
                                                  (t,))
         found["keyword"] = lambda lib, t: getattr(lib, name)(**_keywords(lib, t, arguments))
+    elif not aten[name].method:  # aten._to_copy(t, ...)
+        found["aten"] = lambda lib, t: _call(lib, _function(lib, name), name, arguments, (t,))
     if aten[name].method:
         found["method"] = lambda lib, t: _call(lib, getattr(t, name), name, arguments, ())
     values = list(arguments.values())
@@ -370,10 +385,10 @@ def test_op_on_the_meta_device(name, data):
     drawn = [v for value in arguments.values()
              for v in (value if isinstance(value, list) else [value])]
     shapes_seen = [spec.shape] + [v.shape for v in drawn if _is_spec(v)]
-    how = "function" if aten[name].function else "method"
+    how = "function" if _as_function(name) else "method"
 
     def call(lib: Any, t: Any, arguments: dict[str, Any]) -> Any:
-        fn = getattr(lib, name) if how == "function" else getattr(t, name)
+        fn = _function(lib, name) if how == "function" else getattr(t, name)
         return _call(lib, fn, name, arguments, (t,) if how == "function" else ())
 
     def run(lib: Any, device: str) -> Any:
@@ -442,7 +457,7 @@ def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
             else:
                 given[k][i] = leaf
         if not inplace and not aten[name].method:  # cat, stack, fill: functions only
-            return _call(lib, getattr(lib, name), name, given, (x,))
+            return _call(lib, _function(lib, name), name, given, (x,))
         in_place = name if name.endswith("_") else name + "_"
         method = getattr(x * 1, in_place) if inplace else getattr(x, name)
         return _call(lib, method, name, given, ())

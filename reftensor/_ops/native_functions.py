@@ -628,6 +628,20 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             inplace=True,
             doc="``clamp(input, max=max)`` (``torch.clamp_max``): ``minimum(input, max)`` "
                 "in the promoted type, nan kept.\n\nRaises as ``clamp``."),
+    # ---------------------------------------------------------- conversions (chapter 4)
+    declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
+            "memory_format=None) -> Tensor", function=False, method=False,
+            doc="A copy of ``self`` in new storage, converted to ``dtype`` (default: "
+                "self's) on ``device`` (default: self's), what ``Tensor.to`` runs when "
+                "something changes (``aten._to_copy``; no Python binding, as in torch). "
+                "``memory_format`` None or ``preserve_format`` keeps a dense layout's "
+                "strides.\n\nRaises RuntimeError for ``channels_last`` on a tensor that is "
+                "not 4-d, or a device reftensor cannot use; NotImplementedError for a meta "
+                "tensor to the CPU (no data)."),
+    declare("type_as(Tensor self, Tensor other) -> Tensor", function=False,
+            doc="``self.to(dtype=other.dtype, device=other.device)`` (``Tensor.type_as``): "
+                "``self`` itself when both already match."),
 ]
 
 

@@ -40,6 +40,10 @@ class Derivative(NamedTuple):
     node: str
     saves: tuple[str, ...]
     formulas: dict[str, Formula]
+    # an integer or bool result is left unrecorded rather than refused (torch's
+    # ``output_differentiability`` of ``_to_copy``: ``t.to(int64)`` of a ``t`` that
+    # requires grad is a plain int64 tensor; ``t.sum(dtype=int64)`` raises)
+    non_float_result_untracked: bool = False
 
     @property
     def op(self) -> str:
@@ -511,9 +515,18 @@ def clamp_max_max_backward(grad: Tensor, self: Tensor, max: Tensor) -> Tensor:
     return where(self > max, grad, 0.0)
 
 
+# ------------------------------------------------------------------ conversions
+def to_copy_backward(grad: Tensor, self_options: tuple[Any, Any]) -> Tensor:
+    """torch's ``_to_copy_backward``: the gradient converted back to the input's dtype and
+    device (``grad.to(self.options())``)."""
+    dtype, where = self_options
+    return grad.to(dtype=dtype, device=where)
+
+
 # ------------------------------------------------------------------ the table
-def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
-    return Derivative(schema, node, saves, formulas)
+def row(schema: str, node: str, saves: tuple[str, ...], *,
+        non_float_result_untracked: bool = False, **formulas: Any) -> Derivative:
+    return Derivative(schema, node, saves, formulas, non_float_result_untracked)
 
 
 DERIVATIVES: list[Derivative] = [
@@ -664,4 +677,9 @@ DERIVATIVES: list[Derivative] = [
         self=clamp_max_self_backward),
     row("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", "ClampMaxBackward1",
         ("self", "max"), self=clamp_max_self_backward, max=clamp_max_max_backward),
+    # ------------------------------------------------------------------ conversions
+    row("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+        "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
+        "memory_format=None) -> Tensor", "ToCopyBackward0", ("self_options",),
+        non_float_result_untracked=True, self=to_copy_backward),
 ]

@@ -96,6 +96,9 @@ class FormulaNode(Node):
             return args[self.names[key.removesuffix("_sym_sizes")]]._shape
         if key.endswith("_sym_strides"):  # (``mm`` saves its inputs' strides)
             return args[self.names[key.removesuffix("_sym_strides")]]._stride
+        if key.endswith("_options"):  # its dtype and device (``_to_copy``'s ``self_options``)
+            t = args[self.names[key.removesuffix("_options")]]
+            return t._dtype, t.device
         return args[self.names[key]]
 
     def _wanted(self, i: int) -> bool:
@@ -192,8 +195,10 @@ def register(row: Derivative) -> None:
         return
     positions, has_lists = cls.positions, cls.has_lists
 
+    untracked = row.non_float_result_untracked
+
     def make(args: tuple[Any, ...], out: Any) -> Node:
-        if isinstance(out, Tensor) and not out._dtype.is_floating_point:
+        if isinstance(out, Tensor) and not out._dtype.is_floating_point and not untracked:
             # an integer result of a differentiable op (``x.sum(dtype=int64)``)
             raise RuntimeError("Autograd not support dtype: "
                                f"{SCALAR_TYPE_NAMES[out._dtype.name]}")

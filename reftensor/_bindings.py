@@ -120,6 +120,15 @@ __all__ = [
     "unbind",
     "as_strided",
     "detach",
+    "where",
+    "clamp",
+    "clamp_",
+    "clip",
+    "clip_",
+    "clamp_min",
+    "clamp_min_",
+    "clamp_max",
+    "clamp_max_",
 ]
 
 
@@ -1275,6 +1284,112 @@ def detach(*args: Any, **kwargs: Any) -> Any:
     ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
     """
     return aten.detach(*args, **kwargs)
+
+
+def where(*args: Any, **kwargs: Any) -> Any:
+    """where(condition) -> Tensor
+    where(condition, input, other, *, out=None) -> Tensor
+    where(condition, self, other) -> Tensor
+    where(condition, input, other) -> Tensor
+    where(condition, self, other) -> Tensor
+
+    ``where(condition, input, other)``: ``input`` where ``condition`` is True, else ``other``,
+    all three broadcast (``torch.where``); either value may be a Python number. Result dtype:
+    ``result_type(input, other)``; ``out=`` must have exactly that dtype. ``where(condition)``
+    alone is ``nonzero(condition, as_tuple=True)``: a tuple of int64 index tensors, one per dim
+    (one for a 0-d condition). ``t.where(condition, other)`` is ``where(condition, t, other)``.
+
+    Raises RuntimeError for a condition that is not bool (uint8 is accepted with a deprecation
+    warning), shapes that do not broadcast, an ``out=`` of another dtype; NotImplementedError
+    for ``where(condition)`` of a meta tensor (its size depends on the values).
+    """
+    return aten.where(*args, **kwargs)
+
+
+def clamp(*args: Any, **kwargs: Any) -> Any:
+    """clamp(input, min=None, max=None, *, out=None) -> Tensor
+    clamp(input, min=None, max=None, *, out=None) -> Tensor
+
+    Every element limited to ``[min, max]``: ``minimum(maximum(input, min), max)``
+    (``torch.clamp``). Bounds are numbers or tensors (broadcast; a 0-d tensor next to a number
+    is read as a number); either may be None. The result type promotes the input with the bounds
+    (``int_tensor.clamp(0.5)`` is float32); in place it must be ``self``'s. A nan bound gives
+    nan; where ``min > max`` the result is ``max``.
+
+    Raises RuntimeError for neither bound given, a number bound out of the result dtype's range,
+    or a result type ``self`` cannot hold in place; NotImplementedError for a bool tensor with
+    number bounds or two tensor bounds.
+    """
+    return aten.clamp(*args, **kwargs)
+
+
+def clamp_(*args: Any, **kwargs: Any) -> Any:
+    """clamp_(input, min=None, max=None) -> Tensor
+    clamp_(input, min=None, max=None) -> Tensor
+
+    In-place version of ``clamp``.
+    """
+    return aten.clamp_(*args, **kwargs)
+
+
+def clip(*args: Any, **kwargs: Any) -> Any:
+    """clip(input, min=None, max=None, *, out=None) -> Tensor
+    clip(input, min=None, max=None, *, out=None) -> Tensor
+
+    ``torch.clip``: ``clamp``.
+    """
+    return aten.clip(*args, **kwargs)
+
+
+def clip_(*args: Any, **kwargs: Any) -> Any:
+    """clip_(input, min=None, max=None) -> Tensor
+    clip_(input, min=None, max=None) -> Tensor
+
+    In-place version of ``clip``.
+    """
+    return aten.clip_(*args, **kwargs)
+
+
+def clamp_min(*args: Any, **kwargs: Any) -> Any:
+    """clamp_min(input, min, *, out=None) -> Tensor
+    clamp_min(input, min, *, out=None) -> Tensor
+
+    ``clamp(input, min=min)`` (``torch.clamp_min``): ``maximum(input, min)`` in the promoted
+    type, nan kept.
+
+    Raises as ``clamp``.
+    """
+    return aten.clamp_min(*args, **kwargs)
+
+
+def clamp_min_(*args: Any, **kwargs: Any) -> Any:
+    """clamp_min_(input, min) -> Tensor
+    clamp_min_(input, min) -> Tensor
+
+    In-place version of ``clamp_min``.
+    """
+    return aten.clamp_min_(*args, **kwargs)
+
+
+def clamp_max(*args: Any, **kwargs: Any) -> Any:
+    """clamp_max(input, max, *, out=None) -> Tensor
+    clamp_max(input, max, *, out=None) -> Tensor
+
+    ``clamp(input, max=max)`` (``torch.clamp_max``): ``minimum(input, max)`` in the promoted
+    type, nan kept.
+
+    Raises as ``clamp``.
+    """
+    return aten.clamp_max(*args, **kwargs)
+
+
+def clamp_max_(*args: Any, **kwargs: Any) -> Any:
+    """clamp_max_(input, max) -> Tensor
+    clamp_max_(input, max) -> Tensor
+
+    In-place version of ``clamp_max``.
+    """
+    return aten.clamp_max_(*args, **kwargs)
 
 
 class TensorMethods(TensorType):
@@ -2552,6 +2667,110 @@ class TensorMethods(TensorType):
         ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
         """
         return aten.detach.call_method(self, args, kwargs)
+
+    def where(self, *args: Any, **kwargs: Any) -> Any:
+        """where(condition, other) -> Tensor
+        where(condition, other) -> Tensor
+
+        ``where(condition, input, other)``: ``input`` where ``condition`` is True, else
+        ``other``, all three broadcast (``torch.where``); either value may be a Python number.
+        Result dtype: ``result_type(input, other)``; ``out=`` must have exactly that dtype.
+        ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``: a tuple of int64
+        index tensors, one per dim (one for a 0-d condition). ``t.where(condition, other)`` is
+        ``where(condition, t, other)``.
+
+        Raises RuntimeError for a condition that is not bool (uint8 is accepted with a
+        deprecation warning), shapes that do not broadcast, an ``out=`` of another dtype;
+        NotImplementedError for ``where(condition)`` of a meta tensor (its size depends on the
+        values).
+        """
+        return aten.where.call_method(self, args, kwargs)
+
+    def clamp(self, *args: Any, **kwargs: Any) -> Any:
+        """clamp(min=None, max=None) -> Tensor
+        clamp(min=None, max=None) -> Tensor
+
+        Every element limited to ``[min, max]``: ``minimum(maximum(input, min), max)``
+        (``torch.clamp``). Bounds are numbers or tensors (broadcast; a 0-d tensor next to a
+        number is read as a number); either may be None. The result type promotes the input with
+        the bounds (``int_tensor.clamp(0.5)`` is float32); in place it must be ``self``'s. A nan
+        bound gives nan; where ``min > max`` the result is ``max``.
+
+        Raises RuntimeError for neither bound given, a number bound out of the result dtype's
+        range, or a result type ``self`` cannot hold in place; NotImplementedError for a bool
+        tensor with number bounds or two tensor bounds.
+        """
+        return aten.clamp.call_method(self, args, kwargs)
+
+    def clamp_(self, *args: Any, **kwargs: Any) -> Any:
+        """clamp_(min=None, max=None) -> Tensor
+        clamp_(min=None, max=None) -> Tensor
+
+        In-place version of ``clamp``.
+        """
+        return aten.clamp_.call_method(self, args, kwargs)
+
+    def clip(self, *args: Any, **kwargs: Any) -> Any:
+        """clip(min=None, max=None) -> Tensor
+        clip(min=None, max=None) -> Tensor
+
+        ``torch.clip``: ``clamp``.
+        """
+        return aten.clip.call_method(self, args, kwargs)
+
+    def clip_(self, *args: Any, **kwargs: Any) -> Any:
+        """clip_(min=None, max=None) -> Tensor
+        clip_(min=None, max=None) -> Tensor
+
+        In-place version of ``clip``.
+        """
+        return aten.clip_.call_method(self, args, kwargs)
+
+    def clamp_min(self, *args: Any, **kwargs: Any) -> Any:
+        """clamp_min(min) -> Tensor
+        clamp_min(min) -> Tensor
+
+        ``clamp(input, min=min)`` (``torch.clamp_min``): ``maximum(input, min)`` in the promoted
+        type, nan kept.
+
+        Raises as ``clamp``.
+        """
+        return aten.clamp_min.call_method(self, args, kwargs)
+
+    def clamp_min_(self, *args: Any, **kwargs: Any) -> Any:
+        """clamp_min_(min) -> Tensor
+        clamp_min_(min) -> Tensor
+
+        In-place version of ``clamp_min``.
+        """
+        return aten.clamp_min_.call_method(self, args, kwargs)
+
+    def clamp_max(self, *args: Any, **kwargs: Any) -> Any:
+        """clamp_max(max) -> Tensor
+        clamp_max(max) -> Tensor
+
+        ``clamp(input, max=max)`` (``torch.clamp_max``): ``minimum(input, max)`` in the promoted
+        type, nan kept.
+
+        Raises as ``clamp``.
+        """
+        return aten.clamp_max.call_method(self, args, kwargs)
+
+    def clamp_max_(self, *args: Any, **kwargs: Any) -> Any:
+        """clamp_max_(max) -> Tensor
+        clamp_max_(max) -> Tensor
+
+        In-place version of ``clamp_max``.
+        """
+        return aten.clamp_max_.call_method(self, args, kwargs)
+
+    def type_as(self, *args: Any, **kwargs: Any) -> Any:
+        """type_as(other) -> Tensor
+
+        ``self.to(dtype=other.dtype, device=other.device)`` (``Tensor.type_as``): ``self``
+        itself when both already match.
+        """
+        return aten.type_as.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

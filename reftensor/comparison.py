@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import _kernels as K
-from . import dtypes, iterator
+from . import dtypes, iterator, out_arguments
 from ._casting import cast, checked_number, compute_dtype, number_array
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
@@ -31,11 +31,9 @@ from .elementwise import (
     _check_inplace,
     _device,
     _empty,
-    _finish,
     _layout_seen,
     _not_implemented,
     _prepare,
-    _require,
     _values,
     _write,
     finish_cpu,
@@ -44,7 +42,7 @@ from .elementwise import (
 from .promotion import SCALAR_TYPE_NAMES, result_type
 from .tensor import Tensor
 
-__all__ = ["where", "clamp", "clip"]
+__all__: list[str] = []
 
 
 # ============================================================== comparisons
@@ -169,20 +167,13 @@ for _name in BITWISE:
 
 
 # ============================================================== where
-def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
-    """``input`` where ``condition`` is True, else ``other``, all three broadcast
-    (``torch.where``). Result dtype: ``result_type(input, other)``; either may be a number.
-
-    Raises:
-        RuntimeError: a condition that is not bool (uint8 is accepted with a deprecation
-            warning); shapes that do not broadcast.
-        TypeError: a condition that is not a tensor.
-    """
-    _require(condition, "where", "condition", numbers=False)
-    _require(input, "where", "input")
-    _require(other, "where", "other")
+# ``where`` is an op of the table: ``where.self`` takes two tensors, and its overloads with a
+# number (``ScalarSelf``, ``ScalarOther``, ``Scalar``) run it with the number as is, which the
+# kernel reads as torch reads a wrapped number. ``where(condition)`` alone is ``nonzero``.
+def _where(condition: Tensor, input: Operand, other: Operand, meta: builtins.bool) -> Tensor:
+    """``input`` where ``condition``, else ``other``, broadcast, in ``result_type(input,
+    other)`` (a number becomes a one-element tensor of that type, checked as ``fill_``)."""
     common = result_type(input, other)
-    # A number becomes a one-element tensor of the result type, with fill_'s range check.
     input, other = (x if isinstance(x, Tensor) else _number_tensor(x, common)
                     for x in (input, other))
     if condition._dtype is dtypes.uint8:
@@ -198,7 +189,7 @@ def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
     seen = [_layout_seen(condition, dtypes.bool), _layout_seen(input, common),
             _layout_seen(other, common)]
     out = _empty(shape, iterator.output_strides(shape, seen), common, _device(operands))
-    if out.is_meta:
+    if meta:
         return out
     chosen = np.where(
         np.broadcast_to(_values(condition, dtypes.bool, dtypes.bool), shape),
@@ -215,7 +206,40 @@ def _number_tensor(x: builtins.bool | int | builtins.float, d: dtype) -> Tensor:
     return t
 
 
+def _check_where_out(input: Any, result: Tensor, out: Tensor) -> None:
+    """``where``'s ``out=`` must have exactly the result's dtype."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Expected out type to be {SCALAR_TYPE_NAMES[result._dtype.name]} "
+                           f"but got {SCALAR_TYPE_NAMES[out._dtype.name]}")
+
+
+@aten.where.default.impl(DispatchKey.CPU)
+def where_nonzero(condition: Tensor) -> tuple[Tensor, ...]:
+    """``where(condition)``: the indices of the nonzero elements, one int64 tensor per dim
+    (a 0-d condition counts as one element of a 1-d one), in row-major order."""
+    values = condition._elements()
+    return tuple(_long_tensor(column) for column in np.nonzero(values.reshape(-1)
+                                                               if values.ndim == 0
+                                                               else values))
+
+
+def _long_tensor(values: np.ndarray) -> Tensor:
+    t = _empty(values.shape, (1,), dtypes.int64)
+    t._elements()[...] = values
+    return t
+
+
+aten.where.self.impl(DispatchKey.CPU)(lambda c, a, b: _where(c, a, b, meta=False))
+aten.where.self.impl(DispatchKey.Meta)(lambda c, a, b: _where(c, a, b, meta=True))
+for _overload in (aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar):
+    _overload.impl(DispatchKey.CompositeImplicitAutograd)(aten.where.self.call)
+out_arguments.set_rule(aten.where.self_out, out_arguments.OutRule(check=_check_where_out))
+
+
 # ============================================================== clamp
+# ``clamp`` (number bounds), ``clamp.Tensor`` (tensor bounds), ``clamp_min`` and
+# ``clamp_max`` (one bound), their in-place forms and ``out=`` are ops of the table; ``clip``
+# is ``clamp``.
 _C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
                  "int16": "short int", "int32": "int", "int64": "long int"}
 
@@ -228,31 +252,30 @@ def _clamp_kernel(has_min: builtins.bool, has_max: builtins.bool) -> Kernel:
     return lambda a, high: K.clamp(a, None, high)
 
 
-def _clamp(input: Tensor, min: Any, max: Any, self: Tensor | None) -> Tensor:
-    name = "clamp_" if self is not None else "clamp"
-    _require(input, name, "input", numbers=False)
+def _neither() -> RuntimeError:
+    return RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+
+
+def clamp_tensor(input: Tensor, min: Tensor | None, max: Tensor | None,
+                 self: Tensor | None, finish: Any) -> Tensor:
+    """Tensor bounds take part in broadcasting and promotion like any operand."""
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    for b, arg in ((min, "min"), (max, "max")):
-        if b is not None:
-            _require(b, name, arg)
-    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
-        # torch's argument parser reads a 0-d tensor as a number when the other bound is
-        # one; a tensor with dims next to a number matches no signature.
-        if any(isinstance(b, Tensor) and b.dim() > 0 for b in (min, max)):
-            raise TypeError(f"{name}() received an invalid combination of arguments: a "
-                            "Tensor bound with dims and a Number bound")
-        min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
+        raise _neither()
     bounds = [b for b in (min, max) if b is not None]
+    common = result_type(input, *bounds)
+    shape = _prepare([input, *bounds], common, self)
+    if common is dtypes.bool and len(bounds) == 2:
+        raise _not_implemented("clamp_cpu", common)
     kernel = _clamp_kernel(min is not None, max is not None)
-    if any(isinstance(b, Tensor) for b in bounds):
-        # Tensor bounds take part in broadcasting and promotion like any operand.
-        common = result_type(input, *bounds)
-        shape = _prepare([input, *bounds], common, self)
-        if common is dtypes.bool and len(bounds) == 2:
-            raise _not_implemented("clamp_cpu", common)
-        return _finish(kernel, [input, *bounds], common, shape, self)
-    # Number bounds: promoted together with the input, then converted with a range check.
+    return finish(kernel, [input, *bounds], common, shape, self)
+
+
+def clamp_scalar(input: Tensor, min: Any, max: Any, self: Tensor | None,
+                 finish: Any) -> Tensor:
+    """Number bounds: promoted together with the input, then converted with a range check."""
+    if min is None and max is None:
+        raise _neither()
+    bounds = [b for b in (min, max) if b is not None]
     common = input._dtype if input.is_floating_point() else result_type(input, *bounds)
     if self is not None and common is not self._dtype:
         raise RuntimeError(f"result type {SCALAR_TYPE_NAMES[common.name]} can't be cast to "
@@ -269,26 +292,25 @@ def _clamp(input: Tensor, min: Any, max: Any, self: Tensor | None) -> Tensor:
         limits = [cast(number_array(b, common), work) for b in bounds]
     else:
         limits = [cast(checked_number(b, common), work) for b in bounds]
-    return _finish(lambda a: kernel(a, *limits), [input], common, shape, self)
+    kernel = _clamp_kernel(min is not None, max is not None)
+    return finish(lambda a: kernel(a, *limits), [input], common, shape, self)
 
 
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """Limit every element to ``[min, max]`` (``torch.clamp``): ``min(max(x, min), max)``.
+def register_clamp() -> None:
+    """CPU and Meta kernels of every overload of ``clamp``, ``clamp_min``, ``clamp_max``
+    and their in-place forms; each calls ``clamp_tensor`` or ``clamp_scalar``."""
+    for name, order in (("clamp", lambda a, b: (a, b)), ("clamp_min", lambda a: (a, None)),
+                        ("clamp_max", lambda b: (None, b))):
+        for overload, run in ((aten[name].Tensor, clamp_tensor),
+                              (aten[name].default, clamp_scalar)):
+            written = overload.inplace_form
+            assert written is not None
+            for key, finish in ((DispatchKey.CPU, finish_cpu),
+                                (DispatchKey.Meta, finish_meta)):
+                overload.impl(key)(lambda x, *b, o=order, r=run, f=finish: r(
+                    x, *o(*b), None, f))
+                written.impl(key)(lambda x, *b, o=order, r=run, f=finish: r(
+                    x, *o(*b), x, f))
 
-    Bounds are numbers or tensors (broadcast). The result type promotes the input with the
-    bounds (``int_tensor.clamp(0.5)`` is float32). A nan bound gives nan; with
-    ``min > max`` every element becomes ``max``.
 
-    Raises:
-        RuntimeError: neither bound given; a number bound out of the result dtype's range.
-        NotImplementedError: bool tensors with number bounds.
-    """
-    return _clamp(input, min, max, None)
-
-
-clip = clamp
-
-
-def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """In-place ``clamp``; with number bounds the result type must be self's exactly."""
-    return _clamp(self, min, max, self)
+register_clamp()

@@ -19,11 +19,12 @@ import numpy as np
 
 from . import _casting, dtypes, factories, layout
 from ._ops import DispatchKey, aten
-from .device import device, wrong_device
+from .device import CPU, META, as_device, device, wrong_device
 from .iterator import assert_no_internal_overlap, assert_no_overlap, resize_output
 from .layout import memory_format
 from .promotion import SCALAR_TYPE_NAMES, can_cast
-from .tensor import Tensor
+from .storage import no_data
+from .tensor import Tensor, to_options
 from .views import _view, _wrap, unsqueeze, view_strides
 
 __all__: list[str] = []  # every op here is a binding of the op table
@@ -46,6 +47,40 @@ def _clone(self: Tensor, memory_format: memory_format | None = None) -> Tensor:
     """``clone`` on either device, without dispatch (what other kernels and the autograd
     engine copy with)."""
     return self._copy_with_strides(_clone_strides(self, memory_format), self._dtype)
+
+
+# ------------------------------------------------------------------ _to_copy, type_as
+# ``Tensor.to`` and the conversion methods (``t.float()``) run ``aten._to_copy`` when
+# something changes (``tensor.to_options``). The kernel is picked by the input's device; the
+# result goes to ``device`` (default: the input's).
+@aten._to_copy.default.impl(DispatchKey.CPU)
+def to_copy(self: Tensor, dtype: dtypes.dtype | None, layout: None, device: device | None,
+            pin_memory: bool | None, non_blocking: bool,
+            memory_format: memory_format | None) -> Tensor:
+    """A copy with ``clone``'s layout, converted to ``dtype``, on the CPU or (no values
+    copied) on the meta device."""
+    where = CPU if device is None else as_device(device, copying=True)
+    return self._copy_with_strides(_clone_strides(self, memory_format),
+                                   self._dtype if dtype is None else dtype, where)
+
+
+@aten._to_copy.default.impl(DispatchKey.Meta)
+def to_copy_meta(self: Tensor, dtype: dtypes.dtype | None, layout: None,
+                 device: device | None, pin_memory: bool | None, non_blocking: bool,
+                 memory_format: memory_format | None) -> Tensor:
+    """Only to the meta device: a meta tensor has no values to copy onto the CPU."""
+    where = META if device is None else as_device(device, copying=True)
+    strides = _clone_strides(self, memory_format)
+    if where is not META:
+        raise no_data()
+    return factories._allocate(self._shape, strides, self._dtype if dtype is None else dtype,
+                               META)
+
+
+@aten.type_as.default.impl(DispatchKey.CompositeImplicitAutograd)
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """torch's ``self.to(other.options())``: other's dtype and device."""
+    return to_options(self, other._dtype, other.device, False, False, None)
 
 
 @aten.clone.default.impl(DispatchKey.CPU)

@@ -448,7 +448,3 @@ from .comparison import *  # noqa: E402, F403
 from .unary import *  # noqa: E402, F403
 
 __all__ = [*arithmetic.__all__, *unary.__all__, *comparison.__all__]
-
-# In-place forms that are not ops of the table yet. They stay out of ``__all__`` (torch has
-# no ``torch.clamp_`` binding of its own).
-clamp_ = comparison.clamp_

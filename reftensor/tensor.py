@@ -40,9 +40,11 @@ from . import _casting, dtypes, layout
 from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
 from ._ops import OpOverloadPacket, aten
+from ._ops.python_arg_parser import PythonArgParser, Signature
+from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
 from ._ops.variable_hooks import variable_hooks
-from .device import CPU, META, as_device, device
+from .device import CPU, META, device
 from .dtypes import dtype
 from .layout import memory_format
 from .size import Size
@@ -533,60 +535,31 @@ class Tensor(TensorMethods):
         return out
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Convert dtype, device or memory format (``torch.Tensor.to``); the conversion is
-        :meth:`_to`, recorded by autograd (``ToCopyBackward0``) as chapter 5 explains."""
-        return ad.to(self, *args, **kwargs)
+        """Convert dtype, device or memory format (``torch.Tensor.to``), with torch's three
+        Python signatures: ``to(device=None, dtype=None, non_blocking=False, copy=False,
+        *, memory_format=None)``, ``to(dtype, non_blocking=False, copy=False, *,
+        memory_format=None)`` and ``to(tensor, ...)`` (the tensor's dtype *and* device).
 
-    def _to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Convert dtype, device or memory format (``torch.Tensor.to``).
-
-        Accepts ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``
-        (other's dtype *and* device), then positional ``non_blocking`` and ``copy``, and the
-        keywords ``dtype``, ``device``, ``non_blocking``, ``copy``, ``memory_format``.
-
-        Returns self exactly when nothing would change and ``copy`` is False: same dtype,
-        no device or the very same device (``"cpu:0"`` is not ``"cpu"``, so it copies), and
-        a layout already in ``memory_format`` (``preserve_format`` always is). Otherwise a
-        new tensor in new storage; ``preserve_format`` keeps a dense layout's strides.
+        Returns self exactly when nothing would change and ``copy`` is False (see
+        :func:`to_options`); else ``aten._to_copy``, recorded by autograd as
+        ``ToCopyBackward0``.
 
         Raises:
-            RuntimeError: ``memory_format=channels_last`` for a tensor that is not 4-d; an
-                invalid device string; a device reftensor cannot use (``as_device``).
+            TypeError: arguments that fit none of the signatures (torch's text).
+            RuntimeError: an invalid device string; a device reftensor cannot use
+                (``as_device``); ``memory_format=channels_last`` for a tensor that is not 4-d.
             AssertionError: ``"cuda"`` ("Torch not compiled with CUDA enabled").
             NotImplementedError: a meta tensor to the CPU (no data to copy).
         """
-        target_dtype = kwargs.pop("dtype", None)
-        target_device = kwargs.pop("device", None)
-        flags = [kwargs.pop("non_blocking", False), kwargs.pop("copy", False)]
-        fmt = kwargs.pop("memory_format", layout.preserve_format)
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        given_flags = 0
-        for arg in args:
-            if isinstance(arg, dtype):
-                target_dtype = arg
-            elif isinstance(arg, Tensor):
-                target_dtype, target_device = arg.dtype, arg.device
-            elif isinstance(arg, builtins.bool) and given_flags < 2:
-                flags[given_flags] = arg  # non_blocking, then copy
-                given_flags += 1
-            elif isinstance(arg, str | device | int) and not isinstance(arg, builtins.bool):
-                target_device = arg
-            else:
-                raise TypeError(f"to() received an invalid combination of arguments: {arg!r}")
-        copy = flags[1]
-        where = self.device
-        if target_device is not None:
-            target_device = device(target_device)
-            where = as_device(target_device, copying=True)  # raises for a device we cannot use
-        new_dtype = self._dtype if target_dtype is None else target_dtype
-        if fmt is layout.channels_last and self.dim() != 4:
-            raise RuntimeError("required rank 4 tensor to use channels_last format")
-        same_layout = fmt is layout.preserve_format or self._suggest_memory_format() is fmt
-        same_device = target_device is None or target_device == self.device
-        if new_dtype is self._dtype and same_device and same_layout and not copy:
-            return self
-        return self._copy_with_strides(self._strides_for(fmt), new_dtype, where)
+        index, values = _TO_PARSER.parse(args, kwargs)
+        if index == 0:
+            where, target, *rest = values
+        elif index == 1:
+            where, (target, *rest) = None, values
+        else:
+            other, *rest = values
+            where, target = other.device, other._dtype
+        return to_options(self, target, where, *rest)
 
     # ================================================================== chapter 2: views
     # The view ops (``view``, ``reshape``, ``transpose``, ``split``, ...) are the op table's
@@ -701,56 +674,40 @@ class Tensor(TensorMethods):
     def __hash__(self) -> int:
         return id(self)  # torch hashes a tensor by identity, since == is elementwise
 
-    # Elementwise functions (elementwise.py).
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        return ad.clamp(self, min, max)
-
-    clip = clamp
-
-    def where(self, condition: Tensor, other: Any) -> Tensor:
-        return ad.where(condition, self, other)
-
-    # In-place forms: write into self (never broadcast self), bump ``_version``, return self.
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        return ad.clamp_(self, min, max)
-
 
     # ====================================================== chapter 4: dtype conversions
     # ``t.float()`` is ``t.to(reftensor.float32)``: ``t`` itself when the dtype is already
-    # right, else a copy that keeps a dense layout (``to`` above); ``memory_format=`` as
-    # ``to``'s.
+    # right, else a copy that keeps a dense layout (``to_options`` below); ``memory_format=``
+    # as ``to``'s. (torch's are C methods of their own, beside ``to``'s parser.)
     def half(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.float16, memory_format=memory_format)
+        return to_options(self, dtypes.float16, None, False, False, memory_format)
 
     def bfloat16(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.bfloat16, memory_format=memory_format)
+        return to_options(self, dtypes.bfloat16, None, False, False, memory_format)
 
     def float(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.float32, memory_format=memory_format)
+        return to_options(self, dtypes.float32, None, False, False, memory_format)
 
     def double(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.float64, memory_format=memory_format)
+        return to_options(self, dtypes.float64, None, False, False, memory_format)
 
     def byte(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.uint8, memory_format=memory_format)
+        return to_options(self, dtypes.uint8, None, False, False, memory_format)
 
     def char(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.int8, memory_format=memory_format)
+        return to_options(self, dtypes.int8, None, False, False, memory_format)
 
     def short(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.int16, memory_format=memory_format)
+        return to_options(self, dtypes.int16, None, False, False, memory_format)
 
     def int(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.int32, memory_format=memory_format)
+        return to_options(self, dtypes.int32, None, False, False, memory_format)
 
     def long(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.int64, memory_format=memory_format)
+        return to_options(self, dtypes.int64, None, False, False, memory_format)
 
     def bool(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
-        return self.to(dtypes.bool, memory_format=memory_format)
-
-    def type_as(self, other: Tensor) -> Tensor:
-        return self.to(other.dtype)
+        return to_options(self, dtypes.bool, None, False, False, memory_format)
 
     # ================================================ chapter 8: random number generation
     # In-place samplers; each draws from ``generator`` (default: the default generator) in
@@ -778,6 +735,33 @@ class Tensor(TensorMethods):
     def multinomial(self, num_samples: int, replacement: builtins.bool = False, *,
                     generator: Any = None) -> Tensor:
         return random.discrete.multinomial(self, num_samples, replacement, generator=generator)
+
+
+#: torch's Python signatures of ``Tensor.to`` (its own parser, ``THPVariable_to``); ``to``'s
+#: schemas in ``native_functions.yaml`` (``to.dtype_layout`` and the rest) are not these.
+_TO_PARSER = PythonArgParser("to", [Signature("to", parse_schema(text), method=True) for text in (
+    "to(Tensor self, Device? device=None, ScalarType? dtype=None, bool non_blocking=False, "
+    "bool copy=False, *, MemoryFormat? memory_format=None) -> Tensor",
+    "to(Tensor self, ScalarType dtype, bool non_blocking=False, bool copy=False, *, "
+    "MemoryFormat? memory_format=None) -> Tensor",
+    "to(Tensor self, Tensor tensor, bool non_blocking=False, bool copy=False, *, "
+    "MemoryFormat? memory_format=None) -> Tensor")])
+
+
+def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: builtins.bool,
+               copy: builtins.bool, fmt: memory_format | None) -> Tensor:
+    """``self`` itself when nothing would change and ``copy`` is False: same dtype, no
+    device or the very same device (``"cpu:0"`` is not ``"cpu"``, so it copies), and a
+    layout already in ``fmt`` (``preserve_format`` always is); else ``aten._to_copy``
+    (torch's ``to_impl``)."""
+    if where is not None and not isinstance(where, device):
+        where = device(where)  # a string or an int: raises for an invalid one
+    fmt = layout.preserve_format if fmt is None else fmt
+    if ((target is None or target is self._dtype) and (where is None or where == self.device)
+            and (fmt is layout.preserve_format or self._suggest_memory_format() is fmt)
+            and not copy):
+        return self
+    return aten._to_copy.default.call(self, target, None, where, None, non_blocking, fmt)
 
 
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.

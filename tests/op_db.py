@@ -61,6 +61,8 @@ class OpEntry:
         shapes: the input shapes to draw (default: any shape of up to 24 elements).
         same_dtype: the drawn tensor arguments take the input's dtype (ops that do not
             promote, such as ``mm``; other dtypes are error inputs).
+        no_leaves: tensor arguments that the gradient test builds as drawn, not as leaves
+            that require grad (``where``'s bool ``condition``).
     """
 
     name: str
@@ -72,6 +74,7 @@ class OpEntry:
     positive: bool = False
     shapes: st.SearchStrategy[tuple[int, ...]] | None = None
     same_dtype: bool = False
+    no_leaves: tuple[str, ...] = ()
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -1238,6 +1241,168 @@ OP_DB += [
     }),
     OpEntry("detach", grad=False, errors={
         "an argument": lambda lib: lib.ones(2).detach(0),
+    }),
+]
+
+
+# ------------------------------------------------------------------ where and clamp
+@st.composite
+def where_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``condition``: a bool tensor that broadcasts to the input; ``other``: a tensor that
+    broadcasts (any dtype and layout) or a number."""
+    condition = draw(strategies.tensors(shape=_broadcastable(shape), dtypes=("bool",)))
+    return {"condition": condition, "other": draw(_other(shape))}
+
+
+def _bound(shape: tuple[int, ...]) -> st.SearchStrategy[Any]:
+    """A bound: a number, a tensor that broadcasts to ``shape``, or None."""
+    return st.one_of(st.none(), NUMBERS, strategies.tensors(shape=_broadcastable(shape)))
+
+
+@st.composite
+def clamp_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``min`` and ``max``, each a number, a tensor or None (not both None); both numbers,
+    both tensors or None, or a 0-d tensor next to a number (read as a number)."""
+    kind = draw(st.sampled_from(["numbers", "tensors", "0-d and number"]))
+    if kind == "numbers":
+        bound = st.one_of(st.none(), NUMBERS)
+    elif kind == "tensors":
+        bound = st.one_of(st.none(), strategies.tensors(shape=_broadcastable(shape)))
+    else:
+        bound = st.one_of(NUMBERS, strategies.tensors(shape=()))
+    low, high = draw(bound), draw(bound)
+    if low is None and high is None:
+        low = draw(NUMBERS)
+    return {"min": low, "max": high}
+
+
+def one_bound(name: str) -> Arguments:
+    """``clamp_min``'s ``min`` (``clamp_max``'s ``max``): a number or a tensor."""
+    def draw(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+        return _other(shape).map(lambda b: {name: b})
+
+    return draw
+
+
+def _clamp_errors(name: str) -> dict[str, Program]:
+    bounds = {"clamp": (0.0, 1.0), "clip": (0.0, 1.0), "clamp_min": (0.0,),
+              "clamp_max": (1.0,)}[name]
+    errors: dict[str, Program] = {
+        "a string": lambda lib: getattr(lib, name)(lib.ones(2), "a"),
+        "a bool tensor with number bounds": lambda lib: getattr(lib, name)(
+            lib.ones(2, dtype=lib.bool), *[True for _ in bounds]),
+        "in place, a float bound into an int tensor": lambda lib: getattr(
+            lib.arange(3), name + "_")(*[b + 0.5 for b in bounds]),
+        "in place, a float tensor bound into an int tensor": lambda lib: getattr(
+            lib.arange(3), name + "_")(*[lib.tensor([b + 0.5]) for b in bounds]),
+        "a number out of float16's range": lambda lib: getattr(
+            lib.ones(2, dtype=lib.float16), name)(*[1e10 for _ in bounds]),
+        "out= of an integer dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2), *bounds, out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: getattr(lib, name)(
+            lib.ones(2, requires_grad=True), *bounds, out=lib.empty(0)),
+        "bounds that do not broadcast": lambda lib: getattr(lib, name)(
+            lib.ones(2), *[lib.ones(3) for _ in bounds]),
+        "in place into a leaf that requires grad": lambda lib: getattr(
+            lib.ones(2, requires_grad=True), name + "_")(*bounds),
+        "a meta bound with a CPU tensor": lambda lib: getattr(lib, name)(
+            lib.ones(2), *[lib.ones(2, device="meta") for _ in bounds]),
+    }
+    if len(bounds) == 2:
+        errors.update({
+            "neither bound": lambda lib: getattr(lib, name)(lib.ones(2)),
+            "neither bound, in place": lambda lib: getattr(lib.ones(2), name + "_")(),
+            "both bounds None": lambda lib: getattr(lib, name)(lib.ones(2), None, None),
+            "a tensor bound with dims and a number": lambda lib: getattr(lib, name)(
+                lib.ones(2), lib.zeros(2), 1.0),
+            "two tensor bounds on bool": lambda lib: getattr(lib, name)(
+                lib.ones(2, dtype=lib.bool), lib.ones(2, dtype=lib.bool),
+                lib.ones(2, dtype=lib.bool)),
+        })
+    else:
+        errors["no bound"] = lambda lib: getattr(lib, name)(lib.ones(2))
+    return errors
+
+
+OP_DB += [
+    OpEntry("where", arguments=where_arguments, no_leaves=("condition",), errors={
+        "a float condition": lambda lib: lib.where(lib.ones(2), lib.ones(2), lib.ones(2)),
+        "an int condition": lambda lib: lib.where(lib.arange(2), 1.0, 2.0),
+        "shapes that do not broadcast": lambda lib: lib.where(
+            lib.ones(2, dtype=lib.bool), lib.ones(3), lib.ones(2)),
+        "a string": lambda lib: lib.where(lib.ones(2, dtype=lib.bool), lib.ones(2), "a"),
+        "no other": lambda lib: lib.where(lib.ones(2, dtype=lib.bool), lib.ones(2)),
+        "a number condition": lambda lib: lib.where(True, lib.ones(2), lib.ones(2)),
+        "a method with a number self": lambda lib: lib.ones(2).where(1.0, lib.ones(2)),
+        "out= of another dtype": lambda lib: lib.where(
+            lib.ones(2, dtype=lib.bool), lib.ones(2), lib.ones(2),
+            out=lib.empty(0, dtype=lib.float64)),
+        "out= with a number": lambda lib: lib.where(
+            lib.ones(2, dtype=lib.bool), lib.ones(2), 1.0, out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: lib.where(
+            lib.ones(2, dtype=lib.bool), lib.ones(2, requires_grad=True), lib.ones(2),
+            out=lib.empty(0)),
+        "where(condition) of a meta tensor": lambda lib: lib.where(
+            lib.ones(2, dtype=lib.bool, device="meta")),
+        "a meta condition with CPU values": lambda lib: lib.where(
+            lib.ones(2, dtype=lib.bool, device="meta"), lib.ones(2), lib.ones(2)),
+        "a number out of uint8's range": lambda lib: lib.where(
+            lib.ones(2, dtype=lib.bool), lib.ones(2, dtype=lib.uint8), 300),
+    }),
+    OpEntry("clamp", arguments=clamp_arguments, errors=_clamp_errors("clamp")),
+    OpEntry("clip", arguments=clamp_arguments, errors=_clamp_errors("clip")),
+    OpEntry("clamp_min", arguments=one_bound("min"), errors=_clamp_errors("clamp_min")),
+    OpEntry("clamp_max", arguments=one_bound("max"), errors=_clamp_errors("clamp_max")),
+]
+
+
+# ------------------------------------------------------------------ conversions
+@st.composite
+def to_copy_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """Any of ``_to_copy``'s keywords: a dtype, a device (to the CPU or the meta device),
+    a memory format (channels_last only for 4-d inputs), ``non_blocking``."""
+    arguments: dict[str, Any] = {}
+    if draw(st.booleans()):
+        arguments["dtype"] = DtypeName(draw(st.sampled_from(strategies.ALL_NAMES)))
+    if draw(st.booleans()):
+        arguments["device"] = draw(st.sampled_from(["cpu", "meta"]))
+    formats = ["None", "preserve_format", "contiguous_format"] + (
+        ["channels_last"] if len(shape) == 4 else [])
+    if draw(st.booleans()):
+        chosen = draw(st.sampled_from(formats))
+        arguments["memory_format"] = None if chosen == "None" else LibValue(chosen)
+    if draw(st.booleans()):
+        arguments["non_blocking"] = draw(st.booleans())
+    return arguments
+
+
+def type_as_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``other``: a tensor of any dtype and shape."""
+    return strategies.tensors(shape=st.sampled_from([(), (1,), (2, 3)])).map(
+        lambda o: {"other": o})
+
+
+OP_DB += [
+    OpEntry("_to_copy", arguments=to_copy_arguments,
+            shapes=st.one_of(strategies.shapes, st.sampled_from([(2, 3, 1, 2), (1, 2, 2, 1)])),
+            errors={
+        "channels_last on 3 dims": lambda lib: lib.ones(2, 3, 4).to(
+            memory_format=lib.channels_last),
+        "a meta tensor to the CPU": lambda lib: lib.ones(2, device="meta").to("cpu"),
+        "cuda": lambda lib: lib.ones(2).to("cuda"),
+        "a bad device string": lambda lib: lib.ones(2).to("gpu"),
+        "a dtype then a device": lambda lib: lib.ones(2).to(lib.float64, "cpu"),
+        "a tensor then a dtype": lambda lib: lib.ones(2).to(lib.ones(1), lib.float64),
+        "an unknown keyword": lambda lib: lib.ones(2).to(lib.float64, foo=1),
+        "four positional flags": lambda lib: lib.ones(2).to(lib.float64, True, False, False),
+        "a string dtype": lambda lib: lib.ones(2).to(dtype="float64"),
+        "a conversion method with an argument": lambda lib: lib.ones(2).float(1),
+    }),
+    OpEntry("type_as", arguments=type_as_arguments, errors={
+        "a number": lambda lib: lib.ones(2).type_as(1),
+        "no other": lambda lib: lib.ones(2).type_as(),
+        "a meta tensor like a CPU tensor": lambda lib: lib.ones(
+            2, device="meta").type_as(lib.ones(1)),
     }),
 ]
 

@@ -23,6 +23,11 @@ TABLE_OPS = sorted(p.__name__ for p in aten
 ENTRIES: dict[str, list[Any]] = {}
 for _op in opinfo.entries(set(TABLE_OPS)):
     ENTRIES.setdefault(_op.name, []).append(_op)
+#: internal ops that a Python method of torch's reaches, whose OpInfo entry is the method's:
+#: ``t.to(...)`` is ``_to_copy`` when it copies
+THROUGH = {"_to_copy": "to"}
+for _name, _method in THROUGH.items():
+    ENTRIES[_name] = opinfo.entries({_method})
 
 #: op name -> why torch's OpInfo has no entry for it, and which test covers it instead
 NO_OPINFO: dict[str, str] = {
@@ -45,6 +50,8 @@ NO_OPINFO: dict[str, str] = {
                       "(ReshapeAliasBackward0)",
     "_unsafe_view": "internal (not in torch's Python API): reshape's OpInfo samples and "
                     "op_db entry reach it when a copy is needed (UnsafeViewBackward0)",
+    "type_as": "torch's OpInfo has no entry for Tensor.type_as; tests/op_db.py's entry runs "
+               "it on every layout and dtype, with meta and CPU others, and its gradient",
 }
 
 

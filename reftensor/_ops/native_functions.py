@@ -702,6 +702,77 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
                 "writes through it change ``input``."),
+    # ---------------------------------------------------------- where and clamp (chapter 3)
+    declare("where(Tensor condition) -> Tensor[]",
+            "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+            "where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+            "where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+            "where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor",
+            out=("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="``where(condition, input, other)``: ``input`` where ``condition`` is True, "
+                "else ``other``, all three broadcast (``torch.where``); either value may be a "
+                "Python number. Result dtype: ``result_type(input, other)``; ``out=`` must "
+                "have exactly that dtype. ``where(condition)`` alone is "
+                "``nonzero(condition, as_tuple=True)``: a tuple of int64 index tensors, one "
+                "per dim (one for a 0-d condition). ``t.where(condition, other)`` is "
+                "``where(condition, t, other)``.\n\nRaises RuntimeError for a condition "
+                "that is not bool (uint8 is accepted with a deprecation warning), shapes "
+                "that do not broadcast, an ``out=`` of another dtype; NotImplementedError "
+                "for ``where(condition)`` of a meta tensor (its size depends on the values)."),
+    declare("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+            "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+            out=("clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) "
+                 "out) -> Tensor(a!)"),
+            inplace=True,
+            doc="Every element limited to ``[min, max]``: ``minimum(maximum(input, min), "
+                "max)`` (``torch.clamp``). Bounds are numbers or tensors (broadcast; a 0-d "
+                "tensor next to a number is read as a number); either may be None. The "
+                "result type promotes the input with the bounds (``int_tensor.clamp(0.5)`` "
+                "is float32); in place it must be ``self``'s. A nan bound gives nan; where "
+                "``min > max`` the result is ``max``.\n\nRaises RuntimeError for neither "
+                "bound given, a number bound out of the result dtype's range, or a result "
+                "type ``self`` cannot hold in place; NotImplementedError for a bool tensor "
+                "with number bounds or two tensor bounds."),
+    declare("clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+            "clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+            out=("clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) "
+                 "out) -> Tensor(a!)"),
+            inplace=True, alias_of="clamp", doc="``torch.clip``: ``clamp``."),
+    declare("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor",
+            "clamp_min(Tensor self, Scalar min) -> Tensor",
+            out=("clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)"),
+            inplace=True,
+            doc="``clamp(input, min=min)`` (``torch.clamp_min``): ``maximum(input, min)`` "
+                "in the promoted type, nan kept.\n\nRaises as ``clamp``."),
+    declare("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor",
+            "clamp_max(Tensor self, Scalar max) -> Tensor",
+            out=("clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)"),
+            inplace=True,
+            doc="``clamp(input, max=max)`` (``torch.clamp_max``): ``minimum(input, max)`` "
+                "in the promoted type, nan kept.\n\nRaises as ``clamp``."),
+    # ---------------------------------------------------------- conversions (chapter 4)
+    declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
+            "memory_format=None) -> Tensor", function=False, method=False,
+            doc="A copy of ``self`` in new storage, converted to ``dtype`` (default: "
+                "self's) on ``device`` (default: self's), what ``Tensor.to`` runs when "
+                "something changes (``aten._to_copy``; no Python binding, as in torch). "
+                "``memory_format`` None or ``preserve_format`` keeps a dense layout's "
+                "strides.\n\nRaises RuntimeError for ``channels_last`` on a tensor that is "
+                "not 4-d, or a device reftensor cannot use; NotImplementedError for a meta "
+                "tensor to the CPU (no data)."),
+    declare("type_as(Tensor self, Tensor other) -> Tensor", function=False,
+            doc="``self.to(dtype=other.dtype, device=other.device)`` (``Tensor.type_as``): "
+                "``self`` itself when both already match."),
 ]
 
 

@@ -138,13 +138,16 @@ class OpOverloadPacket:
                 raise self._no_arguments_error(args, kwargs)
             return self._no_arguments.call(self_)
         first = self._first_method_signature
-        if first is not None and not kwargs:  # the common case without the parser's loop
+        if first is not None and not kwargs and not first.self_index:  # the common case
             values = first.positional(args)
             if values is not None:
                 return self._method_overloads[0].call(self_, *values)
         index, values = self._method_parser.parse(args, kwargs)
         if index >= len(self._method_overloads):
             return self._deprecated(self._method_parser.signatures[index], [self_, *values])
+        at = self._method_parser.signatures[index].self_index
+        if at:  # ``self`` after other arguments: ``t.where(c, y)`` is ``where(c, t, y)``
+            return self._method_overloads[index].call(*values[:at], self_, *values[at:])
         return self._method_overloads[index].call(self_, *values)
 
     def _deprecated(self, signature: Signature, values: list[Any]) -> Any:
@@ -175,5 +178,7 @@ class OpOverloadPacket:
 
 
 def _has_self(overload: OpOverload) -> bool:
-    arguments = overload.schema.arguments
-    return bool(arguments) and arguments[0].name == "self" and arguments[0].type.base == "Tensor"
+    """Is the overload a method: has it a ``Tensor self`` (first, or as ``where.self``'s
+    second argument)?"""
+    return any(a.name == "self" and a.type.base == "Tensor" and not a.type.is_list
+               for a in overload.schema.arguments)

@@ -276,8 +276,11 @@ class Signature:
         # warning, but never listed in an error message
         self.hidden = hidden
         arguments = list(schema.arguments)
+        # where ``self`` goes among the schema's arguments: first, but for a few ops
+        # (``where.self(Tensor condition, Tensor self, Tensor other)``: ``t.where(c, y)``)
+        self.self_index = next((i for i, a in enumerate(arguments) if a.name == "self"), 0)
         if method:
-            arguments = arguments[1:]  # ``self`` is the tensor the method is called on
+            del arguments[self.self_index]  # ``self`` is the tensor the method is called on
         # the ``out`` of an ``.out`` schema is optional in Python: without it the functional
         # overload runs (``exp(input, *, out=None)`` is both ``exp`` and ``exp.out``)
         arguments = [Argument(a.name, Type(a.type.base, True, a.type.is_list, a.type.size),

@@ -124,7 +124,7 @@ def _make_grads(outputs: list[Tensor], grads: list[Tensor | None]) -> list[Tenso
         if g is None:
             if out._requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = ones(out._shape, dtype=out._dtype)
+            g = ones(out._shape, dtype=out._dtype, device=out.device)
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
@@ -142,7 +142,13 @@ def _roots(outputs: list[Tensor], grads: list[Tensor]) -> list[tuple[graph.Edge,
         if not out._requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn")
-        roots.append((graph.gradient_edge(out), grads[i]))
+        g = grads[i]
+        if g.device != out.device:  # (torch's ``validate_outputs`` of the roots)
+            if g.dim():
+                raise RuntimeError(f"invalid gradient at index {i} - expected device "
+                                   f"{out.device} but got {g.device}")
+            g = g.to(out.device)  # a 0-d gradient moves to the output's device
+        roots.append((graph.gradient_edge(out), g))
     return roots
 
 

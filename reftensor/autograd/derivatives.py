@@ -26,7 +26,6 @@ from typing import Any, NamedTuple
 from .. import dtypes, factories, layout, views
 from .._ops import aten
 from ..tensor import Tensor, wrap_dim
-from .functions.elementwise import where
 from .functions.views import as_strided_backward, picked_backward
 
 __all__ = ["Derivative", "DERIVATIVES"]
@@ -42,6 +41,10 @@ class Derivative(NamedTuple):
     node: str
     saves: tuple[str, ...]
     formulas: dict[str, Formula]
+    # an integer or bool result is left unrecorded rather than refused (torch's
+    # ``output_differentiability`` of ``_to_copy``: ``t.to(int64)`` of a ``t`` that
+    # requires grad is a plain int64 tensor; ``t.sum(dtype=int64)`` raises)
+    non_float_result_untracked: bool = False
 
     @property
     def op(self) -> str:
@@ -54,6 +57,12 @@ class Derivative(NamedTuple):
 
 
 # ------------------------------------------------------------------ the formulas
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:
+    """The table's ``where`` (``where.self``): a number for ``input`` or ``other`` is read as
+    torch reads the wrapped number of its ``ScalarSelf``/``ScalarOther`` overloads."""
+    return aten.where.self.call(condition, input, other)
+
+
 def exp_backward(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx e**x = e**x, the result itself."""
     return grad * result
@@ -576,9 +585,71 @@ def as_strided_self_backward(grad: Tensor, self_geometry: tuple[Any, ...],
     return as_strided_backward(grad, self_geometry, (size, stride, offset))
 
 
+# ------------------------------------------------------------------ where and clamp
+def where_self_backward(grad: Tensor, condition: Tensor) -> Tensor:
+    return where(condition, grad, 0)
+
+
+def where_other_backward(grad: Tensor, condition: Tensor) -> Tensor:
+    return where(condition, 0, grad)
+
+
+def clamp_backward(grad: Tensor, self: Tensor, min: Any, max: Any) -> Tensor:
+    """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``: at a
+    bound too, the subgradient 1); bounds are numbers or tensors, either may be None."""
+    if min is not None and max is not None:
+        return where((self >= min).logical_and_(self <= max), grad, 0.0)
+    if min is not None:
+        return where(self >= min, grad, 0.0)
+    if max is not None:
+        return where(self <= max, grad, 0.0)
+    return grad
+
+
+def clamp_min_backward(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
+    """torch's ``clamp_backward_min_max`` for ``min``: where ``self < min`` (and, with both
+    bounds, ``min < max``: where ``min > max`` the result is ``max``)."""
+    if max is not None:
+        return where((self < min).logical_and_(min < max), grad, 0.0)
+    return where(self < min, grad, 0.0)
+
+
+def clamp_max_backward(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor) -> Tensor:
+    """... for ``max``: where ``self > max``, or everywhere ``max < min``."""
+    if min is not None:
+        return where((self > max).logical_or_(max < min), grad, 0.0)
+    return where(self > max, grad, 0.0)
+
+
+def clamp_min_self_backward(grad: Tensor, self: Tensor, min: Any) -> Tensor:
+    """``clamp_min``: ``where(self >= min, grad, 0)``."""
+    return where(self >= min, grad, 0.0)
+
+
+def clamp_min_min_backward(grad: Tensor, self: Tensor, min: Tensor) -> Tensor:
+    return where(self < min, grad, 0.0)
+
+
+def clamp_max_self_backward(grad: Tensor, self: Tensor, max: Any) -> Tensor:
+    return where(self <= max, grad, 0.0)
+
+
+def clamp_max_max_backward(grad: Tensor, self: Tensor, max: Tensor) -> Tensor:
+    return where(self > max, grad, 0.0)
+
+
+# ------------------------------------------------------------------ conversions
+def to_copy_backward(grad: Tensor, self_options: tuple[Any, Any]) -> Tensor:
+    """torch's ``_to_copy_backward``: the gradient converted back to the input's dtype and
+    device (``grad.to(self.options())``)."""
+    dtype, where = self_options
+    return grad.to(dtype=dtype, device=where)
+
+
 # ------------------------------------------------------------------ the table
-def row(schema: str, node: str, saves: tuple[str, ...], **formulas: Any) -> Derivative:
-    return Derivative(schema, node, saves, formulas)
+def row(schema: str, node: str, saves: tuple[str, ...], *,
+        non_float_result_untracked: bool = False, **formulas: Any) -> Derivative:
+    return Derivative(schema, node, saves, formulas, non_float_result_untracked)
 
 
 DERIVATIVES: list[Derivative] = [
@@ -756,4 +827,25 @@ DERIVATIVES: list[Derivative] = [
     row("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? "
         "storage_offset=None) -> Tensor(a)", "AsStridedBackward0",
         ("self_geometry", "size", "stride", "storage_offset"), self=as_strided_self_backward),
+    # ------------------------------------------------------------------ where and clamp
+    row("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", "WhereBackward0",
+        ("condition",), self=where_self_backward, other=where_other_backward),
+    row("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", "ClampBackward1",
+        ("self", "min", "max"), self=clamp_backward),
+    row("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+        "ClampBackward0", ("self", "min", "max"), self=clamp_backward,
+        min=clamp_min_backward, max=clamp_max_backward),
+    row("clamp_min(Tensor self, Scalar min) -> Tensor", "ClampMinBackward0", ("self", "min"),
+        self=clamp_min_self_backward),
+    row("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", "ClampMinBackward1",
+        ("self", "min"), self=clamp_min_self_backward, min=clamp_min_min_backward),
+    row("clamp_max(Tensor self, Scalar max) -> Tensor", "ClampMaxBackward0", ("self", "max"),
+        self=clamp_max_self_backward),
+    row("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", "ClampMaxBackward1",
+        ("self", "max"), self=clamp_max_self_backward, max=clamp_max_max_backward),
+    # ------------------------------------------------------------------ conversions
+    row("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+        "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
+        "memory_format=None) -> Tensor", "ToCopyBackward0", ("self_options",),
+        non_float_result_untracked=True, self=to_copy_backward),
 ]

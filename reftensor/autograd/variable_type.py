@@ -42,7 +42,7 @@ class FormulaNode(Node):
     """
 
     row: Derivative
-    inputs: tuple[str, ...]  # the op's tensor arguments, in the schema's order
+    inputs: tuple[str, ...]  # the op's differentiable tensor arguments, in schema order
     positions: tuple[int, ...]  # where they are among the op's arguments
     names: dict[str, int]  # every argument's position
     returns: dict[str, int]  # of an op with several results: each one's position
@@ -81,7 +81,7 @@ class FormulaNode(Node):
                     self.save(key, value, is_output=key == "result")
                 continue
             self.values[key] = value
-            if key in self.inputs and key in needed:  # a number where a tensor goes
+            if key in self.inputs and key in needed and value is not None:  # a number
                 self.save("wrapped_" + key, factories.tensor(value))
 
     def _value(self, key: str, args: tuple[Any, ...], result: Any) -> Any:
@@ -99,6 +99,9 @@ class FormulaNode(Node):
         if key.endswith("_geometry"):  # (``as_strided``: sizes, strides and offset)
             t = args[self.names[key.removesuffix("_geometry")]]
             return t._shape, t._stride, t._storage_offset
+        if key.endswith("_options"):  # its dtype and device (``_to_copy``'s ``self_options``)
+            t = args[self.names[key.removesuffix("_options")]]
+            return t._dtype, t.device
         return args[self.names[key]]
 
     def _wanted(self, i: int) -> bool:
@@ -156,8 +159,12 @@ def _flat(inputs: list[Any]) -> list[Any]:
 
 def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     arguments = op.schema.arguments
-    positions = tuple(i for i, a in enumerate(arguments) if a.type.base == "Tensor")
+    # an edge per tensor argument that has a formula (``where``'s ``condition`` is not
+    # differentiable and gets none, as in torch)
+    positions = tuple(i for i, a in enumerate(arguments)
+                      if a.type.base == "Tensor" and a.name in row.formulas)
     inputs = tuple(arguments[i].name for i in positions)
+    tensors = {a.name for a in arguments if a.type.base == "Tensor"}
     formulas = tuple(
         (row.formulas[name], tuple(inspect.signature(row.formulas[name]).parameters))
         if name in row.formulas else None for name in inputs)
@@ -169,7 +176,7 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
                       lists=tuple(arguments[i].type.is_list for i in positions),
                       has_lists=any(arguments[i].type.is_list for i in positions),
                       slices=tuple(slice(k, k + 1) for k in range(len(positions))),
-                      saves_tensors=any(k == "result" or k in inputs or k in returns
+                      saves_tensors=any(k == "result" or k in tensors or k in returns
                                         for k in row.saves))
 
 
@@ -202,8 +209,10 @@ def register(row: Derivative) -> None:
     view = result.alias is not None and not result.writes
     several = view and result.type.is_list
 
+    untracked = row.non_float_result_untracked
+
     def make(args: tuple[Any, ...], out: Any) -> Node:
-        if isinstance(out, Tensor) and not out._dtype.is_floating_point:
+        if isinstance(out, Tensor) and not out._dtype.is_floating_point and not untracked:
             # an integer result of a differentiable op (``x.sum(dtype=int64)``)
             raise RuntimeError("Autograd not support dtype: "
                                f"{SCALAR_TYPE_NAMES[out._dtype.name]}")

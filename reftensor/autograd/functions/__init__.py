@@ -1,20 +1,16 @@
 """The differentiable ops: each runs its chapter 2-4 kernel, then records a graph node.
 
 ``reftensor.add``, ``Tensor.add`` and the rest reach the kernels through here. Files, by the
-chapter whose ops they cover: ``views.py`` (views and indexing), ``copies.py``,
-``elementwise.py``, ``linalg.py`` (matrix products); ``_record.py`` is the
+chapter whose ops they cover: ``views.py`` (views and indexing),
+``linalg.py`` (matrix products); ``_record.py`` is the
 out-of-place and in-place recording pattern they share.
 """
 
-from . import copies, elementwise, linalg, views
-from .copies import *  # noqa: F403
-from .copies import to
-from .elementwise import *  # noqa: F403
-from .elementwise import clamp_
+from . import linalg, views
 from .linalg import *  # noqa: F403
 from .views import *  # noqa: F403
 from .views import getitem, index_put_, setitem
 
-__all__ = [*copies.__all__, *elementwise.__all__, *linalg.__all__, *views.__all__]
-_IN_PLACE = [clamp_, index_put_]
-_OTHER = [to, getitem, setitem]
+__all__ = [*linalg.__all__, *views.__all__]
+_IN_PLACE = [index_put_]
+_OTHER = [getitem, setitem]

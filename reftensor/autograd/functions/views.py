@@ -197,15 +197,13 @@ class CopySlices(Node):
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (g,) = grads
-        from .elementwise import where
-
         grad_slice = gather(g, self.positions).reshape(self.positions.shape)
         res = list(self.fn.apply([grad_slice]))
         inside = np.zeros(int(np.prod(self.base_shape, dtype=np.int64)), dtype=bool)
         inside[self.positions.reshape(-1)] = True
         mask = factories.tensor(inside.reshape(self.base_shape))
         new = res[0] if res[0] is not None else grad_slice * 0
-        return (where(mask, scatter_add(new, self.positions, self.base_shape), g), *res[1:])
+        return (scatter_add(new, self.positions, self.base_shape).where(mask, g), *res[1:])
 
 
 # ------------------------------------------------------------------ broadcasting
@@ -293,15 +291,13 @@ class IndexPutBackward(Node):
         self.indices = list(indices)
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
-        from .elementwise import where
-
         (g,) = grads
         positions = index_map(self.input_shape, lambda a: adv.index(a, self.indices))
         written = np.zeros(int(np.prod(self.input_shape, dtype=np.int64)), dtype=bool)
         written[positions.reshape(-1)] = True
         mask = factories.tensor(written.reshape(self.input_shape))
         grad_values = gather(g, positions).reshape(positions.shape)
-        return where(mask, g * 0, g), grad_values
+        return (g * 0).where(mask, g), grad_values
 
 
 IndexPutBackward.__name__ = IndexPutBackward.__qualname__ = "IndexPutBackward0"

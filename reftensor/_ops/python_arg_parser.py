@@ -42,7 +42,7 @@ REQUIRED: Any = object()  # the default of a parameter that has none
 
 #: How torch's error messages name each schema type.
 _TYPE_NAMES = {
-    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "SymInt", "float": "float",
+    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int", "float": "float",
     "bool": "bool", "str": "str", "ScalarType": "torch.dtype", "Layout": "torch.layout",
     "Device": "torch.device", "MemoryFormat": "torch.memory_format",
     "Generator": "torch.Generator",

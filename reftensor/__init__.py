@@ -68,6 +68,10 @@ from .size import Size
 from .storage import UntypedStorage
 from .views import *  # noqa: F403
 
+# Chapter 8: the samplers register their kernels (``reftensor.random`` is ``torch.random``).
+# isort: split
+from . import random as random  # noqa: E402
+
 # isort: split
 from . import out_arguments  # noqa: E402
 
@@ -91,11 +95,10 @@ from .autograd.functions import *  # noqa: E402, F403
 # The op table's differentiable ops get their Autograd kernels from the derivatives table.
 from .autograd import variable_type  # noqa: E402, F401
 
-# Chapter 8: random number generation (``reftensor.random`` is imported by tensor.py).
+# Chapter 8: random number generation (``bernoulli``, ``multinomial`` and the in-place
+# samplers are the op table's; ``normal`` takes a float mean and std and a size too).
 # isort: split
 from . import nn  # noqa: E402
-from . import random as random  # noqa: E402
-from .random.discrete import bernoulli, multinomial  # noqa: E402
 from .random.generator import (  # noqa: E402
     Generator,
     default_generator,
@@ -128,8 +131,8 @@ __all__ = [
     "empty", "empty_strided", "float", "float16", "float32", "float64", "from_numpy", "full",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
     "layout", "linspace", "long", "memory_format", "numel", "ones", "preserve_format",
-    "Generator", "bernoulli", "default_generator", "get_rng_state", "initial_seed",
-    "manual_seed", "multinomial", "nn", "normal", "rand", "rand_like", "randint",
+    "Generator", "default_generator", "get_rng_state", "initial_seed",
+    "manual_seed", "nn", "normal", "rand", "rand_like", "randint",
     "randint_like", "randn", "randn_like", "randperm", "random", "seed", "set_rng_state",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros", "finfo", "iinfo",
     *_bindings.__all__,

@@ -129,6 +129,9 @@ __all__ = [
     "clamp_min_",
     "clamp_max",
     "clamp_max_",
+    "bernoulli",
+    "multinomial",
+    "normal",
 ]
 
 
@@ -1390,6 +1393,53 @@ def clamp_max_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``clamp_max``.
     """
     return aten.clamp_max_(*args, **kwargs)
+
+
+def bernoulli(*args: Any, **kwargs: Any) -> Any:
+    """bernoulli(input, *, generator=None, out=None) -> Tensor
+    bernoulli(input, p, *, generator=None) -> Tensor
+
+    A new contiguous tensor of ``input``'s shape and dtype with 1 where a draw falls below the
+    probability ``input`` (elementwise), or ``p`` when given, else 0 (``torch.bernoulli``);
+    ``out=`` is resized and drawn into in its own dtype. ``bernoulli(input, p)`` has no
+    derivative (torch's ``NotImplemented`` node).
+
+    Raises NotImplementedError for an integer or bool ``input`` of probabilities; RuntimeError
+    for a probability outside [0, 1].
+    """
+    return aten.bernoulli(*args, **kwargs)
+
+
+def multinomial(*args: Any, **kwargs: Any) -> Any:
+    """multinomial(input, num_samples, replacement=False, *, generator=None, out=None) -> Tensor
+
+    ``num_samples`` category indices drawn from each row of ``input`` (non-negative weights, not
+    necessarily summing to 1) (``torch.multinomial``): an int64 tensor of shape
+    ``(num_samples,)`` or ``(rows, num_samples)``. Without replacement the categories with the
+    largest ``p / q`` win, for ``q ~ Exp(1)``; with replacement a binary search of the
+    cumulative sum. Not differentiable.
+
+    Raises RuntimeError for an input that is not 1-d or 2-d or not floating, ``num_samples <=
+    0``, more samples than categories without replacement, a weight that is negative, inf or
+    nan, a row summing to 0, an ``out=`` that is not int64.
+    """
+    return aten.multinomial(*args, **kwargs)
+
+
+def normal(*args: Any, **kwargs: Any) -> Any:
+    """normal(mean, std, *, generator=None, out=None) -> Tensor
+    normal(mean, std=1, *, generator=None, out=None) -> Tensor
+    normal(mean, std, *, generator=None, out=None) -> Tensor
+
+    Normal numbers with a tensor of means or of stds (``torch.normal``), as torch computes them:
+    standard normals drawn into the result (contiguous; the dtype of ``mean``, or of ``std``
+    when ``mean`` is a number; ``normal_(0, std)`` for a number ``std``), then ``*= std`` and
+    ``+= mean`` in place. With ``out=``, ``out`` is resized and drawn into in its own dtype.
+
+    Raises RuntimeError for a negative std or shapes that do not broadcast; NotImplementedError
+    for a result dtype that is not floating.
+    """
+    return aten.normal(*args, **kwargs)
 
 
 class TensorMethods(TensorType):
@@ -2771,6 +2821,98 @@ class TensorMethods(TensorType):
         itself when both already match.
         """
         return aten.type_as.call_method(self, args, kwargs)
+
+    def uniform_(self, *args: Any, **kwargs: Any) -> Any:
+        """uniform_(from=0, to=1, *, generator=None) -> Tensor
+
+        Fill ``self`` with uniform numbers in [from, to) (``Tensor.uniform_``), drawn in memory
+        order: float32 (and float16/bfloat16) from 24 random bits, float64 from 53. On the meta
+        device nothing is checked, as in torch.
+
+        Raises NotImplementedError for an integer or bool ``self``; RuntimeError for ``from >
+        to``, a bound outside the dtype's finite range, or a range wider than the dtype's
+        maximum.
+        """
+        return aten.uniform_.call_method(self, args, kwargs)
+
+    def normal_(self, *args: Any, **kwargs: Any) -> Any:
+        """normal_(mean=0, std=1, *, generator=None) -> Tensor
+
+        Fill ``self`` with normal numbers of ``mean`` and ``std`` (``Tensor.normal_``), by Box-
+        Muller: 16 or more contiguous elements take torch's fill path (blocks of 16), anything
+        else the serial path in memory order (a cached second normal in the generator).
+
+        Raises RuntimeError for ``std < 0``; NotImplementedError for an integer or bool ``self``
+        (RuntimeError on the meta device, as torch).
+        """
+        return aten.normal_.call_method(self, args, kwargs)
+
+    def random_(self, *args: Any, **kwargs: Any) -> Any:
+        """random_(*, generator=None) -> Tensor
+        random_(from, to, *, generator=None) -> Tensor
+        random_(to, *, generator=None) -> Tensor
+
+        Fill ``self`` with random integers (``Tensor.random_``): ``random_(from, to)`` in [from,
+        to) (``to=None``: up to the dtype's largest value), ``random_(to)`` in [0, to),
+        ``random_()`` in [0, max] of the dtype ([0, 2**mantissa digits] for a float dtype): a
+        raw draw modulo the range. On the meta device nothing is checked, as in torch.
+
+        Raises RuntimeError for ``from >= to`` or bounds the dtype cannot hold;
+        NotImplementedError for ``random_(-2**63, None)`` on bool or float16.
+        """
+        return aten.random_.call_method(self, args, kwargs)
+
+    def exponential_(self, *args: Any, **kwargs: Any) -> Any:
+        """exponential_(lambd=1, *, generator=None) -> Tensor
+
+        Fill ``self`` with exponential numbers of rate ``lambd`` (``Tensor.exponential_``):
+        ``-1/lambd * log1p(-u)`` in float64.
+
+        Raises RuntimeError for ``lambd <= 0`` or an integer or bool ``self``.
+        """
+        return aten.exponential_.call_method(self, args, kwargs)
+
+    def bernoulli_(self, *args: Any, **kwargs: Any) -> Any:
+        """bernoulli_(p, *, generator=None) -> Tensor
+        bernoulli_(p=0.5, *, generator=None) -> Tensor
+
+        Fill ``self`` (any dtype) with 1 with probability ``p``, else 0 (``Tensor.bernoulli_``);
+        ``p`` a number, or a float tensor of probabilities broadcast to ``self``'s shape (walked
+        with ``self`` in memory order). On the meta device nothing is checked, as in torch.
+
+        Raises RuntimeError for a probability outside [0, 1] or a ``p`` that does not broadcast;
+        NotImplementedError for an integer or bool tensor ``p``.
+        """
+        return aten.bernoulli_.call_method(self, args, kwargs)
+
+    def bernoulli(self, *args: Any, **kwargs: Any) -> Any:
+        """bernoulli(*, generator=None) -> Tensor
+        bernoulli(p, *, generator=None) -> Tensor
+
+        A new contiguous tensor of ``input``'s shape and dtype with 1 where a draw falls below
+        the probability ``input`` (elementwise), or ``p`` when given, else 0
+        (``torch.bernoulli``); ``out=`` is resized and drawn into in its own dtype.
+        ``bernoulli(input, p)`` has no derivative (torch's ``NotImplemented`` node).
+
+        Raises NotImplementedError for an integer or bool ``input`` of probabilities;
+        RuntimeError for a probability outside [0, 1].
+        """
+        return aten.bernoulli.call_method(self, args, kwargs)
+
+    def multinomial(self, *args: Any, **kwargs: Any) -> Any:
+        """multinomial(num_samples, replacement=False, *, generator=None) -> Tensor
+
+        ``num_samples`` category indices drawn from each row of ``input`` (non-negative weights,
+        not necessarily summing to 1) (``torch.multinomial``): an int64 tensor of shape
+        ``(num_samples,)`` or ``(rows, num_samples)``. Without replacement the categories with
+        the largest ``p / q`` win, for ``q ~ Exp(1)``; with replacement a binary search of the
+        cumulative sum. Not differentiable.
+
+        Raises RuntimeError for an input that is not 1-d or 2-d or not floating, ``num_samples
+        <= 0``, more samples than categories without replacement, a weight that is negative, inf
+        or nan, a row summing to 0, an ``out=`` that is not int64.
+        """
+        return aten.multinomial.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

@@ -88,12 +88,13 @@ def _broadcast_shape(operands: Sequence[Operand]) -> tuple[int, ...]:
 
 
 def _layout_seen(x: Operand, common: dtype) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The (shape, stride) the iterator sees: on the CPU, an operand converted to ``common``
-    was copied by ``.to()``, which keeps a dense layout and makes any other one dense. On
-    the meta device nothing is copied: every operand keeps its own strides."""
+    """The (shape, stride) the iterator sees: an operand converted to ``common`` was copied
+    by ``.to()``, which keeps a dense layout and makes any other one dense (on the meta
+    device too: torch's meta ``add`` of an expanded bool tensor and a float16 one is laid
+    out as its CPU ``add``)."""
     if not isinstance(x, Tensor):
         return (), ()
-    if (x._dtype is common or x.is_meta
+    if (x._dtype is common
             or layout.is_non_overlapping_and_dense(x._shape, x._stride)):
         return x._shape, x._stride
     return x._shape, layout.dense_strides_like(x._shape, x._stride)

@@ -26,7 +26,8 @@ line handing over to that chapter's module:
   above the kernels (as torch's ``VariableType`` is): it runs the kernel of chapters 2-4,
   then records a node of the backward graph when an input requires grad;
 * chapter 8, random number generation: the in-place samplers (``uniform_``, ``normal_``,
-  ...) hand over to ``random/``, which reproduces torch's CPU generator bit for bit.
+  ...) are ops of the op table, inherited from ``TensorMethods``; their kernels live in
+  ``random/``, which reproduces torch's CPU generator bit for bit.
 """
 
 from __future__ import annotations
@@ -709,33 +710,6 @@ class Tensor(TensorMethods):
     def bool(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
         return to_options(self, dtypes.bool, None, False, False, memory_format)
 
-    # ================================================ chapter 8: random number generation
-    # In-place samplers; each draws from ``generator`` (default: the default generator) in
-    # memory order (reftensor/random/).
-    def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0, *,
-                 generator: Any = None) -> Tensor:
-        return random.uniform.uniform_(self, from_, to, generator=generator)
-
-    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0, *,
-                generator: Any = None) -> Tensor:
-        return random.normal.normal_(self, mean, std, generator=generator)
-
-    def random_(self, *args: Any, **kwargs: Any) -> Tensor:
-        return random.integers.random_(self, *args, **kwargs)
-
-    def exponential_(self, lambd: builtins.float = 1.0, *, generator: Any = None) -> Tensor:
-        return random.discrete.exponential_(self, lambd, generator=generator)
-
-    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
-        return random.discrete.bernoulli_(self, p, generator=generator)
-
-    def bernoulli(self, *args: Any, **kwargs: Any) -> Tensor:
-        return random.discrete.bernoulli(self, *args, **kwargs)
-
-    def multinomial(self, num_samples: int, replacement: builtins.bool = False, *,
-                    generator: Any = None) -> Tensor:
-        return random.discrete.multinomial(self, num_samples, replacement, generator=generator)
-
 
 #: torch's Python signatures of ``Tensor.to`` (its own parser, ``THPVariable_to``); ``to``'s
 #: schemas in ``native_functions.yaml`` (``to.dtype_layout`` and the rest) are not these.
@@ -767,7 +741,4 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
 from . import views  # noqa: E402  (chapter 2: the view kernels)
 from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
-
-# isort: split
-from . import random  # noqa: E402  (chapter 8: the generator and the samplers)
 

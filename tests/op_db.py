@@ -9,6 +9,7 @@ Adding an op to the table means adding its entry here; a test fails for an op wi
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ class OpEntry:
             promote, such as ``mm``; other dtypes are error inputs).
         no_leaves: tensor arguments that the gradient test builds as drawn, not as leaves
             that require grad (``where``'s bool ``condition``).
+        values: draws each of the input's values (``bernoulli``'s probabilities).
     """
 
     name: str
@@ -75,6 +77,9 @@ class OpEntry:
     shapes: st.SearchStrategy[tuple[int, ...]] | None = None
     same_dtype: bool = False
     no_leaves: tuple[str, ...] = ()
+    # the input's values (default: any of its dtype), for ops whose input is a domain of
+    # its own: probabilities, weights
+    values: st.SearchStrategy[Any] | None = None
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -1403,6 +1408,214 @@ OP_DB += [
         "no other": lambda lib: lib.ones(2).type_as(),
         "a meta tensor like a CPU tensor": lambda lib: lib.ones(
             2, device="meta").type_as(lib.ones(1)),
+    }),
+]
+
+
+# ------------------------------------------------------------------ random sampling
+# The numbers depend on the generator's state: every drawn call seeds both libraries the
+# same way first (``Seed``), so that the values are compared bit for bit, as reftensor
+# claims for every sampler (tests/test_ch08_rng.py checks the streams themselves).
+class Seed:
+    """A ``generator=`` argument that makes each library's draws start alike: a
+    ``Generator`` seeded with ``seed``, or (``default``) None after seeding the default
+    generator."""
+
+    def __init__(self, seed: int, *, default: bool) -> None:
+        self.seed, self.default = seed, default
+
+    def make(self, lib: Any) -> Any:
+        if self.default:
+            lib.manual_seed(self.seed)
+            return None
+        return lib.Generator().manual_seed(self.seed)
+
+    def __repr__(self) -> str:
+        return f"Seed({self.seed}, default={self.default})"
+
+
+SEEDS = st.builds(Seed, st.integers(0, 2**32 - 1), default=st.booleans())
+#: probabilities every float dtype holds exactly
+PROBABILITIES = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
+
+
+def _with_seed(*choices: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """One of ``choices`` (the arguments after self, in order), then ``generator``."""
+    return st.tuples(st.one_of(*choices), SEEDS).map(lambda p: {**p[0], "generator": p[1]})
+
+
+def _floats(low: float, high: float) -> st.SearchStrategy[float]:
+    return st.sampled_from([low, high, (low + high) / 2, 0.1, 1.0, 2.5]).filter(
+        lambda v: low <= v <= high)
+
+
+def uniform_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``from`` and ``to`` (some left out), from <= to."""
+    bounds = st.tuples(_floats(-3.0, 3.0), _floats(0.0, 4.0)).map(
+        lambda b: (min(b), max(b)))
+    return _with_seed(st.just({}), _floats(-3.0, 0.5).map(lambda a: {"from": a}),
+                      bounds.map(lambda b: {"from": b[0], "to": b[1]}))
+
+
+def normal_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``mean`` and ``std`` (some left out), std >= 0."""
+    return _with_seed(st.just({}), _floats(-3.0, 3.0).map(lambda m: {"mean": m}),
+                      st.tuples(_floats(-3.0, 3.0), _floats(0.0, 3.0)).map(
+                          lambda p: {"mean": p[0], "std": p[1]}))
+
+
+def random_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``random_()``, ``random_(to)``, ``random_(from, to)`` (``to`` None: the dtype's
+    max), small and wide ranges."""
+    low = st.sampled_from([-5, 0, 1, 3])
+    high = st.sampled_from([2, 7, 100, 2**30])
+    return _with_seed(st.just({}), high.map(lambda h: {"to": h}),
+                      st.tuples(low, st.one_of(high, st.none())).map(
+                          lambda p: {"from": p[0], "to": p[1]}))
+
+
+def exponential_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _with_seed(st.just({}), _floats(0.1, 3.0).map(lambda v: {"lambd": v}))
+
+
+@st.composite
+def _probability_tensor(draw: st.DrawFn, shape: tuple[int, ...]) -> Any:
+    """A float tensor of probabilities that broadcasts to ``shape``."""
+    spec = draw(strategies.tensors(dtypes=strategies.FLOAT_NAMES,
+                                   shape=_broadcastable(shape)))
+    values = draw(st.lists(PROBABILITIES, min_size=len(spec.storage),
+                           max_size=len(spec.storage)))
+    return dataclasses.replace(spec, storage=tuple(values))
+
+
+def bernoulli__arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``p``: none, a probability, or a float tensor of them."""
+    return _with_seed(st.just({}), PROBABILITIES.map(lambda p: {"p": p}),
+                      _probability_tensor(shape).map(lambda p: {"p": p}))
+
+
+def bernoulli_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """None (the input holds the probabilities), or ``p``."""
+    return _with_seed(st.just({}), PROBABILITIES.map(lambda p: {"p": p}))
+
+
+def multinomial_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``num_samples`` up to the categories (more with replacement), ``replacement``."""
+    categories = shape[-1] if shape else 1
+    return _with_seed(st.tuples(st.integers(1, max(categories, 1) + 2), st.booleans()).map(
+        lambda p: {"num_samples": p[0], "replacement": p[1]}))
+
+
+@st.composite
+def _normal_tensor_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``std``: a non-negative tensor that broadcasts with the mean (any dtype, layout), or
+    a number (left out: 1)."""
+    if draw(st.booleans()):
+        spec = draw(strategies.tensors(shape=_broadcastable(shape)))
+        values = [abs(v) for v in spec.storage]
+        return {"std": dataclasses.replace(spec, storage=tuple(values))}
+    return draw(st.one_of(st.just({}), _floats(0.0, 3.0).map(lambda s: {"std": s})))
+
+
+def normal_tensor_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _with_seed(_normal_tensor_arguments(shape))
+
+
+def _sampler_errors(name: str, *args: Any) -> dict[str, Program]:
+    """What every in-place sampler refuses, as torch does."""
+    return {
+        "into an expanded tensor": lambda lib: getattr(lib.ones(1).expand(3), name)(*args),
+        "into a leaf that requires grad":
+            lambda lib: getattr(lib.ones(2, requires_grad=True), name)(*args),
+        "a generator that is no Generator": lambda lib: getattr(lib.ones(2), name)(
+            *args, generator=1),
+        "a string": lambda lib: getattr(lib.ones(2), name)("a"),
+    }
+
+
+OP_DB += [
+    OpEntry("uniform_", arguments=uniform_arguments, errors={
+        **_sampler_errors("uniform_"),
+        "from > to": lambda lib: lib.ones(2).uniform_(2, 1),
+        "an infinite bound": lambda lib: lib.ones(2).uniform_(0, math.inf),
+        "a range too wide for float16": lambda lib: lib.ones(2, dtype=lib.float16).uniform_(
+            -60000, 60000),
+        "an integer tensor": lambda lib: lib.ones(2, dtype=lib.int64).uniform_(),
+    }),
+    OpEntry("normal_", arguments=normal_arguments, errors={
+        **_sampler_errors("normal_"),
+        "a negative std": lambda lib: lib.ones(2).normal_(0, -1),
+        "an integer tensor": lambda lib: lib.ones(2, dtype=lib.int64).normal_(),
+        "an integer tensor and a negative std":
+            lambda lib: lib.ones(2, dtype=lib.int64).normal_(0, -1),
+    }),
+    OpEntry("random_", arguments=random_arguments, errors={
+        **_sampler_errors("random_"),
+        "from >= to": lambda lib: lib.ones(2).random_(5, 2),
+        "to out of range for uint8": lambda lib: lib.ones(2, dtype=lib.uint8).random_(300),
+        "every int64 into bool": lambda lib: lib.ones(2, dtype=lib.bool).random_(-2**63, None),
+        "a float bound": lambda lib: lib.ones(2).random_(2.5),
+        "three bounds": lambda lib: lib.ones(2).random_(1, 2, 3),
+        "from alone by keyword": lambda lib: lib.ones(2).random_(**{"from": 2}),
+    }),
+    OpEntry("exponential_", arguments=exponential_arguments, errors={
+        **_sampler_errors("exponential_"),
+        "lambd 0": lambda lib: lib.ones(2).exponential_(0),
+        "an integer tensor": lambda lib: lib.ones(2, dtype=lib.int64).exponential_(),
+    }),
+    OpEntry("bernoulli_", arguments=bernoulli__arguments, errors={
+        **_sampler_errors("bernoulli_", 0.5),
+        "p above 1": lambda lib: lib.ones(2).bernoulli_(1.5),
+        "an integer tensor p": lambda lib: lib.ones(2).bernoulli_(lib.ones(2, dtype=lib.int64)),
+        "a tensor p that does not broadcast": lambda lib: lib.ones(2).bernoulli_(lib.ones(3)),
+        "a tensor p with a value above 1": lambda lib: lib.ones(2).bernoulli_(lib.full((2,), 2.0)),
+    }),
+    OpEntry("bernoulli", arguments=bernoulli_arguments, values=PROBABILITIES, errors={
+        "integer probabilities": lambda lib: lib.bernoulli(lib.ones(2, dtype=lib.int64)),
+        "a probability above 1": lambda lib: lib.bernoulli(lib.full((2,), 2.0)),
+        "p above 1": lambda lib: lib.bernoulli(lib.ones(2), 1.5),
+        "p as a tensor": lambda lib: lib.bernoulli(lib.ones(2), lib.ones(2)),
+        "out= with p": lambda lib: lib.bernoulli(lib.ones(2), 0.5, out=lib.empty(2)),
+        "out= with an input that requires grad":
+            lambda lib: lib.bernoulli(lib.ones(2, requires_grad=True), out=lib.empty(2)),
+        "the gradient through p": lambda lib: lib.bernoulli(
+            lib.ones(2, requires_grad=True), 0.5).sum().backward(),
+    }),
+    OpEntry("multinomial", arguments=multinomial_arguments, grad=False,
+            values=st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), errors={
+        "a 0-d input": lambda lib: lib.multinomial(lib.tensor(1.0), 1),
+        "a 3-d input": lambda lib: lib.multinomial(lib.ones(1, 1, 2), 1),
+        "an integer input": lambda lib: lib.multinomial(lib.ones(2, dtype=lib.int64), 1),
+        "no samples": lambda lib: lib.multinomial(lib.ones(2), 0),
+        "more samples than categories": lambda lib: lib.multinomial(lib.ones(2), 3),
+        "a negative weight": lambda lib: lib.multinomial(lib.tensor([1.0, -1.0]), 1),
+        "a row of zeros": lambda lib: lib.multinomial(lib.zeros(2, 2), 1),
+        "a row of zeros with replacement": lambda lib: lib.multinomial(lib.zeros(2), 2, True),
+        "an infinite weight with replacement":
+            lambda lib: lib.multinomial(lib.tensor([1.0, math.inf]), 2, True),
+        "out= of float32": lambda lib: lib.multinomial(lib.ones(2), 1, out=lib.empty(0)),
+        "a float num_samples": lambda lib: lib.multinomial(lib.ones(2), 1.5),
+    }),
+    # normal(mean: Tensor, std): the drawn input is the mean. normal(float, float, size) is
+    # a factory, not in the op table (tests/test_ch08_rng.py compares it).
+    OpEntry("normal", arguments=normal_tensor_arguments, errors={
+        "a negative std": lambda lib: lib.normal(lib.ones(2), -1.0),
+        "a negative element of std": lambda lib: lib.normal(lib.ones(2), lib.tensor([1.0, -1])),
+        "a number mean and a negative element of std":
+            lambda lib: lib.normal(0.0, lib.tensor([1.0, -1])),
+        "shapes that do not broadcast": lambda lib: lib.normal(lib.ones(2), lib.ones(3)),
+        "an integer mean": lambda lib: lib.normal(lib.ones(2, dtype=lib.int64), 1.0),
+        "an integer mean and a float std":
+            lambda lib: lib.normal(lib.ones(2, dtype=lib.int64), lib.ones(2)),
+        "an integer std and a number mean": lambda lib: lib.normal(
+            0.0, lib.ones(2, dtype=lib.int64)),
+        "out= of an integer dtype":
+            lambda lib: lib.normal(lib.ones(2), lib.ones(2), out=lib.empty(0, dtype=lib.int64)),
+        "out= that does not broadcast with the mean":
+            lambda lib: lib.normal(lib.ones(3), 1.0, out=lib.empty(0)),
+        "a string std": lambda lib: lib.normal(lib.ones(2), "a"),
+        "as a method": lambda lib: lib.ones(2).normal(1.0),
+        "the mean as input=": lambda lib: lib.normal(input=lib.ones(2), std=1.0),
     }),
 ]
 

@@ -73,12 +73,19 @@ def test_the_generated_bindings_are_up_to_date():
         "reftensor/_bindings.py is out of date: run python -m reftensor._ops.generate"
 
 
+def _has_inplace_form(name: str) -> bool:
+    """Does the table declare ``<name>_`` as the in-place form of ``name`` (``exp_``; not
+    ``normal_``, an op of its own beside ``normal``)?"""
+    return name in aten and any(o.inplace_form is not None
+                                for o in aten[name].all_overloads())
+
+
 def _own_entry(name: str) -> bool:
     """Every op has an entry, except the in-place form of another op (``exp_``) and the
     internal ops that Python reaches only through other ops (``slice``: ``narrow``); an
     internal op may have one (``_to_copy``, called as ``torch.ops.aten._to_copy``)."""
     internal = not aten[name].function and not aten[name].method
-    return not internal and (not name.endswith("_") or name[:-1] not in aten)
+    return not internal and (not name.endswith("_") or not _has_inplace_form(name[:-1]))
 
 
 def test_every_op_has_a_test_entry_and_every_entry_an_op():
@@ -147,9 +154,28 @@ def test_the_parser_accepts_and_refuses_what_torch_does(name, method, positional
         # Allowance: the "didn't match because ..." lines under a listed signature follow
         # torch's own re-reading of the signature's text, reproduced only in part; every
         # other line (the call, each signature) must be torch's.
+        if name == "normal":
+            # Allowance: torch.normal's factory form ``(float mean, float std, tuple of
+            # ints size, ...)`` is not in the op table (factories are another change), so
+            # reftensor knows one signature fewer and may word the error otherwise.
+            # Checked instead: both raise TypeError, and every signature reftensor lists
+            # is one torch lists.
+            assert expected[0] == got[0] == "TypeError", (expected, got)
+            listed = [line for line in got[1].splitlines() if line.startswith(" * (")]
+            assert all(line in _normal_signatures() for line in listed), (expected, got)
+            return
         assert _without_explanations(got) == _without_explanations(expected)
     else:
         assert got[0] == expected[0], (expected, got)
+
+
+def _normal_signatures() -> list[str]:
+    """The signature lines of torch.normal's error message."""
+    try:
+        torch.normal()
+    except TypeError as error:
+        return [line for line in str(error).splitlines() if line.startswith(" * (")]
+    raise AssertionError("torch.normal() accepted no arguments")
 
 
 def _without_explanations(outcome: tuple[str, str]) -> tuple[str, list[str]]:
@@ -349,6 +375,10 @@ def _drawn(data: Any, name: str, **options: Any) -> tuple[OpEntry, Any, dict[str
     shape = shapes if entry.shapes is None else entry.shapes
     spec = data.draw(strategies.tensors(**{"shape": shape, "dtypes": entry.dtypes,
                                            **options}), label="input")
+    if entry.values is not None:  # the input's values from the op's domain
+        n = len(spec.storage)
+        spec = dataclasses.replace(spec, storage=tuple(data.draw(
+            st.lists(entry.values, min_size=n, max_size=n), label="values")))
     arguments = _draw_arguments(data, entry, spec.shape)
     if entry.same_dtype:  # the tensor arguments again, in the input's dtype
         arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape),
@@ -367,7 +397,7 @@ def test_op_on_every_layout_and_dtype(name, data):
     compare_op(variants[variant], spec, ulps=entry.ulps)
 
 
-@pytest.mark.parametrize("name", [e.name for e in OP_DB if e.name + "_" in aten])
+@pytest.mark.parametrize("name", [e.name for e in OP_DB if _has_inplace_form(e.name)])
 @settings(max_examples=examples(20), deadline=None)
 @given(data=st.data())
 def test_inplace_variant(name, data):
@@ -401,13 +431,24 @@ def test_op_on_the_meta_device(name, data):
         return call(lib, spec.on(device).make(lib),
                     {k: _on(v, device) for k, v in arguments.items()})
 
-    errors = []
-    for lib in (torch, reftensor):
-        try:
-            run(lib, "meta")
-            errors.append(None)
-        except Exception as error:  # noqa: BLE001 - the class is compared
-            errors.append(type(error))
+    def outcomes() -> list[Any]:
+        errors = []
+        for lib in (torch, reftensor):
+            try:
+                run(lib, "meta")
+                errors.append(None)
+            except Exception as error:  # noqa: BLE001 - the class is compared
+                errors.append(type(error))
+        return errors
+
+    errors = outcomes()
+    if errors[0] is AssertionError and "generator" in arguments:
+        # Allowance: torch runs some samplers on the meta device through its Python
+        # references (``torch._refs.exponential``), which refuse ``generator=`` ("generator
+        # is not supported in refs"); reftensor's meta kernels ignore it, as torch's C++
+        # ones do. Checked instead: the call without it.
+        arguments = {k: v for k, v in arguments.items() if k != "generator"}
+        errors = outcomes()
     if errors[1] is not None and errors[0] is not errors[1]:
         # Allowance: torch's meta kernels skip some checks its CPU kernels make (or make
         # them in another order); reftensor keeps the CPU's on both. Checked instead: torch
@@ -420,12 +461,31 @@ def test_op_on_the_meta_device(name, data):
         # CPU one (sqrt of shape (1, 1, 1, 2), strides (2, 2, 1, 1): CPU (2, 2, 2, 1), meta
         # (2, 2, 1, 1)); reftensor gives the CPU's layout on both. Compared instead: shape,
         # dtype, device, and (for a result with elements) the strides of dims of size > 1.
-        def facts(lib: Any) -> Any:
-            out = run(lib, "meta")
+        def layout_of(out: Any) -> Any:
+            if isinstance(out, tuple | list):
+                return [layout_of(o) for o in out]
             strides = [s for n, s in zip(out.shape, out.stride(), strict=True) if n > 1]
-            return (tuple(out.shape), str(out.dtype).split(".")[-1], str(out.device),
+            return (tuple(out.shape), str(out.dtype).split(".")[-1],
                     strides if out.numel() else None)
 
+        def facts(lib: Any, device: str = "meta") -> Any:
+            return layout_of(run(lib, device))
+
+        def torch_cpu_facts() -> Any:
+            try:
+                return facts(torch, "cpu")
+            except Exception:  # noqa: BLE001 - a CPU call torch refuses: no layout to read
+                return None
+
+        if errors[0] is None and torch_cpu_facts() not in (None, facts(torch)):
+            # Allowance: torch's meta kernel is a Python decomposition whose layout differs
+            # from its CPU kernel's in dims of size > 1 too (logical_or of an expanded
+            # float16 (1, 1, 3, 2) and a permuted bool: CPU (6, 1, 1, 3), meta (6, 6, 2,
+            # 1)); reftensor gives the CPU's on both (or, where it follows torch's
+            # decomposition on purpose, the meta one: ``normal``'s dtype). Checked instead:
+            # reftensor's meta result has torch's CPU or meta shape, dtype and layout.
+            assert facts(reftensor) in (torch_cpu_facts(), facts(torch))
+            return
         same_on_both(facts)
         return
     meta_arguments = {k: _on(v, "meta") for k, v in arguments.items()}
@@ -478,7 +538,8 @@ def test_gradient(name, data, seed):
     _gradient(data, name, seed, inplace=False)
 
 
-@pytest.mark.parametrize("name", [e.name for e in OP_DB if e.grad and e.name + "_" in aten])
+@pytest.mark.parametrize("name", [e.name for e in OP_DB
+                                  if e.grad and _has_inplace_form(e.name)])
 @settings(max_examples=examples(10), deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**16))
 def test_gradient_through_the_inplace_variant(name, data, seed):

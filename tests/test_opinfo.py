@@ -37,6 +37,11 @@ NO_OPINFO: dict[str, str] = {
     "copy_": "torch's OpInfo has no entry for Tensor.copy_; tests/op_db.py's entry runs it "
              "on every layout and dtype (tensor or number sources, broadcast), on the meta "
              "device, with its gradient (CopyBackwards) and error inputs",
+    **{name: f"torch's OpInfo has no entry for Tensor.{name}; tests/op_db.py's entry runs "
+              "it on every layout and dtype with both libraries' generators seeded alike "
+              "(values compared bit for bit), on the meta device, with its gradient (a "
+              "zero) and error inputs, and tests/test_ch08_rng.py compares the streams"
+       for name in ("uniform_", "random_", "exponential_")},
     "contiguous": "a method only (OpInfo's entry is found through reftensor.<name>, which "
                   "torch does not have either); tests/op_db.py's entry runs it on every "
                   "layout, dtype and memory format, with its gradient and error inputs",

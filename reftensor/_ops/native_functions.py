@@ -773,6 +773,99 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     declare("type_as(Tensor self, Tensor other) -> Tensor", function=False,
             doc="``self.to(dtype=other.dtype, device=other.device)`` (``Tensor.type_as``): "
                 "``self`` itself when both already match."),
+    # ---------------------------------------------------------- random sampling (chapter 8)
+    # Every sampler draws from ``generator`` (None: the default generator) in the order
+    # torch's CPU kernels do (reftensor/random/), so that the same seed gives torch's
+    # numbers bit for bit. The in-place samplers return ``self``, refuse an expanded
+    # ``self``, and on the meta device draw nothing (the generator does not move).
+    declare("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) "
+            "-> Tensor(a!)", function=False,
+            doc="Fill ``self`` with uniform numbers in [from, to) (``Tensor.uniform_``), "
+                "drawn in memory order: float32 (and float16/bfloat16) from 24 random bits, "
+                "float64 from 53. On the meta device nothing is checked, as in torch.\n\n"
+                "Raises NotImplementedError for an integer or bool ``self``; RuntimeError "
+                "for ``from > to``, a bound outside the dtype's finite range, or a range "
+                "wider than the dtype's maximum."),
+    declare("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) "
+            "-> Tensor(a!)", function=False,
+            doc="Fill ``self`` with normal numbers of ``mean`` and ``std`` "
+                "(``Tensor.normal_``), by Box-Muller: 16 or more contiguous elements take "
+                "torch's fill path (blocks of 16), anything else the serial path in memory "
+                "order (a cached second normal in the generator).\n\nRaises RuntimeError "
+                "for ``std < 0``; NotImplementedError for an integer or bool ``self`` "
+                "(RuntimeError on the meta device, as torch)."),
+    declare("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)",
+            "random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) "
+            "-> Tensor(a!)",
+            "random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)",
+            function=False,
+            doc="Fill ``self`` with random integers (``Tensor.random_``): ``random_(from, "
+                "to)`` in [from, to) (``to=None``: up to the dtype's largest value), "
+                "``random_(to)`` in [0, to), ``random_()`` in [0, max] of the dtype "
+                "([0, 2**mantissa digits] for a float dtype): a raw draw modulo the range. "
+                "On the meta device nothing is checked, as in torch.\n\nRaises "
+                "RuntimeError for ``from >= to`` or bounds the dtype cannot hold; "
+                "NotImplementedError for ``random_(-2**63, None)`` on bool or float16."),
+    declare("exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> "
+            "Tensor(a!)", function=False,
+            doc="Fill ``self`` with exponential numbers of rate ``lambd`` "
+                "(``Tensor.exponential_``): ``-1/lambd * log1p(-u)`` in float64.\n\n"
+                "Raises RuntimeError for ``lambd <= 0`` or an integer or bool ``self``."),
+    declare("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> "
+            "Tensor(a!)",
+            "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> "
+            "Tensor(a!)", function=False,
+            doc="Fill ``self`` (any dtype) with 1 with probability ``p``, else 0 "
+                "(``Tensor.bernoulli_``); ``p`` a number, or a float tensor of "
+                "probabilities broadcast to ``self``'s shape (walked with ``self`` in "
+                "memory order). On the meta device nothing is checked, as in torch.\n\n"
+                "Raises RuntimeError for a probability outside [0, 1] or a ``p`` that does "
+                "not broadcast; NotImplementedError for an integer or bool tensor ``p``."),
+    declare("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor",
+            "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
+            out=("bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="A new contiguous tensor of ``input``'s shape and dtype with 1 where a draw "
+                "falls below the probability ``input`` (elementwise), or ``p`` when given, "
+                "else 0 (``torch.bernoulli``); ``out=`` is resized and drawn into in its own "
+                "dtype. ``bernoulli(input, p)`` has no derivative (torch's "
+                "``NotImplemented`` node).\n\nRaises NotImplementedError for an integer "
+                "or bool ``input`` of probabilities; RuntimeError for a probability outside "
+                "[0, 1]."),
+    declare("multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, "
+            "Generator? generator=None) -> Tensor",
+            out=("multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, "
+                 "Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``num_samples`` category indices drawn from each row of ``input`` "
+                "(non-negative weights, not necessarily summing to 1) (``torch.multinomial``)"
+                ": an int64 tensor of shape ``(num_samples,)`` or ``(rows, num_samples)``. "
+                "Without replacement the categories with the largest ``p / q`` win, for "
+                "``q ~ Exp(1)``; with replacement a binary search of the cumulative sum. "
+                "Not differentiable.\n\nRaises RuntimeError for an input that is not 1-d "
+                "or 2-d or not floating, ``num_samples <= 0``, more samples than categories "
+                "without replacement, a weight that is negative, inf or nan, a row summing "
+                "to 0, an ``out=`` that is not int64."),
+    # torch.normal's fourth form, ``normal(mean: float, std: float, size)``, is a factory:
+    # reftensor.normal (random/normal.py) runs it, and hands tensor means and stds here.
+    declare("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> "
+            "Tensor",
+            "normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> "
+            "Tensor",
+            "normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> "
+            "Tensor", method=False,
+            out=("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? "
+                 "generator=None, Tensor(a!) out) -> Tensor(a!)",
+                 "normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? "
+                 "generator=None, Tensor(a!) out) -> Tensor(a!)",
+                 "normal.float_Tensor_out(float mean, Tensor std, *, Generator? "
+                 "generator=None, Tensor(a!) out) -> Tensor(a!)"),
+            doc="Normal numbers with a tensor of means or of stds (``torch.normal``), as "
+                "torch computes them: standard normals drawn into the result (contiguous; "
+                "the dtype of ``mean``, or of ``std`` when ``mean`` is a number; "
+                "``normal_(0, std)`` for a number ``std``), then ``*= std`` and ``+= mean`` "
+                "in place. With ``out=``, ``out`` is resized and drawn into in its own "
+                "dtype.\n\nRaises RuntimeError for a negative std or shapes that do not "
+                "broadcast; NotImplementedError for a result dtype that is not floating."),
 ]
 
 

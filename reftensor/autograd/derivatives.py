@@ -646,6 +646,24 @@ def to_copy_backward(grad: Tensor, self_options: tuple[Any, Any]) -> Tensor:
     return grad.to(dtype=dtype, device=where)
 
 
+def normal_mean_backward(grad: Tensor, mean_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``at::zeros(mean.sym_sizes(), grad.options())``: ``normal``'s tensor mean only set
+    where the numbers lie."""
+    return factories.zeros(mean_sym_sizes, dtype=grad.dtype, device=grad.device)
+
+
+def normal_std_backward(grad: Tensor, std_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``at::zeros(std.sym_sizes(), grad.options())``: as ``normal_mean_backward``."""
+    return factories.zeros(std_sym_sizes, dtype=grad.dtype, device=grad.device)
+
+
+def bernoulli_p_backward(p_info: tuple[tuple[int, ...], Any, Any]) -> Tensor:
+    """``zeros_like(p)``, from what torch saves of ``p`` (its ``TypeAndSize``: sizes, dtype
+    and device): contiguous zeros."""
+    shape, dtype, device = p_info
+    return factories.zeros(shape, dtype=dtype, device=device)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
         non_float_result_untracked: bool = False, **formulas: Any) -> Derivative:
@@ -848,4 +866,35 @@ DERIVATIVES: list[Derivative] = [
         "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
         "memory_format=None) -> Tensor", "ToCopyBackward0", ("self_options",),
         non_float_result_untracked=True, self=to_copy_backward),
+    # ------------------------------------------------------------------ random sampling
+    # The samplers overwrite self: a zero gradient. Tensor means, stds and probabilities
+    # get zeros too (only their sizes, or sizes and dtype, are saved).
+    row("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> "
+        "Tensor(a!)", "UniformBackward0", (), self=zero_backward),
+    row("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> "
+        "Tensor(a!)", "NormalBackward0", (), self=zero_backward),
+    row("random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> "
+        "Tensor(a!)", "RandomBackward0", (), self=zero_backward),
+    row("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)",
+        "RandomBackward1", (), self=zero_backward),
+    row("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)",
+        "RandomBackward2", (), self=zero_backward),
+    row("exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> "
+        "Tensor(a!)", "ExponentialBackward0", (), self=zero_backward),
+    row("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", "BernoulliBackward0",
+        (), self=zero_backward),
+    row("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> "
+        "Tensor(a!)", "BernoulliBackward1", ("p_info",), self=zero_backward,
+        p=bernoulli_p_backward),
+    row("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> "
+        "Tensor(a!)", "BernoulliBackward2", (), self=zero_backward),
+    row("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
+        "NotImplemented", (), self=not_implemented("bernoulli")),
+    row("normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor",
+        "NormalBackward1", ("mean_sym_sizes",), mean=normal_mean_backward),
+    row("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor",
+        "NormalBackward2", ("std_sym_sizes",), std=normal_std_backward),
+    row("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor",
+        "NormalBackward3", ("mean_sym_sizes", "std_sym_sizes"),
+        mean=normal_mean_backward, std=normal_std_backward),
 ]

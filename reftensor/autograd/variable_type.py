@@ -87,7 +87,8 @@ class FormulaNode(Node):
     def _value(self, key: str, args: tuple[Any, ...], result: Any) -> Any:
         """What the row saves under ``key``: the result, one of several results
         (``indices``), an argument, or an argument's sizes or strides (``self_sym_sizes``:
-        torch's name for ``self.sym_sizes()``, saved instead of ``self``)."""
+        torch's name for ``self.sym_sizes()``, saved instead of ``self``), or its sizes,
+        dtype and device (``p_info``, for a formula ``zeros_like(p)``)."""
         if key == "result":
             return result
         if key in self.returns:
@@ -102,6 +103,9 @@ class FormulaNode(Node):
         if key.endswith("_options"):  # its dtype and device (``_to_copy``'s ``self_options``)
             t = args[self.names[key.removesuffix("_options")]]
             return t._dtype, t.device
+        if key.endswith("_info"):  # (torch's ``TypeAndSize``: sizes, dtype, device)
+            t = args[self.names[key.removesuffix("_info")]]
+            return t._shape, t._dtype, t.device
         return args[self.names[key]]
 
     def _wanted(self, i: int) -> bool:

@@ -19,17 +19,18 @@ categories), and frequent in float16/bfloat16, whose scores have 11 and 8 bits.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-from .. import dtypes, layout
+from .. import dtypes, factories, iterator, layout
+from .._ops import DispatchKey, aten
 from ..tensor import Tensor
 from . import fill
 from .generator import Generator
 from .uniform import u24, u53
 
-__all__ = ["bernoulli_", "bernoulli", "exponential_", "multinomial"]
+__all__ = ["bernoulli_tensor_", "bernoulli_float_", "bernoulli", "bernoulli_p", "bernoulli_out",
+           "exponential_", "multinomial", "multinomial_out"]
 
 
 # ------------------------------------------------------------------------------ bernoulli
@@ -38,6 +39,8 @@ def _bernoulli_scalar_kernel(t: Tensor, p: float, gen: Generator) -> None:
 
 
 def _bernoulli_tensor_kernel(t: Tensor, p: Tensor, gen: Generator) -> None:
+    # (torch checks p inside its kernel: an empty ``t`` takes any p)
+    fill.check_floating("bernoulli_tensor_cpu_p_", p.dtype)
     # self and the (expanded) p are walked together, in the order TensorIterator picks for
     # both layouts
     p = p.expand_as(t)
@@ -59,35 +62,80 @@ def _bernoulli_tensor_kernel(t: Tensor, p: Tensor, gen: Generator) -> None:
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
 
 
-def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
-    """Fill ``self`` in place with 1 (probability ``p``) or 0 (``Tensor.bernoulli_``);
-    ``p`` a float or a tensor of probabilities broadcastable to ``self``.
-
-    Raises:
-        RuntimeError: a float ``p`` outside [0, 1].
-    """
-    gen = fill.resolve(generator)
-    if isinstance(p, Tensor):
-        fill.check_floating("bernoulli_tensor_cpu_p_", p.dtype)
-        return fill.inplace("BernoulliBackward1", _bernoulli_tensor_kernel, self, p, gen)
-    p = float(p)
+def _check_p(p: float) -> None:
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    return fill.inplace("BernoulliBackward2", _bernoulli_scalar_kernel, self, p, gen)
 
 
-def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = None) -> Tensor:
-    """``torch.bernoulli``: 1 with probability ``input`` (elementwise), or with probability
-    ``p`` when given; a new contiguous tensor of ``input``'s shape and dtype."""
+@aten.bernoulli_.Tensor.impl(DispatchKey.CPU)
+def bernoulli_tensor_(self: Tensor, p: Tensor, generator: Generator | None) -> Tensor:
+    """``self.bernoulli_(p)``: 1 where a draw falls below the element of ``p``."""
+    return fill.inplace(_bernoulli_tensor_kernel, self, p, fill.resolve(generator))
+
+
+@aten.bernoulli_.float.impl(DispatchKey.CPU)
+def bernoulli_float_(self: Tensor, p: float, generator: Generator | None) -> Tensor:
+    """``self.bernoulli_(p)`` for a number ``p``."""
     gen = fill.resolve(generator)
-    out = fill.like(input, None, None, layout.contiguous_format)
-    if p is None:
-        fill.check_floating("bernoulli_tensor_cpu_p_", input.dtype)
-        return fill.fresh(_bernoulli_tensor_kernel, out, input, gen)
-    p = float(p)
-    if not 0.0 <= p <= 1.0:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    return fill.fresh(_bernoulli_scalar_kernel, out, p, gen)
+    _check_p(p)
+    return fill.inplace(_bernoulli_scalar_kernel, self, p, gen)
+
+
+# torch's meta kernels of bernoulli_ check nothing and draw nothing.
+@aten.bernoulli_.Tensor.impl(DispatchKey.Meta)
+def bernoulli_tensor_meta(self: Tensor, p: Tensor, generator: Generator | None) -> Tensor:
+    return fill.bump(self)
+
+
+@aten.bernoulli_.float.impl(DispatchKey.Meta)
+def bernoulli_float_meta(self: Tensor, p: float, generator: Generator | None) -> Tensor:
+    return fill.bump(self)
+
+
+def _contiguous_like(input: Tensor) -> Tensor:
+    return fill.like(input, None, None, layout.contiguous_format)
+
+
+@aten.bernoulli.out.impl(DispatchKey.CPU)
+def bernoulli_out(self: Tensor, generator: Generator | None, out: Tensor) -> Tensor:
+    """torch's ``bernoulli_out``: ``out`` resized to ``input``'s shape, then
+    ``out.bernoulli_(input)`` (drawn in ``out``'s layout and dtype)."""
+    gen = fill.resolve(generator)
+    if out.shape != self.shape:
+        iterator.resize_output(out, self.shape, layout.contiguous_strides(self.shape))
+    return fill.inplace(_bernoulli_tensor_kernel, out, self, gen)
+
+
+@aten.bernoulli.out.impl(DispatchKey.Meta)
+def bernoulli_out_meta(self: Tensor, generator: Generator | None, out: Tensor) -> Tensor:
+    if out.shape != self.shape:
+        iterator.resize_output(out, self.shape, layout.contiguous_strides(self.shape))
+    return fill.bump(out)
+
+
+@aten.bernoulli.default.impl(DispatchKey.CPU)
+def bernoulli(self: Tensor, generator: Generator | None) -> Tensor:
+    """``torch.bernoulli(input)``: ``empty(input's shape).bernoulli_(input)``."""
+    gen = fill.resolve(generator)
+    return fill.fresh(_bernoulli_tensor_kernel, _contiguous_like(self), self, gen)
+
+
+@aten.bernoulli.p.impl(DispatchKey.CPU)
+def bernoulli_p(self: Tensor, p: float, generator: Generator | None) -> Tensor:
+    """``torch.bernoulli(input, p)``: ``empty(input's shape).bernoulli_(p)``."""
+    gen = fill.resolve(generator)
+    _check_p(p)
+    return fill.fresh(_bernoulli_scalar_kernel, _contiguous_like(self), p, gen)
+
+
+@aten.bernoulli.default.impl(DispatchKey.Meta)
+def bernoulli_meta(self: Tensor, generator: Generator | None) -> Tensor:
+    return _contiguous_like(self)
+
+
+@aten.bernoulli.p.impl(DispatchKey.Meta)
+def bernoulli_p_meta(self: Tensor, p: float, generator: Generator | None) -> Tensor:
+    return _contiguous_like(self)
 
 
 # ---------------------------------------------------------------------------- exponential
@@ -102,30 +150,34 @@ def _exponential_kernel(t: Tensor, lambd: float, gen: Generator) -> None:
     fill.write(t, exponentials(gen, t.numel(), lambd))
 
 
-def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | None = None
-                 ) -> Tensor:
-    """Fill ``self`` in place with exponential numbers of rate ``lambd``
-    (``Tensor.exponential_``).
-
-    Raises:
-        RuntimeError: ``lambd <= 0``, or an integer/bool tensor.
-    """
-    gen = fill.resolve(generator)
-    lambd = float(lambd)
-    if self.dtype not in fill.FLOATING:
+def _check_exponential(self: Tensor, lambd: float, *, empty_too: bool = False) -> None:
+    """The dtype (checked by torch's CPU kernel: not for an empty ``self``; its meta
+    function checks it always), then ``lambd``."""
+    if (self.numel() or empty_too) and self.dtype not in fill.FLOATING:
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
                            f"{fill.SCALAR_TYPE[self.dtype]}")
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    return fill.inplace("ExponentialBackward0", _exponential_kernel, self, lambd, gen)
+
+
+@aten.exponential_.default.impl(DispatchKey.CPU)
+def exponential_(self: Tensor, lambd: float, generator: Generator | None) -> Tensor:
+    """``self.exponential_(lambd)``: exponential numbers of rate ``lambd``."""
+    gen = fill.resolve(generator)
+    _check_exponential(self, lambd)
+    return fill.inplace(_exponential_kernel, self, lambd, gen)
+
+
+@aten.exponential_.default.impl(DispatchKey.Meta)
+def exponential_meta(self: Tensor, lambd: float, generator: Generator | None) -> Tensor:
+    """torch checks the dtype and ``lambd`` on the meta device too (and draws nothing)."""
+    _check_exponential(self, lambd, empty_too=True)
+    return fill.bump(self)
 
 
 # ---------------------------------------------------------------------------- multinomial
 def _check_multinomial(input: Tensor, num_samples: int, replacement: bool) -> None:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"multinomial(): argument 'input' must be Tensor, not "
-                        f"{type(input).__name__}")
     if not 1 <= input.dim() <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if input.dtype not in fill.FLOATING:
@@ -136,6 +188,10 @@ def _check_multinomial(input: Tensor, num_samples: int, replacement: bool) -> No
     if not replacement and num_samples > input.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
+    if input.shape[-1] == 0 and (input.dim() == 1 or input.shape[0] > 0):
+        # a row with no categories: torch's check of the probabilities' range fails first
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
     if input.shape[-1] > 2**24:
         raise RuntimeError("number of categories cannot exceed 2^24")
 
@@ -172,7 +228,7 @@ def _with_replacement(input: Tensor, num_samples: int, gen: Generator) -> np.nda
         # a running sum in the input dtype (float32 for float16/bfloat16), then / total
         acc = np.float32 if row.dtype.itemsize == 2 else row.dtype
         cum = np.cumsum(row, dtype=acc)
-        total = cum[-1]
+        total = cum[-1] if cum.size else 0
         if not total > 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         cum = (cum / total).astype(acc).astype(np.float64)
@@ -181,35 +237,68 @@ def _with_replacement(input: Tensor, num_samples: int, gen: Generator) -> np.nda
     return out
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
-                generator: Generator | None = None) -> Tensor:
-    """Sample category indices from each row of ``input`` (``torch.multinomial``).
+def _samples_shape(input: Tensor, num_samples: int) -> tuple[int, ...]:
+    return (num_samples,) if input.dim() == 1 else (input.shape[0], num_samples)
 
-    Args:
-        input: 1-d or 2-d float tensor of non-negative weights (rows need not sum to 1).
-        num_samples: samples per row. replacement: draw with replacement.
 
-    Returns:
-        int64 tensor of shape ``(num_samples,)`` or ``(rows, num_samples)``.
-
-    Raises:
-        RuntimeError: bad dims or dtype, ``num_samples <= 0``, more samples than categories
-        without replacement, negative/inf/nan weights, or a row summing to 0.
-    """
-    from .. import factories
-
+def _sample_into(out: Tensor, input: Tensor, num_samples: int, replacement: bool,
+                 generator: Generator | None) -> None:
+    """torch's ``multinomial_out`` without the version bump: the checks, ``out`` resized to
+    ``(num_samples,)`` or ``(rows, num_samples)``, then the samples (with replacement a
+    binary search of the cumulative sums, without it or for one sample the race)."""
     gen = fill.resolve(generator)
-    num_samples = int(num_samples)
-    _check_multinomial(input, num_samples, bool(replacement))
-    shape = (num_samples,) if input.dim() == 1 else (input.shape[0], num_samples)
-    if input.is_meta:
-        return factories.empty(shape, dtype=dtypes.int64, device="meta")
-    if input.numel() == 0:
-        return factories.empty(shape, dtype=dtypes.int64)
+    _check_multinomial(input, num_samples, replacement)
+    if out.dtype != dtypes.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: "
+                           f"{fill.SCALAR_TYPE[out.dtype]}")
+    shape = _samples_shape(input, num_samples)
+    if out.shape != shape:
+        iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+    if out.numel() == 0:
+        return
     if not replacement or num_samples == 1:
         result = _race(input, num_samples, gen)
     else:
         result = _with_replacement(input, num_samples, gen)
-    out = factories.empty(shape, dtype=dtypes.int64)
     out._elements()[...] = result.reshape(shape)
+
+
+@aten.multinomial.out.impl(DispatchKey.CPU)
+def multinomial_out(self: Tensor, num_samples: int, replacement: bool,
+                    generator: Generator | None, out: Tensor) -> Tensor:
+    _sample_into(out, self, num_samples, replacement, generator)
+    return fill.bump(out)
+
+
+@aten.multinomial.default.impl(DispatchKey.CPU)
+def multinomial(self: Tensor, num_samples: int, replacement: bool,
+                generator: Generator | None) -> Tensor:
+    """``torch.multinomial``: the samples in a new int64 tensor."""
+    out = factories.empty(0, dtype=dtypes.int64)
+    _sample_into(out, self, num_samples, replacement, generator)
     return out
+
+
+def _check_multinomial_meta(input: Tensor) -> None:
+    """torch's meta function checks the dims only."""
+    if not 1 <= input.dim() <= 2:
+        raise RuntimeError("The probability distributions dimensions must be 1 or 2, but got "
+                           f"{input.dim()}")
+
+
+@aten.multinomial.default.impl(DispatchKey.Meta)
+def multinomial_meta(self: Tensor, num_samples: int, replacement: bool,
+                     generator: Generator | None) -> Tensor:
+    _check_multinomial_meta(self)
+    return factories.empty(_samples_shape(self, num_samples), dtype=dtypes.int64,
+                           device="meta")
+
+
+@aten.multinomial.out.impl(DispatchKey.Meta)
+def multinomial_out_meta(self: Tensor, num_samples: int, replacement: bool,
+                         generator: Generator | None, out: Tensor) -> Tensor:
+    _check_multinomial_meta(self)
+    shape = _samples_shape(self, num_samples)
+    if out.shape != shape:
+        iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+    return fill.bump(out)

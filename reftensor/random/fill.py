@@ -7,10 +7,12 @@ in-place rules.
   ``x.t().uniform_()`` writes its numbers in the order they lie in memory, not in the
   order ``x.t()`` lists them. Draws therefore come out as one flat array in memory order,
   and :func:`write` puts them in place.
-* **In place.** ``uniform_`` and the others are in-place ops: they refuse expanded outputs,
-  bump ``_version``, and under autograd record a node whose gradient is zero
-  (``UniformBackward0``, ...), the same rules as ``fill_``.
+* **In place.** ``uniform_`` and the others are in-place ops of the op table: they refuse
+  expanded outputs and bump ``_version``; under autograd their rows of the derivatives
+  table record a node whose gradient is zero (``UniformBackward0``, ...), as ``fill_``'s.
 * **Meta.** A meta tensor has no data: nothing is drawn and the generator does not move.
+  The meta kernels make the checks torch's make there, which are fewer than the CPU's
+  (``uniform_`` and ``random_`` check nothing).
 """
 
 from __future__ import annotations
@@ -20,16 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, iterator, layout
-from ..autograd.functions._record import call_
-from ..autograd.graph import Node, node_class
+from .. import dtypes, factories, iterator, layout
 from ..dtypes import dtype
 from ..tensor import Tensor
 from .generator import Generator, default_generator
 
-__all__ = ["resolve", "memory_order", "write", "inplace", "check_floating", "fresh", "like",
-           "new",
-           "FLOATING", "SCALAR_TYPE"]
+__all__ = ["resolve", "memory_order", "write", "inplace", "bump", "check_floating", "fresh",
+           "like", "new", "FLOATING", "SCALAR_TYPE"]
 
 FLOATING = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
@@ -63,29 +62,19 @@ def write(t: Tensor, values: np.ndarray) -> None:
     target[...] = values.reshape(target.shape)
 
 
-class _Overwritten(Node):
-    """An in-place random op's node: self's old values are gone (zero gradient)."""
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        return (grads[0] * 0,)
-
-
-_NODES: dict[str, type] = {}
-
-
-def inplace(name: str, kernel: Callable[..., Any], self: Tensor, *args: Any) -> Tensor:
-    """Run the in-place random ``kernel(self, *args)`` with torch's in-place rules; under
-    autograd the node ``name`` (a zero gradient for self, like ``fill_``'s)."""
-    if name not in _NODES:
-        _NODES[name] = node_class(name, _Overwritten, __name__)
-    node = _NODES[name]
-    return call_(lambda t, *a: _run(kernel, t, *a), self, args, lambda old, out: node(old))
-
-
-def _run(kernel: Callable[..., Any], self: Tensor, *args: Any) -> Tensor:
+def inplace(kernel: Callable[..., Any], self: Tensor, *args: Any) -> Tensor:
+    """The CPU kernel of an in-place sampler: ``kernel(self, *args)`` with torch's in-place
+    rules (no expanded ``self``; ``_version`` bumped); returns ``self``. Its ``Autograd``
+    kernel comes from the sampler's row of the derivatives table (a zero gradient)."""
     iterator.assert_no_internal_overlap(self)
-    if not self.is_meta and self.numel():
+    if self.numel():
         kernel(self, *args)
+    return bump(self)
+
+
+def bump(self: Tensor) -> Tensor:
+    """``self`` written in place: its version goes up (the whole meta kernel of most
+    samplers, which draw nothing)."""
     self._version_counter.value += 1
     return self
 
@@ -118,8 +107,6 @@ def fresh(kernel: Callable[..., Any], t: Tensor, *args: Any, requires_grad: bool
 def like(input: Tensor, dtype: dtype | None, device: Any, memory_format: Any) -> Tensor:
     """A new tensor shaped like ``input`` for the ``*_like`` samplers (``torch.empty_like``):
     ``preserve_format`` keeps a dense input's strides, so those samplers fill memory order."""
-    from .. import factories
-
     if not isinstance(input, Tensor):
         raise TypeError(f"expected Tensor as argument 'input', but got {type(input).__name__}")
     return factories.empty_strided(input.shape, input._strides_for(memory_format),
@@ -129,7 +116,5 @@ def like(input: Tensor, dtype: dtype | None, device: Any, memory_format: Any) ->
 
 def new(name: str, size: tuple[Any, ...], dtype: dtype | None, device: Any) -> Tensor:
     """A new contiguous tensor for a factory sampler such as ``rand(2, 3)``."""
-    from .. import factories
-
     shape = factories._parse_size(name, size)
     return factories.empty(shape, dtype=dtype or dtypes.get_default_dtype(), device=device)

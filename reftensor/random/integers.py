@@ -21,12 +21,14 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, layout
+from .._ops import DispatchKey, aten
+from ..dtype_info import finfo, iinfo
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import fill
 from .generator import Generator
 
-__all__ = ["random_", "randint", "randint_like", "randperm"]
+__all__ = ["random_", "random_from", "random_to", "randint", "randint_like", "randperm"]
 
 DIGITS = {dtypes.float16: 11, dtypes.bfloat16: 8, dtypes.float32: 24, dtypes.float64: 53}
 CTYPE = {dtypes.bool: "bool", dtypes.uint8: "unsigned char", dtypes.int8: "signed char",
@@ -38,8 +40,6 @@ RANDPERM_SMALL = (2**32 - 1) // 20  # 214,748,364: the two randperm paths
 
 
 def _limits(d: dtype) -> tuple[float, float]:
-    from ..dtype_info import finfo, iinfo
-
     if d == dtypes.bool:
         return 0, 1
     info = finfo(d) if d.is_floating_point else iinfo(d)
@@ -127,6 +127,7 @@ def _full_kernel(t: Tensor, gen: Generator) -> None:
 
 def _full_int64_kernel(t: Tensor, gen: Generator) -> None:
     """``random_(-2**63, None)``: every int64, one 64-bit draw each."""
+    _check_full_range(t.dtype)  # (torch's kernel checks: not for an empty tensor)
     _store(t, gen._draw64(t.numel()).view(np.int64))
 
 
@@ -155,8 +156,7 @@ def _bounds(t: Tensor, low: int, high: int | None) -> tuple[int, int | None]:
                     f"dtype, but got from={low} >= to={high}")
         _check_in_range(low, high - 1, d)
         return low, high - low
-    if low == -(2**63):
-        _check_full_range(d)
+    if low == -(2**63):  # every int64 (``_full_int64_kernel`` checks the dtype)
         return low, None
     if d.is_floating_point:
         top = min(1 << DIGITS[d], 2**63 - 1)
@@ -177,40 +177,44 @@ def _as_int(v: Any, name: str) -> int:
     return int(v)
 
 
-def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwargs: Any
-            ) -> Tensor:
-    """Fill ``self`` in place with random integers (``Tensor.random_``):
+@aten.random_.default.impl(DispatchKey.CPU)
+def random_(self: Tensor, generator: Generator | None) -> Tensor:
+    """``self.random_()``: [0, max] of the dtype."""
+    return fill.inplace(_full_kernel, self, fill.resolve(generator))
 
-    * ``random_()``: ``[0, max]`` of the dtype (``[0, 2**digits]`` for a float dtype);
-    * ``random_(to)``: ``[0, to)``;
-    * ``random_(from, to)``: ``[from, to)``; ``to=None`` means up to the dtype's max.
 
-    Raises:
-        RuntimeError: ``from >= to``, or bounds the dtype cannot hold.
-    """
+@aten.random_.to.impl(DispatchKey.CPU)
+def random_to(self: Tensor, to: int, generator: Generator | None) -> Tensor:
+    """``self.random_(to)``: [0, to)."""
+    return random_from(self, 0, to, generator)
+
+
+@getattr(aten.random_, "from").impl(DispatchKey.CPU)
+def random_from(self: Tensor, from_: int, to: int | None, generator: Generator | None
+                ) -> Tensor:
+    """``self.random_(from, to)``: [from, to); ``to=None``: up to the dtype's max."""
     gen = fill.resolve(generator)
-    names = ["from", "to"]
-    bound = dict(zip(names, args, strict=False))
-    if len(args) > 2:
-        raise TypeError(f"random_() takes at most 2 arguments ({len(args)} given)")
-    for key, value in kwargs.items():
-        if key not in names or key in bound:
-            raise TypeError(f"random_() got an unexpected keyword argument '{key}'")
-        bound[key] = value
-    if not bound:
-        return fill.inplace("RandomBackward0", _full_kernel, self, gen)
-    if len(bound) == 1 and "from" in bound and not kwargs:  # random_(to)
-        low, high = 0, _as_int(bound["from"], "to")
-        node = "RandomBackward1"
-    else:
-        low = _as_int(bound.get("from", 0), "from")
-        high = bound.get("to")
-        high = None if high is None else _as_int(high, "to")
-        node = "RandomBackward2"
-    low, span = _bounds(self, low, high)
+    low, span = _bounds(self, from_, to)
     if span is None:
-        return fill.inplace(node, _full_int64_kernel, self, gen)
-    return fill.inplace(node, _from_to_kernel, self, low, span, gen)
+        return fill.inplace(_full_int64_kernel, self, gen)
+    return fill.inplace(_from_to_kernel, self, low, span, gen)
+
+
+# torch's meta kernels of random_ check nothing ("No error checking yay") and draw nothing.
+@aten.random_.default.impl(DispatchKey.Meta)
+def random_meta(self: Tensor, generator: Generator | None) -> Tensor:
+    return fill.bump(self)
+
+
+@aten.random_.to.impl(DispatchKey.Meta)
+def random_to_meta(self: Tensor, to: int, generator: Generator | None) -> Tensor:
+    return fill.bump(self)
+
+
+@getattr(aten.random_, "from").impl(DispatchKey.Meta)
+def random_from_meta(self: Tensor, from_: int, to: int | None, generator: Generator | None
+                     ) -> Tensor:
+    return fill.bump(self)
 
 
 def _randint_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, int, Any]:

@@ -26,8 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, layout
+from .. import broadcasting, dtypes, factories, iterator, layout
+from .._ops import DispatchKey, aten
 from ..dtypes import dtype
+from ..promotion import result_type
 from ..tensor import Tensor
 from . import fill
 from .fma import fma32, fma64, fused, get_profile
@@ -131,24 +133,45 @@ def _kernel(t: Tensor, mean: float, std: float, gen: Generator) -> None:
         fill.write(t, _scale_double(serial(gen, t.numel()), mean, std))
 
 
-def _check(t: Tensor, std: float) -> None:
+def _checked_kernel(t: Tensor, mean: float, std: float, gen: Generator) -> None:
+    """``_kernel`` after torch's kernel's dtype check (which an empty tensor skips)."""
     fill.check_floating("normal_kernel_cpu", t.dtype)
+    _kernel(t, mean, std, gen)
+
+
+def _check_std(std: float) -> None:
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
-def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
-            generator: Generator | None = None) -> Tensor:
-    """Fill ``self`` in place with normal numbers of ``mean`` and ``std``
-    (``Tensor.normal_``); the fill path for 16+ contiguous elements, else the serial path.
+def _check(t: Tensor, std: float) -> None:
+    fill.check_floating("normal_kernel_cpu", t.dtype)
+    _check_std(std)
 
-    Raises:
-        NotImplementedError: an integer or bool tensor. RuntimeError: ``std < 0``.
-    """
-    gen = fill.resolve(generator)
-    mean, std = float(mean), float(std)
-    _check(self, std)
-    return fill.inplace("NormalBackward0", _kernel, self, mean, std, gen)
+
+def _check_floating_meta(d: dtype) -> None:
+    """torch's meta functions (``check_fp_or_complex``) refuse other dtypes so."""
+    if not d.is_floating_point:
+        raise RuntimeError(f"expected a floating-point or complex dtype, but got dtype={d}")
+
+
+@aten.normal_.default.impl(DispatchKey.CPU)
+def normal_(self: Tensor, mean: float, std: float, generator: Generator | None) -> Tensor:
+    """``self.normal_(mean, std)``: the fill path for 16+ contiguous elements, else the
+    serial path. torch checks ``std`` before the dtype."""
+    _check_std(std)
+    if self.numel():  # (torch's kernel checks the dtype before the layout)
+        fill.check_floating("normal_kernel_cpu", self.dtype)
+    return fill.inplace(_kernel, self, mean, std, fill.resolve(generator))
+
+
+@aten.normal_.default.impl(DispatchKey.Meta)
+def normal_meta(self: Tensor, mean: float, std: float, generator: Generator | None) -> Tensor:
+    """torch's meta kernel checks ``std`` and the dtype (a RuntimeError there), and draws
+    nothing."""
+    _check_std(std)
+    _check_floating_meta(self.dtype)
+    return fill.bump(self)
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: dtype | None = None,
@@ -177,45 +200,176 @@ def randn_like(input: Tensor, *, generator: Generator | None = None,
                       requires_grad=requires_grad)
 
 
-def normal(mean: Any, std: Any = 1.0, size: Any = None, *,
-           generator: Generator | None = None, dtype: dtype | None = None,
-           device: Any = None, requires_grad: bool = False) -> Tensor:
+# ------------------------------------------------------------- normal with tensor arguments
+# torch's ``normal_out_impl``: ``out`` resized to the broadcast shape, standard normals (or
+# ``normal_(0, std)`` for a number std) drawn into it in its own dtype, then ``*= std`` and
+# ``+= mean`` in place. The functional overloads run it on a new contiguous tensor.
+def _check_std_tensor(std: Tensor) -> None:
+    if not std.is_meta and std.numel() and bool((std < 0).any()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def _resized(out: Tensor, shape: tuple[int, ...]) -> Tensor:
+    if out.shape != shape:
+        iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+    return out
+
+
+def _draw_into(out: Tensor, std: float, gen: Generator) -> None:
+    """``out.normal_(0, std)`` without the in-place bookkeeping (``out`` is the result)."""
+    _check_std(std)
+    if out.numel():
+        _checked_kernel(out, 0.0, std, gen)
+
+
+def _shift(out: Tensor, std: Tensor | None, mean: Tensor) -> None:
+    """``out.mul_(std).add_(mean)``: steps inside the op, which leave ``_version`` as it
+    was (the op itself counts as one write of an ``out=``, none of a new result)."""
+    version = out._version_counter.value
+    if std is not None:
+        out.mul_(std)
+    out.add_(mean)
+    out._version_counter.value = version
+
+
+def _tensor_tensor_into(out: Tensor, mean: Tensor, std: Tensor,
+                        generator: Generator | None) -> Tensor:
+    _check_std_tensor(std)
+    _resized(out, broadcasting.broadcast_shapes(mean.shape, std.shape))
+    _draw_into(out, 1.0, fill.resolve(generator))
+    _shift(out, std, mean)
+    return out
+
+
+def _tensor_float_into(out: Tensor, mean: Tensor, std: float,
+                       generator: Generator | None) -> Tensor:
+    _check_std(std)
+    _resized(out, broadcasting.broadcast_shapes(mean.shape, out.shape))
+    _draw_into(out, std, fill.resolve(generator))
+    _shift(out, None, mean)
+    return out
+
+
+def _float_tensor_into(out: Tensor, mean: float, std: Tensor,
+                       generator: Generator | None) -> Tensor:
+    _check_std_tensor(std)
+    _resized(out, std.shape)
+    _draw_into(out, 1.0, fill.resolve(generator))
+    _shift(out, std, factories.full((), mean, dtype=out.dtype))
+    return out
+
+
+@aten.normal.Tensor_Tensor_out.impl(DispatchKey.CPU)
+def normal_tensor_tensor_out(mean: Tensor, std: Tensor, generator: Generator | None,
+                             out: Tensor) -> Tensor:
+    return fill.bump(_tensor_tensor_into(out, mean, std, generator))
+
+
+@aten.normal.Tensor_float_out.impl(DispatchKey.CPU)
+def normal_tensor_float_out(mean: Tensor, std: float, generator: Generator | None,
+                            out: Tensor) -> Tensor:
+    return fill.bump(_tensor_float_into(out, mean, std, generator))
+
+
+@aten.normal.float_Tensor_out.impl(DispatchKey.CPU)
+def normal_float_tensor_out(mean: float, std: Tensor, generator: Generator | None,
+                            out: Tensor) -> Tensor:
+    return fill.bump(_float_tensor_into(out, mean, std, generator))
+
+
+@aten.normal.Tensor_Tensor.impl(DispatchKey.CPU)
+def normal_tensor_tensor(mean: Tensor, std: Tensor, generator: Generator | None) -> Tensor:
+    shape = broadcasting.broadcast_shapes(mean.shape, std.shape)
+    return _tensor_tensor_into(factories.empty(shape, dtype=mean.dtype), mean, std, generator)
+
+
+@aten.normal.Tensor_float.impl(DispatchKey.CPU)
+def normal_tensor_float(mean: Tensor, std: float, generator: Generator | None) -> Tensor:
+    out = fill.like(mean, None, None, layout.contiguous_format)
+    return _tensor_float_into(out, mean, std, generator)
+
+
+@aten.normal.float_Tensor.impl(DispatchKey.CPU)
+def normal_float_tensor(mean: float, std: Tensor, generator: Generator | None) -> Tensor:
+    out = fill.like(std, None, None, layout.contiguous_format)
+    return _float_tensor_into(out, mean, std, generator)
+
+
+# torch's meta kernels: sizes and dtypes only, from its Python decompositions (``mean + std
+# * randn``): ``result_type`` of mean and std (where the CPU takes the drawn-into tensor's
+# dtype), and a dtype check only where nothing promotes (two integer tensors, or an integer
+# mean with the default std 1).
+@aten.normal.Tensor_Tensor.impl(DispatchKey.Meta)
+def normal_tensor_tensor_meta(mean: Tensor, std: Tensor, generator: Generator | None
+                              ) -> Tensor:
+    d = result_type(mean, std)
+    _check_floating_meta(d)
+    shape = broadcasting.broadcast_shapes(mean.shape, std.shape)
+    return factories.empty(shape, dtype=d, device="meta")
+
+
+@aten.normal.Tensor_float.impl(DispatchKey.Meta)
+def normal_tensor_float_meta(mean: Tensor, std: float, generator: Generator | None) -> Tensor:
+    _check_std(std)
+    if std == 1.0:
+        _check_floating_meta(mean.dtype)
+    d = mean.dtype if mean.dtype.is_floating_point else dtypes.get_default_dtype()
+    return fill.like(mean, d, None, layout.contiguous_format)
+
+
+@aten.normal.float_Tensor.impl(DispatchKey.Meta)
+def normal_float_tensor_meta(mean: float, std: Tensor, generator: Generator | None) -> Tensor:
+    d = std.dtype if std.dtype.is_floating_point else dtypes.get_default_dtype()
+    return fill.like(std, d, None, layout.preserve_format)
+
+
+def _out_meta(shape_of: Any) -> Any:
+    def kernel(mean: Any, std: Any, generator: Generator | None, out: Tensor) -> Tensor:
+        _resized(out, shape_of(mean, std, out))
+        return fill.bump(out)
+
+    return kernel
+
+
+aten.normal.Tensor_Tensor_out.impl(DispatchKey.Meta)(
+    _out_meta(lambda mean, std, out: broadcasting.broadcast_shapes(mean.shape, std.shape)))
+aten.normal.Tensor_float_out.impl(DispatchKey.Meta)(
+    _out_meta(lambda mean, std, out: broadcasting.broadcast_shapes(mean.shape, out.shape)))
+aten.normal.float_Tensor_out.impl(DispatchKey.Meta)(
+    _out_meta(lambda mean, std, out: std.shape))
+
+
+def normal(*args: Any, **kwargs: Any) -> Tensor:
     """Normal numbers with the given mean and std (``torch.normal``), in four forms:
 
-    * ``normal(mean: float, std: float, size)``: ``empty(size).normal_(mean, std)``;
-    * ``normal(mean: Tensor, std: Tensor)``: standard normals of the broadcast shape
-      (contiguous), then ``* std`` and ``+ mean`` as two rounded ops;
-    * ``normal(mean: Tensor, std: float)``: ``normal_(0, std)``, then ``+ mean``;
-    * ``normal(mean: float, std: Tensor)``: standard normals, ``* std``, ``+ mean``.
+    * ``normal(mean: float, std: float, size, *, generator, dtype, device, requires_grad)``:
+      a factory, ``empty(size).normal_(mean, std)``;
+    * ``normal(mean: Tensor, std: Tensor)``, ``normal(mean: Tensor, std: float = 1)``,
+      ``normal(mean: float, std: Tensor)``, each with ``out=``: the op table's
+      ``aten.normal`` (standard normals drawn into the result, then ``* std`` and ``+ mean``).
 
     Raises:
-        RuntimeError: a negative std; a float mean and std without ``size``.
+        RuntimeError: a negative std. TypeError: arguments that fit no form.
     """
-    from .. import broadcasting, factories
+    mean = args[0] if args else kwargs.get("mean")
+    std = args[1] if len(args) > 1 else kwargs.get("std")
+    size = args[2] if len(args) > 2 else kwargs.get("size")
+    if not (_is_number(mean) and _is_number(std) and isinstance(size, tuple | list)):
+        return aten.normal(*args, **kwargs)  # (a TypeError when no tensor form fits either)
+    return _normal_factory(*args, **kwargs)
 
-    gen = fill.resolve(generator)
-    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
-        if size is None:
-            raise TypeError("normal() missing 1 required positional arguments: \"size\"")
-        t = fill.new("normal", (size,), dtype, device)
-        _check(t, float(std))
-        return fill.fresh(_kernel, t, float(mean), float(std), gen,
-                          requires_grad=requires_grad)
-    if isinstance(std, Tensor):
-        fill.check_floating("normal_kernel_cpu", std.dtype)
-        if not std.is_meta and std.numel() and bool((std < 0).any()):
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    if isinstance(mean, Tensor) and isinstance(std, Tensor):
-        shape = broadcasting.broadcast_shapes(mean.shape, std.shape)
-        out = factories.empty(shape, dtype=dtypes.promote_types(mean.dtype, std.dtype),
-                              device=mean.device)
-        fill.fresh(_kernel, out, 0.0, 1.0, gen)
-        return out * std + mean
-    if isinstance(mean, Tensor):
-        out = fill.like(mean, None, None, layout.contiguous_format)
-        _check(out, float(std))
-        fill.fresh(_kernel, out, 0.0, float(std), gen)
-        return out + mean
-    out = fill.like(std, None, None, layout.contiguous_format)
-    fill.fresh(_kernel, out, 0.0, 1.0, gen)
-    return out * std + mean
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float | np.integer | np.floating)
+
+
+def _normal_factory(mean: float, std: float, size: Any, *,
+                    generator: Generator | None = None, dtype: dtype | None = None,
+                    layout: Any = None, device: Any = None, pin_memory: bool = False,
+                    requires_grad: bool = False) -> Tensor:
+    """``normal(mean, std, size)``: ``empty(size).normal_(mean, std)`` (``layout``: only
+    the one strided layout there is; ``pin_memory`` changes nothing here)."""
+    t = fill.new("normal", (size,), dtype, device)
+    _check(t, float(std))
+    return fill.fresh(_kernel, t, float(mean), float(std), fill.resolve(generator),
+                      requires_grad=requires_grad)

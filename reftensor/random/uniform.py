@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, layout
+from .._ops import DispatchKey, aten
+from ..dtype_info import finfo
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import fill
@@ -76,8 +78,6 @@ def _kernel(t: Tensor, low: float, high: float, gen: Generator) -> None:
 
 def _check_bounds(t: Tensor, low: float, high: float) -> None:
     fill.check_floating("check_uniform_bounds", t.dtype)
-    from ..dtype_info import finfo
-
     biggest = finfo(t.dtype).max
     name = fill.SCALAR_TYPE[t.dtype].lower()
     for label, v in (("from", low), ("to", high)):
@@ -93,20 +93,19 @@ def _check_bounds(t: Tensor, low: float, high: float) -> None:
                            f"to-from to exceed the limit")
 
 
-def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *,
-             generator: Generator | None = None) -> Tensor:
-    """Fill ``self`` in place with uniform numbers in [from, to) (``Tensor.uniform_``).
-
-    Floating dtypes only; elements are drawn in memory order.
-
-    Raises:
-        NotImplementedError: an integer or bool tensor. RuntimeError: ``from > to``, a
-        bound outside the dtype's finite range, or a range wider than the dtype's maximum.
-    """
+@aten.uniform_.default.impl(DispatchKey.CPU)
+def uniform_(self: Tensor, from_: float, to: float, generator: Generator | None) -> Tensor:
+    """``self.uniform_(from, to)``: uniform numbers in [from, to), drawn in memory order
+    (the checks: ``_check_bounds``)."""
     gen = fill.resolve(generator)
-    low, high = float(from_), float(to)
-    _check_bounds(self, low, high)
-    return fill.inplace("UniformBackward0", _kernel, self, low, high, gen)
+    _check_bounds(self, from_, to)
+    return fill.inplace(_kernel, self, from_, to, gen)
+
+
+@aten.uniform_.default.impl(DispatchKey.Meta)
+def uniform_meta(self: Tensor, from_: float, to: float, generator: Generator | None) -> Tensor:
+    """torch's meta kernel checks nothing and draws nothing."""
+    return fill.bump(self)
 
 
 def rand(*size: Any, generator: Generator | None = None, dtype: dtype | None = None,

@@ -52,14 +52,10 @@ from .factories import (
     arange,
     as_strided,
     as_tensor,
-    empty,
     empty_strided,
     from_numpy,
-    full,
     linspace,
-    ones,
     tensor,
-    zeros,
 )
 from .layout import channels_last, contiguous_format, memory_format, preserve_format
 from .matmul import *  # noqa: F403
@@ -127,13 +123,13 @@ __all__ = [
     "no_grad", "set_grad_enabled",
     "Size", "Tensor", "UntypedStorage", "arange", "as_strided", "as_tensor", "bfloat16",
     "bool", "channels_last", "contiguous_format", "device", "double", "dtype", "dtypes",
-    "empty", "empty_strided", "float", "float16", "float32", "float64", "from_numpy", "full",
+    "empty_strided", "float", "float16", "float32", "float64", "from_numpy",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
-    "layout", "linspace", "long", "memory_format", "numel", "ones", "preserve_format",
+    "layout", "linspace", "long", "memory_format", "numel", "preserve_format",
     "Generator", "bernoulli", "default_generator", "get_rng_state", "initial_seed",
     "manual_seed", "multinomial", "nn", "normal", "rand", "rand_like", "randint",
     "randint_like", "randn", "randn_like", "randperm", "random", "seed", "set_rng_state",
-    "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros", "finfo", "iinfo",
+    "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
     *_bindings.__all__,
     *(name for module in ("broadcasting", "copies", "elementwise", "matmul", "promotion",
                           "reductions", "views")

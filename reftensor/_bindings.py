@@ -100,6 +100,10 @@ __all__ = [
     "fill",
     "fill_",
     "zero_",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
 ]
 
 
@@ -1042,6 +1046,63 @@ def zero_(*args: Any, **kwargs: Any) -> Any:
     Set every element of ``self`` to 0 (``torch.zero_``); returns ``self``.
     """
     return aten.zero_(*args, **kwargs)
+
+
+def zeros(*args: Any, **kwargs: Any) -> Any:
+    """zeros(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A contiguous tensor of zeros of shape ``size`` (``torch.zeros``), given as ints one by one
+    or as one tuple; dtype: ``dtype`` or the default float dtype. ``requires_grad=True`` makes
+    it a leaf that requires grad. With ``out=``, ``out`` is resized to ``size`` (keeping its
+    strides when it has that shape) and zeroed, in its own dtype.
+
+    Raises RuntimeError for a negative size, ``requires_grad`` with a dtype that is not
+    floating, ``pin_memory=True``, a ``dtype`` or ``device`` that is not ``out``'s; TypeError
+    for a size that is not an int.
+    """
+    return aten.zeros(*args, **kwargs)
+
+
+def ones(*args: Any, **kwargs: Any) -> Any:
+    """ones(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A contiguous tensor of ones of shape ``size`` (``torch.ones``); as ``zeros``.
+
+    Raises as ``zeros``.
+    """
+    return aten.ones(*args, **kwargs)
+
+
+def empty(*args: Any, **kwargs: Any) -> Any:
+    """empty(size, *, memory_format=None, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    A tensor of shape ``size`` with fresh storage (``torch.empty``): torch leaves its memory
+    uninitialised, reftensor's is zero-filled. Contiguous, or NHWC for
+    ``memory_format=channels_last``. With ``out=``, ``out`` is resized to ``size``, its values
+    left as they are.
+
+    Raises RuntimeError as ``zeros``, and for ``channels_last`` on other than 4 dims,
+    ``preserve_format``, a ``memory_format`` with ``out=``.
+    """
+    return aten.empty(*args, **kwargs)
+
+
+def full(*args: Any, **kwargs: Any) -> Any:
+    """full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A contiguous tensor of shape ``size`` (a tuple) with every element ``fill_value``
+    (``torch.full``). Without ``dtype`` the value decides: bool, int64 or the default float
+    dtype. The value is checked against the dtype's range (-1 into uint8 wraps to 255, as
+    torch's conversion allows).
+
+    Raises RuntimeError as ``zeros``, and for a value out of the dtype's range (or nan into an
+    integer dtype).
+    """
+    return aten.full(*args, **kwargs)
 
 
 class TensorMethods(TensorType):

@@ -11,12 +11,13 @@ from __future__ import annotations
 import builtins
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import _casting, dtypes, layout
+from ._ops import DispatchKey, aten
 from .device import CPU, META, as_device, device
 from .dtypes import dtype
 from .layout import memory_format
@@ -27,11 +28,7 @@ __all__ = [
     "tensor",
     "as_tensor",
     "from_numpy",
-    "empty",
     "empty_strided",
-    "zeros",
-    "ones",
-    "full",
     "arange",
     "linspace",
     "as_strided",
@@ -314,28 +311,177 @@ def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tens
 
 
 # ---------------------------------------------------------------------- fresh storage
-def empty(
-    *size: Any,
-    dtype: dtype | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: memory_format = layout.contiguous_format,
-) -> Tensor:
-    """A tensor with fresh storage (``torch.empty``); reftensor zero-fills it, torch does not.
+# The factories of the op table (``zeros``, ``ones``, ``empty``, ``full``, ...): their Python
+# bindings are generated (``reftensor.zeros``); here are their kernels, registered by
+# dispatch key. The key comes from ``device=`` (``zeros(2, device="meta")`` runs the Meta
+# kernel), a ``*_like`` or ``new_*`` op's from its tensor unless ``device=`` is given. A Meta
+# kernel allocates a storage of the right size and no data; a CPU kernel then writes the
+# values (a fresh storage is zero-filled, so ``zeros`` writes nothing).
 
-    ``memory_format=channels_last`` lays a 4-d tensor out as NHWC.
+def _options(dtype: dtype | None, device: Any, pin_memory: builtins.bool | None,
+             default: dtype | None = None) -> dtype:
+    """The dtype of a factory's result, after torch's checks of its options.
 
     Raises:
-        TypeError: a size that is not an int. RuntimeError: a negative size.
+        RuntimeError: ``pin_memory=True`` (no accelerator); a device reftensor does not have
+            (the error of a CPU-only torch, see :func:`~reftensor.device.as_device`).
     """
-    where = as_device(device)
-    shape = _parse_size("empty", size)
-    d = dtype or dtypes.get_default_dtype()
-    if memory_format is layout.channels_last:
-        stride = layout.channels_last_strides(shape)
-    else:
+    if device is not None:
+        as_device(device)
+    if pin_memory:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                           "pinned memory allocator is available on this system.")
+    return dtype or default or dtypes.get_default_dtype()
+
+
+def _contiguous(size: Sequence[int], d: dtype, where: device) -> Tensor:
+    shape = tuple(size)
+    _check_sizes(shape)
+    return _allocate(shape, layout.contiguous_strides(shape), d, where)
+
+
+def _fill(t: Tensor, value: Any) -> Tensor:
+    """Write ``value`` into every element of a fresh contiguous ``t`` (checked against the
+    dtype's range as torch's ``Scalar.to<T>()``). The storage holds exactly the elements, in
+    order, so NumPy fills it whatever the number of dims."""
+    t._storage._typed(t._dtype.numpy)[...] = _casting.checked_number(value, t._dtype)
+    return t
+
+
+def _fill_dtype(value: Any) -> dtype:
+    """The dtype ``full`` infers from its fill value: bool, int64 or the default float."""
+    if isinstance(value, builtins.bool):
+        return dtypes.bool
+    return dtypes.int64 if isinstance(value, int) else dtypes.get_default_dtype()
+
+
+def _resize(out: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``out.resize_(shape)``, as the factories' ``out=`` kernels do: a tensor of that shape
+    keeps its strides; another becomes contiguous (its storage grown when too small), with
+    no warning."""
+    _check_sizes(shape)
+    if out._shape != shape:
         stride = layout.contiguous_strides(shape)
-    return _finish(_allocate(shape, stride, d, where), requires_grad)
+        needed = (out._storage_offset
+                  + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+        if needed > out._storage.nbytes():
+            out._storage.resize_(needed)
+        out._shape, out._stride = shape, stride
+    return out
+
+
+def _on_both(overload: Any, kernel: Callable[..., Tensor]) -> None:
+    """Register one kernel for both backends: an ``out=`` kernel whose writes are ops
+    (``fill_``) that dispatch on ``out``'s own device."""
+    overload.impl(DispatchKey.CPU)(kernel)
+    overload.impl(DispatchKey.Meta)(kernel)
+
+
+@aten.zeros.default.impl(DispatchKey.Meta)
+def _zeros_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+                pin_memory: builtins.bool | None) -> Tensor:
+    return _contiguous(size, _options(dtype, device, pin_memory), META)
+
+
+@aten.zeros.default.impl(DispatchKey.CPU)
+def _zeros_cpu(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+               pin_memory: builtins.bool | None) -> Tensor:
+    if any(n < 0 for n in size):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return _contiguous(size, _options(dtype, device, pin_memory), CPU)  # zero-filled
+
+
+@aten.ones.default.impl(DispatchKey.Meta)
+def _ones_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+               pin_memory: builtins.bool | None) -> Tensor:
+    return _contiguous(size, _options(dtype, device, pin_memory), META)
+
+
+@aten.ones.default.impl(DispatchKey.CPU)
+def _ones_cpu(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+              pin_memory: builtins.bool | None) -> Tensor:
+    return _fill(_contiguous(size, _options(dtype, device, pin_memory), CPU), 1)
+
+
+def _empty_strides(shape: tuple[int, ...], memory_format: memory_format | None
+                   ) -> tuple[int, ...]:
+    """``empty``'s layout: contiguous, or NHWC for ``channels_last`` (4 dims only).
+
+    Raises:
+        RuntimeError: ``channels_last`` for other than 4 dims; ``preserve_format``.
+    """
+    if memory_format is layout.channels_last:
+        if len(shape) != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return layout.channels_last_strides(shape)
+    if memory_format is layout.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    return layout.contiguous_strides(shape)
+
+
+def _empty(where: device, size: Sequence[int], dtype: dtype | None, device: Any,
+           pin_memory: builtins.bool | None, memory_format: memory_format | None) -> Tensor:
+    d = _options(dtype, device, pin_memory)
+    shape = tuple(size)
+    _check_sizes(shape)
+    return _allocate(shape, _empty_strides(shape, memory_format), d, where)
+
+
+@aten.empty.memory_format.impl(DispatchKey.Meta)
+def _empty_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+                pin_memory: builtins.bool | None,
+                memory_format: memory_format | None) -> Tensor:
+    return _empty(META, size, dtype, device, pin_memory, memory_format)
+
+
+@aten.empty.memory_format.impl(DispatchKey.CPU)
+def _empty_cpu(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+               pin_memory: builtins.bool | None, memory_format: memory_format | None) -> Tensor:
+    # torch leaves the memory uninitialised; reftensor's fresh storage is zero-filled
+    return _empty(CPU, size, dtype, device, pin_memory, memory_format)
+
+
+@aten.full.default.impl(DispatchKey.Meta)
+def _full_meta(size: Sequence[int], fill_value: Any, dtype: dtype | None, layout: Any,
+               device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    d = _options(dtype, device, pin_memory, _fill_dtype(fill_value))
+    _casting.checked_number(fill_value, d)
+    return _contiguous(size, d, META)
+
+
+@aten.full.default.impl(DispatchKey.CPU)
+def _full_cpu(size: Sequence[int], fill_value: Any, dtype: dtype | None, layout: Any,
+              device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    d = _options(dtype, device, pin_memory, _fill_dtype(fill_value))
+    return _fill(_contiguous(size, d, CPU), fill_value)
+
+
+def _zeros_out(size: Sequence[int], out: Tensor) -> Tensor:
+    return _resize(out, tuple(size)).zero_()
+
+
+def _ones_out(size: Sequence[int], out: Tensor) -> Tensor:
+    return _resize(out, tuple(size)).fill_(1)
+
+
+def _full_out(size: Sequence[int], fill_value: Any, out: Tensor) -> Tensor:
+    return _resize(out, tuple(size)).fill_(fill_value)
+
+
+def _empty_out(size: Sequence[int], memory_format: memory_format | None, out: Tensor) -> Tensor:
+    if memory_format is not None:
+        raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor "
+                           "argument")
+    shape = tuple(size)
+    if out._shape != shape:  # (torch's resize_ counts as a write when the shape changes)
+        out._version_counter.value += 1
+    return _resize(out, shape)
+
+
+_on_both(aten.zeros.out, _zeros_out)
+_on_both(aten.ones.out, _ones_out)
+_on_both(aten.full.out, _full_out)
+_on_both(aten.empty.out, _empty_out)
 
 
 def empty_strided(
@@ -362,47 +508,6 @@ def empty_strided(
         )
     d = dtype or dtypes.get_default_dtype()
     return _finish(_allocate(shape, stride, d, where), requires_grad)
-
-
-def full(
-    size: Sequence[int],
-    fill_value: builtins.bool | int | builtins.float,
-    *,
-    dtype: dtype | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """A contiguous tensor of ``size`` filled with ``fill_value`` (``torch.full``).
-
-    Without ``dtype`` the fill value decides: bool, int64 or the default float dtype.
-    """
-    where = as_device(device)
-    shape = _parse_size("full", (size,))
-    d = dtype or _scalar_dtype(fill_value)
-    t = _allocate(shape, layout.contiguous_strides(shape), d, where)
-    if where != META:
-        # the storage holds exactly the elements, in order (and NumPy can fill it whatever
-        # the number of dims; it cannot view more than 64)
-        t._storage._typed(d.numpy)[...] = fill_value
-    return _finish(t, requires_grad)
-
-
-def zeros(
-    *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    """A contiguous tensor of zeros (``torch.zeros``); default dtype float32."""
-    shape = _parse_size("zeros", size)
-    return full(shape, 0, dtype=dtype or dtypes.get_default_dtype(), device=device,
-                requires_grad=requires_grad)
-
-
-def ones(
-    *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    """A contiguous tensor of ones (``torch.ones``); default dtype float32."""
-    shape = _parse_size("ones", size)
-    return full(shape, 1, dtype=dtype or dtypes.get_default_dtype(), device=device,
-                requires_grad=requires_grad)
 
 
 def arange(

@@ -61,6 +61,11 @@ class OpEntry:
         shapes: the input shapes to draw (default: any shape of up to 24 elements).
         same_dtype: the drawn tensor arguments take the input's dtype (ops that do not
             promote, such as ``mm``; other dtypes are error inputs).
+        no_input: a factory that takes no tensor (``zeros``): ``arguments`` draws all of
+            its arguments (for the drawn input's shape), and the input is not passed; on the
+            meta device it gets ``device="meta"``.
+        uninitialised: the result's values are torch's uninitialised memory (``empty``):
+            compared in shape, strides and dtype only.
     """
 
     name: str
@@ -72,6 +77,8 @@ class OpEntry:
     positive: bool = False
     shapes: st.SearchStrategy[tuple[int, ...]] | None = None
     same_dtype: bool = False
+    no_input: bool = False
+    uninitialised: bool = False
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -903,4 +910,99 @@ OP_DB += [
     }),
 ]
 
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ factories (chapter 1)
+#: ``dtype=`` of a factory: none, any dtype, or a Python type
+FACTORY_DTYPES = st.sampled_from([None, *(DtypeName(n) for n in strategies.ALL_NAMES),
+                                  float, int, bool])
+
+
+@st.composite
+def _tensor_options(draw: st.DrawFn, *, dtype: bool = True) -> dict[str, Any]:
+    """A factory's options: ``dtype`` (or none), ``device="cpu"`` or ``None`` sometimes,
+    ``requires_grad=True`` sometimes (an error for a dtype that is not floating)."""
+    options: dict[str, Any] = {}
+    d = draw(FACTORY_DTYPES) if dtype else None
+    if d is not None:
+        options["dtype"] = d
+    if draw(st.integers(0, 3)) == 0:
+        options["device"] = draw(st.sampled_from(["cpu", None]))
+    if draw(st.integers(0, 3)) == 0:
+        options["requires_grad"] = True
+    return options
+
+
+def size_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``size``: the drawn input's shape (0-d, empty and size-1 dims), and the options."""
+    return _tensor_options().map(lambda options: {"size": shape, **options})
+
+
+def empty_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``size`` and the options, and a ``memory_format`` sometimes (channels_last for 4
+    dims)."""
+    formats = [None, LibValue("contiguous_format")] + (
+        [LibValue("channels_last")] if len(shape) == 4 else [])
+    return st.tuples(size_arguments(shape), st.sampled_from(formats)).map(
+        lambda p: p[0] if p[1] is None else {**p[0], "memory_format": p[1]})
+
+
+def full_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``size``, a ``fill_value`` (a number of any kind, or a 0-d tensor) and the
+    options."""
+    return st.tuples(size_arguments(shape), st.one_of(NUMBERS, strategies.tensors(shape=()))
+                     ).map(lambda p: {"size": p[0]["size"], "fill_value": p[1],
+                                      **{k: v for k, v in p[0].items() if k != "size"}})
+
+
+def _factory_errors(name: str, *first: Any) -> dict[str, Program]:
+    """What every factory of a size refuses, as torch does (``first``: the arguments after
+    the size)."""
+    def f(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*args, **kwargs)
+
+    return {
+        "a negative size": lambda lib: f(lib, (2, -1), *first),
+        "a float size": lambda lib: f(lib, (2.5,), *first),
+        "a string size": lambda lib: f(lib, "a", *first),
+        "no size": lambda lib: f(lib),
+        "requires_grad for int64": lambda lib: f(lib, (2,), *first, dtype=lib.int64,
+                                                 requires_grad=True),
+        "pin_memory": lambda lib: f(lib, (2,), *first, pin_memory=True),
+        "a dtype that is not out's": lambda lib: f(lib, (2,), *first, dtype=lib.int64,
+                                                   out=lib.empty(0)),
+        "a device that is not out's": lambda lib: f(lib, (2,), *first, device="meta",
+                                                    out=lib.empty(0)),
+        "a cuda device": lambda lib: f(lib, (2,), *first, device="cuda"),
+        "a dtype that is no dtype": lambda lib: f(lib, (2,), *first, dtype="float32"),
+        "an unknown keyword": lambda lib: f(lib, (2,), *first, names=("a",)),
+    }
+
+
+OP_DB += [
+    OpEntry("zeros", arguments=size_arguments, no_input=True, grad=False,
+            errors={**_factory_errors("zeros"),
+                    "a float among the sizes": lambda lib: lib.zeros(2, 1.5),
+                    "sizes one by one and a tuple": lambda lib: lib.zeros(2, (3,))}),
+    OpEntry("ones", arguments=size_arguments, no_input=True, grad=False,
+            errors=_factory_errors("ones")),
+    OpEntry("empty", arguments=empty_arguments, no_input=True, grad=False, uninitialised=True,
+            errors={**_factory_errors("empty"),
+                    "channels_last on 3 dims": lambda lib: lib.empty(
+                        2, 3, 4, memory_format=lib.channels_last),
+                    "preserve_format": lambda lib: lib.empty(
+                        2, memory_format=lib.preserve_format),
+                    "memory_format with out=": lambda lib: lib.empty(
+                        2, memory_format=lib.contiguous_format, out=lib.empty(0))}),
+    OpEntry("full", arguments=full_arguments, no_input=True, grad=False,
+            errors={**_factory_errors("full", 1),
+                    "a number out of range": lambda lib: lib.full((2,), 256,
+                                                                  dtype=lib.uint8),
+                    "nan into int64": lambda lib: lib.full((2,), float("nan"),
+                                                           dtype=lib.int64),
+                    "a bare int size": lambda lib: lib.full(2, 1),
+                    "a tensor with dims": lambda lib: lib.full((2,), lib.ones(2)),
+                    "no fill value": lambda lib: lib.full((2,))}),
+]
 BY_NAME = {entry.name: entry for entry in OP_DB}

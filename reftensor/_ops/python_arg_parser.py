@@ -36,13 +36,14 @@ from ..size import Size
 from .schema import Argument, FunctionSchema, Type
 from .tensor_type import TensorType
 
-__all__ = ["REQUIRED", "Parameter", "Signature", "PythonArgParser", "default"]
+__all__ = ["REQUIRED", "TENSOR_OPTIONS", "Parameter", "Signature", "PythonArgParser", "default",
+           "has_tensor_options"]
 
 REQUIRED: Any = object()  # the default of a parameter that has none
 
 #: How torch's error messages name each schema type.
 _TYPE_NAMES = {
-    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "SymInt", "float": "float",
+    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int", "float": "float",
     "bool": "bool", "str": "str", "ScalarType": "torch.dtype", "Layout": "torch.layout",
     "Device": "torch.device", "MemoryFormat": "torch.memory_format",
     "Generator": "torch.Generator",
@@ -202,6 +203,31 @@ def default(text: str | None) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
+# ------------------------------------------------------------------ factories' options
+#: torch's ``TensorOptions`` as a schema spells them (``zeros(SymInt[] size, *, ScalarType?
+#: dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)``)
+TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+#: ... and as torch's Python binding takes them: after ``out=``, with ``requires_grad`` added
+#: (torchgen's ``tensor_options_args``: ``(tuple of ints size, *, Tensor out = None,
+#: torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool
+#: pin_memory = False, bool requires_grad = False)``)
+_PYTHON_OPTIONS = (
+    Argument("dtype", Type("ScalarType", optional=True), "None", True),
+    Argument("layout", Type("Layout", optional=True), "None", True),
+    Argument("device", Type("Device", optional=True), "None", True),
+    Argument("pin_memory", Type("bool", optional=True), "False", True),
+    Argument("requires_grad", Type("bool", optional=True), "False", True),
+)
+
+
+def has_tensor_options(arguments: tuple[Argument, ...] | list[Argument]) -> builtins.bool:
+    """Does a schema take ``TensorOptions`` (a factory such as ``zeros``, ``zeros_like``,
+    ``new_zeros``)?"""
+    names = {a.name for a in arguments}
+    return all(n in names for n in TENSOR_OPTIONS)
+
+
 # ------------------------------------------------------------------ one signature
 class Parameter(NamedTuple):
     """One argument of a Python signature: the schema's argument with its Python name,
@@ -264,17 +290,25 @@ class Signature:
 
     ``method``: the signature of ``Tensor.<name>``, without ``self``. ``python_names``: an
     argument that torch's Python binding names otherwise than the schema (``copy_``'s
-    ``src`` is ``other``).
+    ``src`` is ``other``). ``out``: a factory's ``.out`` schema (``zeros.out``), whose
+    ``out`` joins the functional ``schema``'s arguments.
+
+    A factory (a schema with ``TensorOptions``) takes its options as torch's Python binding
+    does: after ``out=``, with ``requires_grad`` added (``tensor_options`` is then True,
+    and the values :meth:`bind` returns are in the Python order, not the schema's).
     """
 
     def __init__(self, name: str, schema: FunctionSchema, *, method: builtins.bool,
                  numbers_as_tensors: builtins.bool = False, hidden: builtins.bool = False,
-                 python_names: dict[str, str] | None = None) -> None:
+                 python_names: dict[str, str] | None = None,
+                 out: FunctionSchema | None = None) -> None:
         self.name, self.schema, self.method = name, schema, method
         # a deprecated signature (torch's ``deprecated.yaml``): still accepted, with a
         # warning, but never listed in an error message
         self.hidden = hidden
         arguments = list(schema.arguments)
+        if out is not None:  # zeros.out(SymInt[] size, *, Tensor(a!) out): its ``out``
+            arguments += [a for a in out.arguments if a.writes and a.kwarg_only]
         if method:
             arguments = arguments[1:]  # ``self`` is the tensor the method is called on
         # the ``out`` of an ``.out`` schema is optional in Python: without it the functional
@@ -290,6 +324,10 @@ class Signature:
             arguments = [a for a in arguments if a not in outs]
             arguments.append(Argument("out", Type("Tensor", True, True, len(outs)), "None",
                                       True, "a!"))
+        self.tensor_options = has_tensor_options(arguments)
+        if self.tensor_options:
+            arguments = [a for a in arguments if a.name not in TENSOR_OPTIONS]
+            arguments += _PYTHON_OPTIONS
         # torch calls a tensor ``self`` "input" in Python (a number ``self`` keeps its name:
         # ``pow(Number self, Tensor exponent)``), and a few arguments otherwise than the
         # schema (``python_names``: ``copy_``'s ``src`` is ``other``)
@@ -359,12 +397,14 @@ class Signature:
             return None
         values: list[Any] = []
         used = 0
+        positional = len(args)
         for i, p in enumerate(params):
             if (i == 0 and self.varargs_intlist and args and not p.check(args[0])
                     and _check_int(args[0])):  # ints given one by one: ``t.flip(0, 1)``
                 values.append(args)
+                positional = 1  # (``zeros(2, 3, dtype=...)``: the rest is by keyword)
                 continue
-            if i < len(args):
+            if i < positional:
                 if p.kwarg_only:  # positional arguments left after a bare int list's int
                     if raise_errors:
                         raise self._extra_args(len(args))

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .. import dtypes, factories, layout
+from .._ops import aten
 from ..tensor import Tensor, wrap_dim
 from .functions.elementwise import where
 
@@ -428,7 +429,7 @@ def cat_tensors_backward(grad: Tensor, tensors_args_sizes: list[tuple[int, ...]]
     grads, start = [], 0
     for shape in tensors_args_sizes:
         if shape == (0,):
-            grads.append(factories.zeros(0, dtype=grad.dtype, device=grad.device))
+            grads.append(aten.zeros(0, dtype=grad.dtype, device=grad.device))
             continue
         grads.append(grad.narrow(dim, start, shape[dim]))
         start += shape[dim]

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, layout
+from .._ops import aten
 from ..tensor import Tensor
 from . import fill
 from .generator import Generator
@@ -196,20 +197,18 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         RuntimeError: bad dims or dtype, ``num_samples <= 0``, more samples than categories
         without replacement, negative/inf/nan weights, or a row summing to 0.
     """
-    from .. import factories
-
     gen = fill.resolve(generator)
     num_samples = int(num_samples)
     _check_multinomial(input, num_samples, bool(replacement))
     shape = (num_samples,) if input.dim() == 1 else (input.shape[0], num_samples)
     if input.is_meta:
-        return factories.empty(shape, dtype=dtypes.int64, device="meta")
+        return aten.empty(shape, dtype=dtypes.int64, device="meta")
     if input.numel() == 0:
-        return factories.empty(shape, dtype=dtypes.int64)
+        return aten.empty(shape, dtype=dtypes.int64)
     if not replacement or num_samples == 1:
         result = _race(input, num_samples, gen)
     else:
         result = _with_replacement(input, num_samples, gen)
-    out = factories.empty(shape, dtype=dtypes.int64)
+    out = aten.empty(shape, dtype=dtypes.int64)
     out._elements()[...] = result.reshape(shape)
     return out

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, iterator, layout
+from .._ops import aten
 from ..autograd.functions._record import call_
 from ..autograd.graph import Node, node_class
 from ..dtypes import dtype
@@ -132,4 +133,4 @@ def new(name: str, size: tuple[Any, ...], dtype: dtype | None, device: Any) -> T
     from .. import factories
 
     shape = factories._parse_size(name, size)
-    return factories.empty(shape, dtype=dtype or dtypes.get_default_dtype(), device=device)
+    return aten.empty(shape, dtype=dtype or dtypes.get_default_dtype(), device=device)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, layout
+from .._ops import aten
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import fill
@@ -191,7 +192,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *,
     Raises:
         RuntimeError: a negative std; a float mean and std without ``size``.
     """
-    from .. import broadcasting, factories
+    from .. import broadcasting
 
     gen = fill.resolve(generator)
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
@@ -207,7 +208,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *,
             raise RuntimeError("normal expects all elements of std >= 0.0")
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
         shape = broadcasting.broadcast_shapes(mean.shape, std.shape)
-        out = factories.empty(shape, dtype=dtypes.promote_types(mean.dtype, std.dtype),
+        out = aten.empty(shape, dtype=dtypes.promote_types(mean.dtype, std.dtype),
                               device=mean.device)
         fill.fresh(_kernel, out, 0.0, 1.0, gen)
         return out * std + mean

@@ -37,7 +37,7 @@ __all__ = [
 
 # ------------------------------------------------------------------ scatter-add
 def _raw_scatter_add(numel: int, positions: np.ndarray, values: Tensor) -> Tensor:
-    out = factories.zeros(numel, dtype=values._dtype)
+    out = aten.zeros(numel, dtype=values._dtype)
     if values.numel():
         np.add.at(out._elements(), positions, values._elements().reshape(-1))
     return out

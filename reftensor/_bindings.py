@@ -104,6 +104,8 @@ __all__ = [
     "ones",
     "empty",
     "full",
+    "arange",
+    "linspace",
 ]
 
 
@@ -1103,6 +1105,50 @@ def full(*args: Any, **kwargs: Any) -> Any:
     integer dtype).
     """
     return aten.full(*args, **kwargs)
+
+
+def arange(*args: Any, **kwargs: Any) -> Any:
+    """arange(end, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    arange(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``start, start + step, ...`` stopping before ``end`` (``torch.arange``); ``arange(n)``
+    counts ``0 .. n-1``, ``ceil((end - start) / step)`` values. Without ``dtype``: int64 for
+    integer arguments, the default float dtype if any is a float. Into int64 the bounds and step
+    are truncated first (``arange(3.1, dtype=int64)`` has 3 elements); other integer dtypes
+    wrap. With ``out=``, an ``out`` of as many elements keeps its shape; another is resized to
+    1-d (with a warning if it had elements).
+
+    Raises RuntimeError for a zero step, a step whose sign points away from ``end``, a bound
+    that is not finite; ValueError for a step truncated to 0 in int64; NotImplementedError for
+    bool.
+    """
+    return aten.arange(*args, **kwargs)
+
+
+def linspace(*args: Any, **kwargs: Any) -> Any:
+    """linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``); the
+    bounds are numbers or 0-d tensors. As torch's kernel: the first half ``start + step * i``,
+    the second half ``end - step * (steps - 1 - i)``, each rounded once; into an integer dtype
+    the bounds are converted first, the step is float64 and each value truncated. With ``out=``,
+    an ``out`` of ``steps`` elements keeps its shape, another is resized to ``(steps,)``.
+
+    Raises RuntimeError for ``steps < 0``, a bound tensor with dims, a bound out of an integer
+    dtype's range; NotImplementedError for bool; TypeError for ``steps`` that is not an int.
+    """
+    return aten.linspace(*args, **kwargs)
 
 
 class TensorMethods(TensorType):

@@ -910,7 +910,6 @@ OP_DB += [
     }),
 ]
 
-BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
 # ------------------------------------------------------------------ factories (chapter 1)
@@ -1004,5 +1003,68 @@ OP_DB += [
                     "a bare int size": lambda lib: lib.full(2, 1),
                     "a tensor with dims": lambda lib: lib.full((2,), lib.ones(2)),
                     "no fill value": lambda lib: lib.full((2,))}),
+]
+
+
+#: bounds of a range: small ints, floats with a fraction, signed zero
+BOUNDS = st.one_of(st.integers(-10, 10), st.sampled_from([0.5, -2.25, 3.1, -7.9, 0.1, -0.0,
+                                                          9.99]))
+
+
+@st.composite
+def arange_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``end`` alone, ``start`` and ``end``, or a ``step`` too (an int or a float, pointing
+    from ``start`` to ``end``), and the options."""
+    start, end = draw(BOUNDS), draw(BOUNDS)
+    step = draw(st.one_of(st.integers(1, 4), st.sampled_from([0.5, 1.5, 0.3, 4.0])))
+    step = -step if end < start else step
+    arguments = draw(st.sampled_from([{"end": end}, {"start": start, "end": end},
+                                      {"start": start, "end": end, "step": step}]))
+    if "end" in arguments and len(arguments) == 1 and end < 0:
+        arguments = {"end": -end}
+    return {**arguments, **draw(_tensor_options())}
+
+
+@st.composite
+def linspace_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``start`` and ``end`` (numbers, or 0-d tensors of an int or float dtype), ``steps``
+    from 0 to 30, and the options."""
+    bound = st.one_of(BOUNDS, BOUNDS, strategies.tensors(
+        shape=(), dtypes=("int64", "float32", "float64")))
+    return {"start": draw(bound), "end": draw(bound), "steps": draw(st.integers(0, 30)),
+            **draw(_tensor_options())}
+
+
+OP_DB += [
+    # ulps=1: torch's float arange kernel restarts its vectorised groups from a base rounded
+    # to the dtype, and rounds its step otherwise than reftensor's one-rounding
+    # ``start + step * i`` (a documented last-bit difference, see factories._arange_values)
+    OpEntry("arange", arguments=arange_arguments, no_input=True, grad=False, ulps=1, errors={
+        "a zero step": lambda lib: lib.arange(0, 10, 0),
+        "a step truncated to 0 in int64": lambda lib: lib.arange(0, 10, 0.5, dtype=lib.int64),
+        "a step pointing away": lambda lib: lib.arange(10, 0),
+        "an infinite end": lambda lib: lib.arange(float("inf")),
+        "a nan end": lambda lib: lib.arange(float("nan")),
+        "bool": lambda lib: lib.arange(5, dtype=lib.bool),
+        "requires_grad for int64": lambda lib: lib.arange(5, requires_grad=True),
+        "no arguments": lambda lib: lib.arange(),
+        "a string": lambda lib: lib.arange("a"),
+        "a tensor with dims": lambda lib: lib.arange(lib.ones(2)),
+        "a dtype that is not out's": lambda lib: lib.arange(5, dtype=lib.int64,
+                                                            out=lib.ones(0)),
+    }),
+    OpEntry("linspace", arguments=linspace_arguments, no_input=True, grad=False, errors={
+        "negative steps": lambda lib: lib.linspace(0, 1, -1),
+        "float steps": lambda lib: lib.linspace(0, 1, 2.5),
+        "no steps": lambda lib: lib.linspace(0, 1),
+        "a start with dims": lambda lib: lib.linspace(lib.ones(2), 1, 3),
+        "both bounds with dims": lambda lib: lib.linspace(lib.ones(2), lib.ones(3), 3),
+        "bool": lambda lib: lib.linspace(0, 1, 3, dtype=lib.bool),
+        "a bound out of uint8": lambda lib: lib.linspace(0, 300, 3, dtype=lib.uint8),
+        "nan into int64": lambda lib: lib.linspace(float("nan"), 1, 3, dtype=lib.int64),
+        "a dtype that is not out's": lambda lib: lib.linspace(0, 1, 3, dtype=lib.int64,
+                                                              out=lib.ones(0)),
+        "a string": lambda lib: lib.linspace("a", 1, 3),
+    }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -611,6 +611,55 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "range (-1 into uint8 wraps to 255, as torch's conversion allows).\n\n"
                 "Raises RuntimeError as ``zeros``, and for a value out of the dtype's range "
                 "(or nan into an integer dtype)."),
+    declare("arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None) -> Tensor",
+            "arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor", method=False,
+            out=("arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)",
+                 "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) "
+                 "out) -> Tensor(a!)"),
+            doc="``start, start + step, ...`` stopping before ``end`` (``torch.arange``); "
+                "``arange(n)`` counts ``0 .. n-1``, ``ceil((end - start) / step)`` values. "
+                "Without ``dtype``: int64 for integer arguments, the default float dtype if "
+                "any is a float. Into int64 the bounds and step are truncated first "
+                "(``arange(3.1, dtype=int64)`` has 3 elements); other integer dtypes wrap. "
+                "With ``out=``, an ``out`` of as many elements keeps its shape; another is "
+                "resized to 1-d (with a warning if it had elements).\n\nRaises "
+                "RuntimeError for a zero step, a step whose sign points away from ``end``, "
+                "a bound that is not finite; ValueError for a step truncated to 0 in "
+                "int64; NotImplementedError for bool."),
+    declare("linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            method=False,
+            out=("linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="``steps`` evenly spaced values from ``start`` to ``end`` inclusive "
+                "(``torch.linspace``); the bounds are numbers or 0-d tensors. As torch's "
+                "kernel: the first half ``start + step * i``, the second half ``end - step "
+                "* (steps - 1 - i)``, each rounded once; into an integer dtype the bounds "
+                "are converted first, the step is float64 and each value truncated. With "
+                "``out=``, an ``out`` of ``steps`` elements keeps its shape, another is "
+                "resized to ``(steps,)``.\n\nRaises RuntimeError for ``steps < 0``, a "
+                "bound tensor with dims, a bound out of an integer dtype's range; "
+                "NotImplementedError for bool; TypeError for ``steps`` that is not an int."),
 ]
 
 

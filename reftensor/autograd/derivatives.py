@@ -265,7 +265,7 @@ def _leave_one_out(x: Tensor, dim: int | None) -> Tensor:
     and differentiable again, also where several elements are zero)."""
     xt = x.reshape(-1) if dim is None else x.transpose(dim, -1)
     n = xt.shape[-1]
-    positions = factories.arange(n, dtype=dtypes.int64)
+    positions = aten.arange(n, dtype=dtypes.int64)
     eye = positions.unsqueeze(1) == positions
     rows = where(eye, xt.unsqueeze(-2) * 0 + 1, xt.unsqueeze(-2))
     others = rows.prod(-1)
@@ -312,7 +312,7 @@ def value_selecting_reduction_backward(grad: Tensor, dim: int, indices: Tensor,
     d = dim % len(self_sym_sizes)
     if not keepdim:
         grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
-    positions = factories.arange(self_sym_sizes[d], dtype=dtypes.int64).reshape(
+    positions = aten.arange(self_sym_sizes[d], dtype=dtypes.int64).reshape(
         [-1 if k == d else 1 for k in range(len(self_sym_sizes))])
     return where(positions == indices, grad, 0.0).expand(self_sym_sizes).contiguous()
 

@@ -118,8 +118,8 @@ def index_map(shape: tuple[int, ...], pick: Callable[[Tensor], Any]) -> Any:
     """For each element of ``pick(x)`` (x of ``shape``), the row-major position of the
     element of x it is: ``pick`` applied to ``arange(numel)`` of that shape. A list of maps
     when ``pick`` returns several tensors."""
-    arange = views.view(factories.arange(int(np.prod(shape, dtype=np.int64)),
-                                         dtype=dtypes.int64), shape)
+    arange = views.view(aten.arange(int(np.prod(shape, dtype=np.int64)), dtype=dtypes.int64),
+                        shape)
     picked = pick(arange)
     if isinstance(picked, tuple):
         return [np.asarray(p._elements()) for p in picked]

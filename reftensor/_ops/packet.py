@@ -105,7 +105,7 @@ class OpOverloadPacket:
         out = self._outs[index]
         signature = self._function_parser.signatures[index]
         if signature.tensor_options:
-            return _call_factory(self.overloads[index], out, signature, {}, values)
+            return _call_factory(self.overloads[index], out, signature, values)
         if out is not None and values[-1] is not None:
             if isinstance(values[-1], tuple):  # out=(values, indices): one per output
                 return out.call(*values[:-1], *values[-1])
@@ -152,7 +152,7 @@ class OpOverloadPacket:
         signature = self._method_parser.signatures[index]
         if signature.tensor_options:  # t.new_zeros(2, 3, dtype=...)
             return _call_factory(self._method_overloads[index], None, signature,
-                                 {"self": self_}, values)
+                                 [self_, *values], 1)
         return self._method_overloads[index].call(self_, *values)
 
     def _deprecated(self, signature: Signature, values: list[Any]) -> Any:
@@ -200,22 +200,34 @@ _TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"
                "float32": "Float", "float64": "Double"}
 
 
+#: where each argument of a factory's overload is among a signature's parsed values
+_ORDERS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+def _order(signature: Signature, overload: OpOverload, offset: int) -> tuple[int, ...]:
+    key = (id(signature), id(overload))
+    order = _ORDERS.get(key)
+    if order is None:
+        names = ["self"] * offset + [p.schema_name for p in signature.params]
+        order = _ORDERS[key] = tuple(names.index(a.name) for a in overload.schema.arguments)
+    return order
+
+
 def _call_factory(overload: OpOverload, out_overload: OpOverload | None,
-                  signature: Signature, named: dict[str, Any], values: list[Any]) -> Any:
+                  signature: Signature, values: list[Any], offset: int = 0) -> Any:
     """A factory's call, as torch's Python binding makes it: the options go to the
     functional overload, or (with ``out=``) are checked against ``out`` (torch's
     ``check_out_type_matches``) and the ``.out`` overload runs; ``requires_grad=True``
-    then makes the result a leaf that requires grad.
+    then makes the result a leaf that requires grad. ``values``: the signature's parsed
+    values, after ``self`` for a method (``offset`` 1).
 
     Raises:
         RuntimeError: a ``dtype`` or ``device`` that is not ``out``'s.
     """
-    for p, v in zip(signature.params, values, strict=True):
-        named[p.schema_name] = v
-    requires_grad = named.pop("requires_grad")
-    out = named.pop("out", None)
+    at = signature.by_name
+    out = values[offset + at["out"]] if "out" in at else None
     if out is not None and out_overload is not None:
-        dtype, where = named["dtype"], named["device"]
+        dtype, where = values[offset + at["dtype"]], values[offset + at["device"]]
         if dtype is not None and dtype is not out.dtype:
             raise RuntimeError(f"dtype {_TYPE_NAMES[dtype.name]} does not match dtype of out "
                                f"parameter ({_TYPE_NAMES[out.dtype.name]})")
@@ -223,10 +235,9 @@ def _call_factory(overload: OpOverload, out_overload: OpOverload | None,
         if kind is not None and kind != out.device.type:
             raise RuntimeError(f"device type {kind} does not match device type of out "
                                f"parameter ({out.device.type})")
-        named["out"] = out
         overload = out_overload
-    result = overload.call(*[named[a.name] for a in overload.schema.arguments])
-    if requires_grad:
+    result = overload.call(*[values[i] for i in _order(signature, overload, offset)])
+    if values[offset + at["requires_grad"]]:
         if not result.dtype.is_floating_point:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, iterator, layout
-from .._ops import aten
 from ..autograd.functions._record import call_
 from ..autograd.graph import Node, node_class
+from ..device import as_device
 from ..dtypes import dtype
 from ..tensor import Tensor
 from .generator import Generator, default_generator
@@ -133,4 +133,4 @@ def new(name: str, size: tuple[Any, ...], dtype: dtype | None, device: Any) -> T
     from .. import factories
 
     shape = factories._parse_size(name, size)
-    return aten.empty(shape, dtype=dtype or dtypes.get_default_dtype(), device=device)
+    return factories._contiguous(shape, dtype or dtypes.get_default_dtype(), as_device(device))

@@ -49,16 +49,10 @@ from .dtypes import (
 )
 from .elementwise import *  # noqa: F403
 from .factories import (
-    arange,
     as_tensor,
-    empty,
     empty_strided,
     from_numpy,
-    full,
-    linspace,
-    ones,
     tensor,
-    zeros,
 )
 from .layout import channels_last, contiguous_format, memory_format, preserve_format
 from .matmul import *  # noqa: F403
@@ -126,15 +120,15 @@ def numel(input: Tensor) -> "builtins.int":  # noqa: F821, F405
 __all__ = [
     "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
     "no_grad", "set_grad_enabled",
-    "Size", "Tensor", "UntypedStorage", "arange", "as_tensor", "bfloat16",
+    "Size", "Tensor", "UntypedStorage", "as_tensor", "bfloat16",
     "bool", "channels_last", "contiguous_format", "device", "double", "dtype", "dtypes",
-    "empty", "empty_strided", "float", "float16", "float32", "float64", "from_numpy", "full",
+    "empty_strided", "float", "float16", "float32", "float64", "from_numpy",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
-    "layout", "linspace", "long", "memory_format", "numel", "ones", "preserve_format",
+    "layout", "long", "memory_format", "numel", "preserve_format",
     "Generator", "default_generator", "get_rng_state", "initial_seed",
     "manual_seed", "nn", "normal", "rand", "rand_like", "randint",
     "randint_like", "randn", "randn_like", "randperm", "random", "seed", "set_rng_state",
-    "promote_types", "set_default_dtype", "short", "tensor", "uint8", "zeros", "finfo", "iinfo",
+    "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
     *_bindings.__all__,
     *(name for module in ("broadcasting", "copies", "elementwise", "matmul", "promotion",
                           "reductions", "views")

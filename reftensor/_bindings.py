@@ -132,6 +132,12 @@ __all__ = [
     "bernoulli",
     "multinomial",
     "normal",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "arange",
+    "linspace",
 ]
 
 
@@ -1440,6 +1446,107 @@ def normal(*args: Any, **kwargs: Any) -> Any:
     for a result dtype that is not floating.
     """
     return aten.normal(*args, **kwargs)
+
+
+def zeros(*args: Any, **kwargs: Any) -> Any:
+    """zeros(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A contiguous tensor of zeros of shape ``size`` (``torch.zeros``), given as ints one by one
+    or as one tuple; dtype: ``dtype`` or the default float dtype. ``requires_grad=True`` makes
+    it a leaf that requires grad. With ``out=``, ``out`` is resized to ``size`` (keeping its
+    strides when it has that shape) and zeroed, in its own dtype.
+
+    Raises RuntimeError for a negative size, ``requires_grad`` with a dtype that is not
+    floating, ``pin_memory=True``, a ``dtype`` or ``device`` that is not ``out``'s; TypeError
+    for a size that is not an int.
+    """
+    return aten.zeros(*args, **kwargs)
+
+
+def ones(*args: Any, **kwargs: Any) -> Any:
+    """ones(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A contiguous tensor of ones of shape ``size`` (``torch.ones``); as ``zeros``.
+
+    Raises as ``zeros``.
+    """
+    return aten.ones(*args, **kwargs)
+
+
+def empty(*args: Any, **kwargs: Any) -> Any:
+    """empty(size, *, memory_format=None, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    A tensor of shape ``size`` with fresh storage (``torch.empty``): torch leaves its memory
+    uninitialised, reftensor's is zero-filled. Contiguous, or NHWC for
+    ``memory_format=channels_last``. With ``out=``, ``out`` is resized to ``size``, its values
+    left as they are.
+
+    Raises RuntimeError as ``zeros``, and for ``channels_last`` on other than 4 dims,
+    ``preserve_format``, a ``memory_format`` with ``out=``.
+    """
+    return aten.empty(*args, **kwargs)
+
+
+def full(*args: Any, **kwargs: Any) -> Any:
+    """full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A contiguous tensor of shape ``size`` (a tuple) with every element ``fill_value``
+    (``torch.full``). Without ``dtype`` the value decides: bool, int64 or the default float
+    dtype. The value is checked against the dtype's range (-1 into uint8 wraps to 255, as
+    torch's conversion allows).
+
+    Raises RuntimeError as ``zeros``, and for a value out of the dtype's range (or nan into an
+    integer dtype).
+    """
+    return aten.full(*args, **kwargs)
+
+
+def arange(*args: Any, **kwargs: Any) -> Any:
+    """arange(end, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    arange(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``start, start + step, ...`` stopping before ``end`` (``torch.arange``); ``arange(n)``
+    counts ``0 .. n-1``, ``ceil((end - start) / step)`` values. Without ``dtype``: int64 for
+    integer arguments, the default float dtype if any is a float. Into int64 the bounds and step
+    are truncated first (``arange(3.1, dtype=int64)`` has 3 elements); other integer dtypes
+    wrap. With ``out=``, an ``out`` of as many elements keeps its shape; another is resized to
+    1-d (with a warning if it had elements).
+
+    Raises RuntimeError for a zero step, a step whose sign points away from ``end``, a bound
+    that is not finite; ValueError for a step truncated to 0 in int64; NotImplementedError for
+    bool.
+    """
+    return aten.arange(*args, **kwargs)
+
+
+def linspace(*args: Any, **kwargs: Any) -> Any:
+    """linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``); the
+    bounds are numbers or 0-d tensors. As torch's kernel: the first half ``start + step * i``,
+    the second half ``end - step * (steps - 1 - i)``, each rounded once; into an integer dtype
+    the bounds are converted first, the step is float64 and each value truncated. With ``out=``,
+    an ``out`` of ``steps`` elements keeps its shape, another is resized to ``(steps,)``.
+
+    Raises RuntimeError for ``steps < 0``, a bound tensor with dims, a bound out of an integer
+    dtype's range; NotImplementedError for bool; TypeError for ``steps`` that is not an int.
+    """
+    return aten.linspace(*args, **kwargs)
 
 
 class TensorMethods(TensorType):

@@ -110,7 +110,7 @@ def _empty(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype,
            where: device = CPU) -> Tensor:
     """A new tensor with exactly these strides (``factories`` is looked up when called:
     this module is imported while ``factories`` is still being imported)."""
-    return factories.empty_strided(shape, stride, dtype=d, device=where)
+    return factories._allocate(shape, stride, d, where)
 
 
 def _device(operands: Sequence[Operand], self: Tensor | None = None) -> device:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import builtins
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import _casting, dtypes, layout
+from ._ops import DispatchKey, aten
 from .device import CPU, META, as_device, device
 from .dtypes import dtype
 from .layout import memory_format
@@ -27,13 +28,7 @@ __all__ = [
     "tensor",
     "as_tensor",
     "from_numpy",
-    "empty",
     "empty_strided",
-    "zeros",
-    "ones",
-    "full",
-    "arange",
-    "linspace",
     "as_strided",
 ]
 
@@ -314,28 +309,177 @@ def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tens
 
 
 # ---------------------------------------------------------------------- fresh storage
-def empty(
-    *size: Any,
-    dtype: dtype | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: memory_format = layout.contiguous_format,
-) -> Tensor:
-    """A tensor with fresh storage (``torch.empty``); reftensor zero-fills it, torch does not.
+# The factories of the op table (``zeros``, ``ones``, ``empty``, ``full``, ...): their Python
+# bindings are generated (``reftensor.zeros``); here are their kernels, registered by
+# dispatch key. The key comes from ``device=`` (``zeros(2, device="meta")`` runs the Meta
+# kernel), a ``*_like`` or ``new_*`` op's from its tensor unless ``device=`` is given. A Meta
+# kernel allocates a storage of the right size and no data; a CPU kernel then writes the
+# values (a fresh storage is zero-filled, so ``zeros`` writes nothing).
 
-    ``memory_format=channels_last`` lays a 4-d tensor out as NHWC.
+def _options(dtype: dtype | None, device: Any, pin_memory: builtins.bool | None,
+             default: dtype | None = None) -> dtype:
+    """The dtype of a factory's result, after torch's checks of its options.
 
     Raises:
-        TypeError: a size that is not an int. RuntimeError: a negative size.
+        RuntimeError: ``pin_memory=True`` (no accelerator); a device reftensor does not have
+            (the error of a CPU-only torch, see :func:`~reftensor.device.as_device`).
     """
-    where = as_device(device)
-    shape = _parse_size("empty", size)
-    d = dtype or dtypes.get_default_dtype()
-    if memory_format is layout.channels_last:
-        stride = layout.channels_last_strides(shape)
-    else:
+    if device is not None:
+        as_device(device)
+    if pin_memory:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                           "pinned memory allocator is available on this system.")
+    return dtype or default or dtypes.get_default_dtype()
+
+
+def _contiguous(size: Sequence[int], d: dtype, where: device) -> Tensor:
+    shape = tuple(size)
+    _check_sizes(shape)
+    return _allocate(shape, layout.contiguous_strides(shape), d, where)
+
+
+def _fill(t: Tensor, value: Any) -> Tensor:
+    """Write ``value`` into every element of a fresh contiguous ``t`` (checked against the
+    dtype's range as torch's ``Scalar.to<T>()``). The storage holds exactly the elements, in
+    order, so NumPy fills it whatever the number of dims."""
+    t._storage._typed(t._dtype.numpy)[...] = _casting.checked_number(value, t._dtype)
+    return t
+
+
+def _fill_dtype(value: Any) -> dtype:
+    """The dtype ``full`` infers from its fill value: bool, int64 or the default float."""
+    if isinstance(value, builtins.bool):
+        return dtypes.bool
+    return dtypes.int64 if isinstance(value, int) else dtypes.get_default_dtype()
+
+
+def _resize(out: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``out.resize_(shape)``, as the factories' ``out=`` kernels do: a tensor of that shape
+    keeps its strides; another becomes contiguous (its storage grown when too small), with
+    no warning."""
+    _check_sizes(shape)
+    if out._shape != shape:
         stride = layout.contiguous_strides(shape)
-    return _finish(_allocate(shape, stride, d, where), requires_grad)
+        needed = (out._storage_offset
+                  + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+        if needed > out._storage.nbytes():
+            out._storage.resize_(needed)
+        out._shape, out._stride = shape, stride
+    return out
+
+
+def _on_both(overload: Any, kernel: Callable[..., Tensor]) -> None:
+    """Register one kernel for both backends: an ``out=`` kernel whose writes are ops
+    (``fill_``) that dispatch on ``out``'s own device."""
+    overload.impl(DispatchKey.CPU)(kernel)
+    overload.impl(DispatchKey.Meta)(kernel)
+
+
+@aten.zeros.default.impl(DispatchKey.Meta)
+def _zeros_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+                pin_memory: builtins.bool | None) -> Tensor:
+    return _contiguous(size, _options(dtype, device, pin_memory), META)
+
+
+@aten.zeros.default.impl(DispatchKey.CPU)
+def _zeros_cpu(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+               pin_memory: builtins.bool | None) -> Tensor:
+    if any(n < 0 for n in size):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return _contiguous(size, _options(dtype, device, pin_memory), CPU)  # zero-filled
+
+
+@aten.ones.default.impl(DispatchKey.Meta)
+def _ones_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+               pin_memory: builtins.bool | None) -> Tensor:
+    return _contiguous(size, _options(dtype, device, pin_memory), META)
+
+
+@aten.ones.default.impl(DispatchKey.CPU)
+def _ones_cpu(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+              pin_memory: builtins.bool | None) -> Tensor:
+    return _fill(_contiguous(size, _options(dtype, device, pin_memory), CPU), 1)
+
+
+def _empty_strides(shape: tuple[int, ...], memory_format: memory_format | None
+                   ) -> tuple[int, ...]:
+    """``empty``'s layout: contiguous, or NHWC for ``channels_last`` (4 dims only).
+
+    Raises:
+        RuntimeError: ``channels_last`` for other than 4 dims; ``preserve_format``.
+    """
+    if memory_format is layout.channels_last:
+        if len(shape) != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return layout.channels_last_strides(shape)
+    if memory_format is layout.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    return layout.contiguous_strides(shape)
+
+
+def _empty(where: device, size: Sequence[int], dtype: dtype | None, device: Any,
+           pin_memory: builtins.bool | None, memory_format: memory_format | None) -> Tensor:
+    d = _options(dtype, device, pin_memory)
+    shape = tuple(size)
+    _check_sizes(shape)
+    return _allocate(shape, _empty_strides(shape, memory_format), d, where)
+
+
+@aten.empty.memory_format.impl(DispatchKey.Meta)
+def _empty_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+                pin_memory: builtins.bool | None,
+                memory_format: memory_format | None) -> Tensor:
+    return _empty(META, size, dtype, device, pin_memory, memory_format)
+
+
+@aten.empty.memory_format.impl(DispatchKey.CPU)
+def _empty_cpu(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+               pin_memory: builtins.bool | None, memory_format: memory_format | None) -> Tensor:
+    # torch leaves the memory uninitialised; reftensor's fresh storage is zero-filled
+    return _empty(CPU, size, dtype, device, pin_memory, memory_format)
+
+
+@aten.full.default.impl(DispatchKey.Meta)
+def _full_meta(size: Sequence[int], fill_value: Any, dtype: dtype | None, layout: Any,
+               device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    d = _options(dtype, device, pin_memory, _fill_dtype(fill_value))
+    _casting.checked_number(fill_value, d)
+    return _contiguous(size, d, META)
+
+
+@aten.full.default.impl(DispatchKey.CPU)
+def _full_cpu(size: Sequence[int], fill_value: Any, dtype: dtype | None, layout: Any,
+              device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    d = _options(dtype, device, pin_memory, _fill_dtype(fill_value))
+    return _fill(_contiguous(size, d, CPU), fill_value)
+
+
+def _zeros_out(size: Sequence[int], out: Tensor) -> Tensor:
+    return _resize(out, tuple(size)).zero_()
+
+
+def _ones_out(size: Sequence[int], out: Tensor) -> Tensor:
+    return _resize(out, tuple(size)).fill_(1)
+
+
+def _full_out(size: Sequence[int], fill_value: Any, out: Tensor) -> Tensor:
+    return _resize(out, tuple(size)).fill_(fill_value)
+
+
+def _empty_out(size: Sequence[int], memory_format: memory_format | None, out: Tensor) -> Tensor:
+    if memory_format is not None:
+        raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor "
+                           "argument")
+    shape = tuple(size)
+    if out._shape != shape:  # (torch's resize_ counts as a write when the shape changes)
+        out._version_counter.value += 1
+    return _resize(out, shape)
+
+
+_on_both(aten.zeros.out, _zeros_out)
+_on_both(aten.ones.out, _ones_out)
+_on_both(aten.full.out, _full_out)
+_on_both(aten.empty.out, _empty_out)
 
 
 def empty_strided(
@@ -364,102 +508,141 @@ def empty_strided(
     return _finish(_allocate(shape, stride, d, where), requires_grad)
 
 
-def full(
-    size: Sequence[int],
-    fill_value: builtins.bool | int | builtins.float,
-    *,
-    dtype: dtype | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """A contiguous tensor of ``size`` filled with ``fill_value`` (``torch.full``).
-
-    Without ``dtype`` the fill value decides: bool, int64 or the default float dtype.
-    """
-    where = as_device(device)
-    shape = _parse_size("full", (size,))
-    d = dtype or _scalar_dtype(fill_value)
-    t = _allocate(shape, layout.contiguous_strides(shape), d, where)
-    if where != META:
-        # the storage holds exactly the elements, in order (and NumPy can fill it whatever
-        # the number of dims; it cannot view more than 64)
-        t._storage._typed(d.numpy)[...] = fill_value
-    return _finish(t, requires_grad)
-
-
-def zeros(
-    *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    """A contiguous tensor of zeros (``torch.zeros``); default dtype float32."""
-    shape = _parse_size("zeros", size)
-    return full(shape, 0, dtype=dtype or dtypes.get_default_dtype(), device=device,
-                requires_grad=requires_grad)
-
-
-def ones(
-    *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    """A contiguous tensor of ones (``torch.ones``); default dtype float32."""
-    shape = _parse_size("ones", size)
-    return full(shape, 1, dtype=dtype or dtypes.get_default_dtype(), device=device,
-                requires_grad=requires_grad)
-
-
-def arange(
-    start: builtins.float,
-    end: builtins.float | None = None,
-    step: builtins.float = 1,
-    *,
-    dtype: dtype | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """``[start, start + step, ...]`` stopping before ``end`` (``torch.arange``).
-
-    ``arange(n)`` counts ``0 .. n-1``. The length is ``ceil((end - start) / step)``. Without
-    ``dtype``, all-int arguments give int64, any float gives the default dtype. Values are
-    ``start + i * step`` rounded once, as torch's scalar kernel does. torch's vectorised
-    kernel restarts from a float32 base every 8 elements (on a CPU with AVX2 or better), so
-    in a float tensor of 16 or more elements a value can differ from torch's in the last bit.
+# ---------------------------------------------------------------------- ranges
+def _arange_dtype(start: Any, end: Any, step: Any, dtype: dtype | None) -> dtype:
+    """Without ``dtype``: int64 for integer bounds and step, the default dtype if any is a
+    float.
 
     Raises:
-        RuntimeError: ``step == 0``, a step whose sign points away from ``end``, or a
-            non-finite bound.
+        NotImplementedError: bool, as torch's CPU kernel.
     """
-    where = as_device(device)
-    if end is None:
-        start, end = 0, start
-    if any(isinstance(x, builtins.float) for x in (start, end, step)):
-        d = dtype or dtypes.get_default_dtype()
-    else:
-        d = dtype or dtypes.int64
+    if dtype is None:
+        floating = any(isinstance(x, builtins.float) for x in (start, end, step))
+        return dtypes.get_default_dtype() if floating else dtypes.int64
+    if dtype is dtypes.bool:
+        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
+    return dtype
+
+
+def _arange_length(start: Any, end: Any, step: Any, d: dtype) -> int:
+    """How many values ``arange`` makes: ``ceil((end - start) / step)``, counted as torch
+    counts them.
+
+    Raises:
+        RuntimeError: ``step == 0``, a step whose sign points away from ``end``, a bound
+            that is not finite.
+        ValueError: a step that truncates to 0 in int64 (``arange(0, 1, 0.5,
+            dtype=int64)``), torch's error class there.
+    """
     if not all(math.isfinite(float(x)) for x in (start, end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if d is dtypes.int64:
+        # torch reads the bounds and the step in int64 (truncated toward zero) and counts
+        # in int64
+        xstart, xend, xstep = (math.trunc(x) for x in (start, end, step))
+        if xstep == 0:
+            raise ValueError("step must be nonzero")
+        sign = (xstep > 0) - (xstep < 0)
+        return _c_div(xend - xstart + xstep - sign, xstep)
+    return math.ceil((float(end) - float(start)) / float(step))
+
+
+def _arange_values(start: Any, step: Any, length: int, d: dtype) -> np.ndarray:
+    """``start + i * step`` for ``i < length``, in ``d``.
+
+    Floats: torch accumulates in float64 for float32/float64 and in float32 for the 16-bit
+    types, computing ``start + step * i`` and rounding once to the result dtype. torch's
+    vectorised kernel restarts from a float32 base every 8 elements (on a CPU with AVX2 or
+    better), so in a float tensor of 16 or more elements a value can differ from torch's
+    in the last bit. Integers: the start and step truncated to int64, the values exact in
+    int64, then wrapped into the dtype (``arange(-3, 0, dtype=uint8)`` is 253, 254, 255).
+    """
     if d.is_floating_point:
-        length = math.ceil((float(end) - float(start)) / float(step))
-        # torch accumulates in float64 for float32/float64 and in float32 for the 16-bit
-        # types, computing `start + step * i` and rounding once to the result dtype.
         work = np.float32 if d.itemsize == 2 else np.float64
         wide = np.longdouble
         i = np.arange(length).astype(wide)
-        values = (wide(work(start)) + wide(work(step)) * i).astype(work)
-    else:
-        # torch reads the bounds and the step in int64 (truncated toward zero), then counts
-        # ``start + i * step``; the result wraps into the dtype (arange(-3, 0, dtype=uint8)).
-        xstart, xend, xstep = (math.trunc(x) for x in (start, end, step))
-        if d is dtypes.int64:
-            if xstep == 0:  # a fractional step that truncates to 0
-                raise ValueError("step must be nonzero")
-            sign = (xstep > 0) - (xstep < 0)
-            length = _c_div(xend - xstart + xstep - sign, xstep)  # int64 arithmetic
-        else:
-            length = math.ceil((float(end) - float(start)) / float(step))
-        values = xstart + xstep * np.arange(length, dtype=np.int64)  # exact in int64
-    return _from_array(values.astype(d.numpy), d, requires_grad, where)
+        return (wide(work(start)) + wide(work(step)) * i).astype(work).astype(d.numpy)
+    xstart, xstep = math.trunc(start), math.trunc(step)
+    return (xstart + xstep * np.arange(length, dtype=np.int64)).astype(d.numpy)
+
+
+def _arange(where: device, start: Any, end: Any, step: Any, dtype: dtype | None, device: Any,
+            pin_memory: builtins.bool | None) -> Tensor:
+    d = _options(_arange_dtype(start, end, step, dtype), device, pin_memory)
+    length = _arange_length(start, end, step, d)
+    if where is META and not d.is_floating_point and math.trunc(step) == 0:
+        # torch's meta arange (a decomposition) steps in the integer dtype itself, where the
+        # CPU kernel steps in float64: arange(0, 10, 0.5, dtype=int32) is 20 zeros on the CPU
+        raise RuntimeError("step must be nonzero")
+    t = _allocate((length,), (1,), d, where)
+    if where is not META:
+        t._storage._typed(d.numpy)[...] = _arange_values(start, step, length, d)
+    return t
+
+
+@aten.arange.default.impl(DispatchKey.Meta)
+def _arange_end_meta(end: Any, dtype: dtype | None, layout: Any, device: Any,
+                     pin_memory: builtins.bool | None) -> Tensor:
+    return _arange(META, 0, end, 1, dtype, device, pin_memory)
+
+
+@aten.arange.default.impl(DispatchKey.CPU)
+def _arange_end_cpu(end: Any, dtype: dtype | None, layout: Any, device: Any,
+                    pin_memory: builtins.bool | None) -> Tensor:
+    return _arange(CPU, 0, end, 1, dtype, device, pin_memory)
+
+
+@aten.arange.start.impl(DispatchKey.Meta)
+def _arange_start_meta(start: Any, end: Any, dtype: dtype | None, layout: Any, device: Any,
+                       pin_memory: builtins.bool | None) -> Tensor:
+    return _arange(META, start, end, 1, dtype, device, pin_memory)
+
+
+@aten.arange.start.impl(DispatchKey.CPU)
+def _arange_start_cpu(start: Any, end: Any, dtype: dtype | None, layout: Any, device: Any,
+                      pin_memory: builtins.bool | None) -> Tensor:
+    return _arange(CPU, start, end, 1, dtype, device, pin_memory)
+
+
+@aten.arange.start_step.impl(DispatchKey.Meta)
+def _arange_step_meta(start: Any, end: Any, step: Any, dtype: dtype | None, layout: Any,
+                      device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    return _arange(META, start, end, step, dtype, device, pin_memory)
+
+
+@aten.arange.start_step.impl(DispatchKey.CPU)
+def _arange_step_cpu(start: Any, end: Any, step: Any, dtype: dtype | None, layout: Any,
+                     device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    return _arange(CPU, start, end, step, dtype, device, pin_memory)
+
+
+def _arange_out(start: Any, end: Any, step: Any, out: Tensor) -> Tensor:
+    """``arange`` into ``out``, in its dtype: an ``out`` with as many elements keeps its
+    shape (the values in its logical order); another is resized to 1-d, with torch's
+    warning when it had elements."""
+    values = aten.arange.start_step.call(start, end, step, out._dtype, None, out.device, None)
+    n = values._shape[0]
+    if out.numel() != n and out.numel() > 0:
+        warnings.warn(
+            f"The number of elements in the out tensor of shape {list(out._shape)} is "
+            f"{out.numel()} which does not match the computed number of elements {n}. Note "
+            "that this may occur as a result of rounding error. The out tensor will be "
+            f"resized to a tensor of shape ({n},).", UserWarning, stacklevel=4)
+    if out.numel() != n:
+        _resize(out, (n,))
+    return out.copy_(values.reshape(out._shape))
+
+
+def _arange_end_out(end: Any, out: Tensor) -> Tensor:
+    return _arange_out(0, end, 1, out)
+
+
+_on_both(aten.arange.out, _arange_end_out)
+_on_both(aten.arange.start_out, _arange_out)
 
 
 def _c_div(a: int, b: int) -> int:
@@ -468,77 +651,126 @@ def _c_div(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-def linspace(
-    start: builtins.float,
-    end: builtins.float,
-    steps: int,
-    *,
-    dtype: dtype | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``).
-
-    Like torch, the first half counts up from ``start`` and the second half counts down from
-    ``end`` (so both ends are exact), computed in the result dtype. torch's vectorised kernel
-    groups elements, so a value may differ from torch's in the last bit.
+def _linspace_dtype(steps: int, dtype: dtype | None) -> dtype:
+    """The result's dtype (the default float dtype without one).
 
     Raises:
-        TypeError: ``steps`` is not an int. RuntimeError: ``steps < 0``.
+        RuntimeError: ``steps < 0``. NotImplementedError: bool with 2 steps or more, as
+            torch's CPU kernel (0 steps write nothing, 1 step fills ``start``).
     """
-    where = as_device(device)
-    if not isinstance(steps, int) or isinstance(steps, builtins.bool):
-        raise TypeError(
-            f"linspace(): argument 'steps' must be int, not {type(steps).__name__}"
-        )
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    start, end = _linspace_bound(start, end)
-    d = dtype or dtypes.get_default_dtype()
+    if dtype is dtypes.bool and steps > 1:
+        raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
+    return dtype or dtypes.get_default_dtype()
+
+
+def _linspace_values(start: Any, end: Any, steps: int, d: dtype) -> np.ndarray:
+    """``steps`` evenly spaced values from ``start`` to ``end`` in ``d``, as torch's CPU
+    kernel computes them: the first half counts up from ``start``, the second half down
+    from ``end`` (so both ends are exact), each a fused multiply-add (one rounding).
+    Floats are computed in the dtype (its vectorised kernel groups elements, so a value may
+    differ from torch's in the last bit); integers as below."""
+    if d is dtypes.bool:  # (one step)
+        return np.array([start], dtype=np.bool_)
     if not d.is_floating_point:
-        values = _integral_linspace(start, end, steps, d)
-        return _from_array(values.astype(d.numpy), d, requires_grad, where)
+        return _integral_linspace(start, end, steps, d).astype(d.numpy)
     work = d.numpy
     lo, hi = work.type(start), work.type(end)
     if steps == 1:
-        values = np.array([lo], dtype=work)
-    else:
-        with np.errstate(all="ignore"):
-            step = (hi - lo) / work.type(max(steps - 1, 1))
-            # float32/float64: torch computes `start + step * i` with one rounding (a fused
-            # multiply-add), which a wider type reproduces. 16-bit types: every operation
-            # rounds to the dtype, as NumPy's float16 and ml_dtypes' bfloat16 also do.
-            wide = np.longdouble if work.itemsize >= 4 else work.type
-            i = np.arange(steps)
-            halfway = steps // 2
-            up = wide(lo) + wide(step) * i.astype(wide)
-            down = wide(hi) - wide(step) * (steps - i - 1).astype(wide)
-            values = np.where(i < halfway, up, down).astype(work)
-    return _from_array(values.astype(d.numpy), d, requires_grad, where)
-
-
-def _linspace_bound(start: Any, end: Any) -> tuple[Any, Any]:
-    """A 0-d tensor bound is read as its number; a bound with dims is refused, in torch's
-    words."""
-    wrong = [f"{name} with {x.dim()} dimension(s)" for name, x in (("start", start), ("end", end))
-             if isinstance(x, Tensor) and x.dim() != 0]
-    if wrong:
-        raise RuntimeError("linspace only supports 0-dimensional start and end tensors, but "
-                           f"got {' and '.join(wrong)}.")
-    return tuple(x.item() if isinstance(x, Tensor) else x for x in (start, end))
+        return np.array([lo], dtype=work)
+    with np.errstate(all="ignore"):
+        step = (hi - lo) / work.type(max(steps - 1, 1))
+        # float32/float64: ``start + step * i`` with one rounding, which a wider type
+        # reproduces. 16-bit types: every operation rounds to the dtype, as NumPy's float16
+        # and ml_dtypes' bfloat16 also do.
+        wide = np.longdouble if work.itemsize >= 4 else work.type
+        i = np.arange(steps)
+        up = wide(lo) + wide(step) * i.astype(wide)
+        down = wide(hi) - wide(step) * (steps - i - 1).astype(wide)
+        return np.where(i < steps // 2, up, down).astype(work)
 
 
 def _integral_linspace(start: Any, end: Any, steps: int, d: dtype) -> np.ndarray:
     """torch's integer linspace: the bounds converted to the dtype first (with its range
-    check), the step in float64, each value truncated toward zero."""
+    check), the step ``(end - start) / (steps - 1)`` in float64; the first half ``start +
+    step * i``, the second half ``end - step * (steps - 1 - i)``, each a fused
+    multiply-add rounded once to float64 (long double holds the product exactly), then
+    truncated toward zero (``linspace(-9, 17, 11)``'s element 5 is ``17 - 2.6 * 5``, just
+    below 4 before rounding: 3)."""
+    if steps == 1:  # (torch fills ``start``; ``end`` is not converted)
+        return np.array([int(_casting.checked_number(start, d))], dtype=np.int64)
     lo, hi = (int(_casting.checked_number(x, d)) for x in (start, end))
-    if steps == 1:
-        return np.array([lo], dtype=np.int64)
     step = (float(hi) - float(lo)) / (steps - 1)
-    i = np.arange(steps, dtype=np.float64)
-    up = lo + step * i
-    down = hi - step * (steps - i - 1)
+    wide = np.longdouble
+    i = np.arange(steps)
+    up = (wide(lo) + wide(step) * i.astype(wide)).astype(np.float64)
+    down = (wide(hi) - wide(step) * (steps - 1 - i).astype(wide)).astype(np.float64)
     return np.trunc(np.where(i < steps // 2, up, down)).astype(np.int64)
+
+
+def _linspace(where: device, start: Any, end: Any, steps: int, dtype: dtype | None,
+              device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    d = _options(_linspace_dtype(steps, dtype), device, pin_memory)
+    if not d.is_floating_point:  # the range check of the bounds (1 step: ``start`` only)
+        for bound in (start, end)[:min(steps, 2)]:
+            _casting.checked_number(bound, d)
+    t = _allocate((steps,), (1,), d, where)
+    if where is not META and steps:
+        t._storage._typed(d.numpy)[...] = _linspace_values(start, end, steps, d)
+    return t
+
+
+def _linspace_bound(x: Any, name: str, other: Any, other_name: str) -> Any:
+    """A tensor bound: a 0-d one is read as its number (on the meta device: 0, as nothing
+    is read); one with dims is refused, in torch's words, with the other bound if it is one
+    too."""
+    wrong = [f"{n} with {b.dim()} dimension(s)" for n, b in ((name, x), (other_name, other))
+             if isinstance(b, Tensor) and b.dim() != 0]
+    if wrong:
+        raise RuntimeError("linspace only supports 0-dimensional start and end tensors, but "
+                           f"got {' and '.join(wrong)}.")
+    if not isinstance(x, Tensor):
+        return x
+    return 0 if x.is_meta else x.item()
+
+
+def _bounds(start: Any, end: Any) -> tuple[Any, Any]:
+    return (_linspace_bound(start, "start", end, "end"),
+            _linspace_bound(end, "end", start, "start"))
+
+
+def _register_linspace(overload: Any) -> None:
+    """The CPU and Meta kernels of one ``linspace`` overload (numbers or tensors as bounds:
+    the same kernels)."""
+    def make(where: device) -> Callable[..., Tensor]:
+        def kernel(start: Any, end: Any, steps: int, dtype: dtype | None, layout: Any,
+                   device: Any, pin_memory: builtins.bool | None) -> Tensor:
+            lo, hi = _bounds(start, end)
+            return _linspace(where, lo, hi, steps, dtype, device, pin_memory)
+
+        return kernel
+
+    overload.impl(DispatchKey.CPU)(make(CPU))
+    overload.impl(DispatchKey.Meta)(make(META))
+
+
+def _linspace_out(start: Any, end: Any, steps: int, out: Tensor) -> Tensor:
+    """``linspace`` into ``out``, in its dtype: an ``out`` of ``steps`` elements keeps its
+    shape; another is resized to ``(steps,)`` (no warning, as torch)."""
+    values = aten.linspace.default.call(*_bounds(start, end), steps, out._dtype, None,
+                                        out.device, None)
+    if out.numel() != steps:
+        _resize(out, (steps,))
+    return out.copy_(values.reshape(out._shape))
+
+
+for _overload in (aten.linspace.default, aten.linspace.Tensor_Tensor,
+                  aten.linspace.Tensor_Scalar, aten.linspace.Scalar_Tensor):
+    _register_linspace(_overload)
+for _overload in (aten.linspace.out, aten.linspace.Tensor_Tensor_out,
+                  aten.linspace.Tensor_Scalar_out, aten.linspace.Scalar_Tensor_out):
+    _on_both(_overload, _linspace_out)
 
 
 # ---------------------------------------------------------------------- views

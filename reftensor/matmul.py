@@ -180,16 +180,14 @@ def _values(a: Tensor, b: Tensor, d: dtype, outer: bool) -> Tensor:
     with np.errstate(all="ignore"):
         values = a_values * b_values if outer else np.matmul(a_values, b_values)
     values = np.asarray(values)
-    out = factories.empty_strided(values.shape, layout.contiguous_strides(values.shape),
-                                  dtype=d)
+    out = factories._allocate(values.shape, layout.contiguous_strides(values.shape), d)
     out._elements()[...] = cast(values, d)
     return out
 
 
 def _empty(shape: tuple[int, ...], d: dtype) -> Tensor:
     """The meta product: a contiguous result's shape, strides and dtype, and no values."""
-    return factories.empty_strided(shape, layout.contiguous_strides(shape), dtype=d,
-                                   device=META)
+    return factories._allocate(shape, layout.contiguous_strides(shape), d, META)
 
 
 def _check_matmul_dims(input: Tensor, other: Tensor) -> None:

@@ -65,6 +65,11 @@ class OpEntry:
         no_leaves: tensor arguments that the gradient test builds as drawn, not as leaves
             that require grad (``where``'s bool ``condition``).
         values: draws each of the input's values (``bernoulli``'s probabilities).
+        no_input: a factory that takes no tensor (``zeros``): ``arguments`` draws all of
+            its arguments (for the drawn input's shape), and the input is not passed; on the
+            meta device it gets ``device="meta"``.
+        uninitialised: the result's values are torch's uninitialised memory (``empty``):
+            compared in shape, strides and dtype only.
     """
 
     name: str
@@ -80,6 +85,8 @@ class OpEntry:
     # the input's values (default: any of its dtype), for ops whose input is a domain of
     # its own: probabilities, weights
     values: st.SearchStrategy[Any] | None = None
+    no_input: bool = False
+    uninitialised: bool = False
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -1616,6 +1623,163 @@ OP_DB += [
         "a string std": lambda lib: lib.normal(lib.ones(2), "a"),
         "as a method": lambda lib: lib.ones(2).normal(1.0),
         "the mean as input=": lambda lib: lib.normal(input=lib.ones(2), std=1.0),
+    }),
+]
+
+
+# ------------------------------------------------------------------ factories (chapter 1)
+#: ``dtype=`` of a factory: none, any dtype, or a Python type
+FACTORY_DTYPES = st.sampled_from([None, *(DtypeName(n) for n in strategies.ALL_NAMES),
+                                  float, int, bool])
+
+
+@st.composite
+def _tensor_options(draw: st.DrawFn, *, dtype: bool = True) -> dict[str, Any]:
+    """A factory's options: ``dtype`` (or none), ``device="cpu"`` or ``None`` sometimes,
+    ``requires_grad=True`` sometimes (an error for a dtype that is not floating)."""
+    options: dict[str, Any] = {}
+    d = draw(FACTORY_DTYPES) if dtype else None
+    if d is not None:
+        options["dtype"] = d
+    if draw(st.integers(0, 3)) == 0:
+        options["device"] = draw(st.sampled_from(["cpu", None]))
+    if draw(st.integers(0, 3)) == 0:
+        options["requires_grad"] = True
+    return options
+
+
+def size_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``size``: the drawn input's shape (0-d, empty and size-1 dims), and the options."""
+    return _tensor_options().map(lambda options: {"size": shape, **options})
+
+
+def empty_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``size`` and the options, and a ``memory_format`` sometimes (channels_last for 4
+    dims)."""
+    formats = [None, LibValue("contiguous_format")] + (
+        [LibValue("channels_last")] if len(shape) == 4 else [])
+    return st.tuples(size_arguments(shape), st.sampled_from(formats)).map(
+        lambda p: p[0] if p[1] is None else {**p[0], "memory_format": p[1]})
+
+
+def full_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``size``, a ``fill_value`` (a number of any kind, or a 0-d tensor) and the
+    options."""
+    return st.tuples(size_arguments(shape), st.one_of(NUMBERS, strategies.tensors(shape=()))
+                     ).map(lambda p: {"size": p[0]["size"], "fill_value": p[1],
+                                      **{k: v for k, v in p[0].items() if k != "size"}})
+
+
+def _factory_errors(name: str, *first: Any) -> dict[str, Program]:
+    """What every factory of a size refuses, as torch does (``first``: the arguments after
+    the size)."""
+    def f(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*args, **kwargs)
+
+    return {
+        "a negative size": lambda lib: f(lib, (2, -1), *first),
+        "a float size": lambda lib: f(lib, (2.5,), *first),
+        "a string size": lambda lib: f(lib, "a", *first),
+        "no size": lambda lib: f(lib),
+        "requires_grad for int64": lambda lib: f(lib, (2,), *first, dtype=lib.int64,
+                                                 requires_grad=True),
+        "pin_memory": lambda lib: f(lib, (2,), *first, pin_memory=True),
+        "a dtype that is not out's": lambda lib: f(lib, (2,), *first, dtype=lib.int64,
+                                                   out=lib.empty(0)),
+        "a device that is not out's": lambda lib: f(lib, (2,), *first, device="meta",
+                                                    out=lib.empty(0)),
+        "a cuda device": lambda lib: f(lib, (2,), *first, device="cuda"),
+        "a dtype that is no dtype": lambda lib: f(lib, (2,), *first, dtype="float32"),
+        "an unknown keyword": lambda lib: f(lib, (2,), *first, names=("a",)),
+    }
+
+
+OP_DB += [
+    OpEntry("zeros", arguments=size_arguments, no_input=True, grad=False,
+            errors={**_factory_errors("zeros"),
+                    "a float among the sizes": lambda lib: lib.zeros(2, 1.5),
+                    "sizes one by one and a tuple": lambda lib: lib.zeros(2, (3,))}),
+    OpEntry("ones", arguments=size_arguments, no_input=True, grad=False,
+            errors=_factory_errors("ones")),
+    OpEntry("empty", arguments=empty_arguments, no_input=True, grad=False, uninitialised=True,
+            errors={**_factory_errors("empty"),
+                    "channels_last on 3 dims": lambda lib: lib.empty(
+                        2, 3, 4, memory_format=lib.channels_last),
+                    "preserve_format": lambda lib: lib.empty(
+                        2, memory_format=lib.preserve_format),
+                    "memory_format with out=": lambda lib: lib.empty(
+                        2, memory_format=lib.contiguous_format, out=lib.empty(0))}),
+    OpEntry("full", arguments=full_arguments, no_input=True, grad=False,
+            errors={**_factory_errors("full", 1),
+                    "a number out of range": lambda lib: lib.full((2,), 256,
+                                                                  dtype=lib.uint8),
+                    "nan into int64": lambda lib: lib.full((2,), float("nan"),
+                                                           dtype=lib.int64),
+                    "a bare int size": lambda lib: lib.full(2, 1),
+                    "a tensor with dims": lambda lib: lib.full((2,), lib.ones(2)),
+                    "no fill value": lambda lib: lib.full((2,))}),
+]
+
+
+#: bounds of a range: small ints, floats with a fraction, signed zero
+BOUNDS = st.one_of(st.integers(-10, 10), st.sampled_from([0.5, -2.25, 3.1, -7.9, 0.1, -0.0,
+                                                          9.99]))
+
+
+@st.composite
+def arange_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``end`` alone, ``start`` and ``end``, or a ``step`` too (an int or a float, pointing
+    from ``start`` to ``end``), and the options."""
+    start, end = draw(BOUNDS), draw(BOUNDS)
+    step = draw(st.one_of(st.integers(1, 4), st.sampled_from([0.5, 1.5, 0.3, 4.0])))
+    step = -step if end < start else step
+    arguments = draw(st.sampled_from([{"end": end}, {"start": start, "end": end},
+                                      {"start": start, "end": end, "step": step}]))
+    if "end" in arguments and len(arguments) == 1 and end < 0:
+        arguments = {"end": -end}
+    return {**arguments, **draw(_tensor_options())}
+
+
+@st.composite
+def linspace_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``start`` and ``end`` (numbers, or 0-d tensors of an int or float dtype), ``steps``
+    from 0 to 30, and the options."""
+    bound = st.one_of(BOUNDS, BOUNDS, strategies.tensors(
+        shape=(), dtypes=("int64", "float32", "float64")))
+    return {"start": draw(bound), "end": draw(bound), "steps": draw(st.integers(0, 30)),
+            **draw(_tensor_options())}
+
+
+OP_DB += [
+    # ulps=1: torch's float arange kernel restarts its vectorised groups from a base rounded
+    # to the dtype, and rounds its step otherwise than reftensor's one-rounding
+    # ``start + step * i`` (a documented last-bit difference, see factories._arange_values)
+    OpEntry("arange", arguments=arange_arguments, no_input=True, grad=False, ulps=1, errors={
+        "a zero step": lambda lib: lib.arange(0, 10, 0),
+        "a step truncated to 0 in int64": lambda lib: lib.arange(0, 10, 0.5, dtype=lib.int64),
+        "a step pointing away": lambda lib: lib.arange(10, 0),
+        "an infinite end": lambda lib: lib.arange(float("inf")),
+        "a nan end": lambda lib: lib.arange(float("nan")),
+        "bool": lambda lib: lib.arange(5, dtype=lib.bool),
+        "requires_grad for int64": lambda lib: lib.arange(5, requires_grad=True),
+        "no arguments": lambda lib: lib.arange(),
+        "a string": lambda lib: lib.arange("a"),
+        "a tensor with dims": lambda lib: lib.arange(lib.ones(2)),
+        "a dtype that is not out's": lambda lib: lib.arange(5, dtype=lib.int64,
+                                                            out=lib.ones(0)),
+    }),
+    OpEntry("linspace", arguments=linspace_arguments, no_input=True, grad=False, errors={
+        "negative steps": lambda lib: lib.linspace(0, 1, -1),
+        "float steps": lambda lib: lib.linspace(0, 1, 2.5),
+        "no steps": lambda lib: lib.linspace(0, 1),
+        "a start with dims": lambda lib: lib.linspace(lib.ones(2), 1, 3),
+        "both bounds with dims": lambda lib: lib.linspace(lib.ones(2), lib.ones(3), 3),
+        "bool": lambda lib: lib.linspace(0, 1, 3, dtype=lib.bool),
+        "a bound out of uint8": lambda lib: lib.linspace(0, 300, 3, dtype=lib.uint8),
+        "nan into int64": lambda lib: lib.linspace(float("nan"), 1, 3, dtype=lib.int64),
+        "a dtype that is not out's": lambda lib: lib.linspace(0, 1, 3, dtype=lib.int64,
+                                                              out=lib.ones(0)),
+        "a string": lambda lib: lib.linspace("a", 1, 3),
     }),
 ]
 

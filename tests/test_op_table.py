@@ -295,7 +295,7 @@ def _call(lib: Any, fn: Any, name: str, arguments: dict[str, Any], first: tuple[
           **extra: Any) -> Any:
     """``fn(*first, *positional arguments, **keyword-only arguments, **extra)``. A drawn
     ``tensors`` (``cat``'s) joins the first argument in one list: ``fn([t, *tensors])``."""
-    keyword_only = _keyword_only(name)
+    keyword_only = _keyword_only(name) | {"requires_grad"}  # (a factory's, not the schema's)
     built = {k: _build(lib, v) for k, v in arguments.items()}
     if "tensors" in built:
         first = ([*first, *built.pop("tensors")],)
@@ -331,6 +331,8 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
     """Every way to call the op: ``(lib, t) -> result``."""
     name = entry.name
     found = {}
+    if entry.no_input:  # a factory: ``zeros(size, ...)``, ``zeros(2, 3, ...)``
+        return _factory_variants(entry, arguments)
     if aten[name].function:
         found["function"] = lambda lib, t: _call(lib, getattr(lib, name), name, arguments,
                                                  (t,))
@@ -364,6 +366,32 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
+def _factory_variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The ways to call a factory (which ignore the drawn input): by position, by keyword,
+    the sizes one by one (``zeros(2, 3)``), ``out=``."""
+    name = entry.name
+
+    def call(lib: Any, **extra: Any) -> Any:
+        return _call(lib, getattr(lib, name), name, arguments, (), **extra)
+
+    found = {"function": lambda lib, t: call(lib),
+             "keyword": lambda lib, t: getattr(lib, name)(
+                 **{k: _build(lib, v) for k, v in arguments.items()})}
+    size = arguments.get("size")
+    if _is_varargs(name) and isinstance(size, tuple):
+        rest = {k: v for k, v in arguments.items() if k != "size"}
+        found["ints one by one"] = lambda lib, t: getattr(lib, name)(
+            *size, **{k: _build(lib, v) for k, v in rest.items()})
+    if _has_out(name):
+        found["out"] = lambda lib, t: call(lib, out=_empty_out(lib, call(lib).dtype))
+    return found
+
+
+def _is_varargs(name: str) -> bool:
+    """Does the function take its one positional int list as ints one by one?"""
+    return any(s.varargs_intlist for s in aten[name]._function_parser.signatures)
+
+
 def _draw_arguments(data: Any, entry: OpEntry, shape: tuple[int, ...]) -> dict[str, Any]:
     return data.draw(entry.arguments(shape), label="arguments")
 
@@ -394,7 +422,7 @@ def test_op_on_every_layout_and_dtype(name, data):
     entry, spec, arguments = _drawn(data, name)
     variants = _variants(entry, arguments)
     variant = data.draw(st.sampled_from(sorted(variants)), label="variant")
-    compare_op(variants[variant], spec, ulps=entry.ulps)
+    compare_op(variants[variant], spec, ulps=entry.ulps, values=not entry.uninitialised)
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB if _has_inplace_form(e.name)])
@@ -427,9 +455,14 @@ def test_op_on_the_meta_device(name, data):
         fn = _function(lib, name) if how == "function" else getattr(t, name)
         return _call(lib, fn, name, arguments, (t,) if how == "function" else ())
 
+    if entry.no_input:  # a factory: ``device=`` says where
+        arguments = {**arguments, "device": "meta"}
+
     def run(lib: Any, device: str) -> Any:
-        return call(lib, spec.on(device).make(lib),
-                    {k: _on(v, device) for k, v in arguments.items()})
+        on = {k: _on(v, device) for k, v in arguments.items()}
+        if entry.no_input:
+            return _call(lib, getattr(lib, name), name, {**on, "device": device}, ())
+        return call(lib, spec.on(device).make(lib), on)
 
     def outcomes() -> list[Any]:
         errors = []
@@ -489,7 +522,8 @@ def test_op_on_the_meta_device(name, data):
         same_on_both(facts)
         return
     meta_arguments = {k: _on(v, "meta") for k, v in arguments.items()}
-    compare_op(lambda lib, t: call(lib, t, meta_arguments), spec.on("meta"), values=False)
+    compare_op(lambda lib, t: run(lib, "meta") if entry.no_input
+               else call(lib, t, meta_arguments), spec.on("meta"), values=False)
 
 
 def _as_leaves(value: Any, dtype: str) -> Any:

@@ -10,7 +10,10 @@ the highest key down:
 * ``CPU``: computes the values with NumPy.
 
 A call computes its **key set** once, from its tensor arguments and the dispatch state: the
-backend key of their device (``Meta`` if any is a meta tensor, else ``CPU``); ``Autograd`` when
+backend key of their device (``Meta`` if any is a meta tensor, else ``CPU``; a factory's
+``Device? device`` argument, when given, decides instead, as torch computes a factory's key
+from its ``TensorOptions``: ``zeros(2, device="meta")`` and ``zeros_like(t, device="meta")``
+run the Meta kernel, ``zeros(2)`` the CPU one); ``Autograd`` when
 some argument requires grad, and for an in-place op also when ``self`` is a view or carries
 autograd metadata (torch keeps ``Autograd`` in every tensor's key set and lets the kernel
 decide; reftensor leaves it out when no input needs it, which saves a call per op); ``Python``
@@ -105,6 +108,9 @@ class OpOverload:
         self._positional = sum(not a.kwarg_only for a in arguments)
         self._names = {a.name: i for i, a in enumerate(arguments)}
         self._defaults = [default(a.default) for a in arguments]
+        # a factory's ``Device? device``: where it is, or None (it decides the backend key)
+        self._device = next((i for i, a in enumerate(arguments)
+                             if a.name == "device" and a.type.base == "Device"), None)
 
     def __repr__(self) -> str:
         return f"<OpOverload {self.name}>"
@@ -185,6 +191,8 @@ class OpOverload:
             elif isinstance(value, tuple | list):  # a list of tensors: the general way
                 return self.redispatch(key_set(self.tensors(values), inplace=self.inplace),
                                        *values)
+        if self._device is not None and values[self._device] is not None:
+            keys = device_key(values[self._device])
         if self.inplace and not autograd and self._tensor_positions:
             first = values[self._tensor_positions[0]]
             autograd = first._base is not None or first._autograd_meta is not None
@@ -220,6 +228,13 @@ class OpOverload:
         return (tuple(values[:self._positional]),
                 {a.name: v for a, v in zip(arguments[self._positional:],
                                            values[self._positional:], strict=True)})
+
+
+def device_key(where: Any) -> int:
+    """The backend key of a factory's ``device=`` (a device or its name): Meta for the meta
+    device, else CPU (where the kernel refuses the devices reftensor does not have)."""
+    kind = getattr(where, "type", where)
+    return _META if isinstance(kind, str) and kind.partition(":")[0] == "meta" else _CPU
 
 
 def _backend_name(values: tuple[Any, ...], op: OpOverload) -> str:

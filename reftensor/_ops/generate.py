@@ -56,8 +56,10 @@ def _signatures(packet: OpOverloadPacket, *, method: bool) -> list[str]:
 
 
 def _docstring(packet: OpOverloadPacket, *, method: bool, indent: str) -> str:
-    lines = _signatures(packet, method=method)
     width = 96 - len(indent)
+    # (a factory's long signature goes on over indented lines)
+    lines = [textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False)
+             for line in _signatures(packet, method=method)]
     paragraphs = [textwrap.fill(p, width) for p in packet.__doc__.split("\n\n")]
     body = "\n".join(lines) + "\n\n" + "\n\n".join(paragraphs)
     body = body.replace("\\", "\\\\")

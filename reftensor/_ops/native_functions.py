@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from .dispatcher import DispatchKey, OpOverload
 from .packet import OpOverloadPacket
+from .python_arg_parser import TENSOR_OPTIONS, has_tensor_options
 from .schema import Argument, FunctionSchema, Return, Type, parse_schema
 
 __all__ = ["Declaration", "NATIVE_FUNCTIONS", "aten"]
@@ -866,6 +867,94 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "in place. With ``out=``, ``out`` is resized and drawn into in its own "
                 "dtype.\n\nRaises RuntimeError for a negative std or shapes that do not "
                 "broadcast; NotImplementedError for a result dtype that is not floating."),
+    # ---------------------------------------------------------- factories (chapter 1)
+    declare("zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A contiguous tensor of zeros of shape ``size`` (``torch.zeros``), given as "
+                "ints one by one or as one tuple; dtype: ``dtype`` or the default float "
+                "dtype. ``requires_grad=True`` makes it a leaf that requires grad. With "
+                "``out=``, ``out`` is resized to ``size`` (keeping its strides when it has "
+                "that shape) and zeroed, in its own dtype.\n\nRaises RuntimeError for a "
+                "negative size, ``requires_grad`` with a dtype that is not floating, "
+                "``pin_memory=True``, a ``dtype`` or ``device`` that is not ``out``'s; "
+                "TypeError for a size that is not an int."),
+    declare("ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A contiguous tensor of ones of shape ``size`` (``torch.ones``); as "
+                "``zeros``.\n\nRaises as ``zeros``."),
+    declare("empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor", method=False,
+            out=("empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="A tensor of shape ``size`` with fresh storage (``torch.empty``): torch "
+                "leaves its memory uninitialised, reftensor's is zero-filled. Contiguous, or "
+                "NHWC for ``memory_format=channels_last``. With ``out=``, ``out`` is resized "
+                "to ``size``, its values left as they are.\n\nRaises RuntimeError as "
+                "``zeros``, and for ``channels_last`` on other than 4 dims, "
+                "``preserve_format``, a ``memory_format`` with ``out=``."),
+    declare("full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            method=False,
+            out=("full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="A contiguous tensor of shape ``size`` (a tuple) with every element "
+                "``fill_value`` (``torch.full``). Without ``dtype`` the value decides: bool, "
+                "int64 or the default float dtype. The value is checked against the dtype's "
+                "range (-1 into uint8 wraps to 255, as torch's conversion allows).\n\n"
+                "Raises RuntimeError as ``zeros``, and for a value out of the dtype's range "
+                "(or nan into an integer dtype)."),
+    declare("arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None) -> Tensor",
+            "arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor", method=False,
+            out=("arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)",
+                 "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) "
+                 "out) -> Tensor(a!)"),
+            doc="``start, start + step, ...`` stopping before ``end`` (``torch.arange``); "
+                "``arange(n)`` counts ``0 .. n-1``, ``ceil((end - start) / step)`` values. "
+                "Without ``dtype``: int64 for integer arguments, the default float dtype if "
+                "any is a float. Into int64 the bounds and step are truncated first "
+                "(``arange(3.1, dtype=int64)`` has 3 elements); other integer dtypes wrap. "
+                "With ``out=``, an ``out`` of as many elements keeps its shape; another is "
+                "resized to 1-d (with a warning if it had elements).\n\nRaises "
+                "RuntimeError for a zero step, a step whose sign points away from ``end``, "
+                "a bound that is not finite; ValueError for a step truncated to 0 in "
+                "int64; NotImplementedError for bool."),
+    declare("linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            method=False,
+            out=("linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="``steps`` evenly spaced values from ``start`` to ``end`` inclusive "
+                "(``torch.linspace``); the bounds are numbers or 0-d tensors. As torch's "
+                "kernel: the first half ``start + step * i``, the second half ``end - step "
+                "* (steps - 1 - i)``, each rounded once; into an integer dtype the bounds "
+                "are converted first, the step is float64 and each value truncated. With "
+                "``out=``, an ``out`` of ``steps`` elements keeps its shape, another is "
+                "resized to ``(steps,)``.\n\nRaises RuntimeError for ``steps < 0``, a "
+                "bound tensor with dims, a bound out of an integer dtype's range; "
+                "NotImplementedError for bool; TypeError for ``steps`` that is not an int."),
 ]
 
 
@@ -895,6 +984,14 @@ def _inplace_schemas(schemas: list[FunctionSchema],
 
 def _without_out(schema: FunctionSchema) -> tuple[Argument, ...]:
     return tuple(a for a in schema.arguments if not (a.writes and a.kwarg_only))
+
+
+def _without_options(schema: FunctionSchema) -> tuple[Argument, ...]:
+    """A factory's arguments without its ``TensorOptions``, which its ``.out`` schema lacks
+    (``zeros.out(SymInt[] size, *, Tensor(a!) out)``)."""
+    if not has_tensor_options(schema.arguments):
+        return schema.arguments
+    return tuple(a for a in schema.arguments if a.name not in TENSOR_OPTIONS)
 
 
 class Namespace:
@@ -938,7 +1035,8 @@ class Namespace:
         out_overloads = {}
         for out in outs or []:
             # the functional overload an out= overload belongs to: the same arguments
-            functional = next(o for o in overloads if _without_out(out) == o.schema.arguments)
+            functional = next(o for o in overloads
+                              if _without_out(out) == _without_options(o.schema))
             out_overloads[functional.schema.overload] = OpOverload(out, functional=functional)
             out_overloads[functional.schema.overload].same_dtype = d.out_same_dtype
         packet = OpOverloadPacket(name, overloads, function=function, method=method,

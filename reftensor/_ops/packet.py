@@ -8,7 +8,7 @@ import warnings
 from typing import Any
 
 from .dispatcher import OpOverload
-from .python_arg_parser import REQUIRED, PythonArgParser, Signature
+from .python_arg_parser import REQUIRED, PythonArgParser, Signature, has_tensor_options
 from .schema import FunctionSchema
 
 __all__ = ["OpOverloadPacket"]
@@ -57,8 +57,8 @@ class OpOverloadPacket:
                             numbers_as_tensors=numbers_as_tensors, python_names=python_names)
                   for d in deprecated]
         self._function_parser = PythonArgParser(name, [
-            *[Signature(name, (o if out is None else out).schema, method=False,
-                        numbers_as_tensors=numbers_as_tensors, python_names=python_names)
+            *[_function_signature(name, o, out, numbers_as_tensors=numbers_as_tensors,
+                                  python_names=python_names)
               for o, out in zip(overloads, self._outs, strict=True)], *hidden])
         # the method has the overloads whose first argument is ``Tensor self``, but for
         # those only the function offers (``torch.mm(a, b, out_dtype)``)
@@ -79,7 +79,8 @@ class OpOverloadPacket:
         # the first method signature, tried before the parser when it takes the arguments
         # as they come (``a.add(b)``, ``a + b``); not for int lists given one by one
         self._first_method_signature = (signatures[0] if self._method_overloads
-                                        and not signatures[0].varargs_intlist else None)
+                                        and not signatures[0].varargs_intlist
+                                        and not signatures[0].tensor_options else None)
         # for an operator (``a + b``): the first signature's check of its one operand, its
         # overload's call, and the rest of its arguments (their converted defaults)
         first = self._first_method_signature
@@ -102,6 +103,9 @@ class OpOverloadPacket:
         if index >= len(self.overloads):
             return self._deprecated(self._function_parser.signatures[index], values)
         out = self._outs[index]
+        signature = self._function_parser.signatures[index]
+        if signature.tensor_options:
+            return _call_factory(self.overloads[index], out, signature, values)
         if out is not None and values[-1] is not None:
             if isinstance(values[-1], tuple):  # out=(values, indices): one per output
                 return out.call(*values[:-1], *values[-1])
@@ -145,7 +149,11 @@ class OpOverloadPacket:
         index, values = self._method_parser.parse(args, kwargs)
         if index >= len(self._method_overloads):
             return self._deprecated(self._method_parser.signatures[index], [self_, *values])
-        at = self._method_parser.signatures[index].self_index
+        signature = self._method_parser.signatures[index]
+        if signature.tensor_options:  # t.new_zeros(2, 3, dtype=...)
+            return _call_factory(self._method_overloads[index], None, signature,
+                                 [self_, *values], 1)
+        at = signature.self_index
         if at:  # ``self`` after other arguments: ``t.where(c, y)`` is ``where(c, t, y)``
             return self._method_overloads[index].call(*values[:at], self_, *values[at:])
         return self._method_overloads[index].call(self_, *values)
@@ -175,6 +183,69 @@ class OpOverloadPacket:
     def _no_arguments_error(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
         what = "keyword arguments" if kwargs else f"arguments ({len(args)} given)"
         return TypeError(f"TensorBase.{self.__name__}() takes no {what}")
+
+
+def _function_signature(name: str, overload: OpOverload, out: OpOverload | None, *,
+                        numbers_as_tensors: bool,
+                        python_names: dict[str, str] | None) -> Signature:
+    """The function's signature of an overload: its ``.out`` schema's where it has one; a
+    factory's functional schema with the ``out`` of its ``.out`` schema (``zeros.out`` has
+    none of ``zeros``'s options)."""
+    if out is not None and has_tensor_options(overload.schema.arguments):
+        return Signature(name, overload.schema, method=False, python_names=python_names,
+                         numbers_as_tensors=numbers_as_tensors, out=out.schema)
+    return Signature(name, (overload if out is None else out).schema, method=False,
+                     numbers_as_tensors=numbers_as_tensors, python_names=python_names)
+
+
+_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+               "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
+               "float32": "Float", "float64": "Double"}
+
+
+#: where each argument of a factory's overload is among a signature's parsed values
+_ORDERS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+def _order(signature: Signature, overload: OpOverload, offset: int) -> tuple[int, ...]:
+    key = (id(signature), id(overload))
+    order = _ORDERS.get(key)
+    if order is None:
+        names = ["self"] * offset + [p.schema_name for p in signature.params]
+        order = _ORDERS[key] = tuple(names.index(a.name) for a in overload.schema.arguments)
+    return order
+
+
+def _call_factory(overload: OpOverload, out_overload: OpOverload | None,
+                  signature: Signature, values: list[Any], offset: int = 0) -> Any:
+    """A factory's call, as torch's Python binding makes it: the options go to the
+    functional overload, or (with ``out=``) are checked against ``out`` (torch's
+    ``check_out_type_matches``) and the ``.out`` overload runs; ``requires_grad=True``
+    then makes the result a leaf that requires grad. ``values``: the signature's parsed
+    values, after ``self`` for a method (``offset`` 1).
+
+    Raises:
+        RuntimeError: a ``dtype`` or ``device`` that is not ``out``'s.
+    """
+    at = signature.by_name
+    out = values[offset + at["out"]] if "out" in at else None
+    if out is not None and out_overload is not None:
+        dtype, where = values[offset + at["dtype"]], values[offset + at["device"]]
+        if dtype is not None and dtype is not out.dtype:
+            raise RuntimeError(f"dtype {_TYPE_NAMES[dtype.name]} does not match dtype of out "
+                               f"parameter ({_TYPE_NAMES[out.dtype.name]})")
+        kind = None if where is None else str(getattr(where, "type", where)).partition(":")[0]
+        if kind is not None and kind != out.device.type:
+            raise RuntimeError(f"device type {kind} does not match device type of out "
+                               f"parameter ({out.device.type})")
+        overload = out_overload
+    result = overload.call(*[values[i] for i in _order(signature, overload, offset)])
+    if values[offset + at["requires_grad"]]:
+        if not result.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        result.requires_grad_(True)
+    return result
 
 
 def _has_self(overload: OpOverload) -> bool:

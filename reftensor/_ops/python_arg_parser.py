@@ -36,7 +36,8 @@ from ..size import Size
 from .schema import Argument, FunctionSchema, Type
 from .tensor_type import TensorType
 
-__all__ = ["REQUIRED", "Parameter", "Signature", "PythonArgParser", "default"]
+__all__ = ["REQUIRED", "TENSOR_OPTIONS", "Parameter", "Signature", "PythonArgParser", "default",
+           "has_tensor_options"]
 
 REQUIRED: Any = object()  # the default of a parameter that has none
 
@@ -203,6 +204,31 @@ def default(text: str | None) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
+# ------------------------------------------------------------------ factories' options
+#: torch's ``TensorOptions`` as a schema spells them (``zeros(SymInt[] size, *, ScalarType?
+#: dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)``)
+TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+#: ... and as torch's Python binding takes them: after ``out=``, with ``requires_grad`` added
+#: (torchgen's ``tensor_options_args``: ``(tuple of ints size, *, Tensor out = None,
+#: torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool
+#: pin_memory = False, bool requires_grad = False)``)
+_PYTHON_OPTIONS = (
+    Argument("dtype", Type("ScalarType", optional=True), "None", True),
+    Argument("layout", Type("Layout", optional=True), "None", True),
+    Argument("device", Type("Device", optional=True), "None", True),
+    Argument("pin_memory", Type("bool", optional=True), "False", True),
+    Argument("requires_grad", Type("bool", optional=True), "False", True),
+)
+
+
+def has_tensor_options(arguments: tuple[Argument, ...] | list[Argument]) -> builtins.bool:
+    """Does a schema take ``TensorOptions`` (a factory such as ``zeros``, ``zeros_like``,
+    ``new_zeros``)?"""
+    names = {a.name for a in arguments}
+    return all(n in names for n in TENSOR_OPTIONS)
+
+
 # ------------------------------------------------------------------ one signature
 class Parameter(NamedTuple):
     """One argument of a Python signature: the schema's argument with its Python name,
@@ -265,17 +291,25 @@ class Signature:
 
     ``method``: the signature of ``Tensor.<name>``, without ``self``. ``python_names``: an
     argument that torch's Python binding names otherwise than the schema (``copy_``'s
-    ``src`` is ``other``).
+    ``src`` is ``other``). ``out``: a factory's ``.out`` schema (``zeros.out``), whose
+    ``out`` joins the functional ``schema``'s arguments.
+
+    A factory (a schema with ``TensorOptions``) takes its options as torch's Python binding
+    does: after ``out=``, with ``requires_grad`` added (``tensor_options`` is then True,
+    and the values :meth:`bind` returns are in the Python order, not the schema's).
     """
 
     def __init__(self, name: str, schema: FunctionSchema, *, method: builtins.bool,
                  numbers_as_tensors: builtins.bool = False, hidden: builtins.bool = False,
-                 python_names: dict[str, str] | None = None) -> None:
+                 python_names: dict[str, str] | None = None,
+                 out: FunctionSchema | None = None) -> None:
         self.name, self.schema, self.method = name, schema, method
         # a deprecated signature (torch's ``deprecated.yaml``): still accepted, with a
         # warning, but never listed in an error message
         self.hidden = hidden
         arguments = list(schema.arguments)
+        if out is not None:  # zeros.out(SymInt[] size, *, Tensor(a!) out): its ``out``
+            arguments += [a for a in out.arguments if a.writes and a.kwarg_only]
         # where ``self`` goes among the schema's arguments: first, but for a few ops
         # (``where.self(Tensor condition, Tensor self, Tensor other)``: ``t.where(c, y)``)
         self.self_index = next((i for i, a in enumerate(arguments) if a.name == "self"), 0)
@@ -294,6 +328,10 @@ class Signature:
             arguments = [a for a in arguments if a not in outs]
             arguments.append(Argument("out", Type("Tensor", True, True, len(outs)), "None",
                                       True, "a!"))
+        self.tensor_options = has_tensor_options(arguments)
+        if self.tensor_options:
+            arguments = [a for a in arguments if a.name not in TENSOR_OPTIONS]
+            arguments += _PYTHON_OPTIONS
         # torch calls a tensor ``self`` "input" in Python (a number ``self`` keeps its name:
         # ``pow(Number self, Tensor exponent)``), and a few arguments otherwise than the
         # schema (``python_names``: ``copy_``'s ``src`` is ``other``)
@@ -368,7 +406,7 @@ class Signature:
             if (i == 0 and self.varargs_intlist and args and not p.check(args[0])
                     and _check_int(args[0])):  # ints given one by one: ``t.flip(0, 1)``
                 values.append(args)
-                given = 1
+                given = 1  # (``zeros(2, 3, dtype=...)``: the rest is by keyword)
                 continue
             if i < given:
                 if p.kwarg_only:  # positional arguments left after a bare int list's int

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._ops import aten
 from .._ops.variable_hooks import VariableHooks
 from ..tensor import Tensor
 from . import graph
@@ -114,8 +115,6 @@ def _as_list(x: Any, what: str) -> list[Any]:
 def _make_grads(outputs: list[Tensor], grads: list[Tensor | None]) -> list[Tensor]:
     """The gradient each output starts with: the given one (same shape), or ones for a
     one-element output."""
-    from ..factories import ones
-
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad requires one gradient per output: got {len(grads)} gradients "
                            f"for {len(outputs)} outputs")
@@ -124,7 +123,7 @@ def _make_grads(outputs: list[Tensor], grads: list[Tensor | None]) -> list[Tenso
         if g is None:
             if out._requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = ones(out._shape, dtype=out._dtype, device=out.device)
+            g = aten.ones(out._shape, dtype=out._dtype, device=out.device)
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
@@ -235,9 +234,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
                     f"The differentiated Tensor at index {k} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
-                from ..factories import zeros
-
-                g = zeros(ins[k]._shape, dtype=ins[k]._dtype)
+                g = aten.zeros(ins[k]._shape, dtype=ins[k]._dtype)
         result.append(g)
     return tuple(result)
 

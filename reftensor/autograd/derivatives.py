@@ -275,7 +275,7 @@ def _leave_one_out(x: Tensor, dim: int | None) -> Tensor:
     and differentiable again, also where several elements are zero)."""
     xt = x.reshape(-1) if dim is None else x.transpose(dim, -1)
     n = xt.shape[-1]
-    positions = factories.arange(n, dtype=dtypes.int64)
+    positions = aten.arange(n, dtype=dtypes.int64)
     eye = positions.unsqueeze(1) == positions
     rows = where(eye, xt.unsqueeze(-2) * 0 + 1, xt.unsqueeze(-2))
     others = rows.prod(-1)
@@ -322,7 +322,7 @@ def value_selecting_reduction_backward(grad: Tensor, dim: int, indices: Tensor,
     d = dim % len(self_sym_sizes)
     if not keepdim:
         grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
-    positions = factories.arange(self_sym_sizes[d], dtype=dtypes.int64).reshape(
+    positions = aten.arange(self_sym_sizes[d], dtype=dtypes.int64).reshape(
         [-1 if k == d else 1 for k in range(len(self_sym_sizes))])
     return where(positions == indices, grad, 0.0).expand(self_sym_sizes).contiguous()
 
@@ -439,7 +439,7 @@ def cat_tensors_backward(grad: Tensor, tensors_args_sizes: list[tuple[int, ...]]
     grads, start = [], 0
     for shape in tensors_args_sizes:
         if shape == (0,):
-            grads.append(factories.zeros(0, dtype=grad.dtype, device=grad.device))
+            grads.append(aten.zeros(0, dtype=grad.dtype, device=grad.device))
             continue
         grads.append(grad.narrow(dim, start, shape[dim]))
         start += shape[dim]
@@ -551,7 +551,7 @@ def _all_defined(grads: list[Tensor | None], shapes: list[tuple[int, ...]]) -> l
     """The pieces' gradients, zeros for those that got none (torch's
     ``grads_all_defined``)."""
     like = next(g for g in grads if g is not None)
-    return [g if g is not None else factories.zeros(shape, dtype=like.dtype,
+    return [g if g is not None else aten.zeros(shape, dtype=like.dtype,
                                                     device=like.device)
             for g, shape in zip(grads, shapes, strict=True)]
 
@@ -649,19 +649,19 @@ def to_copy_backward(grad: Tensor, self_options: tuple[Any, Any]) -> Tensor:
 def normal_mean_backward(grad: Tensor, mean_sym_sizes: tuple[int, ...]) -> Tensor:
     """``at::zeros(mean.sym_sizes(), grad.options())``: ``normal``'s tensor mean only set
     where the numbers lie."""
-    return factories.zeros(mean_sym_sizes, dtype=grad.dtype, device=grad.device)
+    return aten.zeros(mean_sym_sizes, dtype=grad.dtype, device=grad.device)
 
 
 def normal_std_backward(grad: Tensor, std_sym_sizes: tuple[int, ...]) -> Tensor:
     """``at::zeros(std.sym_sizes(), grad.options())``: as ``normal_mean_backward``."""
-    return factories.zeros(std_sym_sizes, dtype=grad.dtype, device=grad.device)
+    return aten.zeros(std_sym_sizes, dtype=grad.dtype, device=grad.device)
 
 
 def bernoulli_p_backward(p_info: tuple[tuple[int, ...], Any, Any]) -> Tensor:
     """``zeros_like(p)``, from what torch saves of ``p`` (its ``TypeAndSize``: sizes, dtype
     and device): contiguous zeros."""
     shape, dtype, device = p_info
-    return factories.zeros(shape, dtype=dtype, device=device)
+    return aten.zeros(shape, dtype=dtype, device=device)
 
 
 # ------------------------------------------------------------------ the table

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import indexing
+from .._ops import aten
 from ..tensor import Tensor
 from .functions._record import forward as run_without_grad
 from .graph import Node, needs_grad, node_class, record
@@ -75,10 +76,8 @@ class BackwardCFunction(Node):
         self._ctx = ctx
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
-        from ..factories import zeros
-
         if self._ctx.materialize_grads:
-            grads = [zeros(*info[0], dtype=info[1]) if g is None and info is not None else g
+            grads = [aten.zeros(*info[0], dtype=info[1]) if g is None and info is not None else g
                      for g, info in zip(grads, self._output_info, strict=True)]
         result = self._fn.backward(self._ctx, *grads)
         if not isinstance(result, tuple):

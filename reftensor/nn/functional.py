@@ -6,7 +6,8 @@ element in memory order, so with the same seed it zeroes exactly the elements to
 
 from __future__ import annotations
 
-from .. import factories, layout
+from .. import layout
+from .._ops import aten
 from ..random import fill
 from ..random.discrete import _bernoulli_scalar_kernel
 from ..tensor import Tensor
@@ -34,7 +35,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:
-        zero = factories.zeros((), dtype=input.dtype, device=input.device)
+        zero = aten.zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(zero) if inplace else input * zero
     noise = fill.like(input, None, None, layout.preserve_format)
     fill.fresh(_bernoulli_scalar_kernel, noise, 1.0 - p, fill.resolve(None))

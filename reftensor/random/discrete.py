@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes, factories, iterator, layout
+from .. import dtypes, iterator, layout
 from .._ops import DispatchKey, aten
 from ..tensor import Tensor
 from . import fill
@@ -274,7 +274,7 @@ def multinomial_out(self: Tensor, num_samples: int, replacement: bool,
 def multinomial(self: Tensor, num_samples: int, replacement: bool,
                 generator: Generator | None) -> Tensor:
     """``torch.multinomial``: the samples in a new int64 tensor."""
-    out = factories.empty(0, dtype=dtypes.int64)
+    out = aten.empty(0, dtype=dtypes.int64)
     _sample_into(out, self, num_samples, replacement, generator)
     return out
 
@@ -290,7 +290,7 @@ def _check_multinomial_meta(input: Tensor) -> None:
 def multinomial_meta(self: Tensor, num_samples: int, replacement: bool,
                      generator: Generator | None) -> Tensor:
     _check_multinomial_meta(self)
-    return factories.empty(_samples_shape(self, num_samples), dtype=dtypes.int64,
+    return aten.empty(_samples_shape(self, num_samples), dtype=dtypes.int64,
                            device="meta")
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, factories, iterator, layout
+from ..device import as_device
 from ..dtypes import dtype
 from ..tensor import Tensor
 from .generator import Generator, default_generator
@@ -117,4 +118,4 @@ def like(input: Tensor, dtype: dtype | None, device: Any, memory_format: Any) ->
 def new(name: str, size: tuple[Any, ...], dtype: dtype | None, device: Any) -> Tensor:
     """A new contiguous tensor for a factory sampler such as ``rand(2, 3)``."""
     shape = factories._parse_size(name, size)
-    return factories.empty(shape, dtype=dtype or dtypes.get_default_dtype(), device=device)
+    return factories._contiguous(shape, dtype or dtypes.get_default_dtype(), as_device(device))

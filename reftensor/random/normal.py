@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import broadcasting, dtypes, factories, iterator, layout
+from .. import broadcasting, dtypes, iterator, layout
 from .._ops import DispatchKey, aten
 from ..dtypes import dtype
 from ..promotion import result_type
@@ -255,7 +255,7 @@ def _float_tensor_into(out: Tensor, mean: float, std: Tensor,
     _check_std_tensor(std)
     _resized(out, std.shape)
     _draw_into(out, 1.0, fill.resolve(generator))
-    _shift(out, std, factories.full((), mean, dtype=out.dtype))
+    _shift(out, std, aten.full((), mean, dtype=out.dtype))
     return out
 
 
@@ -280,7 +280,7 @@ def normal_float_tensor_out(mean: float, std: Tensor, generator: Generator | Non
 @aten.normal.Tensor_Tensor.impl(DispatchKey.CPU)
 def normal_tensor_tensor(mean: Tensor, std: Tensor, generator: Generator | None) -> Tensor:
     shape = broadcasting.broadcast_shapes(mean.shape, std.shape)
-    return _tensor_tensor_into(factories.empty(shape, dtype=mean.dtype), mean, std, generator)
+    return _tensor_tensor_into(aten.empty(shape, dtype=mean.dtype), mean, std, generator)
 
 
 @aten.normal.Tensor_float.impl(DispatchKey.CPU)
@@ -305,7 +305,7 @@ def normal_tensor_tensor_meta(mean: Tensor, std: Tensor, generator: Generator | 
     d = result_type(mean, std)
     _check_floating_meta(d)
     shape = broadcasting.broadcast_shapes(mean.shape, std.shape)
-    return factories.empty(shape, dtype=d, device="meta")
+    return aten.empty(shape, dtype=d, device="meta")
 
 
 @aten.normal.Tensor_float.impl(DispatchKey.Meta)

@@ -32,7 +32,7 @@ __all__ = ["broadcast_tensors", "sum_to_size"]
 
 # ------------------------------------------------------------------ scatter-add
 def _raw_scatter_add(numel: int, positions: np.ndarray, values: Tensor) -> Tensor:
-    out = factories.zeros(numel, dtype=values._dtype)
+    out = aten.zeros(numel, dtype=values._dtype)
     if values.numel():
         np.add.at(out._elements(), positions, values._elements().reshape(-1))
     return out
@@ -111,10 +111,14 @@ def picked_backward(grad: Tensor, input_shape: tuple[int, ...],
 
 def index_map(shape: tuple[int, ...], pick: Callable[[Tensor], Any]) -> Any:
     """For each element of ``pick(x)`` (x of ``shape``), the row-major position of the
-    element of x it is: ``pick`` applied to ``arange(numel)`` of that shape."""
-    arange = aten.view.default.call(factories.arange(int(np.prod(shape, dtype=np.int64)),
-                                                     dtype=dtypes.int64), shape)
-    return np.asarray(pick(arange)._elements())
+    element of x it is: ``pick`` applied to ``arange(numel)`` of that shape. A list of maps
+    when ``pick`` returns several tensors."""
+    arange = aten.view.default.call(
+        aten.arange(int(np.prod(shape, dtype=np.int64)), dtype=dtypes.int64), shape)
+    picked = pick(arange)
+    if isinstance(picked, tuple):
+        return [np.asarray(p._elements()) for p in picked]
+    return np.asarray(picked._elements())
 
 
 def _picks_node(name: str) -> Any:

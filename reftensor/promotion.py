@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import dtypes
+from ._ops.tensor_type import TensorType
 from .dtypes import dtype, promote_types
 
 if TYPE_CHECKING:
@@ -83,11 +84,9 @@ def result_type(*operands: Tensor | builtins.bool | int | builtins.float) -> dty
         TypeError: an operand that is neither a tensor nor a Python number.
         RuntimeError: bool tensors with a Python int of 2**63 or more (torch's uint64).
     """
-    from .tensor import Tensor
-
     groups: list[dtype | None] = [None, None, None]
     for x in operands:
-        if isinstance(x, Tensor):
+        if isinstance(x, TensorType):  # (the Tensor class, without importing its module)
             group, d = (0 if x.dim() > 0 else 1), x.dtype
         elif is_number(x):
             group, d = 2, number_dtype(x)

@@ -567,13 +567,13 @@ class Tensor(TensorMethods):
     # methods (``TensorMethods``; their kernels are in reftensor/views.py).
     @property
     def T(self) -> Tensor:
-        """All dims reversed, a view (``permute``)."""
-        return views.T(self)
+        """All dims reversed, a view (``permute``; torch's ``numpy_T``)."""
+        return aten.numpy_T.default.call(self)
 
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped, a view (``transpose(-2, -1)``)."""
-        return views.mT(self)
+        return aten.mT.default.call(self)
 
     def split(self, split_size: Any, dim: Any = 0) -> tuple[Tensor, ...]:
         """Views of pieces along ``dim``: of ``split_size`` each (an int, or a tensor read as
@@ -739,6 +739,5 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
 
 
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
-from . import views  # noqa: E402  (chapter 2: the view kernels)
 from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
 

@@ -43,7 +43,7 @@ def _warn_once(message: str) -> None:
     """torch's ``TORCH_WARN_ONCE``: a warning shown the first time only, per process."""
     if message not in _warned:
         _warned.add(message)
-        warnings.warn(message, UserWarning, stacklevel=4)
+        warnings.warn(message, UserWarning, stacklevel=5)  # (user, Tensor.T, call, T)
 
 
 def _view(t: Tensor, shape: Sequence[int], stride: Sequence[int],
@@ -350,9 +350,10 @@ def t(self: Tensor) -> Tensor:
     return transpose(self, 0, 0 if self.dim() < 2 else 1)
 
 
+@aten.numpy_T.default.impl(DispatchKey.CompositeImplicitAutograd)
 def T(input: Tensor) -> Tensor:
-    """All dims reversed (``Tensor.T``): ``permute``; torch warns, once per process, unless
-    the tensor is 2-d."""
+    """All dims reversed (``Tensor.T``, torch's ``numpy_T``): ``permute``; torch warns, once
+    per process, unless the tensor is 2-d."""
     if input.dim() == 0:
         _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
                    "these cases.")
@@ -365,6 +366,7 @@ def T(input: Tensor) -> Tensor:
     return aten.permute.default.call(input, tuple(range(input.dim() - 1, -1, -1)))
 
 
+@aten.mT.default.impl(DispatchKey.CompositeImplicitAutograd)
 def mT(input: Tensor) -> Tensor:
     """Swap the last two dims (``Tensor.mT``): ``transpose(-2, -1)``; a 0-d tensor comes
     back as itself, with a deprecation warning. Raises RuntimeError for a 1-d tensor."""

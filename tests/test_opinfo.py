@@ -24,8 +24,9 @@ ENTRIES: dict[str, list[Any]] = {}
 for _op in opinfo.entries(set(TABLE_OPS)):
     ENTRIES.setdefault(_op.name, []).append(_op)
 #: internal ops that a Python method of torch's reaches, whose OpInfo entry is the method's:
-#: ``t.to(...)`` is ``_to_copy`` when it copies
-THROUGH = {"_to_copy": "to"}
+#: ``t.to(...)`` is ``_to_copy`` when it copies, the properties ``t.T`` and ``t.mT`` are
+#: ``numpy_T`` and ``mT``
+THROUGH = {"_to_copy": "to", "numpy_T": "T", "mT": "mT"}
 for _name, _method in THROUGH.items():
     ENTRIES[_name] = opinfo.entries({_method})
 

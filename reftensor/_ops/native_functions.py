@@ -699,6 +699,13 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "input's by default) (``torch.as_strided``); elements may overlap.\n\nRaises "
                 "RuntimeError for sizes and strides of different lengths, a negative size, "
                 "stride or offset, or a layout past the end of the storage."),
+    declare("numpy_T(Tensor(a) self) -> Tensor(a)", function=False, method=False,
+            doc="All dims reversed, a view (``Tensor.T``, a property): ``permute``; torch "
+                "warns, once per process, unless the tensor is 2-d."),
+    declare("mT(Tensor(a) self) -> Tensor(a)", function=False, method=False,
+            doc="The last two dims swapped, a view (``Tensor.mT``, a property): "
+                "``transpose(-2, -1)``; a 0-d tensor is itself, with a deprecation warning."
+                "\n\nRaises RuntimeError for a 1-d tensor."),
     declare("detach(Tensor(a) self) -> Tensor(a)",
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "

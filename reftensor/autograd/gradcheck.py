@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..factories import tensor
 from ..tensor import Tensor
 from .api import grad as autograd_grad
 from .grad_mode import no_grad
@@ -47,7 +48,6 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
             for j in range(n_out):
                 seed = np.zeros(n_out)
                 seed[j] = 1
-                from ..factories import tensor
 
                 g = tensor(seed.reshape(out.shape), dtype=out.dtype)
                 got = autograd_grad(_outputs(func, inputs)[k], [x], [g], allow_unused=True)[0]

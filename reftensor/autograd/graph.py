@@ -24,6 +24,8 @@ from typing import Any
 
 from .. import layout
 from .._ops import aten
+from ..advanced_indexing import legacy_type_name
+from ..factories import empty_strided
 from ..tensor import Tensor
 from .grad_mode import state
 
@@ -107,7 +109,6 @@ class SavedTensor:
             raise RuntimeError(FREED)
         t = self.tensor
         if t._version_counter.value != self.version:
-            from ..advanced_indexing import legacy_type_name
 
             where = ""
             if self.output_of is not None:
@@ -240,7 +241,6 @@ class AccumulateGrad(Node):
                       else layout.contiguous_strides(var._shape))
             if state.enabled:  # create_graph: keep the gradient's own history, as torch's
                 # clone_obey_contract: a copy_ into empty_strided (CopyBackwards) when dense
-                from ..factories import empty_strided
 
                 if stride == var._stride:
                     var._grad = empty_strided(var._shape, stride, dtype=g._dtype).copy_(g)

@@ -5,8 +5,6 @@ The same names and semantics as torch (``reftensor.tensor``, ``Tensor.stride()``
 torch is never imported.
 """
 
-import importlib
-
 from . import dtypes, layout
 
 __version__ = "0.1.0"
@@ -20,9 +18,22 @@ from . import _bindings  # noqa: E402
 from ._bindings import *  # noqa: E402, F403
 
 # isort: split
-# Chapters 2 and 3: each module lists its public functions in ``__all__``.
+# Chapters 2 to 4: the modules that hold the op table's kernels register them when imported;
+# a few list public functions of their own in ``__all__`` (torch's Python functions, such
+# as ``broadcast_shapes`` and ``split``).
+from . import (  # noqa: F401
+    arithmetic,
+    broadcasting,
+    comparison,
+    copies,
+    elementwise,
+    matmul,
+    promotion,
+    reductions,
+    unary,
+    views,
+)
 from .broadcasting import *  # noqa: F403
-from .copies import *  # noqa: F403
 from .device import device
 from .dtype_info import finfo, iinfo
 from .dtypes import (
@@ -47,7 +58,6 @@ from .dtypes import (
     short,
     uint8,
 )
-from .elementwise import *  # noqa: F403
 from .factories import (
     as_tensor,
     empty_strided,
@@ -55,9 +65,7 @@ from .factories import (
     tensor,
 )
 from .layout import channels_last, contiguous_format, memory_format, preserve_format
-from .matmul import *  # noqa: F403
 from .promotion import *  # noqa: F403
-from .reductions import *  # noqa: F403
 from .size import Size
 from .storage import UntypedStorage
 from .views import *  # noqa: F403
@@ -130,7 +138,5 @@ __all__ = [
     "randint_like", "randn", "randn_like", "randperm", "random", "seed", "set_rng_state",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
     *_bindings.__all__,
-    *(name for module in ("broadcasting", "copies", "elementwise", "matmul", "promotion",
-                          "reductions", "views")
-      for name in importlib.import_module(f".{module}", __name__).__all__),
+    *broadcasting.__all__, *promotion.__all__, *views.__all__,
 ]

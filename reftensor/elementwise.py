@@ -52,7 +52,7 @@ from .promotion import SCALAR_TYPE_NAMES, check_can_cast, is_number
 from .storage import UntypedStorage, no_data
 from .tensor import Tensor
 
-__all__: list[str] = []  # filled at the bottom, from the modules that hold the ops
+__all__: list[str] = []  # the ops are the op table's: arithmetic.py, comparison.py, unary.py
 
 #: What an elementwise op accepts as an operand: a tensor or a Python number.
 Operand = Tensor | builtins.bool | int | builtins.float
@@ -438,14 +438,3 @@ def fill_scalar(self: Tensor, value: Operand) -> Tensor:
 @aten.fill.Scalar.impl(DispatchKey.Meta)
 def fill_scalar_meta_functional(self: Tensor, value: Operand) -> Tensor:
     return _like(self)
-
-
-# ============================================================== the ops, by family
-# They are written in three modules of their own; ``reftensor.add``, ``Tensor.add`` and
-# the rest reach them through this module.
-from . import arithmetic, comparison, unary  # noqa: E402
-from .arithmetic import *  # noqa: E402, F403
-from .comparison import *  # noqa: E402, F403
-from .unary import *  # noqa: E402, F403
-
-__all__ = [*arithmetic.__all__, *unary.__all__, *comparison.__all__]

@@ -1,8 +1,9 @@
 """reftensor's import structure, as a ratchet (issue 23): today's counts of modules on an
-import cycle, imports made inside functions (the usual way to dodge a cycle) and dynamic
-imports may only fall. When a change lowers one, the test says so and asks for the new, lower
-figure in ``LIMITS``; when all are 0, the test becomes the strict rule (no cycle, no inner
-import, no ``importlib``/``__import__``).
+import cycle, imports made inside functions (the usual way to dodge a cycle), dynamic
+imports and imports from a later chapter's module into an earlier one's (``CHAPTERS``) may
+only fall. When a change lowers one, the test says so and asks for the new, lower figure in
+``LIMITS``; when all are 0, the test becomes the strict rule (no cycle, no inner import, no
+``importlib``/``__import__``, chapters in order).
 
 The graph is read from the source (``ast``), not by importing anything: an edge A -> B for
 every ``import``/``from ... import`` in A that names reftensor module B (a name imported from
@@ -26,6 +27,30 @@ LIMITS = {
     "modules on an import cycle": 15,
     "imports inside functions": 6,
     "dynamic imports (importlib, __import__)": 0,
+    "imports from a later chapter": 1,
+}
+
+#: Which chapter each module belongs to (the longest prefix that matches): chapter 0 is the
+#: core below every chapter (the op table, the dispatcher, dtypes, layouts, storage), and a
+#: module may import only modules of its own chapter or earlier ones, so that chapter N's
+#: code reads (and runs) before chapter N+1 exists. A helper belongs to the chapter that
+#: first needs it (``promotion``: ``cat``'s result dtype in chapter 2). ``reftensor`` itself
+#: (``__init__``) gathers every chapter.
+CHAPTERS = {
+    "reftensor._ops": 0, "reftensor._bindings": 0, "reftensor._casting": 0,
+    "reftensor._formatting": 0, "reftensor._kernels": 0, "reftensor.device": 0,
+    "reftensor.dtype_info": 0, "reftensor.dtypes": 0, "reftensor.layout": 0,
+    "reftensor.size": 0, "reftensor.storage": 0,
+    "reftensor.tensor": 1, "reftensor.factories": 1, "reftensor.iterator": 1,
+    "reftensor.views": 2, "reftensor.indexing": 2, "reftensor.advanced_indexing": 2,
+    "reftensor.copies": 2, "reftensor.promotion": 2, "reftensor.out_arguments": 2,
+    "reftensor.broadcasting": 3, "reftensor.elementwise": 3, "reftensor.arithmetic": 3,
+    "reftensor.comparison": 3, "reftensor.unary": 3, "reftensor.matmul": 3,
+    "reftensor.reductions": 4,
+    "reftensor.autograd": 5,
+    "reftensor.nn": 6,
+    "reftensor.utils": 7,
+    "reftensor.random": 8,
 }
 
 
@@ -127,6 +152,21 @@ def _dynamic_imports(modules: dict[str, Path]) -> list[str]:
     return found
 
 
+def chapter(module: str) -> int:
+    """The chapter of a module (``CHAPTERS``); a module that is in none fails the test."""
+    if module == "reftensor":
+        return max(CHAPTERS.values()) + 1
+    matches = [p for p in CHAPTERS if module == p or module.startswith(p + ".")]
+    assert matches, f"{module}: no chapter in tests/test_layering.py's CHAPTERS"
+    return CHAPTERS[max(matches, key=len)]
+
+
+def later_chapter_imports(imports: dict[str, list[tuple[str, bool]]]) -> list[str]:
+    """Every import of a module of a later chapter than the importer's."""
+    return [f"{m} (chapter {chapter(m)}) imports {t} (chapter {chapter(t)})"
+            for m, edges in imports.items() for t, _ in edges if chapter(t) > chapter(m)]
+
+
 def measure() -> dict[str, int]:
     modules = _modules()
     imports = _imports(modules)
@@ -136,6 +176,7 @@ def measure() -> dict[str, int]:
         "imports inside functions": sum(inner for edges in imports.values()
                                         for _, inner in edges),
         "dynamic imports (importlib, __import__)": len(_dynamic_imports(modules)),
+        "imports from a later chapter": len(later_chapter_imports(imports)),
     }
 
 
@@ -147,9 +188,22 @@ def test_the_import_structure_only_gets_better():
     assert not better, f"(now, recorded) went down: {better}; lower LIMITS to lock it in"
 
 
+def test_every_module_has_a_chapter():
+    for module in _modules():
+        chapter(module)
+
+
+def test_the_measure_sees_a_later_chapter_import():
+    """``reftensor.tensor`` (chapter 1) importing ``reftensor.random`` (chapter 8) counts."""
+    found = later_chapter_imports({"reftensor.tensor": [("reftensor.random", False)],
+                                   "reftensor.random": [("reftensor.tensor", False)]})
+    assert found == ["reftensor.tensor (chapter 1) imports reftensor.random (chapter 8)"]
+
+
 def test_the_measure_sees_a_cycle_and_an_inner_import(tmp_path, monkeypatch):
     """The counts can move: a package of two modules that import each other, one of them
-    inside a function, counts 2 cycle members and 1 inner import."""
+    inside a function, counts 2 cycle members and 1 inner import (and the chapter-1 module
+    importing the chapter-2 one, 1 later-chapter import)."""
     package = tmp_path / "reftensor"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -159,5 +213,8 @@ def test_the_measure_sees_a_cycle_and_an_inner_import(tmp_path, monkeypatch):
     here = sys.modules[__name__]
     monkeypatch.setattr(here, "ROOT", tmp_path)
     monkeypatch.setattr(here, "PACKAGE", package)
+    monkeypatch.setattr(here, "CHAPTERS", {"reftensor.a": 1, "reftensor.b": 2,
+                                           "reftensor.c": 0})
     assert measure() == {"modules on an import cycle": 2, "imports inside functions": 1,
-                         "dynamic imports (importlib, __import__)": 1}
+                         "dynamic imports (importlib, __import__)": 1,
+                         "imports from a later chapter": 1}

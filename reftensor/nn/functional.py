@@ -6,10 +6,8 @@ element in memory order, so with the same seed it zeroes exactly the elements to
 
 from __future__ import annotations
 
-from .. import layout
+from .. import factories, layout
 from .._ops import aten
-from ..random import fill
-from ..random.discrete import _bernoulli_scalar_kernel
 from ..tensor import Tensor
 
 __all__ = ["dropout"]
@@ -37,7 +35,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1:
         zero = aten.zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(zero) if inplace else input * zero
-    noise = fill.like(input, None, None, layout.preserve_format)
-    fill.fresh(_bernoulli_scalar_kernel, noise, 1.0 - p, fill.resolve(None))
+    noise = factories.empty_strided(input.shape, input._strides_for(layout.preserve_format),
+                                    dtype=input.dtype, device=input.device)
+    noise.bernoulli_(1.0 - p)  # the op table's sampler (chapter 8's kernel)
     noise.div_(1.0 - p)
     return input.mul_(noise) if inplace else input * noise

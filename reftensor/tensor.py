@@ -22,9 +22,10 @@ line handing over to that chapter's module:
 * chapter 4, dtypes, devices and reductions: ``reductions.py``, ``dtype_info.py``; devices
   live in ``device.py`` and ``storage.py`` (a ``meta`` storage has a size and no bytes, so
   every op computes only its result's shape, strides and dtype);
-* chapter 5, autograd: differentiable methods hand over to ``autograd/functions/``, a layer
-  above the kernels (as torch's ``VariableType`` is): it runs the kernel of chapters 2-4,
-  then records a node of the backward graph when an input requires grad;
+* chapter 5, autograd: every op of the op table gets an ``Autograd`` kernel from its row of
+  ``autograd/derivatives.py`` (``autograd/variable_type.py``, as torch's ``VariableType``),
+  a layer above the kernels: it runs the kernel of chapters 2-4, then records a node of the
+  backward graph when an input requires grad;
 * chapter 8, random number generation: the in-place samplers (``uniform_``, ``normal_``,
   ...) are ops of the op table, inherited from ``TensorMethods``; their kernels live in
   ``random/``, which reproduces torch's CPU generator bit for bit.
@@ -624,21 +625,19 @@ class Tensor(TensorMethods):
 
     # ------------------------------------------------------------- indexing (indexing.py)
     def __getitem__(self, index: Any) -> Tensor:
-        """Basic indices (int, slice, None, ...) give a view; advanced ones a copy."""
-        return ad.getitem(self, index)
+        """Basic indices (int, slice, None, ...) give a view; advanced ones a copy
+        (``indexing.getitem``: ``select``, ``slice``, ``unsqueeze``, ``alias``, ``index``)."""
+        return indexing.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        """Write ``value`` (broadcast) through to this storage; bumps ``_version``."""
-        ad.setitem(self, index, value)
+        """Write ``value`` (broadcast) through to this storage; bumps ``_version``
+        (``indexing.setitem``: ``copy_``, ``fill_`` or ``index_put_`` into a view)."""
+        indexing.setitem(self, index, value)
 
     def __delitem__(self, index: Any) -> None:
         raise TypeError("Tensor does not support deleting items")
 
-    # ====================================================== chapter 3: broadcasting, kernels
-    def sum_to_size(self, *size: Any) -> Tensor:
-        """Sum broadcast dims away so the result has ``size`` (the backward of expand)."""
-        return ad.sum_to_size(self, *size)
-
+    # ====================================================== chapter 3: reflected operators
     # The reflected operators, written in Python as torch's ``Tensor`` writes them
     # (``torch/_tensor.py``): ``2 - t`` is ``rsub``, ``2 / t`` is ``t.reciprocal() * 2``,
     # ``2 // t``, ``2 % t`` and ``2 ** t`` call the function with the operands swapped. An
@@ -739,6 +738,5 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
 
 
 # Later chapters' modules build Tensors themselves, so they are imported once the class exists.
-from . import views  # noqa: E402  (chapter 2: the view kernels)
-from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
+from . import indexing, views  # noqa: E402  (chapter 2: the view kernels, t[index])
 

@@ -23,8 +23,8 @@ PACKAGE = ROOT / "reftensor"
 #: The ratchet: what the tree has today. Lower a figure when a change lowers it; never raise
 #: one. At all zeros the structure is what issue 23 asks for.
 LIMITS = {
-    "modules on an import cycle": 19,
-    "imports inside functions": 10,
+    "modules on an import cycle": 13,
+    "imports inside functions": 7,
     "dynamic imports (importlib, __import__)": 1,  # reftensor/__init__.py gathers __all__
 }
 

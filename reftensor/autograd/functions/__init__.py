@@ -9,8 +9,5 @@ out-of-place and in-place recording pattern they share.
 from . import linalg, views
 from .linalg import *  # noqa: F403
 from .views import *  # noqa: F403
-from .views import getitem, index_put_, setitem
 
 __all__ = [*linalg.__all__, *views.__all__]
-_IN_PLACE = [index_put_]
-_OTHER = [getitem, setitem]

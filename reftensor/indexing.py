@@ -56,13 +56,13 @@ def _view(t: Tensor, shape: Sequence[int], stride: Sequence[int], offset: int) -
     return Tensor._make(t._storage, tuple(shape), tuple(stride), offset, t._dtype, base=t)
 
 
-def _alias_kernel(self: Tensor) -> Tensor:
+def _alias(self: Tensor) -> Tensor:
     """``alias``: a new view with self's own layout."""
     return _view(self, self._shape, self._stride, self._storage_offset)
 
 
-aten.alias.default.impl(DispatchKey.CPU)(_alias_kernel)
-aten.alias.default.impl(DispatchKey.Meta)(_alias_kernel)
+aten.alias.default.impl(DispatchKey.CPU)(_alias)
+aten.alias.default.impl(DispatchKey.Meta)(_alias)
 
 
 def _select(t: Tensor, dim: int, i: int, real_dim: int, *, alone: bool = False) -> Tensor:

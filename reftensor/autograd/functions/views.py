@@ -1,18 +1,16 @@
-"""Gradients of indexing (chapter 2), and the scatter-add that view gradients share.
+"""The scatter-add that view gradients share, and ``CopySlices``.
 
-The view ops themselves (``view``, ``transpose``, ``select``, ``split``, ...) are the op
-table's: their gradients are rows of ``autograd/derivatives.py``. What stays here is what
-``t[index]`` and ``t[index] = value`` record step by step, and the helpers those rows use.
+The view and indexing ops themselves (``view``, ``select``, ``slice``, ``index``,
+``index_put_``, ...) are the op table's: their gradients are rows of
+``autograd/derivatives.py``. What stays here are the helpers those rows use.
 
-A view or an advanced index picks input elements: output element ``k`` *is* input element
-``p[k]``. Apply the same op to ``arange(numel)`` and you get that index map ``p``; the
-gradient of the input is then a scatter-add of the output's gradient through ``p``
-(repeated indices, as in ``x[[0, 0]]`` or overlapping ``unfold`` windows, accumulate).
-``as_strided`` does the same at the level of storage elements.
+A view picks input elements: output element ``k`` *is* input element ``p[k]``. Apply the
+same op to ``arange(numel)`` and you get that index map ``p``; the gradient of the input is
+then a scatter-add of the output's gradient through ``p`` (overlapping ``unfold`` windows
+accumulate). ``as_strided`` does the same at the level of storage elements.
 
 After an in-place write through a view, the base's ``grad_fn`` becomes ``CopySlices``.
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -13,6 +13,11 @@ __version__ = "0.1.0"
 from .tensor import Tensor  # noqa: E402
 
 # isort: split
+# A chapter module named as an op (``matmul.py``) is imported before the bindings, so that
+# ``reftensor.matmul`` is the op's function, not the module.
+from . import matmul as _matmul_module  # noqa: E402, F401
+
+# isort: split
 # The ops of the op table (reftensor/_ops): functions generated from it.
 from . import _bindings  # noqa: E402
 from ._bindings import *  # noqa: E402, F403
@@ -27,6 +32,7 @@ from . import (  # noqa: F401
     comparison,
     copies,
     elementwise,
+    indexing,
     matmul,
     promotion,
     reductions,

@@ -138,6 +138,8 @@ __all__ = [
     "full",
     "arange",
     "linspace",
+    "index_put",
+    "index_put_",
 ]
 
 
@@ -1547,6 +1549,31 @@ def linspace(*args: Any, **kwargs: Any) -> Any:
     dtype's range; NotImplementedError for bool; TypeError for ``steps`` that is not an int.
     """
     return aten.linspace(*args, **kwargs)
+
+
+def index_put(*args: Any, **kwargs: Any) -> Any:
+    """index_put(input, indices, values, accumulate=False) -> Tensor
+
+    ``self`` with ``values`` (broadcast to the indexing result) written at ``self[indices]``
+    (``torch.index_put``); a copy, or ``self`` itself in place (``index_put_``). With
+    ``accumulate=True`` the values are added, every repeated index counting; else the last write
+    in TensorIterator's order wins. The indices are tensors, as ``index``'s (torch's Python
+    binding takes no None among them). A single bool mask as the only index with a one-element
+    value and no ``accumulate`` is torch's ``masked_fill_``.
+
+    Raises IndexError as ``index``; RuntimeError for ``values`` of another dtype or a shape that
+    does not broadcast, ``values`` or an index that overlaps ``self``, a uint8 mask with a one-
+    element value.
+    """
+    return aten.index_put(*args, **kwargs)
+
+
+def index_put_(*args: Any, **kwargs: Any) -> Any:
+    """index_put_(input, indices, values, accumulate=False) -> Tensor
+
+    In-place version of ``index_put``.
+    """
+    return aten.index_put_(*args, **kwargs)
 
 
 class TensorMethods(TensorType):
@@ -3020,6 +3047,42 @@ class TensorMethods(TensorType):
         or nan, a row summing to 0, an ``out=`` that is not int64.
         """
         return aten.multinomial.call_method(self, args, kwargs)
+
+    def index_put(self, *args: Any, **kwargs: Any) -> Any:
+        """index_put(indices, values, accumulate=False) -> Tensor
+
+        ``self`` with ``values`` (broadcast to the indexing result) written at ``self[indices]``
+        (``torch.index_put``); a copy, or ``self`` itself in place (``index_put_``). With
+        ``accumulate=True`` the values are added, every repeated index counting; else the last
+        write in TensorIterator's order wins. The indices are tensors, as ``index``'s (torch's
+        Python binding takes no None among them). A single bool mask as the only index with a
+        one-element value and no ``accumulate`` is torch's ``masked_fill_``.
+
+        Raises IndexError as ``index``; RuntimeError for ``values`` of another dtype or a shape
+        that does not broadcast, ``values`` or an index that overlaps ``self``, a uint8 mask
+        with a one-element value.
+        """
+        return aten.index_put.call_method(self, args, kwargs)
+
+    def index_put_(self, *args: Any, **kwargs: Any) -> Any:
+        """index_put_(indices, values, accumulate=False) -> Tensor
+
+        In-place version of ``index_put``.
+        """
+        return aten.index_put_.call_method(self, args, kwargs)
+
+    def sum_to_size(self, *args: Any, **kwargs: Any) -> Any:
+        """sum_to_size(size) -> Tensor
+
+        ``self`` summed down to ``size``, which must expand to self's shape
+        (``Tensor.sum_to_size``, the gradient of ``expand``): the leading dims and the dims
+        where ``size`` has 1 are summed (``sum(dims, keepdim=True)``, then a view without the
+        leading dims); ``self`` itself when ``size`` is its shape. Integer and bool tensors sum
+        to int64.
+
+        Raises RuntimeError for a ``size`` that does not expand to self's shape.
+        """
+        return aten.sum_to_size.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

@@ -30,11 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _casting, dtypes, iterator, layout, views
+from ._ops import DispatchKey, aten
 from .device import CPU
 from .storage import UntypedStorage, no_data
 from .tensor import Tensor
 
-__all__ = ["index", "index_put_", "SCALAR_TYPE_NAMES", "legacy_type_name", "expand_strides"]
+__all__ = ["SCALAR_TYPE_NAMES", "legacy_type_name", "expand_strides"]
 
 #: torch's C++ ScalarType names, which its error messages use.
 SCALAR_TYPE_NAMES = {
@@ -183,7 +184,7 @@ class _AdvancedIndex:
         return np.broadcast_to(position, shape)
 
 
-def _make_info(self: Tensor, raw: Sequence[Tensor | None]) -> _AdvancedIndex:
+def _make_info(self: Tensor, raw: Sequence[Tensor | None], *, meta: bool) -> _AdvancedIndex:
     """torch's ``make_info``: validate, expand masks, broadcast, move indexed dims together,
     then build the :class:`_AdvancedIndex`.
 
@@ -209,7 +210,7 @@ def _make_info(self: Tensor, raw: Sequence[Tensor | None]) -> _AdvancedIndex:
     before, after = dims[0], len(indices) - dims[-1] - 1
     replacement = indices[dims[0]]._shape  # type: ignore[union-attr]
     indexed_sizes = [shape[d] for d in dims]
-    if 0 in indexed_sizes and 0 not in replacement and not self.is_meta:  # a kernel check
+    if 0 in indexed_sizes and 0 not in replacement and not meta:  # the CPU kernel's check
         raise IndexError("index is out of bounds for dimension with size 0")
     end = dims[-1] + 1
     reshaped = []
@@ -253,6 +254,24 @@ def _check_index_devices(self: Tensor, indices: Sequence[Tensor | None]) -> None
 
 
 # ----------------------------------------------------------------------- read
+def _index_result(self: Tensor, indices: Sequence[Tensor | None], *, meta: bool
+                  ) -> tuple[Tensor, _AdvancedIndex]:
+    """The checks of ``index`` and its result, allocated by TensorIterator's rule (on the
+    meta device, an empty ``self`` gives a row-major result, as torch's meta function)."""
+    _too_many(self, indices)
+    _check_index_devices(self, indices)
+    info = _make_info(self, indices, meta=meta)
+    shape = info.src_shape
+    stride = iterator.output_strides(shape, info.operands())
+    if meta and self.numel() == 0:
+        stride = layout.contiguous_strides(shape)
+    nbytes = layout.required_storage_elements(shape, stride) * self._dtype.itemsize
+    out = Tensor._make(UntypedStorage(nbytes, device=self.device), shape, stride, 0,
+                       self._dtype)
+    return out, info
+
+
+@aten.index.Tensor.impl(DispatchKey.CPU)
 def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     """``self[indices]`` for a list of index tensors (``torch.ops.aten.index``): a new tensor
     (a copy, ``_base`` None) laid out by TensorIterator's rule.
@@ -261,22 +280,17 @@ def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
         IndexError: more indices than dims, a bad index dtype or mask shape, shapes that do
             not broadcast, or an index out of range.
     """
-    _too_many(self, indices)
-    _check_index_devices(self, indices)
-    info = _make_info(self, indices)
-    shape = info.src_shape
-    stride = iterator.output_strides(shape, info.operands())
-    if self.is_meta and self.numel() == 0:  # torch's meta function: then row-major
-        stride = layout.contiguous_strides(shape)
-    nbytes = layout.required_storage_elements(shape, stride) * self._dtype.itemsize
-    out = Tensor._make(UntypedStorage(nbytes, device=self.device), shape, stride, 0,
-                       self._dtype)
-    if self.is_meta:  # the layout only: no positions are read, no bounds checked
-        return out
+    out, info = _index_result(self, indices, meta=False)
     positions = info.positions()
     if out.numel():
         out._elements()[...] = self._storage._typed(self._dtype.numpy)[positions]
     return out
+
+
+@aten.index.Tensor.impl(DispatchKey.Meta)
+def index_meta(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
+    """The layout only: no positions are read, no bounds checked."""
+    return _index_result(self, indices, meta=True)[0]
 
 
 # ----------------------------------------------------------------------- write
@@ -306,7 +320,7 @@ def _masked_fill_mask(self: Tensor, indices: Sequence[Tensor | None], value: Ten
                         mask._storage_offset, mask._dtype, base=mask)
 
 
-def _masked_fill(self: Tensor, mask: Tensor, value: Tensor) -> None:
+def _masked_fill(self: Tensor, mask: Tensor, value: Tensor, *, meta: bool) -> None:
     """``self.masked_fill_(mask, value.item())``: the value goes through the checked
     ``Scalar`` conversion, so ``uint8_tensor[mask] = torch.tensor(300)`` raises.
 
@@ -323,7 +337,7 @@ def _masked_fill(self: Tensor, mask: Tensor, value: Tensor) -> None:
                       "the tensor before performing this operation. This also applies to "
                       "advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=5)
     iterator.assert_no_partial_overlap(self, mask)
-    if self.is_meta:
+    if meta:
         return
     fill = _casting.checked_number(value.item(), self._dtype)
     where = np.broadcast_to(mask._elements() != 0, self._shape)
@@ -338,37 +352,25 @@ def _iteration_order(operands: list[tuple[Sequence[int], Sequence[int]]],
     return sorted(range(len(shape)), key=lambda d: -strides[d])
 
 
-def index_put_(self: Tensor, indices: Sequence[Tensor | None], value: Tensor) -> Tensor:
-    """``self[indices] = value`` for a list of index tensors (``Tensor.index_put_`` with
-    ``accumulate=False``); bumps ``_version`` once, on success.
-
-    The value must have self's dtype and broadcast to the indexing result. With repeated
-    indices the last write in TensorIterator's order wins. Writing into an expanded tensor
-    only warns (torch deprecates it).
-
-    Raises:
-        IndexError: as :func:`index`.
-        RuntimeError: the value (or an index) overlaps self's memory, the value's shape does
-            not broadcast, or its dtype differs.
-    """
+def _index_put_checks(self: Tensor, indices: Sequence[Tensor | None], value: Tensor,
+                      accumulate: bool, *, meta: bool) -> _AdvancedIndex | None:
+    """What ``index_put_`` checks before it writes. Returns the advanced index, or None when
+    the write was ``masked_fill_`` (done then, on the CPU)."""
     _too_many(self, indices)
     _check_index_devices(self, indices)
-    if value.is_meta and not self.is_meta:
-        raise no_data()
     if iterator.has_internal_overlap(self) == "yes":
         warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
                       "tensor before performing this operation. This also applies to advanced "
                       "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=4)
-    mask = _masked_fill_mask(self, indices, value)
+    mask = None if accumulate else _masked_fill_mask(self, indices, value)
     if mask is not None:
-        _masked_fill(self, mask, value)
-        self._version_counter.value += 1
-        return self
+        _masked_fill(self, mask, value, meta=meta)
+        return None
     iterator.assert_no_overlap(self, value)
     for idx in indices:
         if idx is not None:
             iterator.assert_no_overlap(self, idx)
-    info = _make_info(self, indices)
+    info = _make_info(self, indices, meta=meta)
     shape = info.src_shape
     lead = len(shape) - len(value._shape)
     if lead < 0 or any(v not in (1, shape[lead + k]) for k, v in enumerate(value._shape)):
@@ -379,19 +381,87 @@ def index_put_(self: Tensor, indices: Sequence[Tensor | None], value: Tensor) ->
             "Index put requires the source and destination dtypes match, got "
             f"{SCALAR_TYPE_NAMES[self._dtype.name]} for the destination and "
             f"{SCALAR_TYPE_NAMES[value._dtype.name]} for the source.")
-    if self.is_meta:
-        self._version_counter.value += 1
-        return self
+    return info
+
+
+def _write(self: Tensor, indices: Sequence[Tensor | None], values: Tensor,
+           accumulate: bool) -> None:
+    """The CPU write of ``index_put_`` (without the ``_version`` bump)."""
+    info = _index_put_checks(self, indices, values, accumulate, meta=False)
+    if info is None:  # masked_fill_ wrote it
+        return
     positions = info.positions()
     if positions.size:
-        # Walk the positions in TensorIterator's order (outermost dim first), then keep the
-        # last write to each storage element: that is the value torch leaves there.
-        order = _iteration_order([(shape, info.src_stride), (value._shape, value._stride),
+        shape = info.src_shape
+        # Walk the positions in TensorIterator's order (outermost dim first).
+        order = _iteration_order([(shape, info.src_stride), (values._shape, values._stride),
                                   *info.operands()[1:]], shape)
         where = positions.transpose(order).ravel()
-        values = np.broadcast_to(value._elements(), shape).transpose(order).ravel()
-        last_first = where[::-1]
-        targets, first_seen = np.unique(last_first, return_index=True)
-        self._storage._typed(self._dtype.numpy)[targets] = values[::-1][first_seen]
+        written = np.broadcast_to(values._elements(), shape).transpose(order).ravel()
+        storage = self._storage._typed(self._dtype.numpy)
+        if accumulate:
+            np.add.at(storage, where, written)
+        else:  # the last write to each storage element is the value torch leaves there
+            targets, first_seen = np.unique(where[::-1], return_index=True)
+            storage[targets] = written[::-1][first_seen]
+
+
+def _write_meta(self: Tensor, indices: Sequence[Tensor | None], values: Tensor,
+                accumulate: bool) -> None:
+    """The checks only; a meta ``values`` cannot be written into a CPU ``self``. A meta
+    mask has no positions to count: then only what needs no data is checked."""
+    if not self.is_meta:
+        _too_many(self, indices)
+        _check_index_devices(self, indices)
+        raise no_data()
+    if any(i is not None and i._dtype in _MASK_DTYPES and i.is_meta for i in indices):
+        _too_many(self, indices)
+        _check_index_types(indices)
+        return
+    _index_put_checks(self, indices, values, accumulate, meta=True)
+
+
+@aten.index_put_.default.impl(DispatchKey.CPU)
+def index_put_(self: Tensor, indices: Sequence[Tensor | None], values: Tensor,
+               accumulate: bool = False) -> Tensor:
+    """``self[indices] = values`` for a list of index tensors (``Tensor.index_put_``); bumps
+    ``_version`` once, on success.
+
+    The values must have self's dtype and broadcast to the indexing result. With repeated
+    indices the last write in TensorIterator's order wins, or with ``accumulate`` every one
+    is added, in that order. Writing into an expanded tensor only warns (torch deprecates it).
+
+    Raises:
+        IndexError: as :func:`index`.
+        RuntimeError: the values (or an index) overlap self's memory, the values' shape does
+            not broadcast, or their dtype differs.
+    """
+    _write(self, indices, values, accumulate)
     self._version_counter.value += 1
     return self
+
+
+@aten.index_put_.default.impl(DispatchKey.Meta)
+def index_put_meta(self: Tensor, indices: Sequence[Tensor | None], values: Tensor,
+                   accumulate: bool = False) -> Tensor:
+    _write_meta(self, indices, values, accumulate)
+    self._version_counter.value += 1
+    return self
+
+
+@aten.index_put.default.impl(DispatchKey.CPU)
+def index_put(self: Tensor, indices: Sequence[Tensor | None], values: Tensor,
+              accumulate: bool = False) -> Tensor:
+    """``torch.index_put``: ``index_put_`` into a clone of ``self`` (whose ``_version``
+    stays 0: torch's kernel writes below the layer that counts versions)."""
+    out = aten.clone.default.call(self, None)
+    _write(out, indices, values, accumulate)
+    return out
+
+
+@aten.index_put.default.impl(DispatchKey.Meta)
+def index_put_functional_meta(self: Tensor, indices: Sequence[Tensor | None], values: Tensor,
+                              accumulate: bool = False) -> Tensor:
+    out = aten.clone.default.call(self, None)
+    _write_meta(out, indices, values, accumulate)
+    return out

@@ -20,11 +20,11 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from . import layout, views
+from ._ops import DispatchKey, aten
 from .size import Size
 from .tensor import Tensor
 
-__all__ = ["broadcast_shapes", "broadcast_tensors", "sum_to_size"]
+__all__ = ["broadcast_shapes", "broadcast_tensors"]
 
 
 def infer_size(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
@@ -95,7 +95,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """Views of ``tensors`` all with their broadcast shape (``torch.broadcast_tensors``).
 
     A tensor that already has the shape comes back as itself; the others are stride-0
-    views whose ``_base`` is the original storage's owner, as ``expand`` gives.
+    views, ``expand`` of it (recorded as ``ExpandBackward0``).
 
     Raises:
         TypeError: an argument that is not a tensor.
@@ -111,7 +111,8 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     shape = tensors[0]._shape
     for t in tensors[1:]:
         shape = infer_size(shape, t._shape)
-    return tuple(t if t._shape == shape else views.expand(t, shape) for t in tensors)
+    return tuple(t if t._shape == shape else aten.expand.default.call(t, shape, False)
+                 for t in tensors)
 
 
 def _is_expandable_to(shape: Sequence[int], desired: Sequence[int]) -> builtins.bool:
@@ -120,33 +121,29 @@ def _is_expandable_to(shape: Sequence[int], desired: Sequence[int]) -> builtins.
     return all(n == m or n == 1 for n, m in zip(reversed(shape), reversed(desired), strict=False))
 
 
-def sum_to_size(t: Tensor, *size: Any) -> Tensor:
-    """Sum ``t`` down to ``size``, which ``t``'s shape must broadcast from
-    (``torch.Tensor.sum_to_size``, the gradient of ``expand``).
+@aten.sum_to_size.default.impl(DispatchKey.CompositeImplicitAutograd)
+def sum_to_size(self: Tensor, size: Sequence[int]) -> Tensor:
+    """Sum ``self`` down to ``size``, which ``self``'s shape must broadcast from
+    (``torch.Tensor.sum_to_size``, the gradient of ``expand``; torch's ``at::sum_to``).
 
-    Returns ``t`` itself when ``size`` is its shape. Otherwise the leading dims and the dims
-    where ``size`` has 1 are summed (``keepdim``), then a view drops the leading dims; an
-    empty ``size`` sums everything to a 0-d tensor. Integer and bool tensors sum to int64.
+    Returns ``self`` itself when ``size`` is its shape. Otherwise the leading dims and the
+    dims where ``size`` has 1 are summed (``sum(dims, keepdim=True)``), then a ``view``
+    drops the leading dims; an empty ``size`` sums everything to a 0-d tensor. Integer and
+    bool tensors sum to int64.
 
     Raises:
-        RuntimeError: ``size`` does not expand to ``t``'s shape (torch's message).
-        TypeError: no size, or a size that is not a tuple of ints.
+        RuntimeError: ``size`` does not expand to ``self``'s shape (torch's message).
     """
-    shape = tuple(views._sizes(size))  # ints or 0-d integer tensors, as torch parses them
-    if not _is_expandable_to(shape, t._shape):
+    shape = tuple(size)
+    if not _is_expandable_to(shape, self._shape):
         raise RuntimeError(
-            f"size {{{list(shape)}}} is not expandable to size {{{list(t._shape)}}}."
+            f"size {{{list(shape)}}} is not expandable to size {{{list(self._shape)}}}."
         )
     if not shape:
-        return t.sum()
-    if shape == t._shape:
-        return t
-    lead = t.dim() - len(shape)
+        return aten.sum.default.call(self, None)
+    lead = self.dim() - len(shape)
     dims = tuple(range(lead)) + tuple(
-        d for d in range(lead, t.dim()) if shape[d - lead] == 1 and t._shape[d] != 1
+        d for d in range(lead, self.dim()) if shape[d - lead] == 1 and self._shape[d] != 1
     )
-    summed = t.sum(dims, keepdim=True)
-    if lead == 0:
-        return summed
-    return Tensor._make(summed._storage, shape, layout.contiguous_strides(shape), 0,
-                        summed._dtype, base=summed)
+    summed = aten.sum.dim_IntList.call(self, dims, True, None) if dims else self
+    return aten.view.default.call(summed, shape) if lead else summed

@@ -366,9 +366,11 @@ def _check_fill_value(value: Tensor) -> None:
 
 @aten.fill_.Tensor.impl(DispatchKey.CPU)
 def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
-    """Every element of ``self`` set to the 0-d ``value``, converted without a check.
-    Writing into an expanded tensor is allowed: every index gets the same value anyway."""
+    """Every element of ``self`` set to the 0-d ``value``, converted without a check. torch
+    writes it with ``copy_`` (of a clone, when ``value`` shares self's memory), so an
+    expanded ``self`` is refused (a RuntimeError), as ``copy_`` refuses it."""
     _check_fill_value(value)
+    iterator.assert_no_internal_overlap(self)
     self._elements()[...] = _tensor_value(value, self)
     return _bump(self)
 
@@ -378,6 +380,8 @@ def fill_tensor_meta(self: Tensor, value: Tensor) -> Tensor:
     _check_fill_value(value)
     if not self.is_meta:  # a meta value for a CPU tensor
         raise no_data()
+    if value.is_meta:  # same device: torch's copy_, which checks the overlap
+        iterator.assert_no_internal_overlap(self)
     return _bump(self)
 
 

@@ -10,14 +10,20 @@ to:
 * **advanced** indices are only collected, one per dim: integer tensors, lists (made into
   int64 tensors, or bool tensors for lists of bools), bool/uint8 masks (which cover as many
   dims as they have), and Python bools (a new size-1 dim indexed by ``[0]``, or by nothing
-  for False). At the end one call to ``advanced_indexing.index`` makes a copy.
+  for False). At the end one call to the op ``index`` makes a copy.
 
 So ``t[True]`` is a copy, ``t[None]`` a view; and ``t[0, [1, 2]]`` applies ``0`` first, then
 indexes what is left.
 
-Writing is the same walk: with no advanced index the value is copied into the view
-(``copy_``), else ``advanced_indexing.index_put_`` writes through to the storage. Both bump
-``_version`` once, shared with every view of the storage.
+Every step is an op of the table, called as torch's binding calls it: ``select``, ``slice``,
+``unsqueeze``, ``alias`` (``t[...]``), ``index`` (``advanced_indexing.py``). So a dispatch
+mode sees the same ops as in torch, and autograd records them (``SelectBackward0``,
+``IndexBackward0``, ...).
+
+Writing is the same walk: with no advanced index the value is written into the view
+(``copy_``, or ``fill_`` for a 0-d value), else ``index_put_`` writes through to the storage.
+Both bump ``_version`` once, shared with every view of the storage; autograd records the
+write on the view's base (``CopySlices``).
 """
 
 from __future__ import annotations
@@ -30,8 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _casting, advanced_indexing, dtypes
-from .advanced_indexing import expand_strides, legacy_type_name
+from . import _casting, dtypes
+from ._ops import DispatchKey, aten
+from ._ops.python_indexing import set_indexing
+from .advanced_indexing import legacy_type_name
+from .device import CPU
+from .factories import tensor
 from .storage import UntypedStorage
 from .tensor import Tensor
 
@@ -40,16 +50,26 @@ __all__ = ["getitem", "setitem"]
 _INT64_MAX = 2**63 - 1
 
 
-# ----------------------------------------------------------------------- views
+# ----------------------------------------------------------------------- the steps
+# Each step checks what torch's binding checks before it calls the op (its messages name
+# the position in the index tuple), then calls the op of the table, which records it.
 def _view(t: Tensor, shape: Sequence[int], stride: Sequence[int], offset: int) -> Tensor:
     """A view of ``t``: same storage and version counter, ``_base`` set."""
     return Tensor._make(t._storage, tuple(shape), tuple(stride), offset, t._dtype, base=t)
 
 
-def _select(t: Tensor, dim: int, i: int, real_dim: int, *, alone: bool = False) -> Tensor:
-    """``t.select(dim, i)``: drop ``dim``, start ``i * stride[dim]`` further into storage.
+def _alias(self: Tensor) -> Tensor:
+    """``alias``: a new view with self's own layout."""
+    return _view(self, self._shape, self._stride, self._storage_offset)
 
-    ``real_dim`` is the position in the index tuple, which torch's message names.
+
+aten.alias.default.impl(DispatchKey.CPU)(_alias)
+aten.alias.default.impl(DispatchKey.Meta)(_alias)
+
+
+def _select(t: Tensor, dim: int, i: int, real_dim: int, *, alone: bool = False) -> Tensor:
+    """``t.select(dim, i)`` (torch's ``applySelect``); ``real_dim`` is the position in the
+    index tuple, which torch's message names.
 
     Raises:
         IndexError: ``i`` outside ``[-size, size)``, or a 0-d ``t``.
@@ -61,21 +81,14 @@ def _select(t: Tensor, dim: int, i: int, real_dim: int, *, alone: bool = False) 
     size = t._shape[dim] if dim < t.ndim else 0
     if not -size <= i < size:
         raise IndexError(f"index {i} is out of bounds for dimension {real_dim} with size {size}")
-    if i < 0:
-        i += size
-    shape = t._shape[:dim] + t._shape[dim + 1:]
-    stride = t._stride[:dim] + t._stride[dim + 1:]
-    return _view(t, shape, stride, t._storage_offset + i * t._stride[dim])
+    return aten.select.int.call(t, dim, i)
 
 
 def _slice(t: Tensor, dim: int, start: int | None, stop: int | None, step: int,
            *, skip_full: bool = True) -> Tensor:
-    """``t[start:stop:step]`` along ``dim`` (torch's ``applySlice`` and ``slice``).
-
-    Bounds are clamped: negative ones count from the end, then everything is clipped into
-    ``[0, size]``, and ``stop`` is at least ``start``. The new size is
-    ``ceil((stop - start) / step)``, the stride ``stride * step``. A slice keeping the whole
-    dim returns ``t`` itself (not a new view) inside a tuple index, as torch does.
+    """``t[start:stop:step]`` along ``dim`` (torch's ``applySlice``): the op ``slice``, which
+    clamps the bounds as Python does. A slice keeping the whole dim returns ``t`` itself (no
+    op) inside a tuple index or a write, as torch does.
 
     Raises:
         ValueError: step below 1 ("step must be greater than zero").
@@ -94,21 +107,11 @@ def _slice(t: Tensor, dim: int, start: int | None, stop: int | None, step: int,
     if dim >= t.ndim:
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-t.ndim}, {t.ndim - 1}], but got {dim})")
-    size = t._shape[dim]
-    begin = begin + size if begin < 0 else begin
-    end = end + size if end < 0 else end
-    begin = min(max(begin, 0), size)
-    end = min(max(end, begin), size)
-    shape = list(t._shape)
-    stride = list(t._stride)
-    shape[dim] = (end - begin + step - 1) // step
-    stride[dim] *= step
-    return _view(t, shape, stride, t._storage_offset + begin * t._stride[dim])
+    return aten.slice.Tensor.call(t, dim, begin, end, step)
 
 
 def _unsqueeze(t: Tensor, dim: int) -> Tensor:
-    """``t.unsqueeze(dim)``: a size-1 dim whose stride is ``size * stride`` of the dim it
-    pushes right (1 at the end).
+    """``t.unsqueeze(dim)``.
 
     Raises:
         IndexError: ``dim`` past ``t.dim()``.
@@ -116,45 +119,7 @@ def _unsqueeze(t: Tensor, dim: int) -> Tensor:
     if dim > t.ndim:
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-t.ndim - 1}, {t.ndim}], but got {dim})")
-    new_stride = t._shape[dim] * t._stride[dim] if dim < t.ndim else 1
-    return _view(t, t._shape[:dim] + (1,) + t._shape[dim:],
-                 t._stride[:dim] + (new_stride,) + t._stride[dim:], t._storage_offset)
-
-
-def _alias(t: Tensor) -> Tensor:
-    """A new view with t's own layout (torch's ``alias``): ``t[...]`` is not ``t``."""
-    return _view(t, t._shape, t._stride, t._storage_offset)
-
-
-class Steps:
-    """The steps ``t[index]`` is made of. These plain ones only move metadata; chapter 5's
-    autograd passes steps that also record each one in the backward graph."""
-
-    def select(self, t: Tensor, dim: int, i: int, real_dim: int, *, alone: bool = False
-               ) -> Tensor:
-        return _select(t, dim, i, real_dim, alone=alone)
-
-    def slice(self, t: Tensor, dim: int, start: int | None, stop: int | None, step: int,
-              *, skip_full: bool = True) -> Tensor:
-        return _slice(t, dim, start, stop, step, skip_full=skip_full)
-
-    def unsqueeze(self, t: Tensor, dim: int) -> Tensor:
-        return _unsqueeze(t, dim)
-
-    def alias(self, t: Tensor) -> Tensor:
-        return _alias(t)
-
-    def index(self, t: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
-        return advanced_indexing.index(t, indices)
-
-    def index_put_(self, t: Tensor, indices: Sequence[Tensor | None], value: Tensor) -> Tensor:
-        return advanced_indexing.index_put_(t, indices, value)
-
-    def drop_leading_ones(self, value: Tensor) -> Tensor:
-        return _drop_leading_ones(value)
-
-
-PLAIN = Steps()
+    return aten.unsqueeze.default.call(t, dim)
 
 
 # ----------------------------------------------------------------------- reading the index
@@ -243,19 +208,18 @@ def _specified_dims(items: tuple[Any, ...]) -> int:
 def _sequence_to_tensor(obj: Any) -> Tensor:
     """A list index as a tensor: bool (or uint8) data stays a mask, anything else becomes
     int64 (floats are truncated: ``t[[1.9]]`` is ``t[[1]]``)."""
-    from .factories import tensor
-
     probe = tensor(obj)
     return probe if _is_mask(probe) else tensor(obj, dtype=dtypes.int64)
 
 
 def _bool_index(value: bool) -> Tensor:
-    """The index torch uses for a bool: ``[0]`` for True, an empty index for False."""
-    return Tensor._make(UntypedStorage(8 * value), (int(value),), (1,), 0, dtypes.int64)
+    """The index torch uses for a bool: ``[0]`` for True, an empty index for False (made,
+    as torch makes it, by ``empty`` and ``fill_``)."""
+    index = aten.empty.memory_format.call((int(value),), dtypes.int64, None, CPU, None, None)
+    return aten.fill_.Scalar.call(index, 0) if value else index
 
 
-def _apply_slicing(t: Tensor, items: tuple[Any, ...], steps: Steps = PLAIN
-                   ) -> tuple[Tensor, list[Tensor | None]]:
+def _apply_slicing(t: Tensor, items: tuple[Any, ...]) -> tuple[Tensor, list[Tensor | None]]:
     """Apply the basic indices as views and collect the advanced ones by dim (torch's
     ``applySlicing``). Returns the view and the index list (empty when nothing advanced).
 
@@ -287,17 +251,17 @@ def _apply_slicing(t: Tensor, items: tuple[Any, ...], steps: Steps = PLAIN
 
     for real_dim, obj in enumerate(items):
         if _is_int(obj):
-            result = steps.select(result, dim, _unpack_int(obj), real_dim)
+            result = _select(result, dim, _unpack_int(obj), real_dim)
         elif isinstance(obj, slice):
-            result = steps.slice(result, dim, *_slice_bounds(obj))
+            result = _slice(result, dim, *_slice_bounds(obj))
             skip(1)
         elif obj is Ellipsis:
             skip(t.ndim - specified)  # every "..." skips them all: t[..., ...] is t[...]
         elif obj is None:
-            result = steps.unsqueeze(result, dim)
+            result = _unsqueeze(result, dim)
             skip(1)
         elif isinstance(obj, builtins.bool):
-            result = steps.unsqueeze(result, dim)
+            result = _unsqueeze(result, dim)
             record(_bool_index(obj))
         else:
             if not isinstance(obj, Tensor):
@@ -311,14 +275,14 @@ def _apply_slicing(t: Tensor, items: tuple[Any, ...], steps: Steps = PLAIN
                             "only integers, slices (`:`), ellipsis (`...`), None and long or "
                             f"byte Variables are valid indices (got {type(obj).__name__})"
                         ) from None
-                    result = steps.select(result, dim, _unpack_int(i), real_dim)
+                    result = _select(result, dim, _unpack_int(i), real_dim)
                     continue
             if obj.ndim == 0 and not obj._dtype.is_floating_point:
                 if _is_mask(obj):  # a 0-d bool tensor acts like a Python bool
-                    result = steps.unsqueeze(result, dim)
+                    result = _unsqueeze(result, dim)
                     record(_bool_index(obj.item() != 0))
                 else:  # a 0-d integer tensor acts like an int: a view
-                    result = steps.select(result, dim, int(obj.item()), real_dim)
+                    result = _select(result, dim, int(obj.item()), real_dim)
             else:
                 record(obj)
     while indices and indices[-1] is None:
@@ -327,7 +291,7 @@ def _apply_slicing(t: Tensor, items: tuple[Any, ...], steps: Steps = PLAIN
 
 
 # ----------------------------------------------------------------------- __getitem__
-def getitem(t: Tensor, index: Any, steps: Steps = PLAIN) -> Tensor:
+def getitem(t: Tensor, index: Any) -> Tensor:
     """``t[index]`` (``torch.Tensor.__getitem__``): a view for basic indices, a new tensor
     when any index is advanced.
 
@@ -340,13 +304,13 @@ def getitem(t: Tensor, index: Any, steps: Steps = PLAIN) -> Tensor:
     """
     # torch's shortcuts for a lone index; they differ from a 1-tuple only in messages
     if _is_int(index):
-        return steps.select(t, 0, _unpack_int(index), 0, alone=True)
+        return _select(t, 0, _unpack_int(index), 0, alone=True)
     if isinstance(index, slice):
-        return steps.slice(t, 0, *_slice_bounds(index), skip_full=False)
-    result, indices = _apply_slicing(t, _as_tuple(index), steps)
+        return _slice(t, 0, *_slice_bounds(index), skip_full=False)
+    result, indices = _apply_slicing(t, _as_tuple(index))
     if not indices:
-        return steps.alias(t) if result is t else result
-    return steps.index(result, indices)
+        return aten.alias.default.call(t) if result is t else result
+    return aten.index.Tensor.call(result, indices)
 
 
 # ----------------------------------------------------------------------- __setitem__
@@ -381,52 +345,52 @@ def _value_to_tensor(t: Tensor, value: Any) -> Tensor:
     return scalar
 
 
-def _drop_leading_ones(value: Tensor) -> Tensor:
-    """The value viewed without its leading size-1 dims (torch's ``slicePrefix1sSize``):
+def _without_leading_ones(value: Tensor) -> tuple[int, ...]:
+    """The value's shape without its leading size-1 dims (torch's ``slicePrefix1sSize``):
     a value of shape (1, 1, 3) can be written where (3,) is expected."""
     k = 0
     while k < value.ndim and value._shape[k] == 1:
         k += 1
-    if k == 0:
-        return value
-    return _view(value, value._shape[k:], value._stride[k:], value._storage_offset)
+    return value._shape[k:]
 
 
 def _copy_to(dst: Tensor, value: Tensor) -> None:
-    """Write ``value`` into the view ``dst`` (torch's ``copy_to``), through ``Tensor.copy_``.
+    """Write ``value`` into the view ``dst`` (torch's ``copy_to``): ``copy_`` when the shapes
+    match, ``fill_`` for a 0-d value, else ``copy_`` of the value viewed without its leading
+    ones and expanded to dst's shape.
 
     Raises:
         RuntimeError: ``value`` does not broadcast to ``dst`` (``expand``'s messages), or
             ``copy_`` refuses the overlap.
     """
     if dst._shape == value._shape:
-        dst.copy_(value)
+        aten.copy_.default.call(dst, value, False)
         return
     if value.ndim == 0:
-        # torch calls dst.fill_(value), which copies a clone when value shares dst's memory
-        if value._storage is dst._storage:
-            value = value.clone()
-        dst.copy_(value)
+        # fill_ copies a clone when value shares dst's memory
+        aten.fill_.Tensor.call(dst, value)
         return
-    value = _drop_leading_ones(value)
+    shape = _without_leading_ones(value)
     target = dst._shape
-    if value.ndim > len(target):
+    if len(shape) > len(target):
         raise RuntimeError(
-            f"expand({legacy_type_name(value._dtype)}{{{list(value._shape)}}}, "
+            f"expand({legacy_type_name(value._dtype)}{{{list(shape)}}}, "
             f"size={list(target)}): the number of sizes provided ({len(target)}) must be "
-            f"greater or equal to the number of dimensions in the tensor ({value.ndim})")
-    lead = len(target) - value.ndim
-    for k, size in enumerate(value._shape):
+            f"greater or equal to the number of dimensions in the tensor ({len(shape)})")
+    lead = len(target) - len(shape)
+    for k, size in enumerate(shape):
         if size not in (1, target[lead + k]):
             raise RuntimeError(
                 f"The expanded size of the tensor ({target[lead + k]}) must match the existing "
                 f"size ({size}) at non-singleton dimension {lead + k}.  Target sizes: "
-                f"{list(target)}.  Tensor sizes: {list(value._shape)}")
-    stride = expand_strides(value._shape, value._stride, target)
-    dst.copy_(_view(value, target, stride, value._storage_offset))
+                f"{list(target)}.  Tensor sizes: {list(shape)}")
+    value = aten.view.default.call(value, shape)
+    if shape != target:
+        value = aten.expand.default.call(value, target, False)
+    aten.copy_.default.call(dst, value, False)
 
 
-def setitem(t: Tensor, index: Any, value: Any, steps: Steps = PLAIN) -> None:
+def setitem(t: Tensor, index: Any, value: Any) -> None:
     """``t[index] = value`` (``torch.Tensor.__setitem__``): writes through to t's storage and
     bumps ``_version`` once (``t[False] = v`` writes nothing and bumps nothing).
 
@@ -461,4 +425,10 @@ def setitem(t: Tensor, index: Any, value: Any, steps: Steps = PLAIN) -> None:
     if not indices:
         _copy_to(result, value)
         return
-    steps.index_put_(result, indices, steps.drop_leading_ones(value))
+    shape = _without_leading_ones(value)
+    if shape != value._shape:
+        value = aten.view.default.call(value, shape)
+    aten.index_put_.default.call(result, indices, value, False)
+
+
+set_indexing(getitem, setitem)  # ``t[index]`` and ``t[index] = value`` run these

@@ -22,9 +22,10 @@ line handing over to that chapter's module:
 * chapter 4, dtypes, devices and reductions: ``reductions.py``, ``dtype_info.py``; devices
   live in ``device.py`` and ``storage.py`` (a ``meta`` storage has a size and no bytes, so
   every op computes only its result's shape, strides and dtype);
-* chapter 5, autograd: differentiable methods hand over to ``autograd/functions/``, a layer
-  above the kernels (as torch's ``VariableType`` is): it runs the kernel of chapters 2-4,
-  then records a node of the backward graph when an input requires grad;
+* chapter 5, autograd: every op of the op table gets an ``Autograd`` kernel from its row of
+  ``autograd/derivatives.py`` (``autograd/variable_type.py``, as torch's ``VariableType``),
+  a layer above the kernels: it runs the kernel of chapters 2-4, then records a node of the
+  backward graph when an input requires grad;
 * chapter 8, random number generation: the in-place samplers (``uniform_``, ``normal_``,
   ...) are ops of the op table, inherited from ``TensorMethods``; their kernels live in
   ``random/``, which reproduces torch's CPU generator bit for bit.
@@ -42,6 +43,7 @@ from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
 from ._ops import OpOverloadPacket, aten
 from ._ops.python_arg_parser import PythonArgParser, Signature
+from ._ops.python_indexing import indexing as python_indexing
 from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
 from ._ops.variable_hooks import variable_hooks
@@ -623,22 +625,21 @@ class Tensor(TensorMethods):
         return object.__format__(self, format_spec)
 
     # ------------------------------------------------------------- indexing (indexing.py)
+    # (registered by chapter 2's indexing.py: see reftensor/_ops/python_indexing.py)
     def __getitem__(self, index: Any) -> Tensor:
-        """Basic indices (int, slice, None, ...) give a view; advanced ones a copy."""
-        return ad.getitem(self, index)
+        """Basic indices (int, slice, None, ...) give a view; advanced ones a copy
+        (``indexing.getitem``: ``select``, ``slice``, ``unsqueeze``, ``alias``, ``index``)."""
+        return python_indexing().getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        """Write ``value`` (broadcast) through to this storage; bumps ``_version``."""
-        ad.setitem(self, index, value)
+        """Write ``value`` (broadcast) through to this storage; bumps ``_version``
+        (``indexing.setitem``: ``copy_``, ``fill_`` or ``index_put_`` into a view)."""
+        python_indexing().setitem(self, index, value)
 
     def __delitem__(self, index: Any) -> None:
         raise TypeError("Tensor does not support deleting items")
 
-    # ====================================================== chapter 3: broadcasting, kernels
-    def sum_to_size(self, *size: Any) -> Tensor:
-        """Sum broadcast dims away so the result has ``size`` (the backward of expand)."""
-        return ad.sum_to_size(self, *size)
-
+    # ====================================================== chapter 3: reflected operators
     # The reflected operators, written in Python as torch's ``Tensor`` writes them
     # (``torch/_tensor.py``): ``2 - t`` is ``rsub``, ``2 / t`` is ``t.reciprocal() * 2``,
     # ``2 // t``, ``2 % t`` and ``2 ** t`` call the function with the operands swapped. An
@@ -736,8 +737,3 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
             and not copy):
         return self
     return aten._to_copy.default.call(self, target, None, where, None, non_blocking, fmt)
-
-
-# Later chapters' modules build Tensors themselves, so they are imported once the class exists.
-from .autograd import functions as ad  # noqa: E402  (differentiable ops, chapter 5)
-

@@ -24,10 +24,10 @@ PACKAGE = ROOT / "reftensor"
 #: The ratchet: what the tree has today. Lower a figure when a change lowers it; never raise
 #: one. At all zeros the structure is what issue 23 asks for.
 LIMITS = {
-    "modules on an import cycle": 15,
-    "imports inside functions": 6,
+    "modules on an import cycle": 0,
+    "imports inside functions": 1,
     "dynamic imports (importlib, __import__)": 0,
-    "imports from a later chapter": 1,
+    "imports from a later chapter": 0,
 }
 
 #: Which chapter each module belongs to (the longest prefix that matches): chapter 0 is the

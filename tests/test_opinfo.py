@@ -56,6 +56,10 @@ NO_OPINFO: dict[str, str] = {
                       "(ReshapeAliasBackward0)",
     "_unsafe_view": "internal (not in torch's Python API): reshape's OpInfo samples and "
                     "op_db entry reach it when a copy is needed (UnsafeViewBackward0)",
+    "alias": "internal (no Python binding in torch): ``t[...]`` reaches it; "
+             "tests/test_ch02_indexing.py compares it with torch (AliasBackward0)",
+    "index": "internal (torch's Python reaches it through t[tensor]): op_db's entry and "
+             "tests/test_ch02_indexing.py's advanced indexing compare it with torch",
     "type_as": "torch's OpInfo has no entry for Tensor.type_as; tests/op_db.py's entry runs "
                "it on every layout and dtype, with meta and CPU others, and its gradient",
 }

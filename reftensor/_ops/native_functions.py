@@ -962,6 +962,44 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "resized to ``(steps,)``.\n\nRaises RuntimeError for ``steps < 0``, a "
                 "bound tensor with dims, a bound out of an integer dtype's range; "
                 "NotImplementedError for bool; TypeError for ``steps`` that is not an int."),
+    # ---------------------------------------------------------- indexing (chapter 2)
+    # ``t[index]`` and ``t[index] = value`` are Tensor methods (``reftensor/indexing.py``)
+    # that decompose the index into these ops and the views' (select, slice, unsqueeze), as
+    # torch's ``python_variable_indexing.cpp`` does.
+    declare("alias(Tensor(a) self) -> Tensor(a)", function=False, method=False,
+            doc="A new view of ``self`` with its own layout (torch's internal ``alias``): "
+                "``t[...]`` is a view, not ``t`` itself."),
+    declare("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", function=False,
+            method=False,
+            doc="``self[indices]`` for a list of index tensors, one per leading dim (None "
+                "for a dim not indexed) (torch's internal ``index``, advanced indexing): a "
+                "new tensor. Integer indices are broadcast together and replace the dims "
+                "they index (moved to the front when those dims are not adjacent); a bool "
+                "(or uint8) mask covers as many dims as it has and stands for its "
+                "``nonzero()`` positions. The result is laid out by TensorIterator's rule "
+                "(a transposed ``self`` gives a transposed result).\n\nRaises IndexError "
+                "for more indices than dims, an index tensor that is neither integer nor "
+                "bool, a mask whose shape does not match, shapes that do not broadcast, an "
+                "index out of range; RuntimeError for a meta index into a CPU tensor."),
+    declare("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
+            "-> Tensor", inplace=True,
+            doc="``self`` with ``values`` (broadcast to the indexing result) written at "
+                "``self[indices]`` (``torch.index_put``); a copy, or ``self`` itself in "
+                "place (``index_put_``). With ``accumulate=True`` the values are added, "
+                "every repeated index counting; else the last write in TensorIterator's "
+                "order wins. The indices are tensors, as ``index``'s (torch's Python binding "
+                "takes no None among them). A single bool mask as the only index with a "
+                "one-element value and no ``accumulate`` is torch's ``masked_fill_``.\n\n"
+                "Raises IndexError as ``index``; RuntimeError for ``values`` of another "
+                "dtype or a shape that does not broadcast, ``values`` or an index that "
+                "overlaps ``self``, a uint8 mask with a one-element value."),
+    declare("sum_to_size(Tensor self, SymInt[] size) -> Tensor", function=False,
+            doc="``self`` summed down to ``size``, which must expand to self's shape "
+                "(``Tensor.sum_to_size``, the gradient of ``expand``): the leading dims and "
+                "the dims where ``size`` has 1 are summed (``sum(dims, keepdim=True)``, then "
+                "a view without the leading dims); ``self`` itself when ``size`` is its "
+                "shape. Integer and bool tensors sum to int64.\n\nRaises RuntimeError for "
+                "a ``size`` that does not expand to self's shape."),
 ]
 
 

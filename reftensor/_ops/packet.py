@@ -56,9 +56,12 @@ class OpOverloadPacket:
         hidden = [Signature(name, d, method=False, hidden=True,
                             numbers_as_tensors=numbers_as_tensors, python_names=python_names)
                   for d in deprecated]
+        # an op with no Python binding is called as ``torch.ops.aten.<name>``, whose schema
+        # matching takes None in a ``Tensor?[]`` list (torch's Python binding refuses it)
         self._function_parser = PythonArgParser(name, [
             *[_function_signature(name, o, out, numbers_as_tensors=numbers_as_tensors,
-                                  python_names=python_names)
+                                  python_names=python_names,
+                                  none_in_lists=not function and not method)
               for o, out in zip(overloads, self._outs, strict=True)], *hidden])
         # the method has the overloads whose first argument is ``Tensor self``, but for
         # those only the function offers (``torch.mm(a, b, out_dtype)``)
@@ -186,8 +189,8 @@ class OpOverloadPacket:
 
 
 def _function_signature(name: str, overload: OpOverload, out: OpOverload | None, *,
-                        numbers_as_tensors: bool,
-                        python_names: dict[str, str] | None) -> Signature:
+                        numbers_as_tensors: bool, python_names: dict[str, str] | None,
+                        none_in_lists: bool = False) -> Signature:
     """The function's signature of an overload: its ``.out`` schema's where it has one; a
     factory's functional schema with the ``out`` of its ``.out`` schema (``zeros.out`` has
     none of ``zeros``'s options)."""
@@ -195,7 +198,8 @@ def _function_signature(name: str, overload: OpOverload, out: OpOverload | None,
         return Signature(name, overload.schema, method=False, python_names=python_names,
                          numbers_as_tensors=numbers_as_tensors, out=out.schema)
     return Signature(name, (overload if out is None else out).schema, method=False,
-                     numbers_as_tensors=numbers_as_tensors, python_names=python_names)
+                     numbers_as_tensors=numbers_as_tensors, python_names=python_names,
+                     none_in_lists=none_in_lists)
 
 
 _TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",

@@ -115,15 +115,17 @@ def _int_element(i: int, e: Any) -> int:
     return _to_int(e)
 
 
-def _check_tensor_list(argnum: int) -> Callable[[Any], builtins.bool]:
+def _check_tensor_list(argnum: int, none_ok: builtins.bool = False
+                       ) -> Callable[[Any], builtins.bool]:
     """A tuple or list of tensors. An element that is no tensor is torch's TypeError at
     once, while the overload is still being chosen (``torch.cat([t, 2])``); ``argnum`` is
-    the parameter's index, as torch counts it in that message."""
+    the parameter's index, as torch counts it in that message. ``none_ok``: None elements
+    too (a ``Tensor?[]`` of an op called as ``torch.ops.aten.index``)."""
     def check(x: Any) -> builtins.bool:
         if not isinstance(x, tuple | list):
             return False
         for i, e in enumerate(x):
-            if not isinstance(e, TensorType):
+            if not isinstance(e, TensorType) and not (none_ok and e is None):
                 raise TypeError(f"expected Tensor as element {i} in argument {argnum}, but "
                                 f"got {typename(e)}")
         return True
@@ -270,10 +272,11 @@ class Parameter(NamedTuple):
 
 
 def _parameter(arg: Argument, *, python_name: str, numbers_as_tensors: builtins.bool,
-               index: int) -> Parameter:
+               index: int, none_in_lists: builtins.bool = False) -> Parameter:
     t = arg.type
     if t.is_list:
-        check = _check_tensor_list(index) if t.base == "Tensor" else _check_int_list(t.size)
+        check = _check_tensor_list(index, none_in_lists and t.elements_optional) \
+            if t.base == "Tensor" else _check_int_list(t.size)
         convert: Callable[[Any], Any] | None = _list_conversion(t)
     elif t.base == "Tensor" and numbers_as_tensors:
         # add, mul, eq, ...: a Python number is taken where a tensor is wanted, and kept as a
@@ -302,7 +305,8 @@ class Signature:
     def __init__(self, name: str, schema: FunctionSchema, *, method: builtins.bool,
                  numbers_as_tensors: builtins.bool = False, hidden: builtins.bool = False,
                  python_names: dict[str, str] | None = None,
-                 out: FunctionSchema | None = None) -> None:
+                 out: FunctionSchema | None = None,
+                 none_in_lists: builtins.bool = False) -> None:
         self.name, self.schema, self.method = name, schema, method
         # a deprecated signature (torch's ``deprecated.yaml``): still accepted, with a
         # warning, but never listed in an error message
@@ -339,7 +343,7 @@ class Signature:
         self.params = tuple(
             _parameter(a, python_name=renamed.get(
                 a.name, "input" if a.name == "self" and a.type.base == "Tensor" else a.name),
-                numbers_as_tensors=numbers_as_tensors, index=i)
+                numbers_as_tensors=numbers_as_tensors, index=i, none_in_lists=none_in_lists)
             for i, a in enumerate(arguments))
         self.max_pos_args = sum(not p.kwarg_only for p in self.params)
         self.min_args = sum(p.default is REQUIRED for p in self.params)

@@ -28,15 +28,18 @@ BASE_TYPES = frozenset({
 
 
 class Type(NamedTuple):
-    """``int[1]?`` is ``Type("int", optional=True, is_list=True, size=1)``."""
+    """``int[1]?`` is ``Type("int", optional=True, is_list=True, size=1)``; ``Tensor?[]`` (a
+    list whose elements may be None: ``index``'s indices) is ``Type("Tensor", is_list=True,
+    elements_optional=True)``."""
 
     base: str
     optional: bool = False
     is_list: bool = False
     size: int | None = None  # ``int[2]``: a bare int is accepted and repeated
+    elements_optional: bool = False
 
     def __str__(self) -> str:
-        text = self.base
+        text = self.base + ("?" if self.elements_optional else "")
         if self.is_list:
             text += f"[{'' if self.size is None else self.size}]"
         return text + ("?" if self.optional else "")
@@ -108,8 +111,8 @@ def _type_text(t: Type, alias: str | None) -> str:
     return str(t).replace(t.base, f"{t.base}({alias})", 1)
 
 
-_TYPE = re.compile(r"^(?P<base>\w+)(\((?P<alias>[^)]*)\))?(?P<list>\[(?P<size>\d*)\])?"
-                   r"(?P<optional>\?)?$")
+_TYPE = re.compile(r"^(?P<base>\w+)(\((?P<alias>[^)]*)\))?(?P<elements>\?(?=\[))?"
+                   r"(?P<list>\[(?P<size>\d*)\])?(?P<optional>\?)?$")
 
 
 def _parse_type(text: str) -> tuple[Type, str | None]:
@@ -119,7 +122,8 @@ def _parse_type(text: str) -> tuple[Type, str | None]:
         raise ValueError(f"schema: unknown type {text!r}")
     size = match["size"]
     t = Type(match["base"], optional=match["optional"] is not None,
-             is_list=match["list"] is not None, size=int(size) if size else None)
+             is_list=match["list"] is not None, size=int(size) if size else None,
+             elements_optional=match["elements"] is not None)
     return t, match["alias"]
 
 

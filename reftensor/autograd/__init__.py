@@ -7,7 +7,8 @@
   hooks, ``detach_``);
 * ``derivatives.py``: the derivatives table (torch's ``derivatives.yaml``), and
   ``variable_type.py``: the ``Autograd`` kernels the op table's ops get from it;
-* ``functions/``: the differentiable ops not yet in the op table: kernel, then formula;
+* ``functions/``: the recording pattern (``_record.py``), the view rows' helpers and
+  ``CopySlices`` (``views.py``), ``matmul``'s decomposition (``linalg.py``);
 * ``function.py``: ``Function`` for ops you write yourself; ``gradcheck.py``.
 """
 

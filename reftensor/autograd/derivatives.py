@@ -664,6 +664,32 @@ def bernoulli_p_backward(p_info: tuple[tuple[int, ...], Any, Any]) -> Tensor:
     return aten.zeros(shape, dtype=dtype, device=device)
 
 
+# ------------------------------------------------------------------ indexing (chapter 2)
+def index_backward(grad: Tensor, self_sym_sizes: tuple[int, ...],
+                   self_options: tuple[Any, Any], indices: list[Tensor | None]) -> Tensor:
+    """``grad`` added into zeros at the indexed positions (torch's ``index_backward``:
+    ``index_put_`` with ``accumulate=True``; repeated indices add up)."""
+    dtype, device = self_options
+    zeros = aten.zeros(self_sym_sizes, dtype=dtype, device=device)
+    return aten.index_put_.default.call(zeros, indices, grad, True)
+
+
+def index_put_self_backward(grad: Tensor, indices: list[Tensor | None],
+                            values_info: tuple[tuple[int, ...], Any, Any],
+                            accumulate: bool) -> Tensor:
+    """``grad``, with zeros where the values were written (unless they were added)."""
+    if accumulate:
+        return grad
+    shape, dtype, device = values_info
+    zeros = aten.zeros(shape, dtype=dtype, device=device)
+    return aten.index_put.default.call(grad, indices, zeros, False)
+
+
+def index_put_values_backward(grad: Tensor, indices: list[Tensor | None]) -> Tensor:
+    """``grad`` read at the written positions (the engine sums it to the values' shape)."""
+    return aten.index.Tensor.call(grad, indices)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
         non_float_result_untracked: bool = False, **formulas: Any) -> Derivative:
@@ -897,4 +923,11 @@ DERIVATIVES: list[Derivative] = [
     row("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor",
         "NormalBackward3", ("mean_sym_sizes", "std_sym_sizes"),
         mean=normal_mean_backward, std=normal_std_backward),
+    # ------------------------------------------------------------------ indexing (chapter 2)
+    row("alias(Tensor(a) self) -> Tensor(a)", "AliasBackward0", (), self=pass_through),
+    row("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", "IndexBackward0",
+        ("indices", "self_options", "self_sym_sizes"), self=index_backward),
+    row("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> "
+        "Tensor", "IndexPutBackward0", ("accumulate", "indices", "values_info"),
+        self=index_put_self_backward, values=index_put_values_backward),
 ]

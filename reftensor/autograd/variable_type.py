@@ -8,7 +8,7 @@ For a row of ``derivatives.py`` this module builds:
   kernel of chapters 2-4 runs), then record a node when an input requires grad
   (``_record.call``);
 * the ``Autograd`` kernel of its in-place form (``exp_``): torch's in-place checks, the
-  write, and the node rebased onto ``self`` (``_record.call_``).
+  write, and the node rebased onto ``self`` (``inplace.call_``).
 
 Importing this module registers the kernels.
 """
@@ -23,7 +23,8 @@ from .._ops import DispatchKey, OpOverload, aten
 from ..promotion import SCALAR_TYPE_NAMES
 from ..tensor import Tensor
 from .derivatives import DERIVATIVES, Derivative
-from .functions._record import call, call_
+from .functions._record import call
+from .functions.inplace import call_
 from .graph import Node, meta, needs_grad, node_class
 
 __all__ = ["FormulaNode", "register"]

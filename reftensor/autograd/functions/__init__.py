@@ -1,16 +1,13 @@
-"""The differentiable ops: each runs its chapter 2-4 kernel, then records a graph node.
+"""What autograd records outside the derivatives table.
 
-``reftensor.add``, ``Tensor.add`` and the rest reach the kernels through here. Files, by the
-chapter whose ops they cover: ``views.py`` (views and indexing),
-``linalg.py`` (matrix products); ``_record.py`` is the
-out-of-place and in-place recording pattern they share.
+``views.py``: the scatter-add that the view rows' formulas use, and ``CopySlices``;
+``linalg.py``: ``matmul``'s decomposition (its in-place ``squeeze_(0)`` is no op of the table
+yet); ``_record.py`` and ``inplace.py``: the out-of-place and in-place recording patterns
+(``call``, ``call_``) that ``variable_type.py`` builds every Autograd kernel from.
 """
 
 from . import linalg, views
 from .linalg import *  # noqa: F403
 from .views import *  # noqa: F403
-from .views import getitem, index_put_, setitem
 
 __all__ = [*linalg.__all__, *views.__all__]
-_IN_PLACE = [index_put_]
-_OTHER = [getitem, setitem]

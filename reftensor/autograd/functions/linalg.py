@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import math
 
-from ... import matmul as M
 from ..._ops import DispatchKey, aten
 from ..._ops.dispatcher import key_set
 from ..._ops.state import state as dispatch_state
 from ...broadcasting import broadcast_shapes
 from ...device import META
+from ...matmul import _should_fold as layout_folds
+from ...matmul import check_matmul, matmul_cpu
 from ...tensor import Tensor
 from ..graph import needs_grad, record
 from .views import SqueezeBackward4
@@ -56,7 +57,7 @@ def _should_fold(input: Tensor, other: Tensor) -> bool:
     larger, smaller = (input, other) if input.dim() >= other.dim() else (other, input)
     if larger.dim() < 3 or smaller.dim() > 2:
         return False
-    return smaller._requires_grad or M._should_fold(input, other)
+    return smaller._requires_grad or layout_folds(input, other)
 
 
 @aten.matmul.default.impl(DispatchKey.CompositeImplicitAutograd)
@@ -68,8 +69,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     of 1 that requires grad is squeezed to a matrix first (torch 2.13 does so, to fold)."""
     if not (input._requires_grad or other._requires_grad or dispatch_state.modes
             or input._storage._device is META or other._storage._device is META):
-        return M.matmul_cpu(input, other)
-    M.check_matmul(input, other)  # torch's checks and messages, on bad shapes
+        return matmul_cpu(input, other)
+    check_matmul(input, other)  # torch's checks and messages, on bad shapes
     da, db = input.dim(), other.dim()
     if da == 1 and db == 1:
         return _dot(input, other)

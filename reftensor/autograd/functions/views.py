@@ -1,33 +1,30 @@
-"""Gradients of indexing (chapter 2), and the scatter-add that view gradients share.
+"""The scatter-add that view gradients share, and ``CopySlices``.
 
-The view ops themselves (``view``, ``transpose``, ``select``, ``split``, ...) are the op
-table's: their gradients are rows of ``autograd/derivatives.py``. What stays here is what
-``t[index]`` and ``t[index] = value`` record step by step, and the helpers those rows use.
+The view and indexing ops themselves (``view``, ``select``, ``slice``, ``index``,
+``index_put_``, ...) are the op table's: their gradients are rows of
+``autograd/derivatives.py``. What stays here are the helpers those rows use.
 
-A view or an advanced index picks input elements: output element ``k`` *is* input element
-``p[k]``. Apply the same op to ``arange(numel)`` and you get that index map ``p``; the
-gradient of the input is then a scatter-add of the output's gradient through ``p``
-(repeated indices, as in ``x[[0, 0]]`` or overlapping ``unfold`` windows, accumulate).
-``as_strided`` does the same at the level of storage elements.
+A view picks input elements: output element ``k`` *is* input element ``p[k]``. Apply the
+same op to ``arange(numel)`` and you get that index map ``p``; the gradient of the input is
+then a scatter-add of the output's gradient through ``p`` (overlapping ``unfold`` windows
+accumulate). ``as_strided`` does the same at the level of storage elements.
 
 After an in-place write through a view, the base's ``grad_fn`` becomes ``CopySlices``.
 """
-
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ... import advanced_indexing as adv
-from ... import dtypes, factories, indexing
+from ... import dtypes, factories
 from ..._ops import aten
 from ...tensor import Tensor
-from ..graph import Node, needs_grad, node_class
-from ._record import _mark_view, call, call_, forward
+from ..graph import Node, node_class
+from ._record import call
 
-__all__ = ["broadcast_tensors", "sum_to_size"]
+__all__: list[str] = []
 
 
 # ------------------------------------------------------------------ scatter-add
@@ -90,18 +87,6 @@ def gather(values: Tensor, positions: np.ndarray) -> Tensor:
 
 
 # ------------------------------------------------------------------ nodes
-class _Picks(Node):
-    """A step of an index whose output elements are input elements (``index_map``)."""
-
-    def __init__(self, input: Tensor, pick: Callable[[Tensor], Any]) -> None:
-        super().__init__(input)
-        self.pick = pick
-        self.input_shape = input._shape
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        return (picked_backward(grads[0], self.input_shape, self.pick),)
-
-
 def picked_backward(grad: Tensor, input_shape: tuple[int, ...],
                     pick: Callable[[Tensor], Tensor]) -> Tensor:
     """The gradient of ``pick(input)`` for an input of ``input_shape``: ``grad``
@@ -121,16 +106,6 @@ def index_map(shape: tuple[int, ...], pick: Callable[[Tensor], Any]) -> Any:
     return np.asarray(picked._elements())
 
 
-def _picks_node(name: str) -> Any:
-    return node_class(name, _Picks, __name__)
-
-
-SelectBackward0 = _picks_node("SelectBackward0")
-SliceBackward0 = _picks_node("SliceBackward0")
-AliasBackward0 = _picks_node("AliasBackward0")
-IndexBackward0Picks = _picks_node("IndexBackward0")
-
-
 class _Shape(Node):
     """A view that keeps every element once: the gradient is ``undo(g)``."""
 
@@ -146,7 +121,6 @@ def _shape_node(name: str) -> Any:
     return node_class(name, _Shape, __name__)
 
 
-UnsqueezeBackward0 = _shape_node("UnsqueezeBackward0")
 SqueezeBackward4 = _shape_node("SqueezeBackward4")  # matmul's in-place squeeze_(0)
 
 
@@ -208,122 +182,3 @@ class CopySlices(Node):
         mask = factories.tensor(inside.reshape(self.base_shape))
         new = res[0] if res[0] is not None else grad_slice * 0
         return (scatter_add(new, self.positions, self.base_shape).where(mask, g), *res[1:])
-
-
-# ------------------------------------------------------------------ broadcasting
-def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
-    """``torch.broadcast_tensors``: each result is an ``expand`` of its input (or the input
-    itself when it already has the common shape)."""
-    from ... import broadcasting
-
-    shapes = [x._shape for x in forward(broadcasting.broadcast_tensors, *tensors)]
-    return tuple(x if x._shape == s else aten.expand.default.call(x, s, False)
-                 for x, s in zip(tensors, shapes, strict=True))
-
-
-# ------------------------------------------------------------------ indexing
-class _IndexSteps(indexing.Steps):
-    """The steps of ``t[index]``, each recorded: select, slice, unsqueeze, alias, index."""
-
-    def select(self, t: Tensor, dim: int, i: int, real_dim: int, *, alone: bool = False
-               ) -> Tensor:
-        kernel = indexing._select
-        return call(kernel, (t, dim, i, real_dim), (t,), lambda out: SelectBackward0(
-            t, lambda a: kernel(a, dim, i, real_dim)), view=True, alone=alone)
-
-    def slice(self, t: Tensor, dim: int, start: Any, stop: Any, step: int, *,
-              skip_full: bool = True) -> Tensor:
-        kernel = indexing._slice
-        return call(kernel, (t, dim, start, stop, step), (t,), lambda out: SliceBackward0(
-            t, lambda a: kernel(a, dim, start, stop, step, skip_full=False)), view=True,
-            skip_full=skip_full)
-
-    def unsqueeze(self, t: Tensor, dim: int) -> Tensor:
-        return call(indexing._unsqueeze, (t, dim), (t,), lambda out: UnsqueezeBackward0(
-            t, lambda g: g.reshape(t._shape)), view=True)
-
-    def alias(self, t: Tensor) -> Tensor:
-        return call(indexing._alias, (t,), (t,),
-                    lambda out: AliasBackward0(t, indexing._alias), view=True)
-
-    def index(self, t: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
-        return call(adv.index, (t, indices), (t,),
-                    lambda out: IndexBackward0Picks(t, lambda a: adv.index(a, indices)))
-
-
-STEPS = _IndexSteps()
-
-
-def getitem(t: Tensor, index: Any) -> Tensor:
-    """``t[index]``: each basic index is a recorded view, an advanced one ``IndexBackward0``."""
-    if not needs_grad(t):
-        out = indexing.getitem(t, index)
-        if out._base is not None:
-            _mark_view(out, t)
-        return out
-    return indexing.getitem(t, index, STEPS)
-
-
-def setitem(t: Tensor, index: Any, value: Any) -> None:
-    """``t[index] = value``: an in-place ``copy_`` into a view (``CopySlices`` on ``t``), or
-    ``index_put_``."""
-    from ._record import _check_inplace
-
-    _check_inplace(t)  # a write into t: torch's rules for a leaf (or a view of one)
-    indexing.setitem(t, index, value, _SetSteps())
-
-
-class _SetSteps(indexing.Steps):
-    """``t[index] = value`` writes with ``copy_`` and ``index_put_``, both recorded."""
-
-    def index_put_(self, t: Tensor, indices: Sequence[Tensor | None], value: Tensor) -> Tensor:
-        return index_put_(t, indices, value)
-
-    def drop_leading_ones(self, value: Tensor) -> Tensor:
-        dropped = indexing._drop_leading_ones(value)
-        return dropped if dropped is value else aten.view.default.call(value, dropped._shape)
-
-
-class IndexPutBackward(Node):
-    """``self[indices] = values``: self's gradient is zero where written; the values' is
-    the gradient read at those positions (summed to the values' shape)."""
-
-    def __init__(self, input: Tensor, values: Tensor, indices: Sequence[Tensor | None]
-                 ) -> None:
-        super().__init__(input, values)
-        self.input_shape = input._shape
-        self.indices = list(indices)
-
-    def apply(self, grads: Any) -> tuple[Any, ...]:
-        (g,) = grads
-        positions = index_map(self.input_shape, lambda a: adv.index(a, self.indices))
-        written = np.zeros(int(np.prod(self.input_shape, dtype=np.int64)), dtype=bool)
-        written[positions.reshape(-1)] = True
-        mask = factories.tensor(written.reshape(self.input_shape))
-        grad_values = gather(g, positions).reshape(positions.shape)
-        return (g * 0).where(mask, g), grad_values
-
-
-IndexPutBackward.__name__ = IndexPutBackward.__qualname__ = "IndexPutBackward0"
-
-
-def index_put_(t: Tensor, indices: Sequence[Tensor | None], value: Tensor) -> Tensor:
-    return call_(adv.index_put_, t, (indices, value),
-                 lambda old, out: IndexPutBackward(old, value, indices))
-
-
-def sum_to_size(input: Tensor, *size: Any) -> Tensor:
-    """``Tensor.sum_to_size``: ``sum(dims, keepdim=True)`` over the broadcast dims
-    (``SumBackward1``), then a view dropping the leading ones; ``input`` itself when the
-    shape already matches."""
-    from ... import broadcasting
-
-    out = forward(broadcasting.sum_to_size, input, *size)
-    if out is input or not needs_grad(input):
-        return out
-    shape = out._shape
-    lead = input.dim() - len(shape)
-    dims = [*range(lead), *(lead + k for k, n in enumerate(shape)
-                            if n == 1 and input._shape[lead + k] != 1)]
-    summed = input.sum(tuple(dims), keepdim=True)
-    return aten.view.default.call(summed, shape) if lead else summed

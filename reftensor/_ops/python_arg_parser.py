@@ -54,7 +54,8 @@ _LIST_NAMES = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "SymInt": "
 _PYTHON_TYPES_AS_DTYPES = {builtins.bool: dtypes.bool, builtins.int: dtypes.int64,
                            builtins.float: dtypes.float64}
 #: Defaults that a schema writes as a name rather than a Python literal.
-_NAMED_DEFAULTS = {"contiguous_format": layout.contiguous_format, "Mean": 1, "Sum": 2}
+_NAMED_DEFAULTS = {"contiguous_format": layout.contiguous_format, "Mean": 1, "Sum": 2,
+                   "long": dtypes.int64}
 
 
 #: torch's own C types print with their module (``Py_TYPE(obj)->tp_name``).

@@ -240,10 +240,9 @@ class AccumulateGrad(Node):
                       else layout.contiguous_strides(var._shape))
             if state.enabled:  # create_graph: keep the gradient's own history, as torch's
                 # clone_obey_contract: a copy_ into empty_strided (CopyBackwards) when dense
-                from ..factories import empty_strided
-
                 if stride == var._stride:
-                    var._grad = empty_strided(var._shape, stride, dtype=g._dtype).copy_(g)
+                    var._grad = aten.empty_strided(var._shape, stride, dtype=g._dtype,
+                                                   device=g.device).copy_(g)
                 else:
                     var._grad = g.clone()
             elif g._stride == stride:

@@ -354,6 +354,8 @@ class Signature:
                           else p.default if p.convert is None else p.convert(p.default)
                           for p in self.params]
         self._required = [p.default is REQUIRED for p in self.params]
+        self._required_keywords = [p.name for p in self.params
+                                   if p.kwarg_only and p.default is REQUIRED]
 
     def text(self) -> str:
         parts, star = [], False
@@ -394,6 +396,8 @@ class Signature:
             values = self.positional(args)
             if values is not None:
                 return values
+        if not raise_errors and any(k not in kwargs for k in self._required_keywords):
+            return None  # (``rand.generator`` without ``generator=``: no need to look further)
         params = self.params
         if len(args) > self.max_pos_args and not (self.varargs_intlist
                                                   and _check_int(args[0])):

@@ -66,7 +66,6 @@ from .dtypes import (
 )
 from .factories import (
     as_tensor,
-    empty_strided,
     from_numpy,
     tensor,
 )
@@ -103,8 +102,8 @@ from .autograd.functions import *  # noqa: E402, F403
 # The op table's differentiable ops get their Autograd kernels from the derivatives table.
 from .autograd import variable_type  # noqa: E402, F401
 
-# Chapter 8: random number generation (``bernoulli``, ``multinomial`` and the in-place
-# samplers are the op table's; ``normal`` takes a float mean and std and a size too).
+# Chapter 8: random number generation (the samplers and the random factories, ``rand``,
+# ``normal``, ..., are the op table's; here the generators).
 # isort: split
 from . import nn  # noqa: E402
 from .random.generator import (  # noqa: E402
@@ -116,9 +115,6 @@ from .random.generator import (  # noqa: E402
     seed,
     set_rng_state,
 )
-from .random.integers import randint, randint_like, randperm  # noqa: E402
-from .random.normal import normal, randn, randn_like  # noqa: E402
-from .random.uniform import rand, rand_like  # noqa: E402
 
 
 def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405
@@ -136,12 +132,11 @@ __all__ = [
     "no_grad", "set_grad_enabled",
     "Size", "Tensor", "UntypedStorage", "as_tensor", "bfloat16",
     "bool", "channels_last", "contiguous_format", "device", "double", "dtype", "dtypes",
-    "empty_strided", "float", "float16", "float32", "float64", "from_numpy",
+    "float", "float16", "float32", "float64", "from_numpy",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
     "layout", "long", "memory_format", "numel", "preserve_format",
     "Generator", "default_generator", "get_rng_state", "initial_seed",
-    "manual_seed", "nn", "normal", "rand", "rand_like", "randint",
-    "randint_like", "randn", "randn_like", "randperm", "random", "seed", "set_rng_state",
+    "manual_seed", "nn", "random", "seed", "set_rng_state",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
     *_bindings.__all__,
     *broadcasting.__all__, *promotion.__all__, *views.__all__,

@@ -140,6 +140,14 @@ __all__ = [
     "linspace",
     "index_put",
     "index_put_",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "empty_strided",
 ]
 
 
@@ -1438,6 +1446,8 @@ def normal(*args: Any, **kwargs: Any) -> Any:
     """normal(mean, std, *, generator=None, out=None) -> Tensor
     normal(mean, std=1, *, generator=None, out=None) -> Tensor
     normal(mean, std, *, generator=None, out=None) -> Tensor
+    normal(mean, std, size, *, generator=None, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
 
     Normal numbers with a tensor of means or of stds (``torch.normal``), as torch computes them:
     standard normals drawn into the result (contiguous; the dtype of ``mean``, or of ``std``
@@ -1445,7 +1455,10 @@ def normal(*args: Any, **kwargs: Any) -> Any:
     ``+= mean`` in place. With ``out=``, ``out`` is resized and drawn into in its own dtype.
 
     Raises RuntimeError for a negative std or shapes that do not broadcast; NotImplementedError
-    for a result dtype that is not floating.
+    for a result dtype that is not floating. ``normal(mean, std, size)`` with two numbers is a
+    factory: ``empty(size).normal_(mean, std)``, with the options of ``zeros`` (``dtype``: the
+    default float dtype), no derivative; with ``out=``, ``out`` is resized to ``size`` and drawn
+    into in its own dtype.
     """
     return aten.normal(*args, **kwargs)
 
@@ -1574,6 +1587,147 @@ def index_put_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``index_put``.
     """
     return aten.index_put_(*args, **kwargs)
+
+
+def rand(*args: Any, **kwargs: Any) -> Any:
+    """rand(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    rand(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A contiguous tensor of shape ``size`` (ints one by one or one tuple) of uniform numbers in
+    [0, 1) (``torch.rand``): ``empty(size).uniform_()``, drawn from ``generator`` (default: the
+    default generator), float32 from 24 random bits, float64 from 53; dtype: ``dtype`` or the
+    default float dtype. The options as ``zeros``'s; with ``out=``, ``out`` is resized to
+    ``size`` and drawn into in its own dtype. On the meta device nothing is checked or drawn, as
+    in torch.
+
+    Raises NotImplementedError for a dtype that is not floating (even with no elements);
+    RuntimeError and TypeError as ``zeros``.
+    """
+    return aten.rand(*args, **kwargs)
+
+
+def randn(*args: Any, **kwargs: Any) -> Any:
+    """randn(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    randn(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A contiguous tensor of shape ``size`` of standard normal numbers (``torch.randn``):
+    ``empty(size).normal_()``, by Box-Muller (torch's fill path for 16 elements or more, else
+    its serial path); dtype, options and ``out=`` as ``rand``.
+
+    Raises NotImplementedError for a dtype that is not floating, when there are elements
+    (RuntimeError on the meta device, always, as torch); RuntimeError and TypeError as
+    ``zeros``.
+    """
+    return aten.randn(*args, **kwargs)
+
+
+def randint(*args: Any, **kwargs: Any) -> Any:
+    """randint(high, size, *, generator, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    randint(high, size, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    randint(low, high, size, *, generator, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    randint(low, high, size, *, out=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    A contiguous tensor of shape ``size`` (a tuple) of integers in [low, high), ``low`` 0 unless
+    given (``torch.randint``): ``empty(size).random_(low, high)``, a raw draw modulo ``high -
+    low``; dtype: ``dtype`` or int64 (any dtype, floats too). Options as ``zeros``'s; with
+    ``out=``, ``out`` is resized to ``size`` and drawn into in its own dtype.
+
+    Raises RuntimeError for ``low >= high`` (on the meta device too), bounds the dtype cannot
+    hold (even with no elements), and as ``zeros``; TypeError for a bound that is not an int.
+    """
+    return aten.randint(*args, **kwargs)
+
+
+def randperm(*args: Any, **kwargs: Any) -> Any:
+    """randperm(n, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    randperm(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A random permutation of ``0 .. n-1``, shape ``(n,)`` (``torch.randperm``): torch's Fisher-
+    Yates shuffle; dtype: ``dtype`` or int64. Options as ``zeros``'s; with ``out=``, ``out`` is
+    resized to ``(n,)``.
+
+    Raises RuntimeError for ``n < 0``, an ``n - 1`` the dtype cannot hold or (float dtypes) hold
+    exactly; NotImplementedError for bool (the meta device checks only ``n``).
+    """
+    return aten.randperm(*args, **kwargs)
+
+
+def rand_like(*args: Any, **kwargs: Any) -> Any:
+    """rand_like(input, *, generator, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    rand_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``rand`` of ``input``'s shape (``torch.rand_like``): dtype and device ``input``'s unless
+    given; with ``memory_format=preserve_format`` (the default) the result has the strides of a
+    dense ``input`` (else contiguous), and the numbers fill memory order: ``rand_like(x.t())``
+    is ``rand(x.shape).t()`` for the same seed.
+
+    Raises as ``rand``; TypeError for an ``input`` that is not a tensor.
+    """
+    return aten.rand_like(*args, **kwargs)
+
+
+def randn_like(*args: Any, **kwargs: Any) -> Any:
+    """randn_like(input, *, generator, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    randn_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``randn`` of ``input``'s shape (``torch.randn_like``), laid out as ``rand_like``'s result (a
+    result that is not contiguous takes the serial path).
+
+    Raises as ``randn``; TypeError for an ``input`` that is not a tensor.
+    """
+    return aten.randn_like(*args, **kwargs)
+
+
+def randint_like(*args: Any, **kwargs: Any) -> Any:
+    """randint_like(input, low, high, *, generator, memory_format=None, dtype=None, layout=None,
+        device=None, pin_memory=False, requires_grad=False) -> Tensor
+    randint_like(input, low, high, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    randint_like(input, high, *, generator, memory_format=None, dtype=None, layout=None,
+        device=None, pin_memory=False, requires_grad=False) -> Tensor
+    randint_like(input, high, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+    randint_like(input, high, *, generator, memory_format=None, dtype=None, layout=None,
+        device=None, pin_memory=False, requires_grad=False) -> Tensor
+    randint_like(input, high, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``randint`` of ``input``'s shape (``torch.randint_like``), laid out as ``rand_like``'s
+    result: integers in [low, high) (``low`` 0 unless given; ``high`` an int or a 0-d tensor,
+    read as an int), in ``input``'s dtype unless given.
+
+    Raises as ``randint``, and RuntimeError for a ``high`` tensor with dims.
+    """
+    return aten.randint_like(*args, **kwargs)
+
+
+def empty_strided(*args: Any, **kwargs: Any) -> Any:
+    """empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A tensor of shape ``size`` laid out with exactly ``stride`` in a fresh storage of ``1 +
+    sum((size_k - 1) * stride_k)`` elements (0 when empty) (``torch.empty_strided``): torch
+    leaves the memory uninitialised, reftensor's is zero-filled; dtype: ``dtype`` or the default
+    float dtype, options as ``zeros``'s.
+
+    Raises RuntimeError for sizes and strides of different lengths, a negative size or stride,
+    and as ``zeros``; TypeError for sizes given one by one.
+    """
+    return aten.empty_strided(*args, **kwargs)
 
 
 class TensorMethods(TensorType):

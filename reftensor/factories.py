@@ -28,35 +28,10 @@ __all__ = [
     "tensor",
     "as_tensor",
     "from_numpy",
-    "empty_strided",
     "as_strided",
 ]
 
 # ---------------------------------------------------------------------- helpers
-def _parse_size(name: str, args: tuple[Any, ...]) -> tuple[int, ...]:
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape ``(2, 3)``.
-
-    Raises:
-        TypeError: a size that is not an int.
-        RuntimeError: a negative size (torch's message).
-    """
-    if not args:
-        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-    if len(args) == 1 and isinstance(args[0], Sequence):
-        args = tuple(args[0])
-    for s in args:
-        if isinstance(s, Tensor):
-            s = s.__index__()
-        if not isinstance(s, int):
-            raise TypeError(
-                f"{name}(): argument 'size' (position 1) must be tuple of ints, "
-                f"not {type(s).__name__}"
-            )
-    shape = tuple(int(s) for s in args)
-    _check_sizes(shape)
-    return shape
-
-
 def _check_sizes(shape: Sequence[int]) -> None:
     for s in shape:
         if s < 0:
@@ -482,30 +457,38 @@ _on_both(aten.full.out, _full_out)
 _on_both(aten.empty.out, _empty_out)
 
 
-def empty_strided(
-    size: Sequence[int],
-    stride: Sequence[int],
-    *,
-    dtype: dtype | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """A tensor with fresh storage laid out with exactly ``stride`` (``torch.empty_strided``).
-
-    The storage holds ``1 + sum((size_k - 1) * stride_k)`` elements (0 when empty).
+def _empty_strided(where: device, size: Sequence[int], stride: Sequence[int],
+                   dtype: dtype | None, layout: Any, device: Any,
+                   pin_memory: builtins.bool | None) -> Tensor:
+    """``empty_strided``: a fresh storage of ``1 + sum((size_k - 1) * stride_k)`` elements
+    (0 when empty) seen with exactly ``size`` and ``stride``.
 
     Raises:
-        RuntimeError: negative sizes, or ``size`` and ``stride`` of different lengths.
+        RuntimeError: sizes and strides of different lengths, a negative size or stride.
     """
-    where = as_device(device)
-    shape = _parse_size("empty_strided", (size,))
-    stride = tuple(int(s) for s in stride)
+    d = _options(dtype, device, pin_memory)
+    shape, stride = tuple(size), tuple(stride)
     if len(stride) != len(shape):
-        raise RuntimeError(
-            f"mismatch in length of strides and shape: {len(stride)} vs {len(shape)}"
-        )
-    d = dtype or dtypes.get_default_dtype()
-    return _finish(_allocate(shape, stride, d, where), requires_grad)
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match "
+                           f"dimensionality of strides ({len(stride)})")
+    _check_sizes(shape)
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} "
+                           f"and strides={list(stride)}")
+    return _allocate(shape, stride, d, where)
+
+
+@aten.empty_strided.default.impl(DispatchKey.Meta)
+def _empty_strided_meta(size: Sequence[int], stride: Sequence[int], dtype: dtype | None,
+                        layout: Any, device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    return _empty_strided(META, size, stride, dtype, layout, device, pin_memory)
+
+
+@aten.empty_strided.default.impl(DispatchKey.CPU)
+def _empty_strided_cpu(size: Sequence[int], stride: Sequence[int], dtype: dtype | None,
+                       layout: Any, device: Any, pin_memory: builtins.bool | None) -> Tensor:
+    # torch leaves the memory uninitialised; reftensor's fresh storage is zero-filled
+    return _empty_strided(CPU, size, stride, dtype, layout, device, pin_memory)
 
 
 # ---------------------------------------------------------------------- ranges

@@ -70,6 +70,9 @@ class OpEntry:
             meta device it gets ``device="meta"``.
         uninitialised: the result's values are torch's uninitialised memory (``empty``):
             compared in shape, strides and dtype only.
+        factory: the arguments of a factory overload beside the op's tensor ones
+            (``normal(mean: float, std: float, size)``): the tests draw either form, the
+            factory as a ``no_input`` entry with these arguments (no gradient).
     """
 
     name: str
@@ -87,6 +90,7 @@ class OpEntry:
     values: st.SearchStrategy[Any] | None = None
     no_input: bool = False
     uninitialised: bool = False
+    factory: Arguments | None = None
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -1528,6 +1532,14 @@ def normal_tensor_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[st
     return _with_seed(_normal_tensor_arguments(shape))
 
 
+@st.composite
+def normal_factory_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``normal(mean, std, size)``: two numbers (std >= 0) and the options
+    (``_random_options``: the random factories' section below)."""
+    return {"mean": draw(_floats(-3.0, 3.0)), "std": draw(_floats(0.0, 3.0)), "size": shape,
+            **draw(_random_options())}
+
+
 def _sampler_errors(name: str, *args: Any) -> dict[str, Program]:
     """What every in-place sampler refuses, as torch does."""
     return {
@@ -1608,9 +1620,10 @@ OP_DB += [
         "out= of float32": lambda lib: lib.multinomial(lib.ones(2), 1, out=lib.empty(0)),
         "a float num_samples": lambda lib: lib.multinomial(lib.ones(2), 1.5),
     }),
-    # normal(mean: Tensor, std): the drawn input is the mean. normal(float, float, size) is
-    # a factory, not in the op table (tests/test_ch08_rng.py compares it).
-    OpEntry("normal", arguments=normal_tensor_arguments, errors={
+    # normal(mean: Tensor, std): the drawn input is the mean; normal(float, float, size), a
+    # factory, is drawn too (``factory``).
+    OpEntry("normal", arguments=normal_tensor_arguments, factory=normal_factory_arguments,
+            errors={
         "a negative std": lambda lib: lib.normal(lib.ones(2), -1.0),
         "a negative element of std": lambda lib: lib.normal(lib.ones(2), lib.tensor([1.0, -1])),
         "a number mean and a negative element of std":
@@ -1628,6 +1641,15 @@ OP_DB += [
         "a string std": lambda lib: lib.normal(lib.ones(2), "a"),
         "as a method": lambda lib: lib.ones(2).normal(1.0),
         "the mean as input=": lambda lib: lib.normal(input=lib.ones(2), std=1.0),
+        "a factory with a negative std": lambda lib: lib.normal(0.0, -1.0, (2,)),
+        "a factory into int64": lambda lib: lib.normal(0.0, 1.0, (2,), dtype=lib.int64),
+        "a factory into int64 on the meta device": lambda lib: lib.normal(
+            0.0, 1.0, (2,), dtype=lib.int64, device="meta"),
+        "a factory with an int size": lambda lib: lib.normal(0.0, 1.0, 2),
+        "a factory with requires_grad for int64": lambda lib: lib.normal(
+            0.0, 1.0, (2,), dtype=lib.int64, requires_grad=True),
+        "a factory with a dtype that is not out's": lambda lib: lib.normal(
+            0.0, 1.0, (2,), dtype=lib.float64, out=lib.empty(0)),
     }),
 ]
 
@@ -1906,4 +1928,197 @@ OP_DB += [
     }),
 ]
 
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ random factories (chapter 8)
+# New tensors of random numbers: each drawn call seeds both libraries alike first (``Seed``),
+# and the values are compared bit for bit.
+#: ``dtype=`` of a float factory: none, a float dtype, or one it refuses
+RANDOM_FLOAT_DTYPES = st.sampled_from([None, None, *(DtypeName(n) for n in strategies.FLOAT_NAMES),
+                                       float, DtypeName("int64"), DtypeName("bool")])
+
+
+@st.composite
+def _random_options(draw: st.DrawFn, dtypes: st.SearchStrategy[Any] = RANDOM_FLOAT_DTYPES
+                    ) -> dict[str, Any]:
+    """A seeded ``generator`` (or the seeded default one), a ``dtype`` sometimes, and the
+    other options of a factory."""
+    options = {**draw(_tensor_options(dtype=False)), "generator": draw(SEEDS)}
+    d = draw(dtypes)
+    return options if d is None else {**options, "dtype": d}
+
+
+def rand_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``size`` (the drawn shape: 0-d, empty, 16 elements or more for ``randn``'s fill
+    path) and the options."""
+    return _random_options().map(lambda options: {"size": shape, **options})
+
+
+@st.composite
+def randint_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``high`` or ``low`` and ``high`` (small and wide ranges, sometimes empty), ``size``,
+    any dtype (int64 by default)."""
+    high = draw(st.sampled_from([1, 2, 7, 100, 2**30, 2**40]))
+    bounds = draw(st.sampled_from([{"high": high}, {"low": draw(st.sampled_from(
+        [-5, 0, 3, 5])), "high": high}]))
+    return {**bounds, "size": shape, **draw(_random_options(FACTORY_DTYPES))}
+
+
+@st.composite
+def randperm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``n`` (0, 1, a few, more than int8 holds) and any dtype (int64 by default)."""
+    n = draw(st.sampled_from([0, 1, 2, 5, math.prod(shape), 130, 300]))
+    return {"n": n, **draw(_random_options(FACTORY_DTYPES))}
+
+
+@st.composite
+def _like_options(draw: st.DrawFn, shape: tuple[int, ...],
+                  dtypes: st.SearchStrategy[Any] = RANDOM_FLOAT_DTYPES) -> dict[str, Any]:
+    """A ``*_like`` factory's options: those of a factory and a ``memory_format``
+    sometimes (preserve_format keeps a dense input's strides)."""
+    options = draw(_random_options(dtypes))
+    formats = [None, LibValue("preserve_format"), LibValue("contiguous_format")] + (
+        [LibValue("channels_last")] if len(shape) == 4 else [])
+    memory_format = draw(st.sampled_from(formats))
+    return options if memory_format is None else {**options, "memory_format": memory_format}
+
+
+def like_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _like_options(shape)
+
+
+@st.composite
+def randint_like_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``high``, ``low`` and ``high``, or ``high`` as a 0-d int tensor; the options."""
+    high = draw(st.sampled_from([1, 2, 7, 100, 2**30]))
+    spec = draw(strategies.tensors(shape=(), dtypes=("int64",)))
+    bounds = draw(st.sampled_from([
+        {"high": high}, {"low": draw(st.sampled_from([-5, 0, 3])), "high": high},
+        {"high": dataclasses.replace(spec, storage=(high,) * len(spec.storage))}]))
+    return {**bounds, **draw(_like_options(shape, FACTORY_DTYPES))}
+
+
+@st.composite
+def empty_strided_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``size`` and a ``stride`` of any non-negative steps (0: overlapping), and the
+    options."""
+    stride = tuple(draw(st.integers(0, 6)) for _ in shape)
+    return {"size": shape, "stride": stride, **draw(_tensor_options())}
+
+
+def _random_factory_errors(name: str, *first: Any) -> dict[str, Program]:
+    """What every random factory of a ``size`` refuses, as torch does (``first``: the
+    arguments before the size)."""
+    def f(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*first, *args, **kwargs)
+
+    return {
+        "a negative size": lambda lib: f(lib, (2, -1)),
+        "a float size": lambda lib: f(lib, (2.5,)),
+        "a string size": lambda lib: f(lib, "a"),
+        "requires_grad for int64": lambda lib: f(lib, (2,), dtype=lib.int64,
+                                                 requires_grad=True),
+        "pin_memory": lambda lib: f(lib, (2,), pin_memory=True),
+        "a dtype that is not out's": lambda lib: f(lib, (2,), dtype=lib.float64,
+                                                   out=lib.empty(0)),
+        "a device that is not out's": lambda lib: f(lib, (2,), device="meta",
+                                                    out=lib.empty(0)),
+        "a cuda device": lambda lib: f(lib, (2,), device="cuda"),
+        "a generator that is no Generator": lambda lib: f(lib, (2,), generator=1),
+        "an unknown keyword": lambda lib: f(lib, (2,), alpha=1),
+    }
+
+
+def _like_errors(name: str, *after: Any) -> dict[str, Program]:
+    """What every ``*_like`` random factory refuses, as torch does."""
+    def f(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*args, **kwargs)
+
+    return {
+        "no input": lambda lib: f(lib),
+        "a number as input": lambda lib: f(lib, 2, *after),
+        "requires_grad for int64": lambda lib: f(lib, lib.ones(2), *after, dtype=lib.int64,
+                                                 requires_grad=True),
+        "channels_last on 1 dim": lambda lib: f(lib, lib.ones(2), *after,
+                                                memory_format=lib.channels_last),
+        "a generator that is no Generator": lambda lib: f(lib, lib.ones(2), *after,
+                                                          generator=1),
+        "out=": lambda lib: f(lib, lib.ones(2), *after, out=lib.empty(2)),
+    }
+
+
+OP_DB += [
+    OpEntry("rand", arguments=rand_arguments, no_input=True, grad=False, errors={
+        **_random_factory_errors("rand"),
+        "int64": lambda lib: lib.rand(2, dtype=lib.int64),
+        "int64 with no elements": lambda lib: lib.rand(0, dtype=lib.int64),
+        "an int64 out=": lambda lib: lib.rand(2, out=lib.empty(0, dtype=lib.int64)),
+        "no size": lambda lib: lib.rand(),
+    }),
+    OpEntry("randn", arguments=rand_arguments, no_input=True, grad=False, errors={
+        **_random_factory_errors("randn"),
+        "int64": lambda lib: lib.randn(2, dtype=lib.int64),
+        "int64 on the meta device": lambda lib: lib.randn(2, dtype=lib.int64, device="meta"),
+        "an int64 out=": lambda lib: lib.randn(2, out=lib.empty(0, dtype=lib.int64)),
+    }),
+    OpEntry("randint", arguments=randint_arguments, no_input=True, grad=False, errors={
+        **_random_factory_errors("randint", 5),
+        "low >= high": lambda lib: lib.randint(5, 3, (2,)),
+        "low >= high with no elements": lambda lib: lib.randint(5, 3, (0,)),
+        "low >= high on the meta device": lambda lib: lib.randint(5, 3, (2,), device="meta"),
+        "high out of uint8": lambda lib: lib.randint(300, (2,), dtype=lib.uint8),
+        "high out of bool with no elements": lambda lib: lib.randint(3, (0,), dtype=lib.bool),
+        "a float high": lambda lib: lib.randint(3.5, (2,)),
+        "sizes one by one": lambda lib: lib.randint(3, 2, 2),
+        "a size that is an int": lambda lib: lib.randint(3, 2),
+        "no size": lambda lib: lib.randint(3),
+        "four positional arguments": lambda lib: lib.randint(0, 3, 4, (2,)),
+    }),
+    OpEntry("randperm", arguments=randperm_arguments, no_input=True, grad=False, errors={
+        "a negative n": lambda lib: lib.randperm(-1),
+        "a negative n on the meta device": lambda lib: lib.randperm(-1, device="meta"),
+        "a float n": lambda lib: lib.randperm(2.5),
+        "bool": lambda lib: lib.randperm(0, dtype=lib.bool),
+        "n beyond int8": lambda lib: lib.randperm(200, dtype=lib.int8),
+        "n beyond float16's integers": lambda lib: lib.randperm(3000, dtype=lib.float16),
+        "requires_grad for int64": lambda lib: lib.randperm(3, requires_grad=True),
+        "a bool out=": lambda lib: lib.randperm(3, out=lib.empty(0, dtype=lib.bool)),
+        "a dtype that is not out's": lambda lib: lib.randperm(3, dtype=lib.int32,
+                                                              out=lib.empty(0)),
+        "no n": lambda lib: lib.randperm(),
+        "a tuple n": lambda lib: lib.randperm((3,)),
+    }),
+    OpEntry("rand_like", arguments=like_arguments, grad=False, errors={
+        **_like_errors("rand_like"),
+        "an int64 input": lambda lib: lib.rand_like(lib.ones(2, dtype=lib.int64)),
+    }),
+    OpEntry("randn_like", arguments=like_arguments, grad=False, errors={
+        **_like_errors("randn_like"),
+        "an int64 input": lambda lib: lib.randn_like(lib.ones(2, dtype=lib.int64)),
+        "an int64 input on the meta device": lambda lib: lib.randn_like(
+            lib.ones(2, dtype=lib.int64), device="meta"),
+    }),
+    OpEntry("randint_like", arguments=randint_like_arguments, grad=False, errors={
+        **_like_errors("randint_like", 5),
+        "no high": lambda lib: lib.randint_like(lib.ones(2)),
+        "low >= high": lambda lib: lib.randint_like(lib.ones(2), 5, 3),
+        "high out of uint8": lambda lib: lib.randint_like(lib.ones(2, dtype=lib.uint8), 300),
+        "a high tensor with dims": lambda lib: lib.randint_like(lib.ones(2), lib.ones(2)),
+        "a float high": lambda lib: lib.randint_like(lib.ones(2), 2.5),
+    }),
+    OpEntry("empty_strided", arguments=empty_strided_arguments, no_input=True, grad=False,
+            uninitialised=True, errors={
+        "strides of another length": lambda lib: lib.empty_strided((2, 3), (1,)),
+        "a negative size": lambda lib: lib.empty_strided((2, -3), (1, 2)),
+        "a negative stride": lambda lib: lib.empty_strided((2, 3), (1, -2)),
+        "sizes one by one": lambda lib: lib.empty_strided(2, 3),
+        "no stride": lambda lib: lib.empty_strided((2, 3)),
+        "requires_grad for int64": lambda lib: lib.empty_strided((2,), (1,), dtype=lib.int64,
+                                                                 requires_grad=True),
+        "pin_memory": lambda lib: lib.empty_strided((2,), (1,), pin_memory=True),
+        "a cuda device": lambda lib: lib.empty_strided((2,), (1,), device="cuda"),
+        "out=": lambda lib: lib.empty_strided((2,), (1,), out=lib.empty(2)),
+    }),
+]
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -144,6 +144,8 @@ def convert(x: Any) -> Any:
         return getattr(reftensor, str(x).removeprefix("torch."))
     if isinstance(x, torch.device):
         return reftensor.device(str(x))
+    if x is torch.strided:  # reftensor's one layout, which its factories take as None
+        return None
     if isinstance(x, list | tuple):
         return type(x)(convert(e) for e in x)
     if isinstance(x, dict):

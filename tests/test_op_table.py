@@ -160,28 +160,9 @@ def test_the_parser_accepts_and_refuses_what_torch_does(name, method, positional
         # Allowance: the "didn't match because ..." lines under a listed signature follow
         # torch's own re-reading of the signature's text, reproduced only in part; every
         # other line (the call, each signature) must be torch's.
-        if name == "normal":
-            # Allowance: torch.normal's factory form ``(float mean, float std, tuple of
-            # ints size, ...)`` is not in the op table (factories are another change), so
-            # reftensor knows one signature fewer and may word the error otherwise.
-            # Checked instead: both raise TypeError, and every signature reftensor lists
-            # is one torch lists.
-            assert expected[0] == got[0] == "TypeError", (expected, got)
-            listed = [line for line in got[1].splitlines() if line.startswith(" * (")]
-            assert all(line in _normal_signatures() for line in listed), (expected, got)
-            return
         assert _without_explanations(got) == _without_explanations(expected)
     else:
         assert got[0] == expected[0], (expected, got)
-
-
-def _normal_signatures() -> list[str]:
-    """The signature lines of torch.normal's error message."""
-    try:
-        torch.normal()
-    except TypeError as error:
-        return [line for line in str(error).splitlines() if line.startswith(" * (")]
-    raise AssertionError("torch.normal() accepted no arguments")
 
 
 def _without_explanations(outcome: tuple[str, str]) -> tuple[str, list[str]]:
@@ -402,10 +383,14 @@ def _draw_arguments(data: Any, entry: OpEntry, shape: tuple[int, ...]) -> dict[s
     return data.draw(entry.arguments(shape), label="arguments")
 
 
-def _drawn(data: Any, name: str, **options: Any) -> tuple[OpEntry, Any, dict[str, Any]]:
+def _drawn(data: Any, name: str, *, factory: bool = True,
+           **options: Any) -> tuple[OpEntry, Any, dict[str, Any]]:
     """The op's entry, an input drawn for it (``options`` for ``tensors``) and its
-    arguments."""
+    arguments. An op with a factory overload (``entry.factory``) is drawn in either form
+    (``factory``: may it be the factory?), the factory as a ``no_input`` entry."""
     entry = BY_NAME[name]
+    if factory and entry.factory is not None and data.draw(st.booleans(), label="factory"):
+        entry = dataclasses.replace(entry, arguments=entry.factory, no_input=True, grad=False)
     shape = shapes if entry.shapes is None else entry.shapes
     spec = data.draw(strategies.tensors(**{"shape": shape, "dtypes": entry.dtypes,
                                            **options}), label="input")
@@ -551,7 +536,8 @@ def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
     in-place form; an op that is only in-place, such as ``copy_``, always so)."""
     inplace = inplace or name.endswith("_")
     kinds = WRITABLE_KINDS if inplace else strategies.KINDS
-    entry, spec, arguments = _drawn(data, name, dtypes=("float32", "float64"), kinds=kinds)
+    entry, spec, arguments = _drawn(data, name, dtypes=("float32", "float64"), kinds=kinds,
+                                    factory=False)
     arguments = {k: v if k in entry.no_leaves else _as_leaves(v, spec.dtype)
                  for k, v in arguments.items()}
     # where each leaf goes: (argument, None) for a tensor, (argument, i) in a list

@@ -43,6 +43,11 @@ NO_OPINFO: dict[str, str] = {
               "(values compared bit for bit), on the meta device, with its gradient (a "
               "zero) and error inputs, and tests/test_ch08_rng.py compares the streams"
        for name in ("uniform_", "random_", "exponential_")},
+    **{name: f"torch's OpInfo has no entry for torch.{name}; tests/op_db.py's entry runs it "
+              "on drawn sizes, dtypes and options with both libraries' generators seeded "
+              "alike (values compared bit for bit), on the meta device, with its error "
+              "inputs, and tests/test_ch08_rng.py compares the streams"
+       for name in ("rand", "randperm")},
     "contiguous": "a method only (OpInfo's entry is found through reftensor.<name>, which "
                   "torch does not have either); tests/op_db.py's entry runs it on every "
                   "layout, dtype and memory format, with its gradient and error inputs",

@@ -853,27 +853,36 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "or 2-d or not floating, ``num_samples <= 0``, more samples than categories "
                 "without replacement, a weight that is negative, inf or nan, a row summing "
                 "to 0, an ``out=`` that is not int64."),
-    # torch.normal's fourth form, ``normal(mean: float, std: float, size)``, is a factory:
-    # reftensor.normal (random/normal.py) runs it, and hands tensor means and stds here.
+    # torch.normal's fourth form, ``normal(mean: float, std: float, size)``, is a factory
+    # (its kernels: random/normal.py, beside the others).
     declare("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> "
             "Tensor",
             "normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> "
             "Tensor",
             "normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> "
-            "Tensor", method=False,
+            "Tensor",
+            "normal.float_float(float mean, float std, SymInt[] size, *, Generator? "
+            "generator=None, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None) -> Tensor", method=False,
             out=("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? "
                  "generator=None, Tensor(a!) out) -> Tensor(a!)",
                  "normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? "
                  "generator=None, Tensor(a!) out) -> Tensor(a!)",
                  "normal.float_Tensor_out(float mean, Tensor std, *, Generator? "
-                 "generator=None, Tensor(a!) out) -> Tensor(a!)"),
+                 "generator=None, Tensor(a!) out) -> Tensor(a!)",
+                 "normal.float_float_out(float mean, float std, SymInt[] size, *, "
+                 "Generator? generator=None, Tensor(a!) out) -> Tensor(a!)"),
             doc="Normal numbers with a tensor of means or of stds (``torch.normal``), as "
                 "torch computes them: standard normals drawn into the result (contiguous; "
                 "the dtype of ``mean``, or of ``std`` when ``mean`` is a number; "
                 "``normal_(0, std)`` for a number ``std``), then ``*= std`` and ``+= mean`` "
                 "in place. With ``out=``, ``out`` is resized and drawn into in its own "
                 "dtype.\n\nRaises RuntimeError for a negative std or shapes that do not "
-                "broadcast; NotImplementedError for a result dtype that is not floating."),
+                "broadcast; NotImplementedError for a result dtype that is not floating. "
+                "``normal(mean, std, size)`` with two numbers is a factory: "
+                "``empty(size).normal_(mean, std)``, with the options of ``zeros`` "
+                "(``dtype``: the default float dtype), no derivative; with ``out=``, "
+                "``out`` is resized to ``size`` and drawn into in its own dtype."),
     # ---------------------------------------------------------- factories (chapter 1)
     declare("zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
             "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
@@ -1000,6 +1009,144 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "a view without the leading dims); ``self`` itself when ``size`` is its "
                 "shape. Integer and bool tensors sum to int64.\n\nRaises RuntimeError for "
                 "a ``size`` that does not expand to self's shape."),
+    # ---------------------------------------------------------- random factories (chapter 8)
+    # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
+    # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),
+    # torch's numbers bit for bit for the same seed; the ``*_like`` ones take the shape,
+    # dtype, device and (``preserve_format``) dense strides of their input. A new result's
+    # ``_version`` stays 0; ``out=`` counts as one write. Kernels in reftensor/random/.
+    declare("rand.generator(SymInt[] size, *, Generator? generator, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor",
+            "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("rand.generator_out(SymInt[] size, *, Generator? generator, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)"),
+            doc="A contiguous tensor of shape ``size`` (ints one by one or one tuple) of "
+                "uniform numbers in [0, 1) (``torch.rand``): ``empty(size).uniform_()``, "
+                "drawn from ``generator`` (default: the default generator), float32 from 24 "
+                "random "
+                "bits, float64 from 53; dtype: ``dtype`` or the default float dtype. The "
+                "options as ``zeros``'s; with ``out=``, ``out`` is resized to ``size`` and "
+                "drawn into in its own dtype. On the meta device nothing is checked or "
+                "drawn, as in torch.\n\nRaises NotImplementedError for a dtype that is not "
+                "floating (even with no elements); RuntimeError and TypeError as ``zeros``."),
+    declare("randn.generator(SymInt[] size, *, Generator? generator, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor",
+            "randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("randn.generator_out(SymInt[] size, *, Generator? generator, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)"),
+            doc="A contiguous tensor of shape ``size`` of standard normal numbers "
+                "(``torch.randn``): ``empty(size).normal_()``, by Box-Muller (torch's fill "
+                "path for 16 elements or more, else its serial path); dtype, options and "
+                "``out=`` as ``rand``.\n\nRaises NotImplementedError for a dtype that is "
+                "not floating, when there are elements (RuntimeError on the meta device, "
+                "always, as torch); RuntimeError and TypeError as ``zeros``."),
+    declare("randint.generator(SymInt high, SymInt[] size, *, Generator? generator, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor",
+            "randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            "randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, "
+            "Generator? generator, ScalarType? dtype=long, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor",
+            "randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? "
+            "dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", method=False,
+            out=("randint.generator_out(SymInt high, SymInt[] size, *, Generator? "
+                 "generator, Tensor(a!) out) -> Tensor(a!)",
+                 "randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, "
+                 "*, Generator? generator, Tensor(a!) out) -> Tensor(a!)",
+                 "randint.low_out(SymInt low, SymInt high, SymInt[] size, *, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            doc="A contiguous tensor of shape ``size`` (a tuple) of integers in [low, "
+                "high), ``low`` 0 unless given (``torch.randint``): ``empty(size).random_(low, "
+                "high)``, a raw draw modulo ``high - low``; dtype: ``dtype`` or int64 (any "
+                "dtype, floats too). Options as ``zeros``'s; with ``out=``, ``out`` is "
+                "resized to ``size`` and drawn into in its own dtype.\n\nRaises "
+                "RuntimeError for ``low >= high`` (on the meta device too), bounds the dtype "
+                "cannot hold (even with no elements), and as ``zeros``; TypeError for a "
+                "bound that is not an int."),
+    declare("randperm.generator(SymInt n, *, Generator? generator, ScalarType? "
+            "dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor",
+            "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("randperm.generator_out(SymInt n, *, Generator? generator, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)"),
+            doc="A random permutation of ``0 .. n-1``, shape ``(n,)`` "
+                "(``torch.randperm``): torch's Fisher-Yates shuffle; dtype: ``dtype`` or "
+                "int64. Options as "
+                "``zeros``'s; with ``out=``, ``out`` is resized to ``(n,)``.\n\nRaises "
+                "RuntimeError for ``n < 0``, an ``n - 1`` the dtype cannot hold or (float "
+                "dtypes) hold exactly; NotImplementedError for bool (the meta device checks "
+                "only ``n``)."),
+    declare("rand_like.generator(Tensor self, *, Generator? generator, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+            "rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor", method=False,
+            doc="``rand`` of ``input``'s shape (``torch.rand_like``): dtype and device "
+                "``input``'s unless given; with ``memory_format=preserve_format`` (the "
+                "default) the result has the strides of a dense ``input`` (else "
+                "contiguous), and the numbers fill memory order: ``rand_like(x.t())`` is "
+                "``rand(x.shape).t()`` for the same seed.\n\nRaises as ``rand``; "
+                "TypeError for an ``input`` that is not a tensor."),
+    declare("randn_like.generator(Tensor self, *, Generator? generator, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+            "randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor", method=False,
+            doc="``randn`` of ``input``'s shape (``torch.randn_like``), laid out as "
+                "``rand_like``'s result (a result that is not contiguous takes the serial "
+                "path).\n\nRaises as ``randn``; TypeError for an ``input`` that is not a "
+                "tensor."),
+    declare("randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, "
+            "*, Generator? generator, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor",
+            "randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, "
+            "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+            "randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? "
+            "generator, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> "
+            "Tensor",
+            "randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, "
+            "Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+            "MemoryFormat? memory_format=None) -> Tensor",
+            "randint_like.generator(Tensor self, SymInt high, *, Generator? "
+            "generator, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> "
+            "Tensor",
+            "randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, "
+            "Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+            "MemoryFormat? memory_format=None) -> Tensor", method=False,
+            doc="``randint`` of ``input``'s shape (``torch.randint_like``), laid out as "
+                "``rand_like``'s result: integers in [low, high) (``low`` 0 unless given; "
+                "``high`` an int or a 0-d tensor, read as an int), in ``input``'s dtype "
+                "unless given.\n\nRaises as ``randint``, and RuntimeError for a ``high`` "
+                "tensor with dims."),
+    # ---------------------------------------------------------- fresh storage (chapter 1)
+    declare("empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, "
+            "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> "
+            "Tensor", method=False,
+            doc="A tensor of shape ``size`` laid out with exactly ``stride`` in a fresh "
+                "storage of ``1 + sum((size_k - 1) * stride_k)`` elements (0 when empty) "
+                "(``torch.empty_strided``): torch leaves the memory uninitialised, "
+                "reftensor's is zero-filled; dtype: ``dtype`` or the default float dtype, "
+                "options as ``zeros``'s.\n\nRaises RuntimeError for sizes and strides of "
+                "different lengths, a negative size or stride, and as ``zeros``; TypeError "
+                "for sizes given one by one."),
 ]
 
 

@@ -54,7 +54,8 @@ _LIST_NAMES = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "SymInt": "
 _PYTHON_TYPES_AS_DTYPES = {builtins.bool: dtypes.bool, builtins.int: dtypes.int64,
                            builtins.float: dtypes.float64}
 #: Defaults that a schema writes as a name rather than a Python literal.
-_NAMED_DEFAULTS = {"contiguous_format": layout.contiguous_format, "Mean": 1, "Sum": 2}
+_NAMED_DEFAULTS = {"contiguous_format": layout.contiguous_format, "Mean": 1, "Sum": 2,
+                   "long": dtypes.int64}
 
 
 #: torch's own C types print with their module (``Py_TYPE(obj)->tp_name``).
@@ -357,6 +358,8 @@ class Signature:
                           else p.default if p.convert is None else p.convert(p.default)
                           for p in self.params]
         self._required = [p.default is REQUIRED for p in self.params]
+        self._required_keywords = [p.name for p in self.params
+                                   if p.kwarg_only and p.default is REQUIRED]
 
     def text(self) -> str:
         parts, star = [], False
@@ -397,6 +400,8 @@ class Signature:
             values = self.positional(args)
             if values is not None:
                 return values
+        if not raise_errors and any(k not in kwargs for k in self._required_keywords):
+            return None  # (``rand.generator`` without ``generator=``: no need to look further)
         params = self.params
         if len(args) > self.max_pos_args and not (self.varargs_intlist
                                                   and _check_int(args[0])):

@@ -25,7 +25,6 @@ from typing import Any
 from .. import layout
 from .._ops import aten
 from ..advanced_indexing import legacy_type_name
-from ..factories import empty_strided
 from ..tensor import Tensor
 from .grad_mode import state
 
@@ -241,9 +240,9 @@ class AccumulateGrad(Node):
                       else layout.contiguous_strides(var._shape))
             if state.enabled:  # create_graph: keep the gradient's own history, as torch's
                 # clone_obey_contract: a copy_ into empty_strided (CopyBackwards) when dense
-
                 if stride == var._stride:
-                    var._grad = empty_strided(var._shape, stride, dtype=g._dtype).copy_(g)
+                    var._grad = aten.empty_strided(var._shape, stride, dtype=g._dtype,
+                                                   device=g.device).copy_(g)
                 else:
                     var._grad = g.clone()
             elif g._stride == stride:

@@ -6,7 +6,7 @@ element in memory order, so with the same seed it zeroes exactly the elements to
 
 from __future__ import annotations
 
-from .. import factories, layout
+from .. import layout
 from .._ops import aten
 from ..tensor import Tensor
 
@@ -35,8 +35,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1:
         zero = aten.zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(zero) if inplace else input * zero
-    noise = factories.empty_strided(input.shape, input._strides_for(layout.preserve_format),
-                                    dtype=input.dtype, device=input.device)
+    noise = aten.empty_strided(input.shape, input._strides_for(layout.preserve_format),
+                               dtype=input.dtype, device=input.device)
     noise.bernoulli_(1.0 - p)  # the op table's sampler (chapter 8's kernel)
     noise.div_(1.0 - p)
     return input.mul_(noise) if inplace else input * noise

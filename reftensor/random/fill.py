@@ -17,19 +17,21 @@ in-place rules.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, factories, iterator, layout
-from ..device import as_device
+from .._ops import DispatchKey
+from ..device import CPU, META, as_device
+from ..device import device as device_type
 from ..dtypes import dtype
 from ..tensor import Tensor
 from .generator import Generator, default_generator
 
 __all__ = ["resolve", "memory_order", "write", "inplace", "bump", "check_floating", "fresh",
-           "like", "new", "FLOATING", "SCALAR_TYPE"]
+           "draw", "like", "new", "new_or_out", "register_factory", "FLOATING", "SCALAR_TYPE"]
 
 FLOATING = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
@@ -94,28 +96,74 @@ def check_floating(kernel: str, d: dtype) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE[d]}\'')
 
 
-def fresh(kernel: Callable[..., Any], t: Tensor, *args: Any, requires_grad: bool = False
-          ) -> Tensor:
+def fresh(kernel: Callable[..., Any], t: Tensor, *args: Any) -> Tensor:
     """Fill the new tensor ``t`` of a factory (``rand``, ...): unlike the in-place methods
-    this leaves ``_version`` at 0, as torch does; then set ``requires_grad``."""
+    this leaves ``_version`` at 0, as torch does (a meta ``t`` is left as it is)."""
     if not t.is_meta and t.numel():
         kernel(t, *args)
-    if requires_grad:
-        t.requires_grad_(True)
     return t
 
 
-def like(input: Tensor, dtype: dtype | None, device: Any, memory_format: Any) -> Tensor:
+def draw(kernel: Callable[..., Any], t: Tensor, out: Tensor | None, *args: Any) -> Tensor:
+    """The end of a random factory's kernel: ``kernel(t, *args)`` fills its new tensor
+    ``t`` (:func:`fresh`), or ``out`` with the in-place rules (:func:`inplace`: one write);
+    on the meta device nothing is drawn."""
+    if out is None:
+        return fresh(kernel, t, *args)
+    if out.is_meta:
+        return bump(out)
+    return inplace(kernel, out, *args)
+
+
+def like(input: Tensor, dtype: dtype | None, device: Any, memory_format: Any,
+         pin_memory: bool | None = None) -> Tensor:
     """A new tensor shaped like ``input`` for the ``*_like`` samplers (``torch.empty_like``):
-    ``preserve_format`` keeps a dense input's strides, so those samplers fill memory order."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"expected Tensor as argument 'input', but got {type(input).__name__}")
-    return factories.empty_strided(input.shape, input._strides_for(memory_format),
-                                   dtype=dtype or input.dtype,
-                                   device=input.device if device is None else device)
+    ``preserve_format`` keeps a dense input's strides, so those samplers fill memory order;
+    dtype and device ``input``'s unless given (checked as a factory's options)."""
+    d = factories._options(dtype, device, pin_memory, input.dtype)
+    where = input.device if device is None else as_device(device)
+    return factories._allocate(input.shape, input._strides_for(memory_format), d, where)
 
 
-def new(name: str, size: tuple[Any, ...], dtype: dtype | None, device: Any) -> Tensor:
-    """A new contiguous tensor for a factory sampler such as ``rand(2, 3)``."""
-    shape = factories._parse_size(name, size)
-    return factories._contiguous(shape, dtype or dtypes.get_default_dtype(), as_device(device))
+def new(size: Sequence[int], dtype: dtype | None, device: Any, pin_memory: bool | None,
+        where: device_type, default: dtype | None = None) -> Tensor:
+    """A new contiguous tensor for a factory sampler such as ``rand(2, 3)`` (dtype: ``dtype``,
+    ``default`` or the default float dtype), on ``where`` (the device of the kernel)."""
+    return factories._contiguous(size, factories._options(dtype, device, pin_memory, default),
+                                 where)
+
+
+def new_or_out(size: Sequence[int], out: Tensor | None, dtype: dtype | None, device: Any,
+               pin_memory: bool | None, where: device_type, default: dtype | None = None,
+               *, resize_counts: bool = False) -> Tensor:
+    """``out`` resized to ``size`` (as torch's ``resize_``: it keeps its strides when it
+    has that shape) for a factory's ``.out`` overload; else a new tensor (:func:`new`).
+
+    ``resize_counts``: the ``.out`` overload is a composite of torch's (``randn.out`` is
+    ``out.resize_(size).normal_()`` above autograd), whose ``resize_`` counts as a write of
+    its own when the shape changes (one more ``_version``)."""
+    if out is None:
+        return new(size, dtype, device, pin_memory, where, default)
+    if resize_counts and out._shape != tuple(size):
+        bump(out)
+    return factories._resize(out, tuple(size))
+
+
+def register_factory(body: Callable[..., Tensor], *overloads: Any, **fixed: Any) -> None:
+    """Register ``body`` as the CPU and the Meta kernel of a factory's ``overloads``
+    (``rand``, ``rand.generator``, ``rand.out``, ...): each calls ``body(where, **arguments
+    by schema name, **fixed)``, ``where`` being the device of the kernel (CPU or meta), so
+    that one function serves every overload, those without a ``generator`` or ``out``
+    too."""
+    for overload in overloads:
+        names = tuple(a.name for a in overload.schema.arguments)
+        overload.impl(DispatchKey.CPU)(_kernel(body, CPU, names, fixed))
+        overload.impl(DispatchKey.Meta)(_kernel(body, META, names, fixed))
+
+
+def _kernel(body: Callable[..., Tensor], where: device_type, names: tuple[str, ...],
+            fixed: dict[str, Any]) -> Callable[..., Tensor]:
+    def kernel(*values: Any) -> Tensor:
+        return body(where, **dict(zip(names, values, strict=True)), **fixed)
+
+    return kernel

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, factories
 from ..device import CPU
 from ..device import device as _device
 from ..tensor import Tensor
@@ -179,8 +179,6 @@ class Generator:
         state words, then the cached normals (f64 value at byte 5024 with an i32 flag at
         5040; f32 value at 5048 with a bool flag at 5052); padding is zero.
         """
-        from .. import factories
-
         left, nxt = self._left_next()
         words = self._engine.state["state"]["key"].astype("<u8").tobytes()
         double, single = self._normal_double, self._normal_float

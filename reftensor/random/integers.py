@@ -16,19 +16,22 @@ torch makes integers from raw draws with a plain modulo (no rejection, so a smal
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes, layout
+from .. import dtypes
 from .._ops import DispatchKey, aten
+from ..device import META
+from ..device import device as device_type
 from ..dtype_info import finfo, iinfo
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import fill
 from .generator import Generator
 
-__all__ = ["random_", "random_from", "random_to", "randint", "randint_like", "randperm"]
+__all__ = ["random_", "random_from", "random_to"]
 
 DIGITS = {dtypes.float16: 11, dtypes.bfloat16: 8, dtypes.float32: 24, dtypes.float64: 53}
 CTYPE = {dtypes.bool: "bool", dtypes.uint8: "unsigned char", dtypes.int8: "signed char",
@@ -171,12 +174,6 @@ def _bounds(t: Tensor, low: int, high: int | None) -> tuple[int, int | None]:
     return low, top - low + 1
 
 
-def _as_int(v: Any, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int | np.integer):
-        raise TypeError(f"random_(): argument '{name}' must be int, not {type(v).__name__}")
-    return int(v)
-
-
 @aten.random_.default.impl(DispatchKey.CPU)
 def random_(self: Tensor, generator: Generator | None) -> Tensor:
     """``self.random_()``: [0, max] of the dtype."""
@@ -217,52 +214,49 @@ def random_from_meta(self: Tensor, from_: int, to: int | None, generator: Genera
     return fill.bump(self)
 
 
-def _randint_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, int, Any]:
-    """``randint(high, size)`` or ``randint(low, high, size)`` (positional or keyword)."""
-    names = ("low", "high", "size") if len(args) == 3 or "high" in kwargs else ("high", "size")
-    values = dict(zip(names, args, strict=False))
-    for key in ("low", "high", "size"):
-        if key in kwargs:
-            if key in values:
-                raise TypeError(f"randint() got multiple values for argument '{key}'")
-            values[key] = kwargs.pop(key)
-    if len(args) > 3 or "high" not in values or "size" not in values:
-        raise TypeError("randint() received an invalid combination of arguments: expected "
-                        "(low=0, high, size)")
-    return _as_int(values.get("low", 0), "low"), _as_int(values["high"], "high"), \
-        values["size"]
+def _randint(where: device_type, high: int | Tensor, size: Sequence[int] | None = None,
+             low: int = 0, generator: Generator | None = None, dtype: dtype | None = None,
+             layout: Any = None, device: Any = None, pin_memory: bool | None = None,
+             out: Tensor | None = None, self: Tensor | None = None,
+             memory_format: Any = None) -> Tensor:
+    """``randint`` (a new tensor of ``size``, int64 unless ``dtype``, or ``out`` resized)
+    and ``randint_like`` (one like ``self``; ``high`` an int or a 0-d tensor):
+    ``random_(low, high)`` on it. torch checks the bounds even with no elements; its meta
+    kernel of randint only that ``low < high``."""
+    if self is not None:
+        high = _high_of(high)
+        t = fill.like(self, dtype, device, memory_format, pin_memory)
+    else:
+        t = fill.new_or_out(size, out, dtype, device, pin_memory, where, dtypes.int64)
+    if where is META:  # (randint_like's meta kernel checks nothing)
+        if self is None and low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={low} >= to={high}")
+        return fill.draw(_from_to_kernel, t, out)
+    low, span = _bounds(t, low, high)
+    return fill.draw(_from_to_kernel, t, out, low, span, fill.resolve(generator))
 
 
-def randint(*args: Any, generator: Generator | None = None, dtype: dtype | None = None,
-            device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
-    """``randint(low=0, high, size)``: integers in [low, high) (``torch.randint``); int64 by
-    default.
+def _high_of(high: int | Tensor) -> int:
+    """``randint_like``'s ``high``: an int, or a 0-d CPU tensor read as one.
 
     Raises:
-        RuntimeError: ``low >= high``, bounds the dtype cannot hold, or requires_grad for an
-        integer dtype.
+        RuntimeError: a tensor with dims, or on the meta device, in torch's words.
     """
-    low, high, size = _randint_args(args, kwargs)
-    if kwargs:
-        raise TypeError(f"randint() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    t = fill.new("randint", (size,), dtype or dtypes.int64, device)
-    gen = fill.resolve(generator)
-    low, span = _bounds(t, low, high)
-    return fill.fresh(_from_to_kernel, t, low, span, gen, requires_grad=requires_grad)
+    if not isinstance(high, Tensor):
+        return high
+    if high.dim() != 0 or high.is_meta:
+        raise RuntimeError("high must be a scalar tensor and on CPU")
+    return int(high.item())
 
 
-def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
-                 generator: Generator | None = None, dtype: dtype | None = None,
-                 device: Any = None, requires_grad: bool = False,
-                 memory_format: Any = layout.preserve_format) -> Tensor:
-    """``randint`` shaped (and, for a dense input, strided) like ``input``
-    (``torch.randint_like``); ``randint_like(x, high)`` means ``low = 0``."""
-    if high is None:
-        low, high = 0, low
-    t = fill.like(input, dtype, device, memory_format)
-    low, span = _bounds(t, _as_int(low, "low"), _as_int(high, "high"))
-    return fill.fresh(_from_to_kernel, t, low, span, fill.resolve(generator),
-                      requires_grad=requires_grad)
+fill.register_factory(_randint, aten.randint.default, aten.randint.generator,
+                      aten.randint.low, aten.randint.low_generator, aten.randint.out,
+                      aten.randint.generator_out, aten.randint.low_out,
+                      aten.randint.low_generator_out, aten.randint_like.default,
+                      aten.randint_like.generator, aten.randint_like.Tensor,
+                      aten.randint_like.Tensor_generator, aten.randint_like.low_dtype,
+                      aten.randint_like.low_generator_dtype)
 
 
 def _randperm_kernel(t: Tensor, n: int, gen: Generator) -> None:
@@ -281,18 +275,24 @@ def _randperm_kernel(t: Tensor, n: int, gen: Generator) -> None:
     _store(t, np.array(perm, dtype=np.int64))
 
 
-def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A random permutation of ``0..n-1`` (``torch.randperm``); int64 by default.
+def _randperm(where: device_type, n: int, generator: Generator | None = None,
+              dtype: dtype | None = None, layout: Any = None, device: Any = None,
+              pin_memory: bool | None = None, out: Tensor | None = None) -> Tensor:
+    """``randperm(n)``: a new tensor of ``(n,)`` (int64 unless ``dtype``), or ``out``
+    resized, shuffled. The meta kernel checks only ``n >= 0`` (as the allocation does)."""
+    t = fill.new_or_out((n,), out, dtype, device, pin_memory, where, dtypes.int64)
+    if where is not META:
+        _check_randperm(n, t.dtype)
+    return fill.draw(_randperm_kernel, t, out, n, fill.resolve(generator))
+
+
+def _check_randperm(n: int, d: dtype) -> None:
+    """torch's checks of ``randperm``'s ``n`` against the dtype.
 
     Raises:
-        RuntimeError: ``n < 0``, or ``n`` too large for ``dtype``.
+        NotImplementedError: bool. RuntimeError: ``n - 1`` that the dtype cannot hold, or
+            (float dtypes but bfloat16) hold exactly.
     """
-    if isinstance(n, bool) or not isinstance(n, int | np.integer):
-        raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
-    n = int(n)
-    t = fill.new("randperm", (n,), dtype or dtypes.int64, device)
-    d = t.dtype
     if d == dtypes.bool:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     if n - 1 > _limits(d)[1]:  # n - 1 must fit the dtype ...
@@ -301,7 +301,9 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None 
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     exact = {dtypes.float16: 11, dtypes.float32: 24, dtypes.float64: 53}.get(d)
     if exact is not None and n > (1 << exact) + 1:  # ... and be exact (not checked for bf16)
-        raise RuntimeError(f"n cannot be greater than 2^{exact}+1 for {fill.SCALAR_TYPE[d]} "
-                           "type.")
-    return fill.fresh(_randperm_kernel, t, n, fill.resolve(generator),
-                      requires_grad=requires_grad)
+        raise RuntimeError(f"n cannot be greater than {(1 << exact) + 1} for "
+                           f"{fill.SCALAR_TYPE[d]} type.")
+
+
+fill.register_factory(_randperm, aten.randperm.default, aten.randperm.generator,
+                      aten.randperm.out, aten.randperm.generator_out)

@@ -1,4 +1,4 @@
-"""Normal numbers: ``randn``, ``randn_like``, ``Tensor.normal_`` and ``normal``.
+"""Normal numbers: ``Tensor.normal_``, ``randn``, ``randn_like`` and ``normal``.
 
 torch turns uniforms into normals with the Box-Muller transform: two uniforms give a radius
 ``r = sqrt(-2 ln u)`` and an angle ``theta = 2 pi u'``, and ``r cos theta``, ``r sin theta``
@@ -22,12 +22,15 @@ every number:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import broadcasting, dtypes, iterator, layout
 from .._ops import DispatchKey, aten
+from ..device import META
+from ..device import device as device_type
 from ..dtypes import dtype
 from ..promotion import result_type
 from ..tensor import Tensor
@@ -37,7 +40,7 @@ from .generator import Generator
 from .normal_float32 import box_muller_avx2, box_muller_libm
 from .uniform import u24, u53
 
-__all__ = ["randn", "randn_like", "normal_", "normal"]
+__all__ = ["normal_"]
 
 TWO_PI = 2.0 * math.pi
 
@@ -144,11 +147,6 @@ def _check_std(std: float) -> None:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
-def _check(t: Tensor, std: float) -> None:
-    fill.check_floating("normal_kernel_cpu", t.dtype)
-    _check_std(std)
-
-
 def _check_floating_meta(d: dtype) -> None:
     """torch's meta functions (``check_fp_or_complex``) refuse other dtypes so."""
     if not d.is_floating_point:
@@ -174,30 +172,33 @@ def normal_meta(self: Tensor, mean: float, std: float, generator: Generator | No
     return fill.bump(self)
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: dtype | None = None,
-          device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A new contiguous tensor of ``size`` with standard normal numbers (``torch.randn``).
+def _normal(where: device_type, size: Sequence[int] | None = None,
+            generator: Generator | None = None, dtype: dtype | None = None,
+            layout: Any = None, device: Any = None, pin_memory: bool | None = None,
+            out: Tensor | None = None, self: Tensor | None = None, memory_format: Any = None,
+            mean: float = 0.0, std: float = 1.0, resize_counts: bool = False) -> Tensor:
+    """``randn`` and ``normal(mean, std, size)`` (a new tensor of ``size``, or ``out``
+    resized) and ``randn_like`` (one like ``self``): ``normal_(mean, std)`` on it. As in
+    ``normal_``, ``std`` is checked first, then the dtype: on the CPU only when there are
+    elements, on the meta device always. (``resize_counts``: see ``fill.new_or_out``.)"""
+    if self is not None:
+        t = fill.like(self, dtype, device, memory_format, pin_memory)
+    else:
+        t = fill.new_or_out(size, out, dtype, device, pin_memory, where,
+                            resize_counts=resize_counts)
+    _check_std(std)
+    if where is META:
+        _check_floating_meta(t.dtype)
+    elif t.numel():
+        fill.check_floating("normal_kernel_cpu", t.dtype)
+    return fill.draw(_kernel, t, out, mean, std, fill.resolve(generator))
 
-    Default dtype float32; with the same seed, bit for bit torch's numbers.
 
-    Raises:
-        NotImplementedError: an integer or bool dtype. TypeError/RuntimeError: a bad size.
-    """
-    t = fill.new("randn", size, dtype, device)
-    _check(t, 1.0)
-    return fill.fresh(_kernel, t, 0.0, 1.0, fill.resolve(generator),
-                      requires_grad=requires_grad)
-
-
-def randn_like(input: Tensor, *, generator: Generator | None = None,
-               dtype: dtype | None = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = layout.preserve_format) -> Tensor:
-    """``randn`` with the shape (and, for a dense input, the strides) of ``input``
-    (``torch.randn_like``): a non-contiguous result takes the serial path."""
-    t = fill.like(input, dtype, device, memory_format)
-    _check(t, 1.0)
-    return fill.fresh(_kernel, t, 0.0, 1.0, fill.resolve(generator),
-                      requires_grad=requires_grad)
+fill.register_factory(_normal, aten.randn.default, aten.randn.generator,
+                      aten.randn_like.default, aten.randn_like.generator,
+                      aten.normal.float_float, aten.normal.float_float_out)
+# torch's randn.out and randn.generator_out are composites: ``out.resize_(size).normal_()``
+fill.register_factory(_normal, aten.randn.out, aten.randn.generator_out, resize_counts=True)
 
 
 # ------------------------------------------------------------- normal with tensor arguments
@@ -337,39 +338,3 @@ aten.normal.Tensor_float_out.impl(DispatchKey.Meta)(
     _out_meta(lambda mean, std, out: broadcasting.broadcast_shapes(mean.shape, out.shape)))
 aten.normal.float_Tensor_out.impl(DispatchKey.Meta)(
     _out_meta(lambda mean, std, out: std.shape))
-
-
-def normal(*args: Any, **kwargs: Any) -> Tensor:
-    """Normal numbers with the given mean and std (``torch.normal``), in four forms:
-
-    * ``normal(mean: float, std: float, size, *, generator, dtype, device, requires_grad)``:
-      a factory, ``empty(size).normal_(mean, std)``;
-    * ``normal(mean: Tensor, std: Tensor)``, ``normal(mean: Tensor, std: float = 1)``,
-      ``normal(mean: float, std: Tensor)``, each with ``out=``: the op table's
-      ``aten.normal`` (standard normals drawn into the result, then ``* std`` and ``+ mean``).
-
-    Raises:
-        RuntimeError: a negative std. TypeError: arguments that fit no form.
-    """
-    mean = args[0] if args else kwargs.get("mean")
-    std = args[1] if len(args) > 1 else kwargs.get("std")
-    size = args[2] if len(args) > 2 else kwargs.get("size")
-    if not (_is_number(mean) and _is_number(std) and isinstance(size, tuple | list)):
-        return aten.normal(*args, **kwargs)  # (a TypeError when no tensor form fits either)
-    return _normal_factory(*args, **kwargs)
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, int | float | np.integer | np.floating)
-
-
-def _normal_factory(mean: float, std: float, size: Any, *,
-                    generator: Generator | None = None, dtype: dtype | None = None,
-                    layout: Any = None, device: Any = None, pin_memory: bool = False,
-                    requires_grad: bool = False) -> Tensor:
-    """``normal(mean, std, size)``: ``empty(size).normal_(mean, std)`` (``layout``: only
-    the one strided layout there is; ``pin_memory`` changes nothing here)."""
-    t = fill.new("normal", (size,), dtype, device)
-    _check(t, float(std))
-    return fill.fresh(_kernel, t, float(mean), float(std), fill.resolve(generator),
-                      requires_grad=requires_grad)

@@ -1,4 +1,4 @@
-"""Uniform floats: ``rand``, ``rand_like`` and ``Tensor.uniform_``.
+"""Uniform floats: ``Tensor.uniform_``, ``rand`` and ``rand_like``.
 
 A float is made from the **low** bits of the engine's output (``uniform_real`` in torch):
 
@@ -14,12 +14,15 @@ FMA, its DEFAULT build rounds twice (``fma.py``). A result that rounds up to ``b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes, layout
+from .. import dtypes
 from .._ops import DispatchKey, aten
+from ..device import CPU
+from ..device import device as device_type
 from ..dtype_info import finfo
 from ..dtypes import dtype
 from ..tensor import Tensor
@@ -27,7 +30,7 @@ from . import fill
 from .fma import fma32, fma64, fused
 from .generator import Generator
 
-__all__ = ["rand", "rand_like", "uniform_", "u24", "u53"]
+__all__ = ["uniform_", "u24", "u53"]
 
 _TWO_M24 = np.float32(2.0**-24)
 _TWO_M53 = 2.0**-53
@@ -108,29 +111,26 @@ def uniform_meta(self: Tensor, from_: float, to: float, generator: Generator | N
     return fill.bump(self)
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: dtype | None = None,
-         device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A new contiguous tensor of ``size`` with uniform numbers in [0, 1) (``torch.rand``).
+def _rand(where: device_type, size: Sequence[int] | None = None,
+          generator: Generator | None = None, dtype: dtype | None = None,
+          layout: Any = None, device: Any = None, pin_memory: bool | None = None,
+          out: Tensor | None = None,
+          self: Tensor | None = None, memory_format: Any = None,
+          resize_counts: bool = False) -> Tensor:
+    """``rand`` (a new tensor of ``size``, or ``out`` resized) and ``rand_like`` (one like
+    ``self``): ``uniform_(0, 1)`` on it. torch checks the dtype even with no elements; its
+    meta kernel checks nothing. (``resize_counts``: see ``fill.new_or_out``.)"""
+    if self is not None:
+        t = fill.like(self, dtype, device, memory_format, pin_memory)
+    else:
+        t = fill.new_or_out(size, out, dtype, device, pin_memory, where,
+                            resize_counts=resize_counts)
+    if where is CPU:
+        _check_bounds(t, 0.0, 1.0)
+    return fill.draw(_kernel, t, out, 0.0, 1.0, fill.resolve(generator))
 
-    Default dtype float32; with the same seed, bit for bit torch's numbers.
 
-    Raises:
-        NotImplementedError: an integer or bool dtype. TypeError/RuntimeError: a bad size.
-    """
-    t = fill.new("rand", size, dtype, device)
-    _check_bounds(t, 0.0, 1.0)
-    return fill.fresh(_kernel, t, 0.0, 1.0, fill.resolve(generator),
-                      requires_grad=requires_grad)
-
-
-def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: dtype | None = None,
-              device: Any = None, requires_grad: bool = False,
-              memory_format: Any = layout.preserve_format) -> Tensor:
-    """``rand`` with the shape of ``input`` (``torch.rand_like``). With ``preserve_format``
-    the result has ``input``'s strides when it is dense, so the numbers fill memory order:
-    ``rand_like(x.t())`` is ``rand(x.shape).t()`` for the same seed."""
-    t = fill.like(input, dtype, device, memory_format)
-    _check_bounds(t, 0.0, 1.0)
-    return fill.fresh(_kernel, t, 0.0, 1.0, fill.resolve(generator),
-                      requires_grad=requires_grad)
-
+fill.register_factory(_rand, aten.rand.default, aten.rand.generator, aten.rand.out,
+                      aten.rand_like.default, aten.rand_like.generator)
+# torch's rand.generator_out is a composite: ``out.resize_(size).uniform_(0, 1)``
+fill.register_factory(_rand, aten.rand.generator_out, resize_counts=True)

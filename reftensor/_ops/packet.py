@@ -52,6 +52,26 @@ class OpOverloadPacket:
         self.reflected_operators = reflected_operators  # ... operands swapped: ``__rmatmul__``
         # the function's signature of an overload with an ``.out`` form is the out schema's
         self._outs = [out_overloads.get(o.schema.overload) for o in overloads]
+        # the parsers are built on the first call (``_build``): building all of them would
+        # cost every ``import reftensor`` time that most programs never use
+        self._spec = (numbers_as_tensors, deprecated, function_only, python_names)
+
+    _LAZY = frozenset({"_function_parser", "_method_parser", "_method_overloads",
+                       "_no_arguments", "_first_method_signature", "_operator_fast"})
+
+    def __getattr__(self, attribute: str) -> Any:
+        """The parsers and fast paths, built when first asked for (then plain attributes)."""
+        if attribute not in OpOverloadPacket._LAZY:
+            raise AttributeError(attribute)
+        self._build()
+        return self.__dict__[attribute]
+
+    def _build(self) -> None:
+        """The Python signatures of the function and the method, and the method's fast
+        paths."""
+        numbers_as_tensors, deprecated, function_only, python_names = self._spec
+        name, overloads, function, method = (self.__name__, self.overloads, self.function,
+                                             self.method)
         # deprecated signatures come last, each bound to the first overload (and its out=)
         hidden = [Signature(name, d, method=False, hidden=True,
                             numbers_as_tensors=numbers_as_tensors, python_names=python_names)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -197,8 +198,11 @@ def _list_conversion(t: Type) -> Callable[[Any], Any]:
     return tuple
 
 
+@functools.cache
 def default(text: str | None) -> Any:
-    """A schema default as a Python value (``REQUIRED`` where there is none)."""
+    """A schema default as a Python value (``REQUIRED`` where there is none). Cached: the
+    table repeats a few defaults (``None``, ``1``, ``False``) hundreds of times, and a list
+    default comes back as a tuple, which nothing can change."""
     if text is None:
         return REQUIRED
     if text in _NAMED_DEFAULTS:

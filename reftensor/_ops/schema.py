@@ -15,6 +15,7 @@ nothing else.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -115,8 +116,10 @@ _TYPE = re.compile(r"^(?P<base>\w+)(\((?P<alias>[^)]*)\))?(?P<elements>\?(?=\[))
                    r"(?P<list>\[(?P<size>\d*)\])?(?P<optional>\?)?$")
 
 
+@functools.cache
 def _parse_type(text: str) -> tuple[Type, str | None]:
-    """``Tensor(a!)`` -> (Type("Tensor"), "a!")."""
+    """``Tensor(a!)`` -> (Type("Tensor"), "a!"). (Cached: the table repeats a few dozen
+    types hundreds of times.)"""
     match = _TYPE.match(text)
     if match is None or match["base"] not in BASE_TYPES:
         raise ValueError(f"schema: unknown type {text!r}")
@@ -127,20 +130,14 @@ def _parse_type(text: str) -> tuple[Type, str | None]:
     return t, match["alias"]
 
 
+#: a comma that is not inside brackets (schemas nest them one deep: ``int[2]=[0, 1]``,
+#: ``Tensor(a -> *)``)
+_COMMA = re.compile(r",(?![^\[(]*[\])])")
+
+
 def _split(text: str) -> list[str]:
     """Split at commas that are not inside brackets (defaults such as ``[0, 1]``)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    if text[start:].strip():
-        parts.append(text[start:].strip())
-    return parts
+    return [part.strip() for part in _COMMA.split(text) if part.strip()]
 
 
 def _split_name(text: str) -> tuple[str, str, str]:
@@ -149,6 +146,19 @@ def _split_name(text: str) -> tuple[str, str, str]:
     if text.endswith(")") or " " not in text.replace(" -> ", "->"):
         return text, "", ""
     return text.rpartition(" ")
+
+
+_HEAD = re.compile(r"(?P<name>\w+)(\.(?P<overload>\w+))?\((?P<args>.*)\)")
+
+
+@functools.cache
+def _parse_argument(part: str) -> Argument:
+    """``Scalar alpha=1`` -> its Argument (positional; cached: ``Tensor self`` and a few
+    dozen others recur hundreds of times in the table)."""
+    declaration, _, default = part.partition("=")
+    type_text, _, name = _split_name(declaration.strip())
+    t, alias = _parse_type(type_text)
+    return Argument(name, t, default.strip() or None, False, alias)
 
 
 def parse_schema(text: str) -> FunctionSchema:
@@ -160,7 +170,7 @@ def parse_schema(text: str) -> FunctionSchema:
     """
     # (the last arrow: an argument may carry one, ``Tensor(a -> *) self``)
     head, arrow, tail = text.rpartition(" -> ")
-    match = re.fullmatch(r"(?P<name>\w+)(\.(?P<overload>\w+))?\((?P<args>.*)\)", head.strip())
+    match = _HEAD.fullmatch(head.strip())
     if not arrow or match is None:
         raise ValueError(f"schema: cannot parse {text!r}")
     arguments, kwarg_only = [], False
@@ -168,10 +178,8 @@ def parse_schema(text: str) -> FunctionSchema:
         if part == "*":
             kwarg_only = True
             continue
-        declaration, _, default = part.partition("=")
-        type_text, _, name = _split_name(declaration.strip())
-        t, alias = _parse_type(type_text)
-        arguments.append(Argument(name, t, default.strip() or None, kwarg_only, alias))
+        argument = _parse_argument(part)
+        arguments.append(argument._replace(kwarg_only=True) if kwarg_only else argument)
     tail = tail.strip()
     brackets = tail.startswith("(") and tail.endswith(")")
     if brackets:

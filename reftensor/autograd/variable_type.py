@@ -15,7 +15,6 @@ Importing this module registers the kernels.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from .. import factories
@@ -171,7 +170,7 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     inputs = tuple(arguments[i].name for i in positions)
     tensors = {a.name for a in arguments if a.type.base == "Tensor"}
     formulas = tuple(
-        (row.formulas[name], tuple(inspect.signature(row.formulas[name]).parameters))
+        (row.formulas[name], _parameters(row.formulas[name]))
         if name in row.formulas else None for name in inputs)
     returns = {r.name: i for i, r in enumerate(op.schema.returns)
                if len(op.schema.returns) > 1 and r.name}
@@ -242,7 +241,17 @@ def register(row: Derivative) -> None:
 
 
 def _has_row(op: str, overload: str) -> bool:
-    return any(r.op == op and r.overload == overload for r in DERIVATIVES)
+    return (op, overload) in _ROWS
+
+
+_ROWS = {(r.op, r.overload) for r in DERIVATIVES}
+
+
+def _parameters(formula: Any) -> tuple[str, ...]:
+    """The names a formula reads (``inspect.signature``'s parameters, read off its code
+    object: ``import reftensor`` makes a hundred of these)."""
+    code = formula.__code__
+    return code.co_varnames[:code.co_argcount]
 
 
 for _row in DERIVATIVES:

@@ -123,7 +123,8 @@ def _make_grads(outputs: list[Tensor], grads: list[Tensor | None]) -> list[Tenso
         if g is None:
             if out._requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = aten.ones(out._shape, dtype=out._dtype, device=out.device)
+            # (the overload itself, every schema argument given: no Python parsing)
+            g = aten.ones.default.call(out._shape, out._dtype, None, out.device, None)
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")

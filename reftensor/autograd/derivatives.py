@@ -247,8 +247,9 @@ def restore_reduced_dims(grad: Tensor, dim: Any, ndim: int, keepdim: bool) -> Te
 
 
 def sum_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
-    """Every element contributed once: ``grad`` broadcast back to the input's shape."""
-    return grad.expand(self_sym_sizes)
+    """Every element contributed once: ``grad`` broadcast back to the input's shape
+    (``aten.expand`` called as the overload: every backward of a sum runs this)."""
+    return aten.expand.default.call(grad, self_sym_sizes, False)
 
 
 def sum_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,

@@ -52,6 +52,9 @@ class FormulaNode(Node):
     has_lists: bool  # any(lists)
     # per input: its slice of next_functions (a list of tensors has one edge per tensor)
     slices: tuple[slice, ...]
+    # per saved key: how to read its value off the call (``_getter``), worked out once
+    plan: tuple[tuple[str, Any], ...]
+    reads_grads: bool  # does a formula read every result's gradient (``split``)
 
     def __init__(self, args: tuple[Any, ...], result: Tensor) -> None:
         if self.has_lists:
@@ -71,11 +74,8 @@ class FormulaNode(Node):
                   if entry is not None and (self._wanted(i) if self.has_lists
                                             else self.next_functions[i][0] is not None)
                   for p in entry[1]} if self.saves_tensors else ()
-        for key in self.row.saves:
-            if key.endswith(_SIZES) or key.endswith(_DTYPES):
-                self.values[key] = _of_list(key, args[self.names[key.rpartition("_args")[0]]])
-                continue
-            value = self._value(key, args, result)
+        for key, get in self.plan:
+            value = get(args, result)
             if isinstance(value, Tensor):
                 if key in needed:
                     self.save(key, value, is_output=key == "result")
@@ -83,30 +83,6 @@ class FormulaNode(Node):
             self.values[key] = value
             if key in self.inputs and key in needed and value is not None:  # a number
                 self.save("wrapped_" + key, factories.tensor(value))
-
-    def _value(self, key: str, args: tuple[Any, ...], result: Any) -> Any:
-        """What the row saves under ``key``: the result, one of several results
-        (``indices``), an argument, or an argument's sizes or strides (``self_sym_sizes``:
-        torch's name for ``self.sym_sizes()``, saved instead of ``self``), or its sizes,
-        dtype and device (``p_info``, for a formula ``zeros_like(p)``)."""
-        if key == "result":
-            return result
-        if key in self.returns:
-            return result[self.returns[key]]
-        if key.endswith("_sym_sizes"):
-            return args[self.names[key.removesuffix("_sym_sizes")]]._shape
-        if key.endswith("_sym_strides"):  # (``mm`` saves its inputs' strides)
-            return args[self.names[key.removesuffix("_sym_strides")]]._stride
-        if key.endswith("_geometry"):  # (``as_strided``: sizes, strides and offset)
-            t = args[self.names[key.removesuffix("_geometry")]]
-            return t._shape, t._stride, t._storage_offset
-        if key.endswith("_options"):  # its dtype and device (``_to_copy``'s ``self_options``)
-            t = args[self.names[key.removesuffix("_options")]]
-            return t._dtype, t.device
-        if key.endswith("_info"):  # (torch's ``TypeAndSize``: sizes, dtype, device)
-            t = args[self.names[key.removesuffix("_info")]]
-            return t._shape, t._dtype, t.device
-        return args[self.names[key]]
 
     def _wanted(self, i: int) -> bool:
         """Does some tensor of input ``i`` need a gradient?"""
@@ -126,6 +102,15 @@ class FormulaNode(Node):
         grad = grads[0]
         out: list[Any] = []
         edges, has_lists = self.next_functions, self.has_lists
+        if not has_lists and not self.reads_grads:  # the common case, one edge per input
+            for entry, edge in zip(self.formulas, edges, strict=True):
+                if entry is None or edge[0] is None:
+                    out.append(None)
+                else:
+                    formula, reads = entry
+                    out.append(formula(*[grad if p == "grad" else self._read(p)
+                                         for p in reads]))
+            return tuple(out)
         for i, entry in enumerate(self.formulas):
             if entry is None or (not self._wanted(i) if has_lists else edges[i][0] is None):
                 out.extend([None] * (self.slices[i].stop - self.slices[i].start))
@@ -141,6 +126,39 @@ class FormulaNode(Node):
 
 
 _SIZES, _DTYPES = "_args_sizes", "_args_scalartypes"
+
+
+#: what a saved key may name besides an argument: ``self_sym_sizes`` is torch's name for
+#: ``self.sym_sizes()``, saved instead of ``self``; ``mm`` saves strides, ``as_strided`` its
+#: input's geometry, ``_to_copy`` its input's dtype and device (``self_options``), a formula
+#: ``zeros_like(p)`` p's sizes, dtype and device (torch's ``TypeAndSize``: ``p_info``)
+_PARTS: dict[str, Any] = {
+    "_sym_sizes": lambda t: t._shape,
+    "_sym_strides": lambda t: t._stride,
+    "_geometry": lambda t: (t._shape, t._stride, t._storage_offset),
+    "_options": lambda t: (t._dtype, t.device),
+    "_info": lambda t: (t._shape, t._dtype, t.device),
+}
+
+
+def _getter(key: str, names: dict[str, int], returns: dict[str, int]) -> Any:
+    """How to read what a row saves under ``key`` off a call's ``(args, result)``: the
+    result, one of several results (``indices``), an argument, a part of one (``_PARTS``),
+    or the sizes or dtypes of a list of tensors (``tensors_args_sizes``)."""
+    if key == "result":
+        return lambda args, result: result
+    if key in returns:
+        at = returns[key]
+        return lambda args, result: result[at]
+    if key.endswith(_SIZES) or key.endswith(_DTYPES):
+        at = names[key.rpartition("_args")[0]]
+        return lambda args, result: _of_list(key, args[at])
+    for suffix, part in _PARTS.items():
+        if key.endswith(suffix) and key.removesuffix(suffix) in names:
+            at = names[key.removesuffix(suffix)]
+            return lambda args, result: part(args[at])
+    at = names[key]
+    return lambda args, result: args[at]
 
 
 def _of_list(key: str, tensors: Any) -> list[Any]:
@@ -174,9 +192,12 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
         if name in row.formulas else None for name in inputs)
     returns = {r.name: i for i, r in enumerate(op.schema.returns)
                if len(op.schema.returns) > 1 and r.name}
+    names = {a.name: i for i, a in enumerate(arguments)}
     return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
                       positions=positions, formulas=formulas,
-                      names={a.name: i for i, a in enumerate(arguments)}, returns=returns,
+                      names=names, returns=returns,
+                      plan=tuple((k, _getter(k, names, returns)) for k in row.saves),
+                      reads_grads=any(e is not None and "grads" in e[1] for e in formulas),
                       lists=tuple(arguments[i].type.is_list for i in positions),
                       has_lists=any(arguments[i].type.is_list for i in positions),
                       slices=tuple(slice(k, k + 1) for k in range(len(positions))),

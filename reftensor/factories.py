@@ -351,8 +351,10 @@ def _on_both(overload: Any, kernel: Callable[..., Tensor]) -> None:
 
 
 @aten.zeros.default.impl(DispatchKey.Meta)
-def _zeros_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
-                pin_memory: builtins.bool | None) -> Tensor:
+@aten.ones.default.impl(DispatchKey.Meta)
+def _contiguous_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+                     pin_memory: builtins.bool | None) -> Tensor:
+    """``zeros`` and ``ones`` on the meta device: the same contiguous result, no values."""
     return _contiguous(size, _options(dtype, device, pin_memory), META)
 
 
@@ -362,12 +364,6 @@ def _zeros_cpu(size: Sequence[int], dtype: dtype | None, layout: Any, device: An
     if any(n < 0 for n in size):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _contiguous(size, _options(dtype, device, pin_memory), CPU)  # zero-filled
-
-
-@aten.ones.default.impl(DispatchKey.Meta)
-def _ones_meta(size: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
-               pin_memory: builtins.bool | None) -> Tensor:
-    return _contiguous(size, _options(dtype, device, pin_memory), META)
 
 
 @aten.ones.default.impl(DispatchKey.CPU)

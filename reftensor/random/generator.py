@@ -98,9 +98,8 @@ class Generator:
             RuntimeError: a non-int seed. ValueError: a seed outside [-2**63, 2**64 - 1].
         """
         self._seed = _seed_value(seed)
-        self._engine = np.random.MT19937()
-        self._engine._legacy_seeding(self._seed & 0xFFFFFFFF)  # init_genrand: pos = 624
-        self._ints = np.random.Generator(self._engine)
+        self._mt: Any = None  # the engine, made on first use (see ``_engine``)
+        self._mt_ints: Any = None
         self._after_twist_next = 0  # torch reports next = 0 until the first twist
         self._prefix: np.ndarray | None = None
         self._normal_double: float | None = None
@@ -122,6 +121,23 @@ class Generator:
         return self._device
 
     # ------------------------------------------------------------------------ draws
+    @property
+    def _engine(self) -> Any:
+        """The mt19937 engine (``np.random.MT19937``), seeded with the low 32 bits of the
+        seed. Made on first use: NumPy's random module costs ~10 ms to import, which
+        ``import reftensor`` would otherwise pay for its default generator."""
+        if self._mt is None:
+            self._mt = np.random.MT19937()
+            self._mt._legacy_seeding(self._seed & 0xFFFFFFFF)  # init_genrand: pos = 624
+            self._mt_ints = np.random.Generator(self._mt)
+        return self._mt
+
+    @property
+    def _ints(self) -> Any:
+        """A NumPy ``Generator`` over the engine: its bulk draws of whole words."""
+        self._engine  # noqa: B018 (made on first use)
+        return self._mt_ints
+
     def _draw32(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs of mt19937 (uint32), torch's ``random()``."""
         if self._prefix is not None:
@@ -219,17 +235,17 @@ class Generator:
         words = np.frombuffer(raw, "<u8", N, _HEADER.size).astype(np.uint32)
         _, double, _, double_ok, single, single_ok = _TAIL.unpack_from(raw, _HEADER.size + 8 * N)
         self._seed = seed_
-        self._engine = np.random.MT19937()
+        self._mt = np.random.MT19937()
         if left + nxt == N + 1:  # the usual case: draws continue at word next
-            self._engine.state = {"bit_generator": "MT19937",
+            self._mt.state = {"bit_generator": "MT19937",
                                   "state": {"key": words, "pos": nxt}}
             self._prefix = None
         else:  # left - 1 draws from word next on (past word 623 torch reads undefined memory)
-            self._engine.state = {"bit_generator": "MT19937", "state": {"key": words, "pos": N}}
+            self._mt.state = {"bit_generator": "MT19937", "state": {"key": words, "pos": N}}
             self._prefix = temper(words[nxt:nxt + left - 1]) if left > 1 else None
             self._pending = left - 1
         self._after_twist_next = nxt
-        self._ints = np.random.Generator(self._engine)
+        self._mt_ints = np.random.Generator(self._mt)
         self._normal_double = double if double_ok else None
         self._normal_float = single if single_ok else None
         return self

@@ -6,10 +6,8 @@ import math
 
 from hypothesis import strategies as st
 
-from reftensor import layout
-
 from . import Case, Exercise, register
-from .layouts import strided_layouts
+from .layouts import row_major, storage_needed, strided_layouts
 
 CHAPTER = "ch01_storage"
 
@@ -53,7 +51,7 @@ def _index_cases(draw: st.DrawFn) -> Case:
 
 def _storage_len(c: Case) -> int:
     index, stride, offset = c.args
-    return layout.required_storage_elements(c.ctx("shape"), stride, offset)
+    return storage_needed(c.ctx("shape"), stride, offset)
 
 
 def _index_reference(c: Case) -> int:
@@ -99,7 +97,7 @@ def _contiguity_cases(draw: st.DrawFn) -> Case:
         # a size-1 dim with an arbitrary stride: torch ignores it
         d = draw(st.integers(0, len(shape) - 1))
         shape = shape[:d] + (1,) + shape[d + 1:]
-        good = list(layout.contiguous_strides(shape))
+        good = list(row_major(shape))
         good[d] = draw(st.integers(0, 40))
         stride = tuple(good)
     return _layout_case(shape, stride)

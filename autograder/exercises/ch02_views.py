@@ -9,10 +9,8 @@ from collections.abc import Callable
 
 from hypothesis import strategies as st
 
-from reftensor import layout
-
 from . import Case, Exercise, register
-from .layouts import shapes, strided_layouts
+from .layouts import row_major, shapes, storage_needed, strided_layouts
 
 CHAPTER = "ch02_views"
 
@@ -24,7 +22,7 @@ def _torch():
 
 
 def _storage_len(shape, stride, offset) -> int:
-    return max(layout.required_storage_elements(shape, stride, offset), offset)
+    return max(storage_needed(shape, stride, offset), offset)
 
 
 def _storage(shape, stride, offset):
@@ -370,7 +368,7 @@ def _writable_layouts(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]
     starts = [draw(st.integers(0, 1)) for _ in shape]
     base = [start + (size - 1) * step + 1 + draw(st.integers(0, 1))
             for size, step, start in zip(shape, steps, starts, strict=True)]
-    base_strides = layout.contiguous_strides(base)
+    base_strides = row_major(base)
     stride = [s * k for s, k in zip(base_strides, steps, strict=True)]
     lead = draw(st.integers(0, 2))
     offset = lead + sum(s * b for s, b in zip(starts, base_strides, strict=True))

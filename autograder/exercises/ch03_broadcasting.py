@@ -8,10 +8,8 @@ import re
 
 from hypothesis import strategies as st
 
-from reftensor import layout
-
 from . import Case, Exercise, register
-from .layouts import strided_layouts
+from .layouts import storage_needed, strided_layouts
 
 CHAPTER = "ch03_broadcasting"
 
@@ -148,7 +146,7 @@ register(Exercise(
 @st.composite
 def _operand(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple:
     shape, stride, offset = draw(strided_layouts(st.just(shape)))
-    length = max(layout.required_storage_elements(shape, stride, offset), offset)
+    length = max(storage_needed(shape, stride, offset), offset)
     length += draw(st.integers(0, 2))
     storage = tuple(draw(st.lists(st.integers(-9, 9), min_size=length, max_size=length)))
     return (storage, shape, stride, offset)

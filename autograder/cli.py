@@ -1,6 +1,9 @@
 """The instructor's command line: ``python -m autograder <command>``.
 
     release                         regenerate course/ from solutions/ (no gradebook)
+    edition [--out DIR] [--published CHAPTER ...]
+                                    write the student edition of reftensor to DIR/reftensor
+                                    (graded bodies stubbed; a published chapter's kept)
     grade --workspace W --submissions S [--chapter C] [--workers N]
                                     grade S/<student>/<chapter>/ for every student: rebuild,
                                     sandboxed trusted re-check, nbgrader, feedback,
@@ -81,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("release", help="regenerate course/ from solutions/")
+    ed = sub.add_parser("edition", help="write the student edition of reftensor")
+    ed.add_argument("--out", default=str(pipeline.REPO / "build" / "student-edition"))
+    ed.add_argument("--published", nargs="*", default=[], metavar="CHAPTER")
     g = sub.add_parser("grade", help="autograde a class")
     g.add_argument("--workspace", required=True)
     g.add_argument("--submissions", required=True)
@@ -105,6 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "release":
         for path in pipeline.release():
             print(f"wrote {path.relative_to(pipeline.REPO)}")
+        return 0
+    if args.command == "edition":
+        from .edition import write_student_edition
+
+        out = Path(args.out).resolve()
+        stubbed = write_student_edition(out, published=args.published)
+        print(f"wrote {out / 'reftensor'}: {len(stubbed)} graded pieces stubbed")
         return 0
     if args.command == "grade":
         return _grade(args)

@@ -2,7 +2,9 @@
 
 Everything here takes plain tuples of ints (``shape``, ``stride``, ``storage_offset``), counts
 in *elements* (not bytes), and reproduces a rule that torch applies inside ``TensorImpl``.
-Chapter 1 of the course asks students to write several of these functions themselves.
+Chapter 1 of the course asks students to write several of these functions themselves: the
+body between ``# BEGIN PIECE`` and ``# END PIECE`` is what the student edition leaves out
+(``pieces.py``).
 
 Memory formats are the three objects ``contiguous_format``, ``channels_last`` and
 ``preserve_format`` (``torch.memory_format``).
@@ -53,10 +55,12 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     ``stride[k] = stride[k+1] * max(shape[k+1], 1)``; a size-0 dim counts as 1 so strides
     stay positive, as ``torch.empty(shape).stride()`` does (``(2, 0, 3)`` gives ``(3, 3, 1)``).
     """
+    # BEGIN PIECE contiguous_strides
     strides = [1] * len(shape)
     for k in range(len(shape) - 2, -1, -1):
         strides[k] = strides[k + 1] * max(shape[k + 1], 1)
     return tuple(strides)
+    # END PIECE
 
 
 def channels_last_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -70,6 +74,7 @@ def channels_last_strides(shape: Sequence[int]) -> tuple[int, ...]:
     """
     if len(shape) != 4:
         raise RuntimeError("required rank 4 tensor to use channels_last format")
+    # BEGIN PIECE channels_last_strides
     n, c, h, w = shape
     del n
     stride_c = 1
@@ -77,11 +82,14 @@ def channels_last_strides(shape: Sequence[int]) -> tuple[int, ...]:
     stride_h = stride_w * w
     stride_n = stride_h * h
     return (stride_n, stride_c, stride_h, stride_w)
+    # END PIECE
 
 
 def storage_index(index: Sequence[int], stride: Sequence[int], storage_offset: int) -> int:
     """Where element ``index`` lives in storage: ``storage_offset + sum(i_k * stride_k)``."""
+    # BEGIN PIECE storage_index
     return storage_offset + sum(i * s for i, s in zip(index, stride, strict=True))
+    # END PIECE
 
 
 def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
@@ -91,6 +99,7 @@ def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
     dim of size other than 1 must have the stride a row-major layout would give it; size-1
     dims are skipped, because their stride is never used to reach an element.
     """
+    # BEGIN PIECE is_contiguous
     if 0 in shape:
         return True
     expected = 1
@@ -100,6 +109,7 @@ def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
                 return False
             expected *= size
     return True
+    # END PIECE
 
 
 def is_channels_last_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:

@@ -1,0 +1,266 @@
+"""The student edition of reftensor (``autograder/edition.py``, ``reftensor/pieces.py``).
+
+What is proven here:
+
+* the exercise specs and the checks import nothing from reftensor (a sandbox's reftensor is
+  the student's, stubs and wrong pieces included);
+* every piece of ``reftensor.pieces.PIECES`` is marked once in the reference, and is the
+  exercise of that number and name in its chapter's notebook;
+* no graded piece's reference body reaches the student edition, and the two editions differ in
+  nothing but the graded bodies;
+* the student edition imports with every piece a stub, and a missing piece's error names its
+  exercise, chapter and notebook;
+* with the instructor's answers registered, the student edition passes the reference's own
+  chapter 1 and 2 tests; with a wrong answer registered, its results change.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import edition
+from reftensor import pieces
+from tests.notebooks import REPO, nbgrader_meta, source
+
+PYTHON = sys.executable
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A student edition written by the generator: ``<folder>/reftensor``."""
+    out = tmp_path_factory.mktemp("edition")
+    edition.write_student_edition(out)
+    return out
+
+
+def _run(code: str, path: list[Path], **kwargs) -> subprocess.CompletedProcess[str]:
+    """``python -P -c code`` with ``path`` as its PYTHONPATH (``-P``: no cwd on sys.path)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in path)}
+    return subprocess.run([PYTHON, "-P", "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True, timeout=600, **kwargs)
+
+
+# ------------------------------------------------------------------ the grader's side
+def test_exercise_specs_and_checks_import_no_reftensor():
+    done = _run("""
+        import sys
+        import autograder.checks, autograder.judge, autograder.plain
+        from autograder import exercises
+        from autograder.exercises import (ch01_storage, ch02_views, ch03_broadcasting,
+                                          ch04_dtype_device, ch05_autograd, ch08_rng)
+        exercises.get("contiguous_strides")
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ("reftensor", "torch")))
+    """, [REPO])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------ the catalogue
+def _marked() -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in sorted((REPO / "reftensor").rglob("*.py")):
+        rel = str(path.relative_to(REPO))
+        for marked in edition.find_pieces(path.read_text(), rel, pieces.PIECES):
+            found.setdefault(marked.name, []).append(rel)
+    return found
+
+
+def test_every_piece_is_marked_once_and_is_its_notebooks_exercise():
+    marked = _marked()
+    assert {name: len(where) for name, where in marked.items()} == dict.fromkeys(pieces.PIECES, 1)
+    assert edition.catalogue() == {n: tuple(p) for n, p in pieces.PIECES.items()}
+    for name, where in pieces.PIECES.items():
+        nb = nbformat.read(source(where.chapter), as_version=4)
+        headings = {m[1]: int(m[0]) for c in nb.cells if c.cell_type == "markdown"
+                    for m in re.findall(r"^### Exercise (\d+): `(\w+)`", c.source, re.M)}
+        assert headings.get(name) == where.exercise, (name, headings)
+        assert any(nbgrader_meta(c).get("grade_id") == name and nbgrader_meta(c).get("solution")
+                   for c in nb.cells), name
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("def f():\n    # BEGIN PIECE f\n    return 1\n", "no END PIECE"),
+    ("def f():\n    return 1\n    # END PIECE\n", "without BEGIN"),
+    ("def g():\n    # BEGIN PIECE f\n    return 1\n    # END PIECE\n", "inside function 'g'"),
+    ("def f():\n    # BEGIN PIECE nobody\n    return 1\n    # END PIECE\n", "not in"),
+    ("# BEGIN PIECE f\nx = 1\n# END PIECE\n", "not inside a function"),
+    ("def f():\n    # BEGIN PIECE f\n    x = 1\n    # END PIECE\n    return x\n", "code after"),
+    ("def f():\n    # BEGIN PIECE f\n    # END PIECE\n    return 1\n", "holds no statement"),
+    ("def f():\n    # BEGIN PIECE f\n    # BEGIN PIECE f\n    return 1\n    # END PIECE\n",
+     "inside piece"),
+    ("def f():\n    # BEGIN PIECE  f\n    return 1\n    # END PIECE\n", "malformed"),
+    ("def f():\n    if True:\n        # BEGIN PIECE f\n        return 1\n        # END PIECE\n",
+     "indentation"),
+])
+def test_malformed_markers_are_refused(text: str, problem: str):
+    with pytest.raises(edition.MarkerError, match=problem):
+        edition.find_pieces(text, "example.py", {"f"})
+
+
+def test_a_stub_hands_every_kind_of_argument_on():
+    text = ("def f(a, /, b, *rest, c, d=1, **more):\n"
+            "    # BEGIN PIECE f\n    return a\n    # END PIECE\n")
+    out, stubbed = edition.student_source(text, "example.py", {"f": ("ch01_storage", 1)})
+    assert [m.name for m in stubbed] == ["f"]
+    assert 'return answer("f")(a, b, *rest, c=c, d=d, **more)' in out
+    kept, none = edition.student_source(text, "example.py", {"f": ("ch01_storage", 1)},
+                                        published=["ch01_storage"])
+    assert kept == text and none == []
+
+
+# ------------------------------------------------------------------ the two editions
+def _statement_runs(tree: ast.AST) -> list[list[str]]:
+    """Every statement list of a module (bodies, else-branches...), each statement dumped."""
+    runs = []
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                runs.append([ast.dump(s) for s in value])
+    return runs
+
+
+def _contains(run: list[str], part: list[str]) -> bool:
+    return any(run[i:i + len(part)] == part for i in range(len(run) - len(part) + 1))
+
+
+def test_no_graded_body_reaches_the_student_edition(student: Path):
+    reference = REPO / "reftensor"
+    for path in sorted(reference.rglob("*.py")):
+        text = path.read_text()
+        found = edition.find_pieces(text, str(path), pieces.PIECES)
+        if not found:
+            continue
+        theirs = ast.parse((student / "reftensor" / path.relative_to(reference)).read_text())
+        runs = _statement_runs(theirs)
+        ours = [f for f in ast.walk(ast.parse(text)) if isinstance(f, ast.FunctionDef)]
+        stubs = [f for f in ast.walk(theirs) if isinstance(f, ast.FunctionDef)]
+        assert [f.name for f in ours] == [f.name for f in stubs]
+        for marked in found:
+            body = [ast.dump(s) for s in marked.function.body
+                    if marked.begin < s.lineno - 1 < marked.end]
+            assert not any(_contains(run, body) for run in runs), marked.name
+            stub = stubs[next(i for i, f in enumerate(ours) if f.lineno == marked.function.lineno)]
+            assert ast.unparse(stub.body[-1]).startswith(f"return answer('{marked.name}')(")
+
+
+def _blank_pieces(text: str, where: str) -> str:
+    lines = text.splitlines()
+    for marked in reversed(edition.find_pieces(text, where, pieces.PIECES)):
+        lines[marked.begin + 1:marked.end] = ["<graded body>"]
+    return "\n".join(lines)
+
+
+def test_the_editions_differ_only_in_graded_bodies(student: Path):
+    reference = REPO / "reftensor"
+
+    def files(root: Path) -> set[Path]:
+        return {p.relative_to(root) for p in root.rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts}
+
+    assert files(reference) == files(student / "reftensor")
+    changed = []
+    for rel in sorted(files(reference)):
+        ours, theirs = (reference / rel).read_bytes(), (student / "reftensor" / rel).read_bytes()
+        if ours != theirs:
+            changed.append(str(rel))
+            assert rel.suffix == ".py"
+            assert (_blank_pieces(ours.decode(), str(rel))
+                    == _blank_pieces(theirs.decode(), str(rel)))
+    assert changed == sorted({str(Path(w[0]).relative_to("reftensor"))
+                              for w in _marked().values()})
+
+
+# ------------------------------------------------------------------ running it
+def test_the_student_edition_runs_with_every_piece_a_stub(student: Path):
+    done = _run("""
+        import reftensor
+        from reftensor import layout, pieces
+        print(reftensor.__file__)
+        for call in (lambda: layout.contiguous_strides((2, 3)), lambda: reftensor.empty(2, 3),
+                     lambda: layout.storage_index((1,), (1,), 0)):
+            try:
+                call()
+            except NotImplementedError as err:
+                print(err)
+        print(reftensor.dtypes.float32, reftensor.device("meta"))
+    """, [student, REPO])
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == str(student / "reftensor" / "__init__.py")
+    assert lines[1].startswith("contiguous_strides is a piece you write: exercise 2 of "
+                               "chapter 1 (ch01_storage/ch01_storage.ipynb)")
+    assert lines[2] == lines[1]
+    assert lines[3].startswith("storage_index is a piece you write: exercise 1 of chapter 1")
+    assert lines[4] == "reftensor.float32 meta"
+
+
+def test_in_the_reference_registering_changes_nothing():
+    assert pieces.registered() == {}
+
+    @pieces.register
+    def contiguous_strides(shape):
+        return (7,) * len(shape)
+
+    try:
+        import reftensor
+
+        with pieces.trace() as used:
+            assert reftensor.empty(2, 3).stride() == (3, 1)
+        assert used == set()
+    finally:
+        pieces.unregister("contiguous_strides")
+    with pytest.raises(KeyError, match="not a graded piece"):
+        pieces.register(lambda: None)
+
+
+PLUGIN = '''
+import reftensor
+from reftensor import pieces
+from tests.notebooks import answer_sources
+
+assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
+for name, text in answer_sources("ch01_storage").items():
+    if name in pieces.PIECES:
+        namespace = {{}}
+        exec(text, namespace)
+        pieces.register(namespace[name])
+{wrong}
+'''
+
+WRONG = '''
+@pieces.register
+def contiguous_strides(shape):  # the mistake chapter 1 warns about: no max(size, 1)
+    strides, running = [], 1
+    for size in reversed(shape):
+        strides.append(running)
+        running *= size
+    return tuple(reversed(strides))
+'''
+
+
+@pytest.mark.parametrize("wrong", [False, True], ids=["instructor", "wrong-piece"])
+def test_the_student_edition_with_answers_runs_the_reference_tests(student: Path, tmp_path: Path,
+                                                                   wrong: bool):
+    (tmp_path / "edition_answers.py").write_text(
+        PLUGIN.format(edition=str(student / "reftensor"), wrong=WRONG if wrong else ""))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (student, tmp_path, REPO)))}
+    done = subprocess.run(
+        [PYTHON, "-P", "-m", "pytest", "-q", "-p", "edition_answers", "-p", "no:cacheprovider",
+         "tests/test_ch01_tensor.py", "tests/test_ch02_views.py"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    summary = done.stdout.strip().splitlines()[-1]
+    if wrong:
+        assert done.returncode == 1 and " failed" in summary, summary
+    else:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert " passed" in summary and "failed" not in summary

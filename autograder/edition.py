@@ -12,10 +12,12 @@ two comments at the body's indentation::
 :func:`write_student_edition` copies the package and replaces each such body by a stub that
 runs the student's registered answer (``reftensor.pieces.answer``), keeping the markers, so
 that a diff of the two editions is exactly the graded bodies. Pieces of the chapters named
-in ``published`` keep their reference bodies (the instructor publishes a chapter's pieces
-after its deadline). Malformed markers raise :class:`MarkerError`: unbalanced or nested
-pairs, a name that ``reftensor.pieces.PIECES`` does not list, a piece listed there but
-marked nowhere or twice, a marker outside a function body, or code after ``# END PIECE``.
+in ``published`` keep their reference bodies, behind a check that runs the student's own
+answer first (the instructor publishes a chapter's pieces after its deadline).
+
+Malformed markers raise :class:`MarkerError`: unbalanced or nested pairs, a name that
+``reftensor.pieces.PIECES`` does not list, a piece listed there but marked nowhere or twice,
+a marker outside a function body, or code after ``# END PIECE``.
 """
 
 from __future__ import annotations
@@ -161,6 +163,20 @@ def stub_source(marked: Marked) -> list[str]:
     ]
 
 
+def published_source(marked: Marked, body: list[str]) -> list[str]:
+    """The student edition's body for a published piece: the student's own answer when
+    there is one, else the reference ``body`` (its lines, as in the reference)."""
+    i = marked.indent
+    return [
+        f"{i}from reftensor.pieces import own  # published: your own answer runs if you wrote one",
+        "",
+        f'{i}mine = own("{marked.name}")',
+        f"{i}if mine is not None:",
+        f"{i}    return mine({_call(marked.function)})",
+        *body,
+    ]
+
+
 def student_source(source: str, where: str, known: dict[str, tuple[str, int]],
                    published: Iterable[str] = ()) -> tuple[str, list[Marked]]:
     """One module's student-edition source, and the pieces it stubbed."""
@@ -169,11 +185,13 @@ def student_source(source: str, where: str, known: dict[str, tuple[str, int]],
     lines = source.splitlines(keepends=True)
     stubbed = []
     for marked in reversed(pieces):
+        body = lines[marked.begin + 1:marked.end]
         if known[marked.name][0] in published:
-            continue
-        stub = [line + "\n" for line in stub_source(marked)]
-        lines[marked.begin + 1:marked.end] = stub
-        stubbed.append(marked)
+            new = published_source(marked, [line.rstrip("\n") for line in body])
+        else:
+            new = stub_source(marked)
+            stubbed.append(marked)
+        lines[marked.begin + 1:marked.end] = [line + "\n" for line in new]
     return "".join(lines), stubbed[::-1]
 
 

@@ -22,15 +22,34 @@ From then on the student edition runs that function wherever the library needs c
 strides (``reftensor.empty((2, 3))`` included), and :func:`trace` tells which of the
 student's pieces a call used. In the reference, registering changes nothing: its own bodies
 run.
+
+In a later chapter (a new kernel), a piece that no cell has registered is read from the
+student's saved notebook of its chapter: the answer cell of that name in
+``<notebooks>/<chapter>/<chapter>.ipynb``, where ``<notebooks>`` is ``$REFTENSOR_NOTEBOOKS``
+or else the folder that holds this package (``course/`` for the student edition). A cell still
+as released (``raise NotImplementedError()``) counts as unanswered.
+
+After a chapter's deadline the instructor may *publish* its pieces: the student edition then
+holds their reference bodies, which run unless the student registered an answer of their own
+(:func:`own`).
 """
 
 from __future__ import annotations
 
+import ast
+import json
+import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NamedTuple
 
-__all__ = ["Piece", "PIECES", "register", "unregister", "answer", "registered", "trace"]
+__all__ = ["Piece", "PIECES", "register", "unregister", "answer", "own", "registered",
+           "trace", "notebooks_folder"]
+
+NOTEBOOKS_ENV = "REFTENSOR_NOTEBOOKS"
+MAX_NOTEBOOK_BYTES = 20_000_000
 
 
 class Piece(NamedTuple):
@@ -83,23 +102,90 @@ def registered() -> dict[str, Callable[..., Any]]:
     return dict(_answers)
 
 
+def notebooks_folder() -> Path:
+    """The folder of the student's chapter notebooks (``<chapter>/<chapter>.ipynb``)."""
+    folder = os.environ.get(NOTEBOOKS_ENV)
+    return Path(folder) if folder else Path(__file__).resolve().parent.parent
+
+
+def _unanswered(function: ast.FunctionDef) -> bool:
+    """Is the body still the release's placeholder (``raise NotImplementedError()``)?"""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return (len(body) == 1 and isinstance(body[0], ast.Raise)
+            and "NotImplementedError" in ast.unparse(body[0]))
+
+
+def _from_notebook(name: str) -> tuple[Callable[..., Any] | None, str]:
+    """The answer to piece ``name`` in the student's saved notebook of its chapter, and, when
+    there is none, why not (for the error message)."""
+    if name not in PIECES:
+        return None, f"{name!r} is not a graded piece"
+    path = notebooks_folder() / PIECES[name].notebook
+    try:
+        if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+            return None, f"{path} is too large to read"
+        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return None, f"no readable notebook at {path}"
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+        if meta.get("grade_id") != name or cell.get("cell_type") != "code":
+            continue
+        text = cell.get("source", "")
+        text = "".join(text) if isinstance(text, list) else str(text)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as err:
+            return None, f"its answer cell in {path} is not plain Python ({err.msg})"
+        defined = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == name]
+        if not defined or _unanswered(defined[-1]):
+            return None, f"its answer cell in {path} is not written yet"
+        namespace: dict[str, Any] = {"__name__": f"answers.{PIECES[name].chapter}",
+                                     "pieces": sys.modules[__name__]}
+        exec(compile(tree, f"{path} (answer cell {name})", "exec"), namespace)  # noqa: S102
+        fn = namespace.get(name)
+        return (fn, "") if callable(fn) else (None, f"its answer cell in {path} is broken")
+    return None, f"{path} has no answer cell {name!r}"
+
+
+def _find(name: str) -> tuple[Callable[..., Any] | None, str]:
+    """The student's function for piece ``name``: registered in this kernel, else read from
+    the saved notebook (and then registered); the reason when there is none."""
+    fn = _answers.get(name)
+    why = ""
+    if fn is None:
+        fn, why = _from_notebook(name)
+        if fn is not None:
+            _answers[name] = fn
+    if fn is not None:
+        for used in _traces:
+            used.add(name)
+    return fn, why
+
+
 def answer(name: str) -> Callable[..., Any]:
     """The student's function for piece ``name``: what the student edition's stubs call.
 
     Raises:
-        NotImplementedError: no answer is registered; the message names the exercise, its
-        chapter and its notebook.
+        NotImplementedError: no answer is registered or saved; the message names the
+        exercise, its chapter and its notebook.
     """
-    fn = _answers.get(name)
+    fn, why = _find(name)
     if fn is None:
         where = PIECES[name]
         raise NotImplementedError(
             f"{name} is a piece you write: exercise {where.exercise} of chapter "
-            f"{int(where.chapter[2:4])} ({where.notebook}). Run its answer cell "
-            f"(decorated with @pieces.register) first.")
-    for used in _traces:
-        used.add(name)
+            f"{int(where.chapter[2:4])} ({where.notebook}); {why}. Run its answer cell "
+            f"(decorated with @pieces.register) and save the notebook.")
     return fn
+
+
+def own(name: str) -> Callable[..., Any] | None:
+    """The student's own function for a *published* piece, or None: the stub of a published
+    piece runs the reference body when there is none."""
+    return _find(name)[0]
 
 
 @contextmanager

@@ -29,7 +29,7 @@ import pytest
 
 from autograder import edition
 from reftensor import pieces
-from tests.notebooks import REPO, nbgrader_meta, source
+from tests.notebooks import REPO, nbgrader_meta, source, write_submission
 
 PYTHON = sys.executable
 
@@ -42,11 +42,12 @@ def student(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _run(code: str, path: list[Path], **kwargs) -> subprocess.CompletedProcess[str]:
+def _run(code: str, path: list[Path],
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``python -P -c code`` with ``path`` as its PYTHONPATH (``-P``: no cwd on sys.path)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in path)}
+    env = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(str(p) for p in path)}
     return subprocess.run([PYTHON, "-P", "-c", textwrap.dedent(code)], env=env,
-                          capture_output=True, text=True, timeout=600, **kwargs)
+                          capture_output=True, text=True, timeout=600)
 
 
 # ------------------------------------------------------------------ the grader's side
@@ -114,7 +115,13 @@ def test_a_stub_hands_every_kind_of_argument_on():
     assert 'return answer("f")(a, b, *rest, c=c, d=d, **more)' in out
     kept, none = edition.student_source(text, "example.py", {"f": ("ch01_storage", 1)},
                                         published=["ch01_storage"])
-    assert kept == text and none == []
+    assert none == []
+    assert kept.splitlines()[-4:] == [
+        "    if mine is not None:", "        return mine(a, b, *rest, c=c, d=d, **more)",
+        "    return a", "    # END PIECE"]
+    namespace: dict = {}
+    exec(kept, namespace)
+    assert namespace["f"](5, 6, c=7) == 5  # the reference body: no answer of its own
 
 
 # ------------------------------------------------------------------ the two editions
@@ -254,9 +261,11 @@ def test_the_student_edition_with_answers_runs_the_reference_tests(student: Path
     (tmp_path / "edition_answers.py").write_text(
         PLUGIN.format(edition=str(student / "reftensor"), wrong=WRONG if wrong else ""))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (student, tmp_path, REPO)))}
+    tests = ["-x", "tests/test_ch01_tensor.py"] if wrong else [
+        "tests/test_ch01_tensor.py", "tests/test_ch02_views.py"]
     done = subprocess.run(
         [PYTHON, "-P", "-m", "pytest", "-q", "-p", "edition_answers", "-p", "no:cacheprovider",
-         "tests/test_ch01_tensor.py", "tests/test_ch02_views.py"],
+         *tests],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     summary = done.stdout.strip().splitlines()[-1]
     if wrong:
@@ -264,3 +273,30 @@ def test_the_student_edition_with_answers_runs_the_reference_tests(student: Path
     else:
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert " passed" in summary and "failed" not in summary
+
+
+def test_a_new_kernel_reads_the_pieces_from_the_students_saved_notebook(student: Path,
+                                                                         tmp_path: Path):
+    answered, untouched = tmp_path / "answered", tmp_path / "untouched"
+    write_submission("ch01_storage", answered / "ch01_storage", {})
+    write_submission("ch01_storage", untouched / "ch01_storage", {
+        "contiguous_strides": "def contiguous_strides(shape):\n    # YOUR CODE HERE\n"
+                              "    raise NotImplementedError()"})
+    program = """
+        import reftensor
+        from reftensor import pieces
+        try:
+            with pieces.trace() as used:
+                print(reftensor.empty(2, 0, 3).stride(), sorted(used))
+        except NotImplementedError as err:
+            print(err)
+    """
+    for folder, expected in [
+            (answered, "(3, 3, 1) ['contiguous_strides']"),
+            (untouched, "contiguous_strides is a piece you write: exercise 2 of chapter 1 "
+                        f"(ch01_storage/ch01_storage.ipynb); its answer cell in "
+                        f"{untouched}/ch01_storage/ch01_storage.ipynb is not written yet."),
+            (tmp_path / "nowhere", "contiguous_strides is a piece you write")]:
+        done = _run(program, [student, REPO], env={"REFTENSOR_NOTEBOOKS": str(folder)})
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().startswith(expected)

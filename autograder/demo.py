@@ -1,4 +1,4 @@
-"""The demo class: six chapter-1 submissions, graded end to end with the real pipeline.
+"""The demo class: seven chapter-1 submissions, graded end to end with the real pipeline.
 
 Each folder of ``sample_class/`` is one student: ``<grade_id>.py`` (or ``.md`` for the written
 answer) replaces that answer cell of the release notebook. A ``based_on`` file names another

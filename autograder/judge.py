@@ -6,7 +6,9 @@ writes to ``in-fd`` and reads ``out-fd``:
 
 1. First line in: ``{"sources": ["<answer cell>", ...], "function": "storage_index",
    "watch": ["torch", "reftensor"]}``. The judge executes the answer cells in one namespace
-   (``check`` is a no-op there; everything else an answer uses it must import itself). A cell
+   (``check`` is a no-op there, and ``pieces.register``, the line above each answer, returns
+   the function unchanged: the answer is judged alone, never through a library; everything
+   else an answer uses it must import itself). A cell
    that is not plain Python (``%%time``, ``%timeit``, ``!ls``, ``%load_ext``...) is turned
    into Python by IPython's own input transformer and runs in a real ``InteractiveShell``
    whose namespace is the answer's, as it would in the student's notebook.
@@ -37,6 +39,15 @@ from autograder.plain import NotPlain, decode, encode, to_plain
 
 def _noop_check(*args: Any, **kwargs: Any) -> None:
     """Stands in for ``check`` so an answer cell that calls it still runs."""
+
+
+class _Pieces:
+    """Stands in for ``reftensor.pieces`` so the ``@pieces.register`` line of an answer cell
+    runs; the function is judged on its own, so registering it anywhere means nothing."""
+
+    @staticmethod
+    def register(fn: Any) -> Any:
+        return fn
 
 
 _SHELL: list[Any] = []
@@ -89,7 +100,8 @@ def main() -> None:
         if os.getpid() == judge_pid:  # a fork of the answer's never speaks for the judge
             out.write(json.dumps(message) + "\n")
 
-    namespace: dict[str, Any] = {"__name__": "__main__", "check": _noop_check}
+    namespace: dict[str, Any] = {"__name__": "__main__", "check": _noop_check,
+                                 "pieces": _Pieces()}
     cell_errors = []
     for number, source in enumerate(header["sources"]):
         try:

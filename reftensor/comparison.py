@@ -39,6 +39,7 @@ from .elementwise import (
     finish_cpu,
     finish_meta,
 )
+from .layout import contiguous_strides
 from .promotion import SCALAR_TYPE_NAMES, result_type
 from .tensor import Tensor
 
@@ -201,7 +202,7 @@ def _where(condition: Tensor, input: Operand, other: Operand, meta: builtins.boo
 
 def _number_tensor(x: builtins.bool | int | builtins.float, d: dtype) -> Tensor:
     """A 0-d tensor of ``d`` holding ``x``, checked as a one-element ``fill_`` checks."""
-    t = _empty((), (), d)
+    t = _empty((), contiguous_strides(()), d)
     t._elements()[...] = checked_number(x, d, check_half=False)
     return t
 
@@ -224,7 +225,7 @@ def where_nonzero(condition: Tensor) -> tuple[Tensor, ...]:
 
 
 def _long_tensor(values: np.ndarray) -> Tensor:
-    t = _empty(values.shape, (1,), dtypes.int64)
+    t = _empty(values.shape, contiguous_strides(values.shape), dtypes.int64)
     t._elements()[...] = values
     return t
 

@@ -557,7 +557,7 @@ def _arange(where: device, start: Any, end: Any, step: Any, dtype: dtype | None,
         # torch's meta arange (a decomposition) steps in the integer dtype itself, where the
         # CPU kernel steps in float64: arange(0, 10, 0.5, dtype=int32) is 20 zeros on the CPU
         raise RuntimeError("step must be nonzero")
-    t = _allocate((length,), (1,), d, where)
+    t = _allocate((length,), layout.contiguous_strides((length,)), d, where)
     if where is not META:
         t._storage._typed(d.numpy)[...] = _arange_values(start, step, length, d)
     return t
@@ -694,7 +694,7 @@ def _linspace(where: device, start: Any, end: Any, steps: int, dtype: dtype | No
     if not d.is_floating_point:  # the range check of the bounds (1 step: ``start`` only)
         for bound in (start, end)[:min(steps, 2)]:
             _casting.checked_number(bound, d)
-    t = _allocate((steps,), (1,), d, where)
+    t = _allocate((steps,), layout.contiguous_strides((steps,)), d, where)
     if where is not META and steps:
         t._storage._typed(d.numpy)[...] = _linspace_values(start, end, steps, d)
     return t

@@ -23,6 +23,7 @@ __all__ = [
     "channels_last_strides",
     "innermost_first",
     "storage_index",
+    "unfold_layout",
     "is_contiguous",
     "is_channels_last_contiguous",
     "is_non_overlapping_and_dense",
@@ -89,6 +90,26 @@ def storage_index(index: Sequence[int], stride: Sequence[int], storage_offset: i
     """Where element ``index`` lives in storage: ``storage_offset + sum(i_k * stride_k)``."""
     # BEGIN PIECE storage_index
     return storage_offset + sum(i * s for i, s in zip(index, stride, strict=True))
+    # END PIECE
+
+
+def unfold_layout(shape: Sequence[int], stride: Sequence[int], dimension: int, size: int,
+                  step: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ``(shape, stride)`` of ``t.unfold(dimension, size, step)`` for a tensor ``t`` of
+    this layout (``torch.Tensor.unfold``): every window of ``size`` elements along
+    ``dimension``, one every ``step`` elements, as a view.
+
+    ``dimension`` counts the windows, ``(shape[d] - size) // step + 1`` of them, ``step``
+    elements apart; a new last dim walks inside a window with ``dimension``'s old stride.
+    Windows overlap when ``step < size``: nothing is copied. Expects ``t`` to have at least
+    one dim, ``0 <= dimension < len(shape)``, ``0 <= size <= shape[dimension]`` and
+    ``step > 0`` (``Tensor.unfold`` checks them and treats a 0-d tensor itself).
+    """
+    # BEGIN PIECE unfold_layout
+    new_shape, new_stride = list(shape), list(stride)
+    new_shape[dimension] = (shape[dimension] - size) // step + 1
+    new_stride[dimension] = step * stride[dimension]
+    return (*new_shape, size), (*new_stride, stride[dimension])
     # END PIECE
 
 

@@ -37,16 +37,18 @@ holds their reference bodies, which run unless the student registered an answer 
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
 __all__ = ["Piece", "PIECES", "register", "unregister", "answer", "own", "registered",
-           "trace", "notebooks_folder"]
+           "trace", "describe", "notebooks_folder"]
 
 NOTEBOOKS_ENV = "REFTENSOR_NOTEBOOKS"
 MAX_NOTEBOOK_BYTES = 20_000_000
@@ -65,9 +67,10 @@ class Piece(NamedTuple):
 
 #: Every graded piece, by the name of its function (which is also the exercise's name).
 PIECES: dict[str, Piece] = {
-    "storage_index": Piece("ch01_storage", 1),
-    "contiguous_strides": Piece("ch01_storage", 2),
+    "contiguous_strides": Piece("ch01_storage", 1),
+    "storage_index": Piece("ch01_storage", 2),
     "is_contiguous": Piece("ch01_storage", 3),
+    "unfold_layout": Piece("ch01_storage", 4),
     "channels_last_strides": Piece("ch01_storage", 5),
 }
 
@@ -77,6 +80,9 @@ _traces: list[set[str]] = []
 
 def register(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Make ``fn`` the student's answer for the piece of the same name; returns ``fn``.
+
+    A function still as released (its body only ``raise NotImplementedError()``) registers
+    nothing, and forgets an earlier answer, so that the library's error names the exercise.
 
     Raises:
         KeyError: no graded piece has that name.
@@ -88,8 +94,21 @@ def register(fn: Callable[..., Any]) -> Callable[..., Any]:
     if name not in PIECES:
         raise KeyError(f"{name!r} is not a graded piece; the pieces are: "
                        f"{', '.join(PIECES)}")
-    _answers[name] = fn
+    if _placeholder(fn):
+        _answers.pop(name, None)
+    else:
+        _answers[name] = fn
     return fn
+
+
+def _placeholder(fn: Callable[..., Any]) -> bool:
+    """Is ``fn``'s body the release's placeholder? (False when its source is unknown.)"""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    defined = [f for f in tree.body if isinstance(f, ast.FunctionDef)]
+    return bool(defined) and _unanswered(defined[0])
 
 
 def unregister(name: str) -> None:
@@ -202,3 +221,15 @@ def trace() -> Iterator[set[str]]:
         yield used
     finally:
         _traces[:] = [t for t in _traces if t is not used]
+
+
+def describe(used: set[str]) -> str:
+    """One line for a chapter's demo: which of the student's pieces ran (from :func:`trace`).
+
+    ``"reftensor ran your contiguous_strides, storage_index"``, or, when none did (the
+    reference edition, or published pieces), ``"reftensor ran its reference code"``.
+    """
+    if not used:
+        return "reftensor ran its reference code"
+    ordered = sorted(used, key=lambda name: (PIECES[name], name))
+    return f"reftensor ran your {', '.join(ordered)}"

@@ -429,12 +429,14 @@ class Tensor(TensorMethods):
             )
         if self.is_meta:
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        return self._read(self._storage_offset)
+        first = (0,) * len(self._shape)
+        return self._read(layout.storage_index(first, self._stride, self._storage_offset))
 
     def tolist(self) -> Any:
         """Nested Python lists of Python numbers (a bare number for a 0-d tensor).
 
-        Each element is read at ``storage_offset + sum(index[k] * stride[k])``.
+        Each element is read where ``layout.storage_index`` says:
+        ``storage_offset + sum(index[k] * stride[k])``.
 
         Raises:
             NotImplementedError: a meta tensor (no data).
@@ -442,13 +444,14 @@ class Tensor(TensorMethods):
         if self.is_meta:
             raise no_data()
 
-        def walk(dim: int, position: int) -> Any:
-            if dim == len(self._shape):
-                return self._read(position)
-            step = self._stride[dim]
-            return [walk(dim + 1, position + i * step) for i in range(self._shape[dim])]
+        shape, stride, offset = self._shape, self._stride, self._storage_offset
 
-        return walk(0, self._storage_offset)
+        def walk(index: tuple[int, ...]) -> Any:
+            if len(index) == len(shape):
+                return self._read(layout.storage_index(index, stride, offset))
+            return [walk((*index, i)) for i in range(shape[len(index)])]
+
+        return walk(())
 
     def numpy(self, *, force: builtins.bool = False) -> np.ndarray:
         """A NumPy array sharing this tensor's memory (``torch.Tensor.numpy``).

@@ -608,11 +608,10 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    shape, stride = list(t._shape), list(t._stride)
-    if t.dim():
-        shape[d] = (t._shape[d] - size) // step + 1
-        stride[d] = step * t._stride[d]
-    return _view(t, [*shape, size], [*stride, t._stride[d] if t.dim() else 1])
+    if not t.dim():  # a 0-d tensor is one window of its one element
+        return _view(t, [size], [1])
+    shape, stride = layout.unfold_layout(t._shape, t._stride, d, size, step)
+    return _view(t, shape, stride)
 
 
 @_kernel(aten.diagonal.default)

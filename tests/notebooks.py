@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 from pathlib import Path
 
@@ -26,13 +27,15 @@ def released(chapter: str) -> Path:
     return REPO / "course" / chapter / f"{chapter}.ipynb"
 
 
-def execute(path: Path, *, allow_errors: bool) -> nbformat.NotebookNode:
-    """Run a copy of the notebook in a fresh kernel, in the notebook's folder."""
+def execute(path: Path, *, allow_errors: bool,
+            env: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """Run a copy of the notebook in a fresh kernel, in the notebook's folder; ``env`` adds
+    to the kernel's environment (``PYTHONPATH`` naming a student edition, for example)."""
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                                      allow_errors=allow_errors,
                                      resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    client.execute(**({"env": {**os.environ, **env}} if env else {}))
     return nb
 
 

@@ -29,7 +29,7 @@ import pytest
 
 from autograder import edition
 from reftensor import pieces
-from tests.notebooks import REPO, nbgrader_meta, source, write_submission
+from tests.notebooks import REPO, answer_sources, nbgrader_meta, source, write_submission
 
 PYTHON = sys.executable
 
@@ -204,10 +204,10 @@ def test_the_student_edition_runs_with_every_piece_a_stub(student: Path):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == str(student / "reftensor" / "__init__.py")
-    assert lines[1].startswith("contiguous_strides is a piece you write: exercise 2 of "
+    assert lines[1].startswith("contiguous_strides is a piece you write: exercise 1 of "
                                "chapter 1 (ch01_storage/ch01_storage.ipynb)")
     assert lines[2] == lines[1]
-    assert lines[3].startswith("storage_index is a piece you write: exercise 1 of chapter 1")
+    assert lines[3].startswith("storage_index is a piece you write: exercise 2 of chapter 1")
     assert lines[4] == "reftensor.float32 meta"
 
 
@@ -238,9 +238,10 @@ from tests.notebooks import answer_sources
 assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
 for name, text in answer_sources("ch01_storage").items():
     if name in pieces.PIECES:
-        namespace = {{}}
-        exec(text, namespace)
-        pieces.register(namespace[name])
+        namespace = {{"pieces": pieces}}
+        exec(text, namespace)  # the answer cell registers its function
+assert set(pieces.registered()) == {{n for n, p in pieces.PIECES.items()
+                                    if p.chapter == "ch01_storage"}}
 {wrong}
 '''
 
@@ -267,7 +268,7 @@ def test_the_student_edition_with_answers_runs_the_reference_tests(student: Path
         [PYTHON, "-P", "-m", "pytest", "-q", "-p", "edition_answers", "-p", "no:cacheprovider",
          *tests],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
-    summary = done.stdout.strip().splitlines()[-1]
+    summary = (done.stdout.strip().splitlines() or [done.stderr[-2000:]])[-1]
     if wrong:
         assert done.returncode == 1 and " failed" in summary, summary
     else:
@@ -293,10 +294,28 @@ def test_a_new_kernel_reads_the_pieces_from_the_students_saved_notebook(student:
     """
     for folder, expected in [
             (answered, "(3, 3, 1) ['contiguous_strides']"),
-            (untouched, "contiguous_strides is a piece you write: exercise 2 of chapter 1 "
+            (untouched, "contiguous_strides is a piece you write: exercise 1 of chapter 1 "
                         f"(ch01_storage/ch01_storage.ipynb); its answer cell in "
                         f"{untouched}/ch01_storage/ch01_storage.ipynb is not written yet."),
             (tmp_path / "nowhere", "contiguous_strides is a piece you write")]:
         done = _run(program, [student, REPO], env={"REFTENSOR_NOTEBOOKS": str(folder)})
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip().startswith(expected)
+
+
+def test_registering_the_released_placeholder_registers_nothing(tmp_path: Path, monkeypatch):
+    (tmp_path / "released_cell.py").write_text(
+        "from reftensor import pieces\n\n\n@pieces.register\ndef contiguous_strides(shape):\n"
+        "    # YOUR CODE HERE\n    raise NotImplementedError()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pieces.register(_answer("contiguous_strides"))
+    assert "contiguous_strides" in pieces.registered()
+    import released_cell  # noqa: F401 (registers, as running the released cell does)
+
+    assert "contiguous_strides" not in pieces.registered()
+
+
+def _answer(name: str):
+    namespace: dict = {"pieces": pieces}
+    exec(answer_sources("ch01_storage")[name], namespace)
+    return namespace[name]

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import re
+import shutil
 import subprocess
 import sys
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -13,7 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import pipeline
+from autograder import edition, pipeline
+from reftensor import pieces
 from tests.notebooks import (
     CHAPTERS,
     REPO,
@@ -37,15 +41,30 @@ def test_source_notebook_has_no_outputs(chapter):
 
 
 @pytest.fixture(scope="module")
-def executed() -> dict[tuple[str, str], Future]:
+def executed(tmp_path_factory) -> dict[tuple[str, str], Future]:
     """Every chapter's instructor notebook and release notebook, each run in a fresh kernel,
     two at a time (a kernel keeps one core busy; the suite is sized for 2 cores). A test
-    calls ``.result()`` on its run, which re-raises whatever the run raised."""
-    jobs = {**{("source", ch): (source(ch), False) for ch in CHAPTERS},
-            **{("release", ch): (released(ch), True) for ch in CHAPTERS}}
+    calls ``.result()`` on its run, which re-raises whatever the run raised.
+
+    ``("student", chapter)`` is the instructor's notebook run on the student edition of
+    reftensor, with the answers of the earlier chapters' notebooks saved where the edition
+    reads them (``REFTENSOR_NOTEBOOKS``) and none of its own chapter's: each of those must
+    come from the notebook's own answer cells, in order."""
+    root = tmp_path_factory.mktemp("student")
+    edition.write_student_edition(root / "edition")
+    jobs = {**{("source", ch): (source(ch), False, None) for ch in CHAPTERS},
+            **{("release", ch): (released(ch), True, None) for ch in CHAPTERS}}
+    for n, chapter in enumerate(CHAPTERS):
+        saved = root / f"before-{chapter}"
+        for earlier in CHAPTERS[:n]:
+            (saved / earlier).mkdir(parents=True)
+            shutil.copyfile(source(earlier), saved / earlier / f"{earlier}.ipynb")
+        env = {"PYTHONPATH": os.pathsep.join([str(root / "edition"), str(REPO)]),
+               "REFTENSOR_NOTEBOOKS": str(saved)}
+        jobs["student", chapter] = (source(chapter), False, env)
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return {key: pool.submit(execute, path, allow_errors=allow_errors)
-                for key, (path, allow_errors) in jobs.items()}
+        return {key: pool.submit(execute, path, allow_errors=allow_errors, env=env)
+                for key, (path, allow_errors, env) in jobs.items()}
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -56,6 +75,38 @@ def test_source_notebook_runs_with_every_test_passing(chapter, executed):
     for cell in tests:
         text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
         assert "agree with torch" in text, cell.source
+
+
+ADDRESS = re.compile(r"0x[0-9a-f]+")
+PIECES_RAN = "reftensor ran "
+
+
+def _printed(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_on_the_student_edition_every_demo_prints_what_the_reference_prints(chapter, executed):
+    """The instructor's notebook on the student edition (its own chapter's pieces registered
+    by its answer cells as they run, earlier chapters' read from their saved notebooks)
+    prints what it prints on the reference, except the line naming the pieces that ran."""
+    ours, theirs = executed["source", chapter].result(), executed["student", chapter].result()
+    chapter_pieces = {n for n, p in pieces.PIECES.items() if p.chapter == chapter}
+    reports = 0
+    for mine, yours in zip(ours.cells, theirs.cells, strict=True):
+        if mine.cell_type != "code":
+            continue
+        assert [o.output_type for o in yours.outputs if o.output_type == "error"] == []
+        a, b = (ADDRESS.sub("0x", _printed(c)).splitlines() for c in (mine, yours))
+        assert [x for x in a if not x.startswith(PIECES_RAN)] == [
+            x for x in b if not x.startswith(PIECES_RAN)], mine.source[:200]
+        for line in (x for x in a if x.startswith(PIECES_RAN)):
+            assert line == "reftensor ran its reference code"
+        for line in (x for x in b if x.startswith(PIECES_RAN)):
+            used = set(line.removeprefix("reftensor ran your ").split(", "))
+            assert used <= set(pieces.PIECES) and used & chapter_pieces, line
+            reports += 1
+    assert reports >= (5 if chapter_pieces else 0)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -111,8 +162,10 @@ def test_course_equals_a_fresh_regeneration(fresh):
 def test_no_solution_or_hidden_test_reaches_course(chapter):
     text = "\n".join(p.read_text(errors="replace") for p in (REPO / "course").rglob("*")
                      if p.is_file())
-    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden=True"):
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS"):
         assert marker not in text
+    # the hidden test's calls (the notebooks say, in general words, how to run it locally)
+    assert not re.search(r'check\("\w+", \w+, hidden=True\)', text)
     secrets = secret_lines(chapter)
     assert len(secrets) >= 10
     leaked = [line for line in secrets if line in text]

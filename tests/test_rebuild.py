@@ -215,11 +215,11 @@ def test_renamed_grade_id_is_found_by_function_name(tmp_path):
 
 def test_answer_found_by_function_name_when_the_cell_does_not_parse(tmp_path):
     nb = _honest()
-    cell = _cell(nb, "sliding_windows")
+    cell = _cell(nb, "unfold_layout")
     cell["metadata"] = {}
-    cell["source"] = "%%time\n" + SOLUTIONS["sliding_windows"]
+    cell["source"] = "%%time\n" + SOLUTIONS["unfold_layout"]
     result = _rebuilt(tmp_path, nb)
-    assert result.answers["sliding_windows"] == "%%time\n" + SOLUTIONS["sliding_windows"]
+    assert result.answers["unfold_layout"] == "%%time\n" + SOLUTIONS["unfold_layout"]
 
 
 def test_metadata_stripped_entirely(tmp_path):
@@ -354,7 +354,7 @@ def test_changed_points_and_grade_flags_are_ignored(tmp_path):
         meta = cell["metadata"].get("nbgrader")
         if meta and meta["grade"]:
             meta["points"] = 1000
-        if meta and meta["grade_id"] == "test_sliding_windows_hidden":
+        if meta and meta["grade_id"] == "test_unfold_layout_hidden":
             meta["grade"] = False
     nb["cells"][0]["metadata"]["nbgrader"] = {"grade": True, "grade_id": "free", "points": 50,
                                              "solution": False, "locked": True}
@@ -406,13 +406,13 @@ def test_source_as_string_list_or_other(tmp_path):
     nb = _honest()
     _cell(nb, "storage_index")["source"] = SOLUTIONS["storage_index"]  # one string
     assert isinstance(_cell(nb, "is_contiguous")["source"], list)
-    _cell(nb, "sliding_windows")["source"] = {"text": "def sliding_windows(): ..."}
+    _cell(nb, "unfold_layout")["source"] = {"text": "def unfold_layout(): ..."}
     _cell(nb, "contiguous_strides")["source"] = ["def contiguous_strides(shape):\n", 7]
-    numbers = sorted(_index(nb, gid) + 1 for gid in ("sliding_windows", "contiguous_strides"))
+    numbers = sorted(_index(nb, gid) + 1 for gid in ("unfold_layout", "contiguous_strides"))
     result = _rebuilt(tmp_path, nb)
     for gid in ("storage_index", "is_contiguous", "channels_last_strides", "written_traversal"):
         assert result.answers[gid] == SOLUTIONS[gid]
-    assert result.answered == set(ANSWERS) - {"sliding_windows", "contiguous_strides"}
+    assert result.answered == set(ANSWERS) - {"unfold_layout", "contiguous_strides"}
     assert f"ignored cells {numbers[0]}, {numbers[1]}: the source is not text" in result.notes
     assert result.review == []
 

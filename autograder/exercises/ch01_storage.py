@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from hypothesis import strategies as st
 
 from . import Case, Exercise, register
@@ -27,8 +25,8 @@ register(Exercise(
     name="contiguous_strides",
     chapter=CHAPTER,
     signature="contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]",
-    fixed=tuple(_shape_case(s) for s in [(2, 3), (4,), (2, 3, 4), ()]),
-    edge=tuple(_shape_case(s) for s in [(2, 0, 3), (0,), (1, 1), (3, 1, 2), (5, 0)]),
+    fixed=tuple(_shape_case(s) for s in [(2, 3), (4,), (2, 3, 4), (), (2, 0, 3)]),
+    edge=tuple(_shape_case(s) for s in [(0,), (1, 1), (3, 1, 2), (5, 0)]),
     strategy=lambda: st.lists(st.sampled_from([0, 1, 2, 3, 4, 5, 7]), max_size=5)
     .map(tuple).map(_shape_case),
     reference=lambda c: _torch().empty(c.args[0]).stride(),
@@ -112,11 +110,11 @@ register(Exercise(
         _layout_case((2, 3), (1, 2)),
         _layout_case((3, 4), (8, 2)),
         _layout_case((), ()),
-    ),
-    edge=(
         _layout_case((2, 1, 3), (3, 17, 1)),
         _layout_case((1, 4), (1, 1)),
         _layout_case((0, 3), (7, 9)),
+    ),
+    edge=(
         _layout_case((3, 0, 2), (5, 5, 5)),
         _layout_case((4, 1), (1, 1)),
         _layout_case((2, 2), (0, 1)),
@@ -134,39 +132,60 @@ register(Exercise(
     name="channels_last_strides",
     chapter=CHAPTER,
     signature="channels_last_strides(shape: tuple[int, int, int, int]) -> tuple[int, ...]",
-    fixed=tuple(_shape_case(s) for s in [(2, 3, 4, 5), (1, 3, 8, 8), (8, 16, 1, 1)]),
-    edge=tuple(_shape_case(s) for s in [(1, 1, 1, 1), (2, 0, 3, 3), (0, 3, 2, 2), (4, 3, 0, 5)]),
+    fixed=tuple(_shape_case(s) for s in [(2, 3, 4, 5), (1, 3, 8, 8), (8, 16, 1, 1),
+                                         (4, 3, 0, 5)]),
+    edge=tuple(_shape_case(s) for s in [(1, 1, 1, 1), (2, 0, 3, 3), (0, 3, 2, 2)]),
     strategy=lambda: four_d.map(_shape_case),
     reference=lambda c: _torch().empty(c.args[0], memory_format=_torch().channels_last).stride(),
     truth=lambda c: f"torch.empty({c.args[0]!r}, memory_format=torch.channels_last).stride()",
 ))
 
 
-# ---------------------------------------------------------------- sliding_windows
+# ---------------------------------------------------------------- unfold_layout
+def _unfold_case(shape, stride, dimension, size, step) -> Case:
+    return Case(args=(tuple(shape), tuple(stride), dimension, size, step))
+
+
 @st.composite
-def _window_cases(draw: st.DrawFn) -> Case:
-    n = draw(st.integers(1, 60))
+def _unfold_cases(draw: st.DrawFn) -> Case:
+    shape, stride, _ = draw(strided_layouts(st.lists(st.integers(0, 6), min_size=1, max_size=3)
+                                            .map(tuple)))
+    d = draw(st.integers(0, len(shape) - 1))
+    n = draw(st.integers(1, 9))
+    shape = shape[:d] + (n,) + shape[d + 1:]  # the unfolded dim holds a window
     size = draw(st.integers(1, n))
-    step = draw(st.integers(1, max(1, math.ceil(n / 2))))
-    return Case(args=(n, size, step))
+    step = draw(st.integers(1, n + 1))
+    return _unfold_case(shape, stride, d, size, step)
 
 
-def _windows_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    n, size, step = c.args
-    w = _torch().arange(n).unfold(0, size, step)
+def _unfold_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    shape, stride, dimension, size, step = c.args
+    w = _torch().empty_strided(shape, stride).unfold(dimension, size, step)
     return tuple(w.shape), w.stride()
 
 
 register(Exercise(
-    name="sliding_windows",
+    name="unfold_layout",
     chapter=CHAPTER,
-    signature="sliding_windows(n, size, step) -> tuple[shape, stride]",
-    fixed=(Case(args=(10, 3, 1)), Case(args=(10, 4, 2)), Case(args=(8, 8, 1))),
-    edge=(Case(args=(1, 1, 1)), Case(args=(7, 3, 5)), Case(args=(9, 2, 9)), Case(args=(5, 1, 1))),
-    strategy=_window_cases,
-    reference=_windows_reference,
+    signature="unfold_layout(shape, stride, dimension, size, step) -> tuple[shape, stride]",
+    fixed=(
+        _unfold_case((10,), (1,), 0, 3, 1),
+        _unfold_case((10,), (1,), 0, 4, 3),
+        _unfold_case((3, 8), (8, 1), 1, 2, 2),
+        _unfold_case((6, 2), (2, 1), 0, 3, 1),
+        _unfold_case((8,), (1,), 0, 8, 1),
+    ),
+    edge=(
+        _unfold_case((1,), (1,), 0, 1, 1),
+        _unfold_case((7,), (2,), 0, 3, 5),
+        _unfold_case((9, 0), (1, 9), 0, 2, 9),
+        _unfold_case((2, 5), (0, 1), 1, 1, 1),
+        _unfold_case((4, 3), (1, 4), 0, 4, 2),
+    ),
+    strategy=_unfold_cases,
+    reference=_unfold_reference,
     truth=lambda c: (
-        f"torch.arange({c.args[0]}).unfold(0, {c.args[1]}, {c.args[2]}), as "
-        "(tuple(w.shape), w.stride())"
+        f"torch.empty_strided({c.args[0]!r}, {c.args[1]!r}).unfold({c.args[2]}, {c.args[3]}, "
+        f"{c.args[4]}), as (tuple(w.shape), w.stride())"
     ),
 ))

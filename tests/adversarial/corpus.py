@@ -18,7 +18,7 @@ from typing import Any
 from autograder import pipeline
 
 CHAPTER = "ch01_storage"
-EXERCISES = ["storage_index", "contiguous_strides", "is_contiguous", "sliding_windows",
+EXERCISES = ["storage_index", "contiguous_strides", "is_contiguous", "unfold_layout",
              "channels_last_strides"]
 
 HONEST = {
@@ -40,8 +40,12 @@ HONEST = {
                 return False
             expected *= size
     return True''',
-    "sliding_windows": '''def sliding_windows(n, size, step):
-    return ((n - size) // step + 1, size), (step, 1)''',
+    "unfold_layout": '''def unfold_layout(shape, stride, dimension, size, step):
+    shape, stride = list(shape), list(stride)
+    window_stride = stride[dimension]
+    shape[dimension] = (shape[dimension] - size) // step + 1
+    stride[dimension] = step * window_stride
+    return (*shape, size), (*stride, window_stride)''',
     "channels_last_strides": '''def channels_last_strides(shape):
     n, c, h, w = shape
     return (h * w * c, 1, w * c, c)''',
@@ -51,7 +55,8 @@ WRONG = {
     "storage_index": "def storage_index(index, stride, storage_offset):\n    return 0",
     "contiguous_strides": "def contiguous_strides(shape):\n    return tuple(1 for _ in shape)",
     "is_contiguous": "def is_contiguous(shape, stride):\n    return False",
-    "sliding_windows": "def sliding_windows(n, size, step):\n    return (n, size), (1, 1)",
+    "unfold_layout": "def unfold_layout(shape, stride, dimension, size, step):\n"
+                     "    return (*shape, size), (*stride, 1)",
     "channels_last_strides": "def channels_last_strides(shape):\n    return (1, 1, 1, 1)",
 }
 
@@ -288,7 +293,7 @@ def contiguous_strides(shape):
 from autograder import checks as _c
 from autograder.plain import encode as _enc
 _pairs = {}
-for _name in ["storage_index", "contiguous_strides", "is_contiguous", "sliding_windows",
+for _name in ["storage_index", "contiguous_strides", "is_contiguous", "unfold_layout",
               "channels_last_strides"]:
     _f = globals()[_name]
     _pairs[_name] = [[_enc(c.args), _enc(c.context), {"value": _enc(_f(*c.args))}]
@@ -353,12 +358,12 @@ os.environ["REFTENSOR_REFERENCES"] = os.path.abspath("forged.json")''')))
                                                      "    while True:\n        os.fork()"}))
     add(Sample("ignores_signals_and_sleeps", "resource exhaustion", 16, "needs review",
                "stopped after", base=dict(HONEST), heavy=True, answers={
-                   "sliding_windows": "import signal, time\n\n"
-                                      "def sliding_windows(n, size, step):\n"
-                                      "    for s in (signal.SIGTERM, signal.SIGINT, "
-                                      "signal.SIGHUP):\n"
-                                      "        signal.signal(s, signal.SIG_IGN)\n"
-                                      "    while True:\n        time.sleep(1)"}))
+                   "unfold_layout": "import signal, time\n\n"
+                                    "def unfold_layout(shape, stride, dimension, size, step):\n"
+                                    "    for s in (signal.SIGTERM, signal.SIGINT, "
+                                    "signal.SIGHUP):\n"
+                                    "        signal.signal(s, signal.SIG_IGN)\n"
+                                    "    while True:\n        time.sleep(1)"}))
     add(Sample("huge_file", "resource exhaustion", 16, "graded", base=dict(HONEST),
                heavy=True, answers={"channels_last_strides": '''def channels_last_strides(shape):
     with open("big.bin", "wb") as f:
@@ -411,7 +416,7 @@ for _path in _nearby("*references*.json"):
         pass
 def _make(_name):
     return lambda *args: _found.get((_name, repr(args)), 0)
-for _name in ["storage_index", "contiguous_strides", "is_contiguous", "sliding_windows",
+for _name in ["storage_index", "contiguous_strides", "is_contiguous", "unfold_layout",
               "channels_last_strides"]:
     globals()[_name] = _make(_name)''')))
     add(Sample("reads_other_students", "reading instructor or other students' material", 0,

@@ -44,7 +44,7 @@ from tests.adversarial.corpus import Sample
 from tests.notebooks import answer_sources
 
 CHAPTER = "ch01_storage"
-EXERCISES = ["storage_index", "contiguous_strides", "is_contiguous", "sliding_windows",
+EXERCISES = ["storage_index", "contiguous_strides", "is_contiguous", "unfold_layout",
              "channels_last_strides"]
 NOTEBOOK = f"{CHAPTER}.ipynb"
 
@@ -87,9 +87,13 @@ MISTAKES = {
             return False
         expected *= size
     return True''',
-    "sliding_windows": '''def sliding_windows(n, size, step):
+    "unfold_layout": '''def unfold_layout(shape, stride, dimension, size, step):
     # one window short
-    return ((n - size) // step, size), (step, 1)''',
+    shape, stride = list(shape), list(stride)
+    window_stride = stride[dimension]
+    shape[dimension] = (shape[dimension] - size) // step
+    stride[dimension] = step * window_stride
+    return (*shape, size), (*stride, window_stride)''',
     "channels_last_strides": '''def channels_last_strides(shape):
     # the strides of the ordinary (NCHW) layout
     n, c, h, w = shape
@@ -594,7 +598,7 @@ def _hx_attack(make_lines, stop=False):
 
 
 def _channel_answers(lines_code: str, stop: bool = False, extra: str = "",
-                     attacked: str = "sliding_windows") -> dict[str, str]:
+                     attacked: str = "unfold_layout") -> dict[str, str]:
     """The instructor's answers, but ``attacked`` answered with a typical mistake that, on its
     first call in the judge, writes ``lines_code`` (an expression: a list) on every channel
     (and with ``stop``, ends the judge right after)."""
@@ -870,8 +874,8 @@ if not globals().get("_hx_flooded"):
                    "is_contiguous": sol["is_contiguous"] + "\n\n!ls"}))
     add(Sample("ipython_extensions", "IPython syntax", 20, "graded", base=dict(sol),
                honest=True, answers={
-                   "sliding_windows": "%load_ext autoreload\n%autoreload 2\n\n"
-                   + sol["sliding_windows"],
+                   "unfold_layout": "%load_ext autoreload\n%autoreload 2\n\n"
+                   + sol["unfold_layout"],
                    "channels_last_strides": "%matplotlib inline\n\n"
                    + sol["channels_last_strides"]}))
     add(Sample("ipython_capture_and_help", "IPython syntax", 20, "graded", base=dict(sol),

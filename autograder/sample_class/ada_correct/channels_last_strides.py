@@ -1,3 +1,4 @@
+@pieces.register
 def channels_last_strides(shape):
     """Strides of torch.empty(shape, memory_format=torch.channels_last), shape being 4-d."""
     N, C, H, W = shape

@@ -1,3 +1,4 @@
+@pieces.register
 def contiguous_strides(shape):
     """Row-major strides of a tensor of this shape, as torch.empty(shape).stride() gives."""
     strides = []

@@ -1,3 +1,4 @@
+@pieces.register
 def is_contiguous(shape, stride):
     """True when torch.empty_strided(shape, stride).is_contiguous() is True."""
     if 0 in shape:

@@ -1,6 +1,7 @@
 import ctypes
 
 
+@pieces.register
 def storage_index(index, stride, storage_offset):
     """Storage element holding tensor element `index` (tuples of ints; returns an int)."""
     address = storage_offset + sum(i * s for i, s in zip(index, stride))

@@ -35,12 +35,18 @@ bench-grading: $(STAMP)
 	bash scripts/ensure-system-packages.sh bwrap
 	$(PY) -m benchmarks.grading --students 100 --workers 1 2 --json build/grading-throughput.json
 
+# The course opens on the student edition of reftensor (course/reftensor, written by
+# `make release`): it is first on the kernels' PYTHONPATH. `make lab EDITION=reference` opens
+# it on the repository's complete reftensor instead.
+EDITION ?= student
+LAB_PATH := $(if $(filter reference,$(EDITION)),,PYTHONPATH=$(CURDIR)/course)
+
 lab: $(STAMP)
 	@if [ "$$(id -u)" = 0 ]; then \
 	  echo "make lab: running as root (a container?), so JupyterLab is started with --allow-root"; \
-	  $(VENV)/bin/jupyter lab --allow-root course/; \
+	  $(LAB_PATH) $(VENV)/bin/jupyter lab --allow-root course/; \
 	else \
-	  $(VENV)/bin/jupyter lab course/; \
+	  $(LAB_PATH) $(VENV)/bin/jupyter lab course/; \
 	fi
 
 release: $(STAMP)

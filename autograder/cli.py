@@ -1,6 +1,8 @@
 """The instructor's command line: ``python -m autograder <command>``.
 
-    release                         regenerate course/ from solutions/ (no gradebook)
+    release [--publish CHAPTER]     regenerate course/ from solutions/ (no gradebook): the
+                                    notebooks and the student edition of reftensor; with
+                                    --publish, first add CHAPTER to autograder/published.txt
     edition [--out DIR] [--published CHAPTER ...]
                                     write the student edition of reftensor to DIR/reftensor
                                     (graded bodies stubbed; a published chapter's kept)
@@ -23,7 +25,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import demo, pipeline
+from . import demo, edition, pipeline
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -83,10 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("release", help="regenerate course/ from solutions/")
+    r = sub.add_parser("release", help="regenerate course/ from solutions/")
+    r.add_argument("--publish", action="append", default=[], metavar="CHAPTER",
+                   help="publish this chapter's graded pieces (after its deadline)")
     ed = sub.add_parser("edition", help="write the student edition of reftensor")
     ed.add_argument("--out", default=str(pipeline.REPO / "build" / "student-edition"))
-    ed.add_argument("--published", nargs="*", default=[], metavar="CHAPTER")
+    ed.add_argument("--published", nargs="*", default=None, metavar="CHAPTER",
+                    help="chapters to publish (default: autograder/published.txt)")
     g = sub.add_parser("grade", help="autograde a class")
     g.add_argument("--workspace", required=True)
     g.add_argument("--submissions", required=True)
@@ -109,14 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "release":
+        for chapter in args.publish:
+            added = edition.publish(chapter)
+            print(f"{'published' if added else 'already published'}: {chapter}")
         for path in pipeline.release():
             print(f"wrote {path.relative_to(pipeline.REPO)}")
         return 0
     if args.command == "edition":
-        from .edition import write_student_edition
-
         out = Path(args.out).resolve()
-        stubbed = write_student_edition(out, published=args.published)
+        chosen = edition.published_chapters() if args.published is None else args.published
+        stubbed = edition.write_student_edition(out, published=chosen)
         print(f"wrote {out / 'reftensor'}: {len(stubbed)} graded pieces stubbed")
         return 0
     if args.command == "grade":

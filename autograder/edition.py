@@ -29,12 +29,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .pipeline import REPO
-
+REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO / "reftensor"
+#: The committed list of published chapters (an input of the release command).
+PUBLISHED = REPO / "autograder" / "published.txt"
 
 __all__ = ["MarkerError", "Marked", "find_pieces", "stub_source", "student_source",
-           "write_student_edition", "catalogue"]
+           "student_files", "write_student_edition", "catalogue", "published_chapters",
+           "publish"]
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN PIECE (?P<name>\S+)[ \t]*$")
 END = re.compile(r"^(?P<indent>[ \t]*)# END PIECE[ \t]*$")
@@ -195,43 +197,93 @@ def student_source(source: str, where: str, known: dict[str, tuple[str, int]],
     return "".join(lines), stubbed[::-1]
 
 
+def published_chapters(path: Path | None = None) -> list[str]:
+    """The chapters whose pieces the release publishes: the committed list in
+    ``autograder/published.txt`` (one chapter folder per line; ``#`` starts a comment).
+
+    Raises:
+        ValueError: a line that names no chapter of ``reftensor.pieces.PIECES``.
+    """
+    text = (path or PUBLISHED).read_text() if (path or PUBLISHED).exists() else ""
+    chapters = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    chapters = [c for c in chapters if c]
+    known = {chapter for chapter, _ in catalogue().values()}
+    unknown = [c for c in chapters if c not in known]
+    if unknown:
+        raise ValueError(f"{path or PUBLISHED}: no graded pieces in {', '.join(unknown)}; "
+                         f"chapters with pieces: {', '.join(sorted(known))}")
+    return chapters
+
+
+def publish(chapter: str, path: Path | None = None) -> bool:
+    """Add ``chapter`` to the published list; False if it was there already.
+
+    Raises:
+        ValueError: ``chapter`` has no graded pieces.
+    """
+    target = path or PUBLISHED
+    if chapter not in {c for c, _ in catalogue().values()}:
+        raise ValueError(f"{chapter} has no graded pieces")
+    if chapter in published_chapters(target):
+        return False
+    text = target.read_text() if target.exists() else ""
+    target.write_text(text + ("" if not text or text.endswith("\n") else "\n") + chapter + "\n")
+    return True
+
+
+def student_files(published: Iterable[str] = (),
+                  reference: Path = REFERENCE) -> tuple[dict[str, bytes], list[str]]:
+    """The student edition of ``reference``: its files by path (``reftensor/...``), and the
+    names of the stubbed pieces.
+
+    Raises:
+        MarkerError: malformed markers, or a piece of ``PIECES`` marked nowhere or twice.
+    """
+    known = catalogue()
+    published = list(published)
+    seen: dict[str, str] = {}
+    stubbed: list[str] = []
+    files: dict[str, bytes] = {}
+    for path in sorted(reference.rglob("*")):
+        rel = path.relative_to(reference)
+        if _SKIP & set(rel.parts) or path.is_symlink() or not path.is_file():
+            continue
+        name = f"reftensor/{rel}"
+        if path.suffix != ".py":
+            files[name] = path.read_bytes()
+            continue
+        source = path.read_text()
+        text, done = student_source(source, name, known, published)
+        for marked in find_pieces(source, name, known):
+            if marked.name in seen:
+                raise MarkerError(f"piece {marked.name!r} is marked twice: in "
+                                  f"{seen[marked.name]} and {name}")
+            seen[marked.name] = name
+        stubbed += [m.name for m in done]
+        files[name] = text.encode()
+    missing = sorted(set(known) - set(seen))
+    if missing:
+        raise MarkerError(f"pieces listed in reftensor.pieces.PIECES but marked nowhere: "
+                          f"{', '.join(missing)}")
+    return files, stubbed
+
+
 def write_student_edition(out: Path, *, published: Iterable[str] = (),
                           reference: Path = REFERENCE) -> list[str]:
     """Write the student edition of ``reference`` to ``out/reftensor``, replacing what was
     there; returns the names of the stubbed pieces.
 
     Raises:
-        MarkerError: malformed markers, or a piece of ``PIECES`` marked nowhere or twice.
+        MarkerError: see :func:`student_files` (nothing is written then).
     """
-    known = catalogue()
-    target = out / "reftensor"
+    files, stubbed = student_files(published, reference)
     staging = out / ".reftensor.tmp"
     shutil.rmtree(staging, ignore_errors=True)
-    seen: dict[str, str] = {}
-    stubbed: list[str] = []
-    for path in sorted(reference.rglob("*")):
-        rel = path.relative_to(reference)
-        if _SKIP & set(rel.parts) or path.is_symlink() or not path.is_file():
-            continue
-        dest = staging / rel
+    for name, data in files.items():
+        dest = staging / Path(name).relative_to("reftensor")
         dest.parent.mkdir(parents=True, exist_ok=True)
-        if path.suffix != ".py":
-            shutil.copyfile(path, dest)
-            continue
-        source = path.read_text()
-        text, done = student_source(source, f"reftensor/{rel}", known, published)
-        for marked in find_pieces(source, f"reftensor/{rel}", known):
-            if marked.name in seen:
-                raise MarkerError(f"piece {marked.name!r} is marked twice: in "
-                                  f"{seen[marked.name]} and reftensor/{rel}")
-            seen[marked.name] = f"reftensor/{rel}"
-        stubbed += [m.name for m in done]
-        dest.write_text(text)
-    missing = sorted(set(known) - set(seen))
-    if missing:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise MarkerError(f"pieces listed in reftensor.pieces.PIECES but marked nowhere: "
-                          f"{', '.join(missing)}")
+        dest.write_bytes(data)
+    target = out / "reftensor"
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
     return stubbed

@@ -24,6 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import edition
+
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
 COURSE = REPO / "course"
@@ -53,12 +55,16 @@ def nbgrader(*args: str, root: Path,
 
 
 def release(names: list[str] | None = None, course_dir: Path = COURSE) -> list[Path]:
-    """Regenerate the student release of each chapter into ``course_dir`` (no gradebook)."""
+    """Regenerate the student release of each chapter into ``course_dir`` (no gradebook),
+    and the student edition of reftensor beside them (``course_dir/reftensor``, with the
+    pieces of the chapters in ``autograder/published.txt`` published)."""
     written = []
     for name in names or chapters():
         shutil.rmtree(course_dir / name, ignore_errors=True)
         _generate(name, REPO, course_dir, db=False)
         written.append(course_dir / name / f"{name}.ipynb")
+    edition.write_student_edition(course_dir, published=edition.published_chapters())
+    written.append(course_dir / "reftensor")
     return written
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import pipeline, sandbox, trusted
+from . import edition, pipeline, sandbox, trusted
 from .plain import decode, same
 from .rebuild import python_source
 from .references import Raises
@@ -72,19 +72,19 @@ class ExerciseVerdict:
 
 # ---------------------------------------------------------------- the runtime a sandbox sees
 def runtime_files() -> dict[str, bytes]:
-    """The code a sandbox may import: reftensor, and the parts of the grader that carry no
-    secrets (no sample class, no solutions, no references, no nbgrader configuration)."""
-    files: dict[str, bytes] = {}
+    """The code a sandbox may import: the *student edition* of reftensor (every graded piece
+    a stub, except those of the chapters ``autograder/published.txt`` publishes), and the
+    parts of the grader that carry no secrets (no sample class, no solutions, no references,
+    no nbgrader configuration). No sandbox ever holds an unpublished reference body."""
+    files, _ = edition.student_files(edition.published_chapters())
     skip = {"__pycache__", "sample_class"}
-    for package in ("reftensor", "autograder"):
-        for path in sorted((pipeline.REPO / package).rglob("*")):
-            rel = path.relative_to(pipeline.REPO)
-            if skip & set(rel.parts) or not path.is_file() or path.is_symlink():
-                continue
-            if package == "autograder" and (path.suffix == ".json"
-                                            or path.name == "nbgrader_config.py"):
-                continue
-            files[str(rel)] = path.read_bytes()
+    for path in sorted((pipeline.REPO / "autograder").rglob("*")):
+        rel = path.relative_to(pipeline.REPO)
+        if skip & set(rel.parts) or not path.is_file() or path.is_symlink():
+            continue
+        if path.suffix == ".json" or path.name == "nbgrader_config.py":
+            continue
+        files[str(rel)] = path.read_bytes()
     return files
 
 

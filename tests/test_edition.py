@@ -27,7 +27,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import edition
+from autograder import edition, sandbox
 from reftensor import pieces
 from tests.notebooks import REPO, answer_sources, nbgrader_meta, source, write_submission
 
@@ -261,7 +261,9 @@ def test_the_student_edition_with_answers_runs_the_reference_tests(student: Path
                                                                    wrong: bool):
     (tmp_path / "edition_answers.py").write_text(
         PLUGIN.format(edition=str(student / "reftensor"), wrong=WRONG if wrong else ""))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (student, tmp_path, REPO)))}
+    # the derandomized profile: the same examples on both editions, every run
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (student, tmp_path, REPO))),
+           "HYPOTHESIS_PROFILE": "ci"}
     tests = ["-x", "tests/test_ch01_tensor.py"] if wrong else [
         "tests/test_ch01_tensor.py", "tests/test_ch02_views.py"]
     done = subprocess.run(
@@ -319,3 +321,98 @@ def _answer(name: str):
     namespace: dict = {"pieces": pieces}
     exec(answer_sources("ch01_storage")[name], namespace)
     return namespace[name]
+
+
+# ------------------------------------------------------------------ the release and grading
+def test_the_release_holds_the_student_edition():
+    """``course/reftensor`` is the student edition (with autograder/published.txt's
+    chapters published), as the release command writes it; test_notebooks checks that it
+    equals a fresh release byte for byte."""
+    files, stubbed = edition.student_files(edition.published_chapters())
+    course = REPO / "course"
+    on_disk = {str(p.relative_to(course)): p.read_bytes() for p in (course / "reftensor").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    assert on_disk == files
+    published = set(edition.published_chapters())
+    assert sorted(stubbed) == sorted(n for n, p in pieces.PIECES.items()
+                                     if p.chapter not in published)
+
+
+def test_publishing_a_chapter_keeps_its_reference_bodies_behind_the_students_own(
+        tmp_path: Path, student: Path):
+    listed = tmp_path / "published.txt"
+    listed.write_text("# none yet\n")
+    assert edition.published_chapters(listed) == []
+    assert edition.publish("ch01_storage", listed) and not edition.publish("ch01_storage", listed)
+    assert edition.published_chapters(listed) == ["ch01_storage"]
+    with pytest.raises(ValueError, match="no graded pieces"):
+        edition.publish("ch09_dispatch", listed)
+    out = tmp_path / "published"
+    assert edition.write_student_edition(out, published=["ch01_storage"]) == [
+        n for n, p in pieces.PIECES.items() if p.chapter != "ch01_storage"]
+    done = _run("""
+        import reftensor
+        from reftensor import pieces
+        with pieces.trace() as used:
+            print(reftensor.empty(2, 0, 3).stride(), sorted(used))
+
+        @pieces.register
+        def contiguous_strides(shape):
+            return (5,) * len(shape)
+
+        with pieces.trace() as used:
+            print(reftensor.empty(2, 3).stride(), sorted(used))
+    """, [out, REPO], env={"REFTENSOR_NOTEBOOKS": str(tmp_path / "nowhere")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["(3, 3, 1) []", "(5, 5) ['contiguous_strides']"]
+
+
+def test_make_lab_opens_the_course_on_the_student_edition():
+    """The kernels that ``make lab`` starts (in a chapter's folder) import the student
+    edition; ``make lab EDITION=reference`` imports the repository's reftensor."""
+    found = {}
+    for edition_name in ("student", "reference"):
+        recipe = subprocess.run(["make", "-n", "-s", "lab", f"EDITION={edition_name}"],
+                                cwd=REPO, capture_output=True, text=True, check=True).stdout
+        line = next(x for x in recipe.splitlines() if "jupyter lab --allow-root" in x)
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        match = re.search(r"PYTHONPATH=(\S+)", line)
+        if match:
+            env["PYTHONPATH"] = match[1]
+        done = subprocess.run([PYTHON, "-c", "import reftensor; print(reftensor.__file__)"],
+                              cwd=REPO / "course" / "ch01_storage", env=env,
+                              capture_output=True, text=True, check=True)
+        found[edition_name] = done.stdout.strip()
+    assert found == {"student": str(REPO / "course" / "reftensor" / "__init__.py"),
+                     "reference": str(REPO / "reftensor" / "__init__.py")}
+
+
+def test_every_sandbox_runs_the_student_edition():
+    from autograder import recheck
+
+    files = recheck.runtime_files()
+    ours = {k: v for k, v in files.items() if k.startswith("reftensor/")}
+    assert ours == edition.student_files(edition.published_chapters())[0]
+
+
+@pytest.mark.skipif(not sandbox.status().available, reason="no grading sandbox here")
+def test_importing_or_pasting_the_installed_edition_gains_nothing(tmp_path: Path):
+    """An answer that imports the piece from the installed student edition, or pastes its
+    stub, gets no points for it; the other exercises are graded as usual."""
+    from autograder import grade
+
+    inbox = tmp_path / "inbox"
+    write_submission("ch01_storage", inbox / "copier" / "ch01_storage", {
+        "contiguous_strides": "from reftensor.layout import contiguous_strides",
+        "storage_index": "def storage_index(index, stride, storage_offset):\n"
+                         "    from reftensor.pieces import answer\n\n"
+                         "    return answer(\"storage_index\")(index, stride, storage_offset)",
+    })
+    [outcome] = grade.grade_class(tmp_path / "ws", inbox, "ch01_storage", workers=2,
+                                  progress=False)
+    for name in ("contiguous_strides", "storage_index"):
+        assert outcome.scores[f"test_{name}_visible"] == 0, outcome.reasons
+        assert outcome.scores[f"test_{name}_hidden"] == 0
+    for name in ("is_contiguous", "unfold_layout", "channels_last_strides"):
+        assert outcome.scores[f"test_{name}_hidden"] == outcome.max_scores[f"test_{name}_hidden"]

@@ -1,0 +1,143 @@
+"""reftensor: PyTorch's strided tensor, written to be read.
+
+The same names and semantics as torch (``reftensor.tensor``, ``Tensor.stride()``,
+``reftensor.channels_last``, ...), so one program runs on both libraries. Built on NumPy;
+torch is never imported.
+"""
+
+from . import dtypes, layout
+
+__version__ = "0.1.0"
+
+# The Tensor first: its module imports every chapter's module, then autograd (chapter 5).
+from .tensor import Tensor  # noqa: E402
+
+# isort: split
+# A chapter module named as an op (``matmul.py``) is imported before the bindings, so that
+# ``reftensor.matmul`` is the op's function, not the module.
+from . import matmul as _matmul_module  # noqa: E402, F401
+
+# isort: split
+# The ops of the op table (reftensor/_ops): functions generated from it.
+from . import _bindings  # noqa: E402
+from ._bindings import *  # noqa: E402, F403
+
+# isort: split
+# Chapters 2 to 4: the modules that hold the op table's kernels register them when imported;
+# a few list public functions of their own in ``__all__`` (torch's Python functions, such
+# as ``broadcast_shapes`` and ``split``).
+from . import (  # noqa: F401
+    arithmetic,
+    broadcasting,
+    comparison,
+    copies,
+    elementwise,
+    indexing,
+    matmul,
+    promotion,
+    reductions,
+    unary,
+    views,
+)
+from .broadcasting import *  # noqa: F403
+from .device import device
+from .dtype_info import finfo, iinfo
+from .dtypes import (
+    bfloat16,
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from .factories import (
+    as_tensor,
+    from_numpy,
+    tensor,
+)
+from .layout import channels_last, contiguous_format, memory_format, preserve_format
+from .promotion import *  # noqa: F403
+from .size import Size
+from .storage import UntypedStorage
+from .views import *  # noqa: F403
+
+# Chapter 8: the samplers register their kernels (``reftensor.random`` is ``torch.random``).
+# isort: split
+from . import random as random  # noqa: E402
+
+# isort: split
+from . import out_arguments  # noqa: E402
+
+out_arguments.register_all()  # the kernels of every out= overload
+
+# Chapter 5: the differentiable versions of the ops above replace them (same names, same
+# kernels, plus a node of the backward graph when an input requires grad).
+# isort: split
+from . import autograd  # noqa: E402
+from .autograd import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .autograd.functions import *  # noqa: E402, F403
+
+# isort: split
+# The op table's differentiable ops get their Autograd kernels from the derivatives table.
+from .autograd import variable_type  # noqa: E402, F401
+
+# Chapter 8: random number generation (the samplers and the random factories, ``rand``,
+# ``normal``, ..., are the op table's; here the generators).
+# isort: split
+from . import nn  # noqa: E402
+from .random.generator import (  # noqa: E402
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+
+
+def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405
+    """True for a ``reftensor.Tensor`` (``torch.is_tensor``)."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> "builtins.int":  # noqa: F821, F405
+    """Number of elements of ``input`` (``torch.numel``)."""
+    return input.numel()
+
+
+__all__ = [
+    "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
+    "no_grad", "set_grad_enabled",
+    "Size", "Tensor", "UntypedStorage", "as_tensor", "bfloat16",
+    "bool", "channels_last", "contiguous_format", "device", "double", "dtype", "dtypes",
+    "float", "float16", "float32", "float64", "from_numpy",
+    "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
+    "layout", "long", "memory_format", "numel", "preserve_format",
+    "Generator", "default_generator", "get_rng_state", "initial_seed",
+    "manual_seed", "nn", "random", "seed", "set_rng_state",
+    "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
+    *_bindings.__all__,
+    *broadcasting.__all__, *promotion.__all__, *views.__all__,
+]

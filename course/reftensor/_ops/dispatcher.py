@@ -1,0 +1,254 @@
+"""The dispatcher: which kernel of an op runs for a call, by dispatch key.
+
+An op (``aten::exp``) has a kernel per **dispatch key** (torch's ``DispatchKey``), tried from
+the highest key down:
+
+* ``Autograd``: records a node of the backward graph around the call (chapter 5); its kernel
+  comes from the derivatives table;
+* ``Python``: hands the call to the innermost ``TorchDispatchMode`` (chapter 9);
+* ``Meta``: computes only the result's sizes, strides and dtype (chapter 4's meta device);
+* ``CPU``: computes the values with NumPy.
+
+A call computes its **key set** once, from its tensor arguments and the dispatch state: the
+backend key of their device (``Meta`` if any is a meta tensor, else ``CPU``; a factory's
+``Device? device`` argument, when given, decides instead, as torch computes a factory's key
+from its ``TensorOptions``: ``zeros(2, device="meta")`` and ``zeros_like(t, device="meta")``
+run the Meta kernel, ``zeros(2)`` the CPU one); ``Autograd`` when
+some argument requires grad, and for an in-place op also when ``self`` is a view or carries
+autograd metadata (torch keeps ``Autograd`` in every tensor's key set and lets the kernel
+decide; reftensor leaves it out when no input needs it, which saves a call per op); ``Python``
+while a dispatch mode is active. The highest key's kernel runs; an ``Autograd`` or ``Python``
+kernel gets the key set below itself and **redispatches** with it
+(``op.redispatch(keys, ...)``), as ``at::redispatch`` does.
+
+A ``CompositeImplicitAutograd`` kernel is written with other ops (``clip`` is ``clamp``): it
+runs before any key, and the ops it calls dispatch (and record) themselves.
+
+Kernels are registered by key with :meth:`OpOverload.impl`, as ``torch.library`` does; the
+chapter modules register theirs when reftensor is imported.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any
+
+from ..device import META
+from .python_arg_parser import REQUIRED, default
+from .schema import FunctionSchema, parse_schema
+from .state import state
+from .tensor_type import TensorType
+
+__all__ = ["DispatchKey", "OpOverload", "key_set"]
+
+
+class DispatchKey(enum.IntFlag):
+    """One bit per key; a key set is their ``|``. A higher bit runs first."""
+
+    CPU = 1
+    Meta = 2
+    Python = 4
+    Autograd = 8
+    CompositeImplicitAutograd = 16
+
+
+_BACKEND = int(DispatchKey.CPU | DispatchKey.Meta)
+_CPU, _META = int(DispatchKey.CPU), int(DispatchKey.Meta)
+_PYTHON, _AUTOGRAD = int(DispatchKey.Python), int(DispatchKey.Autograd)
+Kernel = Callable[..., Any]
+
+
+def key_set(tensors: list[Any], *, inplace: bool) -> int:
+    """The dispatch key set of a call whose tensor arguments are ``tensors``."""
+    keys = _CPU
+    autograd = False
+    for t in tensors:
+        if t._storage._device is META:
+            keys = _META
+        if t._requires_grad:
+            autograd = True
+    if inplace and tensors:
+        self = tensors[0]
+        autograd = autograd or self._base is not None or self._autograd_meta is not None
+    if autograd:
+        keys |= _AUTOGRAD
+    if state.modes:
+        keys |= _PYTHON
+    return keys
+
+
+class OpOverload:
+    """One overload of an op (``aten::max.other``): its schema and its kernels by key.
+
+    Call it with the schema's arguments (``self`` included, keyword-only ones by keyword), as
+    ``torch.ops.aten.max.other(a, b)``; the Python bindings (``reftensor.max``,
+    ``Tensor.max``) parse a user's call into exactly that.
+    """
+
+    def __init__(self, schema: str | FunctionSchema, *,
+                 functional: OpOverload | None = None) -> None:
+        self.schema = parse_schema(schema) if isinstance(schema, str) else schema
+        self.functional = functional  # of an ``.out`` overload: the op it writes out
+        self.name = self.schema.qualified
+        self.kernels: dict[int, Kernel] = {DispatchKey.Python: python_key}
+        self._composite: Kernel | None = None  # the kernels __call__ looks at first
+        self._cpu: Kernel | None = None
+        self.inplace = self.schema.is_inplace
+        self.inplace_form: OpOverload | None = None  # ``exp_`` of ``exp`` (the op table's)
+        # has a derivative formula (set by the derivatives table; ``floor_divide`` has a
+        # node whose backward raises, and counts as not differentiable)
+        self.differentiable = False
+        self.node: type | None = None  # its node class, from the derivatives table
+        self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
+        arguments = self.schema.arguments
+        # where the tensors are among the arguments, to compute the key set quickly
+        self._tensor_positions = tuple(i for i, a in enumerate(arguments)
+                                       if a.type.base == "Tensor")
+        self._positional = sum(not a.kwarg_only for a in arguments)
+        self._names = {a.name: i for i, a in enumerate(arguments)}
+        self._defaults = [default(a.default) for a in arguments]
+        # a factory's ``Device? device``: where it is, or None (it decides the backend key)
+        self._device = next((i for i, a in enumerate(arguments)
+                             if a.name == "device" and a.type.base == "Device"), None)
+
+    def __repr__(self) -> str:
+        return f"<OpOverload {self.name}>"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def impl(self, key: DispatchKey | str) -> Callable[[Kernel], Kernel]:
+        """Register the decorated function as this overload's kernel for ``key``."""
+        key = DispatchKey[key] if isinstance(key, str) else key
+
+        def register(kernel: Kernel) -> Kernel:
+            if key in self.kernels:
+                raise RuntimeError(f"{self.name} already has a kernel for {key.name}")
+            self.kernels[key] = kernel
+            self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
+            self._cpu = self.kernels.get(DispatchKey.CPU)
+            return kernel
+
+        return register
+
+    def has_kernel(self, key: DispatchKey) -> bool:
+        return key in self.kernels
+
+    def tensors(self, values: tuple[Any, ...] | list[Any]) -> list[Any]:
+        """The tensor arguments among a call's ``values`` (lists of tensors included)."""
+        found = []
+        for i in self._tensor_positions:
+            value = values[i]
+            if isinstance(value, TensorType):
+                found.append(value)
+            elif isinstance(value, tuple | list):
+                found.extend(v for v in value if isinstance(v, TensorType))
+        return found
+
+    def values(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The value of every argument, in the schema's order, from a call that gives the
+        keyword-only ones by keyword (and may leave out those with defaults).
+
+        Raises:
+            TypeError: an unknown, missing or repeated argument.
+        """
+        if len(args) > self._positional:
+            raise TypeError(f"{self.name}() takes {self._positional} positional arguments "
+                            f"but {len(args)} were given")
+        values = [*args, *self._defaults[len(args):]]
+        for name, value in kwargs.items():
+            i = self._names.get(name)
+            if i is None or i < len(args):
+                raise TypeError(f"{self.name}() got an unexpected or repeated argument "
+                                f"'{name}'")
+            values[i] = value
+        if any(v is REQUIRED for v in values):
+            missing = [a.name for a, v in zip(self.schema.arguments, values, strict=True)
+                       if v is REQUIRED]
+            raise TypeError(f"{self.name}() missing arguments: {', '.join(missing)}")
+        return values
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call with the schema's arguments, keyword-only ones by keyword
+        (``aten.add.Tensor(a, b, alpha=2)``)."""
+        return self.call(*self.values(args, kwargs))
+
+    def call(self, *values: Any) -> Any:
+        """Dispatch with every argument given, positionally, in the schema's order: what
+        the Python bindings call, and what every kernel receives."""
+        if self._composite is not None:
+            return self._composite(*values)
+        # the key set (``key_set``), computed in one pass over the tensor arguments
+        keys, autograd = _CPU, False
+        for i in self._tensor_positions:
+            value = values[i]
+            if isinstance(value, TensorType):
+                if value._storage._device is META:
+                    keys = _META
+                if value._requires_grad:
+                    autograd = True
+            elif isinstance(value, tuple | list):  # a list of tensors: the general way
+                return self.redispatch(key_set(self.tensors(values), inplace=self.inplace),
+                                       *values)
+        if self._device is not None and values[self._device] is not None:
+            keys = device_key(values[self._device])
+        if self.inplace and not autograd and self._tensor_positions:
+            first = values[self._tensor_positions[0]]
+            autograd = first._base is not None or first._autograd_meta is not None
+        if autograd:
+            keys |= _AUTOGRAD
+        elif keys == _CPU and self._cpu is not None and not state.modes:
+            return self._cpu(*values)  # the common case: straight to the kernel
+        if state.modes:
+            keys |= _PYTHON
+        return self.redispatch(keys, *values)
+
+    def redispatch(self, keys: int, *values: Any) -> Any:
+        """Run the kernel of the highest key in ``keys`` that has one. The kernels of
+        ``Autograd`` and ``Python`` get the op and the key set below their own key first."""
+        kernels = self.kernels
+        while keys:
+            key = 1 << (keys.bit_length() - 1)  # the highest key left
+            keys &= ~key
+            kernel = kernels.get(key)
+            if kernel is None:
+                continue
+            if key & _BACKEND:
+                return kernel(*values)
+            return kernel(self, keys, *values)
+        raise NotImplementedError(
+            f"Could not run '{self.name}' with arguments from the "
+            f"'{_backend_name(values, self)}' backend: reftensor has no kernel for it.")
+
+    def split(self, values: tuple[Any, ...] | list[Any]) -> tuple[tuple[Any, ...],
+                                                                   dict[str, Any]]:
+        """``values`` as ``(args, kwargs)``: keyword-only arguments by keyword."""
+        arguments = self.schema.arguments
+        return (tuple(values[:self._positional]),
+                {a.name: v for a, v in zip(arguments[self._positional:],
+                                           values[self._positional:], strict=True)})
+
+
+def device_key(where: Any) -> int:
+    """The backend key of a factory's ``device=`` (a device or its name): Meta for the meta
+    device, else CPU (where the kernel refuses the devices reftensor does not have)."""
+    kind = getattr(where, "type", where)
+    return _META if isinstance(kind, str) and kind.partition(":")[0] == "meta" else _CPU
+
+
+def _backend_name(values: tuple[Any, ...], op: OpOverload) -> str:
+    tensors = op.tensors(values)
+    return "Meta" if any(t._storage._device is META for t in tensors) else "CPU"
+
+
+def python_key(op: OpOverload, keys: int, *values: Any) -> Any:
+    """The ``Python`` key's kernel: the innermost dispatch mode handles the call, with
+    itself popped off the stack meanwhile (so the ops it runs dispatch normally). The mode
+    sees the call as torch shows it: keyword-only arguments by keyword."""
+    args, kwargs = op.split(values)
+    mode = state.modes.pop()
+    try:
+        return mode.__torch_dispatch__(op, (), args, kwargs)
+    finally:
+        state.modes.append(mode)

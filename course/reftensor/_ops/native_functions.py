@@ -1,0 +1,1279 @@
+"""The op table: every op reftensor has, declared once, as torch's ``native_functions.yaml``
+declares it.
+
+An entry gives the op's schema strings (one per overload, in the order the argument parser
+tries them; each copied from ``native_functions.yaml``), its variants (``reftensor.<name>``,
+``Tensor.<name>``, and with ``inplace=True`` also ``<name>_``, whose schema is derived as torch
+writes it: ``exp_(Tensor(a!) self) -> Tensor(a!)``), and its docstring. Nothing else: the
+kernels are registered by dispatch key in the chapter modules (``unary.py`` registers the CPU
+and Meta kernels of ``exp``), the derivative is a row of ``autograd/derivatives.py``, and the
+conformance test is an entry of ``tests/op_db.py``.
+
+``aten`` holds one :class:`OpOverloadPacket` per name: ``aten.exp``, ``aten.exp_``, with the
+overloads as attributes (``aten.exp.default``), as ``torch.ops.aten`` does. The Python
+bindings (``reftensor.exp``, ``Tensor.exp``) are generated from this table into
+``reftensor/_bindings.py`` by ``python -m reftensor._ops.generate``; a test fails when that
+file and this table disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from .dispatcher import DispatchKey, OpOverload
+from .packet import OpOverloadPacket
+from .python_arg_parser import TENSOR_OPTIONS, has_tensor_options
+from .schema import Argument, FunctionSchema, Return, Type, parse_schema
+
+__all__ = ["Declaration", "NATIVE_FUNCTIONS", "aten"]
+
+
+class Declaration(NamedTuple):
+    """One entry of the op table."""
+
+    schemas: tuple[str, ...]
+    function: bool = True  # reftensor.<name>
+    method: bool = True  # Tensor.<name>
+    inplace: bool = False  # also <name>_, a method
+    inplace_function: bool = True  # ... and a function (``torch.exp_``; torch has no ``add_``)
+    out: tuple[str, ...] = ()  # the ``.out`` schemas, one per overload that has one
+    numbers_as_tensors: bool = False
+    operators: tuple[str, ...] = ()  # Tensor methods that are this op (``__add__``)
+    # ... with the operands swapped (``__rmatmul__``: ``other @ t`` is ``matmul(other, t)``)
+    reflected_operators: tuple[str, ...] = ()
+    inplace_operators: tuple[str, ...] = ()  # ... and its in-place form (``__iadd__``)
+    alias_of: str = ""  # another op that this one is (``subtract`` is ``sub``)
+    deprecated: tuple[str, ...] = ()  # signatures of torch's ``deprecated.yaml`` for it
+    # overloads that the Python binding does not offer (torch drops ``add.Scalar`` from
+    # ``torch.add``, which takes numbers as tensors); other ops reach them (``subtract``)
+    internal: tuple[str, ...] = ()
+    # the in-place overload's name where torch's differs from the functional one's:
+    # ``(("Tensor_Scalar", "Scalar"),)`` makes ``pow.Tensor_Scalar``'s in-place form
+    # ``pow_.Scalar``. Only overloads whose first argument is ``Tensor self`` have one.
+    inplace_overloads: tuple[tuple[str, str], ...] = ()
+    # ``out=`` must have the input's dtype ("Found dtype Long but expected Float"), checked
+    # before anything is computed: torch's unary ops built with ``check_all_same_dtype``
+    out_same_dtype: bool = False
+    # overloads that only the function offers, not the method (``torch.mm(a, b, dtype)``)
+    function_only: tuple[str, ...] = ()
+    # arguments that torch's Python binding names otherwise than the schema: (schema name,
+    # Python name) pairs (``copy_``'s ``src`` is ``other`` in Python)
+    python_names: tuple[tuple[str, str], ...] = ()
+    doc: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.schemas[0].partition("(")[0].partition(".")[0]
+
+
+def declare(*schemas: str, **options: object) -> Declaration:
+    return Declaration(schemas, **options)  # type: ignore[arg-type]
+
+
+def binary(name: str, *, alpha: bool = False, operators: tuple[str, ...] = (),
+           inplace_operators: tuple[str, ...] = (), alias_of: str = "",
+           doc: str = "") -> Declaration:
+    """A binary arithmetic op (``add.Tensor``), with its in-place and ``out=`` forms, and its
+    ``.Scalar`` overload. ``add``, ``sub`` and ``mul`` take a Python number where the schema
+    says Tensor and keep ``.Scalar`` internal; their aliases offer ``.Scalar`` instead. ``add``
+    and ``sub`` keep torch's deprecated ``(input, alpha, other)`` order."""
+    extra = ", *, Scalar alpha=1" if alpha else ""
+    tensor = f"{name}.Tensor(Tensor self, Tensor other{extra}) -> Tensor"
+    scalar = f"{name}.Scalar(Tensor self, Scalar other{', Scalar alpha=1' if alpha else ''}) " \
+             "-> Tensor"
+    deprecated = () if not alpha or alias_of else (
+        f"{name}(Tensor self, Scalar alpha, Tensor other) -> Tensor",
+        f"{name}(Tensor self, Scalar alpha, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
+    schemas = (tensor,) if not alias_of else (tensor, scalar)
+    return declare(*schemas, internal=(scalar,) if not alias_of else (),
+                   out=(f"{name}.out(Tensor self, Tensor other{extra or ', *'}, "
+                        "Tensor(a!) out) -> Tensor(a!)",),
+                   inplace=True, inplace_function=False, numbers_as_tensors=True,
+                   operators=operators, inplace_operators=inplace_operators,
+                   alias_of=alias_of, doc=doc, deprecated=deprecated)
+
+
+def division(name: str, *, modes: bool = True, operators: tuple[str, ...] = (),
+             inplace_operators: tuple[str, ...] = (), alias_of: str = "",
+             doc: str = "") -> Declaration:
+    """``div`` and its aliases: true division and (``modes``) rounded division, each with a
+    ``.Scalar`` overload; ``div`` offers only its rounded one in Python, as torch does."""
+    tensor = [f"{name}.Tensor(Tensor self, Tensor other) -> Tensor"]
+    scalar = [f"{name}.Scalar(Tensor self, Scalar other) -> Tensor"]
+    outs = [f"{name}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"]
+    if modes:
+        tensor.append(f"{name}.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) "
+                      "-> Tensor")
+        scalar.append(f"{name}.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) "
+                      "-> Tensor")
+        outs.append(f"{name}.out_mode(Tensor self, Tensor other, *, str? rounding_mode, "
+                    "Tensor(a!) out) -> Tensor(a!)")
+    python, internal = (tensor + scalar, []) if alias_of else (tensor + scalar[1:], scalar[:1])
+    return declare(*python, internal=tuple(internal), out=tuple(outs), inplace=True,
+                   inplace_function=False, numbers_as_tensors=True, operators=operators,
+                   inplace_operators=inplace_operators, alias_of=alias_of, doc=doc)
+
+
+def comparison(name: str, operator: str, symbol: str) -> Declaration:
+    """``eq`` and the rest: a ``.Tensor`` and a ``.Scalar`` overload, each with ``out=``, an
+    in-place form (a method) and an operator."""
+    return declare(
+        f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
+        f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
+        out=(f"{name}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+             f"{name}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)"),
+        inplace=True, inplace_function=False, operators=(operator,),
+        doc=f"``input {symbol} other`` as a bool tensor (``torch.{name}``), compared in "
+            "``result_type``: ``uint8_tensor == -1`` reads -1 as 255. In place (``"
+            f"t.{name}_(other)``) the 0 or 1 is written in ``t``'s own dtype.\n\nRaises "
+            "RuntimeError for shapes that do not broadcast.")
+
+
+def float_function(name: str, doc: str) -> Declaration:
+    """A unary float function, with its in-place and ``out=`` forms."""
+    return declare(f"{name}(Tensor self) -> Tensor", inplace=True,
+                   out=(f"{name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+                   doc=f"{doc} {_FLOAT}")
+
+
+def bitwise(name: str, symbol: str, operators: tuple[str, ...],
+            inplace_operators: tuple[str, ...]) -> Declaration:
+    """``bitwise_and`` and the rest: tensor and tensor, number and tensor, tensor and
+    number; ``out=`` and in place (a method) for a tensor ``self``; the operators."""
+    return declare(
+        f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
+        f"{name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+        f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
+        out=(f"{name}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+             f"{name}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)"),
+        inplace=True, inplace_function=False, operators=operators,
+        inplace_operators=inplace_operators,
+        doc=f"``input {symbol} other``, bit by bit, broadcast (``torch.{name}``); on bool "
+            "tensors the logical operation. Result dtype: ``result_type``.\n\nRaises "
+            "RuntimeError for shapes that do not broadcast, and NotImplementedError for a "
+            "floating result.")
+
+
+def logical(name: str, what: str) -> Declaration:
+    """``logical_and`` and the rest: a bool result from any dtypes, with ``out=`` (which may
+    have any dtype) and an in-place form (a method, written in ``self``'s dtype)."""
+    return declare(f"{name}(Tensor self, Tensor other) -> Tensor", inplace=True,
+                   inplace_function=False,
+                   out=(f"{name}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                        "Tensor(a!)",),
+                   doc=f"True where {what}, as a bool tensor, broadcast (``torch.{name}``); "
+                       "a value counts as true when it is not 0.\n\nRaises RuntimeError "
+                       "for shapes that do not broadcast.")
+
+
+_FLOAT = ("Integer and bool inputs give the default float dtype. NumPy's formula, within a "
+          "few units in the last place of torch's.")
+
+NATIVE_FUNCTIONS: list[Declaration] = [
+    # ---------------------------------------------------------- unary float functions
+    float_function("exp", "``e ** input``, elementwise (``torch.exp``)."),
+    float_function("expm1", "``e ** input - 1``, exact near 0 (``torch.expm1``)."),
+    float_function("log", "Natural logarithm (``torch.log``): -inf at 0, nan below."),
+    float_function("sqrt", "Square root, correctly rounded (``torch.sqrt``): nan below 0."),
+    float_function("sin", "Sine, in radians (``torch.sin``)."),
+    float_function("cos", "Cosine, in radians (``torch.cos``)."),
+    float_function("tanh", "Hyperbolic tangent (``torch.tanh``)."),
+    float_function("sigmoid", "``1 / (1 + exp(-input))`` (``torch.sigmoid``)."),
+    float_function("reciprocal", "``1 / input`` (``torch.reciprocal``): inf at 0."),
+    # ---------------------------------------------------------- same-dtype unary (chapter 3)
+    declare("neg(Tensor self) -> Tensor", inplace=True, out_same_dtype=True, operators=("__neg__",),
+            out=("neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``-input`` (``torch.neg``), in the input's dtype: unsigned integers wrap "
+                "around (``-1`` is 255 in uint8).\n\nRaises RuntimeError for a bool tensor "
+                "(use ``~`` or ``logical_not``)."),
+    declare("negative(Tensor self) -> Tensor", inplace=True, out_same_dtype=True, alias_of="neg",
+            out=("negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``torch.negative``: ``neg``."),
+    declare("abs(Tensor self) -> Tensor", inplace=True, out_same_dtype=True, operators=("__abs__",),
+            out=("abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``|input|`` (``torch.abs``), in the input's dtype: ``abs(int8(-128))`` wraps "
+                "to -128.\n\nRaises NotImplementedError for a bool tensor."),
+    declare("relu(Tensor self) -> Tensor", inplace=True,
+            doc="``max(input, 0)`` (``torch.relu``), in the input's dtype; keeps -0.0 and nan."
+                "\n\nRaises RuntimeError for a bool tensor."),
+    declare("sign(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            inplace_function=False,
+            out=("sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="-1, 0 or +1 in the input's dtype (``torch.sign``): 0 for nan and for -0.0; a "
+                "bool tensor is copied unchanged."),
+    declare("floor(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            out=("floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Round down (``torch.floor``); integer tensors are copied unchanged.\n\n"
+                "Raises NotImplementedError for a bool tensor."),
+    declare("round(Tensor self) -> Tensor",
+            "round.decimals(Tensor self, *, int decimals) -> Tensor", inplace=True,
+            out_same_dtype=True,
+            out=("round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="Round half to even (``torch.round``): ``1.5`` and ``2.5`` both give ``2``; "
+                "with ``decimals``, ``rint(x * 10**decimals) / 10**decimals``. Integer "
+                "tensors are copied when ``decimals`` is 0.\n\nRaises NotImplementedError "
+                "for a bool tensor, or an integer one with ``decimals``."),
+    # ---------------------------------------------------------- arithmetic (chapter 3)
+    binary("add", alpha=True, operators=("__add__", "__radd__"), inplace_operators=("__iadd__",),
+           doc="``input + alpha * other``, broadcast (``torch.add``); either may be a Python "
+               "number. Result dtype: ``result_type``; on bool tensors ``+`` is logical or."
+               "\n\nRaises RuntimeError for shapes that do not broadcast, a bool ``alpha`` "
+               "for a non-bool result, a float ``alpha`` for an integer result."),
+    binary("sub", alpha=True, operators=("__sub__",), inplace_operators=("__isub__",),
+           doc="``input - alpha * other``, broadcast (``torch.sub``). Result dtype: "
+               "``result_type``.\n\nRaises RuntimeError for a bool operand (tensor or "
+               "Python bool), shapes that do not broadcast, or a bad ``alpha`` (as ``add``)."),
+    binary("subtract", alpha=True, alias_of="sub", doc="``torch.subtract``: ``sub``."),
+    binary("mul", operators=("__mul__", "__rmul__"), inplace_operators=("__imul__",),
+           doc="``input * other``, broadcast (``torch.mul``). Result dtype: ``result_type``; "
+               "on bool tensors ``*`` is logical and. float16/bfloat16 times a single value "
+               "reads that value in float32 unrounded, as torch's kernel does."),
+    binary("multiply", alias_of="mul", doc="``torch.multiply``: ``mul``."),
+    division("div", operators=("__truediv__",), inplace_operators=("__itruediv__",),
+             doc="``input / other``, broadcast (``torch.div``). ``rounding_mode=None``: true "
+                 "division, integer and bool inputs give the default float dtype; "
+                 "``\"trunc\"`` rounds the quotient toward zero, ``\"floor\"`` down "
+                 "(Python's ``//``), both keep ``result_type``.\n\nRaises RuntimeError for "
+                 "an unknown rounding mode or an integer division by zero "
+                 "(\"ZeroDivisionError\"); NotImplementedError for a rounding mode on bool "
+                 "tensors."),
+    division("divide", alias_of="div", doc="``torch.divide``: ``div``."),
+    division("true_divide", modes=False, alias_of="div",
+             doc="``torch.true_divide``: ``div`` without a rounding mode."),
+    # ---------------------------------------------------------- comparisons (chapter 3)
+    comparison("eq", "__eq__", "=="),
+    comparison("ne", "__ne__", "!="),
+    comparison("lt", "__lt__", "<"),
+    comparison("le", "__le__", "<="),
+    comparison("gt", "__gt__", ">"),
+    comparison("ge", "__ge__", ">="),
+    # ---------------------------------------------------------- more arithmetic (chapter 3)
+    declare("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+            "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", method=False,
+            doc="``other - alpha * input`` (``torch.rsub``; what ``2 - t`` runs). Result "
+                "dtype: ``result_type``.\n\nRaises RuntimeError as ``sub``: a bool operand, "
+                "shapes that do not broadcast, a bad ``alpha``."),
+    declare("floor_divide(Tensor self, Tensor other) -> Tensor",
+            "floor_divide.Scalar(Tensor self, Scalar other) -> Tensor",
+            out=("floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            inplace=True, inplace_function=False, numbers_as_tensors=True,
+            inplace_overloads=(("default", "Tensor"),),
+            operators=("__floordiv__",), inplace_operators=("__ifloordiv__",),
+            doc="``input // other``: ``div(input, other, rounding_mode=\"floor\")`` "
+                "(``torch.floor_divide``). Result dtype: ``result_type``. Not "
+                "differentiable: its backward raises.\n\nRaises RuntimeError for an "
+                "integer division by zero (\"ZeroDivisionError\") or shapes that do not "
+                "broadcast; NotImplementedError for bool tensors."),
+    declare("remainder.Tensor(Tensor self, Tensor other) -> Tensor",
+            "remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+            "remainder.Scalar(Tensor self, Scalar other) -> Tensor",
+            out=("remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            inplace=True, inplace_function=False, operators=("__mod__",),
+            inplace_operators=("__imod__",),
+            doc="Python's ``input % other``: the result takes the sign of ``other`` "
+                "(``torch.remainder``). Result dtype: ``result_type``.\n\nRaises "
+                "RuntimeError for an integer remainder by zero (\"ZeroDivisionError\") or "
+                "shapes that do not broadcast; NotImplementedError for bool tensors."),
+    declare("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+            "pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
+            "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
+            out=("pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            inplace=True, inplace_function=False,
+            inplace_overloads=(("Tensor_Tensor", "Tensor"), ("Tensor_Scalar", "Scalar")),
+            operators=("__pow__",), inplace_operators=("__ipow__",),
+            doc="``input ** exponent``, broadcast (``torch.pow``). Result dtype: "
+                "``result_type``. Integers wrap around; an integer tensor exponent below 0 "
+                "gives 0 (or +-1 for a base of +-1). ``x ** 0`` is 1 and ``x ** 1`` is ``x`` "
+                "for every ``x``. A number base (``2 ** t``) gives a contiguous result.\n\n"
+                "Raises RuntimeError for an integer or bool tensor to a negative Python int, "
+                "an exponent that does not fit the tensor's dtype, or shapes that do not "
+                "broadcast; NotImplementedError for a bool tensor to a bool tensor."),
+    declare("positive(Tensor(a) self) -> Tensor(a)", operators=("__pos__",),
+            doc="``+input``: ``input`` itself, not a copy (``torch.positive``).\n\nRaises "
+                "RuntimeError for a bool tensor."),
+    # ---------------------------------------------------------- bitwise and logical (chapter 3)
+    bitwise("bitwise_and", "&", ("__and__", "__rand__"), ("__iand__",)),
+    bitwise("bitwise_or", "|", ("__or__", "__ror__"), ("__ior__",)),
+    bitwise("bitwise_xor", "^", ("__xor__", "__rxor__"), ("__ixor__",)),
+    declare("bitwise_not(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            inplace_function=False,
+            out=("bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``~input``: every bit flipped; on bool, logical not (``torch.bitwise_not``)."
+                "\n\nRaises NotImplementedError for a floating tensor (the operator ``~`` "
+                "raises TypeError there)."),
+    logical("logical_and", "both are true"),
+    logical("logical_or", "either is true"),
+    logical("logical_xor", "exactly one is true"),
+    declare("logical_not(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+            out=("logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``input == 0`` as a bool tensor (``torch.logical_not``); any dtype. In place "
+                "the 0 or 1 is written in ``self``'s dtype; ``out=`` may have any dtype."),
+    # ---------------------------------------------------------- copies (chapter 2)
+    declare("flip(Tensor self, int[] dims) -> Tensor",
+            doc="A copy with the elements in reverse order along each of ``dims`` "
+                "(``torch.flip``), laid out like ``clone``: a dense input keeps its strides. "
+                "``t.flip(0, 1)`` is ``t.flip((0, 1))``.\n\nRaises RuntimeError for a dim "
+                "listed twice, IndexError for a dim out of range."),
+    # ---------------------------------------------------------- reductions (chapter 4)
+    # A reduction reduces over ``dim``: None or ``()`` for every dim (``all``/``any``: ``()``
+    # is no dim), a negative dim counting from the end; a 0-d tensor takes dim 0 and -1.
+    # The result is a fresh row-major tensor whatever the input's layout.
+    declare("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+            "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+            "ScalarType? dtype=None) -> Tensor",
+            out=("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                 "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The sum over ``dim`` (``torch.sum``); the sum of no elements is 0. Bool and "
+                "integer inputs give int64; ``dtype=`` converts the input first (so "
+                "``sum(dtype=int8)`` wraps), and an ``out=`` without ``dtype=`` sums in "
+                "``out``'s dtype.\n\nRaises IndexError for a dim out of range, "
+                "RuntimeError for a dim listed twice."),
+    declare("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+            "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
+            "dtype=None) -> Tensor",
+            out=("mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
+                 "dtype=None, Tensor(a!) out) -> Tensor(a!)"),
+            doc="The sum over ``dim`` divided by the count (``torch.mean``), in the input's "
+                "float dtype or ``dtype=``; the mean of no elements is nan.\n\nRaises "
+                "RuntimeError for an integer or bool input without a float ``dtype=``, a "
+                "dtype= that is not floating, a dim listed twice; IndexError for a dim out "
+                "of range."),
+    declare("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+            "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? "
+            "dtype=None) -> Tensor",
+            out=("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? "
+                 "dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The product of every element, or along one dim (``torch.prod``); the "
+                "product of no elements is 1. Bool and integer inputs give int64 unless "
+                "``dtype=``. Floats are multiplied one at a time in their own dtype, in the "
+                "order torch's iterator walks memory.\n\nRaises IndexError for a dim out of "
+                "range."),
+    declare("max(Tensor self) -> Tensor",
+            "max.other(Tensor self, Tensor other) -> Tensor",
+            "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                 "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, "
+                 "Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)"),
+            doc="``max(input)``: the largest element, 0-d (nan wins); ``max(input, other)``: "
+                "``maximum``; ``max(input, dim, keepdim=False)``: a ``(values, indices)`` "
+                "named tuple (``torch.return_types.max``), the first index on ties and the "
+                "first nan's if there is one (``torch.max``).\n\nRaises RuntimeError for "
+                "``max()`` of an empty tensor; IndexError for a dim out of range or of size "
+                "0."),
+    declare("min(Tensor self) -> Tensor",
+            "min.other(Tensor self, Tensor other) -> Tensor",
+            "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                 "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, "
+                 "Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)"),
+            doc="``torch.min``: as ``max``, for the smallest (``min(input, other)`` is "
+                "``minimum``)."),
+    declare("maximum(Tensor self, Tensor other) -> Tensor",
+            out=("maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The larger of ``input`` and ``other``, elementwise and broadcast "
+                "(``torch.maximum``), in ``result_type``; nan wins.\n\nRaises RuntimeError "
+                "for shapes that do not broadcast."),
+    declare("minimum(Tensor self, Tensor other) -> Tensor",
+            out=("minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The smaller of ``input`` and ``other``, elementwise (``torch.minimum``); see "
+                "``maximum``."),
+    declare("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+            out=("amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="The largest value over ``dim`` (``torch.amax``), in the input's dtype; nan "
+                "wins. Signed zeros are not reproduced (torch's vectorised loops may pick "
+                "either).\n\nRaises RuntimeError for an empty input with no dim, or an "
+                "``out=`` of another dtype; IndexError for a reduced dim of size 0 or out of "
+                "range."),
+    declare("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+            out=("amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="The smallest value over ``dim`` (``torch.amin``); see ``amax``."),
+    declare("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+            out=("argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="The int64 index of the largest value (``torch.argmax``): along ``dim``, or "
+                "into the flattened tensor. The first on ties; the first nan if there is one."
+                "\n\nRaises RuntimeError for a bool input or an ``out=`` that is not int64; "
+                "IndexError for an empty input with no dim, a dim of size 0 or out of range."),
+    declare("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+            out=("argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="The int64 index of the smallest value (``torch.argmin``); see ``argmax``."),
+    declare("all(Tensor self) -> Tensor",
+            "all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+            "all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+            out=("all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="True where every element over ``dim`` is nonzero (``torch.all``); True for "
+                "no elements. Bool, except a uint8 input gives uint8. ``dim=()`` reduces no "
+                "dim.\n\nRaises RuntimeError for an ``out=`` that is neither bool nor uint8, "
+                "a dim listed twice; IndexError for a dim out of range."),
+    declare("any(Tensor self) -> Tensor",
+            "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+            "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+            out=("any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                 "any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="True where some element over ``dim`` is nonzero (``torch.any``); see "
+                "``all``."),
+    declare("var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> "
+            "Tensor",
+            "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+            "keepdim=False) -> Tensor",
+            "var(Tensor self, bool unbiased=True) -> Tensor",
+            out=("var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? "
+                 "correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"),
+            doc="The variance over ``dim`` (``torch.var``): ``sum((x - mean)**2) / max(0, N - "
+                "correction)``; ``correction`` defaults to 1, ``unbiased=False`` is 0. N - "
+                "correction <= 0 gives nan or inf, with a warning. Computed in float64, "
+                "rounded once to the input's dtype.\n\nRaises RuntimeError for an integer "
+                "or bool input, a dim listed twice; IndexError for a dim out of range."),
+    declare("std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> "
+            "Tensor",
+            "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+            "keepdim=False) -> Tensor",
+            "std(Tensor self, bool unbiased=True) -> Tensor",
+            out=("std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? "
+                 "correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"),
+            doc="The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as "
+                "``var``."),
+    # ---------------------------------------------------------- matrix products (chapter 3)
+    declare("matmul(Tensor self, Tensor other) -> Tensor",
+            out=("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            operators=("__matmul__",), reflected_operators=("__rmatmul__",),
+            doc="Matrix product with torch's rules for 1-D, 2-D and batched operands "
+                "(``torch.matmul``, ``@``): 1-D @ 1-D is ``dot`` (a 0-d tensor), 2-D @ 1-D "
+                "``mv``, 1-D @ 2-D and 2-D @ 2-D ``mm`` (a 1-D left operand is a one-row "
+                "matrix, its row dropped from the result), and N-D (N >= 3) a ``bmm`` over "
+                "the broadcast batch dims, a 1-D operand getting a dim added and removed "
+                "again. Both operands must have one dtype (no promotion); the result is a "
+                "new contiguous tensor; ``out=`` must have exactly the result's dtype. "
+                "There is no in-place form: ``t @= u`` rebinds ``t`` to ``t @ u``.\n\n"
+                "Raises RuntimeError for a 0-d operand, inner sizes or batch dims that do "
+                "not match, or different dtypes; NotImplementedError for bool tensors."),
+    declare("mm(Tensor self, Tensor mat2) -> Tensor",
+            "mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor",
+            out=("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
+                 "mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            function_only=("dtype",),
+            doc="Product of two matrices (``torch.mm``): ``(n, k) @ (k, m)`` gives a "
+                "contiguous ``(n, m)`` of their common dtype (float16/bfloat16 summed in "
+                "float32, integers in int64, wrapping as torch's do). ``out_dtype`` is "
+                "torch's CUDA-only overload: NotImplementedError on the CPU, as in torch."
+                "\n\nRaises RuntimeError for an operand that is not 2-D, inner sizes or "
+                "dtypes that differ, an ``out=`` of another dtype; NotImplementedError for "
+                "bool matrices with something to sum."),
+    declare("bmm(Tensor self, Tensor mat2) -> Tensor",
+            "bmm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor",
+            out=("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
+                 "bmm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            function_only=("dtype",),
+            doc="A batch of matrix products (``torch.bmm``): ``(b, n, k) @ (b, k, m)`` gives "
+                "``(b, n, m)``, no broadcasting. ``out_dtype``: CUDA only, as in torch.\n\n"
+                "Raises RuntimeError for an operand that is not 3-D, batch or inner sizes "
+                "or dtypes that differ, an ``out=`` of another dtype; NotImplementedError "
+                "for bool."),
+    declare("mv(Tensor self, Tensor vec) -> Tensor",
+            out=("mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Matrix times vector (``torch.mv``): ``(n, k) @ (k,)`` gives ``(n,)``.\n\n"
+                "Raises RuntimeError for wrong dims, sizes or dtypes, an ``out=`` of "
+                "another dtype; NotImplementedError for bool."),
+    declare("dot(Tensor self, Tensor tensor) -> Tensor",
+            out=("dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Inner product of two vectors, a 0-d tensor (``torch.dot``).\n\nRaises "
+                "RuntimeError for operands that are not 1-D, of different sizes or dtypes, "
+                "an ``out=`` of another dtype; NotImplementedError for bool."),
+    # ---------------------------------------------------------- copies and fills
+    declare("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+            doc="A copy in new storage, with no ``_base`` (``torch.clone``), of the same shape "
+                "and dtype. ``memory_format``: ``None`` or ``preserve_format`` keeps the "
+                "strides of a dense, non-overlapping input (an empty one counts as dense) and "
+                "makes other layouts dense in the input's dim order; ``contiguous_format`` "
+                "and ``channels_last`` lay it out so.\n\nRaises RuntimeError for "
+                "``channels_last`` on a tensor that is not 4-d."),
+    declare("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) "
+            "-> Tensor(a)", function=False,
+            doc="``self`` itself when it is already contiguous in ``memory_format`` "
+                "(``Tensor.contiguous``), else ``clone(memory_format=memory_format)``.\n\n"
+                "Raises RuntimeError for ``preserve_format`` when a copy is needed, or "
+                "``channels_last`` on a tensor that is not 4-d."),
+    declare("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False,
+            out=("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined along the existing dim ``dim`` (``torch.cat``): same "
+                "sizes except in ``dim``; the dtype promotes all of theirs; laid out "
+                "channels-last when every input is, else contiguous. A 1-d empty tensor "
+                "(shape ``(0,)``) is skipped, whatever the others' dims (torch's legacy "
+                "rule). With ``out=``, the values are written in ``out``'s dtype.\n\nRaises "
+                "ValueError for no tensors; RuntimeError for a 0-d input, different numbers "
+                "of dims, sizes that differ outside ``dim``, an ``out`` that overlaps an "
+                "input or itself; IndexError for ``dim`` out of range; TypeError for an "
+                "element that is no tensor, or an ``out`` dtype the inputs cannot be cast "
+                "to."),
+    declare("concat(Tensor[] tensors, int dim=0) -> Tensor", method=False, alias_of="cat",
+            out=("concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``torch.concat``: ``cat``."),
+    declare("concatenate(Tensor[] tensors, int dim=0) -> Tensor", method=False,
+            alias_of="cat",
+            out=("concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="``torch.concatenate``: ``cat``."),
+    declare("stack(Tensor[] tensors, int dim=0) -> Tensor", method=False,
+            out=("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Same-shaped tensors joined along a new dim ``dim`` (``torch.stack``): their "
+                "``cat`` along ``dim`` seen with one more dim, laid out as that ``cat``.\n\n"
+                "Raises RuntimeError for no tensors or tensors of different shapes (and as "
+                "``cat`` for ``out=``); IndexError for ``dim`` out of range for ``dim() + "
+                "1`` dims."),
+    declare("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+            function=False, numbers_as_tensors=True, python_names=(("src", "other"),),
+            deprecated=("copy_(Tensor(a!) self, Tensor src, bool async=False) -> Tensor(a!)",),
+            doc="Write ``other`` into ``self`` (``Tensor.copy_``), broadcast to self's shape "
+                "and converted to self's dtype; a Python number is taken as a tensor. "
+                "``non_blocking`` changes nothing on the CPU. Returns ``self``.\n\nRaises "
+                "RuntimeError for an ``other`` that does not broadcast to self's shape, a "
+                "``self`` that is expanded or partly overlaps ``other``; NotImplementedError "
+                "for a meta ``other`` into a CPU ``self``."),
+    declare("fill.Tensor(Tensor self, Tensor value) -> Tensor",
+            "fill.Scalar(Tensor self, Scalar value) -> Tensor", method=False, inplace=True,
+            doc="A tensor like ``input`` (same shape, dtype and dense layout) with every "
+                "element ``value`` (``torch.fill``); ``t.fill_(value)`` writes ``t`` itself. "
+                "A number is checked against the dtype's range, a 0-d tensor converted "
+                "without a check.\n\nRaises RuntimeError for a ``value`` tensor with dims, "
+                "or a number out of the dtype's range."),
+    declare("zero_(Tensor(a!) self) -> Tensor(a!)",
+            doc="Set every element of ``self`` to 0 (``torch.zero_``); returns ``self``."),
+    # ---------------------------------------------------------- views (chapter 2)
+    # A view returns ``Tensor(a)``: the result shares ``self``'s storage and version counter
+    # and has ``_base`` set; ``Tensor(a)[]`` several such views (their in-place changes are
+    # refused while recorded, as torch refuses them).
+    declare("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)",
+            "view(Tensor(a) self, SymInt[] size) -> Tensor(a)", function=False,
+            doc="The same elements with another shape, as a view (``Tensor.view``): "
+                "``t.view(2, 3)`` or ``t.view((2, 3))``; one size may be -1. With a dtype, "
+                "the same bytes read as that dtype (``t.view(reftensor.int32)``): the last "
+                "dim shrinks or grows by the ratio of the element sizes; the result shares "
+                "the storage and version counter but is no view for autograd (no ``_base``, "
+                "no gradient).\n\nRaises RuntimeError for a shape of another number of "
+                "elements, or one the strides cannot express (\"Use .reshape(...) "
+                "instead\"); with a dtype of another element size, for a 0-d tensor, a last "
+                "dim that is not contiguous or whose size, or an offset or stride, does not "
+                "divide by the ratio."),
+    declare("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", function=False,
+            doc="``self.view(other.shape)`` (``Tensor.view_as``)."),
+    declare("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)",
+            function=False, method=False,
+            doc="``reshape``'s view of a tensor that is not contiguous, with the layout "
+                "``view`` would give (torch's internal ``_reshape_alias``)."),
+    declare("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", function=False,
+            method=False,
+            doc="``view`` whose result is not a view (no ``_base``): ``reshape``'s fresh "
+                "copy seen with the new shape (torch's internal ``_unsafe_view``)."),
+    declare("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
+            doc="The same elements with another shape (``torch.reshape``): a view when the "
+                "strides allow it, else a contiguous copy (no ``_base``).\n\nRaises "
+                "RuntimeError for a shape of another number of elements."),
+    declare("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", function=False,
+            doc="``self.reshape(other.shape)`` (``Tensor.reshape_as``)."),
+    declare("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+            doc="Dims ``start_dim`` to ``end_dim`` merged into one (``torch.flatten``), by "
+                "``reshape``: a view when possible; ``self`` itself when they are one dim "
+                "already; a 0-d tensor gives 1 element.\n\nRaises IndexError for a dim out "
+                "of range, RuntimeError for ``start_dim`` after ``end_dim``."),
+    declare("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
+            doc="Dim ``dim`` split into ``sizes`` (one may be -1), a view "
+                "(``torch.unflatten``).\n\nRaises RuntimeError for empty sizes or sizes "
+                "that do not multiply to the dim's size."),
+    declare("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+            doc="Two dims swapped, a view (``torch.transpose``).\n\nRaises IndexError for a "
+                "dim out of range."),
+    declare("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)",
+            doc="``torch.swapaxes``: ``transpose``."),
+    declare("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+            doc="``torch.swapdims``: ``transpose``."),
+    declare("t(Tensor(a) self) -> Tensor(a)",
+            doc="A matrix transposed, a view (``torch.t``); 0-d and 1-d tensors unchanged."
+                "\n\nRaises RuntimeError for more than 2 dims."),
+    declare("permute(Tensor(a) self, int[] dims) -> Tensor(a)",
+            doc="The dims reordered, a view: dim ``i`` of the result is dim ``dims[i]`` of "
+                "the input (``torch.permute``; ``t.permute(1, 0)`` or ``t.permute((1, 0))``)."
+                "\n\nRaises RuntimeError for dims of the wrong number or a repeated dim, "
+                "IndexError for a dim out of range."),
+    declare("squeeze(Tensor(a) self) -> Tensor(a)",
+            "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
+            "squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)",
+            doc="The size-1 dims removed, a view (``torch.squeeze``): all of them, or those "
+                "among ``dim`` (others named stay).\n\nRaises IndexError for a dim out of "
+                "range, RuntimeError for a dim named twice."),
+    declare("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
+            doc="A size-1 dim inserted at ``dim`` (from ``-dim() - 1`` to ``dim()``), a view "
+                "(``torch.unsqueeze``).\n\nRaises IndexError for a dim out of range."),
+    declare("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
+            function=False,
+            doc="Broadcast to ``size`` without copying (``Tensor.expand``): size-1 dims and "
+                "new leading dims get stride 0, -1 keeps a dim's size (``t.expand(2, -1)``)."
+                "\n\nRaises RuntimeError for fewer sizes than dims, a dim of size other than "
+                "1 asked to change, or -1 for a new leading dim."),
+    declare("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", function=False,
+            doc="``self.expand(other.shape)`` (``Tensor.expand_as``)."),
+    declare("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)",
+            doc="``torch.broadcast_to``: ``expand``."),
+    declare("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
+            "SymInt step=1) -> Tensor(a)", function=False, method=False,
+            doc="``self[start:end:step]`` along ``dim``, a view, the bounds clamped as "
+                "Python's slices are (torch's internal ``slice``, which ``narrow`` is)."
+                "\n\nRaises RuntimeError for a 0-d tensor or a step that is not positive."),
+    declare("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)",
+            "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+            doc="``length`` elements along ``dim`` from ``start`` (negative counts from the "
+                "end; a 0-d integer tensor is taken too), a view (``torch.narrow``).\n\n"
+                "Raises RuntimeError for a 0-d tensor, a negative length, a range past the "
+                "end or a ``start`` tensor that is not 0-d and integral; IndexError for a "
+                "``start`` out of range."),
+    declare("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
+            doc="The slice at ``index`` along ``dim``, that dim removed, a view "
+                "(``torch.select``).\n\nRaises IndexError for a 0-d tensor or an index out "
+                "of range."),
+    declare("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
+            function=False,
+            doc="Every window of ``size`` elements, ``step`` apart, along ``dimension`` as a "
+                "new last dim, a view whose windows may overlap (``Tensor.unfold``).\n\n"
+                "Raises RuntimeError for a window longer than the dim, a negative size or a "
+                "step that is not positive."),
+    declare("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+            doc="The diagonals of the (dim1, dim2) planes as a new last dim, a view "
+                "(``torch.diagonal``); ``offset > 0`` above the main one.\n\nRaises "
+                "RuntimeError for dim1 equal to dim2, IndexError for a dim out of range."),
+    declare("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+            "split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]",
+            doc="Consecutive views along ``dim`` (``torch.split``): pieces of ``split_size`` "
+                "(the last may be shorter), or of each listed size (``split_with_sizes``)."
+                "\n\nRaises RuntimeError for a 0-d tensor, a negative size, a size of 0 "
+                "for a dim that is not empty, or listed sizes that do not add up to the "
+                "dim's size."),
+    declare("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> "
+            "Tensor(a)[]",
+            doc="Consecutive views of the listed sizes along ``dim`` "
+                "(``torch.split_with_sizes``).\n\nRaises RuntimeError for a 0-d tensor, a "
+                "negative size or sizes that do not add up to the dim's size."),
+    declare("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
+            doc="About ``chunks`` equal views along ``dim`` (``torch.chunk``): ``split`` of "
+                "``ceil(size / chunks)``, so fewer may come back; an empty dim gives "
+                "``chunks`` empty views.\n\nRaises RuntimeError for a 0-d tensor or "
+                "``chunks <= 0``."),
+    declare("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
+            doc="Every ``select(dim, i)``, a tuple of views (``torch.unbind``).\n\nRaises "
+                "IndexError for a 0-d tensor or a dim out of range."),
+    declare("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? "
+            "storage_offset=None) -> Tensor(a)",
+            doc="A view of ``input``'s storage with any sizes, strides and offset (the "
+                "input's by default) (``torch.as_strided``); elements may overlap.\n\nRaises "
+                "RuntimeError for sizes and strides of different lengths, a negative size, "
+                "stride or offset, or a layout past the end of the storage."),
+    declare("numpy_T(Tensor(a) self) -> Tensor(a)", function=False, method=False,
+            doc="All dims reversed, a view (``Tensor.T``, a property): ``permute``; torch "
+                "warns, once per process, unless the tensor is 2-d."),
+    declare("mT(Tensor(a) self) -> Tensor(a)", function=False, method=False,
+            doc="The last two dims swapped, a view (``Tensor.mT``, a property): "
+                "``transpose(-2, -1)``; a 0-d tensor is itself, with a deprecation warning."
+                "\n\nRaises RuntimeError for a 1-d tensor."),
+    declare("detach(Tensor(a) self) -> Tensor(a)",
+            doc="The same storage, layout and version counter, out of the graph "
+                "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
+                "writes through it change ``input``."),
+    # ---------------------------------------------------------- where and clamp (chapter 3)
+    declare("where(Tensor condition) -> Tensor[]",
+            "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+            "where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+            "where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+            "where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor",
+            out=("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="``where(condition, input, other)``: ``input`` where ``condition`` is True, "
+                "else ``other``, all three broadcast (``torch.where``); either value may be a "
+                "Python number. Result dtype: ``result_type(input, other)``; ``out=`` must "
+                "have exactly that dtype. ``where(condition)`` alone is "
+                "``nonzero(condition, as_tuple=True)``: a tuple of int64 index tensors, one "
+                "per dim (one for a 0-d condition). ``t.where(condition, other)`` is "
+                "``where(condition, t, other)``.\n\nRaises RuntimeError for a condition "
+                "that is not bool (uint8 is accepted with a deprecation warning), shapes "
+                "that do not broadcast, an ``out=`` of another dtype; NotImplementedError "
+                "for ``where(condition)`` of a meta tensor (its size depends on the values)."),
+    declare("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+            "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+            out=("clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) "
+                 "out) -> Tensor(a!)"),
+            inplace=True,
+            doc="Every element limited to ``[min, max]``: ``minimum(maximum(input, min), "
+                "max)`` (``torch.clamp``). Bounds are numbers or tensors (broadcast; a 0-d "
+                "tensor next to a number is read as a number); either may be None. The "
+                "result type promotes the input with the bounds (``int_tensor.clamp(0.5)`` "
+                "is float32); in place it must be ``self``'s. A nan bound gives nan; where "
+                "``min > max`` the result is ``max``.\n\nRaises RuntimeError for neither "
+                "bound given, a number bound out of the result dtype's range, or a result "
+                "type ``self`` cannot hold in place; NotImplementedError for a bool tensor "
+                "with number bounds or two tensor bounds."),
+    declare("clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+            "clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+            out=("clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) "
+                 "out) -> Tensor(a!)"),
+            inplace=True, alias_of="clamp", doc="``torch.clip``: ``clamp``."),
+    declare("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor",
+            "clamp_min(Tensor self, Scalar min) -> Tensor",
+            out=("clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)"),
+            inplace=True,
+            doc="``clamp(input, min=min)`` (``torch.clamp_min``): ``maximum(input, min)`` "
+                "in the promoted type, nan kept.\n\nRaises as ``clamp``."),
+    declare("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor",
+            "clamp_max(Tensor self, Scalar max) -> Tensor",
+            out=("clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)"),
+            inplace=True,
+            doc="``clamp(input, max=max)`` (``torch.clamp_max``): ``minimum(input, max)`` "
+                "in the promoted type, nan kept.\n\nRaises as ``clamp``."),
+    # ---------------------------------------------------------- conversions (chapter 4)
+    declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
+            "memory_format=None) -> Tensor", function=False, method=False,
+            doc="A copy of ``self`` in new storage, converted to ``dtype`` (default: "
+                "self's) on ``device`` (default: self's), what ``Tensor.to`` runs when "
+                "something changes (``aten._to_copy``; no Python binding, as in torch). "
+                "``memory_format`` None or ``preserve_format`` keeps a dense layout's "
+                "strides.\n\nRaises RuntimeError for ``channels_last`` on a tensor that is "
+                "not 4-d, or a device reftensor cannot use; NotImplementedError for a meta "
+                "tensor to the CPU (no data)."),
+    declare("type_as(Tensor self, Tensor other) -> Tensor", function=False,
+            doc="``self.to(dtype=other.dtype, device=other.device)`` (``Tensor.type_as``): "
+                "``self`` itself when both already match."),
+    # ---------------------------------------------------------- random sampling (chapter 8)
+    # Every sampler draws from ``generator`` (None: the default generator) in the order
+    # torch's CPU kernels do (reftensor/random/), so that the same seed gives torch's
+    # numbers bit for bit. The in-place samplers return ``self``, refuse an expanded
+    # ``self``, and on the meta device draw nothing (the generator does not move).
+    declare("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) "
+            "-> Tensor(a!)", function=False,
+            doc="Fill ``self`` with uniform numbers in [from, to) (``Tensor.uniform_``), "
+                "drawn in memory order: float32 (and float16/bfloat16) from 24 random bits, "
+                "float64 from 53. On the meta device nothing is checked, as in torch.\n\n"
+                "Raises NotImplementedError for an integer or bool ``self``; RuntimeError "
+                "for ``from > to``, a bound outside the dtype's finite range, or a range "
+                "wider than the dtype's maximum."),
+    declare("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) "
+            "-> Tensor(a!)", function=False,
+            doc="Fill ``self`` with normal numbers of ``mean`` and ``std`` "
+                "(``Tensor.normal_``), by Box-Muller: 16 or more contiguous elements take "
+                "torch's fill path (blocks of 16), anything else the serial path in memory "
+                "order (a cached second normal in the generator).\n\nRaises RuntimeError "
+                "for ``std < 0``; NotImplementedError for an integer or bool ``self`` "
+                "(RuntimeError on the meta device, as torch)."),
+    declare("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)",
+            "random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) "
+            "-> Tensor(a!)",
+            "random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)",
+            function=False,
+            doc="Fill ``self`` with random integers (``Tensor.random_``): ``random_(from, "
+                "to)`` in [from, to) (``to=None``: up to the dtype's largest value), "
+                "``random_(to)`` in [0, to), ``random_()`` in [0, max] of the dtype "
+                "([0, 2**mantissa digits] for a float dtype): a raw draw modulo the range. "
+                "On the meta device nothing is checked, as in torch.\n\nRaises "
+                "RuntimeError for ``from >= to`` or bounds the dtype cannot hold; "
+                "NotImplementedError for ``random_(-2**63, None)`` on bool or float16."),
+    declare("exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> "
+            "Tensor(a!)", function=False,
+            doc="Fill ``self`` with exponential numbers of rate ``lambd`` "
+                "(``Tensor.exponential_``): ``-1/lambd * log1p(-u)`` in float64.\n\n"
+                "Raises RuntimeError for ``lambd <= 0`` or an integer or bool ``self``."),
+    declare("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> "
+            "Tensor(a!)",
+            "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> "
+            "Tensor(a!)", function=False,
+            doc="Fill ``self`` (any dtype) with 1 with probability ``p``, else 0 "
+                "(``Tensor.bernoulli_``); ``p`` a number, or a float tensor of "
+                "probabilities broadcast to ``self``'s shape (walked with ``self`` in "
+                "memory order). On the meta device nothing is checked, as in torch.\n\n"
+                "Raises RuntimeError for a probability outside [0, 1] or a ``p`` that does "
+                "not broadcast; NotImplementedError for an integer or bool tensor ``p``."),
+    declare("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor",
+            "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
+            out=("bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="A new contiguous tensor of ``input``'s shape and dtype with 1 where a draw "
+                "falls below the probability ``input`` (elementwise), or ``p`` when given, "
+                "else 0 (``torch.bernoulli``); ``out=`` is resized and drawn into in its own "
+                "dtype. ``bernoulli(input, p)`` has no derivative (torch's "
+                "``NotImplemented`` node).\n\nRaises NotImplementedError for an integer "
+                "or bool ``input`` of probabilities; RuntimeError for a probability outside "
+                "[0, 1]."),
+    declare("multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, "
+            "Generator? generator=None) -> Tensor",
+            out=("multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, "
+                 "Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``num_samples`` category indices drawn from each row of ``input`` "
+                "(non-negative weights, not necessarily summing to 1) (``torch.multinomial``)"
+                ": an int64 tensor of shape ``(num_samples,)`` or ``(rows, num_samples)``. "
+                "Without replacement the categories with the largest ``p / q`` win, for "
+                "``q ~ Exp(1)``; with replacement a binary search of the cumulative sum. "
+                "Not differentiable.\n\nRaises RuntimeError for an input that is not 1-d "
+                "or 2-d or not floating, ``num_samples <= 0``, more samples than categories "
+                "without replacement, a weight that is negative, inf or nan, a row summing "
+                "to 0, an ``out=`` that is not int64."),
+    # torch.normal's fourth form, ``normal(mean: float, std: float, size)``, is a factory
+    # (its kernels: random/normal.py, beside the others).
+    declare("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> "
+            "Tensor",
+            "normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> "
+            "Tensor",
+            "normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> "
+            "Tensor",
+            "normal.float_float(float mean, float std, SymInt[] size, *, Generator? "
+            "generator=None, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? "
+                 "generator=None, Tensor(a!) out) -> Tensor(a!)",
+                 "normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? "
+                 "generator=None, Tensor(a!) out) -> Tensor(a!)",
+                 "normal.float_Tensor_out(float mean, Tensor std, *, Generator? "
+                 "generator=None, Tensor(a!) out) -> Tensor(a!)",
+                 "normal.float_float_out(float mean, float std, SymInt[] size, *, "
+                 "Generator? generator=None, Tensor(a!) out) -> Tensor(a!)"),
+            doc="Normal numbers with a tensor of means or of stds (``torch.normal``), as "
+                "torch computes them: standard normals drawn into the result (contiguous; "
+                "the dtype of ``mean``, or of ``std`` when ``mean`` is a number; "
+                "``normal_(0, std)`` for a number ``std``), then ``*= std`` and ``+= mean`` "
+                "in place. With ``out=``, ``out`` is resized and drawn into in its own "
+                "dtype.\n\nRaises RuntimeError for a negative std or shapes that do not "
+                "broadcast; NotImplementedError for a result dtype that is not floating. "
+                "``normal(mean, std, size)`` with two numbers is a factory: "
+                "``empty(size).normal_(mean, std)``, with the options of ``zeros`` "
+                "(``dtype``: the default float dtype), no derivative; with ``out=``, "
+                "``out`` is resized to ``size`` and drawn into in its own dtype."),
+    # ---------------------------------------------------------- factories (chapter 1)
+    declare("zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A contiguous tensor of zeros of shape ``size`` (``torch.zeros``), given as "
+                "ints one by one or as one tuple; dtype: ``dtype`` or the default float "
+                "dtype. ``requires_grad=True`` makes it a leaf that requires grad. With "
+                "``out=``, ``out`` is resized to ``size`` (keeping its strides when it has "
+                "that shape) and zeroed, in its own dtype.\n\nRaises RuntimeError for a "
+                "negative size, ``requires_grad`` with a dtype that is not floating, "
+                "``pin_memory=True``, a ``dtype`` or ``device`` that is not ``out``'s; "
+                "TypeError for a size that is not an int."),
+    declare("ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A contiguous tensor of ones of shape ``size`` (``torch.ones``); as "
+                "``zeros``.\n\nRaises as ``zeros``."),
+    declare("empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor", method=False,
+            out=("empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="A tensor of shape ``size`` with fresh storage (``torch.empty``): torch "
+                "leaves its memory uninitialised, reftensor's is zero-filled. Contiguous, or "
+                "NHWC for ``memory_format=channels_last``. With ``out=``, ``out`` is resized "
+                "to ``size``, its values left as they are.\n\nRaises RuntimeError as "
+                "``zeros``, and for ``channels_last`` on other than 4 dims, "
+                "``preserve_format``, a ``memory_format`` with ``out=``."),
+    declare("full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            method=False,
+            out=("full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="A contiguous tensor of shape ``size`` (a tuple) with every element "
+                "``fill_value`` (``torch.full``). Without ``dtype`` the value decides: bool, "
+                "int64 or the default float dtype. The value is checked against the dtype's "
+                "range (-1 into uint8 wraps to 255, as torch's conversion allows).\n\n"
+                "Raises RuntimeError as ``zeros``, and for a value out of the dtype's range "
+                "(or nan into an integer dtype)."),
+    declare("arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None) -> Tensor",
+            "arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor", method=False,
+            out=("arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)",
+                 "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) "
+                 "out) -> Tensor(a!)"),
+            doc="``start, start + step, ...`` stopping before ``end`` (``torch.arange``); "
+                "``arange(n)`` counts ``0 .. n-1``, ``ceil((end - start) / step)`` values. "
+                "Without ``dtype``: int64 for integer arguments, the default float dtype if "
+                "any is a float. Into int64 the bounds and step are truncated first "
+                "(``arange(3.1, dtype=int64)`` has 3 elements); other integer dtypes wrap. "
+                "With ``out=``, an ``out`` of as many elements keeps its shape; another is "
+                "resized to 1-d (with a warning if it had elements).\n\nRaises "
+                "RuntimeError for a zero step, a step whose sign points away from ``end``, "
+                "a bound that is not finite; ValueError for a step truncated to 0 in "
+                "int64; NotImplementedError for bool."),
+    declare("linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor",
+            "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            method=False,
+            out=("linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            doc="``steps`` evenly spaced values from ``start`` to ``end`` inclusive "
+                "(``torch.linspace``); the bounds are numbers or 0-d tensors. As torch's "
+                "kernel: the first half ``start + step * i``, the second half ``end - step "
+                "* (steps - 1 - i)``, each rounded once; into an integer dtype the bounds "
+                "are converted first, the step is float64 and each value truncated. With "
+                "``out=``, an ``out`` of ``steps`` elements keeps its shape, another is "
+                "resized to ``(steps,)``.\n\nRaises RuntimeError for ``steps < 0``, a "
+                "bound tensor with dims, a bound out of an integer dtype's range; "
+                "NotImplementedError for bool; TypeError for ``steps`` that is not an int."),
+    # ---------------------------------------------------------- indexing (chapter 2)
+    # ``t[index]`` and ``t[index] = value`` are Tensor methods (``reftensor/indexing.py``)
+    # that decompose the index into these ops and the views' (select, slice, unsqueeze), as
+    # torch's ``python_variable_indexing.cpp`` does.
+    declare("alias(Tensor(a) self) -> Tensor(a)", function=False, method=False,
+            doc="A new view of ``self`` with its own layout (torch's internal ``alias``): "
+                "``t[...]`` is a view, not ``t`` itself."),
+    declare("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", function=False,
+            method=False,
+            doc="``self[indices]`` for a list of index tensors, one per leading dim (None "
+                "for a dim not indexed) (torch's internal ``index``, advanced indexing): a "
+                "new tensor. Integer indices are broadcast together and replace the dims "
+                "they index (moved to the front when those dims are not adjacent); a bool "
+                "(or uint8) mask covers as many dims as it has and stands for its "
+                "``nonzero()`` positions. The result is laid out by TensorIterator's rule "
+                "(a transposed ``self`` gives a transposed result).\n\nRaises IndexError "
+                "for more indices than dims, an index tensor that is neither integer nor "
+                "bool, a mask whose shape does not match, shapes that do not broadcast, an "
+                "index out of range; RuntimeError for a meta index into a CPU tensor."),
+    declare("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
+            "-> Tensor", inplace=True,
+            doc="``self`` with ``values`` (broadcast to the indexing result) written at "
+                "``self[indices]`` (``torch.index_put``); a copy, or ``self`` itself in "
+                "place (``index_put_``). With ``accumulate=True`` the values are added, "
+                "every repeated index counting; else the last write in TensorIterator's "
+                "order wins. The indices are tensors, as ``index``'s (torch's Python binding "
+                "takes no None among them). A single bool mask as the only index with a "
+                "one-element value and no ``accumulate`` is torch's ``masked_fill_``.\n\n"
+                "Raises IndexError as ``index``; RuntimeError for ``values`` of another "
+                "dtype or a shape that does not broadcast, ``values`` or an index that "
+                "overlaps ``self``, a uint8 mask with a one-element value."),
+    declare("sum_to_size(Tensor self, SymInt[] size) -> Tensor", function=False,
+            doc="``self`` summed down to ``size``, which must expand to self's shape "
+                "(``Tensor.sum_to_size``, the gradient of ``expand``): the leading dims and "
+                "the dims where ``size`` has 1 are summed (``sum(dims, keepdim=True)``, then "
+                "a view without the leading dims); ``self`` itself when ``size`` is its "
+                "shape. Integer and bool tensors sum to int64.\n\nRaises RuntimeError for "
+                "a ``size`` that does not expand to self's shape."),
+    # ---------------------------------------------------------- random factories (chapter 8)
+    # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
+    # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),
+    # torch's numbers bit for bit for the same seed; the ``*_like`` ones take the shape,
+    # dtype, device and (``preserve_format``) dense strides of their input. A new result's
+    # ``_version`` stays 0; ``out=`` counts as one write. Kernels in reftensor/random/.
+    declare("rand.generator(SymInt[] size, *, Generator? generator, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor",
+            "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("rand.generator_out(SymInt[] size, *, Generator? generator, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)"),
+            doc="A contiguous tensor of shape ``size`` (ints one by one or one tuple) of "
+                "uniform numbers in [0, 1) (``torch.rand``): ``empty(size).uniform_()``, "
+                "drawn from ``generator`` (default: the default generator), float32 from 24 "
+                "random "
+                "bits, float64 from 53; dtype: ``dtype`` or the default float dtype. The "
+                "options as ``zeros``'s; with ``out=``, ``out`` is resized to ``size`` and "
+                "drawn into in its own dtype. On the meta device nothing is checked or "
+                "drawn, as in torch.\n\nRaises NotImplementedError for a dtype that is not "
+                "floating (even with no elements); RuntimeError and TypeError as ``zeros``."),
+    declare("randn.generator(SymInt[] size, *, Generator? generator, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor",
+            "randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("randn.generator_out(SymInt[] size, *, Generator? generator, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)"),
+            doc="A contiguous tensor of shape ``size`` of standard normal numbers "
+                "(``torch.randn``): ``empty(size).normal_()``, by Box-Muller (torch's fill "
+                "path for 16 elements or more, else its serial path); dtype, options and "
+                "``out=`` as ``rand``.\n\nRaises NotImplementedError for a dtype that is "
+                "not floating, when there are elements (RuntimeError on the meta device, "
+                "always, as torch); RuntimeError and TypeError as ``zeros``."),
+    declare("randint.generator(SymInt high, SymInt[] size, *, Generator? generator, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor",
+            "randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            "randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, "
+            "Generator? generator, ScalarType? dtype=long, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor",
+            "randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? "
+            "dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", method=False,
+            out=("randint.generator_out(SymInt high, SymInt[] size, *, Generator? "
+                 "generator, Tensor(a!) out) -> Tensor(a!)",
+                 "randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, "
+                 "*, Generator? generator, Tensor(a!) out) -> Tensor(a!)",
+                 "randint.low_out(SymInt low, SymInt high, SymInt[] size, *, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            doc="A contiguous tensor of shape ``size`` (a tuple) of integers in [low, "
+                "high), ``low`` 0 unless given (``torch.randint``): ``empty(size).random_(low, "
+                "high)``, a raw draw modulo ``high - low``; dtype: ``dtype`` or int64 (any "
+                "dtype, floats too). Options as ``zeros``'s; with ``out=``, ``out`` is "
+                "resized to ``size`` and drawn into in its own dtype.\n\nRaises "
+                "RuntimeError for ``low >= high`` (on the meta device too), bounds the dtype "
+                "cannot hold (even with no elements), and as ``zeros``; TypeError for a "
+                "bound that is not an int."),
+    declare("randperm.generator(SymInt n, *, Generator? generator, ScalarType? "
+            "dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor",
+            "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("randperm.generator_out(SymInt n, *, Generator? generator, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)"),
+            doc="A random permutation of ``0 .. n-1``, shape ``(n,)`` "
+                "(``torch.randperm``): torch's Fisher-Yates shuffle; dtype: ``dtype`` or "
+                "int64. Options as "
+                "``zeros``'s; with ``out=``, ``out`` is resized to ``(n,)``.\n\nRaises "
+                "RuntimeError for ``n < 0``, an ``n - 1`` the dtype cannot hold or (float "
+                "dtypes) hold exactly; NotImplementedError for bool (the meta device checks "
+                "only ``n``)."),
+    declare("rand_like.generator(Tensor self, *, Generator? generator, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+            "rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor", method=False,
+            doc="``rand`` of ``input``'s shape (``torch.rand_like``): dtype and device "
+                "``input``'s unless given; with ``memory_format=preserve_format`` (the "
+                "default) the result has the strides of a dense ``input`` (else "
+                "contiguous), and the numbers fill memory order: ``rand_like(x.t())`` is "
+                "``rand(x.shape).t()`` for the same seed.\n\nRaises as ``rand``; "
+                "TypeError for an ``input`` that is not a tensor."),
+    declare("randn_like.generator(Tensor self, *, Generator? generator, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+            "randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor", method=False,
+            doc="``randn`` of ``input``'s shape (``torch.randn_like``), laid out as "
+                "``rand_like``'s result (a result that is not contiguous takes the serial "
+                "path).\n\nRaises as ``randn``; TypeError for an ``input`` that is not a "
+                "tensor."),
+    declare("randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, "
+            "*, Generator? generator, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor",
+            "randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, "
+            "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+            "randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? "
+            "generator, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> "
+            "Tensor",
+            "randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, "
+            "Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+            "MemoryFormat? memory_format=None) -> Tensor",
+            "randint_like.generator(Tensor self, SymInt high, *, Generator? "
+            "generator, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> "
+            "Tensor",
+            "randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, "
+            "Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+            "MemoryFormat? memory_format=None) -> Tensor", method=False,
+            doc="``randint`` of ``input``'s shape (``torch.randint_like``), laid out as "
+                "``rand_like``'s result: integers in [low, high) (``low`` 0 unless given; "
+                "``high`` an int or a 0-d tensor, read as an int), in ``input``'s dtype "
+                "unless given.\n\nRaises as ``randint``, and RuntimeError for a ``high`` "
+                "tensor with dims."),
+    # ---------------------------------------------------------- fresh storage (chapter 1)
+    declare("empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, "
+            "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> "
+            "Tensor", method=False,
+            doc="A tensor of shape ``size`` laid out with exactly ``stride`` in a fresh "
+                "storage of ``1 + sum((size_k - 1) * stride_k)`` elements (0 when empty) "
+                "(``torch.empty_strided``): torch leaves the memory uninitialised, "
+                "reftensor's is zero-filled; dtype: ``dtype`` or the default float dtype, "
+                "options as ``zeros``'s.\n\nRaises RuntimeError for sizes and strides of "
+                "different lengths, a negative size or stride, and as ``zeros``; TypeError "
+                "for sizes given one by one."),
+]
+
+
+def inplace_schema(schema: FunctionSchema, overload: str | None = None) -> FunctionSchema:
+    """``exp(Tensor self) -> Tensor`` -> ``exp_(Tensor(a!) self) -> Tensor(a!)``; the
+    overload keeps its name unless ``overload`` gives torch's (``pow_.Scalar``)."""
+    first, *rest = schema.arguments
+    written = Argument(first.name, first.type, first.default, first.kwarg_only, alias="a!")
+    name = schema.overload if overload is None else overload
+    return FunctionSchema(schema.name + "_", name, (written, *rest),
+                          (Return(Type("Tensor"), None, alias="a!"),))
+
+
+def _writable(schema: FunctionSchema) -> bool:
+    """Does the overload have an in-place form: is its first argument ``Tensor self``
+    (``pow.Scalar(Scalar self, Tensor exponent)`` has none)?"""
+    first = schema.arguments[0] if schema.arguments else None
+    return first is not None and first.name == "self" and first.type.base == "Tensor"
+
+
+def _inplace_schemas(schemas: list[FunctionSchema],
+                     names: dict[str, str]) -> list[FunctionSchema]:
+    """The in-place forms of the overloads that have one, named as ``names`` says."""
+    return [inplace_schema(s, names.get(s.overload or "default")) for s in schemas
+            if _writable(s)]
+
+
+def _without_out(schema: FunctionSchema) -> tuple[Argument, ...]:
+    return tuple(a for a in schema.arguments if not (a.writes and a.kwarg_only))
+
+
+def _without_options(schema: FunctionSchema) -> tuple[Argument, ...]:
+    """A factory's arguments without its ``TensorOptions``, which its ``.out`` schema lacks
+    (``zeros.out(SymInt[] size, *, Tensor(a!) out)``)."""
+    if not has_tensor_options(schema.arguments):
+        return schema.arguments
+    return tuple(a for a in schema.arguments if a.name not in TENSOR_OPTIONS)
+
+
+class Namespace:
+    """``aten``: an :class:`OpOverloadPacket` per op name, as attributes."""
+
+    def __init__(self, declarations: list[Declaration]) -> None:
+        self._packets: dict[str, OpOverloadPacket] = {}
+        for d in declarations:
+            schemas = [parse_schema(s) for s in d.schemas]
+            internal = [parse_schema(s) for s in d.internal]
+            outs = [parse_schema(s) for s in d.out]
+            deprecated = tuple(parse_schema(s) for s in d.deprecated)
+            self._add(d.name, schemas, d, function=d.function, method=d.method, outs=outs,
+                      operators=d.operators, deprecated=deprecated, internal=internal,
+                      reflected_operators=d.reflected_operators,
+                      function_only=d.function_only)
+            if d.inplace:
+                names = dict(d.inplace_overloads)
+                self._add(d.name + "_", _inplace_schemas(schemas, names), d,
+                          function=d.inplace_function, method=True,
+                          operators=d.inplace_operators,
+                          deprecated=tuple(inplace_schema(s) for s in deprecated
+                                           if not s.is_out),
+                          internal=_inplace_schemas(internal, names))
+                self._link_inplace(d.name)
+        for d in declarations:
+            if d.alias_of:
+                self._alias(d)
+
+    def _add(self, name: str, schemas: list[FunctionSchema], d: Declaration, *,
+             function: bool, method: bool, outs: list[FunctionSchema] | None = None,
+             operators: tuple[str, ...] = (),
+             deprecated: tuple[FunctionSchema, ...] = (),
+             internal: list[FunctionSchema] | None = None,
+             reflected_operators: tuple[str, ...] = (),
+             function_only: tuple[str, ...] = ()) -> None:
+        if name in self._packets:
+            raise ValueError(f"the op table declares {name} twice")
+        doc = d.doc if name == d.name else f"In-place version of ``{d.name}``."
+        overloads = [OpOverload(s) for s in schemas]
+        out_overloads = {}
+        for out in outs or []:
+            # the functional overload an out= overload belongs to: the same arguments
+            functional = next(o for o in overloads
+                              if _without_out(out) == _without_options(o.schema))
+            out_overloads[functional.schema.overload] = OpOverload(out, functional=functional)
+            out_overloads[functional.schema.overload].same_dtype = d.out_same_dtype
+        packet = OpOverloadPacket(name, overloads, function=function, method=method,
+                                  numbers_as_tensors=d.numbers_as_tensors, doc=doc,
+                                  out_overloads=out_overloads, operators=operators,
+                                  deprecated=deprecated,
+                                  internal=[OpOverload(s) for s in internal or []],
+                                  reflected_operators=reflected_operators,
+                                  function_only=function_only,
+                                  python_names=dict(d.python_names))
+        self._packets[name] = packet
+        setattr(self, name, packet)
+
+    def _link_inplace(self, name: str) -> None:
+        """Give each overload of ``name`` its in-place form (``OpOverload.inplace_form``),
+        matched by the arguments after ``self``."""
+        written = self._packets[name + "_"].all_overloads()
+        for overload in self._packets[name].all_overloads():
+            rest = overload.schema.arguments[1:]
+            overload.inplace_form = next(
+                (w for w in written if w.schema.arguments[1:] == rest
+                 and _writable(overload.schema)), None)
+
+    def _alias(self, d: Declaration) -> None:
+        """An alias's overloads run the target's overload of the same name
+        (``subtract.Tensor`` is ``sub.Tensor``), as a ``CompositeImplicitAutograd`` kernel:
+        the target dispatches and records itself. A ``.Scalar`` overload runs the target's
+        ``.Tensor`` one with the number as is, as torch's do (``x.subtract(2)`` records
+        ``SubBackward0``)."""
+        names = [(d.name, d.alias_of)] + ([(d.name + "_", d.alias_of + "_")] if d.inplace
+                                          else [])
+        for alias, target in names:
+            targets = {o.schema.overload: o for o in self[target].all_overloads()}
+            for overload in self[alias].all_overloads():
+                name = overload.schema.overload.replace("Scalar", "Tensor")
+                overload.impl(DispatchKey.CompositeImplicitAutograd)(targets[name].call)
+
+    def __iter__(self) -> Iterator[OpOverloadPacket]:
+        return iter(self._packets.values())
+
+    def __getitem__(self, name: str) -> OpOverloadPacket:
+        return self._packets[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._packets
+
+
+aten = Namespace(NATIVE_FUNCTIONS)

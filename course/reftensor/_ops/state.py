@@ -1,0 +1,29 @@
+"""The dispatch state: the switches that every op call reads (torch keeps them per thread,
+in its "thread-local state"; reftensor has one thread).
+
+* ``grad_enabled``: when False, no op records a node of the backward graph (``no_grad``);
+* ``inference``: inside ``inference_mode``, new tensors are inference tensors;
+* ``modes``: the stack of dispatch modes (chapter 9's ``TorchDispatchMode``): while it is not
+  empty, every op call goes to the innermost mode's ``__torch_dispatch__`` first (the
+  ``Python`` dispatch key).
+
+``reftensor.autograd.grad_mode`` holds the context managers that change the first two.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["DispatchState", "state"]
+
+
+class DispatchState:
+    __slots__ = ("enabled", "inference", "modes")
+
+    def __init__(self) -> None:
+        self.enabled = True  # grad mode
+        self.inference = False
+        self.modes: list[Any] = []
+
+
+state = DispatchState()

@@ -1,0 +1,344 @@
+"""Arithmetic: ``+ - * / // % **`` and their in-place and reflected forms.
+
+Each op here is the elementwise recipe of ``elementwise.py`` (promote, broadcast, allocate,
+compute, write) plus the rules torch adds for that op, all checked against torch:
+
+* ``-`` refuses bool tensors (and Python bools); ``+`` and ``*`` on bools are or / and.
+* ``/`` of integers gives the default float dtype; ``//`` and ``%`` of integers raise
+  ``RuntimeError("ZeroDivisionError")`` on a zero divisor and follow Python's signs.
+* ``2 - t`` is ``rsub``; ``2 / t`` is ``t.reciprocal() * 2`` (so it rounds twice).
+* ``t ** 0`` is all ones and ``t ** 1`` a copy, whatever ``t`` holds (nan included);
+  an integer tensor to a negative Python int raises; ``2 ** t`` comes out contiguous.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _kernels as K
+from . import dtypes, iterator
+from ._casting import cast, checked_number, compute_dtype
+from ._ops import DispatchKey, aten
+from .dtypes import dtype
+from .elementwise import (
+    Kernel,
+    Operand,
+    _compute,
+    _empty,
+    _fast_finish,
+    _fast_operands,
+    _finish,
+    _layout_seen,
+    _not_implemented,
+    _prepare,
+    _write,
+    finish_cpu,
+    finish_meta,
+    is_single_value,
+)
+from .layout import contiguous_strides
+from .promotion import is_number, result_type
+from .tensor import Tensor
+
+__all__: list[str] = []
+
+
+# ============================================================== add, sub, mul
+def _alpha(alpha: Any, common: dtype, *, negate: builtins.bool = False) -> np.ndarray:
+    """``alpha`` checked as torch's ``alpha_check`` and converted to ``common``."""
+    if isinstance(alpha, Tensor) and alpha.dim() == 0:
+        alpha = alpha.item()  # torch reads a 0-d tensor as the number it holds
+    if not is_number(alpha):
+        raise TypeError(f"argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if isinstance(alpha, builtins.bool) and common is not dtypes.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, builtins.float) and not common.is_floating_point:
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    return checked_number(-alpha if negate else alpha, common)
+
+
+def _add_kernel(alpha: np.ndarray, common: dtype) -> Kernel:
+    """``a + alpha * b``. With ``alpha == 1`` that is ``a + b``, exactly. Otherwise torch's
+    float32/float64 loops mostly fuse the multiply-add (one rounding), and its
+    float16/bfloat16 loops for short tensors round ``alpha * b`` to 16 bits before adding;
+    reftensor does the same. (Which loop torch runs depends on the tensor's length and
+    even on its memory alignment, so with ``alpha != 1`` a float result can differ from
+    torch's in the last bit.)"""
+    if alpha == 1:
+        return np.add
+    work = compute_dtype(common)
+    scale = cast(alpha, work)
+    if not common.is_floating_point:
+        return lambda a, b: a + scale * b  # integers wrap around
+    if work is not common:
+        return lambda a, b: a + cast(cast(scale * b, common), work)
+    return lambda a, b: K.fused_multiply_add(np.broadcast_to(scale, b.shape), b, a)
+
+
+def _sub_check(input: Operand, other: Operand) -> None:
+    """torch refuses ``-`` on bool tensors (Python bools count as bool tensors here)."""
+    kinds = [x._dtype if isinstance(x, Tensor) else None for x in (input, other)]
+    bools = [d is dtypes.bool or isinstance(x, builtins.bool)
+             for d, x in zip(kinds, (input, other), strict=True)]
+    if all(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+# The op table declares add, sub, mul and div (``reftensor/_ops/native_functions.py``); the
+# kernels below are registered for them by dispatch key. Each kernel body takes ``into``
+# (None, or ``self`` for the in-place form) and ``finish`` (``finish_cpu`` for the CPU key,
+# ``finish_meta`` for the Meta key): the checks and the result's layout are the same on
+# both, only the computing differs.
+Finish = Callable[..., Tensor]
+
+
+def _add(input: Operand, other: Operand, alpha: Any, into: Tensor | None, finish: Finish, *,
+         negate: builtins.bool = False) -> Tensor:
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, into)
+    kernel = _add_kernel(_alpha(alpha, common, negate=negate), common)
+    return finish(kernel, [input, other], common, shape, into)
+
+
+def _sub(input: Operand, other: Operand, alpha: Any, into: Tensor | None,
+         finish: Finish) -> Tensor:
+    _sub_check(input, other)
+    return _add(input, other, alpha, into, finish, negate=True)
+
+
+def _mul(input: Operand, other: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, into)
+    return finish(np.multiply, [input, other], common, shape, into, exact_scalar=True)
+
+
+@aten.add.Tensor.impl(DispatchKey.CPU)
+def add(self: Operand, other: Operand, alpha: Any) -> Tensor:
+    """``aten::add.Tensor`` on the CPU; two alike tensors and ``alpha == 1`` (the common
+    case) skip promotion and broadcasting."""
+    if type(alpha) is int and alpha == 1 and _fast_operands(self, other):
+        return _fast_finish(np.add, self, other)
+    return _add(self, other, alpha, None, finish_cpu)
+
+
+@aten.sub.Tensor.impl(DispatchKey.CPU)
+def sub(self: Operand, other: Operand, alpha: Any) -> Tensor:
+    if type(alpha) is int and alpha == 1 and _fast_operands(self, other) \
+            and self._dtype is not dtypes.bool:
+        return _fast_finish(np.subtract, self, other)
+    return _sub(self, other, alpha, None, finish_cpu)
+
+
+@aten.mul.Tensor.impl(DispatchKey.CPU)
+def mul(self: Operand, other: Operand) -> Tensor:
+    if _fast_operands(self, other):
+        return _fast_finish(np.multiply, self, other)
+    return _mul(self, other, None, finish_cpu)
+
+
+def _register(op: str, overload: str, body: Callable[..., Tensor], *,
+              cpu: builtins.bool = True) -> None:
+    """The remaining kernels of ``aten.<op>.<overload>`` and of its in-place form
+    (``aten.<op>_``, when it has one): ``body(*arguments, into, finish)`` on the CPU and on
+    the meta device."""
+    functional = getattr(aten[op], overload)
+    inplace = functional.inplace_form
+    if cpu:
+        functional.impl(DispatchKey.CPU)(lambda *a: body(*a, None, finish_cpu))
+    functional.impl(DispatchKey.Meta)(lambda *a: body(*a, None, finish_meta))
+    if inplace is not None:
+        inplace.impl(DispatchKey.CPU)(lambda self, *a: body(self, *a, self, finish_cpu))
+        inplace.impl(DispatchKey.Meta)(lambda self, *a: body(self, *a, self, finish_meta))
+
+
+_register("add", "Tensor", _add, cpu=False)
+_register("sub", "Tensor", _sub, cpu=False)
+_register("mul", "Tensor", _mul, cpu=False)
+# the .Scalar overloads (``subtract(t, 2)`` reaches ``sub.Scalar``): the same bodies
+_register("add", "Scalar", _add)
+_register("sub", "Scalar", _sub)
+_register("mul", "Scalar", _mul)
+
+
+# ``rsub`` (``2 - t``) is ``sub`` with the operands swapped: ``other - alpha * self``.
+def _rsub(input: Operand, other: Operand, alpha: Any, into: Tensor | None,
+          finish: Finish) -> Tensor:
+    return _sub(other, input, alpha, into, finish)
+
+
+_register("rsub", "Tensor", _rsub)
+_register("rsub", "Scalar", _rsub)
+
+
+# ============================================================== division and remainder
+_ROUNDING_MODES = (None, "trunc", "floor")
+
+
+def _div_kernel(common: dtype, rounding_mode: str | None,
+                step: Callable[[np.ndarray], np.ndarray] | None) -> Kernel:
+    """The division formula for ``common`` (raises NotImplementedError for bool).
+
+    ``step``, for float16/bfloat16, rounds each intermediate result to the 16-bit type, as
+    torch's rounding-mode kernels do (except when dividing by a single value).
+    """
+    if rounding_mode is None:
+        return np.true_divide
+    if common is dtypes.bool:
+        raise _not_implemented(f"div_{rounding_mode}_cpu", common)
+    if common.is_floating_point:
+        round_ = step or (lambda x: x)
+        if rounding_mode == "trunc":
+            return lambda a, b: np.trunc(round_(a / b))
+        return lambda a, b: K.div_floor_float(a, b, round_)
+    if rounding_mode == "trunc" or common is dtypes.uint8:  # unsigned: floor == trunc
+        return K.div_trunc_int
+    return K.div_floor_int
+
+
+def _div(input: Operand, other: Operand, rounding_mode: str | None,
+         self: Tensor | None, finish: Finish = _finish) -> Tensor:
+    if rounding_mode not in _ROUNDING_MODES:
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    common = result_type(input, other)
+    if rounding_mode is None and not common.is_floating_point:
+        common = dtypes.get_default_dtype()  # true division of integers gives floats
+    shape = _prepare([input, other], common, self)
+    step = None
+    if compute_dtype(common) is not common and not is_single_value(other, common):
+        step = lambda x: cast(x, common).astype(np.float32)  # noqa: E731
+    kernel = _div_kernel(common, rounding_mode, step)
+    return finish(kernel, [input, other], common, shape, self, exact_scalar=True)
+
+
+# ``div`` is an op of the table: true division (``div.Tensor``) and rounded
+# (``div.Tensor_mode``), each with its in-place form.
+def _true_div(input: Operand, other: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    return _div(input, other, None, into, finish)
+
+
+_register("div", "Tensor", _true_div)
+_register("div", "Tensor_mode", _div)
+_register("div", "Scalar", _true_div)
+_register("div", "Scalar_mode", _div)
+
+
+# ``floor_divide`` is ``div`` with ``rounding_mode="floor"``, an op of its own.
+def _floor_divide(input: Operand, other: Operand, into: Tensor | None,
+                  finish: Finish) -> Tensor:
+    return _div(input, other, "floor", into, finish)
+
+
+_register("floor_divide", "default", _floor_divide)
+_register("floor_divide", "Scalar", _floor_divide)
+
+
+def _remainder(input: Operand, other: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    """Python's ``%``: the result takes the sign of ``other``; bool is NotImplementedError
+    (after the in-place checks)."""
+    common = result_type(input, other)
+    shape = _prepare([input, other], common, into)
+    if common is dtypes.bool:
+        raise _not_implemented("remainder_cpu", common)
+    kernel = K.remainder_float if common.is_floating_point else K.remainder_int
+    return finish(kernel, [input, other], common, shape, into)
+
+
+_register("remainder", "Tensor", _remainder)
+_register("remainder", "Scalar_Tensor", _remainder)
+_register("remainder", "Scalar", _remainder)
+
+
+# ============================================================== pow
+def _pow_scalar_kernel(common: dtype, exponent: builtins.bool | int | builtins.float) -> Kernel:
+    """``x ** exponent`` for a Python-number exponent, with the shortcuts torch's kernel
+    takes (``sqrt`` for 0.5, ``x * x`` for 2, ...): they decide how the result rounds."""
+    if not common.is_floating_point:
+        e_int = checked_number(exponent, common)  # the exponent must fit the base's type
+        return lambda x: K.powi(x, np.broadcast_to(e_int, x.shape))
+    e = builtins.float(exponent)
+    if common is not dtypes.float16 and e in (0.5, -0.5, -1):  # float16 has no shortcuts
+        return {0.5: np.sqrt, -0.5: lambda x: 1 / np.sqrt(x), -1: lambda x: 1 / x}[e]
+    if common in (dtypes.float16, dtypes.bfloat16):
+        e = builtins.float(checked_number(exponent, common))  # rounded to 16 bits, checked
+    if common is not dtypes.float16 and e in (2, 3, -2):
+        if common is dtypes.bfloat16:  # each product is rounded to bfloat16 on the way
+            def square(x: np.ndarray) -> np.ndarray:
+                return cast(cast(x * x, common), dtypes.float32)
+        else:
+            def square(x: np.ndarray) -> np.ndarray:
+                return x * x
+        return {2: square, 3: lambda x: square(x) * x, -2: lambda x: 1 / square(x)}[e]
+    if common is dtypes.float32:  # torch's scalar loop calls the double pow(float, double)
+        return lambda x: np.power(x.astype(np.float64), e).astype(np.float32)
+    return lambda x: np.power(x, np.asarray(e, dtype=compute_dtype(common).numpy))
+
+
+def _pow_tensor_kernel(common: dtype) -> Kernel:
+    if common is dtypes.bool:
+        raise _not_implemented("pow", common)
+    return np.power if common.is_floating_point else K.powi
+
+
+def _pow(base: Tensor, exponent: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    """A tensor to the power of a tensor (broadcast) or of a Python number."""
+    if isinstance(exponent, Tensor):
+        common = result_type(base, exponent)
+        shape = _prepare([base, exponent], common, into)
+        return finish(_pow_tensor_kernel(common), [base, exponent], common, shape, into)
+    if not base.is_floating_point() and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    common = result_type(base, exponent)
+    shape = _prepare([base], common, into)
+    if exponent == 0:
+        kernel: Kernel = np.ones_like
+    elif exponent == 1:
+        kernel = np.asarray
+    else:
+        kernel = _pow_scalar_kernel(common, exponent)
+    return finish(kernel, [base], common, shape, into)
+
+
+def _pow_scalar_exponent(base: Tensor, exponent: Operand, into: Tensor | None,
+                         finish: Finish) -> Tensor:
+    """``tensor ** number``. One quirk of torch's meta function is kept: a bool tensor to a
+    bool power is int64 on the meta device (bool on the CPU)."""
+    if (finish is finish_meta and into is None and base._dtype is dtypes.bool
+            and isinstance(exponent, builtins.bool)):
+        return finish(np.asarray, [base], dtypes.int64, base._shape, None)
+    return _pow(base, exponent, into, finish)
+
+
+_register("pow", "Tensor_Tensor", _pow)
+_register("pow", "Tensor_Scalar", _pow_scalar_exponent)
+
+
+# A number to a tensor's power (``2 ** t``): torch allocates a contiguous result first; its
+# meta function lays the result out like the exponent.
+@aten.pow.Scalar.impl(DispatchKey.CPU)
+def pow_scalar(self: builtins.bool | int | builtins.float, exponent: Tensor) -> Tensor:
+    common = result_type(self, exponent)
+    shape = exponent._shape
+    out = _empty(shape, contiguous_strides(shape), common)
+    if self == 1 and not isinstance(self, builtins.bool):  # True is no 1 to torch here
+        return _write(out, np.ones(shape, dtype=common.numpy))
+    kernel = _pow_tensor_kernel(common)
+    return _write(out, _compute(kernel, [self, exponent], common, shape))
+
+
+@aten.pow.Scalar.impl(DispatchKey.Meta)
+def pow_scalar_meta(self: builtins.bool | int | builtins.float, exponent: Tensor) -> Tensor:
+    common = result_type(self, exponent)
+    stride = iterator.output_strides(exponent._shape, [_layout_seen(exponent, common)])
+    return _empty(exponent._shape, stride, common, exponent.device)

@@ -1,0 +1,934 @@
+"""The derivatives table: for each differentiable op, the gradient of each input, as torch's
+``derivatives.yaml`` gives it (facts copied from torch 2.13's file; the formulas are written
+here with reftensor ops, so a backward run with ``create_graph=True`` is recorded too).
+
+A row names the op by its schema, the node that backward runs (``ExpBackward0``), what the
+node saves (``self``: the input; ``result``: the output; or any other argument, such as
+``flip``'s ``dims``; ``self_sym_sizes``/``self_sym_strides``: an input's shape and strides,
+kept instead of the tensor) and, per differentiable input, a
+formula: a plain named function of the output's gradient ``grad`` and the saved values. The
+in-place form of an op (``exp_``) uses the same row: its node saves the value ``self`` had
+before the write.
+
+The formulas keep torch's operand order (``-grad * (result * result)``, not ``grad *
+-(result * result)``): the order decides the gradient's strides (an output is laid out like
+its first operand when the layouts disagree) and, in float16, the rounding.
+
+``variable_type.py`` turns each row into the op's ``Autograd`` kernel.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from .. import dtypes, factories, layout, views
+from .._ops import aten
+from ..tensor import Tensor, wrap_dim
+from .functions.views import as_strided_backward, picked_backward
+
+__all__ = ["Derivative", "DERIVATIVES"]
+
+Formula = Callable[..., Tensor]
+
+
+class Derivative(NamedTuple):
+    """One row: ``formulas`` maps an input's name to the function computing its gradient;
+    the function's parameters name what it reads (``grad``, and entries of ``saves``)."""
+
+    schema: str
+    node: str
+    saves: tuple[str, ...]
+    formulas: dict[str, Formula]
+    # an integer or bool result is left unrecorded rather than refused (torch's
+    # ``output_differentiability`` of ``_to_copy``: ``t.to(int64)`` of a ``t`` that
+    # requires grad is a plain int64 tensor; ``t.sum(dtype=int64)`` raises)
+    non_float_result_untracked: bool = False
+
+    @property
+    def op(self) -> str:
+        return self.schema.partition("(")[0].partition(".")[0]
+
+    @property
+    def overload(self) -> str:
+        """``Tensor`` for ``add.Tensor(...)``; ``default`` when there is no overload name."""
+        return self.schema.partition("(")[0].partition(".")[2] or "default"
+
+
+# ------------------------------------------------------------------ the formulas
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:
+    """The table's ``where`` (``where.self``): a number for ``input`` or ``other`` is read as
+    torch reads the wrapped number of its ``ScalarSelf``/``ScalarOther`` overloads."""
+    return aten.where.self.call(condition, input, other)
+
+
+def exp_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx e**x = e**x, the result itself."""
+    return grad * result
+
+
+def expm1_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx (e**x - 1) = e**x = result + 1."""
+    return grad * (result + 1)
+
+
+def log_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx log x = 1 / x."""
+    return grad / self
+
+
+def sqrt_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx sqrt(x) = 1 / (2 sqrt(x))."""
+    return grad / (2 * result)
+
+
+def sin_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return grad * self.cos()
+
+
+def cos_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return grad * -self.sin()
+
+
+def tanh_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx tanh x = 1 - tanh(x)**2 (torch's ``tanh_backward``)."""
+    return grad * (1 - result * result)
+
+
+def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx sigmoid x = (1 - sigmoid x) * sigmoid x (torch's ``sigmoid_backward`` kernel
+    computes ``grad * (1 - result) * result``, left to right)."""
+    return grad * (1 - result) * result
+
+
+def reciprocal_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx 1/x = -1/x**2 = -result**2 (in torch's order: the gradient is laid out like
+    ``-grad``)."""
+    return -grad * (result * result)
+
+
+def flip_backward(grad: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """Flipping is its own inverse."""
+    return grad.flip(dims)
+
+
+def pass_through(grad: Tensor) -> Tensor:
+    """The gradient unchanged (``self: grad``); summed to the input's shape by the engine
+    when the input was broadcast."""
+    return grad
+
+
+def add_other_backward(grad: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad, alpha)``: d(self + alpha * other)/d(other) = alpha."""
+    return grad if alpha == 1 else grad * alpha
+
+
+def sub_other_backward(grad: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(-grad, alpha)``."""
+    return -grad if alpha == 1 else -grad * alpha
+
+
+def mul_self_backward(grad: Tensor, other: Any) -> Tensor:
+    return grad * other
+
+
+def mul_other_backward(grad: Tensor, self: Any) -> Tensor:
+    return grad * self
+
+
+def div_self_backward(grad: Tensor, other: Any) -> Tensor:
+    return grad / other
+
+
+def div_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+    """d(self / other)/d(other) = -self / other**2."""
+    return -grad * self / (other * other)
+
+
+def zeros_like(t: Tensor) -> Tensor:
+    """Zeros laid out as ``t`` (``torch.zeros_like``: a dense ``t`` keeps its strides)."""
+    return factories._allocate(t._shape, t._strides_for(layout.preserve_format), t._dtype,
+                               t.device)
+
+
+def div_self_backward_mode(grad: Tensor, other: Any, rounding_mode: str | None) -> Tensor:
+    """With a rounding mode, division is a step function: zero gradient (zeros, even where
+    ``grad`` is nan); without, the gradient of true division."""
+    return zeros_like(grad) if rounding_mode is not None else grad / other
+
+
+def div_other_backward_mode(grad: Tensor, self: Any, other: Any,
+                            rounding_mode: str | None) -> Tensor:
+    if rounding_mode is not None:
+        return zeros_like(grad)
+    return div_other_backward(grad, self, other)
+
+
+def neg_backward(grad: Tensor) -> Tensor:
+    return grad.neg()
+
+
+def abs_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d|x|/dx = sign(x) (torch's ``self.sgn()``; 0 at 0)."""
+    return grad * self.sign()
+
+
+def relu_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """torch's ``threshold_backward(grad, result, 0)``: 0 where the result is <= 0."""
+    return where(result <= 0, 0.0, grad)
+
+
+def zero_backward(grad: Tensor) -> Tensor:
+    """A step function (sign, floor, round), or an op whose result forgets the input (the
+    fills): zeros, laid out as ``grad``."""
+    return zeros_like(grad)
+
+
+def not_implemented(op: str) -> Formula:
+    """torch's node for an op that has no formula (``NotImplemented``): its backward
+    raises."""
+    def formula(grad: Tensor) -> Tensor:
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    formula.__name__ = f"{op}_not_implemented"
+    return formula
+
+
+def remainder_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+    """d(self - other * floor(self / other))/d(other) = -floor(self / other)."""
+    return -grad * self.div(other, rounding_mode="floor")
+
+
+def pow_backward(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
+    """``tensor ** number``: ``exponent * self ** (exponent - 1)``; zeros when the exponent
+    is 0 (torch's ``pow_backward``; a bool ``False`` is no 0 there, so ``x ** False``
+    gives nan at ``x = 0``, as in torch)."""
+    if exponent == 0 and not isinstance(exponent, bool):
+        return zeros_like(self)
+    return grad * (self.pow(exponent - 1) * exponent)
+
+
+def pow_backward_self(grad: Tensor, self: Tensor, exponent: Tensor) -> Tensor:
+    """``tensor ** tensor``, for the base: as ``pow_backward``, 0 where the exponent is 0."""
+    return where(exponent == 0.0, 0.0, grad * (exponent * self.pow(exponent - 1)))
+
+
+def pow_backward_exponent(grad: Tensor, self: Any, exponent: Tensor, result: Tensor) -> Tensor:
+    """For the exponent: ``result * log(self)``, with log taken in the result's dtype; 0
+    where the base is 0 and the exponent is not negative. ``self`` may be a number
+    (``2 ** t``)."""
+    if not isinstance(self, Tensor):
+        if self == 0:
+            return grad * where(exponent >= 0, 0.0, result * float("-inf"))
+        return grad * (result * math.log(self))
+    log = self.to(result.dtype).log()
+    return grad * where((self == 0).logical_and(exponent >= 0), 0.0, result * log)
+
+
+# ------------------------------------------------------------------ reductions (chapter 4)
+def _wrapped_dims(dim: Any, ndim: int) -> list[int]:
+    """The reduced dims of an input with ``ndim`` dims, wrapped and sorted (None or ``()``:
+    every dim)."""
+    dims = (dim,) if isinstance(dim, int) else (dim or ())
+    if not dims:
+        return list(range(ndim))
+    return sorted({d % ndim for d in dims}) if ndim else []
+
+
+def restore_reduced_dims(grad: Tensor, dim: Any, ndim: int, keepdim: bool) -> Tensor:
+    """``grad`` with the reduced dims back as size 1 (torch's ``unsqueeze_multiple``),
+    unless ``keepdim`` kept them."""
+    if keepdim or ndim == 0:
+        return grad
+    for d in _wrapped_dims(dim, ndim):
+        grad = grad.unsqueeze(d)
+    return grad
+
+
+def sum_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """Every element contributed once: ``grad`` broadcast back to the input's shape
+    (``aten.expand`` called as the overload: every backward of a sum runs this)."""
+    return aten.expand.default.call(grad, self_sym_sizes, False)
+
+
+def sum_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
+                     keepdim: bool) -> Tensor:
+    return restore_reduced_dims(grad, dim, len(self_sym_sizes), keepdim).expand(
+        self_sym_sizes)
+
+
+def mean_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``grad.expand(sizes) / numel``."""
+    return grad.expand(self_sym_sizes) / math.prod(self_sym_sizes)
+
+
+def mean_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
+                      keepdim: bool) -> Tensor:
+    """The sum's gradient divided by the count of the reduced dims."""
+    count = math.prod(self_sym_sizes[d] for d in _wrapped_dims(dim, len(self_sym_sizes)))
+    return sum_dim_backward(grad, self_sym_sizes, dim, keepdim) / count
+
+
+def _leave_one_out(x: Tensor, dim: int | None) -> Tensor:
+    """For each element, the product of the others along ``dim`` (None: all of ``x``),
+    computed as the product of a row where that element is replaced by 1 (n*n work, exact,
+    and differentiable again, also where several elements are zero)."""
+    xt = x.reshape(-1) if dim is None else x.transpose(dim, -1)
+    n = xt.shape[-1]
+    positions = aten.arange(n, dtype=dtypes.int64)
+    eye = positions.unsqueeze(1) == positions
+    rows = where(eye, xt.unsqueeze(-2) * 0 + 1, xt.unsqueeze(-2))
+    others = rows.prod(-1)
+    return others.reshape(x._shape) if dim is None else others.transpose(dim, -1)
+
+
+def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int | None) -> Tensor:
+    """torch's ``prod_backward``: ``grad * (result / self)`` when no element is zero; else
+    the product of the others (0 where a row has two zeros or more)."""
+    if self.dim() == 0:
+        return grad
+    if not bool((self == 0).any()):
+        return grad * (result / self)
+    return grad * _leave_one_out(self, dim)
+
+
+def prod_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    return _prod_backward(grad.expand(self._shape), self, result, None)
+
+
+def prod_dim_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int,
+                      keepdim: bool) -> Tensor:
+    if self.dim() == 0:
+        return grad
+    d = dim % self.dim()
+    if not keepdim:
+        grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+    return _prod_backward(grad, self, result, d)
+
+
+def evenly_distribute_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """max(), min(): tied extremes share the gradient equally (a nan result: the nans)."""
+    mask = self != self if bool(result != result) else self == result
+    return where(mask, grad / mask.sum(), 0.0)
+
+
+def value_selecting_reduction_backward(grad: Tensor, dim: int, indices: Tensor,
+                                       self_sym_sizes: tuple[int, ...],
+                                       keepdim: bool) -> Tensor:
+    """max(dim), min(dim): all the gradient goes to the index returned, zeros elsewhere
+    (torch's ``zeros(sizes).scatter(dim, indices, grad)``)."""
+    if not self_sym_sizes:  # a 0-d input is its own extreme: the gradient passes through
+        return grad
+    d = dim % len(self_sym_sizes)
+    if not keepdim:
+        grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
+    positions = aten.arange(self_sym_sizes[d], dtype=dtypes.int64).reshape(
+        [-1 if k == d else 1 for k in range(len(self_sym_sizes))])
+    return where(positions == indices, grad, 0.0).expand(self_sym_sizes).contiguous()
+
+
+def amax_amin_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
+                       keepdim: bool) -> Tensor:
+    """torch's ``scale_grad_by_count``: tied extremes share the gradient equally,
+    ``(grad / mask.sum(dim, keepdim=True)) * mask``."""
+    ndim = self.dim()
+    mask = restore_reduced_dims(result, dim, ndim, keepdim) == self
+    dims = tuple(_wrapped_dims(dim, ndim))
+    count = mask.sum(dims, keepdim=True) if ndim else mask.sum()
+    return (restore_reduced_dims(grad, dim, ndim, keepdim) / count) * mask
+
+
+def maximum_self_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    """Half the gradient each at ties; none where ``self`` is the smaller."""
+    return where(self < other, 0.0, where(self == other, grad / 2, grad))
+
+
+def maximum_other_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    return where(self > other, 0.0, where(self == other, grad / 2, grad))
+
+
+def minimum_self_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    return where(self > other, 0.0, where(self == other, grad / 2, grad))
+
+
+def minimum_other_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    return where(self < other, 0.0, where(self == other, grad / 2, grad))
+
+
+def var_backward(grad: Tensor, self: Tensor, dim: Any, correction: Any,
+                 keepdim: bool) -> Tensor:
+    """``2 / (N - correction) * grad * (self - mean)``. Over every element (no ``dim``, or
+    a 0-d input) with ``N - correction <= 0``, torch gives ``grad * inf``, nan where
+    ``self`` is its mean (``inf * 0``)."""
+    correction = 1 if correction is None else correction
+    if self.dim() == 0 or dim is None:
+        dof = self.numel() - correction
+        if dof <= 0:
+            return grad * where(self == self.mean(), math.nan, math.inf)
+        return 2.0 / dof * grad * (self - self.mean())
+    # torch counts the elements of the dims as given: ``dim=()`` counts 1 (while the
+    # forward and the mean reduce every dim), so its gradient is +-inf or nan
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dof = math.prod(self._shape[d] for d in dims) - correction
+    scale = 2.0 / dof if dof else math.inf  # (C++'s double division: 2 / 0 is inf)
+    grad = restore_reduced_dims(grad, dim, self.dim(), keepdim)
+    return scale * grad * (self - self.mean(dims, keepdim=True))
+
+
+def std_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, correction: Any,
+                 keepdim: bool) -> Tensor:
+    """The variance's gradient scaled by ``1 / (2 std)``; none where the std is 0."""
+    return var_backward(where(result == 0, 0.0, grad / (result * 2)), self, dim, correction,
+                        keepdim)
+
+
+def _column_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def mm_mat1_backward(grad: Tensor, mat2: Tensor, self_sym_sizes: tuple[int, ...],
+                     self_sym_strides: tuple[int, ...]) -> Tensor:
+    """d(self @ mat2)/d(self) = grad @ mat2^T; computed transposed when ``self`` was
+    column-major, so that its gradient is column-major too (torch's ``mm_mat1_backward``)."""
+    if _column_major(self_sym_sizes, self_sym_strides):
+        return mat2.mm(grad.t()).t()
+    return grad.mm(mat2.t())
+
+
+def mm_mat2_backward(grad: Tensor, self: Tensor, mat2_sym_sizes: tuple[int, ...],
+                     mat2_sym_strides: tuple[int, ...]) -> Tensor:
+    """d(self @ mat2)/d(mat2) = self^T @ grad (transposed for a column-major ``mat2``)."""
+    if _column_major(mat2_sym_sizes, mat2_sym_strides):
+        return grad.t().mm(self).t()
+    return self.t().mm(grad)
+
+
+def bmm_self_backward(grad: Tensor, mat2: Tensor) -> Tensor:
+    return grad.bmm(mat2.transpose(1, 2))
+
+
+def bmm_mat2_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return self.transpose(1, 2).bmm(grad)
+
+
+def mv_self_backward(grad: Tensor, vec: Tensor) -> Tensor:
+    """torch's ``grad.ger(vec)``: the outer product, which torch computes as
+    ``grad.reshape(-1, 1) * vec``."""
+    return grad.reshape(-1, 1) * vec
+
+
+def mv_vec_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return self.t().mv(grad)
+
+
+def dot_self_backward(grad: Tensor, tensor: Tensor) -> Tensor:
+    return grad * tensor
+
+
+def dot_tensor_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return grad * self
+
+
+def cat_tensors_backward(grad: Tensor, tensors_args_sizes: list[tuple[int, ...]],
+                         tensors_args_scalartypes: list[Any], dim: int) -> list[Tensor]:
+    """Each input's slice of ``grad`` along ``dim`` (a view); a skipped 1-d empty input gets
+    an empty gradient of its own, as torch's ``cat_tensors_backward`` gives."""
+    kept = [shape for shape in tensors_args_sizes if shape != (0,)]
+    if kept:  # ``dim`` as cat wrapped it: for the first input taking part
+        dim = wrap_dim(dim, len(kept[0]))
+    grads, start = [], 0
+    for shape in tensors_args_sizes:
+        if shape == (0,):
+            grads.append(aten.zeros(0, dtype=grad.dtype, device=grad.device))
+            continue
+        grads.append(grad.narrow(dim, start, shape[dim]))
+        start += shape[dim]
+    return grads
+
+
+def stack_tensors_backward(grad: Tensor, dim: int,
+                           tensors_args_scalartypes: list[Any]) -> list[Tensor]:
+    """Input ``i``'s gradient is ``grad.select(dim, i)`` (a view)."""
+    return [grad.select(dim, i) for i in range(len(tensors_args_scalartypes))]
+
+
+def copy_self_backward(grad: Tensor) -> Tensor:
+    """``self``'s old values are gone: zeros (torch's ``CopyBackwards``: contiguous)."""
+    return factories._allocate(grad._shape, layout.contiguous_strides(grad._shape),
+                               grad._dtype, grad.device)
+
+
+def sum_backward_of_fill(grad: Tensor) -> Tensor:
+    """The 0-d ``value`` went to every element: the gradient's sum."""
+    return grad.sum()
+
+
+# ------------------------------------------------------------------ views (chapter 2)
+def reshape_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """A view keeps every element once, in order: the gradient reshaped back."""
+    return grad.reshape(self_sym_sizes)
+
+
+def transpose_backward(grad: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swapping two dims is its own inverse."""
+    return grad.transpose(dim0, dim1)
+
+
+def t_backward(grad: Tensor) -> Tensor:
+    return grad.t()
+
+
+def permute_backwards(grad: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """The inverse permutation (torch's ``permute_backwards``)."""
+    wrapped = [d % max(grad.dim(), 1) for d in dims]
+    return grad.permute([wrapped.index(k) for k in range(len(wrapped))])
+
+
+def unsqueeze_to(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``squeeze``'s gradient: a size-1 dim put back wherever the input had one."""
+    for d, n in enumerate(self_sym_sizes):
+        if n == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def unsqueeze_to_dim(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int) -> Tensor:
+    """``squeeze(dim)``'s gradient: dim ``dim`` put back if it had size 1."""
+    d = wrap_dim(dim, max(len(self_sym_sizes), 1))
+    return grad.unsqueeze(d) if self_sym_sizes and self_sym_sizes[d] == 1 else grad
+
+
+def unsqueeze_to_dims(grad: Tensor, self_sym_sizes: tuple[int, ...],
+                      dim: tuple[int, ...]) -> Tensor:
+    """``squeeze(dims)``'s gradient: the named dims of size 1 put back, left to right."""
+    n = len(self_sym_sizes)
+    named = {wrap_dim(d, max(n, 1)) for d in dim}
+    for d in range(n):
+        if d in named and self_sym_sizes[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def squeeze_backward(grad: Tensor, dim: int) -> Tensor:
+    """``unsqueeze``'s gradient: the inserted dim removed."""
+    return grad.squeeze(dim)
+
+
+def sum_to(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``expand``'s gradient: summed over the broadcast dims (torch's ``at::sum_to``)."""
+    return grad.sum_to_size(self_sym_sizes)
+
+
+def slice_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int,
+                   start: int | None, end: int | None, step: int) -> Tensor:
+    """Zeros but the slice, which gets ``grad``."""
+    return picked_backward(grad, self_sym_sizes,
+                           lambda a: aten.slice.Tensor.call(a, dim, start, end, step))
+
+
+def select_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int,
+                    index: int) -> Tensor:
+    """Zeros but the selected slice, which gets ``grad``."""
+    return picked_backward(grad, self_sym_sizes,
+                           lambda a: aten.select.int.call(a, dim, index))
+
+
+def unfold_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dimension: int,
+                    size: int, step: int) -> Tensor:
+    """Each window's gradient added where the window reads (overlapping windows add up)."""
+    return picked_backward(grad, self_sym_sizes,
+                           lambda a: aten.unfold.default.call(a, dimension, size, step))
+
+
+def diagonal_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], offset: int,
+                      dim1: int, dim2: int) -> Tensor:
+    """Zeros but the diagonal, which gets ``grad``."""
+    return picked_backward(grad, self_sym_sizes,
+                           lambda a: aten.diagonal.default.call(a, offset, dim1, dim2))
+
+
+def _all_defined(grads: list[Tensor | None], shapes: list[tuple[int, ...]]) -> list[Tensor]:
+    """The pieces' gradients, zeros for those that got none (torch's
+    ``grads_all_defined``)."""
+    like = next(g for g in grads if g is not None)
+    return [g if g is not None else aten.zeros(shape, dtype=like.dtype,
+                                                    device=like.device)
+            for g, shape in zip(grads, shapes, strict=True)]
+
+
+def split_with_sizes_backward(grads: list[Tensor | None], split_sizes: tuple[int, ...],
+                              dim: int, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """The pieces' gradients joined again along ``dim`` (``cat``)."""
+    d = wrap_dim(dim, len(self_sym_sizes))
+    shapes = [(*self_sym_sizes[:d], n, *self_sym_sizes[d + 1:]) for n in split_sizes]
+    return aten.cat.default.call(_all_defined(grads, shapes), d)
+
+
+def split_backward(grads: list[Tensor | None], split_size: int, dim: int,
+                   self_sym_sizes: tuple[int, ...]) -> Tensor:
+    d = wrap_dim(dim, len(self_sym_sizes))
+    lengths = views.split_lengths(self_sym_sizes[d], split_size)
+    return split_with_sizes_backward(grads, tuple(lengths), d, self_sym_sizes)
+
+
+def unbind_backward(grads: list[Tensor | None], dim: int) -> Tensor:
+    """The slices' gradients stacked again along ``dim``."""
+    shape = next(g for g in grads if g is not None)._shape
+    return aten.stack.default.call(_all_defined(grads, [shape] * len(grads)), dim)
+
+
+def as_strided_self_backward(grad: Tensor, self_geometry: tuple[Any, ...],
+                             size: tuple[int, ...], stride: tuple[int, ...],
+                             storage_offset: int | None) -> Tensor:
+    """Through the storage elements both layouts read (torch's ``as_strided_backward``)."""
+    offset = self_geometry[2] if storage_offset is None else storage_offset
+    return as_strided_backward(grad, self_geometry, (size, stride, offset))
+
+
+# ------------------------------------------------------------------ where and clamp
+def where_self_backward(grad: Tensor, condition: Tensor) -> Tensor:
+    return where(condition, grad, 0)
+
+
+def where_other_backward(grad: Tensor, condition: Tensor) -> Tensor:
+    return where(condition, 0, grad)
+
+
+def clamp_backward(grad: Tensor, self: Tensor, min: Any, max: Any) -> Tensor:
+    """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``: at a
+    bound too, the subgradient 1); bounds are numbers or tensors, either may be None."""
+    if min is not None and max is not None:
+        return where((self >= min).logical_and_(self <= max), grad, 0.0)
+    if min is not None:
+        return where(self >= min, grad, 0.0)
+    if max is not None:
+        return where(self <= max, grad, 0.0)
+    return grad
+
+
+def clamp_min_backward(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
+    """torch's ``clamp_backward_min_max`` for ``min``: where ``self < min`` (and, with both
+    bounds, ``min < max``: where ``min > max`` the result is ``max``)."""
+    if max is not None:
+        return where((self < min).logical_and_(min < max), grad, 0.0)
+    return where(self < min, grad, 0.0)
+
+
+def clamp_max_backward(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor) -> Tensor:
+    """... for ``max``: where ``self > max``, or everywhere ``max < min``."""
+    if min is not None:
+        return where((self > max).logical_or_(max < min), grad, 0.0)
+    return where(self > max, grad, 0.0)
+
+
+def clamp_min_self_backward(grad: Tensor, self: Tensor, min: Any) -> Tensor:
+    """``clamp_min``: ``where(self >= min, grad, 0)``."""
+    return where(self >= min, grad, 0.0)
+
+
+def clamp_min_min_backward(grad: Tensor, self: Tensor, min: Tensor) -> Tensor:
+    return where(self < min, grad, 0.0)
+
+
+def clamp_max_self_backward(grad: Tensor, self: Tensor, max: Any) -> Tensor:
+    return where(self <= max, grad, 0.0)
+
+
+def clamp_max_max_backward(grad: Tensor, self: Tensor, max: Tensor) -> Tensor:
+    return where(self > max, grad, 0.0)
+
+
+# ------------------------------------------------------------------ conversions
+def to_copy_backward(grad: Tensor, self_options: tuple[Any, Any]) -> Tensor:
+    """torch's ``_to_copy_backward``: the gradient converted back to the input's dtype and
+    device (``grad.to(self.options())``)."""
+    dtype, where = self_options
+    return grad.to(dtype=dtype, device=where)
+
+
+def normal_mean_backward(grad: Tensor, mean_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``at::zeros(mean.sym_sizes(), grad.options())``: ``normal``'s tensor mean only set
+    where the numbers lie."""
+    return aten.zeros(mean_sym_sizes, dtype=grad.dtype, device=grad.device)
+
+
+def normal_std_backward(grad: Tensor, std_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``at::zeros(std.sym_sizes(), grad.options())``: as ``normal_mean_backward``."""
+    return aten.zeros(std_sym_sizes, dtype=grad.dtype, device=grad.device)
+
+
+def bernoulli_p_backward(p_info: tuple[tuple[int, ...], Any, Any]) -> Tensor:
+    """``zeros_like(p)``, from what torch saves of ``p`` (its ``TypeAndSize``: sizes, dtype
+    and device): contiguous zeros."""
+    shape, dtype, device = p_info
+    return aten.zeros(shape, dtype=dtype, device=device)
+
+
+# ------------------------------------------------------------------ indexing (chapter 2)
+def index_backward(grad: Tensor, self_sym_sizes: tuple[int, ...],
+                   self_options: tuple[Any, Any], indices: list[Tensor | None]) -> Tensor:
+    """``grad`` added into zeros at the indexed positions (torch's ``index_backward``:
+    ``index_put_`` with ``accumulate=True``; repeated indices add up)."""
+    dtype, device = self_options
+    zeros = aten.zeros(self_sym_sizes, dtype=dtype, device=device)
+    return aten.index_put_.default.call(zeros, indices, grad, True)
+
+
+def index_put_self_backward(grad: Tensor, indices: list[Tensor | None],
+                            values_info: tuple[tuple[int, ...], Any, Any],
+                            accumulate: bool) -> Tensor:
+    """``grad``, with zeros where the values were written (unless they were added)."""
+    if accumulate:
+        return grad
+    shape, dtype, device = values_info
+    zeros = aten.zeros(shape, dtype=dtype, device=device)
+    return aten.index_put.default.call(grad, indices, zeros, False)
+
+
+def index_put_values_backward(grad: Tensor, indices: list[Tensor | None]) -> Tensor:
+    """``grad`` read at the written positions (the engine sums it to the values' shape)."""
+    return aten.index.Tensor.call(grad, indices)
+
+
+# ------------------------------------------------------------------ the table
+def row(schema: str, node: str, saves: tuple[str, ...], *,
+        non_float_result_untracked: bool = False, **formulas: Any) -> Derivative:
+    return Derivative(schema, node, saves, formulas, non_float_result_untracked)
+
+
+DERIVATIVES: list[Derivative] = [
+    row("exp(Tensor self) -> Tensor", "ExpBackward0", ("result",), self=exp_backward),
+    row("expm1(Tensor self) -> Tensor", "Expm1Backward0", ("result",), self=expm1_backward),
+    row("log(Tensor self) -> Tensor", "LogBackward0", ("self",), self=log_backward),
+    row("sqrt(Tensor self) -> Tensor", "SqrtBackward0", ("result",), self=sqrt_backward),
+    row("sin(Tensor self) -> Tensor", "SinBackward0", ("self",), self=sin_backward),
+    row("cos(Tensor self) -> Tensor", "CosBackward0", ("self",), self=cos_backward),
+    row("tanh(Tensor self) -> Tensor", "TanhBackward0", ("result",), self=tanh_backward),
+    row("sigmoid(Tensor self) -> Tensor", "SigmoidBackward0", ("result",),
+        self=sigmoid_backward),
+    row("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", ("result",),
+        self=reciprocal_backward),
+    row("flip(Tensor self, int[] dims) -> Tensor", "FlipBackward0", ("dims",),
+        self=flip_backward),
+    row("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "AddBackward0",
+        ("alpha",), self=pass_through, other=add_other_backward),
+    row("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "SubBackward0",
+        ("alpha",), self=pass_through, other=sub_other_backward),
+    row("mul.Tensor(Tensor self, Tensor other) -> Tensor", "MulBackward0", ("self", "other"),
+        self=mul_self_backward, other=mul_other_backward),
+    row("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", ("self", "other"),
+        self=div_self_backward, other=div_other_backward),
+    row("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+        "DivBackward2", ("self", "other", "rounding_mode"), self=div_self_backward_mode,
+        other=div_other_backward_mode),
+    row("neg(Tensor self) -> Tensor", "NegBackward0", (), self=neg_backward),
+    row("abs(Tensor self) -> Tensor", "AbsBackward0", ("self",), self=abs_backward),
+    row("relu(Tensor self) -> Tensor", "ReluBackward0", ("result",), self=relu_backward),
+    row("sign(Tensor self) -> Tensor", "SignBackward0", (), self=zero_backward),
+    row("floor(Tensor self) -> Tensor", "FloorBackward0", (), self=zero_backward),
+    row("round(Tensor self) -> Tensor", "RoundBackward0", (), self=zero_backward),
+    row("round.decimals(Tensor self, *, int decimals) -> Tensor", "RoundBackward1", (),
+        self=zero_backward),
+    row("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "AddBackward1", (),
+        self=pass_through),
+    row("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "SubBackward1", (),
+        self=pass_through),
+    row("mul.Scalar(Tensor self, Scalar other) -> Tensor", "MulBackward1", ("other",),
+        self=mul_self_backward),
+    row("div.Scalar(Tensor self, Scalar other) -> Tensor", "DivBackward1", ("other",),
+        self=div_self_backward),
+    row("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
+        "DivBackward3", ("other", "rounding_mode"), self=div_self_backward_mode),
+    row("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        "RsubBackward0", ("alpha",), self=sub_other_backward, other=pass_through),
+    row("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "RsubBackward1",
+        ("alpha",), self=sub_other_backward),
+    row("floor_divide(Tensor self, Tensor other) -> Tensor", "NotImplemented", (),
+        self=not_implemented("floor_divide"), other=not_implemented("floor_divide")),
+    row("floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", "NotImplemented", (),
+        self=not_implemented("floor_divide")),
+    row("remainder.Scalar(Tensor self, Scalar other) -> Tensor", "RemainderBackward0", (),
+        self=pass_through),
+    row("remainder.Tensor(Tensor self, Tensor other) -> Tensor", "RemainderBackward1",
+        ("self", "other"), self=pass_through, other=remainder_other_backward),
+    row("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", "NotImplemented", (),
+        other=not_implemented("remainder")),
+    row("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", "PowBackward0",
+        ("self", "exponent"), self=pow_backward),
+    row("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", "PowBackward1",
+        ("self", "exponent", "result"), self=pow_backward_self, exponent=pow_backward_exponent),
+    row("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", "PowBackward2",
+        ("self", "exponent", "result"), exponent=pow_backward_exponent),
+    # ---------------------------------------------------------- reductions (chapter 4)
+    row("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", "SumBackward0",
+        ("self_sym_sizes",), self=sum_backward),
+    row("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
+        "dtype=None) -> Tensor", "SumBackward1", ("self_sym_sizes", "dim", "keepdim"),
+        self=sum_dim_backward),
+    row("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", "MeanBackward0",
+        ("self_sym_sizes",), self=mean_backward),
+    row("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) "
+        "-> Tensor", "MeanBackward1", ("self_sym_sizes", "dim", "keepdim"),
+        self=mean_dim_backward),
+    row("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", "ProdBackward0",
+        ("self", "result"), self=prod_backward),
+    row("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) "
+        "-> Tensor", "ProdBackward1", ("self", "result", "dim", "keepdim"),
+        self=prod_dim_backward),
+    row("max(Tensor self) -> Tensor", "MaxBackward1", ("self", "result"),
+        self=evenly_distribute_backward),
+    row("min(Tensor self) -> Tensor", "MinBackward1", ("self", "result"),
+        self=evenly_distribute_backward),
+    row("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+        "indices)", "MaxBackward0", ("dim", "indices", "self_sym_sizes", "keepdim"),
+        self=value_selecting_reduction_backward),
+    row("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+        "indices)", "MinBackward0", ("dim", "indices", "self_sym_sizes", "keepdim"),
+        self=value_selecting_reduction_backward),
+    row("maximum(Tensor self, Tensor other) -> Tensor", "MaximumBackward0", ("self", "other"),
+        self=maximum_self_backward, other=maximum_other_backward),
+    row("minimum(Tensor self, Tensor other) -> Tensor", "MinimumBackward0", ("self", "other"),
+        self=minimum_self_backward, other=minimum_other_backward),
+    row("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", "AmaxBackward0",
+        ("self", "result", "dim", "keepdim"), self=amax_amin_backward),
+    row("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", "AminBackward0",
+        ("self", "result", "dim", "keepdim"), self=amax_amin_backward),
+    row("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+        "keepdim=False) -> Tensor", "VarBackward0", ("self", "dim", "correction", "keepdim"),
+        self=var_backward),
+    row("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+        "keepdim=False) -> Tensor", "StdBackward0",
+        ("self", "result", "dim", "correction", "keepdim"), self=std_backward),
+    # ---------------------------------------------------------- matrix products
+    row("mm(Tensor self, Tensor mat2) -> Tensor", "MmBackward0",
+        ("self", "mat2", "self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",
+         "mat2_sym_strides"), self=mm_mat1_backward, mat2=mm_mat2_backward),
+    row("bmm(Tensor self, Tensor mat2) -> Tensor", "BmmBackward0", ("self", "mat2"),
+        self=bmm_self_backward, mat2=bmm_mat2_backward),
+    row("mv(Tensor self, Tensor vec) -> Tensor", "MvBackward0", ("self", "vec"),
+        self=mv_self_backward, vec=mv_vec_backward),
+    row("dot(Tensor self, Tensor tensor) -> Tensor", "DotBackward0", ("self", "tensor"),
+        self=dot_self_backward, tensor=dot_tensor_backward),
+    # ------------------------------------------------------------------ copies and fills
+    row("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", "CloneBackward0",
+        (), self=pass_through),
+    row("cat(Tensor[] tensors, int dim=0) -> Tensor", "CatBackward0",
+        ("tensors_args_sizes", "tensors_args_scalartypes", "dim"),
+        tensors=cat_tensors_backward),
+    row("stack(Tensor[] tensors, int dim=0) -> Tensor", "StackBackward0",
+        ("dim", "tensors_args_scalartypes"), tensors=stack_tensors_backward),
+    row("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+        "CopyBackwards", (), self=copy_self_backward, src=pass_through),
+    row("fill.Scalar(Tensor self, Scalar value) -> Tensor", "FillBackward0", (),
+        self=zero_backward),
+    row("fill.Tensor(Tensor self, Tensor value) -> Tensor", "FillBackward1", (),
+        self=zero_backward, value=sum_backward_of_fill),
+    row("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", "FillBackward2", (),
+        self=zero_backward),
+    row("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", "FillBackward3", (),
+        self=zero_backward, value=sum_backward_of_fill),
+    row("zero_(Tensor(a!) self) -> Tensor(a!)", "ZeroBackward0", (), self=zero_backward),
+    # ---------------------------------------------------------- views (chapter 2)
+    row("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", "ViewBackward0",
+        ("self_sym_sizes",), self=reshape_backward),
+    row("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)",
+        "ReshapeAliasBackward0", ("self_sym_sizes",), self=reshape_backward),
+    row("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", "UnsafeViewBackward0",
+        ("self_sym_sizes",), self=reshape_backward),
+    row("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+        "TransposeBackward0", ("dim0", "dim1"), self=transpose_backward),
+    row("t(Tensor(a) self) -> Tensor(a)", "TBackward0", (), self=t_backward),
+    row("permute(Tensor(a) self, int[] dims) -> Tensor(a)", "PermuteBackward0", ("dims",),
+        self=permute_backwards),
+    row("squeeze(Tensor(a) self) -> Tensor(a)", "SqueezeBackward0", ("self_sym_sizes",),
+        self=unsqueeze_to),
+    row("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", "SqueezeBackward1",
+        ("self_sym_sizes", "dim"), self=unsqueeze_to_dim),
+    row("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", "SqueezeBackward2",
+        ("self_sym_sizes", "dim"), self=unsqueeze_to_dims),
+    row("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", "UnsqueezeBackward0", ("dim",),
+        self=squeeze_backward),
+    row("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
+        "ExpandBackward0", ("self_sym_sizes",), self=sum_to),
+    row("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
+        "SymInt step=1) -> Tensor(a)", "SliceBackward0",
+        ("self_sym_sizes", "dim", "start", "end", "step"), self=slice_backward),
+    row("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", "SelectBackward0",
+        ("self_sym_sizes", "dim", "index"), self=select_backward),
+    row("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
+        "UnfoldBackward0", ("self_sym_sizes", "dimension", "size", "step"),
+        self=unfold_backward),
+    row("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+        "DiagonalBackward0", ("self_sym_sizes", "offset", "dim1", "dim2"),
+        self=diagonal_backward),
+    row("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+        "SplitBackward0", ("split_size", "dim", "self_sym_sizes"), self=split_backward),
+    row("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> "
+        "Tensor(a)[]", "SplitWithSizesBackward0", ("split_sizes", "dim", "self_sym_sizes"),
+        self=split_with_sizes_backward),
+    row("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", "UnbindBackward0",
+        ("dim",), self=unbind_backward),
+    row("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? "
+        "storage_offset=None) -> Tensor(a)", "AsStridedBackward0",
+        ("self_geometry", "size", "stride", "storage_offset"), self=as_strided_self_backward),
+    # ------------------------------------------------------------------ where and clamp
+    row("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", "WhereBackward0",
+        ("condition",), self=where_self_backward, other=where_other_backward),
+    row("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", "ClampBackward1",
+        ("self", "min", "max"), self=clamp_backward),
+    row("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+        "ClampBackward0", ("self", "min", "max"), self=clamp_backward,
+        min=clamp_min_backward, max=clamp_max_backward),
+    row("clamp_min(Tensor self, Scalar min) -> Tensor", "ClampMinBackward0", ("self", "min"),
+        self=clamp_min_self_backward),
+    row("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", "ClampMinBackward1",
+        ("self", "min"), self=clamp_min_self_backward, min=clamp_min_min_backward),
+    row("clamp_max(Tensor self, Scalar max) -> Tensor", "ClampMaxBackward0", ("self", "max"),
+        self=clamp_max_self_backward),
+    row("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", "ClampMaxBackward1",
+        ("self", "max"), self=clamp_max_self_backward, max=clamp_max_max_backward),
+    # ------------------------------------------------------------------ conversions
+    row("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+        "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
+        "memory_format=None) -> Tensor", "ToCopyBackward0", ("self_options",),
+        non_float_result_untracked=True, self=to_copy_backward),
+    # ------------------------------------------------------------------ random sampling
+    # The samplers overwrite self: a zero gradient. Tensor means, stds and probabilities
+    # get zeros too (only their sizes, or sizes and dtype, are saved).
+    row("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> "
+        "Tensor(a!)", "UniformBackward0", (), self=zero_backward),
+    row("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> "
+        "Tensor(a!)", "NormalBackward0", (), self=zero_backward),
+    row("random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> "
+        "Tensor(a!)", "RandomBackward0", (), self=zero_backward),
+    row("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)",
+        "RandomBackward1", (), self=zero_backward),
+    row("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)",
+        "RandomBackward2", (), self=zero_backward),
+    row("exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> "
+        "Tensor(a!)", "ExponentialBackward0", (), self=zero_backward),
+    row("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", "BernoulliBackward0",
+        (), self=zero_backward),
+    row("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> "
+        "Tensor(a!)", "BernoulliBackward1", ("p_info",), self=zero_backward,
+        p=bernoulli_p_backward),
+    row("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> "
+        "Tensor(a!)", "BernoulliBackward2", (), self=zero_backward),
+    row("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
+        "NotImplemented", (), self=not_implemented("bernoulli")),
+    row("normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor",
+        "NormalBackward1", ("mean_sym_sizes",), mean=normal_mean_backward),
+    row("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor",
+        "NormalBackward2", ("std_sym_sizes",), std=normal_std_backward),
+    row("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor",
+        "NormalBackward3", ("mean_sym_sizes", "std_sym_sizes"),
+        mean=normal_mean_backward, std=normal_std_backward),
+    # ------------------------------------------------------------------ indexing (chapter 2)
+    row("alias(Tensor(a) self) -> Tensor(a)", "AliasBackward0", (), self=pass_through),
+    row("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", "IndexBackward0",
+        ("indices", "self_options", "self_sym_sizes"), self=index_backward),
+    row("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> "
+        "Tensor", "IndexPutBackward0", ("accumulate", "indices", "values_info"),
+        self=index_put_self_backward, values=index_put_values_backward),
+]

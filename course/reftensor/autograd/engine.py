@@ -1,0 +1,191 @@
+"""The engine: runs the backward graph once, each node once, in dependency order.
+
+``run_backward`` is what ``Tensor.backward`` and ``autograd.grad`` call. Its steps:
+
+1. walk the graph from the roots once, and count for each node how many edges from nodes
+   that will run point at it (its *dependencies*);
+2. keep the nodes whose dependencies are all done in a priority queue, later-created
+   nodes first (their ``sequence_nr`` is higher) and ``AccumulateGrad`` before anything,
+   which is the order torch's CPU engine uses;
+3. pop a node, sum the gradients that arrived for each of its outputs (its *input buffer*),
+   run the tensor hooks, call ``apply``, check each returned gradient against the shape and
+   dtype of the input it belongs to, and add it into the next node's buffer.
+
+So a graph with shared subgraphs costs time linear in its size: ``y = y + y`` 25 times
+runs 25 nodes, not 2**25 paths. Without ``retain_graph`` each node frees its saved tensors
+after it runs, and a second backward through it raises.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+from ..broadcasting import broadcast_shapes
+from ..tensor import Tensor
+from .grad_mode import state
+from .graph import AccumulateGrad, Edge, Node
+
+__all__ = ["run_backward"]
+
+
+def _dependencies(runs: dict[Node, bool]) -> dict[Node, int]:
+    deps: dict[Node, int] = {}
+    for node in runs:
+        if runs[node]:
+            for child, _ in node.next_functions:
+                if child is not None:
+                    deps[child] = deps.get(child, 0) + 1
+    return deps
+
+
+def _discover(roots: Sequence[Node], targets: set[Node] | None,
+              accumulate: set[Node]) -> dict[Node, bool]:
+    """Every node reachable from the roots, mapped to: will it run? Without targets every
+    node runs; with targets (``inputs=``) only nodes on a path to a target do, and of the
+    AccumulateGrad nodes only those in ``accumulate``."""
+    order: list[Node] = []
+    seen: set[Node] = set()
+    stack = list(roots)
+    while stack:  # iterative depth-first walk (no recursion limit on deep graphs)
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    if targets is None:
+        return {node: True for node in order}
+    # the nodes that lead to a target: the targets' ancestors, found through reversed edges
+    parents: dict[Node, list[Node]] = {node: [] for node in order}
+    for node in order:
+        for child, _ in node.next_functions:
+            if child is not None:
+                parents[child].append(node)
+    reach = {t for t in targets if t in parents}
+    stack = list(reach)
+    while stack:
+        for parent in parents[stack.pop()]:
+            if parent not in reach:
+                reach.add(parent)
+                stack.append(parent)
+    # a node runs when one of its children leads to a target (a target's own AccumulateGrad
+    # runs too when asked: that is ``backward(inputs=...)`` accumulating into a leaf)
+    return {node: any(c in reach for c, _ in node.next_functions if c is not None)
+            or node in accumulate for node in order}
+
+
+def _checked(node: Node, i: int, grad: Tensor) -> Tensor:
+    """torch's ``validate_outputs``: sum a broadcast gradient down to the input's shape,
+    cast it to the input's dtype; a shape that cannot be summed down is an error."""
+    info = node._input_info[i] if i < len(node._input_info) else None
+    if info is None:
+        return grad
+    shape, dtype = info
+    if grad._shape != shape:
+        try:
+            ok = broadcast_shapes(shape, grad._shape) == grad._shape
+        except RuntimeError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(grad._shape)} but expected shape compatible with {list(shape)}")
+        grad = grad.sum_to_size(shape)
+    if grad._dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def _pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    """Tensor hooks (``register_hook``), then ``retain_grad``, then node pre-hooks."""
+    hooks_by_slot = node._tensor_pre_hooks
+    if isinstance(node, AccumulateGrad) and node.variable._autograd_meta is not None:
+        hooks_by_slot = {0: node.variable._autograd_meta.hooks}
+    for slot, hooks in hooks_by_slot.items():
+        for hook in list(hooks.values()):
+            if grads[slot] is not None:
+                new = hook(grads[slot])
+                if new is not None:
+                    grads[slot] = new
+    for slot, ref in node._retained.items():
+        t = ref()
+        if t is not None and grads[slot] is not None:
+            g = grads[slot]
+            t._grad = g.clone() if t._grad is None else t._grad + g
+    for hook in list(node._pre_hooks.values()):
+        new = hook(tuple(grads))
+        if new is not None:
+            grads = list(new)
+    return grads
+
+
+def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
+                 create_graph: bool, captures: Sequence[Edge] = (),
+                 targets: set[Node] | None = None, accumulate: set[Node] = frozenset()
+                 ) -> list[Tensor | None]:
+    """Run the graph from ``roots`` (edge, gradient) pairs.
+
+    ``captures``: edges whose incoming gradient is returned (``autograd.grad``'s inputs),
+    in order. ``targets``: when given, only nodes on a path to one of them run (the capture
+    nodes), and of the AccumulateGrad nodes only those in ``accumulate`` (the leaves of
+    ``backward(inputs=...)``).
+    """
+    root_nodes = [edge[0] for edge, _ in roots if edge[0] is not None]
+    runs = _discover(root_nodes, targets, accumulate)
+    deps = _dependencies(runs)
+    buffers: dict[Node, list[Tensor | None]] = {}
+    captured: list[Tensor | None] = [None] * len(captures)
+    capture_at: dict[Node, list[tuple[int, int]]] = {}
+    for k, (node, slot) in enumerate(captures):
+        if node is not None:
+            capture_at.setdefault(node, []).append((slot, k))
+
+    previous = state.enabled
+    state.enabled = create_graph  # formulas record only when building a graph of grads
+    try:
+        ready: list[tuple[float, int, Node]] = []
+        tie = 0
+
+        def deliver(node: Node, slot: int, grad: Tensor | None) -> None:
+            buffer = buffers.setdefault(node, [None] * node._num_outputs)
+            if grad is not None:
+                buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
+
+        for (node, slot), grad in roots:  # the graph root hands each output its gradient
+            if node is not None:
+                deliver(node, slot, grad)
+        for node in dict.fromkeys(root_nodes):
+            if deps.get(node, 0) == 0:  # a root reached from another root waits for it
+                heapq.heappush(ready, (-node._seq, tie, node))
+                tie += 1
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, [None] * node._num_outputs)
+            if any(g is not None for g in grads):
+                grads = _pre_hooks(node, grads)
+            for slot, k in capture_at.get(node, ()):
+                captured[k] = grads[slot]
+            outs: Sequence[Tensor | None] = ()
+            if runs.get(node, False) and any(g is not None for g in grads):
+                outs = node.apply(grads)
+                for hook in list(node._post_hooks.values()):
+                    new = hook(tuple(outs), tuple(grads))
+                    if new is not None:
+                        outs = new
+                if not keep_graph:
+                    node.release_variables()
+            if not runs.get(node, False):
+                continue
+            for i, (child, slot) in enumerate(node.next_functions):
+                if child is None:
+                    continue
+                g = outs[i] if i < len(outs) else None
+                deliver(child, slot, None if g is None else _checked(node, i, g))
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, (-child._seq, tie, child))
+                    tie += 1
+    finally:
+        state.enabled = previous
+    return captured

@@ -1,0 +1,332 @@
+"""The backward graph: nodes, edges, saved tensors (``torch.autograd.graph``).
+
+Each op that autograd records creates one :class:`Node` (``y.grad_fn``). A node knows
+
+* ``next_functions``: one edge ``(node, output_nr)`` per forward input, pointing at the node
+  that made that input, ``(AccumulateGrad, 0)`` for a leaf that requires grad, or
+  ``(None, 0)`` for an input that needs no gradient;
+* the tensors its backward formula needs, saved with the version counter they had, so a
+  later in-place write is caught (:class:`SavedTensor`);
+* ``apply(grads)``: given the gradient of each forward *output*, return the gradient of each
+  forward *input* (one per edge, ``None`` where the edge is ``None``).
+
+A leaf's gradient ends in its :class:`AccumulateGrad` node, which adds it into ``.grad``.
+Non-leaf tensors get no ``.grad`` unless ``retain_grad()`` asked for one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import layout
+from .._ops import aten
+from ..advanced_indexing import legacy_type_name
+from ..tensor import Tensor
+from .grad_mode import state
+
+__all__ = [
+    "Node", "AccumulateGrad", "SavedTensor", "AutogradMeta", "RemovableHandle",
+    "gradient_edge", "grad_accumulator", "needs_grad", "node_class", "record",
+]
+
+Edge = tuple["Node | None", int]
+_sequence = itertools.count()
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class AutogradMeta:
+    """Per-tensor autograd state beyond ``grad``/``grad_fn`` (torch's ``AutogradMeta``):
+    the leaf's cached AccumulateGrad, hooks of a leaf, ``retain_grad``, and for a view the
+    version its ``grad_fn`` was made at and how it was created."""
+
+    __slots__ = ("accumulator", "hooks", "retains_grad", "view_version", "creation",
+                 "inference")
+
+    def __init__(self) -> None:
+        self.accumulator: weakref.ref[AccumulateGrad] | None = None
+        self.hooks: dict[int, Callable[[Tensor], Tensor | None]] = {}
+        self.retains_grad = False
+        self.view_version: int | None = None
+        self.creation = ""  # "multi" (split, unbind, ...), "no_grad", or "" (default)
+        self.inference = False
+
+
+def meta(t: Tensor) -> AutogradMeta:
+    """``t``'s AutogradMeta, created on first use."""
+    if t._autograd_meta is None:
+        t._autograd_meta = AutogradMeta()
+    return t._autograd_meta
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict[int, Any]) -> None:
+        self.id = next(self._ids)
+        self._hooks = hooks
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+
+class SavedTensor:
+    """A tensor a backward formula needs, with its ``_version`` at save time.
+
+    ``unpack`` raises RuntimeError after the graph was freed, or when the tensor (or any
+    view of its storage) was modified in place since it was saved.
+    """
+
+    __slots__ = ("tensor", "version", "released", "output_of")
+
+    def __init__(self, t: Tensor, output_of: str | None = None) -> None:
+        if _is_inference(t) and not state.inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                "use `torch.no_grad()` instead of `torch.inference_mode()`.")
+        self.tensor = t
+        self.version = t._version_counter.value
+        self.released = False
+        self.output_of = output_of  # the node's name when ``t`` is that node's output
+
+    def unpack(self) -> Tensor:
+        if self.released:
+            raise RuntimeError(FREED)
+        t = self.tensor
+        if t._version_counter.value != self.version:
+
+            where = ""
+            if self.output_of is not None:
+                where = f", which is output {t._output_nr} of {_short(self.output_of)},"
+            elif t._grad_fn is not None:
+                where = f", which is output {t._output_nr} of {_short(t._grad_fn.name())},"
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [reftensor.{legacy_type_name(t._dtype)} {list(t._shape)}]"
+                f"{where} is at version {t._version_counter.value}; expected version "
+                f"{self.version} instead. Hint: enable anomaly detection to find the operation "
+                "that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True).")
+        return t
+
+
+def _short(name: str) -> str:
+    return re.sub(r"Backward\d*$", "", name)
+
+
+def _is_inference(t: Tensor) -> bool:
+    return t._autograd_meta is not None and t._autograd_meta.inference
+
+
+class Node:
+    """One recorded op of the backward graph (``torch.autograd.graph.Node``).
+
+    Subclasses are named as torch names them (``MulBackward0``) and define ``apply``.
+    Build one with the op's forward inputs, in torch's order (numbers and tensors that need
+    no gradient get a ``(None, 0)`` edge); ``record`` then attaches it to the outputs.
+    """
+
+    def __init__(self, *inputs: Any) -> None:
+        self.next_functions: tuple[Edge, ...] = tuple(
+            gradient_edge(x) if isinstance(x, Tensor) and x._requires_grad else (None, 0)
+            for x in inputs)
+        # what the gradient for each input must look like (shape, dtype), or None
+        self._input_info = [(x._shape, x._dtype) if isinstance(x, Tensor) else None
+                            for x in inputs]
+        self._seq = self._next_seq()
+        self._num_outputs = 1
+        self._output_info: list[tuple[tuple[int, ...], Any] | None] = [None]
+        self._saved: dict[str, SavedTensor] = {}
+        self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] = {}
+        self._retained: dict[int, weakref.ref[Tensor]] = {}
+        self._pre_hooks: dict[int, Callable[..., Any]] = {}
+        self._post_hooks: dict[int, Callable[..., Any]] = {}
+        self.metadata: dict[str, Any] = {}
+
+    # ---------------------------------------------------------------- identity
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def _next_seq(self) -> int:
+        return next(_sequence)
+
+    def _sequence_nr(self) -> int:
+        """Creation order: the engine runs later-created nodes first among the ready ones."""
+        return self._seq
+
+    # ---------------------------------------------------------------- saved tensors
+    def save(self, key: str, t: Tensor | None, *, is_output: bool = False) -> None:
+        """Keep ``t`` for backward (``None`` is kept as None); read it with ``saved``."""
+        if t is not None:
+            self._saved[key] = SavedTensor(t, self.name() if is_output else None)
+
+    def saved(self, key: str) -> Tensor:
+        return self._saved[key].unpack()
+
+    def release_variables(self) -> None:
+        """Free the saved tensors (after a backward without ``retain_graph``)."""
+        for s in self._saved.values():
+            s.released = True
+            s.tensor = None  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        # ``grad_fn._saved_self``, as torch exposes saved tensors
+        if name.startswith("_saved_") and name[7:] in self.__dict__.get("_saved", {}):
+            return self._saved[name[7:]].unpack()
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    # ---------------------------------------------------------------- running
+    def needs_input_grad(self, i: int) -> bool:
+        return self.next_functions[i][0] is not None
+
+    def apply(self, grads: Sequence[Tensor | None]) -> tuple[Tensor | None, ...]:
+        raise NotImplementedError(f"{self.name()} has no backward formula")
+
+    def __call__(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
+        """Run the backward formula on output gradients (``node(grad)``, as in torch)."""
+        out = self.apply(list(grads))
+        return tuple(out)
+
+    # ---------------------------------------------------------------- hooks
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` after the node runs; may return new grad_inputs."""
+        return handle(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        return handle(self._pre_hooks, fn)
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf's gradient: adds it into ``variable.grad`` (torch's rules:
+    the first gradient is copied with the leaf's strides when the leaf is dense, later ones
+    are added in place, or out of place under ``create_graph``)."""
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+        self._output_info = [(variable._shape, variable._dtype)]
+
+    def _next_seq(self) -> int:
+        return 2**64 - 1  # no creation number: it runs as soon as it is ready, as in torch
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
+
+    def apply(self, grads: Sequence[Tensor | None]) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        var = self.variable
+        if g is None:
+            return ()
+        if var._grad is None:
+            stride = (var._stride if layout.is_non_overlapping_and_dense(var._shape, var._stride)
+                      else layout.contiguous_strides(var._shape))
+            if state.enabled:  # create_graph: keep the gradient's own history, as torch's
+                # clone_obey_contract: a copy_ into empty_strided (CopyBackwards) when dense
+                if stride == var._stride:
+                    var._grad = aten.empty_strided(var._shape, stride, dtype=g._dtype,
+                                                   device=g.device).copy_(g)
+                else:
+                    var._grad = g.clone()
+            elif g._stride == stride:
+                var._grad = g._copy_with_strides(g._stride, g._dtype)
+            else:
+                var._grad = g._copy_with_strides(stride, g._dtype)
+        elif not state.enabled:
+            var._grad.add_(g)
+        else:
+            var._grad = var._grad + g
+        return ()
+
+
+def node_class(name: str, base: type[Node], module: str, **attrs: Any) -> type[Node]:
+    """A subclass of ``base`` named as torch names the node (``SelectBackward0``), for the
+    many nodes that share one formula."""
+    return type(name, (base,), {"__module__": module, **attrs})
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node: one per leaf while anything holds it."""
+    m = meta(t)
+    node = m.accumulator() if m.accumulator is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        m.accumulator = weakref.ref(node)
+    return node
+
+
+def gradient_edge(t: Tensor) -> Edge:
+    """Where a gradient for ``t`` goes: its grad_fn's output slot, or its AccumulateGrad."""
+    fn = t.grad_fn  # a view's grad_fn may be regenerated (see regenerate_view_grad_fn)
+    if fn is not None:
+        return fn, t._output_nr
+    return grad_accumulator(t), 0
+
+
+def needs_grad(*inputs: Any) -> bool:
+    """Will an op on these inputs be recorded: grad mode on and some tensor requires grad?"""
+    if not state.enabled:
+        return False
+    for x in inputs:
+        if isinstance(x, Tensor) and x._requires_grad:
+            return True
+    return False
+
+
+def record(node: Node, outputs: Tensor | Sequence[Tensor | None], *,
+           view: bool = False) -> None:
+    """Attach ``node`` as the ``grad_fn`` of each floating output (``output_nr`` = position).
+    A view output remembers the version it was made at (see ``regenerate_view_grad_fn``)."""
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    node._num_outputs = len(outs)
+    node._output_info = [None] * len(outs)
+    for i, out in enumerate(outs):
+        if out is None or not out._dtype.is_floating_point:
+            continue
+        out._grad_fn = node
+        out._output_nr = i
+        out._requires_grad = True
+        node._output_info[i] = (out._shape, out._dtype)
+        if view:
+            meta(out).view_version = out._version_counter.value
+
+
+def regenerate_view_grad_fn(view: Tensor) -> Node | None:
+    """After an in-place write to a view's storage, the view's gradient is read out of its
+    base's: its grad_fn becomes ``AsStridedBackward0`` of the base (torch does the same)."""
+    base = view._base
+    m = view._autograd_meta
+    assert base is not None and m is not None
+    m.view_version = view._version_counter.value
+    if not base._requires_grad:
+        return view._grad_fn
+    # the node of ``base.as_strided(view's sizes, strides, offset)``
+    as_strided = aten.as_strided.default
+    assert as_strided.node is not None
+    node = as_strided.node((base, view._shape, view._stride, view._storage_offset), view)
+    record(node, view, view=True)
+    return node
+
+
+def handle(hooks: dict[int, Any], fn: Callable[..., Any]) -> RemovableHandle:
+    """Register ``fn`` in ``hooks`` and return its handle."""
+    h = RemovableHandle(hooks)
+    hooks[h.id] = fn
+    return h

@@ -1,0 +1,279 @@
+"""The ``Autograd`` kernels of the ops in the derivatives table (torch's ``VariableType``).
+
+For a row of ``derivatives.py`` this module builds:
+
+* a node class named as torch names it (``ExpBackward0``) whose ``apply`` calls the row's
+  formulas with the saved values;
+* the ``Autograd`` kernel of the op: redispatch below ``Autograd`` with grad mode off (the
+  kernel of chapters 2-4 runs), then record a node when an input requires grad
+  (``_record.call``);
+* the ``Autograd`` kernel of its in-place form (``exp_``): torch's in-place checks, the
+  write, and the node rebased onto ``self`` (``inplace.call_``).
+
+Importing this module registers the kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import factories
+from .._ops import DispatchKey, OpOverload, aten
+from ..promotion import SCALAR_TYPE_NAMES
+from ..tensor import Tensor
+from .derivatives import DERIVATIVES, Derivative
+from .functions._record import call
+from .functions.inplace import call_
+from .graph import Node, meta, needs_grad, node_class
+
+__all__ = ["FormulaNode", "register"]
+
+
+class FormulaNode(Node):
+    """A node whose backward is a row of the derivatives table.
+
+    It saves only what the formulas of the inputs that need a gradient read, as torch's
+    generated nodes do (``a * b`` keeps ``a`` only when ``b`` requires grad). A Python
+    number given for a tensor argument (``x * 2``) is kept as the number, beside the 0-d
+    tensor torch would have wrapped it in, so that a backward through a freed graph raises
+    here too. A list of tensors (``cat``'s ``tensors``) is one edge per tensor, its formula
+    gives one gradient per tensor, and what the row saves of it is what torch saves: its
+    tensors' sizes (``tensors_args_sizes``) and dtypes (``tensors_args_scalartypes``).
+    """
+
+    row: Derivative
+    inputs: tuple[str, ...]  # the op's differentiable tensor arguments, in schema order
+    positions: tuple[int, ...]  # where they are among the op's arguments
+    names: dict[str, int]  # every argument's position
+    returns: dict[str, int]  # of an op with several results: each one's position
+    formulas: tuple[tuple[Any, tuple[str, ...]] | None, ...]  # per input: formula, reads
+    saves_tensors: bool  # does the row save the result or a tensor argument
+    lists: tuple[bool, ...]  # per input: is it a list of tensors
+    has_lists: bool  # any(lists)
+    # per input: its slice of next_functions (a list of tensors has one edge per tensor)
+    slices: tuple[slice, ...]
+    # per saved key: how to read its value off the call (``_getter``), worked out once
+    plan: tuple[tuple[str, Any], ...]
+    reads_grads: bool  # does a formula read every result's gradient (``split``)
+
+    def __init__(self, args: tuple[Any, ...], result: Tensor) -> None:
+        if self.has_lists:
+            super().__init__(*_flat([args[i] for i in self.positions]))
+            slices, start = [], 0
+            for i, is_list in zip(self.positions, self.lists, strict=True):
+                n = len(args[i]) if is_list else 1
+                slices.append(slice(start, start + n))
+                start += n
+            self.slices = tuple(slices)
+        else:  # one edge per input (the class's slices)
+            super().__init__(*[args[i] for i in self.positions])
+        self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
+        if not self.row.saves:
+            return
+        needed = {p for i, entry in enumerate(self.formulas)
+                  if entry is not None and (self._wanted(i) if self.has_lists
+                                            else self.next_functions[i][0] is not None)
+                  for p in entry[1]} if self.saves_tensors else ()
+        for key, get in self.plan:
+            value = get(args, result)
+            if isinstance(value, Tensor):
+                if key in needed:
+                    self.save(key, value, is_output=key == "result")
+                continue
+            self.values[key] = value
+            if key in self.inputs and key in needed and value is not None:  # a number
+                self.save("wrapped_" + key, factories.tensor(value))
+
+    def _wanted(self, i: int) -> bool:
+        """Does some tensor of input ``i`` need a gradient?"""
+        return any(edge[0] is not None for edge in self.next_functions[self.slices[i]])
+
+    def _read(self, key: str) -> Any:
+        if key in self.values:
+            if "wrapped_" + key in self._saved:
+                self.saved("wrapped_" + key)  # raises once the graph is freed
+            return self.values[key]
+        return self.saved(key)
+
+    def apply(self, grads: Any) -> tuple[Any, ...]:
+        # a formula reads ``grad``, the first result's gradient (a second result, such as
+        # max's indices, has none), or ``grads``, one per result (``split``'s pieces; None
+        # for a piece that got no gradient)
+        grad = grads[0]
+        out: list[Any] = []
+        edges, has_lists = self.next_functions, self.has_lists
+        if not has_lists and not self.reads_grads:  # the common case, one edge per input
+            for entry, edge in zip(self.formulas, edges, strict=True):
+                if entry is None or edge[0] is None:
+                    out.append(None)
+                else:
+                    formula, reads = entry
+                    out.append(formula(*[grad if p == "grad" else self._read(p)
+                                         for p in reads]))
+            return tuple(out)
+        for i, entry in enumerate(self.formulas):
+            if entry is None or (not self._wanted(i) if has_lists else edges[i][0] is None):
+                out.extend([None] * (self.slices[i].stop - self.slices[i].start))
+                continue
+            formula, reads = entry
+            value = formula(*[grad if p == "grad" else list(grads) if p == "grads"
+                              else self._read(p) for p in reads])
+            if self.lists[i]:
+                out.extend(value)
+            else:
+                out.append(value)
+        return tuple(out)
+
+
+_SIZES, _DTYPES = "_args_sizes", "_args_scalartypes"
+
+
+#: what a saved key may name besides an argument: ``self_sym_sizes`` is torch's name for
+#: ``self.sym_sizes()``, saved instead of ``self``; ``mm`` saves strides, ``as_strided`` its
+#: input's geometry, ``_to_copy`` its input's dtype and device (``self_options``), a formula
+#: ``zeros_like(p)`` p's sizes, dtype and device (torch's ``TypeAndSize``: ``p_info``)
+_PARTS: dict[str, Any] = {
+    "_sym_sizes": lambda t: t._shape,
+    "_sym_strides": lambda t: t._stride,
+    "_geometry": lambda t: (t._shape, t._stride, t._storage_offset),
+    "_options": lambda t: (t._dtype, t.device),
+    "_info": lambda t: (t._shape, t._dtype, t.device),
+}
+
+
+def _getter(key: str, names: dict[str, int], returns: dict[str, int]) -> Any:
+    """How to read what a row saves under ``key`` off a call's ``(args, result)``: the
+    result, one of several results (``indices``), an argument, a part of one (``_PARTS``),
+    or the sizes or dtypes of a list of tensors (``tensors_args_sizes``)."""
+    if key == "result":
+        return lambda args, result: result
+    if key in returns:
+        at = returns[key]
+        return lambda args, result: result[at]
+    if key.endswith(_SIZES) or key.endswith(_DTYPES):
+        at = names[key.rpartition("_args")[0]]
+        return lambda args, result: _of_list(key, args[at])
+    for suffix, part in _PARTS.items():
+        if key.endswith(suffix) and key.removesuffix(suffix) in names:
+            at = names[key.removesuffix(suffix)]
+            return lambda args, result: part(args[at])
+    at = names[key]
+    return lambda args, result: args[at]
+
+
+def _of_list(key: str, tensors: Any) -> list[Any]:
+    """What a row saves of a list of tensors: each one's shape, or each one's dtype."""
+    if key.endswith(_SIZES):
+        return [t._shape for t in tensors]
+    return [t._dtype for t in tensors]
+
+
+def _flat(inputs: list[Any]) -> list[Any]:
+    """The op's tensor inputs, a list of tensors spread out."""
+    flat: list[Any] = []
+    for x in inputs:
+        if isinstance(x, tuple | list):
+            flat.extend(x)
+        else:
+            flat.append(x)
+    return flat
+
+
+def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
+    arguments = op.schema.arguments
+    # an edge per tensor argument that has a formula (``where``'s ``condition`` is not
+    # differentiable and gets none, as in torch)
+    positions = tuple(i for i, a in enumerate(arguments)
+                      if a.type.base == "Tensor" and a.name in row.formulas)
+    inputs = tuple(arguments[i].name for i in positions)
+    tensors = {a.name for a in arguments if a.type.base == "Tensor"}
+    formulas = tuple(
+        (row.formulas[name], _parameters(row.formulas[name]))
+        if name in row.formulas else None for name in inputs)
+    returns = {r.name: i for i, r in enumerate(op.schema.returns)
+               if len(op.schema.returns) > 1 and r.name}
+    names = {a.name: i for i, a in enumerate(arguments)}
+    return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
+                      positions=positions, formulas=formulas,
+                      names=names, returns=returns,
+                      plan=tuple((k, _getter(k, names, returns)) for k in row.saves),
+                      reads_grads=any(e is not None and "grads" in e[1] for e in formulas),
+                      lists=tuple(arguments[i].type.is_list for i in positions),
+                      has_lists=any(arguments[i].type.is_list for i in positions),
+                      slices=tuple(slice(k, k + 1) for k in range(len(positions))),
+                      saves_tensors=any(k == "result" or k in tensors or k in returns
+                                        for k in row.saves))
+
+
+def _register_inplace(inplace: OpOverload, cls: type[FormulaNode]) -> None:
+    """The ``Autograd`` kernel of an in-place overload whose node is ``cls``."""
+    @inplace.impl(DispatchKey.Autograd)
+    def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
+        def make(old: Tensor, out: Tensor) -> Node:
+            return cls((old, *args), out)
+
+        return call_(lambda *a: op.redispatch(keys, *a), self, args, make)
+
+
+def register(row: Derivative) -> None:
+    """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one
+    and the derivatives table has no row of its own for it) their ``Autograd`` kernels
+    from ``row``. A row of an in-place op (``fill_.Scalar``, ``copy_``) gives only that."""
+    overload = getattr(aten[row.op], row.overload)
+    overload.differentiable = row.node != "NotImplemented"
+    cls = _node_class(row, overload)
+    overload.node = cls
+    if overload.schema.is_inplace:
+        _register_inplace(overload, cls)
+        return
+    positions, has_lists = cls.positions, cls.has_lists
+    # a view op (``-> Tensor(a)``): its result shares self's storage, and is marked as a
+    # view of it; several views (``-> Tensor(a)[]``: ``split``) may not be written in place
+    # while recorded, as torch refuses
+    result = overload.schema.returns[0]
+    view = result.alias is not None and not result.writes
+    several = view and result.type.is_list
+
+    untracked = row.non_float_result_untracked
+
+    def make(args: tuple[Any, ...], out: Any) -> Node:
+        if isinstance(out, Tensor) and not out._dtype.is_floating_point and not untracked:
+            # an integer result of a differentiable op (``x.sum(dtype=int64)``)
+            raise RuntimeError("Autograd not support dtype: "
+                               f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
+        return cls(args, out)
+
+    @overload.impl(DispatchKey.Autograd)
+    def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
+        inputs = [args[i] for i in positions]
+        if has_lists:
+            inputs = _flat(inputs)
+        out = call(op.redispatch, (keys, *args), tuple(inputs), lambda out: make(args, out),
+                   view=view)
+        if several and needs_grad(*inputs):
+            for piece in out:
+                meta(piece).creation = "multi"
+        return out
+
+    written = overload.inplace_form
+    if written is None or _has_row(written.schema.name, written.schema.overload or "default"):
+        return
+    _register_inplace(written, cls)
+
+
+def _has_row(op: str, overload: str) -> bool:
+    return (op, overload) in _ROWS
+
+
+_ROWS = {(r.op, r.overload) for r in DERIVATIVES}
+
+
+def _parameters(formula: Any) -> tuple[str, ...]:
+    """The names a formula reads (``inspect.signature``'s parameters, read off its code
+    object: ``import reftensor`` makes a hundred of these)."""
+    code = formula.__code__
+    return code.co_varnames[:code.co_argcount]
+
+
+for _row in DERIVATIVES:
+    register(_row)

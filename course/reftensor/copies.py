@@ -1,0 +1,356 @@
+"""Copies: new storage, never shared with the inputs. The ops of the op table
+(``reftensor/_ops/native_functions.py``) whose CPU and Meta kernels are registered here:
+
+* ``clone`` keeps the layout of a dense, non-overlapping input (a transposed tensor's clone
+  is transposed too), and makes other layouts dense in the same dim order;
+* ``contiguous`` (a method) is ``clone`` when the layout is not already the one asked for,
+  and ``self`` itself when it is;
+* ``flip`` copies with the elements reversed along some dims;
+* ``cat`` joins tensors along an existing dim, ``stack`` along a new one. Both promote the
+  dtypes of their inputs, and the result is contiguous unless every input looks
+  channels-last. With ``out=`` they write straight into ``out``, in its dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _casting, dtypes, factories, layout
+from ._ops import DispatchKey, aten
+from .device import CPU, META, as_device, device, wrong_device
+from .iterator import assert_no_internal_overlap, assert_no_overlap, resize_output
+from .layout import memory_format
+from .promotion import SCALAR_TYPE_NAMES, can_cast
+from .storage import no_data
+from .tensor import Tensor, to_options
+from .views import _view, _wrap, unsqueeze, view_strides
+
+__all__: list[str] = []  # every op here is a binding of the op table
+
+
+# ------------------------------------------------------------------ clone, contiguous
+def _clone_strides(self: Tensor, memory_format: memory_format | None) -> tuple[int, ...]:
+    """The strides of ``clone(self, memory_format=...)``.
+
+    Raises:
+        RuntimeError: ``channels_last`` for a tensor that is not 4-d.
+    """
+    if memory_format is layout.channels_last and self.dim() != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    return self._strides_for(layout.preserve_format if memory_format is None
+                             else memory_format)
+
+
+def _clone(self: Tensor, memory_format: memory_format | None = None) -> Tensor:
+    """``clone`` on either device, without dispatch (what other kernels and the autograd
+    engine copy with)."""
+    return self._copy_with_strides(_clone_strides(self, memory_format), self._dtype)
+
+
+# ------------------------------------------------------------------ _to_copy, type_as
+# ``Tensor.to`` and the conversion methods (``t.float()``) run ``aten._to_copy`` when
+# something changes (``tensor.to_options``). The kernel is picked by the input's device; the
+# result goes to ``device`` (default: the input's).
+@aten._to_copy.default.impl(DispatchKey.CPU)
+def to_copy(self: Tensor, dtype: dtypes.dtype | None, layout: None, device: device | None,
+            pin_memory: bool | None, non_blocking: bool,
+            memory_format: memory_format | None) -> Tensor:
+    """A copy with ``clone``'s layout, converted to ``dtype``, on the CPU or (no values
+    copied) on the meta device."""
+    where = CPU if device is None else as_device(device, copying=True)
+    return self._copy_with_strides(_clone_strides(self, memory_format),
+                                   self._dtype if dtype is None else dtype, where)
+
+
+@aten._to_copy.default.impl(DispatchKey.Meta)
+def to_copy_meta(self: Tensor, dtype: dtypes.dtype | None, layout: None,
+                 device: device | None, pin_memory: bool | None, non_blocking: bool,
+                 memory_format: memory_format | None) -> Tensor:
+    """Only to the meta device: a meta tensor has no values to copy onto the CPU."""
+    where = META if device is None else as_device(device, copying=True)
+    strides = _clone_strides(self, memory_format)
+    if where is not META:
+        raise no_data()
+    return factories._allocate(self._shape, strides, self._dtype if dtype is None else dtype,
+                               META)
+
+
+@aten.type_as.default.impl(DispatchKey.CompositeImplicitAutograd)
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """torch's ``self.to(other.options())``: other's dtype and device."""
+    return to_options(self, other._dtype, other.device, False, False, None)
+
+
+@aten.clone.default.impl(DispatchKey.CPU)
+def clone(self: Tensor, memory_format: memory_format | None) -> Tensor:
+    return self._copy_with_strides(_clone_strides(self, memory_format), self._dtype)
+
+
+@aten.clone.default.impl(DispatchKey.Meta)
+def clone_meta(self: Tensor, memory_format: memory_format | None) -> Tensor:
+    return factories._allocate(self._shape, _clone_strides(self, memory_format), self._dtype,
+                               self.device)
+
+
+@aten.contiguous.default.impl(DispatchKey.CompositeImplicitAutograd)
+def contiguous(self: Tensor, memory_format: memory_format) -> Tensor:
+    """Written with ``clone``, which dispatches (and records ``CloneBackward0``) itself.
+    (``preserve_format`` is checked as torch checks it: as ``contiguous_format``, and
+    refused only when a copy is needed.)"""
+    preserve = memory_format is layout.preserve_format
+    if self.is_contiguous(layout.contiguous_format if preserve else memory_format):
+        return self
+    if preserve:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return aten.clone.default.call(self, memory_format)
+
+
+# ------------------------------------------------------------------ flip
+def _flip_dims(input: Tensor, dims: tuple[int, ...]) -> tuple[int, ...]:
+    """``dims`` wrapped, each once.
+
+    Raises:
+        RuntimeError: a dim listed twice. IndexError: a dim out of range.
+    """
+    chosen: list[int] = []
+    for d in dims:
+        d = _wrap(d, input.dim())
+        if d in chosen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        chosen.append(d)
+    return tuple(chosen)
+
+
+@aten.flip.default.impl(DispatchKey.CPU)
+def flip(self: Tensor, dims: tuple[int, ...]) -> Tensor:
+    chosen = _flip_dims(self, dims)
+    out = _clone(self)
+    if self.dim():
+        out._elements()[...] = np.flip(self._elements(), axis=chosen)
+    return out
+
+
+@aten.flip.default.impl(DispatchKey.Meta)
+def flip_meta(self: Tensor, dims: tuple[int, ...]) -> Tensor:
+    _flip_dims(self, dims)
+    return clone_meta(self, None)
+
+
+# ------------------------------------------------------------------ cat
+def _skipped(t: Tensor) -> bool:
+    """torch's legacy rule: a 1-d empty tensor takes no part in ``cat``."""
+    return t._shape == (0,)
+
+
+class _Joined:
+    """What ``cat`` of some tensors gives, before any value is copied: the result's shape,
+    strides, dtype and device, the dim joined along, and the tensors that take part."""
+
+    def __init__(self, tensors: Sequence[Tensor], dim: int, out: Tensor | None) -> None:
+        """torch's checks, in torch's order (``cat``'s meta function).
+
+        Raises:
+            RuntimeError: a 0-d input; inputs on different devices; different numbers of
+                dims or sizes that differ outside ``dim``.
+            IndexError: ``dim`` out of range for the first tensor that is not skipped.
+            ValueError: no tensors.
+            TypeError: an ``out`` whose dtype the inputs' dtype cannot be cast to.
+        """
+        for k, x in enumerate(tensors):
+            if x.dim() == 0:
+                raise RuntimeError(
+                    f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+        self.kept = [(k, x) for k, x in enumerate(tensors) if not _skipped(x)]
+        if self.kept:  # ``dim`` is wrapped for the first tensor taking part
+            dim = _wrap(dim, self.kept[0][1].dim())
+        if not tensors:
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        self.dtype = tensors[0]._dtype
+        for x in tensors[1:]:
+            self.dtype = dtypes.promote_types(self.dtype, x._dtype)
+        if out is not None:
+            if not can_cast(self.dtype, out._dtype):
+                raise TypeError("torch.cat(): input types can't be cast to the desired "
+                                f"output type {SCALAR_TYPE_NAMES[out._dtype.name]}")
+            self.dtype = out._dtype
+        self.device: device = tensors[0].device  # every input must be on the first one's
+        for x in tensors[1:]:
+            if x.device != self.device:
+                raise wrong_device(x.device, self.device)
+        self.dim = dim
+        if not self.kept:  # only skipped tensors: the result is empty, ``dim`` unchecked
+            self.shape: tuple[int, ...] = (0,)
+        else:
+            self.shape = self._joined_shape()
+        formats = {x._suggest_memory_format() for x in tensors}
+        self.memory_format = (layout.channels_last if formats == {layout.channels_last}
+                              else layout.contiguous_format)
+        self.stride = (layout.channels_last_strides(self.shape)
+                       if self.memory_format is layout.channels_last
+                       else layout.contiguous_strides(self.shape))
+
+    def _joined_shape(self) -> tuple[int, ...]:
+        reference = self.kept[0][1]
+        d = self.dim
+        for k, x in self.kept:
+            if x.dim() != reference.dim():
+                raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                                   f"{reference.dim()} and {x.dim()}")
+            for j in range(x.dim()):
+                if j != d and x._shape[j] != reference._shape[j]:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {d}. Expected size "
+                        f"{reference._shape[j]} but got size {x._shape[j]} for tensor number "
+                        f"{k} in the list.")
+        shape = list(reference._shape)
+        shape[d] = sum(x._shape[d] for _, x in self.kept)
+        return tuple(shape)
+
+    def empty(self) -> Tensor:
+        """The result, allocated (zeros on the CPU, sizes only on meta)."""
+        return factories._allocate(self.shape, self.stride, self.dtype, self.device)
+
+    def write(self, out: Tensor) -> None:
+        """Copy the inputs' values into ``out`` (of the result's shape), each converted to
+        ``out``'s dtype."""
+        values = out._elements()
+        start = 0
+        for _, x in self.kept:
+            index = [slice(None)] * len(self.shape)
+            index[self.dim] = slice(start, start + x._shape[self.dim])
+            values[tuple(index)] = _casting.cast(x._elements(), out._dtype)
+            start += x._shape[self.dim]
+
+    def into(self, out: Tensor, tensors: Sequence[Tensor]) -> None:
+        """``out=``: resized to the result's shape when it has another (laid out in the
+        result's memory format), then checked for overlap with itself and every input."""
+        if out.device != self.device:
+            raise RuntimeError(f"Expected out tensor to have device {self.device}, but got "
+                               f"{out.device} instead")
+        if out._shape != self.shape:
+            resize_output(out, self.shape, self.stride)
+        if self.kept:
+            assert_no_internal_overlap(out)
+            for x in tensors:
+                assert_no_overlap(out, x)
+
+
+@aten.cat.default.impl(DispatchKey.CPU)
+def cat(tensors: Sequence[Tensor], dim: int) -> Tensor:
+    joined = _Joined(tensors, dim, None)
+    out = joined.empty()
+    joined.write(out)
+    return out
+
+
+@aten.cat.default.impl(DispatchKey.Meta)
+def cat_meta(tensors: Sequence[Tensor], dim: int) -> Tensor:
+    return _Joined(tensors, dim, None).empty()
+
+
+@aten.cat.out.impl(DispatchKey.CPU)
+def cat_out(tensors: Sequence[Tensor], dim: int, out: Tensor) -> Tensor:
+    joined = _Joined(tensors, dim, out)
+    joined.into(out, tensors)
+    joined.write(out)
+    out._version_counter.value += 1
+    return out
+
+
+@aten.cat.out.impl(DispatchKey.Meta)
+def cat_out_meta(tensors: Sequence[Tensor], dim: int, out: Tensor) -> Tensor:
+    _Joined(tensors, dim, out).into(out, tensors)
+    out._version_counter.value += 1
+    return out
+
+
+# ------------------------------------------------------------------ stack
+def _stack_dim(tensors: Sequence[Tensor], dim: int) -> int:
+    """``dim`` wrapped for ``dim() + 1`` dims, after torch's checks.
+
+    Raises:
+        RuntimeError: no tensors, or tensors of different shapes.
+        IndexError: ``dim`` out of range.
+    """
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    d = _wrap(dim, tensors[0].dim() + 1)
+    for k, x in enumerate(tensors):
+        if x._shape != tensors[0]._shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got "
+                f"{list(tensors[0]._shape)} at entry 0 and {list(x._shape)} at entry {k}")
+    return d
+
+
+def _stacked_shape(tensors: Sequence[Tensor], d: int) -> tuple[int, ...]:
+    shape = list(tensors[0]._shape)
+    shape.insert(d, len(tensors))
+    return tuple(shape)
+
+
+def _stack(tensors: Sequence[Tensor], dim: int, *, write: bool) -> Tensor:
+    """torch joins along the existing dim ``d`` and splits that dim with a view, so the
+    result takes cat's layout (the view happens inside the op: no ``_base``); at the end
+    (``d == dim()``) it joins the inputs seen with one more dim."""
+    d = _stack_dim(tensors, dim)
+    at_end = d == tensors[0].dim()
+    joined = _Joined([unsqueeze(x, d) for x in tensors] if at_end else tensors, d, None)
+    out = joined.empty()
+    if write:
+        joined.write(out)
+    if at_end:
+        return out
+    shape = _stacked_shape(tensors, d)
+    stride = view_strides(out._shape, out._stride, shape)
+    assert stride is not None  # splitting one dim is always possible
+    return Tensor._make(out._storage, shape, stride, 0, out._dtype)
+
+
+@aten.stack.default.impl(DispatchKey.CPU)
+def stack(tensors: Sequence[Tensor], dim: int) -> Tensor:
+    return _stack(tensors, dim, write=True)
+
+
+@aten.stack.default.impl(DispatchKey.Meta)
+def stack_meta(tensors: Sequence[Tensor], dim: int) -> Tensor:
+    return _stack(tensors, dim, write=False)
+
+
+def _stack_out(tensors: Sequence[Tensor], dim: int, out: Tensor, *, write: bool) -> Tensor:
+    """torch's ``stack_out``: ``out`` resized to the stacked shape, then ``cat``'s ``out=``
+    into a view of it with the joined dim (at the end: into ``out`` itself, from the inputs
+    seen with one more dim)."""
+    d = _stack_dim(tensors, dim)
+    if d == tensors[0].dim():
+        target, parts = out, [unsqueeze(x, d) for x in tensors]
+    else:
+        shape = _stacked_shape(tensors, d)
+        if out._shape != shape:
+            resize_output(out, shape, layout.contiguous_strides(shape))
+        joined_shape = list(tensors[0]._shape)
+        joined_shape[d] *= len(tensors)
+        stride = view_strides(out._shape, out._stride, joined_shape)
+        if stride is None:
+            raise RuntimeError("view size is not compatible with input tensor's size and "
+                               "stride (at least one dimension spans across two contiguous "
+                               "subspaces). Use .reshape(...) instead.")
+        target, parts = _view(out, joined_shape, stride, out._storage_offset), list(tensors)
+    joined = _Joined(parts, d, target)
+    joined.into(target, parts)
+    if write:
+        joined.write(target)
+    out._version_counter.value += 1
+    return out
+
+
+@aten.stack.out.impl(DispatchKey.CPU)
+def stack_out(tensors: Sequence[Tensor], dim: int, out: Tensor) -> Tensor:
+    return _stack_out(tensors, dim, out, write=True)
+
+
+@aten.stack.out.impl(DispatchKey.Meta)
+def stack_out_meta(tensors: Sequence[Tensor], dim: int, out: Tensor) -> Tensor:
+    return _stack_out(tensors, dim, out, write=False)

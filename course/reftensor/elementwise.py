@@ -1,0 +1,444 @@
+"""Elementwise ops: one formula applied at every index of the broadcast shape.
+
+Every op here runs the same five steps that torch's ``TensorIterator`` runs:
+
+1. **Promote**: ``result_type`` of the operands picks the dtype to compute in
+   (``promotion.py``). Integer inputs of a "float op" (``div``, ``exp``, ...) compute in the
+   default float dtype. Operands of another dtype are converted first, which also makes a
+   non-dense operand dense (``.to()`` keeps only a dense layout).
+2. **Broadcast**: the operands' shapes meet at one shape (``broadcasting.py``), and the
+   operands must share a device (``device.common_device``; a 0-d CPU tensor may join any).
+3. **Allocate**: a new output is laid out like its inputs, not always row-major
+   (``iterator.output_strides``: ``t.T + 1`` is transposed too). On the ``meta`` device the
+   op ends here: the output has its shape, strides and dtype, and no kernel runs.
+4. **Compute**: one NumPy formula over whole arrays (``_kernels.py`` for the longer ones).
+   float16 and bfloat16 are widened to float32, computed, and rounded once at the end
+   (a few torch kernels round on the way too; ``arithmetic.py`` follows them).
+5. **Write**: cast to the output dtype and store through the output's strides. When NumPy's
+   result array already has exactly the output's layout (it usually does: NumPy also keeps
+   the inputs' memory order), that array becomes the output's storage instead, which saves
+   a second pass over memory (``_adopt``).
+
+An **in-place** op (``add_``, ...) writes into ``self`` instead of allocating, so before
+step 3 it checks what torch checks, in torch's order: ``self`` may not have a stride-0 dim
+of size > 1 (an expanded tensor), may not partly overlap an input when both are dense
+(``iterator.py`` says exactly when torch can tell), is never broadcast itself ("output with
+shape [3] doesn't match the broadcast shape [2, 3]"), and must be able to hold the result
+type ("result type Float can't be cast to the desired output type Long"). Each in-place op
+bumps ``_version`` once.
+
+Where torch cannot tell (an input that overlaps ``self`` in a layout that is not dense, such
+as ``m -= m[:, :1]`` or ``x.unfold(0, 2, 1).add_(1)``), it writes anyway, and later elements
+read values it has already overwritten, in the order of its loops and vector width.
+reftensor reads every input before it writes, as if the input were cloned first, so its
+values can differ from torch's there. Clone the input to get a result that is well defined
+in both libraries.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import broadcasting, factories, iterator, layout
+from ._casting import _HALF_TYPES, cast, checked_number, compute_dtype, number_array
+from ._ops import DispatchKey, aten
+from .device import CPU, META, common_device, device, wrong_device
+from .dtypes import dtype
+from .promotion import SCALAR_TYPE_NAMES, check_can_cast, is_number
+from .storage import UntypedStorage, no_data
+from .tensor import Tensor
+
+__all__: list[str] = []  # the ops are the op table's: arithmetic.py, comparison.py, unary.py
+
+#: What an elementwise op accepts as an operand: a tensor or a Python number.
+Operand = Tensor | builtins.bool | int | builtins.float
+#: A NumPy formula: operand arrays in, result array out.
+Kernel = Callable[..., np.ndarray]
+
+
+# ============================================================== operands and the five steps
+def _require(x: Any, fn: str, arg: str, *, numbers: builtins.bool = True) -> None:
+    """Raise torch's TypeError for an operand of the wrong kind."""
+    if isinstance(x, Tensor) or (numbers and is_number(x)):
+        return
+    wanted = "Tensor or Number" if numbers else "Tensor"
+    raise TypeError(f"{fn}(): argument '{arg}' must be {wanted}, not {type(x).__name__}")
+
+
+def _not_implemented(kernel: str, d: dtype) -> NotImplementedError:
+    """torch's error for a kernel that has no version for dtype ``d``."""
+    return NotImplementedError(
+        f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[d.name]}\''
+    )
+
+
+def _shape(x: Operand) -> tuple[int, ...]:
+    return x._shape if isinstance(x, Tensor) else ()
+
+
+def _broadcast_shape(operands: Sequence[Operand]) -> tuple[int, ...]:
+    shape: tuple[int, ...] = ()
+    for x in operands:
+        shape = broadcasting.infer_size(shape, _shape(x))
+    return shape
+
+
+def _layout_seen(x: Operand, common: dtype) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The (shape, stride) the iterator sees: an operand converted to ``common`` was copied
+    by ``.to()``, which keeps a dense layout and makes any other one dense (on the meta
+    device too: torch's meta ``add`` of an expanded bool tensor and a float16 one is laid
+    out as its CPU ``add``)."""
+    if not isinstance(x, Tensor):
+        return (), ()
+    if (x._dtype is common
+            or layout.is_non_overlapping_and_dense(x._shape, x._stride)):
+        return x._shape, x._stride
+    return x._shape, layout.dense_strides_like(x._shape, x._stride)
+
+
+def _values(x: Operand, common: dtype, work: dtype) -> np.ndarray:
+    """``x``'s values converted to ``common`` (as torch promotes), then to ``work``."""
+    raw = x._elements() if isinstance(x, Tensor) else number_array(x, common)
+    return cast(cast(raw, common), work)
+
+
+def _empty(shape: tuple[int, ...], stride: tuple[int, ...], d: dtype,
+           where: device = CPU) -> Tensor:
+    """A new tensor with exactly these strides (``factories`` is looked up when called:
+    this module is imported while ``factories`` is still being imported)."""
+    return factories._allocate(shape, stride, d, where)
+
+
+def _device(operands: Sequence[Operand], self: Tensor | None = None) -> device:
+    """Step 2, devices: where the op runs (``device.common_device`` of the tensors).
+
+    An in-place op runs where ``self`` is. A meta ``self`` takes operands from any device,
+    as torch's meta kernels do (nothing is read). A CPU ``self`` cannot take a meta operand:
+    torch leaves ``self`` silently unchanged there, reftensor raises.
+    """
+    tensors = [x for x in operands if isinstance(x, Tensor)]
+    if self is None:
+        return common_device(tensors)
+    if self.is_meta:
+        return META
+    where = common_device(tensors)
+    if where != self.device:
+        raise wrong_device(where, self.device)
+    return where
+
+
+def _write(out: Tensor, values: np.ndarray) -> Tensor:
+    """Step 5: cast to the output's dtype and store through its strides."""
+    out._elements()[...] = np.broadcast_to(cast(np.asarray(values), out._dtype), out._shape)
+    return out
+
+
+def _compute(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: tuple[int, ...],
+             *, work: dtype | None = None, exact_scalar: builtins.bool = False) -> np.ndarray:
+    """Step 4: run ``kernel`` on the operands' values in the ``work`` dtype.
+
+    ``exact_scalar`` reproduces a detail of torch's float16/bfloat16 ``mul`` and ``div``:
+    when the second operand is a single value, it is read in float32 without first being
+    rounded to the 16-bit type (``half_tensor * 0.1`` multiplies by ``0.1f``).
+    """
+    work = work or compute_dtype(common)
+    values = [np.broadcast_to(_values(x, common, work), shape) for x in operands]
+    second = operands[-1]
+    if exact_scalar and work is not common and is_single_value(second, common):
+        raw = second._elements() if isinstance(second, Tensor) else number_array(second, work)
+        values[-1] = np.broadcast_to(cast(raw, work), shape)
+    with np.errstate(all="ignore"):
+        return kernel(*values)
+
+
+def is_single_value(x: Operand, common: dtype) -> builtins.bool:
+    """Does torch's iterator see ``x`` as one value repeated (``is_scalar``)? A number, a
+    one-element tensor, or a tensor of the common dtype with stride 0 along every dim of
+    size > 1 (an operand of another dtype was copied densely first)."""
+    if not isinstance(x, Tensor) or x.numel() == 1:
+        return True
+    return x._dtype is common and all(
+        s == 0 or n == 1 for n, s in zip(x._shape, x._stride, strict=True))
+
+
+def _check_inplace(self: Tensor, operands: Sequence[Operand]) -> None:
+    """The checks before writing into ``self`` (one of ``operands``), in torch's order."""
+    iterator.assert_no_internal_overlap(self)
+    for x in operands:
+        if isinstance(x, Tensor) and x is not self:
+            iterator.assert_no_partial_overlap(self, x)
+    shape = _broadcast_shape(operands)
+    if shape != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+
+
+def _prepare(operands: Sequence[Operand], common: dtype, self: Tensor | None) -> tuple[int, ...]:
+    """Steps 1-2 checks: the broadcast shape, and for an in-place op (``self`` given) the
+    overlap, shape and cast checks. Returns the shape."""
+    if self is None:
+        return _broadcast_shape(operands)
+    _check_inplace(self, operands)
+    check_can_cast(common, self._dtype)
+    return self._shape
+
+
+def _finish(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: tuple[int, ...],
+            self: Tensor | None = None, out_dtype: dtype | None = None,
+            **options: Any) -> Tensor:
+    """Steps 3-5: compute, then write into a new tensor (of ``out_dtype``, default
+    ``common``) or, in place, into ``self`` and bump its ``_version``. On the meta device,
+    allocate (or bump) only. (The ops of the op table choose between the two by dispatch
+    key instead: their CPU kernels call ``finish_cpu``, their Meta kernels ``finish_meta``.)"""
+    finish = finish_meta if _device(operands, self) == META else finish_cpu
+    return finish(kernel, operands, common, shape, self, out_dtype, **options)
+
+
+def finish_cpu(kernel: Kernel, operands: Sequence[Operand], common: dtype,
+               shape: tuple[int, ...], self: Tensor | None = None,
+               out_dtype: dtype | None = None, **options: Any) -> Tensor:
+    """Steps 3-5 on the CPU: a new output holding ``kernel`` of the operands, or, in place,
+    the values written into ``self`` (whose ``_version`` goes up by one)."""
+    _device(operands, self)
+    if self is None:
+        return cpu_result(kernel, operands, common, shape, out_dtype, **options)
+    return cpu_inplace(kernel, self, operands, common, **options)
+
+
+def finish_meta(kernel: Kernel, operands: Sequence[Operand], common: dtype,
+                shape: tuple[int, ...], self: Tensor | None = None,
+                out_dtype: dtype | None = None, **options: Any) -> Tensor:
+    """Steps 3 on the meta device: a new output's shape, strides and dtype, or, in place,
+    only ``self``'s ``_version`` bumped. Nothing is computed.
+
+    Raises:
+        RuntimeError: a CPU operand with dims next to a meta one (``device.common_device``).
+    """
+    _device(operands, self)
+    if self is None:
+        return meta_result(operands, common, shape, out_dtype)
+    return _bump(self)
+
+
+def output_strides(operands: Sequence[Operand], common: dtype,
+                   shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Step 3's layout: the strides of a new output, like its inputs'."""
+    return iterator.output_strides(shape, [_layout_seen(x, common) for x in operands])
+
+
+def meta_result(operands: Sequence[Operand], common: dtype, shape: tuple[int, ...],
+                out_dtype: dtype | None = None) -> Tensor:
+    """Steps 1-3 on the meta device: the output's shape, strides and dtype, and no values."""
+    stride = output_strides(operands, common, shape)
+    return _empty(shape, stride, out_dtype or common, META)
+
+
+def cpu_result(kernel: Kernel, operands: Sequence[Operand], common: dtype,
+               shape: tuple[int, ...], out_dtype: dtype | None = None,
+               **options: Any) -> Tensor:
+    """Steps 3-5 on the CPU: a new output holding ``kernel`` of the operands."""
+    out_dtype = out_dtype or common
+    stride = output_strides(operands, common, shape)
+    values = cast(np.asarray(_compute(kernel, operands, common, shape, **options)), out_dtype)
+    adopted = _adopt(values, shape, stride, out_dtype)
+    if adopted is not None:
+        return adopted
+    return _write(_empty(shape, stride, out_dtype), values)
+
+
+def cpu_inplace(kernel: Kernel, self: Tensor, operands: Sequence[Operand], common: dtype,
+                **options: Any) -> Tensor:
+    """Steps 4-5 of an in-place op on the CPU: write into ``self``, bump its ``_version``."""
+    _write(self, _compute(kernel, operands, common, self._shape, **options))
+    return _bump(self)
+
+
+def _fast_operands(a: Operand, b: Operand) -> builtins.bool:
+    """Is this the common, easy case that ``_fast_finish`` handles: two plain CPU tensors
+    of one dtype and one shape, so that nothing is promoted or broadcast? float16 and
+    bfloat16 are left out (they compute in float32). Anything unusual answers False and
+    takes the full path."""
+    return (type(a) is Tensor and type(b) is Tensor and a._dtype is b._dtype
+            and a._shape == b._shape and a._dtype not in _HALF_TYPES
+            and a._storage._device is CPU and b._storage._device is CPU)
+
+
+def _fast_finish(kernel: Kernel, a: Tensor, b: Tensor) -> Tensor:
+    """Steps 3-5 of ``_finish`` for ``_fast_operands(a, b)``, out of place: the kernel reads
+    both tensors' elements directly (no conversion, no broadcast), and the output gets the
+    same layout as in ``_finish``."""
+    shape, d, stride = a._shape, a._dtype, a._stride
+    if b._stride != stride or stride != layout.contiguous_strides(shape):
+        # (two row-major inputs give a row-major output: no need to ask)
+        stride = iterator.output_strides(shape, [(shape, a._stride), (shape, b._stride)])
+    with np.errstate(all="ignore"):
+        values = np.asarray(kernel(a._elements(), b._elements()))
+    adopted = _adopt(values, shape, stride, d)
+    return adopted if adopted is not None else _write(_empty(shape, stride, d), values)
+
+
+def _adopt(values: np.ndarray, shape: tuple[int, ...], stride: tuple[int, ...],
+           d: dtype) -> Tensor | None:
+    """The kernel's own result array as the output's storage, when NumPy already laid it
+    out exactly as torch lays out the output (a fresh, dense array with those strides).
+    This saves a second pass over memory; the values and layout are the same either way."""
+    if (values.dtype != d.numpy or values.shape != shape or not values.flags.owndata
+            or values.size == 0):
+        return None
+    if tuple([s // values.itemsize for s in values.strides]) != stride:
+        return None
+    flat = values.ravel(order="K")  # a view (whose base is values): the array is dense
+    if flat.base is not values:
+        return None
+    storage = UntypedStorage._wrap_unchecked(flat.view(np.uint8))  # 1-d, dense, uint8
+    return Tensor._make(storage, shape, stride, 0, d)
+
+
+def _bump(self: Tensor) -> Tensor:
+    self._version_counter.value += 1
+    return self
+
+
+# ============================================================== copy_, fill_, zero_
+# Entries of the op table (``reftensor/_ops/native_functions.py``); their CPU and Meta
+# kernels are registered here.
+def _check_copy(self: Tensor, src: Operand) -> None:
+    """``self.copy_(src)``: self may not be expanded nor partly overlap ``src``, and is
+    never broadcast.
+
+    Raises:
+        RuntimeError: any of these.
+    """
+    iterator.assert_no_internal_overlap(self)
+    if isinstance(src, Tensor):
+        iterator.assert_no_partial_overlap(self, src)
+    shape = broadcasting.infer_size(self._shape, _shape(src))
+    if shape != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+
+
+@aten.copy_.default.impl(DispatchKey.CPU)
+def copy_(self: Tensor, src: Operand, non_blocking: builtins.bool = False) -> Tensor:
+    """``src`` (a tensor, or a Python number: wraps, no overflow check) written into
+    ``self``, broadcast and converted to self's dtype; ``self.copy_(self)`` only bumps
+    ``_version``."""
+    if src is self:
+        return _bump(self)
+    _check_copy(self, src)
+    raw = src._elements() if isinstance(src, Tensor) else number_array(src, self._dtype)
+    _write(self, raw)
+    return _bump(self)
+
+
+@aten.copy_.default.impl(DispatchKey.Meta)
+def copy_meta(self: Tensor, src: Operand, non_blocking: builtins.bool = False) -> Tensor:
+    """Into a meta ``self``: the checks and the ``_version`` bump only.
+
+    Raises:
+        NotImplementedError: a meta ``src`` into a CPU ``self`` (there is no data).
+    """
+    if src is self:
+        return _bump(self)
+    if not self.is_meta:
+        raise no_data()
+    _check_copy(self, src)
+    return _bump(self)
+
+
+def _tensor_value(value: Tensor, self: Tensor) -> np.ndarray:
+    return cast(value._elements().copy(), self._dtype)
+
+
+def _number_value(value: Operand, self: Tensor) -> np.ndarray:
+    return checked_number(value, self._dtype, check_half=self.numel() != 1)
+
+
+def _check_fill_value(value: Tensor) -> None:
+    if value.dim() != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                           f"with {value.dim()} dimensions.")
+
+
+@aten.fill_.Tensor.impl(DispatchKey.CPU)
+def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
+    """Every element of ``self`` set to the 0-d ``value``, converted without a check. torch
+    writes it with ``copy_`` (of a clone, when ``value`` shares self's memory), so an
+    expanded ``self`` is refused (a RuntimeError), as ``copy_`` refuses it."""
+    _check_fill_value(value)
+    iterator.assert_no_internal_overlap(self)
+    self._elements()[...] = _tensor_value(value, self)
+    return _bump(self)
+
+
+@aten.fill_.Tensor.impl(DispatchKey.Meta)
+def fill_tensor_meta(self: Tensor, value: Tensor) -> Tensor:
+    _check_fill_value(value)
+    if not self.is_meta:  # a meta value for a CPU tensor
+        raise no_data()
+    if value.is_meta:  # same device: torch's copy_, which checks the overlap
+        iterator.assert_no_internal_overlap(self)
+    return _bump(self)
+
+
+@aten.fill_.Scalar.impl(DispatchKey.CPU)
+def fill_scalar_(self: Tensor, value: Operand) -> Tensor:
+    """Every element of ``self`` set to the number ``value``, checked against self's dtype
+    like torch's ``Scalar.to<T>()`` ("value cannot be converted to type uint8_t without
+    overflow": a RuntimeError); torch's one-element shortcut skips the float16/bfloat16
+    range check."""
+    self._elements()[...] = _number_value(value, self)
+    return _bump(self)
+
+
+@aten.fill_.Scalar.impl(DispatchKey.Meta)
+def fill_scalar_meta(self: Tensor, value: Operand) -> Tensor:
+    """Nothing is checked about the value (there is nowhere to put it)."""
+    return _bump(self)
+
+
+@aten.zero_.default.impl(DispatchKey.CPU)
+def zero_(self: Tensor) -> Tensor:
+    return fill_scalar_(self, 0)
+
+
+@aten.zero_.default.impl(DispatchKey.Meta)
+def zero_meta(self: Tensor) -> Tensor:
+    return _bump(self)
+
+
+def _like(self: Tensor) -> Tensor:
+    """``empty_like(self)``: a dense ``self`` keeps its strides."""
+    return factories._allocate(self._shape, self._strides_for(layout.preserve_format),
+                               self._dtype, self.device)
+
+
+@aten.fill.Tensor.impl(DispatchKey.CPU)
+def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
+    """torch's ``fill``: ``empty_like(self).fill_(value)``."""
+    _check_fill_value(value)
+    out = _like(self)
+    out._elements()[...] = _tensor_value(value, out)
+    return out
+
+
+@aten.fill.Tensor.impl(DispatchKey.Meta)
+def fill_tensor_meta_functional(self: Tensor, value: Tensor) -> Tensor:
+    _check_fill_value(value)
+    return _like(self)
+
+
+@aten.fill.Scalar.impl(DispatchKey.CPU)
+def fill_scalar(self: Tensor, value: Operand) -> Tensor:
+    out = _like(self)
+    out._elements()[...] = _number_value(value, out)
+    return out
+
+
+@aten.fill.Scalar.impl(DispatchKey.Meta)
+def fill_scalar_meta_functional(self: Tensor, value: Operand) -> Tensor:
+    return _like(self)

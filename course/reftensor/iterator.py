@@ -1,0 +1,168 @@
+"""How torch lays out the result of an elementwise op, and when it refuses to write.
+
+torch runs every elementwise op through ``TensorIterator``. Two of its decisions are visible
+from Python, and this module reproduces both:
+
+1. **The output's strides.** A new output gets the dim order of the inputs, not always
+   row-major: ``t.T + 1`` is transposed too. When all operands have one shape and are all
+   contiguous (or all channels-last, or all dense with equal strides) the output copies that
+   layout. Otherwise the dims are sorted innermost-first by the inputs' strides (an
+   insertion sort; broadcast dims, with stride 0, give no opinion) and the output is made
+   dense in that order.
+2. **Memory overlap.** torch refuses (RuntimeError) to write into a tensor with a stride-0
+   dim of size > 1 (an expanded tensor), and to write into a tensor that partly overlaps
+   one of the inputs *when both are dense*. For layouts that are not dense it does not look
+   further ("too hard") and lets the write happen; see ``elementwise.py`` for what that
+   means for the values.
+
+It also resizes an ``out=`` tensor of the wrong shape (``resize_output``), as torch's
+iterator does before it writes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from . import layout
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+__all__ = [
+    "output_strides",
+    "has_internal_overlap",
+    "overlap_status",
+    "assert_no_internal_overlap",
+    "assert_no_partial_overlap",
+    "assert_no_overlap",
+    "resize_output",
+]
+
+Layout = tuple[Sequence[int], Sequence[int]]  # (shape, stride) of one operand
+
+
+def _fast_strides(shape: Sequence[int], operands: Sequence[Layout]) -> tuple[int, ...] | None:
+    """The output layout when every operand already agrees on one (``fast_set_up``)."""
+    if any(tuple(sh) != tuple(operands[0][0]) for sh, _ in operands):
+        return None
+    if all(layout.is_contiguous(sh, st) for sh, st in operands):
+        return layout.contiguous_strides(shape)
+    if all(len(sh) == 4 and layout.is_channels_last_contiguous(sh, st) for sh, st in operands):
+        return layout.channels_last_strides(shape)
+    if all(layout.is_non_overlapping_and_dense(sh, st) for sh, st in operands):
+        if all(tuple(st) == tuple(operands[-1][1]) for _, st in operands):
+            return tuple(operands[-1][1])
+    return None
+
+
+def _broadcast_strides(shape: Sequence[int], op: Layout) -> list[int]:
+    """The operand's strides seen at the output's shape: 0 where it is broadcast."""
+    op_shape, op_stride = op
+    lead = len(shape) - len(op_shape)
+    strides = [0] * lead
+    for k, (n, s) in enumerate(zip(op_shape, op_stride, strict=True)):
+        strides.append(0 if n == 1 and shape[lead + k] != 1 else s)
+    return strides
+
+
+def output_strides(shape: Sequence[int], operands: Sequence[Layout]) -> tuple[int, ...]:
+    """Strides of a new output of ``shape`` for inputs with these (shape, stride) layouts,
+    listed in argument order (``TensorIterator``'s ``fast_set_up``/``reorder_dimensions``).
+    """
+    ndim = len(shape)
+    fast = _fast_strides(shape, operands)
+    if fast is not None:
+        return fast
+    if ndim <= 1:
+        return layout.contiguous_strides(shape)
+    order = layout.innermost_first(shape, [_broadcast_strides(shape, op) for op in operands])
+    if order == list(range(ndim - 1, -1, -1)):
+        return layout.contiguous_strides(shape)
+    result = [0] * ndim
+    running = 1
+    for d in order:
+        result[d] = running
+        running *= shape[d]  # torch multiplies by the size itself here, even by 0
+    return tuple(result)
+
+
+# ------------------------------------------------------------------------- memory overlap
+def has_internal_overlap(t: Tensor) -> str:
+    """"no" for a dense layout, "yes" when a dim of size > 1 has stride 0, else "too hard"
+    (torch does not look further, and lets the write happen)."""
+    if layout.is_non_overlapping_and_dense(t._shape, t._stride):
+        return "no"
+    if any(s == 0 and n > 1 for n, s in zip(t._shape, t._stride, strict=True)):
+        return "yes"
+    return "too hard"
+
+
+def overlap_status(a: Tensor, b: Tensor) -> str:
+    """"full" (same elements, same strides), "partial", "no", or "too hard" (a layout that
+    is not dense): torch's ``get_overlap_status``."""
+    if a is b:
+        return "full"
+    if a.numel() == 0 or b.numel() == 0:
+        return "no"
+    if not (layout.is_non_overlapping_and_dense(a._shape, a._stride)
+            and layout.is_non_overlapping_and_dense(b._shape, b._stride)):
+        return "too hard"
+    if a._storage is not b._storage:
+        return "no"
+    a_begin, b_begin = a.data_ptr(), b.data_ptr()
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if a_begin == b_begin and a_end == b_end:
+        return "full" if a._stride == b._stride else "partial"
+    if a_begin < b_end and b_begin < a_end:
+        return "partial"
+    return "no"
+
+
+def assert_no_internal_overlap(t: Tensor) -> None:
+    """Raises RuntimeError when writing into ``t`` would write one location twice."""
+    if has_internal_overlap(t) == "yes":
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            "a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+
+
+def assert_no_partial_overlap(a: Tensor, b: Tensor) -> None:
+    """Raises RuntimeError when ``a`` and ``b`` share some, but not all, of their memory."""
+    if overlap_status(a, b) == "partial":
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation."
+        )
+
+
+def assert_no_overlap(a: Tensor, b: Tensor) -> None:
+    """Raises RuntimeError when ``a`` and ``b`` share any memory (partly or fully)."""
+    if overlap_status(a, b) in ("partial", "full"):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation."
+        )
+
+
+def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    """Give ``out`` the shape ``shape`` and strides ``stride`` in place, growing its storage
+    when it is too small (torch's ``resize_output``, then ``as_strided_``)."""
+    if out.numel() != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+            "outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with "
+            "t.resize_(0).", UserWarning, stacklevel=4)
+    needed = (out._storage_offset
+              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+    if needed > out._storage.nbytes():
+        out._storage.resize_(needed)
+    out._shape, out._stride = tuple(shape), tuple(stride)

@@ -1,0 +1,316 @@
+"""Matrix multiplication: ``matmul`` (``@``) and the kernels it dispatches to.
+
+``matmul`` reads its operands' dims and picks a kernel, exactly as torch does:
+
+=============  ==========================================================================
+1-D @ 1-D      ``dot``: a 0-d tensor.
+2-D @ 1-D      ``mv``: a vector.
+1-D @ 2-D      the vector becomes a 1-row matrix, ``mm``, and the row dim is dropped.
+2-D @ 2-D      ``mm``.
+N-D (N >= 3)   batched: the dims before the last two broadcast, a 1-D operand gets a
+               dim added (and removed from the result), then ``bmm`` on each matrix pair.
+               When one side is 1-D or 2-D and the other's batch dims are laid out
+               contiguously, torch *folds* the batch into the matrix rows and calls
+               ``mm``/``mv`` instead; the values are the same, only the error messages
+               name the other kernel.
+=============  ==========================================================================
+
+Unlike the elementwise ops, matmul does **not** promote: both operands must have one dtype
+(``int64 @ float32`` raises), and bool is refused. The result is always a new contiguous
+tensor. Products are summed in float32 for float16/bfloat16 and in int64 for integers
+(which wrap around exactly as a narrower accumulator would).
+
+``mm``, ``bmm``, ``mv`` and ``dot`` are ops of the table: this module registers their CPU
+kernels (the values, with NumPy) and Meta kernels (shape and dtype only), and their rule for
+``out=`` (exactly the result's dtype). ``matmul`` is torch's ``CompositeImplicitAutograd``
+decomposition into them, registered by ``autograd/functions/linalg.py``; ``matmul_cpu``
+below is its one-call shortcut when nothing is recorded.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import broadcasting, dtypes, factories, layout
+from ._casting import cast
+from ._ops import DispatchKey, aten
+from .device import META, common_device
+from .dtypes import dtype
+from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
+from .tensor import Tensor
+
+__all__: list[str] = []  # the ops are the table's (reftensor.matmul, Tensor.mm, ...)
+
+_C_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+}
+
+
+def _name(d: dtype) -> str:
+    return SCALAR_TYPE_NAMES[d.name]
+
+
+def _not_for_bool(kernel: str, d: dtype, *, nothing_to_sum: bool = False) -> None:
+    """Bool has no matrix kernels; ``mm``, ``mv`` and ``bmm`` return before looking for one
+    when the result is empty or the inner size is 0 (``nothing_to_sum``)."""
+    if d is dtypes.bool and not nothing_to_sum:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+# ------------------------------------------------------------------ each kernel's checks
+def _check_dot(a: Tensor, b: Tensor) -> None:
+    if a.dim() != 1 or b.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
+    if a._dtype is not b._dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{_name(a._dtype)} and {_name(b._dtype)}")
+    if a.numel() != b.numel():
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.numel()}] and src [{b.numel()}] "
+            f"to have the same number of elements, but got {a.numel()} and {b.numel()} "
+            "elements respectively")
+    _not_for_bool("dot", a._dtype)
+
+
+def _check_mv(mat: tuple[int, ...], vec: tuple[int, ...], mat_dtype: dtype,
+              vec_dtype: dtype) -> None:
+    if mat[1] != vec[0]:
+        raise RuntimeError(f"size mismatch, got input ({mat[0]}), mat ({mat[0]}x{mat[1]}), "
+                           f"vec ({vec[0]})")
+    if mat_dtype is not vec_dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{_name(vec_dtype)}, {_name(mat_dtype)}, and {_name(vec_dtype)}")
+    _not_for_bool("addmv_impl_cpu", mat_dtype, nothing_to_sum=0 in mat)
+
+
+def _check_mm(s1: tuple[int, ...], s2: tuple[int, ...], d1: dtype, d2: dtype) -> bool:
+    """``mm``'s checks. Returns True when torch's BLAS will compute the product as a bare
+    outer product (inner size 1, more than one row and column, float32/float64): it then
+    keeps the sign of a zero product (``0 * -1`` is ``-0.0``), where a sum starting from
+    ``+0.0`` would not."""
+    if s1[1] != s2[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and "
+                           f"{s2[0]}x{s2[1]})")
+    if d1 is not d2:
+        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                           f"{_C_NAMES[d1.name]} != {_C_NAMES[d2.name]}")
+    _not_for_bool("addmm_impl_cpu_", d1, nothing_to_sum=0 in (*s1, s2[1]))
+    return s1[1] == 1 and s1[0] > 1 and s2[1] > 1 and d1 in (dtypes.float32, dtypes.float64)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """torch's ``should_fold``: can the batch dims of the larger operand be merged into
+    its rows without a copy (the other operand being 1-D, or 2-D on the right)?"""
+    a_larger = a.dim() >= b.dim()
+    big = a if a_larger else b
+    small_dim = b.dim() if a_larger else a.dim()
+    if big.dim() < 3 or small_dim > 2 or a.dim() == 2:
+        return False
+    shape, stride = list(big._shape), list(big._stride)
+    if not a_larger:  # the larger one is used transposed (mT)
+        shape[-2:], stride[-2:] = shape[:-3:-1], stride[:-3:-1]
+    if big.numel() == 0:
+        return True
+    return all(stride[i] == stride[i + 1] * shape[i + 1] for i in range(big.dim() - 2))
+
+
+def _check_batched(a: Tensor, b: Tensor) -> dtype:
+    """The checks of torch's batched path (broadcast, then ``bmm``). Returns the result's
+    dtype: ``bmm`` takes it from ``b``, and skips the dtype checks when there is nothing
+    to sum (an empty result or inner size 0), so only then can it differ from ``a``'s."""
+    batch = broadcasting.infer_size(a._shape[:-2], b._shape[:-2] if b.dim() > 1 else ())
+    m1 = a._shape[-1]
+    m2 = b._shape[-2] if b.dim() > 1 else b._shape[0]
+    count = math.prod(batch)
+    if m1 != m2:
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{count}, {m1}] but got: [{count}, {m2}].")
+    n = a._shape[-2] if a.dim() > 1 else 1
+    p = b._shape[-1] if b.dim() > 1 else 1
+    if 0 in (count, n, m1, p):
+        return b._dtype
+    _not_for_bool("bmm", a._dtype)  # the kernel is chosen by a's dtype, then reads b
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected scalar type {_name(a._dtype)} but found "
+                           f"{_name(b._dtype)}")
+    return b._dtype
+
+
+def _check(a: Tensor, b: Tensor) -> tuple[dtype, bool]:
+    """Every check ``matmul`` makes, in the order of the kernel it would call. Returns the
+    result's dtype, and whether the kernel is ``mm`` computing a bare outer product."""
+    d1, d2 = a.dim(), b.dim()
+    if d1 == 1 and d2 == 1:
+        _check_dot(a, b)
+    elif d1 == 2 and d2 == 1:
+        _check_mv(a._shape, b._shape, a._dtype, b._dtype)
+    elif d1 == 1 and d2 == 2:
+        _check_mm((1, a._shape[0]), b._shape, a._dtype, b._dtype)
+    elif d1 == 2 and d2 == 2:
+        return a._dtype, _check_mm(a._shape, b._shape, a._dtype, b._dtype)
+    elif _should_fold(a, b):
+        if d1 >= d2:  # fold a's batch into its rows: (batch * n, k) @ b
+            folded = (math.prod(a._shape[:-1]), a._shape[-1])
+            if d2 == 1:
+                _check_mv(folded, b._shape, a._dtype, b._dtype)
+            else:
+                return a._dtype, _check_mm(folded, b._shape, a._dtype, b._dtype)
+        else:  # 1-D @ N-D: b transposed, folded, times the vector a
+            folded = (math.prod(b._shape[:-2]) * b._shape[-1], b._shape[-2])
+            _check_mv(folded, a._shape, b._dtype, a._dtype)
+    else:
+        return _check_batched(a, b), False
+    return a._dtype, False
+
+
+# ------------------------------------------------------------------ the product
+def _values(a: Tensor, b: Tensor, d: dtype, outer: bool) -> Tensor:
+    """The CPU product: ``np.matmul`` (same shape rules as torch) into a new contiguous
+    tensor of ``d``; ``outer``: the inner size is 1, multiply without summing."""
+    if d.is_floating_point:
+        work = dtypes.float64 if d is dtypes.float64 else dtypes.float32
+    else:
+        work = dtypes.int64
+    a_values, b_values = cast(a._elements(), work), cast(b._elements(), work)
+    with np.errstate(all="ignore"):
+        values = a_values * b_values if outer else np.matmul(a_values, b_values)
+    values = np.asarray(values)
+    out = factories._allocate(values.shape, layout.contiguous_strides(values.shape), d)
+    out._elements()[...] = cast(values, d)
+    return out
+
+
+def _empty(shape: tuple[int, ...], d: dtype) -> Tensor:
+    """The meta product: a contiguous result's shape, strides and dtype, and no values."""
+    return factories._allocate(shape, layout.contiguous_strides(shape), d, META)
+
+
+def _check_matmul_dims(input: Tensor, other: Tensor) -> None:
+    if input.dim() == 0 or other.dim() == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{input.dim()}D and {other.dim()}D")
+
+
+def matmul_cpu(input: Tensor, other: Tensor) -> Tensor:
+    """``matmul`` of two CPU tensors in one NumPy call, when nothing is recorded and no
+    dispatch mode watches (``autograd/functions/linalg.py`` decides): the same values,
+    layout, errors and version counter as torch's decomposition into ``dot``, ``mv``,
+    ``mm`` or ``bmm`` (see the module docstring), without building its views."""
+    _check_matmul_dims(input, other)
+    out = _values(input, other, *_check(input, other))
+    if input.dim() == 1 and other.dim() == 2:
+        # torch computes (1, k) @ (k, m) and drops the row with the in-place squeeze_,
+        # which bumps the result's version counter.
+        out._version_counter.value += 1
+    return out
+
+
+def check_matmul(input: Tensor, other: Tensor) -> None:
+    """Every check ``matmul`` makes, in torch's order, without computing anything."""
+    _check_matmul_dims(input, other)
+    _check(input, other)
+
+
+# ------------------------------------------------------------------ mm, bmm, mv, dot
+# Each body makes its op's checks and returns ``(dtype, outer, shape)``: the result's
+# dtype, whether it is a bare outer product, and its shape. The CPU kernel computes the
+# values, the Meta kernel only allocates.
+def _mm(input: Tensor, mat2: Tensor) -> tuple[dtype, bool, tuple[int, ...]]:
+    if input.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    outer = _check_mm(input._shape, mat2._shape, input._dtype, mat2._dtype)
+    return input._dtype, outer, (input._shape[0], mat2._shape[1])
+
+
+def _bmm(input: Tensor, mat2: Tensor, meta: bool) -> tuple[dtype, bool, tuple[int, ...]]:
+    if input.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if mat2._shape[:2] != (input._shape[0], input._shape[2]):
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input._shape[0]}, {input._shape[2]}] but got: "
+                           f"[{mat2._shape[0]}, {mat2._shape[1]}].")
+    if meta and input._dtype is not mat2._dtype:  # torch's meta bmm checks dtypes always
+        raise RuntimeError(f"expected scalar type {_name(input._dtype)} but found "
+                           f"{_name(mat2._dtype)}")
+    d = _check_batched(input, mat2)
+    return d, False, (*input._shape[:2], mat2._shape[2])
+
+
+def _mv(input: Tensor, vec: Tensor) -> tuple[dtype, bool, tuple[int, ...]]:
+    if input.dim() == 0:  # torch's CPU kernel reads the result's size first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.dim()}, "
+                           f"{vec.dim()}")
+    _check_mv(input._shape, vec._shape, input._dtype, vec._dtype)
+    return input._dtype, False, input._shape[:1]
+
+
+def _mv_meta(input: Tensor, vec: Tensor) -> tuple[dtype, bool, tuple[int, ...]]:
+    """torch's meta ``mv`` words its first check otherwise, and has no IndexError."""
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"matrix @ vector expected, got {input.dim()}, {vec.dim()}")
+    return _mv(input, vec)
+
+
+def _dot(input: Tensor, tensor: Tensor) -> tuple[dtype, bool, tuple[int, ...]]:
+    _check_dot(input, tensor)
+    return input._dtype, False, ()
+
+
+def _register(name: str, body: Any, meta_body: Any = None) -> None:
+    """The CPU and Meta kernels of ``aten.<name>.default`` from the op's ``body`` (and its
+    ``meta_body``, where torch's meta kernel checks otherwise). A CPU operand beside a meta
+    one is refused (``common_device``), where torch's meta ``mm`` and ``bmm`` let it through
+    and may even give a CPU result made of nothing."""
+    overload = getattr(aten, name).default
+    meta_body = meta_body or body
+
+    @overload.impl(DispatchKey.CPU)
+    def cpu(input: Tensor, other: Tensor) -> Tensor:
+        d, outer, _ = body(input, other)
+        return _values(input, other, d, outer)
+
+    @overload.impl(DispatchKey.Meta)
+    def meta(input: Tensor, other: Tensor) -> Tensor:
+        common_device([input, other])
+        d, _, shape = meta_body(input, other)
+        return _empty(shape, d)
+
+
+_register("mm", _mm)
+_register("bmm", lambda a, b: _bmm(a, b, meta=False), lambda a, b: _bmm(a, b, meta=True))
+_register("mv", _mv, _mv_meta)
+_register("dot", _dot)
+
+
+# ------------------------------------------------------------------ out=
+def _expected_out_dtype(result: Tensor, out: Tensor) -> None:
+    """``mm``, ``bmm``, ``mv`` (and ``matmul`` but for two vectors) write only into an
+    ``out`` of the result's own dtype."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES[result._dtype.name]},"
+                           f" but got {_C_NAMES[out._dtype.name]} instead")
+
+
+def _dot_out_dtype(result: Tensor, out: Tensor) -> None:
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"result dtype {_name(out._dtype)} does not match input dtype "
+                           f"{_name(result._dtype)}")
+
+
+def _matmul_out_dtype(result: Tensor, out: Tensor) -> None:
+    (_dot_out_dtype if result.dim() == 0 else _expected_out_dtype)(result, out)
+
+
+OUT_DTYPE_RULES.update(mm=_expected_out_dtype, bmm=_expected_out_dtype,
+                       mv=_expected_out_dtype, dot=_dot_out_dtype, matmul=_matmul_out_dtype)

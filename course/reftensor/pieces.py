@@ -1,0 +1,235 @@
+"""The graded pieces: functions of reftensor that students write themselves.
+
+The course hands out two editions of this package, made from one source:
+
+* the **reference** (this repository's ``reftensor/``) is complete;
+* the **student edition** (written into the release by ``python -m autograder release``) is the
+  same package with the body of each graded piece replaced by a stub that runs the student's
+  answer.
+
+In the reference a graded piece's body sits between two comments, ``# BEGIN PIECE <name>`` and
+``# END PIECE``, and :data:`PIECES` says which exercise it is. The student edition's stub
+calls :func:`answer`, which returns the function the student registered for that piece, or
+raises ``NotImplementedError`` naming the exercise to do.
+
+A notebook's answer cell registers its function with :func:`register`::
+
+    @pieces.register
+    def contiguous_strides(shape):
+        ...
+
+From then on the student edition runs that function wherever the library needs contiguous
+strides (``reftensor.empty((2, 3))`` included), and :func:`trace` tells which of the
+student's pieces a call used. In the reference, registering changes nothing: its own bodies
+run.
+
+In a later chapter (a new kernel), a piece that no cell has registered is read from the
+student's saved notebook of its chapter: the answer cell of that name in
+``<notebooks>/<chapter>/<chapter>.ipynb``, where ``<notebooks>`` is ``$REFTENSOR_NOTEBOOKS``
+or else the folder that holds this package (``course/`` for the student edition). A cell still
+as released (``raise NotImplementedError()``) counts as unanswered.
+
+After a chapter's deadline the instructor may *publish* its pieces: the student edition then
+holds their reference bodies, which run unless the student registered an answer of their own
+(:func:`own`).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NamedTuple
+
+__all__ = ["Piece", "PIECES", "register", "unregister", "answer", "own", "registered",
+           "trace", "describe", "notebooks_folder"]
+
+NOTEBOOKS_ENV = "REFTENSOR_NOTEBOOKS"
+MAX_NOTEBOOK_BYTES = 20_000_000
+
+
+class Piece(NamedTuple):
+    """Where a graded piece is taught: its chapter folder and its exercise number there."""
+
+    chapter: str  # the chapter's folder and notebook name, e.g. "ch01_storage"
+    exercise: int  # the number of its "Exercise N" heading in that notebook
+
+    @property
+    def notebook(self) -> str:
+        return f"{self.chapter}/{self.chapter}.ipynb"
+
+
+#: Every graded piece, by the name of its function (which is also the exercise's name).
+PIECES: dict[str, Piece] = {
+    "contiguous_strides": Piece("ch01_storage", 1),
+    "storage_index": Piece("ch01_storage", 2),
+    "is_contiguous": Piece("ch01_storage", 3),
+    "unfold_layout": Piece("ch01_storage", 4),
+    "channels_last_strides": Piece("ch01_storage", 5),
+}
+
+_answers: dict[str, Callable[..., Any]] = {}
+_traces: list[set[str]] = []
+
+
+def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Make ``fn`` the student's answer for the piece of the same name; returns ``fn``.
+
+    A function still as released (its body only ``raise NotImplementedError()``) registers
+    nothing, and forgets an earlier answer, so that the library's error names the exercise.
+
+    Raises:
+        KeyError: no graded piece has that name.
+        TypeError: ``fn`` is not callable.
+    """
+    if not callable(fn):
+        raise TypeError(f"register() takes a function, not {type(fn).__name__}")
+    name = getattr(fn, "__name__", "")
+    if name not in PIECES:
+        raise KeyError(f"{name!r} is not a graded piece; the pieces are: "
+                       f"{', '.join(PIECES)}")
+    if _placeholder(fn):
+        _answers.pop(name, None)
+    else:
+        _answers[name] = fn
+    return fn
+
+
+def _placeholder(fn: Callable[..., Any]) -> bool:
+    """Is ``fn``'s body the release's placeholder? (False when its source is unknown.)"""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    defined = [f for f in tree.body if isinstance(f, ast.FunctionDef)]
+    return bool(defined) and _unanswered(defined[0])
+
+
+def unregister(name: str) -> None:
+    """Forget the answer registered for piece ``name`` (nothing happens if there is none)."""
+    _answers.pop(name, None)
+
+
+def registered() -> dict[str, Callable[..., Any]]:
+    """The registered answers, by piece name (a copy)."""
+    return dict(_answers)
+
+
+def notebooks_folder() -> Path:
+    """The folder of the student's chapter notebooks (``<chapter>/<chapter>.ipynb``)."""
+    folder = os.environ.get(NOTEBOOKS_ENV)
+    return Path(folder) if folder else Path(__file__).resolve().parent.parent
+
+
+def _unanswered(function: ast.FunctionDef) -> bool:
+    """Is the body still the release's placeholder (``raise NotImplementedError()``)?"""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return (len(body) == 1 and isinstance(body[0], ast.Raise)
+            and "NotImplementedError" in ast.unparse(body[0]))
+
+
+def _from_notebook(name: str) -> tuple[Callable[..., Any] | None, str]:
+    """The answer to piece ``name`` in the student's saved notebook of its chapter, and, when
+    there is none, why not (for the error message)."""
+    if name not in PIECES:
+        return None, f"{name!r} is not a graded piece"
+    path = notebooks_folder() / PIECES[name].notebook
+    try:
+        if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+            return None, f"{path} is too large to read"
+        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return None, f"no readable notebook at {path}"
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+        if meta.get("grade_id") != name or cell.get("cell_type") != "code":
+            continue
+        text = cell.get("source", "")
+        text = "".join(text) if isinstance(text, list) else str(text)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as err:
+            return None, f"its answer cell in {path} is not plain Python ({err.msg})"
+        defined = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == name]
+        if not defined or _unanswered(defined[-1]):
+            return None, f"its answer cell in {path} is not written yet"
+        namespace: dict[str, Any] = {"__name__": f"answers.{PIECES[name].chapter}",
+                                     "pieces": sys.modules[__name__]}
+        exec(compile(tree, f"{path} (answer cell {name})", "exec"), namespace)  # noqa: S102
+        fn = namespace.get(name)
+        return (fn, "") if callable(fn) else (None, f"its answer cell in {path} is broken")
+    return None, f"{path} has no answer cell {name!r}"
+
+
+def _find(name: str) -> tuple[Callable[..., Any] | None, str]:
+    """The student's function for piece ``name``: registered in this kernel, else read from
+    the saved notebook (and then registered); the reason when there is none."""
+    fn = _answers.get(name)
+    why = ""
+    if fn is None:
+        fn, why = _from_notebook(name)
+        if fn is not None:
+            _answers[name] = fn
+    if fn is not None:
+        for used in _traces:
+            used.add(name)
+    return fn, why
+
+
+def answer(name: str) -> Callable[..., Any]:
+    """The student's function for piece ``name``: what the student edition's stubs call.
+
+    Raises:
+        NotImplementedError: no answer is registered or saved; the message names the
+        exercise, its chapter and its notebook.
+    """
+    fn, why = _find(name)
+    if fn is None:
+        where = PIECES[name]
+        raise NotImplementedError(
+            f"{name} is a piece you write: exercise {where.exercise} of chapter "
+            f"{int(where.chapter[2:4])} ({where.notebook}); {why}. Run its answer cell "
+            f"(decorated with @pieces.register) and save the notebook.")
+    return fn
+
+
+def own(name: str) -> Callable[..., Any] | None:
+    """The student's own function for a *published* piece, or None: the stub of a published
+    piece runs the reference body when there is none."""
+    return _find(name)[0]
+
+
+@contextmanager
+def trace() -> Iterator[set[str]]:
+    """Collect the names of the student's pieces that run inside the ``with`` block::
+
+        with pieces.trace() as used:
+            x = reftensor.empty((2, 3))
+        print(used)  # {'contiguous_strides'} in the student edition, set() in the reference
+    """
+    used: set[str] = set()
+    _traces.append(used)
+    try:
+        yield used
+    finally:
+        _traces[:] = [t for t in _traces if t is not used]
+
+
+def describe(used: set[str]) -> str:
+    """One line for a chapter's demo: which of the student's pieces ran (from :func:`trace`).
+
+    ``"reftensor ran your contiguous_strides, storage_index"``, or, when none did (the
+    reference edition, or published pieces), ``"reftensor ran its reference code"``.
+    """
+    if not used:
+        return "reftensor ran its reference code"
+    ordered = sorted(used, key=lambda name: (PIECES[name], name))
+    return f"reftensor ran your {', '.join(ordered)}"

@@ -1,0 +1,552 @@
+"""Reductions: ``sum``, ``mean``, ``prod``, ``max``/``min``, ``amax``/``amin``,
+``argmax``/``argmin``, ``all``/``any``, ``var``/``std``, with torch's rules.
+
+Every reduction here follows the same four steps:
+
+1. **Which dims.** ``dim`` is ``None`` (every dim), an int, or a tuple of ints (the argument
+   parser has checked the types); negative dims count from the end, a repeated dim raises
+   RuntimeError, a dim out of range raises IndexError. A 0-d tensor accepts dim 0 and -1
+   (it is reduced as if it had one dim of size 1). An *empty* tuple means every dim too,
+   except for ``all``/``any``, where it means no dim at all (an elementwise ``!= 0``).
+2. **Which result dtype.** ``sum``/``prod`` turn bool and integers into int64; ``mean``,
+   ``var`` and ``std`` need floating input; ``all``/``any`` give bool (uint8 input gives
+   uint8); ``argmax``/``argmin`` and ``max(dim)``'s indices give int64. ``dtype=`` converts
+   the input to that dtype *before* reducing (so ``sum(dtype=int8)`` wraps).
+3. **The values**, computed by NumPy over ``input._elements()`` (only by the CPU kernel: the
+   Meta kernel stops after steps 1-2 and gives the result's shape and dtype, and no data).
+   float16 and bfloat16 are accumulated in float32 and rounded once at the end, as torch
+   does. torch adds floats with a cascade (blocked pairwise) summation and NumPy with its
+   own pairwise one, so float sums and means may differ in the last bits: the tests allow
+   a few ulps.
+4. **The output layout.** The result is always a fresh contiguous tensor, whatever the
+   input's layout: torch's reductions allocate their output with no strides to copy
+   (``set_output_raw_strided(..., strides={})``), so a permuted or channels-last input
+   still gives a row-major result, with or without ``keepdim``.
+
+Every op here is an entry of the op table (``reftensor/_ops/native_functions.py``), which
+gives its overloads, Python bindings and ``out=`` forms; this module registers the CPU and
+Meta kernels of each overload (a body called with ``meta=False`` or ``meta=True``), and the
+derivative rows are in ``autograd/derivatives.py``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import _casting, dtypes, layout, out_arguments
+from ._ops import DispatchKey, OpOverload, aten
+from .dtypes import dtype
+from .promotion import SCALAR_TYPE_NAMES, check_can_cast
+from .storage import UntypedStorage
+from .tensor import Tensor, wrap_dim
+
+__all__: list[str] = []  # the ops are reftensor's generated bindings (reftensor.sum, ...)
+
+Dims = int | Sequence[int] | None
+
+
+class ValuesAndIndices(NamedTuple):
+    """The values of a max-like reduction along a dim, and their int64 indices."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def _return_type(name: str) -> type[ValuesAndIndices]:
+    """``max(input, dim)``'s result class (``torch.return_types.max``; ``max_out`` for a
+    call with ``out=``): the named tuple, named and shown as torch's."""
+    def __repr__(self: ValuesAndIndices) -> str:
+        return (f"reftensor.return_types.{name}(\nvalues={self.values!r},\n"
+                f"indices={self.indices!r})")
+
+    return type(name, (ValuesAndIndices,), {"__slots__": (), "__repr__": __repr__,
+                                            "__module__": "reftensor.return_types"})
+
+
+MaxResult = _return_type("max")
+MinResult = _return_type("min")
+
+
+# ---------------------------------------------------------------------------- helpers
+def _reduced_dims(input: Tensor, dim: Dims, name: str, *, empty_means_all: bool = True,
+                  nonempty: bool = False) -> tuple[int, ...]:
+    """The dims to reduce, wrapped to ``0 <= d < ndim`` and sorted.
+
+    Checks in torch's order: every dim's range, then (``nonempty``, for amax/amin/max/min)
+    that there is something to pick from, then repeats. var/std instead look for repeats
+    while wrapping, so ``(0, 0, 5)`` is an IndexError for ``sum`` but a RuntimeError for
+    ``var``.
+
+    Raises:
+        IndexError: a dim is out of range; with ``nonempty``, a reduced dim of size 0.
+        RuntimeError: a dim appears twice; with ``nonempty``, an empty input and no dim.
+    """
+    ndim = input.dim()
+    given = (dim,) if isinstance(dim, int) else dim
+    wrapped: list[int] = []
+    for d in given or ():
+        w = wrap_dim(d, builtins.max(ndim, 1))  # a 0-d tensor takes dim 0 and -1
+        if w in wrapped and name in ("var", "std"):
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        wrapped.append(w)
+    if nonempty:
+        _check_nonempty(input, wrapped, name)
+    for w in wrapped:
+        if wrapped.count(w) > 1:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+    if given is None or (not given and empty_means_all):
+        return tuple(range(ndim))
+    return tuple(sorted(d for d in wrapped if d < ndim))
+
+
+def _out_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool
+               ) -> tuple[int, ...]:
+    """``shape`` with the reduced dims set to 1 (keepdim) or removed."""
+    if keepdim:
+        return tuple(1 if d in dims else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in dims)
+
+
+def _fresh(shape: tuple[int, ...], out_dtype: dtype, where: str) -> Tensor:
+    """A new contiguous tensor of ``shape`` on ``where`` (step 4's layout)."""
+    storage = UntypedStorage(math.prod(shape) * out_dtype.itemsize, device=where)
+    return Tensor._make(storage, shape, layout.contiguous_strides(shape), 0, out_dtype)
+
+
+def _meta(shape: tuple[int, ...], out_dtype: dtype) -> Tensor:
+    """The Meta kernels' result: the layout, no data."""
+    return _fresh(shape, out_dtype, "meta")
+
+
+def _new(values: np.ndarray, shape: tuple[int, ...], out_dtype: dtype) -> Tensor:
+    """A fresh contiguous tensor of ``shape`` holding ``values`` (already of ``out_dtype``)."""
+    out = _fresh(shape, out_dtype, "cpu")
+    out._elements()[...] = np.asarray(values).reshape(shape)
+    return out
+
+
+def _comparable(values: np.ndarray) -> np.ndarray:
+    """16-bit floats widened (exactly) to float32, so NumPy compares them with IEEE rules."""
+    if values.dtype in (dtypes.float16.numpy, dtypes.bfloat16.numpy):
+        return values.astype(np.float32)
+    return values
+
+
+def _check_nonempty(input: Tensor, wrapped: list[int], name: str) -> None:
+    """torch refuses max-like reductions with nothing to pick from.
+
+    Raises:
+        RuntimeError: no dim was given and ``input`` is empty (IndexError for ``arg*``).
+        IndexError: a dim to reduce has size 0 (the first one, in the order given).
+    """
+    if input.numel() != 0:
+        return
+    if not wrapped:
+        message = f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+        if name.startswith("arg"):
+            raise IndexError(message)  # argmax/argmin raise IndexError here, max RuntimeError
+        raise RuntimeError(f"{message} Specify the reduction dim with the 'dim' argument.")
+    for d in wrapped:
+        if input._shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _register(overload: OpOverload, body: Callable[..., Any]) -> None:
+    """``overload``'s CPU and Meta kernels: ``body(*arguments, meta=...)``."""
+    overload.impl(DispatchKey.CPU)(lambda *args: body(*args, meta=False))
+    overload.impl(DispatchKey.Meta)(lambda *args: body(*args, meta=True))
+
+
+# ----------------------------------------------------------------------- sum, mean, prod
+#: Sums of at least this many float32/float64 elements go through BLAS (``_blas_total``).
+_BLAS_SUM_MIN = 2**16
+#: ... in rows of this many elements, each multiplied by a ones vector (made once, read-only).
+_BLAS_SUM_ROW = 1024
+_BLAS_SUM_ONES = {d.numpy: np.ones(_BLAS_SUM_ROW, d.numpy)
+                  for d in (dtypes.float32, dtypes.float64)}
+for _ones in _BLAS_SUM_ONES.values():
+    _ones.flags.writeable = False
+
+
+def _blas_total_ok(input: Tensor, dims: tuple[int, ...], out_dtype: dtype) -> bool:
+    """Does ``sum`` take the BLAS path: a plain CPU tensor, float32 or float64 summed in its
+    own dtype over every dim, many elements, laid out densely (in any dim order)?"""
+    return (type(input) is Tensor and input._dtype is out_dtype
+            and out_dtype in (dtypes.float32, dtypes.float64)
+            and len(dims) == len(input._shape) and math.prod(input._shape) >= _BLAS_SUM_MIN
+            and layout.is_non_overlapping_and_dense(input._shape, input._stride))
+
+
+def _blas_total(values: np.ndarray) -> np.ndarray:
+    """The sum of every element of a dense float32/float64 array, about three times faster
+    than ``np.sum``: NumPy's pairwise summation is not vectorised well, while a BLAS
+    matrix-vector product with a ones vector is. The elements, in memory order, are cut
+    into rows of ``_BLAS_SUM_ROW``; BLAS sums each row (``rows @ ones``), then NumPy adds
+    the row sums and the leftover tail pairwise. Like torch's cascade sum, no partial sum
+    grows long, so the rounding error stays of the order of torch's (where the sum cancels,
+    the result can be more than a few ulps away from torch's, as ``np.sum``'s can)."""
+    flat = values.ravel(order="K")  # a view: the array is dense
+    rows = flat.shape[0] // _BLAS_SUM_ROW
+    head = flat[:rows * _BLAS_SUM_ROW].reshape(rows, _BLAS_SUM_ROW)
+    row_sums = head @ _BLAS_SUM_ONES[flat.dtype]
+    return np.add.reduce(row_sums) + np.add.reduce(flat[rows * _BLAS_SUM_ROW:])
+
+
+def _sum(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, meta: bool
+         ) -> Tensor:
+    """Sum over ``dim``. Bool and integer input give int64 unless ``dtype=``; ``dtype=``
+    converts the input first. The sum of no elements is 0."""
+    dims = _reduced_dims(input, dim, "sum")
+    out_dtype = dtype or (input._dtype if input._dtype.is_floating_point else dtypes.int64)
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(shape, out_dtype)
+    values = _casting.cast(input._elements(), out_dtype)
+    if out_dtype is dtypes.bool:
+        result = np.any(values, axis=dims)  # adding bools is "or"
+    elif _blas_total_ok(input, dims, out_dtype):
+        result = _blas_total(values)
+    else:
+        work = _casting.compute_dtype(out_dtype).numpy  # float32 for float16/bfloat16
+        result = _casting.cast(np.sum(values, axis=dims, dtype=work), out_dtype)
+    return _new(result, shape, out_dtype)
+
+
+def _mean(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, meta: bool
+          ) -> Tensor:
+    """The sum divided by the count, in the input's dtype (or ``dtype=``). The mean of no
+    elements is nan.
+
+    Raises:
+        RuntimeError: the input is not floating and no ``dtype=`` is given, or ``dtype=``
+            is not floating.
+    """
+    if dtype is None and not input._dtype.is_floating_point:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: "
+                           f"{SCALAR_TYPE_NAMES[input._dtype.name]}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either "
+                           "a floating point or complex dtype. Got: "
+                           f"{SCALAR_TYPE_NAMES[dtype.name]}")
+    dims = _reduced_dims(input, dim, "mean")
+    out_dtype = dtype or input._dtype
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(shape, out_dtype)
+    work = _casting.compute_dtype(out_dtype).numpy
+    values = _casting.cast(input._elements(), out_dtype)
+    count = math.prod(input._shape[d] for d in dims)
+    with np.errstate(all="ignore"):  # 0 / 0 is nan for an empty reduction
+        result = np.sum(values, axis=dims, dtype=work) / work.type(count)
+    return _new(_casting.cast(result.astype(work), out_dtype), shape, out_dtype)
+
+
+def _prod(input: Tensor, dim: int | None, keepdim: bool, dtype: dtype | None, *, meta: bool
+          ) -> Tensor:
+    """Product over one dim, or over every element. Bool and integers give int64 unless
+    ``dtype=``. The product of no elements is 1.
+
+    Floats are multiplied one after another in their own dtype, rounding at each step (torch
+    does this even for float16, unlike ``sum``). The order matters (in float16,
+    ``2 * 181 * 181 * 0`` is nan but ``2 * 0 * 181 * 181`` is 0), so a full product visits
+    the elements in TensorIterator's order, innermost dim (smallest stride) first; torch's
+    vectorised loops may still group long contiguous runs differently, so float products
+    are compared to a few ulps.
+    """
+    dims = _reduced_dims(input, dim, "prod")
+    out_dtype = dtype or (input._dtype if input._dtype.is_floating_point else dtypes.int64)
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(shape, out_dtype)
+    values = _casting.cast(input._elements(), out_dtype)
+    if out_dtype is dtypes.bool:
+        result = np.all(values, axis=dims)  # multiplying bools is "and"
+    else:
+        if dim is None:  # one long product, in the order torch's iterator walks memory
+            order = layout.innermost_first(input._shape, [input._stride])
+            values = np.transpose(values, order[::-1]).reshape(-1)
+            dims = tuple(range(input.dim()))
+        axis = 0 if dim is None else builtins.max(dims, default=None)
+        result = _product(values, axis, out_dtype)
+    return _new(np.asarray(result, dtype=out_dtype.numpy), shape, out_dtype)
+
+
+def _product(values: np.ndarray, axis: int | None, out_dtype: dtype) -> np.ndarray:
+    """The product along ``axis`` (None: a 0-d input, nothing to reduce). Integers wrap, so
+    their order does not matter; floats are multiplied one element at a time, rounding to
+    ``out_dtype`` after each step (NumPy's own float16 reduce keeps a float32 accumulator)."""
+    if axis is None:
+        return values
+    if not out_dtype.is_floating_point:
+        return np.multiply.reduce(values, axis=axis, dtype=out_dtype.numpy)
+    result = np.ones(np.delete(values.shape, axis), dtype=out_dtype.numpy)
+    with np.errstate(all="ignore"):
+        for k in range(values.shape[axis]):
+            result = np.multiply(result, np.take(values, k, axis=axis), dtype=out_dtype.numpy)
+    return result
+
+
+_register(aten.sum.default, lambda self, dtype, *, meta: _sum(self, None, False, dtype,
+                                                              meta=meta))
+_register(aten.sum.dim_IntList, _sum)
+_register(aten.mean.default, lambda self, dtype, *, meta: _mean(self, None, False, dtype,
+                                                                meta=meta))
+_register(aten.mean.dim, _mean)
+_register(aten.prod.default, lambda self, dtype, *, meta: _prod(self, None, False, dtype,
+                                                                meta=meta))
+_register(aten.prod.dim_int, _prod)
+
+
+# ---------------------------------------------------------------- amax, amin, max, min
+def _extreme(input: Tensor, dim: Dims, keepdim: bool, name: str, *, meta: bool) -> Tensor:
+    """The largest (``name`` has "max") or smallest value over ``dim``; nan wins.
+
+    Signed zeros are not reproduced: torch's vectorised kernels may pick either of ``-0.0``
+    and ``0.0`` (``amax([-0.0, 0.0])`` is ``-0.0`` in torch, ``max()`` of it ``0.0``).
+
+    Raises:
+        RuntimeError: ``input`` is empty and no dim is given.
+        IndexError: a reduced dim has size 0, or a dim is out of range.
+    """
+    dims = _reduced_dims(input, dim, name, nonempty=True)
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(shape, input._dtype)
+    pick = np.max if "max" in name else np.min  # NumPy's max/min propagate nan, as torch's
+    result = pick(_comparable(input._elements()), axis=dims)
+    return _new(np.asarray(result).astype(input._dtype.numpy), shape, input._dtype)
+
+
+def _arg_extreme(input: Tensor, dim: int, keepdim: bool, name: str, *, meta: bool
+                 ) -> tuple[Tensor, Tensor]:
+    """Values and int64 indices of the extreme along one dim: the first occurrence on ties,
+    and the first nan when there is one (nan counts as larger *and* smaller than all)."""
+    d = wrap_dim(dim, builtins.max(input.dim(), 1))
+    _check_nonempty(input, [d], name)
+    shape = _out_shape(input._shape, (d,) if input.dim() else (), keepdim)
+    if meta:
+        return _meta(shape, input._dtype), _meta(shape, dtypes.int64)
+    values = input._elements()
+    if input.dim() == 0:  # a 0-d tensor is its own extreme, at index 0
+        index = np.zeros((), np.int64)
+        return _new(values.copy(), (), input._dtype), _new(index, (), dtypes.int64)
+    find = np.argmax if "max" in name else np.argmin  # both pick the first occurrence
+    index = np.expand_dims(find(_comparable(values), axis=d), d)
+    picked = np.take_along_axis(values, index, axis=d)
+    return _new(picked, shape, input._dtype), _new(index.astype(np.int64), shape, dtypes.int64)
+
+
+def _argmax_or_argmin(input: Tensor, dim: int | None, keepdim: bool, name: str, *,
+                      meta: bool) -> Tensor:
+    """The index of the extreme, int64: along ``dim``, or into the flattened (row-major)
+    tensor.
+
+    Raises:
+        RuntimeError: bool input.
+        IndexError: empty input with no dim, a reduced dim of size 0, a dim out of range.
+    """
+    if input._dtype is dtypes.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is not None:
+        return _arg_extreme(input, dim, keepdim, name, meta=meta)[1]
+    _check_nonempty(input, [], name)
+    shape = (1,) * input.dim() if keepdim else ()
+    if meta:
+        return _meta(shape, dtypes.int64)
+    flat = np.reshape(_comparable(input._elements()), -1)  # row-major order of the indices
+    find = np.argmax if name == "argmax" else np.argmin
+    return _new(np.asarray(find(flat), np.int64), shape, dtypes.int64)
+
+
+for _name, _result in (("max", MaxResult), ("min", MinResult)):
+    _register(getattr(aten, _name).default,
+              lambda self, *, meta, n=_name: _extreme(self, None, False, n, meta=meta))
+    _register(getattr(aten, _name).dim,
+              lambda self, dim, keepdim, *, meta, n=_name, r=_result:
+              r(*_arg_extreme(self, dim, keepdim, n, meta=meta)))
+    # ``max(input, other)`` is ``maximum`` (torch's max.other calls it; it records
+    # MaximumBackward0)
+    getattr(aten, _name).other.impl(DispatchKey.CompositeImplicitAutograd)(
+        getattr(aten, _name + "imum").default.call)
+    _register(getattr(aten, "a" + _name).default,
+              lambda self, dim, keepdim, *, meta, n="a" + _name:
+              _extreme(self, dim, keepdim, n, meta=meta))
+    _register(getattr(aten, "arg" + _name).default,
+              lambda self, dim, keepdim, *, meta, n="arg" + _name:
+              _argmax_or_argmin(self, dim, keepdim, n, meta=meta))
+
+
+# ----------------------------------------------------------------------------- all, any
+def _logical(input: Tensor, dim: Dims, keepdim: bool, name: str, *, meta: bool) -> Tensor:
+    """True where every (``all``) or some (``any``) element over ``dim`` is nonzero; True
+    (``all``) or False (``any``) for no elements. The result is bool, except uint8 input
+    gives uint8 (0 or 1). ``dim=()`` reduces no dim (an elementwise ``!= 0``)."""
+    dims = _reduced_dims(input, dim, name, empty_means_all=False)
+    out_dtype = dtypes.uint8 if input._dtype is dtypes.uint8 else dtypes.bool  # torch's quirk
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(shape, out_dtype)
+    nonzero = _casting.cast(input._elements(), dtypes.bool)
+    result = (np.all if name == "all" else np.any)(nonzero, axis=dims)
+    return _new(np.asarray(result).astype(out_dtype.numpy), shape, out_dtype)
+
+
+for _name in ("all", "any"):
+    _register(getattr(aten, _name).default,
+              lambda self, *, meta, n=_name: _logical(self, None, False, n, meta=meta))
+    _register(getattr(aten, _name).dims,
+              lambda self, dim, keepdim, *, meta, n=_name: _logical(self, dim, keepdim, n,
+                                                                    meta=meta))
+    _register(getattr(aten, _name).dim,
+              lambda self, dim, keepdim, *, meta, n=_name: _logical(self, dim, keepdim, n,
+                                                                    meta=meta))
+
+
+# ----------------------------------------------------------------------------- var, std
+def _var(input: Tensor, dim: Dims, correction: float | None, keepdim: bool, name: str, *,
+         meta: bool) -> Tensor:
+    """``sum((x - mean)**2) / max(0, N - correction)`` (``correction`` None: 1), its square
+    root for ``std``. N - correction <= 0 gives nan (0/0) or inf, with a warning. Computed
+    in float64 (torch's CPU kernel accumulates in double), rounded once to the input's
+    dtype.
+
+    Raises:
+        RuntimeError: integer or bool input.
+    """
+    correction = 1.0 if correction is None else float(correction)
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = _reduced_dims(input, dim, name)
+    count = math.prod(input._shape[d] for d in dims)
+    divisor = builtins.max(0.0, count - correction)  # degrees of freedom, never negative
+    if divisor == 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=2)
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(shape, input._dtype)
+    x = input._elements().astype(np.float64)  # torch's CPU kernel accumulates in double
+    with np.errstate(all="ignore"):  # 0/0 is nan and m2/0 is inf, as in torch
+        centred = x - np.sum(x, axis=dims, keepdims=True) / count  # two passes: mean first
+        result = np.sum(centred * centred, axis=dims) / divisor
+        if count == 0:
+            result = result * np.nan  # torch: no elements, no mean, nan whatever the divisor
+        if name == "std":
+            result = np.sqrt(result)
+    return _new(_casting.cast(np.asarray(result), input._dtype), shape, input._dtype)
+
+
+for _name in ("var", "std"):
+    _correction = getattr(aten, _name).correction
+    _register(_correction,
+              lambda self, dim, correction, keepdim, *, meta, n=_name:
+              _var(self, dim, correction, keepdim, n, meta=meta))
+    # ``unbiased`` is ``correction=1`` or ``0``: torch's var.dim and var run var.correction
+    # (CompositeImplicitAutograd kernels), so they record VarBackward0 too
+    getattr(aten, _name).dim.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda self, dim, unbiased, keepdim, op=_correction:
+        op.call(self, dim, 1 if unbiased else 0, keepdim))
+    getattr(aten, _name).default.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda self, unbiased, op=_correction: op.call(self, None, 1 if unbiased else 0,
+                                                       False))
+
+
+# ------------------------------------------------------------------------------ out=
+# torch's reductions check ``out=`` otherwise than "can the result be cast to it".
+def _dtype_from_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    """sum, prod, mean: without ``dtype=``, the op runs in ``out``'s dtype."""
+    return [*inputs[:-1], inputs[-1] or outs[0]._dtype]
+
+
+def _mean_from_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    """mean: as :func:`_dtype_from_out`, once the input's dtype can be cast to out's."""
+    if inputs[-1] is None:
+        check_can_cast(inputs[0]._dtype, outs[0]._dtype)
+    return _dtype_from_out(inputs, outs)
+
+
+def _same_dtype(input: Tensor, result: Tensor, out: Tensor) -> None:
+    """amax, amin: ``out`` of exactly the input's dtype."""
+    if out._dtype is not input._dtype:
+        raise RuntimeError(
+            "Expected the dtype for input and out to match, but got "
+            f"{SCALAR_TYPE_NAMES[input._dtype.name]} for input's dtype and "
+            f"{SCALAR_TYPE_NAMES[out._dtype.name]} for out's dtype.")
+
+
+def _exact_dtype(input: Tensor, result: Tensor, out: Tensor) -> None:
+    """argmax, argmin, max(dim), min(dim): ``out`` of exactly the result's dtype."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {result._dtype}, but got "
+                           f"{out._dtype} instead")
+
+
+def _bool_or_uint8(name: str) -> Callable[[Tensor, Tensor, Tensor], None]:
+    """all, any: a bool or uint8 ``out``."""
+    def check(input: Tensor, result: Tensor, out: Tensor) -> None:
+        if out._dtype not in (dtypes.bool, dtypes.uint8):
+            raise RuntimeError(f"{name} only supports bool tensor for result, got: "
+                               f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
+
+    return check
+
+
+def _castable_from_input(input: Tensor, result: Tensor, out: Tensor) -> None:
+    """max(), min(): the input's dtype must cast to out's."""
+    check_can_cast(input._dtype, out._dtype)
+
+
+def _extreme_into_out(name: str) -> Callable[[Tensor], Tensor]:
+    """max(), min() with ``out=``: an empty input gives the reduction's identity (-inf for
+    max, the dtype's largest value for min, ...) where ``max(empty)`` raises: torch's
+    ``max.unary_out`` reduces without the check."""
+    overload = getattr(aten, name).default
+
+    def compute(input: Tensor) -> Tensor:
+        if input.numel() != 0:
+            return overload.call(input)
+        d = input._dtype
+        if input.is_meta:
+            return _meta((), d)
+        if d is dtypes.bool:
+            identity: Any = name == "min"
+        elif d.is_floating_point:
+            identity = -math.inf if name == "max" else math.inf
+        else:
+            info = np.iinfo(d.numpy)
+            identity = info.min if name == "max" else info.max
+        return _new(np.asarray(identity, dtype=d.numpy), (), d)
+
+    return compute
+
+
+_OUT_RULES = {
+    aten.sum.IntList_out: out_arguments.OutRule(prepare=_dtype_from_out),
+    aten.prod.int_out: out_arguments.OutRule(prepare=_dtype_from_out),
+    aten.mean.out: out_arguments.OutRule(prepare=_mean_from_out),
+    aten.mean.dtype_out: out_arguments.OutRule(prepare=_mean_from_out),
+    aten.max.unary_out: out_arguments.OutRule(compute=_extreme_into_out("max"),
+                                              check=_castable_from_input),
+    aten.min.unary_out: out_arguments.OutRule(compute=_extreme_into_out("min"),
+                                              check=_castable_from_input),
+    aten.max.dim_max: out_arguments.OutRule(check=_exact_dtype,
+                                            returns=_return_type("max_out")),
+    aten.min.dim_min: out_arguments.OutRule(check=_exact_dtype,
+                                            returns=_return_type("min_out")),
+    aten.amax.out: out_arguments.OutRule(check=_same_dtype),
+    aten.amin.out: out_arguments.OutRule(check=_same_dtype),
+    aten.argmax.out: out_arguments.OutRule(check=_exact_dtype),
+    aten.argmin.out: out_arguments.OutRule(check=_exact_dtype),
+    **{getattr(aten[name], overload): out_arguments.OutRule(check=_bool_or_uint8(name))
+       for name in ("all", "any") for overload in ("all_out", "dims_out", "out")},
+}
+for _overload, _rule in _OUT_RULES.items():
+    out_arguments.set_rule(_overload, _rule)

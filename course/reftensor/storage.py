@@ -1,0 +1,137 @@
+"""``UntypedStorage``: the flat block of bytes that every view of a tensor shares.
+
+A storage knows nothing about shapes, strides or element types: it is ``nbytes()`` bytes,
+numbered from 0. A tensor is a *way of reading* a storage (dtype, shape, stride, offset).
+Here the bytes live in a 1-d NumPy ``uint8`` array, so ``data_ptr()`` is a real address.
+A storage on the ``meta`` device has a size but no bytes at all (``data_ptr()`` is 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .device import CPU, META, as_device, device
+
+__all__ = ["UntypedStorage", "no_data"]
+
+_UINT8 = np.dtype(np.uint8)
+
+
+class UntypedStorage:
+    """A flat, untyped byte buffer (``torch.UntypedStorage``).
+
+    ``UntypedStorage(nbytes)`` allocates ``nbytes`` zeroed bytes (torch leaves them
+    uninitialised). Indexing reads or writes single bytes as ints in ``[0, 255]``.
+    ``UntypedStorage(nbytes, device="meta")`` records the size and allocates nothing.
+
+    Raises:
+        NotImplementedError: reading or writing the bytes of a meta storage.
+    """
+
+    __slots__ = ("_bytes", "_nbytes", "_device")
+
+    def __init__(self, nbytes: int = 0, *, device: str | device | None = None) -> None:
+        if nbytes < 0:
+            raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
+        self._device = as_device(device)
+        self._nbytes = nbytes
+        self._bytes = np.zeros(nbytes, dtype=np.uint8) if self._device == CPU else None
+
+    @classmethod
+    def _wrap(cls, buffer: np.ndarray) -> UntypedStorage:
+        """A storage over an existing 1-d contiguous ``uint8`` array (memory is shared)."""
+        if buffer.dtype != _UINT8 or buffer.ndim != 1 or not buffer.flags.c_contiguous:
+            raise ValueError("UntypedStorage._wrap needs a 1-d contiguous uint8 array")
+        return cls._wrap_unchecked(buffer)
+
+    @classmethod
+    def _wrap_unchecked(cls, buffer: np.ndarray) -> UntypedStorage:
+        """``_wrap`` for a caller that made ``buffer`` itself (a kernel's fresh result)."""
+        storage = cls.__new__(cls)
+        storage._bytes = buffer
+        storage._nbytes = int(buffer.shape[0])
+        storage._device = CPU
+        return storage
+
+    def resize_(self, nbytes: int) -> UntypedStorage:
+        """Grow or shrink to ``nbytes`` in place, keeping the bytes that fit (new bytes are
+        zero); every tensor on this storage sees the change (``UntypedStorage.resize_``)."""
+        if nbytes < 0:
+            raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
+        if self._bytes is not None:
+            grown = np.zeros(nbytes, dtype=np.uint8)
+            keep = min(nbytes, self._nbytes)
+            grown[:keep] = self._bytes[:keep]
+            self._bytes = grown
+        self._nbytes = nbytes
+        return self
+
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return self._nbytes
+
+    def size(self) -> int:
+        """Size in bytes (an untyped storage counts bytes)."""
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def data_ptr(self) -> int:
+        """Address of byte 0 (0 for an empty storage, as torch allocates nothing).
+
+        Two tensors share memory when their storages' addresses match.
+        """
+        if self._bytes is None or self.nbytes() == 0:
+            return 0
+        return int(self._bytes.__array_interface__["data"][0])
+
+    @property
+    def device(self) -> device:
+        """Where the bytes live: ``cpu``, or ``meta`` (nowhere)."""
+        return self._device
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device == META
+
+    def _cpu_bytes(self) -> np.ndarray:
+        if self._bytes is None:
+            raise NotImplementedError(f"Not available for '{self._device}' device type")
+        return self._bytes
+
+    def __getitem__(self, i: int) -> int:
+        return int(self._cpu_bytes()[i])
+
+    def __setitem__(self, i: int, value: int) -> None:
+        self._cpu_bytes()[i] = value
+
+    def tolist(self) -> list[int]:
+        """Every byte as an int."""
+        return self._cpu_bytes().tolist()
+
+    def _typed(self, np_dtype: np.dtype) -> np.ndarray:
+        """The bytes read as a flat array of ``np_dtype`` elements (shares memory).
+
+        Raises:
+            NotImplementedError: a meta storage (torch: "Cannot copy out of meta tensor;
+                no data!"). Every kernel reads through here, so none can run on meta.
+        """
+        if self._bytes is None:
+            raise no_data()
+        usable = self._nbytes - self._nbytes % np_dtype.itemsize
+        whole = self._bytes if usable == self._nbytes else self._bytes[:usable]
+        return whole.view(np_dtype)
+
+    def __repr__(self) -> str:
+        head = (f"[reftensor.storage.UntypedStorage(device={self._device}) of size "
+                f"{self.nbytes()}]")
+        if self._bytes is None:
+            return f"...\n{head}"
+        body = "\n".join(f" {b}" for b in self._bytes.tolist())
+        return f"{body or ' '}\n{head}"
+
+
+def no_data() -> NotImplementedError:
+    """torch's error for reading the values of a meta tensor."""
+    return NotImplementedError("Cannot copy out of meta tensor; no data!")

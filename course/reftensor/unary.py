@@ -1,0 +1,230 @@
+"""Unary elementwise functions: one input, one output of the same shape.
+
+Two families, told apart by their result dtype:
+
+* **float functions** (``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``, ``sigmoid``,
+  ``reciprocal``): integer and bool inputs are converted to the default float dtype, so
+  ``torch.arange(3).exp()`` is float32;
+* **same-dtype functions** (``neg``, ``abs``, ``relu``, ``sign``, ``floor``, ``round``,
+  ``bitwise_not``): the result has the input's dtype, and each refuses some dtypes exactly
+  as torch does (``-`` on bool, ``abs`` of bool, ``~`` of a float).
+
+The transcendental functions are NumPy's, while torch uses its own vectorised (SLEEF)
+versions: both are within about one unit in the last place of the exact value, so they may
+differ from each other by a few units in the last place. Everything else is exact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _kernels as K
+from . import dtypes
+from ._ops import DispatchKey, aten
+from .dtypes import dtype
+from .elementwise import (
+    Kernel,
+    _bump,
+    _check_inplace,
+    _not_implemented,
+    _prepare,
+    cpu_inplace,
+    cpu_result,
+    finish_cpu,
+    finish_meta,
+    meta_result,
+)
+from .tensor import Tensor
+
+__all__: list[str] = []
+
+
+def _no_bool(input: Tensor, message: str) -> None:
+    if isinstance(input, Tensor) and input._dtype is dtypes.bool:
+        raise RuntimeError(message)
+
+
+_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+# ============================================================== float functions
+# These ops are entries of the op table (``reftensor/_ops/native_functions.py``): the table
+# gives their schemas and Python bindings, and this module registers their kernels by
+# dispatch key. Each is one NumPy formula over the input's values.
+FLOAT_FUNCTIONS: dict[str, Kernel] = {
+    "exp": np.exp,
+    "expm1": np.expm1,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    "sigmoid": K.sigmoid,
+    "reciprocal": np.reciprocal,
+}
+
+
+def _float_dtype(input: Tensor) -> dtype:
+    """The dtype a float function computes in: the input's when it is floating, else the
+    default float dtype (``torch.arange(3).exp()`` is float32)."""
+    return input._dtype if input._dtype.is_floating_point else dtypes.get_default_dtype()
+
+
+def _check_float_inplace(self: Tensor) -> dtype:
+    """``exp_`` and the rest check what every in-place op checks (``elementwise._prepare``),
+    so an integer ``self`` raises: the float result cannot be cast back to it."""
+    common = _float_dtype(self)
+    _prepare([self], common, self)
+    return common
+
+
+def register_float_function(name: str, formula: Kernel) -> None:
+    """Register the kernels of ``aten.<name>`` and ``aten.<name>_``: CPU (compute the
+    formula) and Meta (only the result's sizes, strides and dtype)."""
+    functional, inplace = aten[name].default, aten[name + "_"].default
+
+    @functional.impl(DispatchKey.CPU)
+    def cpu(self: Tensor) -> Tensor:
+        return cpu_result(formula, [self], _float_dtype(self), self._shape)
+
+    @functional.impl(DispatchKey.Meta)
+    def meta(self: Tensor) -> Tensor:
+        return meta_result([self], _float_dtype(self), self._shape)
+
+    @inplace.impl(DispatchKey.CPU)
+    def cpu_(self: Tensor) -> Tensor:
+        return cpu_inplace(formula, self, [self], _check_float_inplace(self))
+
+    @inplace.impl(DispatchKey.Meta)
+    def meta_(self: Tensor) -> Tensor:
+        _check_float_inplace(self)
+        return _bump(self)
+
+
+for _name, _formula in FLOAT_FUNCTIONS.items():
+    register_float_function(_name, _formula)
+
+
+# ============================================================== same-dtype functions
+# neg, abs, relu, sign, floor and round are ops of the table too. Each body below takes
+# ``into`` (None, or ``self`` for the in-place form) and ``finish`` (``finish_cpu`` for the
+# CPU key, ``finish_meta`` for the Meta key), and makes torch's checks in torch's order.
+def _same(kernel: Kernel, input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """A result of the input's own dtype (written into ``into`` when in place)."""
+    shape = _prepare([input], input._dtype, into)
+    return finish(kernel, [input], input._dtype, shape, into)
+
+
+def _neg(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """``-input``; unsigned integers wrap around (``-1`` is 255 in uint8); bool refused."""
+    _no_bool(input, _NEG_BOOL)
+    return _same(np.negative, input, into, finish)
+
+
+def _abs_kernel(input: Tensor) -> Kernel:
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("abs_cpu", dtypes.bool)
+    return np.abs
+
+
+def _abs(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """``|input|``: ``abs(int8(-128))`` wraps to -128; bool is NotImplementedError, after
+    the in-place overlap checks, as in torch."""
+    shape = _prepare([input], input._dtype, into)
+    return finish(_abs_kernel(input), [input], input._dtype, shape, into)
+
+
+def _relu_kernel(x: np.ndarray) -> np.ndarray:
+    # clamp(x, min=0): -0.0 and nan are kept, since neither is below 0.
+    return np.where(x < 0, np.zeros_like(x), x)
+
+
+def _relu(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    _no_bool(input, "Boolean inputs not supported for relu")
+    return _same(_relu_kernel, input, into, finish)
+
+
+def _sign(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """-1, 0 or +1; 0 for nan and for -0.0; a bool tensor is copied unchanged."""
+    return _same(K.sign, input, into, finish)
+
+
+def _floor(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """Round down; integer tensors are copied unchanged; bool is NotImplementedError."""
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("floor_vml_cpu", input._dtype)
+    return _same(np.floor if input.is_floating_point() else np.asarray, input, into, finish)
+
+
+def _round(input: Tensor, decimals: int | None, into: Tensor | None, finish: Any) -> Tensor:
+    """Round half to even, to ``decimals`` decimal places: ``rint(x * 10**decimals) /
+    10**decimals``, the nearest float to a rounded decimal (an enormous ``decimals`` gives
+    nan, as in torch). Without ``decimals`` (None) integers are copied; bool, and integers
+    given any ``decimals`` (0 included), are NotImplementedError."""
+    d = input._dtype
+    integral = not d.is_floating_point
+    if d is dtypes.bool or (decimals is not None and integral):
+        raise _not_implemented("round_vml_cpu" if not decimals else "round_cpu", d)
+    if integral:
+        kernel: Kernel = np.asarray
+    elif not decimals:
+        kernel = np.rint
+    else:
+        kernel = lambda x: K.round_decimals(x, decimals)  # noqa: E731
+    return _same(kernel, input, into, finish)
+
+
+def register_unary(name: str, body: Any, overload: str = "default") -> None:
+    """The CPU and Meta kernels of ``aten.<name>.<overload>`` and of its in-place form:
+    ``body(*arguments, into, finish)``."""
+    functional = getattr(aten[name], overload)
+    inplace = getattr(aten[name + "_"], overload) if name + "_" in aten else None
+    for key, finish in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+        functional.impl(key)(lambda self, *a, f=finish: body(self, *a, None, f))
+        if inplace is not None:
+            inplace.impl(key)(lambda self, *a, f=finish: body(self, *a, self, f))
+
+
+register_unary("neg", _neg)
+register_unary("abs", _abs)
+register_unary("relu", _relu)
+register_unary("sign", _sign)
+register_unary("floor", _floor)
+register_unary("round", lambda input, into, finish: _round(input, None, into, finish))
+register_unary("round", _round, "decimals")
+
+
+# positive, bitwise_not and logical_not are ops of the table too.
+@aten.positive.default.impl(DispatchKey.CompositeImplicitAutograd)
+def positive(self: Tensor) -> Tensor:
+    """``+self`` is ``self`` itself, not a copy; a bool tensor is refused."""
+    _no_bool(self, "The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def _bitwise_not(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """Every bit flipped (logical not on bool); a floating tensor is NotImplementedError."""
+    shape = _prepare([input], input._dtype, into)
+    if input.is_floating_point():
+        raise _not_implemented("bitwise_not_cpu", input._dtype)
+    return finish(np.invert, [input], input._dtype, shape, into)
+
+
+def _logical_not(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """``input == 0``: a bool result, or in place the 0/1 in ``self``'s own dtype (no cast
+    check: ``arange(3.0).logical_not_()`` is allowed)."""
+    if into is None:
+        return finish(_is_zero, [input], input._dtype, input._shape, out_dtype=dtypes.bool)
+    _check_inplace(into, [input])
+    return finish(_is_zero, [input], input._dtype, into._shape, into)
+
+
+def _is_zero(x: np.ndarray) -> np.ndarray:
+    return x == 0
+
+
+register_unary("bitwise_not", _bitwise_not)
+register_unary("logical_not", _logical_not)

@@ -1,0 +1,756 @@
+"""Views: new (shape, stride, offset) over the same storage, never a copy.
+
+Every function here builds its result with ``Tensor._make(..., base=t)``, so the result
+shares ``t``'s storage and version counter, and ``_base`` points at the tensor that owns the
+memory (the base of a view of a view is the original). Only the metadata arithmetic differs:
+
+* ``view``/``reshape`` re-split groups of dims that are contiguous with each other;
+* ``transpose``/``permute`` reorder (size, stride) pairs;
+* ``expand`` gives broadcast dims stride 0; ``unsqueeze`` inserts a size-1 dim;
+* ``narrow``/``select``/``unfold``/``diagonal``/``split`` move the offset and scale strides.
+
+``reshape`` is the one function here that may copy: when ``view`` is impossible it returns a
+contiguous copy, exactly when torch does.
+
+These are the CPU and Meta kernels of the op table's view ops (``reftensor/_ops/``): they take
+the schema's arguments, already parsed (``t.view(2, 3)`` arrives as ``view(t, (2, 3))``), and
+compute only metadata, so one function serves both keys. The ops that torch writes with other
+ops (``reshape``, ``flatten``, ``narrow``, ``chunk``, ...) are ``CompositeImplicitAutograd``
+kernels here too: the ops they call dispatch, and record, themselves.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from . import factories, layout
+from ._ops import DispatchKey, OpOverload, aten
+from .promotion import SCALAR_TYPE_NAMES
+from .tensor import Tensor, wrap_dim
+
+# The ops are the op table's (reftensor/_bindings.py); ``split`` is also a Python function
+# in torch (``torch/functional.py``), which hands the call to ``Tensor.split``.
+__all__ = ["split"]
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """torch's ``TORCH_WARN_ONCE``: a warning shown the first time only, per process."""
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, UserWarning, stacklevel=5)  # (user, Tensor.T, call, T)
+
+
+def _view(t: Tensor, shape: Sequence[int], stride: Sequence[int],
+          offset: int | None = None) -> Tensor:
+    """A view of ``t`` with the given layout (offset defaults to t's)."""
+    where = t._storage_offset if offset is None else offset
+    return Tensor._make(t._storage, tuple(shape), tuple(stride), where, t._dtype, base=t)
+
+
+def _wrap(dim: Any, ndim: int) -> int:
+    """``wrap_dim`` where a 0-d tensor accepts dim 0 and -1 (torch's ``wrap_scalar``)."""
+    return wrap_dim(_int("dim", dim), max(ndim, 1))
+
+
+def _int(name: str, value: Any) -> int:
+    """An int argument as torch's argument parser reads it: a Python int or a 0-d integer
+    tensor; never a bool or a float (TypeError)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, Tensor) and value.dim() == 0 and not value.is_floating_point():
+        return int(value.item())
+    raise TypeError(f"{name} must be int, not {type(value).__name__}")
+
+
+def _sizes(args: tuple[Any, ...], what: str = "size") -> list[int]:
+    """``f(2, 3)`` or ``f((2, 3))``: torch accepts both.
+
+    Raises:
+        TypeError: no sizes, or a size that is not an int (or 0-d integer tensor).
+    """
+    if not args:
+        raise TypeError(f"{what} is missing: pass ints or one sequence of ints")
+    if len(args) == 1 and isinstance(args[0], Sequence):
+        args = tuple(args[0])
+    try:
+        return [_int(what, a) for a in args]
+    except TypeError:
+        raise TypeError(f"{what} must be tuple of ints, but found an element of another "
+                        "type") from None
+
+
+def _kernel(*overloads: OpOverload) -> Any:
+    """Register the decorated function as the CPU and the Meta kernel of ``overloads``: a
+    view computes metadata only, the same on both devices."""
+    def register(kernel: Any) -> Any:
+        for overload in overloads:
+            overload.impl(DispatchKey.CPU)(kernel)
+            overload.impl(DispatchKey.Meta)(kernel)
+        return kernel
+
+    return register
+
+
+def _composite(overload: OpOverload) -> Any:
+    """Register the decorated function as ``overload``'s CompositeImplicitAutograd kernel."""
+    return overload.impl(DispatchKey.CompositeImplicitAutograd)
+
+
+# ---------------------------------------------------------------------- view and reshape
+def view_strides(shape: Sequence[int], stride: Sequence[int],
+                 new_shape: Sequence[int]) -> tuple[int, ...] | None:
+    """Strides that show the same elements with ``new_shape``, or None if none exist.
+
+    torch's ``computeStride``. Walk the old dims from the right, grouping dims that are
+    contiguous with each other (``stride[d-1] == size[d] * stride[d]``); a group is a
+    "chunk" of evenly spaced elements, and any new dims whose sizes multiply to the chunk's
+    numel can take strides inside it. A new dim that would need elements from two chunks
+    makes the view impossible. Empty tensors take contiguous strides (or keep theirs when
+    the shape does not change).
+    """
+    if not shape:
+        return (1,) * len(new_shape)
+    numel = math.prod(shape)
+    if numel == 0:
+        if tuple(shape) == tuple(new_shape):
+            return tuple(stride)
+        return layout.contiguous_strides(new_shape)
+    result = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_stride = stride[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        chunk_ends = d == 0 or (shape[d - 1] != 1
+                                and stride[d - 1] != tensor_numel * chunk_stride)
+        if chunk_ends:
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                result[view_d] = view_numel * chunk_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_stride = stride[d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(result) if view_d == -1 else None
+
+
+def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
+    """Fill in one ``-1`` so the shape holds ``numel`` elements (torch's ``infer_size``).
+
+    Raises:
+        RuntimeError: two ``-1``, a size below -1, a product that does not match, or a
+            ``-1`` next to a zero size (ambiguous).
+    """
+    known, infer = 1, None
+    for d, n in enumerate(shape):
+        if n == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = d
+        elif n >= 0:
+            known *= n
+        else:
+            raise RuntimeError(f"invalid shape dimension {n}")
+    if numel == known or (infer is not None and known > 0 and numel % known == 0):
+        result = list(shape)
+        if infer is not None:
+            if known == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because "
+                    "the unspecified dimension size -1 can be any value and is ambiguous")
+            result[infer] = numel // known
+        return tuple(result)
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+
+
+@_kernel(aten.view.default)
+def view(self: Tensor, size: Sequence[int]) -> Tensor:
+    """The same elements with another shape, as a view (``torch.Tensor.view``).
+
+    Raises:
+        RuntimeError: the shape does not hold ``numel()`` elements, or the strides cannot
+            express it ("use .reshape(...) instead").
+    """
+    new_shape = infer_size(size, self.numel())
+    stride = view_strides(self._shape, self._stride, new_shape)
+    if stride is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return _view(self, new_shape, stride)
+
+
+@_kernel(aten.view.dtype)
+def view_dtype(self: Tensor, dtype: Any) -> Tensor:
+    """The same bytes read as ``dtype`` (``Tensor.view(dtype)``): with another element size
+    the last dim (contiguous) takes more or fewer elements, the other strides and the offset
+    scaled. Shares storage and version counter, but has no ``_base`` (torch makes it a view
+    autograd does not see).
+
+    Raises:
+        RuntimeError: another element size and a 0-d tensor, a last dim that is not
+            contiguous, or a size, offset or stride the ratio does not divide.
+    """
+    old, new = self._dtype.itemsize, dtype.itemsize
+    names = f"{SCALAR_TYPE_NAMES[self._dtype.name]} as {SCALAR_TYPE_NAMES[dtype.name]}"
+    shape, stride, offset = list(self._shape), list(self._stride), self._storage_offset
+    if old != new:
+        if self.dim() == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names} (different element "
+                               "sizes)")
+        if old > new:  # each element becomes several
+            ratio = old // new
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 to view {names} (different "
+                                   f"element sizes), but got {stride[-1]}")
+            shape[-1] *= ratio
+            stride = [s * ratio for s in stride[:-1]] + [1]
+            offset *= ratio
+        else:  # several elements become one
+            ratio = new // old
+            if shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view "
+                                   f"{names} (different element sizes), but got {shape[-1]}")
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to "
+                                   f"view {names} (different element sizes), but got {offset}")
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 to view {names} (different "
+                                   f"element sizes), but got {stride[-1]}")
+            for d, s in enumerate(stride[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} to "
+                                       f"view {names} (different element sizes), but got {s}")
+            shape[-1] //= ratio
+            stride = [s // ratio for s in stride[:-1]] + [1]
+            offset //= ratio
+    out = Tensor._make(self._storage, tuple(shape), tuple(stride), offset, dtype, base=self)
+    out._base = None  # shares the version counter, but is no view autograd tracks
+    return out
+
+
+@_kernel(aten._reshape_alias.default)
+def _reshape_alias(self: Tensor, size: Sequence[int], stride: Sequence[int]) -> Tensor:
+    """``reshape``'s view of a tensor that is not contiguous: the layout ``view`` would
+    give, computed by the caller (torch's ``_reshape_alias``, no checks)."""
+    return _view(self, size, stride)
+
+
+@_kernel(aten._unsafe_view.default)
+def _unsafe_view(self: Tensor, size: Sequence[int]) -> Tensor:
+    """``view`` whose result is no view (no ``_base``): ``reshape``'s fresh copy seen with
+    the new shape (torch's ``_unsafe_view``). It keeps ``self``'s version counter."""
+    out = view(self, size)
+    result = Tensor._make(out._storage, out._shape, out._stride, out._storage_offset,
+                          out._dtype)
+    result._version_counter = self._version_counter
+    return result
+
+
+@_composite(aten.view_as.default)
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return aten.view.default.call(self, other._shape)
+
+
+@_composite(aten.reshape.default)
+def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
+    """A view when the strides allow it (``view`` of a contiguous tensor, else
+    ``_reshape_alias``), else a contiguous ``clone`` seen with the new shape
+    (``_unsafe_view``, no ``_base``), as torch's ``reshape``. Raises RuntimeError like
+    ``view`` for an impossible shape."""
+    new_shape = infer_size(shape, self.numel())
+    stride = view_strides(self._shape, self._stride, new_shape)
+    if stride is not None:
+        if self.is_contiguous():
+            return aten.view.default.call(self, new_shape)
+        return aten._reshape_alias.default.call(self, new_shape, stride)
+    copy = aten.clone.default.call(self, layout.contiguous_format)
+    return aten._unsafe_view.default.call(copy, new_shape)
+
+
+@_composite(aten.reshape_as.default)
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return reshape(self, other._shape)
+
+
+@_composite(aten.flatten.using_ints)
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``); ``self`` itself when
+    they are one dim already, a 1-element tensor for a 0-d input; a view when possible.
+
+    Raises:
+        IndexError: a dim out of range. RuntimeError: ``start_dim`` after ``end_dim``.
+    """
+    start, end = _wrap(start_dim, self.dim()), _wrap(end_dim, self.dim())
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if self.dim() == 0:
+        return reshape(self, (1,))
+    if start == end:
+        return self
+    merged = math.prod(self._shape[start:end + 1])
+    return reshape(self, (*self._shape[:start], merged, *self._shape[end + 1:]))
+
+
+@_composite(aten.unflatten.int)
+def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dim ``dim`` into ``sizes`` (one may be -1), as a view (``torch.unflatten``).
+
+    Raises:
+        RuntimeError: empty ``sizes`` or sizes that do not multiply to the dim's size.
+    """
+    if len(sizes) == 0:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = _wrap(dim, self.dim())
+    if self.dim() == 0:  # torch reports its IndexError wrapped in a RuntimeError here
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 "
+                           "but tensor has no dimensions")
+    inner = infer_size(list(sizes), self._shape[d])
+    return aten.view.default.call(self, (*self._shape[:d], *inner, *self._shape[d + 1:]))
+
+
+# ---------------------------------------------------------------------- reordering dims
+@_kernel(aten.transpose.int)
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dims' (size, stride) pairs (``torch.transpose``). Raises IndexError for a
+    dim out of range."""
+    a, b = _wrap(dim0, self.dim()), _wrap(dim1, self.dim())
+    shape, stride = list(self._shape), list(self._stride)
+    if self.dim():
+        shape[a], shape[b] = shape[b], shape[a]
+        stride[a], stride[b] = stride[b], stride[a]
+    return _view(self, shape, stride)
+
+
+@_composite(aten.swapaxes.default)
+def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    return aten.transpose.int.call(self, axis0, axis1)
+
+
+@_composite(aten.swapdims.default)
+def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return aten.transpose.int.call(self, dim0, dim1)
+
+
+@_kernel(aten.t.default)
+def t(self: Tensor) -> Tensor:
+    """Transpose a matrix; 0-d and 1-d tensors come back as views of themselves
+    (``torch.t``). Raises RuntimeError for more than 2 dims."""
+    if self.dim() > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return transpose(self, 0, 0 if self.dim() < 2 else 1)
+
+
+@aten.numpy_T.default.impl(DispatchKey.CompositeImplicitAutograd)
+def T(input: Tensor) -> Tensor:
+    """All dims reversed (``Tensor.T``, torch's ``numpy_T``): ``permute``; torch warns, once
+    per process, unless the tensor is 2-d."""
+    if input.dim() == 0:
+        _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                   "these cases.")
+    elif input.dim() != 2:
+        _warn_once(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+            "to reverse the dimensions of a tensor.")
+    return aten.permute.default.call(input, tuple(range(input.dim() - 1, -1, -1)))
+
+
+@aten.mT.default.impl(DispatchKey.CompositeImplicitAutograd)
+def mT(input: Tensor) -> Tensor:
+    """Swap the last two dims (``Tensor.mT``): ``transpose(-2, -1)``; a 0-d tensor comes
+    back as itself, with a deprecation warning. Raises RuntimeError for a 1-d tensor."""
+    if input.dim() == 0:
+        _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                   "these cases.")
+        return input
+    if input.dim() < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {input.dim()}-D tensor.")
+    return aten.transpose.int.call(input, -2, -1)
+
+
+@_kernel(aten.permute.default)
+def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
+    """Reorder all dims: result dim ``i`` is input dim ``dims[i]`` (``torch.permute``).
+
+    Raises:
+        RuntimeError: ``dims`` has the wrong length or repeats a dim.
+        IndexError: a dim out of range.
+    """
+    if len(dims) != self.dim():
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match "
+            "the length of the desired ordering of dimensions i.e. input.dim() = "
+            f"{self.dim()} is not equal to len(dims) = {len(dims)}")
+    wrapped: list[int] = []
+    for d in dims:
+        d = _wrap(d, self.dim())
+        if d in wrapped:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        wrapped.append(d)
+    return _view(self, [self._shape[d] for d in wrapped], [self._stride[d] for d in wrapped])
+
+
+# ---------------------------------------------------------------------- adding, removing dims
+def _squeeze(t: Tensor, dims: Sequence[int] | None) -> Tensor:
+    """Drop the size-1 dims among ``dims`` (all dims when None); others stay."""
+    if dims is None:
+        chosen = set(range(t.dim()))
+    else:
+        chosen: set[int] = set()
+        for d in dims:
+            d = _wrap(d, t.dim())
+            if d in chosen:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+            chosen.add(d)
+    keep = [d for d in range(t.dim()) if not (d in chosen and t._shape[d] == 1)]
+    return _view(t, [t._shape[d] for d in keep], [t._stride[d] for d in keep])
+
+
+@_kernel(aten.squeeze.default)
+def squeeze(self: Tensor) -> Tensor:
+    """Drop every size-1 dim (``torch.squeeze``)."""
+    return _squeeze(self, None)
+
+
+@_kernel(aten.squeeze.dim)
+def squeeze_dim(self: Tensor, dim: int) -> Tensor:
+    """Drop dim ``dim`` if its size is 1; a view of ``self`` either way. Raises IndexError
+    for a dim out of range."""
+    return _squeeze(self, (dim,))
+
+
+@_kernel(aten.squeeze.dims)
+def squeeze_dims(self: Tensor, dim: Sequence[int]) -> Tensor:
+    """Drop the size-1 dims among ``dim``. Raises RuntimeError for a dim named twice."""
+    return _squeeze(self, dim)
+
+
+@_kernel(aten.unsqueeze.default)
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    """Insert a size-1 dim at ``dim`` (``torch.unsqueeze``); its stride is
+    ``size * stride`` of the dim it lands before, or 1 at the end."""
+    d = _wrap(dim, self.dim() + 1)
+    new_stride = self._shape[d] * self._stride[d] if d < self.dim() else 1
+    return _view(self, (*self._shape[:d], 1, *self._shape[d:]),
+                 (*self._stride[:d], new_stride, *self._stride[d:]))
+
+
+@_kernel(aten.expand.default)
+def expand(self: Tensor, size: Sequence[int], implicit: bool = False) -> Tensor:
+    """Broadcast to ``size`` without copying: size-1 dims (and new leading dims) get
+    stride 0; ``-1`` keeps a size (``torch.Tensor.expand``). ``implicit`` changes nothing.
+
+    Raises:
+        RuntimeError: fewer sizes than dims, a non-1 dim asked to change, or ``-1`` for a
+            new leading dim.
+    """
+    target = list(size)
+    t = self
+    if len(target) < t.dim():
+        raise RuntimeError(
+            f"expand({t.dtype.name} tensor of shape {list(t._shape)}, size={target}): the "
+            f"number of sizes provided ({len(target)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({t.dim()})")
+    lead = len(target) - t.dim()
+    shape, stride = [0] * len(target), [0] * len(target)
+    inner_size, inner_stride = 1, 0  # what a new leading dim would be "outside of"
+    for i in range(len(target) - 1, -1, -1):
+        d = i - lead
+        n = t._shape[d] if d >= 0 else 1
+        step = t._stride[d] if d >= 0 else inner_size * inner_stride
+        want = target[i]
+        if want == -1:
+            if d < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}")
+            want = n
+        if want < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {want}: "
+                               f"{target}")
+        if n != want:
+            if n != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({want}) must match the existing size "
+                    f"({n}) at non-singleton dimension {i}.  Target sizes: {target}.  "
+                    f"Tensor sizes: {list(t._shape)}")
+            n, step = want, 0
+        shape[i], stride[i] = n, step
+        inner_size, inner_stride = n, step
+    return _view(t, shape, stride)
+
+
+@_composite(aten.expand_as.default)
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return aten.expand.default.call(self, other._shape, False)
+
+
+@_composite(aten.broadcast_to.default)
+def broadcast_to(self: Tensor, size: Sequence[int]) -> Tensor:
+    """``expand`` under NumPy's name (``torch.broadcast_to``)."""
+    return aten.expand.default.call(self, size, False)
+
+
+# ---------------------------------------------------------------------- sub-ranges
+def _slice(t: Tensor, dim: int, start: int, length: int, step: int = 1) -> Tensor:
+    """Elements ``start, start + step, ...`` (``length`` of them) along ``dim``."""
+    shape, stride = list(t._shape), list(t._stride)
+    offset = t._storage_offset + start * stride[dim]
+    shape[dim], stride[dim] = length, stride[dim] * step
+    return _view(t, shape, stride, offset)
+
+
+@_kernel(aten.slice.Tensor)
+def slice_(self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+           step: int = 1) -> Tensor:
+    """``self[..., start:end:step]`` along ``dim`` (torch's ``slice``): bounds clamped to
+    the dim as Python's slices are. Raises RuntimeError for a 0-d tensor or ``step <= 0``."""
+    if self.dim() == 0:
+        raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    d = _wrap(dim, self.dim())
+    size = self._shape[d]
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = min(max(start + size if start < 0 else start, 0), size)
+    end = min(max(end + size if end < 0 else end, start), size)
+    return _slice(self, d, start, (end - start + step - 1) // step, step)
+
+
+def _narrow_start(self: Tensor, dim: int, start: int, length: int) -> tuple[int, int]:
+    """narrow's checks: the wrapped dim and the start, made non-negative."""
+    if self.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap(dim, self.dim())
+    size = self._shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got "
+            f"{start})")
+    start = start + size if start < 0 else start
+    if start > size - length:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return d, start
+
+
+@_composite(aten.narrow.default)
+def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements along ``dim`` from ``start`` (which may be negative): torch's
+    ``slice`` (``torch.narrow``).
+
+    Raises:
+        RuntimeError: a 0-d tensor, a negative length, or a range past the end.
+        IndexError: ``start`` out of range.
+    """
+    d, start = _narrow_start(self, dim, start, length)
+    return aten.slice.Tensor.call(self, d, start, start + length, 1)
+
+
+@_composite(aten.narrow.Tensor)
+def narrow_tensor(self: Tensor, dim: int, start: Tensor, length: int) -> Tensor:
+    """``narrow`` with ``start`` a 0-d integer tensor. Raises RuntimeError for any other."""
+    if start.dim() != 0 or start.is_floating_point() or start.dtype.name == "bool":
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    return narrow(self, dim, int(start.item()), length)
+
+
+@_kernel(aten.select.int)
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim``, with that dim removed (``torch.select``).
+
+    Raises:
+        IndexError: a 0-d tensor, or ``index`` out of range.
+    """
+    t = self
+    if t.dim() == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap(dim, t.dim())
+    size = t._shape[d]
+    if index < -size or index >= size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(t._shape)} at dimension {d}")
+    index = index + size if index < 0 else index
+    return _view(t, t._shape[:d] + t._shape[d + 1:], t._stride[:d] + t._stride[d + 1:],
+                 t._storage_offset + index * t._stride[d])
+
+
+@_kernel(aten.unfold.default)
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """All windows of ``size`` elements, ``step`` apart, along ``dimension``; the window
+    becomes a new last dim (``torch.Tensor.unfold``). Windows may overlap in memory.
+
+    Raises:
+        RuntimeError: a window longer than the dim, a negative size, or ``step <= 0``.
+    """
+    t = self
+    d = _wrap(dimension, t.dim())
+    longest = t._shape[d] if t.dim() else 1
+    if size > longest:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {longest} but size "
+                           f"is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if not t.dim():  # a 0-d tensor is one window of its one element
+        return _view(t, [size], [1])
+    shape, stride = layout.unfold_layout(t._shape, t._stride, d, size, step)
+    return _view(t, shape, stride)
+
+
+@_kernel(aten.diagonal.default)
+def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the (dim1, dim2) planes as a new last dim, with stride
+    ``stride[dim1] + stride[dim2]`` (``torch.diagonal``); ``offset > 0`` is above it.
+
+    Raises:
+        RuntimeError: dim1 and dim2 name the same dim. IndexError: a dim out of range.
+    """
+    t = self
+    a, b = _wrap(dim1, t.dim()), _wrap(dim2, t.dim())
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if offset >= 0:
+        length = max(min(t._shape[a], t._shape[b] - offset), 0)
+        start = offset * t._stride[b]
+    else:
+        length = max(min(t._shape[a] + offset, t._shape[b]), 0)
+        start = -offset * t._stride[a]
+    keep = [d for d in range(t.dim()) if d not in (a, b)]
+    return _view(t, [*(t._shape[d] for d in keep), length],
+                 [*(t._stride[d] for d in keep), t._stride[a] + t._stride[b]],
+                 t._storage_offset + (start if length else 0))
+
+
+# ---------------------------------------------------------------------- many views at once
+def _pieces(t: Tensor, lengths: Sequence[int], d: int) -> tuple[Tensor, ...]:
+    """Consecutive views of ``lengths`` elements along dim ``d``."""
+    pieces, start = [], 0
+    for n in lengths:
+        pieces.append(_slice(t, d, start, n))
+        start += n
+    return tuple(pieces)
+
+
+def split_lengths(size: int, split_size: int) -> list[int]:
+    """The pieces' lengths of ``split(split_size)`` on a dim of ``size``: all
+    ``split_size`` but the last, which may be shorter; one piece for an empty dim."""
+    count = max(-(-size // split_size), 1) if split_size else 1
+    return [split_size] * (count - 1) + [size - split_size * (count - 1)]
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """``torch.split``: ``tensor.split(split_size_or_sections, dim)``, views of pieces of
+    one size (an int) or of the listed sizes."""
+    return tensor.split(split_size_or_sections, dim)
+
+
+@_kernel(aten.split.Tensor)
+def split_tensor(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of consecutive pieces of ``split_size`` along ``dim``, the last maybe shorter
+    (``torch.split`` with an int).
+
+    Raises:
+        RuntimeError: a 0-d tensor, a negative size, or a zero size for a non-empty dim.
+    """
+    if self.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError("split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    d = _wrap(dim, self.dim())
+    size = self._shape[d]
+    if split_size == 0 and size != 0:
+        raise RuntimeError("split_size can only be 0 if dimension size is 0, but got "
+                           f"dimension size of {size}")
+    return _pieces(self, split_lengths(size, split_size), d)
+
+
+@_kernel(aten.split_with_sizes.default)
+def split_with_sizes(self: Tensor, split_sizes: Sequence[int],
+                     dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of consecutive pieces of the listed sizes along ``dim``
+    (``torch.split`` with a list).
+
+    Raises:
+        RuntimeError: a 0-d tensor, a negative size, or sizes that do not add up to the
+            dim's size.
+    """
+    if self.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap(dim, self.dim())
+    size = self._shape[d]
+    lengths = list(split_sizes)
+    if any(n < 0 for n in lengths):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={lengths}")
+    if sum(lengths) != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
+            f"tensor's size at dimension {d}), but got split_sizes={lengths}")
+    return _pieces(self, lengths, d)
+
+
+@_composite(aten.split.sizes)
+def split_sizes(self: Tensor, split_size: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    return aten.split_with_sizes.default.call(self, split_size, dim)
+
+
+@_composite(aten.chunk.default)
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """About ``chunks`` equal views along ``dim``: ``split`` with size
+    ``ceil(size / chunks)``, so fewer pieces may come back (``torch.chunk``); an empty dim
+    gives ``chunks`` empty pieces (``split_with_sizes``).
+
+    Raises:
+        RuntimeError: a 0-d tensor or ``chunks <= 0``.
+    """
+    if self.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _wrap(dim, self.dim())
+    size = self._shape[d]
+    piece = -(-size // chunks)
+    if piece == 0 and size == 0:
+        return aten.split_with_sizes.default.call(self, (0,) * chunks, d)
+    return aten.split.Tensor.call(self, piece, d)
+
+
+@_kernel(aten.unbind.int)
+def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """Every ``select(dim, i)``, as a tuple of views (``torch.unbind``). Raises IndexError
+    for a 0-d tensor or a dim out of range."""
+    d = _wrap(dim, self.dim())
+    if self.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return tuple(select(self, d, i) for i in range(self._shape[d]))
+
+
+_kernel(aten.as_strided.default)(factories.as_strided)
+
+
+@_kernel(aten.detach.default)
+def detach(self: Tensor) -> Tensor:
+    """Same storage, layout and version counter, but no autograd history and no ``_base``
+    (``torch.Tensor.detach``): writes through it still change ``self``. Detaching an
+    inference tensor gives an inference tensor, as in torch."""
+    out = _view(self, self._shape, self._stride)
+    out._base = None
+    return out

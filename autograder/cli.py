@@ -14,7 +14,9 @@
     export --workspace W [--to F]   nbgrader's CSV of the gradebook (manual grades included)
     formgrader --workspace W        JupyterLab with nbgrader's Formgrader on the workspace, to
                                     grade written answers by hand
-    site [--out DIR]                the website for self-learners
+    site [--out DIR] [--reference all|published|none]
+                                    the website for self-learners; the reference pieces
+                                    behind folds (none: for a class still being graded)
     demo [--out DIR] [--no-site]    all of the above on the bundled sample class
 """
 
@@ -107,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     fg.add_argument("--workspace", required=True)
     s = sub.add_parser("site", help="build the website")
     s.add_argument("--out", default=str(pipeline.REPO / "build" / "site"))
+    s.add_argument("--reference", choices=["all", "published", "none"], default="all")
     d = sub.add_parser("demo", help="grade the bundled sample class")
     d.add_argument("--out", default=str(pipeline.REPO / "build" / "demo"))
     d.add_argument("--no-site", action="store_true")
@@ -139,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "site":
         from .site import build_site
 
-        print(build_site(pipeline.COURSE, Path(args.out).resolve()))
+        print(build_site(pipeline.COURSE, Path(args.out).resolve(), args.reference))
         return 0
     return _demo(args)
 

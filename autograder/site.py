@@ -13,6 +13,11 @@ staging folder next to the output (``<out>-src``). Each notebook is prepared for
 * autograded test cells (``grade: true``, ``solution: false``) are dropped, since they only
   fail against the stubs and would leak the checks;
 * written-answer markdown cells (``solution: true, grade: true``) become an "Exercise" box;
+* after an answer cell that is a graded piece of reftensor (``reftensor/pieces.py``), the
+  reference piece follows behind a fold (an HTML ``<details>``): the function as the
+  reference library writes it. ``reference="none"`` leaves every fold out (a site for a
+  class still being graded), ``"published"`` keeps only the chapters that
+  ``autograder/published.txt`` publishes;
 * all other cells stay; demo code cells are executed by myst-nb during the build.
 
 Sphinx then runs with warnings as errors (``-W --keep-going``) and myst-nb in ``force``
@@ -35,6 +40,8 @@ from pathlib import Path
 
 import nbformat
 from nbformat.corpus.words import generate_corpus_id as random_cell_id
+
+from . import edition
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DOCS_DIR = REPO_ROOT / "docs"
@@ -65,6 +72,20 @@ WRITTEN_EXERCISE_NOTE = """\
 This is a written question{name}. Answer it in the notebook's answer cell before reading on.
 ```
 """
+
+
+REFERENCE_FOLD = """\
+<details class="reference-piece">
+<summary>The reference piece: <code>{name}</code> in <code>{path}</code> (open it after writing
+your own)</summary>
+
+```python
+{source}
+```
+
+</details>
+"""
+REFERENCE_CHOICES = ("all", "published", "none")
 
 
 class SiteBuildError(RuntimeError):
@@ -107,12 +128,43 @@ def _add_tag(cell: dict, tag: str) -> None:
         tags.append(tag)
 
 
-def prepare_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Return a copy of a release notebook ready for the website (``nb`` is not changed).
+def reference_pieces(reference: str = "all") -> dict[str, tuple[str, str]]:
+    """The graded pieces the site shows behind folds: name -> (file, the function's source
+    in the reference, from its ``def`` to its ``# END PIECE``).
+
+    Raises:
+        ValueError: ``reference`` is not one of :data:`REFERENCE_CHOICES`.
+    """
+    if reference not in REFERENCE_CHOICES:
+        raise ValueError(f"reference must be one of {REFERENCE_CHOICES}, not {reference!r}")
+    if reference == "none":
+        return {}
+    known = edition.catalogue()
+    published = set(edition.published_chapters())
+    found: dict[str, tuple[str, str]] = {}
+    for path in sorted(edition.REFERENCE.rglob("*.py")):
+        text = path.read_text()
+        rel = f"reftensor/{path.relative_to(edition.REFERENCE)}"
+        lines = text.splitlines()
+        for marked in edition.find_pieces(text, rel, known):
+            if reference == "published" and known[marked.name][0] not in published:
+                continue
+            first = min([marked.function.lineno, *(d.lineno for d in
+                                                   marked.function.decorator_list)]) - 1
+            found[marked.name] = (rel, "\n".join(lines[first:marked.end + 1]))
+    return found
+
+
+def prepare_notebook(nb: nbformat.NotebookNode,
+                     references: dict[str, tuple[str, str]] | None = None,
+                     ) -> nbformat.NotebookNode:
+    """Return a copy of a release notebook ready for the website (``nb`` is not changed);
+    ``references`` (from :func:`reference_pieces`) are the pieces to show behind folds.
 
     Raises ``ValueError`` if the notebook still holds solution or hidden-test markers: the
     site must be built from the student release, never from the instructor notebooks.
     """
+    references = references or {}
     nb = copy.deepcopy(nb)
     cells = []
     for cell in nb.cells:
@@ -132,6 +184,11 @@ def prepare_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             note = CODE_EXERCISE_NOTE.format(name=_title_suffix(cell))
             cells.append(nbformat.v4.new_markdown_cell(note))
             cells.append(cell)
+            piece = references.get(_nbgrader(cell).get("grade_id", ""))
+            if piece is not None:
+                path, source = piece
+                cells.append(nbformat.v4.new_markdown_cell(REFERENCE_FOLD.format(
+                    name=_nbgrader(cell)["grade_id"], path=path, source=source)))
             continue
         if is_written_answer_cell(cell):
             rest = text.replace(ANSWER_PLACEHOLDER, "").strip()
@@ -197,8 +254,9 @@ def _reset_dir(path: Path) -> None:
     (path / STAGING_MARKER).write_text("staging folder of autograder.site; safe to delete\n")
 
 
-def stage_sources(course_dir: Path, src_dir: Path) -> list[Path]:
+def stage_sources(course_dir: Path, src_dir: Path, reference: str = "all") -> list[Path]:
     """Fill ``src_dir`` with docs/, MathJax and the prepared notebooks; return the latter."""
+    references = reference_pieces(reference)
     notebooks = find_notebooks(course_dir)
     if not notebooks:
         raise SiteBuildError(f"no notebooks found under {course_dir}/*/*.ipynb")
@@ -215,7 +273,7 @@ def stage_sources(course_dir: Path, src_dir: Path) -> list[Path]:
                 shutil.copy2(asset, dest_dir / asset.name)
         nb = nbformat.read(nb_path, as_version=4)
         dest = dest_dir / nb_path.name
-        nbformat.write(prepare_notebook(nb), dest)
+        nbformat.write(prepare_notebook(nb, references), dest)
         staged.append(dest)
     return staged
 
@@ -237,8 +295,9 @@ def _kernel_env(src_dir: Path) -> dict[str, str]:
     return env
 
 
-def build_site(course_dir: Path, out_dir: Path) -> Path:
-    """Build the website for the notebooks in ``course_dir`` into ``out_dir``.
+def build_site(course_dir: Path, out_dir: Path, reference: str = "all") -> Path:
+    """Build the website for the notebooks in ``course_dir`` into ``out_dir``, with the
+    reference pieces behind folds as ``reference`` says (:func:`reference_pieces`).
 
     Returns the path of the built ``index.html``. Raises :class:`SiteBuildError` if Sphinx
     reports a warning or error, including an exception in an executed demo cell.
@@ -250,7 +309,7 @@ def build_site(course_dir: Path, out_dir: Path) -> Path:
         if not (out_dir / ".buildinfo").is_file():  # written by Sphinx's html builder
             raise SiteBuildError(f"{out_dir} is not empty and is not a previous site build")
         shutil.rmtree(out_dir)
-    stage_sources(course_dir, src_dir)
+    stage_sources(course_dir, src_dir, reference)
     cmd = [
         sys.executable, "-m", "sphinx",
         "-W", "--keep-going",  # warnings are errors, but report them all
@@ -280,10 +339,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=Path("build/site"), help="output folder for the HTML site"
     )
+    parser.add_argument(
+        "--reference", choices=REFERENCE_CHOICES, default="all",
+        help="which reference pieces to show behind folds (none: for a class being graded)",
+    )
     args = parser.parse_args(argv)
     start = time.monotonic()
     try:
-        index = build_site(args.course, args.out)
+        index = build_site(args.course, args.out, args.reference)
     except (SiteBuildError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -23,6 +23,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.site import build_site, find_notebooks, prepare_notebook, stage_sources
+from reftensor import pieces
 
 REPO = Path(__file__).resolve().parents[1]
 COURSE = Path(os.environ.get("REFTENSOR_SITE_COURSE", REPO / "course"))
@@ -362,11 +363,19 @@ def test_figure_from_executed_cell(chapter_page, site):
         assert image.is_relative_to(site.resolve())
 
 
+FOLD = re.compile(r'<details class="reference-piece">.*?</details>', re.S)
+
+
 def test_no_solutions_or_tests(site, chapter_page):
+    """Outside the reference pieces' folds (which hold reftensor's own code for the pieces)."""
     files = [*site.rglob("*.html"), *site.rglob("*.ipynb"), site / "searchindex.js"]
     secret = solution_lines()
     for path in files:
         raw = path.read_text(encoding="utf-8")
+        if path.suffix == ".ipynb":
+            raw = FOLD.sub("", raw.replace("\\n", "\n").replace('\\"', '"'))
+        else:
+            raw = FOLD.sub("", raw)
         text = page_text(raw) if path.suffix == ".html" else raw
         for marker in FORBIDDEN:
             assert marker not in raw and marker not in text, f"{marker!r} in {path}"
@@ -383,3 +392,35 @@ def test_screenshot(chapter_page, chapter, browser):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert shot.is_file() and shot.stat().st_size > 0
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_each_piece_is_followed_by_its_reference_behind_a_fold(site):
+    """Chapter 1's five exercises are pieces of reftensor: after each, the reference
+    function, folded (closed until opened), with the body the student edition leaves out."""
+    page = (site / "ch01_storage" / "ch01_storage.html").read_text(encoding="utf-8")
+    folds = FOLD.findall(page)
+    names = [re.search(r"<code>(\w+)</code>", f)[1] for f in folds]
+    assert names == ["contiguous_strides", "storage_index", "is_contiguous", "unfold_layout",
+                     "channels_last_strides"]
+    assert all(" open" not in f.split(">", 1)[0] for f in folds)
+    unfold = page_text(folds[3])
+    assert "new_stride[dimension] = step * stride[dimension]" in unfold
+    assert "reftensor/layout.py" in unfold
+
+
+def test_a_site_for_a_class_being_graded_has_no_reference_pieces():
+    from autograder import edition
+    from autograder.site import reference_pieces
+
+    nb = nbformat.read(COURSE / "ch01_storage" / "ch01_storage.ipynb", as_version=4)
+    shown = prepare_notebook(nb, reference_pieces("all"))
+    hidden = prepare_notebook(nb, reference_pieces("none"))
+    text = lambda n: "\n".join(c.source for c in n.cells)  # noqa: E731
+    assert text(shown).count('<details class="reference-piece">') == 5
+    assert '<details' not in text(hidden)
+    assert len(shown.cells) == len(hidden.cells) + 5
+    published = reference_pieces("published")
+    assert {p.chapter for n, p in pieces.PIECES.items()
+            if n in published} <= set(edition.published_chapters())
+    with pytest.raises(ValueError, match="reference must be one of"):
+        reference_pieces("some")

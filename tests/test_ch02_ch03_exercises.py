@@ -128,6 +128,15 @@ def expand_keeping_strides(shape, stride, new_shape):
     return out_shape, out_stride[:lead] + tuple(stride)
 
 
+def expand_size1_always_zero(shape, stride, new_shape):
+    """Stride 0 wherever the input has size 1, even where the size stays 1 (the rule
+    chapter 3 once stated)."""
+    out_shape, out_stride = RIGHT["expand_strides"](shape, stride, new_shape)
+    lead = len(new_shape) - len(shape)
+    kept = tuple(0 if n == 1 else s for n, s in zip(shape, out_stride[lead:], strict=True))
+    return out_shape, out_stride[:lead] + kept
+
+
 def add_ignoring_offsets(a, b):
     return RIGHT["strided_add"]((*a[:3], 0), (*b[:3], 0))
 
@@ -184,27 +193,28 @@ def clash_counted_from_right(shape_a, shape_b):
     return found[0] - ndim, found[1], found[2]
 
 
-WRONG = [  # (exercise, answer, whether it still passes the visible test)
+WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("view_strides", view_only_if_contiguous, False),
-    ("view_strides", view_forgetting_empty_tensors, True),
+    ("view_strides", view_forgetting_empty_tensors, False),
     ("slice_layout", slice_without_clamping, False),
-    ("slice_layout", slice_wrapping_out_of_range, True),
+    ("slice_layout", slice_wrapping_out_of_range, False),
     ("permute_layout", permute_inverse, False),
-    ("permute_layout", permute_unchecked, True),
+    ("permute_layout", permute_unchecked, False),
     ("shares_storage", shares_when("x[[0]]", True), False),
-    ("shares_storage", shares_when("x.reshape(-1)", False), True),
-    ("shares_storage", shares_when("x.detach()", False), True),
+    ("shares_storage", shares_when("x.reshape(-1)", False), False),
+    ("shares_storage", shares_when("x.detach()", False), False),
     ("write_through", write_replacing("x[[0]] = v", "x[[0]].fill_(v)"), False),
-    ("write_through", write_replacing("x.clone()[...] = v", "x.contiguous()[...] = v"), True),
+    ("write_through", write_replacing("x.clone()[...] = v", "x.contiguous()[...] = v"), False),
     ("broadcast_shapes", broadcast_left_aligned, False),
-    ("broadcast_shapes", broadcast_by_max, True),
-    ("expand_strides", expand_leading_stride_zero, True),
+    ("broadcast_shapes", broadcast_by_max, False),
+    ("expand_strides", expand_leading_stride_zero, False),
     ("expand_strides", expand_keeping_strides, False),
+    ("expand_strides", expand_size1_always_zero, False),
     ("strided_add", add_ignoring_offsets, False),
     ("strided_add", add_with_own_strides, False),
     ("sum_to_size", sum_leading_dims_only, False),
     ("sum_to_size", sum_dropping_kept_dims, False),
-    ("broadcast_error", leftmost_clash, True),
+    ("broadcast_error", leftmost_clash, False),
     ("broadcast_error", clash_counted_from_right, False),
 ]
 

@@ -94,6 +94,22 @@ def to_always_contiguous_copy(dtype, shape, stride, call):
     return False, tuple(reversed(strides))
 
 
+def to_non_dense_as_suggested(dtype, shape, stride, call):
+    """A preserve_format copy of a non-dense tensor takes the suggested format (the rule
+    chapter 4 used to state) instead of keeping the dims' order."""
+    same, out = RIGHT["to_result"](dtype, shape, stride, call)
+    options = dict(call)
+    if same or options.get("memory_format", "preserve_format") != "preserve_format":
+        return same, out
+    if out == tuple(stride) or (len(shape) == 4 and out[1] == 1):
+        return same, out
+    strides, running = [], 1
+    for n in reversed(shape):
+        strides.append(running)
+        running *= max(n, 1)
+    return False, tuple(reversed(strides))
+
+
 def meta_widening_bias(x, w, bias, reduce):
     """Promotes with a 0-d bias as if it had dims."""
     if bias is not None and bias[0] == ():
@@ -106,7 +122,7 @@ def meta_keepdim_ignored(x, w, bias, reduce):
     return RIGHT["meta_forward"](x, w, bias, (op, dim, False))
 
 
-WRONG = [  # (exercise, answer, whether it still passes the visible test)
+WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("promote_types", promote_by_width, False),
     ("result_dtype", result_ignoring_zero_dim, False),
     ("result_dtype", result_floor_division, False),
@@ -114,7 +130,8 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("cast_value", cast_saturating, False),
     ("to_result", to_copies_unless_contiguous, False),
     ("to_result", to_always_contiguous_copy, False),
-    ("meta_forward", meta_widening_bias, True),
+    ("to_result", to_non_dense_as_suggested, False),
+    ("meta_forward", meta_widening_bias, False),
     ("meta_forward", meta_keepdim_ignored, False),
 ]
 

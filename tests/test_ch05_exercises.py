@@ -167,18 +167,18 @@ def version_exp_saves_input(program):
     return RIGHT["version_counter"](renamed)
 
 
-WRONG = [  # (exercise, answer, whether it still passes the visible test)
+WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("engine_order", order_by_seq, False),
     ("engine_order", order_first_in_first_out, False),
     ("engine_order", order_without_accumulate_priority, False),
     ("binary_backward", backward_without_unbroadcast, False),
-    ("binary_backward", backward_mul_swapped, True),
+    ("binary_backward", backward_mul_swapped, False),
     ("leaf_grads", leaf_grads_overwriting, False),
     ("leaf_grads", leaf_grads_zero_for_unused, False),
     ("has_grad", has_grad_every_tensor, False),
-    ("has_grad", has_grad_inference_like_no_grad, True),
+    ("has_grad", has_grad_inference_like_no_grad, False),
     ("clamp_apply", clamp_exclusive, False),
-    ("clamp_apply", clamp_naive_bounds, True),
+    ("clamp_apply", clamp_naive_bounds, False),
     ("version_counter", version_views_own_counter, False),
     ("version_counter", version_exp_saves_input, False),
 ]

@@ -195,26 +195,26 @@ def order_one_draw_per_call(mode, run_a, run_b):
     return RIGHT["order_changes"](mode, flat(run_a), flat(run_b))
 
 
-WRONG = [  # (exercise, answer, whether it still passes the visible test)
+WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("seed_words", seed_words_abs, False),
-    ("seed_words", seed_words_unchecked, True),
+    ("seed_words", seed_words_unchecked, False),
     ("seed_words", seed_words_64_bit_first_word, False),
     ("temper", temper_swapped_right_shifts, False),
     ("temper", temper_left_steps_swapped, False),
     ("raw_draws", raw_draws_untwisted, False),
-    ("raw_draws", raw_draws_twist_from_old_words, True),
-    ("raw_draws", raw_draws_twist_every_625, True),
+    ("raw_draws", raw_draws_twist_from_old_words, False),
+    ("raw_draws", raw_draws_twist_every_625, False),
     ("uniform_floats", uniform_high_bits, False),
-    ("uniform_floats", uniform_float16_unclamped, True),
+    ("uniform_floats", uniform_float16_unclamped, False),
     ("uniform_floats", uniform_float64_pair_swapped, False),
     ("randint_from_draws", randint_threshold_2_32, False),
     ("randint_from_draws", randint_one_draw_always, False),
-    ("randint_from_draws", randint_no_refusal, True),
+    ("randint_from_draws", randint_no_refusal, False),
     ("randperm_from_draws", randperm_from_the_end, False),
     ("randperm_from_draws", randperm_swap_with_z, False),
     ("state_bytes", state_bytes_eager_twist, False),
     ("state_bytes", state_bytes_unseeded_flag, False),
-    ("order_changes", order_dropout_always_draws, True),
+    ("order_changes", order_dropout_always_draws, False),
     ("order_changes", order_dedicated_like_global, False),
     ("order_changes", order_one_draw_per_call, False),
 ]

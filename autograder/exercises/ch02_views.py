@@ -112,6 +112,8 @@ register(Exercise(
         _view_case((4, 6), (12, 1), (4, 2, 3)),
         _view_case((4, 6), (12, 1), (24,)),
         _view_case((), (), (1, 1)),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((0, 3), (7, 9), (0, 3))),
     ),
     edge=(
         _view_case((2, 1, 3), (3, 17, 1), (6,)),
@@ -191,6 +193,8 @@ register(Exercise(
         _slice_case((4, 5), (5, 1), 0, ((1, 3, None), (None, None, 2))),
         _slice_case((6,), (2,), 3, ((-4, None, 3),)),
         _slice_case((4, 5), (5, 1), 0, (-1, (10, 20, None))),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((3,), (1,), 0, (3,))),
     ),
     edge=(
         _slice_case((3,), (1,), 0, (3,)),
@@ -252,6 +256,8 @@ register(Exercise(
         _permute_case((2, 3), (3, 1), (1, 0)),
         _permute_case((2, 3, 4), (12, 4, 1), (-1, -2, -3)),
         _permute_case((), (), ()),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((), (), (0,))),
     ),
     edge=(
         _permute_case((2, 3), (3, 1), (0, 0)),
@@ -330,6 +336,9 @@ register(Exercise(
         _share_case("x.contiguous()", (2, 3), (3, 1)),
         _share_case("x[[0]]", (2, 3), (3, 1)),
         _share_case("x.t()", (2, 3, 4), (12, 4, 1)),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=('x.reshape(-1)', (), ())),
+        Case(args=('x.detach()', (), ())),
     ),
     edge=tuple(_share_case(op, shape, stride) for op in OPERATIONS
                for shape, stride in [((), ()), ((3,), (2,)), ((2, 3), (1, 2)),
@@ -423,6 +432,8 @@ register(Exercise(
                                            ("x.contiguous()[...] = v", -2))),
         _write_case(4, (3,), (1,), 1, (("x.expand(2, *x.shape).add_(v)", -5),
                                        ("x.detach().add_(v)", -1))),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=(2, (), (), 0, (('x.clone()[...] = v', -1),))),
     ),
     edge=(
         _write_case(3, (), (), 2, (("x[0] = v", -1), ("x.view(-1)[-1] = v", -2))),

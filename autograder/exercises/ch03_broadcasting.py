@@ -63,6 +63,8 @@ register(Exercise(
         _shapes_case((2, 1, 4), (3, 1), (1,)),
         _shapes_case((2, 3), (3, 2)),
         _shapes_case((5,), ()),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((1,), (0,))),
     ),
     edge=(
         _shapes_case(),
@@ -123,6 +125,9 @@ register(Exercise(
         _expand_case((4,), (1,), (2, 3, 4)),
         _expand_case((2, 1), (5, 9), (-1, 6)),
         _expand_case((3,), (1,), (2, 4)),
+        _expand_case((1, 3), (5, 1), (2, 1, 3)),  # a size-1 dim that stays 1 keeps its stride,
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((3,), (1,), (1, 3))),
     ),
     edge=(
         _expand_case((), (), ()),
@@ -289,6 +294,8 @@ register(Exercise(
         _error_case((2, 3), (3,)),
         _error_case((5, 2, 3), (4, 1, 3)),
         _error_case((3,), (2, 4)),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((0, 3), (1, 3, 3, 0))),
     ),
     edge=(
         _error_case((), ()),

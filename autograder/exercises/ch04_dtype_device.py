@@ -210,10 +210,21 @@ def _channels_last_strides(shape) -> tuple[int, ...]:
 
 @st.composite
 def _to_tensor(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(shape, stride) of a contiguous, transposed, sliced, expanded or channels-last tensor."""
+    """(shape, stride) of a contiguous, transposed, sliced, expanded or channels-last tensor,
+    or a sliced permutation (not dense, and not in row-major order)."""
     small = st.integers(1, 4)
     kind = draw(st.sampled_from(["contiguous", "transposed", "sliced", "expanded",
-                                 "channels_last", "contiguous4d"]))
+                                 "channels_last", "contiguous4d", "sliced_permuted"]))
+    if kind == "sliced_permuted":  # dense strides of a permuted shape, one dim stepped
+        shape = tuple(draw(st.lists(small, min_size=2, max_size=3)))
+        order = draw(st.permutations(range(len(shape))))  # innermost first
+        stride, running = [0] * len(shape), 1
+        for d in order:
+            stride[d] = running
+            running *= shape[d]
+        stepped = draw(st.sampled_from(order))
+        stride[stepped] *= draw(st.integers(2, 3))
+        return shape, tuple(stride)
     if kind == "contiguous":
         shape = tuple(draw(st.lists(small, max_size=3)))
         return shape, row_major(shape)
@@ -308,10 +319,12 @@ register(Exercise(
         _to_case("float32", (3, 2), (1, 3), ("dtype", "float64")),
         _to_case("int64", (3, 2), (1, 3), ("memory_format", "contiguous_format")),
         _to_case("float32", (2, 3), (3, 1), ("device", "cpu"), ("copy", True)),
+        _to_case("float32", (3, 4), (1, 6), ("dtype", "float64")),
+        _to_case("float32", (3, 4), (1, 0), ("dtype", "float64")),
     ),
     edge=(
         _to_case("float32", (), (), ("dtype", "float32")),
-        _to_case("float32", (3, 4), (1, 0), ("dtype", "float64")),
+        _to_case("float32", (2, 3, 4), (1, 2, 12), ("copy", True)),
         _to_case("float32", (3, 2), (4, 2), ("dtype", "float16")),
         _to_case("float32", (2, 3, 2, 2), (12, 1, 6, 3), ("memory_format", "contiguous_format")),
         _to_case("float32", (2, 3, 2, 2), (12, 1, 6, 3), ("dtype", "float64")),
@@ -431,6 +444,8 @@ register(Exercise(
                    ("mean", -1, True)),
         _meta_case(((4,), "bfloat16"), ((2, 4, 3), "bfloat16"), None, ("sum", 0, True)),
         _meta_case(((8, 4), "float32"), ((5, 3), "float32"), None, ("sum", 0, False)),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=(((2, 3), 'float16'), ((3, 5), 'float16'), ((), 'float64'), ('sum', 0, True))),
     ),
     edge=(
         _meta_case(((4,), "float32"), ((4,), "float32"), ((), "int64"), ("sum", 0, False)),

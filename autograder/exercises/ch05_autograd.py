@@ -285,6 +285,8 @@ register(Exercise(
         _binary_case("-", 2.0, [1.0, 2.0], [3.0, -1.0]),
         _binary_case("*", [[[2.0, 3.0]]], [[1.0, 2.0], [3.0, 1.0]],
                      [[[1.0, 1.0], [2.0, -2.0]]]),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=('*', 3.0, -2.0, 1.0)),
     ),
     edge=(
         _binary_case("*", 3.0, -2.0, 1.0),
@@ -464,6 +466,9 @@ register(Exercise(
                     ("retain_grad", "c"), ("detach", "d", "c"), ("mul", "e", "c", "d")),)),
         Case(args=((("leaf", "a", True), ("leaf", "b", True), ("no_grad", "c", "a", "b"),
                     ("mul", "d", "c", "c")),)),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("inference", "c", "a", "b"),
+                    ("mul", "d", "c", "a")),)),
     ),
     edge=(
         Case(args=((("leaf", "a", True), ("leaf", "b", True), ("detach", "c", "a"),
@@ -539,12 +544,13 @@ register(Exercise(
         Case(args=((-2.0, 0.0, 2.0), -1.0, 1.0, (1.0, 2.0, 3.0))),
         Case(args=((-1.0, 0.5, 1.0), -1.0, 1.0, (1.0, 2.0, 4.0))),
         Case(args=((-2.0, 0.5, 2.0), 0.0, None, (1.0, 2.0, 3.0))),
-    ),
-    edge=(
-        Case(args=((-2.0, 0.0, 2.0), 1.0, -1.0, (1.0, 2.0, 4.0))),
+        # the rules the text states: lo == hi (below: nowhere), lo > hi, nan
         Case(args=((-1.0, 0.0, 1.0), 0.0, 0.0, (1.0, 2.0, 4.0))),
+        Case(args=((-2.0, 0.0, 2.0), 1.0, -1.0, (1.0, 2.0, 4.0))),
         Case(args=((math.nan, 2.0), -1.0, 1.0, (1.0, 2.0))),
         Case(args=((math.nan, 0.0), 1.0, -1.0, (1.0, 2.0))),
+    ),
+    edge=(
         Case(args=((0.5,), None, 0.5, (3.0,))),
         Case(args=((0.5,), None, None, (3.0,))),
     ),

@@ -132,7 +132,9 @@ register(Exercise(
     chapter=CHAPTER,
     signature="seed_words(seed) -> list of the 624 state words (ints) after manual_seed(seed); "
               "raises ValueError where torch does",
-    fixed=(Case(args=(0,)), Case(args=(42,)), Case(args=(2 ** 32 + 42,)), Case(args=(-1,))),
+    fixed=(Case(args=(0,)), Case(args=(42,)), Case(args=(2 ** 32 + 42,)), Case(args=(-1,)),
+           # a common mistake's smallest failing case: the visible test catches it
+           Case(args=(-9223372036854775809,))),
     edge=(Case(args=(2 ** 64 - 1,)), Case(args=(-2 ** 63,)), Case(args=(2 ** 63,)),
           Case(args=(2 ** 32,)), Case(args=(2 ** 64,)), Case(args=(-2 ** 63 - 1,))),
     strategy=_seed_cases,
@@ -200,7 +202,9 @@ register(Exercise(
     signature="raw_draws(seed, n) -> list of the first n raw 32-bit draws after "
               "manual_seed(seed)",
     fixed=(Case(args=(0, 5)), Case(args=(42, 3)), Case(args=(2 ** 32 + 42, 3)),
-           Case(args=(-1, 2))),
+           Case(args=(-1, 2)),
+           # a common mistake's smallest failing case: the visible test catches it
+           Case(args=(8, 479)), Case(args=(0, 625))),
     edge=(Case(args=(0, 0)), Case(args=(5, 1)), Case(args=(0, 624)), Case(args=(0, 625)),
           Case(args=(7, 1249)), Case(args=(2 ** 64 - 1, 1248))),
     strategy=_raw_cases,
@@ -261,6 +265,8 @@ register(Exercise(
         Case(args=((0x12345678, 0x9ABCDEF0), "float64")),
         Case(args=((2 ** 23, 3 * 2 ** 22, 2 ** 24 + 5), "float32")),
         Case(args=((2 ** 23, 0x00ABCDEF), "float16")),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((16777215, 16775168, 16773120, 16773119), 'float16')),
     ),
     edge=(
         Case(args=((0xFF000000,), "float32")),
@@ -319,6 +325,8 @@ register(Exercise(
         Case(args=(-5, 5, 2, (0x12345678, 0x9ABCDEF0, 1, 2))),
         Case(args=(0, 2 ** 40, 2, (1, 2, 3, 4))),
         Case(args=(100, 100 + 2 ** 28, 1, (0x80000001, 0x90000003))),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=(0, 0, 1, (0, 0))),
     ),
     edge=(
         Case(args=(0, 2 ** 28 - 1, 2, (MASK32, 2 ** 28 - 1, 5, 6))),
@@ -536,6 +544,9 @@ register(Exercise(
         Case(args=("dedicated", ((("rand", 2),), (), ()), ((("rand", 3),), (), ()))),
         Case(args=("global", ((("rand", 2),), (("randint", 10, 1),), ()),
                    ((), (("rand", 2), ("randint", 10, 1)), ()))),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=("global", ((("dropout", 0.5, 4, False),), ()),
+                   ((("dropout", 0.5, 4, True),), ()))),
     ),
     edge=(
         Case(args=("global", ((("dropout", 0.0, 4, True),), ()),

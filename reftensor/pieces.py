@@ -72,6 +72,8 @@ PIECES: dict[str, Piece] = {
     "is_contiguous": Piece("ch01_storage", 3),
     "unfold_layout": Piece("ch01_storage", 4),
     "channels_last_strides": Piece("ch01_storage", 5),
+    "view_strides": Piece("ch02_views", 1),
+    "permute_layout": Piece("ch02_views", 3),
 }
 
 _answers: dict[str, Callable[..., Any]] = {}

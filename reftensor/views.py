@@ -114,6 +114,7 @@ def view_strides(shape: Sequence[int], stride: Sequence[int],
     makes the view impossible. Empty tensors take contiguous strides (or keep theirs when
     the shape does not change).
     """
+    # BEGIN PIECE view_strides
     if not shape:
         return (1,) * len(new_shape)
     numel = math.prod(shape)
@@ -140,6 +141,7 @@ def view_strides(shape: Sequence[int], stride: Sequence[int],
                 chunk_stride = stride[d - 1]
                 tensor_numel = view_numel = 1
     return tuple(result) if view_d == -1 else None
+    # END PIECE
 
 
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
@@ -399,7 +401,34 @@ def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
         if d in wrapped:
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         wrapped.append(d)
-    return _view(self, [self._shape[d] for d in wrapped], [self._stride[d] for d in wrapped])
+    shape, stride = permute_layout(self._shape, self._stride, wrapped)
+    return _view(self, shape, stride)
+
+
+def permute_layout(shape: Sequence[int], stride: Sequence[int],
+                   dims: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ``(shape, stride)`` of ``t.permute(dims)`` for a tensor ``t`` of this layout:
+    result dim ``i`` is dim ``dims[i]`` of ``t``, size and stride together. Negative dims
+    count from the end.
+
+    Raises:
+        RuntimeError: ``len(dims)`` is not the number of dims (checked first), or two entries
+        name the same dim. IndexError: an entry out of range.
+    """
+    # BEGIN PIECE permute_layout
+    ndim = len(shape)
+    if len(dims) != ndim:
+        raise RuntimeError(f"permute: {len(dims)} dims for a tensor with {ndim}")
+    wrapped: list[int] = []
+    for d in dims:
+        if not -ndim <= d < ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-ndim}, {ndim - 1}], but got {d})")
+        if d % ndim in wrapped:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        wrapped.append(d % ndim)
+    return tuple(shape[d] for d in wrapped), tuple(stride[d] for d in wrapped)
+    # END PIECE
 
 
 # ---------------------------------------------------------------------- adding, removing dims

@@ -53,6 +53,20 @@ def answer_sources(chapter: str) -> dict[str, str]:
             for c in nb.cells if nbgrader_meta(c).get("solution")}
 
 
+class JudgePieces:
+    """``pieces`` as an answer cell sees it where it is judged alone (as in
+    ``autograder.judge``): ``@pieces.register`` returns the function and registers nothing."""
+
+    @staticmethod
+    def register(fn: object) -> object:
+        return fn
+
+
+def answer_namespace() -> dict[str, object]:
+    """A fresh namespace to run answer cells in, as the grader's judge does."""
+    return {"pieces": JudgePieces()}
+
+
 def write_submission(chapter: str, folder: Path, replace: dict[str, str]) -> None:
     """The release notebook with the solution's answers (and ``replace``'s) filled in,
     written to ``folder/<chapter>.ipynb`` as a student would hand it in."""

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from autograder import checks, exercises, references, sandbox
-from tests.notebooks import answer_sources, hidden_pairs, source, write_submission
+from tests.notebooks import answer_namespace, answer_sources, hidden_pairs, source, write_submission
 
 pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 
@@ -23,7 +23,7 @@ NAMES = [name for names in CHAPTERS.values() for name in names]
 
 def solutions(chapter: str) -> dict[str, object]:
     """The answer functions of a solution notebook, run in one namespace like the grader's."""
-    namespace: dict[str, object] = {}
+    namespace = answer_namespace()
     for grade_id, text in answer_sources(chapter).items():
         if grade_id in CHAPTERS[chapter]:
             exec(compile(text, f"<{chapter}:{grade_id}>", "exec"), namespace)

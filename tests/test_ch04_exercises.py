@@ -7,6 +7,7 @@ import pytest
 
 from autograder import checks, exercises, references, sandbox
 from tests.notebooks import (
+    answer_namespace,
     answer_sources,
     assert_grading_full_points_and_one_loss,
     assert_mistake_fails,
@@ -21,7 +22,7 @@ NAMES = ["promote_types", "result_dtype", "cast_value", "to_result", "meta_forwa
 FRESH_SEED = 20261121
 
 
-RIGHT: dict[str, object] = {}
+RIGHT: dict[str, object] = answer_namespace()
 for _grade_id, _text in answer_sources(CHAPTER).items():
     if _grade_id in NAMES:
         exec(compile(_text, f"<{CHAPTER}:{_grade_id}>", "exec"), RIGHT)

@@ -11,6 +11,7 @@ import pytest
 from autograder import checks, exercises, references, sandbox
 from autograder.exercises import ch05_autograd
 from tests.notebooks import (
+    answer_namespace,
     answer_sources,
     assert_grading_full_points_and_one_loss,
     assert_mistake_fails,
@@ -26,7 +27,7 @@ NAMES = ["engine_order", "binary_backward", "leaf_grads", "has_grad", "clamp_app
 FRESH_SEED = 20261121
 
 
-RIGHT: dict[str, object] = {}
+RIGHT: dict[str, object] = answer_namespace()
 for _grade_id, _text in answer_sources(CHAPTER).items():
     if _grade_id in NAMES:
         exec(compile(_text, f"<{CHAPTER}:{_grade_id}>", "exec"), RIGHT)

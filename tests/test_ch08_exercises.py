@@ -12,6 +12,7 @@ import pytest
 from autograder import checks, exercises, references, sandbox
 from autograder.exercises import ch08_rng
 from tests.notebooks import (
+    answer_namespace,
     answer_sources,
     assert_grading_full_points_and_one_loss,
     assert_mistake_fails,
@@ -27,7 +28,7 @@ NAMES = ["seed_words", "temper", "raw_draws", "uniform_floats", "randint_from_dr
 FRESH_SEED = 20261122
 
 
-RIGHT: dict[str, object] = {}
+RIGHT: dict[str, object] = answer_namespace()
 for _grade_id, _text in answer_sources(CHAPTER).items():
     if _grade_id in NAMES:
         exec(compile(_text, f"<{CHAPTER}:{_grade_id}>", "exec"), RIGHT)

@@ -107,7 +107,7 @@ def test_on_the_student_edition_every_demo_prints_what_the_reference_prints(chap
             used = set(line.removeprefix("reftensor ran your ").split(", "))
             assert used <= set(pieces.PIECES) and used & chapter_pieces, line
             reports += 1
-    assert reports >= (5 if chapter_pieces else 0)
+    assert reports >= len(chapter_pieces)  # a demo after each of the chapter's pieces
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -170,7 +170,7 @@ def test_course_equals_a_fresh_regeneration(fresh):
 #: rule for non-dense copies, which reftensor's layout.innermost_first implements line for
 #: line; they fall when .to()'s output layout becomes a chapter 4 piece.)
 EDITION_LEAKS = {
-    "ch01_storage": (0, 0), "ch02_views": (1, 8), "ch03_broadcasting": (3, 2),
+    "ch01_storage": (0, 0), "ch02_views": (0, 1), "ch03_broadcasting": (3, 1),
     "ch04_dtype_device": (1, 8), "ch05_autograd": (0, 1), "ch08_rng": (1, 1),
 }
 

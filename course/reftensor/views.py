@@ -114,32 +114,11 @@ def view_strides(shape: Sequence[int], stride: Sequence[int],
     makes the view impossible. Empty tensors take contiguous strides (or keep theirs when
     the shape does not change).
     """
-    if not shape:
-        return (1,) * len(new_shape)
-    numel = math.prod(shape)
-    if numel == 0:
-        if tuple(shape) == tuple(new_shape):
-            return tuple(stride)
-        return layout.contiguous_strides(new_shape)
-    result = [0] * len(new_shape)
-    view_d = len(new_shape) - 1
-    chunk_stride = stride[-1]
-    tensor_numel = view_numel = 1
-    for d in range(len(shape) - 1, -1, -1):
-        tensor_numel *= shape[d]
-        chunk_ends = d == 0 or (shape[d - 1] != 1
-                                and stride[d - 1] != tensor_numel * chunk_stride)
-        if chunk_ends:
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
-                result[view_d] = view_numel * chunk_stride
-                view_numel *= new_shape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if d > 0:
-                chunk_stride = stride[d - 1]
-                tensor_numel = view_numel = 1
-    return tuple(result) if view_d == -1 else None
+    # BEGIN PIECE view_strides
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("view_strides")(shape, stride, new_shape)
+    # END PIECE
 
 
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
@@ -399,7 +378,25 @@ def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
         if d in wrapped:
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         wrapped.append(d)
-    return _view(self, [self._shape[d] for d in wrapped], [self._stride[d] for d in wrapped])
+    shape, stride = permute_layout(self._shape, self._stride, wrapped)
+    return _view(self, shape, stride)
+
+
+def permute_layout(shape: Sequence[int], stride: Sequence[int],
+                   dims: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ``(shape, stride)`` of ``t.permute(dims)`` for a tensor ``t`` of this layout:
+    result dim ``i`` is dim ``dims[i]`` of ``t``, size and stride together. Negative dims
+    count from the end.
+
+    Raises:
+        RuntimeError: ``len(dims)`` is not the number of dims (checked first), or two entries
+        name the same dim. IndexError: an entry out of range.
+    """
+    # BEGIN PIECE permute_layout
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("permute_layout")(shape, stride, dims)
+    # END PIECE
 
 
 # ---------------------------------------------------------------------- adding, removing dims

@@ -293,9 +293,8 @@ def _write_one_by_one(kernel: Kernel, self: Tensor, operands: Sequence[Operand],
     seen = [_strides_at(x, shape) for x in tensors]
     order = layout.innermost_first(shape, [self._stride, *seen])
     for outer_first in itertools.product(*(range(shape[d]) for d in reversed(order))):
-        index = [0] * len(shape)
-        for d, i in zip(reversed(order), outer_first, strict=True):
-            index[d] = i
+        position = dict(zip(reversed(order), outer_first, strict=True))
+        index = tuple(position[d] for d in range(len(shape)))
         elements = []
         for x in operands:
             if isinstance(x, Tensor):

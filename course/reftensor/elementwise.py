@@ -38,6 +38,7 @@ in both libraries.
 from __future__ import annotations
 
 import builtins
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -253,8 +254,57 @@ def cpu_result(kernel: Kernel, operands: Sequence[Operand], common: dtype,
 def cpu_inplace(kernel: Kernel, self: Tensor, operands: Sequence[Operand], common: dtype,
                 **options: Any) -> Tensor:
     """Steps 4-5 of an in-place op on the CPU: write into ``self``, bump its ``_version``."""
-    _write(self, _compute(kernel, operands, common, self._shape, **options))
+    if iterator.has_internal_overlap(self) == "too hard" and _shares_locations(self):
+        _write_one_by_one(kernel, self, operands, common, **options)
+    else:
+        _write(self, _compute(kernel, operands, common, self._shape, **options))
     return _bump(self)
+
+
+def _shares_locations(t: Tensor) -> builtins.bool:
+    """Do two of ``t``'s elements live at one storage location?"""
+    seen: set[int] = set()
+    for index in itertools.product(*(range(n) for n in t._shape)):
+        at = layout.storage_index(index, t._stride, t._storage_offset)
+        if at in seen:
+            return True
+        seen.add(at)
+    return False
+
+
+def _strides_at(x: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``x``'s strides seen at the broadcast ``shape``: 0 along new dims and grown size-1
+    dims."""
+    lead = len(shape) - x.dim()
+    return tuple(0 if d < lead or (x._shape[d - lead] == 1 and n != 1) else x._stride[d - lead]
+                 for d, n in enumerate(shape))
+
+
+def _write_one_by_one(kernel: Kernel, self: Tensor, operands: Sequence[Operand],
+                      common: dtype, **options: Any) -> None:
+    """An in-place op on a ``self`` whose elements share locations torch does not detect
+    ("too hard", so it does not refuse): torch's loop computes one element at a time, in
+    TensorIterator's order (``layout.innermost_first``, the innermost dim fastest), and a
+    read sees the writes before it. Reproduced element by element, for the small tensors
+    this happens to (torch's vectorized inner loop, for long contiguous rows, reads several
+    elements before writing them; that is not reproduced)."""
+    shape = self._shape
+    tensors = [x for x in operands if isinstance(x, Tensor)]
+    seen = [_strides_at(x, shape) for x in tensors]
+    order = layout.innermost_first(shape, [self._stride, *seen])
+    for outer_first in itertools.product(*(range(shape[d]) for d in reversed(order))):
+        position = dict(zip(reversed(order), outer_first, strict=True))
+        index = tuple(position[d] for d in range(len(shape)))
+        elements = []
+        for x in operands:
+            if isinstance(x, Tensor):
+                stride = seen[next(k for k, t in enumerate(tensors) if t is x)]
+                at = layout.storage_index(index, stride, x._storage_offset)
+                x = Tensor._make(x._storage, (), (), at, x._dtype)
+            elements.append(x)
+        at = layout.storage_index(index, self._stride, self._storage_offset)
+        one = Tensor._make(self._storage, (), (), at, self._dtype)
+        _write(one, _compute(kernel, elements, common, (), **options))
 
 
 def _fast_operands(a: Operand, b: Operand) -> builtins.bool:

@@ -280,7 +280,9 @@ def _leave_one_out(x: Tensor, dim: int | None) -> Tensor:
     eye = positions.unsqueeze(1) == positions
     rows = where(eye, xt.unsqueeze(-2) * 0 + 1, xt.unsqueeze(-2))
     others = rows.prod(-1)
-    return others.reshape(x._shape) if dim is None else others.transpose(dim, -1)
+    if dim is None:
+        return others.reshape(x._shape)
+    return others.transpose(dim, -1).contiguous()  # dense, as torch's cumprod-based product
 
 
 def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int | None) -> Tensor:

@@ -74,11 +74,7 @@ def to_copies_unless_contiguous(dtype, shape, stride, call):
     """Believes contiguous_format always gives a contiguous result."""
     same, out = RIGHT["to_result"](dtype, shape, stride, call)
     if dict(call).get("memory_format") == "contiguous_format" and same:
-        strides, running = [], 1
-        for n in reversed(shape):
-            strides.append(running)
-            running *= max(n, 1)
-        contiguous = tuple(reversed(strides))
+        contiguous = _contiguous(shape)
         return (True, out) if tuple(stride) == contiguous else (False, contiguous)
     return same, out
 
@@ -88,11 +84,15 @@ def to_always_contiguous_copy(dtype, shape, stride, call):
     same, out = RIGHT["to_result"](dtype, shape, stride, call)
     if same or dict(call).get("memory_format") == "channels_last":
         return same, out
+    return False, _contiguous(shape)
+
+
+def _contiguous(shape) -> tuple[int, ...]:
     strides, running = [], 1
     for n in reversed(shape):
         strides.append(running)
         running *= max(n, 1)
-    return False, tuple(reversed(strides))
+    return tuple(reversed(strides))
 
 
 def to_non_dense_as_suggested(dtype, shape, stride, call):
@@ -104,11 +104,7 @@ def to_non_dense_as_suggested(dtype, shape, stride, call):
         return same, out
     if out == tuple(stride) or (len(shape) == 4 and out[1] == 1):
         return same, out
-    strides, running = [], 1
-    for n in reversed(shape):
-        strides.append(running)
-        running *= max(n, 1)
-    return False, tuple(reversed(strides))
+    return False, _contiguous(shape)
 
 
 def meta_widening_bias(x, w, bias, reduce):

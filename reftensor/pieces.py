@@ -78,6 +78,9 @@ PIECES: dict[str, Piece] = {
 
 _answers: dict[str, Callable[..., Any]] = {}
 _traces: list[set[str]] = []
+# pieces the saved notebooks did not answer, and why: read once per kernel (a published
+# piece's stub asks on every call)
+_misses: dict[str, str] = {}
 
 
 def register(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -100,6 +103,7 @@ def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         _answers.pop(name, None)
     else:
         _answers[name] = fn
+        _misses.pop(name, None)
     return fn
 
 
@@ -175,11 +179,13 @@ def _find(name: str) -> tuple[Callable[..., Any] | None, str]:
     """The student's function for piece ``name``: registered in this kernel, else read from
     the saved notebook (and then registered); the reason when there is none."""
     fn = _answers.get(name)
-    why = ""
-    if fn is None:
+    why = _misses.get(name, "")
+    if fn is None and not why:
         fn, why = _from_notebook(name)
         if fn is not None:
             _answers[name] = fn
+        else:
+            _misses[name] = why
     if fn is not None:
         for used in _traces:
             used.add(name)

@@ -73,6 +73,7 @@ PIECES: dict[str, Piece] = {
     "unfold_layout": Piece("ch01_storage", 4),
     "channels_last_strides": Piece("ch01_storage", 5),
     "view_strides": Piece("ch02_views", 1),
+    "slice_layout": Piece("ch02_views", 2),
     "permute_layout": Piece("ch02_views", 3),
 }
 

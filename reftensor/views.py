@@ -533,11 +533,45 @@ def broadcast_to(self: Tensor, size: Sequence[int]) -> Tensor:
 
 
 # ---------------------------------------------------------------------- sub-ranges
-def _slice(t: Tensor, dim: int, start: int, length: int, step: int = 1) -> Tensor:
-    """Elements ``start, start + step, ...`` (``length`` of them) along ``dim``."""
-    shape, stride = list(t._shape), list(t._stride)
-    offset = t._storage_offset + start * stride[dim]
-    shape[dim], stride[dim] = length, stride[dim] * step
+def slice_layout(shape: Sequence[int], stride: Sequence[int], offset: int,
+                 index: Sequence[Any]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The ``(shape, stride, storage_offset)`` of ``x[index]`` for a tensor ``x`` of this
+    layout, where ``index`` holds only ints and slices (torch's ``applySlicing`` for those).
+
+    ``index`` is a tuple with one entry per leading dim: an int (``select``: the dim goes,
+    the offset moves by ``i * stride``, a negative ``i`` counting from the end) or a triple
+    ``(start, stop, step)`` standing for ``slice(start, stop, step)`` (``slice``: bounds
+    clamped as Python clamps them, the stride scaled by a positive ``step``). Dims past the
+    last entry are kept whole.
+
+    Raises:
+        IndexError: more entries than dims, or an int outside ``[-size, size)``.
+    """
+    # BEGIN PIECE slice_layout
+    if len(index) > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    new_shape: list[int] = []
+    new_stride: list[int] = []
+    for d, (size, step) in enumerate(zip(shape, stride, strict=True)):
+        entry = index[d] if d < len(index) else (None, None, None)
+        if isinstance(entry, int):
+            if not -size <= entry < size:
+                raise IndexError(f"index {entry} is out of bounds for dimension {d} "
+                                 f"with size {size}")
+            offset += (entry % size) * step
+        else:
+            start, stop, by = slice(*entry).indices(size)
+            offset += start * step
+            new_shape.append(len(range(start, stop, by)))
+            new_stride.append(step * by)
+    return tuple(new_shape), tuple(new_stride), offset
+    # END PIECE
+
+
+def _slice(t: Tensor, dim: int, start: int | None, end: int | None, step: int = 1) -> Tensor:
+    """The view ``t[..., start:end:step]`` along ``dim``, laid out by ``slice_layout``."""
+    index = ((None, None, None),) * dim + ((start, end, step),)
+    shape, stride, offset = slice_layout(t._shape, t._stride, t._storage_offset, index)
     return _view(t, shape, stride, offset)
 
 
@@ -550,13 +584,7 @@ def slice_(self: Tensor, dim: int = 0, start: int | None = None, end: int | None
         raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    d = _wrap(dim, self.dim())
-    size = self._shape[d]
-    start = 0 if start is None else start
-    end = size if end is None else end
-    start = min(max(start + size if start < 0 else start, 0), size)
-    end = min(max(end + size if end < 0 else end, start), size)
-    return _slice(self, d, start, (end - start + step - 1) // step, step)
+    return _slice(self, _wrap(dim, self.dim()), start, end, step)
 
 
 def _narrow_start(self: Tensor, dim: int, start: int, length: int) -> tuple[int, int]:
@@ -614,9 +642,9 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     if index < -size or index >= size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(t._shape)} at dimension {d}")
-    index = index + size if index < 0 else index
-    return _view(t, t._shape[:d] + t._shape[d + 1:], t._stride[:d] + t._stride[d + 1:],
-                 t._storage_offset + index * t._stride[d])
+    shape, stride, offset = slice_layout(t._shape, t._stride, t._storage_offset,
+                                         ((None, None, None),) * d + (index,))
+    return _view(t, shape, stride, offset)
 
 
 @_kernel(aten.unfold.default)
@@ -672,7 +700,7 @@ def _pieces(t: Tensor, lengths: Sequence[int], d: int) -> tuple[Tensor, ...]:
     """Consecutive views of ``lengths`` elements along dim ``d``."""
     pieces, start = [], 0
     for n in lengths:
-        pieces.append(_slice(t, d, start, n))
+        pieces.append(_slice(t, d, start, start + n))
         start += n
     return tuple(pieces)
 

@@ -357,8 +357,8 @@ def test_publishing_a_chapter_keeps_its_reference_bodies_behind_the_students_own
     with pytest.raises(ValueError, match="no graded pieces"):
         edition.publish("ch09_dispatch", listed)
     out = tmp_path / "published"
-    assert edition.write_student_edition(out, published=["ch01_storage"]) == [
-        n for n, p in pieces.PIECES.items() if p.chapter != "ch01_storage"]
+    assert sorted(edition.write_student_edition(out, published=["ch01_storage"])) == sorted(
+        n for n, p in pieces.PIECES.items() if p.chapter != "ch01_storage")
     done = _run("""
         import reftensor
         from reftensor import pieces

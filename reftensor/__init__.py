@@ -32,6 +32,7 @@ from . import (  # noqa: F401
     comparison,
     copies,
     elementwise,
+    functional,
     indexing,
     matmul,
     promotion,
@@ -69,6 +70,7 @@ from .factories import (
     from_numpy,
     tensor,
 )
+from .functional import *  # noqa: F403
 from .layout import channels_last, contiguous_format, memory_format, preserve_format
 from .promotion import *  # noqa: F403
 from .size import Size
@@ -139,5 +141,5 @@ __all__ = [
     "manual_seed", "nn", "random", "seed", "set_rng_state",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
     *_bindings.__all__,
-    *broadcasting.__all__, *promotion.__all__, *views.__all__,
+    *broadcasting.__all__, *functional.__all__, *promotion.__all__, *views.__all__,
 ]

@@ -35,7 +35,7 @@ from .device import CPU
 from .storage import UntypedStorage, no_data
 from .tensor import Tensor
 
-__all__ = ["SCALAR_TYPE_NAMES", "legacy_type_name", "expand_strides"]
+__all__ = ["SCALAR_TYPE_NAMES", "legacy_type_name"]
 
 #: torch's C++ ScalarType names, which its error messages use.
 SCALAR_TYPE_NAMES = {
@@ -60,28 +60,12 @@ def _long_tensor(values: np.ndarray) -> Tensor:
     return t
 
 
-def expand_strides(shape: Sequence[int], stride: Sequence[int],
-                   target: Sequence[int]) -> tuple[int, ...]:
-    """Strides of ``expand(target)`` (torch's ``inferExpandGeometry``); the sizes must already
-    be known to broadcast. A broadcast dim gets stride 0; a new leading dim of size 1 gets
-    ``size * stride`` of the dim after it."""
-    ndim, lead = len(target), len(target) - len(shape)
-    result = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        if i >= lead:
-            size, st = shape[i - lead], stride[i - lead]
-        else:
-            size = 1
-            st = target[i + 1] * result[i + 1] if i + 1 < ndim else 1
-        result[i] = 0 if size != target[i] else st
-    return tuple(result)
-
-
 def _expand(t: Tensor, target: tuple[int, ...]) -> Tensor:
+    """An index tensor broadcast to ``target`` (torch's ``expand_outplace``: the op
+    ``expand``, chapter 3's stride-0 view)."""
     if t._shape == target:
         return t
-    return Tensor._make(t._storage, target, expand_strides(t._shape, t._stride, target),
-                        t._storage_offset, t._dtype, base=t)
+    return aten.expand.default.call(t, target, False)
 
 
 # ----------------------------------------------------------------------- make_info

@@ -75,6 +75,9 @@ PIECES: dict[str, Piece] = {
     "view_strides": Piece("ch02_views", 1),
     "slice_layout": Piece("ch02_views", 2),
     "permute_layout": Piece("ch02_views", 3),
+    "broadcast_shapes": Piece("ch03_broadcasting", 1),
+    "expand_strides": Piece("ch03_broadcasting", 2),
+    "broadcast_error": Piece("ch03_broadcasting", 5),
 }
 
 _answers: dict[str, Callable[..., Any]] = {}

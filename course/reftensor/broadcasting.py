@@ -18,77 +18,70 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any
 
 from ._ops import DispatchKey, aten
-from .size import Size
 from .tensor import Tensor
 
-__all__ = ["broadcast_shapes", "broadcast_tensors"]
+__all__ = ["broadcast_tensors"]
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape that tensors of ``shapes`` (tuples of ints) broadcast to, as a tuple.
+
+    The rule every broadcasting op follows, and ``torch.broadcast_shapes``'s (whose Python
+    front, ``reftensor.functional.broadcast_shapes``, also takes ints and ``None`` and returns
+    a ``Size``): shapes line up at their last dim, a missing dim counts as size 1, and in each
+    place the sizes must be equal or 1; the result takes the size that is not 1. No shapes
+    give ``()``.
+
+    Raises:
+        RuntimeError: two sizes in one place that differ and are both not 1 (torch's
+            message, naming the first shape, in order, that does not fit).
+    """
+    # BEGIN PIECE broadcast_shapes
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("broadcast_shapes")(*shapes)
+    # END PIECE
+
+
+def broadcast_error(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int, int, int] | None:
+    """What a broadcasting op's error names for operands of shapes ``shape_a`` and
+    ``shape_b``: ``(dim, size_a, size_b)`` at the first clash from the right, ``dim``
+    counted in the broadcast shape; None when they broadcast (torch's ``infer_size``).
+    """
+    # BEGIN PIECE broadcast_error
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("broadcast_error")(shape_a, shape_b)
+    # END PIECE
 
 
 def infer_size(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
-    """The broadcast shape of two tensors' shapes, with the error torch's ops raise.
+    """The broadcast shape of two operands' shapes, with the error torch's ops raise.
+
+    Equal shapes, or a 0-d operand, need no broadcasting (chapters 1 and 2 run ops on such
+    operands only); other shapes meet through ``broadcast_shapes``, and when they do not,
+    ``broadcast_error`` names the clash.
 
     Raises:
         RuntimeError: "The size of tensor a (3) must match the size of tensor b (2) at
             non-singleton dimension 0" (dims checked from the last one).
     """
-    ndim = max(len(a), len(b))
-    result = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        offset = ndim - 1 - i
-        size_a = a[len(a) - 1 - offset] if offset < len(a) else 1
-        size_b = b[len(b) - 1 - offset] if offset < len(b) else 1
-        if size_a != size_b and size_a != 1 and size_b != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
-                f"at non-singleton dimension {i}"
-            )
-        result[i] = size_b if size_a == 1 else size_a
-    return tuple(result)
-
-
-def broadcast_shapes(*shapes: Any) -> Size:
-    """The shape that tensors of ``shapes`` broadcast to (``torch.broadcast_shapes``).
-
-    Each shape is a tuple/list of ints, or one int for a 1-d shape; ``None`` is skipped.
-
-    Raises:
-        RuntimeError: shapes that do not broadcast, or an argument that is not a shape.
-        ValueError: a negative size that would be broadcast.
-        TypeError: a size that is not an int.
-    """
-    given = [(x,) if isinstance(x, int) else x for x in shapes if x is not None]
-    if not given:
-        return Size(())
-    for shape in given:
-        if not isinstance(shape, Sequence):
-            raise RuntimeError(
-                "Input shapes should be of type ints, a tuple of ints, or a list of ints, "
-                f"got {shape}"
-            )
-    common: list[Any] = [1] * max(len(shape) for shape in given)
-    for index, shape in enumerate(given):
-        for d in range(-1, -1 - len(shape), -1):
-            if shape[d] == common[d]:
-                continue
-            if common[d] == 1:
-                if shape[d] < 0:
-                    raise ValueError("Attempting to broadcast a dimension with negative length!")
-                common[d] = shape[d]
-            if shape[d] != 1 and common[d] != shape[d]:
-                raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {shape[d]} at {d}! "
-                    f"Mismatching argument at index {index} had {shape}; but expected shape "
-                    f"should be broadcastable to {common}"
-                )
-    for size in common:
-        if not isinstance(size, int):
-            raise TypeError(
-                f"Size() takes an iterable of 'int' (item 0 is '{type(size).__name__}')"
-            )
-    return Size(common)
+    if not b or tuple(a) == tuple(b):
+        return tuple(a)
+    if not a:
+        return tuple(b)
+    try:
+        return broadcast_shapes(a, b)
+    except RuntimeError:
+        clash = broadcast_error(a, b)
+        if clash is None:
+            raise
+        dim, size_a, size_b = clash
+        raise RuntimeError(
+            f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
+            f"at non-singleton dimension {dim}") from None
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
@@ -147,3 +140,46 @@ def sum_to_size(self: Tensor, size: Sequence[int]) -> Tensor:
     )
     summed = aten.sum.dim_IntList.call(self, dims, True, None) if dims else self
     return aten.view.default.call(summed, shape) if lead else summed
+
+
+def expand_strides(shape: Sequence[int], stride: Sequence[int],
+                   new_shape: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ``(shape, stride)`` of ``t.expand(new_shape)`` for a tensor ``t`` of this layout
+    (torch's ``inferExpandGeometry``).
+
+    Sizes match from the right. A dim of size 1 may grow (stride 0); a size-1 dim that
+    stays 1 keeps its stride; ``-1`` keeps a dim's size; a new leading dim takes stride 0,
+    or ``size * stride`` of the dim inside it when its size is 1.
+
+    Raises:
+        RuntimeError: fewer sizes than dims, ``-1`` for a new leading dim, a negative size,
+            or a size other than 1 asked to change.
+    """
+    # BEGIN PIECE expand_strides
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("expand_strides")(shape, stride, new_shape)
+    # END PIECE
+
+
+def expand(self: Tensor, size: Sequence[int], implicit: bool = False) -> Tensor:
+    """Broadcast to ``size`` without copying, a view laid out by ``expand_strides``
+    (``torch.Tensor.expand``). ``implicit`` changes nothing.
+
+    Raises:
+        RuntimeError: fewer sizes than dims, or any error of ``expand_strides``.
+    """
+    target = list(size)
+    if len(target) < self.dim():
+        raise RuntimeError(
+            f"expand({self.dtype.name} tensor of shape {list(self._shape)}, size={target}): "
+            f"the number of sizes provided ({len(target)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({self.dim()})")
+    shape, stride = expand_strides(self._shape, self._stride, target)
+    return Tensor._make(self._storage, shape, stride, self._storage_offset, self._dtype,
+                        base=self)
+
+
+# a view computes metadata only, the same on both devices
+aten.expand.default.impl(DispatchKey.CPU)(expand)
+aten.expand.default.impl(DispatchKey.Meta)(expand)

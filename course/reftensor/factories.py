@@ -315,9 +315,12 @@ def _contiguous(size: Sequence[int], d: dtype, where: device) -> Tensor:
 
 def _fill(t: Tensor, value: Any) -> Tensor:
     """Write ``value`` into every element of a fresh contiguous ``t`` (checked against the
-    dtype's range as torch's ``Scalar.to<T>()``). The storage holds exactly the elements, in
-    order, so NumPy fills it whatever the number of dims."""
-    t._storage._typed(t._dtype.numpy)[...] = _casting.checked_number(value, t._dtype)
+    dtype's range as torch's ``Scalar.to<T>()``, except float16 and bfloat16 for a
+    one-element tensor, which torch fills unchecked: ``full((), 1e10, dtype=float16)`` is
+    inf). The storage holds exactly the elements, in order, so NumPy fills it whatever the
+    number of dims."""
+    t._storage._typed(t._dtype.numpy)[...] = _casting.checked_number(
+        value, t._dtype, check_half=t.numel() != 1)
     return t
 
 

@@ -6,7 +6,8 @@ memory (the base of a view of a view is the original). Only the metadata arithme
 
 * ``view``/``reshape`` re-split groups of dims that are contiguous with each other;
 * ``transpose``/``permute`` reorder (size, stride) pairs;
-* ``expand`` gives broadcast dims stride 0; ``unsqueeze`` inserts a size-1 dim;
+* ``unsqueeze`` inserts a size-1 dim (``expand``, stride 0, is chapter 3's:
+  ``broadcasting``);
 * ``narrow``/``select``/``unfold``/``diagonal``/``split`` move the offset and scale strides.
 
 ``reshape`` is the one function here that may copy: when ``view`` is impossible it returns a
@@ -442,51 +443,6 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
     new_stride = self._shape[d] * self._stride[d] if d < self.dim() else 1
     return _view(self, (*self._shape[:d], 1, *self._shape[d:]),
                  (*self._stride[:d], new_stride, *self._stride[d:]))
-
-
-@_kernel(aten.expand.default)
-def expand(self: Tensor, size: Sequence[int], implicit: bool = False) -> Tensor:
-    """Broadcast to ``size`` without copying: size-1 dims (and new leading dims) get
-    stride 0; ``-1`` keeps a size (``torch.Tensor.expand``). ``implicit`` changes nothing.
-
-    Raises:
-        RuntimeError: fewer sizes than dims, a non-1 dim asked to change, or ``-1`` for a
-            new leading dim.
-    """
-    target = list(size)
-    t = self
-    if len(target) < t.dim():
-        raise RuntimeError(
-            f"expand({t.dtype.name} tensor of shape {list(t._shape)}, size={target}): the "
-            f"number of sizes provided ({len(target)}) must be greater or equal to the "
-            f"number of dimensions in the tensor ({t.dim()})")
-    lead = len(target) - t.dim()
-    shape, stride = [0] * len(target), [0] * len(target)
-    inner_size, inner_stride = 1, 0  # what a new leading dim would be "outside of"
-    for i in range(len(target) - 1, -1, -1):
-        d = i - lead
-        n = t._shape[d] if d >= 0 else 1
-        step = t._stride[d] if d >= 0 else inner_size * inner_stride
-        want = target[i]
-        if want == -1:
-            if d < 0:
-                raise RuntimeError(
-                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                    f"non-existing dimension {i}")
-            want = n
-        if want < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {want}: "
-                               f"{target}")
-        if n != want:
-            if n != 1:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({want}) must match the existing size "
-                    f"({n}) at non-singleton dimension {i}.  Target sizes: {target}.  "
-                    f"Tensor sizes: {list(t._shape)}")
-            n, step = want, 0
-        shape[i], stride[i] = n, step
-        inner_size, inner_stride = n, step
-    return _view(t, shape, stride)
 
 
 @_composite(aten.expand_as.default)

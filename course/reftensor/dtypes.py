@@ -11,6 +11,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from . import type_promotion
+
 __all__ = [
     "dtype",
     "bool",
@@ -106,6 +108,7 @@ ALL_DTYPES: tuple[dtype, ...] = (
 )
 
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
 
 _default_dtype = float32
 
@@ -146,23 +149,9 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to safely (``torch.promote_types``).
 
-    Categories rank bool < integer < floating; within integers the wider type wins, and
-    ``uint8`` with a signed type needs a signed type one step wider; float16 with bfloat16
-    meets at float32.
+    Equal dtypes need no rule; for two different ones the rule on their names is
+    ``type_promotion.promote_types`` (chapter 4).
     """
     if a is b:
         return a
-    if a is bool:
-        return b
-    if b is bool:
-        return a
-    if a.is_floating_point != b.is_floating_point:
-        return a if a.is_floating_point else b
-    if a.is_floating_point:
-        if {a, b} == {float16, bfloat16}:
-            return float32
-        return a if a.itemsize > b.itemsize else b
-    if uint8 in (a, b):
-        other = b if a is uint8 else a
-        return int16 if other is int8 else other
-    return a if a.itemsize > b.itemsize else b
+    return _BY_NAME[type_promotion.promote_types(a.name, b.name)]

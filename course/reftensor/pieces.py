@@ -78,6 +78,7 @@ PIECES: dict[str, Piece] = {
     "broadcast_shapes": Piece("ch03_broadcasting", 1),
     "expand_strides": Piece("ch03_broadcasting", 2),
     "broadcast_error": Piece("ch03_broadcasting", 5),
+    "promote_types": Piece("ch04_dtype_device", 1),
 }
 
 _answers: dict[str, Callable[..., Any]] = {}

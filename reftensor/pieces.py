@@ -79,6 +79,10 @@ PIECES: dict[str, Piece] = {
     "expand_strides": Piece("ch03_broadcasting", 2),
     "broadcast_error": Piece("ch03_broadcasting", 5),
     "promote_types": Piece("ch04_dtype_device", 1),
+    "seed_words": Piece("ch08_rng", 1),
+    "temper": Piece("ch08_rng", 2),
+    "randint_from_draws": Piece("ch08_rng", 5),
+    "randperm_from_draws": Piece("ch08_rng", 6),
 }
 
 _answers: dict[str, Callable[..., Any]] = {}

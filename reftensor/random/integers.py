@@ -102,15 +102,33 @@ def _store(t: Tensor, values: np.ndarray) -> None:
     fill.write(t, values.astype(t.dtype.numpy))
 
 
-def _from_to_kernel(t: Tensor, low: int, span: int, gen: Generator) -> None:
-    """``low + draw % span`` as int64 (wrapping), span in [1, 2**64)."""
-    n = t.numel()
+def randint_from_draws(low: int, high: int, n: int, draws: Sequence[int]) -> list[int]:
+    """``torch.randint(low, high, (n,)).tolist()`` from the raw 32-bit draws ``draws``: each
+    number is ``low + draw % (high - low)``, one draw per number when the range is below
+    ``2**28``, else a 64-bit value ``(first << 32) | second`` from two (``draws`` holds as
+    many as that takes). Python ints, not wrapped to int64.
+
+    Raises:
+        RuntimeError: ``low >= high``.
+    """
+    # BEGIN PIECE randint_from_draws
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
+    span = high - low
     if span < SMALL_RANGE:
-        draws = gen._draw32(n).astype(np.uint64)
-    else:
-        draws = gen._draw64(n)
-    values = (draws % np.uint64(span) + np.uint64(low % 2**64)).view(np.int64)
-    _store(t, values)
+        return [low + d % span for d in draws[:n]]
+    pairs = zip(draws[0:2 * n:2], draws[1:2 * n:2], strict=True)
+    return [low + ((first << 32) | second) % span for first, second in pairs]
+    # END PIECE
+
+
+def _from_to_kernel(t: Tensor, low: int, span: int, gen: Generator) -> None:
+    """``randint_from_draws`` for ``t``'s elements, span in [1, 2**64), wrapped to int64."""
+    n = t.numel()
+    draws = gen._draw32(n if span < SMALL_RANGE else 2 * n)
+    values = randint_from_draws(low, low + span, n, draws.tolist())
+    _store(t, np.array([v % 2**64 for v in values], dtype=np.uint64).view(np.int64))
 
 
 def _full_kernel(t: Tensor, gen: Generator) -> None:
@@ -259,16 +277,25 @@ fill.register_factory(_randint, aten.randint.default, aten.randint.generator,
                       aten.randint_like.low_generator_dtype)
 
 
-def _randperm_kernel(t: Tensor, n: int, gen: Generator) -> None:
+def randperm_from_draws(n: int, draws: Sequence[int]) -> list[int]:
+    """``torch.randperm(n).tolist()`` below 214,748,364 from the raw 32-bit draws ``draws``
+    (``n - 1`` of them are used): a Fisher-Yates shuffle of ``0..n-1`` that swaps position
+    ``i`` with ``i + draw_i % (n - i)`` for ``i = 0..n-2``."""
+    # BEGIN PIECE randperm_from_draws
     perm = list(range(n))
+    for i in range(n - 1):
+        z = i + draws[i] % (n - i)
+        perm[i], perm[z] = perm[z], perm[i]
+    return perm
+    # END PIECE
+
+
+def _randperm_kernel(t: Tensor, n: int, gen: Generator) -> None:
     if n < RANDPERM_SMALL:
-        draws = gen._draw32(n - 1).tolist() if n > 1 else []
-        for i, draw in enumerate(draws):
-            z = i + draw % (n - i)
-            perm[i], perm[z] = perm[z], perm[i]
-    else:  # inside-out: r[i] = r[z]; r[z] = i
-        draws = gen._draw64(n).tolist()
-        for i, draw in enumerate(draws):
+        perm = randperm_from_draws(n, gen._draw32(n - 1).tolist() if n > 1 else [])
+    else:  # inside-out, with 64-bit draws: r[i] = r[z]; r[z] = i
+        perm = list(range(n))
+        for i, draw in enumerate(gen._draw64(n).tolist()):
             z = draw % (i + 1)
             perm[i] = perm[z]
             perm[z] = i

@@ -12,9 +12,10 @@ What a torch CPU generator holds (``torch.Generator``, ``CPUGeneratorImpl``):
 ``get_state()`` writes all of it into torch's 5056-byte layout, so a state saved by torch
 loads here and the other way round.
 
-The engine is NumPy's own ``MT19937`` bit generator (C code, seeded through its legacy
-``init_genrand``, which is torch's seeding recurrence); this module never runs the twist or
-the tempering per number. Chapter 8's notebook builds both by hand.
+The engine is NumPy's own ``MT19937`` bit generator (C code), given the 624 words of
+``seed_words``; it runs every twist. ``temper`` here tempers the draws taken a few at a time
+(fewer than 64, with no twist before them) and those a loaded state had pending before its
+next twist (``set_state``); NumPy's C loop tempers bulk draws the same way.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed",
-    "get_rng_state", "set_rng_state", "fork_rng", "temper",
+    "get_rng_state", "set_rng_state", "fork_rng", "seed_words", "temper",
 ]
 
 STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState) in torch 2.13
@@ -46,13 +47,29 @@ _TAIL = struct.Struct("<ddd i 4x f ? 3x")  # unused, cached double normal, unuse
 #                                            cached float normal, its flag
 
 
-def temper(y: np.ndarray) -> np.ndarray:
-    """mt19937's tempering of state words ``y`` (uint32 array): the 32-bit outputs."""
-    y = y.astype(np.uint32)
-    y ^= y >> 11
-    y ^= (y << 7) & np.uint32(0x9D2C5680)
-    y ^= (y << 15) & np.uint32(0xEFC60000)
-    return y ^ (y >> 18)
+def seed_words(seed: int) -> list[int]:
+    """The 624 state words that ``manual_seed(seed)`` gives mt19937: torch's
+    ``init_genrand`` on the low 32 bits of ``seed`` (word 0 is those bits, word ``i`` is
+    ``1812433253 * (w ^ (w >> 30)) + i`` of the word ``w`` before it, mod ``2**32``).
+
+    Raises:
+        ValueError: ``seed`` outside ``[-2**63, 2**64 - 1]`` (what torch's 64-bit seed holds).
+    """
+    # BEGIN PIECE seed_words
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("seed_words")(seed)
+    # END PIECE
+
+
+def temper(y: int) -> int:
+    """The 32-bit draw mt19937 outputs for state word ``y``: its tempering, two right and
+    two masked left shift-and-xors."""
+    # BEGIN PIECE temper
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("temper")(y)
+    # END PIECE
 
 
 def _seed_value(value: Any) -> int:
@@ -128,7 +145,9 @@ class Generator:
         ``import reftensor`` would otherwise pay for its default generator."""
         if self._mt is None:
             self._mt = np.random.MT19937()
-            self._mt._legacy_seeding(self._seed & 0xFFFFFFFF)  # init_genrand: pos = 624
+            words = np.array(seed_words(self._seed), dtype=np.uint32)
+            self._mt.state = {"bit_generator": "MT19937",  # pos 624: the first draw twists
+                              "state": {"key": words, "pos": N}}
             self._mt_ints = np.random.Generator(self._mt)
         return self._mt
 
@@ -144,8 +163,16 @@ class Generator:
             return self._from_prefix(n)
         if n:
             self._after_twist_next = N
-        if n < 64:  # random_raw has the smaller per-call cost
-            return self._engine.random_raw(n).astype(np.uint32)
+        if n < 64:  # a few draws: tempered here when no twist comes before them
+            engine = self._engine
+            state = engine.state
+            pos = state["state"]["pos"]
+            if pos + n <= N:
+                words = state["state"]["key"][pos:pos + n].tolist()
+                state["state"]["pos"] = pos + n
+                engine.state = state
+                return np.array([temper(w) for w in words], dtype=np.uint32)
+            return engine.random_raw(n).astype(np.uint32)
         return self._ints.integers(0, 2**32, size=n, dtype=np.uint32)
 
     def _draw64(self, n: int) -> np.ndarray:
@@ -242,7 +269,9 @@ class Generator:
             self._prefix = None
         else:  # left - 1 draws from word next on (past word 623 torch reads undefined memory)
             self._mt.state = {"bit_generator": "MT19937", "state": {"key": words, "pos": N}}
-            self._prefix = temper(words[nxt:nxt + left - 1]) if left > 1 else None
+            served = words[nxt:nxt + left - 1].tolist()
+            self._prefix = np.array([temper(w) for w in served], dtype=np.uint32) \
+                if left > 1 else None
             self._pending = left - 1
         self._after_twist_next = nxt
         self._mt_ints = np.random.Generator(self._mt)

@@ -102,15 +102,28 @@ def _store(t: Tensor, values: np.ndarray) -> None:
     fill.write(t, values.astype(t.dtype.numpy))
 
 
+def randint_from_draws(low: int, high: int, n: int, draws: Sequence[int]) -> list[int]:
+    """``torch.randint(low, high, (n,)).tolist()`` from the raw 32-bit draws ``draws``: each
+    number is ``low + draw % (high - low)``, one draw per number when the range is below
+    ``2**28``, else a 64-bit value ``(first << 32) | second`` from two (``draws`` holds as
+    many as that takes). Python ints, not wrapped to int64.
+
+    Raises:
+        RuntimeError: ``low >= high``.
+    """
+    # BEGIN PIECE randint_from_draws
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("randint_from_draws")(low, high, n, draws)
+    # END PIECE
+
+
 def _from_to_kernel(t: Tensor, low: int, span: int, gen: Generator) -> None:
-    """``low + draw % span`` as int64 (wrapping), span in [1, 2**64)."""
+    """``randint_from_draws`` for ``t``'s elements, span in [1, 2**64), wrapped to int64."""
     n = t.numel()
-    if span < SMALL_RANGE:
-        draws = gen._draw32(n).astype(np.uint64)
-    else:
-        draws = gen._draw64(n)
-    values = (draws % np.uint64(span) + np.uint64(low % 2**64)).view(np.int64)
-    _store(t, values)
+    draws = gen._draw32(n if span < SMALL_RANGE else 2 * n)
+    values = randint_from_draws(low, low + span, n, draws.tolist())
+    _store(t, np.array([v % 2**64 for v in values], dtype=np.uint64).view(np.int64))
 
 
 def _full_kernel(t: Tensor, gen: Generator) -> None:
@@ -259,16 +272,23 @@ fill.register_factory(_randint, aten.randint.default, aten.randint.generator,
                       aten.randint_like.low_generator_dtype)
 
 
+def randperm_from_draws(n: int, draws: Sequence[int]) -> list[int]:
+    """``torch.randperm(n).tolist()`` below 214,748,364 from the raw 32-bit draws ``draws``
+    (``n - 1`` of them are used): a Fisher-Yates shuffle of ``0..n-1`` that swaps position
+    ``i`` with ``i + draw_i % (n - i)`` for ``i = 0..n-2``."""
+    # BEGIN PIECE randperm_from_draws
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("randperm_from_draws")(n, draws)
+    # END PIECE
+
+
 def _randperm_kernel(t: Tensor, n: int, gen: Generator) -> None:
-    perm = list(range(n))
     if n < RANDPERM_SMALL:
-        draws = gen._draw32(n - 1).tolist() if n > 1 else []
-        for i, draw in enumerate(draws):
-            z = i + draw % (n - i)
-            perm[i], perm[z] = perm[z], perm[i]
-    else:  # inside-out: r[i] = r[z]; r[z] = i
-        draws = gen._draw64(n).tolist()
-        for i, draw in enumerate(draws):
+        perm = randperm_from_draws(n, gen._draw32(n - 1).tolist() if n > 1 else [])
+    else:  # inside-out, with 64-bit draws: r[i] = r[z]; r[z] = i
+        perm = list(range(n))
+        for i, draw in enumerate(gen._draw64(n).tolist()):
             z = draw % (i + 1)
             perm[i] = perm[z]
             perm[z] = i

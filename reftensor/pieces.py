@@ -79,6 +79,7 @@ PIECES: dict[str, Piece] = {
     "expand_strides": Piece("ch03_broadcasting", 2),
     "broadcast_error": Piece("ch03_broadcasting", 5),
     "promote_types": Piece("ch04_dtype_device", 1),
+    "engine_order": Piece("ch05_autograd", 1),
     "seed_words": Piece("ch08_rng", 1),
     "temper": Piece("ch08_rng", 2),
     "randint_from_draws": Piece("ch08_rng", 5),

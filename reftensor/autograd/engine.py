@@ -4,9 +4,10 @@
 
 1. walk the graph from the roots once, and count for each node how many edges from nodes
    that will run point at it (its *dependencies*);
-2. keep the nodes whose dependencies are all done in a priority queue, later-created
-   nodes first (their ``sequence_nr`` is higher) and ``AccumulateGrad`` before anything,
-   which is the order torch's CPU engine uses;
+2. order them with ``engine_order``: a node is ready once every edge into it has
+   delivered, and of the ready nodes the later-created one runs first (its
+   ``sequence_nr`` is higher), ``AccumulateGrad`` before anything, which is the order
+   torch's CPU engine's priority queue gives;
 3. pop a node, sum the gradients that arrived for each of its outputs (its *input buffer*),
    run the tensor hooks, call ``apply``, check each returned gradient against the shape and
    dtype of the input it belongs to, and add it into the next node's buffer.
@@ -27,16 +28,6 @@ from .grad_mode import state
 from .graph import AccumulateGrad, Edge, Node
 
 __all__ = ["run_backward"]
-
-
-def _dependencies(runs: dict[Node, bool]) -> dict[Node, int]:
-    deps: dict[Node, int] = {}
-    for node in runs:
-        if runs[node]:
-            for child, _ in node.next_functions:
-                if child is not None:
-                    deps[child] = deps.get(child, 0) + 1
-    return deps
 
 
 def _discover(roots: Sequence[Node], targets: set[Node] | None,
@@ -120,6 +111,72 @@ def _pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
     return grads
 
 
+def engine_order(graph: Sequence[tuple[object, str, int, Sequence[object]]],
+                 root: object) -> list[object]:
+    """The order in which the engine runs the nodes of ``graph`` from ``root`` (torch's
+    CPU engine's ready queue).
+
+    ``graph`` holds one ``(id, name, seq, next_ids)`` per node: ``seq`` its sequence number
+    (``2**64 - 1`` for an ``AccumulateGrad``), ``next_ids`` the ids its edges lead to, one
+    per edge. A node becomes ready when every edge into it has delivered; of the ready
+    nodes the one with the largest ``seq`` runs next. Only ``AccumulateGrad`` nodes share a
+    ``seq``, and torch's heap takes such a run in an order of its own: here, by id.
+    """
+    # BEGIN PIECE engine_order
+    nodes = {ident: (seq, tuple(after)) for ident, _name, seq, after in graph}
+    waiting = dict.fromkeys(nodes, 0)  # edges into each node still to deliver
+    for _seq, after in nodes.values():
+        for child in after:
+            waiting[child] += 1
+    ready = [(-nodes[root][0], root)]
+    order = []
+    while ready:
+        _, ident = heapq.heappop(ready)
+        order.append(ident)
+        for child in nodes[ident][1]:
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                heapq.heappush(ready, (-nodes[child][0], child))
+    return order
+    # END PIECE
+
+
+GRAPH_ROOT = -1  # the id of the node that hands several roots their gradients
+
+
+def _graph(root_nodes: Sequence[Node], runs: dict[Node, bool]
+           ) -> tuple[list[tuple[int, str, int, tuple[int, ...]]], list[Node], int]:
+    """The part of the graph the engine visits, as ``engine_order`` takes it: ids are the
+    nodes' places in a list; a node that does not run has no edges (it only hands on what
+    it captured). Several roots hang below one GraphRoot node, as in torch."""
+    ids: dict[Node, int] = {}
+    nodes: list[Node] = []
+    todo = list(dict.fromkeys(root_nodes))
+    for node in todo:
+        ids[node] = len(nodes)
+        nodes.append(node)
+    graph = []
+    k = 0
+    while k < len(nodes):
+        node = nodes[k]
+        after = []
+        if runs.get(node, False):
+            for child, _ in node.next_functions:
+                if child is None:
+                    continue
+                if child not in ids:
+                    ids[child] = len(nodes)
+                    nodes.append(child)
+                after.append(ids[child])
+        name = "AccumulateGrad" if isinstance(node, AccumulateGrad) else node.name()
+        graph.append((k, name, node._seq, tuple(after)))
+        k += 1
+    if len(todo) == 1:
+        return graph, nodes, 0
+    graph.append((GRAPH_ROOT, "GraphRoot", 2**64 - 1, tuple(ids[n] for n in todo)))
+    return graph, nodes, GRAPH_ROOT
+
+
 def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
                  create_graph: bool, captures: Sequence[Edge] = (),
                  targets: set[Node] | None = None, accumulate: set[Node] = frozenset()
@@ -133,7 +190,6 @@ def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
     """
     root_nodes = [edge[0] for edge, _ in roots if edge[0] is not None]
     runs = _discover(root_nodes, targets, accumulate)
-    deps = _dependencies(runs)
     buffers: dict[Node, list[Tensor | None]] = {}
     captured: list[Tensor | None] = [None] * len(captures)
     capture_at: dict[Node, list[tuple[int, int]]] = {}
@@ -144,9 +200,6 @@ def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
     previous = state.enabled
     state.enabled = create_graph  # formulas record only when building a graph of grads
     try:
-        ready: list[tuple[float, int, Node]] = []
-        tie = 0
-
         def deliver(node: Node, slot: int, grad: Tensor | None) -> None:
             buffer = buffers.setdefault(node, [None] * node._num_outputs)
             if grad is not None:
@@ -155,12 +208,11 @@ def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
         for (node, slot), grad in roots:  # the graph root hands each output its gradient
             if node is not None:
                 deliver(node, slot, grad)
-        for node in dict.fromkeys(root_nodes):
-            if deps.get(node, 0) == 0:  # a root reached from another root waits for it
-                heapq.heappush(ready, (-node._seq, tie, node))
-                tie += 1
-        while ready:
-            _, _, node = heapq.heappop(ready)
+        graph, nodes, root = _graph(root_nodes, runs) if root_nodes else ([], [], 0)
+        for ident in engine_order(graph, root) if graph else ():
+            if ident == GRAPH_ROOT:
+                continue
+            node = nodes[ident]
             grads = buffers.pop(node, [None] * node._num_outputs)
             if any(g is not None for g in grads):
                 grads = _pre_hooks(node, grads)
@@ -182,10 +234,6 @@ def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
                     continue
                 g = outs[i] if i < len(outs) else None
                 deliver(child, slot, None if g is None else _checked(node, i, g))
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(ready, (-child._seq, tie, child))
-                    tie += 1
     finally:
         state.enabled = previous
     return captured

@@ -84,7 +84,7 @@ def _shape(x: Operand) -> tuple[int, ...]:
 def _broadcast_shape(operands: Sequence[Operand]) -> tuple[int, ...]:
     shape: tuple[int, ...] = ()
     for x in operands:
-        shape = broadcasting.infer_size(shape, _shape(x))
+        shape = broadcasting.infer_broadcast_size(shape, _shape(x))
     return shape
 
 
@@ -374,7 +374,7 @@ def _check_copy(self: Tensor, src: Operand) -> None:
     iterator.assert_no_internal_overlap(self)
     if isinstance(src, Tensor):
         iterator.assert_no_partial_overlap(self, src)
-    shape = broadcasting.infer_size(self._shape, _shape(src))
+    shape = broadcasting.infer_broadcast_size(self._shape, _shape(src))
     if shape != self._shape:
         raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                            f"broadcast shape {list(shape)}")

@@ -123,7 +123,7 @@ def _check_batched(a: Tensor, b: Tensor) -> dtype:
     """The checks of torch's batched path (broadcast, then ``bmm``). Returns the result's
     dtype: ``bmm`` takes it from ``b``, and skips the dtype checks when there is nothing
     to sum (an empty result or inner size 0), so only then can it differ from ``a``'s."""
-    batch = broadcasting.infer_size(a._shape[:-2], b._shape[:-2] if b.dim() > 1 else ())
+    batch = broadcasting.infer_broadcast_size(a._shape[:-2], b._shape[:-2] if b.dim() > 1 else ())
     m1 = a._shape[-1]
     m2 = b._shape[-2] if b.dim() > 1 else b._shape[0]
     count = math.prod(batch)

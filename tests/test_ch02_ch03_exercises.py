@@ -13,8 +13,8 @@ from tests.notebooks import answer_namespace, answer_sources, hidden_pairs, sour
 pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 
 CHAPTERS = {
-    "ch02_views": ["view_strides", "slice_layout", "permute_layout", "shares_storage",
-                   "write_through"],
+    "ch02_views": ["infer_size", "view_strides", "slice_layout", "permute_layout",
+                   "diagonal_layout", "shares_storage", "write_through"],
     "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_add", "sum_to_size",
                           "broadcast_error"],
 }
@@ -40,6 +40,36 @@ def contiguous(shape):
         strides.append(running)
         running *= max(n, 1)
     return tuple(reversed(strides))
+
+
+def infer_without_count_check(shape, numel):
+    if -1 not in shape:
+        return tuple(shape)
+    return RIGHT["infer_size"](shape, numel)
+
+
+def infer_minus_one_beside_zero_as_zero(shape, numel):
+    known = 1
+    for n in shape:
+        known *= 1 if n == -1 else n
+    if -1 in shape and known == 0:
+        return tuple(0 if n == -1 else n for n in shape)
+    return RIGHT["infer_size"](shape, numel)
+
+
+def diagonal_moving_empty_offset(shape, stride, storage_offset, offset, dim1, dim2):
+    new_shape, new_stride, where = RIGHT["diagonal_layout"](
+        shape, stride, storage_offset, offset, dim1, dim2)
+    if new_shape[-1] == 0:
+        a, b = dim1 % len(shape), dim2 % len(shape)
+        where += offset * stride[b] if offset >= 0 else -offset * stride[a]
+    return new_shape, new_stride, where
+
+
+def diagonal_below_along_dim2(shape, stride, storage_offset, offset, dim1, dim2):
+    new_shape, new_stride, where = RIGHT["diagonal_layout"](
+        shape, stride, storage_offset, abs(offset), dim1, dim2)
+    return new_shape, new_stride, where
 
 
 def view_only_if_contiguous(shape, stride, new_shape):
@@ -194,6 +224,10 @@ def clash_counted_from_right(shape_a, shape_b):
 
 
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
+    ("infer_size", infer_without_count_check, False),
+    ("infer_size", infer_minus_one_beside_zero_as_zero, False),
+    ("diagonal_layout", diagonal_moving_empty_offset, False),
+    ("diagonal_layout", diagonal_below_along_dim2, False),
     ("view_strides", view_only_if_contiguous, False),
     ("view_strides", view_forgetting_empty_tensors, False),
     ("slice_layout", slice_without_clamping, False),
@@ -255,7 +289,9 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 
 
 REFUSALS = {  # the answers that stand for torch saying no, which hidden cases must reach
-    "view_strides": ["NoneType"], "slice_layout": ["raises IndexError"],
+    "infer_size": ["raises RuntimeError"], "view_strides": ["NoneType"],
+    "slice_layout": ["raises IndexError"],
+    "diagonal_layout": ["raises RuntimeError", "raises IndexError"],
     "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
     "write_through": [], "broadcast_shapes": ["raises RuntimeError"],
     "expand_strides": ["raises RuntimeError"], "strided_add": ["raises RuntimeError"],
@@ -313,13 +349,15 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
                                      progress=False)
         by = {o.student: o for o in outcomes}
         right = by["right"]
-        assert right.max_total == 20 and right.total == 20, (right.scores, right.reasons)
+        points = 4 * len(CHAPTERS[chapter])  # 1 visible and 3 hidden points per exercise
+        assert right.max_total == points and right.total == points, (right.scores,
+                                                                     right.reasons)
         assert right.state == "graded", right.reasons
         assert right.written_answered
         assert right.notebook_scores == right.scores  # the notebook's own run agrees
         if chapter == wrong_chapter:
             wrong = by["wrong"]
-            assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < 20
+            assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < points
             others = {t: p for t, p in wrong.scores.items()
                       if not t.startswith(f"test_{name}_")}
             assert others == {t: right.max_scores[t] for t in others}

@@ -30,6 +30,68 @@ def _storage(shape, stride, offset):
     return _torch().arange(_storage_len(shape, stride, offset))
 
 
+nonzero_shapes = st.lists(st.sampled_from([1, 2, 2, 3, 4, 6]), max_size=4).map(tuple)
+
+
+# ---------------------------------------------------------------- infer_size
+@st.composite
+def _infer_cases(draw: st.DrawFn) -> Case:
+    numel = math.prod(draw(draw(st.sampled_from([nonzero_shapes] * 3 + [shapes]))))
+    new = list(_factorizations(draw, numel))
+    kind = draw(st.sampled_from(["fill", "fill", "fill", "as is", "two", "wrong", "negative"]))
+    if kind == "fill" and new:
+        new[draw(st.integers(0, len(new) - 1))] = -1
+    elif kind == "two" and len(new) >= 2:
+        i, j = draw(st.lists(st.integers(0, len(new) - 1), min_size=2, max_size=2, unique=True))
+        new[i] = new[j] = -1
+    elif kind == "wrong":
+        new.insert(draw(st.integers(0, len(new))), draw(st.sampled_from([2, 3, 0, -1])))
+    elif kind == "negative" and new:
+        new[draw(st.integers(0, len(new) - 1))] = draw(st.sampled_from([-2, -3]))
+    return Case(args=(tuple(new), numel))
+
+
+def _infer_reference(c: Case) -> tuple[int, ...]:
+    shape, numel = c.args
+    return tuple(_torch().empty(numel).view(shape).shape)
+
+
+def _infer_case(shape, numel) -> Case:
+    return Case(args=(tuple(shape), numel))
+
+
+register(Exercise(
+    name="infer_size",
+    chapter=CHAPTER,
+    signature="infer_size(shape, numel) -> tuple[int, ...]; raises RuntimeError like torch",
+    fixed=(
+        _infer_case((3, -1), 12),
+        _infer_case((-1,), 6),
+        _infer_case((2, 3), 6),
+        _infer_case((4, -1), 6),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        Case(args=((2,), 3)),
+        Case(args=((0, -1), 0)),
+    ),
+    edge=(
+        _infer_case((), 1),
+        _infer_case((-1,), 1),
+        _infer_case((-1,), 0),
+        _infer_case((2, -1, 0), 0),
+        _infer_case((-1, -1), 4),
+        _infer_case((1, -1, 1), 5),
+        _infer_case((0,), 0),
+        _infer_case((3, 0), 0),
+        _infer_case((-2, 3), 6),
+        _infer_case((-1, 4), 6),
+    ),
+    strategy=_infer_cases,
+    reference=_infer_reference,
+    truth=lambda c: f"tuple(torch.empty({c.args[1]}).view({c.args[0]!r}).shape)",
+    hidden_examples=100,
+))
+
+
 # ---------------------------------------------------------------- view_strides
 def _factorizations(draw: st.DrawFn, numel: int) -> tuple[int, ...]:
     """A random shape with ``numel`` elements (a 0 somewhere when ``numel == 0``)."""
@@ -71,9 +133,6 @@ def _regrouped(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[int, ...]:
         elif move == "drop1" and 1 in dims:
             dims.remove(1)
     return tuple(dims)
-
-
-nonzero_shapes = st.lists(st.sampled_from([1, 2, 2, 3, 4, 6]), max_size=4).map(tuple)
 
 
 @st.composite
@@ -271,6 +330,68 @@ register(Exercise(
     reference=_permute_reference,
     truth=lambda c: (f"torch.empty_strided({c.args[0]!r}, {c.args[1]!r}).permute({c.args[2]!r})"
                      ", as (tuple(y.shape), y.stride())"),
+))
+
+
+# ---------------------------------------------------------------- diagonal_layout
+@st.composite
+def _diagonal_cases(draw: st.DrawFn) -> Case:
+    wide = st.lists(st.sampled_from([0, 1, 2, 3, 4, 5]), min_size=2, max_size=4).map(tuple)
+    shape, stride, offset = draw(strided_layouts(draw(st.sampled_from([wide] * 5
+                                                                       + [shapes]))))
+    n = len(shape)
+    span = range(-max(n, 1), max(n, 1))
+    dim1, dim2 = draw(st.lists(st.sampled_from(span), min_size=2, max_size=2, unique=True))
+    mistake = draw(st.sampled_from([None] * 8 + ["same", "range"]))
+    if mistake == "same":
+        dim2 = dim1 - n if dim1 >= 0 and draw(st.booleans()) else dim1
+    elif mistake == "range":
+        dim2 = draw(st.sampled_from([max(n, 1), -max(n, 1) - 1]))
+    return Case(args=(shape, stride, offset, draw(st.integers(-5, 5)), dim1, dim2))
+
+
+def _diagonal_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    shape, stride, storage_offset, offset, dim1, dim2 = c.args
+    x = _storage(shape, stride, storage_offset).as_strided(shape, stride, storage_offset)
+    d = x.diagonal(offset, dim1, dim2)
+    return tuple(d.shape), d.stride(), d.storage_offset()
+
+
+def _diagonal_case(shape, stride, storage_offset, offset, dim1, dim2) -> Case:
+    return Case(args=(tuple(shape), tuple(stride), storage_offset, offset, dim1, dim2))
+
+
+register(Exercise(
+    name="diagonal_layout",
+    chapter=CHAPTER,
+    signature="diagonal_layout(shape, stride, storage_offset, offset, dim1, dim2) -> "
+              "(shape, stride, storage_offset); raises like torch",
+    fixed=(
+        _diagonal_case((3, 3), (3, 1), 0, 0, 0, 1),
+        _diagonal_case((3, 4), (4, 1), 0, 1, 0, 1),
+        _diagonal_case((3, 4), (4, 1), 0, -1, 0, 1),
+        _diagonal_case((2, 3, 4), (12, 4, 1), 5, 0, 0, 2),
+        _diagonal_case((4, 3), (1, 4), 0, 0, -1, 0),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        Case(args=((2, 2), (2, 1), 0, 2, 0, 1)),
+        Case(args=((2, 2), (2, 1), 0, -1, 0, 1)),
+    ),
+    edge=(
+        _diagonal_case((2, 2), (2, 1), 0, 5, 0, 1),
+        _diagonal_case((2, 2), (2, 1), 3, -5, 0, 1),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 0, 0),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 1, -1),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 0, 2),
+        _diagonal_case((3,), (1,), 0, 0, 0, 1),
+        _diagonal_case((), (), 0, 0, 0, 1),
+        _diagonal_case((0, 3), (3, 1), 2, 1, 0, 1),
+        _diagonal_case((3, 3), (0, 1), 0, 1, 1, 0),
+    ),
+    strategy=_diagonal_cases,
+    reference=_diagonal_reference,
+    truth=lambda c: (f"x = torch.arange({_storage_len(*c.args[:3])}).as_strided({c.args[0]!r}, "
+                     f"{c.args[1]!r}, {c.args[2]}); d = x.diagonal({c.args[3]}, {c.args[4]}, "
+                     f"{c.args[5]}); (tuple(d.shape), d.stride(), d.storage_offset())"),
 ))
 
 

@@ -48,7 +48,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 def broadcast_error(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int, int, int] | None:
     """What a broadcasting op's error names for operands of shapes ``shape_a`` and
     ``shape_b``: ``(dim, size_a, size_b)`` at the first clash from the right, ``dim``
-    counted in the broadcast shape; None when they broadcast (torch's ``infer_size``).
+    counted in the broadcast shape; None when they broadcast.
     """
     # BEGIN PIECE broadcast_error
     from reftensor.pieces import answer  # the student edition: your answer runs here
@@ -57,8 +57,9 @@ def broadcast_error(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int
     # END PIECE
 
 
-def infer_size(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
-    """The broadcast shape of two operands' shapes, with the error torch's ops raise.
+def infer_broadcast_size(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The broadcast shape of two operands' shapes, with the error torch's ops raise
+    (ATen's ``infer_size``).
 
     Equal shapes, or a 0-d operand, need no broadcasting (chapters 1 and 2 run ops on such
     operands only); other shapes meet through ``broadcast_shapes``, and when they do not,
@@ -103,7 +104,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
         return ()
     shape = tensors[0]._shape
     for t in tensors[1:]:
-        shape = infer_size(shape, t._shape)
+        shape = infer_broadcast_size(shape, t._shape)
     return tuple(t if t._shape == shape else aten.expand.default.call(t, shape, False)
                  for t in tensors)
 

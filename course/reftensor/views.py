@@ -123,32 +123,19 @@ def view_strides(shape: Sequence[int], stride: Sequence[int],
 
 
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
-    """Fill in one ``-1`` so the shape holds ``numel`` elements (torch's ``infer_size``).
+    """The shape ``view(shape)`` gives a tensor of ``numel`` elements: ``shape`` with its one
+    ``-1`` (if any) replaced by the size that makes the element counts equal
+    (``torch._prims_common.infer_size``, ATen's ``infer_size_dv``).
 
     Raises:
         RuntimeError: two ``-1``, a size below -1, a product that does not match, or a
-            ``-1`` next to a zero size (ambiguous).
+            ``-1`` beside a zero size (any size would do: ambiguous).
     """
-    known, infer = 1, None
-    for d, n in enumerate(shape):
-        if n == -1:
-            if infer is not None:
-                raise RuntimeError("only one dimension can be inferred")
-            infer = d
-        elif n >= 0:
-            known *= n
-        else:
-            raise RuntimeError(f"invalid shape dimension {n}")
-    if numel == known or (infer is not None and known > 0 and numel % known == 0):
-        result = list(shape)
-        if infer is not None:
-            if known == 0:
-                raise RuntimeError(
-                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because "
-                    "the unspecified dimension size -1 can be any value and is ambiguous")
-            result[infer] = numel // known
-        return tuple(result)
-    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    # BEGIN PIECE infer_size
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("infer_size")(shape, numel)
+    # END PIECE
 
 
 @_kernel(aten.view.default)
@@ -583,26 +570,37 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 @_kernel(aten.diagonal.default)
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The diagonal of the (dim1, dim2) planes as a new last dim, with stride
-    ``stride[dim1] + stride[dim2]`` (``torch.diagonal``); ``offset > 0`` is above it.
+    """The diagonal of the (dim1, dim2) planes as a new last dim, a view laid out by
+    ``diagonal_layout`` (``torch.diagonal``); ``offset > 0`` is above it.
 
     Raises:
         RuntimeError: dim1 and dim2 name the same dim. IndexError: a dim out of range.
     """
-    t = self
-    a, b = _wrap(dim1, t.dim()), _wrap(dim2, t.dim())
-    if a == b:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    if offset >= 0:
-        length = max(min(t._shape[a], t._shape[b] - offset), 0)
-        start = offset * t._stride[b]
-    else:
-        length = max(min(t._shape[a] + offset, t._shape[b]), 0)
-        start = -offset * t._stride[a]
-    keep = [d for d in range(t.dim()) if d not in (a, b)]
-    return _view(t, [*(t._shape[d] for d in keep), length],
-                 [*(t._stride[d] for d in keep), t._stride[a] + t._stride[b]],
-                 t._storage_offset + (start if length else 0))
+    shape, stride, storage_offset = diagonal_layout(self._shape, self._stride,
+                                                    self._storage_offset, offset, dim1, dim2)
+    return _view(self, shape, stride, storage_offset)
+
+
+def diagonal_layout(shape: Sequence[int], stride: Sequence[int], storage_offset: int,
+                    offset: int, dim1: int, dim2: int
+                    ) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The ``(shape, stride, storage_offset)`` of ``x.diagonal(offset, dim1, dim2)`` for a
+    tensor ``x`` of this layout.
+
+    dim1 and dim2 go; a last dim is added whose step moves one along both, so its stride is
+    ``stride[dim1] + stride[dim2]``. The diagonal starts ``offset`` elements along dim2
+    (``offset > 0``, above the main diagonal) or ``-offset`` along dim1 (below it), and its
+    size is how many elements fit, 0 at least; an empty diagonal keeps the offset.
+
+    Raises:
+        IndexError: a dim out of range (a 0-d tensor takes dims 0 and -1).
+        RuntimeError: dim1 and dim2 name the same dim.
+    """
+    # BEGIN PIECE diagonal_layout
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("diagonal_layout")(shape, stride, storage_offset, offset, dim1, dim2)
+    # END PIECE
 
 
 # ---------------------------------------------------------------------- many views at once

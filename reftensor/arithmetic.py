@@ -41,7 +41,7 @@ from .elementwise import (
     is_single_value,
 )
 from .layout import contiguous_strides
-from .promotion import is_number, result_type
+from .promotion import binary_result_type, is_number, result_type
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -211,7 +211,8 @@ def _div(input: Operand, other: Operand, rounding_mode: str | None,
     if rounding_mode not in _ROUNDING_MODES:
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
-    common = result_type(input, other)
+    found = binary_result_type(input, "/", other) if rounding_mode is None else None
+    common = found or result_type(input, other)
     if rounding_mode is None and not common.is_floating_point:
         common = dtypes.get_default_dtype()  # true division of integers gives floats
     shape = _prepare([input, other], common, self)

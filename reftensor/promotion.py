@@ -25,7 +25,7 @@ import builtins
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import dtypes
+from . import dtypes, type_promotion
 from ._ops.tensor_type import TensorType
 from .dtypes import dtype, promote_types
 
@@ -74,16 +74,47 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
     return promote_types(higher, lower)
 
 
+def _described(x: Any) -> tuple | None:
+    """An operand as ``type_promotion.result_dtype`` takes it, or None for one it does not
+    cover (not a tensor or number, or an int that only torch's uint64 holds)."""
+    if isinstance(x, TensorType):
+        return ("tensor", x.dtype.name, x.dim())
+    if is_number(x) and not (isinstance(x, int) and not isinstance(x, builtins.bool)
+                             and not -(2**63) <= x < 2**63):
+        return ("scalar", x)
+    return None
+
+
+def binary_result_type(a: Any, op: str, b: Any) -> dtype | None:
+    """The dtype of ``a op b`` for ``op`` ``"+"`` (every binary op) or ``"/"`` (true
+    division), from the rule on names (``type_promotion.result_dtype``, chapter 4); None
+    where that rule does not answer (an operand it does not cover, or a default float dtype
+    other than float32), and ``result_type`` must. Two tensors of one dtype need no rule
+    for ``"+"``."""
+    if (op == "+" and isinstance(a, TensorType) and isinstance(b, TensorType)
+            and a.dtype is b.dtype):
+        return a.dtype
+    da, db = _described(a), _described(b)
+    if da is None or db is None or dtypes.get_default_dtype() is not dtypes.float32:
+        return None
+    return getattr(dtypes, type_promotion.result_dtype(da, op, db))
+
+
 def result_type(*operands: Tensor | builtins.bool | int | builtins.float) -> dtype:
     """The dtype torch computes ``operands`` in (``torch.result_type``).
 
     Operands are tensors or Python bool/int/float, in any number. Groups by priority:
-    tensors with dims, then 0-d tensors, then Python numbers; see the module docstring.
+    tensors with dims, then 0-d tensors, then Python numbers; see the module docstring. Two
+    operands go to ``binary_result_type`` first.
 
     Raises:
         TypeError: an operand that is neither a tensor nor a Python number.
         RuntimeError: bool tensors with a Python int of 2**63 or more (torch's uint64).
     """
+    if len(operands) == 2:
+        found = binary_result_type(operands[0], "+", operands[1])
+        if found is not None:
+            return found
     groups: list[dtype | None] = [None, None, None]
     for x in operands:
         if isinstance(x, TensorType):  # (the Tensor class, without importing its module)

@@ -1,13 +1,15 @@
-"""Type promotion for two dtypes, by name: the rule behind ``torch.promote_types``.
+"""Type promotion by dtype name: the rules behind ``torch.promote_types`` and, for two
+operands, ``torch.result_type``.
 
-``dtypes.promote_types`` (which takes and returns dtype objects) asks
-:func:`promote_types` here whenever its two dtypes differ. The rule works on names only, so
-this module needs nothing else of reftensor.
+``dtypes.promote_types`` (which takes and returns dtype objects) asks :func:`promote_types`
+here whenever its two dtypes differ, and ``promotion.result_type`` asks :func:`result_dtype`
+for the dtype of a binary op. The rules work on names only, so this module needs nothing
+else of reftensor.
 """
 
 from __future__ import annotations
 
-__all__ = ["promote_types"]
+__all__ = ["promote_types", "result_dtype"]
 
 #: (category, bytes) of each dtype: category 0 is bool, 1 the integers, 2 the floats.
 KINDS: dict[str, tuple[int, int]] = {
@@ -40,4 +42,40 @@ def promote_types(a: str, b: str) -> str:
     if {a, b} == {"float16", "bfloat16"}:
         return "float32"
     return a if size_a > size_b else b
+    # END PIECE
+
+
+def result_dtype(a: tuple, op: str, b: tuple) -> str:
+    """The dtype name of ``A op B`` (``torch.result_type`` of two operands, and then true
+    division's rule), with the default float dtype ``float32``.
+
+    Each operand is ``("tensor", dtype_name, ndim)`` or ``("scalar", value)`` for a Python
+    bool, int or float (which counts as ``bool``, ``int64`` or ``float32``). Operands fall in
+    three groups, in priority order: tensors with dims, 0-d tensors, Python numbers. Each
+    group promotes within itself; a lower group changes the result only when its category
+    is higher, and then to the promotion of the two. ``op`` is ``"+"`` (every binary op) or
+    ``"/"`` (true division), which makes a bool or integer result ``float32``.
+    """
+    # BEGIN PIECE result_dtype
+    groups: list[str | None] = [None, None, None]
+    for operand in (a, b):
+        if operand[0] == "tensor":
+            group, name = (0 if operand[2] > 0 else 1), operand[1]
+        else:
+            value = operand[1]
+            group = 2
+            name = ("bool" if isinstance(value, bool) else
+                    "int64" if isinstance(value, int) else "float32")
+        found = groups[group]
+        groups[group] = name if found is None else promote_types(found, name)
+    result: str | None = None
+    for name in groups:  # a lower group counts only where it raises the category
+        if result is None:
+            result = name
+        elif name is not None and KINDS[name][0] > KINDS[result][0]:
+            result = promote_types(result, name)
+    assert result is not None, "at least one operand"
+    if op == "/" and KINDS[result][0] < 2:
+        return "float32"
+    return result
     # END PIECE

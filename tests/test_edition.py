@@ -246,9 +246,9 @@ from tests.notebooks import answer_sources
 
 assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
 for chapter in sorted({{p.chapter for p in pieces.PIECES.values()}}):
+    namespace = {{"pieces": pieces}}  # one per notebook: an answer may call an earlier one
     for name, text in answer_sources(chapter).items():
         if name in pieces.PIECES:
-            namespace = {{"pieces": pieces}}
             exec(text, namespace)  # the answer cell registers its function
 assert set(pieces.registered()) == set(pieces.PIECES)
 {wrong}
@@ -312,6 +312,23 @@ def test_a_new_kernel_reads_the_pieces_from_the_students_saved_notebook(student:
         done = _run(program, [student, REPO], env={"REFTENSOR_NOTEBOOKS": str(folder)})
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip().startswith(expected)
+
+
+def test_a_saved_answer_may_call_an_earlier_answer_of_its_notebook(student: Path,
+                                                                   tmp_path: Path):
+    """Chapter 4's result_dtype calls the student's promote_types (exercise 1), as it may in
+    the notebook: read from the saved notebook, it runs after the answer cells above it."""
+    for chapter in ("ch01_storage", "ch02_views", "ch03_broadcasting", "ch04_dtype_device"):
+        write_submission(chapter, tmp_path / chapter, {})
+    done = _run("""
+        import reftensor
+        from reftensor import pieces
+        with pieces.trace() as used:
+            print((reftensor.ones(2, dtype=reftensor.int8) + 2.5).dtype, sorted(used))
+    """, [student, REPO], env={"REFTENSOR_NOTEBOOKS": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().startswith("reftensor.float32 [")
+    assert "'result_dtype'" in done.stdout
 
 
 def test_registering_the_released_placeholder_registers_nothing(tmp_path: Path, monkeypatch):

@@ -25,7 +25,8 @@ run.
 
 In a later chapter (a new kernel), a piece that no cell has registered is read from the
 student's saved notebook of its chapter: the answer cell of that name in
-``<notebooks>/<chapter>/<chapter>.ipynb``, where ``<notebooks>`` is ``$REFTENSOR_NOTEBOOKS``
+``<notebooks>/<chapter>/<chapter>.ipynb`` (run after the answer cells above it, so that it
+may call their functions), where ``<notebooks>`` is ``$REFTENSOR_NOTEBOOKS``
 or else the folder that holds this package (``course/`` for the student edition). A cell still
 as released (``raise NotImplementedError()``) counts as unanswered.
 
@@ -81,6 +82,7 @@ PIECES: dict[str, Piece] = {
     "expand_strides": Piece("ch03_broadcasting", 2),
     "broadcast_error": Piece("ch03_broadcasting", 5),
     "promote_types": Piece("ch04_dtype_device", 1),
+    "result_dtype": Piece("ch04_dtype_device", 2),
     "engine_order": Piece("ch05_autograd", 1),
     "seed_words": Piece("ch08_rng", 1),
     "temper": Piece("ch08_rng", 2),
@@ -166,12 +168,23 @@ def _from_notebook(name: str) -> tuple[Callable[..., Any] | None, str]:
         cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
     except (OSError, ValueError, AttributeError):
         return None, f"no readable notebook at {path}"
+    # the answer cells run in order in one namespace, as in the notebook: an answer may call
+    # the function of an earlier exercise (whose errors are not this piece's business)
+    namespace: dict[str, Any] = {"__name__": f"answers.{PIECES[name].chapter}",
+                                 "pieces": sys.modules[__name__]}
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-        if meta.get("grade_id") != name or cell.get("cell_type") != "code":
+        if not meta.get("solution") or cell.get("cell_type") != "code":
             continue
         text = cell.get("source", "")
         text = "".join(text) if isinstance(text, list) else str(text)
+        if meta.get("grade_id") != name:
+            try:
+                exec(compile(text, f"{path} (answer cell {meta.get('grade_id')})", "exec"),  # noqa: S102
+                     namespace)
+            except Exception:  # noqa: BLE001, S110 - an earlier answer's own fault
+                pass
+            continue
         try:
             tree = ast.parse(text)
         except SyntaxError as err:
@@ -179,8 +192,6 @@ def _from_notebook(name: str) -> tuple[Callable[..., Any] | None, str]:
         defined = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == name]
         if not defined or _unanswered(defined[-1]):
             return None, f"its answer cell in {path} is not written yet"
-        namespace: dict[str, Any] = {"__name__": f"answers.{PIECES[name].chapter}",
-                                     "pieces": sys.modules[__name__]}
         exec(compile(tree, f"{path} (answer cell {name})", "exec"), namespace)  # noqa: S102
         fn = namespace.get(name)
         return (fn, "") if callable(fn) else (None, f"its answer cell in {path} is broken")

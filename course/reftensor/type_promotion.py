@@ -1,13 +1,15 @@
-"""Type promotion for two dtypes, by name: the rule behind ``torch.promote_types``.
+"""Type promotion by dtype name: the rules behind ``torch.promote_types`` and, for two
+operands, ``torch.result_type``.
 
-``dtypes.promote_types`` (which takes and returns dtype objects) asks
-:func:`promote_types` here whenever its two dtypes differ. The rule works on names only, so
-this module needs nothing else of reftensor.
+``dtypes.promote_types`` (which takes and returns dtype objects) asks :func:`promote_types`
+here whenever its two dtypes differ, and ``promotion.result_type`` asks :func:`result_dtype`
+for the dtype of a binary op. The rules work on names only, so this module needs nothing
+else of reftensor.
 """
 
 from __future__ import annotations
 
-__all__ = ["promote_types"]
+__all__ = ["promote_types", "result_dtype"]
 
 #: (category, bytes) of each dtype: category 0 is bool, 1 the integers, 2 the floats.
 KINDS: dict[str, tuple[int, int]] = {
@@ -33,4 +35,22 @@ def promote_types(a: str, b: str) -> str:
     from reftensor.pieces import answer  # the student edition: your answer runs here
 
     return answer("promote_types")(a, b)
+    # END PIECE
+
+
+def result_dtype(a: tuple, op: str, b: tuple) -> str:
+    """The dtype name of ``A op B`` (``torch.result_type`` of two operands, and then true
+    division's rule), with the default float dtype ``float32``.
+
+    Each operand is ``("tensor", dtype_name, ndim)`` or ``("scalar", value)`` for a Python
+    bool, int or float (which counts as ``bool``, ``int64`` or ``float32``). Operands fall in
+    three groups, in priority order: tensors with dims, 0-d tensors, Python numbers. Each
+    group promotes within itself; a lower group changes the result only when its category
+    is higher, and then to the promotion of the two. ``op`` is ``"+"`` (every binary op) or
+    ``"/"`` (true division), which makes a bool or integer result ``float32``.
+    """
+    # BEGIN PIECE result_dtype
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("result_dtype")(a, op, b)
     # END PIECE

@@ -86,6 +86,7 @@ PIECES: dict[str, Piece] = {
     "engine_order": Piece("ch05_autograd", 1),
     "seed_words": Piece("ch08_rng", 1),
     "temper": Piece("ch08_rng", 2),
+    "uniform_floats": Piece("ch08_rng", 4),
     "randint_from_draws": Piece("ch08_rng", 5),
     "randperm_from_draws": Piece("ch08_rng", 6),
 }

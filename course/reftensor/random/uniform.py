@@ -30,7 +30,7 @@ from . import fill
 from .fma import fma32, fma64, fused
 from .generator import Generator
 
-__all__ = ["uniform_", "u24", "u53"]
+__all__ = ["uniform_", "uniform_floats", "u24", "u53"]
 
 _TWO_M24 = np.float32(2.0**-24)
 _TWO_M53 = 2.0**-53
@@ -55,7 +55,30 @@ def uniforms(gen: Generator, n: int, d: dtype) -> np.ndarray:
     return u53(gen._draw64(n)) if d == dtypes.float64 else u24(gen._draw32(n))
 
 
+def uniform_floats(draws: Sequence[int], dtype: str) -> list[float]:
+    """``torch.rand(n, dtype=dtype).tolist()`` from the raw 32-bit draws ``draws``, for dtype
+    ``"float32"``, ``"float64"`` or ``"float16"``: one draw per float32 or float16 element,
+    two per float64 element (``(first << 32) | second``). A float16 element is computed as
+    float32 and rounded; one that rounds up to 1.0 becomes 0.0."""
+    # BEGIN PIECE uniform_floats
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("uniform_floats")(draws, dtype)
+    # END PIECE
+
+
+#: below this many elements ``rand`` makes its floats with ``uniform_floats``; above, with
+#: ``u24``/``u53`` over NumPy arrays (the same rule, vectorized)
+FEW = 64
+
+
 def _kernel(t: Tensor, low: float, high: float, gen: Generator) -> None:
+    if ((low, high) == (0.0, 1.0) and t.numel() < FEW
+            and t.dtype in (dtypes.float32, dtypes.float64, dtypes.float16)):
+        per = 2 if t.dtype == dtypes.float64 else 1
+        values = uniform_floats(gen._draw32(per * t.numel()).tolist(), t.dtype.name)
+        fill.write(t, np.array(values, dtype=t.dtype.numpy))
+        return
     if (low, high) == (0.0, 1.0) and t.dtype.itemsize >= 4 and t.is_contiguous():
         # ``rand``: straight into the tensor's memory (one pass after the draws)
         target = t._elements().reshape(-1)

@@ -69,6 +69,8 @@ register(Exercise(
         _infer_case((-1,), 6),
         _infer_case((2, 3), 6),
         _infer_case((4, -1), 6),
+        _infer_case((-1, -1), 4),
+        _infer_case((-2, 3), 6),
         # the common mistakes' smallest failing cases: the visible test catches them
         Case(args=((2,), 3)),
         Case(args=((0, -1), 0)),
@@ -372,6 +374,9 @@ register(Exercise(
         _diagonal_case((3, 4), (4, 1), 0, -1, 0, 1),
         _diagonal_case((2, 3, 4), (12, 4, 1), 5, 0, 0, 2),
         _diagonal_case((4, 3), (1, 4), 0, 0, -1, 0),
+        _diagonal_case((2, 2), (2, 1), 0, 5, 0, 1),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 1, -1),
+        _diagonal_case((3,), (1,), 0, 0, 0, 1),
         # the common mistakes' smallest failing cases: the visible test catches them
         Case(args=((2, 2), (2, 1), 0, 2, 0, 1)),
         Case(args=((2, 2), (2, 1), 0, -1, 0, 1)),

@@ -94,6 +94,7 @@ def test_on_the_student_edition_every_demo_prints_what_the_reference_prints(chap
     ours, theirs = executed["source", chapter].result(), executed["student", chapter].result()
     chapter_pieces = {n for n, p in pieces.PIECES.items() if p.chapter == chapter}
     reports = 0
+    shown: set[str] = set()
     for mine, yours in zip(ours.cells, theirs.cells, strict=True):
         if mine.cell_type != "code":
             continue
@@ -107,7 +108,9 @@ def test_on_the_student_edition_every_demo_prints_what_the_reference_prints(chap
             used = set(line.removeprefix("reftensor ran your ").split(", "))
             assert used <= set(pieces.PIECES) and used & chapter_pieces, line
             reports += 1
+            shown |= used
     assert reports >= len(chapter_pieces)  # a demo after each of the chapter's pieces
+    assert chapter_pieces <= shown  # each of which the library really runs
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

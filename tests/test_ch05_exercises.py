@@ -4,6 +4,8 @@ gives the solutions full points."""
 
 from __future__ import annotations
 
+import heapq
+
 import pytest
 
 from autograder import checks, exercises, references, sandbox
@@ -52,6 +54,25 @@ def order_first_in_first_out(graph, root):
             waiting[m] -= 1
             if waiting[m] == 0:
                 queue.append(m)
+    return order
+
+
+def order_ties_by_id(graph, root):
+    """The ready heap ordered by (-seq, id): ties (AccumulateGrad nodes) taken by id, not in
+    the order torch's heap leaves them."""
+    nodes = {ident: (seq, nxt) for ident, _, seq, nxt in graph}
+    waiting = dict.fromkeys(nodes, 0)
+    for _, nxt in nodes.values():
+        for m in nxt:
+            waiting[m] += 1
+    ready, order = [(-nodes[root][0], root)], []
+    while ready:
+        _, ident = heapq.heappop(ready)
+        order.append(ident)
+        for m in nodes[ident][1]:
+            waiting[m] -= 1
+            if waiting[m] == 0:
+                heapq.heappush(ready, (-nodes[m][0], m))
     return order
 
 
@@ -158,6 +179,7 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("engine_order", order_by_seq, False),
     ("engine_order", order_first_in_first_out, False),
     ("engine_order", order_without_accumulate_priority, False),
+    ("engine_order", order_ties_by_id, False),
     ("binary_backward", backward_without_unbroadcast, False),
     ("binary_backward", backward_mul_swapped, False),
     ("leaf_grads", leaf_grads_overwriting, False),
@@ -228,7 +250,7 @@ def test_engine_order_graphs_are_torch_graphs():
 def test_engine_order_reference_is_the_recorded_order():
     """The reference is torch's own order, read from pre-hooks, not a model of it: a
     program whose order the priority rule decides (not creation order reversed)."""
-    case = exercises.get("engine_order").fixed[2]
+    case = exercises.get("engine_order").fixed[3]
     expected = references.compute(exercises.get("engine_order"), [case])[0]
     assert expected == ["t5", "t4", "t3", "c", "t2", "t1", "a", "b"]
 

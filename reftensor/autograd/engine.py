@@ -118,25 +118,36 @@ def engine_order(graph: Sequence[tuple[object, str, int, Sequence[object]]],
 
     ``graph`` holds one ``(id, name, seq, next_ids)`` per node: ``seq`` its sequence number
     (``2**64 - 1`` for an ``AccumulateGrad``), ``next_ids`` the ids its edges lead to, one
-    per edge. A node becomes ready when every edge into it has delivered; of the ready
-    nodes the one with the largest ``seq`` runs next. Only ``AccumulateGrad`` nodes share a
-    ``seq``, and torch's heap takes such a run in an order of its own: here, by id.
+    per edge. A node becomes ready when every edge into it has delivered, and goes into a
+    binary heap (C++'s ``std::priority_queue``) that compares ``seq`` only: the largest
+    runs next, and nodes of equal ``seq`` (``AccumulateGrad`` nodes) come out in the order
+    the heap's sifting leaves them. Python's ``heapq`` sifts the same way, so entries that
+    compare by ``seq`` alone reproduce torch's order exactly.
     """
     # BEGIN PIECE engine_order
+    class Ready:
+        """A heap entry that compares by ``seq`` alone (the larger first), as torch's."""
+
+        def __init__(self, seq: int, ident: object) -> None:
+            self.seq, self.ident = seq, ident
+
+        def __lt__(self, other: Ready) -> bool:
+            return self.seq > other.seq
+
     nodes = {ident: (seq, tuple(after)) for ident, _name, seq, after in graph}
     waiting = dict.fromkeys(nodes, 0)  # edges into each node still to deliver
     for _seq, after in nodes.values():
         for child in after:
             waiting[child] += 1
-    ready = [(-nodes[root][0], root)]
+    ready = [Ready(nodes[root][0], root)]
     order = []
     while ready:
-        _, ident = heapq.heappop(ready)
+        ident = heapq.heappop(ready).ident
         order.append(ident)
         for child in nodes[ident][1]:
             waiting[child] -= 1
             if waiting[child] == 0:
-                heapq.heappush(ready, (-nodes[child][0], child))
+                heapq.heappush(ready, Ready(nodes[child][0], child))
     return order
     # END PIECE
 

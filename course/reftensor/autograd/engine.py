@@ -118,9 +118,11 @@ def engine_order(graph: Sequence[tuple[object, str, int, Sequence[object]]],
 
     ``graph`` holds one ``(id, name, seq, next_ids)`` per node: ``seq`` its sequence number
     (``2**64 - 1`` for an ``AccumulateGrad``), ``next_ids`` the ids its edges lead to, one
-    per edge. A node becomes ready when every edge into it has delivered; of the ready
-    nodes the one with the largest ``seq`` runs next. Only ``AccumulateGrad`` nodes share a
-    ``seq``, and torch's heap takes such a run in an order of its own: here, by id.
+    per edge. A node becomes ready when every edge into it has delivered, and goes into a
+    binary heap (C++'s ``std::priority_queue``) that compares ``seq`` only: the largest
+    runs next, and nodes of equal ``seq`` (``AccumulateGrad`` nodes) come out in the order
+    the heap's sifting leaves them. Python's ``heapq`` sifts the same way, so entries that
+    compare by ``seq`` alone reproduce torch's order exactly.
     """
     # BEGIN PIECE engine_order
     from reftensor.pieces import answer  # the student edition: your answer runs here

@@ -47,7 +47,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
             if common[d] != 1:
                 raise RuntimeError(
                     f"Attempting to broadcast a dimension of length {shape[d]} at {d}! "
-                    f"Mismatching argument at index {index} had {tuple(shape)}; but expected "
+                    f"Mismatching argument at index {index} had {shape}; but expected "
                     f"shape should be broadcastable to {common}"
                 )
             common[d] = shape[d]

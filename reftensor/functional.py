@@ -33,11 +33,17 @@ def broadcast_shapes(*shapes: Any) -> Size:
                 "Input shapes should be of type ints, a tuple of ints, or a list of ints, "
                 f"got {shape}"
             )
-    # torch walks the shapes in order, each from its last dim, and refuses the first
-    # negative size it meets, unless a clash met before it raises first
+    # torch walks the shapes in order, each from its last dim, and refuses the first negative
+    # size it meets (a size that cannot be compared with 0 raises TypeError there), unless
+    # a clash met before it raises first: the rule on the shapes up to that size says which
     for index, shape in enumerate(given):
         for d in reversed(range(len(shape))):
-            if shape[d] < 0:
+            try:
+                negative = shape[d] < 0
+            except TypeError:
+                broadcasting.broadcast_shapes(*given[:index], shape[d:])
+                raise
+            if negative:
                 broadcasting.broadcast_shapes(*given[:index], shape[d:])
                 raise ValueError("Attempting to broadcast a dimension with negative length!")
     common = broadcasting.broadcast_shapes(*given)

@@ -178,14 +178,10 @@ class Generator:
     def _draw64(self, n: int) -> np.ndarray:
         """The next ``n`` 64-bit values ``(first << 32) | second`` (uint64), torch's
         ``random64()``: two 32-bit outputs each."""
-        if self._prefix is not None:
-            words = self._draw32(2 * n).astype(np.uint64)
+        if self._prefix is not None or n < 32:  # as 2n 32-bit draws (a loaded state's
+            words = self._draw32(2 * n).astype(np.uint64)  # pending words, or a few draws)
             return (words[0::2] << np.uint64(32)) | words[1::2]
-        if n:
-            self._after_twist_next = N
-        if n < 32:
-            words = self._engine.random_raw(2 * n)
-            return (words[0::2] << np.uint64(32)) | words[1::2]
+        self._after_twist_next = N
         return self._ints.integers(0, 2**64, size=n, dtype=np.uint64)
 
     def _from_prefix(self, n: int) -> np.ndarray:

@@ -16,7 +16,6 @@ of every broadcasting op (chapter 5).
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Sequence
 
 from ._ops import DispatchKey, aten
@@ -124,10 +123,23 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
                  for t in tensors)
 
 
-def _is_expandable_to(shape: Sequence[int], desired: Sequence[int]) -> builtins.bool:
-    if len(shape) > len(desired):
-        return False
-    return all(n == m or n == 1 for n, m in zip(reversed(shape), reversed(desired), strict=False))
+def sum_to_dims(shape: Sequence[int], size: Sequence[int]) -> tuple[int, ...]:
+    """The dims of a tensor of ``shape`` that ``sum_to_size(size)`` adds up, in increasing
+    order (torch's ``reduce_dims`` in ``at::sum_to``): every leading dim that ``size`` lacks,
+    and every other dim where ``size`` has 1 and ``shape`` does not (summed with
+    ``keepdim=True``). A size-1 dim that stays 1 is not summed; an empty ``size`` sums all.
+
+    Raises:
+        RuntimeError: ``size`` does not expand to ``shape`` (torch's message).
+    """
+    # BEGIN PIECE sum_to_dims
+    lead = len(shape) - len(size)
+    if lead < 0 or any(n != m and n != 1 for n, m in zip(size, shape[lead:], strict=True)):
+        raise RuntimeError(
+            f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    return tuple(range(lead)) + tuple(
+        d for d in range(lead, len(shape)) if size[d - lead] == 1 and shape[d] != 1)
+    # END PIECE
 
 
 @aten.sum_to_size.default.impl(DispatchKey.CompositeImplicitAutograd)
@@ -135,27 +147,20 @@ def sum_to_size(self: Tensor, size: Sequence[int]) -> Tensor:
     """Sum ``self`` down to ``size``, which ``self``'s shape must broadcast from
     (``torch.Tensor.sum_to_size``, the gradient of ``expand``; torch's ``at::sum_to``).
 
-    Returns ``self`` itself when ``size`` is its shape. Otherwise the leading dims and the
-    dims where ``size`` has 1 are summed (``sum(dims, keepdim=True)``), then a ``view``
-    drops the leading dims; an empty ``size`` sums everything to a 0-d tensor. Integer and
-    bool tensors sum to int64.
+    Returns ``self`` itself when ``size`` is its shape. Otherwise the dims ``sum_to_dims``
+    names are summed (``sum(dims, keepdim=True)``), then a ``view`` drops the leading dims;
+    an empty ``size`` sums everything to a 0-d tensor (``sum()``). Integer and bool tensors
+    sum to int64.
 
     Raises:
         RuntimeError: ``size`` does not expand to ``self``'s shape (torch's message).
     """
     shape = tuple(size)
-    if not _is_expandable_to(shape, self._shape):
-        raise RuntimeError(
-            f"size {{{list(shape)}}} is not expandable to size {{{list(self._shape)}}}."
-        )
+    dims = sum_to_dims(self._shape, shape)
     if not shape:
         return aten.sum.default.call(self, None)
-    lead = self.dim() - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        d for d in range(lead, self.dim()) if shape[d - lead] == 1 and self._shape[d] != 1
-    )
     summed = aten.sum.dim_IntList.call(self, dims, True, None) if dims else self
-    return aten.view.default.call(summed, shape) if lead else summed
+    return aten.view.default.call(summed, shape) if len(shape) < self.dim() else summed
 
 
 def expand_strides(shape: Sequence[int], stride: Sequence[int],

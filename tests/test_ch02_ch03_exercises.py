@@ -4,7 +4,6 @@ mistakes fail them, and the trusted grading pipeline gives the solutions full po
 from __future__ import annotations
 
 import nbformat
-import numpy as np
 import pytest
 
 from autograder import checks, exercises, references, sandbox
@@ -15,7 +14,7 @@ pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 CHAPTERS = {
     "ch02_views": ["infer_size", "view_strides", "slice_layout", "permute_layout",
                    "diagonal_layout", "shares_storage", "write_through"],
-    "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_add", "sum_to_size",
+    "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_add", "sum_to_dims",
                           "broadcast_error"],
 }
 NAMES = [name for names in CHAPTERS.values() for name in names]
@@ -189,20 +188,24 @@ def add_with_own_strides(a, b):
     return build(())
 
 
-def sum_leading_dims_only(values, shape, size):
+def sum_leading_dims_only(shape, size):
+    """Drops the leading dims but forgets the dims that grew from size 1."""
+    RIGHT["sum_to_dims"](shape, size)  # (the same refusals)
+    return tuple(range(len(shape) - len(size)))
+
+
+def sum_every_size1_dim(shape, size):
+    """Sums every dim where ``size`` has 1, even one that is size 1 already."""
+    dims = RIGHT["sum_to_dims"](shape, size)
     lead = len(shape) - len(size)
-    return np.array(values, dtype=np.int64).reshape(shape).sum(axis=tuple(range(lead))).tolist()
+    return tuple(sorted({*dims, *(d + lead for d, n in enumerate(size) if n == 1)}))
 
 
-def sum_dropping_kept_dims(values, shape, size):
-    """Sums the right dims but drops the size-1 dims instead of keeping them."""
-    def squeeze(x):
-        if not isinstance(x, list):
-            return x
-        items = [squeeze(item) for item in x]
-        return items[0] if len(items) == 1 else items
-
-    return squeeze(RIGHT["sum_to_size"](values, shape, size))
+def sum_dims_counted_in_size(shape, size):
+    """Numbers the kept dims in ``size`` instead of in the tensor's shape."""
+    dims = RIGHT["sum_to_dims"](shape, size)
+    lead = len(shape) - len(size)
+    return tuple(range(lead)) + tuple(d - lead for d in dims if d >= lead)
 
 
 def leftmost_clash(shape_a, shape_b):
@@ -246,8 +249,9 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("expand_strides", expand_size1_always_zero, False),
     ("strided_add", add_ignoring_offsets, False),
     ("strided_add", add_with_own_strides, False),
-    ("sum_to_size", sum_leading_dims_only, False),
-    ("sum_to_size", sum_dropping_kept_dims, False),
+    ("sum_to_dims", sum_leading_dims_only, False),
+    ("sum_to_dims", sum_every_size1_dim, False),
+    ("sum_to_dims", sum_dims_counted_in_size, False),
     ("broadcast_error", leftmost_clash, False),
     ("broadcast_error", clash_counted_from_right, False),
 ]
@@ -295,7 +299,7 @@ REFUSALS = {  # the answers that stand for torch saying no, which hidden cases m
     "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
     "write_through": [], "broadcast_shapes": ["raises RuntimeError"],
     "expand_strides": ["raises RuntimeError"], "strided_add": ["raises RuntimeError"],
-    "sum_to_size": ["raises RuntimeError"], "broadcast_error": ["NoneType"],
+    "sum_to_dims": ["raises RuntimeError"], "broadcast_error": ["NoneType"],
 }
 
 

@@ -288,6 +288,74 @@ def test_the_student_edition_with_answers_runs_the_reference_tests(student: Path
         assert " passed" in summary and "failed" not in summary
 
 
+#: piece -> (a library call that runs it, a wrong answer made from the right one); the call's
+#: result is compared before and after the wrong answer is registered
+WRONG_PIECES = {
+    "contiguous_strides": ("reftensor.empty(2, 3).stride()",
+                           "lambda right: lambda shape: (7,) * len(shape)"),
+    "broadcast_shapes": ("(reftensor.ones(3, 1) + reftensor.ones(4)).shape",
+                         "lambda right: lambda *shapes: max(shapes, key=len)"),
+    "expand_strides": ("reftensor.arange(3).view(3, 1).expand(3, 4).stride()",
+                       "lambda right: lambda shape, stride, new: (tuple(new), (0,) * len(new))"),
+    "strided_add": ("(reftensor.arange(6).view(2, 3).t() + reftensor.tensor([10, 20])).tolist()",
+                    "lambda right: lambda a, b: right((*a[:2], a[2][::-1], a[3]), b)"),
+    "sum_to_dims": ("reftensor.arange(24.0).view(2, 3, 4).sum_to_size(1, 4).tolist()",
+                    "lambda right: lambda shape, size: tuple(range(len(shape) - len(size)))"),
+    "broadcast_error": ("reftensor.ones(5, 2, 3) + reftensor.ones(4, 1, 3)",
+                        "lambda right: lambda a, b: (0, 1, 1)"),
+    "promote_types": ("reftensor.cat([reftensor.ones(2, dtype=reftensor.int8), "
+                      "reftensor.ones(2, dtype=reftensor.int16)]).dtype",
+                      "lambda right: lambda a, b: 'float64'"),
+    "result_dtype": ("(reftensor.ones(2, dtype=reftensor.int8) + 2.5).dtype",
+                     "lambda right: lambda a, op, b: 'float64'"),
+    "cast_value": ("reftensor.tensor([0.1, 70000.0]).to(reftensor.bfloat16).tolist()",
+                   "lambda right: lambda x, dtype: right(x, 'float16')"),
+}
+
+SWAP = """
+import json
+
+
+def outcome(expression):
+    try:
+        return repr(eval(expression))
+    except Exception as err:  # noqa: BLE001 - a wrong piece may make the call raise
+        return f"{type(err).__name__}: {err}"
+
+
+seen = {}
+for name, (expression, make_wrong) in json.loads(ROWS_JSON).items():
+    right = pieces.answer(name)
+    before = outcome(expression)
+    wrong = eval(make_wrong)(right)
+    wrong.__name__ = name
+    pieces.register(wrong)
+    with pieces.trace() as used:
+        after = outcome(expression)
+    pieces.register(right)
+    seen[name] = (before, after, name in used, outcome(expression))
+print(json.dumps(seen))
+"""
+
+
+def test_a_wrong_piece_changes_what_the_library_gives(student: Path, tmp_path: Path):
+    """Decision 7: the library uses what a piece returns, on every path to its job. With the
+    instructor's answers registered, registering a wrong answer changes the call's result
+    (or makes it raise), and registering the right one again restores it."""
+    import json
+
+    program = PLUGIN.format(edition=str(student / "reftensor"),
+                            wrong=SWAP.replace("ROWS_JSON", repr(json.dumps(WRONG_PIECES))))
+    done = _run(program, [student, REPO])
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(seen) == set(WRONG_PIECES)
+    for name, (before, after, ran, restored) in seen.items():
+        assert ran, name
+        assert before != after and restored == before, (name, before, after)
+        assert not before.startswith(("NotImplementedError", "AttributeError")), (name, before)
+
+
 def test_a_new_kernel_reads_the_pieces_from_the_students_saved_notebook(student: Path,
                                                                          tmp_path: Path):
     answered, untouched = tmp_path / "answered", tmp_path / "untouched"

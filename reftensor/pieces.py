@@ -86,6 +86,7 @@ PIECES: dict[str, Piece] = {
     "promote_types": Piece("ch04_dtype_device", 1),
     "result_dtype": Piece("ch04_dtype_device", 2),
     "cast_value": Piece("ch04_dtype_device", 3),
+    "to_result": Piece("ch04_dtype_device", 4),
     "engine_order": Piece("ch05_autograd", 1),
     "seed_words": Piece("ch08_rng", 1),
     "temper": Piece("ch08_rng", 2),

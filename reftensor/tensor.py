@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _casting, dtypes, layout
+from . import _casting, conversions, dtypes, layout
 from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
 from ._ops import OpOverloadPacket, aten
@@ -731,12 +731,18 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
     """``self`` itself when nothing would change and ``copy`` is False: same dtype, no
     device or the very same device (``"cpu:0"`` is not ``"cpu"``, so it copies), and a
     layout already in ``fmt`` (``preserve_format`` always is); else ``aten._to_copy``
-    (torch's ``to_impl``)."""
+    (torch's ``to_impl``). For a CPU tensor, ``conversions.to_result`` decides."""
     if where is not None and not isinstance(where, device):
         where = device(where)  # a string or an int: raises for an invalid one
     fmt = layout.preserve_format if fmt is None else fmt
-    if ((target is None or target is self._dtype) and (where is None or where == self.device)
-            and (fmt is layout.preserve_format or self._suggest_memory_format() is fmt)
-            and not copy):
+    if self._storage._device is CPU:  # chapter 4's rule (for a tensor on the CPU)
+        call = conversions.to_call(None if target is None else target.name,
+                                   None if where is None else str(where), copy, fmt.name)
+        same, _ = conversions.to_result(self._dtype.name, self._shape, self._stride, call)
+    else:
+        same = ((target is None or target is self._dtype)
+                and (where is None or where == self.device) and not copy
+                and (fmt is layout.preserve_format or self._suggest_memory_format() is fmt))
+    if same:
         return self
     return aten._to_copy.default.call(self, target, None, where, None, non_blocking, fmt)

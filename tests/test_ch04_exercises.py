@@ -107,6 +107,37 @@ def to_non_dense_as_suggested(dtype, shape, stride, call):
     return False, _contiguous(shape)
 
 
+def _channels_last(shape) -> tuple[int, ...]:
+    n, c, h, w = shape
+    return (h * w * c, 1, w * c, c)
+
+
+def to_guessing_channels_last_by_equality(dtype, shape, stride, call):
+    """Suggests channels_last only for exactly the channels-last strides of the shape (so a
+    sliced or size-1 channels-last layout is missed, and an (N, 1, 1, 1) is taken)."""
+    options = dict(call)
+    fmt = options.get("memory_format", "preserve_format")
+    if fmt == "channels_last" and len(shape) == 4 and options.get("dtype", dtype) == dtype \
+            and not options.get("copy") and options.get("device", "cpu") == "cpu":
+        if tuple(stride) == _channels_last(shape):
+            return True, tuple(stride)
+        return False, _channels_last(shape)
+    return RIGHT["to_result"](dtype, shape, stride, call)
+
+
+def to_counting_small_dims(dtype, shape, stride, call):
+    """Checks density over every dim, size 0 and 1 included."""
+    same, out = RIGHT["to_result"](dtype, shape, stride, call)
+    if same or dict(call).get("memory_format", "preserve_format") != "preserve_format":
+        return same, out
+    running = 1
+    for s, n in sorted(zip(stride, shape, strict=True)):
+        if s != running:
+            return False, _contiguous(shape)
+        running *= n
+    return same, out
+
+
 def meta_widening_bias(x, w, bias, reduce):
     """Promotes with a 0-d bias as if it had dims."""
     if bias is not None and bias[0] == ():
@@ -128,6 +159,8 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("to_result", to_copies_unless_contiguous, False),
     ("to_result", to_always_contiguous_copy, False),
     ("to_result", to_non_dense_as_suggested, False),
+    ("to_result", to_guessing_channels_last_by_equality, False),
+    ("to_result", to_counting_small_dims, False),
     ("meta_forward", meta_widening_bias, False),
     ("meta_forward", meta_keepdim_ignored, False),
 ]

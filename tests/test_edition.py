@@ -308,6 +308,8 @@ WRONG_PIECES = {
                       "lambda right: lambda a, b: 'float64'"),
     "result_dtype": ("(reftensor.ones(2, dtype=reftensor.int8) + 2.5).dtype",
                      "lambda right: lambda a, op, b: 'float64'"),
+    "to_result": ("reftensor.empty_strided((3, 4), (1, 6)).to(reftensor.float64).stride()",
+                  "lambda right: lambda dtype, shape, stride, call: (False, (4, 1))"),
     "cast_value": ("reftensor.tensor([0.1, 70000.0]).to(reftensor.bfloat16).tolist()",
                    "lambda right: lambda x, dtype: right(x, 'float16')"),
 }

@@ -214,7 +214,15 @@ def _to_tensor(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]]:
     or a sliced permutation (not dense, and not in row-major order)."""
     small = st.integers(1, 4)
     kind = draw(st.sampled_from(["contiguous", "transposed", "sliced", "expanded",
-                                 "channels_last", "contiguous4d", "sliced_permuted"]))
+                                 "channels_last", "contiguous4d", "sliced_permuted", "any",
+                                 "any4d"]))
+    if kind in ("any", "any4d"):  # sizes 0 and 1, stride 0, overlap: every rule's corners
+        ndim = 4 if kind == "any4d" else draw(st.integers(0, 3))
+        shape = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 3]), min_size=ndim,
+                                    max_size=ndim)))
+        stride = tuple(draw(st.lists(st.sampled_from([0, 1, 2, 3, 4, 6, 12, 24]),
+                                     min_size=ndim, max_size=ndim)))
+        return shape, stride
     if kind == "sliced_permuted":  # dense strides of a permuted shape, one dim stepped
         shape = tuple(draw(st.lists(small, min_size=2, max_size=3)))
         order = draw(st.permutations(range(len(shape))))  # innermost first
@@ -321,6 +329,12 @@ register(Exercise(
         _to_case("float32", (2, 3), (3, 1), ("device", "cpu"), ("copy", True)),
         _to_case("float32", (3, 4), (1, 6), ("dtype", "float64")),
         _to_case("float32", (3, 4), (1, 0), ("dtype", "float64")),
+        # the corners: an empty tensor, a size-1 dim, torch's channels-last guess
+        _to_case("float32", (3, 0), (2, 2), ("dtype", "float64")),
+        _to_case("float32", (2, 1, 3), (3, 7, 1), ("dtype", "float64")),
+        _to_case("float32", (2, 1, 1, 1), (1, 1, 1, 1), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 3, 1, 4), (24, 1, 20, 3), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 3, 2, 2), (24, 1, 12, 3), ("memory_format", "channels_last")),
     ),
     edge=(
         _to_case("float32", (), (), ("dtype", "float32")),

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _casting, dtypes, factories, layout
+from . import _casting, conversions, dtypes, factories, layout
 from ._ops import DispatchKey, aten
 from .device import CPU, META, as_device, device, wrong_device
 from .iterator import assert_no_internal_overlap, assert_no_overlap, resize_output
@@ -53,14 +53,27 @@ def _clone(self: Tensor, memory_format: memory_format | None = None) -> Tensor:
 # ``Tensor.to`` and the conversion methods (``t.float()``) run ``aten._to_copy`` when
 # something changes (``tensor.to_options``). The kernel is picked by the input's device; the
 # result goes to ``device`` (default: the input's).
+def _copy_strides(self: Tensor, dtype: dtypes.dtype | None, where: device,
+                  memory_format: memory_format | None) -> tuple[int, ...]:
+    """The strides of ``self``'s copy by ``_to_copy``, from ``conversions.to_result``
+    (asked about a copy: ``copy=True``).
+
+    Raises:
+        RuntimeError: ``channels_last`` for a tensor that is not 4-d.
+    """
+    call = conversions.to_call(None if dtype is None else dtype.name, str(where), True,
+                               None if memory_format is None else memory_format.name)
+    return conversions.to_result(self._dtype.name, self._shape, self._stride, call)[1]
+
+
 @aten._to_copy.default.impl(DispatchKey.CPU)
 def to_copy(self: Tensor, dtype: dtypes.dtype | None, layout: None, device: device | None,
             pin_memory: bool | None, non_blocking: bool,
             memory_format: memory_format | None) -> Tensor:
-    """A copy with ``clone``'s layout, converted to ``dtype``, on the CPU or (no values
-    copied) on the meta device."""
+    """A copy converted to ``dtype``, on the CPU or (no values copied) on the meta device,
+    laid out as ``conversions.to_result`` says a copy is (``clone``'s layout)."""
     where = CPU if device is None else as_device(device, copying=True)
-    return self._copy_with_strides(_clone_strides(self, memory_format),
+    return self._copy_with_strides(_copy_strides(self, dtype, where, memory_format),
                                    self._dtype if dtype is None else dtype, where)
 
 
@@ -70,7 +83,7 @@ def to_copy_meta(self: Tensor, dtype: dtypes.dtype | None, layout: None,
                  memory_format: memory_format | None) -> Tensor:
     """Only to the meta device: a meta tensor has no values to copy onto the CPU."""
     where = META if device is None else as_device(device, copying=True)
-    strides = _clone_strides(self, memory_format)
+    strides = _copy_strides(self, dtype, where, memory_format)
     if where is not META:
         raise no_data()
     return factories._allocate(self._shape, strides, self._dtype if dtype is None else dtype,

@@ -1,0 +1,59 @@
+"""What ``t.to(...)`` returns: ``t`` itself, or a copy laid out how (chapter 4).
+
+:func:`to_result` decides both by names and numbers only (the dtype's name, the shape and
+strides, the call's options), so this module needs nothing of reftensor but the layout
+rules. ``Tensor.to`` (``tensor.to_options``) asks it whether ``t`` itself comes back, and
+the ``_to_copy`` kernels ask it for the copy's strides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import layout
+
+__all__ = ["to_result", "to_call"]
+
+#: one option of a ``to()`` call: ``("dtype", "float64")``, ``("device", "cpu")``,
+#: ``("other", "int64")`` (the dtype of ``t.to(other)``, a CPU tensor), ``("copy", True)``,
+#: ``("memory_format", "channels_last")``
+Option = tuple[str, Any]
+
+
+def to_result(dtype: str, shape: Sequence[int], stride: Sequence[int],
+              call: Sequence[Option]) -> tuple[bool, tuple[int, ...]]:
+    """``(out is t, out.stride())`` for ``t = torch.empty_strided(shape, stride,
+    dtype=torch.<dtype>)`` on the CPU and ``out = t.to(...)`` with the options ``call``
+    lists (torch's ``to_impl`` and ``_to_copy``).
+
+    ``t`` itself comes back when the dtype and device stay, ``copy`` is not True, and the
+    memory format is ``preserve_format`` or the one torch suggests for ``t``
+    (``channels_last`` for a 4-d tensor laid out channels-last, else ``contiguous_format``).
+    A copy gets the layout of its memory format; ``preserve_format`` keeps a non-overlapping
+    and dense layout as it is and makes any other dense in its dim order.
+
+    Raises:
+        RuntimeError: ``channels_last`` for a tensor that is not 4-d, when a copy is made.
+    """
+    # BEGIN PIECE to_result
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("to_result")(dtype, shape, stride, call)
+    # END PIECE
+
+
+def to_call(dtype: str | None, device: str | None, copy: bool,
+            memory_format: str | None) -> tuple[Option, ...]:
+    """The options of a ``to()`` call, as :func:`to_result` takes them: only those given
+    (a device by its name, ``"cpu"`` or ``"cpu:0"``; ``copy`` only when True)."""
+    call: list[Option] = []
+    if device is not None:
+        call.append(("device", device))
+    if dtype is not None:
+        call.append(("dtype", dtype))
+    if copy:
+        call.append(("copy", True))
+    if memory_format is not None and memory_format != "preserve_format":
+        call.append(("memory_format", memory_format))
+    return tuple(call)

@@ -88,6 +88,7 @@ PIECES: dict[str, Piece] = {
     "cast_value": Piece("ch04_dtype_device", 3),
     "to_result": Piece("ch04_dtype_device", 4),
     "engine_order": Piece("ch05_autograd", 1),
+    "binary_backward": Piece("ch05_autograd", 2),
     "seed_words": Piece("ch08_rng", 1),
     "temper": Piece("ch08_rng", 2),
     "uniform_floats": Piece("ch08_rng", 4),

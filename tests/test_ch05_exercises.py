@@ -97,10 +97,29 @@ def _expand(v, dims, index=()):
     return [_expand(v, dims, index + (i,)) for i in range(dims[len(index)])]
 
 
-def backward_without_unbroadcast(op, x, y, grad):
-    """Leaves the gradients in z's broadcast shape."""
-    dims = _shape(grad)
-    return RIGHT["binary_backward"](op, _expand(x, dims), _expand(y, dims), grad)
+def _summed(g, target):
+    """Nested lists ``g`` summed down to shape ``target`` (``sum_to_size``)."""
+    def add(u, v):
+        return [add(p, q) for p, q in zip(u, v, strict=True)] if isinstance(u, list) else u + v
+
+    def total(rows):
+        result = rows[0]
+        for row in rows[1:]:
+            result = add(result, row)
+        return result
+
+    while len(_shape(g)) > len(target):
+        g = total(g)
+    if not target:
+        return g
+    rows = [_summed(row, target[1:]) for row in g]
+    return [total(rows)] if target[0] == 1 else rows
+
+
+def backward_summed_down(op, x, y, grad):
+    """Sums each gradient down to its input's shape: the engine's job, not the node's."""
+    gx, gy = RIGHT["binary_backward"](op, x, y, grad)
+    return _summed(gx, _shape(x)), _summed(gy, _shape(y))
 
 
 def backward_mul_swapped(op, x, y, grad):
@@ -108,6 +127,32 @@ def backward_mul_swapped(op, x, y, grad):
     if op == "*" and _shape(x) == _shape(y):
         return RIGHT["binary_backward"](op, y, x, grad)
     return RIGHT["binary_backward"](op, x, y, grad)
+
+
+def backward_div_in_one_step(op, x, y, grad):
+    """For x / y, writes y's gradient as -grad * x / (y * y), not in torch's order."""
+    gx, gy = RIGHT["binary_backward"](op, x, y, grad)
+    if op == "/":
+        dims = _shape(grad)
+        xs, ys = _expand(x, dims), _expand(y, dims)
+
+        def rule(g, a, b):
+            if isinstance(g, list):
+                return [rule(*t) for t in zip(g, a, b, strict=True)]
+            return -g * a / (b * b)
+
+        gy = rule(grad, xs, ys)
+    return gx, gy
+
+
+def backward_div_without_minus(op, x, y, grad):
+    """Forgets the minus sign of the quotient rule."""
+    gx, gy = RIGHT["binary_backward"](op, x, y, grad)
+
+    def negate(v):
+        return [negate(u) for u in v] if isinstance(v, list) else -v
+
+    return gx, (negate(gy) if op == "/" else gy)
 
 
 def leaf_grads_overwriting(leaves, program):
@@ -180,8 +225,10 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("engine_order", order_first_in_first_out, False),
     ("engine_order", order_without_accumulate_priority, False),
     ("engine_order", order_ties_by_id, False),
-    ("binary_backward", backward_without_unbroadcast, False),
+    ("binary_backward", backward_summed_down, False),
     ("binary_backward", backward_mul_swapped, False),
+    ("binary_backward", backward_div_in_one_step, False),
+    ("binary_backward", backward_div_without_minus, False),
     ("leaf_grads", leaf_grads_overwriting, False),
     ("leaf_grads", leaf_grads_zero_for_unused, False),
     ("has_grad", has_grad_every_tensor, False),

@@ -310,6 +310,11 @@ WRONG_PIECES = {
                      "lambda right: lambda a, op, b: 'float64'"),
     "to_result": ("reftensor.empty_strided((3, 4), (1, 6)).to(reftensor.float64).stride()",
                   "lambda right: lambda dtype, shape, stride, call: (False, (4, 1))"),
+    "binary_backward": ("(lambda x, y: [g.tolist() for g in reftensor.autograd.grad("
+                        "(x / y).sum(), (x, y))])(reftensor.tensor([1.0, 2.0], "
+                        "dtype=reftensor.float64, requires_grad=True), reftensor.tensor("
+                        "[3.0, 0.3], dtype=reftensor.float64, requires_grad=True))",
+                        "lambda right: lambda op, x, y, grad: right(op, y, x, grad)"),
     "cast_value": ("reftensor.tensor([0.1, 70000.0]).to(reftensor.bfloat16).tolist()",
                    "lambda right: lambda x, dtype: right(x, 'float16')"),
 }

@@ -209,11 +209,16 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
 VALUES = (-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0)
 
 
+#: the values of binary_backward's cases: no 0, which Python's / refuses; thirds and tenths,
+#: so that an operation order other than torch's rounds differently
+FRACTIONS = (-2.5, -1.0, 0.1, 0.3, 1 / 3, 1.5, 2.0, 3.0, 7.0)
+
+
 @st.composite
-def _nested(draw: st.DrawFn, shape: tuple):
+def _nested(draw: st.DrawFn, shape: tuple, values: tuple = VALUES):
     if not shape:
-        return _pick(draw, VALUES)
-    return tuple(draw(_nested(shape[1:])) for _ in range(shape[0]))
+        return _pick(draw, values)
+    return tuple(draw(_nested(shape[1:], values)) for _ in range(shape[0]))
 
 
 @st.composite
@@ -226,19 +231,21 @@ def _operand_shape(draw: st.DrawFn, out: tuple) -> tuple:
 def _binary_cases(draw: st.DrawFn) -> Case:
     out = tuple(_pick(draw, (1, 2, 3)) for _ in range(_pick(draw, (0, 1, 2, 2, 3, 3))))
     xs, ys = draw(_operand_shape(out)), draw(_operand_shape(out))
-    grad = draw(_nested(_broadcast(xs, ys)))
-    return Case(args=(_pick(draw, ("+", "-", "*")), draw(_nested(xs)), draw(_nested(ys)),
-                      grad))
+    grad = draw(_nested(_broadcast(xs, ys), FRACTIONS))
+    return Case(args=(_pick(draw, ("*", "/")), draw(_nested(xs, FRACTIONS)),
+                      draw(_nested(ys, FRACTIONS)), grad))
 
 
 def _binary_reference(c: Case) -> tuple:
+    """What the node returns when called (``z.grad_fn(grad)``): the gradients at z's shape,
+    before the engine sums them down."""
     torch = _torch()
     op, x, y, grad = c.args
     x = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     y = torch.tensor(y, dtype=torch.float64, requires_grad=True)
-    z = {"+": x.__add__, "-": x.__sub__, "*": x.__mul__}[op](y)
-    z.backward(torch.tensor(grad, dtype=torch.float64))
-    return x.grad.tolist(), y.grad.tolist()
+    z = x * y if op == "*" else x / y
+    grad_x, grad_y = z.grad_fn(torch.tensor(grad, dtype=torch.float64))
+    return grad_x.tolist(), grad_y.tolist()
 
 
 def _binary_truth(c: Case) -> str:
@@ -247,8 +254,8 @@ def _binary_truth(c: Case) -> str:
     def t(v):
         return f"torch.tensor({v!r}, dtype=torch.float64, requires_grad=True)"
 
-    return (f"x = {t(x)}; y = {t(y)}; (x {op} y).backward(torch.tensor({grad!r}, "
-            "dtype=torch.float64)); (x.grad.tolist(), y.grad.tolist())")
+    return (f"x = {t(x)}; y = {t(y)}; gx, gy = (x {op} y).grad_fn(torch.tensor({grad!r}, "
+            "dtype=torch.float64)); (gx.tolist(), gy.tolist())")
 
 
 def _tuples(value):
@@ -263,24 +270,25 @@ def _binary_case(op, x, y, grad) -> Case:
 register(Exercise(
     name="binary_backward",
     chapter=CHAPTER,
-    signature="binary_backward(op, x, y, grad) -> (grad_x, grad_y); op is '+', '-' or '*', "
-              "x, y and grad nested tuples (or numbers for 0-d)",
+    signature="binary_backward(op, x, y, grad) -> (grad_x, grad_y) at grad's shape; op is "
+              "'*' or '/', x, y and grad nested tuples (or numbers for 0-d)",
     fixed=(
-        _binary_case("+", [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [10.0, 20.0, 30.0],
-                     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]),
-        _binary_case("*", [[1.0], [2.0]], [3.0, -1.0, 2.0], [[1.0, 2.0, 3.0], [-1.0, 0.0, 1.0]]),
-        _binary_case("-", 2.0, [1.0, 2.0], [3.0, -1.0]),
-        _binary_case("*", [[[2.0, 3.0]]], [[1.0, 2.0], [3.0, 1.0]],
+        _binary_case("*", [[1.0], [2.0]], [3.0, -1.0, 2.0], [[1.0, 2.0, 3.0], [-1.0, 0.1, 1.0]]),
+        _binary_case("/", [1.0, -2.5], [3.0, -2.5], [1.0, 0.1]),
+        _binary_case("*", 2.0, [1.0, 2.0], [3.0, -1.0]),
+        _binary_case("/", [[[2.0, 3.0]]], [[1.0, 2.0], [3.0, 0.3]],
                      [[[1.0, 1.0], [2.0, -2.0]]]),
+        _binary_case("/", 3.0, 7.0, 1.0),
         # a common mistake's smallest failing case: the visible test catches it
-        Case(args=('*', 3.0, -2.0, 1.0)),
+        Case(args=("*", 3.0, -2.0, 1.0)),
     ),
     edge=(
         _binary_case("*", 3.0, -2.0, 1.0),
-        _binary_case("+", [1.0], 2.0, [5.0]),
+        _binary_case("/", [1.0], 2.0, [5.0]),
         _binary_case("*", [[1.0, 2.0]], [[3.0], [1.0], [2.0]],
-                     [[1.0, 2.0], [3.0, 1.0], [0.0, 2.0]]),
-        _binary_case("-", [[1.0, 2.0]], [[[3.0]]], [[[1.0, 2.0]]]),
+                     [[1.0, 2.0], [3.0, 1.0], [0.1, 2.0]]),
+        _binary_case("/", [[1.0, 2.0]], [[[3.0]]], [[[1.0, 2.0]]]),
+        _binary_case("/", -2.5, -2.5, 0.1),
     ),
     strategy=_binary_cases,
     reference=_binary_reference,

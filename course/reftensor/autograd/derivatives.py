@@ -25,6 +25,8 @@ from typing import Any, NamedTuple
 
 from .. import dtypes, factories, layout, views
 from .._ops import aten
+from .._ops.state import state as dispatch_state
+from ..device import CPU, META
 from ..tensor import Tensor, wrap_dim
 from .functions.views import as_strided_backward, picked_backward
 
@@ -142,8 +144,92 @@ def div_self_backward(grad: Tensor, other: Any) -> Tensor:
 
 
 def div_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
-    """d(self / other)/d(other) = -self / other**2."""
-    return -grad * self / (other * other)
+    """d(self / other)/d(other) = -self / other**2, in torch's order (its
+    ``div_tensor_other_backward``): ``-grad * ((self / other) / other)``. (``-grad * self /
+    (other * other)`` rounds differently for about half of all inputs.)"""
+    return -grad * ((self / other) / other)
+
+
+# ------------------------------------------------------------------ the product and quotient rules
+Nested = Any  # a float, or nested lists of floats
+
+
+def binary_backward(op: str, x: Nested, y: Nested, grad: Nested) -> tuple[Nested, Nested]:
+    """What the node of ``z = x * y`` (``op == "*"``) or ``z = x / y`` (``op == "/"``)
+    returns for ``z``'s gradient ``grad`` (``z.grad_fn(grad)``): the gradients of ``x`` and
+    ``y`` at ``z``'s shape, before the engine sums each down to its input's shape.
+
+    Values are float64, as nested lists (a float for 0-d); ``x`` and ``y`` have their own
+    shapes, which broadcast to ``grad``'s. The formulas are torch's, in its order: ``grad *
+    y`` and ``grad * x``; ``grad / y`` and ``-grad * ((x / y) / y)``. Each step rounds as
+    torch's float64 kernel does, so the results are torch's bit for bit.
+
+    Raises:
+        ZeroDivisionError: a 0 in ``y`` for ``"/"`` (Python's ``/``; the nodes do not ask
+            then).
+    """
+    # BEGIN PIECE binary_backward
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("binary_backward")(op, x, y, grad)
+    # END PIECE
+
+
+#: the nodes of ``*`` and ``/`` ask ``binary_backward`` when all three tensors are float64
+#: CPU tensors and the gradient has fewer elements than this (Python floats are float64, so
+#: the answer is exact); other nodes run the tensor formulas above, which round the same way
+BINARY_BACKWARD_NUMEL = 64
+
+
+def _by_binary_backward(op: str, grad: Any, self: Any, other: Any
+                        ) -> tuple[Tensor, Tensor] | None:
+    """Both gradients of a ``*`` or ``/`` node from ``binary_backward``, or None where it
+    does not apply: another dtype or device, a larger or an empty gradient (nested lists
+    cannot show an empty shape), a call that autograd records
+    (``create_graph=True``: the tensor formulas are recorded then), a dispatch mode, or a 0
+    divisor. Each gradient is
+    laid out as the tensor formula lays it out, found by running it on the meta device."""
+    tensors = (grad, self, other)
+    if (any(type(t) is not Tensor or t._dtype is not dtypes.float64
+            or t._storage._device is not CPU for t in tensors)
+            or not 0 < grad.numel() < BINARY_BACKWARD_NUMEL or dispatch_state.modes
+            or (dispatch_state.enabled and any(t.requires_grad for t in tensors))
+            or (op == "/" and 0 in other.reshape(-1).tolist())):
+        return None
+    gx, gy = binary_backward(op, self.tolist(), other.tolist(), grad.tolist())
+    meta = [factories._allocate(t._shape, t._stride, t._dtype, META) for t in tensors]
+    if op == "*":
+        like = (mul_self_backward(meta[0], meta[2]), mul_other_backward(meta[0], meta[1]))
+    else:
+        like = (div_self_backward(meta[0], meta[2]), div_other_backward(*meta))
+    return tuple(  # type: ignore[return-value]
+        factories._allocate(t._shape, t._stride, dtypes.float64, CPU).copy_(
+            factories.tensor(values, dtype=dtypes.float64).reshape(t._shape))
+        for t, values in zip(like, (gx, gy), strict=True))
+
+
+def mul_tensor_self_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+    """``grad * other`` (torch's ``mul_tensor_backward``); a small float64 node asks
+    ``binary_backward``."""
+    asked = _by_binary_backward("*", grad, self, other)
+    return mul_self_backward(grad, other) if asked is None else asked[0]
+
+
+def mul_tensor_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+    asked = _by_binary_backward("*", grad, self, other)
+    return mul_other_backward(grad, self) if asked is None else asked[1]
+
+
+def div_tensor_self_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+    """``grad / other`` (torch's ``div_tensor_self_backward``); a small float64 node asks
+    ``binary_backward``."""
+    asked = _by_binary_backward("/", grad, self, other)
+    return div_self_backward(grad, other) if asked is None else asked[0]
+
+
+def div_tensor_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+    asked = _by_binary_backward("/", grad, self, other)
+    return div_other_backward(grad, self, other) if asked is None else asked[1]
 
 
 def zeros_like(t: Tensor) -> Tensor:
@@ -718,9 +804,9 @@ DERIVATIVES: list[Derivative] = [
     row("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "SubBackward0",
         ("alpha",), self=pass_through, other=sub_other_backward),
     row("mul.Tensor(Tensor self, Tensor other) -> Tensor", "MulBackward0", ("self", "other"),
-        self=mul_self_backward, other=mul_other_backward),
+        self=mul_tensor_self_backward, other=mul_tensor_other_backward),
     row("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", ("self", "other"),
-        self=div_self_backward, other=div_other_backward),
+        self=div_tensor_self_backward, other=div_tensor_other_backward),
     row("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
         "DivBackward2", ("self", "other", "rounding_mode"), self=div_self_backward_mode,
         other=div_other_backward_mode),

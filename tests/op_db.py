@@ -120,6 +120,21 @@ def _float_function(name: str, ulps: int = TRANSCENDENTAL_ULPS, **options: Any) 
     return OpEntry(name, ulps=ulps, errors=_float_function_errors(name), **options)
 
 
+def _aten(lib: Any) -> Any:
+    """The ops of the table by name: ``torch.ops.aten``, or reftensor's ``aten``."""
+    if lib.__name__ == "torch":
+        return lib.ops.aten
+    from reftensor._ops import aten
+
+    return aten
+
+
+def _tanh_output(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``tanh_backward``'s ``output``: a float tensor that broadcasts to ``shape``."""
+    return strategies.tensors(shape=_broadcastable(shape), dtypes=strategies.FLOAT_NAMES).map(
+        lambda o: {"output": o})
+
+
 OP_DB: list[OpEntry] = [
     _float_function("exp"),
     _float_function("expm1"),
@@ -130,6 +145,15 @@ OP_DB: list[OpEntry] = [
     _float_function("tanh"),
     _float_function("sigmoid"),
     _float_function("reciprocal", ulps=0),
+    OpEntry("tanh_backward", arguments=lambda shape: _tanh_output(shape),
+            dtypes=strategies.FLOAT_NAMES, errors={
+        "int64 operands": lambda lib: _aten(lib).tanh_backward(lib.ones(2, dtype=lib.int64),
+                                                               lib.ones(2, dtype=lib.int64)),
+        "bool operands": lambda lib: _aten(lib).tanh_backward(lib.ones(2, dtype=lib.bool),
+                                                              lib.ones(2, dtype=lib.bool)),
+        "shapes that do not broadcast": lambda lib: _aten(lib).tanh_backward(lib.ones(2),
+                                                                             lib.ones(3)),
+    }),
     OpEntry("flip", arguments=dims, errors={
         "a dim twice": lambda lib: lib.ones(2, 3).flip(1, -1),
         "a dim out of range": lambda lib: lib.ones(2, 3).flip(2),

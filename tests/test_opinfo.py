@@ -65,6 +65,11 @@ NO_OPINFO: dict[str, str] = {
              "tests/test_ch02_indexing.py compares it with torch (AliasBackward0)",
     "index": "internal (torch's Python reaches it through t[tensor]): op_db's entry and "
              "tests/test_ch02_indexing.py's advanced indexing compare it with torch",
+    "tanh_backward": "internal (torch.ops.aten.tanh_backward, no Python binding): "
+                     "tests/op_db.py's entry runs it on every layout and float dtype, on "
+                     "the meta device, with its gradient (TanhBackwardBackward0) and error "
+                     "inputs; tanh's OpInfo samples and op_db entry reach it through "
+                     "TanhBackward0",
     "type_as": "torch's OpInfo has no entry for Tensor.type_as; tests/op_db.py's entry runs "
                "it on every layout and dtype, with meta and CPU others, and its gradient",
 }

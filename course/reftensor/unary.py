@@ -36,6 +36,7 @@ from .elementwise import (
     finish_meta,
     meta_result,
 )
+from .promotion import result_type
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -106,6 +107,29 @@ def register_float_function(name: str, formula: Kernel) -> None:
 
 for _name, _formula in FLOAT_FUNCTIONS.items():
     register_float_function(_name, _formula)
+
+
+# ============================================================== tanh_backward
+# tanh's derivative row runs ``tanh_backward(grad, result)``, an op of the table as in torch:
+# ``1 - result * result`` then rounds once (torch's kernel compiles it to a fused
+# multiply-add), and the derivative has a derivative of its own (``TanhBackwardBackward0``).
+def _tanh_backward(grad_output: Tensor, output: Tensor, finish: Any) -> Tensor:
+    """``grad_output * (1 - output * output)`` in ``result_type`` of the two, broadcast.
+
+    Raises:
+        NotImplementedError: integer or bool operands, on the CPU (torch's message).
+    """
+    common = result_type(grad_output, output)
+    if finish is finish_cpu and not common.is_floating_point:
+        raise _not_implemented("tanh_backward_cpu", common)
+    shape = _prepare([grad_output, output], common, None)
+    return finish(lambda g, y: g * K.fused_multiply_add(-y, y, np.ones_like(y)),
+                  [grad_output, output], common, shape)
+
+
+for _key, _finish_by_key in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+    aten.tanh_backward.default.impl(_key)(
+        lambda grad_output, output, f=_finish_by_key: _tanh_backward(grad_output, output, f))
 
 
 # ============================================================== same-dtype functions

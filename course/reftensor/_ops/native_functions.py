@@ -179,6 +179,13 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     float_function("sin", "Sine, in radians (``torch.sin``)."),
     float_function("cos", "Cosine, in radians (``torch.cos``)."),
     float_function("tanh", "Hyperbolic tangent (``torch.tanh``)."),
+    declare("tanh_backward(Tensor grad_output, Tensor output) -> Tensor", function=False,
+            method=False,
+            doc="``grad_output * (1 - output * output)``: ``tanh``'s derivative from its "
+                "result, with the square taken from 1 in one rounding, as a fused "
+                "multiply-add (``aten::tanh_backward``, what ``TanhBackward0`` runs; no "
+                "Python binding, as in torch). Promotes and broadcasts as ``mul`` does."
+                "\n\nRaises NotImplementedError on the CPU for integer and bool operands."),
     float_function("sigmoid", "``1 / (1 + exp(-input))`` (``torch.sigmoid``)."),
     float_function("reciprocal", "``1 / input`` (``torch.reciprocal``): inf at 0."),
     # ---------------------------------------------------------- same-dtype unary (chapter 3)

@@ -94,8 +94,21 @@ def cos_backward(grad: Tensor, self: Tensor) -> Tensor:
 
 
 def tanh_backward(grad: Tensor, result: Tensor) -> Tensor:
-    """d/dx tanh x = 1 - tanh(x)**2 (torch's ``tanh_backward``)."""
-    return grad * (1 - result * result)
+    """d/dx tanh x = 1 - tanh(x)**2: the op ``tanh_backward`` (``1 - result * result`` in
+    one rounding; written as ``grad * (1 - result * result)`` it rounds differently for
+    about half of all inputs)."""
+    return aten.tanh_backward.default.call(grad, result)
+
+
+def tanh_backward_grad_output_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """d/d(grad_output) of ``grad_output * (1 - output**2)``: ``tanh_backward`` again."""
+    return tanh_backward(grad, output)
+
+
+def tanh_backward_output_backward(grad: Tensor, output: Tensor, grad_output: Tensor) -> Tensor:
+    """d/d(output) of ``grad_output * (1 - output**2)``: ``grad * (-2 * output *
+    grad_output)``, in torch's order."""
+    return grad * (-2 * output * grad_output)
 
 
 def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
@@ -793,6 +806,9 @@ DERIVATIVES: list[Derivative] = [
     row("sin(Tensor self) -> Tensor", "SinBackward0", ("self",), self=sin_backward),
     row("cos(Tensor self) -> Tensor", "CosBackward0", ("self",), self=cos_backward),
     row("tanh(Tensor self) -> Tensor", "TanhBackward0", ("result",), self=tanh_backward),
+    row("tanh_backward(Tensor grad_output, Tensor output) -> Tensor", "TanhBackwardBackward0",
+        ("grad_output", "output"), grad_output=tanh_backward_grad_output_backward,
+        output=tanh_backward_output_backward),
     row("sigmoid(Tensor self) -> Tensor", "SigmoidBackward0", ("result",),
         self=sigmoid_backward),
     row("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", ("result",),

@@ -59,7 +59,8 @@ def cast_value(x: float, dtype: str) -> float:
     even last bit; the step between neighbours is ``2 ** (e - mantissa)`` for the binary
     exponent ``e``, never taken below the smallest normal one (-14, -126), so tiny values
     become subnormal or 0; beyond the largest finite value the result is ``inf`` with ``x``'s
-    sign. nan, inf and signed zeros come back as they are.
+    sign; a negative value that rounds to 0 gives -0.0. nan, inf and signed zeros come back
+    as they are.
     """
     # BEGIN PIECE cast_value
     mantissa, min_exp, largest = {"float16": (10, -14, 65504.0),
@@ -68,7 +69,7 @@ def cast_value(x: float, dtype: str) -> float:
         return x
     e = max(math.frexp(abs(x))[1] - 1, min_exp)
     step = 2.0 ** (e - mantissa)
-    rounded = round(x / step) * step  # x / step is exact; round() ties to even
+    rounded = math.copysign(round(x / step) * step, x)  # x / step is exact; ties to even
     return math.copysign(math.inf, x) if abs(rounded) > largest else rounded
     # END PIECE
 

@@ -59,7 +59,8 @@ def cast_value(x: float, dtype: str) -> float:
     even last bit; the step between neighbours is ``2 ** (e - mantissa)`` for the binary
     exponent ``e``, never taken below the smallest normal one (-14, -126), so tiny values
     become subnormal or 0; beyond the largest finite value the result is ``inf`` with ``x``'s
-    sign. nan, inf and signed zeros come back as they are.
+    sign; a negative value that rounds to 0 gives -0.0. nan, inf and signed zeros come back
+    as they are.
     """
     # BEGIN PIECE cast_value
     from reftensor.pieces import answer  # the student edition: your answer runs here

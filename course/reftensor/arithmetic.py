@@ -165,6 +165,13 @@ def _plain_int64(x: Operand) -> StridedOperand | None:
     return storage, x._shape, x._stride, x._storage_offset
 
 
+def _wrapped(values: list[Any] | int) -> list[Any] | int:
+    """Nested Python ints wrapped around into int64's range, as int64 addition wraps."""
+    if isinstance(values, list):
+        return [_wrapped(v) for v in values]
+    return (values + 2**63) % 2**64 - 2**63
+
+
 def _add_strided(self: Operand, other: Operand) -> Tensor | None:
     """``self + other`` by ``strided_add``, or None when it does not apply."""
     a, b = _plain_int64(self), _plain_int64(other)
@@ -175,9 +182,9 @@ def _add_strided(self: Operand, other: Operand) -> Tensor | None:
         return None
     added = strided_add(a, b)
     try:
-        values = np.array(added, dtype=np.int64).reshape(shape)
+        values = np.array(added, dtype=np.int64)
     except OverflowError:  # int64 wraps around
-        values = ((np.array(added, dtype=object) + 2**63) % 2**64 - 2**63).astype(np.int64)
+        values = np.array(_wrapped(added), dtype=np.int64)
     out = _empty(shape, output_strides([self, other], dtypes.int64, shape), dtypes.int64)
     return _write(out, values.reshape(shape))
 

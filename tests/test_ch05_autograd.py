@@ -1043,6 +1043,25 @@ def test_hooks():
     both(program)
 
 
+@pytest.mark.parametrize("given", ["float64", "float16", "int64"])
+def test_a_root_gradient_takes_the_outputs_dtype(given):
+    """torch's engine casts each root gradient to its output's dtype (``validate_outputs``)
+    before anything sees it: a hook on the output, the leaf's ``.grad``, autograd.grad."""
+    def program(lib):
+        seen = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.register_hook(lambda g: seen.append(str(g.dtype)))
+        y.backward(lib.tensor([1, 2], dtype=getattr(lib, given)))
+        leaf = lib.tensor([1.0, 2.0], requires_grad=True)
+        leaf.backward(lib.tensor([1, 2], dtype=getattr(lib, given)))
+        (g,) = lib.autograd.grad(x * 2, x, lib.tensor([1, 2], dtype=getattr(lib, given)))
+        return [d.split(".")[-1] for d in seen], str(x.grad.dtype).split(".")[-1], \
+            str(leaf.grad.dtype).split(".")[-1], Values(leaf.grad), str(g.dtype).split(".")[-1]
+
+    both(program)
+
+
 def test_retain_grad_sees_the_hooked_gradient():
     def program(lib):
         x = lib.tensor([1.0, 2.0], requires_grad=True)

@@ -148,6 +148,8 @@ def _roots(outputs: list[Tensor], grads: list[Tensor]) -> list[tuple[graph.Edge,
                 raise RuntimeError(f"invalid gradient at index {i} - expected device "
                                    f"{out.device} but got {g.device}")
             g = g.to(out.device)  # a 0-d gradient moves to the output's device
+        if g._dtype is not out._dtype:
+            g = g.to(out._dtype)  # (and takes the output's dtype, before any hook sees it)
         roots.append((graph.gradient_edge(out), g))
     return roots
 

@@ -188,11 +188,13 @@ def _wrapped(values: list[Any] | int) -> list[Any] | int:
 
 def _add_strided(self: Operand, other: Operand) -> Tensor | None:
     """``self + other`` by ``strided_add``, or None when it does not apply."""
-    a, b = _plain_int64(self), _plain_int64(other)
-    if a is None or b is None:
+    if type(other) is not Tensor or other._dtype is not dtypes.int64:
         return None
     shape = _prepare([self, other], dtypes.int64, None)
     if math.prod(shape) >= STRIDED_ADD_NUMEL:
+        return None  # (before reading the storages: the checks are cheap, the reads are not)
+    a, b = _plain_int64(self), _plain_int64(other)
+    if a is None or b is None:
         return None
     added = strided_add(a, b)
     try:

@@ -122,11 +122,7 @@ def _float_function(name: str, ulps: int = TRANSCENDENTAL_ULPS, **options: Any) 
 
 def _aten(lib: Any) -> Any:
     """The ops of the table by name: ``torch.ops.aten``, or reftensor's ``aten``."""
-    if lib.__name__ == "torch":
-        return lib.ops.aten
-    from reftensor._ops import aten
-
-    return aten
+    return lib.ops.aten if lib.__name__ == "torch" else lib._ops.aten
 
 
 def _tanh_output(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:

@@ -22,8 +22,8 @@ from tests.notebooks import (
 pytestmark = pytest.mark.ch05
 
 CHAPTER = "ch05_autograd"
-NAMES = ["engine_order", "binary_backward", "leaf_grads", "has_grad", "clamp_apply",
-         "version_counter"]
+NAMES = ["engine_order", "binary_backward", "leaf_grads", "accumulate_grad", "has_grad",
+         "clamp_backward", "saved_tensor_error"]
 FRESH_SEED = 20261121
 
 
@@ -175,6 +175,48 @@ def leaf_grads_zero_for_unused(leaves, program):
     return tuple(0.0 if g is None else g for g in RIGHT["leaf_grads"](leaves, program))
 
 
+def accumulate_overwriting(shape, stride, grad, new):
+    """Replaces .grad by the new gradient instead of adding to it."""
+    values, strides, in_place = RIGHT["accumulate_grad"](shape, stride, None, new)
+    return values, (strides if grad is None else tuple(grad[1])), grad is not None
+
+
+def accumulate_out_of_place(shape, stride, grad, new):
+    """Adds into a new contiguous tensor (grad = grad + new) instead of in place."""
+    values, strides, _ = RIGHT["accumulate_grad"](shape, stride, grad, new)
+    return values, (strides if grad is None else _contiguous(shape)), False
+
+
+def _contiguous(shape):
+    strides, running = [], 1
+    for n in reversed(shape):
+        strides.insert(0, running)
+        running *= max(n, 1)
+    return tuple(strides)
+
+
+def accumulate_always_contiguous(shape, stride, grad, new):
+    """Lays the first .grad out contiguously, whatever the leaf's layout."""
+    values, strides, in_place = RIGHT["accumulate_grad"](shape, stride, grad, new)
+    return values, (strides if grad is not None else _contiguous(shape)), in_place
+
+
+def accumulate_always_like_the_leaf(shape, stride, grad, new):
+    """Copies the leaf's strides even when the leaf is not dense (stride 0, stepped)."""
+    values, strides, in_place = RIGHT["accumulate_grad"](shape, stride, grad, new)
+    return values, (strides if grad is not None else tuple(stride)), in_place
+
+
+def accumulate_size_one_dims_count(shape, stride, grad, new):
+    """Checks density on every dim, size-1 dims included (a (1, 3) leaf of strides (7, 1) is
+    dense, and keeps them)."""
+    values, strides, in_place = RIGHT["accumulate_grad"](shape, stride, grad, new)
+    if grad is None and 0 not in shape and tuple(stride) != _contiguous(shape) and any(
+            n == 1 for n in shape):
+        strides = _contiguous(shape)
+    return values, strides, in_place
+
+
 def has_grad_every_tensor(program):
     """Every tensor backward reaches gets .grad, non-leaves included."""
     names = RIGHT["has_grad"](program)
@@ -191,33 +233,50 @@ def has_grad_inference_like_no_grad(program):
 
 def clamp_exclusive(x, lo, hi, grad):
     """Passes the gradient to x only strictly inside (lo, hi)."""
-    y, grad_x, grad_lo, grad_hi = RIGHT["clamp_apply"](x, lo, hi, grad)
-    grad_x = [0.0 if v in (lo, hi) else g for v, g in zip(x, grad_x, strict=True)]
-    return y, grad_x, grad_lo, grad_hi
+    grad_x, grad_lo, grad_hi = RIGHT["clamp_backward"](x, lo, hi, grad)
+    on_bound = [(lo is not None and v == lo[i]) or (hi is not None and v == hi[i])
+                for i, v in enumerate(x)]
+    return ([0.0 if edge else g for edge, g in zip(on_bound, grad_x, strict=True)],
+            grad_lo, grad_hi)
 
 
 def clamp_naive_bounds(x, lo, hi, grad):
     """Below lo always goes to lo, above hi to hi, even when lo >= hi."""
-    y, grad_x, _, _ = RIGHT["clamp_apply"](x, lo, hi, grad)
-    grad_lo = None if lo is None else sum(g for v, g in zip(x, grad, strict=True) if v < lo)
-    grad_hi = None if hi is None else sum(g for v, g in zip(x, grad, strict=True) if v > hi)
-    return y, grad_x, None if lo is None else float(grad_lo), (
-        None if hi is None else float(grad_hi))
+    grad_x, _, _ = RIGHT["clamp_backward"](x, lo, hi, grad)
+    to_lo = None if lo is None else [g if v < lo[i] else 0.0
+                                     for i, (v, g) in enumerate(zip(x, grad, strict=True))]
+    to_hi = None if hi is None else [g if v > hi[i] else 0.0
+                                     for i, (v, g) in enumerate(zip(x, grad, strict=True))]
+    return grad_x, to_lo, to_hi
 
 
-def version_views_own_counter(program):
-    """A view gets a counter of its own instead of sharing its base's."""
-    renamed = tuple((out, "add", (args[0], args[0])) if op == "view" else (out, op, args)
-                    for out, op, args in program)
-    versions, raises = RIGHT["version_counter"](renamed)
-    return versions, raises
+def clamp_summed(x, lo, hi, grad):
+    """Sums each bound's gradient (as for a 0-d bound) instead of leaving it to the engine."""
+    grad_x, grad_lo, grad_hi = RIGHT["clamp_backward"](x, lo, hi, grad)
+    return (grad_x, None if grad_lo is None else [sum(grad_lo)],
+            None if grad_hi is None else [sum(grad_hi)])
 
 
-def version_exp_saves_input(program):
-    """Believes exp saves its input, like sin, instead of its result."""
-    renamed = tuple((out, "sin", args) if op == "exp" else (out, op, args)
-                    for out, op, args in program)
-    return RIGHT["version_counter"](renamed)
+def saved_current_grad_fn(saved_version, version, type_name, shape, saved_by, grad_fn):
+    """Names the tensor's grad_fn now, even for a result its node saved."""
+    return RIGHT["saved_tensor_error"](saved_version, version, type_name, shape, None, grad_fn)
+
+
+def saved_full_node_name(saved_version, version, type_name, shape, saved_by, grad_fn):
+    """Prints the node's name as it is (ExpBackward0, not Exp)."""
+    message = RIGHT["saved_tensor_error"](saved_version, version, type_name, shape, saved_by,
+                                          grad_fn)
+    node = saved_by or grad_fn
+    if message is None or node is None:
+        return message
+    short = node.removesuffix("Backward0")
+    return message.replace(f"output 0 of {short},", f"output 0 of {node},")
+
+
+def saved_versions_swapped(saved_version, version, type_name, shape, saved_by, grad_fn):
+    """Says the tensor is at the version it was saved at, and expected the new one."""
+    return RIGHT["saved_tensor_error"](version, saved_version, type_name, shape, saved_by,
+                                       grad_fn)
 
 
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
@@ -231,12 +290,19 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("binary_backward", backward_div_without_minus, False),
     ("leaf_grads", leaf_grads_overwriting, False),
     ("leaf_grads", leaf_grads_zero_for_unused, False),
+    ("accumulate_grad", accumulate_overwriting, False),
+    ("accumulate_grad", accumulate_out_of_place, False),
+    ("accumulate_grad", accumulate_always_contiguous, False),
+    ("accumulate_grad", accumulate_always_like_the_leaf, False),
+    ("accumulate_grad", accumulate_size_one_dims_count, False),
     ("has_grad", has_grad_every_tensor, False),
     ("has_grad", has_grad_inference_like_no_grad, False),
-    ("clamp_apply", clamp_exclusive, False),
-    ("clamp_apply", clamp_naive_bounds, False),
-    ("version_counter", version_views_own_counter, False),
-    ("version_counter", version_exp_saves_input, False),
+    ("clamp_backward", clamp_exclusive, False),
+    ("clamp_backward", clamp_naive_bounds, False),
+    ("clamp_backward", clamp_summed, False),
+    ("saved_tensor_error", saved_current_grad_fn, False),
+    ("saved_tensor_error", saved_full_node_name, False),
+    ("saved_tensor_error", saved_versions_swapped, False),
 ]
 
 
@@ -254,9 +320,9 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
     assert_mistake_fails(name, answer, passes_visible)
 
 
-REFUSALS = {"engine_order": [], "binary_backward": [], "leaf_grads": [],
-            "has_grad": ["raises RuntimeError"], "clamp_apply": ["raises RuntimeError"],
-            "version_counter": []}
+REFUSALS = {"engine_order": [], "binary_backward": [], "leaf_grads": [], "accumulate_grad": [],
+            "has_grad": ["raises RuntimeError"], "clamp_backward": [],
+            "saved_tensor_error": []}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -273,8 +339,8 @@ def test_hidden_cases_are_deterministic_and_reach_the_refusals():
 
 
 def test_hidden_cases_cover_both_answers_of_the_yes_no_parts():
-    raises = [e[1] for _, e in hidden_pairs("version_counter")]
-    assert raises.count(True) >= 20 and raises.count(False) >= 20
+    messages = [e for _, e in hidden_pairs("saved_tensor_error")]
+    assert messages.count(None) >= 10 and len(messages) - messages.count(None) >= 50
     grads = [g for _, e in hidden_pairs("leaf_grads") for g in e]
     assert grads.count(None) >= 20 and len([g for g in grads if g is not None]) >= 100
     kinds = {e if isinstance(e, references.Raises) else len(e) for _, e in hidden_pairs("has_grad")}
@@ -311,4 +377,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "leaf_grads",
-                                            leaf_grads_overwriting, 24)
+                                            leaf_grads_overwriting, 28)

@@ -315,6 +315,18 @@ WRONG_PIECES = {
                         "dtype=reftensor.float64, requires_grad=True), reftensor.tensor("
                         "[3.0, 0.3], dtype=reftensor.float64, requires_grad=True))",
                         "lambda right: lambda op, x, y, grad: right(op, y, x, grad)"),
+    "clamp_backward": ("(lambda x: (reftensor.clamp(x, 0.0, 0.0).sum().backward(), "
+                       "x.grad.tolist())[1])(reftensor.tensor([-1.0, 0.0, 1.0], "
+                       "dtype=reftensor.float64, requires_grad=True))",
+                       "lambda right: lambda x, lo, hi, grad: (list(grad), lo, hi)"),
+    "accumulate_grad": ("(lambda w: ((w * 2).sum().backward(), w.grad.stride())[1])("
+                        "reftensor.empty_strided((2, 3), (1, 2), dtype=reftensor.float64)"
+                        ".requires_grad_())",
+                        "lambda right: lambda shape, stride, grad, new: "
+                        "right(shape, (3, 1), grad, new)"),
+    "saved_tensor_error": ("(lambda a: (lambda c: (c.mul_(2), c.sum().backward()))((a * 2)"
+                           ".exp()))(reftensor.tensor([1.0, 2.0], requires_grad=True))",
+                           "lambda right: lambda saved, now, *rest: right(now, saved, *rest)"),
     "cast_value": ("reftensor.tensor([0.1, 70000.0]).to(reftensor.bfloat16).tolist()",
                    "lambda right: lambda x, dtype: right(x, 'float16')"),
 }

@@ -354,6 +354,111 @@ register(Exercise(
 ))
 
 
+# ---------------------------------------------------------------- accumulate_grad
+def _contiguous(shape: tuple) -> tuple:
+    strides, running = [], 1
+    for n in reversed(shape):
+        strides.insert(0, running)
+        running *= max(n, 1)
+    return tuple(strides)
+
+
+@st.composite
+def _layout(draw: st.DrawFn, shape: tuple, overlap: bool) -> tuple:
+    """Strides for ``shape``: contiguous, permuted, stepped, or (``overlap``) any small
+    strides, 0 included."""
+    kinds = ("contiguous", "permuted", "permuted", "stepped") + (("any",) * 2 if overlap else ())
+    kind = _pick(draw, kinds)
+    if kind == "any":
+        return tuple(_pick(draw, (0, 1, 2, 3, 5)) for _ in shape)
+    order = list(range(len(shape)))
+    if kind == "permuted":
+        order = [_pick(draw, order[:i + 1]) for i in range(len(order))]  # draws a permutation
+        order = list(dict.fromkeys(order + list(range(len(shape)))))
+    step = 2 if kind == "stepped" else 1
+    strides, running = [0] * len(shape), step
+    for d in reversed(order):
+        strides[d] = running
+        running *= max(shape[d], 1) * step
+    return tuple(strides)
+
+
+@st.composite
+def _accumulate_cases(draw: st.DrawFn) -> Case:
+    shape = tuple(_pick(draw, (0, 1, 2, 2, 3, 3)) for _ in range(_pick(draw, (0, 1, 2, 2, 3))))
+    stride = draw(_layout(shape, overlap=True))
+    grad = None
+    if _pick(draw, (0, 0, 1)):
+        grad = (draw(_nested(shape, FRACTIONS)), draw(_layout(shape, overlap=False)))
+    return Case(args=(shape, stride, grad, draw(_nested(shape, FRACTIONS))))
+
+
+def _accumulate_reference(c: Case) -> tuple:
+    torch = _torch()
+    shape, stride, grad, new = c.args
+    x = torch.empty_strided(shape, stride, dtype=torch.float64).requires_grad_()
+    if grad is not None:
+        values, grad_stride = grad
+        x.grad = torch.empty_strided(shape, grad_stride, dtype=torch.float64).copy_(
+            torch.tensor(values, dtype=torch.float64).reshape(shape))
+    before = x.grad
+    with warnings.catch_warnings():  # a .grad laid out unlike x: torch warns, then adds
+        warnings.simplefilter("ignore")
+        x.backward(torch.tensor(new, dtype=torch.float64).reshape(shape))
+    return x.grad.tolist(), x.grad.stride(), before is not None and x.grad is before
+
+
+def _accumulate_truth(c: Case) -> str:
+    shape, stride, grad, new = c.args
+    code = (f"x = torch.empty_strided({shape}, {stride}, dtype=torch.float64)"
+            ".requires_grad_(); ")
+    if grad is not None:
+        code += (f"x.grad = torch.empty_strided({shape}, {grad[1]}, dtype=torch.float64)"
+                 f".copy_(torch.tensor({grad[0]!r}, dtype=torch.float64).reshape({shape})); ")
+    return (code + f"before = x.grad; x.backward(torch.tensor({new!r}, dtype=torch.float64)"
+            f".reshape({shape})); (x.grad.tolist(), x.grad.stride(), x.grad is before)")
+
+
+def _accumulate_case(shape, stride, grad, new) -> Case:
+    grad = None if grad is None else (_tuples(grad[0]), tuple(grad[1]))
+    return Case(args=(tuple(shape), tuple(stride), grad, _tuples(new)))
+
+
+register(Exercise(
+    name="accumulate_grad",
+    chapter=CHAPTER,
+    signature="accumulate_grad(shape, stride, grad, new) -> (values, strides, in_place); grad "
+              "None or (values, strides) of .grad now; values nested tuples (a float for 0-d) "
+              "in, nested lists out",
+    fixed=(
+        # the first gradient: a copy laid out like a dense leaf, else contiguous
+        _accumulate_case((2, 3), (3, 1), None, [[1.0, 2.0, 3.0], [0.1, 0.3, -2.5]]),
+        _accumulate_case((3, 2), (1, 3), None, [[1.0, 2.0], [3.0, 7.0], [0.1, 1.5]]),
+        _accumulate_case((3,), (2,), None, [1.0, 2.0, 3.0]),
+        _accumulate_case((2, 3), (0, 1), None, [[1.0, 2.0, 3.0], [0.1, 0.3, -2.5]]),
+        _accumulate_case((2, 2), (1, 1), None, [[1.0, 2.0], [3.0, 7.0]]),
+        # size-1 dims do not matter, an empty leaf is dense
+        _accumulate_case((1, 3), (7, 1), None, [[1.0, 2.0, 3.0]]),
+        _accumulate_case((2, 0), (5, 1), None, [[], []]),
+        _accumulate_case((), (), None, 0.3),
+        # later gradients: added in place, .grad keeps its strides
+        _accumulate_case((2, 3), (3, 1), ([[1.0, 2.0, 3.0], [0.1, 0.3, -2.5]], (1, 2)),
+                         [[1.0, 0.1, 1 / 3], [2.0, 0.3, 1.5]]),
+        _accumulate_case((), (), (0.1, ()), 0.3),
+    ),
+    edge=(
+        _accumulate_case((2,), (0,), None, [1.0, 2.0]),
+        _accumulate_case((0, 2), (1, 0), None, []),
+        _accumulate_case((2, 1, 3), (1, 100, 2), None, [[[1.0, 2.0, 3.0]], [[0.1, 0.3, 7.0]]]),
+        _accumulate_case((3,), (2,), ([1.0, 2.0, 3.0], (1,)), [0.1, 0.3, 1 / 3]),
+    ),
+    strategy=_accumulate_cases,
+    reference=_accumulate_reference,
+    truth=_accumulate_truth,
+    hidden_examples=100,
+))
+
+
 # ---------------------------------------------------------------- has_grad
 # Steps: ("leaf", name, requires_grad), ("mul", name, x, y), ("detach", name, x),
 # ("no_grad", name, x, y), ("inference", name, x, y), ("retain_grad", x),
@@ -484,7 +589,7 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- clamp_apply
+# ---------------------------------------------------------------- clamp_backward
 CLAMP_X = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0)
 BOUNDS = (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5)
 GRADS = (1.0, 2.0, 3.0, -1.0, 4.0)
@@ -495,27 +600,35 @@ def _clamp_cases(draw: st.DrawFn) -> Case:
     n = _pick(draw, (1, 2, 3, 4, 5, 6))
     x = tuple(_pick(draw, CLAMP_X + (math.nan,)) if _pick(draw, range(12)) == 0
               else _pick(draw, CLAMP_X) for _ in range(n))
-    lo, hi = _pick(draw, BOUNDS), _pick(draw, BOUNDS)
-    kind = _pick(draw, range(12))
+
+    def bound() -> tuple:
+        if _pick(draw, range(3)) == 0:  # a 0-d bound, broadcast: the same value everywhere
+            return (_pick(draw, BOUNDS),) * n
+        return tuple(_pick(draw, BOUNDS) for _ in range(n))
+
+    lo, hi = bound(), bound()
+    kind = _pick(draw, range(10))
     if kind == 0:
         lo = None
     elif kind == 1:
         hi = None
-    elif kind == 2:
-        lo = hi = None
+    elif kind == 2:  # lo == hi: the corner the text warns about
+        hi = lo
     return Case(args=(x, lo, hi, tuple(_pick(draw, GRADS) for _ in range(n))))
 
 
 def _clamp_reference(c: Case) -> tuple:
+    """The gradients of ``torch.clamp(x, lo, hi)`` with tensor bounds of ``x``'s shape,
+    so that nothing is summed down: what the node returns."""
     torch = _torch()
     x, lo, hi, grad = c.args
-    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
-    bounds = [None if v is None else torch.tensor(v, dtype=torch.float64, requires_grad=True)
-              for v in (lo, hi)]
-    y = torch.clamp(xt, *bounds)
-    y.backward(torch.tensor(grad, dtype=torch.float64))
-    return (y.tolist(), xt.grad.tolist(),
-            *(None if b is None else b.grad.item() for b in bounds))
+    xt, lot, hit = (None if v is None else
+                    torch.tensor(v, dtype=torch.float64, requires_grad=True)
+                    for v in (x, lo, hi))
+    y = torch.clamp(xt, lot, hit)
+    inputs = [t for t in (xt, lot, hit) if t is not None]
+    grads = iter(torch.autograd.grad(y, inputs, torch.tensor(grad, dtype=torch.float64)))
+    return tuple(None if t is None else next(grads).tolist() for t in (xt, lot, hit))
 
 
 def _clamp_truth(c: Case) -> str:
@@ -526,28 +639,33 @@ def _clamp_truth(c: Case) -> str:
             f"torch.tensor({v!r}, dtype=torch.float64, requires_grad=True)")
 
     return (f"x, lo, hi = {t(x)}, {t(lo)}, {t(hi)}; y = torch.clamp(x, lo, hi); "
-            f"y.backward(torch.tensor({grad!r}, dtype=torch.float64)); "
-            "(y.tolist(), x.grad.tolist(), lo.grad.item(), hi.grad.item())")
+            f"torch.autograd.grad(y, [x, lo, hi] without the Nones, "
+            f"torch.tensor({grad!r}, dtype=torch.float64)) as lists, None for an absent bound")
 
 
 register(Exercise(
-    name="clamp_apply",
+    name="clamp_backward",
     chapter=CHAPTER,
-    signature="clamp_apply(x, lo, hi, grad) -> (y, grad_x, grad_lo, grad_hi); x and grad "
-              "tuples of floats, lo and hi floats or None",
+    signature="clamp_backward(x, lo, hi, grad) -> (grad_x, grad_lo, grad_hi); x, grad and "
+              "each bound tuples of floats of one length, a bound None when absent (its "
+              "gradient None too)",
     fixed=(
-        Case(args=((-2.0, 0.0, 2.0), -1.0, 1.0, (1.0, 2.0, 3.0))),
-        Case(args=((-1.0, 0.5, 1.0), -1.0, 1.0, (1.0, 2.0, 4.0))),
-        Case(args=((-2.0, 0.5, 2.0), 0.0, None, (1.0, 2.0, 3.0))),
+        Case(args=((-2.0, 0.0, 2.0), (-1.0,) * 3, (1.0,) * 3, (1.0, 2.0, 3.0))),
+        # at a bound the gradient goes to x
+        Case(args=((-1.0, 0.5, 1.0), (-1.0,) * 3, (1.0,) * 3, (1.0, 2.0, 4.0))),
+        Case(args=((-2.0, 0.5, 2.0), (0.0,) * 3, None, (1.0, 2.0, 3.0))),
+        Case(args=((-2.0, 0.5, 2.0), None, (0.0,) * 3, (1.0, 2.0, 3.0))),
         # the rules the text states: lo == hi (below: nowhere), lo > hi, nan
-        Case(args=((-1.0, 0.0, 1.0), 0.0, 0.0, (1.0, 2.0, 4.0))),
-        Case(args=((-2.0, 0.0, 2.0), 1.0, -1.0, (1.0, 2.0, 4.0))),
-        Case(args=((math.nan, 2.0), -1.0, 1.0, (1.0, 2.0))),
-        Case(args=((math.nan, 0.0), 1.0, -1.0, (1.0, 2.0))),
+        Case(args=((-1.0, 0.0, 1.0), (0.0,) * 3, (0.0,) * 3, (1.0, 2.0, 4.0))),
+        Case(args=((-2.0, 0.0, 2.0), (1.0,) * 3, (-1.0,) * 3, (1.0, 2.0, 4.0))),
+        Case(args=((math.nan, 2.0), (-1.0,) * 2, (1.0,) * 2, (1.0, 2.0))),
+        Case(args=((math.nan, 0.0), (1.0,) * 2, (-1.0,) * 2, (1.0, 2.0))),
+        # bounds of x's shape: each element has its own
+        Case(args=((0.0, 0.0, 0.0), (-1.0, 0.5, 1.0), (1.0, 1.0, -1.0), (1.0, 2.0, 4.0))),
     ),
     edge=(
-        Case(args=((0.5,), None, 0.5, (3.0,))),
-        Case(args=((0.5,), None, None, (3.0,))),
+        Case(args=((0.5,), None, (0.5,), (3.0,))),
+        Case(args=((0.5,), (1.0,), None, (3.0,))),
     ),
     strategy=_clamp_cases,
     reference=_clamp_reference,
@@ -556,122 +674,132 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- version_counter
-# a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True); then steps
-# (out, op, args) with op "add", "mul" (x op y), "exp", "sin" (x.op()), "view" (x.view(3)),
-# or (target, op, ()) with op "add_" (x.add_(1)), "mul_" (x.mul_(2)), "exp_" (x.exp_()).
-OUT_OF_PLACE = ("add", "mul", "exp", "sin", "view")
-IN_PLACE = ("add_", "mul_", "exp_")
-IN_PLACE_ARG = {"add_": "1", "mul_": "2", "exp_": ""}
+# ---------------------------------------------------------------- saved_tensor_error
+# A program (kind, dtype, shape, before, after) saves one tensor t and changes it in place:
+#   kind "input":  b = a * 2; <before on b>; c = b.sin()   (SinBackward0 saves its input b)
+#   kind "result": b = a * 2; c = b.exp()                  (ExpBackward0 saves its result c)
+#   kind "plain":  w = tensor(...); <before on w>; c = a * w (MulBackward0 saves w, which has
+#                  no history)
+# then <after> on the saved tensor, and the node is called: c's first grad_fn(ones).
+# Each in-place step is (op, through_view): t.op() or t[0:1].op(), op add_(1), mul_(2), exp_().
+TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+              "float16": "torch.HalfTensor"}
+STEP_NODE = {"add_": "AddBackward0", "mul_": "MulBackward0", "exp_": "ExpBackward0"}
+COPY_SLICES = "torch::autograd::CopySlices"
+
+
+def _saved_args(program) -> tuple:
+    """What the library hands the piece when the node unpacks the saved tensor."""
+    kind, dtype, shape, before, after = program
+    saved_version = len(before)
+    grad_fn = {"input": "MulBackward0", "result": "ExpBackward0", "plain": None}[kind]
+    for op, through_view in before + after:
+        if kind != "plain":  # a tensor with history takes the in-place op's node
+            grad_fn = COPY_SLICES if through_view else STEP_NODE[op]
+    return (saved_version, saved_version + len(after), TYPE_NAMES[dtype], shape,
+            "ExpBackward0" if kind == "result" else None, grad_fn)
+
+
+def _saved_case(kind, dtype, shape, before=(), after=()) -> Case:
+    program = (kind, dtype, tuple(shape), tuple(before), tuple(after))
+    return Case(args=_saved_args(program), context=(("program", program),))
 
 
 @st.composite
-def _version_program(draw: st.DrawFn) -> tuple:
-    steps = [("b", _pick(draw, ("mul", "add", "exp", "sin")), ("a", "a"))]
-    if steps[0][1] in ("exp", "sin"):
-        steps[0] = ("b", steps[0][1], ("a",))
-    names = ["a", "b"]
-    for _ in range(_pick(draw, (2, 3, 4, 5, 6))):
-        targets = names[1:]  # never the leaf: in place on a leaf raises at once
-        if _pick(draw, (0, 1, 1)):
-            op = _pick(draw, IN_PLACE)
-            steps.append((_pick(draw, targets + targets[-2:]), op, ()))
-            continue
-        op = _pick(draw, OUT_OF_PLACE)
-        pool = names + names[-2:]
-        name = "abcdefghijklmnop"[len(names)]
-        if op in ("add", "mul"):
-            args = (_pick(draw, pool), _pick(draw, pool))
+def _saved_cases(draw: st.DrawFn) -> Case:
+    kind = _pick(draw, ("input", "result", "plain"))
+    shape = _pick(draw, ((), (3,), (2, 3)))
+
+    def steps(most: int) -> tuple:
+        return tuple((_pick(draw, ("add_", "mul_", "exp_")),
+                      bool(shape) and _pick(draw, (False, False, True)))
+                     for _ in range(_pick(draw, range(most + 1))))
+
+    before = () if kind == "result" else steps(2)
+    return _saved_case(kind, _pick(draw, tuple(TYPE_NAMES)), shape, before, steps(3))
+
+
+def _saved_run(torch, program):
+    """Run the program in torch; returns the code and the node that saved the tensor."""
+    kind, dtype, shape, before, after = program
+    dt = getattr(torch, dtype)
+    a = torch.full(shape, 0.5, dtype=dt, requires_grad=True)
+
+    def apply(t, op, through_view):
+        target = t[0:1] if through_view else t
+        getattr(target, op)(*{"add_": (1,), "mul_": (2,), "exp_": ()}[op])
+
+    if kind == "plain":
+        t = torch.full(shape, 0.25, dtype=dt)
+        for step in before:
+            apply(t, *step)
+        c = a * t
+    else:
+        b = a * 2
+        if kind == "input":
+            for step in before:
+                apply(b, *step)
+            c, t = b.sin(), b
         else:
-            args = (_pick(draw, targets if op == "view" else pool),)
-        steps.append((name, op, args))
-        names.append(name)
-    return tuple(steps)
+            c = b.exp()
+            t = c
+    node = c.grad_fn
+    for step in after:
+        apply(t, *step)
+    return node, c
 
 
-def _version_run(torch, program) -> dict:
-    env = {"a": torch.tensor([1.0, 2.0, 3.0], requires_grad=True)}
-    for out, op, args in program:
-        x = [env[n] for n in args]
-        if op == "add":
-            env[out] = x[0] + x[1]
-        elif op == "mul":
-            env[out] = x[0] * x[1]
-        elif op == "view":
-            env[out] = x[0].view(3)
-        elif op in ("exp", "sin"):
-            env[out] = getattr(x[0], op)()
-        elif op == "add_":
-            env[out].add_(1)
-        elif op == "mul_":
-            env[out].mul_(2)
-        else:
-            env[out].exp_()
-    return env
-
-
-def _version_reference(c: Case) -> tuple:
+def _saved_reference(c: Case):
     torch = _torch()
-    (program,) = c.args
-    env = _version_run(torch, program)
-    versions = tuple(t._version for t in env.values())
+    node, out = _saved_run(torch, c.ctx("program"))
     try:
-        env[program[-1][0]].sum().backward()
-    except RuntimeError:
-        return versions, True
-    return versions, False
+        node(torch.ones_like(out))
+    except RuntimeError as err:
+        return str(err).split(" Hint:")[0]
+    return None
 
 
-def _version_text(program) -> str:
-    lines = ["a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)"]
-    for out, op, args in program:
-        if op in ("add", "mul"):
-            lines.append(f"{out} = {args[0]} {'+' if op == 'add' else '*'} {args[1]}")
-        elif op == "view":
-            lines.append(f"{out} = {args[0]}.view(3)")
-        elif op in ("exp", "sin"):
-            lines.append(f"{out} = {args[0]}.{op}()")
-        else:
-            lines.append(f"{out}.{op}({IN_PLACE_ARG[op]})")
-    return "; ".join(lines)
+def _saved_truth(c: Case) -> str:
+    kind, dtype, shape, before, after = c.ctx("program")
 
+    def lines(t, steps):
+        arg = {"add_": "1", "mul_": "2", "exp_": ""}
+        return [f"{t}{'[0:1]' if v else ''}.{op}({arg[op]})" for op, v in steps]
 
-def _version_truth(c: Case) -> str:
-    (program,) = c.args
-    names = ["a"] + list(dict.fromkeys(out for out, op, _ in program if op not in IN_PLACE))
-    return (f"{_version_text(program)}; versions = ({', '.join(n + '._version' for n in names)},"
-            f"); then whether {program[-1][0]}.sum().backward() raises RuntimeError")
-
-
-def _version_case(*steps) -> Case:
-    return Case(args=(tuple((out, op, tuple(args)) for out, op, args in steps),))
+    a = f"a = torch.full({shape}, 0.5, dtype=torch.{dtype}, requires_grad=True)"
+    if kind == "plain":
+        code = [a, f"w = torch.full({shape}, 0.25, dtype=torch.{dtype})", *lines("w", before),
+                "c = a * w", "node = c.grad_fn", *lines("w", after)]
+    elif kind == "input":
+        code = [a, "b = a * 2", *lines("b", before), "c = b.sin()", "node = c.grad_fn",
+                *lines("b", after)]
+    else:
+        code = [a, "b = a * 2", "c = b.exp()", "node = c.grad_fn", *lines("c", after)]
+    return ("; ".join(code) + "; node(torch.ones_like(c)): the RuntimeError's message up "
+            "to ' Hint:', or None if it does not raise")
 
 
 register(Exercise(
-    name="version_counter",
+    name="saved_tensor_error",
     chapter=CHAPTER,
-    signature="version_counter(program) -> (versions, raises); versions a tuple of each "
-              "tensor's _version in creation order (a first), raises a bool",
+    signature="saved_tensor_error(saved_version, version, type_name, shape, saved_by, "
+              "grad_fn) -> the error message without its hint, or None",
     fixed=(
-        _version_case(("b", "mul", "aa"), ("c", "exp", "b"), ("b", "add_", ())),
-        _version_case(("b", "mul", "aa"), ("c", "exp", "b"), ("c", "add_", ())),
-        _version_case(("b", "add", "aa"), ("c", "sin", "b"), ("b", "mul_", ()),
-                      ("d", "add", ("b", "b"))),
-        _version_case(("b", "mul", "aa"), ("c", "view", "b"), ("d", "sin", "b"),
-                      ("c", "add_", ()), ("e", "add", ("c", "b"))),
+        _saved_case("input", "float32", (3,), after=(("add_", False),)),
+        _saved_case("result", "float32", (3,), after=(("mul_", False),)),
+        _saved_case("plain", "float64", (2, 3), after=(("add_", False),)),
+        _saved_case("input", "float32", (2, 3), after=(("exp_", True),)),
+        _saved_case("input", "float16", (), before=(("mul_", False),),
+                    after=(("add_", False), ("exp_", False))),
+        _saved_case("input", "float64", (3,), before=(("add_", False),)),
+        _saved_case("result", "float64", (), after=(("exp_", False),)),
     ),
     edge=(
-        _version_case(("b", "add", "aa"), ("c", "add", "bb"), ("b", "mul_", ()),
-                      ("b", "add_", ())),
-        _version_case(("b", "sin", "a"), ("b", "exp_", ()), ("c", "mul", "bb")),
-        _version_case(("b", "sin", "a"), ("b", "exp_", ()), ("b", "add_", ())),
-        _version_case(("b", "mul", "aa"), ("c", "sin", "b"), ("b", "add_", ()),
-                      ("d", "mul", "ab")),
-        _version_case(("b", "add", "aa"), ("c", "view", "b"), ("d", "view", "c"),
-                      ("e", "exp", "d"), ("c", "exp_", ()), ("f", "add", "be")),
+        _saved_case("plain", "float32", ()),
+        _saved_case("result", "float16", (2, 3), after=(("add_", True),)),
     ),
-    strategy=lambda: _version_program().map(lambda p: Case(args=(p,))),
-    reference=_version_reference,
-    truth=_version_truth,
+    strategy=_saved_cases,
+    reference=_saved_reference,
+    truth=_saved_truth,
     hidden_examples=100,
 ))

@@ -20,7 +20,7 @@ its first operand when the layouts disagree) and, in float16, the rounding.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import dtypes, factories, layout, views
@@ -212,31 +212,48 @@ def binary_backward(op: str, x: Nested, y: Nested, grad: Nested) -> tuple[Nested
 BINARY_BACKWARD_NUMEL = 64
 
 
+def _asks_a_piece(tensors: tuple[Any, ...], grad: Tensor) -> bool:
+    """Do the nodes of small float64 CPU tensors ask their chapter-5 piece? Every tensor
+    (``None`` and numbers aside) is a float64 CPU ``Tensor``, the gradient has 1 to 63
+    elements (nested lists cannot show an empty shape), no dispatch mode watches, and
+    autograd does not record the call (``create_graph=True`` records the tensor formulas)."""
+    present = [t for t in tensors if isinstance(t, Tensor)]
+    return not (any(type(t) is not Tensor or t._dtype is not dtypes.float64
+                    or t._storage._device is not CPU for t in present)
+                or not 0 < grad.numel() < BINARY_BACKWARD_NUMEL or dispatch_state.modes
+                or (dispatch_state.enabled and any(t.requires_grad for t in present)))
+
+
+def _laid_out(like: Tensor, values: Nested) -> Tensor:
+    """A float64 CPU tensor of ``values`` (nested lists of ``like``'s shape), with the
+    strides of ``like``: the meta result of the tensor formula the piece stands for."""
+    return factories._allocate(like._shape, like._stride, dtypes.float64, CPU).copy_(
+        factories.tensor(values, dtype=dtypes.float64).reshape(like._shape))
+
+
+def _on_meta(t: Any) -> Any:
+    """A tensor's layout and dtype on the meta device (anything else as it is)."""
+    if not isinstance(t, Tensor):
+        return t
+    return factories._allocate(t._shape, t._stride, t._dtype, META)
+
+
 def _by_binary_backward(op: str, grad: Any, self: Any, other: Any
                         ) -> tuple[Tensor, Tensor] | None:
     """Both gradients of a ``*`` or ``/`` node from ``binary_backward``, or None where it
-    does not apply: another dtype or device, a larger or an empty gradient (nested lists
-    cannot show an empty shape), a call that autograd records
-    (``create_graph=True``: the tensor formulas are recorded then), a dispatch mode, or a 0
-    divisor. Each gradient is
-    laid out as the tensor formula lays it out, found by running it on the meta device."""
+    does not apply (see ``_asks_a_piece``; also a 0 divisor). Each gradient is laid out as
+    the tensor formula lays it out, found by running it on the meta device."""
     tensors = (grad, self, other)
-    if (any(type(t) is not Tensor or t._dtype is not dtypes.float64
-            or t._storage._device is not CPU for t in tensors)
-            or not 0 < grad.numel() < BINARY_BACKWARD_NUMEL or dispatch_state.modes
-            or (dispatch_state.enabled and any(t.requires_grad for t in tensors))
+    if (not all(isinstance(t, Tensor) for t in tensors) or not _asks_a_piece(tensors, grad)
             or (op == "/" and 0 in other.reshape(-1).tolist())):
         return None
     gx, gy = binary_backward(op, self.tolist(), other.tolist(), grad.tolist())
-    meta = [factories._allocate(t._shape, t._stride, t._dtype, META) for t in tensors]
+    meta = [_on_meta(t) for t in tensors]
     if op == "*":
         like = (mul_self_backward(meta[0], meta[2]), mul_other_backward(meta[0], meta[1]))
     else:
         like = (div_self_backward(meta[0], meta[2]), div_other_backward(*meta))
-    return tuple(  # type: ignore[return-value]
-        factories._allocate(t._shape, t._stride, dtypes.float64, CPU).copy_(
-            factories.tensor(values, dtype=dtypes.float64).reshape(t._shape))
-        for t, values in zip(like, (gx, gy), strict=True))
+    return _laid_out(like[0], gx), _laid_out(like[1], gy)
 
 
 def mul_tensor_self_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
@@ -714,7 +731,7 @@ def where_other_backward(grad: Tensor, condition: Tensor) -> Tensor:
     return where(condition, 0, grad)
 
 
-def clamp_backward(grad: Tensor, self: Tensor, min: Any, max: Any) -> Tensor:
+def clamp_self_formula(grad: Tensor, self: Tensor, min: Any, max: Any) -> Tensor:
     """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``: at a
     bound too, the subgradient 1); bounds are numbers or tensors, either may be None."""
     if min is not None and max is not None:
@@ -726,7 +743,7 @@ def clamp_backward(grad: Tensor, self: Tensor, min: Any, max: Any) -> Tensor:
     return grad
 
 
-def clamp_min_backward(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
+def clamp_min_formula(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
     """torch's ``clamp_backward_min_max`` for ``min``: where ``self < min`` (and, with both
     bounds, ``min < max``: where ``min > max`` the result is ``max``)."""
     if max is not None:
@@ -734,11 +751,87 @@ def clamp_min_backward(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | No
     return where(self < min, grad, 0.0)
 
 
-def clamp_max_backward(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor) -> Tensor:
+def clamp_max_formula(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor) -> Tensor:
     """... for ``max``: where ``self > max``, or everywhere ``max < min``."""
     if min is not None:
         return where((self > max).logical_or_(max < min), grad, 0.0)
     return where(self > max, grad, 0.0)
+
+
+Flat = Sequence[float]
+
+
+def clamp_backward(x: Flat, lo: Flat | None, hi: Flat | None, grad: Flat
+                   ) -> tuple[list[float], list[float] | None, list[float] | None]:
+    """What the node of ``torch.clamp(x, lo, hi)`` (``ClampBackward0``, or
+    ``ClampBackward1`` for number bounds) returns for the gradient ``grad`` of its result:
+    ``(grad_x, grad_lo, grad_hi)``, torch's ``clamp_backward_min_max``.
+
+    Every argument is flat float64 values of one length: the node's inputs broadcast to
+    the result's shape (a number bound repeated), read in order. ``lo`` or ``hi`` is None
+    when absent (``clamp(x, max=hi)``), and then so is its gradient. Each element's
+    gradient goes to ``x`` where ``lo <= x <= hi``; to ``lo`` where ``x < lo < hi``; to
+    ``hi`` where ``x > hi`` or ``hi < lo``; nowhere else (``lo == hi`` below, ``nan``).
+    The engine then sums each gradient down to its input's shape.
+    """
+    # BEGIN PIECE clamp_backward
+    grad_x: list[float] = []
+    grad_lo: list[float] = []
+    grad_hi: list[float] = []
+    for i, (v, g) in enumerate(zip(x, grad, strict=True)):
+        a = None if lo is None else lo[i]
+        b = None if hi is None else hi[i]
+        inside = (a is None or v >= a) and (b is None or v <= b)  # False for nan
+        grad_x.append(g if inside else 0.0)
+        if a is not None:
+            grad_lo.append(g if v < a and (b is None or a < b) else 0.0)
+        if b is not None:
+            grad_hi.append(g if v > b or (a is not None and b < a) else 0.0)
+    return grad_x, None if lo is None else grad_lo, None if hi is None else grad_hi
+    # END PIECE
+
+
+def _by_clamp_backward(which: int, grad: Any, self: Any, min: Any, max: Any
+                       ) -> Tensor | None:
+    """Gradient ``which`` (0 ``self``, 1 ``min``, 2 ``max``) of a clamp node from
+    ``clamp_backward``, or None where the piece does not apply (see ``_asks_a_piece``).
+    The inputs go to the piece broadcast to the gradient's shape and flattened; the answer
+    is laid out as the tensor formula lays it out on the meta device."""
+    bounds = (min, max)
+    if (not isinstance(grad, Tensor) or not isinstance(self, Tensor)
+            or any(not isinstance(b, Tensor | int | float) or isinstance(b, bool)
+                   for b in bounds if b is not None)
+            or not _asks_a_piece((grad, self, *bounds), grad)):
+        return None
+
+    def flat(t: Any) -> list[float] | None:
+        if t is None:
+            return None
+        if not isinstance(t, Tensor):
+            return [float(t)] * grad.numel()
+        return t.expand(grad._shape).reshape(-1).tolist()
+
+    answers = clamp_backward(flat(self), flat(min), flat(max), flat(grad))
+    meta = [_on_meta(t) for t in (grad, self, min, max)]
+    like = (clamp_self_formula, clamp_min_formula, clamp_max_formula)[which](*meta)
+    return _laid_out(like, answers[which])
+
+
+def clamp_self_backward(grad: Tensor, self: Tensor, min: Any, max: Any) -> Tensor:
+    """``where(min <= self <= max, grad, 0)`` (torch's ``clamp_backward``); a small float64
+    node asks ``clamp_backward``."""
+    asked = _by_clamp_backward(0, grad, self, min, max)
+    return clamp_self_formula(grad, self, min, max) if asked is None else asked
+
+
+def clamp_min_backward(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
+    asked = _by_clamp_backward(1, grad, self, min, max)
+    return clamp_min_formula(grad, self, min, max) if asked is None else asked
+
+
+def clamp_max_backward(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor) -> Tensor:
+    asked = _by_clamp_backward(2, grad, self, min, max)
+    return clamp_max_formula(grad, self, min, max) if asked is None else asked
 
 
 def clamp_min_self_backward(grad: Tensor, self: Tensor, min: Any) -> Tensor:
@@ -998,9 +1091,9 @@ DERIVATIVES: list[Derivative] = [
     row("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", "WhereBackward0",
         ("condition",), self=where_self_backward, other=where_other_backward),
     row("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", "ClampBackward1",
-        ("self", "min", "max"), self=clamp_backward),
+        ("self", "min", "max"), self=clamp_self_backward),
     row("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
-        "ClampBackward0", ("self", "min", "max"), self=clamp_backward,
+        "ClampBackward0", ("self", "min", "max"), self=clamp_self_backward,
         min=clamp_min_backward, max=clamp_max_backward),
     row("clamp_min(Tensor self, Scalar min) -> Tensor", "ClampMinBackward0", ("self", "min"),
         self=clamp_min_self_backward),

@@ -22,9 +22,11 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import layout
+from .. import dtypes, factories, layout
 from .._ops import aten
+from .._ops.state import state as dispatch_state
 from ..advanced_indexing import legacy_type_name
+from ..device import CPU
 from ..tensor import Tensor
 from .grad_mode import state
 
@@ -108,24 +110,45 @@ class SavedTensor:
             raise RuntimeError(FREED)
         t = self.tensor
         if t._version_counter.value != self.version:
-
-            where = ""
-            if self.output_of is not None:
-                where = f", which is output {t._output_nr} of {_short(self.output_of)},"
-            elif t._grad_fn is not None:
-                where = f", which is output {t._output_nr} of {_short(t._grad_fn.name())},"
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [reftensor.{legacy_type_name(t._dtype)} {list(t._shape)}]"
-                f"{where} is at version {t._version_counter.value}; expected version "
-                f"{self.version} instead. Hint: enable anomaly detection to find the operation "
-                "that failed to compute its gradient, with "
-                "torch.autograd.set_detect_anomaly(True).")
+            grad_fn = None if t._grad_fn is None else t._grad_fn.name()
+            message = saved_tensor_error(self.version, t._version_counter.value,
+                                         f"reftensor.{legacy_type_name(t._dtype)}",
+                                         tuple(t._shape), self.output_of, grad_fn)
+            raise RuntimeError(f"{message} {ANOMALY_HINT}")
         return t
 
 
-def _short(name: str) -> str:
-    return re.sub(r"Backward\d*$", "", name)
+ANOMALY_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute "
+                "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def saved_tensor_error(saved_version: int, version: int, type_name: str,
+                       shape: tuple[int, ...], saved_by: str | None, grad_fn: str | None
+                       ) -> str | None:
+    """The error a node raises when it unpacks a saved tensor that was modified in place
+    since it was saved (torch's ``SavedVariable::unpack``), without its anomaly hint; None
+    when the tensor is unchanged.
+
+    ``saved_version`` is the tensor's ``_version`` when the node saved it, ``version`` its
+    ``_version`` now; ``type_name`` its legacy type (``"torch.FloatTensor"``), ``shape`` its
+    sizes. ``saved_by`` is the name of the node that saved it when the tensor is that node's
+    own result (``ExpBackward0`` saves its output), else None; ``grad_fn`` is the name of the
+    tensor's ``grad_fn`` now (None for a tensor without history). The message names the
+    node the saved tensor is output 0 of: the node that saved it for a saved result, the
+    tensor's current ``grad_fn`` for a saved input (after an in-place op, that op's node), no
+    node for a tensor without history; its name without the ``Backward<n>`` ending.
+    """
+    # BEGIN PIECE saved_tensor_error
+    if version == saved_version:
+        return None
+    node = saved_by if saved_by is not None else grad_fn
+    where = ""
+    if node is not None:  # named without its ending: ExpBackward0 -> Exp
+        where = f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', node)},"
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{type_name} {list(shape)}]{where} is at version {version}; "
+            f"expected version {saved_version} instead.")
+    # END PIECE
 
 
 def _is_inference(t: Tensor) -> bool:
@@ -235,6 +258,8 @@ class AccumulateGrad(Node):
         var = self.variable
         if g is None:
             return ()
+        if _by_accumulate_grad(var, g):
+            return ()
         if var._grad is None:
             stride = (var._stride if layout.is_non_overlapping_and_dense(var._shape, var._stride)
                       else layout.contiguous_strides(var._shape))
@@ -254,6 +279,83 @@ class AccumulateGrad(Node):
         else:
             var._grad = var._grad + g
         return ()
+
+
+Nested = Any  # a float, or nested lists of floats
+
+
+def accumulate_grad(shape: tuple[int, ...], stride: tuple[int, ...],
+                    grad: tuple[Nested, tuple[int, ...]] | None, new: Nested
+                    ) -> tuple[Nested, tuple[int, ...], bool]:
+    """What a leaf's ``AccumulateGrad`` node does with the gradient ``new`` that reaches it
+    (torch's ``AccumulateGrad::accumulateGrad``, when ``create_graph`` is off).
+
+    ``shape`` and ``stride`` are the leaf's layout; ``grad`` is its ``.grad`` now: None, or
+    ``(values, strides)``; ``new`` the arriving gradient's values. Values are float64 as
+    nested lists of ``shape`` (a float for 0-d). Returns ``(values, strides, in_place)``:
+    ``.grad`` afterwards, and whether the old ``.grad`` tensor was updated in place (then it
+    is the same object, its ``_version`` one higher).
+
+    The first gradient is copied into a new tensor laid out like the leaf when the leaf is
+    non-overlapping and dense (torch's *gradient layout contract*), else contiguous; later
+    ones are added into ``.grad`` in place, which keeps its strides.
+    """
+    # BEGIN PIECE accumulate_grad
+    def plain(v: Nested) -> Nested:
+        return [plain(u) for u in v] if isinstance(v, list | tuple) else v
+
+    def add(a: Nested, b: Nested) -> Nested:
+        if isinstance(a, list | tuple):
+            return [add(p, q) for p, q in zip(a, b, strict=True)]
+        return a + b
+
+    if grad is not None:  # later gradients: added into the same tensor
+        values, grad_stride = grad
+        return add(values, new), tuple(grad_stride), True
+    # the first: is the leaf dense? Its dims of size 2 or more, by stride, must step like a
+    # contiguous layout (size-0 and size-1 dims do not matter; an empty tensor is dense)
+    dense, expected = True, 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: stride[d]):
+        dense = dense and stride[d] == expected
+        expected *= shape[d]
+    if dense or 0 in shape:
+        return plain(new), tuple(stride), False
+    contiguous, running = [], 1
+    for n in reversed(shape):
+        contiguous.insert(0, running)
+        running *= max(n, 1)
+    return plain(new), tuple(contiguous), False
+    # END PIECE
+
+
+#: a leaf's AccumulateGrad asks ``accumulate_grad`` when the gradient is a float64 CPU
+#: tensor with fewer elements than this, outside ``create_graph``
+ACCUMULATE_GRAD_NUMEL = 64
+
+
+def _by_accumulate_grad(var: Tensor, g: Tensor) -> bool:
+    """Accumulate ``g`` into ``var.grad`` as ``accumulate_grad`` says; False (nothing done)
+    where it does not apply: ``create_graph``, a dispatch mode, another dtype or device, a
+    ``.grad`` that is not a plain float64 CPU tensor of the leaf's shape, 64 elements or
+    more."""
+    old = var._grad
+
+    def plain_float64(t: Tensor | None) -> bool:
+        return (type(t) is Tensor and t._dtype is dtypes.float64
+                and t._storage._device is CPU and t._shape == var._shape)
+
+    if (state.enabled or dispatch_state.modes or g.numel() >= ACCUMULATE_GRAD_NUMEL
+            or not plain_float64(g) or (old is not None and not plain_float64(old))):
+        return False
+    values, stride, in_place = accumulate_grad(
+        var._shape, var._stride, None if old is None else (old.tolist(), old._stride),
+        g.tolist())
+    result = factories.tensor(values, dtype=dtypes.float64).reshape(var._shape)
+    if in_place and old is not None:
+        old.copy_(result)  # the same tensor, its version one higher (as ``add_``)
+    else:  # a new tensor at version 0, as the copy the path above makes
+        var._grad = result._copy_with_strides(tuple(stride), dtypes.float64)
+    return True
 
 
 def node_class(name: str, base: type[Node], module: str, **attrs: Any) -> type[Node]:

@@ -173,6 +173,9 @@ class CopySlices(Node):
                                                   view._storage_offset)]
         self.base_shape = base._shape
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # torch's C++ name for this node
+
     def apply(self, grads: Any) -> tuple[Any, ...]:
         (g,) = grads
         grad_slice = gather(g, self.positions).reshape(self.positions.shape)

@@ -174,6 +174,18 @@ def matmul_batch_by_max(a, b):
     return (*batch, *((left[-2],) if len(a) > 1 else ()), *((right[-1],) if len(b) > 1 else ()))
 
 
+def matmul_zero_batch_as_one(a, b):
+    """Lets a batch size 0 broadcast like a 1: (0, 2, 3) @ (2, 3, 4) is (0, 2, 4)."""
+    left, right = _matrices(a, b)
+    p, q = left[:-2], right[:-2]
+    n = max(len(p), len(q))
+    p, q = (1,) * (n - len(p)) + p, (1,) * (n - len(q)) + q
+    if any(x != y and {x, y} & {0, 1} == set() for x, y in zip(p, q, strict=True)):
+        raise RuntimeError("batch dims clash")
+    batch = tuple(0 if 0 in (x, y) else max(x, y) for x, y in zip(p, q, strict=True))
+    return (*batch, *((left[-2],) if len(a) > 1 else ()), *((right[-1],) if len(b) > 1 else ()))
+
+
 def matmul_row_dim_from_the_end(a, b):
     """Removes a 1-d first operand's row dim from the end of the result, as if it were the
     column's: (3,) @ (2, 3, 4) is (2, 1)."""
@@ -208,6 +220,7 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("matmul_shape", matmul_keeping_vector_dims, False),
     ("matmul_shape", matmul_equal_batch_dims, False),
     ("matmul_shape", matmul_batch_by_max, False),
+    ("matmul_shape", matmul_zero_batch_as_one, False),
     ("matmul_shape", matmul_row_dim_from_the_end, False),
     ("matmul_shape", matmul_no_zero_d_check, False),
 ]

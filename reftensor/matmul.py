@@ -25,11 +25,17 @@ kernels (the values, with NumPy) and Meta kernels (shape and dtype only), and th
 ``out=`` (exactly the result's dtype). ``matmul`` is torch's ``CompositeImplicitAutograd``
 decomposition into them, registered by ``autograd/functions/linalg.py``; ``matmul_cpu``
 below is its one-call shortcut when nothing is recorded.
+
+``matmul``'s result shape is :func:`matmul_shape` (chapter 4, a meta function on plain
+shapes): ``matmul_cpu`` allocates its result with it, and the batched decomposition views
+``bmm``'s result as it says. torch's own checks (:func:`check_matmul`) run first, so the
+errors keep torch's words.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -43,6 +49,55 @@ from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor
 
 __all__: list[str] = []  # the ops are the table's (reftensor.matmul, Tensor.mm, ...)
+
+
+# ------------------------------------------------------------------ the result's shape
+def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The shape of ``torch.matmul`` of tensors of shapes ``a`` and ``b`` (tuples of ints),
+    as its meta function gives it.
+
+    A 1-d ``a`` is a row ``(1, K)`` and a 1-d ``b`` a column ``(K, 1)``, whose dim the result
+    loses again; the batch dims (all but the last two) broadcast (chapter 3's
+    ``broadcast_shapes``); the result is ``(*batch, N, M)`` less those dims. Sizes may be 0.
+
+    Raises:
+        RuntimeError: a 0-d operand, inner sizes that differ, or batch dims that do not
+            broadcast.
+    """
+    # BEGIN PIECE matmul_shape
+    if len(a) == 0 or len(b) == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{len(a)}D and {len(b)}D")
+    rows = (1, *a) if len(a) == 1 else tuple(a)  # a 1-d a is a row...
+    cols = (*b, 1) if len(b) == 1 else tuple(b)  # ...and a 1-d b a column
+    if rows[-1] != cols[-2]:
+        raise RuntimeError(f"matmul: the inner sizes {rows[-1]} and {cols[-2]} differ")
+    batch = broadcasting.broadcast_shapes(rows[:-2], cols[:-2])
+    shape = [*batch, rows[-2], cols[-1]]
+    if len(b) == 1:
+        del shape[-1]  # the column's dim
+    if len(a) == 1:
+        del shape[len(batch)]  # the row's dim
+    return tuple(shape)
+    # END PIECE
+
+
+def result_shape(a: Sequence[int], b: Sequence[int], numel: int) -> tuple[int, ...]:
+    """:func:`matmul_shape` of ``a`` and ``b``, for a product of ``numel`` elements.
+
+    Raises:
+        RuntimeError: the shape is not a tuple of sizes, or holds another number of
+            elements than the product (a wrong ``matmul_shape``, named in the message).
+    """
+    shape = matmul_shape(tuple(a), tuple(b))
+    if not (isinstance(shape, tuple | list)
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)):
+        raise RuntimeError(f"matmul_shape{(tuple(a), tuple(b))} returned {shape!r}, which is "
+                           "not a tuple of sizes")
+    if math.prod(shape) != numel:
+        raise RuntimeError(f"matmul_shape{(tuple(a), tuple(b))} returned {tuple(shape)}, "
+                           f"{math.prod(shape)} elements, but the product has {numel}")
+    return tuple(shape)
 
 _C_NAMES = {
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -169,9 +224,11 @@ def _check(a: Tensor, b: Tensor) -> tuple[dtype, bool]:
 
 
 # ------------------------------------------------------------------ the product
-def _values(a: Tensor, b: Tensor, d: dtype, outer: bool) -> Tensor:
+def _values(a: Tensor, b: Tensor, d: dtype, outer: bool, *,
+            shaped: bool = False) -> Tensor:
     """The CPU product: ``np.matmul`` (same shape rules as torch) into a new contiguous
-    tensor of ``d``; ``outer``: the inner size is 1, multiply without summing."""
+    tensor of ``d``; ``outer``: the inner size is 1, multiply without summing. ``shaped``:
+    the tensor takes its shape from ``matmul_shape`` (``matmul``'s result)."""
     if d.is_floating_point:
         work = dtypes.float64 if d is dtypes.float64 else dtypes.float32
     else:
@@ -180,8 +237,9 @@ def _values(a: Tensor, b: Tensor, d: dtype, outer: bool) -> Tensor:
     with np.errstate(all="ignore"):
         values = a_values * b_values if outer else np.matmul(a_values, b_values)
     values = np.asarray(values)
-    out = factories._allocate(values.shape, layout.contiguous_strides(values.shape), d)
-    out._elements()[...] = cast(values, d)
+    shape = result_shape(a._shape, b._shape, values.size) if shaped else values.shape
+    out = factories._allocate(shape, layout.contiguous_strides(shape), d)
+    out._elements()[...] = cast(values.reshape(shape), d)
     return out
 
 
@@ -200,9 +258,10 @@ def matmul_cpu(input: Tensor, other: Tensor) -> Tensor:
     """``matmul`` of two CPU tensors in one NumPy call, when nothing is recorded and no
     dispatch mode watches (``autograd/functions/linalg.py`` decides): the same values,
     layout, errors and version counter as torch's decomposition into ``dot``, ``mv``,
-    ``mm`` or ``bmm`` (see the module docstring), without building its views."""
+    ``mm`` or ``bmm`` (see the module docstring), without building its views. The result
+    has :func:`matmul_shape`'s shape."""
     _check_matmul_dims(input, other)
-    out = _values(input, other, *_check(input, other))
+    out = _values(input, other, *_check(input, other), shaped=True)
     if input.dim() == 1 and other.dim() == 2:
         # torch computes (1, k) @ (k, m) and drops the row with the in-place squeeze_,
         # which bumps the result's version counter.

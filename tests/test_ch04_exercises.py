@@ -18,7 +18,7 @@ from tests.notebooks import (
 pytestmark = pytest.mark.ch04
 
 CHAPTER = "ch04_dtype_device"
-NAMES = ["promote_types", "result_dtype", "cast_value", "to_result", "meta_forward"]
+NAMES = ["promote_types", "result_dtype", "cast_value", "to_result", "matmul_shape"]
 FRESH_SEED = 20261121
 
 
@@ -138,16 +138,72 @@ def to_counting_small_dims(dtype, shape, stride, call):
     return same, out
 
 
-def meta_widening_bias(x, w, bias, reduce):
-    """Promotes with a 0-d bias as if it had dims."""
-    if bias is not None and bias[0] == ():
-        bias = ((1,), bias[1])
-    return RIGHT["meta_forward"](x, w, bias, reduce)
+def _matrices(a, b):
+    """The operands as matrices (a 1-d a a row, a 1-d b a column), or RuntimeError."""
+    if len(a) == 0 or len(b) == 0:
+        raise RuntimeError("a 0-d operand")
+    left = (1, *a) if len(a) == 1 else tuple(a)
+    right = (*b, 1) if len(b) == 1 else tuple(b)
+    if left[-1] != right[-2]:
+        raise RuntimeError("inner sizes differ")
+    return left, right
 
 
-def meta_keepdim_ignored(x, w, bias, reduce):
-    op, dim, _ = reduce
-    return RIGHT["meta_forward"](x, w, bias, (op, dim, False))
+def matmul_keeping_vector_dims(a, b):
+    """Never removes the dim a 1-d operand got: (3,) @ (3,) is (1, 1)."""
+    left, right = _matrices(a, b)
+    return RIGHT["matmul_shape"](left, right)
+
+
+def matmul_equal_batch_dims(a, b):
+    """Requires equal batch dims where both operands have some, instead of broadcasting."""
+    left, right = _matrices(a, b)
+    if left[:-2] and right[:-2] and left[:-2] != right[:-2]:
+        raise RuntimeError("batch dims differ")
+    return RIGHT["matmul_shape"](a, b)
+
+
+def matmul_batch_by_max(a, b):
+    """Broadcasts the batch dims by taking the larger size: a clash passes, and a size 0
+    against 1 gives 1."""
+    left, right = _matrices(a, b)
+    p, q = left[:-2], right[:-2]
+    n = max(len(p), len(q))
+    p, q = (1,) * (n - len(p)) + p, (1,) * (n - len(q)) + q
+    batch = tuple(max(x, y) for x, y in zip(p, q, strict=True))
+    return (*batch, *((left[-2],) if len(a) > 1 else ()), *((right[-1],) if len(b) > 1 else ()))
+
+
+def matmul_zero_batch_as_one(a, b):
+    """Lets a batch size 0 broadcast like a 1: (0, 2, 3) @ (2, 3, 4) is (0, 2, 4)."""
+    left, right = _matrices(a, b)
+    p, q = left[:-2], right[:-2]
+    n = max(len(p), len(q))
+    p, q = (1,) * (n - len(p)) + p, (1,) * (n - len(q)) + q
+    if any(x != y and {x, y} & {0, 1} == set() for x, y in zip(p, q, strict=True)):
+        raise RuntimeError("batch dims clash")
+    batch = tuple(0 if 0 in (x, y) else max(x, y) for x, y in zip(p, q, strict=True))
+    return (*batch, *((left[-2],) if len(a) > 1 else ()), *((right[-1],) if len(b) > 1 else ()))
+
+
+def matmul_row_dim_from_the_end(a, b):
+    """Removes a 1-d first operand's row dim from the end of the result, as if it were the
+    column's: (3,) @ (2, 3, 4) is (2, 1)."""
+    left, right = _matrices(a, b)
+    shape = list(RIGHT["matmul_shape"](left, right))
+    if len(b) == 1:
+        shape.pop()
+    if len(a) == 1:
+        shape.pop()
+    return tuple(shape)
+
+
+def matmul_no_zero_d_check(a, b):
+    """Forgets the 0-d operand: indexing its shape raises IndexError, not RuntimeError."""
+    left = (1, *a) if len(a) == 1 else tuple(a)
+    right = (*b, 1) if len(b) == 1 else tuple(b)
+    left[-1], right[-2]  # noqa: B018 - IndexError for a 0-d operand, as the mistake does
+    return RIGHT["matmul_shape"](a, b)
 
 
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
@@ -161,8 +217,12 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("to_result", to_non_dense_as_suggested, False),
     ("to_result", to_guessing_channels_last_by_equality, False),
     ("to_result", to_counting_small_dims, False),
-    ("meta_forward", meta_widening_bias, False),
-    ("meta_forward", meta_keepdim_ignored, False),
+    ("matmul_shape", matmul_keeping_vector_dims, False),
+    ("matmul_shape", matmul_equal_batch_dims, False),
+    ("matmul_shape", matmul_batch_by_max, False),
+    ("matmul_shape", matmul_zero_batch_as_one, False),
+    ("matmul_shape", matmul_row_dim_from_the_end, False),
+    ("matmul_shape", matmul_no_zero_d_check, False),
 ]
 
 
@@ -182,7 +242,7 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 
 REFUSALS = {"promote_types": [], "result_dtype": [], "cast_value": [],
             "to_result": ["raises RuntimeError"],
-            "meta_forward": ["raises RuntimeError", "raises IndexError"]}
+            "matmul_shape": ["raises RuntimeError"]}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -208,6 +268,28 @@ def test_promote_types_covers_all_pairs_and_result_dtype_the_categories():
     cat = {c: e for c, e in expected.items() if c.args == (("tensor", "float16", 1), "+",
                                                           ("tensor", "float64", 0))}
     assert list(cat.values()) == ["float16"]  # ...never the width
+
+
+def test_matmul_shape_torch_meta_and_cpu_agree_and_so_does_reftensor():
+    """The reference is torch's meta matmul; torch's CPU kernels give the same shapes and
+    raise where it raises, for every visible and hidden case (the notebook says so), and so
+    does reftensor, on the CPU (its matmul_shape), on the meta device and with gradients."""
+    import torch
+
+    import reftensor
+
+    def shape_or_raise(lib, a, b, **options):
+        try:
+            return tuple(lib.matmul(lib.empty(a, **options), lib.empty(b, **options)).shape)
+        except RuntimeError:
+            return references.Raises("RuntimeError")
+
+    for case, expected in hidden_pairs("matmul_shape"):
+        a, b = case.args
+        expected = expected if isinstance(expected, references.Raises) else tuple(expected)
+        assert shape_or_raise(torch, a, b) == expected, case
+        for options in ({}, {"device": "meta"}, {"requires_grad": True}):
+            assert shape_or_raise(reftensor, a, b, **options) == expected, (case, options)
 
 
 # ---------------------------------------------------------------- the grading pipeline

@@ -329,6 +329,10 @@ WRONG_PIECES = {
                            "lambda right: lambda saved, now, *rest: right(now, saved, *rest)"),
     "cast_value": ("reftensor.tensor([0.1, 70000.0]).to(reftensor.bfloat16).tolist()",
                    "lambda right: lambda x, dtype: right(x, 'float16')"),
+    "matmul_shape": ("((reftensor.ones(2, 4, 3) @ reftensor.ones(3)).shape, "
+                     "(reftensor.empty(2, 1, 4, 3, device='meta') @ "
+                     "reftensor.empty(5, 3, 2, device='meta')).shape)",
+                     "lambda right: lambda a, b: right(a, b)[::-1]"),
 }
 
 SWAP = """

@@ -10,7 +10,6 @@ from . import Case, Exercise, register
 from .layouts import DTYPE_NAMES, row_major
 
 CHAPTER = "ch04_dtype_device"
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
 MEMORY_FORMATS = ["preserve_format", "contiguous_format", "channels_last"]
 
 
@@ -368,128 +367,93 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- meta_forward
+# ---------------------------------------------------------------- matmul_shape
 @st.composite
-def _matmul_shapes(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    # no size 0: torch's meta reductions give size-0 results other strides than CPU does
-    n, k, m = (draw(st.sampled_from([1, 2, 3, 4])) for _ in range(3))
-    batch = tuple(draw(st.lists(st.sampled_from([2, 1, 3]), max_size=2)))
-    x = batch[len(batch) - draw(st.integers(0, len(batch))):] + (n, k)
-    w = tuple(1 if draw(st.integers(0, 2)) == 2 else b
-              for b in batch[len(batch) - draw(st.integers(0, len(batch))):]) + (k, m)
-    if draw(st.integers(0, 2)) == 2:
-        x = (k,)
-    elif draw(st.integers(0, 2)) == 2:
-        w = (k,)
-    if draw(st.integers(0, 7)) == 7:  # inner sizes that do not match
-        w = (*w[:-2], k + 1, w[-1]) if len(w) > 1 else (k + 1,)
-    return x, w
+def _matmul_shapes(draw: st.DrawFn) -> Case:
+    """Two shapes for ``matmul``: 0-d to 4-d, sizes 0 to 3, mostly ones that fit (the inner
+    sizes match, the batch dims broadcast), with now and then a 0-d operand, inner sizes
+    that differ, or batch dims that clash."""
+    size = st.sampled_from([0, 1, 2, 2, 3, 3])
+    n, k, m = draw(size), draw(size), draw(size)
+    batch = tuple(draw(st.lists(st.sampled_from([0, 1, 2, 3, 3]), max_size=2)))
+
+    def operand(last: tuple[int, ...]) -> tuple[int, ...]:
+        ndim = draw(st.sampled_from([1, 2, 2, 3, 4]))
+        if ndim == 1:
+            return (k,)
+        keep = draw(st.sampled_from(range(min(ndim - 2, len(batch)) + 1)))
+        own = tuple(1 if draw(st.sampled_from([0, 0, 0, 1])) else b
+                    for b in batch[len(batch) - keep:])
+        extra = tuple(draw(st.sampled_from([1, 1, 2])) for _ in range(ndim - 2 - keep))
+        return (*extra, *own, *last)
+
+    a, b = operand((n, k)), operand((k, m))
+    trouble = draw(st.sampled_from(range(10)))
+    if trouble == 0:  # a 0-d operand
+        a, b = ((), b) if draw(st.booleans()) else (a, ())
+    elif trouble == 1:  # inner sizes that differ
+        b = (*b[:-2], k + 1, b[-1]) if len(b) > 1 else (k + 1,)
+    elif trouble == 2 and len(a) > 2 and len(b) > 2:  # batch dims that clash
+        d = draw(st.sampled_from(range(1, min(len(a), len(b)) - 1)))
+        a = (*a[:-2 - d], 2, *a[len(a) - 1 - d:])
+        b = (*b[:-2 - d], 3, *b[len(b) - 1 - d:])
+    return Case(args=(a, b))
 
 
-def _matmul_shape(x: tuple[int, ...], w: tuple[int, ...]) -> tuple[int, ...] | None:
-    """torch.matmul's result shape, or None where it raises."""
-    xs, ws = list(x), list(w)
-    if len(xs) == 1:
-        xs = [1, *xs]
-    if len(ws) == 1:
-        ws = [*ws, 1]
-    if xs[-1] != ws[-2]:
-        return None
-    bx, bw = xs[:-2], ws[:-2]
-    ndim = max(len(bx), len(bw))
-    bx, bw = [1] * (ndim - len(bx)) + bx, [1] * (ndim - len(bw)) + bw
-    batch = []
-    for p, q in zip(bx, bw, strict=True):
-        if p != q and 1 not in (p, q):
-            return None
-        batch.append(q if p == 1 else p)
-    out = [*batch, xs[-2], ws[-1]]
-    if len(w) == 1:
-        out.pop()
-    if len(x) == 1:
-        out.pop(-2 if len(w) > 1 else -1)
-    return tuple(out)
-
-
-@st.composite
-def _meta_cases(draw: st.DrawFn) -> Case:
-    xs, ws = draw(_matmul_shapes())
-    dtype = draw(st.sampled_from(FLOATS))
-    y = _matmul_shape(xs, ws) or ()
-    bias = None
-    if draw(st.integers(0, 3)) > 0:
-        keep = len(y) - draw(st.integers(0, len(y)))
-        shape = [1 if draw(st.integers(0, 2)) == 2 else n for n in y[len(y) - keep:]]
-        clash = [d for d, n in enumerate(y[len(y) - keep:]) if n != 1]
-        if clash and draw(st.integers(0, 7)) == 7:  # a bias that does not broadcast
-            d = draw(st.sampled_from(clash))
-            shape[d] = draw(st.sampled_from([m for m in (0, 2, 3, 4) if m != y[len(y) - keep + d]]))
-        bias = (tuple(shape), draw(st.sampled_from(DTYPE_NAMES)))
-    ndim = len(y)
-    dim = draw(st.integers(-max(ndim, 1) - 1, max(ndim, 1)))
-    reduce = (draw(st.sampled_from(["sum", "mean"])), dim, draw(st.booleans()))
-    return Case(args=((xs, dtype), (ws, dtype), bias, reduce))
-
-
-def _meta_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...], str]:
+def _matmul_reference(c: Case) -> tuple[int, ...]:
     torch = _torch()
-    (xs, xd), (ws, wd), bias, (op, dim, keepdim) = c.args
-    x = torch.empty(xs, dtype=getattr(torch, xd), device="meta")
-    w = torch.empty(ws, dtype=getattr(torch, wd), device="meta")
-    y = x @ w
-    if bias is not None:
-        y = y + torch.empty(bias[0], dtype=getattr(torch, bias[1]), device="meta")
-    y = getattr(y, op)(dim, keepdim=keepdim)
-    out = y.transpose(0, -1)
-    return tuple(out.shape), out.stride(), _name(out.dtype)
+    a, b = c.args
+    return tuple(torch.matmul(torch.empty(a, device="meta"), torch.empty(b, device="meta")).shape)
 
 
-def _meta_truth(c: Case) -> str:
-    (xs, xd), (ws, wd), bias, (op, dim, keepdim) = c.args
-
-    def meta(shape, dtype):
-        return f"torch.empty({shape!r}, dtype=torch.{dtype}, device='meta')"
-
-    add = "" if bias is None else f" + {meta(*bias)}"
-    return (f"out = ({meta(xs, xd)} @ {meta(ws, wd)}{add}).{op}({dim}, keepdim={keepdim})"
-            ".transpose(0, -1); (tuple(out.shape), out.stride(), str(out.dtype)[6:])")
-
-
-def _meta_case(x, w, bias, reduce) -> Case:
-    return Case(args=(x, w, bias, reduce))
+def _matmul_truth(c: Case) -> str:
+    a, b = c.args
+    return (f"tuple(torch.matmul(torch.empty({a!r}, device='meta'), "
+            f"torch.empty({b!r}, device='meta')).shape)")
 
 
 register(Exercise(
-    name="meta_forward",
+    name="matmul_shape",
     chapter=CHAPTER,
-    signature="meta_forward(x, w, bias, reduce) -> (shape, stride, dtype); x and w are "
-              "(shape, dtype), bias is (shape, dtype) or None, reduce is (op, dim, keepdim)",
+    signature="matmul_shape(a, b) -> shape; a and b are shapes (tuples of ints); raises "
+              "RuntimeError",
     fixed=(
-        _meta_case(((8, 4), "float32"), ((4, 3), "float32"), ((3,), "float32"),
-                   ("sum", 1, False)),
-        _meta_case(((2, 8, 4), "float16"), ((4, 3), "float16"), ((3,), "float64"),
-                   ("mean", -1, True)),
-        _meta_case(((4,), "bfloat16"), ((2, 4, 3), "bfloat16"), None, ("sum", 0, True)),
-        _meta_case(((8, 4), "float32"), ((5, 3), "float32"), None, ("sum", 0, False)),
-        # a common mistake's smallest failing case: the visible test catches it
-        Case(args=(((2, 3), 'float16'), ((3, 5), 'float16'), ((), 'float64'), ('sum', 0, True))),
+        Case(args=((2, 3), (3, 4))),
+        # the rules the text states: a 0-d operand, inner sizes that differ
+        Case(args=((), (3,))),
+        Case(args=((3,), ())),
+        Case(args=((2, 3), (4, 5))),
+        Case(args=((2, 5, 4), (3,))),
+        # a 1-d operand is a row or a column, whose dim is removed again
+        Case(args=((3,), (3,))),
+        Case(args=((3,), (3, 4))),
+        Case(args=((2, 3), (3,))),
+        Case(args=((3,), (2, 3, 4))),
+        Case(args=((2, 5, 3), (3,))),
+        # the batch dims broadcast, or clash
+        Case(args=((2, 1, 4, 3), (5, 3, 2))),
+        Case(args=((4, 3), (2, 3, 5))),
+        Case(args=((2, 4, 3), (3, 3, 5))),
+        # sizes 0 (a batch size 0 broadcasts with 1, and clashes with 2)
+        Case(args=((0, 3), (3, 2))),
+        Case(args=((2, 0), (0, 3))),
+        Case(args=((2, 0, 4, 3), (1, 3, 2))),
+        Case(args=((0, 2, 3), (2, 3, 4))),
     ),
     edge=(
-        _meta_case(((4,), "float32"), ((4,), "float32"), ((), "int64"), ("sum", 0, False)),
-        _meta_case(((4,), "float16"), ((4,), "float16"), ((), "float64"), ("mean", -1, True)),
-        _meta_case(((2, 3), "float16"), ((3, 5), "float16"), ((), "float64"),
-                   ("sum", 0, True)),
-        _meta_case(((2, 3), "float16"), ((3, 5), "float16"), ((5,), "float64"),
-                   ("sum", 0, True)),
-        _meta_case(((2, 1, 3), "float32"), ((3,), "float32"), ((1,), "bool"),
-                   ("mean", 2, False)),
-        _meta_case(((2, 3), "float32"), ((3, 5), "float32"), ((3, 5), "float32"),
-                   ("sum", 0, False)),
-        _meta_case(((3, 2, 3), "float64"), ((2, 3, 4), "float64"), None, ("sum", 0, False)),
-        _meta_case(((2, 3), "float32"), ((3, 5), "float32"), None, ("sum", 2, False)),
+        Case(args=((), ())),
+        Case(args=((0,), (0,))),
+        Case(args=((0,), (2, 0, 3))),
+        Case(args=((3, 0, 2), (0,))),
+        Case(args=((1, 1, 2), (1, 2, 1))),
+        Case(args=((0, 2, 3), (1, 3, 4))),
+        Case(args=((3, 1, 2, 3), (2, 3, 1))),
+        Case(args=((2, 3, 4), (4,))),
+        Case(args=((4,), (2, 3, 4))),
+        Case(args=((2, 2, 3), (3, 2, 1))),
     ),
-    strategy=_meta_cases,
-    reference=_meta_reference,
-    truth=_meta_truth,
+    strategy=_matmul_shapes,
+    reference=_matmul_reference,
+    truth=_matmul_truth,
     hidden_examples=100,
 ))

@@ -87,6 +87,7 @@ PIECES: dict[str, Piece] = {
     "result_dtype": Piece("ch04_dtype_device", 2),
     "cast_value": Piece("ch04_dtype_device", 3),
     "to_result": Piece("ch04_dtype_device", 4),
+    "matmul_shape": Piece("ch04_dtype_device", 5),
     "engine_order": Piece("ch05_autograd", 1),
     "binary_backward": Piece("ch05_autograd", 2),
     "accumulate_grad": Piece("ch05_autograd", 4),

@@ -23,7 +23,7 @@ from ..._ops.state import state as dispatch_state
 from ...broadcasting import broadcast_shapes
 from ...device import META
 from ...matmul import _should_fold as layout_folds
-from ...matmul import check_matmul, matmul_cpu
+from ...matmul import check_matmul, matmul_cpu, result_shape
 from ...tensor import Tensor
 from ..graph import needs_grad, record
 from .views import SqueezeBackward4
@@ -65,8 +65,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     """``torch.matmul``, decomposed as torch decomposes it: ``dot`` (1-d @ 1-d), ``mv``,
     ``mm`` (with an unsqueeze/squeeze_ around a 1-d left operand), and for batches either
     one ``mm``/``mv`` on the batch folded into the rows, or a ``bmm`` on expanded, reshaped
-    operands, viewed back (``UnsafeViewBackward0``). Of two 3-D operands, one with a batch
-    of 1 that requires grad is squeezed to a matrix first (torch 2.13 does so, to fold)."""
+    operands, viewed back (``UnsafeViewBackward0``) to the shape chapter 4's
+    ``matmul_shape`` gives. Of two 3-D operands, one with a batch of 1 that requires grad is
+    squeezed to a matrix first (torch 2.13 does so, to fold)."""
     if not (input._requires_grad or other._requires_grad or dispatch_state.modes
             or input._storage._device is META or other._storage._device is META):
         return matmul_cpu(input, other)
@@ -101,8 +102,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     count = math.prod(batch)
     a3 = a.expand(*batch, n, k).reshape(count, n, k)
     b3 = b.expand(*batch, k, m).reshape(count, k, m)
-    shape = tuple(batch) + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
-    return _unsafe_view(_bmm(a3, b3), shape)
+    out = _bmm(a3, b3)  # (count, n, m), viewed as chapter 4's matmul_shape says
+    return _unsafe_view(out, result_shape(input._shape, other._shape, out.numel()))
 
 
 @aten.matmul.out.impl(DispatchKey.CompositeImplicitAutograd)

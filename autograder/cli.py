@@ -6,6 +6,11 @@
     edition [--out DIR] [--published CHAPTER ...]
                                     write the student edition of reftensor to DIR/reftensor
                                     (graded bodies stubbed; a published chapter's kept)
+    collect --exchange X --course ID --chapter C --into S [--due T] [--late RULE]
+                                    as root, copy C's submissions from nbgrader's exchange
+                                    (X/ID/inbound) into S: only a folder its student owns
+                                    counts; its time is the server's (ctime), late past T
+                                    (ISO 8601 with a zone); S/collected.json records both
     grade --workspace W --submissions S [--chapter C] [--workers N]
                                     grade S/<student>/<chapter>/ for every student: rebuild,
                                     sandboxed trusted re-check, nbgrader, feedback,
@@ -40,6 +45,33 @@ def _grade(args: argparse.Namespace) -> int:
     print(demo.table(outcomes))
     print(f"\nfeedback: {workspace / 'feedback'}\ngrades:   {workspace / 'grades.csv'}"
           f"\nreport:   {workspace / 'report.json'}")
+    return 0
+
+
+def _collect(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from . import collect
+
+    if os.geteuid() != 0:
+        print("not root: the exchange's files of other users may be unreadable, and the "
+              "collected folder is only as private as this user's", file=sys.stderr)
+    due = None
+    if args.due:
+        try:
+            due = dt.datetime.fromisoformat(args.due)
+        except ValueError:
+            print(f"--due: not an ISO 8601 date and time: {args.due!r}", file=sys.stderr)
+            return 2
+    try:
+        result = collect.collect(Path(args.exchange), args.course, args.chapter,
+                                 Path(args.into).resolve(), due=due, late_rule=args.late)
+    except (ValueError, OSError) as err:
+        print(f"collect: {err}", file=sys.stderr)
+        return 2
+    print(collect.table(result))
+    print(f"\ncollected: {len(result.submissions)}, refused: {len(result.refused)}"
+          f"\nrecord:    {Path(args.into).resolve() / 'collected.json'}")
     return 0
 
 
@@ -94,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     ed.add_argument("--out", default=str(pipeline.REPO / "build" / "student-edition"))
     ed.add_argument("--published", nargs="*", default=None, metavar="CHAPTER",
                     help="chapters to publish (default: autograder/published.txt)")
+    c = sub.add_parser("collect", help="collect submissions from nbgrader's exchange, as root")
+    c.add_argument("--exchange", default="/srv/nbgrader/exchange")
+    c.add_argument("--course", default="reftensor")
+    c.add_argument("--chapter", required=True)
+    c.add_argument("--into", required=True)
+    c.add_argument("--due", help="due date, ISO 8601 with a zone: 2026-12-01T23:59:00+00:00")
+    c.add_argument("--late", choices=["mark", "use-on-time", "refuse"], default="mark")
     g = sub.add_parser("grade", help="autograde a class")
     g.add_argument("--workspace", required=True)
     g.add_argument("--submissions", required=True)
@@ -129,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         stubbed = edition.write_student_edition(out, published=chosen)
         print(f"wrote {out / 'reftensor'}: {len(stubbed)} graded pieces stubbed")
         return 0
+    if args.command == "collect":
+        return _collect(args)
     if args.command == "grade":
         return _grade(args)
     if args.command == "feedback":

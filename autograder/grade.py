@@ -34,6 +34,7 @@ import json
 import math
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -86,6 +87,8 @@ class Outcome:
     seconds: float = 0.0
     peak_rss_mb: float = 0.0  # the grading process's own peak memory for this submission
     own_notebook: str | None = None  # the own run's notebook, only with safe_feedback off
+    submitted_at: str = ""  # the server's time, from ``collect``'s record (ISO 8601, UTC)
+    late: bool | None = None  # past the due date given to ``collect``; None: not known
 
     @property
     def total(self) -> float:
@@ -727,8 +730,10 @@ def _grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: i
                disable=not progress, file=sys.stderr)
 
     digests: dict[str, str] = {}  # finished students' rows and files, as recorded
+    times = collected_times(submissions, chapter)
 
     def finish(outcome: Outcome) -> None:
+        outcome.submitted_at, outcome.late = times.get(outcome.student, ("", None))
         with lock:
             # Audit: nothing of an earlier student may have changed since it was recorded,
             # whatever this student's code did while it ran.
@@ -760,7 +765,34 @@ def _grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: i
 #: the layout of report.json: {"format": 2, "submissions": [one record per (student, chapter)]}
 REPORT_FORMAT = 2
 GRADES_COLUMNS = ["student", "chapter", "test", "kind", "points", "max_points", "state",
-                  "reasons", "sha256"]
+                  "reasons", "sha256", "submitted_at", "late"]
+#: the largest ``collected.json`` read (``collect`` writes about 300 bytes a student)
+COLLECTED_LIMIT = 50_000_000
+
+
+def collected_times(submissions: Path, chapter: str) -> dict[str, tuple[str, bool | None]]:
+    """Each student's trusted submission time and lateness, from the record ``python -m
+    autograder collect`` wrote into ``submissions`` (``collected.json``, for ``chapter``);
+    empty when there is none (a folder from ``nbgrader collect``: times unknown)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(submissions / "collected.json", flags)
+    except OSError:
+        return {}
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return {}
+        data = os.read(fd, COLLECTED_LIMIT + 1)
+    finally:
+        os.close(fd)
+    try:
+        record = json.loads(data) if len(data) <= COLLECTED_LIMIT else {}
+        if record.get("chapter") != chapter:
+            return {}
+        return {str(s["student"]): (str(s["submitted_at"]), bool(s["late"]))
+                for s in record["submissions"]}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}
 
 
 def write_report(workspace: Path, chapter: str, outcomes: list[Outcome]) -> Path:
@@ -790,7 +822,7 @@ def _record_of(o: Outcome, chapter: str) -> dict[str, Any]:
             "max_scores": o.max_scores, "notebook_scores": o.notebook_scores,
             "written": written, "total": o.total, "max": o.max_total,
             "seconds": round(o.seconds, 2), "peak_rss_mb": round(o.peak_rss_mb, 1),
-            "sha256": o.sha256}
+            "sha256": o.sha256, "submitted_at": o.submitted_at or None, "late": o.late}
 
 
 def _read_report(workspace: Path) -> list[dict[str, Any]]:
@@ -822,15 +854,17 @@ def _grades_csv(records: list[dict[str, Any]]) -> str:
     for r in records:
         reasons = _cell(" | ".join(r["reasons"]))
         head = [_cell(r["student"]), r["chapter"]]
+        when = [_cell(r.get("submitted_at") or ""),
+                {True: "late", False: "on time"}.get(r.get("late"), "")]
         for test, most in r["max_scores"].items():
             kind = test.rpartition("_")[2] if test.startswith("test_") else "test"
             writer.writerow([*head, test, kind, f"{r['scores'].get(test, 0.0):g}", f"{most:g}",
-                             r["state"], reasons, r["sha256"]])
+                             r["state"], reasons, r["sha256"], *when])
         for cell, about in r.get("written", {}).items():
             points, kind = ("", "written, awaits the instructor") if about["answered"] \
                 else ("0", "written, unanswered")
             writer.writerow([*head, cell, kind, points, f"{about['max']:g}", r["state"],
-                             reasons, r["sha256"]])
+                             reasons, r["sha256"], *when])
     return table.getvalue()
 
 

@@ -12,9 +12,13 @@
                                     counts; its time is the server's (ctime), late past T
                                     (ISO 8601 with a zone); S/collected.json records both
     grade --workspace W --submissions S [--chapter C] [--workers N]
+          [--scheduler local:N|ADDRESS [--tls-dir D]]
                                     grade S/<student>/<chapter>/ for every student: rebuild,
                                     sandboxed trusted re-check, nbgrader, feedback,
-                                    W/grades.csv with each submission's state
+                                    W/grades.csv with each submission's state; with
+                                    --scheduler, one task per submission on a dask cluster
+    certs --out D                   TLS certificates for a grading cluster (give D to the
+                                    scheduler's and workers' machines, and nobody else)
     feedback --workspace W          HTML feedback again (after manual grading)
     export --workspace W [--to F]   nbgrader's CSV of the gradebook (manual grades included)
     formgrader --workspace W        JupyterLab with nbgrader's Formgrader on the workspace, to
@@ -39,8 +43,16 @@ def _grade(args: argparse.Namespace) -> int:
     from . import grade
 
     workspace, chapter = Path(args.workspace).resolve(), args.chapter
-    outcomes = grade.grade_class(workspace, Path(args.submissions).resolve(), chapter,
-                                 workers=args.workers)
+    from .cluster import SchedulerLost
+
+    tls_dir = Path(args.tls_dir).resolve() if args.tls_dir else None
+    try:
+        outcomes = grade.grade_class(workspace, Path(args.submissions).resolve(), chapter,
+                                     workers=args.workers, scheduler=args.scheduler,
+                                     tls_dir=tls_dir)
+    except SchedulerLost as err:
+        print(f"grade: {err}; run the command again to grade them all", file=sys.stderr)
+        return 1
     grade.run_feedback(workspace, chapter)
     print(demo.table(outcomes))
     print(f"\nfeedback: {workspace / 'feedback'}\ngrades:   {workspace / 'grades.csv'}"
@@ -138,6 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--submissions", required=True)
     g.add_argument("--chapter", default="ch01_storage")
     g.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    g.add_argument("--scheduler", help="local:N (a LocalCluster of N workers) or the address "
+                   "of a dask scheduler: one task per submission on that cluster")
+    g.add_argument("--tls-dir", help="the cluster's certificates (python -m autograder certs)")
+    ce = sub.add_parser("certs", help="TLS certificates for a grading cluster")
+    ce.add_argument("--out", required=True)
     f = sub.add_parser("feedback", help="HTML feedback for a chapter")
     f.add_argument("--workspace", required=True)
     f.add_argument("--chapter", default="ch01_storage")
@@ -172,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         return _collect(args)
     if args.command == "grade":
         return _grade(args)
+    if args.command == "certs":
+        from . import cluster
+
+        for path in cluster.write_certificates(Path(args.out).resolve()):
+            print(path)
+        return 0
     if args.command == "feedback":
         print(pipeline.feedback(Path(args.workspace).resolve(), args.chapter))
         return 0

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -221,7 +221,20 @@ def notebook_verdict(layout: Layout, notebook: nbformat.NotebookNode, student: s
 
 # ---------------------------------------------------------------- one student
 def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
+    """Grade one student's folder: the pre-flight, then the sandboxed checks."""
     started = time.perf_counter()
+    outcome, rebuilt = preflight(student, folder, ctx)
+    if rebuilt is None:
+        outcome.seconds = time.perf_counter() - started
+        return outcome
+    return grade_rebuilt(outcome, rebuilt, ctx, started)
+
+
+def preflight(student: str, folder: Path, ctx: GradingContext
+              ) -> tuple[Outcome, rebuild.Rebuilt | None]:
+    """Step 1, which runs no student code: find the notebook, archive the original, rebuild
+    it from the release and the student's answer sources. Returns the outcome so far and
+    the rebuilt notebook, or None (and a quarantined outcome) when nothing can be graded."""
     layout = ctx.layout
     outcome = layout.outcome(student)
     path, found_notes = rebuild.find_submission(folder, layout.chapter)
@@ -242,11 +255,19 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
         outcome.state = "quarantined"
         outcome.reasons.insert(0, safe_text(rebuilt.quarantine
                                             or "the release could not be read"))
-        outcome.seconds = time.perf_counter() - started
-        return outcome
+        return outcome, None
     outcome.written_answered = any(w in rebuilt.answered for w in layout.written)
     outcome.answers = {k: v for k, v in rebuilt.answers.items()
                        if k in layout.answers or k in layout.written}
+    return outcome, rebuilt
+
+
+def grade_rebuilt(outcome: Outcome, rebuilt: rebuild.Rebuilt, ctx: GradingContext,
+                  started: float) -> Outcome:
+    """Steps 2 and 3: the trusted re-check of every exercise and the notebook's own run,
+    each in sandboxes, within the submission's time budget counted from ``started``
+    (``time.perf_counter()``); then the states. Runs on the grading machine or a worker."""
+    layout = ctx.layout
     if ctx.settings.sandbox and not ctx.sandboxed:
         # Never run student code unconfined: say so, loudly, on every submission.
         outcome.review(f"not graded: no sandbox on this machine ({ctx.sandbox_reason}); "
@@ -312,8 +333,8 @@ def grade_student(student: str, folder: Path, ctx: GradingContext) -> Outcome:
         problem = f"not run, the submission's {budget:.0f} s time budget was used up"
     else:
         scores, problem, outcome.own_notebook = notebook_verdict(
-            layout, rebuilt.notebook, student, ctx.template_db, ctx.runtime, ctx.notebook_refs,
-            ctx.settings, timeout=min(left, ctx.settings.cell_timeout
+            layout, rebuilt.notebook, outcome.student, ctx.template_db, ctx.runtime,
+            ctx.notebook_refs, ctx.settings, timeout=min(left, ctx.settings.cell_timeout
                                       * (len(layout.points) + 2)))
     if not ctx.settings.trusted:  # stock nbgrader: the notebook decides its own grade
         outcome.scores = {t: float(scores.get(t) or 0.0) for t in layout.points}
@@ -612,7 +633,10 @@ def _failed(student: str, ctx: GradingContext, why: str) -> Outcome:
     return failed
 
 
-def _student_process(student: str, folder: Path, ctx: GradingContext, conn: Any) -> None:
+def _in_own_process(student: str, ctx: GradingContext, conn: Any,
+                    grade: Callable[[], Outcome]) -> None:
+    """The body of a student's own process: ``grade()`` with its output in the student's
+    log, and whatever it raises as the student's state; the outcome goes back on ``conn``."""
     import warnings
 
     warnings.simplefilter("ignore")  # nbgrader's SQLAlchemy session warnings
@@ -623,7 +647,7 @@ def _student_process(student: str, folder: Path, ctx: GradingContext, conn: Any)
     os.dup2(log, 1)
     os.dup2(log, 2)
     try:
-        outcome = grade_student(student, folder, ctx)
+        outcome = grade()
     except Exception as err:  # noqa: BLE001 - reported as this student's state
         outcome = _failed(student, ctx, f"the grader failed on this submission: "
                                         f"{type(err).__name__}: {err}")
@@ -632,6 +656,16 @@ def _student_process(student: str, folder: Path, ctx: GradingContext, conn: Any)
     outcome.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     conn.send(outcome)
     conn.close()
+
+
+def _student_process(student: str, folder: Path, ctx: GradingContext, conn: Any) -> None:
+    _in_own_process(student, ctx, conn, lambda: grade_student(student, folder, ctx))
+
+
+def _rebuilt_process(outcome: Outcome, rebuilt: rebuild.Rebuilt, elapsed: float,
+                     ctx: GradingContext, conn: Any) -> None:
+    _in_own_process(outcome.student, ctx, conn, lambda: grade_rebuilt(
+        outcome, rebuilt, ctx, time.perf_counter() - elapsed))
 
 
 _FORKSERVER: Any = None
@@ -649,12 +683,14 @@ def _processes() -> Any:
     return _FORKSERVER
 
 
-def grade_in_own_process(student: str, folder: Path, ctx: GradingContext) -> Outcome:
-    """Grade one student in a process of its own: whatever happens to it (an exception, a
-    crash, a hang) ends as this student's state and never touches the others."""
+def _isolated(student: str, ctx: GradingContext, target: Callable[..., None],
+              args: tuple[Any, ...]) -> Outcome:
+    """Run ``target(*args, conn)`` in a process of its own and take the outcome it sends:
+    whatever happens to it (an exception, a crash, a hang) ends as this student's state
+    and never touches the others."""
     mp = _processes()
     receive, send = mp.Pipe(duplex=False)
-    proc = mp.Process(target=_student_process, args=(student, folder, ctx, send))
+    proc = mp.Process(target=target, args=(*args, send))
     proc.start()
     send.close()
     # the submission's own budget, plus time to rebuild, archive and start its sandboxes
@@ -675,17 +711,33 @@ def grade_in_own_process(student: str, folder: Path, ctx: GradingContext) -> Out
     return outcome
 
 
+def grade_in_own_process(student: str, folder: Path, ctx: GradingContext) -> Outcome:
+    """Grade one student in a process of its own (see ``_isolated``)."""
+    return _isolated(student, ctx, _student_process, (student, folder, ctx))
+
+
+def grade_rebuilt_in_own_process(outcome: Outcome, rebuilt: rebuild.Rebuilt, elapsed: float,
+                                 ctx: GradingContext) -> Outcome:
+    """``grade_rebuilt`` in a process of its own, ``elapsed`` seconds of the submission's
+    budget already spent (on the pre-flight, elsewhere): what a cluster's worker runs."""
+    return _isolated(outcome.student, ctx, _rebuilt_process, (outcome, rebuilt, elapsed, ctx))
+
+
 def grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: int = 1,
                 seed: int | None = None, progress: bool = True,
-                only: list[str] | None = None, settings: Settings = DEFAULTS) -> list[Outcome]:
+                only: list[str] | None = None, settings: Settings = DEFAULTS,
+                scheduler: str | None = None, tls_dir: Path | None = None) -> list[Outcome]:
     """Grade every ``submissions/<student>/`` folder; return the outcomes, sorted by student.
 
     Results do not depend on the order or the number of workers: every student is graded
-    from the same plan, and the driver records them one at a time.
+    from the same plan, and the driver records them one at a time. With ``scheduler``
+    (``local:N`` or a dask scheduler's address, ``tls_dir`` its certificates), each
+    submission's sandboxed grading is one task on that cluster (``autograder/cluster.py``).
     """
     with _workspace_lock(workspace.resolve()):
         return _grade_class(workspace.resolve(), submissions, chapter, workers=workers,
-                            seed=seed, progress=progress, only=only, settings=settings)
+                            seed=seed, progress=progress, only=only, settings=settings,
+                            scheduler=scheduler, tls_dir=tls_dir)
 
 
 @contextmanager
@@ -708,15 +760,25 @@ def _workspace_lock(workspace: Path) -> Iterator[None]:
 
 def _grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: int,
                  seed: int | None, progress: bool, only: list[str] | None,
-                 settings: Settings) -> list[Outcome]:
+                 settings: Settings, scheduler: str | None = None,
+                 tls_dir: Path | None = None) -> list[Outcome]:
     from tqdm import tqdm
 
     _read_report(workspace)  # an unreadable report stops the run before any grading
+    left = _unfinished(workspace, chapter, submissions)
+    if left is not None and seed is None:
+        seed = left["seed"]  # the interrupted run's cases and references, again
     ctx = prepare(workspace, chapter, seed, settings)
     folders = {p.name: p / chapter if (p / chapter).is_dir() else p
                for p in sorted(submissions.iterdir()) if p.is_dir()}
     if only:
         folders = {k: v for k, v in folders.items() if k in only}
+    done_before: list[str] = []
+    if left is not None and ctx.plan.seed == left["seed"]:
+        done_before = [s for s in left["done"] if s in folders]
+        folders = {k: v for k, v in folders.items() if k not in done_before}
+        print(f"finishing an interrupted run of {chapter}: {len(done_before)} submissions "
+              f"were recorded, {len(folders)} left", file=sys.stderr)
     outcomes: dict[str, Outcome] = {}
     for name in [n for n in folders if not sanitize.safe_student_id(n)]:
         # A name that is not a plain id never reaches the gradebook, Formgrader or a file name.
@@ -752,14 +814,46 @@ def _grade_class(workspace: Path, submissions: Path, chapter: str, *, workers: i
     def work(student: str) -> Outcome:
         return grade_in_own_process(student, folders[student], ctx)
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(work, s) for s in folders]
-        for future in as_completed(futures):
-            finish(future.result())
+    if scheduler is None:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futures = [pool.submit(work, s) for s in folders]
+            for future in as_completed(futures):
+                finish(future.result())
+    else:
+        from . import cluster
+
+        try:
+            with cluster.connect(scheduler, tls_dir) as client:
+                cluster.grade_on_cluster(client, ctx, folders, finish)
+        except cluster.SchedulerLost:
+            bar.close()
+            write_report(ctx.workspace, chapter, [outcomes[s] for s in sorted(outcomes)])
+            _write_atomically(_unfinished_path(ctx.workspace, chapter), json.dumps({
+                "seed": ctx.plan.seed, "submissions": str(submissions.resolve()),
+                "done": sorted({*done_before, *outcomes})}))
+            raise
     bar.close()
+    _unfinished_path(ctx.workspace, chapter).unlink(missing_ok=True)
     result = [outcomes[s] for s in sorted(outcomes)]
     write_report(ctx.workspace, chapter, result)
     return result
+
+
+def _unfinished_path(workspace: Path, chapter: str) -> Path:
+    return workspace / "private" / chapter / "unfinished.json"
+
+
+def _unfinished(workspace: Path, chapter: str, submissions: Path) -> dict[str, Any] | None:
+    """The record a run that lost its cluster's scheduler left for this chapter and these
+    submissions (its seed, the students recorded), or None: grading again finishes it."""
+    try:
+        data = json.loads(_unfinished_path(workspace, chapter).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("submissions") != str(submissions.resolve()) \
+            or not isinstance(data.get("seed"), int) or not isinstance(data.get("done"), list):
+        return None
+    return data
 
 
 #: the layout of report.json: {"format": 2, "submissions": [one record per (student, chapter)]}

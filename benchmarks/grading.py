@@ -1,9 +1,13 @@
 """Grading throughput: submissions per minute for a class of chapter-1 submissions, graded by
 the real pipeline (rebuild, sandboxed re-check, the notebook's own run in a sandbox), with 1
-and with 2 workers, each in a fresh workspace.
+and with 2 local workers and on a dask cluster (``--scheduler local:2``: a LocalCluster of
+two worker processes), each in a fresh workspace; and the orchestrating process's own CPU
+time per submission (the pre-flight, recording, feedback; with a cluster, also its scheduler,
+which a LocalCluster runs in this process).
 
 Run it as root (the sandbox needs it) with ``make bench-grading`` or
-``sudo .venv/bin/python -m benchmarks.grading [--students 100] [--workers 1 2] [--json F]``.
+``sudo .venv/bin/python -m benchmarks.grading [--students 100] [--workers 1 2]
+[--schedulers local:2] [--json F]``.
 The class is the sample class's six students (honest, mistaken, crashing, unanswered)
 repeated under new names, so the mix of work is a real class's. It is a measurement, not a
 test: ``tests/test_bench.py`` only checks that a tiny run reports every row.
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import sys
 import tempfile
@@ -37,21 +42,31 @@ def build_class(out: Path, students: int) -> list[str]:
     return names
 
 
-def measure(students: int, workers: list[int], root: Path) -> dict:
+def _cpu_seconds() -> float:
+    """This process's own CPU time (not its children's, not other processes')."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(students: int, workers: list[int], root: Path,
+            schedulers: list[str] = ()) -> dict:
     build_class(root, students)
     rows = []
-    for count in workers:
-        workspace = root / f"ws-{count}"
-        started = time.perf_counter()
-        outcomes = grade.grade_class(workspace, root / "class", demo.CHAPTER, workers=count,
-                                     progress=True)
-        seconds = time.perf_counter() - started
+    runs = [(f"{count} worker(s)", {"workers": count}) for count in workers]
+    runs += [(f"scheduler {address}", {"scheduler": address}) for address in schedulers]
+    for n, (label, how) in enumerate(runs):
+        workspace = root / f"ws-{n}"
+        started, cpu = time.perf_counter(), _cpu_seconds()
+        outcomes = grade.grade_class(workspace, root / "class", demo.CHAPTER, progress=True,
+                                     **how)
+        seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
         states = {}
         for o in outcomes:
             states[o.state] = states.get(o.state, 0) + 1
-        rows.append({"workers": count, "submissions": len(outcomes),
+        rows.append({"label": label, **how, "submissions": len(outcomes),
                      "seconds": round(seconds, 1),
                      "per_minute": round(60 * len(outcomes) / seconds, 1),
+                     "orchestrator_cpu_per_submission": round(cpu / len(outcomes), 3),
                      "states": states})
     return {"chapter": demo.CHAPTER, "students": students, "rows": rows}
 
@@ -60,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.grading", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--students", type=int, default=100)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--workers", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--schedulers", nargs="*", default=[],
+                        help="also grade on these dask clusters (local:N or an address)")
     parser.add_argument("--json", help="also write the result as JSON")
     args = parser.parse_args(argv)
     status = sandbox.status()
@@ -70,13 +87,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     root = Path(tempfile.mkdtemp(prefix="rt-grading-bench-"))
     try:
-        result = measure(args.students, args.workers, root)
+        result = measure(args.students, args.workers, root, args.schedulers)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"\ngrading throughput, {result['students']} {result['chapter']} submissions:")
     for row in result["rows"]:
-        print(f"  {row['workers']} worker(s): {row['seconds']:7.1f} s, "
-              f"{row['per_minute']:5.1f} submissions per minute   {row['states']}")
+        print(f"  {row['label']:<20} {row['seconds']:7.1f} s, "
+              f"{row['per_minute']:5.1f} submissions per minute, the orchestrator's own CPU "
+              f"{row['orchestrator_cpu_per_submission']:.2f} s per submission   "
+              f"{row['states']}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return 0

@@ -55,11 +55,14 @@ def test_grading_throughput_reports_every_worker_count(tmp_path: Path) -> None:
     out = tmp_path / "grading.json"
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.grading", "--students", "2", "--workers", "1", "2",
-         "--json", str(out)], cwd=REPO, capture_output=True, text=True, timeout=600)
+         "--schedulers", "local:2", "--json", str(out)], cwd=REPO, capture_output=True,
+        text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(out.read_text())
-    assert [row["workers"] for row in report["rows"]] == [1, 2]
+    assert [row["label"] for row in report["rows"]] == [
+        "1 worker(s)", "2 worker(s)", "scheduler local:2"]
     for row in report["rows"]:
         assert row["submissions"] == 2 and row["per_minute"] > 0
+        assert row["orchestrator_cpu_per_submission"] > 0
         assert sum(row["states"].values()) == 2
-        assert f"{row['workers']} worker(s)" in done.stdout
+        assert row["label"] in done.stdout

@@ -22,8 +22,9 @@ creates three throwaway Linux users (an instructor, two students), sets a course
   with ``frame-ancestors 'none'`` kept.
 
 The hub is stopped (and waited for), the users and everything they own are removed, even when
-a step fails. Took about 95 s on 2 cores with the venv already installed (hub start 4 s,
-spawn and fetch/submit 6 s, release 5 s, grading 25 s, hub stop 15 s).
+a step fails. Time on 2 cores: about 50 s with the venv in place (install check 6 s, hub start
+4 s, release 5 s, login and spawn 3 s, collect 1 s, grading 21 s, Formgrader 2 s, hub stop
+3 s); the first run adds about 50 s to build the venv. ``-s`` prints each step's time.
 """
 
 from __future__ import annotations
@@ -304,7 +305,15 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
         listed = student.call("GET", "/assignments", params={"course_id": hub.course}).json()
         assert sorted(a["status"] for a in listed["value"]) == ["fetched", "submitted"]
 
-    # as the students' servers run: from the venv, the student edition, never the checkout
+    # the student's server: as the student, from the venv, told where the chapters are
+    servers = [pid for pid in _processes_of({pwd.getpwnam(s1).pw_uid})
+               if b"jupyterhub-singleuser" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert servers, "no single-user server runs as the student"
+    environ = dict(item.split(b"=", 1) for item in
+                   Path(f"/proc/{servers[0]}/environ").read_bytes().split(b"\0") if b"=" in item)
+    assert environ[b"REFTENSOR_NOTEBOOKS"].decode() == pwd.getpwnam(s1).pw_dir
+    assert environ[b"PATH"].decode().startswith(f"{VENV}/bin:")
+    # what the notebooks import there: the student edition in the venv, never the checkout
     where = as_user(s1, "python -c 'import reftensor, autograder.checks; "
                         "print(reftensor.__file__); print(autograder.checks.__file__)'").stdout
     assert where.count(f"{VENV}/lib/") == 2, where

@@ -13,6 +13,7 @@ creates three throwaway Linux users (an instructor, two students), sets a course
 - student 1 logs in through the login form, gets a server, fetches the chapter through
   nbgrader's ``assignments`` endpoints, writes the solution's answers into it through the
   contents API and submits;
+- (before that: a student who made the course's exchange folder first stops the setup);
 - student 2 drops a folder named for student 1 into the inbound folder (nbgrader issue #1097);
 - ``python -m autograder collect`` (as root) takes student 1's real submission and refuses
   the forgery; ``python -m autograder grade`` gives it 20 of 20 points;
@@ -189,11 +190,19 @@ def hub() -> Iterator[Hub]:
             passwords[user] = secrets.token_urlsafe(12)
             run(["chpasswd"], input=f"{user}:{passwords[user]}\n")
         exchange, grading, etc = top / "exchange", top / "grading", top / "etc"
+        setup = ["bash", str(DEPLOY / "setup_course.sh")]
+        setup_env = {**os.environ, "COURSE": course, "INSTRUCTOR": instructor,
+                     "STUDENTS": f"{s1} {s2}", "CHAPTERS": CHAPTER, "VENV": str(VENV),
+                     "EXCHANGE": str(exchange), "HUB_ETC": str(etc), "GRADING": str(grading)}
+        # a student who squats the course's exchange folder first stops the setup
+        exchange.mkdir(mode=0o755)
+        os.chmod(exchange, 0o1777)
+        run(["runuser", "-u", s2, "--", "mkdir", "-p", str(exchange / course / "outbound")])
+        refused = run(setup, env=setup_env, check=False)
+        assert refused.returncode != 0 and "someone made it first" in refused.stderr, refused
+        shutil.rmtree(exchange / course)
         with timed("setup_course"):
-            run(["bash", str(DEPLOY / "setup_course.sh")], env={
-                **os.environ, "COURSE": course, "INSTRUCTOR": instructor,
-                "STUDENTS": f"{s1} {s2}", "CHAPTERS": CHAPTER, "VENV": str(VENV),
-                "EXCHANGE": str(exchange), "HUB_ETC": str(etc), "GRADING": str(grading)})
+            run(setup, env=setup_env)
 
         port, api, proxy_api, grader = free_ports(4)
         state = top / "state"

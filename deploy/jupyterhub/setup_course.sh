@@ -57,6 +57,7 @@ for s in $STUDENTS; do
   for staff in $INSTRUCTOR $GRADERS; do [ "$s" != "$staff" ] || die "$s is both a student and staff"; done
 done
 umask 022
+cd /  # commands run as other users below need no access to the caller's folder
 
 home_of() { getent passwd "$1" | cut -d: -f6; }
 ensure_user() {  # ensure_user NAME [SHELL]
@@ -76,14 +77,17 @@ ensure_user "$GRADER_ACCOUNT"
 # student can log in.
 mkdir -p "$EXCHANGE"
 chown root:root "$EXCHANGE"; chmod 1777 "$EXCHANGE"
+# Made by the instructor, so that root follows no path that someone else could have made.
+made=0
+runuser -u "$INSTRUCTOR" -- sh -c 'umask 022; mkdir -p "$1/outbound" "$1/inbound" &&
+  chmod 755 "$1" "$1/outbound" && chmod 2733 "$1/inbound"' sh "$EXCHANGE/$COURSE" || made=1
 for d in "$EXCHANGE/$COURSE" "$EXCHANGE/$COURSE/outbound" "$EXCHANGE/$COURSE/inbound"; do
   if [ -e "$d" ] || [ -L "$d" ]; then
     [ ! -L "$d" ] && [ "$(stat -c %U "$d")" = "$INSTRUCTOR" ] || \
-      die "$d exists and is not $INSTRUCTOR's folder: someone made it first; look at it, remove it, run again"
+      die "$d is not $INSTRUCTOR's folder: someone made it first; look at it, remove it, run again"
   fi
 done
-install -d -o "$INSTRUCTOR" -g "$INSTRUCTOR" -m 755 "$EXCHANGE/$COURSE" "$EXCHANGE/$COURSE/outbound"
-install -d -o "$INSTRUCTOR" -g "$INSTRUCTOR" -m 2733 "$EXCHANGE/$COURSE/inbound"
+[ "$made" = 0 ] || die "cannot make $EXCHANGE/$COURSE as $INSTRUCTOR"
 
 # Root's grading folder: what collect copies and what grade writes stay root's alone.
 install -d -o root -g root -m 700 "$GRADING"
@@ -98,25 +102,33 @@ c.CourseDirectory.course_id = "$COURSE"
 PY
 chmod 644 "$VENV/etc/jupyter/nbgrader_config.py"
 
-# A course folder for nbgrader (source/ from solutions/, the course's settings), owned by $1.
+# A course folder for nbgrader (source/ from solutions/, the course's settings), made by
+# its owner $1 (root writes nothing into a home folder itself: it would follow the links its
+# owner left there). A source notebook already there is kept (the instructor may have
+# edited it); the settings are written again.
+as_user() { local user=$1; shift; runuser -u "$user" -- "$@"; }
+write_as() {  # write_as USER MODE PATH < content
+  runuser -u "$1" -- sh -c 'umask 077; cat > "$2.new" && chmod "$1" "$2.new" && mv -f "$2.new" "$2"' \
+    sh "$2" "$3"
+}
 course_folder() {
   local user=$1 home folder
   home=$(home_of "$user"); folder=$home/$COURSE
-  install -d -o "$user" -g "$user" -m 700 "$folder" "$folder/source" "$home/.jupyter"
+  as_user "$user" sh -c 'umask 077; mkdir -p "$1/source" "$2" && chmod 700 "$1"' sh "$folder" "$home/.jupyter"
   for ch in $CHAPTERS; do
     [ -f "$SOLUTIONS/$ch/$ch.ipynb" ] || die "no $SOLUTIONS/$ch/$ch.ipynb"
-    install -d -o "$user" -g "$user" -m 700 "$folder/source/$ch"
-    install -o "$user" -g "$user" -m 600 "$SOLUTIONS/$ch/$ch.ipynb" "$folder/source/$ch/$ch.ipynb"
+    as_user "$user" sh -c 'umask 077; mkdir -p "$1"' sh "$folder/source/$ch"
+    if ! as_user "$user" test -e "$folder/source/$ch/$ch.ipynb"; then
+      write_as "$user" 600 "$folder/source/$ch/$ch.ipynb" < "$SOLUTIONS/$ch/$ch.ipynb"
+    fi
   done
   { cat "$REPO/autograder/nbgrader_config.py"
     printf '\n# Written by deploy/jupyterhub/setup_course.sh\n'
     printf 'c.CourseDirectory.root = "%s"\nc.CourseDirectory.course_id = "%s"\nc.Exchange.root = "%s"\n' \
       "$folder" "$COURSE" "$EXCHANGE"
-  } > "$folder/nbgrader_config.py"
+  } | write_as "$user" 600 "$folder/nbgrader_config.py"
   printf 'c = get_config()  # noqa: F821\nc.CourseDirectory.root = "%s"\nc.CourseDirectory.course_id = "%s"\n' \
-    "$folder" "$COURSE" > "$home/.jupyter/nbgrader_config.py"
-  chown "$user:$user" "$folder/nbgrader_config.py" "$home/.jupyter/nbgrader_config.py"
-  chmod 600 "$folder/nbgrader_config.py"
+    "$folder" "$COURSE" | write_as "$user" 600 "$home/.jupyter/nbgrader_config.py"
 }
 course_folder "$INSTRUCTOR"
 course_folder "$GRADER_ACCOUNT"

@@ -437,6 +437,9 @@ def test_a_student_in_the_browser(hub: Hub) -> None:
             header = page.locator(".jp-Dialog .jp-Dialog-header")
             header.filter(has_text="Validation Results").wait_for(timeout=120_000)
             page.screenshot(path=shots / "2_validated.png")
+            # the typed exercise passes; the next one, still unanswered, is what fails
+            body = page.locator(".jp-Dialog .jp-Dialog-body").inner_text()
+            assert "failed" in body and f'check("{first[0]}"' not in body, body[:1000]
             page.locator(".jp-Dialog-footer button").first.click()
             page.keyboard.press("Control+s")
 

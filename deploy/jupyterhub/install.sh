@@ -1,0 +1,73 @@
+#!/bin/bash
+# Install the course's JupyterHub environment, as root:
+#   deploy/jupyterhub/install.sh [VENV]          (VENV default /opt/reftensor/venv)
+#
+# - a venv from Debian's /usr/bin/python3 under a system path, world-readable and
+#   world-executable (every student's server runs this Python as that student: a venv on a
+#   Python under /root cannot be executed by them);
+# - the course's exact pins (requirements.txt: torch's CPU wheel, JupyterLab, nbgrader) and
+#   jupyterhub==$JUPYTERHUB_VERSION;
+# - the students' release of the course package (deploy/jupyterhub/student_package.py: the
+#   student edition of reftensor and autograder.checks; never solutions/, never this checkout);
+# - configurable-http-proxy@$CHP_VERSION from npm (needs node and npm: apt-get install nodejs npm).
+#
+# A venv whose recorded pins match is reused (only the course package is reinstalled), so a
+# second run takes seconds. Run it again after `python -m autograder release --publish CH`.
+set -euo pipefail
+unset PYTHONPATH PYTHONHOME  # the venv must not see the caller's modules
+
+VENV=${1:-${REFTENSOR_VENV:-/opt/reftensor/venv}}
+JUPYTERHUB_VERSION=5.4.2
+CHP_VERSION=5.3.0
+PYTHON=/usr/bin/python3
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+
+[ "$(id -u)" = 0 ] || { echo "install.sh: run as root" >&2; exit 1; }
+[ -x "$PYTHON" ] || { echo "install.sh: $PYTHON is missing (apt-get install python3 python3-venv)" >&2; exit 1; }
+case "$VENV" in
+  /root/*|/home/*) echo "install.sh: $VENV is under a home folder; students could not run it" >&2; exit 1;;
+  /*) ;;
+  *) echo "install.sh: VENV must be an absolute path" >&2; exit 1;;
+esac
+umask 022
+
+# 1. The venv and the pins. The stamp records what was installed; equal stamp = reuse.
+stamp="$VENV/.reftensor-pins"
+want="$(sha256sum "$REPO/requirements.txt" | cut -d' ' -f1) jupyterhub==$JUPYTERHUB_VERSION $($PYTHON -c 'import sys; print(sys.version.split()[0])')"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$VENV/bin/jupyterhub" ]; then
+  echo "install.sh: reusing $VENV (pins match)"
+else
+  if [ ! -x "$VENV/bin/python" ] || [ "$(readlink -f "$VENV/bin/python")" != "$(readlink -f "$PYTHON")" ]; then
+    rm -rf "$VENV"
+    "$PYTHON" -m venv "$VENV"
+  fi
+  rm -f "$stamp"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check \
+      -r "$REPO/requirements.txt" "jupyterhub==$JUPYTERHUB_VERSION"
+  echo "$want" > "$stamp"
+fi
+
+# 2. The students' release of the course package (not an editable install of this checkout).
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+"$VENV/bin/python" "$REPO/deploy/jupyterhub/student_package.py" "$stage/pkg"
+"$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+    --force-reinstall "$stage/pkg"
+rm -rf "$stage/pkg/build"
+
+# 3. The proxy.
+if [ "$(configurable-http-proxy --version 2>/dev/null)" != "$CHP_VERSION" ]; then
+  command -v npm >/dev/null || { echo "install.sh: npm is missing (apt-get install nodejs npm)" >&2; exit 1; }
+  npm install -g --silent "configurable-http-proxy@$CHP_VERSION"
+fi
+
+# 4. Everyone may read and run the venv; only root may change it.
+chown -R root:root "$VENV"
+chmod -R u+rwX,go+rX,go-w "$VENV"
+d=$(dirname "$VENV")
+while [ "$d" != / ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+
+# 5. What the notebooks import, as a user who is not root.
+runuser -u nobody -- env -i HOME=/tmp "$VENV/bin/python" -c \
+  'import reftensor, torch; from autograder.checks import check; print("students import reftensor", torch.__version__)'
+echo "install.sh: $VENV ready (jupyterhub $("$VENV/bin/jupyterhub" --version), configurable-http-proxy $(configurable-http-proxy --version))"

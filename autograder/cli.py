@@ -11,6 +11,10 @@
                                     (X/ID/inbound) into S: only a folder its student owns
                                     counts; its time is the server's (ctime), late past T
                                     (ISO 8601 with a zone); S/collected.json records both
+    release-feedback --workspace W --submissions S --chapter C [--exchange X --course ID]
+                                    as root, after grade (and feedback): each collected
+                                    student's page where nbgrader's Fetch Feedback finds it,
+                                    named by that submission's secret
     grade --workspace W --submissions S [--chapter C] [--workers N]
           [--scheduler local:N|ADDRESS [--tls-dir D]]
                                     grade S/<student>/<chapter>/ for every student: rebuild,
@@ -153,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--scheduler", help="local:N (a LocalCluster of N workers) or the address "
                    "of a dask scheduler: one task per submission on that cluster")
     g.add_argument("--tls-dir", help="the cluster's certificates (python -m autograder certs)")
+    rf = sub.add_parser("release-feedback", help="feedback pages into nbgrader's exchange")
+    rf.add_argument("--workspace", required=True)
+    rf.add_argument("--submissions", required=True, help="the folder collect wrote")
+    rf.add_argument("--chapter", required=True)
+    rf.add_argument("--exchange", default="/srv/nbgrader/exchange")
+    rf.add_argument("--course", default="reftensor")
     ce = sub.add_parser("certs", help="TLS certificates for a grading cluster")
     ce.add_argument("--out", required=True)
     f = sub.add_parser("feedback", help="HTML feedback for a chapter")
@@ -189,6 +199,19 @@ def main(argv: list[str] | None = None) -> int:
         return _collect(args)
     if args.command == "grade":
         return _grade(args)
+    if args.command == "release-feedback":
+        from . import collect
+
+        try:
+            done = collect.release_feedback(
+                Path(args.workspace).resolve(), Path(args.submissions).resolve(),
+                Path(args.exchange), args.course, args.chapter)
+        except (ValueError, OSError) as err:
+            print(f"release-feedback: {err}", file=sys.stderr)
+            return 2
+        for student, what in done:
+            print(f"{student:<24} {what}")
+        return 0
     if args.command == "certs":
         from . import cluster
 

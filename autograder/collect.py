@@ -39,7 +39,8 @@ from pathlib import Path
 
 from .sanitize import safe_student_id, safe_text
 
-__all__ = ["Submission", "Refusal", "Collection", "collect", "LATE_RULES"]
+__all__ = ["Submission", "Refusal", "Collection", "collect", "release_feedback",
+           "LATE_RULES"]
 
 #: the largest notebook collected (the grader reads at most as much)
 MAX_NOTEBOOK_BYTES = 5_000_000
@@ -66,6 +67,9 @@ class Submission:
     late: bool
     sha256: str
     bytes: int
+    # nbgrader's submission_secret.txt (hex), which names the student's feedback file in the
+    # exchange; "" when the folder had none. Only in the root-only collected.json.
+    secret: str = ""
 
 
 @dataclass
@@ -92,6 +96,7 @@ class _Candidate:
     name: str
     time_ns: int
     content: bytes
+    secret: str = ""
 
 
 def _uid_of(student: str) -> int | None:
@@ -171,10 +176,35 @@ def _candidate(inbound_fd: int, name: str, chapter: str, uid_of: Callable[[str],
         content, file_ctime, problem = _read_notebook(folder_fd, f"{chapter}.ipynb", uid)
         if content is None:
             return Refusal(shown, problem)
+        secret = _read_secret(folder_fd, uid)
         folder_ctime = os.fstat(folder_fd).st_ctime_ns
     finally:
         os.close(folder_fd)
-    return _Candidate(student, shown, max(folder_ctime, file_ctime), content)
+    return _Candidate(student, shown, max(folder_ctime, file_ctime), content, secret)
+
+
+def _read_secret(folder_fd: int, uid: int) -> str:
+    """nbgrader's ``submission_secret.txt`` in the open folder: hex digits, the student's
+    own regular file, at most 1 KiB; "" otherwise."""
+    try:
+        fd = os.open("submission_secret.txt", _FILE_FLAGS, dir_fd=folder_fd)
+    except OSError:
+        return ""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid:
+            return ""
+        text = os.read(fd, 1025).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
+    return text if 0 < len(text) <= 1024 and all(c in "0123456789abcdef" for c in text) \
+        else ""
+
+
+def _write_all(fd: int, content: bytes) -> None:
+    view = memoryview(content)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _write_private(path: Path, content: bytes) -> None:
@@ -182,7 +212,7 @@ def _write_private(path: Path, content: bytes) -> None:
                  0o600)
     try:
         os.fchmod(fd, 0o600)
-        os.write(fd, content)
+        _write_all(fd, content)
     finally:
         os.close(fd)
 
@@ -265,7 +295,7 @@ def collect(exchange: Path, course: str, chapter: str, into: Path, *,
         result.submissions.append(Submission(
             student, chapter, chosen.name, _iso(chosen.time_ns),
             due_ns is not None and chosen.time_ns > due_ns,
-            hashlib.sha256(chosen.content).hexdigest(), len(chosen.content)))
+            hashlib.sha256(chosen.content).hexdigest(), len(chosen.content), chosen.secret))
     _write_private(into / "collected.json",
                    json.dumps(asdict(result), indent=1).encode())
     return result
@@ -277,3 +307,87 @@ def table(collection: Collection) -> str:
              f"{s.sha256[:12]}" for s in collection.submissions]
     lines += [f"refused: {r.inbound}: {r.reason}" for r in collection.refused]
     return "\n".join(lines) if lines else "nothing to collect"
+
+
+#: the largest feedback page released
+MAX_FEEDBACK_BYTES = 20_000_000
+
+
+def _read_private(path: Path, limit: int) -> bytes | None:
+    """A root-written file, not through a link, at most ``limit`` bytes; None otherwise."""
+    try:
+        fd = os.open(path, _FILE_FLAGS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = b""
+        while len(data) <= limit:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+        return data if len(data) <= limit else None
+    finally:
+        os.close(fd)
+
+
+def release_feedback(workspace: Path, submissions: Path, exchange: Path, course: str,
+                     chapter: str) -> list[tuple[str, str]]:
+    """Put each collected student's feedback page where nbgrader's *Fetch Feedback* finds it,
+    and only that student: ``<exchange>/<course>/feedback/<md5(secret + chapter)>.html``,
+    named by the ``submission_secret.txt`` of the submission ``collect`` took (which only its
+    student has), in a folder others cannot list (0711). Runs as root after ``grade`` (and
+    after ``feedback``, to include grades given by hand).
+
+    Returns (student, what happened) for each collected submission.
+
+    Raises:
+        OSError: the course's exchange folder cannot be opened without following a link,
+            or its ``feedback`` folder is not a folder.
+    """
+    from nbgrader.utils import notebook_hash
+
+    raw = _read_private(submissions / "collected.json", 50_000_000)
+    record = json.loads(raw) if raw else {}
+    if record.get("chapter") != chapter:
+        raise ValueError(f"{submissions} holds no collected submissions of {chapter}")
+    course_fd = _open_dir(exchange / course)
+    try:
+        try:
+            os.mkdir("feedback", 0o711, dir_fd=course_fd)
+        except FileExistsError:
+            pass
+        feedback_fd = os.open("feedback", _DIR_FLAGS, dir_fd=course_fd)
+    finally:
+        os.close(course_fd)
+    done = []
+    try:
+        os.fchmod(feedback_fd, 0o711)
+        for sub in record.get("submissions", []):
+            student, secret = str(sub.get("student", "")), str(sub.get("secret", ""))
+            if not safe_student_id(student):
+                continue
+            if not secret:
+                done.append((student, "no submission secret: nbgrader cannot fetch feedback"))
+                continue
+            page = _read_private(workspace / "feedback" / student / chapter / f"{chapter}.html",
+                                 MAX_FEEDBACK_BYTES)
+            if page is None:
+                done.append((student, "no feedback page in the workspace (run grade first)"))
+                continue
+            name = notebook_hash(secret=secret, notebook_id=chapter)
+            fd = os.open(f"{name}-tmp.html", os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                         | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=feedback_fd)
+            try:
+                os.fchmod(fd, 0o644)
+                _write_all(fd, page)
+            finally:
+                os.close(fd)
+            os.replace(f"{name}-tmp.html", f"{name}.html", src_dir_fd=feedback_fd,
+                       dst_dir_fd=feedback_fd)
+            done.append((student, "released"))
+    finally:
+        os.close(feedback_fd)
+    return done

@@ -7,6 +7,7 @@ getting through."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
@@ -26,7 +27,12 @@ pytestmark = [
 
 FAST = grade.Settings(exercise_timeout=6, cell_timeout=10)
 HEAVY = grade.Settings(exercise_timeout=4, cell_timeout=5)
-MEASURES = pipeline.REPO / "build" / "adversarial-measures.json"
+# REFTENSOR_ADVERSARIAL_SCHEDULER=local:2 grades the corpus through the cluster path
+# (``grade --scheduler``, autograder/cluster.py) instead, with the heavy samples on a cluster of
+# one worker; the measures then go to adversarial-measures-cluster.json, to compare
+SCHEDULER = os.environ.get("REFTENSOR_ADVERSARIAL_SCHEDULER") or None
+MEASURES = pipeline.REPO / "build" / ("adversarial-measures-cluster.json" if SCHEDULER
+                                      else "adversarial-measures.json")
 
 
 class Listeners:
@@ -73,10 +79,11 @@ def graded(tmp_path_factory):
     corpus.build(root / "light", [s for s in samples if not s.heavy])
     corpus.build(root / "heavy", [s for s in samples if s.heavy])
     outcomes = grade.grade_class(root / "ws-light", root / "light", corpus.CHAPTER, workers=2,
-                                 progress=False, settings=FAST)
+                                 progress=False, settings=FAST, scheduler=SCHEDULER)
     # resource exhaustion shares the grader's uid-wide process limit: one at a time
     outcomes += grade.grade_class(root / "ws-heavy", root / "heavy", corpus.CHAPTER,
-                                  workers=1, progress=False, settings=HEAVY)
+                                  workers=1, progress=False, settings=HEAVY,
+                                  scheduler="local:1" if SCHEDULER else None)
     for ws in ("ws-light", "ws-heavy"):
         grade.run_feedback(root / ws, corpus.CHAPTER)
     net.close()

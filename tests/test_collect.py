@@ -251,3 +251,40 @@ def test_the_grader_reads_the_trusted_times_into_its_records(exchange: Path, tmp
     (tmp_path / "elsewhere.json").write_text(json.dumps({"chapter": CHAPTER, "submissions": [
         {"student": "student1", "submitted_at": "forged", "late": False}]}))
     assert grade.collected_times(into, CHAPTER) == {}  # a link is not followed
+
+
+def test_feedback_goes_where_only_its_student_can_fetch_it(exchange: Path, tmp_path: Path):
+    """release_feedback names each page as nbgrader's Fetch Feedback looks for it: by the
+    md5 of the submission's secret and the notebook's name, which only the submitter has."""
+    from nbgrader.utils import notebook_hash
+
+    folder = submit(exchange, "student1", "student1")
+    (folder / "submission_secret.txt").write_text("ab12" * 32)
+    os.chown(folder / "submission_secret.txt", UIDS["student1"], UIDS["student1"])
+    submit(exchange, "student2", "student2")  # no secret (an nbgrader before 0.9)
+    into = tmp_path / "collected"
+    result = run(exchange, into)
+    assert [s.secret for s in result.submissions] == ["ab12" * 32, ""]
+    assert "ab12" not in collect.table(result)  # the secret is never printed
+    workspace = tmp_path / "ws"
+    for student in ("student1", "student2"):
+        page = workspace / "feedback" / student / CHAPTER / f"{CHAPTER}.html"
+        page.parent.mkdir(parents=True)
+        page.write_text(f"<p>feedback of {student}</p>")
+    done = collect.release_feedback(workspace, into, exchange, "reftensor", CHAPTER)
+    assert done == [("student1", "released"),
+                    ("student2", "no submission secret: nbgrader cannot fetch feedback")]
+    feedback = exchange / "reftensor" / "feedback"
+    released = feedback / f"{notebook_hash(secret='ab12' * 32, notebook_id=CHAPTER)}.html"
+    assert released.read_text() == "<p>feedback of student1</p>"
+    assert [p.name for p in feedback.iterdir()] == [released.name]
+    assert stat.S_IMODE(feedback.stat().st_mode) == 0o711  # nobody else can list it
+    assert stat.S_IMODE(released.stat().st_mode) == 0o644
+
+
+def test_a_secret_written_by_a_classmate_is_not_believed(exchange: Path, tmp_path: Path):
+    folder = submit(exchange, "student1", "student1")
+    (folder / "submission_secret.txt").write_text("cd34" * 32)
+    os.chown(folder / "submission_secret.txt", UIDS["student2"], UIDS["student2"])
+    result = run(exchange, tmp_path / "collected")
+    assert result.submissions[0].secret == ""

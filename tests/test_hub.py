@@ -364,6 +364,20 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
         [(s1, CHAPTER, 20.0, 20.0)], out.stdout[-2000:]
     assert report[0]["sha256"] == real_sha and report[0]["submitted_at"]
 
+    # root releases the feedback; student 1 fetches it in the Assignments tab's way, and
+    # finds their score; the page is named by their submission's secret alone
+    with timed("release_fetch_feedback"):
+        run([sys.executable, "-m", "autograder", "release-feedback", "--workspace",
+             str(workspace), "--submissions", str(inbox), "--chapter", CHAPTER, "--exchange",
+             str(hub.exchange), "--course", hub.course], cwd=REPO)
+        assert student.call("POST", "/assignments/fetch_feedback",
+                            data=form).json()["success"]
+    pages = list((Path(pwd.getpwnam(s1).pw_dir) / CHAPTER / "feedback").glob("*/*.html"))
+    assert len(pages) == 1 and "Score: 20.0 / " in pages[0].read_text(), pages
+    feedback_dir = hub.exchange / hub.course / "feedback"
+    assert run(["runuser", "-u", s2, "--", "ls", str(feedback_dir)],
+               check=False).returncode != 0  # nobody can list the released pages
+
     # what students must not read
     private = [course_folder / "source" / CHAPTER / f"{CHAPTER}.ipynb",
                course_folder / "gradebook.db", course_folder / "nbgrader_config.py",

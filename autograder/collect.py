@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import pwd
+import secrets
 import stat
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -378,14 +379,17 @@ def release_feedback(workspace: Path, submissions: Path, exchange: Path, course:
                 done.append((student, "no feedback page in the workspace (run grade first)"))
                 continue
             name = notebook_hash(secret=secret, notebook_id=chapter)
-            fd = os.open(f"{name}-tmp.html", os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-                         | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=feedback_fd)
+            # a fresh name (O_EXCL: never an entry someone left there), then renamed over
+            # the page's name, which replaces whatever entry had it and follows nothing
+            temporary = f".{name}-{secrets.token_hex(8)}.tmp"
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o644, dir_fd=feedback_fd)
             try:
                 os.fchmod(fd, 0o644)
                 _write_all(fd, page)
             finally:
                 os.close(fd)
-            os.replace(f"{name}-tmp.html", f"{name}.html", src_dir_fd=feedback_fd,
+            os.replace(temporary, f"{name}.html", src_dir_fd=feedback_fd,
                        dst_dir_fd=feedback_fd)
             done.append((student, "released"))
     finally:

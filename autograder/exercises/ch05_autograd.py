@@ -355,14 +355,6 @@ register(Exercise(
 
 
 # ---------------------------------------------------------------- accumulate_grad
-def _contiguous(shape: tuple) -> tuple:
-    strides, running = [], 1
-    for n in reversed(shape):
-        strides.insert(0, running)
-        running *= max(n, 1)
-    return tuple(strides)
-
-
 @st.composite
 def _layout(draw: st.DrawFn, shape: tuple, overlap: bool) -> tuple:
     """Strides for ``shape``: contiguous, permuted, stepped, or (``overlap``) any small

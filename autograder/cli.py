@@ -27,6 +27,10 @@
     export --workspace W [--to F]   nbgrader's CSV of the gradebook (manual grades included)
     formgrader --workspace W        JupyterLab with nbgrader's Formgrader on the workspace, to
                                     grade written answers by hand
+    formgrader-sync --workspace W --chapter C [--hub-etc D]
+                                    as root, on a hub: take the grades and comments given by
+                                    hand in the course's Formgrader service into W, then give
+                                    it W's gradebook and C's autograded notebooks
     site [--out DIR] [--reference all|published|none]
                                     the website for self-learners; the reference pieces
                                     behind folds (none: for a class still being graded)
@@ -109,6 +113,29 @@ def _formgrader(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
+def _formgrader_sync(args: argparse.Namespace) -> int:
+    from . import graders
+
+    if os.geteuid() != 0:
+        print("formgrader-sync: run as root (it runs steps as the grader account)",
+              file=sys.stderr)
+        return 2
+    try:
+        taken, given = graders.sync(Path(args.workspace).resolve(), args.chapter,
+                                    Path(args.hub_etc))
+    except (OSError, ValueError, KeyError, graders.GraderAccountError) as err:
+        print(f"formgrader-sync: {err}", file=sys.stderr)
+        return 2
+    for line in taken.refused:
+        print(f"refused: {line}")
+    print(f"taken from Formgrader: {taken.grades} grades, {taken.comments} comments; "
+          f"given to it: the gradebook and {given.notebooks} autograded notebooks of "
+          f"{args.chapter}")
+    if taken.grades or taken.comments:
+        print("then: feedback, and release-feedback")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     summary = demo.run(out, site=not args.no_site, workers=args.workers,
@@ -173,6 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--to")
     fg = sub.add_parser("formgrader", help="Formgrader on a grading workspace")
     fg.add_argument("--workspace", required=True)
+    fs = sub.add_parser("formgrader-sync", help="the hub's Formgrader and the workspace")
+    fs.add_argument("--workspace", required=True)
+    fs.add_argument("--chapter", required=True)
+    fs.add_argument("--hub-etc", default="/etc/reftensor-hub",
+                    help="where setup_course.sh wrote course.json")
     s = sub.add_parser("site", help="build the website")
     s.add_argument("--out", default=str(pipeline.REPO / "build" / "site"))
     s.add_argument("--reference", choices=["all", "published", "none"], default="all")
@@ -226,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "formgrader":
         return _formgrader(args)
+    if args.command == "formgrader-sync":
+        return _formgrader_sync(args)
     if args.command == "site":
         from .site import build_site
 

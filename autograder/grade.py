@@ -28,6 +28,7 @@ tmpfs of their own, and what comes back is bounded bytes over pipes.
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import fcntl
 import hashlib
 import json
@@ -522,7 +523,12 @@ def record(workspace: Path, outcome: Outcome, layout: Layout,
             gb.remove_submission(chapter, outcome.student)
         except MissingEntry:
             pass
-        submission = gb.add_submission(chapter, outcome.student)
+        # the trusted time of a collected submission (collect), for nbgrader's own late rules
+        when = {}
+        if outcome.submitted_at:
+            at = dt.datetime.fromisoformat(outcome.submitted_at).astimezone(dt.UTC)
+            when["timestamp"] = at.replace(tzinfo=None)  # nbgrader keeps naive UTC times
+        submission = gb.add_submission(chapter, outcome.student, **when)
         for nb in submission.notebooks:
             for grade in nb.grades:
                 if grade.name in outcome.scores:

@@ -90,6 +90,10 @@ def prepare_workspace(workspace: Path, names: list[str] | None = None) -> None:
 #: work offline; it is put first on the JUPYTER_PATH of the server Formgrader runs in.
 FORMGRADER_DATA = REPO / "autograder" / "formgrader"
 
+#: A Jupyter data folder whose ``base/mathjax.html.j2`` writes nothing: the feedback run has
+#: it first on its JUPYTER_PATH, so feedback pages carry no script (``feedback``).
+FEEDBACK_DATA = REPO / "autograder" / "feedback_data"
+
 WORKSPACE_CONFIG = """\
 # Written by `python -m autograder grade`: this workspace as an nbgrader course, for the
 # instructor's Formgrader (start Jupyter in this folder). Rewritten on every grading run.
@@ -129,7 +133,17 @@ def formgrader_environment(env: dict[str, str]) -> dict[str, str]:
 
 def feedback(workspace: Path, chapter: str) -> Path:
     """HTML feedback for every autograded student of ``chapter``."""
-    nbgrader("generate_feedback", chapter, "--force", root=workspace)
+    from .safe_comments import FEEDBACK_PREPROCESSORS
+
+    # the graders' comments are sanitized like written answers (``safe_comments``)
+    # no script on the page (FEEDBACK_DATA's template: no MathJax loader)
+    env = dict(os.environ)
+    env["JUPYTER_PATH"] = os.pathsep.join([str(FEEDBACK_DATA),
+                                           *filter(None, env.get("JUPYTER_PATH", "").split(
+                                               os.pathsep))])
+    nbgrader("generate_feedback", chapter, "--force",
+             *[f"--GenerateFeedback.preprocessors={name}" for name in FEEDBACK_PREPROCESSORS],
+             root=workspace, env=env)
     return workspace / "feedback"
 
 

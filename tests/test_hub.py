@@ -1,41 +1,48 @@
-"""The JupyterHub recipe (``deploy/jupyterhub/``) end to end, on this machine, over HTTP.
+"""The JupyterHub recipe (``deploy/jupyterhub/``) end to end, on this machine, over HTTP and
+in headless Chromium.
 
-Opt-in: it runs only as root and with ``REFTENSOR_HUB_TESTS=1`` (the full suite is near its
-time budget). It installs the hub's venv with ``deploy/jupyterhub/install.sh`` into
-``$REFTENSOR_HUB_TEST_VENV`` (default ``/opt/reftensor/test-venv``, left in place and reused
-while its pins match: the first run adds about a minute and 1.6 GB; a course's real venv is
-never touched, since setting a course up writes the venv's site-wide nbgrader settings),
-creates three throwaway Linux users (an instructor, two students), sets a course up with
-``setup_course.sh``, starts the hub on free loopback ports, and then, as a class would:
+Part of ``make test`` when it runs as root (skipped otherwise: it creates Linux users and
+runs the hub as root; ``REFTENSOR_HUB_TESTS=0`` leaves it out). It installs the hub's venv
+with ``deploy/jupyterhub/install.sh`` into ``$REFTENSOR_HUB_TEST_VENV`` (default
+``/opt/reftensor/test-venv``, left in place and reused while its pins match: the first run
+adds about a minute and 1.6 GB; a course's real venv is never touched, since setting a course
+up writes the venv's site-wide nbgrader settings), creates throwaway Linux users (an
+instructor, who is the course's grader, and two students), sets a course up with
+``setup_course.sh`` (a student who made the course's exchange folder first stops it), starts
+the hub on free loopback ports, and then, as a class would:
 
-- the instructor releases ch01_storage (``nbgrader generate_assignment`` and
-  ``release_assignment``, as that user);
-- student 1 logs in through the login form, gets a server, fetches the chapter through
-  nbgrader's ``assignments`` endpoints, writes the solution's answers into it through the
-  contents API and submits;
-- (before that: a student who made the course's exchange folder first stops the setup);
-- student 2 drops a folder named for student 1 into the inbound folder (nbgrader issue #1097);
-- ``python -m autograder collect`` (as root) takes student 1's real submission and refuses
-  the forgery; ``python -m autograder grade`` gives it 20 of 20 points;
-- student 2 cannot read the instructor's course folder, its gradebook, root's grading folder
-  (collected notebooks, workspace, gradebook) or student 1's home;
-- student 1 gets 403 from the course's Formgrader service; the instructor (a grader) gets it,
-  with ``frame-ancestors 'none'`` kept;
-- student 2 does it all by clicking in headless Chromium (Playwright with Debian's
-  ``/usr/lib/chromium/chromium``, skipped without it): log in, fetch in the Assignments tab,
-  type an answer, Validate, save, submit; no console error; screenshots in build/hub-test/;
-- the hub stops on SIGTERM and no process of the class outlives it (10 s of grace).
+- the instructor releases ch01_storage;
+- student 1 logs in through the login form, fetches, answers and submits through the server's
+  REST API, then back-dates the submission's ``timestamp.txt``; student 2, who learned its
+  folder's name, can neither replace its notebook nor rename or remove its folder, and drops
+  a folder named for student 1 into the inbound folder (nbgrader issue #1097);
+- ``python -m autograder collect`` (as root) takes student 1's real submission at the
+  server's time (late: the due date was before the class began) and refuses the forgery;
+  student 2 cannot change the collected copy; ``grade`` gives it 20 of 20 points; the
+  feedback is released and fetched; students can read neither the course folder, its
+  gradebook, root's grading folder nor a classmate's home; Formgrader answers 403 to a
+  student and opens for a grader, with ``frame-ancestors 'none'`` kept;
+- student 2 in the browser: the Nbgrader menu has no instructor entries, fetch in the
+  Assignments tab, type a right answer and a wrong one, run the notebook and read the wrong
+  one's check message, Validate and read the dialog, save, submit;
+- the grader in the browser: root hands the graded chapter to the Formgrader service
+  (``formgrader-sync``); the instructor opens it in a tab of its own, lists the chapter and
+  its submissions by clicking, gives the written answer points and a comment; root takes them
+  back, makes the feedback again and releases it; student 1 fetches it by clicking and reads
+  both in JupyterLab's HTML viewer;
+- the hub stops on SIGTERM, no process of the class outlives it, and its log (the hub's, the
+  proxy's, every server's and the service's) has no error.
 
-The hub is stopped (and waited for), the users and everything they own are removed, even when
-a step fails. Time on 2 cores: about 60 s with the venv in place (install check 6 s, hub start
-4 s, release 5 s, login and spawn 2-5 s, collect 1 s, grading 19-21 s, Formgrader 2 s, the
-browser path 14-16 s, hub stop 3 s); the first run adds about 50 s to build the venv. ``-s``
-prints each step's time.
+Every browser page fails its test on a console error, a failed request or an HTTP error;
+screenshots of each step land in ``build/hub-test/``. The hub is stopped (and waited for), the
+users and everything they own are removed, even when a step fails. ``-s`` prints each step's
+time.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import hashlib
 import json
 import os
@@ -44,6 +51,7 @@ import secrets
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -53,6 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import requests
 
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy" / "jupyterhub"
@@ -66,13 +75,12 @@ CLASS_SIZE = max(2, int(os.environ.get("REFTENSOR_HUB_THROUGHPUT") or 2))
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(os.geteuid() != 0, reason="the hub test creates Linux users: root only"),
-    pytest.mark.skipif(os.environ.get("REFTENSOR_HUB_TESTS") != "1",
-                       reason="opt-in: set REFTENSOR_HUB_TESTS=1 (as root) to run the JupyterHub "
-                              "end-to-end test (about 2 minutes, installs a venv under /opt)"),
+    pytest.mark.skipif(os.geteuid() != 0,
+                       reason="the JupyterHub end-to-end test creates Linux users and runs "
+                              "the hub as root: run the suite as root to include it"),
+    pytest.mark.skipif(os.environ.get("REFTENSOR_HUB_TESTS") == "0",
+                       reason="REFTENSOR_HUB_TESTS=0 leaves the JupyterHub test out"),
 ]
-
-requests = pytest.importorskip("requests")
 
 TIMES: dict[str, float] = {}
 
@@ -122,8 +130,10 @@ class Hub:
     passwords: dict[str, str]
     exchange: Path
     grading: Path
+    etc: Path
     log: Path
     process: subprocess.Popen
+    started: float  # time.time() before anyone submitted
 
 
 def _processes_of(uids: set[int]) -> list[int]:
@@ -187,6 +197,7 @@ def hub() -> Iterator[Hub]:
         with contextlib.suppress(KeyError):
             pwd.getpwnam(user)
             pytest.fail(f"user {user} exists already")
+    started = time.time()
     top = Path(tempfile.mkdtemp(prefix="reftensor-hub-"))
     os.chmod(top, 0o755)  # students may cross it: what is private must be private by itself
     process = None
@@ -238,7 +249,8 @@ def hub() -> Iterator[Hub]:
                         break
                 assert time.monotonic() < deadline, f"no hub after 90 s:\n{log.read_text()[-3000:]}"
                 time.sleep(0.5)
-        yield Hub(url, course, instructor, students, passwords, exchange, grading, log, process)
+        yield Hub(url, course, instructor, students, passwords, exchange, grading, etc, log,
+                  process, started)
     finally:
         with timed("cleanup"):
             if process is not None:
@@ -284,7 +296,9 @@ class Student:
 
 def answers_from_solution() -> dict[str, str]:
     solution = json.loads(SOLUTION.read_text())
-    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"])
+    markers = {"### BEGIN SOLUTION", "### END SOLUTION"}  # nbgrader's, not the student's
+    return {c["metadata"]["nbgrader"]["grade_id"]:
+            "".join(line for line in c["source"] if line.strip() not in markers)
             for c in solution["cells"] if c["metadata"].get("nbgrader", {}).get("solution")}
 
 
@@ -325,6 +339,21 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
         listed = student.call("GET", "/assignments", params={"course_id": hub.course}).json()
         assert sorted(a["status"] for a in listed["value"]) == ["fetched", "submitted"]
 
+    # student 1 back-dates the submission (their own folder: they may write in it)
+    inbound = hub.exchange / hub.course / "inbound"
+    [mine] = [p for p in inbound.iterdir() if p.name.startswith(f"{s1}+")]
+    as_user(s1, f"echo '2000-01-01 00:00:00.000000 UTC' > '{mine}/timestamp.txt'")
+    assert (mine / "timestamp.txt").read_text().startswith("2000-")
+    # student 2, who learned its name, can neither replace its notebook nor move it away
+    # (inbound is sticky: nobody renames or removes a classmate's folder there)
+    assert oct(inbound.stat().st_mode & 0o7777) == "0o3733"
+    for attack in (f"echo x > '{mine}/{CHAPTER}.ipynb'", f"rm -f '{mine}/{CHAPTER}.ipynb'",
+                   f"mv '{mine}' '{mine}-moved'", f"rm -rf '{mine}'",
+                   f"mv '{mine}' '{inbound}/{s2}+{CHAPTER}+2000-01-01 00:00:00.000000 UTC+x'"):
+        result = run(["runuser", "-u", s2, "--", "sh", "-c", attack], check=False)
+        assert result.returncode != 0, attack
+    assert mine.is_dir() and (mine / f"{CHAPTER}.ipynb").stat().st_uid == pwd.getpwnam(s1).pw_uid
+
     # the student's server: as the student, from the venv, told where the chapters are
     servers = [pid for pid in _processes_of({pwd.getpwnam(s1).pw_uid})
                if b"jupyterhub-singleuser" in Path(f"/proc/{pid}/cmdline").read_bytes()]
@@ -341,24 +370,32 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
 
     # student 2 forges a submission in student 1's name, dated after everything
     forged = f"{s1}+{CHAPTER}+2099-01-01 00:00:00.000000 UTC+forged000000"
-    inbound = hub.exchange / hub.course / "inbound"
     forge = ('mkdir "$1" && cat > "$1/$2"'
              ' && echo "2000-01-01 00:00:00.000000 UTC" > "$1/timestamp.txt"')
     run(["runuser", "-u", s2, "--", "sh", "-c", forge, "forge", str(inbound / forged),
          f"{CHAPTER}.ipynb"], input=SOLUTION.read_text())
-    real = [p for p in inbound.iterdir() if p.name.startswith(f"{s1}+") and p.name != forged]
-    assert len(real) == 1, real
-    real_sha = hashlib.sha256((real[0] / f"{CHAPTER}.ipynb").read_bytes()).hexdigest()
+    real_sha = hashlib.sha256((mine / f"{CHAPTER}.ipynb").read_bytes()).hexdigest()
 
-    # root collects: student 1's own submission counts, the forgery is refused
+    # root collects: student 1's own submission counts, at the server's time (late: due
+    # before the class began), the forgery is refused
     inbox, workspace = hub.grading / "inbox" / CHAPTER, hub.grading / "workspace"
+    due = dt.datetime.fromtimestamp(hub.started - 60, dt.UTC).isoformat()
     with timed("collect"):
         out = run([sys.executable, "-m", "autograder", "collect", "--exchange", str(hub.exchange),
-                   "--course", hub.course, "--chapter", CHAPTER, "--into", str(inbox)], cwd=REPO)
+                   "--course", hub.course, "--chapter", CHAPTER, "--into", str(inbox),
+                   "--due", due], cwd=REPO)
     record = json.loads((inbox / "collected.json").read_text())
     assert [(s["student"], s["sha256"]) for s in record["submissions"]] == [(s1, real_sha)], out
+    submitted_at = dt.datetime.fromisoformat(record["submissions"][0]["submitted_at"])
+    assert hub.started - 5 <= submitted_at.timestamp() <= time.time(), submitted_at
+    assert record["submissions"][0]["late"] is True
     assert [r["inbound"] for r in record["refused"]] == [forged], record["refused"]
     assert "forged" in record["refused"][0]["reason"]
+    # the collected copy is root's alone: student 2 cannot replace it either
+    collected = inbox / s1 / CHAPTER / f"{CHAPTER}.ipynb"
+    for attack in (f"echo x > '{collected}'", f"rm -rf '{inbox / s1}'"):
+        assert run(["runuser", "-u", s2, "--", "sh", "-c", attack], check=False).returncode
+    assert hashlib.sha256(collected.read_bytes()).hexdigest() == real_sha
 
     # root grades it
     with timed("grade"):
@@ -368,7 +405,13 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
     report = json.loads((workspace / "report.json").read_text())["submissions"]
     assert [(r["student"], r["chapter"], r["total"], r["max"]) for r in report] == \
         [(s1, CHAPTER, 20.0, 20.0)], out.stdout[-2000:]
-    assert report[0]["sha256"] == real_sha and report[0]["submitted_at"]
+    assert report[0]["sha256"] == real_sha
+    assert (report[0]["submitted_at"], report[0]["late"]) == \
+        (record["submissions"][0]["submitted_at"], True)
+    # the gradebook (Formgrader, nbgrader's late rules) has the same trusted time
+    with contextlib.closing(sqlite3.connect(workspace / "gradebook.db")) as db:
+        [(stamp,)] = db.execute("select timestamp from submitted_assignment").fetchall()
+    assert dt.datetime.fromisoformat(stamp).replace(tzinfo=dt.UTC) == submitted_at, stamp
 
     # root releases the feedback; student 1 fetches it in the Assignments tab's way, and
     # finds their score; the page is named by their submission's secret alone
@@ -411,75 +454,209 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
 
 
 
-def test_a_student_in_the_browser(hub: Hub) -> None:
-    """Student 2's path by clicking, in headless Chromium (Playwright, Debian's chromium):
-    log in, fetch in the Assignments tab, type an answer, Validate, save, submit.
-    Screenshots land in build/hub-test/."""
-    chromium = "/usr/lib/chromium/chromium"
-    if not os.access(chromium, os.X_OK):
-        pytest.skip(f"no {chromium} (apt-get install chromium)")
+CHROMIUM = "/usr/lib/chromium/chromium"
+SHOTS = REPO / "build" / "hub-test"
+WRONG_STORAGE_INDEX = ("def storage_index(index, stride, storage_offset):\n"
+                       "    return sum(i * s for i, s in zip(index, stride))  # no offset")
+
+
+@contextlib.contextmanager
+def browser_page(hub: Hub, user: str, next_url: str = "") -> Iterator:
+    """A headless Chromium page logged in to the hub as ``user`` (then at ``next_url``, else
+    at the user's JupyterLab), whose console errors and failed requests fail the test."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip(f"no {CHROMIUM} (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
-    shots = REPO / "build" / "hub-test"
-    shots.mkdir(parents=True, exist_ok=True)
-    user = hub.students[1]
-    first = next(iter(answers_from_solution().items()))  # (grade_id, source)
+    SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
-    with timed("browser_student"), sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium,
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.set_default_timeout(60_000)
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.goto(f"{hub.url}/hub/login")
+            page.on("console", lambda m: errors.append(f"{user}: {m.text}")
+                    if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(f"{user}: {e}"))
+            page.on("requestfailed", lambda r: errors.append(f"{user}: failed {r.url}"))
+            page.on("response", lambda r: errors.append(f"{user}: {r.status} {r.request.method} "
+                                                        f"{r.url}") if r.status >= 400 else None)
+            page.goto(f"{hub.url}/hub/login" + (f"?next={next_url}" if next_url else ""))
             page.fill("#username_input", user)
             page.fill("#password_input", hub.passwords[user])
             page.click("#login_submit")
-            page.wait_for_url(f"**/user/{user}/lab**", timeout=120_000)
-            page.wait_for_selector("#jp-main-dock-panel")
-            page.get_by_role("menuitem", name="Nbgrader").click()
-            page.get_by_role("menuitem", name="Assignment List").click()
-            released = page.locator("#released_assignments_list .list_item", has_text=CHAPTER)
-            released.get_by_role("button", name="Fetch").click()
-            page.locator("#fetched_assignments_list .list_item", has_text=CHAPTER).first \
-                .wait_for()
-            page.screenshot(path=shots / "1_fetched.png")
-
-            page.goto(f"{hub.url}/user/{user}/lab/tree/{CHAPTER}/{CHAPTER}.ipynb")
-            cell = page.locator(".jp-CodeCell").filter(has_text="YOUR CODE HERE").first
-            cell.scroll_into_view_if_needed()
-            cell.locator(".cm-content").click()
-            page.keyboard.press("Control+a")
-            page.keyboard.press("Delete")
-            page.keyboard.insert_text(first[1])
-            page.keyboard.press("Escape")
-            page.locator(".jp-NotebookPanel jp-button.validate-button").first.click()  # saves
-            header = page.locator(".jp-Dialog .jp-Dialog-header")
-            header.filter(has_text="Validation Results").wait_for(timeout=120_000)
-            page.screenshot(path=shots / "2_validated.png")
-            # the typed exercise passes; the next one, still unanswered, is what fails
-            body = page.locator(".jp-Dialog .jp-Dialog-body").inner_text()
-            assert "failed" in body and f'check("{first[0]}"' not in body, body[:1000]
-            page.locator(".jp-Dialog-footer button").first.click()
-            page.keyboard.press("Control+s")
-
-            page.get_by_role("menuitem", name="Nbgrader").click()
-            page.get_by_role("menuitem", name="Assignment List").click()
-            fetched = page.locator("#fetched_assignments_list .list_item", has_text=CHAPTER)
-            fetched.first.get_by_role("button", name="Submit").click()
-            page.locator("#submitted_assignments_list .list_item", has_text=CHAPTER).first \
-                .wait_for()
-            page.screenshot(path=shots / "3_submitted.png")
+            if next_url:
+                page.wait_for_url(f"**{next_url}**", timeout=120_000)
+            else:
+                page.wait_for_url(f"**/user/{user}/lab**", timeout=120_000)
+                page.wait_for_selector("#jp-main-dock-panel")
+            yield page
         finally:
             browser.close()
+            (SHOTS / f"{user}-browser-errors.txt").write_text("\n".join(errors))
+    assert not errors, errors
+
+
+def replace_answer(page, source: str) -> None:
+    """Type ``source`` over the first answer cell that still holds its stub."""
+    cell = page.locator(".jp-CodeCell").filter(has_text="YOUR CODE HERE").first
+    cell.scroll_into_view_if_needed()
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(source)
+    page.keyboard.press("Escape")
+
+
+def open_assignments(page) -> None:
+    page.get_by_role("menuitem", name="Nbgrader").click()
+    page.get_by_role("menuitem", name="Assignment List").click()
+
+
+def test_a_student_in_the_browser(hub: Hub) -> None:
+    """Student 2's path by clicking, in headless Chromium (Playwright, Debian's chromium):
+    log in, fetch in the Assignments tab, type a right answer and a wrong one, run the
+    notebook and read the wrong one's check message, Validate, save, submit. Students'
+    Nbgrader menu has no instructor entries. Screenshots land in build/hub-test/."""
+    user = hub.students[1]
+    first = next(iter(answers_from_solution().items()))  # (grade_id, source)
+    with timed("browser_student"), browser_page(hub, user) as page:
+        page.get_by_role("menuitem", name="Nbgrader").click()
+        entries = page.locator(".lm-Menu-content .lm-Menu-item:visible").all_inner_texts()
+        assert any("Assignment List" in e for e in entries), entries
+        assert not [e for e in entries if "Formgrader" in e or "Create" in e
+                    or "Course List" in e], entries
+        page.keyboard.press("Escape")
+        assert page.request.get(f"{hub.url}/user/{user}/formgrader").status == 404
+        open_assignments(page)
+        released = page.locator("#released_assignments_list .list_item", has_text=CHAPTER)
+        released.get_by_role("button", name="Fetch").click()
+        page.locator("#fetched_assignments_list .list_item", has_text=CHAPTER).first.wait_for()
+        page.screenshot(path=SHOTS / "student_1_fetched.png")
+
+        page.goto(f"{hub.url}/user/{user}/lab/tree/{CHAPTER}/{CHAPTER}.ipynb")
+        replace_answer(page, first[1])  # contiguous_strides, right
+        replace_answer(page, WRONG_STORAGE_INDEX)  # storage_index, forgets the offset
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        message = page.locator(".jp-OutputArea-output",
+                               has_text="storage_index disagrees with torch")
+        message.first.wait_for(timeout=180_000)
+        message.first.scroll_into_view_if_needed()
+        page.screenshot(path=SHOTS / "student_2_wrong_answer.png")
+        text = message.first.inner_text()
+        assert "Smallest failing case" in text and "expected:" in text, text
+
+        page.locator(".jp-NotebookPanel jp-button.validate-button").first.click()  # saves
+        header = page.locator(".jp-Dialog .jp-Dialog-header")
+        header.filter(has_text="Validation Results").wait_for(timeout=180_000)
+        page.screenshot(path=SHOTS / "student_3_validated.png")
+        # the right answer passes; the wrong one fails with the check's message
+        body = page.locator(".jp-Dialog .jp-Dialog-body").inner_text()
+        assert "storage_index disagrees with torch" in body, body[:2000]
+        assert f'check("{first[0]}"' not in body, body[:2000]
+        page.locator(".jp-Dialog-footer button").first.click()
+        page.keyboard.press("Control+s")
+
+        open_assignments(page)
+        fetched = page.locator("#fetched_assignments_list .list_item", has_text=CHAPTER)
+        fetched.first.get_by_role("button", name="Submit").click()
+        page.locator("#submitted_assignments_list .list_item", has_text=CHAPTER).first \
+            .wait_for()
+        page.screenshot(path=SHOTS / "student_4_submitted.png")
 
     inbound = hub.exchange / hub.course / "inbound"
     mine = [p for p in inbound.iterdir() if p.name.startswith(f"{user}+{CHAPTER}+")]
     assert len(mine) == 1 and mine[0].stat().st_uid == pwd.getpwnam(user).pw_uid, mine
     cells = json.loads((mine[0] / f"{CHAPTER}.ipynb").read_text())["cells"]
-    typed = [c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == first[0]]
-    assert "".join(typed[0]["source"]).strip() == first[1].strip()
-    assert not errors, errors
+    typed = {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"]).strip()
+             for c in cells if c["metadata"].get("nbgrader", {}).get("solution")}
+    assert typed[first[0]] == first[1].strip()
+    assert typed["storage_index"] == WRONG_STORAGE_INDEX.strip()
+
+
+def test_the_graders_path_in_the_browser(hub: Hub) -> None:
+    """Root hands the graded chapter to the course's Formgrader service; the instructor (a
+    grader) opens it in a tab of its own, finds the chapter and its submission by clicking,
+    gives the written answer points and a comment; root takes them back, makes the feedback
+    again and releases it; student 1 fetches it by clicking and sees both."""
+    s1 = hub.students[0]
+    inbox, workspace = hub.grading / "inbox" / CHAPTER, hub.grading / "workspace"
+    written = next(g for g in answers_from_solution() if g.startswith("written_"))
+    sync = [sys.executable, "-m", "autograder", "formgrader-sync", "--workspace",
+            str(workspace), "--chapter", CHAPTER, "--hub-etc", str(hub.etc)]
+    with timed("formgrader_sync"):
+        out = run(sync, cwd=REPO)
+    assert "given to it: the gradebook and 1 autograded notebooks" in out.stdout, out.stdout
+    comment = "Names the stride of **x.t()**. <script>alert('comment')</script>"
+    base = f"/services/{hub.course}/formgrader"
+    with timed("browser_grader"), \
+            browser_page(hub, hub.instructor, f"{base}/manage_assignments") as page:
+        row = page.locator("tr", has_text=CHAPTER)
+        row.locator(f'a[href$="/formgrader/manage_submissions/{CHAPTER}"]').click()
+        page.wait_for_url(f"**/manage_submissions/{CHAPTER}")
+        page.locator("td", has_text=s1).first.wait_for()
+        page.screenshot(path=SHOTS / "grader_1_submissions.png")
+        page.locator('a[href$="/formgrader/gradebook"]').first.click()
+        page.locator(f'a[href$="/formgrader/gradebook/{CHAPTER}"]').first.click()
+        page.locator(f'a[href$="/formgrader/gradebook/{CHAPTER}/{CHAPTER}"]').first.click()
+        page.get_by_role("link", name="Submission #1").click()
+        score = page.locator(f"input.score#{written}")
+        score.wait_for()
+        # Formgrader binds the inputs once its grades and comments are loaded, and has
+        # typeset the page with the MathJax the service itself serves
+        page.wait_for_function("() => window.formgrader && formgrader.grades?.loaded"
+                               " && formgrader.comments?.loaded && window.MathJax"
+                               " && MathJax.loaded === true", timeout=120_000)
+        page.screenshot(path=SHOTS / "grader_2_formgrade.png")
+        with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url
+                                  and r.request.method == "PUT") as saved:
+            score.fill("1.5")
+            score.press("Tab")
+        assert saved.value.ok, (saved.value.status, saved.value.text()[:500])
+        box = page.locator(f"textarea#{written}-comment")
+        with page.expect_response(lambda r: "/formgrader/api/comment/" in r.url
+                                  and r.request.method == "PUT") as saved:
+            box.fill(comment)
+            box.press("Tab")
+        assert saved.value.ok, (saved.value.status, saved.value.text()[:500])
+        box.scroll_into_view_if_needed()
+        page.screenshot(path=SHOTS / "grader_2_graded.png")
+
+    with timed("take_feedback_release"):
+        out = run(sync, cwd=REPO)
+        assert "taken from Formgrader: 1 grades, 1 comments" in out.stdout, out.stdout
+        run([sys.executable, "-m", "autograder", "feedback", "--workspace", str(workspace),
+             "--chapter", CHAPTER], cwd=REPO)
+        run([sys.executable, "-m", "autograder", "release-feedback", "--workspace",
+             str(workspace), "--submissions", str(inbox), "--chapter", CHAPTER, "--exchange",
+             str(hub.exchange), "--course", hub.course], cwd=REPO)
+
+    home = Path(pwd.getpwnam(s1).pw_dir)
+    for old in (home / CHAPTER / "feedback").glob("*/*.html"):
+        old.unlink()  # the first test fetched feedback before the grading by hand
+    with timed("browser_feedback"), browser_page(hub, s1) as page:
+        open_assignments(page)
+        row = page.locator("#submitted_assignments_list .list_item", has_text=CHAPTER)
+        row.first.get_by_role("button", name="Fetch Feedback").click()
+        deadline = time.monotonic() + 60
+        while not (pages := list((home / CHAPTER / "feedback").glob("*/*.html"))):
+            assert time.monotonic() < deadline, "no feedback fetched"
+            page.wait_for_timeout(250)
+        [fetched] = pages
+        # as a student does: "(view feedback)" opens the folder, the page opens in
+        # JupyterLab's HTML viewer (sandboxed: the page's scripts do not run)
+        open_assignments(page)
+        row = page.locator("#submitted_assignments_list .list_item", has_text=CHAPTER)
+        row.first.get_by_text("(view feedback)").click()
+        page.locator(".jp-DirListing-item", has_text=fetched.name).dblclick()
+        frame = page.frame_locator(".jp-HTMLViewer iframe").first
+        frame.get_by_text("Names the stride of").first.wait_for()
+        text = frame.locator("body").inner_text()
+        page.screenshot(path=SHOTS / "student_5_feedback.png")
+    assert "Names the stride of x.t()." in text and "1.5 / 2" in text, text[:3000]
+    assert "Score: 21.5 / " in text, text[:1000]
+    assert "alert(" not in fetched.read_text()
 
 
 @pytest.mark.skipif(CLASS_SIZE <= 2, reason="set REFTENSOR_HUB_THROUGHPUT=30 to measure")

@@ -54,20 +54,54 @@ trap 'rm -rf "$stage"' EXIT
 "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps --no-build-isolation \
     --force-reinstall "$stage/pkg"
 rm -rf "$stage/pkg/build"
+# nbgrader's Submit with private submission folders (named in setup_course.sh's settings)
+purelib=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+install -m 644 "$REPO/deploy/jupyterhub/reftensor_hub_exchange.py" "$purelib/"
 
-# 3. The proxy.
+# 3. nbgrader's instructor parts off for everyone's JupyterLab (students' Nbgrader menu then
+#    lists only the Assignments tab and Validate): the Formgrader, Course List and Create
+#    Assignment lab plugins, and the formgrader and course_list server extensions; and
+#    JupyterLab's offer to fetch news from jupyter.org. The
+#    course's Formgrader service turns its own extension back on (jupyterhub_config.py), and
+#    loads Formgrader's pages' MathJax from the server itself with the template folder below.
+install -d -m 755 "$VENV/etc/jupyter/labconfig" "$VENV/etc/jupyter/jupyter_server_config.d" \
+    "$VENV/share/reftensor"
+cat > "$VENV/etc/jupyter/labconfig/page_config.json" <<'JSON'
+{
+  "disabledExtensions": {
+    "@jupyter/nbgrader:formgrader": true,
+    "@jupyter/nbgrader:course-list": true,
+    "@jupyter/nbgrader:create-assignment": true,
+    "@jupyterlab/apputils-extension:announcements": true
+  }
+}
+JSON
+cat > "$VENV/etc/jupyter/jupyter_server_config.d/zz-reftensor-students.json" <<'JSON'
+{
+  "ServerApp": {
+    "jpserver_extensions": {
+      "nbgrader.server_extensions.formgrader": false,
+      "nbgrader.server_extensions.course_list": false
+    }
+  }
+}
+JSON
+rm -rf "$VENV/share/reftensor/formgrader"
+cp -r "$REPO/autograder/formgrader" "$VENV/share/reftensor/formgrader"
+
+# 4. The proxy.
 if [ "$(configurable-http-proxy --version 2>/dev/null)" != "$CHP_VERSION" ]; then
   command -v npm >/dev/null || { echo "install.sh: npm is missing (apt-get install nodejs npm)" >&2; exit 1; }
   npm install -g --silent "configurable-http-proxy@$CHP_VERSION"
 fi
 
-# 4. Everyone may read and run the venv; only root may change it.
+# 5. Everyone may read and run the venv; only root may change it.
 chown -R root:root "$VENV"
 chmod -R u+rwX,go+rX,go-w "$VENV"
 d=$(dirname "$VENV")
 while [ "$d" != / ]; do chmod o+x "$d"; d=$(dirname "$d"); done
 
-# 5. What the notebooks import, as a user who is not root.
+# 6. What the notebooks import, as a user who is not root.
 runuser -u nobody -- env -i HOME=/tmp "$VENV/bin/python" -c \
-  'import reftensor, torch; from autograder.checks import check; print("students import reftensor", torch.__version__)'
+  'import reftensor, torch, reftensor_hub_exchange; from autograder.checks import check; print("students import reftensor", torch.__version__)'
 echo "install.sh: $VENV ready (jupyterhub $("$VENV/bin/jupyterhub" --version), configurable-http-proxy $(configurable-http-proxy --version))"

@@ -88,9 +88,13 @@ c.JupyterHub.load_roles = [{
 c.JupyterHub.services = [{
     "name": COURSE,
     "url": "http://127.0.0.1:{}".format(int(os.environ.get("REFTENSOR_GRADER_PORT", "9999"))),
-    "command": [os.path.join(VENV, "bin", "jupyterhub-singleuser")],
+    # nbgrader's formgrader extension is off for everyone else (install.sh); on here
+    "command": [os.path.join(VENV, "bin", "jupyterhub-singleuser"),
+                "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True"],
     "user": course["grader_account"],
     "cwd": course["grader_course_dir"],  # nbgrader finds the course from here
-    "environment": {"JUPYTERHUB_DEFAULT_URL": "/lab", "PATH": PATH},
+    # JUPYTER_PATH: Formgrader's pages load MathJax from this server (install.sh)
+    "environment": {"JUPYTERHUB_DEFAULT_URL": "/formgrader", "PATH": PATH,
+                    "JUPYTER_PATH": os.path.join(VENV, "share", "reftensor", "formgrader")},
     "oauth_no_confirm": True,  # the hub's own service: no consent page for graders
 }]

@@ -21,8 +21,9 @@
 #   course's Formgrader service, with its own nbgrader course folder, 0700;
 # - the exchange root, root's and 1777 (nbgrader's release insists on 777; the sticky bit keeps
 #   anyone from renaming or removing a folder someone else made in it), and
-#   $EXCHANGE/$COURSE/{outbound,inbound} pre-created, owned by the instructor (inbound 2733:
-#   students can write into it, not list it), so no student can squat this course's folders;
+#   $EXCHANGE/$COURSE/{outbound,inbound} pre-created, owned by the instructor (inbound 3733:
+#   students can write into it, not list it, and, with the sticky bit, not rename or remove
+#   a classmate's submission in it), so no student can squat this course's folders;
 # - the instructor's course folder ~$INSTRUCTOR/$COURSE: source/ from solutions/, the
 #   course's nbgrader settings, 0700 (the solutions and the gradebook's hidden tests are in it);
 # - root's grading folder $GRADING, 0700 (collect --into $GRADING/inbox/<chapter>,
@@ -80,7 +81,7 @@ chown root:root "$EXCHANGE"; chmod 1777 "$EXCHANGE"
 # Made by the instructor, so that root follows no path that someone else could have made.
 made=0
 runuser -u "$INSTRUCTOR" -- sh -c 'umask 022; mkdir -p "$1/outbound" "$1/inbound" &&
-  chmod 755 "$1" "$1/outbound" && chmod 2733 "$1/inbound"' sh "$EXCHANGE/$COURSE" || made=1
+  chmod 755 "$1" "$1/outbound" && chmod 3733 "$1/inbound"' sh "$EXCHANGE/$COURSE" || made=1
 for d in "$EXCHANGE/$COURSE" "$EXCHANGE/$COURSE/outbound" "$EXCHANGE/$COURSE/inbound"; do
   if [ -e "$d" ] || [ -L "$d" ]; then
     [ ! -L "$d" ] && [ "$(stat -c %U "$d")" = "$INSTRUCTOR" ] || \
@@ -99,6 +100,8 @@ cat > "$VENV/etc/jupyter/nbgrader_config.py" <<PY
 c = get_config()  # noqa: F821
 c.Exchange.root = "$EXCHANGE"
 c.CourseDirectory.course_id = "$COURSE"
+# each submission folder only its student (and root) can open (install.sh installs it)
+c.ExchangeFactory.submit = "reftensor_hub_exchange.PrivateSubmit"
 PY
 chmod 644 "$VENV/etc/jupyter/nbgrader_config.py"
 

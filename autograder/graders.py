@@ -1,0 +1,326 @@
+"""The hub's Formgrader and root's workspace: written answers graded by hand on a hub.
+
+On a hub (``deploy/jupyterhub/``) root grades in its own workspace (0700, ``gradebook.db``
+0600), while the graders grade written answers in the Formgrader service, the single-user
+server of the course's grader account, on that account's own nbgrader course folder. This
+module moves grades between the two, one way each, without root ever opening a path in the
+grader account's folder (the account's own programs, Formgrader's buttons included, can put
+links and files there):
+
+- **take**: the hand-given grades (manual score, extra credit) and comments of a chapter are
+  read from the account's gradebook *by a process running as that account* (``runuser``,
+  the course's venv, ``python -I``, an empty environment, cwd ``/``), which prints them as
+  JSON. Root reads at most :data:`OUTPUT_LIMIT` bytes of that, checks every entry against
+  its own gradebook (a submission root graded, a graded cell of it, a finite score between 0
+  and the cell's points, a comment of at most :data:`COMMENT_LIMIT` characters) and writes
+  what passes into its gradebook; what does not is reported, never written. Only what was
+  given there is taken (a score or comment cleared in Formgrader is not cleared in the
+  workspace, so that nothing given by hand in the workspace itself is lost).
+- **give**: root's gradebook (a consistent snapshot, SQLite's own serialization) and the
+  chapter's feedback-safe autograded notebooks (built from trusted material by ``grade``) are
+  handed, on standard input, to a process running as the account, which writes them into its
+  course folder (each notebook as ``submitted/`` and ``autograded/``: Formgrader counts
+  submissions in the first and shows the second): the gradebook through SQLite's backup API
+  into the same file, so the running Formgrader sees the new rows at once; each notebook
+  under a fresh name, renamed into place.
+
+``python -m autograder formgrader-sync`` does *take* and then *give*: after a grading run it
+shows the new submissions in Formgrader, after grading by hand it brings the grades into the
+workspace (then run ``feedback`` and ``release-feedback``). Formgrader edits made during the
+second between the two steps are overwritten; run it when nobody is grading.
+
+The graders' comments reach the feedback pages only through ``safe_comments``, which cleans
+them as written answers are cleaned.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import select
+import sqlite3
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import sanitize
+
+__all__ = ["HubCourse", "Exchange", "read_hub_course", "take_grades", "give_chapter", "sync",
+           "GraderAccountError", "OUTPUT_LIMIT", "COMMENT_LIMIT"]
+
+OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes root reads of what the grader account's process prints
+COMMENT_LIMIT = 20_000  # characters of one comment
+COURSE_JSON_LIMIT = 1024 * 1024
+TIMEOUT = 300  # seconds for one step run as the account
+
+
+class GraderAccountError(RuntimeError):
+    """A step run as the grader account failed or printed something root does not accept."""
+
+
+@dataclass(frozen=True)
+class HubCourse:
+    """What ``setup_course.sh`` wrote to ``<hub etc>/course.json`` that this module uses."""
+
+    course: str
+    venv: Path
+    grader_account: str
+    grader_course_dir: Path
+
+
+def read_hub_course(etc: Path) -> HubCourse:
+    """``etc/course.json``, accepted only as root's own file that nobody else can change
+    (it names the account and the venv that root runs programs as and from)."""
+    path = etc / "course.json"
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+            raise PermissionError(f"{path}: not a file that only root can change")
+        data = os.read(fd, COURSE_JSON_LIMIT + 1)
+    finally:
+        os.close(fd)
+    if len(data) > COURSE_JSON_LIMIT:
+        raise ValueError(f"{path}: larger than {COURSE_JSON_LIMIT} bytes")
+    course = json.loads(data)
+    return HubCourse(course=course["course"], venv=Path(course["venv"]),
+                     grader_account=course["grader_account"],
+                     grader_course_dir=Path(course["grader_course_dir"]))
+
+
+# What runs as the grader account: the course venv's own nbgrader and sqlite3, nothing from
+# the account's folders (python -I, cwd /). argv: the course folder, the chapter.
+_TAKE = r"""
+import json, os, sys, warnings
+folder, chapter = sys.argv[1:3]
+db = os.path.join(folder, "gradebook.db")
+out = {"grades": [], "comments": []}
+if os.path.isfile(db):
+    warnings.simplefilter("ignore")
+    from nbgrader.api import Gradebook, MissingEntry
+    with Gradebook("sqlite:///" + db) as gb:
+        try:
+            submissions = gb.find_assignment(chapter).submissions
+        except MissingEntry:
+            submissions = []
+        for sub in submissions:
+            for nb in sub.notebooks:
+                for g in nb.grades:
+                    out["grades"].append([sub.student.id, nb.name, g.name, g.manual_score,
+                                          g.extra_credit])
+                for c in nb.comments:
+                    out["comments"].append([sub.student.id, nb.name, c.name, c.manual_comment])
+json.dump(out, sys.stdout)
+"""
+
+_GIVE = r"""
+import base64, json, os, sqlite3, sys, tempfile
+folder, chapter = sys.argv[1:3]
+payload = json.load(sys.stdin)
+os.umask(0o077)
+def put(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".sync-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+fd, tmp = tempfile.mkstemp(dir=folder, prefix=".gradebook-sync-")
+with os.fdopen(fd, "wb") as f:
+    f.write(base64.b64decode(payload["gradebook"]))
+source, target = sqlite3.connect(tmp), sqlite3.connect(os.path.join(folder, "gradebook.db"))
+source.backup(target)
+source.close(); target.close(); os.unlink(tmp)
+notebook = chapter + ".ipynb"
+src = os.path.join(folder, "source", chapter, notebook)
+if not os.path.exists(src):
+    put(src, payload["source"].encode())
+for student, text in payload["autograded"].items():
+    for kind in ("submitted", "autograded"):
+        put(os.path.join(folder, kind, student, chapter, notebook), text.encode())
+json.dump({"notebooks": len(payload["autograded"])}, sys.stdout)
+"""
+
+
+def _as_account(course: HubCourse, script: str, args: Sequence[str],
+                stdin: bytes = b"") -> Any:
+    """Run ``script`` with the course venv's Python as the grader account; its JSON output,
+    read up to :data:`OUTPUT_LIMIT` bytes."""
+    import pwd
+
+    home = pwd.getpwnam(course.grader_account).pw_dir
+    python = course.venv / "bin" / "python"
+    argv = ["runuser", "-u", course.grader_account, "--", "/usr/bin/env", "-i",
+            f"HOME={home}", f"PATH={course.venv / 'bin'}:/usr/bin:/bin", "LANG=C.UTF-8",
+            str(python), "-I", "-c", script, *args]
+    return run_bounded(argv, stdin, who=course.grader_account)
+
+
+def run_bounded(argv: Sequence[str], stdin: bytes = b"", who: str = "",
+                timeout: float = TIMEOUT) -> Any:
+    """Run ``argv`` (cwd ``/``, ``stdin`` on its standard input); its standard output parsed
+    as JSON. At most :data:`OUTPUT_LIMIT` bytes of it are read (more ends the process), and
+    ``timeout`` seconds waited; a failure raises :class:`GraderAccountError`, with the
+    first 1,000 characters of what it printed on standard error, made safe."""
+    who = who or str(argv[0])
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as errors:
+        given.write(stdin)
+        given.seek(0)
+        process = subprocess.Popen(argv, stdin=given, stdout=subprocess.PIPE, stderr=errors,
+                                   cwd="/")
+        assert process.stdout is not None
+        fd, deadline = process.stdout.fileno(), time.monotonic() + timeout
+        chunks, size, late = [], 0, False
+        try:
+            while size <= OUTPUT_LIMIT:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    late = True
+                    break
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            if late or size > OUTPUT_LIMIT:
+                process.kill()
+            try:
+                code = process.wait(timeout=max(1.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                code, late = process.wait(), True
+            process.stdout.close()
+        errors.seek(0)
+        said = sanitize.safe_text(errors.read(4000).decode("utf-8", "replace"), 1000)
+    if size > OUTPUT_LIMIT:
+        raise GraderAccountError(f"{who}: printed more than {OUTPUT_LIMIT} bytes")
+    if late:
+        raise GraderAccountError(f"{who}: still running after {timeout:g} s")
+    if code != 0:
+        raise GraderAccountError(f"{who}: exited {code}: {said}")
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError as err:
+        raise GraderAccountError(f"{who}: not JSON ({err})") from None
+
+
+def _score(value: object, top: float) -> float | None:
+    """A hand-given score root accepts: None, or a finite number from 0 to ``top``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"not a number: {sanitize.safe_text(repr(value), 60)}")
+    if not math.isfinite(value) or not 0 <= value <= top:
+        raise ValueError(f"{value!r} is not between 0 and {top:g}")
+    return float(value)
+
+
+@dataclass
+class Exchange:
+    """What one ``take`` or ``give`` moved, and what ``take`` refused."""
+
+    grades: int = 0
+    comments: int = 0
+    notebooks: int = 0
+    refused: list[str] = field(default_factory=list)
+
+
+def _rows(found: Any, key: str, width: int, moved: Exchange) -> list[list[Any]]:
+    """The well-formed rows of ``found[key]``: lists of ``width`` items, the first three text
+    (student, notebook, cell); the others are counted as refused."""
+    rows = found.get(key) if isinstance(found, dict) else None
+    if not isinstance(rows, list):
+        raise GraderAccountError(f"no list of {key}")
+    good = [r for r in rows if isinstance(r, list) and len(r) == width
+            and all(isinstance(x, str) for x in r[:3])]
+    if len(good) < len(rows):
+        moved.refused.append(f"{len(rows) - len(good)} malformed {key} rows")
+    return good
+
+
+def take_grades(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
+    """Bring the hand-given grades and comments of ``chapter`` from the grader account's
+    gradebook into ``workspace/gradebook.db`` (see the module's text for the checks)."""
+    import warnings
+
+    from nbgrader.api import Gradebook, MissingEntry
+
+    found = _as_account(course, _TAKE, [str(course.grader_course_dir), chapter])
+    moved = Exchange()
+    grades, comments = _rows(found, "grades", 5, moved), _rows(found, "comments", 4, moved)
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}") as gb, \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for student, notebook, cell, manual, extra in grades:
+            if manual is None and extra is None:
+                continue  # not graded there (a score cleared there is not cleared here)
+            where = sanitize.safe_text(f"{student}/{notebook}/{cell}", 200)
+            try:
+                grade = gb.find_grade(cell, notebook, chapter, student)
+                manual = _score(manual, grade.max_score)
+                extra = _score(extra, grade.max_score)
+            except MissingEntry:
+                moved.refused.append(f"{where}: no such graded cell in the workspace")
+                continue
+            except ValueError as err:
+                moved.refused.append(f"{where}: {err}")
+                continue
+            if (grade.manual_score, grade.extra_credit) != (manual, extra):
+                grade.manual_score, grade.extra_credit = manual, extra
+                if manual is not None:
+                    grade.needs_manual_grade = False
+                moved.grades += 1
+        for student, notebook, cell, text in comments:
+            where = sanitize.safe_text(f"{student}/{notebook}/{cell}", 200)
+            if not text:
+                continue
+            if not isinstance(text, str) or len(text) > COMMENT_LIMIT:
+                moved.refused.append(f"{where}: a comment must be text of at most "
+                                     f"{COMMENT_LIMIT} characters")
+                continue
+            try:
+                comment = gb.find_comment(cell, notebook, chapter, student)
+            except MissingEntry:
+                moved.refused.append(f"{where}: no such comment cell in the workspace")
+                continue
+            if comment.manual_comment != text:
+                comment.manual_comment = text
+                moved.comments += 1
+        gb.db.commit()
+    return moved
+
+
+def give_chapter(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
+    """Hand root's gradebook and ``chapter``'s autograded notebooks to the grader account's
+    course folder (written there by the account itself)."""
+    from . import pipeline
+
+    with sqlite3.connect(f"file:{workspace / 'gradebook.db'}?mode=ro", uri=True) as db:
+        snapshot = db.serialize()
+    db.close()
+    autograded = {}
+    for folder in sorted((workspace / "autograded").glob(f"*/{chapter}")):
+        notebook = folder / f"{chapter}.ipynb"
+        student = folder.parent.name
+        if notebook.is_file() and sanitize.safe_student_id(student):
+            autograded[student] = notebook.read_text(encoding="utf-8")
+    source = (pipeline.SOLUTIONS / chapter / f"{chapter}.ipynb").read_text(encoding="utf-8")
+    payload = json.dumps({"gradebook": base64.b64encode(snapshot).decode(),
+                          "source": source, "autograded": autograded}).encode()
+    done = _as_account(course, _GIVE, [str(course.grader_course_dir), chapter], payload)
+    return Exchange(notebooks=int(done.get("notebooks", 0)) if isinstance(done, dict) else 0)
+
+
+def sync(workspace: Path, chapter: str, etc: Path) -> tuple[Exchange, Exchange]:
+    """``take_grades`` then ``give_chapter``, for the hub course described in ``etc``."""
+    course = read_hub_course(etc)
+    if not (workspace / "gradebook.db").is_file():
+        raise FileNotFoundError(f"{workspace / 'gradebook.db'}: grade the chapter first")
+    return take_grades(workspace, chapter, course), give_chapter(workspace, chapter, course)

@@ -39,6 +39,7 @@ import base64
 import json
 import math
 import os
+import re
 import select
 import sqlite3
 import stat
@@ -320,6 +321,8 @@ def give_chapter(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
 
 def sync(workspace: Path, chapter: str, etc: Path) -> tuple[Exchange, Exchange]:
     """``take_grades`` then ``give_chapter``, for the hub course described in ``etc``."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", chapter):
+        raise ValueError(f"not a chapter name: {sanitize.safe_text(chapter, 80)}")
     course = read_hub_course(etc)
     if not (workspace / "gradebook.db").is_file():
         raise FileNotFoundError(f"{workspace / 'gradebook.db'}: grade the chapter first")

@@ -208,8 +208,8 @@ def run_bounded(argv: Sequence[str], stdin: bytes = b"", who: str = "",
         raise GraderAccountError(f"{who}: exited {code}: {said}")
     try:
         return json.loads(b"".join(chunks))
-    except ValueError as err:
-        raise GraderAccountError(f"{who}: not JSON ({err})") from None
+    except (ValueError, RecursionError) as err:  # RecursionError: nested too deep
+        raise GraderAccountError(f"{who}: not JSON ({type(err).__name__})") from None
 
 
 def _score(value: object, top: float) -> float | None:

@@ -131,6 +131,8 @@ def test_run_bounded_reads_json_and_bounds_everything(monkeypatch):
     py = sys.executable
     assert graders.run_bounded([py, "-c", "import sys; print(sys.stdin.read())"],
                                b'{"a": 1}') == {"a": 1}
+    with pytest.raises(graders.GraderAccountError, match="not JSON"):  # nested too deep
+        graders.run_bounded([py, "-c", "print('[' * 200000 + ']' * 200000)"])
     monkeypatch.setattr(graders, "OUTPUT_LIMIT", 1000)
     with pytest.raises(graders.GraderAccountError, match="more than 1000 bytes"):
         graders.run_bounded([py, "-c", "import sys\nwhile True: sys.stdout.write('x' * 999)"])

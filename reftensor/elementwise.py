@@ -388,9 +388,30 @@ def copy_(self: Tensor, src: Operand, non_blocking: builtins.bool = False) -> Te
     if src is self:
         return _bump(self)
     _check_copy(self, src)
+    if isinstance(src, Tensor) and iterator.has_internal_overlap(self) == "too hard":
+        _copy_one_by_one(self, src)  # elements of self share locations: the last write wins
+        return _bump(self)
     raw = src._elements() if isinstance(src, Tensor) else number_array(src, self._dtype)
     _write(self, raw)
     return _bump(self)
+
+
+def _copy_one_by_one(self: Tensor, src: Tensor) -> None:
+    """``copy_`` into a ``self`` whose elements share locations torch does not detect ("too
+    hard"): torch writes one element at a time in TensorIterator's order (the innermost dim
+    fastest), so where two elements share a location the later write stays."""
+    shape = self._shape
+    seen = _strides_at(src, shape)
+    order = layout.innermost_first(shape, [self._stride, seen])
+    for outer_first in itertools.product(*(range(shape[d]) for d in reversed(order))):
+        position = dict(zip(reversed(order), outer_first, strict=True))
+        index = tuple(position[d] for d in range(len(shape)))
+        value = Tensor._make(src._storage, (), (),
+                             layout.storage_index(index, seen, src._storage_offset), src._dtype)
+        one = Tensor._make(self._storage, (), (),
+                           layout.storage_index(index, self._stride, self._storage_offset),
+                           self._dtype)
+        _write(one, value._elements())
 
 
 @aten.copy_.default.impl(DispatchKey.Meta)

@@ -127,7 +127,12 @@ def course_files(workspace: Path, chapter: str) -> None:
 def formgrader_environment(env: dict[str, str]) -> dict[str, str]:
     """``env`` for the Jupyter server that runs Formgrader: :data:`FORMGRADER_DATA` first on
     its JUPYTER_PATH."""
-    paths = [str(FORMGRADER_DATA), *filter(None, env.get("JUPYTER_PATH", "").split(os.pathsep))]
+    return _data_first(env, FORMGRADER_DATA)
+
+
+def _data_first(env: dict[str, str], folder: Path) -> dict[str, str]:
+    """``env`` with ``folder`` first on its JUPYTER_PATH."""
+    paths = [str(folder), *filter(None, env.get("JUPYTER_PATH", "").split(os.pathsep))]
     return {**env, "JUPYTER_PATH": os.pathsep.join(paths)}
 
 
@@ -137,10 +142,7 @@ def feedback(workspace: Path, chapter: str) -> Path:
 
     # the graders' comments are sanitized like written answers (``safe_comments``)
     # no script on the page (FEEDBACK_DATA's template: no MathJax loader)
-    env = dict(os.environ)
-    env["JUPYTER_PATH"] = os.pathsep.join([str(FEEDBACK_DATA),
-                                           *filter(None, env.get("JUPYTER_PATH", "").split(
-                                               os.pathsep))])
+    env = _data_first(dict(os.environ), FEEDBACK_DATA)
     nbgrader("generate_feedback", chapter, "--force",
              *[f"--GenerateFeedback.preprocessors={name}" for name in FEEDBACK_PREPROCESSORS],
              root=workspace, env=env)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -288,6 +288,16 @@ def _strides_at(x: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:
                  for d, n in enumerate(shape))
 
 
+def _torch_order(shape: tuple[int, ...],
+                 strides: Sequence[Sequence[int]]) -> Iterator[tuple[int, ...]]:
+    """Every index of ``shape`` in TensorIterator's order for operands of these strides
+    (``layout.innermost_first``: the innermost dim fastest)."""
+    order = layout.innermost_first(shape, strides)
+    for outer_first in itertools.product(*(range(shape[d]) for d in reversed(order))):
+        position = dict(zip(reversed(order), outer_first, strict=True))
+        yield tuple(position[d] for d in range(len(shape)))
+
+
 def _write_one_by_one(kernel: Kernel, self: Tensor, operands: Sequence[Operand],
                       common: dtype, **options: Any) -> None:
     """An in-place op on a ``self`` whose elements share locations torch does not detect
@@ -299,10 +309,7 @@ def _write_one_by_one(kernel: Kernel, self: Tensor, operands: Sequence[Operand],
     shape = self._shape
     tensors = [x for x in operands if isinstance(x, Tensor)]
     seen = [_strides_at(x, shape) for x in tensors]
-    order = layout.innermost_first(shape, [self._stride, *seen])
-    for outer_first in itertools.product(*(range(shape[d]) for d in reversed(order))):
-        position = dict(zip(reversed(order), outer_first, strict=True))
-        index = tuple(position[d] for d in range(len(shape)))
+    for index in _torch_order(shape, [self._stride, *seen]):
         elements = []
         for x in operands:
             if isinstance(x, Tensor):
@@ -364,20 +371,25 @@ def _bump(self: Tensor) -> Tensor:
 # ============================================================== copy_, fill_, zero_
 # Entries of the op table (``reftensor/_ops/native_functions.py``); their CPU and Meta
 # kernels are registered here.
-def _check_copy(self: Tensor, src: Operand) -> None:
+def _check_copy(self: Tensor, src: Operand) -> str:
     """``self.copy_(src)``: self may not be expanded nor partly overlap ``src``, and is
     never broadcast.
+
+    Returns self's internal overlap ("no" or "too hard": ``iterator.has_internal_overlap``).
 
     Raises:
         RuntimeError: any of these.
     """
-    iterator.assert_no_internal_overlap(self)
+    overlap = iterator.has_internal_overlap(self)
+    if overlap == "yes":
+        iterator.assert_no_internal_overlap(self)  # raises torch's error
     if isinstance(src, Tensor):
         iterator.assert_no_partial_overlap(self, src)
     shape = broadcasting.infer_broadcast_size(self._shape, _shape(src))
     if shape != self._shape:
         raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                            f"broadcast shape {list(shape)}")
+    return overlap
 
 
 @aten.copy_.default.impl(DispatchKey.CPU)
@@ -387,8 +399,8 @@ def copy_(self: Tensor, src: Operand, non_blocking: builtins.bool = False) -> Te
     ``_version``."""
     if src is self:
         return _bump(self)
-    _check_copy(self, src)
-    if isinstance(src, Tensor) and iterator.has_internal_overlap(self) == "too hard":
+    overlap = _check_copy(self, src)
+    if overlap == "too hard" and isinstance(src, Tensor):
         _copy_one_by_one(self, src)  # elements of self share locations: the last write wins
         return _bump(self)
     raw = src._elements() if isinstance(src, Tensor) else number_array(src, self._dtype)
@@ -400,12 +412,8 @@ def _copy_one_by_one(self: Tensor, src: Tensor) -> None:
     """``copy_`` into a ``self`` whose elements share locations torch does not detect ("too
     hard"): torch writes one element at a time in TensorIterator's order (the innermost dim
     fastest), so where two elements share a location the later write stays."""
-    shape = self._shape
-    seen = _strides_at(src, shape)
-    order = layout.innermost_first(shape, [self._stride, seen])
-    for outer_first in itertools.product(*(range(shape[d]) for d in reversed(order))):
-        position = dict(zip(reversed(order), outer_first, strict=True))
-        index = tuple(position[d] for d in range(len(shape)))
+    seen = _strides_at(src, self._shape)
+    for index in _torch_order(self._shape, [self._stride, seen]):
         value = Tensor._make(src._storage, (), (),
                              layout.storage_index(index, seen, src._storage_offset), src._dtype)
         one = Tensor._make(self._storage, (), (),

@@ -110,6 +110,15 @@ def grade_task(ship: Shipment, outcome: grade.Outcome, rebuilt: Any,
     return grade.grade_rebuilt_in_own_process(outcome, rebuilt, elapsed, _context(ship))
 
 
+def _scheduler_answers(client: Any, timeout: float = 5.0) -> bool:
+    """Whether the client's scheduler still answers (a cancelled task alone does not say)."""
+    try:
+        client.sync(client.scheduler.identity, callback_timeout=timeout)
+        return True
+    except Exception:  # noqa: BLE001 - any failure to answer is no answer
+        return False
+
+
 def _failed_twice(outcome: grade.Outcome, err: BaseException) -> grade.Outcome:
     outcome.review(safe_text(f"grading this submission on the cluster failed twice "
                              f"({type(err).__name__}: {err}); grade it again", 300))
@@ -151,9 +160,13 @@ def grade_on_cluster(client: Any, ctx: grade.GradingContext, folders: dict[str, 
             result = future.result()
         except KilledWorker as err:
             result = _failed_twice(waiting[future], err)
-        except FutureCancelledError as err:  # the client lost the scheduler
-            lost = err
-            continue
+        except FutureCancelledError as err:
+            if not _scheduler_answers(client):  # the client lost the scheduler
+                lost = err
+                continue
+            # the scheduler is there and dropped the task (a worker lost under load can end
+            # a task so, "already forgotten"): this submission's failure, not the run's
+            result = _failed_twice(waiting[future], err)
         except Exception as err:  # noqa: BLE001 - the task raised on its retry too
             result = _failed_twice(waiting[future], err)
         finish(result)

@@ -49,8 +49,13 @@ def _answers(folder: Path) -> dict[str, str]:
     return answers
 
 
-def run(out: Path, *, site: bool = True, workers: int = 2, progress=print) -> dict:
+def run(out: Path, *, site: bool = True, workers: int = 2, progress=print,
+        course: Path | None = None) -> dict:
     """Release, collect, grade (trusted re-check in sandboxes), feedback, export, site.
+
+    ``course``: where the release is regenerated (the repository's ``course/`` by default,
+    as ``make demo`` does; the test suite gives a folder of its own, so that nothing else
+    reading ``course/`` meanwhile sees it half written).
 
     Returns a summary dict: outcomes (``grade.Outcome``), paths, seconds taken.
     """
@@ -61,11 +66,12 @@ def run(out: Path, *, site: bool = True, workers: int = 2, progress=print) -> di
     out.mkdir(parents=True)
     workspace = out / "workspace"
 
-    progress("1/5 regenerating the release (course/) from solutions/")
-    pipeline.release([CHAPTER])
+    course = pipeline.COURSE if course is None else course
+    progress(f"1/5 regenerating the release ({course.name}/) from solutions/")
+    pipeline.release([CHAPTER], course_dir=course)
     progress("2/5 writing the sample class's submissions")
     incoming = out / "incoming"
-    build_submissions(pipeline.COURSE, incoming)
+    build_submissions(course, incoming)
     progress(f"3/5 grading {len(list(incoming.iterdir()))} submissions ({workers} workers)")
     outcomes = grade.grade_class(workspace, incoming, CHAPTER, workers=workers,
                                  progress=True)
@@ -76,7 +82,7 @@ def run(out: Path, *, site: bool = True, workers: int = 2, progress=print) -> di
         progress("5/5 building the website")
         from .site import build_site
 
-        site_index = build_site(pipeline.COURSE, out / "site")
+        site_index = build_site(course, out / "site")
     return {"outcomes": outcomes, "workspace": workspace, "feedback": feedback_dir,
             "grades_csv": workspace / "grades.csv", "site": site_index,
             "seconds": time.perf_counter() - started}

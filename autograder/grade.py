@@ -86,6 +86,10 @@ class Outcome:
     answers: dict[str, str] = field(default_factory=dict)  # grade_id -> rebuilt source
     sha256: str = ""
     seconds: float = 0.0
+    # of the seconds, spent in sandboxes: on a CPU, and waiting for a CPU the host's other
+    # work held (the time-budget rule does not count the wait: see grade_rebuilt)
+    cpu_seconds: float = 0.0
+    wait_seconds: float = 0.0
     peak_rss_mb: float = 0.0  # the grading process's own peak memory for this submission
     own_notebook: str | None = None  # the own run's notebook, only with safe_feedback off
     submitted_at: str = ""  # the server's time, from ``collect``'s record (ISO 8601, UTC)
@@ -269,6 +273,7 @@ def grade_rebuilt(outcome: Outcome, rebuilt: rebuild.Rebuilt, ctx: GradingContex
     each in sandboxes, within the submission's time budget counted from ``started``
     (``time.perf_counter()``); then the states. Runs on the grading machine or a worker."""
     layout = ctx.layout
+    used_before = sandbox.usage()
     if ctx.settings.sandbox and not ctx.sandboxed:
         # Never run student code unconfined: say so, loudly, on every submission.
         outcome.review(f"not graded: no sandbox on this machine ({ctx.sandbox_reason}); "
@@ -357,10 +362,24 @@ def grade_rebuilt(outcome: Outcome, rebuilt: rebuild.Rebuilt, ctx: GradingContex
                 outcome.notes.append(f"{test}: passes the notebook's own cases, fails "
                                      "freshly drawn ones")
     outcome.seconds = time.perf_counter() - started
-    if outcome.seconds > budget * ctx.settings.slow_fraction:
-        outcome.review(f"took {outcome.seconds:.0f} s of its {budget:.0f} s time budget: an "
-                       "answer may be stalling on purpose")
+    _time_rule(outcome, sandbox.usage().since(used_before), ctx.settings)
     return outcome
+
+
+def _time_rule(outcome: Outcome, used: sandbox.Usage, settings: Settings) -> None:
+    """Flag a submission that used more than ``slow_fraction`` of its time budget, counting
+    its wall time less the time its sandboxes waited for a CPU that other work held (so an
+    honest answer graded on a loaded host is not flagged for the host's load, while one that
+    sleeps or stalls is), or its sandboxes' CPU time, whichever is larger."""
+    outcome.cpu_seconds = used.cpu_seconds
+    outcome.wait_seconds = used.seconds - used.unloaded_seconds
+    counted = max(outcome.seconds - outcome.wait_seconds, used.cpu_seconds)
+    budget = settings.submission_budget
+    if counted > budget * settings.slow_fraction:
+        waited = (f" ({outcome.wait_seconds:.0f} s of it waiting for a busy CPU, not counted)"
+                  if outcome.wait_seconds >= 1 else "")
+        outcome.review(f"took {counted:.0f} s of its {budget:.0f} s time budget{waited}: an "
+                       "answer may be stalling on purpose")
 
 
 def _on_notebook_cases(test: str, trusted_score: float, layout: Layout,
@@ -921,7 +940,8 @@ def _record_of(o: Outcome, chapter: str) -> dict[str, Any]:
             "notes": [safe_text(n) for n in o.notes], "scores": o.scores,
             "max_scores": o.max_scores, "notebook_scores": o.notebook_scores,
             "written": written, "total": o.total, "max": o.max_total,
-            "seconds": round(o.seconds, 2), "peak_rss_mb": round(o.peak_rss_mb, 1),
+            "seconds": round(o.seconds, 2), "cpu_seconds": round(o.cpu_seconds, 2),
+            "wait_seconds": round(o.wait_seconds, 2), "peak_rss_mb": round(o.peak_rss_mb, 1),
             "sha256": o.sha256, "submitted_at": o.submitted_at or None, "late": o.late}
 
 

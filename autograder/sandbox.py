@@ -25,7 +25,8 @@ Layering of one sandboxed command, outermost first (see ``command()``):
 
    Directories created to hold these mount points are made ``0755``: bwrap would make them
    ``0700`` (root only), which would hide ``/root/.pyenv/...`` from the dropped user.
-2. ``setpriv`` drops to the grader user (real, effective and saved ids), clears supplementary
+2. ``setpriv`` drops to the slot's grader user (real, effective and saved ids; each sandbox
+   running at once holds a slot of its own, ``SLOTS`` of them), clears supplementary
    groups, empties the inheritable and bounding capability sets and sets ``no_new_privs``.
 3. ``prlimit`` sets hard and soft resource limits (``Limits``), then execs the command.
 
@@ -33,7 +34,7 @@ Layering of one sandboxed command, outermost first (see ``command()``):
 from ``--info-fd``. On timeout it SIGKILLs that pid 1 (through a pidfd); the kernel then kills
 every process of the pid namespace, whatever signals they ignore and however they detached, and
 bwrap exits (bwrap's process group is SIGKILLed as well if it does not). Before returning it
-checks /proc that no process of the grader user is left in that namespace.
+checks /proc that no process of the slot's user is left in that namespace.
 
 The sandbox needs root, ``bwrap``, ``setpriv`` and ``prlimit``. ``status()`` says whether it
 works here and, if not, what is missing; ``command()`` and ``run()`` raise
@@ -44,14 +45,22 @@ What comes back from a sandbox is only bytes: its exit status, at most ``output_
 of each of stdout and stderr (counted while they are read), and whatever the caller reads from
 the file descriptors it passes in (``pass_fds``), which the caller must bound itself.
 
+While it waits, ``run()`` samples the scheduler's statistics of the sandbox's tasks: the
+``Result`` says how long they were on a CPU and how long they waited for one (the host's load),
+and ``usage()`` sums every run of the process, so that a time rule can leave the host's load
+out.
+
 What the limits do not cover: RLIMIT_AS is per process (a program with many processes may use
-``processes * memory_mb``), RLIMIT_NPROC counts every process and thread of the grader user on
-the whole machine (concurrent sandboxes share it). The scratch tmpfs is memory: each running
-sandbox may hold up to ``scratch_mb`` of it until it ends. No seccomp filter is installed.
+``processes * memory_mb``); RLIMIT_NPROC counts every process and thread of a user on the whole
+machine, so each sandbox running at once runs as a user of its own (a slot); more than
+``SLOTS`` at once wait for a slot. The scratch tmpfs is memory: each running sandbox may hold
+up to ``scratch_mb`` of it until it ends. No seccomp filter is installed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import glob
 import hashlib
@@ -59,6 +68,7 @@ import json
 import logging
 import os
 import pwd
+import py_compile
 import select
 import shutil
 import signal
@@ -68,16 +78,21 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 __all__ = ["SandboxUnavailable", "Limits", "Status", "Result", "status", "command", "run",
-           "install_files", "leftover_processes", "GRADER_USER", "SCRATCH"]
+           "install_files", "leftover_processes", "escaped_processes", "usage", "Usage",
+           "GRADER_USER", "SCRATCH"]
 
 log = logging.getLogger(__name__)
 
 GRADER_USER = "reftensor-grader"
+#: sandboxes that may run at once, each as a user of its own (GRADER_USER, then
+#: GRADER_USER-1, ...): RLIMIT_NPROC counts a user's processes machine-wide, so a sandbox that
+#: forks to its limit must not take the processes of another running beside it
+SLOTS = max(1, int(os.environ.get("REFTENSOR_SANDBOX_SLOTS", "16")))
 FALLBACK_USER = "nobody"
 MASKED_PACKAGES = ("torch", "functorch", "torchgen")
 # Where the sandbox-only Python path (the torch blocker) appears inside the sandbox.
@@ -123,7 +138,7 @@ class Limits:
 
     memory_mb: int = 2048      # RLIMIT_AS: address space per process
     cpu_seconds: int = 120     # RLIMIT_CPU: CPU time per process
-    processes: int = 256       # RLIMIT_NPROC: processes and threads of the grader user
+    processes: int = 256       # RLIMIT_NPROC: processes and threads of the slot's user
     file_size_mb: int = 16     # RLIMIT_FSIZE: largest file a process may write
     open_files: int = 256      # RLIMIT_NOFILE
     scratch_mb: int = 128      # size of the tmpfs on /tmp, the only writable place
@@ -137,6 +152,9 @@ class Status:
     reason: str
     user: str | None
     uid: int | None
+    # every slot's uid (``uid`` is the first): each sandbox that runs at the same time as
+    # others runs as a user of its own, so no sandbox shares another's process limit
+    uids: tuple[int, ...] = ()
 
 
 @dataclass
@@ -153,6 +171,26 @@ class Result:
     stderr: bytes
     timed_out: bool
     seconds: float
+    # Of the sandbox's tasks, summed (sampled from /proc while it ran, see _Accounting):
+    # seconds on a CPU, and seconds spent ready to run but waiting for a CPU (the host's load)
+    cpu_seconds: float = 0.0
+    wait_seconds: float = 0.0
+
+
+@dataclass
+class Usage:
+    """What this process's sandboxed runs have cost so far (see :func:`usage`)."""
+
+    runs: int = 0
+    seconds: float = 0.0  # wall seconds, run by run
+    cpu_seconds: float = 0.0
+    wait_seconds: float = 0.0  # ready to run, waiting for a CPU that other work held
+    # wall seconds less the wait, run by run (never below 0): what the runs would have taken
+    # on an idle machine
+    unloaded_seconds: float = 0.0
+
+    def since(self, earlier: Usage) -> Usage:
+        return Usage(*(a - b for a, b in zip(astuple(self), astuple(earlier), strict=True)))
 
 
 @dataclass(frozen=True)
@@ -199,15 +237,21 @@ def _probe() -> Status:
         user, note = _ensure_user()
     except OSError as err:
         return Status(False, f"no unprivileged user to run as: {err}", None, None)
+    slots, slot_note = _slot_users(user) if not note else ([user], "")
     try:
-        _support_dir(user)
+        for slot in slots:
+            _support_dir(slot)
     except OSError as err:
         return Status(False, f"cannot write the sandbox support files: {err}", None, None)
     trouble = _trial_run(user)
     if trouble:
         return Status(False, f"trial run in the sandbox failed: {trouble}", user.name, user.uid)
-    reason = f"bubblewrap sandbox running as {user.name} (uid {user.uid})"
-    return Status(True, f"{reason}; {note}" if note else reason, user.name, user.uid)
+    reason = (f"bubblewrap sandbox running as {user.name} (uid {user.uid})"
+              + (f" and {len(slots) - 1} more users, one per sandbox running at once"
+                 if len(slots) > 1 else ""))
+    notes = "; ".join(n for n in (note, slot_note) if n)
+    return Status(True, f"{reason}; {notes}" if notes else reason, user.name, user.uid,
+                  tuple(u.uid for u in slots))
 
 
 def _ensure_user() -> tuple[_User, str]:
@@ -233,6 +277,67 @@ def _ensure_user() -> tuple[_User, str]:
     note = (f"fallback: could not create {GRADER_USER} ({why}); running as {FALLBACK_USER}, "
             f"whose processes other services may share")
     return _User(entry.pw_name, entry.pw_uid, entry.pw_gid), note
+
+
+def _slot_users(first: _User) -> tuple[list[_User], str]:
+    """The users of the sandbox slots: ``first`` (the grader user) and ``SLOTS - 1`` more
+    (``reftensor-grader-1``, ...), created if missing. Where they cannot be created, every
+    sandbox runs as ``first`` and the note says what that costs."""
+    users = [first]
+    for k in range(1, SLOTS):
+        name = f"{GRADER_USER}-{k}"
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            done = subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                                   "/usr/sbin/nologin", name], capture_output=True, text=True)
+            try:
+                entry = pwd.getpwnam(name)
+            except KeyError:
+                why = (done.stderr or done.stdout).strip() or f"exit {done.returncode}"
+                return [first], (f"one user for every sandbox (could not create {name}: "
+                                 f"{why}): sandboxes running at once share one process limit")
+        users.append(_User(entry.pw_name, entry.pw_uid, entry.pw_gid))
+    return users, ""
+
+
+@contextlib.contextmanager
+def _slot() -> Iterator[_User]:
+    """A sandbox slot held for one run: its user runs no other sandbox meanwhile, in this
+    process or any other (an exclusive lock on the slot's file, which the kernel releases when
+    the holder dies). Waits for a slot when every one is busy."""
+    state = status()
+    if not state.available:
+        raise SandboxUnavailable(f"the grading sandbox is unavailable: {state.reason}")
+    users = [_User(e.pw_name, e.pw_uid, e.pw_gid) for e in map(pwd.getpwuid, state.uids)] \
+        or [_require()]
+    folder = _support_root() / "slots"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o077:
+        raise SandboxUnavailable(f"{folder} is not a folder of root's alone")
+    start = (os.getpid() + threading.get_ident()) % len(users)
+    order = [(start + k) % len(users) for k in range(len(users))]
+    fds = {}
+    try:
+        for blocking in (False, True):
+            for k in order if not blocking else order[:1]:
+                fd = fds.get(k)
+                if fd is None:
+                    fd = fds[k] = os.open(folder / f"slot-{k}", os.O_RDWR | os.O_CREAT
+                                          | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+                except BlockingIOError:
+                    continue
+                try:
+                    yield users[k]
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                return
+    finally:
+        for fd in fds.values():
+            os.close(fd)
 
 
 def _trial_run(user: _User) -> str | None:
@@ -441,6 +546,12 @@ def _support_dir(user: _User) -> Path:
     })
 
 
+def _support_root() -> Path:
+    # (/tmp inside a sandbox is its scratch tmpfs, which would hide anything bound from there)
+    return SUPPORT_ROOT if os.access(SUPPORT_ROOT.parent, os.W_OK) else Path(
+        "/var/tmp", "reftensor-sandbox-root")
+
+
 def install_files(kind: str, files: Mapping[str, bytes]) -> Path:
     """A root-owned, read-only folder holding ``files`` (relative path -> bytes), under
     ``SUPPORT_ROOT``, named by ``kind`` and a hash of the content, for binding into sandboxes.
@@ -449,13 +560,14 @@ def install_files(kind: str, files: Mapping[str, bytes]) -> Path:
     so whatever a sandbox runs from here was written by root alone; a second call with the
     same content returns the same folder, and a command built by one process still finds it.
     Folders are 0755 and files 0644; the root folder must be root's and writable only by it.
+    Python files are compiled here too (``__pycache__``, checked against the source's hash,
+    for this interpreter): a sandbox cannot write bytecode, and would otherwise compile every
+    module it imports again, in every sandbox.
     """
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
-    # (/tmp inside a sandbox is its scratch tmpfs, which would hide anything bound from there)
-    root = SUPPORT_ROOT if os.access(SUPPORT_ROOT.parent, os.W_OK) else Path(
-        "/var/tmp", "reftensor-sandbox-root")
+    root = _support_root()
     target = root / f"{kind}-{digest.hexdigest()[:16]}"
     root.mkdir(mode=0o755, exist_ok=True)
     info = root.lstat()
@@ -471,6 +583,14 @@ def install_files(kind: str, files: Mapping[str, bytes]) -> Path:
         path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         path.write_bytes(data)
         path.chmod(0o644)
+        if path.suffix == ".py":
+            try:
+                compiled = py_compile.compile(
+                    str(path), doraise=True,
+                    invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+                Path(compiled).chmod(0o644)
+            except py_compile.PyCompileError:
+                pass  # a file Python cannot compile gets no bytecode; importing it says why
     for folder in [staging, *(p for p in staging.rglob("*") if p.is_dir())]:
         folder.chmod(0o755)
     try:
@@ -505,10 +625,10 @@ def run(argv: list[str], *, readable: Sequence[Path] = (), input: bytes | None =
     call remains; if the check that proves it fails, RuntimeError is raised. Each of stdout and
     stderr keeps at most ``output_limit`` bytes, counted while they are read.
     """
-    user = _require()
-    cmd = _build(argv, user=user, readable=readable, env=env, limits=limits, cwd=None)
-    return _execute(cmd, user=user, input=input, timeout=timeout, pass_fds=pass_fds,
-                    stop=stop, output_limit=output_limit)
+    with _slot() as user:
+        cmd = _build(argv, user=user, readable=readable, env=env, limits=limits, cwd=None)
+        return _execute(cmd, user=user, input=input, timeout=timeout, pass_fds=pass_fds,
+                        stop=stop, output_limit=output_limit)
 
 
 def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float,
@@ -538,11 +658,14 @@ def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float
     # While this pidfd on the sandbox's pid 1 is open, its pid namespace cannot be freed, so
     # the namespace's number cannot be reused by another sandbox before the check below.
     inner = _pidfd(info.get("child-pid"), parent=proc.pid)
+    accounting = _Accounting(info.get("child-pid") if inner is not None else None)
     timed_out = False
     try:
         deadline = start + timeout
         while True:
-            step = min(0.1 if stop is not None else 3600.0, deadline - time.monotonic())
+            accounting.sample()
+            step = min(0.1 if stop is not None else accounting.interval(),
+                       deadline - time.monotonic())
             try:
                 proc.wait(timeout=max(0.0, step))
                 break
@@ -562,7 +685,81 @@ def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float
     finally:
         if inner is not None:
             os.close(inner)
-    return Result(proc.returncode, bytes(outputs[0]), bytes(outputs[1]), timed_out, seconds)
+    cpu, wait = accounting.totals()
+    with _USAGE_LOCK:
+        _USAGE.runs += 1
+        _USAGE.seconds += seconds
+        _USAGE.cpu_seconds += cpu
+        _USAGE.wait_seconds += wait
+        _USAGE.unloaded_seconds += max(0.0, seconds - wait)
+    return Result(proc.returncode, bytes(outputs[0]), bytes(outputs[1]), timed_out, seconds,
+                  cpu, wait)
+
+
+_USAGE = Usage()
+_USAGE_LOCK = threading.Lock()
+
+
+def usage() -> Usage:
+    """The sandboxed runs of this process so far, summed (a copy): take it before and after a
+    piece of work and subtract (``Usage.since``) for what that work cost. The grader grades
+    each submission in a process of its own, so there the difference is that submission's."""
+    with _USAGE_LOCK:
+        return Usage(*astuple(_USAGE))
+
+
+class _Accounting:
+    """The scheduler's statistics of a running sandbox's tasks, sampled from /proc.
+
+    Every sample walks the process tree under the sandbox's pid 1 (``/proc/<pid>/task/<tid>/
+    children``) and reads each task's ``schedstat``: nanoseconds on a CPU and nanoseconds
+    runnable but waiting for one. The largest reading of each task is kept; what a task did
+    after the last sample before it exited is not counted. The files are the kernel's (nothing
+    the sandbox can write), each read bounded. Samples come often at first and then every
+    0.25 s, so a short run costs almost nothing and a long one is followed closely.
+    """
+
+    MAX_TASKS = 2048  # per sample: a process limit of 256 keeps the tree smaller than this
+
+    def __init__(self, root: int | None) -> None:
+        self.root = root
+        self.samples = 0
+        self.seen: dict[int, tuple[int, int]] = {}  # tid -> (on a CPU, waiting), ns
+
+    def interval(self) -> float:
+        return 0.25 if self.samples > 8 else 0.03 * self.samples + 0.01
+
+    def sample(self) -> None:
+        self.samples += 1
+        if self.root is None:
+            return
+        todo, done = [self.root], 0
+        while todo and done < self.MAX_TASKS:
+            pid = todo.pop()
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                done += 1
+                if not tid.isdigit() or done > self.MAX_TASKS:
+                    break
+                base = f"/proc/{pid}/task/{tid}/"
+                try:
+                    with open(base + "schedstat", "rb") as handle:
+                        fields = handle.read(256).split()
+                    on_cpu, waiting = int(fields[0]), int(fields[1])
+                    with open(base + "children", "rb") as handle:
+                        todo += [int(c) for c in handle.read(65536).split()]
+                except (OSError, ValueError, IndexError):
+                    continue
+                old = self.seen.get(int(tid), (0, 0))
+                self.seen[int(tid)] = (max(old[0], on_cpu), max(old[1], waiting))
+
+    def totals(self) -> tuple[float, float]:
+        """(seconds on a CPU, seconds waiting for one), summed over the tasks seen."""
+        return (sum(c for c, _ in self.seen.values()) / 1e9,
+                sum(w for _, w in self.seen.values()) / 1e9)
 
 
 def _drain(stream, out: bytearray, limit: int) -> None:
@@ -676,17 +873,64 @@ def _pid_namespace(pid: int) -> int | None:
         return None
 
 
-def leftover_processes(uid: int | None = None) -> list[int]:
-    """Pids (host view) of all processes owned by the grader user, for the grading audit."""
-    if uid is None:
-        state = status()
-        if state.uid is None:
+def _slot_uids() -> tuple[int, ...]:
+    """The grader users' uids, from ``status()`` or, where it found no sandbox, by name."""
+    state = status()
+    if state.uids:
+        return state.uids
+    found = []
+    for name in [GRADER_USER] + [f"{GRADER_USER}-{k}" for k in range(1, SLOTS)]:
+        try:
+            found.append(pwd.getpwnam(name).pw_uid)
+        except KeyError:
+            continue
+    return tuple(found)
+
+
+def escaped_processes(uid: int | None = None) -> list[int]:
+    """Pids (host view) of the grader user's processes that no running sandbox holds: any in
+    the host's pid namespace, and any in a sandbox whose bwrap has exited or has lost the
+    grading process that started it (bwrap reparented to pid 1). Processes inside sandboxes
+    that grading runs are still running, this one's or others beside it, are not counted, so
+    the check holds while other runs go on. (``leftover_processes`` counts every process.)"""
+    host = _pid_namespace(1)
+    escaped = []
+    for pid in leftover_processes(uid):
+        namespace = _pid_namespace(pid)
+        if namespace is None:
+            continue  # gone meanwhile
+        if namespace == host or not _held_by_a_running_sandbox(pid, namespace):
+            escaped.append(pid)
+    return escaped
+
+
+def _held_by_a_running_sandbox(pid: int, namespace: int) -> bool:
+    """Whether ``pid``'s pid namespace has its pid 1 under a bwrap that is still some
+    process's child other than pid 1's."""
+    for _ in range(4096):  # a chain of ancestors in one namespace, bounded
+        parent = _ppid(pid)
+        if parent is None or parent <= 1:
+            return False
+        if _pid_namespace(parent) != namespace:  # pid is the namespace's pid 1
             try:
-                uid = pwd.getpwnam(GRADER_USER).pw_uid
-            except KeyError:
-                return []
-        else:
-            uid = state.uid
+                comm = Path(f"/proc/{parent}/comm").read_text().strip()
+            except OSError:
+                return False
+            grand = _ppid(parent)
+            return comm == "bwrap" and grand is not None and grand > 1
+        pid = parent
+    return False
+
+
+def leftover_processes(uid: int | None = None) -> list[int]:
+    """Pids (host view) of all processes owned by ``uid``, or by any slot's user (the grader
+    users), for the grading audit."""
+    if uid is None:
+        uids = set(_slot_uids())
+        if not uids:
+            return []
+    else:
+        uids = {uid}
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -695,7 +939,7 @@ def leftover_processes(uid: int | None = None) -> list[int]:
             with open(f"/proc/{entry}/status") as handle:
                 for line in handle:
                     if line.startswith("Uid:"):
-                        if int(line.split()[1]) == uid:
+                        if int(line.split()[1]) in uids:
                             found.append(int(entry))
                         break
         except OSError:

@@ -80,21 +80,7 @@ def prepare_run(folder: Path, names: list[str], seed: int | None = None, *,
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
     seed = secrets.randbits(63) if seed is None else seed
-    plans = {}
-    for name in names:
-        ex = exercises.get(name)
-        # fixed cases first (the visible test's), then edge and drawn ones, no duplicates
-        cases = checks.cases(name, hidden=True, seed=None if default_seeds else seed)
-        # then the notebook's own hidden cases that are not among them
-        where = {_key(c): i for i, c in enumerate(cases)}
-        notebook = [0]
-        for case in checks.cases(name, hidden=True):
-            if _key(case) not in where:
-                where[_key(case)] = len(cases)
-                cases.append(case)
-            notebook.append(where[_key(case)])
-        plans[name] = ExercisePlan(name, cases, references.compute(ex, cases), len(ex.fixed),
-                                   sorted(set(notebook)))
+    plans = {name: _exercise_plan(name, None if default_seeds else seed) for name in names}
     plan = RunPlan(seed, references.torch_version(), plans, folder)
     _write_private(folder / "references.json", {
         "torch_version": plan.torch_version,
@@ -108,6 +94,32 @@ def prepare_run(folder: Path, names: list[str], seed: int | None = None, *,
         },
     })
     return plan
+
+
+_PLANS: dict[tuple[str, int | None], ExercisePlan] = {}
+
+
+def _exercise_plan(name: str, seed: int | None) -> ExercisePlan:
+    """One exercise's cases and torch's answers for ``seed`` (None: its public default
+    seed). The same seed gives the same plan, so a process computes each one once (grading
+    again with a run's seed, or several runs of the test suite with one seed)."""
+    kept = _PLANS.get((name, seed))
+    if kept is None:
+        ex = exercises.get(name)
+        # fixed cases first (the visible test's), then edge and drawn ones, no duplicates
+        cases = checks.cases(name, hidden=True, seed=seed)
+        # then the notebook's own hidden cases that are not among them
+        where = {_key(c): i for i, c in enumerate(cases)}
+        notebook = [0]
+        for case in checks.cases(name, hidden=True):
+            if _key(case) not in where:
+                where[_key(case)] = len(cases)
+                cases.append(case)
+            notebook.append(where[_key(case)])
+        kept = _PLANS[name, seed] = ExercisePlan(name, cases, references.compute(ex, cases),
+                                                 len(ex.fixed), sorted(set(notebook)))
+    return ExercisePlan(kept.name, list(kept.cases), list(kept.expected), kept.fixed,
+                        list(kept.notebook))
 
 
 def _key(case: Case) -> str:
@@ -131,9 +143,8 @@ def notebook_references(path: Path, names: list[str]) -> Path:
     depends on these: it comes from the fresh-seed cases above."""
     data = {}
     for name in names:
-        ex = exercises.get(name)
-        cases = checks.cases(name, hidden=True)
-        data[name] = [[encode(c.args), encode(c.context), tag(e)]
-                      for c, e in zip(cases, references.compute(ex, cases), strict=True)]
+        plan = _exercise_plan(name, None)  # the public default-seed cases, fixed ones first
+        data[name] = [[encode(plan.cases[i].args), encode(plan.cases[i].context),
+                       tag(plan.expected[i])] for i in range(len(plan.cases))]
     path.write_text(json.dumps({"torch_version": references.torch_version(), "pairs": data}))
     return path

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,7 +46,19 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["CHROMIUM", "SENTINEL", "unavailable", "script_executions", "Browser",
-           "JupyterServer", "jupyter_server", "formgrader_executions"]
+           "JupyterServer", "jupyter_server", "formgrader_executions", "spawn_progress_cut"]
+
+#: JupyterHub's spawn-pending page reads the server's start as an event stream; the browser
+#: cuts it (net::ERR_ABORTED) when the page moves on to the lab, on a loaded machine too
+SPAWN_PROGRESS = re.compile(r"/hub/api/users/[^/]+/(server|servers/[^/]+)/progress$")
+
+
+def spawn_progress_cut(url: str, failure: str | None) -> bool:
+    """Whether a failed request is that stream, aborted: the one failed request that is not
+    an error (every other failed request is)."""
+    path = urllib.parse.urlsplit(url).path
+    return bool(SPAWN_PROGRESS.search(path)) and "ERR_ABORTED" in (failure or "")
+
 
 #: Debian's Chromium binary (``/usr/bin/chromium`` is a shell wrapper around it)
 CHROMIUM = Path("/usr/lib/chromium/chromium")

@@ -1,28 +1,88 @@
 import os
 import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-# How many examples Hypothesis draws per property test. ``default`` and ``ci`` (what
-# `make test` runs) draw half of the full depth, to keep the suite within CI's time budget;
-# the strategies still generate every hard layout (0-d, empty and size-1 dims, permuted,
-# stepped, offset, stride 0, overlapping). Tests with their own count write it as
-# ``examples(n)`` (tests/strategies.py), which scales the same way.
+from tests import tiers  # noqa: E402 - needs the repository on sys.path
+
+# How many examples Hypothesis draws per property test. The fast tier (``make test``: profiles
+# ``default`` and ``ci``) draws a third of the full depth; the full tier (``make test-full``)
+# loads ``full``. The strategies generate every hard layout (0-d, empty and size-1 dims,
+# permuted, stepped, offset, stride 0, overlapping) in every profile. Tests with their own
+# count write it as ``examples(n)`` (tests/strategies.py), which scales the same way.
 #   HYPOTHESIS_PROFILE=full      the full depth: 60 per test (and each examples(n) at n)
 #   HYPOTHESIS_PROFILE=thorough  a long hunt for mismatches: 1,500 per test, 25 x n
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
-settings.register_profile("default", max_examples=30, **_COMMON)
-settings.register_profile("ci", max_examples=30, derandomize=True, **_COMMON)
+settings.register_profile("default", max_examples=20, **_COMMON)
+settings.register_profile("ci", max_examples=20, derandomize=True, **_COMMON)
 settings.register_profile("full", max_examples=60, **_COMMON)
 settings.register_profile(
     "thorough", max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
-                      or ("ci" if os.environ.get("CI") else "default"))
+                      or ("full" if tiers.FULL else "ci" if os.environ.get("CI") else "default"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fast: in the fast tier (every test not marked full)")
+    config.addinivalue_line("markers", "full: only in the full tier (make test-full)")
+
+
+#: Modules whose fixtures grade whole classes, longest first: they start first, so that with
+#: two pytest-xdist workers (``make test``) the longest runs overlap the many short tests
+#: instead of trailing after them. Every other module keeps its place after these.
+LONGEST_FIRST = ("test_adversarial_host", "test_adversarial", "test_term", "test_notebooks",
+                 "test_cluster", "test_grading", "test_site", "test_edition",
+                 "test_ch02_ch03_exercises", "test_ch05_exercises", "test_ch08_exercises",
+                 "test_ch04_exercises", "test_sanitize", "test_bench", "test_opinfo")
+
+
+def _module_rank(item) -> int:
+    name = item.module.__name__.rpartition(".")[2] if item.module else ""
+    return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test of the fast tier ``fast``; in the fast tier, leave the ``full`` ones
+    out (they are reported as deselected, with the tier named in the header); run the
+    modules of ``LONGEST_FIRST`` first."""
+    items.sort(key=_module_rank)  # stable: each module's tests keep their order
+    kept, left = [], []
+    for item in items:
+        if item.get_closest_marker("full") is None:
+            item.add_marker(pytest.mark.fast)
+            kept.append(item)
+        else:
+            left.append(item)
+    if not tiers.FULL and left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def pytest_report_header(config):
+    return (f"test tier: {tiers.TIER} (REFTENSOR_TEST_TIER); Hypothesis profile: "
+            f"{settings.get_current_profile_name()}")
+
+
+def pytest_sessionfinish(session):
+    """In a pytest-xdist worker: hand this worker's conformance counts to the controller."""
+    from tests.difftest import STATS
+
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["difftest"] = dict(STATS)
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook
+def pytest_testnodedown(node, error):
+    """In the controller: add a finished worker's conformance counts."""
+    from tests.difftest import STATS
+
+    STATS.update(getattr(node, "workeroutput", {}).get("difftest", {}))
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -43,7 +43,7 @@ FULL_DEPTH = 60
 
 def examples(n: int) -> int:
     """``@settings(max_examples=examples(n))``: ``n`` examples at full depth, scaled like the
-    loaded Hypothesis profile (half of ``n`` under ``default`` and ``ci``, ``n`` under
+    loaded Hypothesis profile (a third of ``n`` under ``default`` and ``ci``, ``n`` under
     ``full``, 25 times ``n`` under ``thorough``), so that every profile reaches these tests
     too. tests/conftest.py loads the profile before any test module is imported."""
     return max(1, round(n * settings.default.max_examples / FULL_DEPTH))

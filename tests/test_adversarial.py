@@ -95,10 +95,10 @@ def graded(tmp_path_factory):
 
 
 def _survivors(patience: float = 10.0) -> list[int]:
-    """Processes of the grader user still alive once their namespaces had time to die (this
-    module's runs are the only sandboxes on the machine while it runs)."""
+    """Processes of the grader user still alive outside a running sandbox once their
+    namespaces had time to die (other tests' sandboxes may be running beside this module)."""
     deadline = time.monotonic() + patience
-    while (left := sandbox.leftover_processes()) and time.monotonic() < deadline:
+    while (left := sandbox.escaped_processes()) and time.monotonic() < deadline:
         time.sleep(0.2)
     return left
 
@@ -191,21 +191,29 @@ def test_every_submission_has_an_explicit_state_in_the_export(graded):
 
 
 # ---------------------------------------------------------------- defences switched off
+#: the seed of the single-defence runs: one seed, so this process draws their cases and
+#: computes torch's answers once (``trusted._exercise_plan``) for all of them
+DEFENCE_SEED = 20261129
+
+
 def _grade_one(tmp_path: Path, kind: str, settings: grade.Settings) -> grade.Outcome:
     [sample] = [s for s in corpus.samples() if s.kind == kind]
     corpus.write(sample, tmp_path / "inbox")
     [outcome] = grade.grade_class(tmp_path / "ws", tmp_path / "inbox", corpus.CHAPTER,
-                                  progress=False, settings=settings)
+                                  progress=False, settings=settings, seed=DEFENCE_SEED)
     return outcome
 
 
-@pytest.mark.parametrize("defence,kind,on_total", [
+DEFENCES = [
     ("rebuild", "answers_outside_answer_cells", 0),
     ("trusted", "patched_judge", 0),
     ("fresh_seed", "memorized_hidden_cases", 5),
     ("plain_data", "always_equal_object", 0),
     ("sandbox", "reads_solutions", 0),
-])
+]
+
+
+@pytest.mark.parametrize("defence,kind,on_total", DEFENCES)
 def test_each_defence_stops_an_attack_that_gets_through_without_it(graded, tmp_path, defence,
                                                                    kind, on_total):
     """With every defence on (the module's graded run) the attack gets ``on_total``; with
@@ -225,7 +233,7 @@ def test_feedback_defence_keeps_hidden_tests_out(tmp_path):
     inbox = tmp_path / "inbox"
     corpus.write({s.kind: s for s in corpus.samples()}["honest_plain"], inbox)
     grade.grade_class(tmp_path / "ws", inbox, corpus.CHAPTER, progress=False,
-                      settings=replace(FAST, safe_feedback=False))
+                      settings=replace(FAST, safe_feedback=False), seed=DEFENCE_SEED)
     grade.run_feedback(tmp_path / "ws", corpus.CHAPTER)
     from tests.notebooks import readable_text
 
@@ -247,7 +255,7 @@ def test_audit_catches_a_change_to_another_students_files(tmp_path):
     corpus.write(samples["tampers_with_earlier_students"], inbox)
     outcomes = {o.student: o for o in grade.grade_class(
         tmp_path / "ws", inbox, corpus.CHAPTER, progress=False,
-        settings=replace(FAST, sandbox=False))}
+        settings=replace(FAST, sandbox=False), seed=DEFENCE_SEED)}
     assert any("audit: other students' records changed" in r
                for r in outcomes["tampers_with_earlier_students"].reasons)
 

@@ -280,7 +280,7 @@ def graded(tmp_path_factory):
             per_run[run] = _grade_run(run, workspaces[run], root / f"inbox-{run}", canaries,
                                       before, result)
             result["outcomes"].update(_match(per_run[run], folders[run]))
-    result["leftovers"] = sandbox.leftover_processes()
+    result["leftovers"] = sandbox.escaped_processes()  # others' sandboxes may be running
     result.update(samples={s.kind: s for s in samples}, per_run=per_run, folders=folders,
                   workspaces=workspaces, watcher=watcher, canaries=canaries)
     result["leaks"] = _hidden_inputs_in_feedback(workspaces, folders, per_run)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import reftensor._ops
+from tests import tiers
 
 REPO = Path(__file__).resolve().parent.parent
 # The rows issues 5 and 6 ask for. Not imported from benchmarks.bench: importing it would set
@@ -53,16 +54,20 @@ def test_grading_throughput_reports_every_worker_count(tmp_path: Path) -> None:
     if not sandbox.status().available:
         pytest.skip(f"no sandbox: {sandbox.status().reason}")
     out = tmp_path / "grading.json"
+    # the fast tier: one student, one configuration of each path; the full tier: two students
+    # and every configuration `make bench-grading` measures
+    students, workers, schedulers = tiers.pick((1, ["2"], ["local:1"]),
+                                               (2, ["1", "2"], ["local:2"]))
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.grading", "--students", "2", "--workers", "1", "2",
-         "--schedulers", "local:2", "--json", str(out)], cwd=REPO, capture_output=True,
-        text=True, timeout=600)
+        [sys.executable, "-m", "benchmarks.grading", "--students", str(students), "--workers",
+         *workers, "--schedulers", *schedulers, "--json", str(out)], cwd=REPO,
+        capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(out.read_text())
     assert [row["label"] for row in report["rows"]] == [
-        "1 worker(s)", "2 worker(s)", "scheduler local:2"]
+        *(f"{n} worker(s)" for n in workers), *(f"scheduler {s}" for s in schedulers)]
     for row in report["rows"]:
-        assert row["submissions"] == 2 and row["per_minute"] > 0
+        assert row["submissions"] == students and row["per_minute"] > 0
         assert row["orchestrator_cpu_per_submission"] > 0
-        assert sum(row["states"].values()) == 2
+        assert sum(row["states"].values()) == students
         assert row["label"] in done.stdout

@@ -35,8 +35,8 @@ def _class(inbox: Path) -> Path:
 def _records(workspace: Path) -> list[dict]:
     """report.json's records without the timings, which differ from run to run."""
     records = json.loads((workspace / "report.json").read_text())["submissions"]
-    return [{k: v for k, v in r.items() if k not in ("seconds", "peak_rss_mb")}
-            for r in records]
+    timings = ("seconds", "cpu_seconds", "wait_seconds", "peak_rss_mb")
+    return [{k: v for k, v in r.items() if k not in timings} for r in records]
 
 
 def test_a_cluster_run_records_what_a_local_run_records(tmp_path: Path):
@@ -89,8 +89,10 @@ def test_a_killed_worker_costs_a_retry_and_twice_ends_in_review(tmp_path: Path,
     once, twice = outcomes["once"], outcomes["twice"]
     assert (once.total, once.state) == (20.0, "graded"), once.reasons
     assert twice.state == "needs review" and twice.total == 0.0
-    assert any("failed twice" in r and "KilledWorker" in r for r in twice.reasons), \
-        twice.reasons
+    # the second death ends the task as KilledWorker; on a loaded machine dask may instead
+    # drop it ("already forgotten") while the scheduler still answers: the same failure
+    assert any("failed twice" in r and ("KilledWorker" in r or "already forgotten" in r)
+               for r in twice.reasons), twice.reasons
 
 
 def test_the_cluster_speaks_tls_only(tmp_path: Path):

@@ -63,6 +63,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.browser import spawn_progress_cut
+
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy" / "jupyterhub"
 CHAPTER = "ch01_storage"
@@ -75,6 +77,7 @@ CLASS_SIZE = max(2, int(os.environ.get("REFTENSOR_HUB_THROUGHPUT") or 2))
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.full,  # minutes, and a class's worth of users and services: the full tier
     pytest.mark.skipif(os.geteuid() != 0,
                        reason="the JupyterHub end-to-end test creates Linux users and runs "
                               "the hub as root: run the suite as root to include it"),
@@ -478,7 +481,8 @@ def browser_page(hub: Hub, user: str, next_url: str = "") -> Iterator:
             page.on("console", lambda m: errors.append(f"{user}: {m.text}")
                     if m.type == "error" else None)
             page.on("pageerror", lambda e: errors.append(f"{user}: {e}"))
-            page.on("requestfailed", lambda r: errors.append(f"{user}: failed {r.url}"))
+            page.on("requestfailed", lambda r: None if spawn_progress_cut(r.url, r.failure)
+                    else errors.append(f"{user}: failed {r.url} ({r.failure})"))
             page.on("response", lambda r: errors.append(f"{user}: {r.status} {r.request.method} "
                                                         f"{r.url}") if r.status >= 400 else None)
             page.goto(f"{hub.url}/hub/login" + (f"?next={next_url}" if next_url else ""))

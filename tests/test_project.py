@@ -41,3 +41,14 @@ def test_ci_runs_the_readme_test_command():
 def test_reftensor_depends_on_numpy_only():
     for path in (REPO / "reftensor").rglob("*.py"):
         assert not re.search(r"^\s*(import torch|from torch)", path.read_text(), re.M), path
+
+
+def test_the_slow_iri_checker_is_not_installed():
+    """The project's install steps remove rfc3987-syntax (Makefile, deploy/jupyterhub/install.sh):
+    it builds a parser at import time, 1.2 s in every process that imports nbformat."""
+    import importlib.util
+
+    assert importlib.util.find_spec("rfc3987_syntax") is None
+    for path in ("Makefile", "deploy/jupyterhub/install.sh"):
+        assert "uninstall --quiet --disable-pip-version-check --yes rfc3987-syntax" in \
+            (REPO / path).read_text(), path

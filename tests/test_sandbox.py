@@ -42,9 +42,11 @@ def outside_tmp():
 
 
 def python(code: str, **kwargs) -> sandbox.Result:
-    """Run a Python program in the sandbox; assert it left nothing behind."""
+    """Run a Python program in the sandbox; assert it left nothing behind (no process of the
+    grader user outside a sandbox that is still running: other tests' sandboxes may run
+    beside this one)."""
     result = sandbox.run([sys.executable, "-c", textwrap.dedent(code)], **kwargs)
-    assert sandbox.leftover_processes() == []
+    assert sandbox.escaped_processes() == []
     return result
 
 
@@ -73,8 +75,9 @@ def test_numpy_scratch_output_and_readable_paths(outside_tmp: Path) -> None:
         print("stderr", file=sys.stderr)
     """, readable=[granted], env={"GRANTED": str(granted)})
     assert result.returncode == 0, result.stderr
-    assert lines(result) == ["/tmp", "/tmp", "/tmp", "6", str(STATE.uid), "stdout",
-                             "shared_data"]
+    assert int(lines(result)[4]) in STATE.uids
+    assert lines(result)[:4] + lines(result)[5:] == ["/tmp", "/tmp", "/tmp", "6", "stdout",
+                                                     "shared_data"]
     assert result.stderr == b"stderr\n"
     assert sorted(p.name for p in outside_tmp.iterdir()) == ["granted"]
 
@@ -136,9 +139,9 @@ def test_runs_as_grader_without_privileges() -> None:
         except PermissionError:
             print("setuid-refused")
     """)
-    uid = str(STATE.uid)
+    uid = lines(result)[0]
+    assert int(uid) in STATE.uids and uid != "0"
     assert lines(result) == [uid, uid, "[]", "0" * 16, "0" * 16, "1", "setuid-refused"]
-    assert uid != "0"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,3 +363,119 @@ def test_command_requires_root(monkeypatch, fresh_status, tmp_path: Path) -> Non
     monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
     with pytest.raises(sandbox.SandboxUnavailable, match="must be started by root"):
         sandbox.run(["python"])
+
+
+# ---------------------------------------------------------------------------------------------
+# What a run costs, and what counts as escaped
+
+
+@needs_sandbox
+def test_a_run_counts_its_cpu_time_and_its_wait_for_a_busy_cpu() -> None:
+    """A program that computes is on a CPU most of its run; beside two busy processes (on a
+    2-core machine) it also waits for one. A program that sleeps does neither."""
+    sandbox.status()  # (a fresh probe makes a trial run, which would count too)
+    before = sandbox.usage()
+    spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.0: pass"
+    alone = python(spin)
+    # each busy process in a session of its own, as the sandbox is (the scheduler shares a
+    # CPU fairly between sessions first)
+    hogs = [__import__("subprocess").Popen([sys.executable, "-c", "while True: pass"],
+                                           start_new_session=True)
+            for _ in range(2 * (os.cpu_count() or 2))]
+    try:
+        loaded = python(spin)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    asleep = python("import time; time.sleep(1.5)")
+    # (what a task did after the last sample, at most 0.25 s, is not counted)
+    assert 0.7 <= alone.cpu_seconds <= alone.seconds + 0.05, alone
+    assert 0.7 <= loaded.cpu_seconds and loaded.wait_seconds > 0.3, loaded
+    assert loaded.seconds - loaded.wait_seconds < alone.seconds + 1.0, (alone, loaded)
+    assert asleep.seconds >= 1.5 and asleep.cpu_seconds < 0.5 and asleep.wait_seconds < 0.5
+    used = sandbox.usage().since(before)
+    assert used.runs == 3
+    assert abs(used.cpu_seconds - sum(r.cpu_seconds for r in (alone, loaded, asleep))) < 1e-6
+
+
+@needs_sandbox
+def test_processes_of_a_running_sandbox_have_not_escaped_but_one_outside_has() -> None:
+    import subprocess
+    import threading
+
+    ready = threading.Event()
+    result: list[sandbox.Result] = []
+    stop = threading.Event()
+    worker = threading.Thread(target=lambda: result.append(sandbox.run(
+        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(30)"],
+        timeout=60, stop=stop)))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not ready.is_set() and time.monotonic() < deadline:
+            inside = [p for p in sandbox.leftover_processes()
+                      if "time.sleep(30)" in Path(f"/proc/{p}/cmdline").read_text(errors="ignore")]
+            if inside:
+                ready.set()
+            time.sleep(0.05)
+        assert ready.is_set(), "the sandboxed program never started"
+        assert not set(inside) & set(sandbox.escaped_processes())
+        outside = subprocess.Popen(["setpriv", f"--reuid={STATE.uid}", f"--regid={STATE.uid}",
+                                    "--clear-groups", "sleep", "30"])
+        try:
+            deadline = time.monotonic() + 10
+            while outside.pid not in sandbox.escaped_processes():
+                assert time.monotonic() < deadline, "a grader process outside was not seen"
+                time.sleep(0.05)
+        finally:
+            outside.kill()
+            outside.wait()
+    finally:
+        stop.set()
+        worker.join(30)
+    assert result and not result[0].timed_out
+
+
+@needs_sandbox
+def test_sandboxes_running_at_once_have_users_and_process_limits_of_their_own() -> None:
+    """While one sandbox forks up to its process limit, another started beside it still
+    starts processes: each runs as the user of its own slot (RLIMIT_NPROC is per user)."""
+    import threading
+
+    assert len(set(STATE.uids)) == sandbox.SLOTS >= 2
+    bomb: list[sandbox.Result] = []
+    worker = threading.Thread(target=lambda: bomb.append(sandbox.run([sys.executable, "-c", (
+        "import os, time\nprint(os.getuid(), flush=True)\n"
+        "while True:\n    try:\n        os.fork()\n    except OSError:\n"
+        "        time.sleep(0.05)")], limits=sandbox.Limits(processes=64), timeout=6)))
+    worker.start()
+    try:
+        time.sleep(2)  # the bomb is at its limit by now
+        beside = python("""
+            import os, subprocess, sys, threading
+            threading.Thread(target=lambda: None).start()
+            print(os.getuid(), subprocess.run([sys.executable, "-c", "print(7)"],
+                  capture_output=True, text=True).stdout.strip())
+        """, limits=sandbox.Limits(processes=64))
+    finally:
+        worker.join(30)
+    assert bomb and bomb[0].timed_out
+    uid, seven = lines(beside)
+    assert seven == "7" and uid != bomb[0].stdout.decode().split()[0], beside
+
+
+def test_installed_python_files_carry_their_bytecode(tmp_path: Path, monkeypatch) -> None:
+    """A sandbox cannot write bytecode: install_files compiles each module once, checked
+    against the source's hash, and an import inside uses it."""
+    import importlib.util
+
+    monkeypatch.setattr(sandbox, "_support_root", lambda: tmp_path / "support")
+    (tmp_path / "support").mkdir(mode=0o755)
+    if os.geteuid() != 0:
+        pytest.skip("install_files needs a root-owned folder")
+    folder = sandbox.install_files("runtime", {"pkg/__init__.py": b"VALUE = 41 + 1\n",
+                                               "pkg/broken.py": b"def (:\n"})
+    cached = Path(importlib.util.cache_from_source(str(folder / "pkg" / "__init__.py")))
+    assert cached.is_file() and oct(cached.stat().st_mode & 0o777) == "0o644"
+    assert not Path(importlib.util.cache_from_source(str(folder / "pkg" / "broken.py"))).exists()

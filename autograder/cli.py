@@ -6,7 +6,7 @@
     edition [--out DIR] [--published CHAPTER ...]
                                     write the student edition of reftensor to DIR/reftensor
                                     (graded bodies stubbed; a published chapter's kept)
-    collect --exchange X --course ID --chapter C --into S [--due T] [--late RULE]
+    collect --exchange X --course ID --chapter C --into S [--due T] [--late RULE] [--roster R]
                                     as root, copy C's submissions from nbgrader's exchange
                                     (X/ID/inbound) into S: only a folder its student owns
                                     counts; its time is the server's (ctime), late past T
@@ -51,9 +51,16 @@ def _grade(args: argparse.Namespace) -> int:
     from . import grade
 
     workspace, chapter = Path(args.workspace).resolve(), args.chapter
-    from .cluster import SchedulerLost
+    from .cluster import ClusterUnreachable, SchedulerLost
 
     tls_dir = Path(args.tls_dir).resolve() if args.tls_dir else None
+    if args.scheduler:
+        # dask logs each lost connection with its traceback; what went wrong, and what to do,
+        # is the one line below
+        import logging
+
+        for name in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         outcomes = grade.grade_class(workspace, Path(args.submissions).resolve(), chapter,
                                      workers=args.workers, scheduler=args.scheduler,
@@ -61,6 +68,9 @@ def _grade(args: argparse.Namespace) -> int:
     except SchedulerLost as err:
         print(f"grade: {err}; run the command again to grade them all", file=sys.stderr)
         return 1
+    except ClusterUnreachable as err:
+        print(f"grade: {err}", file=sys.stderr)
+        return 2
     grade.run_feedback(workspace, chapter)
     print(demo.table(outcomes))
     print(f"\nfeedback: {workspace / 'feedback'}\ngrades:   {workspace / 'grades.csv'}"
@@ -84,14 +94,22 @@ def _collect(args: argparse.Namespace) -> int:
             print(f"--due: not an ISO 8601 date and time: {args.due!r}", file=sys.stderr)
             return 2
     try:
+        roster = collect.read_roster(Path(args.roster)) if args.roster else None
         result = collect.collect(Path(args.exchange), args.course, args.chapter,
-                                 Path(args.into).resolve(), due=due, late_rule=args.late)
+                                 Path(args.into).resolve(), due=due, late_rule=args.late,
+                                 roster=roster)
     except (ValueError, OSError) as err:
         print(f"collect: {err}", file=sys.stderr)
         return 2
     print(collect.table(result))
-    print(f"\ncollected: {len(result.submissions)}, refused: {len(result.refused)}"
+    print(f"\ncollected: {len(result.submissions)}, refused: {len(result.refused)} "
+          f"(of {result.entries} inbound entries)"
           f"\nrecord:    {Path(args.into).resolve() / 'collected.json'}")
+    unknown = result.unknown()
+    if unknown:
+        print(f"collect: the state of {len(unknown)} student(s) of the roster is unknown: "
+              f"{', '.join(unknown[:10])}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -176,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--into", required=True)
     c.add_argument("--due", help="due date, ISO 8601 with a zone: 2026-12-01T23:59:00+00:00")
     c.add_argument("--late", choices=["mark", "use-on-time", "refuse"], default="mark")
+    c.add_argument("--roster", help="the class: an nbgrader gradebook (.db, its students) or a "
+                   "file of student ids, one a line; every one is reported, and an unknown "
+                   "state exits 1")
     g = sub.add_parser("grade", help="autograde a class")
     g.add_argument("--workspace", required=True)
     g.add_argument("--submissions", required=True)

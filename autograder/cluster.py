@@ -52,15 +52,23 @@ from typing import Any
 from . import grade, sandbox, trusted
 from .sanitize import safe_text
 
-__all__ = ["Shipment", "SchedulerLost", "connect", "grade_on_cluster", "write_certificates"]
+__all__ = ["Shipment", "SchedulerLost", "ClusterUnreachable", "connect", "grade_on_cluster",
+           "write_certificates"]
 
 #: how often the scheduler may see a task's worker die before it gives up on the task
 ALLOWED_FAILURES = 1
+#: a task that raises (not a lost worker) runs once more
+RETRIES = 1
 CERTIFICATE_FILES = ("ca.pem", "cert.pem", "key.pem")
 
 
 class SchedulerLost(RuntimeError):
     """The scheduler went away mid-run; the outcomes received before are recorded."""
+
+
+class ClusterUnreachable(RuntimeError):
+    """No scheduler could be reached (a wrong address, none listening, certificates missing
+    or not the cluster's); nothing was graded."""
 
 
 @dataclass
@@ -110,6 +118,28 @@ def grade_task(ship: Shipment, outcome: grade.Outcome, rebuilt: Any,
     return grade.grade_rebuilt_in_own_process(outcome, rebuilt, elapsed, _context(ship))
 
 
+def _unpack(ship: Shipment) -> Shipment:
+    """On a worker: the shipment, as a task result that the scheduler can compute again."""
+    return ship
+
+
+def _attempts(dask_scheduler: Any, key: str) -> int:
+    """On the scheduler: how many times the task ``key`` was started (1 + the workers lost
+    while it ran there + its retries used)."""
+    ts = dask_scheduler.tasks.get(key)
+    if ts is None:
+        return 0
+    return 1 + ts.suspicious + max(0, RETRIES - ts.retries)
+
+
+def _tries(client: Any, key: str) -> int:
+    """How many times the task ``key`` ran (0 when the scheduler cannot say)."""
+    try:
+        return int(client.run_on_scheduler(_attempts, key=key))
+    except Exception:  # noqa: BLE001 - a note only: never costs the result
+        return 0
+
+
 def _scheduler_answers(client: Any, timeout: float = 5.0) -> bool:
     """Whether the client's scheduler still answers (a cancelled task alone does not say)."""
     try:
@@ -140,8 +170,11 @@ def grade_on_cluster(client: Any, ctx: grade.GradingContext, folders: dict[str, 
     from distributed.client import FutureCancelledError
     from distributed.scheduler import KilledWorker
 
-    ship = client.scatter(shipment(ctx), broadcast=True, hash=False)
     run = uuid.uuid4().hex[:8]
+    # a task's result, not scattered data: scattered data held only by a worker that dies is
+    # lost for good (every task needing it fails), a result the scheduler computes again
+    ship = client.submit(_unpack, shipment(ctx), pure=False,
+                         key=f"shipment-{ctx.layout.chapter}-{run}")
     waiting: dict[Any, grade.Outcome] = {}
     for student, folder in folders.items():
         started = time.perf_counter()
@@ -151,13 +184,17 @@ def grade_on_cluster(client: Any, ctx: grade.GradingContext, folders: dict[str, 
             finish(outcome)
             continue
         future = client.submit(task, ship, outcome, rebuilt,
-                               time.perf_counter() - started, retries=1, pure=False,
+                               time.perf_counter() - started, retries=RETRIES, pure=False,
                                key=f"grade-{ctx.layout.chapter}-{run}-{len(waiting)}")
         waiting[future] = outcome
     lost: BaseException | None = None
     for future in as_completed(list(waiting)):
         try:
             result = future.result()
+            tries = _tries(client, future.key)
+            if tries > 1:  # a worker was lost under it, or it raised, and it ran again
+                result.notes.append(f"graded on the cluster at try {tries}: the try before "
+                                    "lost its worker or failed")
         except KilledWorker as err:
             result = _failed_twice(waiting[future], err)
         except FutureCancelledError as err:
@@ -180,6 +217,10 @@ def _security(tls_dir: Path | None) -> Any:
 
     if tls_dir is None:
         return Security.temporary()
+    missing = [name for name in CERTIFICATE_FILES if not (tls_dir / name).is_file()]
+    if missing:
+        raise ClusterUnreachable(f"no {', '.join(missing)} in {tls_dir} (write them with "
+                                 "python -m autograder certs --out DIR)")
     ca, cert, key = (str(tls_dir / name) for name in CERTIFICATE_FILES)
     return Security(tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key,
                     tls_scheduler_cert=cert, tls_scheduler_key=key, tls_worker_cert=cert,
@@ -217,7 +258,15 @@ def connect(scheduler: str, tls_dir: Path | None = None, *, timeout: str = "30s"
                     local.close(timeout=10)
         else:
             security = _security(tls_dir) if tls_dir is not None else None
-            with Client(scheduler, security=security, timeout=timeout) as client:
+            try:
+                client = Client(scheduler, security=security, timeout=timeout)
+            except (OSError, TimeoutError, ValueError) as err:
+                why = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+                raise ClusterUnreachable(
+                    f"cannot reach a scheduler at {safe_text(scheduler, 120)} within "
+                    f"{timeout} ({why}): check the address, that the scheduler runs, and "
+                    "that --tls-dir holds this cluster's certificates") from None
+            with client:
                 yield client
 
 

@@ -45,9 +45,15 @@ __all__ = ["Submission", "Refusal", "Collection", "collect", "release_feedback",
 
 #: the largest notebook collected (the grader reads at most as much)
 MAX_NOTEBOOK_BYTES = 5_000_000
-#: the most inbound entries looked at in one run (an exchange flooded with folders is
-#: reported, not walked forever)
-MAX_ENTRIES = 100_000
+#: the most inbound entries one owner (uid) may have looked at one by one: a student who
+#: floods inbound exhausts only this bound of their own (counted, named once), never anyone
+#: else's folder
+PER_OWNER_ENTRIES = 1_000
+#: refusals listed one by one per owner; the rest are counted on one line naming the owner
+REFUSALS_SHOWN = 20
+#: the most inbound entries listed in one run, whoever owns them (a safety bound on the
+#: listing itself: a student of the roster not yet collected when it is reached is unknown)
+MAX_ENTRIES = 5_000_000
 #: what a late submission gets: ``mark`` collects the latest and marks it late;
 #: ``use-on-time`` collects the latest submission made before the due date when there is one
 #: (else the latest, marked late); ``refuse`` collects only submissions made before it
@@ -75,10 +81,12 @@ class Submission:
 
 @dataclass
 class Refusal:
-    """An inbound entry that was not collected, and why."""
+    """An inbound entry that was not collected, and why (or, for an owner of more entries
+    than are listed one by one, how many more, on one line)."""
 
     inbound: str  # the entry's name, made safe
     reason: str
+    owner: str = ""  # the entry's owner: a user name or "uid N", made safe
 
 
 @dataclass
@@ -89,6 +97,14 @@ class Collection:
     late_rule: str
     submissions: list[Submission] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
+    # every student of the roster (when one is given): "collected", "collected, late",
+    # "refused: <why>", "no submission" or "unknown: <why>"
+    roster: dict[str, str] = field(default_factory=dict)
+    entries: int = 0  # inbound entries listed
+
+    def unknown(self) -> list[str]:
+        """Students of the roster whose state this run could not tell."""
+        return [s for s, state in self.roster.items() if state.startswith("unknown")]
 
 
 @dataclass
@@ -106,6 +122,13 @@ def _uid_of(student: str) -> int | None:
         return pwd.getpwnam(student).pw_uid
     except KeyError:
         return None
+
+
+def _owner_name(uid: int) -> str:
+    try:
+        return safe_text(pwd.getpwuid(uid).pw_name, 64)
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _iso(time_ns: int) -> str:
@@ -225,11 +248,56 @@ def _private_dir(path: Path) -> None:
     os.chmod(path, 0o700, follow_symlinks=False)
 
 
+class _Owners:
+    """What each owner (uid) of inbound entries has had looked at and refused: bounds per
+    owner, so that one student's flood costs only that student's bound."""
+
+    def __init__(self) -> None:
+        self.looked: dict[int, int] = {}
+        self.skipped: dict[int, int] = {}
+        self.refused: dict[int, int] = {}
+
+    def admit(self, uid: int) -> bool:
+        """Whether an entry of ``uid`` is looked at (else it is counted, not examined)."""
+        if self.looked.get(uid, 0) >= PER_OWNER_ENTRIES:
+            self.skipped[uid] = self.skipped.get(uid, 0) + 1
+            return False
+        self.looked[uid] = self.looked.get(uid, 0) + 1
+        return True
+
+    def refuse(self, uid: int, refusal: Refusal, into: list[Refusal]) -> None:
+        self.refused[uid] = self.refused.get(uid, 0) + 1
+        refusal.owner = _owner_name(uid)
+        if self.refused[uid] <= REFUSALS_SHOWN:
+            into.append(refusal)
+
+    def summaries(self) -> list[Refusal]:
+        """One line for each owner with more entries than are shown or looked at."""
+        lines = []
+        for uid in sorted(set(self.skipped) | set(self.refused)):
+            hidden = max(0, self.refused.get(uid, 0) - REFUSALS_SHOWN)
+            skipped = self.skipped.get(uid, 0)
+            if not hidden and not skipped:
+                continue
+            name = _owner_name(uid)
+            parts = ([f"{hidden} more refused entries not listed"] if hidden else []) + (
+                [f"{skipped} more entries not looked at (more than {PER_OWNER_ENTRIES} of "
+                 "one owner)"] if skipped else [])
+            lines.append(Refusal(f"{hidden + skipped} entries of {name}", "; ".join(parts),
+                                 name))
+        return lines
+
+
 def collect(exchange: Path, course: str, chapter: str, into: Path, *,
             due: dt.datetime | None = None, late_rule: str = "mark",
             uid_of: Callable[[str], int | None] = _uid_of,
+            roster: list[str] | None = None,
             now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)) -> Collection:
     """Collect ``chapter``'s submissions from ``<exchange>/<course>/inbound`` into ``into``.
+
+    Every entry of inbound is listed (up to :data:`MAX_ENTRIES`); each owner's first
+    :data:`PER_OWNER_ENTRIES` are looked at one by one, and the rest are counted and named on
+    one line with their owner. So a student who floods inbound hides nobody else's folder.
 
     Args:
         exchange: nbgrader's ``Exchange.root`` (``/srv/nbgrader/exchange``).
@@ -240,6 +308,8 @@ def collect(exchange: Path, course: str, chapter: str, into: Path, *,
         due: the due date (an aware datetime); None: nothing is late.
         late_rule: one of :data:`LATE_RULES`.
         uid_of: a student id's uid (the Linux user of that name by default).
+        roster: the class's student ids: each gets a state in ``Collection.roster``
+            ("unknown" when this run cannot tell, see ``Collection.unknown``).
 
     Returns:
         The collection, also written to ``<into>/collected.json``.
@@ -261,20 +331,34 @@ def collect(exchange: Path, course: str, chapter: str, into: Path, *,
     finally:
         os.close(course_fd)
     by_student: dict[str, list[_Candidate]] = {}
+    owners = _Owners()
+    refused_uids: dict[int, str] = {}  # owner -> the first refusal's reason, this chapter's
+    complete = True
     try:
         with os.scandir(inbound_fd) as entries:
-            for count, entry in enumerate(entries):
-                if count >= MAX_ENTRIES:
+            for entry in entries:
+                if result.entries >= MAX_ENTRIES:
+                    complete = False
                     result.refused.append(Refusal("...", f"more than {MAX_ENTRIES} entries in "
-                                                         "inbound: the rest not looked at"))
+                                                         "inbound: the rest not listed"))
                     break
+                result.entries += 1
+                try:
+                    uid = entry.stat(follow_symlinks=False).st_uid
+                except OSError:
+                    continue  # gone meanwhile
+                if not owners.admit(uid):
+                    continue
                 found = _candidate(inbound_fd, entry.name, chapter, uid_of)
                 if isinstance(found, Refusal):
-                    result.refused.append(found)
+                    owners.refuse(uid, found, result.refused)
+                    if found.reason != "not a submission folder's name":
+                        refused_uids.setdefault(uid, found.reason)
                 elif found is not None:
                     by_student.setdefault(found.student, []).append(found)
     finally:
         os.close(inbound_fd)
+    result.refused += owners.summaries()
 
     _private_dir(into)
     for student in sorted(by_student):
@@ -297,17 +381,65 @@ def collect(exchange: Path, course: str, chapter: str, into: Path, *,
             student, chapter, chosen.name, _iso(chosen.time_ns),
             due_ns is not None and chosen.time_ns > due_ns,
             hashlib.sha256(chosen.content).hexdigest(), len(chosen.content), chosen.secret))
+    for student in roster or []:
+        result.roster[student] = _state(student, result, uid_of, owners, refused_uids,
+                                        complete)
     _write_private(into / "collected.json",
                    json.dumps(asdict(result), indent=1).encode())
     return result
+
+
+def _state(student: str, result: Collection, uid_of: Callable[[str], int | None],
+           owners: _Owners, refused_uids: dict[int, str], complete: bool) -> str:
+    """A rostered student's state after the run."""
+    for sub in result.submissions:
+        if sub.student == student:
+            return "collected, late" if sub.late else "collected"
+    uid = uid_of(student) if safe_student_id(student) else None
+    if uid is None:
+        return "unknown: no user has this id"
+    if owners.skipped.get(uid):
+        return (f"unknown: more than {PER_OWNER_ENTRIES} of this student's own entries in "
+                "inbound, the rest not looked at")
+    if uid in refused_uids:
+        return f"refused: {refused_uids[uid]}"
+    if not complete:
+        return f"unknown: inbound holds more than {MAX_ENTRIES} entries, not all listed"
+    return "no submission"
 
 
 def table(collection: Collection) -> str:
     """The collection as lines for a terminal (every name already made safe)."""
     lines = [f"{s.student:<24} {s.submitted_at}  {'LATE' if s.late else 'on time'}  "
              f"{s.sha256[:12]}" for s in collection.submissions]
-    lines += [f"refused: {r.inbound}: {r.reason}" for r in collection.refused]
+    lines += [f"refused: {r.inbound}: {r.reason}" + (f" (owner: {r.owner})" if r.owner else "")
+              for r in collection.refused]
+    if collection.roster:
+        lines += ["", "the roster:"]
+        lines += [f"  {safe_text(s, 64):<24} {state}" for s, state in collection.roster.items()]
     return "\n".join(lines) if lines else "nothing to collect"
+
+
+def read_roster(path: Path) -> list[str]:
+    """The class's student ids: from an nbgrader gradebook (``*.db``: its students) or a
+    text file (one id a line; blank lines and ``#`` comments skipped).
+
+    Raises:
+        ValueError: an id that is not a plain student id.
+        OSError: the file cannot be read.
+    """
+    if path.suffix == ".db":
+        from nbgrader.api import Gradebook
+
+        with Gradebook(f"sqlite:///{path}") as gb:
+            ids = [s.id for s in gb.students]
+    else:
+        ids = [line.split("#", 1)[0].strip() for line in path.read_text().splitlines()]
+        ids = [i for i in ids if i]
+    bad = [safe_text(i, 40) for i in ids if not safe_student_id(i)]
+    if bad:
+        raise ValueError(f"{path}: not plain student ids: {', '.join(bad[:5])}")
+    return list(dict.fromkeys(ids))
 
 
 #: the largest feedback page released

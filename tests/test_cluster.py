@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,6 +91,7 @@ def test_a_killed_worker_costs_a_retry_and_twice_ends_in_review(tmp_path: Path,
                                      task=dying_task)
     once, twice = outcomes["once"], outcomes["twice"]
     assert (once.total, once.state) == (20.0, "graded"), once.reasons
+    assert "graded on the cluster at try 2" in once.notes[-1], once.notes  # in its record
     assert twice.state == "needs review" and twice.total == 0.0
     # the second death ends the task as KilledWorker; on a loaded machine dask may instead
     # drop it ("already forgotten") while the scheduler still answers: the same failure
@@ -167,3 +171,31 @@ def test_a_lost_scheduler_stops_the_run_and_grading_again_finishes_it(tmp_path: 
     seeds = {json.loads((tmp_path / "ws" / "private" / CHAPTER / "run" / "references.json")
                         .read_text())["seed"], unfinished["seed"]}
     assert len(seeds) == 1  # the second run drew the first one's cases again
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path):
+    """A wrong address, or certificates that are missing: one error saying what to check,
+    and on the command line one line (exit 2), not dask's tracebacks."""
+    paths = cluster.write_certificates(tmp_path / "certs")
+    with socket.socket() as free:  # a loopback port nobody listens on
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    with pytest.raises(cluster.ClusterUnreachable, match="cannot reach a scheduler at"):
+        with cluster.connect(f"tls://127.0.0.1:{port}", tmp_path / "certs", timeout="3s"):
+            pass
+    paths[0].unlink()
+    with pytest.raises(cluster.ClusterUnreachable, match="no ca.pem|no .* in"):
+        with cluster.connect(f"tls://127.0.0.1:{port}", tmp_path / "certs", timeout="3s"):
+            pass
+    inbox = tmp_path / "inbox"
+    write_submission(CHAPTER, inbox / "right" / CHAPTER, {})
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "--workspace", str(tmp_path / "ws"),
+         "--submissions", str(inbox), "--chapter", CHAPTER, "--scheduler",
+         f"tls://127.0.0.1:{port}", "--tls-dir", str(tmp_path / "certs")],
+        cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-2000:]
+    said = [line for line in done.stderr.replace("]grade:", "]\ngrade:").splitlines()
+            if line.strip() and not line.startswith("grading ")]  # (the progress bar)
+    assert len(said) == 1 and said[0].startswith("grade: no "), done.stderr
+    assert "python -m autograder certs" in said[0]

@@ -288,3 +288,85 @@ def test_a_secret_written_by_a_classmate_is_not_believed(exchange: Path, tmp_pat
     os.chown(folder / "submission_secret.txt", UIDS["student2"], UIDS["student2"])
     result = run(exchange, tmp_path / "collected")
     assert result.submissions[0].secret == ""
+
+
+def _flood(exchange: Path, owner: str, count: int, start: int = 0) -> None:
+    """``count`` empty files in inbound, owned by ``owner``, as a student can make them."""
+    inbound = exchange / "reftensor" / "inbound"
+    for n in range(start, start + count):
+        fd = os.open(inbound / f"junk{n:07d}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.fchown(fd, UIDS[owner], UIDS[owner])
+        os.close(fd)
+
+
+def test_a_flood_of_inbound_hides_no_other_student(exchange: Path, tmp_path: Path,
+                                                   monkeypatch):
+    """One student fills inbound with empty files, before and after the others submit: every
+    honest student is collected, the flooder is named once with a count, the record stays
+    small, and every student of the roster has a state."""
+    monkeypatch.setattr(collect, "PER_OWNER_ENTRIES", 200)
+    _flood(exchange, "student2", 1500)
+    submit(exchange, "student1", "student1")
+    submit(exchange, "a+b", "a+b")
+    _flood(exchange, "student2", 1500, start=1500)
+    result = run(exchange, tmp_path / "collected", roster=["student1", "a+b", "student2"])
+    assert sorted(s.student for s in result.submissions) == ["a+b", "student1"]
+    assert result.entries == 3002
+    flooder = [r for r in result.refused if r.owner == "uid 61002"]
+    summary = [r for r in flooder if "more" in r.reason]
+    assert len(summary) == 1 and len(flooder) == collect.REFUSALS_SHOWN + 1, flooder
+    assert "180 more refused entries" in summary[0].reason  # 200 looked at, 20 listed
+    assert "2800 more entries not looked at" in summary[0].reason
+    assert result.roster == {
+        "student1": "collected", "a+b": "collected",
+        "student2": "unknown: more than 200 of this student's own entries in inbound, the "
+                    "rest not looked at"}
+    assert result.unknown() == ["student2"]
+    assert (tmp_path / "collected" / "collected.json").stat().st_size < 20_000
+    assert "the roster:" in collect.table(result)
+
+
+def test_past_the_listing_bound_a_student_not_collected_is_unknown(exchange: Path,
+                                                                   tmp_path: Path,
+                                                                   monkeypatch):
+    monkeypatch.setattr(collect, "MAX_ENTRIES", 100)
+    _flood(exchange, "student2", 300)
+    result = run(exchange, tmp_path / "collected", roster=["student1"])
+    assert result.roster["student1"].startswith("unknown: inbound holds more than 100")
+    assert any("the rest not listed" in r.reason for r in result.refused)
+
+
+def test_the_roster_states_refused_and_no_submission(exchange: Path, tmp_path: Path):
+    folder = submit(exchange, "student1", "student1")
+    (folder / f"{CHAPTER}.ipynb").unlink()
+    result = run(exchange, tmp_path / "collected", roster=["student1", "student2"])
+    assert result.roster == {"student1": f"refused: no {CHAPTER}.ipynb in it",
+                             "student2": "no submission"}
+    assert result.unknown() == []
+
+
+def test_the_command_line_reads_a_roster_and_exits_1_on_an_unknown_state(exchange: Path,
+                                                                        tmp_path: Path):
+    submit(exchange, "root", "root", suffix="rootrootroot")
+    roster = tmp_path / "roster.txt"
+    roster.write_text("# the class\nroot\n\nnosuchuser-rt9\n")
+    into = tmp_path / "collected"
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "collect", "--exchange", str(exchange),
+         "--chapter", CHAPTER, "--into", str(into), "--roster", str(roster)],
+        cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "root" in done.stdout and "unknown: no user has this id" in done.stdout
+    assert "nosuchuser-rt9" in done.stderr.splitlines()[-1]
+    roster.write_text("root\n")
+    again = subprocess.run(
+        [sys.executable, "-m", "autograder", "collect", "--exchange", str(exchange),
+         "--chapter", CHAPTER, "--into", str(into), "--roster", str(roster)],
+        cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    roster.write_text("root\nbad id;rm\n")
+    bad = subprocess.run(
+        [sys.executable, "-m", "autograder", "collect", "--exchange", str(exchange),
+         "--chapter", CHAPTER, "--into", str(into), "--roster", str(roster)],
+        cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "not plain student ids" in bad.stderr

@@ -383,11 +383,16 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
     # before the class began), the forgery is refused
     inbox, workspace = hub.grading / "inbox" / CHAPTER, hub.grading / "workspace"
     due = dt.datetime.fromtimestamp(hub.started - 60, dt.UTC).isoformat()
+    roster = hub.grading / "roster.txt"
+    roster.write_text(f"# the class\n{s1}\n{s2}\n")
     with timed("collect"):
         out = run([sys.executable, "-m", "autograder", "collect", "--exchange", str(hub.exchange),
                    "--course", hub.course, "--chapter", CHAPTER, "--into", str(inbox),
-                   "--due", due], cwd=REPO)
+                   "--due", due, "--roster", str(roster)], cwd=REPO)
     record = json.loads((inbox / "collected.json").read_text())
+    # every student of the roster has a state: student 2's only entry was the forgery
+    assert record["roster"][s1] == "collected, late", record["roster"]
+    assert record["roster"][s2].startswith("refused: ") and "forged" in record["roster"][s2]
     assert [(s["student"], s["sha256"]) for s in record["submissions"]] == [(s1, real_sha)], out
     submitted_at = dt.datetime.fromisoformat(record["submissions"][0]["submitted_at"])
     assert hub.started - 5 <= submitted_at.timestamp() <= time.time(), submitted_at

@@ -503,7 +503,9 @@ def release_feedback(workspace: Path, submissions: Path, exchange: Path, course:
             if not safe_student_id(student):
                 continue
             if not secret:
-                done.append((student, "no submission secret: nbgrader cannot fetch feedback"))
+                done.append((student, "no submission secret (not made by nbgrader's Submit): "
+                                      "Fetch Feedback cannot find a page; hand over the "
+                                      f"workspace's feedback/{student}/{chapter}/{chapter}.html"))
                 continue
             page = _read_private(workspace / "feedback" / student / chapter / f"{chapter}.html",
                                  MAX_FEEDBACK_BYTES)

@@ -79,6 +79,8 @@ def find_pieces(source: str, where: str, known: Iterable[str]) -> list[Marked]:
     Raises:
         MarkerError: see the module's docstring.
     """
+    if "# BEGIN PIECE" not in source and "# END PIECE" not in source:
+        return []  # no marker, well formed or not: nothing to parse
     known = set(known)
     lines = source.splitlines()
     tree = ast.parse(source)

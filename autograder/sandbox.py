@@ -18,9 +18,12 @@ Layering of one sandboxed command, outermost first (see ``command()``):
      fail with a clear ``ModuleNotFoundError``,
    - a private ``/dev`` and ``/proc``,
    - the only writable place: a fresh tmpfs on ``/tmp`` of at most ``Limits.scratch_mb``
-     (``HOME``, ``TMPDIR`` and the working directory). It lives in the sandbox's own mount
-     namespace and vanishes with it: nothing a sandbox writes ever lands on the host, so no
-     process outside ever opens, walks or chmods a path a sandbox could have planted,
+     and ``Limits.scratch_inodes`` files, folders and links (``HOME``, ``TMPDIR`` and the
+     working directory). ``unshare`` and ``mount`` make it, before bwrap starts, in a mount
+     namespace of the sandbox's own (bwrap's ``--tmpfs`` has no inode bound, and every empty
+     file costs the host about a KiB of kernel memory); it vanishes with the sandbox: nothing a
+     sandbox writes ever lands on the host, so no process outside ever opens, walks or chmods
+     a path a sandbox could have planted,
    - each ``readable`` path read-only, at its own path.
 
    Directories created to hold these mount points are made ``0755``: bwrap would make them
@@ -54,7 +57,8 @@ What the limits do not cover: RLIMIT_AS is per process (a program with many proc
 ``processes * memory_mb``); RLIMIT_NPROC counts every process and thread of a user on the whole
 machine, so each sandbox running at once runs as a user of its own (a slot); more than
 ``SLOTS`` at once wait for a slot. The scratch tmpfs is memory: each running sandbox may hold
-up to ``scratch_mb`` of it until it ends. No seccomp filter is installed.
+up to ``scratch_mb`` of it, and the kernel's records of at most ``scratch_inodes`` files (about
+16 MiB of slab at the default), until it ends. No seccomp filter is installed.
 """
 
 from __future__ import annotations
@@ -142,6 +146,7 @@ class Limits:
     file_size_mb: int = 16     # RLIMIT_FSIZE: largest file a process may write
     open_files: int = 256      # RLIMIT_NOFILE
     scratch_mb: int = 128      # size of the tmpfs on /tmp, the only writable place
+    scratch_inodes: int = 16_384  # files, folders and links the tmpfs on /tmp may hold
 
 
 @dataclass(frozen=True)
@@ -223,10 +228,12 @@ def _probe() -> Status:
         return Status(False, f"the sandbox must be started by root (running as uid "
                       f"{os.geteuid()}): bwrap binds root-only paths and setpriv drops to the "
                       f"grader user", None, None)
-    missing = [name for name in ("bwrap", "setpriv", "prlimit") if not shutil.which(name)]
+    missing = [name for name in ("bwrap", "setpriv", "prlimit", "unshare", "mount")
+               if not shutil.which(name)]
     if missing:
         return Status(False, "missing programs: " + ", ".join(missing)
-                      + " (bwrap: apt-get install bubblewrap; setpriv, prlimit: util-linux)",
+                      + " (bwrap: apt-get install bubblewrap; setpriv, prlimit, unshare, "
+                      "mount: util-linux)",
                       None, None)
     for name in ("setpriv", "prlimit"):
         found = Path(shutil.which(name) or "").resolve()
@@ -420,7 +427,7 @@ def _build(argv: list[str], *, user: _User, readable: Sequence[Path],
     args += ["--ro-bind", str(support / "passwd"), "/etc/passwd",
              "--ro-bind", str(support / "group"), "/etc/group",
              "--dev", "/dev", "--proc", "/proc",
-             "--perms", "1777", "--size", str(limits.scratch_mb * MIB), "--tmpfs", SCRATCH]
+             "--bind", str(_scratch_mount()), SCRATCH]
 
     # The interpreter and the virtualenv, with torch masked.
     for prefix in _python_prefixes():
@@ -446,7 +453,33 @@ def _build(argv: list[str], *, user: _User, readable: Sequence[Path],
              f"--fsize={limits.file_size_mb * MIB}", f"--nofile={limits.open_files}",
              "--core=0", "--"]
     bwrap = shutil.which("bwrap") or "bwrap"
-    return [bwrap, *args[1:], *argv]
+    return [*_scratch_prefix(limits), bwrap, *args[1:], *argv]
+
+
+def _scratch_mount() -> Path:
+    """The empty, root-owned folder on which each sandbox's scratch tmpfs is mounted, in a
+    mount namespace of the sandbox's own (so no process outside ever sees what is in it)."""
+    folder = _support_root() / "scratch"
+    _support_root().mkdir(mode=0o755, exist_ok=True)
+    folder.mkdir(mode=0o755, exist_ok=True)
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+        raise OSError(f"{folder} must be a directory owned by root and writable only by it")
+    return folder
+
+
+def _scratch_prefix(limits: Limits) -> list[str]:
+    """What starts bwrap: ``unshare`` gives it a private mount namespace, in which ``mount``
+    puts a tmpfs bounded in bytes *and* in inodes on :func:`_scratch_mount` (bwrap's own
+    ``--tmpfs`` has a size but no inode bound, and each empty file costs the host about a KiB
+    of kernel memory however small the byte limit), then bwrap binds it on ``/tmp``. The
+    tmpfs is freed when the last process of that namespace ends."""
+    options = (f"size={limits.scratch_mb * MIB},nr_inodes={limits.scratch_inodes},"
+               "mode=1777,nosuid,nodev")
+    mount = shutil.which("mount") or "/usr/bin/mount"
+    return [shutil.which("unshare") or "unshare", "--mount", "--propagation", "private", "--",
+            "/bin/sh", "-c", f'{mount} -t tmpfs -o {options} rt-scratch "$0" && exec "$@"',
+            str(_scratch_mount())]
 
 
 def _environment(user: _User, env: Mapping[str, str] | None) -> dict[str, str]:
@@ -635,7 +668,8 @@ def _execute(cmd: list[str], *, user: _User, input: bytes | None, timeout: float
              pass_fds: Sequence[int], stop: threading.Event | None = None,
              output_limit: int = OUTPUT_LIMIT) -> Result:
     info_read, info_write = os.pipe()
-    cmd = [cmd[0], "--info-fd", str(info_write), *cmd[1:]]
+    at = cmd.index(shutil.which("bwrap") or "bwrap") + 1  # after what starts bwrap
+    cmd = [*cmd[:at], "--info-fd", str(info_write), *cmd[at:]]
     start = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,

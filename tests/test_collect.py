@@ -273,7 +273,9 @@ def test_feedback_goes_where_only_its_student_can_fetch_it(exchange: Path, tmp_p
         page.write_text(f"<p>feedback of {student}</p>")
     done = collect.release_feedback(workspace, into, exchange, "reftensor", CHAPTER)
     assert done == [("student1", "released"),
-                    ("student2", "no submission secret: nbgrader cannot fetch feedback")]
+                    ("student2", "no submission secret (not made by nbgrader's Submit): "
+                     "Fetch Feedback cannot find a page; hand over the workspace's "
+                     f"feedback/student2/{CHAPTER}/{CHAPTER}.html")]
     feedback = exchange / "reftensor" / "feedback"
     released = feedback / f"{notebook_hash(secret='ab12' * 32, notebook_id=CHAPTER)}.html"
     assert released.read_text() == "<p>feedback of student1</p>"

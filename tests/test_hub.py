@@ -69,7 +69,11 @@ REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy" / "jupyterhub"
 CHAPTER = "ch01_storage"
 SOLUTION = REPO / "solutions" / CHAPTER / f"{CHAPTER}.ipynb"
-VENV = Path(os.environ.get("REFTENSOR_HUB_TEST_VENV", "/opt/reftensor/test-venv"))
+DEFAULT_VENV = Path("/opt/reftensor/test-venv")
+VENV = Path(os.environ.get("REFTENSOR_HUB_TEST_VENV") or DEFAULT_VENV)
+# The test writes its course's nbgrader settings into the venv's etc/jupyter: it only ever
+# uses a venv of its own, one it made (and marked with this file) or the default path's
+MARK = "reftensor-hub-test-venv"
 # REFTENSOR_HUB_THROUGHPUT=30: a class of 30 students (2 by default), and the throughput test
 # runs: every student submits, then collect, grade, release feedback and every student's
 # fetch are timed (build/hub-throughput.json)
@@ -188,6 +192,28 @@ def _remove_users(users: list[str]) -> None:
                     shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
 
+def readme_release_command(instructor: str, course: str) -> str:
+    """README's step 4 (release a chapter, as the instructor, from root's shell) with this
+    class's names: the README's instructor ``ada``, course ``reftensor`` and venv."""
+    [line] = [line.strip() for line in (REPO / "README.md").read_text().splitlines()
+              if line.strip().startswith("runuser -l ada -c ")]
+    assert f"generate_assignment {CHAPTER}" in line, line
+    return (line.replace("runuser -l ada ", f"runuser -l {instructor} ")
+            .replace("/opt/reftensor/venv/", f"{VENV}/").replace("~/reftensor ", f"~/{course} "))
+
+
+def foreign_venv(venv: Path) -> str | None:
+    """Why the hub test must not use ``venv`` (None: it may): a venv that exists, is not the
+    default test venv and carries no mark of the test's may be a class's, whose nbgrader
+    settings the test would point at its own throw-away exchange and course."""
+    if not venv.exists() or venv.resolve() == DEFAULT_VENV or (venv / MARK).is_file():
+        return None
+    return (f"REFTENSOR_HUB_TEST_VENV={venv} is a venv this test did not make (no {MARK} "
+            "in it): the test writes its own course's nbgrader settings into the venv it "
+            "uses, which would break a class that runs on it. Point REFTENSOR_HUB_TEST_VENV "
+            "at a new folder (the test installs it, about 1.6 GB) or leave it unset.")
+
+
 @pytest.fixture(scope="module")
 def hub() -> Iterator[Hub]:
     tag = secrets.token_hex(3)
@@ -200,6 +226,9 @@ def hub() -> Iterator[Hub]:
         with contextlib.suppress(KeyError):
             pwd.getpwnam(user)
             pytest.fail(f"user {user} exists already")
+    refusal = foreign_venv(VENV)
+    if refusal:
+        pytest.fail(refusal)
     started = time.time()
     top = Path(tempfile.mkdtemp(prefix="reftensor-hub-"))
     os.chmod(top, 0o755)  # students may cross it: what is private must be private by itself
@@ -208,6 +237,7 @@ def hub() -> Iterator[Hub]:
         with timed("install"):
             out = run(["bash", str(DEPLOY / "install.sh"), str(VENV)], timeout=900)
         print(out.stdout.strip().splitlines()[-1])
+        (VENV / MARK).write_text("made by tests/test_hub.py: its settings name test courses\n")
 
         passwords = {}
         for user in (instructor, *students):
@@ -310,9 +340,8 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
     course_folder = Path(pwd.getpwnam(hub.instructor).pw_dir) / hub.course
 
     # the instructor releases the chapter
-    with timed("release"):
-        as_user(hub.instructor, f"cd ~/{hub.course} && nbgrader generate_assignment {CHAPTER}"
-                                f" && nbgrader release_assignment {CHAPTER}")
+    with timed("release"):  # README's step 4, as written there (names substituted)
+        run(["bash", "-c", readme_release_command(hub.instructor, hub.course)])
     assert (hub.exchange / hub.course / "outbound" / CHAPTER / f"{CHAPTER}.ipynb").is_file()
 
     # student 1: log in, get a server, fetch, answer, submit, through the REST API

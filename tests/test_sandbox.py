@@ -105,6 +105,65 @@ def test_scratch_is_private_bounded_and_gone_afterwards() -> None:
     assert not Path("/tmp", mark).exists()
 
 
+def _slab_kib() -> int:
+    """The host kernel's slab memory (``Slab`` of /proc/meminfo), in KiB."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("Slab:"):
+            return int(line.split()[1])
+    raise AssertionError("no Slab line in /proc/meminfo")
+
+
+@needs_sandbox
+def test_scratch_is_bounded_in_files_too_and_so_is_the_hosts_memory() -> None:
+    """Empty files cost no bytes of the tmpfs but about a KiB of the host's kernel memory
+    each: the scratch tmpfs holds at most Limits.scratch_inodes files, folders and links (hard
+    links too), then refuses with ENOSPC; the host's slab memory grows by a bounded amount
+    while the sandbox holds them, and the files are gone with it."""
+    import threading
+
+    limits = sandbox.Limits(scratch_inodes=4096)
+    before, peak, done = _slab_kib(), [0], threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _slab_kib())
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        result = python("""
+            import errno, os, time
+            made = links = 0
+            try:
+                while made < 10_000_000:
+                    open(f"f{made}", "w").close()
+                    made += 1
+            except OSError as err:
+                print(errno.errorcode[err.errno], made)
+            for _ in range(made // 2):
+                os.unlink(f"f{_}")
+            try:
+                while links < 10_000_000:
+                    os.link(f"f{made - 1}", f"l{links}")
+                    links += 1
+            except OSError as err:
+                print(errno.errorcode[err.errno], links)
+            time.sleep(0.5)  # held while the host is looked at
+        """, limits=limits, timeout=60)
+    finally:
+        done.set()
+        watcher.join()
+    said = lines(result)
+    assert said[0] == "ENOSPC" and 4000 <= int(said[1]) < 4096, (said, result.stderr)
+    assert said[2] == "ENOSPC" and int(said[3]) <= int(said[1]) // 2 + 8, said  # links count
+    # 4,096 inodes: a few MiB of slab (unbounded, 1.36 million files took 1.35 GB); other
+    # tests' sandboxes may run beside this one, hence the margin
+    assert (peak[0] - before) < 64 * 1024, f"slab grew by {(peak[0] - before) // 1024} MiB"
+    # the tmpfs was mounted in the sandbox's own mount namespace: the host's folder under it
+    # is empty, then and now
+    assert list(sandbox._scratch_mount().iterdir()) == []
+
 def test_readable_paths_under_tmp_are_refused(tmp_path: Path) -> None:
     if not STATE.available:
         pytest.skip(STATE.reason)

@@ -102,3 +102,18 @@ def test_the_hub_recipe_parses():
     for module in sorted(deploy.glob("*.py")):
         compile(module.read_text(), str(module), "exec")
     assert '-r "$REPO/requirements.txt"' in (deploy / "install.sh").read_text()
+
+
+def test_the_hub_tests_release_step_is_readmes_and_it_never_uses_a_class_venv(tmp_path):
+    """The full tier's hub test runs README's step 4 as written (names substituted), and
+    refuses a venv it did not make, whose nbgrader settings belong to a class."""
+    from tests import test_hub
+
+    command = test_hub.readme_release_command("inst", "course7")
+    assert command.startswith("runuser -l inst -c 'export PATH=") and "~/course7 &&" in command
+    assert f"{test_hub.VENV}/bin:$PATH" in command
+    assert subprocess.run(["bash", "-n", "-c", command]).returncode == 0
+    assert test_hub.foreign_venv(tmp_path / "new") is None  # the test makes and marks it
+    assert "did not make" in test_hub.foreign_venv(tmp_path)  # someone's venv
+    (tmp_path / test_hub.MARK).write_text("")
+    assert test_hub.foreign_venv(tmp_path) is None

@@ -146,10 +146,12 @@ def _formgrader_sync(args: argparse.Namespace) -> int:
         return 2
     for line in taken.refused:
         print(f"refused: {line}")
-    print(f"taken from Formgrader: {taken.grades} grades, {taken.comments} comments; "
-          f"given to it: the gradebook and {given.notebooks} autograded notebooks of "
-          f"{args.chapter}")
-    if taken.grades or taken.comments:
+    print(f"taken from Formgrader: {taken.grades} grades, {taken.comments} comments, "
+          f"{taken.cleared} cleared; given to it: the gradebook and {given.notebooks} "
+          f"autograded notebooks of {args.chapter}"
+          + (f"; {given.kept} saved there during the sync kept (and taken)"
+             if given.kept else ""))
+    if taken.grades or taken.comments or taken.cleared:
         print("then: feedback, and release-feedback")
     return 0
 

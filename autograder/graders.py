@@ -13,21 +13,27 @@ links and files there):
   JSON. Root reads at most :data:`OUTPUT_LIMIT` bytes of that, checks every entry against
   its own gradebook (a submission root graded, a graded cell of it, a finite score between 0
   and the cell's points, a comment of at most :data:`COMMENT_LIMIT` characters) and writes
-  what passes into its gradebook; what does not is reported, never written. Only what was
-  given there is taken (a score or comment cleared in Formgrader is not cleared in the
-  workspace, so that nothing given by hand in the workspace itself is lost).
+  what passes into its gradebook; what does not is reported, never written. A score or
+  comment cleared in Formgrader is cleared in the workspace when the workspace still holds
+  what the account was last given (recorded by *give* in ``private/<chapter>/``); one given
+  in the workspace itself since then stays.
 - **give**: root's gradebook (a consistent snapshot, SQLite's own serialization) and the
   chapter's feedback-safe autograded notebooks (built from trusted material by ``grade``) are
   handed, on standard input, to a process running as the account, which writes them into its
-  course folder (each notebook as ``submitted/`` and ``autograded/``: Formgrader counts
-  submissions in the first and shows the second): the gradebook through SQLite's backup API
-  into the same file, so the running Formgrader sees the new rows at once; each notebook
-  under a fresh name, renamed into place.
+  course folder (each notebook as ``submitted/`` and ``autograded/``, with nbgrader's
+  ``timestamp.txt`` saying what the gradebook says: Formgrader counts submissions in the
+  first, shows the second, and calls a submission autograded only when the two times
+  agree): the gradebook through SQLite's backup API into the same file, so the running
+  Formgrader sees the new rows at once; each notebook under a fresh name, renamed into
+  place. A grade or comment saved in Formgrader after *take* read the account's gradebook
+  is written into root's copy before the backup, so it is kept there.
 
-``python -m autograder formgrader-sync`` does *take* and then *give*: after a grading run it
-shows the new submissions in Formgrader, after grading by hand it brings the grades into the
-workspace (then run ``feedback`` and ``release-feedback``). Formgrader edits made during the
-second between the two steps are overwritten; run it when nobody is grading.
+``python -m autograder formgrader-sync`` does *take*, then *give*, then *take* again when
+*give* kept something saved meanwhile: after a grading run it shows the new submissions in
+Formgrader, with their scores; after grading by hand it brings the grades into the
+workspace (then run ``feedback`` and ``release-feedback``). What is saved in the few
+milliseconds between *give* reading the account's gradebook and its backup is the only edit
+that can be lost.
 
 The graders' comments reach the feedback pages only through ``safe_comments``, which cleans
 them as written answers are cleaned.
@@ -36,6 +42,7 @@ them as written answers are cleaned.
 from __future__ import annotations
 
 import base64
+import inspect
 import json
 import math
 import os
@@ -98,14 +105,20 @@ def read_hub_course(etc: Path) -> HubCourse:
 
 # What runs as the grader account: the course venv's own nbgrader and sqlite3, nothing from
 # the account's folders (python -I, cwd /). argv: the course folder, the chapter.
-_TAKE = r"""
-import json, os, sys, warnings
-folder, chapter = sys.argv[1:3]
-db = os.path.join(folder, "gradebook.db")
-out = {"grades": [], "comments": []}
-if os.path.isfile(db):
+def hand_given(db: str, chapter: str) -> dict[str, list[list[Any]]]:
+    """The hand-given grades (student, notebook, cell, manual score, extra credit) and
+    comments (student, notebook, cell, text) of ``chapter`` in the nbgrader gradebook ``db``.
+    Runs as the grader account too (its source is part of the scripts below), so it imports
+    what it needs itself."""
+    import os
+    import warnings
+
+    out: dict[str, list[list[Any]]] = {"grades": [], "comments": []}
+    if not os.path.isfile(db):
+        return out
     warnings.simplefilter("ignore")
     from nbgrader.api import Gradebook, MissingEntry
+
     with Gradebook("sqlite:///" + db) as gb:
         try:
             submissions = gb.find_assignment(chapter).submissions
@@ -117,12 +130,20 @@ if os.path.isfile(db):
                     out["grades"].append([sub.student.id, nb.name, g.name, g.manual_score,
                                           g.extra_credit])
                 for c in nb.comments:
-                    out["comments"].append([sub.student.id, nb.name, c.name, c.manual_comment])
-json.dump(out, sys.stdout)
+                    out["comments"].append([sub.student.id, nb.name, c.name,
+                                            c.manual_comment])
+    return out
+
+
+_READ = "import json, os, sys\nfrom typing import Any\n" + inspect.getsource(hand_given)
+
+_TAKE = _READ + r"""
+folder, chapter = sys.argv[1:3]
+json.dump(hand_given(os.path.join(folder, "gradebook.db"), chapter), sys.stdout)
 """
 
-_GIVE = r"""
-import base64, json, os, sqlite3, sys, tempfile
+_GIVE = _READ + r"""
+import base64, sqlite3, tempfile
 folder, chapter = sys.argv[1:3]
 payload = json.load(sys.stdin)
 os.umask(0o077)
@@ -132,10 +153,29 @@ def put(path, data):
     with os.fdopen(fd, "wb") as f:
         f.write(data)
     os.replace(tmp, path)
+db = os.path.join(folder, "gradebook.db")
 fd, tmp = tempfile.mkstemp(dir=folder, prefix=".gradebook-sync-")
 with os.fdopen(fd, "wb") as f:
     f.write(base64.b64decode(payload["gradebook"]))
-source, target = sqlite3.connect(tmp), sqlite3.connect(os.path.join(folder, "gradebook.db"))
+# what was saved in Formgrader since root took the grades: kept, written into root's copy
+now, taken = hand_given(db, chapter), payload["taken"] or hand_given(db, chapter)
+kept = {key: [row for row in now[key] if row not in taken[key]] for key in now}
+if kept["grades"] or kept["comments"]:
+    from nbgrader.api import Gradebook, MissingEntry
+    with Gradebook("sqlite:///" + tmp) as gb:
+        for student, nb, cell, manual, extra in kept["grades"]:
+            try:
+                g = gb.find_grade(cell, nb, chapter, student)
+            except MissingEntry:
+                continue
+            g.manual_score, g.extra_credit = manual, extra
+        for student, nb, cell, text in kept["comments"]:
+            try:
+                gb.find_comment(cell, nb, chapter, student).manual_comment = text
+            except MissingEntry:
+                continue
+        gb.db.commit()
+source, target = sqlite3.connect(tmp), sqlite3.connect(db)
 source.backup(target)
 source.close(); target.close(); os.unlink(tmp)
 notebook = chapter + ".ipynb"
@@ -145,7 +185,17 @@ if not os.path.exists(src):
 for student, text in payload["autograded"].items():
     for kind in ("submitted", "autograded"):
         put(os.path.join(folder, kind, student, chapter, notebook), text.encode())
-json.dump({"notebooks": len(payload["autograded"])}, sys.stdout)
+    # Formgrader shows a submission as autograded only when the submitted folder's
+    # timestamp.txt says what the gradebook says (no file: the gradebook has none either)
+    stamp = os.path.join(folder, "submitted", student, chapter, "timestamp.txt")
+    when = payload["timestamps"].get(student)
+    if when:
+        put(stamp, when.encode())
+    elif os.path.lexists(stamp):
+        os.unlink(stamp)
+json.dump({"notebooks": len(payload["autograded"]),
+           "kept": len(kept["grades"]) + len(kept["comments"]),
+           "given": hand_given(db, chapter)}, sys.stdout)
 """
 
 
@@ -231,6 +281,9 @@ class Exchange:
     comments: int = 0
     notebooks: int = 0
     refused: list[str] = field(default_factory=list)
+    cleared: int = 0  # scores and comments cleared in Formgrader, cleared in the workspace
+    kept: int = 0  # saved in Formgrader while ``give`` ran: kept there (and taken again)
+    taken: dict[str, Any] | None = None  # what ``take`` read, as the account printed it
 
 
 def _rows(found: Any, key: str, width: int, moved: Exchange) -> list[list[Any]]:
@@ -246,9 +299,32 @@ def _rows(found: Any, key: str, width: int, moved: Exchange) -> list[list[Any]]:
     return good
 
 
+def _given_path(workspace: Path, chapter: str) -> Path:
+    """Root's record of what the grader account's gradebook held after the last ``give``
+    (``private/<chapter>/``, root's alone): what tells a score cleared in Formgrader from one
+    given in the workspace since."""
+    return workspace / "private" / chapter / "formgrader-given.json"
+
+
+def _given(workspace: Path, chapter: str) -> dict[tuple[str, ...], tuple[Any, ...]]:
+    path = _given_path(workspace, chapter)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    given: dict[tuple[str, ...], tuple[Any, ...]] = {}
+    for kind, width in (("grades", 5), ("comments", 4)):
+        for row in data.get(kind, []) if isinstance(data, dict) else []:
+            if isinstance(row, list) and len(row) == width:
+                given[(kind, *map(str, row[:3]))] = tuple(row[3:])
+    return given
+
+
 def take_grades(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
     """Bring the hand-given grades and comments of ``chapter`` from the grader account's
-    gradebook into ``workspace/gradebook.db`` (see the module's text for the checks)."""
+    gradebook into ``workspace/gradebook.db`` (see the module's text for the checks). A
+    score or comment cleared in Formgrader is cleared here only when the workspace still
+    holds what Formgrader was last given (else it was given here since, and stays)."""
     import warnings
 
     from nbgrader.api import Gradebook, MissingEntry
@@ -256,12 +332,12 @@ def take_grades(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
     found = _as_account(course, _TAKE, [str(course.grader_course_dir), chapter])
     moved = Exchange()
     grades, comments = _rows(found, "grades", 5, moved), _rows(found, "comments", 4, moved)
+    moved.taken = {"grades": grades, "comments": comments}
+    given = _given(workspace, chapter)
     with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}") as gb, \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for student, notebook, cell, manual, extra in grades:
-            if manual is None and extra is None:
-                continue  # not graded there (a score cleared there is not cleared here)
             where = sanitize.safe_text(f"{student}/{notebook}/{cell}", 200)
             try:
                 grade = gb.find_grade(cell, notebook, chapter, student)
@@ -273,16 +349,22 @@ def take_grades(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
             except ValueError as err:
                 moved.refused.append(f"{where}: {err}")
                 continue
-            if (grade.manual_score, grade.extra_credit) != (manual, extra):
-                grade.manual_score, grade.extra_credit = manual, extra
-                if manual is not None:
-                    grade.needs_manual_grade = False
+            now = (grade.manual_score, grade.extra_credit)
+            if manual is None and extra is None:
+                before = given.get(("grades", student, notebook, cell))
+                if before is None or before == (None, None) or now != before:
+                    continue  # never given there, or given here since: it stays
+                moved.cleared += 1  # cleared in Formgrader: cleared here
+            elif now == (manual, extra):
+                continue
+            else:
                 moved.grades += 1
+            grade.manual_score, grade.extra_credit = manual, extra
+            # as Formgrader does: a cell without a score of either kind needs a hand again
+            grade.needs_manual_grade = manual is None and grade.auto_score is None
         for student, notebook, cell, text in comments:
             where = sanitize.safe_text(f"{student}/{notebook}/{cell}", 200)
-            if not text:
-                continue
-            if not isinstance(text, str) or len(text) > COMMENT_LIMIT:
+            if text is not None and (not isinstance(text, str) or len(text) > COMMENT_LIMIT):
                 moved.refused.append(f"{where}: a comment must be text of at most "
                                      f"{COMMENT_LIMIT} characters")
                 continue
@@ -291,32 +373,70 @@ def take_grades(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
             except MissingEntry:
                 moved.refused.append(f"{where}: no such comment cell in the workspace")
                 continue
-            if comment.manual_comment != text:
+            if not text:
+                before = given.get(("comments", student, notebook, cell))
+                if not before or not before[0] or comment.manual_comment != before[0]:
+                    continue
+                comment.manual_comment = None
+                moved.cleared += 1
+            elif comment.manual_comment != text:
                 comment.manual_comment = text
                 moved.comments += 1
         gb.db.commit()
     return moved
 
 
-def give_chapter(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
+def give_chapter(workspace: Path, chapter: str, course: HubCourse,
+                 taken: dict[str, Any] | None = None) -> Exchange:
     """Hand root's gradebook and ``chapter``'s autograded notebooks to the grader account's
-    course folder (written there by the account itself)."""
+    course folder (written there by the account itself). ``taken``: what ``take_grades``
+    read just before; whatever the account's gradebook holds that differs from it was saved
+    in Formgrader meanwhile, and is kept there (``Exchange.kept`` counts it). Records what
+    the account holds afterwards (see ``take_grades``)."""
+    import warnings
+
+    from nbgrader.api import Gradebook, MissingEntry
+
     from . import pipeline
 
     with sqlite3.connect(f"file:{workspace / 'gradebook.db'}?mode=ro", uri=True) as db:
         snapshot = db.serialize()
     db.close()
-    autograded = {}
-    for folder in sorted((workspace / "autograded").glob(f"*/{chapter}")):
-        notebook = folder / f"{chapter}.ipynb"
-        student = folder.parent.name
-        if notebook.is_file() and sanitize.safe_student_id(student):
-            autograded[student] = notebook.read_text(encoding="utf-8")
+    autograded, timestamps = {}, {}
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}") as gb, \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for folder in sorted((workspace / "autograded").glob(f"*/{chapter}")):
+            notebook = folder / f"{chapter}.ipynb"
+            student = folder.parent.name
+            if notebook.is_file() and sanitize.safe_student_id(student):
+                autograded[student] = notebook.read_text(encoding="utf-8")
+                try:
+                    when = gb.find_submission(chapter, student).timestamp
+                except MissingEntry:
+                    when = None
+                # nbgrader's own timestamp.txt format, in UTC, as its gradebook keeps it
+                timestamps[student] = (when.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+                                       if when is not None else None)
     source = (pipeline.SOLUTIONS / chapter / f"{chapter}.ipynb").read_text(encoding="utf-8")
     payload = json.dumps({"gradebook": base64.b64encode(snapshot).decode(),
-                          "source": source, "autograded": autograded}).encode()
+                          "source": source, "autograded": autograded,
+                          "timestamps": timestamps, "taken": taken}).encode()
     done = _as_account(course, _GIVE, [str(course.grader_course_dir), chapter], payload)
-    return Exchange(notebooks=int(done.get("notebooks", 0)) if isinstance(done, dict) else 0)
+    if not isinstance(done, dict):
+        raise GraderAccountError("the give step printed no object")
+    moved = Exchange(notebooks=int(done.get("notebooks", 0) or 0),
+                     kept=int(done.get("kept", 0) or 0))
+    after = Exchange()
+    record = {"grades": _rows(done.get("given", {}), "grades", 5, after),
+              "comments": _rows(done.get("given", {}), "comments", 4, after)}
+    path = _given_path(workspace, chapter)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".given-")  # 0600
+    with os.fdopen(fd, "w") as handle:
+        json.dump(record, handle)
+    os.replace(temporary, path)
+    return moved
 
 
 def sync(workspace: Path, chapter: str, etc: Path) -> tuple[Exchange, Exchange]:
@@ -326,4 +446,12 @@ def sync(workspace: Path, chapter: str, etc: Path) -> tuple[Exchange, Exchange]:
     course = read_hub_course(etc)
     if not (workspace / "gradebook.db").is_file():
         raise FileNotFoundError(f"{workspace / 'gradebook.db'}: grade the chapter first")
-    return take_grades(workspace, chapter, course), give_chapter(workspace, chapter, course)
+    took = take_grades(workspace, chapter, course)
+    gave = give_chapter(workspace, chapter, course, took.taken)
+    if gave.kept:  # saved in Formgrader while this ran: kept there, and now taken here too
+        again = take_grades(workspace, chapter, course)
+        took.grades += again.grades
+        took.comments += again.comments
+        took.cleared += again.cleared
+        took.refused += again.refused
+    return took, gave

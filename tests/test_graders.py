@@ -85,6 +85,85 @@ def test_a_grade_and_a_comment_given_in_formgrader_are_taken(workspace, monkeypa
     assert stored(workspace) == (1.5, None, False, "Names the stride.")
 
 
+def test_a_score_cleared_in_formgrader_is_cleared_unless_given_here_since(workspace,
+                                                                        monkeypatch):
+    """What the account held after the last give is recorded (private/<chapter>/): a score
+    or comment cleared there since is cleared in the workspace; one the workspace changed
+    since the give (given here) stays."""
+    take(workspace, {"grades": [["ada", CH, WRITTEN, 1.5, None], ["bob", CH, WRITTEN, 2, None]],
+                     "comments": [["ada", CH, WRITTEN, "Names the stride."]]}, monkeypatch)
+    record = graders._given_path(workspace, CH)
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({
+        "grades": [["ada", CH, WRITTEN, 1.5, None], ["bob", CH, WRITTEN, 1.0, None]],
+        "comments": [["ada", CH, WRITTEN, "Names the stride."]]}))
+    # bob's 2 was given in the workspace after the give (the account was given 1.0)
+    moved = take(workspace, {"grades": [["ada", CH, WRITTEN, None, None],
+                                        ["bob", CH, WRITTEN, None, None]],
+                             "comments": [["ada", CH, WRITTEN, ""]]}, monkeypatch)
+    assert (moved.cleared, moved.grades, moved.comments) == (2, 0, 0), moved
+    assert stored(workspace) == (None, None, True, None)  # needs a hand again
+    assert stored(workspace, "bob")[:3] == (2.0, None, False)
+
+
+def _run_here(course, script, args, stdin=b""):
+    """The grader account's step, run by this process's Python instead (no account)."""
+    return graders.run_bounded([sys.executable, "-I", "-c", script, *args], stdin)
+
+
+def test_sync_shows_graded_submissions_and_keeps_grades_saved_while_it_runs(workspace,
+                                                                            tmp_path,
+                                                                            monkeypatch):
+    """formgrader-sync end to end with nbgrader's own code on both sides (the account's
+    steps run here, as root): Formgrader counts every submission as autograded, with its
+    score; a grade saved in Formgrader between the take and the give is kept there and
+    taken into the workspace; what the account holds afterwards is recorded."""
+    import datetime as dt
+
+    from nbgrader.api import Gradebook
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}") as gb:
+        gb.find_submission(CH, "ada").timestamp = dt.datetime(2026, 11, 29, 5, 0, 1, 250)
+        gb.db.commit()
+    for student in ("ada", "bob"):
+        page = workspace / "autograded" / student / CH / f"{CH}.ipynb"
+        page.parent.mkdir(parents=True)
+        page.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    account = tmp_path / "account"
+    account.mkdir()
+    course = graders.HubCourse("rt", Path(sys.prefix), "grader-rt", account)
+    monkeypatch.setattr(graders, "read_hub_course", lambda etc: course)
+    monkeypatch.setattr(graders, "_as_account", _run_here)
+    took, gave = graders.sync(workspace, CH, tmp_path)  # the first: the account had nothing
+    assert (took.grades, gave.notebooks, gave.kept) == (0, 2, 0)
+
+    config = Config({"CourseDirectory": {"root": str(account), "course_id": "rt"}})
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    assert {s["student"]: s["autograded"] for s in api.get_submissions(CH)} == \
+        {"ada": True, "bob": True}  # not "needs autograding"
+
+    # a grader saves a score in Formgrader while a sync runs, after its take
+    real_give = graders.give_chapter
+
+    def give_after_a_save(*args, **kwargs):
+        with Gradebook(f"sqlite:///{account / 'gradebook.db'}") as gb:
+            gb.find_grade(WRITTEN, CH, CH, "bob").manual_score = 1.5
+            gb.db.commit()
+        return real_give(*args, **kwargs)
+
+    monkeypatch.setattr(graders, "give_chapter", give_after_a_save)
+    took, gave = graders.sync(workspace, CH, tmp_path)
+    assert (gave.kept, took.grades) == (1, 1)
+    assert stored(workspace, "bob")[:3] == (1.5, None, False)  # taken after the give
+    with Gradebook(f"sqlite:///{account / 'gradebook.db'}") as gb:
+        assert gb.find_grade(WRITTEN, CH, CH, "bob").manual_score == 1.5  # not lost
+    record = json.loads(graders._given_path(workspace, CH).read_text())
+    assert ["bob", CH, WRITTEN, 1.5, None] in record["grades"]
+
+
 @pytest.mark.parametrize("row, why", [
     (["ada", CH, WRITTEN, 2.5, None], "between 0 and 2"),
     (["ada", CH, WRITTEN, -1, None], "between 0 and 2"),

@@ -245,3 +245,64 @@ def test_course_json_is_read_only_when_only_root_can_change_it(tmp_path):
     path.symlink_to(tmp_path / "real.json")
     with pytest.raises(OSError):
         graders.read_hub_course(tmp_path)
+
+
+def test_formgraders_autograde_is_refused_on_the_hub_and_formgrader_still_works(tmp_path):
+    """The hub's Formgrader service loads deploy/jupyterhub/reftensor_formgrader_guard.py
+    beside nbgrader's formgrader extension (jupyterhub_config.py): the Autograde button's
+    request runs nothing and answers why, in the shape nbgrader's error dialog shows;
+    Formgrader's other requests answer as before; without a login the request is refused."""
+    import socket
+    import subprocess
+    import time
+    import urllib.error
+    import urllib.request
+
+    deploy = Path(__file__).resolve().parents[1] / "deploy" / "jupyterhub"
+    config = (deploy / "jupyterhub_config.py").read_text()
+    assert "reftensor_formgrader_guard=True" in config
+    assert "reftensor_formgrader_guard.py" in (deploy / "install.sh").read_text()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
+         f"--port={port}", "--ServerApp.token=secret-token",
+         "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True",
+         "--ServerApp.jpserver_extensions=reftensor_formgrader_guard=True"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(deploy),
+                           "JUPYTER_CONFIG_DIR": str(tmp_path / "config")},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    auth = {"Authorization": "token secret-token"}
+
+    def call(path: str, method: str = "GET", headers=auth) -> tuple[int, bytes]:
+        request = urllib.request.Request(url + path, method=method, headers=headers,
+                                         data=b"" if method == "POST" else None)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status, answer.read()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read()
+
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if call("/formgrader/api/status")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, "no server"
+            time.sleep(0.3)
+        status, body = call("/formgrader/api/submission/ch01_storage/ada/autograde", "POST")
+        answer = json.loads(body)
+        assert status == 200 and answer["success"] is False, (status, body)
+        assert "outside the grading sandbox" in answer["error"] == answer["log"]
+        assert call("/formgrader/api/submission/ch01_storage/ada/autograde", "POST",
+                    headers={})[0] == 403
+        assert json.loads(call("/formgrader/api/status")[1]) == {"status": True}
+        assert not (tmp_path / "autograded").exists()  # nothing ran
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -47,6 +47,7 @@ import hashlib
 import json
 import os
 import pwd
+import re
 import secrets
 import shutil
 import signal
@@ -635,6 +636,16 @@ def test_the_graders_path_in_the_browser(hub: Hub) -> None:
         page.wait_for_url(f"**/manage_submissions/{CHAPTER}")
         page.locator("td", has_text=s1).first.wait_for()
         page.screenshot(path=SHOTS / "grader_1_submissions.png")
+        # listed with its score, not as "needs autograding" (formgrader-sync's timestamp.txt)
+        listed = page.locator("tr", has_text=s1).first
+        assert "needs autograding" not in listed.inner_text(), listed.inner_text()
+        assert re.search(r"\d+(\.\d+)? / \d+", listed.inner_text()), listed.inner_text()
+        # its Autograde button runs nothing and says why (reftensor_formgrader_guard.py)
+        listed.locator("span.glyphicon-flash").click()
+        page.get_by_text("outside the grading sandbox").first.wait_for()
+        page.screenshot(path=SHOTS / "grader_1_autograde_refused.png")
+        page.reload()
+        page.locator("td", has_text=s1).first.wait_for()
         page.locator('a[href$="/formgrader/gradebook"]').first.click()
         page.locator(f'a[href$="/formgrader/gradebook/{CHAPTER}"]').first.click()
         page.locator(f'a[href$="/formgrader/gradebook/{CHAPTER}/{CHAPTER}"]').first.click()

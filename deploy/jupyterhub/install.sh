@@ -56,9 +56,11 @@ trap 'rm -rf "$stage"' EXIT
 "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps --no-build-isolation \
     --force-reinstall "$stage/pkg"
 rm -rf "$stage/pkg/build"
-# nbgrader's Submit with private submission folders (named in setup_course.sh's settings)
+# nbgrader's Submit with private submission folders (named in setup_course.sh's settings),
+# and the Formgrader service's refusal of its Autograde button (jupyterhub_config.py)
 purelib=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 install -m 644 "$REPO/deploy/jupyterhub/reftensor_hub_exchange.py" "$purelib/"
+install -m 644 "$REPO/deploy/jupyterhub/reftensor_formgrader_guard.py" "$purelib/"
 
 # 3. nbgrader's instructor parts off for everyone's JupyterLab (students' Nbgrader menu then
 #    lists only the Assignments tab and Validate): the Formgrader, Course List and Create
@@ -105,5 +107,5 @@ while [ "$d" != / ]; do chmod o+x "$d"; d=$(dirname "$d"); done
 
 # 6. What the notebooks import, as a user who is not root.
 runuser -u nobody -- env -i HOME=/tmp "$VENV/bin/python" -c \
-  'import reftensor, torch, reftensor_hub_exchange; from autograder.checks import check; print("students import reftensor", torch.__version__)'
+  'import reftensor, torch, reftensor_hub_exchange, reftensor_formgrader_guard; from autograder.checks import check; print("students import reftensor", torch.__version__)'
 echo "install.sh: $VENV ready (jupyterhub $("$VENV/bin/jupyterhub" --version), configurable-http-proxy $(configurable-http-proxy --version))"

@@ -88,9 +88,11 @@ c.JupyterHub.load_roles = [{
 c.JupyterHub.services = [{
     "name": COURSE,
     "url": "http://127.0.0.1:{}".format(int(os.environ.get("REFTENSOR_GRADER_PORT", "9999"))),
-    # nbgrader's formgrader extension is off for everyone else (install.sh); on here
+    # nbgrader's formgrader extension is off for everyone else (install.sh); on here, with
+    # its Autograde button answered by a refusal (reftensor_formgrader_guard.py)
     "command": [os.path.join(VENV, "bin", "jupyterhub-singleuser"),
-                "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True"],
+                "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True",
+                "--ServerApp.jpserver_extensions=reftensor_formgrader_guard=True"],
     "user": course["grader_account"],
     "cwd": course["grader_course_dir"],  # nbgrader finds the course from here
     # JUPYTER_PATH: Formgrader's pages load MathJax from this server (install.sh)

@@ -33,13 +33,14 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "full: only in the full tier (make test-full)")
 
 
-#: Modules whose fixtures grade whole classes, longest first: they start first, so that with
-#: two pytest-xdist workers (``make test``) the longest runs overlap the many short tests
-#: instead of trailing after them. Every other module keeps its place after these.
-LONGEST_FIRST = ("test_adversarial_host", "test_adversarial", "test_term", "test_notebooks",
-                 "test_cluster", "test_grading", "test_site", "test_edition",
+#: Modules whose fixtures grade whole classes (and the OpInfo sweep), longest first: they
+#: start first, so that with two pytest-xdist workers (``make test``) the many short modules
+#: come last and fill the end evenly instead of one long module trailing alone. Every other
+#: module keeps its place after these.
+LONGEST_FIRST = ("test_adversarial_host", "test_adversarial", "test_opinfo", "test_term",
+                 "test_notebooks", "test_cluster", "test_grading", "test_site", "test_edition",
                  "test_ch02_ch03_exercises", "test_ch05_exercises", "test_ch08_exercises",
-                 "test_ch04_exercises", "test_sanitize", "test_bench", "test_opinfo")
+                 "test_ch04_exercises", "test_sanitize", "test_bench")
 
 
 def _module_rank(item) -> int:

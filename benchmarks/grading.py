@@ -3,7 +3,8 @@ the real pipeline (rebuild, sandboxed re-check, the notebook's own run in a sand
 and with 2 local workers and on a dask cluster (``--scheduler local:2``: a LocalCluster of
 two worker processes), each in a fresh workspace; and the orchestrating process's own CPU
 time per submission (the pre-flight, recording, feedback; with a cluster, also its scheduler,
-which a LocalCluster runs in this process).
+which a LocalCluster runs in this process), the sandboxes' CPU time per submission, and how
+long a cluster takes to start and stop alone.
 
 Run it as root (the sandbox needs it) with ``make bench-grading`` or
 ``sudo .venv/bin/python -m benchmarks.grading [--students 100] [--workers 1 2]
@@ -48,6 +49,17 @@ def _cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def startup_seconds(scheduler: str) -> float:
+    """How long starting and stopping the cluster ``scheduler`` names takes, alone (for
+    ``local:N``: N worker processes and the scheduler), a cost each run pays once."""
+    from autograder import cluster
+
+    started = time.perf_counter()
+    with cluster.connect(scheduler):
+        pass
+    return time.perf_counter() - started
+
+
 def measure(students: int, workers: list[int], root: Path,
             schedulers: list[str] = ()) -> dict:
     build_class(root, students)
@@ -63,10 +75,16 @@ def measure(students: int, workers: list[int], root: Path,
         states = {}
         for o in outcomes:
             states[o.state] = states.get(o.state, 0) + 1
+        graded = [o for o in outcomes if o.cpu_seconds]
         rows.append({"label": label, **how, "submissions": len(outcomes),
                      "seconds": round(seconds, 1),
                      "per_minute": round(60 * len(outcomes) / seconds, 1),
                      "orchestrator_cpu_per_submission": round(cpu / len(outcomes), 3),
+                     # the sandboxes' own CPU time (scheduler statistics), per submission
+                     "sandbox_cpu_per_submission": round(
+                         sum(o.cpu_seconds for o in graded) / max(1, len(graded)), 3),
+                     "startup_seconds": (round(startup_seconds(how["scheduler"]), 1)
+                                         if "scheduler" in how else 0.0),
                      "states": states})
     return {"chapter": demo.CHAPTER, "students": students, "rows": rows}
 
@@ -94,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     for row in result["rows"]:
         print(f"  {row['label']:<20} {row['seconds']:7.1f} s, "
               f"{row['per_minute']:5.1f} submissions per minute, the orchestrator's own CPU "
-              f"{row['orchestrator_cpu_per_submission']:.2f} s per submission   "
-              f"{row['states']}")
+              f"{row['orchestrator_cpu_per_submission']:.2f} s per submission, the "
+              f"sandboxes' {row['sandbox_cpu_per_submission']:.2f} s, start-up "
+              f"{row['startup_seconds']:.1f} s   {row['states']}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return 0

@@ -80,10 +80,11 @@ def graded(tmp_path_factory):
     corpus.build(root / "heavy", [s for s in samples if s.heavy])
     outcomes = grade.grade_class(root / "ws-light", root / "light", corpus.CHAPTER, workers=2,
                                  progress=False, settings=FAST, scheduler=SCHEDULER)
-    # resource exhaustion shares the grader's uid-wide process limit: one at a time
+    # resource exhaustion, with the shorter limits: two at a time (each sandbox running at
+    # once has a user, so a process limit, of its own)
     outcomes += grade.grade_class(root / "ws-heavy", root / "heavy", corpus.CHAPTER,
-                                  workers=1, progress=False, settings=HEAVY,
-                                  scheduler="local:1" if SCHEDULER else None)
+                                  workers=2, progress=False, settings=HEAVY,
+                                  scheduler="local:2" if SCHEDULER else None)
     for ws in ("ws-light", "ws-heavy"):
         grade.run_feedback(root / ws, corpus.CHAPTER)
     net.close()
@@ -141,6 +142,19 @@ def test_the_corpus_is_big_enough():
 @pytest.mark.parametrize("kind", [s.kind for s in corpus.samples()])
 def test_sample_ends_as_recorded(graded, kind):
     sample, outcome = graded["samples"][kind], graded["outcomes"][kind]
+    assert outcome.total == sample.total, outcome.reasons
+    assert outcome.state in sample.state.split("|"), outcome.reasons
+    if sample.reason:
+        assert any(sample.reason in r for r in outcome.reasons), outcome.reasons
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("kind", [s.kind for s in corpus.samples()])
+def test_each_kind_alone_ends_as_recorded(tmp_path, kind):
+    """The full tier grades every kind in a grading run of its own as well: no kind's result
+    depends on the classmates it shares the fast tier's graded class with."""
+    [sample] = [s for s in corpus.samples() if s.kind == kind]
+    outcome = _grade_one(tmp_path, kind, HEAVY if sample.heavy else FAST)
     assert outcome.total == sample.total, outcome.reasons
     assert outcome.state in sample.state.split("|"), outcome.reasons
     if sample.reason:

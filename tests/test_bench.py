@@ -69,5 +69,7 @@ def test_grading_throughput_reports_every_worker_count(tmp_path: Path) -> None:
     for row in report["rows"]:
         assert row["submissions"] == students and row["per_minute"] > 0
         assert row["orchestrator_cpu_per_submission"] > 0
+        assert row["sandbox_cpu_per_submission"] > 0
+        assert (row["startup_seconds"] > 0) == row["label"].startswith("scheduler")
         assert sum(row["states"].values()) == students
         assert row["label"] in done.stdout

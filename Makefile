@@ -52,7 +52,7 @@ bench: $(STAMP)
 
 bench-grading: $(STAMP)
 	bash scripts/ensure-system-packages.sh bwrap
-	$(PY) -m benchmarks.grading --students 100 --workers 1 2 --schedulers local:2 --json build/grading-throughput.json
+	$(PY) -m benchmarks.grading --students 100 --workers 1 2 --schedulers local:2 --startup --json build/grading-throughput.json
 
 # The course opens on the student edition of reftensor (course/reftensor, written by
 # `make release`): it is first on the kernels' PYTHONPATH. `make lab EDITION=reference` opens

@@ -3,12 +3,12 @@ the real pipeline (rebuild, sandboxed re-check, the notebook's own run in a sand
 and with 2 local workers and on a dask cluster (``--scheduler local:2``: a LocalCluster of
 two worker processes), each in a fresh workspace; and the orchestrating process's own CPU
 time per submission (the pre-flight, recording, feedback; with a cluster, also its scheduler,
-which a LocalCluster runs in this process), the sandboxes' CPU time per submission, and how
-long a cluster takes to start and stop alone.
+which a LocalCluster runs in this process), the sandboxes' CPU time per submission, and
+(``--startup``) how long a cluster takes to start and stop alone.
 
 Run it as root (the sandbox needs it) with ``make bench-grading`` or
 ``sudo .venv/bin/python -m benchmarks.grading [--students 100] [--workers 1 2]
-[--schedulers local:2] [--json F]``.
+[--schedulers local:2] [--startup] [--json F]``.
 The class is the sample class's six students (honest, mistaken, crashing, unanswered)
 repeated under new names, so the mix of work is a real class's. It is a measurement, not a
 test: ``tests/test_bench.py`` only checks that a tiny run reports every row.
@@ -61,7 +61,7 @@ def startup_seconds(scheduler: str) -> float:
 
 
 def measure(students: int, workers: list[int], root: Path,
-            schedulers: list[str] = ()) -> dict:
+            schedulers: list[str] = (), startup: bool = False) -> dict:
     build_class(root, students)
     rows = []
     runs = [(f"{count} worker(s)", {"workers": count}) for count in workers]
@@ -84,7 +84,7 @@ def measure(students: int, workers: list[int], root: Path,
                      "sandbox_cpu_per_submission": round(
                          sum(o.cpu_seconds for o in graded) / max(1, len(graded)), 3),
                      "startup_seconds": (round(startup_seconds(how["scheduler"]), 1)
-                                         if "scheduler" in how else 0.0),
+                                         if startup and "scheduler" in how else 0.0),
                      "states": states})
     return {"chapter": demo.CHAPTER, "students": students, "rows": rows}
 
@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, nargs="*", default=[1, 2])
     parser.add_argument("--schedulers", nargs="*", default=[],
                         help="also grade on these dask clusters (local:N or an address)")
+    parser.add_argument("--startup", action="store_true",
+                        help="also time each cluster's start and stop alone")
     parser.add_argument("--json", help="also write the result as JSON")
     args = parser.parse_args(argv)
     status = sandbox.status()
@@ -105,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     root = Path(tempfile.mkdtemp(prefix="rt-grading-bench-"))
     try:
-        result = measure(args.students, args.workers, root, args.schedulers)
+        result = measure(args.students, args.workers, root, args.schedulers, args.startup)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"\ngrading throughput, {result['students']} {result['chapter']} submissions:")

@@ -56,11 +56,11 @@ def test_grading_throughput_reports_every_worker_count(tmp_path: Path) -> None:
     out = tmp_path / "grading.json"
     # the fast tier: one student, one configuration of each path; the full tier: two students
     # and every configuration `make bench-grading` measures
-    students, workers, schedulers = tiers.pick((1, ["2"], ["local:1"]),
-                                               (2, ["1", "2"], ["local:2"]))
+    students, workers, schedulers, startup = tiers.pick(
+        (1, ["2"], ["local:1"], []), (2, ["1", "2"], ["local:2"], ["--startup"]))
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.grading", "--students", str(students), "--workers",
-         *workers, "--schedulers", *schedulers, "--json", str(out)], cwd=REPO,
+         *workers, "--schedulers", *schedulers, *startup, "--json", str(out)], cwd=REPO,
         capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(out.read_text())
@@ -70,6 +70,7 @@ def test_grading_throughput_reports_every_worker_count(tmp_path: Path) -> None:
         assert row["submissions"] == students and row["per_minute"] > 0
         assert row["orchestrator_cpu_per_submission"] > 0
         assert row["sandbox_cpu_per_submission"] > 0
-        assert (row["startup_seconds"] > 0) == row["label"].startswith("scheduler")
+        assert (row["startup_seconds"] > 0) == (row["label"].startswith("scheduler")
+                                                and bool(startup))
         assert sum(row["states"].values()) == students
         assert row["label"] in done.stdout

@@ -280,20 +280,21 @@ def chapter_page(site, chapter) -> Path:
 
 @pytest.fixture(scope="session")
 def browser(site, tmp_path_factory) -> dict[tuple[str, str], Future]:
-    """Headless Chromium on every chapter page, twice: ``"dom"`` dumps the DOM after scripts
-    ran, ``"shot"`` takes a screenshot (to ``<its folder>/chapter.png``). Each run has a
-    folder and profile of its own; they run two at a time (each mostly waits on one core)."""
+    """Headless Chromium on every chapter page, once: it dumps the DOM after scripts ran
+    (``"dom"``: its standard output) and takes a screenshot (``"shot"``: to
+    ``<its folder>/chapter.png``), the same run under both keys. Each run has a folder and
+    profile of its own; they run two at a time (each mostly waits on one core)."""
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (run scripts/ensure-system-packages.sh)")
-    jobs = {}
-    for name in RELEASED:
-        uri = (site / name / f"{name}.html").as_uri()
-        dom, shot = tmp_path_factory.mktemp("chromium"), tmp_path_factory.mktemp("screenshot")
-        jobs[name, "dom"] = (dom, "--dump-dom", uri)
-        jobs[name, "shot"] = (shot, "--window-size=1280,2400",
-                              f"--screenshot={shot / 'chapter.png'}", uri)
+    runs = {}
     with ThreadPoolExecutor(2) as pool:
-        return {key: pool.submit(chromium, *args) for key, args in jobs.items()}
+        for name in RELEASED:
+            uri = (site / name / f"{name}.html").as_uri()
+            folder = tmp_path_factory.mktemp("chromium")
+            run = pool.submit(chromium, folder, "--dump-dom", "--window-size=1280,2400",
+                              f"--screenshot={folder / 'chapter.png'}", uri)
+            runs[name, "dom"] = runs[name, "shot"] = run
+        return runs
 
 
 @pytest.fixture(scope="session")

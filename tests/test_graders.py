@@ -281,9 +281,12 @@ def test_formgraders_autograde_is_refused_on_the_hub_and_formgrader_still_works(
                                          data=b"" if method == "POST" else None)
         try:
             with urllib.request.urlopen(request, timeout=10) as answer:
+                types[path] = answer.headers.get("Content-Type", "")
                 return answer.status, answer.read()
         except urllib.error.HTTPError as err:
             return err.code, err.read()
+
+    types: dict[str, str] = {}
 
     try:
         deadline = time.monotonic() + 90
@@ -299,6 +302,9 @@ def test_formgraders_autograde_is_refused_on_the_hub_and_formgrader_still_works(
         answer = json.loads(body)
         assert status == 200 and answer["success"] is False, (status, body)
         assert "outside the grading sandbox" in answer["error"] == answer["log"]
+        # not application/json: Formgrader's page JSON.parses the text itself, as it does
+        # nbgrader's own answers (a parsed object there is an error in the page)
+        assert "json" not in types["/formgrader/api/submission/ch01_storage/ada/autograde"]
         assert call("/formgrader/api/submission/ch01_storage/ada/autograde", "POST",
                     headers={})[0] == 403
         assert json.loads(call("/formgrader/api/status")[1]) == {"status": True}

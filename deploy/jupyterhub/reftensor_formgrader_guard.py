@@ -28,11 +28,11 @@ MESSAGE = ("Autograde is switched off on this hub: it would run the student's co
 
 class RefusedAutograde(JupyterHandler):
     """Answers as nbgrader answers a failed autograde (``success`` false, a log and an
-    error), so Formgrader shows the message in its error dialog."""
+    error, JSON text under tornado's default content type, which Formgrader's page parses
+    itself), so Formgrader shows the message in its error dialog."""
 
     @web.authenticated
     def post(self, *args: str) -> None:
-        self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"success": False, "log": MESSAGE, "error": MESSAGE}))
 
 

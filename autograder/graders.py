@@ -386,6 +386,15 @@ def take_grades(workspace: Path, chapter: str, course: HubCourse) -> Exchange:
     return moved
 
 
+def _count(value: object) -> int:
+    """A count the account printed: a whole number from 0 (anything else is refused)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise GraderAccountError(f"not a count: {sanitize.safe_text(repr(value), 60)}")
+    return value
+
+
 def give_chapter(workspace: Path, chapter: str, course: HubCourse,
                  taken: dict[str, Any] | None = None) -> Exchange:
     """Hand root's gradebook and ``chapter``'s autograded notebooks to the grader account's
@@ -425,8 +434,7 @@ def give_chapter(workspace: Path, chapter: str, course: HubCourse,
     done = _as_account(course, _GIVE, [str(course.grader_course_dir), chapter], payload)
     if not isinstance(done, dict):
         raise GraderAccountError("the give step printed no object")
-    moved = Exchange(notebooks=int(done.get("notebooks", 0) or 0),
-                     kept=int(done.get("kept", 0) or 0))
+    moved = Exchange(notebooks=_count(done.get("notebooks")), kept=_count(done.get("kept")))
     after = Exchange()
     record = {"grades": _rows(done.get("given", {}), "grades", 5, after),
               "comments": _rows(done.get("given", {}), "comments", 4, after)}

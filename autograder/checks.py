@@ -6,7 +6,7 @@
 A check has three separate steps, so a grader can run them in different processes:
 
 1. :func:`cases` lists inputs (fixed ones, or ones Hypothesis generates from a seed);
-2. :func:`autograder.references.compute` runs torch on them (needs torch);
+2. :func:`autograder.course.references.compute` runs torch on them (needs torch);
 3. :func:`judge` calls the answer on each input and compares with the expected value
    (needs no torch): :func:`check_pairs` is steps 3 alone, from (case, expected) pairs.
 
@@ -39,12 +39,13 @@ from hypothesis import HealthCheck, Phase, find, given, settings  # noqa: E402
 from hypothesis import seed as hypothesis_seed  # noqa: E402
 from hypothesis.errors import NoSuchExample, Unsatisfiable  # noqa: E402
 
-from . import exercises  # noqa: E402
-from .exercises import Case, Exercise  # noqa: E402
-from .plain import NotPlain, decode, encode, same, show, to_plain  # noqa: E402
+from autograder.course import exercises  # noqa: E402
+from autograder.course.exercises import Case, Exercise  # noqa: E402
+from autograder.course.plain import NotPlain, decode, encode, same, show, to_plain  # noqa: E402
 
 #: Set by the grader inside its sandbox (no torch there): a file of precomputed references
-#: for the notebook's own check calls, written by ``autograder.trusted.notebook_references``.
+#: for the notebook's own check calls, written by
+#: ``autograder.grading.trusted.notebook_references``.
 REFERENCES_ENV = "REFTENSOR_REFERENCES"
 
 __all__ = ["CheckFailed", "Verdict", "cases", "judge", "check", "check_pairs"]
@@ -92,7 +93,7 @@ class Verdict:
 
 
 def _describe_expected(expected: Any) -> str:
-    from .references import Raises
+    from autograder.course.references import Raises
 
     if isinstance(expected, Raises):
         return f"torch raises {expected.exception}"
@@ -174,7 +175,7 @@ def _run(answer: Callable[..., Any], case: Case) -> tuple[Any, BaseException | N
 
 
 def _agrees(expected: Any, got: Any, error: BaseException | None) -> bool:
-    from .references import Raises
+    from autograder.course.references import Raises
 
     if isinstance(expected, Raises):
         return error is not None and type(error).__name__ == expected.exception
@@ -203,7 +204,7 @@ def check_pairs(name: str, answer: Callable[..., Any],
 # ---------------------------------------------------------------- all three, live
 def _shrink(ex: Exercise, answer: Callable[..., Any]) -> Failure | None:
     """Ask Hypothesis for the simplest failing input (live checks only: needs torch)."""
-    from .references import compute
+    from autograder.course.references import compute
 
     def fails(case: Case) -> bool:
         expected = compute(ex, [case])[0]
@@ -258,13 +259,13 @@ def check(name: str, answer: Callable[..., Any], *, hidden: bool = False,
 
 
 def _computed(ex: Exercise, inputs: list[Case]) -> list[Any]:
-    from .references import compute
+    from autograder.course.references import compute
 
     return compute(ex, inputs)
 
 
 def _untag(tagged: dict[str, Any]) -> Any:
-    from .references import Raises
+    from autograder.course.references import Raises
 
     return Raises(tagged["raises"]) if "raises" in tagged else decode(tagged["value"])
 
@@ -296,6 +297,6 @@ def _stored(name: str, inputs: list[Case], path: str) -> list[Any]:
 def _version() -> str:
     if os.environ.get(REFERENCES_ENV):
         return json.loads(open(os.environ[REFERENCES_ENV]).read())["torch_version"]
-    from .references import torch_version
+    from autograder.course.references import torch_version
 
     return torch_version()

@@ -2,7 +2,7 @@
 
     release [--publish CHAPTER]     regenerate course/ from solutions/ (no gradebook): the
                                     notebooks and the student edition of reftensor; with
-                                    --publish, first add CHAPTER to autograder/published.txt
+                                    --publish, first add CHAPTER to autograder/course/published.txt
     edition [--out DIR] [--published CHAPTER ...]
                                     write the student edition of reftensor to DIR/reftensor
                                     (graded bodies stubbed; a published chapter's kept)
@@ -44,14 +44,16 @@ import os
 import sys
 from pathlib import Path
 
-from . import demo, edition, pipeline
+from autograder.classroom import demo
+from autograder.course import edition, pipeline
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from . import grade
+    from autograder.classroom import feedback
+    from autograder.grading import class_run
 
     workspace, chapter = Path(args.workspace).resolve(), args.chapter
-    from .cluster import ClusterUnreachable, SchedulerLost
+    from autograder.grading.cluster import ClusterUnreachable, SchedulerLost
 
     tls_dir = Path(args.tls_dir).resolve() if args.tls_dir else None
     if args.scheduler:
@@ -62,16 +64,16 @@ def _grade(args: argparse.Namespace) -> int:
         for name in ("distributed", "tornado", "asyncio"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        outcomes = grade.grade_class(workspace, Path(args.submissions).resolve(), chapter,
-                                     workers=args.workers, scheduler=args.scheduler,
-                                     tls_dir=tls_dir)
+        outcomes = class_run.grade_class(workspace, Path(args.submissions).resolve(), chapter,
+                                           workers=args.workers, scheduler=args.scheduler,
+                                           tls_dir=tls_dir)
     except SchedulerLost as err:
         print(f"grade: {err}; run the command again to grade them all", file=sys.stderr)
         return 1
     except ClusterUnreachable as err:
         print(f"grade: {err}", file=sys.stderr)
         return 2
-    grade.run_feedback(workspace, chapter)
+    feedback.generate(workspace, chapter)
     print(demo.table(outcomes))
     print(f"\nfeedback: {workspace / 'feedback'}\ngrades:   {workspace / 'grades.csv'}"
           f"\nreport:   {workspace / 'report.json'}")
@@ -81,7 +83,7 @@ def _grade(args: argparse.Namespace) -> int:
 def _collect(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from . import collect
+    from autograder.classroom import collect
 
     if os.geteuid() != 0:
         print("not root: the exchange's files of other users may be unreadable, and the "
@@ -126,13 +128,15 @@ def _formgrader(args: argparse.Namespace) -> int:
         print("running as root, so JupyterLab is started with --allow-root")
         cmd.append("--allow-root")
     print("Formgrader: open the 'Nbgrader > Formgrader' menu in JupyterLab, or /formgrader")
+    from autograder.classroom import graders
+
     os.chdir(workspace)
-    os.execve(sys.executable, cmd, pipeline.formgrader_environment(dict(os.environ)))
+    os.execve(sys.executable, cmd, graders.formgrader_environment(dict(os.environ)))
     return 0  # not reached
 
 
 def _formgrader_sync(args: argparse.Namespace) -> int:
-    from . import graders
+    from autograder.classroom import graders
 
     if os.geteuid() != 0:
         print("formgrader-sync: run as root (it runs steps as the grader account)",
@@ -188,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     ed = sub.add_parser("edition", help="write the student edition of reftensor")
     ed.add_argument("--out", default=str(pipeline.REPO / "build" / "student-edition"))
     ed.add_argument("--published", nargs="*", default=None, metavar="CHAPTER",
-                    help="chapters to publish (default: autograder/published.txt)")
+                    help="chapters to publish (default: autograder/course/published.txt)")
     c = sub.add_parser("collect", help="collect submissions from nbgrader's exchange, as root")
     c.add_argument("--exchange", default="/srv/nbgrader/exchange")
     c.add_argument("--course", default="reftensor")
@@ -255,10 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "grade":
         return _grade(args)
     if args.command == "release-feedback":
-        from . import collect
+        from autograder.classroom import feedback
 
         try:
-            done = collect.release_feedback(
+            done = feedback.release_feedback(
                 Path(args.workspace).resolve(), Path(args.submissions).resolve(),
                 Path(args.exchange), args.course, args.chapter)
         except (ValueError, OSError) as err:
@@ -268,13 +272,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{student:<24} {what}")
         return 0
     if args.command == "certs":
-        from . import cluster
+        from autograder.classroom import certificates
 
-        for path in cluster.write_certificates(Path(args.out).resolve()):
+        for path in certificates.write_certificates(Path(args.out).resolve()):
             print(path)
         return 0
     if args.command == "feedback":
-        print(pipeline.feedback(Path(args.workspace).resolve(), args.chapter))
+        from autograder.classroom import feedback
+
+        print(feedback.generate(Path(args.workspace).resolve(), args.chapter))
         return 0
     if args.command == "export":
         print(pipeline.export(Path(args.workspace).resolve(), Path(args.to) if args.to else None))
@@ -284,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "formgrader-sync":
         return _formgrader_sync(args)
     if args.command == "site":
-        from .site import build_site
+        from autograder.course.site import build_site
 
         print(build_site(pipeline.COURSE, Path(args.out).resolve(), args.reference))
         return 0

@@ -25,7 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import demo, grade, pipeline, sandbox
+from autograder.classroom import demo
+from autograder.course import pipeline
+from autograder.grading import class_run
+from autograder.sandbox import bwrap as sandbox
 
 
 def build_class(out: Path, students: int) -> list[str]:
@@ -52,7 +55,7 @@ def _cpu_seconds() -> float:
 def startup_seconds(scheduler: str) -> float:
     """How long starting and stopping the cluster ``scheduler`` names takes, alone (for
     ``local:N``: N worker processes and the scheduler), a cost each run pays once."""
-    from autograder import cluster
+    from autograder.grading import cluster
 
     started = time.perf_counter()
     with cluster.connect(scheduler):
@@ -69,7 +72,7 @@ def measure(students: int, workers: list[int], root: Path,
     for n, (label, how) in enumerate(runs):
         workspace = root / f"ws-{n}"
         started, cpu = time.perf_counter(), _cpu_seconds()
-        outcomes = grade.grade_class(workspace, root / "class", demo.CHAPTER, progress=True,
+        outcomes = class_run.grade_class(workspace, root / "class", demo.CHAPTER, progress=True,
                                      **how)
         seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
         states = {}

@@ -1,7 +1,7 @@
-"""Sphinx configuration for the self-learner website (built by ``autograder/site.py``).
+"""Sphinx configuration for the self-learner website (built by ``autograder/course/site.py``).
 
 The build runs fully offline: notebooks are executed locally by myst-nb, MathJax 3 is served
-from ``_static/mathjax`` (copied there by ``autograder.site`` from the
+from ``_static/mathjax`` (copied there by ``autograder.course.site`` from the
 ``sphinx-mathjax-offline`` package), and nothing refers to a CDN.
 """
 

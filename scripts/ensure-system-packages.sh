@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the tests and the grader need, when missing:
 #   chromium    tests/test_site.py opens the built website in headless Chromium
-#   bubblewrap  the grading sandbox (autograder/sandbox.py); setpriv and prlimit come with
+#   bubblewrap  the grading sandbox (autograder/sandbox/bwrap.py); setpriv and prlimit come with
 #               util-linux, which every Debian has
 #   npm         tests/test_hub.py: deploy/jupyterhub/install.sh installs JupyterHub's proxy
 #               (configurable-http-proxy) with it; Debian's nodejs and npm (a node that

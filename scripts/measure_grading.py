@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autograder import grade  # noqa: E402
+from autograder.grading import class_run
 from tests.adversarial import corpus  # noqa: E402
 
 
@@ -30,7 +30,7 @@ def main() -> None:
     report = {}
     for workers in (1, 2):
         started = time.perf_counter()
-        outcomes = grade.grade_class(root / f"ws{workers}", root / "inbox", corpus.CHAPTER,
+        outcomes = class_run.grade_class(root / f"ws{workers}", root / "inbox", corpus.CHAPTER,
                                      workers=workers, progress=False)
         wall = time.perf_counter() - started
         seconds = sorted(o.seconds for o in outcomes if o.state != "quarantined")

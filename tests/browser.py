@@ -391,7 +391,7 @@ def jupyter_server(workspace: Path, *, token: str = "xss-harness-token",
     for sub in ("config", "runtime", "ipython", "data"):
         (home / sub).mkdir()
     (home / "config" / "jupyter_server_config.json").write_text(json.dumps(_SERVER_CONFIG))
-    from autograder.pipeline import formgrader_environment
+    from autograder.classroom.graders import formgrader_environment
 
     # the environment `python -m autograder formgrader` gives its server
     env = {**formgrader_environment(dict(os.environ)), "JUPYTER_CONFIG_DIR": str(home / "config"),

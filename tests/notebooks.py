@@ -10,7 +10,9 @@ from pathlib import Path
 import nbclient
 import nbformat
 
-from autograder import checks, exercises, references
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.grading import class_run
 
 REPO = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(p.name for p in (REPO / "solutions").iterdir()
@@ -55,7 +57,8 @@ def answer_sources(chapter: str) -> dict[str, str]:
 
 class JudgePieces:
     """``pieces`` as an answer cell sees it where it is judged alone (as in
-    ``autograder.judge``): ``@pieces.register`` returns the function and registers nothing."""
+    ``autograder.sandbox.judge``): ``@pieces.register`` returns the function and registers
+    nothing."""
 
     @staticmethod
     def register(fn: object) -> object:
@@ -147,13 +150,12 @@ def assert_grading_full_points_and_one_loss(tmp_path: Path, chapter: str, name: 
     points; ``mistake`` written as exercise ``name`` loses that exercise only."""
     import inspect
 
-    from autograder import grade
 
     inbox = tmp_path / "inbox"
     write_submission(chapter, inbox / "right" / chapter, {})
     body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
     write_submission(chapter, inbox / "wrong" / chapter, {name: body})
-    outcomes = grade.grade_class(tmp_path / "ws", inbox, chapter, workers=2, progress=False)
+    outcomes = class_run.grade_class(tmp_path / "ws", inbox, chapter, workers=2, progress=False)
     by = {o.student: o for o in outcomes}
     right, wrong = by["right"], by["wrong"]
     assert right.max_total == points and right.total == points, (right.scores, right.reasons)

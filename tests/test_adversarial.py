@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import grade, pipeline, sandbox
+from autograder.classroom import feedback
+from autograder.course import pipeline
+from autograder.grading import class_run, grade
+from autograder.sandbox import bwrap as sandbox
 from tests.adversarial import corpus
 
 pytestmark = [
@@ -28,8 +31,8 @@ pytestmark = [
 FAST = grade.Settings(exercise_timeout=6, cell_timeout=10)
 HEAVY = grade.Settings(exercise_timeout=4, cell_timeout=5)
 # REFTENSOR_ADVERSARIAL_SCHEDULER=local:2 grades the corpus through the cluster path
-# (``grade --scheduler``, autograder/cluster.py) instead, with the heavy samples on a cluster of
-# one worker; the measures then go to adversarial-measures-cluster.json, to compare
+# (``grade --scheduler``, autograder/grading/cluster.py) instead, with the heavy samples on a
+# cluster of one worker; the measures then go to adversarial-measures-cluster.json, to compare
 SCHEDULER = os.environ.get("REFTENSOR_ADVERSARIAL_SCHEDULER") or None
 MEASURES = pipeline.REPO / "build" / ("adversarial-measures-cluster.json" if SCHEDULER
                                       else "adversarial-measures.json")
@@ -78,15 +81,15 @@ def graded(tmp_path_factory):
                              archive=str(root / "ws-light" / "archive"))
     corpus.build(root / "light", [s for s in samples if not s.heavy])
     corpus.build(root / "heavy", [s for s in samples if s.heavy])
-    outcomes = grade.grade_class(root / "ws-light", root / "light", corpus.CHAPTER, workers=2,
+    outcomes = class_run.grade_class(root / "ws-light", root / "light", corpus.CHAPTER, workers=2,
                                  progress=False, settings=FAST, scheduler=SCHEDULER)
     # resource exhaustion, with the shorter limits: two at a time (each sandbox running at
     # once has a user, so a process limit, of its own)
-    outcomes += grade.grade_class(root / "ws-heavy", root / "heavy", corpus.CHAPTER,
+    outcomes += class_run.grade_class(root / "ws-heavy", root / "heavy", corpus.CHAPTER,
                                   workers=2, progress=False, settings=HEAVY,
                                   scheduler="local:2" if SCHEDULER else None)
     for ws in ("ws-light", "ws-heavy"):
-        grade.run_feedback(root / ws, corpus.CHAPTER)
+        feedback.generate(root / ws, corpus.CHAPTER)
     net.close()
     result = {"samples": {s.kind: s for s in samples},
               "outcomes": {o.student: o for o in outcomes}, "root": root,
@@ -213,7 +216,7 @@ DEFENCE_SEED = 20261129
 def _grade_one(tmp_path: Path, kind: str, settings: grade.Settings) -> grade.Outcome:
     [sample] = [s for s in corpus.samples() if s.kind == kind]
     corpus.write(sample, tmp_path / "inbox")
-    [outcome] = grade.grade_class(tmp_path / "ws", tmp_path / "inbox", corpus.CHAPTER,
+    [outcome] = class_run.grade_class(tmp_path / "ws", tmp_path / "inbox", corpus.CHAPTER,
                                   progress=False, settings=settings, seed=DEFENCE_SEED)
     return outcome
 
@@ -246,9 +249,9 @@ def test_feedback_defence_keeps_hidden_tests_out(tmp_path):
 
     inbox = tmp_path / "inbox"
     corpus.write({s.kind: s for s in corpus.samples()}["honest_plain"], inbox)
-    grade.grade_class(tmp_path / "ws", inbox, corpus.CHAPTER, progress=False,
+    class_run.grade_class(tmp_path / "ws", inbox, corpus.CHAPTER, progress=False,
                       settings=replace(FAST, safe_feedback=False), seed=DEFENCE_SEED)
-    grade.run_feedback(tmp_path / "ws", corpus.CHAPTER)
+    feedback.generate(tmp_path / "ws", corpus.CHAPTER)
     from tests.notebooks import readable_text
 
     text = readable_text(tmp_path / "ws" / "feedback" / "honest_plain" / corpus.CHAPTER
@@ -267,7 +270,7 @@ def test_audit_catches_a_change_to_another_students_files(tmp_path):
     inbox = tmp_path / "inbox"
     corpus.write(samples["honest_plain"], inbox)
     corpus.write(samples["tampers_with_earlier_students"], inbox)
-    outcomes = {o.student: o for o in grade.grade_class(
+    outcomes = {o.student: o for o in class_run.grade_class(
         tmp_path / "ws", inbox, corpus.CHAPTER, progress=False,
         settings=replace(FAST, sandbox=False), seed=DEFENCE_SEED)}
     assert any("audit: other students' records changed" in r
@@ -312,9 +315,9 @@ def test_planted_secrets_never_reach_autograded_notebooks_or_feedback(tmp_path, 
     samples = {s.kind: s for s in corpus.samples()}
     for kind in ("honest_plain", "hook_copies_hidden_tests", "reads_trusted_references"):
         corpus.write(samples[kind], inbox)
-    grade.grade_class(tmp_path / "ws", inbox, corpus.CHAPTER, workers=2, progress=False,
+    class_run.grade_class(tmp_path / "ws", inbox, corpus.CHAPTER, workers=2, progress=False,
                       settings=FAST)
-    grade.run_feedback(tmp_path / "ws", corpus.CHAPTER)
+    feedback.generate(tmp_path / "ws", corpus.CHAPTER)
     from tests.notebooks import readable_text
 
     texts = [readable_text(p) for folder in ("autograded", "feedback")

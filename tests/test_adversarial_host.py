@@ -29,8 +29,12 @@ from typing import Any
 
 import pytest
 
-from autograder import demo, grade, pipeline, sandbox, sanitize
-from autograder.plain import decode
+from autograder.classroom import demo, feedback
+from autograder.course import pipeline
+from autograder.course.plain import decode
+from autograder.grading import class_run, grade
+from autograder.sandbox import bwrap as sandbox
+from autograder.sandbox import sanitize
 from tests.adversarial import host
 
 pytestmark = [
@@ -196,7 +200,7 @@ def _grade_run(run: str, ws: Path, inbox: Path, canaries: host.Canaries,
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(grade, "prepare", prepare)
-        real_student, real_write = grade.grade_in_own_process, grade.write_report
+        real_student, real_write = grade.grade_in_own_process, class_run.write_report
 
         def grade_in_own_process(*args: Any, **kwargs: Any) -> Any:
             outcome = real_student(*args, **kwargs)
@@ -209,10 +213,10 @@ def _grade_run(run: str, ws: Path, inbox: Path, canaries: host.Canaries,
             return real_write(workspace, chapter, outcomes, *args, **kwargs)
 
         mp.setattr(grade, "grade_in_own_process", grade_in_own_process)
-        mp.setattr(grade, "write_report", write_report)
+        mp.setattr(class_run, "write_report", write_report)
         started = time.monotonic()
         try:
-            outcomes = grade.grade_class(ws, inbox, host.CHAPTER, workers=WORKERS[run],
+            outcomes = class_run.grade_class(ws, inbox, host.CHAPTER, workers=WORKERS[run],
                                          progress=False, settings=settings())
         except Exception as err:  # noqa: BLE001 - an aborted run is a measure
             errors.append(f"{run}: grading raised {type(err).__name__}: {str(err)[:300]}")
@@ -222,7 +226,7 @@ def _grade_run(run: str, ws: Path, inbox: Path, canaries: host.Canaries,
     runtime_and_gradebook("while grading")
     gradebook = ws / "gradebook.db"
     digest = host.fingerprint(gradebook)
-    for step, call in (("feedback", lambda: grade.run_feedback(ws, host.CHAPTER)),
+    for step, call in (("feedback", lambda: feedback.generate(ws, host.CHAPTER)),
                        ("export", lambda: pipeline.export(ws))):
         try:
             call()
@@ -308,7 +312,7 @@ def _hidden_inputs_in_feedback(workspaces: dict[str, Path],
     written '<repr>' (how the attacks write what they find), and on a 'got:' line as a bare
     repr (an answer that returns the inputs themselves). The one failing drawn input the
     grader itself chose to tell (``Outcome.hidden_failures``) is the exception."""
-    from autograder import exercises
+    from autograder.course import exercises
     from tests.notebooks import readable_text
 
     leaks = []

@@ -49,7 +49,7 @@ def test_quick_benchmark_reports_every_row(tmp_path: Path) -> None:
 @pytest.mark.grading
 @pytest.mark.slow
 def test_grading_throughput_reports_every_worker_count(tmp_path: Path) -> None:
-    from autograder import sandbox
+    from autograder.sandbox import bwrap as sandbox
 
     if not sandbox.status().available:
         pytest.skip(f"no sandbox: {sandbox.status().reason}")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import reftensor
 import reftensor.layout as L
-from autograder.exercises.layouts import DTYPE_NAMES, shapes, strided_layouts
+from autograder.course.exercises.layouts import DTYPE_NAMES, shapes, strided_layouts
 from tests.difftest import describe, same_on_both
 
 pytestmark = pytest.mark.ch01

@@ -6,7 +6,10 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from autograder import checks, exercises, references, sandbox
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.grading import class_run
+from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import answer_namespace, answer_sources, hidden_pairs, source, write_submission
 
 pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
@@ -318,7 +321,7 @@ def test_hidden_cases_are_deterministic_and_reach_the_refusals(name):
 
 
 def test_shares_storage_menu_is_what_the_notebook_lists():
-    from autograder.exercises import ch02_views
+    from autograder.course.exercises import ch02_views
 
     text = "\n".join(c.source for c in nbformat.read(source("ch02_views"), as_version=4).cells)
     for op in [*ch02_views.OPERATIONS, *ch02_views.STATEMENTS]:
@@ -335,12 +338,11 @@ WRONG_SUBMISSION = ("ch02_views", "slice_layout", slice_without_clamping)
 @pytest.mark.skipif(not sandbox.status().available,
                     reason=f"no sandbox: {sandbox.status().reason}")
 def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
-    """``grade.grade_class`` (sandboxed trusted re-check on a fresh seed, and the notebook's
+    """``class_run.grade_class`` (sandboxed trusted re-check on a fresh seed, and the notebook's
     own nbgrader run) on each new chapter: the solution's answers get every automatic point,
     and a submission with one typical mistake loses that exercise's points only."""
     import inspect
 
-    from autograder import grade
 
     wrong_chapter, name, mistake = WRONG_SUBMISSION
     for chapter in CHAPTERS:
@@ -349,7 +351,7 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
         if chapter == wrong_chapter:
             body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
             write_submission(chapter, inbox / "wrong" / chapter, {name: body})
-        outcomes = grade.grade_class(tmp_path / chapter / "ws", inbox, chapter, workers=2,
+        outcomes = class_run.grade_class(tmp_path / chapter / "ws", inbox, chapter, workers=2,
                                      progress=False)
         by = {o.student: o for o in outcomes}
         right = by["right"]

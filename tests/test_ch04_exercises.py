@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import checks, exercises, references, sandbox
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import (
     answer_namespace,
     answer_sources,

@@ -8,8 +8,10 @@ import heapq
 
 import pytest
 
-from autograder import checks, exercises, references, sandbox
-from autograder.exercises import ch05_autograd
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.course.exercises import ch05_autograd
+from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import (
     answer_namespace,
     answer_sources,

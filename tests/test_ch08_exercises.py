@@ -9,8 +9,10 @@ import struct
 
 import pytest
 
-from autograder import checks, exercises, references, sandbox
-from autograder.exercises import ch08_rng
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.course.exercises import ch08_rng
+from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import (
     answer_namespace,
     answer_sources,

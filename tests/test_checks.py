@@ -14,8 +14,9 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autograder import checks, exercises, references
-from autograder.plain import NotPlain, decode, encode, same, to_plain
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.course.plain import NotPlain, decode, encode, same, to_plain
 from reftensor import layout
 
 pytestmark = pytest.mark.ch01
@@ -171,8 +172,8 @@ def test_check_pairs_needs_no_torch():
 import json, sys
 sys.modules["torch"] = None  # any import of torch now fails
 from autograder import checks
-from autograder.exercises import Case
-from autograder.plain import decode
+from autograder.course.exercises import Case
+from autograder.course.plain import decode
 from reftensor import layout
 raw = json.load(sys.stdin)
 pairs = [(Case(args=tuple(tuple(a) if isinstance(a, list) else a for a in args)), decode(e))
@@ -251,7 +252,7 @@ def test_honest_printing_and_warnings_never_reach_the_test_cell(capsys):
 def test_check_from_stored_references_without_torch(tmp_path):
     """How the notebook's own checks run in the grading sandbox: torch blocked, references
     read from a file the grader wrote."""
-    from autograder import trusted
+    from autograder.grading import trusted
 
     refs = trusted.notebook_references(tmp_path / "refs.json", CH01)
     program = f"""

@@ -1,4 +1,4 @@
-"""Grading on a dask.distributed cluster (``autograder/cluster.py``), on a LocalCluster over
+"""Grading on a dask.distributed cluster (``autograder/grading/cluster.py``), on a LocalCluster over
 loopback: the same results as a local run, a killed worker costs a retry, a submission
 whose worker dies twice ends ``needs review``, the cluster speaks TLS only.
 
@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cluster, grade, sandbox
+from autograder.classroom import certificates
+from autograder.grading import class_run, cluster, grade
+from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import write_submission
 
 pytestmark = pytest.mark.skipif(not sandbox.status().available,
@@ -44,9 +46,9 @@ def _records(workspace: Path) -> list[dict]:
 
 def test_a_cluster_run_records_what_a_local_run_records(tmp_path: Path):
     inbox = _class(tmp_path / "inbox")
-    local = grade.grade_class(tmp_path / "local", inbox, CHAPTER, workers=2, seed=2026,
+    local = class_run.grade_class(tmp_path / "local", inbox, CHAPTER, workers=2, seed=2026,
                               progress=False)
-    remote = grade.grade_class(tmp_path / "remote", inbox, CHAPTER, seed=2026, progress=False,
+    remote = class_run.grade_class(tmp_path / "remote", inbox, CHAPTER, seed=2026, progress=False,
                                scheduler="local:2")
     assert [(o.student, o.total, o.state) for o in remote] == [
         ("empty", 0.0, "quarantined"), ("right", 20.0, "graded"), ("wrong", 16.0, "graded")]
@@ -116,7 +118,7 @@ def test_written_certificates_let_a_client_in(tmp_path: Path):
     from distributed import Client, LocalCluster
     from distributed.security import Security
 
-    paths = cluster.write_certificates(tmp_path / "certs")
+    paths = certificates.write_certificates(tmp_path / "certs")
     assert [p.name for p in paths] == list(cluster.CERTIFICATE_FILES)
     assert all(oct(p.stat().st_mode & 0o777) == "0o600" for p in paths)
     security = cluster._security(tmp_path / "certs")
@@ -153,7 +155,7 @@ def test_a_lost_scheduler_stops_the_run_and_grading_again_finishes_it(tmp_path: 
     monkeypatch.setattr(cluster, "grade_on_cluster",
                         lambda *args, **kw: real(*args, **kw, task=stopping_task))
     with pytest.raises(cluster.SchedulerLost, match="went away"):
-        grade.grade_class(tmp_path / "ws", inbox, CHAPTER, progress=False,
+        class_run.grade_class(tmp_path / "ws", inbox, CHAPTER, progress=False,
                           scheduler="local:2")
     records = json.loads((tmp_path / "ws" / "report.json").read_text())["submissions"]
     assert [(r["student"], r["notes"][-1]) for r in records] == [
@@ -162,7 +164,7 @@ def test_a_lost_scheduler_stops_the_run_and_grading_again_finishes_it(tmp_path: 
                             .read_text())
     assert unfinished["done"] == ["first"]
     monkeypatch.setattr(cluster, "grade_on_cluster", real)
-    again = grade.grade_class(tmp_path / "ws", inbox, CHAPTER, progress=False,
+    again = class_run.grade_class(tmp_path / "ws", inbox, CHAPTER, progress=False,
                               scheduler="local:2")
     assert [(o.student, o.total, o.state) for o in again] == [("second", 20.0, "graded")]
     records = json.loads((tmp_path / "ws" / "report.json").read_text())["submissions"]
@@ -176,7 +178,7 @@ def test_a_lost_scheduler_stops_the_run_and_grading_again_finishes_it(tmp_path: 
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path):
     """A wrong address, or certificates that are missing: one error saying what to check,
     and on the command line one line (exit 2), not dask's tracebacks."""
-    paths = cluster.write_certificates(tmp_path / "certs")
+    paths = certificates.write_certificates(tmp_path / "certs")
     with socket.socket() as free:  # a loopback port nobody listens on
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import collect
+from autograder.classroom import collect, feedback
+from autograder.grading import class_run
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="chown to other uids needs root")
 
@@ -232,25 +233,25 @@ def test_the_command_line_collects_with_the_systems_users(exchange: Path, tmp_pa
 
 
 def test_the_grader_reads_the_trusted_times_into_its_records(exchange: Path, tmp_path: Path):
-    from autograder import grade
+    from autograder.grading import grade
 
     submit(exchange, "student1", "student1")
     into = tmp_path / "collected"
     result = run(exchange, into, due=dt.datetime(2000, 1, 1, tzinfo=dt.UTC))
-    times = grade.collected_times(into, CHAPTER)
+    times = class_run.collected_times(into, CHAPTER)
     assert times == {"student1": (result.submissions[0].submitted_at, True)}
-    assert grade.collected_times(into, "ch02_views") == {}  # another chapter's record
+    assert class_run.collected_times(into, "ch02_views") == {}  # another chapter's record
     outcome = grade.Outcome("student1", CHAPTER, scores={"test_x_visible": 1.0},
                             max_scores={"test_x_visible": 1.0})
     outcome.submitted_at, outcome.late = times["student1"]
-    rows = grade._grades_csv([grade._record_of(outcome, CHAPTER)]).splitlines()
+    rows = class_run._grades_csv([class_run._record_of(outcome, CHAPTER)]).splitlines()
     assert rows[0].endswith("submitted_at,late") and rows[1].endswith(
         f"{result.submissions[0].submitted_at},late")
     (into / "collected.json").unlink()
     (into / "collected.json").symlink_to(tmp_path / "elsewhere.json")
     (tmp_path / "elsewhere.json").write_text(json.dumps({"chapter": CHAPTER, "submissions": [
         {"student": "student1", "submitted_at": "forged", "late": False}]}))
-    assert grade.collected_times(into, CHAPTER) == {}  # a link is not followed
+    assert class_run.collected_times(into, CHAPTER) == {}  # a link is not followed
 
 
 def test_feedback_goes_where_only_its_student_can_fetch_it(exchange: Path, tmp_path: Path):
@@ -271,16 +272,16 @@ def test_feedback_goes_where_only_its_student_can_fetch_it(exchange: Path, tmp_p
         page = workspace / "feedback" / student / CHAPTER / f"{CHAPTER}.html"
         page.parent.mkdir(parents=True)
         page.write_text(f"<p>feedback of {student}</p>")
-    done = collect.release_feedback(workspace, into, exchange, "reftensor", CHAPTER)
+    done = feedback.release_feedback(workspace, into, exchange, "reftensor", CHAPTER)
     assert done == [("student1", "released"),
                     ("student2", "no submission secret (not made by nbgrader's Submit): "
                      "Fetch Feedback cannot find a page; hand over the workspace's "
                      f"feedback/student2/{CHAPTER}/{CHAPTER}.html")]
-    feedback = exchange / "reftensor" / "feedback"
-    released = feedback / f"{notebook_hash(secret='ab12' * 32, notebook_id=CHAPTER)}.html"
+    pages = exchange / "reftensor" / "feedback"
+    released = pages / f"{notebook_hash(secret='ab12' * 32, notebook_id=CHAPTER)}.html"
     assert released.read_text() == "<p>feedback of student1</p>"
-    assert [p.name for p in feedback.iterdir()] == [released.name]
-    assert stat.S_IMODE(feedback.stat().st_mode) == 0o711  # nobody else can list it
+    assert [p.name for p in pages.iterdir()] == [released.name]
+    assert stat.S_IMODE(pages.stat().st_mode) == 0o711  # nobody else can list it
     assert stat.S_IMODE(released.stat().st_mode) == 0o644
 
 

@@ -1,4 +1,4 @@
-"""The student edition of reftensor (``autograder/edition.py``, ``reftensor/pieces.py``).
+"""The student edition of reftensor (``autograder/course/edition.py``, ``reftensor/pieces.py``).
 
 What is proven here:
 
@@ -28,7 +28,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import edition, sandbox
+from autograder.course import edition
+from autograder.grading import class_run
+from autograder.sandbox import bwrap as sandbox
+from autograder.sandbox import runtime
 from reftensor import pieces
 from tests.notebooks import REPO, answer_sources, nbgrader_meta, source, write_submission
 
@@ -55,9 +58,9 @@ def _run(code: str, path: list[Path],
 def test_exercise_specs_and_checks_import_no_reftensor():
     done = _run("""
         import sys
-        import autograder.checks, autograder.judge, autograder.plain
-        from autograder import exercises
-        from autograder.exercises import (ch01_storage, ch02_views, ch03_broadcasting,
+        import autograder.checks, autograder.sandbox.judge, autograder.course.plain
+        from autograder.course import exercises
+        from autograder.course.exercises import (ch01_storage, ch02_views, ch03_broadcasting,
                                           ch04_dtype_device, ch05_autograd, ch08_rng)
         exercises.get("contiguous_strides")
         print(sorted(m for m in sys.modules if m.split(".")[0] in ("reftensor", "torch")))
@@ -443,7 +446,7 @@ def _answer(name: str):
 
 # ------------------------------------------------------------------ the release and grading
 def test_the_release_holds_the_student_edition():
-    """``course/reftensor`` is the student edition (with autograder/published.txt's
+    """``course/reftensor`` is the student edition (with autograder/course/published.txt's
     chapters published), as the release command writes it; test_notebooks checks that it
     equals a fresh release byte for byte."""
     files, stubbed = edition.student_files(edition.published_chapters())
@@ -507,9 +510,8 @@ def test_make_lab_opens_the_course_on_the_student_edition():
 
 
 def test_every_sandbox_runs_the_student_edition():
-    from autograder import recheck
 
-    files = recheck.runtime_files()
+    files = runtime.runtime_files()
     ours = {k: v for k, v in files.items() if k.startswith("reftensor/")}
     assert ours == edition.student_files(edition.published_chapters())[0]
 
@@ -518,7 +520,6 @@ def test_every_sandbox_runs_the_student_edition():
 def test_importing_or_pasting_the_installed_edition_gains_nothing(tmp_path: Path):
     """An answer that imports the piece from the installed student edition, or pastes its
     stub, gets no points for it; the other exercises are graded as usual."""
-    from autograder import grade
 
     inbox = tmp_path / "inbox"
     write_submission("ch01_storage", inbox / "copier" / "ch01_storage", {
@@ -527,7 +528,7 @@ def test_importing_or_pasting_the_installed_edition_gains_nothing(tmp_path: Path
                          "    from reftensor.pieces import answer\n\n"
                          "    return answer(\"storage_index\")(index, stride, storage_offset)",
     })
-    [outcome] = grade.grade_class(tmp_path / "ws", inbox, "ch01_storage", workers=2,
+    [outcome] = class_run.grade_class(tmp_path / "ws", inbox, "ch01_storage", workers=2,
                                   progress=False)
     for name in ("contiguous_strides", "storage_index"):
         assert outcome.scores[f"test_{name}_visible"] == 0, outcome.reasons

@@ -1,4 +1,5 @@
-"""``autograder/graders.py``: what root takes from the hub's Formgrader, and how it reads it.
+"""``autograder/classroom/graders.py``: what root takes from the hub's Formgrader, and how it reads
+it.
 
 The grader account's process is replaced here by what it might print (the end-to-end path,
 with a real account and the real Formgrader in a browser, is in ``tests/test_hub.py``); the
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import graders
+from autograder.classroom import graders
 
 CH = "ch01_storage"
 WRITTEN, TEST = "written_traversal", "test_storage_index"

@@ -8,7 +8,9 @@ import re
 
 import pytest
 
-from autograder import demo, grade, sandbox
+from autograder.classroom import demo
+from autograder.grading import class_run, grade
+from autograder.sandbox import bwrap as sandbox
 from tests import tiers
 
 pytestmark = [pytest.mark.grading, pytest.mark.slow]
@@ -85,7 +87,7 @@ def test_without_a_sandbox_no_student_code_runs_and_every_submission_says_so(
     every submission 'needs review' with the reason, instead of a silent zero."""
     import nbformat
 
-    from autograder import pipeline
+    from autograder.course import pipeline
 
     marker = tmp_path / "student-code-ran"
     nb = nbformat.read(pipeline.COURSE / "ch01_storage" / "ch01_storage.ipynb", as_version=4)
@@ -97,7 +99,7 @@ def test_without_a_sandbox_no_student_code_runs_and_every_submission_says_so(
     nbformat.write(nb, folder / "ch01_storage.ipynb")
     monkeypatch.setattr(sandbox, "status", lambda: sandbox.Status(
         False, "bwrap not found", None, None))
-    [outcome] = grade.grade_class(tmp_path / "ws", tmp_path / "inbox", "ch01_storage",
+    [outcome] = class_run.grade_class(tmp_path / "ws", tmp_path / "inbox", "ch01_storage",
                                   progress=False)
     assert outcome.state == "needs review"
     assert any("no sandbox" in r and "bwrap not found" in r for r in outcome.reasons)
@@ -107,7 +109,7 @@ def test_without_a_sandbox_no_student_code_runs_and_every_submission_says_so(
 
 @needs_sandbox
 def test_results_do_not_depend_on_worker_count_or_order(tmp_path):
-    from autograder import pipeline
+    from autograder.course import pipeline
 
     inbox = tmp_path / "inbox"
     demo.build_submissions(pipeline.COURSE, inbox)
@@ -119,7 +121,7 @@ def test_results_do_not_depend_on_worker_count_or_order(tmp_path):
             shutil.rmtree(folder)
     runs = []
     for workers in (1, 2):
-        outcomes = grade.grade_class(tmp_path / f"ws{workers}", inbox, "ch01_storage",
+        outcomes = class_run.grade_class(tmp_path / f"ws{workers}", inbox, "ch01_storage",
                                      workers=workers, seed=20261121, progress=False)
         runs.append({o.student: (o.scores, o.state, o.reasons) for o in outcomes})
     assert runs[0] == runs[1] and set(runs[0]) == keep
@@ -156,7 +158,7 @@ def test_a_bug_only_drawn_inputs_show_is_graded_with_the_input_in_its_feedback(g
 def test_the_time_rule_leaves_out_the_wait_for_a_busy_cpu(wall, runs, cpu, wait, flagged):
     """A submission is flagged when it used more than half its budget (120 s), counting its
     wall time less the time its sandboxes waited for a CPU, or their CPU time."""
-    from autograder.sandbox import Usage
+    from autograder.sandbox.bwrap import Usage
 
     outcome = grade.Outcome("ada", seconds=wall)
     used = Usage(runs=6, seconds=runs, cpu_seconds=cpu, wait_seconds=wait,

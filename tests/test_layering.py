@@ -53,8 +53,13 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def _modules(package: Path | None = None,
+             skip: frozenset[str] = frozenset()) -> dict[str, Path]:
+    """The modules of ``package`` (reftensor by default) by dotted name, leaving out files
+    under a folder named in ``skip``."""
+    package = package or PACKAGE
+    return {_module_name(p): p for p in sorted(package.rglob("*.py"))
+            if not skip & set(p.relative_to(package).parts)}
 
 
 def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import edition, pipeline
+from autograder.course import edition, pipeline
 from reftensor import pieces
 from tests.notebooks import (
     CHAPTERS,

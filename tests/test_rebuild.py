@@ -13,7 +13,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from autograder.rebuild import archive, find_submission, rebuild
+from autograder.grading.rebuild import archive, find_submission, rebuild
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / "course" / "ch01_storage" / "ch01_storage.ipynb"

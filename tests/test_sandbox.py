@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
+from autograder.sandbox import bwrap as sandbox
 
 STATE = sandbox.status()
 REPO = Path(__file__).resolve().parent.parent

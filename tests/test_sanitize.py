@@ -1,4 +1,4 @@
-"""Stored XSS through written answers, and student text in reports (autograder.sanitize).
+"""Stored XSS through written answers, and student text in reports (autograder.sandbox.sanitize).
 
 A written answer is markdown that nbgrader's feedback pages and Formgrader render without
 escaping HTML, so grading stores it as sanitized HTML (``sanitize.written_answer``). These
@@ -37,7 +37,9 @@ from nbconvert.filters.markdown import markdown2html
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.strings import strip_files_prefix
 
-from autograder import sanitize
+from autograder.classroom import feedback
+from autograder.grading import class_run
+from autograder.sandbox import sanitize
 from tests.strategies import examples
 
 # ---------------------------------------------------------------------------------------
@@ -446,7 +448,7 @@ CODE_ANSWERS = {
 
 def _sandbox_reason() -> str | None:
     """Why student code cannot be graded here, or None."""
-    from autograder import sandbox
+    from autograder.sandbox import bwrap as sandbox
 
     status = sandbox.status()
     return None if status.available else f"no sandbox: {status.reason}"
@@ -482,7 +484,7 @@ def graded(tmp_path_factory):
     reason = _sandbox_reason()
     if reason:
         pytest.skip(reason)
-    from autograder import grade
+    from autograder.grading import grade
     from tests.notebooks import write_submission
 
     root = tmp_path_factory.mktemp("xss")
@@ -491,9 +493,9 @@ def graded(tmp_path_factory):
     write_submission(CHAPTER, root / "inbox" / "mallory" / CHAPTER,
                      {grade_id: answer, **CODE_ANSWERS})
     workspace = root / "ws"
-    outcomes = grade.grade_class(workspace, root / "inbox", CHAPTER, progress=False,
+    outcomes = class_run.grade_class(workspace, root / "inbox", CHAPTER, progress=False,
                                  settings=grade.Settings(exercise_timeout=6, cell_timeout=10))
-    grade.run_feedback(workspace, CHAPTER)
+    feedback.generate(workspace, CHAPTER)
     return {"workspace": workspace, "outcomes": outcomes, "grade_id": grade_id,
             "answer": answer, "root": root}
 

@@ -1,4 +1,4 @@
-"""The self-learner website (``autograder/site.py``): build it and look at it in a browser.
+"""The self-learner website (``autograder/course/site.py``): build it and look at it in a browser.
 
 The build runs from the real release notebooks in ``course/`` (set ``REFTENSOR_SITE_COURSE``
 to build from another folder of ``<chapter>/<chapter>.ipynb`` notebooks). The page checks
@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.site import build_site, find_notebooks, prepare_notebook, stage_sources
+from autograder.course.site import build_site, find_notebooks, prepare_notebook, stage_sources
 from reftensor import pieces
 
 REPO = Path(__file__).resolve().parents[1]
@@ -410,8 +410,8 @@ def test_each_piece_is_followed_by_its_reference_behind_a_fold(site):
 
 
 def test_a_site_for_a_class_being_graded_has_no_reference_pieces():
-    from autograder import edition
-    from autograder.site import reference_pieces
+    from autograder.course import edition
+    from autograder.course.site import reference_pieces
 
     nb = nbformat.read(COURSE / "ch01_storage" / "ch01_storage.ipynb", as_version=4)
     shown = prepare_notebook(nb, reference_pieces("all"))

@@ -21,7 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import demo, grade, pipeline, sandbox
+from autograder.classroom import demo, feedback
+from autograder.course import pipeline
+from autograder.grading import class_run, grade
+from autograder.sandbox import bwrap as sandbox
 from tests import tiers
 from tests.notebooks import readable_text, write_submission
 
@@ -40,14 +43,14 @@ WRONG_STORAGE_INDEX = '''def storage_index(index, stride, storage_offset):
 
 def _report(ws: Path) -> dict[tuple[str, str], dict]:
     data = json.loads((ws / "report.json").read_text())
-    assert data["format"] == grade.REPORT_FORMAT
+    assert data["format"] == class_run.REPORT_FORMAT
     return {(r["student"], r["chapter"]): r for r in data["submissions"]}
 
 
 def _csv_points(ws: Path) -> dict[tuple[str, str, str], str]:
     with open(ws / "grades.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert rows and list(rows[0]) == grade.GRADES_COLUMNS
+    assert rows and list(rows[0]) == class_run.GRADES_COLUMNS
     return {(r["student"], r["chapter"], r["test"]): r["points"] for r in rows}
 
 
@@ -102,16 +105,16 @@ def term(tmp_path_factory):
     ws = root / "ws"
     write_submission(CH1, root / "in1" / "ada" / CH1, {})
     write_submission(CH1, root / "in1" / "bob" / CH1, {"storage_index": WRONG_STORAGE_INDEX})
-    first = grade.grade_class(ws, root / "in1", CH1, workers=2, progress=False, settings=FAST)
+    first = class_run.grade_class(ws, root / "in1", CH1, workers=2, progress=False, settings=FAST)
     after_first = _report(ws)
     _give_manual_grade(ws, "ada", CH1, 1.5, COMMENT)
     write_submission(CH2, root / "in2" / "ada" / CH2, {})
-    second = grade.grade_class(ws, root / "in2", CH2, progress=False, settings=FAST)
+    second = class_run.grade_class(ws, root / "in2", CH2, progress=False, settings=FAST)
     after_second = _report(ws)
     write_submission(CH1, root / "in3" / "ada" / CH1, {})
     write_submission(CH1, root / "in3" / "bob" / CH1, {})
-    third = grade.grade_class(ws, root / "in3", CH1, workers=2, progress=False, settings=FAST)
-    grade.run_feedback(ws, CH1)
+    third = class_run.grade_class(ws, root / "in3", CH1, workers=2, progress=False, settings=FAST)
+    feedback.generate(ws, CH1)
     return {"root": root, "ws": ws, "runs": [first, second, third],
             "reports": [after_first, after_second, _report(ws)]}
 
@@ -171,7 +174,7 @@ def test_feedback_tells_autograded_points_apart_from_the_written_answer(term):
 
 def test_feedback_shows_the_comment_sanitized(term):
     """The hand-given comment is on the page, its markdown rendered, its HTML cleaned as a
-    written answer's is (``autograder/safe_comments.py``)."""
+    written answer's is (``autograder/classroom/safe_comments.py``)."""
     path = term["ws"] / "feedback" / "ada" / CH1 / f"{CH1}.html"
     raw = path.read_text()
     assert "Clear, and it names the right stride." in readable_text(path)
@@ -242,7 +245,7 @@ def test_a_run_killed_mid_way_loses_nothing_recorded_before_it(term):
     with sqlite3.connect(f"file:{ws / 'gradebook.db'}?mode=ro", uri=True) as db:
         assert db.execute("pragma integrity_check").fetchone()[0] == "ok"
     # the lock died with the run: the next one grades, and keeps what was there
-    grade.grade_class(ws, inbox, CH1, workers=2, progress=False, settings=FAST,
+    class_run.grade_class(ws, inbox, CH1, workers=2, progress=False, settings=FAST,
                       only=["dot"])
     after = _report(ws)
     assert {k: v for k, v in after.items() if k in before} == before
@@ -274,15 +277,15 @@ def test_reports_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     """A crash between writing the new report and renaming it over the old one leaves the
     old one, and no temporary file."""
     layout = grade.Layout.read(pipeline.COURSE / CH1 / f"{CH1}.ipynb", CH1)
-    grade.write_report(tmp_path, CH1, [layout.outcome("ada")])
+    class_run.write_report(tmp_path, CH1, [layout.outcome("ada")])
     kept = (tmp_path / "report.json").read_bytes(), (tmp_path / "grades.csv").read_bytes()
 
     def crash(*args, **kwargs):
         raise OSError("the machine went down")
 
-    monkeypatch.setattr(grade.os, "replace", crash)
+    monkeypatch.setattr(class_run.os, "replace", crash)
     with pytest.raises(OSError):
-        grade.write_report(tmp_path, CH1, [layout.outcome("bob")])
+        class_run.write_report(tmp_path, CH1, [layout.outcome("bob")])
     assert ((tmp_path / "report.json").read_bytes(), (tmp_path / "grades.csv").read_bytes()) \
         == kept
     assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv", "report.json"]
@@ -343,6 +346,6 @@ def test_an_unreadable_report_stops_grading_before_it_starts(tmp_path):
     inbox = tmp_path / "inbox"
     write_submission(CH1, inbox / "ada" / CH1, {})
     with pytest.raises(RuntimeError, match="move it aside"):
-        grade.grade_class(tmp_path, inbox, CH1, progress=False, settings=FAST)
+        class_run.grade_class(tmp_path, inbox, CH1, progress=False, settings=FAST)
     assert (tmp_path / "report.json").read_text() == "{not json"
     assert not (tmp_path / "autograded").exists()

@@ -91,7 +91,7 @@ cat > "$VENV/etc/jupyter/jupyter_server_config.d/zz-reftensor-students.json" <<'
 }
 JSON
 rm -rf "$VENV/share/reftensor/formgrader"
-cp -r "$REPO/autograder/formgrader" "$VENV/share/reftensor/formgrader"
+cp -r "$REPO/autograder/classroom/formgrader" "$VENV/share/reftensor/formgrader"
 
 # 4. The proxy.
 if [ "$(configurable-http-proxy --version 2>/dev/null)" != "$CHP_VERSION" ]; then

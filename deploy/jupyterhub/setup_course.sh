@@ -125,7 +125,7 @@ course_folder() {
       write_as "$user" 600 "$folder/source/$ch/$ch.ipynb" < "$SOLUTIONS/$ch/$ch.ipynb"
     fi
   done
-  { cat "$REPO/autograder/nbgrader_config.py"
+  { cat "$REPO/autograder/course/nbgrader_config.py"
     printf '\n# Written by deploy/jupyterhub/setup_course.sh\n'
     printf 'c.CourseDirectory.root = "%s"\nc.CourseDirectory.course_id = "%s"\nc.Exchange.root = "%s"\n' \
       "$folder" "$COURSE" "$EXCHANGE"

@@ -5,8 +5,8 @@ Usage (from the repository root, with any Python that has the course's requireme
     python deploy/jupyterhub/student_package.py OUT
 
 OUT receives ``pyproject.toml`` and exactly what a grading sandbox gets
-(``autograder.recheck.runtime_files()``): the *student edition* of ``reftensor`` (each graded
-piece a stub, except the chapters ``autograder/published.txt`` publishes) and the parts of
+(``autograder.runtime.runtime_files()``): the *student edition* of ``reftensor`` (each graded
+piece a stub, except the chapters ``autograder/course/published.txt`` publishes) and the parts of
 ``autograder`` that notebooks import (``autograder.checks`` and the exercises it checks
 against), without the sample class, recorded references (JSON) or nbgrader's configuration.
 No file of ``solutions/`` and no reference body of an unpublished piece is written.
@@ -18,6 +18,8 @@ import shutil
 import sys
 import tomllib
 from pathlib import Path
+
+from autograder.sandbox import runtime
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,13 +47,12 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     sys.path.insert(0, str(REPO))
-    from autograder import recheck
 
     out = Path(argv[0]).resolve()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    files = recheck.runtime_files()
+    files = runtime.runtime_files()
     if any(name.startswith("solutions/") for name in files):
         raise SystemExit("refusing: a file of solutions/ is in the students' release")
     for name, content in files.items():

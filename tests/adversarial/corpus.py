@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder import pipeline
+from autograder.course import pipeline
 
 CHAPTER = "ch01_storage"
 EXERCISES = ["storage_index", "contiguous_strides", "is_contiguous", "unfold_layout",
@@ -156,8 +156,8 @@ def _memorizer_answers() -> dict[str, str]:
     torch beforehand, and are wrong elsewhere."""
     import tempfile
 
-    from autograder import trusted
-    from autograder.plain import decode
+    from autograder.course.plain import decode
+    from autograder.grading import trusted
 
     path = Path(tempfile.mkdtemp()) / "refs.json"
     trusted.notebook_references(path, EXERCISES)
@@ -291,7 +291,7 @@ def contiguous_strides(shape):
     add(Sample("forged_reference_file", "reference poisoning", 0, "needs review",
                "the notebook's own check gave", answers=_with('''import json, os
 from autograder import checks as _c
-from autograder.plain import encode as _enc
+from autograder.course.plain import encode as _enc
 _pairs = {}
 for _name in ["storage_index", "contiguous_strides", "is_contiguous", "unfold_layout",
               "channels_last_strides"]:
@@ -419,7 +419,7 @@ except Exception:
     add(Sample("reads_trusted_references", "reading instructor or other students' material",
                0, "needs review", "the notebook's own check gave",
                answers=_with(NEARBY + '''import glob, json
-from autograder.plain import decode as _dec
+from autograder.course.plain import decode as _dec
 _found = {}
 for _path in _nearby("*references*.json"):
     try:

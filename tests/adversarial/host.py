@@ -39,7 +39,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from autograder import exercises, pipeline
+from autograder.course import exercises, pipeline
 from tests.adversarial.corpus import Sample
 from tests.notebooks import answer_sources
 
@@ -156,7 +156,8 @@ class Canaries:
     def runtime_files(self, run: str) -> list[Path]:
         """The runtime's judge first, then a few modules every sandbox imports."""
         root = self.runtimes[run]
-        wanted = [root / "autograder" / "judge.py", root / "autograder" / "plain.py",
+        wanted = [root / "autograder" / "sandbox" / "judge.py",
+                  root / "autograder" / "course" / "plain.py",
                   root / "autograder" / "__init__.py", root / "reftensor" / "__init__.py"]
         return [p for p in wanted if p.is_file()] or wanted
 

@@ -1,0 +1,574 @@
+"""Chapter 2 exercises: views and copies. Every right answer is what torch 2.13 does."""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from .spec import Case, Exercise, register
+from .layouts import row_major, shapes, storage_needed, strided_layouts
+
+CHAPTER = "ch02_views"
+
+
+def _torch():
+    import torch  # imported only where references are computed
+
+    return torch
+
+
+def _storage_len(shape, stride, offset) -> int:
+    return max(storage_needed(shape, stride, offset), offset)
+
+
+def _storage(shape, stride, offset):
+    """torch.arange over just enough storage for the layout: storage element k holds k."""
+    return _torch().arange(_storage_len(shape, stride, offset))
+
+
+nonzero_shapes = st.lists(st.sampled_from([1, 2, 2, 3, 4, 6]), max_size=4).map(tuple)
+
+
+# ---------------------------------------------------------------- infer_size
+@st.composite
+def _infer_cases(draw: st.DrawFn) -> Case:
+    numel = math.prod(draw(draw(st.sampled_from([nonzero_shapes] * 3 + [shapes]))))
+    new = list(_factorizations(draw, numel))
+    kind = draw(st.sampled_from(["fill", "fill", "fill", "as is", "two", "wrong", "negative"]))
+    if kind == "fill" and new:
+        new[draw(st.integers(0, len(new) - 1))] = -1
+    elif kind == "two" and len(new) >= 2:
+        i, j = draw(st.lists(st.integers(0, len(new) - 1), min_size=2, max_size=2, unique=True))
+        new[i] = new[j] = -1
+    elif kind == "wrong":
+        new.insert(draw(st.integers(0, len(new))), draw(st.sampled_from([2, 3, 0, -1])))
+    elif kind == "negative" and new:
+        new[draw(st.integers(0, len(new) - 1))] = draw(st.sampled_from([-2, -3]))
+    return Case(args=(tuple(new), numel))
+
+
+def _infer_reference(c: Case) -> tuple[int, ...]:
+    shape, numel = c.args
+    return tuple(_torch().empty(numel).view(shape).shape)
+
+
+def _infer_case(shape, numel) -> Case:
+    return Case(args=(tuple(shape), numel))
+
+
+register(Exercise(
+    name="infer_size",
+    chapter=CHAPTER,
+    signature="infer_size(shape, numel) -> tuple[int, ...]; raises RuntimeError like torch",
+    fixed=(
+        _infer_case((3, -1), 12),
+        _infer_case((-1,), 6),
+        _infer_case((2, 3), 6),
+        _infer_case((4, -1), 6),
+        _infer_case((-1, -1), 4),
+        _infer_case((-2, 3), 6),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        Case(args=((2,), 3)),
+        Case(args=((0, -1), 0)),
+    ),
+    edge=(
+        _infer_case((), 1),
+        _infer_case((-1,), 1),
+        _infer_case((-1,), 0),
+        _infer_case((2, -1, 0), 0),
+        _infer_case((-1, -1), 4),
+        _infer_case((1, -1, 1), 5),
+        _infer_case((0,), 0),
+        _infer_case((3, 0), 0),
+        _infer_case((-2, 3), 6),
+        _infer_case((-1, 4), 6),
+    ),
+    strategy=_infer_cases,
+    reference=_infer_reference,
+    truth=lambda c: f"tuple(torch.empty({c.args[1]}).view({c.args[0]!r}).shape)",
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- view_strides
+def _factorizations(draw: st.DrawFn, numel: int) -> tuple[int, ...]:
+    """A random shape with ``numel`` elements (a 0 somewhere when ``numel == 0``)."""
+    if numel == 0:
+        dims = draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), min_size=1, max_size=4))
+        if 0 not in dims:
+            dims[draw(st.integers(0, len(dims) - 1))] = 0
+        return tuple(dims)
+    primes, n, p = [], numel, 2
+    while n > 1:
+        while n % p == 0:
+            primes.append(p)
+            n //= p
+        p += 1
+    ndim = draw(st.integers(0 if numel == 1 else 1, 4))
+    dims = [1] * ndim
+    for prime in primes:
+        dims[draw(st.integers(0, ndim - 1))] *= prime
+    return tuple(dims)
+
+
+def _regrouped(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` with a few adjacent dims merged or split, or size-1 dims added or dropped:
+    the reshapes people write, which are often (not always) possible as views."""
+    dims = list(shape)
+    for _ in range(draw(st.integers(1, 3))):
+        move = draw(st.sampled_from(["merge", "split", "insert1", "drop1"]))
+        if move == "merge" and len(dims) >= 2:
+            k = draw(st.integers(0, len(dims) - 2))
+            dims[k:k + 2] = [dims[k] * dims[k + 1]]
+        elif move == "split" and dims:
+            k = draw(st.integers(0, len(dims) - 1))
+            divisors = [d for d in range(1, dims[k] + 1) if dims[k] % d == 0]
+            if dims[k] and divisors:
+                d = draw(st.sampled_from(divisors))
+                dims[k:k + 1] = [d, dims[k] // d]
+        elif move == "insert1" and len(dims) < 5:
+            dims.insert(draw(st.integers(0, len(dims))), 1)
+        elif move == "drop1" and 1 in dims:
+            dims.remove(1)
+    return tuple(dims)
+
+
+@st.composite
+def _view_cases(draw: st.DrawFn) -> Case:
+    shape, stride, _ = draw(strided_layouts(draw(st.sampled_from([nonzero_shapes] * 4
+                                                                 + [shapes]))))
+    if draw(st.booleans()):
+        new_shape = _regrouped(draw, shape)
+    else:
+        new_shape = _factorizations(draw, math.prod(shape))
+    return Case(args=(shape, stride, new_shape))
+
+
+def _view_reference(c: Case) -> tuple[int, ...] | None:
+    shape, stride, new_shape = c.args
+    x = _torch().empty_strided(shape, stride)
+    try:
+        return x.view(new_shape).stride()
+    except RuntimeError as err:
+        if "view size is not compatible" in str(err):
+            return None
+        raise
+
+
+def _view_case(shape, stride, new_shape) -> Case:
+    return Case(args=(tuple(shape), tuple(stride), tuple(new_shape)))
+
+
+register(Exercise(
+    name="view_strides",
+    chapter=CHAPTER,
+    signature="view_strides(shape, stride, new_shape) -> tuple[int, ...] | None",
+    fixed=(
+        _view_case((2, 3), (3, 1), (3, 2)),
+        _view_case((2, 3), (1, 2), (6,)),
+        _view_case((4, 6), (12, 1), (4, 2, 3)),
+        _view_case((4, 6), (12, 1), (24,)),
+        _view_case((), (), (1, 1)),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((0, 3), (7, 9), (0, 3))),
+    ),
+    edge=(
+        _view_case((2, 1, 3), (3, 17, 1), (6,)),
+        _view_case((2, 1, 3), (3, 17, 1), (2, 3, 1)),
+        _view_case((0, 3), (7, 9), (0, 3)),
+        _view_case((2, 0, 3), (3, 3, 1), (0, 6)),
+        _view_case((3,), (0,), (3, 1)),
+        _view_case((3, 2), (0, 1), (6,)),
+        _view_case((1, 1), (5, 9), ()),
+        _view_case((2, 3, 4), (1, 8, 2), (2, 12)),
+        _view_case((2, 3, 4), (24, 8, 2), (6, 4)),
+    ),
+    strategy=_view_cases,
+    reference=_view_reference,
+    truth=lambda c: (f"torch.empty_strided({c.args[0]!r}, {c.args[1]!r})"
+                     f".view({c.args[2]!r}).stride(), or None where view raises"),
+    hidden_examples=120,
+))
+
+
+# ---------------------------------------------------------------- slice_layout
+def _as_index(entry):
+    """An index entry as torch takes it: an int, or a (start, stop, step) triple as a slice."""
+    return slice(*entry) if isinstance(entry, tuple) else entry
+
+
+def _index_text(index) -> str:
+    parts = []
+    for entry in index:
+        if isinstance(entry, tuple):
+            start, stop, step = ("" if v is None else str(v) for v in entry)
+            parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
+        else:
+            parts.append(str(entry))
+    return "[" + ", ".join(parts) + ("," if len(parts) == 1 else "") + "]" if parts else "[()]"
+
+
+@st.composite
+def _slice_cases(draw: st.DrawFn) -> Case:
+    shape, stride, offset = draw(strided_layouts())
+    count = len(shape) - draw(st.integers(0, len(shape)))
+    if draw(st.integers(0, 9)) == 9:
+        count = len(shape) + 1  # one index too many
+    index = []
+    for d in range(count):
+        n = shape[d] if d < len(shape) else 1
+        if draw(st.integers(0, 2)) == 0:
+            if n == 0 or draw(st.integers(0, 7)) == 7:
+                index.append(draw(st.sampled_from([n, -n - 1, n + 1])))  # out of range
+            else:
+                index.append(draw(st.integers(-n, n - 1)))
+        else:
+            bound = st.none() | st.integers(-n - 2, n + 2)
+            step = st.sampled_from([None, 1, 1, 2, 3])
+            index.append((draw(bound), draw(bound), draw(step)))
+    return Case(args=(shape, stride, offset, tuple(index)))
+
+
+def _slice_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    shape, stride, offset, index = c.args
+    x = _storage(shape, stride, offset).as_strided(shape, stride, offset)
+    view = x[tuple(_as_index(e) for e in index)]
+    return tuple(view.shape), view.stride(), view.storage_offset()
+
+
+def _slice_case(shape, stride, offset, index) -> Case:
+    return Case(args=(tuple(shape), tuple(stride), offset, tuple(index)))
+
+
+register(Exercise(
+    name="slice_layout",
+    chapter=CHAPTER,
+    signature="slice_layout(shape, stride, offset, index) -> (shape, stride, offset)",
+    fixed=(
+        _slice_case((4, 5), (5, 1), 0, (1,)),
+        _slice_case((4, 5), (5, 1), 0, ((None, None, None), 2)),
+        _slice_case((4, 5), (5, 1), 0, ((1, 3, None), (None, None, 2))),
+        _slice_case((6,), (2,), 3, ((-4, None, 3),)),
+        _slice_case((4, 5), (5, 1), 0, (-1, (10, 20, None))),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((3,), (1,), 0, (3,))),
+    ),
+    edge=(
+        _slice_case((3,), (1,), 0, (3,)),
+        _slice_case((3,), (1,), 0, (-4,)),
+        _slice_case((), (), 2, ()),
+        _slice_case((), (), 2, (0,)),
+        _slice_case((2, 3), (3, 1), 0, (0, 0, 0)),
+        _slice_case((0, 3), (3, 1), 0, (0,)),
+        _slice_case((5,), (1,), 0, ((4, 1, None),)),
+        _slice_case((5,), (1,), 0, ((-100, 100, 2),)),
+        _slice_case((5,), (1,), 0, ((7, None, None),)),
+        _slice_case((2, 3), (1, 2), 4, ((None, None, 5), -3)),
+    ),
+    strategy=_slice_cases,
+    reference=_slice_reference,
+    truth=lambda c: (f"x = torch.arange({_storage_len(*c.args[:3])}).as_strided({c.args[0]!r}, "
+                     f"{c.args[1]!r}, {c.args[2]}); v = x{_index_text(c.args[3])}; "
+                     "(tuple(v.shape), v.stride(), v.storage_offset())"),
+))
+
+
+# ---------------------------------------------------------------- permute_layout
+@st.composite
+def _permute_cases(draw: st.DrawFn) -> Case:
+    shape, stride, _ = draw(strided_layouts())
+    n = len(shape)
+    dims = list(draw(st.permutations(range(n))))
+    dims = [d - n if draw(st.booleans()) else d for d in dims]  # some written as negative
+    mistake = draw(st.sampled_from([None] * 6 + ["length", "duplicate", "range"]))
+    if mistake == "length":
+        if dims and draw(st.booleans()):
+            dims.pop(draw(st.integers(0, n - 1)))
+        else:
+            dims.insert(draw(st.integers(0, n)), draw(st.integers(-n, max(n - 1, 0))))
+    elif mistake == "duplicate" and n >= 2:
+        i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+        dims[j] = dims[i]
+    elif mistake == "range" and n >= 1:
+        dims[draw(st.integers(0, n - 1))] = draw(st.sampled_from([n, n + 1, -n - 1]))
+    return Case(args=(shape, stride, tuple(dims)))
+
+
+def _permute_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    shape, stride, dims = c.args
+    y = _torch().empty_strided(shape, stride).permute(dims)
+    return tuple(y.shape), y.stride()
+
+
+def _permute_case(shape, stride, dims) -> Case:
+    return Case(args=(tuple(shape), tuple(stride), tuple(dims)))
+
+
+register(Exercise(
+    name="permute_layout",
+    chapter=CHAPTER,
+    signature="permute_layout(shape, stride, dims) -> (shape, stride)",
+    fixed=(
+        _permute_case((2, 3, 4), (12, 4, 1), (2, 0, 1)),
+        _permute_case((2, 3), (3, 1), (1, 0)),
+        _permute_case((2, 3, 4), (12, 4, 1), (-1, -2, -3)),
+        _permute_case((), (), ()),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((), (), (0,))),
+    ),
+    edge=(
+        _permute_case((2, 3), (3, 1), (0, 0)),
+        _permute_case((2, 3), (3, 1), (0,)),
+        _permute_case((2, 3), (3, 1), (0, 2)),
+        _permute_case((2, 3), (3, 1), (0, -3)),
+        _permute_case((), (), (0,)),
+        _permute_case((5,), (0,), (-1,)),
+    ),
+    strategy=_permute_cases,
+    reference=_permute_reference,
+    truth=lambda c: (f"torch.empty_strided({c.args[0]!r}, {c.args[1]!r}).permute({c.args[2]!r})"
+                     ", as (tuple(y.shape), y.stride())"),
+))
+
+
+# ---------------------------------------------------------------- diagonal_layout
+@st.composite
+def _diagonal_cases(draw: st.DrawFn) -> Case:
+    wide = st.lists(st.sampled_from([0, 1, 2, 3, 4, 5]), min_size=2, max_size=4).map(tuple)
+    shape, stride, offset = draw(strided_layouts(draw(st.sampled_from([wide] * 5
+                                                                       + [shapes]))))
+    n = len(shape)
+    span = range(-max(n, 1), max(n, 1))
+    dim1, dim2 = draw(st.lists(st.sampled_from(span), min_size=2, max_size=2, unique=True))
+    mistake = draw(st.sampled_from([None] * 8 + ["same", "range"]))
+    if mistake == "same":
+        dim2 = dim1 - n if dim1 >= 0 and draw(st.booleans()) else dim1
+    elif mistake == "range":
+        dim2 = draw(st.sampled_from([max(n, 1), -max(n, 1) - 1]))
+    return Case(args=(shape, stride, offset, draw(st.integers(-5, 5)), dim1, dim2))
+
+
+def _diagonal_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    shape, stride, storage_offset, offset, dim1, dim2 = c.args
+    x = _storage(shape, stride, storage_offset).as_strided(shape, stride, storage_offset)
+    d = x.diagonal(offset, dim1, dim2)
+    return tuple(d.shape), d.stride(), d.storage_offset()
+
+
+def _diagonal_case(shape, stride, storage_offset, offset, dim1, dim2) -> Case:
+    return Case(args=(tuple(shape), tuple(stride), storage_offset, offset, dim1, dim2))
+
+
+register(Exercise(
+    name="diagonal_layout",
+    chapter=CHAPTER,
+    signature="diagonal_layout(shape, stride, storage_offset, offset, dim1, dim2) -> "
+              "(shape, stride, storage_offset); raises like torch",
+    fixed=(
+        _diagonal_case((3, 3), (3, 1), 0, 0, 0, 1),
+        _diagonal_case((3, 4), (4, 1), 0, 1, 0, 1),
+        _diagonal_case((3, 4), (4, 1), 0, -1, 0, 1),
+        _diagonal_case((2, 3, 4), (12, 4, 1), 5, 0, 0, 2),
+        _diagonal_case((4, 3), (1, 4), 0, 0, -1, 0),
+        _diagonal_case((2, 2), (2, 1), 0, 5, 0, 1),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 1, -1),
+        _diagonal_case((3,), (1,), 0, 0, 0, 1),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        Case(args=((2, 2), (2, 1), 0, 2, 0, 1)),
+        Case(args=((2, 2), (2, 1), 0, -1, 0, 1)),
+    ),
+    edge=(
+        _diagonal_case((2, 2), (2, 1), 0, 5, 0, 1),
+        _diagonal_case((2, 2), (2, 1), 3, -5, 0, 1),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 0, 0),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 1, -1),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 0, 2),
+        _diagonal_case((3,), (1,), 0, 0, 0, 1),
+        _diagonal_case((), (), 0, 0, 0, 1),
+        _diagonal_case((0, 3), (3, 1), 2, 1, 0, 1),
+        _diagonal_case((3, 3), (0, 1), 0, 1, 1, 0),
+    ),
+    strategy=_diagonal_cases,
+    reference=_diagonal_reference,
+    truth=lambda c: (f"x = torch.arange({_storage_len(*c.args[:3])}).as_strided({c.args[0]!r}, "
+                     f"{c.args[1]!r}, {c.args[2]}); d = x.diagonal({c.args[3]}, {c.args[4]}, "
+                     f"{c.args[5]}); (tuple(d.shape), d.stride(), d.storage_offset())"),
+))
+
+
+# ---------------------------------------------------------------- shares_storage
+def _all_true(x):
+    return x[_torch().ones_like(x, dtype=_torch().bool)]
+
+
+#: The menu of operations: the name is the exact torch expression, applied to a float32 x.
+OPERATIONS: dict[str, Callable] = {
+    "x.view(-1)": lambda x: x.view(-1),
+    "x.reshape(-1)": lambda x: x.reshape(-1),
+    "x.flatten()": lambda x: x.flatten(),
+    "x.flatten(0, 1)": lambda x: x.flatten(0, 1),
+    "x.contiguous()": lambda x: x.contiguous(),
+    "x.clone()": lambda x: x.clone(),
+    "x.detach()": lambda x: x.detach(),
+    "x.transpose(0, -1)": lambda x: x.transpose(0, -1),
+    "x.t()": lambda x: x.t(),
+    "x.t().reshape(-1)": lambda x: x.t().reshape(-1),
+    "x.mT": lambda x: x.mT,
+    "x.unsqueeze(0)": lambda x: x.unsqueeze(0),
+    "x.expand(2, *x.shape)": lambda x: x.expand(2, *x.shape),
+    "x[0]": lambda x: x[0],
+    "x[[0]]": lambda x: x[[0]],
+    "x[mask]": _all_true,
+    "x.to(torch.float32)": lambda x: x.to(_torch().float32),
+    "x.to(torch.float64)": lambda x: x.to(_torch().float64),
+}
+
+nonempty_shapes = st.lists(st.sampled_from([1, 1, 2, 3, 4]), max_size=4).map(tuple)
+
+
+@st.composite
+def _share_cases(draw: st.DrawFn) -> Case:
+    shape, stride, _ = draw(strided_layouts(nonempty_shapes))
+    return Case(args=(draw(st.sampled_from(list(OPERATIONS))), shape, stride))
+
+
+def _share_reference(c: Case) -> bool | str:
+    op, shape, stride = c.args
+    x = _torch().empty_strided(shape, stride)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # x.mT on a 0-d tensor warns
+            y = OPERATIONS[op](x)
+    except Exception:  # noqa: BLE001 - any refusal is the answer "error"
+        return "error"
+    return y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+
+
+def _share_case(op, shape, stride) -> Case:
+    return Case(args=(op, tuple(shape), tuple(stride)))
+
+
+register(Exercise(
+    name="shares_storage",
+    chapter=CHAPTER,
+    signature='shares_storage(op, shape, stride) -> True | False | "error"',
+    fixed=(
+        _share_case("x.view(-1)", (2, 3), (1, 2)),
+        _share_case("x.reshape(-1)", (2, 3), (1, 2)),
+        _share_case("x.contiguous()", (2, 3), (3, 1)),
+        _share_case("x[[0]]", (2, 3), (3, 1)),
+        _share_case("x.t()", (2, 3, 4), (12, 4, 1)),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=('x.reshape(-1)', (), ())),
+        Case(args=('x.detach()', (), ())),
+    ),
+    edge=tuple(_share_case(op, shape, stride) for op in OPERATIONS
+               for shape, stride in [((), ()), ((3,), (2,)), ((2, 3), (1, 2)),
+                                     ((2, 1, 3), (3, 7, 1)), ((4, 3), (0, 1))]),
+    strategy=_share_cases,
+    reference=_share_reference,
+    truth=lambda c: (f"x = torch.empty_strided({c.args[1]!r}, {c.args[2]!r}); y = {c.args[0]}; "
+                     "y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr(), "
+                     'or "error" where torch raises'),
+    hidden_examples=150,
+))
+
+
+# ---------------------------------------------------------------- write_through
+#: The menu of statements: x is a view of the storage, v an int.
+STATEMENTS: dict[str, Callable] = {
+    "x[0] = v": lambda x, v: x.__setitem__(0, v),
+    "x[[0]] = v": lambda x, v: x.__setitem__([0], v),
+    "x[[0]].fill_(v)": lambda x, v: x[[0]].fill_(v),
+    "x.reshape(-1)[-1] = v": lambda x, v: x.reshape(-1).__setitem__(-1, v),
+    "x.view(-1)[-1] = v": lambda x, v: x.view(-1).__setitem__(-1, v),
+    "x.t()[0] = v": lambda x, v: x.t().__setitem__(0, v),
+    "x.contiguous()[...] = v": lambda x, v: x.contiguous().__setitem__(Ellipsis, v),
+    "x.clone()[...] = v": lambda x, v: x.clone().__setitem__(Ellipsis, v),
+    "x.detach().add_(v)": lambda x, v: x.detach().add_(v),
+    "x.expand(2, *x.shape).add_(v)": lambda x, v: x.expand(2, *x.shape).add_(v),
+}
+
+
+@st.composite
+def _writable_layouts(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
+    """(shape, stride, offset, n): a sliced (stepped) and permuted view of a contiguous base
+    of n elements, so every index has its own storage element."""
+    shape = draw(st.lists(st.integers(1, 3), max_size=3))
+    steps = [draw(st.integers(1, 2)) for _ in shape]
+    starts = [draw(st.integers(0, 1)) for _ in shape]
+    base = [start + (size - 1) * step + 1 + draw(st.integers(0, 1))
+            for size, step, start in zip(shape, steps, starts, strict=True)]
+    base_strides = row_major(base)
+    stride = [s * k for s, k in zip(base_strides, steps, strict=True)]
+    lead = draw(st.integers(0, 2))
+    offset = lead + sum(s * b for s, b in zip(starts, base_strides, strict=True))
+    order = draw(st.permutations(range(len(shape))))
+    n = lead + math.prod(base) + draw(st.integers(0, 1))
+    return (tuple(shape[d] for d in order), tuple(stride[d] for d in order), offset, n)
+
+
+@st.composite
+def _write_cases(draw: st.DrawFn) -> Case:
+    shape, stride, offset, n = draw(_writable_layouts())
+    program = draw(st.lists(st.tuples(st.sampled_from(list(STATEMENTS)),
+                                      st.integers(-9, -1)), min_size=1, max_size=4))
+    return Case(args=(n, shape, stride, offset, tuple(program)))
+
+
+def _write_reference(c: Case) -> list[int]:
+    n, shape, stride, offset, program = c.args
+    storage = _torch().arange(n)
+    x = storage.as_strided(shape, stride, offset)
+    for statement, v in program:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                STATEMENTS[statement](x, v)
+        except (RuntimeError, IndexError):
+            pass  # torch refused before writing anything
+    return storage.tolist()
+
+
+def _write_case(n, shape, stride, offset, program) -> Case:
+    return Case(args=(n, tuple(shape), tuple(stride), offset, tuple(program)))
+
+
+def _write_truth(c: Case) -> str:
+    n, shape, stride, offset, program = c.args
+    steps = "; ".join(re.sub(r"\bv\b", str(v), s) for s, v in program)
+    return (f"storage = torch.arange({n}); x = storage.as_strided({shape!r}, {stride!r}, "
+            f"{offset}); {steps} (skipping statements that raise); storage.tolist()")
+
+
+register(Exercise(
+    name="write_through",
+    chapter=CHAPTER,
+    signature="write_through(n, shape, stride, offset, program) -> list[int]",
+    fixed=(
+        _write_case(6, (2, 3), (3, 1), 0, (("x[0] = v", -1),)),
+        _write_case(6, (3, 2), (1, 3), 0, (("x.reshape(-1)[-1] = v", -1),
+                                           ("x.view(-1)[-1] = v", -2))),
+        _write_case(6, (2, 3), (3, 1), 0, (("x[[0]].fill_(v)", -1), ("x[[0]] = v", -2))),
+        _write_case(8, (2, 2), (4, 2), 1, (("x.t()[0] = v", -1),
+                                           ("x.contiguous()[...] = v", -2))),
+        _write_case(4, (3,), (1,), 1, (("x.expand(2, *x.shape).add_(v)", -5),
+                                       ("x.detach().add_(v)", -1))),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=(2, (), (), 0, (('x.clone()[...] = v', -1),))),
+    ),
+    edge=(
+        _write_case(3, (), (), 2, (("x[0] = v", -1), ("x.view(-1)[-1] = v", -2))),
+        _write_case(6, (3, 2), (1, 3), 0, (("x.contiguous()[...] = v", -1),
+                                           ("x.clone()[...] = v", -2))),
+        _write_case(24, (2, 3, 4), (12, 4, 1), 0, (("x.t()[0] = v", -1),)),
+        _write_case(5, (1, 2), (7, 2), 1, (("x.view(-1)[-1] = v", -3),)),
+    ),
+    strategy=_write_cases,
+    reference=_write_reference,
+    truth=_write_truth,
+))

@@ -1,0 +1,459 @@
+"""Chapter 4 exercises: dtype and device. Every right answer is what torch 2.13 does."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+from .spec import Case, Exercise, register
+from .layouts import DTYPE_NAMES, row_major
+
+CHAPTER = "ch04_dtype_device"
+MEMORY_FORMATS = ["preserve_format", "contiguous_format", "channels_last"]
+
+
+def _torch():
+    import torch  # imported only where references are computed
+
+    return torch
+
+
+def _name(dtype) -> str:
+    """``torch.float32`` -> ``"float32"``."""
+    return str(dtype).removeprefix("torch.")
+
+
+# ---------------------------------------------------------------- promote_types
+@st.composite
+def _promote_cases(draw: st.DrawFn) -> Case:
+    return Case(args=(draw(st.sampled_from(DTYPE_NAMES)), draw(st.sampled_from(DTYPE_NAMES))))
+
+
+def _promote_reference(c: Case) -> str:
+    torch = _torch()
+    return _name(torch.promote_types(getattr(torch, c.args[0]), getattr(torch, c.args[1])))
+
+
+register(Exercise(
+    name="promote_types",
+    chapter=CHAPTER,
+    signature="promote_types(a, b) -> str; a and b are dtype names such as 'int8'",
+    fixed=(
+        Case(args=("int32", "int64")),
+        Case(args=("uint8", "int8")),
+        Case(args=("int64", "float16")),
+        Case(args=("float16", "bfloat16")),
+    ),
+    edge=tuple(Case(args=(a, b)) for a in DTYPE_NAMES for b in DTYPE_NAMES),  # all 100 pairs
+    strategy=_promote_cases,
+    reference=_promote_reference,
+    truth=lambda c: f"str(torch.promote_types(torch.{c.args[0]}, torch.{c.args[1]}))[6:]",
+    hidden_examples=10,
+))
+
+
+# ---------------------------------------------------------------- result_dtype
+SCALARS = [True, False, 0, 2, -3, 7, 2.5, -0.5, 1e10]
+
+
+@st.composite
+def _operand(draw: st.DrawFn) -> tuple:
+    if draw(st.integers(0, 2)) == 2:
+        return ("scalar", draw(st.sampled_from(SCALARS)))
+    return ("tensor", draw(st.sampled_from(DTYPE_NAMES)), draw(st.sampled_from([0, 1, 1, 2])))
+
+
+@st.composite
+def _result_cases(draw: st.DrawFn) -> Case:
+    a, b = draw(_operand()), draw(_operand())
+    if a[0] == b[0] == "scalar":  # at least one tensor: two Python numbers make no tensor
+        a = ("tensor", draw(st.sampled_from(DTYPE_NAMES)), draw(st.sampled_from([0, 1])))
+    if draw(st.booleans()):
+        a, b = b, a
+    return Case(args=(a, draw(st.sampled_from(["+", "/"])), b))
+
+
+def _build_operand(operand):
+    if operand[0] == "scalar":
+        return operand[1]
+    torch = _torch()
+    _, dtype, ndim = operand
+    return torch.ones((2,) * ndim, dtype=getattr(torch, dtype))
+
+
+def _result_reference(c: Case) -> str:
+    a, op, b = c.args
+    x, y = _build_operand(a), _build_operand(b)
+    return _name((x + y if op == "+" else x / y).dtype)
+
+
+def _operand_text(operand) -> str:
+    if operand[0] == "scalar":
+        return repr(operand[1])
+    _, dtype, ndim = operand
+    return f"torch.ones({(2,) * ndim!r}, dtype=torch.{dtype})"
+
+
+register(Exercise(
+    name="result_dtype",
+    chapter=CHAPTER,
+    signature="result_dtype(a, op, b) -> str; a and b are ('tensor', dtype, ndim) or "
+              "('scalar', value), op is '+' or '/'",
+    fixed=(
+        Case(args=(("tensor", "int8", 1), "+", ("tensor", "int16", 1))),
+        Case(args=(("tensor", "int8", 1), "+", ("scalar", 7))),
+        Case(args=(("tensor", "int32", 2), "+", ("scalar", 2.5))),
+        Case(args=(("tensor", "float16", 1), "+", ("tensor", "float64", 0))),
+        Case(args=(("tensor", "int64", 1), "/", ("scalar", 2))),
+    ),
+    edge=(
+        Case(args=(("tensor", "bool", 1), "+", ("scalar", True))),
+        Case(args=(("tensor", "bool", 1), "+", ("scalar", 2))),
+        Case(args=(("tensor", "uint8", 1), "+", ("scalar", -3))),
+        Case(args=(("tensor", "int32", 1), "+", ("tensor", "float64", 0))),
+        Case(args=(("tensor", "int32", 0), "+", ("tensor", "float16", 0))),
+        Case(args=(("tensor", "bfloat16", 1), "+", ("tensor", "float16", 0))),
+        Case(args=(("tensor", "int8", 0), "+", ("scalar", 2.5))),
+        Case(args=(("tensor", "bool", 0), "/", ("tensor", "bool", 1))),
+        Case(args=(("scalar", 1e10), "/", ("tensor", "float16", 2))),
+    ),
+    strategy=_result_cases,
+    reference=_result_reference,
+    truth=lambda c: (f"str(({_operand_text(c.args[0])} {c.args[1]} "
+                     f"{_operand_text(c.args[2])}).dtype)[6:]"),
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- cast_value
+def _float32(x: float) -> float:
+    """x rounded to float32 (one nan object for every nan, so equal cases compare equal)."""
+    import struct
+
+    return math.nan if x != x else struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _bits(draw: st.DrawFn, n: int) -> int:
+    """An n-bit unsigned integer made of booleans. Hypothesis's integers() and floats() also
+    draw constants found in the loaded modules, so their cases would differ between the
+    grader's process and the notebook's kernel; booleans draw none."""
+    return sum(bit << k for k, bit in enumerate(draw(st.lists(st.booleans(), min_size=n,
+                                                               max_size=n))))
+
+
+NOTABLE = [0.0, -0.0, 1.0, 2049.0, 2051.0, 257.0, 259.0, 65504.0, 65519.0, 65520.0, 65536.0,
+           -70000.0, 1e-8, 3e-8, 5.960464477539063e-08, 6.1e-05, 0.1, 1 / 3, 1e38, 3.4e38,
+           math.inf, -math.inf, math.nan, 1.00390625, 1.005859375, 100000.0]
+
+
+@st.composite
+def _cast_cases(draw: st.DrawFn) -> Case:
+    kind = draw(st.sampled_from([0, 1, 2, 3]))
+    sign = draw(st.sampled_from([1, -1]))
+    if kind == 0:
+        x = draw(st.sampled_from(NOTABLE))
+    elif kind == 1:  # an integer: where do integers stop being exact?
+        x = float(sign * (_bits(draw, 17) % 70001))
+    elif kind == 2:  # a halfway point between two float16 or bfloat16 neighbours
+        e = _bits(draw, 6) % 44 - 26
+        x = sign * (_bits(draw, 11) * 2 + 1) * 2.0 ** (e - 11)
+    else:  # any float32 value: a 24-bit integer times a power of two
+        x = sign * _bits(draw, 24) * 2.0 ** (_bits(draw, 8) % 254 - 149)
+    return Case(args=(_float32(x), draw(st.sampled_from(["float16", "bfloat16"]))))
+
+
+def _cast_reference(c: Case) -> float:
+    torch = _torch()
+    x, dtype = c.args
+    return torch.tensor(x, dtype=torch.float32).to(getattr(torch, dtype)).item()
+
+
+register(Exercise(
+    name="cast_value",
+    chapter=CHAPTER,
+    signature="cast_value(x, dtype) -> float; x is a float32 value, dtype 'float16' or "
+              "'bfloat16'",
+    fixed=(
+        Case(args=(0.1, "float16")),
+        Case(args=(2049.0, "float16")),
+        Case(args=(70000.0, "float16")),
+        Case(args=(70000.0, "bfloat16")),
+        # the rules the text states: rounding past the largest value, the subnormal step,
+        # nan and inf
+        Case(args=(65520.0, "float16")),
+        Case(args=(3e-8, "float16")),
+        Case(args=(math.nan, "bfloat16")),
+        Case(args=(-math.inf, "float16")),
+    ),
+    edge=(
+        Case(args=(65504.0, "float16")),
+        Case(args=(65519.0, "float16")),
+        Case(args=(65520.0, "float16")),
+        Case(args=(257.0, "bfloat16")),
+        Case(args=(259.0, "bfloat16")),
+        Case(args=(1e-8, "float16")),
+        Case(args=(3e-8, "float16")),
+        Case(args=(_float32(1e-40), "bfloat16")),
+        Case(args=(math.nan, "bfloat16")),
+        Case(args=(-math.inf, "float16")),
+        Case(args=(_float32(3.4e38), "bfloat16")),
+    ),
+    strategy=_cast_cases,
+    reference=_cast_reference,
+    truth=lambda c: (f"torch.tensor({c.args[0]!r}, dtype=torch.float32)"
+                     f".to(torch.{c.args[1]}).item()"),
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- to_result
+def _channels_last_strides(shape) -> tuple[int, ...]:
+    n, c, h, w = shape
+    return (h * w * c, 1, w * c, c)
+
+
+@st.composite
+def _to_tensor(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(shape, stride) of a contiguous, transposed, sliced, expanded or channels-last tensor,
+    or a sliced permutation (not dense, and not in row-major order)."""
+    small = st.integers(1, 4)
+    kind = draw(st.sampled_from(["contiguous", "transposed", "sliced", "expanded",
+                                 "channels_last", "contiguous4d", "sliced_permuted", "any",
+                                 "any4d"]))
+    if kind in ("any", "any4d"):  # sizes 0 and 1, stride 0, overlap: every rule's corners
+        ndim = 4 if kind == "any4d" else draw(st.integers(0, 3))
+        shape = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 3]), min_size=ndim,
+                                    max_size=ndim)))
+        stride = tuple(draw(st.lists(st.sampled_from([0, 1, 2, 3, 4, 6, 12, 24]),
+                                     min_size=ndim, max_size=ndim)))
+        return shape, stride
+    if kind == "sliced_permuted":  # dense strides of a permuted shape, one dim stepped
+        shape = tuple(draw(st.lists(small, min_size=2, max_size=3)))
+        order = draw(st.permutations(range(len(shape))))  # innermost first
+        stride, running = [0] * len(shape), 1
+        for d in order:
+            stride[d] = running
+            running *= shape[d]
+        stepped = draw(st.sampled_from(order))
+        stride[stepped] *= draw(st.integers(2, 3))
+        return shape, tuple(stride)
+    if kind == "contiguous":
+        shape = tuple(draw(st.lists(small, max_size=3)))
+        return shape, row_major(shape)
+    if kind in ("channels_last", "contiguous4d"):  # sizes >= 2: no ambiguous layouts
+        shape = tuple(draw(st.lists(st.integers(2, 3), min_size=4, max_size=4)))
+        if kind == "contiguous4d":
+            return shape, row_major(shape)
+        return shape, _channels_last_strides(shape)
+    n, m = draw(small), draw(small)
+    if kind == "transposed":
+        return (n, m), (1, n)
+    if kind == "sliced":
+        return (n, m), (2 * m, 2)
+    return (n, m), (1, 0)
+
+
+@st.composite
+def _to_call(draw: st.DrawFn, dtype: str) -> tuple:
+    call = []
+    target = draw(st.sampled_from([None, None, dtype, dtype, "float64", "int64", "float16"]))
+    if draw(st.integers(0, 3)) == 3:
+        call.append(("other", target or dtype))
+    else:
+        if draw(st.integers(0, 2)) == 2:
+            call.append(("device", draw(st.sampled_from(["cpu", "cpu", "meta"]))))
+        if target is not None:
+            call.append(("dtype", target))
+    if draw(st.integers(0, 2)) == 2:
+        call.append(("copy", draw(st.booleans())))
+    if draw(st.booleans()):
+        call.append(("memory_format", draw(st.sampled_from(MEMORY_FORMATS))))
+    return tuple(call)
+
+
+@st.composite
+def _to_cases(draw: st.DrawFn) -> Case:
+    dtype = draw(st.sampled_from(["float32", "float32", "int64", "float16", "bool"]))
+    shape, stride = draw(_to_tensor())
+    return Case(args=(dtype, tuple(shape), tuple(stride), draw(_to_call(dtype))))
+
+
+def _to_reference(c: Case) -> tuple[bool, tuple[int, ...]]:
+    torch = _torch()
+    dtype, shape, stride, call = c.args
+    t = torch.empty_strided(shape, stride, dtype=getattr(torch, dtype))
+    options = dict(call)
+    kwargs = {}
+    if "copy" in options:
+        kwargs["copy"] = options["copy"]
+    if "memory_format" in options:
+        kwargs["memory_format"] = getattr(torch, options["memory_format"])
+    if "other" in options:
+        out = t.to(torch.empty(1, dtype=getattr(torch, options["other"])), **kwargs)
+    else:
+        if "device" in options:
+            kwargs["device"] = options["device"]
+        if "dtype" in options:
+            kwargs["dtype"] = getattr(torch, options["dtype"])
+        out = t.to(**kwargs)
+    return out is t, out.stride()
+
+
+def _call_text(call) -> str:
+    parts = []
+    for key, value in call:
+        if key == "other":
+            parts.insert(0, f"torch.empty(1, dtype=torch.{value})")
+        elif key in ("dtype", "memory_format"):
+            parts.append(f"{key}=torch.{value}")
+        else:
+            parts.append(f"{key}={value!r}")
+    return ", ".join(parts)
+
+
+def _to_truth(c: Case) -> str:
+    dtype, shape, stride, call = c.args
+    return (f"t = torch.empty_strided({shape!r}, {stride!r}, dtype=torch.{dtype}); "
+            f"out = t.to({_call_text(call)}); (out is t, out.stride())")
+
+
+def _to_case(dtype, shape, stride, *call) -> Case:
+    return Case(args=(dtype, tuple(shape), tuple(stride), tuple(call)))
+
+
+register(Exercise(
+    name="to_result",
+    chapter=CHAPTER,
+    signature="to_result(dtype, shape, stride, call) -> (bool, stride); raises RuntimeError",
+    fixed=(
+        _to_case("float32", (2, 3), (3, 1), ("dtype", "float32")),
+        _to_case("float32", (2, 3), (3, 1), ("dtype", "float64")),
+        _to_case("float32", (3, 2), (1, 3), ("dtype", "float64")),
+        _to_case("int64", (3, 2), (1, 3), ("memory_format", "contiguous_format")),
+        _to_case("float32", (2, 3), (3, 1), ("device", "cpu"), ("copy", True)),
+        _to_case("float32", (3, 4), (1, 6), ("dtype", "float64")),
+        _to_case("float32", (3, 4), (1, 0), ("dtype", "float64")),
+        # the corners: an empty tensor, a size-1 dim, torch's channels-last guess
+        _to_case("float32", (3, 0), (2, 2), ("dtype", "float64")),
+        _to_case("float32", (2, 1, 3), (3, 7, 1), ("dtype", "float64")),
+        _to_case("float32", (2, 1, 1, 1), (1, 1, 1, 1), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 3, 1, 4), (24, 1, 20, 3), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 3, 2, 2), (24, 1, 12, 3), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 3, 2, 2), (12, 0, 6, 3), ("memory_format", "contiguous_format")),
+        _to_case("float32", (2, 3, 0, 2), (6, 1, 6, 3), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 3), (2, 2), ("dtype", "float64")),
+        _to_case("float32", (3, 4), (0, 1), ("dtype", "float64")),
+        # the device, another tensor, and channels_last on a tensor that is not 4-d
+        _to_case("float32", (2, 3), (1, 2), ("device", "meta")),
+        _to_case("int64", (2, 3), (3, 1), ("other", "float32")),
+        _to_case("float32", (2, 3), (3, 1), ("memory_format", "channels_last")),
+    ),
+    edge=(
+        _to_case("float32", (2, 0, 2, 2), (4, 1, 2, 1), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 0, 3), (1, 1, 1), ("memory_format", "contiguous_format")),
+        _to_case("float32", (), (), ("dtype", "float32")),
+        _to_case("float32", (2, 3, 4), (1, 2, 12), ("copy", True)),
+        _to_case("float32", (3, 2), (4, 2), ("dtype", "float16")),
+        _to_case("float32", (2, 3, 2, 2), (12, 1, 6, 3), ("memory_format", "contiguous_format")),
+        _to_case("float32", (2, 3, 2, 2), (12, 1, 6, 3), ("dtype", "float64")),
+        _to_case("float32", (2, 3, 2, 2), (12, 4, 2, 1), ("memory_format", "channels_last")),
+        _to_case("int64", (2, 3), (3, 1), ("other", "int64"), ("copy", False)),
+    ),
+    strategy=_to_cases,
+    reference=_to_reference,
+    truth=_to_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- matmul_shape
+@st.composite
+def _matmul_shapes(draw: st.DrawFn) -> Case:
+    """Two shapes for ``matmul``: 0-d to 4-d, sizes 0 to 3, mostly ones that fit (the inner
+    sizes match, the batch dims broadcast), with now and then a 0-d operand, inner sizes
+    that differ, or batch dims that clash."""
+    size = st.sampled_from([0, 1, 2, 2, 3, 3])
+    n, k, m = draw(size), draw(size), draw(size)
+    batch = tuple(draw(st.lists(st.sampled_from([0, 1, 2, 3, 3]), max_size=2)))
+
+    def operand(last: tuple[int, ...]) -> tuple[int, ...]:
+        ndim = draw(st.sampled_from([1, 2, 2, 3, 4]))
+        if ndim == 1:
+            return (k,)
+        keep = draw(st.sampled_from(range(min(ndim - 2, len(batch)) + 1)))
+        own = tuple(1 if draw(st.sampled_from([0, 0, 0, 1])) else b
+                    for b in batch[len(batch) - keep:])
+        extra = tuple(draw(st.sampled_from([1, 1, 2])) for _ in range(ndim - 2 - keep))
+        return (*extra, *own, *last)
+
+    a, b = operand((n, k)), operand((k, m))
+    trouble = draw(st.sampled_from(range(10)))
+    if trouble == 0:  # a 0-d operand
+        a, b = ((), b) if draw(st.booleans()) else (a, ())
+    elif trouble == 1:  # inner sizes that differ
+        b = (*b[:-2], k + 1, b[-1]) if len(b) > 1 else (k + 1,)
+    elif trouble == 2 and len(a) > 2 and len(b) > 2:  # batch dims that clash
+        d = draw(st.sampled_from(range(1, min(len(a), len(b)) - 1)))
+        a = (*a[:-2 - d], 2, *a[len(a) - 1 - d:])
+        b = (*b[:-2 - d], 3, *b[len(b) - 1 - d:])
+    return Case(args=(a, b))
+
+
+def _matmul_reference(c: Case) -> tuple[int, ...]:
+    torch = _torch()
+    a, b = c.args
+    return tuple(torch.matmul(torch.empty(a, device="meta"), torch.empty(b, device="meta")).shape)
+
+
+def _matmul_truth(c: Case) -> str:
+    a, b = c.args
+    return (f"tuple(torch.matmul(torch.empty({a!r}, device='meta'), "
+            f"torch.empty({b!r}, device='meta')).shape)")
+
+
+register(Exercise(
+    name="matmul_shape",
+    chapter=CHAPTER,
+    signature="matmul_shape(a, b) -> shape; a and b are shapes (tuples of ints); raises "
+              "RuntimeError",
+    fixed=(
+        Case(args=((2, 3), (3, 4))),
+        # the rules the text states: a 0-d operand, inner sizes that differ
+        Case(args=((), (3,))),
+        Case(args=((3,), ())),
+        Case(args=((2, 3), (4, 5))),
+        Case(args=((2, 5, 4), (3,))),
+        # a 1-d operand is a row or a column, whose dim is removed again
+        Case(args=((3,), (3,))),
+        Case(args=((3,), (3, 4))),
+        Case(args=((2, 3), (3,))),
+        Case(args=((3,), (2, 3, 4))),
+        Case(args=((2, 5, 3), (3,))),
+        # the batch dims broadcast, or clash
+        Case(args=((2, 1, 4, 3), (5, 3, 2))),
+        Case(args=((4, 3), (2, 3, 5))),
+        Case(args=((2, 4, 3), (3, 3, 5))),
+        # sizes 0 (a batch size 0 broadcasts with 1, and clashes with 2)
+        Case(args=((0, 3), (3, 2))),
+        Case(args=((2, 0), (0, 3))),
+        Case(args=((2, 0, 4, 3), (1, 3, 2))),
+        Case(args=((0, 2, 3), (2, 3, 4))),
+    ),
+    edge=(
+        Case(args=((), ())),
+        Case(args=((0,), (0,))),
+        Case(args=((0,), (2, 0, 3))),
+        Case(args=((3, 0, 2), (0,))),
+        Case(args=((1, 1, 2), (1, 2, 1))),
+        Case(args=((0, 2, 3), (1, 3, 4))),
+        Case(args=((3, 1, 2, 3), (2, 3, 1))),
+        Case(args=((2, 3, 4), (4,))),
+        Case(args=((4,), (2, 3, 4))),
+        Case(args=((2, 2, 3), (3, 2, 1))),
+    ),
+    strategy=_matmul_shapes,
+    reference=_matmul_reference,
+    truth=_matmul_truth,
+    hidden_examples=100,
+))

@@ -1,0 +1,566 @@
+"""Chapter 8 exercises: random number generation. Every right answer is what torch 2.13's CPU
+generator does.
+
+Where an exercise gives the student raw 32-bit draws, the reference puts exactly those draws
+into a real ``torch.Generator``: ``set_state`` with state words whose tempered values are the
+draws (``_untemper``), ``left = 624`` and ``next = 0``, so torch's next draws are ``draws``
+in order; then it runs the torch function. Seeds and draws are drawn from booleans and
+``sampled_from`` only: Hypothesis's ``integers()`` also draws constants collected from loaded
+modules, which would make the cases differ between the grader's process and the notebook's
+kernel.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+
+from hypothesis import strategies as st
+
+from .spec import Case, Exercise, register
+
+CHAPTER = "ch08_rng"
+STATE_SIZE = 5056  # bytes of a CPU generator's state
+WORDS_AT = 24  # offset of the 624 state words (u64 each) in the state bytes
+MASK32 = 0xFFFFFFFF
+
+
+def _torch():
+    import torch  # imported only where references are computed
+
+    return torch
+
+
+def _pick(draw: st.DrawFn, options):
+    return draw(st.sampled_from(list(options)))
+
+
+def _uint(draw: st.DrawFn, bits: int) -> int:
+    """An unsigned integer of ``bits`` bits, made of booleans."""
+    flags = draw(st.lists(st.booleans(), min_size=bits, max_size=bits))
+    return sum(bit << k for k, bit in enumerate(flags))
+
+
+# ---------------------------------------------------------------- torch generators
+def _state_fields(state: bytes) -> tuple[int, int, int, int, tuple[int, ...]]:
+    """(seed, left, seeded, next, words) of a CPU generator's state bytes."""
+    seed, left, seeded, nxt = struct.unpack_from("<QiiQ", state, 0)
+    return seed, left, seeded, nxt, struct.unpack_from("<624Q", state, WORDS_AT)
+
+
+def state_of(generator) -> bytes:
+    """The generator's state as bytes."""
+    return generator.get_state().numpy().tobytes()
+
+
+def _untemper(z: int) -> int:
+    """The state word whose mt19937 tempering gives ``z``: each tempering step is undone by
+    iterating it to its fixed point (a shift by s fixes s more bits per round)."""
+    y = z
+    for shift, mask in ((-18, MASK32), (15, 0xEFC60000), (7, 0x9D2C5680), (-11, MASK32)):
+        x = y  # solve x ^ (shifted(x) & mask) == y
+        for _ in range(32 // abs(shift) + 1):
+            x = y ^ (((x << shift) if shift > 0 else (x >> -shift)) & mask)
+        y = x
+    return y
+
+
+def generator_with_draws(torch, draws):
+    """A ``torch.Generator`` whose next raw 32-bit draws are ``draws`` (at most 623 of them):
+    the state words are the untempered draws, ``left = 624`` and ``next = 0``, so no twist
+    happens before the 624th draw."""
+    if len(draws) > 623:
+        raise ValueError("at most 623 draws fit before the next twist")
+    g = torch.Generator()
+    state = bytearray(state_of(g))
+    words = [_untemper(d) for d in draws] + [0] * (624 - len(draws))
+    struct.pack_into("<iiQ", state, 8, 624, 1, 0)
+    struct.pack_into("<624Q", state, WORDS_AT, *words)
+    g.set_state(torch.tensor(list(state), dtype=torch.uint8))
+    return g
+
+
+def raw_from_torch(torch, generator, n: int) -> list[int]:
+    """The next ``n`` raw 32-bit draws of a torch generator, read from torch itself:
+    ``random_(-2**63, None)`` on int64 returns whole ``random64`` values, ``(first << 32) |
+    second``, as two's complement."""
+    pairs = torch.empty((n + 1) // 2, dtype=torch.int64).random_(-2 ** 63, None,
+                                                                  generator=generator)
+    out = []
+    for v in pairs.tolist():
+        v %= 2 ** 64
+        out += [v >> 32, v & MASK32]
+    return out[:n]
+
+
+# ---------------------------------------------------------------- seeds
+def _seed(draw: st.DrawFn, *, valid_only: bool = False) -> int:
+    kinds = ["small", "small", "word", "word", "word", "high", "high", "high", "negative",
+             "negative", "negative_small", "negative_small", "top"]
+    if not valid_only:
+        kinds += ["out"]
+    kind = _pick(draw, kinds)
+    if kind == "small":
+        return _uint(draw, 8)
+    if kind == "word":
+        return _uint(draw, 32)
+    if kind == "high":  # at least 2**32: the low 32 bits reach the state
+        return _uint(draw, 32) + 2 ** 32 * (1 + _uint(draw, 31))
+    if kind == "negative":
+        return -1 - _uint(draw, 63)
+    if kind == "negative_small":
+        return -1 - _uint(draw, 8)
+    if kind == "top":
+        return 2 ** 64 - 1 - _uint(draw, 8)
+    return (2 ** 64 + _uint(draw, 8) if _pick(draw, (0, 1)) else -2 ** 63 - 1 - _uint(draw, 8))
+
+
+# ---------------------------------------------------------------- seed_words
+@st.composite
+def _seed_cases(draw: st.DrawFn) -> Case:
+    return Case(args=(_seed(draw),))
+
+
+def _seed_words_reference(c: Case) -> list[int]:
+    torch = _torch()
+    (seed,) = c.args
+    return list(_state_fields(state_of(torch.Generator().manual_seed(seed)))[4])
+
+
+register(Exercise(
+    name="seed_words",
+    chapter=CHAPTER,
+    signature="seed_words(seed) -> list of the 624 state words (ints) after manual_seed(seed); "
+              "raises ValueError where torch does",
+    fixed=(Case(args=(0,)), Case(args=(42,)), Case(args=(2 ** 32 + 42,)), Case(args=(-1,)),
+           # a common mistake's smallest failing case: the visible test catches it
+           Case(args=(-9223372036854775809,))),
+    edge=(Case(args=(2 ** 64 - 1,)), Case(args=(-2 ** 63,)), Case(args=(2 ** 63,)),
+          Case(args=(2 ** 32,)), Case(args=(2 ** 64,)), Case(args=(-2 ** 63 - 1,))),
+    strategy=_seed_cases,
+    reference=_seed_words_reference,
+    truth=lambda c: (f"g = torch.Generator().manual_seed({c.args[0]}); the 624 u64 words at "
+                     "byte 24 of g.get_state()"),
+    hidden_examples=60,
+))
+
+
+# ---------------------------------------------------------------- temper
+@st.composite
+def _temper_cases(draw: st.DrawFn) -> Case:
+    return Case(args=(_uint(draw, 32),))
+
+
+def _temper_reference(c: Case) -> int:
+    torch = _torch()
+    (y,) = c.args
+    g = torch.Generator()
+    state = bytearray(state_of(g))
+    struct.pack_into("<iiQ", state, 8, 624, 1, 0)
+    struct.pack_into("<624Q", state, WORDS_AT, *([y] * 624))
+    g.set_state(torch.tensor(list(state), dtype=torch.uint8))
+    # range 2**32 >= 2**28: one random64 = (draw1 << 32) | draw2, kept modulo 2**32 = draw2
+    return torch.randint(0, 2 ** 32, (1,), generator=g).item()
+
+
+register(Exercise(
+    name="temper",
+    chapter=CHAPTER,
+    signature="temper(y) -> int; y a 32-bit state word, the result the draw torch outputs "
+              "for it",
+    fixed=(Case(args=(0,)), Case(args=(1,)), Case(args=(123456789,)),
+           Case(args=(0x80000000,))),
+    edge=(Case(args=(MASK32,)), Case(args=(0x9908B0DF,)), Case(args=(0x00000800,)),
+          Case(args=(0x7FFFFFFF,))),
+    strategy=_temper_cases,
+    reference=_temper_reference,
+    truth=lambda c: (f"a generator whose 624 state words are all {c.args[0]} (g.set_state with "
+                     "left=624, next=0); torch.randint(0, 2**32, (1,), generator=g).item()"),
+    hidden_examples=60,
+))
+
+
+# ---------------------------------------------------------------- raw_draws
+COUNTS = (0, 1, 2, 3, 5, 10, 100, 623, 624, 625, 626, 1000, 1247, 1248, 1249, 1300)
+
+
+@st.composite
+def _raw_cases(draw: st.DrawFn) -> Case:
+    n = _pick(draw, COUNTS) if _pick(draw, (0, 1, 1)) else _uint(draw, 11) % 1400
+    return Case(args=(_seed(draw, valid_only=True), n))
+
+
+def _raw_reference(c: Case) -> list[int]:
+    torch = _torch()
+    seed, n = c.args
+    return raw_from_torch(torch, torch.Generator().manual_seed(seed), n)
+
+
+register(Exercise(
+    name="raw_draws",
+    chapter=CHAPTER,
+    signature="raw_draws(seed, n) -> list of the first n raw 32-bit draws after "
+              "manual_seed(seed)",
+    fixed=(Case(args=(0, 5)), Case(args=(42, 3)), Case(args=(2 ** 32 + 42, 3)),
+           Case(args=(-1, 2)),
+           # a common mistake's smallest failing case: the visible test catches it
+           Case(args=(8, 479)), Case(args=(0, 625))),
+    edge=(Case(args=(0, 0)), Case(args=(5, 1)), Case(args=(0, 624)), Case(args=(0, 625)),
+          Case(args=(7, 1249)), Case(args=(2 ** 64 - 1, 1248))),
+    strategy=_raw_cases,
+    reference=_raw_reference,
+    truth=lambda c: (f"g = torch.Generator().manual_seed({c.args[0]}); v = torch.empty("
+                     f"{(c.args[1] + 1) // 2}, dtype=torch.int64).random_(-2**63, None, "
+                     "generator=g); each v % 2**64 split into (high 32 bits, low 32 bits); "
+                     f"the first {c.args[1]}"),
+    hidden_examples=40,
+))
+
+
+# ---------------------------------------------------------------- draws for the next three
+NOTABLE_DRAWS = (0, 1, 2 ** 24 - 1, 2 ** 24, 2 ** 24 - 2 ** 12, 2 ** 24 - 2 ** 11, 2 ** 21 - 1,
+                 0xFF000000, 0xFFFFF800, MASK32, 0x80000000, 0x7FFFFFFF, 2 ** 28 - 1, 2 ** 28)
+
+
+def _some_draws(draw: st.DrawFn, n: int) -> tuple[int, ...]:
+    """n 32-bit values: a stream from a drawn seed, with some notable values mixed in."""
+    stream = random.Random(_uint(draw, 32))
+    out = []
+    for _ in range(n):
+        if _pick(draw, range(6)) == 0:
+            out.append(_pick(draw, NOTABLE_DRAWS))
+        else:
+            out.append(stream.getrandbits(32))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- uniform_floats
+FLOAT_DTYPES = ("float32", "float64", "float16")
+PER_ELEMENT = {"float32": 1, "float64": 2, "float16": 1}
+
+
+@st.composite
+def _uniform_cases(draw: st.DrawFn) -> Case:
+    dtype = _pick(draw, FLOAT_DTYPES)
+    n = _pick(draw, (1, 2, 3, 4, 5, 6, 8))
+    return Case(args=(_some_draws(draw, n * PER_ELEMENT[dtype]), dtype))
+
+
+def _uniform_reference(c: Case) -> list[float]:
+    torch = _torch()
+    draws, dtype = c.args
+    g = generator_with_draws(torch, draws)
+    return torch.rand(len(draws) // PER_ELEMENT[dtype], dtype=getattr(torch, dtype),
+                      generator=g).tolist()
+
+
+register(Exercise(
+    name="uniform_floats",
+    chapter=CHAPTER,
+    signature="uniform_floats(draws, dtype) -> list of floats: torch.rand(n, dtype=dtype) from "
+              "a generator whose next raw draws are draws; dtype 'float32', 'float64' or "
+              "'float16'",
+    fixed=(
+        Case(args=((0, 1, 2 ** 24, MASK32), "float32")),
+        Case(args=((0x12345678, 0x9ABCDEF0), "float64")),
+        Case(args=((2 ** 23, 3 * 2 ** 22, 2 ** 24 + 5), "float32")),
+        Case(args=((2 ** 23, 0x00ABCDEF), "float16")),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=((16777215, 16775168, 16773120, 16773119), 'float16')),
+    ),
+    edge=(
+        Case(args=((0xFF000000,), "float32")),
+        Case(args=((2 ** 24 - 1,), "float32")),
+        Case(args=((2 ** 21 - 1, MASK32), "float64")),
+        Case(args=((0xFFE00000, 0), "float64")),
+        Case(args=((2 ** 24 - 1, 2 ** 24 - 2 ** 11, 2 ** 24 - 2 ** 12, 2 ** 24 - 2 ** 12 - 1),
+                   "float16")),
+        Case(args=((2 ** 11 + 2 ** 10, 2 ** 11 + 2 ** 10 + 1), "float16")),
+    ),
+    strategy=_uniform_cases,
+    reference=_uniform_reference,
+    truth=lambda c: (f"g = a generator whose next raw draws are {c.args[0]}; torch.rand("
+                     f"{len(c.args[0]) // PER_ELEMENT[c.args[1]]}, dtype=torch.{c.args[1]}, "
+                     "generator=g).tolist()"),
+    hidden_examples=60,
+))
+
+
+# ---------------------------------------------------------------- randint_from_draws
+RANGES = (1, 2, 3, 6, 10, 100, 1000, 2 ** 24, 2 ** 28 - 1, 2 ** 28, 2 ** 28 + 1, 2 ** 31,
+          2 ** 32, 2 ** 32 + 1, 10 ** 12, 2 ** 40 + 3, 2 ** 62, 2 ** 63, 2 ** 64 - 1)
+LOWS = (0, 0, 0, 1, -5, -1000, 2 ** 40, -2 ** 40, -2 ** 63)
+
+
+@st.composite
+def _randint_cases(draw: st.DrawFn) -> Case:
+    span = _pick(draw, RANGES) if _pick(draw, (0, 1, 1)) else 1 + _uint(draw, 33)
+    low = _pick(draw, LOWS)
+    high = low + span
+    if high > 2 ** 63 - 1:  # keep high an int64: slide the interval down
+        low, high = 2 ** 63 - 1 - span, 2 ** 63 - 1
+    if low < -2 ** 63:
+        low = -2 ** 63
+    if _pick(draw, range(16)) == 0:  # an empty interval: torch refuses
+        high = max(low - _pick(draw, (0, 1)), -2 ** 63)
+    n = _pick(draw, (1, 2, 3, 4, 5))
+    return Case(args=(low, high, n, _some_draws(draw, 2 * n)))
+
+
+def _randint_reference(c: Case) -> list[int]:
+    torch = _torch()
+    low, high, n, draws = c.args
+    g = generator_with_draws(torch, draws)
+    return torch.randint(low, high, (n,), generator=g).tolist()
+
+
+register(Exercise(
+    name="randint_from_draws",
+    chapter=CHAPTER,
+    signature="randint_from_draws(low, high, n, draws) -> list of n ints: torch.randint(low, "
+              "high, (n,)) from a generator whose next raw draws are draws (2n of them, not "
+              "all used); raises RuntimeError where torch does",
+    fixed=(
+        Case(args=(0, 10, 3, (7, 13, MASK32, 5, 6, 8))),
+        Case(args=(-5, 5, 2, (0x12345678, 0x9ABCDEF0, 1, 2))),
+        Case(args=(0, 2 ** 40, 2, (1, 2, 3, 4))),
+        Case(args=(100, 100 + 2 ** 28, 1, (0x80000001, 0x90000003))),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=(0, 0, 1, (0, 0))),
+    ),
+    edge=(
+        Case(args=(0, 2 ** 28 - 1, 2, (MASK32, 2 ** 28 - 1, 5, 6))),
+        Case(args=(0, 2 ** 28, 2, (MASK32, 2 ** 28 - 1, 5, 6))),
+        Case(args=(-2 ** 63, 2 ** 63 - 1, 2, (MASK32, MASK32, 0x80000000, 0))),
+        Case(args=(3, 4, 2, (MASK32, 7, 8, 9))),
+        Case(args=(5, 5, 1, (1, 2))),
+        Case(args=(6, 5, 1, (1, 2))),
+    ),
+    strategy=_randint_cases,
+    reference=_randint_reference,
+    truth=lambda c: (f"g = a generator whose next raw draws are {c.args[3]}; torch.randint("
+                     f"{c.args[0]}, {c.args[1]}, ({c.args[2]},), generator=g).tolist()"),
+    hidden_examples=60,
+))
+
+
+# ---------------------------------------------------------------- randperm_from_draws
+@st.composite
+def _randperm_cases(draw: st.DrawFn) -> Case:
+    n = _pick(draw, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 25, 30))
+    return Case(args=(n, _some_draws(draw, n)))
+
+
+def _randperm_reference(c: Case) -> list[int]:
+    torch = _torch()
+    n, draws = c.args
+    return torch.randperm(n, generator=generator_with_draws(torch, draws)).tolist()
+
+
+register(Exercise(
+    name="randperm_from_draws",
+    chapter=CHAPTER,
+    signature="randperm_from_draws(n, draws) -> list: torch.randperm(n) from a generator whose "
+              "next raw draws are draws (n of them, not all used)",
+    fixed=(
+        Case(args=(3, (5, 7, 11))),
+        Case(args=(5, (0x12345678, 0x9ABCDEF0, 17, 4, 1))),
+        Case(args=(8, (1, 2, 3, 4, 5, 6, 7, 8))),
+    ),
+    edge=(
+        Case(args=(0, ())),
+        Case(args=(1, (5,))),
+        Case(args=(2, (MASK32, 0))),
+        Case(args=(4, (0, 0, 0, 0))),
+        Case(args=(6, (MASK32,) * 6)),
+    ),
+    strategy=_randperm_cases,
+    reference=_randperm_reference,
+    truth=lambda c: (f"g = a generator whose next raw draws are {c.args[1]}; "
+                     f"torch.randperm({c.args[0]}, generator=g).tolist()"),
+    hidden_examples=60,
+))
+
+
+# ---------------------------------------------------------------- state_bytes
+@st.composite
+def _state_cases(draw: st.DrawFn) -> Case:
+    n = _pick(draw, COUNTS) if _pick(draw, (0, 1, 1)) else _uint(draw, 11) % 1400
+    return Case(args=(_seed(draw, valid_only=True), n))
+
+
+def _state_reference(c: Case) -> str:
+    torch = _torch()
+    seed, n = c.args
+    g = torch.Generator().manual_seed(seed)
+    torch.rand(n, generator=g)  # float32: one raw draw per element
+    return state_of(g).hex()
+
+
+register(Exercise(
+    name="state_bytes",
+    chapter=CHAPTER,
+    signature="state_bytes(seed, n) -> str: the generator's state after manual_seed(seed) and "
+              "n raw draws, as bytes.hex()",
+    fixed=(Case(args=(0, 0)), Case(args=(42, 0)), Case(args=(42, 1)), Case(args=(-1, 5))),
+    edge=(Case(args=(3, 623)), Case(args=(3, 624)), Case(args=(3, 625)),
+          Case(args=(2 ** 40 + 3, 1248)), Case(args=(9, 1249)), Case(args=(2 ** 64 - 1, 2))),
+    strategy=_state_cases,
+    reference=_state_reference,
+    truth=lambda c: (f"g = torch.Generator().manual_seed({c.args[0]}); torch.rand({c.args[1]}, "
+                     "generator=g); g.get_state().numpy().tobytes().hex()"),
+    hidden_examples=40,
+))
+
+
+# ---------------------------------------------------------------- order_changes
+# A training run: torch.manual_seed(0); data = torch.Generator().manual_seed(1) when mode is
+# "dedicated"; then per epoch: torch.manual_seed(100 + epoch) when mode is "reseed";
+# order = torch.randperm(ITEMS, generator=data or the global generator); then the epoch's
+# calls, all on the global generator:
+#   ("dropout", p, numel, training)  F.dropout(torch.ones(numel), p, training)
+#   ("rand", k)                       torch.rand(k)
+#   ("rand64", k)                     torch.rand(k, dtype=torch.float64)
+#   ("randint", high, k)              torch.randint(0, high, (k,))
+ITEMS = 20
+MODES = ("global", "global", "global", "global", "dedicated", "reseed")
+
+
+def _call(draw: st.DrawFn) -> tuple:
+    kind = _pick(draw, ("dropout", "dropout", "rand", "rand64", "randint"))
+    if kind == "dropout":
+        return ("dropout", _pick(draw, (0.0, 0.1, 0.5, 0.5, 1.0)), _pick(draw, (0, 2, 3, 4)),
+                _pick(draw, (True, True, True, False)))
+    if kind == "randint":
+        return ("randint", _pick(draw, (10, 2 ** 40)), _pick(draw, (1, 2, 3, 4)))
+    return (kind, _pick(draw, (1, 2, 3, 4)))
+
+
+def _changed(draw: st.DrawFn, call: tuple) -> tuple:
+    """The call with one of its settings changed (or a new random call)."""
+    if call[0] == "dropout":
+        part = _pick(draw, (1, 1, 2, 3))
+        options = {1: (0.0, 0.1, 0.5, 1.0), 2: (0, 2, 3, 4), 3: (True, False)}[part]
+        return call[:part] + (_pick(draw, [o for o in options if o != call[part]]),) + \
+            call[part + 1:]
+    return _call(draw)
+
+
+@st.composite
+def _run_pair(draw: st.DrawFn) -> tuple:
+    epochs = [[_call(draw) for _ in range(_pick(draw, (1, 2, 3)))]
+              for _ in range(_pick(draw, (2, 3, 4)))]
+    other = [list(calls) for calls in epochs]
+    for _ in range(_pick(draw, (1, 1, 2))):
+        e = _pick(draw, range(len(other)))
+        what = _pick(draw, ("change", "change", "add", "remove", "move"))
+        if what == "change" and other[e]:
+            i = _pick(draw, range(len(other[e])))
+            other[e][i] = _changed(draw, other[e][i])
+        elif what == "remove" and other[e]:
+            other[e].pop(_pick(draw, range(len(other[e]))))
+        elif what == "move" and other[e] and e + 1 < len(other):
+            other[e + 1].insert(0, other[e].pop())
+        else:
+            other[e].insert(_pick(draw, range(len(other[e]) + 1)), _call(draw))
+    return tuple(map(tuple, epochs)), tuple(map(tuple, other))
+
+
+@st.composite
+def _order_cases(draw: st.DrawFn) -> Case:
+    run_a, run_b = draw(_run_pair())
+    return Case(args=(_pick(draw, MODES), run_a, run_b))
+
+
+def _training_orders(torch, mode: str, run) -> list[list[int]]:
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    data = torch.Generator().manual_seed(1) if mode == "dedicated" else None
+    orders = []
+    for epoch, calls in enumerate(run):
+        if mode == "reseed":
+            torch.manual_seed(100 + epoch)
+        orders.append(torch.randperm(ITEMS, generator=data).tolist())
+        for call in calls:
+            if call[0] == "dropout":
+                F.dropout(torch.ones(call[2]), call[1], call[3])
+            elif call[0] == "rand":
+                torch.rand(call[1])
+            elif call[0] == "rand64":
+                torch.rand(call[1], dtype=torch.float64)
+            else:
+                torch.randint(0, call[1], (call[2],))
+    return orders
+
+
+def _order_reference(c: Case) -> list[bool]:
+    torch = _torch()
+    mode, run_a, run_b = c.args
+    with torch.random.fork_rng(devices=[]):  # leave the grader's global generator as it was
+        first = _training_orders(torch, mode, run_a)
+        second = _training_orders(torch, mode, run_b)
+    return [p != q for p, q in zip(first, second, strict=True)]
+
+
+def _call_text(call) -> str:
+    if call[0] == "dropout":
+        return f"F.dropout(torch.ones({call[2]}), {call[1]}, training={call[3]})"
+    if call[0] == "rand":
+        return f"torch.rand({call[1]})"
+    if call[0] == "rand64":
+        return f"torch.rand({call[1]}, dtype=torch.float64)"
+    return f"torch.randint(0, {call[1]}, ({call[2]},))"
+
+
+def _run_text(mode: str, run) -> str:
+    lines = ["torch.manual_seed(0)"]
+    if mode == "dedicated":
+        lines.append("data = torch.Generator().manual_seed(1)")
+    for epoch, calls in enumerate(run):
+        if mode == "reseed":
+            lines.append(f"torch.manual_seed({100 + epoch})")
+        gen = ", generator=data" if mode == "dedicated" else ""
+        lines.append(f"order{epoch} = torch.randperm({ITEMS}{gen})")
+        lines += [_call_text(call) for call in calls]
+    return "; ".join(lines)
+
+
+def _order_truth(c: Case) -> str:
+    mode, run_a, run_b = c.args
+    return (f"run A: {_run_text(mode, run_a)}. Run B: {_run_text(mode, run_b)}. "
+            "[A's order{e} != B's order{e} for each epoch e]")
+
+
+register(Exercise(
+    name="order_changes",
+    chapter=CHAPTER,
+    signature="order_changes(mode, run_a, run_b) -> list of bools, one per epoch: whether the "
+              "epoch's randperm differs between the two runs",
+    fixed=(
+        Case(args=("global", ((("dropout", 0.1, 4, True),), (("dropout", 0.1, 4, True),)),
+                   ((("dropout", 0.5, 4, True),), (("dropout", 0.5, 4, True),)))),
+        Case(args=("global", ((("rand", 2),), (), ()), ((("rand", 3),), (), ()))),
+        Case(args=("dedicated", ((("rand", 2),), (), ()), ((("rand", 3),), (), ()))),
+        Case(args=("global", ((("rand", 2),), (("randint", 10, 1),), ()),
+                   ((), (("rand", 2), ("randint", 10, 1)), ()))),
+        # a common mistake's smallest failing case: the visible test catches it
+        Case(args=("global", ((("dropout", 0.5, 4, False),), ()),
+                   ((("dropout", 0.5, 4, True),), ()))),
+    ),
+    edge=(
+        Case(args=("global", ((("dropout", 0.0, 4, True),), ()),
+                   ((("dropout", 1.0, 4, True),), ()))),
+        Case(args=("global", ((("dropout", 0.5, 4, False),), ()),
+                   ((("dropout", 0.5, 4, True),), ()))),
+        Case(args=("global", ((("dropout", 0.5, 2, True),), ()), ((("rand", 4),), ()))),
+        Case(args=("global", ((("rand64", 2),), ()), ((("randint", 10, 4),), ()))),
+        Case(args=("global", ((("randint", 2 ** 40, 1),), ()), ((("randint", 10, 1),), ()))),
+        Case(args=("reseed", ((("rand", 2),), (), ()), ((("rand", 3),), (), ()))),
+        Case(args=("global", ((("dropout", 0.5, 0, True),), ()), ((), ()))),
+    ),
+    strategy=_order_cases,
+    reference=_order_reference,
+    truth=_order_truth,
+    hidden_examples=60,
+))

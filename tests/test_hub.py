@@ -203,6 +203,52 @@ def readme_release_command(instructor: str, course: str) -> str:
             .replace("/opt/reftensor/venv/", f"{VENV}/").replace("~/reftensor ", f"~/{course} "))
 
 
+def readme_step(number: int) -> list[str]:
+    """The commands of README's hub step ``number`` (its first fenced bash block, each command
+    on one line: continuation lines joined), as written there."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## Running a class on JupyterHub"):]
+    step = section[section.index(f"\n{number}. **"):]
+    block = step[step.index("```bash\n") + len("```bash\n"):]
+    block = block[:block.index("```")]
+    return _commands(block)
+
+
+def _commands(block: str) -> list[str]:
+    commands, current = [], ""
+    for line in block.splitlines():
+        current += line.strip()
+        if current.endswith("\\"):
+            current = current[:-1].rstrip() + " "
+            continue
+        if current:
+            commands.append(current)
+        current = ""
+    return commands
+
+
+def readme_grading_steps(exchange: Path, course: str, grading: Path,
+                         due: str) -> dict[str, list[str]]:
+    """README's steps 6 (collect, grade) and 7 (release the feedback), as written there, with
+    this class's exchange, course, grading folder and due date: each command is run by bash
+    from the checkout, where README runs it. Step 7 relies on the defaults for the exchange
+    and the course, so they are given."""
+    names = {"/srv/nbgrader/exchange": str(exchange), "--course reftensor": f"--course {course}",
+             "--due 2026-12-01T23:59:00+00:00": f"--due {due}"}
+    six = readme_step(6)
+    assert six[0] == "G=/var/lib/reftensor/reftensor", six
+    steps = {}
+    for command in six[1:] + readme_step(7):
+        for old, new in names.items():
+            command = command.replace(old, new)
+        if " release-feedback " in command:
+            command += f" --exchange {exchange} --course {course}"
+        steps[command.split(" -m autograder ")[1].split()[0]] = [
+            "bash", "-c", f"G={grading} && {command}"]
+    assert list(steps) == ["collect", "grade", "release-feedback"], steps
+    return steps
+
+
 def foreign_venv(venv: Path) -> str | None:
     """Why the hub test must not use ``venv`` (None: it may): a venv that exists, is not the
     default test venv and carries no mark of the test's may be a class's, whose nbgrader
@@ -415,10 +461,10 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
     due = dt.datetime.fromtimestamp(hub.started - 60, dt.UTC).isoformat()
     roster = hub.grading / "roster.txt"
     roster.write_text(f"# the class\n{s1}\n{s2}\n")
+    # README's steps 6 and 7, as written there (this class's names substituted)
+    steps = readme_grading_steps(hub.exchange, hub.course, hub.grading, due)
     with timed("collect"):
-        out = run([sys.executable, "-m", "autograder", "collect", "--exchange", str(hub.exchange),
-                   "--course", hub.course, "--chapter", CHAPTER, "--into", str(inbox),
-                   "--due", due, "--roster", str(roster)], cwd=REPO)
+        out = run(steps["collect"], cwd=REPO)
     record = json.loads((inbox / "collected.json").read_text())
     # every student of the roster has a state: student 2's only entry was the forgery
     assert record["roster"][s1] == "collected, late", record["roster"]
@@ -437,9 +483,7 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
 
     # root grades it
     with timed("grade"):
-        out = run([sys.executable, "-m", "autograder", "grade", "--workspace", str(workspace),
-                   "--submissions", str(inbox), "--chapter", CHAPTER, "--workers", "1"],
-                  cwd=REPO, timeout=600)
+        out = run(steps["grade"], cwd=REPO, timeout=600)
     report = json.loads((workspace / "report.json").read_text())["submissions"]
     assert [(r["student"], r["chapter"], r["total"], r["max"]) for r in report] == \
         [(s1, CHAPTER, 20.0, 20.0)], out.stdout[-2000:]
@@ -454,9 +498,7 @@ def test_a_class_on_the_hub(hub: Hub) -> None:
     # root releases the feedback; student 1 fetches it in the Assignments tab's way, and
     # finds their score; the page is named by their submission's secret alone
     with timed("release_fetch_feedback"):
-        run([sys.executable, "-m", "autograder", "release-feedback", "--workspace",
-             str(workspace), "--submissions", str(inbox), "--chapter", CHAPTER, "--exchange",
-             str(hub.exchange), "--course", hub.course], cwd=REPO)
+        run(steps["release-feedback"], cwd=REPO)
         assert student.call("POST", "/assignments/fetch_feedback",
                             data=form).json()["success"]
     pages = list((Path(pwd.getpwnam(s1).pw_dir) / CHAPTER / "feedback").glob("*/*.html"))

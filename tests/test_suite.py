@@ -105,14 +105,26 @@ def test_the_hub_recipe_parses():
 
 
 def test_the_hub_tests_release_step_is_readmes_and_it_never_uses_a_class_venv(tmp_path):
-    """The full tier's hub test runs README's step 4 as written (names substituted), and
-    refuses a venv it did not make, whose nbgrader settings belong to a class."""
+    """The full tier's hub test runs README's steps 4, 6 and 7 as written (names substituted),
+    and refuses a venv it did not make, whose nbgrader settings belong to a class."""
     from tests import test_hub
 
     command = test_hub.readme_release_command("inst", "course7")
     assert command.startswith("runuser -l inst -c 'export PATH=") and "~/course7 &&" in command
     assert f"{test_hub.VENV}/bin:$PATH" in command
     assert subprocess.run(["bash", "-n", "-c", command]).returncode == 0
+    # and steps 6 and 7 (collect, grade, release the feedback), as written there
+    steps = test_hub.readme_grading_steps(Path("/x/exchange"), "course7", Path("/x/g"),
+                                          "2026-01-02T03:04:05+00:00")
+    collect, grade, release = (steps[k][2] for k in ("collect", "grade", "release-feedback"))
+    assert collect.startswith("G=/x/g && .venv/bin/python -m autograder collect --exchange "
+                              "/x/exchange --course course7 --chapter ch01_storage --into "
+                              "$G/inbox/ch01_storage --due 2026-01-02T03:04:05+00:00 "
+                              "--roster $G/roster.txt"), collect
+    assert "autograder grade --workspace $G/workspace --submissions $G/inbox/ch01_storage" in grade
+    assert release.endswith("--chapter ch01_storage --exchange /x/exchange --course course7")
+    for _, _, command in steps.values():
+        assert subprocess.run(["bash", "-n", "-c", command]).returncode == 0
     assert test_hub.foreign_venv(tmp_path / "new") is None  # the test makes and marks it
     assert "did not make" in test_hub.foreign_venv(tmp_path)  # someone's venv
     (tmp_path / test_hub.MARK).write_text("")

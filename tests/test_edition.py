@@ -438,6 +438,66 @@ def test_registering_the_released_placeholder_registers_nothing(tmp_path: Path, 
     assert "contiguous_strides" not in pieces.registered()
 
 
+def test_a_placeholder_made_by_exec_registers_nothing(monkeypatch):
+    """A released cell run from text (no source file to read) is still the placeholder:
+    only a body that does something else counts as an answer."""
+    monkeypatch.setattr(pieces, "_answers", {})
+    namespace: dict = {"pieces": pieces}
+    for body in ("    raise NotImplementedError()",
+                 "    \"\"\"doc\"\"\"\n    raise NotImplementedError",
+                 "    # YOUR CODE HERE\n    raise NotImplementedError()"):
+        exec(f"@pieces.register\ndef contiguous_strides(shape):\n{body}\n", namespace)
+        assert pieces.registered() == {}, body
+    exec("@pieces.register\ndef contiguous_strides(shape):\n    if not shape:\n"
+         "        raise NotImplementedError()\n    return (1,)\n", namespace)
+    assert list(pieces.registered()) == ["contiguous_strides"]
+
+
+def test_reading_a_saved_notebook_never_changes_what_the_kernel_registered(
+        tmp_path: Path, monkeypatch):
+    """Reading ``is_contiguous`` from the saved notebook runs the answer cells above it. Their
+    ``@pieces.register`` lines register nothing: the answer registered in this kernel since
+    stays (the saved one does not replace it), and a saved cell still as released does not
+    forget one."""
+    monkeypatch.setattr(pieces, "_answers", {})
+    monkeypatch.setattr(pieces, "_misses", {})
+    monkeypatch.setenv(pieces.NOTEBOOKS_ENV, str(tmp_path))
+    write_submission("ch01_storage", tmp_path / "ch01_storage", {
+        "contiguous_strides": "@pieces.register\ndef contiguous_strides(shape):\n"
+                              "    # YOUR CODE HERE\n    raise NotImplementedError()"})
+    live = {name: _answer(name) for name in ("contiguous_strides", "storage_index")}
+    for fn in live.values():
+        pieces.register(fn)
+    saved = pieces.answer("is_contiguous")  # read from the notebook
+    assert saved((2, 3), (3, 1)) is True
+    assert pieces.registered() == {**live, "is_contiguous": saved}
+
+
+def test_a_published_piece_runs_its_reference_body_behind_a_released_cell(tmp_path: Path):
+    """Chapters 1-3 published, their notebooks as released: chapter 4's demos run (the
+    published bodies fill the pieces; a released cell is no answer), and a chapter-4 piece
+    still unanswered says which exercise to do."""
+    edition.write_student_edition(tmp_path, published=["ch01_storage", "ch02_views",
+                                                       "ch03_broadcasting"])
+    done = _run("""
+        import reftensor
+        from reftensor import pieces
+        with pieces.trace() as used:
+            print(reftensor.ones(2, 3).tolist(), tuple(reftensor.empty(2, 3).stride()),
+                  sorted(used))
+        try:
+            reftensor.ones(2, dtype=reftensor.int8) + 2.5
+        except NotImplementedError as err:
+            print(err)
+    """, [tmp_path, REPO], env={pieces.NOTEBOOKS_ENV: str(REPO / "course")})
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.strip().splitlines()
+    assert first == "[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]] (3, 1) []", first
+    assert second.startswith(("result_dtype is a piece you write: exercise 2 of chapter 4",
+                              "promote_types is a piece you write: exercise 1 of chapter 4")), \
+        second
+
+
 def _answer(name: str):
     namespace: dict = {"pieces": pieces}
     exec(answer_sources("ch01_storage")[name], namespace)

@@ -38,6 +38,7 @@ holds their reference bodies, which run unless the student registered an answer 
 from __future__ import annotations
 
 import ast
+import dis
 import inspect
 import json
 import os
@@ -132,13 +133,29 @@ def register(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _placeholder(fn: Callable[..., Any]) -> bool:
-    """Is ``fn``'s body the release's placeholder? (False when its source is unknown.)"""
+    """Is ``fn``'s body the release's placeholder? Read from its source, or, where there is
+    none (a function made by ``exec``), from its code: nothing but raising
+    ``NotImplementedError``."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
-        return False
+        return _raises_only(fn)
     defined = [f for f in tree.body if isinstance(f, ast.FunctionDef)]
     return bool(defined) and _unanswered(defined[0])
+
+
+#: the instructions of a body that only raises (the rest load and call the exception class)
+_RAISING = {"RESUME", "NOP", "CACHE", "PUSH_NULL", "LOAD_GLOBAL", "LOAD_NAME", "PRECALL", "CALL",
+            "RAISE_VARARGS", "KW_NAMES"}
+
+
+def _raises_only(fn: Callable[..., Any]) -> bool:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    ops = {i.opname for i in dis.get_instructions(code)}
+    return "RAISE_VARARGS" in ops and ops <= _RAISING and set(code.co_names) == {
+        "NotImplementedError"}
 
 
 def unregister(name: str) -> None:
@@ -166,6 +183,18 @@ def _unanswered(function: ast.FunctionDef) -> bool:
             and "NotImplementedError" in ast.unparse(body[0]))
 
 
+class _Reading:
+    """``pieces`` as the answer cells of a saved notebook see it while it is read: its
+    ``register`` returns the function and registers nothing; the rest is this module's."""
+
+    @staticmethod
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return fn
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(sys.modules[__name__], attribute)
+
+
 def _from_notebook(name: str) -> tuple[Callable[..., Any] | None, str]:
     """The answer to piece ``name`` in the student's saved notebook of its chapter, and, when
     there is none, why not (for the error message)."""
@@ -179,9 +208,12 @@ def _from_notebook(name: str) -> tuple[Callable[..., Any] | None, str]:
     except (OSError, ValueError, AttributeError):
         return None, f"no readable notebook at {path}"
     # the answer cells run in order in one namespace, as in the notebook: an answer may call
-    # the function of an earlier exercise (whose errors are not this piece's business)
+    # the function of an earlier exercise (whose errors are not this piece's business). Their
+    # ``@pieces.register`` lines register nothing: reading a saved notebook never changes
+    # what this kernel has registered (a cell still as released would forget a live answer;
+    # a saved answer would replace one registered since)
     namespace: dict[str, Any] = {"__name__": f"answers.{PIECES[name].chapter}",
-                                 "pieces": sys.modules[__name__]}
+                                 "pieces": _Reading()}
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
         if not meta.get("solution") or cell.get("cell_type") != "code":

@@ -181,6 +181,7 @@ register(Exercise(
         _unfold_case((9, 0), (1, 9), 0, 2, 9),
         _unfold_case((2, 5), (0, 1), 1, 1, 1),
         _unfold_case((4, 3), (1, 4), 0, 4, 2),
+        _unfold_case((6,), (0,), 0, 3, 2),  # the unfolded dim of stride 0
     ),
     strategy=_unfold_cases,
     reference=_unfold_reference,

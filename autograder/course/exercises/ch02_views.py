@@ -86,6 +86,7 @@ register(Exercise(
         _infer_case((3, 0), 0),
         _infer_case((-2, 3), 6),
         _infer_case((-1, 4), 6),
+        _infer_case((), 0),  # a 0-d shape holds one element
     ),
     strategy=_infer_cases,
     reference=_infer_reference,
@@ -327,6 +328,9 @@ register(Exercise(
         _permute_case((2, 3), (3, 1), (0, -3)),
         _permute_case((), (), (0,)),
         _permute_case((5,), (0,), (-1,)),
+        _permute_case((2, 3), (3, 1), (1, -1)),  # one dim written as d and d - n
+        _permute_case((2, 3), (3, 1), (0, 1, 2)),  # too many: the length is checked first,
+        _permute_case((2, 3), (3, 1), (5,)),  # before the range
     ),
     strategy=_permute_cases,
     reference=_permute_reference,
@@ -391,6 +395,13 @@ register(Exercise(
         _diagonal_case((), (), 0, 0, 0, 1),
         _diagonal_case((0, 3), (3, 1), 2, 1, 0, 1),
         _diagonal_case((3, 3), (0, 1), 0, 1, 1, 0),
+        # a 0-d (and a 1-d) tensor takes dims 0 and -1, both the same dim: RuntimeError;
+        # a dim out of range is an IndexError, checked before dim1 == dim2
+        _diagonal_case((), (), 0, 0, 0, -1),
+        _diagonal_case((), (), 3, 1, -1, -1),
+        _diagonal_case((), (), 0, 0, -2, 0),
+        _diagonal_case((3,), (1,), 0, 0, 0, -1),
+        _diagonal_case((2, 2), (2, 1), 0, 0, 2, 2),
     ),
     strategy=_diagonal_cases,
     reference=_diagonal_reference,
@@ -567,6 +578,7 @@ register(Exercise(
                                            ("x.clone()[...] = v", -2))),
         _write_case(24, (2, 3, 4), (12, 4, 1), 0, (("x.t()[0] = v", -1),)),
         _write_case(5, (1, 2), (7, 2), 1, (("x.view(-1)[-1] = v", -3),)),
+        _write_case(6, (2, 3), (3, 1), 0, (("x.contiguous()[...] = v", -1),)),
     ),
     strategy=_write_cases,
     reference=_write_reference,

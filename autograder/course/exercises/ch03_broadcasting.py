@@ -138,6 +138,7 @@ register(Exercise(
         _expand_case((3,), (1,), (-1, 3)),
         _expand_case((2, 3), (3, 1), (3,)),
         _expand_case((1, 1), (3, 3), (1, 1)),
+        _expand_case((3,), (1,), (0, 3)),  # a new leading dim of size 0
     ),
     strategy=_expand_cases,
     reference=_expand_reference,

@@ -216,11 +216,18 @@ def _channels_last_strides(shape) -> tuple[int, ...]:
 @st.composite
 def _to_tensor(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(shape, stride) of a contiguous, transposed, sliced, expanded or channels-last tensor,
-    or a sliced permutation (not dense, and not in row-major order)."""
+    a sliced permutation (not dense, and not in row-major order), or an (N, 1, 1, 1)."""
     small = st.integers(1, 4)
     kind = draw(st.sampled_from(["contiguous", "transposed", "sliced", "expanded",
                                  "channels_last", "contiguous4d", "sliced_permuted", "any",
-                                 "any4d"]))
+                                 "any4d", "n111"]))
+    if kind == "n111":  # torch's guess reads only the order of C's, W's and H's strides:
+        # climbing (channels_last), all equal (ambiguous), or in row-major order
+        c, w, h = sorted(draw(st.lists(st.sampled_from([1, 1, 2, 3, 4]), min_size=3,
+                                       max_size=3)))
+        n = h * draw(st.sampled_from([1, 2, 3]))
+        stride = (n, h, w, c) if draw(st.booleans()) else (n, c, h, w)
+        return (draw(st.sampled_from([1, 2, 3])), 1, 1, 1), stride
     if kind in ("any", "any4d"):  # sizes 0 and 1, stride 0, overlap: every rule's corners
         ndim = 4 if kind == "any4d" else draw(st.integers(0, 3))
         shape = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 3]), min_size=ndim,
@@ -276,7 +283,11 @@ def _to_call(draw: st.DrawFn, dtype: str) -> tuple:
 def _to_cases(draw: st.DrawFn) -> Case:
     dtype = draw(st.sampled_from(["float32", "float32", "int64", "float16", "bool"]))
     shape, stride = draw(_to_tensor())
-    return Case(args=(dtype, tuple(shape), tuple(stride), draw(_to_call(dtype))))
+    call = draw(_to_call(dtype))
+    if len(shape) == 4 and shape[1:] == (1, 1, 1) and "memory_format" not in dict(call) \
+            and draw(st.booleans()):  # an (N, 1, 1, 1) asked for a format: torch's guess
+        call += (("memory_format", draw(st.sampled_from(["channels_last", "contiguous_format"]))),)
+    return Case(args=(dtype, tuple(shape), tuple(stride), call))
 
 
 def _to_reference(c: Case) -> tuple[bool, tuple[int, ...]]:
@@ -337,7 +348,9 @@ register(Exercise(
         # the corners: an empty tensor, a size-1 dim, torch's channels-last guess
         _to_case("float32", (3, 0), (2, 2), ("dtype", "float64")),
         _to_case("float32", (2, 1, 3), (3, 7, 1), ("dtype", "float64")),
+        # (N, 1, 1, 1): ambiguous when H has C's stride, else read from the climbing strides
         _to_case("float32", (2, 1, 1, 1), (1, 1, 1, 1), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 1, 1, 1), (9, 1, 3, 2), ("memory_format", "channels_last")),
         _to_case("float32", (2, 3, 1, 4), (24, 1, 20, 3), ("memory_format", "channels_last")),
         _to_case("float32", (2, 3, 2, 2), (24, 1, 12, 3), ("memory_format", "channels_last")),
         _to_case("float32", (2, 3, 2, 2), (12, 0, 6, 3), ("memory_format", "contiguous_format")),
@@ -359,6 +372,15 @@ register(Exercise(
         _to_case("float32", (2, 3, 2, 2), (12, 1, 6, 3), ("dtype", "float64")),
         _to_case("float32", (2, 3, 2, 2), (12, 4, 2, 1), ("memory_format", "channels_last")),
         _to_case("int64", (2, 3), (3, 1), ("other", "int64"), ("copy", False)),
+        # (N, 1, 1, 1) with climbing C, W, H strides: torch suggests channels_last; with
+        # C's stride for H (all three equal) the layout is ambiguous: contiguous_format
+        _to_case("float32", (2, 1, 1, 1), (9, 1, 3, 2), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 1, 1, 1), (9, 1, 3, 2), ("memory_format", "contiguous_format")),
+        _to_case("float32", (3, 1, 1, 1), (4, 1, 4, 2), ("memory_format", "channels_last")),
+        _to_case("float32", (3, 1, 1, 1), (4, 2, 2, 2), ("memory_format", "channels_last")),
+        # C of stride 0 is never channels_last; copy=False still copies for a new dtype
+        _to_case("float32", (2, 3, 2, 2), (12, 0, 6, 3), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 3), (3, 1), ("dtype", "float64"), ("copy", False)),
     ),
     strategy=_to_cases,
     reference=_to_reference,

@@ -364,9 +364,10 @@ def _layout(draw: st.DrawFn, shape: tuple, overlap: bool) -> tuple:
     if kind == "any":
         return tuple(_pick(draw, (0, 1, 2, 3, 5)) for _ in shape)
     order = list(range(len(shape)))
-    if kind == "permuted":
-        order = [_pick(draw, order[:i + 1]) for i in range(len(order))]  # draws a permutation
-        order = list(dict.fromkeys(order + list(range(len(shape)))))
+    if kind == "permuted":  # a permutation, drawn by swaps (Fisher-Yates)
+        for i in range(len(order) - 1, 0, -1):
+            j = _pick(draw, range(i + 1))
+            order[i], order[j] = order[j], order[i]
     step = 2 if kind == "stepped" else 1
     strides, running = [0] * len(shape), step
     for d in reversed(order):
@@ -573,6 +574,8 @@ register(Exercise(
                     ("mul", "d", "c", "c")),)),
         Case(args=((("leaf", "a", True), ("leaf", "b", True), ("retain_grad", "a"),
                     ("mul", "c", "a", "b"), ("mul", "d", "c", "c"), ("retain_grad", "d")),)),
+        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("inference", "c", "a", "b"),
+                    ("requires_grad_", "c"), ("mul", "d", "a", "b")),)),
     ),
     strategy=lambda: _grad_program().map(lambda p: Case(args=(p,))),
     reference=_has_grad_reference,

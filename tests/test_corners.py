@@ -1,0 +1,1234 @@
+"""Every corner an exercise's text names or implies is in its hidden cases, whatever the seed.
+
+A hidden test that never draws the hard case passes a wrong answer: a student's ``to_result``
+that took every ``(N, 1, 1, 1)`` layout as ambiguous passed the visible cases, the default-seed
+hidden ones and those of twenty more seeds. ``CORNERS`` lists, for each exercise, the corners
+of its notebook text and reference docstring, each with a predicate on a ``Case``; the test
+asks that the hidden cases of the default seed and of five other seeds (the grader draws with
+a fresh secret one) each hold at least one case with the corner. Corners a strategy draws only
+now and then are in the exercise's ``edge`` cases, which every hidden set holds.
+
+A few predicates ask torch (through the exercise's reference) what the case gives, where the
+corner is an outcome ("torch raises", "``t`` itself comes back"); the others read the
+arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import pytest
+import torch
+
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.course.exercises import Case
+from autograder.course.exercises.ch02_views import OPERATIONS, STATEMENTS
+from autograder.course.exercises.ch05_autograd import ACCUMULATE_SEQ, COPY_SLICES
+from autograder.course.exercises.layouts import row_major, storage_needed
+from tests.notebooks import answer_namespace, answer_sources, hidden_pairs
+
+#: the default seed (None) and five others
+SEEDS = (None, 1, 2, 3, 2026, 987654)
+
+
+# ---------------------------------------------------------------- helpers for predicates
+def on(predicate):
+    """A predicate on a case written with the case's args as its parameters."""
+    return lambda case: bool(predicate(*case.args))
+
+
+@functools.cache
+def _torch_says(name: str, case: Case):
+    return references.compute(exercises.get(name), [case])[0]
+
+
+def torch_says(name: str):
+    """What torch gives for a case of exercise ``name`` (``Raises`` where it raises)."""
+    return lambda case: _torch_says(name, case)
+
+
+def raises(value, exception: str = "") -> bool:
+    return isinstance(value, references.Raises) and exception in value.exception
+
+
+def increasing(stride) -> bool:
+    """Some stride is smaller than the one after it: a permuted (transposed) order."""
+    return any(a < b for a, b in itertools.pairwise(stride))
+
+
+def dense(shape, stride) -> bool:
+    """Non-overlapping and dense, size-0 and size-1 dims ignored (an empty tensor is)."""
+    if 0 in shape:
+        return True
+    running = 1
+    for s, n in sorted((s, n) for n, s in zip(shape, stride, strict=True) if n > 1):
+        if s != running:
+            return False
+        running *= n
+    return True
+
+
+def stride0(shape, stride) -> bool:
+    """Stride 0 on a dim of size > 1: several indices on one element."""
+    return any(n > 1 and s == 0 for n, s in zip(shape, stride, strict=True))
+
+
+def odd_size1_stride(shape, stride) -> bool:
+    """A size-1 dim whose stride is not the row-major one (its stride is never used)."""
+    return any(n == 1 and s != r for n, s, r in zip(shape, stride, row_major(shape), strict=True))
+
+
+def overlapping(shape, stride) -> bool:
+    """Two indices reach one storage element."""
+    if 0 in shape:
+        return False
+    seen = {sum(i * s for i, s in zip(index, stride, strict=True))
+            for index in itertools.product(*(range(n) for n in shape))}
+    return len(seen) < math.prod(shape)
+
+
+def columns(*shapes):
+    """The sizes the shapes have in each place, lined up on the right, last place first."""
+    longest = max((len(s) for s in shapes), default=0)
+    return [[s[-k] for s in shapes if len(s) >= k] for k in range(1, longest + 1)]
+
+
+def clashes(*shapes) -> int:
+    """How many places hold two sizes that differ and are both not 1."""
+    return sum(len({n for n in column if n != 1}) > 1 for column in columns(*shapes))
+
+
+def torch_contiguous(shape, stride) -> bool:
+    return torch.empty_strided(shape, stride).is_contiguous()
+
+
+def torch_views_flat(shape, stride) -> bool:
+    try:
+        torch.empty_strided(shape, stride).view(-1)
+    except RuntimeError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- chapter 2
+def _normal_dims(n, *dims):
+    """``dims`` wrapped into range for an ``n``-d tensor (a 0-d tensor counts as 1-d), or
+    None when one is out of range."""
+    m = max(n, 1)
+    if not all(-m <= d < m for d in dims):
+        return None
+    return tuple(d % m for d in dims)
+
+
+def _diagonal_size(shape, offset, dim1, dim2):
+    n1, n2 = shape[dim1], shape[dim2]
+    return max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
+
+
+def _valid_diagonal(shape, dim1, dim2):
+    """The wrapped dims of a diagonal torch takes (2 dims at least, two different ones)."""
+    dims = _normal_dims(len(shape), dim1, dim2)
+    return dims if len(shape) >= 2 and dims and dims[0] != dims[1] else None
+
+
+def _diagonal(pred):
+    """A predicate on a valid diagonal: (shape, stride, storage_offset, offset, d1, d2) with
+    d1 and d2 wrapped."""
+    def check(shape, stride, storage_offset, offset, dim1, dim2):
+        dims = _valid_diagonal(shape, dim1, dim2)
+        return dims is not None and pred(shape, stride, storage_offset, offset, *dims)
+    return on(check)
+
+
+def _slice_entries(index):
+    return [e for e in index if isinstance(e, tuple)]
+
+
+def _int_entries(shape, index):
+    """(size of the dim, the int) for each int entry on an existing dim."""
+    return [(shape[d], e) for d, e in enumerate(index) if isinstance(e, int) and d < len(shape)]
+
+
+def _empty_slice(shape, index):
+    return any(isinstance(e, tuple) and d < len(shape) and shape[d] > 0
+               and len(range(*slice(*e).indices(shape[d]))) == 0 for d, e in enumerate(index))
+
+
+def _dims_wrong_length_and_range(shape, dims):
+    n = len(shape)
+    return len(dims) != n and any(not -max(n, 1) <= d < max(n, 1) for d in dims)
+
+
+def _duplicate_dims(shape, dims, *, mixed_signs: bool):
+    n = len(shape)
+    if len(dims) != n or n < 2 or any(not -n <= d < n for d in dims):
+        return False
+    wrapped = [d % n for d in dims]
+    if len(set(wrapped)) == n:
+        return False
+    return len(set(dims)) == n if mixed_signs else True
+
+
+def _program_statements(program):
+    return {statement for statement, _ in program}
+
+
+# ---------------------------------------------------------------- chapter 3
+def _expand_leading(shape, new):
+    return new[:len(new) - len(shape)] if len(new) >= len(shape) else ()
+
+
+def _expand_pairs(shape, stride, new):
+    """(size, stride, new size) of the existing dims, lined up on the right."""
+    if len(new) < len(shape):
+        return []
+    return list(zip(shape, stride, new[len(new) - len(shape):], strict=True))
+
+
+def _operand_stride0(operand):
+    storage, shape, stride, offset = operand
+    return stride0(shape, stride)
+
+
+def _storage_spare(operand):
+    storage, shape, stride, offset = operand
+    return len(storage) > max(storage_needed(shape, stride, offset), offset)
+
+
+def _sum_pairs(shape, size):
+    """(shape size, target size) of the places both have, lined up on the right."""
+    return list(zip(shape[::-1], size[::-1], strict=False))
+
+
+# ---------------------------------------------------------------- chapter 4
+def _category(dtype):
+    return 0 if dtype == "bool" else 1 if dtype[0] in "ui" else 2
+
+
+def _operand_category(operand):
+    if operand[0] == "scalar":
+        value = operand[1]
+        return 0 if isinstance(value, bool) else 1 if isinstance(value, int) else 2
+    return _category(operand[1])
+
+
+def _tensors(a, b, ndim):
+    """The tensor operands with (ndim > 0 if ndim else 0) dims."""
+    return [o for o in (a, b) if o[0] == "tensor" and (o[2] > 0 if ndim else o[2] == 0)]
+
+
+def _scalars(a, b):
+    return [o for o in (a, b) if o[0] == "scalar"]
+
+
+MANTISSA = {"float16": (10, -14), "bfloat16": (7, -126)}
+
+
+def _steps(x, dtype):
+    """|x| in units of the step between neighbouring values of dtype near x."""
+    bits, low = MANTISSA[dtype]
+    e = max(math.frexp(abs(x))[1] - 1, low)
+    return abs(x) / 2.0 ** (e - bits)
+
+
+def _finite(x):
+    return not math.isnan(x) and not math.isinf(x)
+
+
+def _underflows(x, dtype):
+    """A nonzero x that rounds to 0 (half the smallest subnormal or less)."""
+    return _finite(x) and x != 0 and _steps(x, dtype) <= 0.5
+
+
+def _to_options(call):
+    options = dict(call)
+    return options, options.get("memory_format", "preserve_format")
+
+
+def _n111(shape, stride):
+    """An (N, 1, 1, 1) shape with N > 0 whose C, W, H strides climb (C's stride not 0)."""
+    return (len(shape) == 4 and shape[0] > 0 and tuple(shape[1:]) == (1, 1, 1)
+            and 0 < stride[1] <= stride[3] <= stride[2] <= stride[0])
+
+
+def _matmul_batches(a, b):
+    return a[:-2] if len(a) > 2 else (), b[:-2] if len(b) > 2 else ()
+
+
+def _inner(a, b):
+    return a[-1], (b[-2] if len(b) > 1 else b[0])
+
+
+# ---------------------------------------------------------------- chapter 5
+def _nested_shape(value):
+    shape = []
+    while isinstance(value, tuple):
+        shape.append(len(value))
+        value = value[0] if value else None
+    return tuple(shape)
+
+
+def _leaves_of(graph):
+    return {ident for ident, name, seq, nxt in graph if seq == ACCUMULATE_SEQ}
+
+
+def _users(graph):
+    """id -> the ids of the nodes with an edge to it (one per node)."""
+    users = {ident: set() for ident, *_ in graph}
+    for ident, _, _, nxt in graph:
+        for m in nxt:
+            users[m].add(ident)
+    return users
+
+
+def _tied_leaves(graph):
+    """Pairs of leaves that one node alone makes ready: they enter the queue together."""
+    users, leaves = _users(graph), _leaves_of(graph)
+    pairs = []
+    for ident, _, _, nxt in graph:
+        alone = [m for m in dict.fromkeys(nxt) if m in leaves and users[m] == {ident}]
+        pairs += list(itertools.combinations(alone, 2))
+    return pairs
+
+
+def _ties_out_of_id_order(case):
+    graph, _ = case.args
+    order = _torch_says("engine_order", case)
+    return any(sorted(pair) != sorted(pair, key=order.index) for pair in _tied_leaves(graph))
+
+
+def _reached(program):
+    """The names the root depends on, itself included."""
+    steps = {out: args for out, _, args in program}
+    found, todo = set(), [program[-1][0]]
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo.extend(steps.get(name, ()))
+    return found
+
+
+def _leaf_only_in_dead_branch(leaves, program):
+    reached = _reached(program)
+    used = {a for _, _, args in program for a in args}
+    return any(name in used and name not in reached for name, _ in leaves)
+
+
+def _kinds(program):
+    return {step[0] for step in program}
+
+
+def _made_by(program, kind):
+    """Names created by steps of ``kind``."""
+    return {step[1] for step in program if step[0] == kind}
+
+
+def _steps_on(program, kind, made_by):
+    return any(step[0] == kind and step[1] in _made_by(program, made_by) for step in program)
+
+
+def _clamp_elements(x, lo, hi):
+    return [(x[i], None if lo is None else lo[i], None if hi is None else hi[i])
+            for i in range(len(x))]
+
+
+# ---------------------------------------------------------------- chapter 8
+def _calls(run_a, run_b):
+    return [call for run in (run_a, run_b) for epoch in run for call in epoch]
+
+
+def _low24(draws):
+    return [d % 2 ** 24 for d in draws]
+
+
+def returns_t(case) -> bool:
+    """torch's ``t.to(...)`` gives ``t`` itself."""
+    truth = _torch_says("to_result", case)
+    return not raises(truth) and truth[0] is True
+
+
+def copies(case) -> bool:
+    """torch's ``t.to(...)`` gives a new tensor (it does not raise)."""
+    truth = _torch_says("to_result", case)
+    return not raises(truth) and truth[0] is False
+
+
+def to_format(case) -> str:
+    return _to_options(case.args[3])[1]
+
+
+to_truth = torch_says("to_result")
+
+CORNERS = {
+    # ------------------------------------------------------------ chapter 1
+    "contiguous_strides": [
+        ("0-d shape ()", on(lambda shape: shape == ())),
+        ("a size-0 dim with a dim before it (max(size, 1))", on(lambda shape: 0 in shape[1:])),
+        ("a size-1 dim", on(lambda shape: 1 in shape)),
+        ("a 1-d shape", on(lambda shape: len(shape) == 1)),
+        ("four dims or more", on(lambda shape: len(shape) >= 4)),
+    ],
+    "storage_index": [
+        ("0-d: index () and stride ()", on(lambda index, stride, offset: index == ())),
+        ("0-d with a storage offset", on(lambda index, stride, offset: index == () and offset)),
+        ("a storage offset", on(lambda index, stride, offset: offset > 0)),
+        ("stride 0 on a dim indexed past 0",
+         on(lambda index, stride, offset: any(s == 0 and i > 0
+                                              for i, s in zip(index, stride, strict=True)))),
+        ("strides in a permuted order", on(lambda index, stride, offset: increasing(stride))),
+        ("an overlapping layout",
+         lambda c: overlapping(c.ctx("shape"), c.args[1])),
+    ],
+    "is_contiguous": [
+        ("0-d", on(lambda shape, stride: shape == ())),
+        ("empty, strides not row-major (contiguous anyway)",
+         on(lambda shape, stride: 0 in shape and stride != row_major(shape))),
+        ("a size-1 dim with an odd stride, the rest row-major",
+         on(lambda shape, stride: 0 not in shape and odd_size1_stride(shape, stride)
+            and all(s == r for n, s, r in zip(shape, stride, row_major(shape), strict=True)
+                    if n != 1))),
+        ("every dim of size 1, strides not row-major",
+         on(lambda shape, stride: shape and set(shape) == {1} and stride != row_major(shape))),
+        ("stride 0 on a dim of size > 1",
+         on(lambda shape, stride: stride0(shape, stride))),
+        ("dense in a permuted order",
+         on(lambda shape, stride: 0 not in shape and dense(shape, stride)
+            and increasing([s for n, s in zip(shape, stride, strict=True) if n > 1]))),
+        ("stepped: the innermost dim of size > 1 has a stride > 1",
+         on(lambda shape, stride: 0 not in shape
+            and [s for n, s in zip(shape, stride, strict=True) if n > 1][-1:] >= [2]
+            and not increasing([s for n, s in zip(shape, stride, strict=True) if n > 1]))),
+    ],
+    "channels_last_strides": [
+        ("C of size 0 (W's and H's strides 0)", on(lambda shape: shape[1] == 0)),
+        ("H or W of size 0 (not taken as 1)", on(lambda shape: 0 in shape[2:])),
+        ("N of size 0", on(lambda shape: shape[0] == 0)),
+        ("a size-1 dim", on(lambda shape: 1 in shape)),
+        ("(1, 1, 1, 1)", on(lambda shape: shape == (1, 1, 1, 1))),
+    ],
+    "unfold_layout": [
+        ("one window: size == shape[dimension]",
+         on(lambda shape, stride, d, size, step: size == shape[d])),
+        ("windows overlap: step < size", on(lambda shape, stride, d, size, step: step < size)),
+        ("gaps between windows: step > size",
+         on(lambda shape, stride, d, size, step: step > size)),
+        ("elements left over: (n - size) % step != 0",
+         on(lambda shape, stride, d, size, step: (shape[d] - size) % step)),
+        ("size 1", on(lambda shape, stride, d, size, step: size == 1)),
+        ("the unfolded dim's stride is not 1",
+         on(lambda shape, stride, d, size, step: stride[d] not in (0, 1))),
+        ("the unfolded dim has stride 0", on(lambda shape, stride, d, size, step: stride[d] == 0)),
+        ("another dim of size 0",
+         on(lambda shape, stride, d, size, step: 0 in shape[:d] + shape[d + 1:])),
+        ("the unfolded dim is not the last",
+         on(lambda shape, stride, d, size, step: d < len(shape) - 1)),
+    ],
+    # ------------------------------------------------------------ chapter 2
+    "infer_size": [
+        ("a -1 filled in",
+         on(lambda shape, numel: shape.count(-1) == 1 and min(shape) == -1
+            and math.prod(shape) != 0 and numel % -math.prod(shape) == 0 and numel)),
+        ("0-d shape ()", on(lambda shape, numel: shape == ())),
+        ("0-d shape () for a numel that is not 1",
+         on(lambda shape, numel: shape == () and numel != 1)),
+        ("numel 0, a -1 and no size 0 (the -1 becomes 0)",
+         on(lambda shape, numel: numel == 0 and shape.count(-1) == 1 and min(shape) == -1
+            and 0 not in shape)),
+        ("sizes 0 without -1, numel 0",
+         on(lambda shape, numel: numel == 0 and 0 in shape and min(shape) >= 0)),
+        ("two -1 (RuntimeError)", on(lambda shape, numel: shape.count(-1) >= 2)),
+        ("a size below -1 (RuntimeError)", on(lambda shape, numel: any(n < -1 for n in shape))),
+        ("-1 beside a size 0 (RuntimeError)", on(lambda shape, numel: -1 in shape and 0 in shape)),
+        ("no -1 and a product that differs (RuntimeError)",
+         on(lambda shape, numel: min(shape, default=0) >= 0 and math.prod(shape) != numel)),
+        ("-1 where numel is not a multiple (RuntimeError)",
+         on(lambda shape, numel: shape.count(-1) == 1 and min(shape) == -1
+            and math.prod(shape) != 0 and numel % -math.prod(shape) != 0)),
+    ],
+    "view_strides": [
+        ("0-d source (every stride 1)", on(lambda shape, stride, new: shape == ())),
+        ("0-d target", on(lambda shape, stride, new: new == () and shape != ())),
+        ("empty source, the same shape (its strides kept)",
+         on(lambda shape, stride, new: 0 in shape and new == shape
+            and stride != row_major(shape))),
+        ("empty source, another shape (contiguous strides)",
+         on(lambda shape, stride, new: 0 in shape and new != shape)),
+        ("a size-1 source dim with an odd stride",
+         on(lambda shape, stride, new: 0 not in shape and odd_size1_stride(shape, stride))),
+        ("size-1 dims added", on(lambda shape, stride, new: new.count(1) > shape.count(1))),
+        ("stride 0 on a dim of size > 1",
+         on(lambda shape, stride, new: stride0(shape, stride))),
+        ("a view torch refuses (None)", lambda c: _torch_says("view_strides", c) is None),
+        ("a non-contiguous source that views",
+         lambda c: not torch_contiguous(*c.args[:2])
+         and _torch_says("view_strides", c) is not None and c.args[2] != c.args[0]),
+    ],
+    "slice_layout": [
+        ("0-d indexed with ()", on(lambda shape, stride, offset, index: shape == index == ())),
+        ("0-d indexed with an entry (IndexError)",
+         on(lambda shape, stride, offset, index: shape == () and index)),
+        ("more entries than dims (IndexError)",
+         on(lambda shape, stride, offset, index: shape and len(index) > len(shape))),
+        ("fewer entries than dims", on(lambda shape, stride, offset, index:
+                                       0 < len(index) < len(shape))),
+        ("a negative int in range",
+         on(lambda shape, stride, offset, index: any(-n <= i < 0
+                                                     for n, i in _int_entries(shape, index)))),
+        ("an int out of range (IndexError)",
+         on(lambda shape, stride, offset, index: any(not -n <= i < n
+                                                     for n, i in _int_entries(shape, index)))),
+        ("an int on an empty dim (IndexError)",
+         on(lambda shape, stride, offset, index: any(n == 0
+                                                     for n, i in _int_entries(shape, index)))),
+        ("a step > 1", on(lambda shape, stride, offset, index:
+                          any((e[2] or 1) > 1 for e in _slice_entries(index)))),
+        ("a negative slice bound", on(lambda shape, stride, offset, index: any(
+            b is not None and b < 0 for e in _slice_entries(index) for b in e[:2]))),
+        ("a slice bound beyond the size (clamped)",
+         on(lambda shape, stride, offset, index: any(
+             isinstance(e, tuple) and d < len(shape)
+             and any(b is not None and not -shape[d] <= b <= shape[d] for b in e[:2])
+             for d, e in enumerate(index)))),
+        ("an empty slice of a nonempty dim",
+         on(lambda shape, stride, offset, index: _empty_slice(shape, index))),
+        ("a slice with every part None",
+         on(lambda shape, stride, offset, index: (None, None, None) in index)),
+        ("a storage offset", on(lambda shape, stride, offset, index: offset > 0)),
+    ],
+    "permute_layout": [
+        ("0-d with dims ()", on(lambda shape, stride, dims: shape == dims == ())),
+        ("0-d with a dim (RuntimeError: length)", on(lambda shape, stride, dims:
+                                                     shape == () and dims)),
+        ("negative dims",
+         on(lambda shape, stride, dims: len(dims) == len(shape)
+            and any(-len(shape) <= d < 0 for d in dims))),
+        ("too few dims (RuntimeError)", on(lambda shape, stride, dims: len(dims) < len(shape))),
+        ("too many dims (RuntimeError)",
+         on(lambda shape, stride, dims: shape and len(dims) > len(shape))),
+        ("two entries naming one dim (RuntimeError)",
+         on(lambda shape, stride, dims: _duplicate_dims(shape, dims, mixed_signs=False))),
+        ("one dim written as d and d - n (RuntimeError)",
+         on(lambda shape, stride, dims: _duplicate_dims(shape, dims, mixed_signs=True))),
+        ("an entry out of range (IndexError)",
+         on(lambda shape, stride, dims: len(dims) == len(shape) > 0
+            and any(not -len(shape) <= d < len(shape) for d in dims))),
+        ("the wrong length and an entry out of range (the length is checked first)",
+         on(lambda shape, stride, dims: _dims_wrong_length_and_range(shape, dims))),
+        ("a size-0 dim", on(lambda shape, stride, dims: 0 in shape and len(dims) == len(shape))),
+    ],
+    "diagonal_layout": [
+        ("0-d with dims 0 and -1 (one dim: RuntimeError)",
+         on(lambda shape, stride, so, offset, dim1, dim2:
+            shape == () and {dim1, dim2} <= {0, -1})),
+        ("0-d with a dim out of range (IndexError)",
+         on(lambda shape, stride, so, offset, dim1, dim2:
+            shape == () and not {dim1, dim2} <= {0, -1})),
+        ("1-d with dims 0 and -1 (one dim: RuntimeError)",
+         on(lambda shape, stride, so, offset, dim1, dim2:
+            len(shape) == 1 and {dim1, dim2} <= {0, -1})),
+        ("1-d with a second dim (IndexError)",
+         on(lambda shape, stride, so, offset, dim1, dim2:
+            len(shape) == 1 and not {dim1, dim2} <= {0, -1})),
+        ("one dim out of range twice (IndexError before dim1 == dim2)",
+         on(lambda shape, stride, so, offset, dim1, dim2:
+            dim1 == dim2 and _normal_dims(len(shape), dim1) is None)),
+        ("dim1 == dim2 (RuntimeError)",
+         on(lambda shape, stride, so, offset, dim1, dim2: len(shape) >= 2 and dim1 == dim2
+            and _normal_dims(len(shape), dim1) is not None)),
+        ("one dim written as d and d - n (RuntimeError)",
+         on(lambda shape, stride, so, offset, dim1, dim2: len(shape) >= 2 and dim1 != dim2
+            and _normal_dims(len(shape), dim1, dim2) in {(d, d) for d in range(len(shape))})),
+        ("a dim out of range, 2 dims or more (IndexError)",
+         on(lambda shape, stride, so, offset, dim1, dim2: len(shape) >= 2
+            and _normal_dims(len(shape), dim1, dim2) is None)),
+        ("negative dims",
+         on(lambda shape, stride, so, offset, dim1, dim2:
+            _valid_diagonal(shape, dim1, dim2) is not None and min(dim1, dim2) < 0)),
+        ("dim1 after dim2", _diagonal(lambda shape, stride, so, offset, d1, d2: d1 > d2)),
+        ("offset > 0, a nonempty diagonal",
+         _diagonal(lambda shape, stride, so, offset, d1, d2:
+                   offset > 0 and _diagonal_size(shape, offset, d1, d2))),
+        ("offset < 0, a nonempty diagonal",
+         _diagonal(lambda shape, stride, so, offset, d1, d2:
+                   offset < 0 and _diagonal_size(shape, offset, d1, d2))),
+        ("an offset past the plane: empty, the storage offset kept",
+         _diagonal(lambda shape, stride, so, offset, d1, d2: offset and so
+                   and not _diagonal_size(shape, offset, d1, d2) and shape[d1] and shape[d2])),
+        ("a size-0 dim in the plane",
+         _diagonal(lambda shape, stride, so, offset, d1, d2: 0 in (shape[d1], shape[d2]))),
+        ("three dims or more", _diagonal(lambda shape, stride, so, offset, d1, d2:
+                                         len(shape) >= 3)),
+        ("a storage offset", _diagonal(lambda shape, stride, so, offset, d1, d2: so > 0)),
+        ("stride 0 in the plane",
+         _diagonal(lambda shape, stride, so, offset, d1, d2: 0 in (stride[d1], stride[d2]))),
+    ],
+    "shares_storage": [
+        *[(f"the op {op}", on(lambda op_, shape, stride, op=op: op_ == op)) for op in OPERATIONS],
+        ("0-d", on(lambda op, shape, stride: shape == ())),
+        ("x.t() of 3 dims or more (error)",
+         on(lambda op, shape, stride: op == "x.t()" and len(shape) > 2)),
+        ("x.mT of fewer than 2 dims (error)",
+         on(lambda op, shape, stride: op == "x.mT" and len(shape) < 2)),
+        ("x.flatten(0, 1) of fewer than 2 dims",
+         on(lambda op, shape, stride: op == "x.flatten(0, 1)" and len(shape) < 2)),
+        ("x.view(-1) torch refuses",
+         lambda c: c.args[0] == "x.view(-1)" and _torch_says("shares_storage", c) == "error"),
+        ("x.reshape(-1) that copies",
+         lambda c: c.args[0] == "x.reshape(-1)" and _torch_says("shares_storage", c) is False),
+        ("x.contiguous() that copies",
+         lambda c: c.args[0] == "x.contiguous()" and _torch_says("shares_storage", c) is False),
+        ("stride 0 on a dim of size > 1",
+         on(lambda op, shape, stride: stride0(shape, stride))),
+        ("a size-1 dim with an odd stride",
+         on(lambda op, shape, stride: odd_size1_stride(shape, stride))),
+    ],
+    "write_through": [
+        *[(f"the statement {s}",
+           on(lambda n, shape, stride, offset, program, s=s: s in _program_statements(program)))
+          for s in STATEMENTS],
+        ("0-d view", on(lambda n, shape, stride, offset, program: shape == ())),
+        ("x[0] on a 0-d view (refused)",
+         on(lambda n, shape, stride, offset, program: shape == ()
+            and "x[0] = v" in _program_statements(program))),
+        ("x.reshape(-1) that copies (the write is lost)",
+         on(lambda n, shape, stride, offset, program: not torch_views_flat(shape, stride)
+            and "x.reshape(-1)[-1] = v" in _program_statements(program))),
+        ("x.view(-1) torch refuses",
+         on(lambda n, shape, stride, offset, program: not torch_views_flat(shape, stride)
+            and "x.view(-1)[-1] = v" in _program_statements(program))),
+        ("x.contiguous() of a contiguous view (writes through)",
+         on(lambda n, shape, stride, offset, program: torch_contiguous(shape, stride)
+            and "x.contiguous()[...] = v" in _program_statements(program))),
+        ("x.contiguous() of a non-contiguous view (a copy)",
+         on(lambda n, shape, stride, offset, program: not torch_contiguous(shape, stride)
+            and "x.contiguous()[...] = v" in _program_statements(program))),
+        ("x.t() of 3 dims (refused)",
+         on(lambda n, shape, stride, offset, program: len(shape) > 2
+            and "x.t()[0] = v" in _program_statements(program))),
+        ("a permuted view", on(lambda n, shape, stride, offset, program: increasing(stride))),
+        ("a storage offset", on(lambda n, shape, stride, offset, program: offset > 0)),
+        ("storage beyond the view",
+         on(lambda n, shape, stride, offset, program:
+            n > storage_needed(shape, stride, offset))),
+        ("three statements or more",
+         on(lambda n, shape, stride, offset, program: len(program) >= 3)),
+    ],
+    # ------------------------------------------------------------ chapter 3
+    "broadcast_shapes": [
+        ("no shapes", on(lambda *shapes: not shapes)),
+        ("one shape", on(lambda *shapes: len(shapes) == 1)),
+        ("a 0-d shape among others", on(lambda *shapes: len(shapes) > 1 and () in shapes)),
+        ("three shapes or more", on(lambda *shapes: len(shapes) >= 3)),
+        ("shapes of different lengths", on(lambda *shapes: len({len(s) for s in shapes}) > 1)),
+        ("size 1 against size 0 (gives 0)",
+         on(lambda *shapes: any({0, 1} <= set(col) for col in columns(*shapes)))),
+        ("size 0 against a size > 1 (RuntimeError)",
+         on(lambda *shapes: any(0 in col and max(col) > 1 for col in columns(*shapes)))),
+        ("two sizes > 1 that differ (RuntimeError)",
+         on(lambda *shapes: any(len({n for n in col if n > 1}) > 1
+                                for col in columns(*shapes)))),
+    ],
+    "expand_strides": [
+        ("0-d to ()", on(lambda shape, stride, new: shape == () == new)),
+        ("0-d to dims (stride 0 in every dim)", on(lambda shape, stride, new:
+                                                   shape == () and new and min(new) >= 0)),
+        ("a new leading dim of size 1 (size * stride of the next)",
+         on(lambda shape, stride, new: shape and 1 in _expand_leading(shape, new))),
+        ("a new leading dim of size > 1",
+         on(lambda shape, stride, new: shape and max(_expand_leading(shape, new),
+                                                     default=0) > 1)),
+        ("a new leading dim of size 0", on(lambda shape, stride, new:
+                                           shape and 0 in _expand_leading(shape, new))),
+        ("-1 keeps a size",
+         on(lambda shape, stride, new: any(m == -1 for *_, m in _expand_pairs(shape, stride,
+                                                                             new)))),
+        ("-1 for a new leading dim (RuntimeError)",
+         on(lambda shape, stride, new: shape and -1 in _expand_leading(shape, new))),
+        ("fewer sizes than dims (RuntimeError)",
+         on(lambda shape, stride, new: len(new) < len(shape))),
+        ("a size-1 dim that stays 1 keeps its stride",
+         on(lambda shape, stride, new: any(n == m == 1 and s not in (0, 1)
+                                           for n, s, m in _expand_pairs(shape, stride, new)))),
+        ("a size-1 dim grows (stride 0)",
+         on(lambda shape, stride, new: any(n == 1 and m > 1
+                                           for n, s, m in _expand_pairs(shape, stride, new)))),
+        ("a size-1 dim becomes 0",
+         on(lambda shape, stride, new: any(n == 1 and m == 0
+                                           for n, s, m in _expand_pairs(shape, stride, new)))),
+        ("a size other than 1 asked to change (RuntimeError)",
+         on(lambda shape, stride, new: any(n != 1 and m not in (n, -1)
+                                           for n, s, m in _expand_pairs(shape, stride, new)))),
+    ],
+    "strided_add": [
+        ("two 0-d operands (a bare int)", on(lambda a, b: a[1] == b[1] == ())),
+        ("one 0-d operand", on(lambda a, b: (a[1] == ()) != (b[1] == ()))),
+        ("operands of different dims", on(lambda a, b: len(a[1]) != len(b[1]))),
+        ("a size-1 dim that broadcasts",
+         on(lambda a, b: any(set(col) == {1, max(col)} and max(col) > 1
+                             for col in columns(a[1], b[1])))),
+        ("stride 0 on a dim of size > 1", on(lambda a, b: _operand_stride0(a)
+                                             or _operand_stride0(b))),
+        ("a storage offset", on(lambda a, b: a[3] > 0 or b[3] > 0)),
+        ("a permuted operand", on(lambda a, b: increasing(a[2]) or increasing(b[2]))),
+        ("storage beyond the view", on(lambda a, b: _storage_spare(a) or _storage_spare(b))),
+        ("an empty result", on(lambda a, b: (0 in a[1] or 0 in b[1])
+                               and not clashes(a[1], b[1]))),
+        ("shapes that do not broadcast (RuntimeError)", on(lambda a, b: clashes(a[1], b[1]))),
+    ],
+    "sum_to_dims": [
+        ("size == shape (nothing summed)", on(lambda shape, size: shape == size)),
+        ("size () (every dim summed)", on(lambda shape, size: size == () and shape)),
+        ("0-d shape", on(lambda shape, size: shape == ())),
+        ("leading dims dropped",
+         on(lambda shape, size: 0 < len(size) < len(shape))),
+        ("a dim kept as size 1",
+         on(lambda shape, size: any(m == 1 and n > 1 for n, m in _sum_pairs(shape, size)))),
+        ("a size-1 dim that stays 1 (not summed)",
+         on(lambda shape, size: any(m == n == 1 for n, m in _sum_pairs(shape, size))
+            and len(size) <= len(shape))),
+        ("size 1 against a size-0 dim",
+         on(lambda shape, size: any(m == 1 and n == 0 for n, m in _sum_pairs(shape, size)))),
+        ("size longer than shape (RuntimeError)", on(lambda shape, size:
+                                                     len(size) > len(shape))),
+        ("a size that does not expand (RuntimeError)",
+         on(lambda shape, size: any(m not in (1, n) for n, m in _sum_pairs(shape, size)))),
+    ],
+    "broadcast_error": [
+        ("shapes that broadcast (None)", on(lambda a, b: not clashes(a, b))),
+        ("a 0-d operand", on(lambda a, b: () in (a, b))),
+        ("two clashes: the rightmost is named", on(lambda a, b: clashes(a, b) >= 2)),
+        ("a clash with b longer (the dim counted in the output)",
+         on(lambda a, b: clashes(a, b) and len(b) > len(a))),
+        ("a clash with a longer", on(lambda a, b: clashes(a, b) and len(a) > len(b))),
+        ("a clash not in the last dim",
+         on(lambda a, b: clashes(a, b) and len({n for n in columns(a, b)[0] if n != 1}) <= 1)),
+        ("0 against 1 (no clash)", on(lambda a, b: any(set(c) == {0, 1}
+                                                       for c in columns(a, b)))),
+        ("0 against a size > 1 (clash)", on(lambda a, b: any(0 in c and max(c) > 1
+                                                             for c in columns(a, b)))),
+    ],
+    # ------------------------------------------------------------ chapter 4
+    "promote_types": [
+        ("uint8 with int8 (int16)", on(lambda a, b: {a, b} == {"uint8", "int8"})),
+        ("float16 with bfloat16 (float32)", on(lambda a, b: {a, b} == {"float16", "bfloat16"})),
+        ("int64 with float16 (float16)", on(lambda a, b: {a, b} == {"int64", "float16"})),
+        ("bool with bool", on(lambda a, b: a == b == "bool")),
+        ("bool with uint8", on(lambda a, b: {a, b} == {"bool", "uint8"})),
+    ],
+    "result_dtype": [
+        ("a Python float with an integer tensor (float32)",
+         on(lambda a, op, b: any(_category(t[1]) < 2 for t in _tensors(a, b, True))
+            and any(_operand_category(s) == 2 for s in _scalars(a, b)))),
+        ("a Python int with a narrower integer tensor (does not widen)",
+         on(lambda a, op, b: any(t[1] in ("uint8", "int8", "int16", "int32")
+                                 for t in _tensors(a, b, True))
+            and any(_operand_category(s) == 1 for s in _scalars(a, b)))),
+        ("a Python bool", on(lambda a, op, b: any(isinstance(s[1], bool)
+                                                  for s in _scalars(a, b)))),
+        ("a uint8 tensor with a negative Python int",
+         on(lambda a, op, b: any(t[1] == "uint8" for t in _tensors(a, b, True))
+            and any(type(s[1]) is int and s[1] < 0 for s in _scalars(a, b)))),
+        ("a 0-d tensor of a higher category",
+         on(lambda a, op, b: any(_category(z[1]) > _category(t[1])
+                                 for z in _tensors(a, b, False) for t in _tensors(a, b, True)))),
+        ("a wider 0-d tensor of the same category (does not widen)",
+         on(lambda a, op, b: any(_category(z[1]) == _category(t[1]) and z[1] != t[1]
+                                 for z in _tensors(a, b, False) for t in _tensors(a, b, True)))),
+        ("two 0-d tensors", on(lambda a, op, b: len(_tensors(a, b, False)) == 2)),
+        ("a 0-d tensor and a Python number",
+         on(lambda a, op, b: _tensors(a, b, False) and _scalars(a, b))),
+        ("true division of integers or bools (float32)",
+         on(lambda a, op, b: op == "/" and max(map(_operand_category, (a, b))) < 2)),
+        ("the Python number on the left", on(lambda a, op, b: a[0] == "scalar")),
+    ],
+    "cast_value": [
+        ("nan", on(lambda x, dtype: math.isnan(x))),
+        ("inf or -inf", on(lambda x, dtype: math.isinf(x))),
+        ("float16: rounds past 65504 to inf",
+         on(lambda x, dtype: dtype == "float16" and _finite(x) and abs(x) >= 65520)),
+        ("float16: just below the overflow, rounds down to 65504",
+         on(lambda x, dtype: dtype == "float16" and 65504 < abs(x) < 65520)),
+        ("bfloat16: rounds past its largest value to inf",
+         on(lambda x, dtype: dtype == "bfloat16" and _finite(x)
+            and abs(x) >= (2 - 2 ** -8) * 2.0 ** 127)),
+        ("a tie, rounded to the even neighbour",
+         on(lambda x, dtype: _finite(x) and _steps(x, dtype) % 1 == 0.5)),
+        ("a tie rounded up", on(lambda x, dtype: _finite(x) and _steps(x, dtype) % 2 == 1.5)),
+        ("float16 subnormal", on(lambda x, dtype: dtype == "float16" and _finite(x)
+                                 and 2 ** -25 < abs(x) < 2 ** -14)),
+        ("bfloat16 subnormal", on(lambda x, dtype: dtype == "bfloat16" and _finite(x)
+                                  and 2 ** -133 <= abs(x) < 2 ** -126)),
+        ("a nonzero value that rounds to 0", on(lambda x, dtype: _underflows(x, dtype))),
+        ("a negative value that rounds to 0",
+         on(lambda x, dtype: x < 0 and _underflows(x, dtype))),
+        ("float16: an odd integer above 2048",
+         on(lambda x, dtype: dtype == "float16" and _finite(x) and x == int(x)
+            and 2048 < abs(x) < 65504 and int(x) % 2)),
+    ],
+    "to_result": [
+        ("(N, 1, 1, 1) with equal C, W, H strides asked for channels_last (ambiguous: a copy)",
+         on(lambda dtype, shape, stride, call: len(shape) == 4 and shape[0] > 0
+            and tuple(shape[1:]) == (1, 1, 1) and 0 < stride[1] == stride[2] == stride[3]
+            and _to_options(call)[1] == "channels_last")),
+        ("(N, 1, 1, 1) with climbing strides asked for channels_last (t itself)",
+         lambda c: _n111(*c.args[1:3]) and _to_options(c.args[3])[1] == "channels_last"
+         and returns_t(c)),
+        ("(N, 1, 1, 1) with climbing strides asked for contiguous_format (a copy)",
+         lambda c: _n111(*c.args[1:3]) and _to_options(c.args[3])[1] == "contiguous_format"
+         and copies(c)),
+        ("channels_last for a tensor that is not 4-d (RuntimeError)",
+         lambda c: len(c.args[1]) != 4 and raises(to_truth(c), "RuntimeError")),
+        ("a sliced channels-last tensor asked for channels_last (t itself)",
+         lambda c: len(c.args[1]) == 4 and _to_options(c.args[3])[1] == "channels_last"
+         and returns_t(c) and c.args[2] != tuple(
+             torch.empty(c.args[1], memory_format=torch.channels_last).stride())),
+        ("a non-contiguous tensor asked for contiguous_format (t itself)",
+         lambda c: _to_options(c.args[3])[1] == "contiguous_format" and returns_t(c)
+         and not torch_contiguous(*c.args[1:3])),
+        ("a 4-d tensor with a size-0 dim asked for channels_last",
+         on(lambda dtype, shape, stride, call: len(shape) == 4 and 0 in shape
+            and _to_options(call)[1] == "channels_last")),
+        ("a 4-d tensor with C of stride 0 asked for channels_last",
+         on(lambda dtype, shape, stride, call: len(shape) == 4 and stride[1] == 0
+            and 0 not in shape and _to_options(call)[1] == "channels_last")),
+        ("copy=True", on(lambda dtype, shape, stride, call: ("copy", True) in call)),
+        ("copy=False with a change (a copy all the same)",
+         lambda c: ("copy", False) in c.args[3] and copies(c)),
+        ("the meta device", on(lambda dtype, shape, stride, call: ("device", "meta") in call)),
+        ("another tensor's dtype", on(lambda dtype, shape, stride, call:
+                                      "other" in _to_options(call)[0])),
+        ("a preserve_format copy of a non-dense tensor (dense in dim order)",
+         lambda c: _to_options(c.args[3])[1] == "preserve_format" and 0 not in c.args[1]
+         and not dense(*c.args[1:3]) and copies(c)),
+        ("a preserve_format copy with stride 0",
+         lambda c: _to_options(c.args[3])[1] == "preserve_format" and copies(c)
+         and stride0(*c.args[1:3])),
+        ("a preserve_format copy with two dims of one stride",
+         lambda c: _to_options(c.args[3])[1] == "preserve_format" and copies(c)
+         and len({s for n, s in zip(*c.args[1:3], strict=True) if n > 1 and s}) < sum(
+             n > 1 and s > 0 for n, s in zip(*c.args[1:3], strict=True))),
+        ("a preserve_format copy of an empty tensor",
+         lambda c: _to_options(c.args[3])[1] == "preserve_format" and 0 in c.args[1]
+         and copies(c)),
+        ("a preserve_format copy with a size-1 dim of odd stride",
+         lambda c: _to_options(c.args[3])[1] == "preserve_format" and copies(c)
+         and 0 not in c.args[1] and odd_size1_stride(*c.args[1:3])),
+        ("0-d", on(lambda dtype, shape, stride, call: shape == ())),
+    ],
+    "matmul_shape": [
+        ("a 0-d operand (RuntimeError)", on(lambda a, b: () in (a, b))),
+        ("1-d @ 1-d (a dot product: ())", on(lambda a, b: len(a) == len(b) == 1)),
+        ("1-d @ 2-d", on(lambda a, b: len(a) == 1 and len(b) == 2)),
+        ("2-d @ 1-d", on(lambda a, b: len(a) == 2 and len(b) == 1)),
+        ("1-d @ batched", on(lambda a, b: len(a) == 1 and len(b) >= 3)),
+        ("batched @ 1-d", on(lambda a, b: len(a) >= 3 and len(b) == 1)),
+        ("batched @ 2-d or 2-d @ batched", on(lambda a, b: {len(a), len(b)} & {2}
+                                              and max(len(a), len(b)) >= 3)),
+        ("inner sizes that differ (RuntimeError)",
+         on(lambda a, b: a and b and _inner(a, b)[0] != _inner(a, b)[1])),
+        ("an inner size 0", on(lambda a, b: a and b and _inner(a, b) == (0, 0))),
+        ("batch dims: 1 against a size > 1",
+         on(lambda a, b: any(set(c) == {1, max(c)} and max(c) > 1
+                             for c in columns(*_matmul_batches(a, b))))),
+        ("batch dims of different lengths",
+         on(lambda a, b: len(a) > 2 and len(b) > 2 and len(a) != len(b))),
+        ("batch dims that clash (RuntimeError)",
+         on(lambda a, b: clashes(*_matmul_batches(a, b)))),
+        ("a batch size 0 against 1",
+         on(lambda a, b: any(set(c) == {0, 1} for c in columns(*_matmul_batches(a, b))))),
+        ("a batch size 0 against a size > 1 (RuntimeError)",
+         on(lambda a, b: any(0 in c and max(c) > 1 for c in columns(*_matmul_batches(a, b))))),
+        ("an operand of 4 dims", on(lambda a, b: max(len(a), len(b)) >= 4)),
+    ],
+    # ------------------------------------------------------------ chapter 5
+    "engine_order": [
+        ("one node and its leaves", on(lambda graph, root: len(graph) - len(_leaves_of(graph))
+                                       == 1)),
+        ("two edges from a node to one node (t1 * t1, a * a)",
+         on(lambda graph, root: any(len(nxt) == 2 and nxt[0] == nxt[1]
+                                    for _, _, _, nxt in graph))),
+        ("two leaves one node makes ready together (a tie)",
+         on(lambda graph, root: _tied_leaves(graph))),
+        ("a tie that comes out against the ids' order", _ties_out_of_id_order),
+        ("a leaf used by several nodes",
+         on(lambda graph, root: any(len(users) > 1 and ident in _leaves_of(graph)
+                                    for ident, users in _users(graph).items()))),
+        ("an intermediate used by several nodes",
+         on(lambda graph, root: any(len(users) > 1 and ident not in _leaves_of(graph)
+                                    for ident, users in _users(graph).items()))),
+        ("a unary node (exp, sin)",
+         on(lambda graph, root: any(name in ("ExpBackward0", "SinBackward0")
+                                    for _, name, _, _ in graph))),
+        ("seven nodes or more", on(lambda graph, root: len(graph) >= 7)),
+    ],
+    "binary_backward": [
+        ("division", on(lambda op, x, y, grad: op == "/")),
+        ("multiplication", on(lambda op, x, y, grad: op == "*")),
+        ("everything 0-d", on(lambda op, x, y, grad: _nested_shape(grad) == ())),
+        ("a 0-d x with a y of dims", on(lambda op, x, y, grad: _nested_shape(x) == ()
+                                        and _nested_shape(y))),
+        ("a 0-d y with an x of dims", on(lambda op, x, y, grad: _nested_shape(y) == ()
+                                         and _nested_shape(x))),
+        ("x with fewer dims than the result, not 0-d",
+         on(lambda op, x, y, grad: 0 < len(_nested_shape(x)) < len(_nested_shape(grad)))),
+        ("y with fewer dims than the result, not 0-d",
+         on(lambda op, x, y, grad: 0 < len(_nested_shape(y)) < len(_nested_shape(grad)))),
+        ("a size-1 dim of x that broadcasts",
+         on(lambda op, x, y, grad: any(set(c) == {1, max(c)} and max(c) > 1 and c[0] == 1
+                                       for c in columns(_nested_shape(x), _nested_shape(grad))
+                                       if len(c) == 2))),
+        ("a size-1 dim of y that broadcasts",
+         on(lambda op, x, y, grad: any(set(c) == {1, max(c)} and max(c) > 1 and c[0] == 1
+                                       for c in columns(_nested_shape(y), _nested_shape(grad))
+                                       if len(c) == 2))),
+        ("a 3-d result", on(lambda op, x, y, grad: len(_nested_shape(grad)) == 3)),
+    ],
+    "leaf_grads": [
+        ("an unused leaf (None)",
+         on(lambda leaves, program: any(name not in {a for _, _, args in program for a in args}
+                                        for name, _ in leaves))),
+        ("a leaf used only where the root does not depend on it (None)",
+         on(_leaf_only_in_dead_branch)),
+        ("a leaf used twice in one step (a * a)",
+         on(lambda leaves, program: any(args[0] == args[1] and args[0] in dict(leaves)
+                                        for _, _, args in program))),
+        ("p - p (a gradient of 0.0, not None)",
+         on(lambda leaves, program: any(op == "-" and args[0] == args[1]
+                                        for _, op, args in program))),
+        ("an intermediate used by two steps",
+         on(lambda leaves, program: any(sum(out in args for _, _, args in program) >= 2
+                                        for out, _, _ in program))),
+        ("one step", on(lambda leaves, program: len(program) == 1)),
+        ("six steps or more", on(lambda leaves, program: len(program) >= 6)),
+    ],
+    "accumulate_grad": [
+        ("first gradient, a dense leaf in a permuted order (its strides)",
+         on(lambda shape, stride, grad, new: grad is None and 0 not in shape
+            and dense(shape, stride) and increasing([s for n, s in zip(shape, stride, strict=True)
+                                                     if n > 1]))),
+        ("first gradient, a stepped leaf (contiguous)",
+         on(lambda shape, stride, grad, new: grad is None and not dense(shape, stride)
+            and 0 not in stride and not overlapping(shape, stride))),
+        ("first gradient, stride 0 (contiguous)",
+         on(lambda shape, stride, grad, new: grad is None
+            and stride0(shape, stride))),
+        ("first gradient, overlapping without stride 0 (contiguous)",
+         on(lambda shape, stride, grad, new: grad is None and 0 not in stride
+            and overlapping(shape, stride))),
+        ("first gradient, a size-1 dim with an odd stride",
+         on(lambda shape, stride, grad, new: grad is None and 0 not in shape
+            and odd_size1_stride(shape, stride))),
+        ("first gradient, an empty leaf", on(lambda shape, stride, grad, new:
+                                            grad is None and 0 in shape)),
+        ("0-d", on(lambda shape, stride, grad, new: shape == ())),
+        ("a later gradient (in place)", on(lambda shape, stride, grad, new: grad is not None)),
+        ("a later gradient, .grad laid out unlike the leaf",
+         on(lambda shape, stride, grad, new: grad is not None and grad[1] != stride
+            and 0 not in shape and set(shape) != {1})),
+    ],
+    "has_grad": [
+        *[(f"a {kind!r} step", on(lambda program, kind=kind: kind in _kinds(program)))
+          for kind in ("detach", "no_grad", "inference", "retain_grad", "requires_grad_")],
+        ("a leaf that does not require grad",
+         on(lambda program: any(s[0] == "leaf" and not s[2] for s in program))),
+        ("retain_grad on a leaf", on(lambda program: _steps_on(program, "retain_grad", "leaf"))),
+        ("retain_grad on a result", on(lambda program: _steps_on(program, "retain_grad", "mul"))),
+        ("requires_grad_ on a detached tensor (a new leaf)",
+         on(lambda program: _steps_on(program, "requires_grad_", "detach"))),
+        ("requires_grad_ on an inference tensor (RuntimeError)",
+         on(lambda program: _steps_on(program, "requires_grad_", "inference"))),
+        ("torch raises RuntimeError", lambda c: raises(_torch_says("has_grad", c),
+                                                       "RuntimeError")),
+        ("an inference tensor used where no grad is needed (no error)",
+         lambda c: "inference" in _kinds(c.args[0])
+         and not raises(_torch_says("has_grad", c))),
+    ],
+    "clamp_backward": [
+        ("lo absent", on(lambda x, lo, hi, grad: lo is None)),
+        ("hi absent", on(lambda x, lo, hi, grad: hi is None)),
+        ("lo == hi", on(lambda x, lo, hi, grad: any(
+            v is not None and p == q for v, p, q in _clamp_elements(x, lo, hi)))),
+        ("lo > hi", on(lambda x, lo, hi, grad: any(
+            p is not None and q is not None and p > q for _, p, q in _clamp_elements(x, lo,
+                                                                                   hi)))),
+        ("nan in x", on(lambda x, lo, hi, grad: any(math.isnan(v) for v in x))),
+        ("x on lo", on(lambda x, lo, hi, grad: lo is not None and any(
+            v == p for v, p, _ in _clamp_elements(x, lo, hi)))),
+        ("x on hi", on(lambda x, lo, hi, grad: hi is not None and any(
+            v == q for v, _, q in _clamp_elements(x, lo, hi)))),
+        ("x below lo < hi", on(lambda x, lo, hi, grad: lo is not None and any(
+            v < p and (q is None or p < q) for v, p, q in _clamp_elements(x, lo, hi)))),
+        ("x above hi", on(lambda x, lo, hi, grad: hi is not None and any(
+            v > q for v, _, q in _clamp_elements(x, lo, hi)))),
+        ("a 0-d bound: one value everywhere", on(lambda x, lo, hi, grad: len(x) > 1 and any(
+            b is not None and len(set(b)) == 1 for b in (lo, hi)))),
+    ],
+    "saved_tensor_error": [
+        ("unchanged (None)", on(lambda saved, version, *_: version == saved)),
+        ("a tensor without history (no 'which is output 0 of')",
+         on(lambda saved, version, type_name, shape, saved_by, grad_fn:
+            version != saved and grad_fn is None)),
+        ("a saved result", on(lambda saved, version, type_name, shape, saved_by, grad_fn:
+                              version != saved and saved_by is not None)),
+        ("a saved input changed through a view (CopySlices)",
+         on(lambda saved, version, type_name, shape, saved_by, grad_fn:
+            version != saved and grad_fn == COPY_SLICES and saved_by is None)),
+        ("0-d ([])", on(lambda saved, version, type_name, shape, saved_by, grad_fn:
+                        version != saved and shape == ())),
+        ("float16", on(lambda saved, version, type_name, shape, saved_by, grad_fn:
+                       version != saved and type_name == "torch.HalfTensor")),
+        ("changed before it was saved (saved_version > 0)",
+         on(lambda saved, version, *_: version != saved and saved > 0)),
+        ("changed several times", on(lambda saved, version, *_: version - saved >= 2)),
+    ],
+    # ------------------------------------------------------------ chapter 8
+    "seed_words": [
+        ("a seed of 2**32 or more (its low 32 bits)", on(lambda s: 2 ** 32 <= s < 2 ** 64)),
+        ("a seed of 2**63 or more (not an int64)", on(lambda s: 2 ** 63 <= s < 2 ** 64)),
+        ("2**64 - 1", on(lambda s: s == 2 ** 64 - 1)),
+        ("a negative seed", on(lambda s: -2 ** 63 <= s < 0)),
+        ("-2**63", on(lambda s: s == -2 ** 63)),
+        ("a seed above 2**64 - 1 (ValueError)", on(lambda s: s >= 2 ** 64)),
+        ("a seed below -2**63 (ValueError)", on(lambda s: s < -2 ** 63)),
+        ("a seed below 256", on(lambda s: 0 <= s < 256)),
+    ],
+    "temper": [
+        ("0", on(lambda y: y == 0)),
+        ("2**32 - 1", on(lambda y: y == 2 ** 32 - 1)),
+        ("the top bit set", on(lambda y: y >= 2 ** 31)),
+        ("a bit that y << 7 pushes past 32 bits", on(lambda y: y >= 2 ** 25)),
+        ("below 2**16", on(lambda y: y < 2 ** 16)),
+    ],
+    "raw_draws": [
+        ("n = 0", on(lambda seed, n: n == 0)),
+        ("1 <= n < 624 (one twist)", on(lambda seed, n: 1 <= n < 624)),
+        ("n = 624 (every word of one twist)", on(lambda seed, n: n == 624)),
+        ("n = 625 (the second twist)", on(lambda seed, n: n == 625)),
+        ("624 < n < 1248", on(lambda seed, n: 624 < n < 1248)),
+        ("n > 1248 (a third twist)", on(lambda seed, n: n > 1248)),
+        ("a negative seed", on(lambda seed, n: seed < 0)),
+        ("a seed of 2**32 or more", on(lambda seed, n: seed >= 2 ** 32)),
+    ],
+    "uniform_floats": [
+        ("float32", on(lambda draws, dtype: dtype == "float32")),
+        ("float64 (two draws per element)", on(lambda draws, dtype: dtype == "float64")),
+        ("float16", on(lambda draws, dtype: dtype == "float16")),
+        ("float16 that rounds up to 1.0 (becomes 0.0)",
+         on(lambda draws, dtype: dtype == "float16"
+            and max(_low24(draws)) >= 2 ** 24 - 2 ** 12)),
+        ("float32 with only the high 8 bits set (0.0)",
+         on(lambda draws, dtype: dtype == "float32"
+            and any(d and d % 2 ** 24 == 0 for d in draws))),
+        ("float32 close to 1", on(lambda draws, dtype: dtype == "float32"
+                                  and max(_low24(draws)) >= 2 ** 24 - 2 ** 8)),
+        ("float64 with a first draw above 2**21 (bits past 53 dropped)",
+         on(lambda draws, dtype: dtype == "float64" and max(draws[::2]) >= 2 ** 21)),
+        ("a draw of 0", on(lambda draws, dtype: 0 in draws)),
+    ],
+    "randint_from_draws": [
+        ("low >= high (RuntimeError)", on(lambda low, high, n, draws: low >= high)),
+        ("low == high (RuntimeError)", on(lambda low, high, n, draws: low == high)),
+        ("a range of 1", on(lambda low, high, n, draws: high - low == 1)),
+        ("a range of 2**28 - 1 (the largest with one draw)",
+         on(lambda low, high, n, draws: high - low == 2 ** 28 - 1)),
+        ("a range of 2**28 (the smallest with two draws)",
+         on(lambda low, high, n, draws: high - low == 2 ** 28)),
+        ("a range between 2**28 and 2**32",
+         on(lambda low, high, n, draws: 2 ** 28 < high - low < 2 ** 32)),
+        ("a range of 2**32 or more", on(lambda low, high, n, draws: high - low >= 2 ** 32)),
+        ("a range of 2**63 or more", on(lambda low, high, n, draws: high - low >= 2 ** 63)),
+        ("a negative low", on(lambda low, high, n, draws: low < 0 < high - low)),
+        ("several numbers, two draws each",
+         on(lambda low, high, n, draws: n >= 2 and high - low >= 2 ** 28)),
+    ],
+    "randperm_from_draws": [
+        ("n = 0", on(lambda n, draws: n == 0)),
+        ("n = 1", on(lambda n, draws: n == 1)),
+        ("n = 2", on(lambda n, draws: n == 2)),
+        ("n >= 20", on(lambda n, draws: n >= 20)),
+        ("a draw of 2**32 - 1", on(lambda n, draws: 2 ** 32 - 1 in draws[:-1])),
+    ],
+    "state_bytes": [
+        ("n = 0 (right after seeding)", on(lambda seed, n: n == 0)),
+        ("1 <= n < 624", on(lambda seed, n: 1 <= n < 624)),
+        ("n = 623 (next = 623)", on(lambda seed, n: n == 623)),
+        ("n = 624 (every word of the first twist used)", on(lambda seed, n: n == 624)),
+        ("n = 625 (the second twist)", on(lambda seed, n: n == 625)),
+        ("n >= 1248", on(lambda seed, n: n >= 1248)),
+        ("a seed of 2**32 or more (the seed field keeps it)", on(lambda seed, n: seed >= 2 ** 32)),
+        ("a negative seed", on(lambda seed, n: seed < 0)),
+    ],
+    "order_changes": [
+        ("mode global", on(lambda mode, a, b: mode == "global")),
+        ("mode dedicated", on(lambda mode, a, b: mode == "dedicated")),
+        ("mode reseed", on(lambda mode, a, b: mode == "reseed")),
+        ("dropout with p = 0 (no draws)",
+         on(lambda mode, a, b: any(c[0] == "dropout" and c[1] == 0.0 for c in _calls(a, b)))),
+        ("dropout with p = 1 (no draws)",
+         on(lambda mode, a, b: any(c[0] == "dropout" and c[1] == 1.0 for c in _calls(a, b)))),
+        ("dropout with training=False (no draws)",
+         on(lambda mode, a, b: any(c[0] == "dropout" and not c[3] for c in _calls(a, b)))),
+        ("dropout of 0 elements (no draws)",
+         on(lambda mode, a, b: any(c[0] == "dropout" and c[2] == 0 for c in _calls(a, b)))),
+        ("rand64", on(lambda mode, a, b: any(c[0] == "rand64" for c in _calls(a, b)))),
+        ("randint with a range of 2**40",
+         on(lambda mode, a, b: any(c[0] == "randint" and c[1] == 2 ** 40
+                                   for c in _calls(a, b)))),
+        ("runs that differ only in the last epoch (no change)",
+         on(lambda mode, a, b: a[:-1] == b[:-1] and a[-1] != b[-1])),
+        ("runs that differ with no epoch changed",
+         lambda c: c.args[1] != c.args[2] and not any(_torch_says("order_changes", c))),
+        ("global mode: a change that moves every later epoch",
+         lambda c: c.args[0] == "global" and any(_torch_says("order_changes", c))),
+    ],
+}
+
+ROWS = [(name, corner, predicate) for name, rows in CORNERS.items()
+        for corner, predicate in rows]
+
+
+def hidden(name: str, seed: int | None) -> list[Case]:
+    """The hidden cases of a seed (None: the exercise's default seed)."""
+    return checks.cases(name, hidden=True, seed=seed)
+
+
+def test_every_exercise_has_corners():
+    exercises.get("contiguous_strides")  # registers every chapter's exercises
+    assert set(CORNERS) == set(exercises.EXERCISES)
+    assert all(len(rows) >= 4 for rows in CORNERS.values())
+    assert all(len({corner for corner, _ in rows}) == len(rows) for rows in CORNERS.values())
+
+
+@pytest.mark.parametrize("name,corner,predicate", ROWS,
+                         ids=[f"{name}:{corner}" for name, corner, _ in ROWS])
+def test_every_seed_draws_the_corner(name, corner, predicate):
+    missing = [seed for seed in SEEDS if not any(predicate(c) for c in hidden(name, seed))]
+    assert not missing, f"{name}: no hidden case with {corner!r} for seeds {missing}"
+
+
+@pytest.mark.parametrize("name,corner,predicate", ROWS,
+                         ids=[f"{name}:{corner}" for name, corner, _ in ROWS])
+def test_no_corner_is_every_case(name, corner, predicate):
+    """A predicate that every case satisfies tests nothing: each one is False somewhere."""
+    assert not all(predicate(c) for c in hidden(name, None)), (name, corner)
+
+
+def corner(name: str, text: str):
+    """The predicate of one row of ``CORNERS``."""
+    return dict(CORNERS[name])[text]
+
+
+# ---------------------------------------------------------------- the predicates can fail
+N111_CHANNELS_LAST = "(N, 1, 1, 1) with climbing strides asked for channels_last (t itself)"
+DIAGONAL_0D = "0-d with dims 0 and -1 (one dim: RuntimeError)"
+
+
+def _to_case(dtype, shape, stride, *call) -> Case:
+    return Case(args=(dtype, shape, stride, call))
+
+
+def _diagonal_case(*args) -> Case:
+    return Case(args=args)
+
+
+def test_predicates_tell_the_corner_from_the_cases_next_to_it():
+    n111 = corner("to_result", N111_CHANNELS_LAST)
+    assert n111(_to_case("float32", (2, 1, 1, 1), (9, 1, 3, 2), ("memory_format", "channels_last")))
+    for case in [
+        # ambiguous (H has C's stride), asked for contiguous_format, a new dtype, not (N, 1, 1, 1)
+        _to_case("float32", (2, 1, 1, 1), (1, 1, 1, 1), ("memory_format", "channels_last")),
+        _to_case("float32", (2, 1, 1, 1), (9, 1, 3, 2), ("memory_format", "contiguous_format")),
+        _to_case("float32", (2, 1, 1, 1), (9, 1, 3, 2), ("memory_format", "channels_last"),
+                 ("dtype", "float64")),
+        _to_case("float32", (2, 3, 2, 2), (12, 1, 6, 3), ("memory_format", "channels_last")),
+    ]:
+        assert not n111(case), case
+
+    zero_d = corner("diagonal_layout", DIAGONAL_0D)
+    assert zero_d(_diagonal_case((), (), 0, 0, 0, -1))
+    assert zero_d(_diagonal_case((), (), 2, 1, -1, -1))
+    for case in [_diagonal_case((), (), 0, 0, 0, 1), _diagonal_case((3,), (1,), 0, 0, 0, -1),
+                 _diagonal_case((3, 3), (3, 1), 0, 0, 0, -1)]:
+        assert not zero_d(case), case
+
+    tie = corner("cast_value", "a tie, rounded to the even neighbour")
+    assert tie(Case(args=(2049.0, "float16"))) and not tie(Case(args=(2050.0, "float16")))
+
+    # t1 = c * a: the engine runs c's node before a's, against the ids' order; a * b: in it
+    graph = [("a", "AccumulateGrad", ACCUMULATE_SEQ, ()), ("c", "AccumulateGrad",
+                                                           ACCUMULATE_SEQ, ())]
+    against = Case(args=((*graph, ("t1", "MulBackward0", 0, ("c", "a"))), "t1"),
+                   context=(("program", (("t1", "*", ("c", "a")),)),))
+    graph = [("a", "AccumulateGrad", ACCUMULATE_SEQ, ()), ("b", "AccumulateGrad",
+                                                           ACCUMULATE_SEQ, ())]
+    along = Case(args=((*graph, ("t1", "MulBackward0", 0, ("a", "b"))), "t1"),
+                 context=(("program", (("t1", "*", ("a", "b")),)),))
+    assert _torch_says("engine_order", against) == ["t1", "c", "a"]
+    ties = corner("engine_order", "a tie that comes out against the ids' order")
+    assert ties(against) and not ties(along)
+
+
+# ---------------------------------------------------------------- to_result's visible cases
+def test_to_result_visible_cases_hold_a_climbing_n111_that_torch_keeps():
+    ex = exercises.get("to_result")
+    climbing = [case for case in ex.fixed if corner("to_result", N111_CHANNELS_LAST)(case)]
+    assert climbing
+    for case in climbing:
+        dtype, shape, stride, call = case.args
+        t = torch.empty_strided(shape, stride, dtype=getattr(torch, dtype))
+        out = t.to(memory_format=torch.channels_last)
+        assert (out is t, out.stride()) == ex.reference(case) == (True, tuple(stride))
+
+
+# ---------------------------------------------------------------- answers wrong on one corner
+@functools.cache
+def solution(chapter: str, name: str):
+    """The solution notebook's answer, run as the grader runs an answer cell."""
+    namespace = answer_namespace()
+    exec(compile(answer_sources(chapter)[name], f"<{chapter}:{name}>", "exec"), namespace)
+    return namespace[name]
+
+
+def to_result_n111_always_ambiguous(dtype, shape, stride, call):
+    """Takes every (N, 1, 1, 1) layout for torch's ambiguous one: never suggests
+    channels_last for it, climbing strides or not."""
+    same, out = solution("ch04_dtype_device", "to_result")(dtype, shape, stride, call)
+    options = dict(call)
+    target = options.get("other", options.get("dtype", dtype))
+    stays = target == dtype and options.get("device", "cpu") == "cpu" and not options.get("copy")
+    if len(shape) == 4 and tuple(shape[1:]) == (1, 1, 1) and stays:
+        n, c, h, w = shape
+        if options.get("memory_format") == "channels_last":
+            return False, (h * w * c, 1, w * c, c)
+        if options.get("memory_format") == "contiguous_format":
+            return True, tuple(stride)
+    return same, out
+
+
+def diagonal_0d_has_no_dims(shape, stride, storage_offset, offset, dim1, dim2):
+    """Reads "a 0-d tensor has no second dim" as: any diagonal of a 0-d tensor is an
+    IndexError (torch takes dims 0 and -1 as one dim: RuntimeError)."""
+    if not shape:
+        raise IndexError("a 0-d tensor has no dims")
+    return solution("ch02_views", "diagonal_layout")(shape, stride, storage_offset, offset,
+                                                    dim1, dim2)
+
+
+@pytest.mark.parametrize("name,chapter,mistake,wrong_on", [
+    ("to_result", "ch04_dtype_device", to_result_n111_always_ambiguous,
+     lambda c: _n111(*c.args[1:3]) and c.args[2][1] != c.args[2][2]),
+    ("diagonal_layout", "ch02_views", diagonal_0d_has_no_dims,
+     corner("diagonal_layout", DIAGONAL_0D)),
+])
+def test_an_answer_wrong_only_on_the_corner_fails_the_hidden_check(name, chapter, mistake,
+                                                                   wrong_on):
+    pairs = hidden_pairs(name)
+    verdict = checks.judge(name, mistake, pairs)
+    assert verdict.failures and all(wrong_on(f.case) for f in verdict.failures)
+    assert checks.judge(name, solution(chapter, name), pairs).passed
+    with pytest.raises(checks.CheckFailed):
+        checks.check(name, mistake, hidden=True)

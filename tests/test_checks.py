@@ -114,9 +114,32 @@ def test_unanswered_exercise_raises_not_implemented(name):
     def stub(*args):
         raise NotImplementedError()
 
-    for kwargs in ({}, {"hidden": True}, {"quick": True}):
+    for kwargs in ({}, {"hidden": True}, {"sample": checks.SAMPLE}, {"quick": True}):
         with pytest.raises(NotImplementedError):
             checks.check(name, stub, **kwargs)
+
+
+def test_a_sample_spreads_over_the_hidden_cases_and_says_how_many(capsys):
+    """A notebook's hidden cell checks ``SAMPLE`` hidden cases spread over the set: the first
+    fixed case first, some edge cases, some drawn ones; the printed line says how many of
+    how many, and an answer wrong only on a case of the sample fails it."""
+    everything = checks.cases("contiguous_strides", hidden=True)
+    sample = checks.sample_of(everything, checks.SAMPLE)
+    assert len(sample) == checks.SAMPLE == len(set(sample))
+    assert sample[0] == everything[0] and sample[-1] in everything[len(everything) // 2:]
+    assert checks.sample_of(everything[:5], checks.SAMPLE) == everything[:5]
+    right = layout.contiguous_strides  # the reference's own
+    checks.check("contiguous_strides", right, sample=checks.SAMPLE)
+    assert capsys.readouterr().out.startswith(
+        f"contiguous_strides: a sample of {checks.SAMPLE} of the {len(everything)} hidden "
+        "cases agrees with torch")
+    late = next(c.args for c in reversed(sample) if c.args[0])  # a shape of some dims
+
+    def wrong_on_a_drawn_case(shape):
+        return (0,) * len(shape) if tuple(shape) == tuple(late[0]) else right(shape)
+
+    with pytest.raises(checks.CheckFailed):
+        checks.check("contiguous_strides", wrong_on_a_drawn_case, sample=checks.SAMPLE)
 
 
 def test_errors_in_answers_are_reported_with_the_case():

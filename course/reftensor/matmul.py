@@ -9,10 +9,17 @@
 2-D @ 2-D      ``mm``.
 N-D (N >= 3)   batched: the dims before the last two broadcast, a 1-D operand gets a
                dim added (and removed from the result), then ``bmm`` on each matrix pair.
-               When one side is 1-D or 2-D and the other's batch dims are laid out
-               contiguously, torch *folds* the batch into the matrix rows and calls
-               ``mm``/``mv`` instead; the values are the same, only the error messages
-               name the other kernel.
+               torch *folds* instead (merges the larger operand's batch into its matrix
+               rows, one ``mm`` or ``mv``) when its ``should_fold`` says so: one operand
+               has 3 or more dims and the other 1 or 2, and either the smaller one
+               requires grad (even under ``no_grad``; not with ``out=``), when the merge
+               may copy, or the smaller one is not a 2-D left operand and the larger one
+               (its ``mT`` when it is on the right) is empty or has ``stride[i] ==
+               stride[i + 1] * size[i + 1]`` for every ``i < ndim - 2``. Of two 3-D
+               operands, one with a batch of 1 that requires grad (the other's batch not
+               1) is squeezed to a matrix first, and so folds. The values are the same
+               either way; the graph is not (``MmBackward0`` or ``MvBackward0`` against
+               ``BmmBackward0``), and the errors name the kernel that runs.
 =============  ==========================================================================
 
 Unlike the elementwise ops, matmul does **not** promote: both operands must have one dtype
@@ -29,7 +36,8 @@ below is its one-call shortcut when nothing is recorded.
 ``matmul``'s result shape is :func:`matmul_shape` (chapter 4, a meta function on plain
 shapes): ``matmul_cpu`` allocates its result with it, and the batched decomposition views
 ``bmm``'s result as it says. torch's own checks (:func:`check_matmul`) run first, so the
-errors keep torch's words.
+errors keep torch's words, with one gap: they decide on folding by the layout alone, so where
+torch folds only because an operand requires grad, their message names ``bmm``, not ``mm``.
 """
 
 from __future__ import annotations

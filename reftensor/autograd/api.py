@@ -173,8 +173,9 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Any = None,
     ``create_graph``: record the backward itself, so gradients have a ``grad_fn``.
 
     Raises:
-        RuntimeError: a tensor that does not require grad; a non-scalar tensor without a
-            gradient; a gradient of the wrong shape; a second backward through a freed graph;
+        RuntimeError: a tensor that does not require grad; a tensor without a gradient
+            that does not have exactly one element; a gradient of the wrong shape; a second
+            backward through a node whose saved tensors were freed;
             a saved tensor modified in place; an empty ``inputs``.
     """
     outputs = _as_list(tensors, "tensors")

@@ -14,7 +14,8 @@
 
 So a graph with shared subgraphs costs time linear in its size: ``y = y + y`` 25 times
 runs 25 nodes, not 2**25 paths. Without ``retain_graph`` each node frees its saved tensors
-after it runs, and a second backward through it raises.
+after it runs, and a second backward through a node that saved a tensor raises (the nodes of
+``(a + 1).sum()`` saved none, and run again).
 """
 
 from __future__ import annotations

@@ -89,7 +89,20 @@ class Verdict:
             lines.append(f"  got:      raised {type(worst.error).__name__}: {worst.error}")
         else:
             lines.append(f"  got:      {show(worst.got)}{_type_hint(worst.expected, worst.got)}")
+            lines += _first_difference(worst.expected, worst.got)
         return "\n".join(lines)
+
+
+def _first_difference(expected: Any, got: Any) -> list[str]:
+    """For two long lists of the same length, too long to show whole: a line naming the
+    first place they differ (an empty list otherwise)."""
+    if not (type(expected) in (list, tuple) and type(got) is type(expected)
+            and len(expected) == len(got) and len(repr(expected)) > 200):
+        return []
+    for k, (e, g) in enumerate(zip(expected, got, strict=True)):
+        if not same(e, g):
+            return [f"  first difference at index {k}: torch {show(e)}, yours {show(g)}"]
+    return []
 
 
 def _describe_expected(expected: Any) -> str:

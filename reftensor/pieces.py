@@ -96,9 +96,10 @@ PIECES: dict[str, Piece] = {
     "saved_tensor_error": Piece("ch05_autograd", 7),
     "seed_words": Piece("ch08_rng", 1),
     "temper": Piece("ch08_rng", 2),
-    "uniform_floats": Piece("ch08_rng", 4),
-    "randint_from_draws": Piece("ch08_rng", 5),
-    "randperm_from_draws": Piece("ch08_rng", 6),
+    "twist": Piece("ch08_rng", 3),
+    "uniform_floats": Piece("ch08_rng", 5),
+    "randint_from_draws": Piece("ch08_rng", 6),
+    "randperm_from_draws": Piece("ch08_rng", 7),
 }
 
 _answers: dict[str, Callable[..., Any]] = {}

@@ -25,7 +25,7 @@ from tests.notebooks import (
 pytestmark = pytest.mark.ch08
 
 CHAPTER = "ch08_rng"
-NAMES = ["seed_words", "temper", "raw_draws", "uniform_floats", "randint_from_draws",
+NAMES = ["seed_words", "temper", "twist", "raw_draws", "uniform_floats", "randint_from_draws",
          "randperm_from_draws", "state_bytes", "order_changes"]
 FRESH_SEED = 20261122
 
@@ -68,6 +68,43 @@ def temper_left_steps_swapped(y):
     y ^= (y << 7) & 0x9D2C5680
     y ^= y >> 18
     return y
+
+
+def twist_masks_swapped(words):
+    """Keeps the low 31 bits of word i and the top bit of word i + 1."""
+    new = list(words)
+    for i in range(624):
+        y = (new[i] & 0x7FFFFFFF) | (new[(i + 1) % 624] & 0x80000000)
+        new[i] = new[(i + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+    return new
+
+
+def twist_without_matrix_a(words):
+    """Forgets MATRIX_A for an odd y: only the shift and the XOR with word i + 397."""
+    new = list(words)
+    for i in range(624):
+        y = (new[i] & 0x80000000) | (new[(i + 1) % 624] & 0x7FFFFFFF)
+        new[i] = new[(i + 397) % 624] ^ (y >> 1)
+    return new
+
+
+def twist_from_old_words(words):
+    """Builds a new list from the words as they were: word i + 397 is never a replaced one."""
+    new = []
+    for i in range(624):
+        y = (words[i] & 0x80000000) | (words[(i + 1) % 624] & 0x7FFFFFFF)
+        new.append(words[(i + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0))
+    return new
+
+
+def twist_old_first_word_at_the_wrap(words):
+    """Twists in place, but the last word reads word 0 as it was before this twist."""
+    new = list(words)
+    for i in range(624):
+        following = words[0] if i == 623 else new[i + 1]
+        y = (new[i] & 0x80000000) | (following & 0x7FFFFFFF)
+        new[i] = new[(i + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+    return new
 
 
 def raw_draws_untwisted(seed, n):
@@ -204,6 +241,10 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("seed_words", seed_words_64_bit_first_word, False),
     ("temper", temper_swapped_right_shifts, False),
     ("temper", temper_left_steps_swapped, False),
+    ("twist", twist_masks_swapped, False),
+    ("twist", twist_without_matrix_a, False),
+    ("twist", twist_from_old_words, False),
+    ("twist", twist_old_first_word_at_the_wrap, False),
     ("raw_draws", raw_draws_untwisted, False),
     ("raw_draws", raw_draws_twist_from_old_words, False),
     ("raw_draws", raw_draws_twist_every_625, False),
@@ -253,10 +294,15 @@ def test_hidden_cases_are_deterministic_and_reach_the_refusals():
 
 
 def test_hidden_cases_cover_the_regimes():
-    """Seeds of every kind, draw counts across twists, both randint rules, every dtype and the
-    float16 clamp, and both answers of the order question."""
+    """Seeds of every kind, seeded, random and hand-made words to twist, draw counts across
+    twists, both randint rules, every dtype and the float16 clamp, and both answers of the order
+    question."""
     seeds = [c.args[0] for c, _ in hidden_pairs("seed_words")]
     assert any(s < 0 for s in seeds) and any(2 ** 32 <= s < 2 ** 64 for s in seeds)
+    made = [dict(c.context).get("made", "") for c, _ in hidden_pairs("twist")]
+    assert sum(m.startswith("seed_words(") for m in made) >= 5  # words torch really holds
+    assert sum(m == "" for m in made) >= 5  # random words
+    assert sum(", words[" in m for m in made) >= 5  # a few notable words among equal ones
     counts = [c.args[1] for c, _ in hidden_pairs("raw_draws")]
     assert any(n < 624 for n in counts) and any(n > 1248 for n in counts)
     spans = [c.args[1] - c.args[0] for c, e in hidden_pairs("randint_from_draws")
@@ -304,6 +350,26 @@ def test_injected_draws_are_the_generators_next_draws():
             ch08_rng.raw_from_torch(torch, g, 1)
 
 
+def test_twist_reference_is_the_twist_torch_runs_as_it_draws():
+    """The twist reference (words put in a state with ``left = 1``) gives the words torch
+    holds after the first draw and after the 625th of a seeded generator; and the words of
+    a case made "after 624 draws" are the seeded words twisted once."""
+    import torch
+
+    twist = exercises.get("twist")
+    for seed in (0, 42, 2 ** 32 - 1):
+        g = torch.Generator().manual_seed(seed)
+        seeded = list(struct.unpack_from("<624Q", ch08_rng.state_of(g), 24))
+        torch.rand(1, generator=g)
+        once = list(struct.unpack_from("<624Q", ch08_rng.state_of(g), 24))
+        torch.rand(624, generator=g)
+        twice = list(struct.unpack_from("<624Q", ch08_rng.state_of(g), 24))
+        assert ch08_rng._seeded_words(seed) == tuple(seeded)
+        assert ch08_rng._seeded_words(seed, 624) == tuple(once)
+        assert references.compute(twist, [ch08_rng._twist_case(tuple(seeded)),
+                                          ch08_rng._twist_case(tuple(once))]) == [once, twice]
+
+
 def test_seed_words_reference_reads_torch_state_bytes():
     """The words sit at byte 24 of the state: NumPy's legacy seeding of the low 32 bits, a
     second implementation of mt19937's seeding, gives the same words."""
@@ -338,4 +404,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "randperm_from_draws",
-                                            randperm_swap_with_z, 32)
+                                            randperm_swap_with_z, 36)

@@ -660,6 +660,108 @@ def test_fork_rng_restores_the_default_state():
     ])
 
 
+# ================================================================== the twist: Python and C
+#: Calls on ``g`` of ``k`` elements, by the raw draws each element takes (1 or 2): below 64
+#: draws the generator twists and tempers in Python (``generator.twist``, ``temper``: the
+#: student's pieces), from 64 on in NumPy's C loop.
+CHUNK_CALLS = (
+    ("out = lib.empty({k}, dtype=lib.int32).random_(generator=g)", 1),
+    ("out = lib.rand({k}, generator=g)", 1),
+    ("out = lib.randint(0, 10, ({k},), generator=g)", 1),
+    ("out = lib.randint(-2**40, 2**40, ({k},), generator=g)", 2),
+    ("out = lib.rand({k}, dtype=lib.float64, generator=g)", 2),
+    ("out = lib.empty({k}, dtype=lib.int64).random_(-2**63, None, generator=g)", 2),
+)
+#: draws that leave a seeded generator at, just before or just after the end of its words
+STARTS = (0, 1, 2, 560, 600, 620, 622, 623, 624, 625, 1240, 1247, 1248)
+CHUNKS = st.one_of(st.integers(1, 63), st.integers(1, 63),
+                   st.sampled_from((64, 65, 100, 623, 624, 625, 700, 1300)))
+
+
+def _after(position: int, draws: int) -> int:
+    """mt19937's position (words used since the last twist, 1..624) after ``draws`` more."""
+    total = position + draws
+    return total if total <= 624 else (total - 1) % 624 + 1
+
+
+@st.composite
+def twist_crossing_program(draw: st.DrawFn) -> list[str]:
+    """A start that leaves ``g`` near the end of its words, then calls of a few draws (small
+    ones: the Python twist when they reach a twist) and now and then a bulk one, with states
+    saved and loaded between them."""
+    steps = [f"out = lib.rand({draw(st.sampled_from(STARTS))}, generator=g)"]
+    for _ in range(draw(st.integers(2, 20))):
+        if draw(st.integers(0, 9)) == 0:
+            steps.append(draw(st.sampled_from(("saved_g = g.get_state()", "g.set_state(saved_g)",
+                                               "g.set_state(saved_d)"))))
+            continue
+        template, per = draw(st.sampled_from(CHUNK_CALLS))
+        k = draw(CHUNKS)
+        steps.append(template.format(k=max(1, k // per) if k < 64 else k))
+    return steps
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(seed=seeds, steps=twist_crossing_program())
+def test_small_draws_across_twists_match_torch(seed, steps):
+    """Calls of a few draws that reach the end of the words (the Python twist), interleaved
+    with bulk calls (NumPy's twist) and ``set_state``: torch's values and whole state (the
+    624 words, ``left``, ``next``) after every call."""
+    run_code(seeded(seed, seed + 1), steps)
+
+
+def test_seven_at_a_time_across_two_twists_match_torch():
+    """The chapter's demo: 700 bytes drawn seven at a time (twists at draws 1 and 625, both
+    in Python), the same with ``randint``, and draws of 1 to 63 that reach the second and the
+    third twist after a bulk draw."""
+    run_code("lib.manual_seed(0)\ng = lib.Generator().manual_seed(5)",
+             ["out = lib.cat([lib.empty(7, dtype=lib.uint8).random_() for _ in range(100)])",
+              "out = lib.cat([lib.randint(0, 10, (7,)) for _ in range(100)])"]
+             + [f"g.manual_seed(5)\nx = lib.rand({start}, generator=g)\n"
+                f"out = lib.randint(0, 2**20, ({k},), generator=g)"
+                for start, k in ((624, 1), (623, 4), (620, 5), (600, 63), (1247, 2), (1248, 1))])
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(seed=seeds, chunks=st.lists(CHUNKS, min_size=1, max_size=40),
+       loaded=st.sampled_from((None, 0, 1, 2, 623, 624, 625, 1000)))
+def test_python_twist_and_temper_give_numpys_stream(seed, chunks, loaded):
+    """The reference ``twist`` and ``temper`` (the path of fewer than 64 draws) and NumPy's
+    C loop (one bulk draw) give the same raw draws from the same words, seeded or loaded by
+    ``set_state`` from torch after ``loaded`` draws; the Python twist runs exactly when a
+    small draw reaches a twist; the state after it all is torch's."""
+    from unittest import mock
+
+    from reftensor.random import generator
+
+    g = reftensor.Generator().manual_seed(seed)
+    bulk = np.random.MT19937()
+    bulk.state = {"bit_generator": "MT19937",
+                  "state": {"key": np.array(generator.seed_words(seed), np.uint32), "pos": 624}}
+    theirs = torch.Generator().manual_seed(seed)
+    if loaded is not None:
+        torch.rand(loaded, generator=theirs)
+        g.set_state(reftensor.tensor(theirs.get_state().tolist(), dtype=reftensor.uint8))
+        bulk.random_raw(loaded)
+    position = int(bulk.state["state"]["pos"])
+    twists = small = 0
+    for k in chunks:
+        if k < 64:
+            twists += position + k > 624
+            small += k
+        position = _after(position, k)
+    with mock.patch.object(generator, "twist", wraps=generator.twist) as twist_spy, \
+            mock.patch.object(generator, "temper", wraps=generator.temper) as temper_spy:
+        got = np.concatenate([g._draw32(k) for k in chunks])
+    STATS["programs"] += 1
+    STATS["behaviours"] += 4
+    assert np.array_equal(got, bulk.random_raw(sum(chunks)).astype(np.uint32))
+    assert (twist_spy.call_count, temper_spy.call_count) == (twists, small)
+    torch.rand(sum(chunks), generator=theirs)  # float32: one raw draw an element
+    assert state_bytes(g) == state_bytes(theirs), state_difference(state_bytes(theirs),
+                                                                   state_bytes(g))
+
+
 # ================================================================== rand, randn, normal
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("fn", ["rand", "randn"])

@@ -332,6 +332,9 @@ WRONG_PIECES = {
                            "lambda right: lambda saved, now, *rest: right(now, saved, *rest)"),
     "cast_value": ("reftensor.tensor([0.1, 70000.0]).to(reftensor.bfloat16).tolist()",
                    "lambda right: lambda x, dtype: right(x, 'float16')"),
+    "twist": ("reftensor.randint(0, 2**20, (8,), generator=reftensor.Generator()"
+              ".manual_seed(0)).tolist()",  # the first draw twists: 8 draws, the Python path
+              "lambda right: lambda words: right(words)[::-1]"),
     "matmul_shape": ("((reftensor.ones(2, 4, 3) @ reftensor.ones(3)).shape, "
                      "(reftensor.empty(2, 1, 4, 3, device='meta') @ "
                      "reftensor.empty(5, 3, 2, device='meta')).shape)",

@@ -13,9 +13,11 @@ What a torch CPU generator holds (``torch.Generator``, ``CPUGeneratorImpl``):
 loads here and the other way round.
 
 The engine is NumPy's own ``MT19937`` bit generator (C code), given the 624 words of
-``seed_words``; it runs every twist. ``temper`` here tempers the draws taken a few at a time
-(fewer than 64, with no twist before them) and those a loaded state had pending before its
-next twist (``set_state``); NumPy's C loop tempers bulk draws the same way.
+``seed_words``: it holds the words and the position, and makes bulk draws (64 or more at a
+time), twisting and tempering in C. Draws taken a few at a time (fewer than 64) are made here
+instead: ``twist`` renews the 624 words when such draws reach a twist, and ``temper`` makes
+each draw from its word, as it does for the draws a loaded state had pending before its next
+twist (``set_state``). Both routes give torch's stream, bit for bit.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import builtins
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -36,7 +38,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed",
-    "get_rng_state", "set_rng_state", "fork_rng", "seed_words", "temper",
+    "get_rng_state", "set_rng_state", "fork_rng", "seed_words", "twist", "temper",
 ]
 
 STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState) in torch 2.13
@@ -63,6 +65,30 @@ def seed_words(seed: int) -> list[int]:
         w = words[-1]
         words.append((1812433253 * (w ^ (w >> 30)) + i) & 0xFFFFFFFF)
     return words
+    # END PIECE
+
+
+def twist(words: Sequence[int]) -> list[int]:
+    """The 624 state words after one mt19937 twist of ``words``: what torch's
+    ``mt19937_engine::twist`` leaves in the state, which the first draw after seeding and
+    every 624th draw after it run before tempering their word.
+
+    Args:
+        words: the 624 state words, ints in ``[0, 2**32)`` (a tuple or a list; left as it is).
+
+    Returns:
+        A new list of 624 ints in ``[0, 2**32)``: the words torch's twist makes, in place and
+        in order, from these (uint32 arithmetic, ``MATRIX_A = 0x9908B0DF``).
+
+    Raises nothing on such words; other input (not 624 words, words wider than 32 bits) is
+    outside the contract: torch's state cannot hold it.
+    """
+    # BEGIN PIECE twist
+    new = list(words)
+    for i in range(N):  # in order: from i = 227 on, word i + 397 is one this loop replaced
+        y = (new[i] & 0x80000000) | (new[(i + 1) % N] & 0x7FFFFFFF)
+        new[i] = new[(i + 397) % N] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+    return new
     # END PIECE
 
 
@@ -168,17 +194,25 @@ class Generator:
             return self._from_prefix(n)
         if n:
             self._after_twist_next = N
-        if n < 64:  # a few draws: tempered here when no twist comes before them
-            engine = self._engine
-            state = engine.state
-            pos = state["state"]["pos"]
-            if pos + n <= N:
-                words = state["state"]["key"][pos:pos + n].tolist()
-                state["state"]["pos"] = pos + n
-                engine.state = state
-                return np.array([temper(w) for w in words], dtype=np.uint32)
-            return engine.random_raw(n).astype(np.uint32)
+        if n < 64:  # a few draws: twisted and tempered here
+            return self._few(n)
         return self._ints.integers(0, 2**32, size=n, dtype=np.uint32)
+
+    def _few(self, n: int) -> np.ndarray:
+        """The next ``n`` (fewer than 624) 32-bit outputs, made in Python: ``twist`` renews
+        the engine's words when the draws reach the end of them, ``temper`` makes each draw.
+        The engine is left where NumPy's own draws would leave it."""
+        engine = self._engine
+        state = engine.state["state"]
+        key, pos = state["key"], int(state["pos"])
+        words = key[pos:pos + n].tolist()  # what is left of these words
+        pos += len(words)
+        if len(words) < n:  # the draws reach a twist
+            key = np.array(twist(tuple(key.tolist())), dtype=np.uint32)
+            pos = n - len(words)
+            words += key[:pos].tolist()
+        engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        return np.array([temper(w) for w in words], dtype=np.uint32)
 
     def _draw64(self, n: int) -> np.ndarray:
         """The next ``n`` 64-bit values ``(first << 32) | second`` (uint64), torch's

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import struct
+from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
@@ -177,6 +178,129 @@ register(Exercise(
     truth=lambda c: (f"a generator whose 624 state words are all {c.args[0]} (g.set_state with "
                      "left=624, next=0); torch.randint(0, 2**32, (1,), generator=g).item()"),
     hidden_examples=60,
+))
+
+
+# ---------------------------------------------------------------- twist
+#: Word values with a notable bit pattern: the top bit alone (what the upper mask keeps), the low
+#: 31 bits (the lower mask), odd and even ones (MATRIX_A or not), all ones, MATRIX_A itself.
+NOTABLE_WORDS = (0, 1, 2, 0x80000000, 0x80000001, 0x7FFFFFFF, 0xFFFFFFFE, MASK32, 0x9908B0DF)
+#: Word positions a twist treats differently: the ends (the last word reads the new word 0),
+#: and each side of 227 = 624 - 397 (from there on, word i + 397 is one this twist replaced).
+NOTABLE_PLACES = (0, 1, 2, 226, 227, 228, 396, 397, 398, 622, 623)
+
+
+def _seeded_words(seed: int, draws: int = 0) -> tuple[int, ...]:
+    """The 624 words of ``manual_seed(seed)`` (a 32-bit seed), after ``draws`` raw draws: from
+    NumPy's legacy ``RandomState``, a second implementation of mt19937 that seeds the same
+    words (not from torch: the cases are made where torch is not imported)."""
+    import numpy as np
+
+    rng = np.random.RandomState(seed)
+    if draws:
+        rng.randint(0, 2 ** 32, draws, dtype=np.uint64)
+    return tuple(int(w) for w in rng.get_state()[1])
+
+
+def _sparse(values: dict[int, int], fill: int = 0) -> tuple[int, ...]:
+    words = [fill] * 624
+    for place, value in values.items():
+        words[place] = value
+    return tuple(words)
+
+
+def _sparse_text(values: dict[int, int], fill: int = 0) -> str:
+    return f"[{fill:#x}] * 624" + "".join(f", words[{place}] = {value:#x}"
+                                          for place, value in sorted(values.items()))
+
+
+def _twist_case(words: tuple[int, ...], made: str = "") -> Case:
+    """A twist case; ``made`` (context "made") says how its words were made, for messages."""
+    return Case(args=(words,), context=(("made", made),) if made else ())
+
+
+@dataclass(frozen=True)
+class _StateExercise(Exercise):
+    """An exercise whose argument is 624 words: its messages say how the words were made
+    (``seed_words(42)``, ``[0x0] * 624, words[0] = 0x1``) rather than list them."""
+
+    def call_text(self, case: Case) -> str:
+        made = dict(case.context).get("made")
+        if made:
+            return f"{self.name}(words), words = {made}"
+        text = repr(case.args[0])
+        return f"{self.name}({text[:120]}...) (624 words)" if len(text) > 120 else \
+            super().call_text(case)
+
+
+@st.composite
+def _twist_cases(draw: st.DrawFn) -> Case:
+    kind = _pick(draw, ("stream", "stream", "seeded", "seeded", "sparse", "sparse", "constant"))
+    if kind == "seeded":
+        seed, draws = _uint(draw, 32), _pick(draw, (0, 0, 624))
+        made = f"seed_words({seed})" + (f" after {draws} draws (one twist)" if draws else "")
+        return _twist_case(_seeded_words(seed, draws), made)
+    if kind == "constant":
+        value = _pick(draw, NOTABLE_WORDS)
+        return _twist_case((value,) * 624, f"[{value:#x}] * 624")
+    if kind == "sparse":
+        fill = _pick(draw, (0, 0, 0, MASK32, 0x80000000))
+        values = {_pick(draw, NOTABLE_PLACES): _pick(draw, NOTABLE_WORDS)
+                  for _ in range(_pick(draw, (1, 2, 3)))}
+        return _twist_case(_sparse(values, fill), _sparse_text(values, fill))
+    # a stream of random words, with some notable ones at notable places
+    stream = random.Random(_uint(draw, 32))
+    words = [stream.getrandbits(32) for _ in range(624)]
+    for _ in range(_pick(draw, (0, 0, 1, 4))):
+        words[_pick(draw, NOTABLE_PLACES)] = _pick(draw, NOTABLE_WORDS)
+    return _twist_case(tuple(words))
+
+
+def _twist_reference(c: Case) -> list[int]:
+    torch = _torch()
+    (words,) = c.args
+    g = torch.Generator()
+    state = bytearray(state_of(g))
+    struct.pack_into("<iiQ", state, 8, 1, 1, 624)  # left = 1: the next draw twists first
+    struct.pack_into("<624Q", state, WORDS_AT, *words)
+    g.set_state(torch.tensor(list(state), dtype=torch.uint8))
+    torch.rand(1, generator=g)  # float32: one raw draw
+    _, left, _, nxt, twisted = _state_fields(state_of(g))
+    assert (left, nxt) == (624, 1), (left, nxt)  # exactly one twist, one word drawn
+    return list(twisted)
+
+
+register(_StateExercise(
+    name="twist",
+    chapter=CHAPTER,
+    signature="twist(words) -> list of the 624 state words after one twist; words a tuple of "
+              "624 ints in [0, 2**32)",
+    fixed=(
+        _twist_case(_seeded_words(42), "seed_words(42)"),
+        _twist_case(_seeded_words(0), "seed_words(0)"),
+        # the last word reads the new word 0, whose low bits the twist changed
+        _twist_case(_sparse({0: 1}), _sparse_text({0: 1})),
+        # words from 227 on read words this twist replaced (here word 0, now 0x40000000)
+        _twist_case(_sparse({0: 0x80000000}), _sparse_text({0: 0x80000000})),
+        _twist_case((MASK32,) * 624, "[0xffffffff] * 624"),
+    ),
+    edge=(
+        _twist_case((0,) * 624, "[0x0] * 624"),
+        _twist_case((0x80000000,) * 624, "[0x80000000] * 624"),
+        _twist_case((0x7FFFFFFF,) * 624, "[0x7fffffff] * 624"),
+        _twist_case(_sparse({623: 1}), _sparse_text({623: 1})),
+        _twist_case(_sparse({1: 1, 397: 0x80000000}), _sparse_text({1: 1, 397: 0x80000000})),
+        _twist_case(_sparse({226: 0x80000001, 227: 3}, MASK32),
+                    _sparse_text({226: 0x80000001, 227: 3}, MASK32)),
+        _twist_case(_seeded_words(7, 624), "seed_words(7) after 624 draws (one twist)"),
+    ),
+    strategy=_twist_cases,
+    reference=_twist_reference,
+    truth=lambda c: ("g = torch.Generator(); g.set_state(a state with these 624 words (u64 at "
+                     "byte 24), left = 1 and next = 624, so that its next draw twists); "
+                     "torch.rand(1, generator=g); the 624 u64 words at byte 24 of "
+                     "g.get_state()"),
+    hidden_examples=40,
 ))
 
 

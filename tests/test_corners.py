@@ -1004,6 +1004,14 @@ CORNERS = {
         ("a bit that y << 7 pushes past 32 bits", on(lambda y: y >= 2 ** 25)),
         ("below 2**16", on(lambda y: y < 2 ** 16)),
     ],
+    "twist": [
+        ("all words 0", on(lambda words: not any(words))),
+        ("word 0 alone set (the last word reads the new word 0)",
+         on(lambda words: words[0] and not any(words[1:]))),
+        ("the top bit of every word", on(lambda words: all(w >= 2 ** 31 for w in words))),
+        ("every word 2**32 - 1", on(lambda words: all(w == 2 ** 32 - 1 for w in words))),
+        ("words of a seed: no two alike", on(lambda words: len(set(words)) == 624)),
+    ],
     "raw_draws": [
         ("n = 0", on(lambda seed, n: n == 0)),
         ("1 <= n < 624 (one twist)", on(lambda seed, n: 1 <= n < 624)),

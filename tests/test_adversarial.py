@@ -157,7 +157,8 @@ def test_each_kind_alone_ends_as_recorded(tmp_path, kind):
     """The full tier grades every kind in a grading run of its own as well: no kind's result
     depends on the classmates it shares the fast tier's graded class with."""
     [sample] = [s for s in corpus.samples() if s.kind == kind]
-    outcome = _grade_one(tmp_path, kind, HEAVY if sample.heavy else FAST)
+    # the light corpus's longer limits: the other worker's modules load the machine meanwhile
+    outcome = _grade_one(tmp_path, kind, FAST)
     assert outcome.total == sample.total, outcome.reasons
     assert outcome.state in sample.state.split("|"), outcome.reasons
     if sample.reason:

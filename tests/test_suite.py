@@ -129,3 +129,22 @@ def test_the_hub_tests_release_step_is_readmes_and_it_never_uses_a_class_venv(tm
     assert "did not make" in test_hub.foreign_venv(tmp_path)  # someone's venv
     (tmp_path / test_hub.MARK).write_text("")
     assert test_hub.foreign_venv(tmp_path) is None
+
+
+def test_the_students_package_is_this_checkouts_even_over_an_installed_one(tmp_path):
+    """``install.sh`` runs ``student_package.py`` with the class's venv, which holds the last
+    students' release: what it writes must come from this checkout (an older release laid
+    ``autograder`` out otherwise, and shadowed it)."""
+    import sys
+
+    stale = tmp_path / "site" / "autograder"
+    stale.mkdir(parents=True)
+    (stale / "__init__.py").write_text("")
+    (stale / "sandbox.py").write_text("raise ImportError('the installed, older release')\n")
+    repo = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(repo / "deploy/jupyterhub/student_package.py"),
+                           str(tmp_path / "out")], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path / "site")})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "autograder" / "sandbox" / "judge.py").is_file()
+    assert not (tmp_path / "out" / "solutions").exists()

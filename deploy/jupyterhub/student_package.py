@@ -5,9 +5,9 @@ Usage (from the repository root, with any Python that has the course's requireme
     python deploy/jupyterhub/student_package.py OUT
 
 OUT receives ``pyproject.toml`` and exactly what a grading sandbox gets
-(``autograder.runtime.runtime_files()``): the *student edition* of ``reftensor`` (each graded
-piece a stub, except the chapters ``autograder/course/published.txt`` publishes) and the parts of
-``autograder`` that notebooks import (``autograder.checks`` and the exercises it checks
+(``autograder.sandbox.runtime.runtime_files()``): the *student edition* of ``reftensor`` (each
+graded piece a stub, except the chapters ``autograder/course/published.txt`` publishes) and the
+parts of ``autograder`` that notebooks import (``autograder.checks`` and the exercises it checks
 against), without the sample class, recorded references (JSON) or nbgrader's configuration.
 No file of ``solutions/`` and no reference body of an unpublished piece is written.
 """
@@ -18,8 +18,6 @@ import shutil
 import sys
 import tomllib
 from pathlib import Path
-
-from autograder.sandbox import runtime
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,7 +44,10 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print(__doc__, file=sys.stderr)
         return 2
+    # this checkout's autograder, not one installed where this Python runs (the venv being
+    # updated holds an older students' release)
     sys.path.insert(0, str(REPO))
+    from autograder.sandbox import runtime
 
     out = Path(argv[0]).resolve()
     if out.exists():

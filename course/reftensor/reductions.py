@@ -489,14 +489,20 @@ def _exact_dtype(input: Tensor, result: Tensor, out: Tensor) -> None:
                            f"{out._dtype} instead")
 
 
-def _bool_or_uint8(name: str) -> Callable[[Tensor, Tensor, Tensor], None]:
-    """all, any: a bool or uint8 ``out``."""
-    def check(input: Tensor, result: Tensor, out: Tensor) -> None:
-        if out._dtype not in (dtypes.bool, dtypes.uint8):
+def _bool_or_uint8(name: str) -> Callable[[list[Any], list[Tensor]], list[Any]]:
+    """all, any: a bool or uint8 ``out``, checked before anything else, the dims too (torch's
+    ``check_allany_for_meta`` runs first: ``all(t, dim=5, out=float_out)`` names the dtype)."""
+    def prepare(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+        if outs[0]._dtype not in (dtypes.bool, dtypes.uint8):
             raise RuntimeError(f"{name} only supports bool tensor for result, got: "
-                               f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
+                               f"{SCALAR_TYPE_NAMES[outs[0]._dtype.name]}")
+        return inputs
 
-    return check
+    return prepare
+
+
+def _checked_before(input: Tensor, result: Tensor, out: Tensor) -> None:
+    """``out``'s dtype was checked before the op ran (``prepare``)."""
 
 
 def _castable_from_input(input: Tensor, result: Tensor, out: Tensor) -> None:
@@ -545,7 +551,8 @@ _OUT_RULES = {
     aten.amin.out: out_arguments.OutRule(check=_same_dtype),
     aten.argmax.out: out_arguments.OutRule(check=_exact_dtype),
     aten.argmin.out: out_arguments.OutRule(check=_exact_dtype),
-    **{getattr(aten[name], overload): out_arguments.OutRule(check=_bool_or_uint8(name))
+    **{getattr(aten[name], overload): out_arguments.OutRule(prepare=_bool_or_uint8(name),
+                                                            check=_checked_before)
        for name in ("all", "any") for overload in ("all_out", "dims_out", "out")},
 }
 for _overload, _rule in _OUT_RULES.items():

@@ -12,7 +12,14 @@ sample class's answers (student code) are not modules of the grader.
 
 from __future__ import annotations
 
-from tests.test_layering import ROOT, _cycle_members, _dynamic_imports, _imports, _modules
+from tests.test_layering import (
+    ROOT,
+    _cycle_members,
+    _dynamic_imports,
+    _imports,
+    _modules,
+    rank,
+)
 
 PACKAGE = ROOT / "autograder"
 SKIP = frozenset({"sample_class"})
@@ -29,9 +36,7 @@ ROLES = {
 
 def role(module: str) -> int:
     """The rank of ``module`` (its longest prefix in ``ROLES``)."""
-    matches = [p for p in ROLES if module == p or module.startswith(p + ".")]
-    assert matches, f"{module}: no role in tests/test_autograder_layering.py's ROLES"
-    return ROLES[max(matches, key=len)]
+    return rank(module, ROLES, "role")
 
 
 def upward_imports(imports: dict[str, list[tuple[str, bool]]]) -> list[str]:

@@ -149,13 +149,19 @@ def _dynamic_imports(modules: dict[str, Path]) -> list[str]:
     return found
 
 
+def rank(module: str, table: dict[str, int], what: str) -> int:
+    """``table``'s number for ``module``: that of its longest prefix in the table (a module
+    in none fails the test, naming ``what`` the table gives)."""
+    matches = [p for p in table if module == p or module.startswith(p + ".")]
+    assert matches, f"{module}: no {what} in the table"
+    return table[max(matches, key=len)]
+
+
 def chapter(module: str) -> int:
     """The chapter of a module (``CHAPTERS``); a module that is in none fails the test."""
     if module == "reftensor":
         return max(CHAPTERS.values()) + 1
-    matches = [p for p in CHAPTERS if module == p or module.startswith(p + ".")]
-    assert matches, f"{module}: no chapter in tests/test_layering.py's CHAPTERS"
-    return CHAPTERS[max(matches, key=len)]
+    return rank(module, CHAPTERS, "chapter")
 
 
 def later_chapter_imports(imports: dict[str, list[tuple[str, bool]]]) -> list[str]:

@@ -57,8 +57,10 @@ MAX_ENTRIES = 5_000_000
 #: (else the latest, marked late); ``refuse`` collects only submissions made before it
 LATE_RULES = ("mark", "use-on-time", "refuse")
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+#: how root opens what students could have made: never through a symlink, a FIFO never
+#: blocks (``feedback`` opens the same way)
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @dataclass
@@ -135,15 +137,15 @@ def _iso(time_ns: int) -> str:
     return moment.isoformat()
 
 
-def _open_dir(path: Path) -> int:
+def open_dir(path: Path) -> int:
     """A descriptor of ``path``, refusing a symlink at its last step."""
-    return os.open(path, _DIR_FLAGS)
+    return os.open(path, DIR_FLAGS)
 
 
 def _read_notebook(folder_fd: int, name: str, uid: int) -> tuple[bytes | None, int, str]:
     """The notebook ``name`` inside the open folder: (content, ctime_ns, problem)."""
     try:
-        fd = os.open(name, _FILE_FLAGS, dir_fd=folder_fd)
+        fd = os.open(name, FILE_FLAGS, dir_fd=folder_fd)
     except FileNotFoundError:
         return None, 0, f"no {name} in it"
     except OSError as err:  # ELOOP: a symlink, never followed
@@ -186,7 +188,7 @@ def _candidate(inbound_fd: int, name: str, chapter: str, uid_of: Callable[[str],
     if uid is None:
         return Refusal(shown, f"no user is named {student}")
     try:
-        folder_fd = os.open(name, _DIR_FLAGS, dir_fd=inbound_fd)
+        folder_fd = os.open(name, DIR_FLAGS, dir_fd=inbound_fd)
     except OSError as err:
         return Refusal(shown, f"not a folder that can be opened without following a link "
                               f"({err.strerror})")
@@ -209,7 +211,7 @@ def _read_secret(folder_fd: int, uid: int) -> str:
     """nbgrader's ``submission_secret.txt`` in the open folder: hex digits, the student's
     own regular file, at most 1 KiB; "" otherwise."""
     try:
-        fd = os.open("submission_secret.txt", _FILE_FLAGS, dir_fd=folder_fd)
+        fd = os.open("submission_secret.txt", FILE_FLAGS, dir_fd=folder_fd)
     except OSError:
         return ""
     try:
@@ -223,7 +225,8 @@ def _read_secret(folder_fd: int, uid: int) -> str:
         else ""
 
 
-def _write_all(fd: int, content: bytes) -> None:
+def write_all(fd: int, content: bytes) -> None:
+    """Write all of ``content`` to ``fd`` (``os.write`` may write less)."""
     view = memoryview(content)
     while view:
         view = view[os.write(fd, view):]
@@ -234,7 +237,7 @@ def _write_private(path: Path, content: bytes) -> None:
                  0o600)
     try:
         os.fchmod(fd, 0o600)
-        _write_all(fd, content)
+        write_all(fd, content)
     finally:
         os.close(fd)
 
@@ -323,9 +326,9 @@ def collect(exchange: Path, course: str, chapter: str, into: Path, *,
     due_ns = None if due is None else int(due.timestamp() * 1_000_000_000)
     result = Collection(chapter, now().isoformat(), None if due is None else due.isoformat(),
                         late_rule)
-    course_fd = _open_dir(exchange / course)
+    course_fd = open_dir(exchange / course)
     try:
-        inbound_fd = os.open("inbound", _DIR_FLAGS, dir_fd=course_fd)
+        inbound_fd = os.open("inbound", DIR_FLAGS, dir_fd=course_fd)
     finally:
         os.close(course_fd)
     by_student: dict[str, list[_Candidate]] = {}

@@ -16,7 +16,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from autograder.classroom.collect import _DIR_FLAGS, _FILE_FLAGS, _open_dir, _write_all
+from autograder.classroom.collect import DIR_FLAGS, FILE_FLAGS, open_dir, write_all
 from autograder.classroom.safe_comments import FEEDBACK_PREPROCESSORS
 from autograder.course import pipeline
 from autograder.sandbox.sanitize import safe_student_id
@@ -46,7 +46,7 @@ MAX_FEEDBACK_BYTES = 20_000_000
 def _read_private(path: Path, limit: int) -> bytes | None:
     """A root-written file, not through a link, at most ``limit`` bytes; None otherwise."""
     try:
-        fd = os.open(path, _FILE_FLAGS)
+        fd = os.open(path, FILE_FLAGS)
     except OSError:
         return None
     try:
@@ -83,13 +83,13 @@ def release_feedback(workspace: Path, submissions: Path, exchange: Path, course:
     record = json.loads(raw) if raw else {}
     if record.get("chapter") != chapter:
         raise ValueError(f"{submissions} holds no collected submissions of {chapter}")
-    course_fd = _open_dir(exchange / course)
+    course_fd = open_dir(exchange / course)
     try:
         try:
             os.mkdir("feedback", 0o711, dir_fd=course_fd)
         except FileExistsError:
             pass
-        feedback_fd = os.open("feedback", _DIR_FLAGS, dir_fd=course_fd)
+        feedback_fd = os.open("feedback", DIR_FLAGS, dir_fd=course_fd)
     finally:
         os.close(course_fd)
     done = []
@@ -117,7 +117,7 @@ def release_feedback(workspace: Path, submissions: Path, exchange: Path, course:
                          | os.O_CLOEXEC, 0o644, dir_fd=feedback_fd)
             try:
                 os.fchmod(fd, 0o644)
-                _write_all(fd, page)
+                write_all(fd, page)
             finally:
                 os.close(fd)
             os.replace(temporary, f"{name}.html", src_dir_fd=feedback_fd,

@@ -400,13 +400,7 @@ def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
             "permute(sparse_coo): number of dimensions in the tensor input does not match "
             "the length of the desired ordering of dimensions i.e. input.dim() = "
             f"{self.dim()} is not equal to len(dims) = {len(dims)}")
-    wrapped: list[int] = []
-    for d in dims:
-        d = _wrap(d, self.dim())
-        if d in wrapped:
-            raise RuntimeError("permute(): duplicate dims are not allowed.")
-        wrapped.append(d)
-    shape, stride = permute_layout(self._shape, self._stride, wrapped)
+    shape, stride = permute_layout(self._shape, self._stride, [_int("dim", d) for d in dims])
     return _view(self, shape, stride)
 
 

@@ -17,12 +17,17 @@ What is proven here:
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib
+import inspect
+import io
 import os
 import re
 import subprocess
 import sys
 import textwrap
+import tokenize
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -32,7 +37,7 @@ from autograder.course import edition
 from autograder.grading import class_run
 from autograder.sandbox import bwrap as sandbox
 from autograder.sandbox import runtime
-from reftensor import pieces
+from reftensor import layout, pieces
 from tests.notebooks import REPO, answer_sources, nbgrader_meta, source, write_submission
 
 PYTHON = sys.executable
@@ -173,6 +178,82 @@ def test_no_graded_body_reaches_the_student_edition(student: Path):
             assert not any(_contains(run, body) for run in runs), marked.name
             stub = stubs[next(i for i, f in enumerate(ours) if f.lineno == marked.function.lineno)]
             assert ast.unparse(stub.body[-1]).startswith(f"return answer('{marked.name}')(")
+
+
+#: Near-copies: a function of the student edition whose body is this similar to a graded body
+#: (difflib's ratio of their token lists), or holds this share of it in runs of 4 tokens or
+#: more, hands the answer out. Graded bodies shorter than ``NEAR_COPY_MIN_TOKENS`` are left
+#: out: ``storage_index`` and ``temper`` are one-line formulas their chapter's text states
+#: in full, and any function with a sum or a shift resembles them.
+NEAR_COPY_RATIO = 0.5
+NEAR_COPY_SHARE = 0.5
+NEAR_COPY_RUN = 4
+NEAR_COPY_MIN_TOKENS = 30
+
+
+def _tokens(statements: list[ast.stmt]) -> list[str]:
+    """The tokens of statements as ``ast.unparse`` writes them (a leading docstring, comments
+    and layout left out), so that formatting hides nothing."""
+    if (statements and isinstance(statements[0], ast.Expr)
+            and isinstance(statements[0].value, ast.Constant)
+            and isinstance(statements[0].value.value, str)):
+        statements = statements[1:]
+    text = "\n".join(ast.unparse(s) for s in statements)
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+            tokenize.ENDMARKER}
+    return [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in skip]
+
+
+def _near_copy(body: list[str], graded: list[str],
+               counted: Counter[str] | None = None) -> tuple[float, float]:
+    """(ratio, share): how similar ``body`` is to ``graded``, and how much of ``graded`` it
+    holds in runs of ``NEAR_COPY_RUN`` tokens or more (both 0 when even the tokens they share,
+    in any order, are too few)."""
+    common = sum(((counted or Counter(body)) & Counter(graded)).values())  # bounds both
+    if 2 * common / (len(body) + len(graded)) < NEAR_COPY_RATIO and (
+            common / len(graded) < NEAR_COPY_SHARE):
+        return 0.0, 0.0
+    match = difflib.SequenceMatcher(None, body, graded, autojunk=False)
+    share = sum(b.size for b in match.get_matching_blocks() if b.size >= NEAR_COPY_RUN)
+    return match.ratio(), share / len(graded)
+
+
+def _graded_bodies() -> dict[str, list[str]]:
+    bodies = {}
+    for path in sorted((REPO / "reftensor").rglob("*.py")):
+        text = path.read_text()
+        for marked in edition.find_pieces(text, str(path), pieces.PIECES):
+            lines = textwrap.dedent("\n".join(text.splitlines()[marked.begin + 1:marked.end]))
+            bodies[marked.name] = _tokens(ast.parse(lines).body)
+    return bodies
+
+
+def test_the_near_copy_measure_finds_a_copy_with_other_names():
+    graded = _graded_bodies()["is_contiguous"]
+    source = inspect.getsource(layout.is_contiguous).split("# BEGIN PIECE is_contiguous")[1]
+    renamed = textwrap.dedent(source.replace("expected", "want").replace("size", "n"))
+    assert max(_near_copy(_tokens(ast.parse(renamed).body), graded)) >= NEAR_COPY_RATIO
+    other = _tokens(ast.parse(textwrap.dedent(inspect.getsource(layout.innermost_first))).body)
+    assert max(_near_copy(other, graded)) < NEAR_COPY_RATIO
+
+
+def test_no_function_of_the_student_edition_is_a_near_copy_of_a_graded_body(student: Path):
+    graded = {name: body for name, body in _graded_bodies().items()
+              if len(body) >= NEAR_COPY_MIN_TOKENS}
+    found = []
+    for path in sorted((student / "reftensor").rglob("*.py")):
+        for function in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            body = _tokens(function.body)
+            counted = Counter(body)
+            for name, graded_body in graded.items():
+                ratio, share = _near_copy(body, graded_body, counted)
+                if ratio >= NEAR_COPY_RATIO or share >= NEAR_COPY_SHARE:
+                    found.append(f"{path.relative_to(student)}:{function.lineno} "
+                                 f"{function.name} ~ {name} ({ratio:.2f}, {share:.2f})")
+    assert not found, found
 
 
 def _blank_pieces(text: str, where: str) -> str:

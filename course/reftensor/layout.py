@@ -126,19 +126,15 @@ def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
 def is_channels_last_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
     """torch's ``is_contiguous(memory_format=torch.channels_last)`` rule.
 
-    Only 4-d tensors can be channels-last contiguous. The dims are visited in the order C, W,
-    H, N; size-1 dims are skipped, as in :func:`is_contiguous`. Unlike the row-major rule
-    there is no shortcut for empty tensors: a size-0 dim still has its stride checked.
+    Only 4-d tensors can be channels-last contiguous: those whose every dim of size other
+    than 1 has the stride :func:`channels_last_strides` gives it. Unlike the row-major rule
+    there is no shortcut for empty tensors: a size-0 dim makes the dims after it in C, W,
+    H, N order expect stride 0.
     """
     if len(shape) != 4:
         return False
-    expected = 1
-    for d in (1, 3, 2, 0):
-        if shape[d] != 1:
-            if stride[d] != expected:
-                return False
-            expected *= shape[d]
-    return True
+    expected = channels_last_strides(shape)
+    return all(st == e for n, st, e in zip(shape, stride, expected, strict=True) if n != 1)
 
 
 def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) -> bool:

@@ -1,11 +1,11 @@
 """The graded pieces: functions of reftensor that students write themselves.
 
-The course hands out two editions of this package, made from one source:
+The course is made from one source, in two editions of this package:
 
-* the **reference** (this repository's ``reftensor/``) is complete;
-* the **student edition** (written into the release by ``python -m autograder release``) is the
+* the **reference**, the instructor's, with every piece written;
+* the **student edition** (written into the release by ``python -m autograder release``): the
   same package with the body of each graded piece replaced by a stub that runs the student's
-  answer.
+  answer. Everything else in it is the finished library that the pieces plug into.
 
 In the reference a graded piece's body sits between two comments, ``# BEGIN PIECE <name>`` and
 ``# END PIECE``, and :data:`PIECES` says which exercise it is. The student edition's stub

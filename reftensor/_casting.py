@@ -51,18 +51,27 @@ CAST_VALUE_NUMEL = 64
 
 
 def cast_value(x: float, dtype: str) -> float:
-    """A float32 value ``x`` rounded to ``dtype`` (``"float16"`` or ``"bfloat16"``), as a
-    Python float: ``torch.tensor(x, dtype=torch.float32).to(torch.float16).item()``
-    (torch's ``c10::Half``/``c10::BFloat16`` from ``float``).
+    """``torch.tensor(x, dtype=torch.float32).to(torch.<dtype>).item()``: the float32 value
+    ``x`` rounded to ``float16`` or ``bfloat16`` (torch's ``c10::Half`` / ``c10::BFloat16``
+    from ``float``).
 
-    Rounds to the nearest value with 10 (float16) or 7 (bfloat16) mantissa bits, ties to an
-    even last bit; the step between neighbours is ``2 ** (e - mantissa)`` for the binary
-    exponent ``e``, never taken below the smallest normal one (-14, -126), so tiny values
-    become subnormal or 0; beyond the largest finite value the result is ``inf`` with ``x``'s
-    sign; a negative value that rounds to 0 gives -0.0. nan, inf and signed zeros come back
-    as they are.
+    Args:
+        x: a Python float that is exactly a float32 value (``inf``, ``-inf`` and ``nan``
+            included).
+        dtype: ``"float16"`` or ``"bfloat16"``.
+
+    Returns:
+        A Python float that ``dtype`` holds exactly: the nearest one to ``x``, a tie going to
+        the one whose last mantissa bit is 0 (IEEE round to nearest even). A value that
+        rounds beyond the dtype's largest finite value gives ``inf`` with ``x``'s sign, and
+        a negative value that rounds to 0 gives -0.0; nan, infinities and signed zeros come
+        back as they are.
     """
     # BEGIN PIECE cast_value
+    # With |x| = f * 2**e, 1 <= f < 2, neighbours are 2**(e - m) apart, m the mantissa bits
+    # (10 for float16, 7 for bfloat16) and e never taken below the smallest normal exponent
+    # (-14, -126): below it the spacing stays (subnormals). x / step is then exact, and
+    # Python's round ties to even.
     mantissa, min_exp, largest = {"float16": (10, -14, 65504.0),
                                   "bfloat16": (7, -126, (2 - 2 ** -7) * 2.0 ** 127)}[dtype]
     if math.isnan(x) or math.isinf(x) or x == 0:

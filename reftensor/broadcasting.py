@@ -25,19 +25,25 @@ __all__ = ["broadcast_tensors"]
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
-    """The shape that tensors of ``shapes`` (tuples of ints) broadcast to, as a tuple.
+    """The shape that tensors of ``shapes`` broadcast to: ``torch.broadcast_shapes``, the
+    rule of every broadcasting op.
 
-    The rule every broadcasting op follows, and ``torch.broadcast_shapes``'s (whose Python
-    front, ``reftensor.functional.broadcast_shapes``, also takes ints and ``None`` and returns
-    a ``Size``): shapes line up at their last dim, a missing dim counts as size 1, and in each
-    place the sizes must be equal or 1; the result takes the size that is not 1. No shapes
-    give ``()``.
+    Args:
+        shapes: any number of shapes, each a sequence of ints >= 0. (The Python front,
+            ``reftensor.functional.broadcast_shapes``, also takes ints and ``None`` and
+            returns a ``Size``.)
+
+    Returns:
+        A tuple of as many ints as the longest shape has; ``()`` for no shapes.
 
     Raises:
-        RuntimeError: two sizes in one place that differ and are both not 1 (torch's
-            message, naming the first shape, in order, that does not fit).
+        RuntimeError: the shapes do not broadcast (torch's message, naming the first shape,
+            in order, that does not fit).
     """
     # BEGIN PIECE broadcast_shapes
+    # Shapes line up at their last dim, a missing dim counting as size 1; in each place the
+    # sizes must be equal or 1, and the result takes the size that is not 1 (1 against 0
+    # gives 0).
     common = [1] * max((len(shape) for shape in shapes), default=0)
     for index, shape in enumerate(shapes):
         for d in range(-1, -1 - len(shape), -1):
@@ -55,11 +61,21 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 
 def broadcast_error(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int, int, int] | None:
-    """What a broadcasting op's error names for operands of shapes ``shape_a`` and
-    ``shape_b``: ``(dim, size_a, size_b)`` at the first clash from the right, ``dim``
-    counted in the broadcast shape; None when they broadcast.
+    """What the error of ``torch.empty(shape_a) + torch.empty(shape_b)`` names ("The size of
+    tensor a (size_a) must match the size of tensor b (size_b) at non-singleton dimension
+    dim"), or None when the shapes broadcast.
+
+    Args:
+        shape_a, shape_b: the left and the right operand's shapes, sequences of ints >= 0.
+
+    Returns:
+        ``(dim, size_a, size_b)``, three ints: the rightmost clash, ``dim`` numbered in the
+        broadcast result (not in either operand); or None.
     """
     # BEGIN PIECE broadcast_error
+    # Walk the result's dims from the right; the k-th from the right has, in each operand,
+    # that operand's k-th size from the right, or 1 where it has no such dim. The first
+    # place where the sizes differ and neither is 1 is the clash: dim = ndim - k.
     ndim = max(len(shape_a), len(shape_b))
     for i in range(ndim - 1, -1, -1):
         k = ndim - i  # the k-th dim from the right
@@ -124,15 +140,24 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
 
 
 def sum_to_dims(shape: Sequence[int], size: Sequence[int]) -> tuple[int, ...]:
-    """The dims of a tensor of ``shape`` that ``sum_to_size(size)`` adds up, in increasing
-    order (torch's ``reduce_dims`` in ``at::sum_to``): every leading dim that ``size`` lacks,
-    and every other dim where ``size`` has 1 and ``shape`` does not (summed with
-    ``keepdim=True``). A size-1 dim that stays 1 is not summed; an empty ``size`` sums all.
+    """The dims of a tensor ``t`` of shape ``shape`` that ``t.sum_to_size(size)``
+    (``torch.Tensor.sum_to_size``; ``reduce_dims`` in ATen's ``at::sum_to``) adds up.
+
+    Args:
+        shape: ``t``'s sizes, a sequence of ints >= 0.
+        size: the sizes asked for, a sequence of ints >= 0.
+
+    Returns:
+        A tuple of dims of ``t``, in increasing order. A size-1 dim that stays 1 is not
+        among them; an empty ``size`` gives every dim.
 
     Raises:
         RuntimeError: ``size`` does not expand to ``shape`` (torch's message).
     """
     # BEGIN PIECE sum_to_dims
+    # Line size up with shape on the right: every leading dim that size lacks is summed
+    # (and dropped), and every other dim where size has 1 and shape does not is summed
+    # (kept as size 1, keepdim=True).
     lead = len(shape) - len(size)
     if lead < 0 or any(n != m and n != 1 for n, m in zip(size, shape[lead:], strict=True)):
         raise RuntimeError(
@@ -165,18 +190,27 @@ def sum_to_size(self: Tensor, size: Sequence[int]) -> Tensor:
 
 def expand_strides(shape: Sequence[int], stride: Sequence[int],
                    new_shape: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The ``(shape, stride)`` of ``t.expand(new_shape)`` for a tensor ``t`` of this layout
-    (torch's ``inferExpandGeometry``).
+    """The ``(shape, stride)`` of ``t.expand(new_shape)`` (``torch.Tensor.expand``; ATen's
+    ``inferExpandGeometry``) for a tensor ``t`` of this layout.
 
-    Sizes match from the right. A dim of size 1 may grow (stride 0); a size-1 dim that
-    stays 1 keeps its stride; ``-1`` keeps a dim's size; a new leading dim takes stride 0,
-    or ``size * stride`` of the dim inside it when its size is 1.
+    Args:
+        shape, stride: ``t``'s sizes and strides.
+        new_shape: the sizes asked for, matched with ``shape`` from the right: ints >= 0,
+            or ``-1`` to keep a dim's size.
+
+    Returns:
+        ``(shape, stride)``: two tuples of ``len(new_shape)`` ints. A 0-d ``t`` gets stride 0
+        in every dim.
 
     Raises:
-        RuntimeError: fewer sizes than dims, ``-1`` for a new leading dim, a negative size,
-            or a size other than 1 asked to change.
+        RuntimeError: fewer sizes than dims; ``-1`` for a new leading dim; a negative size
+            other than ``-1``; a size other than 1 asked to change.
     """
     # BEGIN PIECE expand_strides
+    # From the right: a dim whose size stays keeps its stride (a size-1 dim too); a size-1
+    # dim that grows gets stride 0. A new leading dim is a size-1 dim whose stride is
+    # size * stride of the expanded dim just inside it (0 inside a 0-d tensor), so it gets
+    # stride 0 when it grows and that product when it stays 1.
     lead = len(new_shape) - len(shape)
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(new_shape)}) must be "

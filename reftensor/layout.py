@@ -51,12 +51,20 @@ preserve_format = memory_format("preserve_format")
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    """Row-major strides for ``shape``: the last dim moves fastest.
+    """The strides of ``torch.empty(shape)``: row-major, torch's default
+    ``torch.contiguous_format``.
 
-    ``stride[k] = stride[k+1] * max(shape[k+1], 1)``; a size-0 dim counts as 1 so strides
-    stay positive, as ``torch.empty(shape).stride()`` does (``(2, 0, 3)`` gives ``(3, 3, 1)``).
+    Args:
+        shape: the sizes, a sequence of ints >= 0 (``()`` for a 0-d tensor).
+
+    Returns:
+        A tuple of ``len(shape)`` ints, in elements. Every stride is at least 1, size-0 dims
+        included: ``(2, 0, 3)`` gives ``(3, 3, 1)``.
     """
     # BEGIN PIECE contiguous_strides
+    # The last dim moves fastest (stride 1); each dim to its left steps over a whole block
+    # of the dims inside it: stride[k] = stride[k+1] * max(shape[k+1], 1), where a size-0
+    # dim counts as 1 so that the strides stay positive.
     strides = [1] * len(shape)
     for k in range(len(shape) - 2, -1, -1):
         strides[k] = strides[k + 1] * max(shape[k + 1], 1)
@@ -65,17 +73,25 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
 
 
 def channels_last_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    """Strides of a 4-d NCHW tensor stored as NHWC (``torch.channels_last``).
+    """The strides of ``torch.empty(shape, memory_format=torch.channels_last)``: a 4-d NCHW
+    tensor stored as NHWC.
 
-    Channels move fastest, then W, then H, then N; sizes are used as they are (no
-    ``max(size, 1)``), as ``torch.empty(shape, memory_format=torch.channels_last)`` does.
+    Args:
+        shape: ``(N, C, H, W)``, four ints >= 0.
+
+    Returns:
+        A tuple of 4 ints, in elements, in the order of ``shape``'s dims. Unlike
+        :func:`contiguous_strides`, a size-0 dim is not counted as 1: ``(4, 3, 0, 5)`` gives
+        ``(0, 1, 15, 3)``.
 
     Raises:
-        RuntimeError: ``shape`` is not 4-d.
+        RuntimeError: ``shape`` is not 4-d (checked before the piece runs).
     """
     if len(shape) != 4:
         raise RuntimeError("required rank 4 tensor to use channels_last format")
     # BEGIN PIECE channels_last_strides
+    # C moves fastest (stride 1), then W, then H, then N: each stride is the one of the dim
+    # just inside it times that dim's size, the sizes used as they are (no max(size, 1)).
     n, c, h, w = shape
     del n
     stride_c = 1
@@ -87,25 +103,46 @@ def channels_last_strides(shape: Sequence[int]) -> tuple[int, ...]:
 
 
 def storage_index(index: Sequence[int], stride: Sequence[int], storage_offset: int) -> int:
-    """Where element ``index`` lives in storage: ``storage_offset + sum(i_k * stride_k)``."""
+    """Where a strided tensor's element ``index`` lives in its storage: the position that
+    ``t[index]`` reads (``torch.Tensor``'s addressing, from ``t.stride()`` and
+    ``t.storage_offset()``).
+
+    Args:
+        index: the element's index, one int per dim, each in ``[0, size)`` (``()`` for a 0-d
+            tensor).
+        stride: the tensor's strides, one per dim, in elements.
+        storage_offset: the tensor's storage offset, in elements.
+
+    Returns:
+        An int: a position in the storage, counted in elements (not bytes).
+    """
     # BEGIN PIECE storage_index
+    # Start at the storage offset and jump stride_k elements for each step along dim k:
+    # storage_offset + sum(i_k * stride_k).
     return storage_offset + sum(i * s for i, s in zip(index, stride, strict=True))
     # END PIECE
 
 
 def unfold_layout(shape: Sequence[int], stride: Sequence[int], dimension: int, size: int,
                   step: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The ``(shape, stride)`` of ``t.unfold(dimension, size, step)`` for a tensor ``t`` of
-    this layout (``torch.Tensor.unfold``): every window of ``size`` elements along
-    ``dimension``, one every ``step`` elements, as a view.
+    """The ``(shape, stride)`` of ``t.unfold(dimension, size, step)`` (``torch.Tensor.unfold``)
+    for a tensor ``t`` of this layout: a view of every window of ``size`` elements along
+    ``dimension``, one window every ``step`` elements.
 
-    ``dimension`` counts the windows, ``(shape[d] - size) // step + 1`` of them, ``step``
-    elements apart; a new last dim walks inside a window with ``dimension``'s old stride.
-    Windows overlap when ``step < size``: nothing is copied. Expects ``t`` to have at least
-    one dim, ``0 <= dimension < len(shape)``, ``0 <= size <= shape[dimension]`` and
-    ``step > 0`` (``Tensor.unfold`` checks them and treats a 0-d tensor itself).
+    Args:
+        shape, stride: ``t``'s sizes and strides (in elements); ``t`` has at least one dim.
+        dimension, size, step: ints with ``0 <= dimension < len(shape)``,
+            ``0 <= size <= shape[dimension]`` and ``step > 0``. The caller,
+            ``Tensor.unfold``, checks them and handles a 0-d ``t`` itself.
+
+    Returns:
+        ``(shape, stride)``: two tuples of ``len(shape) + 1`` ints; the last dim, of size
+        ``size``, runs inside a window.
     """
     # BEGIN PIECE unfold_layout
+    # ``dimension`` now counts the windows, (shape[d] - size) // step + 1 of them, step
+    # elements apart (stride step * stride[d]); the new last dim walks inside a window with
+    # the old stride[d]. Windows overlap when step < size: nothing is copied.
     new_shape, new_stride = list(shape), list(stride)
     new_shape[dimension] = (shape[dimension] - size) // step + 1
     new_stride[dimension] = step * stride[dimension]
@@ -114,13 +151,21 @@ def unfold_layout(shape: Sequence[int], stride: Sequence[int], dimension: int, s
 
 
 def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
-    """torch's ``is_contiguous()`` rule for the default (row-major) memory format.
+    """``t.is_contiguous()`` (``torch.Tensor.is_contiguous``, for the default
+    ``torch.contiguous_format``) for a tensor ``t`` of this layout.
 
-    An empty tensor is contiguous. Otherwise, walking from the last dim to the first, every
-    dim of size other than 1 must have the stride a row-major layout would give it; size-1
-    dims are skipped, because their stride is never used to reach an element.
+    Args:
+        shape, stride: sequences of ints of one length: sizes >= 0, strides in elements.
+
+    Returns:
+        A bool. A tensor with no elements is contiguous whatever its strides, and the stride
+        of a size-1 dim never changes the answer: this is not
+        ``stride == contiguous_strides(shape)``.
     """
     # BEGIN PIECE is_contiguous
+    # Walking from the last dim to the first, every dim of size other than 1 must have the
+    # stride a row-major layout gives it: 1, then the product of the sizes seen so far.
+    # Size-1 dims are skipped: their stride never reaches an element.
     if 0 in shape:
         return True
     expected = 1

@@ -61,18 +61,24 @@ __all__: list[str] = []  # the ops are the table's (reftensor.matmul, Tensor.mm,
 
 # ------------------------------------------------------------------ the result's shape
 def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
-    """The shape of ``torch.matmul`` of tensors of shapes ``a`` and ``b`` (tuples of ints),
-    as its meta function gives it.
+    """The shape of ``torch.matmul(A, B)`` (the ``@`` operator) for tensors ``A`` and ``B``
+    of shapes ``a`` and ``b``, as its meta function (and its CPU kernel) gives it.
 
-    A 1-d ``a`` is a row ``(1, K)`` and a 1-d ``b`` a column ``(K, 1)``, whose dim the result
-    loses again; the batch dims (all but the last two) broadcast (chapter 3's
-    ``broadcast_shapes``); the result is ``(*batch, N, M)`` less those dims. Sizes may be 0.
+    Args:
+        a, b: the operands' shapes, sequences of ints >= 0 (sizes may be 0).
+
+    Returns:
+        A tuple of ints.
 
     Raises:
         RuntimeError: a 0-d operand, inner sizes that differ, or batch dims that do not
             broadcast.
     """
     # BEGIN PIECE matmul_shape
+    # A 1-d a is a row (1, K) and a 1-d b a column (K, 1); the last two dims multiply as
+    # matrices, (N, K) @ (K, M) -> (N, M); the dims before them are batch dims and
+    # broadcast (chapter 3). The result is (*batch, N, M) without the dims added for a 1-d
+    # operand.
     if len(a) == 0 or len(b) == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{len(a)}D and {len(b)}D")

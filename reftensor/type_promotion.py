@@ -20,18 +20,24 @@ KINDS: dict[str, tuple[int, int]] = {
 
 
 def promote_types(a: str, b: str) -> str:
-    """The name of ``torch.promote_types(torch.<a>, torch.<b>)`` for dtype names ``a`` and
-    ``b`` (``"bool"``, ``"uint8"``, ..., ``"float64"``): the smallest dtype that holds the
-    values of both.
+    """The name of ``torch.promote_types(torch.<a>, torch.<b>)``: the dtype that two tensors
+    of dtypes ``a`` and ``b`` (with dims) promote to.
 
-    A higher category wins outright (bool < integer < floating point). Within a category
-    the wider type wins, with two exceptions where neither holds the other: ``uint8`` with
-    ``int8`` meets at ``int16``, ``float16`` with ``bfloat16`` at ``float32``.
+    Args:
+        a, b: dtype names, each one of the ten keys of :data:`KINDS` (``"bool"``,
+            ``"uint8"``, ``"int8"``, ..., ``"float64"``).
+
+    Returns:
+        One of those ten names; the same for ``(a, b)`` and ``(b, a)``, and ``a`` for
+        ``(a, a)``.
 
     Raises:
-        KeyError: a name that is not one of the ten dtypes.
+        KeyError: a name that is not one of the ten.
     """
     # BEGIN PIECE promote_types
+    # A higher category wins outright (bool < integer < floating point), even when it is
+    # narrower. Within a category the wider dtype wins, except for two pairs where neither
+    # holds the other: uint8 with int8 meet at int16, float16 with bfloat16 at float32.
     (category_a, size_a), (category_b, size_b) = KINDS[a], KINDS[b]
     if a == b:
         return a
@@ -46,17 +52,25 @@ def promote_types(a: str, b: str) -> str:
 
 
 def result_dtype(a: tuple, op: str, b: tuple) -> str:
-    """The dtype name of ``A op B`` (``torch.result_type`` of two operands, and then true
-    division's rule), with the default float dtype ``float32``.
+    """The dtype name of ``A op B`` with the default float dtype ``float32``:
+    ``torch.result_type(A, B)`` for ``op == "+"``, and the dtype of ``torch.div(A, B)`` (true
+    division) for ``op == "/"``.
 
-    Each operand is ``("tensor", dtype_name, ndim)`` or ``("scalar", value)`` for a Python
-    bool, int or float (which counts as ``bool``, ``int64`` or ``float32``). Operands fall in
-    three groups, in priority order: tensors with dims, 0-d tensors, Python numbers. Each
-    group promotes within itself; a lower group changes the result only when its category
-    is higher, and then to the promotion of the two. ``op`` is ``"+"`` (every binary op) or
-    ``"/"`` (true division), which makes a bool or integer result ``float32``.
+    Args:
+        a, b: the operands ``A`` and ``B``, each ``("tensor", dtype_name, ndim)``, a tensor
+            of one of the ten dtypes of :data:`KINDS` with ``ndim`` dims (0 for a 0-d tensor),
+            or ``("scalar", value)``, a Python bool, int or float. At least one is a tensor.
+        op: ``"+"`` (the rule of every binary op but true division) or ``"/"``.
+
+    Returns:
+        One of the ten dtype names of :data:`KINDS`.
     """
     # BEGIN PIECE result_dtype
+    # Three groups, in priority order: tensors with dims, 0-d tensors, Python numbers (a
+    # bool, int or float counts as bool, int64 or the default float32). Each group promotes
+    # within itself; a lower group changes the result only when its category is higher
+    # (bool < integer < floating), and then to the promotion of the two. True division
+    # makes a bool or integer result float32.
     groups: list[str | None] = [None, None, None]
     for operand in (a, b):
         if operand[0] == "tensor":

@@ -106,16 +106,28 @@ def _composite(overload: OpOverload) -> Any:
 # ---------------------------------------------------------------------- view and reshape
 def view_strides(shape: Sequence[int], stride: Sequence[int],
                  new_shape: Sequence[int]) -> tuple[int, ...] | None:
-    """Strides that show the same elements with ``new_shape``, or None if none exist.
+    """The strides of ``t.view(new_shape)`` (``torch.Tensor.view``; ATen's ``computeStride``)
+    for a tensor ``t`` of this layout, or None where torch refuses that view ("view size is
+    not compatible with input tensor's size and stride ... Use .reshape(...) instead").
 
-    torch's ``computeStride``. Walk the old dims from the right, grouping dims that are
-    contiguous with each other (``stride[d-1] == size[d] * stride[d]``); a group is a
-    "chunk" of evenly spaced elements, and any new dims whose sizes multiply to the chunk's
-    numel can take strides inside it. A new dim that would need elements from two chunks
-    makes the view impossible. Empty tensors take contiguous strides (or keep theirs when
-    the shape does not change).
+    Args:
+        shape, stride: ``t``'s sizes and strides (in elements).
+        new_shape: sizes >= 0 with as many elements as ``shape``, without ``-1`` (the
+            caller, ``view``, has filled it in with :func:`infer_size`).
+
+    Returns:
+        A tuple of ``len(new_shape)`` ints, or None. A 0-d ``t`` gives stride 1 in every
+        dim; a ``t`` with no elements keeps its strides when the shape does not change and
+        otherwise gets :func:`layout.contiguous_strides`.
     """
     # BEGIN PIECE view_strides
+    # Walk the old dims from the right, cutting them into chunks: runs of dims that step
+    # through memory as one dim would (the dim to the left continues the chunk when its size
+    # is 1 or its stride is the chunk's element count so far times the chunk's innermost
+    # stride). The new dims, read from the right, must group into runs whose sizes multiply
+    # to each chunk's element count; inside a run they take contiguous strides scaled by the
+    # chunk's innermost stride (a size-1 new dim joins the run being filled). A new dim that
+    # would need elements of two chunks makes the view impossible: None.
     if not shape:
         return (1,) * len(new_shape)
     numel = math.prod(shape)
@@ -146,15 +158,25 @@ def view_strides(shape: Sequence[int], stride: Sequence[int],
 
 
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
-    """The shape ``view(shape)`` gives a tensor of ``numel`` elements: ``shape`` with its one
-    ``-1`` (if any) replaced by the size that makes the element counts equal
-    (``torch._prims_common.infer_size``, ATen's ``infer_size_dv``).
+    """The shape that ``t.view(shape)`` (``torch.Tensor.view``; ATen's ``infer_size_dv``,
+    ``torch._prims_common.infer_size``) settles for a tensor ``t`` of ``numel`` elements:
+    ``shape`` with its ``-1``, if it has one, filled in.
+
+    Args:
+        shape: the sizes asked for, a sequence of ints.
+        numel: ``t``'s number of elements, an int >= 0.
+
+    Returns:
+        A tuple of ``len(shape)`` ints >= 0 whose product is ``numel``.
 
     Raises:
-        RuntimeError: two ``-1``, a size below -1, a product that does not match, or a
-            ``-1`` beside a zero size (any size would do: ambiguous).
+        RuntimeError: two ``-1``; a size below -1; sizes whose product cannot be ``numel``;
+            a ``-1`` beside a size 0 (any size would fit there: ambiguous, also when
+            ``numel`` is 0).
     """
     # BEGIN PIECE infer_size
+    # Multiply the known sizes; the -1 stands for numel divided by that product, which
+    # must divide it exactly (and must not be 0). Without a -1 the product must be numel.
     known, infer = 1, None
     for d, n in enumerate(shape):
         if n == -1:
@@ -406,15 +428,25 @@ def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
 
 def permute_layout(shape: Sequence[int], stride: Sequence[int],
                    dims: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The ``(shape, stride)`` of ``t.permute(dims)`` for a tensor ``t`` of this layout:
-    result dim ``i`` is dim ``dims[i]`` of ``t``, size and stride together. Negative dims
-    count from the end.
+    """The ``(shape, stride)`` of ``t.permute(dims)`` (``torch.Tensor.permute``) for a tensor
+    ``t`` of this layout.
+
+    Args:
+        shape, stride: ``t``'s sizes and strides.
+        dims: a sequence of ints, one per dim of ``t``: result dim ``i`` is dim ``dims[i]``
+            of ``t``; a negative entry counts from the end.
+
+    Returns:
+        ``(shape, stride)``: two tuples of ``len(shape)`` ints.
 
     Raises:
-        RuntimeError: ``len(dims)`` is not the number of dims (checked first), or two entries
-        name the same dim. IndexError: an entry out of range.
+        RuntimeError: ``len(dims)`` is not the number of dims (checked first), or two
+            entries name the same dim.
+        IndexError: an entry outside ``[-len(shape), len(shape))``.
     """
     # BEGIN PIECE permute_layout
+    # Check the length, then wrap each entry (d % ndim) once its range is checked, refusing
+    # a dim named twice; result dim i takes size and stride of dim dims[i] together.
     ndim = len(shape)
     if len(dims) != ndim:
         raise RuntimeError(f"permute: {len(dims)} dims for a tensor with {ndim}")
@@ -489,19 +521,29 @@ def broadcast_to(self: Tensor, size: Sequence[int]) -> Tensor:
 # ---------------------------------------------------------------------- sub-ranges
 def slice_layout(shape: Sequence[int], stride: Sequence[int], offset: int,
                  index: Sequence[Any]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """The ``(shape, stride, storage_offset)`` of ``x[index]`` for a tensor ``x`` of this
-    layout, where ``index`` holds only ints and slices (torch's ``applySlicing`` for those).
+    """The ``(shape, stride, storage_offset)`` of ``x[index]`` (``torch.Tensor.__getitem__``
+    with ints and slices only: ATen's ``applySlicing``, which runs ``select`` and ``slice``)
+    for a tensor ``x`` of this layout.
 
-    ``index`` is a tuple with one entry per leading dim: an int (``select``: the dim goes,
-    the offset moves by ``i * stride``, a negative ``i`` counting from the end) or a triple
-    ``(start, stop, step)`` standing for ``slice(start, stop, step)`` (``slice``: bounds
-    clamped as Python clamps them, the stride scaled by a positive ``step``). Dims past the
-    last entry are kept whole.
+    Args:
+        shape, stride, offset: ``x``'s sizes, strides and storage offset (in elements).
+        index: a tuple with one entry per leading dim: an int, as in ``x[i]`` (a negative
+            one counts from the end), or a triple ``(start, stop, step)`` standing for
+            ``slice(start, stop, step)``, whose parts may be None; a step is positive.
+
+    Returns:
+        ``(shape, stride, storage_offset)``: an int entry removes its dim, a slice keeps it,
+        and dims past the last entry are kept whole. Slice bounds out of range are clamped
+        as Python clamps them for a list.
 
     Raises:
         IndexError: more entries than dims, or an int outside ``[-size, size)``.
     """
     # BEGIN PIECE slice_layout
+    # An int i selects: the dim goes and the offset moves by (i % size) * stride. A slice
+    # keeps the dim: with its bounds from slice.indices(size), the offset moves by
+    # start * stride, the stride is multiplied by step, and the size is
+    # len(range(start, stop, step)).
     if len(index) > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     new_shape: list[int] = []
@@ -641,19 +683,32 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 def diagonal_layout(shape: Sequence[int], stride: Sequence[int], storage_offset: int,
                     offset: int, dim1: int, dim2: int
                     ) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """The ``(shape, stride, storage_offset)`` of ``x.diagonal(offset, dim1, dim2)`` for a
-    tensor ``x`` of this layout.
+    """The ``(shape, stride, storage_offset)`` of ``x.diagonal(offset, dim1, dim2)``
+    (``torch.Tensor.diagonal``) for a tensor ``x`` of this layout.
 
-    dim1 and dim2 go; a last dim is added whose step moves one along both, so its stride is
-    ``stride[dim1] + stride[dim2]``. The diagonal starts ``offset`` elements along dim2
-    (``offset > 0``, above the main diagonal) or ``-offset`` along dim1 (below it), and its
-    size is how many elements fit, 0 at least; an empty diagonal keeps the offset.
+    Args:
+        shape, stride, storage_offset: ``x``'s sizes, strides and storage offset (in
+            elements).
+        offset: which diagonal, an int: 0 the main one, above it (towards ``dim2``) when
+            positive, below it (towards ``dim1``) when negative.
+        dim1, dim2: the two dims of the diagonal's planes, ints; negative ones count from
+            the end.
+
+    Returns:
+        ``(shape, stride, storage_offset)``: ``x``'s other dims in their order, then one
+        last dim along the diagonal. An ``offset`` past the edge gives a diagonal of size 0,
+        and an empty diagonal leaves ``storage_offset`` as it was.
 
     Raises:
-        IndexError: a dim out of range (a 0-d tensor takes dims 0 and -1).
-        RuntimeError: dim1 and dim2 name the same dim.
+        IndexError: a dim out of range; a 0-d tensor accepts dims 0 and -1.
+        RuntimeError: ``dim1`` and ``dim2`` name the same dim.
     """
     # BEGIN PIECE diagonal_layout
+    # dim1 and dim2 go; the new last dim steps one along both, so its stride is
+    # stride[dim1] + stride[dim2]. With offset k >= 0 the diagonal starts k elements along
+    # dim2 and has min(n1, n2 - k) elements; with k < 0 it starts -k along dim1 and has
+    # min(n1 + k, n2); never fewer than 0, and the storage offset moves only when it has
+    # elements.
     ndim = len(shape)
     a, b = _wrap(dim1, ndim), _wrap(dim2, ndim)
     if a == b:

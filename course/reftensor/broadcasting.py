@@ -25,17 +25,20 @@ __all__ = ["broadcast_tensors"]
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
-    """The shape that tensors of ``shapes`` (tuples of ints) broadcast to, as a tuple.
+    """The shape that tensors of ``shapes`` broadcast to: ``torch.broadcast_shapes``, the
+    rule of every broadcasting op.
 
-    The rule every broadcasting op follows, and ``torch.broadcast_shapes``'s (whose Python
-    front, ``reftensor.functional.broadcast_shapes``, also takes ints and ``None`` and returns
-    a ``Size``): shapes line up at their last dim, a missing dim counts as size 1, and in each
-    place the sizes must be equal or 1; the result takes the size that is not 1. No shapes
-    give ``()``.
+    Args:
+        shapes: any number of shapes, each a sequence of ints >= 0. (The Python front,
+            ``reftensor.functional.broadcast_shapes``, also takes ints and ``None`` and
+            returns a ``Size``.)
+
+    Returns:
+        A tuple of as many ints as the longest shape has; ``()`` for no shapes.
 
     Raises:
-        RuntimeError: two sizes in one place that differ and are both not 1 (torch's
-            message, naming the first shape, in order, that does not fit).
+        RuntimeError: the shapes do not broadcast (torch's message, naming the first shape,
+            in order, that does not fit).
     """
     # BEGIN PIECE broadcast_shapes
     from reftensor.pieces import answer  # the student edition: your answer runs here
@@ -45,9 +48,16 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 
 def broadcast_error(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int, int, int] | None:
-    """What a broadcasting op's error names for operands of shapes ``shape_a`` and
-    ``shape_b``: ``(dim, size_a, size_b)`` at the first clash from the right, ``dim``
-    counted in the broadcast shape; None when they broadcast.
+    """What the error of ``torch.empty(shape_a) + torch.empty(shape_b)`` names ("The size of
+    tensor a (size_a) must match the size of tensor b (size_b) at non-singleton dimension
+    dim"), or None when the shapes broadcast.
+
+    Args:
+        shape_a, shape_b: the left and the right operand's shapes, sequences of ints >= 0.
+
+    Returns:
+        ``(dim, size_a, size_b)``, three ints: the rightmost clash, ``dim`` numbered in the
+        broadcast result (not in either operand); or None.
     """
     # BEGIN PIECE broadcast_error
     from reftensor.pieces import answer  # the student edition: your answer runs here
@@ -109,10 +119,16 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
 
 
 def sum_to_dims(shape: Sequence[int], size: Sequence[int]) -> tuple[int, ...]:
-    """The dims of a tensor of ``shape`` that ``sum_to_size(size)`` adds up, in increasing
-    order (torch's ``reduce_dims`` in ``at::sum_to``): every leading dim that ``size`` lacks,
-    and every other dim where ``size`` has 1 and ``shape`` does not (summed with
-    ``keepdim=True``). A size-1 dim that stays 1 is not summed; an empty ``size`` sums all.
+    """The dims of a tensor ``t`` of shape ``shape`` that ``t.sum_to_size(size)``
+    (``torch.Tensor.sum_to_size``; ``reduce_dims`` in ATen's ``at::sum_to``) adds up.
+
+    Args:
+        shape: ``t``'s sizes, a sequence of ints >= 0.
+        size: the sizes asked for, a sequence of ints >= 0.
+
+    Returns:
+        A tuple of dims of ``t``, in increasing order. A size-1 dim that stays 1 is not
+        among them; an empty ``size`` gives every dim.
 
     Raises:
         RuntimeError: ``size`` does not expand to ``shape`` (torch's message).
@@ -147,16 +163,21 @@ def sum_to_size(self: Tensor, size: Sequence[int]) -> Tensor:
 
 def expand_strides(shape: Sequence[int], stride: Sequence[int],
                    new_shape: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The ``(shape, stride)`` of ``t.expand(new_shape)`` for a tensor ``t`` of this layout
-    (torch's ``inferExpandGeometry``).
+    """The ``(shape, stride)`` of ``t.expand(new_shape)`` (``torch.Tensor.expand``; ATen's
+    ``inferExpandGeometry``) for a tensor ``t`` of this layout.
 
-    Sizes match from the right. A dim of size 1 may grow (stride 0); a size-1 dim that
-    stays 1 keeps its stride; ``-1`` keeps a dim's size; a new leading dim takes stride 0,
-    or ``size * stride`` of the dim inside it when its size is 1.
+    Args:
+        shape, stride: ``t``'s sizes and strides.
+        new_shape: the sizes asked for, matched with ``shape`` from the right: ints >= 0,
+            or ``-1`` to keep a dim's size.
+
+    Returns:
+        ``(shape, stride)``: two tuples of ``len(new_shape)`` ints. A 0-d ``t`` gets stride 0
+        in every dim.
 
     Raises:
-        RuntimeError: fewer sizes than dims, ``-1`` for a new leading dim, a negative size,
-            or a size other than 1 asked to change.
+        RuntimeError: fewer sizes than dims; ``-1`` for a new leading dim; a negative size
+            other than ``-1``; a size other than 1 asked to change.
     """
     # BEGIN PIECE expand_strides
     from reftensor.pieces import answer  # the student edition: your answer runs here

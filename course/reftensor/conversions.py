@@ -24,17 +24,25 @@ Option = tuple[str, Any]
 def to_result(dtype: str, shape: Sequence[int], stride: Sequence[int],
               call: Sequence[Option]) -> tuple[bool, tuple[int, ...]]:
     """``(out is t, out.stride())`` for ``t = torch.empty_strided(shape, stride,
-    dtype=torch.<dtype>)`` on the CPU and ``out = t.to(...)`` with the options ``call``
-    lists (torch's ``to_impl`` and ``_to_copy``).
+    dtype=torch.<dtype>)`` on the CPU and ``out = t.to(...)`` called with the options
+    ``call`` lists (``torch.Tensor.to``: ATen's ``to_impl`` and ``_to_copy``).
 
-    ``t`` itself comes back when the dtype and device stay, ``copy`` is not True, and the
-    memory format is ``preserve_format`` or the one torch suggests for ``t``
-    (``channels_last`` for a 4-d tensor laid out channels-last, else ``contiguous_format``).
-    A copy gets the layout of its memory format; ``preserve_format`` keeps a non-overlapping
-    and dense layout as it is and makes any other dense in its dim order.
+    Args:
+        dtype: ``t``'s dtype name (``"float32"``, ...).
+        shape, stride: ``t``'s layout, in elements (stride 0 and overlapping layouts
+            included).
+        call: ``(key, value)`` pairs, each an :data:`Option`: ``("dtype", name)``,
+            ``("device", "cpu" | "meta")``, ``("other", name)`` for
+            ``t.to(torch.empty(1, dtype=torch.<name>))``, ``("copy", flag)``, and
+            ``("memory_format", name)`` with ``name`` one of ``"preserve_format"`` (the
+            default), ``"contiguous_format"`` and ``"channels_last"``.
+
+    Returns:
+        ``(is_t, stride)``: whether ``t`` itself comes back (not a copy, not a view), and
+        the result's strides.
 
     Raises:
-        RuntimeError: ``channels_last`` for a tensor that is not 4-d, when a copy is made.
+        RuntimeError: ``channels_last`` for a tensor that is not 4-d.
     """
     # BEGIN PIECE to_result
     from reftensor.pieces import answer  # the student edition: your answer runs here

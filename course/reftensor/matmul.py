@@ -61,12 +61,14 @@ __all__: list[str] = []  # the ops are the table's (reftensor.matmul, Tensor.mm,
 
 # ------------------------------------------------------------------ the result's shape
 def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
-    """The shape of ``torch.matmul`` of tensors of shapes ``a`` and ``b`` (tuples of ints),
-    as its meta function gives it.
+    """The shape of ``torch.matmul(A, B)`` (the ``@`` operator) for tensors ``A`` and ``B``
+    of shapes ``a`` and ``b``, as its meta function (and its CPU kernel) gives it.
 
-    A 1-d ``a`` is a row ``(1, K)`` and a 1-d ``b`` a column ``(K, 1)``, whose dim the result
-    loses again; the batch dims (all but the last two) broadcast (chapter 3's
-    ``broadcast_shapes``); the result is ``(*batch, N, M)`` less those dims. Sizes may be 0.
+    Args:
+        a, b: the operands' shapes, sequences of ints >= 0 (sizes may be 0).
+
+    Returns:
+        A tuple of ints.
 
     Raises:
         RuntimeError: a 0-d operand, inner sizes that differ, or batch dims that do not

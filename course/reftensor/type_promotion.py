@@ -20,16 +20,19 @@ KINDS: dict[str, tuple[int, int]] = {
 
 
 def promote_types(a: str, b: str) -> str:
-    """The name of ``torch.promote_types(torch.<a>, torch.<b>)`` for dtype names ``a`` and
-    ``b`` (``"bool"``, ``"uint8"``, ..., ``"float64"``): the smallest dtype that holds the
-    values of both.
+    """The name of ``torch.promote_types(torch.<a>, torch.<b>)``: the dtype that two tensors
+    of dtypes ``a`` and ``b`` (with dims) promote to.
 
-    A higher category wins outright (bool < integer < floating point). Within a category
-    the wider type wins, with two exceptions where neither holds the other: ``uint8`` with
-    ``int8`` meets at ``int16``, ``float16`` with ``bfloat16`` at ``float32``.
+    Args:
+        a, b: dtype names, each one of the ten keys of :data:`KINDS` (``"bool"``,
+            ``"uint8"``, ``"int8"``, ..., ``"float64"``).
+
+    Returns:
+        One of those ten names; the same for ``(a, b)`` and ``(b, a)``, and ``a`` for
+        ``(a, a)``.
 
     Raises:
-        KeyError: a name that is not one of the ten dtypes.
+        KeyError: a name that is not one of the ten.
     """
     # BEGIN PIECE promote_types
     from reftensor.pieces import answer  # the student edition: your answer runs here
@@ -39,15 +42,18 @@ def promote_types(a: str, b: str) -> str:
 
 
 def result_dtype(a: tuple, op: str, b: tuple) -> str:
-    """The dtype name of ``A op B`` (``torch.result_type`` of two operands, and then true
-    division's rule), with the default float dtype ``float32``.
+    """The dtype name of ``A op B`` with the default float dtype ``float32``:
+    ``torch.result_type(A, B)`` for ``op == "+"``, and the dtype of ``torch.div(A, B)`` (true
+    division) for ``op == "/"``.
 
-    Each operand is ``("tensor", dtype_name, ndim)`` or ``("scalar", value)`` for a Python
-    bool, int or float (which counts as ``bool``, ``int64`` or ``float32``). Operands fall in
-    three groups, in priority order: tensors with dims, 0-d tensors, Python numbers. Each
-    group promotes within itself; a lower group changes the result only when its category
-    is higher, and then to the promotion of the two. ``op`` is ``"+"`` (every binary op) or
-    ``"/"`` (true division), which makes a bool or integer result ``float32``.
+    Args:
+        a, b: the operands ``A`` and ``B``, each ``("tensor", dtype_name, ndim)``, a tensor
+            of one of the ten dtypes of :data:`KINDS` with ``ndim`` dims (0 for a 0-d tensor),
+            or ``("scalar", value)``, a Python bool, int or float. At least one is a tensor.
+        op: ``"+"`` (the rule of every binary op but true division) or ``"/"``.
+
+    Returns:
+        One of the ten dtype names of :data:`KINDS`.
     """
     # BEGIN PIECE result_dtype
     from reftensor.pieces import answer  # the student edition: your answer runs here

@@ -168,20 +168,31 @@ Nested = Any  # a float, or nested lists of floats
 
 
 def binary_backward(op: str, x: Nested, y: Nested, grad: Nested) -> tuple[Nested, Nested]:
-    """What the node of ``z = x * y`` (``op == "*"``) or ``z = x / y`` (``op == "/"``)
-    returns for ``z``'s gradient ``grad`` (``z.grad_fn(grad)``): the gradients of ``x`` and
-    ``y`` at ``z``'s shape, before the engine sums each down to its input's shape.
+    """``z.grad_fn(grad)`` for ``z = x * y`` (``op == "*"``, torch's ``MulBackward0``) or
+    ``z = x / y`` (``op == "/"``, ``DivBackward0``) of float64 tensors requiring grad: the
+    gradients of ``x`` and ``y`` at ``z``'s shape, before the engine sums each down to its
+    input's shape.
 
-    Values are float64, as nested lists (a float for 0-d); ``x`` and ``y`` have their own
-    shapes, which broadcast to ``grad``'s. The formulas are torch's, in its order: ``grad *
-    y`` and ``grad * x``; ``grad / y`` and ``-grad * ((x / y) / y)``. Each step rounds as
-    torch's float64 kernel does, so the results are torch's bit for bit.
+    Args:
+        op: ``"*"`` or ``"/"``.
+        x, y: float64 values as nested lists or tuples (a float for a 0-d tensor), of
+            shapes that broadcast to ``grad``'s.
+        grad: ``z``'s gradient, float64 values of ``z``'s shape, nested the same way.
+
+    Returns:
+        ``(grad_x, grad_y)``: two nested lists of ``z``'s shape (a float each for a 0-d
+        ``z``), torch's values bit for bit (its formulas round at every operation, in their
+        order).
 
     Raises:
-        ZeroDivisionError: a 0 in ``y`` for ``"/"`` (Python's ``/``; the nodes do not ask
-            then).
+        ZeroDivisionError: a 0 in ``y`` for ``"/"`` (Python's ``/``; the library's nodes do
+            not ask then).
     """
     # BEGIN PIECE binary_backward
+    # Read x and y at each index of z as broadcasting does (dims aligned on the right, a
+    # size-1 dim repeating its element), and apply torch's formulas in its order
+    # (derivatives.yaml): grad * y and grad * x for "*"; grad / y and -grad * ((x / y) / y)
+    # for "/". Python's float operations round as torch's float64 kernels do.
     def shape(v: Nested) -> tuple[int, ...]:
         return (len(v), *shape(v[0])) if isinstance(v, list | tuple) else ()
 
@@ -767,14 +778,21 @@ def clamp_backward(x: Flat, lo: Flat | None, hi: Flat | None, grad: Flat
     ``ClampBackward1`` for number bounds) returns for the gradient ``grad`` of its result:
     ``(grad_x, grad_lo, grad_hi)``, torch's ``clamp_backward_min_max``.
 
-    Every argument is flat float64 values of one length: the node's inputs broadcast to
-    the result's shape (a number bound repeated), read in order. ``lo`` or ``hi`` is None
-    when absent (``clamp(x, max=hi)``), and then so is its gradient. Each element's
-    gradient goes to ``x`` where ``lo <= x <= hi``; to ``lo`` where ``x < lo < hi``; to
-    ``hi`` where ``x > hi`` or ``hi < lo``; nowhere else (``lo == hi`` below, ``nan``).
-    The engine then sums each gradient down to its input's shape.
+    Args:
+        x, lo, hi, grad: flat float64 values (sequences of floats) of one length: the
+            node's inputs and ``grad`` broadcast to the result's shape (a number bound
+            repeated), read in order. ``lo`` or ``hi`` is None when absent
+            (``clamp(x, max=hi)``).
+
+    Returns:
+        ``(grad_x, grad_lo, grad_hi)``: lists of floats of that length, None in place of an
+        absent bound's. Each element of ``grad`` goes whole to at most one of them, and the
+        others get 0.0 there. The engine then sums each down to its input's shape.
     """
     # BEGIN PIECE clamp_backward
+    # Element by element: to x where lo <= x <= hi (an absent bound allows all); to lo
+    # where x < lo < hi (or hi absent); to hi where x > hi or hi < lo; nowhere else
+    # (x below lo == hi, or nan: every comparison with nan is false).
     grad_x: list[float] = []
     grad_lo: list[float] = []
     grad_hi: list[float] = []

@@ -125,20 +125,29 @@ ANOMALY_HINT = ("Hint: enable anomaly detection to find the operation that faile
 def saved_tensor_error(saved_version: int, version: int, type_name: str,
                        shape: tuple[int, ...], saved_by: str | None, grad_fn: str | None
                        ) -> str | None:
-    """The error a node raises when it unpacks a saved tensor that was modified in place
-    since it was saved (torch's ``SavedVariable::unpack``), without its anomaly hint; None
-    when the tensor is unchanged.
+    """The message of the ``RuntimeError`` a node raises when it unpacks a saved tensor that
+    was modified in place since it was saved (torch's ``SavedVariable::unpack``), up to, not
+    including, the space before its ``Hint:``; None when the tensor is unchanged.
 
-    ``saved_version`` is the tensor's ``_version`` when the node saved it, ``version`` its
-    ``_version`` now; ``type_name`` its legacy type (``"torch.FloatTensor"``), ``shape`` its
-    sizes. ``saved_by`` is the name of the node that saved it when the tensor is that node's
-    own result (``ExpBackward0`` saves its output), else None; ``grad_fn`` is the name of the
-    tensor's ``grad_fn`` now (None for a tensor without history). The message names the
-    node the saved tensor is output 0 of: the node that saved it for a saved result, the
-    tensor's current ``grad_fn`` for a saved input (after an in-place op, that op's node), no
-    node for a tensor without history; its name without the ``Backward<n>`` ending.
+    Args:
+        saved_version: the tensor's ``_version`` when the node saved it, an int.
+        version: its ``_version`` now, an int.
+        type_name: its legacy type name, e.g. ``"torch.FloatTensor"``.
+        shape: its sizes, a tuple of ints.
+        saved_by: the name of the node that saved it when the tensor is that node's own
+            result (``"ExpBackward0"`` saves its output), else None.
+        grad_fn: the name of the tensor's ``grad_fn`` now (``grad_fn.name()``), None for a
+            tensor without history.
+
+    Returns:
+        torch's message, a str of one line, or None when ``version == saved_version``.
     """
     # BEGIN PIECE saved_tensor_error
+    # "... modified by an inplace operation: [TYPE SHAPE], which is output 0 of NODE, is at
+    # version V; expected version S instead." SHAPE is the sizes as a list. NODE is the
+    # node that saved it for a saved result, else the tensor's grad_fn now (after an
+    # in-place op, that op's node), named without its Backward<n> ending; a tensor without
+    # history has no node, and the ", which is output 0 of NODE," clause is left out.
     if version == saved_version:
         return None
     node = saved_by if saved_by is not None else grad_fn
@@ -288,19 +297,24 @@ def accumulate_grad(shape: tuple[int, ...], stride: tuple[int, ...],
                     grad: tuple[Nested, tuple[int, ...]] | None, new: Nested
                     ) -> tuple[Nested, tuple[int, ...], bool]:
     """What a leaf's ``AccumulateGrad`` node does with the gradient ``new`` that reaches it
-    (torch's ``AccumulateGrad::accumulateGrad``, when ``create_graph`` is off).
+    (torch's ``AccumulateGrad::accumulateGrad``, when ``create_graph`` is off): the leaf's
+    ``.grad`` afterwards. Values are float64, as nested lists or tuples of ``shape`` (a
+    float for a 0-d leaf).
 
-    ``shape`` and ``stride`` are the leaf's layout; ``grad`` is its ``.grad`` now: None, or
-    ``(values, strides)``; ``new`` the arriving gradient's values. Values are float64 as
-    nested lists of ``shape`` (a float for 0-d). Returns ``(values, strides, in_place)``:
-    ``.grad`` afterwards, and whether the old ``.grad`` tensor was updated in place (then it
-    is the same object, its ``_version`` one higher).
+    Args:
+        shape, stride: the leaf's layout (in elements).
+        grad: the leaf's ``.grad`` now: None, or ``(values, strides)``.
+        new: the arriving gradient's values.
 
-    The first gradient is copied into a new tensor laid out like the leaf when the leaf is
-    non-overlapping and dense (torch's *gradient layout contract*), else contiguous; later
-    ones are added into ``.grad`` in place, which keeps its strides.
+    Returns:
+        ``(values, strides, in_place)``: ``.grad``'s values afterwards (nested lists, as
+        ``tolist()`` gives them), its strides, and whether the old ``.grad`` tensor was
+        updated in place (then it is the same object, its ``_version`` one higher).
     """
     # BEGIN PIECE accumulate_grad
+    # The first gradient (.grad is None) is copied into a new tensor laid out like the leaf
+    # when the leaf is non-overlapping and dense (torch's gradient layout contract), else
+    # contiguous; a later one is added into .grad in place, which keeps its strides.
     def plain(v: Nested) -> Nested:
         return [plain(u) for u in v] if isinstance(v, list | tuple) else v
 

@@ -50,14 +50,22 @@ _TAIL = struct.Struct("<ddd i 4x f ? 3x")  # unused, cached double normal, unuse
 
 
 def seed_words(seed: int) -> list[int]:
-    """The 624 state words that ``manual_seed(seed)`` gives mt19937: torch's
-    ``init_genrand`` on the low 32 bits of ``seed`` (word 0 is those bits, word ``i`` is
-    ``1812433253 * (w ^ (w >> 30)) + i`` of the word ``w`` before it, mod ``2**32``).
+    """The 624 state words that ``torch.Generator().manual_seed(seed)`` stores: mt19937's
+    seeding (``init_genrand``, as ``std::mt19937(seed)`` does), of which only the low 32
+    bits of ``seed`` decide.
+
+    Args:
+        seed: a Python int; a negative one counts as its 64-bit two's complement.
+
+    Returns:
+        A list of 624 ints in ``[0, 2**32)``.
 
     Raises:
         ValueError: ``seed`` outside ``[-2**63, 2**64 - 1]`` (what torch's 64-bit seed holds).
     """
     # BEGIN PIECE seed_words
+    # Word 0 is the low 32 bits of seed; word i is 1812433253 * (w ^ (w >> 30)) + i of the
+    # word w before it, mod 2**32.
     if not -(2**63) <= seed < 2**64:
         raise ValueError("Overflow when unpacking long long")
     words = [seed & 0xFFFFFFFF]  # a negative seed counts as its two's complement
@@ -70,20 +78,24 @@ def seed_words(seed: int) -> list[int]:
 
 def twist(words: Sequence[int]) -> list[int]:
     """The 624 state words after one mt19937 twist of ``words``: what torch's
-    ``mt19937_engine::twist`` leaves in the state, which the first draw after seeding and
-    every 624th draw after it run before tempering their word.
+    ``mt19937_engine::twist`` (the twist of ``std::mt19937``) leaves in the state. The first
+    draw after seeding runs it, and so does every 624th draw after that one, before
+    tempering its word.
 
     Args:
         words: the 624 state words, ints in ``[0, 2**32)`` (a tuple or a list; left as it is).
 
     Returns:
-        A new list of 624 ints in ``[0, 2**32)``: the words torch's twist makes, in place and
-        in order, from these (uint32 arithmetic, ``MATRIX_A = 0x9908B0DF``).
+        A new list of 624 ints in ``[0, 2**32)``.
 
     Raises nothing on such words; other input (not 624 words, words wider than 32 bits) is
     outside the contract: torch's state cannot hold it.
     """
     # BEGIN PIECE twist
+    # For i = 0 .. 623 in this order, indices mod 624, replacing the words in place (so from
+    # i = 227 on, word i + 397 is one this twist already replaced, and i = 623 reads the new
+    # word 0): y = (s[i] & 0x80000000) | (s[i+1] & 0x7FFFFFFF);
+    # s[i] = s[i+397] ^ (y >> 1) ^ (0x9908B0DF if y is odd else 0).
     new = list(words)
     for i in range(N):  # in order: from i = 227 on, word i + 397 is one this loop replaced
         y = (new[i] & 0x80000000) | (new[(i + 1) % N] & 0x7FFFFFFF)
@@ -93,9 +105,17 @@ def twist(words: Sequence[int]) -> list[int]:
 
 
 def temper(y: int) -> int:
-    """The 32-bit draw mt19937 outputs for state word ``y``: its tempering, two right and
-    two masked left shift-and-xors."""
+    """The 32-bit raw draw that mt19937 outputs for the state word ``y``: its tempering
+    (torch's ``mt19937_engine``, as ``std::mt19937``).
+
+    Args:
+        y: a state word, an int in ``[0, 2**32)``.
+
+    Returns:
+        An int in ``[0, 2**32)``.
+    """
     # BEGIN PIECE temper
+    # Two right and two masked left shift-and-xors, each kept within 32 bits.
     y ^= y >> 11
     y ^= (y << 7) & 0x9D2C5680
     y ^= (y << 15) & 0xEFC60000

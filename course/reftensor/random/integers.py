@@ -103,10 +103,16 @@ def _store(t: Tensor, values: np.ndarray) -> None:
 
 
 def randint_from_draws(low: int, high: int, n: int, draws: Sequence[int]) -> list[int]:
-    """``torch.randint(low, high, (n,)).tolist()`` from the raw 32-bit draws ``draws``: each
-    number is ``low + draw % (high - low)``, one draw per number when the range is below
-    ``2**28``, else a 64-bit value ``(first << 32) | second`` from two (``draws`` holds as
-    many as that takes). Python ints, not wrapped to int64.
+    """``torch.randint(low, high, (n,)).tolist()`` on the CPU, from a generator whose next
+    raw 32-bit draws are ``draws``.
+
+    Args:
+        low, high: the range, ints (``high`` excluded).
+        n: how many numbers, an int >= 0.
+        draws: ints in ``[0, 2**32)``, at least as many as torch uses (``2 * n`` always are).
+
+    Returns:
+        A list of ``n`` Python ints in ``[low, high)``.
 
     Raises:
         RuntimeError: ``low >= high``.
@@ -273,9 +279,17 @@ fill.register_factory(_randint, aten.randint.default, aten.randint.generator,
 
 
 def randperm_from_draws(n: int, draws: Sequence[int]) -> list[int]:
-    """``torch.randperm(n).tolist()`` below 214,748,364 from the raw 32-bit draws ``draws``
-    (``n - 1`` of them are used): a Fisher-Yates shuffle of ``0..n-1`` that swaps position
-    ``i`` with ``i + draw_i % (n - i)`` for ``i = 0..n-2``."""
+    """``torch.randperm(n).tolist()`` on the CPU, from a generator whose next raw 32-bit
+    draws are ``draws``.
+
+    Args:
+        n: an int, ``0 <= n < 214_748_364`` (from there on torch draws differently).
+        draws: ints in ``[0, 2**32)``, at least ``n - 1`` of them: torch uses ``n - 1``
+            (none for ``n`` = 0).
+
+    Returns:
+        A list: a permutation of ``range(n)``.
+    """
     # BEGIN PIECE randperm_from_draws
     from reftensor.pieces import answer  # the student edition: your answer runs here
 

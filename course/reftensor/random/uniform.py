@@ -56,10 +56,18 @@ def uniforms(gen: Generator, n: int, d: dtype) -> np.ndarray:
 
 
 def uniform_floats(draws: Sequence[int], dtype: str) -> list[float]:
-    """``torch.rand(n, dtype=dtype).tolist()`` from the raw 32-bit draws ``draws``, for dtype
-    ``"float32"``, ``"float64"`` or ``"float16"``: one draw per float32 or float16 element,
-    two per float64 element (``(first << 32) | second``). A float16 element is computed as
-    float32 and rounded; one that rounds up to 1.0 becomes 0.0."""
+    """``torch.rand(n, dtype=torch.<dtype>).tolist()`` on the CPU, from a generator whose
+    next raw 32-bit draws are ``draws``.
+
+    Args:
+        draws: ints in ``[0, 2**32)``, all that the ``n`` elements use: torch uses one per
+            float32 or float16 element and two per float64 element, so ``n`` is
+            ``len(draws)``, or half of it for float64.
+        dtype: ``"float32"``, ``"float64"`` or ``"float16"``.
+
+    Returns:
+        A list of ``n`` Python floats in ``[0, 1)``.
+    """
     # BEGIN PIECE uniform_floats
     from reftensor.pieces import answer  # the student edition: your answer runs here
 

@@ -2,8 +2,8 @@
 
 Shapes are lined up at their *last* dim. Walking from the right, two sizes agree when they
 are equal or one of them is 1; the missing dims of a shorter shape count as 1. The
-result takes the larger size of each pair. ``(2, 1, 4)`` and ``(3, 1)`` meet at
-``(2, 3, 4)``.
+result takes the size of each pair that is not 1 (so 1 against 0 gives 0). ``(2, 1, 4)``
+and ``(3, 1)`` meet at ``(2, 3, 4)``.
 
 A tensor is brought to the broadcast shape by a view with **stride 0** along every dim
 it lacks or has as size 1: moving along that dim does not move in memory, so one element is

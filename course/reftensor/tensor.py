@@ -445,10 +445,15 @@ class Tensor(TensorMethods):
             raise no_data()
 
         shape, stride, offset = self._shape, self._stride, self._storage_offset
+        flat, where = self._storage._typed(self._dtype.numpy), layout.storage_index
+        if not shape:
+            return flat[where((), stride, offset)].item()
+        inner = len(shape) - 1
 
-        def walk(index: tuple[int, ...]) -> Any:
-            if len(index) == len(shape):
-                return self._read(layout.storage_index(index, stride, offset))
+        def walk(index: tuple[int, ...]) -> list[Any]:
+            if len(index) == inner:  # the last dim: its elements
+                return [flat[where((*index, i), stride, offset)].item()
+                        for i in range(shape[inner])]
             return [walk((*index, i)) for i in range(shape[len(index)])]
 
         return walk(())

@@ -262,7 +262,7 @@ def cpu_result(kernel: Kernel, operands: Sequence[Operand], common: dtype,
     stride = output_strides(operands, common, shape)
     if LOOP and _small(shape):
         out = _empty(shape, stride, out_dtype)
-        _loop(kernel, out, operands, common, **options)
+        _loop(kernel, out, operands, common, fresh=True, **options)
         return out
     values = cast(np.asarray(_compute(kernel, operands, common, shape, **options)), out_dtype)
     adopted = _adopt(values, shape, stride, out_dtype)
@@ -291,34 +291,51 @@ def _small(shape: tuple[int, ...]) -> builtins.bool:
 
 
 def _loop(kernel: Kernel, out: Tensor, operands: Sequence[Operand], common: dtype, *,
-          work: dtype | None = None, exact_scalar: builtins.bool = False) -> None:
+          work: dtype | None = None, exact_scalar: builtins.bool = False,
+          fresh: builtins.bool = False) -> None:
     """Steps 4-5 by ``iterator.strided_loop``: ``kernel`` of one element of each operand,
     converted as ``_compute`` converts whole arrays, cast to ``out``'s dtype and written
-    through ``out``'s strides. An operand that shares memory with ``out`` is read from a
-    copy of its storage, so every input is read before anything is written, as in
-    ``_compute`` (an operand that *is* ``out``, in place, reads each element before it is
-    overwritten anyway)."""
+    through ``out``'s strides. An operand that shares memory with ``out`` (unless ``out`` is
+    ``fresh``, a new tensor) is read from a copy of its storage, so every input is read
+    before anything is written, as in ``_compute`` (an operand that *is* ``out``, in place,
+    reads each element before it is overwritten anyway)."""
     work = work or compute_dtype(common)
     target = out._storage._typed(out._dtype.numpy)
     exact = exact_scalar and work is not common and is_single_value(operands[-1], common)
     inputs: list[iterator.Strided] = []
-    readers: list[Callable[[np.ndarray], np.ndarray]] = []
+    # how each operand's element is converted before the kernel sees it; None: not at all
+    readers: list[Callable[[Any], np.ndarray] | None] = []
+    last = len(operands) - 1
     for k, x in enumerate(operands):
-        raw = exact and k == len(operands) - 1  # read in ``work`` directly (``_compute``)
+        raw = exact and k == last  # read in ``work`` directly, as ``_compute`` does
         if isinstance(x, Tensor):
             flat = x._storage._typed(x._dtype.numpy)
-            if x is not out and np.may_share_memory(flat, target):
+            if not fresh and x is not out and np.may_share_memory(flat, target):
                 flat = flat.copy()
             inputs.append((flat, x._shape, x._stride, x._storage_offset))
+            source = x._dtype
         else:
-            inputs.append((number_array(x, work if raw else common).reshape(1), (), (), 0))
-        readers.append((lambda v: cast(v, work)) if raw else  # noqa: E731
-                       (lambda v: cast(cast(v, common), work)))
+            source = work if raw else common
+            inputs.append((number_array(x, source).reshape(1), (), (), 0))
+        if source is work and (raw or common is work):
+            readers.append(None)
+        elif raw:
+            readers.append(lambda v: cast(np.asarray(v), work))
+        else:
+            readers.append(lambda v: cast(cast(np.asarray(v), common), work))
     to = out._dtype
-
-    def element(*values: Any) -> np.ndarray:
-        arrays = [read(np.asarray(v)) for read, v in zip(readers, values, strict=True)]
-        return cast(np.asarray(kernel(*arrays)), to)
+    element: Callable[..., Any]
+    if any(readers):
+        def element(*values: Any) -> np.ndarray:
+            arrays = [v if read is None else read(v)
+                      for read, v in zip(readers, values, strict=True)]
+            return cast(np.asarray(kernel(*arrays)), to)
+    elif len(operands) == 2:  # the common case, kept short: a binary op on its own dtype
+        def element(a: Any, b: Any) -> np.ndarray:
+            return cast(np.asarray(kernel(a, b)), to)
+    else:
+        def element(*values: Any) -> np.ndarray:
+            return cast(np.asarray(kernel(*values)), to)
 
     with np.errstate(all="ignore"):
         iterator.strided_loop(element, (target, out._shape, out._stride, out._storage_offset),

@@ -296,7 +296,8 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
         if not ready or ready.get("event") != "ready":
             return
         for index, case in enumerate(plan.cases):  # visible (fixed) cases come first
-            send({"case": index, "args": encode(case.args)})
+            send({"case": index, "args": encode(case.args),
+                  "context": encode(case.context)})
             message = channel.message()
             if message is None:
                 return
@@ -370,7 +371,8 @@ def shrink_failure(name: str, sources: list[str], runtime: Path,
 
         def fails(case: Any) -> bool:
             number = next(numbers)
-            send({"case": number, "args": encode(case.args)})
+            send({"case": number, "args": encode(case.args),
+                  "context": encode(case.context)})
             line = channel.message()
             if line is None:
                 raise _Ended

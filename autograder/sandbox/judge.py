@@ -13,7 +13,8 @@ writes to ``in-fd`` and reads ``out-fd``:
    into Python by IPython's own input transformer and runs in a real ``InteractiveShell``
    whose namespace is the answer's, as it would in the student's notebook.
 2. It writes ``{"event": "ready", "cell_errors": [...]}`` out.
-3. Then one line in per case: ``{"case": 3, "args": <tagged args>}``. The grader sends
+3. Then one line in per case: ``{"case": 3, "args": <tagged args>, "context": <tagged
+   context>}``, which the exercise's ``call`` hands the answer. The grader sends
    a case only after it has the answer to the one before, and the visible (public) cases
    first, so while the answer computes any value that feedback may quote, this process holds
    no input it has not been given: nothing in its memory, its stack or its pipes can tell the
@@ -34,6 +35,7 @@ import os
 import sys
 from typing import Any
 
+from autograder.course.exercises.spec import Case, call_with_args
 from autograder.course.plain import NotPlain, decode, encode, to_plain
 
 
@@ -114,6 +116,7 @@ def main() -> None:
         send({"event": "done", "imports": sorted(imported)})
         out.flush()
         os._exit(0)
+    call = _caller(header["function"])
     send({"event": "ready", "cell_errors": cell_errors})
     while line := stdin.readline():
         index = -1
@@ -122,7 +125,8 @@ def main() -> None:
             index = request["case"]
             if not callable(function):
                 raise NameError(header["function"])
-            value = function(*decode(request["args"]))
+            case = Case(decode(request["args"]), decode(request.get("context", [])))
+            value = call(function, case)
             _only_the_judge(judge_pid)
             send({"case": index, "ok": encode(to_plain(value))})
         except NotPlain:
@@ -133,6 +137,17 @@ def main() -> None:
     send({"event": "done", "imports": sorted(imported)})
     out.flush()
     os._exit(0)  # no atexit handlers or lingering threads of the answer run after this
+
+
+def _caller(name: str) -> Any:
+    """How the exercise ``name`` calls an answer on a case (``Exercise.call``: ``fn(*args)``
+    unless the exercise says otherwise, as for an answer that writes into an argument)."""
+    from autograder.course import exercises
+
+    try:
+        return exercises.get(name).call
+    except KeyError:
+        return call_with_args
 
 
 #: characters of an exception's class name that are sent back (torch's are far shorter)

@@ -5,7 +5,8 @@ no references and no expected values anywhere it can see. The conversation with 
 writes to ``in-fd`` and reads ``out-fd``:
 
 1. First line in: ``{"sources": ["<answer cell>", ...], "function": "storage_index",
-   "watch": ["torch", "reftensor"]}``. The judge executes the answer cells in one namespace
+   "watch": ["torch", "reftensor"]}`` (and ``"own_call": true`` where the exercise calls its
+   answer its own way, ``Exercise.call``). The judge executes the answer cells in one namespace
    (``check`` is a no-op there, and ``pieces.register``, the line above each answer, returns
    the function unchanged: the answer is judged alone, never through a library; everything
    else an answer uses it must import itself). A cell
@@ -35,7 +36,6 @@ import os
 import sys
 from typing import Any
 
-from autograder.course.exercises.spec import Case, call_with_args
 from autograder.course.plain import NotPlain, decode, encode, to_plain
 
 
@@ -116,7 +116,7 @@ def main() -> None:
         send({"event": "done", "imports": sorted(imported)})
         out.flush()
         os._exit(0)
-    call = _caller(header["function"])
+    call = _caller(header["function"]) if header.get("own_call") else None
     send({"event": "ready", "cell_errors": cell_errors})
     while line := stdin.readline():
         index = -1
@@ -125,8 +125,9 @@ def main() -> None:
             index = request["case"]
             if not callable(function):
                 raise NameError(header["function"])
-            case = Case(decode(request["args"]), decode(request.get("context", [])))
-            value = call(function, case)
+            args = decode(request["args"])
+            value = function(*args) if call is None else call(
+                function, args, decode(request.get("context", [])))
             _only_the_judge(judge_pid)
             send({"case": index, "ok": encode(to_plain(value))})
         except NotPlain:
@@ -140,14 +141,14 @@ def main() -> None:
 
 
 def _caller(name: str) -> Any:
-    """How the exercise ``name`` calls an answer on a case (``Exercise.call``: ``fn(*args)``
-    unless the exercise says otherwise, as for an answer that writes into an argument)."""
+    """``call(answer, args, context)`` for an exercise whose ``Exercise.call`` is its own
+    (an answer that writes into an argument): imported only then, since the exercise specs
+    cost an import of Hypothesis that every other answer does without."""
     from autograder.course import exercises
+    from autograder.course.exercises.spec import Case
 
-    try:
-        return exercises.get(name).call
-    except KeyError:
-        return call_with_args
+    own = exercises.get(name).call
+    return lambda answer, args, context: own(answer, Case(tuple(args), tuple(context)))
 
 
 #: characters of an exception's class name that are sent back (torch's are far shorter)

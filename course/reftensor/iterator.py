@@ -197,7 +197,7 @@ def strided_loop(fn: Callable[..., Any], out: Output, *inputs: Strided) -> None:
     ``torch.as_strided(storage, shape, stride, offset).expand(out_shape)`` holds at that
     index, and the value goes where ``out``'s layout puts that index. Every index is
     visited once, in row-major order; locations that no index reaches are left as they are.
-    An empty shape writes nothing; a 0-d ``out`` gets one value.
+    An ``out`` with a size-0 dim gets nothing written; a 0-d ``out`` gets one value.
 
     Raises:
         Whatever ``fn`` raises (torch's integer division raises for a zero divisor); nothing

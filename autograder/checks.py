@@ -170,14 +170,17 @@ def _hidden_cases(name: str, seed: int) -> tuple[Case, ...]:
 
 
 # ---------------------------------------------------------------- step 3: judge
-def _run(answer: Callable[..., Any], case: Case) -> tuple[Any, BaseException | None]:
-    """Call the answer on one case. What it prints or warns is swallowed: honest debugging
-    output must never fail a test cell (nbgrader fails a cell that writes to stderr)."""
+def _run(answer: Callable[..., Any], case: Case,
+         call: Callable[[Callable[..., Any], Case], Any] = exercises.spec.call_with_args,
+         ) -> tuple[Any, BaseException | None]:
+    """Call the answer on one case (through its exercise's ``call``). What it prints or
+    warns is swallowed: honest debugging output must never fail a test cell (nbgrader fails
+    a cell that writes to stderr)."""
     try:
         with contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            value = answer(*copy.deepcopy(case.args))
+            value = call(answer, copy.deepcopy(case))
         return to_plain(value), None
     except NotImplementedError:
         raise
@@ -199,7 +202,7 @@ def judge(name: str, answer: Callable[..., Any], pairs: Sequence[tuple[Case, Any
     """Call ``answer`` on every case and compare with the expected plain value."""
     verdict = Verdict(exercises.get(name), total=len(pairs))
     for case, expected in pairs:
-        got, error = _run(answer, case)
+        got, error = _run(answer, case, verdict.exercise.call)
         if not _agrees(expected, got, error):
             verdict.failures.append(Failure(case, expected, got, error))
     return verdict
@@ -221,7 +224,7 @@ def _shrink(ex: Exercise, answer: Callable[..., Any]) -> Failure | None:
 
     def fails(case: Case) -> bool:
         expected = compute(ex, [case])[0]
-        got, error = _run(answer, case)
+        got, error = _run(answer, case, ex.call)
         return not _agrees(expected, got, error)
 
     try:
@@ -231,7 +234,7 @@ def _shrink(ex: Exercise, answer: Callable[..., Any]) -> Failure | None:
     except (NoSuchExample, Unsatisfiable):
         return None
     expected = compute(ex, [case])[0]
-    got, error = _run(answer, case)
+    got, error = _run(answer, case, ex.call)
     return Failure(case, expected, got, error)
 
 

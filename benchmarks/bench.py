@@ -143,6 +143,21 @@ def _tiny_add(lib: ModuleType, s: Settings) -> Operation:
     return lambda: a + b
 
 
+def _tiny_add_int64(lib: ModuleType, s: Settings) -> Operation:
+    a, b = lib.tensor([1, 2, 3, 4]), lib.tensor([5, 6, 7, 8])
+    return lambda: a + b
+
+
+def _tiny_view(lib: ModuleType, s: Settings) -> Operation:
+    x = lib.arange(12)
+    return lambda: x.view(3, 4)
+
+
+def _tiny_tolist(lib: ModuleType, s: Settings) -> Operation:
+    x = lib.tensor([1, 2, 3, 4])
+    return lambda: x.tolist()
+
+
 def _mlp_step(lib: ModuleType, s: Settings) -> Operation:
     """One training step's autograd work: forward and backward of a two-layer MLP."""
     batch, width = (64, 128) if s.elements >= 1_000_000 else (8, 16)
@@ -199,6 +214,9 @@ CASES = [
     Case("matmul_large", lambda s: f"matmul {s.matmul_sizes[1]}x{s.matmul_sizes[1]} float32",
          _matmul(1), 1.5),
     Case("tiny_add", lambda s: "a + b, 4 float32 (per-call overhead)", _tiny_add, 5.0),
+    Case("tiny_add_int64", lambda s: "a + b, 4 int64 (per-call overhead)", _tiny_add_int64, 5.0),
+    Case("tiny_view", lambda s: "x.view(3, 4), 12 int64 (per-call overhead)", _tiny_view, 5.0),
+    Case("tiny_tolist", lambda s: "x.tolist(), 4 int64 (per-call overhead)", _tiny_tolist, 5.0),
     Case("mlp_step", lambda s: "MLP forward + backward (x @ w1 + b1, relu, @ w2 + b2, MSE)",
          _mlp_step, 10.0),
     Case("deep_graph", lambda s: "y = y + y 25 times, then y.sum().backward()",
@@ -219,6 +237,9 @@ def _values(result: Any) -> np.ndarray:
 def _agree(case: Case, torch_op: Operation, ref_op: Operation) -> None:
     """Raise AssertionError unless both libraries compute the same values and shape."""
     expected, actual = torch_op(), ref_op()
+    if isinstance(expected, list):  # ``tolist``
+        assert actual == expected, (case.key, actual, expected)
+        return
     assert tuple(actual.shape) == tuple(expected.shape), (case.key, actual.shape, expected.shape)
     if not np.allclose(_values(actual), _values(expected), rtol=1e-4, atol=1e-5):
         raise AssertionError(f"{case.key}: reftensor and torch disagree; nothing was timed")

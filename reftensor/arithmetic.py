@@ -14,17 +14,15 @@ compute, write) plus the rules torch adds for that op, all checked against torch
 from __future__ import annotations
 
 import builtins
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from . import _kernels as K
-from . import broadcasting, dtypes, iterator
+from . import dtypes, iterator
 from ._casting import cast, checked_number, compute_dtype
 from ._ops import DispatchKey, aten
-from .device import CPU
 from .dtypes import dtype
 from .elementwise import (
     Kernel,
@@ -41,7 +39,6 @@ from .elementwise import (
     finish_cpu,
     finish_meta,
     is_single_value,
-    output_strides,
 )
 from .layout import contiguous_strides
 from .promotion import binary_result_type, is_number, result_type
@@ -126,97 +123,12 @@ def _mul(input: Operand, other: Operand, into: Tensor | None, finish: Finish) ->
     return finish(np.multiply, [input, other], common, shape, into, exact_scalar=True)
 
 
-StridedOperand = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]
-
-
-def strided_add(a: StridedOperand, b: StridedOperand) -> list[Any] | int:
-    """The elementwise kernel of ``A + B`` for two integer tensors given as plain data,
-    each ``(storage, shape, stride, offset)`` with ``storage`` a tuple of ints: what
-    ``(A + B).tolist()`` gives (nested lists, an int for a 0-d result; Python ints, so
-    nothing wraps around here).
-
-    The output shape is the operands' broadcast shape; each operand is read through stride
-    0 along a dim it lacks or has as size 1, and through its own stride elsewhere, starting
-    at its offset. reftensor's ``add`` of two small int64 tensors runs it.
-
-    Raises:
-        RuntimeError: shapes that do not broadcast (``broadcast_shapes``'s error).
-    """
-    # BEGIN PIECE strided_add
-    storage_a, shape_a, stride_a, offset_a = a
-    storage_b, shape_b, stride_b, offset_b = b
-    out_shape = broadcasting.broadcast_shapes(shape_a, shape_b)
-
-    def seen(shape: tuple[int, ...], stride: tuple[int, ...]) -> list[int]:
-        lead = len(out_shape) - len(shape)
-        return [0] * lead + [0 if n == 1 else s for n, s in zip(shape, stride, strict=True)]
-
-    steps_a, steps_b = seen(shape_a, stride_a), seen(shape_b, stride_b)
-
-    def walk(dim: int, at_a: int, at_b: int) -> list[Any] | int:
-        if dim == len(out_shape):
-            return storage_a[at_a] + storage_b[at_b]
-        return [walk(dim + 1, at_a + i * steps_a[dim], at_b + i * steps_b[dim])
-                for i in range(out_shape[dim])]
-
-    return walk(0, offset_a, offset_b)
-    # END PIECE
-
-
-#: ``add`` hands two int64 tensors to ``strided_add`` when the result has fewer elements
-#: than this, and each storage fewer than ``STRIDED_ADD_STORAGE`` (bigger ones take NumPy's
-#: loop, which follows the same rule)
-STRIDED_ADD_NUMEL = 64
-STRIDED_ADD_STORAGE = 4096
-
-
-def _plain_int64(x: Operand) -> StridedOperand | None:
-    """``x`` as ``strided_add`` takes it, or None when it is not a small CPU int64 tensor."""
-    if (type(x) is not Tensor or x._dtype is not dtypes.int64 or x._storage._device is not CPU
-            or x._storage.nbytes() > 8 * STRIDED_ADD_STORAGE):
-        return None
-    storage = tuple(x._storage._typed(np.dtype(np.int64)).tolist())
-    return storage, x._shape, x._stride, x._storage_offset
-
-
-def _wrapped(values: list[Any] | int) -> list[Any] | int:
-    """Nested Python ints wrapped around into int64's range, as int64 addition wraps."""
-    if isinstance(values, list):
-        return [_wrapped(v) for v in values]
-    return (values + 2**63) % 2**64 - 2**63
-
-
-def _add_strided(self: Operand, other: Operand) -> Tensor | None:
-    """``self + other`` by ``strided_add``, or None when it does not apply."""
-    if type(other) is not Tensor or other._dtype is not dtypes.int64:
-        return None
-    shape = _prepare([self, other], dtypes.int64, None)
-    if math.prod(shape) >= STRIDED_ADD_NUMEL:
-        return None  # (before reading the storages: the checks are cheap, the reads are not)
-    a, b = _plain_int64(self), _plain_int64(other)
-    if a is None or b is None:
-        return None
-    added = strided_add(a, b)
-    try:
-        values = np.array(added, dtype=np.int64)
-    except OverflowError:  # int64 wraps around
-        values = np.array(_wrapped(added), dtype=np.int64)
-    out = _empty(shape, output_strides([self, other], dtypes.int64, shape), dtypes.int64)
-    return _write(out, values.reshape(shape))
-
-
 @aten.add.Tensor.impl(DispatchKey.CPU)
 def add(self: Operand, other: Operand, alpha: Any) -> Tensor:
     """``aten::add.Tensor`` on the CPU; two alike tensors and ``alpha == 1`` (the common
-    case) skip promotion and broadcasting, and two small int64 tensors are added by
-    ``strided_add``."""
-    if type(alpha) is int and alpha == 1:
-        if type(self) is Tensor and self._dtype is dtypes.int64:
-            added = _add_strided(self, other)
-            if added is not None:
-                return added
-        if _fast_operands(self, other):
-            return _fast_finish(np.add, self, other)
+    case) skip promotion and broadcasting."""
+    if type(alpha) is int and alpha == 1 and _fast_operands(self, other):
+        return _fast_finish(np.add, self, other)
     return _add(self, other, alpha, None, finish_cpu)
 
 

@@ -16,14 +16,17 @@ from Python, and this module reproduces both:
    means for the values.
 
 It also resizes an ``out=`` tensor of the wrong shape (``resize_output``), as torch's
-iterator does before it writes.
+iterator does before it writes, and holds the iterator's loop itself (``strided_loop``, the
+piece of chapter 3 that the student edition runs for every elementwise op on small tensors;
+the reference computes with NumPy, ``elementwise.py``).
 """
 
 from __future__ import annotations
 
+import itertools
 import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, MutableSequence, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import layout
 
@@ -38,9 +41,14 @@ __all__ = [
     "assert_no_partial_overlap",
     "assert_no_overlap",
     "resize_output",
+    "strided_loop",
 ]
 
 Layout = tuple[Sequence[int], Sequence[int]]  # (shape, stride) of one operand
+#: An operand of ``strided_loop``: (storage, shape, stride, offset), all plain data
+Strided = tuple[Sequence[Any], Sequence[int], Sequence[int], int]
+#: The output of ``strided_loop``: the same, with a storage it can write
+Output = tuple[MutableSequence[Any], Sequence[int], Sequence[int], int]
 
 
 def _fast_strides(shape: Sequence[int], operands: Sequence[Layout]) -> tuple[int, ...] | None:
@@ -166,3 +174,51 @@ def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) 
     if needed > out._storage.nbytes():
         out._storage.resize_(needed)
     out._shape, out._stride = tuple(shape), tuple(stride)
+
+
+# ------------------------------------------------------------------------- the loop
+def strided_loop(fn: Callable[..., Any], out: Output, *inputs: Strided) -> None:
+    """The loop of torch's ``TensorIterator`` (``cpu_kernel``'s basic loop, which every CPU
+    elementwise op runs): ``out`` receives ``fn`` of the inputs' elements, at every index of
+    its shape. Returns None; the result is in ``out``'s storage.
+
+    Args:
+        fn: the op on single elements: ``fn(x_0, ..., x_n)`` takes one element of each input,
+            in order, and returns the element to write.
+        out: ``(storage, shape, stride, offset)`` of the output; ``storage`` is a flat
+            mutable sequence (a list, or the library's NumPy view of a tensor's storage),
+            written in place, and no two indices of ``shape`` share a location.
+        inputs: each ``(storage, shape, stride, offset)``, ``storage`` a flat sequence;
+            ``out``'s shape is their broadcast shape (the caller has checked, as torch
+            checks an ``out=`` tensor). An input may be ``out`` itself (an in-place op),
+            with ``out``'s storage and layout.
+
+    At an index of ``out``'s shape, an input's element is the one that
+    ``torch.as_strided(storage, shape, stride, offset).expand(out_shape)`` holds at that
+    index, and the value goes where ``out``'s layout puts that index. Every index is
+    visited once, in row-major order; locations that no index reaches are left as they are.
+    An ``out`` with a size-0 dim gets nothing written; a 0-d ``out`` gets one value.
+
+    Raises:
+        Whatever ``fn`` raises (torch's integer division raises for a zero divisor); nothing
+        of its own.
+    """
+    # BEGIN PIECE strided_loop
+    storage, shape, stride, offset = out
+    ndim = len(shape)
+    steps = []
+    for _, own_shape, own_stride, _ in inputs:
+        lead = ndim - len(own_shape)
+        steps.append([0] * lead + [0 if n == 1 else s
+                                   for n, s in zip(own_shape, own_stride, strict=True)])
+    # the storage position of each dim's index, for out and each input, summed per element
+    ranges = [range(n) for n in shape]
+    terms = [[[i * s for i in r] for r, s in zip(ranges, step, strict=True)]
+             for step in [list(stride), *steps]]
+    sources = [x[0] for x in inputs]
+    starts = [x[3] for x in inputs]
+    for index in itertools.product(*ranges):
+        where = [start + sum(t[d][i] for d, i in enumerate(index))
+                 for start, t in zip([offset, *starts], terms, strict=True)]
+        storage[where[0]] = fn(*[s[k] for s, k in zip(sources, where[1:], strict=True)])
+    # END PIECE

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 __all__ = ["Piece", "PIECES", "register", "unregister", "answer", "own", "registered",
-           "trace", "describe", "notebooks_folder"]
+           "trace", "describe", "notebooks_folder", "stubbed"]
 
 NOTEBOOKS_ENV = "REFTENSOR_NOTEBOOKS"
 MAX_NOTEBOOK_BYTES = 20_000_000
@@ -81,7 +81,7 @@ PIECES: dict[str, Piece] = {
     "diagonal_layout": Piece("ch02_views", 5),
     "broadcast_shapes": Piece("ch03_broadcasting", 1),
     "expand_strides": Piece("ch03_broadcasting", 2),
-    "strided_add": Piece("ch03_broadcasting", 3),
+    "strided_loop": Piece("ch03_broadcasting", 3),
     "sum_to_dims": Piece("ch03_broadcasting", 4),
     "broadcast_error": Piece("ch03_broadcasting", 5),
     "promote_types": Piece("ch04_dtype_device", 1),
@@ -279,6 +279,16 @@ def own(name: str) -> Callable[..., Any] | None:
     """The student's own function for a *published* piece, or None: the stub of a published
     piece runs the reference body when there is none."""
     return _find(name)[0]
+
+
+def stubbed(fn: Callable[..., Any]) -> bool:
+    """Is ``fn`` a graded piece as the student edition holds it: a stub that runs the
+    student's answer (or a published piece behind :func:`own`)? The library asks once, at
+    import, where the reference keeps a fast path that the student edition replaces by the
+    piece (``elementwise.LOOP``): the two editions differ only in piece bodies, and a
+    stub's body is the one that imports from this module."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and __name__ in code.co_names
 
 
 @contextmanager

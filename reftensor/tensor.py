@@ -34,11 +34,12 @@ line handing over to that chapter's module:
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
 
-from . import _casting, conversions, dtypes, layout
+from . import _casting, conversions, dtypes, layout, pieces
 from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
 from ._ops import OpOverloadPacket, aten
@@ -68,6 +69,10 @@ class VersionCounter:
 
 #: NumPy's limit, and torch's TensorIterator's.
 MAX_DIMS = 64
+#: Does ``tolist`` read each element where ``layout.storage_index`` says (the student
+#: edition, where that is the student's piece), or read NumPy's view of the elements at once
+#: (the reference: the same values, several times faster)? Asked once, here.
+TOLIST_WALKS = pieces.stubbed(layout.storage_index)
 
 
 def _reflected(op: OpOverloadPacket, *args: Any) -> Any:
@@ -218,7 +223,7 @@ class Tensor(TensorMethods):
 
     def numel(self) -> int:
         """Number of elements: the product of the sizes (1 for a 0-d tensor)."""
-        return Size(self._shape).numel()
+        return math.prod(self._shape)
 
     nelement = numel
 
@@ -435,16 +440,18 @@ class Tensor(TensorMethods):
     def tolist(self) -> Any:
         """Nested Python lists of Python numbers (a bare number for a 0-d tensor).
 
-        Each element is read where ``layout.storage_index`` says:
-        ``storage_offset + sum(index[k] * stride[k])``.
+        In the student edition each element is read where chapter 1's
+        ``layout.storage_index`` says; the reference reads NumPy's view of the same elements
+        (``TOLIST_WALKS``; a test proves the two agree).
 
         Raises:
             NotImplementedError: a meta tensor (no data).
         """
         if self.is_meta:
             raise no_data()
-
         shape, stride, offset = self._shape, self._stride, self._storage_offset
+        if not TOLIST_WALKS and len(shape) <= MAX_DIMS:
+            return self._elements().tolist()
         flat, where = self._storage._typed(self._dtype.numpy), layout.storage_index
         if not shape:
             return flat[where((), stride, offset)].item()

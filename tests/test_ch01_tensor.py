@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import reftensor
 import reftensor.layout as L
 from autograder.course.exercises.layouts import DTYPE_NAMES, shapes, strided_layouts
+from tests import strategies
 from tests.difftest import describe, same_on_both
 
 pytestmark = pytest.mark.ch01
@@ -481,3 +482,23 @@ def test_layout_rules_match_torch_on_fixed_shapes():
 def test_to_copy_of_non_dense_layouts(layout):
     shape, stride, offset = layout
     same_on_both(lambda lib: lib.empty_strided(shape, stride).to(lib.float64), values=False)
+
+
+@given(spec=strategies.tensors())
+def test_tolist_reads_numpys_view_as_the_storage_index_walk_reads_it(spec):
+    """The reference's ``tolist`` reads NumPy's view of the elements; the student edition's
+    walks them with ``layout.storage_index`` (chapter 1's piece): the same values."""
+    from reftensor import tensor as tensor_module
+
+    t = spec.make(reftensor)
+    fast = t.tolist()
+    tensor_module.TOLIST_WALKS = True
+    try:
+        walked = t.tolist()
+    finally:
+        tensor_module.TOLIST_WALKS = False
+    assert repr(fast) == repr(walked) and _types(fast) == _types(walked)
+
+
+def _types(value):
+    return [_types(v) for v in value] if isinstance(value, list) else type(value).__name__

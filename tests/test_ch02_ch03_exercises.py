@@ -3,6 +3,9 @@ mistakes fail them, and the trusted grading pipeline gives the solutions full po
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import nbformat
 import pytest
 
@@ -17,7 +20,7 @@ pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 CHAPTERS = {
     "ch02_views": ["infer_size", "view_strides", "slice_layout", "permute_layout",
                    "diagonal_layout", "shares_storage", "write_through"],
-    "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_add", "sum_to_dims",
+    "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_loop", "sum_to_dims",
                           "broadcast_error"],
 }
 NAMES = [name for names in CHAPTERS.values() for name in names]
@@ -169,26 +172,35 @@ def expand_size1_always_zero(shape, stride, new_shape):
     return out_shape, out_stride[:lead] + kept
 
 
-def add_ignoring_offsets(a, b):
-    return RIGHT["strided_add"]((*a[:3], 0), (*b[:3], 0))
+def _no_offsets(operand):
+    storage, shape, stride, _ = operand
+    return storage, shape, stride, 0
 
 
-def add_with_own_strides(a, b):
+def loop_ignoring_offsets(fn, out, *inputs):
+    """Reads every input from the start of its storage."""
+    return RIGHT["strided_loop"](fn, out, *[x if x is out else _no_offsets(x) for x in inputs])
+
+
+def loop_with_own_strides(fn, out, *inputs):
     """Reads a size-1 dim through its own stride instead of stride 0."""
-    out = RIGHT["broadcast_shapes"](a[1], b[1])
+    storage, shape, stride, offset = out
 
     def read(operand, index):
-        storage, shape, stride, offset = operand
-        lead = len(out) - len(shape)
-        k = offset + sum(i * s for i, s in zip(index[lead:], stride, strict=True))
-        return storage[k]
+        data, own_shape, own_stride, start = operand
+        lead = len(shape) - len(own_shape)
+        return data[start + sum(i * s for i, s in zip(index[lead:], own_stride, strict=True))]
 
-    def build(prefix):
-        if len(prefix) == len(out):
-            return read(a, prefix) + read(b, prefix)
-        return [build((*prefix, i)) for i in range(out[len(prefix)])]
+    for index in itertools.product(*(range(n) for n in shape)):
+        at = offset + sum(i * s for i, s in zip(index, stride, strict=True))
+        storage[at] = fn(*(read(x, index) for x in inputs))
 
-    return build(())
+
+def loop_writing_row_major(fn, out, *inputs):
+    """Writes through row-major strides from the output's offset, whatever its strides."""
+    storage, shape, stride, offset = out
+    row_major = tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))
+    RIGHT["strided_loop"](fn, (storage, shape, row_major, offset), *inputs)
 
 
 def sum_leading_dims_only(shape, size):
@@ -250,8 +262,9 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("expand_strides", expand_leading_stride_zero, False),
     ("expand_strides", expand_keeping_strides, False),
     ("expand_strides", expand_size1_always_zero, False),
-    ("strided_add", add_ignoring_offsets, False),
-    ("strided_add", add_with_own_strides, False),
+    ("strided_loop", loop_ignoring_offsets, False),
+    ("strided_loop", loop_with_own_strides, False),
+    ("strided_loop", loop_writing_row_major, False),
     ("sum_to_dims", sum_leading_dims_only, False),
     ("sum_to_dims", sum_every_size1_dim, False),
     ("sum_to_dims", sum_dims_counted_in_size, False),
@@ -301,7 +314,7 @@ REFUSALS = {  # the answers that stand for torch saying no, which hidden cases m
     "diagonal_layout": ["raises RuntimeError", "raises IndexError"],
     "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
     "write_through": [], "broadcast_shapes": ["raises RuntimeError"],
-    "expand_strides": ["raises RuntimeError"], "strided_add": ["raises RuntimeError"],
+    "expand_strides": ["raises RuntimeError"], "strided_loop": [],
     "sum_to_dims": ["raises RuntimeError"], "broadcast_error": ["NoneType"],
 }
 

@@ -8,6 +8,7 @@ Exact comparison everywhere except the transcendental functions (see ``TRANSCEND
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import warnings
@@ -19,8 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import reftensor
 from tests import strategies
-from tests.difftest import compare_op, same_on_both
+from tests.difftest import _values_equal, compare_op, describe, same_on_both
 from tests.strategies import FLOAT_NAMES, INT_NAMES, KINDS, WRITABLE_KINDS, examples
 
 pytestmark = pytest.mark.ch03
@@ -715,3 +717,141 @@ def test_most_negative_integer_exponent_returns(make):
 ])
 def test_bool_tensor_with_an_int_beyond_int64(make):
     same_on_both(make)
+
+
+# ================================================================== the strided loop
+# The student edition computes every elementwise op whose output has fewer than
+# ``elementwise.LOOP_NUMEL`` elements with ``iterator.strided_loop`` (chapter 3's piece); the
+# reference computes with whole NumPy arrays. Here the reference is switched to the loop (its
+# own body of the piece) and every observable fact is compared with the NumPy path: values,
+# dtype, layout, ``_version``, errors, and every storage the op could write.
+@contextlib.contextmanager
+def _path(loop: bool):
+    from reftensor import elementwise, out_arguments
+
+    saved = elementwise.LOOP, out_arguments.writer
+    elementwise.LOOP = loop
+    out_arguments.writer = elementwise.write_out if loop else saved[1]
+    try:
+        yield
+    finally:
+        elementwise.LOOP, out_arguments.writer = saved
+
+
+def _storage(t) -> list:
+    return t._storage._typed(t._dtype.numpy).astype(np.float64).tolist()
+
+
+def _run_on(loop: bool, fn, inputs) -> tuple:
+    with _path(loop), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = [x.make(reftensor) if hasattr(x, "make") else x for x in inputs]
+        try:
+            result = fn(reftensor, *built)
+        except Exception as err:  # noqa: BLE001 - the class and message are compared
+            return ("raised", type(err).__name__, str(err)), None
+        tensors = [t for t in [*built, result] if isinstance(t, reftensor.Tensor)]
+        facts = [(describe(t), _storage(t)) for t in tensors]
+        return facts, [id(t) for t in tensors if t is result]
+
+
+def loop_agrees(fn, *inputs) -> None:
+    """``fn(reftensor, *built inputs)`` gives the same on the loop as on the NumPy path."""
+    (numpy_facts, _), (loop_facts, _) = _run_on(False, fn, inputs), _run_on(True, fn, inputs)
+    assert _values_equal(_plain(numpy_facts), _plain(loop_facts), 0), (numpy_facts, loop_facts)
+
+
+def _plain(facts) -> list:
+    """Nested lists (tuples and dicts flattened), for the nan-aware ``_values_equal``."""
+    if isinstance(facts, dict):
+        return [[k, _plain(v)] for k, v in facts.items()]
+    if isinstance(facts, tuple | list):
+        return [_plain(v) for v in facts]
+    return facts
+
+
+#: every dtype the loop must keep NumPy's rules for (bool, wrapping int8, float16 rounding)
+LOOP_DTYPES = ("bool", "int8", "uint8", "int32", "int64", "float16", "bfloat16", "float32",
+               "float64")
+
+
+@pytest.mark.parametrize("name", ["add", "add alpha", "sub", "mul", "div", "div floor",
+                                  "remainder", "pow", "lt", "bitwise_xor", "logical_or"])
+@settings(max_examples=examples(30))
+@given(specs=pairs(dtypes=LOOP_DTYPES), number=numbers)
+def test_the_loop_agrees_with_numpy_on_binary_ops(name, specs, number):
+    loop_agrees(BINARY[name], *specs)
+    loop_agrees(lambda lib, t: BINARY[name](lib, t, number), specs[0])
+
+
+@pytest.mark.parametrize("name", ["add_", "add_ alpha", "sub_", "mul_", "div_ floor", "ipow",
+                                  "ixor"])
+@settings(max_examples=examples(30))
+@given(specs=pairs(dtypes=LOOP_DTYPES, first_kinds=WRITABLE_KINDS, swap=False),
+       number=numbers)
+def test_the_loop_agrees_with_numpy_in_place(name, specs, number):
+    loop_agrees(INPLACE[name], *specs)
+    loop_agrees(lambda lib, t: INPLACE[name](lib, t, number), specs[0])
+
+
+@pytest.mark.parametrize("name", ["neg", "abs", "exp", "sqrt", "sign", "round 1",
+                                  "bitwise_not", "logical_not", "clamp"])
+@settings(max_examples=examples(30))
+@given(spec=tensors(dtypes=LOOP_DTYPES), into=tensors(dtypes=LOOP_DTYPES,
+                                                      kinds=WRITABLE_KINDS))
+def test_the_loop_agrees_with_numpy_on_unary_ops_and_out(name, spec, into):
+    loop_agrees(UNARY[name], spec)
+    fn = name.split()[0]
+    if fn in ("neg", "abs", "exp", "sqrt", "sign", "bitwise_not", "logical_not"):
+        loop_agrees(lambda lib, t, o: getattr(lib, fn)(t, out=o), spec, into)
+
+
+@settings(max_examples=examples(30))
+@given(specs=pairs(dtypes=LOOP_DTYPES),
+       into=tensors(dtypes=LOOP_DTYPES, kinds=WRITABLE_KINDS, shape=shapes))
+def test_the_loop_agrees_with_numpy_writing_out(specs, into):
+    """``out=`` of its own strides and offset (or of another shape: resized)."""
+    loop_agrees(lambda lib, a, b, o: lib.add(a, b, out=o), *specs, into)
+    loop_agrees(lambda lib, a, b, o: lib.mul(a, b, out=o), *specs, into)
+
+
+def test_the_loop_agrees_with_numpy_on_layouts_chosen_by_hand():
+    cases = [
+        lambda lib: lib.tensor(5, dtype=lib.int8) + lib.tensor(127, dtype=lib.int8),  # 0-d
+        lambda lib: lib.ones(0, 3) * 2,
+        lambda lib: lib.ones(2, 1, 3, dtype=lib.float16).permute(2, 0, 1) * 0.1,
+        lambda lib: lib.arange(24.0).view(2, 3, 4)[:, ::2, 1::2] - lib.tensor([1.0, 2.0]),
+        lambda lib: lib.arange(4).view(4, 1).expand(4, 3) + lib.arange(3),
+        lambda lib: lib.arange(10, dtype=lib.int8).as_strided((3, 2), (1, 3), 2) * 100,
+        lambda lib: (lambda z: (z[1:3, ::2].add_(lib.tensor([1, 2, 3])), z)[1])(
+            lib.zeros(4, 5, dtype=lib.int64)),
+        lambda lib: (lambda m: (m.t().mul_(m.t()), m)[1])(lib.arange(6.0).view(2, 3)),
+        lambda lib: lib.tensor([True, False]) * lib.tensor([True, True]),
+        lambda lib: lib.tensor([1, 2]) // lib.tensor([0, 1]),  # raises, in both
+        lambda lib: lib.tensor([250, 3], dtype=lib.uint8) + 10,
+        lambda lib: lib.tensor([0.1, 2049.0], dtype=lib.bfloat16) / 3,
+    ]
+    for program in cases:
+        loop_agrees(program)
+        same_on_both(program)
+
+
+def test_the_loop_runs_only_on_small_outputs_and_only_where_asked(monkeypatch):
+    from reftensor import elementwise, iterator, pieces
+
+    # the reference's NumPy path unless this is the student edition (whose piece is a stub)
+    assert elementwise.LOOP == pieces.stubbed(iterator.strided_loop)
+
+    calls = []
+    real = iterator.strided_loop
+    monkeypatch.setattr(iterator, "strided_loop",
+                        lambda fn, out, *ins: (calls.append(out[1]), real(fn, out, *ins))[1])
+    with _path(False):  # the reference: NumPy, whatever the size
+        reftensor.arange(4) + reftensor.arange(4)
+    assert calls == []
+    with _path(True):
+        x = reftensor.arange(elementwise.LOOP_NUMEL - 1)
+        x * 2
+        x.neg()
+        reftensor.arange(elementwise.LOOP_NUMEL) * 2  # too big: NumPy
+    assert calls == [(elementwise.LOOP_NUMEL - 1,)] * 2

@@ -194,9 +194,11 @@ def _operand_stride0(operand):
     return stride0(shape, stride)
 
 
-def _storage_spare(operand):
+def _lined_up(operand, out):
+    """(size, stride, output size) of each dim of an input, lined up on the right."""
     storage, shape, stride, offset = operand
-    return len(storage) > max(storage_needed(shape, stride, offset), offset)
+    lead = len(out[1]) - len(shape)
+    return [(n, s, out[1][lead + k]) for k, (n, s) in enumerate(zip(shape, stride, strict=True))]
 
 
 def _sum_pairs(shape, size):
@@ -664,21 +666,27 @@ CORNERS = {
          on(lambda shape, stride, new: any(n != 1 and m not in (n, -1)
                                            for n, s, m in _expand_pairs(shape, stride, new)))),
     ],
-    "strided_add": [
-        ("two 0-d operands (a bare int)", on(lambda a, b: a[1] == b[1] == ())),
-        ("one 0-d operand", on(lambda a, b: (a[1] == ()) != (b[1] == ()))),
-        ("operands of different dims", on(lambda a, b: len(a[1]) != len(b[1]))),
-        ("a size-1 dim that broadcasts",
-         on(lambda a, b: any(set(col) == {1, max(col)} and max(col) > 1
-                             for col in columns(a[1], b[1])))),
-        ("stride 0 on a dim of size > 1", on(lambda a, b: _operand_stride0(a)
-                                             or _operand_stride0(b))),
-        ("a storage offset", on(lambda a, b: a[3] > 0 or b[3] > 0)),
-        ("a permuted operand", on(lambda a, b: increasing(a[2]) or increasing(b[2]))),
-        ("storage beyond the view", on(lambda a, b: _storage_spare(a) or _storage_spare(b))),
-        ("an empty result", on(lambda a, b: (0 in a[1] or 0 in b[1])
-                               and not clashes(a[1], b[1]))),
-        ("shapes that do not broadcast (RuntimeError)", on(lambda a, b: clashes(a[1], b[1]))),
+    "strided_loop": [
+        ("a 0-d output (one value)", on(lambda op, out, *ins: out[1] == ())),
+        ("an empty output (nothing written)", on(lambda op, out, *ins: 0 in out[1])),
+        ("an input with fewer dims than the output",
+         on(lambda op, out, *ins: any(len(x[1]) < len(out[1]) for x in ins))),
+        ("a size-1 dim that broadcasts, holding a stride other than 0",
+         on(lambda op, out, *ins: any(n == 1 and m > 1 and s != 0 for x in ins
+                                      for n, s, m in _lined_up(x, out)))),
+        ("stride 0 on a dim of size > 1 (an expanded input)",
+         on(lambda op, out, *ins: any(_operand_stride0(x) for x in ins))),
+        ("an input's storage offset", on(lambda op, out, *ins: any(x[3] > 0 for x in ins))),
+        ("the output's storage offset", on(lambda op, out, *ins: out[3] > 0)),
+        ("an output with its own dim order (permuted)",
+         on(lambda op, out, *ins: increasing([s for n, s in zip(out[1], out[2], strict=True)
+                                              if n > 1]))),
+        ("output storage its layout does not reach (left as it is)",
+         on(lambda op, out, *ins: 0 not in out[1] and len(out[0]) > math.prod(out[1]))),
+        ("in place: the first input is the output", lambda c: dict(c.context)["in_place"]),
+        ("one input (neg)", on(lambda op, out, *ins: len(ins) == 1)),
+        ("three inputs (where)", on(lambda op, out, *ins: len(ins) == 3)),
+        ("float values", on(lambda op, out, *ins: any(isinstance(v, float) for v in out[0]))),
     ],
     "sum_to_dims": [
         ("size == shape (nothing summed)", on(lambda shape, size: shape == size)),

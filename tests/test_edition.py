@@ -381,8 +381,10 @@ WRONG_PIECES = {
                          "lambda right: lambda *shapes: max(shapes, key=len)"),
     "expand_strides": ("reftensor.arange(3).view(3, 1).expand(3, 4).stride()",
                        "lambda right: lambda shape, stride, new: (tuple(new), (0,) * len(new))"),
-    "strided_add": ("(reftensor.arange(6).view(2, 3).t() + reftensor.tensor([10, 20])).tolist()",
-                    "lambda right: lambda a, b: right((*a[:2], a[2][::-1], a[3]), b)"),
+    "strided_loop": ("(reftensor.arange(6.0).view(2, 3).t() * reftensor.tensor([10.0, 20.0]))"
+                     ".tolist()",
+                     "lambda right: lambda fn, out, *ins: right(fn, out, *[(x[0], x[1], "
+                     "tuple(x[2])[::-1], x[3]) for x in ins])"),
     "sum_to_dims": ("reftensor.arange(24.0).view(2, 3, 4).sum_to_size(1, 4).tolist()",
                     "lambda right: lambda shape, size: tuple(range(len(shape) - len(size)))"),
     "broadcast_error": ("reftensor.ones(5, 2, 3) + reftensor.ones(4, 1, 3)",

@@ -203,6 +203,17 @@ Talk = Callable[[Callable[[dict[str, Any]], None], "Channel", dict[str, Any],
                  Callable[[], None]], None]
 
 
+def _own_call(name: str) -> bool:
+    """Does exercise ``name`` call its answer its own way (``Exercise.call``)?"""
+    from autograder.course import exercises
+    from autograder.course.exercises.spec import call_with_args
+
+    try:
+        return exercises.get(name).call is not call_with_args
+    except KeyError:
+        return False
+
+
 def _converse(function: str, sources: list[str], runtime: Path, settings: Settings,
               timeout: float, talk: Talk,
               header_extra: dict[str, Any] | None = None) -> tuple[sandbox.Result,
@@ -211,7 +222,7 @@ def _converse(function: str, sources: list[str], runtime: Path, settings: Settin
     thread of its own; return the sandbox's result and the conversation's state. A broken
     or flooded channel, or no orderly end, stops the sandbox at once."""
     header: dict[str, Any] = {"sources": sources, "function": function, "watch": WATCHED,
-                              **(header_extra or {})}
+                              "own_call": _own_call(function), **(header_extra or {})}
     results_read, results_write = os.pipe()
     cases_read, cases_write = os.pipe()
     stop = threading.Event()
@@ -296,7 +307,8 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
         if not ready or ready.get("event") != "ready":
             return
         for index, case in enumerate(plan.cases):  # visible (fixed) cases come first
-            send({"case": index, "args": encode(case.args)})
+            send({"case": index, "args": encode(case.args),
+                  "context": encode(case.context)})
             message = channel.message()
             if message is None:
                 return
@@ -370,7 +382,8 @@ def shrink_failure(name: str, sources: list[str], runtime: Path,
 
         def fails(case: Any) -> bool:
             number = next(numbers)
-            send({"case": number, "args": encode(case.args)})
+            send({"case": number, "args": encode(case.args),
+                  "context": encode(case.context)})
             line = channel.message()
             if line is None:
                 raise _Ended

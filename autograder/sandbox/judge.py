@@ -5,7 +5,8 @@ no references and no expected values anywhere it can see. The conversation with 
 writes to ``in-fd`` and reads ``out-fd``:
 
 1. First line in: ``{"sources": ["<answer cell>", ...], "function": "storage_index",
-   "watch": ["torch", "reftensor"]}``. The judge executes the answer cells in one namespace
+   "watch": ["torch", "reftensor"]}`` (and ``"own_call": true`` where the exercise calls its
+   answer its own way, ``Exercise.call``). The judge executes the answer cells in one namespace
    (``check`` is a no-op there, and ``pieces.register``, the line above each answer, returns
    the function unchanged: the answer is judged alone, never through a library; everything
    else an answer uses it must import itself). A cell
@@ -13,7 +14,8 @@ writes to ``in-fd`` and reads ``out-fd``:
    into Python by IPython's own input transformer and runs in a real ``InteractiveShell``
    whose namespace is the answer's, as it would in the student's notebook.
 2. It writes ``{"event": "ready", "cell_errors": [...]}`` out.
-3. Then one line in per case: ``{"case": 3, "args": <tagged args>}``. The grader sends
+3. Then one line in per case: ``{"case": 3, "args": <tagged args>, "context": <tagged
+   context>}``, which the exercise's ``call`` hands the answer. The grader sends
    a case only after it has the answer to the one before, and the visible (public) cases
    first, so while the answer computes any value that feedback may quote, this process holds
    no input it has not been given: nothing in its memory, its stack or its pipes can tell the
@@ -114,6 +116,7 @@ def main() -> None:
         send({"event": "done", "imports": sorted(imported)})
         out.flush()
         os._exit(0)
+    call = _caller(header["function"]) if header.get("own_call") else None
     send({"event": "ready", "cell_errors": cell_errors})
     while line := stdin.readline():
         index = -1
@@ -122,7 +125,9 @@ def main() -> None:
             index = request["case"]
             if not callable(function):
                 raise NameError(header["function"])
-            value = function(*decode(request["args"]))
+            args = decode(request["args"])
+            value = function(*args) if call is None else call(
+                function, args, decode(request.get("context", [])))
             _only_the_judge(judge_pid)
             send({"case": index, "ok": encode(to_plain(value))})
         except NotPlain:
@@ -133,6 +138,17 @@ def main() -> None:
     send({"event": "done", "imports": sorted(imported)})
     out.flush()
     os._exit(0)  # no atexit handlers or lingering threads of the answer run after this
+
+
+def _caller(name: str) -> Any:
+    """``call(answer, args, context)`` for an exercise whose ``Exercise.call`` is its own
+    (an answer that writes into an argument): imported only then, since the exercise specs
+    cost an import of Hypothesis that every other answer does without."""
+    from autograder.course import exercises
+    from autograder.course.exercises.spec import Case
+
+    own = exercises.get(name).call
+    return lambda answer, args, context: own(answer, Case(tuple(args), tuple(context)))
 
 
 #: characters of an exception's class name that are sent back (torch's are far shorter)

@@ -19,6 +19,14 @@ Every op here runs the same five steps that torch's ``TensorIterator`` runs:
    the inputs' memory order), that array becomes the output's storage instead, which saves
    a second pass over memory (``_adopt``).
 
+In the student edition, steps 4 and 5 of an op whose output has fewer than ``LOOP_NUMEL``
+elements are the student's ``iterator.strided_loop`` (chapter 3): it walks the output's
+index space, reads each operand's storage through its strides and offset, applies the same
+NumPy formula to one element of each (so NumPy's dtype rules, wrap-around and rounding are
+unchanged) and writes through the output's strides, into a new output, into ``self``
+(in place) or into an ``out=`` tensor (``write_out``). The reference computes with whole
+arrays; ``tests/test_ch03_elementwise.py`` proves the two agree.
+
 An **in-place** op (``add_``, ...) writes into ``self`` instead of allocating, so before
 step 3 it checks what torch checks, in torch's order: ``self`` may not have a stride-0 dim
 of size > 1 (an expanded tensor), may not partly overlap an input when both are dense
@@ -44,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from . import broadcasting, factories, iterator, layout
+from . import broadcasting, factories, iterator, layout, out_arguments, pieces
 from ._casting import _HALF_TYPES, cast, checked_number, compute_dtype, number_array
 from ._ops import DispatchKey, aten
 from .device import CPU, META, common_device, device, wrong_device
@@ -59,6 +67,14 @@ __all__: list[str] = []  # the ops are the op table's: arithmetic.py, comparison
 Operand = Tensor | builtins.bool | int | builtins.float
 #: A NumPy formula: operand arrays in, result array out.
 Kernel = Callable[..., np.ndarray]
+
+#: Outputs with fewer elements than this are computed by ``iterator.strided_loop`` when
+#: ``LOOP`` is set.
+LOOP_NUMEL = 64
+#: Does the library run ``iterator.strided_loop`` on small outputs? Yes in the student
+#: edition (where the piece runs the student's answer, or a published chapter's body);
+#: no in the reference, whose whole-array NumPy path is faster. Asked once, here.
+LOOP = pieces.stubbed(iterator.strided_loop)
 
 
 # ============================================================== operands and the five steps
@@ -244,6 +260,10 @@ def cpu_result(kernel: Kernel, operands: Sequence[Operand], common: dtype,
     """Steps 3-5 on the CPU: a new output holding ``kernel`` of the operands."""
     out_dtype = out_dtype or common
     stride = output_strides(operands, common, shape)
+    if LOOP and _small(shape):
+        out = _empty(shape, stride, out_dtype)
+        _loop(kernel, out, operands, common, fresh=True, **options)
+        return out
     values = cast(np.asarray(_compute(kernel, operands, common, shape, **options)), out_dtype)
     adopted = _adopt(values, shape, stride, out_dtype)
     if adopted is not None:
@@ -256,9 +276,88 @@ def cpu_inplace(kernel: Kernel, self: Tensor, operands: Sequence[Operand], commo
     """Steps 4-5 of an in-place op on the CPU: write into ``self``, bump its ``_version``."""
     if iterator.has_internal_overlap(self) == "too hard" and _shares_locations(self):
         _write_one_by_one(kernel, self, operands, common, **options)
+    elif LOOP and _small(self._shape):
+        _loop(kernel, self, operands, common, **options)
     else:
         _write(self, _compute(kernel, operands, common, self._shape, **options))
     return _bump(self)
+
+
+def _small(shape: tuple[int, ...]) -> builtins.bool:
+    numel = 1
+    for n in shape:
+        numel *= n
+    return numel < LOOP_NUMEL
+
+
+def _loop(kernel: Kernel, out: Tensor, operands: Sequence[Operand], common: dtype, *,
+          work: dtype | None = None, exact_scalar: builtins.bool = False,
+          fresh: builtins.bool = False) -> None:
+    """Steps 4-5 by ``iterator.strided_loop``: ``kernel`` of one element of each operand,
+    converted as ``_compute`` converts whole arrays, cast to ``out``'s dtype and written
+    through ``out``'s strides. An operand that shares memory with ``out`` (unless ``out`` is
+    ``fresh``, a new tensor) is read from a copy of its storage, so every input is read
+    before anything is written, as in ``_compute`` (an operand that *is* ``out``, in place,
+    reads each element before it is overwritten anyway)."""
+    work = work or compute_dtype(common)
+    target = out._storage._typed(out._dtype.numpy)
+    exact = exact_scalar and work is not common and is_single_value(operands[-1], common)
+    inputs: list[iterator.Strided] = []
+    # how each operand's element is converted before the kernel sees it; None: not at all
+    readers: list[Callable[[Any], np.ndarray] | None] = []
+    last = len(operands) - 1
+    for k, x in enumerate(operands):
+        raw = exact and k == last  # read in ``work`` directly, as ``_compute`` does
+        if isinstance(x, Tensor):
+            flat = x._storage._typed(x._dtype.numpy)
+            if not fresh and x is not out and np.may_share_memory(flat, target):
+                flat = flat.copy()
+            inputs.append((flat, x._shape, x._stride, x._storage_offset))
+            source = x._dtype
+        else:
+            source = work if raw else common
+            inputs.append((number_array(x, source).reshape(1), (), (), 0))
+        if source is work and (raw or common is work):
+            readers.append(None)
+        elif raw:
+            readers.append(lambda v: cast(np.asarray(v), work))
+        else:
+            readers.append(lambda v: cast(cast(np.asarray(v), common), work))
+    to = out._dtype
+    element: Callable[..., Any]
+    if any(readers):
+        def element(*values: Any) -> np.ndarray:
+            arrays = [v if read is None else read(v)
+                      for read, v in zip(readers, values, strict=True)]
+            return cast(np.asarray(kernel(*arrays)), to)
+    elif len(operands) == 2:  # the common case, kept short: a binary op on its own dtype
+        def element(a: Any, b: Any) -> np.ndarray:
+            return cast(np.asarray(kernel(a, b)), to)
+    else:
+        def element(*values: Any) -> np.ndarray:
+            return cast(np.asarray(kernel(*values)), to)
+
+    with np.errstate(all="ignore"):
+        iterator.strided_loop(element, (target, out._shape, out._stride, out._storage_offset),
+                              *inputs)
+
+
+def write_out(out: Tensor, result: Tensor) -> None:
+    """``out.copy_(result)`` for an ``out=`` argument (``out_arguments.py``): in the student
+    edition, a small ``out`` is written by ``iterator.strided_loop`` through its own
+    strides and offset (``result`` is the op's fresh output; its values are converted to
+    ``out``'s dtype as ``copy_`` converts them)."""
+    if LOOP and _small(out._shape) and result._storage._device is CPU \
+            and out._storage._device is CPU and iterator.has_internal_overlap(out) == "no" \
+            and out._shape == result._shape:
+        _loop(np.asarray, out, [result], result._dtype, work=result._dtype)
+        _bump(out)
+        return
+    out.copy_(result)
+
+
+if LOOP:
+    out_arguments.writer = write_out
 
 
 def _shares_locations(t: Tensor) -> builtins.bool:
@@ -337,6 +436,8 @@ def _fast_finish(kernel: Kernel, a: Tensor, b: Tensor) -> Tensor:
     both tensors' elements directly (no conversion, no broadcast), and the output gets the
     same layout as in ``_finish``."""
     shape, d, stride = a._shape, a._dtype, a._stride
+    if LOOP and _small(shape):
+        return cpu_result(kernel, [a, b], d, shape)
     if b._stride != stride or stride != layout.contiguous_strides(shape):
         # (two row-major inputs give a row-major output: no need to ask)
         stride = iterator.output_strides(shape, [(shape, a._stride), (shape, b._stride)])

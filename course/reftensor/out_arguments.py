@@ -57,6 +57,15 @@ class OutRule(NamedTuple):
 _RULES: dict[str, OutRule] = {}
 
 
+def _copy(out: Tensor, result: Tensor) -> None:
+    out.copy_(result)
+
+
+#: How step 4 writes a result into ``out``: ``copy_``, or, in the student edition, the
+#: student's strided loop on small tensors (``elementwise.write_out`` sets itself here).
+writer: Callable[[Tensor, Tensor], None] = _copy
+
+
 def set_rule(out_overload: OpOverload, rule: OutRule) -> None:
     """Give ``out_overload`` (``aten.amax.out``) its own rule."""
     _RULES[out_overload.name] = rule
@@ -97,7 +106,7 @@ def _kernel(out_overload: OpOverload) -> Any:
         for r, out in zip(results, outs, strict=True):
             if out._shape != r._shape:
                 iterator.resize_output(out, r._shape, r._stride)
-            out.copy_(r)
+            writer(out, r)
         if not isinstance(result, tuple):
             return outs[0]
         return (rule.returns if rule is not None and rule.returns else type(result))(*outs)

@@ -34,11 +34,12 @@ line handing over to that chapter's module:
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
 
-from . import _casting, conversions, dtypes, layout
+from . import _casting, conversions, dtypes, layout, pieces
 from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
 from ._ops import OpOverloadPacket, aten
@@ -68,6 +69,10 @@ class VersionCounter:
 
 #: NumPy's limit, and torch's TensorIterator's.
 MAX_DIMS = 64
+#: Does ``tolist`` read each element where ``layout.storage_index`` says (the student
+#: edition, where that is the student's piece), or read NumPy's view of the elements at once
+#: (the reference: the same values, several times faster)? Asked once, here.
+TOLIST_WALKS = pieces.stubbed(layout.storage_index)
 
 
 def _reflected(op: OpOverloadPacket, *args: Any) -> Any:
@@ -218,7 +223,7 @@ class Tensor(TensorMethods):
 
     def numel(self) -> int:
         """Number of elements: the product of the sizes (1 for a 0-d tensor)."""
-        return Size(self._shape).numel()
+        return math.prod(self._shape)
 
     nelement = numel
 
@@ -443,17 +448,13 @@ class Tensor(TensorMethods):
         """
         if self.is_meta:
             raise no_data()
-
         shape, stride, offset = self._shape, self._stride, self._storage_offset
-        flat, where = self._storage._typed(self._dtype.numpy), layout.storage_index
-        if not shape:
-            return flat[where((), stride, offset)].item()
-        inner = len(shape) - 1
+        if not TOLIST_WALKS and len(shape) <= MAX_DIMS:
+            return self._elements().tolist()
 
-        def walk(index: tuple[int, ...]) -> list[Any]:
-            if len(index) == inner:  # the last dim: its elements
-                return [flat[where((*index, i), stride, offset)].item()
-                        for i in range(shape[inner])]
+        def walk(index: tuple[int, ...]) -> Any:
+            if len(index) == len(shape):
+                return self._read(layout.storage_index(index, stride, offset))
             return [walk((*index, i)) for i in range(shape[len(index)])]
 
         return walk(())

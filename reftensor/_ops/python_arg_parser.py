@@ -383,9 +383,12 @@ class Signature:
         (``a.add(b)``), without the bookkeeping of keywords; None for anything else, which
         ``bind`` then handles."""
         n = len(args)
+        params = self.params
+        if (n > 1 and self.varargs_intlist and all(type(a) is int for a in args)
+                and not params[0].check(args[0])):  # ints one by one: ``t.view(3, 4)``
+            args, n = (args,), 1  # (as ``bind`` takes them)
         if n > self.max_pos_args or any(self._required[n:]):
             return None
-        params = self.params
         values = [*args, *self._defaults[n:]]
         for i in range(n):
             if not params[i].check(args[i]):
@@ -400,7 +403,7 @@ class Signature:
              raise_errors: builtins.bool) -> list[Any] | None:
         """The converted values of every parameter, in the schema's order, or None when the
         arguments do not fit (a TypeError with torch's text when ``raise_errors``)."""
-        if not kwargs and not raise_errors and not self.varargs_intlist:
+        if not kwargs and not raise_errors:
             values = self.positional(args)
             if values is not None:
                 return values

@@ -3,6 +3,7 @@ does."""
 
 from __future__ import annotations
 
+import operator
 import re
 
 from hypothesis import strategies as st
@@ -147,61 +148,207 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- strided_add
-@st.composite
-def _operand(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple:
-    shape, stride, offset = draw(strided_layouts(st.just(shape)))
-    length = max(storage_needed(shape, stride, offset), offset)
-    length += draw(st.integers(0, 2))
-    storage = tuple(draw(st.lists(st.integers(-9, 9), min_size=length, max_size=length)))
-    return (storage, shape, stride, offset)
+# ---------------------------------------------------------------- strided_loop
+#: The ops a case names, with the Python function the answer gets as ``fn`` and torch's op.
+#: Python's arithmetic on ints and floats is torch's on int64 and float64 (no wrap-around
+#: at these sizes, one IEEE rounding), so the answer's values are exactly torch's.
+LOOP_OPS = {  # name: (inputs, Python function)
+    "add": (2, operator.add),
+    "sub": (2, operator.sub),
+    "mul": (2, operator.mul),
+    "maximum": (2, max),
+    "neg": (1, operator.neg),
+    "where": (3, lambda condition, a, b: a if condition else b),
+}
+#: the ops whose first input may be the output itself (``torch.add(x, b, out=x)``: in place)
+IN_PLACE_OPS = ("add", "sub", "mul", "maximum")
+
+Strided = tuple  # (storage, shape, stride, offset), plain data
 
 
-@st.composite
-def _add_cases(draw: st.DrawFn) -> Case:
-    target = draw(st.lists(st.sampled_from([2, 3, 1, 0]), min_size=1, max_size=3).map(tuple))
-    bad = draw(st.integers(0, 5)) == 5
-    a = draw(_operand(draw(_broadcastable_to(target, mismatch=bad))))
-    b = draw(_operand(draw(_broadcastable_to(target))))
-    if draw(st.booleans()):
-        a, b = b, a
-    return Case(args=(a, b))
+def _call_loop(fn, case: Case) -> list:
+    """Run an answer to ``strided_loop`` on a case: ``fn`` is the case's op, ``out``'s
+    storage a list (the first input's too, in place: the same list), the inputs' storages
+    tuples. Its result is the output's storage after the call."""
+    op, out, *inputs = case.args
+    storage = list(out[0])
+    target = (storage, tuple(out[1]), tuple(out[2]), out[3])
+    given = [target if k == 0 and _in_place(case) else
+             (tuple(x[0]), tuple(x[1]), tuple(x[2]), x[3]) for k, x in enumerate(inputs)]
+    fn(LOOP_OPS[op][1], target, *given)
+    return storage
 
 
-def _strided(operand):
+def _in_place(case: Case) -> bool:
+    return bool(dict(case.context).get("in_place", False))
+
+
+def _kind(storage) -> str:
+    if storage and all(isinstance(v, bool) for v in storage):
+        return "bool"
+    return "float64" if any(isinstance(v, float) for v in storage) else "int64"
+
+
+def _tensor_of(operand, dtype: str):
     storage, shape, stride, offset = operand
     torch = _torch()
-    return torch.tensor(storage, dtype=torch.int64).as_strided(shape, stride, offset)
+    return torch.tensor(list(storage), dtype=getattr(torch, dtype)).as_strided(
+        shape, stride, offset)
 
 
-def _operand_text(operand) -> str:
+def _loop_reference(c: Case) -> list:
+    """The output's storage after torch's op writes into it (``out=``: through the view's
+    own strides and offset)."""
+    op, out, *inputs = c.args
+    torch = _torch()
+    dtype = _loop_dtype(c)
+    storage = torch.tensor(list(out[0]), dtype=getattr(torch, dtype))
+    target = storage.as_strided(out[1], out[2], out[3])
+    kinds = ["bool" if op == "where" and k == 0 else dtype for k in range(len(inputs))]
+    tensors = [target if k == 0 and _in_place(c) else _tensor_of(x, kinds[k])
+               for k, x in enumerate(inputs)]
+    getattr(torch, op)(*tensors, out=target)
+    return storage.tolist()
+
+
+def _loop_dtype(c: Case) -> str:
+    """The dtype of the output and of the inputs holding values (ints or floats)."""
+    op, out, *inputs = c.args
+    values = [v for x in [out, *inputs[1 if op == "where" else 0:]] for v in x[0]]
+    return _kind(tuple(values)) if values else "int64"
+
+
+def _strided_text(operand, dtype: str) -> str:
     storage, shape, stride, offset = operand
-    return (f"torch.tensor({list(storage)!r}, dtype=torch.int64).as_strided({shape!r}, "
+    return (f"torch.tensor({list(storage)!r}, dtype=torch.{dtype}).as_strided({shape!r}, "
             f"{stride!r}, {offset})")
 
 
+def _loop_truth(c: Case) -> str:
+    op, out, *inputs = c.args
+    dtype = _loop_dtype(c)
+    kinds = ["bool" if op == "where" and k == 0 else dtype for k in range(len(inputs))]
+    names = ["out" if k == 0 and _in_place(c) else f"x{k}" for k in range(len(inputs))]
+    lines = [f"s = torch.tensor({list(out[0])!r}, dtype=torch.{dtype}); "
+             f"out = s.as_strided({out[1]!r}, {out[2]!r}, {out[3]})"]
+    lines += [f"{n} = {_strided_text(x, kinds[k])}" for k, (n, x) in
+              enumerate(zip(names, inputs, strict=True)) if n != "out"]
+    lines.append(f"torch.{op}({', '.join(names)}, out=out); s.tolist()")
+    return "; ".join(lines)
+
+
+@st.composite
+def _out_layout(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple:
+    """A layout where every index has its own location (what torch writes into): the dims
+    in any order, each stepped by 1-2, and an offset; storage with room to spare."""
+    order = draw(st.permutations(range(len(shape))))
+    stride = [0] * len(shape)
+    running = 1
+    for d in reversed(order):
+        step = draw(st.sampled_from([1, 1, 2]))
+        stride[d] = running * step
+        running = stride[d] * max(shape[d], 1)
+    offset = draw(st.sampled_from([0, 0, 1, 2]))
+    return tuple(shape), tuple(stride), offset
+
+
+@st.composite
+def _storage(draw: st.DrawFn, shape, stride, offset, kind: str) -> tuple:
+    length = max(storage_needed(shape, stride, offset), offset) + draw(st.integers(0, 2))
+    values = {"int64": st.integers(-9, 9), "bool": st.booleans(),
+              "float64": st.integers(-12, 12).map(lambda k: k / 4)}[kind]
+    return tuple(draw(st.lists(values, min_size=length, max_size=length)))
+
+
+@st.composite
+def _input(draw: st.DrawFn, target: tuple[int, ...], kind: str, *, full: bool = False
+           ) -> tuple:
+    shape = target if full else draw(_broadcastable_to(target))
+    shape, stride, offset = draw(strided_layouts(st.just(shape)))
+    # a size-1 dim that broadcasts is read through stride 0 whatever stride it holds
+    stride = tuple(draw(st.sampled_from([s, 3, 7])) if n == 1 else s
+                   for n, s in zip(shape, stride, strict=True))
+    return draw(_storage(shape, stride, offset, kind)), shape, stride, offset
+
+
+@st.composite
+def _loop_cases(draw: st.DrawFn) -> Case:
+    op = draw(st.sampled_from(list(LOOP_OPS)))
+    kind = draw(st.sampled_from(["int64", "int64", "float64"]))
+    target = draw(st.lists(st.sampled_from([2, 3, 1, 0, 2, 3]), max_size=3).map(tuple))
+    layout = draw(_out_layout(target))
+    out = (draw(_storage(*layout, kind)), *layout)
+    count = LOOP_OPS[op][0]
+    full = draw(st.integers(0, count - 1))  # torch's output has the inputs' broadcast shape
+    inputs = [draw(_input(target, "bool" if op == "where" and k == 0 else kind,
+                          full=k == full or draw(st.booleans()))) for k in range(count)]
+    in_place = op in IN_PLACE_OPS and draw(st.integers(0, 3)) == 0
+    if in_place:
+        inputs[0] = out
+    return Case(args=(op, out, *inputs), context=(("in_place", in_place),))
+
+
+def _loop_case(op: str, out, *inputs, in_place: bool = False) -> Case:
+    plain = [(tuple(x[0]), tuple(x[1]), tuple(x[2]), x[3]) for x in (out, *inputs)]
+    return Case(args=(op, *plain), context=(("in_place", in_place),))
+
+
+_ROW = ((0, 0, 0, 0, 0, 0), (2, 3), (3, 1), 0)  # an output to write into, row-major
+
 register(Exercise(
-    name="strided_add",
+    name="strided_loop",
     chapter=CHAPTER,
-    signature="strided_add(a, b) -> nested lists; a and b are (storage, shape, stride, offset)",
+    signature="strided_loop(fn, out, *inputs) -> None; out and each input are (storage, "
+              "shape, stride, offset), and fn is the case's op ('add': operator.add, "
+              "'maximum': max, 'where': a if condition else b...); the result is out's "
+              "storage after the call",
     fixed=(
-        Case(args=(((0, 1, 2, 3, 4, 5), (2, 3), (3, 1), 0), ((10, 20, 30), (3,), (1,), 0))),
-        Case(args=(((0, 1, 2), (3, 1), (1, 1), 0), ((10, 20, 30, 40), (4,), (1,), 0))),
-        Case(args=(((0, 1, 2, 3, 4, 5), (3, 2), (1, 3), 0), ((7, 8), (2, 1), (1, 1), 0))),
-        Case(args=(((5, 6, 7, 8), (2,), (2,), 1), ((100,), (), (), 0))),
-        Case(args=(((3,), (), (), 0), ((4,), (), (), 0))),  # a 0-d result is a bare int
+        # an input with fewer dims than the output: read through stride 0 along the new dim
+        _loop_case("add", _ROW, ((0, 1, 2, 3, 4, 5), (2, 3), (3, 1), 0),
+                   ((10, 20, 30), (3,), (1,), 0)),
+        # a size-1 dim that broadcasts: stride 0, whatever stride it holds (5 here)
+        _loop_case("mul", _ROW, ((1, 2, 3, 4, 5, 6), (2, 3), (3, 1), 0),
+                   ((2, 0, 0, 0, 0, 3), (2, 1), (5, 9), 0)),
+        # storage offsets: an input's and the output's
+        _loop_case("sub", ((9, 9, 9, 9, 9), (2,), (1,), 2), ((0, 1, 2, 3), (2,), (2,), 1),
+                   ((7,), (), (), 0)),
+        # the output has its own strides (transposed) and the input its own (stepped)
+        _loop_case("add", ((0, 0, 0, 0, 0, 0), (3, 2), (1, 3), 0),
+                   ((1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0), (3, 2), (4, 2), 0),
+                   ((100, 200), (2,), (1,), 0)),
+        # storage the output's layout does not reach is left as it is
+        _loop_case("maximum", ((-1, -1, -1, -1, -1, -1), (3,), (2,), 1),
+                   ((4, -5, 6), (3,), (1,), 0), ((0,), (1,), (3,), 0)),
+        # in place: the first input is the output itself
+        _loop_case("add", ((1, 2, 3, 4), (2, 2), (1, 2), 0), ((1, 2, 3, 4), (2, 2), (1, 2), 0),
+                   ((10, 20), (2,), (1,), 0), in_place=True),
+        # one input, three inputs, a 0-d output, float values
+        _loop_case("neg", ((0.0, 0.0), (), (), 1), ((1.5, -2.25), (), (), 1)),
+        _loop_case("where", ((0, 0, 0), (3,), (1,), 0), ((True, False, True), (3,), (1,), 0),
+                   ((1, 2, 3), (3,), (1,), 0), ((-1,), (3,), (0,), 0)),
+        # an empty output: nothing is written
+        _loop_case("add", ((5, 6), (2, 0), (1, 1), 0), ((1, 2), (2, 1), (1, 1), 0),
+                   ((), (0,), (1,), 0)),
     ),
     edge=(
-        Case(args=(((3,), (), (), 0), ((4,), (), (), 0))),
-        Case(args=(((1, 2), (2,), (1,), 0), ((1, 2, 3), (3,), (1,), 0))),
-        Case(args=(((), (0,), (1,), 0), ((5,), (1,), (1,), 0))),
-        Case(args=(((1, 2, 3), (2, 0), (1, 1), 0), ((9,), (1, 1), (1, 1), 0))),
-        Case(args=(((4,), (3, 2), (0, 0), 0), ((1, 2), (2,), (1,), 0))),
-        Case(args=(((0, 1, 2, 3), (3, 2), (1, 1), 0), ((0, 10, 20, 30), (3, 1), (1, 0), 1))),
+        _loop_case("add", ((0,), (), (), 0), ((3,), (), (), 0), ((4,), (), (), 0)),
+        _loop_case("mul", ((0, 0, 0, 0, 0, 0), (3, 2), (2, 1), 0),
+                   ((1, 2, 3), (3, 1), (1, 4), 0), ((5, 6), (2,), (1,), 0)),
+        _loop_case("add", ((0, 0, 0, 0), (2, 2), (2, 1), 0), ((4, 9), (2, 2), (0, 0), 0),
+                   ((1, 2, 3, 4, 5), (2, 2), (1, 2), 1)),
+        _loop_case("neg", ((8, 8, 8), (1, 3), (7, 1), 0), ((1, 2, 3, 4), (1, 3), (4, 1), 1)),
+        _loop_case("sub", ((1.5, 2.5, 3.5), (3,), (1,), 0), ((1.5, 2.5, 3.5), (3,), (1,), 0),
+                   ((0.25,), (), (), 0), in_place=True),
+        _loop_case("where", ((0, 0, 0, 0), (2, 2), (1, 2), 0),
+                   ((True, False), (2, 1), (1, 3), 0), ((1, 2), (2,), (1,), 0),
+                   ((7, 8, 9), (), (), 2)),
+        _loop_case("maximum", ((0, 0), (0, 2), (2, 1), 0), ((), (0, 2), (2, 1), 0),
+                   ((1, 2), (2,), (1,), 0)),
     ),
-    strategy=_add_cases,
-    reference=lambda c: (_strided(c.args[0]) + _strided(c.args[1])).tolist(),
-    truth=lambda c: (f"({_operand_text(c.args[0])} + {_operand_text(c.args[1])}).tolist()"),
+    strategy=_loop_cases,
+    reference=_loop_reference,
+    truth=_loop_truth,
+    call=_call_loop,
 ))
 
 

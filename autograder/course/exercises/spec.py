@@ -41,6 +41,11 @@ def _magnitude(value: Any) -> int:
     return abs(value) if isinstance(value, int) else 0
 
 
+def call_with_args(fn: Callable[..., Any], case: Case) -> Any:
+    """How an answer is called on a case unless its exercise says otherwise."""
+    return fn(*case.args)
+
+
 @dataclass(frozen=True)
 class Exercise:
     """A graded function: its name, inputs, and how torch defines the right answer."""
@@ -54,6 +59,9 @@ class Exercise:
     truth: Callable[[Case], str]
     hidden_examples: int = 100
     edge: tuple[Case, ...] = field(default=())
+    #: ``call(answer, case)``: the answer's result for a case, as plain data (for an answer
+    #: that writes into an argument, the argument after the call)
+    call: Callable[[Callable[..., Any], Case], Any] = call_with_args
 
     def call_text(self, case: Case) -> str:
         return f"{self.name}({', '.join(repr(a) for a in case.args)})"

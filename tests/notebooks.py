@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import functools
+import io
 import os
 import re
+import tokenize
 from pathlib import Path
 
 import nbclient
@@ -53,6 +56,26 @@ def answer_sources(chapter: str) -> dict[str, str]:
     nb = nbformat.read(source(chapter), as_version=4)
     return {nbgrader_meta(c)["grade_id"]: SOLUTION_MARKERS.sub("", c.source)
             for c in nb.cells if nbgrader_meta(c).get("solution")}
+
+
+def code_lines(text: str) -> int:
+    """Lines of code in an answer cell: lines holding a token that is not a comment, blank
+    lines and docstrings left out (a ``def`` line and a decorator count)."""
+    docstrings: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if (isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            docstrings.update(range(body[0].lineno, (body[0].end_lineno or 0) + 1))
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+            tokenize.ENDMARKER}
+    lines: set[int] = set()
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type not in skip:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return len(lines - docstrings)
 
 
 class JudgePieces:

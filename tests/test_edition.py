@@ -38,7 +38,14 @@ from autograder.grading import class_run
 from autograder.sandbox import bwrap as sandbox
 from autograder.sandbox import runtime
 from reftensor import layout, pieces
-from tests.notebooks import REPO, answer_sources, nbgrader_meta, source, write_submission
+from tests.notebooks import (
+    REPO,
+    answer_sources,
+    code_lines,
+    nbgrader_meta,
+    source,
+    write_submission,
+)
 
 PYTHON = sys.executable
 
@@ -254,6 +261,17 @@ def test_no_function_of_the_student_edition_is_a_near_copy_of_a_graded_body(stud
                     found.append(f"{path.relative_to(student)}:{function.lineno} "
                                  f"{function.name} ~ {name} ({ratio:.2f}, {share:.2f})")
     assert not found, found
+
+
+def test_readme_states_how_many_lines_a_student_writes():
+    """Issue 40's first figure: the lines of code (``code_lines``) of the instructor's answers
+    to every piece, which is what a student who answers them all writes for reftensor."""
+    total = sum(code_lines(text) for chapter in sorted({p.chapter for p in pieces.PIECES.values()})
+                for name, text in answer_sources(chapter).items() if name in pieces.PIECES)
+    found = re.search(r"writes ([\d,]+) lines of code that reftensor runs",
+                      " ".join((REPO / "README.md").read_text().split()))
+    assert found, "README states no figure"
+    assert int(found[1].replace(",", "")) == total, total
 
 
 def _blank_pieces(text: str, where: str) -> str:

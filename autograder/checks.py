@@ -40,6 +40,7 @@ from hypothesis import seed as hypothesis_seed  # noqa: E402
 from hypothesis.errors import NoSuchExample, Unsatisfiable  # noqa: E402
 
 from autograder.course import exercises  # noqa: E402
+from autograder.course.adapters import adapted  # noqa: E402
 from autograder.course.exercises import Case, Exercise  # noqa: E402
 from autograder.course.plain import NotPlain, decode, encode, same, show, to_plain  # noqa: E402
 
@@ -196,8 +197,10 @@ def _agrees(expected: Any, got: Any, error: BaseException | None) -> bool:
 
 
 def judge(name: str, answer: Callable[..., Any], pairs: Sequence[tuple[Case, Any]]) -> Verdict:
-    """Call ``answer`` on every case and compare with the expected plain value."""
+    """Call ``answer`` on every case (through the exercise's adapter, if any) and compare with
+    the expected plain value."""
     verdict = Verdict(exercises.get(name), total=len(pairs))
+    answer = adapted(answer, verdict.exercise.adapter)
     for case, expected in pairs:
         got, error = _run(answer, case)
         if not _agrees(expected, got, error):
@@ -218,6 +221,8 @@ def check_pairs(name: str, answer: Callable[..., Any],
 def _shrink(ex: Exercise, answer: Callable[..., Any]) -> Failure | None:
     """Ask Hypothesis for the simplest failing input (live checks only: needs torch)."""
     from autograder.course.references import compute
+
+    answer = adapted(answer, ex.adapter)
 
     def fails(case: Case) -> bool:
         expected = compute(ex, [case])[0]

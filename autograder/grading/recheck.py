@@ -210,8 +210,16 @@ def _converse(function: str, sources: list[str], runtime: Path, settings: Settin
     """Start the judge in a fresh sandbox and let ``talk`` hold the conversation, in a
     thread of its own; return the sandbox's result and the conversation's state. A broken
     or flooded channel, or no orderly end, stops the sandbox at once."""
+    from autograder.course import exercises
+
     header: dict[str, Any] = {"sources": sources, "function": function, "watch": WATCHED,
                               **(header_extra or {})}
+    try:
+        adapter = exercises.get(function).adapter  # how the judge calls the answer
+    except KeyError:
+        adapter = ""
+    if adapter:
+        header["adapter"] = adapter
     results_read, results_write = os.pipe()
     cases_read, cases_write = os.pipe()
     stop = threading.Event()

@@ -5,7 +5,8 @@ no references and no expected values anywhere it can see. The conversation with 
 writes to ``in-fd`` and reads ``out-fd``:
 
 1. First line in: ``{"sources": ["<answer cell>", ...], "function": "storage_index",
-   "watch": ["torch", "reftensor"]}``. The judge executes the answer cells in one namespace
+   "watch": ["torch", "reftensor"]}``, and ``"adapter"`` where the exercise calls its answer
+   through one (``Exercise.adapter``). The judge executes the answer cells in one namespace
    (``check`` is a no-op there, and ``pieces.register``, the line above each answer, returns
    the function unchanged: the answer is judged alone, never through a library; everything
    else an answer uses it must import itself). A cell
@@ -34,6 +35,7 @@ import os
 import sys
 from typing import Any
 
+from autograder.course.adapters import adapted
 from autograder.course.plain import NotPlain, decode, encode, to_plain
 
 
@@ -122,7 +124,7 @@ def main() -> None:
             index = request["case"]
             if not callable(function):
                 raise NameError(header["function"])
-            value = function(*decode(request["args"]))
+            value = adapted(function, header.get("adapter", ""))(*decode(request["args"]))
             _only_the_judge(judge_pid)
             send({"case": index, "ok": encode(to_plain(value))})
         except NotPlain:
@@ -159,7 +161,7 @@ def _compare_here(function: Any, header: dict[str, Any], send: Any) -> None:
     for index, (tagged, expected) in enumerate(zip(header["cases"], header["expected"],
                                                    strict=True)):
         try:
-            value = function(*decode(tagged))
+            value = adapted(function, header.get("adapter", ""))(*decode(tagged))
             agree = "value" in expected and value == decode(expected["value"])
         except BaseException as exc:  # noqa: BLE001
             agree = expected.get("raises") == type(exc).__name__

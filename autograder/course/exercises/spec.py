@@ -54,6 +54,11 @@ class Exercise:
     truth: Callable[[Case], str]
     hidden_examples: int = 100
     edge: tuple[Case, ...] = field(default=())
+    #: ``"module:function"``: how the answer is called with a case's args, where it is not
+    #: ``answer(*args)``: ``function(answer, *args)`` returns the value compared with the
+    #: reference. It runs beside the answer (in the sandbox too), so its module must import
+    #: neither torch nor hypothesis.
+    adapter: str = ""
 
     def call_text(self, case: Case) -> str:
         return f"{self.name}({', '.join(repr(a) for a in case.args)})"
@@ -65,3 +70,4 @@ EXERCISES: dict[str, Exercise] = {}
 def register(exercise: Exercise) -> Exercise:
     EXERCISES[exercise.name] = exercise
     return exercise
+

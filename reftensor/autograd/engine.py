@@ -63,9 +63,8 @@ def _discover(roots: Sequence[Node], targets: set[Node] | None,
     # the nodes that lead to a target: the targets' ancestors, found through reversed edges
     parents: dict[Node, list[Node]] = {node: [] for node in order}
     for node in order:
-        for child, _ in node.next_functions:
-            if child is not None:
-                parents[child].append(node)
+        for child in (c for c, _ in node.next_functions if c is not None):
+            parents[child].append(node)
     reach = {t for t in targets if t in parents}
     stack = list(reach)
     while stack:
@@ -135,7 +134,7 @@ def backward_pass(root: Any, grads: Sequence[Any], keep_graph: bool, calls: Call
             to theirs.
         grads: ``root``'s input buffer: one gradient (or None) per input of ``root``.
         keep_graph: ``retain_graph``. When false, every node that runs frees its saved
-            tensors (``node.release_variables()``) once it has run.
+            tensors (its ``release_variables()``) once it has run.
         calls: what runs a node, around the pass:
 
             * ``calls.pre_hooks(node, grads)``: the tensor hooks and node pre-hooks; returns

@@ -61,7 +61,11 @@ class Exercise:
     adapter: str = ""
 
     def call_text(self, case: Case) -> str:
-        return f"{self.name}({', '.join(repr(a) for a in case.args)})"
+        args = ", ".join(repr(a) for a in case.args)
+        if self.adapter:  # what runs, as the student can run it: run_case(backward_pass, ...)
+            module, _, function = self.adapter.partition(":")
+            return f"{function}({self.name}, {args})  # from {module} import {function}"
+        return f"{self.name}({args})"
 
 
 EXERCISES: dict[str, Exercise] = {}

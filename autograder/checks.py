@@ -199,7 +199,8 @@ def _agrees(expected: Any, got: Any, error: BaseException | None) -> bool:
 
 
 def judge(name: str, answer: Callable[..., Any], pairs: Sequence[tuple[Case, Any]]) -> Verdict:
-    """Call ``answer`` on every case and compare with the expected plain value."""
+    """Call ``answer`` on every case (through the exercise's ``call``) and compare with the
+    expected plain value."""
     verdict = Verdict(exercises.get(name), total=len(pairs))
     for case, expected in pairs:
         got, error = _run(answer, case, verdict.exercise.call)

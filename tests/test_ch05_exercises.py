@@ -5,12 +5,12 @@ gives the solutions full points."""
 from __future__ import annotations
 
 import heapq
+import itertools
 
 import pytest
 
 from autograder import checks
 from autograder.course import exercises, references
-from autograder.course.exercises import ch05_autograd
 from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import (
     answer_namespace,
@@ -24,7 +24,7 @@ from tests.notebooks import (
 pytestmark = pytest.mark.ch05
 
 CHAPTER = "ch05_autograd"
-NAMES = ["engine_order", "binary_backward", "leaf_grads", "accumulate_grad", "has_grad",
+NAMES = ["backward_pass", "binary_backward", "leaf_grads", "accumulate_grad", "has_grad",
          "clamp_backward", "saved_tensor_error"]
 FRESH_SEED = 20261121
 
@@ -36,53 +36,111 @@ for _grade_id, _text in answer_sources(CHAPTER).items():
 
 
 # ---------------------------------------------------------------- typical mistakes
-def order_by_seq(graph, root):
-    """Every node by sequence number, largest first: forgets to wait for dependencies."""
-    return [ident for _, ident in sorted((-seq, ident) for ident, _, seq, _ in graph)]
+def make_pass(*, wait=True, queue="heap", ties="seq", add=True, none_runs=True,
+              pre_hooks=True, post_hooks=True, free="after", none_is_zero=False):
+    """The solution's backward_pass with one rule broken (the keywords say which)."""
+
+    class Ready:
+        def __init__(self, node, buffer, count):
+            self.node, self.buffer, self.seq, self.count = (node, buffer, node._sequence_nr(),
+                                                           count)
+
+        def __lt__(self, other):
+            if queue == "oldest":
+                return self.seq < other.seq
+            if ties == "arrival" and self.seq == other.seq:
+                return self.count < other.count
+            return self.seq > other.seq
+
+    def backward_pass(root, grads, keep_graph, calls):
+        dependencies, seen, todo = {}, {root}, [root]
+        while todo:
+            for child, _ in todo.pop().next_functions:
+                if child is not None:
+                    dependencies[child] = dependencies.get(child, 0) + 1
+                    if child not in seen:
+                        seen.add(child)
+                        todo.append(child)
+        not_ready, pushed, count = {}, set(), itertools.count()
+        ready = [Ready(root, list(grads), next(count))]
+        while ready:
+            task = ready.pop(0) if queue == "fifo" else heapq.heappop(ready)
+            node = task.node
+            if not none_runs and all(g is None for g in task.buffer) and node is not root:
+                continue
+            inputs = calls.pre_hooks(node, task.buffer)
+            if not pre_hooks:
+                inputs = task.buffer
+            if not calls.needed(node):
+                continue
+            if free == "before" and not keep_graph:
+                node.release_variables()
+            outs = list(calls.apply(node, inputs))
+            for i, (child, _) in enumerate(node.next_functions[:len(outs)]):
+                if child is not None and outs[i] is not None:
+                    outs[i] = calls.validate(node, i, outs[i])
+            new = calls.post_hooks(node, outs, inputs)
+            outs = new if post_hooks else outs
+            if free == "after" and not keep_graph:
+                node.release_variables()
+            for (child, slot), grad in zip(node.next_functions, outs, strict=False):
+                if child is None:
+                    continue
+                empty = 0.0 if none_is_zero else None
+                buffer = not_ready.pop(child) if child in not_ready else \
+                    [empty] * child.num_inputs()
+                if grad is not None:
+                    buffer[slot] = grad if buffer[slot] is None or not add else buffer[slot] + grad
+                dependencies[child] -= 1
+                if not wait and child not in pushed:
+                    pushed.add(child)
+                    task = Ready(child, buffer, next(count))
+                    ready.append(task) if queue == "fifo" else heapq.heappush(ready, task)
+                elif wait and dependencies[child] == 0:
+                    task = Ready(child, buffer, next(count))
+                    ready.append(task) if queue == "fifo" else heapq.heappush(ready, task)
+                else:
+                    not_ready[child] = buffer
+
+    return backward_pass
 
 
-def order_first_in_first_out(graph, root):
-    """Waits for dependencies but runs ready nodes in the order they became ready."""
-    nodes = {ident: nxt for ident, _, _, nxt in graph}
-    waiting = dict.fromkeys(nodes, 0)
-    for nxt in nodes.values():
-        for m in nxt:
-            waiting[m] += 1
-    queue, order = [root], []
-    while queue:
-        ident = queue.pop(0)
-        order.append(ident)
-        for m in nodes[ident]:
-            waiting[m] -= 1
-            if waiting[m] == 0:
-                queue.append(m)
-    return order
+def _mistake(name, doc, **broken):
+    fn = make_pass(**broken)
+    fn.__name__, fn.__doc__ = name, doc
+    return fn
 
 
-def order_ties_by_id(graph, root):
-    """The ready heap ordered by (-seq, id): ties (AccumulateGrad nodes) taken by id, not in
-    the order torch's heap leaves them."""
-    nodes = {ident: (seq, nxt) for ident, _, seq, nxt in graph}
-    waiting = dict.fromkeys(nodes, 0)
-    for _, nxt in nodes.values():
-        for m in nxt:
-            waiting[m] += 1
-    ready, order = [(-nodes[root][0], root)], []
-    while ready:
-        _, ident = heapq.heappop(ready)
-        order.append(ident)
-        for m in nodes[ident][1]:
-            waiting[m] -= 1
-            if waiting[m] == 0:
-                heapq.heappush(ready, (-nodes[m][0], m))
-    return order
-
-
-def order_without_accumulate_priority(graph, root):
-    """Priority by sequence number, but AccumulateGrad nodes treated as the oldest (seq -1)."""
-    return RIGHT["engine_order"](
-        tuple((ident, name, -1 if name == "AccumulateGrad" else seq, nxt)
-              for ident, name, seq, nxt in graph), root)
+pass_without_waiting = _mistake(
+    "pass_without_waiting", "Runs a node as soon as one gradient reaches it.", wait=False)
+pass_first_in_first_out = _mistake(
+    "pass_first_in_first_out", "Runs ready nodes in the order they became ready.",
+    queue="fifo")
+pass_oldest_first = _mistake(
+    "pass_oldest_first", "A heap that runs the smallest sequence number first.",
+    queue="oldest")
+pass_ties_by_arrival = _mistake(
+    "pass_ties_by_arrival", "Breaks ties in the order nodes became ready (a counter in the "
+    "heap's entries), not as torch's heap leaves them.", ties="arrival")
+pass_overwriting = _mistake(
+    "pass_overwriting", "Keeps the last gradient that reaches a slot instead of the sum.",
+    add=False)
+pass_skipping_none = _mistake(
+    "pass_skipping_none", "Skips a node that only None reached.", none_runs=False)
+pass_ignoring_pre_hooks = _mistake(
+    "pass_ignoring_pre_hooks", "Calls the pre-hooks but runs the node with its buffer.",
+    pre_hooks=False)
+pass_ignoring_post_hooks = _mistake(
+    "pass_ignoring_post_hooks", "Calls the post-hooks but hands on what apply returned.",
+    post_hooks=False)
+pass_never_freeing = _mistake(
+    "pass_never_freeing", "Never frees saved tensors.", free="never")
+pass_freeing_before_apply = _mistake(
+    "pass_freeing_before_apply", "Frees a node's saved tensors before it runs.",
+    free="before")
+pass_none_as_zero = _mistake(
+    "pass_none_as_zero", "Starts each slot of an input buffer at 0.0 instead of None.",
+    none_is_zero=True)
 
 
 def _shape(v):
@@ -282,10 +340,17 @@ def saved_versions_swapped(saved_version, version, type_name, shape, saved_by, g
 
 
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
-    ("engine_order", order_by_seq, False),
-    ("engine_order", order_first_in_first_out, False),
-    ("engine_order", order_without_accumulate_priority, False),
-    ("engine_order", order_ties_by_id, False),
+    ("backward_pass", pass_without_waiting, False),
+    ("backward_pass", pass_first_in_first_out, False),
+    ("backward_pass", pass_oldest_first, False),
+    ("backward_pass", pass_ties_by_arrival, False),
+    ("backward_pass", pass_overwriting, False),
+    ("backward_pass", pass_skipping_none, False),
+    ("backward_pass", pass_ignoring_pre_hooks, False),
+    ("backward_pass", pass_ignoring_post_hooks, False),
+    ("backward_pass", pass_never_freeing, False),
+    ("backward_pass", pass_freeing_before_apply, False),
+    ("backward_pass", pass_none_as_zero, False),
     ("binary_backward", backward_summed_down, False),
     ("binary_backward", backward_mul_swapped, False),
     ("binary_backward", backward_div_in_one_step, False),
@@ -322,7 +387,7 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
     assert_mistake_fails(name, answer, passes_visible)
 
 
-REFUSALS = {"engine_order": [], "binary_backward": [], "leaf_grads": [], "accumulate_grad": [],
+REFUSALS = {"backward_pass": [], "binary_backward": [], "leaf_grads": [], "accumulate_grad": [],
             "has_grad": ["raises RuntimeError"], "clamp_backward": [],
             "saved_tensor_error": []}
 
@@ -349,25 +414,98 @@ def test_hidden_cases_cover_both_answers_of_the_yes_no_parts():
     assert {1, 2, 3} <= kinds
 
 
-def test_engine_order_graphs_are_torch_graphs():
-    """The graph a case gives the student is torch's: the ids, class names, sequence numbers
-    (counted from the program's first node) and edges of the live grad_fn objects."""
+def test_backward_pass_reference_is_torchs_recorded_trace():
+    """The reference is torch's own engine, read from pre-hooks, not a model of it: the
+    diamond's order is the one the priority rule decides (not creation order reversed), and
+    what t1 and a receive are sums over two paths."""
+    ex = exercises.get("backward_pass")
+    (ran, grads, freed, error), = references.compute(ex, [ex.fixed[2]])[0]
+    assert [name for name, _ in ran] == ["t5", "t4", "t3", "c", "t2", "t1", "a", "b"]
+    assert dict(ran)["t1"] == [0.5 * 3.0 + 0.1 * 0.3] and error is None
+    assert freed == ["t1", "t2", "t3", "t4", "t5"] and dict(grads)["d"] is None
+
+
+def test_the_reference_piece_gets_full_marks():
+    """reftensor's own engine loop is a right answer on every hidden case (the default
+    seed's and a fresh one's)."""
+    from reftensor.autograd.engine import backward_pass
+
+    assert checks.judge("backward_pass", backward_pass, hidden_pairs("backward_pass")).passed
+    checks.check("backward_pass", backward_pass, hidden=True, seed=FRESH_SEED)
+
+
+BACKWARD_PROGRAM = """
+import json
+
+import reftensor
+from reftensor import pieces
+from tests.notebooks import answer_sources
+from tests.test_ch05_exercises import pass_overwriting
+
+assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
+for chapter in sorted({{p.chapter for p in pieces.PIECES.values()}}):
+    namespace = {{"pieces": pieces}}  # one per notebook: an answer may call an earlier one
+    for name, text in answer_sources(chapter).items():
+        if name in pieces.PIECES:
+            exec(text, namespace)  # the answer cell registers its function
+
+
+def grads(lib):
+    a = lib.tensor(3.0, requires_grad=True)
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    p, q = x.unbind()
+    (a * a + a * p * 0.5).exp().backward()
+    return a.grad.item(), x.grad.tolist()
+
+
+answer = pieces.answer("backward_pass")
+roots = []
+
+
+def backward_pass(root, grads_, keep_graph, calls):
+    roots.append(type(root).__name__)
+    return answer(root, grads_, keep_graph, calls)
+
+
+with pieces.trace() as used:
+    right = grads(reftensor)
+pieces.register(backward_pass)
+spied = grads(reftensor)
+pass_overwriting.__name__ = "backward_pass"
+pieces.register(pass_overwriting)
+wrong = grads(reftensor)
+print(json.dumps([right, "backward_pass" in used, spied, roots, wrong]))
+"""
+
+
+def test_the_student_editions_backward_runs_the_students_backward_pass(tmp_path):
+    """In the student edition every backward() runs the registered backward_pass: with the
+    instructor's answer it gives torch's gradients, a spy sees the call, and an answer that
+    overwrites instead of adding changes them."""
+    import json
+    import os
+    import subprocess
+    import sys
+
     import torch
 
-    for case in checks.cases("engine_order", hidden=True):
-        program = case.ctx("program")
-        env = ch05_autograd._run_program(torch, ch05_autograd.ORDER_LEAVES, program)
-        root = env[case.args[1]]
-        live = ch05_autograd.torch_graph(root, env, env["t1"].grad_fn._sequence_nr())
-        assert sorted(live) == sorted(case.args[0]), program
+    from autograder.course import edition
+    from tests.notebooks import REPO
 
-
-def test_engine_order_reference_is_the_recorded_order():
-    """The reference is torch's own order, read from pre-hooks, not a model of it: a
-    program whose order the priority rule decides (not creation order reversed)."""
-    case = exercises.get("engine_order").fixed[3]
-    expected = references.compute(exercises.get("engine_order"), [case])[0]
-    assert expected == ["t5", "t4", "t3", "c", "t2", "t1", "a", "b"]
+    edition.write_student_edition(tmp_path)
+    code = BACKWARD_PROGRAM.format(edition=str(tmp_path / "reftensor"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO)))}
+    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    right, used, spied, roots, wrong = json.loads(done.stdout.strip().splitlines()[-1])
+    a = torch.tensor(3.0, requires_grad=True)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    p, _ = x.unbind()
+    (a * a + a * p * 0.5).exp().backward()
+    assert right == spied == [a.grad.item(), x.grad.tolist()]
+    assert used and roots == ["ExpBackward0"]
+    assert wrong != right
 
 
 # ---------------------------------------------------------------- the grading pipeline

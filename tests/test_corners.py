@@ -26,7 +26,7 @@ from autograder import checks
 from autograder.course import exercises, references
 from autograder.course.exercises import Case
 from autograder.course.exercises.ch02_views import OPERATIONS, STATEMENTS
-from autograder.course.exercises.ch05_autograd import ACCUMULATE_SEQ, COPY_SLICES
+from autograder.course.exercises.ch05_autograd import COPY_SLICES
 from autograder.course.exercises.layouts import row_major, storage_needed
 from tests import tiers
 from tests.notebooks import answer_namespace, answer_sources, hidden_pairs
@@ -274,33 +274,48 @@ def _nested_shape(value):
     return tuple(shape)
 
 
-def _leaves_of(graph):
-    return {ident for ident, name, seq, nxt in graph if seq == ACCUMULATE_SEQ}
+LEAVES = ("a", "b", "c", "d")
 
 
-def _users(graph):
-    """id -> the ids of the nodes with an edge to it (one per node)."""
-    users = {ident: set() for ident, *_ in graph}
-    for ident, _, _, nxt in graph:
-        for m in nxt:
-            users[m].add(ident)
+def _refs(program):
+    """Every input reference of every step, one per edge."""
+    return [r for _, _, inputs, _, _ in program for r in inputs]
+
+
+def _node_of(ref):
+    return ref.partition(".")[0]
+
+
+def _users_of(program):
+    """node name -> the steps with an edge to it (one per step)."""
+    users = {}
+    for name, _, inputs, _, _ in program:
+        for r in inputs:
+            users.setdefault(_node_of(r), set()).add(name)
     return users
 
 
-def _tied_leaves(graph):
-    """Pairs of leaves that one node alone makes ready: they enter the queue together."""
-    users, leaves = _users(graph), _leaves_of(graph)
-    pairs = []
-    for ident, _, _, nxt in graph:
-        alone = [m for m in dict.fromkeys(nxt) if m in leaves and users[m] == {ident}]
-        pairs += list(itertools.combinations(alone, 2))
-    return pairs
+def _tied_leaves(program):
+    """Leaves that one step alone makes ready: they enter the queue together."""
+    users = _users_of(program)
+    return [[r for r in dict.fromkeys(inputs) if r in LEAVES and users[r] == {name}]
+            for name, _, inputs, _, _ in program]
 
 
-def _ties_out_of_id_order(case):
-    graph, _ = case.args
-    order = _torch_says("engine_order", case)
-    return any(sorted(pair) != sorted(pair, key=order.index) for pair in _tied_leaves(graph))
+def _pass_trace(case):
+    return _torch_says("backward_pass", case)
+
+
+def _ties_out_of_name_order(case):
+    program = case.args[0]
+    ran = [name for name, _ in _pass_trace(case)[0][0]]
+    return any(len(tied) >= 2 and [n for n in ran if n in tied] != sorted(tied)
+               for tied in _tied_leaves(program))
+
+
+def _only_none_reaches(case):
+    return any(name not in LEAVES and all(g is None for g in grads)
+               for p in _pass_trace(case) for name, grads in p[0])
 
 
 def _reached(program):
@@ -854,25 +869,46 @@ CORNERS = {
         ("an operand of 4 dims", on(lambda a, b: max(len(a), len(b)) >= 4)),
     ],
     # ------------------------------------------------------------ chapter 5
-    "engine_order": [
-        ("one node and its leaves", on(lambda graph, root: len(graph) - len(_leaves_of(graph))
-                                       == 1)),
-        ("two edges from a node to one node (t1 * t1, a * a)",
-         on(lambda graph, root: any(len(nxt) == 2 and nxt[0] == nxt[1]
-                                    for _, _, _, nxt in graph))),
-        ("two leaves one node makes ready together (a tie)",
-         on(lambda graph, root: _tied_leaves(graph))),
-        ("a tie that comes out against the ids' order", _ties_out_of_id_order),
-        ("a leaf used by several nodes",
-         on(lambda graph, root: any(len(users) > 1 and ident in _leaves_of(graph)
-                                    for ident, users in _users(graph).items()))),
-        ("an intermediate used by several nodes",
-         on(lambda graph, root: any(len(users) > 1 and ident not in _leaves_of(graph)
-                                    for ident, users in _users(graph).items()))),
-        ("a unary node (exp, sin)",
-         on(lambda graph, root: any(name in ("ExpBackward0", "SinBackward0")
-                                    for _, name, _, _ in graph))),
-        ("seven nodes or more", on(lambda graph, root: len(graph) >= 7)),
+    "backward_pass": [
+        ("two leaves one step makes ready together, run against their names' order",
+         _ties_out_of_name_order),
+        ("four leaves one step makes ready together",
+         on(lambda program, roots, hooks, keep, twice: any(len(t) >= 4
+                                                            for t in _tied_leaves(program)))),
+        ("a step two steps use (a diamond)",
+         on(lambda program, roots, hooks, keep, twice: any(
+             len(users) > 1 and name not in LEAVES
+             for name, users in _users_of(program).items()))),
+        ("a leaf two steps use",
+         on(lambda program, roots, hooks, keep, twice: any(
+             len(users) > 1 and name in LEAVES for name, users in _users_of(program).items()))),
+        ("two edges from a step to one node",
+         on(lambda program, roots, hooks, keep, twice: any(
+             len({_node_of(r) for r in inputs}) < len(inputs)
+             for _, _, inputs, _, _ in program))),
+        ("a step with two outputs",
+         on(lambda program, roots, hooks, keep, twice: any(s[1] == 2 for s in program))),
+        ("an edge whose gradient is None",
+         on(lambda program, roots, hooks, keep, twice: any(
+             w is None and r != "k" for _, _, inputs, weights, _ in program
+             for r, w in zip(inputs, weights, strict=True)))),
+        ("a constant input: a (None, 0) edge",
+         on(lambda program, roots, hooks, keep, twice: "k" in _refs(program))),
+        ("a step only None reaches, which runs", _only_none_reaches),
+        ("several roots (a GraphRoot)",
+         on(lambda program, roots, hooks, keep, twice: len(roots) > 1)),
+        ("a pre-hook", on(lambda program, roots, hooks, keep, twice: any(
+            h[0] == "pre" for h in hooks))),
+        ("a post-hook", on(lambda program, roots, hooks, keep, twice: any(
+            h[0] == "post" for h in hooks))),
+        ("retain_graph, then a second backward",
+         on(lambda program, roots, hooks, keep, twice: keep and twice)),
+        ("a second backward that raises (freed saved tensors)",
+         lambda c: any(p[3] == "RuntimeError" for p in _pass_trace(c))),
+        ("a second backward without retain_graph that runs (no saved tensors on its way)",
+         lambda c: c.args[4] and not c.args[3] and _pass_trace(c)[1][3] is None),
+        ("six steps or more",
+         on(lambda program, roots, hooks, keep, twice: len(program) >= 6)),
     ],
     "binary_backward": [
         ("division", on(lambda op, x, y, grad: op == "/")),
@@ -1175,17 +1211,15 @@ def test_predicates_tell_the_corner_from_the_cases_next_to_it():
     tie = corner("cast_value", "a tie, rounded to the even neighbour")
     assert tie(Case(args=(2049.0, "float16"))) and not tie(Case(args=(2050.0, "float16")))
 
-    # t1 = c * a: the engine runs c's node before a's, against the ids' order; a * b: in it
-    graph = [("a", "AccumulateGrad", ACCUMULATE_SEQ, ()), ("c", "AccumulateGrad",
-                                                           ACCUMULATE_SEQ, ())]
-    against = Case(args=((*graph, ("t1", "MulBackward0", 0, ("c", "a"))), "t1"),
-                   context=(("program", (("t1", "*", ("c", "a")),)),))
-    graph = [("a", "AccumulateGrad", ACCUMULATE_SEQ, ()), ("b", "AccumulateGrad",
-                                                           ACCUMULATE_SEQ, ())]
-    along = Case(args=((*graph, ("t1", "MulBackward0", 0, ("a", "b"))), "t1"),
-                 context=(("program", (("t1", "*", ("a", "b")),)),))
-    assert _torch_says("engine_order", against) == ["t1", "c", "a"]
-    ties = corner("engine_order", "a tie that comes out against the ids' order")
+    # t1 = f(c, a): the engine runs c's node before a's, against the names' order;
+    # f(a, b): along it
+    against = Case(args=((("t1", 1, ("c", "a"), (1.0, 1.0), True),), (("t1", 1.0),), (),
+                         False, False))
+    along = Case(args=((("t1", 1, ("a", "b"), (1.0, 1.0), True),), (("t1", 1.0),), (),
+                       False, False))
+    assert [name for name, _ in _pass_trace(against)[0][0]] == ["t1", "c", "a"]
+    ties = corner("backward_pass",
+                  "two leaves one step makes ready together, run against their names' order")
     assert ties(against) and not ties(along)
 
 

@@ -414,6 +414,10 @@ WRONG_PIECES = {
                      "lambda right: lambda a, op, b: 'float64'"),
     "to_result": ("reftensor.empty_strided((3, 4), (1, 6)).to(reftensor.float64).stride()",
                   "lambda right: lambda dtype, shape, stride, call: (False, (4, 1))"),
+    "backward_pass": ("(lambda a: ((a * a).backward(), a.grad.item())[1])("
+                      "reftensor.tensor(3.0, requires_grad=True))",
+                      "lambda right: lambda root, grads, keep_graph, calls: right("
+                      "root, [None if g is None else g * 2 for g in grads], keep_graph, calls)"),
     "binary_backward": ("(lambda x, y: [g.tolist() for g in reftensor.autograd.grad("
                         "(x / y).sum(), (x, y))])(reftensor.tensor([1.0, 2.0], "
                         "dtype=reftensor.float64, requires_grad=True), reftensor.tensor("

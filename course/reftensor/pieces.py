@@ -89,7 +89,7 @@ PIECES: dict[str, Piece] = {
     "cast_value": Piece("ch04_dtype_device", 3),
     "to_result": Piece("ch04_dtype_device", 4),
     "matmul_shape": Piece("ch04_dtype_device", 5),
-    "engine_order": Piece("ch05_autograd", 1),
+    "backward_pass": Piece("ch05_autograd", 1),
     "binary_backward": Piece("ch05_autograd", 2),
     "accumulate_grad": Piece("ch05_autograd", 4),
     "clamp_backward": Piece("ch05_autograd", 6),

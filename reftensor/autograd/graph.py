@@ -203,6 +203,11 @@ class Node:
         """Creation order: the engine runs later-created nodes first among the ready ones."""
         return self._seq
 
+    def num_inputs(self) -> int:
+        """How many gradients the node takes: one per output of its forward op (torch's
+        ``Node::num_inputs``)."""
+        return self._num_outputs
+
     # ---------------------------------------------------------------- saved tensors
     def save(self, key: str, t: Tensor | None, *, is_output: bool = False) -> None:
         """Keep ``t`` for backward (``None`` is kept as None); read it with ``saved``."""

@@ -16,6 +16,7 @@ import warnings
 
 from hypothesis import strategies as st
 
+from .. import graphs
 from .spec import Case, Exercise, register
 
 CHAPTER = "ch05_autograd"
@@ -37,7 +38,6 @@ def _pick(draw: st.DrawFn, options):
 # ("a", "b", ...) and earlier outputs ("t1", "t2", ...). The last step's output is the root.
 BINARY = {"+": "AddBackward0", "-": "SubBackward0", "*": "MulBackward0"}
 UNARY = {"exp": "ExpBackward0", "sin": "SinBackward0"}
-NODE_NAMES = {**BINARY, **UNARY}
 
 
 @st.composite
@@ -78,125 +78,220 @@ def _run_program(torch, leaves, program) -> dict:
     return env
 
 
-# ---------------------------------------------------------------- engine_order
-ORDER_LEAVES = (("a", 0.5), ("b", 1.5), ("c", -1.0))
+# ---------------------------------------------------------------- backward_pass
+# A case is a graph of custom Function nodes (the format: autograder.course.graphs). The
+# answer runs on plain nodes built from it (graphs.run_case, the exercise's call); the
+# reference runs torch's engine on the same graph made of torch.autograd.Function nodes and
+# records, with a pre-hook on every node, the order they ran and what each received.
+PASS_WEIGHTS = (1.0, 2.0, -1.5, 0.5, 0.1, 3.0, 0.3)
+ROOT_GRADS = (1.0, 0.5, -2.0, 0.7)
+HOOK_FACTORS = (2.0, -1.0, 0.5, 0.0, 0.1)
 
 
-def graph_of(program, leaves=("a", "b", "c")) -> tuple:
-    """The grad_fn DAG of the program's root, as plain data: one (id, name, seq, next) per
-    node reachable from the root, in creation order. A Backward node's id is its output's
-    name and seq its creation index; a leaf's AccumulateGrad node has the leaf's name and
-    UINT64_MAX."""
-    nodes = {leaf: (leaf, "AccumulateGrad", ACCUMULATE_SEQ, ()) for leaf in leaves}
-    for seq, (out, op, args) in enumerate(program):
-        nodes[out] = (out, NODE_NAMES[op], seq, tuple(args))
-    reachable, todo = set(), [program[-1][0]]
-    while todo:
-        node = todo.pop()
-        if node not in reachable:
-            reachable.add(node)
-            todo.extend(nodes[node][3])
-    return tuple(n for key, n in nodes.items() if key in reachable)
+def _call_pass(answer, case: Case) -> tuple:
+    """How a check calls an answer to ``backward_pass``: on plain nodes built from the case
+    (``graphs.run_case``, which a student can call on a failing case too)."""
+    return graphs.run_case(answer, *case.args)
+
+
+def _pass_graph(torch, program, hooks) -> dict:
+    """The case's graph, built from one custom Function; its post-hooks registered, its
+    pre-hooks kept for ``_trace_pass`` (which registers them after the recording ones:
+    torch runs a node's pre-hooks in the order they were registered)."""
+
+    class Step(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, weights, saves, outputs, *xs):
+            ctx.weights, ctx.saves = weights, saves
+            if saves:
+                ctx.save_for_backward(xs[0])
+            outs = tuple(xs[0] * 1.0 for _ in range(outputs))
+            return outs if outputs > 1 else outs[0]
+
+        @staticmethod
+        def backward(ctx, *grads):
+            if ctx.saves:
+                ctx.saved_tensors  # raises once freed
+            total = grads[0]  # a None comes in as zeros (materialize_grads)
+            for g in grads[1:]:
+                total = total + g
+            return (None, None, None,
+                    *[None if w is None else total * w for w in ctx.weights])
+
+    leaves = {leaf: torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+              for leaf in graphs.LEAVES}
+    refs = {**leaves, graphs.CONSTANT: torch.tensor(2.0, dtype=torch.float64)}
+    steps, saves = {}, {}
+    for name, outputs, inputs, weights, save in program:
+        out = Step.apply(tuple(weights), save, outputs, *[refs[r] for r in inputs])
+        outs = out if outputs > 1 else (out,)
+        refs[name] = outs[0]
+        for k, o in enumerate(outs):
+            refs[f"{name}.{k}"] = o
+        steps[name], saves[name] = outs[0].grad_fn, save
+    nodes = {node: name for name, node in steps.items()}
+    for leaf, t in leaves.items():  # the leaves' AccumulateGrad nodes (kept alive here)
+        nodes[torch.autograd.graph.get_gradient_edge(t).node] = leaf
+    by_name = {name: node for node, name in nodes.items()}
+    pre = []
+    for kind, name, factor in hooks:
+        def scaled(grads, factor=factor):
+            return tuple(None if g is None else g * factor for g in grads)
+
+        node = by_name.get(name)
+        if node is not None and kind == "pre":
+            pre.append((node, scaled))
+        elif node is not None:
+            node.register_hook(lambda grad_inputs, grad_outputs, scaled=scaled:
+                               scaled(grad_inputs))
+    return {"leaves": leaves, "refs": refs, "steps": steps, "saves": saves, "nodes": nodes,
+            "pre": pre}
+
+
+def _trace_pass(torch, env, roots, keep_graph) -> tuple:
+    """One ``torch.autograd.backward`` over the case's graph, traced as
+    ``graphs.run_case`` traces a pass."""
+    ran: list = []
+
+    def record(name):
+        return lambda grads: ran.append(
+            (name, [None if g is None else g.item() for g in grads]))
+
+    handles = [node.register_prehook(record(name)) for node, name in env["nodes"].items()]
+    handles += [node.register_prehook(scaled) for node, scaled in env["pre"]]
+    error = None
+    try:
+        torch.autograd.backward([env["refs"][ref] for ref, _ in roots],
+                                [torch.tensor(g, dtype=torch.float64) for _, g in roots],
+                                retain_graph=keep_graph)
+    except RuntimeError as exc:
+        error = type(exc).__name__
+    for handle in handles:
+        handle.remove()
+    freed = []
+    for name, node in env["steps"].items():
+        if env["saves"][name]:
+            try:
+                node.saved_tensors
+            except RuntimeError:
+                freed.append(name)
+    grads = [(leaf, None if t.grad is None else t.grad.item())
+             for leaf, t in env["leaves"].items()]
+    return ran, grads, sorted(freed), error
+
+
+def _pass_reference(c: Case) -> tuple:
+    torch = _torch()
+    program, roots, hooks, keep_graph, twice = c.args
+    env = _pass_graph(torch, program, hooks)
+    return tuple(_trace_pass(torch, env, roots, keep_graph) for _ in range(2 if twice else 1))
+
+
+def _pass_truth(c: Case) -> str:
+    program, roots, hooks, keep_graph, twice = c.args
+    lines = ["a, b, c, d = (torch.tensor(1.0, dtype=torch.float64, requires_grad=True) "
+             "for _ in range(4)); k = torch.tensor(2.0, dtype=torch.float64)"]
+    for name, outputs, inputs, weights, save in program:
+        outs = ", ".join(f"{name}.{k}" for k in range(outputs)) if outputs > 1 else name
+        lines.append(f"{outs} = Step.apply({', '.join(inputs)})  # backward: the sum of its "
+                     f"{outputs} incoming gradients times {list(weights)}"
+                     f"{'' if save else ', saves no tensor'}")
+    for kind, name, factor in hooks:
+        lines.append(f"{name}'s node: a {kind}-hook multiplying the gradients by {factor}")
+    call = (f"torch.autograd.backward([{', '.join(r for r, _ in roots)}], "
+            f"[{', '.join(repr(g) for _, g in roots)}], retain_graph={keep_graph})")
+    lines.append(call + (" twice" if twice else ""))
+    return ("\n    ".join(lines) + "\n    recording with a pre-hook on every node the order "
+            "they run and what they receive; then each leaf's .grad, the steps whose saved "
+            "tensors are freed, and what a pass raised")
+
+
+def _step(name, inputs, weights, outputs=1, saves=True) -> tuple:
+    return (name, outputs, tuple(inputs), tuple(weights), saves)
+
+
+def _pass_case(*steps, roots=None, hooks=(), keep_graph=False, twice=False) -> Case:
+    roots = ((steps[-1][0], 1.0),) if roots is None else roots
+    return Case(args=(tuple(steps), tuple(roots), tuple(hooks), keep_graph, twice))
 
 
 @st.composite
-def _order_cases(draw: st.DrawFn) -> Case:
-    program = draw(_program(("a", "b", "c"), ("+", "-", "*", "exp", "sin"),
-                            (1, 2, 3, 4, 5, 6, 7, 8)))
-    return Case(args=(graph_of(program), program[-1][0]), context=(("program", program),))
-
-
-def torch_graph(root, names: dict, first: int) -> tuple:
-    """The (id, name, seq, next) description of torch's live graph from ``root.grad_fn``,
-    with ids taken from ``names`` (tensor name -> tensor); seqs less ``first``."""
-    ids = {}
-    for name, t in names.items():
-        if t.grad_fn is not None:
-            ids[t.grad_fn] = name
-    found, todo = {}, [root.grad_fn]
-    while todo:
-        node = todo.pop()
-        if node in found:
-            continue
-        if hasattr(node, "variable"):
-            ident = next(n for n, t in names.items() if t is node.variable)
-        else:
-            ident = ids[node]
-        nxt = tuple(m for m, _ in node.next_functions if m is not None)
-        found[node] = (ident, type(node).__name__, node._sequence_nr(), nxt)
-        todo.extend(nxt)
-    out = []
-    for ident, name, seq, nxt in found.values():
-        seq = seq if seq == ACCUMULATE_SEQ else seq - first
-        out.append((ident, name, seq, tuple(found[m][0] for m in nxt)))
-    return tuple(out)
-
-
-def recorded_order(root) -> list:
-    """The nodes of ``root``'s graph in the order torch's engine calls them during
-    ``root.backward()``, recorded by a pre-hook on every node."""
-    order, seen, todo = [], set(), [root.grad_fn]
-    while todo:
-        node = todo.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        node.register_prehook(lambda grads, node=node: order.append(node))
-        todo.extend(m for m, _ in node.next_functions)
-    root.backward()
-    return order
-
-
-def _order_reference(c: Case) -> list:
-    torch = _torch()
-    program = c.ctx("program")
-    env = _run_program(torch, ORDER_LEAVES, program)
-    root = env[program[-1][0]]
-    nodes = recorded_order(root)
-    ids = []
-    for node in nodes:
-        if hasattr(node, "variable"):
-            ids.append(next(n for n, t in env.items() if t is node.variable))
-        else:
-            ids.append(next(n for n, t in env.items() if t.grad_fn is node))
-    return ids
-
-
-def _order_truth(c: Case) -> str:
-    program = c.ctx("program")
-    return (f"{_program_text(ORDER_LEAVES, program)}; then {program[-1][0]}.backward() with "
-            "a pre-hook on every node recording the order they run")
-
-
-def _order_case(*steps) -> Case:
-    program = tuple((out, op, tuple(args)) for out, op, args in steps)
-    return Case(args=(graph_of(program), program[-1][0]), context=(("program", program),))
+def _pass_cases(draw: st.DrawFn) -> Case:
+    steps, refs = [], list(graphs.LEAVES)
+    for k in range(1, _pick(draw, (1, 2, 3, 4, 5, 6, 7)) + 1):
+        outputs = _pick(draw, (1, 1, 1, 2))
+        # later names are likelier, so graphs are chains with side branches, not stars
+        pool = refs + refs[len(graphs.LEAVES):] * 2 + [graphs.CONSTANT]
+        inputs = [_pick(draw, pool) for _ in range(_pick(draw, (1, 2, 2, 3, 4)))]
+        if all(r == graphs.CONSTANT for r in inputs):
+            inputs[0] = _pick(draw, refs)
+        weights = [_pick(draw, (*PASS_WEIGHTS, None)) for _ in inputs]
+        steps.append(_step(f"t{k}", inputs, weights, outputs, _pick(draw, (True, True, False))))
+        refs += [f"t{k}"] if outputs == 1 else [f"t{k}.0", f"t{k}.1"]
+    last = steps[-1][0] if steps[-1][1] == 1 else f"{steps[-1][0]}.{_pick(draw, (0, 1))}"
+    roots = [(last, _pick(draw, ROOT_GRADS))]
+    for _ in range(_pick(draw, (0, 0, 0, 1, 2))):  # several roots: a GraphRoot
+        roots.append((_pick(draw, refs), _pick(draw, ROOT_GRADS)))
+    names = [s[0] for s in steps]
+    hooks = []
+    for _ in range(_pick(draw, (0, 0, 1, 2))):
+        kind = _pick(draw, ("pre", "post"))
+        name = _pick(draw, names + list(graphs.LEAVES) if kind == "pre" else names)
+        hooks.append((kind, name, _pick(draw, HOOK_FACTORS)))
+    return Case(args=(tuple(steps), tuple(roots), tuple(hooks),
+                      _pick(draw, (False, False, True)), _pick(draw, (False, True))))
 
 
 register(Exercise(
-    name="engine_order",
+    name="backward_pass",
     chapter=CHAPTER,
-    signature="engine_order(graph, root) -> list of node ids; graph is a tuple of "
-              "(id, name, seq, next_ids)",
+    signature="backward_pass(root, grads, keep_graph, calls) -> None; checked on plain "
+              "nodes built from (program, roots, hooks, keep_graph, twice)",
     fixed=(
-        _order_case(("t1", "*", "ab")),
-        # a common mistake's smallest failing case: ties (AccumulateGrad) taken by id
-        _order_case(("t1", "*", "ca")),
-        _order_case(("t1", "*", "ab"), ("t2", "exp", "a"), ("t3", "+", ("t1", "t2"))),
-        _order_case(("t1", "*", "ab"), ("t2", "exp", ("t1",)), ("t3", "+", ("t1", "c")),
-                    ("t4", "*", ("t2", "t3")), ("t5", "-", ("t4", "a"))),
+        # one node, two leaves: AccumulateGrad nodes tie, and come out c before a
+        _pass_case(_step("t1", "ca", (2.0, 3.0))),
+        # four leaves made ready at once: the heap's order, not first-in first-out
+        _pass_case(_step("t1", "abcd", (1.0, 2.0, 3.0, 0.5))),
+        # a diamond over a shared node: wait for every user, sum what arrives, run the
+        # larger sequence number first, AccumulateGrad as soon as it is ready
+        _pass_case(_step("t1", "ab", (0.1, 2.0)), _step("t2", ("t1",), (3.0,)),
+                   _step("t3", ("t1", "c"), (0.3, -1.5)),
+                   _step("t4", ("t2", "t3"), (0.5, 0.1)), _step("t5", ("t4", "a"), (1.0, 2.0))),
+        # None gradients: an output nothing used, an edge whose gradient is None, a
+        # constant's (None, 0) edge; a node whose gradients are all None still runs
+        _pass_case(_step("t1", "a", (2.0,), outputs=2), _step("t2", "b", (3.0,)),
+                   _step("t3", ("t1.0", "t2", "k"), (0.5, None, 1.0))),
+        # several roots (a GraphRoot), and hooks that change gradients
+        _pass_case(_step("t1", "ab", (1.0, 0.5)), _step("t2", ("t1",), (2.0,)),
+                   _step("t3", ("t1", "c"), (-1.5, 3.0)),
+                   roots=(("t2", 1.0), ("t3", -2.0)),
+                   hooks=(("pre", "t1", 2.0), ("post", "t2", -1.0), ("pre", "a", 0.5))),
+        # freed saved tensors: a second backward raises at the first node that saved one
+        _pass_case(_step("t1", "a", (2.0,)), _step("t2", ("t1",), (3.0,)),
+                   _step("t3", ("t2",), (0.5,), saves=False), twice=True),
+        # retain_graph: nothing freed, and the second backward adds into .grad
+        _pass_case(_step("t1", "ab", (2.0, 0.1)), _step("t2", ("t1", "a"), (3.0, 0.3)),
+                   keep_graph=True, twice=True),
     ),
     edge=(
-        _order_case(("t1", "*", "aa")),
-        _order_case(("t1", "sin", "a"), ("t2", "exp", "b"), ("t3", "+", ("t2", "t1"))),
-        _order_case(("t1", "+", "ab"), ("t2", "*", ("t1", "t1")), ("t3", "-", ("t2", "t1"))),
-        _order_case(("t1", "exp", "c"), ("t2", "sin", "a"), ("t3", "*", ("t2", "t1"))),
+        _pass_case(_step("t1", "aa", (2.0, 0.1))),
+        _pass_case(_step("t1", "b", (2.0,)), roots=(("a", 0.5),)),
+        _pass_case(_step("t1", "ab", (1.0, 2.0), outputs=2), roots=(("t1.1", 0.5),)),
+        _pass_case(_step("t1", "ab", (1.0, 2.0)), roots=(("t1", 0.5), ("t1", 2.0))),
+        _pass_case(_step("t1", "ab", (None, None)), _step("t2", ("t1", "c"), (2.0, 1.0))),
+        _pass_case(_step("t1", "a", (2.0,), saves=False), _step("t2", ("t1",), (3.0,),
+                                                                saves=False), twice=True),
+        _pass_case(_step("t1", "abc", (1.0, 2.0, 3.0)), _step("t2", ("t1", "d"), (2.0, 0.5)),
+                   hooks=(("post", "t1", 0.0), ("pre", "t2", -1.0))),
     ),
-    strategy=_order_cases,
-    reference=_order_reference,
-    truth=_order_truth,
+    strategy=_pass_cases,
+    reference=_pass_reference,
+    truth=_pass_truth,
     hidden_examples=100,
+    call=_call_pass,
+    call_shown="autograder.course.graphs:run_case",
 ))
+
 
 
 # ---------------------------------------------------------------- binary_backward

@@ -62,9 +62,17 @@ class Exercise:
     #: ``call(answer, case)``: the answer's result for a case, as plain data (for an answer
     #: that writes into an argument, the argument after the call)
     call: Callable[[Callable[..., Any], Case], Any] = call_with_args
+    #: ``"module:function"`` where ``call`` runs the answer through a function a student can
+    #: import and run a failing case with, ``function(answer, *args)``: a failing case is then
+    #: shown as that call
+    call_shown: str = ""
 
     def call_text(self, case: Case) -> str:
-        return f"{self.name}({', '.join(repr(a) for a in case.args)})"
+        args = ", ".join(repr(a) for a in case.args)
+        if self.call_shown:  # what runs, as the student can run it: run_case(backward_pass, ...)
+            module, _, function = self.call_shown.partition(":")
+            return f"{function}({self.name}, {args})  # from {module} import {function}"
+        return f"{self.name}({args})"
 
 
 EXERCISES: dict[str, Exercise] = {}
@@ -73,3 +81,4 @@ EXERCISES: dict[str, Exercise] = {}
 def register(exercise: Exercise) -> Exercise:
     EXERCISES[exercise.name] = exercise
     return exercise
+

@@ -1,16 +1,13 @@
 """The engine: runs the backward graph once, each node once, in dependency order.
 
-``run_backward`` is what ``Tensor.backward`` and ``autograd.grad`` call. Its steps:
-
-1. walk the graph from the roots once, and count for each node how many edges from nodes
-   that will run point at it (its *dependencies*);
-2. order them with ``engine_order``: a node is ready once every edge into it has
-   delivered, and of the ready nodes the later-created one runs first (its
-   ``sequence_nr`` is higher), ``AccumulateGrad`` before anything, which is the order
-   torch's CPU engine's priority queue gives;
-3. pop a node, sum the gradients that arrived for each of its outputs (its *input buffer*),
-   run the tensor hooks, call ``apply``, check each returned gradient against the shape and
-   dtype of the input it belongs to, and add it into the next node's buffer.
+``run_backward`` is what ``Tensor.backward`` and ``autograd.grad`` call. It finds which nodes
+``inputs=`` asks to run, makes a ``GraphRoot`` node when there are several roots (as torch
+does), and hands the pass to ``backward_pass``, torch's engine loop: count each node's
+dependencies, keep the ready nodes in torch's priority queue, sum the gradients that arrive
+for a node in its input buffer, run its hooks and its formula, free its saved tensors unless
+``retain_graph``, and hand each gradient it returns to the next node. What runs a node (the
+hook machinery, ``autograd.grad``'s captures, the shape checks of ``validate_outputs``) is
+passed in as :class:`Calls`.
 
 So a graph with shared subgraphs costs time linear in its size: ``y = y + y`` 25 times
 runs 25 nodes, not 2**25 paths. Without ``retain_graph`` each node frees its saved tensors
@@ -22,13 +19,28 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from typing import Any, Protocol
 
 from ..broadcasting import broadcast_shapes
 from ..tensor import Tensor
 from .grad_mode import state
 from .graph import AccumulateGrad, Edge, Node
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "backward_pass", "Calls", "GraphRoot"]
+
+
+class Calls(Protocol):
+    """What ``backward_pass`` asks of its caller to run one node (see ``backward_pass``)."""
+
+    def pre_hooks(self, node: Any, grads: list[Any]) -> list[Any]: ...
+
+    def apply(self, node: Any, grads: list[Any]) -> Sequence[Any]: ...
+
+    def validate(self, node: Any, i: int, grad: Any) -> Any: ...
+
+    def post_hooks(self, node: Any, outs: list[Any], grads: list[Any]) -> list[Any]: ...
+
+    def needed(self, node: Any) -> bool: ...
 
 
 def _discover(roots: Sequence[Node], targets: set[Node] | None,
@@ -51,9 +63,8 @@ def _discover(roots: Sequence[Node], targets: set[Node] | None,
     # the nodes that lead to a target: the targets' ancestors, found through reversed edges
     parents: dict[Node, list[Node]] = {node: [] for node in order}
     for node in order:
-        for child, _ in node.next_functions:
-            if child is not None:
-                parents[child].append(node)
+        for child in (c for c, _ in node.next_functions if c is not None):
+            parents[child].append(node)
     reach = {t for t in targets if t in parents}
     stack = list(reach)
     while stack:
@@ -112,60 +123,105 @@ def _pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
     return grads
 
 
-def engine_order(graph: Sequence[tuple[object, str, int, Sequence[object]]],
-                 root: object) -> list[object]:
-    """The order in which the engine runs the nodes of ``graph`` from ``root`` (torch's
-    CPU engine's ready queue).
+def backward_pass(root: Any, grads: Sequence[Any], keep_graph: bool, calls: Calls) -> None:
+    """Run the backward graph below ``root`` once, as torch's engine does for one
+    ``backward()`` (``torch/csrc/autograd/engine.cpp``: ``Engine::execute``,
+    ``compute_dependencies``, ``thread_main``, ``evaluate_function``).
 
-    ``graph`` holds one ``(id, name, seq, next_ids)`` per node: ``seq`` its sequence number
-    (``2**64 - 1`` for an ``AccumulateGrad``), ``next_ids`` the ids its edges lead to, one
-    per edge. A node becomes ready when every edge into it has delivered, and goes into a
-    binary heap (C++'s ``std::priority_queue``) that compares ``seq`` only: the largest
-    runs next, and nodes of equal ``seq`` (``AccumulateGrad`` nodes) come out in the order
-    the heap's sifting leaves them. Python's ``heapq`` sifts the same way, so entries that
-    compare by ``seq`` alone reproduce torch's order exactly.
+    Args:
+        root: the node the pass starts from: the root tensor's ``grad_fn`` (or its leaf's
+            ``AccumulateGrad``), or, for several roots, a ``GraphRoot`` node whose edges lead
+            to theirs.
+        grads: ``root``'s input buffer: one gradient (or None) per input of ``root``.
+        keep_graph: ``retain_graph``. When false, every node that runs frees its saved
+            tensors (its ``release_variables()``) once it has run.
+        calls: what runs a node, around the pass:
+
+            * ``calls.pre_hooks(node, grads)``: the tensor hooks and node pre-hooks; returns
+              the gradients the node runs with (torch's ``call_tensor_pre_hooks``,
+              ``call_pre_hooks``);
+            * ``calls.needed(node)``: false for a node that ``inputs=`` does not ask to run
+              (its pre-hooks run, nothing else);
+            * ``calls.apply(node, grads)``: the node's formula, one gradient or None per
+              edge of ``node.next_functions``;
+            * ``calls.validate(node, i, grad)``: torch's ``validate_outputs`` for output
+              ``i`` when it is not None and its edge leads to a node; returns it summed down
+              and cast to that input's shape and dtype;
+            * ``calls.post_hooks(node, outs, grads)``: returns the outputs handed on.
+
+    A node is any object with ``next_functions`` (one ``(node or None, input_nr)`` per
+    output of ``apply``), ``_sequence_nr()``, ``num_inputs()`` and ``release_variables()``.
+    Gradients are anything ``+`` adds (tensors; numbers in the grader).
+
+    Every node reachable from ``root`` runs once, after every node with an edge to it has
+    run, with each slot of its input buffer the sum (``old + new``, in the order they came)
+    of the gradients delivered to it, None where none was. Of the ready nodes the one with
+    the largest ``_sequence_nr()`` runs first (``AccumulateGrad``'s is ``2**64 - 1``): torch
+    keeps them in a binary heap (``std::priority_queue``) that compares that number alone,
+    so nodes of equal number come out as the heap's sifting leaves them, which ``heapq``
+    reproduces with entries whose ``__lt__`` compares that number alone.
+
+    Returns None; raises what a call raises (a freed saved tensor, a gradient of a wrong
+    shape).
     """
-    # BEGIN PIECE engine_order
+    # BEGIN PIECE backward_pass
     from reftensor.pieces import answer  # the student edition: your answer runs here
 
-    return answer("engine_order")(graph, root)
+    return answer("backward_pass")(root, grads, keep_graph, calls)
     # END PIECE
 
 
-GRAPH_ROOT = -1  # the id of the node that hands several roots their gradients
+class GraphRoot(Node):
+    """The node that hands several roots their gradients (torch's ``GraphRoot``): its
+    edges are the roots' edges, and it returns the roots' gradients."""
+
+    def __init__(self, edges: Sequence[Edge], grads: Sequence[Tensor]) -> None:
+        super().__init__()
+        self.next_functions = tuple(edges)
+        self._input_info = [None] * len(self.next_functions)
+        self._num_outputs = 0
+        self._grads = tuple(grads)
+
+    def apply(self, grads: Sequence[Tensor | None]) -> tuple[Tensor | None, ...]:
+        return self._grads
 
 
-def _graph(root_nodes: Sequence[Node], runs: dict[Node, bool]
-           ) -> tuple[list[tuple[int, str, int, tuple[int, ...]]], list[Node], int]:
-    """The part of the graph the engine visits, as ``engine_order`` takes it: ids are the
-    nodes' places in a list; a node that does not run has no edges (it only hands on what
-    it captured). Several roots hang below one GraphRoot node, as in torch."""
-    ids: dict[Node, int] = {}
-    nodes: list[Node] = []
-    todo = list(dict.fromkeys(root_nodes))
-    for node in todo:
-        ids[node] = len(nodes)
-        nodes.append(node)
-    graph = []
-    k = 0
-    while k < len(nodes):
-        node = nodes[k]
-        after = []
-        if runs.get(node, False):
-            for child, _ in node.next_functions:
-                if child is None:
-                    continue
-                if child not in ids:
-                    ids[child] = len(nodes)
-                    nodes.append(child)
-                after.append(ids[child])
-        name = "AccumulateGrad" if isinstance(node, AccumulateGrad) else node.name()
-        graph.append((k, name, node._seq, tuple(after)))
-        k += 1
-    if len(todo) == 1:
-        return graph, nodes, 0
-    graph.append((GRAPH_ROOT, "GraphRoot", 2**64 - 1, tuple(ids[n] for n in todo)))
-    return graph, nodes, GRAPH_ROOT
+class _Calls:
+    """How reftensor runs a node for ``backward_pass``: tensor hooks, retain_grad and node
+    pre-hooks, then ``autograd.grad``'s captures; the formula (a node whose gradients are
+    all None returns None for every edge, as torch's generated nodes do); shape checks;
+    post-hooks; and which nodes ``inputs=`` asks to run."""
+
+    def __init__(self, runs: dict[Node, bool],
+                 capture_at: dict[Node, list[tuple[int, int]]],
+                 captured: list[Tensor | None]) -> None:
+        self.runs = runs
+        self.capture_at, self.captured = capture_at, captured
+
+    def pre_hooks(self, node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+        grads = _pre_hooks(node, grads)
+        for slot, k in self.capture_at.get(node, ()):
+            self.captured[k] = grads[slot]
+        return grads
+
+    def apply(self, node: Node, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
+        if grads and all(g is None for g in grads):
+            return (None,) * len(node.next_functions)
+        return node.apply(grads)
+
+    def validate(self, node: Node, i: int, grad: Tensor) -> Tensor:
+        return _checked(node, i, grad)
+
+    def post_hooks(self, node: Node, outs: list[Tensor | None],
+                   grads: list[Tensor | None]) -> list[Tensor | None]:
+        for hook in list(node._post_hooks.values()):
+            new = hook(tuple(outs), tuple(grads))
+            if new is not None:
+                outs = list(new)
+        return outs
+
+    def needed(self, node: Node) -> bool:
+        return self.runs.get(node, False)
 
 
 def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
@@ -179,52 +235,26 @@ def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
     nodes), and of the AccumulateGrad nodes only those in ``accumulate`` (the leaves of
     ``backward(inputs=...)``).
     """
-    root_nodes = [edge[0] for edge, _ in roots if edge[0] is not None]
-    runs = _discover(root_nodes, targets, accumulate)
-    buffers: dict[Node, list[Tensor | None]] = {}
+    live = [(edge, grad) for edge, grad in roots if edge[0] is not None]
     captured: list[Tensor | None] = [None] * len(captures)
+    if not live:
+        return captured
+    if len(live) == 1:  # one root: its own node starts the pass, its gradient in its buffer
+        (root, slot), grad = live[0]
+        grads: list[Tensor | None] = [None] * root.num_inputs()
+        grads[slot] = grad
+    else:
+        root = GraphRoot([edge for edge, _ in live], [grad for _, grad in live])
+        grads = []
+    runs = _discover([root], targets, accumulate)
     capture_at: dict[Node, list[tuple[int, int]]] = {}
     for k, (node, slot) in enumerate(captures):
         if node is not None:
             capture_at.setdefault(node, []).append((slot, k))
-
     previous = state.enabled
     state.enabled = create_graph  # formulas record only when building a graph of grads
     try:
-        def deliver(node: Node, slot: int, grad: Tensor | None) -> None:
-            buffer = buffers.setdefault(node, [None] * node._num_outputs)
-            if grad is not None:
-                buffer[slot] = grad if buffer[slot] is None else buffer[slot] + grad
-
-        for (node, slot), grad in roots:  # the graph root hands each output its gradient
-            if node is not None:
-                deliver(node, slot, grad)
-        graph, nodes, root = _graph(root_nodes, runs) if root_nodes else ([], [], 0)
-        for ident in engine_order(graph, root) if graph else ():
-            if ident == GRAPH_ROOT:
-                continue
-            node = nodes[ident]
-            grads = buffers.pop(node, [None] * node._num_outputs)
-            if any(g is not None for g in grads):
-                grads = _pre_hooks(node, grads)
-            for slot, k in capture_at.get(node, ()):
-                captured[k] = grads[slot]
-            outs: Sequence[Tensor | None] = ()
-            if runs.get(node, False) and any(g is not None for g in grads):
-                outs = node.apply(grads)
-                for hook in list(node._post_hooks.values()):
-                    new = hook(tuple(outs), tuple(grads))
-                    if new is not None:
-                        outs = new
-                if not keep_graph:
-                    node.release_variables()
-            if not runs.get(node, False):
-                continue
-            for i, (child, slot) in enumerate(node.next_functions):
-                if child is None:
-                    continue
-                g = outs[i] if i < len(outs) else None
-                deliver(child, slot, None if g is None else _checked(node, i, g))
+        backward_pass(root, grads, keep_graph, _Calls(runs, capture_at, captured))
     finally:
         state.enabled = previous
     return captured

@@ -440,8 +440,9 @@ class Tensor(TensorMethods):
     def tolist(self) -> Any:
         """Nested Python lists of Python numbers (a bare number for a 0-d tensor).
 
-        Each element is read where ``layout.storage_index`` says:
-        ``storage_offset + sum(index[k] * stride[k])``.
+        In the student edition each element is read where chapter 1's
+        ``layout.storage_index`` says; the reference reads NumPy's view of the same elements
+        (``TOLIST_WALKS``; a test proves the two agree).
 
         Raises:
             NotImplementedError: a meta tensor (no data).
@@ -451,10 +452,15 @@ class Tensor(TensorMethods):
         shape, stride, offset = self._shape, self._stride, self._storage_offset
         if not TOLIST_WALKS and len(shape) <= MAX_DIMS:
             return self._elements().tolist()
+        flat, where = self._storage._typed(self._dtype.numpy), layout.storage_index
+        if not shape:
+            return flat[where((), stride, offset)].item()
+        inner = len(shape) - 1
 
-        def walk(index: tuple[int, ...]) -> Any:
-            if len(index) == len(shape):
-                return self._read(layout.storage_index(index, stride, offset))
+        def walk(index: tuple[int, ...]) -> list[Any]:
+            if len(index) == inner:  # the last dim: its elements
+                return [flat[where((*index, i), stride, offset)].item()
+                        for i in range(shape[inner])]
             return [walk((*index, i)) for i in range(shape[len(index)])]
 
         return walk(())

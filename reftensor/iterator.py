@@ -23,7 +23,6 @@ the reference computes with NumPy, ``elementwise.py``).
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Callable, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any
@@ -204,6 +203,8 @@ def strided_loop(fn: Callable[..., Any], out: Output, *inputs: Strided) -> None:
         of its own.
     """
     # BEGIN PIECE strided_loop
+    import itertools
+
     storage, shape, stride, offset = out
     ndim = len(shape)
     steps = []

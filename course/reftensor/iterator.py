@@ -23,7 +23,6 @@ the reference computes with NumPy, ``elementwise.py``).
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Callable, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any

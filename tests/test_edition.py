@@ -46,6 +46,7 @@ from tests.notebooks import (
     source,
     write_submission,
 )
+from tests.tiers import pick
 
 PYTHON = sys.executable
 
@@ -388,6 +389,31 @@ def test_the_student_edition_with_answers_runs_the_reference_tests(student: Path
     else:
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert " passed" in summary and "failed" not in summary
+
+
+#: the op table's tests the fast tier runs on the student edition: the elementwise ops the
+#: element loop drives, broadcasting's expand, and view (the full tier runs them all)
+OP_TABLE_ON_THE_EDITION = pick(
+    "add or sub or mul or div or neg or maximum or where or expand or view or tolist", "")
+
+
+def test_the_student_edition_with_only_the_answers_passes_the_op_table(student: Path,
+                                                                       tmp_path: Path):
+    """Issue 40's second figure (README): the student edition with the instructor's answers to
+    every piece, and no chapter published, passes ``tests/test_op_table.py``: every op, on
+    every layout and dtype its entry draws, against torch (small tensors run the student's
+    element loop)."""
+    (tmp_path / "edition_answers.py").write_text(
+        PLUGIN.format(edition=str(student / "reftensor"), wrong=""))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (student, tmp_path, REPO))),
+           "HYPOTHESIS_PROFILE": "ci"}
+    chosen = ["-k", OP_TABLE_ON_THE_EDITION] if OP_TABLE_ON_THE_EDITION else []
+    done = subprocess.run(
+        [PYTHON, "-P", "-m", "pytest", "-q", "-p", "edition_answers", "-p", "no:cacheprovider",
+         "-p", "no:xdist", "tests/test_op_table.py", *chosen],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=3000)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert re.search(r"\d+ passed", done.stdout) and " failed" not in done.stdout
 
 
 #: piece -> (a library call that runs it, a wrong answer made from the right one); the call's

@@ -169,15 +169,17 @@ def expand_strides(shape: Sequence[int], stride: Sequence[int],
     Args:
         shape, stride: ``t``'s sizes and strides.
         new_shape: the sizes asked for, matched with ``shape`` from the right: ints >= 0,
-            or ``-1`` to keep a dim's size.
+            or ``-1`` to keep a dim's size. (A size below -1 is taken as it is, as torch's
+            ``inferExpandGeometry`` takes it; the view's numel check, in ``expand``, then
+            refuses most of them.)
 
     Returns:
         ``(shape, stride)``: two tuples of ``len(new_shape)`` ints. A 0-d ``t`` gets stride 0
         in every dim.
 
     Raises:
-        RuntimeError: fewer sizes than dims; ``-1`` for a new leading dim; a negative size
-            other than ``-1``; a size other than 1 asked to change.
+        RuntimeError: fewer sizes than dims; ``-1`` for a new leading dim; a size other
+            than 1 asked to change.
     """
     # BEGIN PIECE expand_strides
     from reftensor.pieces import answer  # the student edition: your answer runs here
@@ -186,12 +188,31 @@ def expand_strides(shape: Sequence[int], stride: Sequence[int],
     # END PIECE
 
 
+def _check_numel(shape: Sequence[int]) -> None:
+    """torch's ``safe_compute_numel``, which a view runs on its new sizes: their product in
+    unsigned 64-bit arithmetic (a negative size is 2**64 plus it) must not overflow at any
+    step nor exceed int64's largest value. So ``expand(-2)`` raises, but ``expand(0, -2)``
+    does not (the product is 0 before the negative size comes), as in torch 2.13.
+
+    Raises:
+        RuntimeError: the product overflows.
+    """
+    product, overflow = 1, False
+    for n in shape:
+        product *= n % 2**64
+        overflow |= product >= 2**64
+        product %= 2**64
+    if overflow or product >= 2**63:
+        raise RuntimeError("numel: integer multiplication overflow")
+
+
 def expand(self: Tensor, size: Sequence[int], implicit: bool = False) -> Tensor:
     """Broadcast to ``size`` without copying, a view laid out by ``expand_strides``
     (``torch.Tensor.expand``). ``implicit`` changes nothing.
 
     Raises:
-        RuntimeError: fewer sizes than dims, or any error of ``expand_strides``.
+        RuntimeError: fewer sizes than dims, any error of ``expand_strides``, or sizes whose
+            product overflows (``_check_numel``: a negative size, unless a 0 comes first).
     """
     target = list(size)
     if len(target) < self.dim():
@@ -200,6 +221,7 @@ def expand(self: Tensor, size: Sequence[int], implicit: bool = False) -> Tensor:
             f"the number of sizes provided ({len(target)}) must be greater or equal to the "
             f"number of dimensions in the tensor ({self.dim()})")
     shape, stride = expand_strides(self._shape, self._stride, target)
+    _check_numel(shape)
     return Tensor._make(self._storage, shape, stride, self._storage_offset, self._dtype,
                         base=self)
 

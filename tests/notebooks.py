@@ -58,6 +58,19 @@ def answer_sources(chapter: str) -> dict[str, str]:
             for c in nb.cells if nbgrader_meta(c).get("solution")}
 
 
+def register_every_answer() -> None:
+    """Run the answer cells of every piece in the solution notebooks, as a student who answered
+    them all: each registers its function with the ``reftensor.pieces`` imported here (one
+    namespace per notebook: an answer may call an earlier one of its notebook)."""
+    from reftensor import pieces
+
+    for chapter in sorted({p.chapter for p in pieces.PIECES.values()}):
+        namespace: dict[str, object] = {"pieces": pieces}
+        for name, text in answer_sources(chapter).items():
+            if name in pieces.PIECES:
+                exec(text, namespace)  # noqa: S102 - the instructor's answer cell
+
+
 def code_lines(text: str) -> int:
     """Lines of code in an answer cell: lines holding a token that is not a comment, blank
     lines and docstrings left out (a ``def`` line and a decorator count)."""

@@ -439,15 +439,11 @@ import json
 
 import reftensor
 from reftensor import pieces
-from tests.notebooks import answer_sources
+from tests.notebooks import register_every_answer
 from tests.test_ch05_exercises import pass_overwriting
 
 assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
-for chapter in sorted({{p.chapter for p in pieces.PIECES.values()}}):
-    namespace = {{"pieces": pieces}}  # one per notebook: an answer may call an earlier one
-    for name, text in answer_sources(chapter).items():
-        if name in pieces.PIECES:
-            exec(text, namespace)  # the answer cell registers its function
+register_every_answer()
 
 
 def grads(lib):

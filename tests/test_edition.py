@@ -346,14 +346,10 @@ def test_in_the_reference_registering_changes_nothing():
 PLUGIN = '''
 import reftensor
 from reftensor import pieces
-from tests.notebooks import answer_sources
+from tests.notebooks import register_every_answer
 
 assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
-for chapter in sorted({{p.chapter for p in pieces.PIECES.values()}}):
-    namespace = {{"pieces": pieces}}  # one per notebook: an answer may call an earlier one
-    for name, text in answer_sources(chapter).items():
-        if name in pieces.PIECES:
-            exec(text, namespace)  # the answer cell registers its function
+register_every_answer()
 assert set(pieces.registered()) == set(pieces.PIECES)
 {wrong}
 '''

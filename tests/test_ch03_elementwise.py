@@ -755,10 +755,18 @@ def _run_on(loop: bool, fn, inputs) -> tuple:
         return facts, [id(t) for t in tensors if t is result]
 
 
-def loop_agrees(fn, *inputs) -> None:
-    """``fn(reftensor, *built inputs)`` gives the same on the loop as on the NumPy path."""
+#: ops whose float values NumPy's whole-array loops and its scalars may round differently:
+#: ``np.power`` on a float32 array is 1 ulp off the correctly rounded ``7 ** -1`` that its
+#: scalar (and torch) gives, so the two paths agree within the op table's allowance for them
+LOOP_ROUNDING = {"pow", "ipow", "exp"}
+
+
+def loop_agrees(fn, *inputs, ulps: int = 0) -> None:
+    """``fn(reftensor, *built inputs)`` gives the same on the loop as on the NumPy path
+    (float values within ``ulps``)."""
     (numpy_facts, _), (loop_facts, _) = _run_on(False, fn, inputs), _run_on(True, fn, inputs)
-    assert _values_equal(_plain(numpy_facts), _plain(loop_facts), 0), (numpy_facts, loop_facts)
+    assert _values_equal(_plain(numpy_facts), _plain(loop_facts), ulps), (numpy_facts,
+                                                                          loop_facts)
 
 
 def _plain(facts) -> list:
@@ -780,8 +788,9 @@ LOOP_DTYPES = ("bool", "int8", "uint8", "int32", "int64", "float16", "bfloat16",
 @settings(max_examples=examples(30))
 @given(specs=pairs(dtypes=LOOP_DTYPES), number=numbers)
 def test_the_loop_agrees_with_numpy_on_binary_ops(name, specs, number):
-    loop_agrees(BINARY[name], *specs)
-    loop_agrees(lambda lib, t: BINARY[name](lib, t, number), specs[0])
+    ulps = TRANSCENDENTAL_ULPS if name in LOOP_ROUNDING else 0
+    loop_agrees(BINARY[name], *specs, ulps=ulps)
+    loop_agrees(lambda lib, t: BINARY[name](lib, t, number), specs[0], ulps=ulps)
 
 
 @pytest.mark.parametrize("name", ["add_", "add_ alpha", "sub_", "mul_", "div_ floor", "ipow",
@@ -790,8 +799,9 @@ def test_the_loop_agrees_with_numpy_on_binary_ops(name, specs, number):
 @given(specs=pairs(dtypes=LOOP_DTYPES, first_kinds=WRITABLE_KINDS, swap=False),
        number=numbers)
 def test_the_loop_agrees_with_numpy_in_place(name, specs, number):
-    loop_agrees(INPLACE[name], *specs)
-    loop_agrees(lambda lib, t: INPLACE[name](lib, t, number), specs[0])
+    ulps = TRANSCENDENTAL_ULPS if name in LOOP_ROUNDING else 0
+    loop_agrees(INPLACE[name], *specs, ulps=ulps)
+    loop_agrees(lambda lib, t: INPLACE[name](lib, t, number), specs[0], ulps=ulps)
 
 
 @pytest.mark.parametrize("name", ["neg", "abs", "exp", "sqrt", "sign", "round 1",
@@ -800,10 +810,11 @@ def test_the_loop_agrees_with_numpy_in_place(name, specs, number):
 @given(spec=tensors(dtypes=LOOP_DTYPES), into=tensors(dtypes=LOOP_DTYPES,
                                                       kinds=WRITABLE_KINDS))
 def test_the_loop_agrees_with_numpy_on_unary_ops_and_out(name, spec, into):
-    loop_agrees(UNARY[name], spec)
+    ulps = TRANSCENDENTAL_ULPS if name in LOOP_ROUNDING else 0
+    loop_agrees(UNARY[name], spec, ulps=ulps)
     fn = name.split()[0]
     if fn in ("neg", "abs", "exp", "sqrt", "sign", "bitwise_not", "logical_not"):
-        loop_agrees(lambda lib, t, o: getattr(lib, fn)(t, out=o), spec, into)
+        loop_agrees(lambda lib, t, o: getattr(lib, fn)(t, out=o), spec, into, ulps=ulps)
 
 
 @settings(max_examples=examples(30))

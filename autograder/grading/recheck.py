@@ -214,6 +214,18 @@ def _own_call(name: str) -> bool:
         return False
 
 
+def _case_message(number: int, case: Any, own_call: bool) -> dict[str, Any]:
+    """One case as the judge is sent it: its args, and its context only for an exercise
+    whose own ``call`` reads it (the sandbox holds nothing of a case that its answer is not
+    given)."""
+    from autograder.course.plain import encode
+
+    message: dict[str, Any] = {"case": number, "args": encode(case.args)}
+    if own_call:
+        message["context"] = encode(case.context)
+    return message
+
+
 def _converse(function: str, sources: list[str], runtime: Path, settings: Settings,
               timeout: float, talk: Talk,
               header_extra: dict[str, Any] | None = None) -> tuple[sandbox.Result,
@@ -307,8 +319,7 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
         if not ready or ready.get("event") != "ready":
             return
         for index, case in enumerate(plan.cases):  # visible (fixed) cases come first
-            send({"case": index, "args": encode(case.args),
-                  "context": encode(case.context)})
+            send(_case_message(index, case, _own_call(plan.name)))
             message = channel.message()
             if message is None:
                 return
@@ -368,7 +379,6 @@ def shrink_failure(name: str, sources: list[str], runtime: Path,
     from hypothesis import settings as search_settings
 
     from autograder.course import exercises
-    from autograder.course.plain import encode
     from autograder.course.references import compute
 
     ex = exercises.get(name)
@@ -382,8 +392,7 @@ def shrink_failure(name: str, sources: list[str], runtime: Path,
 
         def fails(case: Any) -> bool:
             number = next(numbers)
-            send({"case": number, "args": encode(case.args),
-                  "context": encode(case.context)})
+            send(_case_message(number, case, _own_call(name)))
             line = channel.message()
             if line is None:
                 raise _Ended

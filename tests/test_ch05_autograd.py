@@ -689,6 +689,21 @@ def test_cat_gives_a_legacy_empty_input_an_empty_gradient():
     same_on_both(program)
 
 
+@pytest.mark.parametrize("dim", [None, 0, 1])
+@pytest.mark.parametrize("zero", [False, True], ids=["no zero", "a zero"])
+def test_prod_with_a_dtype_differentiates_in_that_dtype(dim, zero):
+    """torch's row passes ``self.to(grad.scalar_type())``: ``prod(x, dtype=float16)``'s
+    gradient is computed in float16, then cast back to x's float32 (Hypothesis found a
+    3.25 expanded to (3, 1): 10.5546875 in torch)."""
+    def program(lib):
+        x = lib.tensor([[3.25, 0.0 if zero else 1.5], [2.0, 7.1]], requires_grad=True)
+        out = x.prod(dtype=lib.float16) if dim is None else x.prod(dim, dtype=lib.float16)
+        out.sum().backward()
+        return out, x.grad.clone()
+
+    same_on_both(program, ulps=0)
+
+
 def test_second_derivative_with_backward_create_graph():
     def program(lib):
         x = lib.tensor([1.5, -2.0, 0.5], requires_grad=True)

@@ -419,6 +419,10 @@ def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int | None) 
 
 
 def prod_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """``prod(self, dtype=...)``: torch's row passes ``self.to(grad.scalar_type())``, so the
+    formula computes in the result's dtype (float16 for ``dtype=torch.float16``) and the
+    engine casts the gradient back to ``self``'s."""
+    self = self.to(grad._dtype)
     return _prod_backward(grad.expand(self._shape), self, result, None)
 
 
@@ -426,6 +430,7 @@ def prod_dim_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int,
                       keepdim: bool) -> Tensor:
     if self.dim() == 0:
         return grad
+    self = self.to(grad._dtype)  # (as in prod_backward)
     d = dim % self.dim()
     if not keepdim:
         grad, result = grad.unsqueeze(d), result.unsqueeze(d)

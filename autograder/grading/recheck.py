@@ -318,8 +318,9 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
         ready = channel.message()
         if not ready or ready.get("event") != "ready":
             return
+        own_call = _own_call(plan.name)
         for index, case in enumerate(plan.cases):  # visible (fixed) cases come first
-            send(_case_message(index, case, _own_call(plan.name)))
+            send(_case_message(index, case, own_call))
             message = channel.message()
             if message is None:
                 return
@@ -382,6 +383,7 @@ def shrink_failure(name: str, sources: list[str], runtime: Path,
     from autograder.course.references import compute
 
     ex = exercises.get(name)
+    own_call = _own_call(name)
     numbers = itertools.count()
 
     def talk(send: Callable[[dict[str, Any]], None], channel: Channel,
@@ -392,7 +394,7 @@ def shrink_failure(name: str, sources: list[str], runtime: Path,
 
         def fails(case: Any) -> bool:
             number = next(numbers)
-            send(_case_message(number, case, _own_call(name)))
+            send(_case_message(number, case, own_call))
             line = channel.message()
             if line is None:
                 raise _Ended

@@ -13,7 +13,9 @@ from Python, and this module reproduces both:
    dim of size > 1 (an expanded tensor), and to write into a tensor that partly overlaps
    one of the inputs *when both are dense*. For layouts that are not dense it does not look
    further ("too hard") and lets the write happen; see ``elementwise.py`` for what that
-   means for the values.
+   means for the values. The two questions are pieces of chapter 2 (exercises 6 and 7):
+   ``layout.internal_overlap`` and ``overlap_status``, on plain data; every check of a
+   write asks them, in both editions.
 
 It also resizes an ``out=`` tensor of the wrong shape (``resize_output``), as torch's
 iterator does before it writes, and holds the iterator's loop itself (``strided_loop``, the
@@ -23,8 +25,9 @@ the reference computes with NumPy, ``elementwise.py``).
 
 from __future__ import annotations
 
+import math
 import warnings
-from collections.abc import Callable, MutableSequence, Sequence
+from collections.abc import Callable, Hashable, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import layout
@@ -48,6 +51,9 @@ Layout = tuple[Sequence[int], Sequence[int]]  # (shape, stride) of one operand
 Strided = tuple[Sequence[Any], Sequence[int], Sequence[int], int]
 #: The output of ``strided_loop``: the same, with a storage it can write
 Output = tuple[MutableSequence[Any], Sequence[int], Sequence[int], int]
+#: A tensor's memory as ``overlap_status`` takes it: (storage, shape, stride, offset, itemsize),
+#: ``storage`` anything that is equal for tensors on one storage
+Memory = tuple[Hashable, Sequence[int], Sequence[int], int, int]
 
 
 def _fast_strides(shape: Sequence[int], operands: Sequence[Layout]) -> tuple[int, ...] | None:
@@ -98,33 +104,67 @@ def output_strides(shape: Sequence[int], operands: Sequence[Layout]) -> tuple[in
 # ------------------------------------------------------------------------- memory overlap
 def has_internal_overlap(t: Tensor) -> str:
     """"no" for a dense layout, "yes" when a dim of size > 1 has stride 0, else "too hard"
-    (torch does not look further, and lets the write happen)."""
-    if layout.is_non_overlapping_and_dense(t._shape, t._stride):
-        return "no"
-    if any(s == 0 and n > 1 for n, s in zip(t._shape, t._stride, strict=True)):
-        return "yes"
-    return "too hard"
+    (torch does not look further, and lets the write happen): ``layout.internal_overlap``."""
+    return layout.internal_overlap(t._shape, t._stride)
 
 
-def overlap_status(a: Tensor, b: Tensor) -> str:
-    """"full" (same elements, same strides), "partial", "no", or "too hard" (a layout that
-    is not dense): torch's ``get_overlap_status``."""
-    if a is b:
-        return "full"
-    if a.numel() == 0 or b.numel() == 0:
+def overlap_status(a: Memory, b: Memory) -> str:
+    """How the memory of two different tensors overlaps: torch's ``get_overlap_status``,
+    which it asks before it writes into one of them while reading the other (an in-place
+    op or an ``out=`` and each input, ``copy_`` and its source, an index assignment and its
+    values).
+
+    Args:
+        a, b: each ``(storage, shape, stride, offset, itemsize)``: ``storage`` names the
+            storage (equal exactly when the two tensors share one: for torch tensors, the
+            same ``x.untyped_storage().data_ptr()``), then the
+            tensor's layout in elements of its dtype (``x.shape``, ``x.stride()``,
+            ``x.storage_offset()``) and its ``x.element_size()`` in bytes. Sizes and
+            strides are >= 0.
+
+    Returns:
+        ``"full"`` when the two occupy the same bytes of one storage with the same strides
+        (``x.stride() == y.stride()``, dims included); ``"partial"`` when they share bytes
+        otherwise (torch refuses such a write with a RuntimeError); ``"no"`` when they
+        share none, or either has no elements; ``"too hard"`` when either tensor (neither
+        empty) is not non-overlapping and dense (``layout.internal_overlap`` is not
+        ``"no"``): torch does not look further, whatever the storages.
+    """
+    # BEGIN PIECE overlap_status
+    # torch's order: an empty tensor overlaps nothing; a layout that is not dense is "too
+    # hard" to compare; then only tensors on one storage can overlap. Dense layouts occupy
+    # one block of bytes each, from the first element's byte to numel * itemsize past it.
+    a_storage, a_shape, a_stride, a_offset, a_itemsize = a
+    b_storage, b_shape, b_stride, b_offset, b_itemsize = b
+    if 0 in a_shape or 0 in b_shape:
         return "no"
-    if not (layout.is_non_overlapping_and_dense(a._shape, a._stride)
-            and layout.is_non_overlapping_and_dense(b._shape, b._stride)):
+    if (layout.internal_overlap(a_shape, a_stride) != "no"
+            or layout.internal_overlap(b_shape, b_stride) != "no"):
         return "too hard"
-    if a._storage is not b._storage:
+    if a_storage != b_storage:
         return "no"
-    a_begin, b_begin = a.data_ptr(), b.data_ptr()
-    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    a_begin, b_begin = a_offset * a_itemsize, b_offset * b_itemsize
+    a_end = a_begin + math.prod(a_shape) * a_itemsize
+    b_end = b_begin + math.prod(b_shape) * b_itemsize
     if a_begin == b_begin and a_end == b_end:
-        return "full" if a._stride == b._stride else "partial"
+        return "full" if tuple(a_stride) == tuple(b_stride) else "partial"
     if a_begin < b_end and b_begin < a_end:
         return "partial"
     return "no"
+    # END PIECE
+
+
+def _memory(t: Tensor) -> Memory:
+    """``t`` as :func:`overlap_status` takes it."""
+    return id(t._storage), t._shape, t._stride, t._storage_offset, t._dtype.itemsize
+
+
+def _overlap(a: Tensor, b: Tensor) -> str:
+    """:func:`overlap_status` of two tensors; one tensor fully overlaps itself (torch's
+    ``get_overlap_status`` asks that first, before any layout)."""
+    if a is b:
+        return "full"
+    return overlap_status(_memory(a), _memory(b))
 
 
 def assert_no_internal_overlap(t: Tensor) -> None:
@@ -139,7 +179,7 @@ def assert_no_internal_overlap(t: Tensor) -> None:
 
 def assert_no_partial_overlap(a: Tensor, b: Tensor) -> None:
     """Raises RuntimeError when ``a`` and ``b`` share some, but not all, of their memory."""
-    if overlap_status(a, b) == "partial":
+    if _overlap(a, b) == "partial":
         raise RuntimeError(
             "unsupported operation: some elements of the input tensor and the written-to "
             "tensor refer to a single memory location. Please clone() the tensor before "
@@ -149,7 +189,7 @@ def assert_no_partial_overlap(a: Tensor, b: Tensor) -> None:
 
 def assert_no_overlap(a: Tensor, b: Tensor) -> None:
     """Raises RuntimeError when ``a`` and ``b`` share any memory (partly or fully)."""
-    if overlap_status(a, b) in ("partial", "full"):
+    if _overlap(a, b) in ("partial", "full"):
         raise RuntimeError(
             "unsupported operation: some elements of the input tensor and the written-to "
             "tensor refer to a single memory location. Please clone() the tensor before "

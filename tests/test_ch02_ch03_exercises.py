@@ -19,7 +19,8 @@ pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 
 CHAPTERS = {
     "ch02_views": ["infer_size", "view_strides", "slice_layout", "permute_layout",
-                   "diagonal_layout", "shares_storage", "write_through"],
+                   "diagonal_layout", "shares_storage", "internal_overlap",
+                   "overlap_status"],
     "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_loop", "sum_to_dims",
                           "broadcast_error"],
 }
@@ -128,11 +129,95 @@ def shares_when(op_name, answer):
     return wrong
 
 
-def write_replacing(old, new):
-    def wrong(n, shape, stride, offset, program):
-        program = tuple((new if s == old else s, v) for s, v in program)
-        return RIGHT["write_through"](n, shape, stride, offset, program)
-    return wrong
+def internal_contiguous_only(shape, stride):
+    """Row-major order only: a permuted dense layout is taken as "too hard"."""
+    if 0 in shape:
+        return "no"
+    if all(s == c for n, s, c in zip(shape, stride, contiguous(shape), strict=True) if n != 1):
+        return "no"
+    return "yes" if any(n > 1 and s == 0 for n, s in zip(shape, stride, strict=True)) \
+        else "too hard"
+
+
+def internal_size1_dims_counted(shape, stride):
+    if 0 in shape:
+        return "no"
+    expected = 1
+    for step, size in sorted(zip(stride, shape, strict=True)):
+        if step != expected:
+            return "yes" if step == 0 else "too hard"
+        expected *= size
+    return "no"
+
+
+def internal_any_stride0(shape, stride):
+    if 0 in stride and 0 not in shape:
+        return "yes"
+    return RIGHT["internal_overlap"](shape, stride)
+
+
+def internal_empty_not_special(shape, stride):
+    if any(n > 1 and s == 0 for n, s in zip(shape, stride, strict=True)):
+        return "yes"
+    return RIGHT["internal_overlap"](shape, stride)
+
+
+def internal_sees_every_overlap(shape, stride):
+    """Counts the storage elements: "yes" for windows that overlap, which torch does not see."""
+    answer = RIGHT["internal_overlap"](shape, stride)
+    if answer == "too hard":
+        reached = {sum(i * s for i, s in zip(index, stride, strict=True))
+                   for index in itertools.product(*(range(n) for n in shape))}
+        if len(reached) < math.prod(shape):
+            return "yes"
+    return answer
+
+
+def status_in_elements(a, b):
+    """Offsets and sizes compared in elements, not bytes."""
+    return RIGHT["overlap_status"]((*a[:4], 1), (*b[:4], 1))
+
+
+def status_full_whatever_the_strides(a, b):
+    answer = RIGHT["overlap_status"](a, b)
+    if answer == "partial" and a[3] * a[4] == b[3] * b[4] \
+            and math.prod(a[1]) * a[4] == math.prod(b[1]) * b[4]:
+        return "full"
+    return answer
+
+
+def status_compares_layouts_not_dense(a, b):
+    """Compares the ranges of any layout, where torch says "too hard"."""
+    answer = RIGHT["overlap_status"](a, b)
+    if answer == "too hard" and a[0] == b[0] and a[1:] == b[1:]:
+        return "full"
+    return answer
+
+
+def status_layout_before_elements(a, b):
+    if RIGHT["internal_overlap"](a[1], a[2]) != "no" \
+            or RIGHT["internal_overlap"](b[1], b[2]) != "no":
+        return "too hard"
+    return RIGHT["overlap_status"](a, b)
+
+
+def status_touching_overlaps(a, b):
+    answer = RIGHT["overlap_status"](a, b)
+    a_end, b_end = (a[3] + math.prod(a[1])) * a[4], (b[3] + math.prod(b[1])) * b[4]
+    if answer == "no" and a[0] == b[0] and 0 not in a[1] + b[1] \
+            and (a_end == b[3] * b[4] or b_end == a[3] * a[4]):
+        return "partial"
+    return answer
+
+
+def status_size1_strides_ignored(a, b):
+    def kept(m):
+        return tuple(s for n, s in zip(m[1], m[2], strict=True) if n != 1)
+    answer = RIGHT["overlap_status"](a, b)
+    if answer == "partial" and kept(a) == kept(b) and a[3] * a[4] == b[3] * b[4] \
+            and math.prod(a[1]) * a[4] == math.prod(b[1]) * b[4]:
+        return "full"
+    return answer
 
 
 def broadcast_left_aligned(*shapes):
@@ -255,8 +340,17 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("shares_storage", shares_when("x[[0]]", True), False),
     ("shares_storage", shares_when("x.reshape(-1)", False), False),
     ("shares_storage", shares_when("x.detach()", False), False),
-    ("write_through", write_replacing("x[[0]] = v", "x[[0]].fill_(v)"), False),
-    ("write_through", write_replacing("x.clone()[...] = v", "x.contiguous()[...] = v"), False),
+    ("internal_overlap", internal_contiguous_only, False),
+    ("internal_overlap", internal_size1_dims_counted, False),
+    ("internal_overlap", internal_any_stride0, False),
+    ("internal_overlap", internal_empty_not_special, False),
+    ("internal_overlap", internal_sees_every_overlap, False),
+    ("overlap_status", status_in_elements, False),
+    ("overlap_status", status_full_whatever_the_strides, False),
+    ("overlap_status", status_compares_layouts_not_dense, False),
+    ("overlap_status", status_layout_before_elements, False),
+    ("overlap_status", status_touching_overlaps, False),
+    ("overlap_status", status_size1_strides_ignored, False),
     ("broadcast_shapes", broadcast_left_aligned, False),
     ("broadcast_shapes", broadcast_by_max, False),
     ("expand_strides", expand_leading_stride_zero, False),
@@ -313,7 +407,7 @@ REFUSALS = {  # the answers that stand for torch saying no, which hidden cases m
     "slice_layout": ["raises IndexError"],
     "diagonal_layout": ["raises RuntimeError", "raises IndexError"],
     "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
-    "write_through": [], "broadcast_shapes": ["raises RuntimeError"],
+    "internal_overlap": [], "overlap_status": [], "broadcast_shapes": ["raises RuntimeError"],
     "expand_strides": ["raises RuntimeError"], "strided_loop": [],
     "sum_to_dims": ["raises RuntimeError"], "broadcast_error": ["NoneType"],
 }
@@ -337,7 +431,7 @@ def test_shares_storage_menu_is_what_the_notebook_lists():
     from autograder.course.exercises import ch02_views
 
     text = "\n".join(c.source for c in nbformat.read(source("ch02_views"), as_version=4).cells)
-    for op in [*ch02_views.OPERATIONS, *ch02_views.STATEMENTS]:
+    for op in ch02_views.OPERATIONS:
         assert f'`"{op}"`' in text, op
 
 

@@ -25,9 +25,9 @@ import torch
 from autograder import checks
 from autograder.course import exercises, references
 from autograder.course.exercises import Case
-from autograder.course.exercises.ch02_views import OPERATIONS, STATEMENTS
+from autograder.course.exercises.ch02_views import OPERATIONS
 from autograder.course.exercises.ch05_autograd import COPY_SLICES
-from autograder.course.exercises.layouts import row_major, storage_needed
+from autograder.course.exercises.layouts import row_major
 from tests import tiers
 from tests.notebooks import answer_namespace, answer_sources, hidden_pairs
 
@@ -173,8 +173,21 @@ def _duplicate_dims(shape, dims, *, mixed_signs: bool):
     return len(set(dims)) == n if mixed_signs else True
 
 
-def _program_statements(program):
-    return {statement for statement, _ in program}
+def _memories(predicate):
+    """A predicate on overlap_status's case, true when it holds for either memory."""
+    return lambda case: any(predicate(*m) for m in case.args)
+
+
+def _one_storage(a, b) -> bool:
+    return a[0] == b[0]
+
+
+def _both_dense(a, b) -> bool:
+    return 0 not in a[1] + b[1] and dense(a[1], a[2]) and dense(b[1], b[2])
+
+
+def _bytes(m) -> tuple[int, int]:
+    return m[3] * m[4], (m[3] + math.prod(m[1])) * m[4]
 
 
 # ---------------------------------------------------------------- chapter 3
@@ -604,36 +617,75 @@ CORNERS = {
         ("a size-1 dim with an odd stride",
          on(lambda op, shape, stride: odd_size1_stride(shape, stride))),
     ],
-    "write_through": [
-        *[(f"the statement {s}",
-           on(lambda n, shape, stride, offset, program, s=s: s in _program_statements(program)))
-          for s in STATEMENTS],
-        ("0-d view", on(lambda n, shape, stride, offset, program: shape == ())),
-        ("x[0] on a 0-d view (refused)",
-         on(lambda n, shape, stride, offset, program: shape == ()
-            and "x[0] = v" in _program_statements(program))),
-        ("x.reshape(-1) that copies (the write is lost)",
-         on(lambda n, shape, stride, offset, program: not torch_views_flat(shape, stride)
-            and "x.reshape(-1)[-1] = v" in _program_statements(program))),
-        ("x.view(-1) torch refuses",
-         on(lambda n, shape, stride, offset, program: not torch_views_flat(shape, stride)
-            and "x.view(-1)[-1] = v" in _program_statements(program))),
-        ("x.contiguous() of a contiguous view (writes through)",
-         on(lambda n, shape, stride, offset, program: torch_contiguous(shape, stride)
-            and "x.contiguous()[...] = v" in _program_statements(program))),
-        ("x.contiguous() of a non-contiguous view (a copy)",
-         on(lambda n, shape, stride, offset, program: not torch_contiguous(shape, stride)
-            and "x.contiguous()[...] = v" in _program_statements(program))),
-        ("x.t() of 3 dims (refused)",
-         on(lambda n, shape, stride, offset, program: len(shape) > 2
-            and "x.t()[0] = v" in _program_statements(program))),
-        ("a permuted view", on(lambda n, shape, stride, offset, program: increasing(stride))),
-        ("a storage offset", on(lambda n, shape, stride, offset, program: offset > 0)),
-        ("storage beyond the view",
-         on(lambda n, shape, stride, offset, program:
-            n > storage_needed(shape, stride, offset))),
-        ("three statements or more",
-         on(lambda n, shape, stride, offset, program: len(program) >= 3)),
+    "internal_overlap": [
+        ("0-d", on(lambda shape, stride: shape == ())),
+        ("a size-0 dim, strides that are not row-major",
+         on(lambda shape, stride: 0 in shape and tuple(stride) != row_major(shape))),
+        ("a size-0 dim beside a stride 0 on a dim of size > 1 (no)",
+         on(lambda shape, stride: 0 in shape and stride0(shape, stride))),
+        ("a size-1 dim with an odd stride", on(odd_size1_stride)),
+        ("stride 0 on a dim of size 1 only (no)",
+         on(lambda shape, stride: 0 not in shape and not stride0(shape, stride)
+            and any(n == 1 and s == 0 for n, s in zip(shape, stride, strict=True)))),
+        ("stride 0 on a dim of size > 1 (yes)",
+         on(lambda shape, stride: 0 not in shape and stride0(shape, stride))),
+        ("a permuted dense layout",
+         on(lambda shape, stride: 0 not in shape and increasing(
+             [s for n, s in zip(shape, stride, strict=True) if n > 1])
+            and dense(shape, stride))),
+        ("overlapping windows, no stride 0 (too hard)",
+         on(lambda shape, stride: overlapping(shape, stride) and not stride0(shape, stride))),
+        ("a gap between elements, no overlap (too hard)",
+         on(lambda shape, stride: not dense(shape, stride) and not overlapping(shape, stride))),
+        ("torch says no", lambda c: _torch_says("internal_overlap", c) == "no"),
+        ("torch says yes", lambda c: _torch_says("internal_overlap", c) == "yes"),
+        ("torch says too hard", lambda c: _torch_says("internal_overlap", c) == "too hard"),
+    ],
+    "overlap_status": [
+        ("0-d", _memories(lambda storage, shape, stride, offset, itemsize: shape == ())),
+        ("no elements", _memories(lambda storage, shape, stride, offset, itemsize: 0 in shape)),
+        ("no elements beside a layout that is not dense (no)",
+         on(lambda a, b: (0 in a[1] and not dense(b[1], b[2]))
+            or (0 in b[1] and not dense(a[1], a[2])))),
+        ("a size-1 dim with an odd stride",
+         _memories(lambda storage, shape, stride, offset, itemsize:
+                   odd_size1_stride(shape, stride))),
+        ("stride 0 on a dim of size 1",
+         _memories(lambda storage, shape, stride, offset, itemsize: 0 not in shape and any(
+             n == 1 and s == 0 for n, s in zip(shape, stride, strict=True)))),
+        ("stride 0 on a dim of size > 1",
+         _memories(lambda storage, shape, stride, offset, itemsize:
+                   0 not in shape and stride0(shape, stride))),
+        ("a permuted dense layout",
+         _memories(lambda storage, shape, stride, offset, itemsize: 0 not in shape
+                   and dense(shape, stride)
+                   and increasing([s for n, s in zip(shape, stride, strict=True) if n > 1]))),
+        ("overlapping windows (unfold)",
+         _memories(lambda storage, shape, stride, offset, itemsize:
+                   overlapping(shape, stride) and not stride0(shape, stride))),
+        ("two storages", on(lambda a, b: not _one_storage(a, b) and _both_dense(a, b))),
+        ("one storage, other offsets, same layout",
+         on(lambda a, b: _one_storage(a, b) and a[1:3] == b[1:3] and a[3] != b[3]
+            and a[4] == b[4] and _both_dense(a, b))),
+        ("ranges that touch",
+         on(lambda a, b: _one_storage(a, b) and _both_dense(a, b)
+            and (_bytes(a)[1] == _bytes(b)[0] or _bytes(b)[1] == _bytes(a)[0]))),
+        ("the same bytes, other strides (partial)",
+         on(lambda a, b: _one_storage(a, b) and _both_dense(a, b) and _bytes(a) == _bytes(b)
+            and tuple(a[2]) != tuple(b[2]))),
+        ("the same bytes, the same strides, other shapes",
+         on(lambda a, b: _one_storage(a, b) and _both_dense(a, b) and _bytes(a) == _bytes(b)
+            and tuple(a[2]) == tuple(b[2]) and tuple(a[1]) != tuple(b[1]))),
+        ("other item sizes over shared bytes",
+         on(lambda a, b: _one_storage(a, b) and a[4] != b[4] and _both_dense(a, b)
+            and _bytes(a)[0] < _bytes(b)[1] and _bytes(b)[0] < _bytes(a)[1])),
+        ("other item sizes, the same bytes and strides (full)",
+         on(lambda a, b: _one_storage(a, b) and a[4] != b[4] and _both_dense(a, b)
+            and _bytes(a) == _bytes(b) and tuple(a[2]) == tuple(b[2]))),
+        ("torch says full", lambda c: _torch_says("overlap_status", c) == "full"),
+        ("torch says partial", lambda c: _torch_says("overlap_status", c) == "partial"),
+        ("torch says no", lambda c: _torch_says("overlap_status", c) == "no"),
+        ("torch says too hard", lambda c: _torch_says("overlap_status", c) == "too hard"),
     ],
     # ------------------------------------------------------------ chapter 3
     "broadcast_shapes": [

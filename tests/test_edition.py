@@ -417,6 +417,10 @@ def test_the_student_edition_with_only_the_answers_passes_the_op_table(student: 
 WRONG_PIECES = {
     "contiguous_strides": ("reftensor.empty(2, 3).stride()",
                            "lambda right: lambda shape: (7,) * len(shape)"),
+    "internal_overlap": ("(lambda grid: grid.add_(1).tolist())(reftensor.zeros(3).expand(2, 3))",
+                         "lambda right: lambda shape, stride: 'no'"),
+    "overlap_status": ("(lambda x: (x[1:].copy_(x[:-1]), x.tolist())[1])(reftensor.arange(4.0))",
+                       "lambda right: lambda a, b: 'no'"),
     "broadcast_shapes": ("(reftensor.ones(3, 1) + reftensor.ones(4)).shape",
                          "lambda right: lambda *shapes: max(shapes, key=len)"),
     "expand_strides": ("reftensor.arange(3).view(3, 1).expand(3, 4).stride()",

@@ -493,12 +493,22 @@ def _check_copy(self: Tensor, src: Operand) -> str:
     return overlap
 
 
+def _same_data(self: Tensor, src: Operand) -> builtins.bool:
+    """Is ``src`` self, or a view of the same elements (storage, offset, shape, strides and
+    dtype)? torch's ``copy_`` returns at once then, before any check: an expanded ``self``
+    takes ``self.copy_(self.expand_as(self))``."""
+    return src is self or (isinstance(src, Tensor) and src._storage is self._storage
+                           and src._storage_offset == self._storage_offset
+                           and src._stride == self._stride and src._shape == self._shape
+                           and src._dtype is self._dtype)
+
+
 @aten.copy_.default.impl(DispatchKey.CPU)
 def copy_(self: Tensor, src: Operand, non_blocking: builtins.bool = False) -> Tensor:
     """``src`` (a tensor, or a Python number: wraps, no overflow check) written into
-    ``self``, broadcast and converted to self's dtype; ``self.copy_(self)`` only bumps
-    ``_version``."""
-    if src is self:
+    ``self``, broadcast and converted to self's dtype; ``self.copy_(self)``, or from a
+    view of the very same elements, only bumps ``_version``."""
+    if _same_data(self, src):
         return _bump(self)
     overlap = _check_copy(self, src)
     if overlap == "too hard" and isinstance(src, Tensor):
@@ -530,7 +540,7 @@ def copy_meta(self: Tensor, src: Operand, non_blocking: builtins.bool = False) -
     Raises:
         NotImplementedError: a meta ``src`` into a CPU ``self`` (there is no data).
     """
-    if src is self:
+    if _same_data(self, src):
         return _bump(self)
     if not self.is_meta:
         raise no_data()

@@ -26,6 +26,7 @@ __all__ = [
     "unfold_layout",
     "is_contiguous",
     "is_channels_last_contiguous",
+    "internal_overlap",
     "is_non_overlapping_and_dense",
     "strides_like_channels_last",
     "dense_strides_like",
@@ -169,23 +170,37 @@ def is_channels_last_contiguous(shape: Sequence[int], stride: Sequence[int]) -> 
     return all(st == e for n, st, e in zip(shape, stride, expected, strict=True) if n != 1)
 
 
-def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) -> bool:
-    """True when the elements fill a block of storage exactly once, in some dim order.
+def internal_overlap(shape: Sequence[int], stride: Sequence[int]) -> str:
+    """Can two indices of a tensor of this layout reach one storage element?
+    ``torch._debug_has_internal_overlap(t)`` for a tensor ``t`` of this layout, as a word:
+    torch's ``has_internal_overlap``, which it asks before it writes into ``t`` (an in-place
+    op, an ``out=``, ``copy_``, an index assignment; ``fill_`` with a number and ``zero_``
+    do not ask).
 
-    Dims of size < 2 do not matter; the others, sorted by stride, must have the strides of a
-    contiguous layout. An empty tensor counts as dense. This is the layout ``clone()`` and
-    ``.to()`` keep as it is.
+    Args:
+        shape, stride: sequences of ints of one length: sizes >= 0, strides >= 0 in elements.
+
+    Returns:
+        ``"no"`` (torch's 0) when the layout is *non-overlapping and dense*: its elements fill
+        one block of storage, each location once, in some order of its dims (an empty or a
+        0-d tensor is too; ``t.clone()`` keeps such strides). ``"yes"`` (1) when torch can
+        see an overlap: a dim of size more than 1 with stride 0, as ``expand`` makes.
+        ``"too hard"`` (2) otherwise: torch does not look further, whether or not two indices
+        really share a location (overlapping ``unfold`` windows do; a slice with step 2 does
+        not).
     """
-    if 0 in shape:
-        return True
-    dims = [d for d in range(len(shape)) if shape[d] >= 2]
-    dims.sort(key=lambda d: stride[d])
-    expected = 1
-    for d in dims:
-        if stride[d] != expected:
-            return False
-        expected *= shape[d]
-    return True
+    # BEGIN PIECE internal_overlap
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("internal_overlap")(shape, stride)
+    # END PIECE
+
+
+def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """True when the elements fill a block of storage exactly once, in some dim order
+    (torch's ``is_non_overlapping_and_dense``): :func:`internal_overlap` answers ``"no"``.
+    This is the layout ``clone()`` and ``.to()`` keep as it is."""
+    return internal_overlap(shape, stride) == "no"
 
 
 def strides_like_channels_last(shape: Sequence[int], stride: Sequence[int]) -> bool:

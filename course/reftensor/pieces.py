@@ -79,6 +79,8 @@ PIECES: dict[str, Piece] = {
     "slice_layout": Piece("ch02_views", 3),
     "permute_layout": Piece("ch02_views", 4),
     "diagonal_layout": Piece("ch02_views", 5),
+    "internal_overlap": Piece("ch02_views", 6),
+    "overlap_status": Piece("ch02_views", 7),
     "broadcast_shapes": Piece("ch03_broadcasting", 1),
     "expand_strides": Piece("ch03_broadcasting", 2),
     "strided_loop": Piece("ch03_broadcasting", 3),

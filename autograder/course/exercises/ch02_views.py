@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from collections.abc import Callable
 
 from hypothesis import strategies as st
 
-from .spec import Case, Exercise, register
 from .layouts import row_major, shapes, storage_needed, strided_layouts
+from .spec import Case, Exercise, register
 
 CHAPTER = "ch02_views"
 
@@ -489,98 +488,290 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- write_through
-#: The menu of statements: x is a view of the storage, v an int.
-STATEMENTS: dict[str, Callable] = {
-    "x[0] = v": lambda x, v: x.__setitem__(0, v),
-    "x[[0]] = v": lambda x, v: x.__setitem__([0], v),
-    "x[[0]].fill_(v)": lambda x, v: x[[0]].fill_(v),
-    "x.reshape(-1)[-1] = v": lambda x, v: x.reshape(-1).__setitem__(-1, v),
-    "x.view(-1)[-1] = v": lambda x, v: x.view(-1).__setitem__(-1, v),
-    "x.t()[0] = v": lambda x, v: x.t().__setitem__(0, v),
-    "x.contiguous()[...] = v": lambda x, v: x.contiguous().__setitem__(Ellipsis, v),
-    "x.clone()[...] = v": lambda x, v: x.clone().__setitem__(Ellipsis, v),
-    "x.detach().add_(v)": lambda x, v: x.detach().add_(v),
-    "x.expand(2, *x.shape).add_(v)": lambda x, v: x.expand(2, *x.shape).add_(v),
-}
+# ---------------------------------------------------------------- internal_overlap
+#: torch._debug_has_internal_overlap's answers, as the exercise names them
+OVERLAP_WORDS = {0: "no", 1: "yes", 2: "too hard"}
 
 
-@st.composite
-def _writable_layouts(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
-    """(shape, stride, offset, n): a sliced (stepped) and permuted view of a contiguous base
-    of n elements, so every index has its own storage element."""
-    shape = draw(st.lists(st.integers(1, 3), max_size=3))
-    steps = [draw(st.integers(1, 2)) for _ in shape]
-    starts = [draw(st.integers(0, 1)) for _ in shape]
-    base = [start + (size - 1) * step + 1 + draw(st.integers(0, 1))
-            for size, step, start in zip(shape, steps, starts, strict=True)]
-    base_strides = row_major(base)
-    stride = [s * k for s, k in zip(base_strides, steps, strict=True)]
-    lead = draw(st.integers(0, 2))
-    offset = lead + sum(s * b for s, b in zip(starts, base_strides, strict=True))
+def _permuted_dense(draw: st.DrawFn, shape: tuple[int, ...]) -> list[int]:
+    """Strides that lay ``shape`` out densely in a drawn dim order (size-0 dims count as 1)."""
     order = draw(st.permutations(range(len(shape))))
-    n = lead + math.prod(base) + draw(st.integers(0, 1))
-    return (tuple(shape[d] for d in order), tuple(stride[d] for d in order), offset, n)
+    base = row_major([shape[d] for d in order])
+    stride = [0] * len(shape)
+    for pos, d in enumerate(order):
+        stride[d] = base[pos]
+    return stride
 
 
 @st.composite
-def _write_cases(draw: st.DrawFn) -> Case:
-    shape, stride, offset, n = draw(_writable_layouts())
-    program = draw(st.lists(st.tuples(st.sampled_from(list(STATEMENTS)),
-                                      st.integers(-9, -1)), min_size=1, max_size=4))
-    return Case(args=(n, shape, stride, offset, tuple(program)))
+def _overlap_layouts(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(shape, stride): dense in any dim order, expanded, overlapping windows, stepped, empty,
+    0-d, size-1 dims with odd strides (0 among them), and anything."""
+    kind = draw(st.sampled_from(["dense", "dense", "expanded", "windows", "strided", "empty",
+                                 "ones"]))
+    if kind == "strided":
+        shape, stride, _ = draw(strided_layouts())
+        return shape, stride
+    shape = list(draw(shapes))
+    if kind == "empty":
+        shape.insert(draw(st.integers(0, len(shape))), 0)
+    elif kind == "ones":
+        shape = [1] * draw(st.integers(0, 3))
+    elif kind == "windows":  # unfold's layout: windows of `size` every `step` elements
+        size, step = draw(st.integers(2, 4)), draw(st.integers(1, 3))
+        where = draw(st.integers(0, len(shape)))
+        shape[where:where] = [draw(st.integers(2, 4)), size]
+        stride = _permuted_dense(draw, tuple(shape[:where] + [1] + shape[where + 2:]))
+        inner = stride[where]
+        stride[where:where + 1] = [inner * step, inner]
+        return tuple(shape), tuple(stride)
+    stride = _permuted_dense(draw, tuple(shape))
+    if kind == "expanded" and shape:
+        for d in draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, max_size=2)):
+            stride[d] = 0
+    for d, n in enumerate(shape):  # a size-1 dim's stride is never used: any value
+        if n == 1 and draw(st.booleans()):
+            stride[d] = draw(st.sampled_from([0, 1, 2, 5, 7, 12]))
+    return tuple(shape), tuple(stride)
 
 
-def _write_reference(c: Case) -> list[int]:
-    n, shape, stride, offset, program = c.args
-    storage = _torch().arange(n)
-    x = storage.as_strided(shape, stride, offset)
-    for statement, v in program:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                STATEMENTS[statement](x, v)
-        except (RuntimeError, IndexError):
-            pass  # torch refused before writing anything
-    return storage.tolist()
+def _internal_cases() -> st.SearchStrategy[Case]:
+    return _overlap_layouts().map(lambda layout: Case(args=layout))
 
 
-def _write_case(n, shape, stride, offset, program) -> Case:
-    return Case(args=(n, tuple(shape), tuple(stride), offset, tuple(program)))
+def _internal_reference(c: Case) -> str:
+    shape, stride = c.args
+    torch = _torch()
+    return OVERLAP_WORDS[torch._debug_has_internal_overlap(torch.empty_strided(shape, stride))]
 
 
-def _write_truth(c: Case) -> str:
-    n, shape, stride, offset, program = c.args
-    steps = "; ".join(re.sub(r"\bv\b", str(v), s) for s, v in program)
-    return (f"storage = torch.arange({n}); x = storage.as_strided({shape!r}, {stride!r}, "
-            f"{offset}); {steps} (skipping statements that raise); storage.tolist()")
+def _internal_case(shape, stride) -> Case:
+    return Case(args=(tuple(shape), tuple(stride)))
 
 
 register(Exercise(
-    name="write_through",
+    name="internal_overlap",
     chapter=CHAPTER,
-    signature="write_through(n, shape, stride, offset, program) -> list[int]",
+    signature='internal_overlap(shape, stride) -> "no" | "yes" | "too hard"',
     fixed=(
-        _write_case(6, (2, 3), (3, 1), 0, (("x[0] = v", -1),)),
-        _write_case(6, (3, 2), (1, 3), 0, (("x.reshape(-1)[-1] = v", -1),
-                                           ("x.view(-1)[-1] = v", -2))),
-        _write_case(6, (2, 3), (3, 1), 0, (("x[[0]].fill_(v)", -1), ("x[[0]] = v", -2))),
-        _write_case(8, (2, 2), (4, 2), 1, (("x.t()[0] = v", -1),
-                                           ("x.contiguous()[...] = v", -2))),
-        _write_case(4, (3,), (1,), 1, (("x.expand(2, *x.shape).add_(v)", -5),
-                                       ("x.detach().add_(v)", -1))),
-        # a common mistake's smallest failing case: the visible test catches it
-        Case(args=(2, (), (), 0, (('x.clone()[...] = v', -1),))),
+        _internal_case((2, 3), (3, 1)),
+        _internal_case((2, 3), (0, 1)),
+        _internal_case((4,), (2,)),
+        _internal_case((), ()),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        _internal_case((3, 2), (1, 3)),  # dense in another dim order
+        _internal_case((2, 1, 3), (3, 7, 1)),  # a size-1 dim's stride is never used
+        _internal_case((1, 3), (0, 1)),  # stride 0 on a dim of size 1: no overlap
+        _internal_case((0, 3), (1, 0)),  # no elements: dense, even with a stride 0
+        _internal_case((3, 2), (1, 1)),  # overlapping windows: torch does not look
     ),
     edge=(
-        _write_case(3, (), (), 2, (("x[0] = v", -1), ("x.view(-1)[-1] = v", -2))),
-        _write_case(6, (3, 2), (1, 3), 0, (("x.contiguous()[...] = v", -1),
-                                           ("x.clone()[...] = v", -2))),
-        _write_case(24, (2, 3, 4), (12, 4, 1), 0, (("x.t()[0] = v", -1),)),
-        _write_case(5, (1, 2), (7, 2), 1, (("x.view(-1)[-1] = v", -3),)),
-        _write_case(6, (2, 3), (3, 1), 0, (("x.contiguous()[...] = v", -1),)),
+        _internal_case((), ()),
+        _internal_case((0,), (5,)),
+        _internal_case((3, 0, 2), (0, 0, 0)),
+        _internal_case((1,), (0,)),
+        _internal_case((1, 1), (0, 9)),
+        _internal_case((5,), (0,)),
+        _internal_case((2, 1), (0, 0)),
+        _internal_case((2, 3), (1, 2)),
+        _internal_case((2, 3, 4), (1, 8, 2)),
+        _internal_case((2, 3), (4, 1)),
+        _internal_case((2, 2), (1, 1)),
+        _internal_case((3, 3), (1, 2)),
+        _internal_case((2, 2), (2, 2)),
+        _internal_case((4, 3), (1, 1)),
+        _internal_case((2, 3), (3, 0)),
+        _internal_case((2, 2, 2), (4, 0, 1)),
     ),
-    strategy=_write_cases,
-    reference=_write_reference,
-    truth=_write_truth,
+    strategy=_internal_cases,
+    reference=_internal_reference,
+    truth=lambda c: (f"torch._debug_has_internal_overlap(torch.empty_strided({c.args[0]!r}, "
+                     f"{c.args[1]!r})): 0, 1, 2 are \"no\", \"yes\", \"too hard\""),
+    hidden_examples=150,
+))
+
+
+# ---------------------------------------------------------------- overlap_status
+#: an integer dtype of each item size, to lay a tensor of that item size on a storage
+_ITEM_DTYPES = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}
+_SHARED = "some elements of the input tensor and the written-to tensor refer to a single"
+
+
+def _numel(shape) -> int:
+    return math.prod(shape)
+
+
+def _extent(memory) -> tuple[int, int]:
+    """The bytes from the first element's to one past the last's, for a dense layout."""
+    _, shape, stride, offset, itemsize = memory
+    return offset * itemsize, (offset + _numel(shape)) * itemsize
+
+
+@st.composite
+def _overlap_cases(draw: st.DrawFn) -> Case:
+    """Two tensors' memory: mostly one storage and dense layouts, placed on purpose to overlap
+    fully, partly (shifted, regrouped, inside) or not (touching, apart), with other item sizes
+    and layouts that are not dense now and then."""
+    itemsize = draw(st.sampled_from([4, 4, 4, 1, 2, 8]))
+    shape, stride = draw(_overlap_layouts())
+    a = (0, shape, stride, draw(st.integers(0, 6)), itemsize)
+    numel = _numel(shape)
+    kind = draw(st.sampled_from(["same", "shifted", "regrouped", "regrouped", "inside",
+                                 "touching", "apart", "items", "any"]))
+    b_itemsize = itemsize
+    if kind in ("same", "shifted"):
+        b_shape, b_stride = shape, stride
+        b_offset = a[3] + (draw(st.sampled_from([-2, -1, 1, 2, 3])) if kind == "shifted" else 0)
+    elif kind == "regrouped":  # the same elements, another dense layout of them
+        b_shape = _factorizations(draw, numel) if numel else draw(shapes)
+        b_stride = tuple(_permuted_dense(draw, b_shape))
+        b_offset = a[3]
+    elif kind == "inside":  # a row-major block that starts and ends within a's
+        first = draw(st.integers(0, max(numel - 1, 0)))
+        b_shape = (draw(st.integers(1, max(numel - first, 1))),)
+        b_stride, b_offset = (1,), a[3] + first
+    elif kind == "items":  # another item size over the same bytes (or next to them)
+        b_itemsize = draw(st.sampled_from([n for n in (1, 2, 4, 8) if n != itemsize]))
+        begin, end = _extent(a)
+        if begin % b_itemsize or end % b_itemsize:
+            b_itemsize = 1
+        b_shape = (max((end - begin) // b_itemsize, 1),)
+        b_stride = (draw(st.sampled_from([1, 1, 2])),)
+        b_offset = begin // b_itemsize + draw(st.sampled_from([0, 0, 1]))
+    else:
+        b_shape, b_stride = draw(_overlap_layouts())
+        b_offset = draw(st.integers(0, 8))
+    if kind == "touching":  # right after a's last byte, or ending at its first
+        b_shape, b_stride = draw(_overlap_layouts())
+        begin, end = _extent(a)
+        b_offset = end // itemsize if draw(st.booleans()) else a[3] - _numel(b_shape)
+    elif kind == "apart":
+        b_offset = a[3] + numel + draw(st.integers(1, 3))
+    b_offset = max(b_offset, 0)
+    b_storage = 1 if draw(st.integers(0, 9)) == 0 else 0
+    b = (b_storage, tuple(b_shape), tuple(b_stride), b_offset, b_itemsize)
+    return Case(args=(a, b) if draw(st.booleans()) else (b, a))
+
+
+def _laid_out(memories):
+    """torch tensors with these memories: one uint8 storage per storage name, each tensor an
+    integer dtype of its item size laid on it with ``set_``."""
+    torch = _torch()
+    needed: dict = {}
+    for storage, shape, stride, offset, itemsize in memories:
+        top = offset + (storage_needed(shape, stride) if 0 not in shape else 0)
+        needed[storage] = max(needed.get(storage, 1), top * itemsize)
+    storages = {name: torch.UntypedStorage(n) for name, n in needed.items()}
+    return [torch.empty(0, dtype=getattr(torch, _ITEM_DTYPES[itemsize])).set_(
+                storages[storage], offset, shape, stride)
+            for storage, shape, stride, offset, itemsize in memories]
+
+
+def _refused(write) -> bool:
+    """Does torch refuse the write because its input and output share memory?"""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            write()
+    except (RuntimeError, IndexError) as err:
+        return _SHARED in str(err)
+    return False
+
+
+def _overlap_reference(c: Case) -> str:
+    """From torch's behaviour: ``y.copy_(x)`` refuses partial overlap only (its iterator's
+    ``assert_no_partial_overlap``), ``y.index_copy_(0, empty index, x)`` refuses any (its
+    ``assert_no_overlap``), both before checking shapes or dtypes. Neither looks at a layout
+    that is not dense (``torch._debug_has_internal_overlap`` not 0): "too hard"; and torch
+    asks about the elements first: a tensor without elements overlaps nothing."""
+    torch = _torch()
+    a, b = _laid_out(c.args)  # the layouts only: the writes below lay out their own
+    if a.numel() == 0 or b.numel() == 0:
+        return "no"
+    if torch._debug_has_internal_overlap(a) or torch._debug_has_internal_overlap(b):
+        return "too hard"
+    empty = torch.zeros(0, dtype=torch.long)
+
+    def copy() -> None:  # each write on fresh storages: one that goes ahead changes them
+        out, source = _laid_out(c.args)
+        out.copy_(source)
+
+    def index_copy() -> None:
+        out, source = _laid_out(c.args)
+        out.index_copy_(0, empty, source)
+
+    if _refused(copy):
+        return "partial"
+    if _refused(index_copy):
+        return "full"
+    return "no"
+
+
+def _memory_case(a, b) -> Case:
+    def plain(m):
+        storage, shape, stride, offset, itemsize = m
+        return storage, tuple(shape), tuple(stride), offset, itemsize
+    return Case(args=(plain(a), plain(b)))
+
+
+def _overlap_truth(c: Case) -> str:
+    lines = []
+    for name, (storage, shape, stride, offset, itemsize) in zip("ab", c.args, strict=True):
+        lines.append(f"{name} = torch.empty(0, dtype=torch.{_ITEM_DTYPES[itemsize]}).set_("
+                     f"storage_{storage}, {offset}, {shape!r}, {stride!r})")
+    return ("; ".join(lines) + ' (UntypedStorages); "partial" where b.copy_(a) raises '
+            '"some elements of the input tensor and the written-to tensor refer to a single '
+            'memory location", "full" where only b.index_copy_(0, torch.zeros(0, '
+            'dtype=torch.long), a) does, "too hard" where either is not dense '
+            "(torch._debug_has_internal_overlap not 0), else \"no\"")
+
+
+register(Exercise(
+    name="overlap_status",
+    chapter=CHAPTER,
+    signature='overlap_status(a, b) -> "full" | "partial" | "no" | "too hard"; a and b are '
+              "(storage, shape, stride, offset, itemsize)",
+    fixed=(
+        _memory_case((0, (2, 3), (3, 1), 0, 4), (0, (2, 3), (3, 1), 0, 4)),
+        _memory_case((0, (4,), (1,), 1, 4), (0, (4,), (1,), 0, 4)),
+        _memory_case((0, (4,), (1,), 0, 4), (1, (4,), (1,), 0, 4)),
+        _memory_case((0, (3,), (1,), 0, 4), (0, (3,), (1,), 3, 4)),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        _memory_case((0, (2, 3), (3, 1), 0, 4), (0, (3, 2), (1, 3), 0, 4)),  # other strides
+        _memory_case((0, (2,), (1,), 0, 4), (0, (4,), (1,), 0, 2)),  # bytes, not elements
+        _memory_case((0, (4,), (2,), 0, 4), (0, (4,), (2,), 0, 4)),  # not dense: too hard
+        _memory_case((0, (0,), (1,), 0, 4), (0, (3,), (2,), 0, 4)),  # empty before layout
+        _memory_case((0, (2, 1), (1, 1), 0, 4), (0, (2, 1), (1, 5), 0, 4)),  # size-1 stride
+    ),
+    edge=(
+        _memory_case((0, (), (), 2, 4), (0, (), (), 2, 4)),
+        _memory_case((0, (), (), 2, 4), (0, (1,), (1,), 2, 4)),
+        _memory_case((0, (), (), 2, 4), (0, (), (), 3, 4)),
+        _memory_case((0, (), (), 1, 8), (0, (), (), 2, 4)),
+        _memory_case((0, (), (), 1, 8), (0, (), (), 3, 4)),
+        _memory_case((0, (0, 3), (3, 1), 0, 4), (0, (2, 3), (3, 1), 0, 4)),
+        _memory_case((0, (3,), (0,), 0, 4), (1, (3,), (1,), 0, 4)),
+        _memory_case((0, (3, 2), (1, 1), 0, 4), (0, (4,), (1,), 0, 4)),
+        _memory_case((0, (6,), (1,), 0, 4), (0, (2, 3), (3, 1), 0, 4)),
+        _memory_case((0, (6,), (1,), 0, 4), (0, (6, 1), (1, 1), 0, 4)),
+        _memory_case((0, (3, 2), (2, 1), 0, 4), (0, (3, 2), (2, 1), 0, 4)),
+        _memory_case((0, (2, 3), (1, 2), 0, 4), (0, (2, 3), (1, 2), 0, 4)),
+        _memory_case((0, (2, 3), (1, 2), 0, 4), (0, (3, 2), (2, 1), 0, 4)),
+        _memory_case((0, (4,), (1,), 0, 4), (0, (4,), (1,), 4, 4)),
+        _memory_case((0, (4,), (1,), 4, 4), (0, (4,), (1,), 0, 4)),
+        _memory_case((0, (4,), (1,), 0, 4), (0, (2,), (1,), 1, 4)),
+        _memory_case((0, (4,), (1,), 0, 4), (0, (16,), (1,), 0, 1)),
+        _memory_case((0, (4,), (1,), 0, 4), (0, (8,), (1,), 8, 2)),
+        _memory_case((0, (4,), (1,), 0, 4), (0, (2,), (1,), 0, 8)),
+        _memory_case((0, (1,), (1,), 0, 4), (0, (1,), (7,), 0, 4)),
+        _memory_case((0, (1, 3), (0, 1), 0, 4), (0, (3,), (1,), 0, 4)),
+        _memory_case((0, (1, 3), (0, 1), 2, 4), (0, (1, 3), (0, 1), 2, 4)),
+        _memory_case((0, (2, 3), (0, 1), 0, 4), (0, (3,), (1,), 0, 4)),
+        _memory_case((0, (4, 3), (1, 1), 0, 4), (1, (3,), (1,), 0, 4)),
+        _memory_case((0, (3, 2, 2), (1, 6, 3), 1, 2), (0, (12,), (1,), 1, 2)),
+    ),
+    strategy=_overlap_cases,
+    reference=_overlap_reference,
+    truth=_overlap_truth,
+    hidden_examples=150,
 ))

@@ -93,15 +93,21 @@ class Verdict:
         return "\n".join(lines)
 
 
-def _first_difference(expected: Any, got: Any) -> list[str]:
-    """For two long lists of the same length, too long to show whole: a line naming the
-    first place they differ (an empty list otherwise)."""
+def _first_difference(expected: Any, got: Any, where: str = "") -> list[str]:
+    """For two long lists (or tuples) too long to show whole: a line naming the first place
+    they differ, inside nested ones too (``index [1][227]``), or where a long list has
+    another length (an empty list otherwise)."""
     if not (type(expected) in (list, tuple) and type(got) is type(expected)
-            and len(expected) == len(got) and len(repr(expected)) > 200):
+            and len(repr(expected)) > 200):
         return []
+    if len(expected) != len(got):
+        return [f"  {'at index ' + where if where else 'length'}: torch gives "
+                f"{len(expected)} values, yours {len(got)}"]
     for k, (e, g) in enumerate(zip(expected, got, strict=True)):
         if not same(e, g):
-            return [f"  first difference at index {k}: torch {show(e)}, yours {show(g)}"]
+            place = f"{where}[{k}]" if where or type(e) in (list, tuple) else str(k)
+            return _first_difference(e, g, place) or [
+                f"  first difference at index {place}: torch {show(e)}, yours {show(g)}"]
     return []
 
 

@@ -204,6 +204,13 @@ def _rand(name: str) -> Callable[[ModuleType, Settings], Operation]:
     return build
 
 
+def _tiny_rand(lib: ModuleType, s: Settings) -> Operation:
+    """A few draws at a time from a generator seeded 0 on each side (the path of draws
+    taken fewer than 64 at a time)."""
+    g = lib.Generator().manual_seed(0)
+    return lambda: lib.rand(8, generator=g)
+
+
 CASES = [
     Case("add", lambda s: f"a + b, {s.elements:,} float32, contiguous", _add, 1.5),
     Case("add_t", lambda s: f"a.t() + b.t(), ({_side(s.elements)}, {_side(s.elements)}) float32",
@@ -217,6 +224,8 @@ CASES = [
     Case("tiny_add_int64", lambda s: "a + b, 4 int64 (per-call overhead)", _tiny_add_int64, 5.0),
     Case("tiny_view", lambda s: "x.view(3, 4), 12 int64 (per-call overhead)", _tiny_view, 5.0),
     Case("tiny_tolist", lambda s: "x.tolist(), 4 int64 (per-call overhead)", _tiny_tolist, 5.0),
+    Case("tiny_rand", lambda s: "rand(8, generator=g) float32, bit-exact (per-call overhead)",
+         _tiny_rand, 5.0),
     Case("mlp_step", lambda s: "MLP forward + backward (x @ w1 + b1, relu, @ w2 + b2, MSE)",
          _mlp_step, 10.0),
     Case("deep_graph", lambda s: "y = y + y 25 times, then y.sum().backward()",

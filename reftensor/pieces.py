@@ -99,9 +99,11 @@ PIECES: dict[str, Piece] = {
     "seed_words": Piece("ch08_rng", 1),
     "temper": Piece("ch08_rng", 2),
     "twist": Piece("ch08_rng", 3),
+    "next_draws": Piece("ch08_rng", 4),
     "uniform_floats": Piece("ch08_rng", 5),
     "randint_from_draws": Piece("ch08_rng", 6),
     "randperm_from_draws": Piece("ch08_rng", 7),
+    "state_bytes": Piece("ch08_rng", 8),
 }
 
 _answers: dict[str, Callable[..., Any]] = {}

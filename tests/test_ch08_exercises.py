@@ -25,7 +25,7 @@ from tests.notebooks import (
 pytestmark = pytest.mark.ch08
 
 CHAPTER = "ch08_rng"
-NAMES = ["seed_words", "temper", "twist", "raw_draws", "uniform_floats", "randint_from_draws",
+NAMES = ["seed_words", "temper", "twist", "next_draws", "uniform_floats", "randint_from_draws",
          "randperm_from_draws", "state_bytes", "order_changes"]
 FRESH_SEED = 20261122
 
@@ -107,36 +107,45 @@ def twist_old_first_word_at_the_wrap(words):
     return new
 
 
-def raw_draws_untwisted(seed, n):
-    """Outputs the tempered seeded words without twisting first."""
-    words = RIGHT["seed_words"](seed)
-    return [RIGHT["temper"](words[i % 624]) for i in range(n)]
+def next_draws_twist_at_word_624(words, left, position, n, twist, temper):
+    """Ignores left: twists when next reaches 624 (so never first after manual_seed)."""
+    draws = []
+    for _ in range(n):
+        if position == 624:
+            words, position = twist(words), 0
+        draws.append(temper(words[position]))
+        position += 1
+    return draws, words, 625 - position, position
 
 
-def raw_draws_twist_from_old_words(seed, n):
-    """A twist that reads only the previous words (s_{i+397} before this twist replaced it):
-    the first 227 words agree, the rest differ."""
-    def twist(words):
-        new = []
-        for i in range(624):
-            y = (words[i] & 0x80000000) | (words[(i + 1) % 624] & 0x7FFFFFFF)
-            new.append(words[(i + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0))
-        return new
-
-    words, out = RIGHT["seed_words"](seed), []
-    while len(out) < n:
-        words = twist(words)
-        out += [RIGHT["temper"](w) for w in words]
-    return out[:n]
+def next_draws_twist_a_draw_late(words, left, position, n, twist, temper):
+    """Tests left before taking one off: the twist comes one draw after torch's."""
+    draws = []
+    for _ in range(n):
+        if left == 0:
+            words, left, position = twist(words), 624, 0
+        left -= 1
+        draws.append(temper(words[position % 624]))
+        position += 1
+    return draws, words, left, position
 
 
-def raw_draws_twist_every_625(seed, n):
-    """Counts 625 draws between twists."""
-    words, out = RIGHT["seed_words"](seed), []
-    while len(out) < n:
-        words = RIGHT["twist"](words)
-        out += [RIGHT["temper"](w) for w in words] + [RIGHT["temper"](words[0])]
-    return out[:n]
+def next_draws_counters_unchanged(words, left, position, n, twist, temper):
+    """Returns the draws with the counters it was given."""
+    draws = RIGHT["next_draws"](words, left, position, n, twist, temper)[0]
+    return draws, words, left, position
+
+
+def next_draws_untempered(words, left, position, n, twist, temper):
+    """Outputs the state words as they are."""
+    return RIGHT["next_draws"](words, left, position, n, twist, lambda y: y)
+
+
+def next_draws_left_from_next(words, left, position, n, twist, temper):
+    """Takes left as 625 - next, as if every loaded state were one torch's draws left."""
+    if left != 1:
+        left = 625 - position
+    return RIGHT["next_draws"](words, left, position, n, twist, temper)
 
 
 def uniform_high_bits(draws, dtype):
@@ -199,20 +208,40 @@ def randperm_swap_with_z(n, draws):
     return perm
 
 
-def state_bytes_eager_twist(seed, n):
-    """Twists at seeding (left = 624, next = 0), as if seeding had drawn."""
-    if n > 0:
-        return RIGHT["state_bytes"](seed, n)
-    words = RIGHT["twist"](RIGHT["seed_words"](seed))
-    head = struct.pack("<QiiQ", seed % 2 ** 64, 624, 1, 0)
-    return (head + struct.pack("<624Q", *words) + bytes(5056 - 24 - 4992)).hex()
+def state_bytes_zero_if_falsy(seed, words, left, position, double_normal, float_normal):
+    """Writes ``double_normal or 0.0``: a cached -0.0 loses its sign (and its flag)."""
+    return RIGHT["state_bytes"](seed, words, left, position, double_normal or None,
+                                float_normal or None)
 
 
-def state_bytes_unseeded_flag(seed, n):
+def state_bytes_unseeded_flag(seed, words, left, position, double_normal, float_normal):
     """Leaves the 'seeded' field at 0."""
-    state = bytearray.fromhex(RIGHT["state_bytes"](seed, n))
+    state = bytearray(RIGHT["state_bytes"](seed, words, left, position, double_normal,
+                                           float_normal))
     state[12] = 0
-    return state.hex()
+    return bytes(state)
+
+
+def state_bytes_signed_seed(seed, words, left, position, double_normal, float_normal):
+    """Packs the seed as a signed int64 (struct raises for 2**63 and above)."""
+    head = struct.pack("<qiiQ", seed, left, 1, position)
+    return head + RIGHT["state_bytes"](seed, words, left, position, double_normal,
+                                       float_normal)[24:]
+
+
+def state_bytes_32_bit_words(seed, words, left, position, double_normal, float_normal):
+    """Packs the words as 32-bit values."""
+    state = RIGHT["state_bytes"](seed, words, left, position, double_normal, float_normal)
+    return state[:24] + struct.pack("<624I", *words) + state[5016:]
+
+
+def state_bytes_no_gap_before_the_normal(seed, words, left, position, double_normal,
+                                         float_normal):
+    """Writes the cached double right after the words (byte 5016, not 5024)."""
+    state = bytearray(RIGHT["state_bytes"](seed, words, left, position, double_normal,
+                                           float_normal))
+    state[5016:5032] = state[5024:5032] + bytes(8)
+    return bytes(state)
 
 
 def order_dropout_always_draws(mode, run_a, run_b):
@@ -245,9 +274,11 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("twist", twist_without_matrix_a, False),
     ("twist", twist_from_old_words, False),
     ("twist", twist_old_first_word_at_the_wrap, False),
-    ("raw_draws", raw_draws_untwisted, False),
-    ("raw_draws", raw_draws_twist_from_old_words, False),
-    ("raw_draws", raw_draws_twist_every_625, False),
+    ("next_draws", next_draws_twist_at_word_624, False),
+    ("next_draws", next_draws_twist_a_draw_late, False),
+    ("next_draws", next_draws_counters_unchanged, False),
+    ("next_draws", next_draws_untempered, False),
+    ("next_draws", next_draws_left_from_next, False),
     ("uniform_floats", uniform_high_bits, False),
     ("uniform_floats", uniform_float16_unclamped, False),
     ("uniform_floats", uniform_float64_pair_swapped, False),
@@ -256,8 +287,11 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("randint_from_draws", randint_no_refusal, False),
     ("randperm_from_draws", randperm_from_the_end, False),
     ("randperm_from_draws", randperm_swap_with_z, False),
-    ("state_bytes", state_bytes_eager_twist, False),
+    ("state_bytes", state_bytes_zero_if_falsy, False),
     ("state_bytes", state_bytes_unseeded_flag, False),
+    ("state_bytes", state_bytes_signed_seed, False),
+    ("state_bytes", state_bytes_32_bit_words, False),
+    ("state_bytes", state_bytes_no_gap_before_the_normal, False),
     ("order_changes", order_dropout_always_draws, False),
     ("order_changes", order_dedicated_like_global, False),
     ("order_changes", order_one_draw_per_call, False),
@@ -303,8 +337,13 @@ def test_hidden_cases_cover_the_regimes():
     assert sum(m.startswith("seed_words(") for m in made) >= 5  # words torch really holds
     assert sum(m == "" for m in made) >= 5  # random words
     assert sum(", words[" in m for m in made) >= 5  # a few notable words among equal ones
-    counts = [c.args[1] for c, _ in hidden_pairs("raw_draws")]
+    counts = [c.args[3] for c, _ in hidden_pairs("next_draws")]
     assert any(n < 624 for n in counts) and any(n > 1248 for n in counts)
+    loaded = [c for c, _ in hidden_pairs("next_draws") if c.args[1] + c.args[2] not in (1, 625)]
+    assert len(loaded) >= 5  # set_state's counters
+    caches = [c.args[4:] for c, _ in hidden_pairs("state_bytes")]
+    assert sum(d is not None for d, _ in caches) >= 5
+    assert sum(f is not None for _, f in caches) >= 5
     spans = [c.args[1] - c.args[0] for c, e in hidden_pairs("randint_from_draws")
              if not isinstance(e, references.Raises)]
     assert sum(s < 2 ** 28 for s in spans) >= 10 and sum(s >= 2 ** 28 for s in spans) >= 10
@@ -368,6 +407,55 @@ def test_twist_reference_is_the_twist_torch_runs_as_it_draws():
         assert ch08_rng._seeded_words(seed, 624) == tuple(once)
         assert references.compute(twist, [ch08_rng._twist_case(tuple(seeded)),
                                           ch08_rng._twist_case(tuple(once))]) == [once, twice]
+
+
+def test_next_draws_reference_is_a_real_generators_stream():
+    """The next_draws reference (a state loaded with set_state) gives the draws and the state
+    of a generator that got there by manual_seed and draws: the seeded cases' words and
+    counters are the real ones, and so is what follows."""
+    import torch
+
+    for seed, before, n in ((0, 0, 5), (2 ** 64 - 1, 1, 700), (42, 623, 2), (7, 1248, 1250)):
+        case = ch08_rng._seeded_case(seed, before, n)
+        g = torch.Generator().manual_seed(seed)
+        torch.rand(before, generator=g)
+        _, left, _, nxt, words = ch08_rng._state_fields(ch08_rng.state_of(g))
+        assert case.args[:3] == (words, left, nxt)
+        draws = ch08_rng.raw_from_torch(torch, g, n)
+        g = torch.Generator().manual_seed(seed)
+        torch.rand(before + n, generator=g)
+        _, left, _, nxt, words = ch08_rng._state_fields(ch08_rng.state_of(g))
+        assert references.compute(exercises.get("next_draws"), [case]) == [
+            (draws, list(words), left, nxt)]
+
+
+def test_grading_twist_and_temper_are_right():
+    """next_draws is graded with NumPy's twist and tempering: they are the reference's."""
+    from reftensor.random import generator
+
+    rng = random.Random(3)
+    for words in (ch08_rng._seeded_words(5), tuple(rng.getrandbits(32) for _ in range(624))):
+        assert ch08_rng.numpy_twist(words) == generator.twist(words)
+    for y in (0, 1, 2 ** 32 - 1, 0x80000000, *(rng.getrandbits(32) for _ in range(50))):
+        assert ch08_rng.numpy_temper(y) == generator.temper(y)
+
+
+def test_state_bytes_reference_is_a_real_generators_state():
+    """The state_bytes reference (fields loaded with set_state, every unread byte 0xa5) is
+    get_state() of a generator that got there itself: seeded, after draws, with a cached
+    normal from randn's element-by-element path."""
+    import torch
+
+    for seed, before, normal in ((0, 0, False), (2 ** 64 - 1, 624, True), (2 ** 40 + 3, 5, True)):
+        g = torch.Generator().manual_seed(seed)
+        torch.rand(before, generator=g)
+        if normal:
+            torch.randn(1, dtype=torch.float64, generator=g)  # caches the second normal
+        state = ch08_rng.state_of(g)
+        _, left, _, nxt, words = ch08_rng._state_fields(state)
+        double = struct.unpack_from("<d", state, 5024)[0] if normal else None
+        case = ch08_rng._state_case(seed, words, left, nxt, double, None, "")
+        assert references.compute(exercises.get("state_bytes"), [case]) == [list(state)]
 
 
 def test_seed_words_reference_reads_torch_state_bytes():

@@ -42,6 +42,7 @@ Not covered, on purpose:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import math
@@ -660,10 +661,11 @@ def test_fork_rng_restores_the_default_state():
     ])
 
 
-# ================================================================== the twist: Python and C
-#: Calls on ``g`` of ``k`` elements, by the raw draws each element takes (1 or 2): below 64
-#: draws the generator twists and tempers in Python (``generator.twist``, ``temper``: the
-#: student's pieces), from 64 on in NumPy's C loop.
+# ================================================================== the draw loop: Python and C
+#: Calls on ``g`` of ``k`` elements, by the raw draws each element takes (1 or 2): in the
+#: student edition, below 64 draws the generator takes them with ``generator.next_draws``
+#: (the student's piece, which twists with ``twist`` and tempers with ``temper``), from 64 on
+#: in NumPy's C loop; the reference takes them all in C. The tests below run both routes.
 CHUNK_CALLS = (
     ("out = lib.empty({k}, dtype=lib.int32).random_(generator=g)", 1),
     ("out = lib.rand({k}, generator=g)", 1),
@@ -676,6 +678,23 @@ CHUNK_CALLS = (
 STARTS = (0, 1, 2, 560, 600, 620, 622, 623, 624, 625, 1240, 1247, 1248)
 CHUNKS = st.one_of(st.integers(1, 63), st.integers(1, 63),
                    st.sampled_from((64, 65, 100, 623, 624, 625, 700, 1300)))
+#: set_state's counters (left, next): fresh, just twisted, left + next != 625 (two draws from
+#: word 100, then a twist; 623 from word 0), at the end of the words
+LOADED = ((1, 0), (624, 1), (3, 100), (624, 0), (1, 624), (5, 619), (2, 0))
+
+
+@contextlib.contextmanager
+def draws_in_python(python: bool):
+    """The generator's route for draws taken fewer than 64 at a time: ``next_draws``
+    (``True``, the student edition's) or NumPy's C loop (``False``, the reference's)."""
+    from reftensor.random import generator
+
+    saved = generator.PYTHON_DRAWS
+    generator.PYTHON_DRAWS = python
+    try:
+        yield
+    finally:
+        generator.PYTHON_DRAWS = saved
 
 
 def _after(position: int, draws: int) -> int:
@@ -686,10 +705,15 @@ def _after(position: int, draws: int) -> int:
 
 @st.composite
 def twist_crossing_program(draw: st.DrawFn) -> list[str]:
-    """A start that leaves ``g`` near the end of its words, then calls of a few draws (small
-    ones: the Python twist when they reach a twist) and now and then a bulk one, with states
-    saved and loaded between them."""
+    """A start that leaves ``g`` near the end of its words (or loads counters with
+    ``set_state``), then calls of a few draws (small ones: ``next_draws`` when they are in
+    Python) and now and then a bulk one, with states saved and loaded between them."""
     steps = [f"out = lib.rand({draw(st.sampled_from(STARTS))}, generator=g)"]
+    if draw(st.integers(0, 3)) == 0:
+        left, nxt = draw(st.sampled_from(LOADED))
+        steps.append("import struct\nb = bytearray(g.get_state().tolist())\n"
+                     f"struct.pack_into('<iiQ', b, 8, {left}, 1, {nxt})\n"
+                     "g.set_state(lib.tensor(list(b), dtype=lib.uint8))")
     for _ in range(draw(st.integers(2, 20))):
         if draw(st.integers(0, 9)) == 0:
             steps.append(draw(st.sampled_from(("saved_g = g.get_state()", "g.set_state(saved_g)",
@@ -701,35 +725,47 @@ def twist_crossing_program(draw: st.DrawFn) -> list[str]:
     return steps
 
 
+@pytest.mark.parametrize("python", [True, False], ids=["next_draws", "numpy"])
 @settings(max_examples=examples(60), deadline=None)
 @given(seed=seeds, steps=twist_crossing_program())
-def test_small_draws_across_twists_match_torch(seed, steps):
-    """Calls of a few draws that reach the end of the words (the Python twist), interleaved
-    with bulk calls (NumPy's twist) and ``set_state``: torch's values and whole state (the
-    624 words, ``left``, ``next``) after every call."""
-    run_code(seeded(seed, seed + 1), steps)
+def test_small_draws_across_twists_match_torch(python, seed, steps):
+    """Calls of a few draws that reach the end of the words (a twist in ``next_draws``, or in
+    NumPy's loop), interleaved with bulk calls (NumPy's twist) and ``set_state``: torch's
+    values and whole state (the 624 words, ``left``, ``next``) after every call."""
+    with draws_in_python(python):
+        run_code(seeded(seed, seed + 1), steps)
 
 
-def test_seven_at_a_time_across_two_twists_match_torch():
-    """The chapter's demo: 700 bytes drawn seven at a time (twists at draws 1 and 625, both
-    in Python), the same with ``randint``, and draws of 1 to 63 that reach the second and the
-    third twist after a bulk draw."""
-    run_code("lib.manual_seed(0)\ng = lib.Generator().manual_seed(5)",
-             ["out = lib.cat([lib.empty(7, dtype=lib.uint8).random_() for _ in range(100)])",
-              "out = lib.cat([lib.randint(0, 10, (7,)) for _ in range(100)])"]
-             + [f"g.manual_seed(5)\nx = lib.rand({start}, generator=g)\n"
-                f"out = lib.randint(0, 2**20, ({k},), generator=g)"
-                for start, k in ((624, 1), (623, 4), (620, 5), (600, 63), (1247, 2), (1248, 1))])
+@pytest.mark.parametrize("python", [True, False], ids=["next_draws", "numpy"])
+def test_seven_at_a_time_across_two_twists_match_torch(python):
+    """The chapter's demo: 700 bytes drawn seven at a time (twists at draws 1 and 625), the
+    same with ``randint``, draws of 1 to 63 that reach the second and the third twist after a
+    bulk draw, and states loaded with counters whose sum is not 625."""
+    loaded = [f"g.manual_seed(5)\nx = lib.rand(3, generator=g)\nimport struct\n"
+              f"b = bytearray(g.get_state().tolist())\n"
+              f"struct.pack_into('<iiQ', b, 8, {left}, 1, {nxt})\n"
+              f"g.set_state(lib.tensor(list(b), dtype=lib.uint8))\n"
+              f"out = lib.randint(0, 2**20, ({k},), generator=g)"
+              for left, nxt, k in ((3, 100, 4), (624, 0, 2), (2, 0, 63), (5, 619, 9))]
+    with draws_in_python(python):
+        run_code("lib.manual_seed(0)\ng = lib.Generator().manual_seed(5)",
+                 ["out = lib.cat([lib.empty(7, dtype=lib.uint8).random_() for _ in range(100)])",
+                  "out = lib.cat([lib.randint(0, 10, (7,)) for _ in range(100)])"]
+                 + [f"g.manual_seed(5)\nx = lib.rand({start}, generator=g)\n"
+                    f"out = lib.randint(0, 2**20, ({k},), generator=g)"
+                    for start, k in ((624, 1), (623, 4), (620, 5), (600, 63), (1247, 2),
+                                     (1248, 1))] + loaded)
 
 
 @settings(max_examples=examples(40), deadline=None)
 @given(seed=seeds, chunks=st.lists(CHUNKS, min_size=1, max_size=40),
        loaded=st.sampled_from((None, 0, 1, 2, 623, 624, 625, 1000)))
-def test_python_twist_and_temper_give_numpys_stream(seed, chunks, loaded):
-    """The reference ``twist`` and ``temper`` (the path of fewer than 64 draws) and NumPy's
-    C loop (one bulk draw) give the same raw draws from the same words, seeded or loaded by
-    ``set_state`` from torch after ``loaded`` draws; the Python twist runs exactly when a
-    small draw reaches a twist; the state after it all is torch's."""
+def test_next_draws_gives_numpys_stream(seed, chunks, loaded):
+    """The reference ``next_draws`` (the route of fewer than 64 draws in the student edition,
+    switched on here) and NumPy's C loop (one bulk draw) give the same raw draws from the
+    same words, seeded or loaded by ``set_state`` from torch after ``loaded`` draws;
+    ``next_draws`` runs once per small call, its ``twist`` exactly when a small call reaches
+    a twist, its ``temper`` once per small draw; the state after it all is torch's."""
     from unittest import mock
 
     from reftensor.random import generator
@@ -744,22 +780,48 @@ def test_python_twist_and_temper_give_numpys_stream(seed, chunks, loaded):
         g.set_state(reftensor.tensor(theirs.get_state().tolist(), dtype=reftensor.uint8))
         bulk.random_raw(loaded)
     position = int(bulk.state["state"]["pos"])
-    twists = small = 0
+    calls = twists = small = 0
     for k in chunks:
         if k < 64:
+            calls += 1
             twists += position + k > 624
             small += k
         position = _after(position, k)
-    with mock.patch.object(generator, "twist", wraps=generator.twist) as twist_spy, \
+    with draws_in_python(True), \
+            mock.patch.object(generator, "next_draws", wraps=generator.next_draws) as loop_spy, \
+            mock.patch.object(generator, "twist", wraps=generator.twist) as twist_spy, \
             mock.patch.object(generator, "temper", wraps=generator.temper) as temper_spy:
         got = np.concatenate([g._draw32(k) for k in chunks])
     STATS["programs"] += 1
     STATS["behaviours"] += 4
     assert np.array_equal(got, bulk.random_raw(sum(chunks)).astype(np.uint32))
-    assert (twist_spy.call_count, temper_spy.call_count) == (twists, small)
+    assert (loop_spy.call_count, twist_spy.call_count, temper_spy.call_count) == (
+        calls, twists, small)
     torch.rand(sum(chunks), generator=theirs)  # float32: one raw draw an element
     assert state_bytes(g) == state_bytes(theirs), state_difference(state_bytes(theirs),
                                                                    state_bytes(g))
+
+
+def test_next_draws_runs_only_on_small_calls_and_only_where_asked():
+    """The reference takes every draw in C unless this is the student edition (whose
+    ``next_draws`` is a stub); switched on, only calls of fewer than 64 draws run it."""
+    from unittest import mock
+
+    from reftensor import pieces
+    from reftensor.random import generator
+
+    assert generator.PYTHON_DRAWS == pieces.stubbed(generator.next_draws)
+    g = reftensor.Generator().manual_seed(1)
+    with mock.patch.object(generator, "next_draws", wraps=generator.next_draws) as spy:
+        with draws_in_python(False):
+            reftensor.rand(3, generator=g)
+        assert spy.call_count == 0
+        with draws_in_python(True):
+            reftensor.rand(63, generator=g)
+            reftensor.rand(64, generator=g)  # too many: C
+            reftensor.rand(31, dtype=reftensor.float64, generator=g)  # 62 draws
+            reftensor.rand(32, dtype=reftensor.float64, generator=g)  # 64: C
+    assert [c.args[3] for c in spy.call_args_list] == [63, 62]
 
 
 # ================================================================== rand, randn, normal

@@ -114,6 +114,19 @@ def torch_views_flat(shape, stride) -> bool:
     return True
 
 
+def _made(case: Case) -> str:
+    """How a chapter-8 case's words were made (its context "made")."""
+    return dict(case.context).get("made", "")
+
+
+def _seed_of(case: Case) -> int | None:
+    """The seed whose words a chapter-8 case holds (``seed_words(s)...``), or None."""
+    made = _made(case)
+    if not made.startswith("seed_words("):
+        return None
+    return int(made.removeprefix("seed_words(").split(")")[0])
+
+
 # ---------------------------------------------------------------- chapter 2
 def _normal_dims(n, *dims):
     """``dims`` wrapped into range for an ``n``-d tensor (a 0-d tensor counts as 1-d), or
@@ -1108,15 +1121,25 @@ CORNERS = {
         ("every word 2**32 - 1", on(lambda words: all(w == 2 ** 32 - 1 for w in words))),
         ("words of a seed: no two alike", on(lambda words: len(set(words)) == 624)),
     ],
-    "raw_draws": [
-        ("n = 0", on(lambda seed, n: n == 0)),
-        ("1 <= n < 624 (one twist)", on(lambda seed, n: 1 <= n < 624)),
-        ("n = 624 (every word of one twist)", on(lambda seed, n: n == 624)),
-        ("n = 625 (the second twist)", on(lambda seed, n: n == 625)),
-        ("624 < n < 1248", on(lambda seed, n: 624 < n < 1248)),
-        ("n > 1248 (a third twist)", on(lambda seed, n: n > 1248)),
-        ("a negative seed", on(lambda seed, n: seed < 0)),
-        ("a seed of 2**32 or more", on(lambda seed, n: seed >= 2 ** 32)),
+    "next_draws": [
+        ("n = 0", on(lambda words, left, nxt, n: n == 0)),
+        ("right after manual_seed (left 1, next 0: the first draw twists)",
+         on(lambda words, left, nxt, n: (left, nxt) == (1, 0) and n >= 1)),
+        ("seed 0", lambda c: _made(c).startswith("seed_words(0)")),
+        ("seed 2**64 - 1", lambda c: _made(c).startswith(f"seed_words({2 ** 64 - 1})")),
+        ("a seed of 2**32 or more", lambda c: _seed_of(c) is not None and _seed_of(c) >= 2 ** 32),
+        ("a negative seed", lambda c: _seed_of(c) is not None and _seed_of(c) < 0),
+        ("draws that end exactly at a twist's last word (n = left - 1 + 624k)",
+         on(lambda words, left, nxt, n: n >= left and (n - left + 1) % 624 == 0)),
+        ("n = 624", on(lambda words, left, nxt, n: n == 624)),
+        ("across several twists", on(lambda words, left, nxt, n: n >= left + 624)),
+        ("a state just twisted (left 624)", on(lambda words, left, nxt, n: left == 624 and n)),
+        ("left 1, next 624 (the next draw twists)",
+         on(lambda words, left, nxt, n: (left, nxt) == (1, 624) and n)),
+        ("set_state's counters: left + next is neither 625 nor 1 (draws from word next, "
+         "then a twist)", on(lambda words, left, nxt, n: left + nxt not in (1, 625)
+                             and left > 1 and n >= left)),
+        ("random words (not a seed's)", lambda c: _made(c).startswith("random.Random(")),
     ],
     "uniform_floats": [
         ("float32", on(lambda draws, dtype: dtype == "float32")),
@@ -1158,14 +1181,23 @@ CORNERS = {
         ("a draw of 2**32 - 1", on(lambda n, draws: 2 ** 32 - 1 in draws[:-1])),
     ],
     "state_bytes": [
-        ("n = 0 (right after seeding)", on(lambda seed, n: n == 0)),
-        ("1 <= n < 624", on(lambda seed, n: 1 <= n < 624)),
-        ("n = 623 (next = 623)", on(lambda seed, n: n == 623)),
-        ("n = 624 (every word of the first twist used)", on(lambda seed, n: n == 624)),
-        ("n = 625 (the second twist)", on(lambda seed, n: n == 625)),
-        ("n >= 1248", on(lambda seed, n: n >= 1248)),
-        ("a seed of 2**32 or more (the seed field keeps it)", on(lambda seed, n: seed >= 2 ** 32)),
-        ("a negative seed", on(lambda seed, n: seed < 0)),
+        ("no cached normal", on(lambda seed, words, left, nxt, d, f: d is None and f is None)),
+        ("a cached double normal", on(lambda seed, words, left, nxt, d, f: d is not None)),
+        ("a cached float normal", on(lambda seed, words, left, nxt, d, f: f is not None)),
+        ("both cached", on(lambda seed, words, left, nxt, d, f: None not in (d, f))),
+        ("a cached -0.0 (its sign bit)", on(lambda seed, words, left, nxt, d, f: any(
+            v == 0 and math.copysign(1, v) < 0 for v in (d, f) if v is not None))),
+        ("a cached infinity", on(lambda seed, words, left, nxt, d, f: any(
+            v is not None and math.isinf(v) for v in (d, f)))),
+        ("right after manual_seed (left 1, next 0)",
+         on(lambda seed, words, left, nxt, d, f: (left, nxt) == (1, 0))),
+        ("next 624", on(lambda seed, words, left, nxt, d, f: nxt == 624)),
+        ("set_state's counters (left + next is neither 625 nor 1)",
+         on(lambda seed, words, left, nxt, d, f: left + nxt not in (1, 625))),
+        ("seed 0", on(lambda seed, words, left, nxt, d, f: seed == 0)),
+        ("a seed of 2**63 or more (not an int64)",
+         on(lambda seed, words, left, nxt, d, f: seed >= 2 ** 63)),
+        ("2**64 - 1", on(lambda seed, words, left, nxt, d, f: seed == 2 ** 64 - 1)),
     ],
     "order_changes": [
         ("mode global", on(lambda mode, a, b: mode == "global")),

@@ -466,6 +466,13 @@ WRONG_PIECES = {
     "twist": ("reftensor.randint(0, 2**20, (8,), generator=reftensor.Generator()"
               ".manual_seed(0)).tolist()",  # the first draw twists: 8 draws, the Python path
               "lambda right: lambda words: right(words)[::-1]"),
+    "next_draws": ("reftensor.randint(0, 2**20, (8,), generator=reftensor.Generator()"
+                   ".manual_seed(0)).tolist()",  # 8 draws: the student edition's loop
+                   "lambda right: lambda words, left, position, n, twist, temper: right("
+                   "words, left, position, n, twist, lambda y: temper(y ^ 1))"),
+    "state_bytes": ("reftensor.Generator().manual_seed(3).get_state()[:24].tolist()",
+                    "lambda right: lambda seed, words, left, position, d, f: "
+                    "right(seed, words, left, position + 1, d, f)"),
     "matmul_shape": ("((reftensor.ones(2, 4, 3) @ reftensor.ones(3)).shape, "
                      "(reftensor.empty(2, 1, 4, 3, device='meta') @ "
                      "reftensor.empty(5, 3, 2, device='meta')).shape)",

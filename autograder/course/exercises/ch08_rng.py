@@ -304,39 +304,182 @@ register(_StateExercise(
 ))
 
 
-# ---------------------------------------------------------------- raw_draws
-COUNTS = (0, 1, 2, 3, 5, 10, 100, 623, 624, 625, 626, 1000, 1247, 1248, 1249, 1300)
+# ---------------------------------------------------------------- next_draws
+COUNTS = (0, 1, 2, 3, 5, 10, 63, 64, 100, 623, 624, 625, 626, 1000, 1247, 1248, 1249, 1300)
+#: draws from manual_seed that leave a state at notable counters: fresh (left 1, next 0), just
+#: twisted (624, 1), near the end of the words, at it (1, 624), after a second twist
+SEEDED_DRAWS = (0, 0, 1, 2, 100, 600, 620, 623, 624, 625, 1000, 1248, 1249)
+
+
+def _counters(draws: int) -> tuple[int, int]:
+    """torch's (left, next) after ``draws`` raw draws from manual_seed."""
+    if draws == 0:
+        return 1, 0
+    used = (draws - 1) % 624 + 1  # words of the last twist used
+    return 625 - used, used
+
+
+def _seeded_state(seed: int, draws: int) -> tuple[tuple[int, ...], int, int, str]:
+    """(words, left, next, how they were made) after ``manual_seed(seed)`` and ``draws``
+    raw draws (words from NumPy's legacy seeding of the low 32 bits)."""
+    made = f"seed_words({seed})" + (f" after {draws} draws" if draws else "")
+    return (_seeded_words(seed % 2 ** 32, draws), *_counters(draws), made)
+
+
+def _random_words(draw: st.DrawFn) -> tuple[tuple[int, ...], str]:
+    seed = _uint(draw, 32)
+    stream = random.Random(seed)
+    return tuple(stream.getrandbits(32) for _ in range(624)), f"random.Random({seed}) words"
+
+
+def _draws_case(words: tuple[int, ...], left: int, position: int, n: int, made: str) -> Case:
+    return Case(args=(words, left, position, n), context=(("made", made),))
+
+
+@dataclass(frozen=True)
+class _DrawsExercise(Exercise):
+    """next_draws: its messages say how the 624 words were made rather than list them."""
+
+    def call_text(self, case: Case) -> str:
+        _, left, position, n = case.args
+        return (f"{self.name}(words, {left}, {position}, {n}, twist, temper), "
+                f"words = {dict(case.context).get('made', '624 words')}")
 
 
 @st.composite
-def _raw_cases(draw: st.DrawFn) -> Case:
+def _next_draws_cases(draw: st.DrawFn) -> Case:
     n = _pick(draw, COUNTS) if _pick(draw, (0, 1, 1)) else _uint(draw, 11) % 1400
-    return Case(args=(_seed(draw, valid_only=True), n))
+    if _pick(draw, ("seeded", "seeded", "loaded")) == "seeded":
+        words, left, position, made = _seeded_state(_seed(draw, valid_only=True),
+                                                    _pick(draw, SEEDED_DRAWS))
+        return _draws_case(words, left, position, n, made)
+    # a state set_state loaded: any counters whose draws stay within the 624 words
+    if _pick(draw, (0, 1)):
+        words, made = _random_words(draw)
+    else:
+        words, _, _, made = _seeded_state(_uint(draw, 32), _pick(draw, (0, 624)))
+    left = _pick(draw, (1, 1, 2, 3, 100, 623, 624, 624)) if _pick(draw, (0, 1)) else \
+        1 + _uint(draw, 10) % 624
+    position = _pick(draw, (0, 1, 624 - left, 625 - left)) if _pick(draw, (0, 1)) else \
+        _uint(draw, 10) % (626 - left)
+    return _draws_case(words, left, position, n, made)
 
 
-def _raw_reference(c: Case) -> list[int]:
+def _state_with(torch, words, left: int, position: int, seed: int = 0,
+                double: float | None = None, single: float | None = None):
+    """A ``torch.Generator`` that ``set_state`` gave these fields."""
+    raw = bytearray(b"\xa5" * STATE_SIZE)  # bytes torch does not read: it writes zeros there
+    struct.pack_into("<QiiQ", raw, 0, seed, left, 1, position)
+    struct.pack_into("<624Q", raw, WORDS_AT, *words)
+    struct.pack_into("<d", raw, 5024, 0.0 if double is None else double)
+    struct.pack_into("<i", raw, 5040, double is not None)
+    struct.pack_into("<f", raw, 5048, 0.0 if single is None else single)
+    raw[5052] = single is not None
+    g = torch.Generator()
+    g.set_state(torch.tensor(list(raw), dtype=torch.uint8))
+    return g
+
+
+def _next_draws_reference(c: Case) -> tuple[list[int], list[int], int, int]:
     torch = _torch()
-    seed, n = c.args
-    return raw_from_torch(torch, torch.Generator().manual_seed(seed), n)
+    words, left, position, n = c.args
+    draws = raw_from_torch(torch, _state_with(torch, words, left, position), n)
+    g = _state_with(torch, words, left, position)
+    torch.rand(n, generator=g)  # float32: exactly n raw draws
+    _, left_after, _, next_after, words_after = _state_fields(state_of(g))
+    return draws, list(words_after), left_after, next_after
 
 
-register(Exercise(
-    name="raw_draws",
+_ENGINE: list = []  # one NumPy MT19937, made on first use
+
+
+def _engine_with(words, position: int):
+    """NumPy's mt19937 (C code) holding ``words`` at ``position``."""
+    import numpy as np
+
+    if not _ENGINE:
+        _ENGINE.append(np.random.MT19937())
+    _ENGINE[0].state = {"bit_generator": "MT19937",
+                        "state": {"key": np.array(words, dtype=np.uint32), "pos": position}}
+    return _ENGINE[0]
+
+
+def numpy_twist(words) -> list[int]:
+    """The 624 words after one twist, from NumPy's mt19937: the twist that grading hands
+    ``next_draws``, so that its grade does not depend on the student's ``twist``."""
+    engine = _engine_with(words, 624)
+    engine.random_raw(1)  # at position 624 the next draw twists first
+    return engine.state["state"]["key"].tolist()
+
+
+def numpy_temper(y: int) -> int:
+    """The draw mt19937 outputs for the word ``y``, from NumPy's mt19937."""
+    return int(_engine_with([y] * 624, 0).random_raw(1)[0])
+
+
+def _tempered(words, n: int) -> dict[int, int]:
+    """The draw of every word ``next_draws`` can temper in ``n`` draws from ``words``: the
+    words and those of the twists ahead, each set tempered by NumPy in one call."""
+    table: dict[int, int] = {}
+    for _ in range(n // 624 + 2):
+        table.update(zip(words, _engine_with(words, 0).random_raw(624).tolist(), strict=True))
+        words = numpy_twist(words)
+    return table
+
+
+def _call_next_draws(answer, case: Case):
+    """The answer's (draws, words, left, next), its sequences as lists, given NumPy's twist
+    and tempering (looked up for the words it can meet)."""
+    words, _, _, n = case.args
+    table = _tempered(words, n)
+
+    def temper(y: int) -> int:
+        return table[y] if y in table else numpy_temper(y)
+
+    draws, words, left, position = answer(*case.args, numpy_twist, temper)
+    return list(draws), list(words), left, position
+
+
+def _seeded_case(seed: int, draws: int, n: int) -> Case:
+    words, left, position, made = _seeded_state(seed, draws)
+    return _draws_case(words, left, position, n, made)
+
+
+def _loaded_case(seed: int, left: int, position: int, n: int) -> Case:
+    words, _, _, made = _seeded_state(seed, 624)
+    return _draws_case(words, left, position, n, made)
+
+
+register(_DrawsExercise(
+    name="next_draws",
     chapter=CHAPTER,
-    signature="raw_draws(seed, n) -> list of the first n raw 32-bit draws after "
-              "manual_seed(seed)",
-    fixed=(Case(args=(0, 5)), Case(args=(42, 3)), Case(args=(2 ** 32 + 42, 3)),
-           Case(args=(-1, 2)),
-           # a common mistake's smallest failing case: the visible test catches it
-           Case(args=(8, 479)), Case(args=(0, 625))),
-    edge=(Case(args=(0, 0)), Case(args=(5, 1)), Case(args=(0, 624)), Case(args=(0, 625)),
-          Case(args=(7, 1249)), Case(args=(2 ** 64 - 1, 1248))),
-    strategy=_raw_cases,
-    reference=_raw_reference,
-    truth=lambda c: (f"g = torch.Generator().manual_seed({c.args[0]}); v = torch.empty("
-                     f"{(c.args[1] + 1) // 2}, dtype=torch.int64).random_(-2**63, None, "
-                     "generator=g); each v % 2**64 split into (high 32 bits, low 32 bits); "
-                     f"the first {c.args[1]}"),
+    signature="next_draws(words, left, position, n, twist, temper) -> (draws, words, left, "
+              "position): the next n raw 32-bit draws of torch's mt19937 state (624 words, "
+              "left, next) and the state after them, twisting and tempering with the functions "
+              "given (graded with a right twist and temper: NumPy's)",
+    fixed=(
+        _seeded_case(42, 0, 5),  # right after manual_seed: the first draw twists
+        _seeded_case(5, 620, 10),  # across a twist
+        _seeded_case(0, 624, 1),  # left 1, next 624: the draw twists
+        _loaded_case(7, 3, 100, 4),  # set_state's counters: two words from 100, then a twist
+        _seeded_case(9, 3, 0),
+    ),
+    edge=(
+        _seeded_case(0, 0, 624), _seeded_case(2 ** 64 - 1, 0, 1249),
+        _seeded_case(2 ** 64 - 1, 1, 3),  # just twisted: left 624, next 1
+        _loaded_case(3, 624, 0, 2),  # twisted words loaded with left 624, next 0
+        _loaded_case(11, 1, 300, 2), _seeded_case(1, 1000, 1300),
+        _seeded_case(2 ** 32 + 6, 623, 2), _loaded_case(4, 200, 425, 200),
+        _seeded_case(-3, 624, 625),
+    ),
+    strategy=_next_draws_cases,
+    reference=_next_draws_reference,
+    truth=lambda c: ("g = a torch.Generator whose set_state got these words, left and next; "
+                     f"its next {c.args[3]} raw draws (torch.empty(..., dtype=torch.int64)"
+                     ".random_(-2**63, None, generator=g), each split in two); then, from the "
+                     f"same state, torch.rand({c.args[3]}, generator=g) and the words, left "
+                     "and next of g.get_state()"),
+    call=_call_next_draws,
     hidden_examples=40,
 ))
 
@@ -507,32 +650,81 @@ register(Exercise(
 
 
 # ---------------------------------------------------------------- state_bytes
+#: cached normals: None (no cache), zeros of both signs, tiny and huge values, infinities
+DOUBLES = (0.0, -0.0, 0.17483339327910358, -1.5, 5e-324, -2.2250738585072014e-308, 1e308,
+           float("inf"), float("-inf"))
+FLOATS = (0.0, -0.0, 2.5, -1.25, 1.401298464324817e-45, 3.4028234663852886e38, float("inf"))
+
+
+def _state_case(seed: int, words: tuple[int, ...], left: int, position: int,
+                double: float | None, single: float | None, made: str) -> Case:
+    return Case(args=(seed, words, left, position, double, single), context=(("made", made),))
+
+
+@dataclass(frozen=True)
+class _StateBytesExercise(Exercise):
+    def call_text(self, case: Case) -> str:
+        seed, _, left, position, double, single = case.args
+        return (f"{self.name}({seed}, words, {left}, {position}, {double!r}, {single!r}), "
+                f"words = {dict(case.context).get('made', '624 words')}")
+
+
 @st.composite
 def _state_cases(draw: st.DrawFn) -> Case:
-    n = _pick(draw, COUNTS) if _pick(draw, (0, 1, 1)) else _uint(draw, 11) % 1400
-    return Case(args=(_seed(draw, valid_only=True), n))
+    seed = _seed(draw, valid_only=True) % 2 ** 64
+    if _pick(draw, ("seeded", "seeded", "loaded")) == "seeded":
+        words, left, position, made = _seeded_state(seed, _pick(draw, SEEDED_DRAWS))
+    else:  # set_state's fields: any left in 1..624 and next in 0..624
+        words, made = _random_words(draw)
+        left = _pick(draw, (1, 2, 623, 624)) if _pick(draw, (0, 1)) else 1 + _uint(draw, 10) % 624
+        position = _pick(draw, (0, 1, 623, 624)) if _pick(draw, (0, 1)) else _uint(draw, 10) % 625
+    double = _pick(draw, DOUBLES) if _pick(draw, (0, 0, 1)) else None
+    single = _pick(draw, FLOATS) if _pick(draw, (0, 0, 1)) else None
+    return _state_case(seed, words, left, position, double, single, made)
 
 
-def _state_reference(c: Case) -> str:
+def _state_bytes_reference(c: Case) -> list[int]:
     torch = _torch()
-    seed, n = c.args
-    g = torch.Generator().manual_seed(seed)
-    torch.rand(n, generator=g)  # float32: one raw draw per element
-    return state_of(g).hex()
+    seed, words, left, position, double, single = c.args
+    return list(state_of(_state_with(torch, words, left, position, seed, double, single)))
 
 
-register(Exercise(
+def _call_state_bytes(answer, case: Case):
+    """The answer's bytes as a list of ints (one per byte)."""
+    raw = answer(*case.args)
+    return list(raw) if isinstance(raw, bytes | bytearray) else raw
+
+
+def _seeded_state_case(seed: int, draws: int, double: float | None = None,
+                       single: float | None = None) -> Case:
+    words, left, position, made = _seeded_state(seed, draws)
+    return _state_case(seed % 2 ** 64, words, left, position, double, single, made)
+
+
+register(_StateBytesExercise(
     name="state_bytes",
     chapter=CHAPTER,
-    signature="state_bytes(seed, n) -> str: the generator's state after manual_seed(seed) and "
-              "n raw draws, as bytes.hex()",
-    fixed=(Case(args=(0, 0)), Case(args=(42, 0)), Case(args=(42, 1)), Case(args=(-1, 5))),
-    edge=(Case(args=(3, 623)), Case(args=(3, 624)), Case(args=(3, 625)),
-          Case(args=(2 ** 40 + 3, 1248)), Case(args=(9, 1249)), Case(args=(2 ** 64 - 1, 2))),
+    signature="state_bytes(seed, words, left, position, double_normal, float_normal) -> bytes: "
+              "the 5056 bytes of get_state() for a CPU generator holding these fields (None: "
+              "no cached normal)",
+    fixed=(
+        _seeded_state_case(42, 0),
+        _seeded_state_case(3, 700, 0.17483339327910358),
+        _seeded_state_case(2 ** 64 - 1, 5, -0.0),
+        _state_case(7, _seeded_words(7, 624), 10, 3, None, 2.5, "seed_words(7) after 624 draws"),
+    ),
+    edge=(
+        _seeded_state_case(0, 623), _seeded_state_case(0, 624), _seeded_state_case(9, 625),
+        _seeded_state_case(2 ** 63, 1248, float("-inf"), -0.0),
+        _seeded_state_case(2 ** 40 + 3, 1, 5e-324, 1.401298464324817e-45),
+        _state_case(1, _seeded_words(1), 624, 624, None, None, "seed_words(1)"),
+    ),
     strategy=_state_cases,
-    reference=_state_reference,
-    truth=lambda c: (f"g = torch.Generator().manual_seed({c.args[0]}); torch.rand({c.args[1]}, "
-                     "generator=g); g.get_state().numpy().tobytes().hex()"),
+    reference=_state_bytes_reference,
+    truth=lambda c: ("g = torch.Generator(); g.set_state(a state holding these fields, with "
+                     "0xa5 in every byte torch does not read); list(g.get_state().numpy()"
+                     ".tobytes())"),
+    call=_call_state_bytes,
     hidden_examples=40,
 ))
 

@@ -13,25 +13,26 @@ What a torch CPU generator holds (``torch.Generator``, ``CPUGeneratorImpl``):
 loads here and the other way round.
 
 The engine is NumPy's own ``MT19937`` bit generator (C code), given the 624 words of
-``seed_words``: it holds the words and the position, and makes bulk draws (64 or more at a
-time), twisting and tempering in C. Draws taken a few at a time (fewer than 64) are made here
-instead: ``twist`` renews the 624 words when such draws reach a twist, and ``temper`` makes
-each draw from its word, as it does for the draws a loaded state had pending before its next
-twist (``set_state``). Both routes give torch's stream, bit for bit.
+``seed_words``: it holds the words and the position, and makes the draws, twisting and
+tempering in C. In the student edition, draws taken a few at a time (fewer than
+``PYTHON_DRAWS_BELOW``) are made by ``next_draws`` instead, the draw loop of chapter 8 (which
+calls ``twist`` and ``temper``), on the state as torch keeps it (the words, ``left``,
+``next``); the generator then holds that state in Python until a bulk draw hands it back to
+NumPy. Both routes give torch's stream, bit for bit (``tests/test_ch08_rng.py``).
+``get_state`` writes the state with ``state_bytes``.
 """
 
 from __future__ import annotations
 
 import builtins
 import os
-import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes, factories
+from .. import dtypes, factories, pieces
 from ..device import CPU
 from ..device import device as _device
 from ..tensor import Tensor
@@ -39,14 +40,21 @@ from ..tensor import Tensor
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed",
     "get_rng_state", "set_rng_state", "fork_rng", "seed_words", "twist", "temper",
+    "next_draws", "state_bytes",
 ]
 
 STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState) in torch 2.13
 DEFAULT_SEED = 67280421310721  # torch's default_rng_seed_val: the seed of Generator()
 N = 624  # words of mt19937 state
-_HEADER = struct.Struct("<QiiQ")  # seed, left, seeded, next
-_TAIL = struct.Struct("<ddd i 4x f ? 3x")  # unused, cached double normal, unused, its flag,
-#                                            cached float normal, its flag
+#: Where ``set_state`` reads each field of torch's state bytes (byte offset, NumPy type):
+#: ``CPUGeneratorImplState``, little-endian; the words are 624 u64 from byte 24 on.
+_FIELDS = {"seed": (0, "<u8"), "left": (8, "<i4"), "seeded": (12, "<i4"), "next": (16, "<u8"),
+           "double": (5024, "<f8"), "double_valid": (5040, "<i4"), "float": (5048, "<f4"),
+           "float_valid": (5052, "u1")}
+_WORDS_AT = 24
+#: Draws taken fewer than this many at a time are made by ``next_draws`` where
+#: ``PYTHON_DRAWS`` is set.
+PYTHON_DRAWS_BELOW = 64
 
 
 def seed_words(seed: int) -> list[int]:
@@ -109,6 +117,65 @@ def temper(y: int) -> int:
     # END PIECE
 
 
+def next_draws(words: Sequence[int], left: int, position: int, n: int,
+               twist: Callable[[Sequence[int]], Sequence[int]],
+               temper: Callable[[int], int]) -> tuple[list[int], Sequence[int], int, int]:
+    """The next ``n`` raw 32-bit draws of an mt19937 state as torch keeps it, and the state
+    after them: what torch's ``mt19937_engine`` does for ``n`` calls of its ``operator()``
+    (``CPUGeneratorImpl::random()``).
+
+    Args:
+        words: the 624 state words, ints in ``[0, 2**32)`` (a tuple; left as it is).
+        left: torch's ``left``, in ``1..624`` (1 after ``manual_seed``).
+        position: torch's ``next``, in ``0..624`` (0 after ``manual_seed``), with
+            ``left + position <= 625``; a state with a larger sum (which ``set_state``
+            accepts) makes torch read past its 624 words and is outside the contract.
+        n: how many draws, ``n >= 0``.
+        twist: the function that twists 624 words (the generator passes its ``twist``).
+        temper: the function that makes a draw from a word (the generator passes its
+            ``temper``).
+
+    Returns:
+        ``(draws, words, left, position)``: a list of ``n`` ints in ``[0, 2**32)``, and the
+        state after them (``words`` as given when no twist happened).
+    """
+    # BEGIN PIECE next_draws
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("next_draws")(words, left, position, n, twist, temper)
+    # END PIECE
+
+
+def state_bytes(seed: int, words: Sequence[int], left: int, position: int,
+                double_normal: float | None, float_normal: float | None) -> bytes:
+    """The 5056 bytes of ``torch.Generator.get_state()`` (torch's ``CPUGeneratorImplState``)
+    for a CPU generator holding these fields.
+
+    Args:
+        seed: the 64-bit seed ``initial_seed()`` returns, an int in ``[0, 2**64)``.
+        words: the 624 state words, ints in ``[0, 2**32)``.
+        left: torch's ``left``, in ``1..624``.
+        position: torch's ``next``, in ``0..624``.
+        double_normal: the cached float64 normal, or None when there is none.
+        float_normal: the cached float32 normal (a float32 value), or None.
+
+    Returns:
+        ``bytes`` of length 5056, laid out as chapter 8's table says (little-endian, every
+        byte not listed there zero).
+    """
+    # BEGIN PIECE state_bytes
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("state_bytes")(seed, words, left, position, double_normal, float_normal)
+    # END PIECE
+
+
+#: Does the generator make draws taken a few at a time with ``next_draws``? Yes in the
+#: student edition (where the piece runs the student's answer, or a published chapter's
+#: body); no in the reference, whose NumPy route is faster. Asked once, here.
+PYTHON_DRAWS = pieces.stubbed(next_draws)
+
+
 def _seed_value(value: Any) -> int:
     """The 64-bit seed torch stores for ``value``: negative ints as two's complement.
 
@@ -154,8 +221,9 @@ class Generator:
         self._seed = _seed_value(seed)
         self._mt: Any = None  # the engine, made on first use (see ``_engine``)
         self._mt_ints: Any = None
+        self._python: tuple[Sequence[int], int, int] | None = None  # see ``_state``
         self._after_twist_next = 0  # torch reports next = 0 until the first twist
-        self._prefix: np.ndarray | None = None
+        self._pending = 0
         self._normal_double: float | None = None
         self._normal_float: float | None = None
         return self
@@ -174,18 +242,26 @@ class Generator:
     def device(self) -> _device:
         return self._device
 
-    # ------------------------------------------------------------------------ draws
+    # ------------------------------------------------------------------------ the state
+    # torch's state is (words, left, next). The generator holds it in one of two places:
+    # * in Python, ``self._python = (words, left, next)``, after draws made by
+    #   ``next_draws`` (the student edition's few draws);
+    # * otherwise in the NumPy engine (key = words, pos = next, or pos = 624 when left = 1:
+    #   the next draw twists), with ``_after_twist_next``, torch's next while pos is 624, and
+    #   ``_pending``, the draws a loaded state serves from its words before its next twist
+    #   (``left - 1`` when ``left + next != 625``, see ``set_state``); with none made yet
+    #   (``_mt is None``), the state is manual_seed's: seed_words, left 1, next 0.
     @property
     def _engine(self) -> Any:
-        """The mt19937 engine (``np.random.MT19937``), seeded with the low 32 bits of the
-        seed. Made on first use: NumPy's random module costs ~10 ms to import, which
-        ``import reftensor`` would otherwise pay for its default generator."""
-        if self._mt is None:
-            self._mt = np.random.MT19937()
-            words = np.array(seed_words(self._seed), dtype=np.uint32)
-            self._mt.state = {"bit_generator": "MT19937",  # pos 624: the first draw twists
-                              "state": {"key": words, "pos": N}}
-            self._mt_ints = np.random.Generator(self._mt)
+        """The mt19937 engine (``np.random.MT19937``) holding the state. Made on first use:
+        NumPy's random module costs ~10 ms to import, which ``import reftensor`` would
+        otherwise pay for its default generator."""
+        if self._python is not None:  # the state is in Python: hand it to the engine
+            words, left, nxt = self._python
+            self._python = None
+            self._load(np.array(words, dtype=np.uint32), left, nxt)
+        elif self._mt is None:
+            self._load(np.array(seed_words(self._seed), dtype=np.uint32), 1, 0)
         return self._mt
 
     @property
@@ -194,83 +270,96 @@ class Generator:
         self._engine  # noqa: B018 (made on first use)
         return self._mt_ints
 
+    def _load(self, words: np.ndarray, left: int, nxt: int) -> None:
+        """Put torch's state (words, left, next) into the engine."""
+        if self._mt is None:
+            self._mt = np.random.MT19937()
+            self._mt_ints = np.random.Generator(self._mt)
+        # a state whose left + next != 625 serves left - 1 draws from word next on, then
+        # twists; past word 623 torch reads undefined memory (the engine twists there)
+        self._pending = 0 if left + nxt == N + 1 else left - 1
+        self._mt.state = {"bit_generator": "MT19937",
+                          "state": {"key": words, "pos": N if left == 1 else nxt}}
+        self._after_twist_next = nxt
+
+    def _state(self) -> tuple[Sequence[int], int, int]:
+        """torch's (words, left, next), wherever the generator holds them."""
+        if self._python is not None:
+            return self._python
+        if self._mt is None:
+            return tuple(seed_words(self._seed)), 1, 0
+        state = self._mt.state["state"]
+        pos = int(state["pos"])
+        if self._pending:
+            left, nxt = self._pending + 1, self._after_twist_next
+        elif pos == N:  # the next draw twists; torch's next is where its last draw left it
+            left, nxt = 1, self._after_twist_next
+        else:
+            left, nxt = N + 1 - pos, pos
+        return tuple(state["key"].tolist()), left, nxt
+
+    # ------------------------------------------------------------------------ draws
     def _draw32(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs of mt19937 (uint32), torch's ``random()``."""
-        if self._prefix is not None:
-            return self._from_prefix(n)
+        if PYTHON_DRAWS and n < PYTHON_DRAWS_BELOW:
+            return self._few(n)
+        engine = self._engine
+        if self._pending:
+            return self._from_pending(n)
         if n:
             self._after_twist_next = N
-        if n < 64:  # a few draws: twisted and tempered here
-            return self._few(n)
-        return self._ints.integers(0, 2**32, size=n, dtype=np.uint32)
+        if n < PYTHON_DRAWS_BELOW:  # NumPy's Generator costs more per call
+            return engine.random_raw(n).astype(np.uint32)
+        return self._mt_ints.integers(0, 2**32, size=n, dtype=np.uint32)
 
     def _few(self, n: int) -> np.ndarray:
-        """The next ``n`` (fewer than 624) 32-bit outputs, made in Python: ``twist`` renews
-        the engine's words when the draws reach the end of them, ``temper`` makes each draw.
-        The engine is left where NumPy's own draws would leave it."""
-        engine = self._engine
-        state = engine.state["state"]
-        key, pos = state["key"], int(state["pos"])
-        words = key[pos:pos + n].tolist()  # what is left of these words
-        pos += len(words)
-        if len(words) < n:  # the draws reach a twist
-            key = np.array(twist(tuple(key.tolist())), dtype=np.uint32)
-            pos = n - len(words)
-            words += key[:pos].tolist()
-        engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
-        return np.array([temper(w) for w in words], dtype=np.uint32)
+        """The next ``n`` 32-bit outputs, made by ``next_draws`` on torch's state, which the
+        generator then holds in Python (``_state``)."""
+        given = self._state()
+        draws, words, left, nxt = next_draws(given[0], given[1], given[2], n, twist, temper)
+        if words is not given[0]:  # twisted: the tuple that the next call gets
+            words = tuple(words)
+        self._python = (words, left, nxt)
+        return np.array(draws, dtype=np.uint32)
 
     def _draw64(self, n: int) -> np.ndarray:
         """The next ``n`` 64-bit values ``(first << 32) | second`` (uint64), torch's
         ``random64()``: two 32-bit outputs each."""
-        if self._prefix is not None or n < 32:  # as 2n 32-bit draws (a loaded state's
-            words = self._draw32(2 * n).astype(np.uint64)  # pending words, or a few draws)
-            return (words[0::2] << np.uint64(32)) | words[1::2]
-        self._after_twist_next = N
-        return self._ints.integers(0, 2**64, size=n, dtype=np.uint64)
+        if not (PYTHON_DRAWS and 2 * n < PYTHON_DRAWS_BELOW):
+            ints = self._ints
+            if not self._pending:
+                if n:
+                    self._after_twist_next = N
+                return ints.integers(0, 2**64, size=n, dtype=np.uint64)
+        words = self._draw32(2 * n).astype(np.uint64)  # a loaded state's pending words,
+        return (words[0::2] << np.uint64(32)) | words[1::2]  # or a few draws
 
-    def _from_prefix(self, n: int) -> np.ndarray:
+    def _from_pending(self, n: int) -> np.ndarray:
         """Draws that a loaded state serves from its words before its next twist (a state
-        where ``left + next != 625``, see ``set_state``)."""
-        assert self._prefix is not None
+        where ``left + next != 625``, see ``_load``): the engine stands at word ``next``."""
         served = min(n, self._pending)
-        head, self._prefix = self._prefix[:served], self._prefix[served:]
+        head = self._mt.random_raw(served).astype(np.uint32)
         self._pending -= served
         self._after_twist_next += served
-        if head.shape[0] < served:  # words past 623: undefined in torch; use the engine's
-            head = np.concatenate([head, self._engine.random_raw(served - head.shape[0])
-                                   .astype(np.uint32)])
-        if not self._pending:
-            self._prefix = None
+        if not self._pending:  # left is 1: the next draw twists
+            key = self._mt.state["state"]["key"]
+            self._mt.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": N}}
         if served == n:
             return head
         return np.concatenate([head, self._draw32(n - served)])
 
     # ------------------------------------------------------------------------ state
-    def _left_next(self) -> tuple[int, int]:
-        """torch's ``left`` and ``next`` for the current engine position."""
-        if self._prefix is not None:
-            return self._pending + 1, self._after_twist_next
-        pos = self._engine.state["state"]["pos"]
-        if pos == N:  # the next draw twists; torch's next is where its last draw left it
-            return 1, self._after_twist_next
-        return N + 1 - pos, pos
-
     def get_state(self) -> Tensor:
-        """The generator's state as torch lays it out: a uint8 tensor of 5056 bytes.
-
-        Layout (little-endian): u64 seed, i32 left, i32 seeded (1), u64 next, 624 u64
-        state words, then the cached normals (f64 value at byte 5024 with an i32 flag at
-        5040; f32 value at 5048 with a bool flag at 5052); padding is zero.
-        """
-        left, nxt = self._left_next()
-        words = self._engine.state["state"]["key"].astype("<u8").tobytes()
-        double, single = self._normal_double, self._normal_float
-        raw = (_HEADER.pack(self._seed, left, 1, nxt) + words
-               + _TAIL.pack(0.0, double or 0.0, 0.0, double is not None,
-                            single or 0.0, single is not None))
-        assert len(raw) == STATE_SIZE
-        return factories.from_numpy(np.frombuffer(raw, np.uint8).copy())
+        """The generator's state as torch lays it out: a uint8 tensor of 5056 bytes, made by
+        ``state_bytes``."""
+        words, left, nxt = self._state()
+        raw = state_bytes(self._seed, words, left, nxt, self._normal_double,
+                          self._normal_float)
+        if not isinstance(raw, bytes | bytearray) or len(raw) != STATE_SIZE:
+            raise RuntimeError(f"state_bytes gave {type(raw).__name__} of length "
+                               f"{len(raw) if hasattr(raw, '__len__') else '?'}; "
+                               f"a CPU generator's state is {STATE_SIZE} bytes")
+        return factories.from_numpy(np.frombuffer(bytes(raw), np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> Generator:
         """Load a state made by ``get_state`` (here or in torch). Returns self.
@@ -296,28 +385,17 @@ class Generator:
                 f"Expected a CPUGeneratorImplState of size {STATE_SIZE} but found the input "
                 f"RNG state size to be {new_state.numel()}")
         raw = new_state.numpy().reshape(-1).tobytes()
-        seed_, left, seeded, nxt = _HEADER.unpack_from(raw, 0)
-        nxt &= 0xFFFFFFFF  # torch keeps next as a 32-bit count
-        if seeded == 0 or not 0 < left <= N or nxt > N:
+        field = {name: np.frombuffer(raw, kind, 1, at)[0].item()
+                 for name, (at, kind) in _FIELDS.items()}
+        nxt = field["next"] & 0xFFFFFFFF  # torch keeps next as a 32-bit count
+        left = field["left"]
+        if field["seeded"] == 0 or not 0 < left <= N or nxt > N:
             raise RuntimeError("Invalid mt19937 state")
-        words = np.frombuffer(raw, "<u8", N, _HEADER.size).astype(np.uint32)
-        _, double, _, double_ok, single, single_ok = _TAIL.unpack_from(raw, _HEADER.size + 8 * N)
-        self._seed = seed_
-        self._mt = np.random.MT19937()
-        if left + nxt == N + 1:  # the usual case: draws continue at word next
-            self._mt.state = {"bit_generator": "MT19937",
-                                  "state": {"key": words, "pos": nxt}}
-            self._prefix = None
-        else:  # left - 1 draws from word next on (past word 623 torch reads undefined memory)
-            self._mt.state = {"bit_generator": "MT19937", "state": {"key": words, "pos": N}}
-            served = words[nxt:nxt + left - 1].tolist()
-            self._prefix = np.array([temper(w) for w in served], dtype=np.uint32) \
-                if left > 1 else None
-            self._pending = left - 1
-        self._after_twist_next = nxt
-        self._mt_ints = np.random.Generator(self._mt)
-        self._normal_double = double if double_ok else None
-        self._normal_float = single if single_ok else None
+        self._seed = field["seed"]
+        self._python = None
+        self._load(np.frombuffer(raw, "<u8", N, _WORDS_AT).astype(np.uint32), left, nxt)
+        self._normal_double = field["double"] if field["double_valid"] else None
+        self._normal_float = field["float"] if field["float_valid"] else None
         return self
 
     def __repr__(self) -> str:

@@ -36,6 +36,7 @@ import numpy as np
 from ... import dtypes, factories
 from ..._ops import aten
 from ...tensor import Tensor
+from . import worker
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map",
            "default_collate_err_msg_format"]
@@ -153,12 +154,19 @@ def collate(batch: Sequence[Any], *, collate_fn_map: CollateMap | None = None) -
 def collate_tensor_fn(batch: Sequence[Tensor], *,
                       collate_fn_map: CollateMap | None = None) -> Tensor:
     """``stack(batch, 0)``: shape ``(len(batch), *batch[0].shape)``, the elements' dtype.
-    (torch, in a worker, stacks into shared memory first; the values are the same.)
+
+    In a worker process torch stacks into a new tensor (``out=``, in shared memory there),
+    so the batch a worker sends has ``_version`` 1; in the main process it is 0. Both are
+    reproduced (reftensor has no shared memory: the batch is pickled to the main process).
 
     Raises:
         RuntimeError: tensors of different shapes (``stack``'s error).
     """
-    return aten.stack(list(batch), 0)
+    if worker.get_worker_info() is None:
+        return aten.stack(list(batch), 0)
+    elem = batch[0]
+    out = aten.empty((len(batch), *elem.shape), dtype=elem.dtype, device=elem.device)
+    return aten.stack(list(batch), 0, out=out)
 
 
 def collate_numpy_array_fn(batch: Sequence[np.ndarray], *,

@@ -12,8 +12,8 @@ process, which interrupts its wait on the result queue:
   exited unexpectedly with exit code C. Details are lost due to multiprocessing. Rerunning
   with num_workers=0 may give better error trace.").
 
-A worker that exits normally raises nothing. After raising, the registry is cleared (so the
-other workers' ends, which follow, do not raise again).
+A worker that exits normally raises nothing. After raising, that loader's pids are forgotten
+(so the other workers' ends, which follow, do not raise again).
 """
 
 from __future__ import annotations
@@ -48,15 +48,16 @@ def remove_worker_pids(key: int) -> None:
     Raises:
         RuntimeError: ``key`` not registered.
     """
-    if _worker_pids.pop(key, None) is None:
+    if key not in _worker_pids:
         raise RuntimeError("Cannot find worker information for _BaseDataLoaderIter with id "
                            f"{key}")
+    del _worker_pids[key]
 
 
 def error_if_any_worker_fails() -> None:
     """Raise RuntimeError if a registered worker has died abnormally (see the module's
     docstring); the worker is left unreaped."""
-    for pids in list(_worker_pids.values()):
+    for key, pids in list(_worker_pids.items()):
         for pid in pids:
             try:
                 info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -65,7 +66,7 @@ def error_if_any_worker_fails() -> None:
             if info is None:  # still running
                 continue
             if info.si_code == os.CLD_EXITED and info.si_status != 0:
-                _worker_pids.clear()
+                _worker_pids[key] = ()
                 raise RuntimeError(
                     f"DataLoader worker (pid {pid}) exited unexpectedly with exit code "
                     f"{info.si_status}. Details are lost due to multiprocessing. Rerunning "
@@ -76,7 +77,7 @@ def error_if_any_worker_fails() -> None:
                 if info.si_status == signal.SIGBUS:
                     message += ("It is possible that dataloader's workers are out of shared "
                                 "memory. Please try to raise your shared memory limit.")
-                _worker_pids.clear()
+                _worker_pids[key] = ()
                 raise RuntimeError(message)
 
 

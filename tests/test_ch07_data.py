@@ -501,7 +501,7 @@ def test_shuffle_with_the_global_seed_moves_with_other_draws():
     dict(batch_sampler=[[0]], drop_last=True), dict(batch_size=None, drop_last=True),
     dict(multiprocessing_context="fork"), dict(num_workers=1, multiprocessing_context="nope"),
     dict(num_workers=1, multiprocessing_context=3), dict(batch_size=0),
-    dict(batch_size=-1), dict(batch_size=1.5),
+    dict(batch_size=-1), dict(batch_size=1.5), dict(num_workers=4096),
 ])
 def test_dataloader_option_errors(options):
     same_on_both(lambda lib, data: data.DataLoader(Squares(3), **options))
@@ -695,6 +695,14 @@ def test_batches_come_out_in_order_when_a_later_one_arrives_first():
                                                  collate_fn=lambda b: b))
         assert [[i for i, _ in b] for b in batches] == [[0, 1], [2, 3]]
         assert batches[1][0][1] < batches[0][1][1], "batch 1 was made before batch 0 ended"
+
+
+@pytest.mark.usefixtures("no_worker_left")
+def test_in_order_false_returns_batches_as_they_arrive():
+    for lib in LIBS:
+        batches = list(lib.utils.data.DataLoader(SlowFirst(), batch_size=2, num_workers=2,
+                                                 collate_fn=lambda b: b, in_order=False))
+        assert [[i for i, _ in b] for b in batches] == [[2, 3], [0, 1]]
 
 
 class Failing:

@@ -118,6 +118,14 @@ from .random.generator import (  # noqa: E402
     set_rng_state,
 )
 
+# Chapter 7's data loading reaches chapter 8's generator through ``utils._generator`` (it may
+# not import chapter 8): a fresh ``Generator`` for ``RandomSampler``, ``manual_seed`` for the
+# DataLoader's workers. ``reftensor.utils.data`` itself is imported on demand.
+# isort: split
+from . import utils  # noqa: E402
+
+utils._generator.provide(Generator, manual_seed)
+
 
 def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405
     """True for a ``reftensor.Tensor`` (``torch.is_tensor``)."""
@@ -138,7 +146,7 @@ __all__ = [
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
     "layout", "long", "memory_format", "numel", "preserve_format",
     "Generator", "default_generator", "get_rng_state", "initial_seed",
-    "manual_seed", "nn", "random", "seed", "set_rng_state",
+    "manual_seed", "nn", "random", "seed", "set_rng_state", "utils",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
     *_bindings.__all__,
     *broadcasting.__all__, *functional.__all__, *promotion.__all__, *views.__all__,

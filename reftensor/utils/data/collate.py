@@ -1,0 +1,221 @@
+"""Collation (``torch.utils.data._utils.collate``): a list of samples becomes one batch.
+
+``default_collate(batch)`` looks at the first sample's type and recurses through the nesting:
+
+* a tensor: ``stack(batch, 0)``, a new dim 0 of size ``len(batch)`` (shapes must match:
+  ``stack``'s RuntimeError otherwise);
+* a NumPy array: each turned into a tensor (``as_tensor``), then stacked; arrays of strings
+  or objects (dtype kind ``S``, ``a``, ``U``, ``O``) raise TypeError;
+* a NumPy scalar (``np.bool_``, ``np.number``, ``np.object_``): ``as_tensor(batch)``;
+* a float: a float64 tensor; an int: an int64 tensor; a str or bytes: the list as it is;
+* a mapping: the same mapping type with each key's values collated;
+* a named tuple: the same named tuple type, field by field;
+* any other sequence: transposed and each position collated; a tuple gives a *list* (torch's
+  backwards compatibility), a list gives a list, another sequence type its own type. Samples
+  of different lengths raise RuntimeError ("each element in list of batch should be of equal
+  size").
+
+Anything else raises TypeError ("default_collate: batch must contain tensors, numpy arrays,
+numbers, dicts or lists; found <type>"). ``default_convert`` (the collate of a loader without
+batching) only turns NumPy arrays and scalars into tensors, through the same nesting.
+
+The table ``default_collate_fn_map`` is torch's extension point: ``collate(batch,
+collate_fn_map=...)`` tries the exact type first, then ``isinstance`` in insertion order.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import copy
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes, factories
+from ..._ops import aten
+from ...tensor import Tensor
+from . import worker
+
+__all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map",
+           "default_collate_err_msg_format"]
+
+#: NumPy dtype strings of bytes, strings and objects: such arrays are not tensors.
+np_str_obj_array_pattern = re.compile(r"[SaUO]")
+
+default_collate_err_msg_format = ("default_collate: batch must contain tensors, numpy arrays, "
+                                  "numbers, dicts or lists; found {}")
+
+CollateMap = dict[type | tuple[type, ...], Callable[..., Any]]
+
+
+def _is_numpy_value(x: Any) -> bool:
+    """An object of a type of NumPy's top-level module (an array or a scalar), other than
+    NumPy's string scalars (torch's test: ``type(x).__module__ == "numpy"``)."""
+    kind = type(x)
+    return kind.__module__ == "numpy" and kind.__name__ not in ("str_", "string_")
+
+
+def default_convert(data: Any) -> Any:
+    """NumPy arrays and scalars inside ``data`` become tensors (``as_tensor``, sharing the
+    array's memory where torch would); everything else keeps its type
+    (``torch.utils.data.default_convert``).
+
+    A tensor is returned as it is; an array of strings or objects is left an array; a
+    mapping or a mutable sequence is shallow-copied and its values converted; a tuple becomes
+    a list; a named tuple stays one. Raises nothing of its own.
+    """
+    kind = type(data)
+    if isinstance(data, Tensor):
+        return data
+    if _is_numpy_value(data):
+        if kind.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str):
+            return data
+        return factories.as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        try:
+            if isinstance(data, collections.abc.MutableMapping):
+                clone = copy.copy(data)
+                clone.update({key: default_convert(data[key]) for key in data})
+                return clone
+            return kind({key: default_convert(data[key]) for key in data})
+        except TypeError:
+            return {key: default_convert(data[key]) for key in data}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a named tuple
+        return kind(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, str | bytes):
+        try:
+            if isinstance(data, collections.abc.MutableSequence):
+                clone = copy.copy(data)
+                for i, d in enumerate(data):
+                    clone[i] = default_convert(d)
+                return clone
+            return kind([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
+    return data
+
+
+def collate(batch: Sequence[Any], *, collate_fn_map: CollateMap | None = None) -> Any:
+    """Collate ``batch`` by the type of its first element (``torch.utils.data._utils.collate.
+    collate``): a function of ``collate_fn_map`` for that type (exact type first, then the
+    first key it is an instance of), else mappings, named tuples and sequences by recursion.
+
+    Raises:
+        RuntimeError: sequences of different lengths.
+        TypeError: an element of a type nothing handles.
+        IndexError: an empty batch (torch reads ``batch[0]``).
+    """
+    elem = batch[0]
+    kind = type(elem)
+    if collate_fn_map is not None:
+        if kind in collate_fn_map:
+            return collate_fn_map[kind](batch, collate_fn_map=collate_fn_map)
+        for key in collate_fn_map:
+            if isinstance(elem, key):
+                return collate_fn_map[key](batch, collate_fn_map=collate_fn_map)
+
+    def inner(samples: Sequence[Any]) -> Any:
+        return collate(samples, collate_fn_map=collate_fn_map)
+
+    if isinstance(elem, collections.abc.Mapping):
+        try:
+            if isinstance(elem, collections.abc.MutableMapping):
+                clone = copy.copy(elem)
+                clone.update({key: inner([d[key] for d in batch]) for key in elem})
+                return clone
+            return kind({key: inner([d[key] for d in batch]) for key in elem})
+        except TypeError:
+            return {key: inner([d[key] for d in batch]) for key in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple
+        return kind(*(inner(samples) for samples in zip(*batch, strict=False)))
+    if isinstance(elem, collections.abc.Sequence):
+        size = len(elem)
+        if any(len(e) != size for e in batch[1:]):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        transposed = list(zip(*batch, strict=False))
+        if isinstance(elem, tuple):
+            return [inner(samples) for samples in transposed]
+        try:
+            if isinstance(elem, collections.abc.MutableSequence):
+                clone = copy.copy(elem)
+                for i, samples in enumerate(transposed):
+                    clone[i] = inner(samples)
+                return clone
+            return kind([inner(samples) for samples in transposed])
+        except TypeError:
+            return [inner(samples) for samples in transposed]
+    raise TypeError(default_collate_err_msg_format.format(kind))
+
+
+def collate_tensor_fn(batch: Sequence[Tensor], *,
+                      collate_fn_map: CollateMap | None = None) -> Tensor:
+    """``stack(batch, 0)``: shape ``(len(batch), *batch[0].shape)``, the elements' dtype.
+
+    In a worker process torch stacks into a new tensor (``out=``, in shared memory there),
+    so the batch a worker sends has ``_version`` 1; in the main process it is 0. Both are
+    reproduced (reftensor has no shared memory: the batch is pickled to the main process).
+
+    Raises:
+        RuntimeError: tensors of different shapes (``stack``'s error).
+    """
+    if worker.get_worker_info() is None:
+        return aten.stack(list(batch), 0)
+    elem = batch[0]
+    out = aten.empty((len(batch), *elem.shape), dtype=elem.dtype, device=elem.device)
+    return aten.stack(list(batch), 0, out=out)
+
+
+def collate_numpy_array_fn(batch: Sequence[np.ndarray], *,
+                           collate_fn_map: CollateMap | None = None) -> Any:
+    """Arrays become tensors (``as_tensor``), then are collated as tensors.
+
+    Raises:
+        TypeError: an array of strings or objects.
+    """
+    elem = batch[0]
+    if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
+        raise TypeError(default_collate_err_msg_format.format(elem.dtype))
+    return collate([factories.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+
+
+def collate_numpy_scalar_fn(batch: Sequence[Any], *,
+                            collate_fn_map: CollateMap | None = None) -> Tensor:
+    """NumPy scalars: ``as_tensor(batch)``, a 1-d tensor of their dtype."""
+    return factories.as_tensor(batch)
+
+
+def collate_float_fn(batch: Sequence[float], *,
+                     collate_fn_map: CollateMap | None = None) -> Tensor:
+    """Python floats: a 1-d float64 tensor."""
+    return factories.tensor(batch, dtype=dtypes.float64)
+
+
+def collate_int_fn(batch: Sequence[int], *, collate_fn_map: CollateMap | None = None) -> Tensor:
+    """Python ints (a bool is one): ``tensor(batch)``, int64 (bool if every element is one)."""
+    return factories.tensor(batch)
+
+
+def collate_str_fn(batch: Sequence[Any], *, collate_fn_map: CollateMap | None = None) -> Any:
+    """Strings and bytes: the batch as it is."""
+    return batch
+
+
+default_collate_fn_map: CollateMap = {
+    Tensor: collate_tensor_fn,
+    np.ndarray: collate_numpy_array_fn,
+    (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    str: collate_str_fn,
+    bytes: collate_str_fn,
+}
+
+
+def default_collate(batch: Sequence[Any]) -> Any:
+    """Stack a list of samples into a batch (``torch.utils.data.default_collate``); see the
+    module's docstring for every type and error."""
+    return collate(batch, collate_fn_map=default_collate_fn_map)

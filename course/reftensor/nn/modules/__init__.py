@@ -1,0 +1,10 @@
+"""The layers of ``reftensor.nn`` (``torch.nn.modules``), one kind per file."""
+
+from .activation import ReLU, Sigmoid, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .flatten import Flatten, Unflatten
+from .linear import Identity, Linear
+from .module import Module
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear",
+           "Flatten", "Unflatten", "ReLU", "Tanh", "Sigmoid"]

@@ -487,3 +487,71 @@ def test_setting_data_takes_the_new_tensors_storage_and_keeps_the_version_counte
         return (x.detach(), x._version, x.dtype, x.requires_grad, x.is_leaf, x.stride(),
                 _error(lib, lambda: setattr(x, "data", 3))[0])
     same_on_both(program)
+
+
+# ------------------------------------------------------------------ parameter containers
+def test_parameter_list_and_dict_register_convert_and_print_as_torch():
+    def program(lib):
+        nn = lib.nn
+        pl = nn.ParameterList([lib.ones(2, 3), nn.Parameter(lib.zeros(1)), "text"])
+        pl.append(lib.ones(4))
+        pl[0] = lib.zeros(3)
+        out = [[type(p).__name__ for p in pl], len(pl), list(pl.state_dict()),
+               [n for n, _ in pl.named_parameters()], _text(repr(pl)),
+               _text(repr(pl[1:])), _error(lib, lambda: pl[7]), _error(lib, lambda: pl()),
+               _error(lib, lambda: pl.extend(lib.ones(2)))]
+        pd = nn.ParameterDict({"b": lib.ones(2), "a": lib.zeros(1)})
+        pd["c"] = 3
+        pd.update([("d", lib.ones(1))])
+        out += [list(pd), list(pd.keys()), list(pd.state_dict()), _text(repr(pd)),
+                "a" in pd, pd.get("zz", 5), type(pd.pop("b")).__name__, pd.popitem()[0],
+                list(pd), _error(lib, lambda: pd[1]), _error(lib, lambda: pd.update(3)),
+                _error(lib, lambda: pd.update([("e", lib.ones(1)), ("f",)])), list(pd),
+                list(pd | nn.ParameterDict({"z": lib.ones(1)})),
+                list(nn.ParameterDict([("y", lib.ones(1)), ("x", lib.ones(1))]))]
+        return out
+    same_on_both(program)
+
+
+def test_dropout_zeroes_torchs_elements_in_training_and_nothing_in_eval():
+    def program(lib):
+        nn = lib.nn
+        lib.manual_seed(12)
+        drop = nn.Dropout(0.3)
+        x = lib.ones(4, 5)
+        y = drop(x)
+        drop.eval()
+        z = drop(x)
+        return (y, z is x, repr(drop), _error(lib, lambda: nn.Dropout(1.5)),
+                repr(nn.Dropout(0.1, inplace=True)), lib.rand(1))
+    same_on_both(program)
+
+
+def test_state_dict_hooks_run_in_order_and_can_change_what_is_saved_and_loaded():
+    def program(lib):
+        nn = lib.nn
+        lib.manual_seed(13)
+        net = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1))
+        calls = []
+        net[0].register_state_dict_pre_hook(
+            lambda m, prefix, keep_vars: calls.append(("pre", prefix, keep_vars)))
+
+        def post(m, state, prefix, meta):
+            calls.append(("post", prefix, sorted(state)))
+            state[prefix + "extra"] = lib.zeros(1)
+        net[1].register_state_dict_post_hook(post)
+        state = net.state_dict(keep_vars=True)
+        net[1].register_state_dict_post_hook(lambda m, s, p, meta: {})
+        refused = _error(lib, lambda: net.state_dict())
+
+        def before_load(m, sd, prefix, meta, strict, missing, unexpected, errors):
+            calls.append(("load-pre", type(m).__name__, prefix, sorted(sd), strict))
+        net[0].register_load_state_dict_pre_hook(before_load)
+        net.register_load_state_dict_post_hook(
+            lambda m, keys: calls.append(("load-post", list(keys.missing_keys),
+                                          list(keys.unexpected_keys))))
+        fresh = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1)).state_dict()
+        result = net.load_state_dict(fresh, strict=False)
+        return (calls, list(state), state["0.weight"] is net[0].weight, refused,
+                _text(repr(result)))
+    same_on_both(program)

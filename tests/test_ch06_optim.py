@@ -224,3 +224,63 @@ def test_a_model_trained_with_sgd_follows_torchs_trajectory(options):
     """float64, 20 steps of a two-layer model on a generated regression problem."""
     expected, got = _train(torch, "SGD", options), _train(reftensor, "SGD", options)
     assert _apart(expected, got) <= TRAJECTORY_ULPS, _apart(expected, got)
+
+
+# ------------------------------------------------------------------ schedulers
+SCHEDULERS = [
+    "StepLR(opt, step_size=3)", "StepLR(opt, 2, gamma=0.5)",
+    "LambdaLR(opt, lambda e: 0.95 ** e)", "LambdaLR(opt, [lambda e: 1 / (e + 1), lambda e: e])",
+    "CosineAnnealingLR(opt, T_max=5)", "CosineAnnealingLR(opt, 3, eta_min=0.01)",
+    "CosineAnnealingLR(opt, 1)",
+]
+
+
+@pytest.mark.parametrize("make", SCHEDULERS)
+def test_schedulers_set_torchs_rates_every_step(make):
+    def program(lib):
+        a, b = lib.nn.Parameter(lib.ones(1)), lib.nn.Parameter(lib.ones(1))
+        opt = lib.optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.3}], lr=0.1)
+        sched = eval(f"lib.optim.lr_scheduler.{make}", {"lib": lib, "opt": opt})
+        rates = [sched.get_last_lr()]
+        for _ in range(12):
+            opt.step()
+            sched.step()
+            rates.append(sched.get_last_lr())
+        state = {k: v for k, v in sched.state_dict().items() if k != "lr_lambdas"}
+        return rates, [g["lr"] for g in opt.param_groups], \
+            [g["initial_lr"] for g in opt.param_groups], state
+    same_on_both(program)
+
+
+def test_scheduler_warnings_closed_form_and_chaining_as_torch():
+    def program(lib):
+        p = lib.nn.Parameter(lib.ones(1))
+        opt = lib.optim.SGD([p], lr=1.0)
+        sched = lib.optim.lr_scheduler.StepLR(opt, 2)
+        with warnings.catch_warnings(record=True) as early:
+            warnings.simplefilter("always")
+            sched.step()  # before opt.step(): torch warns
+            sched.step(7)  # an epoch: deprecated, closed form
+        late = lib.optim.lr_scheduler.CosineAnnealingLR(opt, 4)
+        both = []
+        for _ in range(6):
+            opt.step()
+            sched.step()
+            late.step()
+            both.append(opt.param_groups[0]["lr"])
+        with warnings.catch_warnings(record=True) as outside:
+            warnings.simplefilter("always")
+            sched.get_lr()
+        try:
+            lib.optim.lr_scheduler.StepLR(lib.optim.SGD([p], lr=0.1), 2, last_epoch=3)
+            resumed = "no error"
+        except KeyError as e:
+            resumed = str(e)
+        try:
+            lib.optim.lr_scheduler.StepLR(3, 2)
+            refused = "no error"
+        except TypeError as e:
+            refused = str(e)
+        return ([str(w.message)[:60] for w in early], sched.get_last_lr(), both,
+                [str(w.message) for w in outside], resumed, refused)
+    same_on_both(program)

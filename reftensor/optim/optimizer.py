@@ -148,6 +148,7 @@ class Optimizer:
                     raise RuntimeError("optimizer_pre_hook must return None or a tuple of "
                                        f"(new_args, new_kwargs), but got {result}.")
                 args, kwargs = result
+        self._opt_called = True  # a scheduler's step() checks that this came first
         out = update()
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, args, kwargs)

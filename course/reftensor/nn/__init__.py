@@ -7,12 +7,15 @@ chapter 8's).
 
 from . import functional, init
 from .modules import (
+    Dropout,
     Flatten,
     Identity,
     Linear,
     Module,
     ModuleDict,
     ModuleList,
+    ParameterDict,
+    ParameterList,
     ReLU,
     Sequential,
     Sigmoid,
@@ -23,4 +26,4 @@ from .parameter import Parameter
 
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList",
            "ModuleDict", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "Tanh",
-           "Sigmoid"]
+           "Sigmoid", "Dropout", "ParameterList", "ParameterDict"]

@@ -2,9 +2,12 @@
 
 from .activation import ReLU, Sigmoid, Tanh
 from .container import ModuleDict, ModuleList, Sequential
+from .dropout import Dropout
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
 from .module import Module
+from .parameter_containers import ParameterDict, ParameterList
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear",
-           "Flatten", "Unflatten", "ReLU", "Tanh", "Sigmoid"]
+           "Flatten", "Unflatten", "ReLU", "Tanh", "Sigmoid", "Dropout", "ParameterList",
+           "ParameterDict"]

@@ -17,6 +17,7 @@ hooks, in the order they were registered.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -575,7 +576,10 @@ class Module:
                                  keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
-            if result is not None:
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:  # a private hook may hand back another dict
                 destination = result
         return destination
 
@@ -600,6 +604,27 @@ class Module:
             RuntimeError: with ``strict``, a missing or unexpected key; a size mismatch.
         """
         return _state.load(self, state_dict, strict, assign)
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(module, prefix, keep_vars)`` before this module saves its entries."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(module, state_dict, prefix, local_metadata)`` after this module's
+        subtree is saved; it may change ``state_dict`` in place and must return None."""
+        hook._from_public_api = True  # type: ignore[attr-defined]
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its own entries."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
+        return handle
 
     def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Run ``hook(module, incompatible_keys)`` after this module's subtree is loaded."""

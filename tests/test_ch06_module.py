@@ -555,3 +555,73 @@ def test_state_dict_hooks_run_in_order_and_can_change_what_is_saved_and_loaded()
         return (calls, list(state), state["0.weight"] is net[0].weight, refused,
                 _text(repr(result)))
     same_on_both(program)
+
+
+# ------------------------------------------------------------------ backward hooks
+def _summary(grads: Any) -> Any:
+    return [None if g is None else g.reshape(-1).tolist() for g in grads]
+
+
+def test_full_backward_hooks_see_and_replace_gradients_in_torchs_order():
+    def program(lib):
+        nn = lib.nn
+        lib.manual_seed(14)
+        f64 = lib.float64
+        net = nn.Sequential(nn.Linear(3, 4, dtype=f64), nn.Tanh(), nn.Linear(4, 2, dtype=f64))
+        calls = []
+        for i, layer in enumerate(net):
+            layer.register_full_backward_hook(
+                lambda m, gi, go, i=i: calls.append(("hook", i, _summary(gi), _summary(go))))
+            layer.register_full_backward_pre_hook(
+                lambda m, go, i=i: calls.append(("pre", i, _summary(go))))
+        net.register_full_backward_hook(lambda m, gi, go: calls.append(("net", _summary(gi))))
+        # the last layer doubles its output gradient; the first halves its input gradient
+        net[2].register_full_backward_pre_hook(lambda m, go: (go[0] * 2,))
+        net[0].register_full_backward_hook(lambda m, gi, go: (gi[0] / 2,))
+        x = lib.rand(5, 3, dtype=f64, requires_grad=True)
+        y = net(x)
+        y.sum().backward()
+        return calls, x.grad, [p.grad for p in net.parameters()], y.grad_fn.name()
+    same_on_both(program, ulps=8)
+
+
+def test_a_module_of_several_inputs_gets_none_for_its_other_arguments():
+    def program(lib):
+        nn = lib.nn
+
+        class Mix(nn.Module):
+            def forward(self, a, scale, b):
+                return a * scale + b * b, a.sum()
+
+        mix = Mix()
+        calls = []
+        mix.register_full_backward_hook(
+            lambda m, gi, go: calls.append((len(gi), _summary(gi), _summary(go))))
+        a = lib.ones(2, requires_grad=True)
+        b = lib.full((2,), 3.0)  # does not require grad
+        out, total = mix(a, 2.0, b)
+        (out.sum() + total).backward()
+        return calls, a.grad, out.grad_fn.name(), total.grad_fn.name()
+    same_on_both(program)
+
+
+def test_full_backward_hooks_when_no_input_requires_grad_warn_and_run_at_the_output():
+    def program(lib):
+        nn = lib.nn
+        lib.manual_seed(15)
+        layer = nn.Linear(2, 1)
+        calls = []
+        layer.register_full_backward_hook(lambda m, gi, go: calls.append((gi, _summary(go))))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layer(lib.ones(3, 2)).sum().backward()
+        bad = nn.Linear(2, 1)
+        bad.register_full_backward_hook(lambda m, gi, go: (lib.ones(1),))
+        refused = _error(lib, lambda: bad(lib.ones(3, 2)).sum().backward())
+        wrong = nn.Linear(2, 1)
+        wrong.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
+        x = lib.ones(3, 2, requires_grad=True)
+        too_many = _error(lib, lambda: wrong(x).sum().backward())
+        return calls, [str(w.message)[:40] for w in caught], refused, too_many, \
+            [p.grad is None for p in layer.parameters()]
+    same_on_both(program)

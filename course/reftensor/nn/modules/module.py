@@ -18,6 +18,7 @@ hooks, in the order they were registered.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -27,6 +28,7 @@ from ...autograd import no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter, typename
 from . import state_dict as _state
+from .backward_hooks import BackwardHook
 from .hooks import RemovableHandle
 
 __all__ = ["Module"]
@@ -501,17 +503,51 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False
+                                    ) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` when the gradients of this module's
+        tensor inputs are computed (None in the slots of other arguments); what it returns
+        (not None) replaces ``grad_input``. See ``backward_hooks.py``.
+
+        Raises:
+            RuntimeError: the module has a non-full backward hook.
+        """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any], prepend: bool = False
+                                        ) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` when the gradients of this module's outputs are
+        known, before its inputs' are computed; what it returns replaces ``grad_output``."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Pre-hooks, ``forward(*args, **kwargs)``, then hooks, in registration order.
+        """Pre-hooks, ``forward(*args, **kwargs)``, then hooks, in registration order; with
+        full backward hooks or backward pre-hooks, the tensor inputs and outputs pass through
+        the boundary nodes of ``backward_hooks.py``.
 
         Raises:
             RuntimeError: a ``with_kwargs`` pre-hook returns something other than None or an
                 ``(args, kwargs)`` pair.
         """
-        if not (self._forward_hooks or self._forward_pre_hooks):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         result = None
         done: set[int] = set()
+        full_hooks = list(self._backward_hooks.values()) if self._is_full_backward_hook else []
+        pre_hooks = list(self._backward_pre_hooks.values())
         try:
             for key, hook in list(self._forward_pre_hooks.items()):
                 if key in self._forward_pre_hooks_with_kwargs:
@@ -525,6 +561,10 @@ class Module:
                     new = hook(self, args)
                     if new is not None:
                         args = new if isinstance(new, tuple) else (new,)
+            boundary = None
+            if full_hooks or pre_hooks:
+                boundary = BackwardHook(self, full_hooks, pre_hooks)
+                args = boundary.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             for key, hook in list(self._forward_hooks.items()):
                 done.add(key)
@@ -532,6 +572,12 @@ class Module:
                        if key in self._forward_hooks_with_kwargs else hook(self, args, result))
                 if new is not None:
                     result = new
+            if boundary is not None:
+                if not isinstance(result, Tensor | tuple):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=2)
+                result = boundary.setup_output_hook(result)
             return result
         except Exception:
             for key, hook in list(self._forward_hooks.items()):

@@ -104,10 +104,10 @@ from .autograd.functions import *  # noqa: E402, F403
 # The op table's differentiable ops get their Autograd kernels from the derivatives table.
 from .autograd import variable_type  # noqa: E402, F401
 
-# Chapter 8: random number generation (the samplers and the random factories, ``rand``,
-# ``normal``, ..., are the op table's; here the generators).
+# Chapter 6: modules and optimizers. Chapter 8: random number generation (the samplers and
+# the random factories, ``rand``, ``normal``, ..., are the op table's; here the generators).
 # isort: split
-from . import nn  # noqa: E402
+from . import nn, optim  # noqa: E402
 from .random.generator import (  # noqa: E402
     Generator,
     default_generator,
@@ -146,7 +146,7 @@ __all__ = [
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
     "layout", "long", "memory_format", "numel", "preserve_format",
     "Generator", "default_generator", "get_rng_state", "initial_seed",
-    "manual_seed", "nn", "random", "seed", "set_rng_state", "utils",
+    "manual_seed", "nn", "optim", "random", "seed", "set_rng_state", "utils",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
     *_bindings.__all__,
     *broadcasting.__all__, *functional.__all__, *promotion.__all__, *views.__all__,

@@ -367,6 +367,20 @@ class Tensor(TensorMethods):
         return Tensor._make(self._storage, self._shape, self._stride, self._storage_offset,
                             self._dtype)
 
+    @data.setter
+    def data(self, new: Tensor) -> None:
+        """``t.data = new``: ``t`` takes ``new``'s storage, shape, strides, offset and dtype,
+        and keeps its own version counter and autograd state (torch's ``set_data``; how
+        ``Module.to`` converts a parameter without replacing the object).
+
+        Raises:
+            TypeError: ``new`` is not a tensor.
+        """
+        if not isinstance(new, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+        self._storage, self._shape, self._stride = new._storage, new._shape, new._stride
+        self._storage_offset, self._dtype = new._storage_offset, new._dtype
+
     # ------------------------------------------------------------------ contiguity
     def is_contiguous(self, memory_format: memory_format = layout.contiguous_format) -> bool:
         """Does the layout match ``memory_format`` exactly (size-1 dims ignored)?"""

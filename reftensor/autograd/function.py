@@ -131,6 +131,9 @@ class Function:
                 outs = outs[:i] + (out,) + outs[i + 1:]
             recorded.append(out)
         record(node, recorded)
+        for i, out in enumerate(outs):  # a non-differentiable output keeps its slot: its
+            if isinstance(out, Tensor) and recorded[i] is None:  # gradient is zeros when
+                node._output_info[i] = (out._shape, out._dtype)  # materialized, as in torch
         for k, t in enumerate(ctx._to_save):  # checked against in-place writes, freed after
             node.save(str(k), t, is_output=any(t is o for o in recorded))
         return outs if isinstance(outputs, tuple) else outs[0]

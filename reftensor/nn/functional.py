@@ -1,6 +1,7 @@
 """``reftensor.nn.functional`` (``torch.nn.functional``): functions without parameters.
 
-``dropout`` belongs to chapter 8: its mask comes from the generator, one 53-bit uniform per
+``linear`` and ``relu`` are chapter 6's layers as functions. ``dropout`` belongs to
+chapter 8: its mask comes from the generator, one 53-bit uniform per
 element in memory order, so with the same seed it zeroes exactly the elements torch zeroes.
 """
 
@@ -10,7 +11,7 @@ from .. import layout
 from .._ops import aten
 from ..tensor import Tensor
 
-__all__ = ["dropout"]
+__all__ = ["dropout", "linear", "relu"]
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
@@ -40,3 +41,25 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     noise.bernoulli_(1.0 - p)  # the op table's sampler (chapter 8's kernel)
     noise.div_(1.0 - p)
     return input.mul_(noise) if inplace else input * noise
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` (``torch.nn.functional.linear``): ``input`` of shape
+    ``(*, in_features)``, ``weight`` ``(out_features, in_features)``, ``bias``
+    ``(out_features,)``; gives ``(*, out_features)``.
+
+    torch computes it as one ``addmm`` for a 2-d input with a bias, and with a flattened
+    ``addmm`` for other contiguous inputs; here it is ``matmul`` then ``+``: the values agree
+    to rounding, but the graph's nodes differ (``AddBackward0`` for torch's
+    ``AddmmBackward0``) until ``addmm`` is in the op table.
+
+    Raises:
+        RuntimeError: the inner sizes differ, or the dtypes do.
+    """
+    output = input.matmul(weight.t())
+    return output if bias is None else output + bias
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)`` (``torch.nn.functional.relu``); ``inplace`` writes into ``input``."""
+    return input.relu_() if inplace else input.relu()

@@ -1,8 +1,29 @@
-"""``reftensor.nn``: neural-network building blocks (``torch.nn``).
+"""``reftensor.nn``: neural-network building blocks (``torch.nn``), chapter 6.
 
-So far only ``functional.dropout`` (chapter 8, random number generation).
+``Parameter`` (parameter.py), ``Module`` and the layers (modules/), ``init`` (how layers
+draw their first values) and ``functional`` (the layers' ops as functions; ``dropout`` is
+chapter 8's).
 """
 
-from . import functional
+from . import functional, init
+from .modules import (
+    Dropout,
+    Flatten,
+    Identity,
+    Linear,
+    Module,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Tanh,
+    Unflatten,
+)
+from .parameter import Parameter
 
-__all__ = ["functional"]
+__all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList",
+           "ModuleDict", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "Tanh",
+           "Sigmoid", "Dropout", "ParameterList", "ParameterDict"]

@@ -1,0 +1,162 @@
+"""``reftensor.nn.init`` (``torch.nn.init``): fill a parameter in place, without autograd.
+
+Each function draws from the generator (the default one unless ``generator=`` is given),
+through the tensor's own ``uniform_`` or ``normal_``: the same seed gives torch's exact values
+(chapter 8), because the draws are the same and so is their order. The scale comes from the
+weight's shape: ``fan_in`` is ``size(1)`` times the product of the sizes after dim 1 (a
+convolution's kernel), ``fan_out`` is ``size(0)`` times the same product.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+from ..autograd import no_grad
+from ..tensor import Tensor
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+
+_LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d")
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The factor that keeps a layer's output variance after ``nonlinearity``
+    (``torch.nn.init.calculate_gain``): 1 for linear layers and sigmoid, 5/3 for tanh,
+    sqrt(2) for relu, sqrt(2 / (1 + slope**2)) for leaky_relu (slope ``param``, default
+    0.01), 3/4 for selu.
+
+    Raises:
+        ValueError: an unknown nonlinearity, or a slope that is not an int or float.
+    """
+    if nonlinearity in _LINEAR or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope: float = 0.01
+        elif isinstance(param, int | float) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """``(fan_in, fan_out)`` of a weight of shape ``(out, in, *kernel)``.
+
+    Raises:
+        ValueError: fewer than 2 dims.
+    """
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than "
+                         "2 dimensions")
+    receptive = math.prod(tensor.shape[2:])
+    return tensor.size(1) * receptive, tensor.size(0) * receptive
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of "
+                         "['fan_in', 'fan_out']")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Any = None) -> Tensor:
+    """Fill ``tensor`` from U(a, b) (``torch.nn.init.uniform_``); returns it."""
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Any = None) -> Tensor:
+    """Fill ``tensor`` from N(mean, std**2) (``torch.nn.init.normal_``); returns it."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill ``tensor`` with ``val`` (``torch.nn.init.constant_``); returns it."""
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill ``tensor`` with 1 (``torch.nn.init.ones_``); returns it."""
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill ``tensor`` with 0 (``torch.nn.init.zeros_``); returns it."""
+    with no_grad():
+        return tensor.zero_()
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """U(-b, b) with ``b = gain * sqrt(6 / (fan_in + fan_out))``, computed as torch does,
+    ``sqrt(3) * gain * sqrt(2 / (fan_in + fan_out))`` (``torch.nn.init.xavier_uniform_``).
+
+    Raises:
+        ValueError: fewer than 2 dims.
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """N(0, std**2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``
+    (``torch.nn.init.xavier_normal_``).
+
+    Raises:
+        ValueError: fewer than 2 dims.
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    """U(-b, b) with ``b = sqrt(3) * gain / sqrt(fan)`` (``torch.nn.init.kaiming_uniform_``;
+    ``a`` is leaky_relu's slope for the gain). ``Linear`` and the convolutions call it with
+    ``a=sqrt(5)``, which makes ``b = 1 / sqrt(fan_in)``. A tensor with no elements is left
+    as it is, with a warning, and draws nothing.
+
+    Raises:
+        ValueError: fewer than 2 dims, an unknown ``mode`` or ``nonlinearity``.
+    """
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    """N(0, std**2) with ``std = gain / sqrt(fan)`` (``torch.nn.init.kaiming_normal_``).
+
+    Raises:
+        ValueError: fewer than 2 dims, an unknown ``mode`` or ``nonlinearity``.
+    """
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    return normal_(tensor, 0, _kaiming_std(tensor, a, mode, nonlinearity), generator)

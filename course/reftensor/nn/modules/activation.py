@@ -1,0 +1,37 @@
+"""Activations as layers (``torch.nn.ReLU``, ``Tanh``, ``Sigmoid``): no parameters, one op."""
+
+from __future__ import annotations
+
+from ...tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+__all__ = ["ReLU", "Tanh", "Sigmoid"]
+
+
+class ReLU(Module):
+    """``max(input, 0)``; with ``inplace=True`` the input itself is overwritten."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Tanh(Module):
+    """``tanh(input)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.tanh()
+
+
+class Sigmoid(Module):
+    """``1 / (1 + exp(-input))``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.sigmoid()

@@ -1,0 +1,129 @@
+"""``reftensor.optim.Adam`` and ``AdamW`` (``torch.optim.Adam``, ``torch.optim.AdamW``), in
+torch's single-tensor order (its default for CPU tensors), so a step agrees with torch's to
+float rounding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes, factories
+from .._ops import aten
+from ..autograd import enable_grad, set_grad_enabled
+from ..layout import preserve_format
+from .optimizer import Optimizer
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False,
+    *, foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+    decoupled_weight_decay=False)``.
+
+    State per parameter, made on its first step with a gradient: ``step`` (a float32 0-d
+    tensor), ``exp_avg`` and ``exp_avg_sq`` (zeros shaped like it; ``max_exp_avg_sq`` too
+    with ``amsgrad``). A step, with ``t`` the new step count:
+
+    * weight decay: ``g += weight_decay * p`` (Adam), or ``p *= 1 - lr * weight_decay``
+      (decoupled, AdamW);
+    * ``exp_avg.lerp_(g, 1 - beta1)``; ``exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) g g``;
+    * ``denom = sqrt(exp_avg_sq) / sqrt(1 - beta2**t) + eps`` (the running maximum of
+      ``exp_avg_sq`` with amsgrad);
+    * ``p -= lr / (1 - beta1**t) * exp_avg / denom``.
+
+    Raises:
+        ValueError: a negative ``lr``, ``eps`` or ``weight_decay``; a beta outside [0, 1).
+    """
+
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
+            raise ValueError("betas must be either both floats or both Tensors")
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable,
+                    "fused": fused, "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss
+        (computed first, with grad enabled) or None."""
+        return self._hooked_step(lambda: self._step(closure), closure)
+
+    def _step(self, closure: Callable[[], Any] | None) -> Any:
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with set_grad_enabled(self.defaults["differentiable"]):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _state_of(self, p: Any, amsgrad: bool) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = factories.tensor(0.0, dtype=dtypes.float32)
+            state["exp_avg"] = aten.zeros_like(p, memory_format=preserve_format)
+            state["exp_avg_sq"] = aten.zeros_like(p, memory_format=preserve_format)
+            if amsgrad:
+                state["max_exp_avg_sq"] = aten.zeros_like(p, memory_format=preserve_format)
+        return state
+
+    def _update(self, p: Any, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+        state = self._state_of(p, amsgrad)
+        grad = -p.grad if group["maximize"] else p.grad
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        state["step"] += 1
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step = state["step"].item()
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2**0.5
+        if amsgrad:
+            biggest = state["max_exp_avg_sq"]
+            aten.maximum(biggest, exp_avg_sq, out=biggest)
+            denom = (biggest.sqrt() / bias_correction2_sqrt).add_(group["eps"])
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(group["eps"])
+        p.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+class AdamW(Adam):
+    """``AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False,
+    *, maximize=False, foreach=None, capturable=False, differentiable=False, fused=None)``:
+    Adam with decoupled weight decay (``p *= 1 - lr * weight_decay`` before the update)."""
+
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

@@ -1,0 +1,700 @@
+"""``reftensor.nn.Module`` (``torch.nn.Module``): the base class of every layer and model.
+
+A Module keeps what it is made of in three ordered dicts, filled by assignment:
+
+* ``_parameters``: each :class:`~reftensor.nn.Parameter` assigned as an attribute;
+* ``_buffers``: tensors registered with ``register_buffer`` (running statistics, ...),
+  saved by ``state_dict`` unless registered with ``persistent=False``;
+* ``_modules``: each Module assigned as an attribute (its children).
+
+Everything else assigned is a plain attribute: a tensor that is not a Parameter is neither
+trained nor saved. The tree of children is walked depth first, parents before children, in
+registration order (``named_modules``), and a module or tensor reached twice is given once
+(``remove_duplicate``): that walk orders ``parameters()``, ``state_dict()`` and what an
+optimizer steps. Calling a module runs its forward pre-hooks, ``forward`` and its forward
+hooks, in the order they were registered.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from ... import dtypes
+from ...autograd import no_grad
+from ...tensor import Tensor
+from ..parameter import Parameter, typename
+from . import state_dict as _state
+from .backward_hooks import BackwardHook
+from .hooks import RemovableHandle
+
+__all__ = ["Module"]
+
+_HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+               "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
+               "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+               "_load_state_dict_post_hooks")
+
+
+def _indent(text: str, spaces: int) -> str:
+    """Indent every line of ``text`` but the first (a child's repr inside its parent's);
+    blank lines stay empty."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [" " * spaces + line if line.strip() else "" for line in rest])
+
+
+def _check_name(kind: str, name: Any) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+
+
+class Module:
+    """Base class of layers and models (``torch.nn.Module``); subclasses define ``forward``.
+
+    Call ``super().__init__()`` before assigning parameters, buffers or submodules.
+
+    Raises:
+        TypeError: arguments given to ``Module.__init__`` itself.
+    """
+
+    #: The format of this class's ``state_dict`` entries (its ``_metadata`` version).
+    _version: int = 1
+    training: bool
+    #: Whether ``Module.__init__`` passes its arguments on to the next class (torch's flag).
+    call_super_init: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if not self.call_super_init and kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if not self.call_super_init and args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument "
+                            f"but {len(args) + 1} were given")
+        put = super().__setattr__  # plain attributes, without __setattr__'s routing
+        put("training", True)
+        put("_parameters", {})
+        put("_buffers", {})
+        put("_non_persistent_buffers_set", set())
+        for name in _HOOK_DICTS:
+            put(name, OrderedDict())
+        put("_is_full_backward_hook", None)
+        put("_modules", {})
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # ------------------------------------------------------------------ registration
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` (a Parameter, or None for a slot without one) as ``name``.
+
+        Raises:
+            AttributeError: before ``Module.__init__``.
+            TypeError: ``name`` not a str; ``param`` not a Parameter.
+            KeyError: ``name`` empty, with a dot, or an attribute of another kind.
+            ValueError: ``param`` is not a leaf.
+        """
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name("parameter", name)
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter "
+                            f"'{name}' (torch.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
+                f"be created explicitly. To express '{name}' as a function of another "
+                "Tensor, compute the value in the forward() method.")
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None,
+                        persistent: bool = True) -> None:
+        """Register ``tensor`` as the buffer ``name``: moved by ``to()``, saved by
+        ``state_dict`` only when ``persistent``, never returned by ``parameters()``.
+
+        Raises:
+            AttributeError: before ``Module.__init__``.
+            TypeError: ``name`` not a str; ``tensor`` not a tensor or None.
+            KeyError: ``name`` empty, with a dot, or an attribute of another kind.
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name("buffer", name)
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` (or None) as the child ``name``.
+
+        Raises:
+            TypeError: ``module`` is not a Module; ``name`` not a str.
+            KeyError: ``name`` empty, with a dot, or an attribute of another kind.
+        """
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{typename(module)} is not a Module subclass")
+        _check_name("module", name)
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Route an assignment: a Parameter to ``_parameters``, a Module to ``_modules``, a
+        tensor (or None) to ``_buffers`` when ``name`` is a buffer already, and None to
+        whichever dict already holds ``name``; anything else is a plain attribute. A name
+        moves out of the other dicts when it changes kind.
+
+        Raises:
+            AttributeError: a Parameter or Module assigned before ``Module.__init__``.
+            TypeError: a value that cannot take the place of a registered parameter, child
+                or buffer (a plain tensor where a Parameter is registered, ...).
+        """
+        params = self.__dict__.get("_parameters")
+        modules = self.__dict__.get("_modules")
+        buffers = self.__dict__.get("_buffers")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name, self.__dict__, buffers, modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name, self.__dict__, params, buffers)
+            modules[name] = value
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as child module "
+                                f"'{name}' (torch.nn.Module or None expected)")
+            modules[name] = value
+        elif buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+        else:
+            super().__setattr__(name, value)
+
+    def _forget(self, name: str, *tables: Any) -> None:
+        for table in tables:
+            if table is not None and name in table:
+                del table[name]
+        self.__dict__.get("_non_persistent_buffers_set", set()).discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # called only when normal lookup fails: look in the three dicts
+        for table in ("_parameters", "_buffers", "_modules"):
+            found = self.__dict__.get(table)
+            if found is not None and name in found:
+                return found[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            super().__delattr__(name)
+
+    def __dir__(self) -> list[str]:
+        names = set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+        names |= set(self._modules)
+        return sorted(n for n in names if not n[:1].isdigit())
+
+    # ------------------------------------------------------------------ the walk
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """This module and every module below it, depth first, parents first, with dotted
+        names; a module reached again is skipped unless ``remove_duplicate=False``."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is not None:
+                yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name,
+                                               remove_duplicate)
+
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """The direct children, each once, in registration order."""
+        seen: set[Module] = set()
+        for name, child in self._modules.items():
+            if child is not None and child not in seen:
+                seen.add(child)
+                yield name, child
+
+    def children(self) -> Iterator[Module]:
+        for _, child in self.named_children():
+            yield child
+
+    def _named_members(self, table: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool) -> Iterator[tuple[str, Any]]:
+        """The entries of one dict (``_parameters`` or ``_buffers``) of every module of the
+        walk, named by path; a tensor already given is skipped when ``remove_duplicate``."""
+        seen: set[int] = set()
+        walk = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                if recurse else [(prefix, self)])
+        for module_prefix, module in walk:
+            for name, value in getattr(module, table).items():
+                if value is None or id(value) in seen:
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield (f"{module_prefix}.{name}" if module_prefix else name), value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Every parameter with its dotted name, in the walk's order; a parameter shared by
+        two modules is given once (under its first name) unless ``remove_duplicate=False``."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """Every buffer (persistent or not) with its dotted name, in the walk's order."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    def get_submodule(self, target: str) -> Module:
+        """The module at the dotted path ``target`` (``""`` is this module).
+
+        Raises:
+            AttributeError: a name on the path is missing or is not a Module.
+        """
+        module = self
+        if target == "":
+            return module
+        for item in target.split("."):
+            if not hasattr(module, item):
+                raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target``.
+
+        Raises:
+            AttributeError: the path is missing or does not end at a Parameter.
+        """
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target``.
+
+        Raises:
+            AttributeError: the path is missing or does not end at a buffer.
+        """
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return module._buffers[name]
+
+    # ------------------------------------------------------------------ modes and grads
+    def train(self, mode: bool = True) -> Module:
+        """Set ``training`` on this module and every child (Dropout and BatchNorm read it);
+        returns self.
+
+        Raises:
+            ValueError: ``mode`` is not a bool.
+        """
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for child in self.children():
+            child.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        """``train(False)``; returns self."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` on every parameter (freeze with False); returns self."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's ``.grad``: set it to None (the default), or detach it
+        and fill it with zeros in place."""
+        for param in self.parameters():
+            grad = param.grad
+            if grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+                continue
+            if grad.grad_fn is not None:
+                grad.detach_()
+            else:
+                grad.requires_grad_(False)
+            grad.zero_()
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every child's subtree first, then on this module; returns self
+        (children first: the opposite of ``modules()``)."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------------ conversions
+    def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:
+        """Replace each parameter's data and each buffer by ``fn`` of it, children first.
+        A parameter stays the same object (its ``.data`` is replaced, as torch does for a
+        tensor of the same kind), and so does its ``.grad``."""
+        for child in self.children():
+            child._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            with no_grad():
+                param.data = fn(param)
+            grad = param.grad
+            if grad is not None:
+                with no_grad():
+                    grad.data = fn(grad)
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[name] = fn(buf)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Convert every floating parameter and buffer in place (``module.to(dtype)``,
+        ``to(device)``, ``to(device, dtype)``, ``to(tensor)``); integer ones keep their
+        dtype. Returns self.
+
+        Raises:
+            TypeError: a dtype that is not floating.
+        """
+        probe = Tensor.to  # the tensor method parses the same arguments
+        dtype = kwargs.get("dtype")
+        device = kwargs.get("device")
+        for arg in args:
+            if isinstance(arg, dtypes.dtype):
+                dtype = arg
+            elif isinstance(arg, Tensor):
+                dtype, device = arg.dtype, arg.device
+            elif arg is not None:
+                device = arg
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                            f"but got desired dtype={dtype}")
+
+        def convert(t: Tensor) -> Tensor:
+            target = dtype if t.is_floating_point() else None
+            if device is None:
+                return t if target is None else probe(t, target)
+            return probe(t, device, target)
+
+        return self._apply(convert)
+
+    def float(self) -> Module:
+        """Floating parameters and buffers to float32, in place; returns self."""
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self) -> Module:
+        """Floating parameters and buffers to float64, in place; returns self."""
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self) -> Module:
+        """Floating parameters and buffers to float16, in place; returns self."""
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self) -> Module:
+        """Floating parameters and buffers to bfloat16, in place; returns self."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
+    def cpu(self) -> Module:
+        return self._apply(lambda t: t.cpu())
+
+    # ------------------------------------------------------------------ calling
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args)`` (``hook(module, args, kwargs)`` with ``with_kwargs``)
+        before ``forward``; what it returns (not None) replaces the arguments."""
+        handle = RemovableHandle(self._forward_pre_hooks,
+                                 extra_dict=self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Run ``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+        ``with_kwargs``) after ``forward``; what it returns (not None) replaces the output.
+        With ``always_call`` it also runs when ``forward`` raises."""
+        handle = RemovableHandle(self._forward_hooks,
+                                 extra_dict=[self._forward_hooks_with_kwargs,
+                                             self._forward_hooks_always_called])
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False
+                                    ) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` when the gradients of this module's
+        tensor inputs are computed (None in the slots of other arguments); what it returns
+        (not None) replaces ``grad_input``. See ``backward_hooks.py``.
+
+        Raises:
+            RuntimeError: the module has a non-full backward hook.
+        """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any], prepend: bool = False
+                                        ) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` when the gradients of this module's outputs are
+        known, before its inputs' are computed; what it returns replaces ``grad_output``."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Pre-hooks, ``forward(*args, **kwargs)``, then hooks, in registration order; with
+        full backward hooks or backward pre-hooks, the tensor inputs and outputs pass through
+        the boundary nodes of ``backward_hooks.py``.
+
+        Raises:
+            RuntimeError: a ``with_kwargs`` pre-hook returns something other than None or an
+                ``(args, kwargs)`` pair.
+        """
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        result = None
+        done: set[int] = set()
+        full_hooks = list(self._backward_hooks.values()) if self._is_full_backward_hook else []
+        pre_hooks = list(self._backward_pre_hooks.values())
+        try:
+            for key, hook in list(self._forward_pre_hooks.items()):
+                if key in self._forward_pre_hooks_with_kwargs:
+                    new = hook(self, args, kwargs)
+                    if new is not None:
+                        if not (isinstance(new, tuple) and len(new) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple "
+                                               f"of (new_args, new_kwargs), but got {new}.")
+                        args, kwargs = new
+                else:
+                    new = hook(self, args)
+                    if new is not None:
+                        args = new if isinstance(new, tuple) else (new,)
+            boundary = None
+            if full_hooks or pre_hooks:
+                boundary = BackwardHook(self, full_hooks, pre_hooks)
+                args = boundary.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for key, hook in list(self._forward_hooks.items()):
+                done.add(key)
+                new = (hook(self, args, kwargs, result)
+                       if key in self._forward_hooks_with_kwargs else hook(self, args, result))
+                if new is not None:
+                    result = new
+            if boundary is not None:
+                if not isinstance(result, Tensor | tuple):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=2)
+                result = boundary.setup_output_hook(result)
+            return result
+        except Exception:
+            for key, hook in list(self._forward_hooks.items()):
+                if key in self._forward_hooks_always_called and key not in done:
+                    try:
+                        new = (hook(self, args, kwargs, result)
+                               if key in self._forward_hooks_with_kwargs
+                               else hook(self, args, result))
+                        if new is not None:
+                            result = new
+                    except Exception:  # torch warns and goes on to the next hook
+                        continue
+            raise
+
+    # ------------------------------------------------------------------ state dict
+    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
+                            keep_vars: bool) -> None:
+        _state.save_own(self, destination, prefix, keep_vars)
+
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = None,
+                   prefix: str = "", keep_vars: bool = False) -> dict[str, Any]:
+        """Every parameter and persistent buffer of the tree by dotted name, detached
+        unless ``keep_vars``, in an OrderedDict whose ``_metadata`` holds each module's
+        ``version``. (Positional ``destination, prefix, keep_vars`` are accepted, as torch
+        still does.)"""
+        if args:
+            destination = args[0]
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination=destination, prefix=f"{prefix}{name}.",
+                                 keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:  # a private hook may hand back another dict
+                destination = result
+        return destination
+
+    def _load_from_state_dict(self, state_dict: Mapping[str, Any], prefix: str,
+                              local_metadata: Mapping[str, Any], strict: bool,
+                              missing_keys: list[str], unexpected_keys: list[str],
+                              error_msgs: list[str]) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        _state.load_own(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                        unexpected_keys, error_msgs)
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _state._IncompatibleKeys:
+        """Copy ``state_dict``'s tensors into this tree's parameters and persistent buffers
+        (see ``reftensor/nn/modules/state_dict.py``); returns the missing and unexpected
+        keys (empty lists with ``strict``).
+
+        Raises:
+            TypeError: ``state_dict`` is not a mapping.
+            RuntimeError: with ``strict``, a missing or unexpected key; a size mismatch.
+        """
+        return _state.load(self, state_dict, strict, assign)
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(module, prefix, keep_vars)`` before this module saves its entries."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(module, state_dict, prefix, local_metadata)`` after this module's
+        subtree is saved; it may change ``state_dict`` in place and must return None."""
+        hook._from_public_api = True  # type: ignore[attr-defined]
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its own entries."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
+        return handle
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(module, incompatible_keys)`` after this module's subtree is loaded."""
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
+
+    # ------------------------------------------------------------------ printing
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The module's own settings for its repr (``in_features=5, ...``); '' here."""
+        return ""
+
+    def __repr__(self) -> str:
+        """``Name(extra)`` on one line, or one line per setting and child, indented."""
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): {_indent(repr(child), 2)}"
+                       for name, child in self._modules.items()]
+        lines = extra_lines + child_lines
+        if not lines:
+            return f"{self._get_name()}()"
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{self._get_name()}({extra_lines[0]})"
+        return f"{self._get_name()}(\n  " + "\n  ".join(lines) + "\n)"

@@ -1,0 +1,78 @@
+"""``reftensor.optim.SGD`` (``torch.optim.SGD``): stochastic gradient descent, with momentum,
+dampening, Nesterov momentum, weight decay and ``maximize``, in torch's single-tensor order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd import enable_grad, set_grad_enabled
+from .optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """``SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+    maximize=False, foreach=None, differentiable=False, fused=None)``.
+
+    Each step, for each parameter ``p`` with a gradient ``g`` (``-g`` with ``maximize``):
+    ``g = g + weight_decay * p``; with momentum, the buffer ``b`` is ``g``'s copy on the first
+    step and ``b = momentum * b + (1 - dampening) * g`` after; ``g = g + momentum * b``
+    (Nesterov) or ``g = b``; then ``p -= lr * g``. Parameters without a gradient are skipped
+    and get no state.
+
+    Raises:
+        ValueError: a negative ``lr``, ``momentum`` or ``weight_decay``; Nesterov without
+            momentum or with dampening.
+    """
+
+    def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss
+        (computed first, with grad enabled) or None."""
+        return self._hooked_step(lambda: self._step(closure), closure)
+
+    def _step(self, closure: Callable[[], Any] | None) -> Any:
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with set_grad_enabled(self.defaults["differentiable"]):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Any, group: dict[str, Any]) -> None:
+        grad = -p.grad if group["maximize"] else p.grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        momentum = group["momentum"]
+        if momentum != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = grad.detach().clone()
+                state["momentum_buffer"] = buf
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        p.add_(grad, alpha=-group["lr"])

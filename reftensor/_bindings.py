@@ -136,6 +136,10 @@ __all__ = [
     "ones",
     "empty",
     "full",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
     "arange",
     "linspace",
     "index_put",
@@ -1518,6 +1522,64 @@ def full(*args: Any, **kwargs: Any) -> Any:
     integer dtype).
     """
     return aten.full(*args, **kwargs)
+
+
+def empty_like(*args: Any, **kwargs: Any) -> Any:
+    """empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    A new tensor of ``input``'s shape (``torch.empty_like``): torch leaves its memory
+    uninitialised, reftensor's is zero-filled. Dtype and device ``input``'s unless given. With
+    ``memory_format=preserve_format`` (the default) a dense ``input`` (non-overlapping, no gaps)
+    keeps its strides and another gets dense strides in the order of ``input``'s
+    (``empty_like(x.t())`` is column-major); ``contiguous_format`` and ``channels_last`` as
+    named. ``requires_grad=True`` makes it a leaf that requires grad; the result never has a
+    ``grad_fn``, whatever ``input`` requires.
+
+    Raises RuntimeError for ``channels_last`` on other than 4 dims, ``requires_grad`` with a
+    dtype that is not floating, ``pin_memory=True``; TypeError for an ``input`` that is not a
+    tensor, or ``out=``.
+    """
+    return aten.empty_like(*args, **kwargs)
+
+
+def zeros_like(*args: Any, **kwargs: Any) -> Any:
+    """zeros_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    Zeros of ``input``'s shape (``torch.zeros_like``), laid out as ``empty_like``'s result;
+    dtype, device and options as ``empty_like``'s.
+
+    Raises as ``empty_like``.
+    """
+    return aten.zeros_like(*args, **kwargs)
+
+
+def ones_like(*args: Any, **kwargs: Any) -> Any:
+    """ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    Ones of ``input``'s shape (``torch.ones_like``), laid out as ``empty_like``'s result; dtype,
+    device and options as ``empty_like``'s.
+
+    Raises as ``empty_like``.
+    """
+    return aten.ones_like(*args, **kwargs)
+
+
+def full_like(*args: Any, **kwargs: Any) -> Any:
+    """full_like(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``fill_value`` in every element of a tensor of ``input``'s shape (``torch.full_like``), laid
+    out as ``empty_like``'s result. The dtype is ``input``'s unless given, never inferred from
+    the value (``full_like(int64 tensor, 2.7)`` holds 2s); the value is checked against it as
+    ``full`` checks (-1 into uint8 wraps to 255). On the meta device nothing is checked.
+
+    Raises as ``empty_like``, and RuntimeError for a value out of the dtype's range (or nan into
+    an integer dtype).
+    """
+    return aten.full_like(*args, **kwargs)
 
 
 def arange(*args: Any, **kwargs: Any) -> Any:

@@ -2142,3 +2142,62 @@ OP_DB += [
     }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ *_like factories (chapter 1)
+@st.composite
+def like_factory_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A ``*_like`` factory's options: any ``dtype`` (or a Python type, or none),
+    ``device``, ``requires_grad`` sometimes, and a ``memory_format`` sometimes
+    (preserve_format keeps a dense input's strides and orders another's dims as its)."""
+    options = draw(_tensor_options())
+    formats = [None, LibValue("preserve_format"), LibValue("contiguous_format")] + (
+        [LibValue("channels_last")] if len(shape) == 4 else [])
+    memory_format = draw(st.sampled_from(formats))
+    return options if memory_format is None else {**options, "memory_format": memory_format}
+
+
+@st.composite
+def full_like_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``fill_value`` (a number of any kind, or a 0-d tensor) and the options."""
+    value = draw(st.one_of(NUMBERS, strategies.tensors(shape=())))
+    return {"fill_value": value, **draw(like_factory_arguments(shape))}
+
+
+def _like_factory_errors(name: str, *after: Any) -> dict[str, Program]:
+    """What every ``*_like`` factory refuses, as torch does."""
+    def f(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*args, **kwargs)
+
+    return {
+        **{k: v for k, v in _like_errors(name, *after).items()
+           if k != "a generator that is no Generator"},
+        "a generator": lambda lib: f(lib, lib.ones(2), *after, generator=None),
+        "pin_memory": lambda lib: f(lib, lib.ones(2), *after, pin_memory=True),
+        "a cuda device": lambda lib: f(lib, lib.ones(2), *after, device="cuda"),
+        "a dtype that is no dtype": lambda lib: f(lib, lib.ones(2), *after, dtype="float32"),
+        "as a method": lambda lib: getattr(lib.ones(2), name)(*after),
+        "channels_last on 3 dims": lambda lib: f(lib, lib.ones(2, 3, 4), *after,
+                                                 memory_format=lib.channels_last),
+    }
+
+
+OP_DB += [
+    OpEntry("empty_like", arguments=like_factory_arguments, grad=False, uninitialised=True,
+            errors=_like_factory_errors("empty_like")),
+    OpEntry("zeros_like", arguments=like_factory_arguments, grad=False,
+            errors=_like_factory_errors("zeros_like")),
+    OpEntry("ones_like", arguments=like_factory_arguments, grad=False,
+            errors=_like_factory_errors("ones_like")),
+    OpEntry("full_like", arguments=full_like_arguments, grad=False, errors={
+        **_like_factory_errors("full_like", 1),
+        "a number out of range": lambda lib: lib.full_like(lib.ones(2, dtype=lib.uint8), 256),
+        "nan into int64": lambda lib: lib.full_like(lib.ones(2), float("nan"),
+                                                    dtype=lib.int64),
+        "a float16 overflow": lambda lib: lib.full_like(lib.ones(2, dtype=lib.float16), 1e10),
+        "a tensor with dims": lambda lib: lib.full_like(lib.ones(2), lib.ones(2)),
+        "no fill value": lambda lib: lib.full_like(lib.ones(2)),
+        "a function as value": lambda lib: lib.full_like(lib.ones(2), len),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -929,6 +929,42 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "range (-1 into uint8 wraps to 255, as torch's conversion allows).\n\n"
                 "Raises RuntimeError as ``zeros``, and for a value out of the dtype's range "
                 "(or nan into an integer dtype)."),
+    declare("empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) "
+            "-> Tensor", method=False,
+            doc="A new tensor of ``input``'s shape (``torch.empty_like``): torch leaves its "
+                "memory uninitialised, reftensor's is zero-filled. Dtype and device "
+                "``input``'s unless given. With ``memory_format=preserve_format`` (the "
+                "default) a dense ``input`` (non-overlapping, no gaps) keeps its strides and "
+                "another gets dense strides in the order of ``input``'s (``empty_like(x.t())`` "
+                "is column-major); ``contiguous_format`` and ``channels_last`` as named. "
+                "``requires_grad=True`` makes it a leaf that requires grad; the result "
+                "never has a ``grad_fn``, whatever ``input`` requires.\n\nRaises "
+                "RuntimeError for ``channels_last`` on other than 4 dims, "
+                "``requires_grad`` with a dtype that is not floating, ``pin_memory=True``; "
+                "TypeError for an ``input`` that is not a tensor, or ``out=``."),
+    declare("zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) "
+            "-> Tensor", method=False,
+            doc="Zeros of ``input``'s shape (``torch.zeros_like``), laid out as "
+                "``empty_like``'s result; dtype, device and options as ``empty_like``'s."
+                "\n\nRaises as ``empty_like``."),
+    declare("ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) "
+            "-> Tensor", method=False,
+            doc="Ones of ``input``'s shape (``torch.ones_like``), laid out as "
+                "``empty_like``'s result; dtype, device and options as ``empty_like``'s."
+                "\n\nRaises as ``empty_like``."),
+    declare("full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor", method=False,
+            doc="``fill_value`` in every element of a tensor of ``input``'s shape "
+                "(``torch.full_like``), laid out as ``empty_like``'s result. The dtype is "
+                "``input``'s unless given, never inferred from the value (``full_like(int64 "
+                "tensor, 2.7)`` holds 2s); the value is checked against it as ``full`` "
+                "checks (-1 into uint8 wraps to 255). On the meta device nothing is "
+                "checked.\n\nRaises as ``empty_like``, and RuntimeError for a value "
+                "out of the dtype's range (or nan into an integer dtype)."),
     declare("arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? "
             "device=None, bool? pin_memory=None) -> Tensor",
             "arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? "

@@ -63,6 +63,9 @@ __all__ = [
     "remainder",
     "pow",
     "positive",
+    "lerp",
+    "addcmul",
+    "addcdiv",
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
@@ -661,6 +664,59 @@ def positive(*args: Any, **kwargs: Any) -> Any:
     Raises RuntimeError for a bool tensor.
     """
     return aten.positive(*args, **kwargs)
+
+
+def lerp(*args: Any, **kwargs: Any) -> Any:
+    """lerp(input, end, weight, *, out=None) -> Tensor
+    lerp(input, end, weight, *, out=None) -> Tensor
+
+    ``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's CPU kernel
+    computes it: with one rounding (a fused multiply-add), ``fma(weight, end - input, input)``
+    where ``|weight| < 0.5``, else ``fma(weight - 1, end - input, end)``, so a weight of 1 gives
+    ``end`` exactly. float16 and bfloat16 compute in float32 (a number ``weight`` unrounded) and
+    round once. ``weight`` is a number or a tensor of ``input``'s dtype (a 0-d one of another
+    dtype is converted). Adam's ``exp_avg.lerp_(grad, 1 - beta1)``.
+
+    Raises RuntimeError for an ``end`` (or a ``weight`` with dims) of another dtype, shapes that
+    do not broadcast, a number ``weight`` out of the dtype's range; NotImplementedError for
+    integer and bool tensors.
+    """
+    return aten.lerp(*args, **kwargs)
+
+
+def addcmul(*args: Any, **kwargs: Any) -> Any:
+    """addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
+    addcmul(input, value, tensor1, tensor2) -> Tensor
+    addcmul(input, value, tensor1, tensor2, *, out=None) -> Tensor
+
+    ``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in ``result_type`` of
+    the three. Floats as torch's CPU kernel rounds them: ``value * tensor1`` rounded, then one
+    fused multiply-add, ``fma(value * tensor1, tensor2, input)``; float16 and bfloat16 compute
+    in float32 and round once; integers wrap around. ``value`` is converted to the result dtype
+    (float32 for float16 and bfloat16) with a range check (a float ``value`` of an integer
+    result is truncated). Adam's ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 -
+    beta2)``.
+
+    Raises RuntimeError for shapes that do not broadcast, a ``value`` out of range;
+    NotImplementedError for bool.
+    """
+    return aten.addcmul(*args, **kwargs)
+
+
+def addcdiv(*args: Any, **kwargs: Any) -> Any:
+    """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
+    addcdiv(input, value, tensor1, tensor2) -> Tensor
+    addcdiv(input, value, tensor1, tensor2, *, out=None) -> Tensor
+
+    ``input + value * tensor1 / tensor2``, broadcast (``torch.addcdiv``), in ``result_type`` of
+    the three, rounded as torch's CPU kernel: ``input + ((value * tensor1) / tensor2)``, each
+    operation rounded (float16 and bfloat16 in float32, rounded once). ``value`` as
+    ``addcmul``'s. Adam's ``param.addcdiv_(exp_avg, denom, value=-step_size)``.
+
+    Raises RuntimeError when ``tensor1`` and ``tensor2`` are both integer or bool (torch no
+    longer divides integers here), for shapes that do not broadcast, a ``value`` out of range.
+    """
+    return aten.addcdiv(*args, **kwargs)
 
 
 def bitwise_and(*args: Any, **kwargs: Any) -> Any:
@@ -2386,6 +2442,80 @@ class TensorMethods(TensorType):
         Raises RuntimeError for a bool tensor.
         """
         return aten.positive.call_method(self, args, kwargs)
+
+    def lerp(self, *args: Any, **kwargs: Any) -> Any:
+        """lerp(end, weight) -> Tensor
+        lerp(end, weight) -> Tensor
+
+        ``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's CPU kernel
+        computes it: with one rounding (a fused multiply-add), ``fma(weight, end - input,
+        input)`` where ``|weight| < 0.5``, else ``fma(weight - 1, end - input, end)``, so a
+        weight of 1 gives ``end`` exactly. float16 and bfloat16 compute in float32 (a number
+        ``weight`` unrounded) and round once. ``weight`` is a number or a tensor of ``input``'s
+        dtype (a 0-d one of another dtype is converted). Adam's ``exp_avg.lerp_(grad, 1 -
+        beta1)``.
+
+        Raises RuntimeError for an ``end`` (or a ``weight`` with dims) of another dtype, shapes
+        that do not broadcast, a number ``weight`` out of the dtype's range; NotImplementedError
+        for integer and bool tensors.
+        """
+        return aten.lerp.call_method(self, args, kwargs)
+
+    def lerp_(self, *args: Any, **kwargs: Any) -> Any:
+        """lerp_(end, weight) -> Tensor
+        lerp_(end, weight) -> Tensor
+
+        In-place version of ``lerp``.
+        """
+        return aten.lerp_.call_method(self, args, kwargs)
+
+    def addcmul(self, *args: Any, **kwargs: Any) -> Any:
+        """addcmul(tensor1, tensor2, *, value=1) -> Tensor
+        addcmul(value, tensor1, tensor2) -> Tensor
+
+        ``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in ``result_type``
+        of the three. Floats as torch's CPU kernel rounds them: ``value * tensor1`` rounded,
+        then one fused multiply-add, ``fma(value * tensor1, tensor2, input)``; float16 and
+        bfloat16 compute in float32 and round once; integers wrap around. ``value`` is converted
+        to the result dtype (float32 for float16 and bfloat16) with a range check (a float
+        ``value`` of an integer result is truncated). Adam's
+        ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)``.
+
+        Raises RuntimeError for shapes that do not broadcast, a ``value`` out of range;
+        NotImplementedError for bool.
+        """
+        return aten.addcmul.call_method(self, args, kwargs)
+
+    def addcmul_(self, *args: Any, **kwargs: Any) -> Any:
+        """addcmul_(tensor1, tensor2, *, value=1) -> Tensor
+        addcmul_(value, tensor1, tensor2) -> Tensor
+
+        In-place version of ``addcmul``.
+        """
+        return aten.addcmul_.call_method(self, args, kwargs)
+
+    def addcdiv(self, *args: Any, **kwargs: Any) -> Any:
+        """addcdiv(tensor1, tensor2, *, value=1) -> Tensor
+        addcdiv(value, tensor1, tensor2) -> Tensor
+
+        ``input + value * tensor1 / tensor2``, broadcast (``torch.addcdiv``), in ``result_type``
+        of the three, rounded as torch's CPU kernel: ``input + ((value * tensor1) / tensor2)``,
+        each operation rounded (float16 and bfloat16 in float32, rounded once). ``value`` as
+        ``addcmul``'s. Adam's ``param.addcdiv_(exp_avg, denom, value=-step_size)``.
+
+        Raises RuntimeError when ``tensor1`` and ``tensor2`` are both integer or bool (torch no
+        longer divides integers here), for shapes that do not broadcast, a ``value`` out of
+        range.
+        """
+        return aten.addcdiv.call_method(self, args, kwargs)
+
+    def addcdiv_(self, *args: Any, **kwargs: Any) -> Any:
+        """addcdiv_(tensor1, tensor2, *, value=1) -> Tensor
+        addcdiv_(value, tensor1, tensor2) -> Tensor
+
+        In-place version of ``addcdiv``.
+        """
+        return aten.addcdiv_.call_method(self, args, kwargs)
 
     def bitwise_and(self, *args: Any, **kwargs: Any) -> Any:
         """bitwise_and(other) -> Tensor

@@ -2201,3 +2201,128 @@ OP_DB += [
     }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------- lerp, addcmul, addcdiv (chapter 3)
+#: weights of lerp either side of its switch at |w| = 0.5, and its ends
+LERP_WEIGHTS = st.sampled_from([0.0, 0.25, 0.4999, 0.5, -0.5, 0.75, 1.0, 1.5, -0.2, 0.1])
+
+
+@st.composite
+def lerp_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``end`` broadcasting to the input, and a ``weight``: a number or a tensor (both in
+    the input's dtype: the entry's ``same_dtype``)."""
+    end = draw(strategies.tensors(shape=_broadcastable(shape)))
+    weight = draw(st.one_of(LERP_WEIGHTS, NUMBERS,
+                            strategies.tensors(shape=_broadcastable(shape))))
+    return {"end": end, "weight": weight}
+
+
+@st.composite
+def addc_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``tensor1`` and ``tensor2`` of any dtype (promoted), broadcasting to the input, and
+    a ``value`` sometimes (any kind of number)."""
+    tensors = {k: draw(strategies.tensors(shape=_broadcastable(shape)))
+               for k in ("tensor1", "tensor2")}
+    value = draw(st.one_of(st.none(), NUMBERS, st.sampled_from([0.1, -0.001, 0.999])))
+    return tensors if value is None else {**tensors, "value": value}
+
+
+def _ternary_errors(name: str, *after: Any) -> dict[str, Program]:
+    """What ``lerp``, ``addcmul`` and ``addcdiv`` refuse alike (``after``: the arguments
+    after the two tensors)."""
+    def f(lib: Any, *tensors: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*tensors, *after, **kwargs)
+
+    return {
+        "shapes that do not broadcast": lambda lib: f(lib, lib.ones(2), lib.ones(3),
+                                                      lib.ones(2)),
+        "in place, self broadcast": lambda lib: getattr(lib.ones(3), name + "_")(
+            lib.ones(2, 3), lib.ones(3), *after),
+        "in place into an expanded tensor": lambda lib: getattr(
+            lib.ones(1).expand(3), name + "_")(lib.ones(3), lib.ones(3), *after),
+        "in place into a leaf that requires grad": lambda lib: getattr(
+            lib.ones(2, requires_grad=True), name + "_")(lib.ones(2), lib.ones(2), *after),
+        "out= of an integer dtype": lambda lib: f(lib, lib.ones(2), lib.ones(2), lib.ones(2),
+                                                  out=lib.empty(2, dtype=lib.int64)),
+        "out= partly overlapping an input": lambda lib: (lambda z: f(
+            lib, z[:3], z[:3], z[:3], out=z[1:]))(lib.arange(4.0)),
+        "out= with an input that requires grad": lambda lib: f(
+            lib, lib.ones(2, requires_grad=True), lib.ones(2), lib.ones(2), out=lib.empty(2)),
+        "a number for a tensor": lambda lib: f(lib, lib.ones(2), 2.0, lib.ones(2)),
+        "a string": lambda lib: f(lib, lib.ones(2), lib.ones(2), "a"),
+    }
+
+
+def _lerp_errors() -> dict[str, Program]:
+    def lerp(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return lib.lerp(*args, **kwargs)
+
+    f64 = lambda lib: lib.ones(2, dtype=lib.float64)  # noqa: E731
+    return {
+        **{k: v for k, v in _ternary_errors("lerp").items()
+           if k not in ("shapes that do not broadcast", "in place, self broadcast",
+                        "in place into an expanded tensor",
+                        "in place into a leaf that requires grad", "out= of an integer dtype",
+                        "out= partly overlapping an input",
+                        "out= with an input that requires grad", "a number for a tensor")},
+        "shapes that do not broadcast": lambda lib: lerp(lib, lib.ones(2), lib.ones(3), 0.5),
+        "in place, self broadcast": lambda lib: lib.ones(3).lerp_(lib.ones(2, 3), 0.5),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).lerp_(
+            lib.ones(3), 0.5),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            2, requires_grad=True).lerp_(lib.ones(2), 0.5),
+        "out= of an integer dtype": lambda lib: lerp(lib, lib.ones(2), lib.ones(2), 0.5,
+                                                     out=lib.empty(2, dtype=lib.int64)),
+        "out= partly overlapping an input": lambda lib: (lambda z: lerp(
+            lib, z[:3], z[:3], 0.3, out=z[1:]))(lib.arange(4.0)),
+        "out= with an input that requires grad": lambda lib: lerp(
+            lib, lib.ones(2, requires_grad=True), lib.ones(2), 0.5, out=lib.empty(2)),
+        "a number end": lambda lib: lerp(lib, lib.ones(2), 2.0, 0.5),
+        "an end of another dtype": lambda lib: lerp(lib, lib.ones(2), f64(lib), 0.5),
+        "a 0-d end of another dtype": lambda lib: lerp(lib, lib.ones(2),
+                                                       lib.tensor(1.0, dtype=lib.float64), 0.5),
+        "a weight with dims of another dtype": lambda lib: lerp(lib, lib.ones(2), lib.ones(2),
+                                                                f64(lib)),
+        "a one-element weight of another dtype": lambda lib: lerp(
+            lib, lib.ones(2), lib.ones(2), lib.ones(1, dtype=lib.float64)),
+        "int64 tensors": lambda lib: lerp(lib, lib.ones(2, dtype=lib.int64),
+                                          lib.ones(2, dtype=lib.int64), 0.5),
+        "int64 tensor weight": lambda lib: lerp(lib, *[lib.ones(2, dtype=lib.int64)] * 3),
+        "bool tensors": lambda lib: lerp(lib, lib.ones(2, dtype=lib.bool),
+                                         lib.ones(2, dtype=lib.bool), True),
+        "a weight out of float's range": lambda lib: lerp(lib, lib.ones(2), lib.ones(2), 1e300),
+        "no weight": lambda lib: lerp(lib, lib.ones(2), lib.ones(2)),
+    }
+
+
+OP_DB += [
+    OpEntry("lerp", arguments=lerp_arguments, same_dtype=True, errors=_lerp_errors()),
+    OpEntry("addcmul", arguments=addc_arguments, errors={
+        **_ternary_errors("addcmul"),
+        "bool tensors": lambda lib: lib.addcmul(*[lib.ones(2, dtype=lib.bool)] * 3),
+        "a value out of uint8": lambda lib: lib.addcmul(*[lib.ones(2, dtype=lib.uint8)] * 3,
+                                                        value=300),
+        "a negative float value into uint8": lambda lib: lib.addcmul(
+            *[lib.ones(2, dtype=lib.uint8)] * 3, value=-2.7),
+        "a nan value into int64": lambda lib: lib.addcmul(
+            *[lib.ones(2, dtype=lib.int64)] * 3, value=float("nan")),
+        "a value out of float's range": lambda lib: lib.addcmul(*[lib.ones(2)] * 3,
+                                                                value=1e300),
+        "in place into int64": lambda lib: lib.ones(2, dtype=lib.int64).addcmul_(
+            lib.ones(2), lib.ones(2)),
+        "a string value": lambda lib: lib.addcmul(*[lib.ones(2)] * 3, value="a"),
+    }),
+    OpEntry("addcdiv", arguments=addc_arguments, errors={
+        **_ternary_errors("addcdiv"),
+        "int64 tensors": lambda lib: lib.addcdiv(*[lib.ones(2, dtype=lib.int64)] * 3),
+        "a float input, int64 tensors": lambda lib: lib.addcdiv(
+            lib.ones(2), *[lib.ones(2, dtype=lib.int64)] * 2),
+        "bool tensors": lambda lib: lib.addcdiv(*[lib.ones(2, dtype=lib.bool)] * 3),
+        "a value out of float's range": lambda lib: lib.addcdiv(*[lib.ones(2)] * 3,
+                                                                value=1e300),
+        "in place into int64": lambda lib: lib.ones(2, dtype=lib.int64).addcdiv_(
+            lib.ones(2), lib.ones(2)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

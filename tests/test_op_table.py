@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 import torchgen
@@ -644,3 +645,44 @@ def test_calls_the_full_profile_found(program):
     expected, got = _outcome(program, torch), _outcome(program, reftensor)
     assert got[0] == expected[0], (expected, got)
     assert got[1] == re.sub(r"(must be str or None, not )torch\.", r"\1", expected[1])
+
+
+def test_twenty_adam_steps_of_the_tables_ops_are_torchs_bit_for_bit():
+    """The single-tensor Adam update (``torch.optim.Adam(foreach=False)``'s order) written
+    with the table's ``lerp_``, ``mul_``, ``addcmul_``, ``sqrt``, ``addcdiv_`` gives
+    torch's float32 parameters exactly, step after step: the fused multiply-adds of
+    ``lerp`` and ``addcmul`` and the rounding of ``addcdiv`` are torch's CPU kernels'."""
+    rng = np.random.default_rng(0)
+    start = rng.standard_normal((37, 5)).astype(np.float32)
+    grads = [rng.standard_normal((37, 5)).astype(np.float32) for _ in range(20)]
+    lr, beta1, beta2, eps = 1e-3, 0.9, 0.999, 1e-8
+    param = reftensor.tensor(start)
+    exp_avg, exp_avg_sq = reftensor.zeros_like(param), reftensor.zeros_like(param)
+    expected = torch.nn.Parameter(torch.tensor(start))
+    optimizer = torch.optim.Adam([expected], lr=lr, betas=(beta1, beta2), eps=eps,
+                                 foreach=False)
+    for step, g in enumerate(grads, 1):
+        expected.grad = torch.tensor(g)
+        optimizer.step()
+        grad = reftensor.tensor(g)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = (exp_avg_sq.sqrt() / math.sqrt(1 - beta2 ** step)).add_(eps)
+        param.addcdiv_(exp_avg, denom, value=-(lr / (1 - beta1 ** step)))
+        assert np.array_equal(param.numpy().view(np.int32),
+                              expected.detach().numpy().view(np.int32)), f"step {step}"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_lerp_and_addcmul_round_once_next_to_a_tie(dtype):
+    """``x * y`` exactly halfway between two float32s and a tiny ``z``: torch's fused
+    multiply-add rounds the exact sum (up); a float64 sum would land on the tie and round
+    it to even (down). ``_kernels.fma`` sums in float64 rounded to odd."""
+    def program(lib: Any) -> Any:
+        d = getattr(lib, dtype)
+        x = lib.tensor([1 + 2**-12] * 3)
+        z = lib.tensor([1e-30, -1e-30, 0.0])
+        return (lib.addcmul(z, x, x).to(d), lib.lerp(z.to(d), (x * x).to(d), 0.25),
+                lib.addcmul(z, x, x, value=-1.0), lib.addcmul(z.double(), x, x))
+
+    same_on_both(program)

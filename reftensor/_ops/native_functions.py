@@ -310,6 +310,61 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     declare("positive(Tensor(a) self) -> Tensor(a)", operators=("__pos__",),
             doc="``+input``: ``input`` itself, not a copy (``torch.positive``).\n\nRaises "
                 "RuntimeError for a bool tensor."),
+    # ---------------------------------------------------------- three operands (chapter 3)
+    declare("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
+            "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
+            out=("lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) "
+                 "-> Tensor(a!)",
+                 "lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) "
+                 "-> Tensor(a!)"),
+            inplace=True, inplace_function=False,
+            doc="``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's "
+                "CPU kernel computes it: with one rounding (a fused multiply-add), "
+                "``fma(weight, end - input, input)`` where ``|weight| < 0.5``, else "
+                "``fma(weight - 1, end - input, end)``, so a weight of 1 gives ``end`` "
+                "exactly. float16 and bfloat16 compute in float32 (a number ``weight`` "
+                "unrounded) and round once. ``weight`` is a number or a tensor of "
+                "``input``'s dtype (a 0-d one of another dtype is converted). Adam's "
+                "``exp_avg.lerp_(grad, 1 - beta1)``.\n\nRaises RuntimeError for an "
+                "``end`` (or a ``weight`` with dims) of another dtype, shapes that do not "
+                "broadcast, a number ``weight`` out of the dtype's range; "
+                "NotImplementedError for integer and bool tensors."),
+    declare("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> "
+            "Tensor",
+            out=("addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            deprecated=("addcmul(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2) -> "
+                        "Tensor",
+                        "addcmul(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in "
+                "``result_type`` of the three. Floats as torch's CPU kernel rounds them: "
+                "``value * tensor1`` rounded, then one fused multiply-add, "
+                "``fma(value * tensor1, tensor2, input)``; float16 and bfloat16 compute in "
+                "float32 and round once; integers wrap around. ``value`` is converted to "
+                "the result dtype (float32 for float16 and bfloat16) with a range check "
+                "(a float ``value`` of an integer result is truncated). Adam's "
+                "``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)``."
+                "\n\nRaises RuntimeError for shapes that do not broadcast, a ``value`` out "
+                "of range; NotImplementedError for bool."),
+    declare("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> "
+            "Tensor",
+            out=("addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            deprecated=("addcdiv(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2) -> "
+                        "Tensor",
+                        "addcdiv(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``input + value * tensor1 / tensor2``, broadcast (``torch.addcdiv``), in "
+                "``result_type`` of the three, rounded as torch's CPU kernel: "
+                "``input + ((value * tensor1) / tensor2)``, each operation rounded (float16 "
+                "and bfloat16 in float32, rounded once). ``value`` as ``addcmul``'s. Adam's "
+                "``param.addcdiv_(exp_avg, denom, value=-step_size)``.\n\nRaises "
+                "RuntimeError when ``tensor1`` and ``tensor2`` are both integer or bool "
+                "(torch no longer divides integers here), for shapes that do not "
+                "broadcast, a ``value`` out of range."),
     # ---------------------------------------------------------- bitwise and logical (chapter 3)
     bitwise("bitwise_and", "&", ("__and__", "__rand__"), ("__iand__",)),
     bitwise("bitwise_or", "|", ("__or__", "__ror__"), ("__ior__",)),

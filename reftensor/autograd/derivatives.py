@@ -371,6 +371,54 @@ def pow_backward_exponent(grad: Tensor, self: Any, exponent: Tensor, result: Ten
     return grad * where((self == 0).logical_and(exponent >= 0), 0.0, result * log)
 
 
+# ------------------------------------------------------------------ lerp, addcmul, addcdiv
+def lerp_scalar_self_backward(grad: Tensor, weight: Any) -> Tensor:
+    """``grad * (1 - weight.toDouble())``: the weight as a double, so ``1 - w`` is rounded in
+    float64 before it scales the gradient."""
+    return grad * (1 - float(weight))
+
+
+def lerp_end_backward(grad: Tensor, weight: Any) -> Tensor:
+    """d lerp / d end = weight (a number or a tensor)."""
+    return grad * weight
+
+
+def lerp_tensor_self_backward(grad: Tensor, weight: Tensor) -> Tensor:
+    return grad * (1 - weight)
+
+
+def lerp_weight_backward(grad: Tensor, self: Tensor, end: Tensor) -> Tensor:
+    return grad * (end - self)
+
+
+def addcmul_tensor1_backward(grad: Tensor, tensor2: Tensor, value: Any) -> Tensor:
+    """d(self + value * t1 * t2)/d(t1) = t2 * value (torch's ``grad * (tensor2 * value)``)."""
+    return grad * (tensor2 * value)
+
+
+def addcmul_tensor2_backward(grad: Tensor, tensor1: Tensor, value: Any) -> Tensor:
+    return grad * (tensor1 * value)
+
+
+def _number_over(value: Any, t: Tensor) -> Tensor:
+    """C++'s ``value / t`` for a Scalar ``value``: ``empty_like(t).fill_(value).div_(t)``,
+    the number rounded to ``t``'s dtype, then one true division (not ``t.reciprocal() *
+    value``, which Python's ``value / t`` is, rounding twice)."""
+    return aten.full_like(t, value, memory_format=layout.preserve_format) / t
+
+
+def addcdiv_tensor1_backward(grad: Tensor, tensor2: Tensor, value: Any) -> Tensor:
+    """d(self + value * t1 / t2)/d(t1) = value / t2."""
+    return grad * _number_over(value, tensor2)
+
+
+def addcdiv_tensor2_backward(grad: Tensor, tensor1: Tensor, tensor2: Tensor,
+                             value: Any) -> Tensor:
+    """d(self + value * t1 / t2)/d(t2) = -value * t1 / t2**2, in torch's order: ``-grad *
+    (value * tensor1 / (tensor2 * tensor2))``."""
+    return -grad * (tensor1 * value / (tensor2 * tensor2))
+
+
 # ------------------------------------------------------------------ reductions (chapter 4)
 def _wrapped_dims(dim: Any, ndim: int) -> list[int]:
     """The reduced dims of an input with ``ndim`` dims, wrapped and sorted (None or ``()``:
@@ -998,6 +1046,17 @@ DERIVATIVES: list[Derivative] = [
         ("self", "exponent", "result"), self=pow_backward_self, exponent=pow_backward_exponent),
     row("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", "PowBackward2",
         ("self", "exponent", "result"), exponent=pow_backward_exponent),
+    row("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", "LerpBackward0",
+        ("weight",), self=lerp_scalar_self_backward, end=lerp_end_backward),
+    row("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", "LerpBackward1",
+        ("self", "end", "weight"), self=lerp_tensor_self_backward, end=lerp_end_backward,
+        weight=lerp_weight_backward),
+    row("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+        "AddcmulBackward0", ("tensor1", "tensor2", "value"), self=pass_through,
+        tensor1=addcmul_tensor1_backward, tensor2=addcmul_tensor2_backward),
+    row("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+        "AddcdivBackward0", ("tensor1", "tensor2", "value"), self=pass_through,
+        tensor1=addcdiv_tensor1_backward, tensor2=addcdiv_tensor2_backward),
     # ---------------------------------------------------------- reductions (chapter 4)
     row("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", "SumBackward0",
         ("self_sym_sizes",), self=sum_backward),

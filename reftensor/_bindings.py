@@ -671,11 +671,11 @@ def lerp(*args: Any, **kwargs: Any) -> Any:
     lerp(input, end, weight, *, out=None) -> Tensor
 
     ``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's CPU kernel
-    computes it: with one rounding (a fused multiply-add), ``fma(weight, end - input, input)``
-    where ``|weight| < 0.5``, else ``fma(weight - 1, end - input, end)``, so a weight of 1 gives
-    ``end`` exactly. float16 and bfloat16 compute in float32 (a number ``weight`` unrounded) and
-    round once. ``weight`` is a number or a tensor of ``input``'s dtype (a 0-d one of another
-    dtype is converted). Adam's ``exp_avg.lerp_(grad, 1 - beta1)``.
+    (AVX2/AVX512) computes it: with one rounding (a fused multiply-add), ``fma(weight, end -
+    input, input)`` where ``|weight| < 0.5``, else ``fma(weight - 1, end - input, end)``, so a
+    weight of 1 gives ``end`` exactly. float16 and bfloat16 compute in float32 (a number
+    ``weight`` unrounded) and round once. ``weight`` is a number or a tensor of ``input``'s
+    dtype (a 0-d one of another dtype is converted). Adam's ``exp_avg.lerp_(grad, 1 - beta1)``.
 
     Raises RuntimeError for an ``end`` (or a ``weight`` with dims) of another dtype, shapes that
     do not broadcast, a number ``weight`` out of the dtype's range; NotImplementedError for
@@ -690,12 +690,12 @@ def addcmul(*args: Any, **kwargs: Any) -> Any:
     addcmul(input, value, tensor1, tensor2, *, out=None) -> Tensor
 
     ``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in ``result_type`` of
-    the three. Floats as torch's CPU kernel rounds them: ``value * tensor1`` rounded, then one
-    fused multiply-add, ``fma(value * tensor1, tensor2, input)``; float16 and bfloat16 compute
-    in float32 and round once; integers wrap around. ``value`` is converted to the result dtype
-    (float32 for float16 and bfloat16) with a range check (a float ``value`` of an integer
-    result is truncated). Adam's ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 -
-    beta2)``.
+    the three. Floats as torch's CPU kernel (AVX2/AVX512) rounds them: ``value * tensor1``
+    rounded, then one fused multiply-add, ``fma(value * tensor1, tensor2, input)``; float16 and
+    bfloat16 compute in float32 and round once; integers wrap around. ``value`` is converted to
+    the result dtype (float32 for float16 and bfloat16) with a range check (a float ``value`` of
+    an integer result is truncated). Adam's ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad,
+    value=1 - beta2)``.
 
     Raises RuntimeError for shapes that do not broadcast, a ``value`` out of range;
     NotImplementedError for bool.
@@ -2448,9 +2448,9 @@ class TensorMethods(TensorType):
         lerp(end, weight) -> Tensor
 
         ``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's CPU kernel
-        computes it: with one rounding (a fused multiply-add), ``fma(weight, end - input,
-        input)`` where ``|weight| < 0.5``, else ``fma(weight - 1, end - input, end)``, so a
-        weight of 1 gives ``end`` exactly. float16 and bfloat16 compute in float32 (a number
+        (AVX2/AVX512) computes it: with one rounding (a fused multiply-add), ``fma(weight, end -
+        input, input)`` where ``|weight| < 0.5``, else ``fma(weight - 1, end - input, end)``, so
+        a weight of 1 gives ``end`` exactly. float16 and bfloat16 compute in float32 (a number
         ``weight`` unrounded) and round once. ``weight`` is a number or a tensor of ``input``'s
         dtype (a 0-d one of another dtype is converted). Adam's ``exp_avg.lerp_(grad, 1 -
         beta1)``.
@@ -2474,11 +2474,11 @@ class TensorMethods(TensorType):
         addcmul(value, tensor1, tensor2) -> Tensor
 
         ``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in ``result_type``
-        of the three. Floats as torch's CPU kernel rounds them: ``value * tensor1`` rounded,
-        then one fused multiply-add, ``fma(value * tensor1, tensor2, input)``; float16 and
-        bfloat16 compute in float32 and round once; integers wrap around. ``value`` is converted
-        to the result dtype (float32 for float16 and bfloat16) with a range check (a float
-        ``value`` of an integer result is truncated). Adam's
+        of the three. Floats as torch's CPU kernel (AVX2/AVX512) rounds them: ``value *
+        tensor1`` rounded, then one fused multiply-add, ``fma(value * tensor1, tensor2,
+        input)``; float16 and bfloat16 compute in float32 and round once; integers wrap around.
+        ``value`` is converted to the result dtype (float32 for float16 and bfloat16) with a
+        range check (a float ``value`` of an integer result is truncated). Adam's
         ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)``.
 
         Raises RuntimeError for shapes that do not broadcast, a ``value`` out of range;

@@ -346,10 +346,13 @@ def pow_scalar_meta(self: builtins.bool | int | builtins.float, exponent: Tensor
 
 
 # ============================================================== lerp, addcmul, addcdiv
-# Three operands through one iterator. torch's CPU kernels (scalar and vectorised loops
-# alike, measured on torch 2.13's AVX512 and default builds) round these floats with a fused
-# multiply-add where the formula has a product next to a sum: ``lerp`` and ``addcmul``; a
-# quotient cannot fuse, so ``addcdiv`` rounds every step.
+# Three operands through one iterator. torch's CPU kernels built for AVX2 and AVX512 (what
+# torch runs on any x86 machine of the last decade; scalar and vectorised loops alike,
+# measured on torch 2.13 with ATEN_CPU_CAPABILITY=avx2 and avx512) round these floats with a
+# fused multiply-add where the formula has a product next to a sum: ``lerp`` and
+# ``addcmul``; a quotient cannot fuse, so ``addcdiv`` rounds every step. (Its DEFAULT build,
+# ATEN_CPU_CAPABILITY=default, rounds every step of ``lerp`` and ``addcmul`` too, as ``add``
+# with an ``alpha`` differs there.)
 _TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
                     "int16": "short int", "int32": "int", "int64": "long int",
                     "float16": "c10::Half", "bfloat16": "c10::BFloat16",

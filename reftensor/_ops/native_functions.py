@@ -319,8 +319,8 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                  "-> Tensor(a!)"),
             inplace=True, inplace_function=False,
             doc="``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's "
-                "CPU kernel computes it: with one rounding (a fused multiply-add), "
-                "``fma(weight, end - input, input)`` where ``|weight| < 0.5``, else "
+                "CPU kernel (AVX2/AVX512) computes it: with one rounding (a fused "
+                "multiply-add), ``fma(weight, end - input, input)`` where ``|weight| < 0.5``, else "
                 "``fma(weight - 1, end - input, end)``, so a weight of 1 gives ``end`` "
                 "exactly. float16 and bfloat16 compute in float32 (a number ``weight`` "
                 "unrounded) and round once. ``weight`` is a number or a tensor of "
@@ -339,8 +339,8 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                         "addcmul(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, *, "
                         "Tensor(a!) out) -> Tensor(a!)"),
             doc="``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in "
-                "``result_type`` of the three. Floats as torch's CPU kernel rounds them: "
-                "``value * tensor1`` rounded, then one fused multiply-add, "
+                "``result_type`` of the three. Floats as torch's CPU kernel (AVX2/AVX512) "
+                "rounds them: ``value * tensor1`` rounded, then one fused multiply-add, "
                 "``fma(value * tensor1, tensor2, input)``; float16 and bfloat16 compute in "
                 "float32 and round once; integers wrap around. ``value`` is converted to "
                 "the result dtype (float32 for float16 and bfloat16) with a range check "

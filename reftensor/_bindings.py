@@ -92,6 +92,7 @@ __all__ = [
     "std",
     "matmul",
     "mm",
+    "addmm",
     "bmm",
     "mv",
     "dot",
@@ -1028,6 +1029,29 @@ def mm(*args: Any, **kwargs: Any) -> Any:
     ``out=`` of another dtype; NotImplementedError for bool matrices with something to sum.
     """
     return aten.mm(*args, **kwargs)
+
+
+def addmm(*args: Any, **kwargs: Any) -> Any:
+    """addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor
+    addmm(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None) -> Tensor
+    addmm(beta, input, alpha, mat1, mat2) -> Tensor
+    addmm(beta, input, alpha, mat1, mat2, *, out=None) -> Tensor
+    addmm(beta, input, mat1, mat2) -> Tensor
+    addmm(beta, input, mat1, mat2, *, out=None) -> Tensor
+
+    ``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``): ``mat1`` ``(n, k)`` and ``mat2``
+    ``(k, m)`` of one dtype, ``input`` of that dtype broadcasting to ``(n, m)``; a new
+    contiguous ``(n, m)`` (in place: written through ``input``'s strides, which must be ``(n,
+    m)``). The product as ``mm``'s (float16/bfloat16 summed in float32, integers in int64), then
+    ``alpha`` and ``beta`` in that precision, rounded once. As BLAS: ``beta == 0`` ignores
+    ``input`` (its nans too), ``alpha == 0`` the product. ``nn.functional.linear``'s fused path.
+    ``out_dtype`` is torch's CUDA-only overload: NotImplementedError on the CPU.
+
+    Raises RuntimeError for dtypes that differ, a ``mat1`` or ``mat2`` that is not 2-D, inner
+    sizes that differ, an ``input`` that does not broadcast (in place: that is not ``(n, m)``),
+    an ``out=`` of another dtype; NotImplementedError for bool matrices with something to sum.
+    """
+    return aten.addmm(*args, **kwargs)
 
 
 def bmm(*args: Any, **kwargs: Any) -> Any:
@@ -2860,6 +2884,36 @@ class TensorMethods(TensorType):
         sum.
         """
         return aten.mm.call_method(self, args, kwargs)
+
+    def addmm(self, *args: Any, **kwargs: Any) -> Any:
+        """addmm(mat1, mat2, *, beta=1, alpha=1) -> Tensor
+        addmm(beta, alpha, mat1, mat2) -> Tensor
+        addmm(beta, mat1, mat2) -> Tensor
+
+        ``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``): ``mat1`` ``(n, k)`` and
+        ``mat2`` ``(k, m)`` of one dtype, ``input`` of that dtype broadcasting to ``(n, m)``; a
+        new contiguous ``(n, m)`` (in place: written through ``input``'s strides, which must be
+        ``(n, m)``). The product as ``mm``'s (float16/bfloat16 summed in float32, integers in
+        int64), then ``alpha`` and ``beta`` in that precision, rounded once. As BLAS: ``beta ==
+        0`` ignores ``input`` (its nans too), ``alpha == 0`` the product.
+        ``nn.functional.linear``'s fused path. ``out_dtype`` is torch's CUDA-only overload:
+        NotImplementedError on the CPU.
+
+        Raises RuntimeError for dtypes that differ, a ``mat1`` or ``mat2`` that is not 2-D,
+        inner sizes that differ, an ``input`` that does not broadcast (in place: that is not
+        ``(n, m)``), an ``out=`` of another dtype; NotImplementedError for bool matrices with
+        something to sum.
+        """
+        return aten.addmm.call_method(self, args, kwargs)
+
+    def addmm_(self, *args: Any, **kwargs: Any) -> Any:
+        """addmm_(mat1, mat2, *, beta=1, alpha=1) -> Tensor
+        addmm_(beta, alpha, mat1, mat2) -> Tensor
+        addmm_(beta, mat1, mat2) -> Tensor
+
+        In-place version of ``addmm``.
+        """
+        return aten.addmm_.call_method(self, args, kwargs)
 
     def bmm(self, *args: Any, **kwargs: Any) -> Any:
         """bmm(mat2) -> Tensor

@@ -2326,3 +2326,109 @@ OP_DB += [
     }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ addmm (chapter 3)
+@st.composite
+def addmm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``mat1`` ``(n, k)`` and ``mat2`` ``(k, m)`` (now and then a ``k`` that does not
+    match) for an input that broadcasts to ``(n, m)`` (a size 1, or a missing dim, stands
+    for a drawn size now and then), and ``beta`` and ``alpha`` sometimes (0 ignores that
+    term)."""
+    n, m = (size if size != 1 or draw(st.booleans()) else draw(_SIZES)
+            for size in (1, 1, *shape)[-2:])
+    k = draw(_SIZES)
+    found = {"mat1": draw(strategies.tensors(shape=(n, k))),
+             "mat2": draw(strategies.tensors(shape=(draw(_inner(k)), m)))}
+    for name in ("beta", "alpha"):
+        value = draw(st.sampled_from([None, None, 0, 1, 2, -1, 0.5, True, 0.0]))
+        if value is not None:
+            found[name] = value
+    return found
+
+
+OP_DB += [
+    OpEntry("addmm", arguments=addmm_arguments, same_dtype=True,
+            shapes=st.one_of(_matrix_shapes(2), _matrix_shapes(1), st.just(())), errors={
+        "self of another dtype": lambda lib: lib.addmm(lib.ones(2, 4, dtype=lib.float64),
+                                                       lib.ones(2, 3), lib.ones(3, 4)),
+        "mats of other dtypes": lambda lib: lib.addmm(lib.ones(2, 4), lib.ones(2, 3),
+                                                      lib.ones(3, 4, dtype=lib.float64)),
+        "an int64 self and float mats": lambda lib: lib.addmm(
+            lib.ones(2, 4, dtype=lib.int64), lib.ones(2, 3), lib.ones(3, 4)),
+        "sizes that do not match": lambda lib: lib.addmm(lib.ones(2, 4), lib.ones(2, 3),
+                                                         lib.ones(2, 4)),
+        "a 3-d mat1": lambda lib: lib.addmm(lib.ones(2, 4), lib.ones(1, 2, 3), lib.ones(3, 4)),
+        "a vector mat2": lambda lib: lib.addmm(lib.ones(2), lib.ones(2, 3), lib.ones(3)),
+        "a self that does not broadcast": lambda lib: lib.addmm(lib.ones(3), lib.ones(2, 3),
+                                                                lib.ones(3, 4)),
+        "a 3-d self": lambda lib: lib.addmm(lib.ones(1, 2, 4), lib.ones(2, 3),
+                                            lib.ones(3, 4)),
+        "bool": lambda lib: lib.addmm(*[lib.ones(2, 2, dtype=lib.bool)] * 3),
+        "in place, self broadcast": lambda lib: lib.ones(4).addmm_(lib.ones(2, 3),
+                                                                    lib.ones(3, 4)),
+        "in place into int64": lambda lib: lib.ones(2, 4, dtype=lib.int64).addmm_(
+            lib.ones(2, 3), lib.ones(3, 4)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            2, 4, requires_grad=True).addmm_(lib.ones(2, 3), lib.ones(3, 4)),
+        "out= of another float dtype": lambda lib: lib.addmm(
+            lib.ones(2, 4), lib.ones(2, 3), lib.ones(3, 4), out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.addmm(
+            lib.ones(2, 4), lib.ones(2, 3, requires_grad=True), lib.ones(3, 4),
+            out=lib.empty(0)),
+        "out_dtype on the CPU": lambda lib: lib.addmm(lib.ones(2, 4), lib.ones(2, 3),
+                                                      lib.ones(3, 4), lib.float32),
+        "out_dtype to the method": lambda lib: lib.ones(2, 4).addmm(
+            lib.ones(2, 3), lib.ones(3, 4), lib.float32),
+        "a beta out of float's range": lambda lib: lib.addmm(
+            lib.ones(2, 4), lib.ones(2, 3), lib.ones(3, 4), beta=1e300),
+        "a number mat1": lambda lib: lib.addmm(lib.ones(2, 4), 2.0, lib.ones(3, 4)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ linear (nn.functional)
+@st.composite
+def linear_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A ``weight`` ``(out, in)`` (or a vector ``(in,)``; now and then an ``in`` that does
+    not match), and a ``bias`` sometimes: ``(out,)`` or one that broadcasts, any layout (a
+    contiguous input with a contiguous 1-d bias takes torch's flattened ``addmm``)."""
+    k, m = draw(_inner(shape[-1])), draw(_SIZES)
+    vector = draw(st.integers(0, 4)) == 0
+    found = {"weight": draw(strategies.tensors(shape=(k,) if vector else (m, k)))}
+    bias = draw(st.sampled_from([None, (), (1,)] if vector else
+                                [None, (m,), (m,), (1, m), (), (1,)]))
+    if bias is not None:
+        found["bias"] = draw(strategies.tensors(shape=bias))
+    return found
+
+
+OP_DB += [
+    OpEntry("linear", arguments=linear_arguments, same_dtype=True,
+            shapes=st.lists(_SIZES, min_size=1, max_size=4).map(tuple), errors={
+        "a 0-d input": lambda lib: lib.nn.functional.linear(lib.ones(()), lib.ones(3, 2)),
+        "a 0-d weight": lambda lib: lib.nn.functional.linear(lib.ones(2), lib.ones(())),
+        "a 3-d weight": lambda lib: lib.nn.functional.linear(lib.ones(2), lib.ones(1, 3, 2)),
+        "sizes that do not match": lambda lib: lib.nn.functional.linear(lib.ones(4, 2),
+                                                                        lib.ones(3, 5)),
+        "dtypes that differ": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2, dtype=lib.float64)),
+        "a bias of another dtype": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2), lib.ones(3, dtype=lib.float64)),
+        "a bias that does not broadcast": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2), lib.ones(2)),
+        "a 3-d input with a bias that does not broadcast": lambda lib: lib.nn.functional.linear(
+            lib.ones(2, 4, 2), lib.ones(3, 2), lib.ones(5, 3)),
+        "a number bias": lambda lib: lib.nn.functional.linear(lib.ones(4, 2), lib.ones(3, 2),
+                                                              2.0),
+        "bool": lambda lib: lib.nn.functional.linear(lib.ones(4, 2, dtype=lib.bool),
+                                                     lib.ones(3, 2, dtype=lib.bool)),
+        "no weight": lambda lib: lib.nn.functional.linear(lib.ones(4, 2)),
+        "out= with an input that requires grad": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2, requires_grad=True), out=lib.empty(0)),
+        "out= of another dtype": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2), lib.ones(3), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

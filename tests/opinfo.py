@@ -100,6 +100,18 @@ class Functional:
         return getattr(self._op, attribute)
 
 
+class NNFunctional:
+    """An ``nn.functional.<name>`` OpInfo of an op that torch offers only there (``linear``
+    is ``torch._C._nn.linear``): the same samples, through ``reftensor.nn.functional``."""
+
+    def __init__(self, op: Any, name: str) -> None:
+        self._op, self.name = op, name
+        self.method_variant = self.inplace_variant = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._op, attribute)
+
+
 def _method_wrapper(op: Any) -> bool:
     """An op torch offers as a method only (``Tensor.view``), whose OpInfo calls it through
     a function of its own (``lambda x, shape: x.view(shape)``): run as that function."""
@@ -118,9 +130,11 @@ def entries(names: set[str] | None = None) -> list[Any]:
         short = op.name.removeprefix("nn.functional.")
         if short != op.name and hasattr(torch, short):
             views.append(Functional(op, short))
+        elif short != op.name and hasattr(reftensor.nn.functional, short):
+            views.append(NNFunctional(op, short))
         for view in views:
-            if "." in view.name or not (hasattr(reftensor, view.name)
-                                        or _method_wrapper(view)):
+            if "." in view.name or not (hasattr(reftensor, view.name) or _method_wrapper(view)
+                                        or isinstance(view, NNFunctional)):
                 continue
             if names is None or view.name in names:
                 found.append(view)
@@ -287,6 +301,8 @@ def reftensor_function(op: Any) -> Any:
     self, other)``, ``lambda x, *a: x.half(*a)``), that very code with ``torch`` read as
     ``reftensor``. (torch's own Python functions, such as ``torch.broadcast_tensors``, are
     not OpInfo's: their reftensor counterpart is ``reftensor.<name>``.)"""
+    if isinstance(op, NNFunctional):
+        return getattr(reftensor.nn.functional, op.name)
     fn = op.op
     if isinstance(fn, types.FunctionType) and fn.__module__.startswith("torch.testing."):
         names = {**fn.__globals__, "torch": reftensor, "wrapper_set_seed": _seeded}

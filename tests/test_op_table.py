@@ -120,7 +120,7 @@ def _parser_call(name: str, method: bool, positional: list[str], keywords: dict[
         kwargs = {key: _value(lib, k) for key, k in keywords.items()}
         if method:
             return getattr(lib.ones(2, 3), name)(*args, **kwargs)
-        return getattr(lib, name)(*args, **kwargs)
+        return _function(lib, name)(*args, **kwargs)
 
     return program
 
@@ -141,7 +141,7 @@ def _outcome(program: Any, lib: Any) -> tuple[str, str]:
 def test_the_parser_accepts_and_refuses_what_torch_does(name, method, positional, keywords):
     """The same call on both libraries: both succeed, or both raise the same class with
     the same TypeError text."""
-    if not method and not aten[name].function:
+    if not method and not aten[name].function and not _nn_functional(name):
         method = True  # a method only (torch has no torch.add_)
     program = _parser_call(name, method, positional, keywords)
     if name == "index" and method:
@@ -306,11 +306,20 @@ def _keywords(lib: Any, t: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"input": t, **built}
 
 
+def _nn_functional(name: str) -> bool:
+    """Is the op, without a binding in ``reftensor``, ``nn.functional.<name>`` (``linear``:
+    torch's ``nn.functional.linear`` is ``torch._C._nn.linear``)?"""
+    return not aten[name].function and hasattr(reftensor.nn.functional, name)
+
+
 def _function(lib: Any, name: str) -> Any:
-    """The op as a function: ``lib.<name>``, or for an op with no Python binding
-    (``_to_copy``) the library's ``aten`` op (``torch.ops.aten._to_copy``)."""
+    """The op as a function: ``lib.<name>``, ``lib.nn.functional.<name>``, or for an op with
+    no Python binding (``_to_copy``) the library's ``aten`` op
+    (``torch.ops.aten._to_copy``)."""
     if aten[name].function:
         return getattr(lib, name)
+    if _nn_functional(name):
+        return getattr(lib.nn.functional, name)
     return getattr(torch.ops.aten, name) if lib is torch else aten[name]
 
 
@@ -329,8 +338,11 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         found["function"] = lambda lib, t: _call(lib, getattr(lib, name), name, arguments,
                                                  (t,))
         found["keyword"] = lambda lib, t: getattr(lib, name)(**_keywords(lib, t, arguments))
-    elif not aten[name].method:  # aten._to_copy(t, ...)
+    elif not aten[name].method:  # aten._to_copy(t, ...), nn.functional.linear(t, ...)
         found["aten"] = lambda lib, t: _call(lib, _function(lib, name), name, arguments, (t,))
+        if _nn_functional(name):
+            found["keyword"] = lambda lib, t: _function(lib, name)(
+                **_keywords(lib, t, arguments))
     if aten[name].method:
         found["method"] = lambda lib, t: _call(lib, getattr(t, name), name, arguments, ())
     values = list(arguments.values())
@@ -348,7 +360,7 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         # out= into an empty tensor: resized to the result's shape and strides (its dtype:
         # the result's, from the op itself; a tuple of them for several results)
         def out(lib: Any, t: Any) -> Any:
-            fn = getattr(lib, name)
+            fn = _function(lib, name)
             result = _call(lib, fn, name, arguments, (t,))
             dtype = (tuple(r.dtype for r in result) if isinstance(result, tuple)
                      else result.dtype)
@@ -439,8 +451,10 @@ def test_inplace_variant(name, data):
 
 #: ops whose meta kernel in torch is a Python meta function (``torch/_meta_registrations.py``)
 #: that lays out its result otherwise than the CPU kernel: ``index`` of an overlapping input
-#: (strides (2, 2, 3) (1, 1, 0) indexed by a 0-d index: CPU (3, 1), meta (1, 2))
-_PYTHON_META = {"index"}
+#: (strides (2, 2, 3) (1, 1, 0) indexed by a 0-d index: CPU (3, 1), meta (1, 2)), and
+#: ``linear``, whose meta result does not count the decomposition's in-place ``add_`` of
+#: the bias in ``_version`` (0 on meta, 1 on the CPU; ``t.add_(b)`` alone counts on meta)
+_PYTHON_META = {"index", "linear"}
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])

@@ -554,6 +554,51 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "\n\nRaises RuntimeError for an operand that is not 2-D, inner sizes or "
                 "dtypes that differ, an ``out=`` of another dtype; NotImplementedError for "
                 "bool matrices with something to sum."),
+    declare("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) "
+            "-> Tensor",
+            "addmm.dtype(Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, "
+            "Scalar beta=1, Scalar alpha=1) -> Tensor",
+            out=("addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar "
+                 "alpha=1, Tensor(a!) out) -> Tensor(a!)",
+                 "addmm.dtype_out(Tensor self, Tensor mat1, Tensor mat2, ScalarType "
+                 "out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"),
+            function_only=("dtype",), inplace=True, inplace_function=False,
+            deprecated=("addmm(Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor "
+                        "mat2) -> Tensor",
+                        "addmm(Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor "
+                        "mat2, *, Tensor(a!) out) -> Tensor(a!)",
+                        "addmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2) -> Tensor",
+                        "addmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``): ``mat1`` "
+                "``(n, k)`` and ``mat2`` ``(k, m)`` of one dtype, ``input`` of that dtype "
+                "broadcasting to ``(n, m)``; a new contiguous ``(n, m)`` (in place: "
+                "written through ``input``'s strides, which must be ``(n, m)``). The "
+                "product as ``mm``'s (float16/bfloat16 summed in float32, integers in "
+                "int64), then ``alpha`` and ``beta`` in that precision, rounded once. As "
+                "BLAS: ``beta == 0`` ignores ``input`` (its nans too), ``alpha == 0`` the "
+                "product. ``nn.functional.linear``'s fused path. ``out_dtype`` is torch's "
+                "CUDA-only overload: NotImplementedError on the CPU.\n\nRaises "
+                "RuntimeError for dtypes that differ, a ``mat1`` or ``mat2`` that is not "
+                "2-D, inner sizes that differ, an ``input`` that does not broadcast (in "
+                "place: that is not ``(n, m)``), an ``out=`` of another dtype; "
+                "NotImplementedError for bool matrices with something to sum."),
+    declare("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+            out=("linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``input @ weight.T + bias`` (``torch.nn.functional.linear``, which is "
+                "this op: torch has no ``torch.linear``): ``input`` ``(*, in_features)``, "
+                "``weight`` ``(out_features, in_features)``, ``bias`` ``(out_features,)`` or "
+                "anything that broadcasts. torch's ``CompositeImplicitAutograd`` "
+                "decomposition, so the graph has torch's nodes: a 2-d ``input`` with a "
+                "bias is ``addmm(bias, input, weight.t())`` (``AddmmBackward0``); a "
+                "contiguous ``input`` with a contiguous bias of one dim (after "
+                "``squeeze``) is flattened to 2-d, ``addmm``, then viewed back "
+                "(``ViewBackward0``); otherwise ``matmul(input, weight.t())``, then "
+                "``add_(bias)`` in place.\n\nRaises RuntimeError for a 0-d ``input`` or "
+                "``weight``, sizes or dtypes that do not match (as ``addmm`` and "
+                "``matmul``)."),
     declare("bmm(Tensor self, Tensor mat2) -> Tensor",
             "bmm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor",
             out=("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
@@ -1251,10 +1296,12 @@ NATIVE_FUNCTIONS: list[Declaration] = [
 def inplace_schema(schema: FunctionSchema, overload: str | None = None) -> FunctionSchema:
     """``exp(Tensor self) -> Tensor`` -> ``exp_(Tensor(a!) self) -> Tensor(a!)``; the
     overload keeps its name unless ``overload`` gives torch's (``pow_.Scalar``)."""
-    first, *rest = schema.arguments
-    written = Argument(first.name, first.type, first.default, first.kwarg_only, alias="a!")
+    at = next((i for i, a in enumerate(schema.arguments) if a.name == "self"), 0)
+    arguments = list(schema.arguments)  # (``self`` is second in ``addmm(Scalar beta, ...)``)
+    a = arguments[at]
+    arguments[at] = Argument(a.name, a.type, a.default, a.kwarg_only, alias="a!")
     name = schema.overload if overload is None else overload
-    return FunctionSchema(schema.name + "_", name, (written, *rest),
+    return FunctionSchema(schema.name + "_", name, tuple(arguments),
                           (Return(Type("Tensor"), None, alias="a!"),))
 
 
@@ -1300,7 +1347,11 @@ class Namespace:
                       function_only=d.function_only)
             if d.inplace:
                 names = dict(d.inplace_overloads)
-                self._add(d.name + "_", _inplace_schemas(schemas, names), d,
+                # an overload that only the function offers has no in-place form either
+                # (``addmm.dtype``: torch has no ``addmm_.dtype``)
+                writable = [s for s in schemas if (s.overload or "default") not in
+                            d.function_only]
+                self._add(d.name + "_", _inplace_schemas(writable, names), d,
                           function=d.inplace_function, method=True,
                           operators=d.inplace_operators,
                           deprecated=tuple(inplace_schema(s) for s in deprecated

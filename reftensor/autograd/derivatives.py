@@ -604,6 +604,29 @@ def mm_mat2_backward(grad: Tensor, self: Tensor, mat2_sym_sizes: tuple[int, ...]
     return self.t().mm(grad)
 
 
+def maybe_multiply(t: Tensor, s: Any) -> Tensor:
+    """torch's ``maybe_multiply``: ``t`` itself when ``s`` is 1, else ``t * s``."""
+    return t if s == 1 else t * s
+
+
+def addmm_self_backward(grad: Tensor, beta: Any) -> Tensor:
+    """``maybe_multiply(grad, beta)``; the engine sums it to ``self``'s broadcast shape."""
+    return maybe_multiply(grad, beta)
+
+
+def addmm_mat1_backward(grad: Tensor, mat2: Tensor, mat1_sym_sizes: tuple[int, ...],
+                        mat1_sym_strides: tuple[int, ...], alpha: Any) -> Tensor:
+    """``mm_mat1_backward(..., alpha)``: ``mm``'s gradient scaled by ``alpha``."""
+    return maybe_multiply(mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides),
+                          alpha)
+
+
+def addmm_mat2_backward(grad: Tensor, mat1: Tensor, mat2_sym_sizes: tuple[int, ...],
+                        mat2_sym_strides: tuple[int, ...], alpha: Any) -> Tensor:
+    return maybe_multiply(mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides),
+                          alpha)
+
+
 def bmm_self_backward(grad: Tensor, mat2: Tensor) -> Tensor:
     return grad.bmm(mat2.transpose(1, 2))
 
@@ -1101,6 +1124,11 @@ DERIVATIVES: list[Derivative] = [
     row("mm(Tensor self, Tensor mat2) -> Tensor", "MmBackward0",
         ("self", "mat2", "self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",
          "mat2_sym_strides"), self=mm_mat1_backward, mat2=mm_mat2_backward),
+    row("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> "
+        "Tensor", "AddmmBackward0",
+        ("mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2", "mat2_sym_sizes",
+         "mat2_sym_strides", "alpha", "beta"), self=addmm_self_backward,
+        mat1=addmm_mat1_backward, mat2=addmm_mat2_backward),
     row("bmm(Tensor self, Tensor mat2) -> Tensor", "BmmBackward0", ("self", "mat2"),
         self=bmm_self_backward, mat2=bmm_mat2_backward),
     row("mv(Tensor self, Tensor vec) -> Tensor", "MvBackward0", ("self", "vec"),

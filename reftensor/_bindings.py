@@ -124,6 +124,12 @@ __all__ = [
     "unbind",
     "as_strided",
     "detach",
+    "_softmax",
+    "_log_softmax",
+    "_softmax_backward_data",
+    "_log_softmax_backward_data",
+    "softmax",
+    "log_softmax",
     "where",
     "clamp",
     "clamp_",
@@ -1387,6 +1393,83 @@ def detach(*args: Any, **kwargs: Any) -> Any:
     ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
     """
     return aten.detach(*args, **kwargs)
+
+
+def _softmax(*args: Any, **kwargs: Any) -> Any:
+    """_softmax(input, dim, half_to_float, *, out=None) -> Tensor
+
+    ``exp(x - max) / sum(exp(x - max))`` along ``dim`` (``torch._softmax``, the kernel under
+    ``softmax``), as torch's CPU kernel: the maximum subtracted first (no overflow), then, along
+    the last dim, multiplied by ``1 / sum`` (along another, divided by the sum); float16 and
+    bfloat16 in float32, rounded once. A contiguous result of the input's dtype; a 0-d input is
+    one element. exp and the sum's order are NumPy's: within a few ulps of torch's.
+
+    Raises RuntimeError for ``half_to_float=True`` (CUDA only); NotImplementedError for integer
+    and bool inputs; IndexError for a dim out of range.
+    """
+    return aten._softmax(*args, **kwargs)
+
+
+def _log_softmax(*args: Any, **kwargs: Any) -> Any:
+    """_log_softmax(input, dim, half_to_float, *, out=None) -> Tensor
+
+    ``(x - max) - log(sum(exp(x - max)))`` along ``dim`` (``torch._log_softmax``), in torch's
+    CPU kernel's order (the maximum taken off first, then the log of the sum: large inputs with
+    small differences keep their digits). Otherwise as ``_softmax``.
+
+    Raises as ``_softmax``.
+    """
+    return aten._log_softmax(*args, **kwargs)
+
+
+def _softmax_backward_data(*args: Any, **kwargs: Any) -> Any:
+    """_softmax_backward_data(grad_output, output, dim, input_dtype) -> Tensor
+
+    ``_softmax``'s gradient from its result (``torch._softmax_backward_data``, what
+    ``SoftmaxBackward0`` runs): ``(grad_output - sum(grad_output * output, dim)) * output``,
+    contiguous, of ``grad_output``'s dtype (float16 when ``grad_output`` is float32 and
+    ``input_dtype`` float16).
+
+    Raises RuntimeError for shapes or dtypes that differ, NotImplementedError for integer and
+    bool; IndexError for a dim out of range.
+    """
+    return aten._softmax_backward_data(*args, **kwargs)
+
+
+def _log_softmax_backward_data(*args: Any, **kwargs: Any) -> Any:
+    """_log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None) -> Tensor
+
+    ``_log_softmax``'s gradient from its result (``torch._log_softmax_backward_data``, what
+    ``LogSoftmaxBackward0`` runs): ``grad_output - exp(output) * sum(grad_output, dim)``;
+    otherwise as ``_softmax_backward_data``.
+
+    Raises as ``_softmax_backward_data``.
+    """
+    return aten._log_softmax_backward_data(*args, **kwargs)
+
+
+def softmax(*args: Any, **kwargs: Any) -> Any:
+    """softmax(input, dim, dtype=None, *, out=None) -> Tensor
+
+    Softmax along ``dim`` (``torch.softmax``): torch's composite, ``input`` converted to
+    ``dtype`` when given (``ToCopyBackward0``), then ``_softmax`` (``SoftmaxBackward0``):
+    numerically stable (the maximum subtracted first); an integer input needs ``dtype``.
+
+    Raises as ``_softmax``; an ``out=`` must have the result's dtype.
+    """
+    return aten.softmax(*args, **kwargs)
+
+
+def log_softmax(*args: Any, **kwargs: Any) -> Any:
+    """log_softmax(input, dim, dtype=None, *, out=None) -> Tensor
+
+    Log of the softmax along ``dim`` (``torch.log_softmax``), computed as ``(x - max) -
+    log(sum(exp(x - max)))`` (``_log_softmax``, ``LogSoftmaxBackward0``), never as
+    ``log(softmax(x))``; ``dtype`` as ``softmax``'s.
+
+    Raises as ``softmax``.
+    """
+    return aten.log_softmax(*args, **kwargs)
 
 
 def where(*args: Any, **kwargs: Any) -> Any:
@@ -3251,6 +3334,28 @@ class TensorMethods(TensorType):
         ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
         """
         return aten.detach.call_method(self, args, kwargs)
+
+    def softmax(self, *args: Any, **kwargs: Any) -> Any:
+        """softmax(dim, dtype=None) -> Tensor
+
+        Softmax along ``dim`` (``torch.softmax``): torch's composite, ``input`` converted to
+        ``dtype`` when given (``ToCopyBackward0``), then ``_softmax`` (``SoftmaxBackward0``):
+        numerically stable (the maximum subtracted first); an integer input needs ``dtype``.
+
+        Raises as ``_softmax``; an ``out=`` must have the result's dtype.
+        """
+        return aten.softmax.call_method(self, args, kwargs)
+
+    def log_softmax(self, *args: Any, **kwargs: Any) -> Any:
+        """log_softmax(dim, dtype=None) -> Tensor
+
+        Log of the softmax along ``dim`` (``torch.log_softmax``), computed as ``(x - max) -
+        log(sum(exp(x - max)))`` (``_log_softmax``, ``LogSoftmaxBackward0``), never as
+        ``log(softmax(x))``; ``dtype`` as ``softmax``'s.
+
+        Raises as ``softmax``.
+        """
+        return aten.log_softmax.call_method(self, args, kwargs)
 
     def where(self, *args: Any, **kwargs: Any) -> Any:
         """where(condition, other) -> Tensor

@@ -2432,3 +2432,105 @@ OP_DB += [
     }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ softmax (chapter 6)
+#: exp and the sum's order are NumPy's in reftensor, SLEEF's and a vectorised sum in torch
+SOFTMAX_ULPS = 4
+
+
+def _softmax_dim(draw: st.DrawFn, shape: tuple[int, ...]) -> int:
+    n = max(len(shape), 1)
+    return draw(st.integers(-n, n - 1))
+
+
+@st.composite
+def softmax_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim`` (negative too; a 0-d input takes 0 and -1) and a ``dtype`` sometimes (an
+    integer input needs a floating one; not float16, whose result the gradient test
+    compares exactly, where exp's last float32 bit may round a float16 the other way)."""
+    found: dict[str, Any] = {"dim": _softmax_dim(draw, shape)}
+    d = draw(st.sampled_from([None, None, DtypeName("float64"), DtypeName("float32"),
+                              DtypeName("int64")]))
+    return found if d is None else {**found, "dtype": d}
+
+
+@st.composite
+def private_softmax_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return {"dim": _softmax_dim(draw, shape), "half_to_float": False}
+
+
+@st.composite
+def softmax_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``output`` of the input's shape (and dtype: ``same_dtype``), ``dim`` and an
+    ``input_dtype``."""
+    return {"output": draw(strategies.tensors(shape=shape)), "dim": _softmax_dim(draw, shape),
+            "input_dtype": draw(st.sampled_from([DtypeName("float32"), DtypeName("float64")]))}
+
+
+def _softmax_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "no dim": lambda lib: f(lib, lib.ones(2)),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 2),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), 1),
+        "a dim list": lambda lib: f(lib, lib.ones(2, 3), (0, 1)),
+        "an int64 input": lambda lib: f(lib, lib.ones(2, dtype=lib.int64), 0),
+        "a bool input along another dim": lambda lib: f(lib, lib.ones(2, 3, dtype=lib.bool),
+                                                        0),
+        "an int64 dtype": lambda lib: f(lib, lib.ones(2), 0, dtype=lib.int64),
+        "out= of another dtype": lambda lib: f(lib, lib.ones(2), 0,
+                                               out=lib.empty(0, dtype=lib.float64)),
+        "a number": lambda lib: f(lib, 2.0, 0),
+    }
+
+
+def _private_softmax_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "half_to_float on the CPU": lambda lib: f(lib, lib.ones(2, dtype=lib.float16), 0,
+                                                  True),
+        "half_to_float of float32": lambda lib: f(lib, lib.ones(2), 0, True),
+        "an int64 input": lambda lib: f(lib, lib.ones(2, dtype=lib.int64), 0, False),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), -3, False),
+        "no half_to_float": lambda lib: f(lib, lib.ones(2), 0),
+        "out= of another dtype": lambda lib: f(lib, lib.ones(2), 0, False,
+                                               out=lib.empty(0, dtype=lib.float64)),
+    }
+
+
+def _softmax_backward_errors(name: str) -> dict[str, Program]:
+    """(torch's ``_log_softmax_backward_data`` does not compare the shapes: it reads past
+    ``output``; reftensor refuses as ``_softmax_backward_data`` does.)"""
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        **({"shapes that differ": lambda lib: f(lib, lib.ones(2), lib.ones(3), 0, lib.float32)}
+           if name == "_softmax_backward_data" else {}),
+        "dtypes that differ": lambda lib: f(lib, lib.ones(2), lib.ones(2, dtype=lib.float64),
+                                            0, lib.float32),
+        "int64": lambda lib: f(lib, *[lib.ones(2, dtype=lib.int64)] * 2, 0, lib.int64),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2), lib.ones(2), 1, lib.float32),
+        "no input_dtype": lambda lib: f(lib, lib.ones(2), lib.ones(2), 0),
+    }
+
+
+#: not bool: torch's meta decomposition of ``_log_softmax`` refuses an empty bool tensor
+#: (``x - amax``) that its CPU kernel takes (the error inputs hold bool's refusals)
+_NOT_BOOL = tuple(n for n in strategies.ALL_NAMES if n != "bool")
+OP_DB += [
+    OpEntry("softmax", arguments=softmax_arguments, ulps=SOFTMAX_ULPS, dtypes=_NOT_BOOL,
+            errors=_softmax_errors("softmax")),
+    OpEntry("log_softmax", arguments=softmax_arguments, ulps=SOFTMAX_ULPS, dtypes=_NOT_BOOL,
+            errors=_softmax_errors("log_softmax")),
+    OpEntry("_softmax", arguments=private_softmax_arguments, ulps=SOFTMAX_ULPS,
+            dtypes=_NOT_BOOL, errors=_private_softmax_errors("_softmax")),
+    OpEntry("_log_softmax", arguments=private_softmax_arguments, ulps=SOFTMAX_ULPS,
+            dtypes=_NOT_BOOL, errors=_private_softmax_errors("_log_softmax")),
+    OpEntry("_softmax_backward_data", arguments=softmax_backward_arguments, same_dtype=True,
+            ulps=SOFTMAX_ULPS, dtypes=_NOT_BOOL,
+            errors=_softmax_backward_errors("_softmax_backward_data")),
+    OpEntry("_log_softmax_backward_data", arguments=softmax_backward_arguments,
+            same_dtype=True, ulps=SOFTMAX_ULPS, dtypes=_NOT_BOOL,
+            errors=_softmax_backward_errors("_log_softmax_backward_data")),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -817,6 +817,61 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
                 "writes through it change ``input``."),
+    # ---------------------------------------------------------- softmax (chapter 6)
+    declare("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+            out=("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            method=False,
+            doc="``exp(x - max) / sum(exp(x - max))`` along ``dim`` (``torch._softmax``, the "
+                "kernel under ``softmax``), as torch's CPU kernel: the maximum subtracted "
+                "first (no overflow), then, along the last dim, multiplied by ``1 / sum`` "
+                "(along another, divided by the sum); float16 and bfloat16 in float32, "
+                "rounded once. A contiguous result of the input's dtype; a 0-d input is "
+                "one element. exp and the sum's order are NumPy's: within a few ulps of "
+                "torch's.\n\nRaises RuntimeError for ``half_to_float=True`` (CUDA only); "
+                "NotImplementedError for integer and bool inputs; IndexError for a dim out "
+                "of range."),
+    declare("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+            out=("_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            method=False,
+            doc="``(x - max) - log(sum(exp(x - max)))`` along ``dim`` "
+                "(``torch._log_softmax``), in torch's CPU kernel's order (the maximum "
+                "taken off first, then the log of the sum: large inputs with small "
+                "differences keep their digits). Otherwise as ``_softmax``.\n\nRaises "
+                "as ``_softmax``."),
+    declare("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+            "input_dtype) -> Tensor", method=False,
+            doc="``_softmax``'s gradient from its result (``torch._softmax_backward_data``, "
+                "what ``SoftmaxBackward0`` runs): ``(grad_output - sum(grad_output * "
+                "output, dim)) * output``, contiguous, of ``grad_output``'s dtype (float16 "
+                "when ``grad_output`` is float32 and ``input_dtype`` float16).\n\nRaises "
+                "RuntimeError for shapes or dtypes that differ, NotImplementedError for "
+                "integer and bool; IndexError for a dim out of range."),
+    declare("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, "
+            "ScalarType input_dtype) -> Tensor",
+            out=("_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, "
+                 "ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)",),
+            method=False,
+            doc="``_log_softmax``'s gradient from its result "
+                "(``torch._log_softmax_backward_data``, what ``LogSoftmaxBackward0`` runs): "
+                "``grad_output - exp(output) * sum(grad_output, dim)``; otherwise as "
+                "``_softmax_backward_data``.\n\nRaises as ``_softmax_backward_data``."),
+    declare("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+            out=("softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="Softmax along ``dim`` (``torch.softmax``): torch's composite, ``input`` "
+                "converted to ``dtype`` when given (``ToCopyBackward0``), then "
+                "``_softmax`` (``SoftmaxBackward0``): numerically stable (the maximum "
+                "subtracted first); an integer input needs ``dtype``.\n\nRaises as "
+                "``_softmax``; an ``out=`` must have the result's dtype."),
+    declare("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+            out=("log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="Log of the softmax along ``dim`` (``torch.log_softmax``), computed as "
+                "``(x - max) - log(sum(exp(x - max)))`` (``_log_softmax``, "
+                "``LogSoftmaxBackward0``), never as ``log(softmax(x))``; ``dtype`` as "
+                "``softmax``'s.\n\nRaises as ``softmax``."),
     # ---------------------------------------------------------- where and clamp (chapter 3)
     declare("where(Tensor condition) -> Tensor[]",
             "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",

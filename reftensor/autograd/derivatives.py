@@ -653,6 +653,51 @@ def dot_tensor_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * self
 
 
+# ------------------------------------------------------------------ softmax (chapter 6)
+def softmax_backward(grad: Tensor, result: Tensor, dim: int,
+                     self_scalar_type: Any) -> Tensor:
+    """``_softmax_backward_data(grad, result, dim, self.scalar_type())``."""
+    return aten._softmax_backward_data.default.call(grad, result, dim, self_scalar_type)
+
+
+def log_softmax_backward(grad: Tensor, result: Tensor, dim: int,
+                         self_scalar_type: Any) -> Tensor:
+    """``_log_softmax_backward_data(grad, result, dim, self.scalar_type())``."""
+    return aten._log_softmax_backward_data.default.call(grad, result, dim, self_scalar_type)
+
+
+def softmax_backward_data_grad_output(grad: Tensor, output: Tensor, dim: int,
+                                      input_dtype: Any) -> Tensor:
+    """``_softmax_backward_data(grad.to(output.dtype()), output, dim, input_dtype)``."""
+    return aten._softmax_backward_data.default.call(grad.to(output.dtype), output, dim,
+                                                    input_dtype)
+
+
+def softmax_backward_data_output(grad: Tensor, grad_output: Tensor, output: Tensor,
+                                 dim: int) -> Tensor:
+    """torch's ``softmax_double_backward(grad.to(output.dtype()), grad_output, dim,
+    output)``: ``grad_output * grad - (output * grad_output).sum(dim, true) * grad -
+    grad_output * (output * grad).sum(dim, true)``."""
+    grad = grad.to(output.dtype)
+    return (grad_output * grad - (output * grad_output).sum(dim, True) * grad
+            - grad_output * (output * grad).sum(dim, True)).to(output.dtype)
+
+
+def log_softmax_backward_data_grad_output(grad: Tensor, output: Tensor, dim: int) -> Tensor:
+    """``grad.to(output.dtype()) - (grad.to(output.dtype()) * output.exp()).sum(dim,
+    true)``."""
+    grad = grad.to(output.dtype)
+    return grad - (grad * output.exp()).sum(dim, True)
+
+
+def log_softmax_backward_data_output(grad: Tensor, grad_output: Tensor, output: Tensor,
+                                     dim: int) -> Tensor:
+    """``(-grad_output.sum(dim, true) * output.exp() * grad.to(output.dtype()))
+    .to(output.dtype())``."""
+    return (-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(
+        output.dtype)
+
+
 def cat_tensors_backward(grad: Tensor, tensors_args_sizes: list[tuple[int, ...]],
                          tensors_args_scalartypes: list[Any], dim: int) -> list[Tensor]:
     """Each input's slice of ``grad`` along ``dim`` (a view); a skipped 1-d empty input gets
@@ -1135,6 +1180,21 @@ DERIVATIVES: list[Derivative] = [
         self=mv_self_backward, vec=mv_vec_backward),
     row("dot(Tensor self, Tensor tensor) -> Tensor", "DotBackward0", ("self", "tensor"),
         self=dot_self_backward, tensor=dot_tensor_backward),
+    # ---------------------------------------------------------- softmax (chapter 6)
+    row("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", "SoftmaxBackward0",
+        ("result", "dim", "self_scalar_type"), self=softmax_backward),
+    row("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+        "LogSoftmaxBackward0", ("result", "dim", "self_scalar_type"),
+        self=log_softmax_backward),
+    row("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+        "input_dtype) -> Tensor", "SoftmaxBackwardDataBackward0",
+        ("grad_output", "output", "dim", "input_dtype"),
+        grad_output=softmax_backward_data_grad_output, output=softmax_backward_data_output),
+    row("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+        "input_dtype) -> Tensor", "LogSoftmaxBackwardDataBackward0",
+        ("grad_output", "output", "dim"),
+        grad_output=log_softmax_backward_data_grad_output,
+        output=log_softmax_backward_data_output),
     # ------------------------------------------------------------------ copies and fills
     row("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", "CloneBackward0",
         (), self=pass_through),

@@ -2142,3 +2142,395 @@ OP_DB += [
     }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ *_like factories (chapter 1)
+@st.composite
+def like_factory_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A ``*_like`` factory's options: any ``dtype`` (or a Python type, or none),
+    ``device``, ``requires_grad`` sometimes, and a ``memory_format`` sometimes
+    (preserve_format keeps a dense input's strides and orders another's dims as its)."""
+    options = draw(_tensor_options())
+    formats = [None, LibValue("preserve_format"), LibValue("contiguous_format")] + (
+        [LibValue("channels_last")] if len(shape) == 4 else [])
+    memory_format = draw(st.sampled_from(formats))
+    return options if memory_format is None else {**options, "memory_format": memory_format}
+
+
+@st.composite
+def full_like_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``fill_value`` (a number of any kind, or a 0-d tensor) and the options."""
+    value = draw(st.one_of(NUMBERS, strategies.tensors(shape=())))
+    return {"fill_value": value, **draw(like_factory_arguments(shape))}
+
+
+def _like_factory_errors(name: str, *after: Any) -> dict[str, Program]:
+    """What every ``*_like`` factory refuses, as torch does."""
+    def f(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*args, **kwargs)
+
+    return {
+        **{k: v for k, v in _like_errors(name, *after).items()
+           if k != "a generator that is no Generator"},
+        "a generator": lambda lib: f(lib, lib.ones(2), *after, generator=None),
+        "pin_memory": lambda lib: f(lib, lib.ones(2), *after, pin_memory=True),
+        "a cuda device": lambda lib: f(lib, lib.ones(2), *after, device="cuda"),
+        "a dtype that is no dtype": lambda lib: f(lib, lib.ones(2), *after, dtype="float32"),
+        "as a method": lambda lib: getattr(lib.ones(2), name)(*after),
+        "channels_last on 3 dims": lambda lib: f(lib, lib.ones(2, 3, 4), *after,
+                                                 memory_format=lib.channels_last),
+    }
+
+
+OP_DB += [
+    OpEntry("empty_like", arguments=like_factory_arguments, grad=False, uninitialised=True,
+            errors=_like_factory_errors("empty_like")),
+    OpEntry("zeros_like", arguments=like_factory_arguments, grad=False,
+            errors=_like_factory_errors("zeros_like")),
+    OpEntry("ones_like", arguments=like_factory_arguments, grad=False,
+            errors=_like_factory_errors("ones_like")),
+    OpEntry("full_like", arguments=full_like_arguments, grad=False, errors={
+        **_like_factory_errors("full_like", 1),
+        "a number out of range": lambda lib: lib.full_like(lib.ones(2, dtype=lib.uint8), 256),
+        "nan into int64": lambda lib: lib.full_like(lib.ones(2), float("nan"),
+                                                    dtype=lib.int64),
+        "a float16 overflow": lambda lib: lib.full_like(lib.ones(2, dtype=lib.float16), 1e10),
+        "a tensor with dims": lambda lib: lib.full_like(lib.ones(2), lib.ones(2)),
+        "no fill value": lambda lib: lib.full_like(lib.ones(2)),
+        "a function as value": lambda lib: lib.full_like(lib.ones(2), len),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------- lerp, addcmul, addcdiv (chapter 3)
+#: weights of lerp either side of its switch at |w| = 0.5, and its ends
+LERP_WEIGHTS = st.sampled_from([0.0, 0.25, 0.4999, 0.5, -0.5, 0.75, 1.0, 1.5, -0.2, 0.1])
+
+
+@st.composite
+def lerp_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``end`` broadcasting to the input, and a ``weight``: a number or a tensor (both in
+    the input's dtype: the entry's ``same_dtype``)."""
+    end = draw(strategies.tensors(shape=_broadcastable(shape)))
+    weight = draw(st.one_of(LERP_WEIGHTS, NUMBERS,
+                            strategies.tensors(shape=_broadcastable(shape))))
+    return {"end": end, "weight": weight}
+
+
+@st.composite
+def addc_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``tensor1`` and ``tensor2`` of any dtype (promoted), broadcasting to the input, and
+    a ``value`` sometimes (any kind of number)."""
+    tensors = {k: draw(strategies.tensors(shape=_broadcastable(shape)))
+               for k in ("tensor1", "tensor2")}
+    value = draw(st.one_of(st.none(), NUMBERS, st.sampled_from([0.1, -0.001, 0.999])))
+    return tensors if value is None else {**tensors, "value": value}
+
+
+def _ternary_errors(name: str, *after: Any) -> dict[str, Program]:
+    """What ``lerp``, ``addcmul`` and ``addcdiv`` refuse alike (``after``: the arguments
+    after the two tensors)."""
+    def f(lib: Any, *tensors: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*tensors, *after, **kwargs)
+
+    return {
+        "shapes that do not broadcast": lambda lib: f(lib, lib.ones(2), lib.ones(3),
+                                                      lib.ones(2)),
+        "in place, self broadcast": lambda lib: getattr(lib.ones(3), name + "_")(
+            lib.ones(2, 3), lib.ones(3), *after),
+        "in place into an expanded tensor": lambda lib: getattr(
+            lib.ones(1).expand(3), name + "_")(lib.ones(3), lib.ones(3), *after),
+        "in place into a leaf that requires grad": lambda lib: getattr(
+            lib.ones(2, requires_grad=True), name + "_")(lib.ones(2), lib.ones(2), *after),
+        "out= of an integer dtype": lambda lib: f(lib, lib.ones(2), lib.ones(2), lib.ones(2),
+                                                  out=lib.empty(2, dtype=lib.int64)),
+        "out= partly overlapping an input": lambda lib: (lambda z: f(
+            lib, z[:3], z[:3], z[:3], out=z[1:]))(lib.arange(4.0)),
+        "out= with an input that requires grad": lambda lib: f(
+            lib, lib.ones(2, requires_grad=True), lib.ones(2), lib.ones(2), out=lib.empty(2)),
+        "a number for a tensor": lambda lib: f(lib, lib.ones(2), 2.0, lib.ones(2)),
+        "a string": lambda lib: f(lib, lib.ones(2), lib.ones(2), "a"),
+    }
+
+
+def _lerp_errors() -> dict[str, Program]:
+    def lerp(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return lib.lerp(*args, **kwargs)
+
+    f64 = lambda lib: lib.ones(2, dtype=lib.float64)  # noqa: E731
+    return {
+        **{k: v for k, v in _ternary_errors("lerp").items()
+           if k not in ("shapes that do not broadcast", "in place, self broadcast",
+                        "in place into an expanded tensor",
+                        "in place into a leaf that requires grad", "out= of an integer dtype",
+                        "out= partly overlapping an input",
+                        "out= with an input that requires grad", "a number for a tensor")},
+        "shapes that do not broadcast": lambda lib: lerp(lib, lib.ones(2), lib.ones(3), 0.5),
+        "in place, self broadcast": lambda lib: lib.ones(3).lerp_(lib.ones(2, 3), 0.5),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).lerp_(
+            lib.ones(3), 0.5),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            2, requires_grad=True).lerp_(lib.ones(2), 0.5),
+        "out= of an integer dtype": lambda lib: lerp(lib, lib.ones(2), lib.ones(2), 0.5,
+                                                     out=lib.empty(2, dtype=lib.int64)),
+        "out= partly overlapping an input": lambda lib: (lambda z: lerp(
+            lib, z[:3], z[:3], 0.3, out=z[1:]))(lib.arange(4.0)),
+        "out= with an input that requires grad": lambda lib: lerp(
+            lib, lib.ones(2, requires_grad=True), lib.ones(2), 0.5, out=lib.empty(2)),
+        "a number end": lambda lib: lerp(lib, lib.ones(2), 2.0, 0.5),
+        "an end of another dtype": lambda lib: lerp(lib, lib.ones(2), f64(lib), 0.5),
+        "a 0-d end of another dtype": lambda lib: lerp(lib, lib.ones(2),
+                                                       lib.tensor(1.0, dtype=lib.float64), 0.5),
+        "a weight with dims of another dtype": lambda lib: lerp(lib, lib.ones(2), lib.ones(2),
+                                                                f64(lib)),
+        "a one-element weight of another dtype": lambda lib: lerp(
+            lib, lib.ones(2), lib.ones(2), lib.ones(1, dtype=lib.float64)),
+        "int64 tensors": lambda lib: lerp(lib, lib.ones(2, dtype=lib.int64),
+                                          lib.ones(2, dtype=lib.int64), 0.5),
+        "int64 tensor weight": lambda lib: lerp(lib, *[lib.ones(2, dtype=lib.int64)] * 3),
+        "bool tensors": lambda lib: lerp(lib, lib.ones(2, dtype=lib.bool),
+                                         lib.ones(2, dtype=lib.bool), True),
+        "a weight out of float's range": lambda lib: lerp(lib, lib.ones(2), lib.ones(2), 1e300),
+        "no weight": lambda lib: lerp(lib, lib.ones(2), lib.ones(2)),
+    }
+
+
+OP_DB += [
+    OpEntry("lerp", arguments=lerp_arguments, same_dtype=True, errors=_lerp_errors()),
+    OpEntry("addcmul", arguments=addc_arguments, errors={
+        **_ternary_errors("addcmul"),
+        "bool tensors": lambda lib: lib.addcmul(*[lib.ones(2, dtype=lib.bool)] * 3),
+        "a value out of uint8": lambda lib: lib.addcmul(*[lib.ones(2, dtype=lib.uint8)] * 3,
+                                                        value=300),
+        "a negative float value into uint8": lambda lib: lib.addcmul(
+            *[lib.ones(2, dtype=lib.uint8)] * 3, value=-2.7),
+        "a nan value into int64": lambda lib: lib.addcmul(
+            *[lib.ones(2, dtype=lib.int64)] * 3, value=float("nan")),
+        "a value out of float's range": lambda lib: lib.addcmul(*[lib.ones(2)] * 3,
+                                                                value=1e300),
+        "in place into int64": lambda lib: lib.ones(2, dtype=lib.int64).addcmul_(
+            lib.ones(2), lib.ones(2)),
+        "a string value": lambda lib: lib.addcmul(*[lib.ones(2)] * 3, value="a"),
+    }),
+    OpEntry("addcdiv", arguments=addc_arguments, errors={
+        **_ternary_errors("addcdiv"),
+        "int64 tensors": lambda lib: lib.addcdiv(*[lib.ones(2, dtype=lib.int64)] * 3),
+        "a float input, int64 tensors": lambda lib: lib.addcdiv(
+            lib.ones(2), *[lib.ones(2, dtype=lib.int64)] * 2),
+        "bool tensors": lambda lib: lib.addcdiv(*[lib.ones(2, dtype=lib.bool)] * 3),
+        "a value out of float's range": lambda lib: lib.addcdiv(*[lib.ones(2)] * 3,
+                                                                value=1e300),
+        "in place into int64": lambda lib: lib.ones(2, dtype=lib.int64).addcdiv_(
+            lib.ones(2), lib.ones(2)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ addmm (chapter 3)
+@st.composite
+def addmm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``mat1`` ``(n, k)`` and ``mat2`` ``(k, m)`` (now and then a ``k`` that does not
+    match) for an input that broadcasts to ``(n, m)`` (a size 1, or a missing dim, stands
+    for a drawn size now and then), and ``beta`` and ``alpha`` sometimes (0 ignores that
+    term)."""
+    n, m = (size if size != 1 or draw(st.booleans()) else draw(_SIZES)
+            for size in (1, 1, *shape)[-2:])
+    k = draw(_SIZES)
+    found = {"mat1": draw(strategies.tensors(shape=(n, k))),
+             "mat2": draw(strategies.tensors(shape=(draw(_inner(k)), m)))}
+    for name in ("beta", "alpha"):
+        value = draw(st.sampled_from([None, None, 0, 1, 2, -1, 0.5, True, 0.0]))
+        if value is not None:
+            found[name] = value
+    return found
+
+
+OP_DB += [
+    OpEntry("addmm", arguments=addmm_arguments, same_dtype=True,
+            shapes=st.one_of(_matrix_shapes(2), _matrix_shapes(1), st.just(())), errors={
+        "self of another dtype": lambda lib: lib.addmm(lib.ones(2, 4, dtype=lib.float64),
+                                                       lib.ones(2, 3), lib.ones(3, 4)),
+        "mats of other dtypes": lambda lib: lib.addmm(lib.ones(2, 4), lib.ones(2, 3),
+                                                      lib.ones(3, 4, dtype=lib.float64)),
+        "an int64 self and float mats": lambda lib: lib.addmm(
+            lib.ones(2, 4, dtype=lib.int64), lib.ones(2, 3), lib.ones(3, 4)),
+        "sizes that do not match": lambda lib: lib.addmm(lib.ones(2, 4), lib.ones(2, 3),
+                                                         lib.ones(2, 4)),
+        "a 3-d mat1": lambda lib: lib.addmm(lib.ones(2, 4), lib.ones(1, 2, 3), lib.ones(3, 4)),
+        "a vector mat2": lambda lib: lib.addmm(lib.ones(2), lib.ones(2, 3), lib.ones(3)),
+        "a self that does not broadcast": lambda lib: lib.addmm(lib.ones(3), lib.ones(2, 3),
+                                                                lib.ones(3, 4)),
+        "a 3-d self": lambda lib: lib.addmm(lib.ones(1, 2, 4), lib.ones(2, 3),
+                                            lib.ones(3, 4)),
+        "bool": lambda lib: lib.addmm(*[lib.ones(2, 2, dtype=lib.bool)] * 3),
+        "in place, self broadcast": lambda lib: lib.ones(4).addmm_(lib.ones(2, 3),
+                                                                    lib.ones(3, 4)),
+        "in place into int64": lambda lib: lib.ones(2, 4, dtype=lib.int64).addmm_(
+            lib.ones(2, 3), lib.ones(3, 4)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            2, 4, requires_grad=True).addmm_(lib.ones(2, 3), lib.ones(3, 4)),
+        "out= of another float dtype": lambda lib: lib.addmm(
+            lib.ones(2, 4), lib.ones(2, 3), lib.ones(3, 4), out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.addmm(
+            lib.ones(2, 4), lib.ones(2, 3, requires_grad=True), lib.ones(3, 4),
+            out=lib.empty(0)),
+        "out_dtype on the CPU": lambda lib: lib.addmm(lib.ones(2, 4), lib.ones(2, 3),
+                                                      lib.ones(3, 4), lib.float32),
+        "out_dtype to the method": lambda lib: lib.ones(2, 4).addmm(
+            lib.ones(2, 3), lib.ones(3, 4), lib.float32),
+        "a beta out of float's range": lambda lib: lib.addmm(
+            lib.ones(2, 4), lib.ones(2, 3), lib.ones(3, 4), beta=1e300),
+        "a number mat1": lambda lib: lib.addmm(lib.ones(2, 4), 2.0, lib.ones(3, 4)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ linear (nn.functional)
+@st.composite
+def linear_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A ``weight`` ``(out, in)`` (or a vector ``(in,)``; now and then an ``in`` that does
+    not match), and a ``bias`` sometimes: ``(out,)`` or one that broadcasts, any layout (a
+    contiguous input with a contiguous 1-d bias takes torch's flattened ``addmm``)."""
+    k, m = draw(_inner(shape[-1])), draw(_SIZES)
+    vector = draw(st.integers(0, 4)) == 0
+    found = {"weight": draw(strategies.tensors(shape=(k,) if vector else (m, k)))}
+    bias = draw(st.sampled_from([None, (), (1,)] if vector else
+                                [None, (m,), (m,), (1, m), (), (1,)]))
+    if bias is not None:
+        found["bias"] = draw(strategies.tensors(shape=bias))
+    return found
+
+
+OP_DB += [
+    OpEntry("linear", arguments=linear_arguments, same_dtype=True,
+            shapes=st.lists(_SIZES, min_size=1, max_size=4).map(tuple), errors={
+        "a 0-d input": lambda lib: lib.nn.functional.linear(lib.ones(()), lib.ones(3, 2)),
+        "a 0-d weight": lambda lib: lib.nn.functional.linear(lib.ones(2), lib.ones(())),
+        "a 3-d weight": lambda lib: lib.nn.functional.linear(lib.ones(2), lib.ones(1, 3, 2)),
+        "sizes that do not match": lambda lib: lib.nn.functional.linear(lib.ones(4, 2),
+                                                                        lib.ones(3, 5)),
+        "dtypes that differ": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2, dtype=lib.float64)),
+        "a bias of another dtype": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2), lib.ones(3, dtype=lib.float64)),
+        "a bias that does not broadcast": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2), lib.ones(2)),
+        "a 3-d input with a bias that does not broadcast": lambda lib: lib.nn.functional.linear(
+            lib.ones(2, 4, 2), lib.ones(3, 2), lib.ones(5, 3)),
+        "a number bias": lambda lib: lib.nn.functional.linear(lib.ones(4, 2), lib.ones(3, 2),
+                                                              2.0),
+        "bool": lambda lib: lib.nn.functional.linear(lib.ones(4, 2, dtype=lib.bool),
+                                                     lib.ones(3, 2, dtype=lib.bool)),
+        "no weight": lambda lib: lib.nn.functional.linear(lib.ones(4, 2)),
+        "out= with an input that requires grad": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2, requires_grad=True), out=lib.empty(0)),
+        "out= of another dtype": lambda lib: lib.nn.functional.linear(
+            lib.ones(4, 2), lib.ones(3, 2), lib.ones(3), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ softmax (chapter 6)
+#: exp and the sum's order are NumPy's in reftensor, SLEEF's and a vectorised sum in torch
+SOFTMAX_ULPS = 4
+
+
+def _softmax_dim(draw: st.DrawFn, shape: tuple[int, ...]) -> int:
+    n = max(len(shape), 1)
+    return draw(st.integers(-n, n - 1))
+
+
+@st.composite
+def softmax_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim`` (negative too; a 0-d input takes 0 and -1) and a ``dtype`` sometimes (an
+    integer input needs a floating one; not float16, whose result the gradient test
+    compares exactly, where exp's last float32 bit may round a float16 the other way)."""
+    found: dict[str, Any] = {"dim": _softmax_dim(draw, shape)}
+    d = draw(st.sampled_from([None, None, DtypeName("float64"), DtypeName("float32"),
+                              DtypeName("int64")]))
+    return found if d is None else {**found, "dtype": d}
+
+
+@st.composite
+def private_softmax_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return {"dim": _softmax_dim(draw, shape), "half_to_float": False}
+
+
+@st.composite
+def softmax_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``output`` of the input's shape (and dtype: ``same_dtype``), ``dim`` and an
+    ``input_dtype``."""
+    return {"output": draw(strategies.tensors(shape=shape)), "dim": _softmax_dim(draw, shape),
+            "input_dtype": draw(st.sampled_from([DtypeName("float32"), DtypeName("float64")]))}
+
+
+def _softmax_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "no dim": lambda lib: f(lib, lib.ones(2)),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 2),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), 1),
+        "a dim list": lambda lib: f(lib, lib.ones(2, 3), (0, 1)),
+        "an int64 input": lambda lib: f(lib, lib.ones(2, dtype=lib.int64), 0),
+        "a bool input along another dim": lambda lib: f(lib, lib.ones(2, 3, dtype=lib.bool),
+                                                        0),
+        "an int64 dtype": lambda lib: f(lib, lib.ones(2), 0, dtype=lib.int64),
+        "out= of another dtype": lambda lib: f(lib, lib.ones(2), 0,
+                                               out=lib.empty(0, dtype=lib.float64)),
+        "a number": lambda lib: f(lib, 2.0, 0),
+    }
+
+
+def _private_softmax_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "half_to_float on the CPU": lambda lib: f(lib, lib.ones(2, dtype=lib.float16), 0,
+                                                  True),
+        "half_to_float of float32": lambda lib: f(lib, lib.ones(2), 0, True),
+        "an int64 input": lambda lib: f(lib, lib.ones(2, dtype=lib.int64), 0, False),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), -3, False),
+        "no half_to_float": lambda lib: f(lib, lib.ones(2), 0),
+        "out= of another dtype": lambda lib: f(lib, lib.ones(2), 0, False,
+                                               out=lib.empty(0, dtype=lib.float64)),
+    }
+
+
+def _softmax_backward_errors(name: str) -> dict[str, Program]:
+    """(torch's ``_log_softmax_backward_data`` does not compare the shapes: it reads past
+    ``output``; reftensor refuses as ``_softmax_backward_data`` does.)"""
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        **({"shapes that differ": lambda lib: f(lib, lib.ones(2), lib.ones(3), 0, lib.float32)}
+           if name == "_softmax_backward_data" else {}),
+        "dtypes that differ": lambda lib: f(lib, lib.ones(2), lib.ones(2, dtype=lib.float64),
+                                            0, lib.float32),
+        "int64": lambda lib: f(lib, *[lib.ones(2, dtype=lib.int64)] * 2, 0, lib.int64),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2), lib.ones(2), 1, lib.float32),
+        "no input_dtype": lambda lib: f(lib, lib.ones(2), lib.ones(2), 0),
+    }
+
+
+#: not bool: torch's meta decomposition of ``_log_softmax`` refuses an empty bool tensor
+#: (``x - amax``) that its CPU kernel takes (the error inputs hold bool's refusals)
+_NOT_BOOL = tuple(n for n in strategies.ALL_NAMES if n != "bool")
+OP_DB += [
+    OpEntry("softmax", arguments=softmax_arguments, ulps=SOFTMAX_ULPS, dtypes=_NOT_BOOL,
+            errors=_softmax_errors("softmax")),
+    OpEntry("log_softmax", arguments=softmax_arguments, ulps=SOFTMAX_ULPS, dtypes=_NOT_BOOL,
+            errors=_softmax_errors("log_softmax")),
+    OpEntry("_softmax", arguments=private_softmax_arguments, ulps=SOFTMAX_ULPS,
+            dtypes=_NOT_BOOL, errors=_private_softmax_errors("_softmax")),
+    OpEntry("_log_softmax", arguments=private_softmax_arguments, ulps=SOFTMAX_ULPS,
+            dtypes=_NOT_BOOL, errors=_private_softmax_errors("_log_softmax")),
+    OpEntry("_softmax_backward_data", arguments=softmax_backward_arguments, same_dtype=True,
+            ulps=SOFTMAX_ULPS, dtypes=_NOT_BOOL,
+            errors=_softmax_backward_errors("_softmax_backward_data")),
+    OpEntry("_log_softmax_backward_data", arguments=softmax_backward_arguments,
+            same_dtype=True, ulps=SOFTMAX_ULPS, dtypes=_NOT_BOOL,
+            errors=_softmax_backward_errors("_log_softmax_backward_data")),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -100,6 +100,18 @@ class Functional:
         return getattr(self._op, attribute)
 
 
+class NNFunctional:
+    """An ``nn.functional.<name>`` OpInfo of an op that torch offers only there (``linear``
+    is ``torch._C._nn.linear``): the same samples, through ``reftensor.nn.functional``."""
+
+    def __init__(self, op: Any, name: str) -> None:
+        self._op, self.name = op, name
+        self.method_variant = self.inplace_variant = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._op, attribute)
+
+
 def _method_wrapper(op: Any) -> bool:
     """An op torch offers as a method only (``Tensor.view``), whose OpInfo calls it through
     a function of its own (``lambda x, shape: x.view(shape)``): run as that function."""
@@ -118,9 +130,11 @@ def entries(names: set[str] | None = None) -> list[Any]:
         short = op.name.removeprefix("nn.functional.")
         if short != op.name and hasattr(torch, short):
             views.append(Functional(op, short))
+        elif short != op.name and hasattr(reftensor.nn.functional, short):
+            views.append(NNFunctional(op, short))
         for view in views:
-            if "." in view.name or not (hasattr(reftensor, view.name)
-                                        or _method_wrapper(view)):
+            if "." in view.name or not (hasattr(reftensor, view.name) or _method_wrapper(view)
+                                        or isinstance(view, NNFunctional)):
                 continue
             if names is None or view.name in names:
                 found.append(view)
@@ -183,6 +197,20 @@ def describe(x: Any) -> str:
         return (f"{list(x.shape)} stride={x.stride()} offset={x.storage_offset()}"
                 + (" requires_grad" if x.requires_grad else ""))
     return repr(x)[:40]
+
+
+def _has_dtypes(sample: Any) -> bool:
+    """Does every tensor of the sample have a dtype reftensor has (``DTYPES``)?"""
+    def ok(x: Any) -> bool:
+        if isinstance(x, torch.Tensor):
+            return str(x.dtype).removeprefix("torch.") in DTYPES
+        if isinstance(x, list | tuple):
+            return all(ok(e) for e in x)
+        if isinstance(x, dict):
+            return all(ok(e) for e in x.values())
+        return True
+
+    return ok((sample.input, *sample.args, sample.kwargs))
 
 
 def _overlaps(t: Any) -> bool:
@@ -273,6 +301,8 @@ def reftensor_function(op: Any) -> Any:
     self, other)``, ``lambda x, *a: x.half(*a)``), that very code with ``torch`` read as
     ``reftensor``. (torch's own Python functions, such as ``torch.broadcast_tensors``, are
     not OpInfo's: their reftensor counterpart is ``reftensor.<name>``.)"""
+    if isinstance(op, NNFunctional):
+        return getattr(reftensor.nn.functional, op.name)
     fn = op.op
     if isinstance(fn, types.FunctionType) and fn.__module__.startswith("torch.testing."):
         names = {**fn.__globals__, "torch": reftensor, "wrapper_set_seed": _seeded}
@@ -301,6 +331,8 @@ def check_sample(op: Any, sample: Any, dtype: str, variant: str,
         return []  # a method of a number: no op behaviour to compare
     if variant == "inplace" and _overlaps(sample.input):
         return []  # torch writes without checking; the result depends on its loop order
+    if not _has_dtypes(sample):
+        return []  # an argument of a dtype reftensor does not have (addcmul's complex128)
     where = describe(sample.input)
     ref_args = convert((sample.input, *sample.args))
     ref_kwargs = convert(dict(sample.kwargs))
@@ -364,11 +396,22 @@ def samples(op: Any, dtype: str, *, limit: int | None,
             requires_grad: bool) -> Iterator[Any]:
     """The op's sample inputs, then its reference inputs, ``limit`` of each (None: all)."""
     torch_dtype = getattr(torch, dtype)
-    kinds = [op.sample_inputs("cpu", torch_dtype, requires_grad=requires_grad)]
+    kinds = [op.sample_inputs]
     if op.reference_inputs_func is not None:
-        kinds.append(op.reference_inputs("cpu", torch_dtype, requires_grad=requires_grad))
+        kinds.append(op.reference_inputs)
     for kind in kinds:
-        yield from itertools.islice(kind, limit)
+        made = 0
+        try:
+            for sample in itertools.islice(kind("cpu", torch_dtype,
+                                                requires_grad=requires_grad), limit):
+                made += 1
+                yield sample
+        except ValueError:
+            # torch's own sample function asked make_tensor for an integer tensor that
+            # requires grad (``reference_inputs_elementwise_ternary``, addcmul's): the rest
+            # of that kind without requires_grad
+            rest = kind("cpu", torch_dtype, requires_grad=False)
+            yield from itertools.islice(rest, made, None if limit is None else limit)
 
 
 def check_op(op: Any, *, limit: int | None = DEFAULT_SAMPLES) -> list[Mismatch]:

@@ -169,11 +169,14 @@ def upstream(lib: Any, out: Any, seed: int) -> Any:
 
 
 def differentiated(fn: Callable[..., Any], specs: tuple[Any, ...], seed: int,
-                   params: dict[str, Any] | None = None, *, names: bool = True) -> Any:
+                   params: dict[str, Any] | None = None, *, names: bool = True,
+                   float32_inside: bool = False) -> Any:
     """The program: leaves from ``specs`` requiring grad, ``out = fn(lib, *leaves)``,
-    backward from every output that requires grad with a random gradient; its facts."""
+    backward from every output that requires grad with a random gradient; its facts.
+    ``float32_inside``: the program computes in float32 although no leaf is float32
+    (``log_softmax(x, dtype=float32)``)."""
     params = params or {}
-    TOLERANCE["float32 inside"] = any(s.dtype == "float32" for s in specs)
+    TOLERANCE["float32 inside"] = float32_inside or any(s.dtype == "float32" for s in specs)
 
     def program(lib: Any) -> Any:
         leaves = [s.make(lib).requires_grad_() for s in specs]

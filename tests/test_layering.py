@@ -40,7 +40,7 @@ CHAPTERS = {
     "reftensor.matmul": 3,
     "reftensor.reductions": 4,
     "reftensor.autograd": 5,
-    "reftensor.nn": 6, "reftensor.optim": 6,
+    "reftensor.nn": 6, "reftensor.optim": 6, "reftensor.activation": 6,
     "reftensor.utils": 7,
     "reftensor.random": 8,
 }

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 import torchgen
@@ -119,7 +120,7 @@ def _parser_call(name: str, method: bool, positional: list[str], keywords: dict[
         kwargs = {key: _value(lib, k) for key, k in keywords.items()}
         if method:
             return getattr(lib.ones(2, 3), name)(*args, **kwargs)
-        return getattr(lib, name)(*args, **kwargs)
+        return _function(lib, name)(*args, **kwargs)
 
     return program
 
@@ -140,7 +141,7 @@ def _outcome(program: Any, lib: Any) -> tuple[str, str]:
 def test_the_parser_accepts_and_refuses_what_torch_does(name, method, positional, keywords):
     """The same call on both libraries: both succeed, or both raise the same class with
     the same TypeError text."""
-    if not method and not aten[name].function:
+    if not method and not aten[name].function and not _nn_functional(name):
         method = True  # a method only (torch has no torch.add_)
     program = _parser_call(name, method, positional, keywords)
     if name == "index" and method:
@@ -305,11 +306,20 @@ def _keywords(lib: Any, t: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"input": t, **built}
 
 
+def _nn_functional(name: str) -> bool:
+    """Is the op, without a binding in ``reftensor``, ``nn.functional.<name>`` (``linear``:
+    torch's ``nn.functional.linear`` is ``torch._C._nn.linear``)?"""
+    return not aten[name].function and hasattr(reftensor.nn.functional, name)
+
+
 def _function(lib: Any, name: str) -> Any:
-    """The op as a function: ``lib.<name>``, or for an op with no Python binding
-    (``_to_copy``) the library's ``aten`` op (``torch.ops.aten._to_copy``)."""
+    """The op as a function: ``lib.<name>``, ``lib.nn.functional.<name>``, or for an op with
+    no Python binding (``_to_copy``) the library's ``aten`` op
+    (``torch.ops.aten._to_copy``)."""
     if aten[name].function:
         return getattr(lib, name)
+    if _nn_functional(name):
+        return getattr(lib.nn.functional, name)
     return getattr(torch.ops.aten, name) if lib is torch else aten[name]
 
 
@@ -328,8 +338,11 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         found["function"] = lambda lib, t: _call(lib, getattr(lib, name), name, arguments,
                                                  (t,))
         found["keyword"] = lambda lib, t: getattr(lib, name)(**_keywords(lib, t, arguments))
-    elif not aten[name].method:  # aten._to_copy(t, ...)
+    elif not aten[name].method:  # aten._to_copy(t, ...), nn.functional.linear(t, ...)
         found["aten"] = lambda lib, t: _call(lib, _function(lib, name), name, arguments, (t,))
+        if _nn_functional(name):
+            found["keyword"] = lambda lib, t: _function(lib, name)(
+                **_keywords(lib, t, arguments))
     if aten[name].method:
         found["method"] = lambda lib, t: _call(lib, getattr(t, name), name, arguments, ())
     values = list(arguments.values())
@@ -347,7 +360,7 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         # out= into an empty tensor: resized to the result's shape and strides (its dtype:
         # the result's, from the op itself; a tuple of them for several results)
         def out(lib: Any, t: Any) -> Any:
-            fn = getattr(lib, name)
+            fn = _function(lib, name)
             result = _call(lib, fn, name, arguments, (t,))
             dtype = (tuple(r.dtype for r in result) if isinstance(result, tuple)
                      else result.dtype)
@@ -438,8 +451,12 @@ def test_inplace_variant(name, data):
 
 #: ops whose meta kernel in torch is a Python meta function (``torch/_meta_registrations.py``)
 #: that lays out its result otherwise than the CPU kernel: ``index`` of an overlapping input
-#: (strides (2, 2, 3) (1, 1, 0) indexed by a 0-d index: CPU (3, 1), meta (1, 2))
-_PYTHON_META = {"index"}
+#: (strides (2, 2, 3) (1, 1, 0) indexed by a 0-d index: CPU (3, 1), meta (1, 2)), and
+#: ``linear``, whose meta result does not count the decomposition's in-place ``add_`` of
+#: the bias in ``_version`` (0 on meta, 1 on the CPU; ``t.add_(b)`` alone counts on meta),
+#: and the softmax backward ops, whose meta result is float32 for a float16 ``grad_output``
+#: with ``input_dtype=float32`` (float16 on the CPU)
+_PYTHON_META = {"index", "linear", "_softmax_backward_data", "_log_softmax_backward_data"}
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])
@@ -565,7 +582,11 @@ def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
         method = getattr(x * 1, in_place) if inplace else getattr(x, name)
         return _call(lib, method, name, given, ())
 
-    differentiated(program, (spec, *specs), seed)
+    # a ``dtype=`` of lower precision makes the float64 leaves' gradients carry float32's
+    # rounding (``log_softmax(x, 0, dtype=float32)``)
+    narrowed = any(getattr(v, "name", None) in ("float32", "float16", "bfloat16")
+                   and hasattr(v, "of") for v in arguments.values())
+    differentiated(program, (spec, *specs), seed, float32_inside=narrowed)
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB if e.grad])
@@ -644,3 +665,44 @@ def test_calls_the_full_profile_found(program):
     expected, got = _outcome(program, torch), _outcome(program, reftensor)
     assert got[0] == expected[0], (expected, got)
     assert got[1] == re.sub(r"(must be str or None, not )torch\.", r"\1", expected[1])
+
+
+def test_twenty_adam_steps_of_the_tables_ops_are_torchs_bit_for_bit():
+    """The single-tensor Adam update (``torch.optim.Adam(foreach=False)``'s order) written
+    with the table's ``lerp_``, ``mul_``, ``addcmul_``, ``sqrt``, ``addcdiv_`` gives
+    torch's float32 parameters exactly, step after step: the fused multiply-adds of
+    ``lerp`` and ``addcmul`` and the rounding of ``addcdiv`` are torch's CPU kernels'."""
+    rng = np.random.default_rng(0)
+    start = rng.standard_normal((37, 5)).astype(np.float32)
+    grads = [rng.standard_normal((37, 5)).astype(np.float32) for _ in range(20)]
+    lr, beta1, beta2, eps = 1e-3, 0.9, 0.999, 1e-8
+    param = reftensor.tensor(start)
+    exp_avg, exp_avg_sq = reftensor.zeros_like(param), reftensor.zeros_like(param)
+    expected = torch.nn.Parameter(torch.tensor(start))
+    optimizer = torch.optim.Adam([expected], lr=lr, betas=(beta1, beta2), eps=eps,
+                                 foreach=False)
+    for step, g in enumerate(grads, 1):
+        expected.grad = torch.tensor(g)
+        optimizer.step()
+        grad = reftensor.tensor(g)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = (exp_avg_sq.sqrt() / math.sqrt(1 - beta2 ** step)).add_(eps)
+        param.addcdiv_(exp_avg, denom, value=-(lr / (1 - beta1 ** step)))
+        assert np.array_equal(param.numpy().view(np.int32),
+                              expected.detach().numpy().view(np.int32)), f"step {step}"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_lerp_and_addcmul_round_once_next_to_a_tie(dtype):
+    """``x * y`` exactly halfway between two float32s and a tiny ``z``: torch's fused
+    multiply-add rounds the exact sum (up); a float64 sum would land on the tie and round
+    it to even (down). ``_kernels.fma`` sums in float64 rounded to odd."""
+    def program(lib: Any) -> Any:
+        d = getattr(lib, dtype)
+        x = lib.tensor([1 + 2**-12] * 3)
+        z = lib.tensor([1e-30, -1e-30, 0.0])
+        return (lib.addcmul(z, x, x).to(d), lib.lerp(z.to(d), (x * x).to(d), 0.25),
+                lib.addcmul(z, x, x, value=-1.0), lib.addcmul(z.double(), x, x))
+
+    same_on_both(program)

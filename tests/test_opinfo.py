@@ -75,6 +75,11 @@ NO_OPINFO: dict[str, str] = {
                      "TanhBackward0",
     "type_as": "torch's OpInfo has no entry for Tensor.type_as; tests/op_db.py's entry runs "
                "it on every layout and dtype, with meta and CPU others, and its gradient",
+    **{name: f"torch's OpInfo has no entry for torch.{name}: softmax's and log_softmax's "
+              "OpInfo samples reach it (SoftmaxBackward0, LogSoftmaxBackward0); "
+              "tests/op_db.py's entry runs it on every layout and dtype, on the meta device, "
+              "with its gradient and error inputs"
+       for name in ("_softmax", "_log_softmax", "_log_softmax_backward_data")},
 }
 
 

@@ -1,17 +1,39 @@
 """``reftensor.nn.functional`` (``torch.nn.functional``): functions without parameters.
 
-``linear`` and ``relu`` are chapter 6's layers as functions. ``dropout`` belongs to
-chapter 8: its mask comes from the generator, one 53-bit uniform per
-element in memory order, so with the same seed it zeroes exactly the elements torch zeroes.
+``linear`` is the op table's ``linear`` (torch's ``nn.functional.linear`` is its C++ op,
+``torch._C._nn.linear``): torch's decomposition into ``addmm`` or ``matmul``.
+
+``relu`` is chapter 6's layer as a function. ``dropout`` belongs to chapter 8: its mask comes
+from the generator, one 53-bit uniform per element in memory order, so with the same seed it
+zeroes exactly the elements torch zeroes.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from .. import layout
 from .._ops import aten
 from ..tensor import Tensor
 
 __all__ = ["dropout", "linear", "relu"]
+
+
+def linear(*args: Any, **kwargs: Any) -> Any:
+    """linear(input, weight, bias=None) -> Tensor
+
+    ``input @ weight.T + bias`` (``torch.nn.functional.linear``): ``input`` of shape ``(*,
+    in_features)``, ``weight`` ``(out_features, in_features)``, ``bias`` ``(out_features,)``;
+    gives ``(*, out_features)``. The op table's ``linear``, torch's decomposition: a 2-d
+    ``input`` with a bias is one ``addmm`` (``AddmmBackward0``), a contiguous one with a 1-d
+    bias a flattened ``addmm`` viewed back (``ViewBackward0``), anything else ``matmul`` and
+    an in-place ``add_``. ``out=`` as torch's.
+
+    Raises:
+        RuntimeError: a 0-d ``input`` or ``weight``, sizes or dtypes that do not match.
+        TypeError: an argument that is not a tensor (torch's parser's text).
+    """
+    return aten.linear(*args, **kwargs)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
@@ -41,23 +63,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     noise.bernoulli_(1.0 - p)  # the op table's sampler (chapter 8's kernel)
     noise.div_(1.0 - p)
     return input.mul_(noise) if inplace else input * noise
-
-
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias`` (``torch.nn.functional.linear``): ``input`` of shape
-    ``(*, in_features)``, ``weight`` ``(out_features, in_features)``, ``bias``
-    ``(out_features,)``; gives ``(*, out_features)``.
-
-    torch computes it as one ``addmm`` for a 2-d input with a bias, and with a flattened
-    ``addmm`` for other contiguous inputs; here it is ``matmul`` then ``+``: the values agree
-    to rounding, but the graph's nodes differ (``AddBackward0`` for torch's
-    ``AddmmBackward0``) until ``addmm`` is in the op table.
-
-    Raises:
-        RuntimeError: the inner sizes differ, or the dtypes do.
-    """
-    output = input.matmul(weight.t())
-    return output if bias is None else output + bias
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

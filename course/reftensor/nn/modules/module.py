@@ -664,10 +664,9 @@ class Module:
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, child in self._modules.items():
-            if child is not None:
-                child.state_dict(destination=destination, prefix=f"{prefix}{name}.",
-                                 keep_vars=keep_vars)
+        for name in [n for n, c in self._modules.items() if c is not None]:
+            self._modules[name].state_dict(destination=destination, prefix=f"{prefix}{name}.",
+                                           keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
             if getattr(hook, "_from_public_api", False):

@@ -150,11 +150,10 @@ def load(root: Any, state_dict: Mapping[str, Any], strict: bool = True,
             local["assign_to_params_buffers"] = True
         module._load_from_state_dict(entries, prefix, local, True, missing, unexpected,
                                      errors)
-        for name, child in module._modules.items():
-            if child is not None:
-                child_prefix = f"{prefix}{name}."
-                visit(child, {k: v for k, v in entries.items() if k.startswith(child_prefix)},
-                      child_prefix)
+        for name, child in [(n, c) for n, c in module._modules.items() if c is not None]:
+            child_prefix = f"{prefix}{name}."
+            visit(child, {k: v for k, v in entries.items() if k.startswith(child_prefix)},
+                  child_prefix)
         found = _IncompatibleKeys(missing, unexpected)
         for hook in module._load_state_dict_post_hooks.values():
             if hook(module, found) is not None:

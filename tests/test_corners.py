@@ -407,6 +407,25 @@ def to_format(case) -> str:
 
 to_truth = torch_says("to_result")
 
+
+# ---------------------------------------------------------------- chapter 6
+def _shared_child(modules) -> bool:
+    """A module that is the child of two places (two parents, or one parent twice)."""
+    reached = [j for kids, _ in modules for _, j in kids if j is not None]
+    return len(reached) > len(set(reached))
+
+
+def _tied(modules) -> bool:
+    """One parameter registered in two places."""
+    labels = [lab for _, own in modules for _, lab in own if lab is not None]
+    return len(labels) > len(set(labels))
+
+
+def _depth(modules, i: int = 0) -> int:
+    """How many levels of children lie below module ``i``."""
+    return max((1 + _depth(modules, j) for _, j in modules[i][0] if j is not None), default=0)
+
+
 CORNERS = {
     # ------------------------------------------------------------ chapter 1
     "contiguous_strides": [
@@ -1096,6 +1115,130 @@ CORNERS = {
         ("changed several times", on(lambda saved, version, *_: version - saved >= 2)),
     ],
     # ------------------------------------------------------------ chapter 8
+    "route_assignment": [
+        ("a plain tensor on a new name (a plain attribute)",
+         on(lambda name, kind, type_name, holders, init: kind == "tensor" and not holders
+            and init)),
+        ("None on a registered parameter",
+         on(lambda name, kind, type_name, holders, init: kind == "none"
+            and "_parameters" in holders)),
+        ("another kind on a registered parameter (TypeError)",
+         on(lambda name, kind, type_name, holders, init: "_parameters" in holders
+            and kind not in ("parameter", "none"))),
+        ("a non-module on a child (TypeError)",
+         on(lambda name, kind, type_name, holders, init: "_modules" in holders
+            and "_parameters" not in holders and kind in ("tensor", "other"))),
+        ("None on a child",
+         on(lambda name, kind, type_name, holders, init: "_modules" in holders
+            and "_parameters" not in holders and kind == "none")),
+        ("a non-tensor on a buffer (TypeError)",
+         on(lambda name, kind, type_name, holders, init: holders == ("_buffers",)
+            and kind == "other")),
+        ("a tensor on a buffer", on(lambda name, kind, type_name, holders, init:
+                                    holders == ("_buffers",) and kind == "tensor")),
+        ("a Parameter taking the name from another table",
+         on(lambda name, kind, type_name, holders, init: kind == "parameter"
+            and set(holders) - {"_parameters"})),
+        ("a Module taking the name from another table",
+         on(lambda name, kind, type_name, holders, init: kind == "module"
+            and set(holders) & {"__dict__", "_buffers"} and "_parameters" not in holders)),
+        ("a Parameter or Module before Module.__init__ (AttributeError)",
+         on(lambda name, kind, type_name, holders, init: not init
+            and kind in ("parameter", "module"))),
+        ("a plain value before Module.__init__",
+         on(lambda name, kind, type_name, holders, init: not init
+            and kind not in ("parameter", "module"))),
+        ("a name in two tables", on(lambda name, kind, type_name, holders, init:
+                                    len(holders) >= 2)),
+    ],
+    "walk_modules": [
+        ("a shared child (two paths to one module)", lambda c: _shared_child(c.args[0])),
+        ("a None child", lambda c: any(j is None for kids, _ in c.args[0] for _, j in kids)),
+        ("a None parameter",
+         lambda c: c.args[1] == "parameters"
+         and any(lab is None for _, own in c.args[0] for _, lab in own)),
+        ("a tied parameter (one value in two places)",
+         lambda c: c.args[1] == "parameters" and _tied(c.args[0])),
+        ("remove_duplicate=False over a shared child",
+         lambda c: not c.args[3] and _shared_child(c.args[0])),
+        ("remove_duplicate=False over a tied parameter",
+         lambda c: not c.args[3] and c.args[1] == "parameters" and _tied(c.args[0])),
+        ("a prefix", lambda c: c.args[2] != ""),
+        ("a nested (dotted) prefix", lambda c: "." in c.args[2]),
+        ("recurse=False", lambda c: c.args[1] == "parameters" and not c.args[4]),
+        ("a memo given", lambda c: c.args[5] is not None),
+        ("a module with no child and no parameter (alone)", lambda c: len(c.args[0]) == 1),
+        ("three levels or more", lambda c: _depth(c.args[0]) >= 2),
+    ],
+    "incompatible_keys": [
+        ("a missing key",
+         on(lambda prefix, own, children, keys: any(prefix + n not in keys for n in own))),
+        ("a key naming a None parameter (unexpected)",
+         lambda c: any(none and c.args[0] + n in c.args[3]
+                       for n, none in c.ctx("module")[0])),
+        ("a key naming a non-persistent buffer (unexpected)",
+         lambda c: any(not persistent and not none and c.args[0] + n in c.args[3]
+                       for n, persistent, none in c.ctx("module")[1])),
+        ("a key under a None child (not unexpected)",
+         lambda c: any(none and any(k.startswith(f"{c.args[0]}{n}.") for k in c.args[3])
+                       for n, none in c.ctx("module")[2])),
+        ("the _extra_state key (unexpected, listed first)",
+         on(lambda prefix, own, children, keys: prefix + "_extra_state" in keys)),
+        ("a child's _extra_state key (the child's business)",
+         on(lambda prefix, own, children, keys: any(
+             k == f"{prefix}{n}._extra_state" for n in children for k in keys))),
+        ("a key outside the prefix",
+         on(lambda prefix, own, children, keys: any(not k.startswith(prefix) for k in keys))),
+        ("a child's name without a dot (unexpected)",
+         on(lambda prefix, own, children, keys: any(prefix + n in keys for n in children))),
+        ("an entry's name with a dot after it (unexpected)",
+         on(lambda prefix, own, children, keys: prefix + "weight.data" in keys)),
+        ("the prefix itself as a key",
+         on(lambda prefix, own, children, keys: prefix != "" and prefix in keys)),
+        ("the root (prefix '')", on(lambda prefix, own, children, keys: prefix == "")),
+        ("a nested prefix", on(lambda prefix, own, children, keys: prefix.count(".") >= 2)),
+        ("no keys", on(lambda prefix, own, children, keys: not keys)),
+    ],
+    "kaiming_bound": [
+        ("a shape with a size 0 (None, no check)", on(lambda shape, a, mode, nl: 0 in shape)),
+        ("1-d (ValueError)", on(lambda shape, a, mode, nl: len(shape) == 1 and 0 not in shape)),
+        ("a 4-d convolution weight (the kernel's size in the fan)",
+         on(lambda shape, a, mode, nl: len(shape) == 4 and 0 not in shape
+            and math.prod(shape[2:]) > 1)),
+        ("fan_out", on(lambda shape, a, mode, nl: mode.lower() == "fan_out")),
+        ("a mode not in lower case", on(lambda shape, a, mode, nl: mode != mode.lower()
+                                        and mode.lower() in ("fan_in", "fan_out"))),
+        ("an unknown mode (ValueError)",
+         on(lambda shape, a, mode, nl: mode.lower() not in ("fan_in", "fan_out"))),
+        ("leaky_relu with a = sqrt(5) (Linear's)",
+         on(lambda shape, a, mode, nl: nl == "leaky_relu" and a == math.sqrt(5))),
+        ("leaky_relu with a = None (slope 0.01)",
+         on(lambda shape, a, mode, nl: nl == "leaky_relu" and a is None)),
+        ("leaky_relu with a bool slope (ValueError)",
+         on(lambda shape, a, mode, nl: nl == "leaky_relu" and isinstance(a, bool))),
+        ("a slope that another nonlinearity ignores",
+         on(lambda shape, a, mode, nl: nl != "leaky_relu" and isinstance(a, bool))),
+        ("an unknown nonlinearity (ValueError)", on(lambda shape, a, mode, nl: nl == "softmax")),
+        ("tanh", on(lambda shape, a, mode, nl: nl == "tanh" and 0 not in shape)),
+        ("selu", on(lambda shape, a, mode, nl: nl == "selu" and 0 not in shape)),
+        ("a conv or linear gain of 1",
+         on(lambda shape, a, mode, nl: nl in ("linear", "conv2d") and 0 not in shape)),
+    ],
+    "sgd_update": [
+        ("zero momentum (no buffer)", on(lambda *args: args[4] == 0)),
+        ("the first step with momentum (the buffer is a copy)",
+         on(lambda *args: args[4] != 0 and len(args[2]) == 1)),
+        ("later steps with momentum (the buffer updated in place)",
+         on(lambda *args: args[4] != 0 and len(args[2]) >= 2)),
+        ("dampening on later steps", on(lambda *args: args[4] != 0 and args[5] != 0
+                                        and len(args[2]) >= 2)),
+        ("nesterov", on(lambda *args: args[7])),
+        ("weight decay", on(lambda *args: args[6] != 0)),
+        ("maximize", on(lambda *args: args[8])),
+        ("maximize with weight decay", on(lambda *args: args[8] and args[6] != 0)),
+        ("float64", on(lambda *args: args[0] == "float64")),
+        ("an empty parameter", on(lambda *args: len(args[1]) == 0)),
+    ],
     "seed_words": [
         ("a seed of 2**32 or more (its low 32 bits)", on(lambda s: 2 ** 32 <= s < 2 ** 64)),
         ("a seed of 2**63 or more (not an int64)", on(lambda s: 2 ** 63 <= s < 2 ** 64)),

@@ -74,7 +74,8 @@ def test_exercise_specs_and_checks_import_no_reftensor():
         import autograder.checks, autograder.sandbox.judge, autograder.course.plain
         from autograder.course import exercises
         from autograder.course.exercises import (ch01_storage, ch02_views, ch03_broadcasting,
-                                          ch04_dtype_device, ch05_autograd, ch08_rng)
+                                          ch04_dtype_device, ch05_autograd, ch06_modules,
+                                          ch08_rng)
         exercises.get("contiguous_strides")
         print(sorted(m for m in sys.modules if m.split(".")[0] in ("reftensor", "torch")))
     """, [REPO])
@@ -461,6 +462,23 @@ WRONG_PIECES = {
     "saved_tensor_error": ("(lambda a: (lambda c: (c.mul_(2), c.sum().backward()))((a * 2)"
                            ".exp()))(reftensor.tensor([1.0, 2.0], requires_grad=True))",
                            "lambda right: lambda saved, now, *rest: right(now, saved, *rest)"),
+    "route_assignment": ("(lambda m: (setattr(m, 'w', reftensor.zeros(2)), "
+                         "sorted(m._parameters))[1])(reftensor.nn.Module())",
+                         "lambda right: lambda name, kind, *rest: ('_parameters', ()) if kind == "
+                         "'tensor' else right(name, kind, *rest)"),
+    "walk_modules": ("(lambda m: [n for n, _ in m.named_modules()])(reftensor.nn.Sequential("
+                     "reftensor.nn.ReLU(), reftensor.nn.Sequential(reftensor.nn.Identity())))",
+                     "lambda right: lambda *args: list(right(*args))[::-1]"),
+    "incompatible_keys": ("reftensor.nn.Sequential(reftensor.nn.ReLU()).load_state_dict("
+                          "{'0.weight': reftensor.zeros(2)}, strict=False)",
+                          "lambda right: lambda prefix, own, children, keys: ([], [])"),
+    "kaiming_bound": ("(reftensor.manual_seed(0), reftensor.nn.init.kaiming_uniform_("
+                      "reftensor.empty(2, 3, 2), a=5 ** 0.5).tolist())[1]",
+                      "lambda right: lambda shape, *rest: right(shape[:2], *rest)"),
+    "sgd_update": ("(lambda p: (setattr(p, 'grad', reftensor.tensor([0.5, 0.25])), "
+                   "reftensor.optim.SGD([p], lr=0.1, momentum=0.9).step(), p.tolist())[2])("
+                   "reftensor.nn.Parameter(reftensor.tensor([1.0, -2.0])))",
+                   "lambda right: lambda param, grad, *rest: right(param, grad * 2, *rest)"),
     "cast_value": ("reftensor.tensor([0.1, 70000.0]).to(reftensor.bfloat16).tolist()",
                    "lambda right: lambda x, dtype: right(x, 'float16')"),
     "twist": ("reftensor.randint(0, 2**20, (8,), generator=reftensor.Generator()"

@@ -17,10 +17,16 @@ from ..autograd import no_grad
 from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "kaiming_bound"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d")
+
+
+#: the gains that take no parameter (``calculate_gain``), by nonlinearity
+_GAINS = {**dict.fromkeys(_LINEAR + ("sigmoid",), 1), "tanh": 5.0 / 3,
+          "relu": math.sqrt(2.0), "selu": 3.0 / 4}
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -32,23 +38,15 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     Raises:
         ValueError: an unknown nonlinearity, or a slope that is not an int or float.
     """
-    if nonlinearity in _LINEAR or nonlinearity == "sigmoid":
-        return 1
-    if nonlinearity == "tanh":
-        return 5.0 / 3
-    if nonlinearity == "relu":
-        return math.sqrt(2.0)
-    if nonlinearity == "leaky_relu":
-        if param is None:
-            slope: float = 0.01
-        elif isinstance(param, int | float) and not isinstance(param, bool):
-            slope = param
-        else:
-            raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + slope**2))
-    if nonlinearity == "selu":
-        return 3.0 / 4
-    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+    found = _GAINS.get(nonlinearity)
+    if found is not None:
+        return found
+    if nonlinearity != "leaky_relu":
+        raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+    slope = 0.01 if param is None else param
+    if isinstance(slope, bool) or not isinstance(slope, int | float):
+        raise ValueError(f"negative_slope {param} not a valid number")
+    return math.sqrt(2.0 / (1 + slope**2))
 
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
@@ -132,20 +130,69 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
+def kaiming_bound(shape: tuple[int, ...], a: Any = 0, mode: str = "fan_in",
+                  nonlinearity: str = "leaky_relu") -> float | None:
+    """The bound ``b`` of the interval U(-b, b) that ``torch.nn.init.kaiming_uniform_(w, a,
+    mode, nonlinearity)`` draws a weight of shape ``shape`` from (``kaiming_uniform_`` runs
+    it for every call, ``Linear``'s default initialisation included), to the last bit of the
+    float torch computes; None for a shape with no elements (torch then draws nothing).
+
+    Args:
+        shape: the weight's sizes, ``(out, in, *kernel)``.
+        a: the negative slope of ``leaky_relu`` (only that nonlinearity reads it).
+        mode: ``"fan_in"`` or ``"fan_out"``, in any case.
+        nonlinearity: a name ``torch.nn.init.calculate_gain`` knows.
+
+    Raises:
+        ValueError: torch's, for fewer than 2 dims, an unknown mode or nonlinearity, or a
+            slope that is not an int or float.
+    """
+    # BEGIN PIECE kaiming_bound
+    if 0 in shape:
+        return None
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of "
+                         "['fan_in', 'fan_out']")
+    if len(shape) < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than "
+                         "2 dimensions")
+    receptive = math.prod(shape[2:])
+    fan = (shape[1] if mode == "fan_in" else shape[0]) * receptive
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                        "conv_transpose2d", "conv_transpose3d", "sigmoid"):
+        gain: float = 1
+    elif nonlinearity == "tanh":
+        gain = 5.0 / 3
+    elif nonlinearity == "relu":
+        gain = math.sqrt(2.0)
+    elif nonlinearity == "selu":
+        gain = 3.0 / 4
+    elif nonlinearity != "leaky_relu":
+        raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+    elif a is None or (isinstance(a, int | float) and not isinstance(a, bool)):
+        gain = math.sqrt(2.0 / (1 + (0.01 if a is None else a) ** 2))
+    else:
+        raise ValueError(f"negative_slope {a} not a valid number")
+    return math.sqrt(3.0) * (gain / math.sqrt(fan))
+    # END PIECE
+
+
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """U(-b, b) with ``b = sqrt(3) * gain / sqrt(fan)`` (``torch.nn.init.kaiming_uniform_``;
-    ``a`` is leaky_relu's slope for the gain). ``Linear`` and the convolutions call it with
-    ``a=sqrt(5)``, which makes ``b = 1 / sqrt(fan_in)``. A tensor with no elements is left
-    as it is, with a warning, and draws nothing.
+    ``a`` is leaky_relu's slope for the gain; ``kaiming_bound`` computes ``b``). ``Linear``
+    and the convolutions call it with ``a=sqrt(5)``, which makes ``b`` about
+    ``1 / sqrt(fan_in)``. A tensor with no elements is left as it is, with a warning, and
+    draws nothing.
 
     Raises:
         ValueError: fewer than 2 dims, an unknown ``mode`` or ``nonlinearity``.
     """
-    if 0 in tensor.shape:
+    bound = kaiming_bound(tuple(tensor.shape), a, mode, nonlinearity)
+    if bound is None:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
-    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound, generator)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from ..autograd import enable_grad, set_grad_enabled
 from .optimizer import Optimizer
 
-__all__ = ["SGD"]
+__all__ = ["SGD", "sgd_update"]
 
 
 class SGD(Optimizer):
@@ -62,17 +62,42 @@ class SGD(Optimizer):
         return loss
 
     def _update(self, p: Any, group: dict[str, Any]) -> None:
-        grad = -p.grad if group["maximize"] else p.grad
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
         momentum = group["momentum"]
+        buf = self.state[p].get("momentum_buffer") if momentum != 0 else None
+        buf = sgd_update(p, p.grad, buf, group["lr"], momentum, group["dampening"],
+                         group["weight_decay"], group["nesterov"], group["maximize"])
         if momentum != 0:
-            state = self.state[p]
-            buf = state.get("momentum_buffer")
-            if buf is None:
-                buf = grad.detach().clone()
-                state["momentum_buffer"] = buf
-            else:
-                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-        p.add_(grad, alpha=-group["lr"])
+            self.state[p]["momentum_buffer"] = buf
+
+
+def sgd_update(param: Any, grad: Any, momentum_buffer: Any, lr: float, momentum: float,
+               dampening: float, weight_decay: float, nesterov: bool, maximize: bool) -> Any:
+    """One SGD step of one parameter, in place, as torch's single-tensor SGD
+    (``torch.optim.sgd._single_tensor_sgd``) takes it: ``SGD.step`` runs it for every
+    parameter that has a gradient.
+
+    Args:
+        param: the parameter (updated in place; the caller has turned autograd off).
+        grad: its gradient, which must not change.
+        momentum_buffer: the parameter's momentum buffer from the step before (the
+            optimizer's ``state[param]["momentum_buffer"]``), or None on the first step.
+        lr, momentum, dampening, weight_decay, nesterov, maximize: the parameter group's
+            settings (``torch.optim.SGD``'s arguments).
+
+    Returns:
+        The momentum buffer to keep for the next step (None when ``momentum`` is 0).
+    """
+    # BEGIN PIECE sgd_update
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    if momentum != 0:
+        if momentum_buffer is None:
+            momentum_buffer = grad.detach().clone()
+        else:
+            momentum_buffer.mul_(momentum).add_(grad, alpha=1 - dampening)
+        grad = grad.add(momentum_buffer, alpha=momentum) if nesterov else momentum_buffer
+    param.add_(grad, alpha=-lr)
+    return momentum_buffer
+    # END PIECE

@@ -24,6 +24,7 @@ def get(name: str) -> Exercise:
         ch03_broadcasting,
         ch04_dtype_device,
         ch05_autograd,
+        ch06_modules,
         ch08_rng,
     )
     try:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ... import dtypes
@@ -50,6 +50,135 @@ def _indent(text: str, spaces: int) -> str:
 def _check_name(kind: str, name: Any) -> None:
     if not isinstance(name, str):
         raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+
+
+#: the dicts a Module keeps a name in, in the order ``route_assignment`` names them
+_TABLES = ("__dict__", "_parameters", "_buffers", "_modules")
+
+
+def route_assignment(name: str, kind: str, type_name: str, holders: tuple[str, ...],
+                     initialized: bool) -> tuple[str, tuple[str, ...]]:
+    """Where ``module.<name> = value`` puts the value, as ``torch.nn.Module.__setattr__``
+    decides (``Module.__setattr__`` runs it on every assignment to a module).
+
+    Args:
+        name: the attribute's name.
+        kind: the value's kind: ``"parameter"`` (an ``nn.Parameter``), ``"module"`` (an
+            ``nn.Module``), ``"tensor"`` (any other tensor), ``"none"`` (None) or
+            ``"other"`` (anything else).
+        type_name: ``torch.typename(value)``, for the error messages.
+        holders: which of ``"__dict__"``, ``"_parameters"``, ``"_buffers"``,
+            ``"_modules"`` hold ``name`` now, in that order.
+        initialized: whether ``Module.__init__`` has run (before it, the module has none
+            of its three dicts).
+
+    Returns:
+        ``(table, removed)``: the one of those four that takes the value (``"__dict__"``: a
+        plain attribute), and the tables of ``holders`` that ``name`` is deleted from
+        first, in the order above.
+
+    Raises:
+        AttributeError: torch's, for a Parameter or a Module before ``Module.__init__``.
+        TypeError: torch's, for a value that may not replace a registered parameter, child
+            or buffer.
+    """
+    # BEGIN PIECE route_assignment
+    if kind == "parameter":
+        if not initialized:
+            raise AttributeError("cannot assign parameters before Module.__init__() call")
+        return "_parameters", tuple(t for t in holders if t in ("__dict__", "_buffers",
+                                                                 "_modules"))
+    if "_parameters" in holders:
+        if kind != "none":
+            raise TypeError(f"cannot assign '{type_name}' as parameter '{name}' "
+                            "(torch.nn.Parameter or None expected)")
+        return "_parameters", ()
+    if kind == "module":
+        if not initialized:
+            raise AttributeError("cannot assign module before Module.__init__() call")
+        return "_modules", tuple(t for t in holders if t in ("__dict__", "_parameters",
+                                                              "_buffers"))
+    if "_modules" in holders:
+        if kind != "none":
+            raise TypeError(f"cannot assign '{type_name}' as child module '{name}' "
+                            "(torch.nn.Module or None expected)")
+        return "_modules", ()
+    if "_buffers" in holders:
+        if kind not in ("tensor", "none"):
+            raise TypeError(f"cannot assign '{type_name}' as buffer '{name}' "
+                            "(torch.nn.Buffer, torch.Tensor or None expected)")
+        return "_buffers", ()
+    return "__dict__", ()
+    # END PIECE
+
+
+def walk_modules(root: Any, children: Callable[[Any], Any],
+                 members: Callable[[Any], Any] | None, prefix: str, remove_duplicate: bool,
+                 memo: set[Any] | None) -> Iterable[tuple[str, Any]]:
+    """The walk behind ``named_modules`` (``members`` None) and behind ``named_parameters``
+    and ``named_buffers`` (torch's ``Module.named_modules`` and ``Module._named_members``):
+    every ``parameters()``, ``modules()``, ``named_*()`` call and every optimizer's list of
+    parameters comes from it.
+
+    Args:
+        root: the module the walk starts from.
+        children: ``children(module)`` gives its ``(name, child)`` pairs in registration
+            order; a child may be None.
+        members: None to list modules; else ``members(module)`` gives its own ``(name,
+            value)`` pairs (parameters or buffers), in order; a value may be None.
+        prefix: ``root``'s name, the start of every dotted name.
+        remove_duplicate: give a module, or a value, reached again only once.
+        memo: modules not to give (``named_modules(memo=...)``), or None; the walk may add
+            to it (listing modules only).
+
+    Returns:
+        The ``(dotted name, module)`` or ``(dotted name, value)`` pairs, in torch's order
+        (an iterable: a list, or a generator).
+    """
+    # BEGIN PIECE walk_modules
+    if members is None:
+        seen = set() if memo is None else memo
+
+        def modules(module: Any, name: str) -> Iterator[tuple[str, Any]]:
+            if module in seen:
+                return
+            if remove_duplicate:
+                seen.add(module)
+            yield name, module
+            for child_name, child in children(module):
+                if child is not None:
+                    yield from modules(child, f"{name}.{child_name}" if name else child_name)
+
+        return modules(root, prefix)
+
+    def values() -> Iterator[tuple[str, Any]]:
+        given: set[Any] = set()
+        for module_name, module in walk_modules(root, children, None, prefix,
+                                                remove_duplicate, None):
+            for name, value in members(module):
+                if value is None or value in given:
+                    continue
+                if remove_duplicate:
+                    given.add(value)
+                yield f"{module_name}.{name}" if module_name else name, value
+
+    return values()
+    # END PIECE
+
+
+def _children(module: Module) -> Any:
+    return module._modules.items()
+
+
+def _no_children(module: Module) -> tuple[()]:
+    return ()
+
+
+#: what ``_named_members`` lists of each module of the walk
+_MEMBERS: dict[str, Callable[[Module], Any]] = {
+    "_parameters": lambda module: module._parameters.items(),
+    "_buffers": lambda module: module._buffers.items(),
+}
 
 
 class Module:
@@ -168,52 +297,36 @@ class Module:
     register_module = add_module
 
     def __setattr__(self, name: str, value: Any) -> None:
-        """Route an assignment: a Parameter to ``_parameters``, a Module to ``_modules``, a
-        tensor (or None) to ``_buffers`` when ``name`` is a buffer already, and None to
-        whichever dict already holds ``name``; anything else is a plain attribute. A name
-        moves out of the other dicts when it changes kind.
+        """Route an assignment (``route_assignment`` decides where): a Parameter to
+        ``_parameters``, a Module to ``_modules``, a tensor or None to ``_buffers`` when
+        ``name`` is a buffer already, None to whichever dict holds ``name``; anything else is
+        a plain attribute. A name moves out of the other dicts when it changes kind.
 
         Raises:
             AttributeError: a Parameter or Module assigned before ``Module.__init__``.
             TypeError: a value that cannot take the place of a registered parameter, child
                 or buffer (a plain tensor where a Parameter is registered, ...).
         """
-        params = self.__dict__.get("_parameters")
-        modules = self.__dict__.get("_modules")
-        buffers = self.__dict__.get("_buffers")
-        if isinstance(value, Parameter):
-            if params is None:
-                raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name, self.__dict__, buffers, modules)
+        own = self.__dict__
+        holders = tuple(table for table in _TABLES if name in (
+            own if table == "__dict__" else own.get(table, ())))
+        kind = ("parameter" if isinstance(value, Parameter) else "module"
+                if isinstance(value, Module) else "tensor" if isinstance(value, Tensor)
+                else "none" if value is None else "other")
+        table, removed = route_assignment(name, kind, typename(value), holders,
+                                          "_parameters" in own)
+        for gone in removed:
+            del (own if gone == "__dict__" else own[gone])[name]
+        if table in ("_parameters", "_modules"):
+            own["_non_persistent_buffers_set"].discard(name)
+        if table == "_parameters":
             self.register_parameter(name, value)
-        elif params is not None and name in params:
-            if value is not None:
-                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
-            self.register_parameter(name, value)
-        elif isinstance(value, Module):
-            if modules is None:
-                raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name, self.__dict__, params, buffers)
-            modules[name] = value
-        elif modules is not None and name in modules:
-            if value is not None:
-                raise TypeError(f"cannot assign '{typename(value)}' as child module "
-                                f"'{name}' (torch.nn.Module or None expected)")
-            modules[name] = value
-        elif buffers is not None and name in buffers:
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                "(torch.nn.Buffer, torch.Tensor or None expected)")
-            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+        elif table == "_modules":
+            own["_modules"][name] = value
+        elif table == "_buffers":
+            self.register_buffer(name, value, name not in own["_non_persistent_buffers_set"])
         else:
             super().__setattr__(name, value)
-
-    def _forget(self, name: str, *tables: Any) -> None:
-        for table in tables:
-            if table is not None and name in table:
-                del table[name]
-        self.__dict__.get("_non_persistent_buffers_set", set()).discard(name)
 
     def __getattr__(self, name: str) -> Any:
         # called only when normal lookup fails: look in the three dicts
@@ -244,17 +357,7 @@ class Module:
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         """This module and every module below it, depth first, parents first, with dotted
         names; a module reached again is skipped unless ``remove_duplicate=False``."""
-        if memo is None:
-            memo = set()
-        if self in memo:
-            return
-        if remove_duplicate:
-            memo.add(self)
-        yield prefix, self
-        for name, child in self._modules.items():
-            if child is not None:
-                yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name,
-                                               remove_duplicate)
+        return iter(walk_modules(self, _children, None, prefix, remove_duplicate, memo))
 
     def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
@@ -276,16 +379,8 @@ class Module:
                        remove_duplicate: bool) -> Iterator[tuple[str, Any]]:
         """The entries of one dict (``_parameters`` or ``_buffers``) of every module of the
         walk, named by path; a tensor already given is skipped when ``remove_duplicate``."""
-        seen: set[int] = set()
-        walk = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-                if recurse else [(prefix, self)])
-        for module_prefix, module in walk:
-            for name, value in getattr(module, table).items():
-                if value is None or id(value) in seen:
-                    continue
-                if remove_duplicate:
-                    seen.add(id(value))
-                yield (f"{module_prefix}.{name}" if module_prefix else name), value
+        return iter(walk_modules(self, _children if recurse else _no_children,
+                                 _MEMBERS[table], prefix, remove_duplicate, None))
 
     def named_parameters(self, prefix: str = "", recurse: bool = True,
                          remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
@@ -616,10 +711,9 @@ class Module:
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, child in self._modules.items():
-            if child is not None:
-                child.state_dict(destination=destination, prefix=f"{prefix}{name}.",
-                                 keep_vars=keep_vars)
+        for name in [n for n, c in self._modules.items() if c is not None]:
+            self._modules[name].state_dict(destination=destination, prefix=f"{prefix}{name}.",
+                                           keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
             if getattr(hook, "_from_public_api", False):

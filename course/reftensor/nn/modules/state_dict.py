@@ -15,14 +15,14 @@ prefix that name nothing of it (unexpected), and raises RuntimeError with torch'
 from __future__ import annotations
 
 from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ...autograd import no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter
 
-__all__ = ["save_own", "load_own", "load"]
+__all__ = ["save_own", "load_own", "load", "incompatible_keys"]
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -62,8 +62,6 @@ def load_own(module: Any, state_dict: Mapping[str, Any], prefix: str,
     for name, param in own.items():
         key = prefix + name
         if key not in state_dict:
-            if strict:
-                missing_keys.append(key)
             continue
         value = state_dict[key]
         if not isinstance(value, Tensor):
@@ -95,12 +93,37 @@ def load_own(module: Any, state_dict: Mapping[str, Any], prefix: str,
                               f"checkpoint are {value.size()}, an exception occurred : "
                               f"{ex.args}.")
     if strict:
-        for key in state_dict:
-            if not key.startswith(prefix):
-                continue
-            head, dot, _ = key[len(prefix):].partition(".")
-            if (head not in module._modules) if dot else (head not in own):
-                unexpected_keys.append(key)
+        missing, unexpected = incompatible_keys(prefix, tuple(own), tuple(module._modules),
+                                                state_dict.keys())
+        missing_keys.extend(missing)
+        unexpected_keys.extend(unexpected)
+
+
+def incompatible_keys(prefix: str, own: tuple[str, ...], children: tuple[str, ...],
+                      keys: Iterable[str]) -> tuple[list[str], list[str]]:
+    """One module's missing and unexpected keys in a checkpoint, as torch's
+    ``Module._load_from_state_dict`` lists them with ``strict`` (``load_own`` runs it for
+    every module of every ``load_state_dict``; the non-strict result and the strict error
+    name what it returns).
+
+    Args:
+        prefix: the module's place in the checkpoint: ``""`` for the root, else its dotted
+            name and a dot (``"encoder.0."``).
+        own: the names of the entries the module saves itself (its parameters that are not
+            None, then its persistent buffers that are not None), in order.
+        children: the names of its children (``_modules``' keys, a None child included).
+        keys: the checkpoint's keys that the module is given, in order (for a child, those
+            under its prefix).
+
+    Returns:
+        ``(missing, unexpected)``: lists of full keys, in torch's order. reftensor's
+        modules keep no extra state (``get_extra_state``/``set_extra_state``).
+    """
+    # BEGIN PIECE incompatible_keys
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("incompatible_keys")(prefix, own, children, keys)
+    # END PIECE
 
 
 def load(root: Any, state_dict: Mapping[str, Any], strict: bool = True,
@@ -127,11 +150,10 @@ def load(root: Any, state_dict: Mapping[str, Any], strict: bool = True,
             local["assign_to_params_buffers"] = True
         module._load_from_state_dict(entries, prefix, local, True, missing, unexpected,
                                      errors)
-        for name, child in module._modules.items():
-            if child is not None:
-                child_prefix = f"{prefix}{name}."
-                visit(child, {k: v for k, v in entries.items() if k.startswith(child_prefix)},
-                      child_prefix)
+        for name, child in [(n, c) for n, c in module._modules.items() if c is not None]:
+            child_prefix = f"{prefix}{name}."
+            visit(child, {k: v for k, v in entries.items() if k.startswith(child_prefix)},
+                  child_prefix)
         found = _IncompatibleKeys(missing, unexpected)
         for hook in module._load_state_dict_post_hooks.values():
             if hook(module, found) is not None:

@@ -1,0 +1,475 @@
+"""Chapter 6: the solution notebook's answers pass their checks on a fresh seed, typical
+mistakes fail them, the references read torch's real objects, the library runs the student's
+pieces, and the trusted grading pipeline gives the solutions full points."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.course.exercises import ch06_modules
+from autograder.course.vectors import Vector
+from autograder.sandbox import bwrap as sandbox
+from tests.notebooks import (
+    REPO,
+    answer_namespace,
+    answer_sources,
+    assert_grading_full_points_and_one_loss,
+    assert_mistake_fails,
+    assert_solution_passes,
+    hidden_pairs,
+)
+
+pytestmark = pytest.mark.ch06
+
+CHAPTER = "ch06_modules"
+NAMES = ["route_assignment", "walk_modules", "incompatible_keys", "kaiming_bound",
+         "sgd_update"]
+FRESH_SEED = 20261206
+
+
+RIGHT: dict[str, object] = answer_namespace()
+for _grade_id, _text in answer_sources(CHAPTER).items():
+    if _grade_id in NAMES:
+        exec(compile(_text, f"<{CHAPTER}:{_grade_id}>", "exec"), RIGHT)
+
+
+# ---------------------------------------------------------------- typical mistakes
+def route_tensor_as_parameter(name, kind, type_name, holders, initialized):
+    """Registers every tensor as a parameter (the pitfall the other way round)."""
+    if kind == "tensor" and initialized and not holders:
+        return "_parameters", ()
+    return RIGHT["route_assignment"](name, kind, type_name, holders, initialized)
+
+
+def route_refusing_none(name, kind, type_name, holders, initialized):
+    """Refuses None in place of a registered parameter."""
+    if kind == "none" and "_parameters" in holders:
+        raise TypeError(f"cannot assign 'NoneType' as parameter '{name}' "
+                        "(torch.nn.Parameter or None expected)")
+    return RIGHT["route_assignment"](name, kind, type_name, holders, initialized)
+
+
+def route_module_first(name, kind, type_name, holders, initialized):
+    """Tries the Module rule before the registered-parameter rule."""
+    if kind == "module" and initialized:
+        return "_modules", tuple(h for h in holders if h != "_modules")
+    return RIGHT["route_assignment"](name, kind, type_name, holders, initialized)
+
+
+def route_removing_nothing(name, kind, type_name, holders, initialized):
+    """Leaves the name in the other tables when a Parameter or Module takes it."""
+    table, _ = RIGHT["route_assignment"](name, kind, type_name, holders, initialized)
+    return table, ()
+
+
+def _walk(root, children, members, prefix, remove_duplicate, memo, *, dedupe_modules=True,
+          dedupe_members=True, join_empty=False, use_memo=True):
+    def join(parent, name):
+        return f"{parent}.{name}" if parent or join_empty else name
+
+    def modules(module, name, seen):
+        if module in seen:
+            return
+        if remove_duplicate and dedupe_modules:
+            seen.add(module)
+        yield name, module
+        for child_name, child in children(module):
+            if child is not None:
+                yield from modules(child, join(name, child_name), seen)
+
+    if members is None:
+        return list(modules(root, prefix, memo if memo is not None and use_memo else set()))
+    found, given = [], set()
+    for module_name, module in modules(root, prefix, set()):
+        for name, value in members(module):
+            if value is not None and value not in given:
+                if remove_duplicate and dedupe_members:
+                    given.add(value)
+                found.append((join(module_name, name), value))
+    return found
+
+
+def walk_every_path(root, children, members, prefix, remove_duplicate, memo):
+    """Lists a shared module once per path even with remove_duplicate."""
+    return _walk(root, children, members, prefix, remove_duplicate, memo, dedupe_modules=False)
+
+
+def walk_tied_twice(root, children, members, prefix, remove_duplicate, memo):
+    """Lists a tied parameter under each of its names."""
+    return _walk(root, children, members, prefix, remove_duplicate, memo, dedupe_members=False)
+
+
+def walk_leading_dot(root, children, members, prefix, remove_duplicate, memo):
+    """Joins names with a dot even below a module named "" (".0", "0.weight" as ".weight")."""
+    return _walk(root, children, members, prefix, remove_duplicate, memo, join_empty=True)
+
+
+def walk_ignoring_memo(root, children, members, prefix, remove_duplicate, memo):
+    """Starts from an empty memo whatever it is given."""
+    return _walk(root, children, members, prefix, remove_duplicate, memo, use_memo=False)
+
+
+def walk_breadth_first(root, children, members, prefix, remove_duplicate, memo):
+    """Lists the modules level by level."""
+    seen = set() if memo is None else memo
+    order, queue = [], [(prefix, root)]
+    while queue:
+        name, module = queue.pop(0)
+        if module in seen:
+            continue
+        if remove_duplicate:
+            seen.add(module)
+        order.append((name, module))
+        queue += [(f"{name}.{n}" if name else n, c) for n, c in children(module) if c is not None]
+    if members is None:
+        return order
+    return _walk(root, children, members, prefix, remove_duplicate, memo)
+
+
+def keys_extra_in_order(prefix, own, children, keys):
+    """Lists the _extra_state key where it comes in the checkpoint, not first."""
+    missing, unexpected = RIGHT["incompatible_keys"](prefix, own, children, keys)
+    extra = prefix + "_extra_state"
+    if extra in unexpected:
+        unexpected = [k for k in keys if k in unexpected]
+    return missing, unexpected
+
+
+def keys_extra_expected(prefix, own, children, keys):
+    """Never lists the _extra_state key."""
+    missing, unexpected = RIGHT["incompatible_keys"](prefix, own, children, keys)
+    return missing, [k for k in unexpected if k != prefix + "_extra_state"]
+
+
+def keys_last_dot(prefix, own, children, keys):
+    """Splits a key at its last dot (a grandchild's key looks like the child's entry)."""
+    missing, unexpected = RIGHT["incompatible_keys"](prefix, own, children, keys)
+    flagged = set(unexpected)
+    for key in keys:
+        if key.startswith(prefix) and key.count(".") > prefix.count(".") + 1:
+            head = key[len(prefix):].rsplit(".", 1)[0]
+            if head not in children:
+                flagged.add(key)
+            else:
+                flagged.discard(key)
+    return missing, [k for k in [prefix + "_extra_state", *keys] if k in flagged]
+
+
+def keys_outside_prefix(prefix, own, children, keys):
+    """Lists keys that do not start with the prefix as unexpected too."""
+    missing, unexpected = RIGHT["incompatible_keys"](prefix, own, children, keys)
+    return missing, unexpected + [k for k in keys if not k.startswith(prefix)]
+
+
+def kaiming_other_order(shape, a, mode, nonlinearity):
+    """Computes gain * sqrt(3 / fan): the same number on paper."""
+    bound = RIGHT["kaiming_bound"](shape, a, mode, nonlinearity)
+    if bound is None:
+        return None
+    size = math.prod(shape[2:])
+    fan = (shape[1] if mode.lower() == "fan_in" else shape[0]) * size
+    gain = bound / math.sqrt(3.0) * math.sqrt(fan)
+    for name, value in (("tanh", 5.0 / 3), ("relu", math.sqrt(2.0)), ("selu", 0.75)):
+        if nonlinearity == name:
+            gain = value
+    if nonlinearity == "leaky_relu":
+        gain = math.sqrt(2.0 / (1 + (0.01 if a is None else a) ** 2))
+    elif nonlinearity not in ("tanh", "relu", "selu"):
+        gain = 1
+    return gain * math.sqrt(3.0 / fan)
+
+
+def kaiming_without_kernel(shape, a, mode, nonlinearity):
+    """Takes the fan from the first two sizes only."""
+    return RIGHT["kaiming_bound"](tuple(shape[:2]), a, mode, nonlinearity)
+
+
+def kaiming_modes_swapped(shape, a, mode, nonlinearity):
+    """fan_in from shape[0], fan_out from shape[1]."""
+    swapped = {"fan_in": "fan_out", "fan_out": "fan_in"}.get(mode.lower(), mode)
+    return RIGHT["kaiming_bound"](shape, a, swapped, nonlinearity)
+
+
+def kaiming_zero_checked(shape, a, mode, nonlinearity):
+    """Checks the dims and mode before looking for a size 0."""
+    if 0 in shape and (len(shape) < 2 or mode.lower() not in ("fan_in", "fan_out")):
+        raise ValueError("checked first")
+    return RIGHT["kaiming_bound"](shape, a, mode, nonlinearity)
+
+
+def kaiming_bool_slope(shape, a, mode, nonlinearity):
+    """Takes a bool slope as a number (True as 1)."""
+    return RIGHT["kaiming_bound"](shape, int(a) if isinstance(a, bool) else a, mode,
+                                  nonlinearity)
+
+
+def _sgd(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, *,
+         dampen_first=False, alias=False, decay_last=False, negate_last=False,
+         two_roundings=False, new_buffer=False):
+    d_p = grad if negate_last else (-grad if maximize else grad)
+    if weight_decay != 0 and not decay_last:
+        d_p = d_p.add(param, alpha=weight_decay)
+    if negate_last and maximize:
+        d_p = -d_p
+    if momentum != 0:
+        if buf is None:
+            buf = d_p if alias else d_p.detach().clone()
+            if dampen_first:
+                buf = buf.mul(1 - dampening)
+        elif new_buffer:
+            buf = buf.mul(momentum).add(d_p, alpha=1 - dampening)
+        else:
+            buf.mul_(momentum).add_(d_p, alpha=1 - dampening)
+        d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
+    if weight_decay != 0 and decay_last:
+        d_p = d_p.add(param, alpha=weight_decay)
+    if two_roundings:
+        param.add_(d_p * -lr)
+    else:
+        param.add_(d_p, alpha=-lr)
+    return buf
+
+
+def sgd_dampening_the_first_step(*args):
+    """Dampens the first buffer too: (1 - dampening) * g."""
+    return _sgd(*args, dampen_first=True)
+
+
+def sgd_buffer_is_the_gradient(*args):
+    """Keeps the gradient itself as the first buffer, without a copy."""
+    return _sgd(*args, alias=True)
+
+
+def sgd_decay_after_momentum(*args):
+    """Adds the weight decay after the momentum."""
+    return _sgd(*args, decay_last=True)
+
+
+def sgd_maximize_after_decay(*args):
+    """Negates the gradient after adding the weight decay."""
+    return _sgd(*args, negate_last=True)
+
+
+def sgd_two_roundings(*args):
+    """Updates the parameter with param.add_(g * -lr): two roundings, not one."""
+    return _sgd(*args, two_roundings=True)
+
+
+def sgd_new_buffer_each_step(*args):
+    """Makes a new buffer each step instead of updating it in place."""
+    return _sgd(*args, new_buffer=True)
+
+
+WRONG = [  # (exercise, answer, whether it still passes the visible test)
+    ("route_assignment", route_tensor_as_parameter, False),
+    ("route_assignment", route_refusing_none, False),
+    ("route_assignment", route_module_first, False),
+    ("route_assignment", route_removing_nothing, False),
+    ("walk_modules", walk_every_path, False),
+    ("walk_modules", walk_tied_twice, False),
+    ("walk_modules", walk_leading_dot, False),
+    ("walk_modules", walk_ignoring_memo, True),
+    ("walk_modules", walk_breadth_first, False),
+    ("incompatible_keys", keys_extra_in_order, False),
+    ("incompatible_keys", keys_extra_expected, False),
+    ("incompatible_keys", keys_last_dot, False),
+    ("incompatible_keys", keys_outside_prefix, True),
+    ("kaiming_bound", kaiming_other_order, False),
+    ("kaiming_bound", kaiming_without_kernel, False),
+    ("kaiming_bound", kaiming_modes_swapped, False),
+    ("kaiming_bound", kaiming_zero_checked, True),
+    ("kaiming_bound", kaiming_bool_slope, False),
+    ("sgd_update", sgd_dampening_the_first_step, False),
+    ("sgd_update", sgd_buffer_is_the_gradient, False),
+    ("sgd_update", sgd_decay_after_momentum, False),
+    ("sgd_update", sgd_maximize_after_decay, False),
+    ("sgd_update", sgd_two_roundings, False),
+    ("sgd_update", sgd_new_buffer_each_step, False),
+]
+
+
+# ---------------------------------------------------------------- the checks
+@pytest.mark.parametrize("name", NAMES)
+def test_solution_passes_visible_and_hidden_on_a_fresh_seed(name, capsys):
+    checks.check(name, RIGHT[name])
+    assert_solution_passes(name, RIGHT[name], capsys.readouterr().out, FRESH_SEED, 50)
+
+
+@pytest.mark.parametrize("name,answer,passes_visible", WRONG,
+                         ids=[f"{w[0]}-{w[1].__name__}" for w in WRONG])
+def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
+    assert_mistake_fails(name, answer, passes_visible)
+
+
+def test_hidden_cases_are_deterministic_and_reach_the_refusals():
+    refusals = {"route_assignment": {"TypeError", "AttributeError"},
+                "kaiming_bound": {"raises ValueError"}}
+    for name in NAMES:
+        pairs = hidden_pairs(name)
+        cases = [case for case, _ in pairs]
+        assert cases == checks.cases(name, hidden=True) and len(cases) >= 50
+        assert set(exercises.get(name).fixed) <= set(cases)
+        kinds = [f"raises {e.exception}" if isinstance(e, references.Raises)
+                 else e[1] if isinstance(e, tuple) and e and e[0] == "raises" else "value"
+                 for _, e in pairs]
+        for refusal in refusals.get(name, ()):
+            assert kinds.count(refusal) >= 3, (name, refusal)
+        assert kinds.count("value") >= len(kinds) // 2, name
+
+
+def test_the_reference_pieces_get_full_marks():
+    """reftensor's own bodies are right answers on every hidden case (the default seed's and
+    a fresh one's): the library and the exercises say the same."""
+    from reftensor.nn.init import kaiming_bound
+    from reftensor.nn.modules.module import route_assignment, walk_modules
+    from reftensor.nn.modules.state_dict import incompatible_keys
+    from reftensor.optim.sgd import sgd_update
+
+    for name, fn in (("route_assignment", route_assignment), ("walk_modules", walk_modules),
+                     ("incompatible_keys", incompatible_keys), ("kaiming_bound", kaiming_bound),
+                     ("sgd_update", sgd_update)):
+        assert checks.judge(name, fn, hidden_pairs(name)).passed, name
+        assert checks.judge(name, fn, hidden_pairs(name, FRESH_SEED)).passed, name
+
+
+def test_the_values_type_names_are_torchs():
+    for spec, (kind, type_name) in ch06_modules.VALUES.items():
+        value = ch06_modules._value(torch, spec)
+        assert (torch.typename(value) if value is not None else "NoneType") == type_name, spec
+        assert kind == ("parameter" if isinstance(value, torch.nn.Parameter) else "module"
+                        if isinstance(value, torch.nn.Module) else "tensor"
+                        if isinstance(value, torch.Tensor) else "none" if value is None
+                        else "other"), spec
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vectors_round_as_torch_does(dtype):
+    """What sgd_update is graded on: each Vector operation gives torch's bits."""
+    rng = np.random.default_rng(6)
+    dt = getattr(torch, dtype)
+    for n in (0, 1, 3, 5):
+        for _ in range(200):
+            a, b = rng.standard_normal(n).tolist(), rng.standard_normal(n).tolist()
+            alpha = float(rng.choice([0.1, -0.01, 1 / 3, 0.9, -0.5, 1.0]))
+            x, y = Vector(a, dtype), Vector(b, dtype)
+            s, t = torch.tensor(a, dtype=dt), torch.tensor(b, dtype=dt)
+            assert x.add(y, alpha=alpha).tolist() == s.add(t, alpha=alpha).tolist()
+            assert x.sub(y, alpha=alpha).tolist() == s.sub(t, alpha=alpha).tolist()
+            assert x.mul(alpha).tolist() == s.mul(alpha).tolist()
+            assert (x * y).tolist() == (s * t).tolist() and (-x).tolist() == (-s).tolist()
+            assert x.clone().mul_(alpha).add_(y, alpha=1 - alpha).tolist() == \
+                s.clone().mul_(alpha).add_(t, alpha=1 - alpha).tolist()
+    shared = Vector([1.0, 2.0], dtype)
+    shared.detach().mul_(3.0)
+    assert shared.tolist() == [3.0, 6.0]  # detach shares the values, as torch's does
+
+
+def test_the_walk_reference_is_torchs_named_modules():
+    """The tied MLP: torch lists the tied weight once, under its first name."""
+    ex = exercises.get("walk_modules")
+    assert references.compute(ex, [ex.fixed[1]])[0] == [("0.weight", "p0"), ("0.bias", "p1"),
+                                                        ("2.bias", "p2")]
+    assert references.compute(ex, [ex.fixed[0]])[0] == [("", "m0"), ("0", "m1"), ("1", "m2"),
+                                                        ("2", "m3")]
+
+
+# ---------------------------------------------------------------- the student edition
+EDITION_PROGRAM = """
+import json
+import math
+
+import reftensor
+from reftensor import pieces
+from tests.notebooks import register_every_answer
+from tests.test_ch06_exercises import (kaiming_without_kernel, route_tensor_as_parameter,
+                                       sgd_dampening_the_first_step, walk_tied_twice)
+
+assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
+register_every_answer()
+
+
+def program():
+    reftensor.manual_seed(0)
+    enc, dec = reftensor.nn.Linear(3, 3), reftensor.nn.Linear(3, 3)
+    dec.weight = enc.weight
+    model = reftensor.nn.Sequential(enc, reftensor.nn.ReLU(), dec)
+    model.shift = reftensor.zeros(3)
+    conv = reftensor.nn.init.kaiming_uniform_(reftensor.empty(4, 2, 3, 3), a=math.sqrt(5))
+    opt = reftensor.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, dampening=0.5)
+    for _ in range(2):
+        opt.zero_grad()
+        model(reftensor.ones(2, 3)).sum().backward()
+        opt.step()
+    state = model.state_dict()
+    state["9.weight"] = state.pop("2.bias")
+    found = model.load_state_dict(state, strict=False)
+    return [[n for n, _ in model.named_parameters()], sorted(model._parameters),
+            conv.abs().max().item(), [p.tolist() for p in model.parameters()],
+            [list(found.missing_keys), list(found.unexpected_keys)]]
+
+
+with pieces.trace() as used:
+    right = program()
+seen = {{"right": right, "used": sorted(used)}}
+for wrong in (route_tensor_as_parameter, walk_tied_twice, kaiming_without_kernel,
+              sgd_dampening_the_first_step):
+    name = {{"route": "route_assignment", "walk": "walk_modules", "kaiming": "kaiming_bound",
+             "sgd": "sgd_update"}}[wrong.__name__.split("_")[0]]
+    keep = pieces.answer(name)
+    wrong.__name__ = name
+    pieces.register(wrong)
+    try:
+        seen[name] = program()
+    except Exception as err:  # noqa: BLE001 - a wrong piece may make the program raise
+        seen[name] = f"{{type(err).__name__}}: {{err}}"
+    pieces.register(keep)
+print(json.dumps(seen))
+"""
+
+
+def test_the_student_editions_modules_run_the_students_pieces(tmp_path):
+    """In the student edition an ordinary program (layers, tied weights, a plain tensor
+    attribute, kaiming_uniform_, SGD with momentum, a non-strict load) runs the student's
+    five pieces; with the instructor's answers it gives the reference's results, and a wrong
+    answer to any one of them changes what the program computes."""
+    from autograder.course import edition
+
+    edition.write_student_edition(tmp_path)
+    code = EDITION_PROGRAM.format(edition=str(tmp_path / "reftensor"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO)))}
+    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    reference = subprocess.run(
+        [sys.executable, "-P", "-c", code.split("with pieces.trace()")[0].replace(
+            "assert reftensor.__file__", "# ") + "print(json.dumps(program()))"],
+        env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
+        timeout=600)
+    assert reference.returncode == 0, reference.stderr[-3000:]
+    assert seen["right"] == json.loads(reference.stdout.strip().splitlines()[-1])
+    assert set(NAMES) <= set(seen["used"])
+    for name in ("route_assignment", "walk_modules", "kaiming_bound", "sgd_update"):
+        assert seen[name] != seen["right"], name
+
+
+# ---------------------------------------------------------------- the grading pipeline
+@pytest.mark.grading
+@pytest.mark.slow
+@pytest.mark.skipif(not sandbox.status().available,
+                    reason=f"no sandbox: {sandbox.status().reason}")
+def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
+    """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
+    typical mistake loses that exercise only."""
+    assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "kaiming_bound",
+                                            kaiming_without_kernel, 20)

@@ -63,6 +63,9 @@ __all__ = [
     "remainder",
     "pow",
     "positive",
+    "lerp",
+    "addcmul",
+    "addcdiv",
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
@@ -89,6 +92,7 @@ __all__ = [
     "std",
     "matmul",
     "mm",
+    "addmm",
     "bmm",
     "mv",
     "dot",
@@ -120,6 +124,12 @@ __all__ = [
     "unbind",
     "as_strided",
     "detach",
+    "_softmax",
+    "_log_softmax",
+    "_softmax_backward_data",
+    "_log_softmax_backward_data",
+    "softmax",
+    "log_softmax",
     "where",
     "clamp",
     "clamp_",
@@ -136,6 +146,10 @@ __all__ = [
     "ones",
     "empty",
     "full",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
     "arange",
     "linspace",
     "index_put",
@@ -659,6 +673,59 @@ def positive(*args: Any, **kwargs: Any) -> Any:
     return aten.positive(*args, **kwargs)
 
 
+def lerp(*args: Any, **kwargs: Any) -> Any:
+    """lerp(input, end, weight, *, out=None) -> Tensor
+    lerp(input, end, weight, *, out=None) -> Tensor
+
+    ``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's CPU kernel
+    (AVX2/AVX512) computes it: with one rounding (a fused multiply-add), ``fma(weight, end -
+    input, input)`` where ``|weight| < 0.5``, else ``fma(weight - 1, end - input, end)``, so a
+    weight of 1 gives ``end`` exactly. float16 and bfloat16 compute in float32 (a number
+    ``weight`` unrounded) and round once. ``weight`` is a number or a tensor of ``input``'s
+    dtype (a 0-d one of another dtype is converted). Adam's ``exp_avg.lerp_(grad, 1 - beta1)``.
+
+    Raises RuntimeError for an ``end`` (or a ``weight`` with dims) of another dtype, shapes that
+    do not broadcast, a number ``weight`` out of the dtype's range; NotImplementedError for
+    integer and bool tensors.
+    """
+    return aten.lerp(*args, **kwargs)
+
+
+def addcmul(*args: Any, **kwargs: Any) -> Any:
+    """addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
+    addcmul(input, value, tensor1, tensor2) -> Tensor
+    addcmul(input, value, tensor1, tensor2, *, out=None) -> Tensor
+
+    ``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in ``result_type`` of
+    the three. Floats as torch's CPU kernel (AVX2/AVX512) rounds them: ``value * tensor1``
+    rounded, then one fused multiply-add, ``fma(value * tensor1, tensor2, input)``; float16 and
+    bfloat16 compute in float32 and round once; integers wrap around. ``value`` is converted to
+    the result dtype (float32 for float16 and bfloat16) with a range check (a float ``value`` of
+    an integer result is truncated). Adam's ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad,
+    value=1 - beta2)``.
+
+    Raises RuntimeError for shapes that do not broadcast, a ``value`` out of range;
+    NotImplementedError for bool.
+    """
+    return aten.addcmul(*args, **kwargs)
+
+
+def addcdiv(*args: Any, **kwargs: Any) -> Any:
+    """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
+    addcdiv(input, value, tensor1, tensor2) -> Tensor
+    addcdiv(input, value, tensor1, tensor2, *, out=None) -> Tensor
+
+    ``input + value * tensor1 / tensor2``, broadcast (``torch.addcdiv``), in ``result_type`` of
+    the three, rounded as torch's CPU kernel: ``input + ((value * tensor1) / tensor2)``, each
+    operation rounded (float16 and bfloat16 in float32, rounded once). ``value`` as
+    ``addcmul``'s. Adam's ``param.addcdiv_(exp_avg, denom, value=-step_size)``.
+
+    Raises RuntimeError when ``tensor1`` and ``tensor2`` are both integer or bool (torch no
+    longer divides integers here), for shapes that do not broadcast, a ``value`` out of range.
+    """
+    return aten.addcdiv(*args, **kwargs)
+
+
 def bitwise_and(*args: Any, **kwargs: Any) -> Any:
     """bitwise_and(input, other, *, out=None) -> Tensor
     bitwise_and(self, other) -> Tensor
@@ -968,6 +1035,29 @@ def mm(*args: Any, **kwargs: Any) -> Any:
     ``out=`` of another dtype; NotImplementedError for bool matrices with something to sum.
     """
     return aten.mm(*args, **kwargs)
+
+
+def addmm(*args: Any, **kwargs: Any) -> Any:
+    """addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor
+    addmm(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None) -> Tensor
+    addmm(beta, input, alpha, mat1, mat2) -> Tensor
+    addmm(beta, input, alpha, mat1, mat2, *, out=None) -> Tensor
+    addmm(beta, input, mat1, mat2) -> Tensor
+    addmm(beta, input, mat1, mat2, *, out=None) -> Tensor
+
+    ``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``): ``mat1`` ``(n, k)`` and ``mat2``
+    ``(k, m)`` of one dtype, ``input`` of that dtype broadcasting to ``(n, m)``; a new
+    contiguous ``(n, m)`` (in place: written through ``input``'s strides, which must be ``(n,
+    m)``). The product as ``mm``'s (float16/bfloat16 summed in float32, integers in int64), then
+    ``alpha`` and ``beta`` in that precision, rounded once. As BLAS: ``beta == 0`` ignores
+    ``input`` (its nans too), ``alpha == 0`` the product. ``nn.functional.linear``'s fused path.
+    ``out_dtype`` is torch's CUDA-only overload: NotImplementedError on the CPU.
+
+    Raises RuntimeError for dtypes that differ, a ``mat1`` or ``mat2`` that is not 2-D, inner
+    sizes that differ, an ``input`` that does not broadcast (in place: that is not ``(n, m)``),
+    an ``out=`` of another dtype; NotImplementedError for bool matrices with something to sum.
+    """
+    return aten.addmm(*args, **kwargs)
 
 
 def bmm(*args: Any, **kwargs: Any) -> Any:
@@ -1305,6 +1395,83 @@ def detach(*args: Any, **kwargs: Any) -> Any:
     return aten.detach(*args, **kwargs)
 
 
+def _softmax(*args: Any, **kwargs: Any) -> Any:
+    """_softmax(input, dim, half_to_float, *, out=None) -> Tensor
+
+    ``exp(x - max) / sum(exp(x - max))`` along ``dim`` (``torch._softmax``, the kernel under
+    ``softmax``), as torch's CPU kernel: the maximum subtracted first (no overflow), then, along
+    the last dim, multiplied by ``1 / sum`` (along another, divided by the sum); float16 and
+    bfloat16 in float32, rounded once. A contiguous result of the input's dtype; a 0-d input is
+    one element. exp and the sum's order are NumPy's: within a few ulps of torch's.
+
+    Raises RuntimeError for ``half_to_float=True`` (CUDA only); NotImplementedError for integer
+    and bool inputs; IndexError for a dim out of range.
+    """
+    return aten._softmax(*args, **kwargs)
+
+
+def _log_softmax(*args: Any, **kwargs: Any) -> Any:
+    """_log_softmax(input, dim, half_to_float, *, out=None) -> Tensor
+
+    ``(x - max) - log(sum(exp(x - max)))`` along ``dim`` (``torch._log_softmax``), in torch's
+    CPU kernel's order (the maximum taken off first, then the log of the sum: large inputs with
+    small differences keep their digits). Otherwise as ``_softmax``.
+
+    Raises as ``_softmax``.
+    """
+    return aten._log_softmax(*args, **kwargs)
+
+
+def _softmax_backward_data(*args: Any, **kwargs: Any) -> Any:
+    """_softmax_backward_data(grad_output, output, dim, input_dtype) -> Tensor
+
+    ``_softmax``'s gradient from its result (``torch._softmax_backward_data``, what
+    ``SoftmaxBackward0`` runs): ``(grad_output - sum(grad_output * output, dim)) * output``,
+    contiguous, of ``grad_output``'s dtype (float16 when ``grad_output`` is float32 and
+    ``input_dtype`` float16).
+
+    Raises RuntimeError for shapes or dtypes that differ, NotImplementedError for integer and
+    bool; IndexError for a dim out of range.
+    """
+    return aten._softmax_backward_data(*args, **kwargs)
+
+
+def _log_softmax_backward_data(*args: Any, **kwargs: Any) -> Any:
+    """_log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None) -> Tensor
+
+    ``_log_softmax``'s gradient from its result (``torch._log_softmax_backward_data``, what
+    ``LogSoftmaxBackward0`` runs): ``grad_output - exp(output) * sum(grad_output, dim)``;
+    otherwise as ``_softmax_backward_data``.
+
+    Raises as ``_softmax_backward_data``.
+    """
+    return aten._log_softmax_backward_data(*args, **kwargs)
+
+
+def softmax(*args: Any, **kwargs: Any) -> Any:
+    """softmax(input, dim, dtype=None, *, out=None) -> Tensor
+
+    Softmax along ``dim`` (``torch.softmax``): torch's composite, ``input`` converted to
+    ``dtype`` when given (``ToCopyBackward0``), then ``_softmax`` (``SoftmaxBackward0``):
+    numerically stable (the maximum subtracted first); an integer input needs ``dtype``.
+
+    Raises as ``_softmax``; an ``out=`` must have the result's dtype.
+    """
+    return aten.softmax(*args, **kwargs)
+
+
+def log_softmax(*args: Any, **kwargs: Any) -> Any:
+    """log_softmax(input, dim, dtype=None, *, out=None) -> Tensor
+
+    Log of the softmax along ``dim`` (``torch.log_softmax``), computed as ``(x - max) -
+    log(sum(exp(x - max)))`` (``_log_softmax``, ``LogSoftmaxBackward0``), never as
+    ``log(softmax(x))``; ``dtype`` as ``softmax``'s.
+
+    Raises as ``softmax``.
+    """
+    return aten.log_softmax(*args, **kwargs)
+
+
 def where(*args: Any, **kwargs: Any) -> Any:
     """where(condition) -> Tensor
     where(condition, input, other, *, out=None) -> Tensor
@@ -1518,6 +1685,64 @@ def full(*args: Any, **kwargs: Any) -> Any:
     integer dtype).
     """
     return aten.full(*args, **kwargs)
+
+
+def empty_like(*args: Any, **kwargs: Any) -> Any:
+    """empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    A new tensor of ``input``'s shape (``torch.empty_like``): torch leaves its memory
+    uninitialised, reftensor's is zero-filled. Dtype and device ``input``'s unless given. With
+    ``memory_format=preserve_format`` (the default) a dense ``input`` (non-overlapping, no gaps)
+    keeps its strides and another gets dense strides in the order of ``input``'s
+    (``empty_like(x.t())`` is column-major); ``contiguous_format`` and ``channels_last`` as
+    named. ``requires_grad=True`` makes it a leaf that requires grad; the result never has a
+    ``grad_fn``, whatever ``input`` requires.
+
+    Raises RuntimeError for ``channels_last`` on other than 4 dims, ``requires_grad`` with a
+    dtype that is not floating, ``pin_memory=True``; TypeError for an ``input`` that is not a
+    tensor, or ``out=``.
+    """
+    return aten.empty_like(*args, **kwargs)
+
+
+def zeros_like(*args: Any, **kwargs: Any) -> Any:
+    """zeros_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    Zeros of ``input``'s shape (``torch.zeros_like``), laid out as ``empty_like``'s result;
+    dtype, device and options as ``empty_like``'s.
+
+    Raises as ``empty_like``.
+    """
+    return aten.zeros_like(*args, **kwargs)
+
+
+def ones_like(*args: Any, **kwargs: Any) -> Any:
+    """ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    Ones of ``input``'s shape (``torch.ones_like``), laid out as ``empty_like``'s result; dtype,
+    device and options as ``empty_like``'s.
+
+    Raises as ``empty_like``.
+    """
+    return aten.ones_like(*args, **kwargs)
+
+
+def full_like(*args: Any, **kwargs: Any) -> Any:
+    """full_like(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None,
+        pin_memory=False, requires_grad=False) -> Tensor
+
+    ``fill_value`` in every element of a tensor of ``input``'s shape (``torch.full_like``), laid
+    out as ``empty_like``'s result. The dtype is ``input``'s unless given, never inferred from
+    the value (``full_like(int64 tensor, 2.7)`` holds 2s); the value is checked against it as
+    ``full`` checks (-1 into uint8 wraps to 255). On the meta device nothing is checked.
+
+    Raises as ``empty_like``, and RuntimeError for a value out of the dtype's range (or nan into
+    an integer dtype).
+    """
+    return aten.full_like(*args, **kwargs)
 
 
 def arange(*args: Any, **kwargs: Any) -> Any:
@@ -2325,6 +2550,80 @@ class TensorMethods(TensorType):
         """
         return aten.positive.call_method(self, args, kwargs)
 
+    def lerp(self, *args: Any, **kwargs: Any) -> Any:
+        """lerp(end, weight) -> Tensor
+        lerp(end, weight) -> Tensor
+
+        ``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's CPU kernel
+        (AVX2/AVX512) computes it: with one rounding (a fused multiply-add), ``fma(weight, end -
+        input, input)`` where ``|weight| < 0.5``, else ``fma(weight - 1, end - input, end)``, so
+        a weight of 1 gives ``end`` exactly. float16 and bfloat16 compute in float32 (a number
+        ``weight`` unrounded) and round once. ``weight`` is a number or a tensor of ``input``'s
+        dtype (a 0-d one of another dtype is converted). Adam's ``exp_avg.lerp_(grad, 1 -
+        beta1)``.
+
+        Raises RuntimeError for an ``end`` (or a ``weight`` with dims) of another dtype, shapes
+        that do not broadcast, a number ``weight`` out of the dtype's range; NotImplementedError
+        for integer and bool tensors.
+        """
+        return aten.lerp.call_method(self, args, kwargs)
+
+    def lerp_(self, *args: Any, **kwargs: Any) -> Any:
+        """lerp_(end, weight) -> Tensor
+        lerp_(end, weight) -> Tensor
+
+        In-place version of ``lerp``.
+        """
+        return aten.lerp_.call_method(self, args, kwargs)
+
+    def addcmul(self, *args: Any, **kwargs: Any) -> Any:
+        """addcmul(tensor1, tensor2, *, value=1) -> Tensor
+        addcmul(value, tensor1, tensor2) -> Tensor
+
+        ``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in ``result_type``
+        of the three. Floats as torch's CPU kernel (AVX2/AVX512) rounds them: ``value *
+        tensor1`` rounded, then one fused multiply-add, ``fma(value * tensor1, tensor2,
+        input)``; float16 and bfloat16 compute in float32 and round once; integers wrap around.
+        ``value`` is converted to the result dtype (float32 for float16 and bfloat16) with a
+        range check (a float ``value`` of an integer result is truncated). Adam's
+        ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)``.
+
+        Raises RuntimeError for shapes that do not broadcast, a ``value`` out of range;
+        NotImplementedError for bool.
+        """
+        return aten.addcmul.call_method(self, args, kwargs)
+
+    def addcmul_(self, *args: Any, **kwargs: Any) -> Any:
+        """addcmul_(tensor1, tensor2, *, value=1) -> Tensor
+        addcmul_(value, tensor1, tensor2) -> Tensor
+
+        In-place version of ``addcmul``.
+        """
+        return aten.addcmul_.call_method(self, args, kwargs)
+
+    def addcdiv(self, *args: Any, **kwargs: Any) -> Any:
+        """addcdiv(tensor1, tensor2, *, value=1) -> Tensor
+        addcdiv(value, tensor1, tensor2) -> Tensor
+
+        ``input + value * tensor1 / tensor2``, broadcast (``torch.addcdiv``), in ``result_type``
+        of the three, rounded as torch's CPU kernel: ``input + ((value * tensor1) / tensor2)``,
+        each operation rounded (float16 and bfloat16 in float32, rounded once). ``value`` as
+        ``addcmul``'s. Adam's ``param.addcdiv_(exp_avg, denom, value=-step_size)``.
+
+        Raises RuntimeError when ``tensor1`` and ``tensor2`` are both integer or bool (torch no
+        longer divides integers here), for shapes that do not broadcast, a ``value`` out of
+        range.
+        """
+        return aten.addcdiv.call_method(self, args, kwargs)
+
+    def addcdiv_(self, *args: Any, **kwargs: Any) -> Any:
+        """addcdiv_(tensor1, tensor2, *, value=1) -> Tensor
+        addcdiv_(value, tensor1, tensor2) -> Tensor
+
+        In-place version of ``addcdiv``.
+        """
+        return aten.addcdiv_.call_method(self, args, kwargs)
+
     def bitwise_and(self, *args: Any, **kwargs: Any) -> Any:
         """bitwise_and(other) -> Tensor
         bitwise_and(other) -> Tensor
@@ -2669,6 +2968,36 @@ class TensorMethods(TensorType):
         """
         return aten.mm.call_method(self, args, kwargs)
 
+    def addmm(self, *args: Any, **kwargs: Any) -> Any:
+        """addmm(mat1, mat2, *, beta=1, alpha=1) -> Tensor
+        addmm(beta, alpha, mat1, mat2) -> Tensor
+        addmm(beta, mat1, mat2) -> Tensor
+
+        ``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``): ``mat1`` ``(n, k)`` and
+        ``mat2`` ``(k, m)`` of one dtype, ``input`` of that dtype broadcasting to ``(n, m)``; a
+        new contiguous ``(n, m)`` (in place: written through ``input``'s strides, which must be
+        ``(n, m)``). The product as ``mm``'s (float16/bfloat16 summed in float32, integers in
+        int64), then ``alpha`` and ``beta`` in that precision, rounded once. As BLAS: ``beta ==
+        0`` ignores ``input`` (its nans too), ``alpha == 0`` the product.
+        ``nn.functional.linear``'s fused path. ``out_dtype`` is torch's CUDA-only overload:
+        NotImplementedError on the CPU.
+
+        Raises RuntimeError for dtypes that differ, a ``mat1`` or ``mat2`` that is not 2-D,
+        inner sizes that differ, an ``input`` that does not broadcast (in place: that is not
+        ``(n, m)``), an ``out=`` of another dtype; NotImplementedError for bool matrices with
+        something to sum.
+        """
+        return aten.addmm.call_method(self, args, kwargs)
+
+    def addmm_(self, *args: Any, **kwargs: Any) -> Any:
+        """addmm_(mat1, mat2, *, beta=1, alpha=1) -> Tensor
+        addmm_(beta, alpha, mat1, mat2) -> Tensor
+        addmm_(beta, mat1, mat2) -> Tensor
+
+        In-place version of ``addmm``.
+        """
+        return aten.addmm_.call_method(self, args, kwargs)
+
     def bmm(self, *args: Any, **kwargs: Any) -> Any:
         """bmm(mat2) -> Tensor
 
@@ -3005,6 +3334,28 @@ class TensorMethods(TensorType):
         ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
         """
         return aten.detach.call_method(self, args, kwargs)
+
+    def softmax(self, *args: Any, **kwargs: Any) -> Any:
+        """softmax(dim, dtype=None) -> Tensor
+
+        Softmax along ``dim`` (``torch.softmax``): torch's composite, ``input`` converted to
+        ``dtype`` when given (``ToCopyBackward0``), then ``_softmax`` (``SoftmaxBackward0``):
+        numerically stable (the maximum subtracted first); an integer input needs ``dtype``.
+
+        Raises as ``_softmax``; an ``out=`` must have the result's dtype.
+        """
+        return aten.softmax.call_method(self, args, kwargs)
+
+    def log_softmax(self, *args: Any, **kwargs: Any) -> Any:
+        """log_softmax(dim, dtype=None) -> Tensor
+
+        Log of the softmax along ``dim`` (``torch.log_softmax``), computed as ``(x - max) -
+        log(sum(exp(x - max)))`` (``_log_softmax``, ``LogSoftmaxBackward0``), never as
+        ``log(softmax(x))``; ``dtype`` as ``softmax``'s.
+
+        Raises as ``softmax``.
+        """
+        return aten.log_softmax.call_method(self, args, kwargs)
 
     def where(self, *args: Any, **kwargs: Any) -> Any:
         """where(condition, other) -> Tensor

@@ -141,6 +141,28 @@ def fused_multiply_add(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarra
     return np.where(np.isfinite(result), result, x * y + z)  # inf and nan: the plain formula
 
 
+def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """``x * y + z`` rounded once, correctly in every case (``lerp``, ``addcmul``).
+
+    As :func:`fused_multiply_add`, but float32 (and the float32 that float16/bfloat16
+    compute in) is summed in float64 *rounded to odd*: where the float64 sum is inexact and
+    its last bit even, it moves one step towards the exact sum. Rounding that to float32 is
+    then the correctly rounded result, also where the exact sum lies next to a float32 tie
+    (a plain float64 sum can land on the tie and round it to even, e.g. ``x * y`` exactly
+    halfway between two floats and ``z`` tiny)."""
+    if x.dtype == np.float64:
+        return fused_multiply_add(x, y, z)
+    p = x.astype(np.float64) * y.astype(np.float64)  # exact: 24 + 24 bits
+    c = z.astype(np.float64)
+    s = p + c
+    v = s - p
+    error = (p - (s - v)) + (c - v)  # s + error == p + c exactly (Knuth's two-sum)
+    even = (s.view(np.int64) & 1) == 0
+    towards = np.where(error > 0, np.inf, -np.inf)
+    odd = np.where((error != 0) & even & np.isfinite(s), np.nextafter(s, towards), s)
+    return odd.astype(x.dtype)
+
+
 def sign(a: np.ndarray) -> np.ndarray:
     """``(0 < a) - (a < 0)``: +1, -1, or 0 (a *positive* zero, also for -0.0 and nan)."""
     if a.dtype == np.bool_:

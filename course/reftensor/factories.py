@@ -428,6 +428,41 @@ def _full_cpu(size: Sequence[int], fill_value: Any, dtype: dtype | None, layout:
     return _fill(_contiguous(size, d, CPU), fill_value)
 
 
+# ``empty_like``, ``zeros_like``, ``ones_like``, ``full_like``: a new tensor of ``self``'s
+# shape, laid out by ``memory_format`` (None is torch's default, ``preserve_format``), of
+# ``self``'s dtype unless given. The kernel's key says where (``device=``, else ``self``'s).
+# Not differentiable: torch's ``CompositeExplicitAutograd`` kernels have no derivative row,
+# so the result never has a grad_fn.
+def _like(where: device, self: Tensor, dtype: dtype | None, device: Any,
+          pin_memory: builtins.bool | None, memory_format: memory_format | None) -> Tensor:
+    d = _options(dtype, device, pin_memory, self._dtype)
+    return _allocate(self._shape, self._strides_for(memory_format), d, where)
+
+
+def _like_kernels(overload: Any, fill: Callable[[Tensor, Any], Tensor] | None) -> None:
+    """Register the Meta and CPU kernels of a ``*_like`` overload whose CPU kernel writes
+    its values with ``fill(t, value)`` (None: the zero-filled storage as it is). A fresh
+    dense tensor's storage holds exactly its elements, so ``_fill`` fills it in any
+    layout, leaving ``_version`` at 0 as torch's factories do."""
+    def meta(self: Tensor, *rest: Any) -> Tensor:
+        *value, dtype, _, device, pin_memory, memory_format = rest
+        return _like(META, self, dtype, device, pin_memory, memory_format)
+
+    def cpu(self: Tensor, *rest: Any) -> Tensor:
+        *value, dtype, _, device, pin_memory, memory_format = rest
+        t = _like(CPU, self, dtype, device, pin_memory, memory_format)
+        return t if fill is None else fill(t, *value)
+
+    overload.impl(DispatchKey.Meta)(meta)
+    overload.impl(DispatchKey.CPU)(cpu)
+
+
+_like_kernels(aten.empty_like.default, None)  # torch's memory is uninitialised
+_like_kernels(aten.zeros_like.default, None)
+_like_kernels(aten.ones_like.default, lambda t: _fill(t, 1))
+_like_kernels(aten.full_like.default, _fill)
+
+
 def _zeros_out(size: Sequence[int], out: Tensor) -> Tensor:
     return _resize(out, tuple(size)).zero_()
 

@@ -49,11 +49,11 @@ from typing import Any
 import numpy as np
 
 from . import broadcasting, dtypes, factories, layout
-from ._casting import cast
+from ._casting import cast, checked_number
 from ._ops import DispatchKey, aten
 from .device import META, common_device
 from .dtypes import dtype
-from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
+from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES, check_can_cast, result_type
 from .tensor import Tensor
 
 __all__: list[str] = []  # the ops are the table's (reftensor.matmul, Tensor.mm, ...)
@@ -372,3 +372,136 @@ def _matmul_out_dtype(result: Tensor, out: Tensor) -> None:
 
 OUT_DTYPE_RULES.update(mm=_expected_out_dtype, bmm=_expected_out_dtype,
                        mv=_expected_out_dtype, dot=_dot_out_dtype, matmul=_matmul_out_dtype)
+
+
+# ------------------------------------------------------------------ addmm
+# ``beta * self + alpha * (mat1 @ mat2)``, the fused op of ``nn.functional.linear``. torch's
+# meta function checks the dtypes, the operands' dims and the inner sizes, and allocates a
+# contiguous ``(n, m)``; its CPU kernel then broadcasts ``self`` to that shape and calls
+# BLAS, which reads ``self`` only when ``beta != 0`` and the product only when ``alpha !=
+# 0``.
+def _addmm_checks(self: Tensor, mat1: Tensor, mat2: Tensor) -> tuple[int, int]:
+    """torch's checks (``ADDMM_META``), in its order. Returns the result's ``(n, m)``."""
+    if self._dtype is not mat2._dtype:
+        raise RuntimeError("self and mat2 must have the same dtype, but got "
+                           f"{_name(self._dtype)} and {_name(mat2._dtype)}")
+    if mat1._dtype is not mat2._dtype:
+        raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
+                           f"{_name(mat1._dtype)} and {_name(mat2._dtype)}")
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    (n, k), (k2, m) = mat1._shape, mat2._shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and "
+                           f"{k2}x{m})")
+    return n, m
+
+
+def _addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any,
+           into: Tensor | None, meta: bool) -> Tensor:
+    """``addmm`` (``into`` None) and ``addmm_`` (``into`` is ``self``)."""
+    n, m = _addmm_checks(self, mat1, mat2)
+    common_device([self, mat1, mat2])
+    d = mat2._dtype
+    if into is not None and into._shape != (n, m):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(into._shape)} and "
+                           f"output tensor size {[n, m]} should match")
+    if into is None and (self.dim() > 2 or any(
+            size not in (1, target)
+            for size, target in zip(self._shape[::-1], (m, n), strict=False))):
+        raise RuntimeError(f"The expanded size of the tensor must match the existing size: "
+                           f"target sizes {[n, m]}, tensor sizes {list(self._shape)}")
+    if meta:
+        if into is not None:
+            into._version_counter.value += 1
+            return into
+        return _empty((n, m), d)
+    beta, alpha = (x.item() if isinstance(x, Tensor) else x for x in (beta, alpha))
+    k = mat1._shape[1]
+    if n and m and k == 0 and beta != 0:
+        # torch copies ``self`` into the result, then ``result.mul_(beta)``: a ``beta``
+        # that ``mul_`` would promote past the result's dtype is refused (bool by 1)
+        check_can_cast(result_type(_empty((n, m), d), beta), d)
+    outer = _check_mm(mat1._shape, mat2._shape, mat1._dtype, d)  # (and bool's refusal)
+    work = dtypes.float64 if d is dtypes.float64 else (
+        dtypes.float32 if d.is_floating_point else dtypes.int64)
+    b, a = (checked_number(x, work if d.is_floating_point else d) for x in (beta, alpha))
+    b, a = cast(b, work), cast(a, work)
+    values = np.zeros((n, m), dtype=work.numpy)
+    # BLAS (float32, float64) skips the product when alpha is 0; torch's own loops for
+    # float16 and bfloat16 multiply it by 0 (a nan stays, -0.0 keeps its sign)
+    blas = d in (dtypes.float32, dtypes.float64)
+    with np.errstate(all="ignore"):
+        if k and (a != 0 or (d.is_floating_point and not blas)):
+            m1, m2 = cast(mat1._elements(), work), cast(mat2._elements(), work)
+            product = m1 * m2 if outer else np.matmul(m1, m2)
+            values = product if a == 1 else a * product
+        if b != 0:
+            seen = np.broadcast_to(cast(self._elements(), work), (n, m))
+            values = values + (seen if b == 1 else b * seen)
+    out = into if into is not None else factories._allocate(
+        (n, m), layout.contiguous_strides((n, m)), d)
+    out._elements()[...] = cast(np.asarray(values, dtype=work.numpy), d)
+    if into is not None:
+        into._version_counter.value += 1
+    return out
+
+
+for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+    aten.addmm.default.impl(_key)(
+        lambda s, a, b, beta, alpha, meta=_meta: _addmm(s, a, b, beta, alpha, None, meta))
+    aten.addmm_.default.impl(_key)(
+        lambda s, a, b, beta, alpha, meta=_meta: _addmm(s, a, b, beta, alpha, s, meta))
+OUT_DTYPE_RULES.update(addmm=_expected_out_dtype, linear=_matmul_out_dtype)
+
+
+# ------------------------------------------------------------------ linear
+# ``nn.functional.linear`` is an op of the table whose only kernel is torch's
+# ``CompositeImplicitAutograd`` decomposition (aten/src/ATen/native/Linear.cpp): the ops it
+# calls dispatch, and record, themselves.
+@aten.linear.default.impl(DispatchKey.CompositeImplicitAutograd)
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    """``input @ weight.t() + bias`` as torch decomposes it: one ``addmm`` for a 2-d input
+    with a bias; for a contiguous input with a contiguous bias of one dim (after
+    ``squeeze``), ``addmm`` of the input flattened to 2-d, viewed back; else ``matmul``,
+    then ``add_`` of the bias in place."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
+    transposed = aten.t.default.call(weight)
+    if bias is not None and input.dim() == 2:
+        return aten.addmm.default.call(bias, input, transposed, 1, 1)
+    if (bias is not None and input.is_contiguous() and bias.is_contiguous()
+            and (bias.dim() == 1 or aten.squeeze.default.call(bias).dim() == 1)):
+        # torch's ``_flatten_nd_linear``
+        sizes = input._shape
+        flat = aten.reshape.default.call(input, (math.prod(sizes[:-1]), sizes[-1]))
+        result = aten.addmm.default.call(bias, flat, transposed, 1, 1)
+        return aten.view.default.call(result, (*sizes[:-1], result._shape[1]))
+    output = aten.matmul.default.call(input, transposed)
+    if bias is not None:
+        output.add_(bias)
+    return output
+
+
+def linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor) -> Tensor:
+    """torch's ``linear_out``: ``addmm(..., out=out)`` for a 2-d input with a bias, else
+    ``matmul(..., out=out)`` then ``out.add_(bias)`` (no flattening: a 1-d input with a
+    ``(1, n)`` bias is refused here, where ``linear`` without ``out=`` takes it). torch runs
+    it below autograd, where the writes inside do not count: ``out._version`` goes up by
+    one."""
+    version = out._version_counter.value
+    transposed = aten.t.default.call(weight)
+    if bias is not None and input.dim() == 2:
+        aten.addmm.out.call(bias, input, transposed, 1, 1, out)
+    else:
+        aten.matmul.out.call(input, transposed, out)
+        if bias is not None:
+            out.add_(bias)
+    out._version_counter.value = version + 1
+    return out
+
+
+aten.linear.out.impl(DispatchKey.CPU)(linear_out)
+aten.linear.out.impl(DispatchKey.Meta)(linear_out)

@@ -310,6 +310,61 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     declare("positive(Tensor(a) self) -> Tensor(a)", operators=("__pos__",),
             doc="``+input``: ``input`` itself, not a copy (``torch.positive``).\n\nRaises "
                 "RuntimeError for a bool tensor."),
+    # ---------------------------------------------------------- three operands (chapter 3)
+    declare("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
+            "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
+            out=("lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) "
+                 "-> Tensor(a!)",
+                 "lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) "
+                 "-> Tensor(a!)"),
+            inplace=True, inplace_function=False,
+            doc="``input + weight * (end - input)``, broadcast (``torch.lerp``), as torch's "
+                "CPU kernel (AVX2/AVX512) computes it: with one rounding (a fused "
+                "multiply-add), ``fma(weight, end - input, input)`` where ``|weight| < 0.5``, else "
+                "``fma(weight - 1, end - input, end)``, so a weight of 1 gives ``end`` "
+                "exactly. float16 and bfloat16 compute in float32 (a number ``weight`` "
+                "unrounded) and round once. ``weight`` is a number or a tensor of "
+                "``input``'s dtype (a 0-d one of another dtype is converted). Adam's "
+                "``exp_avg.lerp_(grad, 1 - beta1)``.\n\nRaises RuntimeError for an "
+                "``end`` (or a ``weight`` with dims) of another dtype, shapes that do not "
+                "broadcast, a number ``weight`` out of the dtype's range; "
+                "NotImplementedError for integer and bool tensors."),
+    declare("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> "
+            "Tensor",
+            out=("addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            deprecated=("addcmul(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2) -> "
+                        "Tensor",
+                        "addcmul(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``input + value * tensor1 * tensor2``, broadcast (``torch.addcmul``), in "
+                "``result_type`` of the three. Floats as torch's CPU kernel (AVX2/AVX512) "
+                "rounds them: ``value * tensor1`` rounded, then one fused multiply-add, "
+                "``fma(value * tensor1, tensor2, input)``; float16 and bfloat16 compute in "
+                "float32 and round once; integers wrap around. ``value`` is converted to "
+                "the result dtype (float32 for float16 and bfloat16) with a range check "
+                "(a float ``value`` of an integer result is truncated). Adam's "
+                "``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)``."
+                "\n\nRaises RuntimeError for shapes that do not broadcast, a ``value`` out "
+                "of range; NotImplementedError for bool."),
+    declare("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> "
+            "Tensor",
+            out=("addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            deprecated=("addcdiv(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2) -> "
+                        "Tensor",
+                        "addcdiv(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``input + value * tensor1 / tensor2``, broadcast (``torch.addcdiv``), in "
+                "``result_type`` of the three, rounded as torch's CPU kernel: "
+                "``input + ((value * tensor1) / tensor2)``, each operation rounded (float16 "
+                "and bfloat16 in float32, rounded once). ``value`` as ``addcmul``'s. Adam's "
+                "``param.addcdiv_(exp_avg, denom, value=-step_size)``.\n\nRaises "
+                "RuntimeError when ``tensor1`` and ``tensor2`` are both integer or bool "
+                "(torch no longer divides integers here), for shapes that do not "
+                "broadcast, a ``value`` out of range."),
     # ---------------------------------------------------------- bitwise and logical (chapter 3)
     bitwise("bitwise_and", "&", ("__and__", "__rand__"), ("__iand__",)),
     bitwise("bitwise_or", "|", ("__or__", "__ror__"), ("__ior__",)),
@@ -499,6 +554,51 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "\n\nRaises RuntimeError for an operand that is not 2-D, inner sizes or "
                 "dtypes that differ, an ``out=`` of another dtype; NotImplementedError for "
                 "bool matrices with something to sum."),
+    declare("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) "
+            "-> Tensor",
+            "addmm.dtype(Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, "
+            "Scalar beta=1, Scalar alpha=1) -> Tensor",
+            out=("addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar "
+                 "alpha=1, Tensor(a!) out) -> Tensor(a!)",
+                 "addmm.dtype_out(Tensor self, Tensor mat1, Tensor mat2, ScalarType "
+                 "out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"),
+            function_only=("dtype",), inplace=True, inplace_function=False,
+            deprecated=("addmm(Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor "
+                        "mat2) -> Tensor",
+                        "addmm(Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor "
+                        "mat2, *, Tensor(a!) out) -> Tensor(a!)",
+                        "addmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2) -> Tensor",
+                        "addmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``): ``mat1`` "
+                "``(n, k)`` and ``mat2`` ``(k, m)`` of one dtype, ``input`` of that dtype "
+                "broadcasting to ``(n, m)``; a new contiguous ``(n, m)`` (in place: "
+                "written through ``input``'s strides, which must be ``(n, m)``). The "
+                "product as ``mm``'s (float16/bfloat16 summed in float32, integers in "
+                "int64), then ``alpha`` and ``beta`` in that precision, rounded once. As "
+                "BLAS: ``beta == 0`` ignores ``input`` (its nans too), ``alpha == 0`` the "
+                "product. ``nn.functional.linear``'s fused path. ``out_dtype`` is torch's "
+                "CUDA-only overload: NotImplementedError on the CPU.\n\nRaises "
+                "RuntimeError for dtypes that differ, a ``mat1`` or ``mat2`` that is not "
+                "2-D, inner sizes that differ, an ``input`` that does not broadcast (in "
+                "place: that is not ``(n, m)``), an ``out=`` of another dtype; "
+                "NotImplementedError for bool matrices with something to sum."),
+    declare("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+            out=("linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``input @ weight.T + bias`` (``torch.nn.functional.linear``, which is "
+                "this op: torch has no ``torch.linear``): ``input`` ``(*, in_features)``, "
+                "``weight`` ``(out_features, in_features)``, ``bias`` ``(out_features,)`` or "
+                "anything that broadcasts. torch's ``CompositeImplicitAutograd`` "
+                "decomposition, so the graph has torch's nodes: a 2-d ``input`` with a "
+                "bias is ``addmm(bias, input, weight.t())`` (``AddmmBackward0``); a "
+                "contiguous ``input`` with a contiguous bias of one dim (after "
+                "``squeeze``) is flattened to 2-d, ``addmm``, then viewed back "
+                "(``ViewBackward0``); otherwise ``matmul(input, weight.t())``, then "
+                "``add_(bias)`` in place.\n\nRaises RuntimeError for a 0-d ``input`` or "
+                "``weight``, sizes or dtypes that do not match (as ``addmm`` and "
+                "``matmul``)."),
     declare("bmm(Tensor self, Tensor mat2) -> Tensor",
             "bmm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor",
             out=("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
@@ -717,6 +817,61 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
                 "writes through it change ``input``."),
+    # ---------------------------------------------------------- softmax (chapter 6)
+    declare("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+            out=("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            method=False,
+            doc="``exp(x - max) / sum(exp(x - max))`` along ``dim`` (``torch._softmax``, the "
+                "kernel under ``softmax``), as torch's CPU kernel: the maximum subtracted "
+                "first (no overflow), then, along the last dim, multiplied by ``1 / sum`` "
+                "(along another, divided by the sum); float16 and bfloat16 in float32, "
+                "rounded once. A contiguous result of the input's dtype; a 0-d input is "
+                "one element. exp and the sum's order are NumPy's: within a few ulps of "
+                "torch's.\n\nRaises RuntimeError for ``half_to_float=True`` (CUDA only); "
+                "NotImplementedError for integer and bool inputs; IndexError for a dim out "
+                "of range."),
+    declare("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+            out=("_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            method=False,
+            doc="``(x - max) - log(sum(exp(x - max)))`` along ``dim`` "
+                "(``torch._log_softmax``), in torch's CPU kernel's order (the maximum "
+                "taken off first, then the log of the sum: large inputs with small "
+                "differences keep their digits). Otherwise as ``_softmax``.\n\nRaises "
+                "as ``_softmax``."),
+    declare("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+            "input_dtype) -> Tensor", method=False,
+            doc="``_softmax``'s gradient from its result (``torch._softmax_backward_data``, "
+                "what ``SoftmaxBackward0`` runs): ``(grad_output - sum(grad_output * "
+                "output, dim)) * output``, contiguous, of ``grad_output``'s dtype (float16 "
+                "when ``grad_output`` is float32 and ``input_dtype`` float16).\n\nRaises "
+                "RuntimeError for shapes or dtypes that differ, NotImplementedError for "
+                "integer and bool; IndexError for a dim out of range."),
+    declare("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, "
+            "ScalarType input_dtype) -> Tensor",
+            out=("_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, "
+                 "ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)",),
+            method=False,
+            doc="``_log_softmax``'s gradient from its result "
+                "(``torch._log_softmax_backward_data``, what ``LogSoftmaxBackward0`` runs): "
+                "``grad_output - exp(output) * sum(grad_output, dim)``; otherwise as "
+                "``_softmax_backward_data``.\n\nRaises as ``_softmax_backward_data``."),
+    declare("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+            out=("softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="Softmax along ``dim`` (``torch.softmax``): torch's composite, ``input`` "
+                "converted to ``dtype`` when given (``ToCopyBackward0``), then "
+                "``_softmax`` (``SoftmaxBackward0``): numerically stable (the maximum "
+                "subtracted first); an integer input needs ``dtype``.\n\nRaises as "
+                "``_softmax``; an ``out=`` must have the result's dtype."),
+    declare("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+            out=("log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="Log of the softmax along ``dim`` (``torch.log_softmax``), computed as "
+                "``(x - max) - log(sum(exp(x - max)))`` (``_log_softmax``, "
+                "``LogSoftmaxBackward0``), never as ``log(softmax(x))``; ``dtype`` as "
+                "``softmax``'s.\n\nRaises as ``softmax``."),
     # ---------------------------------------------------------- where and clamp (chapter 3)
     declare("where(Tensor condition) -> Tensor[]",
             "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
@@ -929,6 +1084,42 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "range (-1 into uint8 wraps to 255, as torch's conversion allows).\n\n"
                 "Raises RuntimeError as ``zeros``, and for a value out of the dtype's range "
                 "(or nan into an integer dtype)."),
+    declare("empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) "
+            "-> Tensor", method=False,
+            doc="A new tensor of ``input``'s shape (``torch.empty_like``): torch leaves its "
+                "memory uninitialised, reftensor's is zero-filled. Dtype and device "
+                "``input``'s unless given. With ``memory_format=preserve_format`` (the "
+                "default) a dense ``input`` (non-overlapping, no gaps) keeps its strides and "
+                "another gets dense strides in the order of ``input``'s (``empty_like(x.t())`` "
+                "is column-major); ``contiguous_format`` and ``channels_last`` as named. "
+                "``requires_grad=True`` makes it a leaf that requires grad; the result "
+                "never has a ``grad_fn``, whatever ``input`` requires.\n\nRaises "
+                "RuntimeError for ``channels_last`` on other than 4 dims, "
+                "``requires_grad`` with a dtype that is not floating, ``pin_memory=True``; "
+                "TypeError for an ``input`` that is not a tensor, or ``out=``."),
+    declare("zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) "
+            "-> Tensor", method=False,
+            doc="Zeros of ``input``'s shape (``torch.zeros_like``), laid out as "
+                "``empty_like``'s result; dtype, device and options as ``empty_like``'s."
+                "\n\nRaises as ``empty_like``."),
+    declare("ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) "
+            "-> Tensor", method=False,
+            doc="Ones of ``input``'s shape (``torch.ones_like``), laid out as "
+                "``empty_like``'s result; dtype, device and options as ``empty_like``'s."
+                "\n\nRaises as ``empty_like``."),
+    declare("full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? "
+            "memory_format=None) -> Tensor", method=False,
+            doc="``fill_value`` in every element of a tensor of ``input``'s shape "
+                "(``torch.full_like``), laid out as ``empty_like``'s result. The dtype is "
+                "``input``'s unless given, never inferred from the value (``full_like(int64 "
+                "tensor, 2.7)`` holds 2s); the value is checked against it as ``full`` "
+                "checks (-1 into uint8 wraps to 255). On the meta device nothing is "
+                "checked.\n\nRaises as ``empty_like``, and RuntimeError for a value "
+                "out of the dtype's range (or nan into an integer dtype)."),
     declare("arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? "
             "device=None, bool? pin_memory=None) -> Tensor",
             "arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? "
@@ -1160,10 +1351,12 @@ NATIVE_FUNCTIONS: list[Declaration] = [
 def inplace_schema(schema: FunctionSchema, overload: str | None = None) -> FunctionSchema:
     """``exp(Tensor self) -> Tensor`` -> ``exp_(Tensor(a!) self) -> Tensor(a!)``; the
     overload keeps its name unless ``overload`` gives torch's (``pow_.Scalar``)."""
-    first, *rest = schema.arguments
-    written = Argument(first.name, first.type, first.default, first.kwarg_only, alias="a!")
+    at = next((i for i, a in enumerate(schema.arguments) if a.name == "self"), 0)
+    arguments = list(schema.arguments)  # (``self`` is second in ``addmm(Scalar beta, ...)``)
+    a = arguments[at]
+    arguments[at] = Argument(a.name, a.type, a.default, a.kwarg_only, alias="a!")
     name = schema.overload if overload is None else overload
-    return FunctionSchema(schema.name + "_", name, (written, *rest),
+    return FunctionSchema(schema.name + "_", name, tuple(arguments),
                           (Return(Type("Tensor"), None, alias="a!"),))
 
 
@@ -1209,7 +1402,11 @@ class Namespace:
                       function_only=d.function_only)
             if d.inplace:
                 names = dict(d.inplace_overloads)
-                self._add(d.name + "_", _inplace_schemas(schemas, names), d,
+                # an overload that only the function offers has no in-place form either
+                # (``addmm.dtype``: torch has no ``addmm_.dtype``)
+                writable = [s for s in schemas if (s.overload or "default") not in
+                            d.function_only]
+                self._add(d.name + "_", _inplace_schemas(writable, names), d,
                           function=d.inplace_function, method=True,
                           operators=d.inplace_operators,
                           deprecated=tuple(inplace_schema(s) for s in deprecated

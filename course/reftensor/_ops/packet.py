@@ -191,8 +191,10 @@ class OpOverloadPacket:
                       f"{signature.text()}\nConsider using one of the following signatures "
                       "instead:\n\t" + "\n\t".join(f"{self.__name__}{c}" for c in current),
                       UserWarning, stacklevel=3)
-        arguments = signature.schema.arguments[1:] if signature.method \
-            else signature.schema.arguments
+        arguments = signature.schema.arguments
+        if signature.method:  # all but ``self`` (not always first: ``addmm(beta, self, ...)``)
+            at = signature.self_index
+            arguments = (*arguments[:at], *arguments[at + 1:])
         named = dict(zip([a.name for a in arguments], values[1:] if signature.method
                          else values, strict=True))
         if signature.method:

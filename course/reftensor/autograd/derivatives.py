@@ -349,6 +349,54 @@ def pow_backward_exponent(grad: Tensor, self: Any, exponent: Tensor, result: Ten
     return grad * where((self == 0).logical_and(exponent >= 0), 0.0, result * log)
 
 
+# ------------------------------------------------------------------ lerp, addcmul, addcdiv
+def lerp_scalar_self_backward(grad: Tensor, weight: Any) -> Tensor:
+    """``grad * (1 - weight.toDouble())``: the weight as a double, so ``1 - w`` is rounded in
+    float64 before it scales the gradient."""
+    return grad * (1 - float(weight))
+
+
+def lerp_end_backward(grad: Tensor, weight: Any) -> Tensor:
+    """d lerp / d end = weight (a number or a tensor)."""
+    return grad * weight
+
+
+def lerp_tensor_self_backward(grad: Tensor, weight: Tensor) -> Tensor:
+    return grad * (1 - weight)
+
+
+def lerp_weight_backward(grad: Tensor, self: Tensor, end: Tensor) -> Tensor:
+    return grad * (end - self)
+
+
+def addcmul_tensor1_backward(grad: Tensor, tensor2: Tensor, value: Any) -> Tensor:
+    """d(self + value * t1 * t2)/d(t1) = t2 * value (torch's ``grad * (tensor2 * value)``)."""
+    return grad * (tensor2 * value)
+
+
+def addcmul_tensor2_backward(grad: Tensor, tensor1: Tensor, value: Any) -> Tensor:
+    return grad * (tensor1 * value)
+
+
+def _number_over(value: Any, t: Tensor) -> Tensor:
+    """C++'s ``value / t`` for a Scalar ``value``: ``empty_like(t).fill_(value).div_(t)``,
+    the number rounded to ``t``'s dtype, then one true division (not ``t.reciprocal() *
+    value``, which Python's ``value / t`` is, rounding twice)."""
+    return aten.full_like(t, value, memory_format=layout.preserve_format) / t
+
+
+def addcdiv_tensor1_backward(grad: Tensor, tensor2: Tensor, value: Any) -> Tensor:
+    """d(self + value * t1 / t2)/d(t1) = value / t2."""
+    return grad * _number_over(value, tensor2)
+
+
+def addcdiv_tensor2_backward(grad: Tensor, tensor1: Tensor, tensor2: Tensor,
+                             value: Any) -> Tensor:
+    """d(self + value * t1 / t2)/d(t2) = -value * t1 / t2**2, in torch's order: ``-grad *
+    (value * tensor1 / (tensor2 * tensor2))``."""
+    return -grad * (tensor1 * value / (tensor2 * tensor2))
+
+
 # ------------------------------------------------------------------ reductions (chapter 4)
 def _wrapped_dims(dim: Any, ndim: int) -> list[int]:
     """The reduced dims of an input with ``ndim`` dims, wrapped and sorted (None or ``()``:
@@ -534,6 +582,29 @@ def mm_mat2_backward(grad: Tensor, self: Tensor, mat2_sym_sizes: tuple[int, ...]
     return self.t().mm(grad)
 
 
+def maybe_multiply(t: Tensor, s: Any) -> Tensor:
+    """torch's ``maybe_multiply``: ``t`` itself when ``s`` is 1, else ``t * s``."""
+    return t if s == 1 else t * s
+
+
+def addmm_self_backward(grad: Tensor, beta: Any) -> Tensor:
+    """``maybe_multiply(grad, beta)``; the engine sums it to ``self``'s broadcast shape."""
+    return maybe_multiply(grad, beta)
+
+
+def addmm_mat1_backward(grad: Tensor, mat2: Tensor, mat1_sym_sizes: tuple[int, ...],
+                        mat1_sym_strides: tuple[int, ...], alpha: Any) -> Tensor:
+    """``mm_mat1_backward(..., alpha)``: ``mm``'s gradient scaled by ``alpha``."""
+    return maybe_multiply(mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides),
+                          alpha)
+
+
+def addmm_mat2_backward(grad: Tensor, mat1: Tensor, mat2_sym_sizes: tuple[int, ...],
+                        mat2_sym_strides: tuple[int, ...], alpha: Any) -> Tensor:
+    return maybe_multiply(mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides),
+                          alpha)
+
+
 def bmm_self_backward(grad: Tensor, mat2: Tensor) -> Tensor:
     return grad.bmm(mat2.transpose(1, 2))
 
@@ -558,6 +629,51 @@ def dot_self_backward(grad: Tensor, tensor: Tensor) -> Tensor:
 
 def dot_tensor_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * self
+
+
+# ------------------------------------------------------------------ softmax (chapter 6)
+def softmax_backward(grad: Tensor, result: Tensor, dim: int,
+                     self_scalar_type: Any) -> Tensor:
+    """``_softmax_backward_data(grad, result, dim, self.scalar_type())``."""
+    return aten._softmax_backward_data.default.call(grad, result, dim, self_scalar_type)
+
+
+def log_softmax_backward(grad: Tensor, result: Tensor, dim: int,
+                         self_scalar_type: Any) -> Tensor:
+    """``_log_softmax_backward_data(grad, result, dim, self.scalar_type())``."""
+    return aten._log_softmax_backward_data.default.call(grad, result, dim, self_scalar_type)
+
+
+def softmax_backward_data_grad_output(grad: Tensor, output: Tensor, dim: int,
+                                      input_dtype: Any) -> Tensor:
+    """``_softmax_backward_data(grad.to(output.dtype()), output, dim, input_dtype)``."""
+    return aten._softmax_backward_data.default.call(grad.to(output.dtype), output, dim,
+                                                    input_dtype)
+
+
+def softmax_backward_data_output(grad: Tensor, grad_output: Tensor, output: Tensor,
+                                 dim: int) -> Tensor:
+    """torch's ``softmax_double_backward(grad.to(output.dtype()), grad_output, dim,
+    output)``: ``grad_output * grad - (output * grad_output).sum(dim, true) * grad -
+    grad_output * (output * grad).sum(dim, true)``."""
+    grad = grad.to(output.dtype)
+    return (grad_output * grad - (output * grad_output).sum(dim, True) * grad
+            - grad_output * (output * grad).sum(dim, True)).to(output.dtype)
+
+
+def log_softmax_backward_data_grad_output(grad: Tensor, output: Tensor, dim: int) -> Tensor:
+    """``grad.to(output.dtype()) - (grad.to(output.dtype()) * output.exp()).sum(dim,
+    true)``."""
+    grad = grad.to(output.dtype)
+    return grad - (grad * output.exp()).sum(dim, True)
+
+
+def log_softmax_backward_data_output(grad: Tensor, grad_output: Tensor, output: Tensor,
+                                     dim: int) -> Tensor:
+    """``(-grad_output.sum(dim, true) * output.exp() * grad.to(output.dtype()))
+    .to(output.dtype())``."""
+    return (-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(
+        output.dtype)
 
 
 def cat_tensors_backward(grad: Tensor, tensors_args_sizes: list[tuple[int, ...]],
@@ -963,6 +1079,17 @@ DERIVATIVES: list[Derivative] = [
         ("self", "exponent", "result"), self=pow_backward_self, exponent=pow_backward_exponent),
     row("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", "PowBackward2",
         ("self", "exponent", "result"), exponent=pow_backward_exponent),
+    row("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", "LerpBackward0",
+        ("weight",), self=lerp_scalar_self_backward, end=lerp_end_backward),
+    row("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", "LerpBackward1",
+        ("self", "end", "weight"), self=lerp_tensor_self_backward, end=lerp_end_backward,
+        weight=lerp_weight_backward),
+    row("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+        "AddcmulBackward0", ("tensor1", "tensor2", "value"), self=pass_through,
+        tensor1=addcmul_tensor1_backward, tensor2=addcmul_tensor2_backward),
+    row("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+        "AddcdivBackward0", ("tensor1", "tensor2", "value"), self=pass_through,
+        tensor1=addcdiv_tensor1_backward, tensor2=addcdiv_tensor2_backward),
     # ---------------------------------------------------------- reductions (chapter 4)
     row("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", "SumBackward0",
         ("self_sym_sizes",), self=sum_backward),
@@ -1007,12 +1134,32 @@ DERIVATIVES: list[Derivative] = [
     row("mm(Tensor self, Tensor mat2) -> Tensor", "MmBackward0",
         ("self", "mat2", "self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",
          "mat2_sym_strides"), self=mm_mat1_backward, mat2=mm_mat2_backward),
+    row("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> "
+        "Tensor", "AddmmBackward0",
+        ("mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2", "mat2_sym_sizes",
+         "mat2_sym_strides", "alpha", "beta"), self=addmm_self_backward,
+        mat1=addmm_mat1_backward, mat2=addmm_mat2_backward),
     row("bmm(Tensor self, Tensor mat2) -> Tensor", "BmmBackward0", ("self", "mat2"),
         self=bmm_self_backward, mat2=bmm_mat2_backward),
     row("mv(Tensor self, Tensor vec) -> Tensor", "MvBackward0", ("self", "vec"),
         self=mv_self_backward, vec=mv_vec_backward),
     row("dot(Tensor self, Tensor tensor) -> Tensor", "DotBackward0", ("self", "tensor"),
         self=dot_self_backward, tensor=dot_tensor_backward),
+    # ---------------------------------------------------------- softmax (chapter 6)
+    row("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", "SoftmaxBackward0",
+        ("result", "dim", "self_scalar_type"), self=softmax_backward),
+    row("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+        "LogSoftmaxBackward0", ("result", "dim", "self_scalar_type"),
+        self=log_softmax_backward),
+    row("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+        "input_dtype) -> Tensor", "SoftmaxBackwardDataBackward0",
+        ("grad_output", "output", "dim", "input_dtype"),
+        grad_output=softmax_backward_data_grad_output, output=softmax_backward_data_output),
+    row("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+        "input_dtype) -> Tensor", "LogSoftmaxBackwardDataBackward0",
+        ("grad_output", "output", "dim"),
+        grad_output=log_softmax_backward_data_grad_output,
+        output=log_softmax_backward_data_output),
     # ------------------------------------------------------------------ copies and fills
     row("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", "CloneBackward0",
         (), self=pass_through),

@@ -131,13 +131,15 @@ _SIZES, _DTYPES = "_args_sizes", "_args_scalartypes"
 #: what a saved key may name besides an argument: ``self_sym_sizes`` is torch's name for
 #: ``self.sym_sizes()``, saved instead of ``self``; ``mm`` saves strides, ``as_strided`` its
 #: input's geometry, ``_to_copy`` its input's dtype and device (``self_options``), a formula
-#: ``zeros_like(p)`` p's sizes, dtype and device (torch's ``TypeAndSize``: ``p_info``)
+#: ``zeros_like(p)`` p's sizes, dtype and device (torch's ``TypeAndSize``: ``p_info``),
+#: ``self_scalar_type`` its dtype
 _PARTS: dict[str, Any] = {
     "_sym_sizes": lambda t: t._shape,
     "_sym_strides": lambda t: t._stride,
     "_geometry": lambda t: (t._shape, t._stride, t._storage_offset),
     "_options": lambda t: (t._dtype, t.device),
     "_info": lambda t: (t._shape, t._dtype, t.device),
+    "_scalar_type": lambda t: t._dtype,  # ``self.scalar_type()`` (``_softmax``'s row)
 }
 
 

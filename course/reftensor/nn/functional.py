@@ -1,16 +1,38 @@
 """``reftensor.nn.functional`` (``torch.nn.functional``): functions without parameters.
 
+``linear`` is the op table's ``linear`` (torch's ``nn.functional.linear`` is its C++ op,
+``torch._C._nn.linear``): torch's decomposition into ``addmm`` or ``matmul``.
+
 ``dropout`` belongs to chapter 8: its mask comes from the generator, one 53-bit uniform per
 element in memory order, so with the same seed it zeroes exactly the elements torch zeroes.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import layout
 from .._ops import aten
 from ..tensor import Tensor
 
-__all__ = ["dropout"]
+__all__ = ["dropout", "linear"]
+
+
+def linear(*args: Any, **kwargs: Any) -> Any:
+    """linear(input, weight, bias=None) -> Tensor
+
+    ``input @ weight.T + bias`` (``torch.nn.functional.linear``): ``input`` of shape ``(*,
+    in_features)``, ``weight`` ``(out_features, in_features)``, ``bias`` ``(out_features,)``;
+    gives ``(*, out_features)``. The op table's ``linear``, torch's decomposition: a 2-d
+    ``input`` with a bias is one ``addmm`` (``AddmmBackward0``), a contiguous one with a 1-d
+    bias a flattened ``addmm`` viewed back (``ViewBackward0``), anything else ``matmul`` and
+    an in-place ``add_``. ``out=`` as torch's.
+
+    Raises:
+        RuntimeError: a 0-d ``input`` or ``weight``, sizes or dtypes that do not match.
+        TypeError: an argument that is not a tensor (torch's parser's text).
+    """
+    return aten.linear(*args, **kwargs)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,

@@ -137,7 +137,7 @@ _COMMA = re.compile(r",(?![^\[(]*[\])])")
 
 def _split(text: str) -> list[str]:
     """Split at commas that are not inside brackets (defaults such as ``[0, 1]``)."""
-    return [part.strip() for part in _COMMA.split(text) if part.strip()]
+    return [part for part in map(str.strip, _COMMA.split(text)) if part]
 
 
 def _split_name(text: str) -> tuple[str, str, str]:
@@ -152,13 +152,20 @@ _HEAD = re.compile(r"(?P<name>\w+)(\.(?P<overload>\w+))?\((?P<args>.*)\)")
 
 
 @functools.cache
-def _parse_argument(part: str) -> Argument:
-    """``Scalar alpha=1`` -> its Argument (positional; cached: ``Tensor self`` and a few
-    dozen others recur hundreds of times in the table)."""
+def _parse_argument(part: str, kwarg_only: bool = False) -> Argument:
+    """``Scalar alpha=1`` -> its Argument (cached: ``Tensor self`` and a few dozen others
+    recur hundreds of times in the table)."""
     declaration, _, default = part.partition("=")
     type_text, _, name = _split_name(declaration.strip())
     t, alias = _parse_type(type_text)
-    return Argument(name, t, default.strip() or None, False, alias)
+    return Argument(name, t, default.strip() or None, kwarg_only, alias)
+
+
+@functools.cache
+def _parse_return(part: str) -> Return:
+    type_text, _, name = _split_name(part)
+    t, alias = _parse_type(type_text)
+    return Return(t, name or None, alias)
 
 
 def parse_schema(text: str) -> FunctionSchema:
@@ -178,16 +185,11 @@ def parse_schema(text: str) -> FunctionSchema:
         if part == "*":
             kwarg_only = True
             continue
-        argument = _parse_argument(part)
-        arguments.append(argument._replace(kwarg_only=True) if kwarg_only else argument)
+        arguments.append(_parse_argument(part, kwarg_only))
     tail = tail.strip()
     brackets = tail.startswith("(") and tail.endswith(")")
     if brackets:
         tail = tail[1:-1]
-    returns = []
-    for part in _split(tail):
-        type_text, _, name = _split_name(part)
-        t, alias = _parse_type(type_text)
-        returns.append(Return(t, name or None, alias))
+    returns = tuple(map(_parse_return, _split(tail)))
     return FunctionSchema(match["name"], match["overload"] or "", tuple(arguments),
-                          tuple(returns), brackets)
+                          returns, brackets)

@@ -101,16 +101,23 @@ class OpOverload:
         self.differentiable = False
         self.node: type | None = None  # its node class, from the derivatives table
         self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
-        arguments = self.schema.arguments
-        # where the tensors are among the arguments, to compute the key set quickly
-        self._tensor_positions = tuple(i for i, a in enumerate(arguments)
-                                       if a.type.base == "Tensor")
-        self._positional = sum(not a.kwarg_only for a in arguments)
-        self._names = {a.name: i for i, a in enumerate(arguments)}
-        self._defaults = [default(a.default) for a in arguments]
-        # a factory's ``Device? device``: where it is, or None (it decides the backend key)
-        self._device = next((i for i, a in enumerate(arguments)
-                             if a.name == "device" and a.type.base == "Device"), None)
+        # in one pass over the arguments: where the tensors are (to compute the key set
+        # quickly), how many are positional, each one's position and default, and a
+        # factory's ``Device? device`` (it decides the backend key), or None
+        tensors, names, defaults = [], {}, []
+        positional, self._device = 0, None
+        for i, a in enumerate(self.schema.arguments):
+            base = a.type.base
+            if base == "Tensor":
+                tensors.append(i)
+            elif base == "Device" and a.name == "device" and self._device is None:
+                self._device = i
+            if not a.kwarg_only:
+                positional += 1
+            names[a.name] = i
+            defaults.append(default(a.default))
+        self._tensor_positions = tuple(tensors)
+        self._positional, self._names, self._defaults = positional, names, defaults
 
     def __repr__(self) -> str:
         return f"<OpOverload {self.name}>"

@@ -24,7 +24,7 @@ from ..tensor import Tensor
 from .derivatives import DERIVATIVES, Derivative
 from .functions._record import call
 from .functions.inplace import call_
-from .graph import Node, meta, needs_grad, node_class
+from .graph import HISTORY, Node, answered, meta, needs_grad, node_class
 
 __all__ = ["FormulaNode", "register"]
 
@@ -70,6 +70,19 @@ class FormulaNode(Node):
         self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
         if not self.row.saves:
             return
+        if HISTORY and answered("set_history"):  # the student edition: ``record`` asks
+            # set_history what to save
+            pending: dict[str, Any] = {}
+            for key, get in self.plan:
+                value = get(args, result)
+                if isinstance(value, Tensor):
+                    pending[key] = value
+                    continue
+                self.values[key] = value
+                if key in self.inputs and value is not None:  # a number
+                    pending[key] = value
+            self._pending = pending
+            return
         needed = {p for i, entry in enumerate(self.formulas)
                   if entry is not None and (self._wanted(i) if self.has_lists
                                             else self.next_functions[i][0] is not None)
@@ -83,6 +96,14 @@ class FormulaNode(Node):
             self.values[key] = value
             if key in self.inputs and key in needed and value is not None:  # a number
                 self.save("wrapped_" + key, factories.tensor(value))
+
+    def _reads(self) -> tuple[tuple[bool, ...], tuple[tuple[str, ...] | None, ...]]:
+        """Per input of the row: does it need a gradient, and what its formula reads."""
+        if self.has_lists:
+            needs = tuple(self._wanted(i) for i in range(len(self.formulas)))
+        else:
+            needs = tuple(edge[0] is not None for edge in self.next_functions)
+        return needs, tuple(None if e is None else e[1] for e in self.formulas)
 
     def _wanted(self, i: int) -> bool:
         """Does some tensor of input ``i`` need a gradient?"""
@@ -197,6 +218,7 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
                       positions=positions, formulas=formulas,
                       names=names, returns=returns,
                       plan=tuple((k, _getter(k, names, returns)) for k in row.saves),
+                      saved_keys=tuple(row.saves),
                       reads_grads=any(e is not None and "grads" in e[1] for e in formulas),
                       lists=tuple(arguments[i].type.is_list for i in positions),
                       has_lists=any(arguments[i].type.is_list for i in positions),

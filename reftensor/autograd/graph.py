@@ -17,12 +17,13 @@ Non-leaf tensors get no ``.grad`` unless ``retain_grad()`` asked for one.
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import dtypes, factories, layout, pieces
+from .. import dtypes, factories, layout
 from .._ops import aten
 from .._ops.state import state as dispatch_state
 from ..advanced_indexing import legacy_type_name
@@ -175,13 +176,7 @@ class Node:
     """
 
     def __init__(self, *inputs: Any) -> None:
-        self.next_functions: tuple[Edge, ...]
-        if EDGES and inputs and answered("collect_next_edges"):  # the student edition
-            self.next_functions = _edges(inputs)
-        else:
-            self.next_functions = tuple(
-                gradient_edge(x) if isinstance(x, Tensor) and x._requires_grad else (None, 0)
-                for x in inputs)
+        self.next_functions: tuple[Edge, ...] = _edges(inputs, _asked) if inputs else ()
         # what the gradient for each input must look like (shape, dtype), or None
         self._input_info = [(x._shape, x._dtype) if isinstance(x, Tensor) else None
                             for x in inputs]
@@ -417,38 +412,31 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
 
 
 def gradient_edge(t: Tensor) -> Edge:
-    """Where a gradient for ``t`` goes: its grad_fn's output slot, or its AccumulateGrad."""
-    fn = t.grad_fn  # a view's grad_fn may be regenerated (see regenerate_view_grad_fn)
-    if fn is not None:
-        return fn, t._output_nr
-    m = t._autograd_meta
-    if m is not None and m.creation == "no_grad":  # requires grad through its base only:
-        return None, 0  # torch's grad_accumulator gives none
-    return grad_accumulator(t), 0
+    """Where a gradient for ``t`` goes (torch's ``gradient_edge``, for the roots and inputs
+    of a backward pass): the edge ``collect_next_edges`` gives an op whose one input is
+    ``t``."""
+    return _edges((t,))[0]
 
 
 def needs_grad(*inputs: Any) -> bool:
-    """Will an op on these inputs be recorded: grad mode on and some tensor requires grad?
-    (In the student edition ``collect_next_edges`` answers, once written, for an op with an
-    input that requires grad; an op on tensors that require none records nothing without
-    asking.)"""
-    if not (state.enabled or EDGES):
-        return False
+    """Will an op on these inputs be recorded? ``collect_next_edges`` answers for an op with
+    an input that requires grad (and the node the op then builds on the same inputs takes
+    the edges it gave: it is asked once per op); an op on tensors that require none records
+    nothing without asking."""
+    _asked[0] = None
     for x in inputs:
         if isinstance(x, Tensor) and x._requires_grad:
-            if EDGES and answered("collect_next_edges"):
-                return collect_next_edges(state.enabled, _described(inputs),
-                                          _accumulator(inputs)) is not None
-            return state.enabled
+            edges = collect_next_edges(state.enabled, _described(inputs), _accumulator(inputs))
+            if edges is None:
+                return False
+            _asked[0] = inputs, edges
+            return True
     return False
 
 
-def answered(name: str) -> bool:
-    """In the student edition, has the student written piece ``name`` (registered, or saved
-    in the chapter's notebook)? Until then the library records ops with its own code, so
-    that chapter 5's exercises 1 and 2, and the demos before exercise 3, run; from then on
-    every op is recorded by the answer."""
-    return pieces.own(name) is not None
+#: ``(inputs, edges)``: the inputs ``needs_grad`` last asked ``collect_next_edges`` about
+#: and the edges it gave; None once a node has taken them, or when the answer was no node
+_asked: list[Any] = [None]
 
 
 def collect_next_edges(grad_mode: bool, inputs: Sequence[Any],
@@ -477,7 +465,7 @@ def collect_next_edges(grad_mode: bool, inputs: Sequence[Any],
     # No node unless grad mode is on and some tensor input requires grad. Then an input with
     # history hands its gradient to its grad_fn, at the slot of the output it was; a leaf
     # that requires grad to its AccumulateGrad (slot 0); anything else to nowhere.
-    if not grad_mode or not any(x is not None and x[0] for x in inputs):
+    if not grad_mode or not any([x is not None and x[0] for x in inputs]):
         return None
     edges = []
     for i, x in enumerate(inputs):
@@ -494,8 +482,8 @@ def collect_next_edges(grad_mode: bool, inputs: Sequence[Any],
 def _described(inputs: Sequence[Any]) -> tuple[Any, ...]:
     """``collect_next_edges``'s ``inputs``: each tensor's ``(requires_grad, grad_fn,
     output_nr)``, None for anything else."""
-    return tuple((x._requires_grad, x.grad_fn, x._output_nr) if isinstance(x, Tensor) else None
-                 for x in inputs)
+    return tuple([(x._requires_grad, x.grad_fn, x._output_nr) if isinstance(x, Tensor)
+                  else None for x in inputs])
 
 
 def _accumulator(inputs: Sequence[Any]) -> Callable[[int], Any]:
@@ -514,10 +502,18 @@ def _accumulator(inputs: Sequence[Any]) -> Callable[[int], Any]:
     return accumulator
 
 
-def _edges(inputs: Sequence[Any]) -> tuple[Edge, ...]:
-    """A new node's edges in the student edition: ``collect_next_edges``'s, one per input
-    ((None, 0) each where it says the op records nothing)."""
-    edges = collect_next_edges(True, _described(inputs), _accumulator(inputs))
+def _edges(inputs: Sequence[Any], asked: list[Any] | None = None) -> tuple[Edge, ...]:
+    """A new node's edges: ``collect_next_edges``'s, one per input ((None, 0) each where it
+    says the op records nothing); those ``needs_grad`` was given for the same inputs, if it
+    was the last to ask (``asked``), else asked now."""
+    edges = None
+    if asked is not None and asked[0] is not None:
+        before, edges = asked[0]
+        asked[0] = None
+        if len(before) != len(inputs) or not all(map(operator.is_, before, inputs)):
+            edges = None
+    if edges is None:
+        edges = collect_next_edges(True, _described(inputs), _accumulator(inputs))
     if edges is None:
         return ((None, 0),) * len(inputs)
     edges = tuple(edges)
@@ -529,21 +525,38 @@ def _edges(inputs: Sequence[Any]) -> tuple[Edge, ...]:
 
 def record(node: Node, outputs: Tensor | Sequence[Tensor | None], *,
            view: bool = False) -> None:
-    """Attach ``node`` as the ``grad_fn`` of each floating output (``output_nr`` = position).
-    A view output remembers the version it was made at (see ``regenerate_view_grad_fn``).
-    In the student edition ``set_history`` says which outputs take the node, and which of
-    the tensors a formula node was given (``_pending``) it saves."""
+    """Attach ``node`` to the op's outputs as ``set_history`` says, and save what it says of
+    the tensors a formula node was given (``_pending``), with the version it says. A view
+    output remembers the version it was made at (see ``regenerate_view_grad_fn``)."""
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     node._num_outputs = len(outs)
     node._output_info = [None] * len(outs)
-    if HISTORY and answered("set_history"):
-        _record_by_set_history(node, outs, view)
-        return
-    for i, out in enumerate(outs):
-        if out is None or not out._dtype.is_floating_point:
+    pending: dict[str, Any] = node.__dict__.pop("_pending", {})
+    needs, reads = node._reads()
+    saves = []
+    if pending:
+        at = {id(o): i for i, o in enumerate(outs)}  # which output a saved tensor is
+        for key, value in pending.items():
+            if isinstance(value, Tensor):
+                saves.append((key, value._version_counter.value, at.get(id(value))))
+            else:  # a number: a new 0-d tensor
+                saves.append((key, 0, None))
+    history, saved = set_history(
+        tuple([None if o is None else o._dtype.name for o in outs]), needs, reads, tuple(saves))
+    if len(history) != len(outs):
+        raise RuntimeError(f"set_history returned {len(history)} entries for {len(outs)} "
+                           "outputs")
+    for key, version, is_output in saved:
+        value = pending[key]
+        if isinstance(value, Tensor):
+            node._saved[key] = SavedTensor(value, node.name() if is_output else None, version)
+        else:
+            node._saved["wrapped_" + key] = SavedTensor(factories.tensor(value), None, version)
+    for i, (out, nr) in enumerate(zip(outs, history, strict=True)):
+        if out is None or nr is None:
             continue
         out._grad_fn = node
-        out._output_nr = i
+        out._output_nr = nr
         out._requires_grad = True
         node._output_info[i] = (out._shape, out._dtype)
         if view:
@@ -583,55 +596,15 @@ def set_history(outputs: Sequence[str | None], needs: Sequence[bool],
     # BEGIN PIECE set_history
     # Only a floating or complex output can take a gradient; the rest stay leaves. A
     # tensor is saved when a formula that will run (its input needs a gradient) reads it.
-    history = tuple(i if dtype is not None and dtype.startswith(("float", "bfloat", "complex"))
-                    else None for i, dtype in enumerate(outputs))
+    history = tuple([i if dtype is not None and dtype.startswith(("float", "bfloat", "complex"))
+                     else None for i, dtype in enumerate(outputs)])
+    if not saves:
+        return history, ()
     wanted = {name for need, names in zip(needs, reads, strict=True)
               if need and names is not None for name in names}
-    return history, tuple((name, version, output is not None and history[output] is not None)
-                          for name, version, output in saves if name in wanted)
+    return history, tuple([(name, version, output is not None and history[output] is not None)
+                           for name, version, output in saves if name in wanted])
     # END PIECE
-
-
-def _record_by_set_history(node: Node, outs: list[Tensor | None], view: bool) -> None:
-    """``record`` in the student edition: ask ``set_history``, save what it says (with the
-    version it says), then attach the node to the outputs it names."""
-    pending: dict[str, Any] = node.__dict__.pop("_pending", {})
-    needs, reads = node._reads()
-    saves = []
-    for key, value in pending.items():
-        if isinstance(value, Tensor):
-            at = next((i for i, o in enumerate(outs) if o is value), None)
-            saves.append((key, value._version_counter.value, at))
-        else:  # a number: a new 0-d tensor
-            saves.append((key, 0, None))
-    history, saved = set_history(
-        tuple(None if o is None else o._dtype.name for o in outs), needs, reads, tuple(saves))
-    if len(history) != len(outs):
-        raise RuntimeError(f"set_history returned {len(history)} entries for {len(outs)} "
-                           "outputs")
-    for key, version, is_output in saved:
-        value = pending[key]
-        if isinstance(value, Tensor):
-            node._saved[key] = SavedTensor(value, node.name() if is_output else None, version)
-        else:
-            node._saved["wrapped_" + key] = SavedTensor(factories.tensor(value), None, version)
-    for i, (out, nr) in enumerate(zip(outs, history, strict=True)):
-        if out is None or nr is None:
-            continue
-        out._grad_fn = node
-        out._output_nr = nr
-        out._requires_grad = True
-        node._output_info[i] = (out._shape, out._dtype)
-        if view:
-            meta(out).view_version = out._version_counter.value
-
-
-#: Does the library ask ``collect_next_edges`` for a node's edges, and ``set_history`` which
-#: outputs take it and what it saves? Yes in the student edition (where they run the
-#: student's answers, or a published chapter's bodies); no in the reference, whose inline
-#: code above is faster. Asked once, here.
-EDGES = pieces.stubbed(collect_next_edges)
-HISTORY = pieces.stubbed(set_history)
 
 
 def regenerate_view_grad_fn(view: Tensor) -> Node | None:

@@ -567,7 +567,7 @@ def test_the_student_editions_backward_runs_the_students_backward_pass(tmp_path)
 
 # ---------------------------------------------------------------- recording an op
 def test_reftensor_records_the_exercises_programs_as_torch_does():
-    """Every hidden program of exercises 3 and 5, run on reftensor (which records every op
+    """Every hidden program of exercises 1 and 2, run on reftensor (which records every op
     with the pieces' bodies), gives torch's edges, outputs and saved tensors; and the
     library hands set_history exactly the case's arguments."""
     import reftensor
@@ -776,6 +776,69 @@ def test_the_student_edition_records_every_op_with_the_students_pieces(tmp_path)
     assert {"collect_next_edges", "set_history"} <= set(used)
     assert wrong_edges[0] != right[0] and wrong_edges[3] == [0, 0]
     assert right[1] is False and wrong_history[1] is True
+
+
+UNANSWERED_PROGRAM = """
+import json
+
+import reftensor
+from reftensor import pieces
+from tests.notebooks import answer_sources
+
+assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
+for chapter in ("ch01_storage", "ch02_views", "ch03_broadcasting", "ch04_dtype_device"):
+    namespace = {{"pieces": pieces}}
+    for name, text in answer_sources(chapter).items():
+        if name in pieces.PIECES:
+            exec(text, namespace)
+a = reftensor.tensor([1.0, 2.0], requires_grad=True)
+
+
+def attempt():
+    try:
+        return "recorded" if (a * 2).grad_fn is not None else "no node"
+    except NotImplementedError as err:
+        return str(err).split(" (")[0]
+
+
+said = [attempt()]
+ch05, namespace = answer_sources("ch05_autograd"), {{"pieces": pieces}}
+exec(ch05["collect_next_edges"], namespace)
+said.append(attempt())
+with reftensor.no_grad():
+    said.append(attempt())
+exec(ch05["set_history"], namespace)
+said.append(attempt())
+print(json.dumps(said))
+"""
+
+
+def test_the_student_edition_records_nothing_until_the_recording_exercises_are_answered(
+        tmp_path):
+    """Recording is chapter 5's first two exercises, and no library code stands in for them:
+    an op on a tensor that requires grad raises NotImplementedError naming exercise 1 until
+    collect_next_edges is answered, then exercise 2 until set_history is (under no_grad,
+    exercise 1 alone answers: no node); then it records."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from autograder.course import edition
+    from tests.notebooks import REPO
+
+    edition.write_student_edition(tmp_path)
+    code = UNANSWERED_PROGRAM.format(edition=str(tmp_path / "reftensor"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO))),
+           "REFTENSOR_NOTEBOOKS": str(tmp_path / "no notebooks")}
+    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [
+        "collect_next_edges is a piece you write: exercise 1 of chapter 5",
+        "set_history is a piece you write: exercise 2 of chapter 5",
+        "no node",
+        "recorded"]
 
 
 # ---------------------------------------------------------------- the grading pipeline

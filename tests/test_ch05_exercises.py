@@ -7,7 +7,10 @@ from __future__ import annotations
 import heapq
 import itertools
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hypothesis_st
 
 from autograder import checks
 from autograder.course import exercises, references
@@ -20,12 +23,13 @@ from tests.notebooks import (
     assert_solution_passes,
     hidden_pairs,
 )
+from tests.strategies import examples
 
 pytestmark = pytest.mark.ch05
 
 CHAPTER = "ch05_autograd"
-NAMES = ["backward_pass", "binary_backward", "leaf_grads", "accumulate_grad", "has_grad",
-         "clamp_backward", "saved_tensor_error"]
+NAMES = ["backward_pass", "binary_backward", "collect_next_edges", "accumulate_grad",
+         "set_history", "clamp_backward", "saved_tensor_error"]
 FRESH_SEED = 20261121
 
 
@@ -215,24 +219,85 @@ def backward_div_without_minus(op, x, y, grad):
     return gx, (negate(gy) if op == "/" else gy)
 
 
-def leaf_grads_overwriting(leaves, program):
-    """Keeps the last gradient that arrives instead of adding them up."""
-    value = dict(leaves)
-    for out, op, (p, q) in program:
-        value[out] = {"+": value[p] + value[q], "-": value[p] - value[q],
-                      "*": value[p] * value[q]}[op]
-    grad = {program[-1][0]: 1.0}
-    for out, op, (p, q) in reversed(program):
-        if out in grad:
-            g = grad[out]
-            local = {"+": (g, g), "-": (g, -g), "*": (g * value[q], g * value[p])}[op]
-            grad[p], grad[q] = local
-    return tuple(grad.get(name) for name, _ in leaves)
+def edges_whatever_the_mode(grad_mode, inputs, accumulator):
+    """Records a node under no_grad and inference_mode too."""
+    return RIGHT["collect_next_edges"](True, inputs, accumulator)
 
 
-def leaf_grads_zero_for_unused(leaves, program):
-    """0.0 instead of None for a leaf the root does not depend on."""
-    return tuple(0.0 if g is None else g for g in RIGHT["leaf_grads"](leaves, program))
+def edges_even_without_grad(grad_mode, inputs, accumulator):
+    """Gives (None, 0) edges instead of no node when no input requires grad."""
+    edges = RIGHT["collect_next_edges"](grad_mode, inputs, accumulator)
+    if edges is None and grad_mode:
+        return ((None, 0),) * len(inputs)
+    return edges
+
+
+def edges_slot_zero(grad_mode, inputs, accumulator):
+    """Points every edge at slot 0 of its node (unbind's second output too)."""
+    edges = RIGHT["collect_next_edges"](grad_mode, inputs, accumulator)
+    return None if edges is None else tuple((node, 0) for node, _ in edges)
+
+
+def edges_tensors_only(grad_mode, inputs, accumulator):
+    """Leaves a number out instead of giving it a (None, 0) edge."""
+    edges = RIGHT["collect_next_edges"](grad_mode, inputs, accumulator)
+    return None if edges is None else tuple(
+        e for e, x in zip(edges, inputs, strict=True) if x is not None)
+
+
+def edges_leaf_by_requires_grad(grad_mode, inputs, accumulator):
+    """Takes every tensor without a grad_fn that requires grad for a leaf with an
+    AccumulateGrad, and calls accumulator(i) on a tensor with a grad_fn too."""
+    if not grad_mode or not any(x is not None and x[0] for x in inputs):
+        return None
+    return tuple((None, 0) if x is None or not x[0] else (accumulator(i), 0)
+                 for i, x in enumerate(inputs))
+
+
+def history_every_output(outputs, needs, reads, saves):
+    """Records the node on every output, integer ones too."""
+    _, saved = RIGHT["set_history"](outputs, needs, reads, saves)
+    return tuple(i if d is not None else None for i, d in enumerate(outputs)), saved
+
+
+def history_real_floats_only(outputs, needs, reads, saves):
+    """Takes complex outputs for not differentiable."""
+    history, saved = RIGHT["set_history"](outputs, needs, reads, saves)
+    return tuple(None if d is not None and d.startswith("complex") else h
+                 for h, d in zip(history, outputs, strict=True)), saved
+
+
+def history_saving_everything(outputs, needs, reads, saves):
+    """Saves every tensor a formula reads, whether its input needs a gradient or not."""
+    history = tuple(i if d is not None and d.startswith(("float", "bfloat", "complex"))
+                    else None for i, d in enumerate(outputs))
+    wanted = {name for names in reads if names is not None for name in names}
+    return history, tuple((n, v, o is not None and history[o] is not None)
+                          for n, v, o in saves if n in wanted)
+
+
+def history_saving_own_input(outputs, needs, reads, saves):
+    """Saves the inputs that need a gradient themselves (x * y: x when x does)."""
+    history, _ = RIGHT["set_history"](outputs, needs, reads, saves)
+    names = ("self", "other")
+    wanted = {names[i] for i, need in enumerate(needs) if need and i < 2}
+    wanted |= {name for need, r in zip(needs, reads, strict=True) if need and r
+               for name in r if name not in names}
+    return history, tuple((n, v, o is not None and history[o] is not None)
+                          for n, v, o in saves if n in wanted)
+
+
+def history_every_output_saved_as_output(outputs, needs, reads, saves):
+    """Marks every saved output as the node's own, max's integer indices too."""
+    history, saved = RIGHT["set_history"](outputs, needs, reads, saves)
+    at = {name: output for name, _, output in saves}
+    return history, tuple((n, v, at[n] is not None) for n, v, _ in saved)
+
+
+def history_version_zero(outputs, needs, reads, saves):
+    """Saves every tensor at version 0."""
+    history, saved = RIGHT["set_history"](outputs, needs, reads, saves)
+    return history, tuple((n, 0, o) for n, _, o in saved)
 
 
 def accumulate_overwriting(shape, stride, grad, new):
@@ -275,20 +340,6 @@ def accumulate_size_one_dims_count(shape, stride, grad, new):
             n == 1 for n in shape):
         strides = _contiguous(shape)
     return values, strides, in_place
-
-
-def has_grad_every_tensor(program):
-    """Every tensor backward reaches gets .grad, non-leaves included."""
-    names = RIGHT["has_grad"](program)
-    muls = [s[1] for s in program if s[0] == "mul"]
-    return [s[1] for s in program if s[0] not in ("retain_grad", "requires_grad_")
-            and (s[1] in names or s[1] in muls[-1:])]
-
-
-def has_grad_inference_like_no_grad(program):
-    """Treats inference_mode exactly like no_grad."""
-    renamed = tuple(("no_grad", *s[1:]) if s[0] == "inference" else s for s in program)
-    return RIGHT["has_grad"](renamed)
 
 
 def clamp_exclusive(x, lo, hi, grad):
@@ -355,15 +406,22 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("binary_backward", backward_mul_swapped, False),
     ("binary_backward", backward_div_in_one_step, False),
     ("binary_backward", backward_div_without_minus, False),
-    ("leaf_grads", leaf_grads_overwriting, False),
-    ("leaf_grads", leaf_grads_zero_for_unused, False),
+    ("collect_next_edges", edges_whatever_the_mode, False),
+    ("collect_next_edges", edges_even_without_grad, False),
+    ("collect_next_edges", edges_slot_zero, False),
+    ("collect_next_edges", edges_tensors_only, False),
+    ("collect_next_edges", edges_leaf_by_requires_grad, False),
     ("accumulate_grad", accumulate_overwriting, False),
     ("accumulate_grad", accumulate_out_of_place, False),
     ("accumulate_grad", accumulate_always_contiguous, False),
     ("accumulate_grad", accumulate_always_like_the_leaf, False),
     ("accumulate_grad", accumulate_size_one_dims_count, False),
-    ("has_grad", has_grad_every_tensor, False),
-    ("has_grad", has_grad_inference_like_no_grad, False),
+    ("set_history", history_every_output, False),
+    ("set_history", history_real_floats_only, False),
+    ("set_history", history_saving_everything, False),
+    ("set_history", history_saving_own_input, False),
+    ("set_history", history_every_output_saved_as_output, False),
+    ("set_history", history_version_zero, False),
     ("clamp_backward", clamp_exclusive, False),
     ("clamp_backward", clamp_naive_bounds, False),
     ("clamp_backward", clamp_summed, False),
@@ -387,8 +445,8 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
     assert_mistake_fails(name, answer, passes_visible)
 
 
-REFUSALS = {"backward_pass": [], "binary_backward": [], "leaf_grads": [], "accumulate_grad": [],
-            "has_grad": ["raises RuntimeError"], "clamp_backward": [],
+REFUSALS = {"backward_pass": [], "binary_backward": [], "collect_next_edges": [],
+            "accumulate_grad": [], "set_history": [], "clamp_backward": [],
             "saved_tensor_error": []}
 
 
@@ -408,10 +466,13 @@ def test_hidden_cases_are_deterministic_and_reach_the_refusals():
 def test_hidden_cases_cover_both_answers_of_the_yes_no_parts():
     messages = [e for _, e in hidden_pairs("saved_tensor_error")]
     assert messages.count(None) >= 10 and len(messages) - messages.count(None) >= 50
-    grads = [g for _, e in hidden_pairs("leaf_grads") for g in e]
-    assert grads.count(None) >= 20 and len([g for g in grads if g is not None]) >= 100
-    kinds = {e if isinstance(e, references.Raises) else len(e) for _, e in hidden_pairs("has_grad")}
-    assert {1, 2, 3} <= kinds
+    edges = [e for _, e in hidden_pairs("collect_next_edges")]
+    assert edges.count(None) >= 15 and len(edges) - edges.count(None) >= 50
+    kinds = {edge[0] is None for e in edges if e is not None for edge in e}
+    assert kinds == {True, False}
+    histories = [e for _, e in hidden_pairs("set_history")]
+    assert sum(None in h for h, _ in histories) >= 10 and sum(not s for _, s in histories) >= 10
+    assert sum(len(s) >= 1 for _, s in histories) >= 30
 
 
 def test_backward_pass_reference_is_torchs_recorded_trace():
@@ -504,6 +565,282 @@ def test_the_student_editions_backward_runs_the_students_backward_pass(tmp_path)
     assert wrong != right
 
 
+# ---------------------------------------------------------------- recording an op
+def test_reftensor_records_the_exercises_programs_as_torch_does():
+    """Every hidden program of exercises 1 and 2, run on reftensor (which records every op
+    with the pieces' bodies), gives torch's edges, outputs and saved tensors; and the
+    library hands set_history exactly the case's arguments."""
+    import reftensor
+    from autograder.course.exercises.ch05_autograd import edges_run, history_run
+    from reftensor.autograd import graph
+
+    for case, truth in hidden_pairs("collect_next_edges"):
+        got = edges_run(reftensor, case.ctx("op"), case.ctx("refs"), case.ctx("mode"))
+        assert got == truth, case
+    calls, real = [], graph.set_history
+    graph.set_history = lambda *args: (calls.append(args), real(*args))[1]
+    try:
+        for case, truth in hidden_pairs("set_history"):
+            if "complex64" in case.args[0]:  # reftensor has no complex dtype
+                continue
+            calls.clear()
+            got = history_run(reftensor, case.ctx("op"), case.ctx("x"), case.ctx("y"),
+                              [name for name, _, _ in case.args[3]])
+            assert got == truth, case
+            assert calls[-1] == case.args, (calls[-1], case.args)
+    finally:
+        graph.set_history = real
+
+
+def _graph_facts(tensors, leaves):
+    """What recording decided, as plain data: per tensor its requires_grad, is_leaf,
+    output_nr, node, the node's edges, and the leaves' grads after a backward through every
+    float result (an error: its type)."""
+    nodes: dict[int, int] = {}
+
+    def node_id(node):
+        return None if node is None else nodes.setdefault(id(node), len(nodes))
+
+    facts = []
+    keep = []  # nodes stay alive while their ids are in use
+    for t in tensors:
+        fn = t.grad_fn
+        keep.append(fn)
+        entry = [t.requires_grad, t.is_leaf, t.output_nr, node_id(fn)]
+        if fn is not None:
+            entry.append(type(fn).__name__)
+            entry.append([(node_id(n), nr, None if n is None else n.name())
+                          for n, nr in fn.next_functions])
+        facts.append(entry)
+    roots = [t for t in tensors if t.grad_fn is not None]
+    grads = []
+    if roots:
+        loss = sum(r.float().sum() for r in roots)
+        try:
+            loss.backward()
+            grads = [None if leaf.grad is None else leaf.grad.tolist() for leaf in leaves]
+        except RuntimeError:
+            grads = ["RuntimeError"]
+    del keep
+    return facts, grads
+
+
+STEPS = ("mul", "mul_number", "div", "add", "exp", "sin", "max", "unbind", "long", "view",
+         "detach", "no_grad_mul", "exp_", "mul_", "same")
+
+
+def _run_steps(lib, steps, flags):
+    a = lib.tensor([1.5, -0.5], requires_grad=flags[0])
+    b = lib.tensor([0.25, 2.0], dtype=lib.float64, requires_grad=flags[1])
+    c = lib.tensor([3.0, 1.0])
+    pool = [a, b, c]
+    for kind, i, j in steps:
+        x, y = pool[i % len(pool)], pool[j % len(pool)]
+        if kind == "mul":
+            out = [x * y]
+        elif kind == "mul_number":
+            out = [x * 2.5]
+        elif kind == "div":
+            out = [x / (y * y + 1)]
+        elif kind == "add":
+            out = [x + y]
+        elif kind == "exp":
+            out = [x.exp()]
+        elif kind == "sin":
+            out = [x.sin()]
+        elif kind == "max":
+            out = list(x.max(0))
+        elif kind == "unbind":
+            out = list(x.unbind())
+        elif kind == "long":
+            out = [x.long()]
+        elif kind == "view":
+            out = [x.view(2) if x.dim() else x.view(())]
+        elif kind == "detach":
+            out = [x.detach()]
+        elif kind == "no_grad_mul":
+            with lib.no_grad():
+                out = [x * y]
+        elif kind == "same":
+            out = [x * x]
+        else:  # in place, on a fresh result (a leaf that requires grad would refuse)
+            t = x * 1.0
+            getattr(t, kind)(*(() if kind == "exp_" else (y.detach().float(),)))
+            out = [t]
+        pool += [t for t in out if t.is_floating_point() or t.dtype == lib.int64]
+    return pool, [a, b]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(steps=hypothesis_st.lists(hypothesis_st.tuples(
+           hypothesis_st.sampled_from(STEPS), hypothesis_st.integers(0, 12),
+           hypothesis_st.integers(0, 12)), min_size=1, max_size=6),
+       flags=hypothesis_st.tuples(hypothesis_st.booleans(), hypothesis_st.booleans()))
+def test_reftensor_records_generated_programs_as_torch_does(steps, flags):
+    """Generated programs, recorded by reftensor through collect_next_edges and set_history,
+    give torch's graphs (requires_grad, is_leaf, output_nr, nodes and their edges) and
+    torch's gradients."""
+    import torch
+
+    import reftensor
+
+    results = []
+    for lib in (torch, reftensor):
+        try:
+            pool, leaves = _run_steps(lib, steps, flags)
+            results.append(_graph_facts(pool, leaves))
+        except (RuntimeError, IndexError) as err:  # a 0-d unbind, a refused in-place
+            results.append(("raised", type(err).__name__))
+    (want, want_grads), (got, got_grads) = results
+    assert got == want
+    if want == "raised" or want_grads in ([], ["RuntimeError"]):
+        assert got_grads == want_grads
+        return
+    assert [g is None for g in got_grads] == [g is None for g in want_grads]
+    for g, w in zip(got_grads, want_grads, strict=True):
+        if w is not None:  # float32 exp and sin may differ from torch's in the last bit
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+RECORDED = """
+def program(lib):
+    x = lib.tensor([1.5, -0.5, 2.0], requires_grad=True)
+    w = lib.tensor([2.0, 3.0, 0.5])
+    p, q, r = (x * 2).unbind()
+    values, indices = x.max(0)
+    h = x * 1.0
+    z = h * w
+    h.add_(1)  # h was not saved (w needs no gradient): z's backward runs
+    try:
+        z.sum().backward()
+        z_error = None
+    except RuntimeError as err:
+        z_error = str(err)[:40]
+    y = p * 3 + q * 5 + values
+    y.backward()
+    return (x.grad.tolist(), indices.requires_grad, z_error,
+            [nr for _, nr in y.grad_fn.next_functions[0][0].next_functions])
+"""
+
+RECORD_PROGRAM = """
+import json
+
+import reftensor
+from reftensor import pieces
+from tests.notebooks import register_every_answer
+from tests.test_ch05_exercises import RECORDED, edges_slot_zero, history_every_output
+
+assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
+register_every_answer()
+exec(RECORDED)
+with pieces.trace() as used:
+    right = program(reftensor)
+edges_slot_zero.__name__ = "collect_next_edges"
+pieces.register(edges_slot_zero)
+wrong_edges = program(reftensor)
+register_every_answer()
+history_every_output.__name__ = "set_history"
+pieces.register(history_every_output)
+wrong_history = program(reftensor)
+print(json.dumps([right, sorted(used), wrong_edges, wrong_history]))
+"""
+
+
+def test_the_student_edition_records_every_op_with_the_students_pieces(tmp_path):
+    """In the student edition every recorded op runs the registered collect_next_edges and
+    set_history: with the instructor's answers the graph is torch's, and a wrong answer
+    changes what reftensor computes (every edge at slot 0: unbind's gradients reach the
+    wrong element; recording the node on every output: max's integer indices require
+    grad)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import torch
+
+    from autograder.course import edition
+    from tests.notebooks import REPO
+
+    edition.write_student_edition(tmp_path)
+    code = RECORD_PROGRAM.format(edition=str(tmp_path / "reftensor"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO)))}
+    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    right, used, wrong_edges, wrong_history = json.loads(done.stdout.strip().splitlines()[-1])
+    namespace: dict[str, object] = {}
+    exec(RECORDED, namespace)  # noqa: S102 - the program above, on torch
+    truth = json.loads(json.dumps(namespace["program"](torch)))  # type: ignore[operator]
+    assert right == truth
+    assert {"collect_next_edges", "set_history"} <= set(used)
+    assert wrong_edges[0] != right[0] and wrong_edges[3] == [0, 0]
+    assert right[1] is False and wrong_history[1] is True
+
+
+UNANSWERED_PROGRAM = """
+import json
+
+import reftensor
+from reftensor import pieces
+from tests.notebooks import answer_sources
+
+assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
+for chapter in ("ch01_storage", "ch02_views", "ch03_broadcasting", "ch04_dtype_device"):
+    namespace = {{"pieces": pieces}}
+    for name, text in answer_sources(chapter).items():
+        if name in pieces.PIECES:
+            exec(text, namespace)
+a = reftensor.tensor([1.0, 2.0], requires_grad=True)
+
+
+def attempt():
+    try:
+        return "recorded" if (a * 2).grad_fn is not None else "no node"
+    except NotImplementedError as err:
+        return str(err).split(" (")[0]
+
+
+said = [attempt()]
+ch05, namespace = answer_sources("ch05_autograd"), {{"pieces": pieces}}
+exec(ch05["collect_next_edges"], namespace)
+said.append(attempt())
+with reftensor.no_grad():
+    said.append(attempt())
+exec(ch05["set_history"], namespace)
+said.append(attempt())
+print(json.dumps(said))
+"""
+
+
+def test_the_student_edition_records_nothing_until_the_recording_exercises_are_answered(
+        tmp_path):
+    """Recording is chapter 5's first two exercises, and no library code stands in for them:
+    an op on a tensor that requires grad raises NotImplementedError naming exercise 1 until
+    collect_next_edges is answered, then exercise 2 until set_history is (under no_grad,
+    exercise 1 alone answers: no node); then it records."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from autograder.course import edition
+    from tests.notebooks import REPO
+
+    edition.write_student_edition(tmp_path)
+    code = UNANSWERED_PROGRAM.format(edition=str(tmp_path / "reftensor"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO))),
+           "REFTENSOR_NOTEBOOKS": str(tmp_path / "no notebooks")}
+    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [
+        "collect_next_edges is a piece you write: exercise 1 of chapter 5",
+        "set_history is a piece you write: exercise 2 of chapter 5",
+        "no node",
+        "recorded"]
+
+
 # ---------------------------------------------------------------- the grading pipeline
 @pytest.mark.grading
 @pytest.mark.slow
@@ -512,5 +849,5 @@ def test_the_student_editions_backward_runs_the_students_backward_pass(tmp_path)
 def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
-    assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "leaf_grads",
-                                            leaf_grads_overwriting, 28)
+    assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "set_history",
+                                            history_saving_everything, 28)

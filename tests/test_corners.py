@@ -26,7 +26,7 @@ from autograder import checks
 from autograder.course import exercises, references
 from autograder.course.exercises import Case
 from autograder.course.exercises.ch02_views import OPERATIONS
-from autograder.course.exercises.ch05_autograd import COPY_SLICES
+from autograder.course.exercises.ch05_autograd import COPY_SLICES, NUMBER
 from autograder.course.exercises.layouts import row_major
 from tests import tiers
 from tests.notebooks import answer_namespace, answer_sources, hidden_pairs
@@ -344,35 +344,8 @@ def _only_none_reaches(case):
                for p in _pass_trace(case) for name, grads in p[0])
 
 
-def _reached(program):
-    """The names the root depends on, itself included."""
-    steps = {out: args for out, _, args in program}
-    found, todo = set(), [program[-1][0]]
-    while todo:
-        name = todo.pop()
-        if name not in found:
-            found.add(name)
-            todo.extend(steps.get(name, ()))
-    return found
-
-
-def _leaf_only_in_dead_branch(leaves, program):
-    reached = _reached(program)
-    used = {a for _, _, args in program for a in args}
-    return any(name in used and name not in reached for name, _ in leaves)
-
-
-def _kinds(program):
-    return {step[0] for step in program}
-
-
-def _made_by(program, kind):
-    """Names created by steps of ``kind``."""
-    return {step[1] for step in program if step[0] == kind}
-
-
-def _steps_on(program, kind, made_by):
-    return any(step[0] == kind and step[1] in _made_by(program, made_by) for step in program)
+def _edge_refs(case):
+    return case.ctx("refs")
 
 
 def _clamp_elements(x, lo, hi):
@@ -1016,23 +989,32 @@ CORNERS = {
                                        if len(c) == 2))),
         ("a 3-d result", on(lambda op, x, y, grad: len(_nested_shape(grad)) == 3)),
     ],
-    "leaf_grads": [
-        ("an unused leaf (None)",
-         on(lambda leaves, program: any(name not in {a for _, _, args in program for a in args}
-                                        for name, _ in leaves))),
-        ("a leaf used only where the root does not depend on it (None)",
-         on(_leaf_only_in_dead_branch)),
-        ("a leaf used twice in one step (a * a)",
-         on(lambda leaves, program: any(args[0] == args[1] and args[0] in dict(leaves)
-                                        for _, _, args in program))),
-        ("p - p (a gradient of 0.0, not None)",
-         on(lambda leaves, program: any(op == "-" and args[0] == args[1]
-                                        for _, op, args in program))),
-        ("an intermediate used by two steps",
-         on(lambda leaves, program: any(sum(out in args for _, _, args in program) >= 2
-                                        for out, _, _ in program))),
-        ("one step", on(lambda leaves, program: len(program) == 1)),
-        ("six steps or more", on(lambda leaves, program: len(program) >= 6)),
+    "collect_next_edges": [
+        ("grad mode off: no_grad (None)", lambda c: c.ctx("mode") == "no_grad"),
+        ("inference mode (None)", lambda c: c.ctx("mode") == "inference"),
+        ("grad mode on, no input requires grad (None)",
+         lambda c: c.args[0] and not any(x is not None and x[0] for x in c.args[1])),
+        ("a leaf without requires_grad among inputs that record",
+         lambda c: c.args[0] and any(x is not None and x[0] for x in c.args[1])
+         and any(r in ("c", "d", "n") for r in _edge_refs(c))),
+        ("an integer tensor among inputs that record",
+         lambda c: c.args[0] and "i" in _edge_refs(c)
+         and any(x is not None and x[0] for x in c.args[1])),
+        ("an inference tensor among inputs that record",
+         lambda c: c.args[0] and "f" in _edge_refs(c)
+         and any(x is not None and x[0] for x in c.args[1])),
+        ("a Python number (None input)", lambda c: NUMBER in _edge_refs(c)),
+        ("the same tensor twice", lambda c: len(set(r for r in _edge_refs(c) if r != NUMBER))
+         < len([r for r in _edge_refs(c) if r != NUMBER])),
+        ("the second output of a multi-output op (output_nr 1)",
+         lambda c: "u1" in _edge_refs(c) and c.args[0]),
+        ("a view (ViewBackward0, unbind's outputs)",
+         lambda c: c.args[0] and any(r in ("v", "u0", "u1") for r in _edge_refs(c))),
+        ("a no_grad view of a leaf: requires grad, no accumulator ((None, 0))",
+         lambda c: c.args[0] and "w" in _edge_refs(c)),
+        ("in place on a leaf-derived tensor (e.exp_())",
+         lambda c: c.args[0] and "e" in _edge_refs(c)),
+        ("four inputs", lambda c: len(_edge_refs(c)) == 4),
     ],
     "accumulate_grad": [
         ("first gradient, a dense leaf in a permuted order (its strides)",
@@ -1059,22 +1041,32 @@ CORNERS = {
          on(lambda shape, stride, grad, new: grad is not None and grad[1] != stride
             and 0 not in shape and set(shape) != {1})),
     ],
-    "has_grad": [
-        *[(f"a {kind!r} step", on(lambda program, kind=kind: kind in _kinds(program)))
-          for kind in ("detach", "no_grad", "inference", "retain_grad", "requires_grad_")],
-        ("a leaf that does not require grad",
-         on(lambda program: any(s[0] == "leaf" and not s[2] for s in program))),
-        ("retain_grad on a leaf", on(lambda program: _steps_on(program, "retain_grad", "leaf"))),
-        ("retain_grad on a result", on(lambda program: _steps_on(program, "retain_grad", "mul"))),
-        ("requires_grad_ on a detached tensor (a new leaf)",
-         on(lambda program: _steps_on(program, "requires_grad_", "detach"))),
-        ("requires_grad_ on an inference tensor (RuntimeError)",
-         on(lambda program: _steps_on(program, "requires_grad_", "inference"))),
-        ("torch raises RuntimeError", lambda c: raises(_torch_says("has_grad", c),
-                                                       "RuntimeError")),
-        ("an inference tensor used where no grad is needed (no error)",
-         lambda c: "inference" in _kinds(c.args[0])
-         and not raises(_torch_says("has_grad", c))),
+    "set_history": [
+        ("an integer output of a multi-output op (max's indices)",
+         lambda c: c.ctx("op") == "max"),
+        ("an integer or bool result (long, bool, a Function's second output)",
+         lambda c: c.ctx("op") in ("long", "bool", "function")),
+        ("a complex output", lambda c: "complex64" in c.args[0]),
+        ("bfloat16", lambda c: "bfloat16" in c.args[0]),
+        ("several floating outputs (unbind: output_nr 0 and 1)",
+         lambda c: c.ctx("op") == "unbind"),
+        ("a view", lambda c: c.ctx("op") in ("slice", "unbind")),
+        ("x * y with only x needing a gradient (saves y only)",
+         lambda c: c.ctx("op") in ("mul", "mul_") and c.args[1] == (True, False)),
+        ("x * y with only y needing a gradient (saves x only)",
+         lambda c: c.ctx("op") == "mul" and c.args[1] == (False, True)),
+        ("a Python number for y (its wrapped tensor)", lambda c: c.ctx("y") == NUMBER),
+        ("the same tensor twice (x * x)", lambda c: c.ctx("y") == "x"),
+        ("a saved tensor changed in place before the op (version > 0)",
+         lambda c: any(version > 0 for _, version, _ in c.args[3])),
+        ("a saved result (the node's own output)", lambda c: c.ctx("op") == "exp"),
+        ("in place on a leaf-derived tensor (exp_: saved after the write)",
+         lambda c: c.ctx("op") == "exp_"),
+        ("in place with a copy of self saved (mul_)",
+         lambda c: c.ctx("op") == "mul_" and c.args[1][1]),
+        ("a custom Function (no formula: reads None)", lambda c: c.ctx("op") == "function"),
+        ("an op that saves no tensor (add)", lambda c: c.ctx("op") == "add"),
+        ("x requiring no grad", lambda c: c.ctx("x")[0] == "plain"),
     ],
     "clamp_backward": [
         ("lo absent", on(lambda x, lo, hi, grad: lo is None)),

@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["LEAVES", "CONSTANT", "ACCUMULATE_SEQ", "FREED", "run_case", "edge_of"]
+__all__ = ["LEAVES", "CONSTANT", "ACCUMULATE_SEQ", "FREED", "NOT_A_LEAF", "run_case", "edge_of",
+           "run_edges"]
 
 LEAVES = ("a", "b", "c", "d")
 CONSTANT = "k"
@@ -168,3 +169,24 @@ def run_case(answer: Callable[..., Any], program: Sequence[Any], roots: Sequence
         passes.append((calls.ran, [(leaf, grads[leaf]) for leaf in LEAVES],
                        sorted(n.name for n in nodes.values() if n.freed), error))
     return tuple(passes)
+
+
+# ---------------------------------------------------------------- collect_next_edges
+#: what torch's ``grad_accumulator`` raises for a tensor that has a ``grad_fn``
+NOT_A_LEAF = "grad_accumulator() should be only called on leaf Variables"
+
+
+def run_edges(answer: Callable[..., Any], grad_mode: bool, inputs: Sequence[Any],
+              accumulators: Sequence[str | None]) -> Any:
+    """Call ``answer`` (a ``collect_next_edges``) with ``accumulator(i)`` giving
+    ``accumulators[i]``, a name standing for the ``AccumulateGrad`` node of input ``i`` (or
+    None), and raising RuntimeError for an input that has a ``grad_fn``, as torch's
+    ``grad_accumulator`` does. Its result as it returned it (an edge's node is a name
+    here too: ``"m.grad_fn"``)."""
+    def accumulator(i: int) -> str | None:
+        x = inputs[i]
+        if x is not None and x[1] is not None:
+            raise RuntimeError(NOT_A_LEAF)
+        return accumulators[i]
+
+    return answer(grad_mode, inputs, accumulator)

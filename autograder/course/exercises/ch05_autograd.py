@@ -33,49 +33,357 @@ def _pick(draw: st.DrawFn, options):
     return draw(st.sampled_from(list(options)))
 
 
-# ---------------------------------------------------------------- programs over scalars
-# A program is a tuple of steps (out, op, args): out = op(*args). Names are the leaves
-# ("a", "b", ...) and earlier outputs ("t1", "t2", ...). The last step's output is the root.
-BINARY = {"+": "AddBackward0", "-": "SubBackward0", "*": "MulBackward0"}
-UNARY = {"exp": "ExpBackward0", "sin": "SinBackward0"}
+# ---------------------------------------------------------------- collect_next_edges
+# A case is one op on named tensors, recorded (or not) under a grad mode. The tensors, each
+# of shape (2,), made afresh for every case (``_edge_env``):
+EDGE_REFS = {  # name: (requires_grad, grad_fn, output_nr) as the library describes it,
+    #                AccumulateGrad it gets (a name), how torch makes it
+    "a": ((True, None, 0), "AccumulateGrad of a", "a leaf that requires grad"),
+    "b": ((True, None, 0), "AccumulateGrad of b", "a leaf that requires grad"),
+    "c": ((False, None, 0), None, "a float leaf that does not"),
+    "i": ((False, None, 0), None, "an int64 tensor"),
+    "m": ((True, "m.grad_fn", 0), None, "m = a * b"),
+    "u0": ((True, "u.grad_fn", 0), None, "u0, u1 = torch.stack((a, b)).unbind()"),
+    "u1": ((True, "u.grad_fn", 1), None, "u0, u1 = torch.stack((a, b)).unbind()"),
+    "v": ((True, "v.grad_fn", 0), None, "v = m.view(2)"),
+    "e": ((True, "e.grad_fn", 0), None, "e = a * 2; e.exp_()"),
+    "d": ((False, None, 0), None, "d = a.detach()"),
+    "n": ((False, None, 0), None, "with torch.no_grad(): n = a * 3"),
+    "w": ((True, None, 0), None, "with torch.no_grad(): w = a.view(2)"),
+    "f": ((False, None, 0), None, "with torch.inference_mode(): f = torch.ones(2)"),
+}
+NUMBER = "2.0"  # a Python number: mul's other
+EDGE_MODES = {"grad": True, "no_grad": False, "inference": False}
+
+
+def _call_edges(answer, case: Case):
+    """How a check calls an answer to ``collect_next_edges`` (``graphs.run_edges``)."""
+    return graphs.run_edges(answer, *case.args)
+
+
+def _edge_env(torch) -> dict:
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, -1.0], requires_grad=True)
+    m = a * b
+    u0, u1 = torch.stack((a, b)).unbind()
+    e = a * 2
+    e.exp_()
+    with torch.no_grad():
+        n, w = a * 3, a.view(2)
+    with torch.inference_mode():
+        f = torch.ones(2)
+    return {"a": a, "b": b, "c": torch.tensor([0.5, 4.0]), "i": torch.tensor([1, 2]),
+            "m": m, "u0": u0, "u1": u1, "v": m.view(2), "e": e, "d": a.detach(), "n": n,
+            "w": w, "f": f}
+
+
+def edges_run(lib, op: str, refs, mode: str):
+    """The case's op on ``lib`` (torch, or reftensor in the tests): its node's edges, each
+    node named, or None where no node was recorded."""
+    env = _edge_env(lib)
+    xs = [2.0 if r == NUMBER else env[r] for r in refs]
+    context = {"grad": lib.enable_grad, "no_grad": lib.no_grad,
+               "inference": lib.inference_mode}[mode]
+    with context():
+        z = lib.cat(xs) if op == "cat" else xs[0] * xs[1]
+    if z.grad_fn is None:
+        return None
+    names = {}
+    for name, t in env.items():
+        if t.grad_fn is not None:
+            names.setdefault(t.grad_fn, f"{name.rstrip('01')}.grad_fn")
+    edges = []
+    for node, nr in z.grad_fn.next_functions:
+        if node is None:
+            edges.append((None, nr))
+        elif hasattr(node, "variable"):  # an AccumulateGrad: whose?
+            edges.append((next(f"AccumulateGrad of {n}" for n, t in env.items()
+                               if t is node.variable), nr))
+        else:
+            edges.append((names[node], nr))
+    return tuple(edges)
+
+
+def _edges_reference(c: Case):
+    return edges_run(_torch(), c.ctx("op"), c.ctx("refs"), c.ctx("mode"))
+
+
+def _edges_truth(c: Case) -> str:
+    op, refs, mode = c.ctx("op"), c.ctx("refs"), c.ctx("mode")
+    made = [f"{r}: {EDGE_REFS[r][2]}" for r in dict.fromkeys(refs) if r != NUMBER]
+    call = f"torch.cat([{', '.join(refs)}])" if op == "cat" else f"{refs[0]} * {refs[1]}"
+    if mode != "grad":
+        call = f"with torch.{mode}(): z = {call}"
+    else:
+        call = f"z = {call}"
+    return (f"{'; '.join(made)}; {call}; None if z.grad_fn is None, else "
+            "z.grad_fn.next_functions, each node named: 'AccumulateGrad of a', 'm.grad_fn'")
+
+
+def _edges_case(op: str, refs, mode: str = "grad") -> Case:
+    refs = tuple(refs)
+    inputs = tuple(None if r == NUMBER else EDGE_REFS[r][0] for r in refs)
+    accumulators = tuple(None if r == NUMBER else EDGE_REFS[r][1] for r in refs)
+    return Case(args=(EDGE_MODES[mode], inputs, accumulators),
+                context=(("op", op), ("refs", refs), ("mode", mode)))
+
+
+REQUIRING = ("a", "b", "m", "u0", "u1", "v", "e", "w")
+NOT_REQUIRING = ("c", "i", "d", "n", "f")
 
 
 @st.composite
-def _program(draw: st.DrawFn, leaves: tuple[str, ...], ops: tuple[str, ...],
-             lengths: tuple[int, ...]) -> tuple:
-    names = list(leaves)
-    steps = []
-    for k in range(1, _pick(draw, lengths) + 1):
-        op = _pick(draw, ops)
-        # later names are likelier, so programs are chains with side branches, not stars
-        pool = names + names[len(leaves):] * 2
-        args = (_pick(draw, pool),) if op in UNARY else (_pick(draw, pool), _pick(draw, pool))
-        steps.append((f"t{k}", op, args))
-        names.append(f"t{k}")
-    return tuple(steps)
+def _edges_cases(draw: st.DrawFn) -> Case:
+    mode = _pick(draw, ("grad", "grad", "grad", "no_grad", "inference"))
+    pool = _pick(draw, (tuple(EDGE_REFS), tuple(EDGE_REFS), REQUIRING, NOT_REQUIRING))
+    if _pick(draw, ("mul", "cat", "cat")) == "mul":  # an inference tensor may not be saved
+        pool = tuple(r for r in pool if r != "f")
+        return _edges_case("mul", (_pick(draw, pool), _pick(draw, (*pool, NUMBER, NUMBER))),
+                           mode)
+    refs = [_pick(draw, pool) for _ in range(_pick(draw, (1, 2, 2, 3, 4)))]
+    if len(refs) > 1 and _pick(draw, (0, 0, 0, 1)):  # the same tensor twice
+        refs[-1] = refs[0]
+    return _edges_case("cat", refs, mode)
 
 
-def _program_text(leaves, program) -> str:
-    lines = [f"{', '.join(name for name, _ in leaves)} = "
-             f"{', '.join(f'torch.tensor({v!r}, requires_grad=True)' for _, v in leaves)}"]
-    for out, op, args in program:
-        if op in UNARY:
-            lines.append(f"{out} = {args[0]}.{op}()")
+register(Exercise(
+    name="collect_next_edges",
+    chapter=CHAPTER,
+    signature="collect_next_edges(grad_mode, inputs, accumulator) -> None or a tuple of "
+              "(node, output_nr) per input; checked with names for nodes "
+              "(graphs.run_edges: accumulator(i) gives the name of input i's AccumulateGrad)",
+    fixed=(
+        _edges_case("mul", "ab"),
+        _edges_case("mul", ("a", "c")),
+        _edges_case("mul", ("m", NUMBER)),
+        _edges_case("cat", ("u1", "u0", "v")),
+        _edges_case("cat", ("e", "d", "a", "a")),
+        _edges_case("mul", ("c", "i")),
+        _edges_case("mul", "ab", "no_grad"),
+        _edges_case("cat", ("a", "f"), "inference"),
+        _edges_case("cat", ("w", "b")),
+    ),
+    edge=(
+        _edges_case("cat", ("w",)),
+        _edges_case("cat", ("n", "d", "f")),
+        _edges_case("mul", ("i", "u1")),
+        _edges_case("cat", ("m", "m", "u1"), "no_grad"),
+        _edges_case("mul", ("e", "e")),
+        _edges_case("cat", ("f", "b", "i")),
+    ),
+    strategy=_edges_cases,
+    reference=_edges_reference,
+    truth=_edges_truth,
+    hidden_examples=100,
+    call=_call_edges,
+    call_shown="autograder.course.graphs:run_edges",
+))
+
+
+# ---------------------------------------------------------------- set_history
+# A case is one recorded op: ``op`` on ``x`` (and ``y``), each of shape (2,):
+#   x: ("leaf" | "result" | "plain", dtype, bumps): a leaf that requires grad, a result
+#      (``base * 2`` of such a leaf), or a tensor that requires none; ``bumps`` in-place
+#      ``add_(1)``s before the op (under no_grad for a leaf), each one version more;
+#   y: the same, a Python number 2.0 (NUMBER), or "x" (the same tensor as x).
+# The args are what the library hands set_history for it (``_history_args``).
+HISTORY_OPS = {  # op: (torch code, the node's inputs' formulas' reads)
+    "mul": ("z = x * y", (("grad", "other"), ("grad", "self"))),
+    "div": ("z = x / y", (("grad", "other"), ("grad", "self", "other"))),
+    "add": ("z = x + y", (("grad",), ("grad", "alpha"))),
+    "exp": ("z = x.exp()", (("grad", "result"),)),
+    "sin": ("z = x.sin()", (("grad", "self"),)),
+    "max": ("z = x.max(0)", (("grad", "dim", "indices", "self_sym_sizes", "keepdim"),)),
+    "unbind": ("z = x.unbind()", (("grads", "dim"),)),
+    "long": ("z = x.long()", (("grad", "self_options"),)),
+    "bool": ("z = x.bool()", (("grad", "self_options"),)),
+    "slice": ("z = x[0:1]", (("grad", "self_sym_sizes", "dim", "start", "end", "step"),)),
+    "exp_": ("z = x.exp_()", (("grad", "result"),)),
+    "mul_": ("z = x.mul_(y)", (("grad", "other"), ("grad", "self"))),
+    "function": ("z = Twice.apply(x): a custom Function returning (x * 2, (x > 0).long())",
+                 (None,)),
+}
+BINARY_OPS = ("mul", "div", "add", "mul_")
+HISTORY_DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64")
+REAL_ONLY = ("max", "long", "bool", "function")  # complex: no order, a cast drops a part
+
+
+def _history_args(op: str, x: tuple, y) -> tuple:
+    """``(outputs, needs, reads, saves)``: what the library hands set_history."""
+    x_kind, dtype, x_bumps = x
+    reads = HISTORY_OPS[op][1]
+    x_grad = x_kind != "plain"
+    if op in BINARY_OPS:
+        same = y == "x"
+        y_grad = x_grad if same else (y != NUMBER and y[0] != "plain")
+        y_version = 0 if y == NUMBER else x_bumps if same else y[2]
+        needs = (x_grad, y_grad)
+        # mul_ saves a copy of x taken before the write (version 0) for self
+        self_version = 0 if op == "mul_" else x_bumps
+        saves = ((("self", self_version, None), ("other", y_version, None))
+                 if op != "add" else ())
+    else:
+        needs = (x_grad,)
+        saves = {"exp": (("result", 0, 0),), "sin": (("self", x_bumps, None),),
+                 "max": (("indices", 0, 1),), "exp_": (("result", x_bumps + 1, 0),)
+                 }.get(op, ())
+    outputs = {"max": (dtype, "int64"), "unbind": (dtype, dtype), "long": ("int64",),
+               "bool": ("bool",), "function": (dtype, "int64")}.get(op, (dtype,))
+    return outputs, needs, reads, saves
+
+
+def _history_case(op: str, x: tuple, y=None) -> Case:
+    x = tuple(x)
+    y = tuple(y) if isinstance(y, list | tuple) else y
+    return Case(args=_history_args(op, x, y), context=(("op", op), ("x", x), ("y", y)))
+
+
+def _history_make(torch, spec):
+    kind, dtype, bumps = spec
+    dt = getattr(torch, dtype)
+    t = torch.tensor([1.5, -0.5], dtype=dt, requires_grad=kind != "plain")
+    if kind == "result":
+        t = t * 2
+    for _ in range(bumps):
+        if kind == "leaf":
+            with torch.no_grad():
+                t.add_(1)
         else:
-            lines.append(f"{out} = {args[0]} {op} {args[1]}")
-    return "; ".join(lines)
+            t.add_(1)
+    return t
 
 
-def _run_program(torch, leaves, program) -> dict:
-    env = {name: torch.tensor(value, dtype=torch.float64, requires_grad=True)
-           for name, value in leaves}
-    for out, op, args in program:
-        x = [env[a] for a in args]
-        if op in UNARY:
-            env[out] = getattr(x[0], op)()
-        else:
-            env[out] = {"+": x[0].__add__, "-": x[0].__sub__, "*": x[0].__mul__}[op](x[1])
-    return env
+def history_run(lib, op: str, x_spec, y_spec, names):
+    """The case's op on ``lib`` (torch, or reftensor in the tests), read as set_history's
+    result: each output's output_nr where its grad_fn is the op's node, and, for each of
+    ``names``, ``node._saved_<name>`` unless None: (name, its _version, its grad_fn is the
+    node), read right after the op (a saved tensor unpacks only at its saved version)."""
+    x = _history_make(lib, x_spec)
+    y = (2.0 if y_spec == NUMBER else x if y_spec == "x"
+         else None if y_spec is None else _history_make(lib, y_spec))
+
+    class Twice(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2, (t > 0).long()
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return g * 2
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z = {"mul": lambda: x * y, "div": lambda: x / y, "add": lambda: x + y,
+             "exp": x.exp, "sin": x.sin, "max": lambda: x.max(0), "unbind": x.unbind,
+             "long": x.long, "bool": x.bool, "slice": lambda: x[0:1], "exp_": x.exp_,
+             "mul_": lambda: x.mul_(y), "function": lambda: Twice.apply(x)}[op]()
+    outs = tuple(z) if isinstance(z, tuple | list) else (z,)
+    node = next((o.grad_fn for o in outs if o.grad_fn is not None), None)
+    history = tuple(o.output_nr if node is not None and o.grad_fn is node else None
+                    for o in outs)
+    saved = []
+    for name in names:
+        t = None if node is None else getattr(node, f"_saved_{name}")
+        if t is not None:
+            saved.append((name, t._version, t.grad_fn is node))
+    return history, tuple(saved)
+
+
+def _history_reference(c: Case):
+    return history_run(_torch(), c.ctx("op"), c.ctx("x"), c.ctx("y"),
+                       [name for name, _, _ in c.args[3]])
+
+
+def _history_truth(c: Case) -> str:
+    op, x_spec, y_spec = c.ctx("op"), c.ctx("x"), c.ctx("y")
+
+    def made(name, spec):
+        kind, dtype, bumps = spec
+        text = (f"{name} = torch.tensor([1.5, -0.5], dtype=torch.{dtype}"
+                f"{'' if kind == 'plain' else ', requires_grad=True'})")
+        if kind == "result":
+            text += " * 2"
+        if bumps:
+            text += f"; {name}.add_(1) x{bumps}" + (" under no_grad" if kind == "leaf" else "")
+        return text
+
+    lines = [made("x", x_spec)]
+    if y_spec == NUMBER:
+        lines.append("y = 2.0")
+    elif y_spec == "x":
+        lines.append("y = x")
+    elif y_spec is not None:
+        lines.append(made("y", y_spec))
+    lines.append(HISTORY_OPS[op][0])
+    return ("; ".join(lines) + "; node = the grad_fn of z's outputs: per output, its "
+            "output_nr if its grad_fn is node, else None; for each name of saves, "
+            "node._saved_<name> unless None: (name, its _version, its grad_fn is node)")
+
+
+@st.composite
+def _history_cases(draw: st.DrawFn) -> Case:
+    op = _pick(draw, (*HISTORY_OPS, *BINARY_OPS, "max", "exp_"))
+    dtypes_ = tuple(d for d in HISTORY_DTYPES if op not in REAL_ONLY or d != "complex64")
+    dtype = _pick(draw, dtypes_)
+    if op in ("exp_", "mul_"):  # in place: on a result (a leaf that requires grad refuses)
+        x = ("result", dtype, _pick(draw, (0, 0, 1, 2)))
+    else:
+        x = (_pick(draw, ("leaf", "leaf", "result", "plain")), dtype,
+             _pick(draw, (0, 0, 1, 2)))
+    if op not in BINARY_OPS:
+        if x[0] == "plain":  # something must require grad for the op to be recorded
+            x = ("leaf", *x[1:])
+        return _history_case(op, x)
+    kind = _pick(draw, ("leaf", "result", "plain", "plain", "number", "same"))
+    if kind == "same" and op == "mul_":  # x.mul_(x) saves x, then changes it: refused later
+        kind = "leaf"
+    if kind == "number":
+        y = NUMBER
+    elif kind == "same":
+        y = "x"
+    else:
+        y_dtype = dtype if kind != "plain" else _pick(draw, (dtype, dtype, "int64"))
+        y = (kind, y_dtype, _pick(draw, (0, 0, 1, 2)))
+    if x[0] == "plain" and (y in (NUMBER, "x") or y[0] == "plain"):
+        x = ("leaf", *x[1:])
+    return _history_case(op, x, y)
+
+
+register(Exercise(
+    name="set_history",
+    chapter=CHAPTER,
+    signature="set_history(outputs, needs, reads, saves) -> (history, saved); history: per "
+              "output its output_nr or None; saved: (name, version, is_output) per tensor "
+              "saved, in the order of saves",
+    fixed=(
+        # x * y saves each input only when the other needs a gradient
+        _history_case("mul", ("leaf", "float32", 0), ("plain", "float32", 1)),
+        _history_case("mul", ("plain", "float32", 2), ("leaf", "float32", 0)),
+        _history_case("mul", ("result", "float64", 1), NUMBER),
+        _history_case("div", ("leaf", "float32", 0), ("leaf", "float32", 0)),
+        # a saved output, an integer output (saved as it is), integer results
+        _history_case("exp", ("leaf", "float16", 0)),
+        _history_case("max", ("result", "float32", 1)),
+        _history_case("long", ("leaf", "float32", 0)),
+        _history_case("function", ("leaf", "float64", 0)),
+        # in place: the new self is the saved output, one version on
+        _history_case("exp_", ("result", "float32", 1)),
+        _history_case("mul_", ("result", "float32", 0), ("leaf", "float32", 0)),
+        _history_case("unbind", ("leaf", "complex64", 0)),
+    ),
+    edge=(
+        _history_case("mul", ("leaf", "bfloat16", 1), "x"),
+        _history_case("add", ("leaf", "float32", 0), ("plain", "int64", 1)),
+        _history_case("bool", ("leaf", "float64", 0)),
+        _history_case("sin", ("result", "complex64", 2)),
+        _history_case("slice", ("leaf", "float32", 0)),
+        _history_case("mul_", ("result", "float64", 2), ("plain", "float64", 1)),
+    ),
+    strategy=_history_cases,
+    reference=_history_reference,
+    truth=_history_truth,
+    hidden_examples=100,
+))
 
 
 # ---------------------------------------------------------------- backward_pass
@@ -392,63 +700,6 @@ register(Exercise(
 ))
 
 
-# ---------------------------------------------------------------- leaf_grads
-GRAD_LEAVES = ("a", "b", "c", "d")
-SMALL = (-2.0, -1.0, 1.0, 2.0, 3.0)
-
-
-@st.composite
-def _grads_cases(draw: st.DrawFn) -> Case:
-    leaves = tuple((name, _pick(draw, SMALL)) for name in GRAD_LEAVES)
-    program = draw(_program(GRAD_LEAVES, ("+", "-", "*", "*"), (1, 2, 3, 4, 5, 6, 7, 8)))
-    return Case(args=(leaves, program))
-
-
-def _grads_reference(c: Case) -> tuple:
-    torch = _torch()
-    leaves, program = c.args
-    env = _run_program(torch, leaves, program)
-    grads = torch.autograd.grad(env[program[-1][0]], [env[n] for n, _ in leaves],
-                                allow_unused=True)
-    return tuple(None if g is None else g.item() for g in grads)
-
-
-def _grads_truth(c: Case) -> str:
-    leaves, program = c.args
-    names = ", ".join(n for n, _ in leaves)
-    return (f"{_program_text(leaves, program)} (float64); "
-            f"torch.autograd.grad({program[-1][0]}, ({names}), allow_unused=True)")
-
-
-def _grads_case(values, *steps) -> Case:
-    return Case(args=(tuple(zip(GRAD_LEAVES, values, strict=True)),
-                      tuple((out, op, tuple(args)) for out, op, args in steps)))
-
-
-register(Exercise(
-    name="leaf_grads",
-    chapter=CHAPTER,
-    signature="leaf_grads(leaves, program) -> tuple of float or None per leaf; leaves is "
-              "((name, value), ...), program ((out, op, args), ...) with op '+', '-' or '*'",
-    fixed=(
-        _grads_case((2.0, 3.0, 1.0, 1.0), ("t1", "*", "ab")),
-        _grads_case((2.0, 3.0, -1.0, 1.0), ("t1", "*", "ab"), ("t2", "+", ("t1", "a")),
-                    ("t3", "*", ("t2", "c"))),
-        _grads_case((3.0, 1.0, 1.0, 1.0), ("t1", "*", "aa"), ("t2", "*", ("t1", "a"))),
-    ),
-    edge=(
-        _grads_case((1.0, 2.0, 3.0, 1.0), ("t1", "-", "aa")),
-        _grads_case((2.0, -1.0, 1.0, 1.0), ("t1", "+", "ab"), ("t2", "*", ("t1", "t1")),
-                    ("t3", "-", ("t2", "t1"))),
-        _grads_case((2.0, 1.0, 1.0, 3.0), ("t1", "*", "bc"), ("t2", "*", ("a", "d"))),
-    ),
-    strategy=_grads_cases,
-    reference=_grads_reference,
-    truth=_grads_truth,
-    hidden_examples=100,
-))
-
-
 # ---------------------------------------------------------------- accumulate_grad
 @st.composite
 def _layout(draw: st.DrawFn, shape: tuple, overlap: bool) -> tuple:
@@ -543,138 +794,6 @@ register(Exercise(
     strategy=_accumulate_cases,
     reference=_accumulate_reference,
     truth=_accumulate_truth,
-    hidden_examples=100,
-))
-
-
-# ---------------------------------------------------------------- has_grad
-# Steps: ("leaf", name, requires_grad), ("mul", name, x, y), ("detach", name, x),
-# ("no_grad", name, x, y), ("inference", name, x, y), ("retain_grad", x),
-# ("requires_grad_", x). The last tensor created is the loss; then loss.backward().
-@st.composite
-def _grad_program(draw: st.DrawFn) -> tuple:
-    steps = [("leaf", "a", True), ("leaf", "b", _pick(draw, (True, False)))]
-    grads = {"a": True, "b": steps[1][2]}  # requires_grad so far: to steer, not to answer
-    for _ in range(_pick(draw, (2, 3, 4, 5, 6))):
-        kind = _pick(draw, ("mul", "mul", "mul", "detach", "no_grad", "inference", "leaf",
-                            "retain_grad", "retain_grad", "requires_grad_"))
-        names = list(grads)
-        pool = names + names[2:]
-        wanted = [n for n in pool if grads[n]] if _pick(draw, (1, 1, 1, 0)) else pool
-        if kind in ("retain_grad", "requires_grad_"):
-            steps.append((kind, _pick(draw, wanted or pool)))
-            grads[steps[-1][1]] = grads[steps[-1][1]] or kind == "requires_grad_"
-            continue
-        name = "abcdefghijklmnop"[len(names)]
-        if kind == "leaf":
-            steps.append(("leaf", name, _pick(draw, (True, False))))
-        elif kind == "detach":
-            steps.append(("detach", name, _pick(draw, pool)))
-        else:
-            steps.append((kind, name, _pick(draw, pool), _pick(draw, pool)))
-        grads[name] = (steps[-1][2] if kind == "leaf" else
-                       kind == "mul" and (grads[steps[-1][2]] or grads[steps[-1][3]]))
-    if steps[-1][0] in ("retain_grad", "requires_grad_", "leaf") or _pick(draw, (1, 1, 0)):
-        names = list(grads)  # end with an operation more often than not
-        wanted = [n for n in names if grads[n]] if _pick(draw, (1, 1, 1, 0)) else names
-        steps.append(("mul", "abcdefghijklmnop"[len(names)], _pick(draw, wanted or names),
-                      _pick(draw, names)))
-    return tuple(steps)
-
-
-def _grad_run(torch, program) -> dict:
-    env = {}
-    for step in program:
-        kind = step[0]
-        if kind == "leaf":
-            env[step[1]] = torch.tensor(2.0, requires_grad=step[2])
-        elif kind == "mul":
-            env[step[1]] = env[step[2]] * env[step[3]]
-        elif kind == "detach":
-            env[step[1]] = env[step[2]].detach()
-        elif kind == "no_grad":
-            with torch.no_grad():
-                env[step[1]] = env[step[2]] * env[step[3]]
-        elif kind == "inference":
-            with torch.inference_mode():
-                env[step[1]] = env[step[2]] * env[step[3]]
-        elif kind == "retain_grad":
-            env[step[1]].retain_grad()
-        elif kind == "requires_grad_":
-            env[step[1]].requires_grad_()
-    return env
-
-
-def _has_grad_reference(c: Case) -> list:
-    torch = _torch()
-    (program,) = c.args
-    env = _grad_run(torch, program)
-    loss = env[[s[1] for s in program if s[0] not in ("retain_grad", "requires_grad_")][-1]]
-    loss.backward()
-    with warnings.catch_warnings():  # reading .grad of a non-leaf warns
-        warnings.simplefilter("ignore")
-        return [name for name, t in env.items() if t.grad is not None]
-
-
-def _grad_program_text(program) -> str:
-    lines = []
-    for step in program:
-        kind = step[0]
-        if kind == "leaf":
-            lines.append(f"{step[1]} = torch.tensor(2.0, requires_grad={step[2]})")
-        elif kind == "mul":
-            lines.append(f"{step[1]} = {step[2]} * {step[3]}")
-        elif kind == "detach":
-            lines.append(f"{step[1]} = {step[2]}.detach()")
-        elif kind == "no_grad":
-            lines.append(f"with torch.no_grad(): {step[1]} = {step[2]} * {step[3]}")
-        elif kind == "inference":
-            lines.append(f"with torch.inference_mode(): {step[1]} = {step[2]} * {step[3]}")
-        else:
-            lines.append(f"{step[1]}.{kind}()")
-    return "; ".join(lines)
-
-
-def _has_grad_truth(c: Case) -> str:
-    (program,) = c.args
-    loss = [s[1] for s in program if s[0] not in ("retain_grad", "requires_grad_")][-1]
-    return (f"{_grad_program_text(program)}; {loss}.backward(); "
-            "[name for name in the program if name.grad is not None]")
-
-
-register(Exercise(
-    name="has_grad",
-    chapter=CHAPTER,
-    signature="has_grad(program) -> list of names whose .grad is not None after "
-              "loss.backward(); raises RuntimeError where torch does",
-    fixed=(
-        Case(args=((("leaf", "a", True), ("leaf", "b", False), ("mul", "c", "a", "b"),
-                    ("mul", "d", "c", "c")),)),
-        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("mul", "c", "a", "b"),
-                    ("retain_grad", "c"), ("detach", "d", "c"), ("mul", "e", "c", "d")),)),
-        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("no_grad", "c", "a", "b"),
-                    ("mul", "d", "c", "c")),)),
-        # a common mistake's smallest failing case: the visible test catches it
-        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("inference", "c", "a", "b"),
-                    ("mul", "d", "c", "a")),)),
-    ),
-    edge=(
-        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("detach", "c", "a"),
-                    ("requires_grad_", "c"), ("mul", "d", "c", "b")),)),
-        Case(args=((("leaf", "a", True), ("leaf", "b", False), ("detach", "c", "a"),
-                    ("retain_grad", "c"), ("mul", "d", "a", "c")),)),
-        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("inference", "c", "a", "b"),
-                    ("mul", "d", "c", "a")),)),
-        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("inference", "c", "a", "b"),
-                    ("mul", "d", "c", "c")),)),
-        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("retain_grad", "a"),
-                    ("mul", "c", "a", "b"), ("mul", "d", "c", "c"), ("retain_grad", "d")),)),
-        Case(args=((("leaf", "a", True), ("leaf", "b", True), ("inference", "c", "a", "b"),
-                    ("requires_grad_", "c"), ("mul", "d", "a", "b")),)),
-    ),
-    strategy=lambda: _grad_program().map(lambda p: Case(args=(p,))),
-    reference=_has_grad_reference,
-    truth=_has_grad_truth,
     hidden_examples=100,
 ))
 

@@ -245,22 +245,25 @@ def _by_binary_backward(op: str, grad: Any, self: Any, other: Any
     return _laid_out(like[0], gx), _laid_out(like[1], gy)
 
 
-def mul_tensor_self_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+def mul_tensor_self_backward(grad: Tensor, other: Any) -> Tensor:
     """``grad * other`` (torch's ``mul_tensor_backward``); a small float64 node asks
-    ``binary_backward``."""
-    asked = _by_binary_backward("*", grad, self, other)
+    ``binary_backward``. It reads ``other`` only, so ``x * y`` saves ``x`` only when ``y``
+    needs a gradient, as torch's node does (``binary_backward`` gets ``grad`` in the place
+    of ``x``, whose values only ``y``'s gradient reads)."""
+    asked = _by_binary_backward("*", grad, grad, other)
     return mul_self_backward(grad, other) if asked is None else asked[0]
 
 
-def mul_tensor_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
-    asked = _by_binary_backward("*", grad, self, other)
+def mul_tensor_other_backward(grad: Tensor, self: Any) -> Tensor:
+    """``grad * self``: it reads ``self`` only (``grad`` stands in for ``other``)."""
+    asked = _by_binary_backward("*", grad, self, grad)
     return mul_other_backward(grad, self) if asked is None else asked[1]
 
 
-def div_tensor_self_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
+def div_tensor_self_backward(grad: Tensor, other: Any) -> Tensor:
     """``grad / other`` (torch's ``div_tensor_self_backward``); a small float64 node asks
-    ``binary_backward``."""
-    asked = _by_binary_backward("/", grad, self, other)
+    ``binary_backward`` (with ``grad`` in the place of ``self``, which it does not read)."""
+    asked = _by_binary_backward("/", grad, grad, other)
     return div_self_backward(grad, other) if asked is None else asked[0]
 
 

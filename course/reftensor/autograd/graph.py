@@ -17,6 +17,7 @@ Non-leaf tensors get no ``.grad`` unless ``retain_grad()`` asked for one.
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 import weakref
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from .grad_mode import state
 __all__ = [
     "Node", "AccumulateGrad", "SavedTensor", "AutogradMeta", "RemovableHandle",
     "gradient_edge", "grad_accumulator", "needs_grad", "node_class", "record",
+    "collect_next_edges", "set_history",
 ]
 
 Edge = tuple["Node | None", int]
@@ -93,7 +95,8 @@ class SavedTensor:
 
     __slots__ = ("tensor", "version", "released", "output_of")
 
-    def __init__(self, t: Tensor, output_of: str | None = None) -> None:
+    def __init__(self, t: Tensor, output_of: str | None = None,
+                 version: int | None = None) -> None:
         if _is_inference(t) and not state.inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors "
@@ -101,7 +104,7 @@ class SavedTensor:
                 "this, you can make a clone to get a normal tensor and use it in autograd, or "
                 "use `torch.no_grad()` instead of `torch.inference_mode()`.")
         self.tensor = t
-        self.version = t._version_counter.value
+        self.version = t._version_counter.value if version is None else version
         self.released = False
         self.output_of = output_of  # the node's name when ``t`` is that node's output
 
@@ -162,9 +165,7 @@ class Node:
     """
 
     def __init__(self, *inputs: Any) -> None:
-        self.next_functions: tuple[Edge, ...] = tuple(
-            gradient_edge(x) if isinstance(x, Tensor) and x._requires_grad else (None, 0)
-            for x in inputs)
+        self.next_functions: tuple[Edge, ...] = _edges(inputs, _asked) if inputs else ()
         # what the gradient for each input must look like (shape, dtype), or None
         self._input_info = [(x._shape, x._dtype) if isinstance(x, Tensor) else None
                             for x in inputs]
@@ -214,11 +215,28 @@ class Node:
 
     def __getattr__(self, name: str) -> Any:
         # ``grad_fn._saved_self``, as torch exposes saved tensors
-        if name.startswith("_saved_") and name[7:] in self.__dict__.get("_saved", {}):
-            return self._saved[name[7:]].unpack()
+        saved = self.__dict__.get("_saved", {})
+        if name.startswith("_saved_"):
+            key = name[7:]
+            if key in saved:
+                return saved[key].unpack()
+            if "wrapped_" + key in saved:  # a number, kept as the 0-d tensor torch wraps
+                return saved["wrapped_" + key].unpack()
+            values = self.__dict__.get("values", {})
+            if values.get(key) is not None:  # a saved argument that is not a tensor
+                return values[key]
+            if key in getattr(type(self), "saved_keys", ()):  # a tensor the node did not
+                return None  # need (torch's unset SavedVariable)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # ---------------------------------------------------------------- running
+    def _reads(self) -> tuple[tuple[bool, ...], tuple[tuple[str, ...] | None, ...]]:
+        """``set_history``'s ``needs`` and ``reads``: per input, does it need a gradient,
+        and what does its formula read (None here: a node without a table row saves
+        nothing through ``set_history``)."""
+        edges = self.next_functions
+        return tuple(e[0] is not None for e in edges), (None,) * len(edges)
+
     def needs_input_grad(self, i: int) -> bool:
         return self.next_functions[i][0] is not None
 
@@ -359,39 +377,181 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
 
 
 def gradient_edge(t: Tensor) -> Edge:
-    """Where a gradient for ``t`` goes: its grad_fn's output slot, or its AccumulateGrad."""
-    fn = t.grad_fn  # a view's grad_fn may be regenerated (see regenerate_view_grad_fn)
-    if fn is not None:
-        return fn, t._output_nr
-    return grad_accumulator(t), 0
+    """Where a gradient for ``t`` goes (torch's ``gradient_edge``, for the roots and inputs
+    of a backward pass): the edge ``collect_next_edges`` gives an op whose one input is
+    ``t``."""
+    return _edges((t,))[0]
 
 
 def needs_grad(*inputs: Any) -> bool:
-    """Will an op on these inputs be recorded: grad mode on and some tensor requires grad?"""
-    if not state.enabled:
-        return False
+    """Will an op on these inputs be recorded? ``collect_next_edges`` answers for an op with
+    an input that requires grad (and the node the op then builds on the same inputs takes
+    the edges it gave: it is asked once per op); an op on tensors that require none records
+    nothing without asking."""
+    _asked[0] = None
     for x in inputs:
         if isinstance(x, Tensor) and x._requires_grad:
+            edges = collect_next_edges(state.enabled, _described(inputs), _accumulator(inputs))
+            if edges is None:
+                return False
+            _asked[0] = inputs, edges
             return True
     return False
 
 
+#: ``(inputs, edges)``: the inputs ``needs_grad`` last asked ``collect_next_edges`` about
+#: and the edges it gave; None once a node has taken them, or when the answer was no node
+_asked: list[Any] = [None]
+
+
+def collect_next_edges(grad_mode: bool, inputs: Sequence[Any],
+                       accumulator: Callable[[int], Any]) -> tuple[Edge, ...] | None:
+    """The edges of the node an op records, or None when the op records no node (torch's
+    ``compute_requires_grad`` and ``collect_next_edges``, ``gradient_edge``): the node's
+    ``next_functions``.
+
+    Args:
+        grad_mode: is grad mode on (``torch.is_grad_enabled()``: False under ``no_grad``
+            and ``inference_mode``).
+        inputs: one entry per differentiable input of the op, in order: None for an input
+            that is not a tensor (a Python number), else the tensor's
+            ``(requires_grad, grad_fn, output_nr)``; ``grad_fn`` is its node (an object to
+            hand on as it is) or None.
+        accumulator: ``accumulator(i)``: the ``AccumulateGrad`` node of input ``i`` (torch's
+            ``grad_accumulator``), made on first use and the same node for the same tensor;
+            None for a tensor that does not require grad itself. Raises RuntimeError for a
+            tensor that has a ``grad_fn``.
+
+    Returns:
+        None, or a tuple of ``(node, output_nr)`` pairs, one per input (``node`` None where
+        the edge leads nowhere).
+    """
+    # BEGIN PIECE collect_next_edges
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("collect_next_edges")(grad_mode, inputs, accumulator)
+    # END PIECE
+
+
+def _described(inputs: Sequence[Any]) -> tuple[Any, ...]:
+    """``collect_next_edges``'s ``inputs``: each tensor's ``(requires_grad, grad_fn,
+    output_nr)``, None for anything else."""
+    return tuple([(x._requires_grad, x.grad_fn, x._output_nr) if isinstance(x, Tensor)
+                  else None for x in inputs])
+
+
+def _accumulator(inputs: Sequence[Any]) -> Callable[[int], Any]:
+    """``collect_next_edges``'s ``accumulator``: torch's ``grad_accumulator`` of input i."""
+    def accumulator(i: int) -> AccumulateGrad | None:
+        t = inputs[i]
+        if not isinstance(t, Tensor) or not t._requires_grad:
+            return None
+        if t.grad_fn is not None:
+            raise RuntimeError("grad_accumulator() should be only called on leaf Variables")
+        m = t._autograd_meta
+        if m is not None and m.creation == "no_grad":  # requires grad through its base only
+            return None
+        return grad_accumulator(t)
+
+    return accumulator
+
+
+def _edges(inputs: Sequence[Any], asked: list[Any] | None = None) -> tuple[Edge, ...]:
+    """A new node's edges: ``collect_next_edges``'s, one per input ((None, 0) each where it
+    says the op records nothing); those ``needs_grad`` was given for the same inputs, if it
+    was the last to ask (``asked``), else asked now."""
+    edges = None
+    if asked is not None and asked[0] is not None:
+        before, edges = asked[0]
+        asked[0] = None
+        if len(before) != len(inputs) or not all(map(operator.is_, before, inputs)):
+            edges = None
+    if edges is None:
+        edges = collect_next_edges(True, _described(inputs), _accumulator(inputs))
+    if edges is None:
+        return ((None, 0),) * len(inputs)
+    edges = tuple(edges)
+    if len(edges) != len(inputs):
+        raise RuntimeError(f"collect_next_edges returned {len(edges)} edges for "
+                           f"{len(inputs)} inputs")
+    return edges
+
+
 def record(node: Node, outputs: Tensor | Sequence[Tensor | None], *,
            view: bool = False) -> None:
-    """Attach ``node`` as the ``grad_fn`` of each floating output (``output_nr`` = position).
-    A view output remembers the version it was made at (see ``regenerate_view_grad_fn``)."""
+    """Attach ``node`` to the op's outputs as ``set_history`` says, and save what it says of
+    the tensors a formula node was given (``_pending``), with the version it says. A view
+    output remembers the version it was made at (see ``regenerate_view_grad_fn``)."""
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     node._num_outputs = len(outs)
     node._output_info = [None] * len(outs)
-    for i, out in enumerate(outs):
-        if out is None or not out._dtype.is_floating_point:
+    pending: dict[str, Any] = node.__dict__.pop("_pending", {})
+    needs, reads = node._reads()
+    saves = []
+    if pending:
+        at = {id(o): i for i, o in enumerate(outs)}  # which output a saved tensor is
+        for key, value in pending.items():
+            if isinstance(value, Tensor):
+                saves.append((key, value._version_counter.value, at.get(id(value))))
+            else:  # a number: a new 0-d tensor
+                saves.append((key, 0, None))
+    history, saved = set_history(
+        tuple([None if o is None else o._dtype.name for o in outs]), needs, reads, tuple(saves))
+    if len(history) != len(outs):
+        raise RuntimeError(f"set_history returned {len(history)} entries for {len(outs)} "
+                           "outputs")
+    for key, version, is_output in saved:
+        value = pending[key]
+        if isinstance(value, Tensor):
+            node._saved[key] = SavedTensor(value, node.name() if is_output else None, version)
+        else:
+            node._saved["wrapped_" + key] = SavedTensor(factories.tensor(value), None, version)
+    for i, (out, nr) in enumerate(zip(outs, history, strict=True)):
+        if out is None or nr is None:
             continue
         out._grad_fn = node
-        out._output_nr = i
+        out._output_nr = nr
         out._requires_grad = True
         node._output_info[i] = (out._shape, out._dtype)
         if view:
             meta(out).view_version = out._version_counter.value
+
+
+def set_history(outputs: Sequence[str | None], needs: Sequence[bool],
+                reads: Sequence[Sequence[str] | None],
+                saves: Sequence[tuple[str, int, int | None]]
+                ) -> tuple[tuple[int | None, ...], tuple[tuple[str, int, bool], ...]]:
+    """Which of a recorded op's outputs its node becomes the ``grad_fn`` of, and which
+    tensors the node saves for backward (torch's ``set_history``, and the
+    ``SavedVariable``s its generated ``VariableType`` code makes).
+
+    Args:
+        outputs: per output of the op, its dtype's name (``"float32"``, ``"bfloat16"``,
+            ``"complex64"``, ``"int64"``, ``"bool"``, ...), or None for an output that is
+            no tensor.
+        needs: per input of the node, does it need a gradient (its edge leads to a node)?
+        reads: per input of the node, the names its backward formula reads
+            (``("grad", "other")`` for ``self`` of ``self * other``), or None for an input
+            without a formula.
+        saves: the tensors the formulas may read, as ``(name, version, output)``: the
+            tensor's ``_version`` now, and which output of the op it is (None for one that is
+            not an output). A Python number given for a tensor argument comes as the new
+            0-d tensor torch wraps it in.
+
+    Returns:
+        ``(history, saved)``, tuples. ``history``: per output, the ``output_nr`` it takes
+        with the node as its ``grad_fn`` (it then requires grad and is not a leaf), or None
+        for an output the node is not recorded on (a leaf that does not require grad).
+        ``saved``: ``(name, version, is_output)`` for each tensor the node saves, in the
+        order of ``saves``: the ``_version`` its backward will expect, and whether it is an
+        output the node is recorded on (torch then keeps it without its ``grad_fn`` and names
+        the node in the error of a saved tensor changed in place).
+    """
+    # BEGIN PIECE set_history
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("set_history")(outputs, needs, reads, saves)
+    # END PIECE
 
 
 def regenerate_view_grad_fn(view: Tensor) -> Node | None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import factories
 from .._ops import DispatchKey, OpOverload, aten
 from ..promotion import SCALAR_TYPE_NAMES
 from ..tensor import Tensor
@@ -47,7 +46,7 @@ class FormulaNode(Node):
     names: dict[str, int]  # every argument's position
     returns: dict[str, int]  # of an op with several results: each one's position
     formulas: tuple[tuple[Any, tuple[str, ...]] | None, ...]  # per input: formula, reads
-    saves_tensors: bool  # does the row save the result or a tensor argument
+    reads: tuple[tuple[str, ...] | None, ...]  # per input: what its formula reads, or None
     lists: tuple[bool, ...]  # per input: is it a list of tensors
     has_lists: bool  # any(lists)
     # per input: its slice of next_functions (a list of tensors has one edge per tensor)
@@ -70,19 +69,26 @@ class FormulaNode(Node):
         self.values: dict[str, Any] = {}  # saved arguments that are not tensors (``dims``)
         if not self.row.saves:
             return
-        needed = {p for i, entry in enumerate(self.formulas)
-                  if entry is not None and (self._wanted(i) if self.has_lists
-                                            else self.next_functions[i][0] is not None)
-                  for p in entry[1]} if self.saves_tensors else ()
+        # what the formulas may read: ``record`` asks set_history which tensors to save (a
+        # number given for a tensor argument is saved as the 0-d tensor torch wraps it in)
+        pending: dict[str, Any] = {}
         for key, get in self.plan:
             value = get(args, result)
             if isinstance(value, Tensor):
-                if key in needed:
-                    self.save(key, value, is_output=key == "result")
+                pending[key] = value
                 continue
             self.values[key] = value
-            if key in self.inputs and key in needed and value is not None:  # a number
-                self.save("wrapped_" + key, factories.tensor(value))
+            if key in self.inputs and value is not None:  # a number
+                pending[key] = value
+        self._pending = pending
+
+    def _reads(self) -> tuple[tuple[bool, ...], tuple[tuple[str, ...] | None, ...]]:
+        """Per input of the row: does it need a gradient, and what its formula reads."""
+        if self.has_lists:
+            needs = tuple([self._wanted(i) for i in range(len(self.formulas))])
+        else:
+            needs = tuple([edge[0] is not None for edge in self.next_functions])
+        return needs, self.reads
 
     def _wanted(self, i: int) -> bool:
         """Does some tensor of input ``i`` need a gradient?"""
@@ -188,7 +194,6 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     positions = tuple(i for i, a in enumerate(arguments)
                       if a.type.base == "Tensor" and a.name in row.formulas)
     inputs = tuple(arguments[i].name for i in positions)
-    tensors = {a.name for a in arguments if a.type.base == "Tensor"}
     formulas = tuple(
         (row.formulas[name], _parameters(row.formulas[name]))
         if name in row.formulas else None for name in inputs)
@@ -197,14 +202,14 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     names = {a.name: i for i, a in enumerate(arguments)}
     return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
                       positions=positions, formulas=formulas,
+                      reads=tuple(None if e is None else e[1] for e in formulas),
                       names=names, returns=returns,
                       plan=tuple((k, _getter(k, names, returns)) for k in row.saves),
+                      saved_keys=tuple(row.saves),
                       reads_grads=any(e is not None and "grads" in e[1] for e in formulas),
                       lists=tuple(arguments[i].type.is_list for i in positions),
                       has_lists=any(arguments[i].type.is_list for i in positions),
-                      slices=tuple(slice(k, k + 1) for k in range(len(positions))),
-                      saves_tensors=any(k == "result" or k in tensors or k in returns
-                                        for k in row.saves))
+                      slices=tuple(slice(k, k + 1) for k in range(len(positions))))
 
 
 def _register_inplace(inplace: OpOverload, cls: type[FormulaNode]) -> None:

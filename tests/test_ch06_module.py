@@ -625,3 +625,19 @@ def test_full_backward_hooks_when_no_input_requires_grad_warn_and_run_at_the_out
         return calls, [str(w.message)[:40] for w in caught], refused, too_many, \
             [p.grad is None for p in layer.parameters()]
     same_on_both(program)
+
+
+@pytest.mark.parametrize("ndim", [0, 1, 2, 3, 4])
+def test_softmax_layers_and_functions_pick_torchs_dim_and_warn(ndim):
+    def program(lib):
+        nn, F = lib.nn, lib.nn.functional
+        lib.manual_seed(16)
+        x = lib.rand(*([3] * ndim), dtype=lib.float64)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            implicit = (F.softmax(x), F.log_softmax(x), nn.Softmax()(x), nn.LogSoftmax()(x))
+        explicit = (F.softmax(x, -1), F.log_softmax(x, 0, dtype=lib.float32),
+                    nn.Softmax(dim=-1)(x), nn.LogSoftmax(0)(x))
+        return (implicit, explicit, [str(w.message) for w in caught],
+                repr(nn.Softmax(1)), repr(nn.LogSoftmax()))
+    same_on_both(program, ulps=4)

@@ -10,13 +10,14 @@ zeroes exactly the elements torch zeroes.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .. import layout
 from .._ops import aten
 from ..tensor import Tensor
 
-__all__ = ["dropout", "linear", "relu"]
+__all__ = ["dropout", "linear", "relu", "softmax", "log_softmax"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -68,3 +69,29 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(input, 0)`` (``torch.nn.functional.relu``); ``inplace`` writes into ``input``."""
     return input.relu_() if inplace else input.relu()
+
+
+def _implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """The dim torch picks when none is given, with its deprecation warning: 0 for 0-, 1- and
+    3-d inputs, else 1."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (``torch.nn.functional.softmax``), computed in
+    ``dtype`` when given; without ``dim``, torch's deprecated guess (see above)."""
+    if dim is None:
+        dim = _implicit_softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """``x - log(sum(exp(x)))`` along ``dim`` (``torch.nn.functional.log_softmax``); as
+    ``softmax`` for ``dim`` and ``dtype``."""
+    if dim is None:
+        dim = _implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)

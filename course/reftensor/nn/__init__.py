@@ -11,6 +11,7 @@ from .modules import (
     Flatten,
     Identity,
     Linear,
+    LogSoftmax,
     Module,
     ModuleDict,
     ModuleList,
@@ -19,6 +20,7 @@ from .modules import (
     ReLU,
     Sequential,
     Sigmoid,
+    Softmax,
     Tanh,
     Unflatten,
 )
@@ -26,4 +28,4 @@ from .parameter import Parameter
 
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList",
            "ModuleDict", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "Tanh",
-           "Sigmoid", "Dropout", "ParameterList", "ParameterDict"]
+           "Sigmoid", "Dropout", "ParameterList", "ParameterDict", "Softmax", "LogSoftmax"]

@@ -1,6 +1,6 @@
 """The layers of ``reftensor.nn`` (``torch.nn.modules``), one kind per file."""
 
-from .activation import ReLU, Sigmoid, Tanh
+from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleDict, ModuleList, Sequential
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
@@ -10,4 +10,4 @@ from .parameter_containers import ParameterDict, ParameterList
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear",
            "Flatten", "Unflatten", "ReLU", "Tanh", "Sigmoid", "Dropout", "ParameterList",
-           "ParameterDict"]
+           "ParameterDict", "Softmax", "LogSoftmax"]

@@ -1,4 +1,5 @@
-"""Activations as layers (``torch.nn.ReLU``, ``Tanh``, ``Sigmoid``): no parameters, one op."""
+"""Activations as layers (``torch.nn.ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``,
+``LogSoftmax``): no parameters, one op."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Tanh", "Sigmoid"]
+__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax"]
 
 
 class ReLU(Module):
@@ -35,3 +36,31 @@ class Sigmoid(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return input.sigmoid()
+
+
+class Softmax(Module):
+    """``softmax(input, dim)``; ``dim=None`` takes torch's deprecated guess, with a warning."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """``log_softmax(input, dim)``; ``dim=None`` as for ``Softmax``."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

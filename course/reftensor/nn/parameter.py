@@ -13,7 +13,7 @@ from typing import Any
 from .._ops import aten
 from ..tensor import Tensor
 
-__all__ = ["Parameter", "typename"]
+__all__ = ["Parameter", "typename", "clear_grad"]
 
 
 class Parameter(Tensor):
@@ -76,3 +76,21 @@ def typename(obj: Any) -> str:
     if module in ("builtins", "__builtin__"):
         return cls.__qualname__
     return f"{module}.{cls.__qualname__}"
+
+
+def clear_grad(param: Tensor, set_to_none: bool = True) -> None:
+    """What ``zero_grad`` does to one parameter (``Module.zero_grad`` and
+    ``Optimizer.zero_grad`` alike): ``.grad`` becomes None, or, with ``set_to_none=False``,
+    is cut from any graph (detached, or its ``requires_grad`` switched off) and zeroed in
+    place, so that a tensor holding it sees the zeros."""
+    grad = param.grad
+    if grad is None:
+        return
+    if set_to_none:
+        param.grad = None
+        return
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    grad.zero_()

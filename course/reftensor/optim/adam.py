@@ -4,12 +4,10 @@ float rounding."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes, factories
 from .._ops import aten
-from ..autograd import enable_grad, set_grad_enabled
 from ..layout import preserve_format
 from .optimizer import Optimizer
 
@@ -58,23 +56,6 @@ class Adam(Optimizer):
                     "capturable": capturable, "differentiable": differentiable,
                     "fused": fused, "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss
-        (computed first, with grad enabled) or None."""
-        return self._hooked_step(lambda: self._step(closure), closure)
-
-    def _step(self, closure: Callable[[], Any] | None) -> Any:
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with set_grad_enabled(self.defaults["differentiable"]):
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _state_of(self, p: Any, amsgrad: bool) -> dict[str, Any]:
         state = self.state[p]

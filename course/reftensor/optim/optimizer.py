@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
+from ..autograd import enable_grad, set_grad_enabled
 from ..nn.modules.hooks import RemovableHandle
-from ..nn.parameter import typename
+from ..nn.parameter import clear_grad, typename
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -120,19 +121,27 @@ class Optimizer:
         """Clear every parameter's ``.grad``: None (the default), or zeros in place."""
         for group in self.param_groups:
             for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                    continue
-                if grad.grad_fn is not None:
-                    grad.detach_()
-                else:
-                    grad.requires_grad_(False)
-                grad.zero_()
+                clear_grad(p, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient (``_update``, the subclass's
+        rule, in group order); returns ``closure()``'s loss (computed first, with grad
+        enabled) or None. Runs without recording unless ``differentiable``."""
+        return self._hooked_step(lambda: self._step(closure), closure)
+
+    def _step(self, closure: Callable[[], Any] | None) -> Any:
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with set_grad_enabled(self.defaults.get("differentiable", False)):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         raise NotImplementedError
 
     def _hooked_step(self, update: Callable[[], Any], closure: Any) -> Any:

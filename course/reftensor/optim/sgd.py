@@ -3,10 +3,8 @@ dampening, Nesterov momentum, weight decay and ``maximize``, in torch's single-t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ..autograd import enable_grad, set_grad_enabled
 from .optimizer import Optimizer
 
 __all__ = ["SGD", "sgd_update"]
@@ -43,23 +41,6 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss
-        (computed first, with grad enabled) or None."""
-        return self._hooked_step(lambda: self._step(closure), closure)
-
-    def _step(self, closure: Callable[[], Any] | None) -> Any:
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with set_grad_enabled(self.defaults["differentiable"]):
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p: Any, group: dict[str, Any]) -> None:
         momentum = group["momentum"]

@@ -26,7 +26,7 @@ from typing import Any
 from ... import dtypes
 from ...autograd import no_grad
 from ...tensor import Tensor
-from ..parameter import Parameter, typename
+from ..parameter import Parameter, clear_grad, typename
 from . import state_dict as _state
 from .backward_hooks import BackwardHook
 from .hooks import RemovableHandle
@@ -429,17 +429,7 @@ class Module:
         """Clear every parameter's ``.grad``: set it to None (the default), or detach it
         and fill it with zeros in place."""
         for param in self.parameters():
-            grad = param.grad
-            if grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-                continue
-            if grad.grad_fn is not None:
-                grad.detach_()
-            else:
-                grad.requires_grad_(False)
-            grad.zero_()
+            clear_grad(param, set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """Call ``fn`` on every child's subtree first, then on this module; returns self

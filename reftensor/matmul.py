@@ -454,7 +454,10 @@ def _addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any,
             values = product if a == 1 else a * product
         if b != 0:
             seen = np.broadcast_to(cast(self._elements(), work), (n, m))
-            values = values + (seen if b == 1 else b * seen)
+            scaled = seen if b == 1 else b * seen
+            # nothing summed (k == 0: torch copies self and scales it), or BLAS with alpha 0
+            # (beta * C alone): no zero is added, so a -0.0 keeps its sign
+            values = scaled if not k or (blas and a == 0) else values + scaled
     out = into if into is not None else factories._allocate(
         (n, m), layout.contiguous_strides((n, m)), d)
     out._elements()[...] = cast(np.asarray(values, dtype=work.numpy), d)

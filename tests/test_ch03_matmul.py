@@ -128,3 +128,21 @@ def test_matmul_of_values_that_round():
     for dtype in FLOAT_NAMES:
         same_on_both(lambda lib, d=dtype: (lib.arange(12.0).view(3, 4) / 7).to(getattr(lib, d))
                      @ (lib.arange(8.0).view(4, 2) / 3).to(getattr(lib, d)), ulps=4)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_addmm_adds_no_zero_where_torch_adds_none(dtype):
+    """An empty inner dim: torch copies ``self`` and scales it by ``beta`` (``-0.0`` stays
+    ``-0.0``, ``beta=-1`` of ``0.0`` gives ``-0.0``), or zeroes the result for ``beta=0``;
+    BLAS (float32, float64) with ``alpha=0`` computes ``beta * C`` alone. Found by the op
+    table's test (a 0-d float16 ``self``, ``(1, 0) @ (0, 1)``, ``beta=-1``)."""
+    def program(lib):
+        d = getattr(lib, dtype)
+        minus_zero, nan = lib.tensor([[-0.0]], dtype=d), lib.tensor([[float("nan")]], dtype=d)
+        a, b = lib.ones(1, 2, dtype=d), lib.ones(2, 1, dtype=d)
+        e1, e2 = lib.empty(1, 0, dtype=d), lib.empty(0, 1, dtype=d)
+        return (lib.addmm(minus_zero, a, b, beta=1, alpha=0), lib.addmm(minus_zero, e1, e2),
+                lib.addmm(lib.tensor(0.0, dtype=d), e1, e2, beta=-1),
+                lib.addmm(nan, e1, e2, beta=0), lib.addmm(nan, a, b, beta=0),
+                lib.addmm(nan, a, b, alpha=0))
+    same_on_both(program)

@@ -770,9 +770,12 @@ def samples(canaries: Canaries, *, device: int = 0) -> list[Sample]:
                                    ("leak_exception_class_name",
                                     "lambda: _hx_from_frames() + _hx_from_gc()", True)):
         # reading the judge's own input pipe takes cases from the judge, which then ends
-        # early: "the answer killed its sandbox", a reason to look, and no point either way
+        # early: "the answer killed its sandbox", a reason to look, and no point either way;
+        # scanning /proc costs CPU in proportion to the host's processes (20 s of it once,
+        # beside the rest of the suite): the time rule then flags it, also no point
         add(Sample(kind, "hidden-input extraction", 0,
-                   "graded|needs review" if "stdin" in kind else "graded", base=dict(wrong),
+                   "graded|needs review" if "stdin" in kind or "proc" in kind else "graded",
+                   base=dict(wrong),
                    answers=_leak_answers(method, raise_it=raise_it)))
     add(Sample("leak_remembered_inputs", "hidden-input extraction", 0, "graded",
                base=dict(wrong), answers=_remembering_answers()))

@@ -1,7 +1,7 @@
 """torch's OpInfo samples for every op of reftensor's op table (``tests/opinfo.py``).
 
 Each op runs a fixed number of sample and reference inputs per dtype (``DEFAULT_SAMPLES`` in
-the full tier, the first 4 of them in the fast one);
+the full tier, the first 2 of them in the fast one);
 ``REFTENSOR_OPINFO=all`` runs every one of them (the deeper profile). A mismatch fails the
 test unless ``ALLOWED`` names it, with the samples it covers and the check run instead.
 """
@@ -17,9 +17,9 @@ import reftensor
 from reftensor._ops import DispatchKey, aten
 from tests import opinfo, tiers
 
-#: samples per op, dtype and kind: the fast tier the first 4, the full tier DEFAULT_SAMPLES (6)
+#: samples per op, dtype and kind: the fast tier the first 2, the full tier DEFAULT_SAMPLES (6)
 LIMIT = None if os.environ.get("REFTENSOR_OPINFO") == "all" else tiers.pick(
-    4, opinfo.DEFAULT_SAMPLES)
+    2, opinfo.DEFAULT_SAMPLES)
 #: every op of the table but the in-place form of another (``exp_``); ``zero_`` is its own
 TABLE_OPS = sorted(p.__name__ for p in aten
                    if not p.__name__.endswith("_") or p.__name__[:-1] not in aten)

@@ -194,6 +194,56 @@ def _deep_graph(lib: ModuleType, s: Settings) -> Operation:
     return step
 
 
+def _adam_mlp_step(lib: ModuleType, s: Settings) -> Operation:
+    """One training step of chapter 6: ``zero_grad``, a forward pass of a 64-128-10
+    ``nn.Sequential`` (``Linear``, ``ReLU``, ``Linear``), an MSE loss, backward and an
+    ``optim.Adam`` step. Both sides start from the same weights (``manual_seed(0)`` before
+    the layers are made: chapter 6's default initialisation is torch's, bit for bit)."""
+    batch = 64 if s.elements >= 1_000_000 else 8
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(64, 128), lib.nn.ReLU(), lib.nn.Linear(128, 10))
+    optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
+    x, target = lib.from_numpy(_array((batch, 64), 15)), lib.from_numpy(_array((batch, 10), 16))
+
+    def step() -> Any:
+        optimizer.zero_grad()
+        loss = ((model(x) - target) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return model[0].weight.detach()
+
+    return step
+
+
+def _epoch_samples(s: Settings) -> int:
+    return 10_000 if s.elements >= 1_000_000 else 1_000
+
+
+def _epoch(workers: int) -> Callable[[ModuleType, Settings], Operation]:
+    """One epoch of chapter 7's ``DataLoader`` over a ``TensorDataset`` of 10,000 samples
+    (1,000 with ``--quick``; features (8,) float32 and an int64 label), ``batch_size=64,
+    shuffle=True``, with ``workers`` worker processes; the loader's generator is seeded 0 on
+    each side, so the first epoch (the agreement check) yields the same batches in both
+    libraries."""
+    def build(lib: ModuleType, s: Settings) -> Operation:
+        from importlib import import_module
+
+        data = import_module(f"{lib.__name__}.utils.data")
+        n = _epoch_samples(s)
+        features = lib.from_numpy(_array((n, 8), 17))
+        labels = lib.from_numpy(np.arange(n, dtype=np.int64) % 10)
+        loader = data.DataLoader(data.TensorDataset(features, labels), batch_size=64,
+                                 shuffle=True, num_workers=workers,
+                                 generator=lib.Generator().manual_seed(0))
+
+        def epoch() -> Any:
+            batches = [features for features, _ in loader]
+            return batches[-1]
+
+        return epoch
+    return build
+
+
 def _rand(name: str) -> Callable[[ModuleType, Settings], Operation]:
     """``rand``/``randn`` from a generator seeded 0 on each side: the first call (the
     agreement check) draws the same numbers in both libraries."""
@@ -228,6 +278,12 @@ CASES = [
          _tiny_rand, 5.0),
     Case("mlp_step", lambda s: "MLP forward + backward (x @ w1 + b1, relu, @ w2 + b2, MSE)",
          _mlp_step, 10.0),
+    Case("adam_mlp_step", lambda s: "a 64-128-10 nn.Sequential's training step: zero_grad, "
+         "forward, MSE, backward, optim.Adam.step()", _adam_mlp_step, 10.0),
+    Case("epoch_0_workers", lambda s: f"one DataLoader epoch, {_epoch_samples(s):,}-sample "
+         "TensorDataset, batch_size=64, shuffle=True, num_workers=0", _epoch(0), 3.0),
+    Case("epoch_2_workers", lambda s: "the same epoch with num_workers=2 (two worker "
+         "processes started per epoch)", _epoch(2), 3.0),
     Case("deep_graph", lambda s: "y = y + y 25 times, then y.sum().backward()",
          _deep_graph, 10.0),
     Case("rand", lambda s: f"rand({s.elements:,}) float32, bit-exact", _rand("rand"), 1.5),

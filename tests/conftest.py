@@ -40,7 +40,8 @@ def pytest_configure(config):
 LONGEST_FIRST = ("test_adversarial_host", "test_adversarial", "test_opinfo", "test_term",
                  "test_notebooks", "test_cluster", "test_grading", "test_site", "test_edition",
                  "test_ch02_ch03_exercises", "test_ch05_exercises", "test_ch08_exercises",
-                 "test_ch04_exercises", "test_ch06_exercises", "test_sanitize", "test_bench")
+                 "test_ch04_exercises", "test_ch06_exercises", "test_ch07_exercises",
+                 "test_sanitize", "test_bench")
 
 
 def _module_rank(item) -> int:

@@ -399,6 +399,34 @@ def _depth(modules, i: int = 0) -> int:
     return max((1 + _depth(modules, j) for _, j in modules[i][0] if j is not None), default=0)
 
 
+
+def _spec_kinds(spec) -> set[str]:
+    """The kinds of values in one of chapter 7's collate sample specs, nested ones too."""
+    kind = spec[0]
+    found = {kind}
+    if kind in ("tuple", "list", "point"):
+        for inner in spec[1]:
+            found |= _spec_kinds(inner)
+    elif kind in ("dict", "odict", "proxy", "record"):
+        for _, inner in spec[1]:
+            found |= _spec_kinds(inner)
+    return found
+
+
+def _collate_kinds(specs) -> set[str]:
+    return set().union(*(_spec_kinds(spec) for spec in specs)) if specs else set()
+
+
+def _collate_raises(case, exception: str) -> bool:
+    said = _torch_says("collate", case)
+    return isinstance(said, tuple) and said[:2] == ("raises", exception)
+
+
+def _handed_out_of_order(case) -> bool:
+    tasks = [data[1] for data in (r[1] for r in _torch_says("next_in_order", case)
+                                  if r != "end")]
+    return tasks != sorted(tasks)
+
 CORNERS = {
     # ------------------------------------------------------------ chapter 1
     "contiguous_strides": [
@@ -1230,6 +1258,104 @@ CORNERS = {
         ("maximize with weight decay", on(lambda *args: args[8] and args[6] != 0)),
         ("float64", on(lambda *args: args[0] == "float64")),
         ("an empty parameter", on(lambda *args: len(args[1]) == 0)),
+    ],
+    "random_indices": [
+        ("without replacement, a multiple of n (an unused permutation), then another epoch",
+         on(lambda n, k, r, seed, takes: not r and n and k % n == 0 and len(takes) >= 2
+            and takes[0] is None)),
+        ("without replacement, more than n keys, not a multiple",
+         on(lambda n, k, r, seed, takes: not r and n and k > n and k % n)),
+        ("without replacement, fewer keys than n", on(lambda n, k, r, seed, takes: not r
+                                                      and 0 < k < n)),
+        ("with replacement, a multiple of 32 (an empty last draw)",
+         on(lambda n, k, r, seed, takes: r and n and k % 32 == 0)),
+        ("with replacement, more than 32 keys, not a multiple",
+         on(lambda n, k, r, seed, takes: r and n and k > 32 and k % 32)),
+        ("with replacement, fewer than 32 keys", on(lambda n, k, r, seed, takes: r and n
+                                                    and k < 32)),
+        ("an epoch left early, then another",
+         on(lambda n, k, r, seed, takes: n and any(t is not None and t < k
+                                                   for t in takes[:-1]))),
+        ("n = 0 without replacement (ZeroDivisionError)",
+         on(lambda n, k, r, seed, takes: n == 0 and not r)),
+        ("n = 0 with replacement (randint's RuntimeError)",
+         on(lambda n, k, r, seed, takes: n == 0 and r)),
+        ("n = 1", on(lambda n, k, r, seed, takes: n == 1)),
+    ],
+    "batch_indices": [
+        ("a short last batch kept", on(lambda keys, endless, size, drop, take: not endless
+                                       and len(keys) % size and not drop and take is None)),
+        ("a short last batch dropped", on(lambda keys, endless, size, drop, take: not endless
+                                          and len(keys) % size and drop and take is None)),
+        ("batch_size divides the keys (no empty batch)",
+         on(lambda keys, endless, size, drop, take: not endless and keys
+            and len(keys) % size == 0 and take is None)),
+        ("fewer keys than batch_size, with drop_last (no batch)",
+         on(lambda keys, endless, size, drop, take: not endless and 0 < len(keys) < size
+            and drop)),
+        ("no keys", on(lambda keys, endless, size, drop, take: not keys)),
+        ("endless keys (an iterable dataset's)",
+         on(lambda keys, endless, size, drop, take: endless)),
+        ("only the first batches taken",
+         on(lambda keys, endless, size, drop, take: not endless and take is not None
+            and len(keys) >= size)),
+        ("batch_size 1", on(lambda keys, endless, size, drop, take: size == 1 and keys)),
+        ("keys that are not ints", on(lambda keys, endless, size, drop, take: any(
+            not isinstance(k, int) for k in keys))),
+    ],
+    "collate": [
+        ("an empty batch (IndexError)", on(lambda specs, table: not specs)),
+        ("a tuple (a list comes back)", on(lambda specs, table: "tuple" in
+                                           _collate_kinds(specs) and table != "tuples")),
+        ("a named tuple", on(lambda specs, table: "point" in _collate_kinds(specs)
+                             and table != "tuples")),
+        ("a dict", on(lambda specs, table: "dict" in _collate_kinds(specs))),
+        ("an OrderedDict", on(lambda specs, table: "odict" in _collate_kinds(specs))),
+        ("a read-only mapping built from a dict (MappingProxyType)",
+         on(lambda specs, table: "proxy" in _collate_kinds(specs))),
+        ("a mapping that cannot be built from a dict (a plain dict comes back)",
+         on(lambda specs, table: "record" in _collate_kinds(specs))),
+        ("a range (a list comes back)", on(lambda specs, table: "range" in
+                                           _collate_kinds(specs))),
+        ("a list", on(lambda specs, table: "list" in _collate_kinds(specs))),
+        ("bools (an int subclass, found by isinstance)",
+         on(lambda specs, table: "bool" in _collate_kinds(specs) and table != "none")),
+        ("ragged sequences (RuntimeError)", lambda c: _collate_raises(c, "RuntimeError")),
+        ("a key missing from a later sample (KeyError)",
+         lambda c: _collate_raises(c, "KeyError")),
+        ("a type nothing collates (TypeError)", lambda c: _collate_raises(c, "TypeError")),
+        ("the table takes a tuple before the structure",
+         on(lambda specs, table: table == "tuples" and _collate_kinds(specs)
+            & {"tuple", "point"})),
+        ("a table key that is a tuple of types", on(lambda specs, table: table == "numbers"
+                                                    and specs)),
+        ("no table", on(lambda specs, table: table == "none")),
+    ],
+    "worker_seeds": [
+        ("a base seed of 2**32 or more (its high half)", on(lambda base, w: base >= 2 ** 32)),
+        ("a base seed below 2**32", on(lambda base, w: base < 2 ** 32)),
+        ("the largest base seed, 2**63 - 1", on(lambda base, w: base == 2 ** 63 - 1)),
+        ("worker 0", on(lambda base, w: w == 0)),
+        ("a worker id above 1", on(lambda base, w: w >= 2)),
+        ("base seed 0", on(lambda base, w: base == 0)),
+    ],
+    "next_in_order": [
+        ("map-style, a later result first",
+         on(lambda kind, n, pf, work, sched, in_order: kind == "map" and n > 1 and work >= 2
+            and sched[0] != 0)),
+        ("in_order=False handing results out of task order",
+         lambda c: not c.args[5] and _handed_out_of_order(c)),
+        ("in_order=True", on(lambda kind, n, pf, work, sched, in_order: in_order and n > 1)),
+        ("an iterable dataset whose workers end at different times (tasks skipped)",
+         on(lambda kind, n, pf, work, sched, in_order: kind == "iterable" and n > 1
+            and min(work) < max(work))),
+        ("a worker whose stream is empty",
+         on(lambda kind, n, pf, work, sched, in_order: kind == "iterable" and 0 in work)),
+        ("no task at all", on(lambda kind, n, pf, work, sched, in_order: kind == "map"
+                              and work == 0)),
+        ("one worker", on(lambda kind, n, pf, work, sched, in_order: n == 1)),
+        ("three workers", on(lambda kind, n, pf, work, sched, in_order: n == 3)),
+        ("prefetch_factor 1", on(lambda kind, n, pf, work, sched, in_order: pf == 1)),
     ],
     "seed_words": [
         ("a seed of 2**32 or more (its low 32 bits)", on(lambda s: 2 ** 32 <= s < 2 ** 64)),

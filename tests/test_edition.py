@@ -75,7 +75,7 @@ def test_exercise_specs_and_checks_import_no_reftensor():
         from autograder.course import exercises
         from autograder.course.exercises import (ch01_storage, ch02_views, ch03_broadcasting,
                                           ch04_dtype_device, ch05_autograd, ch06_modules,
-                                          ch08_rng)
+                                          ch07_data, ch08_rng)
         exercises.get("contiguous_strides")
         print(sorted(m for m in sys.modules if m.split(".")[0] in ("reftensor", "torch")))
     """, [REPO])
@@ -345,7 +345,9 @@ def test_in_the_reference_registering_changes_nothing():
 
 
 PLUGIN = '''
+import numpy as np
 import reftensor
+import reftensor.utils.data
 from reftensor import pieces
 from tests.notebooks import register_every_answer
 
@@ -479,6 +481,22 @@ WRONG_PIECES = {
                    "reftensor.optim.SGD([p], lr=0.1, momentum=0.9).step(), p.tolist())[2])("
                    "reftensor.nn.Parameter(reftensor.tensor([1.0, -2.0])))",
                    "lambda right: lambda param, grad, *rest: right(param, grad * 2, *rest)"),
+    "random_indices": ("(lambda g: [list(reftensor.utils.data.RandomSampler(range(4), "
+                       "generator=g)) for _ in range(2)])(reftensor.Generator().manual_seed(0))",
+                       "lambda right: lambda n, k, *rest: right(n, k - 1, *rest) if k > 1 "
+                       "else right(n, k, *rest)"),
+    "batch_indices": ("list(reftensor.utils.data.DataLoader(range(5), batch_size=2, "
+                      "drop_last=True, collate_fn=list))",
+                      "lambda right: lambda keys, size, drop_last: right(keys, size, False)"),
+    "collate": ("reftensor.utils.data.default_collate([(1, 'a'), (2, 'b')])",
+                "lambda right: lambda batch, *, collate_fn_map=None: tuple(right(batch, "
+                "collate_fn_map=collate_fn_map))"),
+    "worker_seeds": ("(lambda: (reftensor.utils.data.worker._seed_everything(5, 1), "
+                     "reftensor.initial_seed(), np.random.randint(1000)))()",
+                     "lambda right: lambda base, worker: (base, right(base, worker)[1])"),
+    "next_in_order": ("[b.tolist() for b in reftensor.utils.data.DataLoader(range(6), "
+                      "batch_size=2, num_workers=1)]",
+                      "lambda right: lambda it: None if it._rcvd_idx >= 1 else right(it)"),
     "cast_value": ("reftensor.tensor([0.1, 70000.0]).to(reftensor.bfloat16).tolist()",
                    "lambda right: lambda x, dtype: right(x, 'float16')"),
     "twist": ("reftensor.randint(0, 2**20, (8,), generator=reftensor.Generator()"

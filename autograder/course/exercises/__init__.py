@@ -25,6 +25,7 @@ def get(name: str) -> Exercise:
         ch04_dtype_device,
         ch05_autograd,
         ch06_modules,
+        ch07_data,
         ch08_rng,
     )
     try:

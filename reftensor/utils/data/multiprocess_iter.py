@@ -33,7 +33,7 @@ from typing import Any
 from . import fetch, signal_handling, worker
 from .loader_iter import BaseDataLoaderIter
 
-__all__ = ["MultiProcessingDataLoaderIter"]
+__all__ = ["MultiProcessingDataLoaderIter", "next_in_order"]
 
 _python_exiting = [False]  # torch's python_exit_status: no shutdown work while exiting
 atexit.register(lambda: _python_exiting.__setitem__(0, True))
@@ -137,43 +137,30 @@ class MultiProcessingDataLoaderIter(BaseDataLoaderIter):
             if success:
                 return data
 
+    def _receive(self) -> tuple[int, Any] | None:
+        """The next result from any worker, ``(task index, data)``; None when it was an
+        iterable dataset's worker saying its stream has ended: that worker is then marked
+        inactive, gets no more tasks, and the next index goes to another."""
+        idx, data = self._get_data()
+        self._tasks_outstanding -= 1
+        if self._dataset_kind == fetch.ITERABLE and isinstance(
+                data, worker.IterableDatasetStopIteration):
+            if self._persistent_workers:
+                self._workers_status[data.worker_id] = False
+            else:
+                self._mark_worker_as_unavailable(data.worker_id)
+            self._try_put_index()
+            return None
+        return idx, data
+
     def _next_data(self) -> Any:
-        while True:
-            # Skip tasks that will never arrive (their worker's stream has ended).
-            while self._rcvd_idx < self._send_idx:
-                info = self._task_info.get(self._rcvd_idx)
-                if info:
-                    if len(info) == 2 or self._workers_status[info[0]]:
-                        break
-                    del self._task_info[self._rcvd_idx]
-                self._rcvd_idx += 1
-            else:
-                if not self._persistent_workers:
-                    self._shutdown_workers()
-                raise StopIteration
-            if len(self._task_info[self._rcvd_idx]) == 2:  # arrived early: its turn now
-                worker_id, data = self._task_info.pop(self._rcvd_idx)
-                self._rcvd_idx += 1
-                return self._process_data(data, worker_id)
-            idx, data = self._get_data()
-            self._tasks_outstanding -= 1
-            if self._dataset_kind == fetch.ITERABLE and isinstance(
-                    data, worker.IterableDatasetStopIteration):
-                if self._persistent_workers:
-                    self._workers_status[data.worker_id] = False
-                else:
-                    self._mark_worker_as_unavailable(data.worker_id)
-                self._try_put_index()
-                continue
-            if idx != self._rcvd_idx:  # early: keep it until its turn
-                if not self._in_order:
-                    worker_id = self._task_info.pop(idx)[0]
-                    return self._process_data(data, worker_id)
-                self._task_info[idx] += (data,)
-            else:
-                worker_id = self._task_info.pop(idx)[0]
-                self._rcvd_idx += 1
-                return self._process_data(data, worker_id)
+        found = next_in_order(self)
+        if found is None:
+            if not self._persistent_workers:
+                self._shutdown_workers()
+            raise StopIteration
+        worker_id, data = found
+        return self._process_data(data, worker_id)
 
     def _try_put_index(self) -> None:
         """Send the sampler's next index to the next active worker, round-robin."""
@@ -238,3 +225,53 @@ class MultiProcessingDataLoaderIter(BaseDataLoaderIter):
     def __del__(self) -> None:
         if hasattr(self, "_workers"):
             self._shutdown_workers()
+
+
+def next_in_order(it: Any) -> tuple[int, Any] | None:
+    """The next result to hand out, in the order the tasks were sent (torch's
+    ``_MultiProcessingDataLoaderIter._next_data``, the reorder buffer): every ``next`` on a
+    loader with workers runs it.
+
+    Args:
+        it: the loader's iterator. It reads and updates:
+
+            * ``it._rcvd_idx``: the task to hand out next (tasks are numbered from 0);
+            * ``it._send_idx``: how many tasks have been sent (``0 .. _send_idx - 1``);
+            * ``it._task_info``: task -> ``(worker id,)`` while its result is awaited,
+              ``(worker id, data)`` once it came early; a task handed out or skipped
+              leaves it;
+            * ``it._workers_status``: per worker, whether it is still active;
+            * ``it._in_order``: False hands results out as they arrive;
+            * ``it._receive()``: waits for the next result, ``(task, data)``, or None when a
+              worker announced the end of its stream (it may then send another task).
+
+    Returns:
+        ``(worker id, data)`` of the result handed out, or None when no task is left to wait
+        for (the epoch's end).
+    """
+    # BEGIN PIECE next_in_order
+    while True:
+        while it._rcvd_idx < it._send_idx:
+            info = it._task_info.get(it._rcvd_idx)
+            if info and (len(info) == 2 or it._workers_status[info[0]]):
+                break
+            it._task_info.pop(it._rcvd_idx, None)  # its worker ended without it
+            it._rcvd_idx += 1
+        else:
+            return None
+        info = it._task_info[it._rcvd_idx]
+        if len(info) == 2:  # it came early
+            del it._task_info[it._rcvd_idx]
+            it._rcvd_idx += 1
+            return info
+        received = it._receive()
+        if received is None:
+            continue
+        idx, data = received
+        if idx == it._rcvd_idx or not it._in_order:
+            worker_id = it._task_info.pop(idx)[0]
+            if idx == it._rcvd_idx:
+                it._rcvd_idx += 1
+            return worker_id, data
+        it._task_info[idx] += (data,)
+    # END PIECE

@@ -5,9 +5,8 @@ A sampler is an iterable of dataset keys (``SequentialSampler``, ``RandomSampler
 The random ones draw from chapter 8's generator through the op table, in torch's order, so a
 seed gives torch's indices bit for bit and leaves the generator in torch's state:
 
-* ``RandomSampler`` without replacement: one ``randperm(n)`` per full pass, plus one more cut
-  to ``num_samples % n``; with replacement: ``randint(n, (32,))`` per 32 samples, then one
-  ``randint`` for the rest (drawn even when the rest is 0: an empty draw that moves nothing).
+* ``RandomSampler``: ``random_indices`` decides which draws, and when (``randperm`` without
+  replacement, ``randint`` with it).
   Without a ``generator``, each ``iter`` first draws a 64-bit seed from the default generator
   (``empty((), dtype=int64).random_()``) and seeds a fresh generator with it; the draw happens
   at the first ``next``, not at ``iter`` (``__iter__`` is a generator function).
@@ -18,7 +17,7 @@ seed gives torch's indices bit for bit and leaves the generator in torch's state
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence, Sized
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from typing import Any, Generic, TypeVar
 
 from ... import dtypes, factories
@@ -27,7 +26,7 @@ from ...tensor import Tensor
 from .. import _generator
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "WeightedRandomSampler", "BatchSampler"]
+           "WeightedRandomSampler", "BatchSampler", "random_indices", "batch_indices"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -52,6 +51,40 @@ class SequentialSampler(Sampler[int]):
 
     def __len__(self) -> int:
         return len(self.data_source)
+
+
+def random_indices(n: int, num_samples: int, replacement: bool,
+                   randperm: Callable[[int], list[int]],
+                   randint: Callable[[int, int], list[int]]) -> Iterator[int]:
+    """The keys ``torch.utils.data.RandomSampler`` yields, drawn as it draws them:
+    ``RandomSampler.__iter__`` (and so every ``DataLoader(shuffle=True)`` epoch) runs it.
+
+    Args:
+        n: the dataset's length.
+        num_samples: how many keys to yield.
+        replacement: draw keys independently instead of permuting.
+        randperm: ``randperm(k)``: a permutation of ``range(k)`` drawn from the sampler's
+            generator (``torch.randperm(k, generator=g).tolist()``).
+        randint: ``randint(high, size)``: ``size`` keys in ``[0, high)`` drawn from it
+            (``torch.randint(high, (size,), generator=g).tolist()``).
+
+    Returns:
+        An iterator of keys that draws only when the keys it has are used up, call for call
+        as torch's sampler draws (a later epoch on the same generator depends on it).
+
+    Raises:
+        ZeroDivisionError, RuntimeError: where torch's sampler raises for ``n == 0``.
+    """
+    # BEGIN PIECE random_indices
+    if replacement:
+        for _ in range(num_samples // 32):
+            yield from randint(n, 32)
+        yield from randint(n, num_samples % 32)
+    else:
+        for _ in range(num_samples // n):
+            yield from randperm(n)
+        yield from randperm(n)[:num_samples % n]
+    # END PIECE
 
 
 class RandomSampler(Sampler[int]):
@@ -94,16 +127,14 @@ class RandomSampler(Sampler[int]):
         if generator is None:
             seed = aten.empty((), dtype=dtypes.int64).random_().item()
             generator = _generator.new_generator(seed)
-        if self.replacement:
-            for _ in range(self.num_samples // 32):
-                yield from aten.randint(n, (32,), dtype=dtypes.int64,
-                                        generator=generator).tolist()
-            yield from aten.randint(n, (self.num_samples % 32,), dtype=dtypes.int64,
-                                    generator=generator).tolist()
-        else:
-            for _ in range(self.num_samples // n):
-                yield from aten.randperm(n, generator=generator).tolist()
-            yield from aten.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+
+        def randperm(k: int) -> list[int]:
+            return aten.randperm(k, generator=generator).tolist()
+
+        def randint(high: int, size: int) -> list[int]:
+            return aten.randint(high, (size,), dtype=dtypes.int64, generator=generator).tolist()
+
+        yield from random_indices(n, self.num_samples, self.replacement, randperm, randint)
 
     def __len__(self) -> int:
         return self.num_samples
@@ -194,15 +225,32 @@ class BatchSampler(Sampler[list[int]]):
         self.drop_last = drop_last
 
     def __iter__(self) -> Iterator[list[int]]:
-        keys = iter(self.sampler)
-        while True:
-            batch = list(itertools.islice(keys, self.batch_size))
-            if not batch or (self.drop_last and len(batch) < self.batch_size):
-                return
-            yield batch
+        return iter(batch_indices(iter(self.sampler), self.batch_size, self.drop_last))
 
     def __len__(self) -> int:
         n = len(self.sampler)  # type: ignore[arg-type]
         if self.drop_last:
             return n // self.batch_size
         return (n + self.batch_size - 1) // self.batch_size
+
+
+def batch_indices(keys: Iterator[Any], batch_size: int, drop_last: bool) -> Iterable[list[Any]]:
+    """The batches ``torch.utils.data.BatchSampler`` makes of a sampler's keys:
+    ``BatchSampler.__iter__`` (and so every batching ``DataLoader`` epoch) runs it.
+
+    Args:
+        keys: an iterator of the sampler's keys (possibly endless: an iterable dataset's).
+        batch_size: keys per batch, a positive int.
+        drop_last: leave out a last batch shorter than ``batch_size``.
+
+    Returns:
+        An iterable of lists of keys, each a new list, that takes a key from ``keys`` only
+        when the batch being made needs it.
+    """
+    # BEGIN PIECE batch_indices
+    while True:
+        batch = list(itertools.islice(keys, batch_size))
+        if not batch or (drop_last and len(batch) < batch_size):
+            return
+        yield batch
+    # END PIECE

@@ -57,6 +57,20 @@ def _is_numpy_value(x: Any) -> bool:
     return kind.__module__ == "numpy" and kind.__name__ not in ("str_", "string_")
 
 
+def _like(data: Any, values: Any, fill: Callable[[Any], None] | None) -> Any:
+    """``data``'s own type holding ``values``: a mutable container is shallow-copied (its
+    class and attributes kept) and ``fill(copy)`` puts the values in; another type is built
+    from ``values``; where that raises TypeError, ``values`` as they are (torch's fallback)."""
+    try:
+        if fill is None:
+            return type(data)(values)
+        clone = copy.copy(data)
+        fill(clone)
+        return clone
+    except TypeError:
+        return values
+
+
 def default_convert(data: Any) -> Any:
     """NumPy arrays and scalars inside ``data`` become tensors (``as_tensor``, sharing the
     array's memory where torch would); everything else keeps its type
@@ -66,89 +80,57 @@ def default_convert(data: Any) -> Any:
     mapping or a mutable sequence is shallow-copied and its values converted; a tuple becomes
     a list; a named tuple stays one. Raises nothing of its own.
     """
-    kind = type(data)
     if isinstance(data, Tensor):
         return data
     if _is_numpy_value(data):
-        if kind.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str):
-            return data
-        return factories.as_tensor(data)
+        text_or_objects = (type(data).__name__ == "ndarray"
+                           and np_str_obj_array_pattern.search(data.dtype.str))
+        return data if text_or_objects else factories.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update({key: default_convert(data[key]) for key in data})
-                return clone
-            return kind({key: default_convert(data[key]) for key in data})
-        except TypeError:
-            return {key: default_convert(data[key]) for key in data}
-    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a named tuple
-        return kind(*(default_convert(d) for d in data))
+        converted = {key: default_convert(data[key]) for key in data}
+        mutable = isinstance(data, collections.abc.MutableMapping)
+        return _like(data, converted, (lambda clone: clone.update(converted)) if mutable
+                     else None)
+    if isinstance(data, str | bytes) or not isinstance(data, collections.abc.Sequence):
+        return data
+    items = [default_convert(d) for d in data]
     if isinstance(data, tuple):
-        return [default_convert(d) for d in data]
-    if isinstance(data, collections.abc.Sequence) and not isinstance(data, str | bytes):
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, d in enumerate(data):
-                    clone[i] = default_convert(d)
-                return clone
-            return kind([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
-    return data
+        return type(data)(*items) if hasattr(data, "_fields") else items
+
+    def put(clone: Any) -> None:
+        for i, item in enumerate(items):
+            clone[i] = item
+
+    return _like(data, items, put if isinstance(data, collections.abc.MutableSequence)
+                 else None)
 
 
 def collate(batch: Sequence[Any], *, collate_fn_map: CollateMap | None = None) -> Any:
     """Collate ``batch`` by the type of its first element (``torch.utils.data._utils.collate.
-    collate``): a function of ``collate_fn_map`` for that type (exact type first, then the
-    first key it is an instance of), else mappings, named tuples and sequences by recursion.
+    collate``): ``default_collate`` runs it on every batch, and it calls itself on the
+    batch's parts; ``collate_fn_map``'s functions make the leaves.
+
+    Args:
+        batch: a non-empty sequence of samples.
+        collate_fn_map: ``type or tuple of types -> fn(batch, *, collate_fn_map)``, consulted
+            first (the exact type, then ``isinstance`` in the map's order); None: no leaf
+            function.
+
+    Returns:
+        One batch of the first sample's structure: a mapping, a named tuple or a sequence
+        of collated parts, or what a map function returns.
 
     Raises:
-        RuntimeError: sequences of different lengths.
-        TypeError: an element of a type nothing handles.
-        IndexError: an empty batch (torch reads ``batch[0]``).
+        RuntimeError: sequences of different lengths ("each element in list of batch should
+            be of equal size").
+        TypeError: an element of a type nothing handles (``default_collate_err_msg_format``).
+        IndexError: an empty batch. KeyError: a mapping that lacks a key of the first.
     """
-    elem = batch[0]
-    kind = type(elem)
-    if collate_fn_map is not None:
-        if kind in collate_fn_map:
-            return collate_fn_map[kind](batch, collate_fn_map=collate_fn_map)
-        for key in collate_fn_map:
-            if isinstance(elem, key):
-                return collate_fn_map[key](batch, collate_fn_map=collate_fn_map)
+    # BEGIN PIECE collate
+    from reftensor.pieces import answer  # the student edition: your answer runs here
 
-    def inner(samples: Sequence[Any]) -> Any:
-        return collate(samples, collate_fn_map=collate_fn_map)
-
-    if isinstance(elem, collections.abc.Mapping):
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
-                clone.update({key: inner([d[key] for d in batch]) for key in elem})
-                return clone
-            return kind({key: inner([d[key] for d in batch]) for key in elem})
-        except TypeError:
-            return {key: inner([d[key] for d in batch]) for key in elem}
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple
-        return kind(*(inner(samples) for samples in zip(*batch, strict=False)))
-    if isinstance(elem, collections.abc.Sequence):
-        size = len(elem)
-        if any(len(e) != size for e in batch[1:]):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch, strict=False))
-        if isinstance(elem, tuple):
-            return [inner(samples) for samples in transposed]
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, samples in enumerate(transposed):
-                    clone[i] = inner(samples)
-                return clone
-            return kind([inner(samples) for samples in transposed])
-        except TypeError:
-            return [inner(samples) for samples in transposed]
-    raise TypeError(default_collate_err_msg_format.format(kind))
+    return answer("collate")(batch, collate_fn_map=collate_fn_map)
+    # END PIECE
 
 
 def collate_tensor_fn(batch: Sequence[Tensor], *,

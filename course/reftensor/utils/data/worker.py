@@ -4,10 +4,10 @@
 A worker is started (``fork``) with its id, the loader's ``base_seed`` and its own index queue;
 it then
 
-1. seeds: ``seed = base_seed + worker_id``; Python's ``random.seed(seed)``, the default
-   generator's ``manual_seed(seed)`` (so ``initial_seed()`` in the worker is ``seed``), and
-   NumPy's global ``np.random.seed`` with four 32-bit words mixed from ``base_seed`` and the
-   id (``numpy_seed``: torch's ``_generate_state``, a port of NumPy's ``SeedSequence``);
+1. seeds (``worker_seeds``): Python's ``random.seed(seed)`` and the default generator's
+   ``manual_seed(seed)`` (so ``initial_seed()`` in the worker is ``seed``) with the worker's
+   seed, and NumPy's global ``np.random.seed`` with four 32-bit words made from ``base_seed``
+   and the id (torch's ``_generate_state``, after NumPy's ``SeedSequence``);
 2. sets ``get_worker_info()`` (id, num_workers, seed, its copy of the dataset), calls
    ``worker_init_fn(worker_id)`` and makes its fetcher (an exception here is sent back
    with the first task);
@@ -37,7 +37,7 @@ from .. import _generator
 from . import fetch
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableDatasetStopIteration",
-           "ResumeIteration", "numpy_seed", "worker_loop", "MP_STATUS_CHECK_INTERVAL"]
+           "ResumeIteration", "worker_seeds", "worker_loop", "MP_STATUS_CHECK_INTERVAL"]
 
 #: Seconds between checks that the other side is alive (torch's MP_STATUS_CHECK_INTERVAL).
 MP_STATUS_CHECK_INTERVAL = 5.0
@@ -135,55 +135,35 @@ class KeyErrorMessage(str):
         return str(self)
 
 
-def numpy_seed(base_seed: int, worker_id: int) -> list[int]:
-    """The four 32-bit words a worker seeds NumPy's global generator with (torch's
-    ``_generate_state``, after NumPy's ``SeedSequence``): a hash of ``[worker_id, low 32 bits
-    of base_seed, high bits, 0]`` into a pool of four words, each word mixed with every
-    other's hash, then each output word hashed once more.
+def worker_seeds(base_seed: int, worker_id: int) -> tuple[int, list[int]]:
+    """What worker ``worker_id`` seeds its generators with, from the loader's base seed (as
+    torch's ``_worker_loop`` and its ``_generate_state``): every worker process of a
+    DataLoader runs it first.
 
     Args:
         base_seed: the loader's base seed, an int in ``[0, 2**63)``.
-        worker_id: the worker's id.
+        worker_id: the worker's id, ``0 <= worker_id < num_workers``.
 
     Returns:
-        Four ints in ``[0, 2**32)``.
+        ``(seed, words)``: the seed of Python's ``random`` and of the default generator (what
+        ``get_worker_info().seed`` and ``initial_seed()`` give in the worker), and the four
+        ints in ``[0, 2**32)`` NumPy's global generator is seeded with
+        (``np.random.seed(words)``), built after NumPy's ``SeedSequence``.
     """
-    mask = 0xFFFFFFFF
-    half = 16  # XSHIFT: half of a 32-bit word
-    entropy = [worker_id, base_seed & mask, base_seed >> 32, 0]
-    multiplier = [0x43B0D7E5]  # INIT_A, advanced by MULT_A on every hash
+    # BEGIN PIECE worker_seeds
+    from reftensor.pieces import answer  # the student edition: your answer runs here
 
-    def hashed(value: int) -> int:
-        value = (value ^ multiplier[0]) & mask
-        multiplier[0] = (multiplier[0] * 0x931E8875) & mask
-        value = (value * multiplier[0]) & mask
-        return (value ^ (value >> half)) & mask
-
-    def mix(x: int, y: int) -> int:
-        result = ((0xCA01F9DD * x) - (0x4973F715 * y)) & mask
-        return (result ^ (result >> half)) & mask
-
-    pool = [hashed(e) for e in entropy]
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:
-                pool[dst] = mix(pool[dst], hashed(pool[src]))
-    state, constant = [], 0x8B51F9DD  # INIT_B, advanced by MULT_B per word
-    for word in pool:
-        word = (word ^ constant) & mask
-        constant = (constant * 0x58F38DED) & mask
-        word = (word * constant) & mask
-        state.append((word ^ (word >> half)) & mask)
-    return state
+    return answer("worker_seeds")(base_seed, worker_id)
+    # END PIECE
 
 
 def _seed_everything(base_seed: int, worker_id: int) -> int:
     """Seed Python's ``random``, the default generator and NumPy's global generator for this
-    worker, as torch does; return the worker's seed ``base_seed + worker_id``."""
-    seed = base_seed + worker_id
+    worker (``worker_seeds``), as torch does; return the worker's seed."""
+    seed, words = worker_seeds(base_seed, worker_id)
     random.seed(seed)
     _generator.manual_seed(seed)
-    np.random.seed(numpy_seed(base_seed, worker_id))
+    np.random.seed(words)
     return seed
 
 

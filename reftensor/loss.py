@@ -43,6 +43,7 @@ import numpy as np
 from . import dtypes, factories, layout
 from ._casting import cast, compute_dtype
 from ._ops import DispatchKey, aten
+from .autograd.derivatives import log_sigmoid
 from .device import META, common_device
 from .dtypes import dtype
 from .promotion import SCALAR_TYPE_NAMES, result_type
@@ -76,6 +77,24 @@ def _write(out: Tensor, values: Any) -> Tensor:
     return out
 
 
+def _fresh(t: Tensor) -> Tensor:
+    """A new result whose in-place steps ran inside the kernel: torch runs them below
+    autograd, where they do not count in ``_version``."""
+    t._version_counter.value = 0
+    return t
+
+
+def _kept_storage(reduced: Tensor, n: int) -> Tensor:
+    """The 0-d ``reduced`` in a storage of ``max(n, 1)`` elements: torch reduces into the
+    output that held the ``n`` unreduced losses (``mse_loss``'s structured output,
+    ``binary_cross_entropy``'s ``resize_as_``), which keeps its storage."""
+    kept = factories._allocate((max(n, 1),), (1,), reduced._dtype, reduced.device)
+    out = Tensor._make(kept._storage, (), (), 0, reduced._dtype)
+    if reduced.device.type != "meta":
+        out._elements()[...] = reduced._elements()
+    return out
+
+
 def apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
     """torch's ``apply_loss_reduction``: ``loss.mean()`` for 1, ``loss.sum()`` for 2, the
     loss itself for anything else."""
@@ -104,19 +123,19 @@ def mse_loss(self: Tensor, target: Tensor, reduction: int) -> Tensor:
         return loss
     if reduction not in (MEAN, SUM):
         raise _reduction_assert()
-    return apply_loss_reduction(loss, reduction)
+    return _kept_storage(apply_loss_reduction(loss, reduction), loss.numel())
 
 
 def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
                       reduction: int) -> Tensor:
     """torch's ``mse_loss_backward``: ``(self - target) * norm * grad_output`` into a
     ``zeros_like(self)``, ``norm`` being ``2 / numel`` for a mean and 2 otherwise."""
-    norm = 2.0 / self.numel() if reduction == MEAN else 2.0
+    norm = (2.0 / self.numel() if self.numel() else math.inf) if reduction == MEAN else 2.0
     grad_input = aten.zeros_like(self)
     aten.sub.out.call(self, target, 1, grad_input)
     grad_input.mul_(norm)
     grad_input.mul_(grad_output)
-    return grad_input
+    return _fresh(grad_input)
 
 
 for _key in (DispatchKey.CPU, DispatchKey.Meta):
@@ -445,7 +464,7 @@ def nll_loss2d_backward(grad_output: Tensor, self: Tensor, target: Tensor,
             if reduction == NONE:
                 g[i, t] = -weight_t * go[i]
             else:
-                g[i, t] = -weight_t * go[0] / normalize
+                g[i, t] = weight_t * -(go[0] / normalize)
     return _write(grad_input, g.reshape(n, h, wd, c).transpose(0, 3, 1, 2))
 
 
@@ -529,14 +548,15 @@ def _prob_target(self: Tensor, target: Tensor, weight: Tensor | None, reduction:
         if label_smoothing > 1.0:
             raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
                                f"{label_smoothing:g}")
-        target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
+        target = aten.add.Scalar.call(aten.mul.Scalar.call(target, 1 - label_smoothing),
+                                      label_smoothing / n_classes, 1)
     product = input * target
     if weight is not None:
         product = product * _weight_view(weight, input.dim(), class_dim)
     if reduction == MEAN:
         if input.numel() == 0:
             return -product.sum().fill_(math.nan)
-        return -product.sum() / (input.numel() // n_classes)
+        return aten.div.Scalar.call(-product.sum(), input.numel() // n_classes)
     if reduction == SUM:
         return -product.sum()
     if reduction == NONE:
@@ -573,7 +593,8 @@ def _label_smoothing(self: Tensor, target: Tensor, weight: Tensor | None, reduct
         ret = smooth_loss
     else:
         raise RuntimeError(f"Invalid reduction type encountered in cross_entropy: {reduction}")
-    return (1 - label_smoothing) * nllloss + ret * (label_smoothing / n_classes)
+    return (aten.mul.Scalar.call(nllloss, 1 - label_smoothing)
+            + aten.mul.Scalar.call(ret, label_smoothing / n_classes))
 
 
 @aten.cross_entropy_loss.default.impl(DispatchKey.CompositeImplicitAutograd)
@@ -649,9 +670,11 @@ def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None,
         loss._elements()[...] = values.reshape(loss._shape)
     if weight is not None:
         loss.mul_(weight)
-    if reduction != NONE:
-        return apply_loss_reduction(loss, reduction) if reduction in (MEAN, SUM) else loss
-    return loss
+    if reduction not in (MEAN, SUM):
+        return _fresh(loss)
+    # torch's ``loss.resize_as_(reduced).copy_(reduced)``: the 0-d result keeps the
+    # storage of the elementwise loss
+    return _kept_storage(apply_loss_reduction(loss, reduction), loss.numel())
 
 
 def _bce_values(x: np.ndarray, t: np.ndarray, d: dtype) -> np.ndarray:
@@ -697,25 +720,12 @@ def binary_cross_entropy_backward(grad_output: Tensor, self: Tensor, target: Ten
         grad_input.mul_(weight)
     if reduction == MEAN:
         grad_input.div_(self.numel())
-    return grad_input
+    return _fresh(grad_input)
 
 
 for _key in (DispatchKey.CPU, DispatchKey.Meta):
     aten.binary_cross_entropy.default.impl(_key)(binary_cross_entropy)
     aten.binary_cross_entropy_backward.default.impl(_key)(binary_cross_entropy_backward)
-
-
-def log_sigmoid(x: Tensor) -> Tensor:
-    """``log(sigmoid(x))`` as torch's CPU ``log_sigmoid_forward``: ``min(x, 0) -
-    log1p(exp(-|x|))`` (no overflow), computed in float32 for float16 and bfloat16 and
-    rounded once. A new contiguous tensor; not recorded (torch's op of its own)."""
-    out = _new(x._shape, x._dtype, _is_meta(x))
-    if _is_meta(x):
-        return out
-    work = compute_dtype(x._dtype).numpy
-    v = x._elements().astype(work)
-    with np.errstate(all="ignore"):
-        return _write(out, np.minimum(v, 0) - np.log1p(np.exp(-np.abs(v))))
 
 
 def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tensor | None,
@@ -731,7 +741,7 @@ def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tenso
     loss = (1 - target).mul_(self).sub_(log_sigmoid_input)
     if weight is not None:
         loss.mul_(weight)
-    return apply_loss_reduction(loss, reduction)
+    return _fresh(apply_loss_reduction(loss, reduction))
 
 
 for _key in (DispatchKey.CPU, DispatchKey.Meta):

@@ -23,7 +23,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .. import dtypes, factories, layout, views
+from .._casting import cast
 from .._ops import aten
 from .._ops.state import state as dispatch_state
 from ..device import CPU, META
@@ -1408,16 +1411,48 @@ def binary_cross_entropy_self_backward(grad: Tensor, self: Tensor, target: Tenso
                                                            reduction)
 
 
+def _in_place() -> bool:
+    """torch's loss formulas write into their own temporaries (``sub_``, ``mul_``) when grad
+    mode is off (a plain backward): the same values, and the gradient's ``_version`` counts
+    those writes. With ``create_graph`` they compute out of place, recorded."""
+    return not dispatch_state.enabled
+
+
+def log_sigmoid(x: Tensor) -> Tensor:
+    """``log(sigmoid(x))`` as torch's CPU ``log_sigmoid_forward``: ``min(x, 0) -
+    log1p(exp(-|x|))`` (no overflow), computed in float32 for float16 and bfloat16 and
+    rounded once. A new contiguous tensor; not recorded (torch's op of its own, which the
+    table does not have). ``binary_cross_entropy_with_logits`` (chapter 6) uses it too."""
+    out = factories._allocate(x._shape, layout.contiguous_strides(x._shape), x._dtype,
+                              x.device)
+    if x.device.type == "meta":
+        return out
+    work = np.float32 if x._dtype in (dtypes.float16, dtypes.bfloat16) else x._dtype.numpy
+    v = x._elements().astype(work)
+    with np.errstate(all="ignore"):
+        values = np.minimum(v, 0) - np.log1p(np.exp(-np.abs(v)))
+    out._elements()[...] = cast(np.asarray(values).reshape(x._shape), x._dtype)
+    return out
+
+
+def _scaled(t: Tensor, weight: Any, reduction: int, numel: int, in_place: bool) -> Tensor:
+    """``t`` times ``weight`` (when given), over ``numel`` for a mean: in place or not."""
+    if weight is not None:
+        t = t.mul_(weight) if in_place else t * weight
+    if reduction == _MEAN:
+        t = t.div_(numel) if in_place else t / numel
+    return t
+
+
 def binary_cross_entropy_target_backward(grad: Tensor, self: Tensor, target: Tensor,
                                          weight: Any, reduction: int) -> Tensor:
     """torch's ``binary_cross_entropy_target_backward``: ``-logit(self) * grad`` (times
-    ``weight``, over ``numel`` for a mean); ``logit`` written ``log(x / (1 - x))``."""
-    grad_target = -(self / (1 - self)).log() * grad
-    if weight is not None:
-        grad_target = grad_target * weight
-    if reduction == _MEAN:
-        grad_target = grad_target / target.numel()
-    return grad_target
+    ``weight``, over ``numel`` for a mean); ``logit`` is ``log(x / (1 - x))``, as torch's
+    kernel computes it."""
+    in_place = _in_place()
+    logit = (self / (1 - self)).log()
+    grad_target = logit.neg_().mul_(grad) if in_place else -logit * grad
+    return _scaled(grad_target, weight, reduction, target.numel(), in_place)
 
 
 def binary_cross_entropy_with_logits_self_backward(grad: Tensor, self: Tensor, target: Tensor,
@@ -1426,17 +1461,17 @@ def binary_cross_entropy_with_logits_self_backward(grad: Tensor, self: Tensor, t
     """torch's ``binary_cross_entropy_with_logits_backward``: ``(sigmoid(x) - t) * grad``,
     with ``pos_weight``: ``((pos_weight * t + 1 - t) * sigmoid(x) - pos_weight * t) *
     grad``; times ``weight``; over ``numel`` for a mean."""
+    in_place = _in_place()
     if pos_weight is not None:
         t = pos_weight * target
-        grad_input = (t + 1 - target) * self.sigmoid() - t
+        if in_place:
+            grad_input = t.add(1).sub_(target).mul_(self.sigmoid()).sub_(t)
+        else:
+            grad_input = (t + 1 - target) * self.sigmoid() - t
     else:
-        grad_input = self.sigmoid() - target
-    grad_input = grad_input * grad
-    if weight is not None:
-        grad_input = grad_input * weight
-    if reduction == _MEAN:
-        grad_input = grad_input / self.numel()
-    return grad_input
+        grad_input = self.sigmoid().sub_(target) if in_place else self.sigmoid() - target
+    grad_input = grad_input.mul_(grad) if in_place else grad_input * grad
+    return _scaled(grad_input, weight, reduction, self.numel(), in_place)
 
 
 def binary_cross_entropy_with_logits_target_backward(grad: Tensor, self: Tensor,
@@ -1446,17 +1481,12 @@ def binary_cross_entropy_with_logits_target_backward(grad: Tensor, self: Tensor,
     """torch's ``binary_cross_entropy_with_logits_target_backward``: ``-x * grad``; with
     ``pos_weight``: ``(log_sigmoid(-x) - log_sigmoid(x) * pos_weight) * grad``; times
     ``weight``; over ``numel`` for a mean."""
-    from ..loss import log_sigmoid  # (chapter 6's kernel; this module is chapter 5's)
-
+    in_place = _in_place()
     if pos_weight is not None:
-        grad_target = (log_sigmoid(-self) - log_sigmoid(self) * pos_weight) * grad
+        grad_target = log_sigmoid(-self).sub_(log_sigmoid(self).mul_(pos_weight)).mul_(grad)
     else:
         grad_target = -self * grad
-    if weight is not None:
-        grad_target = grad_target * weight
-    if reduction == _MEAN:
-        grad_target = grad_target / target.numel()
-    return grad_target
+    return _scaled(grad_target, weight, reduction, target.numel(), in_place)
 
 
 _NLL_SAVES = ("self", "target", "weight", "reduction", "ignore_index", "total_weight")

@@ -25,6 +25,7 @@ import numpy as np
 
 from ... import factories
 from ..._casting import cast
+from ..._ops import aten
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 
@@ -64,9 +65,7 @@ def _total_norm(grads: list[Tensor], norm_type: float, error_if_nonfinite: bool)
     if not grads:
         return factories.tensor(0.0)
     norms = [_vector_norm(g, norm_type) for g in grads]
-    from ... import stack  # (the op table's binding)
-
-    total = _vector_norm(stack(norms), norm_type)
+    total = _vector_norm(aten.stack(norms), norm_type)
     value = total.item()
     if error_if_nonfinite and (math.isnan(value) or math.isinf(value)):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
@@ -125,5 +124,10 @@ def clip_grad_value_(parameters: Tensors, clip_value: float,
     with no_grad():
         value = float(clip_value)
         for p in _listed(parameters):
-            if p.grad is not None:
+            if p.grad is None:
+                continue
+            if foreach is False:  # torch's loop
                 p.grad.clamp_(min=-value, max=value)
+            else:  # torch's ``_foreach_clamp_min_`` then ``_foreach_clamp_max_``: two writes
+                p.grad.clamp_min_(-value)
+                p.grad.clamp_max_(value)

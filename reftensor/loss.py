@@ -117,10 +117,11 @@ def mse_loss(self: Tensor, target: Tensor, reduction: int) -> Tensor:
     d = result_type(self, target)
     if not d.is_floating_point:
         raise _not_implemented("mse_cpu", d)
-    diff = aten.sub.Tensor.call(self, target, 1)
-    loss = aten.mul.Tensor.call(diff, diff)
+    # one pass over the broadcast pair, as torch's single TensorIterator: its layout
+    loss = aten.sub.Tensor.call(self, target, 1)
+    loss.mul_(loss)
     if reduction == NONE:
-        return loss
+        return _fresh(loss)
     if reduction not in (MEAN, SUM):
         raise _reduction_assert()
     return _kept_storage(apply_loss_reduction(loss, reduction), loss.numel())
@@ -441,6 +442,11 @@ def nll_loss2d_backward(grad_output: Tensor, self: Tensor, target: Tensor,
         raise RuntimeError("Expected a single element grad_output tensor, but got: "
                            f"{list(grad_output._shape)}")
     meta = _is_meta(self)
+    if not factories._allocate(self._shape, self._strides_for(layout.preserve_format),
+                               self._dtype, META).is_contiguous():
+        # torch's ``grad_input`` is ``zeros_like(self)``, laid out as a dense ``self``, and
+        # its kernel wants it contiguous
+        raise RuntimeError("grad_input must be contiguous")
     grad_input = _new(self._shape, self._dtype, meta)
     if meta:
         return grad_input
@@ -623,7 +629,8 @@ def cross_entropy_loss(self: Tensor, target: Tensor, weight: Tensor | None, redu
 
 
 # ------------------------------------------------------------------ binary_cross_entropy
-_EPSILON = 1e-12
+#: torch's ``EPSILON`` of the BCE gradient: a float 1e-12 (9.99999996e-13), then the dtype's
+_EPSILON = float(np.float32(1e-12))
 
 
 def _squeezed_operands(out_shape: tuple[int, ...], *arrays: np.ndarray) -> list[np.ndarray]:

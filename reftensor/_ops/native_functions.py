@@ -1346,9 +1346,9 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "different lengths, a negative size or stride, and as ``zeros``; TypeError "
                 "for sizes given one by one."),
     # --- losses (chapter 6) -------------------------------------------------------------
+    # (``mse_loss.out`` is left out: torch's structured kernel reduces into an ``out`` that
+    # keeps a storage of the unreduced loss's size, which the table's ``out=`` does not do)
     declare("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
-            out=("mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) "
-                 "out) -> Tensor(a!)",),
             function=False, method=False,
             doc="``(self - target) ** 2`` elementwise (``torch._C._nn.mse_loss``, under "
                 "``nn.functional.mse_loss``), then its mean (``reduction=1``) or sum (2), or "
@@ -1435,10 +1435,10 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``label_smoothing`` mixes in the uniform distribution.\n\nRaises "
                 "RuntimeError for probabilities of an integer dtype or with an "
                 "``ignore_index >= 0``, a ``label_smoothing`` above 1; as ``nll_loss_nd``."),
+    # (``binary_cross_entropy.out`` is left out: torch's kernel computes the elementwise loss
+    # in ``out`` itself, unresized, then resizes it to the reduced result)
     declare("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int "
             "reduction=Mean) -> Tensor",
-            out=("binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, "
-                 "int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)",),
             function=False, method=False,
             doc="``-(t * log(x) + (1 - t) * log(1 - x))`` elementwise "
                 "(``torch._C._nn.binary_cross_entropy``), each log clamped at -100 as torch "

@@ -406,7 +406,9 @@ def test_clip_grad_norm_is_torchs(grads, max_norm, norm_type, foreach):
                                              foreach=foreach)
         return total, [p.grad for p in params]
 
-    same_on_both(program, ulps=2)
+    # torch raises to p and back in float32 (|x| ** p summed, then ** (1 / p)), reftensor in
+    # float64 rounded once: 1 to 3 ulps apart for p = 0.5 or 3 (measured), 2 at most else
+    same_on_both(program, ulps=2 if norm_type in (1.0, 2.0, math.inf) else 8)
 
 
 def test_clip_grad_norm_refuses_a_nonfinite_norm_when_asked():

@@ -93,6 +93,11 @@ NO_OPINFO: dict[str, str] = {
 #: the op that nn.functional.cross_entropy's OpInfo samples reach
 THROUGH["cross_entropy_loss"] = "cross_entropy"
 ENTRIES["cross_entropy_loss"] = opinfo.entries({"cross_entropy"})
+#: torch.binary_cross_entropy_with_logits is the op (an int reduction); its OpInfo samples
+#: are nn.functional's (a string): run through reftensor.nn.functional
+ENTRIES["binary_cross_entropy_with_logits"] = [
+    opinfo.NNFunctional(op, "binary_cross_entropy_with_logits") for op in opinfo.op_db
+    if op.name == "nn.functional.binary_cross_entropy_with_logits"]
 
 
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():

@@ -162,6 +162,7 @@ __all__ = [
     "randn_like",
     "randint_like",
     "empty_strided",
+    "binary_cross_entropy_with_logits",
 ]
 
 
@@ -1953,6 +1954,21 @@ def empty_strided(*args: Any, **kwargs: Any) -> Any:
     and as ``zeros``; TypeError for sizes given one by one.
     """
     return aten.empty_strided(*args, **kwargs)
+
+
+def binary_cross_entropy_with_logits(*args: Any, **kwargs: Any) -> Any:
+    """binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1)
+        -> Tensor
+
+    Binary cross entropy of logits (``torch.binary_cross_entropy_with_logits``): ``(1 - t) * x -
+    log_sigmoid(x) * ((pos_weight - 1) * t + 1)``, times ``weight``, reduced: stable for large
+    logits (no sigmoid is rounded to 0 or 1). One node,
+    ``BinaryCrossEntropyWithLogitsBackward0``.
+
+    Raises RuntimeError for a ``weight`` or ``pos_weight`` that broadcasts past the target's
+    shape, a target whose dtype cannot hold the result.
+    """
+    return aten.binary_cross_entropy_with_logits(*args, **kwargs)
 
 
 class TensorMethods(TensorType):

@@ -2534,3 +2534,152 @@ OP_DB += [
             errors=_softmax_backward_errors("_log_softmax_backward_data")),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# --- losses (chapter 6) --------------------------------------------------------------------
+#: the losses' sums and means are NumPy's order (torch's cascade and vectorised sums), their
+#: logs and exps NumPy's; nll_loss's cascade sum is reproduced exactly
+LOSS_ULPS = 4
+_REDUCTION = st.sampled_from([0, 1, 2])
+# (mse_loss_backward, nll_loss_backward and the other backward ops have no entry: internal
+# ops, reached by the entries' gradient tests and tests/test_ch06_losses.py)
+
+
+def _indices(shape: tuple[int, ...], classes: int, values: list[int]) -> strategies.TensorSpec:
+    """An int64 target of class indices (or ``ignore_index``), contiguous."""
+    strides = tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))
+    return strategies.TensorSpec(shape, strides, 0, "int64", tuple(values) or (0,),
+                                 "contiguous")
+
+
+@st.composite
+def _class_target(draw: st.DrawFn, shape: tuple[int, ...], two_d: bool) -> dict[str, Any]:
+    """``target``, ``weight``, ``reduction``, ``ignore_index`` for an nll input ``shape``
+    (``(C)``/``(N, C)``, or ``(N, C, H, W)`` with ``two_d``)."""
+    classes = shape[1] if two_d or len(shape) == 2 else shape[0]
+    tshape = (shape[0], *shape[2:]) if two_d else shape[:1] if len(shape) == 2 else ()
+    ignore = draw(st.sampled_from([-100, 0, 1]))
+    n = math.prod(tshape)
+    values = draw(st.lists(st.one_of(st.integers(0, max(classes - 1, 0)), st.just(ignore)),
+                           min_size=n, max_size=n))
+    # (no weight here: it must have the input's dtype, which these arguments do not know;
+    # tests/test_ch06_losses.py draws weights)
+    return {"target": _indices(tshape, classes, values), "weight": None,
+            "reduction": draw(_REDUCTION), "ignore_index": ignore}
+
+
+def _nll_shapes(two_d: bool) -> st.SearchStrategy[tuple[int, ...]]:
+    if two_d:
+        return st.tuples(_SIZES, st.integers(1, 3), _SIZES, _SIZES)
+    return st.one_of(st.tuples(st.integers(1, 4)), st.tuples(_SIZES, st.integers(1, 4)))
+
+
+def _nll_forward_entry(name: str, two_d: bool) -> OpEntry:
+    f = lambda lib, *a: getattr(_aten(lib), name)(*a)  # noqa: E731
+    x = (2, 3, 1, 2) if two_d else (2, 3)
+    t = (lambda lib: lib.zeros(2, 1, 2, dtype=lib.int64)) if two_d else (
+        lambda lib: lib.tensor([0, 2]))
+    return OpEntry(name, arguments=lambda shape: _class_target(shape, two_d),
+                   shapes=_nll_shapes(two_d), dtypes=strategies.FLOAT_NAMES,
+                   no_leaves=("target",), errors={
+        "a target out of range": lambda lib: f(lib, lib.ones(x), t(lib) + 5, None, 1, -100),
+        "a float target": lambda lib: f(lib, lib.ones(x), t(lib).float(), None, 1, -100),
+        "an int32 target": lambda lib: f(lib, lib.ones(x), t(lib).int(), None, 1, -100),
+        "an int64 input": lambda lib: f(lib, lib.ones(x, dtype=lib.int64), t(lib), None, 1,
+                                        -100),
+        "a weight of the wrong size": lambda lib: f(lib, lib.ones(x), t(lib), lib.ones(2), 1,
+                                                    -100),
+        "a float64 weight": lambda lib: f(lib, lib.ones(x), t(lib),
+                                          lib.ones(3, dtype=lib.float64), 1, -100),
+        "a 3-d input": lambda lib: f(lib, lib.ones(2, 3, 4), t(lib), None, 1, -100),
+        "a weight that requires grad": lambda lib: f(
+            lib, lib.ones(x), t(lib), lib.ones(3, requires_grad=True), 1, -100),
+    })
+
+
+@st.composite
+def _same_shape_target(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A target of the input's shape (or one that broadcasts) and a reduction."""
+    return {"target": draw(strategies.tensors(shape=_broadcastable(shape))),
+            "reduction": draw(_REDUCTION)}
+
+
+@st.composite
+def _bce_arguments(draw: st.DrawFn, shape: tuple[int, ...], logits: bool) -> dict[str, Any]:
+    probabilities = st.sampled_from([0.0, 0.25, 0.5, 1.0])
+    n = math.prod(shape)
+    strides = tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))
+    target = strategies.TensorSpec(shape, strides, 0, "float32", tuple(draw(st.lists(
+        probabilities, min_size=max(n, 1), max_size=max(n, 1)))), "contiguous")
+    found: dict[str, Any] = {"target": target,
+                             "weight": draw(st.one_of(st.none(), strategies.tensors(
+                                 shape=_broadcastable(shape))))}
+    if logits:
+        found["pos_weight"] = draw(st.one_of(st.none(), strategies.tensors(
+            shape=_broadcastable(shape))))
+    found["reduction"] = draw(_REDUCTION)
+    return found
+
+
+@st.composite
+def _mse_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """For ``grad_output`` of ``shape``: ``self`` and ``target`` of the same shape, and a
+    reduction (torch's kernel broadcasts ``grad_output`` into ``self``'s shape)."""
+    return {"self": draw(strategies.tensors(shape=shape)),
+            "target": draw(strategies.tensors(shape=shape)), "reduction": draw(_REDUCTION)}
+
+
+def _loss_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a: getattr(_aten(lib), name)(*a)  # noqa: E731
+    return {
+        "int64 operands": lambda lib: f(lib, lib.ones(2, dtype=lib.int64),
+                                        lib.ones(2, dtype=lib.int64), 1),
+        "shapes that do not broadcast": lambda lib: f(lib, lib.ones(2), lib.ones(3), 1),
+    }
+
+
+OP_DB += [
+    OpEntry("mse_loss", arguments=_same_shape_target, dtypes=strategies.FLOAT_NAMES,
+            same_dtype=True, ulps=LOSS_ULPS, errors={
+        **_loss_errors("mse_loss"),
+        "a reduction of 5": lambda lib: _aten(lib).mse_loss(lib.ones(2), lib.ones(2), 5),
+        "bool operands": lambda lib: _aten(lib).mse_loss(lib.ones(2, dtype=lib.bool),
+                                                         lib.ones(2, dtype=lib.bool), 0),
+    }),
+    OpEntry("l1_loss", arguments=_same_shape_target, dtypes=strategies.FLOAT_NAMES,
+            same_dtype=True, ulps=LOSS_ULPS, errors=_loss_errors("l1_loss")),
+    _nll_forward_entry("nll_loss_forward", two_d=False),
+    _nll_forward_entry("nll_loss2d_forward", two_d=True),
+    _nll_forward_entry("nll_loss", two_d=False),
+    _nll_forward_entry("nll_loss2d", two_d=True),
+    # (non-empty: torch refuses an empty input with a size-1 dim, ``(1, 0)``, as "output with
+    # shape [0] doesn't match the broadcast shape [1, 0]"; reftensor computes it, not
+    # reproduced)
+    OpEntry("binary_cross_entropy", arguments=lambda shape: _bce_arguments(shape, False),
+            shapes=st.lists(st.integers(1, 3), max_size=3).map(tuple), dtypes=("float32",),
+            values=st.sampled_from([0.0, 0.125, 0.5, 0.75, 1.0]),
+            no_leaves=("weight",), ulps=LOSS_ULPS, errors={
+        "an input above 1": lambda lib: _aten(lib).binary_cross_entropy(
+            lib.tensor([1.5]), lib.tensor([1.0])),
+        "a target of another dtype": lambda lib: _aten(lib).binary_cross_entropy(
+            lib.tensor([0.5]), lib.tensor([1.0], dtype=lib.float64)),
+        "int64 operands": lambda lib: _aten(lib).binary_cross_entropy(
+            lib.tensor([1]), lib.tensor([1])),
+    }),
+    # (dims of 2 and more: with empty or size-1 dims torch's result takes strides from its
+    # in-place steps' TensorIterator that reftensor's does not give; tests/test_ch06_losses.py
+    # says more)
+    OpEntry("binary_cross_entropy_with_logits",
+            arguments=lambda shape: _bce_arguments(shape, True), dtypes=("float32",),
+            shapes=st.lists(st.integers(2, 3), max_size=3).map(tuple),
+            no_leaves=("weight", "pos_weight"), ulps=LOSS_ULPS, errors={
+        "a pos_weight past the target's shape": lambda lib: (
+            lib.binary_cross_entropy_with_logits(lib.ones(2, 3), lib.ones(2, 3), None,
+                                                 lib.ones(2, 1, 3))),
+        "an int64 target": lambda lib: lib.binary_cross_entropy_with_logits(
+            lib.ones(2), lib.ones(2, dtype=lib.int64)),
+        "a weight that requires grad": lambda lib: lib.binary_cross_entropy_with_logits(
+            lib.ones(2), lib.ones(2), lib.ones(2, requires_grad=True)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -41,6 +41,7 @@ CHAPTERS = {
     "reftensor.reductions": 4,
     "reftensor.autograd": 5,
     "reftensor.nn": 6, "reftensor.optim": 6, "reftensor.activation": 6,
+    "reftensor.loss": 6,  # --- losses (chapter 6)
     "reftensor.utils": 7,
     "reftensor.random": 8,
 }

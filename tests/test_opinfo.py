@@ -80,7 +80,24 @@ NO_OPINFO: dict[str, str] = {
               "tests/op_db.py's entry runs it on every layout and dtype, on the meta device, "
               "with its gradient and error inputs"
        for name in ("_softmax", "_log_softmax", "_log_softmax_backward_data")},
+    # --- losses (chapter 6)
+    **{name: f"internal (torch.ops.aten.{name}; nn.functional's loss reaches it): the "
+              "OpInfo samples of nn.functional.nll_loss, cross_entropy, mse_loss and "
+              "binary_cross_entropy reach it through their nodes, tests/op_db.py's entries "
+              "run the forward ops on every layout and dtype, and tests/test_ch06_losses.py "
+              "compares values, gradients and errors with torch"
+       for name in ("nll_loss_nd", "nll_loss2d", "nll_loss_forward", "nll_loss_backward",
+                    "nll_loss2d_forward", "nll_loss2d_backward", "mse_loss_backward",
+                    "binary_cross_entropy_backward")},
 }
+#: the op that nn.functional.cross_entropy's OpInfo samples reach
+THROUGH["cross_entropy_loss"] = "cross_entropy"
+ENTRIES["cross_entropy_loss"] = opinfo.entries({"cross_entropy"})
+#: torch.binary_cross_entropy_with_logits is the op (an int reduction); its OpInfo samples
+#: are nn.functional's (a string): run through reftensor.nn.functional
+ENTRIES["binary_cross_entropy_with_logits"] = [
+    opinfo.NNFunctional(op, "binary_cross_entropy_with_logits") for op in opinfo.op_db
+    if op.name == "nn.functional.binary_cross_entropy_with_logits"]
 
 
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():

@@ -15,9 +15,15 @@ from typing import Any
 
 from .. import layout
 from .._ops import aten
+from ..broadcasting import broadcast_tensors
+from ..functional import broadcast_shapes
 from ..tensor import Tensor
+from . import _reduction
 
 __all__ = ["dropout", "linear", "relu", "softmax", "log_softmax"]
+# --- losses (chapter 6)
+__all__ += ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+            "binary_cross_entropy_with_logits"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -95,3 +101,170 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
+
+
+# --- losses (chapter 6) ---------------------------------------------------------------------
+# Each is torch's Python function: the deprecated ``size_average``/``reduce`` flags mapped to a
+# reduction (with torch's warning), the string turned into the op table's int, then the op
+# (``reftensor/loss.py``).
+def _reduction_string(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return _reduction.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduction_enum(size_average: bool | None, reduce: bool | None, reduction: str) -> int:
+    if size_average is not None or reduce is not None:
+        return _reduction.legacy_get_enum(size_average, reduce)
+    return _reduction.get_enum(reduction)
+
+
+def _size_warning(input: Tensor, target: Tensor) -> None:
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+                      f"size ({input.size()}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def _weighted(errors: Tensor, input: Tensor, weight: Tensor, reduction: str) -> Tensor:
+    """torch's weighted ``mse_loss``/``l1_loss``, written in Python: ``errors * weight``,
+    its sum, or its sum over ``weight.sum()``."""
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = errors * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """``(input - target) ** 2``, averaged, summed or not (``torch.nn.functional.mse_loss``).
+
+    ``input`` and ``target`` broadcast (torch warns when their sizes differ) and the op
+    table's ``mse_loss`` runs on the broadcast pair (``MseLossBackward0``); with ``weight``
+    (of ``input``'s size) torch's Python formula instead: ``pow(input - target, 2) *
+    weight``, whose mean is over ``weight.sum()``. Any float dtype; the result is 0-d unless
+    ``reduction='none'``.
+
+    Raises:
+        ValueError: a reduction other than 'none', 'mean', 'sum'; a weight of another size.
+        NotImplementedError: integer or bool operands.
+        RuntimeError: shapes that do not broadcast.
+    """
+    _size_warning(input, target)
+    reduction = _reduction_string(size_average, reduce, reduction)
+    expanded_input, expanded_target = broadcast_tensors(input, target)
+    if weight is not None:
+        return _weighted((expanded_input - expanded_target).pow(2), input, weight, reduction)
+    return aten.mse_loss(expanded_input, expanded_target, _reduction.get_enum(reduction))
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """``|input - target|``, averaged, summed or not (``torch.nn.functional.l1_loss``): as
+    ``mse_loss`` for broadcasting, ``weight`` and reductions; the op table's ``l1_loss`` is
+    torch's composite (``SubBackward0``, ``AbsBackward0``, ``MeanBackward0``).
+
+    Raises:
+        ValueError: as ``mse_loss``.
+        RuntimeError: an integer mean; shapes that do not broadcast.
+    """
+    _size_warning(input, target)
+    reduction = _reduction_string(size_average, reduce, reduction)
+    expanded_input, expanded_target = broadcast_tensors(input, target)
+    if weight is not None:
+        return _weighted((expanded_input - expanded_target).abs(), input, weight, reduction)
+    return aten.l1_loss(expanded_input, expanded_target, _reduction.get_enum(reduction))
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """The negative log likelihood loss (``torch.nn.functional.nll_loss``): ``input`` of
+    log-probabilities ``(C)``, ``(N, C)`` or ``(N, C, d1, ..., dK)``, ``target`` of class
+    indices (int64 or uint8) ``()``, ``(N)`` or ``(N, d1, ..., dK)``; each kept target's
+    ``-input[..., target, ...] * weight[target]``; a mean divides by the kept weights' sum.
+    The op table's ``nll_loss_nd`` (``NllLossBackward0``, or ``NllLoss2DBackward0`` past two
+    dims).
+
+    Raises:
+        ValueError: a 0-d input, batch sizes that differ, a bad reduction.
+        IndexError: a target outside [0, C) that is not ``ignore_index``.
+        RuntimeError: a target of the wrong shape or dtype, a weight not of C elements.
+    """
+    reduction = _reduction_string(size_average, reduce, reduction)
+    return aten.nll_loss_nd(input, target, weight, _reduction.get_enum(reduction),
+                            ignore_index)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy of logits ``input`` against class indices or class probabilities
+    (``torch.nn.functional.cross_entropy``): ``input`` ``(C)``, ``(N, C)`` or ``(N, C, d1,
+    ..., dK)``; a ``target`` of ``input``'s shape holds probabilities (float), any other
+    class indices. ``log_softmax`` along the class dim, then ``nll_loss``'s rule (indices) or
+    ``-(log_softmax * target * weight)`` summed over classes (probabilities, a mean dividing
+    by ``numel / C``); ``label_smoothing`` in [0, 1] mixes the target with the uniform
+    distribution. torch's composite ``cross_entropy_loss``: the same nodes.
+
+    Raises:
+        RuntimeError: probabilities of an integer dtype, with ``ignore_index >= 0``;
+            ``label_smoothing`` above 1; as ``nll_loss``.
+        ValueError: as ``nll_loss``.
+    """
+    reduction = _reduction_string(size_average, reduce, reduction)
+    return aten.cross_entropy_loss(input, target, weight, _reduction.get_enum(reduction),
+                                   ignore_index, label_smoothing)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """``-w * (t * log(x) + (1 - t) * log(1 - x))`` of probabilities ``input``
+    (``torch.nn.functional.binary_cross_entropy``), the logs clamped at -100 as torch does;
+    ``weight`` broadcast (expanded) to the target's size. ``BinaryCrossEntropyBackward0``.
+
+    Raises:
+        ValueError: a target of another size than the input; a bad reduction.
+        RuntimeError: an input or target outside [0, 1]; a target of another dtype.
+        NotImplementedError: integer inputs.
+    """
+    reduction_enum = _reduction_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the "
+                         f"input size ({input.size()}) is deprecated. Please ensure they have "
+                         "the same size.")
+    if weight is not None:
+        weight = weight.expand(broadcast_shapes(target.size(), weight.size()))
+    return aten.binary_cross_entropy(input, target, weight, reduction_enum)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross entropy of logits (``torch.nn.functional.binary_cross_entropy_with_logits``):
+    ``(1 - t) * x - log_sigmoid(x) * ((pos_weight - 1) * t + 1)``, times ``weight``
+    (broadcast), reduced; numerically stable. ``BinaryCrossEntropyWithLogitsBackward0``.
+
+    Raises:
+        ValueError: a target of another size than the input; a bad reduction.
+        RuntimeError: a ``weight``/``pos_weight`` that broadcasts past the target's shape.
+    """
+    reduction_enum = _reduction_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    return aten.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
+                                                 reduction_enum)

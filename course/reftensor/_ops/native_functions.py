@@ -1345,6 +1345,123 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "options as ``zeros``'s.\n\nRaises RuntimeError for sizes and strides of "
                 "different lengths, a negative size or stride, and as ``zeros``; TypeError "
                 "for sizes given one by one."),
+    # --- losses (chapter 6) -------------------------------------------------------------
+    # (``mse_loss.out`` is left out: torch's structured kernel reduces into an ``out`` that
+    # keeps a storage of the unreduced loss's size, which the table's ``out=`` does not do)
+    declare("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
+            function=False, method=False,
+            doc="``(self - target) ** 2`` elementwise (``torch._C._nn.mse_loss``, under "
+                "``nn.functional.mse_loss``), then its mean (``reduction=1``) or sum (2), or "
+                "not reduced (0): the operands broadcast, the result has their promoted "
+                "dtype. A mean of no elements is nan.\n\nRaises NotImplementedError for "
+                "integer and bool operands; RuntimeError for shapes that do not broadcast "
+                "or a reduction other than 0, 1, 2."),
+    declare("mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int "
+            "reduction) -> Tensor", function=False, method=False,
+            doc="``mse_loss``'s gradient (``MseLossBackward0``): ``(self - target) * norm * "
+                "grad_output`` with ``norm = 2 / numel`` for a mean, else 2, in a tensor laid "
+                "out as ``self``.\n\nRaises RuntimeError for shapes that do not "
+                "broadcast to ``self``'s."),
+    declare("l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
+            function=False, method=False,
+            doc="``|self - target|`` (``torch._C._nn.l1_loss``, under "
+                "``nn.functional.l1_loss``), then ``mean`` (``reduction=1``) or ``sum`` (2); "
+                "any other reduction leaves it unreduced. torch's composite: the graph has "
+                "``SubBackward0``, ``AbsBackward0`` and ``MeanBackward0`` or "
+                "``SumBackward0``.\n\nRaises as ``sub``, ``abs`` and ``mean`` (an integer "
+                "mean: RuntimeError)."),
+    declare("nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int "
+            "reduction=Mean, SymInt ignore_index=-100) -> Tensor", function=False,
+            method=False,
+            doc="The negative log likelihood loss for any input (``torch._C._nn.nll_loss_nd``"
+                ", what ``nn.functional.nll_loss`` calls): input ``(C)``, ``(N, C)`` or "
+                "``(N, C, d1, ..., dK)`` of log-probabilities, target of class indices ``()``"
+                ", ``(N)`` or ``(N, d1, ..., dK)``. 1-d and 2-d inputs go to ``nll_loss``, "
+                "4-d ones to ``nll_loss2d``, others to ``nll_loss2d`` on a ``(N, C, 1, -1)`` "
+                "view (``reduction=0``: viewed back, ``ViewBackward0``).\n\nRaises "
+                "ValueError for a 0-d input or batch sizes that differ; RuntimeError for a "
+                "target of the wrong shape; as ``nll_loss_forward``."),
+    declare("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, "
+            "SymInt ignore_index=-100) -> Tensor", function=False, method=False,
+            doc="``nll_loss_forward``'s output (``torch._C._nn.nll_loss``): input ``(C)`` or "
+                "``(N, C)``.\n\nRaises as ``nll_loss_forward``."),
+    declare("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
+            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)", function=False,
+            method=False,
+            doc="``-self[i, target[i]] * weight[target[i]]`` per row (``NllLossBackward0``), "
+                "0 where the target is ``ignore_index``; reduced (or for a 1-d input), their "
+                "sum in torch's cascade order in the input's dtype, divided by the total "
+                "weight for a mean; ``total_weight`` (0-d) is that weight (the count of "
+                "targets kept without ``weight``). A mean over no kept target is nan.\n\n"
+                "Raises RuntimeError for an input not 1-d or 2-d, a target not 0-d or 1-d, "
+                "sizes that differ, a weight not of ``C`` elements or of another dtype, a "
+                "target not int64 or uint8; ValueError for a 1-d target of more than one "
+                "element with a 1-d input; IndexError for a target out of [0, C); "
+                "NotImplementedError for an integer input."),
+    declare("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? "
+            "weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
+            function=False, method=False,
+            doc="``nll_loss_forward``'s gradient: zeros of ``self``'s shape, and at each "
+                "kept row's target ``-weight * grad_output`` (for a mean ``weight * "
+                "-(grad_output / total_weight)``).\n\nRaises as ``nll_loss_forward``, and "
+                "RuntimeError for a ``grad_output`` or ``total_weight`` of the wrong size."),
+    declare("nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, "
+            "SymInt ignore_index=-100) -> Tensor", function=False, method=False,
+            doc="``nll_loss2d_forward``'s output (``torch._C._nn.nll_loss2d``).\n\nRaises "
+                "as ``nll_loss2d_forward``."),
+    declare("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
+            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)", function=False,
+            method=False,
+            doc="``nll_loss_forward`` for an input ``(N, C, H, W)`` and a target ``(N, H, "
+                "W)`` (``NllLoss2DBackward0``); ``reduction=0`` gives ``(N, H, W)``.\n\n"
+                "Raises RuntimeError for a target not 3-d, an input not 4-d, sizes that "
+                "differ, a weight not of ``C`` elements; otherwise as "
+                "``nll_loss_forward``."),
+    declare("nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? "
+            "weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
+            function=False, method=False,
+            doc="``nll_loss2d_forward``'s gradient: at each kept position's target "
+                "``-weight * grad_output / normalize`` (``normalize``: the total weight for "
+                "a mean, else 1).\n\nRaises as ``nll_loss2d_forward``, and RuntimeError "
+                "for a ``grad_output`` or ``total_weight`` of the wrong size."),
+    declare("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int "
+            "reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
+            function=False, method=False,
+            doc="Cross entropy of logits ``self`` (``torch._C._nn.cross_entropy_loss``, "
+                "under ``nn.functional.cross_entropy``), torch's composite: class indices "
+                "give ``nll_loss_nd(log_softmax(self, class dim))``; a target of ``self``'s "
+                "shape holds class probabilities: ``-(log_softmax * target * weight)`` "
+                "summed over the classes, its mean divided by ``numel / C``; "
+                "``label_smoothing`` mixes in the uniform distribution.\n\nRaises "
+                "RuntimeError for probabilities of an integer dtype or with an "
+                "``ignore_index >= 0``, a ``label_smoothing`` above 1; as ``nll_loss_nd``."),
+    # (``binary_cross_entropy.out`` is left out: torch's kernel computes the elementwise loss
+    # in ``out`` itself, unresized, then resizes it to the reduced result)
+    declare("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int "
+            "reduction=Mean) -> Tensor",
+            function=False, method=False,
+            doc="``-(t * log(x) + (1 - t) * log(1 - x))`` elementwise "
+                "(``torch._C._nn.binary_cross_entropy``), each log clamped at -100 as torch "
+                "does (an input of 0 or 1 gives 100, never inf), times ``weight``, reduced "
+                "(``BinaryCrossEntropyBackward0``).\n\nRaises RuntimeError for an input or "
+                "target outside [0, 1] (nan too), a target of another dtype; "
+                "NotImplementedError for integer inputs."),
+    declare("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
+            "Tensor? weight=None, int reduction=Mean) -> Tensor", function=False,
+            method=False,
+            doc="``binary_cross_entropy``'s gradient: ``grad * (x - t) / max((1 - x) * x, "
+                "1e-12)`` times ``weight``, over ``numel`` for a mean.\n\nRaises "
+                "RuntimeError for operands of other dtypes; NotImplementedError for "
+                "integer inputs."),
+    declare("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? "
+            "weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor",
+            method=False,
+            doc="Binary cross entropy of logits (``torch.binary_cross_entropy_with_logits``"
+                "): ``(1 - t) * x - log_sigmoid(x) * ((pos_weight - 1) * t + 1)``, times "
+                "``weight``, reduced: stable for large logits (no sigmoid is rounded to 0 "
+                "or 1). One node, ``BinaryCrossEntropyWithLogitsBackward0``.\n\nRaises "
+                "RuntimeError for a ``weight`` or ``pos_weight`` that broadcasts past the "
+                "target's shape, a target whose dtype cannot hold the result."),
 ]
 
 

@@ -23,7 +23,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .. import dtypes, factories, layout, views
+from .._casting import cast
 from .._ops import aten
 from .._ops.state import state as dispatch_state
 from ..device import CPU, META
@@ -47,6 +50,13 @@ class Derivative(NamedTuple):
     # ``output_differentiability`` of ``_to_copy``: ``t.to(int64)`` of a ``t`` that
     # requires grad is a plain int64 tensor; ``t.sum(dtype=int64)`` raises)
     non_float_result_untracked: bool = False
+    # how many of the op's results are differentiable, when not all (torch's
+    # ``output_differentiability``: ``nll_loss_forward``'s ``total_weight`` is not): the
+    # others are left unrecorded
+    differentiable_outputs: int | None = None
+    # tensor arguments the op has no formula for, which may not require grad (torch's
+    # ``check_no_requires_grad``: ``nll_loss_forward``'s ``weight``)
+    no_requires_grad: tuple[str, ...] = ()
 
     @property
     def op(self) -> str:
@@ -1012,8 +1022,10 @@ def index_put_values_backward(grad: Tensor, indices: list[Tensor | None]) -> Ten
 
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
-        non_float_result_untracked: bool = False, **formulas: Any) -> Derivative:
-    return Derivative(schema, node, saves, formulas, non_float_result_untracked)
+        non_float_result_untracked: bool = False, differentiable_outputs: int | None = None,
+        no_requires_grad: tuple[str, ...] = (), **formulas: Any) -> Derivative:
+    return Derivative(schema, node, saves, formulas, non_float_result_untracked,
+                      differentiable_outputs, no_requires_grad)
 
 
 DERIVATIVES: list[Derivative] = [
@@ -1284,4 +1296,200 @@ DERIVATIVES: list[Derivative] = [
     row("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> "
         "Tensor", "IndexPutBackward0", ("accumulate", "indices", "values_info"),
         self=index_put_self_backward, values=index_put_values_backward),
+]
+
+
+# --- losses (chapter 6) --------------------------------------------------------------------
+_MEAN = 1  # torch's ``at::Reduction::Mean``
+
+
+def mse_loss_self_backward(grad: Tensor, self: Tensor, target: Tensor,
+                           reduction: int) -> Tensor:
+    """``mse_loss_backward(grad, self, target, reduction)``."""
+    return aten.mse_loss_backward.default.call(grad, self, target, reduction)
+
+
+def mse_loss_target_backward(grad: Tensor, self: Tensor, target: Tensor,
+                             reduction: int) -> Tensor:
+    """``mse_loss_backward(grad, target, self, reduction)``: the same, operands swapped."""
+    return aten.mse_loss_backward.default.call(grad, target, self, reduction)
+
+
+def mse_loss_double_backward(grad: Tensor, input: Tensor, reduction: int) -> Tensor:
+    """torch's ``mse_loss_double_backward``: ``2 * grad``, over ``numel`` for a mean."""
+    grad_input = 2 * grad
+    if reduction == _MEAN:
+        grad_input = grad_input / input.numel()
+    return grad_input
+
+
+def mse_loss_backward_grad_output_backward(grad: Tensor, self: Tensor, target: Tensor,
+                                           reduction: int) -> Tensor:
+    return aten.mse_loss_backward.default.call(grad, self, target, reduction)
+
+
+def mse_loss_backward_self_backward(grad: Tensor, grad_output: Tensor, self: Tensor,
+                                    reduction: int) -> Tensor:
+    return mse_loss_double_backward(grad * grad_output, self, reduction)
+
+
+def mse_loss_backward_target_backward(grad: Tensor, grad_output: Tensor, target: Tensor,
+                                      reduction: int) -> Tensor:
+    return -mse_loss_double_backward(grad * grad_output, target, reduction)
+
+
+def nll_loss_self_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Any,
+                           reduction: int, ignore_index: int, total_weight: Tensor) -> Tensor:
+    """``nll_loss_backward(grad, self, target, weight, reduction, ignore_index,
+    total_weight)``."""
+    return aten.nll_loss_backward.default.call(grad, self, target, weight, reduction,
+                                               ignore_index, total_weight)
+
+
+def nll_loss2d_self_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Any,
+                             reduction: int, ignore_index: int,
+                             total_weight: Tensor) -> Tensor:
+    return aten.nll_loss2d_backward.default.call(grad, self, target, weight, reduction,
+                                                 ignore_index, total_weight)
+
+
+def nll_loss_backward_grad_output_backward(grad: Tensor, target: Tensor, weight: Any,
+                                           reduction: int, ignore_index: int) -> Tensor:
+    """``nll_loss(grad, target, weight, reduction, ignore_index)``."""
+    return aten.nll_loss.default.call(grad, target, weight, reduction, ignore_index)
+
+
+def nll_loss2d_backward_grad_output_backward(grad: Tensor, target: Tensor, weight: Any,
+                                             reduction: int, ignore_index: int) -> Tensor:
+    return aten.nll_loss2d.default.call(grad, target, weight, reduction, ignore_index)
+
+
+def zeros_like_grad(grad: Tensor) -> Tensor:
+    """``zeros_like(grad)``: the gradient through a kernel linear in its other input."""
+    return zeros_like(grad)
+
+
+def binary_cross_entropy_self_backward(grad: Tensor, self: Tensor, target: Tensor,
+                                       weight: Any, reduction: int) -> Tensor:
+    """``binary_cross_entropy_backward(grad, self, target, weight, reduction)``."""
+    return aten.binary_cross_entropy_backward.default.call(grad, self, target, weight,
+                                                           reduction)
+
+
+def _in_place() -> bool:
+    """torch's loss formulas write into their own temporaries (``sub_``, ``mul_``) when grad
+    mode is off (a plain backward): the same values, and the gradient's ``_version`` counts
+    those writes. With ``create_graph`` they compute out of place, recorded."""
+    return not dispatch_state.enabled
+
+
+def log_sigmoid(x: Tensor) -> Tensor:
+    """``log(sigmoid(x))`` as torch's CPU ``log_sigmoid_forward``: ``min(x, 0) -
+    log1p(exp(-|x|))`` (no overflow), computed in float32 for float16 and bfloat16 and
+    rounded once. A new contiguous tensor; not recorded (torch's op of its own, which the
+    table does not have). ``binary_cross_entropy_with_logits`` (chapter 6) uses it too."""
+    out = factories._allocate(x._shape, layout.contiguous_strides(x._shape), x._dtype,
+                              x.device)
+    if x.device.type == "meta":
+        return out
+    work = np.float32 if x._dtype in (dtypes.float16, dtypes.bfloat16) else x._dtype.numpy
+    v = x._elements().astype(work)
+    with np.errstate(all="ignore"):
+        values = np.minimum(v, 0) - np.log1p(np.exp(-np.abs(v)))
+    out._elements()[...] = cast(np.asarray(values).reshape(x._shape), x._dtype)
+    return out
+
+
+def _scaled(t: Tensor, weight: Any, reduction: int, numel: int, in_place: bool) -> Tensor:
+    """``t`` times ``weight`` (when given), over ``numel`` for a mean: in place or not."""
+    if weight is not None:
+        t = t.mul_(weight) if in_place else t * weight
+    if reduction == _MEAN:
+        t = t.div_(numel) if in_place else t / numel
+    return t
+
+
+def binary_cross_entropy_target_backward(grad: Tensor, self: Tensor, target: Tensor,
+                                         weight: Any, reduction: int) -> Tensor:
+    """torch's ``binary_cross_entropy_target_backward``: ``-logit(self) * grad`` (times
+    ``weight``, over ``numel`` for a mean); ``logit`` is ``log(x / (1 - x))``, as torch's
+    kernel computes it."""
+    in_place = _in_place()
+    logit = (self / (1 - self)).log()
+    grad_target = logit.neg_().mul_(grad) if in_place else -logit * grad
+    return _scaled(grad_target, weight, reduction, target.numel(), in_place)
+
+
+def binary_cross_entropy_with_logits_self_backward(grad: Tensor, self: Tensor, target: Tensor,
+                                                   weight: Any, pos_weight: Any,
+                                                   reduction: int) -> Tensor:
+    """torch's ``binary_cross_entropy_with_logits_backward``: ``(sigmoid(x) - t) * grad``,
+    with ``pos_weight``: ``((pos_weight * t + 1 - t) * sigmoid(x) - pos_weight * t) *
+    grad``; times ``weight``; over ``numel`` for a mean."""
+    in_place = _in_place()
+    if pos_weight is not None:
+        t = pos_weight * target
+        if in_place:
+            grad_input = t.add(1).sub_(target).mul_(self.sigmoid()).sub_(t)
+        else:
+            grad_input = (t + 1 - target) * self.sigmoid() - t
+    else:
+        grad_input = self.sigmoid().sub_(target) if in_place else self.sigmoid() - target
+    grad_input = grad_input.mul_(grad) if in_place else grad_input * grad
+    return _scaled(grad_input, weight, reduction, self.numel(), in_place)
+
+
+def binary_cross_entropy_with_logits_target_backward(grad: Tensor, self: Tensor,
+                                                     target: Tensor, weight: Any,
+                                                     pos_weight: Any,
+                                                     reduction: int) -> Tensor:
+    """torch's ``binary_cross_entropy_with_logits_target_backward``: ``-x * grad``; with
+    ``pos_weight``: ``(log_sigmoid(-x) - log_sigmoid(x) * pos_weight) * grad``; times
+    ``weight``; over ``numel`` for a mean."""
+    in_place = _in_place()
+    if pos_weight is not None:
+        grad_target = log_sigmoid(-self).sub_(log_sigmoid(self).mul_(pos_weight)).mul_(grad)
+    else:
+        grad_target = -self * grad
+    return _scaled(grad_target, weight, reduction, target.numel(), in_place)
+
+
+_NLL_SAVES = ("self", "target", "weight", "reduction", "ignore_index", "total_weight")
+DERIVATIVES += [
+    row("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
+        "MseLossBackward0", ("self", "target", "reduction"), self=mse_loss_self_backward,
+        target=mse_loss_target_backward),
+    row("mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> "
+        "Tensor", "MseLossBackwardBackward0", ("grad_output", "self", "target", "reduction"),
+        grad_output=mse_loss_backward_grad_output_backward,
+        self=mse_loss_backward_self_backward, target=mse_loss_backward_target_backward),
+    row("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt "
+        "ignore_index) -> (Tensor output, Tensor total_weight)", "NllLossBackward0",
+        _NLL_SAVES, differentiable_outputs=1, no_requires_grad=("weight",),
+        self=nll_loss_self_backward),
+    row("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt "
+        "ignore_index) -> (Tensor output, Tensor total_weight)", "NllLoss2DBackward0",
+        _NLL_SAVES, differentiable_outputs=1, no_requires_grad=("weight",),
+        self=nll_loss2d_self_backward),
+    row("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int "
+        "reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
+        "NllLossBackwardBackward0", ("target", "weight", "reduction", "ignore_index"),
+        no_requires_grad=("weight", "total_weight"),
+        grad_output=nll_loss_backward_grad_output_backward, self=zeros_like_grad),
+    row("nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, "
+        "int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
+        "NllLoss2DBackwardBackward0", ("target", "weight", "reduction", "ignore_index"),
+        no_requires_grad=("weight", "total_weight"),
+        grad_output=nll_loss2d_backward_grad_output_backward, self=zeros_like_grad),
+    row("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int "
+        "reduction=Mean) -> Tensor", "BinaryCrossEntropyBackward0",
+        ("self", "target", "weight", "reduction"), no_requires_grad=("weight",),
+        self=binary_cross_entropy_self_backward, target=binary_cross_entropy_target_backward),
+    row("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
+        "Tensor? pos_weight=None, int reduction=Mean) -> Tensor",
+        "BinaryCrossEntropyWithLogitsBackward0",
+        ("self", "target", "weight", "pos_weight", "reduction"),
+        no_requires_grad=("weight", "pos_weight"),
+        self=binary_cross_entropy_with_logits_self_backward,
+        target=binary_cross_entropy_with_logits_target_backward),
 ]

@@ -242,6 +242,9 @@ def register(row: Derivative) -> None:
     several = view and result.type.is_list
 
     untracked = row.non_float_result_untracked
+    differentiable = row.differentiable_outputs
+    names = {a.name: i for i, a in enumerate(overload.schema.arguments)}
+    checked = tuple((names[n], n) for n in row.no_requires_grad)
 
     def make(args: tuple[Any, ...], out: Any) -> Node:
         if isinstance(out, Tensor) and not out._dtype.is_floating_point and not untracked:
@@ -252,6 +255,11 @@ def register(row: Derivative) -> None:
 
     @overload.impl(DispatchKey.Autograd)
     def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
+        for at, name in checked:  # torch's ``check_no_requires_grad``
+            if isinstance(args[at], Tensor) and args[at]._requires_grad:
+                raise RuntimeError(f"The function '{row.op}' is not differentiable with "
+                                   f"respect to argument '{name}'. This input cannot have "
+                                   "requires_grad True.")
         inputs = [args[i] for i in positions]
         if has_lists:
             inputs = _flat(inputs)
@@ -260,6 +268,9 @@ def register(row: Derivative) -> None:
         if several and needs_grad(*inputs):
             for piece in out:
                 meta(piece).creation = "multi"
+        if differentiable is not None:  # results torch does not differentiate
+            for piece in out[differentiable:]:
+                piece._grad_fn, piece._requires_grad = None, False
         return out
 
     written = overload.inplace_form

@@ -5,16 +5,22 @@ draw their first values) and ``functional`` (the layers' ops as functions; ``dro
 chapter 8's).
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .modules import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
     Dropout,
     Flatten,
     Identity,
+    L1Loss,
     Linear,
     LogSoftmax,
     Module,
     ModuleDict,
     ModuleList,
+    MSELoss,
+    NLLLoss,
     ParameterDict,
     ParameterList,
     ReLU,
@@ -29,3 +35,6 @@ from .parameter import Parameter
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList",
            "ModuleDict", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "Tanh",
            "Sigmoid", "Dropout", "ParameterList", "ParameterDict", "Softmax", "LogSoftmax"]
+# --- losses (chapter 6)
+__all__ += ["utils", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
+            "BCEWithLogitsLoss"]

@@ -2545,7 +2545,8 @@ _REDUCTION = st.sampled_from([0, 1, 2])
 # ops, reached by the entries' gradient tests and tests/test_ch06_losses.py)
 
 
-def _indices(shape: tuple[int, ...], classes: int, values: list[int]) -> strategies.TensorSpec:
+def _class_indices(shape: tuple[int, ...], classes: int,
+                   values: list[int]) -> strategies.TensorSpec:
     """An int64 target of class indices (or ``ignore_index``), contiguous."""
     strides = tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))
     return strategies.TensorSpec(shape, strides, 0, "int64", tuple(values) or (0,),
@@ -2564,7 +2565,7 @@ def _class_target(draw: st.DrawFn, shape: tuple[int, ...], two_d: bool) -> dict[
                            min_size=n, max_size=n))
     # (no weight here: it must have the input's dtype, which these arguments do not know;
     # tests/test_ch06_losses.py draws weights)
-    return {"target": _indices(tshape, classes, values), "weight": None,
+    return {"target": _class_indices(tshape, classes, values), "weight": None,
             "reduction": draw(_REDUCTION), "ignore_index": ignore}
 
 

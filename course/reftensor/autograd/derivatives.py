@@ -1285,3 +1285,157 @@ DERIVATIVES: list[Derivative] = [
         "Tensor", "IndexPutBackward0", ("accumulate", "indices", "values_info"),
         self=index_put_self_backward, values=index_put_values_backward),
 ]
+
+
+# --- layers (chapter 6): GELU, embedding, layer and batch normalization, _trilinear
+def gelu_self_backward(grad: Tensor, self: Tensor, approximate: str) -> Tensor:
+    """``gelu_backward(grad, self, approximate)``."""
+    return aten.gelu_backward.default.call(grad, self, approximate)
+
+
+def gelu_backward_grad_output_backward(grad: Tensor, self: Tensor, approximate: str) -> Tensor:
+    """d/d(grad_output) of ``grad_output * gelu'(self)``: ``gelu_backward`` again."""
+    return aten.gelu_backward.default.call(grad, self, approximate)
+
+
+def gelu_double_backward(grad: Tensor, grad_output: Tensor, self: Tensor,
+                         approximate: str) -> Tensor:
+    """torch's ``gelu_double_backward``: ``grad * grad_output * gelu''(self)``; exact:
+    ``gelu'' = 2 pdf - x**2 pdf``; tanh: the product rule over ``f = x / 2``, ``g = 1 -
+    tanh(u)**2`` and ``h = u'``, with ``g' = -2 g tanh(u) h`` (torch writes ``2 sech(u) *
+    (-sech(u) tanh(u)) * h``, the same value)."""
+    x = self
+    if approximate == "tanh":
+        beta, kappa = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5, 0.044715
+        inner = beta * (x + kappa * (x * x * x))
+        t = inner.tanh()
+        f = 0.5 * x
+        g = 1 - t * t
+        h = beta * (1 + 3 * kappa * x * x)
+        f_prime_gh = 0.5 * g * h
+        g_prime_fh = f * h * (-2 * g * t * h)
+        h_prime_fg = f * g * (6 * kappa * x * beta)
+        return grad * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
+    beta = (2.0 / math.sqrt(math.pi)) * math.sqrt(0.5) * 0.5
+    x_sq = x * x
+    pdf = beta * (-0.5 * x_sq).exp()
+    return grad * grad_output * (2 * pdf - x_sq * pdf)
+
+
+def embedding_weight_backward(grad: Tensor, indices: Tensor, weight_sym_argsize_0: int,
+                              padding_idx: int, scale_grad_by_freq: bool,
+                              sparse: bool) -> Tensor:
+    """``embedding_backward(grad, indices, weight.size(0), padding_idx, ...)``."""
+    return aten.embedding_backward.default.call(grad, indices, weight_sym_argsize_0,
+                                                padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_dense_double_backward(grad: Tensor, indices: Tensor, padding_idx: int) -> Tensor:
+    """torch's ``embedding_dense_double_backward``: ``grad``'s rows at ``indices`` (the rows
+    of ``padding_idx`` zeroed), shaped ``indices.shape + (-1,)``."""
+    flat = indices.reshape(-1)
+    rows = aten.index.Tensor.call(grad, [flat])
+    if padding_idx >= 0:
+        rows = where((flat == padding_idx).reshape(-1, 1), 0, rows)
+    return rows.view(*indices.shape, -1)
+
+
+def _layer_norm_part(k: int) -> Formula:
+    """The gradient of ``native_layer_norm``'s input ``k`` (0 input, 1 weight, 2 bias):
+    ``native_layer_norm_backward`` with only that output asked for."""
+    def formula(grad: Tensor, input: Tensor, normalized_shape: Any, result1: Tensor,
+                result2: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+        mask = [i == k for i in range(3)]
+        return aten.native_layer_norm_backward.default.call(
+            grad, input, normalized_shape, result1, result2, weight, bias, mask)[k]
+
+    formula.__name__ = f"native_layer_norm_backward_{k}"
+    return formula
+
+
+def _batch_norm_part(k: int) -> Formula:
+    """The gradient of ``native_batch_norm``'s input ``k`` (0 input, 1 weight, 2 bias):
+    ``native_batch_norm_backward`` with only that output asked for."""
+    def formula(grad: Tensor, input: Tensor, weight: Tensor | None,
+                running_mean: Tensor | None, running_var: Tensor | None, result1: Tensor,
+                result2: Tensor, training: bool, eps: float) -> Tensor:
+        mask = [i == k for i in range(3)]
+        return aten.native_batch_norm_backward.default.call(
+            grad, input, weight, running_mean, running_var, result1, result2, training, eps,
+            mask)[k]
+
+    formula.__name__ = f"native_batch_norm_backward_{k}"
+    return formula
+
+
+def _not_in_reftensor(what: str) -> Formula:
+    """A row torch has whose formula reftensor does not implement: its backward raises."""
+    def formula(grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"reftensor does not implement {what}")
+
+    formula.__name__ = "not_in_reftensor"
+    return formula
+
+
+def _trilinear_part(k: int) -> Formula:
+    """torch's ``_trilinear_backward`` for input ``k``: ``_trilinear`` with ``grad`` in that
+    input's place and ``sumdim`` and its ``expand`` swapped."""
+    def formula(grad: Tensor, i1: Tensor, i2: Tensor, i3: Tensor, expand1: Any, expand2: Any,
+                expand3: Any, sumdim: Any) -> Tensor:
+        call = aten._trilinear.default.call
+        if k == 0:
+            return call(grad, i2, i3, sumdim, expand2, expand3, expand1, 1)
+        if k == 1:
+            return call(i1, grad, i3, expand1, sumdim, expand3, expand2, 1)
+        return call(i1, i2, grad, expand1, expand2, sumdim, expand3, 1)
+
+    formula.__name__ = f"_trilinear_backward_{k}"
+    return formula
+
+
+_LAYER_NORM_SAVES = ("input", "normalized_shape", "result1", "result2", "weight", "bias")
+_BATCH_NORM_SAVES = ("input", "weight", "running_mean", "running_var", "result1", "result2",
+                     "training", "eps")
+_TRILINEAR_SAVES = ("i1", "i2", "i3", "expand1", "expand2", "expand3", "sumdim")
+DERIVATIVES += [
+    row("gelu(Tensor self, *, str approximate='none') -> Tensor", "GeluBackward0",
+        ("self", "approximate"), self=gelu_self_backward),
+    row("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",
+        "GeluBackwardBackward0", ("grad_output", "self", "approximate"),
+        grad_output=gelu_backward_grad_output_backward, self=gelu_double_backward),
+    row("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool "
+        "scale_grad_by_freq=False, bool sparse=False) -> Tensor", "EmbeddingBackward0",
+        ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq", "sparse"),
+        weight=embedding_weight_backward),
+    row("embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, "
+        "SymInt padding_idx, bool scale_grad_by_freq) -> Tensor",
+        "EmbeddingDenseBackwardBackward0", ("indices", "padding_idx"),
+        grad_output=embedding_dense_double_backward),
+    row("embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) "
+        "-> Tensor(a!)", "NotImplemented", (), self=not_implemented("embedding_renorm")),
+    row("native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? "
+        "bias, float eps) -> (Tensor, Tensor, Tensor)", "NativeLayerNormBackward0",
+        _LAYER_NORM_SAVES, input=_layer_norm_part(0), weight=_layer_norm_part(1),
+        bias=_layer_norm_part(2)),
+    row("native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, "
+        "Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> "
+        "(Tensor, Tensor, Tensor)", "NativeLayerNormBackwardBackward0", (),
+        **dict.fromkeys(("grad_out", "input", "weight"),
+                        _not_in_reftensor("layer_norm's second derivative "
+                                          "(layer_norm_double_backward)"))),
+    row("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+        "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, "
+        "Tensor)", "NativeBatchNormBackward0", _BATCH_NORM_SAVES, input=_batch_norm_part(0),
+        weight=_batch_norm_part(1), bias=_batch_norm_part(2)),
+    row("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
+        "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool "
+        "train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+        "NativeBatchNormBackwardBackward0", (),
+        **dict.fromkeys(("input", "weight", "grad_out"),
+                        _not_in_reftensor("batch_norm's second derivative "
+                                          "(batchnorm_double_backward)"))),
+    row("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] "
+        "expand3, int[] sumdim, int unroll_dim=1) -> Tensor", "TrilinearBackward0",
+        _TRILINEAR_SAVES, i1=_trilinear_part(0), i2=_trilinear_part(1),
+        i3=_trilinear_part(2)),
+]

@@ -146,6 +146,7 @@ _PARTS: dict[str, Any] = {
     "_options": lambda t: (t._dtype, t.device),
     "_info": lambda t: (t._shape, t._dtype, t.device),
     "_scalar_type": lambda t: t._dtype,  # ``self.scalar_type()`` (``_softmax``'s row)
+    "_sym_argsize_0": lambda t: t._shape[0],  # ``weight.sym_size(0)`` (``embedding``'s row)
 }
 
 
@@ -157,6 +158,9 @@ def _getter(key: str, names: dict[str, int], returns: dict[str, int]) -> Any:
         return lambda args, result: result
     if key in returns:
         at = returns[key]
+        return lambda args, result: result[at]
+    if key.startswith("result") and key[6:].isdigit():  # an unnamed result (``result1``)
+        at = int(key[6:])
         return lambda args, result: result[at]
     if key.endswith(_SIZES) or key.endswith(_DTYPES):
         at = names[key.rpartition("_args")[0]]

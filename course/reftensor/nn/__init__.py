@@ -7,9 +7,14 @@ chapter 8's).
 
 from . import functional, init
 from .modules import (
+    GELU,
+    BatchNorm1d,
+    Bilinear,
     Dropout,
+    Embedding,
     Flatten,
     Identity,
+    LayerNorm,
     Linear,
     LogSoftmax,
     Module,
@@ -28,4 +33,5 @@ from .parameter import Parameter
 
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList",
            "ModuleDict", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "Tanh",
-           "Sigmoid", "Dropout", "ParameterList", "ParameterDict", "Softmax", "LogSoftmax"]
+           "Sigmoid", "Dropout", "ParameterList", "ParameterDict", "Softmax", "LogSoftmax", "GELU",
+           "Embedding", "LayerNorm", "BatchNorm1d", "Bilinear"]

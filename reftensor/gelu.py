@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dtypes
 from ._ops import DispatchKey, aten
 from .elementwise import _not_implemented, _prepare, finish_cpu, finish_meta
 from .promotion import result_type
@@ -88,6 +89,20 @@ def _gelu(input: Tensor, approximate: str, into: Tensor | None, finish: Any) -> 
     return finish(lambda x: gelu_values(x, approximate), [input], input._dtype, shape, into)
 
 
+def _onednn_refuses(grad: Tensor, self: Tensor) -> bool:
+    """Would torch's oneDNN path refuse ``grad``'s strides? torch hands the exact backward
+    to oneDNN when ``self`` is a contiguous float32/bfloat16/float16 tensor of more than one
+    element, and oneDNN wants the gradient's dims (those of size 1 left out), ordered by
+    stride, not to overlap: each stride at least the next smaller stride times its size."""
+    if (self._dtype not in (dtypes.float32, dtypes.bfloat16, dtypes.float16)
+            or self.numel() <= 1 or not self.is_contiguous()):
+        return False
+    dims = sorted(((st, n) for n, st in zip(grad._shape, grad._stride, strict=True)
+                   if n != 1), reverse=True)
+    return any(outer[0] < inner[0] * inner[1]
+               for outer, inner in zip(dims, dims[1:], strict=False))
+
+
 def _gelu_backward(grad_output: Tensor, self: Tensor, approximate: str, finish: Any) -> Tensor:
     """``gelu_backward``: promoted and broadcast as a binary op; floating types only."""
     _check_approximate(approximate)
@@ -95,6 +110,8 @@ def _gelu_backward(grad_output: Tensor, self: Tensor, approximate: str, finish: 
     shape = _prepare([grad_output, self], common, None)
     if not common.is_floating_point:
         raise _not_implemented("GeluBackwardKernelImpl", common)
+    if finish is finish_cpu and approximate == "none" and _onednn_refuses(grad_output, self):
+        raise RuntimeError("could not construct a memory descriptor using strides")
     return finish(lambda g, x: gelu_backward_values(g, x, approximate), [grad_output, self],
                   common, shape)
 

@@ -27,6 +27,7 @@ alpha``).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,18 @@ def _param_dtype(input: Tensor, *params: Tensor | None) -> dtype:
             p is not None and p._dtype is dtypes.float32 for p in params):
         return dtypes.float32
     return input._dtype
+
+
+def _check_mixed(input: Tensor, *params: Tensor | None) -> None:
+    """torch's ``is_mixed_type`` and ``check_mixed_data_type``: parameters whose (first
+    given) dtype is not the input's must all be float32, with a float16/bfloat16 input."""
+    given = [p for p in params if p is not None]
+    if not given or given[0]._dtype is input._dtype:
+        return
+    if any(p._dtype is not dtypes.float32 for p in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._dtype not in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _shape_text(shape: Any) -> str:
@@ -79,6 +92,7 @@ def _check_layer_norm(input: Tensor, normalized_shape: tuple[int, ...], weight: 
 def _native_layer_norm(input: Tensor, normalized_shape: list[int], weight: Tensor | None,
                        bias: Tensor | None, eps: float) -> tuple[Tensor, Tensor, Tensor]:
     m, n = _check_layer_norm(input, tuple(normalized_shape), weight, bias)
+    _check_mixed(input, weight, bias)
     axis = input.dim() - len(normalized_shape)
     stat_shape = (*input._shape[:axis], *([1] * len(normalized_shape)))
     param = _param_dtype(input, weight, bias)
@@ -90,8 +104,10 @@ def _native_layer_norm(input: Tensor, normalized_shape: list[int], weight: Tenso
     work = compute_dtype(input._dtype).numpy
     x = values_of(input, compute_dtype(input._dtype)).reshape(m, n)
     wide = x.astype(np.float64)
-    mean = wide.mean(axis=1, keepdims=True).astype(work)
-    var = ((wide - wide.mean(axis=1, keepdims=True)) ** 2).mean(axis=1, keepdims=True)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows of no element: NaN, replaced
+        mean = wide.mean(axis=1, keepdims=True).astype(work)
+        var = ((wide - wide.mean(axis=1, keepdims=True)) ** 2).mean(axis=1, keepdims=True)
     var = np.maximum(var.astype(work), work.type(0))
     with np.errstate(all="ignore"):
         rstd = work.type(1) / np.sqrt(var + work.type(eps))
@@ -105,6 +121,8 @@ def _native_layer_norm(input: Tensor, normalized_shape: list[int], weight: Tenso
             y = y * gamma
         if beta is not None:
             y = y + beta
+    if n == 0:  # torch's rows of no element: mean 0, rstd NaN
+        mean, rstd = np.zeros_like(mean), np.full_like(rstd, np.nan)
     return (new_tensor(input._shape, input._dtype, y),
             new_tensor(stat_shape, param, mean), new_tensor(stat_shape, param, rstd))
 
@@ -117,6 +135,9 @@ def _native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shap
     ``b = (db * mean - ds) * rstd**3 / N``, ``c = -b * mean - db * rstd / N``, ``ds =
     sum(dy * x * gamma)`` and ``db = sum(dy * gamma)`` along the row."""
     m, n = _check_layer_norm(input, tuple(normalized_shape), weight, bias)
+    if (output_mask[1] and weight is None) or (output_mask[2] and bias is None):
+        # torch makes dgamma like ``weight`` and dbeta like ``bias``: of a missing one, none
+        raise RuntimeError("tensor does not have a device")
     shapes = (input._shape, tuple(normalized_shape), tuple(normalized_shape))
     dts = (input._dtype, (weight if weight is not None else input)._dtype,
            (bias if bias is not None else weight if weight is not None else input)._dtype)

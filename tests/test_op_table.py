@@ -455,8 +455,11 @@ def test_inplace_variant(name, data):
 #: ``linear``, whose meta result does not count the decomposition's in-place ``add_`` of
 #: the bias in ``_version`` (0 on meta, 1 on the CPU; ``t.add_(b)`` alone counts on meta),
 #: and the softmax backward ops, whose meta result is float32 for a float16 ``grad_output``
-#: with ``input_dtype=float32`` (float16 on the CPU)
-_PYTHON_META = {"index", "linear", "_softmax_backward_data", "_log_softmax_backward_data"}
+#: with ``input_dtype=float32`` (float16 on the CPU), and ``native_layer_norm``, whose meta
+#: ``mean`` and ``rstd`` are float32 for a float16/bfloat16 input (the input's dtype on the
+#: CPU)
+_PYTHON_META = {"index", "linear", "_softmax_backward_data", "_log_softmax_backward_data",
+                "native_layer_norm"}
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])
@@ -515,6 +518,8 @@ def test_op_on_the_meta_device(name, data):
         def layout_of(out: Any) -> Any:
             if isinstance(out, tuple | list):
                 return [layout_of(o) for o in out]
+            if out is None:  # an output not asked for (``output_mask``)
+                return None
             strides = [s for n, s in zip(out.shape, out.stride(), strict=True) if n > 1]
             return (tuple(out.shape), str(out.dtype).split(".")[-1],
                     strides if out.numel() else None)

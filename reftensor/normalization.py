@@ -161,7 +161,11 @@ def _native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shap
             c = -b * mu - db * a * scale
             results[0] = new_tensor(input._shape, input._dtype, a * dy * gamma + b * x + c)
         if output_mask[1]:
-            values = (dy * (a * x - a * mu)).sum(axis=0) if m else np.zeros(n)
+            # torch: ``dy * (a * x + b)`` with ``b = -a * mean``, the inner step fused
+            aw, xw = a.astype(work), x.astype(work)
+            inner = _fma(np.broadcast_to(aw, xw.shape), xw,
+                         np.broadcast_to((-aw * mu.astype(work)).astype(work), xw.shape))
+            values = (dy * inner.astype(np.float64)).sum(axis=0) if m else np.zeros(n)
             results[1] = new_tensor(shapes[1], dts[1], values)
         if output_mask[2]:
             results[2] = new_tensor(shapes[2], dts[2], dy.sum(axis=0) if m else np.zeros(n))
@@ -226,18 +230,111 @@ def _native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None
             mean = values_of(running_mean, compute_dtype(param)).astype(pwork)
             rv = values_of(running_var, compute_dtype(param)).astype(pwork)
             invstd = pwork.type(1) / np.sqrt(rv + pwork.type(eps))
-        w = (values_of(weight, compute_dtype(param)).astype(pwork) if weight is not None
-             else np.ones(c, pwork))
-        b = (values_of(bias, compute_dtype(param)).astype(pwork) if bias is not None
-             else np.zeros(c, pwork))
-        alpha = (invstd * w).astype(np.float32 if pwork != np.float64 else np.float64)
-        beta = (b - mean * alpha).astype(alpha.dtype)
-        y = x.astype(alpha.dtype) * alpha[None, :, None] + beta[None, :, None]
+        if all(t is None or t.is_contiguous()
+               for t in (input, weight, bias, running_mean, running_var)):
+            y = _contiguous_transform(x, mean, invstd, weight, bias, c, pwork, param,
+                                      input._dtype in (dtypes.float16, dtypes.bfloat16))
+        else:
+            y = _strided_transform(input, x, mean, invstd, weight, bias, running_var,
+                                   training, eps, param)
     out = new_tensor(input._shape, input._dtype, y.reshape(input._shape))
     if not training:
         return out, new_tensor(saved, param, None, input.device), new_tensor(
             saved, param, None, input.device)
     return out, new_tensor(saved, param, mean), new_tensor(saved, param, invstd)
+
+
+def _fma(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``x * a + b`` rounded once (a fused multiply-add), in ``x``'s dtype (float32 or
+    float64): float32 through float64, where the product is exact; float64 with the
+    product's and the sum's rounding errors added back (Dekker's and Knuth's exact
+    transformations), within an ulp of a true fma."""
+    if x.dtype != np.float64:
+        return (x.astype(np.float64) * a.astype(np.float64) + b.astype(np.float64)).astype(
+            x.dtype)
+    with np.errstate(all="ignore"):
+        p = x * a
+        split = 134217729.0
+        xc, ac = split * x, split * a
+        xh, ah = xc - (xc - x), ac - (ac - a)
+        xl, al = x - xh, a - ah
+        product_error = ((xh * ah - p) + xh * al + xl * ah) + xl * al
+        total = p + b
+        back = total - p
+        sum_error = (p - (total - back)) + (b - back)
+        fused = total + (product_error + sum_error)
+        return np.where(np.isfinite(fused), fused, total)
+
+
+def _contiguous_transform(x: np.ndarray, mean: np.ndarray, invstd: np.ndarray,
+                          weight: Tensor | None, bias: Tensor | None, c: int, pwork: Any,
+                          param: dtype, half: bool) -> np.ndarray:
+    """torch's contiguous kernel: ``alpha = invstd * weight``, ``beta = bias - mean *
+    alpha`` per channel in the opmath dtype, then ``fma(x, alpha, beta)`` (vectorised;
+    ``half``, a float16/bfloat16 input: see ``_half_transform``)."""
+    w = (values_of(weight, compute_dtype(param)).astype(pwork) if weight is not None
+         else np.ones(c, pwork))
+    b = (values_of(bias, compute_dtype(param)).astype(pwork) if bias is not None
+         else np.zeros(c, pwork))
+    alpha = (invstd * w).astype(np.float32 if pwork != np.float64 else np.float64)
+    beta = (b - mean * alpha).astype(alpha.dtype)
+    if half:
+        return _half_transform(x.astype(np.float32), alpha, beta)
+    return _fma(x.astype(alpha.dtype), np.broadcast_to(alpha[None, :, None], x.shape),
+                np.broadcast_to(beta[None, :, None], x.shape))
+
+
+#: float16/bfloat16 elements per vector of torch's AVX512 kernels: the contiguous batch norm
+#: fuses ``x * alpha + beta`` in whole vectors and rounds the product first in the scalar
+#: tail of each (n, c) row
+_HALF_LANES = 32
+
+
+def _half_transform(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """The float16/bfloat16 contiguous kernel in float32: fused in the first ``k *
+    _HALF_LANES`` elements of each row, ``x * alpha + beta`` with two roundings after."""
+    a = np.broadcast_to(alpha[None, :, None], x.shape)
+    b = np.broadcast_to(beta[None, :, None], x.shape)
+    with np.errstate(all="ignore"):
+        out = x * a + b
+        vector = x.shape[2] - x.shape[2] % _HALF_LANES
+        if vector:
+            out[:, :, :vector] = _fma(x[:, :, :vector], a[:, :, :vector], b[:, :, :vector])
+    return out
+
+
+def _strided_transform(input: Tensor, x: np.ndarray, mean: np.ndarray, invstd: np.ndarray,
+                       weight: Tensor | None, bias: Tensor | None,
+                       running_var: Tensor | None, training: bool, eps: float,
+                       param: dtype) -> np.ndarray:
+    """torch's TensorIterator path (an operand not contiguous): ``((x - mean) * invstd) *
+    weight + bias`` element by element, each step rounded to its operands' type: the
+    parameters' (float32 for mixed float16/bfloat16 input) or, for float16/bfloat16
+    throughout, float16/bfloat16 at every step. In eval ``invstd = 1 / sqrt(running_var +
+    eps)``, computed as tensor ops in the running variance's dtype."""
+    step = np.dtype(param.numpy).type  # each step's rounding (float16/bfloat16: see r)
+    if param in (dtypes.float16, dtypes.bfloat16):
+        def r(v: np.ndarray) -> np.ndarray:
+            return cast(cast(v, param), dtypes.float32)
+    else:
+        def r(v: np.ndarray) -> np.ndarray:
+            return np.asarray(v).astype(step)
+    work = np.float32 if param in (dtypes.float16, dtypes.bfloat16) else step
+    if not training:
+        assert running_var is not None
+        rv = cast(values_of(running_var), dtypes.float32) if param in (
+            dtypes.float16, dtypes.bfloat16) else values_of(running_var).astype(work)
+        invstd = r(work(1) / r(np.sqrt(r(rv + work(eps)))))
+    m = r(np.asarray(mean).astype(work))[None, :, None]
+    k = r(np.asarray(invstd).astype(work))[None, :, None]
+    w = (r(cast(values_of(weight), dtypes.float32) if param in (dtypes.float16, dtypes.bfloat16)
+           else values_of(weight).astype(work))[None, :, None] if weight is not None
+         else work(1))
+    b = (r(cast(values_of(bias), dtypes.float32) if param in (dtypes.float16, dtypes.bfloat16)
+           else values_of(bias).astype(work))[None, :, None] if bias is not None
+         else work(0))
+    xs = x.astype(work)
+    return r(r(r(r(xs - m) * k) * w) + b)
 
 
 def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,

@@ -457,9 +457,12 @@ def test_inplace_variant(name, data):
 #: and the softmax backward ops, whose meta result is float32 for a float16 ``grad_output``
 #: with ``input_dtype=float32`` (float16 on the CPU), and ``native_layer_norm``, whose meta
 #: ``mean`` and ``rstd`` are float32 for a float16/bfloat16 input (the input's dtype on the
-#: CPU)
+#: CPU), and the batch norm ops, whose meta results keep the input's (or the gradient's)
+#: strides (a transposed input: CPU (3, 1), meta (1, 2)) and whose meta backward returns
+#: ``grad_input`` even when ``output_mask`` asks for nothing (the CPU: None)
 _PYTHON_META = {"index", "linear", "_softmax_backward_data", "_log_softmax_backward_data",
-                "native_layer_norm"}
+                "native_layer_norm", "native_batch_norm", "native_batch_norm_backward",
+                "batch_norm"}
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])

@@ -37,6 +37,7 @@ from ._casting import cast, compute_dtype
 from ._layers import new_tensor, on_meta, values_of
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
+from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -55,7 +56,13 @@ def _check_mixed(input: Tensor, *params: Tensor | None) -> None:
     """torch's ``is_mixed_type`` and ``check_mixed_data_type``: parameters whose (first
     given) dtype is not the input's must all be float32, with a float16/bfloat16 input."""
     given = [p for p in params if p is not None]
-    if not given or given[0]._dtype is input._dtype:
+    if not given:
+        return
+    if given[0]._dtype is input._dtype:  # not mixed: the kernel reads each as the input's
+        for p in given[1:]:
+            if p._dtype is not input._dtype:
+                raise RuntimeError(f"expected scalar type {SCALAR_TYPE_NAMES[input._dtype.name]}"
+                                   f" but found {SCALAR_TYPE_NAMES[p._dtype.name]}")
         return
     if any(p._dtype is not dtypes.float32 for p in given):
         raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
@@ -208,6 +215,9 @@ def _native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None
     param = _param_dtype(input, weight, bias, running_mean, running_var)
     saved = (c,) if training else (0,)
     if on_meta(input, weight, bias, running_mean, running_var):
+        if training and running_var is not None and input.numel() == c:
+            # torch's meta kernel (a Python decomposition) scales the variance by n / (n - 1)
+            raise ZeroDivisionError("float division by zero")
         return (new_tensor(input._shape, input._dtype, None), new_tensor(saved, param, None),
                 new_tensor(saved, param, None))
     if input.numel() == 0:
@@ -354,6 +364,26 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
         running_var._elements()[...] = cast(values.astype(pwork), running_var._dtype)
 
 
+def _weight_as_read(weight: Tensor, input: Tensor, grad_out: Tensor,
+                    save_mean: Tensor | None, save_invstd: Tensor | None,
+                    running_mean: Tensor | None, running_var: Tensor | None,
+                    train: bool) -> Tensor:
+    """The weight as torch's backward reads it: its contiguous kernel (input, gradient and
+    the statistics it uses contiguous) reads ``weight``'s ``C`` elements one after another
+    from its first, whatever its strides (a weight of stride 2 is read as its storage's
+    next ``C`` elements); the other path follows the strides. (A weight whose storage ends
+    before that reads past it in torch; here the strides are followed then.)"""
+    stats = (save_mean, save_invstd) if train else (running_mean, running_var)
+    if not (input.is_contiguous() and grad_out.is_contiguous()
+            and all(t is None or t.is_contiguous() for t in stats)) \
+            or weight.is_contiguous():
+        return weight
+    c = weight._shape[0]
+    if weight._storage_offset + c > weight._storage.nbytes() // weight._dtype.itemsize:
+        return weight
+    return Tensor._make(weight._storage, (c,), (1,), weight._storage_offset, weight._dtype)
+
+
 def _native_batch_norm_backward(grad_out: Tensor, input: Tensor, weight: Tensor | None,
                                 running_mean: Tensor | None, running_var: Tensor | None,
                                 save_mean: Tensor | None, save_invstd: Tensor | None,
@@ -382,7 +412,9 @@ def _native_batch_norm_backward(grad_out: Tensor, input: Tensor, weight: Tensor 
         assert running_mean is not None and running_var is not None
         mean = values_of(running_mean).astype(np.float64)
         invstd = 1.0 / np.sqrt(values_of(running_var).astype(np.float64) + eps)
-    w = values_of(weight).astype(np.float64) if weight is not None else np.ones(c)
+    w = values_of(_weight_as_read(weight, input, grad_out, save_mean, save_invstd,
+                                  running_mean, running_var, train)).astype(np.float64) \
+        if weight is not None else np.ones(c)
     total = dy.sum(axis=(0, 2))
     dotp = ((x - mean[None, :, None]) * dy).sum(axis=(0, 2))
     results: list[Any] = [None, None, None]

@@ -2610,8 +2610,15 @@ def one_hot_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]
     return {} if draw(st.booleans()) else {"num_classes": draw(st.sampled_from([6, 7]))}
 
 
-def _affine(draw: st.DrawFn, shape: tuple[int, ...], name: str) -> Any:
-    return draw(strategies.tensors(shape=shape)) if draw(st.booleans()) else None
+def _affine(draw: st.DrawFn, shape: tuple[int, ...], name: str,
+            kinds: tuple[str, ...] = strategies.KINDS) -> Any:
+    return draw(strategies.tensors(shape=shape, kinds=kinds)) if draw(st.booleans()) else None
+
+
+#: batch norm's weight: torch's contiguous backward reads the weight's ``C`` elements one
+#: after another from its first whatever its strides (reftensor does too), which for an
+#: expanded or overlapping weight reads past its storage: no layout whose storage ends early
+_WEIGHT_KINDS = strategies.WRITABLE_KINDS
 
 
 @st.composite
@@ -2631,8 +2638,10 @@ def layer_norm_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> di
     normalized = shape[len(shape) - k:]
     stat = (*shape[:len(shape) - k], *([1] * k))
     return {"input": draw(strategies.tensors(shape=shape)), "normalized_shape": normalized,
-            "mean": draw(strategies.tensors(shape=stat)),
-            "rstd": draw(strategies.tensors(shape=stat)),
+            # the forward's contiguous statistics: torch's kernel reads them one after
+            # another whatever their strides (past the storage of an expanded one)
+            "mean": draw(strategies.tensors(shape=stat, kinds=("contiguous",))),
+            "rstd": draw(strategies.tensors(shape=stat, kinds=("contiguous",))),
             "weight": _affine(draw, normalized, "weight"),
             "bias": _affine(draw, normalized, "bias"),
             "output_mask": tuple(draw(st.lists(st.booleans(), min_size=3, max_size=3)))}
@@ -2653,8 +2662,9 @@ def batch_norm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, A
     var = draw(strategies.tensors(shape=c)) if stats else None
     if var is not None:
         var = _ranged(draw, var, 1, 4)
-    return {"weight": _affine(draw, c, "weight"), "bias": _affine(draw, c, "bias"),
-            "running_mean": mean, "running_var": var, "training": training,
+    return {"weight": _affine(draw, c, "weight", _WEIGHT_KINDS),
+            "bias": _affine(draw, c, "bias"), "running_mean": mean, "running_var": var,
+            "training": training,
             "momentum": draw(st.sampled_from([0.1, 0.5, 1.0])),
             "eps": draw(st.sampled_from([1e-5, 0.5]))}
 
@@ -2668,7 +2678,7 @@ def batch_norm_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> di
         return _ranged(draw, draw(strategies.tensors(shape=c)), 1, 4)
 
     return {"input": draw(strategies.tensors(shape=shape)),
-            "weight": _affine(draw, c, "weight"),
+            "weight": _affine(draw, c, "weight", _WEIGHT_KINDS),
             "running_mean": None if train else draw(strategies.tensors(shape=c)),
             "running_var": None if train else positive(),
             "save_mean": draw(strategies.tensors(shape=c)) if train else None,

@@ -121,7 +121,7 @@ def _native_layer_norm(input: Tensor, normalized_shape: list[int], weight: Tenso
         gamma = values_of(weight).reshape(1, n).astype(work) if weight is not None else None
         beta = (values_of(bias).reshape(1, n).astype(work) if bias is not None else None)
         if work is not input._dtype.numpy:  # float16/bfloat16: x * rstd + (-rstd * mean)
-            y = x * rstd + (-rstd * mean)
+            y = _fma(x, np.broadcast_to(rstd, x.shape), np.broadcast_to(-rstd * mean, x.shape))
         else:
             y = (x + (-mean)) * rstd
         if gamma is not None:

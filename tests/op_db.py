@@ -2618,6 +2618,7 @@ def _affine(draw: st.DrawFn, shape: tuple[int, ...], name: str,
 #: batch norm's weight: torch's contiguous backward reads the weight's ``C`` elements one
 #: after another from its first whatever its strides (reftensor does too), which for an
 #: expanded or overlapping weight reads past its storage: no layout whose storage ends early
+#: (the backward's statistics likewise: an expanded running_var gives NaN at random there)
 _WEIGHT_KINDS = strategies.WRITABLE_KINDS
 
 
@@ -2675,13 +2676,15 @@ def batch_norm_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> di
     train = draw(st.booleans())
 
     def positive() -> Any:
-        return _ranged(draw, draw(strategies.tensors(shape=c)), 1, 4)
+        return _ranged(draw, draw(strategies.tensors(shape=c, kinds=_WEIGHT_KINDS)), 1, 4)
 
     return {"input": draw(strategies.tensors(shape=shape)),
             "weight": _affine(draw, c, "weight", _WEIGHT_KINDS),
-            "running_mean": None if train else draw(strategies.tensors(shape=c)),
+            "running_mean": None if train else draw(strategies.tensors(
+                shape=c, kinds=_WEIGHT_KINDS)),
             "running_var": None if train else positive(),
-            "save_mean": draw(strategies.tensors(shape=c)) if train else None,
+            "save_mean": draw(strategies.tensors(shape=c, kinds=_WEIGHT_KINDS)) if train
+            else None,
             "save_invstd": positive() if train else None,
             "train": train, "eps": 1e-5,
             "output_mask": tuple(draw(st.lists(st.booleans(), min_size=3, max_size=3)))}

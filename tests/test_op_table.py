@@ -416,8 +416,9 @@ def _drawn(data: Any, name: str, *, factory: bool = True,
         spec = dataclasses.replace(spec, storage=tuple(data.draw(
             st.lists(entry.values, min_size=n, max_size=n), label="values")))
     arguments = _draw_arguments(data, entry, spec.shape)
-    if entry.same_dtype:  # the tensor arguments again, in the input's dtype
-        arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape),
+    if entry.same_dtype:  # the tensor arguments again, in the input's dtype and their layout
+        arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape,
+                                                     kinds=(v.kind,)),
                                   label=k) if hasattr(v, "make") else v
                      for k, v in arguments.items()}
     return entry, spec, arguments

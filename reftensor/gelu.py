@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
+from ._layers import fma
 from ._ops import DispatchKey, aten
 from .elementwise import _not_implemented, _prepare, finish_cpu, finish_meta
 from .promotion import result_type
@@ -50,6 +51,21 @@ def erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(_erf(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
 
 
+def _tanh(x: np.ndarray) -> np.ndarray:
+    """``tanh`` of every value, in ``x``'s dtype, computed in double and rounded once (as
+    the C library's ``tanhf``)."""
+    x = np.asarray(x)
+    return np.tanh(x.astype(np.float64)).astype(x.dtype)
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    """``exp`` of every value, in ``x``'s dtype, computed in double and rounded once (the C
+    library's ``expf`` is correctly rounded here; NumPy's float32 ``exp`` may be an ulp
+    off)."""
+    x = np.asarray(x)
+    return np.exp(x.astype(np.float64)).astype(x.dtype)
+
+
 def _constant(value: float, x: np.ndarray) -> Any:
     """A constant in the computation's dtype (torch's kernel holds them as ``scalar_t``)."""
     return x.dtype.type(value)
@@ -70,14 +86,14 @@ def gelu_backward_values(g: np.ndarray, x: np.ndarray, approximate: str) -> np.n
     if approximate == "tanh":
         beta, kappa = _constant(_BETA, x), _constant(_KAPPA, x)
         x_sq = x * x
-        t = np.tanh(beta * (x + kappa * (x_sq * x)))
+        t = _tanh(beta * (x + kappa * (x_sq * x)))
         left_derivative = half * (one + t)
-        right_derivative = one - t * t
+        right_derivative = fma(-t, t, np.broadcast_to(one, t.shape))  # torch's, contracted
         inner_derivative = beta * (one + _constant(3.0, x) * kappa * x_sq)
         return g * (left_derivative + half * x * right_derivative * inner_derivative)
     cdf = half * (one + erf(x * _constant(_SQRT1_2, x)))
-    pdf = _constant(_ALPHA, x) * np.exp(x * x * _constant(-0.5, x))
-    return g * (cdf + x * pdf)
+    pdf = _constant(_ALPHA, x) * _exp(x * x * _constant(-0.5, x))
+    return g * fma(x, pdf, cdf)  # torch's scalar ``cdf + x * pdf``, contracted
 
 
 def _gelu(input: Tensor, approximate: str, into: Tensor | None, finish: Any) -> Tensor:

@@ -34,6 +34,7 @@ import numpy as np
 
 from . import dtypes
 from ._casting import cast, compute_dtype
+from ._layers import fma as _fma
 from ._layers import new_tensor, on_meta, values_of
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
@@ -252,28 +253,6 @@ def _native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None
         return out, new_tensor(saved, param, None, input.device), new_tensor(
             saved, param, None, input.device)
     return out, new_tensor(saved, param, mean), new_tensor(saved, param, invstd)
-
-
-def _fma(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``x * a + b`` rounded once (a fused multiply-add), in ``x``'s dtype (float32 or
-    float64): float32 through float64, where the product is exact; float64 with the
-    product's and the sum's rounding errors added back (Dekker's and Knuth's exact
-    transformations), within an ulp of a true fma."""
-    if x.dtype != np.float64:
-        return (x.astype(np.float64) * a.astype(np.float64) + b.astype(np.float64)).astype(
-            x.dtype)
-    with np.errstate(all="ignore"):
-        p = x * a
-        split = 134217729.0
-        xc, ac = split * x, split * a
-        xh, ah = xc - (xc - x), ac - (ac - a)
-        xl, al = x - xh, a - ah
-        product_error = ((xh * ah - p) + xh * al + xl * ah) + xl * al
-        total = p + b
-        back = total - p
-        sum_error = (p - (total - back)) + (b - back)
-        fused = total + (product_error + sum_error)
-        return np.where(np.isfinite(fused), fused, total)
 
 
 def _contiguous_transform(x: np.ndarray, mean: np.ndarray, invstd: np.ndarray,

@@ -1345,18 +1345,22 @@ def gelu_double_backward(grad: Tensor, grad_output: Tensor, self: Tensor,
                          approximate: str) -> Tensor:
     """torch's ``gelu_double_backward``: ``grad * grad_output * gelu''(self)``; exact:
     ``gelu'' = 2 pdf - x**2 pdf``; tanh: the product rule over ``f = x / 2``, ``g = 1 -
-    tanh(u)**2`` and ``h = u'``, with ``g' = -2 g tanh(u) h`` (torch writes ``2 sech(u) *
-    (-sech(u) tanh(u)) * h``, the same value)."""
+    tanh(u)**2`` and ``h = u'``, with ``g' = 2 sech(u) * (-sech(u) tanh(u)) * h`` as torch
+    writes it (not ``-2 g tanh(u) h``: ``g`` loses digits to cancellation where ``sech``
+    does not). reftensor has no ``cosh`` op: ``sech = 1 / cosh`` is computed as ``2 /
+    (exp(u) + exp(-u))`` in float64, rounded to the input's dtype (as ``coshf`` rounds)."""
     x = self
     if approximate == "tanh":
         beta, kappa = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5, 0.044715
         inner = beta * (x + kappa * (x * x * x))
         t = inner.tanh()
+        wide = inner.to(dtypes.float64)
+        sech = (2 / (wide.exp() + (-wide).exp())).to(x._dtype)
         f = 0.5 * x
         g = 1 - t * t
         h = beta * (1 + 3 * kappa * x * x)
         f_prime_gh = 0.5 * g * h
-        g_prime_fh = f * h * (-2 * g * t * h)
+        g_prime_fh = f * h * ((2 * sech) * (-sech * t) * h)
         h_prime_fg = f * g * (6 * kappa * x * beta)
         return grad * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
     beta = (2.0 / math.sqrt(math.pi)) * math.sqrt(0.5) * 0.5

@@ -233,10 +233,16 @@ def _native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None
             mean = (wide.sum(axis=(0, 2)) / n).astype(pwork)
             centred = x - mean[None, :, None].astype(x.dtype)
             var_sum = (centred * centred).astype(np.float64).sum(axis=(0, 2)).astype(pwork)
+            half = param in (dtypes.float16, dtypes.bfloat16)
+            if half:  # torch keeps the sum of squares in the parameters' dtype
+                var_sum = cast(cast(var_sum, param), dtypes.float32)
             biased = (var_sum / pwork.type(n)).astype(np.float64)
             invstd = np.where((biased == 0) & (eps == 0), 0.0,
                               1.0 / np.sqrt(biased + eps)).astype(pwork)
             _update_running(running_mean, running_var, mean, var_sum, n, momentum, pwork)
+            if half:  # save_mean and save_invstd, float16/bfloat16 tensors, are what it reads
+                mean = cast(cast(mean, param), dtypes.float32)
+                invstd = cast(cast(invstd, param), dtypes.float32)
         else:
             mean = values_of(running_mean, compute_dtype(param)).astype(pwork)
             rv = values_of(running_var, compute_dtype(param)).astype(pwork)
@@ -420,17 +426,17 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     """torch's composite (``_batch_norm_impl_index``): its checks, then
     ``native_batch_norm``'s output; an empty input is ``input.clone()`` (times
     ``weight[0]``, plus ``bias[0]``), keeping the graph."""
-    if input.dim() < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of "
-                         f"[{-max(input.dim(), 1)}, {max(input.dim(), 1) - 1}], but got 1)")
-    c = input._shape[1]
-    if input.numel() == 0:
+    if input.numel() == 0:  # before any check of the dims (a 1-d empty input too)
         out = input.clone()
         if weight is not None:
             out = out * weight[0]
         if bias is not None:
             out = out + bias[0]
         return out
+    if input.dim() < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(input.dim(), 1)}, {max(input.dim(), 1) - 1}], but got 1)")
+    c = input._shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None:
             _check_channels(name, c, t)

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from . import dtypes
+from ._layers import fma
 from ._ops import DispatchKey, aten
 from .elementwise import _not_implemented, _prepare, finish_cpu, finish_meta
 from .promotion import result_type
@@ -49,6 +51,21 @@ def erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(_erf(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
 
 
+def _tanh(x: np.ndarray) -> np.ndarray:
+    """``tanh`` of every value, in ``x``'s dtype, computed in double and rounded once (as
+    the C library's ``tanhf``)."""
+    x = np.asarray(x)
+    return np.tanh(x.astype(np.float64)).astype(x.dtype)
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    """``exp`` of every value, in ``x``'s dtype, computed in double and rounded once (the C
+    library's ``expf`` is correctly rounded here; NumPy's float32 ``exp`` may be an ulp
+    off)."""
+    x = np.asarray(x)
+    return np.exp(x.astype(np.float64)).astype(x.dtype)
+
+
 def _constant(value: float, x: np.ndarray) -> Any:
     """A constant in the computation's dtype (torch's kernel holds them as ``scalar_t``)."""
     return x.dtype.type(value)
@@ -69,14 +86,14 @@ def gelu_backward_values(g: np.ndarray, x: np.ndarray, approximate: str) -> np.n
     if approximate == "tanh":
         beta, kappa = _constant(_BETA, x), _constant(_KAPPA, x)
         x_sq = x * x
-        t = np.tanh(beta * (x + kappa * (x_sq * x)))
+        t = _tanh(beta * (x + kappa * (x_sq * x)))
         left_derivative = half * (one + t)
-        right_derivative = one - t * t
+        right_derivative = fma(-t, t, np.broadcast_to(one, t.shape))  # torch's, contracted
         inner_derivative = beta * (one + _constant(3.0, x) * kappa * x_sq)
         return g * (left_derivative + half * x * right_derivative * inner_derivative)
     cdf = half * (one + erf(x * _constant(_SQRT1_2, x)))
-    pdf = _constant(_ALPHA, x) * np.exp(x * x * _constant(-0.5, x))
-    return g * (cdf + x * pdf)
+    pdf = _constant(_ALPHA, x) * _exp(x * x * _constant(-0.5, x))
+    return g * fma(x, pdf, cdf)  # torch's scalar ``cdf + x * pdf``, contracted
 
 
 def _gelu(input: Tensor, approximate: str, into: Tensor | None, finish: Any) -> Tensor:
@@ -88,6 +105,20 @@ def _gelu(input: Tensor, approximate: str, into: Tensor | None, finish: Any) -> 
     return finish(lambda x: gelu_values(x, approximate), [input], input._dtype, shape, into)
 
 
+def _onednn_refuses(grad: Tensor, self: Tensor) -> bool:
+    """Would torch's oneDNN path refuse ``grad``'s strides? torch hands the exact backward
+    to oneDNN when ``self`` is a contiguous float32/bfloat16/float16 tensor of more than one
+    element, and oneDNN wants the gradient's dims (those of size 1 left out), ordered by
+    stride, not to overlap: each stride at least the next smaller stride times its size."""
+    if (self._dtype not in (dtypes.float32, dtypes.bfloat16, dtypes.float16)
+            or self.numel() <= 1 or not self.is_contiguous()):
+        return False
+    dims = sorted(((st, n) for n, st in zip(grad._shape, grad._stride, strict=True)
+                   if n != 1), reverse=True)
+    return any(outer[0] < inner[0] * inner[1]
+               for outer, inner in zip(dims, dims[1:], strict=False))
+
+
 def _gelu_backward(grad_output: Tensor, self: Tensor, approximate: str, finish: Any) -> Tensor:
     """``gelu_backward``: promoted and broadcast as a binary op; floating types only."""
     _check_approximate(approximate)
@@ -95,6 +126,8 @@ def _gelu_backward(grad_output: Tensor, self: Tensor, approximate: str, finish: 
     shape = _prepare([grad_output, self], common, None)
     if not common.is_floating_point:
         raise _not_implemented("GeluBackwardKernelImpl", common)
+    if finish is finish_cpu and approximate == "none" and _onednn_refuses(grad_output, self):
+        raise RuntimeError("could not construct a memory descriptor using strides")
     return finish(lambda g, x: gelu_backward_values(g, x, approximate), [grad_output, self],
                   common, shape)
 

@@ -148,6 +148,11 @@ def _embedding_renorm_(self: Tensor, indices: Tensor, max_norm: float,
         norm = float(cast(np.asarray(norm), self._dtype if self._dtype.is_floating_point
                           else dtypes.float64))
         if norm > max_norm:
+            if self._shape[1] > 1 and self._stride[1] == 0:  # torch's ``row *= scale``
+                raise RuntimeError(
+                    "unsupported operation: more than one element of the written-to tensor "
+                    "refers to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
             scale = work.numpy.type(max_norm / (norm + 1e-7))
             rows[k] = cast(cast(rows[k], work) * scale, self._dtype)
     return self
@@ -176,7 +181,9 @@ def one_hot(self: Tensor, num_classes: int = -1) -> Tensor:
     elif classes.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     values = (classes[..., None] == np.arange(num_classes)).astype(np.int64)
-    return new_tensor((*self._shape, num_classes), dtypes.int64, values)
+    out = new_tensor((*self._shape, num_classes), dtypes.int64, values)
+    out._version_counter.value = 2  # torch writes it twice: ``zeros`` (zero_), then scatter_
+    return out
 
 
 for _key in (DispatchKey.CPU, DispatchKey.Meta):

@@ -8,7 +8,8 @@ in ``sumdim`` are summed away. ``bilinear`` flattens both inputs to ``(B, in)`` 
 ``_trilinear(x1, W, x2, [1, 3], [0], [1, 2], [2, 3])`` over dims ``(B, out, in1, in2)``.
 
 torch's kernel sums in two steps, ``i1 * i2`` over the summed dims that ``i3`` lacks (one
-``bmm`` per output feature: ``x1 @ W[o]``), rounded, then that times ``i3`` over the rest;
+``bmm`` per output feature: ``x1 @ W[o]``), rounded to the inputs' dtype, then that times
+``i3`` over the rest;
 here each step is summed in float64 and rounded to the working dtype, so a result is within
 a few ulps of torch's BLAS sums. The gradient of each input is ``_trilinear`` again, with
 the incoming gradient in place of that input and the roles of ``sumdim`` and its
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._casting import compute_dtype
+from . import dtypes
+from ._casting import cast, compute_dtype
 from ._layers import new_tensor, on_meta, values_of
 from ._ops import DispatchKey, aten
 from .promotion import SCALAR_TYPE_NAMES
@@ -62,7 +64,9 @@ def _trilinear(i1: Tensor, i2: Tensor, i3: Tensor, expand1: list[int], expand2: 
     first = tuple(d for d in sumdim if shapes[2][d] == 1)  # summed before i3 joins
     rest = tuple(d for d in sumdim if d not in first)
     with np.errstate(all="ignore"):
-        pair = (a * b).sum(axis=first, keepdims=True).astype(work).astype(np.float64)
+        # the first step's result is a tensor of the inputs' dtype (float16/bfloat16 too)
+        pair = cast(cast((a * b).sum(axis=first, keepdims=True).astype(work), i1._dtype),
+                    dtypes.float64)
         values = (pair * c).sum(axis=rest, keepdims=True) if rest else pair * c
         values = np.broadcast_to(values, tuple(1 if d in sumdim else n
                                                for d, n in enumerate(full)))

@@ -47,6 +47,12 @@ class Derivative(NamedTuple):
     # ``output_differentiability`` of ``_to_copy``: ``t.to(int64)`` of a ``t`` that
     # requires grad is a plain int64 tensor; ``t.sum(dtype=int64)`` raises)
     non_float_result_untracked: bool = False
+    # how many leading outputs are recorded (torch's ``native_layer_norm`` and
+    # ``native_batch_norm``: only the output; the statistics come back not requiring grad)
+    recorded_outputs: int | None = None
+    # arguments with no formula that must not require grad (torch's
+    # ``check_no_requires_grad``: ``native_batch_norm``'s running statistics)
+    no_grad_arguments: tuple[str, ...] = ()
 
     @property
     def op(self) -> str:
@@ -1012,8 +1018,10 @@ def index_put_values_backward(grad: Tensor, indices: list[Tensor | None]) -> Ten
 
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
-        non_float_result_untracked: bool = False, **formulas: Any) -> Derivative:
-    return Derivative(schema, node, saves, formulas, non_float_result_untracked)
+        non_float_result_untracked: bool = False, recorded_outputs: int | None = None,
+        no_grad_arguments: tuple[str, ...] = (), **formulas: Any) -> Derivative:
+    return Derivative(schema, node, saves, formulas, non_float_result_untracked,
+                      recorded_outputs, no_grad_arguments)
 
 
 DERIVATIVES: list[Derivative] = [
@@ -1302,18 +1310,22 @@ def gelu_double_backward(grad: Tensor, grad_output: Tensor, self: Tensor,
                          approximate: str) -> Tensor:
     """torch's ``gelu_double_backward``: ``grad * grad_output * gelu''(self)``; exact:
     ``gelu'' = 2 pdf - x**2 pdf``; tanh: the product rule over ``f = x / 2``, ``g = 1 -
-    tanh(u)**2`` and ``h = u'``, with ``g' = -2 g tanh(u) h`` (torch writes ``2 sech(u) *
-    (-sech(u) tanh(u)) * h``, the same value)."""
+    tanh(u)**2`` and ``h = u'``, with ``g' = 2 sech(u) * (-sech(u) tanh(u)) * h`` as torch
+    writes it (not ``-2 g tanh(u) h``: ``g`` loses digits to cancellation where ``sech``
+    does not). reftensor has no ``cosh`` op: ``sech = 1 / cosh`` is computed as ``2 /
+    (exp(u) + exp(-u))`` in float64, rounded to the input's dtype (as ``coshf`` rounds)."""
     x = self
     if approximate == "tanh":
         beta, kappa = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5, 0.044715
         inner = beta * (x + kappa * (x * x * x))
         t = inner.tanh()
+        wide = inner.to(dtypes.float64)
+        sech = (2 / (wide.exp() + (-wide).exp())).to(x._dtype)
         f = 0.5 * x
         g = 1 - t * t
         h = beta * (1 + 3 * kappa * x * x)
         f_prime_gh = 0.5 * g * h
-        g_prime_fh = f * h * (-2 * g * t * h)
+        g_prime_fh = f * h * ((2 * sech) * (-sech * t) * h)
         h_prime_fg = f * g * (6 * kappa * x * beta)
         return grad * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
     beta = (2.0 / math.sqrt(math.pi)) * math.sqrt(0.5) * 0.5
@@ -1415,8 +1427,8 @@ DERIVATIVES += [
         "-> Tensor(a!)", "NotImplemented", (), self=not_implemented("embedding_renorm")),
     row("native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? "
         "bias, float eps) -> (Tensor, Tensor, Tensor)", "NativeLayerNormBackward0",
-        _LAYER_NORM_SAVES, input=_layer_norm_part(0), weight=_layer_norm_part(1),
-        bias=_layer_norm_part(2)),
+        _LAYER_NORM_SAVES, recorded_outputs=1, input=_layer_norm_part(0),
+        weight=_layer_norm_part(1), bias=_layer_norm_part(2)),
     row("native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, "
         "Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> "
         "(Tensor, Tensor, Tensor)", "NativeLayerNormBackwardBackward0", (),
@@ -1425,7 +1437,8 @@ DERIVATIVES += [
                                           "(layer_norm_double_backward)"))),
     row("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
         "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, "
-        "Tensor)", "NativeBatchNormBackward0", _BATCH_NORM_SAVES, input=_batch_norm_part(0),
+        "Tensor)", "NativeBatchNormBackward0", _BATCH_NORM_SAVES, recorded_outputs=1,
+        no_grad_arguments=("running_mean", "running_var"), input=_batch_norm_part(0),
         weight=_batch_norm_part(1), bias=_batch_norm_part(2)),
     row("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
         "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool "

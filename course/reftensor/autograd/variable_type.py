@@ -246,6 +246,9 @@ def register(row: Derivative) -> None:
     several = view and result.type.is_list
 
     untracked = row.non_float_result_untracked
+    recorded = row.recorded_outputs
+    names = [a.name for a in overload.schema.arguments]
+    refused = tuple((names.index(n), n) for n in row.no_grad_arguments)
 
     def make(args: tuple[Any, ...], out: Any) -> Node:
         if isinstance(out, Tensor) and not out._dtype.is_floating_point and not untracked:
@@ -259,8 +262,13 @@ def register(row: Derivative) -> None:
         inputs = [args[i] for i in positions]
         if has_lists:
             inputs = _flat(inputs)
+        for i, name in refused:
+            if isinstance(args[i], Tensor) and args[i]._requires_grad:
+                raise RuntimeError(f"The function '{row.op}' is not differentiable with "
+                                   f"respect to argument '{name}'. This input cannot have "
+                                   "requires_grad True.")
         out = call(op.redispatch, (keys, *args), tuple(inputs), lambda out: make(args, out),
-                   view=view)
+                   view=view, recorded=recorded)
         if several and needs_grad(*inputs):
             for piece in out:
                 meta(piece).creation = "multi"

@@ -396,7 +396,8 @@ def _native_batch_norm_backward(grad_out: Tensor, input: Tensor, weight: Tensor 
     else:
         assert running_mean is not None and running_var is not None
         mean = values_of(running_mean).astype(np.float64)
-        invstd = 1.0 / np.sqrt(values_of(running_var).astype(np.float64) + eps)
+        with np.errstate(all="ignore"):  # a negative variance: NaN, as torch's
+            invstd = 1.0 / np.sqrt(values_of(running_var).astype(np.float64) + eps)
     w = values_of(_weight_as_read(weight, input, grad_out, save_mean, save_invstd,
                                   running_mean, running_var, train)).astype(np.float64) \
         if weight is not None else np.ones(c)

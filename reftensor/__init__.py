@@ -107,7 +107,7 @@ from .autograd import variable_type  # noqa: E402, F401
 # Chapter 6: modules and optimizers. Chapter 8: random number generation (the samplers and
 # the random factories, ``rand``, ``normal``, ..., are the op table's; here the generators).
 # isort: split
-from . import activation, loss, nn, optim  # noqa: E402, F401
+from . import activation, gelu, lookup, loss, nn, normalization, optim, trilinear  # noqa: E402, F401
 from .random.generator import (  # noqa: E402
     Generator,
     default_generator,

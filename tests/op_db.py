@@ -2683,4 +2683,288 @@ OP_DB += [
             lib.ones(2), lib.ones(2), lib.ones(2, requires_grad=True)),
     }),
 ]
+
+
+# --- layers (chapter 6): gelu, embedding, one_hot, layer and batch norm, bilinear
+#: measured against torch on generated inputs (scaled by the largest value, as the harness
+#: does): gelu's erf and tanh (the C library's and NumPy's against SLEEF's float32 ones) and
+#: the normalizations' and _trilinear's sums (NumPy's in float64 against torch's vector lanes
+#: and BLAS) stay within 16
+LAYER_ULPS = 16
+_FLOATS = strategies.FLOAT_NAMES
+_APPROXIMATE = st.sampled_from(["none", "tanh"])
+
+
+def _ranged(draw: st.DrawFn, spec: Any, low: int, high: int) -> Any:
+    """``spec`` with every stored value drawn from ``[low, high]``."""
+    n = len(spec.storage)
+    return dataclasses.replace(spec, storage=tuple(draw(st.lists(
+        st.integers(low, high), min_size=n, max_size=n))))
+
+
+@st.composite
+def gelu_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return {} if draw(st.booleans()) else {"approximate": draw(_APPROXIMATE)}
+
+
+@st.composite
+def gelu_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``self`` of the gradient's shape (``same_dtype``), ``approximate`` sometimes."""
+    found: dict[str, Any] = {"self": draw(strategies.tensors(shape=shape))}
+    return found if draw(st.booleans()) else {**found, "approximate": draw(_APPROXIMATE)}
+
+
+_EMBEDDING_WEIGHTS = st.tuples(st.integers(1, 5), st.integers(0, 4))
+_INDEX_SHAPE = st.sampled_from([(), (0,), (3,), (2, 3), (4, 1)])
+
+
+@st.composite
+def embedding_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``indices`` in range (int64 or int32, any layout and shape); ``padding_idx`` and
+    ``scale_grad_by_freq`` sometimes."""
+    spec = draw(strategies.tensors(dtypes=("int64", "int32"), shape=_INDEX_SHAPE))
+    found: dict[str, Any] = {"indices": _ranged(draw, spec, 0, shape[0] - 1)}
+    if draw(st.booleans()):
+        found["padding_idx"] = draw(st.integers(-1, shape[0] - 1))
+        found["scale_grad_by_freq"] = draw(st.booleans())
+    return found
+
+
+_GRAD_SHAPES = st.tuples(st.integers(0, 4), st.integers(1, 3))
+
+
+@st.composite
+def embedding_dense_backward_arguments(draw: st.DrawFn,
+                                       shape: tuple[int, ...]) -> dict[str, Any]:
+    """Indices of the gradient's leading dims, a number of rows, ``padding_idx``,
+    ``scale_grad_by_freq``. (No index out of range: torch's kernel skips one, but with
+    ``scale_grad_by_freq`` writes its count outside its array and may abort the process.)"""
+    num_weights = draw(st.integers(1, 5))
+    spec = draw(strategies.tensors(dtypes=("int64", "int32"), shape=shape[:-1]))
+    return {"indices": _ranged(draw, spec, 0, num_weights - 1), "num_weights": num_weights,
+            "padding_idx": draw(st.integers(-1, num_weights - 1)),
+            "scale_grad_by_freq": draw(st.booleans())}
+
+
+@st.composite
+def embedding_renorm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    spec = draw(strategies.tensors(dtypes=("int64",), shape=_INDEX_SHAPE))
+    return {"indices": _ranged(draw, spec, 0, shape[0] - 1),
+            "max_norm": draw(st.sampled_from([0.5, 1.0, 3.0])),
+            "norm_type": draw(st.sampled_from([1.0, 2.0, 3.0]))}
+
+
+@st.composite
+def one_hot_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return {} if draw(st.booleans()) else {"num_classes": draw(st.sampled_from([6, 7]))}
+
+
+def _affine(draw: st.DrawFn, shape: tuple[int, ...], name: str,
+            kinds: tuple[str, ...] = strategies.KINDS) -> Any:
+    return draw(strategies.tensors(shape=shape, kinds=kinds)) if draw(st.booleans()) else None
+
+
+#: batch norm's weight: torch's contiguous backward reads the weight's ``C`` elements one
+#: after another from its first whatever its strides (reftensor does too), which for an
+#: expanded or overlapping weight reads past its storage: no layout whose storage ends early
+#: (the backward's statistics: contiguous, as the forward makes them; a strided running_mean
+#: gives torch's backward other weight gradients, at times NaN, from one run to the next)
+_WEIGHT_KINDS = strategies.WRITABLE_KINDS
+
+
+@st.composite
+def layer_norm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``normalized_shape`` the input's last 1 or more sizes; ``weight`` and ``bias`` of
+    that shape or None; ``eps`` sometimes."""
+    k = draw(st.integers(1, len(shape)))
+    normalized = shape[len(shape) - k:]
+    found = {"normalized_shape": normalized, "weight": _affine(draw, normalized, "weight"),
+             "bias": _affine(draw, normalized, "bias")}
+    return {**found, "eps": draw(st.sampled_from([1e-5, 0.1, 1.0]))}
+
+
+@st.composite
+def layer_norm_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    k = draw(st.integers(1, len(shape)))
+    normalized = shape[len(shape) - k:]
+    stat = (*shape[:len(shape) - k], *([1] * k))
+    return {"input": draw(strategies.tensors(shape=shape)), "normalized_shape": normalized,
+            # the forward's contiguous statistics: torch's kernel reads them one after
+            # another whatever their strides (past the storage of an expanded one)
+            "mean": draw(strategies.tensors(shape=stat, kinds=("contiguous",))),
+            "rstd": draw(strategies.tensors(shape=stat, kinds=("contiguous",))),
+            "weight": _affine(draw, normalized, "weight"),
+            "bias": _affine(draw, normalized, "bias"),
+            "output_mask": tuple(draw(st.lists(st.booleans(), min_size=3, max_size=3)))}
+
+
+_BATCH_SHAPES = st.one_of(st.tuples(st.integers(1, 4), st.integers(1, 3)),
+                          st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
+
+
+@st.composite
+def batch_norm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """Running stats (a variance that is positive) or None (then training), ``weight`` and
+    ``bias`` or None, ``training``, ``momentum``, ``eps``."""
+    c = (shape[1],)
+    training = draw(st.booleans())
+    stats = not training or draw(st.booleans())
+    mean = draw(strategies.tensors(shape=c)) if stats else None
+    var = draw(strategies.tensors(shape=c)) if stats else None
+    if var is not None:
+        var = _ranged(draw, var, 1, 4)
+    return {"weight": _affine(draw, c, "weight", _WEIGHT_KINDS),
+            "bias": _affine(draw, c, "bias"), "running_mean": mean, "running_var": var,
+            "training": training,
+            "momentum": draw(st.sampled_from([0.1, 0.5, 1.0])),
+            "eps": draw(st.sampled_from([1e-5, 0.5]))}
+
+
+@st.composite
+def batch_norm_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    c = (shape[1],)
+    train = draw(st.booleans())
+
+    def positive() -> Any:
+        return _ranged(draw, draw(strategies.tensors(shape=c, kinds=("contiguous",))), 1, 4)
+
+    return {"input": draw(strategies.tensors(shape=shape)),
+            "weight": _affine(draw, c, "weight", _WEIGHT_KINDS),
+            "running_mean": None if train else draw(strategies.tensors(
+                shape=c, kinds=("contiguous",))),
+            "running_var": None if train else positive(),
+            "save_mean": draw(strategies.tensors(shape=c, kinds=("contiguous",))) if train
+            else None,
+            "save_invstd": positive() if train else None,
+            "train": train, "eps": 1e-5,
+            "output_mask": tuple(draw(st.lists(st.booleans(), min_size=3, max_size=3)))}
+
+
+@st.composite
+def trilinear_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``bilinear``'s call: ``i1`` ``(B, in1)``, ``i2`` ``(out, in1, in2)``, ``i3``
+    ``(B, in2)``."""
+    out, in2 = draw(st.integers(0, 3)), draw(st.integers(1, 3))
+    return {"i2": draw(strategies.tensors(shape=(out, shape[1], in2))),
+            "i3": draw(strategies.tensors(shape=(shape[0], in2))),
+            "expand1": [1, 3], "expand2": [0], "expand3": [1, 2], "sumdim": [2, 3]}
+
+
+@st.composite
+def bilinear_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    out, in2 = draw(st.integers(0, 3)), draw(st.integers(1, 3))
+    return {"input2": draw(strategies.tensors(shape=(*shape[:-1], in2))),
+            "weight": draw(strategies.tensors(shape=(out, shape[-1], in2))),
+            "bias": draw(strategies.tensors(shape=(out,))) if draw(st.booleans()) else None}
+
+
+def _layer_errors() -> dict[str, dict[str, Program]]:
+    F = lambda lib: lib.nn.functional  # noqa: E731
+    return {
+        "gelu": {
+            "an int64 input": lambda lib: F(lib).gelu(lib.arange(3)),
+            "a bool input": lambda lib: F(lib).gelu(lib.ones(2, dtype=lib.bool)),
+            "another approximate": lambda lib: F(lib).gelu(lib.ones(2), approximate="x"),
+        },
+        "gelu_backward": {
+            "shapes that do not broadcast": lambda lib: _aten_of(lib).gelu_backward(
+                lib.ones(2), lib.ones(3)),
+            "int64 operands": lambda lib: _aten_of(lib).gelu_backward(
+                lib.ones(2, dtype=lib.int64), lib.ones(2, dtype=lib.int64)),
+        },
+        "embedding": {
+            "a 1-d weight": lambda lib: lib.embedding(lib.ones(3), lib.tensor([0])),
+            "float indices": lambda lib: lib.embedding(lib.ones(3, 2), lib.tensor([0.0])),
+            "an index out of range": lambda lib: lib.embedding(lib.ones(3, 2),
+                                                               lib.tensor([3])),
+            "a negative index": lambda lib: lib.embedding(lib.ones(3, 2), lib.tensor([-1])),
+            "padding_idx out of range": lambda lib: F(lib).embedding(
+                lib.tensor([0]), lib.ones(3, 2), padding_idx=3),
+        },
+        "one_hot": {
+            "int32 classes": lambda lib: F(lib).one_hot(lib.tensor([0], dtype=lib.int32)),
+            "a negative class": lambda lib: F(lib).one_hot(lib.tensor([-1])),
+            "a class too large": lambda lib: F(lib).one_hot(lib.tensor([3]), 3),
+            "an empty input": lambda lib: F(lib).one_hot(lib.tensor([], dtype=lib.int64)),
+            "num_classes 0": lambda lib: F(lib).one_hot(lib.tensor([1]), 0),
+        },
+        "layer_norm": {
+            "another last size": lambda lib: F(lib).layer_norm(lib.ones(2, 3), (2,)),
+            "a weight of another shape": lambda lib: F(lib).layer_norm(
+                lib.ones(2, 3), (3,), lib.ones(2)),
+            "an empty normalized_shape": lambda lib: lib.layer_norm(lib.ones(2, 3), ()),
+        },
+        "batch_norm": {
+            "one value per channel": lambda lib: F(lib).batch_norm(
+                lib.ones(1, 3), None, None, training=True),
+            "running stats of another size": lambda lib: F(lib).batch_norm(
+                lib.ones(2, 3), lib.zeros(2), lib.ones(2)),
+            "no running stats in eval": lambda lib: lib.batch_norm(
+                lib.ones(2, 3), None, None, None, None, False, 0.1, 1e-5, False),
+            "eps 0 in training": lambda lib: F(lib).batch_norm(
+                lib.ones(2, 3), None, None, training=True, eps=0.0),
+            "a weight of another size": lambda lib: F(lib).batch_norm(
+                lib.ones(2, 3), None, None, lib.ones(4), training=True),
+        },
+        "bilinear": {
+            "dims that differ": lambda lib: lib.bilinear(lib.ones(2, 3), lib.ones(3),
+                                                         lib.ones(1, 3, 3)),
+            "batch sizes that differ": lambda lib: lib.bilinear(
+                lib.ones(2, 3), lib.ones(3, 3), lib.ones(1, 3, 3)),
+            "in1 against the weight": lambda lib: lib.bilinear(
+                lib.ones(2, 2), lib.ones(2, 3), lib.ones(1, 3, 3)),
+            "a bias of another size": lambda lib: lib.bilinear(
+                lib.ones(2, 3), lib.ones(2, 3), lib.ones(1, 3, 3), lib.ones(2)),
+        },
+    }
+
+
+def _aten_of(lib: Any) -> Any:
+    """``torch.ops.aten``, or reftensor's ``aten``."""
+    if lib.__name__ == "torch":
+        return lib.ops.aten
+    from reftensor._ops import aten
+    return aten
+
+
+_LAYER_ERRORS = _layer_errors()
+OP_DB += [
+    OpEntry("gelu", arguments=gelu_arguments, dtypes=_FLOATS, ulps=LAYER_ULPS,
+            errors=_LAYER_ERRORS["gelu"]),
+    OpEntry("gelu_backward", arguments=gelu_backward_arguments, dtypes=_FLOATS,
+            same_dtype=True, ulps=LAYER_ULPS, errors=_LAYER_ERRORS["gelu_backward"]),
+    OpEntry("embedding", arguments=embedding_arguments, dtypes=_FLOATS,
+            shapes=_EMBEDDING_WEIGHTS, no_leaves=("indices",),
+            errors=_LAYER_ERRORS["embedding"]),
+    OpEntry("embedding_dense_backward", arguments=embedding_dense_backward_arguments,
+            dtypes=_FLOATS, shapes=_GRAD_SHAPES, no_leaves=("indices",), ulps=LAYER_ULPS),
+    OpEntry("embedding_renorm_", arguments=embedding_renorm_arguments, dtypes=_FLOATS,
+            shapes=_EMBEDDING_WEIGHTS, grad=False, ulps=LAYER_ULPS),
+    OpEntry("embedding_backward", arguments=lambda shape: embedding_dense_backward_arguments(
+        shape).map(lambda a: {**a, "sparse": False}), dtypes=_FLOATS, shapes=_GRAD_SHAPES,
+            no_leaves=("indices",), ulps=LAYER_ULPS),
+    OpEntry("one_hot", arguments=one_hot_arguments, dtypes=("int64",), grad=False,
+            values=st.integers(0, 5), shapes=strategies.shapes.filter(lambda s: 0 not in s),
+            errors=_LAYER_ERRORS["one_hot"]),
+    OpEntry("native_layer_norm", arguments=layer_norm_arguments, dtypes=_FLOATS,
+            shapes=_WITH_DIMS, ulps=LAYER_ULPS),
+    OpEntry("native_layer_norm_backward", arguments=layer_norm_backward_arguments,
+            dtypes=_FLOATS, shapes=_WITH_DIMS, same_dtype=True, grad=False, ulps=LAYER_ULPS),
+    OpEntry("layer_norm", arguments=layer_norm_arguments, dtypes=_FLOATS, shapes=_WITH_DIMS,
+            ulps=LAYER_ULPS, errors=_LAYER_ERRORS["layer_norm"]),
+    OpEntry("native_batch_norm", arguments=batch_norm_arguments, dtypes=_FLOATS,
+            shapes=_BATCH_SHAPES, same_dtype=True, ulps=LAYER_ULPS),
+    OpEntry("native_batch_norm_backward", arguments=batch_norm_backward_arguments,
+            dtypes=_FLOATS, shapes=_BATCH_SHAPES, same_dtype=True, grad=False,
+            ulps=LAYER_ULPS),
+    OpEntry("batch_norm", arguments=lambda shape: batch_norm_arguments(shape).map(
+        lambda a: {**a, "cudnn_enabled": False}), dtypes=_FLOATS, shapes=_BATCH_SHAPES,
+            same_dtype=True, ulps=LAYER_ULPS, errors=_LAYER_ERRORS["batch_norm"]),
+    OpEntry("_trilinear", arguments=trilinear_arguments, dtypes=_FLOATS,
+            shapes=st.tuples(st.integers(0, 3), st.integers(1, 3)), same_dtype=True,
+            ulps=LAYER_ULPS),
+    OpEntry("bilinear", arguments=bilinear_arguments, dtypes=_FLOATS, same_dtype=True,
+            shapes=_WITH_DIMS.filter(lambda s: s[-1] > 0), ulps=LAYER_ULPS,
+            errors=_LAYER_ERRORS["bilinear"]),
+]
 BY_NAME = {entry.name: entry for entry in OP_DB}

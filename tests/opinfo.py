@@ -112,6 +112,13 @@ class NNFunctional:
         return getattr(self._op, attribute)
 
 
+#: ``nn.functional.<name>`` OpInfos whose ``torch.<name>`` takes its arguments in another
+#: order (``torch.embedding(weight, indices)``, ``F.embedding(input, weight)``;
+#: ``torch.batch_norm`` has no defaults and ``cudnn_enabled`` last): run as
+#: ``nn.functional.<name>`` on both libraries
+_OTHER_ORDER = {"embedding", "batch_norm"}
+
+
 def _method_wrapper(op: Any) -> bool:
     """An op torch offers as a method only (``Tensor.view``), whose OpInfo calls it through
     a function of its own (``lambda x, shape: x.view(shape)``): run as that function."""
@@ -128,7 +135,7 @@ def entries(names: set[str] | None = None) -> list[Any]:
     for op in op_db:
         views = [op, *[AliasOf(op, a) for a in op.aliases]]
         short = op.name.removeprefix("nn.functional.")
-        if short != op.name and hasattr(torch, short):
+        if short != op.name and hasattr(torch, short) and short not in _OTHER_ORDER:
             views.append(Functional(op, short))
         elif short != op.name and hasattr(reftensor.nn.functional, short):
             views.append(NNFunctional(op, short))
@@ -301,13 +308,13 @@ def reftensor_function(op: Any) -> Any:
     self, other)``, ``lambda x, *a: x.half(*a)``), that very code with ``torch`` read as
     ``reftensor``. (torch's own Python functions, such as ``torch.broadcast_tensors``, are
     not OpInfo's: their reftensor counterpart is ``reftensor.<name>``.)"""
-    if isinstance(op, NNFunctional):
-        return getattr(reftensor.nn.functional, op.name)
     fn = op.op
     if isinstance(fn, types.FunctionType) and fn.__module__.startswith("torch.testing."):
         names = {**fn.__globals__, "torch": reftensor, "wrapper_set_seed": _seeded}
         return types.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__,
                                   fn.__closure__)
+    if isinstance(op, NNFunctional):
+        return getattr(reftensor.nn.functional, op.name)
     return getattr(reftensor, op.name)
 
 

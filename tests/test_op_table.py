@@ -420,8 +420,9 @@ def _drawn(data: Any, name: str, *, factory: bool = True,
         spec = dataclasses.replace(spec, storage=tuple(data.draw(
             st.lists(entry.values, min_size=n, max_size=n), label="values")))
     arguments = _draw_arguments(data, entry, spec.shape)
-    if entry.same_dtype:  # the tensor arguments again, in the input's dtype
-        arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape),
+    if entry.same_dtype:  # the tensor arguments again, in the input's dtype and their layout
+        arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape,
+                                                     kinds=(v.kind,)),
                                   label=k) if hasattr(v, "make") else v
                      for k, v in arguments.items()}
     return entry, spec, arguments
@@ -459,8 +460,14 @@ def test_inplace_variant(name, data):
 #: ``linear``, whose meta result does not count the decomposition's in-place ``add_`` of
 #: the bias in ``_version`` (0 on meta, 1 on the CPU; ``t.add_(b)`` alone counts on meta),
 #: and the softmax backward ops, whose meta result is float32 for a float16 ``grad_output``
-#: with ``input_dtype=float32`` (float16 on the CPU)
-_PYTHON_META = {"index", "linear", "_softmax_backward_data", "_log_softmax_backward_data"}
+#: with ``input_dtype=float32`` (float16 on the CPU), and ``native_layer_norm``, whose meta
+#: ``mean`` and ``rstd`` are float32 for a float16/bfloat16 input (the input's dtype on the
+#: CPU), and the batch norm ops, whose meta results keep the input's (or the gradient's)
+#: strides (a transposed input: CPU (3, 1), meta (1, 2)) and whose meta backward returns
+#: ``grad_input`` even when ``output_mask`` asks for nothing (the CPU: None)
+_PYTHON_META = {"index", "linear", "_softmax_backward_data", "_log_softmax_backward_data",
+                "native_layer_norm", "native_batch_norm", "native_batch_norm_backward",
+                "batch_norm"}
 # --- losses (chapter 6): torch's binary_cross_entropy on meta is a Python meta function
 # whose reduced result has a storage of its own size (the CPU's keeps the loss's)
 _PYTHON_META |= {"binary_cross_entropy"}
@@ -522,6 +529,8 @@ def test_op_on_the_meta_device(name, data):
         def layout_of(out: Any) -> Any:
             if isinstance(out, tuple | list):
                 return [layout_of(o) for o in out]
+            if out is None:  # an output not asked for (``output_mask``)
+                return None
             strides = [s for n, s in zip(out.shape, out.stride(), strict=True) if n > 1]
             return (tuple(out.shape), str(out.dtype).split(".")[-1],
                     strides if out.numel() else None)

@@ -89,6 +89,24 @@ NO_OPINFO: dict[str, str] = {
        for name in ("nll_loss_nd", "nll_loss2d", "nll_loss_forward", "nll_loss_backward",
                     "nll_loss2d_forward", "nll_loss2d_backward", "mse_loss_backward",
                     "binary_cross_entropy_backward")},
+    "_trilinear": "internal (torch.ops.aten._trilinear): bilinear's OpInfo samples reach it "
+                  "(TrilinearBackward0); tests/op_db.py's entry runs it on every layout and "
+                  "float dtype, on the meta device, with its gradient",
+    **{name: f"internal (torch.ops.aten.{name}, no OpInfo entry): the OpInfo samples of "
+              f"{forward} reach it through {node}; tests/op_db.py's entry runs it on every "
+              "layout and float dtype and on the meta device"
+       for name, forward, node in (
+           ("gelu_backward", "nn.functional.gelu", "GeluBackward0"),
+           ("embedding_backward", "nn.functional.embedding", "EmbeddingBackward0"),
+           ("embedding_dense_backward", "nn.functional.embedding", "EmbeddingBackward0"),
+           ("native_layer_norm_backward", "nn.functional.layer_norm",
+            "NativeLayerNormBackward0"),
+           ("native_batch_norm_backward", "nn.functional.batch_norm",
+            "NativeBatchNormBackward0"))},
+    "embedding_renorm_": "torch's OpInfo has no entry for torch.embedding_renorm_: "
+                         "nn.functional.embedding's OpInfo samples with max_norm reach it; "
+                         "tests/op_db.py's entry runs it on every layout and float dtype "
+                         "(rows shared by an overlapping weight refused as torch does)",
 }
 #: the op that nn.functional.cross_entropy's OpInfo samples reach
 THROUGH["cross_entropy_loss"] = "cross_entropy"

@@ -163,6 +163,14 @@ __all__ = [
     "randint_like",
     "empty_strided",
     "binary_cross_entropy_with_logits",
+    "embedding",
+    "embedding_renorm_",
+    "native_layer_norm",
+    "layer_norm",
+    "native_batch_norm",
+    "batch_norm",
+    "_trilinear",
+    "bilinear",
 ]
 
 
@@ -1969,6 +1977,106 @@ def binary_cross_entropy_with_logits(*args: Any, **kwargs: Any) -> Any:
     shape, a target whose dtype cannot hold the result.
     """
     return aten.binary_cross_entropy_with_logits(*args, **kwargs)
+def embedding(*args: Any, **kwargs: Any) -> Any:
+    """embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False) -> Tensor
+
+    The rows of ``weight`` (``(num_embeddings, dim)``) at ``indices`` (``torch.embedding``):
+    shape ``indices.shape + (dim,)``, contiguous, ``weight``'s dtype (``EmbeddingBackward0``;
+    ``padding_idx`` only changes the gradient).
+
+    Raises RuntimeError for indices that are not int64 or int32 and a ``weight`` that is not
+    2-d; IndexError for an index out of range.
+    """
+    return aten.embedding(*args, **kwargs)
+
+
+def embedding_renorm_(*args: Any, **kwargs: Any) -> Any:
+    """embedding_renorm_(input, indices, max_norm, norm_type) -> Tensor
+
+    Rescale in place each row of ``self`` that ``indices`` names whose ``norm_type``-norm
+    exceeds ``max_norm`` to norm ``max_norm`` (``torch.embedding_renorm_``: by ``max_norm /
+    (norm + 1e-7)``).
+
+    Raises RuntimeError for a ``self`` that is not 2-d or indices that are not int64 or int32.
+    """
+    return aten.embedding_renorm_(*args, **kwargs)
+
+
+def native_layer_norm(*args: Any, **kwargs: Any) -> Any:
+    """native_layer_norm(input, normalized_shape, weight, bias, eps) -> (Tensor, Tensor, Tensor)
+
+    Layer normalization over the last ``len(normalized_shape)`` dims
+    (``torch.native_layer_norm``): ``(out, mean, rstd)``, ``out = (x - mean) * rstd * weight +
+    bias``, ``rstd = 1 / sqrt(var + eps)`` (biased variance); ``mean`` and ``rstd`` of shape
+    ``input.shape[:axis] + (1,) * len(normalized_shape)``, the input's dtype. float16 and
+    bfloat16 in float32. Within a few ulps of torch's (its moments are a Welford cascade).
+
+    Raises RuntimeError for shapes that do not match.
+    """
+    return aten.native_layer_norm(*args, **kwargs)
+
+
+def layer_norm(*args: Any, **kwargs: Any) -> Any:
+    """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True) ->
+        Tensor
+
+    ``native_layer_norm``'s first result (``torch.layer_norm``, torch's composite;
+    ``NativeLayerNormBackward0``).
+
+    Raises as ``native_layer_norm``.
+    """
+    return aten.layer_norm(*args, **kwargs)
+
+
+def native_batch_norm(*args: Any, **kwargs: Any) -> Any:
+    """native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+        -> (Tensor, Tensor, Tensor)
+
+    Batch normalization over every dim but dim 1 (``torch.native_batch_norm``): ``(out,
+    save_mean, save_invstd)``. Training: the batch's mean and biased variance normalize, and the
+    running stats (when given) become ``momentum * stat + (1 - momentum) * running``, with the
+    unbiased variance; eval: the running stats normalize and the saved ones are empty.
+
+    Raises RuntimeError for stats or parameters of the wrong size, no running stats in eval, an
+    empty input.
+    """
+    return aten.native_batch_norm(*args, **kwargs)
+
+
+def batch_norm(*args: Any, **kwargs: Any) -> Any:
+    """batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+        cudnn_enabled) -> Tensor
+
+    ``native_batch_norm``'s first result (``torch.batch_norm``, torch's composite;
+    ``NativeBatchNormBackward0``).
+
+    Raises as ``native_batch_norm``.
+    """
+    return aten.batch_norm(*args, **kwargs)
+
+
+def _trilinear(*args: Any, **kwargs: Any) -> Any:
+    """_trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1) -> Tensor
+
+    ``i1``, ``i2`` and ``i3``, each unsqueezed at its ``expand`` dims, multiplied with
+    broadcasting and summed over ``sumdim`` (``torch._trilinear``, what ``bilinear`` runs;
+    ``TrilinearBackward0``).
+
+    Raises RuntimeError for sizes that do not match.
+    """
+    return aten._trilinear(*args, **kwargs)
+
+
+def bilinear(*args: Any, **kwargs: Any) -> Any:
+    """bilinear(input1, input2, weight, bias=None) -> Tensor
+
+    ``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``
+    (``torch.bilinear``): torch's composite, the inputs flattened to 2-d, ``_trilinear``,
+    reshaped back, then ``+ bias``.
+
+    Raises RuntimeError for sizes that do not match.
+    """
+    return aten.bilinear(*args, **kwargs)
 
 
 class TensorMethods(TensorType):

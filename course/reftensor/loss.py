@@ -87,11 +87,13 @@ def _fresh(t: Tensor) -> Tensor:
 def _kept_storage(reduced: Tensor, n: int) -> Tensor:
     """The 0-d ``reduced`` in a storage of ``max(n, 1)`` elements: torch reduces into the
     output that held the ``n`` unreduced losses (``mse_loss``'s structured output,
-    ``binary_cross_entropy``'s ``resize_as_``), which keeps its storage."""
+    ``binary_cross_entropy``'s ``resize_as_``), which keeps its storage. On the meta device
+    torch's result is a plain 0-d tensor, one element of storage."""
+    if reduced.device.type == "meta":
+        return reduced
     kept = factories._allocate((max(n, 1),), (1,), reduced._dtype, reduced.device)
     out = Tensor._make(kept._storage, (), (), 0, reduced._dtype)
-    if reduced.device.type != "meta":
-        out._elements()[...] = reduced._elements()
+    out._elements()[...] = reduced._elements()
     return out
 
 
@@ -117,8 +119,10 @@ def mse_loss(self: Tensor, target: Tensor, reduction: int) -> Tensor:
     d = result_type(self, target)
     if not d.is_floating_point:
         raise _not_implemented("mse_cpu", d)
-    # one pass over the broadcast pair, as torch's single TensorIterator: its layout
-    loss = aten.sub.Tensor.call(self, target, 1)
+    # one pass over the broadcast pair, as torch's single TensorIterator: its layout (a
+    # bool operand is read as the common dtype there; ``-`` itself refuses bool)
+    a, b = (x.to(d) if x._dtype is dtypes.bool else x for x in (self, target))
+    loss = aten.sub.Tensor.call(a, b, 1)
     loss.mul_(loss)
     if reduction == NONE:
         return _fresh(loss)
@@ -133,6 +137,8 @@ def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
     ``zeros_like(self)``, ``norm`` being ``2 / numel`` for a mean and 2 otherwise."""
     norm = (2.0 / self.numel() if self.numel() else math.inf) if reduction == MEAN else 2.0
     grad_input = aten.zeros_like(self)
+    if target._dtype is dtypes.bool:  # read as self's dtype, as in the forward
+        target = target.to(self._dtype)
     aten.sub.out.call(self, target, 1, grad_input)
     grad_input.mul_(norm)
     grad_input.mul_(grad_output)

@@ -1464,6 +1464,116 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "target's shape, a target whose dtype cannot hold the result."),
 ]
 
+# --- layers (chapter 6): GELU, embedding, one_hot, layer and batch normalization, bilinear
+NATIVE_FUNCTIONS += [
+    declare("gelu(Tensor self, *, str approximate='none') -> Tensor",
+            out=("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="``x * Phi(x)``, Phi the standard normal CDF (``torch.nn.functional.gelu``); "
+                "``approximate='tanh'``: ``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 "
+                "* x**3)))``. The input's shape and dtype (float16 and bfloat16 computed in "
+                "float32); erf and tanh are the C library's and NumPy's, within a few ulps "
+                "of torch's.\n\nRaises RuntimeError for another ``approximate``, "
+                "NotImplementedError for integer and bool inputs."),
+    declare("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> "
+            "Tensor", function=False, method=False,
+            doc="``gelu``'s derivative times ``grad_output`` (``aten::gelu_backward``, what "
+                "``GeluBackward0`` runs; no Python binding, as in torch). Promotes and "
+                "broadcasts as ``mul``.\n\nRaises as ``gelu``."),
+    declare("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool "
+            "scale_grad_by_freq=False, bool sparse=False) -> Tensor", method=False,
+            doc="The rows of ``weight`` (``(num_embeddings, dim)``) at ``indices`` "
+                "(``torch.embedding``): shape ``indices.shape + (dim,)``, contiguous, "
+                "``weight``'s dtype (``EmbeddingBackward0``; ``padding_idx`` only changes "
+                "the gradient).\n\nRaises RuntimeError for indices that are not int64 or "
+                "int32 and a ``weight`` that is not 2-d; IndexError for an index out of "
+                "range."),
+    declare("embedding_backward(Tensor grad, Tensor indices, SymInt num_weights, SymInt "
+            "padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor", function=False,
+            method=False,
+            doc="``embedding``'s weight gradient (``aten::embedding_backward``): "
+                "``embedding_dense_backward``; ``sparse=True`` (a sparse gradient) is not "
+                "implemented.\n\nRaises NotImplementedError for ``sparse=True``."),
+    declare("embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, "
+            "SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", function=False,
+            method=False,
+            doc="A ``(num_weights, dim)`` tensor of zeros where each row of ``grad_output`` "
+                "is added into the row its index names, in order (torch's CPU loop), the "
+                "rows of ``padding_idx`` skipped; ``scale_grad_by_freq`` divides each by "
+                "its index's count.\n\nRaises RuntimeError for indices that are not int64 "
+                "or int32."),
+    declare("embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float "
+            "norm_type) -> Tensor(a!)", method=False,
+            doc="Rescale in place each row of ``self`` that ``indices`` names whose "
+                "``norm_type``-norm exceeds ``max_norm`` to norm ``max_norm`` "
+                "(``torch.embedding_renorm_``: by ``max_norm / (norm + 1e-7)``).\n\nRaises "
+                "RuntimeError for a ``self`` that is not 2-d or indices that are not int64 "
+                "or int32."),
+    declare("one_hot(Tensor self, int num_classes=-1) -> Tensor", function=False,
+            method=False,
+            doc="int64 zeros of shape ``self.shape + (num_classes,)`` with a 1 at each "
+                "class index (``torch.nn.functional.one_hot``); ``num_classes=-1`` takes "
+                "``max + 1``.\n\nRaises RuntimeError for indices that are not int64, "
+                "negative or too large, or an empty input without ``num_classes``."),
+    declare("native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, "
+            "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", method=False,
+            doc="Layer normalization over the last ``len(normalized_shape)`` dims "
+                "(``torch.native_layer_norm``): ``(out, mean, rstd)``, ``out = (x - mean) * "
+                "rstd * weight + bias``, ``rstd = 1 / sqrt(var + eps)`` (biased variance); "
+                "``mean`` and ``rstd`` of shape ``input.shape[:axis] + (1,) * "
+                "len(normalized_shape)``, the input's dtype. float16 and bfloat16 in "
+                "float32. Within a few ulps of torch's (its moments are a Welford "
+                "cascade).\n\nRaises RuntimeError for shapes that do not match."),
+    declare("native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] "
+            "normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, "
+            "bool[3] output_mask) -> (Tensor, Tensor, Tensor)", function=False, method=False,
+            doc="``native_layer_norm``'s gradients of input, weight and bias (None where "
+                "``output_mask`` says so), as torch's CPU kernel computes them.\n\nRaises "
+                "as ``native_layer_norm``."),
+    declare("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? "
+            "bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", method=False,
+            doc="``native_layer_norm``'s first result (``torch.layer_norm``, torch's "
+                "composite; ``NativeLayerNormBackward0``).\n\nRaises as "
+                "``native_layer_norm``."),
+    declare("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? "
+            "running_mean, Tensor? running_var, bool training, float momentum, float eps) -> "
+            "(Tensor, Tensor, Tensor)", method=False,
+            doc="Batch normalization over every dim but dim 1 (``torch.native_batch_norm``): "
+                "``(out, save_mean, save_invstd)``. Training: the batch's mean and biased "
+                "variance normalize, and the running stats (when given) become ``momentum "
+                "* stat + (1 - momentum) * running``, with the unbiased variance; eval: the "
+                "running stats normalize and the saved ones are empty.\n\nRaises "
+                "RuntimeError for stats or parameters of the wrong size, no running stats "
+                "in eval, an empty input."),
+    declare("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
+            "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool "
+            "train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+            function=False, method=False,
+            doc="``native_batch_norm``'s gradients of input, weight and bias (None where "
+                "``output_mask`` says so), as torch's CPU kernel computes them.\n\nRaises "
+                "as ``native_batch_norm``."),
+    declare("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+            "Tensor? running_var, bool training, float momentum, float eps, bool "
+            "cudnn_enabled) -> Tensor", method=False,
+            doc="``native_batch_norm``'s first result (``torch.batch_norm``, torch's "
+                "composite; ``NativeBatchNormBackward0``).\n\nRaises as "
+                "``native_batch_norm``."),
+    declare("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] "
+            "expand3, int[] sumdim, int unroll_dim=1) -> Tensor", method=False,
+            doc="``i1``, ``i2`` and ``i3``, each unsqueezed at its ``expand`` dims, "
+                "multiplied with broadcasting and summed over ``sumdim`` "
+                "(``torch._trilinear``, what ``bilinear`` runs; ``TrilinearBackward0``).\n\n"
+                "Raises RuntimeError for sizes that do not match."),
+    declare("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> "
+            "Tensor", method=False,
+            doc="``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + "
+                "bias[o]`` (``torch.bilinear``): torch's composite, the inputs flattened to "
+                "2-d, ``_trilinear``, reshaped back, then ``+ bias``.\n\nRaises "
+                "RuntimeError for sizes that do not match."),
+]
+
+
 
 def inplace_schema(schema: FunctionSchema, overload: str | None = None) -> FunctionSchema:
     """``exp(Tensor self) -> Tensor`` -> ``exp_(Tensor(a!) self) -> Tensor(a!)``; the

@@ -103,6 +103,23 @@ def _check_int_list(size: int | None) -> Callable[[Any], builtins.bool]:
     return check
 
 
+def _check_bool_list(x: Any) -> builtins.bool:
+    """``bool[3] output_mask``: a tuple or list of bools (or ints)."""
+    return isinstance(x, tuple | list) and all(
+        isinstance(e, builtins.bool | np.bool_) or _check_int(e) for e in x)
+
+
+def _bools_of_size(size: int | None) -> Callable[[Any], tuple[builtins.bool, ...]]:
+    """A fixed-size bool list (``bool[3]``) must have that many elements."""
+    def convert(x: Any) -> tuple[builtins.bool, ...]:
+        if size is not None and len(x) != size:
+            raise RuntimeError(f"Tried to convert a List with {len(x)} elements to a "
+                               f"fixed-size array of size {size}")
+        return tuple(builtins.bool(e) for e in x)
+
+    return convert
+
+
 class _Unpack(Exception):
     """Element ``index`` of a list argument is not an int."""
 
@@ -195,6 +212,8 @@ def _list_conversion(t: Type) -> Callable[[Any], Any]:
     if t.base in ("int", "SymInt"):
         return lambda x: tuple(_int_element(i, e) for i, e in enumerate(x)) \
             if isinstance(x, tuple | list) else (_to_int(x),) * (t.size or 1)
+    if t.base == "bool":
+        return _bools_of_size(t.size)
     return tuple
 
 
@@ -280,8 +299,12 @@ def _parameter(arg: Argument, *, python_name: str, numbers_as_tensors: builtins.
                index: int, none_in_lists: builtins.bool = False) -> Parameter:
     t = arg.type
     if t.is_list:
-        check = _check_tensor_list(index, none_in_lists and t.elements_optional) \
-            if t.base == "Tensor" else _check_int_list(t.size)
+        if t.base == "Tensor":
+            check = _check_tensor_list(index, none_in_lists and t.elements_optional)
+        elif t.base == "bool":
+            check = _check_bool_list
+        else:
+            check = _check_int_list(t.size)
         convert: Callable[[Any], Any] | None = _list_conversion(t)
     elif t.base == "Tensor" and numbers_as_tensors:
         # add, mul, eq, ...: a Python number is taken where a tensor is wanted, and kept as a

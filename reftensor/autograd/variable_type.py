@@ -146,6 +146,7 @@ _PARTS: dict[str, Any] = {
     "_options": lambda t: (t._dtype, t.device),
     "_info": lambda t: (t._shape, t._dtype, t.device),
     "_scalar_type": lambda t: t._dtype,  # ``self.scalar_type()`` (``_softmax``'s row)
+    "_sym_argsize_0": lambda t: t._shape[0],  # ``weight.sym_size(0)`` (``embedding``'s row)
 }
 
 
@@ -157,6 +158,9 @@ def _getter(key: str, names: dict[str, int], returns: dict[str, int]) -> Any:
         return lambda args, result: result
     if key in returns:
         at = returns[key]
+        return lambda args, result: result[at]
+    if key.startswith("result") and key[6:].isdigit():  # an unnamed result (``result1``)
+        at = int(key[6:])
         return lambda args, result: result[at]
     if key.endswith(_SIZES) or key.endswith(_DTYPES):
         at = names[key.rpartition("_args")[0]]
@@ -242,9 +246,9 @@ def register(row: Derivative) -> None:
     several = view and result.type.is_list
 
     untracked = row.non_float_result_untracked
-    differentiable = row.differentiable_outputs
-    names = {a.name: i for i, a in enumerate(overload.schema.arguments)}
-    checked = tuple((names[n], n) for n in row.no_requires_grad)
+    recorded = row.recorded_outputs
+    names = [a.name for a in overload.schema.arguments]
+    refused = tuple((names.index(n), n) for n in row.no_grad_arguments)
 
     def make(args: tuple[Any, ...], out: Any) -> Node:
         if isinstance(out, Tensor) and not out._dtype.is_floating_point and not untracked:
@@ -255,22 +259,19 @@ def register(row: Derivative) -> None:
 
     @overload.impl(DispatchKey.Autograd)
     def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
-        for at, name in checked:  # torch's ``check_no_requires_grad``
-            if isinstance(args[at], Tensor) and args[at]._requires_grad:
-                raise RuntimeError(f"The function '{row.op}' is not differentiable with "
-                                   f"respect to argument '{name}'. This input cannot have "
-                                   "requires_grad True.")
         inputs = [args[i] for i in positions]
         if has_lists:
             inputs = _flat(inputs)
+        for i, name in refused:
+            if isinstance(args[i], Tensor) and args[i]._requires_grad:
+                raise RuntimeError(f"The function '{row.op}' is not differentiable with "
+                                   f"respect to argument '{name}'. This input cannot have "
+                                   "requires_grad True.")
         out = call(op.redispatch, (keys, *args), tuple(inputs), lambda out: make(args, out),
-                   view=view)
+                   view=view, recorded=recorded)
         if several and needs_grad(*inputs):
             for piece in out:
                 meta(piece).creation = "multi"
-        if differentiable is not None:  # results torch does not differentiate
-            for piece in out[differentiable:]:
-                piece._grad_fn, piece._requires_grad = None, False
         return out
 
     written = overload.inplace_form

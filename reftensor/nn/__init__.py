@@ -7,13 +7,18 @@ chapter 8's).
 
 from . import functional, init, utils
 from .modules import (
+    GELU,
+    BatchNorm1d,
     BCELoss,
     BCEWithLogitsLoss,
+    Bilinear,
     CrossEntropyLoss,
     Dropout,
+    Embedding,
     Flatten,
     Identity,
     L1Loss,
+    LayerNorm,
     Linear,
     LogSoftmax,
     Module,
@@ -34,7 +39,8 @@ from .parameter import Parameter
 
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList",
            "ModuleDict", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "Tanh",
-           "Sigmoid", "Dropout", "ParameterList", "ParameterDict", "Softmax", "LogSoftmax"]
+           "Sigmoid", "Dropout", "ParameterList", "ParameterDict", "Softmax", "LogSoftmax", "GELU",
+           "Embedding", "LayerNorm", "BatchNorm1d", "Bilinear"]
 # --- losses (chapter 6)
 __all__ += ["utils", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
             "BCEWithLogitsLoss"]

@@ -50,13 +50,14 @@ class Derivative(NamedTuple):
     # ``output_differentiability`` of ``_to_copy``: ``t.to(int64)`` of a ``t`` that
     # requires grad is a plain int64 tensor; ``t.sum(dtype=int64)`` raises)
     non_float_result_untracked: bool = False
-    # how many of the op's results are differentiable, when not all (torch's
-    # ``output_differentiability``: ``nll_loss_forward``'s ``total_weight`` is not): the
-    # others are left unrecorded
-    differentiable_outputs: int | None = None
-    # tensor arguments the op has no formula for, which may not require grad (torch's
-    # ``check_no_requires_grad``: ``nll_loss_forward``'s ``weight``)
-    no_requires_grad: tuple[str, ...] = ()
+    # how many leading outputs are recorded, when not all (torch's
+    # ``output_differentiability``: ``native_layer_norm``'s and ``native_batch_norm``'s
+    # statistics and ``nll_loss_forward``'s ``total_weight`` come back not requiring grad)
+    recorded_outputs: int | None = None
+    # arguments with no formula that must not require grad (torch's
+    # ``check_no_requires_grad``: ``native_batch_norm``'s running statistics,
+    # ``nll_loss_forward``'s ``weight``)
+    no_grad_arguments: tuple[str, ...] = ()
 
     @property
     def op(self) -> str:
@@ -1022,10 +1023,10 @@ def index_put_values_backward(grad: Tensor, indices: list[Tensor | None]) -> Ten
 
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
-        non_float_result_untracked: bool = False, differentiable_outputs: int | None = None,
-        no_requires_grad: tuple[str, ...] = (), **formulas: Any) -> Derivative:
+        non_float_result_untracked: bool = False, recorded_outputs: int | None = None,
+        no_grad_arguments: tuple[str, ...] = (), **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas, non_float_result_untracked,
-                      differentiable_outputs, no_requires_grad)
+                      recorded_outputs, no_grad_arguments)
 
 
 DERIVATIVES: list[Derivative] = [
@@ -1465,31 +1466,190 @@ DERIVATIVES += [
         self=mse_loss_backward_self_backward, target=mse_loss_backward_target_backward),
     row("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt "
         "ignore_index) -> (Tensor output, Tensor total_weight)", "NllLossBackward0",
-        _NLL_SAVES, differentiable_outputs=1, no_requires_grad=("weight",),
+        _NLL_SAVES, recorded_outputs=1, no_grad_arguments=("weight",),
         self=nll_loss_self_backward),
     row("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt "
         "ignore_index) -> (Tensor output, Tensor total_weight)", "NllLoss2DBackward0",
-        _NLL_SAVES, differentiable_outputs=1, no_requires_grad=("weight",),
+        _NLL_SAVES, recorded_outputs=1, no_grad_arguments=("weight",),
         self=nll_loss2d_self_backward),
     row("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int "
         "reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
         "NllLossBackwardBackward0", ("target", "weight", "reduction", "ignore_index"),
-        no_requires_grad=("weight", "total_weight"),
+        no_grad_arguments=("weight", "total_weight"),
         grad_output=nll_loss_backward_grad_output_backward, self=zeros_like_grad),
     row("nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, "
         "int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
         "NllLoss2DBackwardBackward0", ("target", "weight", "reduction", "ignore_index"),
-        no_requires_grad=("weight", "total_weight"),
+        no_grad_arguments=("weight", "total_weight"),
         grad_output=nll_loss2d_backward_grad_output_backward, self=zeros_like_grad),
     row("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int "
         "reduction=Mean) -> Tensor", "BinaryCrossEntropyBackward0",
-        ("self", "target", "weight", "reduction"), no_requires_grad=("weight",),
+        ("self", "target", "weight", "reduction"), no_grad_arguments=("weight",),
         self=binary_cross_entropy_self_backward, target=binary_cross_entropy_target_backward),
     row("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
         "Tensor? pos_weight=None, int reduction=Mean) -> Tensor",
         "BinaryCrossEntropyWithLogitsBackward0",
         ("self", "target", "weight", "pos_weight", "reduction"),
-        no_requires_grad=("weight", "pos_weight"),
+        no_grad_arguments=("weight", "pos_weight"),
         self=binary_cross_entropy_with_logits_self_backward,
         target=binary_cross_entropy_with_logits_target_backward),
+]
+
+
+# --- layers (chapter 6): GELU, embedding, layer and batch normalization, _trilinear
+def gelu_self_backward(grad: Tensor, self: Tensor, approximate: str) -> Tensor:
+    """``gelu_backward(grad, self, approximate)``."""
+    return aten.gelu_backward.default.call(grad, self, approximate)
+
+
+def gelu_backward_grad_output_backward(grad: Tensor, self: Tensor, approximate: str) -> Tensor:
+    """d/d(grad_output) of ``grad_output * gelu'(self)``: ``gelu_backward`` again."""
+    return aten.gelu_backward.default.call(grad, self, approximate)
+
+
+def gelu_double_backward(grad: Tensor, grad_output: Tensor, self: Tensor,
+                         approximate: str) -> Tensor:
+    """torch's ``gelu_double_backward``: ``grad * grad_output * gelu''(self)``; exact:
+    ``gelu'' = 2 pdf - x**2 pdf``; tanh: the product rule over ``f = x / 2``, ``g = 1 -
+    tanh(u)**2`` and ``h = u'``, with ``g' = 2 sech(u) * (-sech(u) tanh(u)) * h`` as torch
+    writes it (not ``-2 g tanh(u) h``: ``g`` loses digits to cancellation where ``sech``
+    does not). reftensor has no ``cosh`` op: ``sech = 1 / cosh`` is computed as ``2 /
+    (exp(u) + exp(-u))`` in float64, rounded to the input's dtype (as ``coshf`` rounds)."""
+    x = self
+    if approximate == "tanh":
+        beta, kappa = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5, 0.044715
+        inner = beta * (x + kappa * (x * x * x))
+        t = inner.tanh()
+        wide = inner.to(dtypes.float64)
+        sech = (2 / (wide.exp() + (-wide).exp())).to(x._dtype)
+        f = 0.5 * x
+        g = 1 - t * t
+        h = beta * (1 + 3 * kappa * x * x)
+        f_prime_gh = 0.5 * g * h
+        g_prime_fh = f * h * ((2 * sech) * (-sech * t) * h)
+        h_prime_fg = f * g * (6 * kappa * x * beta)
+        return grad * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
+    beta = (2.0 / math.sqrt(math.pi)) * math.sqrt(0.5) * 0.5
+    x_sq = x * x
+    pdf = beta * (-0.5 * x_sq).exp()
+    return grad * grad_output * (2 * pdf - x_sq * pdf)
+
+
+def embedding_weight_backward(grad: Tensor, indices: Tensor, weight_sym_argsize_0: int,
+                              padding_idx: int, scale_grad_by_freq: bool,
+                              sparse: bool) -> Tensor:
+    """``embedding_backward(grad, indices, weight.size(0), padding_idx, ...)``."""
+    return aten.embedding_backward.default.call(grad, indices, weight_sym_argsize_0,
+                                                padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_dense_double_backward(grad: Tensor, indices: Tensor, padding_idx: int) -> Tensor:
+    """torch's ``embedding_dense_double_backward``: ``grad``'s rows at ``indices`` (the rows
+    of ``padding_idx`` zeroed), shaped ``indices.shape + (-1,)``."""
+    flat = indices.reshape(-1)
+    rows = aten.index.Tensor.call(grad, [flat])
+    if padding_idx >= 0:
+        rows = where((flat == padding_idx).reshape(-1, 1), 0, rows)
+    return rows.view(*indices.shape, -1)
+
+
+def _layer_norm_part(k: int) -> Formula:
+    """The gradient of ``native_layer_norm``'s input ``k`` (0 input, 1 weight, 2 bias):
+    ``native_layer_norm_backward`` with only that output asked for."""
+    def formula(grad: Tensor, input: Tensor, normalized_shape: Any, result1: Tensor,
+                result2: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+        mask = [i == k for i in range(3)]
+        return aten.native_layer_norm_backward.default.call(
+            grad, input, normalized_shape, result1, result2, weight, bias, mask)[k]
+
+    formula.__name__ = f"native_layer_norm_backward_{k}"
+    return formula
+
+
+def _batch_norm_part(k: int) -> Formula:
+    """The gradient of ``native_batch_norm``'s input ``k`` (0 input, 1 weight, 2 bias):
+    ``native_batch_norm_backward`` with only that output asked for."""
+    def formula(grad: Tensor, input: Tensor, weight: Tensor | None,
+                running_mean: Tensor | None, running_var: Tensor | None, result1: Tensor,
+                result2: Tensor, training: bool, eps: float) -> Tensor:
+        mask = [i == k for i in range(3)]
+        return aten.native_batch_norm_backward.default.call(
+            grad, input, weight, running_mean, running_var, result1, result2, training, eps,
+            mask)[k]
+
+    formula.__name__ = f"native_batch_norm_backward_{k}"
+    return formula
+
+
+def _not_in_reftensor(what: str) -> Formula:
+    """A row torch has whose formula reftensor does not implement: its backward raises."""
+    def formula(grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"reftensor does not implement {what}")
+
+    formula.__name__ = "not_in_reftensor"
+    return formula
+
+
+def _trilinear_part(k: int) -> Formula:
+    """torch's ``_trilinear_backward`` for input ``k``: ``_trilinear`` with ``grad`` in that
+    input's place and ``sumdim`` and its ``expand`` swapped."""
+    def formula(grad: Tensor, i1: Tensor, i2: Tensor, i3: Tensor, expand1: Any, expand2: Any,
+                expand3: Any, sumdim: Any) -> Tensor:
+        call = aten._trilinear.default.call
+        if k == 0:
+            return call(grad, i2, i3, sumdim, expand2, expand3, expand1, 1)
+        if k == 1:
+            return call(i1, grad, i3, expand1, sumdim, expand3, expand2, 1)
+        return call(i1, i2, grad, expand1, expand2, sumdim, expand3, 1)
+
+    formula.__name__ = f"_trilinear_backward_{k}"
+    return formula
+
+
+_LAYER_NORM_SAVES = ("input", "normalized_shape", "result1", "result2", "weight", "bias")
+_BATCH_NORM_SAVES = ("input", "weight", "running_mean", "running_var", "result1", "result2",
+                     "training", "eps")
+_TRILINEAR_SAVES = ("i1", "i2", "i3", "expand1", "expand2", "expand3", "sumdim")
+DERIVATIVES += [
+    row("gelu(Tensor self, *, str approximate='none') -> Tensor", "GeluBackward0",
+        ("self", "approximate"), self=gelu_self_backward),
+    row("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",
+        "GeluBackwardBackward0", ("grad_output", "self", "approximate"),
+        grad_output=gelu_backward_grad_output_backward, self=gelu_double_backward),
+    row("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool "
+        "scale_grad_by_freq=False, bool sparse=False) -> Tensor", "EmbeddingBackward0",
+        ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq", "sparse"),
+        weight=embedding_weight_backward),
+    row("embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, "
+        "SymInt padding_idx, bool scale_grad_by_freq) -> Tensor",
+        "EmbeddingDenseBackwardBackward0", ("indices", "padding_idx"),
+        grad_output=embedding_dense_double_backward),
+    row("embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) "
+        "-> Tensor(a!)", "NotImplemented", (), self=not_implemented("embedding_renorm")),
+    row("native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? "
+        "bias, float eps) -> (Tensor, Tensor, Tensor)", "NativeLayerNormBackward0",
+        _LAYER_NORM_SAVES, recorded_outputs=1, input=_layer_norm_part(0),
+        weight=_layer_norm_part(1), bias=_layer_norm_part(2)),
+    row("native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, "
+        "Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> "
+        "(Tensor, Tensor, Tensor)", "NativeLayerNormBackwardBackward0", (),
+        **dict.fromkeys(("grad_out", "input", "weight"),
+                        _not_in_reftensor("layer_norm's second derivative "
+                                          "(layer_norm_double_backward)"))),
+    row("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+        "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, "
+        "Tensor)", "NativeBatchNormBackward0", _BATCH_NORM_SAVES, recorded_outputs=1,
+        no_grad_arguments=("running_mean", "running_var"), input=_batch_norm_part(0),
+        weight=_batch_norm_part(1), bias=_batch_norm_part(2)),
+    row("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
+        "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool "
+        "train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+        "NativeBatchNormBackwardBackward0", (),
+        **dict.fromkeys(("input", "weight", "grad_out"),
+                        _not_in_reftensor("batch_norm's second derivative "
+                                          "(batchnorm_double_backward)"))),
+    row("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] "
+        "expand3, int[] sumdim, int unroll_dim=1) -> Tensor", "TrilinearBackward0",
+        _TRILINEAR_SAVES, i1=_trilinear_part(0), i2=_trilinear_part(1),
+        i3=_trilinear_part(2)),
 ]

@@ -15,12 +15,14 @@ from typing import Any
 
 from .. import layout
 from .._ops import aten
+from ..autograd import no_grad
 from ..broadcasting import broadcast_tensors
 from ..functional import broadcast_shapes
 from ..tensor import Tensor
 from . import _reduction
 
-__all__ = ["dropout", "linear", "relu", "softmax", "log_softmax"]
+__all__ = ["dropout", "linear", "relu", "softmax", "log_softmax", "gelu", "embedding",
+           "one_hot", "layer_norm", "batch_norm", "bilinear"]
 # --- losses (chapter 6)
 __all__ += ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
             "binary_cross_entropy_with_logits"]
@@ -268,3 +270,122 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                          f"({input.size()})")
     return aten.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
                                                  reduction_enum)
+# --- layers (chapter 6): the op table's gelu, embedding, one_hot, layer_norm, batch_norm and
+# bilinear, with torch's Python checks in front where torch has them
+def gelu(*args: Any, **kwargs: Any) -> Any:
+    """gelu(input, approximate='none') -> Tensor
+
+    ``x * Phi(x)`` (``torch.nn.functional.gelu``); ``approximate='tanh'`` uses the tanh
+    approximation. Same shape and dtype; ``GeluBackward0``.
+
+    Raises:
+        RuntimeError: another ``approximate``.
+        NotImplementedError: integer and bool inputs.
+    """
+    return aten.gelu(*args, **kwargs)
+
+
+def one_hot(*args: Any, **kwargs: Any) -> Any:
+    """one_hot(tensor, num_classes=-1) -> LongTensor
+
+    int64 of shape ``tensor.shape + (num_classes,)`` with a 1 at each class
+    (``torch.nn.functional.one_hot``); ``num_classes=-1`` takes ``max + 1``.
+
+    Raises:
+        RuntimeError: a non-int64 input, negative classes or classes too large, an empty
+            input without ``num_classes``.
+    """
+    return aten.one_hot(*args, **kwargs)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of ``weight`` (``(num_embeddings, dim)``) at the indices ``input`` (int64 or
+    int32, any shape): shape ``input.shape + (dim,)`` (``torch.nn.functional.embedding``).
+
+    ``padding_idx`` (negative counts from the end) gets no gradient; ``max_norm`` first
+    rescales, in place and without autograd, each looked-up row of ``weight`` whose
+    ``norm_type``-norm exceeds it (``embedding_renorm_``); ``scale_grad_by_freq`` divides
+    each row's gradient by its index's count; ``sparse=True`` (a sparse gradient) raises
+    NotImplementedError at backward.
+
+    Raises:
+        AssertionError: ``padding_idx`` out of range (torch's).
+        RuntimeError: non-integer indices, a ``weight`` that is not 2-d.
+        IndexError: an index out of range.
+    """
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        input = input.contiguous()
+        with no_grad():
+            aten.embedding_renorm_(weight, input, max_norm, norm_type)
+    return aten.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last
+    ``len(normalized_shape)`` dims (``torch.nn.functional.layer_norm``; the biased
+    variance; ``NativeLayerNormBackward0``).
+
+    Raises:
+        RuntimeError: ``normalized_shape`` not the input's last sizes, or ``weight``/``bias``
+            of another shape.
+    """
+    return aten.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _verify_batch_size(size: Any) -> None:
+    """torch's check: more than one value per channel in training."""
+    size_prods = size[0]
+    for i in range(len(size) - 2):
+        size_prods *= size[i + 2]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each channel (dim 1) of ``input`` (``(N, C, *)``) by the batch's mean and
+    biased variance (``training``) or by the running ones
+    (``torch.nn.functional.batch_norm``). In training, given running stats are updated in
+    place: ``momentum * stat + (1 - momentum) * running``, the variance unbiased there.
+
+    Raises:
+        ValueError: one value per channel in training; ``eps`` not positive in training or
+            negative.
+        RuntimeError: stats or parameters of the wrong size, no running stats in eval.
+    """
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return aten.batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+                           eps, True)
+
+
+def bilinear(*args: Any, **kwargs: Any) -> Any:
+    """bilinear(input1, input2, weight, bias=None) -> Tensor
+
+    ``x1^T W[o] x2 + b[o]`` for each output feature ``o`` (``torch.nn.functional.bilinear``):
+    inputs ``(*, in1)`` and ``(*, in2)``, weight ``(out, in1, in2)``; torch's composite
+    (``_trilinear``, ``ViewBackward0``, ``AddBackward0``).
+
+    Raises:
+        RuntimeError: sizes that do not match.
+    """
+    return aten.bilinear(*args, **kwargs)

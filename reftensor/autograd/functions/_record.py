@@ -32,10 +32,11 @@ def forward(kernel: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 
 def call(kernel: Callable[..., Any], args: tuple[Any, ...], inputs: tuple[Any, ...],
-         make: Callable[[Any], Node], *, view: bool = False, **kwargs: Any) -> Any:
+         make: Callable[[Any], Node], *, view: bool = False, recorded: int | None = None,
+         **kwargs: Any) -> Any:
     """``kernel(*args, **kwargs)``, recorded with ``make(out)`` when an input needs grad.
     An op that returns its input itself (``positive``, a no-op ``contiguous``) records
-    nothing."""
+    nothing. ``recorded``: of several outputs, only that many leading ones are recorded."""
     if not needs_grad(*inputs):
         out = kernel(*args, **kwargs)
         if view:
@@ -44,7 +45,10 @@ def call(kernel: Callable[..., Any], args: tuple[Any, ...], inputs: tuple[Any, .
     out = forward(kernel, *args, **kwargs)
     if out is inputs[0]:
         return out
-    record(make(out), out, view=view)
+    if recorded is None:
+        record(make(out), out, view=view)
+    else:
+        record(make(out), [*out[:recorded], *[None] * (len(out) - recorded)], view=view)
     return out
 
 

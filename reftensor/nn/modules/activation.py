@@ -1,4 +1,4 @@
-"""Activations as layers (``torch.nn.ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``,
+"""Activations as layers (``torch.nn.ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``GELU``,
 ``LogSoftmax``): no parameters, one op."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax"]
+__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "GELU"]
 
 
 class ReLU(Module):
@@ -64,3 +64,18 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class GELU(Module):
+    """``x * Phi(x)`` (``torch.nn.GELU(approximate='none')``); ``approximate='tanh'`` uses
+    the tanh approximation. No parameters."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"

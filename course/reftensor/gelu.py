@@ -1,0 +1,139 @@
+"""GELU (chapter 6): the kernels of ``gelu`` and ``gelu_backward``.
+
+``gelu(x) = x * Phi(x)``, where ``Phi`` is the standard normal's CDF, ``(1 + erf(x /
+sqrt(2))) / 2``. With ``approximate='tanh'`` torch uses the older approximation
+``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3)))``.
+
+Both kernels keep the input's dtype (an integer or bool input is refused: there is no
+integer GELU); float16 and bfloat16 compute in float32 and round once, as torch's CPU
+kernel does. torch evaluates ``erf`` and ``tanh`` with SLEEF's vectorised float32 versions;
+here ``erf`` is the C library's double one (``math.erf``: NumPy has none) and ``tanh``
+NumPy's, so results are within a few ulps of torch's, not bit for bit.
+
+The derivative is an op too, ``gelu_backward(grad, x)``:
+
+* exact: ``grad * (Phi(x) + x * phi(x))`` with ``phi(x) = exp(-x**2 / 2) / sqrt(2 pi)``;
+* tanh: with ``u = sqrt(2 / pi) * (x + 0.044715 x**3)`` and ``t = tanh(u)``,
+  ``grad * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * sqrt(2 / pi) * (1 + 3 * 0.044715 x**2))``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from ._layers import fma
+from ._ops import DispatchKey, aten
+from .elementwise import _not_implemented, _prepare, finish_cpu, finish_meta
+from .promotion import result_type
+from .tensor import Tensor
+
+__all__: list[str] = []
+
+_SQRT1_2 = math.sqrt(0.5)
+_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # sqrt(2 / pi), as torch forms it
+_ALPHA = (2.0 / math.sqrt(math.pi)) * _SQRT1_2 * 0.5  # 1 / sqrt(2 pi)
+_KAPPA = 0.044715
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _check_approximate(approximate: str) -> None:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """``erf`` of every value, in ``x``'s dtype (the C library's double ``erf``, rounded)."""
+    x = np.asarray(x)
+    return np.asarray(_erf(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
+
+def _tanh(x: np.ndarray) -> np.ndarray:
+    """``tanh`` of every value, in ``x``'s dtype, computed in double and rounded once (as
+    the C library's ``tanhf``)."""
+    x = np.asarray(x)
+    return np.tanh(x.astype(np.float64)).astype(x.dtype)
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    """``exp`` of every value, in ``x``'s dtype, computed in double and rounded once (the C
+    library's ``expf`` is correctly rounded here; NumPy's float32 ``exp`` may be an ulp
+    off)."""
+    x = np.asarray(x)
+    return np.exp(x.astype(np.float64)).astype(x.dtype)
+
+
+def _constant(value: float, x: np.ndarray) -> Any:
+    """A constant in the computation's dtype (torch's kernel holds them as ``scalar_t``)."""
+    return x.dtype.type(value)
+
+
+def gelu_values(x: np.ndarray, approximate: str) -> np.ndarray:
+    """GELU of ``x`` (float32 or float64), in torch's kernel's order of operations."""
+    half, one = _constant(0.5, x), _constant(1.0, x)
+    if approximate == "tanh":
+        inner = _constant(_BETA, x) * (x + _constant(_KAPPA, x) * (x * x * x))
+        return half * x * (one + np.tanh(inner))
+    return x * half * (one + erf(x * _constant(_SQRT1_2, x)))
+
+
+def gelu_backward_values(g: np.ndarray, x: np.ndarray, approximate: str) -> np.ndarray:
+    """``gelu_backward``'s values (``g`` the incoming gradient), in torch's kernel's order."""
+    half, one = _constant(0.5, x), _constant(1.0, x)
+    if approximate == "tanh":
+        beta, kappa = _constant(_BETA, x), _constant(_KAPPA, x)
+        x_sq = x * x
+        t = _tanh(beta * (x + kappa * (x_sq * x)))
+        left_derivative = half * (one + t)
+        right_derivative = fma(-t, t, np.broadcast_to(one, t.shape))  # torch's, contracted
+        inner_derivative = beta * (one + _constant(3.0, x) * kappa * x_sq)
+        return g * (left_derivative + half * x * right_derivative * inner_derivative)
+    cdf = half * (one + erf(x * _constant(_SQRT1_2, x)))
+    pdf = _constant(_ALPHA, x) * _exp(x * x * _constant(-0.5, x))
+    return g * fma(x, pdf, cdf)  # torch's scalar ``cdf + x * pdf``, contracted
+
+
+def _gelu(input: Tensor, approximate: str, into: Tensor | None, finish: Any) -> Tensor:
+    """``gelu``: the input's dtype, floating types only."""
+    _check_approximate(approximate)
+    shape = _prepare([input], input._dtype, into)
+    if not input._dtype.is_floating_point:
+        raise _not_implemented("GeluKernelImpl", input._dtype)
+    return finish(lambda x: gelu_values(x, approximate), [input], input._dtype, shape, into)
+
+
+def _onednn_refuses(grad: Tensor, self: Tensor) -> bool:
+    """Would torch's oneDNN path refuse ``grad``'s strides? torch hands the exact backward
+    to oneDNN when ``self`` is a contiguous float32/bfloat16/float16 tensor of more than one
+    element, and oneDNN wants the gradient's dims (those of size 1 left out), ordered by
+    stride, not to overlap: each stride at least the next smaller stride times its size."""
+    if (self._dtype not in (dtypes.float32, dtypes.bfloat16, dtypes.float16)
+            or self.numel() <= 1 or not self.is_contiguous()):
+        return False
+    dims = sorted(((st, n) for n, st in zip(grad._shape, grad._stride, strict=True)
+                   if n != 1), reverse=True)
+    return any(outer[0] < inner[0] * inner[1]
+               for outer, inner in zip(dims, dims[1:], strict=False))
+
+
+def _gelu_backward(grad_output: Tensor, self: Tensor, approximate: str, finish: Any) -> Tensor:
+    """``gelu_backward``: promoted and broadcast as a binary op; floating types only."""
+    _check_approximate(approximate)
+    common = result_type(grad_output, self)
+    shape = _prepare([grad_output, self], common, None)
+    if not common.is_floating_point:
+        raise _not_implemented("GeluBackwardKernelImpl", common)
+    if finish is finish_cpu and approximate == "none" and _onednn_refuses(grad_output, self):
+        raise RuntimeError("could not construct a memory descriptor using strides")
+    return finish(lambda g, x: gelu_backward_values(g, x, approximate), [grad_output, self],
+                  common, shape)
+
+
+for _key, _finish in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+    aten.gelu.default.impl(_key)(
+        lambda self, approximate="none", f=_finish: _gelu(self, approximate, None, f))
+    aten.gelu_backward.default.impl(_key)(
+        lambda g, x, approximate="none", f=_finish: _gelu_backward(g, x, approximate, f))

@@ -1,0 +1,133 @@
+"""Chapter 6's layers against torch 2.13: the default initialisation of ``Embedding``,
+``LayerNorm``, ``BatchNorm1d``, ``Bilinear`` and ``GELU`` (bit for bit, three seeds),
+``BatchNorm1d``'s running statistics over three training steps and then in eval, and
+``LayerNorm``'s and ``Embedding``'s (with ``padding_idx``) forward values and gradients.
+
+Every program runs on both libraries after the same ``manual_seed``; nothing expected is
+written down here.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import reftensor
+
+pytestmark = pytest.mark.ch06
+
+LIBS = (torch, reftensor)
+SEEDS = (0, 1, 7)
+#: float32 sums in another order (NumPy's in float64 against torch's vector lanes): the
+#: statistics and gradients agree to this relative tolerance (a few float32 ulps)
+RTOL = 2e-6
+
+
+def _bits(t: Any) -> list[int]:
+    """Every float32 value's bits, so that a comparison is exact, sign of zero included."""
+    return [struct.unpack("<I", struct.pack("<f", v))[0]
+            for v in t.detach().reshape(-1).tolist()]
+
+
+def _close(a: Any, b: Any) -> bool:
+    x = np.array(a.detach().tolist(), dtype=np.float64)
+    y = np.array(b.detach().tolist(), dtype=np.float64)
+    return x.shape == y.shape and bool(np.allclose(x, y, rtol=RTOL, atol=RTOL, equal_nan=True))
+
+
+def _modules(lib: Any) -> dict[str, Any]:
+    nn = lib.nn
+    return {
+        "Embedding": lambda: nn.Embedding(7, 3),
+        "Embedding(padding_idx)": lambda: nn.Embedding(5, 4, padding_idx=2),
+        "LayerNorm": lambda: nn.LayerNorm((2, 3)),
+        "LayerNorm(no affine)": lambda: nn.LayerNorm(4, elementwise_affine=False),
+        "BatchNorm1d": lambda: nn.BatchNorm1d(3),
+        "Bilinear": lambda: nn.Bilinear(3, 2, 4),
+        "GELU": lambda: nn.GELU(approximate="tanh"),
+    }
+
+
+def _state(lib: Any, name: str, seed: int) -> dict[str, Any]:
+    lib.manual_seed(seed)
+    module = _modules(lib)[name]()
+    return {k: (tuple(v.shape), str(v.dtype).split(".")[-1],
+                _bits(v) if v.dtype == lib.float32 else v.tolist())
+            for k, v in module.state_dict().items()}
+
+
+@pytest.mark.parametrize("name", list(_modules(torch)))
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_default_initialisation_is_torchs(name, seed):
+    expected, got = (_state(lib, name, seed) for lib in LIBS)
+    assert got == expected
+    # and the generator has moved as far as torch's
+    torch.manual_seed(seed)
+    reftensor.manual_seed(seed)
+    _modules(torch)[name]()
+    _modules(reftensor)[name]()
+    assert _bits(reftensor.rand(3)) == _bits(torch.rand(3))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", [(4, 3), (5, 3, 2)])
+def test_batchnorm1d_running_statistics_over_three_steps_then_eval(seed, shape):
+    runs = []
+    for lib in LIBS:
+        lib.manual_seed(seed)
+        bn = lib.nn.BatchNorm1d(3, momentum=0.3)
+        outs = []
+        for _ in range(3):
+            x = lib.randn(*shape) * 2 + 1
+            outs.append(bn(x))
+        bn.eval()
+        outs.append(bn(lib.randn(*shape)))
+        runs.append((bn, outs))
+    (tbn, touts), (rbn, routs) = runs
+    assert rbn.num_batches_tracked.item() == tbn.num_batches_tracked.item() == 3
+    assert _close(rbn.running_mean, tbn.running_mean)
+    assert _close(rbn.running_var, tbn.running_var)
+    for t, r in zip(touts, routs, strict=True):
+        assert tuple(r.shape) == tuple(t.shape) and _close(r, t)
+        assert type(r.grad_fn).__name__ == type(t.grad_fn).__name__
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_layer_norm_forward_and_gradients(seed):
+    found = []
+    for lib in LIBS:
+        lib.manual_seed(seed)
+        ln = lib.nn.LayerNorm(4)
+        with lib.no_grad():
+            ln.weight.mul_(lib.rand(4) + 0.5)
+            ln.bias.add_(lib.randn(4))
+        x = lib.randn(3, 2, 4, requires_grad=True)
+        y = ln(x)
+        (y * lib.randn(3, 2, 4)).sum().backward()
+        found.append((y, x.grad, ln.weight.grad, ln.bias.grad, type(y.grad_fn).__name__))
+    (ty, *tgrads, tname), (ry, *rgrads, rname) = found
+    assert rname == tname == "NativeLayerNormBackward0"
+    assert _close(ry, ty)
+    for t, r in zip(tgrads, rgrads, strict=True):
+        assert _close(r, t)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_embedding_with_padding_idx_forward_and_gradient(seed):
+    found = []
+    for lib in LIBS:
+        lib.manual_seed(seed)
+        emb = lib.nn.Embedding(6, 3, padding_idx=1)
+        idx = lib.tensor([[0, 1, 5], [1, 1, 3]])
+        y = emb(idx)
+        (y * lib.randn(2, 3, 3)).sum().backward()
+        found.append((y, emb.weight.grad, type(y.grad_fn).__name__))
+    (ty, tg, tname), (ry, rg, rname) = found
+    assert rname == tname == "EmbeddingBackward0"
+    assert _bits(ry) == _bits(ty)
+    assert _close(rg, tg)
+    assert rg[1].tolist() == tg[1].tolist() == [0.0, 0.0, 0.0]  # the padding row: no gradient

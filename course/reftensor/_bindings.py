@@ -1977,6 +1977,8 @@ def binary_cross_entropy_with_logits(*args: Any, **kwargs: Any) -> Any:
     shape, a target whose dtype cannot hold the result.
     """
     return aten.binary_cross_entropy_with_logits(*args, **kwargs)
+
+
 def embedding(*args: Any, **kwargs: Any) -> Any:
     """embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False) -> Tensor
 

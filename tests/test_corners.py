@@ -1259,6 +1259,22 @@ CORNERS = {
         ("float64", on(lambda *args: args[0] == "float64")),
         ("an empty parameter", on(lambda *args: len(args[1]) == 0)),
     ],
+    "adam_update": [
+        ("the first step alone", on(lambda *args: len(args[2]) == 1 and len(args[1]))),
+        ("three steps or more", on(lambda *args: len(args[2]) >= 3 and len(args[1]))),
+        ("Adam's L2 weight decay (into the gradient)",
+         on(lambda *args: args[6] != 0 and not args[7])),
+        ("AdamW's decoupled weight decay", on(lambda *args: args[6] != 0 and args[7])),
+        ("amsgrad over several steps", on(lambda *args: args[8] and len(args[2]) >= 2)),
+        ("maximize", on(lambda *args: args[9])),
+        ("maximize with Adam's weight decay",
+         on(lambda *args: args[9] and args[6] != 0 and not args[7])),
+        ("lerp's other formula (1 - beta1 >= 0.5)", on(lambda *args: 1 - args[4][0] >= 0.5)),
+        ("beta1 = beta2 = 0", on(lambda *args: args[4] == (0.0, 0.0))),
+        ("eps = 0", on(lambda *args: args[5] == 0.0 and len(args[1]))),
+        ("float64", on(lambda *args: args[0] == "float64")),
+        ("an empty parameter", on(lambda *args: len(args[1]) == 0)),
+    ],
     "random_indices": [
         ("without replacement, a multiple of n (an unused permutation), then another epoch",
          on(lambda n, k, r, seed, takes: not r and n and k % n == 0 and len(takes) >= 2

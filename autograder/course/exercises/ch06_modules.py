@@ -1,12 +1,14 @@
-"""Chapter 6 exercises: nn.Module, init and SGD. Every right answer is what torch 2.13 does.
+"""Chapter 6 exercises: nn.Module, init, SGD and Adam. Every right answer is what torch 2.13
+does.
 
 Each exercise is a piece of reftensor's ``nn`` or ``optim``, graded on plain data: module
 trees of plain nodes (``walk_modules``), key lists (``incompatible_keys``), shapes
-(``kaiming_bound``), plain vectors that round as torch does (``sgd_update``, see
-``autograder.course.vectors``). Each reference builds the same thing in torch and reads the
-answer off it: where ``setattr`` put a value, what ``named_modules`` and
-``named_parameters`` give, what ``_load_from_state_dict`` lists, the bound that reaches
-``aten.uniform_``, what ``torch.optim.SGD`` leaves in the parameter and its state.
+(``kaiming_bound``), plain vectors that round as torch does (``sgd_update``,
+``adam_update``, see ``autograder.course.vectors``). Each
+reference builds the same thing in torch and reads the answer off it: where ``setattr`` put
+a value, what ``named_modules`` and ``named_parameters`` give, what
+``_load_from_state_dict`` lists, the bound that reaches ``aten.uniform_``, what
+``torch.optim.SGD`` and ``torch.optim.Adam`` leave in the parameter and its state.
 
 Strategies draw only with ``sampled_from`` (see chapter 5's module for why).
 """
@@ -740,3 +742,176 @@ register(Exercise(
     call=_call_sgd,
     call_shown="autograder.course.exercises.ch06_modules:run_sgd",
 ))
+
+
+# ---------------------------------------------------------------- adam_update
+# A case: (dtype, param, grads, lr, betas, eps, weight_decay, decoupled, amsgrad, maximize):
+# one parameter, one gradient per step (copied into one tensor before each step), as for
+# sgd_update.
+ADAM_LRS = (1e-3, 0.01, 0.1, 1 / 3, 1.0)
+BETAS = ((0.9, 0.999), (0.9, 0.999), (0.5, 0.9), (0.3, 0.99), (0.0, 0.0), (0.99, 0.5))
+EPSILONS = (1e-8, 1e-8, 1e-3, 0.0)
+
+
+def _call_adam(answer, case: Case) -> list:
+    """How a check calls ``adam_update``: on plain Vectors (``autograder.course.vectors``),
+    once per step as ``Adam.step`` does (the state made of zeros before the first step; the
+    step count 1.0, 2.0, ...). Per step: the values of the parameter, ``exp_avg``,
+    ``exp_avg_sq``, ``max_exp_avg_sq`` (None without amsgrad) and the gradient."""
+    dtype, param, grads, lr, (beta1, beta2), eps, weight_decay, decoupled, amsgrad, \
+        maximize = case.args
+    p = Vector(param, dtype)
+    g = Vector(grads[0], dtype)
+    zeros = [0.0] * len(param)
+    exp_avg, exp_avg_sq = Vector(zeros, dtype), Vector(zeros, dtype)
+    biggest = Vector(zeros, dtype) if amsgrad else None
+    steps = []
+    for k, values in enumerate(grads):
+        g.copy_(Vector(values, dtype))
+        answer(p, g, exp_avg, exp_avg_sq, biggest, float(k + 1), lr, beta1, beta2, eps,
+               weight_decay, decoupled, maximize)
+        steps.append((p.tolist(), exp_avg.tolist(), exp_avg_sq.tolist(),
+                      None if biggest is None else biggest.tolist(), g.tolist()))
+    return steps
+
+
+def run_adam(answer, dtype, param, grads, lr, betas, eps, weight_decay, decoupled, amsgrad,
+             maximize) -> list:
+    """Run ``answer`` (an ``adam_update``) on a failing case, as the check does:
+    ``run_adam(adam_update, *case)`` gives, per step, the parameter, ``exp_avg``,
+    ``exp_avg_sq``, ``max_exp_avg_sq`` and the gradient."""
+    return _call_adam(answer, Case(args=(dtype, param, grads, lr, betas, eps, weight_decay,
+                                         decoupled, amsgrad, maximize)))
+
+
+def _torch_adam(torch, c: Case) -> tuple[list, bool]:
+    """``torch.optim.Adam``'s steps on the case, and whether every square root it took was
+    the correctly rounded one (torch's CPU ``sqrt`` is MKL's, which is not always: about 1
+    value in 150 is 1 ulp off)."""
+    import numpy as np
+
+    dtype, param, grads, lr, betas, eps, weight_decay, decoupled, amsgrad, maximize = c.args
+    dt = getattr(torch, dtype)
+    p = torch.tensor(param, dtype=dt, requires_grad=True)
+    opt = torch.optim.Adam([p], lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                           amsgrad=amsgrad, maximize=maximize, foreach=False,
+                           decoupled_weight_decay=decoupled)
+    steps, exact = [], True
+    for k, values in enumerate(grads):
+        if k == 0:
+            p.grad = torch.tensor(values, dtype=dt)
+        else:
+            p.grad.copy_(torch.tensor(values, dtype=dt))
+        opt.step()
+        state = opt.state[p]
+        biggest = state.get("max_exp_avg_sq")
+        rooted = state["exp_avg_sq"] if biggest is None else biggest
+        exact = exact and rooted.sqrt().tolist() == np.sqrt(rooted.numpy()).tolist()
+        steps.append((p.tolist(), state["exp_avg"].tolist(), state["exp_avg_sq"].tolist(),
+                      None if biggest is None else biggest.tolist(), p.grad.tolist()))
+    return steps, exact
+
+
+def _adam_replay(torch, c: Case) -> list:
+    """``_single_tensor_adam``'s operations on torch tensors, one by one, with a correctly
+    rounded square root: what torch's step gives when its ``sqrt`` rounds correctly."""
+    import numpy as np
+
+    dtype, param, grads, lr, (beta1, beta2), eps, weight_decay, decoupled, amsgrad, \
+        maximize = c.args
+    dt = getattr(torch, dtype)
+    p, g = torch.tensor(param, dtype=dt), torch.tensor(grads[0], dtype=dt)
+    exp_avg, exp_avg_sq, biggest = (torch.zeros_like(p) for _ in range(3))
+    steps = []
+    for k, values in enumerate(grads):
+        g.copy_(torch.tensor(values, dtype=dt))
+        grad = -g if maximize else g
+        if weight_decay != 0:
+            if decoupled:
+                p.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step = float(k + 1)
+        if amsgrad:
+            torch.maximum(biggest, exp_avg_sq, out=biggest)
+        root = torch.from_numpy(np.sqrt((biggest if amsgrad else exp_avg_sq).numpy()))
+        denom = (root / (1 - beta2**step) ** 0.5).add_(eps)
+        p.addcdiv_(exp_avg, denom, value=-(lr / (1 - beta1**step)))
+        steps.append((p.tolist(), exp_avg.tolist(), exp_avg_sq.tolist(),
+                      biggest.tolist() if amsgrad else None, g.tolist()))
+    return steps
+
+
+def _adam_reference(c: Case) -> list:
+    """``torch.optim.Adam``'s steps; where torch's square root was 1 ulp off, its steps
+    replayed with a correctly rounded one (the Vectors' ``sqrt`` rounds correctly)."""
+    torch = _torch()
+    steps, exact = _torch_adam(torch, c)
+    return steps if exact else _adam_replay(torch, c)
+
+
+def _adam_truth(c: Case) -> str:
+    dtype, param, grads, lr, betas, eps, weight_decay, decoupled, amsgrad, maximize = c.args
+    return (f"p = torch.tensor({list(param)!r}, dtype=torch.{dtype}, requires_grad=True); "
+            f"opt = torch.optim.Adam([p], lr={lr!r}, betas={betas!r}, eps={eps!r}, "
+            f"weight_decay={weight_decay!r}, amsgrad={amsgrad}, maximize={maximize}, "
+            f"foreach=False, decoupled_weight_decay={decoupled}); for each g in "
+            f"{[list(g) for g in grads]!r}: p.grad's values = g (copied into one tensor), "
+            "opt.step(), then (p.tolist(), and opt.state[p]'s exp_avg, exp_avg_sq and "
+            "max_exp_avg_sq (None without amsgrad) as lists, p.grad.tolist())")
+
+
+@st.composite
+def _adam_cases(draw: st.DrawFn) -> Case:
+    n = _pick(draw, (0, 1, 2, 3, 3, 4))
+
+    def values() -> tuple:
+        return tuple(_pick(draw, STEP_VALUES) for _ in range(n))
+
+    return Case(args=(_pick(draw, ("float32", "float32", "float64")), values(),
+                      tuple(values() for _ in range(_pick(draw, (1, 2, 3, 4)))),
+                      _pick(draw, ADAM_LRS), _pick(draw, BETAS), _pick(draw, EPSILONS),
+                      _pick(draw, DECAYS), _pick(draw, (False, True)),
+                      _pick(draw, (False, False, True)), _pick(draw, (False, False, True))))
+
+
+def _adam_case(dtype, param, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+               decoupled=False, amsgrad=False, maximize=False) -> Case:
+    return Case(args=(dtype, tuple(param), tuple(map(tuple, grads)), lr, tuple(betas), eps,
+                      weight_decay, decoupled, amsgrad, maximize))
+
+
+register(Exercise(
+    name="adam_update",
+    chapter=CHAPTER,
+    signature="adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, "
+              "beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize) -> None "
+              "(updates param and the state in place); checked on plain Vectors over "
+              "several steps",
+    fixed=(
+        _adam_case("float32", _P, _G[:1]),
+        _adam_case("float32", _P, _G, lr=0.1),
+        _adam_case("float32", _P, _G, lr=0.1, weight_decay=0.1),
+        _adam_case("float32", _P, _G, lr=0.1, weight_decay=0.1, decoupled=True),
+        _adam_case("float32", _P, _G, lr=0.1, betas=(0.3, 0.99)),
+        _adam_case("float32", _P, (_G[1], _G[0], _G[2]), lr=0.1, amsgrad=True),
+        _adam_case("float64", _P, _G, lr=1 / 3, maximize=True, weight_decay=0.01),
+        _adam_case("float64", _P, _G, lr=0.01, betas=(0.5, 0.9), eps=1e-3, amsgrad=True,
+                   weight_decay=0.1, decoupled=True),
+    ),
+    edge=(
+        _adam_case("float32", (), ((), ()), amsgrad=True),
+        _adam_case("float32", (0.0, 1.0), ((0.0, 0.0), (0.0, 1 / 3)), eps=0.0),
+        _adam_case("float32", _P, _G, betas=(0.0, 0.0), lr=1.0, amsgrad=True, maximize=True),
+        _adam_case("float64", _P, _G, betas=(0.99, 0.5), weight_decay=1e-4, decoupled=True),
+    ),
+    strategy=_adam_cases,
+    reference=_adam_reference,
+    truth=_adam_truth,
+    hidden_examples=100,
+    call=_call_adam,
+    call_shown="autograder.course.exercises.ch06_modules:run_adam",
+))
+

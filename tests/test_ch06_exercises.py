@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.ch06
 
 CHAPTER = "ch06_modules"
 NAMES = ["route_assignment", "walk_modules", "incompatible_keys", "kaiming_bound",
-         "sgd_update", "adam_update"]
+         "sgd_update", "adam_update", "call_impl"]
 FRESH_SEED = 20261206
 
 
@@ -340,6 +341,99 @@ def adam_divide_then_scale(*args):
     return _adam(*args, divide_then_scale=True)
 
 
+def _call(module, forward, args, kwargs, g_pre, g_hooks, g_kwargs, g_always, boundary, *,
+          module_first=False, no_wrap=False, twice=False, kwargs_late=False, silent=False,
+          swallow=False, first_result=False):
+    result, ran = None, set()
+    pre = [*module._forward_pre_hooks.items(), *g_pre.items()] if module_first else [
+        *g_pre.items(), *module._forward_pre_hooks.items()]
+    post = [*module._forward_hooks.items(), *g_hooks.items()] if module_first else [
+        *g_hooks.items(), *module._forward_hooks.items()]
+    try:
+        for key, hook in pre:
+            if key in module._forward_pre_hooks_with_kwargs:
+                new = hook(module, args, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {new}.")
+                    args, kwargs = new
+            else:
+                new = hook(module, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) or no_wrap else (new,)
+        result = forward(*args, **kwargs)
+        for key, hook in post:
+            if key in module._forward_hooks_always_called or key in g_always:
+                ran.add(key)
+            if key in module._forward_hooks_with_kwargs or key in g_kwargs:
+                new = hook(module, args, kwargs, result)
+            else:
+                new = hook(module, args, result)
+            if new is not None and not (first_result and result != "out"):
+                result = new
+        return result
+    except Exception:
+        late = [(k, h, kwargs_late and k in g_kwargs) for k, h in g_hooks.items()
+                if k in g_always]
+        late += [(k, h, k in module._forward_hooks_with_kwargs)
+                 for k, h in module._forward_hooks.items()
+                 if k in module._forward_hooks_always_called]
+        for key, hook, with_kwargs in late:
+            if key in ran and not twice:
+                continue
+            try:
+                new = hook(module, args, kwargs, result) if with_kwargs else hook(
+                    module, args, result)
+                if new is not None:
+                    result = new
+            except Exception as err:
+                if not silent:
+                    kind = ("global module forward hook" if key in g_hooks
+                            else "module forward hook")
+                    warnings.warn(f"{kind} with ``always_call=True`` raised an exception that "
+                                  "was silenced as another error was raised in forward: "
+                                  f"{err}", stacklevel=2)
+        if swallow:
+            return result
+        raise
+
+
+def call_module_hooks_first(*args):
+    """Runs the module's hooks before the global ones."""
+    return _call(*args, module_first=True)
+
+
+def call_pre_result_not_wrapped(*args):
+    """Uses a pre-hook's single value as the arguments without making it a 1-tuple."""
+    return _call(*args, no_wrap=True)
+
+
+def call_always_call_twice(*args):
+    """Runs an always_call hook again after the error even when it had already run."""
+    return _call(*args, twice=True)
+
+
+def call_global_kwargs_after_error(*args):
+    """Hands kwargs to a global with_kwargs always_call hook after the error (torch does not)."""
+    return _call(*args, kwargs_late=True)
+
+
+def call_no_warning(*args):
+    """Silences an always_call hook's error without a warning."""
+    return _call(*args, silent=True)
+
+
+def call_swallowing_the_error(*args):
+    """Returns the output after the always_call hooks instead of raising the error again."""
+    return _call(*args, swallow=True)
+
+
+def call_first_replacement_only(*args):
+    """Keeps the first hook's replacement output; later hooks' replacements are ignored."""
+    return _call(*args, first_result=True)
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("route_assignment", route_tensor_as_parameter, False),
     ("route_assignment", route_refusing_none, False),
@@ -372,6 +466,13 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("adam_update", adam_without_bias_correction, False),
     ("adam_update", adam_maximum_not_kept, False),
     ("adam_update", adam_divide_then_scale, False),
+    ("call_impl", call_module_hooks_first, False),
+    ("call_impl", call_pre_result_not_wrapped, False),
+    ("call_impl", call_always_call_twice, False),
+    ("call_impl", call_global_kwargs_after_error, False),
+    ("call_impl", call_no_warning, True),
+    ("call_impl", call_swallowing_the_error, False),
+    ("call_impl", call_first_replacement_only, False),
 ]
 
 
@@ -408,14 +509,15 @@ def test_the_reference_pieces_get_full_marks():
     """reftensor's own bodies are right answers on every hidden case (the default seed's and
     a fresh one's): the library and the exercises say the same."""
     from reftensor.nn.init import kaiming_bound
-    from reftensor.nn.modules.module import route_assignment, walk_modules
+    from reftensor.nn.modules.module import call_impl, route_assignment, walk_modules
     from reftensor.nn.modules.state_dict import incompatible_keys
     from reftensor.optim.adam import adam_update
     from reftensor.optim.sgd import sgd_update
 
     for name, fn in (("route_assignment", route_assignment), ("walk_modules", walk_modules),
                      ("incompatible_keys", incompatible_keys), ("kaiming_bound", kaiming_bound),
-                     ("sgd_update", sgd_update), ("adam_update", adam_update)):
+                     ("sgd_update", sgd_update), ("adam_update", adam_update),
+                     ("call_impl", call_impl)):
         assert checks.judge(name, fn, hidden_pairs(name)).passed, name
         assert checks.judge(name, fn, hidden_pairs(name, FRESH_SEED)).passed, name
 
@@ -528,9 +630,9 @@ import math
 import reftensor
 from reftensor import pieces
 from tests.notebooks import register_every_answer
-from tests.test_ch06_exercises import (adam_decay_after_the_update, kaiming_without_kernel,
-                                       route_tensor_as_parameter, sgd_dampening_the_first_step,
-                                       walk_tied_twice)
+from tests.test_ch06_exercises import (adam_decay_after_the_update, call_module_hooks_first,
+                                       kaiming_without_kernel, route_tensor_as_parameter,
+                                       sgd_dampening_the_first_step, walk_tied_twice)
 
 assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
 register_every_answer()
@@ -545,11 +647,16 @@ def program():
     conv = reftensor.nn.init.kaiming_uniform_(reftensor.empty(4, 2, 3, 3), a=math.sqrt(5))
     opt = reftensor.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, dampening=0.5)
     adamw = reftensor.optim.AdamW([model[0].bias], lr=0.01, weight_decay=0.1)
+    hooks = [reftensor.nn.modules.module.register_module_forward_hook(
+        lambda mod, args, out: out * 2 if isinstance(mod, reftensor.nn.ReLU) else None),
+        model[1].register_forward_hook(lambda mod, args, out: out + 1)]
     for _ in range(2):
         opt.zero_grad()
         model(reftensor.ones(2, 3)).sum().backward()
         opt.step()
         adamw.step()
+    for handle in hooks:
+        handle.remove()
     state = model.state_dict()
     state["9.weight"] = state.pop("2.bias")
     found = model.load_state_dict(state, strict=False)
@@ -562,9 +669,11 @@ with pieces.trace() as used:
     right = program()
 seen = {{"right": right, "used": sorted(used)}}
 for wrong in (route_tensor_as_parameter, walk_tied_twice, kaiming_without_kernel,
-              sgd_dampening_the_first_step, adam_decay_after_the_update):
+              sgd_dampening_the_first_step, adam_decay_after_the_update,
+              call_module_hooks_first):
     name = {{"route": "route_assignment", "walk": "walk_modules", "kaiming": "kaiming_bound",
-             "sgd": "sgd_update", "adam": "adam_update"}}[wrong.__name__.split("_")[0]]
+             "sgd": "sgd_update", "adam": "adam_update",
+             "call": "call_impl"}}[wrong.__name__.split("_")[0]]
     keep = pieces.answer(name)
     wrong.__name__ = name
     pieces.register(wrong)
@@ -579,8 +688,8 @@ print(json.dumps(seen))
 
 def test_the_student_editions_modules_run_the_students_pieces(tmp_path):
     """In the student edition an ordinary program (layers, tied weights, a plain tensor
-    attribute, kaiming_uniform_, SGD with momentum, AdamW, a non-strict load) runs the
-    student's six pieces; with the instructor's answers it gives the reference's results, and
+    attribute, kaiming_uniform_, SGD with momentum, AdamW, hooks, a non-strict load) runs
+    the student's seven pieces; with the instructor's answers it gives the reference's results, and
     a wrong answer to any one of them changes what the program computes."""
     from autograder.course import edition
 
@@ -600,7 +709,7 @@ def test_the_student_editions_modules_run_the_students_pieces(tmp_path):
     assert seen["right"] == json.loads(reference.stdout.strip().splitlines()[-1])
     assert set(NAMES) <= set(seen["used"])
     for name in ("route_assignment", "walk_modules", "kaiming_bound", "sgd_update",
-                 "adam_update"):
+                 "adam_update", "call_impl"):
         assert seen[name] != seen["right"], name
 
 
@@ -613,4 +722,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "kaiming_bound",
-                                            kaiming_without_kernel, 24)
+                                            kaiming_without_kernel, 28)

@@ -4,11 +4,12 @@ does.
 Each exercise is a piece of reftensor's ``nn`` or ``optim``, graded on plain data: module
 trees of plain nodes (``walk_modules``), key lists (``incompatible_keys``), shapes
 (``kaiming_bound``), plain vectors that round as torch does (``sgd_update``,
-``adam_update``, see ``autograder.course.vectors``). Each
+``adam_update``, see ``autograder.course.vectors``), recording hooks (``call_impl``). Each
 reference builds the same thing in torch and reads the answer off it: where ``setattr`` put
 a value, what ``named_modules`` and ``named_parameters`` give, what
 ``_load_from_state_dict`` lists, the bound that reaches ``aten.uniform_``, what
-``torch.optim.SGD`` and ``torch.optim.Adam`` leave in the parameter and its state.
+``torch.optim.SGD`` and ``torch.optim.Adam`` leave in the parameter and its state, what a
+module's hooks are handed when it is called.
 
 Strategies draw only with ``sampled_from`` (see chapter 5's module for why).
 """
@@ -16,7 +17,9 @@ Strategies draw only with ``sampled_from`` (see chapter 5's module for why).
 from __future__ import annotations
 
 import math
+import warnings
 from collections import OrderedDict
+from types import SimpleNamespace
 
 from hypothesis import strategies as st
 
@@ -915,3 +918,230 @@ register(Exercise(
     call_shown="autograder.course.exercises.ch06_modules:run_adam",
 ))
 
+
+# ---------------------------------------------------------------- call_impl
+# A case: (registrations, forward, args, kwargs). Each registration, in order:
+# ("pre", label, scope, with_kwargs, prepend, returns) or
+# ("hook", label, scope, with_kwargs, prepend, always_call, returns); scope "global" or
+# "module" (a global pre-hook has neither flag, a global hook no prepend). What a hook does:
+# None (returns None), "raise" (RuntimeError), "value" (a pre-hook returns one value, not a
+# tuple), "args" (a pre-hook returns a tuple), "pair" (a with_kwargs pre-hook returns
+# (args, kwargs)), "bad" (a with_kwargs pre-hook returns a 1-tuple), "output" (a forward hook
+# returns a new output). forward: "return" or "raise" (ValueError).
+PRE_RETURNS = (None, None, "value", "args", "raise")
+KW_PRE_RETURNS = (None, None, "pair", "bad", "raise")
+HOOK_RETURNS = (None, None, "output", "raise")
+LABELS_CALL = ("a", "b", "c", "d", "e", "f")
+
+
+def _hook_behaviour(label: str, kind: str, returns, records: list, module_of):
+    """A hook that records what it is handed and does what ``returns`` says."""
+
+    def hook(module, args, *rest):
+        kwargs = rest[0] if (kind == "pre" and rest) or (kind == "hook" and len(rest) == 2) \
+            else None
+        output = rest[-1] if kind == "hook" else None
+        records.append((label, module is module_of(), tuple(args),
+                        None if kwargs is None else tuple(sorted(kwargs.items())), output))
+        if returns == "raise":
+            raise RuntimeError(f"{label} raised")
+        if returns == "value":
+            return f"{label}-value"
+        if returns == "args":
+            return (f"{label}-arg", f"{label}-arg2")
+        if returns == "pair":
+            return ((f"{label}-arg",), {"k": f"{label}-kw"})
+        if returns == "bad":
+            return (f"{label}-arg",)
+        if returns == "output":
+            return f"{label}-out"
+        return None
+
+    return hook
+
+
+def _forward_of(action: str, records: list):
+    def forward(*args, **kwargs):
+        records.append(("forward", True, tuple(args), tuple(sorted(kwargs.items())), None))
+        if action == "raise":
+            raise ValueError("forward raised")
+        return "out"
+
+    return forward
+
+
+def _outcome(run) -> tuple:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            outcome: tuple = ("returned", run())
+        except NotImplementedError:  # an unanswered exercise, never torch's outcome here
+            raise
+        except Exception as err:  # noqa: BLE001 - what the call raises is the answer
+            outcome = ("raised", type(err).__name__, str(err))
+    return outcome + (tuple(str(w.message) for w in caught),)
+
+
+def _call_call_impl(answer, case: Case) -> tuple:
+    """How a check calls ``call_impl``: on a plain module (an object holding the five hook
+    dicts, filled as torch's ``register_forward_pre_hook`` and ``register_forward_hook``
+    fill them: ids in registration order, ``prepend`` moving an id to the front) and plain
+    global dicts, with recording hooks and a recording ``forward``, no backward hooks
+    (``boundary`` None). Gives the records (label, whether it was handed the module, args,
+    kwargs' items or None, the output it was handed), then how the call ended (its result,
+    or the exception's type and message) and the warnings' messages."""
+    registrations, action, args, kwargs = case.args
+    records: list = []
+    module = SimpleNamespace(_forward_pre_hooks=OrderedDict(),
+                             _forward_pre_hooks_with_kwargs=OrderedDict(),
+                             _forward_hooks=OrderedDict(),
+                             _forward_hooks_with_kwargs=OrderedDict(),
+                             _forward_hooks_always_called=OrderedDict())
+    g_pre, g_hooks, g_kwargs, g_always = (OrderedDict() for _ in range(4))
+    for key, reg in enumerate(registrations, start=100):
+        kind, label, scope, with_kwargs, prepend = reg[:5]
+        hook = _hook_behaviour(label, kind, reg[-1], records, lambda: module)
+        if kind == "pre":
+            table = g_pre if scope == "global" else module._forward_pre_hooks
+            if with_kwargs:
+                module._forward_pre_hooks_with_kwargs[key] = True
+        else:
+            table = g_hooks if scope == "global" else module._forward_hooks
+            if with_kwargs:
+                (g_kwargs if scope == "global" else module._forward_hooks_with_kwargs)[key] = True
+            if reg[5]:
+                (g_always if scope == "global" else module._forward_hooks_always_called)[key] = True
+        table[key] = hook
+        if prepend:
+            table.move_to_end(key, last=False)
+    forward = _forward_of(action, records)
+    outcome = _outcome(lambda: answer(module, forward, tuple(args), dict(kwargs), g_pre,
+                                      g_hooks, g_kwargs, g_always, None))
+    return (records,) + outcome
+
+
+def run_call_impl(answer, registrations, forward, args, kwargs) -> tuple:
+    """Run ``answer`` (a ``call_impl``) on a failing case, as the check does:
+    ``run_call_impl(call_impl, *case)`` gives the records, the outcome and the warnings."""
+    return _call_call_impl(answer, Case(args=(registrations, forward, args, kwargs)))
+
+
+def _call_impl_reference(c: Case) -> tuple:
+    torch = _torch()
+    from torch.nn.modules import module as torch_module
+
+    registrations, action, args, kwargs = c.args
+    records: list = []
+
+    class Recorder(torch.nn.Module):
+        pass
+
+    m = Recorder()
+    m.forward = _forward_of(action, records)
+    handles = []
+    try:
+        for reg in registrations:
+            kind, label, scope, with_kwargs, prepend = reg[:5]
+            hook = _hook_behaviour(label, kind, reg[-1], records, lambda: m)
+            if kind == "pre" and scope == "global":
+                handles.append(torch_module.register_module_forward_pre_hook(hook))
+            elif kind == "pre":
+                handles.append(m.register_forward_pre_hook(hook, prepend=prepend,
+                                                           with_kwargs=with_kwargs))
+            elif scope == "global":
+                handles.append(torch_module.register_module_forward_hook(
+                    hook, with_kwargs=with_kwargs, always_call=reg[5]))
+            else:
+                handles.append(m.register_forward_hook(hook, prepend=prepend,
+                                                       with_kwargs=with_kwargs,
+                                                       always_call=reg[5]))
+        outcome = _outcome(lambda: m(*args, **dict(kwargs)))
+    finally:
+        for handle in handles:
+            handle.remove()
+    return (records,) + outcome
+
+
+def _call_impl_truth(c: Case) -> str:
+    registrations, action, args, kwargs = c.args
+    return ("a torch.nn.Module whose forward records and "
+            + ("raises ValueError('forward raised')" if action == "raise" else "returns 'out'")
+            + f"; hooks registered in this order: {list(registrations)!r} (global ones with "
+            "torch.nn.modules.module.register_module_forward_pre_hook / "
+            "register_module_forward_hook); then module(*"
+            f"{args!r}, **{dict(kwargs)!r}): the hooks' and forward's records, how the call "
+            "ended, the warnings")
+
+
+@st.composite
+def _call_impl_cases(draw: st.DrawFn) -> Case:
+    registrations = []
+    for label in LABELS_CALL[:_pick(draw, (0, 1, 2, 3, 3, 4, 4, 5, 6))]:
+        kind = _pick(draw, ("pre", "hook"))
+        scope = _pick(draw, ("module", "module", "global"))
+        local = scope == "module"
+        with_kwargs = _pick(draw, (False, True)) if (local or kind == "hook") else False
+        prepend = local and _pick(draw, (False, False, True))
+        if kind == "pre":
+            returns = _pick(draw, KW_PRE_RETURNS if with_kwargs else PRE_RETURNS)
+            registrations.append(("pre", label, scope, with_kwargs, prepend, returns))
+        else:
+            registrations.append(("hook", label, scope, with_kwargs, prepend,
+                                  _pick(draw, (False, True)), _pick(draw, HOOK_RETURNS)))
+    return Case(args=(tuple(registrations), _pick(draw, ("return", "return", "raise")),
+                      _pick(draw, ((), ("x",), ("x", "y"))),
+                      _pick(draw, ((), (("k", "v"),)))))
+
+
+def _pre(label, scope="module", with_kwargs=False, prepend=False, returns=None) -> tuple:
+    return ("pre", label, scope, with_kwargs, prepend, returns)
+
+
+def _post(label, scope="module", with_kwargs=False, prepend=False, always_call=False,
+          returns=None) -> tuple:
+    return ("hook", label, scope, with_kwargs, prepend, always_call, returns)
+
+
+def _call_case(registrations, forward="return", args=("x",), kwargs=()) -> Case:
+    return Case(args=(tuple(registrations), forward, tuple(args), tuple(kwargs)))
+
+
+register(Exercise(
+    name="call_impl",
+    chapter=CHAPTER,
+    signature="call_impl(module, forward, args, kwargs, global_pre_hooks, global_hooks, "
+              "global_with_kwargs, global_always_called, boundary) -> the output; checked "
+              "with recording hooks: what each is handed, in which order, how the call ends",
+    fixed=(
+        _call_case([_pre("a"), _post("b")]),
+        _call_case([_post("a"), _pre("b"), _post("c", "global"), _pre("d", "global")]),
+        _call_case([_pre("a"), _pre("b", prepend=True), _post("c"), _post("d", prepend=True)]),
+        _call_case([_pre("a", returns="value"), _pre("b", returns="args"), _post("c")],
+                   args=("x", "y")),
+        _call_case([_pre("a", with_kwargs=True, returns="pair"), _post("b", with_kwargs=True),
+                    _post("c")], kwargs=(("k", "v"),)),
+        _call_case([_post("a", returns="output"), _post("b", "global", returns="output"),
+                    _post("c")]),
+        _call_case([_post("a", always_call=True), _post("b", "global", with_kwargs=True,
+                                                        always_call=True),
+                    _post("c", with_kwargs=True, always_call=True), _post("d")],
+                   forward="raise", kwargs=(("k", "v"),)),
+        _call_case([_post("a", always_call=True), _post("b", returns="raise"),
+                    _post("c", always_call=True)]),
+    ),
+    edge=(
+        _call_case([]),
+        _call_case([_pre("a", with_kwargs=True, returns="bad"), _post("b", always_call=True)]),
+        _call_case([_post("a", "global", always_call=True, returns="raise"),
+                    _post("b", always_call=True, returns="raise")], forward="raise"),
+        _call_case([_pre("a", "global", returns="value"), _pre("b", with_kwargs=True),
+                    _post("c", "global", returns="output"), _post("d", returns="output",
+                                                                    prepend=True)], args=()),
+    ),
+    strategy=_call_impl_cases,
+    reference=_call_impl_reference,
+    truth=_call_impl_truth,
+    hidden_examples=100,
+    call=_call_call_impl,
+    call_shown="autograder.course.exercises.ch06_modules:run_call_impl",
+))

@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ import torch
 from autograder import checks
 from autograder.course import exercises, references
 from autograder.course.exercises import ch06_modules
+from autograder.course.plain import same
 from autograder.course.vectors import Vector
 from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import (
@@ -33,7 +35,7 @@ pytestmark = pytest.mark.ch06
 
 CHAPTER = "ch06_modules"
 NAMES = ["route_assignment", "walk_modules", "incompatible_keys", "kaiming_bound",
-         "sgd_update"]
+         "sgd_update", "adam_update", "call_impl"]
 FRESH_SEED = 20261206
 
 
@@ -270,6 +272,168 @@ def sgd_new_buffer_each_step(*args):
     return _sgd(*args, new_buffer=True)
 
 
+def _adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps,
+          weight_decay, decoupled, maximize, *, always_l2=False, decay_last=False,
+          two_step_average=False, eps_first=False, no_correction=False, max_not_kept=False,
+          divide_then_scale=False):
+    g = -grad if maximize else grad
+    if weight_decay != 0 and decoupled and not always_l2 and not decay_last:
+        param.mul_(1 - lr * weight_decay)
+    elif weight_decay != 0 and not decoupled or always_l2 and weight_decay != 0:
+        g = g.add(param, alpha=weight_decay)
+    if two_step_average:
+        exp_avg.mul_(beta1).add_(g, alpha=1 - beta1)
+    else:
+        exp_avg.lerp_(g, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    c1, c2 = (1.0, 1.0) if no_correction else (1 - beta1**step, (1 - beta2**step) ** 0.5)
+    second = exp_avg_sq
+    if max_exp_avg_sq is not None:
+        if max_not_kept:
+            second = max_exp_avg_sq.maximum(exp_avg_sq)
+        else:
+            max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq))
+            second = max_exp_avg_sq
+    if eps_first:
+        denom = (second.sqrt() + eps) / c2
+    else:
+        denom = (second.sqrt() / c2).add_(eps)
+    if divide_then_scale:
+        param.add_(exp_avg / denom, alpha=-lr / c1)
+    else:
+        param.addcdiv_(exp_avg, denom, value=-lr / c1)
+    if weight_decay != 0 and decoupled and decay_last:
+        param.mul_(1 - lr * weight_decay)
+
+
+def adam_adamw_as_l2(*args):
+    """Adds the weight decay to the gradient for AdamW too."""
+    return _adam(*args, always_l2=True)
+
+
+def adam_decay_after_the_update(*args):
+    """Shrinks the parameter after the update, not before."""
+    return _adam(*args, decay_last=True)
+
+
+def adam_average_in_two_roundings(*args):
+    """exp_avg.mul_(beta1).add_(g, alpha=1 - beta1) instead of lerp_."""
+    return _adam(*args, two_step_average=True)
+
+
+def adam_eps_before_the_correction(*args):
+    """(sqrt(v) + eps) / sqrt(1 - beta2**t): eps added before the bias correction."""
+    return _adam(*args, eps_first=True)
+
+
+def adam_without_bias_correction(*args):
+    """Leaves out both bias corrections."""
+    return _adam(*args, no_correction=True)
+
+
+def adam_maximum_not_kept(*args):
+    """Uses the maximum for this step without keeping it in max_exp_avg_sq."""
+    return _adam(*args, max_not_kept=True)
+
+
+def adam_divide_then_scale(*args):
+    """param.add_(exp_avg / denom, alpha=-step_size): not addcdiv_'s rounding."""
+    return _adam(*args, divide_then_scale=True)
+
+
+def _call(module, forward, args, kwargs, g_pre, g_hooks, g_kwargs, g_always, boundary, *,
+          module_first=False, no_wrap=False, twice=False, kwargs_late=False, silent=False,
+          swallow=False, first_result=False):
+    result, ran = None, set()
+    pre = [*module._forward_pre_hooks.items(), *g_pre.items()] if module_first else [
+        *g_pre.items(), *module._forward_pre_hooks.items()]
+    post = [*module._forward_hooks.items(), *g_hooks.items()] if module_first else [
+        *g_hooks.items(), *module._forward_hooks.items()]
+    try:
+        for key, hook in pre:
+            if key in module._forward_pre_hooks_with_kwargs:
+                new = hook(module, args, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {new}.")
+                    args, kwargs = new
+            else:
+                new = hook(module, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) or no_wrap else (new,)
+        result = forward(*args, **kwargs)
+        for key, hook in post:
+            if key in module._forward_hooks_always_called or key in g_always:
+                ran.add(key)
+            if key in module._forward_hooks_with_kwargs or key in g_kwargs:
+                new = hook(module, args, kwargs, result)
+            else:
+                new = hook(module, args, result)
+            if new is not None and not (first_result and result != "out"):
+                result = new
+        return result
+    except Exception:
+        late = [(k, h, kwargs_late and k in g_kwargs) for k, h in g_hooks.items()
+                if k in g_always]
+        late += [(k, h, k in module._forward_hooks_with_kwargs)
+                 for k, h in module._forward_hooks.items()
+                 if k in module._forward_hooks_always_called]
+        for key, hook, with_kwargs in late:
+            if key in ran and not twice:
+                continue
+            try:
+                new = hook(module, args, kwargs, result) if with_kwargs else hook(
+                    module, args, result)
+                if new is not None:
+                    result = new
+            except Exception as err:
+                if not silent:
+                    kind = ("global module forward hook" if key in g_hooks
+                            else "module forward hook")
+                    warnings.warn(f"{kind} with ``always_call=True`` raised an exception that "
+                                  "was silenced as another error was raised in forward: "
+                                  f"{err}", stacklevel=2)
+        if swallow:
+            return result
+        raise
+
+
+def call_module_hooks_first(*args):
+    """Runs the module's hooks before the global ones."""
+    return _call(*args, module_first=True)
+
+
+def call_pre_result_not_wrapped(*args):
+    """Uses a pre-hook's single value as the arguments without making it a 1-tuple."""
+    return _call(*args, no_wrap=True)
+
+
+def call_always_call_twice(*args):
+    """Runs an always_call hook again after the error even when it had already run."""
+    return _call(*args, twice=True)
+
+
+def call_global_kwargs_after_error(*args):
+    """Hands kwargs to a global with_kwargs always_call hook after the error (torch does not)."""
+    return _call(*args, kwargs_late=True)
+
+
+def call_no_warning(*args):
+    """Silences an always_call hook's error without a warning."""
+    return _call(*args, silent=True)
+
+
+def call_swallowing_the_error(*args):
+    """Returns the output after the always_call hooks instead of raising the error again."""
+    return _call(*args, swallow=True)
+
+
+def call_first_replacement_only(*args):
+    """Keeps the first hook's replacement output; later hooks' replacements are ignored."""
+    return _call(*args, first_result=True)
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("route_assignment", route_tensor_as_parameter, False),
     ("route_assignment", route_refusing_none, False),
@@ -295,6 +459,20 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("sgd_update", sgd_maximize_after_decay, False),
     ("sgd_update", sgd_two_roundings, False),
     ("sgd_update", sgd_new_buffer_each_step, False),
+    ("adam_update", adam_adamw_as_l2, False),
+    ("adam_update", adam_decay_after_the_update, False),
+    ("adam_update", adam_average_in_two_roundings, False),
+    ("adam_update", adam_eps_before_the_correction, False),
+    ("adam_update", adam_without_bias_correction, False),
+    ("adam_update", adam_maximum_not_kept, False),
+    ("adam_update", adam_divide_then_scale, False),
+    ("call_impl", call_module_hooks_first, False),
+    ("call_impl", call_pre_result_not_wrapped, False),
+    ("call_impl", call_always_call_twice, False),
+    ("call_impl", call_global_kwargs_after_error, False),
+    ("call_impl", call_no_warning, True),
+    ("call_impl", call_swallowing_the_error, False),
+    ("call_impl", call_first_replacement_only, False),
 ]
 
 
@@ -331,13 +509,15 @@ def test_the_reference_pieces_get_full_marks():
     """reftensor's own bodies are right answers on every hidden case (the default seed's and
     a fresh one's): the library and the exercises say the same."""
     from reftensor.nn.init import kaiming_bound
-    from reftensor.nn.modules.module import route_assignment, walk_modules
+    from reftensor.nn.modules.module import call_impl, route_assignment, walk_modules
     from reftensor.nn.modules.state_dict import incompatible_keys
+    from reftensor.optim.adam import adam_update
     from reftensor.optim.sgd import sgd_update
 
     for name, fn in (("route_assignment", route_assignment), ("walk_modules", walk_modules),
                      ("incompatible_keys", incompatible_keys), ("kaiming_bound", kaiming_bound),
-                     ("sgd_update", sgd_update)):
+                     ("sgd_update", sgd_update), ("adam_update", adam_update),
+                     ("call_impl", call_impl)):
         assert checks.judge(name, fn, hidden_pairs(name)).passed, name
         assert checks.judge(name, fn, hidden_pairs(name, FRESH_SEED)).passed, name
 
@@ -374,6 +554,65 @@ def test_vectors_round_as_torch_does(dtype):
     assert shared.tolist() == [3.0, 6.0]  # detach shares the values, as torch's does
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vectors_adam_operations_round_as_torch_does(dtype):
+    """What adam_update is graded on: lerp_ (both of torch's formulas), addcmul_, addcdiv_,
+    division by a number, maximum give torch's bits; sqrt is correctly rounded (torch's is
+    not always: see the next test)."""
+    rng = np.random.default_rng(7)
+    dt = getattr(torch, dtype)
+    for n in (0, 1, 3, 5):
+        for _ in range(200):
+            a = (rng.standard_normal(n) * 10.0 ** rng.integers(-4, 3)).tolist()
+            b = rng.standard_normal(n).tolist()
+            c = (np.abs(rng.standard_normal(n)) + 0.1).tolist()
+            w = float(rng.choice([0.1, 1 - 0.9, 1 - 0.3, 0.5, 1 - 0.999, 1.0, 0.0]))
+            v = float(rng.choice([1 - 0.999, 0.5, 1 / 3, -0.1 / (1 - 0.9**3)]))
+            x, y, z = Vector(a, dtype), Vector(b, dtype), Vector(c, dtype)
+            s, t, u = (torch.tensor(values, dtype=dt) for values in (a, b, c))
+            assert x.clone().lerp_(y, w).tolist() == s.clone().lerp_(t, w).tolist()
+            assert x.lerp(y, w).tolist() == s.lerp(t, w).tolist()
+            assert x.clone().addcmul_(y, y, value=v).tolist() == \
+                s.clone().addcmul_(t, t, value=v).tolist()
+            assert x.clone().addcdiv_(y, z, value=v).tolist() == \
+                s.clone().addcdiv_(t, u, value=v).tolist()
+            assert (z / (1 - 0.999**3) ** 0.5).add_(1e-8).tolist() == \
+                (u / (1 - 0.999**3) ** 0.5).add_(1e-8).tolist()
+            assert x.maximum(y).tolist() == s.maximum(t).tolist()
+            assert z.sqrt().tolist() == np.sqrt(np.array(c, dtype=dtype)).tolist()
+
+
+def test_adams_reference_is_torchs_step_or_its_replay():
+    """On generated cases, the replay of _single_tensor_adam with a correctly rounded sqrt
+    equals torch.optim.Adam bit for bit wherever torch's sqrt rounded correctly, and stays
+    within 2 ulps of its parameter where it did not; the reference is torch's steps then."""
+    from hypothesis import HealthCheck, given, settings
+
+    ex = exercises.get("adam_update")
+    seen = {True: 0, False: 0}
+
+    def ulps(a, b, dtype):
+        ints = np.int32 if dtype == "float32" else np.int64
+        x, y = (np.array(v, dtype=dtype).view(ints).astype(np.int64) for v in (a, b))
+        return int(np.max(np.abs(x - y), initial=0))
+
+    @settings(max_examples=400, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(ex.strategy())
+    def check(case):
+        steps, exact = ch06_modules._torch_adam(torch, case)
+        replay = ch06_modules._adam_replay(torch, case)
+        seen[exact] += 1
+        if exact:
+            assert same(steps, replay) and same(ch06_modules._adam_reference(case), steps)
+        else:
+            for ours, theirs in zip(replay, steps, strict=True):
+                assert ulps(ours[0], theirs[0], case.args[0]) <= 2, case
+
+    check()
+    assert seen[True] > 300
+
+
 def test_the_walk_reference_is_torchs_named_modules():
     """The tied MLP: torch lists the tied weight once, under its first name."""
     ex = exercises.get("walk_modules")
@@ -391,7 +630,8 @@ import math
 import reftensor
 from reftensor import pieces
 from tests.notebooks import register_every_answer
-from tests.test_ch06_exercises import (kaiming_without_kernel, route_tensor_as_parameter,
+from tests.test_ch06_exercises import (adam_decay_after_the_update, call_module_hooks_first,
+                                       kaiming_without_kernel, route_tensor_as_parameter,
                                        sgd_dampening_the_first_step, walk_tied_twice)
 
 assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
@@ -406,10 +646,17 @@ def program():
     model.shift = reftensor.zeros(3)
     conv = reftensor.nn.init.kaiming_uniform_(reftensor.empty(4, 2, 3, 3), a=math.sqrt(5))
     opt = reftensor.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, dampening=0.5)
+    adamw = reftensor.optim.AdamW([model[0].bias], lr=0.01, weight_decay=0.1)
+    hooks = [reftensor.nn.modules.module.register_module_forward_hook(
+        lambda mod, args, out: out * 2 if isinstance(mod, reftensor.nn.ReLU) else None),
+        model[1].register_forward_hook(lambda mod, args, out: out + 1)]
     for _ in range(2):
         opt.zero_grad()
         model(reftensor.ones(2, 3)).sum().backward()
         opt.step()
+        adamw.step()
+    for handle in hooks:
+        handle.remove()
     state = model.state_dict()
     state["9.weight"] = state.pop("2.bias")
     found = model.load_state_dict(state, strict=False)
@@ -422,9 +669,11 @@ with pieces.trace() as used:
     right = program()
 seen = {{"right": right, "used": sorted(used)}}
 for wrong in (route_tensor_as_parameter, walk_tied_twice, kaiming_without_kernel,
-              sgd_dampening_the_first_step):
+              sgd_dampening_the_first_step, adam_decay_after_the_update,
+              call_module_hooks_first):
     name = {{"route": "route_assignment", "walk": "walk_modules", "kaiming": "kaiming_bound",
-             "sgd": "sgd_update"}}[wrong.__name__.split("_")[0]]
+             "sgd": "sgd_update", "adam": "adam_update",
+             "call": "call_impl"}}[wrong.__name__.split("_")[0]]
     keep = pieces.answer(name)
     wrong.__name__ = name
     pieces.register(wrong)
@@ -439,9 +688,9 @@ print(json.dumps(seen))
 
 def test_the_student_editions_modules_run_the_students_pieces(tmp_path):
     """In the student edition an ordinary program (layers, tied weights, a plain tensor
-    attribute, kaiming_uniform_, SGD with momentum, a non-strict load) runs the student's
-    five pieces; with the instructor's answers it gives the reference's results, and a wrong
-    answer to any one of them changes what the program computes."""
+    attribute, kaiming_uniform_, SGD with momentum, AdamW, hooks, a non-strict load) runs
+    the student's seven pieces; with the instructor's answers it gives the reference's results, and
+    a wrong answer to any one of them changes what the program computes."""
     from autograder.course import edition
 
     edition.write_student_edition(tmp_path)
@@ -459,7 +708,8 @@ def test_the_student_editions_modules_run_the_students_pieces(tmp_path):
     assert reference.returncode == 0, reference.stderr[-3000:]
     assert seen["right"] == json.loads(reference.stdout.strip().splitlines()[-1])
     assert set(NAMES) <= set(seen["used"])
-    for name in ("route_assignment", "walk_modules", "kaiming_bound", "sgd_update"):
+    for name in ("route_assignment", "walk_modules", "kaiming_bound", "sgd_update",
+                 "adam_update", "call_impl"):
         assert seen[name] != seen["right"], name
 
 
@@ -472,4 +722,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "kaiming_bound",
-                                            kaiming_without_kernel, 20)
+                                            kaiming_without_kernel, 28)

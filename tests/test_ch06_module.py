@@ -376,6 +376,34 @@ def test_always_call_hooks_run_when_forward_raises():
     same_on_both(program)
 
 
+def test_global_hooks_run_before_the_modules_own_on_every_module():
+    """register_module_forward_pre_hook and register_module_forward_hook: on every module's
+    call, before its own hooks; a global always_call hook after forward raised; removed by
+    their handles."""
+    def program(lib):
+        from_module = lib.nn.modules.module
+        calls = []
+        net = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
+        net[1].register_forward_pre_hook(lambda m, a: calls.append("relu pre"))
+        net[1].register_forward_hook(lambda m, a, o: calls.append("relu hook"))
+        handles = [
+            from_module.register_module_forward_pre_hook(
+                lambda m, a: calls.append(("global pre", type(m).__name__))),
+            from_module.register_module_forward_hook(
+                lambda m, a, k, o: calls.append(("global hook", type(m).__name__, k)),
+                with_kwargs=True),
+            from_module.register_module_forward_hook(
+                lambda m, a, o: calls.append(("global always", type(m).__name__, o)),
+                always_call=True)]
+        net(lib.ones(1, 2))
+        failed = _error(lib, lambda: net(lib.ones(1, 3)))[0]
+        for handle in handles:
+            handle.remove()
+        net(lib.ones(1, 2))
+        return calls, failed
+    same_on_both(program)
+
+
 # ------------------------------------------------------------------ init
 @pytest.mark.parametrize("seed", [0, 1, 7, 2**32 + 5])
 @pytest.mark.parametrize("shape", [(3, 5), (1, 1), (4, 0), (0, 4), (6, 2)])

@@ -1259,6 +1259,51 @@ CORNERS = {
         ("float64", on(lambda *args: args[0] == "float64")),
         ("an empty parameter", on(lambda *args: len(args[1]) == 0)),
     ],
+    "adam_update": [
+        ("the first step alone", on(lambda *args: len(args[2]) == 1 and len(args[1]))),
+        ("three steps or more", on(lambda *args: len(args[2]) >= 3 and len(args[1]))),
+        ("Adam's L2 weight decay (into the gradient)",
+         on(lambda *args: args[6] != 0 and not args[7])),
+        ("AdamW's decoupled weight decay", on(lambda *args: args[6] != 0 and args[7])),
+        ("amsgrad over several steps", on(lambda *args: args[8] and len(args[2]) >= 2)),
+        ("maximize", on(lambda *args: args[9])),
+        ("maximize with Adam's weight decay",
+         on(lambda *args: args[9] and args[6] != 0 and not args[7])),
+        ("lerp's other formula (1 - beta1 >= 0.5)", on(lambda *args: 1 - args[4][0] >= 0.5)),
+        ("beta1 = beta2 = 0", on(lambda *args: args[4] == (0.0, 0.0))),
+        ("eps = 0", on(lambda *args: args[5] == 0.0 and len(args[1]))),
+        ("float64", on(lambda *args: args[0] == "float64")),
+        ("an empty parameter", on(lambda *args: len(args[1]) == 0)),
+    ],
+    "call_impl": [
+        ("no hooks", on(lambda regs, fw, args, kwargs: not regs)),
+        ("a global pre-hook and a module one",
+         on(lambda regs, fw, args, kwargs: {("pre", "global"), ("pre", "module")}
+            <= {(r[0], r[2]) for r in regs})),
+        ("a global forward hook and a module one",
+         on(lambda regs, fw, args, kwargs: {("hook", "global"), ("hook", "module")}
+            <= {(r[0], r[2]) for r in regs})),
+        ("a prepended hook", on(lambda regs, fw, args, kwargs: any(r[4] for r in regs))),
+        ("a pre-hook returning one value (made a 1-tuple)",
+         on(lambda regs, fw, args, kwargs: any(r[0] == "pre" and r[-1] == "value"
+                                               for r in regs))),
+        ("a with_kwargs pre-hook returning (args, kwargs)",
+         on(lambda regs, fw, args, kwargs: any(r[-1] == "pair" for r in regs))),
+        ("a with_kwargs pre-hook returning a 1-tuple (RuntimeError)",
+         on(lambda regs, fw, args, kwargs: any(r[-1] == "bad" for r in regs))),
+        ("a forward hook replacing the output",
+         on(lambda regs, fw, args, kwargs: any(r[-1] == "output" for r in regs))),
+        ("forward raises with an always_call hook",
+         on(lambda regs, fw, args, kwargs: fw == "raise"
+            and any(r[0] == "hook" and r[5] for r in regs))),
+        ("a global with_kwargs always_call hook after forward raised",
+         on(lambda regs, fw, args, kwargs: fw == "raise" and any(
+             r[0] == "hook" and r[2] == "global" and r[3] and r[5] for r in regs))),
+        ("an always_call hook that raises",
+         on(lambda regs, fw, args, kwargs: any(r[0] == "hook" and r[5] and r[-1] == "raise"
+                                               for r in regs))),
+        ("kwargs in the call", on(lambda regs, fw, args, kwargs: bool(kwargs))),
+    ],
     "random_indices": [
         ("without replacement, a multiple of n (an unused permutation), then another epoch",
          on(lambda n, k, r, seed, takes: not r and n and k % n == 0 and len(takes) >= 2

@@ -481,6 +481,17 @@ WRONG_PIECES = {
                    "reftensor.optim.SGD([p], lr=0.1, momentum=0.9).step(), p.tolist())[2])("
                    "reftensor.nn.Parameter(reftensor.tensor([1.0, -2.0])))",
                    "lambda right: lambda param, grad, *rest: right(param, grad * 2, *rest)"),
+    "adam_update": ("(lambda p: (setattr(p, 'grad', reftensor.tensor([0.5, 0.25])), "
+                    "reftensor.optim.AdamW([p], lr=0.1, amsgrad=True).step(), p.tolist())[2])("
+                    "reftensor.nn.Parameter(reftensor.tensor([1.0, -2.0])))",
+                    "lambda right: lambda param, grad, m, v, vmax, step, lr, b1, b2, *rest: "
+                    "right(param, grad, m, v, vmax, step, lr, b2, b1, *rest)"),
+    "call_impl": ("(lambda m: (m.register_forward_hook(lambda mod, args, out: out * 2), "
+                  "m.register_forward_hook(lambda mod, args, out: out + 1), "
+                  "m(reftensor.ones(2)).tolist())[2])(reftensor.nn.Identity())",
+                  "lambda right: lambda module, *rest: right(__import__('types')"
+                  ".SimpleNamespace(**{**vars(module), '_forward_hooks': dict(reversed("
+                  "module._forward_hooks.items()))}), *rest)"),  # the module's hooks reversed
     "random_indices": ("(lambda g: [list(reftensor.utils.data.RandomSampler(range(4), "
                        "generator=g)) for _ in range(2)])(reftensor.Generator().manual_seed(0))",
                        "lambda right: lambda n, k, *rest: right(n, k - 1, *rest) if k > 1 "

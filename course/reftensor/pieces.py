@@ -103,6 +103,8 @@ PIECES: dict[str, Piece] = {
     "incompatible_keys": Piece("ch06_modules", 3),
     "kaiming_bound": Piece("ch06_modules", 4),
     "sgd_update": Piece("ch06_modules", 5),
+    "adam_update": Piece("ch06_modules", 6),
+    "call_impl": Piece("ch06_modules", 7),
     "random_indices": Piece("ch07_data", 1),
     "batch_indices": Piece("ch07_data", 2),
     "collate": Piece("ch07_data", 3),

@@ -1,12 +1,15 @@
-"""Chapter 6 exercises: nn.Module, init and SGD. Every right answer is what torch 2.13 does.
+"""Chapter 6 exercises: nn.Module, init, SGD and Adam. Every right answer is what torch 2.13
+does.
 
 Each exercise is a piece of reftensor's ``nn`` or ``optim``, graded on plain data: module
 trees of plain nodes (``walk_modules``), key lists (``incompatible_keys``), shapes
-(``kaiming_bound``), plain vectors that round as torch does (``sgd_update``, see
-``autograder.course.vectors``). Each reference builds the same thing in torch and reads the
-answer off it: where ``setattr`` put a value, what ``named_modules`` and
-``named_parameters`` give, what ``_load_from_state_dict`` lists, the bound that reaches
-``aten.uniform_``, what ``torch.optim.SGD`` leaves in the parameter and its state.
+(``kaiming_bound``), plain vectors that round as torch does (``sgd_update``,
+``adam_update``, see ``autograder.course.vectors``), recording hooks (``call_impl``). Each
+reference builds the same thing in torch and reads the answer off it: where ``setattr`` put
+a value, what ``named_modules`` and ``named_parameters`` give, what
+``_load_from_state_dict`` lists, the bound that reaches ``aten.uniform_``, what
+``torch.optim.SGD`` and ``torch.optim.Adam`` leave in the parameter and its state, what a
+module's hooks are handed when it is called.
 
 Strategies draw only with ``sampled_from`` (see chapter 5's module for why).
 """
@@ -14,7 +17,9 @@ Strategies draw only with ``sampled_from`` (see chapter 5's module for why).
 from __future__ import annotations
 
 import math
+import warnings
 from collections import OrderedDict
+from types import SimpleNamespace
 
 from hypothesis import strategies as st
 
@@ -739,4 +744,404 @@ register(Exercise(
     hidden_examples=100,
     call=_call_sgd,
     call_shown="autograder.course.exercises.ch06_modules:run_sgd",
+))
+
+
+# ---------------------------------------------------------------- adam_update
+# A case: (dtype, param, grads, lr, betas, eps, weight_decay, decoupled, amsgrad, maximize):
+# one parameter, one gradient per step (copied into one tensor before each step), as for
+# sgd_update.
+ADAM_LRS = (1e-3, 0.01, 0.1, 1 / 3, 1.0)
+BETAS = ((0.9, 0.999), (0.9, 0.999), (0.5, 0.9), (0.3, 0.99), (0.0, 0.0), (0.99, 0.5))
+EPSILONS = (1e-8, 1e-8, 1e-3, 0.0)
+
+
+def _call_adam(answer, case: Case) -> list:
+    """How a check calls ``adam_update``: on plain Vectors (``autograder.course.vectors``),
+    once per step as ``Adam.step`` does (the state made of zeros before the first step; the
+    step count 1.0, 2.0, ...). Per step: the values of the parameter, ``exp_avg``,
+    ``exp_avg_sq``, ``max_exp_avg_sq`` (None without amsgrad) and the gradient."""
+    dtype, param, grads, lr, (beta1, beta2), eps, weight_decay, decoupled, amsgrad, \
+        maximize = case.args
+    p = Vector(param, dtype)
+    g = Vector(grads[0], dtype)
+    zeros = [0.0] * len(param)
+    exp_avg, exp_avg_sq = Vector(zeros, dtype), Vector(zeros, dtype)
+    biggest = Vector(zeros, dtype) if amsgrad else None
+    steps = []
+    for k, values in enumerate(grads):
+        g.copy_(Vector(values, dtype))
+        answer(p, g, exp_avg, exp_avg_sq, biggest, float(k + 1), lr, beta1, beta2, eps,
+               weight_decay, decoupled, maximize)
+        steps.append((p.tolist(), exp_avg.tolist(), exp_avg_sq.tolist(),
+                      None if biggest is None else biggest.tolist(), g.tolist()))
+    return steps
+
+
+def run_adam(answer, dtype, param, grads, lr, betas, eps, weight_decay, decoupled, amsgrad,
+             maximize) -> list:
+    """Run ``answer`` (an ``adam_update``) on a failing case, as the check does:
+    ``run_adam(adam_update, *case)`` gives, per step, the parameter, ``exp_avg``,
+    ``exp_avg_sq``, ``max_exp_avg_sq`` and the gradient."""
+    return _call_adam(answer, Case(args=(dtype, param, grads, lr, betas, eps, weight_decay,
+                                         decoupled, amsgrad, maximize)))
+
+
+def _torch_adam(torch, c: Case) -> tuple[list, bool]:
+    """``torch.optim.Adam``'s steps on the case, and whether every square root it took was
+    the correctly rounded one (torch's CPU ``sqrt`` is MKL's, which is not always: about 1
+    value in 150 is 1 ulp off)."""
+    import numpy as np
+
+    dtype, param, grads, lr, betas, eps, weight_decay, decoupled, amsgrad, maximize = c.args
+    dt = getattr(torch, dtype)
+    p = torch.tensor(param, dtype=dt, requires_grad=True)
+    opt = torch.optim.Adam([p], lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                           amsgrad=amsgrad, maximize=maximize, foreach=False,
+                           decoupled_weight_decay=decoupled)
+    steps, exact = [], True
+    for k, values in enumerate(grads):
+        if k == 0:
+            p.grad = torch.tensor(values, dtype=dt)
+        else:
+            p.grad.copy_(torch.tensor(values, dtype=dt))
+        opt.step()
+        state = opt.state[p]
+        biggest = state.get("max_exp_avg_sq")
+        rooted = state["exp_avg_sq"] if biggest is None else biggest
+        exact = exact and rooted.sqrt().tolist() == np.sqrt(rooted.numpy()).tolist()
+        steps.append((p.tolist(), state["exp_avg"].tolist(), state["exp_avg_sq"].tolist(),
+                      None if biggest is None else biggest.tolist(), p.grad.tolist()))
+    return steps, exact
+
+
+def _adam_replay(torch, c: Case) -> list:
+    """``_single_tensor_adam``'s operations on torch tensors, one by one, with a correctly
+    rounded square root: what torch's step gives when its ``sqrt`` rounds correctly."""
+    import numpy as np
+
+    dtype, param, grads, lr, (beta1, beta2), eps, weight_decay, decoupled, amsgrad, \
+        maximize = c.args
+    dt = getattr(torch, dtype)
+    p, g = torch.tensor(param, dtype=dt), torch.tensor(grads[0], dtype=dt)
+    exp_avg, exp_avg_sq, biggest = (torch.zeros_like(p) for _ in range(3))
+    steps = []
+    for k, values in enumerate(grads):
+        g.copy_(torch.tensor(values, dtype=dt))
+        grad = -g if maximize else g
+        if weight_decay != 0:
+            if decoupled:
+                p.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step = float(k + 1)
+        if amsgrad:
+            torch.maximum(biggest, exp_avg_sq, out=biggest)
+        root = torch.from_numpy(np.sqrt((biggest if amsgrad else exp_avg_sq).numpy()))
+        denom = (root / (1 - beta2**step) ** 0.5).add_(eps)
+        p.addcdiv_(exp_avg, denom, value=-(lr / (1 - beta1**step)))
+        steps.append((p.tolist(), exp_avg.tolist(), exp_avg_sq.tolist(),
+                      biggest.tolist() if amsgrad else None, g.tolist()))
+    return steps
+
+
+def _adam_reference(c: Case) -> list:
+    """``torch.optim.Adam``'s steps; where torch's square root was 1 ulp off, its steps
+    replayed with a correctly rounded one (the Vectors' ``sqrt`` rounds correctly)."""
+    torch = _torch()
+    steps, exact = _torch_adam(torch, c)
+    return steps if exact else _adam_replay(torch, c)
+
+
+def _adam_truth(c: Case) -> str:
+    dtype, param, grads, lr, betas, eps, weight_decay, decoupled, amsgrad, maximize = c.args
+    return (f"p = torch.tensor({list(param)!r}, dtype=torch.{dtype}, requires_grad=True); "
+            f"opt = torch.optim.Adam([p], lr={lr!r}, betas={betas!r}, eps={eps!r}, "
+            f"weight_decay={weight_decay!r}, amsgrad={amsgrad}, maximize={maximize}, "
+            f"foreach=False, decoupled_weight_decay={decoupled}); for each g in "
+            f"{[list(g) for g in grads]!r}: p.grad's values = g (copied into one tensor), "
+            "opt.step(), then (p.tolist(), and opt.state[p]'s exp_avg, exp_avg_sq and "
+            "max_exp_avg_sq (None without amsgrad) as lists, p.grad.tolist())")
+
+
+@st.composite
+def _adam_cases(draw: st.DrawFn) -> Case:
+    n = _pick(draw, (0, 1, 2, 3, 3, 4))
+
+    def values() -> tuple:
+        return tuple(_pick(draw, STEP_VALUES) for _ in range(n))
+
+    return Case(args=(_pick(draw, ("float32", "float32", "float64")), values(),
+                      tuple(values() for _ in range(_pick(draw, (1, 2, 3, 4)))),
+                      _pick(draw, ADAM_LRS), _pick(draw, BETAS), _pick(draw, EPSILONS),
+                      _pick(draw, DECAYS), _pick(draw, (False, True)),
+                      _pick(draw, (False, False, True)), _pick(draw, (False, False, True))))
+
+
+def _adam_case(dtype, param, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+               decoupled=False, amsgrad=False, maximize=False) -> Case:
+    return Case(args=(dtype, tuple(param), tuple(map(tuple, grads)), lr, tuple(betas), eps,
+                      weight_decay, decoupled, amsgrad, maximize))
+
+
+register(Exercise(
+    name="adam_update",
+    chapter=CHAPTER,
+    signature="adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, "
+              "beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize) -> None "
+              "(updates param and the state in place); checked on plain Vectors over "
+              "several steps",
+    fixed=(
+        _adam_case("float32", _P, _G[:1]),
+        _adam_case("float32", _P, _G, lr=0.1),
+        _adam_case("float32", _P, _G, lr=0.1, weight_decay=0.1),
+        _adam_case("float32", _P, _G, lr=0.1, weight_decay=0.1, decoupled=True),
+        _adam_case("float32", _P, _G, lr=0.1, betas=(0.3, 0.99)),
+        _adam_case("float32", _P, (_G[1], _G[0], _G[2]), lr=0.1, amsgrad=True),
+        _adam_case("float64", _P, _G, lr=1 / 3, maximize=True, weight_decay=0.01),
+        _adam_case("float64", _P, _G, lr=0.01, betas=(0.5, 0.9), eps=1e-3, amsgrad=True,
+                   weight_decay=0.1, decoupled=True),
+    ),
+    edge=(
+        _adam_case("float32", (), ((), ()), amsgrad=True),
+        _adam_case("float32", (0.0, 1.0), ((0.0, 0.0), (0.0, 1 / 3)), eps=0.0),
+        _adam_case("float32", _P, _G, betas=(0.0, 0.0), lr=1.0, amsgrad=True, maximize=True),
+        _adam_case("float64", _P, _G, betas=(0.99, 0.5), weight_decay=1e-4, decoupled=True),
+    ),
+    strategy=_adam_cases,
+    reference=_adam_reference,
+    truth=_adam_truth,
+    hidden_examples=100,
+    call=_call_adam,
+    call_shown="autograder.course.exercises.ch06_modules:run_adam",
+))
+
+
+# ---------------------------------------------------------------- call_impl
+# A case: (registrations, forward, args, kwargs). Each registration, in order:
+# ("pre", label, scope, with_kwargs, prepend, returns) or
+# ("hook", label, scope, with_kwargs, prepend, always_call, returns); scope "global" or
+# "module" (a global pre-hook has neither flag, a global hook no prepend). What a hook does:
+# None (returns None), "raise" (RuntimeError), "value" (a pre-hook returns one value, not a
+# tuple), "args" (a pre-hook returns a tuple), "pair" (a with_kwargs pre-hook returns
+# (args, kwargs)), "bad" (a with_kwargs pre-hook returns a 1-tuple), "output" (a forward hook
+# returns a new output). forward: "return" or "raise" (ValueError).
+PRE_RETURNS = (None, None, "value", "args", "raise")
+KW_PRE_RETURNS = (None, None, "pair", "bad", "raise")
+HOOK_RETURNS = (None, None, "output", "raise")
+LABELS_CALL = ("a", "b", "c", "d", "e", "f")
+
+
+def _hook_behaviour(label: str, kind: str, returns, records: list, module_of):
+    """A hook that records what it is handed and does what ``returns`` says."""
+
+    def hook(module, args, *rest):
+        kwargs = rest[0] if (kind == "pre" and rest) or (kind == "hook" and len(rest) == 2) \
+            else None
+        output = rest[-1] if kind == "hook" else None
+        records.append((label, module is module_of(), tuple(args),
+                        None if kwargs is None else tuple(sorted(kwargs.items())), output))
+        if returns == "raise":
+            raise RuntimeError(f"{label} raised")
+        if returns == "value":
+            return f"{label}-value"
+        if returns == "args":
+            return (f"{label}-arg", f"{label}-arg2")
+        if returns == "pair":
+            return ((f"{label}-arg",), {"k": f"{label}-kw"})
+        if returns == "bad":
+            return (f"{label}-arg",)
+        if returns == "output":
+            return f"{label}-out"
+        return None
+
+    return hook
+
+
+def _forward_of(action: str, records: list):
+    def forward(*args, **kwargs):
+        records.append(("forward", True, tuple(args), tuple(sorted(kwargs.items())), None))
+        if action == "raise":
+            raise ValueError("forward raised")
+        return "out"
+
+    return forward
+
+
+def _outcome(run) -> tuple:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            outcome: tuple = ("returned", run())
+        except NotImplementedError:  # an unanswered exercise, never torch's outcome here
+            raise
+        except Exception as err:  # noqa: BLE001 - what the call raises is the answer
+            outcome = ("raised", type(err).__name__, str(err))
+    return outcome + (tuple(str(w.message) for w in caught),)
+
+
+def _call_call_impl(answer, case: Case) -> tuple:
+    """How a check calls ``call_impl``: on a plain module (an object holding the five hook
+    dicts, filled as torch's ``register_forward_pre_hook`` and ``register_forward_hook``
+    fill them: ids in registration order, ``prepend`` moving an id to the front) and plain
+    global dicts, with recording hooks and a recording ``forward``, no backward hooks
+    (``boundary`` None). Gives the records (label, whether it was handed the module, args,
+    kwargs' items or None, the output it was handed), then how the call ended (its result,
+    or the exception's type and message) and the warnings' messages."""
+    registrations, action, args, kwargs = case.args
+    records: list = []
+    module = SimpleNamespace(_forward_pre_hooks=OrderedDict(),
+                             _forward_pre_hooks_with_kwargs=OrderedDict(),
+                             _forward_hooks=OrderedDict(),
+                             _forward_hooks_with_kwargs=OrderedDict(),
+                             _forward_hooks_always_called=OrderedDict())
+    g_pre, g_hooks, g_kwargs, g_always = (OrderedDict() for _ in range(4))
+    for key, reg in enumerate(registrations, start=100):
+        kind, label, scope, with_kwargs, prepend = reg[:5]
+        hook = _hook_behaviour(label, kind, reg[-1], records, lambda: module)
+        if kind == "pre":
+            table = g_pre if scope == "global" else module._forward_pre_hooks
+            if with_kwargs:
+                module._forward_pre_hooks_with_kwargs[key] = True
+        else:
+            table = g_hooks if scope == "global" else module._forward_hooks
+            if with_kwargs:
+                (g_kwargs if scope == "global" else module._forward_hooks_with_kwargs)[key] = True
+            if reg[5]:
+                (g_always if scope == "global" else module._forward_hooks_always_called)[key] = True
+        table[key] = hook
+        if prepend:
+            table.move_to_end(key, last=False)
+    forward = _forward_of(action, records)
+    outcome = _outcome(lambda: answer(module, forward, tuple(args), dict(kwargs), g_pre,
+                                      g_hooks, g_kwargs, g_always, None))
+    return (records,) + outcome
+
+
+def run_call_impl(answer, registrations, forward, args, kwargs) -> tuple:
+    """Run ``answer`` (a ``call_impl``) on a failing case, as the check does:
+    ``run_call_impl(call_impl, *case)`` gives the records, the outcome and the warnings."""
+    return _call_call_impl(answer, Case(args=(registrations, forward, args, kwargs)))
+
+
+def _call_impl_reference(c: Case) -> tuple:
+    torch = _torch()
+    from torch.nn.modules import module as torch_module
+
+    registrations, action, args, kwargs = c.args
+    records: list = []
+
+    class Recorder(torch.nn.Module):
+        pass
+
+    m = Recorder()
+    m.forward = _forward_of(action, records)
+    handles = []
+    try:
+        for reg in registrations:
+            kind, label, scope, with_kwargs, prepend = reg[:5]
+            hook = _hook_behaviour(label, kind, reg[-1], records, lambda: m)
+            if kind == "pre" and scope == "global":
+                handles.append(torch_module.register_module_forward_pre_hook(hook))
+            elif kind == "pre":
+                handles.append(m.register_forward_pre_hook(hook, prepend=prepend,
+                                                           with_kwargs=with_kwargs))
+            elif scope == "global":
+                handles.append(torch_module.register_module_forward_hook(
+                    hook, with_kwargs=with_kwargs, always_call=reg[5]))
+            else:
+                handles.append(m.register_forward_hook(hook, prepend=prepend,
+                                                       with_kwargs=with_kwargs,
+                                                       always_call=reg[5]))
+        outcome = _outcome(lambda: m(*args, **dict(kwargs)))
+    finally:
+        for handle in handles:
+            handle.remove()
+    return (records,) + outcome
+
+
+def _call_impl_truth(c: Case) -> str:
+    registrations, action, args, kwargs = c.args
+    return ("a torch.nn.Module whose forward records and "
+            + ("raises ValueError('forward raised')" if action == "raise" else "returns 'out'")
+            + f"; hooks registered in this order: {list(registrations)!r} (global ones with "
+            "torch.nn.modules.module.register_module_forward_pre_hook / "
+            "register_module_forward_hook); then module(*"
+            f"{args!r}, **{dict(kwargs)!r}): the hooks' and forward's records, how the call "
+            "ended, the warnings")
+
+
+@st.composite
+def _call_impl_cases(draw: st.DrawFn) -> Case:
+    registrations = []
+    for label in LABELS_CALL[:_pick(draw, (0, 1, 2, 3, 3, 4, 4, 5, 6))]:
+        kind = _pick(draw, ("pre", "hook"))
+        scope = _pick(draw, ("module", "module", "global"))
+        local = scope == "module"
+        with_kwargs = _pick(draw, (False, True)) if (local or kind == "hook") else False
+        prepend = local and _pick(draw, (False, False, True))
+        if kind == "pre":
+            returns = _pick(draw, KW_PRE_RETURNS if with_kwargs else PRE_RETURNS)
+            registrations.append(("pre", label, scope, with_kwargs, prepend, returns))
+        else:
+            registrations.append(("hook", label, scope, with_kwargs, prepend,
+                                  _pick(draw, (False, True)), _pick(draw, HOOK_RETURNS)))
+    return Case(args=(tuple(registrations), _pick(draw, ("return", "return", "raise")),
+                      _pick(draw, ((), ("x",), ("x", "y"))),
+                      _pick(draw, ((), (("k", "v"),)))))
+
+
+def _pre(label, scope="module", with_kwargs=False, prepend=False, returns=None) -> tuple:
+    return ("pre", label, scope, with_kwargs, prepend, returns)
+
+
+def _post(label, scope="module", with_kwargs=False, prepend=False, always_call=False,
+          returns=None) -> tuple:
+    return ("hook", label, scope, with_kwargs, prepend, always_call, returns)
+
+
+def _call_case(registrations, forward="return", args=("x",), kwargs=()) -> Case:
+    return Case(args=(tuple(registrations), forward, tuple(args), tuple(kwargs)))
+
+
+register(Exercise(
+    name="call_impl",
+    chapter=CHAPTER,
+    signature="call_impl(module, forward, args, kwargs, global_pre_hooks, global_hooks, "
+              "global_with_kwargs, global_always_called, boundary) -> the output; checked "
+              "with recording hooks: what each is handed, in which order, how the call ends",
+    fixed=(
+        _call_case([_pre("a"), _post("b")]),
+        _call_case([_post("a"), _pre("b"), _post("c", "global"), _pre("d", "global")]),
+        _call_case([_pre("a"), _pre("b", prepend=True), _post("c"), _post("d", prepend=True)]),
+        _call_case([_pre("a", returns="value"), _pre("b", returns="args"), _post("c")],
+                   args=("x", "y")),
+        _call_case([_pre("a", with_kwargs=True, returns="pair"), _post("b", with_kwargs=True),
+                    _post("c")], kwargs=(("k", "v"),)),
+        _call_case([_post("a", returns="output"), _post("b", "global", returns="output"),
+                    _post("c")]),
+        _call_case([_post("a", always_call=True), _post("b", "global", with_kwargs=True,
+                                                        always_call=True),
+                    _post("c", with_kwargs=True, always_call=True), _post("d")],
+                   forward="raise", kwargs=(("k", "v"),)),
+        _call_case([_post("a", always_call=True), _post("b", returns="raise"),
+                    _post("c", always_call=True)]),
+    ),
+    edge=(
+        _call_case([]),
+        _call_case([_pre("a", with_kwargs=True, returns="bad"), _post("b", always_call=True)]),
+        _call_case([_post("a", "global", always_call=True, returns="raise"),
+                    _post("b", always_call=True, returns="raise")], forward="raise"),
+        _call_case([_pre("a", "global", returns="value"), _pre("b", with_kwargs=True),
+                    _post("c", "global", returns="output"), _post("d", returns="output",
+                                                                    prepend=True)], args=()),
+    ),
+    strategy=_call_impl_cases,
+    reference=_call_impl_reference,
+    truth=_call_impl_truth,
+    hidden_examples=100,
+    call=_call_call_impl,
+    call_shown="autograder.course.exercises.ch06_modules:run_call_impl",
 ))

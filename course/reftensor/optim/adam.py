@@ -11,7 +11,7 @@ from .._ops import aten
 from ..layout import preserve_format
 from .optimizer import Optimizer
 
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam", "AdamW", "adam_update"]
 
 
 class Adam(Optimizer):
@@ -68,31 +68,42 @@ class Adam(Optimizer):
         return state
 
     def _update(self, p: Any, group: dict[str, Any]) -> None:
-        lr, (beta1, beta2) = group["lr"], group["betas"]
-        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
-        state = self._state_of(p, amsgrad)
-        grad = -p.grad if group["maximize"] else p.grad
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        state = self._state_of(p, group["amsgrad"])
         state["step"] += 1
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * weight_decay)
-            else:
-                grad = grad.add(p, alpha=weight_decay)
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        step = state["step"].item()
-        bias_correction1 = 1 - beta1**step
-        bias_correction2 = 1 - beta2**step
-        step_size = lr / bias_correction1
-        bias_correction2_sqrt = bias_correction2**0.5
-        if amsgrad:
-            biggest = state["max_exp_avg_sq"]
-            aten.maximum(biggest, exp_avg_sq, out=biggest)
-            denom = (biggest.sqrt() / bias_correction2_sqrt).add_(group["eps"])
-        else:
-            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(group["eps"])
-        p.addcdiv_(exp_avg, denom, value=-step_size)
+        beta1, beta2 = group["betas"]
+        adam_update(p, p.grad, state["exp_avg"], state["exp_avg_sq"],
+                    state.get("max_exp_avg_sq") if group["amsgrad"] else None,
+                    state["step"].item(), group["lr"], beta1, beta2, group["eps"],
+                    group["weight_decay"], group["decoupled_weight_decay"], group["maximize"])
+
+
+def adam_update(param: Any, grad: Any, exp_avg: Any, exp_avg_sq: Any, max_exp_avg_sq: Any,
+                step: float, lr: float, beta1: float, beta2: float, eps: float,
+                weight_decay: float, decoupled_weight_decay: bool, maximize: bool) -> None:
+    """One Adam (or AdamW) step of one parameter, in place, as torch's single-tensor Adam
+    (``torch.optim.adam._single_tensor_adam``) takes it: ``Adam.step`` and ``AdamW.step`` run
+    it for every parameter that has a gradient, after adding 1 to the parameter's step count.
+
+    Args:
+        param: the parameter (updated in place; the caller has turned autograd off).
+        grad: its gradient, which must not change.
+        exp_avg, exp_avg_sq: the parameter's running averages of the gradient and of its
+            square (the optimizer's ``state[param]``; zeros before the first step), updated in
+            place.
+        max_exp_avg_sq: with ``amsgrad``, the running maximum of ``exp_avg_sq`` (updated in
+            place); None without.
+        step: the step count, this step included (1.0 on the first step), a float as
+            ``state[param]["step"].item()`` gives it.
+        lr, beta1, beta2, eps, weight_decay, maximize: the parameter group's settings
+            (``torch.optim.Adam``'s arguments, ``betas=(beta1, beta2)``).
+        decoupled_weight_decay: True for AdamW's decay of the parameter itself, False for
+            Adam's decay added to the gradient.
+    """
+    # BEGIN PIECE adam_update
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("adam_update")(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize)
+    # END PIECE
 
 
 class AdamW(Adam):

@@ -31,7 +31,79 @@ from . import state_dict as _state
 from .backward_hooks import BackwardHook
 from .hooks import RemovableHandle
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "call_impl"]
+
+#: the hooks every module runs (``torch.nn.modules.module``'s globals of the same names)
+_global_forward_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_forward_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict[int, bool] = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Run ``hook(module, args)`` before every module's ``forward``, before the module's own
+    pre-hooks (``torch.nn.modules.module.register_module_forward_pre_hook``); a result that
+    is not None replaces ``args`` (a non-tuple is wrapped in one)."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """Run ``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+    ``with_kwargs``) after every module's ``forward``, before the module's own hooks
+    (``torch.nn.modules.module.register_module_forward_hook``); a result that is not None
+    replaces the output. With ``always_call`` it runs even when ``forward`` raises."""
+    handle = RemovableHandle(_global_forward_hooks,
+                             extra_dict=[_global_forward_hooks_with_kwargs,
+                                         _global_forward_hooks_always_called])
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def call_impl(module: Any, forward: Callable[..., Any], args: tuple, kwargs: dict[str, Any],
+              global_pre_hooks: Mapping[int, Callable[..., Any]],
+              global_hooks: Mapping[int, Callable[..., Any]],
+              global_with_kwargs: Mapping[int, bool], global_always_called: Mapping[int, bool],
+              boundary: Any) -> Any:
+    """What calling ``module(*args, **kwargs)`` runs when it has hooks (``torch.nn.Module.
+    _call_impl``): ``Module.__call__`` runs it with the global hooks of
+    ``register_module_forward_pre_hook`` and ``register_module_forward_hook``.
+
+    Args:
+        module: the module, whose hook dicts it reads: ``_forward_pre_hooks``,
+            ``_forward_pre_hooks_with_kwargs``, ``_forward_hooks``,
+            ``_forward_hooks_with_kwargs`` and ``_forward_hooks_always_called`` (each keyed
+            by the hook's id; the flag dicts hold the ids registered with that flag).
+        forward: the module's ``forward``.
+        args, kwargs: the call's arguments.
+        global_pre_hooks, global_hooks: the global hooks, by id, in their order.
+        global_with_kwargs, global_always_called: the ids of the global forward hooks
+            registered ``with_kwargs`` and ``always_call``.
+        boundary: None, or the backward hooks' boundary: ``boundary.setup_input_hook(args)``
+            gives the arguments ``forward`` receives, ``boundary.setup_output_hook(output)``
+            the output returned.
+
+    Returns:
+        The output, as the last forward hook that returned something left it.
+
+    Raises:
+        RuntimeError: a ``with_kwargs`` pre-hook returned something other than None or an
+            ``(args, kwargs)`` pair (torch's message). Whatever a hook or ``forward`` raises
+            is raised again, after the ``always_call`` hooks that had not run (a warning for
+            each of them that raises).
+    """
+    # BEGIN PIECE call_impl
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("call_impl")(module, forward, args, kwargs, global_pre_hooks, global_hooks, global_with_kwargs, global_always_called, boundary)
+    # END PIECE
 
 _HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
                "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
@@ -132,6 +204,17 @@ _MEMBERS: dict[str, Callable[[Module], Any]] = {
     "_parameters": lambda module: module._parameters.items(),
     "_buffers": lambda module: module._buffers.items(),
 }
+
+
+class _Boundary(BackwardHook):
+    """The backward hooks' boundary, warning as torch does when the output it is handed
+    cannot carry them."""
+
+    def setup_output_hook(self, result: Any) -> Any:
+        if not isinstance(result, Tensor | tuple):
+            warnings.warn("For backward hooks to be called, module output should be a Tensor "
+                          f"or a tuple of Tensors but received {type(result)}", stacklevel=4)
+        return super().setup_output_hook(result)
 
 
 class Module:
@@ -580,55 +663,15 @@ class Module:
                 ``(args, kwargs)`` pair.
         """
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _global_forward_hooks
+                or _global_forward_pre_hooks):
             return self.forward(*args, **kwargs)
-        result = None
-        done: set[int] = set()
         full_hooks = list(self._backward_hooks.values()) if self._is_full_backward_hook else []
         pre_hooks = list(self._backward_pre_hooks.values())
-        try:
-            for key, hook in list(self._forward_pre_hooks.items()):
-                if key in self._forward_pre_hooks_with_kwargs:
-                    new = hook(self, args, kwargs)
-                    if new is not None:
-                        if not (isinstance(new, tuple) and len(new) == 2):
-                            raise RuntimeError("forward pre-hook must return None or a tuple "
-                                               f"of (new_args, new_kwargs), but got {new}.")
-                        args, kwargs = new
-                else:
-                    new = hook(self, args)
-                    if new is not None:
-                        args = new if isinstance(new, tuple) else (new,)
-            boundary = None
-            if full_hooks or pre_hooks:
-                boundary = BackwardHook(self, full_hooks, pre_hooks)
-                args = boundary.setup_input_hook(args)
-            result = self.forward(*args, **kwargs)
-            for key, hook in list(self._forward_hooks.items()):
-                done.add(key)
-                new = (hook(self, args, kwargs, result)
-                       if key in self._forward_hooks_with_kwargs else hook(self, args, result))
-                if new is not None:
-                    result = new
-            if boundary is not None:
-                if not isinstance(result, Tensor | tuple):
-                    warnings.warn("For backward hooks to be called, module output should be a "
-                                  f"Tensor or a tuple of Tensors but received {type(result)}",
-                                  stacklevel=2)
-                result = boundary.setup_output_hook(result)
-            return result
-        except Exception:
-            for key, hook in list(self._forward_hooks.items()):
-                if key in self._forward_hooks_always_called and key not in done:
-                    try:
-                        new = (hook(self, args, kwargs, result)
-                               if key in self._forward_hooks_with_kwargs
-                               else hook(self, args, result))
-                        if new is not None:
-                            result = new
-                    except Exception:  # torch warns and goes on to the next hook
-                        continue
-            raise
+        boundary = _Boundary(self, full_hooks, pre_hooks) if full_hooks or pre_hooks else None
+        return call_impl(self, self.forward, args, kwargs, _global_forward_pre_hooks,
+                         _global_forward_hooks, _global_forward_hooks_with_kwargs,
+                         _global_forward_hooks_always_called, boundary)
 
     # ------------------------------------------------------------------ state dict
     def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,

@@ -262,24 +262,38 @@ def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduct
     x = self._elements().reshape(rows, n_classes)
     targets = [int(v) for v in target._elements().reshape(-1)]
     w = _weights_of(weight)
-    if none_2d:
+    return _nll_frame(x, targets, w, ignore_index, reduction, none_2d, rows, scalar, output,
+                      total_weight)
+
+
+def _nll_frame(x: np.ndarray, targets: list[int], w: Any, ignore_index: int, reduction: int,
+               unreduced: bool, rows: int, scalar: Any, output: Tensor,
+               total_weight: Tensor) -> tuple[Tensor, Tensor]:
+    """The loop both CPU frames of torch's nll loss share, on ``x`` as (positions, classes)
+    and one target per position: ``-x[i, t] * w[t]`` per position when ``unreduced``, else
+    their sum in torch's cascade order (over the total weight for a mean), written into
+    ``output`` and ``total_weight``; an ``ignore_index`` target counts 0, any other target
+    outside ``[0, classes)`` raises IndexError. ``scalar`` rounds as torch's ``scalar_t``."""
+    classes = x.shape[1]
+    if unreduced:
         values = []
         for i, t in enumerate(targets):
             if t == ignore_index:
                 values.append(scalar(0))
                 continue
-            _bounds(t, n_classes)
+            _bounds(t, classes)
             values.append(-x[i, t] * (w[t] if w is not None else scalar(1)))
-        _write(output, np.array(values, dtype=x.dtype))
+        if values:
+            _write(output, np.array(values, dtype=x.dtype))
         return output, total_weight
-    if target.numel() == 0:
+    if not targets:
         _write(output, math.nan if reduction == MEAN else 0.0)
         return output, total_weight
     terms = []
     for i, t in enumerate(targets):
         if t == ignore_index:
             continue
-        _bounds(t, n_classes)
+        _bounds(t, classes)
         terms.append((i, x[i, t], w[t] if w is not None else None))
     loss, weights = _cascade(terms, rows, scalar, w is not None)
     if w is None:
@@ -398,35 +412,8 @@ def nll_loss2d_forward(self: Tensor, target: Tensor, weight: Tensor | None, redu
     x = self._elements().transpose(0, 2, 3, 1).reshape(n * h * wd, c)
     targets = [int(v) for v in target._elements().reshape(-1)]
     w = _weights_of(weight)
-    if reduction == NONE:
-        values = []
-        for i, t in enumerate(targets):
-            if t == ignore_index:
-                values.append(scalar(0))
-                continue
-            _bounds(t, c)
-            values.append(-x[i, t] * (w[t] if w is not None else scalar(1)))
-        if values:
-            _write(output, np.array(values, dtype=x.dtype))
-        return output, total_weight
-    if target.numel() == 0:
-        _write(output, math.nan if reduction == MEAN else 0.0)
-        return output, total_weight
-    terms = []
-    for i, t in enumerate(targets):
-        if t == ignore_index:
-            continue
-        _bounds(t, c)
-        terms.append((i, x[i, t], w[t] if w is not None else None))
-    loss, weights = _cascade(terms, len(targets), scalar, w is not None)
-    if w is None:
-        weights = scalar(len(terms))
-    if reduction == MEAN:
-        with np.errstate(all="ignore"):
-            loss = loss / weights
-    _write(output, loss)
-    _write(total_weight, weights)
-    return output, total_weight
+    return _nll_frame(x, targets, w, ignore_index, reduction, reduction == NONE,
+                      len(targets), scalar, output, total_weight)
 
 
 def nll_loss2d_backward(grad_output: Tensor, self: Tensor, target: Tensor,

@@ -2540,6 +2540,9 @@ BY_NAME = {entry.name: entry for entry in OP_DB}
 #: the losses' sums and means are NumPy's order (torch's cascade and vectorised sums), their
 #: logs and exps NumPy's; nll_loss's cascade sum is reproduced exactly
 LOSS_ULPS = 4
+#: binary_cross_entropy_with_logits: a float32 mean of 18 losses of an overlapping input came
+#: out 10 ulps from torch's (its vectorised log1p/exp and sum order against NumPy's)
+BCEL_ULPS = 16
 _REDUCTION = st.sampled_from([0, 1, 2])
 # (mse_loss_backward, nll_loss_backward and the other backward ops have no entry: internal
 # ops, reached by the entries' gradient tests and tests/test_ch06_losses.py)
@@ -2673,7 +2676,7 @@ OP_DB += [
     OpEntry("binary_cross_entropy_with_logits",
             arguments=lambda shape: _bce_arguments(shape, True), dtypes=("float32",),
             shapes=st.lists(st.integers(2, 3), max_size=3).map(tuple),
-            no_leaves=("weight", "pos_weight"), ulps=LOSS_ULPS, errors={
+            no_leaves=("weight", "pos_weight"), ulps=BCEL_ULPS, errors={
         "a pos_weight past the target's shape": lambda lib: (
             lib.binary_cross_entropy_with_logits(lib.ones(2, 3), lib.ones(2, 3), None,
                                                  lib.ones(2, 1, 3))),

@@ -468,6 +468,9 @@ def test_inplace_variant(name, data):
 _PYTHON_META = {"index", "linear", "_softmax_backward_data", "_log_softmax_backward_data",
                 "native_layer_norm", "native_batch_norm", "native_batch_norm_backward",
                 "batch_norm"}
+# and ``one_hot``, whose meta result keeps the input's dim order (a transposed (2, 2) int64
+# input, 6 classes: CPU (12, 6, 1), meta (6, 12, 1))
+_PYTHON_META |= {"one_hot"}
 # --- losses (chapter 6): torch's binary_cross_entropy on meta is a Python meta function
 # whose reduced result has a storage of its own size (the CPU's keeps the loss's)
 _PYTHON_META |= {"binary_cross_entropy"}

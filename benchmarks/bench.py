@@ -41,6 +41,7 @@ import subprocess  # noqa: E402
 import timeit  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict, dataclass  # noqa: E402
+from importlib import import_module  # noqa: E402
 from pathlib import Path  # noqa: E402
 from types import ModuleType  # noqa: E402
 from typing import Any  # noqa: E402
@@ -226,8 +227,6 @@ def _epoch(workers: int) -> Callable[[ModuleType, Settings], Operation]:
     each side, so the first epoch (the agreement check) yields the same batches in both
     libraries."""
     def build(lib: ModuleType, s: Settings) -> Operation:
-        from importlib import import_module
-
         data = import_module(f"{lib.__name__}.utils.data")
         n = _epoch_samples(s)
         features = lib.from_numpy(_array((n, 8), 17))

@@ -116,6 +116,61 @@ def test_layer_norm_forward_and_gradients(seed):
         assert _close(r, t)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 3, 7, 8, 9, 16, 21])
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_input_gradient_is_torchs_bit_for_bit(dtype, n, affine):
+    """``native_layer_norm_backward``'s input gradient from torch's own ``mean`` and
+    ``rstd``, equal to torch's bits: rows shorter than, as long as and longer than a vector
+    of torch's kernel, and constant rows, where the exact gradient is 0 and torch's value is
+    the rounding of terms that cancel (a 1-element float32 row with weight 33: 3.05e-5)."""
+    rows = [[33.0] * n, [-7.0] * n] + [[float((k * 7 + j * 5) % 11) - 5 + j / 3 for j in range(n)]
+                                       for k in range(3)]
+    upstream = [[((k * 3 + j * 13) % 17) / 4 - 2 for j in range(n)] for k in range(len(rows))]
+    weight = [float(33 - 2 * j) for j in range(n)] if affine else None
+    found = []
+    for lib in LIBS:
+        t = getattr(lib, dtype)
+        x, dy = lib.tensor(rows, dtype=t), lib.tensor(upstream, dtype=t)
+        w = None if weight is None else lib.tensor(weight, dtype=t)
+        found.append((lib, x, dy, w))
+    (_, tx, tdy, tw), (_, rx, rdy, rw) = found
+    _, mean, rstd = torch.native_layer_norm(tx, [n], tw, None, 1e-5)
+    expected = torch.ops.aten.native_layer_norm_backward(
+        tdy, tx, [n], mean, rstd, tw, None, [True, False, False])[0]
+    got = reftensor._ops.aten.native_layer_norm_backward.default.call(
+        rdy, rx, [n], reftensor.tensor(mean.tolist(), dtype=getattr(reftensor, dtype)),
+        reftensor.tensor(rstd.tolist(), dtype=getattr(reftensor, dtype)), rw, None,
+        [True, False, False])[0]
+    if dtype == "float32":
+        assert _bits(got) == _bits(expected)
+    else:
+        assert got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("shape, channels_last", [
+    ((1, 2, 2), False), ((3, 3, 5), False), ((2, 3, 2, 1), False), ((2, 3, 2, 2), True),
+    ((2, 3, 1), False), ((5, 3), False), ((2, 3, 1, 1), False)])
+def test_batch_norm_backward_reads_a_stepped_weight_as_torch(shape, channels_last):
+    """A weight of stride 2: torch's contiguous backward follows its strides where it walks
+    each channel's values in a row (``(1, 2, 2)``), and reads ``C`` elements one after
+    another from its first where channels are innermost (one value per channel and sample,
+    or a channels-last input); the forward always follows the strides."""
+    found = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        x, dy = lib.randn(*shape), lib.randn(*shape)
+        if channels_last:
+            x = x.contiguous(memory_format=lib.channels_last)
+            dy = dy.contiguous(memory_format=lib.channels_last)
+        x.requires_grad_()
+        w = lib.arange(1.0, 2 * shape[1] + 1)[::2].detach().requires_grad_()
+        y = lib.batch_norm(x, w, None, None, None, True, 0.1, 1e-5, False)
+        found.append((y, lib.autograd.grad(y, x, dy)[0]))
+    (ty, tdx), (ry, rdx) = found
+    assert _close(ry, ty) and _close(rdx, tdx)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_embedding_with_padding_idx_forward_and_gradient(seed):
     found = []

@@ -36,9 +36,12 @@ from .elementwise import (
     _not_implemented,
     _prepare,
     _write,
+    fast_binary,
+    fast_inplace_operands,
     finish_cpu,
     finish_meta,
     is_single_value,
+    write_inplace,
 )
 from .layout import contiguous_strides
 from .promotion import binary_result_type, is_number, result_type
@@ -105,6 +108,10 @@ Finish = Callable[..., Tensor]
 
 def _add(input: Operand, other: Operand, alpha: Any, into: Tensor | None, finish: Finish, *,
          negate: builtins.bool = False) -> Tensor:
+    if finish is finish_cpu and type(alpha) is int and alpha == 1:
+        fast = fast_binary(np.subtract if negate else np.add, input, other, into)
+        if fast is not None:
+            return fast
     common = result_type(input, other)
     shape = _prepare([input, other], common, into)
     kernel = _add_kernel(_alpha(alpha, common, negate=negate), common)
@@ -118,6 +125,10 @@ def _sub(input: Operand, other: Operand, alpha: Any, into: Tensor | None,
 
 
 def _mul(input: Operand, other: Operand, into: Tensor | None, finish: Finish) -> Tensor:
+    if finish is finish_cpu:
+        fast = fast_binary(np.multiply, input, other, into)
+        if fast is not None:
+            return fast
     common = result_type(input, other)
     shape = _prepare([input, other], common, into)
     return finish(np.multiply, [input, other], common, shape, into, exact_scalar=True)
@@ -211,6 +222,10 @@ def _div(input: Operand, other: Operand, rounding_mode: str | None,
     if rounding_mode not in _ROUNDING_MODES:
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
+    if rounding_mode is None and finish is finish_cpu:
+        fast = fast_binary(np.true_divide, input, other, self)
+        if fast is not None:
+            return fast
     found = binary_result_type(input, "/", other) if rounding_mode is None else None
     common = found or result_type(input, other)
     if rounding_mode is None and not common.is_floating_point:
@@ -380,6 +395,11 @@ def lerp_values(start: np.ndarray, end: np.ndarray, weight: np.ndarray) -> np.nd
     """torch's ``lerp`` on arrays of its compute dtype: ``fma(w, end - start, start)`` for
     ``|w| < 0.5``, else ``fma(w - 1, end - start, end)`` (exact at ``w == 1``)."""
     diff = end - start
+    if np.ndim(weight) == 0:  # one weight: one of the two forms
+        w = np.asarray(weight, dtype=diff.dtype)
+        if np.abs(w) < 0.5:
+            return K.fma(np.broadcast_to(w, diff.shape), diff, start)
+        return K.fma(np.broadcast_to(w - 1, diff.shape), diff, end)
     weight = np.broadcast_to(weight, diff.shape)
     small = np.abs(weight) < 0.5
     return np.where(small, K.fma(weight, diff, start),
@@ -393,6 +413,10 @@ def _lerp(self: Tensor, end: Tensor, weight: Any, into: Tensor | None,
     _same_dtype(self, end, "end")
     common = self._dtype
     tensor_weight = isinstance(weight, Tensor)
+    if finish is finish_cpu and not tensor_weight \
+            and fast_inplace_operands(self, [self, end], into):
+        w = _scalar_value(weight, common)
+        return write_inplace(lambda s, e: lerp_values(s, e, w), self, [self, end])
     if tensor_weight and weight.dim() != 0:
         _same_dtype(self, weight, "weight")
     operands = [self, end, weight] if tensor_weight else [self, end]
@@ -411,6 +435,9 @@ def _addcmul(self: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any,
     """``self + value * tensor1 * tensor2`` in ``result_type``: floats as
     ``fma(value * tensor1, tensor2, self)``, integers wrapping."""
     operands = [self, tensor1, tensor2]
+    if finish is finish_cpu and fast_inplace_operands(self, operands, into):
+        c = _scalar_value(value, self._dtype)
+        return write_inplace(lambda s, a, b: K.fma(c * a, b, s), self, operands)
     common = result_type(*operands)
     shape = _prepare(operands, common, into)
     if common is dtypes.bool:
@@ -438,6 +465,9 @@ def _addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any,
     if not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
         raise RuntimeError(_ADDCDIV_INTEGERS)
     operands = [self, tensor1, tensor2]
+    if finish is finish_cpu and fast_inplace_operands(self, operands, into):
+        c = _scalar_value(value, self._dtype)
+        return write_inplace(lambda s, a, b: s + (c * a) / b, self, operands)
     common = result_type(*operands)
     shape = _prepare(operands, common, into)
     c = _scalar_value(value, common)

@@ -56,7 +56,7 @@ from . import broadcasting, factories, iterator, layout, out_arguments, pieces
 from ._casting import _HALF_TYPES, cast, checked_number, compute_dtype, number_array
 from ._ops import DispatchKey, aten
 from .device import CPU, META, common_device, device, wrong_device
-from .dtypes import dtype
+from .dtypes import dtype, float32, float64
 from .promotion import SCALAR_TYPE_NAMES, check_can_cast, is_number
 from .storage import UntypedStorage, no_data
 from .tensor import Tensor
@@ -148,9 +148,21 @@ def _device(operands: Sequence[Operand], self: Tensor | None = None) -> device:
     return where
 
 
+def _broadcast(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``values`` broadcast to ``shape``, a read-only view (a kernel never writes into an
+    operand's elements)."""
+    if values.shape != shape:
+        return np.broadcast_to(values, shape)
+    view = values.view()
+    view.flags.writeable = False
+    return view
+
+
 def _write(out: Tensor, values: np.ndarray) -> Tensor:
     """Step 5: cast to the output's dtype and store through its strides."""
-    out._elements()[...] = np.broadcast_to(cast(np.asarray(values), out._dtype), out._shape)
+    values = cast(np.asarray(values), out._dtype)
+    out._elements()[...] = (values if values.shape == out._shape
+                            else np.broadcast_to(values, out._shape))
     return out
 
 
@@ -163,11 +175,11 @@ def _compute(kernel: Kernel, operands: Sequence[Operand], common: dtype, shape: 
     rounded to the 16-bit type (``half_tensor * 0.1`` multiplies by ``0.1f``).
     """
     work = work or compute_dtype(common)
-    values = [np.broadcast_to(_values(x, common, work), shape) for x in operands]
+    values = [_broadcast(_values(x, common, work), shape) for x in operands]
     second = operands[-1]
     if exact_scalar and work is not common and is_single_value(second, common):
         raw = second._elements() if isinstance(second, Tensor) else number_array(second, work)
-        values[-1] = np.broadcast_to(cast(raw, work), shape)
+        values[-1] = _broadcast(cast(raw, work), shape)
     with np.errstate(all="ignore"):
         return kernel(*values)
 
@@ -445,6 +457,79 @@ def _fast_finish(kernel: Kernel, a: Tensor, b: Tensor) -> Tensor:
         values = np.asarray(kernel(a._elements(), b._elements()))
     adopted = _adopt(values, shape, stride, d)
     return adopted if adopted is not None else _write(_empty(shape, stride, d), values)
+
+
+#: the dtypes ``fast_binary`` takes
+_FAST_FLOATS = frozenset({float32, float64})
+
+
+def _exact_number(x: Any) -> builtins.bool:
+    """A Python float, or an int that float64 holds exactly (so that converting it to
+    float32 through float64 rounds once)."""
+    return type(x) is builtins.float or (type(x) is int and -(2**53) < x < 2**53)
+
+
+def fast_binary(kernel: Kernel, a: Operand, b: Operand, into: Tensor | None) -> Tensor | None:
+    """The common, easy cases of a binary op whose ``kernel`` is a NumPy ufunc (``add``,
+    ``sub``, ``mul`` with ``alpha == 1``, true ``div``), or None for the full path: ``a`` a
+    plain CPU float32/float64 tensor and ``b`` a Python number (which takes ``a``'s dtype:
+    nothing is promoted), out of place or in place (``into is a``); or in place with ``b`` a
+    CPU tensor of ``a``'s dtype and shape. In place, ``a`` must be dense without overlap,
+    and ``b`` may not share only some of its memory (torch's error, as on the full path)."""
+    if LOOP or type(a) is not Tensor or a._dtype not in _FAST_FLOATS \
+            or a._storage._device is not CPU:
+        return None
+    if _exact_number(b):
+        other: Any = a._dtype.numpy.type(b)
+    elif (into is not None and type(b) is Tensor and b._dtype is a._dtype
+          and b._shape == a._shape and b._storage._device is CPU):
+        iterator.assert_no_partial_overlap(a, b)
+        other = b._elements()
+    else:
+        return None
+    if into is None:
+        shape = a._shape
+        stride = output_strides([a, b], a._dtype, shape)
+        with np.errstate(all="ignore"):
+            values = np.asarray(kernel(a._elements(), other))
+        adopted = _adopt(values, shape, stride, a._dtype)
+        return adopted if adopted is not None else _write(_empty(shape, stride, a._dtype),
+                                                          values)
+    if not layout.is_non_overlapping_and_dense(a._shape, a._stride):
+        return None
+    elements = a._elements()
+    with np.errstate(all="ignore"):
+        elements[...] = kernel(elements, other)
+    return _bump(a)
+
+
+def fast_inplace_operands(self: Tensor, operands: Sequence[Operand],
+                          into: Tensor | None) -> builtins.bool:
+    """Can ``write_inplace`` take this in-place op (``into is self``) of several tensors:
+    ``self`` a plain CPU float32/float64 tensor, dense without overlap, and every operand a
+    CPU tensor of its dtype and shape (nothing promoted or broadcast)? Raises torch's error
+    where an operand shares only some of ``self``'s memory, as the full path does first."""
+    if LOOP or into is not self or type(self) is not Tensor or self._dtype not in _FAST_FLOATS \
+            or self._storage._device is not CPU \
+            or not layout.is_non_overlapping_and_dense(self._shape, self._stride):
+        return False
+    for x in operands:
+        if type(x) is not Tensor or x._dtype is not self._dtype or x._shape != self._shape \
+                or x._storage._device is not CPU:
+            return False
+    for x in operands:
+        if x is not self:
+            iterator.assert_no_partial_overlap(self, x)
+    return True
+
+
+def write_inplace(kernel: Kernel, self: Tensor, operands: Sequence[Tensor]) -> Tensor:
+    """Steps 4-5 for ``fast_inplace_operands``: ``kernel`` of the operands' elements,
+    written into ``self``, whose ``_version`` goes up by one."""
+    with np.errstate(all="ignore"):
+        values = kernel(*[x._elements() for x in operands])
+    self._elements()[...] = values
+    return _bump(self)
 
 
 def _adopt(values: np.ndarray, shape: tuple[int, ...], stride: tuple[int, ...],

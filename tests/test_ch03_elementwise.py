@@ -291,6 +291,37 @@ def test_inplace_op(name, specs, number, use_number):
         compare_op(INPLACE[name], target, other, ulps=ulps)
 
 
+#: in-place ops whose float32/float64 common case (operands of one dtype and shape, or a
+#: Python number) skips promotion and broadcasting in the reference (``elementwise.
+#: fast_binary`` and ``fast_inplace_operands``); each is checked against torch on every
+#: writable layout, so the short path and the full one answer alike
+FAST_INPLACE = {
+    "add_": lambda lib, a, b, c: a.add_(b),
+    "sub_ number": lambda lib, a, b, c: a.sub_(0.25),
+    "mul_": lambda lib, a, b, c: a.mul_(b),
+    "mul_ number": lambda lib, a, b, c: a.mul_(0.999),
+    "div_": lambda lib, a, b, c: a.div_(c),
+    "div number": lambda lib, a, b, c: a / 3,
+    "add_ int": lambda lib, a, b, c: a.add_(1),
+    "lerp_": lambda lib, a, b, c: a.lerp_(b, 0.1),
+    "lerp_ large weight": lambda lib, a, b, c: a.lerp_(b, 0.75),
+    "addcmul_": lambda lib, a, b, c: a.addcmul_(b, c, value=-0.001),
+    "addcdiv_": lambda lib, a, b, c: a.addcdiv_(b, c, value=0.3),
+    "addcdiv_ self": lambda lib, a, b, c: a.addcdiv_(a, c),
+}
+
+
+@pytest.mark.parametrize("name", list(FAST_INPLACE))
+@settings(max_examples=examples(20))
+@given(data=st.data(), dtype=st.sampled_from(["float32", "float64"]))
+def test_inplace_fast_path_of_one_dtype_and_shape(name, data, dtype):
+    shape = data.draw(shapes)
+    target = data.draw(tensors(dtypes=(dtype,), shape=shape, kinds=WRITABLE_KINDS))
+    b = data.draw(tensors(dtypes=(dtype,), shape=shape))
+    c = data.draw(tensors(dtypes=(dtype,), shape=shape))
+    compare_op(FAST_INPLACE[name], target, b, c, ulps=0)
+
+
 @pytest.mark.parametrize("name", list(INPLACE))
 def test_inplace_refusals(name):
     op = INPLACE[name]

@@ -154,13 +154,30 @@ def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
         return fused_multiply_add(x, y, z)
     p = x.astype(np.float64) * y.astype(np.float64)  # exact: 24 + 24 bits
     c = z.astype(np.float64)
-    s = p + c
+    s = np.asarray(p + c)
+    if x.dtype == np.float32:
+        # A float64 sum rounds to float32 as the exact sum would unless it lies exactly
+        # halfway between two float32 values (its 29 lowest bits 1000...0) or among
+        # float32's subnormals (|s| < 2**-125): only there is the sum rounded to odd.
+        bits = s.view(np.int64)
+        suspect = ((bits & 0x1FFFFFFF) == 0x10000000) | (np.abs(s) < 2.0**-125)
+        if not suspect.any():
+            return s.astype(np.float32)
+        p, c = np.broadcast_to(p, s.shape)[suspect], np.broadcast_to(c, s.shape)[suspect]
+        s = s.copy()
+        s[suspect] = _round_to_odd(p, c, p + c)
+        return s.astype(np.float32)
+    return _round_to_odd(p, c, s).astype(x.dtype)
+
+
+def _round_to_odd(p: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``s = p + c`` (float64) rounded to odd instead: where inexact with its last bit even,
+    one step towards the exact sum."""
     v = s - p
     error = (p - (s - v)) + (c - v)  # s + error == p + c exactly (Knuth's two-sum)
     even = (s.view(np.int64) & 1) == 0
     towards = np.where(error > 0, np.inf, -np.inf)
-    odd = np.where((error != 0) & even & np.isfinite(s), np.nextafter(s, towards), s)
-    return odd.astype(x.dtype)
+    return np.where((error != 0) & even & np.isfinite(s), np.nextafter(s, towards), s)
 
 
 def sign(a: np.ndarray) -> np.ndarray:

@@ -20,6 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import torch
+
 import reftensor
 from tests import strategies
 from tests.difftest import _values_equal, compare_op, describe, same_on_both
@@ -897,3 +899,23 @@ def test_the_loop_runs_only_on_small_outputs_and_only_where_asked(monkeypatch):
         x.neg()
         reftensor.arange(elementwise.LOOP_NUMEL) * 2  # too big: NumPy
     assert calls == [(elementwise.LOOP_NUMEL - 1,)] * 2
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0**-100, 2.0**-140, 2.0**100])
+def test_addcmul_rounds_once_at_float32_ties_and_subnormals(scale):
+    """``addcmul`` is one fused multiply-add in torch: ``x * y`` exactly halfway between two
+    float32 values plus a tiny ``z`` must round towards ``z``, and results among float32's
+    subnormals round once. reftensor's float32 fma sums in float64 and rounds to odd only
+    where a sum lands on such a tie or among the subnormals; both libraries give one bit
+    pattern for every element."""
+    rng = np.random.default_rng(0)
+    m = rng.integers(1 << 11, 1 << 12, 4000).astype(np.float32)
+    q = (2 * rng.integers(1 << 11, 1 << 12, 4000) + 1).astype(np.float32)
+    z = (rng.standard_normal(4000) * 2.0 ** rng.integers(-150, 0, 4000)).astype(np.float32)
+    z[::7] = 0.0
+    found = []
+    for lib in (torch, reftensor):
+        x = lib.tensor((m * np.float32(scale)).tolist(), dtype=lib.float32)
+        y, c = lib.tensor(q.tolist(), dtype=lib.float32), lib.tensor(z.tolist(), dtype=lib.float32)
+        found.append(np.array(lib.addcmul(c * scale, x, y).tolist(), dtype=np.float32))
+    assert found[0].view(np.int32).tolist() == found[1].view(np.int32).tolist()

@@ -17,10 +17,9 @@ import zlib
 import ml_dtypes
 import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import torch
 
 import reftensor
 from tests import strategies

@@ -158,9 +158,12 @@ def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     if x.dtype == np.float32:
         # A float64 sum rounds to float32 as the exact sum would unless it lies exactly
         # halfway between two float32 values (its 29 lowest bits 1000...0) or among
-        # float32's subnormals (|s| < 2**-125): only there is the sum rounded to odd.
+        # float32's subnormals (0 < |s| < 2**-125; a sum of 0 is exact): only there is the
+        # sum rounded to odd.
         bits = s.view(np.int64)
-        suspect = ((bits & 0x1FFFFFFF) == 0x10000000) | (np.abs(s) < 2.0**-125)
+        magnitude = bits & 0x7FFFFFFFFFFFFFFF
+        suspect = ((bits & 0x1FFFFFFF) == 0x10000000) | (
+            (magnitude != 0) & (magnitude < 0x3820000000000000))  # 2**-125's bits
         if not suspect.any():
             return s.astype(np.float32)
         p, c = np.broadcast_to(p, s.shape)[suspect], np.broadcast_to(c, s.shape)[suspect]

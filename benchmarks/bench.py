@@ -278,7 +278,7 @@ CASES = [
     Case("mlp_step", lambda s: "MLP forward + backward (x @ w1 + b1, relu, @ w2 + b2, MSE)",
          _mlp_step, 10.0),
     Case("adam_mlp_step", lambda s: "a 64-128-10 nn.Sequential's training step: zero_grad, "
-         "forward, MSE, backward, optim.Adam.step()", _adam_mlp_step, 10.0),
+         "forward, MSE, backward, optim.Adam.step()", _adam_mlp_step, 5.0),
     Case("epoch_0_workers", lambda s: f"one DataLoader epoch, {_epoch_samples(s):,}-sample "
          "TensorDataset, batch_size=64, shuffle=True, num_workers=0", _epoch(0), 3.0),
     Case("epoch_2_workers", lambda s: "the same epoch with num_workers=2 (two worker "

@@ -29,8 +29,10 @@ Worker tests start at most 2 workers and stay small: the machine has 2 cores.
 from __future__ import annotations
 
 import collections
+import contextlib
 import gc
 import hashlib
+import math
 import os
 import pickle
 import random
@@ -564,6 +566,120 @@ def test_pin_memory_without_an_accelerator_warns_and_changes_nothing():
                                                         pin_memory=True)))
     same_on_both(lambda lib, data: list(data.DataLoader(Squares(2), pin_memory=True,
                                                         pin_memory_device="cpu")))
+
+
+
+# ============================ the reference's shortcut for a TensorDataset's batches
+@contextlib.contextmanager
+def gathering(on: bool):
+    """The fetcher's route for a ``TensorDataset`` batched by ``default_collate``: one
+    ``take`` per tensor (``True``, the reference's) or sample by sample through ``collate``
+    (``False``, the student edition's)."""
+    from reftensor.utils.data import collate
+
+    saved = collate.GATHER
+    collate.GATHER = on
+    try:
+        yield
+    finally:
+        collate.GATHER = saved
+
+
+def gather_case_tensor(lib: Any, n: int, sizes: list[int], perm: list[int], step: int,
+                       expand: bool, dtype: str) -> Any:
+    """An ``(n, *sizes)`` tensor whose sample dims are laid out in the order ``perm`` (a
+    permutation that moves the last dim second gives channels-last-looking samples), every
+    ``step``-th row of a longer tensor, or one row expanded to ``n`` (stride 0)."""
+    rows = 1 if expand else n * step
+    stored = [sizes[p] for p in perm]
+    numel = rows * math.prod(stored)
+    t = lib.arange(numel).reshape(rows, *stored).to(getattr(lib, dtype))
+    t = t.permute(0, *[1 + perm.index(d) for d in range(len(sizes))])
+    return t.expand(n, *sizes) if expand else t[::step]
+
+
+@st.composite
+def gather_cases(draw):
+    n = draw(st.integers(1, 6))
+    sizes = draw(st.lists(st.integers(0, 3), max_size=4))
+    perm = draw(st.permutations(range(len(sizes))))
+    index = draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=8))
+    if draw(st.integers(0, 9)) == 0:  # a key out of range: t[i] raises, in both routes
+        index[draw(st.integers(0, len(index) - 1))] = draw(st.sampled_from([n, -n - 1]))
+    return dict(n=n, sizes=sizes, perm=list(perm), step=draw(st.sampled_from([1, 2])),
+                expand=draw(st.booleans()),
+                dtype=draw(st.sampled_from(["float32", "float64", "int64", "uint8", "bool",
+                                            "float16", "bfloat16"])),
+                index=index)
+
+
+@given(case=gather_cases())
+def test_gathered_batches_are_the_sample_by_sample_batches(case):
+    """The reference's ``gathered`` and the student edition's route (``t[i]`` per sample,
+    then the ``collate`` piece) give torch's batch: values, shape, strides, dtype,
+    ``_version``, storage size (or torch's IndexError), on generated layouts: permuted
+    sample dims (channels-last-looking ones too), every other row, a row expanded, empty
+    and size-1 dims, negative and repeated keys."""
+    index = case.pop("index")
+
+    def program(lib, data):
+        ds = data.TensorDataset(gather_case_tensor(lib, **case), lib.arange(case["n"]))
+        return list(data.DataLoader(ds, batch_sampler=[index]))
+
+    for on in (True, False):
+        with gathering(on):
+            same_on_both(program)
+
+
+@given(case=gather_cases())
+def test_gathered_batches_in_a_worker_are_collates(case):
+    """In a worker ``collate`` stacks into a new tensor (``_version`` 1, contiguous even for
+    channels-last-looking samples): ``gathered`` gives the same there."""
+    from reftensor.utils.data import fetch, worker
+
+    index = case.pop("index")
+    ds = reftensor.utils.data.TensorDataset(gather_case_tensor(reftensor, **case),
+                                            reftensor.arange(case["n"]))
+    saved = worker._worker_info
+    worker._worker_info = worker.WorkerInfo(id=0, num_workers=1, seed=0, dataset=ds)
+    try:
+        outcomes = []
+        for on in (True, False):
+            with gathering(on):
+                try:
+                    batch = fetch.MapDatasetFetcher(ds, True, reftensor.utils.data.
+                                                    default_collate, False).fetch(index)
+                    outcomes.append(plain(batch))
+                except IndexError as e:
+                    outcomes.append(("raised", str(e)))
+    finally:
+        worker._worker_info = saved
+    assert outcomes[0] == outcomes[1]
+
+
+def test_the_student_edition_runs_collate_for_a_tensor_dataset():
+    """``collate.GATHER`` is off exactly where ``collate`` is a stub (the student edition);
+    off, a loader over a ``TensorDataset`` runs ``collate`` for every batch; on, it does not
+    (and neither when the dataset, the collate function or the keys leave the shortcut)."""
+    from unittest import mock
+
+    from reftensor import pieces
+    from reftensor.utils.data import collate
+
+    data = reftensor.utils.data
+    assert collate.GATHER == (not pieces.stubbed(collate.collate))
+    ds = data.TensorDataset(reftensor.arange(10.0).reshape(5, 2), reftensor.arange(5))
+    for on, loader, calls in (
+            (False, data.DataLoader(ds, batch_size=2), 3),
+            (True, data.DataLoader(ds, batch_size=2), 0),
+            (True, data.DataLoader(data.Subset(ds, range(5)), batch_size=2), 3),
+            (True, data.DataLoader(ds, batch_size=2, collate_fn=lambda b: collate.collate(
+                b, collate_fn_map=collate.default_collate_fn_map)), 3),
+            (True, data.DataLoader(ds, batch_sampler=[(0, 1), [np.int64(2)]]), 2)):
+        with gathering(on), mock.patch.object(collate, "collate", wraps=collate.collate) as spy:
+            list(loader)
+        assert len([c for c in spy.call_args_list if len(c.args[0]) and isinstance(
+            c.args[0][0], tuple)]) == calls, (on, loader)
 
 
 # ============================================================== worker processes

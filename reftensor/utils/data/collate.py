@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes, factories
+from ... import dtypes, factories, pieces
 from ..._ops import aten
 from ...tensor import Tensor
 from . import worker
@@ -168,6 +168,13 @@ def collate(batch: Sequence[Any], *, collate_fn_map: CollateMap | None = None) -
             return [inner(samples) for samples in transposed]
     raise TypeError(default_collate_err_msg_format.format(kind))
     # END PIECE
+
+
+#: Does a loader over a ``TensorDataset`` with ``default_collate`` gather each batch in one
+#: NumPy ``take`` per tensor (``fetch.gathered``, the same batch)? Yes in the reference; no
+#: in the student edition, which fetches sample by sample and runs ``collate`` (the piece:
+#: the student's answer, or a published chapter's body). Asked once, here.
+GATHER = not pieces.stubbed(collate)
 
 
 def collate_tensor_fn(batch: Sequence[Tensor], *,

@@ -18,7 +18,9 @@ float32 and round the output once; ``mean`` and ``rstd`` of layer norm keep the 
 dtype (float32 when a float16/bfloat16 input has float32 parameters, as torch's mixed
 kernel). torch accumulates its sums in vector lanes and, for batch norm, in per-thread
 partial sums, an order that depends on the thread count; here the sums are NumPy's in
-float64 and rounded, so results are within a few ulps of torch's, not bit for bit. The
+float64 and rounded, so results are within a few ulps of torch's, not bit for bit. One
+exception: layer norm's input gradient (float32, float64) follows torch's order of every
+step, lanes included, because its terms cancel where a row is constant. The
 order of the elementwise steps is torch's (``(x - mean) * rstd * weight + bias``; batch
 norm as ``x * alpha + beta`` with ``alpha = invstd * weight``, ``beta = bias - mean *
 alpha``).
@@ -38,6 +40,7 @@ from ._layers import fma as _fma
 from ._layers import new_tensor, on_meta, values_of
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
+from .layout import channels_last
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor
 
@@ -135,6 +138,66 @@ def _native_layer_norm(input: Tensor, normalized_shape: list[int], weight: Tenso
             new_tensor(stat_shape, param, mean), new_tensor(stat_shape, param, rstd))
 
 
+#: elements of a float32 / float64 vector in torch's AVX2 kernels (32 bytes), the ones
+#: layer norm's backward runs on AVX2 and AVX512 machines alike
+_VECTOR_BYTES = 32
+
+
+def _row_sums(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Each row's ``sum(p * q)``, shape ``(M, N) -> (M, 1)``, in ``p``'s dtype and in the
+    order of torch's ``vec::map2_reduce_all`` (ATen/cpu/vec/functional_base.h) as built for
+    AVX2: a row shorter than a vector is summed left to right; a longer one in vector lanes
+    (lane ``j`` adds elements ``j, j + L, j + 2L, ...``; the compiler fuses the last, partial
+    vector's multiply-add), then the lanes pairwise (``((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7))``
+    for float32, left to right for float64's four)."""
+    lanes = _VECTOR_BYTES // p.dtype.itemsize
+    m, n = p.shape
+    if n < lanes:
+        terms = p * q
+        total = terms[:, 0].copy() if n else np.zeros(m, p.dtype)
+        for j in range(1, n):
+            total = total + terms[:, j]
+        return total[:, None]
+    acc = p[:, :lanes] * q[:, :lanes]
+    whole = n - n % lanes
+    for d in range(lanes, whole, lanes):
+        acc = acc + p[:, d:d + lanes] * q[:, d:d + lanes]
+    if whole < n:
+        acc = acc.copy()
+        acc[:, :n - whole] = _fma(p[:, whole:], q[:, whole:], acc[:, :n - whole])
+    if lanes == 8:
+        acc = acc[:, :4] + acc[:, 4:]
+        acc = acc[:, :2] + acc[:, 2:]
+        return acc[:, :1] + acc[:, 1:]
+    total = acc[:, 0]
+    for j in range(1, lanes):
+        total = total + acc[:, j]
+    return total[:, None]
+
+
+def _layer_norm_input_grad(x: np.ndarray, dy: np.ndarray, mean: np.ndarray, rstd: np.ndarray,
+                           gamma: np.ndarray | None) -> np.ndarray:
+    """dx of a float32/float64 layer norm, ``(M, N)``, bit for bit as torch's
+    ``layer_norm_backward_frame``: ``ds`` and ``db`` summed as :func:`_row_sums`, then
+    ``b = (db * mean - ds) * a * a * a / N`` and ``c = -b * mean - db * a / N`` (``a`` the
+    rstd), the first step of each fused, and ``dx = (a * dy * gamma + b * x) + c`` with
+    ``b * x`` fused into the sum. Where the terms cancel (a constant row: the exact gradient
+    is 0) torch's result is this rounding, so it is reproduced, not the exact value."""
+    n = x.shape[1]
+    with np.errstate(all="ignore"):
+        if gamma is None:
+            ds, db = _row_sums(dy, x), _row_sums(dy, np.ones_like(dy))
+            first = rstd * dy
+        else:
+            g = np.broadcast_to(gamma, x.shape)
+            ds, db = _row_sums(dy * x, g), _row_sums(dy, g)
+            first = rstd * dy * g
+        scale = x.dtype.type(1) / x.dtype.type(n) if n else x.dtype.type(math.inf)
+        b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
+        c = _fma(-b, mean, -(db * rstd * scale))
+        return _fma(np.broadcast_to(b, x.shape), x, first) + c
+
+
 def _native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shape: list[int],
                                 mean: Tensor, rstd: Tensor, weight: Tensor | None,
                                 bias: Tensor | None, output_mask: list[bool]) -> tuple[Any, ...]:
@@ -162,12 +225,19 @@ def _native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shap
     results: list[Any] = [None, None, None]
     with np.errstate(all="ignore"):
         if output_mask[0]:
-            ds = (dy * x * gamma).sum(axis=1, keepdims=True).astype(work).astype(np.float64)
-            db = (dy * gamma).sum(axis=1, keepdims=True).astype(work).astype(np.float64)
-            scale = 1.0 / n if n else math.inf
-            b = (db * mu - ds) * a * a * a * scale
-            c = -b * mu - db * a * scale
-            results[0] = new_tensor(input._shape, input._dtype, a * dy * gamma + b * x + c)
+            if work in (np.float32, np.float64) and (weight is None
+                                                      or weight._dtype is input._dtype):
+                values = _layer_norm_input_grad(x.astype(work), dy.astype(work), mu.astype(work),
+                                                a.astype(work), None if weight is None
+                                                else gamma.astype(work))
+            else:  # float16/bfloat16: in float64, rounded once
+                ds = (dy * x * gamma).sum(axis=1, keepdims=True).astype(work).astype(np.float64)
+                db = (dy * gamma).sum(axis=1, keepdims=True).astype(work).astype(np.float64)
+                scale = 1.0 / n if n else math.inf
+                b = (db * mu - ds) * a * a * a * scale
+                c = -b * mu - db * a * scale
+                values = a * dy * gamma + b * x + c
+            results[0] = new_tensor(input._shape, input._dtype, values)
         if output_mask[1]:
             # torch: ``dy * (a * x + b)`` with ``b = -a * mean``, the inner step fused
             aw, xw = a.astype(work), x.astype(work)
@@ -353,15 +423,21 @@ def _weight_as_read(weight: Tensor, input: Tensor, grad_out: Tensor,
                     save_mean: Tensor | None, save_invstd: Tensor | None,
                     running_mean: Tensor | None, running_var: Tensor | None,
                     train: bool) -> Tensor:
-    """The weight as torch's backward reads it: its contiguous kernel (input, gradient and
-    the statistics it uses contiguous) reads ``weight``'s ``C`` elements one after another
-    from its first, whatever its strides (a weight of stride 2 is read as its storage's
-    next ``C`` elements); the other path follows the strides. (A weight whose storage ends
-    before that reads past it in torch; here the strides are followed then.)"""
+    """The weight as torch's backward reads it. Its contiguous kernel (input, gradient and
+    the statistics it uses contiguous), where it walks channels innermost (one value per
+    channel and sample, ``(N, C)`` or ``(N, C, 1, ...)``, or a channels-last input), reads
+    ``weight``'s ``C`` elements one after another from its first, whatever its strides (a
+    weight of stride 2 is read as its storage's next ``C`` elements); every other path
+    follows the strides. (A weight whose storage ends before that reads past it in torch;
+    here the strides are followed then.)"""
     stats = (save_mean, save_invstd) if train else (running_mean, running_var)
-    if not (input.is_contiguous() and grad_out.is_contiguous()
-            and all(t is None or t.is_contiguous() for t in stats)) \
-            or weight.is_contiguous():
+    channels_inner = (math.prod(input._shape[2:]) == 1
+                      and input.is_contiguous() and grad_out.is_contiguous()) or (
+        input.dim() == 4 and not input.is_contiguous()
+        and input.is_contiguous(memory_format=channels_last)
+        and grad_out.is_contiguous(memory_format=channels_last))
+    if not channels_inner or weight.is_contiguous() \
+            or not all(t is None or t.is_contiguous() for t in stats):
         return weight
     c = weight._shape[0]
     if weight._storage_offset + c > weight._storage.nbytes() // weight._dtype.itemsize:

@@ -9,6 +9,7 @@ written down here.
 
 from __future__ import annotations
 
+import math
 import struct
 from typing import Any
 
@@ -186,3 +187,75 @@ def test_embedding_with_padding_idx_forward_and_gradient(seed):
     assert _bits(ry) == _bits(ty)
     assert _close(rg, tg)
     assert rg[1].tolist() == tg[1].tolist() == [0.0, 0.0, 0.0]  # the padding row: no gradient
+
+
+# ------------------------------------------------------------------ erfinv (nn.init's)
+def _erfinv_inputs(dtype: Any) -> Any:
+    """Many values of erfinv's domain and edges: uniform in (-1, 1), within 1e-3 of ±1,
+    within 1e-3 .. 1e-15 of -1, tiny ones, and ±0, ±1, beyond 1, inf and nan."""
+    rng = np.random.default_rng(0)
+    values = np.concatenate([
+        rng.uniform(-1, 1, 20000), 1 - rng.uniform(0, 1e-3, 2000),
+        -1 + 10.0 ** -rng.uniform(3, 15, 2000), 10.0 ** -rng.uniform(1, 300, 500),
+        [0.0, -0.0, 1, -1, 1.5, -2, np.nan, np.inf, -np.inf, 0.7, -0.7, 0.5, -0.5]])
+    return torch.from_numpy(values).to(dtype)
+
+
+def _ulps_apart(a: Any, b: Any) -> int:
+    """The largest distance in ulps of two float tensors' values (nan equal to nan; a
+    signed zero differing from the other zero counts as 1)."""
+    width = {torch.float64: torch.int64, torch.float32: torch.int32}.get(a.dtype, torch.int16)
+    ints = [t.view(width).to(torch.int64) for t in (a, b)]
+    low = torch.iinfo(width).min
+    ordered = [torch.where(i < 0, low - i - 1, i) for i in ints]  # -0.0 one below +0.0
+    apart = (ordered[0] - ordered[1]).abs()
+    both_nan = a.isnan() & b.isnan()
+    return int(torch.where(both_nan, 0, apart).max())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_erfinv_of_every_16_bit_value_is_torchs(dtype):
+    """float16 and bfloat16: torch's calc_erfinv in float32, bit for bit, every value."""
+    bits = torch.arange(-(2**15), 2**15, dtype=torch.int32).to(torch.int16)
+    x = bits.view(getattr(torch, dtype))
+    ours = reftensor.tensor(x.view(torch.int16).tolist(), dtype=reftensor.int16).view(
+        getattr(reftensor, dtype)).erfinv()
+    theirs = torch.erfinv(x)
+    ours_bits = torch.tensor(ours.view(reftensor.int16).tolist(), dtype=torch.int16)
+    same = ours_bits == theirs.view(torch.int16)
+    # torch's float32 -> bfloat16 conversion writes every nan as 0xffff (as for any op)
+    assert bool((same | (theirs.isnan() & ours_bits.view(x.dtype).isnan())).all())
+    if dtype == "float16":
+        assert bool(same.all())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_erfinv_is_within_an_ulp_of_torchs(dtype):
+    """float32 and float64 (torch: MKL's ErfInv): at most 1 ulp apart on 24,500 values;
+    ±1 give ±inf, beyond ±1 nan, -0.0 stays -0.0 (bit for bit there)."""
+    x = _erfinv_inputs(getattr(torch, dtype))
+    theirs = torch.erfinv(x)
+    ours = reftensor.tensor(x.tolist(), dtype=getattr(reftensor, dtype)).erfinv()
+    ours_torch = torch.tensor(ours.tolist(), dtype=x.dtype)
+    assert _ulps_apart(ours_torch, theirs) <= 1
+    edges = (x.abs() >= 1) | (x == 0) | x.isnan()
+    assert _ulps_apart(ours_torch[edges], theirs[edges]) == 0
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64"])
+def test_erfinv_of_integers_is_the_default_float_dtype(dtype):
+    values = [0, 1] if dtype == "bool" else [0, 1, 2] if dtype == "uint8" else [-2, -1, 0, 1]
+    results = [lib.erfinv(lib.tensor(values, dtype=getattr(lib, dtype))) for lib in LIBS]
+    assert [str(r.dtype).split(".")[-1] for r in results] == ["float32", "float32"]
+    assert _bits(results[0]) == _bits(results[1])  # the nan beyond ±1 with its sign bit
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_erfinv_nans_keep_torchs_sign_bits(dtype):
+    """Beyond ±1: float32 a nan with the sign bit set (MKL's), float16 and float64 without;
+    a nan input comes back as it is, sign included."""
+    values = [2.0, -2.0, math.inf, -math.inf, math.nan, -math.nan]
+    width = {"float16": "int16", "float32": "int32", "float64": "int64"}[dtype]
+    results = [lib.erfinv(lib.tensor(values, dtype=getattr(lib, dtype)))
+               .view(getattr(lib, width)).tolist() for lib in LIBS]
+    assert results[0] == results[1]

@@ -134,6 +134,12 @@ def reciprocal_backward(grad: Tensor, result: Tensor) -> Tensor:
     return -grad * (result * result)
 
 
+def erfinv_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dy erfinv y = sqrt(pi) / 2 * exp(erfinv(y)**2): torch's ``0.5 * sqrt(M_PI) *
+    exp(self.erfinv().pow(2)) * grad``, in that order (the constant is one double)."""
+    return 0.5 * math.sqrt(math.pi) * self.erfinv().pow(2).exp() * grad
+
+
 def flip_backward(grad: Tensor, dims: tuple[int, ...]) -> Tensor:
     """Flipping is its own inverse."""
     return grad.flip(dims)
@@ -1044,6 +1050,8 @@ DERIVATIVES: list[Derivative] = [
         self=sigmoid_backward),
     row("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", ("result",),
         self=reciprocal_backward),
+    row("erfinv(Tensor self) -> Tensor", "ErfinvBackward0", ("self",),
+        self=erfinv_backward),
     row("flip(Tensor self, int[] dims) -> Tensor", "FlipBackward0", ("dims",),
         self=flip_backward),
     row("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "AddBackward0",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import struct
+import warnings
 from typing import Any
 
 import numpy as np
@@ -259,3 +260,66 @@ def test_erfinv_nans_keep_torchs_sign_bits(dtype):
     results = [lib.erfinv(lib.tensor(values, dtype=getattr(lib, dtype)))
                .view(getattr(lib, width)).tolist() for lib in LIBS]
     assert results[0] == results[1]
+
+
+# ------------------------------------------------------------------ nn.init.trunc_normal_
+#: (mean, std, a, b): the normal's mass in [a, b] above 0.3 (normal_, redraws outside) and
+#: at most 0.3 (rejection from uniform_ candidates), a mean outside [a, b] (warns), an
+#: interval in one tail, a narrow one
+TRUNC_CASES = [(0.0, 1.0, -2.0, 2.0), (0.3, 0.5, -0.2, 0.9), (0.0, 0.02, -0.04, 0.04),
+               (3.0, 0.5, -0.2, 0.9), (0.0, 1.0, 1.5, 4.0), (-1.0, 2.0, -1.1, -0.9),
+               (0.0, 1.0, -0.1, 0.1), (2.0, 0.1, 0.0, 5.0)]
+
+
+def _trunc_normal(lib: Any, seed: int, shape: tuple[int, ...], dtype: str,
+                  case: tuple[float, float, float, float], own_generator: bool) -> Any:
+    mean, std, a, b = case
+    lib.manual_seed(seed + 100)
+    generator = lib.Generator().manual_seed(seed) if own_generator else None
+    if not own_generator:
+        lib.manual_seed(seed)
+    weight = lib.nn.Parameter(lib.empty(shape, dtype=getattr(lib, dtype)))
+    with pytest.warns(UserWarning) if (mean < a - 2 * std or mean > b + 2 * std) else \
+            _no_warning():
+        out = lib.nn.init.trunc_normal_(weight, mean, std, a, b, generator=generator)
+    assert out is weight and weight.requires_grad and weight.grad_fn is None
+    after = (generator or lib.default_generator).get_state()
+    values = weight.detach().to(lib.float64).reshape(-1).tolist()
+    return values, bytes(after.tolist()), weight._version
+
+
+class _no_warning:
+    def __enter__(self) -> None:
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc: Any) -> None:
+        self._catch.__exit__(*exc)
+
+
+@pytest.mark.parametrize("case", TRUNC_CASES, ids=str)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_trunc_normal_is_torchs_draw_for_draw(case, seed):
+    """Values bit for bit (compared as float64), the generator's state after the call, and
+    the version counter (one per in-place step torch takes), for several shapes and
+    dtypes, with the default generator and with one of its own."""
+    for shape, dtype, own in (((7, 5), "float32", False), ((300,), "float32", True),
+                              ((4, 3, 2), "float64", False), ((33,), "float16", True),
+                              ((2, 17), "bfloat16", False)):
+        ours, theirs = (_trunc_normal(lib, seed, shape, dtype, case, own)
+                        for lib in (reftensor, torch))
+        assert ours[0] == theirs[0], (shape, dtype)
+        assert ours[1] == theirs[1], (shape, dtype)
+        assert ours[2] == theirs[2], (shape, dtype)
+        lo, hi = case[2], case[3]
+        assert all(lo - 1e-2 <= v <= hi + 1e-2 for v in ours[0])
+
+
+def test_trunc_normal_of_a_meta_tensor_draws_nothing():
+    for lib in LIBS:
+        lib.manual_seed(0)
+        before = lib.default_generator.get_state().tolist()
+        t = lib.empty(3, 4, device="meta")
+        assert lib.nn.init.trunc_normal_(t) is t
+        assert lib.default_generator.get_state().tolist() == before

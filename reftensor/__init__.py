@@ -108,6 +108,9 @@ from .autograd import variable_type  # noqa: E402, F401
 # the random factories, ``rand``, ``normal``, ..., are the op table's; here the generators).
 # isort: split
 from . import activation, gelu, lookup, loss, nn, normalization, optim, trilinear  # noqa: E402, F401
+
+# isort: split
+from . import special_functions  # noqa: E402, F401  (erfinv: chapter 6)
 from .random.generator import (  # noqa: E402
     Generator,
     default_generator,

@@ -9,7 +9,9 @@ written down here.
 
 from __future__ import annotations
 
+import math
 import struct
+import warnings
 from typing import Any
 
 import numpy as np
@@ -186,3 +188,138 @@ def test_embedding_with_padding_idx_forward_and_gradient(seed):
     assert _bits(ry) == _bits(ty)
     assert _close(rg, tg)
     assert rg[1].tolist() == tg[1].tolist() == [0.0, 0.0, 0.0]  # the padding row: no gradient
+
+
+# ------------------------------------------------------------------ erfinv (nn.init's)
+def _erfinv_inputs(dtype: Any) -> Any:
+    """Many values of erfinv's domain and edges: uniform in (-1, 1), within 1e-3 of ±1,
+    within 1e-3 .. 1e-15 of -1, tiny ones, and ±0, ±1, beyond 1, inf and nan."""
+    rng = np.random.default_rng(0)
+    values = np.concatenate([
+        rng.uniform(-1, 1, 20000), 1 - rng.uniform(0, 1e-3, 2000),
+        -1 + 10.0 ** -rng.uniform(3, 15, 2000), 10.0 ** -rng.uniform(1, 300, 500),
+        [0.0, -0.0, 1, -1, 1.5, -2, np.nan, np.inf, -np.inf, 0.7, -0.7, 0.5, -0.5]])
+    return torch.from_numpy(values).to(dtype)
+
+
+def _ulps_apart(a: Any, b: Any) -> int:
+    """The largest distance in ulps of two float tensors' values (nan equal to nan; a
+    signed zero differing from the other zero counts as 1)."""
+    width = {torch.float64: torch.int64, torch.float32: torch.int32}.get(a.dtype, torch.int16)
+    ints = [t.view(width).to(torch.int64) for t in (a, b)]
+    low = torch.iinfo(width).min
+    ordered = [torch.where(i < 0, low - i - 1, i) for i in ints]  # -0.0 one below +0.0
+    apart = (ordered[0] - ordered[1]).abs()
+    both_nan = a.isnan() & b.isnan()
+    return int(torch.where(both_nan, 0, apart).max())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_erfinv_of_every_16_bit_value_is_torchs(dtype):
+    """float16 and bfloat16: torch's calc_erfinv in float32, bit for bit, every value."""
+    bits = torch.arange(-(2**15), 2**15, dtype=torch.int32).to(torch.int16)
+    x = bits.view(getattr(torch, dtype))
+    ours = reftensor.tensor(x.view(torch.int16).tolist(), dtype=reftensor.int16).view(
+        getattr(reftensor, dtype)).erfinv()
+    theirs = torch.erfinv(x)
+    ours_bits = torch.tensor(ours.view(reftensor.int16).tolist(), dtype=torch.int16)
+    same = ours_bits == theirs.view(torch.int16)
+    # torch's float32 -> bfloat16 conversion writes every nan as 0xffff (as for any op)
+    assert bool((same | (theirs.isnan() & ours_bits.view(x.dtype).isnan())).all())
+    if dtype == "float16":
+        assert bool(same.all())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_erfinv_is_within_an_ulp_of_torchs(dtype):
+    """float32 and float64 (torch: MKL's ErfInv): at most 1 ulp apart on 24,500 values;
+    ±1 give ±inf, beyond ±1 nan, -0.0 stays -0.0 (bit for bit there)."""
+    x = _erfinv_inputs(getattr(torch, dtype))
+    theirs = torch.erfinv(x)
+    ours = reftensor.tensor(x.tolist(), dtype=getattr(reftensor, dtype)).erfinv()
+    ours_torch = torch.tensor(ours.tolist(), dtype=x.dtype)
+    assert _ulps_apart(ours_torch, theirs) <= 1
+    edges = (x.abs() >= 1) | (x == 0) | x.isnan()
+    assert _ulps_apart(ours_torch[edges], theirs[edges]) == 0
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64"])
+def test_erfinv_of_integers_is_the_default_float_dtype(dtype):
+    values = [0, 1] if dtype == "bool" else [0, 1, 2] if dtype == "uint8" else [-2, -1, 0, 1]
+    results = [lib.erfinv(lib.tensor(values, dtype=getattr(lib, dtype))) for lib in LIBS]
+    assert [str(r.dtype).split(".")[-1] for r in results] == ["float32", "float32"]
+    assert _bits(results[0]) == _bits(results[1])  # the nan beyond ±1 with its sign bit
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_erfinv_nans_keep_torchs_sign_bits(dtype):
+    """Beyond ±1: float32 a nan with the sign bit set (MKL's), float16 and float64 without;
+    a nan input comes back as it is, sign included."""
+    values = [2.0, -2.0, math.inf, -math.inf, math.nan, -math.nan]
+    width = {"float16": "int16", "float32": "int32", "float64": "int64"}[dtype]
+    results = [lib.erfinv(lib.tensor(values, dtype=getattr(lib, dtype)))
+               .view(getattr(lib, width)).tolist() for lib in LIBS]
+    assert results[0] == results[1]
+
+
+# ------------------------------------------------------------------ nn.init.trunc_normal_
+#: (mean, std, a, b): the normal's mass in [a, b] above 0.3 (normal_, redraws outside) and
+#: at most 0.3 (rejection from uniform_ candidates), a mean outside [a, b] (warns), an
+#: interval in one tail, a narrow one
+TRUNC_CASES = [(0.0, 1.0, -2.0, 2.0), (0.3, 0.5, -0.2, 0.9), (0.0, 0.02, -0.04, 0.04),
+               (3.0, 0.5, -0.2, 0.9), (0.0, 1.0, 1.5, 4.0), (-1.0, 2.0, -1.1, -0.9),
+               (0.0, 1.0, -0.1, 0.1), (2.0, 0.1, 0.0, 5.0)]
+
+
+def _trunc_normal(lib: Any, seed: int, shape: tuple[int, ...], dtype: str,
+                  case: tuple[float, float, float, float], own_generator: bool) -> Any:
+    mean, std, a, b = case
+    lib.manual_seed(seed + 100)
+    generator = lib.Generator().manual_seed(seed) if own_generator else None
+    if not own_generator:
+        lib.manual_seed(seed)
+    weight = lib.nn.Parameter(lib.empty(shape, dtype=getattr(lib, dtype)))
+    with pytest.warns(UserWarning) if (mean < a - 2 * std or mean > b + 2 * std) else \
+            _no_warning():
+        out = lib.nn.init.trunc_normal_(weight, mean, std, a, b, generator=generator)
+    assert out is weight and weight.requires_grad and weight.grad_fn is None
+    after = (generator or lib.default_generator).get_state()
+    values = weight.detach().to(lib.float64).reshape(-1).tolist()
+    return values, bytes(after.tolist()), weight._version
+
+
+class _no_warning:
+    def __enter__(self) -> None:
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc: Any) -> None:
+        self._catch.__exit__(*exc)
+
+
+@pytest.mark.parametrize("case", TRUNC_CASES, ids=str)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_trunc_normal_is_torchs_draw_for_draw(case, seed):
+    """Values bit for bit (compared as float64), the generator's state after the call, and
+    the version counter (one per in-place step torch takes), for several shapes and
+    dtypes, with the default generator and with one of its own."""
+    for shape, dtype, own in (((7, 5), "float32", False), ((300,), "float32", True),
+                              ((4, 3, 2), "float64", False), ((33,), "float16", True),
+                              ((2, 17), "bfloat16", False)):
+        ours, theirs = (_trunc_normal(lib, seed, shape, dtype, case, own)
+                        for lib in (reftensor, torch))
+        assert ours[0] == theirs[0], (shape, dtype)
+        assert ours[1] == theirs[1], (shape, dtype)
+        assert ours[2] == theirs[2], (shape, dtype)
+        lo, hi = case[2], case[3]
+        assert all(lo - 1e-2 <= v <= hi + 1e-2 for v in ours[0])
+
+
+def test_trunc_normal_of_a_meta_tensor_draws_nothing():
+    for lib in LIBS:
+        lib.manual_seed(0)
+        before = lib.default_generator.get_state().tolist()
+        t = lib.empty(3, 4, device="meta")
+        assert lib.nn.init.trunc_normal_(t) is t
+        assert lib.default_generator.get_state().tolist() == before

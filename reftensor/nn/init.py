@@ -13,12 +13,14 @@ import math
 import warnings
 from typing import Any
 
+from .. import factories
+from .._ops import aten
 from ..autograd import no_grad
 from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
-           "kaiming_bound"]
+           "kaiming_bound", "trunc_normal_"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d")
@@ -207,3 +209,77 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     return normal_(tensor, 0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def _norm_cdf(x: float) -> float:
+    """The standard normal's CDF, ``(1 + erf(x / sqrt(2))) / 2``, in Python floats."""
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _log_pdf_minus_peak(candidates: Tensor, mean: float, std: float,
+                        log_peak: float) -> Tensor:
+    """In place: ``-0.5 * ((candidates - mean) / std) ** 2 - log_peak``, torch's steps."""
+    return candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Any = None) -> Tensor:
+    """Fill ``tensor`` from N(mean, std**2) truncated to ``[a, b]``
+    (``torch.nn.init.trunc_normal_``, torch 2.13's algorithm, draw for draw); returns it.
+
+    ``p``, the normal's mass inside ``[a, b]``, picks the method:
+
+    * ``p > 0.3``: ``normal_`` the whole tensor, then redraw (a fresh ``normal_`` of a
+      whole tensor, kept where a value is outside) until every value lies in ``[a, b]``,
+      the bounds read in the tensor's dtype;
+    * else rejection from the uniform: ``uniform_(a, b)`` candidates, each accepted when
+      ``log(u) <= -0.5 ((x - mean) / std)**2 - log_peak`` for a fresh ``uniform_``
+      ``u`` (``log_peak``: the same at ``clamp(mean, a, b)``); the pending ones draw
+      again, whole tensors each round.
+
+    The same seed gives torch's values and leaves the generator where torch's is
+    (``uniform_``, ``normal_`` and ``log_`` as chapter 8 and chapter 3 compute them: a
+    ``log`` one ulp from torch's could flip an acceptance that is a tie to the ulp).
+    Nothing is drawn for a tensor on the meta device. Warns (UserWarning) when ``mean``
+    is more than ``2 * std`` outside ``[a, b]``.
+    """
+    if tensor.is_meta:
+        return tensor
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        p = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
+        if p > 0.3:
+            low = factories.tensor(a, dtype=tensor.dtype).item()
+            high = factories.tensor(b, dtype=tensor.dtype).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < low) | (result > high)
+                if not outside.any():
+                    break
+                fresh = aten.empty_like(result).normal_(mean, std, generator=generator)
+                result = aten.where(outside, fresh, result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        candidates, accept = aten.empty_like(tensor), aten.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        _log_pdf_minus_peak(candidates, mean, std, log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        if not pending.any():
+            return tensor
+        result = tensor
+        while True:
+            candidates.uniform_(a, b, generator=generator)
+            result = aten.where(pending, candidates, result)
+            _log_pdf_minus_peak(candidates, mean, std, log_peak)
+            pending = aten.where(pending,
+                                 accept.uniform_(generator=generator).log_().gt(candidates),
+                                 pending)
+            if not pending.any():
+                break
+        tensor.copy_(result)
+        return tensor

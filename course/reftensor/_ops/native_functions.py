@@ -872,6 +872,16 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``(x - max) - log(sum(exp(x - max)))`` (``_log_softmax``, "
                 "``LogSoftmaxBackward0``), never as ``log(softmax(x))``; ``dtype`` as "
                 "``softmax``'s.\n\nRaises as ``softmax``."),
+    # ---------------------------------------------------------- erfinv (chapter 6)
+    declare("erfinv(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+            out=("erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The inverse error function (``torch.erfinv``): the ``x`` with ``erf(x) == "
+                "input``; ``±inf`` at ``±1``, nan for ``|input| > 1``, ``-0.0`` at ``-0.0``. "
+                "Integer and bool inputs give the default float dtype. float16 and bfloat16 "
+                "as torch's ``calc_erfinv`` in float32 (a rational first guess, two Newton "
+                "steps), bit for bit; float32 and float64 within 1 ulp of torch's (MKL's "
+                "ErfInv there).\n\nRaises RuntimeError in place into an integer or bool "
+                "tensor, or into an ``out=`` of an integer dtype."),
     # ---------------------------------------------------------- where and clamp (chapter 3)
     declare("where(Tensor condition) -> Tensor[]",
             "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",

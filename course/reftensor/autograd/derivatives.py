@@ -32,6 +32,7 @@ from .._ops.state import state as dispatch_state
 from ..device import CPU, META
 from ..tensor import Tensor, wrap_dim
 from .functions.views import as_strided_backward, picked_backward
+from .grad_mode import no_grad as _no_grad
 
 __all__ = ["Derivative", "DERIVATIVES"]
 
@@ -132,6 +133,12 @@ def reciprocal_backward(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx 1/x = -1/x**2 = -result**2 (in torch's order: the gradient is laid out like
     ``-grad``)."""
     return -grad * (result * result)
+
+
+def erfinv_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dy erfinv y = sqrt(pi) / 2 * exp(erfinv(y)**2): torch's ``0.5 * sqrt(M_PI) *
+    exp(self.erfinv().pow(2)) * grad``, in that order (the constant is one double)."""
+    return 0.5 * math.sqrt(math.pi) * self.erfinv().pow(2).exp() * grad
 
 
 def flip_backward(grad: Tensor, dims: tuple[int, ...]) -> Tensor:
@@ -1044,6 +1051,8 @@ DERIVATIVES: list[Derivative] = [
         self=sigmoid_backward),
     row("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", ("result",),
         self=reciprocal_backward),
+    row("erfinv(Tensor self) -> Tensor", "ErfinvBackward0", ("self",),
+        self=erfinv_backward),
     row("flip(Tensor self, int[] dims) -> Tensor", "FlipBackward0", ("dims",),
         self=flip_backward),
     row("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "AddBackward0",
@@ -1406,8 +1415,14 @@ def _scaled(t: Tensor, weight: Any, reduction: int, numel: int, in_place: bool) 
     if weight is not None:
         t = t.mul_(weight) if in_place else t * weight
     if reduction == _MEAN:
-        t = t.div_(numel) if in_place else t / numel
+        t = _over(t, numel, in_place)
     return t
+
+
+def _over(t: Tensor, numel: int, in_place: bool) -> Tensor:
+    """``t / numel`` as torch's C++ formulas divide by ``sym_numel()``: ``div.Scalar``
+    (``DivBackward1`` when recorded), in place or not."""
+    return t.div_(numel) if in_place else aten.div.Scalar.call(t, numel)
 
 
 def binary_cross_entropy_target_backward(grad: Tensor, self: Tensor, target: Tensor,
@@ -1419,6 +1434,57 @@ def binary_cross_entropy_target_backward(grad: Tensor, self: Tensor, target: Ten
     logit = (self / (1 - self)).log()
     grad_target = logit.neg_().mul_(grad) if in_place else -logit * grad
     return _scaled(grad_target, weight, reduction, target.numel(), in_place)
+
+
+_BCE_EPS = 1e-12  # torch's eps in binary_cross_entropy's double backward
+
+
+def binary_cross_entropy_backward_self_backward(grad: Tensor, grad_output: Tensor,
+                                                self: Tensor, target: Tensor, weight: Any,
+                                                reduction: int) -> Tensor:
+    """torch's ``binary_cross_entropy_double_backward``: ``(x * x - 2 * x * t + t) / ((x +
+    eps)**2 * (1 - x + eps)**2)``, times ``grad * grad_output`` (and ``weight``), over
+    ``numel`` for a mean (eps 1e-12)."""
+    in_place = _in_place()
+    x = self
+    numerator = x * x - 2 * x * target + target
+    g = numerator / ((x + _BCE_EPS).pow(2) * (1 - x + _BCE_EPS).pow(2))
+    g = g.mul_(grad * grad_output) if in_place else g * (grad * grad_output)
+    if weight is not None:
+        g = g.mul_(weight) if in_place else g * weight
+    return aten.div.Scalar.call(g, x.numel()) if reduction == _MEAN else g
+
+
+def binary_cross_entropy_backward_target_backward(grad: Tensor, grad_output: Tensor,
+                                                  self: Tensor, target: Tensor, weight: Any,
+                                                  reduction: int) -> Tensor:
+    """torch's ``binary_cross_entropy_double_backward_target``: ``-grad * grad_output``
+    (times ``weight``) over ``max((1 - x) * x, 1e-12)`` (the clamp not recorded), over
+    ``numel`` for a mean."""
+    in_place = _in_place()
+    g = -grad * grad_output
+    if weight is not None:
+        g = g.mul_(weight) if in_place else g * weight
+    denominator = (1 - self).mul_(self) if in_place else (1 - self) * self
+    with _no_grad():
+        denominator.clamp_min_(_BCE_EPS)
+    g = g.div_(denominator) if in_place else g / denominator
+    return _over(g, target.numel(), in_place) if reduction == _MEAN else g
+
+
+def binary_cross_entropy_backward_grad_output_backward(grad: Tensor, self: Tensor,
+                                                       target: Tensor, weight: Any,
+                                                       reduction: int) -> Tensor:
+    """torch's ``binary_cross_entropy_double_backward_grad_output``: ``(x - t) / ((x + eps)
+    * (1 - x + eps))`` times ``grad`` (and ``weight``), over ``numel`` for a mean (eps
+    1e-12; the sum over a reduced ``grad_output``'s shape is the engine's)."""
+    in_place = _in_place()
+    x = self
+    g = (x - target) / ((x + _BCE_EPS) * (1 - x + _BCE_EPS))
+    g = g.mul_(grad) if in_place else g * grad
+    if weight is not None:
+        g = g.mul_(weight) if in_place else g * weight
+    return aten.div.Scalar.call(g, x.numel()) if reduction == _MEAN else g
 
 
 def binary_cross_entropy_with_logits_self_backward(grad: Tensor, self: Tensor, target: Tensor,
@@ -1486,6 +1552,14 @@ DERIVATIVES += [
         "reduction=Mean) -> Tensor", "BinaryCrossEntropyBackward0",
         ("self", "target", "weight", "reduction"), no_grad_arguments=("weight",),
         self=binary_cross_entropy_self_backward, target=binary_cross_entropy_target_backward),
+    row("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
+        "Tensor? weight=None, int reduction=Mean) -> Tensor",
+        "BinaryCrossEntropyBackwardBackward0",
+        ("grad_output", "self", "target", "weight", "reduction"),
+        no_grad_arguments=("weight",),
+        grad_output=binary_cross_entropy_backward_grad_output_backward,
+        self=binary_cross_entropy_backward_self_backward,
+        target=binary_cross_entropy_backward_target_backward),
     row("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
         "Tensor? pos_weight=None, int reduction=Mean) -> Tensor",
         "BinaryCrossEntropyWithLogitsBackward0",

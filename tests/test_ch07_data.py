@@ -635,13 +635,13 @@ def test_gathered_batches_are_the_sample_by_sample_batches(case):
 def test_gathered_batches_in_a_worker_are_collates(case):
     """In a worker ``collate`` stacks into a new tensor (``_version`` 1, contiguous even for
     channels-last-looking samples): ``gathered`` gives the same there."""
-    from reftensor.utils.data import fetch, worker
+    from reftensor.utils.data import fetch, worker_info
 
     index = case.pop("index")
     ds = reftensor.utils.data.TensorDataset(gather_case_tensor(reftensor, **case),
                                             reftensor.arange(case["n"]))
-    saved = worker._worker_info
-    worker._worker_info = worker.WorkerInfo(id=0, num_workers=1, seed=0, dataset=ds)
+    saved = worker_info.get_worker_info()
+    worker_info.set_worker_info(worker_info.WorkerInfo(id=0, num_workers=1, seed=0, dataset=ds))
     try:
         outcomes = []
         for on in (True, False):
@@ -653,7 +653,7 @@ def test_gathered_batches_in_a_worker_are_collates(case):
                 except IndexError as e:
                     outcomes.append(("raised", str(e)))
     finally:
-        worker._worker_info = saved
+        worker_info.set_worker_info(saved)
     assert outcomes[0] == outcomes[1]
 
 

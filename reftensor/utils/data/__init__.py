@@ -4,8 +4,8 @@ and the DataLoader, batch for batch as torch's for the same seed.
 One concept per module: ``dataset.py`` (the dataset classes), ``split.py``
 (``random_split``), ``sampler.py`` (the samplers), ``collate.py`` (``default_collate``,
 ``default_convert``), ``fetch.py`` (index -> batch), ``loader_iter.py`` (an epoch in the
-main process, and the base seed), ``worker.py`` (a worker process: seeding,
-``get_worker_info``, its loop), ``multiprocess_iter.py`` (an epoch with workers: queues and
+main process, and the base seed), ``worker_info.py`` (``get_worker_info``), ``worker.py``
+(a worker process: seeding, its loop), ``multiprocess_iter.py`` (an epoch with workers: queues and
 in-order reassembly), ``signal_handling.py`` (a worker's death noticed), ``dataloader.py``
 (the options).
 """
@@ -30,7 +30,7 @@ from .sampler import (
     WeightedRandomSampler,
 )
 from .split import random_split
-from .worker import WorkerInfo, get_worker_info
+from .worker_info import WorkerInfo, get_worker_info
 
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",

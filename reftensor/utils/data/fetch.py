@@ -13,65 +13,21 @@ The reference takes one shortcut (``collate.GATHER``, off in the student edition
 a ``TensorDataset`` collated by ``default_collate`` is ``[stack([t[i] for i in indices]) for t
 in tensors]``, so ``gathered`` copies those rows with one NumPy ``take`` per tensor into a
 tensor laid out as ``stack`` lays it out, without making a view per sample. Where anything
-could make the two routes differ (see ``gathered``), the sample-by-sample route runs.
+could make the two routes differ (see ``collate.gathered``), the sample-by-sample route runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from ... import factories, layout
-from ...device import CPU
-from ...tensor import Tensor
-from . import collate, worker
+from . import collate
 from .dataset import TensorDataset
 
-__all__ = ["MapDatasetFetcher", "IterableDatasetFetcher", "create_fetcher", "gathered", "MAP",
+__all__ = ["MapDatasetFetcher", "IterableDatasetFetcher", "create_fetcher", "MAP",
            "ITERABLE"]
 
 MAP, ITERABLE = 0, 1  # torch's _DatasetKind.Map and _DatasetKind.Iterable
-
-
-def gathered(tensors: Sequence[Tensor], index: Any) -> list[Tensor] | None:
-    """``default_collate([tuple(t[i] for t in tensors) for i in index])``, a
-    ``TensorDataset``'s batch, as one ``take`` of rows per tensor; None where the result could
-    differ from that route's, which then runs instead.
-
-    The result: a list with one new tensor per tensor, of shape ``(len(index), *t.shape[1:])``,
-    ``t``'s dtype, contiguous strides and ``_version`` 0 (``stack``'s; 1 in a worker, where
-    ``collate`` stacks with ``out=``).
-
-    None (not gathered) for: an index that is not a non-empty list of Python ints, each in
-    ``[-n, n)`` for every tensor's ``n = t.shape[0]`` (``t[i]`` raises otherwise); a tensor
-    that is not a plain CPU ``Tensor`` with at least one dim, that requires grad or has
-    autograd metadata (``stack`` records a node); outside a worker, samples whose strides
-    look channels-last (``stack`` keeps that layout).
-    """
-    if (not tensors or type(index) is not list or not index
-            or any(type(i) is not int for i in index)):
-        return None
-    low, high = min(index), max(index)
-    in_worker = worker.get_worker_info() is not None
-    for t in tensors:
-        if (type(t) is not Tensor or t._requires_grad or t._autograd_meta is not None
-                or t._storage.device != CPU or not t._shape
-                or low < -t._shape[0] or high >= t._shape[0]
-                or (not in_worker
-                    and layout.strides_like_channels_last(t._shape[1:], t._stride[1:]))):
-            return None
-    rows = np.array(index, dtype=np.intp)
-    batch = []
-    for t in tensors:
-        shape = (len(index), *t._shape[1:])
-        out = factories._allocate(shape, layout.contiguous_strides(shape), t._dtype)
-        np.take(t._elements(), rows, axis=0, out=out._elements(), mode="wrap")
-        if in_worker:
-            out._version_counter.value += 1
-        batch.append(out)
-    return batch
 
 
 class MapDatasetFetcher:
@@ -92,7 +48,7 @@ class MapDatasetFetcher:
             else:
                 if (collate.GATHER and type(self.dataset) is TensorDataset
                         and self.collate_fn is collate.default_collate):
-                    batch = gathered(self.dataset.tensors, index)
+                    batch = collate.gathered(self.dataset.tensors, index)
                     if batch is not None:
                         return batch
                 data = [self.dataset[i] for i in index]

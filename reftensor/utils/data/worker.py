@@ -34,43 +34,14 @@ from typing import Any, NoReturn
 import numpy as np
 
 from .. import _generator
-from . import fetch
+from . import fetch, worker_info
+from .worker_info import WorkerInfo, get_worker_info
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableDatasetStopIteration",
            "ResumeIteration", "worker_seeds", "worker_loop", "MP_STATUS_CHECK_INTERVAL"]
 
 #: Seconds between checks that the other side is alive (torch's MP_STATUS_CHECK_INTERVAL).
 MP_STATUS_CHECK_INTERVAL = 5.0
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerInfo:
-    """What ``get_worker_info()`` returns inside a worker (``torch.utils.data.WorkerInfo``).
-
-    Attributes:
-        id: this worker's id, ``0 .. num_workers - 1``.
-        num_workers: how many workers the loader started.
-        seed: ``base_seed + id``, the seed of this worker's generators.
-        dataset: this process's copy of the dataset.
-        rng: unused (torch's thread workers); None.
-        worker_method: ``"multiprocessing"``.
-    """
-
-    id: int
-    num_workers: int
-    seed: int
-    dataset: Any
-    rng: Any = None
-    worker_method: str | None = "multiprocessing"
-
-
-_worker_info: WorkerInfo | None = None
-
-
-def get_worker_info() -> WorkerInfo | None:
-    """This worker's ``WorkerInfo``; ``None`` in the main process
-    (``torch.utils.data.get_worker_info``)."""
-    return _worker_info
 
 
 @dataclass(frozen=True)
@@ -196,11 +167,10 @@ def worker_loop(dataset_kind: int, dataset: Any, index_queue: Any, data_queue: A
                 worker_id: int, num_workers: int, persistent_workers: bool) -> None:
     """The body of worker ``worker_id`` (the target of its process); see the module's
     docstring. Returns when told to stop (``None``), or when the main process has gone."""
-    global _worker_info
     try:
         seed = _seed_everything(base_seed, worker_id)
-        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
-                                  dataset=dataset)
+        worker_info.set_worker_info(WorkerInfo(id=worker_id, num_workers=num_workers,
+                                               seed=seed, dataset=dataset))
         init_exception: ExceptionWrapper | None = None
         fetcher: Any = None
         try:

@@ -33,10 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes, factories, pieces
+from ... import dtypes, factories, layout, pieces
 from ..._ops import aten
+from ...device import CPU
 from ...tensor import Tensor
-from . import worker
+from . import worker_info
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map",
            "default_collate_err_msg_format"]
@@ -134,7 +135,7 @@ def collate(batch: Sequence[Any], *, collate_fn_map: CollateMap | None = None) -
 
 
 #: Does a loader over a ``TensorDataset`` with ``default_collate`` gather each batch in one
-#: NumPy ``take`` per tensor (``fetch.gathered``, the same batch)? Yes in the reference; no
+#: NumPy ``take`` per tensor (``gathered``, the same batch)? Yes in the reference; no
 #: in the student edition, which fetches sample by sample and runs ``collate`` (the piece:
 #: the student's answer, or a published chapter's body). Asked once, here.
 GATHER = not pieces.stubbed(collate)
@@ -151,7 +152,7 @@ def collate_tensor_fn(batch: Sequence[Tensor], *,
     Raises:
         RuntimeError: tensors of different shapes (``stack``'s error).
     """
-    if worker.get_worker_info() is None:
+    if worker_info.get_worker_info() is None:
         return aten.stack(list(batch), 0)
     elem = batch[0]
     out = aten.empty((len(batch), *elem.shape), dtype=elem.dtype, device=elem.device)
@@ -208,3 +209,42 @@ def default_collate(batch: Sequence[Any]) -> Any:
     """Stack a list of samples into a batch (``torch.utils.data.default_collate``); see the
     module's docstring for every type and error."""
     return collate(batch, collate_fn_map=default_collate_fn_map)
+
+
+def gathered(tensors: Sequence[Tensor], index: Any) -> list[Tensor] | None:
+    """``default_collate([tuple(t[i] for t in tensors) for i in index])``, a
+    ``TensorDataset``'s batch, as one ``take`` of rows per tensor; None where the result could
+    differ from that route's, which then runs instead.
+
+    The result: a list with one new tensor per tensor, of shape ``(len(index), *t.shape[1:])``,
+    ``t``'s dtype, contiguous strides and ``_version`` 0 (``stack``'s; 1 in a worker, where
+    ``collate`` stacks with ``out=``).
+
+    None (not gathered) for: an index that is not a non-empty list of Python ints, each in
+    ``[-n, n)`` for every tensor's ``n = t.shape[0]`` (``t[i]`` raises otherwise); a tensor
+    that is not a plain CPU ``Tensor`` with at least one dim, that requires grad or has
+    autograd metadata (``stack`` records a node); outside a worker, samples whose strides
+    look channels-last (``stack`` keeps that layout).
+    """
+    if (not tensors or type(index) is not list or not index
+            or any(type(i) is not int for i in index)):
+        return None
+    low, high = min(index), max(index)
+    in_worker = worker_info.get_worker_info() is not None
+    for t in tensors:
+        if (type(t) is not Tensor or t._requires_grad or t._autograd_meta is not None
+                or t._storage.device != CPU or not t._shape
+                or low < -t._shape[0] or high >= t._shape[0]
+                or (not in_worker
+                    and layout.strides_like_channels_last(t._shape[1:], t._stride[1:]))):
+            return None
+    rows = np.array(index, dtype=np.intp)
+    batch = []
+    for t in tensors:
+        shape = (len(index), *t._shape[1:])
+        out = factories._allocate(shape, layout.contiguous_strides(shape), t._dtype)
+        np.take(t._elements(), rows, axis=0, out=out._elements(), mode="wrap")
+        if in_worker:
+            out._version_counter.value += 1
+        batch.append(out)
+    return batch

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -502,3 +505,57 @@ def test_tolist_reads_numpys_view_as_the_storage_index_walk_reads_it(spec):
 
 def _types(value):
     return [_types(v) for v in value] if isinstance(value, list) else type(value).__name__
+
+
+# ================================================================== pickling and deepcopy
+def _pickling(lib: Any, how: str) -> Any:
+    """What comes back from pickling (or ``copy.copy``/``copy.deepcopy``) a leaf that
+    requires grad, a non-leaf, a tensor written twice, a Parameter, a meta tensor and a view
+    with its base: values, layout, ``_version``, ``requires_grad``, leaf-ness, type, and
+    whether the view still shares the base's memory and version counter."""
+    x = lib.arange(6.0).reshape(2, 3).t().requires_grad_()
+    written = lib.zeros(4)
+    written.add_(1)
+    written.add_(1)
+    view = written[1:]
+    objects = {"leaf": x, "nonleaf": x * 2, "written": written,
+               "parameter": lib.nn.Parameter(lib.ones(2)),
+               "meta": lib.empty(2, 3, device="meta").t(), "pair": [written, view]}
+    found = {}
+    for name, obj in objects.items():
+        try:
+            if how == "pickle":
+                back = pickle.loads(pickle.dumps(obj))
+            else:
+                back = getattr(copy, how)(obj)
+        except Exception as e:  # noqa: BLE001
+            found[name] = type(e).__name__
+            continue
+        if name == "pair":
+            base, part = back
+            part.fill_(7)
+            found[name] = (base.tolist(), base._version, part._version, part.storage_offset())
+            continue
+        found[name] = (tuple(back.shape), back.stride(), back.storage_offset(), back._version,
+                       back.requires_grad, back.is_leaf, type(back).__name__, str(back.device),
+                       None if back.is_meta else back.tolist())
+    return found
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_pickling_and_copying_a_tensor_as_torch(how):
+    """torch rebuilds an unpickled (or copied) tensor through ``set_``: ``_version`` 1, a
+    leaf, ``requires_grad`` kept, its own storage (tensors pickled together no longer share
+    memory); ``deepcopy`` refuses a non-leaf and copies a storage once per call, so a view
+    and its base stay one storage, each with its own version counter."""
+    same_on_both(lambda lib: _pickling(lib, how))
+
+
+def test_deepcopy_copies_the_grad_as_torch():
+    def program(lib: Any) -> Any:
+        w = lib.ones(2, requires_grad=True)
+        (w * 3).sum().backward()
+        d = copy.deepcopy(w)
+        return d.grad.tolist(), d.grad is w.grad, d.grad._version, d._version
+
+    same_on_both(program)

@@ -916,9 +916,7 @@ def test_an_abandoned_iterator_ends_its_workers():
         del it  # the no_worker_left fixture checks the rest
 
 
-@pytest.mark.xfail(strict=True, reason="reftensor's pickling keeps _version; torch's "
-                   "rebuilds with set_ (chapter 1's Tensor pickling, not chapter 7's)")
-def test_an_unpickled_tensor_has_version_one_in_torch():
+def test_an_unpickled_tensor_has_version_one_as_torchs():
     def program(lib, data):
         x = lib.zeros(2)
         for _ in range(3):

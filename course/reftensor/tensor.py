@@ -546,6 +546,51 @@ class Tensor(TensorMethods):
             self._elements(), self._dtype, requires_grad=self._requires_grad, grad_fn_name=name
         )
 
+    # ------------------------------------------------------------------ pickling and copying
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Pickling (and ``copy.copy``) as torch's ``Tensor.__reduce_ex__``: the storage's
+        bytes, storage offset, size, stride and ``requires_grad``; not the grad, not the
+        graph (a non-leaf comes back a leaf). Each tensor carries its own copy of its storage,
+        so tensors pickled together do not share memory afterwards; torch rebuilds through
+        ``set_``, so the new tensor's ``_version`` is 1 (0 on the meta device, which has no
+        bytes)."""
+        data = None if self.is_meta else self._storage._cpu_bytes().copy()
+        return (_rebuild_tensor, (data, self._storage._nbytes, self._dtype, str(self.device),
+                                  self._storage_offset, self._shape, self._stride,
+                                  self._requires_grad))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """``copy.deepcopy`` as torch's ``Tensor.__deepcopy__``: a leaf only; the storage
+        copied once per deepcopy (views copied together stay views of one new storage, each
+        with its own version counter, at 1 as after torch's ``set_``; a meta tensor is
+        cloned, at 0); ``requires_grad`` and a deep copy of ``grad`` kept.
+
+        Raises:
+            RuntimeError: a tensor that is not a leaf (torch's message)."""
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        if self.is_meta:
+            new = aten.clone.default.call(self, None)
+        else:
+            storage = memo.get(id(self._storage))
+            if storage is None:
+                storage = UntypedStorage._wrap_unchecked(self._storage._cpu_bytes().copy())
+                memo[id(self._storage)] = storage
+            new = _rebuild_on(storage, self._dtype, self._storage_offset, self._shape,
+                              self._stride)
+        if self._requires_grad:
+            new.requires_grad_()
+        if self._grad is not None:
+            new.grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
     # ------------------------------------------------------------------ views and copies
     def _copy_with_strides(self, stride: tuple[int, ...], dtype: dtype,
                            where: device | None = None) -> Tensor:
@@ -772,3 +817,25 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
     if same:
         return self
     return aten._to_copy.default.call(self, target, None, where, None, non_blocking, fmt)
+
+
+def _rebuild_on(storage: UntypedStorage, d: dtype, offset: int, shape: tuple[int, ...],
+                stride: tuple[int, ...]) -> Tensor:
+    """A new tensor on ``storage`` as torch's ``empty(0).set_(storage, offset, size,
+    stride)`` makes it: a new version counter, bumped once by ``set_``."""
+    t = Tensor._make(storage, shape, stride, offset, d)
+    t._version_counter.value += 1
+    return t
+
+
+def _rebuild_tensor(data: np.ndarray | None, nbytes: int, d: dtype, where: str, offset: int,
+                    shape: tuple[int, ...], stride: tuple[int, ...],
+                    requires_grad: builtins.bool) -> Tensor:
+    """Unpickling's half of ``Tensor.__reduce_ex__`` (torch's ``_rebuild_tensor_v2``)."""
+    if data is None:  # the meta device: the layout, no bytes, no set_
+        t = Tensor._make(UntypedStorage(nbytes, device=where), shape, stride, offset, d)
+    else:
+        t = _rebuild_on(UntypedStorage._wrap(data), d, offset, shape, stride)
+    if requires_grad:
+        t.requires_grad_()
+    return t

@@ -48,6 +48,11 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """Pickling as torch's ``Parameter.__reduce_ex__``: the data (pickled as a tensor)
+        and ``requires_grad``, rebuilt as ``Parameter(data, requires_grad)``."""
+        return (Parameter, (self.detach(), self.requires_grad))
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]

@@ -597,3 +597,54 @@ def test_float16_overflows_where_bfloat16_does_not():
     same_on_both(lambda lib: lib.tensor([60000.0, 70000.0, 1e30]).bfloat16())
     same_on_both(lambda lib: lib.tensor([2049, 2050, 2051, 4097]).half().long())
     assert math.isinf(reftensor.tensor([70000.0]).half().item())
+
+
+# ================================================== the guards of a CPU-only build
+#: what published programs ask before choosing a device; torch 2.13's CPU build answers each
+GUARDS = {
+    "cuda.is_available": lambda lib: lib.cuda.is_available(),
+    "cuda.device_count": lambda lib: lib.cuda.device_count(),
+    "cuda.is_initialized": lambda lib: lib.cuda.is_initialized(),
+    "cuda.is_bf16_supported": lambda lib: lib.cuda.is_bf16_supported(),
+    "cuda.current_device": lambda lib: lib.cuda.current_device(),
+    "cuda.get_device_name": lambda lib: lib.cuda.get_device_name(0),
+    "cuda.get_device_capability": lambda lib: lib.cuda.get_device_capability(),
+    "cuda.get_device_properties": lambda lib: lib.cuda.get_device_properties(0),
+    "cuda.synchronize": lambda lib: lib.cuda.synchronize(),
+    "cuda.init": lambda lib: lib.cuda.init(),
+    "cuda.get_rng_state": lambda lib: lib.cuda.get_rng_state(),
+    "cuda.manual_seed": lambda lib: lib.cuda.manual_seed(0),
+    "cuda.manual_seed_all": lambda lib: lib.cuda.manual_seed_all(0),
+    "cuda.seed_all": lambda lib: lib.cuda.seed_all(),
+    "cuda.empty_cache": lambda lib: lib.cuda.empty_cache(),
+    "cuda.memory_allocated": lambda lib: lib.cuda.memory_allocated(),
+    "cuda.max_memory_allocated": lambda lib: lib.cuda.max_memory_allocated(),
+    "cuda.memory_reserved": lambda lib: lib.cuda.memory_reserved(),
+    "cuda.set_device": lambda lib: lib.cuda.set_device(0),
+    "cuda.reset_peak_memory_stats": lambda lib: lib.cuda.reset_peak_memory_stats(),
+    "cuda.device entered": lambda lib: lib.cuda.device(0).__enter__(),
+    "cuda.Stream": lambda lib: lib.cuda.Stream(),
+    "cuda.Event": lambda lib: lib.cuda.Event(),
+    "backends.mps.is_available": lambda lib: lib.backends.mps.is_available(),
+    "backends.mps.is_built": lambda lib: lib.backends.mps.is_built(),
+    "backends.cuda.is_built": lambda lib: lib.backends.cuda.is_built(),
+    "backends.cudnn.is_available": lambda lib: lib.backends.cudnn.is_available(),
+    "backends.cudnn.version": lambda lib: lib.backends.cudnn.version(),
+    "backends.cudnn switches": lambda lib: (lib.backends.cudnn.enabled,
+                                            lib.backends.cudnn.benchmark,
+                                            lib.backends.cudnn.deterministic),
+    "accelerator.is_available": lambda lib: lib.accelerator.is_available(),
+    "accelerator.current_accelerator": lambda lib: lib.accelerator.current_accelerator(),
+    "accelerator.device_count": lambda lib: lib.accelerator.device_count(),
+    "the usual device choice": lambda lib: str(lib.device(
+        "cuda" if lib.cuda.is_available()
+        else "mps" if lib.backends.mps.is_available() else "cpu")),
+}
+
+
+@pytest.mark.parametrize("name", list(GUARDS))
+def test_the_guards_answer_as_a_cpu_only_torch(name):
+    """``torch.cuda``, ``torch.backends`` and ``torch.accelerator`` as torch 2.13's CPU build
+    answers them: the value, or the exception class (AssertionError "Torch not compiled with
+    CUDA enabled" where torch asks the missing device)."""
+    same_on_both(GUARDS[name])

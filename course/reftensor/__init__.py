@@ -101,6 +101,11 @@ from .autograd import (  # noqa: E402
 from .autograd.functions import *  # noqa: E402, F403
 
 # isort: split
+# Chapter 4's guards for a CPU-only build: ``torch.cuda``, ``torch.backends``,
+# ``torch.accelerator``.
+# isort: split
+from . import accelerator, backends, cuda  # noqa: E402, F401
+
 # The op table's differentiable ops get their Autograd kernels from the derivatives table.
 from .autograd import variable_type  # noqa: E402, F401
 

@@ -40,7 +40,7 @@ from .elementwise import (
     finish_meta,
 )
 from .layout import contiguous_strides
-from .promotion import SCALAR_TYPE_NAMES, result_type
+from .promotion import C_TYPE_NAMES, SCALAR_TYPE_NAMES, result_type
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -241,10 +241,6 @@ out_arguments.set_rule(aten.where.self_out, out_arguments.OutRule(check=_check_w
 # ``clamp`` (number bounds), ``clamp.Tensor`` (tensor bounds), ``clamp_min`` and
 # ``clamp_max`` (one bound), their in-place forms and ``out=`` are ops of the table; ``clip``
 # is ``clamp``.
-_C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
-                 "int16": "short int", "int32": "int", "int64": "long int"}
-
-
 def _clamp_kernel(has_min: builtins.bool, has_max: builtins.bool) -> Kernel:
     if has_min and has_max:
         return K.clamp
@@ -280,7 +276,7 @@ def clamp_scalar(input: Tensor, min: Any, max: Any, self: Tensor | None,
     common = input._dtype if input.is_floating_point() else result_type(input, *bounds)
     if self is not None and common is not self._dtype:
         raise RuntimeError(f"result type {SCALAR_TYPE_NAMES[common.name]} can't be cast to "
-                           f"the desired output type {_C_TYPE_NAMES[self._dtype.name]}")
+                           f"the desired output type {C_TYPE_NAMES[self._dtype.name]}")
     shape = _prepare([input], common, self)
     if common is dtypes.bool:
         which = "clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")
@@ -314,4 +310,16 @@ def register_clamp() -> None:
                     x, *o(*b), x, f))
 
 
+def _check_clamp_out(input: Any, result: Tensor, out: Tensor) -> None:
+    """``clamp``'s (and ``clamp_min``'s, ``clamp_max``'s) ``out=`` with number bounds must
+    have exactly the result's dtype (torch's ``clamp.out`` is a structured kernel whose
+    result dtype is fixed: "Found dtype Double but expected Float"); tensor bounds take any
+    ``out`` that can hold the result."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[out._dtype.name]} but expected "
+                           f"{SCALAR_TYPE_NAMES[result._dtype.name]}")
+
+
 register_clamp()
+for _name in ("clamp", "clamp_min", "clamp_max"):
+    out_arguments.set_rule(aten[_name].out, out_arguments.OutRule(check=_check_clamp_out))

@@ -334,8 +334,8 @@ def stack_meta(tensors: Sequence[Tensor], dim: int) -> Tensor:
 
 def _stack_out(tensors: Sequence[Tensor], dim: int, out: Tensor, *, write: bool) -> Tensor:
     """torch's ``stack_out``: ``out`` resized to the stacked shape, then ``cat``'s ``out=``
-    into a view of it with the joined dim (at the end: into ``out`` itself, from the inputs
-    seen with one more dim)."""
+    into a view of it with the joined dim (at the end, or where ``out``'s layout has no such
+    view: into ``out`` itself, from the inputs seen with one more dim)."""
     d = _stack_dim(tensors, dim)
     if d == tensors[0].dim():
         target, parts = out, [unsqueeze(x, d) for x in tensors]
@@ -346,11 +346,10 @@ def _stack_out(tensors: Sequence[Tensor], dim: int, out: Tensor, *, write: bool)
         joined_shape = list(tensors[0]._shape)
         joined_shape[d] *= len(tensors)
         stride = view_strides(out._shape, out._stride, joined_shape)
-        if stride is None:
-            raise RuntimeError("view size is not compatible with input tensor's size and "
-                               "stride (at least one dimension spans across two contiguous "
-                               "subspaces). Use .reshape(...) instead.")
-        target, parts = _view(out, joined_shape, stride, out._storage_offset), list(tensors)
+        if stride is None:  # an ``out`` laid out otherwise (permuted): cat of the inputs
+            target, parts = out, [unsqueeze(x, d) for x in tensors]  # with one more dim
+        else:
+            target, parts = _view(out, joined_shape, stride, out._storage_offset), list(tensors)
     joined = _Joined(parts, d, target)
     joined.into(target, parts)
     if write:

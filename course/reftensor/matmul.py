@@ -53,7 +53,13 @@ from ._casting import cast, checked_number
 from ._ops import DispatchKey, aten
 from .device import META, common_device
 from .dtypes import dtype
-from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES, check_can_cast, result_type
+from .promotion import (
+    C_TYPE_NAMES,
+    OUT_DTYPE_RULES,
+    SCALAR_TYPE_NAMES,
+    check_can_cast,
+    result_type,
+)
 from .tensor import Tensor
 
 __all__: list[str] = []  # the ops are the table's (reftensor.matmul, Tensor.mm, ...)
@@ -97,13 +103,6 @@ def result_shape(a: Sequence[int], b: Sequence[int], numel: int) -> tuple[int, .
         raise RuntimeError(f"matmul_shape{(tuple(a), tuple(b))} returned {tuple(shape)}, "
                            f"{math.prod(shape)} elements, but the product has {numel}")
     return tuple(shape)
-
-_C_NAMES = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-    "int32": "int", "int64": "long int", "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-}
-
 
 def _name(d: dtype) -> str:
     return SCALAR_TYPE_NAMES[d.name]
@@ -152,7 +151,7 @@ def _check_mm(s1: tuple[int, ...], s2: tuple[int, ...], d1: dtype, d2: dtype) ->
                            f"{s2[0]}x{s2[1]})")
     if d1 is not d2:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                           f"{_C_NAMES[d1.name]} != {_C_NAMES[d2.name]}")
+                           f"{C_TYPE_NAMES[d1.name]} != {C_TYPE_NAMES[d2.name]}")
     _not_for_bool("addmm_impl_cpu_", d1, nothing_to_sum=0 in (*s1, s2[1]))
     return s1[1] == 1 and s1[0] > 1 and s2[1] > 1 and d1 in (dtypes.float32, dtypes.float64)
 
@@ -356,8 +355,8 @@ def _expected_out_dtype(result: Tensor, out: Tensor) -> None:
     """``mm``, ``bmm``, ``mv`` (and ``matmul`` but for two vectors) write only into an
     ``out`` of the result's own dtype."""
     if out._dtype is not result._dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES[result._dtype.name]},"
-                           f" but got {_C_NAMES[out._dtype.name]} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {C_TYPE_NAMES[result._dtype.name]},"
+                           f" but got {C_TYPE_NAMES[out._dtype.name]} instead")
 
 
 def _dot_out_dtype(result: Tensor, out: Tensor) -> None:

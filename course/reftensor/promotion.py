@@ -40,6 +40,13 @@ SCALAR_TYPE_NAMES = {
     "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
     "float64": "Double",
 }
+#: The C++ type names other messages of torch give a dtype ("Expected out tensor to have
+#: dtype double, but got float instead", "can't be cast to the desired output type long int").
+C_TYPE_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+}
 
 Number = builtins.bool | int | builtins.float
 

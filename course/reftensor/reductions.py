@@ -42,7 +42,7 @@ import numpy as np
 from . import _casting, dtypes, layout, out_arguments
 from ._ops import DispatchKey, OpOverload, aten
 from .dtypes import dtype
-from .promotion import SCALAR_TYPE_NAMES, check_can_cast
+from .promotion import C_TYPE_NAMES, SCALAR_TYPE_NAMES, check_can_cast
 from .storage import UntypedStorage
 from .tensor import Tensor, wrap_dim
 
@@ -462,13 +462,22 @@ for _name in ("var", "std"):
 # ------------------------------------------------------------------------------ out=
 # torch's reductions check ``out=`` otherwise than "can the result be cast to it".
 def _dtype_from_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
-    """sum, prod, mean: without ``dtype=``, the op runs in ``out``'s dtype."""
+    """sum, prod, mean: without ``dtype=``, the op runs in ``out``'s dtype; with it,
+    ``out`` must have exactly that dtype."""
+    if inputs[-1] is not None and inputs[-1] is not outs[0]._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {C_TYPE_NAMES[inputs[-1].name]}, "
+                           f"but got {C_TYPE_NAMES[outs[0]._dtype.name]} instead")
     return [*inputs[:-1], inputs[-1] or outs[0]._dtype]
 
 
 def _mean_from_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
-    """mean: as :func:`_dtype_from_out`, once the input's dtype can be cast to out's."""
+    """mean: as :func:`_dtype_from_out`, once the input's dtype can be cast to out's; an
+    integer input without ``dtype=`` is refused whatever ``out`` is (torch's message)."""
     if inputs[-1] is None:
+        if not inputs[0]._dtype.is_floating_point:
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{SCALAR_TYPE_NAMES[inputs[0]._dtype.name]}")
         check_can_cast(inputs[0]._dtype, outs[0]._dtype)
     return _dtype_from_out(inputs, outs)
 
@@ -485,8 +494,9 @@ def _same_dtype(input: Tensor, result: Tensor, out: Tensor) -> None:
 def _exact_dtype(input: Tensor, result: Tensor, out: Tensor) -> None:
     """argmax, argmin, max(dim), min(dim): ``out`` of exactly the result's dtype."""
     if out._dtype is not result._dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {result._dtype}, but got "
-                           f"{out._dtype} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype "
+                           f"{C_TYPE_NAMES[result._dtype.name]}, but got "
+                           f"{C_TYPE_NAMES[out._dtype.name]} instead")
 
 
 def _bool_or_uint8(name: str) -> Callable[[list[Any], list[Tensor]], list[Any]]:
@@ -534,7 +544,28 @@ def _extreme_into_out(name: str) -> Callable[[Tensor], Tensor]:
     return compute
 
 
+def _var_into_out(name: str) -> Callable[[list[Any], list[Tensor]], list[Any]]:
+    """var, std: a float16/bfloat16 input with elements, reduced over every dim into an
+    ``out`` of another dtype, is refused (torch's ``std_var_all`` kernel has no 16-bit
+    path of its own)."""
+
+    def prepare(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+        input, dim = inputs[0], inputs[1]
+        every = dim is None or len(_reduced_dims(input, dim, name)) == input.dim()
+        if (every and input.numel() and input._dtype in (dtypes.float16, dtypes.bfloat16)
+                and outs[0]._dtype is not input._dtype):
+            raise RuntimeError("std_var_all: Unsupported dtype "
+                               f"{SCALAR_TYPE_NAMES[input._dtype.name]}")
+        return inputs
+
+    return prepare
+
+
 _OUT_RULES = {
+    aten.var.correction_out: out_arguments.OutRule(prepare=_var_into_out("var")),
+    aten.std.correction_out: out_arguments.OutRule(prepare=_var_into_out("std")),
+    aten.var.out: out_arguments.OutRule(prepare=_var_into_out("var")),
+    aten.std.out: out_arguments.OutRule(prepare=_var_into_out("std")),
     aten.sum.IntList_out: out_arguments.OutRule(prepare=_dtype_from_out),
     aten.prod.int_out: out_arguments.OutRule(prepare=_dtype_from_out),
     aten.mean.out: out_arguments.OutRule(prepare=_mean_from_out),

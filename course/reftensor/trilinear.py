@@ -24,8 +24,7 @@ from . import dtypes
 from ._casting import cast, compute_dtype
 from ._layers import new_tensor, on_meta, values_of
 from ._ops import DispatchKey, aten
-from .matmul import _C_NAMES
-from .promotion import SCALAR_TYPE_NAMES
+from .promotion import C_TYPE_NAMES, SCALAR_TYPE_NAMES
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -82,7 +81,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     given = [(input1, "input1"), (input2, "input2"), (weight, "weight")]
     given += [(bias, "bias")] if bias is not None else []
     if len({t._dtype for t, _ in given}) > 1:  # torch checks the dtypes first
-        names = ", ".join(f"{name}: {_C_NAMES[t._dtype.name]}" for t, name in given)
+        names = ", ".join(f"{name}: {C_TYPE_NAMES[t._dtype.name]}" for t, name in given)
         raise RuntimeError(f"All tensors must have the same dtype, got {names}")
     if input1.dim() != input2.dim():
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} "

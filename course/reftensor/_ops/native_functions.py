@@ -1476,7 +1476,7 @@ NATIVE_FUNCTIONS: list[Declaration] = [
 
 # --- layers (chapter 6): GELU, embedding, one_hot, layer and batch normalization, bilinear
 NATIVE_FUNCTIONS += [
-    declare("gelu(Tensor self, *, str approximate='none') -> Tensor",
+    declare("gelu(Tensor self, *, str approximate='none') -> Tensor", out_same_dtype=True,
             out=("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> "
                  "Tensor(a!)",),
             function=False, method=False,

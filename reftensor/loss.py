@@ -43,7 +43,6 @@ import numpy as np
 from . import dtypes, factories, layout
 from ._casting import cast, compute_dtype
 from ._ops import DispatchKey, aten
-from .autograd.derivatives import log_sigmoid
 from .device import META, common_device
 from .dtypes import dtype
 from .promotion import SCALAR_TYPE_NAMES, result_type
@@ -95,6 +94,18 @@ def _kept_storage(reduced: Tensor, n: int) -> Tensor:
     out = Tensor._make(kept._storage, (), (), 0, reduced._dtype)
     out._elements()[...] = reduced._elements()
     return out
+
+
+def resize_as(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    """``out`` given ``shape`` and ``stride`` in place, its storage grown when too small, with
+    no warning: torch's ``resize_as_`` (and ``resize_`` with a memory format), which the
+    kernels of ``binary_cross_entropy.out`` and ``log_sigmoid_forward.output`` call on their
+    outs, unlike the structured kernels' ``resize_output``."""
+    needed = (out._storage_offset
+              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+    if needed > out._storage.nbytes():
+        out._storage.resize_(needed)
+    out._shape, out._stride = tuple(shape), tuple(stride)
 
 
 def apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
@@ -734,7 +745,7 @@ def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tenso
     ``BinaryCrossEntropyWithLogitsBackward0``): ``log_sigmoid(x)``, times ``(pos_weight -
     1) * t + 1`` in place when given; ``(1 - t).mul_(x).sub_(that)``, times ``weight`` in
     place; reduced."""
-    log_sigmoid_input = log_sigmoid(self)
+    log_sigmoid_input = aten.log_sigmoid.default.call(self)  # (the op table's, not recorded)
     if pos_weight is not None:
         log_weight = ((pos_weight - 1) * target).add_(1)
         log_sigmoid_input.mul_(log_weight)

@@ -109,7 +109,11 @@ def _kernel(out_overload: OpOverload) -> Any:
             writer(out, r)
         if not isinstance(result, tuple):
             return outs[0]
-        return (rule.returns if rule is not None and rule.returns else type(result))(*outs)
+        if rule is not None and rule.returns:
+            return rule.returns(*outs)
+        # a named tuple of torch's (``return_types.max``), or a plain one
+        # (``log_sigmoid_forward.output``)
+        return tuple(outs) if type(result) is tuple else type(result)(*outs)
 
     return out_kernel
 

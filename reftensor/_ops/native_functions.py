@@ -1472,6 +1472,35 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "or 1). One node, ``BinaryCrossEntropyWithLogitsBackward0``.\n\nRaises "
                 "RuntimeError for a ``weight`` or ``pos_weight`` that broadcasts past the "
                 "target's shape, a target whose dtype cannot hold the result."),
+    declare("log_sigmoid(Tensor self) -> Tensor",
+            out=("log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``log(sigmoid(x))`` computed as ``min(x, 0) - log1p(exp(-|x|))`` "
+                "(``torch._C._nn.log_sigmoid``, ``nn.functional.logsigmoid``): no overflow, "
+                "no ``-inf`` for large negative ``x``. torch's composite: "
+                "``log_sigmoid_forward``'s output (``LogSigmoidBackward0``), contiguous, "
+                "of the input's dtype. ``out=`` is resized without a warning and must "
+                "have the input's dtype.\n\nRaises NotImplementedError for integer and "
+                "bool inputs; RuntimeError for an ``out=`` of another dtype."),
+    declare("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)",
+            out=("log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) "
+                 "buffer) -> (Tensor(a!), Tensor(b!))",),
+            function=False, method=False,
+            doc="``(min(x, 0) - log1p(b), b)`` with ``b = exp(-|x|)`` "
+                "(``torch.ops.aten.log_sigmoid_forward``): two new contiguous tensors of "
+                "the input's dtype (float16 and bfloat16 computed in float32); the buffer "
+                "is what ``log_sigmoid_backward`` reads. Only ``output`` is differentiable "
+                "(``LogSigmoidBackward0``).\n\nRaises as ``log_sigmoid``."),
+    declare("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor",
+            out=("log_sigmoid_backward.grad_input(Tensor grad_output, Tensor self, Tensor "
+                 "buffer, *, Tensor(a!) grad_input) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``log_sigmoid``'s gradient: ``(max_deriv - sign * b / (1 + b)) * "
+                "grad_output`` (``max_deriv``, ``sign``: 1 and 1 where ``self < 0``, else 0 "
+                "and -1; ``b`` the buffer), broadcast into an ``empty_like(grad_output)`` "
+                "(``LogSigmoidBackwardBackward0``).\n\nRaises RuntimeError for operands of "
+                "different dtypes or shapes that do not broadcast; NotImplementedError for "
+                "integer inputs."),
 ]
 
 # --- layers (chapter 6): GELU, embedding, one_hot, layer and batch normalization, bilinear

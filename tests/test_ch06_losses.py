@@ -601,7 +601,8 @@ def _with_warnings(call: Any) -> Any:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = call()
-    return result, [str(w.message) for w in caught]
+    # (torch's C++ warnings end with where they were triggered)
+    return result, [str(w.message).partition(" (Triggered internally at")[0] for w in caught]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
@@ -647,3 +648,74 @@ def test_log_sigmoid_forward_output_and_backward_grad_input_are_torchs(kind, buf
                 grad_input, grad_input._version)
 
     same_on_both(program, ulps=ULPS["binary_cross_entropy_with_logits"])
+
+
+def _nn(lib: Any) -> Any:
+    """``torch._C._nn`` (the losses' ``out=`` forms), or reftensor's op table."""
+    return torch._C._nn if lib is torch else _aten_of(lib)
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "binary_cross_entropy",
+                                  "binary_cross_entropy weighted"])
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("kind", [*OUTS, "longer", "size-1 dims", "the input"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_loss_out_is_torchs(loss, reduction, kind, dtype):
+    """``mse_loss.out`` (torch's structured kernel: resized to the broadcast shape, then to
+    0-d for a reduction, keeping the storage; any dtype the result casts to) and
+    ``binary_cross_entropy.out`` (written through ``squeeze(out)``: an ``out`` of another
+    shape keeps its own, its other values reduced too; the input's dtype only): the value,
+    shape, strides, storage size and ``_version`` of ``out``, the warnings, the same object
+    returned, or torch's exception class."""
+    name, weighted = loss.split(" ")[0], loss.endswith("weighted")
+
+    def program(lib: Any) -> Any:
+        d = getattr(lib, dtype)
+        x = lib.tensor([[0.25, 0.5, 0.75], [0.125, 0.875, 0.0]], dtype=d)
+        t = lib.tensor([[0.0, 1.0, 0.5], [1.0, 0.25, 0.75]], dtype=d)
+        if kind == "longer":
+            out = lib.full((40,), 7.0, dtype=d)
+        elif kind == "size-1 dims":
+            out = lib.full((2, 1, 3), 7.0, dtype=d)
+        elif kind == "the input":
+            out = x
+        else:
+            out = _out(lib, kind, (2, 3), dtype)
+        if name == "mse_loss":
+            call = lambda: _nn(lib).mse_loss(x, t, reduction, out=out)  # noqa: E731
+        else:
+            w = lib.tensor([1.0, 2.0, 0.5], dtype=d).expand(2, 3) if weighted else None
+            call = lambda: _nn(lib).binary_cross_entropy(  # noqa: E731
+                x, t, w, reduction, out=out)
+        result, caught = _with_warnings(call)
+        return result is out, out, out._version, caught
+
+    same_on_both(program, ulps=ULPS[name])
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "binary_cross_entropy"])
+def test_loss_out_refuses_what_torch_refuses(name):
+    """Inputs that require grad, integer inputs, overlapping ``out``s, inputs out of [0, 1]
+    and a target of another dtype (binary_cross_entropy), a reduction of 5 (mse_loss)."""
+    def call(lib: Any, x: Any, t: Any, out: Any, reduction: int = 1) -> Any:
+        if name == "mse_loss":
+            return _nn(lib).mse_loss(x, t, reduction, out=out)
+        return _nn(lib).binary_cross_entropy(x, t, None, reduction, out=out)
+
+    cases = {
+        "requires grad": lambda lib: call(lib, lib.ones(2, requires_grad=True) / 2,
+                                          lib.ones(2), lib.empty(0)),
+        "int64": lambda lib: call(lib, lib.ones(2, dtype=lib.int64),
+                                  lib.ones(2, dtype=lib.int64), lib.empty(5)),
+        "an expanded out": lambda lib: call(lib, lib.ones(2, 3) / 2, lib.ones(2, 3),
+                                            lib.empty(3).expand(2, 3), 0),
+        "a target of another dtype": lambda lib: call(lib, lib.ones(2) / 2,
+                                                      lib.ones(2, dtype=lib.float64),
+                                                      lib.empty(0)),
+        "an input above 1": lambda lib: call(lib, lib.full((2,), 1.5), lib.ones(2),
+                                             lib.empty(0)),
+        "a reduction of 5": lambda lib: call(lib, lib.ones(2) / 2, lib.ones(2), lib.empty(0),
+                                             5),
+    }
+    for case in cases.values():
+        same_on_both(lambda lib, case=case: (lambda out: (case(lib), out))(None)[0])

@@ -40,12 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, factories, layout
+from . import dtypes, factories, iterator, layout, out_arguments
 from ._casting import cast, compute_dtype
 from ._ops import DispatchKey, aten
+from .broadcasting import infer_broadcast_size
 from .device import META, common_device
 from .dtypes import dtype
-from .promotion import SCALAR_TYPE_NAMES, result_type
+from .promotion import SCALAR_TYPE_NAMES, check_can_cast, result_type
 from .tensor import Tensor
 
 __all__: list[str] = []  # the ops are the table's (reftensor.binary_cross_entropy_with_logits, ...)
@@ -159,6 +160,46 @@ def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
 for _key in (DispatchKey.CPU, DispatchKey.Meta):
     aten.mse_loss.default.impl(_key)(mse_loss)
     aten.mse_loss_backward.default.impl(_key)(mse_loss_backward)
+
+
+def _check_overlaps(out: Tensor, *inputs: Tensor) -> None:
+    """``TensorIterator``'s checks of an ``out=``: no element written twice, no input that
+    shares only part of its memory."""
+    iterator.assert_no_internal_overlap(out)
+    for t in inputs:
+        if t is not out:
+            iterator.assert_no_partial_overlap(out, t)
+
+
+def mse_loss_out(self: Tensor, target: Tensor, reduction: int, out: Tensor) -> Tensor:
+    """torch's structured ``mse_loss.out`` on the CPU: its meta step builds a binary
+    ``TensorIterator`` into ``out`` (the result type must cast to ``out``'s dtype; an ``out``
+    of another shape is resized to the broadcast shape, with the warning when it had
+    elements), then, for a mean or sum, resizes ``out`` to 0-d, keeping its storage; the
+    loss is then computed from the inputs as they are by now (an ``out`` that is the input
+    itself was made 0-d too, as in torch), reduced in ``out``'s dtype and written there.
+    ``_version`` once."""
+    common_device([self, target, out])
+    d = result_type(self, target)
+    shape = infer_broadcast_size(self._shape, target._shape)
+    _check_overlaps(out, self, target)
+    check_can_cast(d, out._dtype)
+    if out._shape != shape:
+        iterator.resize_output(out, shape, iterator.output_strides(
+            shape, [(t._shape, t._stride) for t in (self, target)]))
+    if reduction != NONE:
+        resize_as(out, (), ())
+    version = out._version_counter.value
+    if reduction == NONE or out._dtype is d:
+        result = aten.mse_loss.default.call(self, target, reduction)
+    else:  # torch's ``mean_out``/``sum_out`` into ``out`` reduce in ``out``'s dtype
+        loss = aten.mse_loss.default.call(self, target, NONE)
+        if reduction not in (MEAN, SUM):
+            raise _reduction_assert()
+        result = apply_loss_reduction(loss.to(out._dtype), reduction)
+    out._elements()[...] = cast(result._elements(), out._dtype)
+    out._version_counter.value = version + 1
+    return out
 
 
 @aten.l1_loss.default.impl(DispatchKey.CompositeImplicitAutograd)
@@ -737,6 +778,48 @@ def binary_cross_entropy_backward(grad_output: Tensor, self: Tensor, target: Ten
 for _key in (DispatchKey.CPU, DispatchKey.Meta):
     aten.binary_cross_entropy.default.impl(_key)(binary_cross_entropy)
     aten.binary_cross_entropy_backward.default.impl(_key)(binary_cross_entropy_backward)
+
+
+def binary_cross_entropy_out(self: Tensor, target: Tensor, weight: Tensor | None,
+                             reduction: int, out: Tensor) -> Tensor:
+    """torch's ``binary_cross_entropy_out_cpu``: the elementwise loss written through
+    ``squeeze(out)``, a view (of another shape than the squeezed inputs' broadcast one, it is
+    resized with the warning and ``out`` itself keeps its shape: an empty ``out`` stays
+    empty, a longer one keeps its other values); ``out.mul_(weight)``; for a mean or sum
+    ``out`` is reduced (its values as they stand) and resized to 0-d, keeping its storage.
+    Every operand of the input's dtype. ``_version`` once."""
+    common_device([t for t in (self, target, weight, out) if t is not None])
+    view, x, t = (aten.squeeze.default.call(a) for a in (out, self, target))
+    shape = infer_broadcast_size(x._shape, t._shape)
+    _check_overlaps(view, self, target)
+    _same_dtype(self, view, target)
+    if view._shape != shape:
+        iterator.resize_output(view, shape, iterator.output_strides(
+            shape, [(a._shape, a._stride) for a in (x, t)]))
+    if not self._dtype.is_floating_point:
+        raise _not_implemented("binary_cross_entropy", self._dtype)
+    version = out._version_counter.value
+    if view.numel():
+        xs, ts = _squeezed_operands(shape, x._elements(), t._elements())
+        with np.errstate(all="ignore"):
+            if not ((xs >= 0) & (xs <= 1)).all():
+                raise RuntimeError("all elements of input should be between 0 and 1")
+            if not ((ts >= 0) & (ts <= 1)).all():
+                raise RuntimeError("all elements of target should be between 0 and 1")
+            view._elements()[...] = _bce_values(xs, ts, self._dtype).reshape(view._shape)
+    if weight is not None:
+        out.mul_(weight)
+    if reduction in (MEAN, SUM):
+        reduced = apply_loss_reduction(out, reduction)
+        resize_as(out, (), ())
+        out._elements()[...] = reduced._elements()
+    out._version_counter.value = version + 1
+    return out
+
+
+out_arguments.set_rule(aten.mse_loss.out, out_arguments.OutRule(writes=mse_loss_out))
+out_arguments.set_rule(aten.binary_cross_entropy.out,
+                       out_arguments.OutRule(writes=binary_cross_entropy_out))
 
 
 def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tensor | None,

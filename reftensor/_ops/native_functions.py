@@ -1356,14 +1356,17 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "different lengths, a negative size or stride, and as ``zeros``; TypeError "
                 "for sizes given one by one."),
     # --- losses (chapter 6) -------------------------------------------------------------
-    # (``mse_loss.out`` is left out: torch's structured kernel reduces into an ``out`` that
-    # keeps a storage of the unreduced loss's size, which the table's ``out=`` does not do)
     declare("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
+            out=("mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
             function=False, method=False,
             doc="``(self - target) ** 2`` elementwise (``torch._C._nn.mse_loss``, under "
                 "``nn.functional.mse_loss``), then its mean (``reduction=1``) or sum (2), or "
                 "not reduced (0): the operands broadcast, the result has their promoted "
-                "dtype. A mean of no elements is nan.\n\nRaises NotImplementedError for "
+                "dtype. A mean of no elements is nan. ``out=`` as torch's structured kernel: "
+                "resized to the broadcast shape (warning when it had elements), then to 0-d "
+                "for a mean or sum, keeping its storage; any dtype the result casts to."
+                "\n\nRaises NotImplementedError for "
                 "integer and bool operands; RuntimeError for shapes that do not broadcast "
                 "or a reduction other than 0, 1, 2."),
     declare("mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int "
@@ -1445,15 +1448,18 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``label_smoothing`` mixes in the uniform distribution.\n\nRaises "
                 "RuntimeError for probabilities of an integer dtype or with an "
                 "``ignore_index >= 0``, a ``label_smoothing`` above 1; as ``nll_loss_nd``."),
-    # (``binary_cross_entropy.out`` is left out: torch's kernel computes the elementwise loss
-    # in ``out`` itself, unresized, then resizes it to the reduced result)
     declare("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int "
             "reduction=Mean) -> Tensor",
+            out=("binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, "
+                 "int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)",),
             function=False, method=False,
             doc="``-(t * log(x) + (1 - t) * log(1 - x))`` elementwise "
                 "(``torch._C._nn.binary_cross_entropy``), each log clamped at -100 as torch "
                 "does (an input of 0 or 1 gives 100, never inf), times ``weight``, reduced "
-                "(``BinaryCrossEntropyBackward0``).\n\nRaises RuntimeError for an input or "
+                "(``BinaryCrossEntropyBackward0``). ``out=`` as torch's kernel: the loss "
+                "written through ``squeeze(out)`` (resized when its shape differs, ``out`` "
+                "itself keeping its own), then weighted and reduced in ``out``; of the "
+                "input's dtype.\n\nRaises RuntimeError for an input or "
                 "target outside [0, 1] (nan too), a target of another dtype; "
                 "NotImplementedError for integer inputs."),
     declare("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "

@@ -46,6 +46,7 @@ from ._ops import DispatchKey, aten
 from .broadcasting import infer_broadcast_size
 from .device import META, common_device
 from .dtypes import dtype
+from .matmul import _C_NAMES
 from .promotion import SCALAR_TYPE_NAMES, check_can_cast, result_type
 from .tensor import Tensor
 
@@ -524,6 +525,71 @@ for _key in (DispatchKey.CPU, DispatchKey.Meta):
     aten.nll_loss_backward.default.impl(_key)(nll_loss_backward)
     aten.nll_loss2d_forward.default.impl(_key)(nll_loss2d_forward)
     aten.nll_loss2d_backward.default.impl(_key)(nll_loss2d_backward)
+
+
+def _nll_forward_output(two_d: bool) -> Any:
+    """The CPU kernel of ``nll_loss_forward.output`` (torch's structured kernel: its meta
+    step checks the inputs, then each out's dtype, "Expected out tensor to have dtype
+    float, but got double instead", then resizes them with the warning) or of
+    ``nll_loss2d_forward.output`` (its hand-written kernel resizes first, then reads the
+    outs as the input's type: "expected scalar type Float but found Double"); then the
+    values, written into the outs, each ``_version`` once."""
+    checks = _nll2d_checks if two_d else _nll_checks
+    functional = nll_loss2d_forward if two_d else nll_loss_forward
+
+    def kernel(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+               ignore_index: int, output: Tensor, total_weight: Tensor) -> tuple[Tensor, Tensor]:
+        checks(self, target, weight)
+        common_device([t for t in (self, target, weight, output, total_weight)
+                       if t is not None])
+        if not two_d:
+            for out in (output, total_weight):
+                if out._dtype is not self._dtype:
+                    raise RuntimeError(f"Expected out tensor to have dtype "
+                                       f"{_C_NAMES[self._dtype.name]}, but got "
+                                       f"{_C_NAMES[out._dtype.name]} instead")
+        if reduction != NONE:
+            shape: tuple[int, ...] = ()
+        elif two_d:
+            shape = (self._shape[0], *self._shape[2:])
+        else:
+            shape = self._shape[:1] if self.dim() == 2 else ()
+        for out, size in ((output, shape), (total_weight, ())):
+            if out._shape != size:
+                iterator.resize_output(out, size, layout.contiguous_strides(size))
+        if two_d:
+            for out in (output, total_weight):
+                if out._dtype is not self._dtype:
+                    raise RuntimeError(f"expected scalar type {_type_name(self._dtype)} but "
+                                       f"found {_type_name(out._dtype)}")
+        values, weights = functional(self, target, weight, reduction, ignore_index)
+        for out, found in ((output, values), (total_weight, weights)):
+            out._elements()[...] = found._elements()
+            out._version_counter.value += 1
+        return output, total_weight
+
+    return kernel
+
+
+def _nll_out(forward_output: Any) -> Any:
+    """torch's composite ``nll_loss.out``/``nll_loss2d.out``: ``*_forward.output`` into
+    ``out`` with an empty ``total_weight`` of the input's dtype."""
+    def nll_out(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                ignore_index: int, out: Tensor) -> Tensor:
+        total_weight = factories._allocate((0,), (1,), self._dtype, self.device)
+        return forward_output.call(self, target, weight, reduction, ignore_index, out,
+                                   total_weight)[0]
+
+    return nll_out
+
+
+for _forward, _two_d in ((aten.nll_loss_forward, False), (aten.nll_loss2d_forward, True)):
+    out_arguments.set_rule(_forward.output,
+                           out_arguments.OutRule(writes=_nll_forward_output(_two_d)))
+aten.nll_loss.out.impl(DispatchKey.CompositeImplicitAutograd)(
+    _nll_out(aten.nll_loss_forward.output))
+aten.nll_loss2d.out.impl(DispatchKey.CompositeImplicitAutograd)(
+    _nll_out(aten.nll_loss2d_forward.output))
 
 
 @aten.nll_loss.default.impl(DispatchKey.CompositeImplicitAutograd)

@@ -718,4 +718,72 @@ def test_loss_out_refuses_what_torch_refuses(name):
                                              5),
     }
     for case in cases.values():
-        same_on_both(lambda lib, case=case: (lambda out: (case(lib), out))(None)[0])
+        same_on_both(case)
+
+
+def _nll_operands(lib: Any, two_d: bool, dtype: str) -> tuple[Any, Any]:
+    """Log-probabilities and class indices: ``(4, 3)`` and ``(4,)``, or ``(2, 3, 2, 1)`` and
+    ``(2, 2, 1)`` for ``nll_loss2d``."""
+    x = lib.tensor([[-0.5, -1.0, -2.0], [-0.25, -3.0, -0.75], [-1.5, -0.125, -1.0],
+                    [-2.0, -2.5, -0.5]], dtype=getattr(lib, dtype))
+    t = lib.tensor([0, 2, 1, 2])
+    if two_d:
+        return x.reshape(2, 2, 3, 1).permute(0, 2, 1, 3).contiguous(), t.reshape(2, 2, 1)
+    return x, t
+
+
+@pytest.mark.parametrize("name", ["nll_loss", "nll_loss2d"])
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("kind", OUTS)
+@pytest.mark.parametrize("options", ["plain", "weight", "ignore_index"])
+def test_nll_loss_out_is_torchs(name, reduction, kind, options):
+    """``nll_loss.out`` and ``nll_loss2d.out`` (torch's composites: ``*_forward.output``
+    into ``out`` with an empty ``total_weight``): ``out`` resized with the warning, its
+    strides kept when its shape is right, exactly the input's dtype (each op's own
+    message), ``_version`` 1, the same object returned; values bit for bit."""
+    two_d = name == "nll_loss2d"
+
+    def program(lib: Any) -> Any:
+        x, t = _nll_operands(lib, two_d, "float32")
+        weight = lib.tensor([1.0, 2.0, 0.5]) if options == "weight" else None
+        ignore = 2 if options == "ignore_index" else -100
+        shape = ((2, 2, 1) if two_d else (4,)) if reduction == 0 else ()
+        out = _out(lib, kind, shape, "float32")
+        result, caught = _with_warnings(
+            lambda: getattr(_nn(lib), name)(x, t, weight, reduction, ignore, out=out))
+        return result is out, out, out._version, caught
+
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("name", ["nll_loss_forward", "nll_loss2d_forward"])
+@pytest.mark.parametrize("reduction", [0, 1])
+@pytest.mark.parametrize("total_weight", ["empty", "0-d", "float64"])
+def test_nll_loss_forward_output_is_torchs(name, reduction, total_weight):
+    """``aten.nll_loss_forward.output`` and ``aten.nll_loss2d_forward.output``: both outs
+    written and returned, each ``_version`` 1, another dtype refused. (Warnings are not
+    compared: torch's ``torch.ops.aten`` prints its C++ warning instead.)"""
+    def program(lib: Any) -> Any:
+        x, t = _nll_operands(lib, name == "nll_loss2d_forward", "float32")
+        output = lib.empty(0)
+        weights = _out(lib, total_weight, (), "float32")
+        found = getattr(_aten_of(lib), name).output(x, t, None, reduction, -100,
+                                                    output=output, total_weight=weights)
+        return (found[0] is output, found[1] is weights, output, weights, output._version,
+                weights._version)
+
+    same_on_both(program)
+
+
+def test_nll_loss_out_refuses_what_torch_refuses():
+    """An input that requires grad, a target out of range, a 2-d target for nll_loss2d."""
+    cases = [
+        lambda lib: _nn(lib).nll_loss(lib.zeros(2, 3, requires_grad=True), lib.tensor([0, 1]),
+                                      None, 1, -100, out=lib.empty(0)),
+        lambda lib: _nn(lib).nll_loss(lib.zeros(2, 3), lib.tensor([0, 5]), None, 1, -100,
+                                      out=lib.empty(0)),
+        lambda lib: _nn(lib).nll_loss2d(lib.zeros(2, 3), lib.tensor([0, 1]), None, 1, -100,
+                                        out=lib.empty(0)),
+    ]
+    for case in cases:
+        same_on_both(case)

@@ -1395,12 +1395,18 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "ValueError for a 0-d input or batch sizes that differ; RuntimeError for a "
                 "target of the wrong shape; as ``nll_loss_forward``."),
     declare("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, "
-            "SymInt ignore_index=-100) -> Tensor", function=False, method=False,
+            "SymInt ignore_index=-100) -> Tensor",
+            out=("nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int "
+                 "reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
             doc="``nll_loss_forward``'s output (``torch._C._nn.nll_loss``): input ``(C)`` or "
                 "``(N, C)``.\n\nRaises as ``nll_loss_forward``."),
     declare("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
-            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)", function=False,
-            method=False,
+            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)",
+            out=("nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int "
+                 "reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) "
+                 "total_weight) -> (Tensor(a!), Tensor(b!))",),
+            function=False, method=False,
             doc="``-self[i, target[i]] * weight[target[i]]`` per row (``NllLossBackward0``), "
                 "0 where the target is ``ignore_index``; reduced (or for a 1-d input), their "
                 "sum in torch's cascade order in the input's dtype, divided by the total "
@@ -1419,12 +1425,18 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "-(grad_output / total_weight)``).\n\nRaises as ``nll_loss_forward``, and "
                 "RuntimeError for a ``grad_output`` or ``total_weight`` of the wrong size."),
     declare("nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, "
-            "SymInt ignore_index=-100) -> Tensor", function=False, method=False,
+            "SymInt ignore_index=-100) -> Tensor",
+            out=("nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int "
+                 "reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
             doc="``nll_loss2d_forward``'s output (``torch._C._nn.nll_loss2d``).\n\nRaises "
                 "as ``nll_loss2d_forward``."),
     declare("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
-            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)", function=False,
-            method=False,
+            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)",
+            out=("nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int "
+                 "reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) "
+                 "total_weight) -> (Tensor(a!), Tensor(b!))",),
+            function=False, method=False,
             doc="``nll_loss_forward`` for an input ``(N, C, H, W)`` and a target ``(N, H, "
                 "W)`` (``NllLoss2DBackward0``); ``reduction=0`` gives ``(N, H, W)``.\n\n"
                 "Raises RuntimeError for a target not 3-d, an input not 4-d, sizes that "

@@ -112,7 +112,17 @@ from .autograd import variable_type  # noqa: E402, F401
 # Chapter 6: modules and optimizers. Chapter 8: random number generation (the samplers and
 # the random factories, ``rand``, ``normal``, ..., are the op table's; here the generators).
 # isort: split
-from . import activation, gelu, lookup, loss, nn, normalization, optim, trilinear  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    activation,
+    gelu,
+    log_sigmoid,
+    lookup,
+    loss,
+    nn,
+    normalization,
+    optim,
+    trilinear,
+)
 
 # isort: split
 from . import special_functions  # noqa: E402, F401  (erfinv: chapter 6)

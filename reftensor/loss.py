@@ -40,13 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, factories, layout
+from . import dtypes, factories, iterator, layout, out_arguments
 from ._casting import cast, compute_dtype
 from ._ops import DispatchKey, aten
-from .autograd.derivatives import log_sigmoid
+from .broadcasting import infer_broadcast_size
 from .device import META, common_device
 from .dtypes import dtype
-from .promotion import SCALAR_TYPE_NAMES, result_type
+from .matmul import _C_NAMES
+from .promotion import SCALAR_TYPE_NAMES, check_can_cast, result_type
 from .tensor import Tensor
 
 __all__: list[str] = []  # the ops are the table's (reftensor.binary_cross_entropy_with_logits, ...)
@@ -95,6 +96,18 @@ def _kept_storage(reduced: Tensor, n: int) -> Tensor:
     out = Tensor._make(kept._storage, (), (), 0, reduced._dtype)
     out._elements()[...] = reduced._elements()
     return out
+
+
+def resize_as(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    """``out`` given ``shape`` and ``stride`` in place, its storage grown when too small, with
+    no warning: torch's ``resize_as_`` (and ``resize_`` with a memory format), which the
+    kernels of ``binary_cross_entropy.out`` and ``log_sigmoid_forward.output`` call on their
+    outs, unlike the structured kernels' ``resize_output``."""
+    needed = (out._storage_offset
+              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+    if needed > out._storage.nbytes():
+        out._storage.resize_(needed)
+    out._shape, out._stride = tuple(shape), tuple(stride)
 
 
 def apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
@@ -148,6 +161,46 @@ def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
 for _key in (DispatchKey.CPU, DispatchKey.Meta):
     aten.mse_loss.default.impl(_key)(mse_loss)
     aten.mse_loss_backward.default.impl(_key)(mse_loss_backward)
+
+
+def _check_overlaps(out: Tensor, *inputs: Tensor) -> None:
+    """``TensorIterator``'s checks of an ``out=``: no element written twice, no input that
+    shares only part of its memory."""
+    iterator.assert_no_internal_overlap(out)
+    for t in inputs:
+        if t is not out:
+            iterator.assert_no_partial_overlap(out, t)
+
+
+def mse_loss_out(self: Tensor, target: Tensor, reduction: int, out: Tensor) -> Tensor:
+    """torch's structured ``mse_loss.out`` on the CPU: its meta step builds a binary
+    ``TensorIterator`` into ``out`` (the result type must cast to ``out``'s dtype; an ``out``
+    of another shape is resized to the broadcast shape, with the warning when it had
+    elements), then, for a mean or sum, resizes ``out`` to 0-d, keeping its storage; the
+    loss is then computed from the inputs as they are by now (an ``out`` that is the input
+    itself was made 0-d too, as in torch), reduced in ``out``'s dtype and written there.
+    ``_version`` once."""
+    common_device([self, target, out])
+    d = result_type(self, target)
+    shape = infer_broadcast_size(self._shape, target._shape)
+    _check_overlaps(out, self, target)
+    check_can_cast(d, out._dtype)
+    if out._shape != shape:
+        iterator.resize_output(out, shape, iterator.output_strides(
+            shape, [(t._shape, t._stride) for t in (self, target)]))
+    if reduction != NONE:
+        resize_as(out, (), ())
+    version = out._version_counter.value
+    if reduction == NONE or out._dtype is d:
+        result = aten.mse_loss.default.call(self, target, reduction)
+    else:  # torch's ``mean_out``/``sum_out`` into ``out`` reduce in ``out``'s dtype
+        loss = aten.mse_loss.default.call(self, target, NONE)
+        if reduction not in (MEAN, SUM):
+            raise _reduction_assert()
+        result = apply_loss_reduction(loss.to(out._dtype), reduction)
+    out._elements()[...] = cast(result._elements(), out._dtype)
+    out._version_counter.value = version + 1
+    return out
 
 
 @aten.l1_loss.default.impl(DispatchKey.CompositeImplicitAutograd)
@@ -474,6 +527,71 @@ for _key in (DispatchKey.CPU, DispatchKey.Meta):
     aten.nll_loss2d_backward.default.impl(_key)(nll_loss2d_backward)
 
 
+def _nll_forward_output(two_d: bool) -> Any:
+    """The CPU kernel of ``nll_loss_forward.output`` (torch's structured kernel: its meta
+    step checks the inputs, then each out's dtype, "Expected out tensor to have dtype
+    float, but got double instead", then resizes them with the warning) or of
+    ``nll_loss2d_forward.output`` (its hand-written kernel resizes first, then reads the
+    outs as the input's type: "expected scalar type Float but found Double"); then the
+    values, written into the outs, each ``_version`` once."""
+    checks = _nll2d_checks if two_d else _nll_checks
+    functional = nll_loss2d_forward if two_d else nll_loss_forward
+
+    def kernel(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+               ignore_index: int, output: Tensor, total_weight: Tensor) -> tuple[Tensor, Tensor]:
+        checks(self, target, weight)
+        common_device([t for t in (self, target, weight, output, total_weight)
+                       if t is not None])
+        if not two_d:
+            for out in (output, total_weight):
+                if out._dtype is not self._dtype:
+                    raise RuntimeError(f"Expected out tensor to have dtype "
+                                       f"{_C_NAMES[self._dtype.name]}, but got "
+                                       f"{_C_NAMES[out._dtype.name]} instead")
+        if reduction != NONE:
+            shape: tuple[int, ...] = ()
+        elif two_d:
+            shape = (self._shape[0], *self._shape[2:])
+        else:
+            shape = self._shape[:1] if self.dim() == 2 else ()
+        for out, size in ((output, shape), (total_weight, ())):
+            if out._shape != size:
+                iterator.resize_output(out, size, layout.contiguous_strides(size))
+        if two_d:
+            for out in (output, total_weight):
+                if out._dtype is not self._dtype:
+                    raise RuntimeError(f"expected scalar type {_type_name(self._dtype)} but "
+                                       f"found {_type_name(out._dtype)}")
+        values, weights = functional(self, target, weight, reduction, ignore_index)
+        for out, found in ((output, values), (total_weight, weights)):
+            out._elements()[...] = found._elements()
+            out._version_counter.value += 1
+        return output, total_weight
+
+    return kernel
+
+
+def _nll_out(forward_output: Any) -> Any:
+    """torch's composite ``nll_loss.out``/``nll_loss2d.out``: ``*_forward.output`` into
+    ``out`` with an empty ``total_weight`` of the input's dtype."""
+    def nll_out(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                ignore_index: int, out: Tensor) -> Tensor:
+        total_weight = factories._allocate((0,), (1,), self._dtype, self.device)
+        return forward_output.call(self, target, weight, reduction, ignore_index, out,
+                                   total_weight)[0]
+
+    return nll_out
+
+
+for _forward, _two_d in ((aten.nll_loss_forward, False), (aten.nll_loss2d_forward, True)):
+    out_arguments.set_rule(_forward.output,
+                           out_arguments.OutRule(writes=_nll_forward_output(_two_d)))
+aten.nll_loss.out.impl(DispatchKey.CompositeImplicitAutograd)(
+    _nll_out(aten.nll_loss_forward.output))
+aten.nll_loss2d.out.impl(DispatchKey.CompositeImplicitAutograd)(
+    _nll_out(aten.nll_loss2d_forward.output))
+
+
 @aten.nll_loss.default.impl(DispatchKey.CompositeImplicitAutograd)
 def nll_loss(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
              ignore_index: int) -> Tensor:
@@ -728,13 +846,55 @@ for _key in (DispatchKey.CPU, DispatchKey.Meta):
     aten.binary_cross_entropy_backward.default.impl(_key)(binary_cross_entropy_backward)
 
 
+def binary_cross_entropy_out(self: Tensor, target: Tensor, weight: Tensor | None,
+                             reduction: int, out: Tensor) -> Tensor:
+    """torch's ``binary_cross_entropy_out_cpu``: the elementwise loss written through
+    ``squeeze(out)``, a view (of another shape than the squeezed inputs' broadcast one, it is
+    resized with the warning and ``out`` itself keeps its shape: an empty ``out`` stays
+    empty, a longer one keeps its other values); ``out.mul_(weight)``; for a mean or sum
+    ``out`` is reduced (its values as they stand) and resized to 0-d, keeping its storage.
+    Every operand of the input's dtype. ``_version`` once."""
+    common_device([t for t in (self, target, weight, out) if t is not None])
+    view, x, t = (aten.squeeze.default.call(a) for a in (out, self, target))
+    shape = infer_broadcast_size(x._shape, t._shape)
+    _check_overlaps(view, self, target)
+    _same_dtype(self, view, target)
+    if view._shape != shape:
+        iterator.resize_output(view, shape, iterator.output_strides(
+            shape, [(a._shape, a._stride) for a in (x, t)]))
+    if not self._dtype.is_floating_point:
+        raise _not_implemented("binary_cross_entropy", self._dtype)
+    version = out._version_counter.value
+    if view.numel():
+        xs, ts = _squeezed_operands(shape, x._elements(), t._elements())
+        with np.errstate(all="ignore"):
+            if not ((xs >= 0) & (xs <= 1)).all():
+                raise RuntimeError("all elements of input should be between 0 and 1")
+            if not ((ts >= 0) & (ts <= 1)).all():
+                raise RuntimeError("all elements of target should be between 0 and 1")
+            view._elements()[...] = _bce_values(xs, ts, self._dtype).reshape(view._shape)
+    if weight is not None:
+        out.mul_(weight)
+    if reduction in (MEAN, SUM):
+        reduced = apply_loss_reduction(out, reduction)
+        resize_as(out, (), ())
+        out._elements()[...] = reduced._elements()
+    out._version_counter.value = version + 1
+    return out
+
+
+out_arguments.set_rule(aten.mse_loss.out, out_arguments.OutRule(writes=mse_loss_out))
+out_arguments.set_rule(aten.binary_cross_entropy.out,
+                       out_arguments.OutRule(writes=binary_cross_entropy_out))
+
+
 def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tensor | None,
                                      pos_weight: Tensor | None, reduction: int) -> Tensor:
     """torch's ``binary_cross_entropy_with_logits`` (CompositeExplicitAutograd: one node,
     ``BinaryCrossEntropyWithLogitsBackward0``): ``log_sigmoid(x)``, times ``(pos_weight -
     1) * t + 1`` in place when given; ``(1 - t).mul_(x).sub_(that)``, times ``weight`` in
     place; reduced."""
-    log_sigmoid_input = log_sigmoid(self)
+    log_sigmoid_input = aten.log_sigmoid.default.call(self)  # (the op table's, not recorded)
     if pos_weight is not None:
         log_weight = ((pos_weight - 1) * target).add_(1)
         log_sigmoid_input.mul_(log_weight)

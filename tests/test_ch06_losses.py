@@ -507,17 +507,283 @@ def test_no_gradient_for_weight_or_pos_weight(which):
             weight=lib.tensor([0.5, 2.0], requires_grad=True)).backward())
 
 
-@pytest.mark.xfail(strict=True, reason="binary_cross_entropy_with_logits' target gradient "
-                   "with pos_weight runs log_sigmoid, which the op table does not have yet: "
-                   "with create_graph it is not recorded (torch: LogSigmoidBackward0), so its "
-                   "second derivative misses the input's part")
 def test_second_derivative_through_the_pos_weight_target_gradient():
+    """``binary_cross_entropy_with_logits``' target gradient with ``pos_weight`` runs
+    ``log_sigmoid`` twice (``LogSigmoidBackward0`` when recorded): its second derivative
+    through the input is torch's."""
     def program(lib: Any) -> Any:
         x = lib.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=lib.float64, requires_grad=True)
         t = lib.tensor([[1.0, 0.0], [0.5, 0.25]], dtype=lib.float64, requires_grad=True)
         out = lib.nn.functional.binary_cross_entropy_with_logits(
             x, t, pos_weight=lib.tensor([0.5, 2.0], dtype=lib.float64))
         _, grad_t = lib.autograd.grad(out, [x, t], create_graph=True)
-        return lib.autograd.grad((grad_t * grad_t).sum(), [x])
+        # (cloned: torch's engine adds the two paths' gradients into one buffer in place,
+        # _version 1; reftensor's engine adds out of place, 0: not this op's matter)
+        return [g.clone() for g in lib.autograd.grad((grad_t * grad_t).sum(), [x])]
 
     same_on_both(program, ulps=16)
+
+
+def test_the_pos_weight_target_gradient_records_torchs_nodes():
+    """With ``create_graph``, the target gradient's nodes by name, down to the leaves
+    (``LogSigmoidBackward0`` of ``-x`` and of ``x``), for each reduction, weighted or not."""
+    def walk(node: Any, depth: int = 0) -> Any:
+        if node is None or depth > 6:
+            return None
+        return node.name(), [walk(f, depth + 1) for f, _ in node.next_functions]
+
+    def program(lib: Any) -> Any:
+        found = []
+        for reduction in REDUCTIONS:
+            for weighted in (False, True):
+                x = lib.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+                t = lib.tensor([[1.0, 0.0], [0.5, 0.25]], requires_grad=True)
+                kwargs = {"weight": lib.tensor([0.5, 2.0])} if weighted else {}
+                out = lib.nn.functional.binary_cross_entropy_with_logits(
+                    x, t, pos_weight=lib.tensor([0.5, 2.0]), reduction=reduction, **kwargs)
+                _, grad_t = lib.autograd.grad(out, [x, t], lib.ones_like(out),
+                                              create_graph=True)
+                found.append(walk(grad_t.grad_fn))
+        return found
+
+    assert program(torch) == program(reftensor)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_logsigmoid_and_its_module_are_torchs(dtype):
+    """``nn.functional.logsigmoid`` and ``nn.LogSigmoid`` on large, small and special
+    values (finite where ``log(sigmoid(x))`` is not), their gradients and second
+    derivatives (float32 and float64), the module's repr."""
+    values = [-200.0, -30.0, -1.5, -0.0, 0.0, 1e-3, 0.5, 20.0, 200.0, math.inf, -math.inf,
+              math.nan]
+
+    def program(lib: Any) -> Any:
+        x = lib.tensor(values, dtype=getattr(lib, dtype))
+        module = lib.nn.LogSigmoid()
+        found = [lib.nn.functional.logsigmoid(x), module(x[::2]), repr(module)]
+        if dtype in ("float32", "float64"):
+            leaf = x[:10].clone().requires_grad_()
+            y = module(leaf)
+            (g,) = lib.autograd.grad(y, leaf, lib.ones_like(y), create_graph=True)
+            found += [y.grad_fn.name(), g.grad_fn.name(), g,
+                      lib.autograd.grad((g * g).sum(), leaf)[0]]
+        return found
+
+    same_on_both(program, ulps=ULPS["binary_cross_entropy_with_logits"])
+
+
+# ------------------------------------------------------------------ out=
+#: the ``out=`` tensors each ``out=`` test tries, built for a result of ``shape`` and ``dtype``
+OUTS = ["empty", "right", "wrong shape", "right numel", "transposed", "strided", "float64",
+        "int64", "0-d"]
+
+
+def _out(lib: Any, kind: str, shape: tuple[int, ...], dtype: str) -> Any:
+    d = getattr(lib, dtype)
+    n = math.prod(shape)
+    return {
+        "empty": lambda: lib.empty(0, dtype=d),
+        "right": lambda: lib.full(shape, 7.0, dtype=d),
+        "wrong shape": lambda: lib.full((n + 3,), 7.0, dtype=d),
+        "right numel": lambda: lib.full((n,), 7.0, dtype=d),
+        "transposed": lambda: lib.full(tuple(reversed(shape)), 7.0, dtype=d).permute(
+            *reversed(range(len(shape)))),
+        "strided": lambda: lib.full((*shape[:-1], 2 * shape[-1]) if shape else (2,), 7.0,
+                                    dtype=d)[..., ::2] if shape else lib.full((), 7.0, dtype=d),
+        "float64": lambda: lib.full(shape, 7.0, dtype=lib.float64),
+        "int64": lambda: lib.full(shape, 7, dtype=lib.int64),
+        "0-d": lambda: lib.full((), 7.0, dtype=d),
+    }[kind]()
+
+
+def _with_warnings(call: Any) -> Any:
+    """``call()``'s result and the texts of the warnings it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    # (torch's C++ warnings end with where they were triggered)
+    return result, [str(w.message).partition(" (Triggered internally at")[0] for w in caught]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("kind", OUTS)
+def test_logsigmoid_out_is_torchs(kind, dtype):
+    """``nn.functional.logsigmoid(x, out=o)`` (torch's ``log_sigmoid.out``, through
+    ``log_sigmoid_forward.output``): ``o`` resized without a warning, written through its
+    strides, ``_version`` 1, the same object returned; another dtype refused."""
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[0.5, -1.0, 30.0], [-200.0, 0.0, 2.5]], dtype=getattr(lib, dtype))
+        out = _out(lib, kind, (2, 3), dtype)
+        result, caught = _with_warnings(lambda: lib.nn.functional.logsigmoid(x, out=out))
+        return result is out, out, out._version, caught
+
+    same_on_both(program, ulps=ULPS["binary_cross_entropy_with_logits"])
+
+
+def _aten_of(lib: Any) -> Any:
+    if lib is torch:
+        return torch.ops.aten
+    from reftensor._ops import aten
+    return aten
+
+
+@pytest.mark.parametrize("kind", OUTS)
+@pytest.mark.parametrize("buffer_kind", ["empty", "transposed", "float64"])
+def test_log_sigmoid_forward_output_and_backward_grad_input_are_torchs(kind, buffer_kind):
+    """``aten.log_sigmoid_forward.output(x, output=, buffer=)`` (both resized as torch's
+    kernel resizes them: the buffer always contiguous) and
+    ``aten.log_sigmoid_backward.grad_input`` (a structured-like ``out``: resized with
+    torch's warning, one dtype for all operands)."""
+    def program(lib: Any) -> Any:
+        aten = _aten_of(lib)
+        x = lib.tensor([[0.5, -1.0, 30.0], [-200.0, 0.0, 2.5]]).t()
+        output, buffer = _out(lib, kind, (3, 2), "float32"), _out(lib, buffer_kind, (3, 2),
+                                                                  "float32")
+        found = aten.log_sigmoid_forward.output(x, output=output, buffer=buffer)
+        found = [r is o for r, o in zip(found, (output, buffer), strict=True)]
+        grad_input = _out(lib, kind, (3, 2), "float32")
+        result = aten.log_sigmoid_backward.grad_input(
+            lib.ones(3, 2), x, buffer, grad_input=grad_input)
+        return (found, output, buffer, output._version, buffer._version, result is grad_input,
+                grad_input, grad_input._version)
+
+    same_on_both(program, ulps=ULPS["binary_cross_entropy_with_logits"])
+
+
+def _nn(lib: Any) -> Any:
+    """``torch._C._nn`` (the losses' ``out=`` forms), or reftensor's op table."""
+    return torch._C._nn if lib is torch else _aten_of(lib)
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "binary_cross_entropy",
+                                  "binary_cross_entropy weighted"])
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("kind", [*OUTS, "longer", "size-1 dims", "the input"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_loss_out_is_torchs(loss, reduction, kind, dtype):
+    """``mse_loss.out`` (torch's structured kernel: resized to the broadcast shape, then to
+    0-d for a reduction, keeping the storage; any dtype the result casts to) and
+    ``binary_cross_entropy.out`` (written through ``squeeze(out)``: an ``out`` of another
+    shape keeps its own, its other values reduced too; the input's dtype only): the value,
+    shape, strides, storage size and ``_version`` of ``out``, the warnings, the same object
+    returned, or torch's exception class."""
+    name, weighted = loss.split(" ")[0], loss.endswith("weighted")
+
+    def program(lib: Any) -> Any:
+        d = getattr(lib, dtype)
+        x = lib.tensor([[0.25, 0.5, 0.75], [0.125, 0.875, 0.0]], dtype=d)
+        t = lib.tensor([[0.0, 1.0, 0.5], [1.0, 0.25, 0.75]], dtype=d)
+        if kind == "longer":
+            out = lib.full((40,), 7.0, dtype=d)
+        elif kind == "size-1 dims":
+            out = lib.full((2, 1, 3), 7.0, dtype=d)
+        elif kind == "the input":
+            out = x
+        else:
+            out = _out(lib, kind, (2, 3), dtype)
+        if name == "mse_loss":
+            call = lambda: _nn(lib).mse_loss(x, t, reduction, out=out)  # noqa: E731
+        else:
+            w = lib.tensor([1.0, 2.0, 0.5], dtype=d).expand(2, 3) if weighted else None
+            call = lambda: _nn(lib).binary_cross_entropy(  # noqa: E731
+                x, t, w, reduction, out=out)
+        result, caught = _with_warnings(call)
+        return result is out, out, out._version, caught
+
+    same_on_both(program, ulps=ULPS[name])
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "binary_cross_entropy"])
+def test_loss_out_refuses_what_torch_refuses(name):
+    """Inputs that require grad, integer inputs, overlapping ``out``s, inputs out of [0, 1]
+    and a target of another dtype (binary_cross_entropy), a reduction of 5 (mse_loss)."""
+    def call(lib: Any, x: Any, t: Any, out: Any, reduction: int = 1) -> Any:
+        if name == "mse_loss":
+            return _nn(lib).mse_loss(x, t, reduction, out=out)
+        return _nn(lib).binary_cross_entropy(x, t, None, reduction, out=out)
+
+    cases = {
+        "requires grad": lambda lib: call(lib, lib.ones(2, requires_grad=True) / 2,
+                                          lib.ones(2), lib.empty(0)),
+        "int64": lambda lib: call(lib, lib.ones(2, dtype=lib.int64),
+                                  lib.ones(2, dtype=lib.int64), lib.empty(5)),
+        "an expanded out": lambda lib: call(lib, lib.ones(2, 3) / 2, lib.ones(2, 3),
+                                            lib.empty(3).expand(2, 3), 0),
+        "a target of another dtype": lambda lib: call(lib, lib.ones(2) / 2,
+                                                      lib.ones(2, dtype=lib.float64),
+                                                      lib.empty(0)),
+        "an input above 1": lambda lib: call(lib, lib.full((2,), 1.5), lib.ones(2),
+                                             lib.empty(0)),
+        "a reduction of 5": lambda lib: call(lib, lib.ones(2) / 2, lib.ones(2), lib.empty(0),
+                                             5),
+    }
+    for case in cases.values():
+        same_on_both(case)
+
+
+def _nll_operands(lib: Any, two_d: bool, dtype: str) -> tuple[Any, Any]:
+    """Log-probabilities and class indices: ``(4, 3)`` and ``(4,)``, or ``(2, 3, 2, 1)`` and
+    ``(2, 2, 1)`` for ``nll_loss2d``."""
+    x = lib.tensor([[-0.5, -1.0, -2.0], [-0.25, -3.0, -0.75], [-1.5, -0.125, -1.0],
+                    [-2.0, -2.5, -0.5]], dtype=getattr(lib, dtype))
+    t = lib.tensor([0, 2, 1, 2])
+    if two_d:
+        return x.reshape(2, 2, 3, 1).permute(0, 2, 1, 3).contiguous(), t.reshape(2, 2, 1)
+    return x, t
+
+
+@pytest.mark.parametrize("name", ["nll_loss", "nll_loss2d"])
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("kind", OUTS)
+@pytest.mark.parametrize("options", ["plain", "weight", "ignore_index"])
+def test_nll_loss_out_is_torchs(name, reduction, kind, options):
+    """``nll_loss.out`` and ``nll_loss2d.out`` (torch's composites: ``*_forward.output``
+    into ``out`` with an empty ``total_weight``): ``out`` resized with the warning, its
+    strides kept when its shape is right, exactly the input's dtype (each op's own
+    message), ``_version`` 1, the same object returned; values bit for bit."""
+    two_d = name == "nll_loss2d"
+
+    def program(lib: Any) -> Any:
+        x, t = _nll_operands(lib, two_d, "float32")
+        weight = lib.tensor([1.0, 2.0, 0.5]) if options == "weight" else None
+        ignore = 2 if options == "ignore_index" else -100
+        shape = ((2, 2, 1) if two_d else (4,)) if reduction == 0 else ()
+        out = _out(lib, kind, shape, "float32")
+        result, caught = _with_warnings(
+            lambda: getattr(_nn(lib), name)(x, t, weight, reduction, ignore, out=out))
+        return result is out, out, out._version, caught
+
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("name", ["nll_loss_forward", "nll_loss2d_forward"])
+@pytest.mark.parametrize("reduction", [0, 1])
+@pytest.mark.parametrize("total_weight", ["empty", "0-d", "float64"])
+def test_nll_loss_forward_output_is_torchs(name, reduction, total_weight):
+    """``aten.nll_loss_forward.output`` and ``aten.nll_loss2d_forward.output``: both outs
+    written and returned, each ``_version`` 1, another dtype refused. (Warnings are not
+    compared: torch's ``torch.ops.aten`` prints its C++ warning instead.)"""
+    def program(lib: Any) -> Any:
+        x, t = _nll_operands(lib, name == "nll_loss2d_forward", "float32")
+        output = lib.empty(0)
+        weights = _out(lib, total_weight, (), "float32")
+        found = getattr(_aten_of(lib), name).output(x, t, None, reduction, -100,
+                                                    output=output, total_weight=weights)
+        return (found[0] is output, found[1] is weights, output, weights, output._version,
+                weights._version)
+
+    same_on_both(program)
+
+
+def test_nll_loss_out_refuses_what_torch_refuses():
+    """An input that requires grad, a target out of range, a 2-d target for nll_loss2d."""
+    cases = [
+        lambda lib: _nn(lib).nll_loss(lib.zeros(2, 3, requires_grad=True), lib.tensor([0, 1]),
+                                      None, 1, -100, out=lib.empty(0)),
+        lambda lib: _nn(lib).nll_loss(lib.zeros(2, 3), lib.tensor([0, 5]), None, 1, -100,
+                                      out=lib.empty(0)),
+        lambda lib: _nn(lib).nll_loss2d(lib.zeros(2, 3), lib.tensor([0, 1]), None, 1, -100,
+                                        out=lib.empty(0)),
+    ]
+    for case in cases:
+        same_on_both(case)

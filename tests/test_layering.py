@@ -42,7 +42,7 @@ CHAPTERS = {
     "reftensor.cuda": 4, "reftensor.backends": 4, "reftensor.accelerator": 4,
     "reftensor.autograd": 5,
     "reftensor.nn": 6, "reftensor.optim": 6, "reftensor.activation": 6,
-    "reftensor.loss": 6,  # --- losses (chapter 6)
+    "reftensor.loss": 6, "reftensor.log_sigmoid": 6,  # --- losses (chapter 6)
     # --- layers (chapter 6)
     "reftensor.gelu": 6, "reftensor.lookup": 6, "reftensor.normalization": 6,
     "reftensor.trilinear": 6, "reftensor._layers": 6,

@@ -89,6 +89,11 @@ NO_OPINFO: dict[str, str] = {
        for name in ("nll_loss_nd", "nll_loss2d", "nll_loss_forward", "nll_loss_backward",
                     "nll_loss2d_forward", "nll_loss2d_backward", "mse_loss_backward",
                     "binary_cross_entropy_backward")},
+    **{name: f"internal (torch.ops.aten.{name}, no OpInfo entry): the OpInfo samples of "
+              "nn.functional.logsigmoid reach it (LogSigmoidBackward0 and its gradient); "
+              "tests/op_db.py's entry runs it on every layout and float dtype, on the meta "
+              "device, with its gradient and error inputs"
+       for name in ("log_sigmoid_forward", "log_sigmoid_backward")},
     "_trilinear": "internal (torch.ops.aten._trilinear): bilinear's OpInfo samples reach it "
                   "(TrilinearBackward0); tests/op_db.py's entry runs it on every layout and "
                   "float dtype, on the meta device, with its gradient",
@@ -116,6 +121,10 @@ ENTRIES["cross_entropy_loss"] = opinfo.entries({"cross_entropy"})
 ENTRIES["binary_cross_entropy_with_logits"] = [
     opinfo.NNFunctional(op, "binary_cross_entropy_with_logits") for op in opinfo.op_db
     if op.name == "nn.functional.binary_cross_entropy_with_logits"]
+#: torch's log_sigmoid is nn.functional.logsigmoid (``torch._C._nn.log_sigmoid``): its OpInfo
+#: samples, through reftensor.nn.functional
+ENTRIES["log_sigmoid"] = [opinfo.NNFunctional(op, "logsigmoid") for op in opinfo.op_db
+                          if op.name == "nn.functional.logsigmoid"]
 
 
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():

@@ -52,6 +52,11 @@ class OutRule(NamedTuple):
     check: Callable[[Any, Tensor, Tensor], None] | None = None
     # several outs: the named tuple they are returned in (``torch.return_types.max_out``)
     returns: type | None = None
+    # the op's own CPU kernel for ``out=``, called as ``writes(*inputs, *outs)``: it checks,
+    # resizes and writes its outs itself (bumping their ``_version`` once) and returns the
+    # result, where torch's hand-written kernel does what the rule above does not
+    # (``binary_cross_entropy_out_cpu`` writes through a squeezed view of ``out``)
+    writes: Callable[..., Any] | None = None
 
 
 _RULES: dict[str, OutRule] = {}
@@ -86,6 +91,8 @@ def _kernel(out_overload: OpOverload) -> Any:
             raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[outs[0]._dtype.name]} but "
                                f"expected {SCALAR_TYPE_NAMES[inputs[0]._dtype.name]}")
         rule = _RULES.get(name)
+        if rule is not None and rule.writes is not None and outs[0].device.type != "meta":
+            return rule.writes(*inputs, *outs)
         if rule is not None and rule.prepare is not None:
             inputs = rule.prepare(inputs, outs)
         if rule is not None and rule.compute is not None:
@@ -109,7 +116,11 @@ def _kernel(out_overload: OpOverload) -> Any:
             writer(out, r)
         if not isinstance(result, tuple):
             return outs[0]
-        return (rule.returns if rule is not None and rule.returns else type(result))(*outs)
+        if rule is not None and rule.returns:
+            return rule.returns(*outs)
+        # a named tuple of torch's (``return_types.max``), or a plain one
+        # (``log_sigmoid_forward.output``)
+        return tuple(outs) if type(result) is tuple else type(result)(*outs)
 
     return out_kernel
 

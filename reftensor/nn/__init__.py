@@ -20,6 +20,7 @@ from .modules import (
     L1Loss,
     LayerNorm,
     Linear,
+    LogSigmoid,
     LogSoftmax,
     Module,
     ModuleDict,
@@ -43,4 +44,4 @@ __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleLis
            "Embedding", "LayerNorm", "BatchNorm1d", "Bilinear"]
 # --- losses (chapter 6)
 __all__ += ["utils", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
-            "BCEWithLogitsLoss"]
+            "BCEWithLogitsLoss", "LogSigmoid"]

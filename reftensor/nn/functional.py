@@ -25,7 +25,7 @@ __all__ = ["dropout", "linear", "relu", "softmax", "log_softmax", "gelu", "embed
            "one_hot", "layer_norm", "batch_norm", "bilinear"]
 # --- losses (chapter 6)
 __all__ += ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
-            "binary_cross_entropy_with_logits"]
+            "binary_cross_entropy_with_logits", "logsigmoid"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -270,6 +270,22 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                          f"({input.size()})")
     return aten.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
                                                  reduction_enum)
+
+
+def logsigmoid(*args: Any, **kwargs: Any) -> Any:
+    """logsigmoid(input, *, out=None) -> Tensor
+
+    ``log(sigmoid(x))`` elementwise (``torch.nn.functional.logsigmoid``, which is
+    ``torch._C._nn.log_sigmoid``), computed as ``min(x, 0) - log1p(exp(-|x|))``: finite for
+    any finite ``x`` (``-200`` gives -200, not ``-inf``). Any float dtype (float16 and bfloat16
+    in float32); a contiguous result of the input's shape and dtype (``LogSigmoidBackward0``).
+    ``out=`` is resized without a warning and must have the input's dtype.
+
+    Raises:
+        NotImplementedError: integer and bool inputs.
+        RuntimeError: an ``out=`` of another dtype.
+    """
+    return aten.log_sigmoid(*args, **kwargs)
 # --- layers (chapter 6): the op table's gelu, embedding, one_hot, layer_norm, batch_norm and
 # bilinear, with torch's Python checks in front where torch has them
 def gelu(*args: Any, **kwargs: Any) -> Any:

@@ -1356,14 +1356,17 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "different lengths, a negative size or stride, and as ``zeros``; TypeError "
                 "for sizes given one by one."),
     # --- losses (chapter 6) -------------------------------------------------------------
-    # (``mse_loss.out`` is left out: torch's structured kernel reduces into an ``out`` that
-    # keeps a storage of the unreduced loss's size, which the table's ``out=`` does not do)
     declare("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
+            out=("mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
             function=False, method=False,
             doc="``(self - target) ** 2`` elementwise (``torch._C._nn.mse_loss``, under "
                 "``nn.functional.mse_loss``), then its mean (``reduction=1``) or sum (2), or "
                 "not reduced (0): the operands broadcast, the result has their promoted "
-                "dtype. A mean of no elements is nan.\n\nRaises NotImplementedError for "
+                "dtype. A mean of no elements is nan. ``out=`` as torch's structured kernel: "
+                "resized to the broadcast shape (warning when it had elements), then to 0-d "
+                "for a mean or sum, keeping its storage; any dtype the result casts to."
+                "\n\nRaises NotImplementedError for "
                 "integer and bool operands; RuntimeError for shapes that do not broadcast "
                 "or a reduction other than 0, 1, 2."),
     declare("mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int "
@@ -1392,12 +1395,18 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "ValueError for a 0-d input or batch sizes that differ; RuntimeError for a "
                 "target of the wrong shape; as ``nll_loss_forward``."),
     declare("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, "
-            "SymInt ignore_index=-100) -> Tensor", function=False, method=False,
+            "SymInt ignore_index=-100) -> Tensor",
+            out=("nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int "
+                 "reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
             doc="``nll_loss_forward``'s output (``torch._C._nn.nll_loss``): input ``(C)`` or "
                 "``(N, C)``.\n\nRaises as ``nll_loss_forward``."),
     declare("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
-            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)", function=False,
-            method=False,
+            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)",
+            out=("nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int "
+                 "reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) "
+                 "total_weight) -> (Tensor(a!), Tensor(b!))",),
+            function=False, method=False,
             doc="``-self[i, target[i]] * weight[target[i]]`` per row (``NllLossBackward0``), "
                 "0 where the target is ``ignore_index``; reduced (or for a 1-d input), their "
                 "sum in torch's cascade order in the input's dtype, divided by the total "
@@ -1416,12 +1425,18 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "-(grad_output / total_weight)``).\n\nRaises as ``nll_loss_forward``, and "
                 "RuntimeError for a ``grad_output`` or ``total_weight`` of the wrong size."),
     declare("nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, "
-            "SymInt ignore_index=-100) -> Tensor", function=False, method=False,
+            "SymInt ignore_index=-100) -> Tensor",
+            out=("nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int "
+                 "reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
             doc="``nll_loss2d_forward``'s output (``torch._C._nn.nll_loss2d``).\n\nRaises "
                 "as ``nll_loss2d_forward``."),
     declare("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
-            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)", function=False,
-            method=False,
+            "SymInt ignore_index) -> (Tensor output, Tensor total_weight)",
+            out=("nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int "
+                 "reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) "
+                 "total_weight) -> (Tensor(a!), Tensor(b!))",),
+            function=False, method=False,
             doc="``nll_loss_forward`` for an input ``(N, C, H, W)`` and a target ``(N, H, "
                 "W)`` (``NllLoss2DBackward0``); ``reduction=0`` gives ``(N, H, W)``.\n\n"
                 "Raises RuntimeError for a target not 3-d, an input not 4-d, sizes that "
@@ -1445,15 +1460,18 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``label_smoothing`` mixes in the uniform distribution.\n\nRaises "
                 "RuntimeError for probabilities of an integer dtype or with an "
                 "``ignore_index >= 0``, a ``label_smoothing`` above 1; as ``nll_loss_nd``."),
-    # (``binary_cross_entropy.out`` is left out: torch's kernel computes the elementwise loss
-    # in ``out`` itself, unresized, then resizes it to the reduced result)
     declare("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int "
             "reduction=Mean) -> Tensor",
+            out=("binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, "
+                 "int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)",),
             function=False, method=False,
             doc="``-(t * log(x) + (1 - t) * log(1 - x))`` elementwise "
                 "(``torch._C._nn.binary_cross_entropy``), each log clamped at -100 as torch "
                 "does (an input of 0 or 1 gives 100, never inf), times ``weight``, reduced "
-                "(``BinaryCrossEntropyBackward0``).\n\nRaises RuntimeError for an input or "
+                "(``BinaryCrossEntropyBackward0``). ``out=`` as torch's kernel: the loss "
+                "written through ``squeeze(out)`` (resized when its shape differs, ``out`` "
+                "itself keeping its own), then weighted and reduced in ``out``; of the "
+                "input's dtype.\n\nRaises RuntimeError for an input or "
                 "target outside [0, 1] (nan too), a target of another dtype; "
                 "NotImplementedError for integer inputs."),
     declare("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
@@ -1472,6 +1490,35 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "or 1). One node, ``BinaryCrossEntropyWithLogitsBackward0``.\n\nRaises "
                 "RuntimeError for a ``weight`` or ``pos_weight`` that broadcasts past the "
                 "target's shape, a target whose dtype cannot hold the result."),
+    declare("log_sigmoid(Tensor self) -> Tensor",
+            out=("log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``log(sigmoid(x))`` computed as ``min(x, 0) - log1p(exp(-|x|))`` "
+                "(``torch._C._nn.log_sigmoid``, ``nn.functional.logsigmoid``): no overflow, "
+                "no ``-inf`` for large negative ``x``. torch's composite: "
+                "``log_sigmoid_forward``'s output (``LogSigmoidBackward0``), contiguous, "
+                "of the input's dtype. ``out=`` is resized without a warning and must "
+                "have the input's dtype.\n\nRaises NotImplementedError for integer and "
+                "bool inputs; RuntimeError for an ``out=`` of another dtype."),
+    declare("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)",
+            out=("log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) "
+                 "buffer) -> (Tensor(a!), Tensor(b!))",),
+            function=False, method=False,
+            doc="``(min(x, 0) - log1p(b), b)`` with ``b = exp(-|x|)`` "
+                "(``torch.ops.aten.log_sigmoid_forward``): two new contiguous tensors of "
+                "the input's dtype (float16 and bfloat16 computed in float32); the buffer "
+                "is what ``log_sigmoid_backward`` reads. Only ``output`` is differentiable "
+                "(``LogSigmoidBackward0``).\n\nRaises as ``log_sigmoid``."),
+    declare("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor",
+            out=("log_sigmoid_backward.grad_input(Tensor grad_output, Tensor self, Tensor "
+                 "buffer, *, Tensor(a!) grad_input) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``log_sigmoid``'s gradient: ``(max_deriv - sign * b / (1 + b)) * "
+                "grad_output`` (``max_deriv``, ``sign``: 1 and 1 where ``self < 0``, else 0 "
+                "and -1; ``b`` the buffer), broadcast into an ``empty_like(grad_output)`` "
+                "(``LogSigmoidBackwardBackward0``).\n\nRaises RuntimeError for operands of "
+                "different dtypes or shapes that do not broadcast; NotImplementedError for "
+                "integer inputs."),
 ]
 
 # --- layers (chapter 6): GELU, embedding, one_hot, layer and batch normalization, bilinear

@@ -23,10 +23,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from .. import dtypes, factories, layout, views
-from .._casting import cast
 from .._ops import aten
 from .._ops.state import state as dispatch_state
 from ..device import CPU, META
@@ -1394,20 +1391,27 @@ def _in_place() -> bool:
 
 
 def log_sigmoid(x: Tensor) -> Tensor:
-    """``log(sigmoid(x))`` as torch's CPU ``log_sigmoid_forward``: ``min(x, 0) -
-    log1p(exp(-|x|))`` (no overflow), computed in float32 for float16 and bfloat16 and
-    rounded once. A new contiguous tensor; not recorded (torch's op of its own, which the
-    table does not have). ``binary_cross_entropy_with_logits`` (chapter 6) uses it too."""
-    out = factories._allocate(x._shape, layout.contiguous_strides(x._shape), x._dtype,
-                              x.device)
-    if x.device.type == "meta":
-        return out
-    work = np.float32 if x._dtype in (dtypes.float16, dtypes.bfloat16) else x._dtype.numpy
-    v = x._elements().astype(work)
-    with np.errstate(all="ignore"):
-        values = np.minimum(v, 0) - np.log1p(np.exp(-np.abs(v)))
-    out._elements()[...] = cast(np.asarray(values).reshape(x._shape), x._dtype)
-    return out
+    """``at::log_sigmoid(x)``: the op table's composite (``LogSigmoidBackward0`` when
+    recorded)."""
+    return aten.log_sigmoid.default.call(x)
+
+
+def log_sigmoid_self_backward(grad: Tensor, self: Tensor, buffer: Tensor) -> Tensor:
+    """``log_sigmoid_backward(grad, self, buffer)``."""
+    return aten.log_sigmoid_backward.default.call(grad, self, buffer)
+
+
+def log_sigmoid_double_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """torch's ``log_sigmoid_double_backward(grad, input)``: ``z = sigmoid(input)``, then
+    ``grad * (z - 1) * z``."""
+    z = self.sigmoid()
+    return grad * aten.sub.Scalar.call(z, 1, 1) * z
+
+
+def log_sigmoid_backward_self_backward(grad: Tensor, grad_output: Tensor,
+                                       self: Tensor) -> Tensor:
+    """``log_sigmoid_double_backward(grad * grad_output, self)``."""
+    return log_sigmoid_double_backward(grad * grad_output, self)
 
 
 def _scaled(t: Tensor, weight: Any, reduction: int, numel: int, in_place: bool) -> Tensor:
@@ -1567,6 +1571,13 @@ DERIVATIVES += [
         no_grad_arguments=("weight", "pos_weight"),
         self=binary_cross_entropy_with_logits_self_backward,
         target=binary_cross_entropy_with_logits_target_backward),
+    row("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)",
+        "LogSigmoidBackward0", ("self", "buffer"), recorded_outputs=1,
+        self=log_sigmoid_self_backward),
+    row("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor",
+        "LogSigmoidBackwardBackward0", ("grad_output", "self", "buffer"),
+        no_grad_arguments=("buffer",), grad_output=log_sigmoid_self_backward,
+        self=log_sigmoid_backward_self_backward),
 ]
 
 

@@ -1,6 +1,6 @@
 """The layers of ``reftensor.nn`` (``torch.nn.modules``), one kind per file."""
 
-from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import GELU, LogSigmoid, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .batchnorm import BatchNorm1d
 from .container import ModuleDict, ModuleList, Sequential
 from .dropout import Dropout
@@ -17,4 +17,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Line
            "ParameterDict", "Softmax", "LogSoftmax", "GELU", "Embedding", "LayerNorm",
            "BatchNorm1d", "Bilinear"]
 # --- losses (chapter 6)
-__all__ += ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+__all__ += ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
+            "LogSigmoid"]

@@ -1,5 +1,5 @@
 """Activations as layers (``torch.nn.ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``GELU``,
-``LogSoftmax``): no parameters, one op."""
+``LogSoftmax``, ``LogSigmoid``): no parameters, one op."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "GELU"]
+__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "GELU", "LogSigmoid"]
 
 
 class ReLU(Module):
@@ -79,3 +79,12 @@ class GELU(Module):
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(input))`` (``torch.nn.LogSigmoid``): ``nn.functional.logsigmoid``,
+    computed as ``min(x, 0) - log1p(exp(-|x|))``. No parameters; the input's shape and
+    dtype."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)

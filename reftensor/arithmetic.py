@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import _kernels as K
-from . import dtypes, iterator
+from . import dtypes, iterator, out_arguments
 from ._casting import cast, checked_number, compute_dtype
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
@@ -44,7 +44,7 @@ from .elementwise import (
     write_inplace,
 )
 from .layout import contiguous_strides
-from .promotion import binary_result_type, is_number, result_type
+from .promotion import SCALAR_TYPE_NAMES, binary_result_type, is_number, result_type
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -476,5 +476,16 @@ def _addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any,
 
 _register("lerp", "Tensor", _lerp)
 _register("lerp", "Scalar", _lerp)
+
+
+def _check_lerp_tensor_out(input: Any, result: Tensor, out: Tensor) -> None:
+    """``lerp.Tensor``'s ``out=`` (a tensor ``weight``) must have exactly the result's dtype
+    (torch's structured kernel); ``lerp.Scalar``'s takes any that can hold it."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[out._dtype.name]} but expected "
+                           f"{SCALAR_TYPE_NAMES[result._dtype.name]}")
+
+
+out_arguments.set_rule(aten.lerp.Tensor_out, out_arguments.OutRule(check=_check_lerp_tensor_out))
 _register("addcmul", "default", _addcmul)
 _register("addcdiv", "default", _addcdiv)

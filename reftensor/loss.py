@@ -46,8 +46,7 @@ from ._ops import DispatchKey, aten
 from .broadcasting import infer_broadcast_size
 from .device import META, common_device
 from .dtypes import dtype
-from .matmul import _C_NAMES
-from .promotion import SCALAR_TYPE_NAMES, check_can_cast, result_type
+from .promotion import C_TYPE_NAMES, SCALAR_TYPE_NAMES, check_can_cast, result_type
 from .tensor import Tensor
 
 __all__: list[str] = []  # the ops are the table's (reftensor.binary_cross_entropy_with_logits, ...)
@@ -546,8 +545,8 @@ def _nll_forward_output(two_d: bool) -> Any:
             for out in (output, total_weight):
                 if out._dtype is not self._dtype:
                     raise RuntimeError(f"Expected out tensor to have dtype "
-                                       f"{_C_NAMES[self._dtype.name]}, but got "
-                                       f"{_C_NAMES[out._dtype.name]} instead")
+                                       f"{C_TYPE_NAMES[self._dtype.name]}, but got "
+                                       f"{C_TYPE_NAMES[out._dtype.name]} instead")
         if reduction != NONE:
             shape: tuple[int, ...] = ()
         elif two_d:

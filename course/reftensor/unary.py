@@ -3,8 +3,9 @@
 Two families, told apart by their result dtype:
 
 * **float functions** (``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``, ``sigmoid``,
-  ``reciprocal``): integer and bool inputs are converted to the default float dtype, so
-  ``torch.arange(3).exp()`` is float32;
+  ``reciprocal``, and ``rsqrt``, ``log1p``, ``log2``, ``log10``, ``exp2``, ``tan``,
+  ``atan``, ``asin``, ``acos``, ``sinh``, ``cosh``, ``erf``): integer and bool inputs are
+  converted to the default float dtype, so ``torch.arange(3).exp()`` is float32;
 * **same-dtype functions** (``neg``, ``abs``, ``relu``, ``sign``, ``floor``, ``round``,
   ``bitwise_not``): the result has the input's dtype, and each refuses some dtypes exactly
   as torch does (``-`` on bool, ``abs`` of bool, ``~`` of a float).
@@ -16,6 +17,7 @@ differ from each other by a few units in the last place. Everything else is exac
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -107,6 +109,66 @@ def register_float_function(name: str, formula: Kernel) -> None:
 
 for _name, _formula in FLOAT_FUNCTIONS.items():
     register_float_function(_name, _formula)
+
+
+# ============================================================== more float functions
+# Issue 43's float functions. torch computes float32 and float64 with SLEEF's or MKL's
+# vector functions (within 1 ulp of the exact value); NumPy's float32 versions are less
+# exact (2-3 ulps), so a float32 input is computed in float64 and rounded once, which puts
+# it within 1 ulp of torch's. float16 and bfloat16 compute in float32 as everywhere here.
+def in_double(formula: Kernel) -> Kernel:
+    """``formula`` computed in float64 for a float32 array and rounded once to float32."""
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.dtype == np.float32:
+            return np.asarray(formula(x.astype(np.float64))).astype(np.float32)
+        return formula(x)
+    return kernel
+
+
+_erf_of_double = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """The C library's double ``erf`` of every value (NumPy has no erf of its own)."""
+    return np.asarray(_erf_of_double(x), dtype=np.float64)
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    # torch's kernel divides 1 by the rounded square root: two roundings, reproduced exactly
+    return np.reciprocal(np.sqrt(x))
+
+
+MORE_FLOAT_FUNCTIONS: dict[str, Kernel] = {
+    "rsqrt": _rsqrt,
+    "log1p": in_double(np.log1p),
+    "log2": in_double(np.log2),
+    "log10": in_double(np.log10),
+    "exp2": in_double(np.exp2),
+    "tan": in_double(np.tan),
+    "atan": in_double(np.arctan),
+    "asin": in_double(np.arcsin),
+    "acos": in_double(np.arccos),
+    "sinh": in_double(np.sinh),
+    "cosh": in_double(np.cosh),
+    "erf": in_double(_erf),
+}
+
+for _name, _formula in MORE_FLOAT_FUNCTIONS.items():
+    register_float_function(_name, _formula)
+
+
+# ``square`` is torch's composite ``pow(self, 2)`` (``self.pow_(2)`` in place): it records
+# ``PowBackward0`` and has pow's dtypes (a bool tensor squares to int64).
+@aten.square.default.impl(DispatchKey.CompositeImplicitAutograd)
+def square(self: Tensor) -> Tensor:
+    """``self ** 2`` through ``pow.Tensor_Scalar``."""
+    return aten.pow.Tensor_Scalar.call(self, 2)
+
+
+@aten.square_.default.impl(DispatchKey.CompositeImplicitAutograd)
+def square_(self: Tensor) -> Tensor:
+    """``self.pow_(2)``."""
+    return aten.pow_.Scalar.call(self, 2)
 
 
 # ============================================================== tanh_backward

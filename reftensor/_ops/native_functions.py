@@ -939,6 +939,33 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             inplace=True,
             doc="``clamp(input, max=max)`` (``torch.clamp_max``): ``minimum(input, max)`` "
                 "in the promoted type, nan kept.\n\nRaises as ``clamp``."),
+    # ---------------------------------------------------------- more elementwise (chapter 3)
+    # Issue 43's elementwise group: float functions, rounding, tests, binary functions,
+    # aliases and shifts (``unary.py``, ``arithmetic.py``, ``comparison.py``).
+    declare("square(Tensor self) -> Tensor", inplace=True,
+            out=("square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``input ** 2`` (``torch.square``): torch's composite ``pow(input, 2)``, so "
+                "it records ``PowBackward0`` and keeps ``pow``'s dtypes (a bool tensor "
+                "gives int64, integers wrap around).\n\nRaises RuntimeError in place where "
+                "``pow_`` does (a bool ``self``: its int64 result cannot be cast back)."),
+    float_function("rsqrt", "``1 / sqrt(input)`` (``torch.rsqrt``), the square root and "
+                   "the division each rounded, as torch's kernel does: inf at 0, nan "
+                   "below."),
+    float_function("log1p", "``log(1 + input)``, exact near 0 (``torch.log1p``): -inf at "
+                   "-1, nan below."),
+    float_function("log2", "Base-2 logarithm (``torch.log2``): -inf at 0, nan below."),
+    float_function("log10", "Base-10 logarithm (``torch.log10``): -inf at 0, nan below."),
+    float_function("exp2", "``2 ** input`` (``torch.exp2``)."),
+    float_function("tan", "Tangent, in radians (``torch.tan``)."),
+    float_function("atan", "Inverse tangent, in (-pi/2, pi/2) (``torch.atan``)."),
+    float_function("asin", "Inverse sine, in [-pi/2, pi/2] (``torch.asin``): nan outside "
+                   "[-1, 1]."),
+    float_function("acos", "Inverse cosine, in [0, pi] (``torch.acos``): nan outside "
+                   "[-1, 1]."),
+    float_function("sinh", "Hyperbolic sine (``torch.sinh``)."),
+    float_function("cosh", "Hyperbolic cosine (``torch.cosh``)."),
+    float_function("erf", "The error function, ``2 / sqrt(pi)`` times the integral of "
+                   "``exp(-t**2)`` from 0 to ``input`` (``torch.erf``)."),
     # ---------------------------------------------------------- conversions (chapter 4)
     declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
             "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "

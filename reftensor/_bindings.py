@@ -166,6 +166,16 @@ __all__ = [
     "cosh_",
     "erf",
     "erf_",
+    "ceil",
+    "ceil_",
+    "trunc",
+    "trunc_",
+    "frac",
+    "frac_",
+    "sgn",
+    "isnan",
+    "isinf",
+    "isfinite",
     "bernoulli",
     "multinomial",
     "normal",
@@ -1857,6 +1867,98 @@ def erf_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``erf``.
     """
     return aten.erf_(*args, **kwargs)
+
+
+def ceil(*args: Any, **kwargs: Any) -> Any:
+    """ceil(input, *, out=None) -> Tensor
+
+    Round up (``torch.ceil``); integer tensors are copied unchanged.
+
+    Raises NotImplementedError for a bool tensor.
+    """
+    return aten.ceil(*args, **kwargs)
+
+
+def ceil_(*args: Any, **kwargs: Any) -> Any:
+    """ceil_(input) -> Tensor
+
+    In-place version of ``ceil``.
+    """
+    return aten.ceil_(*args, **kwargs)
+
+
+def trunc(*args: Any, **kwargs: Any) -> Any:
+    """trunc(input, *, out=None) -> Tensor
+
+    Round toward zero (``torch.trunc``); integer tensors are copied unchanged.
+
+    Raises NotImplementedError for a bool tensor.
+    """
+    return aten.trunc(*args, **kwargs)
+
+
+def trunc_(*args: Any, **kwargs: Any) -> Any:
+    """trunc_(input) -> Tensor
+
+    In-place version of ``trunc``.
+    """
+    return aten.trunc_(*args, **kwargs)
+
+
+def frac(*args: Any, **kwargs: Any) -> Any:
+    """frac(input, *, out=None) -> Tensor
+
+    ``input - trunc(input)``, the fractional part with the input's sign (``torch.frac``), exact;
+    nan for ±inf, ``+0.0`` for ``-0.0``.
+
+    Raises NotImplementedError for integer and bool tensors.
+    """
+    return aten.frac(*args, **kwargs)
+
+
+def frac_(*args: Any, **kwargs: Any) -> Any:
+    """frac_(input) -> Tensor
+
+    In-place version of ``frac``.
+    """
+    return aten.frac_(*args, **kwargs)
+
+
+def sgn(*args: Any, **kwargs: Any) -> Any:
+    """sgn(input, *, out=None) -> Tensor
+
+    The sign (``torch.sgn``, ``x / |x|`` for complex numbers, which reftensor has not): on real
+    tensors ``sign``, -1, 0 or +1 in the input's dtype, 0 for nan and -0.0; a bool tensor is
+    copied.
+    """
+    return aten.sgn(*args, **kwargs)
+
+
+def isnan(*args: Any, **kwargs: Any) -> Any:
+    """isnan(input) -> Tensor
+
+    True where the input is nan, as a bool tensor (``torch.isnan``); never for integer and bool
+    tensors. Not differentiable.
+    """
+    return aten.isnan(*args, **kwargs)
+
+
+def isinf(*args: Any, **kwargs: Any) -> Any:
+    """isinf(input) -> Tensor
+
+    True where the input is +inf or -inf, as a bool tensor (``torch.isinf``); never for integer
+    and bool tensors. Not differentiable.
+    """
+    return aten.isinf(*args, **kwargs)
+
+
+def isfinite(*args: Any, **kwargs: Any) -> Any:
+    """isfinite(input) -> Tensor
+
+    True where the input is neither nan nor ±inf, as a bool tensor (``torch.isfinite``); always
+    for integer and bool tensors. Not differentiable.
+    """
+    return aten.isfinite(*args, **kwargs)
 
 
 def bernoulli(*args: Any, **kwargs: Any) -> Any:
@@ -4077,6 +4179,95 @@ class TensorMethods(TensorType):
         In-place version of ``erf``.
         """
         return aten.erf_.call_method(self, args, kwargs)
+
+    def ceil(self, *args: Any, **kwargs: Any) -> Any:
+        """ceil() -> Tensor
+
+        Round up (``torch.ceil``); integer tensors are copied unchanged.
+
+        Raises NotImplementedError for a bool tensor.
+        """
+        return aten.ceil.call_method(self, args, kwargs)
+
+    def ceil_(self, *args: Any, **kwargs: Any) -> Any:
+        """ceil_() -> Tensor
+
+        In-place version of ``ceil``.
+        """
+        return aten.ceil_.call_method(self, args, kwargs)
+
+    def trunc(self, *args: Any, **kwargs: Any) -> Any:
+        """trunc() -> Tensor
+
+        Round toward zero (``torch.trunc``); integer tensors are copied unchanged.
+
+        Raises NotImplementedError for a bool tensor.
+        """
+        return aten.trunc.call_method(self, args, kwargs)
+
+    def trunc_(self, *args: Any, **kwargs: Any) -> Any:
+        """trunc_() -> Tensor
+
+        In-place version of ``trunc``.
+        """
+        return aten.trunc_.call_method(self, args, kwargs)
+
+    def frac(self, *args: Any, **kwargs: Any) -> Any:
+        """frac() -> Tensor
+
+        ``input - trunc(input)``, the fractional part with the input's sign (``torch.frac``),
+        exact; nan for ±inf, ``+0.0`` for ``-0.0``.
+
+        Raises NotImplementedError for integer and bool tensors.
+        """
+        return aten.frac.call_method(self, args, kwargs)
+
+    def frac_(self, *args: Any, **kwargs: Any) -> Any:
+        """frac_() -> Tensor
+
+        In-place version of ``frac``.
+        """
+        return aten.frac_.call_method(self, args, kwargs)
+
+    def sgn(self, *args: Any, **kwargs: Any) -> Any:
+        """sgn() -> Tensor
+
+        The sign (``torch.sgn``, ``x / |x|`` for complex numbers, which reftensor has not): on
+        real tensors ``sign``, -1, 0 or +1 in the input's dtype, 0 for nan and -0.0; a bool
+        tensor is copied.
+        """
+        return aten.sgn.call_method(self, args, kwargs)
+
+    def sgn_(self, *args: Any, **kwargs: Any) -> Any:
+        """sgn_() -> Tensor
+
+        In-place version of ``sgn``.
+        """
+        return aten.sgn_.call_method(self, args, kwargs)
+
+    def isnan(self, *args: Any, **kwargs: Any) -> Any:
+        """isnan() -> Tensor
+
+        True where the input is nan, as a bool tensor (``torch.isnan``); never for integer and
+        bool tensors. Not differentiable.
+        """
+        return aten.isnan.call_method(self, args, kwargs)
+
+    def isinf(self, *args: Any, **kwargs: Any) -> Any:
+        """isinf() -> Tensor
+
+        True where the input is +inf or -inf, as a bool tensor (``torch.isinf``); never for
+        integer and bool tensors. Not differentiable.
+        """
+        return aten.isinf.call_method(self, args, kwargs)
+
+    def isfinite(self, *args: Any, **kwargs: Any) -> Any:
+        """isfinite() -> Tensor
+
+        True where the input is neither nan nor ±inf, as a bool tensor (``torch.isfinite``);
+        always for integer and bool tensors. Not differentiable.
+        """
+        return aten.isfinite.call_method(self, args, kwargs)
 
     def type_as(self, *args: Any, **kwargs: Any) -> Any:
         """type_as(other) -> Tensor

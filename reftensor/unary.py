@@ -7,8 +7,10 @@ Two families, told apart by their result dtype:
   ``atan``, ``asin``, ``acos``, ``sinh``, ``cosh``, ``erf``): integer and bool inputs are
   converted to the default float dtype, so ``torch.arange(3).exp()`` is float32;
 * **same-dtype functions** (``neg``, ``abs``, ``relu``, ``sign``, ``floor``, ``round``,
-  ``bitwise_not``): the result has the input's dtype, and each refuses some dtypes exactly
-  as torch does (``-`` on bool, ``abs`` of bool, ``~`` of a float).
+  ``bitwise_not``, ``ceil``, ``trunc``, ``frac``, ``sgn``): the result has the input's
+  dtype, and each refuses some dtypes exactly as torch does (``-`` on bool, ``abs`` of
+  bool, ``~`` of a float);
+* **value tests** (``isnan``, ``isinf``, ``isfinite``): a bool result of any input.
 
 The transcendental functions are NumPy's, while torch uses its own vectorised (SLEEF)
 versions: both are within about one unit in the last place of the exact value, so they may
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import _kernels as K
-from . import dtypes
+from . import dtypes, factories, layout
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
 from .elementwise import (
@@ -314,3 +316,61 @@ def _is_zero(x: np.ndarray) -> np.ndarray:
 
 register_unary("bitwise_not", _bitwise_not)
 register_unary("logical_not", _logical_not)
+
+
+# ============================================================== more rounding, sgn, tests
+# Issue 43's same-dtype functions (ceil, trunc, frac, sgn) and the value tests (isnan,
+# isinf, isfinite: a bool result of any input, no in-place form).
+def _ceil(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """Round up; integer tensors are copied unchanged; bool is NotImplementedError."""
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("ceil_vml_cpu", input._dtype)
+    return _same(np.ceil if input.is_floating_point() else np.asarray, input, into, finish)
+
+
+def _trunc(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """Round toward zero; integer tensors are copied unchanged; bool is
+    NotImplementedError."""
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("trunc_vml_cpu", input._dtype)
+    return _same(np.trunc if input.is_floating_point() else np.asarray, input, into, finish)
+
+
+def _frac_kernel(x: np.ndarray) -> np.ndarray:
+    return x - np.trunc(x)
+
+
+def _frac(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """``x - trunc(x)`` (exact); integer and bool tensors are NotImplementedError."""
+    if not input.is_floating_point():
+        raise _not_implemented("frac_cpu", input._dtype)
+    return _same(_frac_kernel, input, into, finish)
+
+
+def _value_test(kernel: Kernel, second: float | None, integers: bool | None = None) -> Any:
+    """The body of ``isnan`` and the rest: ``kernel`` of the values, a bool result laid out
+    as the comparison torch's composite ends with: ``self != self`` (``isnan``), ``self.abs()
+    == inf`` (``isinf``: a number second, ``second``), ``(self == self) * ...``
+    (``isfinite``). ``integers`` (``isinf``: False, ``isfinite``: True): the value of every
+    element for an integer or bool input, which torch makes with ``zeros_like`` or
+    ``ones_like`` (laid out as those: an expanded input keeps its zero strides)."""
+    def body(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+        if integers is None or input.is_floating_point():
+            operands = [input, input if second is None else second]
+            return finish(lambda x, _: kernel(x), operands, input._dtype, input._shape,
+                          out_dtype=dtypes.bool)
+        result = factories._allocate(input._shape, input._strides_for(layout.preserve_format),
+                                     dtypes.bool, input.device)
+        if integers and not result.is_meta:
+            result._storage._typed(dtypes.bool.numpy)[...] = True
+        return result
+    return body
+
+
+register_unary("ceil", _ceil)
+register_unary("trunc", _trunc)
+register_unary("frac", _frac)
+register_unary("sgn", _sign)  # real tensors only: the sign
+register_unary("isnan", _value_test(np.isnan, None))
+register_unary("isinf", _value_test(np.isinf, math.inf, False))
+register_unary("isfinite", _value_test(np.isfinite, None, True))

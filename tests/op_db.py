@@ -1443,6 +1443,30 @@ OP_DB += [
     *[_float_function(name, ulps=MORE_FLOAT_ULPS)
       for name in ("log1p", "log2", "log10", "exp2", "tan", "atan", "asin", "acos", "sinh",
                    "cosh", "erf")],
+    OpEntry("ceil", errors=_unary_errors("ceil")),
+    OpEntry("trunc", errors=_unary_errors("trunc")),
+    OpEntry("frac", errors={
+        **_unary_errors("frac"),
+        "an integer tensor": lambda lib: lib.frac(lib.arange(3)),
+        "out= of another dtype": lambda lib: lib.frac(lib.ones(2),
+                                                      out=lib.empty(2, dtype=lib.float64)),
+    }),
+    # sgn's gradient is not compared here: torch's SgnBackward0 gives real inputs an
+    # "efficient zero tensor" (zeros whose storage is never allocated: tolist() raises
+    # "shouldn't be called on a tensor with unallocated storage"), which reftensor does not
+    # have; reftensor's is zeros_like(grad). tests/test_ch05_autograd.py's "sgn * 2 + x"
+    # compares a gradient it flows into.
+    OpEntry("sgn", grad=False, errors={
+        **_unary_errors("sgn", bool_refused=False),
+        "out= of another dtype": lambda lib: lib.sgn(lib.ones(2),
+                                                     out=lib.empty(2, dtype=lib.float64)),
+    }),
+    *[OpEntry(name, grad=False, errors={
+        "a number": lambda lib, name=name: getattr(lib, name)(2.5),
+        "an argument": lambda lib, name=name: getattr(lib.ones(2), name)(1),
+        "out=": lambda lib, name=name: getattr(lib, name)(
+            lib.ones(2), out=lib.empty(2, dtype=lib.bool)),
+    }) for name in ("isnan", "isinf", "isfinite")],
 ]
 
 

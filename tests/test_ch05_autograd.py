@@ -235,6 +235,11 @@ UNARY: dict[str, Callable[..., Any]] = {
     "sinh": lambda lib, x: x.sinh(),
     "cosh": lambda lib, x: x.cosh(),
     "erf": lambda lib, x: x.erf(),
+    "ceil": lambda lib, x: x.ceil(),
+    "trunc": lambda lib, x: lib.trunc(x),
+    "frac": lambda lib, x: x.frac(),
+    "sgn * 2 + x": lambda lib, x: x.sgn() * 2 + x,  # (sgn's own gradient: see op_db)
+    "x * isfinite": lambda lib, x: x * x.isfinite(),
     "clamp numbers": lambda lib, x: x.clamp(-1.5, 2),
     "clamp min": lambda lib, x: x.clamp(min=0.5),
     "clamp max": lambda lib, x: lib.clamp(x, max=-0.25),

@@ -1372,6 +1372,11 @@ DERIVATIVES: list[Derivative] = [
     row("sinh(Tensor self) -> Tensor", "SinhBackward0", ("self",), self=sinh_backward),
     row("cosh(Tensor self) -> Tensor", "CoshBackward0", ("self",), self=cosh_backward),
     row("erf(Tensor self) -> Tensor", "ErfBackward0", ("self",), self=erf_backward),
+    row("ceil(Tensor self) -> Tensor", "CeilBackward0", (), self=zero_backward),
+    row("trunc(Tensor self) -> Tensor", "TruncBackward0", (), self=zero_backward),
+    row("frac(Tensor self) -> Tensor", "FracBackward0", (), self=pass_through),
+    # torch's sgn_backward is for complex numbers; on real ones its value is 0
+    row("sgn(Tensor self) -> Tensor", "SgnBackward0", ("self", "result"), self=zero_backward),
     # ------------------------------------------------------------------ conversions
     row("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
         "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "

@@ -966,6 +966,35 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     float_function("cosh", "Hyperbolic cosine (``torch.cosh``)."),
     float_function("erf", "The error function, ``2 / sqrt(pi)`` times the integral of "
                    "``exp(-t**2)`` from 0 to ``input`` (``torch.erf``)."),
+    declare("ceil(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            out=("ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Round up (``torch.ceil``); integer tensors are copied unchanged.\n\n"
+                "Raises NotImplementedError for a bool tensor."),
+    declare("trunc(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            out=("trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Round toward zero (``torch.trunc``); integer tensors are copied "
+                "unchanged.\n\nRaises NotImplementedError for a bool tensor."),
+    declare("frac(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            out=("frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``input - trunc(input)``, the fractional part with the input's sign "
+                "(``torch.frac``), exact; nan for ±inf, ``+0.0`` for ``-0.0``.\n\nRaises "
+                "NotImplementedError for integer and bool tensors."),
+    declare("sgn(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+            out_same_dtype=True,
+            out=("sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The sign (``torch.sgn``, ``x / |x|`` for complex numbers, which reftensor "
+                "has not): on real tensors ``sign``, -1, 0 or +1 in the input's dtype, 0 "
+                "for nan and -0.0; a bool tensor is copied."),
+    declare("isnan(Tensor self) -> Tensor",
+            doc="True where the input is nan, as a bool tensor (``torch.isnan``); never for "
+                "integer and bool tensors. Not differentiable."),
+    declare("isinf(Tensor self) -> Tensor",
+            doc="True where the input is +inf or -inf, as a bool tensor (``torch.isinf``); "
+                "never for integer and bool tensors. Not differentiable."),
+    declare("isfinite(Tensor self) -> Tensor",
+            doc="True where the input is neither nan nor ±inf, as a bool tensor "
+                "(``torch.isfinite``); always for integer and bool tensors. Not "
+                "differentiable."),
     # ---------------------------------------------------------- conversions (chapter 4)
     declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
             "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "

@@ -176,6 +176,12 @@ __all__ = [
     "isnan",
     "isinf",
     "isfinite",
+    "absolute",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "not_equal",
     "bernoulli",
     "multinomial",
     "normal",
@@ -1959,6 +1965,59 @@ def isfinite(*args: Any, **kwargs: Any) -> Any:
     for integer and bool tensors. Not differentiable.
     """
     return aten.isfinite(*args, **kwargs)
+
+
+def absolute(*args: Any, **kwargs: Any) -> Any:
+    """absolute(input, *, out=None) -> Tensor
+
+    ``torch.absolute``: ``abs``.
+    """
+    return aten.absolute(*args, **kwargs)
+
+
+def greater(*args: Any, **kwargs: Any) -> Any:
+    """greater(input, other, *, out=None) -> Tensor
+    greater(input, other, *, out=None) -> Tensor
+
+    ``torch.greater``: ``gt`` (``input > other``).
+    """
+    return aten.greater(*args, **kwargs)
+
+
+def greater_equal(*args: Any, **kwargs: Any) -> Any:
+    """greater_equal(input, other, *, out=None) -> Tensor
+    greater_equal(input, other, *, out=None) -> Tensor
+
+    ``torch.greater_equal``: ``ge`` (``input >= other``).
+    """
+    return aten.greater_equal(*args, **kwargs)
+
+
+def less(*args: Any, **kwargs: Any) -> Any:
+    """less(input, other, *, out=None) -> Tensor
+    less(input, other, *, out=None) -> Tensor
+
+    ``torch.less``: ``lt`` (``input < other``).
+    """
+    return aten.less(*args, **kwargs)
+
+
+def less_equal(*args: Any, **kwargs: Any) -> Any:
+    """less_equal(input, other, *, out=None) -> Tensor
+    less_equal(input, other, *, out=None) -> Tensor
+
+    ``torch.less_equal``: ``le`` (``input <= other``).
+    """
+    return aten.less_equal(*args, **kwargs)
+
+
+def not_equal(*args: Any, **kwargs: Any) -> Any:
+    """not_equal(input, other, *, out=None) -> Tensor
+    not_equal(input, other, *, out=None) -> Tensor
+
+    ``torch.not_equal``: ``ne`` (``input != other``).
+    """
+    return aten.not_equal(*args, **kwargs)
 
 
 def bernoulli(*args: Any, **kwargs: Any) -> Any:
@@ -4268,6 +4327,100 @@ class TensorMethods(TensorType):
         always for integer and bool tensors. Not differentiable.
         """
         return aten.isfinite.call_method(self, args, kwargs)
+
+    def absolute(self, *args: Any, **kwargs: Any) -> Any:
+        """absolute() -> Tensor
+
+        ``torch.absolute``: ``abs``.
+        """
+        return aten.absolute.call_method(self, args, kwargs)
+
+    def absolute_(self, *args: Any, **kwargs: Any) -> Any:
+        """absolute_() -> Tensor
+
+        In-place version of ``absolute``.
+        """
+        return aten.absolute_.call_method(self, args, kwargs)
+
+    def greater(self, *args: Any, **kwargs: Any) -> Any:
+        """greater(other) -> Tensor
+        greater(other) -> Tensor
+
+        ``torch.greater``: ``gt`` (``input > other``).
+        """
+        return aten.greater.call_method(self, args, kwargs)
+
+    def greater_(self, *args: Any, **kwargs: Any) -> Any:
+        """greater_(other) -> Tensor
+        greater_(other) -> Tensor
+
+        In-place version of ``greater``.
+        """
+        return aten.greater_.call_method(self, args, kwargs)
+
+    def greater_equal(self, *args: Any, **kwargs: Any) -> Any:
+        """greater_equal(other) -> Tensor
+        greater_equal(other) -> Tensor
+
+        ``torch.greater_equal``: ``ge`` (``input >= other``).
+        """
+        return aten.greater_equal.call_method(self, args, kwargs)
+
+    def greater_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """greater_equal_(other) -> Tensor
+        greater_equal_(other) -> Tensor
+
+        In-place version of ``greater_equal``.
+        """
+        return aten.greater_equal_.call_method(self, args, kwargs)
+
+    def less(self, *args: Any, **kwargs: Any) -> Any:
+        """less(other) -> Tensor
+        less(other) -> Tensor
+
+        ``torch.less``: ``lt`` (``input < other``).
+        """
+        return aten.less.call_method(self, args, kwargs)
+
+    def less_(self, *args: Any, **kwargs: Any) -> Any:
+        """less_(other) -> Tensor
+        less_(other) -> Tensor
+
+        In-place version of ``less``.
+        """
+        return aten.less_.call_method(self, args, kwargs)
+
+    def less_equal(self, *args: Any, **kwargs: Any) -> Any:
+        """less_equal(other) -> Tensor
+        less_equal(other) -> Tensor
+
+        ``torch.less_equal``: ``le`` (``input <= other``).
+        """
+        return aten.less_equal.call_method(self, args, kwargs)
+
+    def less_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """less_equal_(other) -> Tensor
+        less_equal_(other) -> Tensor
+
+        In-place version of ``less_equal``.
+        """
+        return aten.less_equal_.call_method(self, args, kwargs)
+
+    def not_equal(self, *args: Any, **kwargs: Any) -> Any:
+        """not_equal(other) -> Tensor
+        not_equal(other) -> Tensor
+
+        ``torch.not_equal``: ``ne`` (``input != other``).
+        """
+        return aten.not_equal.call_method(self, args, kwargs)
+
+    def not_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """not_equal_(other) -> Tensor
+        not_equal_(other) -> Tensor
+
+        In-place version of ``not_equal``.
+        """
+        return aten.not_equal_.call_method(self, args, kwargs)
 
     def type_as(self, *args: Any, **kwargs: Any) -> Any:
         """type_as(other) -> Tensor

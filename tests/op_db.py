@@ -1467,6 +1467,9 @@ OP_DB += [
         "out=": lambda lib, name=name: getattr(lib, name)(
             lib.ones(2), out=lib.empty(2, dtype=lib.bool)),
     }) for name in ("isnan", "isinf", "isfinite")],
+    OpEntry("absolute", errors=_unary_errors("absolute")),
+    *[OpEntry(name, arguments=other, grad=False, errors=_comparison_errors(name))
+      for name in ("greater", "greater_equal", "less", "less_equal", "not_equal")],
 ]
 
 

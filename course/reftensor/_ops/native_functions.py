@@ -115,9 +115,20 @@ def division(name: str, *, modes: bool = True, operators: tuple[str, ...] = (),
                    inplace_operators=inplace_operators, alias_of=alias_of, doc=doc)
 
 
-def comparison(name: str, operator: str, symbol: str) -> Declaration:
+def comparison(name: str, operator: str, symbol: str, alias_of: str = "") -> Declaration:
     """``eq`` and the rest: a ``.Tensor`` and a ``.Scalar`` overload, each with ``out=``, an
-    in-place form (a method) and an operator."""
+    in-place form (a method) and an operator; an alias (``greater`` is ``gt``) has no
+    operator."""
+    if alias_of:
+        return declare(
+            f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
+            f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
+            out=(f"{name}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 f"{name}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            inplace=True, inplace_function=False, alias_of=alias_of,
+            doc=f"``torch.{name}``: ``{alias_of}`` (``input {symbol} other``).")
     return declare(
         f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
         f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
@@ -995,6 +1006,17 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="True where the input is neither nan nor ±inf, as a bool tensor "
                 "(``torch.isfinite``); always for integer and bool tensors. Not "
                 "differentiable."),
+    # aliases of ops above (torch's native_functions.yaml declares each as an op of its own
+    # whose kernel calls the target: ``absolute`` runs ``abs`` and records AbsBackward0)
+    declare("absolute(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+            out_same_dtype=True, alias_of="abs",
+            out=("absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``torch.absolute``: ``abs``."),
+    comparison("greater", "", ">", alias_of="gt"),
+    comparison("greater_equal", "", ">=", alias_of="ge"),
+    comparison("less", "", "<", alias_of="lt"),
+    comparison("less_equal", "", "<=", alias_of="le"),
+    comparison("not_equal", "", "!=", alias_of="ne"),
     # ---------------------------------------------------------- conversions (chapter 4)
     declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
             "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "

@@ -140,6 +140,48 @@ __all__ = [
     "clamp_min_",
     "clamp_max",
     "clamp_max_",
+    "square",
+    "square_",
+    "rsqrt",
+    "rsqrt_",
+    "log1p",
+    "log1p_",
+    "log2",
+    "log2_",
+    "log10",
+    "log10_",
+    "exp2",
+    "exp2_",
+    "tan",
+    "tan_",
+    "atan",
+    "atan_",
+    "asin",
+    "asin_",
+    "acos",
+    "acos_",
+    "sinh",
+    "sinh_",
+    "cosh",
+    "cosh_",
+    "erf",
+    "erf_",
+    "ceil",
+    "ceil_",
+    "trunc",
+    "trunc_",
+    "frac",
+    "frac_",
+    "sgn",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "absolute",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "not_equal",
     "bernoulli",
     "multinomial",
     "normal",
@@ -1601,6 +1643,381 @@ def clamp_max_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``clamp_max``.
     """
     return aten.clamp_max_(*args, **kwargs)
+
+
+def square(*args: Any, **kwargs: Any) -> Any:
+    """square(input, *, out=None) -> Tensor
+
+    ``input ** 2`` (``torch.square``): torch's composite ``pow(input, 2)``, so it records
+    ``PowBackward0`` and keeps ``pow``'s dtypes (a bool tensor gives int64, integers wrap
+    around).
+
+    Raises RuntimeError in place where ``pow_`` does (a bool ``self``: its int64 result cannot
+    be cast back).
+    """
+    return aten.square(*args, **kwargs)
+
+
+def square_(*args: Any, **kwargs: Any) -> Any:
+    """square_(input) -> Tensor
+
+    In-place version of ``square``.
+    """
+    return aten.square_(*args, **kwargs)
+
+
+def rsqrt(*args: Any, **kwargs: Any) -> Any:
+    """rsqrt(input, *, out=None) -> Tensor
+
+    ``1 / sqrt(input)`` (``torch.rsqrt``), the square root and the division each rounded, as
+    torch's kernel does: inf at 0, nan below. Integer and bool inputs give the default float
+    dtype. NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.rsqrt(*args, **kwargs)
+
+
+def rsqrt_(*args: Any, **kwargs: Any) -> Any:
+    """rsqrt_(input) -> Tensor
+
+    In-place version of ``rsqrt``.
+    """
+    return aten.rsqrt_(*args, **kwargs)
+
+
+def log1p(*args: Any, **kwargs: Any) -> Any:
+    """log1p(input, *, out=None) -> Tensor
+
+    ``log(1 + input)``, exact near 0 (``torch.log1p``): -inf at -1, nan below. Integer and bool
+    inputs give the default float dtype. NumPy's formula, within a few units in the last place
+    of torch's.
+    """
+    return aten.log1p(*args, **kwargs)
+
+
+def log1p_(*args: Any, **kwargs: Any) -> Any:
+    """log1p_(input) -> Tensor
+
+    In-place version of ``log1p``.
+    """
+    return aten.log1p_(*args, **kwargs)
+
+
+def log2(*args: Any, **kwargs: Any) -> Any:
+    """log2(input, *, out=None) -> Tensor
+
+    Base-2 logarithm (``torch.log2``): -inf at 0, nan below. Integer and bool inputs give the
+    default float dtype. NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.log2(*args, **kwargs)
+
+
+def log2_(*args: Any, **kwargs: Any) -> Any:
+    """log2_(input) -> Tensor
+
+    In-place version of ``log2``.
+    """
+    return aten.log2_(*args, **kwargs)
+
+
+def log10(*args: Any, **kwargs: Any) -> Any:
+    """log10(input, *, out=None) -> Tensor
+
+    Base-10 logarithm (``torch.log10``): -inf at 0, nan below. Integer and bool inputs give the
+    default float dtype. NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.log10(*args, **kwargs)
+
+
+def log10_(*args: Any, **kwargs: Any) -> Any:
+    """log10_(input) -> Tensor
+
+    In-place version of ``log10``.
+    """
+    return aten.log10_(*args, **kwargs)
+
+
+def exp2(*args: Any, **kwargs: Any) -> Any:
+    """exp2(input, *, out=None) -> Tensor
+
+    ``2 ** input`` (``torch.exp2``). Integer and bool inputs give the default float dtype.
+    NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.exp2(*args, **kwargs)
+
+
+def exp2_(*args: Any, **kwargs: Any) -> Any:
+    """exp2_(input) -> Tensor
+
+    In-place version of ``exp2``.
+    """
+    return aten.exp2_(*args, **kwargs)
+
+
+def tan(*args: Any, **kwargs: Any) -> Any:
+    """tan(input, *, out=None) -> Tensor
+
+    Tangent, in radians (``torch.tan``). Integer and bool inputs give the default float dtype.
+    NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.tan(*args, **kwargs)
+
+
+def tan_(*args: Any, **kwargs: Any) -> Any:
+    """tan_(input) -> Tensor
+
+    In-place version of ``tan``.
+    """
+    return aten.tan_(*args, **kwargs)
+
+
+def atan(*args: Any, **kwargs: Any) -> Any:
+    """atan(input, *, out=None) -> Tensor
+
+    Inverse tangent, in (-pi/2, pi/2) (``torch.atan``). Integer and bool inputs give the default
+    float dtype. NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.atan(*args, **kwargs)
+
+
+def atan_(*args: Any, **kwargs: Any) -> Any:
+    """atan_(input) -> Tensor
+
+    In-place version of ``atan``.
+    """
+    return aten.atan_(*args, **kwargs)
+
+
+def asin(*args: Any, **kwargs: Any) -> Any:
+    """asin(input, *, out=None) -> Tensor
+
+    Inverse sine, in [-pi/2, pi/2] (``torch.asin``): nan outside [-1, 1]. Integer and bool
+    inputs give the default float dtype. NumPy's formula, within a few units in the last place
+    of torch's.
+    """
+    return aten.asin(*args, **kwargs)
+
+
+def asin_(*args: Any, **kwargs: Any) -> Any:
+    """asin_(input) -> Tensor
+
+    In-place version of ``asin``.
+    """
+    return aten.asin_(*args, **kwargs)
+
+
+def acos(*args: Any, **kwargs: Any) -> Any:
+    """acos(input, *, out=None) -> Tensor
+
+    Inverse cosine, in [0, pi] (``torch.acos``): nan outside [-1, 1]. Integer and bool inputs
+    give the default float dtype. NumPy's formula, within a few units in the last place of
+    torch's.
+    """
+    return aten.acos(*args, **kwargs)
+
+
+def acos_(*args: Any, **kwargs: Any) -> Any:
+    """acos_(input) -> Tensor
+
+    In-place version of ``acos``.
+    """
+    return aten.acos_(*args, **kwargs)
+
+
+def sinh(*args: Any, **kwargs: Any) -> Any:
+    """sinh(input, *, out=None) -> Tensor
+
+    Hyperbolic sine (``torch.sinh``). Integer and bool inputs give the default float dtype.
+    NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.sinh(*args, **kwargs)
+
+
+def sinh_(*args: Any, **kwargs: Any) -> Any:
+    """sinh_(input) -> Tensor
+
+    In-place version of ``sinh``.
+    """
+    return aten.sinh_(*args, **kwargs)
+
+
+def cosh(*args: Any, **kwargs: Any) -> Any:
+    """cosh(input, *, out=None) -> Tensor
+
+    Hyperbolic cosine (``torch.cosh``). Integer and bool inputs give the default float dtype.
+    NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.cosh(*args, **kwargs)
+
+
+def cosh_(*args: Any, **kwargs: Any) -> Any:
+    """cosh_(input) -> Tensor
+
+    In-place version of ``cosh``.
+    """
+    return aten.cosh_(*args, **kwargs)
+
+
+def erf(*args: Any, **kwargs: Any) -> Any:
+    """erf(input, *, out=None) -> Tensor
+
+    The error function, ``2 / sqrt(pi)`` times the integral of ``exp(-t**2)`` from 0 to
+    ``input`` (``torch.erf``). Integer and bool inputs give the default float dtype. NumPy's
+    formula, within a few units in the last place of torch's.
+    """
+    return aten.erf(*args, **kwargs)
+
+
+def erf_(*args: Any, **kwargs: Any) -> Any:
+    """erf_(input) -> Tensor
+
+    In-place version of ``erf``.
+    """
+    return aten.erf_(*args, **kwargs)
+
+
+def ceil(*args: Any, **kwargs: Any) -> Any:
+    """ceil(input, *, out=None) -> Tensor
+
+    Round up (``torch.ceil``); integer tensors are copied unchanged.
+
+    Raises NotImplementedError for a bool tensor.
+    """
+    return aten.ceil(*args, **kwargs)
+
+
+def ceil_(*args: Any, **kwargs: Any) -> Any:
+    """ceil_(input) -> Tensor
+
+    In-place version of ``ceil``.
+    """
+    return aten.ceil_(*args, **kwargs)
+
+
+def trunc(*args: Any, **kwargs: Any) -> Any:
+    """trunc(input, *, out=None) -> Tensor
+
+    Round toward zero (``torch.trunc``); integer tensors are copied unchanged.
+
+    Raises NotImplementedError for a bool tensor.
+    """
+    return aten.trunc(*args, **kwargs)
+
+
+def trunc_(*args: Any, **kwargs: Any) -> Any:
+    """trunc_(input) -> Tensor
+
+    In-place version of ``trunc``.
+    """
+    return aten.trunc_(*args, **kwargs)
+
+
+def frac(*args: Any, **kwargs: Any) -> Any:
+    """frac(input, *, out=None) -> Tensor
+
+    ``input - trunc(input)``, the fractional part with the input's sign (``torch.frac``), exact;
+    nan for ±inf, ``+0.0`` for ``-0.0``.
+
+    Raises NotImplementedError for integer and bool tensors.
+    """
+    return aten.frac(*args, **kwargs)
+
+
+def frac_(*args: Any, **kwargs: Any) -> Any:
+    """frac_(input) -> Tensor
+
+    In-place version of ``frac``.
+    """
+    return aten.frac_(*args, **kwargs)
+
+
+def sgn(*args: Any, **kwargs: Any) -> Any:
+    """sgn(input, *, out=None) -> Tensor
+
+    The sign (``torch.sgn``, ``x / |x|`` for complex numbers, which reftensor has not): on real
+    tensors ``sign``, -1, 0 or +1 in the input's dtype, 0 for nan and -0.0; a bool tensor is
+    copied.
+    """
+    return aten.sgn(*args, **kwargs)
+
+
+def isnan(*args: Any, **kwargs: Any) -> Any:
+    """isnan(input) -> Tensor
+
+    True where the input is nan, as a bool tensor (``torch.isnan``); never for integer and bool
+    tensors. Not differentiable.
+    """
+    return aten.isnan(*args, **kwargs)
+
+
+def isinf(*args: Any, **kwargs: Any) -> Any:
+    """isinf(input) -> Tensor
+
+    True where the input is +inf or -inf, as a bool tensor (``torch.isinf``); never for integer
+    and bool tensors. Not differentiable.
+    """
+    return aten.isinf(*args, **kwargs)
+
+
+def isfinite(*args: Any, **kwargs: Any) -> Any:
+    """isfinite(input) -> Tensor
+
+    True where the input is neither nan nor ±inf, as a bool tensor (``torch.isfinite``); always
+    for integer and bool tensors. Not differentiable.
+    """
+    return aten.isfinite(*args, **kwargs)
+
+
+def absolute(*args: Any, **kwargs: Any) -> Any:
+    """absolute(input, *, out=None) -> Tensor
+
+    ``torch.absolute``: ``abs``.
+    """
+    return aten.absolute(*args, **kwargs)
+
+
+def greater(*args: Any, **kwargs: Any) -> Any:
+    """greater(input, other, *, out=None) -> Tensor
+    greater(input, other, *, out=None) -> Tensor
+
+    ``torch.greater``: ``gt`` (``input > other``).
+    """
+    return aten.greater(*args, **kwargs)
+
+
+def greater_equal(*args: Any, **kwargs: Any) -> Any:
+    """greater_equal(input, other, *, out=None) -> Tensor
+    greater_equal(input, other, *, out=None) -> Tensor
+
+    ``torch.greater_equal``: ``ge`` (``input >= other``).
+    """
+    return aten.greater_equal(*args, **kwargs)
+
+
+def less(*args: Any, **kwargs: Any) -> Any:
+    """less(input, other, *, out=None) -> Tensor
+    less(input, other, *, out=None) -> Tensor
+
+    ``torch.less``: ``lt`` (``input < other``).
+    """
+    return aten.less(*args, **kwargs)
+
+
+def less_equal(*args: Any, **kwargs: Any) -> Any:
+    """less_equal(input, other, *, out=None) -> Tensor
+    less_equal(input, other, *, out=None) -> Tensor
+
+    ``torch.less_equal``: ``le`` (``input <= other``).
+    """
+    return aten.less_equal(*args, **kwargs)
+
+
+def not_equal(*args: Any, **kwargs: Any) -> Any:
+    """not_equal(input, other, *, out=None) -> Tensor
+    not_equal(input, other, *, out=None) -> Tensor
+
+    ``torch.not_equal``: ``ne`` (``input != other``).
+    """
+    return aten.not_equal(*args, **kwargs)
 
 
 def bernoulli(*args: Any, **kwargs: Any) -> Any:
@@ -3615,6 +4032,395 @@ class TensorMethods(TensorType):
         In-place version of ``clamp_max``.
         """
         return aten.clamp_max_.call_method(self, args, kwargs)
+
+    def square(self, *args: Any, **kwargs: Any) -> Any:
+        """square() -> Tensor
+
+        ``input ** 2`` (``torch.square``): torch's composite ``pow(input, 2)``, so it records
+        ``PowBackward0`` and keeps ``pow``'s dtypes (a bool tensor gives int64, integers wrap
+        around).
+
+        Raises RuntimeError in place where ``pow_`` does (a bool ``self``: its int64 result
+        cannot be cast back).
+        """
+        return aten.square.call_method(self, args, kwargs)
+
+    def square_(self, *args: Any, **kwargs: Any) -> Any:
+        """square_() -> Tensor
+
+        In-place version of ``square``.
+        """
+        return aten.square_.call_method(self, args, kwargs)
+
+    def rsqrt(self, *args: Any, **kwargs: Any) -> Any:
+        """rsqrt() -> Tensor
+
+        ``1 / sqrt(input)`` (``torch.rsqrt``), the square root and the division each rounded, as
+        torch's kernel does: inf at 0, nan below. Integer and bool inputs give the default float
+        dtype. NumPy's formula, within a few units in the last place of torch's.
+        """
+        return aten.rsqrt.call_method(self, args, kwargs)
+
+    def rsqrt_(self, *args: Any, **kwargs: Any) -> Any:
+        """rsqrt_() -> Tensor
+
+        In-place version of ``rsqrt``.
+        """
+        return aten.rsqrt_.call_method(self, args, kwargs)
+
+    def log1p(self, *args: Any, **kwargs: Any) -> Any:
+        """log1p() -> Tensor
+
+        ``log(1 + input)``, exact near 0 (``torch.log1p``): -inf at -1, nan below. Integer and
+        bool inputs give the default float dtype. NumPy's formula, within a few units in the
+        last place of torch's.
+        """
+        return aten.log1p.call_method(self, args, kwargs)
+
+    def log1p_(self, *args: Any, **kwargs: Any) -> Any:
+        """log1p_() -> Tensor
+
+        In-place version of ``log1p``.
+        """
+        return aten.log1p_.call_method(self, args, kwargs)
+
+    def log2(self, *args: Any, **kwargs: Any) -> Any:
+        """log2() -> Tensor
+
+        Base-2 logarithm (``torch.log2``): -inf at 0, nan below. Integer and bool inputs give
+        the default float dtype. NumPy's formula, within a few units in the last place of
+        torch's.
+        """
+        return aten.log2.call_method(self, args, kwargs)
+
+    def log2_(self, *args: Any, **kwargs: Any) -> Any:
+        """log2_() -> Tensor
+
+        In-place version of ``log2``.
+        """
+        return aten.log2_.call_method(self, args, kwargs)
+
+    def log10(self, *args: Any, **kwargs: Any) -> Any:
+        """log10() -> Tensor
+
+        Base-10 logarithm (``torch.log10``): -inf at 0, nan below. Integer and bool inputs give
+        the default float dtype. NumPy's formula, within a few units in the last place of
+        torch's.
+        """
+        return aten.log10.call_method(self, args, kwargs)
+
+    def log10_(self, *args: Any, **kwargs: Any) -> Any:
+        """log10_() -> Tensor
+
+        In-place version of ``log10``.
+        """
+        return aten.log10_.call_method(self, args, kwargs)
+
+    def exp2(self, *args: Any, **kwargs: Any) -> Any:
+        """exp2() -> Tensor
+
+        ``2 ** input`` (``torch.exp2``). Integer and bool inputs give the default float dtype.
+        NumPy's formula, within a few units in the last place of torch's.
+        """
+        return aten.exp2.call_method(self, args, kwargs)
+
+    def exp2_(self, *args: Any, **kwargs: Any) -> Any:
+        """exp2_() -> Tensor
+
+        In-place version of ``exp2``.
+        """
+        return aten.exp2_.call_method(self, args, kwargs)
+
+    def tan(self, *args: Any, **kwargs: Any) -> Any:
+        """tan() -> Tensor
+
+        Tangent, in radians (``torch.tan``). Integer and bool inputs give the default float
+        dtype. NumPy's formula, within a few units in the last place of torch's.
+        """
+        return aten.tan.call_method(self, args, kwargs)
+
+    def tan_(self, *args: Any, **kwargs: Any) -> Any:
+        """tan_() -> Tensor
+
+        In-place version of ``tan``.
+        """
+        return aten.tan_.call_method(self, args, kwargs)
+
+    def atan(self, *args: Any, **kwargs: Any) -> Any:
+        """atan() -> Tensor
+
+        Inverse tangent, in (-pi/2, pi/2) (``torch.atan``). Integer and bool inputs give the
+        default float dtype. NumPy's formula, within a few units in the last place of torch's.
+        """
+        return aten.atan.call_method(self, args, kwargs)
+
+    def atan_(self, *args: Any, **kwargs: Any) -> Any:
+        """atan_() -> Tensor
+
+        In-place version of ``atan``.
+        """
+        return aten.atan_.call_method(self, args, kwargs)
+
+    def asin(self, *args: Any, **kwargs: Any) -> Any:
+        """asin() -> Tensor
+
+        Inverse sine, in [-pi/2, pi/2] (``torch.asin``): nan outside [-1, 1]. Integer and bool
+        inputs give the default float dtype. NumPy's formula, within a few units in the last
+        place of torch's.
+        """
+        return aten.asin.call_method(self, args, kwargs)
+
+    def asin_(self, *args: Any, **kwargs: Any) -> Any:
+        """asin_() -> Tensor
+
+        In-place version of ``asin``.
+        """
+        return aten.asin_.call_method(self, args, kwargs)
+
+    def acos(self, *args: Any, **kwargs: Any) -> Any:
+        """acos() -> Tensor
+
+        Inverse cosine, in [0, pi] (``torch.acos``): nan outside [-1, 1]. Integer and bool
+        inputs give the default float dtype. NumPy's formula, within a few units in the last
+        place of torch's.
+        """
+        return aten.acos.call_method(self, args, kwargs)
+
+    def acos_(self, *args: Any, **kwargs: Any) -> Any:
+        """acos_() -> Tensor
+
+        In-place version of ``acos``.
+        """
+        return aten.acos_.call_method(self, args, kwargs)
+
+    def sinh(self, *args: Any, **kwargs: Any) -> Any:
+        """sinh() -> Tensor
+
+        Hyperbolic sine (``torch.sinh``). Integer and bool inputs give the default float dtype.
+        NumPy's formula, within a few units in the last place of torch's.
+        """
+        return aten.sinh.call_method(self, args, kwargs)
+
+    def sinh_(self, *args: Any, **kwargs: Any) -> Any:
+        """sinh_() -> Tensor
+
+        In-place version of ``sinh``.
+        """
+        return aten.sinh_.call_method(self, args, kwargs)
+
+    def cosh(self, *args: Any, **kwargs: Any) -> Any:
+        """cosh() -> Tensor
+
+        Hyperbolic cosine (``torch.cosh``). Integer and bool inputs give the default float
+        dtype. NumPy's formula, within a few units in the last place of torch's.
+        """
+        return aten.cosh.call_method(self, args, kwargs)
+
+    def cosh_(self, *args: Any, **kwargs: Any) -> Any:
+        """cosh_() -> Tensor
+
+        In-place version of ``cosh``.
+        """
+        return aten.cosh_.call_method(self, args, kwargs)
+
+    def erf(self, *args: Any, **kwargs: Any) -> Any:
+        """erf() -> Tensor
+
+        The error function, ``2 / sqrt(pi)`` times the integral of ``exp(-t**2)`` from 0 to
+        ``input`` (``torch.erf``). Integer and bool inputs give the default float dtype. NumPy's
+        formula, within a few units in the last place of torch's.
+        """
+        return aten.erf.call_method(self, args, kwargs)
+
+    def erf_(self, *args: Any, **kwargs: Any) -> Any:
+        """erf_() -> Tensor
+
+        In-place version of ``erf``.
+        """
+        return aten.erf_.call_method(self, args, kwargs)
+
+    def ceil(self, *args: Any, **kwargs: Any) -> Any:
+        """ceil() -> Tensor
+
+        Round up (``torch.ceil``); integer tensors are copied unchanged.
+
+        Raises NotImplementedError for a bool tensor.
+        """
+        return aten.ceil.call_method(self, args, kwargs)
+
+    def ceil_(self, *args: Any, **kwargs: Any) -> Any:
+        """ceil_() -> Tensor
+
+        In-place version of ``ceil``.
+        """
+        return aten.ceil_.call_method(self, args, kwargs)
+
+    def trunc(self, *args: Any, **kwargs: Any) -> Any:
+        """trunc() -> Tensor
+
+        Round toward zero (``torch.trunc``); integer tensors are copied unchanged.
+
+        Raises NotImplementedError for a bool tensor.
+        """
+        return aten.trunc.call_method(self, args, kwargs)
+
+    def trunc_(self, *args: Any, **kwargs: Any) -> Any:
+        """trunc_() -> Tensor
+
+        In-place version of ``trunc``.
+        """
+        return aten.trunc_.call_method(self, args, kwargs)
+
+    def frac(self, *args: Any, **kwargs: Any) -> Any:
+        """frac() -> Tensor
+
+        ``input - trunc(input)``, the fractional part with the input's sign (``torch.frac``),
+        exact; nan for ±inf, ``+0.0`` for ``-0.0``.
+
+        Raises NotImplementedError for integer and bool tensors.
+        """
+        return aten.frac.call_method(self, args, kwargs)
+
+    def frac_(self, *args: Any, **kwargs: Any) -> Any:
+        """frac_() -> Tensor
+
+        In-place version of ``frac``.
+        """
+        return aten.frac_.call_method(self, args, kwargs)
+
+    def sgn(self, *args: Any, **kwargs: Any) -> Any:
+        """sgn() -> Tensor
+
+        The sign (``torch.sgn``, ``x / |x|`` for complex numbers, which reftensor has not): on
+        real tensors ``sign``, -1, 0 or +1 in the input's dtype, 0 for nan and -0.0; a bool
+        tensor is copied.
+        """
+        return aten.sgn.call_method(self, args, kwargs)
+
+    def sgn_(self, *args: Any, **kwargs: Any) -> Any:
+        """sgn_() -> Tensor
+
+        In-place version of ``sgn``.
+        """
+        return aten.sgn_.call_method(self, args, kwargs)
+
+    def isnan(self, *args: Any, **kwargs: Any) -> Any:
+        """isnan() -> Tensor
+
+        True where the input is nan, as a bool tensor (``torch.isnan``); never for integer and
+        bool tensors. Not differentiable.
+        """
+        return aten.isnan.call_method(self, args, kwargs)
+
+    def isinf(self, *args: Any, **kwargs: Any) -> Any:
+        """isinf() -> Tensor
+
+        True where the input is +inf or -inf, as a bool tensor (``torch.isinf``); never for
+        integer and bool tensors. Not differentiable.
+        """
+        return aten.isinf.call_method(self, args, kwargs)
+
+    def isfinite(self, *args: Any, **kwargs: Any) -> Any:
+        """isfinite() -> Tensor
+
+        True where the input is neither nan nor ±inf, as a bool tensor (``torch.isfinite``);
+        always for integer and bool tensors. Not differentiable.
+        """
+        return aten.isfinite.call_method(self, args, kwargs)
+
+    def absolute(self, *args: Any, **kwargs: Any) -> Any:
+        """absolute() -> Tensor
+
+        ``torch.absolute``: ``abs``.
+        """
+        return aten.absolute.call_method(self, args, kwargs)
+
+    def absolute_(self, *args: Any, **kwargs: Any) -> Any:
+        """absolute_() -> Tensor
+
+        In-place version of ``absolute``.
+        """
+        return aten.absolute_.call_method(self, args, kwargs)
+
+    def greater(self, *args: Any, **kwargs: Any) -> Any:
+        """greater(other) -> Tensor
+        greater(other) -> Tensor
+
+        ``torch.greater``: ``gt`` (``input > other``).
+        """
+        return aten.greater.call_method(self, args, kwargs)
+
+    def greater_(self, *args: Any, **kwargs: Any) -> Any:
+        """greater_(other) -> Tensor
+        greater_(other) -> Tensor
+
+        In-place version of ``greater``.
+        """
+        return aten.greater_.call_method(self, args, kwargs)
+
+    def greater_equal(self, *args: Any, **kwargs: Any) -> Any:
+        """greater_equal(other) -> Tensor
+        greater_equal(other) -> Tensor
+
+        ``torch.greater_equal``: ``ge`` (``input >= other``).
+        """
+        return aten.greater_equal.call_method(self, args, kwargs)
+
+    def greater_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """greater_equal_(other) -> Tensor
+        greater_equal_(other) -> Tensor
+
+        In-place version of ``greater_equal``.
+        """
+        return aten.greater_equal_.call_method(self, args, kwargs)
+
+    def less(self, *args: Any, **kwargs: Any) -> Any:
+        """less(other) -> Tensor
+        less(other) -> Tensor
+
+        ``torch.less``: ``lt`` (``input < other``).
+        """
+        return aten.less.call_method(self, args, kwargs)
+
+    def less_(self, *args: Any, **kwargs: Any) -> Any:
+        """less_(other) -> Tensor
+        less_(other) -> Tensor
+
+        In-place version of ``less``.
+        """
+        return aten.less_.call_method(self, args, kwargs)
+
+    def less_equal(self, *args: Any, **kwargs: Any) -> Any:
+        """less_equal(other) -> Tensor
+        less_equal(other) -> Tensor
+
+        ``torch.less_equal``: ``le`` (``input <= other``).
+        """
+        return aten.less_equal.call_method(self, args, kwargs)
+
+    def less_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """less_equal_(other) -> Tensor
+        less_equal_(other) -> Tensor
+
+        In-place version of ``less_equal``.
+        """
+        return aten.less_equal_.call_method(self, args, kwargs)
+
+    def not_equal(self, *args: Any, **kwargs: Any) -> Any:
+        """not_equal(other) -> Tensor
+        not_equal(other) -> Tensor
+
+        ``torch.not_equal``: ``ne`` (``input != other``).
+        """
+        return aten.not_equal.call_method(self, args, kwargs)
+
+    def not_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """not_equal_(other) -> Tensor
+        not_equal_(other) -> Tensor
+
+        In-place version of ``not_equal``.
+        """
+        return aten.not_equal_.call_method(self, args, kwargs)
 
     def type_as(self, *args: Any, **kwargs: Any) -> Any:
         """type_as(other) -> Tensor

@@ -3,11 +3,14 @@
 Two families, told apart by their result dtype:
 
 * **float functions** (``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``, ``sigmoid``,
-  ``reciprocal``): integer and bool inputs are converted to the default float dtype, so
-  ``torch.arange(3).exp()`` is float32;
+  ``reciprocal``, and ``rsqrt``, ``log1p``, ``log2``, ``log10``, ``exp2``, ``tan``,
+  ``atan``, ``asin``, ``acos``, ``sinh``, ``cosh``, ``erf``): integer and bool inputs are
+  converted to the default float dtype, so ``torch.arange(3).exp()`` is float32;
 * **same-dtype functions** (``neg``, ``abs``, ``relu``, ``sign``, ``floor``, ``round``,
-  ``bitwise_not``): the result has the input's dtype, and each refuses some dtypes exactly
-  as torch does (``-`` on bool, ``abs`` of bool, ``~`` of a float).
+  ``bitwise_not``, ``ceil``, ``trunc``, ``frac``, ``sgn``): the result has the input's
+  dtype, and each refuses some dtypes exactly as torch does (``-`` on bool, ``abs`` of
+  bool, ``~`` of a float);
+* **value tests** (``isnan``, ``isinf``, ``isfinite``): a bool result of any input.
 
 The transcendental functions are NumPy's, while torch uses its own vectorised (SLEEF)
 versions: both are within about one unit in the last place of the exact value, so they may
@@ -16,12 +19,13 @@ differ from each other by a few units in the last place. Everything else is exac
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from . import _kernels as K
-from . import dtypes
+from . import dtypes, factories, layout
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
 from .elementwise import (
@@ -107,6 +111,66 @@ def register_float_function(name: str, formula: Kernel) -> None:
 
 for _name, _formula in FLOAT_FUNCTIONS.items():
     register_float_function(_name, _formula)
+
+
+# ============================================================== more float functions
+# Issue 43's float functions. torch computes float32 and float64 with SLEEF's or MKL's
+# vector functions (within 1 ulp of the exact value); NumPy's float32 versions are less
+# exact (2-3 ulps), so a float32 input is computed in float64 and rounded once, which puts
+# it within 1 ulp of torch's. float16 and bfloat16 compute in float32 as everywhere here.
+def in_double(formula: Kernel) -> Kernel:
+    """``formula`` computed in float64 for a float32 array and rounded once to float32."""
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.dtype == np.float32:
+            return np.asarray(formula(x.astype(np.float64))).astype(np.float32)
+        return formula(x)
+    return kernel
+
+
+_erf_of_double = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """The C library's double ``erf`` of every value (NumPy has no erf of its own)."""
+    return np.asarray(_erf_of_double(x), dtype=np.float64)
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    # torch's kernel divides 1 by the rounded square root: two roundings, reproduced exactly
+    return np.reciprocal(np.sqrt(x))
+
+
+MORE_FLOAT_FUNCTIONS: dict[str, Kernel] = {
+    "rsqrt": _rsqrt,
+    "log1p": in_double(np.log1p),
+    "log2": in_double(np.log2),
+    "log10": in_double(np.log10),
+    "exp2": in_double(np.exp2),
+    "tan": in_double(np.tan),
+    "atan": in_double(np.arctan),
+    "asin": in_double(np.arcsin),
+    "acos": in_double(np.arccos),
+    "sinh": in_double(np.sinh),
+    "cosh": in_double(np.cosh),
+    "erf": in_double(_erf),
+}
+
+for _name, _formula in MORE_FLOAT_FUNCTIONS.items():
+    register_float_function(_name, _formula)
+
+
+# ``square`` is torch's composite ``pow(self, 2)`` (``self.pow_(2)`` in place): it records
+# ``PowBackward0`` and has pow's dtypes (a bool tensor squares to int64).
+@aten.square.default.impl(DispatchKey.CompositeImplicitAutograd)
+def square(self: Tensor) -> Tensor:
+    """``self ** 2`` through ``pow.Tensor_Scalar``."""
+    return aten.pow.Tensor_Scalar.call(self, 2)
+
+
+@aten.square_.default.impl(DispatchKey.CompositeImplicitAutograd)
+def square_(self: Tensor) -> Tensor:
+    """``self.pow_(2)``."""
+    return aten.pow_.Scalar.call(self, 2)
 
 
 # ============================================================== tanh_backward
@@ -252,3 +316,61 @@ def _is_zero(x: np.ndarray) -> np.ndarray:
 
 register_unary("bitwise_not", _bitwise_not)
 register_unary("logical_not", _logical_not)
+
+
+# ============================================================== more rounding, sgn, tests
+# Issue 43's same-dtype functions (ceil, trunc, frac, sgn) and the value tests (isnan,
+# isinf, isfinite: a bool result of any input, no in-place form).
+def _ceil(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """Round up; integer tensors are copied unchanged; bool is NotImplementedError."""
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("ceil_vml_cpu", input._dtype)
+    return _same(np.ceil if input.is_floating_point() else np.asarray, input, into, finish)
+
+
+def _trunc(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """Round toward zero; integer tensors are copied unchanged; bool is
+    NotImplementedError."""
+    if input._dtype is dtypes.bool:
+        raise _not_implemented("trunc_vml_cpu", input._dtype)
+    return _same(np.trunc if input.is_floating_point() else np.asarray, input, into, finish)
+
+
+def _frac_kernel(x: np.ndarray) -> np.ndarray:
+    return x - np.trunc(x)
+
+
+def _frac(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """``x - trunc(x)`` (exact); integer and bool tensors are NotImplementedError."""
+    if not input.is_floating_point():
+        raise _not_implemented("frac_cpu", input._dtype)
+    return _same(_frac_kernel, input, into, finish)
+
+
+def _value_test(kernel: Kernel, second: float | None, integers: bool | None = None) -> Any:
+    """The body of ``isnan`` and the rest: ``kernel`` of the values, a bool result laid out
+    as the comparison torch's composite ends with: ``self != self`` (``isnan``), ``self.abs()
+    == inf`` (``isinf``: a number second, ``second``), ``(self == self) * ...``
+    (``isfinite``). ``integers`` (``isinf``: False, ``isfinite``: True): the value of every
+    element for an integer or bool input, which torch makes with ``zeros_like`` or
+    ``ones_like`` (laid out as those: an expanded input keeps its zero strides)."""
+    def body(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+        if integers is None or input.is_floating_point():
+            operands = [input, input if second is None else second]
+            return finish(lambda x, _: kernel(x), operands, input._dtype, input._shape,
+                          out_dtype=dtypes.bool)
+        result = factories._allocate(input._shape, input._strides_for(layout.preserve_format),
+                                     dtypes.bool, input.device)
+        if integers and not result.is_meta:
+            result._storage._typed(dtypes.bool.numpy)[...] = True
+        return result
+    return body
+
+
+register_unary("ceil", _ceil)
+register_unary("trunc", _trunc)
+register_unary("frac", _frac)
+register_unary("sgn", _sign)  # real tensors only: the sign
+register_unary("isnan", _value_test(np.isnan, None))
+register_unary("isinf", _value_test(np.isinf, math.inf, False))
+register_unary("isfinite", _value_test(np.isfinite, None, True))

@@ -115,9 +115,20 @@ def division(name: str, *, modes: bool = True, operators: tuple[str, ...] = (),
                    inplace_operators=inplace_operators, alias_of=alias_of, doc=doc)
 
 
-def comparison(name: str, operator: str, symbol: str) -> Declaration:
+def comparison(name: str, operator: str, symbol: str, alias_of: str = "") -> Declaration:
     """``eq`` and the rest: a ``.Tensor`` and a ``.Scalar`` overload, each with ``out=``, an
-    in-place form (a method) and an operator."""
+    in-place form (a method) and an operator; an alias (``greater`` is ``gt``) has no
+    operator."""
+    if alias_of:
+        return declare(
+            f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
+            f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
+            out=(f"{name}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 f"{name}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            inplace=True, inplace_function=False, alias_of=alias_of,
+            doc=f"``torch.{name}``: ``{alias_of}`` (``input {symbol} other``).")
     return declare(
         f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
         f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
@@ -939,6 +950,73 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             inplace=True,
             doc="``clamp(input, max=max)`` (``torch.clamp_max``): ``minimum(input, max)`` "
                 "in the promoted type, nan kept.\n\nRaises as ``clamp``."),
+    # ---------------------------------------------------------- more elementwise (chapter 3)
+    # Issue 43's elementwise group: float functions, rounding, tests, binary functions,
+    # aliases and shifts (``unary.py``, ``arithmetic.py``, ``comparison.py``).
+    declare("square(Tensor self) -> Tensor", inplace=True,
+            out=("square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``input ** 2`` (``torch.square``): torch's composite ``pow(input, 2)``, so "
+                "it records ``PowBackward0`` and keeps ``pow``'s dtypes (a bool tensor "
+                "gives int64, integers wrap around).\n\nRaises RuntimeError in place where "
+                "``pow_`` does (a bool ``self``: its int64 result cannot be cast back)."),
+    float_function("rsqrt", "``1 / sqrt(input)`` (``torch.rsqrt``), the square root and "
+                   "the division each rounded, as torch's kernel does: inf at 0, nan "
+                   "below."),
+    float_function("log1p", "``log(1 + input)``, exact near 0 (``torch.log1p``): -inf at "
+                   "-1, nan below."),
+    float_function("log2", "Base-2 logarithm (``torch.log2``): -inf at 0, nan below."),
+    float_function("log10", "Base-10 logarithm (``torch.log10``): -inf at 0, nan below."),
+    float_function("exp2", "``2 ** input`` (``torch.exp2``)."),
+    float_function("tan", "Tangent, in radians (``torch.tan``)."),
+    float_function("atan", "Inverse tangent, in (-pi/2, pi/2) (``torch.atan``)."),
+    float_function("asin", "Inverse sine, in [-pi/2, pi/2] (``torch.asin``): nan outside "
+                   "[-1, 1]."),
+    float_function("acos", "Inverse cosine, in [0, pi] (``torch.acos``): nan outside "
+                   "[-1, 1]."),
+    float_function("sinh", "Hyperbolic sine (``torch.sinh``)."),
+    float_function("cosh", "Hyperbolic cosine (``torch.cosh``)."),
+    float_function("erf", "The error function, ``2 / sqrt(pi)`` times the integral of "
+                   "``exp(-t**2)`` from 0 to ``input`` (``torch.erf``)."),
+    declare("ceil(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            out=("ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Round up (``torch.ceil``); integer tensors are copied unchanged.\n\n"
+                "Raises NotImplementedError for a bool tensor."),
+    declare("trunc(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            out=("trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Round toward zero (``torch.trunc``); integer tensors are copied "
+                "unchanged.\n\nRaises NotImplementedError for a bool tensor."),
+    declare("frac(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
+            out=("frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``input - trunc(input)``, the fractional part with the input's sign "
+                "(``torch.frac``), exact; nan for ±inf, ``+0.0`` for ``-0.0``.\n\nRaises "
+                "NotImplementedError for integer and bool tensors."),
+    declare("sgn(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+            out_same_dtype=True,
+            out=("sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The sign (``torch.sgn``, ``x / |x|`` for complex numbers, which reftensor "
+                "has not): on real tensors ``sign``, -1, 0 or +1 in the input's dtype, 0 "
+                "for nan and -0.0; a bool tensor is copied."),
+    declare("isnan(Tensor self) -> Tensor",
+            doc="True where the input is nan, as a bool tensor (``torch.isnan``); never for "
+                "integer and bool tensors. Not differentiable."),
+    declare("isinf(Tensor self) -> Tensor",
+            doc="True where the input is +inf or -inf, as a bool tensor (``torch.isinf``); "
+                "never for integer and bool tensors. Not differentiable."),
+    declare("isfinite(Tensor self) -> Tensor",
+            doc="True where the input is neither nan nor ±inf, as a bool tensor "
+                "(``torch.isfinite``); always for integer and bool tensors. Not "
+                "differentiable."),
+    # aliases of ops above (torch's native_functions.yaml declares each as an op of its own
+    # whose kernel calls the target: ``absolute`` runs ``abs`` and records AbsBackward0)
+    declare("absolute(Tensor self) -> Tensor", inplace=True, inplace_function=False,
+            out_same_dtype=True, alias_of="abs",
+            out=("absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``torch.absolute``: ``abs``."),
+    comparison("greater", "", ">", alias_of="gt"),
+    comparison("greater_equal", "", ">=", alias_of="ge"),
+    comparison("less", "", "<", alias_of="lt"),
+    comparison("less_equal", "", "<=", alias_of="le"),
+    comparison("not_equal", "", "!=", alias_of="ne"),
     # ---------------------------------------------------------- conversions (chapter 4)
     declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
             "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "

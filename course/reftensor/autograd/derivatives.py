@@ -973,6 +973,67 @@ def clamp_max_max_backward(grad: Tensor, self: Tensor, max: Tensor) -> Tensor:
     return where(self > max, grad, 0.0)
 
 
+# ------------------------------------------------------------------ more elementwise (issue 43)
+# torch's formulas from derivatives.yaml, in its operand order.
+def rsqrt_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx x**-0.5 = -0.5 * x**-1.5 = -0.5 * result**3: ``-0.5 * grad * result.pow(3)``."""
+    return -0.5 * grad * result.pow(3)
+
+
+def log1p_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """torch's ``log1p_backward``: ``grad / (self + 1)``."""
+    return grad / (self + 1)
+
+
+def log2_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """``grad / (self * ln 2)``, the constant one double as in torch."""
+    return grad / (self * 0.6931471805599453)
+
+
+def log10_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """``grad / (self * ln 10)``."""
+    return grad / (self * 2.3025850929940456)
+
+
+def exp2_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx 2**x = 2**x ln 2: ``grad * result * M_LN2``, left to right."""
+    return grad * result * math.log(2.0)
+
+
+def tan_backward(grad: Tensor, result: Tensor) -> Tensor:
+    """d/dx tan x = 1 + tan(x)**2: ``grad * (1 + result.pow(2))``."""
+    return grad * (1 + result.pow(2))
+
+
+def atan_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx atan x = 1 / (x**2 + 1): ``grad / (self * self + 1)``."""
+    return grad / (self * self + 1)
+
+
+def asin_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx asin x = 1 / sqrt(1 - x**2): ``grad * (-self * self + 1).rsqrt()``."""
+    return grad * (-self * self + 1).rsqrt()
+
+
+def acos_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx acos x = -1 / sqrt(1 - x**2): ``grad * -((-self * self + 1).rsqrt())``."""
+    return grad * -((-self * self + 1).rsqrt())
+
+
+def sinh_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return grad * self.cosh()
+
+
+def cosh_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return grad * self.sinh()
+
+
+def erf_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx erf x = 2 / sqrt(pi) * exp(-x**2): torch's ``2.0 / sqrt(M_PI) *
+    exp(-(self.pow(2))) * grad``, in that order (the constant is one double)."""
+    return 2.0 / math.sqrt(math.pi) * (-(self.pow(2))).exp() * grad
+
+
 # ------------------------------------------------------------------ conversions
 def to_copy_backward(grad: Tensor, self_options: tuple[Any, Any]) -> Tensor:
     """torch's ``_to_copy_backward``: the gradient converted back to the input's dtype and
@@ -1260,6 +1321,24 @@ DERIVATIVES: list[Derivative] = [
         self=clamp_max_self_backward),
     row("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", "ClampMaxBackward1",
         ("self", "max"), self=clamp_max_self_backward, max=clamp_max_max_backward),
+    # ------------------------------------------------------------------ more elementwise
+    row("rsqrt(Tensor self) -> Tensor", "RsqrtBackward0", ("result",), self=rsqrt_backward),
+    row("log1p(Tensor self) -> Tensor", "Log1PBackward0", ("self",), self=log1p_backward),
+    row("log2(Tensor self) -> Tensor", "Log2Backward0", ("self",), self=log2_backward),
+    row("log10(Tensor self) -> Tensor", "Log10Backward0", ("self",), self=log10_backward),
+    row("exp2(Tensor self) -> Tensor", "Exp2Backward0", ("result",), self=exp2_backward),
+    row("tan(Tensor self) -> Tensor", "TanBackward0", ("result",), self=tan_backward),
+    row("atan(Tensor self) -> Tensor", "AtanBackward0", ("self",), self=atan_backward),
+    row("asin(Tensor self) -> Tensor", "AsinBackward0", ("self",), self=asin_backward),
+    row("acos(Tensor self) -> Tensor", "AcosBackward0", ("self",), self=acos_backward),
+    row("sinh(Tensor self) -> Tensor", "SinhBackward0", ("self",), self=sinh_backward),
+    row("cosh(Tensor self) -> Tensor", "CoshBackward0", ("self",), self=cosh_backward),
+    row("erf(Tensor self) -> Tensor", "ErfBackward0", ("self",), self=erf_backward),
+    row("ceil(Tensor self) -> Tensor", "CeilBackward0", (), self=zero_backward),
+    row("trunc(Tensor self) -> Tensor", "TruncBackward0", (), self=zero_backward),
+    row("frac(Tensor self) -> Tensor", "FracBackward0", (), self=pass_through),
+    # torch's sgn_backward is for complex numbers; on real ones its value is 0
+    row("sgn(Tensor self) -> Tensor", "SgnBackward0", ("self", "result"), self=zero_backward),
     # ------------------------------------------------------------------ conversions
     row("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
         "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "

@@ -61,7 +61,8 @@ class OpEntry:
         positive: draw inputs with positive values only (where the op is defined).
         shapes: the input shapes to draw (default: any shape of up to 24 elements).
         same_dtype: the drawn tensor arguments take the input's dtype (ops that do not
-            promote, such as ``mm``; other dtypes are error inputs).
+            promote, such as ``mm``; other dtypes are error inputs); or a tuple naming
+            the arguments that do (``scatter``'s ``src``, not its ``index``).
         no_leaves: tensor arguments that the gradient test builds as drawn, not as leaves
             that require grad (``where``'s bool ``condition``).
         values: draws each of the input's values (``bernoulli``'s probabilities).
@@ -83,7 +84,7 @@ class OpEntry:
     errors: dict[str, Program] = field(default_factory=dict)
     positive: bool = False
     shapes: st.SearchStrategy[tuple[int, ...]] | None = None
-    same_dtype: bool = False
+    same_dtype: bool | tuple[str, ...] = False
     no_leaves: tuple[str, ...] = ()
     # the input's values (default: any of its dtype), for ops whose input is a domain of
     # its own: probabilities, weights
@@ -1963,6 +1964,244 @@ OP_DB += [
         "a float size": lambda lib: lib.ones(3).sum_to_size(1.5),
         "a size that is no sequence": lambda lib: lib.ones(3).sum_to_size("a"),
     }),
+]
+
+
+# ------------------------------------------------------------------ along one dim (chapter 2)
+# The index tensors hold values drawn from a few sizes, so repeats are common (the order of
+# the writes and additions matters then); empty indices and empty inputs are drawn too;
+# negative and out-of-range values, which these ops refuse, are error inputs.
+def _dim_of(draw: st.DrawFn, shape: tuple[int, ...]) -> int:
+    n = max(len(shape), 1)
+    return draw(st.integers(-n, n - 1))
+
+
+def _index_of(draw: st.DrawFn, shape: tuple[int, ...], size: int) -> Any:
+    """An int64 (sometimes int32) index of ``shape``, any layout, values in ``[0, size)``
+    (0 when ``size`` is 0: the index is then empty)."""
+    spec = draw(strategies.tensors(dtypes=("int64", "int64", "int32"), shape=shape))
+    values = st.integers(0, size - 1) if size else st.just(0)
+    n = len(spec.storage)
+    return dataclasses.replace(spec, storage=tuple(draw(st.lists(values, min_size=n,
+                                                                  max_size=n))))
+
+
+@st.composite
+def index_select_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim`` and a 1-d (or 0-d) ``index`` of up to 5 values (one 0 for a 0-d input)."""
+    d = _dim_of(draw, shape)
+    if not shape:
+        ishape = draw(st.sampled_from([(), (1,)]))
+        return {"dim": d, "index": _index_of(draw, ishape, 1)}
+    size = shape[d]
+    n = draw(st.integers(0, 5)) if size else 0
+    ishape = draw(st.sampled_from([(n,), ()])) if n == 1 else (n,)
+    return {"dim": d, "index": _index_of(draw, ishape, size)}
+
+
+def _gather_index_shape(draw: st.DrawFn, shape: tuple[int, ...], d: int,
+                        room: tuple[int, ...] | None = None) -> tuple[int, ...]:
+    """An index shape for ``gather``/``scatter`` into ``shape`` along ``d``: as many dims,
+    each at most ``room``'s size (``self``'s apart from ``d``), ``d`` any (0 when
+    ``self``'s size there is 0)."""
+    if not shape:
+        return draw(st.sampled_from([(), (1,), (2,)]))
+    room = room or shape
+    sizes = []
+    for k, n in enumerate(room):
+        top = (3 if shape[d] else 0) if k == d else n
+        if k == d and room is not shape:
+            top = min(top, n)
+        sizes.append(draw(st.integers(0, top)))
+    return tuple(sizes)
+
+
+@st.composite
+def gather_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    d = _dim_of(draw, shape)
+    ishape = _gather_index_shape(draw, shape, d % max(len(shape), 1))
+    size = shape[d] if shape else 1
+    found: dict[str, Any] = {"dim": d, "index": _index_of(draw, ishape, size)}
+    if draw(st.booleans()):
+        found["sparse_grad"] = False
+    return found
+
+
+@st.composite
+def _scatter_index_and_src(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, ``index`` and a ``src`` at least as large as the index in every dim (its
+    dtype becomes the input's: ``same_dtype``)."""
+    d = _dim_of(draw, shape)
+    wd = d % max(len(shape), 1)
+    src_shape = tuple(draw(st.integers(0, 3)) if k == wd else n for k, n in enumerate(shape))
+    if not shape:
+        src_shape = draw(st.sampled_from([(), (1,), (2,)]))
+    ishape = _gather_index_shape(draw, shape, wd, src_shape if shape else None)
+    if not shape:
+        ishape = draw(st.sampled_from([s for s in [(), (1,), (2,)]
+                                       if max(s or (1,)) <= max(src_shape or (1,))]))
+    size = shape[d] if shape else 1
+    return {"dim": d, "index": _index_of(draw, ishape, size),
+            "src": draw(strategies.tensors(shape=src_shape))}
+
+
+#: scatter's numbers: each dtype holds them, or torch and reftensor refuse them alike
+SCATTER_VALUES = st.sampled_from([0, 1, -2, 2.5, True, 7])
+
+
+@st.composite
+def scatter_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A ``src`` tensor or a ``value``, ``reduce`` sometimes."""
+    found = draw(_scatter_index_and_src(shape))
+    if draw(st.booleans()):
+        del found["src"]
+        found["value"] = draw(SCATTER_VALUES)
+    if draw(st.integers(0, 3)) == 0:
+        found["reduce"] = draw(st.sampled_from(["add", "multiply"]))
+    return found
+
+
+@st.composite
+def index_add_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, a 1-d ``index`` (0-d sometimes), a ``source`` of the input's shape with
+    ``dim``'s size the number of indices, ``alpha`` sometimes."""
+    d = _dim_of(draw, shape)
+    if not shape:
+        ishape = draw(st.sampled_from([(), (1,)]))
+        found = {"dim": d, "index": _index_of(draw, ishape, 1),
+                 "source": draw(strategies.tensors(shape=()))}
+    else:
+        wd = d % len(shape)
+        n = draw(st.integers(0, 4)) if shape[wd] else 0
+        ishape = draw(st.sampled_from([(n,), ()])) if n == 1 and len(shape) == 1 else (n,)
+        source_shape = shape[:wd] + (n,) + shape[wd + 1:]
+        found = {"dim": d, "index": _index_of(draw, ishape, shape[wd]),
+                 "source": draw(strategies.tensors(shape=source_shape))}
+    if draw(st.booleans()):
+        found["alpha"] = draw(st.sampled_from([1, 2, -1, 0.5, True]))
+    return found
+
+
+def _along_errors(name: str) -> dict[str, Program]:
+    """What ``gather``, ``scatter`` and ``scatter_add`` refuse, as torch does."""
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+
+    def call(lib: Any, x: Any, dim: int, index: Any) -> Any:
+        if name == "gather":
+            return f(lib, x, dim, index)
+        return f(lib, x, dim, index, lib.ones(index.shape, dtype=x.dtype))
+    return {
+        "an index out of range": lambda lib: call(lib, lib.ones(3, 2), 0,
+                                                  lib.tensor([[3, 0]])),
+        "a negative index": lambda lib: call(lib, lib.ones(3, 2), 1, lib.tensor([[-1]])),
+        "a float index": lambda lib: call(lib, lib.ones(3, 2), 0, lib.tensor([[0.0]])),
+        "an int16 index": lambda lib: call(lib, lib.ones(3, 2), 0,
+                                           lib.tensor([[0]], dtype=lib.int16)),
+        "an index of fewer dims": lambda lib: call(lib, lib.ones(3, 2), 0, lib.tensor([0])),
+        "an index larger apart from dim": lambda lib: call(lib, lib.ones(3, 2), 0,
+                                                           lib.zeros(1, 3, dtype=lib.int64)),
+        "a dim out of range": lambda lib: call(lib, lib.ones(3, 2), 2, lib.tensor([[0]])),
+        "an index into a 0-d input out of range": lambda lib: call(
+            lib, lib.ones(()), 0, lib.tensor([1])),
+        "out= of another dtype": lambda lib: (
+            lib.gather(lib.ones(2), 0, lib.tensor([0]), out=lib.empty(1, dtype=lib.float64))
+            if name == "gather" else f(lib, lib.ones(2), 0, lib.tensor([0]), lib.ones(1),
+                                       out=lib.empty(1, dtype=lib.float64))),
+        "no index": lambda lib: f(lib, lib.ones(2), 0),
+    }
+
+
+def _scatter_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    found = {
+        **_along_errors(name),
+        "src of another dtype": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([0]),
+                                              lib.ones(1, dtype=lib.float64)),
+        "src smaller than the index": lambda lib: f(lib, lib.ones(3, 2), 0,
+                                                    lib.zeros(2, 2, dtype=lib.int64),
+                                                    lib.ones(1, 2)),
+        "src of fewer dims": lambda lib: f(lib, lib.ones(3, 2), 0,
+                                           lib.zeros(1, 1, dtype=lib.int64), lib.ones(2)),
+        "in place into a leaf that requires grad": lambda lib: getattr(
+            lib.ones(3, requires_grad=True), name + "_")(0, lib.tensor([0]), lib.ones(1)),
+        "in place into an expanded tensor": lambda lib: getattr(
+            lib.ones(1).expand(3), name + "_")(0, lib.tensor([0]), lib.ones(1)),
+        "src overlapping self in place": lambda lib: (lambda t: getattr(t, name + "_")(
+            0, lib.tensor([0, 1]), t[1:3]))(lib.arange(4.0)),
+    }
+    if name == "scatter":
+        found.update({
+            "another reduce": lambda lib: lib.scatter(lib.ones(3), 0, lib.tensor([0]),
+                                                      lib.ones(1), reduce="mean"),
+            "a value uint8 cannot hold": lambda lib: lib.scatter(
+                lib.ones(3, dtype=lib.uint8), 0, lib.tensor([0]), 300),
+            "a string value": lambda lib: lib.scatter(lib.ones(3), 0, lib.tensor([0]), "a"),
+        })
+    return found
+
+
+def _index_add_errors() -> dict[str, Program]:
+    f = lambda lib, *a, **k: lib.index_add(*a, **k)  # noqa: E731
+    return {
+        "an index out of range": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([3]),
+                                               lib.ones(1)),
+        "an index out of range, 2-d": lambda lib: f(lib, lib.ones(3, 2), 0, lib.tensor([3]),
+                                                    lib.ones(1, 2)),
+        "an index out of range, 2-d, int32": lambda lib: f(
+            lib, lib.ones(3, 2), 0, lib.tensor([3], dtype=lib.int32), lib.ones(1, 2)),
+        "a negative index": lambda lib: f(lib, lib.ones(3, 2), 1, lib.tensor([-1]),
+                                          lib.ones(3, 1), alpha=2),
+        "an index of two dims": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([[0]]),
+                                              lib.ones(1)),
+        "a float index": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([0.0]), lib.ones(1)),
+        "source of another dtype": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([0]),
+                                                 lib.ones(1, dtype=lib.float64)),
+        "source of another shape": lambda lib: f(lib, lib.ones(3, 2), 0, lib.tensor([0]),
+                                                 lib.ones(1, 3)),
+        "more indices than source has": lambda lib: f(lib, lib.ones(3), 0,
+                                                      lib.tensor([0, 1]), lib.ones(1)),
+        "a 0-d source into a 1-d input": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([0]),
+                                                       lib.ones(())),
+        "an alpha uint8 cannot hold": lambda lib: f(lib, lib.ones(3, dtype=lib.uint8), 0,
+                                                    lib.tensor([0]),
+                                                    lib.ones(1, dtype=lib.uint8), alpha=300),
+        "a dim out of range": lambda lib: f(lib, lib.ones(3), 1, lib.tensor([0]), lib.ones(1)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).index_add_(0, lib.tensor([0]), lib.ones(1)),
+        "source overlapping self in place": lambda lib: (lambda t: t.index_add_(
+            0, lib.tensor([0, 1]), t[1:3]))(lib.arange(4.0)),
+        "out= of another dtype": lambda lib: f(lib, lib.ones(2), 0, lib.tensor([0]),
+                                               lib.ones(1), out=lib.empty(1, dtype=lib.int64)),
+    }
+
+
+OP_DB += [
+    OpEntry("index_select", arguments=index_select_arguments, no_leaves=("index",), errors={
+        "an index out of range": lambda lib: lib.ones(3).index_select(0, lib.tensor([3])),
+        "a negative index": lambda lib: lib.ones(3).index_select(0, lib.tensor([-1])),
+        "an index of two dims": lambda lib: lib.ones(3).index_select(0, lib.tensor([[0]])),
+        "a float index": lambda lib: lib.ones(3).index_select(0, lib.tensor([0.0])),
+        "an int16 index": lambda lib: lib.ones(3).index_select(
+            0, lib.tensor([0], dtype=lib.int16)),
+        "two indices into a 0-d input": lambda lib: lib.ones(()).index_select(
+            0, lib.tensor([0, 0])),
+        "an index into a 0-d input out of range": lambda lib: lib.ones(()).index_select(
+            0, lib.tensor([1])),
+        "an index into an empty dim": lambda lib: lib.ones(0, 2).index_select(
+            0, lib.tensor([0])),
+        "a dim out of range": lambda lib: lib.ones(3).index_select(1, lib.tensor([0])),
+        "out= of another dtype": lambda lib: lib.index_select(
+            lib.ones(3), 0, lib.tensor([0]), out=lib.empty(1, dtype=lib.float64)),
+        "an index list": lambda lib: lib.ones(3).index_select(0, [0]),
+    }),
+    OpEntry("gather", arguments=gather_arguments, no_leaves=("index",),
+            errors=_along_errors("gather")),
+    OpEntry("scatter", arguments=scatter_arguments, no_leaves=("index",), same_dtype=("src",),
+            errors=_scatter_errors("scatter")),
+    OpEntry("scatter_add", arguments=lambda shape: _scatter_index_and_src(shape),
+            no_leaves=("index",), same_dtype=("src",), errors=_scatter_errors("scatter_add")),
+    OpEntry("index_add", arguments=index_add_arguments, no_leaves=("index",),
+            same_dtype=("source",), errors=_index_add_errors()),
 ]
 
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -421,9 +421,12 @@ def _drawn(data: Any, name: str, *, factory: bool = True,
             st.lists(entry.values, min_size=n, max_size=n), label="values")))
     arguments = _draw_arguments(data, entry, spec.shape)
     if entry.same_dtype:  # the tensor arguments again, in the input's dtype and their layout
+        # (all of them, or those named: ``scatter``'s ``src`` but not its ``index``)
+        named = entry.same_dtype if isinstance(entry.same_dtype, tuple) else None
         arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape,
                                                      kinds=(v.kind,)),
-                                  label=k) if hasattr(v, "make") else v
+                                  label=k)
+                     if hasattr(v, "make") and (named is None or k in named) else v
                      for k, v in arguments.items()}
     return entry, spec, arguments
 

@@ -33,6 +33,7 @@ from . import (  # noqa: F401
     copies,
     elementwise,
     functional,
+    gather_scatter,
     indexing,
     matmul,
     promotion,

@@ -155,6 +155,11 @@ __all__ = [
     "linspace",
     "index_put",
     "index_put_",
+    "index_select",
+    "gather",
+    "scatter",
+    "scatter_add",
+    "index_add",
     "rand",
     "randn",
     "randint",
@@ -1837,6 +1842,92 @@ def index_put_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``index_put``.
     """
     return aten.index_put_(*args, **kwargs)
+
+
+def index_select(*args: Any, **kwargs: Any) -> Any:
+    """index_select(input, dim, index, *, out=None) -> Tensor
+
+    The slices of ``input`` along ``dim`` at ``index`` (``torch.index_select``;
+    ``t.index_select(0, i)`` is ``t[i]`` for a 1-d ``i``): a new contiguous tensor of
+    ``input``'s dtype and shape, ``dim``'s size ``index.numel()``. ``index`` is a 1-d (or 0-d)
+    int64 or int32 tensor with values in ``[0, size)``; repeats are allowed. Gradient:
+    ``IndexSelectBackward0`` (``index_add_`` into zeros).
+
+    Raises IndexError for an index of more than one dim, a value outside ``[0, size)`` (negative
+    ones too), a dim out of range; RuntimeError for an index of another dtype, an ``out=`` of
+    another dtype, more or fewer than one index into a 0-d input.
+    """
+    return aten.index_select(*args, **kwargs)
+
+
+def gather(*args: Any, **kwargs: Any) -> Any:
+    """gather(input, dim, index, *, sparse_grad=False, out=None) -> Tensor
+
+    One element of ``input`` per element of ``index``, chosen along ``dim`` (``torch.gather``):
+    for ``dim=0``, ``out[i][j] = input[index[i][j]][j]``. ``index`` (int64 or int32) has as many
+    dims as ``input`` and no size larger than ``input``'s apart from ``dim``; the result is a
+    new contiguous tensor of ``index``'s shape and ``input``'s dtype. ``sparse_grad=True`` asks
+    torch for a sparse gradient, which reftensor does not have (its backward refuses). Gradient:
+    ``GatherBackward0`` (``scatter_add_`` into zeros).
+
+    Raises RuntimeError for an index of another dtype, number of dims or a size too large, a
+    value outside ``[0, size)`` (negative ones too), an ``out=`` of another dtype; IndexError
+    for a dim out of range.
+    """
+    return aten.gather(*args, **kwargs)
+
+
+def scatter(*args: Any, **kwargs: Any) -> Any:
+    """scatter(input, dim, index, src, *, out=None) -> Tensor
+    scatter(input, dim, index, src, *, reduce, out=None) -> Tensor
+    scatter(input, dim, index, value, *, out=None) -> Tensor
+    scatter(input, dim, index, value, *, reduce, out=None) -> Tensor
+
+    ``input`` with ``src``'s elements (or one ``value``) written where ``index`` points along
+    ``dim`` (``torch.scatter``, the reverse of ``gather``): for ``dim=0``, ``out[index[i][j]][j]
+    = src[i][j]``. A new contiguous tensor, or ``input`` itself in place (``scatter_``). Where
+    two index elements name one destination, the later one along ``dim`` wins (torch's CPU
+    order). ``reduce='add'`` or ``'multiply'`` combines instead of replacing (deprecated with a
+    tensor ``src``: a UserWarning). Gradient: ``ScatterBackward0`` and ``ScatterBackward1``.
+
+    Raises RuntimeError for an index of another dtype, number of dims or a size too large, a
+    value outside ``[0, size)``, a ``src`` of another dtype, another ``reduce``, a ``value`` the
+    dtype cannot hold; IndexError for a dim out of range.
+    """
+    return aten.scatter(*args, **kwargs)
+
+
+def scatter_add(*args: Any, **kwargs: Any) -> Any:
+    """scatter_add(input, dim, index, src, *, out=None) -> Tensor
+
+    ``input`` with ``src``'s elements added where ``index`` points along ``dim``
+    (``torch.scatter_add``): for ``dim=0``, ``out[index[i][j]][j] += src[i][j]``; every repeated
+    index counts, added in the index's order along ``dim`` (float16 and bfloat16 accumulate in
+    float32 and round once, as torch's CPU kernel). A new contiguous tensor, or ``input`` in
+    place (``scatter_add_``). Gradient: ``ScatterAddBackward0`` (``src``'s is ``grad.gather(dim,
+    index)``).
+
+    Raises as ``scatter``.
+    """
+    return aten.scatter_add(*args, **kwargs)
+
+
+def index_add(*args: Any, **kwargs: Any) -> Any:
+    """index_add(input, dim, index, source, *, alpha=1, out=None) -> Tensor
+
+    ``input`` with ``alpha * source``'s slice ``i`` along ``dim`` added into slice ``index[i]``
+    (``torch.index_add``, the reverse of ``index_select``): a new contiguous tensor, or
+    ``input`` in place (``index_add_``); repeated indices add up, in the index's order.
+    ``source`` has ``input``'s dtype and shape apart from ``dim``, where its size is the number
+    of indices. Gradient: ``IndexAddBackward0``.
+
+    Raises IndexError for an index of more than one dim or a value outside ``[0, size)``
+    (RuntimeError where torch's kernel takes its ``scatter_add_`` shortcut: ``alpha=1``, an
+    int64 index, ``dim`` first or last of a tensor of 2 dims or more); RuntimeError for an index
+    of another dtype, a ``source`` of another dtype or shape, an ``alpha`` the dtype cannot
+    hold.
+    """
+    return aten.index_add(*args, **kwargs)
 
 
 def rand(*args: Any, **kwargs: Any) -> Any:
@@ -3751,6 +3842,113 @@ class TensorMethods(TensorType):
         Raises RuntimeError for a ``size`` that does not expand to self's shape.
         """
         return aten.sum_to_size.call_method(self, args, kwargs)
+
+    def index_select(self, *args: Any, **kwargs: Any) -> Any:
+        """index_select(dim, index) -> Tensor
+
+        The slices of ``input`` along ``dim`` at ``index`` (``torch.index_select``;
+        ``t.index_select(0, i)`` is ``t[i]`` for a 1-d ``i``): a new contiguous tensor of
+        ``input``'s dtype and shape, ``dim``'s size ``index.numel()``. ``index`` is a 1-d (or
+        0-d) int64 or int32 tensor with values in ``[0, size)``; repeats are allowed. Gradient:
+        ``IndexSelectBackward0`` (``index_add_`` into zeros).
+
+        Raises IndexError for an index of more than one dim, a value outside ``[0, size)``
+        (negative ones too), a dim out of range; RuntimeError for an index of another dtype, an
+        ``out=`` of another dtype, more or fewer than one index into a 0-d input.
+        """
+        return aten.index_select.call_method(self, args, kwargs)
+
+    def gather(self, *args: Any, **kwargs: Any) -> Any:
+        """gather(dim, index, *, sparse_grad=False) -> Tensor
+
+        One element of ``input`` per element of ``index``, chosen along ``dim``
+        (``torch.gather``): for ``dim=0``, ``out[i][j] = input[index[i][j]][j]``. ``index``
+        (int64 or int32) has as many dims as ``input`` and no size larger than ``input``'s apart
+        from ``dim``; the result is a new contiguous tensor of ``index``'s shape and ``input``'s
+        dtype. ``sparse_grad=True`` asks torch for a sparse gradient, which reftensor does not
+        have (its backward refuses). Gradient: ``GatherBackward0`` (``scatter_add_`` into
+        zeros).
+
+        Raises RuntimeError for an index of another dtype, number of dims or a size too large, a
+        value outside ``[0, size)`` (negative ones too), an ``out=`` of another dtype;
+        IndexError for a dim out of range.
+        """
+        return aten.gather.call_method(self, args, kwargs)
+
+    def scatter(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter(dim, index, src) -> Tensor
+        scatter(dim, index, src, *, reduce) -> Tensor
+        scatter(dim, index, value) -> Tensor
+        scatter(dim, index, value, *, reduce) -> Tensor
+
+        ``input`` with ``src``'s elements (or one ``value``) written where ``index`` points
+        along ``dim`` (``torch.scatter``, the reverse of ``gather``): for ``dim=0``,
+        ``out[index[i][j]][j] = src[i][j]``. A new contiguous tensor, or ``input`` itself in
+        place (``scatter_``). Where two index elements name one destination, the later one along
+        ``dim`` wins (torch's CPU order). ``reduce='add'`` or ``'multiply'`` combines instead of
+        replacing (deprecated with a tensor ``src``: a UserWarning). Gradient:
+        ``ScatterBackward0`` and ``ScatterBackward1``.
+
+        Raises RuntimeError for an index of another dtype, number of dims or a size too large, a
+        value outside ``[0, size)``, a ``src`` of another dtype, another ``reduce``, a ``value``
+        the dtype cannot hold; IndexError for a dim out of range.
+        """
+        return aten.scatter.call_method(self, args, kwargs)
+
+    def scatter_(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_(dim, index, src) -> Tensor
+        scatter_(dim, index, src, *, reduce) -> Tensor
+        scatter_(dim, index, value) -> Tensor
+        scatter_(dim, index, value, *, reduce) -> Tensor
+
+        In-place version of ``scatter``.
+        """
+        return aten.scatter_.call_method(self, args, kwargs)
+
+    def scatter_add(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_add(dim, index, src) -> Tensor
+
+        ``input`` with ``src``'s elements added where ``index`` points along ``dim``
+        (``torch.scatter_add``): for ``dim=0``, ``out[index[i][j]][j] += src[i][j]``; every
+        repeated index counts, added in the index's order along ``dim`` (float16 and bfloat16
+        accumulate in float32 and round once, as torch's CPU kernel). A new contiguous tensor,
+        or ``input`` in place (``scatter_add_``). Gradient: ``ScatterAddBackward0`` (``src``'s
+        is ``grad.gather(dim, index)``).
+
+        Raises as ``scatter``.
+        """
+        return aten.scatter_add.call_method(self, args, kwargs)
+
+    def scatter_add_(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_add_(dim, index, src) -> Tensor
+
+        In-place version of ``scatter_add``.
+        """
+        return aten.scatter_add_.call_method(self, args, kwargs)
+
+    def index_add(self, *args: Any, **kwargs: Any) -> Any:
+        """index_add(dim, index, source, *, alpha=1) -> Tensor
+
+        ``input`` with ``alpha * source``'s slice ``i`` along ``dim`` added into slice
+        ``index[i]`` (``torch.index_add``, the reverse of ``index_select``): a new contiguous
+        tensor, or ``input`` in place (``index_add_``); repeated indices add up, in the index's
+        order. ``source`` has ``input``'s dtype and shape apart from ``dim``, where its size is
+        the number of indices. Gradient: ``IndexAddBackward0``.
+
+        Raises IndexError for an index of more than one dim or a value outside ``[0, size)``
+        (RuntimeError where torch's kernel takes its ``scatter_add_`` shortcut: ``alpha=1``, an
+        int64 index, ``dim`` first or last of a tensor of 2 dims or more); RuntimeError for an
+        index of another dtype, a ``source`` of another dtype or shape, an ``alpha`` the dtype
+        cannot hold.
+        """
+        return aten.index_add.call_method(self, args, kwargs)
+
+    def index_add_(self, *args: Any, **kwargs: Any) -> Any:
+        """index_add_(dim, index, source, *, alpha=1) -> Tensor
+
+        In-place version of ``index_add``.
+        """
+        return aten.index_add_.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

@@ -1063,6 +1063,51 @@ def index_put_values_backward(grad: Tensor, indices: list[Tensor | None]) -> Ten
     return aten.index.Tensor.call(grad, indices)
 
 
+# ------------------------------------------------------------------ along one dim (chapter 2)
+def index_select_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int,
+                          index: Tensor) -> Tensor:
+    """torch's ``index_select_backward``: ``grad``'s slices added into zeros of ``self``'s
+    shape at ``index`` (``index_add_``: repeated indices add up)."""
+    zeros = aten.zeros(self_sym_sizes, dtype=grad.dtype, device=grad.device)
+    return aten.index_add_.default.call(zeros, dim, index, grad)
+
+
+def gather_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
+                    sparse_grad: bool) -> Tensor:
+    """torch's ``gather_backward``: ``grad`` added into zeros of ``self``'s shape where
+    ``index`` points (``scatter_add_``).
+
+    Raises:
+        NotImplementedError: ``sparse_grad=True`` (reftensor has no sparse tensors)."""
+    if sparse_grad:
+        raise NotImplementedError("gather(sparse_grad=True): reftensor has no sparse "
+                                  "tensors for its gradient")
+    zeros = aten.zeros(self._shape, dtype=grad.dtype, device=grad.device)
+    return aten.scatter_add_.default.call(zeros, dim, index, grad)
+
+
+def scatter_self_backward(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.scatter(dim, index, 0)``: nothing flows back where ``self`` was overwritten."""
+    return aten.scatter.value.call(grad, dim, index, 0)
+
+
+def gather_grad(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.gather(dim, index)``: ``src``'s gradient of ``scatter`` and ``scatter_add``."""
+    return aten.gather.default.call(grad, dim, index)
+
+
+def index_add_source_backward(grad: Tensor, dim: int, index: Tensor, source: Tensor,
+                              source_dim: int, alpha: Any) -> Tensor:
+    """``maybe_multiply(source.dim() > 0 ? grad.index_select(dim, index).expand_as(source) :
+    grad.index_select(dim, index.squeeze(0)), alpha)``."""
+    if source_dim > 0:
+        picked = aten.index_select.default.call(grad, dim, index)
+        picked = aten.expand.default.call(picked, source._shape, False)
+    else:
+        picked = aten.index_select.default.call(grad, dim, aten.squeeze.dim.call(index, 0))
+    return maybe_multiply(picked, alpha)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
         non_float_result_untracked: bool = False, recorded_outputs: int | None = None,
@@ -1341,6 +1386,25 @@ DERIVATIVES: list[Derivative] = [
     row("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> "
         "Tensor", "IndexPutBackward0", ("accumulate", "indices", "values_info"),
         self=index_put_self_backward, values=index_put_values_backward),
+    # ------------------------------------------------------------------ along one dim (chapter 2)
+    row("index_select(Tensor self, int dim, Tensor index) -> Tensor", "IndexSelectBackward0",
+        ("dim", "index", "self_sym_sizes"), self=index_select_backward),
+    row("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+        "GatherBackward0", ("dim", "index", "self", "sparse_grad"), self=gather_backward),
+    row("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+        "ScatterBackward0", ("dim", "index"), self=scatter_self_backward, src=gather_grad),
+    row("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+        "ScatterBackward1", ("dim", "index"), self=scatter_self_backward),
+    row("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> "
+        "Tensor", "NotImplemented", (), self=not_implemented("scatter"),
+        src=not_implemented("scatter")),
+    row("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str "
+        "reduce) -> Tensor", "NotImplemented", (), self=not_implemented("scatter")),
+    row("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+        "ScatterAddBackward0", ("dim", "index"), self=pass_through, src=gather_grad),
+    row("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
+        "Tensor", "IndexAddBackward0", ("alpha", "dim", "index", "source", "source_dim"),
+        self=pass_through, source=index_add_source_backward),
 ]
 
 

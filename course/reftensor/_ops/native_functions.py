@@ -1217,6 +1217,87 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "a view without the leading dims); ``self`` itself when ``size`` is its "
                 "shape. Integer and bool tensors sum to int64.\n\nRaises RuntimeError for "
                 "a ``size`` that does not expand to self's shape."),
+    # ---------------------------------------------------------- along one dim (chapter 2)
+    # reftensor/gather_scatter.py: slices (index_select, index_add) and elements (gather,
+    # scatter, scatter_add) picked or written by an index along one dim.
+    declare("index_select(Tensor self, int dim, Tensor index) -> Tensor",
+            out=("index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",), out_same_dtype=True,
+            doc="The slices of ``input`` along ``dim`` at ``index`` (``torch.index_select``; "
+                "``t.index_select(0, i)`` is ``t[i]`` for a 1-d ``i``): a new contiguous "
+                "tensor of ``input``'s dtype and shape, ``dim``'s size ``index.numel()``. "
+                "``index`` is a 1-d (or 0-d) int64 or int32 tensor with values in ``[0, "
+                "size)``; repeats are allowed. Gradient: ``IndexSelectBackward0`` "
+                "(``index_add_`` into zeros).\n\nRaises IndexError for an index of more "
+                "than one dim, a value outside ``[0, size)`` (negative ones too), a dim out "
+                "of range; RuntimeError for an index of another dtype, an ``out=`` of "
+                "another dtype, more or fewer than one index into a 0-d input."),
+    declare("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+            out=("gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, "
+                 "Tensor(a!) out) -> Tensor(a!)",), out_same_dtype=True,
+            doc="One element of ``input`` per element of ``index``, chosen along ``dim`` "
+                "(``torch.gather``): for ``dim=0``, ``out[i][j] = input[index[i][j]][j]``. "
+                "``index`` (int64 or int32) has as many dims as ``input`` and no size "
+                "larger than ``input``'s apart from ``dim``; the result is a new contiguous "
+                "tensor of ``index``'s shape and ``input``'s dtype. ``sparse_grad=True`` "
+                "asks torch for a sparse gradient, which reftensor does not have (its "
+                "backward refuses). Gradient: ``GatherBackward0`` (``scatter_add_`` into "
+                "zeros).\n\nRaises RuntimeError for an index of another dtype, number of "
+                "dims or a size too large, a value outside ``[0, size)`` (negative ones "
+                "too), an ``out=`` of another dtype; IndexError for a dim out of range."),
+    declare("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+            "scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> "
+            "Tensor",
+            "scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+            "scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str "
+            "reduce) -> Tensor",
+            out=("scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str "
+                 "reduce, Tensor(a!) out) -> Tensor(a!)",
+                 "scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, "
+                 "*, str reduce, Tensor(a!) out) -> Tensor(a!)"),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``src``'s elements (or one ``value``) written where "
+                "``index`` points along ``dim`` (``torch.scatter``, the reverse of "
+                "``gather``): for ``dim=0``, ``out[index[i][j]][j] = src[i][j]``. A new "
+                "contiguous tensor, or ``input`` itself in place (``scatter_``). Where two "
+                "index elements name one destination, the later one along ``dim`` wins "
+                "(torch's CPU order). ``reduce='add'`` or ``'multiply'`` combines instead "
+                "of replacing (deprecated with a tensor ``src``: a UserWarning). Gradient: "
+                "``ScatterBackward0`` and ``ScatterBackward1``.\n\nRaises RuntimeError for "
+                "an index of another dtype, number of dims or a size too large, a value "
+                "outside ``[0, size)``, a ``src`` of another dtype, another ``reduce``, a "
+                "``value`` the dtype cannot hold; IndexError for a dim out of range."),
+    declare("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+            out=("scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``src``'s elements added where ``index`` points along "
+                "``dim`` (``torch.scatter_add``): for ``dim=0``, ``out[index[i][j]][j] += "
+                "src[i][j]``; every repeated index counts, added in the index's order along "
+                "``dim`` (float16 and bfloat16 accumulate in float32 and round once, as "
+                "torch's CPU kernel). A new contiguous tensor, or ``input`` in place "
+                "(``scatter_add_``). Gradient: ``ScatterAddBackward0`` (``src``'s is "
+                "``grad.gather(dim, index)``).\n\nRaises as ``scatter``."),
+    declare("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
+            "Tensor",
+            out=("index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar "
+                 "alpha=1, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``alpha * source``'s slice ``i`` along ``dim`` added into "
+                "slice ``index[i]`` (``torch.index_add``, the reverse of ``index_select``): "
+                "a new contiguous tensor, or ``input`` in place (``index_add_``); repeated "
+                "indices add up, in the index's order. ``source`` has ``input``'s dtype and "
+                "shape apart from ``dim``, where its size is the number of indices. "
+                "Gradient: ``IndexAddBackward0``.\n\nRaises IndexError for an index of "
+                "more than one dim or a value outside ``[0, size)`` (RuntimeError where "
+                "torch's kernel takes its ``scatter_add_`` shortcut: ``alpha=1``, an int64 "
+                "index, ``dim`` first or last of a tensor of 2 dims or more); RuntimeError "
+                "for an index of another dtype, a ``source`` of another dtype or shape, an "
+                "``alpha`` the dtype cannot hold."),
     # ---------------------------------------------------------- random factories (chapter 8)
     # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
     # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),

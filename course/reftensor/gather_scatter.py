@@ -1,0 +1,467 @@
+"""Indexing along one dim (chapter 2): ``index_select``, ``index_add``, ``gather``,
+``scatter``, ``scatter_add`` and ``masked_fill``.
+
+Advanced indexing (``advanced_indexing.py``) picks elements with index tensors that are
+broadcast together. These ops are its narrower relatives, each moving along one dim only:
+
+* ``index_select(dim, index)`` keeps whole slices: slice ``index[i]`` of ``self`` along
+  ``dim`` becomes slice ``i`` of the result (``t.index_select(0, idx)`` is ``t[idx]``);
+  ``index_add(dim, index, source)`` is its reverse, adding slice ``i`` of ``source`` into
+  slice ``index[i]`` of ``self``.
+* ``gather(dim, index)`` picks one element per index element: ``out[i][j] =
+  self[index[i][j]][j]`` for ``dim=0``; the index has ``self``'s number of dims and the
+  result has the index's shape. ``scatter(dim, index, src)`` is its reverse, writing
+  ``self[index[i][j]][j] = src[i][j]``; ``scatter_add`` adds instead.
+* ``masked_fill(mask, value)`` writes one value wherever a bool mask (broadcast to
+  ``self``) is True.
+
+Where two index elements name the same destination, the order decides the result. torch's
+CPU kernels walk the index along ``dim`` from first to last, so the last write wins
+(``scatter``) and the additions happen in that order (``scatter_add``, ``index_add``);
+reftensor does the same. float16 and bfloat16 ``scatter_add`` (and ``scatter`` with a
+``reduce``) accumulate in float32 and round once, as torch's CPU kernel does. Every index
+is checked before anything is written (torch checks while it writes, so an in-place call
+that fails may have written part).
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _casting, dtypes, factories, iterator, layout
+from ._casting import cast, compute_dtype
+from ._ops import DispatchKey, aten
+from .device import CPU, device
+from .dtypes import dtype
+from .promotion import SCALAR_TYPE_NAMES
+from .storage import no_data
+from .tensor import Tensor, wrap_dim
+
+__all__: list[str] = []  # the ops are the table's (reftensor.gather, Tensor.scatter_, ...)
+
+_INDEX_DTYPES = (dtypes.int64, dtypes.int32)
+
+
+# ----------------------------------------------------------------------- helpers
+def _new(shape: tuple[int, ...], d: dtype, where: device,
+         values: np.ndarray | None = None) -> Tensor:
+    """A new contiguous tensor; ``values`` (of ``shape``) written into it on the CPU."""
+    out = factories._allocate(shape, layout.contiguous_strides(shape), d, where)
+    if values is not None and where == CPU:
+        out._elements()[...] = values
+    return out
+
+
+def _one_dim(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A 0-d tensor seen as one element (torch's ``ensure_nonempty_dim``)."""
+    return shape or (1,)
+
+
+def _size(t: Tensor, d: int) -> int:
+    return t._shape[d] if t._shape else 1
+
+
+def _index_values(index: Tensor) -> np.ndarray:
+    return index._elements().astype(np.int64)
+
+
+def _device(self: Tensor, *others: Tensor) -> device:
+    """The op's device: ``self``'s; an index or source elsewhere is refused (as torch's
+    dispatcher does for a CPU tensor beside a meta one)."""
+    for t in others:
+        if t.device != self.device and t.dim() > 0:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {self.device} and {t.device}!")
+    return self.device
+
+
+def _meta_write(self: Tensor, meta: bool) -> None:
+    """A CPU ``self`` cannot take a write computed on the meta device."""
+    if meta and not self.is_meta:
+        raise no_data()
+
+
+def _check_writable(self: Tensor, *inputs: Tensor) -> None:
+    """In place: ``self`` may not write one location twice, nor share memory with an
+    input."""
+    iterator.assert_no_internal_overlap(self)
+    for t in inputs:
+        iterator.assert_no_overlap(self, t)
+
+
+# ----------------------------------------------------------------------- index_select
+def _index_select_shape(self: Tensor, dim: int, index: Tensor) -> tuple[int, tuple[int, ...]]:
+    """torch's checks of ``index_select``; the wrapped dim and the result's shape."""
+    d = wrap_dim(dim, builtins.max(self.dim(), 1))
+    n = index.numel()
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if self.dim() == 0 and n != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {n} "
+                           "value(s)")
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if self.dim() == 0:
+        return d, ()
+    if self._shape[d] == 0 and n:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    return d, self._shape[:d] + (n,) + self._shape[d + 1:]
+
+
+def _index_select(self: Tensor, dim: int, index: Tensor, *, meta: bool) -> Tensor:
+    d, shape = _index_select_shape(self, dim, index)
+    where = _device(self, index)
+    if meta:
+        return _new(shape, self._dtype, where)
+    values = _index_values(index).reshape(-1)
+    size = _size(self, d)
+    if ((values < 0) | (values >= size)).any():
+        raise IndexError("index out of range in self")
+    source = self._elements().reshape(_one_dim(self._shape))
+    return _new(shape, self._dtype, where, np.take(source, values, axis=d).reshape(shape))
+
+
+@aten.index_select.default.impl(DispatchKey.CPU)
+def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``self`` along ``dim`` at ``index`` (``torch.index_select``): a new
+    contiguous tensor, ``self``'s shape with ``dim``'s size ``index.numel()``.
+
+    Raises:
+        IndexError: an index of more than one dim, an index outside ``[0, size)`` (no
+            negative indices), a dim out of range.
+        RuntimeError: an index that is not int64 or int32; more or fewer than one index
+            for a 0-d ``self``; an index into a dim of size 0.
+    """
+    return _index_select(self, dim, index, meta=False)
+
+
+@aten.index_select.default.impl(DispatchKey.Meta)
+def index_select_meta(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    return _index_select(self, dim, index, meta=True)
+
+
+# ----------------------------------------------------------------------- gather
+def _gather_checks(self: Tensor, dim: int, index: Tensor) -> int:
+    """torch's ``gather`` meta function: the dtype and shape checks (none for an empty
+    index). Returns the wrapped dim."""
+    d = wrap_dim(dim, builtins.max(self.dim(), 1))
+    if index.numel() == 0:
+        return d
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if builtins.max(self.dim(), 1) != builtins.max(index.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    for k in range(index.dim()):
+        if k != d and index._shape[k] > _size(self, k):
+            raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                               f"{list(index._shape)} to be no larger than self "
+                               f"{list(self._shape)} apart from dimension {d}")
+    return d
+
+
+def _check_bounds(values: np.ndarray, d: int, size: int) -> None:
+    """The scatter/gather kernels' bound check (RuntimeError; no negative indices)."""
+    bad = (values < 0) | (values >= size)
+    if bad.any():
+        raise RuntimeError(f"index {values[bad].flat[0]} is out of bounds for dimension {d} "
+                           f"with size {size}")
+
+
+def _gather(self: Tensor, dim: int, index: Tensor, *, meta: bool) -> Tensor:
+    d = _gather_checks(self, dim, index)
+    where = _device(self, index)
+    if meta or index.numel() == 0:
+        return _new(index._shape, self._dtype, where,
+                    None if meta else np.zeros(index._shape, self._dtype.numpy))
+    values = _index_values(index).reshape(_one_dim(index._shape))
+    _check_bounds(values, d, _size(self, d))
+    source = self._elements().reshape(_one_dim(self._shape))
+    window = tuple(slice(None) if k == d else slice(0, n) for k, n in enumerate(values.shape))
+    picked = np.take_along_axis(source[window], values, axis=d)
+    return _new(index._shape, self._dtype, where, picked.reshape(index._shape))
+
+
+@aten.gather.default.impl(DispatchKey.CPU)
+def gather(self: Tensor, dim: int, index: Tensor, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = self[index[i][j]][j]`` for ``dim=0`` (``torch.gather``): a new contiguous
+    tensor of the index's shape. The index has as many dims as ``self`` and, apart from
+    ``dim``, no size larger than self's. ``sparse_grad`` only changes the gradient's
+    layout in torch (reftensor has no sparse tensors: its gradient refuses it).
+
+    Raises:
+        RuntimeError: an index that is not int64 or int32, of another number of dims, too
+            large apart from ``dim``, or outside ``[0, size)`` (no negative indices).
+        IndexError: a dim out of range.
+    """
+    return _gather(self, dim, index, meta=False)
+
+
+@aten.gather.default.impl(DispatchKey.Meta)
+def gather_meta(self: Tensor, dim: int, index: Tensor, sparse_grad: bool = False
+                ) -> Tensor:
+    return _gather(self, dim, index, meta=True)
+
+
+# ----------------------------------------------------------------------- scatter
+def _scatter_checks(self: Tensor, dim: int, index: Tensor, src: Tensor | None) -> int:
+    """torch's ``scatter_gather_dtype_check`` and ``scatter_shape_check``; the wrapped
+    dim."""
+    d = wrap_dim(dim, builtins.max(self.dim(), 1))
+    empty = index.numel() == 0
+    if not empty and index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if src is not None and src._dtype is not self._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if empty:
+        return d
+    if builtins.max(index.dim(), 1) != builtins.max(self.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self "
+                           "tensor")
+    ndim = builtins.max(self.dim(), 1)
+    wrong = any(k != d and _size(index, k) > _size(self, k) for k in range(ndim))
+    if not wrong and src is not None:  # (src.size(k) raises IndexError past src's dims)
+        wrong = any(_size(index, k) > (_size(src, wrap_dim(k, src.dim())) if src.dim()
+                                       else 1) for k in range(ndim))
+    if wrong:
+        message = (f"Expected index {list(index._shape)} to be no larger than self "
+                   f"{list(self._shape)} apart from dimension {d}")
+        if src is not None:
+            message += f" and to be no larger size than src {list(src._shape)}"
+        raise RuntimeError(message)
+    return d
+
+
+Combine = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def scatter_along(target: np.ndarray, d: int, values: np.ndarray, source: np.ndarray | None,
+                  fill: Any, combine: Combine | None) -> None:
+    """torch's CPU scatter loop, in place on ``target`` (at least 1-d): for each position
+    ``i`` along ``d`` of the index, in order, the destinations ``target[..., values[..., i,
+    ...], ...]`` get ``source``'s elements at the index's position (or ``fill``),
+    ``combine``d with what is there (None: replaced). One step never names a destination
+    twice (its other coordinates differ), so each step is one vectorised write."""
+    if source is not None:
+        source = source[tuple(slice(0, n) for n in values.shape)]
+    for i in range(values.shape[d]):
+        step = np.take(values, i, axis=d)
+        grid = list(np.indices(step.shape, sparse=True)) if step.ndim else []
+        where = tuple(grid[:d] + [step] + grid[d:])
+        new = fill if source is None else np.take(source, i, axis=d)
+        target[where] = new if combine is None else combine(target[where], new)
+
+
+_REDUCES = {"add": np.add, "multiply": np.multiply}
+
+
+def _scatter(self: Tensor, dim: int, index: Tensor, src: Tensor | None, value: Any,
+             reduce: str | None, *, into: Tensor | None, add: bool = False,
+             meta: bool) -> Tensor:
+    """``scatter`` (``src`` or ``value``, with ``reduce``) and ``scatter_add`` (``add``),
+    into a new tensor or (``into is self``) in place."""
+    d = _scatter_checks(self, dim, index, src)
+    others = [index] if src is None else [index, src]
+    where = _device(self, *others)
+    if reduce is not None and reduce not in _REDUCES:
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if src is not None and reduce is not None:
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                      "instead for more reduction options.", UserWarning, stacklevel=4)
+    fill = None
+    if src is None:
+        fill = _casting.checked_number(value.item() if isinstance(value, Tensor) else value,
+                                       self._dtype)
+    if into is not None:
+        _check_writable(into, *others)
+        _meta_write(into, meta)
+    out = into if into is not None else _new(self._shape, self._dtype, where)
+    if meta:
+        return out
+    if into is None:
+        out._elements()[...] = self._elements()
+    if index.numel() == 0:
+        return out
+    values = _index_values(index).reshape(_one_dim(index._shape))
+    _check_bounds(values, d, _size(self, d))
+    work = compute_dtype(self._dtype) if add or reduce is not None else self._dtype
+    target = cast(out._elements().reshape(_one_dim(out._shape)), work).copy()
+    source = None if src is None else cast(src._elements().reshape(_one_dim(src._shape)), work)
+    combine = np.add if add else None if reduce is None else _REDUCES[reduce]
+    if self._dtype is dtypes.bool and combine is not None:  # C++'s bool arithmetic
+        combine = np.logical_or if combine is np.add else np.logical_and
+    with np.errstate(all="ignore"):
+        scatter_along(target, d, values, source, fill, combine)
+    out._elements()[...] = cast(target, self._dtype).reshape(out._shape)
+    return out
+
+
+def _register_scatter(overload: str, *, inplace: bool, add: bool = False) -> None:
+    """The CPU and Meta kernels of one scatter overload (``src``, ``value``, ``reduce``,
+    ``value_reduce``; or ``scatter_add``)."""
+    packet = (aten.scatter_add_ if inplace else aten.scatter_add) if add else (
+        aten.scatter_ if inplace else aten.scatter)
+    op = getattr(packet, overload)
+
+    def kernel(meta: bool) -> Callable[..., Tensor]:
+        def run(self: Tensor, dim: int, index: Tensor, second: Any,
+                reduce: str | None = None) -> Tensor:
+            src = second if overload in ("src", "reduce", "default") else None
+            out = _scatter(self, dim, index, src, None if src is not None else second,
+                           reduce, into=self if inplace else None, add=add, meta=meta)
+            if inplace:
+                self._version_counter.value += 1
+            return out
+        return run
+
+    op.impl(DispatchKey.CPU)(kernel(False))
+    op.impl(DispatchKey.Meta)(kernel(True))
+
+
+for _overload in ("src", "value", "reduce", "value_reduce"):
+    _register_scatter(_overload, inplace=False)
+    _register_scatter(_overload, inplace=True)
+_register_scatter("default", inplace=False, add=True)
+_register_scatter("default", inplace=True, add=True)
+
+
+# ----------------------------------------------------------------------- index_add
+def _index_add_checks(self: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    """torch's ``index_add`` meta function; the wrapped dim."""
+    d = wrap_dim(dim, builtins.max(self.dim(), 1))
+    n = index.numel()
+    if index.dim() > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.dim()} with type: {SCALAR_TYPE_NAMES[index._dtype.name]} "
+                         f"and size: {list(index._shape)}")
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{SCALAR_TYPE_NAMES[index._dtype.name]}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError(f"index_add_(): self ({SCALAR_TYPE_NAMES[self._dtype.name]}) and "
+                           f"source ({SCALAR_TYPE_NAMES[source._dtype.name]}) must have the "
+                           "same scalar type")
+    if not (d == 0 or d < source.dim()):
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
+                           f"tensor with dim {source.dim()}")
+    count = 1 if source.dim() == 0 else source._shape[d]
+    if n != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({count}), for dim: {d}")
+    mismatch = self.dim() != source.dim() or any(
+        a != b for k, (a, b) in enumerate(zip(self._shape, source._shape, strict=True))
+        if k != d)
+    if mismatch:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(self._shape)} "
+                           f"source.shape = {list(source._shape)}")
+    return d
+
+
+def _index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any, *,
+               into: Tensor | None, meta: bool) -> Tensor:
+    d = _index_add_checks(self, dim, index, source)
+    where = _device(self, index, source)
+    scale = _casting.checked_number(alpha.item() if isinstance(alpha, Tensor) else alpha,
+                                    self._dtype)
+    if into is not None:
+        _check_writable(into, index, source)
+        _meta_write(into, meta)
+    out = into if into is not None else _new(self._shape, self._dtype, where)
+    if meta:
+        return out
+    if into is None:
+        out._elements()[...] = self._elements()
+    values = _index_values(index).reshape(-1)
+    if self.dim() > 1 and (values.size == 0 or self.numel() == 0):
+        return out
+    size = _size(self, d)
+    scatter_path = (self.dim() > 1 and d in (0, self.dim() - 1) and scale == 1
+                    and index._dtype is dtypes.int64)
+    if scatter_path:  # torch's shortcut: scatter_add_ with the index expanded
+        _check_bounds(values, d, size)
+    elif ((values < 0) | (values >= size)).any():
+        raise IndexError("index out of range in self")
+    target = out._elements().reshape(_one_dim(out._shape))
+    added = source._elements().reshape(_one_dim(source._shape))
+    if scatter_path:
+        work = compute_dtype(self._dtype)
+        shape = [1] * target.ndim
+        shape[d] = values.size
+        spread = np.broadcast_to(values.reshape(shape), added.shape)
+        acc = cast(target, work).copy()
+        with np.errstate(all="ignore"):
+            scatter_along(acc, d, spread, cast(added, work), None, np.add)
+        target[...] = cast(acc, self._dtype)
+        return out
+    with np.errstate(all="ignore"):
+        for i, j in enumerate(values):  # torch's loop: one slice (or element) at a time
+            now = np.take(target, j, axis=d)
+            step = np.take(added, i, axis=d) if added.ndim else added
+            if self._dtype is dtypes.bool:
+                new = np.logical_or(now, np.logical_and(step, scale))
+            elif scale == 1:
+                new = now + step
+            else:
+                new = _scaled_add(now, step, scale, self._dtype, one_dim=self.dim() <= 1)
+            index_at = tuple(j if k == d else slice(None) for k in range(target.ndim))
+            target[index_at] = new
+    return out
+
+
+def _scaled_add(now: np.ndarray, step: np.ndarray, scale: np.ndarray, d: dtype, *,
+                one_dim: bool) -> np.ndarray:
+    """``now + step * scale``: the 1-d loop rounds the product to the dtype first (C++'s
+    ``*p += s * alpha`` in the element type); the slice loop is ``add_``'s kernel, which
+    for floats computes in the compute dtype (16-bit floats in float32, rounded once)."""
+    if one_dim or not d.is_floating_point:
+        return now + step * scale
+    work = compute_dtype(d)
+    return cast(cast(now, work) + cast(step, work) * cast(scale, work), d)
+
+
+@aten.index_add.default.impl(DispatchKey.CPU)
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor,
+              alpha: Any = 1) -> Tensor:
+    """``self`` with ``alpha * source``'s slice ``i`` along ``dim`` added into slice
+    ``index[i]`` (``torch.index_add``): a new contiguous tensor; repeated indices add up, in
+    the index's order.
+
+    Raises:
+        IndexError: an index of more than one dim, an index outside ``[0, size)`` (or
+            RuntimeError where torch's kernel goes through ``scatter_add_``).
+        RuntimeError: an index that is not int64 or int32, a source of another dtype or of
+            a shape that does not match ``self`` apart from ``dim``, or whose size along
+            ``dim`` is not the number of indices; an ``alpha`` the dtype cannot hold.
+    """
+    return _index_add(self, dim, index, source, alpha, into=None, meta=False)
+
+
+@aten.index_add.default.impl(DispatchKey.Meta)
+def index_add_meta(self: Tensor, dim: int, index: Tensor, source: Tensor,
+                   alpha: Any = 1) -> Tensor:
+    return _index_add(self, dim, index, source, alpha, into=None, meta=True)
+
+
+@aten.index_add_.default.impl(DispatchKey.CPU)
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor,
+               alpha: Any = 1) -> Tensor:
+    """``index_add`` in place; bumps ``_version`` once."""
+    _index_add(self, dim, index, source, alpha, into=self, meta=False)
+    self._version_counter.value += 1
+    return self
+
+
+@aten.index_add_.default.impl(DispatchKey.Meta)
+def index_add_meta_(self: Tensor, dim: int, index: Tensor, source: Tensor,
+                    alpha: Any = 1) -> Tensor:
+    _index_add(self, dim, index, source, alpha, into=self, meta=True)
+    self._version_counter.value += 1
+    return self
+

@@ -35,6 +35,7 @@ from . import (  # noqa: F401
     functional,
     gather_scatter,
     indexing,
+    masked,
     matmul,
     promotion,
     reductions,

@@ -160,6 +160,10 @@ __all__ = [
     "scatter",
     "scatter_add",
     "index_add",
+    "take",
+    "put",
+    "take_along_dim",
+    "masked_fill",
     "rand",
     "randn",
     "randint",
@@ -1928,6 +1932,69 @@ def index_add(*args: Any, **kwargs: Any) -> Any:
     hold.
     """
     return aten.index_add(*args, **kwargs)
+
+
+def take(*args: Any, **kwargs: Any) -> Any:
+    """take(input, index, *, out=None) -> Tensor
+
+    ``input``'s elements at ``index``, ``input`` read as 1-d in row-major order whatever its
+    layout (``torch.take``): a new contiguous tensor of the index's shape; negative indices
+    count from the end. Gradient: ``TakeBackward0`` (``put_`` with ``accumulate`` into zeros).
+
+    Raises RuntimeError for an index that is not int64; IndexError for a value outside
+    ``[-numel, numel)``, an index into an empty tensor.
+    """
+    return aten.take(*args, **kwargs)
+
+
+def put(*args: Any, **kwargs: Any) -> Any:
+    """put(input, index, source, accumulate=False) -> Tensor
+
+    ``input`` with ``source``'s elements written at ``index``, ``input`` read as 1-d in row-
+    major order (``torch.put``; ``put_`` in place); negative indices count from the end. With
+    ``accumulate=True`` they are added, repeated indices adding up in TensorIterator's order
+    over ``source``; else the last write wins. ``torch.put`` keeps ``input``'s layout. Gradient:
+    ``PutBackward0``.
+
+    Raises RuntimeError for an index that is not int64, a ``source`` of another dtype, an in-
+    place ``input`` that overlaps itself, the index or the source; IndexError for a value
+    outside ``[-numel, numel)``, a ``source`` whose number of elements differs from the index's,
+    an index into an empty tensor.
+    """
+    return aten.put(*args, **kwargs)
+
+
+def take_along_dim(*args: Any, **kwargs: Any) -> Any:
+    """take_along_dim(input, indices, dim=None, *, out=None) -> Tensor
+
+    ``gather`` along ``dim`` after broadcasting ``input`` and ``indices`` against each other
+    apart from ``dim`` (``torch.take_along_dim``, torch's decomposition: ``expand`` of both,
+    then ``gather``: ``GatherBackward0``); the int64 indices are taken modulo ``dim``'s size (-1
+    is the last). Without ``dim``, ``input.view(-1).gather(0, indices.view(-1))``: nothing
+    wrapped. Pairs with ``argsort``/``argmax(keepdim=True)``.
+
+    Raises RuntimeError for indices of another dtype or number of dims, sizes that do not
+    broadcast, an index out of range without ``dim``, an input that cannot be viewed as 1-d
+    without ``dim``; IndexError for a dim out of range.
+    """
+    return aten.take_along_dim(*args, **kwargs)
+
+
+def masked_fill(*args: Any, **kwargs: Any) -> Any:
+    """masked_fill(input, mask, value) -> Tensor
+    masked_fill(input, mask, value) -> Tensor
+
+    ``input`` with ``value`` wherever the bool ``mask`` is True (``torch.masked_fill``;
+    ``masked_fill_`` in place): out of place the mask and ``input`` broadcast together and the
+    result is a new contiguous tensor of that shape; in place the mask must broadcast to
+    ``input``'s shape. ``value`` is a number or a 0-d tensor, converted to ``input``'s dtype
+    (checked for overflow). Gradient: ``MaskedFillBackward0``, or ``MaskedFillBackward1`` for a
+    tensor value (its gradient: the sum of ``grad`` where the mask is True).
+
+    Raises RuntimeError for a mask that is not bool, a value tensor with dims, a value the dtype
+    cannot hold, shapes that do not broadcast, a mask partly overlapping ``input`` in place.
+    """
+    return aten.masked_fill(*args, **kwargs)
 
 
 def rand(*args: Any, **kwargs: Any) -> Any:
@@ -3949,6 +4016,82 @@ class TensorMethods(TensorType):
         In-place version of ``index_add``.
         """
         return aten.index_add_.call_method(self, args, kwargs)
+
+    def take(self, *args: Any, **kwargs: Any) -> Any:
+        """take(index) -> Tensor
+
+        ``input``'s elements at ``index``, ``input`` read as 1-d in row-major order whatever its
+        layout (``torch.take``): a new contiguous tensor of the index's shape; negative indices
+        count from the end. Gradient: ``TakeBackward0`` (``put_`` with ``accumulate`` into
+        zeros).
+
+        Raises RuntimeError for an index that is not int64; IndexError for a value outside
+        ``[-numel, numel)``, an index into an empty tensor.
+        """
+        return aten.take.call_method(self, args, kwargs)
+
+    def put(self, *args: Any, **kwargs: Any) -> Any:
+        """put(index, source, accumulate=False) -> Tensor
+
+        ``input`` with ``source``'s elements written at ``index``, ``input`` read as 1-d in row-
+        major order (``torch.put``; ``put_`` in place); negative indices count from the end.
+        With ``accumulate=True`` they are added, repeated indices adding up in TensorIterator's
+        order over ``source``; else the last write wins. ``torch.put`` keeps ``input``'s layout.
+        Gradient: ``PutBackward0``.
+
+        Raises RuntimeError for an index that is not int64, a ``source`` of another dtype, an
+        in-place ``input`` that overlaps itself, the index or the source; IndexError for a value
+        outside ``[-numel, numel)``, a ``source`` whose number of elements differs from the
+        index's, an index into an empty tensor.
+        """
+        return aten.put.call_method(self, args, kwargs)
+
+    def put_(self, *args: Any, **kwargs: Any) -> Any:
+        """put_(index, source, accumulate=False) -> Tensor
+
+        In-place version of ``put``.
+        """
+        return aten.put_.call_method(self, args, kwargs)
+
+    def take_along_dim(self, *args: Any, **kwargs: Any) -> Any:
+        """take_along_dim(indices, dim=None) -> Tensor
+
+        ``gather`` along ``dim`` after broadcasting ``input`` and ``indices`` against each other
+        apart from ``dim`` (``torch.take_along_dim``, torch's decomposition: ``expand`` of both,
+        then ``gather``: ``GatherBackward0``); the int64 indices are taken modulo ``dim``'s size
+        (-1 is the last). Without ``dim``, ``input.view(-1).gather(0, indices.view(-1))``:
+        nothing wrapped. Pairs with ``argsort``/``argmax(keepdim=True)``.
+
+        Raises RuntimeError for indices of another dtype or number of dims, sizes that do not
+        broadcast, an index out of range without ``dim``, an input that cannot be viewed as 1-d
+        without ``dim``; IndexError for a dim out of range.
+        """
+        return aten.take_along_dim.call_method(self, args, kwargs)
+
+    def masked_fill(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_fill(mask, value) -> Tensor
+        masked_fill(mask, value) -> Tensor
+
+        ``input`` with ``value`` wherever the bool ``mask`` is True (``torch.masked_fill``;
+        ``masked_fill_`` in place): out of place the mask and ``input`` broadcast together and
+        the result is a new contiguous tensor of that shape; in place the mask must broadcast to
+        ``input``'s shape. ``value`` is a number or a 0-d tensor, converted to ``input``'s dtype
+        (checked for overflow). Gradient: ``MaskedFillBackward0``, or ``MaskedFillBackward1``
+        for a tensor value (its gradient: the sum of ``grad`` where the mask is True).
+
+        Raises RuntimeError for a mask that is not bool, a value tensor with dims, a value the
+        dtype cannot hold, shapes that do not broadcast, a mask partly overlapping ``input`` in
+        place.
+        """
+        return aten.masked_fill.call_method(self, args, kwargs)
+
+    def masked_fill_(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_fill_(mask, value) -> Tensor
+        masked_fill_(mask, value) -> Tensor
+
+        In-place version of ``masked_fill``.
+        """
+        return aten.masked_fill_.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

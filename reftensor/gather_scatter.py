@@ -33,11 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _casting, dtypes, factories, iterator, layout
+from . import _casting, dtypes, factories, iterator, layout, views
+from . import _kernels as K
 from ._casting import cast, compute_dtype
 from ._ops import DispatchKey, aten
 from .device import CPU, device
 from .dtypes import dtype
+from .masked import broadcast_sizes, checked_value
 from .promotion import SCALAR_TYPE_NAMES
 from .storage import no_data
 from .tensor import Tensor, wrap_dim
@@ -276,8 +278,8 @@ def _scatter(self: Tensor, dim: int, index: Tensor, src: Tensor | None, value: A
                       "instead for more reduction options.", UserWarning, stacklevel=4)
     fill = None
     if src is None:
-        fill = _casting.checked_number(value.item() if isinstance(value, Tensor) else value,
-                                       self._dtype)
+        fill = checked_value(value.item() if isinstance(value, Tensor) else value,
+                             self._dtype)
     if into is not None:
         _check_writable(into, *others)
         _meta_write(into, meta)
@@ -417,13 +419,17 @@ def _index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any
 
 def _scaled_add(now: np.ndarray, step: np.ndarray, scale: np.ndarray, d: dtype, *,
                 one_dim: bool) -> np.ndarray:
-    """``now + step * scale``: the 1-d loop rounds the product to the dtype first (C++'s
-    ``*p += s * alpha`` in the element type); the slice loop is ``add_``'s kernel, which
-    for floats computes in the compute dtype (16-bit floats in float32, rounded once)."""
+    """``now + step * scale``: the 1-d loop rounds the product to the dtype, then the sum
+    (C++'s ``*p += s * alpha`` in the element type); the slice loop is ``add_``'s kernel
+    (chapter 3's ``arithmetic._add_kernel``): float32 and float64 fuse the multiply-add,
+    float16 and bfloat16 round ``alpha * b`` to 16 bits before adding in float32."""
     if one_dim or not d.is_floating_point:
         return now + step * scale
     work = compute_dtype(d)
-    return cast(cast(now, work) + cast(step, work) * cast(scale, work), d)
+    if work is d:
+        return K.fused_multiply_add(np.broadcast_to(scale, step.shape), step, now)
+    product = cast(cast(cast(step, work) * cast(scale, work), d), work)
+    return cast(cast(now, work) + product, d)
 
 
 @aten.index_add.default.impl(DispatchKey.CPU)
@@ -465,3 +471,192 @@ def index_add_meta_(self: Tensor, dim: int, index: Tensor, source: Tensor,
     self._version_counter.value += 1
     return self
 
+
+
+# ----------------------------------------------------------------------- take and put
+def _flat_positions(self: Tensor, index: Tensor) -> np.ndarray:
+    """``index``'s values as positions in ``self`` read in row-major order (negative ones
+    from the end), checked as torch's ``take``/``put_`` kernels check them."""
+    values = _index_values(index)
+    n = self.numel()
+    bad = (values < -n) | (values >= n)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {values[bad].flat[0]} on a "
+                         f"tensor of {n} elements.")
+    return np.where(values < 0, values + n, values)
+
+
+def _take(self: Tensor, index: Tensor, *, meta: bool) -> Tensor:
+    if index._dtype is not dtypes.int64:
+        raise RuntimeError("take(): Expected a long tensor for index, but got "
+                           f"{SCALAR_TYPE_NAMES[index._dtype.name]}")
+    where = _device(self, index)
+    if self.numel() == 0 and index.numel() != 0:
+        raise IndexError("take(): tried to take from an empty tensor")
+    if meta or index.numel() == 0:
+        return _new(index._shape, self._dtype, where,
+                    None if meta else np.zeros(index._shape, self._dtype.numpy))
+    positions = _flat_positions(self, index)
+    flat = self._elements().reshape(-1)
+    return _new(index._shape, self._dtype, where, flat[positions])
+
+
+@aten.take.default.impl(DispatchKey.CPU)
+def take(self: Tensor, index: Tensor) -> Tensor:
+    """``self``'s elements at ``index``, ``self`` read as 1-d in row-major order whatever
+    its layout (``torch.take``): a new contiguous tensor of the index's shape.
+
+    Raises:
+        RuntimeError: an index that is not int64.
+        IndexError: a value outside ``[-numel, numel)``; an index into an empty tensor.
+    """
+    return _take(self, index, meta=False)
+
+
+@aten.take.default.impl(DispatchKey.Meta)
+def take_meta(self: Tensor, index: Tensor) -> Tensor:
+    return _take(self, index, meta=True)
+
+
+def _put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool, *, meta: bool
+         ) -> None:
+    """``put_``'s checks and write (into ``self``, without the ``_version`` bump)."""
+    if index._dtype is not dtypes.int64:
+        raise RuntimeError("put_(): Expected a long tensor for index, but got "
+                           f"{SCALAR_TYPE_NAMES[index._dtype.name]}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {SCALAR_TYPE_NAMES[self._dtype.name]} and "
+                           f"source.dtype = {SCALAR_TYPE_NAMES[source._dtype.name]}")
+    _device(self, index, source)
+    if source.numel() != index.numel():
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
+    if self.numel() == 0 and index.numel() != 0:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    _check_writable(self, index, source)
+    _meta_write(self, meta)
+    if meta or index.numel() == 0:
+        return
+    positions = _flat_positions(self, index).reshape(source._shape)
+    # TensorIterator's order over source and the index (reshaped to source's shape)
+    index_stride = views.view_strides(index._shape, index._stride, source._shape)
+    operands = [(source._shape, source._stride),
+                (source._shape, index_stride or layout.contiguous_strides(source._shape))]
+    strides = iterator.output_strides(source._shape, operands)
+    order = sorted(range(source.dim()), key=lambda k: -strides[k])
+    where = positions.transpose(order).reshape(-1)
+    written = source._elements().transpose(order).reshape(-1)
+    flat = self._elements().reshape(-1).copy()
+    with np.errstate(all="ignore"):
+        if accumulate:
+            if self._dtype is dtypes.bool:
+                np.logical_or.at(flat, where, written)
+            else:
+                for p, v in zip(where.tolist(), written, strict=True):  # in order, rounded
+                    flat[p] = flat[p] + v  # each time, as torch's serial loop
+        else:  # the last write to each element wins
+            targets, last = np.unique(where[::-1], return_index=True)
+            flat[targets] = written[::-1][last]
+    self._elements()[...] = flat.reshape(self._shape)
+
+
+@aten.put_.default.impl(DispatchKey.CPU)
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``source``'s elements written at ``index`` into ``self`` read as 1-d in row-major
+    order (``Tensor.put_``); with ``accumulate`` added, repeated indices adding up in
+    TensorIterator's order over ``source``; else the last write wins. Bumps ``_version``.
+
+    Raises:
+        RuntimeError: an index that is not int64, a source of another dtype, ``self``
+            overlapping itself, the index or the source.
+        IndexError: a value outside ``[-numel, numel)``, a source whose number of elements
+            is not the index's, an index into an empty tensor.
+    """
+    _put(self, index, source, accumulate, meta=False)
+    self._version_counter.value += 1
+    return self
+
+
+@aten.put_.default.impl(DispatchKey.Meta)
+def put_meta_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    _put(self, index, source, accumulate, meta=True)
+    self._version_counter.value += 1
+    return self
+
+
+def _put_functional(self: Tensor, index: Tensor, source: Tensor, accumulate: bool, *,
+                    meta: bool) -> Tensor:
+    out = aten.clone.default.call(self, layout.preserve_format)
+    _put(out, index, source, accumulate, meta=meta)
+    return out
+
+
+@aten.put.default.impl(DispatchKey.CPU)
+def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``torch.put``: ``put_`` into a clone of ``self`` (its layout preserved)."""
+    return _put_functional(self, index, source, accumulate, meta=False)
+
+
+@aten.put.default.impl(DispatchKey.Meta)
+def put_meta(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    return _put_functional(self, index, source, accumulate, meta=True)
+
+
+# ----------------------------------------------------------------------- take_along_dim
+def _take_along_dim_operands(self: Tensor, indices: Tensor, dim: int | None
+                             ) -> tuple[Tensor, int, Tensor]:
+    """torch's ``take_along_dim`` decomposition up to its ``gather``: the input and the
+    indices broadcast against each other apart from ``dim`` (``expand``), the indices
+    taken modulo ``dim``'s size (negative ones count from the end); without ``dim``, both
+    viewed as 1-d."""
+    if dim is None:
+        flat_self = aten.view.default.call(self, (-1,))
+        return flat_self, 0, aten.view.default.call(indices, (-1,))
+    if self.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {self.dim()} dimensions for input, "
+                           f"and {indices.dim()} dimensions for indices")
+    if indices._dtype is not dtypes.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{SCALAR_TYPE_NAMES[indices._dtype.name]}")
+    d = wrap_dim(dim, self.dim())
+    wrapped = aten.remainder.Scalar.call(indices, self._shape[d])
+    self_sizes = list(self._shape)
+    self_sizes[d] = indices._shape[d]
+    shape = broadcast_sizes(self_sizes, indices._shape)
+    indices_b = aten.expand.default.call(wrapped, shape, False)
+    index_sizes = list(indices._shape)
+    index_sizes[d] = self._shape[d]
+    shape = broadcast_sizes(index_sizes, self._shape)
+    self_b = aten.expand.default.call(self, shape, False)
+    return self_b, d, indices_b
+
+
+@aten.take_along_dim.default.impl(DispatchKey.CompositeImplicitAutograd)
+def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` along ``dim`` after broadcasting (``torch.take_along_dim``, torch's
+    decomposition: ``expand`` of both, ``gather``; ``GatherBackward0``). The indices are
+    int64 with ``self``'s number of dims and are taken modulo ``dim``'s size (so -1 is the
+    last); without ``dim`` both are flattened (``view(-1)``) and the indices are not
+    wrapped.
+
+    Raises:
+        RuntimeError: indices of another dtype or number of dims, sizes that do not
+            broadcast; without ``dim``, an input that cannot be viewed as 1-d or an index
+            out of range.
+        IndexError: a dim out of range.
+    """
+    self_b, d, indices_b = _take_along_dim_operands(self, indices, dim)
+    return aten.gather.default.call(self_b, d, indices_b, False)
+
+
+def take_along_dim_out(self: Tensor, indices: Tensor, dim: int | None, out: Tensor) -> Tensor:
+    """torch's ``take_along_dim_out``: the same decomposition into ``gather(..., out=out)``."""
+    self_b, d, indices_b = _take_along_dim_operands(self, indices, dim)
+    return aten.gather.out.call(self_b, d, indices_b, False, out)
+
+
+aten.take_along_dim.out.impl(DispatchKey.CPU)(take_along_dim_out)
+aten.take_along_dim.out.impl(DispatchKey.Meta)(take_along_dim_out)

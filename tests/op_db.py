@@ -2175,6 +2175,64 @@ def _index_add_errors() -> dict[str, Program]:
     }
 
 
+@st.composite
+def take_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """An int64 ``index`` of any shape with values in ``[-numel, numel)`` (empty for an
+    empty input)."""
+    n = math.prod(shape)
+    ishape = draw(st.sampled_from([(), (1,), (3,), (2, 2), (0,)] if n else [(0,), (2, 0)]))
+    spec = draw(strategies.tensors(dtypes=("int64",), shape=ishape))
+    k = len(spec.storage)
+    values = st.integers(-n, n - 1) if n else st.just(0)
+    return {"index": dataclasses.replace(spec, storage=tuple(draw(st.lists(
+        values, min_size=k, max_size=k))))}
+
+
+@st.composite
+def put_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``index`` as ``take``'s, a ``source`` with as many elements (another shape
+    sometimes), ``accumulate`` sometimes."""
+    found = draw(take_arguments(shape))
+    k = math.prod(found["index"].shape)
+    sshape = draw(st.sampled_from([found["index"].shape, (k,)]))
+    found["source"] = draw(strategies.tensors(shape=sshape))
+    if draw(st.booleans()):
+        found["accumulate"] = draw(st.booleans())
+    return found
+
+
+@st.composite
+def take_along_dim_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``indices`` of the input's number of dims, each size the input's or 1 (broadcast),
+    any along ``dim``, values beyond ``[-size, size)`` too (taken modulo the size); or,
+    without ``dim``, 1-d indices into the flattened input."""
+    n = math.prod(shape)
+    if not shape or draw(st.integers(0, 3)) == 0:
+        k = draw(st.integers(0, 4)) if n else 0
+        spec = draw(strategies.tensors(dtypes=("int64",), shape=(k,)))
+        values = st.integers(0, n - 1) if n else st.just(0)
+        return {"indices": dataclasses.replace(spec, storage=tuple(draw(st.lists(
+            values, min_size=len(spec.storage), max_size=len(spec.storage)))))}
+    d = draw(st.integers(-len(shape), len(shape) - 1))
+    wd = d % len(shape)
+    size = shape[wd]
+    ishape = tuple((draw(st.integers(0, 3)) if size else 0) if k == wd
+                   else draw(st.sampled_from([s, 1])) for k, s in enumerate(shape))
+    spec = draw(strategies.tensors(dtypes=("int64",), shape=ishape))
+    values = st.integers(-2 * size - 1, 2 * size + 1) if size else st.just(0)
+    return {"indices": dataclasses.replace(spec, storage=tuple(draw(st.lists(
+        values, min_size=len(spec.storage), max_size=len(spec.storage))))), "dim": d}
+
+
+@st.composite
+def masked_fill_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A bool ``mask`` that broadcasts to the input's shape, and a ``value``: a number or a
+    0-d tensor."""
+    mask = draw(strategies.tensors(dtypes=("bool",), shape=_broadcastable(shape)))
+    value = draw(st.one_of(SCATTER_VALUES, strategies.tensors(shape=())))
+    return {"mask": mask, "value": value}
+
+
 OP_DB += [
     OpEntry("index_select", arguments=index_select_arguments, no_leaves=("index",), errors={
         "an index out of range": lambda lib: lib.ones(3).index_select(0, lib.tensor([3])),
@@ -2202,6 +2260,73 @@ OP_DB += [
             no_leaves=("index",), same_dtype=("src",), errors=_scatter_errors("scatter_add")),
     OpEntry("index_add", arguments=index_add_arguments, no_leaves=("index",),
             same_dtype=("source",), errors=_index_add_errors()),
+    OpEntry("take", arguments=take_arguments, no_leaves=("index",), errors={
+        "an index out of range": lambda lib: lib.ones(2, 3).take(lib.tensor([6])),
+        "a negative index out of range": lambda lib: lib.ones(2, 3).take(lib.tensor([-7])),
+        "an int32 index": lambda lib: lib.ones(3).take(lib.tensor([0], dtype=lib.int32)),
+        "a float index": lambda lib: lib.ones(3).take(lib.tensor([0.0])),
+        "an index into an empty tensor": lambda lib: lib.ones(0).take(lib.tensor([0])),
+        "out= of another dtype": lambda lib: lib.take(lib.ones(3), lib.tensor([0]),
+                                                      out=lib.empty(1, dtype=lib.float64)),
+    }),
+    OpEntry("put", arguments=put_arguments, no_leaves=("index",), same_dtype=("source",),
+            errors={
+        "an index out of range": lambda lib: lib.ones(3).put(lib.tensor([3]), lib.ones(1)),
+        "an int32 index": lambda lib: lib.ones(3).put(lib.tensor([0], dtype=lib.int32),
+                                                      lib.ones(1)),
+        "a source of another dtype": lambda lib: lib.ones(3).put(
+            lib.tensor([0]), lib.ones(1, dtype=lib.float64)),
+        "more indices than source elements": lambda lib: lib.ones(3).put(
+            lib.tensor([0, 1]), lib.ones(1)),
+        "an index into an empty tensor": lambda lib: lib.ones(0).put(lib.tensor([0]),
+                                                                     lib.ones(1)),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).put_(
+            lib.tensor([0]), lib.ones(1)),
+        "in place, the source overlapping": lambda lib: (lambda t: t.put_(
+            lib.tensor([0, 1]), t[1:3]))(lib.arange(4.0)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).put_(lib.tensor([0]), lib.ones(1)),
+        "no torch.put_": lambda lib: lib.put_(lib.ones(3), lib.tensor([0]), lib.ones(1)),
+    }),
+    OpEntry("take_along_dim", arguments=take_along_dim_arguments, no_leaves=("indices",),
+            errors={
+        "indices of fewer dims": lambda lib: lib.take_along_dim(lib.ones(2, 3),
+                                                                lib.tensor([0]), 1),
+        "int32 indices": lambda lib: lib.take_along_dim(
+            lib.ones(2, 3), lib.tensor([[0]], dtype=lib.int32), 1),
+        "sizes that do not broadcast": lambda lib: lib.take_along_dim(
+            lib.ones(2, 3), lib.zeros(3, 1, dtype=lib.int64), 1),
+        "a dim out of range": lambda lib: lib.take_along_dim(lib.ones(2, 3),
+                                                             lib.tensor([[0]]), 2),
+        "a dim of a 0-d input": lambda lib: lib.take_along_dim(lib.ones(()),
+                                                               lib.tensor(0), 0),
+        "no dim, an index out of range": lambda lib: lib.take_along_dim(
+            lib.ones(2, 3), lib.tensor([6])),
+        "no dim, a transposed input": lambda lib: lib.take_along_dim(
+            lib.ones(2, 3).t(), lib.tensor([0])),
+        "out= of another dtype": lambda lib: lib.take_along_dim(
+            lib.ones(3), lib.tensor([0]), 0, out=lib.empty(1, dtype=lib.float64)),
+    }),
+    OpEntry("masked_fill", arguments=masked_fill_arguments, no_leaves=("mask",), errors={
+        "a uint8 mask": lambda lib: lib.ones(3).masked_fill(lib.ones(3, dtype=lib.uint8), 1),
+        "a float mask": lambda lib: lib.ones(3).masked_fill(lib.ones(3), 1),
+        "a value with dims": lambda lib: lib.ones(3).masked_fill(
+            lib.ones(3, dtype=lib.bool), lib.ones(1)),
+        "a value uint8 cannot hold": lambda lib: lib.ones(3, dtype=lib.uint8).masked_fill(
+            lib.ones(3, dtype=lib.bool), 300),
+        "shapes that do not broadcast": lambda lib: lib.ones(3).masked_fill(
+            lib.ones(2, dtype=lib.bool), 1),
+        "in place, a mask of more dims": lambda lib: lib.ones(3).masked_fill_(
+            lib.ones(2, 3, dtype=lib.bool), 1),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).masked_fill_(lib.ones(3, dtype=lib.bool), 1),
+        "out=": lambda lib: lib.masked_fill(lib.ones(3), lib.ones(3, dtype=lib.bool), 1,
+                                            out=lib.empty(3)),
+        "no torch.masked_fill_": lambda lib: lib.masked_fill_(
+            lib.ones(3), lib.ones(3, dtype=lib.bool), 1),
+        "a string value": lambda lib: lib.ones(3).masked_fill(lib.ones(3, dtype=lib.bool),
+                                                              "a"),
+    }),
 ]
 
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -1298,6 +1298,54 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "index, ``dim`` first or last of a tensor of 2 dims or more); RuntimeError "
                 "for an index of another dtype, a ``source`` of another dtype or shape, an "
                 "``alpha`` the dtype cannot hold."),
+    declare("take(Tensor self, Tensor index) -> Tensor",
+            out=("take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)",),
+            out_same_dtype=True,
+            doc="``input``'s elements at ``index``, ``input`` read as 1-d in row-major order "
+                "whatever its layout (``torch.take``): a new contiguous tensor of the "
+                "index's shape; negative indices count from the end. Gradient: "
+                "``TakeBackward0`` (``put_`` with ``accumulate`` into zeros).\n\nRaises "
+                "RuntimeError for an index that is not int64; IndexError for a value "
+                "outside ``[-numel, numel)``, an index into an empty tensor."),
+    declare("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+            inplace=True, inplace_function=False,
+            doc="``input`` with ``source``'s elements written at ``index``, ``input`` read "
+                "as 1-d in row-major order (``torch.put``; ``put_`` in place); negative "
+                "indices count from the end. With ``accumulate=True`` they are added, "
+                "repeated indices adding up in TensorIterator's order over ``source``; "
+                "else the last write wins. ``torch.put`` keeps ``input``'s layout. "
+                "Gradient: ``PutBackward0``.\n\nRaises RuntimeError for an index that is "
+                "not int64, a ``source`` of another dtype, an in-place ``input`` that "
+                "overlaps itself, the index or the source; IndexError for a value outside "
+                "``[-numel, numel)``, a ``source`` whose number of elements differs from the "
+                "index's, an index into an empty tensor."),
+    declare("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
+            out=("take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="``gather`` along ``dim`` after broadcasting ``input`` and ``indices`` "
+                "against each other apart from ``dim`` (``torch.take_along_dim``, torch's "
+                "decomposition: ``expand`` of both, then ``gather``: ``GatherBackward0``); "
+                "the int64 indices are taken modulo ``dim``'s size (-1 is the last). "
+                "Without ``dim``, ``input.view(-1).gather(0, indices.view(-1))``: "
+                "nothing wrapped. Pairs with ``argsort``/``argmax(keepdim=True)``.\n\n"
+                "Raises RuntimeError for indices of another dtype or number of dims, sizes "
+                "that do not broadcast, an index out of range without ``dim``, an input "
+                "that cannot be viewed as 1-d without ``dim``; IndexError for a dim out "
+                "of range."),
+    declare("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+            "masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+            inplace=True, inplace_function=False,
+            doc="``input`` with ``value`` wherever the bool ``mask`` is True "
+                "(``torch.masked_fill``; ``masked_fill_`` in place): out of place the mask "
+                "and ``input`` broadcast together and the result is a new contiguous "
+                "tensor of that shape; in place the mask must broadcast to ``input``'s "
+                "shape. ``value`` is a number or a 0-d tensor, converted to ``input``'s "
+                "dtype (checked for overflow). Gradient: ``MaskedFillBackward0``, or "
+                "``MaskedFillBackward1`` for a tensor value (its gradient: the sum of "
+                "``grad`` where the mask is True).\n\nRaises RuntimeError for a mask that "
+                "is not bool, a value tensor with dims, a value the dtype cannot hold, "
+                "shapes that do not broadcast, a mask partly overlapping ``input`` in "
+                "place."),
     # ---------------------------------------------------------- random factories (chapter 8)
     # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
     # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),

@@ -1061,6 +1061,41 @@ def gather_grad(grad: Tensor, dim: int, index: Tensor) -> Tensor:
     return aten.gather.default.call(grad, dim, index)
 
 
+def take_backward(grad: Tensor, self: Tensor, index: Tensor) -> Tensor:
+    """torch's ``take_backward``: ``grad`` added into zeros of ``self``'s shape at
+    ``index`` (``put_`` with ``accumulate``)."""
+    zeros = aten.zeros(self._shape, dtype=grad.dtype, device=grad.device)
+    return aten.put_.default.call(zeros, index, grad, True)
+
+
+def put_self_backward(grad: Tensor, index: Tensor, source: Tensor,
+                      accumulate: bool) -> Tensor:
+    """``accumulate ? grad : grad.put(index, zeros_like(source), false)``."""
+    if accumulate:
+        return grad
+    zeros = aten.zeros(source._shape, dtype=source.dtype, device=source.device)
+    return aten.put.default.call(grad, index, zeros, False)
+
+
+def put_source_backward(grad: Tensor, index: Tensor, source: Tensor) -> Tensor:
+    """``grad.take(index).reshape_as(source)``."""
+    taken = aten.take.default.call(grad, index)
+    return aten.reshape.default.call(taken, source._shape)
+
+
+def masked_fill_self_backward(grad: Tensor, mask: Tensor) -> Tensor:
+    """``grad.masked_fill(mask, 0)``: nothing flows back where the value was written."""
+    return aten.masked_fill.Scalar.call(grad, mask, 0)
+
+
+def masked_fill_value_backward(grad: Tensor, mask: Tensor) -> Tensor:
+    """torch's ``masked_fill_backward``: the sum of ``grad`` where the mask is True (torch
+    sums ``grad.masked_select(mask)``; reftensor ``where(mask, grad, 0)``, its form for
+    tensor subclasses: the same numbers, summed in another order)."""
+    zeros = aten.zeros((), dtype=grad.dtype, device=grad.device)
+    return aten.where.self.call(mask, grad, zeros).sum()
+
+
 def index_add_source_backward(grad: Tensor, dim: int, index: Tensor, source: Tensor,
                               source_dim: int, alpha: Any) -> Tensor:
     """``maybe_multiply(source.dim() > 0 ? grad.index_select(dim, index).expand_as(source) :
@@ -1367,6 +1402,16 @@ DERIVATIVES: list[Derivative] = [
         "reduce) -> Tensor", "NotImplemented", (), self=not_implemented("scatter")),
     row("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
         "ScatterAddBackward0", ("dim", "index"), self=pass_through, src=gather_grad),
+    row("take(Tensor self, Tensor index) -> Tensor", "TakeBackward0", ("index", "self"),
+        self=take_backward),
+    row("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+        "PutBackward0", ("accumulate", "index", "source"), self=put_self_backward,
+        source=put_source_backward),
+    row("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+        "MaskedFillBackward0", ("mask",), self=masked_fill_self_backward),
+    row("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+        "MaskedFillBackward1", ("mask",), self=masked_fill_self_backward,
+        value=masked_fill_value_backward),
     row("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
         "Tensor", "IndexAddBackward0", ("alpha", "dim", "index", "source", "source_dim"),
         self=pass_through, source=index_add_source_backward),

@@ -1,4 +1,5 @@
-"""Writing through a bool mask (chapter 2): ``masked_fill``.
+"""Reading and writing through a bool mask (chapter 2): ``masked_fill``, ``masked_select``
+and ``masked_scatter``.
 
 ``t.masked_fill(mask, value)`` is ``t`` with ``value`` wherever ``mask`` is True: the mask
 broadcasts against ``t`` (out of place the result takes the broadcast shape; in place the
@@ -18,6 +19,7 @@ import numpy as np
 from . import _casting, dtypes, factories, iterator, layout
 from ._ops import DispatchKey, aten
 from .device import CPU
+from .promotion import SCALAR_TYPE_NAMES
 from .storage import no_data
 from .tensor import Tensor
 
@@ -130,3 +132,108 @@ def _register() -> None:
 
 
 _register()
+
+
+# ----------------------------------------------------------------------- masked_select
+def _masked_select(self: Tensor, mask: Tensor, *, meta: bool) -> Tensor:
+    if mask._dtype is not dtypes.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if meta:
+        raise NotImplementedError("aten::masked_select: attempted to run this operator with "
+                                  "Meta tensors: its size depends on the mask's values")
+    shape = broadcast_sizes(mask._shape, self._shape)
+    chosen = np.broadcast_to(self._elements(), shape)[np.broadcast_to(mask._elements(), shape)]
+    out = factories._allocate(chosen.shape, (1,), self._dtype, self.device)
+    out._elements()[...] = chosen
+    return out
+
+
+@aten.masked_select.default.impl(DispatchKey.CPU)
+def masked_select(self: Tensor, mask: Tensor) -> Tensor:
+    """``self``'s elements where the bool ``mask`` is True, the two broadcast together,
+    read in row-major order (``torch.masked_select``): a new 1-d tensor.
+
+    Raises:
+        RuntimeError: a mask that is not bool, shapes that do not broadcast.
+        NotImplementedError: on the meta device (the size depends on the mask's values).
+    """
+    return _masked_select(self, mask, meta=False)
+
+
+@aten.masked_select.default.impl(DispatchKey.Meta)
+def masked_select_meta(self: Tensor, mask: Tensor) -> Tensor:
+    return _masked_select(self, mask, meta=True)
+
+
+# ----------------------------------------------------------------------- masked_scatter
+def _scatter_(self: Tensor, mask: Tensor, source: Tensor, *, meta: bool) -> None:
+    """torch's ``masked_scatter__cpu`` (no ``_version`` bump): ``source``'s elements, in
+    order, written where the mask (expanded to ``self``) is True, in row-major order."""
+    iterator.assert_no_internal_overlap(self)
+    if self._dtype is not source._dtype:
+        raise RuntimeError("masked_scatter_: expected self and source to have same dtypes but "
+                           f"got{_casting_name(self._dtype)} and {_casting_name(source._dtype)}")
+    if mask._dtype is not dtypes.bool:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {_C_TYPE_NAMES[mask._dtype.name]}")
+    expand_to(mask, self._shape)
+    if meta:
+        if not self.is_meta:
+            raise no_data()
+        return
+    if self.numel() == 0:
+        return
+    where = np.broadcast_to(mask._elements(), self._shape)
+    count = int(where.sum())
+    if count > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    if count:
+        self._elements()[where] = source._elements().reshape(-1)[:count]
+
+
+def _casting_name(d: dtypes.dtype) -> str:
+    return SCALAR_TYPE_NAMES[d.name]
+
+
+def expand_to(t: Tensor, shape: tuple[int, ...]) -> None:
+    """torch's ``expand_inplace`` check: ``t`` must expand to ``shape``.
+
+    Raises:
+        RuntimeError: it does not (torch's ``expand`` messages)."""
+    if len(t._shape) > len(shape):
+        raise RuntimeError(f"expand(CPU{SCALAR_TYPE_NAMES[t._dtype.name]}Type{{{list(t._shape)}}}, "
+                           f"size={list(shape)}): the "
+                           f"number of sizes provided ({len(shape)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({len(t._shape)})")
+    lead = len(shape) - len(t._shape)
+    for k, n in enumerate(t._shape):
+        if n not in (1, shape[lead + k]):
+            raise RuntimeError(f"The expanded size of the tensor ({shape[lead + k]}) must match "
+                               f"the existing size ({n}) at non-singleton dimension "
+                               f"{lead + k}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                               f"{list(t._shape)}")
+
+
+def _masked_scatter_(self: Tensor, mask: Tensor, source: Tensor, *, meta: bool) -> Tensor:
+    _scatter_(self, mask, source, meta=meta)
+    self._version_counter.value += 1
+    return self
+
+
+def _masked_scatter(self: Tensor, mask: Tensor, source: Tensor, *, meta: bool) -> Tensor:
+    """torch's ``masked_scatter``: ``self`` expanded with the mask, cloned contiguous, then
+    ``masked_scatter_``."""
+    shape = broadcast_sizes(mask._shape, self._shape)
+    out = factories._allocate(shape, layout.contiguous_strides(shape), self._dtype,
+                              self.device)
+    if self.device == CPU:
+        out._elements()[...] = np.broadcast_to(self._elements(), shape)
+    _scatter_(out, mask, source, meta=meta)
+    return out
+
+
+for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+    aten.masked_scatter.default.impl(_key)(
+        lambda self, mask, source, meta=_meta: _masked_scatter(self, mask, source, meta=meta))
+    aten.masked_scatter_.default.impl(_key)(
+        lambda self, mask, source, meta=_meta: _masked_scatter_(self, mask, source, meta=meta))

@@ -2233,9 +2233,57 @@ def masked_fill_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, 
     return {"mask": mask, "value": value}
 
 
+@st.composite
+def index_fill_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, a 1-d (or 0-d) int64 ``index`` with values in ``[-size, size)``, a
+    ``value``: a number or a 0-d tensor."""
+    d = _dim_of(draw, shape)
+    size = shape[d] if shape else 1
+    n = draw(st.integers(0, 4)) if size else 0
+    ishape = draw(st.sampled_from([(n,), ()])) if n == 1 else (n,)
+    spec = draw(strategies.tensors(dtypes=("int64",), shape=ishape))
+    values = st.integers(-size, size - 1) if size else st.just(0)
+    index = dataclasses.replace(spec, storage=tuple(draw(st.lists(
+        values, min_size=len(spec.storage), max_size=len(spec.storage)))))
+    value = draw(st.one_of(SCATTER_VALUES, strategies.tensors(shape=())))
+    return {"dim": d, "index": index, "value": value}
+
+
+@st.composite
+def index_copy_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, a 1-d int64 ``index`` (repeats allowed), a ``source`` of the input's shape
+    with ``dim``'s size the number of indices (its dtype the input's: ``same_dtype``)."""
+    found = draw(index_add_arguments(shape))
+    found.pop("alpha", None)
+    index = found["index"]
+    found["index"] = dataclasses.replace(index, dtype="int64")
+    return found
+
+
+@st.composite
+def masked_select_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A bool ``mask`` that broadcasts with the input (to a larger shape sometimes)."""
+    mshape = draw(st.one_of(_broadcastable(shape), st.just((2, *shape))))
+    return {"mask": draw(strategies.tensors(dtypes=("bool",), shape=mshape))}
+
+
+@st.composite
+def masked_scatter_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A bool ``mask`` that broadcasts to the input's shape and a ``source`` with at least
+    as many elements as the input (its dtype the input's: ``same_dtype``)."""
+    mask = draw(strategies.tensors(dtypes=("bool",), shape=_broadcastable(shape)))
+    n = math.prod(shape) + draw(st.integers(0, 2))
+    sshape = draw(st.sampled_from([(n,), (1, n)]))
+    return {"mask": mask, "source": draw(strategies.tensors(shape=sshape))}
+
+
 OP_DB += [
     OpEntry("index_select", arguments=index_select_arguments, no_leaves=("index",), errors={
         "an index out of range": lambda lib: lib.ones(3).index_select(0, lib.tensor([3])),
+        "an index out of range along dim 1": lambda lib: lib.ones(3, 2).index_select(
+            1, lib.tensor([2])),
+        "an index out of range into an empty input": lambda lib: lib.ones(3, 0).index_select(
+            0, lib.tensor([-1])),
         "a negative index": lambda lib: lib.ones(3).index_select(0, lib.tensor([-1])),
         "an index of two dims": lambda lib: lib.ones(3).index_select(0, lib.tensor([[0]])),
         "a float index": lambda lib: lib.ones(3).index_select(0, lib.tensor([0.0])),
@@ -2306,6 +2354,75 @@ OP_DB += [
             lib.ones(2, 3).t(), lib.tensor([0])),
         "out= of another dtype": lambda lib: lib.take_along_dim(
             lib.ones(3), lib.tensor([0]), 0, out=lib.empty(1, dtype=lib.float64)),
+    }),
+    OpEntry("index_fill", arguments=index_fill_arguments, no_leaves=("index",), errors={
+        "an index out of range": lambda lib: lib.ones(3).index_fill(0, lib.tensor([3]), 1),
+        "a negative index out of range": lambda lib: lib.ones(3).index_fill(
+            0, lib.tensor([-4]), 1),
+        "an int32 index": lambda lib: lib.ones(3).index_fill(
+            0, lib.tensor([0], dtype=lib.int32), 1),
+        "an index of two dims": lambda lib: lib.ones(3).index_fill(0, lib.tensor([[0]]), 1),
+        "a value with dims": lambda lib: lib.ones(3).index_fill(0, lib.tensor([0]),
+                                                                lib.ones(1)),
+        "a value uint8 cannot hold": lambda lib: lib.ones(3, dtype=lib.uint8).index_fill(
+            0, lib.tensor([0]), 300),
+        "a complex value": lambda lib: lib.ones(3).index_fill(0, lib.tensor([0]), 1j),
+        "a dim out of range": lambda lib: lib.ones(3).index_fill(1, lib.tensor([0]), 1),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).index_fill_(0, lib.tensor([0]), 1),
+        "out=": lambda lib: lib.index_fill(lib.ones(3), 0, lib.tensor([0]), 1,
+                                           out=lib.empty(3)),
+    }),
+    OpEntry("index_copy", arguments=index_copy_arguments, no_leaves=("index",),
+            same_dtype=("source",), errors={
+        "an index out of range": lambda lib: lib.ones(3).index_copy(0, lib.tensor([3]),
+                                                                   lib.ones(1)),
+        "a negative index": lambda lib: lib.ones(3).index_copy(0, lib.tensor([-1]),
+                                                               lib.ones(1)),
+        "an int32 index": lambda lib: lib.ones(3).index_copy(
+            0, lib.tensor([0], dtype=lib.int32), lib.ones(1)),
+        "an index of two dims": lambda lib: lib.ones(3).index_copy(0, lib.tensor([[0]]),
+                                                                   lib.ones(1)),
+        "a source of another dtype": lambda lib: lib.ones(3).index_copy(
+            0, lib.tensor([0]), lib.ones(1, dtype=lib.float64)),
+        "a source of another slice shape": lambda lib: lib.ones(3, 2).index_copy(
+            0, lib.tensor([0]), lib.ones(1, 3)),
+        "a source of fewer dims": lambda lib: lib.ones(3, 2).index_copy(
+            0, lib.tensor([0]), lib.ones(2)),
+        "more indices than source slices": lambda lib: lib.ones(3).index_copy(
+            0, lib.tensor([0, 1]), lib.ones(1)),
+        "a 0-d source with two indices": lambda lib: lib.ones(3).index_copy(
+            0, lib.tensor([0, 1]), lib.ones(())),
+        "in place, the source overlapping": lambda lib: (lambda t: t.index_copy_(
+            0, lib.tensor([0, 1]), t[1:3]))(lib.arange(4.0)),
+        "out= of another dtype": lambda lib: lib.index_copy(
+            lib.ones(3), 0, lib.tensor([0]), lib.ones(1), out=lib.empty(1, dtype=lib.int64)),
+    }),
+    OpEntry("masked_select", arguments=masked_select_arguments, no_leaves=("mask",), errors={
+        "a uint8 mask": lambda lib: lib.ones(3).masked_select(lib.ones(3, dtype=lib.uint8)),
+        "shapes that do not broadcast": lambda lib: lib.ones(3).masked_select(
+            lib.ones(2, dtype=lib.bool)),
+        "out= of another dtype": lambda lib: lib.masked_select(
+            lib.ones(3), lib.ones(3, dtype=lib.bool), out=lib.empty(3, dtype=lib.float64)),
+        "on the meta device": lambda lib: lib.ones(3, device="meta").masked_select(
+            lib.ones(3, dtype=lib.bool, device="meta")),
+    }),
+    OpEntry("masked_scatter", arguments=masked_scatter_arguments, no_leaves=("mask",),
+            same_dtype=("source",), errors={
+        "a uint8 mask": lambda lib: lib.ones(3).masked_scatter(lib.ones(3, dtype=lib.uint8),
+                                                               lib.ones(3)),
+        "too few source elements": lambda lib: lib.ones(3).masked_scatter(
+            lib.ones(3, dtype=lib.bool), lib.ones(2)),
+        "a source of another dtype": lambda lib: lib.ones(3).masked_scatter(
+            lib.ones(3, dtype=lib.bool), lib.ones(3, dtype=lib.float64)),
+        "in place, a mask of more dims": lambda lib: lib.ones(3).masked_scatter_(
+            lib.ones(2, 3, dtype=lib.bool), lib.ones(6)),
+        "shapes that do not broadcast": lambda lib: lib.ones(3).masked_scatter(
+            lib.ones(2, dtype=lib.bool), lib.ones(6)),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).masked_scatter_(
+            lib.ones(3, dtype=lib.bool), lib.ones(3)),
+        "out=": lambda lib: lib.masked_scatter(lib.ones(3), lib.ones(3, dtype=lib.bool),
+                                               lib.ones(3), out=lib.empty(3)),
     }),
     OpEntry("masked_fill", arguments=masked_fill_arguments, no_leaves=("mask",), errors={
         "a uint8 mask": lambda lib: lib.ones(3).masked_fill(lib.ones(3, dtype=lib.uint8), 1),

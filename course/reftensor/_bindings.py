@@ -164,6 +164,10 @@ __all__ = [
     "put",
     "take_along_dim",
     "masked_fill",
+    "index_fill",
+    "index_copy",
+    "masked_select",
+    "masked_scatter",
     "rand",
     "randn",
     "randint",
@@ -1995,6 +1999,65 @@ def masked_fill(*args: Any, **kwargs: Any) -> Any:
     cannot hold, shapes that do not broadcast, a mask partly overlapping ``input`` in place.
     """
     return aten.masked_fill(*args, **kwargs)
+
+
+def index_fill(*args: Any, **kwargs: Any) -> Any:
+    """index_fill(input, dim, index, value) -> Tensor
+    index_fill(input, dim, index, value) -> Tensor
+
+    ``input`` with ``value`` written into the slices ``index`` along ``dim``
+    (``torch.index_fill``; ``index_fill_`` in place): a copy that keeps ``input``'s layout.
+    ``index`` is a 1-d (or 0-d) int64 tensor; negative indices count from the end. ``value`` is
+    a number or a 0-d tensor. Gradient: ``IndexFillBackward0``, or ``IndexFillBackward1`` for a
+    tensor value.
+
+    Raises IndexError for an index that is not int64 or a value outside ``[-size, size)``;
+    RuntimeError for an index of 2 dims or more, a value tensor with dims, a value the dtype
+    cannot hold.
+    """
+    return aten.index_fill(*args, **kwargs)
+
+
+def index_copy(*args: Any, **kwargs: Any) -> Any:
+    """index_copy(input, dim, index, source, *, out=None) -> Tensor
+
+    ``input`` with ``source``'s slice ``i`` along ``dim`` copied into slice ``index[i]``
+    (``torch.index_copy``; ``index_copy_`` in place): a new contiguous tensor; a repeated index
+    keeps the last copy. ``index`` is a 1-d (or 0-d) int64 tensor with values in ``[0, size)``.
+    Gradient: ``IndexCopyBackward0``.
+
+    Raises IndexError for an index of 2 dims or more, a value outside ``[0, size)``, a number of
+    indices that is not ``source.size(dim)``, dims that do not match; RuntimeError for an index
+    that is not int64, a ``source`` of another dtype or slice shape.
+    """
+    return aten.index_copy(*args, **kwargs)
+
+
+def masked_select(*args: Any, **kwargs: Any) -> Any:
+    """masked_select(input, mask, *, out=None) -> Tensor
+
+    ``input``'s elements where the bool ``mask`` is True, the two broadcast together, in row-
+    major order (``torch.masked_select``, ``t[mask]`` as 1-d): a new 1-d tensor. Gradient:
+    ``MaskedSelectBackward0`` (``masked_scatter_`` into zeros).
+
+    Raises RuntimeError for a mask that is not bool, shapes that do not broadcast;
+    NotImplementedError on the meta device (the size depends on the mask's values).
+    """
+    return aten.masked_select(*args, **kwargs)
+
+
+def masked_scatter(*args: Any, **kwargs: Any) -> Any:
+    """masked_scatter(input, mask, source) -> Tensor
+
+    ``input`` with ``source``'s first elements written, in order, where the bool ``mask`` is
+    True, row-major (``torch.masked_scatter``; ``masked_scatter_`` in place, where the mask must
+    expand to ``input``): out of place the two broadcast and the result is a new contiguous
+    tensor. Gradient: ``MaskedScatterBackward0``.
+
+    Raises RuntimeError for a mask that is not bool, a ``source`` of another dtype or with fewer
+    elements than the mask's True values, shapes that do not broadcast.
+    """
+    return aten.masked_scatter(*args, **kwargs)
 
 
 def rand(*args: Any, **kwargs: Any) -> Any:
@@ -4092,6 +4155,83 @@ class TensorMethods(TensorType):
         In-place version of ``masked_fill``.
         """
         return aten.masked_fill_.call_method(self, args, kwargs)
+
+    def index_fill(self, *args: Any, **kwargs: Any) -> Any:
+        """index_fill(dim, index, value) -> Tensor
+        index_fill(dim, index, value) -> Tensor
+
+        ``input`` with ``value`` written into the slices ``index`` along ``dim``
+        (``torch.index_fill``; ``index_fill_`` in place): a copy that keeps ``input``'s layout.
+        ``index`` is a 1-d (or 0-d) int64 tensor; negative indices count from the end. ``value``
+        is a number or a 0-d tensor. Gradient: ``IndexFillBackward0``, or ``IndexFillBackward1``
+        for a tensor value.
+
+        Raises IndexError for an index that is not int64 or a value outside ``[-size, size)``;
+        RuntimeError for an index of 2 dims or more, a value tensor with dims, a value the dtype
+        cannot hold.
+        """
+        return aten.index_fill.call_method(self, args, kwargs)
+
+    def index_fill_(self, *args: Any, **kwargs: Any) -> Any:
+        """index_fill_(dim, index, value) -> Tensor
+        index_fill_(dim, index, value) -> Tensor
+
+        In-place version of ``index_fill``.
+        """
+        return aten.index_fill_.call_method(self, args, kwargs)
+
+    def index_copy(self, *args: Any, **kwargs: Any) -> Any:
+        """index_copy(dim, index, source) -> Tensor
+
+        ``input`` with ``source``'s slice ``i`` along ``dim`` copied into slice ``index[i]``
+        (``torch.index_copy``; ``index_copy_`` in place): a new contiguous tensor; a repeated
+        index keeps the last copy. ``index`` is a 1-d (or 0-d) int64 tensor with values in ``[0,
+        size)``. Gradient: ``IndexCopyBackward0``.
+
+        Raises IndexError for an index of 2 dims or more, a value outside ``[0, size)``, a
+        number of indices that is not ``source.size(dim)``, dims that do not match; RuntimeError
+        for an index that is not int64, a ``source`` of another dtype or slice shape.
+        """
+        return aten.index_copy.call_method(self, args, kwargs)
+
+    def index_copy_(self, *args: Any, **kwargs: Any) -> Any:
+        """index_copy_(dim, index, source) -> Tensor
+
+        In-place version of ``index_copy``.
+        """
+        return aten.index_copy_.call_method(self, args, kwargs)
+
+    def masked_select(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_select(mask) -> Tensor
+
+        ``input``'s elements where the bool ``mask`` is True, the two broadcast together, in
+        row-major order (``torch.masked_select``, ``t[mask]`` as 1-d): a new 1-d tensor.
+        Gradient: ``MaskedSelectBackward0`` (``masked_scatter_`` into zeros).
+
+        Raises RuntimeError for a mask that is not bool, shapes that do not broadcast;
+        NotImplementedError on the meta device (the size depends on the mask's values).
+        """
+        return aten.masked_select.call_method(self, args, kwargs)
+
+    def masked_scatter(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_scatter(mask, source) -> Tensor
+
+        ``input`` with ``source``'s first elements written, in order, where the bool ``mask`` is
+        True, row-major (``torch.masked_scatter``; ``masked_scatter_`` in place, where the mask
+        must expand to ``input``): out of place the two broadcast and the result is a new
+        contiguous tensor. Gradient: ``MaskedScatterBackward0``.
+
+        Raises RuntimeError for a mask that is not bool, a ``source`` of another dtype or with
+        fewer elements than the mask's True values, shapes that do not broadcast.
+        """
+        return aten.masked_scatter.call_method(self, args, kwargs)
+
+    def masked_scatter_(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_scatter_(mask, source) -> Tensor
+
+        In-place version of ``masked_scatter``.
+        """
+        return aten.masked_scatter_.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

@@ -122,7 +122,11 @@ def _index_select(self: Tensor, dim: int, index: Tensor, *, meta: bool) -> Tenso
         return _new(shape, self._dtype, where)
     values = _index_values(index).reshape(-1)
     size = _size(self, d)
-    if ((values < 0) | (values >= size)).any():
+    bad = (values < 0) | (values >= size)
+    if bad.any():
+        if self.dim() > 1 and (d == 1 or self.numel() == 0):  # torch's dim-1 and empty paths
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={values[bad][0]} "
+                               f"axis_dim={size}")
         raise IndexError("index out of range in self")
     source = self._elements().reshape(_one_dim(self._shape))
     return _new(shape, self._dtype, where, np.take(source, values, axis=d).reshape(shape))
@@ -137,7 +141,9 @@ def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
         IndexError: an index of more than one dim, an index outside ``[0, size)`` (no
             negative indices), a dim out of range.
         RuntimeError: an index that is not int64 or int32; more or fewer than one index
-            for a 0-d ``self``; an index into a dim of size 0.
+            for a 0-d ``self``; an index into a dim of size 0; an index out of range along
+            dim 1 of a tensor of 2 dims or more, or into an empty one of 2 dims or more
+            (torch's kernels for those cases say so).
     """
     return _index_select(self, dim, index, meta=False)
 
@@ -660,3 +666,156 @@ def take_along_dim_out(self: Tensor, indices: Tensor, dim: int | None, out: Tens
 
 aten.take_along_dim.out.impl(DispatchKey.CPU)(take_along_dim_out)
 aten.take_along_dim.out.impl(DispatchKey.Meta)(take_along_dim_out)
+
+
+# ----------------------------------------------------------------------- index_fill
+def _index_fill_(self: Tensor, dim: int, index: Tensor, value: Any, *, meta: bool) -> None:
+    """torch's ``index_fill_`` (no ``_version`` bump): ``value`` written into the slices
+    ``index`` along ``dim``; negative indices count from the end."""
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.dim()} dimension(s).")
+        value = value.item() if not value.is_meta else 0
+    if index._dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    iterator.assert_no_overlap(self, index)
+    if iterator.has_internal_overlap(self) == "yes":
+        warnings.warn("Use of index_fill_ on expanded tensors is deprecated. Please clone() the "
+                      "tensor before performing this operation. This also applies to advanced "
+                      "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=4)
+    if isinstance(value, complex):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is "
+                           "not supported")
+    d = wrap_dim(dim, builtins.max(self.dim(), 1))
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    _device(self, index)
+    _meta_write(self, meta)
+    if meta:
+        return
+    fill = _casting.checked_number(value, self._dtype)
+    size = _size(self, d)
+    values = _index_values(index).reshape(-1)
+    bad = (values < -size) | (values >= size)
+    if bad.any():
+        raise IndexError(f"index {values[bad][0]} is out of bounds for dimension {d} with "
+                         f"size {size}")
+    target = self._elements().reshape(_one_dim(self._shape))
+    for j in np.where(values < 0, values + size, values).tolist():
+        target[tuple(j if k == d else slice(None) for k in range(target.ndim))] = fill
+
+
+def _register_index_fill() -> None:
+    for overload in ("int_Scalar", "int_Tensor"):
+        for key, meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+            def inplace(self: Tensor, dim: int, index: Tensor, value: Any,
+                        meta: bool = meta) -> Tensor:
+                _index_fill_(self, dim, index, value, meta=meta)
+                self._version_counter.value += 1
+                return self
+
+            def functional(self: Tensor, dim: int, index: Tensor, value: Any,
+                           meta: bool = meta) -> Tensor:
+                out = aten.clone.default.call(self, layout.preserve_format)
+                _index_fill_(out, dim, index, value, meta=meta)
+                return out
+
+            getattr(aten.index_fill_, overload).impl(key)(inplace)
+            getattr(aten.index_fill, overload).impl(key)(functional)
+
+
+_register_index_fill()
+
+
+# ----------------------------------------------------------------------- index_copy
+def _index_copy_checks(self: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    """torch's ``index_copy`` meta function; the wrapped dim."""
+    d = wrap_dim(dim, builtins.max(self.dim(), 1))
+    if index.dim() >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{index.dim()})")
+    n = index.numel()
+    if source.dim() == 0 and n != 1:
+        raise IndexError("index_copy_(): When source is scalar, index should have one element "
+                         f"(got {n})")
+    if source.dim() != self.dim() and source.dim() != 0 and self.dim() != 0:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({source.dim()}), "
+                         f"destination dimensionality ({self.dim()})")
+    if index._dtype is not dtypes.int64:
+        raise RuntimeError("index_copy_(): Expected a long tensor for index, but got "
+                           f"{SCALAR_TYPE_NAMES[index._dtype.name]}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {SCALAR_TYPE_NAMES[self._dtype.name]} and (source) "
+                           f"{SCALAR_TYPE_NAMES[source._dtype.name]}")
+    _device(self, index, source)
+    sliced = [s for k, s in enumerate(self._shape) if k != d]
+    source_sliced = [s for k, s in enumerate(source._shape) if k != d]
+    if sliced != source_sliced:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {sliced} at dimension {d} and "
+                           f"source slice shape: {source_sliced} at dimension 0.")
+    if source.dim() != 0 and n != source._shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({source._shape[d]})")
+    return d
+
+
+def _index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor, *,
+                into: Tensor | None, meta: bool) -> Tensor:
+    d = _index_copy_checks(self, dim, index, source)
+    if into is not None:
+        _check_writable(into, index, source)
+        _meta_write(into, meta)
+    out = into if into is not None else _new(self._shape, self._dtype, self.device)
+    if meta:
+        return out
+    if into is None:
+        out._elements()[...] = self._elements()
+    size = _size(self, d)
+    values = _index_values(index).reshape(-1)
+    bad = (values < 0) | (values >= size)
+    if bad.any():
+        raise IndexError(f"index_copy_(): index {values[bad][0]} is out of bounds for "
+                         f"dimension {d} with size {size}")
+    target = out._elements().reshape(_one_dim(out._shape))
+    copied = source._elements().reshape(_one_dim(source._shape))
+    for i, j in enumerate(values.tolist()):  # the last copy into a slice wins
+        at = tuple(j if k == d else slice(None) for k in range(target.ndim))
+        target[at] = np.take(copied, i, axis=d)
+    return out
+
+
+@aten.index_copy.default.impl(DispatchKey.CPU)
+def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``self`` with ``source``'s slice ``i`` along ``dim`` copied into slice ``index[i]``
+    (``torch.index_copy``): a new contiguous tensor; a repeated index keeps the last copy.
+
+    Raises:
+        IndexError: an index of 2 dims or more, a value outside ``[0, size)``, a number of
+            indices that is not ``source.size(dim)``, dims that do not match.
+        RuntimeError: an index that is not int64, a source of another dtype or slice shape.
+    """
+    return _index_copy(self, dim, index, source, into=None, meta=False)
+
+
+@aten.index_copy.default.impl(DispatchKey.Meta)
+def index_copy_meta(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    return _index_copy(self, dim, index, source, into=None, meta=True)
+
+
+@aten.index_copy_.default.impl(DispatchKey.CPU)
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``index_copy`` in place; bumps ``_version`` once."""
+    _index_copy(self, dim, index, source, into=self, meta=False)
+    self._version_counter.value += 1
+    return self
+
+
+@aten.index_copy_.default.impl(DispatchKey.Meta)
+def index_copy_meta_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    _index_copy(self, dim, index, source, into=self, meta=True)
+    self._version_counter.value += 1
+    return self

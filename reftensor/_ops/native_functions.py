@@ -1346,6 +1346,47 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "is not bool, a value tensor with dims, a value the dtype cannot hold, "
                 "shapes that do not broadcast, a mask partly overlapping ``input`` in "
                 "place."),
+    declare("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
+            "index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+            inplace=True, inplace_function=False,
+            doc="``input`` with ``value`` written into the slices ``index`` along ``dim`` "
+                "(``torch.index_fill``; ``index_fill_`` in place): a copy that keeps "
+                "``input``'s layout. ``index`` is a 1-d (or 0-d) int64 tensor; negative "
+                "indices count from the end. ``value`` is a number or a 0-d tensor. "
+                "Gradient: ``IndexFillBackward0``, or ``IndexFillBackward1`` for a tensor "
+                "value.\n\nRaises IndexError for an index that is not int64 or a value "
+                "outside ``[-size, size)``; RuntimeError for an index of 2 dims or more, a "
+                "value tensor with dims, a value the dtype cannot hold."),
+    declare("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+            out=("index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``source``'s slice ``i`` along ``dim`` copied into slice "
+                "``index[i]`` (``torch.index_copy``; ``index_copy_`` in place): a new "
+                "contiguous tensor; a repeated index keeps the last copy. ``index`` is a 1-d "
+                "(or 0-d) int64 tensor with values in ``[0, size)``. Gradient: "
+                "``IndexCopyBackward0``.\n\nRaises IndexError for an index of 2 dims or "
+                "more, a value outside ``[0, size)``, a number of indices that is not "
+                "``source.size(dim)``, dims that do not match; RuntimeError for an index "
+                "that is not int64, a ``source`` of another dtype or slice shape."),
+    declare("masked_select(Tensor self, Tensor mask) -> Tensor",
+            out=("masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",), out_same_dtype=True,
+            doc="``input``'s elements where the bool ``mask`` is True, the two broadcast "
+                "together, in row-major order (``torch.masked_select``, ``t[mask]`` as 1-d): "
+                "a new 1-d tensor. Gradient: ``MaskedSelectBackward0`` (``masked_scatter_`` "
+                "into zeros).\n\nRaises RuntimeError for a mask that is not bool, shapes "
+                "that do not broadcast; NotImplementedError on the meta device (the size "
+                "depends on the mask's values)."),
+    declare("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
+            inplace=True, inplace_function=False,
+            doc="``input`` with ``source``'s first elements written, in order, where the "
+                "bool ``mask`` is True, row-major (``torch.masked_scatter``; "
+                "``masked_scatter_`` in place, where the mask must expand to ``input``): "
+                "out of place the two broadcast and the result is a new contiguous tensor. "
+                "Gradient: ``MaskedScatterBackward0``.\n\nRaises RuntimeError for a mask "
+                "that is not bool, a ``source`` of another dtype or with fewer elements than "
+                "the mask's True values, shapes that do not broadcast."),
     # ---------------------------------------------------------- random factories (chapter 8)
     # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
     # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),

@@ -1096,6 +1096,46 @@ def masked_fill_value_backward(grad: Tensor, mask: Tensor) -> Tensor:
     return aten.where.self.call(mask, grad, zeros).sum()
 
 
+def index_fill_self_backward(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.index_fill(dim, index, 0)``."""
+    return aten.index_fill.int_Scalar.call(grad, dim, index, 0)
+
+
+def index_fill_value_backward(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.index_select(dim, std::get<0>(at::_unique(index, false))).sum()``: each
+    filled slice once (reftensor takes the unique indices sorted; torch's order may differ,
+    which only changes the order of the sum)."""
+    unique = factories._from_array(np.unique(index._elements()), index._dtype)
+    return aten.index_select.default.call(grad, dim, unique).sum()
+
+
+def index_copy_source_backward(grad: Tensor, dim: int, index: Tensor, source: Tensor,
+                               source_dim: int) -> Tensor:
+    """``source.dim() > 0 ? grad.index_select(dim, index).expand_as(source) :
+    grad.index_select(dim, index.squeeze(0))``."""
+    return index_add_source_backward(grad, dim, index, source, source_dim, 1)
+
+
+def masked_select_backward(grad: Tensor, self: Tensor, mask: Tensor) -> Tensor:
+    """torch's ``masked_select_backward``: zeros of the broadcast shape (``zeros_like`` of
+    ``self`` expanded) with ``grad`` scattered where the mask is True."""
+    shape = tuple(np.broadcast_shapes(self._shape, mask._shape))
+    zeros = aten.zeros(shape, dtype=grad.dtype, device=grad.device)
+    return aten.masked_scatter_.default.call(zeros, mask, grad)
+
+
+def masked_scatter_source_backward(grad: Tensor, mask: Tensor,
+                                   source_sym_sizes: tuple[int, ...]) -> Tensor:
+    """torch's ``masked_scatter_backward``: ``grad`` where the mask is True, zeros after
+    for the source's elements that were not used, viewed as the source."""
+    picked = aten.masked_select.default.call(grad, mask)
+    missing = math.prod(source_sym_sizes) - picked.numel()
+    if missing > 0:
+        zeros = aten.zeros((missing,), dtype=grad.dtype, device=grad.device)
+        picked = aten.cat.default.call([picked, zeros], 0)
+    return aten.view.default.call(picked, source_sym_sizes)
+
+
 def index_add_source_backward(grad: Tensor, dim: int, index: Tensor, source: Tensor,
                               source_dim: int, alpha: Any) -> Tensor:
     """``maybe_multiply(source.dim() > 0 ? grad.index_select(dim, index).expand_as(source) :
@@ -1412,6 +1452,19 @@ DERIVATIVES: list[Derivative] = [
     row("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
         "MaskedFillBackward1", ("mask",), self=masked_fill_self_backward,
         value=masked_fill_value_backward),
+    row("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+        "IndexFillBackward0", ("dim", "index"), self=index_fill_self_backward),
+    row("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
+        "IndexFillBackward1", ("dim", "index"), self=index_fill_self_backward,
+        value=index_fill_value_backward),
+    row("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+        "IndexCopyBackward0", ("dim", "index", "source", "source_dim"),
+        self=index_fill_self_backward, source=index_copy_source_backward),
+    row("masked_select(Tensor self, Tensor mask) -> Tensor", "MaskedSelectBackward0",
+        ("mask", "self"), self=masked_select_backward),
+    row("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
+        "MaskedScatterBackward0", ("mask", "source_sym_sizes"),
+        self=masked_fill_self_backward, source=masked_scatter_source_backward),
     row("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
         "Tensor", "IndexAddBackward0", ("alpha", "dim", "index", "source", "source_dim"),
         self=pass_through, source=index_add_source_backward),

@@ -1,5 +1,5 @@
-"""Reading and writing through a bool mask (chapter 2): ``masked_fill``, ``masked_select``
-and ``masked_scatter``.
+"""Reading and writing through a bool mask (chapter 2): ``masked_fill``, ``masked_select``,
+``masked_scatter``, and ``nonzero`` (``argwhere``), the positions a mask stands for.
 
 ``t.masked_fill(mask, value)`` is ``t`` with ``value`` wherever ``mask`` is True: the mask
 broadcasts against ``t`` (out of place the result takes the broadcast shape; in place the
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _casting, dtypes, factories, iterator, layout
+from . import _casting, dtypes, factories, iterator, layout, out_arguments
 from ._ops import DispatchKey, aten
 from .device import CPU
 from .promotion import SCALAR_TYPE_NAMES
@@ -237,3 +237,50 @@ for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
         lambda self, mask, source, meta=_meta: _masked_scatter(self, mask, source, meta=meta))
     aten.masked_scatter_.default.impl(_key)(
         lambda self, mask, source, meta=_meta: _masked_scatter_(self, mask, source, meta=meta))
+
+
+# ----------------------------------------------------------------------- nonzero
+def _nonzero(self: Tensor, *, meta: bool) -> Tensor:
+    if meta:
+        raise NotImplementedError("nonzero on the meta device: the size of its result depends "
+                                  "on the input's values")
+    values = self._elements()
+    found = np.stack(np.nonzero(values.reshape(-1) != 0 if values.ndim == 0 else values != 0),
+                     axis=1) if values.ndim else np.zeros((int(values.reshape(-1)[0] != 0), 0),
+                                                          np.int64)
+    shape = (found.shape[0], self.dim())
+    out = factories._allocate(shape, (1, shape[0]), dtypes.int64, CPU)
+    out._elements()[...] = found.reshape(shape)
+    return out
+
+
+@aten.nonzero.default.impl(DispatchKey.CPU)
+def nonzero(self: Tensor) -> Tensor:
+    """The indices of ``self``'s nonzero elements (NaN counts, -0.0 does not), one row per
+    element in row-major order (``torch.nonzero``): an int64 tensor of shape ``(n,
+    self.dim())`` laid out column-major (strides ``(1, n)``), as torch's CPU kernel.
+
+    Raises:
+        NotImplementedError: on the meta device (the size depends on the values).
+    """
+    return _nonzero(self, meta=False)
+
+
+@aten.nonzero.default.impl(DispatchKey.Meta)
+def nonzero_meta(self: Tensor) -> Tensor:
+    return _nonzero(self, meta=True)
+
+
+def _check_nonzero_out(input: Any, result: Tensor, out: Tensor) -> None:
+    if out._dtype is not dtypes.int64:
+        raise RuntimeError("nonzero: Expected out tensor to have scalar type Long but got "
+                           f"scalar type{SCALAR_TYPE_NAMES[out._dtype.name]}")
+
+
+out_arguments.set_rule(aten.nonzero.out, out_arguments.OutRule(check=_check_nonzero_out))
+
+
+@aten.argwhere.default.impl(DispatchKey.CompositeImplicitAutograd)
+def argwhere(self: Tensor) -> Tensor:
+    """``torch.argwhere``: ``self.nonzero()``."""
+    return aten.nonzero.default.call(self)

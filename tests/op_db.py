@@ -2424,6 +2424,17 @@ OP_DB += [
         "out=": lambda lib: lib.masked_scatter(lib.ones(3), lib.ones(3, dtype=lib.bool),
                                                lib.ones(3), out=lib.empty(3)),
     }),
+    OpEntry("nonzero", grad=False, values=st.sampled_from([0, 0, 1, -0.0, 2.5, float("nan"),
+                                                          True, False]), errors={
+        "on the meta device": lambda lib: _aten(lib).nonzero(lib.ones(2, device="meta")),
+        "out= of another dtype": lambda lib: _aten(lib).nonzero(lib.ones(2),
+                                                                out=lib.empty(0)),
+    }),
+    OpEntry("argwhere", grad=False, values=st.sampled_from([0, 0, 1, -0.0, float("nan")]),
+            errors={
+        "on the meta device": lambda lib: lib.argwhere(lib.ones(2, device="meta")),
+        "out=": lambda lib: lib.argwhere(lib.ones(2), out=lib.empty(0, dtype=lib.int64)),
+    }),
     OpEntry("masked_fill", arguments=masked_fill_arguments, no_leaves=("mask",), errors={
         "a uint8 mask": lambda lib: lib.ones(3).masked_fill(lib.ones(3, dtype=lib.uint8), 1),
         "a float mask": lambda lib: lib.ones(3).masked_fill(lib.ones(3), 1),

@@ -168,6 +168,7 @@ __all__ = [
     "index_copy",
     "masked_select",
     "masked_scatter",
+    "argwhere",
     "rand",
     "randn",
     "randint",
@@ -2058,6 +2059,16 @@ def masked_scatter(*args: Any, **kwargs: Any) -> Any:
     elements than the mask's True values, shapes that do not broadcast.
     """
     return aten.masked_scatter(*args, **kwargs)
+
+
+def argwhere(*args: Any, **kwargs: Any) -> Any:
+    """argwhere(input) -> Tensor
+
+    ``input.nonzero()`` (``torch.argwhere``, NumPy's name for it).
+
+    Raises as ``nonzero``.
+    """
+    return aten.argwhere(*args, **kwargs)
 
 
 def rand(*args: Any, **kwargs: Any) -> Any:
@@ -4232,6 +4243,15 @@ class TensorMethods(TensorType):
         In-place version of ``masked_scatter``.
         """
         return aten.masked_scatter_.call_method(self, args, kwargs)
+
+    def argwhere(self, *args: Any, **kwargs: Any) -> Any:
+        """argwhere() -> Tensor
+
+        ``input.nonzero()`` (``torch.argwhere``, NumPy's name for it).
+
+        Raises as ``nonzero``.
+        """
+        return aten.argwhere.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

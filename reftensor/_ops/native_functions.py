@@ -1387,6 +1387,21 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "Gradient: ``MaskedScatterBackward0``.\n\nRaises RuntimeError for a mask "
                 "that is not bool, a ``source`` of another dtype or with fewer elements than "
                 "the mask's True values, shapes that do not broadcast."),
+    # torch's Python ``nonzero`` is written by hand (its ``as_tuple`` keyword is no schema's):
+    # until reftensor's parser has such bindings, the op is internal and ``argwhere`` (and
+    # ``where(condition)``, its ``as_tuple=True``) reach it.
+    declare("nonzero(Tensor self) -> Tensor",
+            out=("nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The indices of ``input``'s nonzero elements (NaN counts, -0.0 does not), one "
+                "row per element in row-major order (``torch.ops.aten.nonzero``; a 0-d input "
+                "counts as one element with no dims): an int64 tensor of shape ``(n, "
+                "input.dim())``, laid out column-major as torch's CPU kernel lays it out."
+                "\n\nRaises NotImplementedError on the meta device (the size depends on the "
+                "values); RuntimeError for an ``out=`` that is not int64."),
+    declare("argwhere(Tensor self) -> Tensor",
+            doc="``input.nonzero()`` (``torch.argwhere``, NumPy's name for it).\n\nRaises "
+                "as ``nonzero``."),
     # ---------------------------------------------------------- random factories (chapter 8)
     # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
     # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),

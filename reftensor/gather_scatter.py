@@ -819,3 +819,89 @@ def index_copy_meta_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> T
     _index_copy(self, dim, index, source, into=self, meta=True)
     self._version_counter.value += 1
     return self
+
+
+# ----------------------------------------------------------------------- scatter_reduce
+#: scatter_reduce's reductions (torch also takes "max" and "min" for "amax" and "amin")
+_REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "amin": "amin",
+               "max": "amax", "min": "amin"}
+
+
+def _reduce_init(reduce: str, d: dtype) -> Any:
+    """What ``include_self=False`` first writes at the destinations: the reduction's
+    identity (for amax the lowest value: -inf for floats)."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if d is dtypes.bool:
+        return reduce == "amin"
+    if d.is_floating_point:
+        return -np.inf if reduce == "amax" else np.inf
+    info = np.iinfo(d.numpy)
+    return info.min if reduce == "amax" else info.max
+
+
+def _scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
+                    include_self: bool, *, into: Tensor | None, meta: bool) -> Tensor:
+    d = _scatter_checks(self, dim, index, src)
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if meta and reduce in ("max", "min"):  # torch's meta function takes only the five
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin.")
+    op = _REDUCTIONS[reduce]
+    where = _device(self, index, src)
+    if into is not None:
+        _check_writable(into, index, src)
+        _meta_write(into, meta)
+    out = into if into is not None else _new(self._shape, self._dtype, where)
+    if meta:
+        return out
+    if into is None:
+        out._elements()[...] = self._elements()
+    if index.numel() == 0:
+        return out
+    if op == "mean" and self._dtype is dtypes.bool:
+        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for '
+                                  "'Bool'")
+    values = _index_values(index).reshape(_one_dim(index._shape))
+    _check_bounds(values, d, _size(self, d))
+    work = compute_dtype(self._dtype)
+    target = cast(out._elements().reshape(_one_dim(out._shape)), work).copy()
+    source = cast(src._elements().reshape(_one_dim(src._shape)), work)
+    if not include_self:
+        scatter_along(target, d, values, None, cast(np.asarray(_reduce_init(op, self._dtype)),
+                                                    work), None)
+    boolean = self._dtype is dtypes.bool
+    combine: Combine = {
+        "sum": np.logical_or if boolean else np.add, "mean": np.add,
+        "prod": np.logical_and if boolean else np.multiply,
+        "amax": np.maximum, "amin": np.minimum}[op]
+    with np.errstate(all="ignore"):
+        scatter_along(target, d, values, source, None, combine)
+        result = cast(target, self._dtype)
+        if op == "mean":  # torch's count: 1 for self (if included) and 1 per index
+            count = np.full(target.shape, 1 if include_self else 0, np.int64)
+            scatter_along(count, d, values, np.ones(values.shape, np.int64), None, np.add)
+            count[count == 0] = 1
+            if self._dtype.is_floating_point:
+                result = cast(cast(result, work) / count.astype(work.numpy), self._dtype)
+            else:
+                result = np.floor_divide(result, count.astype(result.dtype))
+    out._elements()[...] = result.reshape(out._shape)
+    return out
+
+
+for _inplace in (False, True):
+    for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+        def _kernel(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
+                    include_self: bool = True, meta: bool = _meta,
+                    inplace: bool = _inplace) -> Tensor:
+            out = _scatter_reduce(self, dim, index, src, reduce, include_self,
+                                  into=self if inplace else None, meta=meta)
+            if inplace:
+                self._version_counter.value += 1
+            return out
+
+        (aten.scatter_reduce_ if _inplace else aten.scatter_reduce).two.impl(_key)(_kernel)

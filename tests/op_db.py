@@ -2277,6 +2277,17 @@ def masked_scatter_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[st
     return {"mask": mask, "source": draw(strategies.tensors(shape=sshape))}
 
 
+@st.composite
+def scatter_reduce_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, ``index`` and ``src`` as ``scatter_add``'s, a ``reduce`` (torch's "max" and
+    "min" too), ``include_self`` sometimes."""
+    found = draw(_scatter_index_and_src(shape))
+    found["reduce"] = draw(st.sampled_from(["sum", "prod", "mean", "amax", "amin", "max"]))
+    if draw(st.booleans()):
+        found["include_self"] = draw(st.booleans())
+    return found
+
+
 OP_DB += [
     OpEntry("index_select", arguments=index_select_arguments, no_leaves=("index",), errors={
         "an index out of range": lambda lib: lib.ones(3).index_select(0, lib.tensor([3])),
@@ -2306,6 +2317,25 @@ OP_DB += [
             errors=_scatter_errors("scatter")),
     OpEntry("scatter_add", arguments=lambda shape: _scatter_index_and_src(shape),
             no_leaves=("index",), same_dtype=("src",), errors=_scatter_errors("scatter_add")),
+    OpEntry("scatter_reduce", arguments=scatter_reduce_arguments, no_leaves=("index",),
+            same_dtype=("src",), errors={
+        **{k: v for k, v in _scatter_errors("scatter_add").items()
+           if not k.startswith(("in place", "src overlapping", "out=", "no index"))},
+        "another reduce": lambda lib: lib.scatter_reduce(lib.ones(3), 0, lib.tensor([0]),
+                                                         lib.ones(1), "add"),
+        "no reduce": lambda lib: lib.scatter_reduce(lib.ones(3), 0, lib.tensor([0]),
+                                                    lib.ones(1)),
+        "mean of bool": lambda lib: lib.scatter_reduce(
+            lib.ones(3, dtype=lib.bool), 0, lib.tensor([0]), lib.ones(1, dtype=lib.bool),
+            "mean"),
+        "an index out of range": lambda lib: lib.scatter_reduce(
+            lib.ones(3), 0, lib.tensor([3]), lib.ones(1), "amax"),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).scatter_reduce_(0, lib.tensor([0]), lib.ones(1), "sum"),
+        "out= of another dtype": lambda lib: lib.scatter_reduce(
+            lib.ones(3), 0, lib.tensor([0]), lib.ones(1), "sum",
+            out=lib.empty(3, dtype=lib.float64)),
+    }),
     OpEntry("index_add", arguments=index_add_arguments, no_leaves=("index",),
             same_dtype=("source",), errors=_index_add_errors()),
     OpEntry("take", arguments=take_arguments, no_leaves=("index",), errors={

@@ -169,6 +169,7 @@ __all__ = [
     "masked_select",
     "masked_scatter",
     "argwhere",
+    "scatter_reduce",
     "rand",
     "randn",
     "randint",
@@ -2069,6 +2070,23 @@ def argwhere(*args: Any, **kwargs: Any) -> Any:
     Raises as ``nonzero``.
     """
     return aten.argwhere(*args, **kwargs)
+
+
+def scatter_reduce(*args: Any, **kwargs: Any) -> Any:
+    """scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> Tensor
+
+    ``input`` with ``src``'s elements reduced into the places ``index`` points to along ``dim``
+    (``torch.scatter_reduce``; ``scatter_reduce_`` in place): ``reduce`` is ``'sum'``,
+    ``'prod'``, ``'mean'``, ``'amax'`` or ``'amin'`` (NaN wins both), each destination combining
+    ``input``'s element (unless ``include_self=False``) with every ``src`` element sent there,
+    in the index's order along ``dim``; ``'mean'`` divides by their count (floor division for
+    integers). float16 and bfloat16 accumulate in float32. A new contiguous tensor. Gradient:
+    ``ScatterReduceBackward0`` (``'amax'`` and ``'amin'`` share it evenly among ties).
+
+    Raises RuntimeError for another ``reduce`` and as ``scatter``; NotImplementedError for
+    ``'mean'`` of bool.
+    """
+    return aten.scatter_reduce(*args, **kwargs)
 
 
 def rand(*args: Any, **kwargs: Any) -> Any:
@@ -4252,6 +4270,30 @@ class TensorMethods(TensorType):
         Raises as ``nonzero``.
         """
         return aten.argwhere.call_method(self, args, kwargs)
+
+    def scatter_reduce(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_reduce(dim, index, src, reduce, *, include_self=True) -> Tensor
+
+        ``input`` with ``src``'s elements reduced into the places ``index`` points to along
+        ``dim`` (``torch.scatter_reduce``; ``scatter_reduce_`` in place): ``reduce`` is
+        ``'sum'``, ``'prod'``, ``'mean'``, ``'amax'`` or ``'amin'`` (NaN wins both), each
+        destination combining ``input``'s element (unless ``include_self=False``) with every
+        ``src`` element sent there, in the index's order along ``dim``; ``'mean'`` divides by
+        their count (floor division for integers). float16 and bfloat16 accumulate in float32. A
+        new contiguous tensor. Gradient: ``ScatterReduceBackward0`` (``'amax'`` and ``'amin'``
+        share it evenly among ties).
+
+        Raises RuntimeError for another ``reduce`` and as ``scatter``; NotImplementedError for
+        ``'mean'`` of bool.
+        """
+        return aten.scatter_reduce.call_method(self, args, kwargs)
+
+    def scatter_reduce_(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_reduce_(dim, index, src, reduce, *, include_self=True) -> Tensor
+
+        In-place version of ``scatter_reduce``.
+        """
+        return aten.scatter_reduce_.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

@@ -1402,6 +1402,21 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     declare("argwhere(Tensor self) -> Tensor",
             doc="``input.nonzero()`` (``torch.argwhere``, NumPy's name for it).\n\nRaises "
                 "as ``nonzero``."),
+    declare("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
+            "bool include_self=True) -> Tensor",
+            out=("scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str "
+                 "reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``src``'s elements reduced into the places ``index`` points "
+                "to along ``dim`` (``torch.scatter_reduce``; ``scatter_reduce_`` in place): "
+                "``reduce`` is ``'sum'``, ``'prod'``, ``'mean'``, ``'amax'`` or ``'amin'`` "
+                "(NaN wins both), each destination combining ``input``'s element (unless "
+                "``include_self=False``) with every ``src`` element sent there, in the "
+                "index's order along ``dim``; ``'mean'`` divides by their count (floor "
+                "division for integers). float16 and bfloat16 accumulate in float32. A new "
+                "contiguous tensor. Gradient: ``ScatterReduceBackward0`` (``'amax'`` and "
+                "``'amin'`` share it evenly among ties).\n\nRaises RuntimeError for another "
+                "``reduce`` and as ``scatter``; NotImplementedError for ``'mean'`` of bool."),
     # ---------------------------------------------------------- random factories (chapter 8)
     # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
     # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),

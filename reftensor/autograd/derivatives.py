@@ -1171,6 +1171,68 @@ def masked_scatter_source_backward(grad: Tensor, mask: Tensor,
     return aten.view.default.call(picked, source_sym_sizes)
 
 
+def scatter_reduce_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
+                            src: Tensor, reduce: str, include_self: bool,
+                            result: Tensor) -> tuple[Tensor, Tensor]:
+    """torch's ``scatter_reduce_backward``: (``self``'s gradient, ``src``'s).
+
+    Raises:
+        RuntimeError: ``reduce`` "max" or "min", which the forward takes for "amax" and
+            "amin" but the backward does not."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError("Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                           f"'amin' but got {reduce}.")
+    if reduce == "sum":
+        grad_self, grad_src = grad, grad.gather(dim, index)
+    elif reduce == "prod":
+        # the products without each zero factor, so that a single zero gets its gradient
+        masked_self = self.masked_fill(self == 0, 1)
+        masked_self_result = masked_self.scatter_reduce(dim, index, src, reduce,
+                                                        include_self=include_self)
+        grad_self = grad * masked_self_result / masked_self
+        src_zero = src == 0
+        src_num_zeros = aten.zeros(self._shape, dtype=self.dtype).scatter_add(
+            dim, index, src_zero.to(self.dtype)).gather(dim, index)
+        src_single_zero = src_zero & (src_num_zeros == 1)
+        masked_src = src.masked_fill(src_single_zero, 1)
+        masked_src_result = self.scatter_reduce(dim, index, masked_src, reduce,
+                                                include_self=include_self)
+        grad_src = aten.where.self.call(
+            src_single_zero, (grad * masked_src_result).gather(dim, index),
+            (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+    elif reduce == "mean":
+        n = (aten.ones if include_self else aten.zeros)(grad._shape, dtype=grad.dtype)
+        n = n.scatter_add(dim, index, aten.ones(src._shape, dtype=src.dtype))
+        n = n.masked_fill(n == 0, 1)
+        grad_self = grad / n
+        grad_src = grad.gather(dim, index) / n.gather(dim, index)
+    else:  # amax, amin: the gradient shared evenly among the elements equal to the result
+        value = result.gather(dim, index)
+        self_is_result = (self == result).to(self.dtype)
+        src_is_result = (src == value).to(self.dtype)
+        n = self_is_result.scatter_add(dim, index, src_is_result)
+        grad_distributed = grad / n
+        grad_self = (self == result) * grad_distributed
+        grad_src = (src == value) * grad_distributed.gather(dim, index)
+    if not include_self:
+        grad_self = grad_self.scatter(dim, index, 0)
+    return grad_self, grad_src
+
+
+def scatter_reduce_self_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
+                                 src: Tensor, reduce: str, include_self: bool,
+                                 result: Tensor) -> Tensor:
+    return scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self,
+                                   result)[0]
+
+
+def scatter_reduce_src_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
+                                src: Tensor, reduce: str, include_self: bool,
+                                result: Tensor) -> Tensor:
+    return scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self,
+                                   result)[1]
+
+
 def index_add_source_backward(grad: Tensor, dim: int, index: Tensor, source: Tensor,
                               source_dim: int, alpha: Any) -> Tensor:
     """``maybe_multiply(source.dim() > 0 ? grad.index_select(dim, index).expand_as(source) :
@@ -1500,6 +1562,10 @@ DERIVATIVES: list[Derivative] = [
     row("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
         "MaskedScatterBackward0", ("mask", "source_sym_sizes"),
         self=masked_fill_self_backward, source=masked_scatter_source_backward),
+    row("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
+        "bool include_self=True) -> Tensor", "ScatterReduceBackward0",
+        ("dim", "include_self", "index", "reduce", "result", "self", "src"),
+        self=scatter_reduce_self_backward, src=scatter_reduce_src_backward),
     row("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
         "Tensor", "IndexAddBackward0", ("alpha", "dim", "index", "source", "source_dim"),
         self=pass_through, source=index_add_source_backward),

@@ -170,6 +170,8 @@ __all__ = [
     "masked_scatter",
     "argwhere",
     "scatter_reduce",
+    "searchsorted",
+    "bucketize",
     "rand",
     "randn",
     "randint",
@@ -2087,6 +2089,38 @@ def scatter_reduce(*args: Any, **kwargs: Any) -> Any:
     ``'mean'`` of bool.
     """
     return aten.scatter_reduce(*args, **kwargs)
+
+
+def searchsorted(*args: Any, **kwargs: Any) -> Any:
+    """searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+        sorter=None, out=None) -> Tensor
+    searchsorted(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None,
+        out=None) -> Tensor
+
+    Where each value of ``input`` would go in ``sorted_sequence`` to keep it sorted
+    (``torch.searchsorted``): the first index whose element is ``>=`` the value, or ``>`` with
+    ``right=True`` (or ``side='right'``); with a sequence of several dims, each row (last dim)
+    is searched for the matching row of values. ``sorter`` gives the order of an unsorted
+    sequence. An int64 (``out_int32``: int32) tensor of the values' shape; torch's binary
+    search, so NaN and unsorted sequences give torch's answers.
+
+    Raises RuntimeError for a ``side`` other than 'left'/'right' or opposite to ``right``, a
+    sorter that is not int64, of another shape or out of range, a 0-d sequence, leading dims
+    that do not match, an ``out=`` of the wrong integer dtype; NotImplementedError for bool.
+    """
+    return aten.searchsorted(*args, **kwargs)
+
+
+def bucketize(*args: Any, **kwargs: Any) -> Any:
+    """bucketize(input, boundaries, *, out_int32=False, right=False, out=None) -> Tensor
+    bucketize(self, boundaries, *, out_int32=False, right=False) -> Tensor
+
+    The bucket of each value of ``input`` among the 1-d sorted ``boundaries``
+    (``torch.bucketize``): ``searchsorted(boundaries, input, right=right)``.
+
+    Raises RuntimeError for boundaries that are not 1-d; as ``searchsorted``.
+    """
+    return aten.bucketize(*args, **kwargs)
 
 
 def rand(*args: Any, **kwargs: Any) -> Any:

@@ -2288,6 +2288,53 @@ def scatter_reduce_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[st
     return found
 
 
+@st.composite
+def _search_options(draw: st.DrawFn) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    if draw(st.booleans()):
+        found["out_int32"] = draw(st.booleans())
+    if draw(st.booleans()):
+        found["right"] = draw(st.booleans())
+    return found
+
+
+@st.composite
+def searchsorted_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """The input is the values; a ``sorted_sequence`` (sorted or not: torch's binary search
+    is reproduced either way): 1-d, or with the values' leading dims; options; a
+    ``sorter`` (a permutation) sometimes for a 1-d sequence; ``side`` sometimes (agreeing
+    with ``right``)."""
+    n = draw(st.integers(0, 5))
+    nd = bool(shape) and draw(st.booleans())
+    seq_shape = (*shape[:-1], n) if nd else (n,)
+    seq = draw(strategies.tensors(shape=seq_shape))
+    if seq.kind == "contiguous" and all(isinstance(v, int | float) and v == v
+                                        for v in seq.storage):
+        seq = dataclasses.replace(seq, storage=tuple(sorted(seq.storage)))
+    found = {"sorted_sequence": seq, **draw(_search_options())}
+    if draw(st.integers(0, 3)) == 0:
+        side = draw(st.sampled_from(["left", "right"]))
+        if found.get("right") and side == "left":
+            side = "right"
+        found["side"] = side
+    if not nd and draw(st.integers(0, 3)) == 0:
+        order = draw(st.permutations(range(n)))
+        found["sorter"] = strategies.TensorSpec((n,), (1,), 0, "int64", tuple(order) or (0,),
+                                                "contiguous")
+    return found
+
+
+@st.composite
+def bucketize_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """1-d ``boundaries`` (sorted when they can be) and options."""
+    n = draw(st.integers(0, 5))
+    bounds = draw(strategies.tensors(shape=(n,)))
+    if bounds.kind == "contiguous" and all(isinstance(v, int | float) and v == v
+                                           for v in bounds.storage):
+        bounds = dataclasses.replace(bounds, storage=tuple(sorted(bounds.storage)))
+    return {"boundaries": bounds, **draw(_search_options())}
+
+
 OP_DB += [
     OpEntry("index_select", arguments=index_select_arguments, no_leaves=("index",), errors={
         "an index out of range": lambda lib: lib.ones(3).index_select(0, lib.tensor([3])),
@@ -2464,6 +2511,41 @@ OP_DB += [
             errors={
         "on the meta device": lambda lib: lib.argwhere(lib.ones(2, device="meta")),
         "out=": lambda lib: lib.argwhere(lib.ones(2), out=lib.empty(0, dtype=lib.int64)),
+    }),
+    OpEntry("searchsorted", arguments=searchsorted_arguments, grad=False,
+            no_leaves=("sorted_sequence", "sorter"), errors={
+        "another side": lambda lib: lib.searchsorted(lib.ones(3), lib.ones(2), side="up"),
+        "side opposite to right": lambda lib: lib.searchsorted(lib.ones(3), lib.ones(2),
+                                                               side="left", right=True),
+        "an int32 sorter": lambda lib: lib.searchsorted(
+            lib.ones(3), lib.ones(2), sorter=lib.tensor([0, 1, 2], dtype=lib.int32)),
+        "a sorter of another size": lambda lib: lib.searchsorted(
+            lib.ones(3), lib.ones(2), sorter=lib.tensor([0, 1])),
+        "a sorter out of range": lambda lib: lib.searchsorted(
+            lib.ones(3), lib.ones(2), sorter=lib.tensor([0, 1, 3])),
+        "a 0-d sequence": lambda lib: lib.searchsorted(lib.tensor(1.0), lib.ones(2)),
+        "leading dims that differ": lambda lib: lib.searchsorted(lib.ones(3, 4),
+                                                                 lib.ones(2, 2)),
+        "a number into a sequence of 2 dims": lambda lib: lib.searchsorted(lib.ones(2, 4),
+                                                                           1.0),
+        "bool": lambda lib: lib.searchsorted(lib.ones(3, dtype=lib.bool),
+                                             lib.ones(2, dtype=lib.bool)),
+        "out= of float": lambda lib: lib.searchsorted(lib.ones(3), lib.ones(2),
+                                                      out=lib.empty(2)),
+        "out= int64 with out_int32": lambda lib: lib.searchsorted(
+            lib.ones(3), lib.ones(2), out_int32=True, out=lib.empty(2, dtype=lib.int64)),
+        "a method": lambda lib: lib.ones(3).searchsorted(lib.ones(2)),
+    }),
+    OpEntry("bucketize", arguments=bucketize_arguments, grad=False,
+            no_leaves=("boundaries",), errors={
+        "boundaries of 2 dims": lambda lib: lib.bucketize(lib.ones(2), lib.ones(2, 3)),
+        "0-d boundaries": lambda lib: lib.bucketize(lib.ones(2), lib.tensor(1.0)),
+        "bool": lambda lib: lib.bucketize(lib.ones(2, dtype=lib.bool),
+                                          lib.ones(3, dtype=lib.bool)),
+        "out= of float": lambda lib: lib.bucketize(lib.ones(2), lib.ones(3),
+                                                   out=lib.empty(2)),
+        "a number with out=": lambda lib: lib.bucketize(1.0, lib.ones(3),
+                                                        out=lib.empty((), dtype=lib.int64)),
     }),
     OpEntry("masked_fill", arguments=masked_fill_arguments, no_leaves=("mask",), errors={
         "a uint8 mask": lambda lib: lib.ones(3).masked_fill(lib.ones(3, dtype=lib.uint8), 1),

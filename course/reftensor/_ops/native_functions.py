@@ -1417,6 +1417,40 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "contiguous tensor. Gradient: ``ScatterReduceBackward0`` (``'amax'`` and "
                 "``'amin'`` share it evenly among ties).\n\nRaises RuntimeError for another "
                 "``reduce`` and as ``scatter``; NotImplementedError for ``'mean'`` of bool."),
+    # ---------------------------------------------------------- searching (chapter 2)
+    # reftensor/sorted_search.py: a binary search with torch's comparisons.
+    declare("searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
+            "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+            "searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, "
+            "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+            out=("searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool "
+                 "out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool "
+                 "out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            method=False,
+            doc="Where each value of ``input`` would go in ``sorted_sequence`` to keep it "
+                "sorted (``torch.searchsorted``): the first index whose element is ``>=`` "
+                "the value, or ``>`` with ``right=True`` (or ``side='right'``); with a "
+                "sequence of several dims, each row (last dim) is searched for the matching "
+                "row of values. ``sorter`` gives the order of an unsorted sequence. An int64 "
+                "(``out_int32``: int32) tensor of the values' shape; torch's binary search, "
+                "so NaN and unsorted sequences give torch's answers.\n\nRaises RuntimeError "
+                "for a ``side`` other than 'left'/'right' or opposite to ``right``, a sorter "
+                "that is not int64, of another shape or out of range, a 0-d sequence, leading "
+                "dims that do not match, an ``out=`` of the wrong integer dtype; "
+                "NotImplementedError for bool."),
+    declare("bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool "
+            "right=False) -> Tensor",
+            "bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool "
+            "right=False) -> Tensor",
+            out=("bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, "
+                 "bool right=False, Tensor(a!) out) -> Tensor(a!)",),
+            method=False,
+            doc="The bucket of each value of ``input`` among the 1-d sorted ``boundaries`` "
+                "(``torch.bucketize``): ``searchsorted(boundaries, input, right=right)``.\n\n"
+                "Raises RuntimeError for boundaries that are not 1-d; as ``searchsorted``."),
     # ---------------------------------------------------------- random factories (chapter 8)
     # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
     # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),

@@ -95,11 +95,11 @@ def _search(boundaries: Tensor, values: Tensor | Any, out_int32: bool, right: bo
     result_dtype = dtypes.int32 if out_int32 else dtypes.int64
     where: device = boundaries.device
     out = factories._allocate(shape, layout.contiguous_strides(shape), result_dtype, where)
+    if meta or math.prod(shape) == 0:  # (torch returns before it picks a kernel by dtype)
+        return out
     common = result_type(boundaries, values)
     if common is dtypes.bool:
         raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
-    if meta or math.prod(shape) == 0:
-        return out
     order = None
     if sorter is not None:
         order = sorter._elements().astype(np.int64)

@@ -33,10 +33,13 @@ from . import (  # noqa: F401
     copies,
     elementwise,
     functional,
+    gather_scatter,
     indexing,
+    masked,
     matmul,
     promotion,
     reductions,
+    sorted_search,
     unary,
     views,
 )

@@ -61,7 +61,8 @@ class OpEntry:
         positive: draw inputs with positive values only (where the op is defined).
         shapes: the input shapes to draw (default: any shape of up to 24 elements).
         same_dtype: the drawn tensor arguments take the input's dtype (ops that do not
-            promote, such as ``mm``; other dtypes are error inputs).
+            promote, such as ``mm``; other dtypes are error inputs); or a tuple naming
+            the arguments that do (``scatter``'s ``src``, not its ``index``).
         no_leaves: tensor arguments that the gradient test builds as drawn, not as leaves
             that require grad (``where``'s bool ``condition``).
         values: draws each of the input's values (``bernoulli``'s probabilities).
@@ -83,7 +84,7 @@ class OpEntry:
     errors: dict[str, Program] = field(default_factory=dict)
     positive: bool = False
     shapes: st.SearchStrategy[tuple[int, ...]] | None = None
-    same_dtype: bool = False
+    same_dtype: bool | tuple[str, ...] = False
     no_leaves: tuple[str, ...] = ()
     # the input's values (default: any of its dtype), for ops whose input is a domain of
     # its own: probabilities, weights
@@ -2026,6 +2027,609 @@ OP_DB += [
         "more dims than the input": lambda lib: lib.ones(3).sum_to_size(1, 3, 1),
         "a float size": lambda lib: lib.ones(3).sum_to_size(1.5),
         "a size that is no sequence": lambda lib: lib.ones(3).sum_to_size("a"),
+    }),
+]
+
+
+# ------------------------------------------------------------------ along one dim (chapter 2)
+# The index tensors hold values drawn from a few sizes, so repeats are common (the order of
+# the writes and additions matters then); empty indices and empty inputs are drawn too;
+# negative and out-of-range values, which these ops refuse, are error inputs.
+def _dim_of(draw: st.DrawFn, shape: tuple[int, ...]) -> int:
+    n = max(len(shape), 1)
+    return draw(st.integers(-n, n - 1))
+
+
+def _index_of(draw: st.DrawFn, shape: tuple[int, ...], size: int) -> Any:
+    """An int64 (sometimes int32) index of ``shape``, any layout, values in ``[0, size)``
+    (0 when ``size`` is 0: the index is then empty)."""
+    spec = draw(strategies.tensors(dtypes=("int64", "int64", "int32"), shape=shape))
+    values = st.integers(0, size - 1) if size else st.just(0)
+    n = len(spec.storage)
+    return dataclasses.replace(spec, storage=tuple(draw(st.lists(values, min_size=n,
+                                                                  max_size=n))))
+
+
+@st.composite
+def index_select_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim`` and a 1-d (or 0-d) ``index`` of up to 5 values (one 0 for a 0-d input)."""
+    d = _dim_of(draw, shape)
+    if not shape:
+        ishape = draw(st.sampled_from([(), (1,)]))
+        return {"dim": d, "index": _index_of(draw, ishape, 1)}
+    size = shape[d]
+    n = draw(st.integers(0, 5)) if size else 0
+    ishape = draw(st.sampled_from([(n,), ()])) if n == 1 else (n,)
+    return {"dim": d, "index": _index_of(draw, ishape, size)}
+
+
+def _gather_index_shape(draw: st.DrawFn, shape: tuple[int, ...], d: int,
+                        room: tuple[int, ...] | None = None) -> tuple[int, ...]:
+    """An index shape for ``gather``/``scatter`` into ``shape`` along ``d``: as many dims,
+    each at most ``room``'s size (``self``'s apart from ``d``), ``d`` any (0 when
+    ``self``'s size there is 0)."""
+    if not shape:
+        return draw(st.sampled_from([(), (1,), (2,)]))
+    room = room or shape
+    sizes = []
+    for k, n in enumerate(room):
+        top = (3 if shape[d] else 0) if k == d else n
+        if k == d and room is not shape:
+            top = min(top, n)
+        sizes.append(draw(st.integers(0, top)))
+    return tuple(sizes)
+
+
+@st.composite
+def gather_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    d = _dim_of(draw, shape)
+    ishape = _gather_index_shape(draw, shape, d % max(len(shape), 1))
+    size = shape[d] if shape else 1
+    found: dict[str, Any] = {"dim": d, "index": _index_of(draw, ishape, size)}
+    if draw(st.booleans()):
+        found["sparse_grad"] = False
+    return found
+
+
+@st.composite
+def _scatter_index_and_src(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, ``index`` and a ``src`` at least as large as the index in every dim (its
+    dtype becomes the input's: ``same_dtype``)."""
+    d = _dim_of(draw, shape)
+    wd = d % max(len(shape), 1)
+    src_shape = tuple(draw(st.integers(0, 3)) if k == wd else n for k, n in enumerate(shape))
+    if not shape:
+        src_shape = draw(st.sampled_from([(), (1,), (2,)]))
+    ishape = _gather_index_shape(draw, shape, wd, src_shape if shape else None)
+    if not shape:
+        ishape = draw(st.sampled_from([s for s in [(), (1,), (2,)]
+                                       if max(s or (1,)) <= max(src_shape or (1,))]))
+    size = shape[d] if shape else 1
+    return {"dim": d, "index": _index_of(draw, ishape, size),
+            "src": draw(strategies.tensors(shape=src_shape))}
+
+
+#: scatter's numbers: each dtype holds them, or torch and reftensor refuse them alike
+SCATTER_VALUES = st.sampled_from([0, 1, -2, 2.5, True, 7])
+
+
+@st.composite
+def scatter_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A ``src`` tensor or a ``value``, ``reduce`` sometimes."""
+    found = draw(_scatter_index_and_src(shape))
+    if draw(st.booleans()):
+        del found["src"]
+        found["value"] = draw(SCATTER_VALUES)
+    if draw(st.integers(0, 3)) == 0:
+        found["reduce"] = draw(st.sampled_from(["add", "multiply"]))
+    return found
+
+
+@st.composite
+def index_add_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, a 1-d ``index`` (0-d sometimes), a ``source`` of the input's shape with
+    ``dim``'s size the number of indices, ``alpha`` sometimes."""
+    d = _dim_of(draw, shape)
+    if not shape:
+        ishape = draw(st.sampled_from([(), (1,)]))
+        found = {"dim": d, "index": _index_of(draw, ishape, 1),
+                 "source": draw(strategies.tensors(shape=()))}
+    else:
+        wd = d % len(shape)
+        n = draw(st.integers(0, 4)) if shape[wd] else 0
+        ishape = draw(st.sampled_from([(n,), ()])) if n == 1 and len(shape) == 1 else (n,)
+        source_shape = shape[:wd] + (n,) + shape[wd + 1:]
+        found = {"dim": d, "index": _index_of(draw, ishape, shape[wd]),
+                 "source": draw(strategies.tensors(shape=source_shape))}
+    if draw(st.booleans()):
+        found["alpha"] = draw(st.sampled_from([1, 2, -1, 0.5, True]))
+    return found
+
+
+def _along_errors(name: str) -> dict[str, Program]:
+    """What ``gather``, ``scatter`` and ``scatter_add`` refuse, as torch does."""
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+
+    def call(lib: Any, x: Any, dim: int, index: Any) -> Any:
+        if name == "gather":
+            return f(lib, x, dim, index)
+        return f(lib, x, dim, index, lib.ones(index.shape, dtype=x.dtype))
+    return {
+        "an index out of range": lambda lib: call(lib, lib.ones(3, 2), 0,
+                                                  lib.tensor([[3, 0]])),
+        "a negative index": lambda lib: call(lib, lib.ones(3, 2), 1, lib.tensor([[-1]])),
+        "a float index": lambda lib: call(lib, lib.ones(3, 2), 0, lib.tensor([[0.0]])),
+        "an int16 index": lambda lib: call(lib, lib.ones(3, 2), 0,
+                                           lib.tensor([[0]], dtype=lib.int16)),
+        "an index of fewer dims": lambda lib: call(lib, lib.ones(3, 2), 0, lib.tensor([0])),
+        "an index larger apart from dim": lambda lib: call(lib, lib.ones(3, 2), 0,
+                                                           lib.zeros(1, 3, dtype=lib.int64)),
+        "a dim out of range": lambda lib: call(lib, lib.ones(3, 2), 2, lib.tensor([[0]])),
+        "an index into a 0-d input out of range": lambda lib: call(
+            lib, lib.ones(()), 0, lib.tensor([1])),
+        "out= of another dtype": lambda lib: (
+            lib.gather(lib.ones(2), 0, lib.tensor([0]), out=lib.empty(1, dtype=lib.float64))
+            if name == "gather" else f(lib, lib.ones(2), 0, lib.tensor([0]), lib.ones(1),
+                                       out=lib.empty(1, dtype=lib.float64))),
+        "no index": lambda lib: f(lib, lib.ones(2), 0),
+    }
+
+
+def _scatter_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    found = {
+        **_along_errors(name),
+        "src of another dtype": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([0]),
+                                              lib.ones(1, dtype=lib.float64)),
+        "src smaller than the index": lambda lib: f(lib, lib.ones(3, 2), 0,
+                                                    lib.zeros(2, 2, dtype=lib.int64),
+                                                    lib.ones(1, 2)),
+        "src of fewer dims": lambda lib: f(lib, lib.ones(3, 2), 0,
+                                           lib.zeros(1, 1, dtype=lib.int64), lib.ones(2)),
+        "in place into a leaf that requires grad": lambda lib: getattr(
+            lib.ones(3, requires_grad=True), name + "_")(0, lib.tensor([0]), lib.ones(1)),
+        "in place into an expanded tensor": lambda lib: getattr(
+            lib.ones(1).expand(3), name + "_")(0, lib.tensor([0]), lib.ones(1)),
+        "src overlapping self in place": lambda lib: (lambda t: getattr(t, name + "_")(
+            0, lib.tensor([0, 1]), t[1:3]))(lib.arange(4.0)),
+    }
+    if name == "scatter":
+        found.update({
+            "another reduce": lambda lib: lib.scatter(lib.ones(3), 0, lib.tensor([0]),
+                                                      lib.ones(1), reduce="mean"),
+            "a value uint8 cannot hold": lambda lib: lib.scatter(
+                lib.ones(3, dtype=lib.uint8), 0, lib.tensor([0]), 300),
+            "a string value": lambda lib: lib.scatter(lib.ones(3), 0, lib.tensor([0]), "a"),
+        })
+    return found
+
+
+def _index_add_errors() -> dict[str, Program]:
+    f = lambda lib, *a, **k: lib.index_add(*a, **k)  # noqa: E731
+    return {
+        "an index out of range": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([3]),
+                                               lib.ones(1)),
+        "an index out of range, 2-d": lambda lib: f(lib, lib.ones(3, 2), 0, lib.tensor([3]),
+                                                    lib.ones(1, 2)),
+        "an index out of range, 2-d, int32": lambda lib: f(
+            lib, lib.ones(3, 2), 0, lib.tensor([3], dtype=lib.int32), lib.ones(1, 2)),
+        "a negative index": lambda lib: f(lib, lib.ones(3, 2), 1, lib.tensor([-1]),
+                                          lib.ones(3, 1), alpha=2),
+        "an index of two dims": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([[0]]),
+                                              lib.ones(1)),
+        "a float index": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([0.0]), lib.ones(1)),
+        "source of another dtype": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([0]),
+                                                 lib.ones(1, dtype=lib.float64)),
+        "source of another shape": lambda lib: f(lib, lib.ones(3, 2), 0, lib.tensor([0]),
+                                                 lib.ones(1, 3)),
+        "more indices than source has": lambda lib: f(lib, lib.ones(3), 0,
+                                                      lib.tensor([0, 1]), lib.ones(1)),
+        "a 0-d source into a 1-d input": lambda lib: f(lib, lib.ones(3), 0, lib.tensor([0]),
+                                                       lib.ones(())),
+        "an alpha uint8 cannot hold": lambda lib: f(lib, lib.ones(3, dtype=lib.uint8), 0,
+                                                    lib.tensor([0]),
+                                                    lib.ones(1, dtype=lib.uint8), alpha=300),
+        "a dim out of range": lambda lib: f(lib, lib.ones(3), 1, lib.tensor([0]), lib.ones(1)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).index_add_(0, lib.tensor([0]), lib.ones(1)),
+        "source overlapping self in place": lambda lib: (lambda t: t.index_add_(
+            0, lib.tensor([0, 1]), t[1:3]))(lib.arange(4.0)),
+        "out= of another dtype": lambda lib: f(lib, lib.ones(2), 0, lib.tensor([0]),
+                                               lib.ones(1), out=lib.empty(1, dtype=lib.int64)),
+    }
+
+
+@st.composite
+def take_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """An int64 ``index`` of any shape with values in ``[-numel, numel)`` (empty for an
+    empty input)."""
+    n = math.prod(shape)
+    ishape = draw(st.sampled_from([(), (1,), (3,), (2, 2), (0,)] if n else [(0,), (2, 0)]))
+    spec = draw(strategies.tensors(dtypes=("int64",), shape=ishape))
+    k = len(spec.storage)
+    values = st.integers(-n, n - 1) if n else st.just(0)
+    return {"index": dataclasses.replace(spec, storage=tuple(draw(st.lists(
+        values, min_size=k, max_size=k))))}
+
+
+@st.composite
+def put_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``index`` as ``take``'s, a ``source`` with as many elements (another shape
+    sometimes), ``accumulate`` sometimes."""
+    found = draw(take_arguments(shape))
+    k = math.prod(found["index"].shape)
+    sshape = draw(st.sampled_from([found["index"].shape, (k,)]))
+    found["source"] = draw(strategies.tensors(shape=sshape))
+    if draw(st.booleans()):
+        found["accumulate"] = draw(st.booleans())
+    return found
+
+
+@st.composite
+def take_along_dim_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``indices`` of the input's number of dims, each size the input's or 1 (broadcast),
+    any along ``dim``, values beyond ``[-size, size)`` too (taken modulo the size); or,
+    without ``dim``, 1-d indices into the flattened input."""
+    n = math.prod(shape)
+    if not shape or draw(st.integers(0, 3)) == 0:
+        k = draw(st.integers(0, 4)) if n else 0
+        spec = draw(strategies.tensors(dtypes=("int64",), shape=(k,)))
+        values = st.integers(0, n - 1) if n else st.just(0)
+        return {"indices": dataclasses.replace(spec, storage=tuple(draw(st.lists(
+            values, min_size=len(spec.storage), max_size=len(spec.storage)))))}
+    d = draw(st.integers(-len(shape), len(shape) - 1))
+    wd = d % len(shape)
+    size = shape[wd]
+    ishape = tuple((draw(st.integers(0, 3)) if size else 0) if k == wd
+                   else draw(st.sampled_from([s, 1])) for k, s in enumerate(shape))
+    spec = draw(strategies.tensors(dtypes=("int64",), shape=ishape))
+    values = st.integers(-2 * size - 1, 2 * size + 1) if size else st.just(0)
+    return {"indices": dataclasses.replace(spec, storage=tuple(draw(st.lists(
+        values, min_size=len(spec.storage), max_size=len(spec.storage))))), "dim": d}
+
+
+@st.composite
+def masked_fill_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A bool ``mask`` that broadcasts to the input's shape, and a ``value``: a number or a
+    0-d tensor."""
+    mask = draw(strategies.tensors(dtypes=("bool",), shape=_broadcastable(shape)))
+    value = draw(st.one_of(SCATTER_VALUES, strategies.tensors(shape=())))
+    return {"mask": mask, "value": value}
+
+
+@st.composite
+def index_fill_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, a 1-d (or 0-d) int64 ``index`` with values in ``[-size, size)``, a
+    ``value``: a number or a 0-d tensor."""
+    d = _dim_of(draw, shape)
+    size = shape[d] if shape else 1
+    n = draw(st.integers(0, 4)) if size else 0
+    ishape = draw(st.sampled_from([(n,), ()])) if n == 1 else (n,)
+    spec = draw(strategies.tensors(dtypes=("int64",), shape=ishape))
+    values = st.integers(-size, size - 1) if size else st.just(0)
+    index = dataclasses.replace(spec, storage=tuple(draw(st.lists(
+        values, min_size=len(spec.storage), max_size=len(spec.storage)))))
+    value = draw(st.one_of(SCATTER_VALUES, strategies.tensors(shape=())))
+    return {"dim": d, "index": index, "value": value}
+
+
+@st.composite
+def index_copy_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, a 1-d int64 ``index`` (repeats allowed), a ``source`` of the input's shape
+    with ``dim``'s size the number of indices (its dtype the input's: ``same_dtype``)."""
+    found = draw(index_add_arguments(shape))
+    found.pop("alpha", None)
+    index = found["index"]
+    found["index"] = dataclasses.replace(index, dtype="int64")
+    return found
+
+
+@st.composite
+def masked_select_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A bool ``mask`` that broadcasts with the input (to a larger shape sometimes)."""
+    mshape = draw(st.one_of(_broadcastable(shape), st.just((2, *shape))))
+    return {"mask": draw(strategies.tensors(dtypes=("bool",), shape=mshape))}
+
+
+@st.composite
+def masked_scatter_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A bool ``mask`` that broadcasts to the input's shape and a ``source`` with at least
+    as many elements as the input (its dtype the input's: ``same_dtype``)."""
+    mask = draw(strategies.tensors(dtypes=("bool",), shape=_broadcastable(shape)))
+    n = math.prod(shape) + draw(st.integers(0, 2))
+    sshape = draw(st.sampled_from([(n,), (1, n)]))
+    return {"mask": mask, "source": draw(strategies.tensors(shape=sshape))}
+
+
+@st.composite
+def scatter_reduce_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim``, ``index`` and ``src`` as ``scatter_add``'s, a ``reduce`` (torch's "max" and
+    "min" too), ``include_self`` sometimes."""
+    found = draw(_scatter_index_and_src(shape))
+    found["reduce"] = draw(st.sampled_from(["sum", "prod", "mean", "amax", "amin", "max"]))
+    if draw(st.booleans()):
+        found["include_self"] = draw(st.booleans())
+    return found
+
+
+@st.composite
+def _search_options(draw: st.DrawFn) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    if draw(st.booleans()):
+        found["out_int32"] = draw(st.booleans())
+    if draw(st.booleans()):
+        found["right"] = draw(st.booleans())
+    return found
+
+
+@st.composite
+def searchsorted_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """The input is the values; a ``sorted_sequence`` (sorted or not: torch's binary search
+    is reproduced either way): 1-d, or with the values' leading dims; options; a
+    ``sorter`` (a permutation) sometimes for a 1-d sequence; ``side`` sometimes (agreeing
+    with ``right``)."""
+    n = draw(st.integers(0, 5))
+    nd = bool(shape) and draw(st.booleans())
+    seq_shape = (*shape[:-1], n) if nd else (n,)
+    seq = draw(strategies.tensors(shape=seq_shape))
+    if seq.kind == "contiguous" and all(isinstance(v, int | float) and v == v
+                                        for v in seq.storage):
+        seq = dataclasses.replace(seq, storage=tuple(sorted(seq.storage)))
+    found = {"sorted_sequence": seq, **draw(_search_options())}
+    if draw(st.integers(0, 3)) == 0:
+        side = draw(st.sampled_from(["left", "right"]))
+        if found.get("right") and side == "left":
+            side = "right"
+        found["side"] = side
+    if not nd and draw(st.integers(0, 3)) == 0:
+        order = draw(st.permutations(range(n)))
+        found["sorter"] = strategies.TensorSpec((n,), (1,), 0, "int64", tuple(order) or (0,),
+                                                "contiguous")
+    return found
+
+
+@st.composite
+def bucketize_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """1-d ``boundaries`` (sorted when they can be) and options."""
+    n = draw(st.integers(0, 5))
+    bounds = draw(strategies.tensors(shape=(n,)))
+    if bounds.kind == "contiguous" and all(isinstance(v, int | float) and v == v
+                                           for v in bounds.storage):
+        bounds = dataclasses.replace(bounds, storage=tuple(sorted(bounds.storage)))
+    return {"boundaries": bounds, **draw(_search_options())}
+
+
+OP_DB += [
+    OpEntry("index_select", arguments=index_select_arguments, no_leaves=("index",), errors={
+        "an index out of range": lambda lib: lib.ones(3).index_select(0, lib.tensor([3])),
+        "an index out of range along dim 1": lambda lib: lib.ones(3, 2).index_select(
+            1, lib.tensor([2])),
+        "an index out of range into an empty input": lambda lib: lib.ones(3, 0).index_select(
+            0, lib.tensor([-1])),
+        "a negative index": lambda lib: lib.ones(3).index_select(0, lib.tensor([-1])),
+        "an index of two dims": lambda lib: lib.ones(3).index_select(0, lib.tensor([[0]])),
+        "a float index": lambda lib: lib.ones(3).index_select(0, lib.tensor([0.0])),
+        "an int16 index": lambda lib: lib.ones(3).index_select(
+            0, lib.tensor([0], dtype=lib.int16)),
+        "two indices into a 0-d input": lambda lib: lib.ones(()).index_select(
+            0, lib.tensor([0, 0])),
+        "an index into a 0-d input out of range": lambda lib: lib.ones(()).index_select(
+            0, lib.tensor([1])),
+        "an index into an empty dim": lambda lib: lib.ones(0, 2).index_select(
+            0, lib.tensor([0])),
+        "a dim out of range": lambda lib: lib.ones(3).index_select(1, lib.tensor([0])),
+        "out= of another dtype": lambda lib: lib.index_select(
+            lib.ones(3), 0, lib.tensor([0]), out=lib.empty(1, dtype=lib.float64)),
+        "an index list": lambda lib: lib.ones(3).index_select(0, [0]),
+    }),
+    OpEntry("gather", arguments=gather_arguments, no_leaves=("index",),
+            errors=_along_errors("gather")),
+    OpEntry("scatter", arguments=scatter_arguments, no_leaves=("index",), same_dtype=("src",),
+            errors=_scatter_errors("scatter")),
+    OpEntry("scatter_add", arguments=lambda shape: _scatter_index_and_src(shape),
+            no_leaves=("index",), same_dtype=("src",), errors=_scatter_errors("scatter_add")),
+    OpEntry("scatter_reduce", arguments=scatter_reduce_arguments, no_leaves=("index",),
+            same_dtype=("src",), errors={
+        **{k: v for k, v in _scatter_errors("scatter_add").items()
+           if not k.startswith(("in place", "src overlapping", "out=", "no index"))},
+        "another reduce": lambda lib: lib.scatter_reduce(lib.ones(3), 0, lib.tensor([0]),
+                                                         lib.ones(1), "add"),
+        "no reduce": lambda lib: lib.scatter_reduce(lib.ones(3), 0, lib.tensor([0]),
+                                                    lib.ones(1)),
+        "mean of bool": lambda lib: lib.scatter_reduce(
+            lib.ones(3, dtype=lib.bool), 0, lib.tensor([0]), lib.ones(1, dtype=lib.bool),
+            "mean"),
+        "an index out of range": lambda lib: lib.scatter_reduce(
+            lib.ones(3), 0, lib.tensor([3]), lib.ones(1), "amax"),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).scatter_reduce_(0, lib.tensor([0]), lib.ones(1), "sum"),
+        "out= of another dtype": lambda lib: lib.scatter_reduce(
+            lib.ones(3), 0, lib.tensor([0]), lib.ones(1), "sum",
+            out=lib.empty(3, dtype=lib.float64)),
+    }),
+    OpEntry("index_add", arguments=index_add_arguments, no_leaves=("index",),
+            same_dtype=("source",), errors=_index_add_errors()),
+    OpEntry("take", arguments=take_arguments, no_leaves=("index",), errors={
+        "an index out of range": lambda lib: lib.ones(2, 3).take(lib.tensor([6])),
+        "a negative index out of range": lambda lib: lib.ones(2, 3).take(lib.tensor([-7])),
+        "an int32 index": lambda lib: lib.ones(3).take(lib.tensor([0], dtype=lib.int32)),
+        "a float index": lambda lib: lib.ones(3).take(lib.tensor([0.0])),
+        "an index into an empty tensor": lambda lib: lib.ones(0).take(lib.tensor([0])),
+        "out= of another dtype": lambda lib: lib.take(lib.ones(3), lib.tensor([0]),
+                                                      out=lib.empty(1, dtype=lib.float64)),
+    }),
+    OpEntry("put", arguments=put_arguments, no_leaves=("index",), same_dtype=("source",),
+            errors={
+        "an index out of range": lambda lib: lib.ones(3).put(lib.tensor([3]), lib.ones(1)),
+        "an int32 index": lambda lib: lib.ones(3).put(lib.tensor([0], dtype=lib.int32),
+                                                      lib.ones(1)),
+        "a source of another dtype": lambda lib: lib.ones(3).put(
+            lib.tensor([0]), lib.ones(1, dtype=lib.float64)),
+        "more indices than source elements": lambda lib: lib.ones(3).put(
+            lib.tensor([0, 1]), lib.ones(1)),
+        "an index into an empty tensor": lambda lib: lib.ones(0).put(lib.tensor([0]),
+                                                                     lib.ones(1)),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).put_(
+            lib.tensor([0]), lib.ones(1)),
+        "in place, the source overlapping": lambda lib: (lambda t: t.put_(
+            lib.tensor([0, 1]), t[1:3]))(lib.arange(4.0)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).put_(lib.tensor([0]), lib.ones(1)),
+        "no torch.put_": lambda lib: lib.put_(lib.ones(3), lib.tensor([0]), lib.ones(1)),
+    }),
+    OpEntry("take_along_dim", arguments=take_along_dim_arguments, no_leaves=("indices",),
+            errors={
+        "indices of fewer dims": lambda lib: lib.take_along_dim(lib.ones(2, 3),
+                                                                lib.tensor([0]), 1),
+        "int32 indices": lambda lib: lib.take_along_dim(
+            lib.ones(2, 3), lib.tensor([[0]], dtype=lib.int32), 1),
+        "sizes that do not broadcast": lambda lib: lib.take_along_dim(
+            lib.ones(2, 3), lib.zeros(3, 1, dtype=lib.int64), 1),
+        "a dim out of range": lambda lib: lib.take_along_dim(lib.ones(2, 3),
+                                                             lib.tensor([[0]]), 2),
+        "a dim of a 0-d input": lambda lib: lib.take_along_dim(lib.ones(()),
+                                                               lib.tensor(0), 0),
+        "no dim, an index out of range": lambda lib: lib.take_along_dim(
+            lib.ones(2, 3), lib.tensor([6])),
+        "no dim, a transposed input": lambda lib: lib.take_along_dim(
+            lib.ones(2, 3).t(), lib.tensor([0])),
+        "out= of another dtype": lambda lib: lib.take_along_dim(
+            lib.ones(3), lib.tensor([0]), 0, out=lib.empty(1, dtype=lib.float64)),
+    }),
+    OpEntry("index_fill", arguments=index_fill_arguments, no_leaves=("index",), errors={
+        "an index out of range": lambda lib: lib.ones(3).index_fill(0, lib.tensor([3]), 1),
+        "a negative index out of range": lambda lib: lib.ones(3).index_fill(
+            0, lib.tensor([-4]), 1),
+        "an int32 index": lambda lib: lib.ones(3).index_fill(
+            0, lib.tensor([0], dtype=lib.int32), 1),
+        "an index of two dims": lambda lib: lib.ones(3).index_fill(0, lib.tensor([[0]]), 1),
+        "a value with dims": lambda lib: lib.ones(3).index_fill(0, lib.tensor([0]),
+                                                                lib.ones(1)),
+        "a value uint8 cannot hold": lambda lib: lib.ones(3, dtype=lib.uint8).index_fill(
+            0, lib.tensor([0]), 300),
+        "a complex value": lambda lib: lib.ones(3).index_fill(0, lib.tensor([0]), 1j),
+        "a dim out of range": lambda lib: lib.ones(3).index_fill(1, lib.tensor([0]), 1),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).index_fill_(0, lib.tensor([0]), 1),
+        "out=": lambda lib: lib.index_fill(lib.ones(3), 0, lib.tensor([0]), 1,
+                                           out=lib.empty(3)),
+    }),
+    OpEntry("index_copy", arguments=index_copy_arguments, no_leaves=("index",),
+            same_dtype=("source",), errors={
+        "an index out of range": lambda lib: lib.ones(3).index_copy(0, lib.tensor([3]),
+                                                                   lib.ones(1)),
+        "a negative index": lambda lib: lib.ones(3).index_copy(0, lib.tensor([-1]),
+                                                               lib.ones(1)),
+        "an int32 index": lambda lib: lib.ones(3).index_copy(
+            0, lib.tensor([0], dtype=lib.int32), lib.ones(1)),
+        "an index of two dims": lambda lib: lib.ones(3).index_copy(0, lib.tensor([[0]]),
+                                                                   lib.ones(1)),
+        "a source of another dtype": lambda lib: lib.ones(3).index_copy(
+            0, lib.tensor([0]), lib.ones(1, dtype=lib.float64)),
+        "a source of another slice shape": lambda lib: lib.ones(3, 2).index_copy(
+            0, lib.tensor([0]), lib.ones(1, 3)),
+        "a source of fewer dims": lambda lib: lib.ones(3, 2).index_copy(
+            0, lib.tensor([0]), lib.ones(2)),
+        "more indices than source slices": lambda lib: lib.ones(3).index_copy(
+            0, lib.tensor([0, 1]), lib.ones(1)),
+        "a 0-d source with two indices": lambda lib: lib.ones(3).index_copy(
+            0, lib.tensor([0, 1]), lib.ones(())),
+        "in place, the source overlapping": lambda lib: (lambda t: t.index_copy_(
+            0, lib.tensor([0, 1]), t[1:3]))(lib.arange(4.0)),
+        "out= of another dtype": lambda lib: lib.index_copy(
+            lib.ones(3), 0, lib.tensor([0]), lib.ones(1), out=lib.empty(1, dtype=lib.int64)),
+    }),
+    OpEntry("masked_select", arguments=masked_select_arguments, no_leaves=("mask",), errors={
+        "a uint8 mask": lambda lib: lib.ones(3).masked_select(lib.ones(3, dtype=lib.uint8)),
+        "shapes that do not broadcast": lambda lib: lib.ones(3).masked_select(
+            lib.ones(2, dtype=lib.bool)),
+        "out= of another dtype": lambda lib: lib.masked_select(
+            lib.ones(3), lib.ones(3, dtype=lib.bool), out=lib.empty(3, dtype=lib.float64)),
+        "on the meta device": lambda lib: lib.ones(3, device="meta").masked_select(
+            lib.ones(3, dtype=lib.bool, device="meta")),
+    }),
+    OpEntry("masked_scatter", arguments=masked_scatter_arguments, no_leaves=("mask",),
+            same_dtype=("source",), errors={
+        "a uint8 mask": lambda lib: lib.ones(3).masked_scatter(lib.ones(3, dtype=lib.uint8),
+                                                               lib.ones(3)),
+        "too few source elements": lambda lib: lib.ones(3).masked_scatter(
+            lib.ones(3, dtype=lib.bool), lib.ones(2)),
+        "a source of another dtype": lambda lib: lib.ones(3).masked_scatter(
+            lib.ones(3, dtype=lib.bool), lib.ones(3, dtype=lib.float64)),
+        "in place, a mask of more dims": lambda lib: lib.ones(3).masked_scatter_(
+            lib.ones(2, 3, dtype=lib.bool), lib.ones(6)),
+        "shapes that do not broadcast": lambda lib: lib.ones(3).masked_scatter(
+            lib.ones(2, dtype=lib.bool), lib.ones(6)),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).masked_scatter_(
+            lib.ones(3, dtype=lib.bool), lib.ones(3)),
+        "out=": lambda lib: lib.masked_scatter(lib.ones(3), lib.ones(3, dtype=lib.bool),
+                                               lib.ones(3), out=lib.empty(3)),
+    }),
+    OpEntry("nonzero", grad=False, values=st.sampled_from([0, 0, 1, -0.0, 2.5, float("nan"),
+                                                          True, False]), errors={
+        "on the meta device": lambda lib: _aten(lib).nonzero(lib.ones(2, device="meta")),
+        "out= of another dtype": lambda lib: _aten(lib).nonzero(lib.ones(2),
+                                                                out=lib.empty(0)),
+    }),
+    OpEntry("argwhere", grad=False, values=st.sampled_from([0, 0, 1, -0.0, float("nan")]),
+            errors={
+        "on the meta device": lambda lib: lib.argwhere(lib.ones(2, device="meta")),
+        "out=": lambda lib: lib.argwhere(lib.ones(2), out=lib.empty(0, dtype=lib.int64)),
+    }),
+    OpEntry("searchsorted", arguments=searchsorted_arguments, grad=False,
+            no_leaves=("sorted_sequence", "sorter"), errors={
+        "another side": lambda lib: lib.searchsorted(lib.ones(3), lib.ones(2), side="up"),
+        "side opposite to right": lambda lib: lib.searchsorted(lib.ones(3), lib.ones(2),
+                                                               side="left", right=True),
+        "an int32 sorter": lambda lib: lib.searchsorted(
+            lib.ones(3), lib.ones(2), sorter=lib.tensor([0, 1, 2], dtype=lib.int32)),
+        "a sorter of another size": lambda lib: lib.searchsorted(
+            lib.ones(3), lib.ones(2), sorter=lib.tensor([0, 1])),
+        "a sorter out of range": lambda lib: lib.searchsorted(
+            lib.ones(3), lib.ones(2), sorter=lib.tensor([0, 1, 3])),
+        "a 0-d sequence": lambda lib: lib.searchsorted(lib.tensor(1.0), lib.ones(2)),
+        "leading dims that differ": lambda lib: lib.searchsorted(lib.ones(3, 4),
+                                                                 lib.ones(2, 2)),
+        "a number into a sequence of 2 dims": lambda lib: lib.searchsorted(lib.ones(2, 4),
+                                                                           1.0),
+        "bool": lambda lib: lib.searchsorted(lib.ones(3, dtype=lib.bool),
+                                             lib.ones(2, dtype=lib.bool)),
+        "out= of float": lambda lib: lib.searchsorted(lib.ones(3), lib.ones(2),
+                                                      out=lib.empty(2)),
+        "out= int64 with out_int32": lambda lib: lib.searchsorted(
+            lib.ones(3), lib.ones(2), out_int32=True, out=lib.empty(2, dtype=lib.int64)),
+        "a method": lambda lib: lib.ones(3).searchsorted(lib.ones(2)),
+    }),
+    OpEntry("bucketize", arguments=bucketize_arguments, grad=False,
+            no_leaves=("boundaries",), errors={
+        "boundaries of 2 dims": lambda lib: lib.bucketize(lib.ones(2), lib.ones(2, 3)),
+        "0-d boundaries": lambda lib: lib.bucketize(lib.ones(2), lib.tensor(1.0)),
+        "bool": lambda lib: lib.bucketize(lib.ones(2, dtype=lib.bool),
+                                          lib.ones(3, dtype=lib.bool)),
+        "out= of float": lambda lib: lib.bucketize(lib.ones(2), lib.ones(3),
+                                                   out=lib.empty(2)),
+        "a number with out=": lambda lib: lib.bucketize(1.0, lib.ones(3),
+                                                        out=lib.empty((), dtype=lib.int64)),
+    }),
+    OpEntry("masked_fill", arguments=masked_fill_arguments, no_leaves=("mask",), errors={
+        "a uint8 mask": lambda lib: lib.ones(3).masked_fill(lib.ones(3, dtype=lib.uint8), 1),
+        "a float mask": lambda lib: lib.ones(3).masked_fill(lib.ones(3), 1),
+        "a value with dims": lambda lib: lib.ones(3).masked_fill(
+            lib.ones(3, dtype=lib.bool), lib.ones(1)),
+        "a value uint8 cannot hold": lambda lib: lib.ones(3, dtype=lib.uint8).masked_fill(
+            lib.ones(3, dtype=lib.bool), 300),
+        "shapes that do not broadcast": lambda lib: lib.ones(3).masked_fill(
+            lib.ones(2, dtype=lib.bool), 1),
+        "in place, a mask of more dims": lambda lib: lib.ones(3).masked_fill_(
+            lib.ones(2, 3, dtype=lib.bool), 1),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            3, requires_grad=True).masked_fill_(lib.ones(3, dtype=lib.bool), 1),
+        "out=": lambda lib: lib.masked_fill(lib.ones(3), lib.ones(3, dtype=lib.bool), 1,
+                                            out=lib.empty(3)),
+        "no torch.masked_fill_": lambda lib: lib.masked_fill_(
+            lib.ones(3), lib.ones(3, dtype=lib.bool), 1),
+        "a string value": lambda lib: lib.ones(3).masked_fill(lib.ones(3, dtype=lib.bool),
+                                                              "a"),
     }),
 ]
 

@@ -450,6 +450,8 @@ def check_errors(op: Any) -> list[Mismatch]:
     found = []
     for error_input in op.error_inputs("cpu"):
         sample = error_input.sample_input
+        if not _has_dtypes(sample):
+            continue  # a dtype reftensor does not have (masked_fill's complex value)
         torch_args = rebuild((sample.input, *sample.args))
         _, torch_error = _run(op.op, torch_args, rebuild(dict(sample.kwargs)))
         args = convert((sample.input, *sample.args))

@@ -34,6 +34,7 @@ CHAPTERS = {
     "reftensor.type_promotion": 0, "reftensor.conversions": 0,
     "reftensor.tensor": 1, "reftensor.factories": 1, "reftensor.iterator": 1,
     "reftensor.views": 2, "reftensor.indexing": 2, "reftensor.advanced_indexing": 2,
+    "reftensor.gather_scatter": 2, "reftensor.masked": 2, "reftensor.sorted_search": 2,
     "reftensor.copies": 2, "reftensor.promotion": 2, "reftensor.out_arguments": 2,
     "reftensor.broadcasting": 3, "reftensor.functional": 3, "reftensor.elementwise": 3,
     "reftensor.arithmetic": 3, "reftensor.comparison": 3, "reftensor.unary": 3,

@@ -68,6 +68,9 @@ NO_OPINFO: dict[str, str] = {
              "tests/test_ch02_indexing.py compares it with torch (AliasBackward0)",
     "index": "internal (torch's Python reaches it through t[tensor]): op_db's entry and "
              "tests/test_ch02_indexing.py's advanced indexing compare it with torch",
+    "nonzero": "internal in reftensor (torch's Python binding of nonzero, with as_tuple, is "
+               "hand-written and not offered yet): argwhere's OpInfo samples reach it, "
+               "tests/op_db.py's entry runs it on every layout and dtype",
     "tanh_backward": "internal (torch.ops.aten.tanh_backward, no Python binding): "
                      "tests/op_db.py's entry runs it on every layout and float dtype, on "
                      "the meta device, with its gradient (TanhBackwardBackward0) and error "

@@ -197,6 +197,23 @@ __all__ = [
     "linspace",
     "index_put",
     "index_put_",
+    "index_select",
+    "gather",
+    "scatter",
+    "scatter_add",
+    "index_add",
+    "take",
+    "put",
+    "take_along_dim",
+    "masked_fill",
+    "index_fill",
+    "index_copy",
+    "masked_select",
+    "masked_scatter",
+    "argwhere",
+    "scatter_reduce",
+    "searchsorted",
+    "bucketize",
     "rand",
     "randn",
     "randint",
@@ -2254,6 +2271,273 @@ def index_put_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``index_put``.
     """
     return aten.index_put_(*args, **kwargs)
+
+
+def index_select(*args: Any, **kwargs: Any) -> Any:
+    """index_select(input, dim, index, *, out=None) -> Tensor
+
+    The slices of ``input`` along ``dim`` at ``index`` (``torch.index_select``;
+    ``t.index_select(0, i)`` is ``t[i]`` for a 1-d ``i``): a new contiguous tensor of
+    ``input``'s dtype and shape, ``dim``'s size ``index.numel()``. ``index`` is a 1-d (or 0-d)
+    int64 or int32 tensor with values in ``[0, size)``; repeats are allowed. Gradient:
+    ``IndexSelectBackward0`` (``index_add_`` into zeros).
+
+    Raises IndexError for an index of more than one dim, a value outside ``[0, size)`` (negative
+    ones too), a dim out of range; RuntimeError for an index of another dtype, an ``out=`` of
+    another dtype, more or fewer than one index into a 0-d input.
+    """
+    return aten.index_select(*args, **kwargs)
+
+
+def gather(*args: Any, **kwargs: Any) -> Any:
+    """gather(input, dim, index, *, sparse_grad=False, out=None) -> Tensor
+
+    One element of ``input`` per element of ``index``, chosen along ``dim`` (``torch.gather``):
+    for ``dim=0``, ``out[i][j] = input[index[i][j]][j]``. ``index`` (int64 or int32) has as many
+    dims as ``input`` and no size larger than ``input``'s apart from ``dim``; the result is a
+    new contiguous tensor of ``index``'s shape and ``input``'s dtype. ``sparse_grad=True`` asks
+    torch for a sparse gradient, which reftensor does not have (its backward refuses). Gradient:
+    ``GatherBackward0`` (``scatter_add_`` into zeros).
+
+    Raises RuntimeError for an index of another dtype, number of dims or a size too large, a
+    value outside ``[0, size)`` (negative ones too), an ``out=`` of another dtype; IndexError
+    for a dim out of range.
+    """
+    return aten.gather(*args, **kwargs)
+
+
+def scatter(*args: Any, **kwargs: Any) -> Any:
+    """scatter(input, dim, index, src, *, out=None) -> Tensor
+    scatter(input, dim, index, src, *, reduce, out=None) -> Tensor
+    scatter(input, dim, index, value, *, out=None) -> Tensor
+    scatter(input, dim, index, value, *, reduce, out=None) -> Tensor
+
+    ``input`` with ``src``'s elements (or one ``value``) written where ``index`` points along
+    ``dim`` (``torch.scatter``, the reverse of ``gather``): for ``dim=0``, ``out[index[i][j]][j]
+    = src[i][j]``. A new contiguous tensor, or ``input`` itself in place (``scatter_``). Where
+    two index elements name one destination, the later one along ``dim`` wins (torch's CPU
+    order). ``reduce='add'`` or ``'multiply'`` combines instead of replacing (deprecated with a
+    tensor ``src``: a UserWarning). Gradient: ``ScatterBackward0`` and ``ScatterBackward1``.
+
+    Raises RuntimeError for an index of another dtype, number of dims or a size too large, a
+    value outside ``[0, size)``, a ``src`` of another dtype, another ``reduce``, a ``value`` the
+    dtype cannot hold; IndexError for a dim out of range.
+    """
+    return aten.scatter(*args, **kwargs)
+
+
+def scatter_add(*args: Any, **kwargs: Any) -> Any:
+    """scatter_add(input, dim, index, src, *, out=None) -> Tensor
+
+    ``input`` with ``src``'s elements added where ``index`` points along ``dim``
+    (``torch.scatter_add``): for ``dim=0``, ``out[index[i][j]][j] += src[i][j]``; every repeated
+    index counts, added in the index's order along ``dim`` (float16 and bfloat16 accumulate in
+    float32 and round once, as torch's CPU kernel). A new contiguous tensor, or ``input`` in
+    place (``scatter_add_``). Gradient: ``ScatterAddBackward0`` (``src``'s is ``grad.gather(dim,
+    index)``).
+
+    Raises as ``scatter``.
+    """
+    return aten.scatter_add(*args, **kwargs)
+
+
+def index_add(*args: Any, **kwargs: Any) -> Any:
+    """index_add(input, dim, index, source, *, alpha=1, out=None) -> Tensor
+
+    ``input`` with ``alpha * source``'s slice ``i`` along ``dim`` added into slice ``index[i]``
+    (``torch.index_add``, the reverse of ``index_select``): a new contiguous tensor, or
+    ``input`` in place (``index_add_``); repeated indices add up, in the index's order.
+    ``source`` has ``input``'s dtype and shape apart from ``dim``, where its size is the number
+    of indices. Gradient: ``IndexAddBackward0``.
+
+    Raises IndexError for an index of more than one dim or a value outside ``[0, size)``
+    (RuntimeError where torch's kernel takes its ``scatter_add_`` shortcut: ``alpha=1``, an
+    int64 index, ``dim`` first or last of a tensor of 2 dims or more); RuntimeError for an index
+    of another dtype, a ``source`` of another dtype or shape, an ``alpha`` the dtype cannot
+    hold.
+    """
+    return aten.index_add(*args, **kwargs)
+
+
+def take(*args: Any, **kwargs: Any) -> Any:
+    """take(input, index, *, out=None) -> Tensor
+
+    ``input``'s elements at ``index``, ``input`` read as 1-d in row-major order whatever its
+    layout (``torch.take``): a new contiguous tensor of the index's shape; negative indices
+    count from the end. Gradient: ``TakeBackward0`` (``put_`` with ``accumulate`` into zeros).
+
+    Raises RuntimeError for an index that is not int64; IndexError for a value outside
+    ``[-numel, numel)``, an index into an empty tensor.
+    """
+    return aten.take(*args, **kwargs)
+
+
+def put(*args: Any, **kwargs: Any) -> Any:
+    """put(input, index, source, accumulate=False) -> Tensor
+
+    ``input`` with ``source``'s elements written at ``index``, ``input`` read as 1-d in row-
+    major order (``torch.put``; ``put_`` in place); negative indices count from the end. With
+    ``accumulate=True`` they are added, repeated indices adding up in TensorIterator's order
+    over ``source``; else the last write wins. ``torch.put`` keeps ``input``'s layout. Gradient:
+    ``PutBackward0``.
+
+    Raises RuntimeError for an index that is not int64, a ``source`` of another dtype, an in-
+    place ``input`` that overlaps itself, the index or the source; IndexError for a value
+    outside ``[-numel, numel)``, a ``source`` whose number of elements differs from the index's,
+    an index into an empty tensor.
+    """
+    return aten.put(*args, **kwargs)
+
+
+def take_along_dim(*args: Any, **kwargs: Any) -> Any:
+    """take_along_dim(input, indices, dim=None, *, out=None) -> Tensor
+
+    ``gather`` along ``dim`` after broadcasting ``input`` and ``indices`` against each other
+    apart from ``dim`` (``torch.take_along_dim``, torch's decomposition: ``expand`` of both,
+    then ``gather``: ``GatherBackward0``); the int64 indices are taken modulo ``dim``'s size (-1
+    is the last). Without ``dim``, ``input.view(-1).gather(0, indices.view(-1))``: nothing
+    wrapped. Pairs with ``argsort``/``argmax(keepdim=True)``.
+
+    Raises RuntimeError for indices of another dtype or number of dims, sizes that do not
+    broadcast, an index out of range without ``dim``, an input that cannot be viewed as 1-d
+    without ``dim``; IndexError for a dim out of range.
+    """
+    return aten.take_along_dim(*args, **kwargs)
+
+
+def masked_fill(*args: Any, **kwargs: Any) -> Any:
+    """masked_fill(input, mask, value) -> Tensor
+    masked_fill(input, mask, value) -> Tensor
+
+    ``input`` with ``value`` wherever the bool ``mask`` is True (``torch.masked_fill``;
+    ``masked_fill_`` in place): out of place the mask and ``input`` broadcast together and the
+    result is a new contiguous tensor of that shape; in place the mask must broadcast to
+    ``input``'s shape. ``value`` is a number or a 0-d tensor, converted to ``input``'s dtype
+    (checked for overflow). Gradient: ``MaskedFillBackward0``, or ``MaskedFillBackward1`` for a
+    tensor value (its gradient: the sum of ``grad`` where the mask is True).
+
+    Raises RuntimeError for a mask that is not bool, a value tensor with dims, a value the dtype
+    cannot hold, shapes that do not broadcast, a mask partly overlapping ``input`` in place.
+    """
+    return aten.masked_fill(*args, **kwargs)
+
+
+def index_fill(*args: Any, **kwargs: Any) -> Any:
+    """index_fill(input, dim, index, value) -> Tensor
+    index_fill(input, dim, index, value) -> Tensor
+
+    ``input`` with ``value`` written into the slices ``index`` along ``dim``
+    (``torch.index_fill``; ``index_fill_`` in place): a copy that keeps ``input``'s layout.
+    ``index`` is a 1-d (or 0-d) int64 tensor; negative indices count from the end. ``value`` is
+    a number or a 0-d tensor. Gradient: ``IndexFillBackward0``, or ``IndexFillBackward1`` for a
+    tensor value.
+
+    Raises IndexError for an index that is not int64 or a value outside ``[-size, size)``;
+    RuntimeError for an index of 2 dims or more, a value tensor with dims, a value the dtype
+    cannot hold.
+    """
+    return aten.index_fill(*args, **kwargs)
+
+
+def index_copy(*args: Any, **kwargs: Any) -> Any:
+    """index_copy(input, dim, index, source, *, out=None) -> Tensor
+
+    ``input`` with ``source``'s slice ``i`` along ``dim`` copied into slice ``index[i]``
+    (``torch.index_copy``; ``index_copy_`` in place): a new contiguous tensor; a repeated index
+    keeps the last copy. ``index`` is a 1-d (or 0-d) int64 tensor with values in ``[0, size)``.
+    Gradient: ``IndexCopyBackward0``.
+
+    Raises IndexError for an index of 2 dims or more, a value outside ``[0, size)``, a number of
+    indices that is not ``source.size(dim)``, dims that do not match; RuntimeError for an index
+    that is not int64, a ``source`` of another dtype or slice shape.
+    """
+    return aten.index_copy(*args, **kwargs)
+
+
+def masked_select(*args: Any, **kwargs: Any) -> Any:
+    """masked_select(input, mask, *, out=None) -> Tensor
+
+    ``input``'s elements where the bool ``mask`` is True, the two broadcast together, in row-
+    major order (``torch.masked_select``, ``t[mask]`` as 1-d): a new 1-d tensor. Gradient:
+    ``MaskedSelectBackward0`` (``masked_scatter_`` into zeros).
+
+    Raises RuntimeError for a mask that is not bool, shapes that do not broadcast;
+    NotImplementedError on the meta device (the size depends on the mask's values).
+    """
+    return aten.masked_select(*args, **kwargs)
+
+
+def masked_scatter(*args: Any, **kwargs: Any) -> Any:
+    """masked_scatter(input, mask, source) -> Tensor
+
+    ``input`` with ``source``'s first elements written, in order, where the bool ``mask`` is
+    True, row-major (``torch.masked_scatter``; ``masked_scatter_`` in place, where the mask must
+    expand to ``input``): out of place the two broadcast and the result is a new contiguous
+    tensor. Gradient: ``MaskedScatterBackward0``.
+
+    Raises RuntimeError for a mask that is not bool, a ``source`` of another dtype or with fewer
+    elements than the mask's True values, shapes that do not broadcast.
+    """
+    return aten.masked_scatter(*args, **kwargs)
+
+
+def argwhere(*args: Any, **kwargs: Any) -> Any:
+    """argwhere(input) -> Tensor
+
+    ``input.nonzero()`` (``torch.argwhere``, NumPy's name for it).
+
+    Raises as ``nonzero``.
+    """
+    return aten.argwhere(*args, **kwargs)
+
+
+def scatter_reduce(*args: Any, **kwargs: Any) -> Any:
+    """scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> Tensor
+
+    ``input`` with ``src``'s elements reduced into the places ``index`` points to along ``dim``
+    (``torch.scatter_reduce``; ``scatter_reduce_`` in place): ``reduce`` is ``'sum'``,
+    ``'prod'``, ``'mean'``, ``'amax'`` or ``'amin'`` (NaN wins both), each destination combining
+    ``input``'s element (unless ``include_self=False``) with every ``src`` element sent there,
+    in the index's order along ``dim``; ``'mean'`` divides by their count (floor division for
+    integers). float16 and bfloat16 accumulate in float32. A new contiguous tensor. Gradient:
+    ``ScatterReduceBackward0`` (``'amax'`` and ``'amin'`` share it evenly among ties).
+
+    Raises RuntimeError for another ``reduce`` and as ``scatter``; NotImplementedError for
+    ``'mean'`` of bool.
+    """
+    return aten.scatter_reduce(*args, **kwargs)
+
+
+def searchsorted(*args: Any, **kwargs: Any) -> Any:
+    """searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+        sorter=None, out=None) -> Tensor
+    searchsorted(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None,
+        out=None) -> Tensor
+
+    Where each value of ``input`` would go in ``sorted_sequence`` to keep it sorted
+    (``torch.searchsorted``): the first index whose element is ``>=`` the value, or ``>`` with
+    ``right=True`` (or ``side='right'``); with a sequence of several dims, each row (last dim)
+    is searched for the matching row of values. ``sorter`` gives the order of an unsorted
+    sequence. An int64 (``out_int32``: int32) tensor of the values' shape; torch's binary
+    search, so NaN and unsorted sequences give torch's answers.
+
+    Raises RuntimeError for a ``side`` other than 'left'/'right' or opposite to ``right``, a
+    sorter that is not int64, of another shape or out of range, a 0-d sequence, leading dims
+    that do not match, an ``out=`` of the wrong integer dtype; NotImplementedError for bool.
+    """
+    return aten.searchsorted(*args, **kwargs)
+
+
+def bucketize(*args: Any, **kwargs: Any) -> Any:
+    """bucketize(input, boundaries, *, out_int32=False, right=False, out=None) -> Tensor
+    bucketize(self, boundaries, *, out_int32=False, right=False) -> Tensor
+
+    The bucket of each value of ``input`` among the 1-d sorted ``boundaries``
+    (``torch.bucketize``): ``searchsorted(boundaries, input, right=right)``.
+
+    Raises RuntimeError for boundaries that are not 1-d; as ``searchsorted``.
+    """
+    return aten.bucketize(*args, **kwargs)
 
 
 def rand(*args: Any, **kwargs: Any) -> Any:
@@ -4557,6 +4841,299 @@ class TensorMethods(TensorType):
         Raises RuntimeError for a ``size`` that does not expand to self's shape.
         """
         return aten.sum_to_size.call_method(self, args, kwargs)
+
+    def index_select(self, *args: Any, **kwargs: Any) -> Any:
+        """index_select(dim, index) -> Tensor
+
+        The slices of ``input`` along ``dim`` at ``index`` (``torch.index_select``;
+        ``t.index_select(0, i)`` is ``t[i]`` for a 1-d ``i``): a new contiguous tensor of
+        ``input``'s dtype and shape, ``dim``'s size ``index.numel()``. ``index`` is a 1-d (or
+        0-d) int64 or int32 tensor with values in ``[0, size)``; repeats are allowed. Gradient:
+        ``IndexSelectBackward0`` (``index_add_`` into zeros).
+
+        Raises IndexError for an index of more than one dim, a value outside ``[0, size)``
+        (negative ones too), a dim out of range; RuntimeError for an index of another dtype, an
+        ``out=`` of another dtype, more or fewer than one index into a 0-d input.
+        """
+        return aten.index_select.call_method(self, args, kwargs)
+
+    def gather(self, *args: Any, **kwargs: Any) -> Any:
+        """gather(dim, index, *, sparse_grad=False) -> Tensor
+
+        One element of ``input`` per element of ``index``, chosen along ``dim``
+        (``torch.gather``): for ``dim=0``, ``out[i][j] = input[index[i][j]][j]``. ``index``
+        (int64 or int32) has as many dims as ``input`` and no size larger than ``input``'s apart
+        from ``dim``; the result is a new contiguous tensor of ``index``'s shape and ``input``'s
+        dtype. ``sparse_grad=True`` asks torch for a sparse gradient, which reftensor does not
+        have (its backward refuses). Gradient: ``GatherBackward0`` (``scatter_add_`` into
+        zeros).
+
+        Raises RuntimeError for an index of another dtype, number of dims or a size too large, a
+        value outside ``[0, size)`` (negative ones too), an ``out=`` of another dtype;
+        IndexError for a dim out of range.
+        """
+        return aten.gather.call_method(self, args, kwargs)
+
+    def scatter(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter(dim, index, src) -> Tensor
+        scatter(dim, index, src, *, reduce) -> Tensor
+        scatter(dim, index, value) -> Tensor
+        scatter(dim, index, value, *, reduce) -> Tensor
+
+        ``input`` with ``src``'s elements (or one ``value``) written where ``index`` points
+        along ``dim`` (``torch.scatter``, the reverse of ``gather``): for ``dim=0``,
+        ``out[index[i][j]][j] = src[i][j]``. A new contiguous tensor, or ``input`` itself in
+        place (``scatter_``). Where two index elements name one destination, the later one along
+        ``dim`` wins (torch's CPU order). ``reduce='add'`` or ``'multiply'`` combines instead of
+        replacing (deprecated with a tensor ``src``: a UserWarning). Gradient:
+        ``ScatterBackward0`` and ``ScatterBackward1``.
+
+        Raises RuntimeError for an index of another dtype, number of dims or a size too large, a
+        value outside ``[0, size)``, a ``src`` of another dtype, another ``reduce``, a ``value``
+        the dtype cannot hold; IndexError for a dim out of range.
+        """
+        return aten.scatter.call_method(self, args, kwargs)
+
+    def scatter_(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_(dim, index, src) -> Tensor
+        scatter_(dim, index, src, *, reduce) -> Tensor
+        scatter_(dim, index, value) -> Tensor
+        scatter_(dim, index, value, *, reduce) -> Tensor
+
+        In-place version of ``scatter``.
+        """
+        return aten.scatter_.call_method(self, args, kwargs)
+
+    def scatter_add(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_add(dim, index, src) -> Tensor
+
+        ``input`` with ``src``'s elements added where ``index`` points along ``dim``
+        (``torch.scatter_add``): for ``dim=0``, ``out[index[i][j]][j] += src[i][j]``; every
+        repeated index counts, added in the index's order along ``dim`` (float16 and bfloat16
+        accumulate in float32 and round once, as torch's CPU kernel). A new contiguous tensor,
+        or ``input`` in place (``scatter_add_``). Gradient: ``ScatterAddBackward0`` (``src``'s
+        is ``grad.gather(dim, index)``).
+
+        Raises as ``scatter``.
+        """
+        return aten.scatter_add.call_method(self, args, kwargs)
+
+    def scatter_add_(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_add_(dim, index, src) -> Tensor
+
+        In-place version of ``scatter_add``.
+        """
+        return aten.scatter_add_.call_method(self, args, kwargs)
+
+    def index_add(self, *args: Any, **kwargs: Any) -> Any:
+        """index_add(dim, index, source, *, alpha=1) -> Tensor
+
+        ``input`` with ``alpha * source``'s slice ``i`` along ``dim`` added into slice
+        ``index[i]`` (``torch.index_add``, the reverse of ``index_select``): a new contiguous
+        tensor, or ``input`` in place (``index_add_``); repeated indices add up, in the index's
+        order. ``source`` has ``input``'s dtype and shape apart from ``dim``, where its size is
+        the number of indices. Gradient: ``IndexAddBackward0``.
+
+        Raises IndexError for an index of more than one dim or a value outside ``[0, size)``
+        (RuntimeError where torch's kernel takes its ``scatter_add_`` shortcut: ``alpha=1``, an
+        int64 index, ``dim`` first or last of a tensor of 2 dims or more); RuntimeError for an
+        index of another dtype, a ``source`` of another dtype or shape, an ``alpha`` the dtype
+        cannot hold.
+        """
+        return aten.index_add.call_method(self, args, kwargs)
+
+    def index_add_(self, *args: Any, **kwargs: Any) -> Any:
+        """index_add_(dim, index, source, *, alpha=1) -> Tensor
+
+        In-place version of ``index_add``.
+        """
+        return aten.index_add_.call_method(self, args, kwargs)
+
+    def take(self, *args: Any, **kwargs: Any) -> Any:
+        """take(index) -> Tensor
+
+        ``input``'s elements at ``index``, ``input`` read as 1-d in row-major order whatever its
+        layout (``torch.take``): a new contiguous tensor of the index's shape; negative indices
+        count from the end. Gradient: ``TakeBackward0`` (``put_`` with ``accumulate`` into
+        zeros).
+
+        Raises RuntimeError for an index that is not int64; IndexError for a value outside
+        ``[-numel, numel)``, an index into an empty tensor.
+        """
+        return aten.take.call_method(self, args, kwargs)
+
+    def put(self, *args: Any, **kwargs: Any) -> Any:
+        """put(index, source, accumulate=False) -> Tensor
+
+        ``input`` with ``source``'s elements written at ``index``, ``input`` read as 1-d in row-
+        major order (``torch.put``; ``put_`` in place); negative indices count from the end.
+        With ``accumulate=True`` they are added, repeated indices adding up in TensorIterator's
+        order over ``source``; else the last write wins. ``torch.put`` keeps ``input``'s layout.
+        Gradient: ``PutBackward0``.
+
+        Raises RuntimeError for an index that is not int64, a ``source`` of another dtype, an
+        in-place ``input`` that overlaps itself, the index or the source; IndexError for a value
+        outside ``[-numel, numel)``, a ``source`` whose number of elements differs from the
+        index's, an index into an empty tensor.
+        """
+        return aten.put.call_method(self, args, kwargs)
+
+    def put_(self, *args: Any, **kwargs: Any) -> Any:
+        """put_(index, source, accumulate=False) -> Tensor
+
+        In-place version of ``put``.
+        """
+        return aten.put_.call_method(self, args, kwargs)
+
+    def take_along_dim(self, *args: Any, **kwargs: Any) -> Any:
+        """take_along_dim(indices, dim=None) -> Tensor
+
+        ``gather`` along ``dim`` after broadcasting ``input`` and ``indices`` against each other
+        apart from ``dim`` (``torch.take_along_dim``, torch's decomposition: ``expand`` of both,
+        then ``gather``: ``GatherBackward0``); the int64 indices are taken modulo ``dim``'s size
+        (-1 is the last). Without ``dim``, ``input.view(-1).gather(0, indices.view(-1))``:
+        nothing wrapped. Pairs with ``argsort``/``argmax(keepdim=True)``.
+
+        Raises RuntimeError for indices of another dtype or number of dims, sizes that do not
+        broadcast, an index out of range without ``dim``, an input that cannot be viewed as 1-d
+        without ``dim``; IndexError for a dim out of range.
+        """
+        return aten.take_along_dim.call_method(self, args, kwargs)
+
+    def masked_fill(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_fill(mask, value) -> Tensor
+        masked_fill(mask, value) -> Tensor
+
+        ``input`` with ``value`` wherever the bool ``mask`` is True (``torch.masked_fill``;
+        ``masked_fill_`` in place): out of place the mask and ``input`` broadcast together and
+        the result is a new contiguous tensor of that shape; in place the mask must broadcast to
+        ``input``'s shape. ``value`` is a number or a 0-d tensor, converted to ``input``'s dtype
+        (checked for overflow). Gradient: ``MaskedFillBackward0``, or ``MaskedFillBackward1``
+        for a tensor value (its gradient: the sum of ``grad`` where the mask is True).
+
+        Raises RuntimeError for a mask that is not bool, a value tensor with dims, a value the
+        dtype cannot hold, shapes that do not broadcast, a mask partly overlapping ``input`` in
+        place.
+        """
+        return aten.masked_fill.call_method(self, args, kwargs)
+
+    def masked_fill_(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_fill_(mask, value) -> Tensor
+        masked_fill_(mask, value) -> Tensor
+
+        In-place version of ``masked_fill``.
+        """
+        return aten.masked_fill_.call_method(self, args, kwargs)
+
+    def index_fill(self, *args: Any, **kwargs: Any) -> Any:
+        """index_fill(dim, index, value) -> Tensor
+        index_fill(dim, index, value) -> Tensor
+
+        ``input`` with ``value`` written into the slices ``index`` along ``dim``
+        (``torch.index_fill``; ``index_fill_`` in place): a copy that keeps ``input``'s layout.
+        ``index`` is a 1-d (or 0-d) int64 tensor; negative indices count from the end. ``value``
+        is a number or a 0-d tensor. Gradient: ``IndexFillBackward0``, or ``IndexFillBackward1``
+        for a tensor value.
+
+        Raises IndexError for an index that is not int64 or a value outside ``[-size, size)``;
+        RuntimeError for an index of 2 dims or more, a value tensor with dims, a value the dtype
+        cannot hold.
+        """
+        return aten.index_fill.call_method(self, args, kwargs)
+
+    def index_fill_(self, *args: Any, **kwargs: Any) -> Any:
+        """index_fill_(dim, index, value) -> Tensor
+        index_fill_(dim, index, value) -> Tensor
+
+        In-place version of ``index_fill``.
+        """
+        return aten.index_fill_.call_method(self, args, kwargs)
+
+    def index_copy(self, *args: Any, **kwargs: Any) -> Any:
+        """index_copy(dim, index, source) -> Tensor
+
+        ``input`` with ``source``'s slice ``i`` along ``dim`` copied into slice ``index[i]``
+        (``torch.index_copy``; ``index_copy_`` in place): a new contiguous tensor; a repeated
+        index keeps the last copy. ``index`` is a 1-d (or 0-d) int64 tensor with values in ``[0,
+        size)``. Gradient: ``IndexCopyBackward0``.
+
+        Raises IndexError for an index of 2 dims or more, a value outside ``[0, size)``, a
+        number of indices that is not ``source.size(dim)``, dims that do not match; RuntimeError
+        for an index that is not int64, a ``source`` of another dtype or slice shape.
+        """
+        return aten.index_copy.call_method(self, args, kwargs)
+
+    def index_copy_(self, *args: Any, **kwargs: Any) -> Any:
+        """index_copy_(dim, index, source) -> Tensor
+
+        In-place version of ``index_copy``.
+        """
+        return aten.index_copy_.call_method(self, args, kwargs)
+
+    def masked_select(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_select(mask) -> Tensor
+
+        ``input``'s elements where the bool ``mask`` is True, the two broadcast together, in
+        row-major order (``torch.masked_select``, ``t[mask]`` as 1-d): a new 1-d tensor.
+        Gradient: ``MaskedSelectBackward0`` (``masked_scatter_`` into zeros).
+
+        Raises RuntimeError for a mask that is not bool, shapes that do not broadcast;
+        NotImplementedError on the meta device (the size depends on the mask's values).
+        """
+        return aten.masked_select.call_method(self, args, kwargs)
+
+    def masked_scatter(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_scatter(mask, source) -> Tensor
+
+        ``input`` with ``source``'s first elements written, in order, where the bool ``mask`` is
+        True, row-major (``torch.masked_scatter``; ``masked_scatter_`` in place, where the mask
+        must expand to ``input``): out of place the two broadcast and the result is a new
+        contiguous tensor. Gradient: ``MaskedScatterBackward0``.
+
+        Raises RuntimeError for a mask that is not bool, a ``source`` of another dtype or with
+        fewer elements than the mask's True values, shapes that do not broadcast.
+        """
+        return aten.masked_scatter.call_method(self, args, kwargs)
+
+    def masked_scatter_(self, *args: Any, **kwargs: Any) -> Any:
+        """masked_scatter_(mask, source) -> Tensor
+
+        In-place version of ``masked_scatter``.
+        """
+        return aten.masked_scatter_.call_method(self, args, kwargs)
+
+    def argwhere(self, *args: Any, **kwargs: Any) -> Any:
+        """argwhere() -> Tensor
+
+        ``input.nonzero()`` (``torch.argwhere``, NumPy's name for it).
+
+        Raises as ``nonzero``.
+        """
+        return aten.argwhere.call_method(self, args, kwargs)
+
+    def scatter_reduce(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_reduce(dim, index, src, reduce, *, include_self=True) -> Tensor
+
+        ``input`` with ``src``'s elements reduced into the places ``index`` points to along
+        ``dim`` (``torch.scatter_reduce``; ``scatter_reduce_`` in place): ``reduce`` is
+        ``'sum'``, ``'prod'``, ``'mean'``, ``'amax'`` or ``'amin'`` (NaN wins both), each
+        destination combining ``input``'s element (unless ``include_self=False``) with every
+        ``src`` element sent there, in the index's order along ``dim``; ``'mean'`` divides by
+        their count (floor division for integers). float16 and bfloat16 accumulate in float32. A
+        new contiguous tensor. Gradient: ``ScatterReduceBackward0`` (``'amax'`` and ``'amin'``
+        share it evenly among ties).
+
+        Raises RuntimeError for another ``reduce`` and as ``scatter``; NotImplementedError for
+        ``'mean'`` of bool.
+        """
+        return aten.scatter_reduce.call_method(self, args, kwargs)
+
+    def scatter_reduce_(self, *args: Any, **kwargs: Any) -> Any:
+        """scatter_reduce_(dim, index, src, reduce, *, include_self=True) -> Tensor
+
+        In-place version of ``scatter_reduce``.
+        """
+        return aten.scatter_reduce_.call_method(self, args, kwargs)
 
     def __neg__(self) -> Any:
         """``neg``."""

@@ -1295,6 +1295,240 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "a view without the leading dims); ``self`` itself when ``size`` is its "
                 "shape. Integer and bool tensors sum to int64.\n\nRaises RuntimeError for "
                 "a ``size`` that does not expand to self's shape."),
+    # ---------------------------------------------------------- along one dim (chapter 2)
+    # reftensor/gather_scatter.py: slices (index_select, index_add) and elements (gather,
+    # scatter, scatter_add) picked or written by an index along one dim.
+    declare("index_select(Tensor self, int dim, Tensor index) -> Tensor",
+            out=("index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",), out_same_dtype=True,
+            doc="The slices of ``input`` along ``dim`` at ``index`` (``torch.index_select``; "
+                "``t.index_select(0, i)`` is ``t[i]`` for a 1-d ``i``): a new contiguous "
+                "tensor of ``input``'s dtype and shape, ``dim``'s size ``index.numel()``. "
+                "``index`` is a 1-d (or 0-d) int64 or int32 tensor with values in ``[0, "
+                "size)``; repeats are allowed. Gradient: ``IndexSelectBackward0`` "
+                "(``index_add_`` into zeros).\n\nRaises IndexError for an index of more "
+                "than one dim, a value outside ``[0, size)`` (negative ones too), a dim out "
+                "of range; RuntimeError for an index of another dtype, an ``out=`` of "
+                "another dtype, more or fewer than one index into a 0-d input."),
+    declare("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+            out=("gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, "
+                 "Tensor(a!) out) -> Tensor(a!)",), out_same_dtype=True,
+            doc="One element of ``input`` per element of ``index``, chosen along ``dim`` "
+                "(``torch.gather``): for ``dim=0``, ``out[i][j] = input[index[i][j]][j]``. "
+                "``index`` (int64 or int32) has as many dims as ``input`` and no size "
+                "larger than ``input``'s apart from ``dim``; the result is a new contiguous "
+                "tensor of ``index``'s shape and ``input``'s dtype. ``sparse_grad=True`` "
+                "asks torch for a sparse gradient, which reftensor does not have (its "
+                "backward refuses). Gradient: ``GatherBackward0`` (``scatter_add_`` into "
+                "zeros).\n\nRaises RuntimeError for an index of another dtype, number of "
+                "dims or a size too large, a value outside ``[0, size)`` (negative ones "
+                "too), an ``out=`` of another dtype; IndexError for a dim out of range."),
+    declare("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+            "scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> "
+            "Tensor",
+            "scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+            "scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str "
+            "reduce) -> Tensor",
+            out=("scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str "
+                 "reduce, Tensor(a!) out) -> Tensor(a!)",
+                 "scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, "
+                 "*, str reduce, Tensor(a!) out) -> Tensor(a!)"),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``src``'s elements (or one ``value``) written where "
+                "``index`` points along ``dim`` (``torch.scatter``, the reverse of "
+                "``gather``): for ``dim=0``, ``out[index[i][j]][j] = src[i][j]``. A new "
+                "contiguous tensor, or ``input`` itself in place (``scatter_``). Where two "
+                "index elements name one destination, the later one along ``dim`` wins "
+                "(torch's CPU order). ``reduce='add'`` or ``'multiply'`` combines instead "
+                "of replacing (deprecated with a tensor ``src``: a UserWarning). Gradient: "
+                "``ScatterBackward0`` and ``ScatterBackward1``.\n\nRaises RuntimeError for "
+                "an index of another dtype, number of dims or a size too large, a value "
+                "outside ``[0, size)``, a ``src`` of another dtype, another ``reduce``, a "
+                "``value`` the dtype cannot hold; IndexError for a dim out of range."),
+    declare("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+            out=("scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``src``'s elements added where ``index`` points along "
+                "``dim`` (``torch.scatter_add``): for ``dim=0``, ``out[index[i][j]][j] += "
+                "src[i][j]``; every repeated index counts, added in the index's order along "
+                "``dim`` (float16 and bfloat16 accumulate in float32 and round once, as "
+                "torch's CPU kernel). A new contiguous tensor, or ``input`` in place "
+                "(``scatter_add_``). Gradient: ``ScatterAddBackward0`` (``src``'s is "
+                "``grad.gather(dim, index)``).\n\nRaises as ``scatter``."),
+    declare("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
+            "Tensor",
+            out=("index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar "
+                 "alpha=1, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``alpha * source``'s slice ``i`` along ``dim`` added into "
+                "slice ``index[i]`` (``torch.index_add``, the reverse of ``index_select``): "
+                "a new contiguous tensor, or ``input`` in place (``index_add_``); repeated "
+                "indices add up, in the index's order. ``source`` has ``input``'s dtype and "
+                "shape apart from ``dim``, where its size is the number of indices. "
+                "Gradient: ``IndexAddBackward0``.\n\nRaises IndexError for an index of "
+                "more than one dim or a value outside ``[0, size)`` (RuntimeError where "
+                "torch's kernel takes its ``scatter_add_`` shortcut: ``alpha=1``, an int64 "
+                "index, ``dim`` first or last of a tensor of 2 dims or more); RuntimeError "
+                "for an index of another dtype, a ``source`` of another dtype or shape, an "
+                "``alpha`` the dtype cannot hold."),
+    declare("take(Tensor self, Tensor index) -> Tensor",
+            out=("take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)",),
+            out_same_dtype=True,
+            doc="``input``'s elements at ``index``, ``input`` read as 1-d in row-major order "
+                "whatever its layout (``torch.take``): a new contiguous tensor of the "
+                "index's shape; negative indices count from the end. Gradient: "
+                "``TakeBackward0`` (``put_`` with ``accumulate`` into zeros).\n\nRaises "
+                "RuntimeError for an index that is not int64; IndexError for a value "
+                "outside ``[-numel, numel)``, an index into an empty tensor."),
+    declare("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+            inplace=True, inplace_function=False,
+            doc="``input`` with ``source``'s elements written at ``index``, ``input`` read "
+                "as 1-d in row-major order (``torch.put``; ``put_`` in place); negative "
+                "indices count from the end. With ``accumulate=True`` they are added, "
+                "repeated indices adding up in TensorIterator's order over ``source``; "
+                "else the last write wins. ``torch.put`` keeps ``input``'s layout. "
+                "Gradient: ``PutBackward0``.\n\nRaises RuntimeError for an index that is "
+                "not int64, a ``source`` of another dtype, an in-place ``input`` that "
+                "overlaps itself, the index or the source; IndexError for a value outside "
+                "``[-numel, numel)``, a ``source`` whose number of elements differs from the "
+                "index's, an index into an empty tensor."),
+    declare("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
+            out=("take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="``gather`` along ``dim`` after broadcasting ``input`` and ``indices`` "
+                "against each other apart from ``dim`` (``torch.take_along_dim``, torch's "
+                "decomposition: ``expand`` of both, then ``gather``: ``GatherBackward0``); "
+                "the int64 indices are taken modulo ``dim``'s size (-1 is the last). "
+                "Without ``dim``, ``input.view(-1).gather(0, indices.view(-1))``: "
+                "nothing wrapped. Pairs with ``argsort``/``argmax(keepdim=True)``.\n\n"
+                "Raises RuntimeError for indices of another dtype or number of dims, sizes "
+                "that do not broadcast, an index out of range without ``dim``, an input "
+                "that cannot be viewed as 1-d without ``dim``; IndexError for a dim out "
+                "of range."),
+    declare("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+            "masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+            inplace=True, inplace_function=False,
+            doc="``input`` with ``value`` wherever the bool ``mask`` is True "
+                "(``torch.masked_fill``; ``masked_fill_`` in place): out of place the mask "
+                "and ``input`` broadcast together and the result is a new contiguous "
+                "tensor of that shape; in place the mask must broadcast to ``input``'s "
+                "shape. ``value`` is a number or a 0-d tensor, converted to ``input``'s "
+                "dtype (checked for overflow). Gradient: ``MaskedFillBackward0``, or "
+                "``MaskedFillBackward1`` for a tensor value (its gradient: the sum of "
+                "``grad`` where the mask is True).\n\nRaises RuntimeError for a mask that "
+                "is not bool, a value tensor with dims, a value the dtype cannot hold, "
+                "shapes that do not broadcast, a mask partly overlapping ``input`` in "
+                "place."),
+    declare("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
+            "index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+            inplace=True, inplace_function=False,
+            doc="``input`` with ``value`` written into the slices ``index`` along ``dim`` "
+                "(``torch.index_fill``; ``index_fill_`` in place): a copy that keeps "
+                "``input``'s layout. ``index`` is a 1-d (or 0-d) int64 tensor; negative "
+                "indices count from the end. ``value`` is a number or a 0-d tensor. "
+                "Gradient: ``IndexFillBackward0``, or ``IndexFillBackward1`` for a tensor "
+                "value.\n\nRaises IndexError for an index that is not int64 or a value "
+                "outside ``[-size, size)``; RuntimeError for an index of 2 dims or more, a "
+                "value tensor with dims, a value the dtype cannot hold."),
+    declare("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+            out=("index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``source``'s slice ``i`` along ``dim`` copied into slice "
+                "``index[i]`` (``torch.index_copy``; ``index_copy_`` in place): a new "
+                "contiguous tensor; a repeated index keeps the last copy. ``index`` is a 1-d "
+                "(or 0-d) int64 tensor with values in ``[0, size)``. Gradient: "
+                "``IndexCopyBackward0``.\n\nRaises IndexError for an index of 2 dims or "
+                "more, a value outside ``[0, size)``, a number of indices that is not "
+                "``source.size(dim)``, dims that do not match; RuntimeError for an index "
+                "that is not int64, a ``source`` of another dtype or slice shape."),
+    declare("masked_select(Tensor self, Tensor mask) -> Tensor",
+            out=("masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",), out_same_dtype=True,
+            doc="``input``'s elements where the bool ``mask`` is True, the two broadcast "
+                "together, in row-major order (``torch.masked_select``, ``t[mask]`` as 1-d): "
+                "a new 1-d tensor. Gradient: ``MaskedSelectBackward0`` (``masked_scatter_`` "
+                "into zeros).\n\nRaises RuntimeError for a mask that is not bool, shapes "
+                "that do not broadcast; NotImplementedError on the meta device (the size "
+                "depends on the mask's values)."),
+    declare("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
+            inplace=True, inplace_function=False,
+            doc="``input`` with ``source``'s first elements written, in order, where the "
+                "bool ``mask`` is True, row-major (``torch.masked_scatter``; "
+                "``masked_scatter_`` in place, where the mask must expand to ``input``): "
+                "out of place the two broadcast and the result is a new contiguous tensor. "
+                "Gradient: ``MaskedScatterBackward0``.\n\nRaises RuntimeError for a mask "
+                "that is not bool, a ``source`` of another dtype or with fewer elements than "
+                "the mask's True values, shapes that do not broadcast."),
+    # torch's Python ``nonzero`` is written by hand (its ``as_tuple`` keyword is no schema's):
+    # until reftensor's parser has such bindings, the op is internal and ``argwhere`` (and
+    # ``where(condition)``, its ``as_tuple=True``) reach it.
+    declare("nonzero(Tensor self) -> Tensor",
+            out=("nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The indices of ``input``'s nonzero elements (NaN counts, -0.0 does not), one "
+                "row per element in row-major order (``torch.ops.aten.nonzero``; a 0-d input "
+                "counts as one element with no dims): an int64 tensor of shape ``(n, "
+                "input.dim())``, laid out column-major as torch's CPU kernel lays it out."
+                "\n\nRaises NotImplementedError on the meta device (the size depends on the "
+                "values); RuntimeError for an ``out=`` that is not int64."),
+    declare("argwhere(Tensor self) -> Tensor",
+            doc="``input.nonzero()`` (``torch.argwhere``, NumPy's name for it).\n\nRaises "
+                "as ``nonzero``."),
+    declare("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
+            "bool include_self=True) -> Tensor",
+            out=("scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str "
+                 "reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, out_same_dtype=True,
+            doc="``input`` with ``src``'s elements reduced into the places ``index`` points "
+                "to along ``dim`` (``torch.scatter_reduce``; ``scatter_reduce_`` in place): "
+                "``reduce`` is ``'sum'``, ``'prod'``, ``'mean'``, ``'amax'`` or ``'amin'`` "
+                "(NaN wins both), each destination combining ``input``'s element (unless "
+                "``include_self=False``) with every ``src`` element sent there, in the "
+                "index's order along ``dim``; ``'mean'`` divides by their count (floor "
+                "division for integers). float16 and bfloat16 accumulate in float32. A new "
+                "contiguous tensor. Gradient: ``ScatterReduceBackward0`` (``'amax'`` and "
+                "``'amin'`` share it evenly among ties).\n\nRaises RuntimeError for another "
+                "``reduce`` and as ``scatter``; NotImplementedError for ``'mean'`` of bool."),
+    # ---------------------------------------------------------- searching (chapter 2)
+    # reftensor/sorted_search.py: a binary search with torch's comparisons.
+    declare("searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
+            "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+            "searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, "
+            "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+            out=("searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool "
+                 "out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, "
+                 "Tensor(a!) out) -> Tensor(a!)",
+                 "searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool "
+                 "out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            method=False,
+            doc="Where each value of ``input`` would go in ``sorted_sequence`` to keep it "
+                "sorted (``torch.searchsorted``): the first index whose element is ``>=`` "
+                "the value, or ``>`` with ``right=True`` (or ``side='right'``); with a "
+                "sequence of several dims, each row (last dim) is searched for the matching "
+                "row of values. ``sorter`` gives the order of an unsorted sequence. An int64 "
+                "(``out_int32``: int32) tensor of the values' shape; torch's binary search, "
+                "so NaN and unsorted sequences give torch's answers.\n\nRaises RuntimeError "
+                "for a ``side`` other than 'left'/'right' or opposite to ``right``, a sorter "
+                "that is not int64, of another shape or out of range, a 0-d sequence, leading "
+                "dims that do not match, an ``out=`` of the wrong integer dtype; "
+                "NotImplementedError for bool."),
+    declare("bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool "
+            "right=False) -> Tensor",
+            "bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool "
+            "right=False) -> Tensor",
+            out=("bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, "
+                 "bool right=False, Tensor(a!) out) -> Tensor(a!)",),
+            method=False,
+            doc="The bucket of each value of ``input`` among the 1-d sorted ``boundaries`` "
+                "(``torch.bucketize``): ``searchsorted(boundaries, input, right=right)``.\n\n"
+                "Raises RuntimeError for boundaries that are not 1-d; as ``searchsorted``."),
     # ---------------------------------------------------------- random factories (chapter 8)
     # New tensors of random numbers: ``empty(size)`` then a sampler (``uniform_``,
     # ``normal_``, ``random_``) drawing from ``generator`` (None: the default generator),

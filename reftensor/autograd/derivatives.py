@@ -1121,6 +1121,188 @@ def index_put_values_backward(grad: Tensor, indices: list[Tensor | None]) -> Ten
     return aten.index.Tensor.call(grad, indices)
 
 
+# ------------------------------------------------------------------ along one dim (chapter 2)
+def index_select_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int,
+                          index: Tensor) -> Tensor:
+    """torch's ``index_select_backward``: ``grad``'s slices added into zeros of ``self``'s
+    shape at ``index`` (``index_add_``: repeated indices add up)."""
+    zeros = aten.zeros(self_sym_sizes, dtype=grad.dtype, device=grad.device)
+    return aten.index_add_.default.call(zeros, dim, index, grad)
+
+
+def gather_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
+                    sparse_grad: bool) -> Tensor:
+    """torch's ``gather_backward``: ``grad`` added into zeros of ``self``'s shape where
+    ``index`` points (``scatter_add_``).
+
+    Raises:
+        NotImplementedError: ``sparse_grad=True`` (reftensor has no sparse tensors)."""
+    if sparse_grad:
+        raise NotImplementedError("gather(sparse_grad=True): reftensor has no sparse "
+                                  "tensors for its gradient")
+    zeros = aten.zeros(self._shape, dtype=grad.dtype, device=grad.device)
+    return aten.scatter_add_.default.call(zeros, dim, index, grad)
+
+
+def scatter_self_backward(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.scatter(dim, index, 0)``: nothing flows back where ``self`` was overwritten."""
+    return aten.scatter.value.call(grad, dim, index, 0)
+
+
+def gather_grad(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.gather(dim, index)``: ``src``'s gradient of ``scatter`` and ``scatter_add``."""
+    return aten.gather.default.call(grad, dim, index)
+
+
+def take_backward(grad: Tensor, self: Tensor, index: Tensor) -> Tensor:
+    """torch's ``take_backward``: ``grad`` added into zeros of ``self``'s shape at
+    ``index`` (``put_`` with ``accumulate``)."""
+    zeros = aten.zeros(self._shape, dtype=grad.dtype, device=grad.device)
+    return aten.put_.default.call(zeros, index, grad, True)
+
+
+def put_self_backward(grad: Tensor, index: Tensor, source: Tensor,
+                      accumulate: bool) -> Tensor:
+    """``accumulate ? grad : grad.put(index, zeros_like(source), false)``."""
+    if accumulate:
+        return grad
+    zeros = aten.zeros(source._shape, dtype=source.dtype, device=source.device)
+    return aten.put.default.call(grad, index, zeros, False)
+
+
+def put_source_backward(grad: Tensor, index: Tensor, source: Tensor) -> Tensor:
+    """``grad.take(index).reshape_as(source)``."""
+    taken = aten.take.default.call(grad, index)
+    return aten.reshape.default.call(taken, source._shape)
+
+
+def masked_fill_self_backward(grad: Tensor, mask: Tensor) -> Tensor:
+    """``grad.masked_fill(mask, 0)``: nothing flows back where the value was written."""
+    return aten.masked_fill.Scalar.call(grad, mask, 0)
+
+
+def masked_fill_value_backward(grad: Tensor, mask: Tensor) -> Tensor:
+    """torch's ``masked_fill_backward``: the sum of ``grad`` where the mask is True (torch
+    sums ``grad.masked_select(mask)``; reftensor ``where(mask, grad, 0)``, its form for
+    tensor subclasses: the same numbers, summed in another order)."""
+    zeros = aten.zeros((), dtype=grad.dtype, device=grad.device)
+    return aten.where.self.call(mask, grad, zeros).sum()
+
+
+def index_fill_self_backward(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.index_fill(dim, index, 0)``."""
+    return aten.index_fill.int_Scalar.call(grad, dim, index, 0)
+
+
+def index_fill_value_backward(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``grad.index_select(dim, std::get<0>(at::_unique(index, false))).sum()``: each
+    filled slice once (reftensor takes the unique indices sorted; torch's order may differ,
+    which only changes the order of the sum)."""
+    unique = factories._from_array(np.unique(index._elements()), index._dtype)
+    return aten.index_select.default.call(grad, dim, unique).sum()
+
+
+def index_copy_source_backward(grad: Tensor, dim: int, index: Tensor, source: Tensor,
+                               source_dim: int) -> Tensor:
+    """``source.dim() > 0 ? grad.index_select(dim, index).expand_as(source) :
+    grad.index_select(dim, index.squeeze(0))``."""
+    return index_add_source_backward(grad, dim, index, source, source_dim, 1)
+
+
+def masked_select_backward(grad: Tensor, self: Tensor, mask: Tensor) -> Tensor:
+    """torch's ``masked_select_backward``: zeros of the broadcast shape (``zeros_like`` of
+    ``self`` expanded) with ``grad`` scattered where the mask is True."""
+    shape = tuple(np.broadcast_shapes(self._shape, mask._shape))
+    zeros = aten.zeros(shape, dtype=grad.dtype, device=grad.device)
+    return aten.masked_scatter_.default.call(zeros, mask, grad)
+
+
+def masked_scatter_source_backward(grad: Tensor, mask: Tensor,
+                                   source_sym_sizes: tuple[int, ...]) -> Tensor:
+    """torch's ``masked_scatter_backward``: ``grad`` where the mask is True, zeros after
+    for the source's elements that were not used, viewed as the source."""
+    picked = aten.masked_select.default.call(grad, mask)
+    missing = math.prod(source_sym_sizes) - picked.numel()
+    if missing > 0:
+        zeros = aten.zeros((missing,), dtype=grad.dtype, device=grad.device)
+        picked = aten.cat.default.call([picked, zeros], 0)
+    return aten.view.default.call(picked, source_sym_sizes)
+
+
+def scatter_reduce_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
+                            src: Tensor, reduce: str, include_self: bool,
+                            result: Tensor) -> tuple[Tensor, Tensor]:
+    """torch's ``scatter_reduce_backward``: (``self``'s gradient, ``src``'s).
+
+    Raises:
+        RuntimeError: ``reduce`` "max" or "min", which the forward takes for "amax" and
+            "amin" but the backward does not."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError("Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                           f"'amin' but got {reduce}.")
+    if reduce == "sum":
+        grad_self, grad_src = grad, grad.gather(dim, index)
+    elif reduce == "prod":
+        # the products without each zero factor, so that a single zero gets its gradient
+        masked_self = self.masked_fill(self == 0, 1)
+        masked_self_result = masked_self.scatter_reduce(dim, index, src, reduce,
+                                                        include_self=include_self)
+        grad_self = grad * masked_self_result / masked_self
+        src_zero = src == 0
+        src_num_zeros = aten.zeros(self._shape, dtype=self.dtype).scatter_add(
+            dim, index, src_zero.to(self.dtype)).gather(dim, index)
+        src_single_zero = src_zero & (src_num_zeros == 1)
+        masked_src = src.masked_fill(src_single_zero, 1)
+        masked_src_result = self.scatter_reduce(dim, index, masked_src, reduce,
+                                                include_self=include_self)
+        grad_src = aten.where.self.call(
+            src_single_zero, (grad * masked_src_result).gather(dim, index),
+            (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+    elif reduce == "mean":
+        n = (aten.ones if include_self else aten.zeros)(grad._shape, dtype=grad.dtype)
+        n = n.scatter_add(dim, index, aten.ones(src._shape, dtype=src.dtype))
+        n = n.masked_fill(n == 0, 1)
+        grad_self = grad / n
+        grad_src = grad.gather(dim, index) / n.gather(dim, index)
+    else:  # amax, amin: the gradient shared evenly among the elements equal to the result
+        value = result.gather(dim, index)
+        self_is_result = (self == result).to(self.dtype)
+        src_is_result = (src == value).to(self.dtype)
+        n = self_is_result.scatter_add(dim, index, src_is_result)
+        grad_distributed = grad / n
+        grad_self = (self == result) * grad_distributed
+        grad_src = (src == value) * grad_distributed.gather(dim, index)
+    if not include_self:
+        grad_self = grad_self.scatter(dim, index, 0)
+    return grad_self, grad_src
+
+
+def scatter_reduce_self_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
+                                 src: Tensor, reduce: str, include_self: bool,
+                                 result: Tensor) -> Tensor:
+    return scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self,
+                                   result)[0]
+
+
+def scatter_reduce_src_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
+                                src: Tensor, reduce: str, include_self: bool,
+                                result: Tensor) -> Tensor:
+    return scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self,
+                                   result)[1]
+
+
+def index_add_source_backward(grad: Tensor, dim: int, index: Tensor, source: Tensor,
+                              source_dim: int, alpha: Any) -> Tensor:
+    """``maybe_multiply(source.dim() > 0 ? grad.index_select(dim, index).expand_as(source) :
+    grad.index_select(dim, index.squeeze(0)), alpha)``."""
+    if source_dim > 0:
+        picked = aten.index_select.default.call(grad, dim, index)
+        picked = aten.expand.default.call(picked, source._shape, False)
+    else:
+        picked = aten.index_select.default.call(grad, dim, aten.squeeze.dim.call(index, 0))
+    return maybe_multiply(picked, alpha)
+
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
         non_float_result_untracked: bool = False, recorded_outputs: int | None = None,
@@ -1417,6 +1599,52 @@ DERIVATIVES: list[Derivative] = [
     row("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> "
         "Tensor", "IndexPutBackward0", ("accumulate", "indices", "values_info"),
         self=index_put_self_backward, values=index_put_values_backward),
+    # ------------------------------------------------------------------ along one dim (chapter 2)
+    row("index_select(Tensor self, int dim, Tensor index) -> Tensor", "IndexSelectBackward0",
+        ("dim", "index", "self_sym_sizes"), self=index_select_backward),
+    row("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+        "GatherBackward0", ("dim", "index", "self", "sparse_grad"), self=gather_backward),
+    row("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+        "ScatterBackward0", ("dim", "index"), self=scatter_self_backward, src=gather_grad),
+    row("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+        "ScatterBackward1", ("dim", "index"), self=scatter_self_backward),
+    row("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> "
+        "Tensor", "NotImplemented", (), self=not_implemented("scatter"),
+        src=not_implemented("scatter")),
+    row("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str "
+        "reduce) -> Tensor", "NotImplemented", (), self=not_implemented("scatter")),
+    row("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+        "ScatterAddBackward0", ("dim", "index"), self=pass_through, src=gather_grad),
+    row("take(Tensor self, Tensor index) -> Tensor", "TakeBackward0", ("index", "self"),
+        self=take_backward),
+    row("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+        "PutBackward0", ("accumulate", "index", "source"), self=put_self_backward,
+        source=put_source_backward),
+    row("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+        "MaskedFillBackward0", ("mask",), self=masked_fill_self_backward),
+    row("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+        "MaskedFillBackward1", ("mask",), self=masked_fill_self_backward,
+        value=masked_fill_value_backward),
+    row("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+        "IndexFillBackward0", ("dim", "index"), self=index_fill_self_backward),
+    row("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
+        "IndexFillBackward1", ("dim", "index"), self=index_fill_self_backward,
+        value=index_fill_value_backward),
+    row("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+        "IndexCopyBackward0", ("dim", "index", "source", "source_dim"),
+        self=index_fill_self_backward, source=index_copy_source_backward),
+    row("masked_select(Tensor self, Tensor mask) -> Tensor", "MaskedSelectBackward0",
+        ("mask", "self"), self=masked_select_backward),
+    row("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
+        "MaskedScatterBackward0", ("mask", "source_sym_sizes"),
+        self=masked_fill_self_backward, source=masked_scatter_source_backward),
+    row("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
+        "bool include_self=True) -> Tensor", "ScatterReduceBackward0",
+        ("dim", "include_self", "index", "reduce", "result", "self", "src"),
+        self=scatter_reduce_self_backward, src=scatter_reduce_src_backward),
+    row("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
+        "Tensor", "IndexAddBackward0", ("alpha", "dim", "index", "source", "source_dim"),
+        self=pass_through, source=index_add_source_backward),
 ]
 
 

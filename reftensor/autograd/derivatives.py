@@ -23,6 +23,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .. import dtypes, factories, layout, views
 from .._ops import aten
 from .._ops.state import state as dispatch_state

@@ -32,11 +32,19 @@ from ._ops import DispatchKey, OpOverload, aten, state
 from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES, check_can_cast
 from .tensor import Tensor
 
-__all__ = ["OutRule", "register", "register_all", "set_rule"]
+__all__ = ["OutRule", "exact_result_dtype", "register", "register_all", "set_rule"]
 
 
 def _can_cast_rule(result: Tensor, out: Tensor) -> None:
     check_can_cast(result._dtype, out._dtype)
+
+
+def exact_result_dtype(input: Any, result: Tensor, out: Tensor) -> None:
+    """An ``OutRule.check`` for a structured kernel whose result dtype is fixed: ``out`` must
+    have exactly the result's dtype ("Found dtype Double but expected Float")."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[out._dtype.name]} but expected "
+                           f"{SCALAR_TYPE_NAMES[result._dtype.name]}")
 
 
 class OutRule(NamedTuple):

@@ -44,7 +44,7 @@ from .elementwise import (
     write_inplace,
 )
 from .layout import contiguous_strides
-from .promotion import SCALAR_TYPE_NAMES, binary_result_type, is_number, result_type
+from .promotion import binary_result_type, is_number, result_type
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -478,14 +478,9 @@ _register("lerp", "Tensor", _lerp)
 _register("lerp", "Scalar", _lerp)
 
 
-def _check_lerp_tensor_out(input: Any, result: Tensor, out: Tensor) -> None:
-    """``lerp.Tensor``'s ``out=`` (a tensor ``weight``) must have exactly the result's dtype
-    (torch's structured kernel); ``lerp.Scalar``'s takes any that can hold it."""
-    if out._dtype is not result._dtype:
-        raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[out._dtype.name]} but expected "
-                           f"{SCALAR_TYPE_NAMES[result._dtype.name]}")
-
-
-out_arguments.set_rule(aten.lerp.Tensor_out, out_arguments.OutRule(check=_check_lerp_tensor_out))
+# ``lerp.Tensor``'s ``out=`` (a tensor ``weight``) wants exactly the result's dtype (torch's
+# structured kernel); ``lerp.Scalar``'s any that can hold it
+out_arguments.set_rule(aten.lerp.Tensor_out,
+                       out_arguments.OutRule(check=out_arguments.exact_result_dtype))
 _register("addcmul", "default", _addcmul)
 _register("addcdiv", "default", _addcdiv)

@@ -310,16 +310,9 @@ def register_clamp() -> None:
                     x, *o(*b), x, f))
 
 
-def _check_clamp_out(input: Any, result: Tensor, out: Tensor) -> None:
-    """``clamp``'s (and ``clamp_min``'s, ``clamp_max``'s) ``out=`` with number bounds must
-    have exactly the result's dtype (torch's ``clamp.out`` is a structured kernel whose
-    result dtype is fixed: "Found dtype Double but expected Float"); tensor bounds take any
-    ``out`` that can hold the result."""
-    if out._dtype is not result._dtype:
-        raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[out._dtype.name]} but expected "
-                           f"{SCALAR_TYPE_NAMES[result._dtype.name]}")
-
-
 register_clamp()
 for _name in ("clamp", "clamp_min", "clamp_max"):
-    out_arguments.set_rule(aten[_name].out, out_arguments.OutRule(check=_check_clamp_out))
+    # with number bounds, torch's structured ``clamp.out`` fixes the result dtype; tensor bounds
+    # take any ``out`` that can hold the result
+    out_arguments.set_rule(aten[_name].out,
+                           out_arguments.OutRule(check=out_arguments.exact_result_dtype))

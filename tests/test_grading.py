@@ -168,3 +168,52 @@ def test_the_time_rule_leaves_out_the_wait_for_a_busy_cpu(wall, runs, cpu, wait,
     assert outcome.wait_seconds == wait and outcome.cpu_seconds == cpu
     if flagged:
         assert outcome.reasons[0].startswith("took ") and "time budget" in outcome.reasons[0]
+
+
+def test_a_pristine_course_is_generated_once_per_version_of_its_sources(tmp_path, monkeypatch):
+    """Grading runs in other processes reuse the chapter's pristine course (nbgrader's
+    ``generate_assignment`` takes seconds); a change to the chapter's sources makes a new one;
+    a keeping folder that is not this user's own and private is never used."""
+    import os
+    import shutil
+    import tempfile
+
+    from autograder.course import pipeline
+
+    generated = []
+
+    def generate(folder, names):  # what prepare_workspace leaves that grading reads
+        generated.append(folder)
+        (folder / "gradebook.db").write_text("db")
+        (folder / "release").mkdir()
+
+    solutions = tmp_path / "solutions"
+    shutil.copytree(pipeline.SOLUTIONS / "ch01_storage", solutions / "ch01_storage")
+    monkeypatch.setattr(pipeline, "SOLUTIONS", solutions)
+    monkeypatch.setattr(pipeline, "prepare_workspace", generate)
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(grade, "_PRISTINE", {})
+
+    first = grade._pristine("ch01_storage")
+    monkeypatch.setattr(grade, "_PRISTINE", {})  # as a new process would start
+    assert grade._pristine("ch01_storage") == first
+    assert len(generated) == 1 and first.parent == tmp_path / f"reftensor-pristine-{os.geteuid()}"
+    assert oct(first.parent.stat().st_mode & 0o777) == oct(0o700)
+    # an editor's checkpoint or bytecode beside the notebook is not part of the sources
+    (solutions / "ch01_storage" / "__pycache__").mkdir()
+    (solutions / "ch01_storage" / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    monkeypatch.setattr(grade, "_PRISTINE", {})
+    assert grade._pristine("ch01_storage") == first and len(generated) == 1
+
+    notebook = solutions / "ch01_storage" / "ch01_storage.ipynb"
+    notebook.write_text(notebook.read_text() + "\n")
+    monkeypatch.setattr(grade, "_PRISTINE", {})
+    second = grade._pristine("ch01_storage")
+    assert second != first and len(generated) == 2
+
+    # another user could have made the folder first: a shared one is never trusted
+    os.chmod(first.parent, 0o777)
+    monkeypatch.setattr(grade, "_PRISTINE", {})
+    third = grade._pristine("ch01_storage")
+    assert third.parent != first.parent and len(generated) == 3
+    os.chmod(first.parent, 0o700)

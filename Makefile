@@ -10,8 +10,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 # pytest-xdist workers for the test tiers (the suite is sized for 2 cores). Each test module
-# runs whole on one worker, its fixtures once; the longest modules start first
-# (tests/conftest.py). PYTEST_WORKERS=0 runs everything in one process.
+# runs whole on one worker, its fixtures once, but for the conformance sweeps, whose tests go
+# one at a time to whichever worker is free, last; the longest modules start first
+# (tests/conftest.py: LONGEST_FIRST, SHARED_OUT, pytest_xdist_make_scheduler). PYTEST_WORKERS=0 runs everything in one process.
 PYTEST_WORKERS ?= 2
 # Bytecode for the project's own modules, as pip writes it for an installed package: a
 # process that imports reftensor from this checkout then loads it rather than compiling every

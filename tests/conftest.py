@@ -29,6 +29,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
 
 
 def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(WholeModulesButSweeps(), "whole-modules-but-sweeps")
     config.addinivalue_line("markers", "fast: in the fast tier (every test not marked full)")
     config.addinivalue_line("markers", "full: only in the full tier (make test-full)")
 
@@ -44,15 +46,28 @@ LONGEST_FIRST = ("test_adversarial_host", "test_adversarial", "test_opinfo", "te
                  "test_sanitize", "test_bench")
 
 
-def _module_rank(item) -> int:
-    name = item.module.__name__.rpartition(".")[2] if item.module else ""
-    return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+#: Modules of many short tests that share nothing costly (the conformance sweeps): under
+#: pytest-xdist (``make test``) their tests are handed out one at a time to whichever worker
+#: is free, and they run last, filling the end of both workers evenly. Every other module runs
+#: whole on one worker, its fixtures once (``pytest_xdist_make_scheduler``).
+SHARED_OUT = ("test_op_table", "test_corners", "test_ch02_indexing", "test_ch06_losses",
+              "test_ch03_elementwise", "test_ch04_devices", "test_ch05_autograd")
+
+
+def _module_name(item) -> str:
+    return item.module.__name__.rpartition(".")[2] if item.module else ""
+
+
+def _module_rank(item) -> tuple[int, int]:
+    name = _module_name(item)
+    rank = LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+    return (name in SHARED_OUT, rank)
 
 
 def pytest_collection_modifyitems(config, items):
     """Mark every test of the fast tier ``fast``; in the fast tier, leave the ``full`` ones
     out (they are reported as deselected, with the tier named in the header); run the
-    modules of ``LONGEST_FIRST`` first."""
+    modules of ``LONGEST_FIRST`` first and those of ``SHARED_OUT`` last."""
     items.sort(key=_module_rank)  # stable: each module's tests keep their order
     kept, left = [], []
     for item in items:
@@ -95,3 +110,23 @@ def pytest_terminal_summary(terminalreporter):
             f"conformance with torch: {STATS['programs']} programs run on both libraries, "
             f"{STATS['behaviours']} behaviours compared, no mismatch unless reported above"
         )
+
+
+
+class WholeModulesButSweeps:
+    """A plugin for pytest-xdist (registered only where it runs): its scheduler for
+    ``--dist loadfile``, but that each test of ``SHARED_OUT``'s modules is a unit of work of its
+    own, where every other module is one."""
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config, log):
+        if config.getvalue("dist") != "loadfile":
+            return None
+        from xdist.scheduler import LoadScopeScheduling
+
+        class Scheduling(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                module = nodeid.split("::", 1)[0]
+                return nodeid if os.path.basename(module)[:-3] in SHARED_OUT else module
+
+        return Scheduling(config, log)

@@ -788,6 +788,37 @@ CORNERS = {
         ("three inputs (where)", on(lambda op, out, *ins: len(ins) == 3)),
         ("float values", on(lambda op, out, *ins: any(isinstance(v, float) for v in out[0]))),
     ],
+    "reduce_loop": [
+        ("a 0-d input (nothing to reduce)", on(lambda op, out, x, dims, keep: x[1] == ())),
+        ("a reduced dim of size 0 (the start is written)",
+         on(lambda op, out, x, dims, keep: any(x[1][d] == 0 for d in dims)
+            and 0 not in out[1])),
+        ("an empty output (nothing written)", on(lambda op, out, x, dims, keep: 0 in out[1])),
+        ("every dim reduced", on(lambda op, out, x, dims, keep: x[1] and len(dims) == len(x[1]))),
+        ("two reduced dims with a kept dim between them",
+         on(lambda op, out, x, dims, keep: any(a + 1 < b for a, b in itertools.pairwise(dims)))),
+        ("keepdim", on(lambda op, out, x, dims, keep: keep and x[1])),
+        ("a size-1 dim", on(lambda op, out, x, dims, keep: 1 in x[1])),
+        ("a permuted input", on(lambda op, out, x, dims, keep: increasing(
+            [s for n, s in zip(x[1], x[2], strict=True) if n > 1]))),
+        ("a stepped input (strides over elements)",
+         on(lambda op, out, x, dims, keep: 0 not in x[1] and x[1]
+            and not dense(x[1], x[2]) and not stride0(x[1], x[2]))),
+        ("stride 0 on a dim of size > 1 (an expanded input)",
+         on(lambda op, out, x, dims, keep: stride0(x[1], x[2]))),
+        ("the input's storage offset", on(lambda op, out, x, dims, keep: x[3] > 0)),
+        ("the output's storage offset", on(lambda op, out, x, dims, keep: out[3] > 0)),
+        ("an output with its own dim order (permuted)",
+         on(lambda op, out, x, dims, keep: increasing(
+             [s for n, s in zip(out[1], out[2], strict=True) if n > 1]))),
+        ("output storage its layout does not reach (left as it is)",
+         on(lambda op, out, x, dims, keep: 0 not in out[1]
+            and len(out[0]) > math.prod(out[1]))),
+        ("float values", on(lambda op, out, x, dims, keep: any(isinstance(v, float)
+                                                               for v in x[0]))),
+        *[(f"the op {name}", on(lambda op, out, x, dims, keep, name=name: op == name))
+          for name in ("sum", "prod", "amax", "amin", "all", "any")],
+    ],
     "sum_to_dims": [
         ("size == shape (nothing summed)", on(lambda shape, size: shape == size)),
         ("size () (every dim summed)", on(lambda shape, size: size == () and shape)),

@@ -432,6 +432,9 @@ WRONG_PIECES = {
                      ".tolist()",
                      "lambda right: lambda fn, out, *ins: right(fn, out, *[(x[0], x[1], "
                      "tuple(x[2])[::-1], x[3]) for x in ins])"),
+    "reduce_loop": ("reftensor.arange(6).view(2, 3)[1:].sum().item()",
+                    "lambda right: lambda step, start, out, x, dims, keep: right("
+                    "step, start, out, (x[0], x[1], x[2], 0), dims, keep)"),
     "sum_to_dims": ("reftensor.arange(24.0).view(2, 3, 4).sum_to_size(1, 4).tolist()",
                     "lambda right: lambda shape, size: tuple(range(len(shape) - len(size)))"),
     "broadcast_error": ("reftensor.ones(5, 2, 3) + reftensor.ones(4, 1, 3)",

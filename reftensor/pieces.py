@@ -92,6 +92,7 @@ PIECES: dict[str, Piece] = {
     "cast_value": Piece("ch04_dtype_device", 3),
     "to_result": Piece("ch04_dtype_device", 4),
     "matmul_shape": Piece("ch04_dtype_device", 5),
+    "arg_reduce_loop": Piece("ch04_dtype_device", 6),
     "collect_next_edges": Piece("ch05_autograd", 1),
     "set_history": Piece("ch05_autograd", 2),
     "backward_pass": Piece("ch05_autograd", 3),

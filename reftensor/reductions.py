@@ -19,7 +19,9 @@ Every reduction here follows the same four steps:
    ``reduce_loop`` instead (chapter 3): it walks the output's index space and, for each
    output element, the reduced dims of the input through its strides and offset, folding
    the op's step (NumPy on one element: the same dtypes, wrap-around and rounding);
-   ``tests/test_ch04_reductions.py`` proves the two paths agree.
+   ``argmax``/``argmin`` and ``max(dim)``/``min(dim)`` of such an input run the student's
+   ``arg_reduce_loop`` (chapter 4): the same walk along one dim, keeping the first winner
+   and its index. ``tests/test_ch04_reductions.py`` proves the two paths agree.
    float16 and bfloat16 are accumulated in float32 and rounded once at the end, as torch
    does. torch adds floats with a cascade (blocked pairwise) summation and NumPy with its
    own pairwise one, so float sums and means may differ in the last bits: the tests allow
@@ -237,6 +239,11 @@ LOOP = pieces.stubbed(reduce_loop)
 def _by_loop(input: Tensor) -> bool:
     """Does this reduction of ``input`` run ``reduce_loop``?"""
     return LOOP and input._storage._device is CPU and math.prod(input._shape) < LOOP_NUMEL
+
+
+def _by_arg_loop(input: Tensor) -> bool:
+    """Does this index reduction of ``input`` run ``arg_reduce_loop``?"""
+    return ARG_LOOP and input._storage._device is CPU and math.prod(input._shape) < LOOP_NUMEL
 
 
 def _looped(input: Tensor, dims: tuple[int, ...], keepdim: bool, step: Callable[[Any, Any], Any],
@@ -490,6 +497,91 @@ def _loop_extreme(input: Tensor, dims: tuple[int, ...], keepdim: bool, largest: 
     return _looped(input, dims, keepdim, lambda acc, x: pick(acc, work.type(x)), start, work)
 
 
+def arg_reduce_loop(beats: Callable[[Any, Any], bool], values: Strided | None,
+                    indices: Strided, input: Strided, dim: int, keepdim: bool) -> None:
+    """The loop of torch's index reductions (``argmax``, ``argmin``, ``max(input, dim)`` and
+    ``min(input, dim)`` on the CPU): at every index of the outputs' shape, the element of
+    ``input`` along ``dim`` that wins, and its index along ``dim``. Returns None; the
+    results are in the outputs' storages.
+
+    Args:
+        beats: ``beats(x, best)``: does element ``x`` take the place of ``best``, the
+            winner so far? (For ``argmax``: ``x`` is larger, or ``x`` is NaN and ``best`` is
+            not.)
+        values: ``(storage, shape, stride, offset)`` receiving the winning elements, or None
+            (``argmax`` gives only indices); ``storage`` a flat mutable sequence written in
+            place, no two indices of ``shape`` on one location.
+        indices: the same, receiving the winners' indices along ``dim`` (ints).
+        input: ``(storage, shape, stride, offset)`` of the tensor to reduce; ``storage`` a
+            flat sequence; any strides, 0 included.
+        dim: the dim to reduce, ``0 <= dim < ndim``; it has size > 0 (torch refuses an
+            empty one before the loop runs).
+        keepdim: do the outputs keep ``dim`` as size 1? (Their shape is the input's without
+            ``dim`` otherwise; both outputs have that shape, each with its own strides and
+            offset.)
+
+    Along ``dim``, the element at index 0 is the first winner; each later element replaces
+    the winner when ``beats(x, winner)`` is true, so that of equal elements the first one
+    wins, as torch documents. Locations that no index of the outputs reaches are left as
+    they are; an output with no elements gets nothing. torch:
+    ``torch.max(input, dim, keepdim, out=(values, indices))``.
+
+    Raises:
+        Whatever ``beats`` raises; nothing of its own.
+    """
+    # BEGIN PIECE arg_reduce_loop
+    import itertools
+
+    source, in_shape, in_stride, in_offset = input
+    outer = [d for d in range(len(in_shape)) if d != dim]
+    shape = indices[1]
+    for index in itertools.product(*[range(n) for n in shape]):
+        position = list(index)
+        if keepdim:
+            del position[dim]
+        at = in_offset + sum(i * in_stride[d] for i, d in zip(position, outer, strict=True))
+        best, where = source[at], 0
+        for k in range(1, in_shape[dim]):
+            x = source[at + k * in_stride[dim]]
+            if beats(x, best):
+                best, where = x, k
+        for target, value in ((values, best), (indices, where)):
+            if target is not None:
+                storage, _, stride, offset = target
+                storage[offset + sum(i * s for i, s in zip(index, stride, strict=True))] = value
+    # END PIECE
+
+
+def _arg_by_loop(input: Strided, kind: np.dtype[Any], d: int, keepdim: bool, largest: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Values and int64 indices along ``d`` of ``input`` (plain data holding elements of
+    NumPy dtype ``kind``) by ``arg_reduce_loop``, as arrays of the result's shape: 16-bit
+    floats compared as float32, NaN beating everything else, the first of equal elements
+    winning."""
+    shape = _out_shape(tuple(input[1]), (d,), keepdim)
+    stride = layout.contiguous_strides(shape)
+    count = math.prod(shape)
+    picked: list[Any] = [None] * count
+    where: list[int] = [0] * count
+    wide = kind in (dtypes.float16.numpy, dtypes.bfloat16.numpy)
+
+    def beats(x: Any, best: Any) -> bool:
+        if wide:
+            x, best = np.float32(x), np.float32(best)
+        if best != best:  # a NaN has won: nothing takes its place
+            return False
+        return bool(x != x or (x > best if largest else x < best))
+
+    arg_reduce_loop(beats, (picked, shape, stride, 0), (where, shape, stride, 0), input, d,
+                    keepdim)
+    return (np.array(picked, dtype=kind).reshape(shape),
+            np.array(where, dtype=np.int64).reshape(shape))
+
+
+#: Does the library run ``arg_reduce_loop`` on small inputs? (As ``LOOP``.)
+ARG_LOOP = pieces.stubbed(arg_reduce_loop)
+
+
 def _arg_extreme(input: Tensor, dim: int, keepdim: bool, name: str, *, meta: bool
                  ) -> tuple[Tensor, Tensor]:
     """Values and int64 indices of the extreme along one dim: the first occurrence on ties,
@@ -503,6 +595,11 @@ def _arg_extreme(input: Tensor, dim: int, keepdim: bool, name: str, *, meta: boo
     if input.dim() == 0:  # a 0-d tensor is its own extreme, at index 0
         index = np.zeros((), np.int64)
         return _new(values.copy(), (), input._dtype), _new(index, (), dtypes.int64)
+    if _by_arg_loop(input):
+        picked, where = _arg_by_loop(
+            (input._storage._typed(input._dtype.numpy), input._shape, input._stride,
+             input._storage_offset), input._dtype.numpy, d, keepdim, "max" in name)
+        return _new(picked, shape, input._dtype), _new(where, shape, dtypes.int64)
     find = np.argmax if "max" in name else np.argmin  # both pick the first occurrence
     index = np.expand_dims(find(_comparable(values), axis=d), d)
     picked = np.take_along_axis(values, index, axis=d)
@@ -526,6 +623,11 @@ def _argmax_or_argmin(input: Tensor, dim: int | None, keepdim: bool, name: str, 
     shape = (1,) * input.dim() if keepdim else ()
     if meta:
         return _meta(shape, dtypes.int64)
+    if _by_arg_loop(input) and input.dim() > 0:  # the flattened tensor, row-major
+        flat = np.reshape(input._elements(), -1)
+        where = _arg_by_loop((flat, flat.shape, (1,), 0), input._dtype.numpy, 0, False,
+                             name == "argmax")[1]
+        return _new(where.reshape(()), shape, dtypes.int64)
     flat = np.reshape(_comparable(input._elements()), -1)  # row-major order of the indices
     find = np.argmax if name == "argmax" else np.argmin
     return _new(np.asarray(find(flat), np.int64), shape, dtypes.int64)

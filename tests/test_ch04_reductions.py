@@ -239,7 +239,8 @@ def test_sum_of_a_large_dense_tensor(seed, dtype, transposed, size):
 # ===================================================================== the reduction loop
 # The student edition reduces every input of fewer than ``reductions.LOOP_NUMEL`` elements
 # with ``reductions.reduce_loop`` (chapter 3's piece) in sum, mean, prod, amax/amin,
-# max()/min() and all/any; the reference reduces with NumPy. Here the reference is switched
+# max()/min() and all/any, and with ``reductions.arg_reduce_loop`` (chapter 4's) in argmax,
+# argmin, max(dim) and min(dim); the reference reduces with NumPy. Here the reference is switched
 # to the loop (its own body of the piece) and the result is compared with the NumPy path:
 # values, dtype, layout, errors. Everything is exact but float sums and means, whose
 # order differs: the loop adds one element at a time in memory order, as torch's scalar
@@ -256,12 +257,12 @@ loop_shapes = shapes.filter(lambda shape: math.prod(shape) < 64)
 def _reduction_path(loop: bool):
     from reftensor import reductions
 
-    saved = reductions.LOOP
-    reductions.LOOP = loop
+    saved = reductions.LOOP, reductions.ARG_LOOP
+    reductions.LOOP = reductions.ARG_LOOP = loop
     try:
         yield
     finally:
-        reductions.LOOP = saved
+        reductions.LOOP, reductions.ARG_LOOP = saved
 
 
 def _facts_on(loop: bool, program, spec) -> object:
@@ -306,6 +307,15 @@ REDUCTIONS = {
     "max()": lambda lib, x, dim, keepdim: (x.max(), x.min()),
     "all": lambda lib, x, dim, keepdim: x.all(dim, keepdim),
     "any": lambda lib, x, dim, keepdim: x.any(dim, keepdim),
+    # arg_reduce_loop (chapter 4's piece)
+    "argmax": lambda lib, x, dim, keepdim: x.argmax(dim if isinstance(dim, int) else None,
+                                                    keepdim),
+    "argmin": lambda lib, x, dim, keepdim: x.argmin(dim if isinstance(dim, int) else None,
+                                                    keepdim),
+    "max dim": lambda lib, x, dim, keepdim: tuple(x.max(dim if isinstance(dim, int) else 0,
+                                                        keepdim)),
+    "min dim": lambda lib, x, dim, keepdim: tuple(x.min(dim if isinstance(dim, int) else -1,
+                                                        keepdim)),
 }
 #: float sums and means: the loop's order is not NumPy's (see above)
 REORDERED = {"sum", "sum()", "sum float", "mean", "mean dtype"}
@@ -367,9 +377,48 @@ def test_the_reduction_loop_runs_only_on_small_inputs_and_only_where_asked(monke
     with _reduction_path(True):
         x = reftensor.arange(reductions.LOOP_NUMEL - 1.0)
         x.sum(), x.mean(), x.amax(), x.all(), x.prod()
-        x.argmax(), x.var()  # not by the loop
+        x.argmax(), x.var()  # not by this loop
         reftensor.arange(reductions.LOOP_NUMEL).sum()  # too big: NumPy
     assert calls == [(reductions.LOOP_NUMEL - 1,)] * 5
+
+
+def test_the_index_loop_runs_only_on_small_inputs_and_only_where_asked(monkeypatch):
+    from reftensor import pieces, reductions
+
+    assert reductions.ARG_LOOP == pieces.stubbed(reductions.arg_reduce_loop)
+    calls = []
+    real = reductions.arg_reduce_loop
+    monkeypatch.setattr(reductions, "arg_reduce_loop",
+                        lambda beats, values, indices, x, dim, keepdim:
+                        (calls.append(x[1]), real(beats, values, indices, x, dim, keepdim))[1])
+    with _reduction_path(False):
+        reftensor.arange(4).argmax()
+    assert calls == []
+    with _reduction_path(True):
+        x = reftensor.arange(reductions.LOOP_NUMEL - 1.0).view(-1, 1)
+        x.argmax(), x.argmin(0), x.max(0), x.min(1, True)
+        x.amax(), x.sum()  # not by this loop
+        reftensor.arange(reductions.LOOP_NUMEL).argmax()  # too big: NumPy
+    n = reductions.LOOP_NUMEL - 1
+    assert calls == [(n,), (n, 1), (n, 1), (n, 1)]
+
+
+def test_a_wrong_index_loop_changes_what_the_library_computes(monkeypatch):
+    """A loop where the last of equal elements wins gives other indices."""
+    from reftensor import reductions
+
+    real = reductions.arg_reduce_loop
+
+    def last_wins(beats, values, indices, input, dim, keepdim):
+        real(lambda x, best: beats(x, best) or x == best, values, indices, input, dim, keepdim)
+
+    x = reftensor.tensor([[1, 3, 3], [2, 2, 0]])
+    with _reduction_path(True):
+        assert x.argmax(1).tolist() == [1, 0]
+        monkeypatch.setattr(reductions, "arg_reduce_loop", last_wins)
+        assert x.argmax(1).tolist() == [2, 1]
+    with _reduction_path(False):
+        assert x.argmax(1).tolist() == [1, 0]
 
 
 def test_a_wrong_reduction_loop_changes_what_the_library_computes(monkeypatch):

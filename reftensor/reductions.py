@@ -14,6 +14,14 @@ Every reduction here follows the same four steps:
    the input to that dtype *before* reducing (so ``sum(dtype=int8)`` wraps).
 3. **The values**, computed by NumPy over ``input._elements()`` (only by the CPU kernel: the
    Meta kernel stops after steps 1-2 and gives the result's shape and dtype, and no data).
+   In the student edition, ``sum``, ``mean``, ``prod``, ``amax``/``amin``, ``max()``/``min()``
+   and ``all``/``any`` of an input with fewer than ``LOOP_NUMEL`` elements run the student's
+   ``reduce_loop`` instead (chapter 3): it walks the output's index space and, for each
+   output element, the reduced dims of the input through its strides and offset, folding
+   the op's step (NumPy on one element: the same dtypes, wrap-around and rounding);
+   ``argmax``/``argmin`` and ``max(dim)``/``min(dim)`` of such an input run the student's
+   ``arg_reduce_loop`` (chapter 4): the same walk along one dim, keeping the first winner
+   and its index. ``tests/test_ch04_reductions.py`` proves the two paths agree.
    float16 and bfloat16 are accumulated in float32 and rounded once at the end, as torch
    does. torch adds floats with a cascade (blocked pairwise) summation and NumPy with its
    own pairwise one, so float sums and means may differ in the last bits: the tests allow
@@ -39,8 +47,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _casting, dtypes, layout, out_arguments
+from . import _casting, dtypes, layout, out_arguments, pieces
 from ._ops import DispatchKey, OpOverload, aten
+from .device import CPU
 from .dtypes import dtype
 from .promotion import C_TYPE_NAMES, SCALAR_TYPE_NAMES, check_can_cast
 from .storage import UntypedStorage
@@ -163,6 +172,119 @@ def _register(overload: OpOverload, body: Callable[..., Any]) -> None:
     overload.impl(DispatchKey.Meta)(lambda *args: body(*args, meta=True))
 
 
+# ------------------------------------------------------------------------- the loop
+#: One operand of ``reduce_loop``: (storage, shape, stride, offset), all plain data
+Strided = tuple[Sequence[Any], Sequence[int], Sequence[int], int]
+
+
+def reduce_loop(step: Callable[[Any, Any], Any], start: Any, out: Strided, input: Strided,
+                dims: Sequence[int], keepdim: bool) -> None:
+    """The loop of torch's CPU reductions (a ``TensorIterator`` built for a reduction, which
+    ``sum``, ``mean``, ``prod``, ``amax``, ``amin``, ``max()``, ``min()``, ``all`` and ``any``
+    run): ``out`` receives, at every index of its shape, the input's elements reduced into
+    that index, combined by ``step``. Returns None; the result is in ``out``'s storage.
+
+    Args:
+        step: ``step(acc, x)``: the value reduced so far after one more element ``x``.
+        start: the value reduced from no elements (the op's identity: 0 for a sum).
+        out: ``(storage, shape, stride, offset)`` of the result; ``storage`` is a flat
+            mutable sequence written in place, and no two indices of ``shape`` share a
+            location. Its shape is the input's with the reduced dims removed, or, with
+            ``keepdim``, kept as size 1.
+        input: ``(storage, shape, stride, offset)`` of the tensor to reduce; ``storage`` a
+            flat sequence. Strides may be 0 (an expanded input) or step over elements.
+        dims: the dims of ``input`` to reduce: distinct, increasing, ``0 <= d < ndim``;
+            ``()`` for a 0-d input.
+        keepdim: does ``out``'s shape keep the reduced dims (as size 1)?
+
+    The value at an index of ``out`` is
+    ``step(...step(step(start, x_0), x_1)..., x_last)`` over the elements ``x`` of
+    ``torch.as_strided(storage, shape, stride, offset)`` whose index matches it on the
+    dims that are not reduced, visited in row-major order of the reduced dims (the last one
+    fastest); ``start`` where there are none (a reduced dim of size 0). It goes where
+    ``out``'s layout puts that index; locations that no index reaches are left as they
+    are. torch: ``torch.sum(input, dims, keepdim, out=...)`` is this with ``step``
+    adding.
+
+    Raises:
+        Whatever ``step`` raises; nothing of its own.
+    """
+    # BEGIN PIECE reduce_loop
+    import itertools
+
+    storage, shape, stride, offset = out
+    source, in_shape, in_stride, in_offset = input
+    kept = [d for d in range(len(in_shape)) if d not in dims]
+    reduced_ranges = [range(in_shape[d]) for d in dims]
+    for index in itertools.product(*[range(n) for n in shape]):
+        # the output index names the kept dims (all dims, with keepdim: skip the reduced)
+        kept_index = [index[d] for d in kept] if keepdim else list(index)
+        base = in_offset + sum(i * in_stride[d] for i, d in zip(kept_index, kept, strict=True))
+        acc = start
+        for inner in itertools.product(*reduced_ranges):
+            at = base + sum(i * in_stride[d] for i, d in zip(inner, dims, strict=True))
+            acc = step(acc, source[at])
+        storage[offset + sum(i * s for i, s in zip(index, stride, strict=True))] = acc
+    # END PIECE
+
+
+#: Inputs with fewer elements than this are reduced by ``reduce_loop`` when ``LOOP`` is set.
+LOOP_NUMEL = 64
+#: Does the library run ``reduce_loop`` on small inputs? Yes in the student edition (where
+#: the piece runs the student's answer, or a published chapter's body); no in the
+#: reference, whose NumPy reductions are faster. Asked once, here.
+LOOP = pieces.stubbed(reduce_loop)
+
+
+def _by_loop(input: Tensor) -> bool:
+    """Does this reduction of ``input`` run ``reduce_loop``?"""
+    return LOOP and input._storage._device is CPU and math.prod(input._shape) < LOOP_NUMEL
+
+
+def _by_arg_loop(input: Tensor) -> bool:
+    """Does this index reduction of ``input`` run ``arg_reduce_loop``?"""
+    return ARG_LOOP and input._storage._device is CPU and math.prod(input._shape) < LOOP_NUMEL
+
+
+def _looped(input: Tensor, dims: tuple[int, ...], keepdim: bool, step: Callable[[Any, Any], Any],
+            start: Any, work: np.dtype[Any]) -> np.ndarray:
+    """The reduction's values by ``reduce_loop``: an array of the result's shape in ``work``
+    (``step`` sees the input's raw elements, as NumPy scalars of its dtype).
+
+    The elements reduced into one output are visited in TensorIterator's order: the loop
+    is handed the input with its dims permuted (kept dims first, then the reduced ones,
+    outermost first by the input's strides, ``layout.innermost_first``), and the output
+    with the same permutation of its row-major strides, so that the loop's row-major walk
+    is torch's walk through memory. A float sum of at most 4 elements per output is then
+    torch's to the bit (the order of longer ones also follows torch's vectorised partial
+    sums, which a fold one element at a time does not reproduce)."""
+    shape, stride = input._shape, input._stride
+    out_shape = _out_shape(shape, dims, keepdim)
+    out_stride = layout.contiguous_strides(out_shape)
+    memory = layout.innermost_first(shape, [stride])[::-1]  # outermost first
+    order = [d for d in range(len(shape)) if d not in dims] + [d for d in memory if d in dims]
+    if keepdim:
+        out_layout = (tuple(out_shape[d] for d in order), tuple(out_stride[d] for d in order))
+    else:
+        out_layout = (out_shape, out_stride)  # the kept dims keep their order
+    storage: list[Any] = [start] * math.prod(out_shape)
+    source = input._storage._typed(input._dtype.numpy)
+    with np.errstate(all="ignore"):  # integers wrap, floats overflow, as NumPy's path
+        reduce_loop(step, start, (storage, *out_layout, 0),
+                    (source, tuple(shape[d] for d in order), tuple(stride[d] for d in order),
+                     input._storage_offset),
+                    tuple(range(len(shape) - len(dims), len(shape))), keepdim)
+    return np.array(storage, dtype=work).reshape(out_shape)
+
+
+def _converter(input: Tensor, to: dtype, work: np.dtype[Any]) -> Callable[[Any], Any]:
+    """One raw element of ``input`` as ``_casting.cast`` converts it to ``to``, then in
+    ``work`` (float16 and bfloat16 are summed in float32)."""
+    if input._dtype is to and to.numpy == work:
+        return lambda x: x
+    return lambda x: _casting.cast(np.asarray(x), to).astype(work)[()]
+
+
 # ----------------------------------------------------------------------- sum, mean, prod
 #: Sums of at least this many float32/float64 elements go through BLAS (``_blas_total``).
 _BLAS_SUM_MIN = 2**16
@@ -207,6 +329,9 @@ def _sum(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, meta: 
     shape = _out_shape(input._shape, dims, keepdim)
     if meta:
         return _meta(shape, out_dtype)
+    if _by_loop(input):
+        return _new(_casting.cast(_loop_sum(input, dims, keepdim, out_dtype), out_dtype),
+                    shape, out_dtype)
     values = _casting.cast(input._elements(), out_dtype)
     if out_dtype is dtypes.bool:
         result = np.any(values, axis=dims)  # adding bools is "or"
@@ -216,6 +341,18 @@ def _sum(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, meta: 
         work = _casting.compute_dtype(out_dtype).numpy  # float32 for float16/bfloat16
         result = _casting.cast(np.sum(values, axis=dims, dtype=work), out_dtype)
     return _new(result, shape, out_dtype)
+
+
+def _loop_sum(input: Tensor, dims: tuple[int, ...], keepdim: bool, out_dtype: dtype
+              ) -> np.ndarray:
+    """``sum``'s values by ``reduce_loop``, in ``compute_dtype(out_dtype)`` (bools: "or")."""
+    if out_dtype is dtypes.bool:
+        truth = _converter(input, dtypes.bool, np.dtype(np.bool_))
+        return _looped(input, dims, keepdim, lambda acc, x: acc | truth(x), np.False_,
+                       np.dtype(np.bool_))
+    work = _casting.compute_dtype(out_dtype).numpy
+    read = _converter(input, out_dtype, work)
+    return _looped(input, dims, keepdim, lambda acc, x: acc + read(x), work.type(0), work)
 
 
 def _mean(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, meta: bool
@@ -241,10 +378,13 @@ def _mean(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, meta:
     if meta:
         return _meta(shape, out_dtype)
     work = _casting.compute_dtype(out_dtype).numpy
-    values = _casting.cast(input._elements(), out_dtype)
     count = math.prod(input._shape[d] for d in dims)
+    if _by_loop(input):
+        total = _loop_sum(input, dims, keepdim, out_dtype)
+    else:
+        total = np.sum(_casting.cast(input._elements(), out_dtype), axis=dims, dtype=work)
     with np.errstate(all="ignore"):  # 0 / 0 is nan for an empty reduction
-        result = np.sum(values, axis=dims, dtype=work) / work.type(count)
+        result = total / work.type(count)
     return _new(_casting.cast(result.astype(work), out_dtype), shape, out_dtype)
 
 
@@ -265,6 +405,15 @@ def _prod(input: Tensor, dim: int | None, keepdim: bool, dtype: dtype | None, *,
     shape = _out_shape(input._shape, dims, keepdim)
     if meta:
         return _meta(shape, out_dtype)
+    if _by_loop(input):
+        read = _converter(input, out_dtype, out_dtype.numpy)
+        if out_dtype is dtypes.bool:  # multiplying bools is "and"
+            looped = _looped(input, dims, keepdim, lambda acc, x: acc & read(x), np.True_,
+                             out_dtype.numpy)
+        else:  # one rounding per step, in out_dtype, in memory order
+            looped = _looped(input, dims, keepdim, lambda acc, x: acc * read(x),
+                             out_dtype.numpy.type(1), out_dtype.numpy)
+        return _new(looped, shape, out_dtype)
     values = _casting.cast(input._elements(), out_dtype)
     if out_dtype is dtypes.bool:
         result = np.all(values, axis=dims)  # multiplying bools is "and"
@@ -319,9 +468,118 @@ def _extreme(input: Tensor, dim: Dims, keepdim: bool, name: str, *, meta: bool) 
     shape = _out_shape(input._shape, dims, keepdim)
     if meta:
         return _meta(shape, input._dtype)
+    if _by_loop(input):
+        result = _loop_extreme(input, dims, keepdim, "max" in name)
+        return _new(result.astype(input._dtype.numpy), shape, input._dtype)
     pick = np.max if "max" in name else np.min  # NumPy's max/min propagate nan, as torch's
     result = pick(_comparable(input._elements()), axis=dims)
     return _new(np.asarray(result).astype(input._dtype.numpy), shape, input._dtype)
+
+
+def _loop_extreme(input: Tensor, dims: tuple[int, ...], keepdim: bool, largest: bool
+                  ) -> np.ndarray:
+    """amax/amin's values by ``reduce_loop``: NumPy's ``maximum``/``minimum`` of one element
+    at a time (nan wins), 16-bit floats compared as float32; the start is the dtype's
+    identity (-inf, an integer type's smallest value, False, ...)."""
+    d = input._dtype
+    work = np.dtype(np.float32) if d.numpy in (dtypes.float16.numpy, dtypes.bfloat16.numpy) \
+        else d.numpy
+    if d is dtypes.bool:
+        start: Any = np.bool_(not largest)
+    elif d.is_floating_point:
+        start = work.type(-math.inf if largest else math.inf)
+    else:
+        info = np.iinfo(work)
+        start = work.type(info.min if largest else info.max)
+    pick = np.maximum if largest else np.minimum
+    if work == d.numpy:
+        return _looped(input, dims, keepdim, pick, start, work)
+    return _looped(input, dims, keepdim, lambda acc, x: pick(acc, work.type(x)), start, work)
+
+
+def arg_reduce_loop(beats: Callable[[Any, Any], bool], values: Strided | None,
+                    indices: Strided, input: Strided, dim: int, keepdim: bool) -> None:
+    """The loop of torch's index reductions (``argmax``, ``argmin``, ``max(input, dim)`` and
+    ``min(input, dim)`` on the CPU): at every index of the outputs' shape, the element of
+    ``input`` along ``dim`` that wins, and its index along ``dim``. Returns None; the
+    results are in the outputs' storages.
+
+    Args:
+        beats: ``beats(x, best)``: does element ``x`` take the place of ``best``, the
+            winner so far? (For ``argmax``: ``x`` is larger, or ``x`` is NaN and ``best`` is
+            not.)
+        values: ``(storage, shape, stride, offset)`` receiving the winning elements, or None
+            (``argmax`` gives only indices); ``storage`` a flat mutable sequence written in
+            place, no two indices of ``shape`` on one location.
+        indices: the same, receiving the winners' indices along ``dim`` (ints).
+        input: ``(storage, shape, stride, offset)`` of the tensor to reduce; ``storage`` a
+            flat sequence; any strides, 0 included.
+        dim: the dim to reduce, ``0 <= dim < ndim``; it has size > 0 (torch refuses an
+            empty one before the loop runs).
+        keepdim: do the outputs keep ``dim`` as size 1? (Their shape is the input's without
+            ``dim`` otherwise; both outputs have that shape, each with its own strides and
+            offset.)
+
+    Along ``dim``, the element at index 0 is the first winner; each later element replaces
+    the winner when ``beats(x, winner)`` is true, so that of equal elements the first one
+    wins, as torch documents. Locations that no index of the outputs reaches are left as
+    they are; an output with no elements gets nothing. torch:
+    ``torch.max(input, dim, keepdim, out=(values, indices))``.
+
+    Raises:
+        Whatever ``beats`` raises; nothing of its own.
+    """
+    # BEGIN PIECE arg_reduce_loop
+    import itertools
+
+    source, in_shape, in_stride, in_offset = input
+    outer = [d for d in range(len(in_shape)) if d != dim]
+    shape = indices[1]
+    for index in itertools.product(*[range(n) for n in shape]):
+        position = list(index)
+        if keepdim:
+            del position[dim]
+        at = in_offset + sum(i * in_stride[d] for i, d in zip(position, outer, strict=True))
+        best, where = source[at], 0
+        for k in range(1, in_shape[dim]):
+            x = source[at + k * in_stride[dim]]
+            if beats(x, best):
+                best, where = x, k
+        for target, value in ((values, best), (indices, where)):
+            if target is not None:
+                storage, _, stride, offset = target
+                storage[offset + sum(i * s for i, s in zip(index, stride, strict=True))] = value
+    # END PIECE
+
+
+def _arg_by_loop(input: Strided, kind: np.dtype[Any], d: int, keepdim: bool, largest: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Values and int64 indices along ``d`` of ``input`` (plain data holding elements of
+    NumPy dtype ``kind``) by ``arg_reduce_loop``, as arrays of the result's shape: 16-bit
+    floats compared as float32, NaN beating everything else, the first of equal elements
+    winning."""
+    shape = _out_shape(tuple(input[1]), (d,), keepdim)
+    stride = layout.contiguous_strides(shape)
+    count = math.prod(shape)
+    picked: list[Any] = [None] * count
+    where: list[int] = [0] * count
+    wide = kind in (dtypes.float16.numpy, dtypes.bfloat16.numpy)
+
+    def beats(x: Any, best: Any) -> bool:
+        if wide:
+            x, best = np.float32(x), np.float32(best)
+        if best != best:  # a NaN has won: nothing takes its place
+            return False
+        return bool(x != x or (x > best if largest else x < best))
+
+    arg_reduce_loop(beats, (picked, shape, stride, 0), (where, shape, stride, 0), input, d,
+                    keepdim)
+    return (np.array(picked, dtype=kind).reshape(shape),
+            np.array(where, dtype=np.int64).reshape(shape))
+
+
+#: Does the library run ``arg_reduce_loop`` on small inputs? (As ``LOOP``.)
+ARG_LOOP = pieces.stubbed(arg_reduce_loop)
 
 
 def _arg_extreme(input: Tensor, dim: int, keepdim: bool, name: str, *, meta: bool
@@ -337,6 +595,11 @@ def _arg_extreme(input: Tensor, dim: int, keepdim: bool, name: str, *, meta: boo
     if input.dim() == 0:  # a 0-d tensor is its own extreme, at index 0
         index = np.zeros((), np.int64)
         return _new(values.copy(), (), input._dtype), _new(index, (), dtypes.int64)
+    if _by_arg_loop(input):
+        picked, where = _arg_by_loop(
+            (input._storage._typed(input._dtype.numpy), input._shape, input._stride,
+             input._storage_offset), input._dtype.numpy, d, keepdim, "max" in name)
+        return _new(picked, shape, input._dtype), _new(where, shape, dtypes.int64)
     find = np.argmax if "max" in name else np.argmin  # both pick the first occurrence
     index = np.expand_dims(find(_comparable(values), axis=d), d)
     picked = np.take_along_axis(values, index, axis=d)
@@ -360,6 +623,11 @@ def _argmax_or_argmin(input: Tensor, dim: int | None, keepdim: bool, name: str, 
     shape = (1,) * input.dim() if keepdim else ()
     if meta:
         return _meta(shape, dtypes.int64)
+    if _by_arg_loop(input) and input.dim() > 0:  # the flattened tensor, row-major
+        flat = np.reshape(input._elements(), -1)
+        where = _arg_by_loop((flat, flat.shape, (1,), 0), input._dtype.numpy, 0, False,
+                             name == "argmax")[1]
+        return _new(where.reshape(()), shape, dtypes.int64)
     flat = np.reshape(_comparable(input._elements()), -1)  # row-major order of the indices
     find = np.argmax if name == "argmax" else np.argmin
     return _new(np.asarray(find(flat), np.int64), shape, dtypes.int64)
@@ -393,6 +661,15 @@ def _logical(input: Tensor, dim: Dims, keepdim: bool, name: str, *, meta: bool) 
     shape = _out_shape(input._shape, dims, keepdim)
     if meta:
         return _meta(shape, out_dtype)
+    if _by_loop(input):
+        truth = _converter(input, dtypes.bool, np.dtype(np.bool_))
+        if name == "all":
+            result = _looped(input, dims, keepdim, lambda acc, x: acc & truth(x), np.True_,
+                             np.dtype(np.bool_))
+        else:
+            result = _looped(input, dims, keepdim, lambda acc, x: acc | truth(x), np.False_,
+                             np.dtype(np.bool_))
+        return _new(result.astype(out_dtype.numpy), shape, out_dtype)
     nonzero = _casting.cast(input._elements(), dtypes.bool)
     result = (np.all if name == "all" else np.any)(nonzero, axis=dims)
     return _new(np.asarray(result).astype(out_dtype.numpy), shape, out_dtype)

@@ -21,8 +21,8 @@ CHAPTERS = {
     "ch02_views": ["infer_size", "view_strides", "slice_layout", "permute_layout",
                    "diagonal_layout", "shares_storage", "internal_overlap",
                    "overlap_status"],
-    "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_loop", "sum_to_dims",
-                          "broadcast_error"],
+    "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_loop", "reduce_loop",
+                          "sum_to_dims", "broadcast_error"],
 }
 NAMES = [name for names in CHAPTERS.values() for name in names]
 
@@ -288,6 +288,47 @@ def loop_writing_row_major(fn, out, *inputs):
     RIGHT["strided_loop"](fn, (storage, shape, row_major, offset), *inputs)
 
 
+def reduce_ignoring_offset(step, start, out, input, dims, keepdim):
+    """Reads the input from the start of its storage."""
+    RIGHT["reduce_loop"](step, start, out, _no_offsets(input), dims, keepdim)
+
+
+def reduce_ignoring_keepdim(step, start, out, input, dims, keepdim):
+    """Takes the output's index for the kept dims alone, even with keepdim."""
+    storage, shape, stride, offset = out
+    if keepdim:
+        kept = tuple(n for d, n in enumerate(shape) if d not in dims)
+        kept_stride = tuple(s for d, s in enumerate(stride) if d not in dims)
+        RIGHT["reduce_loop"](step, start, (storage, kept, kept_stride, offset), input,
+                             dims, False)
+        storage[offset] = start  # and the first output is reset
+        return
+    RIGHT["reduce_loop"](step, start, out, input, dims, keepdim)
+
+
+def reduce_writing_row_major(step, start, out, input, dims, keepdim):
+    """Writes through row-major strides from the output's offset, whatever its strides."""
+    storage, shape, stride, offset = out
+    row_major = tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))
+    RIGHT["reduce_loop"](step, start, (storage, shape, row_major, offset), input, dims,
+                         keepdim)
+
+
+def reduce_with_one_accumulator(step, start, out, input, dims, keepdim):
+    """Starts from ``start`` once, not once per output: each output goes on from the last."""
+    storage, shape, stride, offset = out
+    source, in_shape, in_stride, in_offset = input
+    kept = [d for d in range(len(in_shape)) if d not in dims]
+    acc = start
+    for index in itertools.product(*(range(n) for n in shape)):
+        kept_index = [index[d] for d in kept] if keepdim else list(index)
+        base = in_offset + sum(i * in_stride[d] for i, d in zip(kept_index, kept, strict=True))
+        for inner in itertools.product(*(range(in_shape[d]) for d in dims)):
+            at = base + sum(i * in_stride[d] for i, d in zip(inner, dims, strict=True))
+            acc = step(acc, source[at])
+        storage[offset + sum(i * s for i, s in zip(index, stride, strict=True))] = acc
+
+
 def sum_leading_dims_only(shape, size):
     """Drops the leading dims but forgets the dims that grew from size 1."""
     RIGHT["sum_to_dims"](shape, size)  # (the same refusals)
@@ -359,6 +400,10 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("strided_loop", loop_ignoring_offsets, False),
     ("strided_loop", loop_with_own_strides, False),
     ("strided_loop", loop_writing_row_major, False),
+    ("reduce_loop", reduce_ignoring_offset, False),
+    ("reduce_loop", reduce_ignoring_keepdim, False),
+    ("reduce_loop", reduce_writing_row_major, False),
+    ("reduce_loop", reduce_with_one_accumulator, False),
     ("sum_to_dims", sum_leading_dims_only, False),
     ("sum_to_dims", sum_every_size1_dim, False),
     ("sum_to_dims", sum_dims_counted_in_size, False),
@@ -408,7 +453,7 @@ REFUSALS = {  # the answers that stand for torch saying no, which hidden cases m
     "diagonal_layout": ["raises RuntimeError", "raises IndexError"],
     "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
     "internal_overlap": [], "overlap_status": [], "broadcast_shapes": ["raises RuntimeError"],
-    "expand_strides": ["raises RuntimeError"], "strided_loop": [],
+    "expand_strides": ["raises RuntimeError"], "strided_loop": [], "reduce_loop": [],
     "sum_to_dims": ["raises RuntimeError"], "broadcast_error": ["NoneType"],
 }
 

@@ -20,7 +20,8 @@ from tests.notebooks import (
 pytestmark = pytest.mark.ch04
 
 CHAPTER = "ch04_dtype_device"
-NAMES = ["promote_types", "result_dtype", "cast_value", "to_result", "matmul_shape"]
+NAMES = ["promote_types", "result_dtype", "cast_value", "to_result", "matmul_shape",
+         "arg_reduce_loop"]
 FRESH_SEED = 20261121
 
 
@@ -208,6 +209,39 @@ def matmul_no_zero_d_check(a, b):
     return RIGHT["matmul_shape"](a, b)
 
 
+def arg_last_of_ties(beats, values, indices, input, dim, keepdim):
+    """Lets an equal element take the winner's place: the last of equal elements wins."""
+    RIGHT["arg_reduce_loop"](lambda x, best: beats(x, best) or x == best, values, indices,
+                             input, dim, keepdim)
+
+
+def arg_ignoring_offset(beats, values, indices, input, dim, keepdim):
+    """Reads the input from the start of its storage."""
+    storage, shape, stride, _ = input
+    RIGHT["arg_reduce_loop"](beats, values, indices, (storage, shape, stride, 0), dim, keepdim)
+
+
+def arg_keepdim_ignored(beats, values, indices, input, dim, keepdim):
+    """Treats the outputs' index as if the dim were always dropped."""
+    if keepdim:
+        def dropped(o):
+            return None if o is None else (o[0], tuple(n for d, n in enumerate(o[1]) if d != dim),
+                                           tuple(s for d, s in enumerate(o[2]) if d != dim), o[3])
+        RIGHT["arg_reduce_loop"](beats, dropped(values), dropped(indices), input, dim, False)
+        indices[0][indices[3]] = -1
+        return
+    RIGHT["arg_reduce_loop"](beats, values, indices, input, dim, keepdim)
+
+
+def arg_index_into_storage(beats, values, indices, input, dim, keepdim):
+    """Writes the winner's position in the storage instead of its index along the dim."""
+    storage, shape, stride, offset = input
+    RIGHT["arg_reduce_loop"](beats, values, indices, input, dim, keepdim)
+    for k, i in enumerate(indices[0]):
+        if isinstance(i, int) and i > 0:
+            indices[0][k] = i * stride[dim]
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("promote_types", promote_by_width, False),
     ("result_dtype", result_ignoring_zero_dim, False),
@@ -225,6 +259,10 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("matmul_shape", matmul_zero_batch_as_one, False),
     ("matmul_shape", matmul_row_dim_from_the_end, False),
     ("matmul_shape", matmul_no_zero_d_check, False),
+    ("arg_reduce_loop", arg_last_of_ties, False),
+    ("arg_reduce_loop", arg_ignoring_offset, False),
+    ("arg_reduce_loop", arg_keepdim_ignored, False),
+    ("arg_reduce_loop", arg_index_into_storage, False),
 ]
 
 
@@ -244,7 +282,7 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 
 REFUSALS = {"promote_types": [], "result_dtype": [], "cast_value": [],
             "to_result": ["raises RuntimeError"],
-            "matmul_shape": ["raises RuntimeError"]}
+            "matmul_shape": ["raises RuntimeError"], "arg_reduce_loop": []}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -303,4 +341,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "cast_value",
-                                            cast_truncating, 20)
+                                            cast_truncating, 24)

@@ -233,6 +233,21 @@ def _sum_pairs(shape, size):
 
 
 # ---------------------------------------------------------------- chapter 4
+def _arg_tie(x, dim) -> bool:
+    """Two equal elements along ``dim`` in one row, both at least as large (or small) as the
+    rest: a tie that decides the answer."""
+    storage, shape, stride, offset = x
+    outer = [range(n) if d != dim else range(1) for d, n in enumerate(shape)]
+    for index in itertools.product(*outer):
+        base = offset + sum(i * s for i, s in zip(index, stride, strict=True))
+        row = [storage[base + k * stride[dim]] for k in range(shape[dim])]
+        if any(e != e for e in row):
+            continue
+        if row.count(max(row)) > 1 or row.count(min(row)) > 1:
+            return True
+    return False
+
+
 def _category(dtype):
     return 0 if dtype == "bool" else 1 if dtype[0] in "ui" else 2
 
@@ -788,6 +803,37 @@ CORNERS = {
         ("three inputs (where)", on(lambda op, out, *ins: len(ins) == 3)),
         ("float values", on(lambda op, out, *ins: any(isinstance(v, float) for v in out[0]))),
     ],
+    "reduce_loop": [
+        ("a 0-d input (nothing to reduce)", on(lambda op, out, x, dims, keep: x[1] == ())),
+        ("a reduced dim of size 0 (the start is written)",
+         on(lambda op, out, x, dims, keep: any(x[1][d] == 0 for d in dims)
+            and 0 not in out[1])),
+        ("an empty output (nothing written)", on(lambda op, out, x, dims, keep: 0 in out[1])),
+        ("every dim reduced", on(lambda op, out, x, dims, keep: x[1] and len(dims) == len(x[1]))),
+        ("two reduced dims with a kept dim between them",
+         on(lambda op, out, x, dims, keep: any(a + 1 < b for a, b in itertools.pairwise(dims)))),
+        ("keepdim", on(lambda op, out, x, dims, keep: keep and x[1])),
+        ("a size-1 dim", on(lambda op, out, x, dims, keep: 1 in x[1])),
+        ("a permuted input", on(lambda op, out, x, dims, keep: increasing(
+            [s for n, s in zip(x[1], x[2], strict=True) if n > 1]))),
+        ("a stepped input (strides over elements)",
+         on(lambda op, out, x, dims, keep: 0 not in x[1] and x[1]
+            and not dense(x[1], x[2]) and not stride0(x[1], x[2]))),
+        ("stride 0 on a dim of size > 1 (an expanded input)",
+         on(lambda op, out, x, dims, keep: stride0(x[1], x[2]))),
+        ("the input's storage offset", on(lambda op, out, x, dims, keep: x[3] > 0)),
+        ("the output's storage offset", on(lambda op, out, x, dims, keep: out[3] > 0)),
+        ("an output with its own dim order (permuted)",
+         on(lambda op, out, x, dims, keep: increasing(
+             [s for n, s in zip(out[1], out[2], strict=True) if n > 1]))),
+        ("output storage its layout does not reach (left as it is)",
+         on(lambda op, out, x, dims, keep: 0 not in out[1]
+            and len(out[0]) > math.prod(out[1]))),
+        ("float values", on(lambda op, out, x, dims, keep: any(isinstance(v, float)
+                                                               for v in x[0]))),
+        *[(f"the op {name}", on(lambda op, out, x, dims, keep, name=name: op == name))
+          for name in ("sum", "prod", "amax", "amin", "all", "any")],
+    ],
     "sum_to_dims": [
         ("size == shape (nothing summed)", on(lambda shape, size: shape == size)),
         ("size () (every dim summed)", on(lambda shape, size: size == () and shape)),
@@ -927,6 +973,33 @@ CORNERS = {
          lambda c: _to_options(c.args[3])[1] == "preserve_format" and copies(c)
          and 0 not in c.args[1] and odd_size1_stride(*c.args[1:3])),
         ("0-d", on(lambda dtype, shape, stride, call: shape == ())),
+    ],
+    "arg_reduce_loop": [
+        ("ties (the first of equal elements wins)",
+         on(lambda op, v, i, x, dim, keep: _arg_tie(x, dim))),
+        ("a NaN along the dim (it wins)",
+         on(lambda op, v, i, x, dim, keep: any(isinstance(e, float) and e != e for e in x[0]))),
+        ("keepdim", on(lambda op, v, i, x, dim, keep: keep)),
+        ("an empty output (nothing written)", on(lambda op, v, i, x, dim, keep: 0 in i[1])),
+        ("a dim of size 1 (index 0)", on(lambda op, v, i, x, dim, keep: x[1][dim] == 1)),
+        ("a reduced dim that is not the last", on(lambda op, v, i, x, dim, keep:
+                                                  dim < len(x[1]) - 1)),
+        ("a permuted input", on(lambda op, v, i, x, dim, keep: increasing(
+            [s for n, s in zip(x[1], x[2], strict=True) if n > 1]))),
+        ("stride 0 on a dim of size > 1 (an expanded input)",
+         on(lambda op, v, i, x, dim, keep: stride0(x[1], x[2]))),
+        ("the input's storage offset", on(lambda op, v, i, x, dim, keep: x[3] > 0)),
+        ("the outputs' storage offsets", on(lambda op, v, i, x, dim, keep: i[3] > 0
+                                            and (v is None or v[3] > 0))),
+        ("outputs with their own dim order (permuted)",
+         on(lambda op, v, i, x, dim, keep: increasing(
+             [s for n, s in zip(i[1], i[2], strict=True) if n > 1]))),
+        ("output storage its layout does not reach (left as it is)",
+         on(lambda op, v, i, x, dim, keep: 0 not in i[1] and len(i[0]) > math.prod(i[1]))),
+        ("values and indices (max, min)", on(lambda op, v, i, x, dim, keep: v is not None)),
+        ("indices only (argmax, argmin)", on(lambda op, v, i, x, dim, keep: v is None)),
+        ("float values", on(lambda op, v, i, x, dim, keep: any(isinstance(e, float)
+                                                               for e in x[0]))),
     ],
     "matmul_shape": [
         ("a 0-d operand (RuntimeError)", on(lambda a, b: () in (a, b))),

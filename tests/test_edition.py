@@ -391,9 +391,11 @@ def test_the_student_edition_with_answers_runs_the_reference_tests(student: Path
 
 
 #: the op table's tests the fast tier runs on the student edition: the elementwise ops the
-#: element loop drives, broadcasting's expand, and view (the full tier runs them all)
+#: element loop drives, reductions that the reduction loops drive, broadcasting's expand, and
+#: view (the full tier runs them all)
 OP_TABLE_ON_THE_EDITION = pick(
-    "add or sub or mul or div or neg or maximum or where or expand or view or tolist", "")
+    "add or sub or mul or div or neg or maximum or where or expand or view or tolist or sum or "
+    "prod or amax or argmax", "")
 
 
 def test_the_student_edition_with_only_the_answers_passes_the_op_table(student: Path,
@@ -432,6 +434,9 @@ WRONG_PIECES = {
                      ".tolist()",
                      "lambda right: lambda fn, out, *ins: right(fn, out, *[(x[0], x[1], "
                      "tuple(x[2])[::-1], x[3]) for x in ins])"),
+    "reduce_loop": ("reftensor.arange(6).view(2, 3)[1:].sum().item()",
+                    "lambda right: lambda step, start, out, x, dims, keep: right("
+                    "step, start, out, (x[0], x[1], x[2], 0), dims, keep)"),
     "sum_to_dims": ("reftensor.arange(24.0).view(2, 3, 4).sum_to_size(1, 4).tolist()",
                     "lambda right: lambda shape, size: tuple(range(len(shape) - len(size)))"),
     "broadcast_error": ("reftensor.ones(5, 2, 3) + reftensor.ones(4, 1, 3)",
@@ -443,6 +448,9 @@ WRONG_PIECES = {
                      "lambda right: lambda a, op, b: 'float64'"),
     "to_result": ("reftensor.empty_strided((3, 4), (1, 6)).to(reftensor.float64).stride()",
                   "lambda right: lambda dtype, shape, stride, call: (False, (4, 1))"),
+    "arg_reduce_loop": ("reftensor.tensor([[1, 3, 3], [2, 2, 0]]).argmax(1).tolist()",
+                        "lambda right: lambda beats, v, i, x, dim, keep: right("
+                        "lambda a, b: beats(a, b) or a == b, v, i, x, dim, keep)"),
     "backward_pass": ("(lambda a: ((a * a).backward(), a.grad.item())[1])("
                       "reftensor.tensor(3.0, requires_grad=True))",
                       "lambda right: lambda root, grads, keep_graph, calls: right("

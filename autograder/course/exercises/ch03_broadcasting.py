@@ -8,8 +8,8 @@ import re
 
 from hypothesis import strategies as st
 
-from .spec import Case, Exercise, register
 from .layouts import storage_needed, strided_layouts
+from .spec import Case, Exercise, register
 
 CHAPTER = "ch03_broadcasting"
 
@@ -349,6 +349,169 @@ register(Exercise(
     reference=_loop_reference,
     truth=_loop_truth,
     call=_call_loop,
+))
+
+
+# ---------------------------------------------------------------- reduce_loop
+INF = float("inf")
+#: The reductions a case names: (the Python step the answer gets, its start for int64 and
+#: for float64 values, torch's op). Python's arithmetic on ints and on these floats (quarters,
+#: and products of halves and twos) is exact, so every order of the elements gives torch's
+#: values.
+REDUCE_OPS = {
+    "sum": (operator.add, 0, 0.0),
+    "prod": (operator.mul, 1, 1.0),
+    "amax": (lambda acc, x: x if x > acc else acc, -INF, -INF),
+    "amin": (lambda acc, x: x if x < acc else acc, INF, INF),
+    "all": (lambda acc, x: acc and x != 0, True, True),
+    "any": (lambda acc, x: acc or x != 0, False, False),
+}
+
+
+def _reduce_start(case: Case):
+    op, out, _, _, _ = case.args
+    return REDUCE_OPS[op][2 if _reduce_dtype(case) == "float64" else 1]
+
+
+def _call_reduce(fn, case: Case) -> list:
+    """Run an answer to ``reduce_loop`` on a case: ``step`` and ``start`` are the case's op,
+    ``out``'s storage a list, the input's a tuple. Its result is out's storage after the
+    call."""
+    op, out, x, dims, keepdim = case.args
+    storage = list(out[0])
+    fn(REDUCE_OPS[op][0], _reduce_start(case), (storage, tuple(out[1]), tuple(out[2]), out[3]),
+       (tuple(x[0]), tuple(x[1]), tuple(x[2]), x[3]), tuple(dims), keepdim)
+    return storage
+
+
+def _reduce_dtype(case: Case) -> str:
+    """The input's dtype: float64 where its storage holds a float, else int64."""
+    return "float64" if any(isinstance(v, float) for v in case.args[2][0]) else "int64"
+
+
+def _reduce_out_dtype(case: Case) -> str:
+    return "bool" if case.args[0] in ("all", "any") else _reduce_dtype(case)
+
+
+def _reduce_reference(c: Case) -> list:
+    """The output's storage after torch's reduction writes into it (``out=``: through the
+    view's own strides and offset)."""
+    op, out, x, dims, keepdim = c.args
+    torch = _torch()
+    storage = torch.tensor(list(out[0]), dtype=getattr(torch, _reduce_out_dtype(c)))
+    target = storage.as_strided(out[1], out[2], out[3])
+    getattr(torch, op)(_tensor_of(x, _reduce_dtype(c)), dim=_dim_argument(c), keepdim=keepdim,
+                       out=target)
+    return storage.tolist()
+
+
+def _dim_argument(c: Case):
+    """``dims`` as torch's op takes them: ``prod`` takes one int (0 for a 0-d input)."""
+    op, _, _, dims, _ = c.args
+    if op == "prod":
+        return dims[0] if dims else 0
+    return dims
+
+
+def _reduce_truth(c: Case) -> str:
+    op, out, x, dims, keepdim = c.args
+    return (f"s = torch.tensor({list(out[0])!r}, dtype=torch.{_reduce_out_dtype(c)}); "
+            f"out = s.as_strided({out[1]!r}, {out[2]!r}, {out[3]}); "
+            f"x = {_strided_text(x, _reduce_dtype(c))}; "
+            f"torch.{op}(x, dim={_dim_argument(c)!r}, keepdim={keepdim}, out=out); "
+            "s.tolist()")
+
+
+@st.composite
+def _reduce_cases(draw: st.DrawFn) -> Case:
+    op = draw(st.sampled_from(list(REDUCE_OPS)))
+    kind = draw(st.sampled_from(["int64", "int64", "float64"]))
+    shape = draw(st.lists(st.sampled_from([2, 3, 1, 0, 2, 3]), max_size=3).map(tuple))
+    shape, stride, offset = draw(strided_layouts(st.just(shape)))
+    ndim = len(shape)
+    dims = tuple(sorted(draw(st.sets(st.integers(0, ndim - 1), min_size=1)))) if ndim else ()
+    if op == "prod":  # torch's prod takes one dim
+        dims = dims[:1]
+    if op in ("amax", "amin") and any(shape[d] == 0 for d in dims):
+        dims = tuple(d for d in dims if shape[d] != 0) or ()  # torch refuses: nothing to pick
+        if not dims and ndim:
+            shape = tuple(n or 1 for n in shape)
+            dims = (0,)
+    keepdim = draw(st.booleans())
+    out_shape = tuple(1 if d in dims else n for d, n in enumerate(shape)) if keepdim else \
+        tuple(n for d, n in enumerate(shape) if d not in dims)
+    length = max(storage_needed(shape, stride, offset), offset) + draw(st.integers(0, 2))
+    if op == "prod":  # exact products: halves and twos, ints that stay small
+        values = st.sampled_from([1, -1, 2]) if kind == "int64" else \
+            st.sampled_from([0.5, -1.0, 2.0, 1.0, 0.0])
+    else:
+        values = st.integers(-9, 9) if kind == "int64" else \
+            st.integers(-12, 12).map(lambda k: k / 4)
+    source = tuple(draw(st.lists(values, min_size=length, max_size=length)))
+    layout = draw(_out_layout(out_shape))
+    filler = {"all": st.booleans(), "any": st.booleans()}.get(
+        op, st.integers(-9, 9) if kind == "int64" else st.integers(-8, 8).map(float))
+    out_length = max(storage_needed(*layout), layout[2]) + draw(st.integers(0, 2))
+    out_storage = tuple(draw(st.lists(filler, min_size=out_length, max_size=out_length)))
+    return Case(args=(op, (out_storage, *layout), (source, shape, stride, offset), dims,
+                      keepdim))
+
+
+def _reduce_case(op: str, out, x, dims, keepdim: bool = False) -> Case:
+    plain = [(tuple(o[0]), tuple(o[1]), tuple(o[2]), o[3]) for o in (out, x)]
+    return Case(args=(op, *plain, tuple(dims), keepdim))
+
+
+register(Exercise(
+    name="reduce_loop",
+    chapter=CHAPTER,
+    signature="reduce_loop(step, start, out, input, dims, keepdim) -> None; out and input are "
+              "(storage, shape, stride, offset), step and start are the case's op ('sum': "
+              "operator.add from 0, 'amax': the larger from -inf, 'all': acc and x != 0 from "
+              "True...); the result is out's storage after the call",
+    fixed=(
+        # one dim of two reduced: a row sum, then a column sum
+        _reduce_case("sum", ((0, 0), (2,), (1,), 0), ((1, 2, 3, 4, 5, 6), (2, 3), (3, 1), 0),
+                     (1,)),
+        _reduce_case("sum", ((0, 0, 0), (3,), (1,), 0), ((1, 2, 3, 4, 5, 6), (2, 3), (3, 1), 0),
+                     (0,)),
+        # keepdim: the output keeps the reduced dim as size 1, and has its own strides
+        _reduce_case("amax", ((0, 0, 0, 0), (1, 2), (1, 2), 1),
+                     ((4, -5, 6, 7), (2, 2), (1, 2), 0), (0,), True),
+        # the input's offset and steps; storage the output does not reach is left alone
+        _reduce_case("prod", ((9, 9, 9), (), (), 1), ((0, 2, 0, -1, 0, 2), (3,), (2,), 1),
+                     (0,)),
+        # every dim of three; a dim of size 0 reduces to the start
+        _reduce_case("sum", ((7,), (), (), 0), (tuple(range(8)), (2, 2, 2), (4, 2, 1), 0),
+                     (0, 1, 2)),
+        _reduce_case("sum", ((5, 5), (2,), (1,), 0), ((), (2, 0), (1, 1), 0), (1,)),
+        # an expanded input (stride 0) and two dims that are not next to each other
+        _reduce_case("any", ((False, False), (2,), (1,), 0), ((0, 0, 3), (3, 2, 2), (1, 0, 0), 0),
+                     (0, 2)),
+        _reduce_case("all", ((False,) * 4, (1, 2, 1), (2, 1, 2), 0),
+                     ((1, 2, 0, 4, 5, 6, 7, 8, 9, 10, 11, 12), (2, 2, 3), (6, 3, 1), 0),
+                     (0, 2), True),
+        # a 0-d input: nothing to reduce, one element folded once
+        _reduce_case("amin", ((0.0,), (), (), 0), ((1.5, -2.25), (), (), 1), ()),
+    ),
+    edge=(
+        _reduce_case("sum", ((0,), (), (), 0), ((1, 2, 3, 4, 5, 6), (2, 3), (1, 2), 0), (0, 1)),
+        _reduce_case("sum", ((0.0,) * 2, (2,), (1,), 0), ((0.25, 0.5, -1.0), (2, 3), (0, 1), 0),
+                     (1,)),
+        _reduce_case("prod", ((8,) * 3, (3, 1), (1, 1), 0), ((0.5, 2.0, -1.0), (3, 1), (1, 1), 0),
+                     (1,), True),
+        _reduce_case("amax", ((0,) * 4, (2, 1, 2), (1, 4, 2), 0),
+                     (tuple(range(12)), (2, 3, 2), (1, 2, 6), 0), (1,), True),
+        _reduce_case("any", ((True,) * 3, (3,), (1,), 0), ((), (3, 0), (1, 1), 0), (1,)),
+        _reduce_case("all", ((False,) * 3, (3,), (1,), 0), ((), (3, 0), (1, 1), 0), (1,)),
+        _reduce_case("sum", ((), (0,), (1,), 0), ((), (0, 3), (3, 1), 0), (1,)),
+        _reduce_case("amin", ((9, 9, 9), (1, 1), (1, 1), 2), ((3, 1, 2), (3, 1), (1, 3), 0),
+                     (0, 1), True),
+    ),
+    strategy=_reduce_cases,
+    reference=_reduce_reference,
+    truth=_reduce_truth,
+    call=_call_reduce,
 ))
 
 

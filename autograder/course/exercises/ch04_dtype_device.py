@@ -6,8 +6,8 @@ import math
 
 from hypothesis import strategies as st
 
-from .spec import Case, Exercise, register
 from .layouts import DTYPE_NAMES, row_major
+from .spec import Case, Exercise, register
 
 CHAPTER = "ch04_dtype_device"
 MEMORY_FORMATS = ["preserve_format", "contiguous_format", "channels_last"]
@@ -478,4 +478,173 @@ register(Exercise(
     reference=_matmul_reference,
     truth=_matmul_truth,
     hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- arg_reduce_loop
+NAN = float("nan")
+#: The ops a case names, with the ``beats`` the answer gets: ``x`` takes the winner's place
+#: when it is larger (smaller), or a NaN where the winner is not.
+ARG_OPS = {
+    "max": lambda x, best: best == best and (x != x or x > best),
+    "min": lambda x, best: best == best and (x != x or x < best),
+    "argmax": lambda x, best: best == best and (x != x or x > best),
+    "argmin": lambda x, best: best == best and (x != x or x < best),
+}
+
+
+def _arg_plain(operand):
+    """``operand`` as the answer gets it, with a list to write into (None stays None)."""
+    if operand is None:
+        return None
+    return list(operand[0]), tuple(operand[1]), tuple(operand[2]), operand[3]
+
+
+def _call_arg(fn, case: Case) -> tuple:
+    """Run an answer to ``arg_reduce_loop`` on a case; its result is (the values' storage,
+    or None for argmax/argmin, the indices' storage) after the call."""
+    op, values, indices, x, dim, keepdim = case.args
+    v, i = _arg_plain(values), _arg_plain(indices)
+    fn(ARG_OPS[op], v, i, (tuple(x[0]), tuple(x[1]), tuple(x[2]), x[3]), dim, keepdim)
+    return (None if v is None else v[0]), i[0]
+
+
+def _arg_dtype(case: Case) -> str:
+    return "float64" if any(isinstance(v, float) for v in case.args[3][0]) else "int64"
+
+
+def _arg_tensor(operand, dtype: str):
+    storage, shape, stride, offset = operand
+    torch = _torch()
+    s = torch.tensor(list(storage), dtype=getattr(torch, dtype))
+    return s, s.as_strided(shape, stride, offset)
+
+
+def _arg_reference(c: Case) -> tuple:
+    """The outputs' storages after torch's op writes into them (``out=``, through their own
+    strides and offsets)."""
+    op, values, indices, x, dim, keepdim = c.args
+    torch = _torch()
+    _, input = _arg_tensor(x, _arg_dtype(c))
+    i_storage, i_out = _arg_tensor(indices, "int64")
+    if values is None:
+        getattr(torch, op)(input, dim, keepdim, out=i_out)
+        return None, i_storage.tolist()
+    v_storage, v_out = _arg_tensor(values, _arg_dtype(c))
+    getattr(torch, op)(input, dim, keepdim, out=(v_out, i_out))
+    return v_storage.tolist(), i_storage.tolist()
+
+
+def _arg_text(operand, dtype: str) -> str:
+    storage, shape, stride, offset = operand
+    return (f"torch.tensor({list(storage)!r}, dtype=torch.{dtype}).as_strided({shape!r}, "
+            f"{stride!r}, {offset})")
+
+
+def _arg_truth(c: Case) -> str:
+    op, values, indices, x, dim, keepdim = c.args
+    outs = "i" if values is None else "(v, i)"
+    lines = [f"x = {_arg_text(x, _arg_dtype(c))}"]
+    if values is not None:
+        lines.append(f"v = {_arg_text(values, _arg_dtype(c))}")
+    lines.append(f"i = {_arg_text(indices, 'int64')}")
+    lines.append(f"torch.{op}(x, {dim}, {keepdim}, out={outs}); the storages' tolist()")
+    return "; ".join(lines)
+
+
+@st.composite
+def _arg_out(draw: st.DrawFn, shape: tuple[int, ...], values: st.SearchStrategy) -> tuple:
+    """An output to write into: its dims in any order, stepped by 1-2, an offset, storage to
+    spare."""
+    order = draw(st.permutations(range(len(shape))))
+    stride = [0] * len(shape)
+    running = 1
+    for d in reversed(order):
+        stride[d] = running * draw(st.sampled_from([1, 1, 2]))
+        running = stride[d] * max(shape[d], 1)
+    offset = draw(st.sampled_from([0, 0, 1, 2]))
+    needed = 0 if 0 in shape else offset + 1 + sum((n - 1) * s
+                                                   for n, s in zip(shape, stride, strict=True))
+    length = max(needed, offset) + draw(st.integers(0, 2))
+    return (tuple(draw(st.lists(values, min_size=length, max_size=length))), tuple(shape),
+            tuple(stride), offset)
+
+
+@st.composite
+def _arg_cases(draw: st.DrawFn) -> Case:
+    from .layouts import storage_needed, strided_layouts
+
+    op = draw(st.sampled_from(list(ARG_OPS)))
+    kind = draw(st.sampled_from(["int64", "int64", "float64"]))
+    shape = draw(st.lists(st.sampled_from([2, 3, 1, 0, 2, 3, 4]), min_size=1, max_size=3)
+                 .map(tuple))
+    dim = draw(st.integers(0, len(shape) - 1))
+    if shape[dim] == 0:  # torch refuses to pick from nothing
+        shape = (*shape[:dim], draw(st.sampled_from([1, 2, 3])), *shape[dim + 1:])
+    shape, stride, offset = draw(strided_layouts(st.just(shape)))
+    keepdim = draw(st.booleans())
+    out_shape = tuple(1 if d == dim else n for d, n in enumerate(shape)) if keepdim else \
+        tuple(n for d, n in enumerate(shape) if d != dim)
+    values = st.integers(-2, 2) if kind == "int64" else \
+        st.sampled_from([0.5, -1.0, 2.0, 2.0, NAN, float("inf"), -0.0, 0.0])
+    length = max(storage_needed(shape, stride, offset), offset) + draw(st.integers(0, 2))
+    source = tuple(draw(st.lists(values, min_size=length, max_size=length)))
+    filler = st.integers(-9, 9) if kind == "int64" else st.integers(-9, 9).map(float)
+    v_out = None if op.startswith("arg") else draw(_arg_out(out_shape, filler))
+    i_out = draw(_arg_out(out_shape, st.integers(-9, 9)))
+    return Case(args=(op, v_out, i_out, (source, shape, stride, offset), dim, keepdim))
+
+
+def _arg_case(op: str, values, indices, x, dim: int, keepdim: bool = False) -> Case:
+    def plain(o):
+        return None if o is None else (tuple(o[0]), tuple(o[1]), tuple(o[2]), o[3])
+
+    return Case(args=(op, plain(values), plain(indices), plain(x), dim, keepdim))
+
+
+register(Exercise(
+    name="arg_reduce_loop",
+    chapter=CHAPTER,
+    signature="arg_reduce_loop(beats, values, indices, input, dim, keepdim) -> None; values "
+              "(None for argmax/argmin), indices and input are (storage, shape, stride, "
+              "offset), beats is the case's op ('max': x larger, or a NaN over a number); "
+              "the result is (values' storage or None, indices' storage) after the call",
+    fixed=(
+        # along dim 1, then dim 0: the winner and its index along the dim
+        _arg_case("max", ((0, 0), (2,), (1,), 0), ((0, 0), (2,), (1,), 0),
+                  ((1, 5, 2, 7, 3, 4), (2, 3), (3, 1), 0), 1),
+        _arg_case("argmin", None, ((0, 0, 0), (3,), (1,), 0),
+                  ((1, 5, 2, 7, 3, 4), (2, 3), (3, 1), 0), 0),
+        # ties: the first of equal elements wins
+        _arg_case("argmax", None, ((9,), (), (), 0), ((2, 0, 2, 2), (4,), (1,), 0), 0),
+        # NaN wins over every number, and the first NaN over a later one
+        _arg_case("min", ((0.0, 0.0), (2,), (1,), 0), ((0, 0), (2,), (1,), 0),
+                  ((1.0, NAN, -1.0, 2.0, NAN, -1.0), (2, 3), (3, 1), 0), 1),
+        # keepdim, the outputs' own strides and offsets, storage they do not reach
+        _arg_case("max", ((-1, -1, -1, -1, -1), (1, 2), (1, 2), 1), ((7, 7, 7), (1, 2), (2, 1), 1),
+                  ((4, 5, 6, 1), (2, 2), (1, 2), 0), 0, True),
+        # the input's offset and steps; a stride-0 (expanded) dim
+        _arg_case("argmax", None, ((0, 0), (2,), (1,), 0),
+                  ((9, 1, 0, 3, 0, 2, 0, 8), (2, 3), (1, 2), 1), 1),
+        _arg_case("min", ((0, 0, 0), (3,), (1,), 0), ((0, 0, 0), (3,), (1,), 0),
+                  ((3, 1, 2), (3, 4), (1, 0), 0), 1),
+    ),
+    edge=(
+        _arg_case("argmax", None, ((5,), (), (), 0), ((4,), (1,), (1,), 0), 0),
+        _arg_case("max", ((), (0,), (1,), 0), ((), (0,), (1,), 0), ((), (0, 3), (3, 1), 0), 1),
+        _arg_case("argmin", None, ((1, 1, 1), (3, 1), (1, 1), 0),
+                  ((2, 2, 1, 1, 0, 0), (3, 2), (2, 1), 0), 1, True),
+        _arg_case("max", ((0.0,) * 2, (2,), (1,), 0), ((0, 0), (2,), (1,), 0),
+                  ((-0.0, 0.0, float("inf"), 2.0), (2, 2), (2, 1), 0), 1),
+        _arg_case("argmax", None, ((0,) * 4, (2, 1, 2), (2, 1, 1), 0),
+                  (tuple(range(12)), (2, 3, 2), (1, 2, 6), 0), 1, True),
+        _arg_case("argmax", None, ((0,) * 7, (3, 2), (1, 3), 1),
+                  (tuple(k * 7 % 5 for k in range(12)), (3, 2, 2), (4, 2, 1), 0), 1),
+        _arg_case("min", ((0, 0), (1, 2), (2, 1), 0), ((0, 0, 0, 0), (1, 2), (1, 2), 1),
+                  ((0, 0, 1, 5), (3, 2), (1, 0), 1), 0, True),
+    ),
+    strategy=_arg_cases,
+    reference=_arg_reference,
+    truth=_arg_truth,
+    call=_call_arg,
 ))

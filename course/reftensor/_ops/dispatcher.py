@@ -99,7 +99,10 @@ class OpOverload:
         # has a derivative formula (set by the derivatives table; ``floor_divide`` has a
         # node whose backward raises, and counts as not differentiable)
         self.differentiable = False
-        self.node: type | None = None  # its node class, from the derivatives table
+        # its node class, from the derivatives table: built on first use (``node``), since
+        # building the table's 175 classes would cost every ``import reftensor`` time
+        self._node: type | None = None
+        self._make_node: Callable[[], type] | None = None
         self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
         # in one pass over the arguments: where the tensors are (to compute the key set
         # quickly), how many are positional, each one's position and default, and a
@@ -118,6 +121,18 @@ class OpOverload:
             defaults.append(default(a.default))
         self._tensor_positions = tuple(tensors)
         self._positional, self._names, self._defaults = positional, names, defaults
+
+    @property
+    def node(self) -> type | None:
+        """The class of the node that records a call (``AddBackward0``), or None where the
+        derivatives table has no row for this overload."""
+        if self._node is None and self._make_node is not None:
+            self._node, self._make_node = self._make_node(), None
+        return self._node
+
+    def lazy_node(self, make: Callable[[], type]) -> None:
+        """Give the overload its node class, built by ``make`` when first asked for."""
+        self._node, self._make_node = None, make
 
     def __repr__(self) -> str:
         return f"<OpOverload {self.name}>"

@@ -192,12 +192,16 @@ def _flat(inputs: list[Any]) -> list[Any]:
     return flat
 
 
+def _positions(row: Derivative, op: OpOverload) -> tuple[int, ...]:
+    """The arguments that get an edge: each tensor argument that has a formula
+    (``where``'s ``condition`` is not differentiable and gets none, as in torch)."""
+    return tuple(i for i, a in enumerate(op.schema.arguments)
+                 if a.type.base == "Tensor" and a.name in row.formulas)
+
+
 def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     arguments = op.schema.arguments
-    # an edge per tensor argument that has a formula (``where``'s ``condition`` is not
-    # differentiable and gets none, as in torch)
-    positions = tuple(i for i, a in enumerate(arguments)
-                      if a.type.base == "Tensor" and a.name in row.formulas)
+    positions = _positions(row, op)
     inputs = tuple(arguments[i].name for i in positions)
     formulas = tuple(
         (row.formulas[name], _parameters(row.formulas[name]))
@@ -217,12 +221,12 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
                       slices=tuple(slice(k, k + 1) for k in range(len(positions))))
 
 
-def _register_inplace(inplace: OpOverload, cls: type[FormulaNode]) -> None:
-    """The ``Autograd`` kernel of an in-place overload whose node is ``cls``."""
+def _register_inplace(inplace: OpOverload, owner: OpOverload) -> None:
+    """The ``Autograd`` kernel of an in-place overload whose node is ``owner``'s."""
     @inplace.impl(DispatchKey.Autograd)
     def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
         def make(old: Tensor, out: Tensor) -> Node:
-            return cls((old, *args), out)
+            return owner.node((old, *args), out)  # type: ignore[misc]
 
         return call_(lambda *a: op.redispatch(keys, *a), self, args, make)
 
@@ -233,12 +237,13 @@ def register(row: Derivative) -> None:
     from ``row``. A row of an in-place op (``fill_.Scalar``, ``copy_``) gives only that."""
     overload = getattr(aten[row.op], row.overload)
     overload.differentiable = row.node != "NotImplemented"
-    cls = _node_class(row, overload)
-    overload.node = cls
+    # the node class is built on the first call that records one
+    overload.lazy_node(lambda: _node_class(row, overload))
     if overload.schema.is_inplace:
-        _register_inplace(overload, cls)
+        _register_inplace(overload, overload)
         return
-    positions, has_lists = cls.positions, cls.has_lists
+    positions = _positions(row, overload)
+    has_lists = any(overload.schema.arguments[i].type.is_list for i in positions)
     # a view op (``-> Tensor(a)``): its result shares self's storage, and is marked as a
     # view of it; several views (``-> Tensor(a)[]``: ``split``) may not be written in place
     # while recorded, as torch refuses
@@ -256,7 +261,7 @@ def register(row: Derivative) -> None:
             # an integer result of a differentiable op (``x.sum(dtype=int64)``)
             raise RuntimeError("Autograd not support dtype: "
                                f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
-        return cls(args, out)
+        return overload.node(args, out)  # type: ignore[misc]
 
     @overload.impl(DispatchKey.Autograd)
     def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
@@ -278,7 +283,7 @@ def register(row: Derivative) -> None:
     written = overload.inplace_form
     if written is None or _has_row(written.schema.name, written.schema.overload or "default"):
         return
-    _register_inplace(written, cls)
+    _register_inplace(written, overload)
 
 
 def _has_row(op: str, overload: str) -> bool:

@@ -81,6 +81,7 @@ PIECES: dict[str, Piece] = {
     "diagonal_layout": Piece("ch02_views", 5),
     "internal_overlap": Piece("ch02_views", 6),
     "overlap_status": Piece("ch02_views", 7),
+    "index_positions": Piece("ch02_views", 8),
     "broadcast_shapes": Piece("ch03_broadcasting", 1),
     "expand_strides": Piece("ch03_broadcasting", 2),
     "strided_loop": Piece("ch03_broadcasting", 3),
@@ -118,6 +119,7 @@ PIECES: dict[str, Piece] = {
     "randint_from_draws": Piece("ch08_rng", 6),
     "randperm_from_draws": Piece("ch08_rng", 7),
     "state_bytes": Piece("ch08_rng", 8),
+    "normal_from_draws": Piece("ch08_rng", 9),
 }
 
 _answers: dict[str, Callable[..., Any]] = {}

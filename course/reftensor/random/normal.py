@@ -186,7 +186,7 @@ def _kernel(t: Tensor, mean: float, std: float, gen: Generator) -> None:
         else:
             fill.write(t, _scale_double(values, mean, std))
         return
-    if t.numel() >= 16 and t.is_contiguous():
+    if fill_path:
         fill.write(t, _fill_path(t, gen, mean, std))
     else:
         fill.write(t, _scale_double(serial(gen, t.numel()), mean, std))

@@ -18,24 +18,35 @@ The read allocates its result with TensorIterator's rule (``iterator.output_stri
 ``src`` and the index tensors as operands, so the result is not always contiguous: a
 transposed source gives a transposed result. The write walks the same positions in
 TensorIterator's order, so when an index repeats, the last write in that order wins.
+
+In the student edition, the storage positions (and the result's shape) of every read and
+write whose result has fewer than ``GATHER_NUMEL`` elements come from the student's
+``index_positions`` (chapter 2), given the long indices after the masks are expanded; the
+reference computes them with whole NumPy arrays (``_AdvancedIndex.positions``).
+``tests/test_ch02_indexing.py`` proves the two agree.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _casting, dtypes, iterator, layout, views
+from . import _casting, dtypes, iterator, layout, pieces, views
 from ._ops import DispatchKey, aten
 from .device import CPU
 from .storage import UntypedStorage, no_data
 from .tensor import Tensor
 
-__all__ = ["SCALAR_TYPE_NAMES", "legacy_type_name"]
+__all__ = ["SCALAR_TYPE_NAMES", "legacy_type_name", "index_positions"]
+
+#: An index of ``index_positions``: None (the dim is not indexed) or (shape, values), the
+#: values an index tensor holds, flat in row-major order
+Index = tuple[Sequence[int], Sequence[int]] | None
 
 #: torch's C++ ScalarType names, which its error messages use.
 SCALAR_TYPE_NAMES = {
@@ -66,6 +77,90 @@ def _expand(t: Tensor, target: tuple[int, ...]) -> Tensor:
     if t._shape == target:
         return t
     return aten.expand.default.call(t, target, False)
+
+
+# ----------------------------------------------------------------------- the positions
+def index_positions(shape: Sequence[int], stride: Sequence[int], offset: int,
+                    indices: Sequence[Index]) -> tuple[tuple[int, ...], list[int]]:
+    """Where ``torch.ops.aten.index.Tensor(x, indices)`` reads each of its elements, for ``x``
+    of layout ``(shape, stride, offset)``: the result's shape, and the storage position of
+    each result element in row-major order.
+
+    Args:
+        shape, stride, offset: ``x``'s layout (``x.as_strided(shape, stride, offset)`` of
+            its storage).
+        indices: at most ``len(shape)`` entries, one per leading dim of ``x`` (dims past the
+            end are not indexed): None for a dim that is not indexed, or ``(index_shape,
+            values)`` for an int64 index tensor of that shape holding ``values`` (flat,
+            row-major). At least one entry is not None.
+
+    Returns:
+        ``(tuple(r.shape), positions)`` where ``r`` is the result: ``positions[k]`` is the
+        storage position that ``r.flatten()[k]`` is read from.
+
+    Raises:
+        IndexError: where torch's index kernel raises IndexError: index shapes that do not
+            broadcast together, or an index out of range of its dim.
+    """
+    # BEGIN PIECE index_positions
+    dims = [d for d, entry in enumerate(indices) if entry is not None]
+    broadcast: list[int] = []
+    for d in dims:  # the index shapes broadcast together, right-aligned
+        index_shape = list(indices[d][0])  # type: ignore[index]
+        if len(index_shape) > len(broadcast):
+            broadcast = [1] * (len(index_shape) - len(broadcast)) + broadcast
+        for k, n in enumerate(index_shape, len(broadcast) - len(index_shape)):
+            if n != broadcast[k] and broadcast[k] != 1 and n != 1:
+                listed = ", ".join(str(list(indices[e][0])) for e in dims)  # type: ignore[index]
+                raise IndexError("shape mismatch: indexing tensors could not be broadcast "
+                                 f"together with shapes {listed}")
+            if broadcast[k] == 1:
+                broadcast[k] = n
+    if 0 not in broadcast and any(shape[d] == 0 for d in dims):
+        raise IndexError("index is out of bounds for dimension with size 0")
+    rest = [d for d in range(len(shape)) if d not in dims]
+    if dims[-1] - dims[0] + 1 == len(dims):  # one run: the index shape takes its place
+        before = [d for d in rest if d < dims[0]]
+        after = [d for d in rest if d > dims[0]]
+    else:  # separated: the index shape goes first
+        before, after = [], rest
+    result = (tuple(shape[d] for d in before) + tuple(broadcast)
+              + tuple(shape[d] for d in after))
+    positions: list[int] = []
+    plain = before + [None] * len(broadcast) + after  # the dim of x behind each result dim
+    for where in itertools.product(*[range(n) for n in result]):
+        position = offset + sum(i * stride[d] for i, d in zip(where, plain, strict=True)
+                                if d is not None)
+        j = where[len(before):len(before) + len(broadcast)]
+        for k, d in enumerate(dims):
+            index_shape, values = indices[d]  # type: ignore[misc]
+            flat = 0
+            for n, i in zip(index_shape, j[len(j) - len(index_shape):], strict=True):
+                flat = flat * n + (i if n != 1 else 0)
+            v = values[flat]
+            if not -shape[d] <= v < shape[d]:
+                raise IndexError(f"index {v} is out of bounds for dimension {k} with size "
+                                 f"{shape[d]}")
+            position += (v + shape[d] if v < 0 else v) * stride[d]
+        positions.append(position)
+    return result, positions
+    # END PIECE
+
+
+#: Reads and writes whose result has fewer elements than this take their positions from
+#: ``index_positions`` when ``GATHER`` is set (the rule of ``elementwise.LOOP_NUMEL``).
+GATHER_NUMEL = 64
+#: Does the library run ``index_positions``? Yes in the student edition (where the piece
+#: runs the student's answer, or a published chapter's body); no in the reference, whose
+#: NumPy path is faster. Asked once, here.
+GATHER = pieces.stubbed(index_positions)
+
+
+def _plain_indices(indices: Sequence[Tensor | None]) -> list[Index]:
+    """The long index tensors (masks expanded) as ``index_positions`` takes them."""
+    return [None if idx is None else
+            (idx._shape, idx._elements().astype(np.int64).reshape(-1).tolist())
+            for idx in indices]
 
 
 # ----------------------------------------------------------------------- make_info
@@ -137,6 +232,9 @@ class _AdvancedIndex:
     indices: list[Tensor]  # reshaped: (1,) * dims_before + index shape + (1,) * dims_after
     indexed_sizes: list[int]
     indexed_strides: list[int]
+    #: ``self``'s layout and the long indices before broadcasting, as ``index_positions``
+    #: takes them (kept only where ``GATHER`` is set)
+    plain: tuple[tuple[int, ...], tuple[int, ...], list[Index]] | None = field(default=None)
 
     def operands(self) -> list[tuple[Sequence[int], Sequence[int]]]:
         """(shape, stride) of ``src`` and the indices: TensorIterator's inputs."""
@@ -149,7 +247,15 @@ class _AdvancedIndex:
         Raises:
             IndexError: an index outside ``[-size, size)``; only checked when the result
                 has elements, as torch's kernel checks while it runs.
+
+        In the student edition, a result of fewer than ``GATHER_NUMEL`` elements takes its
+        positions, and its shape, from ``index_positions``.
         """
+        if self.plain is not None and math.prod(self.src_shape) < GATHER_NUMEL:
+            self_shape, self_stride, indices = self.plain
+            shape, found = index_positions(self_shape, self_stride, self.storage_offset,
+                                           indices)
+            return np.array(found, dtype=np.int64).reshape(tuple(shape))
         shape = self.src_shape
         position = np.zeros((1,) * len(shape), dtype=np.int64) + self.storage_offset
         for d, (size, stride) in enumerate(zip(shape, self.src_stride, strict=True)):
@@ -177,7 +283,10 @@ def _make_info(self: Tensor, raw: Sequence[Tensor | None], *, meta: bool) -> _Ad
             index shapes that do not broadcast, or an index into a dim of size 0.
     """
     _check_index_types(raw)
-    indices = _broadcast(_expand_masks(self, raw))
+    expanded = _expand_masks(self, raw)
+    plain = (self._shape, self._stride, _plain_indices(expanded)) if GATHER and not meta \
+        else None
+    indices = _broadcast(expanded)
     indices += [None] * (self.ndim - len(indices))
     shape, stride = self._shape, self._stride
     if not _adjacent(indices):  # transposeToFront: indexed dims first, the rest after
@@ -213,6 +322,7 @@ def _make_info(self: Tensor, raw: Sequence[Tensor | None], *, meta: bool) -> _Ad
         indices=reshaped,
         indexed_sizes=indexed_sizes,
         indexed_strides=[stride[d] for d in dims],
+        plain=plain,
     )
 
 
@@ -266,6 +376,10 @@ def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     """
     out, info = _index_result(self, indices, meta=False)
     positions = info.positions()
+    if positions.shape != out._shape:  # the student's index_positions gave another shape
+        shape = tuple(positions.shape)
+        out = Tensor._make(UntypedStorage(math.prod(shape) * self._dtype.itemsize), shape,
+                           layout.contiguous_strides(shape), 0, self._dtype)
     if out.numel():
         out._elements()[...] = self._storage._typed(self._dtype.numpy)[positions]
     return out
@@ -380,6 +494,8 @@ def _write(self: Tensor, indices: Sequence[Tensor | None], values: Tensor,
         # Walk the positions in TensorIterator's order (outermost dim first).
         order = _iteration_order([(shape, info.src_stride), (values._shape, values._stride),
                                   *info.operands()[1:]], shape)
+        if positions.shape != shape:  # the student's index_positions gave another shape
+            shape, order = positions.shape, list(range(positions.ndim))
         where = positions.transpose(order).ravel()
         written = np.broadcast_to(values._elements(), shape).transpose(order).ravel()
         storage = self._storage._typed(self._dtype.numpy)

@@ -79,8 +79,9 @@ PIECES: dict[str, Piece] = {
     "slice_layout": Piece("ch02_views", 3),
     "permute_layout": Piece("ch02_views", 4),
     "diagonal_layout": Piece("ch02_views", 5),
-    "internal_overlap": Piece("ch02_views", 6),
-    "overlap_status": Piece("ch02_views", 7),
+    "index_positions": Piece("ch02_views", 6),
+    "internal_overlap": Piece("ch02_views", 7),
+    "overlap_status": Piece("ch02_views", 8),
     "broadcast_shapes": Piece("ch03_broadcasting", 1),
     "expand_strides": Piece("ch03_broadcasting", 2),
     "strided_loop": Piece("ch03_broadcasting", 3),
@@ -119,7 +120,8 @@ PIECES: dict[str, Piece] = {
     "uniform_floats": Piece("ch08_rng", 5),
     "randint_from_draws": Piece("ch08_rng", 6),
     "randperm_from_draws": Piece("ch08_rng", 7),
-    "state_bytes": Piece("ch08_rng", 8),
+    "normal_from_draws": Piece("ch08_rng", 8),
+    "state_bytes": Piece("ch08_rng", 9),
 }
 
 _answers: dict[str, Callable[..., Any]] = {}

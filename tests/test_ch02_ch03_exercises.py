@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 
 CHAPTERS = {
     "ch02_views": ["infer_size", "view_strides", "slice_layout", "permute_layout",
-                   "diagonal_layout", "shares_storage", "internal_overlap",
+                   "diagonal_layout", "index_positions", "shares_storage", "internal_overlap",
                    "overlap_status"],
     "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_loop", "reduce_loop",
                           "sum_to_dims", "broadcast_error"],
@@ -367,6 +367,33 @@ def clash_counted_from_right(shape_a, shape_b):
     return found[0] - ndim, found[1], found[2]
 
 
+def edited(name: str, old: str, new: str, label: str):
+    """The solution notebook's answer to ``name`` with ``old`` replaced by ``new``."""
+    chapter = next(c for c, names in CHAPTERS.items() if name in names)
+    text = answer_sources(chapter)[name]
+    assert old in text, (name, old)
+    namespace = {**RIGHT, **answer_namespace()}
+    exec(compile(text.replace(old, new), f"<{label}>", "exec"), namespace)
+    answer = namespace[name]
+    answer.__name__ = label
+    return answer
+
+
+positions_always_in_place = edited(
+    "index_positions", "        before = []\n",
+    "        before = [d for d in others if d < dims[0]]\n", "positions_always_in_place")
+positions_broadcast_left_aligned = edited(
+    "index_positions", "enumerate(s, ndim - len(s))", "enumerate(s)",
+    "positions_broadcast_left_aligned")
+positions_wrapping_out_of_range = edited(
+    "index_positions", "if not -shape[d] <= v < shape[d]:", "if False:",
+    "positions_wrapping_out_of_range")
+positions_0d_index_keeps_a_dim = edited(
+    "index_positions", "index_shapes = [tuple(indices[d][0]) for d in dims]",
+    "index_shapes = [tuple(indices[d][0]) or (1,) for d in dims]",
+    "positions_0d_index_keeps_a_dim")
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("infer_size", infer_without_count_check, False),
     ("infer_size", infer_minus_one_beside_zero_as_zero, False),
@@ -378,6 +405,10 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("slice_layout", slice_wrapping_out_of_range, False),
     ("permute_layout", permute_inverse, False),
     ("permute_layout", permute_unchecked, False),
+    ("index_positions", positions_always_in_place, False),
+    ("index_positions", positions_broadcast_left_aligned, False),
+    ("index_positions", positions_wrapping_out_of_range, False),
+    ("index_positions", positions_0d_index_keeps_a_dim, False),
     ("shares_storage", shares_when("x[[0]]", True), False),
     ("shares_storage", shares_when("x.reshape(-1)", False), False),
     ("shares_storage", shares_when("x.detach()", False), False),
@@ -452,6 +483,7 @@ REFUSALS = {  # the answers that stand for torch saying no, which hidden cases m
     "slice_layout": ["raises IndexError"],
     "diagonal_layout": ["raises RuntimeError", "raises IndexError"],
     "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
+    "index_positions": ["raises IndexError"],
     "internal_overlap": [], "overlap_status": [], "broadcast_shapes": ["raises RuntimeError"],
     "expand_strides": ["raises RuntimeError"], "strided_loop": [], "reduce_loop": [],
     "sum_to_dims": ["raises RuntimeError"], "broadcast_error": ["NoneType"],

@@ -620,3 +620,110 @@ def test_list_of_indices_reads_as_tuple():
 ])
 def test_numpy_and_tensor_parts(make_index):
     same_on_both(lambda lib: _cube(lib)[make_index(lib)])
+
+
+# ---------------------------------------------------------------------- the positions piece
+# The student edition takes the storage positions of every advanced read and write whose
+# result has fewer than ``advanced_indexing.GATHER_NUMEL`` elements from
+# ``index_positions`` (chapter 2's piece); the reference computes them with NumPy. Here the
+# reference is switched to the piece (its own body) and compared with torch, as above, and
+# the piece's positions with the NumPy ones on the same generated indices.
+class _Gather:
+    def __init__(self, on: bool) -> None:
+        self.on = on
+
+    def __enter__(self) -> None:
+        from reftensor import advanced_indexing
+
+        self.saved = advanced_indexing.GATHER
+        advanced_indexing.GATHER = self.on
+
+    def __exit__(self, *exc: object) -> None:
+        from reftensor import advanced_indexing
+
+        advanced_indexing.GATHER = self.saved
+
+
+def _long_indices(x: Any, index: tuple[Any, ...]) -> list[Any] | None:
+    """The index list that ``x[index]`` hands to ``aten.index`` when ``index`` holds only
+    colons, lists and index tensors (None otherwise)."""
+    import reftensor
+
+    out: list[Any] = []
+    for part in index:
+        if part == slice(None) if not isinstance(part, Idx | list) else False:
+            out.append(None)
+        elif isinstance(part, list) and all(isinstance(v, int) for v in part):
+            out.append(reftensor.tensor(part, dtype=reftensor.int64))
+        elif isinstance(part, Idx) and part.spec.dtype in ("int64", "int32"):
+            out.append(part.make(reftensor))
+        else:
+            return None
+    return out if any(i is not None for i in out) else None
+
+
+@given(st.data())
+def test_the_piece_gives_the_numpy_positions(data):
+    """On generated layouts and index lists: the same shape and storage positions from
+    ``index_positions`` as from ``_AdvancedIndex.positions`` (or the same exception)."""
+    from reftensor import advanced_indexing
+
+    spec = data.draw(tensors(shape=layout_shapes, dtypes=("float32",)), label="tensor")
+    kinds = ("colon", "colon", "list", "tensor", "tensor")
+    parts: list[Any] = []
+    for dim in range(len(spec.shape)):
+        parts.append(data.draw(fitting_part(spec.shape, dim, kinds))[0])
+    x = spec.make(__import__("reftensor"))
+    raw = _long_indices(x, tuple(parts))
+    if raw is None:
+        return
+
+    def outcome(on: bool) -> Any:
+        with _Gather(on):
+            try:
+                info = advanced_indexing._make_info(x, raw, meta=False)
+                positions = info.positions()
+            except Exception as err:  # noqa: BLE001 - the classes are compared
+                return type(err).__name__
+            return tuple(positions.shape), positions.ravel().tolist()
+
+    assert outcome(True) == outcome(False)
+
+
+@given(st.data())
+def test_the_piece_reads_as_torch(data):
+    spec = data.draw(tensors(shape=layout_shapes, dtypes=("float32", "int16")), label="tensor")
+    index = data.draw(advanced_indices(spec.shape), label="index")
+    with _Gather(True):
+        compare_op(lambda lib, x: x[build(lib, index)], spec)
+
+
+@given(st.data())
+def test_the_piece_writes_as_torch(data):
+    spec = data.draw(tensors(shape=layout_shapes, dtypes=("float32", "int16")), label="tensor")
+    index = data.draw(advanced_indices(spec.shape), label="index")
+    value = data.draw(values_for(spec, index), label="value")
+    with _Gather(True):
+        compare_op(lambda lib, x, v: _assign(lib, x, index, v), spec, value)
+
+
+def test_the_piece_runs_only_on_small_results_and_only_where_asked(monkeypatch):
+    import reftensor
+    from reftensor import advanced_indexing
+
+    calls = []
+    real = advanced_indexing.index_positions
+    monkeypatch.setattr(advanced_indexing, "index_positions",
+                        lambda *args: (calls.append(args[0]), real(*args))[1])
+    x = reftensor.arange(12.0).view(3, 4)
+    x[[0, 2]]
+    assert calls == [] and not advanced_indexing.GATHER  # the reference: NumPy
+    with _Gather(True):
+        x[[0, 2]]  # 8 elements
+        x[reftensor.tensor([True, False, True])]  # a mask: its long index
+        x[reftensor.tensor([True, False, True])] = 1.0  # (masked_fill_: no positions)
+        x[:, [1, 3]] = reftensor.zeros(3, 2)
+        reftensor.arange(100)[reftensor.arange(64)]  # a result of 64 elements: NumPy
+        reftensor.arange(100)[reftensor.arange(63)]
+    assert calls == [(3, 4)] * 3 + [(100,)]
+    assert x.tolist() == [[1.0, 0.0, 1.0, 0.0], [4.0, 0.0, 6.0, 0.0], [1.0, 0.0, 1.0, 0.0]]

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.ch08
 
 CHAPTER = "ch08_rng"
 NAMES = ["seed_words", "temper", "twist", "next_draws", "uniform_floats", "randint_from_draws",
-         "randperm_from_draws", "state_bytes", "order_changes"]
+         "randperm_from_draws", "normal_from_draws", "state_bytes", "order_changes"]
 FRESH_SEED = 20261122
 
 
@@ -264,6 +264,37 @@ def order_one_draw_per_call(mode, run_a, run_b):
     return RIGHT["order_changes"](mode, flat(run_a), flat(run_b))
 
 
+def edited(name: str, old: str, new: str, label: str):
+    """The solution notebook's answer to ``name`` with ``old`` replaced by ``new``."""
+    text = answer_sources(CHAPTER)[name]
+    assert old in text, (name, old)
+    namespace = {**RIGHT}
+    exec(compile(text.replace(old, new), f"<{label}>", "exec"), namespace)
+    answer = namespace[name]
+    answer.__name__ = label
+    return answer
+
+
+normal_fill_whatever_the_layout = edited(
+    "normal_from_draws", "if n >= 16 and contiguous:", "if n >= 16:",
+    "normal_fill_whatever_the_layout")
+normal_tail_from_the_leftovers = edited(
+    "normal_from_draws", "values = values[:n - 16] + block(uniforms(16))",
+    "values += block(u[n - n % 16:] + uniforms(16 - n % 16))",
+    "normal_tail_from_the_leftovers")
+normal_cache_ignored = edited(
+    "normal_from_draws", "if n > 0 and cached is not None:", "if False:",
+    "normal_cache_ignored")
+normal_serial_paired_as_the_fill = edited(
+    "normal_from_draws",
+    "r = math.sqrt(-2.0 * math.log1p(-u2))\n        theta = 2.0 * math.pi * u1",
+    "r = math.sqrt(-2.0 * math.log(1.0 - u1))\n        theta = 2.0 * math.pi * u2",
+    "normal_serial_paired_as_the_fill")
+normal_fill_forgets_the_cache = edited(
+    "normal_from_draws", "        return values, cached\n    values = []",
+    "        return values, None\n    values = []", "normal_fill_forgets_the_cache")
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("seed_words", seed_words_abs, False),
     ("seed_words", seed_words_unchecked, False),
@@ -287,6 +318,11 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("randint_from_draws", randint_no_refusal, False),
     ("randperm_from_draws", randperm_from_the_end, False),
     ("randperm_from_draws", randperm_swap_with_z, False),
+    ("normal_from_draws", normal_fill_whatever_the_layout, False),
+    ("normal_from_draws", normal_tail_from_the_leftovers, False),
+    ("normal_from_draws", normal_cache_ignored, False),
+    ("normal_from_draws", normal_serial_paired_as_the_fill, False),
+    ("normal_from_draws", normal_fill_forgets_the_cache, False),
     ("state_bytes", state_bytes_zero_if_falsy, False),
     ("state_bytes", state_bytes_unseeded_flag, False),
     ("state_bytes", state_bytes_signed_seed, False),
@@ -492,4 +528,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "randperm_from_draws",
-                                            randperm_swap_with_z, 36)
+                                            randperm_swap_with_z, 40)

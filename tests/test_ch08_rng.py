@@ -1159,3 +1159,72 @@ def test_x86_default_profile_matches_torch_default_build():
         # The comparison is not vacuous: this torch (AVX2/AVX-512) gives other bits.
         here = [_observed(torch, code) for code in PROFILE_PROGRAMS]
         assert here != expected, "ATEN_CPU_CAPABILITY=default changed nothing on this machine"
+
+
+# ================================================================== the normal piece
+@contextlib.contextmanager
+def normals_from_the_piece(on: bool):
+    """The route of normal draws of fewer than ``normal.FEW`` elements (serial path, or a
+    float64 fill): ``normal_from_draws`` (``True``, the student edition's) or NumPy
+    (``False``, the reference's)."""
+    from reftensor.random import normal
+
+    saved = normal.PIECE
+    normal.PIECE = on
+    try:
+        yield
+    finally:
+        normal.PIECE = saved
+
+
+#: normal draws on every path the piece takes: sizes around 16 (the fill path and its tail),
+#: odd counts (a cached normal left for the next call), every float dtype, strided targets
+#: (the serial path whatever the size), mean and std, and the tensor overloads
+NORMAL_STEPS = tuple(
+    [f"out = lib.randn({n}, dtype=lib.{d}, generator=g)" for n in (0, 1, 3, 15, 16, 17, 33, 63)
+     for d in ("float64", "float32")]
+    + [f"out = lib.randn({n}, dtype=lib.{d})" for n in (1, 2, 31) for d in ("float16",
+                                                                            "bfloat16")]
+    + [f"x = {target(lay, 3, 7, 'float64')}\nout = x.normal_(0.5, 3.0, generator=g)"
+       for lay in LAYOUTS]
+    + [f"x = {target(lay, 4, 5, 'float32')}\nout = x.normal_(-2.0, 0.125)" for lay in LAYOUTS]
+    + ["out = lib.normal(lib.zeros(5, dtype=lib.float64), 2.0, generator=g)",
+       "out = lib.normal(1.0, lib.ones(3, 7, dtype=lib.float64))",
+       "out = lib.randn(100, dtype=lib.float64, generator=g)",  # too many: NumPy
+       "out = lib.randn(64, generator=g)", "out = lib.randn(9, 2, generator=g).t()"])
+
+
+@pytest.mark.parametrize("piece", [True, False], ids=["normal_from_draws", "numpy"])
+@settings(max_examples=examples(20), deadline=None)
+@given(seed=seeds, steps=st.lists(st.sampled_from(NORMAL_STEPS), min_size=1, max_size=12))
+def test_normal_draws_from_the_piece_match_torch(piece, seed, steps):
+    """The reference ``normal_from_draws`` (switched on) and NumPy give torch's values and
+    whole state (the cached normal included) after every call."""
+    with normals_from_the_piece(piece):
+        run_code(seeded(seed, seed + 1), steps)
+
+
+def test_normal_draws_every_step_from_the_piece():
+    with normals_from_the_piece(True):
+        run_code(seeded(), list(NORMAL_STEPS))
+
+
+def test_normal_from_draws_runs_only_on_small_draws_and_only_where_asked():
+    from unittest import mock
+
+    from reftensor import pieces
+    from reftensor.random import normal
+
+    assert normal.PIECE == pieces.stubbed(normal.normal_from_draws)
+    g = reftensor.Generator().manual_seed(1)
+    with mock.patch.object(normal, "normal_from_draws", wraps=normal.normal_from_draws) as spy:
+        with normals_from_the_piece(False):
+            reftensor.randn(3, generator=g)
+        assert spy.call_count == 0
+        with normals_from_the_piece(True):
+            reftensor.randn(5, generator=g)  # serial
+            reftensor.randn(40, dtype=reftensor.float64, generator=g)  # fill, float64
+            reftensor.randn(40, generator=g)  # float32's fill: its own kernel
+            reftensor.randn(20, 2, generator=g).t().normal_()  # serial, any size below 64
+            reftensor.randn(64, dtype=reftensor.float64, generator=g)  # too many: NumPy
+    assert [c.args[:2] for c in spy.call_args_list] == [(5, True), (40, True), (40, False)]

@@ -137,6 +137,23 @@ def _normal_dims(n, *dims):
     return tuple(d % m for d in dims)
 
 
+def _indexed(ix) -> list[int]:
+    return [d for d, e in enumerate(ix) if e is not None]
+
+
+def _adjacent(ix) -> bool:
+    dims = _indexed(ix)
+    return dims[-1] - dims[0] + 1 == len(dims)
+
+
+def _broadcast_shape(ix) -> tuple[int, ...] | None:
+    """The index shapes broadcast together, or None when they do not broadcast."""
+    try:
+        return tuple(torch.broadcast_shapes(*[tuple(e[0]) for e in ix if e]))
+    except RuntimeError:
+        return None
+
+
 def _diagonal_size(shape, offset, dim1, dim2):
     n1, n2 = shape[dim1], shape[dim2]
     return max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
@@ -664,6 +681,43 @@ CORNERS = {
          on(lambda op, shape, stride: stride0(shape, stride))),
         ("a size-1 dim with an odd stride",
          on(lambda op, shape, stride: odd_size1_stride(shape, stride))),
+    ],
+    "index_positions": [
+        ("one index tensor", on(lambda shape, stride, offset, ix: len(_indexed(ix)) == 1)),
+        ("adjacent indexed dims after a dim that is not indexed (they stay in place)",
+         on(lambda shape, stride, offset, ix: _adjacent(ix) and len(_indexed(ix)) > 1
+            and _indexed(ix)[0] > 0)),
+        ("indexed dims separated by one that is not (they go first)",
+         on(lambda shape, stride, offset, ix: not _adjacent(ix))),
+        ("separated indexed dims after a dim that is not indexed (that one moves after them)",
+         on(lambda shape, stride, offset, ix: not _adjacent(ix) and _indexed(ix)[0] > 0)),
+        ("index shapes that broadcast (a size 1 or fewer dims)",
+         on(lambda shape, stride, offset, ix: len({tuple(e[0]) for e in ix if e}) > 1
+            and _broadcast_shape(ix) is not None)),
+        ("index shapes that do not broadcast (IndexError)",
+         on(lambda shape, stride, offset, ix: _broadcast_shape(ix) is None)),
+        ("a 0-d index tensor", on(lambda shape, stride, offset, ix: any(
+            e is not None and tuple(e[0]) == () for e in ix))),
+        ("an empty index tensor", on(lambda shape, stride, offset, ix: any(
+            e is not None and 0 in e[0] for e in ix))),
+        ("a negative index in range", on(lambda shape, stride, offset, ix: any(
+            -shape[d] <= v < 0 for d, e in enumerate(ix) if e for v in e[1]))),
+        ("an index out of range (IndexError)", on(lambda shape, stride, offset, ix: any(
+            not -shape[d] <= v < shape[d] for d, e in enumerate(ix) if e for v in e[1])
+            and _broadcast_shape(ix) is not None and 0 not in _broadcast_shape(ix)
+            and 0 not in shape)),
+        ("an index out of range where nothing is read (no error)",
+         on(lambda shape, stride, offset, ix: any(
+             not -shape[d] <= v < shape[d] for d, e in enumerate(ix) if e for v in e[1])
+            and (0 in (_broadcast_shape(ix) or (1,)) or 0 in shape))),
+        ("a dim of size 0 indexed (IndexError unless the index is empty)",
+         on(lambda shape, stride, offset, ix: any(shape[d] == 0 for d in _indexed(ix)))),
+        ("repeated index values", on(lambda shape, stride, offset, ix: any(
+            len(set(e[1])) < len(e[1]) for e in ix if e))),
+        ("fewer entries than dims", on(lambda shape, stride, offset, ix: len(ix) < len(shape))),
+        ("a stride-0 or transposed source",
+         on(lambda shape, stride, offset, ix: 0 in stride or increasing(stride))),
+        ("a storage offset", on(lambda shape, stride, offset, ix: offset > 0)),
     ],
     "internal_overlap": [
         ("0-d", on(lambda shape, stride: shape == ())),
@@ -1558,6 +1612,29 @@ CORNERS = {
         ("n = 2", on(lambda n, draws: n == 2)),
         ("n >= 20", on(lambda n, draws: n >= 20)),
         ("a draw of 2**32 - 1", on(lambda n, draws: 2 ** 32 - 1 in draws[:-1])),
+    ],
+    "normal_from_draws": [
+        ("the serial path, fewer than 16 elements",
+         on(lambda n, contiguous, draws, cached: 0 < n < 16 and contiguous)),
+        ("the serial path, 16 or more strided elements",
+         on(lambda n, contiguous, draws, cached: n >= 16 and not contiguous)),
+        ("the fill path, a multiple of 16",
+         on(lambda n, contiguous, draws, cached: n >= 16 and n % 16 == 0 and contiguous)),
+        ("the fill path with a tail block",
+         on(lambda n, contiguous, draws, cached: n > 16 and n % 16 and contiguous)),
+        ("exactly 16 elements", on(lambda n, contiguous, draws, cached: n == 16)),
+        ("an odd count on the serial path (a normal left cached)",
+         on(lambda n, contiguous, draws, cached: n % 2 and cached is None
+            and (n < 16 or not contiguous))),
+        ("a cached normal taken by the serial path",
+         on(lambda n, contiguous, draws, cached: cached is not None and n > 0
+            and (n < 16 or not contiguous))),
+        ("a cached normal that the fill path leaves",
+         on(lambda n, contiguous, draws, cached: cached is not None and n >= 16 and contiguous)),
+        ("no elements", on(lambda n, contiguous, draws, cached: n == 0)),
+        ("a draw of 0 or 2**32 - 1 among those used",
+         on(lambda n, contiguous, draws, cached: n and any(
+             d in (0, 0xFFFFFFFF) for d in draws[:2 * n + 2]))),
     ],
     "state_bytes": [
         ("no cached normal", on(lambda seed, words, left, nxt, d, f: d is None and f is None)),

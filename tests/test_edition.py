@@ -426,6 +426,9 @@ WRONG_PIECES = {
                          "lambda right: lambda shape, stride: 'no'"),
     "overlap_status": ("(lambda x: (x[1:].copy_(x[:-1]), x.tolist())[1])(reftensor.arange(4.0))",
                        "lambda right: lambda a, b: 'no'"),
+    "index_positions": ("reftensor.arange(24).view(2, 3, 4)[[0, 1], :, [1, 3]].tolist()",
+                        "lambda right: lambda shape, stride, offset, indices: (lambda r: ("
+                        "r[0], r[1][::-1]))(right(shape, stride, offset, indices))"),
     "broadcast_shapes": ("(reftensor.ones(3, 1) + reftensor.ones(4)).shape",
                          "lambda right: lambda *shapes: max(shapes, key=len)"),
     "expand_strides": ("reftensor.arange(3).view(3, 1).expand(3, 4).stride()",
@@ -525,6 +528,10 @@ WRONG_PIECES = {
                    ".manual_seed(0)).tolist()",  # 8 draws: the student edition's loop
                    "lambda right: lambda words, left, position, n, twist, temper: right("
                    "words, left, position, n, twist, lambda y: temper(y ^ 1))"),
+    "normal_from_draws": ("reftensor.randn(3, dtype=reftensor.float64, generator="
+                          "reftensor.Generator().manual_seed(0)).tolist()",
+                          "lambda right: lambda n, contiguous, draw, cached: (lambda r: ("
+                          "[-v for v in r[0]], r[1]))(right(n, contiguous, draw, cached))"),
     "state_bytes": ("reftensor.Generator().manual_seed(3).get_state()[:24].tolist()",
                     "lambda right: lambda seed, words, left, position, d, f: "
                     "right(seed, words, left, position + 1, d, f)"),

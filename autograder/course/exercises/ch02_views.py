@@ -775,3 +775,113 @@ register(Exercise(
     truth=_overlap_truth,
     hidden_examples=150,
 ))
+
+
+# ---------------------------------------------------------------- index_positions
+index_shapes = st.lists(st.sampled_from([1, 1, 2, 3, 0]), max_size=2).map(tuple)
+
+
+@st.composite
+def _index_entry(draw: st.DrawFn, size: int, shape: tuple[int, ...]):
+    """(shape, values) of an index into a dim of ``size``: mostly in range, negative ones
+    too, now and then one out of range."""
+    count = math.prod(shape)
+    if size and draw(st.integers(0, 7)):
+        values = [draw(st.integers(-size, size - 1)) for _ in range(count)]
+    else:
+        values = [draw(st.integers(-size - 2, size + 1)) for _ in range(count)]
+    return tuple(shape), tuple(values)
+
+
+@st.composite
+def _positions_cases(draw: st.DrawFn) -> Case:
+    shape, stride, offset = draw(strided_layouts(
+        st.lists(st.sampled_from([0, 1, 2, 3, 3, 4]), min_size=1, max_size=4).map(tuple)))
+    count = draw(st.integers(1, len(shape)))
+    indexed = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+    if not any(indexed):
+        indexed[draw(st.integers(0, count - 1))] = True
+    common = draw(index_shapes)
+    indices = []
+    for d, flag in enumerate(indexed):
+        if not flag:
+            indices.append(None)
+            continue
+        kind = draw(st.sampled_from(["same", "same", "broadcast", "any"]))
+        if kind == "same":
+            own = common
+        elif kind == "broadcast":  # drop leading dims, set some to 1
+            own = tuple(1 if draw(st.booleans()) else n
+                        for n in common[draw(st.integers(0, len(common))):])
+        else:  # any shape: may not broadcast
+            own = draw(index_shapes)
+        indices.append(draw(_index_entry(shape[d], own)))
+    return Case(args=(shape, stride, offset, tuple(indices)))
+
+
+def _positions_reference(c: Case) -> tuple[tuple[int, ...], list[int]]:
+    torch = _torch()
+    shape, stride, offset, indices = c.args
+    x = _storage(shape, stride, offset).as_strided(shape, stride, offset)
+    tensors = [None if e is None else torch.tensor(e[1], dtype=torch.long).reshape(e[0])
+               for e in indices]
+    r = torch.ops.aten.index.Tensor(x, tensors)
+    return tuple(r.shape), r.flatten().tolist()
+
+
+def _positions_truth(c: Case) -> str:
+    shape, stride, offset, indices = c.args
+    listed = ", ".join("None" if e is None else
+                       f"torch.tensor({list(e[1])}).reshape({e[0]!r})" for e in indices)
+    return (f"x = torch.arange({_storage_len(shape, stride, offset)}).as_strided({shape!r}, "
+            f"{stride!r}, {offset}); r = torch.ops.aten.index.Tensor(x, [{listed}]); "
+            "(tuple(r.shape), r.flatten().tolist())")
+
+
+def _call_positions(answer, case: Case):
+    """The answer's (shape, positions) as a tuple and a list, whatever sequences it gave."""
+    shape, positions = answer(*case.args)
+    return tuple(shape), list(positions)
+
+
+def _positions_case(shape, stride, offset, *indices) -> Case:
+    return Case(args=(tuple(shape), tuple(stride), offset, tuple(
+        None if e is None else (tuple(e[0]), tuple(e[1])) for e in indices)))
+
+
+register(Exercise(
+    name="index_positions",
+    chapter=CHAPTER,
+    signature="index_positions(shape, stride, offset, indices) -> (result shape, storage "
+              "positions in row-major order); each index None or (index_shape, values)",
+    fixed=(
+        _positions_case((3, 4), (4, 1), 0, ((2,), (2, 0))),
+        _positions_case((3, 4), (4, 1), 0, None, ((2,), (-1, 1))),
+        _positions_case((2, 3, 4), (12, 4, 1), 0, None, ((2,), (0, 2)), ((2,), (1, 3))),
+        _positions_case((4, 3), (1, 4), 2, ((2, 2), (0, 1, 2, 3))),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        _positions_case((2, 3, 4), (12, 4, 1), 0, ((2,), (0, 1)), None, ((2,), (1, 3))),
+        _positions_case((2, 2, 3, 2), (12, 6, 2, 1), 0, None, ((2,), (0, 1)), None,
+                        ((1, 2), (1, 0))),
+        _positions_case((2, 3), (3, 1), 0, ((2, 1), (0, 1)), ((3,), (0, 1, 2))),
+        _positions_case((3,), (1,), 0, ((1,), (3,))),
+        _positions_case((2, 3), (3, 1), 0, ((), (1,))),
+    ),
+    edge=(
+        _positions_case((3,), (1,), 0, ((1,), (-4,))),
+        _positions_case((2, 3), (3, 1), 0, ((2,), (0, 1)), ((3,), (0, 1, 2))),
+        _positions_case((0, 3), (3, 1), 0, ((1,), (0,))),
+        _positions_case((0, 3), (3, 1), 0, ((0,), ())),
+        _positions_case((2, 0), (1, 1), 0, ((1,), (5,))),
+        _positions_case((2, 3, 4), (12, 4, 1), 0, ((1,), (7,)), ((0,), ())),
+        _positions_case((3, 4), (0, 1), 5, ((3,), (2, 2, 0))),
+        _positions_case((2, 3, 2), (1, 2, 6), 1, None, ((), (2,))),
+        _positions_case((2, 3, 4), (12, 4, 1), 0, ((), (1,)), None, ((2,), (0, 3))),
+        _positions_case((2, 2, 2, 2), (8, 4, 2, 1), 0, None, ((2,), (0, 1)), None,
+                        ((), (1,))),
+    ),
+    strategy=_positions_cases,
+    reference=_positions_reference,
+    truth=_positions_truth,
+    call=_call_positions,
+))

@@ -880,3 +880,105 @@ register(Exercise(
     truth=_order_truth,
     hidden_examples=60,
 ))
+
+
+# ---------------------------------------------------------------- normal_from_draws
+#: sizes around the rule of 16 (the fill path from 16 contiguous elements, its tail block)
+NORMAL_SIZES = (0, 1, 2, 3, 5, 8, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48, 63)
+#: cached normals the generator may hold: none, both zeros, ordinary values
+CACHED = (None, None, None, 0.5, -1.25, 0.0, -0.0, 2.0)
+
+
+def _normal_case(n: int, contiguous: bool, draws, cached: float | None) -> Case:
+    return Case(args=(n, contiguous, tuple(draws), cached))
+
+
+@st.composite
+def _normal_cases(draw: st.DrawFn) -> Case:
+    n = _pick(draw, NORMAL_SIZES)
+    contiguous = _pick(draw, (True, True, False))
+    return _normal_case(n, contiguous, _some_draws(draw, 2 * n + 32), _pick(draw, CACHED))
+
+
+@dataclass(frozen=True)
+class _NormalExercise(Exercise):
+    def call_text(self, case: Case) -> str:
+        n, contiguous, draws, cached = case.args
+        return (f"{self.name}({n}, {contiguous}, draw, {cached!r}), draw(k) giving the next k "
+                f"of {list(draws)}")
+
+
+def _normal_reference(c: Case) -> tuple[list[float], float | None, int]:
+    torch = _torch()
+    n, contiguous, draws, cached = c.args
+    words = [_untemper(d) for d in draws] + [0] * (624 - len(draws))
+    g = _state_with(torch, words, 624, 0, double=cached)
+    t = torch.empty(n, dtype=torch.float64) if contiguous else \
+        torch.empty(n, 2, dtype=torch.float64)[:, 0]
+    t.normal_(generator=g)
+    state = state_of(g)
+    valid = struct.unpack_from("<i", state, 5040)[0]
+    after = struct.unpack_from("<d", state, 5024)[0] if valid else None
+    return t.tolist(), after, _state_fields(state)[3]
+
+
+def _call_normal(answer, case: Case):
+    """The answer's (values, cached, draws used), given ``draw`` over the case's draws."""
+    n, contiguous, draws, cached = case.args
+    used = [0]
+
+    def draw(k: int) -> list[int]:
+        if not 0 <= k <= len(draws) - used[0]:
+            raise ValueError(f"draw({k}) asks for more draws than torch uses here")
+        used[0] += k
+        return list(draws[used[0] - k:used[0]])
+
+    values, cached = answer(n, contiguous, draw, cached)
+    return list(values), cached, used[0]
+
+
+def _fixed_draws(n: int, start: int = 0x9E3779B9) -> tuple[int, ...]:
+    stream = random.Random(start)
+    return tuple(stream.getrandbits(32) for _ in range(2 * n + 32))
+
+
+register(_NormalExercise(
+    name="normal_from_draws",
+    chapter=CHAPTER,
+    signature="normal_from_draws(n, contiguous, draw, cached) -> (values, cached): "
+              "torch.randn(n, dtype=torch.float64) (normal_ on a contiguous or strided float64 "
+              "tensor) from a generator whose raw draws come from draw(k) and whose cached "
+              "normal is cached",
+    fixed=(
+        _normal_case(2, True, _fixed_draws(2), None),
+        _normal_case(3, True, _fixed_draws(3), None),
+        _normal_case(3, False, _fixed_draws(3), 0.5),
+        _normal_case(16, True, _fixed_draws(16), None),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        _normal_case(17, True, _fixed_draws(17), None),
+        _normal_case(16, False, _fixed_draws(16), None),
+        _normal_case(16, True, _fixed_draws(16), -1.25),
+        _normal_case(1, True, (0, 0, 0, 0) + _fixed_draws(1)[4:], None),
+    ),
+    edge=(
+        _normal_case(0, True, _fixed_draws(0), 0.5),
+        _normal_case(1, True, _fixed_draws(1), -0.0),
+        _normal_case(15, True, _fixed_draws(15), None),
+        _normal_case(31, True, _fixed_draws(31), 2.0),
+        _normal_case(32, True, _fixed_draws(32), None),
+        _normal_case(33, False, _fixed_draws(33), None),
+        _normal_case(63, True, _fixed_draws(63), None),
+        _normal_case(16, True, (MASK32,) * 64, None),
+        _normal_case(2, False, (0,) * 36, None),
+    ),
+    strategy=_normal_cases,
+    reference=_normal_reference,
+    truth=lambda c: (f"g = a generator whose next raw draws are {list(c.args[2])} and whose "
+                     f"cached double normal is {c.args[3]!r}; t = torch.empty({c.args[0]}, "
+                     "dtype=torch.float64)" + ("" if c.args[1] else f" (strided: torch.empty("
+                                               f"{c.args[0]}, 2, dtype=torch.float64)[:, 0])")
+                     + "; t.normal_(generator=g); (t.tolist(), g's cached double normal or "
+                     "None, how many raw draws g used)"),
+    call=_call_normal,
+    hidden_examples=60,
+))

@@ -17,17 +17,22 @@ every number:
   the next call that needs one. ``manual_seed`` clears the cache; the state bytes keep it.
 
 ``mean`` and ``std`` are applied as ``normal * std + mean``, fused in torch's AVX2 build.
+
+In the student edition, every draw of fewer than ``FEW`` normals on the serial path, or on the
+fill path of a float64 tensor, is made by the student's ``normal_from_draws`` (chapter 8),
+which takes the raw draws from the generator itself; the reference keeps the NumPy code below
+(``serial``, ``_fill_path``). ``tests/test_ch08_rng.py`` proves the two agree.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .. import broadcasting, dtypes, iterator, layout
+from .. import broadcasting, dtypes, iterator, layout, pieces
 from .._ops import DispatchKey, aten
 from ..device import META
 from ..device import device as device_type
@@ -40,7 +45,7 @@ from .generator import Generator
 from .normal_float32 import box_muller_avx2, box_muller_libm
 from .uniform import u24, u53
 
-__all__ = ["normal_"]
+__all__ = ["normal_", "normal_from_draws"]
 
 TWO_PI = 2.0 * math.pi
 
@@ -128,9 +133,60 @@ def _fill_path(t: Tensor, gen: Generator, mean: float, std: float) -> np.ndarray
     return out + m if s == 1 else fma32(out, s, m)
 
 
+# ---------------------------------------------------------------------- the piece
+def normal_from_draws(n: int, contiguous: bool, draw: Callable[[int], Sequence[int]],
+                      cached: float | None) -> tuple[list[float], float | None]:
+    """``torch.randn(n, dtype=torch.float64)`` on the CPU (or ``normal_()`` on a float64
+    tensor of ``n`` elements, in memory order), from a generator whose raw 32-bit draws come
+    from ``draw`` and whose cached normal is ``cached``.
+
+    Args:
+        n: how many normals, an int >= 0.
+        contiguous: whether the tensor being filled is contiguous.
+        draw: ``draw(k)`` returns the generator's next ``k`` raw 32-bit draws (ints in
+            ``[0, 2**32)``), as torch's ``random()`` gives them; call it for exactly the
+            draws torch uses, in torch's order.
+        cached: the generator's cached normal (a float), or None when it holds none.
+
+    Returns:
+        ``(values, cached)``: the ``n`` normals (Python floats, bit for bit torch's), and the
+        generator's cached normal after the call (or None).
+    """
+    # BEGIN PIECE normal_from_draws
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("normal_from_draws")(n, contiguous, draw, cached)
+    # END PIECE
+
+
+#: Fewer normals than this are made by ``normal_from_draws`` where ``PIECE`` is set (the
+#: rule of ``uniform.FEW``).
+FEW = 64
+#: Does the library run ``normal_from_draws``? Yes in the student edition (where the piece
+#: runs the student's answer, or a published chapter's body); no in the reference. Asked
+#: once, here.
+PIECE = pieces.stubbed(normal_from_draws)
+
+
+def _from_piece(t: Tensor, gen: Generator, fill_path: bool) -> np.ndarray:
+    """``normal_from_draws`` for ``t``: standard normals in float64, in memory order."""
+    values, gen._normal_double = normal_from_draws(
+        t.numel(), fill_path, lambda k: gen._draw32(k).tolist(), gen._normal_double)
+    return np.array(values, dtype=np.float64)
+
+
 # ---------------------------------------------------------------------------- the kernel
 def _kernel(t: Tensor, mean: float, std: float, gen: Generator) -> None:
-    if t.numel() >= 16 and t.is_contiguous():
+    fill_path = t.numel() >= 16 and t.is_contiguous()
+    if PIECE and t.numel() < FEW and (t.dtype == dtypes.float64 or not fill_path):
+        values = _from_piece(t, gen, t.is_contiguous())
+        if fill_path:  # an explicit std::fma in both builds, as ``_fill_path``
+            fill.write(t, values + 0.0 if std == 1.0 and mean == 0.0 else
+                       fma64(values, std, mean))
+        else:
+            fill.write(t, _scale_double(values, mean, std))
+        return
+    if fill_path:
         fill.write(t, _fill_path(t, gen, mean, std))
     else:
         fill.write(t, _scale_double(serial(gen, t.numel()), mean, std))

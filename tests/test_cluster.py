@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -48,8 +49,11 @@ def test_a_cluster_run_records_what_a_local_run_records(tmp_path: Path):
     inbox = _class(tmp_path / "inbox")
     local = class_run.grade_class(tmp_path / "local", inbox, CHAPTER, workers=2, seed=2026,
                               progress=False)
+    kept_before = set(Path(tempfile.gettempdir()).glob("rt-worker-*"))
     remote = class_run.grade_class(tmp_path / "remote", inbox, CHAPTER, seed=2026, progress=False,
                                scheduler="local:2")
+    # each worker's copy of the chapter's files (hidden tests) left with the worker
+    assert set(Path(tempfile.gettempdir()).glob("rt-worker-*")) <= kept_before
     assert [(o.student, o.total, o.state) for o in remote] == [
         ("empty", 0.0, "quarantined"), ("right", 20.0, "graded"), ("wrong", 16.0, "graded")]
     assert [(o.student, o.total, o.state, o.reasons) for o in local] == [

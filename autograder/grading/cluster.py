@@ -98,7 +98,7 @@ def _context(ship: Shipment) -> grade.GradingContext:
     machine (0700, removed with the worker's temporary files), this machine's sandbox."""
     ctx = _CONTEXTS.get(ship.key)
     if ctx is None:
-        folder = Path(tempfile.mkdtemp(prefix="rt-worker-"))  # 0700
+        folder = _private_folder()
         template, refs = folder / "gradebook.db", folder / "notebook_references.json"
         for path, content in ((template, ship.template_db), (refs, ship.notebook_refs)):
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -110,6 +110,18 @@ def _context(ship: Shipment) -> grade.GradingContext:
                                    ship.settings)
         _CONTEXTS[ship.key] = ctx
     return ctx
+
+
+def _private_folder() -> Path:
+    """A new 0700 folder in the dask worker's own local directory, which the worker removes
+    when it closes (in the host's temp dir when not on a worker)."""
+    try:
+        from distributed import get_worker
+
+        base: str | None = get_worker().local_directory
+    except (ImportError, ValueError):  # ValueError: not in a worker
+        base = None
+    return Path(tempfile.mkdtemp(prefix="rt-worker-", dir=base))
 
 
 def grade_task(ship: Shipment, outcome: grade.Outcome, rebuilt: Any,

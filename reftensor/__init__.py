@@ -39,6 +39,7 @@ from . import (  # noqa: F401
     matmul,
     promotion,
     reductions,
+    scans,
     sorted_search,
     unary,
     views,

@@ -662,6 +662,63 @@ OP_DB += [
 ]
 
 
+# ------------------------------------------------- scans and logsumexp (chapter 4, issue 43)
+def scan_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``cumsum``/``cumprod``: one ``dim`` (negative too; 0-d: 0 or -1), maybe ``dtype=``
+    (integers that wrap, float16, bool, which torch refuses for a result with elements)."""
+    return st.fixed_dictionaries({"dim": _one_dim(shape)},
+                                  optional={"dtype": REDUCTION_DTYPES})
+
+
+def logsumexp_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``logsumexp``: ``dim`` a tuple (``()``: refused by torch for an input of 1 dim or
+    more) or one int, maybe ``keepdim``."""
+    dim = st.one_of(dims(shape).map(lambda d: d["dims"]), _one_dim(shape))
+    return st.fixed_dictionaries({"dim": dim}, optional={"keepdim": st.booleans()})
+
+
+def _scan_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "no dim": lambda lib: f(lib, lib.ones(2)),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 2),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), -2),
+        "a dim list": lambda lib: f(lib, lib.ones(2, 3), (0, 1)),
+        "a float dim": lambda lib: f(lib, lib.ones(2, 3), 0.5),
+        "a bool result": lambda lib: f(lib, lib.ones(2, dtype=lib.bool), 0, dtype=lib.bool),
+        "a bool out=": lambda lib: f(lib, lib.ones(2), 0, out=lib.empty(0, dtype=lib.bool)),
+        "out= of another dtype than dtype=": lambda lib: f(
+            lib, lib.ones(2), 0, dtype=lib.float64, out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: f(
+            lib, lib.ones(2, 3, requires_grad=True), 0, out=lib.empty(0)),
+        "in place with another dtype": lambda lib: getattr(lib.ones(3), name + "_")(
+            0, dtype=lib.float64),
+        "in place into an expanded tensor": lambda lib: getattr(
+            lib.ones(1).expand(3), name + "_")(0),
+        "a method out=": lambda lib: getattr(lib.ones(2), name)(0, out=lib.empty(0)),
+        "a function in place": lambda lib: getattr(lib, name + "_")(lib.ones(2), 0),
+    }
+
+
+OP_DB += [
+    OpEntry("cumsum", arguments=scan_arguments, errors=_scan_errors("cumsum")),
+    OpEntry("cumprod", arguments=scan_arguments, errors=_scan_errors("cumprod")),
+    OpEntry("logsumexp", arguments=logsumexp_arguments, ulps=SUM_ULPS, errors={
+        "no dim": lambda lib: lib.logsumexp(lib.ones(2, 3)),
+        "dim=None": lambda lib: lib.logsumexp(lib.ones(2, 3), None),
+        "dim=() of 2 dims": lambda lib: lib.logsumexp(lib.ones(2, 3), ()),
+        "a dim twice": lambda lib: lib.logsumexp(lib.ones(2, 3), (0, -2)),
+        "a dim out of range": lambda lib: lib.logsumexp(lib.ones(2, 3), 2),
+        "out= of int64": lambda lib: lib.logsumexp(lib.ones(2, 3), 1,
+                                                   out=lib.empty(0, dtype=lib.int64)),
+        "out= of int64 for an int64 input": lambda lib: lib.logsumexp(
+            lib.ones(2, 3, dtype=lib.int64), 1, out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: lib.logsumexp(
+            lib.ones(2, 3, requires_grad=True), 0, out=lib.empty(0)),
+    }),
+]
+
+
 # ------------------------------------------------------------------ matrix products
 _SIZES = st.sampled_from([0, 1, 2, 3])
 

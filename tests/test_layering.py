@@ -39,7 +39,7 @@ CHAPTERS = {
     "reftensor.broadcasting": 3, "reftensor.functional": 3, "reftensor.elementwise": 3,
     "reftensor.arithmetic": 3, "reftensor.comparison": 3, "reftensor.unary": 3,
     "reftensor.matmul": 3,
-    "reftensor.reductions": 4,
+    "reftensor.reductions": 4, "reftensor.scans": 4, "reftensor.sorting": 4,
     "reftensor.cuda": 4, "reftensor.backends": 4, "reftensor.accelerator": 4,
     "reftensor.autograd": 5,
     "reftensor.nn": 6, "reftensor.optim": 6, "reftensor.activation": 6,

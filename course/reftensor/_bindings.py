@@ -90,6 +90,9 @@ __all__ = [
     "any",
     "var",
     "std",
+    "cumsum",
+    "cumprod",
+    "logsumexp",
     "matmul",
     "mm",
     "addmm",
@@ -1072,6 +1075,46 @@ def std(*args: Any, **kwargs: Any) -> Any:
     The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as ``var``.
     """
     return aten.std(*args, **kwargs)
+
+
+def cumsum(*args: Any, **kwargs: Any) -> Any:
+    """cumsum(input, dim, *, dtype=None, out=None) -> Tensor
+
+    The running sum along ``dim`` (``torch.cumsum``), of the input's shape: element ``i`` is the
+    sum of elements ``0..i``. Bool and integer inputs give int64 unless ``dtype=``, which
+    converts the input first; an ``out=`` without ``dtype=`` sums in ``out``'s dtype, and
+    ``cumsum_`` in the input's. Accumulated one element at a time as torch's CPU kernel does, in
+    float64 for float32 (float32 for float16/bfloat16, int64 for integers), each partial sum
+    rounded to the result's dtype: bit for bit torch's.
+
+    Raises IndexError for a dim out of range; RuntimeError for a ``dtype=`` that is not
+    ``cumsum_``'s input's, or an ``out=`` of another dtype than ``dtype=``; NotImplementedError
+    for a bool result with elements.
+    """
+    return aten.cumsum(*args, **kwargs)
+
+
+def cumprod(*args: Any, **kwargs: Any) -> Any:
+    """cumprod(input, dim, *, dtype=None, out=None) -> Tensor
+
+    The running product along ``dim`` (``torch.cumprod``); as ``cumsum`` (dtypes, ``out=``,
+    accumulation in float64 for float32, errors).
+    """
+    return aten.cumprod(*args, **kwargs)
+
+
+def logsumexp(*args: Any, **kwargs: Any) -> Any:
+    """logsumexp(input, dim, keepdim=False, *, out=None) -> Tensor
+
+    ``log(sum(exp(x)))`` over ``dim`` (``torch.logsumexp``), computed as torch's composite: the
+    maximum ``m = amax(x, dim, keepdim=True)`` (set to 0 where it is infinite) taken off,
+    ``log(sum(exp(x - m))) + m``; bool and integer inputs in the default dtype. Floats within a
+    few ulps of torch's (the sum's order).
+
+    Raises RuntimeError for an ``out=`` that is not floating, a dim listed twice, ``dim=()`` of
+    an input of one dim or more (torch's own shape mismatch); IndexError for a dim out of range.
+    """
+    return aten.logsumexp(*args, **kwargs)
 
 
 def matmul(*args: Any, **kwargs: Any) -> Any:
@@ -3780,6 +3823,58 @@ class TensorMethods(TensorType):
         The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as ``var``.
         """
         return aten.std.call_method(self, args, kwargs)
+
+    def cumsum(self, *args: Any, **kwargs: Any) -> Any:
+        """cumsum(dim, *, dtype=None) -> Tensor
+
+        The running sum along ``dim`` (``torch.cumsum``), of the input's shape: element ``i`` is
+        the sum of elements ``0..i``. Bool and integer inputs give int64 unless ``dtype=``,
+        which converts the input first; an ``out=`` without ``dtype=`` sums in ``out``'s dtype,
+        and ``cumsum_`` in the input's. Accumulated one element at a time as torch's CPU kernel
+        does, in float64 for float32 (float32 for float16/bfloat16, int64 for integers), each
+        partial sum rounded to the result's dtype: bit for bit torch's.
+
+        Raises IndexError for a dim out of range; RuntimeError for a ``dtype=`` that is not
+        ``cumsum_``'s input's, or an ``out=`` of another dtype than ``dtype=``;
+        NotImplementedError for a bool result with elements.
+        """
+        return aten.cumsum.call_method(self, args, kwargs)
+
+    def cumsum_(self, *args: Any, **kwargs: Any) -> Any:
+        """cumsum_(dim, *, dtype=None) -> Tensor
+
+        In-place version of ``cumsum``.
+        """
+        return aten.cumsum_.call_method(self, args, kwargs)
+
+    def cumprod(self, *args: Any, **kwargs: Any) -> Any:
+        """cumprod(dim, *, dtype=None) -> Tensor
+
+        The running product along ``dim`` (``torch.cumprod``); as ``cumsum`` (dtypes, ``out=``,
+        accumulation in float64 for float32, errors).
+        """
+        return aten.cumprod.call_method(self, args, kwargs)
+
+    def cumprod_(self, *args: Any, **kwargs: Any) -> Any:
+        """cumprod_(dim, *, dtype=None) -> Tensor
+
+        In-place version of ``cumprod``.
+        """
+        return aten.cumprod_.call_method(self, args, kwargs)
+
+    def logsumexp(self, *args: Any, **kwargs: Any) -> Any:
+        """logsumexp(dim, keepdim=False) -> Tensor
+
+        ``log(sum(exp(x)))`` over ``dim`` (``torch.logsumexp``), computed as torch's composite:
+        the maximum ``m = amax(x, dim, keepdim=True)`` (set to 0 where it is infinite) taken
+        off, ``log(sum(exp(x - m))) + m``; bool and integer inputs in the default dtype. Floats
+        within a few ulps of torch's (the sum's order).
+
+        Raises RuntimeError for an ``out=`` that is not floating, a dim listed twice, ``dim=()``
+        of an input of one dim or more (torch's own shape mismatch); IndexError for a dim out of
+        range.
+        """
+        return aten.logsumexp.call_method(self, args, kwargs)
 
     def matmul(self, *args: Any, **kwargs: Any) -> Any:
         """matmul(other) -> Tensor

@@ -588,3 +588,56 @@ _OUT_RULES = {
 }
 for _overload, _rule in _OUT_RULES.items():
     out_arguments.set_rule(_overload, _rule)
+
+
+# ---------------------------------------------------------------------------- logsumexp
+def _logsumexp(input: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
+    """``log(sum(exp(x)))`` over ``dim``, as torch's composite kernel (``logsumexp`` ->
+    ``logsumexp_out_impl``) computes it, with the table's ops: the maximum (``amax`` with
+    keepdim) taken off first so that ``exp`` does not overflow, set to 0 where it is
+    infinite (``exp(inf - inf)`` would be nan); ``sum(exp(x - m)).log_().add_(m)``. An
+    empty input has no maximum: ``sum(exp(x)).log_()``. Bool and integer inputs are
+    converted to the default dtype first. The Meta kernel runs the same ops on meta
+    tensors.
+
+    Raises:
+        RuntimeError: a dim listed twice; ``dim=()`` of an input of one dim or more (the
+            sum reduces every dim while the kept maximum is not squeezed: torch's shape
+            mismatch in ``add_``).
+        IndexError: a dim out of range.
+    """
+    if not input._dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())
+    if input.numel() == 0:
+        return _unversioned(aten.sum.dim_IntList.call(input.exp(), dim, keepdim, None).log_())
+    maxes = aten.amax.default.call(input, dim, True)
+    squeezed = maxes
+    if not keepdim:  # torch's squeeze_multiple: a view of maxes, so the fill reaches both
+        ndim = builtins.max(input.dim(), 1)
+        for d in sorted({wrap_dim(d, ndim) for d in dim}, reverse=True):
+            if d < maxes.dim():
+                squeezed = squeezed.squeeze(d)
+    squeezed.masked_fill_(squeezed.abs() == math.inf, 0)
+    result = aten.sum.dim_IntList.call((input - maxes).exp_(), dim, keepdim, None)
+    return _unversioned(result.log_().add_(squeezed))
+
+
+def _unversioned(result: Tensor) -> Tensor:
+    """A fresh result written in place inside the kernel: torch's composite runs below the
+    layer that counts versions, so its result has ``_version`` 0."""
+    result._version_counter.value = 0
+    return result
+
+
+def _logsumexp_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    """logsumexp's ``out=`` must be floating (torch checks it first). (torch then sums in
+    ``out``'s dtype; reftensor computes in the input's and converts.)"""
+    if not outs[0]._dtype.is_floating_point:
+        raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
+                           f"got: {SCALAR_TYPE_NAMES[outs[0]._dtype.name]}")
+    return inputs
+
+
+for _key in (DispatchKey.CPU, DispatchKey.Meta):
+    aten.logsumexp.default.impl(_key)(_logsumexp)
+out_arguments.set_rule(aten.logsumexp.out, out_arguments.OutRule(prepare=_logsumexp_out))

@@ -603,6 +603,57 @@ def std_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, correctio
                         keepdim)
 
 
+# ------------------------------------------------ scans and logsumexp (chapter 4, issue 43)
+def reversed_cumsum(w: Tensor, dim: int) -> Tensor:
+    """``w.flip(dim).cumsum(dim).flip(dim)``: element ``k`` is the sum of ``w[k:]``."""
+    return w.flip(dim).cumsum(dim).flip(dim)
+
+
+def cumsum_backward(grad: Tensor, dim: int, self_scalar_type: Any) -> Tensor:
+    """torch's ``cumsum_backward(grad.to(self.scalar_type()), dim)``: each element reaches
+    every later running sum, so its gradient is the reversed cumsum of ``grad``; ``grad``
+    itself where there is nothing to add (one element, or a dim of size 1)."""
+    grad = grad.to(self_scalar_type)
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
+        return grad
+    return reversed_cumsum(grad, dim)
+
+
+def cumprod_backward(grad: Tensor, self: Tensor, dim: int, result: Tensor) -> Tensor:
+    """torch's ``cumprod_backward(grad.to(self.scalar_type()), self, dim, result)``: with
+    no zero in ``self``, ``reversed_cumsum(result * grad, dim) / self``. With zeros
+    (where that divides by 0) element ``k`` gets ``sum_{j >= k} grad_j * prod_{i <= j, i !=
+    k} x_i``, computed here from the products of each line with ``x_k`` replaced by 1
+    (torch walks the zeros one by one: the values agree within rounding)."""
+    grad = grad.to(self._dtype)
+    if self.numel() <= 1:
+        return grad
+    d = dim % self.dim()
+    if self.shape[d] == 1:
+        return grad
+    if not bool((self == 0).any()):
+        return reversed_cumsum(result * grad, d).div(self)
+    xt, gt = self.transpose(d, -1), grad.transpose(d, -1)
+    n = xt.shape[-1]
+    positions = aten.arange(n, dtype=dtypes.int64)
+    # rows[..., k, i]: x_i, with x_k replaced by 1; their running products along i
+    rows = where(positions.unsqueeze(1) == positions, xt.unsqueeze(-2) * 0 + 1,
+                 xt.unsqueeze(-2))
+    later = positions.unsqueeze(0) >= positions.unsqueeze(1)  # [k, j]: j >= k
+    picked = where(later, rows.cumprod(-1), 0.0) * gt.unsqueeze(-2)
+    return picked.sum(-1).transpose(d, -1).contiguous()
+
+
+def logsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
+                       keepdim: bool) -> Tensor:
+    """``grad * exp(self - result)`` (the softmax of ``self`` over ``dim``), the reduced
+    dims put back first (torch's ``unsqueeze_multiple``)."""
+    if not keepdim and self.dim() != 0:
+        grad = restore_reduced_dims(grad, dim, self.dim(), False)
+        result = restore_reduced_dims(result, dim, self.dim(), False)
+    return grad * (self - result).exp()
+
+
 def _column_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     return strides[0] == 1 and strides[1] == sizes[0]
 
@@ -1432,6 +1483,13 @@ DERIVATIVES: list[Derivative] = [
     row("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
         "keepdim=False) -> Tensor", "StdBackward0",
         ("self", "result", "dim", "correction", "keepdim"), self=std_backward),
+    # ------------------------------------------- scans and logsumexp (chapter 4, issue 43)
+    row("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", "CumsumBackward0",
+        ("dim", "self_scalar_type"), self=cumsum_backward),
+    row("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+        "CumprodBackward0", ("self", "dim", "result"), self=cumprod_backward),
+    row("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+        "LogsumexpBackward0", ("self", "dim", "keepdim", "result"), self=logsumexp_backward),
     # ---------------------------------------------------------- matrix products
     row("mm(Tensor self, Tensor mat2) -> Tensor", "MmBackward0",
         ("self", "mat2", "self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",

@@ -538,6 +538,37 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                  "correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"),
             doc="The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as "
                 "``var``."),
+    # ------------------------------------------------- scans and logsumexp (chapter 4, issue 43)
+    declare("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+            out=("cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) "
+                 "-> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            doc="The running sum along ``dim`` (``torch.cumsum``), of the input's shape: "
+                "element ``i`` is the sum of elements ``0..i``. Bool and integer inputs give "
+                "int64 unless ``dtype=``, which converts the input first; an ``out=`` "
+                "without ``dtype=`` sums in ``out``'s dtype, and ``cumsum_`` in the input's. "
+                "Accumulated one element at a time as torch's CPU kernel does, in float64 "
+                "for float32 (float32 for float16/bfloat16, int64 for integers), each partial "
+                "sum rounded to the result's dtype: bit for bit torch's.\n\nRaises "
+                "IndexError for a dim out of range; RuntimeError for a ``dtype=`` that is "
+                "not ``cumsum_``'s input's, or an ``out=`` of another dtype than ``dtype=``; "
+                "NotImplementedError for a bool result with elements."),
+    declare("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+            out=("cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            doc="The running product along ``dim`` (``torch.cumprod``); as ``cumsum`` "
+                "(dtypes, ``out=``, accumulation in float64 for float32, errors)."),
+    declare("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+            out=("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="``log(sum(exp(x)))`` over ``dim`` (``torch.logsumexp``), computed as torch's "
+                "composite: the maximum ``m = amax(x, dim, keepdim=True)`` (set to 0 where "
+                "it is infinite) taken off, ``log(sum(exp(x - m))) + m``; bool and integer "
+                "inputs in the default dtype. Floats within a few ulps of torch's (the sum's "
+                "order).\n\nRaises RuntimeError for an ``out=`` that is not floating, a dim "
+                "listed twice, ``dim=()`` of an input of one dim or more (torch's own "
+                "shape mismatch); IndexError for a dim out of range."),
     # ---------------------------------------------------------- matrix products (chapter 3)
     declare("matmul(Tensor self, Tensor other) -> Tensor",
             out=("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),

@@ -719,6 +719,104 @@ OP_DB += [
 ]
 
 
+# ------------------------------------------------------------- sorting (chapter 4, issue 43)
+#: lines long enough for std::sort's quicksort (more than 16 elements) and, with the small
+#: values drawn, ties in most of them (nan and -0.0: tests/test_ch04_reductions.py)
+SORT_SHAPES = st.one_of(strategies.shapes, st.tuples(st.integers(17, 40)),
+                        st.tuples(st.integers(1, 2), st.integers(17, 40)),
+                        st.tuples(st.integers(17, 40), st.integers(1, 2)))
+
+
+def _sort_options(shape: tuple[int, ...], stable: st.SearchStrategy[Any]
+                  ) -> st.SearchStrategy[dict[str, Any]]:
+    options = {"dim": _one_dim(shape), "descending": st.booleans()}
+    return st.one_of(_with(options), st.fixed_dictionaries({"stable": stable},
+                                                           optional=options))
+
+
+def sort_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``sort``: ``dim`` and ``descending``, maybe ``stable`` (True, False or None)."""
+    return _sort_options(shape, st.sampled_from([True, False, None]))
+
+
+def argsort_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _sort_options(shape, st.booleans())
+
+
+@st.composite
+def topk_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``topk``: ``k`` from 0 to the dim's size (1 for a 0-d input), ``dim``, ``largest``,
+    ``sorted``."""
+    dim = draw(_one_dim(shape))
+    size = shape[dim] if shape else 1
+    found = {"k": draw(st.integers(0, size))}
+    return {**found, **draw(_with({"dim": st.just(dim), "largest": st.booleans(),
+                                   "sorted": st.booleans()}))}
+
+
+def _sort_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), dim=2),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), dim=1),
+        "a float dim": lambda lib: f(lib, lib.ones(2, 3), dim=0.5),
+        "a dim list": lambda lib: f(lib, lib.ones(2, 3), dim=(0, 1)),
+        "a string": lambda lib: f(lib, "a"),
+    }
+
+
+def _two_outs_errors(name: str, *args: Any) -> dict[str, Program]:
+    """sort and topk's ``out=(values, indices)``: each of exactly its dtype, two tensors,
+    no input that requires grad."""
+    def f(lib: Any, *, requires_grad: bool = False, **kw: Any) -> Any:
+        return getattr(lib, name)(lib.ones(2, 3, requires_grad=requires_grad), *args, **kw)
+
+    return {
+        "values out= of another dtype": lambda lib: f(
+            lib, out=(lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int64))),
+        "indices out= of int32": lambda lib: f(
+            lib, out=(lib.empty(0), lib.empty(0, dtype=lib.int32))),
+        "one out= tensor": lambda lib: f(lib, out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: f(
+            lib, requires_grad=True, out=(lib.empty(0), lib.empty(0, dtype=lib.int64))),
+    }
+
+
+OP_DB += [
+    OpEntry("sort", arguments=sort_arguments, shapes=SORT_SHAPES, errors={
+        **_sort_errors("sort"),
+        "stable positionally": lambda lib: lib.sort(lib.ones(3), True, 0),
+        **_two_outs_errors("sort"),
+    }),
+    OpEntry("argsort", arguments=argsort_arguments, shapes=SORT_SHAPES, grad=False, errors={
+        **_sort_errors("argsort"),
+        "stable=None": lambda lib: lib.argsort(lib.ones(3), stable=None),
+        "out= without stable": lambda lib: lib.argsort(lib.ones(3),
+                                                       out=lib.empty(0, dtype=lib.int64)),
+        "out= of int32": lambda lib: lib.argsort(lib.ones(3), stable=True,
+                                                 out=lib.empty(0, dtype=lib.int32)),
+    }),
+    OpEntry("msort", shapes=SORT_SHAPES, errors={
+        "a dim": lambda lib: lib.msort(lib.ones(3), 0),
+        "out= of another dtype": lambda lib: lib.msort(lib.ones(3),
+                                                       out=lib.empty(0, dtype=lib.float64)),
+        "a method out=": lambda lib: lib.ones(3).msort(out=lib.empty(0)),
+    }),
+    OpEntry("topk", arguments=topk_arguments, shapes=SORT_SHAPES, errors={
+        "no k": lambda lib: lib.topk(lib.ones(3)),
+        "k above the dim's size": lambda lib: lib.topk(lib.ones(3), 4),
+        "k below 0": lambda lib: lib.topk(lib.ones(3), -1),
+        "k of 2 of a 0-d input": lambda lib: lib.topk(lib.ones(()), 2),
+        "a bool input": lambda lib: lib.topk(lib.ones(3, dtype=lib.bool), 2),
+        "a 0-d bool input": lambda lib: lib.topk(lib.ones((), dtype=lib.bool), 1),
+        "an empty bool input": lambda lib: lib.topk(lib.ones((2, 0), dtype=lib.bool), 0),
+        "a dim out of range": lambda lib: lib.topk(lib.ones(2, 3), 1, 2),
+        "a float k": lambda lib: lib.topk(lib.ones(3), 1.5),
+        **_two_outs_errors("topk", 1),
+    }),
+]
+
+
 # ------------------------------------------------------------------ matrix products
 _SIZES = st.sampled_from([0, 1, 2, 3])
 

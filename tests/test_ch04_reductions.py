@@ -13,6 +13,8 @@ Everything else (integers, bool, max/min, arg*, all/any) must agree exactly.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -230,3 +232,53 @@ def test_sum_of_a_large_dense_tensor(seed, dtype, transposed, size):
     expected, got = program(torch).item(), program(reftensor).item()
     bound = torch.finfo(getattr(torch, dtype)).eps * float(np.abs(values).sum())
     assert abs(got - expected) <= bound, (got, expected, bound)
+
+
+# ------------------------------------------------------------- sorting (issue 43)
+#: a float line with ties among numbers, nans, -0.0 beside 0.0, and infinities
+_SORT_VALUES = st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.0, float("nan"), float("inf"),
+                                -float("inf")])
+
+
+@st.composite
+def _float_lines(draw: st.DrawFn) -> Any:
+    """A float tensor of 1 or 2 dims whose lines along the last dim are long enough for
+    ``std::sort``'s quicksort (up to 70 elements), in any layout, filled from
+    ``_SORT_VALUES``."""
+    shape = draw(st.one_of(st.tuples(st.integers(0, 70)),
+                           st.tuples(st.integers(1, 3), st.integers(0, 70))))
+    spec = draw(tensors(dtypes=FLOAT_NAMES, shape=shape))
+    values = draw(st.lists(_SORT_VALUES, min_size=len(spec.storage),
+                           max_size=len(spec.storage)))
+    return type(spec)(spec.shape, spec.stride, spec.offset, spec.dtype, tuple(values),
+                      spec.kind)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), descending=st.booleans(), stable=st.sampled_from([None, False, True]))
+def test_sort_orders_ties_nan_and_signed_zeros_as_torch(t, descending, stable):
+    """nan last ascending and first descending, -0.0 and 0.0 a tie; an unstable sort puts
+    ties where torch's ``std::sort`` does (indices compared exactly)."""
+    compare_op(lambda lib, x: lib.sort(x, stable=stable, dim=-1, descending=descending), t)
+    compare_op(lambda lib, x: lib.argsort(x, dim=-1, descending=descending), t)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), data=st.data())
+def test_topk_picks_ties_and_nan_as_torch(t, data):
+    """``std::partial_sort`` (64 k <= n) or ``std::nth_element`` then ``std::sort``, sorted
+    or not: the indices of ties, and of an unsorted result, are torch's."""
+    k = data.draw(st.integers(0, t.shape[-1]), label="k")
+    largest, ordered = data.draw(st.booleans()), data.draw(st.booleans())
+    compare_op(lambda lib, x: lib.topk(x, k, -1, largest, ordered), t)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int16", "uint8", "float32"])
+@pytest.mark.parametrize("n", [32767, 32768])
+def test_sort_of_a_long_integer_line_is_torchs_radix_sort(dtype, n):
+    """A 1-d integer input of 32768 elements or more sorted ascending is stable (torch's
+    radix sort); below that, or for floats, std::sort's order of ties."""
+    values = np.random.default_rng(n).integers(0, 3, n)
+    expected = torch.sort(torch.tensor(values).to(getattr(torch, dtype)))
+    got = reftensor.sort(reftensor.tensor(values).to(getattr(reftensor, dtype)))
+    assert got.indices.tolist() == expected.indices.tolist()

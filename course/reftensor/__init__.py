@@ -41,6 +41,7 @@ from . import (  # noqa: F401
     reductions,
     scans,
     sorted_search,
+    sorting,
     unary,
     views,
 )

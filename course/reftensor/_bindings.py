@@ -93,6 +93,10 @@ __all__ = [
     "cumsum",
     "cumprod",
     "logsumexp",
+    "sort",
+    "argsort",
+    "msort",
+    "topk",
     "matmul",
     "mm",
     "addmm",
@@ -1115,6 +1119,63 @@ def logsumexp(*args: Any, **kwargs: Any) -> Any:
     an input of one dim or more (torch's own shape mismatch); IndexError for a dim out of range.
     """
     return aten.logsumexp(*args, **kwargs)
+
+
+def sort(*args: Any, **kwargs: Any) -> Any:
+    """sort(input, *, stable, dim=-1, descending=False, out=None) -> (Tensor, Tensor)
+    sort(input, dim=-1, descending=False, *, out=None) -> (Tensor, Tensor)
+
+    The elements along ``dim`` in ascending (or ``descending``) order, and the int64 index each
+    came from: a ``(values, indices)`` named tuple (``torch.return_types.sort``;
+    ``torch.sort``). nan is larger than every number (last ascending, first descending);
+    ``-0.0`` and ``0.0`` are equal. ``stable=True`` keeps equal elements in their order;
+    otherwise the order of ties is that of torch's CPU kernel, C++'s ``std::sort`` (an
+    introsort), reproduced step by step where a line has ties (a 1-d integer input of 32768
+    elements or more sorted ascending is stable: torch's radix sort; an input whose ``dim`` has
+    stride 0 keeps its order). Both results have the input's strides when it is dense, dense
+    strides in its dim order otherwise.
+
+    Raises IndexError for a dim out of range; RuntimeError for an ``out=`` of another dtype
+    (values: the input's, indices: int64).
+    """
+    return aten.sort(*args, **kwargs)
+
+
+def argsort(*args: Any, **kwargs: Any) -> Any:
+    """argsort(input, *, stable, dim=-1, descending=False, out=None) -> Tensor
+    argsort(input, dim=-1, descending=False) -> Tensor
+
+    ``sort``'s indices (``torch.argsort``, torch's composite: ``sort(...).indices``); ``out=``
+    only with ``stable=``, int64.
+
+    Raises as ``sort``.
+    """
+    return aten.argsort(*args, **kwargs)
+
+
+def msort(*args: Any, **kwargs: Any) -> Any:
+    """msort(input, *, out=None) -> Tensor
+
+    ``sort(input, dim=0).values`` (``torch.msort``, torch's composite: its gradient node is
+    ``SortBackward0``); ``out=`` of the input's dtype.
+    """
+    return aten.msort(*args, **kwargs)
+
+
+def topk(*args: Any, **kwargs: Any) -> Any:
+    """topk(input, k, dim=-1, largest=True, sorted=True, *, out=None) -> (Tensor, Tensor)
+
+    The ``k`` largest (or smallest) elements along ``dim`` and their int64 indices
+    (``torch.topk``, ``torch.return_types.topk``), a fresh row-major result with ``k`` along
+    ``dim``; nan counts as the largest. As torch's CPU kernel: ``std::partial_sort`` when ``64 *
+    k`` is at most the dim's size, else ``std::nth_element`` and (``sorted``) ``std::sort`` of
+    the first ``k - 1``, reproduced step by step, so ties and the order of an unsorted result
+    are torch's. A 0-d input is copied whatever ``k`` (0 or 1).
+
+    Raises RuntimeError for ``k`` below 0 or above the dim's size, a bool input, an ``out=`` of
+    another dtype; IndexError for a dim out of range.
+    """
+    return aten.topk(*args, **kwargs)
 
 
 def matmul(*args: Any, **kwargs: Any) -> Any:
@@ -3875,6 +3936,59 @@ class TensorMethods(TensorType):
         range.
         """
         return aten.logsumexp.call_method(self, args, kwargs)
+
+    def sort(self, *args: Any, **kwargs: Any) -> Any:
+        """sort(*, stable, dim=-1, descending=False) -> (Tensor, Tensor)
+        sort(dim=-1, descending=False) -> (Tensor, Tensor)
+
+        The elements along ``dim`` in ascending (or ``descending``) order, and the int64 index
+        each came from: a ``(values, indices)`` named tuple (``torch.return_types.sort``;
+        ``torch.sort``). nan is larger than every number (last ascending, first descending);
+        ``-0.0`` and ``0.0`` are equal. ``stable=True`` keeps equal elements in their order;
+        otherwise the order of ties is that of torch's CPU kernel, C++'s ``std::sort`` (an
+        introsort), reproduced step by step where a line has ties (a 1-d integer input of 32768
+        elements or more sorted ascending is stable: torch's radix sort; an input whose ``dim``
+        has stride 0 keeps its order). Both results have the input's strides when it is dense,
+        dense strides in its dim order otherwise.
+
+        Raises IndexError for a dim out of range; RuntimeError for an ``out=`` of another dtype
+        (values: the input's, indices: int64).
+        """
+        return aten.sort.call_method(self, args, kwargs)
+
+    def argsort(self, *args: Any, **kwargs: Any) -> Any:
+        """argsort(*, stable, dim=-1, descending=False) -> Tensor
+        argsort(dim=-1, descending=False) -> Tensor
+
+        ``sort``'s indices (``torch.argsort``, torch's composite: ``sort(...).indices``);
+        ``out=`` only with ``stable=``, int64.
+
+        Raises as ``sort``.
+        """
+        return aten.argsort.call_method(self, args, kwargs)
+
+    def msort(self, *args: Any, **kwargs: Any) -> Any:
+        """msort() -> Tensor
+
+        ``sort(input, dim=0).values`` (``torch.msort``, torch's composite: its gradient node is
+        ``SortBackward0``); ``out=`` of the input's dtype.
+        """
+        return aten.msort.call_method(self, args, kwargs)
+
+    def topk(self, *args: Any, **kwargs: Any) -> Any:
+        """topk(k, dim=-1, largest=True, sorted=True) -> (Tensor, Tensor)
+
+        The ``k`` largest (or smallest) elements along ``dim`` and their int64 indices
+        (``torch.topk``, ``torch.return_types.topk``), a fresh row-major result with ``k`` along
+        ``dim``; nan counts as the largest. As torch's CPU kernel: ``std::partial_sort`` when
+        ``64 * k`` is at most the dim's size, else ``std::nth_element`` and (``sorted``)
+        ``std::sort`` of the first ``k - 1``, reproduced step by step, so ties and the order of
+        an unsorted result are torch's. A 0-d input is copied whatever ``k`` (0 or 1).
+
+        Raises RuntimeError for ``k`` below 0 or above the dim's size, a bool input, an ``out=``
+        of another dtype; IndexError for a dim out of range.
+        """
+        return aten.topk.call_method(self, args, kwargs)
 
     def matmul(self, *args: Any, **kwargs: Any) -> Any:
         """matmul(other) -> Tensor

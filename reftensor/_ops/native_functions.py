@@ -569,6 +569,54 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "order).\n\nRaises RuntimeError for an ``out=`` that is not floating, a dim "
                 "listed twice, ``dim=()`` of an input of one dim or more (torch's own "
                 "shape mismatch); IndexError for a dim out of range."),
+    # ------------------------------------------------------------- sorting (chapter 4, issue 43)
+    declare("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+            "(Tensor values, Tensor indices)",
+            "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) "
+                 "values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+                 "sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool "
+                 "descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) "
+                 "values, Tensor(b!) indices)"),
+            doc="The elements along ``dim`` in ascending (or ``descending``) order, and the "
+                "int64 index each came from: a ``(values, indices)`` named tuple "
+                "(``torch.return_types.sort``; ``torch.sort``). nan is larger than every "
+                "number (last ascending, first descending); ``-0.0`` and ``0.0`` are equal. "
+                "``stable=True`` keeps equal elements in their order; otherwise the order of "
+                "ties is that of torch's CPU kernel, C++'s ``std::sort`` (an introsort), "
+                "reproduced step by step where a line has ties (a 1-d integer input of "
+                "32768 elements or more sorted ascending is stable: torch's radix sort; an "
+                "input whose ``dim`` has stride 0 keeps its order). Both results have the "
+                "input's strides when it is dense, dense strides in its dim order "
+                "otherwise.\n\nRaises IndexError for a dim out of range; RuntimeError "
+                "for an ``out=`` of another dtype (values: the input's, indices: int64)."),
+    declare("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) "
+            "-> Tensor",
+            "argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor",
+            out=("argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool "
+                 "descending=False, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``sort``'s indices (``torch.argsort``, torch's composite: "
+                "``sort(...).indices``); ``out=`` only with ``stable=``, int64.\n\nRaises "
+                "as ``sort``."),
+    declare("msort(Tensor self) -> Tensor",
+            out=("msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``sort(input, dim=0).values`` (``torch.msort``, torch's composite: its "
+                "gradient node is ``SortBackward0``); ``out=`` of the input's dtype."),
+    declare("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+            "(Tensor values, Tensor indices)",
+            out=("topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool "
+                 "sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) "
+                 "values, Tensor(b!) indices)",),
+            doc="The ``k`` largest (or smallest) elements along ``dim`` and their int64 "
+                "indices (``torch.topk``, ``torch.return_types.topk``), a fresh row-major "
+                "result with ``k`` along ``dim``; nan counts as the largest. As torch's CPU "
+                "kernel: ``std::partial_sort`` when ``64 * k`` is at most the dim's size, "
+                "else ``std::nth_element`` and (``sorted``) ``std::sort`` of the first "
+                "``k - 1``, reproduced step by step, so ties and the order of an unsorted "
+                "result are torch's. A 0-d input is copied whatever ``k`` (0 or 1).\n\n"
+                "Raises RuntimeError for ``k`` below 0 or above the dim's size, a bool "
+                "input, an ``out=`` of another dtype; IndexError for a dim out of range."),
     # ---------------------------------------------------------- matrix products (chapter 3)
     declare("matmul(Tensor self, Tensor other) -> Tensor",
             out=("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),

@@ -632,6 +632,16 @@ def logsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
     return grad * (self - result).exp()
 
 
+# ------------------------------------------------------------- sorting (chapter 4, issue 43)
+def scatter_to_indices_backward(grad: Tensor, dim: int, indices: Tensor,
+                                self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """sort, topk: each value's gradient goes back to the place it came from, zeros
+    elsewhere (torch's ``value_selecting_reduction_backward`` with ``keepdim=true``:
+    ``zeros(sizes).scatter(dim, indices, grad)``)."""
+    zeros = aten.zeros.default.call(self_sym_sizes, grad._dtype, None, grad.device, None)
+    return aten.scatter.src.call(zeros, dim, indices, grad)
+
+
 def _column_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     return strides[0] == 1 and strides[1] == sizes[0]
 
@@ -1455,6 +1465,18 @@ DERIVATIVES: list[Derivative] = [
         "CumprodBackward0", ("self", "dim", "result"), self=cumprod_backward),
     row("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
         "LogsumexpBackward0", ("self", "dim", "keepdim", "result"), self=logsumexp_backward),
+    # ---------------------------------------------------------- sorting (chapter 4, issue 43)
+    row("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
+        "indices)", "SortBackward0", ("dim", "indices", "self_sym_sizes"), recorded_outputs=1,
+        self=scatter_to_indices_backward),
+    row("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+        "(Tensor values, Tensor indices)", "SortBackward1", ("dim", "indices",
+                                                             "self_sym_sizes"),
+        recorded_outputs=1, self=scatter_to_indices_backward),
+    row("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+        "(Tensor values, Tensor indices)", "TopkBackward0", ("dim", "indices",
+                                                             "self_sym_sizes"),
+        recorded_outputs=1, self=scatter_to_indices_backward),
     # ---------------------------------------------------------- matrix products
     row("mm(Tensor self, Tensor mat2) -> Tensor", "MmBackward0",
         ("self", "mat2", "self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",

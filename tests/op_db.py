@@ -817,6 +817,68 @@ OP_DB += [
 ]
 
 
+# ------------------------------------------------- more reductions (chapter 4, issue 43)
+#: float values with nans (and -0.0) for nanmean (nansum's: tests/test_ch04_reductions.py)
+_WITH_NAN = st.sampled_from([0.0, -0.0, 1.0, -2.5, 3.0, float("nan")])
+
+
+def count_nonzero_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``count_nonzero``: nothing, one dim (an int, or None) or distinct dims (a tuple, maybe
+    ``()``: every dim)."""
+    return st.one_of(st.just({}), st.fixed_dictionaries({"dim": st.one_of(
+        st.none(), _one_dim(shape), dims(shape).map(lambda d: d["dims"]))}))
+
+
+def aminmax_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _with({"dim": st.one_of(st.none(), _one_dim(shape)), "keepdim": st.booleans()})
+
+
+def _nansum_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        **_differentiable_errors(name, dim_optional=True),
+        "a dim twice": lambda lib: f(lib, lib.ones(2, 3), (0, 0)),
+        "out= of another dtype than dtype=": lambda lib: f(
+            lib, lib.ones(2, 3), 0, dtype=lib.float32, out=lib.empty(0, dtype=lib.float64)),
+        "out= of int64 for a float input": lambda lib: f(
+            lib, lib.ones(2, 3), 0, out=lib.empty(0, dtype=lib.int64)),
+    }
+
+
+OP_DB += [
+    OpEntry("var_mean", arguments=var_arguments, dtypes=strategies.FLOAT_NAMES,
+            ulps=SUM_ULPS, errors=_var_errors("var_mean")),
+    OpEntry("std_mean", arguments=var_arguments, dtypes=strategies.FLOAT_NAMES,
+            ulps=SUM_ULPS, errors=_var_errors("std_mean")),
+    OpEntry("nansum", arguments=reduction_over_dims, ulps=SUM_ULPS,
+            errors=_nansum_errors("nansum")),
+    OpEntry("nanmean", arguments=reduction_over_dims, ulps=SUM_ULPS,
+            dtypes=strategies.FLOAT_NAMES, values=_WITH_NAN, errors={
+                **_nansum_errors("nanmean"),
+                "an integer tensor": lambda lib: lib.nanmean(lib.arange(3)),
+                "an integer dtype=": lambda lib: lib.nanmean(lib.ones(3), dtype=lib.int64),
+            }),
+    OpEntry("count_nonzero", arguments=count_nonzero_arguments, grad=False, errors={
+        "a dim out of range": lambda lib: lib.count_nonzero(lib.ones(2, 3), 2),
+        "a dim list out of range": lambda lib: lib.count_nonzero(lib.ones(2, 3), (2,)),
+        "a dim twice": lambda lib: lib.count_nonzero(lib.ones(2, 3), (0, -2)),
+        "keepdim": lambda lib: lib.count_nonzero(lib.ones(2, 3), 0, True),
+        "out=": lambda lib: lib.count_nonzero(lib.ones(2, 3), out=lib.empty(0)),
+    }),
+    OpEntry("aminmax", arguments=aminmax_arguments, errors={
+        "an empty tensor": lambda lib: lib.aminmax(lib.ones(0)),
+        "a dim of size 0": lambda lib: lib.aminmax(lib.ones(2, 0), dim=1),
+        "a dim out of range": lambda lib: lib.aminmax(lib.ones(2, 3), dim=2),
+        "dim positionally": lambda lib: lib.aminmax(lib.ones(2, 3), 0),
+        "out= of another dtype": lambda lib: lib.aminmax(
+            lib.ones(2, 3), out=(lib.empty(0, dtype=lib.float64), lib.empty(0))),
+        "one out= tensor": lambda lib: lib.aminmax(lib.ones(2, 3), out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: lib.aminmax(
+            lib.ones(2, 3, requires_grad=True), out=(lib.empty(0), lib.empty(0))),
+    }),
+]
+
+
 # ------------------------------------------------------------------ matrix products
 _SIZES = st.sampled_from([0, 1, 2, 3])
 

@@ -282,3 +282,19 @@ def test_sort_of_a_long_integer_line_is_torchs_radix_sort(dtype, n):
     expected = torch.sort(torch.tensor(values).to(getattr(torch, dtype)))
     got = reftensor.sort(reftensor.tensor(values).to(getattr(reftensor, dtype)))
     assert got.indices.tolist() == expected.indices.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), dim=st.sampled_from([None, 0, -1, (), (0,)]), keepdim=st.booleans(),
+       dtype=st.sampled_from([None, "float64", "float16", "int64", "int8", "bool"]))
+def test_nansum_and_nanmean_skip_nan_as_torch(t, dim, keepdim, dtype):
+    """nan counts as 0 in nansum (an integer ``dtype=`` truncates each element, nan as 0)
+    and is left out of nanmean's count; infinities and -0.0 stay."""
+    def call(lib: Any, x: Any, name: str) -> Any:
+        options = {} if dtype is None else {"dtype": getattr(lib, dtype)}
+        if dim is None:
+            return getattr(lib, name)(x, **options)
+        return getattr(lib, name)(x, dim, keepdim, **options)
+
+    compare_op(lambda lib, x: call(lib, x, "nansum"), t, ulps=SUM_ULPS)
+    compare_op(lambda lib, x: call(lib, x, "nanmean"), t, ulps=SUM_ULPS)

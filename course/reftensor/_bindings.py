@@ -93,6 +93,12 @@ __all__ = [
     "cumsum",
     "cumprod",
     "logsumexp",
+    "var_mean",
+    "std_mean",
+    "nansum",
+    "nanmean",
+    "count_nonzero",
+    "aminmax",
     "sort",
     "argsort",
     "msort",
@@ -1119,6 +1125,82 @@ def logsumexp(*args: Any, **kwargs: Any) -> Any:
     an input of one dim or more (torch's own shape mismatch); IndexError for a dim out of range.
     """
     return aten.logsumexp(*args, **kwargs)
+
+
+def var_mean(*args: Any, **kwargs: Any) -> Any:
+    """var_mean(input, dim, unbiased=True, keepdim=False) -> (Tensor, Tensor)
+    var_mean(input, dim=None, *, correction=None, keepdim=False) -> (Tensor, Tensor)
+    var_mean(input, unbiased=True) -> (Tensor, Tensor)
+
+    ``(var, mean)`` over ``dim`` in one call (``torch.var_mean``), a plain tuple; the arguments
+    and the variance are ``var``'s, the mean is computed in float64 as the variance's and
+    rounded once; no elements give nan for both.
+
+    Raises RuntimeError for an integer or bool input, a dim listed twice; IndexError for a dim
+    out of range.
+    """
+    return aten.var_mean(*args, **kwargs)
+
+
+def std_mean(*args: Any, **kwargs: Any) -> Any:
+    """std_mean(input, dim, unbiased=True, keepdim=False) -> (Tensor, Tensor)
+    std_mean(input, dim=None, *, correction=None, keepdim=False) -> (Tensor, Tensor)
+    std_mean(input, unbiased=True) -> (Tensor, Tensor)
+
+    ``(std, mean)`` over ``dim`` (``torch.std_mean``); as ``var_mean``.
+    """
+    return aten.std_mean(*args, **kwargs)
+
+
+def nansum(*args: Any, **kwargs: Any) -> Any:
+    """nansum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    ``sum`` with nan counted as 0 (``torch.nansum``); an integer or bool input is ``sum``. A
+    float input with ``dtype=`` has its nans set to 0, is converted to ``dtype`` (so an integer
+    dtype truncates each element), then summed; its ``out=`` without ``dtype=`` sums in
+    ``out``'s dtype, which must be floating.
+
+    Raises RuntimeError for a dim listed twice, a ``dtype=`` that is not ``out``'s;
+    NotImplementedError for a float input summed into an integer ``out=``; IndexError for a dim
+    out of range.
+    """
+    return aten.nansum(*args, **kwargs)
+
+
+def nanmean(*args: Any, **kwargs: Any) -> Any:
+    """nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The mean of the elements that are not nan (``torch.nanmean``), torch's composite:
+    ``nansum(...) / (count of non-nan)`` (its gradient node is ``DivBackward0``); nan where
+    every element is nan.
+
+    Raises RuntimeError for an integer or bool input, an integer ``dtype=``.
+    """
+    return aten.nanmean(*args, **kwargs)
+
+
+def count_nonzero(*args: Any, **kwargs: Any) -> Any:
+    """count_nonzero(input, dim=None) -> Tensor
+    count_nonzero(input, dim) -> Tensor
+
+    How many elements over ``dim`` are not 0 (``torch.count_nonzero``), int64; nan counts,
+    ``-0.0`` does not; no dim (or ``()``) counts them all.
+
+    Raises RuntimeError for a dim listed twice; IndexError for a dim out of range.
+    """
+    return aten.count_nonzero(*args, **kwargs)
+
+
+def aminmax(*args: Any, **kwargs: Any) -> Any:
+    """aminmax(input, *, dim=None, keepdim=False, out=None) -> (Tensor, Tensor)
+
+    ``(amin, amax)`` of every element or along one ``dim`` (``torch.aminmax``,
+    ``torch.return_types.aminmax``); nan wins both.
+
+    Raises RuntimeError for an empty input and no dim, an ``out=`` of another dtype; IndexError
+    for a dim of size 0 or out of range.
+    """
+    return aten.aminmax(*args, **kwargs)
 
 
 def sort(*args: Any, **kwargs: Any) -> Any:
@@ -3936,6 +4018,53 @@ class TensorMethods(TensorType):
         range.
         """
         return aten.logsumexp.call_method(self, args, kwargs)
+
+    def nansum(self, *args: Any, **kwargs: Any) -> Any:
+        """nansum(dim=None, keepdim=False, *, dtype=None) -> Tensor
+
+        ``sum`` with nan counted as 0 (``torch.nansum``); an integer or bool input is ``sum``. A
+        float input with ``dtype=`` has its nans set to 0, is converted to ``dtype`` (so an
+        integer dtype truncates each element), then summed; its ``out=`` without ``dtype=`` sums
+        in ``out``'s dtype, which must be floating.
+
+        Raises RuntimeError for a dim listed twice, a ``dtype=`` that is not ``out``'s;
+        NotImplementedError for a float input summed into an integer ``out=``; IndexError for a
+        dim out of range.
+        """
+        return aten.nansum.call_method(self, args, kwargs)
+
+    def nanmean(self, *args: Any, **kwargs: Any) -> Any:
+        """nanmean(dim=None, keepdim=False, *, dtype=None) -> Tensor
+
+        The mean of the elements that are not nan (``torch.nanmean``), torch's composite:
+        ``nansum(...) / (count of non-nan)`` (its gradient node is ``DivBackward0``); nan where
+        every element is nan.
+
+        Raises RuntimeError for an integer or bool input, an integer ``dtype=``.
+        """
+        return aten.nanmean.call_method(self, args, kwargs)
+
+    def count_nonzero(self, *args: Any, **kwargs: Any) -> Any:
+        """count_nonzero(dim=None) -> Tensor
+        count_nonzero(dim) -> Tensor
+
+        How many elements over ``dim`` are not 0 (``torch.count_nonzero``), int64; nan counts,
+        ``-0.0`` does not; no dim (or ``()``) counts them all.
+
+        Raises RuntimeError for a dim listed twice; IndexError for a dim out of range.
+        """
+        return aten.count_nonzero.call_method(self, args, kwargs)
+
+    def aminmax(self, *args: Any, **kwargs: Any) -> Any:
+        """aminmax(*, dim=None, keepdim=False) -> (Tensor, Tensor)
+
+        ``(amin, amax)`` of every element or along one ``dim`` (``torch.aminmax``,
+        ``torch.return_types.aminmax``); nan wins both.
+
+        Raises RuntimeError for an empty input and no dim, an ``out=`` of another dtype;
+        IndexError for a dim of size 0 or out of range.
+        """
+        return aten.aminmax.call_method(self, args, kwargs)
 
     def sort(self, *args: Any, **kwargs: Any) -> Any:
         """sort(*, stable, dim=-1, descending=False) -> (Tensor, Tensor)

@@ -641,3 +641,194 @@ def _logsumexp_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
 for _key in (DispatchKey.CPU, DispatchKey.Meta):
     aten.logsumexp.default.impl(_key)(_logsumexp)
 out_arguments.set_rule(aten.logsumexp.out, out_arguments.OutRule(prepare=_logsumexp_out))
+
+
+# ------------------------------------------------------------- var_mean, std_mean
+def _var_mean(input: Tensor, dim: Dims, correction: float | None, keepdim: bool, name: str,
+              *, meta: bool) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` (``name`` ``var_mean``) or ``(std, mean)`` (``std_mean``): the
+    variance as ``var``'s kernel computes it, the mean in float64 too, each rounded once to
+    the input's dtype; no elements: nan for both.
+
+    Raises:
+        RuntimeError: integer or bool input.
+    """
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spread = _var(input, dim, correction, keepdim, name.partition("_")[0], meta=meta)
+    if caught:  # the degrees-of-freedom warning, named as torch names it
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=2)
+    dims = _reduced_dims(input, dim, "var")
+    if meta:
+        return spread, _meta(spread._shape, input._dtype)
+    count = math.prod(input._shape[d] for d in dims)
+    with np.errstate(all="ignore"):
+        mean = np.sum(input._elements().astype(np.float64), axis=dims) / count
+    return spread, _new(_casting.cast(np.asarray(mean), input._dtype), spread._shape,
+                        input._dtype)
+
+
+for _name in ("var_mean", "std_mean"):
+    _correction = getattr(aten, _name).correction
+    _register(_correction,
+              lambda self, dim, correction, keepdim, *, meta, n=_name:
+              _var_mean(self, dim, correction, keepdim, n, meta=meta))
+    # as var's: the unbiased overloads run the correction one (VarMeanBackward0)
+    getattr(aten, _name).dim.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda self, dim, unbiased, keepdim, op=_correction:
+        op.call(self, dim, 1 if unbiased else 0, keepdim))
+    getattr(aten, _name).default.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda self, unbiased, op=_correction: op.call(self, None, 1 if unbiased else 0,
+                                                       False))
+
+
+# ------------------------------------------------------------------- nansum, nanmean
+def _nansum(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, meta: bool
+            ) -> Tensor:
+    """``sum`` with nan counted as 0: an integer or bool input is ``sum``; a float one has
+    its nans set to 0, is converted to ``dtype`` (an integer dtype truncates each
+    element), then summed as ``sum`` sums."""
+    if not input._dtype.is_floating_point:
+        return _sum(input, dim, keepdim, dtype, meta=meta)
+    dims = _reduced_dims(input, dim, "nansum")
+    out_dtype = dtype or input._dtype
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(shape, out_dtype)
+    x = input._elements()
+    values = _casting.cast(np.where(np.isnan(x), np.zeros((), x.dtype), x), out_dtype)
+    if out_dtype is dtypes.bool:
+        result = np.any(values, axis=dims)
+    else:
+        work = _casting.compute_dtype(out_dtype).numpy
+        with np.errstate(all="ignore"):
+            result = _casting.cast(np.asarray(np.sum(values, axis=dims, dtype=work)),
+                                   out_dtype)
+    return _new(result, shape, out_dtype)
+
+
+def _nansum_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    """nansum's ``out=``: an integer input as ``sum``'s; a float one sums in ``out``'s
+    dtype, which must be ``dtype=`` when given, and floating."""
+    if not inputs[0]._dtype.is_floating_point:
+        return _dtype_from_out(inputs, outs)
+    given, into = inputs[-1], outs[0]._dtype
+    if given is not None and given is not into:
+        raise RuntimeError("nansum: provided dtype must match dtype of result. Got "
+                           f"{SCALAR_TYPE_NAMES[given.name]} and "
+                           f"{SCALAR_TYPE_NAMES[into.name]}.")
+    if given is None and not into.is_floating_point:
+        raise NotImplementedError(
+            f"\"nansum_cpu\" not implemented for '{SCALAR_TYPE_NAMES[into.name]}'")
+    return [*inputs[:-1], into]
+
+
+def _nanmean(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None) -> Tensor:
+    """torch's composite: ``nansum(input, dim, keepdim, dtype=dtype) / (count of
+    non-nan)``.
+
+    Raises:
+        RuntimeError: an integer or bool input.
+    """
+    count = _nanmean_count(input, dim, keepdim, dtype)
+    return aten.nansum.default.call(input, dim, keepdim, dtype).div(count)
+
+
+def _nanmean_count(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None) -> Tensor:
+    """nanmean's checks, then how many elements over ``dim`` are not nan.
+
+    Raises:
+        RuntimeError: an integer or bool input, or ``dtype=``.
+    """
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex "
+                           f"dtype but got {SCALAR_TYPE_NAMES[input._dtype.name]}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                           "either a floating point or complex dtype. Got: "
+                           f"{SCALAR_TYPE_NAMES[dtype.name]}")
+    return aten.sum.dim_IntList.call(input.isnan().logical_not_(), dim, keepdim, None)
+
+
+def _nanmean_out(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, out: Tensor
+                 ) -> Tensor:
+    """torch's ``nanmean_out``: ``nansum`` into ``out``, then ``out.div_(count)`` (two
+    writes: ``out._version`` goes up by 2)."""
+    count = _nanmean_count(input, dim, keepdim, dtype)
+    return aten.nansum.out.call(input, dim, keepdim, dtype, out).div_(count)
+
+
+_register(aten.nansum.default, _nansum)
+aten.nanmean.default.impl(DispatchKey.CompositeImplicitAutograd)(_nanmean)
+aten.nanmean.out.impl(DispatchKey.CompositeImplicitAutograd)(_nanmean_out)
+out_arguments.set_rule(aten.nansum.out, out_arguments.OutRule(prepare=_nansum_out))
+
+
+# ------------------------------------------------------------- count_nonzero, aminmax
+def _count_nonzero(input: Tensor, dim: Sequence[int], *, meta: bool) -> Tensor:
+    """How many elements over ``dim`` (``()``: every dim) are not 0, int64."""
+    dims = _reduced_dims(input, tuple(dim), "count_nonzero")
+    shape = _out_shape(input._shape, dims, False)
+    if meta:
+        return _meta(shape, dtypes.int64)
+    nonzero = _casting.cast(input._elements(), dtypes.bool)
+    return _new(np.asarray(np.sum(nonzero, axis=dims, dtype=np.int64)), shape, dtypes.int64)
+
+
+_register(aten.count_nonzero.dim_IntList, _count_nonzero)
+# torch's count_nonzero(dim=None) is count_nonzero.dim_IntList of () or of (dim,)
+for _key in (DispatchKey.CPU, DispatchKey.Meta):
+    aten.count_nonzero.default.impl(_key)(
+        lambda self, dim: aten.count_nonzero.dim_IntList.call(
+            self, () if dim is None else (dim,)))
+
+class _MinMax(NamedTuple):
+    """``aminmax``'s result (``torch.return_types.aminmax``)."""
+
+    min: Tensor
+    max: Tensor
+
+
+def _min_max_type(name: str) -> type[_MinMax]:
+    def __repr__(self: _MinMax) -> str:
+        return f"reftensor.return_types.{name}(\nmin={self.min!r},\nmax={self.max!r})"
+
+    return type(name, (_MinMax,), {"__slots__": (), "__repr__": __repr__,
+                                   "__module__": "reftensor.return_types"})
+
+
+AminmaxResult = _min_max_type("aminmax")
+
+
+def _aminmax(input: Tensor, dim: int | None, keepdim: bool, *, meta: bool) -> _MinMax:
+    """``amin`` and ``amax`` at once: of every element (``dim`` None) or along ``dim``.
+
+    Raises:
+        RuntimeError: no dim and an empty input.
+        IndexError: a dim of size 0 or out of range.
+    """
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is not None:
+        d = wrap_dim(dim, builtins.max(input.dim(), 1))
+        if input.dim() and input._shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    dims = _reduced_dims(input, dim, "aminmax")
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return AminmaxResult(_meta(shape, input._dtype), _meta(shape, input._dtype))
+    values = _comparable(input._elements())
+    low, high = np.min(values, axis=dims), np.max(values, axis=dims)
+    return AminmaxResult(_new(np.asarray(low).astype(input._dtype.numpy), shape, input._dtype),
+                         _new(np.asarray(high).astype(input._dtype.numpy), shape,
+                              input._dtype))
+
+
+_register(aten.aminmax.default, _aminmax)
+out_arguments.set_rule(aten.aminmax.out, out_arguments.OutRule(
+    check=_exact_dtype, returns=_min_max_type("aminmax_out")))

@@ -569,6 +569,56 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "order).\n\nRaises RuntimeError for an ``out=`` that is not floating, a dim "
                 "listed twice, ``dim=()`` of an input of one dim or more (torch's own "
                 "shape mismatch); IndexError for a dim out of range."),
+    # --------------------------------------------- more reductions (chapter 4, issue 43)
+    declare("var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+            "-> (Tensor, Tensor)",
+            "var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False) -> (Tensor, Tensor)",
+            "var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", method=False,
+            doc="``(var, mean)`` over ``dim`` in one call (``torch.var_mean``), a plain "
+                "tuple; the arguments and the variance are ``var``'s, the mean is computed "
+                "in float64 as the variance's and rounded once; no elements give nan for "
+                "both.\n\nRaises RuntimeError for an integer or bool input, a dim listed "
+                "twice; IndexError for a dim out of range."),
+    declare("std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+            "-> (Tensor, Tensor)",
+            "std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False) -> (Tensor, Tensor)",
+            "std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", method=False,
+            doc="``(std, mean)`` over ``dim`` (``torch.std_mean``); as ``var_mean``."),
+    declare("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? "
+            "dtype=None) -> Tensor",
+            out=("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
+                 "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``sum`` with nan counted as 0 (``torch.nansum``); an integer or bool input "
+                "is ``sum``. A float input with ``dtype=`` has its nans set to 0, is "
+                "converted to ``dtype`` (so an integer dtype truncates each element), then "
+                "summed; its ``out=`` without ``dtype=`` sums in ``out``'s dtype, which "
+                "must be floating.\n\nRaises RuntimeError for a dim listed twice, a "
+                "``dtype=`` that is not ``out``'s; NotImplementedError for a float input "
+                "summed into an integer ``out=``; IndexError for a dim out of range."),
+    declare("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? "
+            "dtype=None) -> Tensor",
+            out=("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
+                 "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The mean of the elements that are not nan (``torch.nanmean``), torch's "
+                "composite: ``nansum(...) / (count of non-nan)`` (its gradient node is "
+                "``DivBackward0``); nan where every element is nan.\n\nRaises "
+                "RuntimeError for an integer or bool input, an integer ``dtype=``."),
+    declare("count_nonzero(Tensor self, int? dim=None) -> Tensor",
+            "count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor",
+            doc="How many elements over ``dim`` are not 0 (``torch.count_nonzero``), int64; "
+                "nan counts, ``-0.0`` does not; no dim (or ``()``) counts them all.\n\n"
+                "Raises RuntimeError for a dim listed twice; IndexError for a dim out of "
+                "range."),
+    declare("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, "
+            "Tensor max)",
+            out=("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) "
+                 "min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)",),
+            doc="``(amin, amax)`` of every element or along one ``dim`` "
+                "(``torch.aminmax``, ``torch.return_types.aminmax``); nan wins both.\n\n"
+                "Raises RuntimeError for an empty input and no dim, an ``out=`` of another "
+                "dtype; IndexError for a dim of size 0 or out of range."),
     # ------------------------------------------------------------- sorting (chapter 4, issue 43)
     declare("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
             "(Tensor values, Tensor indices)",

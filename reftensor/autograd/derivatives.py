@@ -654,6 +654,54 @@ def logsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
     return grad * (self - result).exp()
 
 
+# ------------------------------------------------- more reductions (chapter 4, issue 43)
+def var_mean_backward(grads: list[Tensor | None], self: Tensor, dim: Any, correction: Any,
+                      keepdim: bool) -> Tensor:
+    """torch's ``var_mean_backward``: ``var``'s gradient plus ``mean``'s, for the results
+    that got one."""
+    gvar, gmean = grads
+    found = None if gvar is None else var_backward(gvar, self, dim, correction, keepdim)
+    if gmean is not None:
+        aux = mean_dim_backward(gmean, self._shape, dim, keepdim)
+        found = aux if found is None else found + aux
+    assert found is not None
+    return found
+
+
+def std_mean_backward(grads: list[Tensor | None], self: Tensor, result0: Tensor, dim: Any,
+                      correction: Any, keepdim: bool) -> Tensor:
+    """torch's ``std_mean_backward``: ``std``'s gradient plus ``mean``'s."""
+    gstd, gmean = grads
+    found = (None if gstd is None
+             else std_backward(gstd, self, result0, dim, correction, keepdim))
+    if gmean is not None:
+        aux = mean_dim_backward(gmean, self._shape, dim, keepdim)
+        found = aux if found is None else found + aux
+    assert found is not None
+    return found
+
+
+def nansum_backward(grad: Tensor, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """torch's ``nansum_backward(grad.to(self.scalar_type()), self, dim, keepdim)``: the
+    sum's gradient, 0 where ``self`` is nan."""
+    grad = sum_dim_backward(grad.to(self._dtype), self._shape, dim, keepdim)
+    return grad * self.isnan().logical_not()
+
+
+def aminmax_backward(grads: list[Tensor | None], self: Tensor, dim: int | None,
+                     keepdim: bool, min: Tensor, max: Tensor) -> Tensor:
+    """torch's ``aminmax_backward``: as ``amin``'s and ``amax``'s (tied extremes share
+    evenly), summed."""
+    dims: Any = () if dim is None else (dim,)
+    found = None
+    for grad, picked in zip(grads, (min, max), strict=True):
+        if grad is not None:
+            part = amax_amin_backward(grad, self, picked, dims, keepdim)
+            found = part if found is None else found + part
+    assert found is not None
+    return found
+
+
 # ------------------------------------------------------------- sorting (chapter 4, issue 43)
 def scatter_to_indices_backward(grad: Tensor, dim: int, indices: Tensor,
                                 self_sym_sizes: tuple[int, ...]) -> Tensor:
@@ -1500,6 +1548,18 @@ DERIVATIVES: list[Derivative] = [
         "CumprodBackward0", ("self", "dim", "result"), self=cumprod_backward),
     row("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
         "LogsumexpBackward0", ("self", "dim", "keepdim", "result"), self=logsumexp_backward),
+    # ------------------------------------------ more reductions (chapter 4, issue 43)
+    row("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+        "keepdim=False) -> (Tensor, Tensor)", "VarMeanBackward0",
+        ("self", "dim", "correction", "keepdim"), self=var_mean_backward),
+    row("std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+        "keepdim=False) -> (Tensor, Tensor)", "StdMeanBackward0",
+        ("self", "dim", "correction", "keepdim", "result0"), self=std_mean_backward),
+    row("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+        "-> Tensor", "NansumBackward0", ("self", "dim", "keepdim"), self=nansum_backward),
+    row("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor "
+        "max)", "AminmaxBackward0", ("self", "dim", "keepdim", "min", "max"),
+        self=aminmax_backward),
     # ---------------------------------------------------------- sorting (chapter 4, issue 43)
     row("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
         "indices)", "SortBackward0", ("dim", "indices", "self_sym_sizes"), recorded_outputs=1,

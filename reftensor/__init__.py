@@ -29,6 +29,7 @@ from ._bindings import *  # noqa: E402, F403
 from . import (  # noqa: F401
     arithmetic,
     broadcasting,
+    closeness,
     comparison,
     copies,
     elementwise,

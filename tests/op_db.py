@@ -817,6 +817,54 @@ OP_DB += [
 ]
 
 
+# ------------------------------------------------ comparing tensors (chapter 4, issue 43)
+def isclose_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``other`` of a shape that broadcasts (of the input's dtype: ``same_dtype``), maybe
+    ``rtol``, ``atol`` (0 too: ``==``) and ``equal_nan``."""
+    tolerance = st.sampled_from([0.0, 1e-5, 0.1, 0.5, 2.0])
+    return st.fixed_dictionaries(
+        {"other": strategies.tensors(shape=_broadcastable(shape))},
+        optional={"rtol": tolerance, "atol": tolerance, "equal_nan": st.booleans()})
+
+
+def equal_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``other`` of the input's shape (any dtype: compared in their result_type) or of one
+    that broadcasts (False)."""
+    return st.fixed_dictionaries({"other": strategies.tensors(
+        shape=st.one_of(st.just(shape), _broadcastable(shape)))})
+
+
+def _isclose_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "two dtypes": lambda lib: f(lib, lib.ones(2), lib.ones(2, dtype=lib.float64)),
+        "float and int64": lambda lib: f(lib, lib.ones(2), lib.ones(2, dtype=lib.int64)),
+        "a negative rtol": lambda lib: f(lib, lib.ones(2), lib.ones(2), rtol=-1),
+        "a negative atol": lambda lib: f(lib, lib.ones(2), lib.ones(2), atol=-1),
+        "shapes that do not broadcast": lambda lib: f(lib, lib.ones(2), lib.ones(3)),
+        "a number": lambda lib: f(lib, lib.ones(2), 1.0),
+        "out=": lambda lib: f(lib, lib.ones(2), lib.ones(2), out=lib.empty(0)),
+    }
+
+
+OP_DB += [
+    OpEntry("equal", arguments=equal_arguments, grad=False, errors={
+        "a number": lambda lib: lib.equal(lib.ones(2), 1.0),
+        "meta tensors": lambda lib: lib.equal(lib.ones(2, device="meta"),
+                                              lib.ones(2, device="meta")),
+        "a meta and a CPU tensor": lambda lib: lib.equal(lib.ones(2, device="meta"),
+                                                         lib.ones(2)),
+    }),
+    OpEntry("isclose", arguments=isclose_arguments, same_dtype=True, grad=False,
+            errors=_isclose_errors("isclose")),
+    OpEntry("allclose", arguments=isclose_arguments, same_dtype=True, grad=False, errors={
+        **_isclose_errors("allclose"),
+        "meta tensors": lambda lib: lib.allclose(lib.ones(2, device="meta"),
+                                                 lib.ones(2, device="meta")),
+    }),
+]
+
+
 # ------------------------------------------------- more reductions (chapter 4, issue 43)
 #: float values with nans (and -0.0) for nanmean (nansum's: tests/test_ch04_reductions.py)
 _WITH_NAN = st.sampled_from([0.0, -0.0, 1.0, -2.5, 3.0, float("nan")])

@@ -99,6 +99,9 @@ __all__ = [
     "nanmean",
     "count_nonzero",
     "aminmax",
+    "equal",
+    "isclose",
+    "allclose",
     "sort",
     "argsort",
     "msort",
@@ -1201,6 +1204,43 @@ def aminmax(*args: Any, **kwargs: Any) -> Any:
     for a dim of size 0 or out of range.
     """
     return aten.aminmax(*args, **kwargs)
+
+
+def equal(*args: Any, **kwargs: Any) -> Any:
+    """equal(input, other) -> bool
+
+    True when both tensors have the same shape and every pair of elements is equal, compared in
+    their ``result_type`` (``torch.equal``): a Python bool. nan is not equal to itself; ``-0.0``
+    equals ``0.0``; no broadcasting (other shapes give False).
+
+    Raises NotImplementedError on the meta device (torch has no meta kernel); RuntimeError for
+    tensors on two devices.
+    """
+    return aten.equal(*args, **kwargs)
+
+
+def isclose(*args: Any, **kwargs: Any) -> Any:
+    """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor
+
+    ``|input - other| <= atol + |rtol * other|`` elementwise, or equal (``torch.isclose``), a
+    bool tensor of the broadcast shape; torch's composite: integer and bool inputs compared in
+    the default dtype, nan close to nan only with ``equal_nan``, an infinity close only to
+    itself; zero tolerances are ``==``.
+
+    Raises RuntimeError for inputs of two dtypes, a negative ``rtol`` or ``atol``, shapes that
+    do not broadcast.
+    """
+    return aten.isclose(*args, **kwargs)
+
+
+def allclose(*args: Any, **kwargs: Any) -> Any:
+    """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
+
+    ``isclose(...).all()`` as a Python bool (``torch.allclose``).
+
+    Raises as ``isclose``; RuntimeError on the meta device (``item()`` of a meta tensor).
+    """
+    return aten.allclose(*args, **kwargs)
 
 
 def sort(*args: Any, **kwargs: Any) -> Any:
@@ -4065,6 +4105,40 @@ class TensorMethods(TensorType):
         IndexError for a dim of size 0 or out of range.
         """
         return aten.aminmax.call_method(self, args, kwargs)
+
+    def equal(self, *args: Any, **kwargs: Any) -> Any:
+        """equal(other) -> bool
+
+        True when both tensors have the same shape and every pair of elements is equal, compared
+        in their ``result_type`` (``torch.equal``): a Python bool. nan is not equal to itself;
+        ``-0.0`` equals ``0.0``; no broadcasting (other shapes give False).
+
+        Raises NotImplementedError on the meta device (torch has no meta kernel); RuntimeError
+        for tensors on two devices.
+        """
+        return aten.equal.call_method(self, args, kwargs)
+
+    def isclose(self, *args: Any, **kwargs: Any) -> Any:
+        """isclose(other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor
+
+        ``|input - other| <= atol + |rtol * other|`` elementwise, or equal (``torch.isclose``),
+        a bool tensor of the broadcast shape; torch's composite: integer and bool inputs
+        compared in the default dtype, nan close to nan only with ``equal_nan``, an infinity
+        close only to itself; zero tolerances are ``==``.
+
+        Raises RuntimeError for inputs of two dtypes, a negative ``rtol`` or ``atol``, shapes
+        that do not broadcast.
+        """
+        return aten.isclose.call_method(self, args, kwargs)
+
+    def allclose(self, *args: Any, **kwargs: Any) -> Any:
+        """allclose(other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
+
+        ``isclose(...).all()`` as a Python bool (``torch.allclose``).
+
+        Raises as ``isclose``; RuntimeError on the meta device (``item()`` of a meta tensor).
+        """
+        return aten.allclose.call_method(self, args, kwargs)
 
     def sort(self, *args: Any, **kwargs: Any) -> Any:
         """sort(*, stable, dim=-1, descending=False) -> (Tensor, Tensor)

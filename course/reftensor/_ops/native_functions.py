@@ -619,6 +619,26 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "(``torch.aminmax``, ``torch.return_types.aminmax``); nan wins both.\n\n"
                 "Raises RuntimeError for an empty input and no dim, an ``out=`` of another "
                 "dtype; IndexError for a dim of size 0 or out of range."),
+    # ------------------------------------------- comparing tensors (chapter 4, issue 43)
+    declare("equal(Tensor self, Tensor other) -> bool",
+            doc="True when both tensors have the same shape and every pair of elements is "
+                "equal, compared in their ``result_type`` (``torch.equal``): a Python bool. "
+                "nan is not equal to itself; ``-0.0`` equals ``0.0``; no broadcasting (other "
+                "shapes give False).\n\nRaises NotImplementedError on the meta device "
+                "(torch has no meta kernel); RuntimeError for tensors on two devices."),
+    declare("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool "
+            "equal_nan=False) -> Tensor",
+            doc="``|input - other| <= atol + |rtol * other|`` elementwise, or equal "
+                "(``torch.isclose``), a bool tensor of the broadcast shape; torch's "
+                "composite: integer and bool inputs compared in the default dtype, nan "
+                "close to nan only with ``equal_nan``, an infinity close only to itself; "
+                "zero tolerances are ``==``.\n\nRaises RuntimeError for inputs of two "
+                "dtypes, a negative ``rtol`` or ``atol``, shapes that do not broadcast."),
+    declare("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool "
+            "equal_nan=False) -> bool",
+            doc="``isclose(...).all()`` as a Python bool (``torch.allclose``).\n\nRaises "
+                "as ``isclose``; RuntimeError on the meta device (``item()`` of a meta "
+                "tensor)."),
     # ------------------------------------------------------------- sorting (chapter 4, issue 43)
     declare("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
             "(Tensor values, Tensor indices)",

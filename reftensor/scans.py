@@ -25,6 +25,7 @@ module registers their CPU and Meta kernels, the derivative rows are in
 from __future__ import annotations
 
 import builtins
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -82,7 +83,10 @@ def _scan(input: Tensor, dim: int, dtype: dtype | None, name: str, *, meta: bool
         work = accumulation_dtype(out_dtype).numpy
         scan = np.cumsum if name == "cumsum" else np.cumprod
         with np.errstate(all="ignore"):  # integers wrap, floats overflow to inf, as torch's
-            result = _casting.cast(scan(values.astype(work), axis=d), out_dtype)
+            scanned = scan(values.astype(work), axis=d)
+            if name == "cumsum" and out_dtype.is_floating_point:
+                scanned += 0.0  # torch's running sum starts at +0.0: never -0.0
+            result = _casting.cast(scanned, out_dtype)
     if into is not None:
         into._elements()[...] = result
         into._version_counter.value += 1
@@ -108,3 +112,129 @@ def _register() -> None:
 
 
 _register()
+
+
+# ------------------------------------------------------------------ cummax, cummin
+class _ValuesAndIndices(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+def _cum_extreme(input: Tensor, dim: int, name: str, *, meta: bool
+                 ) -> tuple[Tensor, Tensor]:
+    """The running maximum (``name`` ``cummax``) or minimum along ``dim`` and where it was
+    found, as torch's ``cummax_cummin_helper``: walking the line, an element that is nan, or
+    at least as large (small) as the running value while that is not nan, replaces it.
+
+    Raises:
+        IndexError: ``dim`` is out of range (checked for 0-d and non-empty inputs only).
+    """
+    if input.dim() == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    if input.numel() != 0:
+        dim = wrap_dim(dim, builtins.max(input.dim(), 1))
+    result = _return_types[name]
+    if meta:
+        return result(_meta(input._shape, input._dtype), _meta(input._shape, dtypes.int64))
+    x = input._elements()
+    if input.dim() == 0 or input.numel() == 0:
+        return result(_new(x.copy(), input._shape, input._dtype),
+                      _new(np.zeros(input._shape, np.int64), input._shape, dtypes.int64))
+    lines = np.moveaxis(x, dim, 0)
+    values, indices = np.empty_like(lines), np.empty(lines.shape, np.int64)
+    wider = lines.astype(np.float32) if lines.dtype in (
+        dtypes.float16.numpy, dtypes.bfloat16.numpy) else lines
+    best, where = wider[0].copy(), np.zeros(lines.shape[1:], np.int64)
+    for i in range(lines.shape[0]):
+        current = wider[i]
+        with np.errstate(invalid="ignore"):
+            beats = current >= best if name == "cummax" else current <= best
+        if lines.dtype.kind == "f" or wider.dtype.kind == "f":
+            beats = np.isnan(current) | (~np.isnan(best) & beats)
+        best = np.where(beats, current, best)
+        where = np.where(beats, i, where)
+        values[i], indices[i] = best, where
+    return result(_new(np.moveaxis(values, 0, dim), input._shape, input._dtype),
+                  _new(np.moveaxis(indices, 0, dim), input._shape, dtypes.int64))
+
+
+def _named(name: str) -> type[_ValuesAndIndices]:
+    def __repr__(self: _ValuesAndIndices) -> str:
+        return (f"reftensor.return_types.{name}(\nvalues={self.values!r},\n"
+                f"indices={self.indices!r})")
+
+    return type(name, (_ValuesAndIndices,), {"__slots__": (), "__repr__": __repr__,
+                                             "__module__": "reftensor.return_types"})
+
+
+_return_types = {name: _named(name) for name in ("cummax", "cummin", "cummax_out",
+                                                  "cummin_out")}
+
+
+def _same_scalar_types(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    """torch's ``check_scalar_type_device_layout_equal``, before anything is computed: the
+    values' ``out`` of exactly the input's dtype, the indices' int64."""
+    for out, wanted in zip(outs, (inputs[0]._dtype, dtypes.int64), strict=False):
+        if out._dtype is not wanted:
+            raise RuntimeError(f"expected scalar_type {SCALAR_TYPE_NAMES[wanted.name]} but "
+                               f"found {SCALAR_TYPE_NAMES[out._dtype.name]}")
+    return inputs
+
+
+def _checked_before(input: Tensor, result: Tensor, out: Tensor) -> None:
+    """``out``'s dtype was checked before the op ran (``_same_scalar_types``)."""
+
+
+# ------------------------------------------------------------------------ logcumsumexp
+def _logcumsumexp(input: Tensor, dim: int, *, meta: bool) -> Tensor:
+    """``log(cumsum(exp(x)))`` along ``dim`` as torch's ``logcumsumexp_cpu_kernel``: the
+    running value (in the accumulation type) and the next element ``x`` combine as
+    ``log1p(exp(min - max)) + max`` (``std::min``/``std::max``, a nan running value kept),
+    or ``x`` itself when both are the same infinity; the running value starts at -inf.
+
+    Raises:
+        IndexError: ``dim`` is out of range.
+        NotImplementedError: an integer or bool input (on the CPU).
+    """
+    d = wrap_dim(dim, builtins.max(input.dim(), 1))
+    if meta:
+        return _meta(input._shape, input._dtype)
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError("\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{SCALAR_TYPE_NAMES[input._dtype.name]}'")
+    x = input._elements()
+    if input.dim() == 0 or input.numel() == 0:
+        return _new(x.copy(), input._shape, input._dtype)
+    work = accumulation_dtype(input._dtype).numpy
+    lines = np.moveaxis(x, d, 0).astype(work)
+    out = np.empty_like(lines)
+    running = np.full(lines.shape[1:], -np.inf, work)
+    with np.errstate(all="ignore"):
+        for i in range(lines.shape[0]):
+            current = lines[i]
+            nan = np.isnan(running)
+            low = np.where(nan, running, np.where(running < current, running, current))
+            high = np.where(nan, running, np.where(current < running, running, current))
+            combine = (low != high) | np.isfinite(low)
+            running = np.where(combine, np.log1p(np.exp(low - high)) + high, current)
+            out[i] = running
+    return _new(_casting.cast(np.moveaxis(out, 0, d), input._dtype), input._shape,
+                input._dtype)
+
+
+def _register_more() -> None:
+    for key, meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+        for name in ("cummax", "cummin"):
+            aten[name].default.impl(key)(
+                lambda self, dim, n=name, m=meta: _cum_extreme(self, dim, n, meta=m))
+        aten.logcumsumexp.default.impl(key)(
+            lambda self, dim, m=meta: _logcumsumexp(self, dim, meta=m))
+    for name in ("cummax", "cummin"):
+        out_arguments.set_rule(aten[name].out, out_arguments.OutRule(
+            prepare=_same_scalar_types, check=_checked_before,
+            returns=_return_types[name + "_out"]))
+    out_arguments.set_rule(aten.logcumsumexp.out, out_arguments.OutRule(
+        prepare=_same_scalar_types, check=_checked_before))
+
+
+_register_more()

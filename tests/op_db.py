@@ -700,9 +700,50 @@ def _scan_errors(name: str) -> dict[str, Program]:
     }
 
 
+#: NumPy's float64 exp and log1p against the C library's in torch's kernel
+LOGCUMSUMEXP_ULPS = 2
+
+
+def one_dim_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``cummax``, ``cummin``, ``logcumsumexp``: one ``dim``."""
+    return st.fixed_dictionaries({"dim": _one_dim(shape)})
+
+
+def _cum_extreme_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "no dim": lambda lib: f(lib, lib.ones(2)),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 2),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), 1),
+        "values out= of another dtype": lambda lib: f(
+            lib, lib.ones(2), 0, out=(lib.empty(0, dtype=lib.float64),
+                                      lib.empty(0, dtype=lib.int64))),
+        "indices out= of int32": lambda lib: f(
+            lib, lib.ones(2), 0, out=(lib.empty(0), lib.empty(0, dtype=lib.int32))),
+        "out= with an input that requires grad": lambda lib: f(
+            lib, lib.ones(2, requires_grad=True), 0,
+            out=(lib.empty(0), lib.empty(0, dtype=lib.int64))),
+    }
+
+
 OP_DB += [
     OpEntry("cumsum", arguments=scan_arguments, errors=_scan_errors("cumsum")),
     OpEntry("cumprod", arguments=scan_arguments, errors=_scan_errors("cumprod")),
+    OpEntry("cummax", arguments=one_dim_arguments, errors=_cum_extreme_errors("cummax")),
+    OpEntry("cummin", arguments=one_dim_arguments, errors=_cum_extreme_errors("cummin")),
+    OpEntry("logcumsumexp", arguments=one_dim_arguments, ulps=LOGCUMSUMEXP_ULPS, errors={
+        "no dim": lambda lib: lib.logcumsumexp(lib.ones(2)),
+        "a dim out of range": lambda lib: lib.logcumsumexp(lib.ones(2, 3), 2),
+        "an int64 input": lambda lib: lib.logcumsumexp(lib.arange(3), 0),
+        "an empty int64 input": lambda lib: lib.logcumsumexp(lib.arange(0), 0),
+        "a bool input": lambda lib: lib.logcumsumexp(lib.ones(2, dtype=lib.bool), 0),
+        "out= of another dtype": lambda lib: lib.logcumsumexp(
+            lib.ones(2), 0, out=lib.empty(0, dtype=lib.float64)),
+        "out= of float for an int64 input": lambda lib: lib.logcumsumexp(
+            lib.arange(3), 0, out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: lib.logcumsumexp(
+            lib.ones(2, requires_grad=True), 0, out=lib.empty(0)),
+    }),
     OpEntry("logsumexp", arguments=logsumexp_arguments, ulps=SUM_ULPS, errors={
         "no dim": lambda lib: lib.logsumexp(lib.ones(2, 3)),
         "dim=None": lambda lib: lib.logsumexp(lib.ones(2, 3), None),

@@ -298,3 +298,14 @@ def test_nansum_and_nanmean_skip_nan_as_torch(t, dim, keepdim, dtype):
 
     compare_op(lambda lib, x: call(lib, x, "nansum"), t, ulps=SUM_ULPS)
     compare_op(lambda lib, x: call(lib, x, "nanmean"), t, ulps=SUM_ULPS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), dim=st.sampled_from([0, -1]))
+def test_scans_of_nan_infinities_and_signed_zeros_are_torchs(t, dim):
+    """cummax/cummin (a nan takes the running place and keeps it, ties go to the later
+    index), logcumsumexp (infinities and nan), cumsum and cumprod (accumulated in torch's
+    acc_type) on lines with nan, infinities, -0.0 and ties."""
+    for name in ("cummax", "cummin", "cumsum", "cumprod"):
+        compare_op(lambda lib, x, n=name: getattr(lib, n)(x, dim), t)
+    compare_op(lambda lib, x: lib.logcumsumexp(x, dim), t, ulps=2)

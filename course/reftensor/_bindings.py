@@ -92,6 +92,9 @@ __all__ = [
     "std",
     "cumsum",
     "cumprod",
+    "cummax",
+    "cummin",
+    "logcumsumexp",
     "logsumexp",
     "var_mean",
     "std_mean",
@@ -1114,6 +1117,43 @@ def cumprod(*args: Any, **kwargs: Any) -> Any:
     accumulation in float64 for float32, errors).
     """
     return aten.cumprod(*args, **kwargs)
+
+
+def cummax(*args: Any, **kwargs: Any) -> Any:
+    """cummax(input, dim, *, out=None) -> (Tensor, Tensor)
+
+    The running maximum along ``dim`` and the int64 index where it was found (``torch.cummax``,
+    ``torch.return_types.cummax``), of the input's shape and dtype, row-major. As torch's
+    kernel: an element at least as large as the running one takes its place (on ties the later
+    index), a nan takes it and keeps it (the latest nan's index).
+
+    Raises IndexError for a dim out of range (not checked for an empty input of one dim or more,
+    as torch); RuntimeError for an ``out=`` of another dtype (values: the input's, indices:
+    int64).
+    """
+    return aten.cummax(*args, **kwargs)
+
+
+def cummin(*args: Any, **kwargs: Any) -> Any:
+    """cummin(input, dim, *, out=None) -> (Tensor, Tensor)
+
+    The running minimum along ``dim`` (``torch.cummin``); as ``cummax``.
+    """
+    return aten.cummin(*args, **kwargs)
+
+
+def logcumsumexp(*args: Any, **kwargs: Any) -> Any:
+    """logcumsumexp(input, dim, *, out=None) -> Tensor
+
+    ``log(cumsum(exp(x)))`` along ``dim`` (``torch.logcumsumexp``), as torch's CPU kernel: the
+    running value ``r`` (float64 for float32, float32 for float16/bfloat16) becomes
+    ``log1p(exp(min - max)) + max`` of ``r`` and the next element (that element itself when both
+    are the same infinity); nan propagates. Row-major.
+
+    Raises NotImplementedError for an integer or bool input; RuntimeError for an ``out=`` of
+    another dtype than the input's; IndexError for a dim out of range.
+    """
+    return aten.logcumsumexp(*args, **kwargs)
 
 
 def logsumexp(*args: Any, **kwargs: Any) -> Any:
@@ -4044,6 +4084,40 @@ class TensorMethods(TensorType):
         In-place version of ``cumprod``.
         """
         return aten.cumprod_.call_method(self, args, kwargs)
+
+    def cummax(self, *args: Any, **kwargs: Any) -> Any:
+        """cummax(dim) -> (Tensor, Tensor)
+
+        The running maximum along ``dim`` and the int64 index where it was found
+        (``torch.cummax``, ``torch.return_types.cummax``), of the input's shape and dtype, row-
+        major. As torch's kernel: an element at least as large as the running one takes its
+        place (on ties the later index), a nan takes it and keeps it (the latest nan's index).
+
+        Raises IndexError for a dim out of range (not checked for an empty input of one dim or
+        more, as torch); RuntimeError for an ``out=`` of another dtype (values: the input's,
+        indices: int64).
+        """
+        return aten.cummax.call_method(self, args, kwargs)
+
+    def cummin(self, *args: Any, **kwargs: Any) -> Any:
+        """cummin(dim) -> (Tensor, Tensor)
+
+        The running minimum along ``dim`` (``torch.cummin``); as ``cummax``.
+        """
+        return aten.cummin.call_method(self, args, kwargs)
+
+    def logcumsumexp(self, *args: Any, **kwargs: Any) -> Any:
+        """logcumsumexp(dim) -> Tensor
+
+        ``log(cumsum(exp(x)))`` along ``dim`` (``torch.logcumsumexp``), as torch's CPU kernel:
+        the running value ``r`` (float64 for float32, float32 for float16/bfloat16) becomes
+        ``log1p(exp(min - max)) + max`` of ``r`` and the next element (that element itself when
+        both are the same infinity); nan propagates. Row-major.
+
+        Raises NotImplementedError for an integer or bool input; RuntimeError for an ``out=`` of
+        another dtype than the input's; IndexError for a dim out of range.
+        """
+        return aten.logcumsumexp.call_method(self, args, kwargs)
 
     def logsumexp(self, *args: Any, **kwargs: Any) -> Any:
         """logsumexp(dim, keepdim=False) -> Tensor

@@ -559,6 +559,30 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             inplace=True, inplace_function=False,
             doc="The running product along ``dim`` (``torch.cumprod``); as ``cumsum`` "
                 "(dtypes, ``out=``, accumulation in float64 for float32, errors)."),
+    declare("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+            out=("cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) "
+                 "-> (Tensor(a!) values, Tensor(b!) indices)",),
+            doc="The running maximum along ``dim`` and the int64 index where it was found "
+                "(``torch.cummax``, ``torch.return_types.cummax``), of the input's shape and "
+                "dtype, row-major. As torch's kernel: an element at least as large as the "
+                "running one takes its place (on ties the later index), a nan takes it and "
+                "keeps it (the latest nan's index).\n\nRaises IndexError for a dim out of "
+                "range (not checked for an empty input of one dim or more, as torch); "
+                "RuntimeError for an ``out=`` of another dtype (values: the input's, "
+                "indices: int64)."),
+    declare("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+            out=("cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) "
+                 "-> (Tensor(a!) values, Tensor(b!) indices)",),
+            doc="The running minimum along ``dim`` (``torch.cummin``); as ``cummax``."),
+    declare("logcumsumexp(Tensor self, int dim) -> Tensor",
+            out=("logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``log(cumsum(exp(x)))`` along ``dim`` (``torch.logcumsumexp``), as torch's "
+                "CPU kernel: the running value ``r`` (float64 for float32, float32 for "
+                "float16/bfloat16) becomes ``log1p(exp(min - max)) + max`` of ``r`` and "
+                "the next element (that element itself when both are the same infinity); "
+                "nan propagates. Row-major.\n\nRaises NotImplementedError for an integer "
+                "or bool input; RuntimeError for an ``out=`` of another dtype than the "
+                "input's; IndexError for a dim out of range."),
     declare("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
             out=("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) "
                  "out) -> Tensor(a!)",),

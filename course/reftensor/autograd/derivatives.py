@@ -29,6 +29,7 @@ from .. import dtypes, factories, layout, views
 from .._ops import aten
 from .._ops.state import state as dispatch_state
 from ..device import CPU, META
+from ..dtype_info import finfo
 from ..tensor import Tensor, wrap_dim
 from .functions.views import as_strided_backward, picked_backward
 from .grad_mode import no_grad as _no_grad
@@ -620,6 +621,35 @@ def cumprod_backward(grad: Tensor, self: Tensor, dim: int, result: Tensor) -> Te
     later = positions.unsqueeze(0) >= positions.unsqueeze(1)  # [k, j]: j >= k
     picked = where(later, rows.cumprod(-1), 0.0) * gt.unsqueeze(-2)
     return picked.sum(-1).transpose(d, -1).contiguous()
+
+
+def cummaxmin_backward(grad: Tensor, self: Tensor, indices: Tensor, dim: int) -> Tensor:
+    """torch's ``cummaxmin_backward``: each gradient added at the index its running extreme
+    came from (``zeros.scatter_add_(dim, indices, grad)``)."""
+    if self.numel() == 0:
+        return self
+    zeros = aten.zeros.default.call(self._shape, self._dtype, None, self.device, None)
+    return zeros.scatter_add_(dim, indices, grad)
+
+
+def logcumsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
+    """torch's ``logcumsumexp_backward``: the positive and the negative parts of ``grad``
+    in log space (the dtype's lowest value standing for log 0), each through a reversed
+    ``logcumsumexp`` of ``log|grad| - result``, plus ``self``, exponentiated; their
+    difference."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    lowest = float(finfo(grad._dtype).min)
+
+    def reversed_logcumsumexp(x: Tensor) -> Tensor:
+        return x.flip(dim).logcumsumexp(dim).flip(dim)
+
+    log_abs_grad = grad.abs().log()
+    positive = where(grad > 0, log_abs_grad, lowest)
+    negative = where(grad < 0, log_abs_grad, lowest)
+    output_pos = (reversed_logcumsumexp(positive - result) + self).exp()
+    output_neg = (reversed_logcumsumexp(negative - result) + self).exp()
+    return output_pos - output_neg
 
 
 def logsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
@@ -1511,6 +1541,12 @@ DERIVATIVES: list[Derivative] = [
         ("dim", "self_scalar_type"), self=cumsum_backward),
     row("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
         "CumprodBackward0", ("self", "dim", "result"), self=cumprod_backward),
+    row("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", "CummaxBackward0",
+        ("self", "dim", "indices"), recorded_outputs=1, self=cummaxmin_backward),
+    row("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", "CumminBackward0",
+        ("self", "dim", "indices"), recorded_outputs=1, self=cummaxmin_backward),
+    row("logcumsumexp(Tensor self, int dim) -> Tensor", "LogcumsumexpBackward0",
+        ("self", "result", "dim"), self=logcumsumexp_backward),
     row("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
         "LogsumexpBackward0", ("self", "dim", "keepdim", "result"), self=logsumexp_backward),
     # ------------------------------------------ more reductions (chapter 4, issue 43)

@@ -108,6 +108,10 @@ __all__ = [
     "sort",
     "argsort",
     "msort",
+    "median",
+    "nanmedian",
+    "mode",
+    "kthvalue",
     "topk",
     "matmul",
     "mm",
@@ -1322,6 +1326,60 @@ def msort(*args: Any, **kwargs: Any) -> Any:
     ``SortBackward0``); ``out=`` of the input's dtype.
     """
     return aten.msort(*args, **kwargs)
+
+
+def median(*args: Any, **kwargs: Any) -> Any:
+    """median(input) -> Tensor
+    median(input, dim, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    The lower median (``torch.median``): of every element (a 0-d value; nan if there is one, nan
+    for no elements), or along ``dim`` with its int64 index (``torch.return_types.median``): the
+    element at position ``(n - 1) // 2`` of the stable ascending order, or the first nan of the
+    line.
+
+    Raises NotImplementedError for a bool input; IndexError for a dim of size 0 or out of range;
+    RuntimeError for an ``out=`` of another dtype.
+    """
+    return aten.median(*args, **kwargs)
+
+
+def nanmedian(*args: Any, **kwargs: Any) -> Any:
+    """nanmedian(input) -> Tensor
+    nanmedian(input, dim, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    ``median`` of the elements that are not nan (``torch.nanmedian``); nan (index 0) where every
+    element is nan.
+    """
+    return aten.nanmedian(*args, **kwargs)
+
+
+def mode(*args: Any, **kwargs: Any) -> Any:
+    """mode(input, dim=-1, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    The most frequent value along ``dim`` and an int64 index of it (``torch.mode``,
+    ``torch.return_types.mode``), as torch's CPU kernel: the line's ``(value, index)`` pairs
+    sorted by value with ``std::sort`` (reproduced step by step), then the longest run of equal
+    values, the first such run on ties (the smallest value), and the index of its last pair.
+    Each nan is a run of its own.
+
+    Raises IndexError for a dim of size 0 or out of range; RuntimeError for an ``out=`` of
+    another dtype.
+    """
+    return aten.mode(*args, **kwargs)
+
+
+def kthvalue(*args: Any, **kwargs: Any) -> Any:
+    """kthvalue(input, k, dim=-1, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    The ``k``-th smallest element along ``dim`` (1-based) and its int64 index
+    (``torch.kthvalue``), nan counting as the largest; the index among equal values is the one
+    torch's quickselect (``quick_select_template``, reproduced step by step) leaves at position
+    ``k - 1``.
+
+    Raises RuntimeError for ``k`` out of range, an ``out=`` of another dtype; IndexError for a
+    dim out of range.
+    """
+    return aten.kthvalue(*args, **kwargs)
 
 
 def topk(*args: Any, **kwargs: Any) -> Any:
@@ -4251,6 +4309,56 @@ class TensorMethods(TensorType):
         ``SortBackward0``); ``out=`` of the input's dtype.
         """
         return aten.msort.call_method(self, args, kwargs)
+
+    def median(self, *args: Any, **kwargs: Any) -> Any:
+        """median() -> Tensor
+        median(dim, keepdim=False) -> (Tensor, Tensor)
+
+        The lower median (``torch.median``): of every element (a 0-d value; nan if there is one,
+        nan for no elements), or along ``dim`` with its int64 index
+        (``torch.return_types.median``): the element at position ``(n - 1) // 2`` of the stable
+        ascending order, or the first nan of the line.
+
+        Raises NotImplementedError for a bool input; IndexError for a dim of size 0 or out of
+        range; RuntimeError for an ``out=`` of another dtype.
+        """
+        return aten.median.call_method(self, args, kwargs)
+
+    def nanmedian(self, *args: Any, **kwargs: Any) -> Any:
+        """nanmedian() -> Tensor
+        nanmedian(dim, keepdim=False) -> (Tensor, Tensor)
+
+        ``median`` of the elements that are not nan (``torch.nanmedian``); nan (index 0) where
+        every element is nan.
+        """
+        return aten.nanmedian.call_method(self, args, kwargs)
+
+    def mode(self, *args: Any, **kwargs: Any) -> Any:
+        """mode(dim=-1, keepdim=False) -> (Tensor, Tensor)
+
+        The most frequent value along ``dim`` and an int64 index of it (``torch.mode``,
+        ``torch.return_types.mode``), as torch's CPU kernel: the line's ``(value, index)`` pairs
+        sorted by value with ``std::sort`` (reproduced step by step), then the longest run of
+        equal values, the first such run on ties (the smallest value), and the index of its last
+        pair. Each nan is a run of its own.
+
+        Raises IndexError for a dim of size 0 or out of range; RuntimeError for an ``out=`` of
+        another dtype.
+        """
+        return aten.mode.call_method(self, args, kwargs)
+
+    def kthvalue(self, *args: Any, **kwargs: Any) -> Any:
+        """kthvalue(k, dim=-1, keepdim=False) -> (Tensor, Tensor)
+
+        The ``k``-th smallest element along ``dim`` (1-based) and its int64 index
+        (``torch.kthvalue``), nan counting as the largest; the index among equal values is the
+        one torch's quickselect (``quick_select_template``, reproduced step by step) leaves at
+        position ``k - 1``.
+
+        Raises RuntimeError for ``k`` out of range, an ``out=`` of another dtype; IndexError for
+        a dim out of range.
+        """
+        return aten.kthvalue.call_method(self, args, kwargs)
 
     def topk(self, *args: Any, **kwargs: Any) -> Any:
         """topk(k, dim=-1, largest=True, sorted=True) -> (Tensor, Tensor)

@@ -32,7 +32,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import dtypes, layout, out_arguments
+from . import _casting, dtypes, layout, out_arguments
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
 from .reductions import _exact_dtype, _return_type
@@ -386,3 +386,189 @@ def _register() -> None:
 
 
 _register()
+
+
+# ------------------------------------------------ median, nanmedian, mode, kthvalue
+def _quick_select(items: list[tuple[float, int]], k: int) -> None:
+    """torch's ``quick_select_template`` (kthvalue's CPU kernel) on ``(value, index)``
+    pairs, in place: afterwards ``items[k]`` is the ``k``-th smallest (0-based), nan the
+    largest, and the order of equal values is the one its swaps leave."""
+    def gt_or_nan(x: float, y: float) -> bool:
+        return (math.isnan(x) and not math.isnan(y)) or x > y
+
+    a = items
+    low, high = 0, len(a) - 1
+    while True:
+        if high <= low:
+            return
+        if high == low + 1:
+            if gt_or_nan(a[low][0], a[high][0]):
+                a[low], a[high] = a[high], a[low]
+            return
+        middle = low + (high - low) // 2
+        a[middle], a[low + 1] = a[low + 1], a[middle]
+        if gt_or_nan(a[low + 1][0], a[high][0]):
+            a[low + 1], a[high] = a[high], a[low + 1]
+        if gt_or_nan(a[low][0], a[high][0]):
+            a[low], a[high] = a[high], a[low]
+        if gt_or_nan(a[low + 1][0], a[low][0]):
+            a[low + 1], a[low] = a[low], a[low + 1]
+        i, j, pivot = low + 1, high, a[low][0]
+        while True:
+            i += 1
+            while gt_or_nan(pivot, a[i][0]):
+                i += 1
+            j -= 1
+            while gt_or_nan(a[j][0], pivot):
+                j -= 1
+            if j < i:
+                break
+            a[i], a[j] = a[j], a[i]
+        a[low], a[j] = a[j], a[low]
+        if j <= k:
+            low = i
+        if j >= k:
+            high = j - 1
+
+
+def _mode_of_line(values: list[float]) -> tuple[int, int]:
+    """torch's mode kernel on one line: the ``(value, index)`` pairs sorted by value with
+    ``std::sort``, then the first longest run of equal values; returns the position (in
+    ``values``) of the run's last pair."""
+    items = [(v, i) for i, v in enumerate(values)]
+    _Introsort(items).sort(0, len(items))  # (compares the values: nan is never less)
+    best, best_count, count = 0, 0, 0
+    for i, (v, index) in enumerate(items):
+        count += 1
+        if i == len(items) - 1 or v != items[i + 1][0]:
+            if count > best_count:
+                best, best_count = index, count
+            count = 0
+    return best, best_count
+
+
+_SelectResults = {name: _return_type(name) for name in (
+    "median", "nanmedian", "mode", "kthvalue", "median_out", "nanmedian_out", "mode_out",
+    "kthvalue_out")}
+
+
+def _select(input: Tensor, dim: int, keepdim: bool, name: str, k: int = 0, *, meta: bool
+            ) -> tuple[Tensor, Tensor]:
+    """median/nanmedian/mode/kthvalue along ``dim``: the picked value of each line and its
+    int64 index, fresh row-major results.
+
+    Raises:
+        IndexError: ``dim`` out of range, or of size 0.
+        RuntimeError: kthvalue's ``k`` out of range.
+        NotImplementedError: median, nanmedian, kthvalue of a bool input.
+    """
+    d = wrap_dim(dim, builtins.max(input.dim(), 1))
+    size = input._shape[d] if input.dim() else 1
+    if input.dim() and size == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if name == "kthvalue" and not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    shape = tuple(1 if i == d else n for i, n in enumerate(input._shape)) if keepdim else \
+        tuple(n for i, n in enumerate(input._shape) if i != d)
+    where = "meta" if meta else "cpu"
+    result = _SelectResults[name]
+    values = _empty(shape, layout.contiguous_strides(shape), input._dtype, where)
+    indices = _empty(shape, layout.contiguous_strides(shape), dtypes.int64, where)
+    if meta:
+        return result(values, indices)
+    if input._dtype is dtypes.bool and (name in ("median", "nanmedian")
+                                        or name == "kthvalue" and input.dim()):
+        kernel = "median_out" if name != "kthvalue" else "kthvalue_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    x = input._elements()
+    if input.numel() == 0:
+        return result(values, indices)
+    lines = _lines(x, d) if input.dim() else x.reshape(1, 1)
+    picked = np.empty(lines.shape[0], np.int64)
+    if name in ("median", "nanmedian"):
+        order = _stable_order(lines, False)  # nan last
+        nans = np.isnan(lines).sum(axis=-1) if lines.dtype.kind == "f" else np.zeros(
+            lines.shape[0], np.int64)
+        for row in range(lines.shape[0]):
+            if name == "median" and nans[row]:  # the first nan
+                picked[row] = np.flatnonzero(np.isnan(lines[row]))[0]
+            else:
+                count = lines.shape[1] - (nans[row] if name == "nanmedian" else 0)
+                picked[row] = order[row, builtins.max(count - 1, 0) // 2]
+    else:
+        for row in range(lines.shape[0]):
+            line = lines[row].tolist()
+            if name == "mode":
+                picked[row] = _mode_of_line(line)[0]
+            else:
+                items = [(v, i) for i, v in enumerate(line)]
+                _quick_select(items, k - 1)
+                picked[row] = items[k - 1][1]
+    flat_values = np.take_along_axis(lines, picked[:, None], axis=-1)[:, 0]
+    values._elements()[...] = _casting_back(flat_values, x.dtype).reshape(shape)
+    indices._elements()[...] = picked.reshape(shape)
+    return result(values, indices)
+
+
+def _casting_back(values: np.ndarray, to: np.dtype) -> np.ndarray:
+    """Values read from ``_lines`` (16-bit floats widened, bool as uint8) in ``to``: the
+    widening was exact, so this is too."""
+    return values.astype(to)
+
+
+def _whole_median(input: Tensor, name: str, *, meta: bool) -> Tensor:
+    """median()/nanmedian() of every element: the lower median, 0-d (nan for no elements;
+    median: nan when there is a nan; nanmedian: of the others).
+
+    Raises:
+        NotImplementedError: a bool input.
+    """
+    where = "meta" if meta else "cpu"
+    out = _empty((), (), input._dtype, where)
+    if meta:
+        return out
+    if input.numel() == 0:  # torch fills nan in the input's dtype (an empty bool: True)
+        out._elements()[...] = _casting.cast(np.array(np.nan), input._dtype)
+        return out
+    if input._dtype is dtypes.bool:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+    # torch clones the input (a dense one keeps its layout) and runs std::nth_element on
+    # the clone's memory, nan the largest: which of equal elements (-0.0 or 0.0) lands in
+    # the middle is the algorithm's
+    x = input._elements()
+    dense = layout.is_non_overlapping_and_dense(input._shape, input._stride)
+    flat = x.ravel(order="K" if dense else "C")
+    lines = _comparable(flat).reshape(1, -1)
+    nans = int(np.isnan(lines).sum()) if lines.dtype.kind == "f" else 0
+    if nans and name == "median":
+        out._elements()[...] = np.nan
+        return out
+    ranks, _ = _ranks(lines, _stable_order(lines, False))
+    items = list(zip(ranks[0].tolist(), range(flat.size), strict=True))
+    middle = int((flat.size - nans - 1) / 2)  # (C's division: -1 / 2 is 0)
+    _Introsort(items).nth_element(middle)
+    out._elements()[...] = flat[items[middle][1]]
+    return out
+
+
+def _select_rules() -> None:
+    for key, meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+        for name in ("median", "nanmedian"):
+            aten[name].default.impl(key)(
+                lambda self, n=name, m=meta: _whole_median(self, n, meta=m))
+            aten[name].dim.impl(key)(
+                lambda self, dim, keepdim, n=name, m=meta: _select(self, dim, keepdim, n,
+                                                                   meta=m))
+        aten.mode.default.impl(key)(
+            lambda self, dim, keepdim, m=meta: _select(self, dim, keepdim, "mode", meta=m))
+        aten.kthvalue.default.impl(key)(
+            lambda self, k, dim, keepdim, m=meta: _select(self, dim, keepdim, "kthvalue", k,
+                                                          meta=m))
+    for overload, name in ((aten.median.dim_values, "median"),
+                           (aten.nanmedian.dim_values, "nanmedian"),
+                           (aten.mode.values, "mode"), (aten.kthvalue.values, "kthvalue")):
+        out_arguments.set_rule(overload, out_arguments.OutRule(
+            check=_exact_dtype, returns=_SelectResults[name + "_out"]))
+
+
+_select_rules()

@@ -74,6 +74,7 @@ class OpEntry:
         factory: the arguments of a factory overload beside the op's tensor ones
             (``normal(mean: float, std: float, size)``): the tests draw either form, the
             factory as a ``no_input`` entry with these arguments (no gradient).
+        kinds: the input layouts to draw (default: all of ``strategies.KINDS``).
     """
 
     name: str
@@ -92,6 +93,9 @@ class OpEntry:
     no_input: bool = False
     uninitialised: bool = False
     factory: Arguments | None = None
+    # the input layouts to draw (default: every kind), where torch's kernel is wrong for
+    # some (``median`` along a dim of stride 0 reads past the input's memory)
+    kinds: tuple[str, ...] | None = None
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -854,6 +858,68 @@ OP_DB += [
         "a dim out of range": lambda lib: lib.topk(lib.ones(2, 3), 1, 2),
         "a float k": lambda lib: lib.topk(lib.ones(3), 1.5),
         **_two_outs_errors("topk", 1),
+    }),
+]
+
+
+# ------------------------------------- median, nanmedian, mode, kthvalue (chapter 4, issue 43)
+#: torch 2.13's median/nanmedian along a dim of stride 0 (an expanded or overlapping
+#: input) read past the input's memory (``median(tensor([5.]).expand(1, 17), 1)`` gives
+#: 2.8e-44 at index 12): their entries draw the layouts whose elements do not share memory
+_NOT_SHARED = strategies.WRITABLE_KINDS
+
+
+def median_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``median``/``nanmedian``: nothing (every element), or one ``dim`` with ``keepdim``."""
+    return st.one_of(st.just({}), st.fixed_dictionaries(
+        {"dim": _one_dim(shape)}, optional={"keepdim": st.booleans()}))
+
+
+def mode_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _with({"dim": _one_dim(shape), "keepdim": st.booleans()})
+
+
+@st.composite
+def kthvalue_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``kthvalue``: ``k`` from 1 to the dim's size (a dim of size 0: k 1, refused), maybe
+    ``dim`` and ``keepdim``."""
+    dim = draw(_one_dim(shape))
+    size = shape[dim] if shape else 1
+    return {"k": draw(st.integers(1, max(size, 1))),
+            **draw(_with({"dim": st.just(dim), "keepdim": st.booleans()}))}
+
+
+def _select_errors(name: str, *args: Any) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), *args, 2),
+        "a dim of size 0": lambda lib: f(lib, lib.ones(2, 0), *args, 1),
+        **({"a bool input": lambda lib: f(lib, lib.ones(3, dtype=lib.bool), *args, 0)}
+           if name != "mode" else {}),
+        **_two_outs_errors(name, *args, 0),
+    }
+
+
+OP_DB += [
+    OpEntry("median", arguments=median_arguments, shapes=SORT_SHAPES, kinds=_NOT_SHARED,
+            errors={
+        **_select_errors("median"),
+        "a bool input, no dim": lambda lib: lib.median(lib.ones(3, dtype=lib.bool)),
+        "out= with no dim": lambda lib: lib.median(lib.ones(3), out=lib.empty(0)),
+    }),
+    OpEntry("nanmedian", arguments=median_arguments, shapes=SORT_SHAPES, kinds=_NOT_SHARED,
+            errors={
+        **_select_errors("nanmedian"),
+        "a bool input, no dim": lambda lib: lib.nanmedian(lib.ones(3, dtype=lib.bool)),
+    }),
+    OpEntry("mode", arguments=mode_arguments, shapes=SORT_SHAPES,
+            errors=_select_errors("mode")),
+    OpEntry("kthvalue", arguments=kthvalue_arguments, shapes=SORT_SHAPES, errors={
+        **_select_errors("kthvalue", 1),
+        "k of 0": lambda lib: lib.kthvalue(lib.ones(3), 0),
+        "k above the dim's size": lambda lib: lib.kthvalue(lib.ones(3), 4),
+        "k of 2 of a 0-d input": lambda lib: lib.kthvalue(lib.ones(()), 2),
+        "no k": lambda lib: lib.kthvalue(lib.ones(3)),
     }),
 ]
 

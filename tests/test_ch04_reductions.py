@@ -309,3 +309,22 @@ def test_scans_of_nan_infinities_and_signed_zeros_are_torchs(t, dim):
     for name in ("cummax", "cummin", "cumsum", "cumprod"):
         compare_op(lambda lib, x, n=name: getattr(lib, n)(x, dim), t)
     compare_op(lambda lib, x: lib.logcumsumexp(x, dim), t, ulps=2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), data=st.data())
+def test_median_mode_and_kthvalue_pick_torchs_element(t, data):
+    """median (the first nan, else the stable order's middle), nanmedian, mode (std::sort's
+    runs, each nan a run of its own) and kthvalue (torch's quickselect) on lines with nan,
+    infinities, -0.0 and ties: values and indices as torch's. (Only layouts whose elements
+    do not share memory: torch's median reads past an expanded input's memory.)"""
+    if t.kind in ("expanded", "overlapping"):
+        return
+    keepdim = data.draw(st.booleans(), label="keepdim")
+    for name in ("median", "nanmedian", "mode"):
+        compare_op(lambda lib, x, n=name: getattr(lib, n)(x, -1, keepdim), t)
+    compare_op(lambda lib, x: lib.median(x), t)
+    compare_op(lambda lib, x: lib.nanmedian(x), t)
+    if t.shape[-1]:
+        k = data.draw(st.integers(1, t.shape[-1]), label="k")
+        compare_op(lambda lib, x: lib.kthvalue(x, k, -1, keepdim), t)

@@ -697,6 +697,47 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             out=("msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="``sort(input, dim=0).values`` (``torch.msort``, torch's composite: its "
                 "gradient node is ``SortBackward0``); ``out=`` of the input's dtype."),
+    declare("median(Tensor self) -> Tensor",
+            "median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) "
+                 "values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",),
+            doc="The lower median (``torch.median``): of every element (a 0-d value; nan if "
+                "there is one, nan for no elements), or along ``dim`` with its int64 index "
+                "(``torch.return_types.median``): the element at position ``(n - 1) // 2`` "
+                "of the stable ascending order, or the first nan of the line.\n\nRaises "
+                "NotImplementedError for a bool input; IndexError for a dim of size 0 or out "
+                "of range; RuntimeError for an ``out=`` of another dtype."),
+    declare("nanmedian(Tensor self) -> Tensor",
+            "nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, "
+            "Tensor indices)",
+            out=("nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, "
+                 "Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) "
+                 "indices)",),
+            doc="``median`` of the elements that are not nan (``torch.nanmedian``); nan "
+                "(index 0) where every element is nan."),
+    declare("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) "
+                 "values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",),
+            doc="The most frequent value along ``dim`` and an int64 index of it "
+                "(``torch.mode``, ``torch.return_types.mode``), as torch's CPU kernel: the "
+                "line's ``(value, index)`` pairs sorted by value with ``std::sort`` "
+                "(reproduced step by step), then the longest run of equal values, the first "
+                "such run on ties (the smallest value), and the index of its last pair. "
+                "Each nan is a run of its own.\n\nRaises IndexError for a dim of size 0 "
+                "or out of range; RuntimeError for an ``out=`` of another dtype."),
+    declare("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor "
+            "values, Tensor indices)",
+            out=("kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, "
+                 "Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) "
+                 "indices)",),
+            doc="The ``k``-th smallest element along ``dim`` (1-based) and its int64 index "
+                "(``torch.kthvalue``), nan counting as the largest; the index among equal "
+                "values is the one torch's quickselect (``quick_select_template``, "
+                "reproduced step by step) leaves at position ``k - 1``.\n\nRaises "
+                "RuntimeError for ``k`` out of range, an ``out=`` of another dtype; "
+                "IndexError for a dim out of range."),
     declare("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
             "(Tensor values, Tensor indices)",
             out=("topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool "

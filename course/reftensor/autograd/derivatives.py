@@ -1569,6 +1569,18 @@ DERIVATIVES: list[Derivative] = [
         "(Tensor values, Tensor indices)", "SortBackward1", ("dim", "indices",
                                                              "self_sym_sizes"),
         recorded_outputs=1, self=scatter_to_indices_backward),
+    *[row(f"{name}(Tensor self) -> Tensor", f"{node}Backward0", ("self", "result"),
+          self=evenly_distribute_backward)
+      for name, node in (("median", "Median"), ("nanmedian", "Nanmedian"))],
+    *[row(f"{schema} -> (Tensor values, Tensor indices)", node,
+          ("dim", "indices", "self_sym_sizes", "keepdim"), recorded_outputs=1,
+          self=value_selecting_reduction_backward)
+      for schema, node in (
+          ("median.dim(Tensor self, int dim, bool keepdim=False)", "MedianBackward1"),
+          ("nanmedian.dim(Tensor self, int dim, bool keepdim=False)", "NanmedianBackward1"),
+          ("mode(Tensor self, int dim=-1, bool keepdim=False)", "ModeBackward0"),
+          ("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False)",
+           "KthvalueBackward0"))],
     row("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
         "(Tensor values, Tensor indices)", "TopkBackward0", ("dim", "indices",
                                                              "self_sym_sizes"),

@@ -105,6 +105,8 @@ __all__ = [
     "equal",
     "isclose",
     "allclose",
+    "bincount",
+    "histc",
     "sort",
     "argsort",
     "msort",
@@ -1285,6 +1287,35 @@ def allclose(*args: Any, **kwargs: Any) -> Any:
     Raises as ``isclose``; RuntimeError on the meta device (``item()`` of a meta tensor).
     """
     return aten.allclose(*args, **kwargs)
+
+
+def bincount(*args: Any, **kwargs: Any) -> Any:
+    """bincount(input, weights=None, minlength=0) -> Tensor
+
+    How many times each value ``0..max(input)`` occurs in a 1-d tensor of non-negative integers
+    (``torch.bincount``), at least ``minlength`` bins: int64 counts, or the sums of ``weights``
+    (float32 weights give float32, any other dtype float64), added in the input's order.
+
+    Raises RuntimeError for an input that is not 1-d or has a negative value, weights of another
+    length, a negative ``minlength``; NotImplementedError for a float or bool input, on the meta
+    device.
+    """
+    return aten.bincount(*args, **kwargs)
+
+
+def histc(*args: Any, **kwargs: Any) -> Any:
+    """histc(input, bins=100, min=0, max=0, *, out=None) -> Tensor
+
+    A histogram of ``bins`` equal bins between ``min`` and ``max`` (``torch.histc``), in the
+    input's float dtype: with ``min == max`` the data's own minimum and maximum (one more each
+    way if they are equal too); elements outside and nans are left out, ``max`` falls in the
+    last bin. Each element's bin is torch's ``int((x - min) * bins / (max - min))`` in the
+    input's dtype, rounding as torch's does.
+
+    Raises RuntimeError for ``bins`` below 1, a range that is not finite or where ``max <=
+    min``, an ``out=`` of another dtype; NotImplementedError for an integer or bool input.
+    """
+    return aten.histc(*args, **kwargs)
 
 
 def sort(*args: Any, **kwargs: Any) -> Any:
@@ -4271,6 +4302,34 @@ class TensorMethods(TensorType):
         Raises as ``isclose``; RuntimeError on the meta device (``item()`` of a meta tensor).
         """
         return aten.allclose.call_method(self, args, kwargs)
+
+    def bincount(self, *args: Any, **kwargs: Any) -> Any:
+        """bincount(weights=None, minlength=0) -> Tensor
+
+        How many times each value ``0..max(input)`` occurs in a 1-d tensor of non-negative
+        integers (``torch.bincount``), at least ``minlength`` bins: int64 counts, or the sums of
+        ``weights`` (float32 weights give float32, any other dtype float64), added in the
+        input's order.
+
+        Raises RuntimeError for an input that is not 1-d or has a negative value, weights of
+        another length, a negative ``minlength``; NotImplementedError for a float or bool input,
+        on the meta device.
+        """
+        return aten.bincount.call_method(self, args, kwargs)
+
+    def histc(self, *args: Any, **kwargs: Any) -> Any:
+        """histc(bins=100, min=0, max=0) -> Tensor
+
+        A histogram of ``bins`` equal bins between ``min`` and ``max`` (``torch.histc``), in the
+        input's float dtype: with ``min == max`` the data's own minimum and maximum (one more
+        each way if they are equal too); elements outside and nans are left out, ``max`` falls
+        in the last bin. Each element's bin is torch's ``int((x - min) * bins / (max - min))``
+        in the input's dtype, rounding as torch's does.
+
+        Raises RuntimeError for ``bins`` below 1, a range that is not finite or where ``max <=
+        min``, an ``out=`` of another dtype; NotImplementedError for an integer or bool input.
+        """
+        return aten.histc.call_method(self, args, kwargs)
 
     def sort(self, *args: Any, **kwargs: Any) -> Any:
         """sort(*, stable, dim=-1, descending=False) -> (Tensor, Tensor)

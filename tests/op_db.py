@@ -924,6 +924,49 @@ OP_DB += [
 ]
 
 
+# ---------------------------------------------------- histograms (chapter 4, issue 43)
+def bincount_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``bincount``: maybe ``weights`` (any dtype: float32 stays, others give float64) of
+    the input's length, maybe ``minlength``."""
+    return _with({"weights": strategies.tensors(shape=shape),
+                  "minlength": st.integers(0, 12)})
+
+
+def histc_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``histc``: maybe ``bins``, ``min``, ``max`` (equal: the data's own range; elements
+    on the bin edges, since the values drawn are small integers and quarters)."""
+    bound = st.sampled_from([-8, -2.5, 0, 0.25, 1, 3, 8])
+    return _with({"bins": st.integers(1, 9), "min": bound, "max": bound})
+
+
+OP_DB += [
+    OpEntry("bincount", arguments=bincount_arguments, grad=False,
+            dtypes=("uint8", "int8", "int16", "int32", "int64"), values=st.integers(0, 9),
+            shapes=st.tuples(st.integers(0, 20)), errors={
+        "a negative value": lambda lib: lib.bincount(lib.tensor([1, -1])),
+        "2 dims": lambda lib: lib.bincount(lib.ones(2, 2, dtype=lib.int64)),
+        "a 0-d input": lambda lib: lib.bincount(lib.tensor(1)),
+        "a float input": lambda lib: lib.bincount(lib.ones(2)),
+        "a bool input": lambda lib: lib.bincount(lib.ones(2, dtype=lib.bool)),
+        "a negative minlength": lambda lib: lib.bincount(lib.tensor([1]), minlength=-1),
+        "weights of another length": lambda lib: lib.bincount(lib.tensor([1, 2]),
+                                                              lib.ones(3)),
+        "meta": lambda lib: lib.bincount(lib.tensor([1, 2], device="meta")),
+        "out=": lambda lib: lib.bincount(lib.tensor([1]), out=lib.empty(0)),
+    }),
+    OpEntry("histc", arguments=histc_arguments, grad=False, dtypes=strategies.FLOAT_NAMES,
+            errors={
+        "an int64 input": lambda lib: lib.histc(lib.arange(3)),
+        "no bins": lambda lib: lib.histc(lib.ones(3), 0),
+        "max below min": lambda lib: lib.histc(lib.ones(3), 4, 3, 1),
+        "an infinite element": lambda lib: lib.histc(lib.tensor([1.0, math.inf]), 4),
+        "a nan min": lambda lib: lib.histc(lib.ones(3), 4, min=math.nan),
+        "out= of another dtype": lambda lib: lib.histc(lib.ones(3), 4,
+                                                       out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+
+
 # ------------------------------------------------ comparing tensors (chapter 4, issue 43)
 def isclose_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
     """``other`` of a shape that broadcasts (of the input's dtype: ``same_dtype``), maybe

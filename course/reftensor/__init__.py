@@ -35,6 +35,7 @@ from . import (  # noqa: F401
     elementwise,
     functional,
     gather_scatter,
+    histograms,
     indexing,
     masked,
     matmul,

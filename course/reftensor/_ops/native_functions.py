@@ -663,6 +663,27 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="``isclose(...).all()`` as a Python bool (``torch.allclose``).\n\nRaises "
                 "as ``isclose``; RuntimeError on the meta device (``item()`` of a meta "
                 "tensor)."),
+    # --------------------------------------------------- histograms (chapter 4, issue 43)
+    declare("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
+            doc="How many times each value ``0..max(input)`` occurs in a 1-d tensor of "
+                "non-negative integers (``torch.bincount``), at least ``minlength`` bins: "
+                "int64 counts, or the sums of ``weights`` (float32 weights give float32, "
+                "any other dtype float64), added in the input's order.\n\nRaises "
+                "RuntimeError for an input that is not 1-d or has a negative value, weights "
+                "of another length, a negative ``minlength``; NotImplementedError for a "
+                "float or bool input, on the meta device."),
+    declare("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
+            out=("histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="A histogram of ``bins`` equal bins between ``min`` and ``max`` "
+                "(``torch.histc``), in the input's float dtype: with ``min == max`` the "
+                "data's own minimum and maximum (one more each way if they are equal too); "
+                "elements outside and nans are left out, ``max`` falls in the last bin. "
+                "Each element's bin is torch's ``int((x - min) * bins / (max - min))`` in "
+                "the input's dtype, rounding as torch's does.\n\nRaises RuntimeError for "
+                "``bins`` below 1, a range that is not finite or where ``max <= min``, an "
+                "``out=`` of another dtype; NotImplementedError for an integer or bool "
+                "input."),
     # ------------------------------------------------------------- sorting (chapter 4, issue 43)
     declare("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
             "(Tensor values, Tensor indices)",

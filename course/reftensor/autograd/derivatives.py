@@ -1561,6 +1561,12 @@ DERIVATIVES: list[Derivative] = [
     row("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor "
         "max)", "AminmaxBackward0", ("self", "dim", "keepdim", "min", "max"),
         self=aminmax_backward),
+    # ------------------------------------------------ histograms (chapter 4, issue 43)
+    # (torch's derivatives.yaml has no row for bincount: its weights get a node whose
+    # backward raises)
+    row("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
+        "NotImplemented", (), self=not_implemented("bincount"),
+        weights=not_implemented("bincount")),
     # ---------------------------------------------------------- sorting (chapter 4, issue 43)
     row("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
         "indices)", "SortBackward0", ("dim", "indices", "self_sym_sizes"), recorded_outputs=1,

@@ -92,7 +92,11 @@ def _histc(input: Tensor, bins: int, min: Any, max: Any, *, meta: bool) -> Tenso
         RuntimeError: ``bins`` below 1, a bad range (``_histc_range``).
         NotImplementedError: an integer or bool input.
     """
-    if meta:
+    if meta:  # torch's Python meta function checks only these
+        if bins <= 0:
+            raise RuntimeError(f"histc(): bins must be > 0, but got {bins}")
+        if not max >= min:
+            raise RuntimeError("histc(): max must be larger than min")
         return _meta((bins,), input._dtype)
     if not input._dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "

@@ -666,10 +666,33 @@ def _var_mean(input: Tensor, dim: Dims, correction: float | None, keepdim: bool,
     if meta:
         return spread, _meta(spread._shape, input._dtype)
     count = math.prod(input._shape[d] for d in dims)
+    x = input._elements().astype(np.float64)
     with np.errstate(all="ignore"):
-        mean = np.sum(input._elements().astype(np.float64), axis=dims) / count
+        if 0 < count <= WELFORD_MAX and x.size:
+            mean = _welford_mean(x, dims, input._stride)
+        else:
+            mean = np.sum(x, axis=dims) / count
     return spread, _new(_casting.cast(np.asarray(mean), input._dtype), spread._shape,
                         input._dtype)
+
+
+#: var_mean's mean follows torch's Welford loop (in float64, one element at a time) for up
+#: to this many elements per result, NumPy's sum / count above (a few ulps apart)
+WELFORD_MAX = 4096
+
+
+def _welford_mean(x: np.ndarray, dims: tuple[int, ...], stride: tuple[int, ...]
+                  ) -> np.ndarray:
+    """torch's ``WelfordOps`` mean over ``dims``: ``mean += (x - mean) / n`` for each
+    element, in the order torch's iterator walks them (the smallest stride first)."""
+    order = sorted(dims, key=lambda d: (stride[d], -d), reverse=True)  # outermost first
+    kept = [d for d in range(x.ndim) if d not in dims]
+    lines = np.transpose(x, kept + order).reshape(
+        [x.shape[d] for d in kept] + [-1]) if x.ndim else x.reshape(1)
+    mean = np.zeros(lines.shape[:-1])
+    for n in range(lines.shape[-1]):
+        mean = mean + (lines[..., n] - mean) / (n + 1)
+    return mean
 
 
 for _name in ("var_mean", "std_mean"):
@@ -691,16 +714,23 @@ def _nansum(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, met
             ) -> Tensor:
     """``sum`` with nan counted as 0: an integer or bool input is ``sum``; a float one has
     its nans set to 0, is converted to ``dtype`` (an integer dtype truncates each
-    element), then summed as ``sum`` sums."""
+    element; a float16 infinity becomes +-65504 first, as in torch's kernel, where
+    float32's and bfloat16's convert as any cast does), then summed as ``sum`` sums."""
     if not input._dtype.is_floating_point:
-        return _sum(input, dim, keepdim, dtype, meta=meta)
+        result = _sum(input, dim, keepdim, dtype, meta=meta)
+        if meta:
+            return _meta(_nansum_meta_shape(input, dim, result._shape), result._dtype)
+        return result
     dims = _reduced_dims(input, dim, "nansum")
     out_dtype = dtype or input._dtype
     shape = _out_shape(input._shape, dims, keepdim)
     if meta:
-        return _meta(shape, out_dtype)
+        return _meta(_nansum_meta_shape(input, dim, shape), out_dtype)
     x = input._elements()
-    values = _casting.cast(np.where(np.isnan(x), np.zeros((), x.dtype), x), out_dtype)
+    x = np.where(np.isnan(x), np.zeros((), x.dtype), x)
+    if input._dtype is dtypes.float16 and not out_dtype.is_floating_point:
+        x = np.clip(x, -65504, 65504)  # (torch's kernel turns a float16 inf into +-65504)
+    values = _casting.cast(x, out_dtype)
     if out_dtype is dtypes.bool:
         result = np.any(values, axis=dims)
     else:
@@ -709,6 +739,14 @@ def _nansum(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, met
             result = _casting.cast(np.asarray(np.sum(values, axis=dims, dtype=work)),
                                    out_dtype)
     return _new(result, shape, out_dtype)
+
+
+def _nansum_meta_shape(input: Tensor, dim: Dims, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """torch's meta function for nansum reads ``dim=()`` as no dim at all (its CPU kernel:
+    every dim): the input's shape."""
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        return input._shape
+    return shape
 
 
 def _nansum_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:

@@ -865,3 +865,285 @@ _OUT_RULES = {
 }
 for _overload, _rule in _OUT_RULES.items():
     out_arguments.set_rule(_overload, _rule)
+
+
+# ---------------------------------------------------------------------------- logsumexp
+def _logsumexp(input: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
+    """``log(sum(exp(x)))`` over ``dim``, as torch's composite kernel (``logsumexp`` ->
+    ``logsumexp_out_impl``) computes it, with the table's ops: the maximum (``amax`` with
+    keepdim) taken off first so that ``exp`` does not overflow, set to 0 where it is
+    infinite (``exp(inf - inf)`` would be nan); ``sum(exp(x - m)).log_().add_(m)``. An
+    empty input has no maximum: ``sum(exp(x)).log_()``. Bool and integer inputs are
+    converted to the default dtype first. The Meta kernel runs the same ops on meta
+    tensors.
+
+    Raises:
+        RuntimeError: a dim listed twice; ``dim=()`` of an input of one dim or more (the
+            sum reduces every dim while the kept maximum is not squeezed: torch's shape
+            mismatch in ``add_``).
+        IndexError: a dim out of range.
+    """
+    if not input._dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())
+    if input.numel() == 0:
+        return _unversioned(aten.sum.dim_IntList.call(input.exp(), dim, keepdim, None).log_())
+    maxes = aten.amax.default.call(input, dim, True)
+    squeezed = maxes
+    if not keepdim:  # torch's squeeze_multiple: a view of maxes, so the fill reaches both
+        ndim = builtins.max(input.dim(), 1)
+        for d in sorted({wrap_dim(d, ndim) for d in dim}, reverse=True):
+            if d < maxes.dim():
+                squeezed = squeezed.squeeze(d)
+    squeezed.masked_fill_(squeezed.abs() == math.inf, 0)
+    result = aten.sum.dim_IntList.call((input - maxes).exp_(), dim, keepdim, None)
+    return _unversioned(result.log_().add_(squeezed))
+
+
+def _unversioned(result: Tensor) -> Tensor:
+    """A fresh result written in place inside the kernel: torch's composite runs below the
+    layer that counts versions, so its result has ``_version`` 0."""
+    result._version_counter.value = 0
+    return result
+
+
+def _logsumexp_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    """logsumexp's ``out=`` must be floating (torch checks it first). (torch then sums in
+    ``out``'s dtype; reftensor computes in the input's and converts.)"""
+    if not outs[0]._dtype.is_floating_point:
+        raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
+                           f"got: {SCALAR_TYPE_NAMES[outs[0]._dtype.name]}")
+    return inputs
+
+
+for _key in (DispatchKey.CPU, DispatchKey.Meta):
+    aten.logsumexp.default.impl(_key)(_logsumexp)
+out_arguments.set_rule(aten.logsumexp.out, out_arguments.OutRule(prepare=_logsumexp_out))
+
+
+# ------------------------------------------------------------- var_mean, std_mean
+def _var_mean(input: Tensor, dim: Dims, correction: float | None, keepdim: bool, name: str,
+              *, meta: bool) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` (``name`` ``var_mean``) or ``(std, mean)`` (``std_mean``): the
+    variance as ``var``'s kernel computes it, the mean in float64 too, each rounded once to
+    the input's dtype; no elements: nan for both.
+
+    Raises:
+        RuntimeError: integer or bool input.
+    """
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spread = _var(input, dim, correction, keepdim, name.partition("_")[0], meta=meta)
+    if caught:  # the degrees-of-freedom warning, named as torch names it
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=2)
+    dims = _reduced_dims(input, dim, "var")
+    if meta:
+        return spread, _meta(spread._shape, input._dtype)
+    count = math.prod(input._shape[d] for d in dims)
+    x = input._elements().astype(np.float64)
+    with np.errstate(all="ignore"):
+        if 0 < count <= WELFORD_MAX and x.size:
+            mean = _welford_mean(x, dims, input._stride)
+        else:
+            mean = np.sum(x, axis=dims) / count
+    return spread, _new(_casting.cast(np.asarray(mean), input._dtype), spread._shape,
+                        input._dtype)
+
+
+#: var_mean's mean follows torch's Welford loop (in float64, one element at a time) for up
+#: to this many elements per result, NumPy's sum / count above (a few ulps apart)
+WELFORD_MAX = 4096
+
+
+def _welford_mean(x: np.ndarray, dims: tuple[int, ...], stride: tuple[int, ...]
+                  ) -> np.ndarray:
+    """torch's ``WelfordOps`` mean over ``dims``: ``mean += (x - mean) / n`` for each
+    element, in the order torch's iterator walks them (the smallest stride first)."""
+    order = sorted(dims, key=lambda d: (stride[d], -d), reverse=True)  # outermost first
+    kept = [d for d in range(x.ndim) if d not in dims]
+    lines = np.transpose(x, kept + order).reshape(
+        [x.shape[d] for d in kept] + [-1]) if x.ndim else x.reshape(1)
+    mean = np.zeros(lines.shape[:-1])
+    for n in range(lines.shape[-1]):
+        mean = mean + (lines[..., n] - mean) / (n + 1)
+    return mean
+
+
+for _name in ("var_mean", "std_mean"):
+    _correction = getattr(aten, _name).correction
+    _register(_correction,
+              lambda self, dim, correction, keepdim, *, meta, n=_name:
+              _var_mean(self, dim, correction, keepdim, n, meta=meta))
+    # as var's: the unbiased overloads run the correction one (VarMeanBackward0)
+    getattr(aten, _name).dim.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda self, dim, unbiased, keepdim, op=_correction:
+        op.call(self, dim, 1 if unbiased else 0, keepdim))
+    getattr(aten, _name).default.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda self, unbiased, op=_correction: op.call(self, None, 1 if unbiased else 0,
+                                                       False))
+
+
+# ------------------------------------------------------------------- nansum, nanmean
+def _nansum(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, *, meta: bool
+            ) -> Tensor:
+    """``sum`` with nan counted as 0: an integer or bool input is ``sum``; a float one has
+    its nans set to 0, is converted to ``dtype`` (an integer dtype truncates each
+    element; a float16 infinity becomes +-65504 first, as in torch's kernel, where
+    float32's and bfloat16's convert as any cast does), then summed as ``sum`` sums."""
+    if not input._dtype.is_floating_point:
+        result = _sum(input, dim, keepdim, dtype, meta=meta)
+        if meta:
+            return _meta(_nansum_meta_shape(input, dim, result._shape), result._dtype)
+        return result
+    dims = _reduced_dims(input, dim, "nansum")
+    out_dtype = dtype or input._dtype
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(_nansum_meta_shape(input, dim, shape), out_dtype)
+    x = input._elements()
+    x = np.where(np.isnan(x), np.zeros((), x.dtype), x)
+    if input._dtype is dtypes.float16 and not out_dtype.is_floating_point:
+        x = np.clip(x, -65504, 65504)  # (torch's kernel turns a float16 inf into +-65504)
+    values = _casting.cast(x, out_dtype)
+    if out_dtype is dtypes.bool:
+        result = np.any(values, axis=dims)
+    else:
+        work = _casting.compute_dtype(out_dtype).numpy
+        with np.errstate(all="ignore"):
+            result = _casting.cast(np.asarray(np.sum(values, axis=dims, dtype=work)),
+                                   out_dtype)
+    return _new(result, shape, out_dtype)
+
+
+def _nansum_meta_shape(input: Tensor, dim: Dims, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """torch's meta function for nansum reads ``dim=()`` as no dim at all (its CPU kernel:
+    every dim): the input's shape."""
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        return input._shape
+    return shape
+
+
+def _nansum_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    """nansum's ``out=``: an integer input as ``sum``'s; a float one sums in ``out``'s
+    dtype, which must be ``dtype=`` when given, and floating."""
+    if not inputs[0]._dtype.is_floating_point:
+        return _dtype_from_out(inputs, outs)
+    given, into = inputs[-1], outs[0]._dtype
+    if given is not None and given is not into:
+        raise RuntimeError("nansum: provided dtype must match dtype of result. Got "
+                           f"{SCALAR_TYPE_NAMES[given.name]} and "
+                           f"{SCALAR_TYPE_NAMES[into.name]}.")
+    if given is None and not into.is_floating_point:
+        raise NotImplementedError(
+            f"\"nansum_cpu\" not implemented for '{SCALAR_TYPE_NAMES[into.name]}'")
+    return [*inputs[:-1], into]
+
+
+def _nanmean(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None) -> Tensor:
+    """torch's composite: ``nansum(input, dim, keepdim, dtype=dtype) / (count of
+    non-nan)``.
+
+    Raises:
+        RuntimeError: an integer or bool input.
+    """
+    count = _nanmean_count(input, dim, keepdim, dtype)
+    return aten.nansum.default.call(input, dim, keepdim, dtype).div(count)
+
+
+def _nanmean_count(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None) -> Tensor:
+    """nanmean's checks, then how many elements over ``dim`` are not nan.
+
+    Raises:
+        RuntimeError: an integer or bool input, or ``dtype=``.
+    """
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex "
+                           f"dtype but got {SCALAR_TYPE_NAMES[input._dtype.name]}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                           "either a floating point or complex dtype. Got: "
+                           f"{SCALAR_TYPE_NAMES[dtype.name]}")
+    return aten.sum.dim_IntList.call(input.isnan().logical_not_(), dim, keepdim, None)
+
+
+def _nanmean_out(input: Tensor, dim: Dims, keepdim: bool, dtype: dtype | None, out: Tensor
+                 ) -> Tensor:
+    """torch's ``nanmean_out``: ``nansum`` into ``out``, then ``out.div_(count)`` (two
+    writes: ``out._version`` goes up by 2)."""
+    count = _nanmean_count(input, dim, keepdim, dtype)
+    return aten.nansum.out.call(input, dim, keepdim, dtype, out).div_(count)
+
+
+_register(aten.nansum.default, _nansum)
+aten.nanmean.default.impl(DispatchKey.CompositeImplicitAutograd)(_nanmean)
+aten.nanmean.out.impl(DispatchKey.CompositeImplicitAutograd)(_nanmean_out)
+out_arguments.set_rule(aten.nansum.out, out_arguments.OutRule(prepare=_nansum_out))
+
+
+# ------------------------------------------------------------- count_nonzero, aminmax
+def _count_nonzero(input: Tensor, dim: Sequence[int], *, meta: bool) -> Tensor:
+    """How many elements over ``dim`` (``()``: every dim) are not 0, int64."""
+    dims = _reduced_dims(input, tuple(dim), "count_nonzero")
+    shape = _out_shape(input._shape, dims, False)
+    if meta:
+        return _meta(shape, dtypes.int64)
+    nonzero = _casting.cast(input._elements(), dtypes.bool)
+    return _new(np.asarray(np.sum(nonzero, axis=dims, dtype=np.int64)), shape, dtypes.int64)
+
+
+_register(aten.count_nonzero.dim_IntList, _count_nonzero)
+# torch's count_nonzero(dim=None) is count_nonzero.dim_IntList of () or of (dim,)
+for _key in (DispatchKey.CPU, DispatchKey.Meta):
+    aten.count_nonzero.default.impl(_key)(
+        lambda self, dim: aten.count_nonzero.dim_IntList.call(
+            self, () if dim is None else (dim,)))
+
+class _MinMax(NamedTuple):
+    """``aminmax``'s result (``torch.return_types.aminmax``)."""
+
+    min: Tensor
+    max: Tensor
+
+
+def _min_max_type(name: str) -> type[_MinMax]:
+    def __repr__(self: _MinMax) -> str:
+        return f"reftensor.return_types.{name}(\nmin={self.min!r},\nmax={self.max!r})"
+
+    return type(name, (_MinMax,), {"__slots__": (), "__repr__": __repr__,
+                                   "__module__": "reftensor.return_types"})
+
+
+AminmaxResult = _min_max_type("aminmax")
+
+
+def _aminmax(input: Tensor, dim: int | None, keepdim: bool, *, meta: bool) -> _MinMax:
+    """``amin`` and ``amax`` at once: of every element (``dim`` None) or along ``dim``.
+
+    Raises:
+        RuntimeError: no dim and an empty input.
+        IndexError: a dim of size 0 or out of range.
+    """
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is not None:
+        d = wrap_dim(dim, builtins.max(input.dim(), 1))
+        if input.dim() and input._shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    dims = _reduced_dims(input, dim, "aminmax")
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return AminmaxResult(_meta(shape, input._dtype), _meta(shape, input._dtype))
+    values = _comparable(input._elements())
+    low, high = np.min(values, axis=dims), np.max(values, axis=dims)
+    return AminmaxResult(_new(np.asarray(low).astype(input._dtype.numpy), shape, input._dtype),
+                         _new(np.asarray(high).astype(input._dtype.numpy), shape,
+                              input._dtype))
+
+
+_register(aten.aminmax.default, _aminmax)
+out_arguments.set_rule(aten.aminmax.out, out_arguments.OutRule(
+    check=_exact_dtype, returns=_min_max_type("aminmax_out")))

@@ -74,6 +74,7 @@ class OpEntry:
         factory: the arguments of a factory overload beside the op's tensor ones
             (``normal(mean: float, std: float, size)``): the tests draw either form, the
             factory as a ``no_input`` entry with these arguments (no gradient).
+        kinds: the input layouts to draw (default: all of ``strategies.KINDS``).
     """
 
     name: str
@@ -92,6 +93,9 @@ class OpEntry:
     no_input: bool = False
     uninitialised: bool = False
     factory: Arguments | None = None
+    # the input layouts to draw (default: every kind), where torch's kernel is wrong for
+    # some (``median`` along a dim of stride 0 reads past the input's memory)
+    kinds: tuple[str, ...] | None = None
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -659,6 +663,417 @@ OP_DB += [
             errors=_var_errors("var")),
     OpEntry("std", arguments=var_arguments, dtypes=strategies.FLOAT_NAMES, ulps=SUM_ULPS,
             errors=_var_errors("std")),
+]
+
+
+# ------------------------------------------------- scans and logsumexp (chapter 4, issue 43)
+def scan_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``cumsum``/``cumprod``: one ``dim`` (negative too; 0-d: 0 or -1), maybe ``dtype=``
+    (integers that wrap, float16, bool, which torch refuses for a result with elements)."""
+    return st.fixed_dictionaries({"dim": _one_dim(shape)},
+                                  optional={"dtype": REDUCTION_DTYPES})
+
+
+def logsumexp_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``logsumexp``: ``dim`` a tuple (``()``: refused by torch for an input of 1 dim or
+    more) or one int, maybe ``keepdim``."""
+    dim = st.one_of(dims(shape).map(lambda d: d["dims"]), _one_dim(shape))
+    return st.fixed_dictionaries({"dim": dim}, optional={"keepdim": st.booleans()})
+
+
+def _scan_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "no dim": lambda lib: f(lib, lib.ones(2)),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 2),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), -2),
+        "a dim list": lambda lib: f(lib, lib.ones(2, 3), (0, 1)),
+        "a float dim": lambda lib: f(lib, lib.ones(2, 3), 0.5),
+        "a bool result": lambda lib: f(lib, lib.ones(2, dtype=lib.bool), 0, dtype=lib.bool),
+        "a bool out=": lambda lib: f(lib, lib.ones(2), 0, out=lib.empty(0, dtype=lib.bool)),
+        "out= of another dtype than dtype=": lambda lib: f(
+            lib, lib.ones(2), 0, dtype=lib.float64, out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: f(
+            lib, lib.ones(2, 3, requires_grad=True), 0, out=lib.empty(0)),
+        "in place with another dtype": lambda lib: getattr(lib.ones(3), name + "_")(
+            0, dtype=lib.float64),
+        "in place into an expanded tensor": lambda lib: getattr(
+            lib.ones(1).expand(3), name + "_")(0),
+        "a method out=": lambda lib: getattr(lib.ones(2), name)(0, out=lib.empty(0)),
+        "a function in place": lambda lib: getattr(lib, name + "_")(lib.ones(2), 0),
+    }
+
+
+#: NumPy's float64 exp and log1p against the C library's in torch's kernel
+LOGCUMSUMEXP_ULPS = 2
+
+
+def one_dim_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``cummax``, ``cummin``, ``logcumsumexp``: one ``dim``."""
+    return st.fixed_dictionaries({"dim": _one_dim(shape)})
+
+
+def _cum_extreme_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "no dim": lambda lib: f(lib, lib.ones(2)),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 2),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), 1),
+        "values out= of another dtype": lambda lib: f(
+            lib, lib.ones(2), 0, out=(lib.empty(0, dtype=lib.float64),
+                                      lib.empty(0, dtype=lib.int64))),
+        "indices out= of int32": lambda lib: f(
+            lib, lib.ones(2), 0, out=(lib.empty(0), lib.empty(0, dtype=lib.int32))),
+        "out= with an input that requires grad": lambda lib: f(
+            lib, lib.ones(2, requires_grad=True), 0,
+            out=(lib.empty(0), lib.empty(0, dtype=lib.int64))),
+    }
+
+
+OP_DB += [
+    OpEntry("cumsum", arguments=scan_arguments, errors=_scan_errors("cumsum")),
+    OpEntry("cumprod", arguments=scan_arguments, errors=_scan_errors("cumprod")),
+    OpEntry("cummax", arguments=one_dim_arguments, errors=_cum_extreme_errors("cummax")),
+    OpEntry("cummin", arguments=one_dim_arguments, errors=_cum_extreme_errors("cummin")),
+    OpEntry("logcumsumexp", arguments=one_dim_arguments, ulps=LOGCUMSUMEXP_ULPS, errors={
+        "no dim": lambda lib: lib.logcumsumexp(lib.ones(2)),
+        "a dim out of range": lambda lib: lib.logcumsumexp(lib.ones(2, 3), 2),
+        "an int64 input": lambda lib: lib.logcumsumexp(lib.arange(3), 0),
+        "an empty int64 input": lambda lib: lib.logcumsumexp(lib.arange(0), 0),
+        "a bool input": lambda lib: lib.logcumsumexp(lib.ones(2, dtype=lib.bool), 0),
+        "out= of another dtype": lambda lib: lib.logcumsumexp(
+            lib.ones(2), 0, out=lib.empty(0, dtype=lib.float64)),
+        "out= of float for an int64 input": lambda lib: lib.logcumsumexp(
+            lib.arange(3), 0, out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: lib.logcumsumexp(
+            lib.ones(2, requires_grad=True), 0, out=lib.empty(0)),
+    }),
+    OpEntry("logsumexp", arguments=logsumexp_arguments, ulps=SUM_ULPS, errors={
+        "no dim": lambda lib: lib.logsumexp(lib.ones(2, 3)),
+        "dim=None": lambda lib: lib.logsumexp(lib.ones(2, 3), None),
+        "dim=() of 2 dims": lambda lib: lib.logsumexp(lib.ones(2, 3), ()),
+        "a dim twice": lambda lib: lib.logsumexp(lib.ones(2, 3), (0, -2)),
+        "a dim out of range": lambda lib: lib.logsumexp(lib.ones(2, 3), 2),
+        "out= of int64": lambda lib: lib.logsumexp(lib.ones(2, 3), 1,
+                                                   out=lib.empty(0, dtype=lib.int64)),
+        "out= of int64 for an int64 input": lambda lib: lib.logsumexp(
+            lib.ones(2, 3, dtype=lib.int64), 1, out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: lib.logsumexp(
+            lib.ones(2, 3, requires_grad=True), 0, out=lib.empty(0)),
+    }),
+]
+
+
+# ------------------------------------------------------------- sorting (chapter 4, issue 43)
+#: lines long enough for std::sort's quicksort (more than 16 elements) and, with the small
+#: values drawn, ties in most of them (nan and -0.0: tests/test_ch04_reductions.py)
+SORT_SHAPES = st.one_of(strategies.shapes, st.tuples(st.integers(17, 40)),
+                        st.tuples(st.integers(1, 2), st.integers(17, 40)),
+                        st.tuples(st.integers(17, 40), st.integers(1, 2)))
+
+
+def _sort_options(shape: tuple[int, ...], stable: st.SearchStrategy[Any]
+                  ) -> st.SearchStrategy[dict[str, Any]]:
+    options = {"dim": _one_dim(shape), "descending": st.booleans()}
+    return st.one_of(_with(options), st.fixed_dictionaries({"stable": stable},
+                                                           optional=options))
+
+
+def sort_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``sort``: ``dim`` and ``descending``, maybe ``stable`` (True, False or None)."""
+    return _sort_options(shape, st.sampled_from([True, False, None]))
+
+
+def argsort_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _sort_options(shape, st.booleans())
+
+
+@st.composite
+def topk_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``topk``: ``k`` from 0 to the dim's size (1 for a 0-d input), ``dim``, ``largest``,
+    ``sorted``."""
+    dim = draw(_one_dim(shape))
+    size = shape[dim] if shape else 1
+    found = {"k": draw(st.integers(0, size))}
+    return {**found, **draw(_with({"dim": st.just(dim), "largest": st.booleans(),
+                                   "sorted": st.booleans()}))}
+
+
+def _sort_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), dim=2),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), dim=1),
+        "a float dim": lambda lib: f(lib, lib.ones(2, 3), dim=0.5),
+        "a dim list": lambda lib: f(lib, lib.ones(2, 3), dim=(0, 1)),
+        "a string": lambda lib: f(lib, "a"),
+    }
+
+
+def _two_outs_errors(name: str, *args: Any) -> dict[str, Program]:
+    """sort and topk's ``out=(values, indices)``: each of exactly its dtype, two tensors,
+    no input that requires grad."""
+    def f(lib: Any, *, requires_grad: bool = False, **kw: Any) -> Any:
+        return getattr(lib, name)(lib.ones(2, 3, requires_grad=requires_grad), *args, **kw)
+
+    return {
+        "values out= of another dtype": lambda lib: f(
+            lib, out=(lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int64))),
+        "indices out= of int32": lambda lib: f(
+            lib, out=(lib.empty(0), lib.empty(0, dtype=lib.int32))),
+        "one out= tensor": lambda lib: f(lib, out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: f(
+            lib, requires_grad=True, out=(lib.empty(0), lib.empty(0, dtype=lib.int64))),
+    }
+
+
+OP_DB += [
+    OpEntry("sort", arguments=sort_arguments, shapes=SORT_SHAPES, errors={
+        **_sort_errors("sort"),
+        "stable positionally": lambda lib: lib.sort(lib.ones(3), True, 0),
+        **_two_outs_errors("sort"),
+    }),
+    OpEntry("argsort", arguments=argsort_arguments, shapes=SORT_SHAPES, grad=False, errors={
+        **_sort_errors("argsort"),
+        "stable=None": lambda lib: lib.argsort(lib.ones(3), stable=None),
+        "out= without stable": lambda lib: lib.argsort(lib.ones(3),
+                                                       out=lib.empty(0, dtype=lib.int64)),
+        "out= of int32": lambda lib: lib.argsort(lib.ones(3), stable=True,
+                                                 out=lib.empty(0, dtype=lib.int32)),
+    }),
+    OpEntry("msort", shapes=SORT_SHAPES, errors={
+        "a dim": lambda lib: lib.msort(lib.ones(3), 0),
+        "out= of another dtype": lambda lib: lib.msort(lib.ones(3),
+                                                       out=lib.empty(0, dtype=lib.float64)),
+        "a method out=": lambda lib: lib.ones(3).msort(out=lib.empty(0)),
+    }),
+    OpEntry("topk", arguments=topk_arguments, shapes=SORT_SHAPES, errors={
+        "no k": lambda lib: lib.topk(lib.ones(3)),
+        "k above the dim's size": lambda lib: lib.topk(lib.ones(3), 4),
+        "k below 0": lambda lib: lib.topk(lib.ones(3), -1),
+        "k of 2 of a 0-d input": lambda lib: lib.topk(lib.ones(()), 2),
+        "a bool input": lambda lib: lib.topk(lib.ones(3, dtype=lib.bool), 2),
+        "a 0-d bool input": lambda lib: lib.topk(lib.ones((), dtype=lib.bool), 1),
+        "an empty bool input": lambda lib: lib.topk(lib.ones((2, 0), dtype=lib.bool), 0),
+        "a dim out of range": lambda lib: lib.topk(lib.ones(2, 3), 1, 2),
+        "a float k": lambda lib: lib.topk(lib.ones(3), 1.5),
+        **_two_outs_errors("topk", 1),
+    }),
+]
+
+
+# ------------------------------------- median, nanmedian, mode, kthvalue (chapter 4, issue 43)
+#: torch 2.13's median/nanmedian along a dim of stride 0 (an expanded or overlapping
+#: input) read past the input's memory (``median(tensor([5.]).expand(1, 17), 1)`` gives
+#: 2.8e-44 at index 12): their entries draw the layouts whose elements do not share memory
+_NOT_SHARED = strategies.WRITABLE_KINDS
+
+
+def median_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``median``/``nanmedian``: nothing (every element), or one ``dim`` with ``keepdim``."""
+    return st.one_of(st.just({}), st.fixed_dictionaries(
+        {"dim": _one_dim(shape)}, optional={"keepdim": st.booleans()}))
+
+
+def mode_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _with({"dim": _one_dim(shape), "keepdim": st.booleans()})
+
+
+@st.composite
+def kthvalue_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``kthvalue``: ``k`` from 1 to the dim's size (a dim of size 0: k 1, refused), maybe
+    ``dim`` and ``keepdim``."""
+    dim = draw(_one_dim(shape))
+    size = shape[dim] if shape else 1
+    return {"k": draw(st.integers(1, max(size, 1))),
+            **draw(_with({"dim": st.just(dim), "keepdim": st.booleans()}))}
+
+
+def _select_errors(name: str, *args: Any) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), *args, 2),
+        "a dim of size 0": lambda lib: f(lib, lib.ones(2, 0), *args, 1),
+        **({"a bool input": lambda lib: f(lib, lib.ones(3, dtype=lib.bool), *args, 0)}
+           if name != "mode" else {}),
+        **_two_outs_errors(name, *args, 0),
+    }
+
+
+OP_DB += [
+    OpEntry("median", arguments=median_arguments, shapes=SORT_SHAPES, kinds=_NOT_SHARED,
+            errors={
+        **_select_errors("median"),
+        "a bool input, no dim": lambda lib: lib.median(lib.ones(3, dtype=lib.bool)),
+        "out= with no dim": lambda lib: lib.median(lib.ones(3), out=lib.empty(0)),
+    }),
+    OpEntry("nanmedian", arguments=median_arguments, shapes=SORT_SHAPES, kinds=_NOT_SHARED,
+            errors={
+        **_select_errors("nanmedian"),
+        "a bool input, no dim": lambda lib: lib.nanmedian(lib.ones(3, dtype=lib.bool)),
+    }),
+    OpEntry("mode", arguments=mode_arguments, shapes=SORT_SHAPES,
+            errors=_select_errors("mode")),
+    OpEntry("kthvalue", arguments=kthvalue_arguments, shapes=SORT_SHAPES, errors={
+        **_select_errors("kthvalue", 1),
+        "k of 0": lambda lib: lib.kthvalue(lib.ones(3), 0),
+        "k above the dim's size": lambda lib: lib.kthvalue(lib.ones(3), 4),
+        "k of 2 of a 0-d input": lambda lib: lib.kthvalue(lib.ones(()), 2),
+        "no k": lambda lib: lib.kthvalue(lib.ones(3)),
+    }),
+]
+
+
+# ---------------------------------------------------- histograms (chapter 4, issue 43)
+def bincount_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``bincount``: maybe ``weights`` (any dtype: float32 stays, others give float64) of
+    the input's length, maybe ``minlength``."""
+    return _with({"weights": strategies.tensors(shape=shape),
+                  "minlength": st.integers(0, 12)})
+
+
+def histc_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``histc``: maybe ``bins``, ``min``, ``max`` (equal: the data's own range; elements
+    on the bin edges, since the values drawn are small integers and quarters)."""
+    bound = st.sampled_from([-8, -2.5, 0, 0.25, 1, 3, 8])
+    return _with({"bins": st.integers(1, 9), "min": bound, "max": bound})
+
+
+OP_DB += [
+    OpEntry("bincount", arguments=bincount_arguments, grad=False,
+            dtypes=("uint8", "int8", "int16", "int32", "int64"), values=st.integers(0, 9),
+            shapes=st.tuples(st.integers(0, 20)), errors={
+        "a negative value": lambda lib: lib.bincount(lib.tensor([1, -1])),
+        "2 dims": lambda lib: lib.bincount(lib.ones(2, 2, dtype=lib.int64)),
+        "a 0-d input": lambda lib: lib.bincount(lib.tensor(1)),
+        "a float input": lambda lib: lib.bincount(lib.ones(2)),
+        "a bool input": lambda lib: lib.bincount(lib.ones(2, dtype=lib.bool)),
+        "a negative minlength": lambda lib: lib.bincount(lib.tensor([1]), minlength=-1),
+        "weights of another length": lambda lib: lib.bincount(lib.tensor([1, 2]),
+                                                              lib.ones(3)),
+        "meta": lambda lib: lib.bincount(lib.tensor([1, 2], device="meta")),
+        "out=": lambda lib: lib.bincount(lib.tensor([1]), out=lib.empty(0)),
+    }),
+    OpEntry("histc", arguments=histc_arguments, grad=False, dtypes=strategies.FLOAT_NAMES,
+            errors={
+        "an int64 input": lambda lib: lib.histc(lib.arange(3)),
+        "no bins": lambda lib: lib.histc(lib.ones(3), 0),
+        "max below min": lambda lib: lib.histc(lib.ones(3), 4, 3, 1),
+        "an infinite element": lambda lib: lib.histc(lib.tensor([1.0, math.inf]), 4),
+        "a nan min": lambda lib: lib.histc(lib.ones(3), 4, min=math.nan),
+        "out= of another dtype": lambda lib: lib.histc(lib.ones(3), 4,
+                                                       out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+
+
+# ------------------------------------------------ comparing tensors (chapter 4, issue 43)
+def isclose_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``other`` of a shape that broadcasts (of the input's dtype: ``same_dtype``), maybe
+    ``rtol``, ``atol`` (0 too: ``==``) and ``equal_nan``."""
+    tolerance = st.sampled_from([0.0, 1e-5, 0.1, 0.5, 2.0])
+    return st.fixed_dictionaries(
+        {"other": strategies.tensors(shape=_broadcastable(shape))},
+        optional={"rtol": tolerance, "atol": tolerance, "equal_nan": st.booleans()})
+
+
+def equal_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``other`` of the input's shape (any dtype: compared in their result_type) or of one
+    that broadcasts (False)."""
+    return st.fixed_dictionaries({"other": strategies.tensors(
+        shape=st.one_of(st.just(shape), _broadcastable(shape)))})
+
+
+def _isclose_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "two dtypes": lambda lib: f(lib, lib.ones(2), lib.ones(2, dtype=lib.float64)),
+        "float and int64": lambda lib: f(lib, lib.ones(2), lib.ones(2, dtype=lib.int64)),
+        "a negative rtol": lambda lib: f(lib, lib.ones(2), lib.ones(2), rtol=-1),
+        "a negative atol": lambda lib: f(lib, lib.ones(2), lib.ones(2), atol=-1),
+        "shapes that do not broadcast": lambda lib: f(lib, lib.ones(2), lib.ones(3)),
+        "a number": lambda lib: f(lib, lib.ones(2), 1.0),
+        "out=": lambda lib: f(lib, lib.ones(2), lib.ones(2), out=lib.empty(0)),
+    }
+
+
+OP_DB += [
+    OpEntry("equal", arguments=equal_arguments, grad=False, errors={
+        "a number": lambda lib: lib.equal(lib.ones(2), 1.0),
+        "meta tensors": lambda lib: lib.equal(lib.ones(2, device="meta"),
+                                              lib.ones(2, device="meta")),
+        "a meta and a CPU tensor": lambda lib: lib.equal(lib.ones(2, device="meta"),
+                                                         lib.ones(2)),
+    }),
+    OpEntry("isclose", arguments=isclose_arguments, same_dtype=True, grad=False,
+            errors=_isclose_errors("isclose")),
+    OpEntry("allclose", arguments=isclose_arguments, same_dtype=True, grad=False, errors={
+        **_isclose_errors("allclose"),
+        "meta tensors": lambda lib: lib.allclose(lib.ones(2, device="meta"),
+                                                 lib.ones(2, device="meta")),
+    }),
+]
+
+
+# ------------------------------------------------- more reductions (chapter 4, issue 43)
+#: float values with nans (and -0.0) for nanmean (nansum's: tests/test_ch04_reductions.py)
+_WITH_NAN = st.sampled_from([0.0, -0.0, 1.0, -2.5, 3.0, float("nan")])
+
+
+def count_nonzero_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``count_nonzero``: nothing, one dim (an int, or None) or distinct dims (a tuple, maybe
+    ``()``: every dim)."""
+    return st.one_of(st.just({}), st.fixed_dictionaries({"dim": st.one_of(
+        st.none(), _one_dim(shape), dims(shape).map(lambda d: d["dims"]))}))
+
+
+def aminmax_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _with({"dim": st.one_of(st.none(), _one_dim(shape)), "keepdim": st.booleans()})
+
+
+def _nansum_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        **_differentiable_errors(name, dim_optional=True),
+        "a dim twice": lambda lib: f(lib, lib.ones(2, 3), (0, 0)),
+        "out= of another dtype than dtype=": lambda lib: f(
+            lib, lib.ones(2, 3), 0, dtype=lib.float32, out=lib.empty(0, dtype=lib.float64)),
+        "out= of int64 for a float input": lambda lib: f(
+            lib, lib.ones(2, 3), 0, out=lib.empty(0, dtype=lib.int64)),
+    }
+
+
+OP_DB += [
+    OpEntry("var_mean", arguments=var_arguments, dtypes=strategies.FLOAT_NAMES,
+            ulps=SUM_ULPS, errors=_var_errors("var_mean")),
+    OpEntry("std_mean", arguments=var_arguments, dtypes=strategies.FLOAT_NAMES,
+            ulps=SUM_ULPS, errors=_var_errors("std_mean")),
+    OpEntry("nansum", arguments=reduction_over_dims, ulps=SUM_ULPS,
+            errors=_nansum_errors("nansum")),
+    OpEntry("nanmean", arguments=reduction_over_dims, ulps=SUM_ULPS,
+            dtypes=strategies.FLOAT_NAMES, values=_WITH_NAN, errors={
+                **_nansum_errors("nanmean"),
+                "an integer tensor": lambda lib: lib.nanmean(lib.arange(3)),
+                "an integer dtype=": lambda lib: lib.nanmean(lib.ones(3), dtype=lib.int64),
+            }),
+    OpEntry("count_nonzero", arguments=count_nonzero_arguments, grad=False, errors={
+        "a dim out of range": lambda lib: lib.count_nonzero(lib.ones(2, 3), 2),
+        "a dim list out of range": lambda lib: lib.count_nonzero(lib.ones(2, 3), (2,)),
+        "a dim twice": lambda lib: lib.count_nonzero(lib.ones(2, 3), (0, -2)),
+        "keepdim": lambda lib: lib.count_nonzero(lib.ones(2, 3), 0, True),
+        "out=": lambda lib: lib.count_nonzero(lib.ones(2, 3), out=lib.empty(0)),
+    }),
+    OpEntry("aminmax", arguments=aminmax_arguments, errors={
+        "an empty tensor": lambda lib: lib.aminmax(lib.ones(0)),
+        "a dim of size 0": lambda lib: lib.aminmax(lib.ones(2, 0), dim=1),
+        "a dim out of range": lambda lib: lib.aminmax(lib.ones(2, 3), dim=2),
+        "dim positionally": lambda lib: lib.aminmax(lib.ones(2, 3), 0),
+        "out= of another dtype": lambda lib: lib.aminmax(
+            lib.ones(2, 3), out=(lib.empty(0, dtype=lib.float64), lib.empty(0))),
+        "one out= tensor": lambda lib: lib.aminmax(lib.ones(2, 3), out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: lib.aminmax(
+            lib.ones(2, 3, requires_grad=True), out=(lib.empty(0), lib.empty(0))),
+    }),
 ]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -472,3 +473,98 @@ def test_the_reduction_loop_gives_torchs_float32_sums_of_up_to_4_elements():
             x = reftensor.tensor(values.tolist(), dtype=reftensor.float32).permute(order)
             found.append(np.array(x.sum(reduced).tolist(), np.float32))
         assert found[2].view(np.int32).tolist() == found[0].view(np.int32).tolist()
+
+# ------------------------------------------------------------- sorting (issue 43)
+#: a float line with ties among numbers, nans, -0.0 beside 0.0, and infinities
+_SORT_VALUES = st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.0, float("nan"), float("inf"),
+                                -float("inf")])
+
+
+@st.composite
+def _float_lines(draw: st.DrawFn) -> Any:
+    """A float tensor of 1 or 2 dims whose lines along the last dim are long enough for
+    ``std::sort``'s quicksort (up to 70 elements), in any layout, filled from
+    ``_SORT_VALUES``."""
+    shape = draw(st.one_of(st.tuples(st.integers(0, 70)),
+                           st.tuples(st.integers(1, 3), st.integers(0, 70))))
+    spec = draw(tensors(dtypes=FLOAT_NAMES, shape=shape))
+    values = draw(st.lists(_SORT_VALUES, min_size=len(spec.storage),
+                           max_size=len(spec.storage)))
+    return type(spec)(spec.shape, spec.stride, spec.offset, spec.dtype, tuple(values),
+                      spec.kind)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), descending=st.booleans(), stable=st.sampled_from([None, False, True]))
+def test_sort_orders_ties_nan_and_signed_zeros_as_torch(t, descending, stable):
+    """nan last ascending and first descending, -0.0 and 0.0 a tie; an unstable sort puts
+    ties where torch's ``std::sort`` does (indices compared exactly)."""
+    compare_op(lambda lib, x: lib.sort(x, stable=stable, dim=-1, descending=descending), t)
+    compare_op(lambda lib, x: lib.argsort(x, dim=-1, descending=descending), t)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), data=st.data())
+def test_topk_picks_ties_and_nan_as_torch(t, data):
+    """``std::partial_sort`` (64 k <= n) or ``std::nth_element`` then ``std::sort``, sorted
+    or not: the indices of ties, and of an unsorted result, are torch's."""
+    k = data.draw(st.integers(0, t.shape[-1]), label="k")
+    largest, ordered = data.draw(st.booleans()), data.draw(st.booleans())
+    compare_op(lambda lib, x: lib.topk(x, k, -1, largest, ordered), t)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int16", "uint8", "float32"])
+@pytest.mark.parametrize("n", [32767, 32768])
+def test_sort_of_a_long_integer_line_is_torchs_radix_sort(dtype, n):
+    """A 1-d integer input of 32768 elements or more sorted ascending is stable (torch's
+    radix sort); below that, or for floats, std::sort's order of ties."""
+    values = np.random.default_rng(n).integers(0, 3, n)
+    expected = torch.sort(torch.tensor(values).to(getattr(torch, dtype)))
+    got = reftensor.sort(reftensor.tensor(values).to(getattr(reftensor, dtype)))
+    assert got.indices.tolist() == expected.indices.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), dim=st.sampled_from([None, 0, -1, (), (0,)]), keepdim=st.booleans(),
+       dtype=st.sampled_from([None, "float64", "float16", "int64", "int8", "bool"]))
+def test_nansum_and_nanmean_skip_nan_as_torch(t, dim, keepdim, dtype):
+    """nan counts as 0 in nansum (an integer ``dtype=`` truncates each element, nan as 0)
+    and is left out of nanmean's count; infinities and -0.0 stay."""
+    def call(lib: Any, x: Any, name: str) -> Any:
+        options = {} if dtype is None else {"dtype": getattr(lib, dtype)}
+        if dim is None:
+            return getattr(lib, name)(x, **options)
+        return getattr(lib, name)(x, dim, keepdim, **options)
+
+    compare_op(lambda lib, x: call(lib, x, "nansum"), t, ulps=SUM_ULPS)
+    compare_op(lambda lib, x: call(lib, x, "nanmean"), t, ulps=SUM_ULPS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), dim=st.sampled_from([0, -1]))
+def test_scans_of_nan_infinities_and_signed_zeros_are_torchs(t, dim):
+    """cummax/cummin (a nan takes the running place and keeps it, ties go to the later
+    index), logcumsumexp (infinities and nan), cumsum and cumprod (accumulated in torch's
+    acc_type) on lines with nan, infinities, -0.0 and ties."""
+    for name in ("cummax", "cummin", "cumsum", "cumprod"):
+        compare_op(lambda lib, x, n=name: getattr(lib, n)(x, dim), t)
+    compare_op(lambda lib, x: lib.logcumsumexp(x, dim), t, ulps=2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=_float_lines(), data=st.data())
+def test_median_mode_and_kthvalue_pick_torchs_element(t, data):
+    """median (the first nan, else the stable order's middle), nanmedian, mode (std::sort's
+    runs, each nan a run of its own) and kthvalue (torch's quickselect) on lines with nan,
+    infinities, -0.0 and ties: values and indices as torch's. (Only layouts whose elements
+    do not share memory: torch's median reads past an expanded input's memory.)"""
+    if t.kind in ("expanded", "overlapping"):
+        return
+    keepdim = data.draw(st.booleans(), label="keepdim")
+    for name in ("median", "nanmedian", "mode"):
+        compare_op(lambda lib, x, n=name: getattr(lib, n)(x, -1, keepdim), t)
+    compare_op(lambda lib, x: lib.median(x), t)
+    compare_op(lambda lib, x: lib.nanmedian(x), t)
+    if t.shape[-1]:
+        k = data.draw(st.integers(1, t.shape[-1]), label="k")
+        compare_op(lambda lib, x: lib.kthvalue(x, k, -1, keepdim), t)

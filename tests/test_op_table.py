@@ -425,6 +425,9 @@ def _drawn(data: Any, name: str, *, factory: bool = True,
     if factory and entry.factory is not None and data.draw(st.booleans(), label="factory"):
         entry = dataclasses.replace(entry, arguments=entry.factory, no_input=True, grad=False)
     shape = shapes if entry.shapes is None else entry.shapes
+    if entry.kinds is not None:  # (the layouts torch gets right for this op)
+        options = {**options, "kinds": tuple(k for k in options.get("kinds", strategies.KINDS)
+                                             if k in entry.kinds)}
     spec = data.draw(strategies.tensors(**{"shape": shape, "dtypes": entry.dtypes,
                                            **options}), label="input")
     if entry.values is not None:  # the input's values from the op's domain

@@ -90,6 +90,31 @@ __all__ = [
     "any",
     "var",
     "std",
+    "cumsum",
+    "cumprod",
+    "cummax",
+    "cummin",
+    "logcumsumexp",
+    "logsumexp",
+    "var_mean",
+    "std_mean",
+    "nansum",
+    "nanmean",
+    "count_nonzero",
+    "aminmax",
+    "equal",
+    "isclose",
+    "allclose",
+    "bincount",
+    "histc",
+    "sort",
+    "argsort",
+    "msort",
+    "median",
+    "nanmedian",
+    "mode",
+    "kthvalue",
+    "topk",
     "matmul",
     "mm",
     "addmm",
@@ -1072,6 +1097,336 @@ def std(*args: Any, **kwargs: Any) -> Any:
     The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as ``var``.
     """
     return aten.std(*args, **kwargs)
+
+
+def cumsum(*args: Any, **kwargs: Any) -> Any:
+    """cumsum(input, dim, *, dtype=None, out=None) -> Tensor
+
+    The running sum along ``dim`` (``torch.cumsum``), of the input's shape: element ``i`` is the
+    sum of elements ``0..i``. Bool and integer inputs give int64 unless ``dtype=``, which
+    converts the input first; an ``out=`` without ``dtype=`` sums in ``out``'s dtype, and
+    ``cumsum_`` in the input's. Accumulated one element at a time as torch's CPU kernel does, in
+    float64 for float32 (float32 for float16/bfloat16, int64 for integers), each partial sum
+    rounded to the result's dtype: bit for bit torch's.
+
+    Raises IndexError for a dim out of range; RuntimeError for a ``dtype=`` that is not
+    ``cumsum_``'s input's, or an ``out=`` of another dtype than ``dtype=``; NotImplementedError
+    for a bool result with elements.
+    """
+    return aten.cumsum(*args, **kwargs)
+
+
+def cumprod(*args: Any, **kwargs: Any) -> Any:
+    """cumprod(input, dim, *, dtype=None, out=None) -> Tensor
+
+    The running product along ``dim`` (``torch.cumprod``); as ``cumsum`` (dtypes, ``out=``,
+    accumulation in float64 for float32, errors).
+    """
+    return aten.cumprod(*args, **kwargs)
+
+
+def cummax(*args: Any, **kwargs: Any) -> Any:
+    """cummax(input, dim, *, out=None) -> (Tensor, Tensor)
+
+    The running maximum along ``dim`` and the int64 index where it was found (``torch.cummax``,
+    ``torch.return_types.cummax``), of the input's shape and dtype, row-major. As torch's
+    kernel: an element at least as large as the running one takes its place (on ties the later
+    index), a nan takes it and keeps it (the latest nan's index).
+
+    Raises IndexError for a dim out of range (not checked for an empty input of one dim or more,
+    as torch); RuntimeError for an ``out=`` of another dtype (values: the input's, indices:
+    int64).
+    """
+    return aten.cummax(*args, **kwargs)
+
+
+def cummin(*args: Any, **kwargs: Any) -> Any:
+    """cummin(input, dim, *, out=None) -> (Tensor, Tensor)
+
+    The running minimum along ``dim`` (``torch.cummin``); as ``cummax``.
+    """
+    return aten.cummin(*args, **kwargs)
+
+
+def logcumsumexp(*args: Any, **kwargs: Any) -> Any:
+    """logcumsumexp(input, dim, *, out=None) -> Tensor
+
+    ``log(cumsum(exp(x)))`` along ``dim`` (``torch.logcumsumexp``), as torch's CPU kernel: the
+    running value ``r`` (float64 for float32, float32 for float16/bfloat16) becomes
+    ``log1p(exp(min - max)) + max`` of ``r`` and the next element (that element itself when both
+    are the same infinity); nan propagates. Row-major.
+
+    Raises NotImplementedError for an integer or bool input; RuntimeError for an ``out=`` of
+    another dtype than the input's; IndexError for a dim out of range.
+    """
+    return aten.logcumsumexp(*args, **kwargs)
+
+
+def logsumexp(*args: Any, **kwargs: Any) -> Any:
+    """logsumexp(input, dim, keepdim=False, *, out=None) -> Tensor
+
+    ``log(sum(exp(x)))`` over ``dim`` (``torch.logsumexp``), computed as torch's composite: the
+    maximum ``m = amax(x, dim, keepdim=True)`` (set to 0 where it is infinite) taken off,
+    ``log(sum(exp(x - m))) + m``; bool and integer inputs in the default dtype. Floats within a
+    few ulps of torch's (the sum's order).
+
+    Raises RuntimeError for an ``out=`` that is not floating, a dim listed twice, ``dim=()`` of
+    an input of one dim or more (torch's own shape mismatch); IndexError for a dim out of range.
+    """
+    return aten.logsumexp(*args, **kwargs)
+
+
+def var_mean(*args: Any, **kwargs: Any) -> Any:
+    """var_mean(input, dim, unbiased=True, keepdim=False) -> (Tensor, Tensor)
+    var_mean(input, dim=None, *, correction=None, keepdim=False) -> (Tensor, Tensor)
+    var_mean(input, unbiased=True) -> (Tensor, Tensor)
+
+    ``(var, mean)`` over ``dim`` in one call (``torch.var_mean``), a plain tuple; the arguments
+    and the variance are ``var``'s, the mean is computed in float64 as the variance's and
+    rounded once; no elements give nan for both.
+
+    Raises RuntimeError for an integer or bool input, a dim listed twice; IndexError for a dim
+    out of range.
+    """
+    return aten.var_mean(*args, **kwargs)
+
+
+def std_mean(*args: Any, **kwargs: Any) -> Any:
+    """std_mean(input, dim, unbiased=True, keepdim=False) -> (Tensor, Tensor)
+    std_mean(input, dim=None, *, correction=None, keepdim=False) -> (Tensor, Tensor)
+    std_mean(input, unbiased=True) -> (Tensor, Tensor)
+
+    ``(std, mean)`` over ``dim`` (``torch.std_mean``); as ``var_mean``.
+    """
+    return aten.std_mean(*args, **kwargs)
+
+
+def nansum(*args: Any, **kwargs: Any) -> Any:
+    """nansum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    ``sum`` with nan counted as 0 (``torch.nansum``); an integer or bool input is ``sum``. A
+    float input with ``dtype=`` has its nans set to 0, is converted to ``dtype`` (so an integer
+    dtype truncates each element), then summed; its ``out=`` without ``dtype=`` sums in
+    ``out``'s dtype, which must be floating.
+
+    Raises RuntimeError for a dim listed twice, a ``dtype=`` that is not ``out``'s;
+    NotImplementedError for a float input summed into an integer ``out=``; IndexError for a dim
+    out of range.
+    """
+    return aten.nansum(*args, **kwargs)
+
+
+def nanmean(*args: Any, **kwargs: Any) -> Any:
+    """nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The mean of the elements that are not nan (``torch.nanmean``), torch's composite:
+    ``nansum(...) / (count of non-nan)`` (its gradient node is ``DivBackward0``); nan where
+    every element is nan.
+
+    Raises RuntimeError for an integer or bool input, an integer ``dtype=``.
+    """
+    return aten.nanmean(*args, **kwargs)
+
+
+def count_nonzero(*args: Any, **kwargs: Any) -> Any:
+    """count_nonzero(input, dim=None) -> Tensor
+    count_nonzero(input, dim) -> Tensor
+
+    How many elements over ``dim`` are not 0 (``torch.count_nonzero``), int64; nan counts,
+    ``-0.0`` does not; no dim (or ``()``) counts them all.
+
+    Raises RuntimeError for a dim listed twice; IndexError for a dim out of range.
+    """
+    return aten.count_nonzero(*args, **kwargs)
+
+
+def aminmax(*args: Any, **kwargs: Any) -> Any:
+    """aminmax(input, *, dim=None, keepdim=False, out=None) -> (Tensor, Tensor)
+
+    ``(amin, amax)`` of every element or along one ``dim`` (``torch.aminmax``,
+    ``torch.return_types.aminmax``); nan wins both.
+
+    Raises RuntimeError for an empty input and no dim, an ``out=`` of another dtype; IndexError
+    for a dim of size 0 or out of range.
+    """
+    return aten.aminmax(*args, **kwargs)
+
+
+def equal(*args: Any, **kwargs: Any) -> Any:
+    """equal(input, other) -> bool
+
+    True when both tensors have the same shape and every pair of elements is equal, compared in
+    their ``result_type`` (``torch.equal``): a Python bool. nan is not equal to itself; ``-0.0``
+    equals ``0.0``; no broadcasting (other shapes give False).
+
+    Raises NotImplementedError on the meta device (torch has no meta kernel); RuntimeError for
+    tensors on two devices.
+    """
+    return aten.equal(*args, **kwargs)
+
+
+def isclose(*args: Any, **kwargs: Any) -> Any:
+    """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor
+
+    ``|input - other| <= atol + |rtol * other|`` elementwise, or equal (``torch.isclose``), a
+    bool tensor of the broadcast shape; torch's composite: integer and bool inputs compared in
+    the default dtype, nan close to nan only with ``equal_nan``, an infinity close only to
+    itself; zero tolerances are ``==``.
+
+    Raises RuntimeError for inputs of two dtypes, a negative ``rtol`` or ``atol``, shapes that
+    do not broadcast.
+    """
+    return aten.isclose(*args, **kwargs)
+
+
+def allclose(*args: Any, **kwargs: Any) -> Any:
+    """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
+
+    ``isclose(...).all()`` as a Python bool (``torch.allclose``).
+
+    Raises as ``isclose``; RuntimeError on the meta device (``item()`` of a meta tensor).
+    """
+    return aten.allclose(*args, **kwargs)
+
+
+def bincount(*args: Any, **kwargs: Any) -> Any:
+    """bincount(input, weights=None, minlength=0) -> Tensor
+
+    How many times each value ``0..max(input)`` occurs in a 1-d tensor of non-negative integers
+    (``torch.bincount``), at least ``minlength`` bins: int64 counts, or the sums of ``weights``
+    (float32 weights give float32, any other dtype float64), added in the input's order.
+
+    Raises RuntimeError for an input that is not 1-d or has a negative value, weights of another
+    length, a negative ``minlength``; NotImplementedError for a float or bool input, on the meta
+    device.
+    """
+    return aten.bincount(*args, **kwargs)
+
+
+def histc(*args: Any, **kwargs: Any) -> Any:
+    """histc(input, bins=100, min=0, max=0, *, out=None) -> Tensor
+
+    A histogram of ``bins`` equal bins between ``min`` and ``max`` (``torch.histc``), in the
+    input's float dtype: with ``min == max`` the data's own minimum and maximum (one more each
+    way if they are equal too); elements outside and nans are left out, ``max`` falls in the
+    last bin. Each element's bin is torch's ``int((x - min) * bins / (max - min))`` in the
+    input's dtype, rounding as torch's does.
+
+    Raises RuntimeError for ``bins`` below 1, a range that is not finite or where ``max <=
+    min``, an ``out=`` of another dtype; NotImplementedError for an integer or bool input.
+    """
+    return aten.histc(*args, **kwargs)
+
+
+def sort(*args: Any, **kwargs: Any) -> Any:
+    """sort(input, *, stable, dim=-1, descending=False, out=None) -> (Tensor, Tensor)
+    sort(input, dim=-1, descending=False, *, out=None) -> (Tensor, Tensor)
+
+    The elements along ``dim`` in ascending (or ``descending``) order, and the int64 index each
+    came from: a ``(values, indices)`` named tuple (``torch.return_types.sort``;
+    ``torch.sort``). nan is larger than every number (last ascending, first descending);
+    ``-0.0`` and ``0.0`` are equal. ``stable=True`` keeps equal elements in their order;
+    otherwise the order of ties is that of torch's CPU kernel, C++'s ``std::sort`` (an
+    introsort), reproduced step by step where a line has ties (a 1-d integer input of 32768
+    elements or more sorted ascending is stable: torch's radix sort; an input whose ``dim`` has
+    stride 0 keeps its order). Both results have the input's strides when it is dense, dense
+    strides in its dim order otherwise.
+
+    Raises IndexError for a dim out of range; RuntimeError for an ``out=`` of another dtype
+    (values: the input's, indices: int64).
+    """
+    return aten.sort(*args, **kwargs)
+
+
+def argsort(*args: Any, **kwargs: Any) -> Any:
+    """argsort(input, *, stable, dim=-1, descending=False, out=None) -> Tensor
+    argsort(input, dim=-1, descending=False) -> Tensor
+
+    ``sort``'s indices (``torch.argsort``, torch's composite: ``sort(...).indices``); ``out=``
+    only with ``stable=``, int64.
+
+    Raises as ``sort``.
+    """
+    return aten.argsort(*args, **kwargs)
+
+
+def msort(*args: Any, **kwargs: Any) -> Any:
+    """msort(input, *, out=None) -> Tensor
+
+    ``sort(input, dim=0).values`` (``torch.msort``, torch's composite: its gradient node is
+    ``SortBackward0``); ``out=`` of the input's dtype.
+    """
+    return aten.msort(*args, **kwargs)
+
+
+def median(*args: Any, **kwargs: Any) -> Any:
+    """median(input) -> Tensor
+    median(input, dim, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    The lower median (``torch.median``): of every element (a 0-d value; nan if there is one, nan
+    for no elements), or along ``dim`` with its int64 index (``torch.return_types.median``): the
+    element at position ``(n - 1) // 2`` of the stable ascending order, or the first nan of the
+    line.
+
+    Raises NotImplementedError for a bool input; IndexError for a dim of size 0 or out of range;
+    RuntimeError for an ``out=`` of another dtype.
+    """
+    return aten.median(*args, **kwargs)
+
+
+def nanmedian(*args: Any, **kwargs: Any) -> Any:
+    """nanmedian(input) -> Tensor
+    nanmedian(input, dim, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    ``median`` of the elements that are not nan (``torch.nanmedian``); nan (index 0) where every
+    element is nan.
+    """
+    return aten.nanmedian(*args, **kwargs)
+
+
+def mode(*args: Any, **kwargs: Any) -> Any:
+    """mode(input, dim=-1, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    The most frequent value along ``dim`` and an int64 index of it (``torch.mode``,
+    ``torch.return_types.mode``), as torch's CPU kernel: the line's ``(value, index)`` pairs
+    sorted by value with ``std::sort`` (reproduced step by step), then the longest run of equal
+    values, the first such run on ties (the smallest value), and the index of its last pair.
+    Each nan is a run of its own.
+
+    Raises IndexError for a dim of size 0 or out of range; RuntimeError for an ``out=`` of
+    another dtype.
+    """
+    return aten.mode(*args, **kwargs)
+
+
+def kthvalue(*args: Any, **kwargs: Any) -> Any:
+    """kthvalue(input, k, dim=-1, keepdim=False, *, out=None) -> (Tensor, Tensor)
+
+    The ``k``-th smallest element along ``dim`` (1-based) and its int64 index
+    (``torch.kthvalue``), nan counting as the largest; the index among equal values is the one
+    torch's quickselect (``quick_select_template``, reproduced step by step) leaves at position
+    ``k - 1``.
+
+    Raises RuntimeError for ``k`` out of range, an ``out=`` of another dtype; IndexError for a
+    dim out of range.
+    """
+    return aten.kthvalue(*args, **kwargs)
+
+
+def topk(*args: Any, **kwargs: Any) -> Any:
+    """topk(input, k, dim=-1, largest=True, sorted=True, *, out=None) -> (Tensor, Tensor)
+
+    The ``k`` largest (or smallest) elements along ``dim`` and their int64 indices
+    (``torch.topk``, ``torch.return_types.topk``), a fresh row-major result with ``k`` along
+    ``dim``; nan counts as the largest. As torch's CPU kernel: ``std::partial_sort`` when ``64 *
+    k`` is at most the dim's size, else ``std::nth_element`` and (``sorted``) ``std::sort`` of
+    the first ``k - 1``, reproduced step by step, so ties and the order of an unsorted result
+    are torch's. A 0-d input is copied whatever ``k`` (0 or 1).
+
+    Raises RuntimeError for ``k`` below 0 or above the dim's size, a bool input, an ``out=`` of
+    another dtype; IndexError for a dim out of range.
+    """
+    return aten.topk(*args, **kwargs)
 
 
 def matmul(*args: Any, **kwargs: Any) -> Any:
@@ -3780,6 +4135,304 @@ class TensorMethods(TensorType):
         The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as ``var``.
         """
         return aten.std.call_method(self, args, kwargs)
+
+    def cumsum(self, *args: Any, **kwargs: Any) -> Any:
+        """cumsum(dim, *, dtype=None) -> Tensor
+
+        The running sum along ``dim`` (``torch.cumsum``), of the input's shape: element ``i`` is
+        the sum of elements ``0..i``. Bool and integer inputs give int64 unless ``dtype=``,
+        which converts the input first; an ``out=`` without ``dtype=`` sums in ``out``'s dtype,
+        and ``cumsum_`` in the input's. Accumulated one element at a time as torch's CPU kernel
+        does, in float64 for float32 (float32 for float16/bfloat16, int64 for integers), each
+        partial sum rounded to the result's dtype: bit for bit torch's.
+
+        Raises IndexError for a dim out of range; RuntimeError for a ``dtype=`` that is not
+        ``cumsum_``'s input's, or an ``out=`` of another dtype than ``dtype=``;
+        NotImplementedError for a bool result with elements.
+        """
+        return aten.cumsum.call_method(self, args, kwargs)
+
+    def cumsum_(self, *args: Any, **kwargs: Any) -> Any:
+        """cumsum_(dim, *, dtype=None) -> Tensor
+
+        In-place version of ``cumsum``.
+        """
+        return aten.cumsum_.call_method(self, args, kwargs)
+
+    def cumprod(self, *args: Any, **kwargs: Any) -> Any:
+        """cumprod(dim, *, dtype=None) -> Tensor
+
+        The running product along ``dim`` (``torch.cumprod``); as ``cumsum`` (dtypes, ``out=``,
+        accumulation in float64 for float32, errors).
+        """
+        return aten.cumprod.call_method(self, args, kwargs)
+
+    def cumprod_(self, *args: Any, **kwargs: Any) -> Any:
+        """cumprod_(dim, *, dtype=None) -> Tensor
+
+        In-place version of ``cumprod``.
+        """
+        return aten.cumprod_.call_method(self, args, kwargs)
+
+    def cummax(self, *args: Any, **kwargs: Any) -> Any:
+        """cummax(dim) -> (Tensor, Tensor)
+
+        The running maximum along ``dim`` and the int64 index where it was found
+        (``torch.cummax``, ``torch.return_types.cummax``), of the input's shape and dtype, row-
+        major. As torch's kernel: an element at least as large as the running one takes its
+        place (on ties the later index), a nan takes it and keeps it (the latest nan's index).
+
+        Raises IndexError for a dim out of range (not checked for an empty input of one dim or
+        more, as torch); RuntimeError for an ``out=`` of another dtype (values: the input's,
+        indices: int64).
+        """
+        return aten.cummax.call_method(self, args, kwargs)
+
+    def cummin(self, *args: Any, **kwargs: Any) -> Any:
+        """cummin(dim) -> (Tensor, Tensor)
+
+        The running minimum along ``dim`` (``torch.cummin``); as ``cummax``.
+        """
+        return aten.cummin.call_method(self, args, kwargs)
+
+    def logcumsumexp(self, *args: Any, **kwargs: Any) -> Any:
+        """logcumsumexp(dim) -> Tensor
+
+        ``log(cumsum(exp(x)))`` along ``dim`` (``torch.logcumsumexp``), as torch's CPU kernel:
+        the running value ``r`` (float64 for float32, float32 for float16/bfloat16) becomes
+        ``log1p(exp(min - max)) + max`` of ``r`` and the next element (that element itself when
+        both are the same infinity); nan propagates. Row-major.
+
+        Raises NotImplementedError for an integer or bool input; RuntimeError for an ``out=`` of
+        another dtype than the input's; IndexError for a dim out of range.
+        """
+        return aten.logcumsumexp.call_method(self, args, kwargs)
+
+    def logsumexp(self, *args: Any, **kwargs: Any) -> Any:
+        """logsumexp(dim, keepdim=False) -> Tensor
+
+        ``log(sum(exp(x)))`` over ``dim`` (``torch.logsumexp``), computed as torch's composite:
+        the maximum ``m = amax(x, dim, keepdim=True)`` (set to 0 where it is infinite) taken
+        off, ``log(sum(exp(x - m))) + m``; bool and integer inputs in the default dtype. Floats
+        within a few ulps of torch's (the sum's order).
+
+        Raises RuntimeError for an ``out=`` that is not floating, a dim listed twice, ``dim=()``
+        of an input of one dim or more (torch's own shape mismatch); IndexError for a dim out of
+        range.
+        """
+        return aten.logsumexp.call_method(self, args, kwargs)
+
+    def nansum(self, *args: Any, **kwargs: Any) -> Any:
+        """nansum(dim=None, keepdim=False, *, dtype=None) -> Tensor
+
+        ``sum`` with nan counted as 0 (``torch.nansum``); an integer or bool input is ``sum``. A
+        float input with ``dtype=`` has its nans set to 0, is converted to ``dtype`` (so an
+        integer dtype truncates each element), then summed; its ``out=`` without ``dtype=`` sums
+        in ``out``'s dtype, which must be floating.
+
+        Raises RuntimeError for a dim listed twice, a ``dtype=`` that is not ``out``'s;
+        NotImplementedError for a float input summed into an integer ``out=``; IndexError for a
+        dim out of range.
+        """
+        return aten.nansum.call_method(self, args, kwargs)
+
+    def nanmean(self, *args: Any, **kwargs: Any) -> Any:
+        """nanmean(dim=None, keepdim=False, *, dtype=None) -> Tensor
+
+        The mean of the elements that are not nan (``torch.nanmean``), torch's composite:
+        ``nansum(...) / (count of non-nan)`` (its gradient node is ``DivBackward0``); nan where
+        every element is nan.
+
+        Raises RuntimeError for an integer or bool input, an integer ``dtype=``.
+        """
+        return aten.nanmean.call_method(self, args, kwargs)
+
+    def count_nonzero(self, *args: Any, **kwargs: Any) -> Any:
+        """count_nonzero(dim=None) -> Tensor
+        count_nonzero(dim) -> Tensor
+
+        How many elements over ``dim`` are not 0 (``torch.count_nonzero``), int64; nan counts,
+        ``-0.0`` does not; no dim (or ``()``) counts them all.
+
+        Raises RuntimeError for a dim listed twice; IndexError for a dim out of range.
+        """
+        return aten.count_nonzero.call_method(self, args, kwargs)
+
+    def aminmax(self, *args: Any, **kwargs: Any) -> Any:
+        """aminmax(*, dim=None, keepdim=False) -> (Tensor, Tensor)
+
+        ``(amin, amax)`` of every element or along one ``dim`` (``torch.aminmax``,
+        ``torch.return_types.aminmax``); nan wins both.
+
+        Raises RuntimeError for an empty input and no dim, an ``out=`` of another dtype;
+        IndexError for a dim of size 0 or out of range.
+        """
+        return aten.aminmax.call_method(self, args, kwargs)
+
+    def equal(self, *args: Any, **kwargs: Any) -> Any:
+        """equal(other) -> bool
+
+        True when both tensors have the same shape and every pair of elements is equal, compared
+        in their ``result_type`` (``torch.equal``): a Python bool. nan is not equal to itself;
+        ``-0.0`` equals ``0.0``; no broadcasting (other shapes give False).
+
+        Raises NotImplementedError on the meta device (torch has no meta kernel); RuntimeError
+        for tensors on two devices.
+        """
+        return aten.equal.call_method(self, args, kwargs)
+
+    def isclose(self, *args: Any, **kwargs: Any) -> Any:
+        """isclose(other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor
+
+        ``|input - other| <= atol + |rtol * other|`` elementwise, or equal (``torch.isclose``),
+        a bool tensor of the broadcast shape; torch's composite: integer and bool inputs
+        compared in the default dtype, nan close to nan only with ``equal_nan``, an infinity
+        close only to itself; zero tolerances are ``==``.
+
+        Raises RuntimeError for inputs of two dtypes, a negative ``rtol`` or ``atol``, shapes
+        that do not broadcast.
+        """
+        return aten.isclose.call_method(self, args, kwargs)
+
+    def allclose(self, *args: Any, **kwargs: Any) -> Any:
+        """allclose(other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
+
+        ``isclose(...).all()`` as a Python bool (``torch.allclose``).
+
+        Raises as ``isclose``; RuntimeError on the meta device (``item()`` of a meta tensor).
+        """
+        return aten.allclose.call_method(self, args, kwargs)
+
+    def bincount(self, *args: Any, **kwargs: Any) -> Any:
+        """bincount(weights=None, minlength=0) -> Tensor
+
+        How many times each value ``0..max(input)`` occurs in a 1-d tensor of non-negative
+        integers (``torch.bincount``), at least ``minlength`` bins: int64 counts, or the sums of
+        ``weights`` (float32 weights give float32, any other dtype float64), added in the
+        input's order.
+
+        Raises RuntimeError for an input that is not 1-d or has a negative value, weights of
+        another length, a negative ``minlength``; NotImplementedError for a float or bool input,
+        on the meta device.
+        """
+        return aten.bincount.call_method(self, args, kwargs)
+
+    def histc(self, *args: Any, **kwargs: Any) -> Any:
+        """histc(bins=100, min=0, max=0) -> Tensor
+
+        A histogram of ``bins`` equal bins between ``min`` and ``max`` (``torch.histc``), in the
+        input's float dtype: with ``min == max`` the data's own minimum and maximum (one more
+        each way if they are equal too); elements outside and nans are left out, ``max`` falls
+        in the last bin. Each element's bin is torch's ``int((x - min) * bins / (max - min))``
+        in the input's dtype, rounding as torch's does.
+
+        Raises RuntimeError for ``bins`` below 1, a range that is not finite or where ``max <=
+        min``, an ``out=`` of another dtype; NotImplementedError for an integer or bool input.
+        """
+        return aten.histc.call_method(self, args, kwargs)
+
+    def sort(self, *args: Any, **kwargs: Any) -> Any:
+        """sort(*, stable, dim=-1, descending=False) -> (Tensor, Tensor)
+        sort(dim=-1, descending=False) -> (Tensor, Tensor)
+
+        The elements along ``dim`` in ascending (or ``descending``) order, and the int64 index
+        each came from: a ``(values, indices)`` named tuple (``torch.return_types.sort``;
+        ``torch.sort``). nan is larger than every number (last ascending, first descending);
+        ``-0.0`` and ``0.0`` are equal. ``stable=True`` keeps equal elements in their order;
+        otherwise the order of ties is that of torch's CPU kernel, C++'s ``std::sort`` (an
+        introsort), reproduced step by step where a line has ties (a 1-d integer input of 32768
+        elements or more sorted ascending is stable: torch's radix sort; an input whose ``dim``
+        has stride 0 keeps its order). Both results have the input's strides when it is dense,
+        dense strides in its dim order otherwise.
+
+        Raises IndexError for a dim out of range; RuntimeError for an ``out=`` of another dtype
+        (values: the input's, indices: int64).
+        """
+        return aten.sort.call_method(self, args, kwargs)
+
+    def argsort(self, *args: Any, **kwargs: Any) -> Any:
+        """argsort(*, stable, dim=-1, descending=False) -> Tensor
+        argsort(dim=-1, descending=False) -> Tensor
+
+        ``sort``'s indices (``torch.argsort``, torch's composite: ``sort(...).indices``);
+        ``out=`` only with ``stable=``, int64.
+
+        Raises as ``sort``.
+        """
+        return aten.argsort.call_method(self, args, kwargs)
+
+    def msort(self, *args: Any, **kwargs: Any) -> Any:
+        """msort() -> Tensor
+
+        ``sort(input, dim=0).values`` (``torch.msort``, torch's composite: its gradient node is
+        ``SortBackward0``); ``out=`` of the input's dtype.
+        """
+        return aten.msort.call_method(self, args, kwargs)
+
+    def median(self, *args: Any, **kwargs: Any) -> Any:
+        """median() -> Tensor
+        median(dim, keepdim=False) -> (Tensor, Tensor)
+
+        The lower median (``torch.median``): of every element (a 0-d value; nan if there is one,
+        nan for no elements), or along ``dim`` with its int64 index
+        (``torch.return_types.median``): the element at position ``(n - 1) // 2`` of the stable
+        ascending order, or the first nan of the line.
+
+        Raises NotImplementedError for a bool input; IndexError for a dim of size 0 or out of
+        range; RuntimeError for an ``out=`` of another dtype.
+        """
+        return aten.median.call_method(self, args, kwargs)
+
+    def nanmedian(self, *args: Any, **kwargs: Any) -> Any:
+        """nanmedian() -> Tensor
+        nanmedian(dim, keepdim=False) -> (Tensor, Tensor)
+
+        ``median`` of the elements that are not nan (``torch.nanmedian``); nan (index 0) where
+        every element is nan.
+        """
+        return aten.nanmedian.call_method(self, args, kwargs)
+
+    def mode(self, *args: Any, **kwargs: Any) -> Any:
+        """mode(dim=-1, keepdim=False) -> (Tensor, Tensor)
+
+        The most frequent value along ``dim`` and an int64 index of it (``torch.mode``,
+        ``torch.return_types.mode``), as torch's CPU kernel: the line's ``(value, index)`` pairs
+        sorted by value with ``std::sort`` (reproduced step by step), then the longest run of
+        equal values, the first such run on ties (the smallest value), and the index of its last
+        pair. Each nan is a run of its own.
+
+        Raises IndexError for a dim of size 0 or out of range; RuntimeError for an ``out=`` of
+        another dtype.
+        """
+        return aten.mode.call_method(self, args, kwargs)
+
+    def kthvalue(self, *args: Any, **kwargs: Any) -> Any:
+        """kthvalue(k, dim=-1, keepdim=False) -> (Tensor, Tensor)
+
+        The ``k``-th smallest element along ``dim`` (1-based) and its int64 index
+        (``torch.kthvalue``), nan counting as the largest; the index among equal values is the
+        one torch's quickselect (``quick_select_template``, reproduced step by step) leaves at
+        position ``k - 1``.
+
+        Raises RuntimeError for ``k`` out of range, an ``out=`` of another dtype; IndexError for
+        a dim out of range.
+        """
+        return aten.kthvalue.call_method(self, args, kwargs)
+
+    def topk(self, *args: Any, **kwargs: Any) -> Any:
+        """topk(k, dim=-1, largest=True, sorted=True) -> (Tensor, Tensor)
+
+        The ``k`` largest (or smallest) elements along ``dim`` and their int64 indices
+        (``torch.topk``, ``torch.return_types.topk``), a fresh row-major result with ``k`` along
+        ``dim``; nan counts as the largest. As torch's CPU kernel: ``std::partial_sort`` when
+        ``64 * k`` is at most the dim's size, else ``std::nth_element`` and (``sorted``)
+        ``std::sort`` of the first ``k - 1``, reproduced step by step, so ties and the order of
+        an unsorted result are torch's. A 0-d input is copied whatever ``k`` (0 or 1).
+
+        Raises RuntimeError for ``k`` below 0 or above the dim's size, a bool input, an ``out=``
+        of another dtype; IndexError for a dim out of range.
+        """
+        return aten.topk.call_method(self, args, kwargs)
 
     def matmul(self, *args: Any, **kwargs: Any) -> Any:
         """matmul(other) -> Tensor

@@ -538,6 +538,241 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                  "correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"),
             doc="The standard deviation, ``sqrt(var)`` (``torch.std``); same arguments as "
                 "``var``."),
+    # ------------------------------------------------- scans and logsumexp (chapter 4, issue 43)
+    declare("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+            out=("cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) "
+                 "-> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            doc="The running sum along ``dim`` (``torch.cumsum``), of the input's shape: "
+                "element ``i`` is the sum of elements ``0..i``. Bool and integer inputs give "
+                "int64 unless ``dtype=``, which converts the input first; an ``out=`` "
+                "without ``dtype=`` sums in ``out``'s dtype, and ``cumsum_`` in the input's. "
+                "Accumulated one element at a time as torch's CPU kernel does, in float64 "
+                "for float32 (float32 for float16/bfloat16, int64 for integers), each partial "
+                "sum rounded to the result's dtype: bit for bit torch's.\n\nRaises "
+                "IndexError for a dim out of range; RuntimeError for a ``dtype=`` that is "
+                "not ``cumsum_``'s input's, or an ``out=`` of another dtype than ``dtype=``; "
+                "NotImplementedError for a bool result with elements."),
+    declare("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+            out=("cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            doc="The running product along ``dim`` (``torch.cumprod``); as ``cumsum`` "
+                "(dtypes, ``out=``, accumulation in float64 for float32, errors)."),
+    declare("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+            out=("cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) "
+                 "-> (Tensor(a!) values, Tensor(b!) indices)",),
+            doc="The running maximum along ``dim`` and the int64 index where it was found "
+                "(``torch.cummax``, ``torch.return_types.cummax``), of the input's shape and "
+                "dtype, row-major. As torch's kernel: an element at least as large as the "
+                "running one takes its place (on ties the later index), a nan takes it and "
+                "keeps it (the latest nan's index).\n\nRaises IndexError for a dim out of "
+                "range (not checked for an empty input of one dim or more, as torch); "
+                "RuntimeError for an ``out=`` of another dtype (values: the input's, "
+                "indices: int64)."),
+    declare("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+            out=("cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) "
+                 "-> (Tensor(a!) values, Tensor(b!) indices)",),
+            doc="The running minimum along ``dim`` (``torch.cummin``); as ``cummax``."),
+    declare("logcumsumexp(Tensor self, int dim) -> Tensor",
+            out=("logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``log(cumsum(exp(x)))`` along ``dim`` (``torch.logcumsumexp``), as torch's "
+                "CPU kernel: the running value ``r`` (float64 for float32, float32 for "
+                "float16/bfloat16) becomes ``log1p(exp(min - max)) + max`` of ``r`` and "
+                "the next element (that element itself when both are the same infinity); "
+                "nan propagates. Row-major.\n\nRaises NotImplementedError for an integer "
+                "or bool input; RuntimeError for an ``out=`` of another dtype than the "
+                "input's; IndexError for a dim out of range."),
+    declare("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+            out=("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",),
+            doc="``log(sum(exp(x)))`` over ``dim`` (``torch.logsumexp``), computed as torch's "
+                "composite: the maximum ``m = amax(x, dim, keepdim=True)`` (set to 0 where "
+                "it is infinite) taken off, ``log(sum(exp(x - m))) + m``; bool and integer "
+                "inputs in the default dtype. Floats within a few ulps of torch's (the sum's "
+                "order).\n\nRaises RuntimeError for an ``out=`` that is not floating, a dim "
+                "listed twice, ``dim=()`` of an input of one dim or more (torch's own "
+                "shape mismatch); IndexError for a dim out of range."),
+    # --------------------------------------------- more reductions (chapter 4, issue 43)
+    declare("var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+            "-> (Tensor, Tensor)",
+            "var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False) -> (Tensor, Tensor)",
+            "var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", method=False,
+            doc="``(var, mean)`` over ``dim`` in one call (``torch.var_mean``), a plain "
+                "tuple; the arguments and the variance are ``var``'s, the mean is computed "
+                "in float64 as the variance's and rounded once; no elements give nan for "
+                "both.\n\nRaises RuntimeError for an integer or bool input, a dim listed "
+                "twice; IndexError for a dim out of range."),
+    declare("std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+            "-> (Tensor, Tensor)",
+            "std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False) -> (Tensor, Tensor)",
+            "std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", method=False,
+            doc="``(std, mean)`` over ``dim`` (``torch.std_mean``); as ``var_mean``."),
+    declare("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? "
+            "dtype=None) -> Tensor",
+            out=("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
+                 "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``sum`` with nan counted as 0 (``torch.nansum``); an integer or bool input "
+                "is ``sum``. A float input with ``dtype=`` has its nans set to 0, is "
+                "converted to ``dtype`` (so an integer dtype truncates each element), then "
+                "summed; its ``out=`` without ``dtype=`` sums in ``out``'s dtype, which "
+                "must be floating.\n\nRaises RuntimeError for a dim listed twice, a "
+                "``dtype=`` that is not ``out``'s; NotImplementedError for a float input "
+                "summed into an integer ``out=``; IndexError for a dim out of range."),
+    declare("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? "
+            "dtype=None) -> Tensor",
+            out=("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
+                 "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The mean of the elements that are not nan (``torch.nanmean``), torch's "
+                "composite: ``nansum(...) / (count of non-nan)`` (its gradient node is "
+                "``DivBackward0``); nan where every element is nan.\n\nRaises "
+                "RuntimeError for an integer or bool input, an integer ``dtype=``."),
+    declare("count_nonzero(Tensor self, int? dim=None) -> Tensor",
+            "count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor",
+            doc="How many elements over ``dim`` are not 0 (``torch.count_nonzero``), int64; "
+                "nan counts, ``-0.0`` does not; no dim (or ``()``) counts them all.\n\n"
+                "Raises RuntimeError for a dim listed twice; IndexError for a dim out of "
+                "range."),
+    declare("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, "
+            "Tensor max)",
+            out=("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) "
+                 "min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)",),
+            doc="``(amin, amax)`` of every element or along one ``dim`` "
+                "(``torch.aminmax``, ``torch.return_types.aminmax``); nan wins both.\n\n"
+                "Raises RuntimeError for an empty input and no dim, an ``out=`` of another "
+                "dtype; IndexError for a dim of size 0 or out of range."),
+    # ------------------------------------------- comparing tensors (chapter 4, issue 43)
+    declare("equal(Tensor self, Tensor other) -> bool",
+            doc="True when both tensors have the same shape and every pair of elements is "
+                "equal, compared in their ``result_type`` (``torch.equal``): a Python bool. "
+                "nan is not equal to itself; ``-0.0`` equals ``0.0``; no broadcasting (other "
+                "shapes give False).\n\nRaises NotImplementedError on the meta device "
+                "(torch has no meta kernel); RuntimeError for tensors on two devices."),
+    declare("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool "
+            "equal_nan=False) -> Tensor",
+            doc="``|input - other| <= atol + |rtol * other|`` elementwise, or equal "
+                "(``torch.isclose``), a bool tensor of the broadcast shape; torch's "
+                "composite: integer and bool inputs compared in the default dtype, nan "
+                "close to nan only with ``equal_nan``, an infinity close only to itself; "
+                "zero tolerances are ``==``.\n\nRaises RuntimeError for inputs of two "
+                "dtypes, a negative ``rtol`` or ``atol``, shapes that do not broadcast."),
+    declare("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool "
+            "equal_nan=False) -> bool",
+            doc="``isclose(...).all()`` as a Python bool (``torch.allclose``).\n\nRaises "
+                "as ``isclose``; RuntimeError on the meta device (``item()`` of a meta "
+                "tensor)."),
+    # --------------------------------------------------- histograms (chapter 4, issue 43)
+    declare("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
+            doc="How many times each value ``0..max(input)`` occurs in a 1-d tensor of "
+                "non-negative integers (``torch.bincount``), at least ``minlength`` bins: "
+                "int64 counts, or the sums of ``weights`` (float32 weights give float32, "
+                "any other dtype float64), added in the input's order.\n\nRaises "
+                "RuntimeError for an input that is not 1-d or has a negative value, weights "
+                "of another length, a negative ``minlength``; NotImplementedError for a "
+                "float or bool input, on the meta device."),
+    declare("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
+            out=("histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="A histogram of ``bins`` equal bins between ``min`` and ``max`` "
+                "(``torch.histc``), in the input's float dtype: with ``min == max`` the "
+                "data's own minimum and maximum (one more each way if they are equal too); "
+                "elements outside and nans are left out, ``max`` falls in the last bin. "
+                "Each element's bin is torch's ``int((x - min) * bins / (max - min))`` in "
+                "the input's dtype, rounding as torch's does.\n\nRaises RuntimeError for "
+                "``bins`` below 1, a range that is not finite or where ``max <= min``, an "
+                "``out=`` of another dtype; NotImplementedError for an integer or bool "
+                "input."),
+    # ------------------------------------------------------------- sorting (chapter 4, issue 43)
+    declare("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+            "(Tensor values, Tensor indices)",
+            "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) "
+                 "values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+                 "sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool "
+                 "descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) "
+                 "values, Tensor(b!) indices)"),
+            doc="The elements along ``dim`` in ascending (or ``descending``) order, and the "
+                "int64 index each came from: a ``(values, indices)`` named tuple "
+                "(``torch.return_types.sort``; ``torch.sort``). nan is larger than every "
+                "number (last ascending, first descending); ``-0.0`` and ``0.0`` are equal. "
+                "``stable=True`` keeps equal elements in their order; otherwise the order of "
+                "ties is that of torch's CPU kernel, C++'s ``std::sort`` (an introsort), "
+                "reproduced step by step where a line has ties (a 1-d integer input of "
+                "32768 elements or more sorted ascending is stable: torch's radix sort; an "
+                "input whose ``dim`` has stride 0 keeps its order). Both results have the "
+                "input's strides when it is dense, dense strides in its dim order "
+                "otherwise.\n\nRaises IndexError for a dim out of range; RuntimeError "
+                "for an ``out=`` of another dtype (values: the input's, indices: int64)."),
+    declare("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) "
+            "-> Tensor",
+            "argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor",
+            out=("argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool "
+                 "descending=False, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``sort``'s indices (``torch.argsort``, torch's composite: "
+                "``sort(...).indices``); ``out=`` only with ``stable=``, int64.\n\nRaises "
+                "as ``sort``."),
+    declare("msort(Tensor self) -> Tensor",
+            out=("msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``sort(input, dim=0).values`` (``torch.msort``, torch's composite: its "
+                "gradient node is ``SortBackward0``); ``out=`` of the input's dtype."),
+    declare("median(Tensor self) -> Tensor",
+            "median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) "
+                 "values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",),
+            doc="The lower median (``torch.median``): of every element (a 0-d value; nan if "
+                "there is one, nan for no elements), or along ``dim`` with its int64 index "
+                "(``torch.return_types.median``): the element at position ``(n - 1) // 2`` "
+                "of the stable ascending order, or the first nan of the line.\n\nRaises "
+                "NotImplementedError for a bool input; IndexError for a dim of size 0 or out "
+                "of range; RuntimeError for an ``out=`` of another dtype."),
+    declare("nanmedian(Tensor self) -> Tensor",
+            "nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, "
+            "Tensor indices)",
+            out=("nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, "
+                 "Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) "
+                 "indices)",),
+            doc="``median`` of the elements that are not nan (``torch.nanmedian``); nan "
+                "(index 0) where every element is nan."),
+    declare("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor "
+            "indices)",
+            out=("mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) "
+                 "values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",),
+            doc="The most frequent value along ``dim`` and an int64 index of it "
+                "(``torch.mode``, ``torch.return_types.mode``), as torch's CPU kernel: the "
+                "line's ``(value, index)`` pairs sorted by value with ``std::sort`` "
+                "(reproduced step by step), then the longest run of equal values, the first "
+                "such run on ties (the smallest value), and the index of its last pair. "
+                "Each nan is a run of its own.\n\nRaises IndexError for a dim of size 0 "
+                "or out of range; RuntimeError for an ``out=`` of another dtype."),
+    declare("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor "
+            "values, Tensor indices)",
+            out=("kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, "
+                 "Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) "
+                 "indices)",),
+            doc="The ``k``-th smallest element along ``dim`` (1-based) and its int64 index "
+                "(``torch.kthvalue``), nan counting as the largest; the index among equal "
+                "values is the one torch's quickselect (``quick_select_template``, "
+                "reproduced step by step) leaves at position ``k - 1``.\n\nRaises "
+                "RuntimeError for ``k`` out of range, an ``out=`` of another dtype; "
+                "IndexError for a dim out of range."),
+    declare("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+            "(Tensor values, Tensor indices)",
+            out=("topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool "
+                 "sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) "
+                 "values, Tensor(b!) indices)",),
+            doc="The ``k`` largest (or smallest) elements along ``dim`` and their int64 "
+                "indices (``torch.topk``, ``torch.return_types.topk``), a fresh row-major "
+                "result with ``k`` along ``dim``; nan counts as the largest. As torch's CPU "
+                "kernel: ``std::partial_sort`` when ``64 * k`` is at most the dim's size, "
+                "else ``std::nth_element`` and (``sorted``) ``std::sort`` of the first "
+                "``k - 1``, reproduced step by step, so ties and the order of an unsorted "
+                "result are torch's. A 0-d input is copied whatever ``k`` (0 or 1).\n\n"
+                "Raises RuntimeError for ``k`` below 0 or above the dim's size, a bool "
+                "input, an ``out=`` of another dtype; IndexError for a dim out of range."),
     # ---------------------------------------------------------- matrix products (chapter 3)
     declare("matmul(Tensor self, Tensor other) -> Tensor",
             out=("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),

@@ -29,6 +29,7 @@ from .. import dtypes, factories, layout, views
 from .._ops import aten
 from .._ops.state import state as dispatch_state
 from ..device import CPU, META
+from ..dtype_info import finfo
 from ..tensor import Tensor, wrap_dim
 from .functions.views import as_strided_backward, picked_backward
 from .grad_mode import no_grad as _no_grad
@@ -579,6 +580,144 @@ def std_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, correctio
     """The variance's gradient scaled by ``1 / (2 std)``; none where the std is 0."""
     return var_backward(where(result == 0, 0.0, grad / (result * 2)), self, dim, correction,
                         keepdim)
+
+
+# ------------------------------------------------ scans and logsumexp (chapter 4, issue 43)
+def reversed_cumsum(w: Tensor, dim: int) -> Tensor:
+    """``w.flip(dim).cumsum(dim).flip(dim)``: element ``k`` is the sum of ``w[k:]``."""
+    return w.flip(dim).cumsum(dim).flip(dim)
+
+
+def cumsum_backward(grad: Tensor, dim: int, self_scalar_type: Any) -> Tensor:
+    """torch's ``cumsum_backward(grad.to(self.scalar_type()), dim)``: each element reaches
+    every later running sum, so its gradient is the reversed cumsum of ``grad``; ``grad``
+    itself where there is nothing to add (one element, or a dim of size 1)."""
+    grad = grad.to(self_scalar_type)
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
+        return grad
+    return reversed_cumsum(grad, dim)
+
+
+def cumprod_backward(grad: Tensor, self: Tensor, dim: int, result: Tensor) -> Tensor:
+    """torch's ``cumprod_backward(grad.to(self.scalar_type()), self, dim, result)``: with
+    no zero in ``self``, ``reversed_cumsum(result * grad, dim) / self``. With zeros
+    (where that divides by 0) element ``k`` gets ``sum_{j >= k} grad_j * prod_{i <= j, i !=
+    k} x_i``, computed here from the products of each line with ``x_k`` replaced by 1
+    (torch walks the zeros one by one: the values agree within rounding)."""
+    grad = grad.to(self._dtype)
+    if self.numel() <= 1:
+        return grad
+    d = dim % self.dim()
+    if self.shape[d] == 1:
+        return grad
+    if not bool((self == 0).any()):
+        return reversed_cumsum(result * grad, d).div(self)
+    xt, gt = self.transpose(d, -1), grad.transpose(d, -1)
+    n = xt.shape[-1]
+    positions = aten.arange(n, dtype=dtypes.int64)
+    # rows[..., k, i]: x_i, with x_k replaced by 1; their running products along i
+    rows = where(positions.unsqueeze(1) == positions, xt.unsqueeze(-2) * 0 + 1,
+                 xt.unsqueeze(-2))
+    later = positions.unsqueeze(0) >= positions.unsqueeze(1)  # [k, j]: j >= k
+    picked = where(later, rows.cumprod(-1), 0.0) * gt.unsqueeze(-2)
+    return picked.sum(-1).transpose(d, -1).contiguous()
+
+
+def cummaxmin_backward(grad: Tensor, self: Tensor, indices: Tensor, dim: int) -> Tensor:
+    """torch's ``cummaxmin_backward``: each gradient added at the index its running extreme
+    came from (``zeros.scatter_add_(dim, indices, grad)``)."""
+    if self.numel() == 0:
+        return self
+    zeros = aten.zeros.default.call(self._shape, self._dtype, None, self.device, None)
+    return zeros.scatter_add_(dim, indices, grad)
+
+
+def logcumsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
+    """torch's ``logcumsumexp_backward``: the positive and the negative parts of ``grad``
+    in log space (the dtype's lowest value standing for log 0), each through a reversed
+    ``logcumsumexp`` of ``log|grad| - result``, plus ``self``, exponentiated; their
+    difference."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    lowest = float(finfo(grad._dtype).min)
+
+    def reversed_logcumsumexp(x: Tensor) -> Tensor:
+        return x.flip(dim).logcumsumexp(dim).flip(dim)
+
+    log_abs_grad = grad.abs().log()
+    positive = where(grad > 0, log_abs_grad, lowest)
+    negative = where(grad < 0, log_abs_grad, lowest)
+    output_pos = (reversed_logcumsumexp(positive - result) + self).exp()
+    output_neg = (reversed_logcumsumexp(negative - result) + self).exp()
+    return output_pos - output_neg
+
+
+def logsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
+                       keepdim: bool) -> Tensor:
+    """``grad * exp(self - result)`` (the softmax of ``self`` over ``dim``), the reduced
+    dims put back first (torch's ``unsqueeze_multiple``)."""
+    if not keepdim and self.dim() != 0:
+        grad = restore_reduced_dims(grad, dim, self.dim(), False)
+        result = restore_reduced_dims(result, dim, self.dim(), False)
+    return grad * (self - result).exp()
+
+
+# ------------------------------------------------- more reductions (chapter 4, issue 43)
+def var_mean_backward(grads: list[Tensor | None], self: Tensor, dim: Any, correction: Any,
+                      keepdim: bool) -> Tensor:
+    """torch's ``var_mean_backward``: ``var``'s gradient plus ``mean``'s, for the results
+    that got one."""
+    gvar, gmean = grads
+    found = None if gvar is None else var_backward(gvar, self, dim, correction, keepdim)
+    if gmean is not None:
+        aux = mean_dim_backward(gmean, self._shape, dim, keepdim)
+        found = aux if found is None else found + aux
+    assert found is not None
+    return found
+
+
+def std_mean_backward(grads: list[Tensor | None], self: Tensor, result0: Tensor, dim: Any,
+                      correction: Any, keepdim: bool) -> Tensor:
+    """torch's ``std_mean_backward``: ``std``'s gradient plus ``mean``'s."""
+    gstd, gmean = grads
+    found = (None if gstd is None
+             else std_backward(gstd, self, result0, dim, correction, keepdim))
+    if gmean is not None:
+        aux = mean_dim_backward(gmean, self._shape, dim, keepdim)
+        found = aux if found is None else found + aux
+    assert found is not None
+    return found
+
+
+def nansum_backward(grad: Tensor, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """torch's ``nansum_backward(grad.to(self.scalar_type()), self, dim, keepdim)``: the
+    sum's gradient, 0 where ``self`` is nan."""
+    grad = sum_dim_backward(grad.to(self._dtype), self._shape, dim, keepdim)
+    return grad * self.isnan().logical_not()
+
+
+def aminmax_backward(grads: list[Tensor | None], self: Tensor, dim: int | None,
+                     keepdim: bool, min: Tensor, max: Tensor) -> Tensor:
+    """torch's ``aminmax_backward``: as ``amin``'s and ``amax``'s (tied extremes share
+    evenly), summed."""
+    dims: Any = () if dim is None else (dim,)
+    found = None
+    for grad, picked in zip(grads, (min, max), strict=True):
+        if grad is not None:
+            part = amax_amin_backward(grad, self, picked, dims, keepdim)
+            found = part if found is None else found + part
+    assert found is not None
+    return found
+
+
+# ------------------------------------------------------------- sorting (chapter 4, issue 43)
+def scatter_to_indices_backward(grad: Tensor, dim: int, indices: Tensor,
+                                self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """sort, topk: each value's gradient goes back to the place it came from, zeros
+    elsewhere (torch's ``value_selecting_reduction_backward`` with ``keepdim=true``:
+    ``zeros(sizes).scatter(dim, indices, grad)``)."""
+    zeros = aten.zeros.default.call(self_sym_sizes, grad._dtype, None, grad.device, None)
+    return aten.scatter.src.call(zeros, dim, indices, grad)
 
 
 def _column_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
@@ -1397,6 +1536,61 @@ DERIVATIVES: list[Derivative] = [
     row("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
         "keepdim=False) -> Tensor", "StdBackward0",
         ("self", "result", "dim", "correction", "keepdim"), self=std_backward),
+    # ------------------------------------------- scans and logsumexp (chapter 4, issue 43)
+    row("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", "CumsumBackward0",
+        ("dim", "self_scalar_type"), self=cumsum_backward),
+    row("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+        "CumprodBackward0", ("self", "dim", "result"), self=cumprod_backward),
+    row("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", "CummaxBackward0",
+        ("self", "dim", "indices"), recorded_outputs=1, self=cummaxmin_backward),
+    row("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", "CumminBackward0",
+        ("self", "dim", "indices"), recorded_outputs=1, self=cummaxmin_backward),
+    row("logcumsumexp(Tensor self, int dim) -> Tensor", "LogcumsumexpBackward0",
+        ("self", "result", "dim"), self=logcumsumexp_backward),
+    row("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+        "LogsumexpBackward0", ("self", "dim", "keepdim", "result"), self=logsumexp_backward),
+    # ------------------------------------------ more reductions (chapter 4, issue 43)
+    row("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+        "keepdim=False) -> (Tensor, Tensor)", "VarMeanBackward0",
+        ("self", "dim", "correction", "keepdim"), self=var_mean_backward),
+    row("std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
+        "keepdim=False) -> (Tensor, Tensor)", "StdMeanBackward0",
+        ("self", "dim", "correction", "keepdim", "result0"), self=std_mean_backward),
+    row("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+        "-> Tensor", "NansumBackward0", ("self", "dim", "keepdim"), self=nansum_backward),
+    row("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor "
+        "max)", "AminmaxBackward0", ("self", "dim", "keepdim", "min", "max"),
+        self=aminmax_backward),
+    # ------------------------------------------------ histograms (chapter 4, issue 43)
+    # (torch's derivatives.yaml has no row for bincount: its weights get a node whose
+    # backward raises)
+    row("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
+        "NotImplemented", (), self=not_implemented("bincount"),
+        weights=not_implemented("bincount")),
+    # ---------------------------------------------------------- sorting (chapter 4, issue 43)
+    row("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
+        "indices)", "SortBackward0", ("dim", "indices", "self_sym_sizes"), recorded_outputs=1,
+        self=scatter_to_indices_backward),
+    row("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+        "(Tensor values, Tensor indices)", "SortBackward1", ("dim", "indices",
+                                                             "self_sym_sizes"),
+        recorded_outputs=1, self=scatter_to_indices_backward),
+    *[row(f"{name}(Tensor self) -> Tensor", f"{node}Backward0", ("self", "result"),
+          self=evenly_distribute_backward)
+      for name, node in (("median", "Median"), ("nanmedian", "Nanmedian"))],
+    *[row(f"{schema} -> (Tensor values, Tensor indices)", node,
+          ("dim", "indices", "self_sym_sizes", "keepdim"), recorded_outputs=1,
+          self=value_selecting_reduction_backward)
+      for schema, node in (
+          ("median.dim(Tensor self, int dim, bool keepdim=False)", "MedianBackward1"),
+          ("nanmedian.dim(Tensor self, int dim, bool keepdim=False)", "NanmedianBackward1"),
+          ("mode(Tensor self, int dim=-1, bool keepdim=False)", "ModeBackward0"),
+          ("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False)",
+           "KthvalueBackward0"))],
+    row("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+        "(Tensor values, Tensor indices)", "TopkBackward0", ("dim", "indices",
+                                                             "self_sym_sizes"),
+        recorded_outputs=1, self=scatter_to_indices_backward),
     # ---------------------------------------------------------- matrix products
     row("mm(Tensor self, Tensor mat2) -> Tensor", "MmBackward0",
         ("self", "mat2", "self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",

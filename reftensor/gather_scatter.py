@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _casting, dtypes, factories, iterator, layout, views
+from . import _casting, dtypes, factories, iterator, layout, out_arguments, views
 from . import _kernels as K
 from ._casting import cast, compute_dtype
 from ._ops import DispatchKey, aten
@@ -919,3 +919,24 @@ for _inplace in (False, True):
             return out
 
         (aten.scatter_reduce_ if _inplace else aten.scatter_reduce).two.impl(_key)(_kernel)
+
+
+def _out_apart(full: tuple[int, ...], partial: tuple[int, ...] = ()) -> Callable[..., Any]:
+    """The checks torch makes before it writes the ``out=`` of ``index_select``, ``take``
+    and ``gather``: ``out`` may not write one location twice, nor share any memory with the
+    inputs at ``full``, nor part of its memory with those at ``partial`` (RuntimeError:
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer
+    to a single memory location")."""
+    def prepare(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+        iterator.assert_no_internal_overlap(outs[0])
+        for i in full:
+            iterator.assert_no_overlap(outs[0], inputs[i])
+        for i in partial:
+            iterator.assert_no_partial_overlap(outs[0], inputs[i])
+        return inputs
+    return prepare
+
+
+out_arguments.set_rule(aten.index_select.out, out_arguments.OutRule(prepare=_out_apart((0, 2))))
+out_arguments.set_rule(aten.take.out, out_arguments.OutRule(prepare=_out_apart((0, 1))))
+out_arguments.set_rule(aten.gather.out, out_arguments.OutRule(prepare=_out_apart((0,), (2,))))

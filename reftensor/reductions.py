@@ -1036,7 +1036,9 @@ def _nansum_out(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
         raise RuntimeError("nansum: provided dtype must match dtype of result. Got "
                            f"{SCALAR_TYPE_NAMES[given.name]} and "
                            f"{SCALAR_TYPE_NAMES[into.name]}.")
-    if given is None and not into.is_floating_point:
+    # (torch's kernel picks its loop by dtype only when there is something to sum: an
+    # empty input fills ``out`` with 0 in any dtype)
+    if given is None and not into.is_floating_point and inputs[0].numel():
         raise NotImplementedError(
             f"\"nansum_cpu\" not implemented for '{SCALAR_TYPE_NAMES[into.name]}'")
     return [*inputs[:-1], into]

@@ -79,6 +79,7 @@ from .factories import (
 )
 from .functional import *  # noqa: F403
 from .layout import channels_last, contiguous_format, memory_format, preserve_format
+from .masked import *  # noqa: F403  (nonzero: torch's hand-written binding)
 from .promotion import *  # noqa: F403
 from .size import Size
 from .storage import UntypedStorage

@@ -18,12 +18,15 @@ import numpy as np
 
 from . import _casting, dtypes, factories, iterator, layout, out_arguments
 from ._ops import DispatchKey, aten
+from ._ops.python_arg_parser import PythonArgParser, Signature
+from ._ops.schema import parse_schema
 from .device import CPU
 from .promotion import SCALAR_TYPE_NAMES
 from .storage import no_data
 from .tensor import Tensor
 
-__all__: list[str] = []  # the ops are the table's (reftensor.masked_fill, ...)
+# the ops are the table's (reftensor.masked_fill, ...), but for torch's hand-written binding
+__all__ = ["nonzero"]
 
 #: how torch's messages name a mask's dtype (C++'s type names)
 _C_TYPE_NAMES = {
@@ -255,7 +258,7 @@ def _nonzero(self: Tensor, *, meta: bool) -> Tensor:
 
 
 @aten.nonzero.default.impl(DispatchKey.CPU)
-def nonzero(self: Tensor) -> Tensor:
+def nonzero_cpu(self: Tensor) -> Tensor:
     """The indices of ``self``'s nonzero elements (NaN counts, -0.0 does not), one row per
     element in row-major order (``torch.nonzero``): an int64 tensor of shape ``(n,
     self.dim())`` laid out column-major (strides ``(1, n)``), as torch's CPU kernel.
@@ -284,3 +287,40 @@ out_arguments.set_rule(aten.nonzero.out, out_arguments.OutRule(check=_check_nonz
 def argwhere(self: Tensor) -> Tensor:
     """``torch.argwhere``: ``self.nonzero()``."""
     return aten.nonzero.default.call(self)
+
+
+# ------------------------------------------------------------------ torch.nonzero in Python
+#: torch's Python signature of ``torch.nonzero`` (its own parser, ``THPVariable_nonzero``:
+#: ``as_tuple`` is no schema's argument)
+_NONZERO_PARSER = PythonArgParser("nonzero", [Signature("nonzero", parse_schema(
+    "nonzero(Tensor input, *, bool as_tuple=False, Tensor(a!)? out=None) -> Tensor"),
+    method=False)])
+
+
+def nonzero(*args: Any, **kwargs: Any) -> Tensor | tuple[Tensor, ...]:
+    """``torch.nonzero(input, *, out=None, as_tuple=False)``: the indices of ``input``'s
+    nonzero elements (NaN counts, -0.0 does not).
+
+    With ``as_tuple=False``, an int64 tensor of shape ``(n, input.dim())``, one row per
+    nonzero element in row-major order, laid out column-major (strides ``(1, n)``), as
+    torch's CPU kernel. With ``as_tuple=True``, a tuple of ``input.dim()`` int64 tensors of
+    shape ``(n,)``, one per dim (the columns of the former, views of it: ``nonzero_numpy``;
+    a 0-d input counts as 1-d, giving one tensor), what ``x[x.nonzero(as_tuple=True)]``
+    indexes with.
+
+    Raises:
+        TypeError: arguments that fit torch's signature not (``as_tuple`` given
+            positionally, or not a bool).
+        RuntimeError: ``out=`` with ``as_tuple=True`` ("nonzero does not support the out kwarg
+            when as_tuple is True"); an ``out`` that is not int64.
+        NotImplementedError: a meta tensor (the result's size depends on the values).
+    """
+    _, (input, as_tuple, out) = _NONZERO_PARSER.parse(args, kwargs)
+    if as_tuple:
+        if out is not None:
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+        return input.nonzero(as_tuple=True)
+    if out is not None:
+        return aten.nonzero.out(input, out=out)
+    return aten.nonzero.default(input)
+

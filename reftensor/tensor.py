@@ -664,6 +664,22 @@ class Tensor(TensorMethods):
             return aten.split(self, split_size, dim)
         return aten.split_with_sizes(self, split_size, dim)
 
+    def nonzero(self, *args: Any, **kwargs: Any) -> Tensor | tuple[Tensor, ...]:
+        """``Tensor.nonzero()`` or ``Tensor.nonzero(*, as_tuple)``: see ``reftensor.nonzero``
+        (a hand-written binding in torch too; the method takes no ``out=``). With
+        ``as_tuple=True``, torch's ``nonzero_numpy``: the columns of ``nonzero`` (of
+        ``self.unsqueeze(0)`` for a 0-d tensor) as views.
+
+        Raises:
+            TypeError: arguments that fit neither signature.
+            NotImplementedError: a meta tensor.
+        """
+        index, values = _NONZERO_PARSER.parse(args, kwargs)
+        if index == 0 or not values[0]:
+            return aten.nonzero.default(self)
+        rows = aten.nonzero.default(self if self.dim() else aten.unsqueeze.default(self, 0))
+        return tuple(aten.unbind.int(rows, 1))
+
     def unflatten(self, dim: Any, sizes: Any) -> Tensor:
         """Dim ``dim`` split into ``sizes``, a view. A Python method in torch too
         (``_tensor.py``), which refuses empty ``sizes`` itself (RuntimeError)."""
@@ -785,6 +801,11 @@ class Tensor(TensorMethods):
     def bool(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
         return to_options(self, dtypes.bool, None, False, False, memory_format)
 
+
+#: torch's Python signatures of ``Tensor.nonzero`` (``THPVariable_nonzero``)
+_NONZERO_PARSER = PythonArgParser("nonzero", [
+    Signature("nonzero", parse_schema(text), method=True) for text in (
+        "nonzero(Tensor self) -> Tensor", "nonzero(Tensor self, *, bool as_tuple) -> Tensor")])
 
 #: torch's Python signatures of ``Tensor.to`` (its own parser, ``THPVariable_to``); ``to``'s
 #: schemas in ``native_functions.yaml`` (``to.dtype_layout`` and the rest) are not these.

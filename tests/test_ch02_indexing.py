@@ -727,3 +727,33 @@ def test_the_piece_runs_only_on_small_results_and_only_where_asked(monkeypatch):
         reftensor.arange(100)[reftensor.arange(63)]
     assert calls == [(3, 4)] * 3 + [(100,)]
     assert x.tolist() == [[1.0, 0.0, 1.0, 0.0], [4.0, 0.0, 6.0, 0.0], [1.0, 0.0, 1.0, 0.0]]
+
+
+# ------------------------------------------------------- nonzero, torch's hand-written binding
+@given(tensors(), st.sampled_from(["function", "method"]), st.booleans())
+def test_nonzero_as_a_matrix_or_a_tuple_of_views(spec, form, as_tuple):
+    """``nonzero(x)`` is an ``(n, x.dim())`` int64 matrix laid out column-major; with
+    ``as_tuple=True`` its columns, views of it (a 0-d input counts as 1-d): what
+    ``x[x.nonzero(as_tuple=True)]`` indexes with."""
+    def program(lib, x):
+        return (lib.nonzero(x, as_tuple=as_tuple) if form == "function"
+                else x.nonzero(as_tuple=as_tuple))
+    compare_op(program, spec)
+
+
+NONZERO_CALLS = {
+    "as_tuple positionally": lambda lib, x: lib.nonzero(x, True),
+    "as_tuple with out=": lambda lib, x: lib.nonzero(x, as_tuple=True,
+                                                     out=lib.empty(0, dtype=lib.int64)),
+    "the method given as_tuple positionally": lambda lib, x: x.nonzero(True),
+    "as_tuple=None": lambda lib, x: lib.nonzero(x, as_tuple=None),
+    "the method given out=": lambda lib, x: x.nonzero(out=lib.empty(0, dtype=lib.int64)),
+    "out= of another dtype": lambda lib, x: lib.nonzero(x, out=lib.empty(0)),
+    "out= given": lambda lib, x: lib.nonzero(x, out=lib.empty(0, dtype=lib.int64)),
+    "input by keyword": lambda lib, x: lib.nonzero(input=x, as_tuple=False),
+}
+
+
+@pytest.mark.parametrize("call", NONZERO_CALLS, ids=list(NONZERO_CALLS))
+def test_nonzero_accepts_and_refuses_what_torch_does(call):
+    same_on_both(lambda lib: NONZERO_CALLS[call](lib, lib.tensor([[1, 0], [0, 3]])))

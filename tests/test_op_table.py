@@ -151,13 +151,6 @@ def test_the_parser_accepts_and_refuses_what_torch_does(name, method, positional
         # adds in Python. Checked instead: reftensor offers no ``Tensor.index`` either.
         assert _outcome(program, reftensor)[0] == "AttributeError"
         return
-    if name == "nonzero":
-        # Allowance: torch's Python ``nonzero`` is a hand-written binding (its ``as_tuple``
-        # keyword belongs to no schema), which reftensor's parser cannot express yet: the op
-        # is internal (``aten.nonzero``; ``argwhere`` and ``where(condition)`` reach it).
-        # Checked instead: reftensor offers no binding rather than a wrong one.
-        assert _outcome(program, reftensor)[0] == "AttributeError"
-        return
     expected, got = _outcome(program, torch), _outcome(program, reftensor)
     # CPython names a method that takes no arguments "TensorBase.exp()" in ``t.exp(1)`` and
     # "Tensor.exp()" when the bound method is called later (as ``getattr`` here does);

@@ -1701,8 +1701,7 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "that is not bool, a ``source`` of another dtype or with fewer elements than "
                 "the mask's True values, shapes that do not broadcast."),
     # torch's Python ``nonzero`` is written by hand (its ``as_tuple`` keyword is no schema's):
-    # until reftensor's parser has such bindings, the op is internal and ``argwhere`` (and
-    # ``where(condition)``, its ``as_tuple=True``) reach it.
+    # so is reftensor's (``masked.nonzero``, ``Tensor.nonzero``), which calls this op.
     declare("nonzero(Tensor self) -> Tensor",
             out=("nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
             function=False, method=False,

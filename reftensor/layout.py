@@ -7,7 +7,8 @@ body between ``# BEGIN PIECE`` and ``# END PIECE`` is what the student edition l
 (``pieces.py``).
 
 Memory formats are the three objects ``contiguous_format``, ``channels_last`` and
-``preserve_format`` (``torch.memory_format``).
+``preserve_format`` (``torch.memory_format``). A tensor's layout (``torch.layout``) is
+``strided`` (``Tensor.layout``), the only one reftensor has; torch's others are named too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "Layout",
+    "strided",
+    "sparse_coo",
+    "sparse_csr",
+    "sparse_csc",
+    "sparse_bsr",
+    "sparse_bsc",
     "memory_format",
     "contiguous_format",
     "channels_last",
@@ -45,6 +53,32 @@ class memory_format:
     def __repr__(self) -> str:
         return f"reftensor.{self.name}"
 
+
+class Layout:
+    """How a tensor's elements are stored (``torch.layout``): ``strided``, a storage read
+    through sizes, strides and an offset, which every reftensor tensor has
+    (``Tensor.layout``). torch's sparse layouts are named so that a program naming them runs
+    up to the point where it would need one: a factory given one raises
+    NotImplementedError."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"reftensor.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name  # pickled by name: the same object after a round trip
+
+
+strided = Layout("strided")
+sparse_coo = Layout("sparse_coo")
+sparse_csr = Layout("sparse_csr")
+sparse_csc = Layout("sparse_csc")
+sparse_bsr = Layout("sparse_bsr")
+sparse_bsc = Layout("sparse_bsc")
 
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")

@@ -801,6 +801,13 @@ class Tensor(TensorMethods):
     def bool(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
         return to_options(self, dtypes.bool, None, False, False, memory_format)
 
+    # (last in the class: from here on, ``layout`` in the class body is this property)
+    @property
+    def layout(self) -> layout.Layout:
+        """``reftensor.strided`` (``Tensor.layout``, ``torch.strided``): every reftensor tensor,
+        meta ones too, is a storage read through sizes, strides and an offset."""
+        return layout.strided
+
 
 #: torch's Python signatures of ``Tensor.nonzero`` (``THPVariable_nonzero``)
 _NONZERO_PARSER = PythonArgParser("nonzero", [

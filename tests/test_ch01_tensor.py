@@ -559,3 +559,23 @@ def test_deepcopy_copies_the_grad_as_torch():
         return d.grad.tolist(), d.grad is w.grad, d.grad._version, d._version
 
     same_on_both(program)
+
+
+# ---------------------------------------------------------------------------- Tensor.layout
+@given(strategies.tensors())
+def test_every_tensor_is_strided(spec):
+    """``Tensor.layout`` is ``strided`` for every layout of sizes and strides (the word names
+    the storage-plus-strides scheme, not a particular order); factories take
+    ``layout=strided``; the layout objects pickle to themselves."""
+    same_on_both(lambda lib: (
+        spec.make(lib).layout is lib.strided, repr(spec.make(lib).layout).split(".")[-1],
+        lib.zeros(2, layout=lib.strided), lib.empty_like(spec.make(lib), layout=lib.strided).shape,
+        pickle.loads(pickle.dumps(lib.strided)) is lib.strided))
+
+
+def test_a_sparse_layout_is_refused_clearly():
+    """reftensor has the strided layout alone: a factory asked for a sparse one raises
+    NotImplementedError naming it (torch would make a sparse tensor)."""
+    with pytest.raises(NotImplementedError, match="only the strided layout, not "
+                                                  "reftensor.sparse_coo"):
+        reftensor.zeros(2, 3, layout=reftensor.sparse_coo)

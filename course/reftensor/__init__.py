@@ -78,7 +78,18 @@ from .factories import (
     tensor,
 )
 from .functional import *  # noqa: F403
-from .layout import channels_last, contiguous_format, memory_format, preserve_format
+from .layout import (
+    channels_last,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
+)
 from .masked import *  # noqa: F403  (nonzero: torch's hand-written binding)
 from .promotion import *  # noqa: F403
 from .size import Size
@@ -170,10 +181,12 @@ __all__ = [
     "bool", "channels_last", "contiguous_format", "device", "double", "dtype", "dtypes",
     "float", "float16", "float32", "float64", "from_numpy",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",
-    "layout", "long", "memory_format", "numel", "preserve_format",
+    "layout", "long", "memory_format", "numel", "preserve_format", "strided", "sparse_coo",
+    "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
     "Generator", "default_generator", "get_rng_state", "initial_seed",
     "manual_seed", "nn", "optim", "random", "seed", "set_rng_state", "utils",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
     *_bindings.__all__,
-    *broadcasting.__all__, *functional.__all__, *promotion.__all__, *views.__all__,
+    *broadcasting.__all__, *functional.__all__, *masked.__all__, *promotion.__all__,
+    *views.__all__,
 ]

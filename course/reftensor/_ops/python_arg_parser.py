@@ -168,7 +168,7 @@ _CHECKS: dict[str, Callable[[Any], builtins.bool]] = {
                                                            and x in _PYTHON_TYPES_AS_DTYPES),
     "MemoryFormat": lambda x: isinstance(x, layout.memory_format),
     "Device": lambda x: isinstance(x, device | str) or _is_int(x),
-    "Layout": lambda x: False,  # reftensor has one layout, strided: only None is accepted
+    "Layout": lambda x: isinstance(x, layout.Layout),
     "Generator": lambda x: hasattr(x, "initial_seed") and hasattr(x, "get_state"),
 }
 
@@ -179,6 +179,13 @@ def _number(x: Any) -> Any:
         return x.item()
     if isinstance(x, np.generic):
         return x.item()
+    return x
+
+
+def _strided_only(x: Any) -> Any:
+    """``layout=``: reftensor has the strided layout alone."""
+    if x is not layout.strided:
+        raise NotImplementedError(f"reftensor has only the strided layout, not {x!r}")
     return x
 
 
@@ -193,6 +200,7 @@ _CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "float": lambda x: builtins.float(_number(x)),
     "bool": builtins.bool,
     "ScalarType": lambda x: _PYTHON_TYPES_AS_DTYPES.get(x, x),
+    "Layout": _strided_only,
 }
 
 

@@ -579,3 +579,39 @@ def test_a_sparse_layout_is_refused_clearly():
     with pytest.raises(NotImplementedError, match="only the strided layout, not "
                                                   "reftensor.sparse_coo"):
         reftensor.zeros(2, 3, layout=reftensor.sparse_coo)
+
+
+# ------------------------------------------------------------------------ shared memory
+def _written_by_a_forked_child(t: Any) -> list[float]:
+    """``t`` after a forked child process set its element 2 to 7."""
+    import os
+
+    pid = os.fork()
+    if pid == 0:
+        t[2] = 7
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return t.tolist()
+
+
+def test_share_memory_puts_the_storage_where_forked_processes_write_with_us():
+    """``share_memory_`` (in place, every view sees it, ``_version`` unchanged) makes a
+    forked child's write visible here; an ordinary storage is copied on write; a clone is
+    not shared; a meta tensor is refused."""
+    def program(lib):
+        plain, shared = lib.zeros(4), lib.zeros(4)
+        out = (shared.is_shared(), shared.share_memory_() is shared, shared.is_shared(),
+               shared[1:].is_shared(), shared.untyped_storage().is_shared(),
+               shared._version, shared.clone().is_shared(), lib.empty(0).share_memory_(),
+               _written_by_a_forked_child(plain), _written_by_a_forked_child(shared))
+        return out
+    same_on_both(program)
+    same_on_both(lambda lib: lib.empty(2, device="meta").share_memory_())
+
+
+def test_a_shared_storage_is_not_resized():
+    """torch 2.13 crashes resizing a shared storage; reftensor raises the error torch means
+    ("Trying to resize storage that is not resizable")."""
+    storage = reftensor.ones(3).share_memory_().untyped_storage()
+    with pytest.raises(RuntimeError, match="not resizable"):
+        storage.resize_(40)

@@ -8,6 +8,8 @@ A storage on the ``meta`` device has a size but no bytes at all (``data_ptr()`` 
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from .device import CPU, META, as_device, device
@@ -28,7 +30,7 @@ class UntypedStorage:
         NotImplementedError: reading or writing the bytes of a meta storage.
     """
 
-    __slots__ = ("_bytes", "_nbytes", "_device")
+    __slots__ = ("_bytes", "_nbytes", "_device", "_shared")
 
     def __init__(self, nbytes: int = 0, *, device: str | device | None = None) -> None:
         if nbytes < 0:
@@ -36,6 +38,7 @@ class UntypedStorage:
         self._device = as_device(device)
         self._nbytes = nbytes
         self._bytes = np.zeros(nbytes, dtype=np.uint8) if self._device == CPU else None
+        self._shared = False
 
     @classmethod
     def _wrap(cls, buffer: np.ndarray) -> UntypedStorage:
@@ -51,6 +54,7 @@ class UntypedStorage:
         storage._bytes = buffer
         storage._nbytes = int(buffer.shape[0])
         storage._device = CPU
+        storage._shared = False
         return storage
 
     def resize_(self, nbytes: int) -> UntypedStorage:
@@ -58,12 +62,37 @@ class UntypedStorage:
         zero); every tensor on this storage sees the change (``UntypedStorage.resize_``)."""
         if nbytes < 0:
             raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
+        if self._shared:  # (torch 2.13 crashes here: this is the error it means to give)
+            raise RuntimeError("Trying to resize storage that is not resizable")
         if self._bytes is not None:
             grown = np.zeros(nbytes, dtype=np.uint8)
             keep = min(nbytes, self._nbytes)
             grown[:keep] = self._bytes[:keep]
             self._bytes = grown
         self._nbytes = nbytes
+        return self
+
+    def is_shared(self) -> bool:
+        """Are the bytes in shared memory (``share_memory_``)?"""
+        return self._shared
+
+    def share_memory_(self) -> UntypedStorage:
+        """Move the bytes into shared memory, in place (``UntypedStorage.share_memory_``): an
+        anonymous shared mapping, which processes forked afterwards (a ``DataLoader``'s
+        workers) read and write together with this one, where an ordinary storage is copied
+        on write. Every tensor on the storage sees the same values; a shared storage cannot
+        be resized. Returns ``self``; nothing happens when it is shared already.
+
+        Raises:
+            RuntimeError: a meta storage ("only available on CPU").
+        """
+        if self._device != CPU:
+            raise RuntimeError("_share_fd_: only available on CPU")
+        if not self._shared:
+            mapping = mmap.mmap(-1, max(self._nbytes, 1))  # MAP_SHARED | MAP_ANONYMOUS
+            shared = np.frombuffer(mapping, dtype=np.uint8, count=self._nbytes)
+            shared[...] = self._bytes
+            self._bytes, self._shared = shared, True
         return self
 
     def nbytes(self) -> int:

@@ -244,6 +244,20 @@ class Tensor(TensorMethods):
         """The shared byte buffer behind this tensor and all its views."""
         return self._storage
 
+    def is_shared(self) -> builtins.bool:
+        """Is the storage in shared memory (``Tensor.is_shared``)? Views share the answer."""
+        return self._storage.is_shared()
+
+    def share_memory_(self) -> Tensor:
+        """Move the storage into shared memory (``Tensor.share_memory_``): processes forked
+        afterwards write to the same bytes. Returns ``self``; ``_version`` is unchanged.
+
+        Raises:
+            RuntimeError: a meta tensor ("only available on CPU").
+        """
+        self._storage.share_memory_()
+        return self
+
     def data_ptr(self) -> int:
         """Address of the first element: storage address + ``storage_offset * itemsize``.
 

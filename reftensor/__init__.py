@@ -93,7 +93,7 @@ from .layout import (
 from .masked import *  # noqa: F403  (nonzero: torch's hand-written binding)
 from .promotion import *  # noqa: F403
 from .size import Size
-from .storage import UntypedStorage
+from .storage import TypedStorage, UntypedStorage
 from .views import *  # noqa: F403
 
 # Chapter 8: the samplers register their kernels (``reftensor.random`` is ``torch.random``).
@@ -177,7 +177,7 @@ def numel(input: Tensor) -> "builtins.int":  # noqa: F821, F405
 __all__ = [
     "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
     "no_grad", "set_grad_enabled",
-    "Size", "Tensor", "UntypedStorage", "as_tensor", "bfloat16",
+    "Size", "Tensor", "TypedStorage", "UntypedStorage", "as_tensor", "bfloat16",
     "bool", "channels_last", "contiguous_format", "device", "double", "dtype", "dtypes",
     "float", "float16", "float32", "float64", "from_numpy",
     "get_default_dtype", "half", "int", "int8", "int16", "int32", "int64", "is_tensor",

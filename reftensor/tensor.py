@@ -52,7 +52,7 @@ from .device import CPU, META, device
 from .dtypes import dtype
 from .layout import memory_format
 from .size import Size
-from .storage import UntypedStorage, no_data
+from .storage import TypedStorage, UntypedStorage, no_data
 
 __all__ = ["Tensor", "VersionCounter", "wrap_dim"]
 
@@ -243,6 +243,13 @@ class Tensor(TensorMethods):
     def untyped_storage(self) -> UntypedStorage:
         """The shared byte buffer behind this tensor and all its views."""
         return self._storage
+
+    def storage(self) -> TypedStorage:
+        """The storage read as elements of this tensor's dtype (``Tensor.storage()``, a
+        ``TypedStorage``: the whole storage, not just what this view covers), with torch's
+        deprecation warning the first time in a process (``untyped_storage()`` is the
+        current API)."""
+        return TypedStorage.of_tensor(self._storage, self._dtype)
 
     def is_shared(self) -> builtins.bool:
         """Is the storage in shared memory (``Tensor.is_shared``)? Views share the answer."""

@@ -615,3 +615,50 @@ def test_a_shared_storage_is_not_resized():
     storage = reftensor.ones(3).share_memory_().untyped_storage()
     with pytest.raises(RuntimeError, match="not resizable"):
         storage.resize_(40)
+
+
+# ------------------------------------------------------------ Tensor.storage(), the legacy one
+def _named(text: str, lib: Any) -> str:
+    return text.replace(lib.__name__, "LIB")
+
+
+@given(strategies.tensors())
+def test_storage_reads_the_whole_storage_as_elements_of_the_dtype(spec):
+    """``Tensor.storage()`` is the whole storage (not the view's part) read in the tensor's
+    dtype: its size, elements, address, printing; a write through it is the tensor's."""
+    def program(lib):
+        import warnings
+
+        t = spec.make(lib)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = t.storage()
+        out = [len(s), s.size(), s.nbytes(), s.element_size(), s.data_ptr()
+               == t.untyped_storage().data_ptr(), _named(str(s.dtype), lib), str(s.device)]
+        if t.device.type != "meta":
+            out += [s.tolist(), _named(repr(s), lib), [s[i] for i in range(-len(s), len(s))]]
+            if len(s) and t.dtype != lib.bool:
+                s[len(s) - 1] = 1
+                out.append(t.tolist())
+        return out
+    same_on_both(program)
+
+
+def test_storage_warns_once_that_typed_storage_is_deprecated():
+    import warnings
+
+    import torch.storage
+
+    import reftensor.storage
+
+    def program(lib):
+        if lib is torch:
+            torch.storage._reset_warn_typed_storage_removal()
+        else:
+            reftensor.storage._TYPED_STORAGE_WARNED = False
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            lib.ones(2).storage()
+            lib.ones(3).storage()
+        return [(w.category.__name__, str(w.message)) for w in seen]
+    same_on_both(program)

@@ -1,4 +1,6 @@
-"""``UntypedStorage``: the flat block of bytes that every view of a tensor shares.
+"""``UntypedStorage``: the flat block of bytes that every view of a tensor shares (and
+``TypedStorage``, the same bytes read as elements of one dtype: ``Tensor.storage()``, which
+torch keeps for old code and deprecates).
 
 A storage knows nothing about shapes, strides or element types: it is ``nbytes()`` bytes,
 numbered from 0. A tensor is a *way of reading* a storage (dtype, shape, stride, offset).
@@ -9,12 +11,15 @@ A storage on the ``meta`` device has a size but no bytes at all (``data_ptr()`` 
 from __future__ import annotations
 
 import mmap
+import warnings
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
 from .device import CPU, META, as_device, device
 
-__all__ = ["UntypedStorage", "no_data"]
+__all__ = ["TypedStorage", "UntypedStorage", "no_data"]
 
 _UINT8 = np.dtype(np.uint8)
 
@@ -159,6 +164,111 @@ class UntypedStorage:
             return f"...\n{head}"
         body = "\n".join(f" {b}" for b in self._bytes.tolist())
         return f"{body or ' '}\n{head}"
+
+
+_TYPED_STORAGE_WARNED = False
+
+
+class TypedStorage:
+    """A storage's bytes read as elements of one dtype (``torch.TypedStorage``, what
+    ``Tensor.storage()`` returns): the whole storage, whatever part of it the tensor views.
+    ``len``, ``size()``, ``s[i]`` (a Python number; negative ``i`` from the end), ``s[i] = v``,
+    ``tolist()``, iteration; ``dtype``, ``device``, ``data_ptr()`` (the storage's first
+    byte), ``nbytes()``, ``element_size()``, ``untyped()``, ``is_shared()``,
+    ``share_memory_()``; printed as torch prints it, one element per line.
+
+    Raises:
+        IndexError: an index out of range ("index 5 out of range for storage of size 3").
+        RuntimeError: a slice or a non-int index; reading a meta storage's elements
+            (NotImplementedError).
+    """
+
+    __slots__ = ("_untyped_storage", "dtype")
+
+    def __init__(self, untyped: UntypedStorage, dtype: Any) -> None:
+        self._untyped_storage, self.dtype = untyped, dtype
+
+    @classmethod
+    def of_tensor(cls, untyped: UntypedStorage, dtype: Any) -> TypedStorage:
+        """``Tensor.storage()``: warns, once per process as torch does, that TypedStorage is
+        deprecated."""
+        global _TYPED_STORAGE_WARNED
+        if not _TYPED_STORAGE_WARNED:
+            _TYPED_STORAGE_WARNED = True
+            warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                          "UntypedStorage will be the only storage class. This should only "
+                          "matter to you if you are using storages directly.  To access "
+                          "UntypedStorage directly, use tensor.untyped_storage() instead of "
+                          "tensor.storage()", UserWarning, stacklevel=3)
+        return cls(untyped, dtype)
+
+    def size(self) -> int:
+        """How many elements of ``dtype`` the storage holds."""
+        return self._untyped_storage.nbytes() // self.dtype.itemsize
+
+    def __len__(self) -> int:
+        return self.size()
+
+    @property
+    def device(self) -> device:
+        return self._untyped_storage.device
+
+    def nbytes(self) -> int:
+        return self._untyped_storage.nbytes()
+
+    def element_size(self) -> int:
+        return int(self.dtype.itemsize)
+
+    def data_ptr(self) -> int:
+        return self._untyped_storage.data_ptr()
+
+    def untyped(self) -> UntypedStorage:
+        return self._untyped_storage
+
+    def is_shared(self) -> bool:
+        return self._untyped_storage.is_shared()
+
+    def share_memory_(self) -> TypedStorage:
+        self._untyped_storage.share_memory_()
+        return self
+
+    def _index(self, i: Any) -> int:
+        if isinstance(i, slice):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        if not isinstance(i, int):
+            raise RuntimeError(f"can't index a {type(self)} with {type(i)}")
+        n = self.size()
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for storage of size {n}")
+        return i % n
+
+    def _elements(self) -> np.ndarray:
+        elements = self._untyped_storage._typed(self.dtype.numpy)
+        return elements[:self.size()]
+
+    def _python(self, value: Any) -> Any:
+        if self.dtype.name == "bool":
+            return bool(value)
+        return float(value) if self.dtype.is_floating_point else int(value)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._python(self._elements()[self._index(i)])
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        self._elements()[self._index(i)] = value
+
+    def tolist(self) -> list[Any]:
+        return [self._python(v) for v in self._elements()]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        info = (f"[{type(self).__module__}.{type(self).__name__}(dtype={self.dtype!r}, "
+                f"device={self.device}) of size {len(self)}]")
+        if self.device == META:
+            return "...\n" + info
+        return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
 
 
 def no_data() -> NotImplementedError:

@@ -1322,3 +1322,96 @@ def test_detaching_an_inference_tensor_gives_an_inference_tensor():
         return d.is_inference(), None
 
     assert program(reftensor) == program(torch) == (True, "RuntimeError")
+
+
+# ---------------------------------------------------------------- reduction_backward
+# Chapter 5's reduction_backward: the student edition's sum and mean nodes ask it on small
+# float64 inputs (derivatives.REDUCTION_PIECE, set from pieces.stubbed); the reference runs
+# the tensor formulas. Here the flag is set in the reference, which then runs its own piece.
+def _reduction_grads(f: Callable[[Any], Any], x: Any, g: Any) -> tuple:
+    y = f(x)
+    (gx,) = reftensor.autograd.grad(y, x, g)
+    return gx.tolist(), gx.stride(), gx.dtype
+
+
+@pytest.fixture
+def reduction_piece(monkeypatch):
+    from reftensor.autograd import derivatives
+
+    monkeypatch.setattr(derivatives, "REDUCTION_PIECE", True)
+    return derivatives
+
+
+def test_the_reduction_piece_runs_only_in_the_student_edition():
+    from reftensor import pieces
+    from reftensor.autograd import derivatives
+
+    assert derivatives.REDUCTION_PIECE == pieces.stubbed(derivatives.reduction_backward)
+    assert derivatives.REDUCTION_PIECE is False
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_the_reduction_piece_and_the_formulas_agree(data):
+    """On generated shapes, dims (negative, unordered, empty, None), keepdim and both
+    reductions, the piece's answer laid out by the library equals the tensor formula's:
+    values, strides and dtype (a sum's gradient expanded, a mean's dense)."""
+    from reftensor.autograd import derivatives
+
+    sizes = data.draw(st.lists(st.sampled_from((1, 2, 3)), max_size=3).map(tuple))
+    ndim = len(sizes)
+    dims = data.draw(st.one_of(st.none(), st.just(()), st.lists(
+        st.sampled_from(range(-ndim, ndim) if ndim else (0, -1)), min_size=1,
+        max_size=max(ndim, 1)).filter(lambda d: len({v % max(ndim, 1) for v in d}) == len(d))
+        .map(tuple)))
+    keepdim = dims is not None and data.draw(st.booleans())
+    mean = data.draw(st.booleans())
+    x = reftensor.arange(float(math.prod(sizes)), dtype=reftensor.float64).reshape(
+        sizes).requires_grad_()
+
+    def f(x):
+        op = x.mean if mean else x.sum
+        return op() if dims is None else op(list(dims), keepdim=keepdim)
+
+    g = reftensor.arange(1.0, f(x).numel() + 1.0, dtype=reftensor.float64).reshape(
+        f(x).shape) / 3
+    formulas = _reduction_grads(f, x, g)
+    try:
+        derivatives.REDUCTION_PIECE = True
+        asked = _reduction_grads(f, x, g)
+    finally:
+        derivatives.REDUCTION_PIECE = False
+    assert asked == formulas
+
+
+def test_the_reduction_piece_runs_for_small_float64_nodes_only(reduction_piece, monkeypatch):
+    calls = []
+    real = reduction_piece.reduction_backward
+    monkeypatch.setattr(reduction_piece, "reduction_backward",
+                        lambda *args: (calls.append(args[1:]), real(*args))[1])
+    small = reftensor.ones(2, 3, dtype=reftensor.float64, requires_grad=True)
+    small.sum().backward()
+    reftensor.autograd.grad(small.mean(-1, keepdim=True).sum(), small)
+    reftensor.ones(2, 3, requires_grad=True).sum().backward()  # float32: the formula
+    reftensor.ones(8, 8, dtype=reftensor.float64, requires_grad=True).sum().backward()
+    assert calls == [((2, 3), None, False, False), ((2, 1), None, False, False),
+                     ((2, 3), (-1,), True, True)]
+
+
+def test_a_wrong_reduction_piece_changes_what_the_library_computes(reduction_piece,
+                                                                    monkeypatch):
+    """A piece that divides a sum's gradient too gives other gradients: the library runs
+    it (and lays out an answer that is not one value along the reduced dims densely)."""
+    real = reduction_piece.reduction_backward
+    x = reftensor.ones(2, 3, dtype=reftensor.float64, requires_grad=True)
+    assert reftensor.autograd.grad(x.sum(1), x, reftensor.ones(2, dtype=reftensor.float64)
+                                   )[0].tolist() == [[1.0] * 3] * 2
+    monkeypatch.setattr(reduction_piece, "reduction_backward",
+                        lambda grad, sizes, dims, keepdim, mean: real(grad, sizes, dims,
+                                                                      keepdim, True))
+    assert reftensor.autograd.grad(x.sum(1), x, reftensor.ones(2, dtype=reftensor.float64)
+                                   )[0].tolist() == [[1 / 3] * 3] * 2
+    monkeypatch.setattr(reduction_piece, "reduction_backward",
+                        lambda grad, sizes, dims, keepdim, mean: [[1.0, 2.0, 3.0]] * 2)
+    (scrambled,) = reftensor.autograd.grad(x.sum(1), x, reftensor.ones(2, dtype=reftensor.float64))
+    assert scrambled.tolist() == [[1.0, 2.0, 3.0]] * 2 and scrambled.stride() == (3, 1)

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.ch05
 
 CHAPTER = "ch05_autograd"
 NAMES = ["backward_pass", "binary_backward", "collect_next_edges", "accumulate_grad",
-         "set_history", "clamp_backward", "saved_tensor_error"]
+         "set_history", "clamp_backward", "saved_tensor_error", "reduction_backward"]
 FRESH_SEED = 20261121
 
 
@@ -368,6 +368,54 @@ def clamp_summed(x, lo, hi, grad):
             None if grad_hi is None else [sum(grad_hi)])
 
 
+def make_reduction(*, wrap=True, empty_is_every=True, read_kept=True, by_numel=False,
+                   sum_divides=False):
+    """The solution's reduction_backward with one rule broken (the keywords say which)."""
+
+    def reduction_backward(grad, sizes, dims, keepdim, mean):
+        ndim = len(sizes)
+        if ndim == 0:
+            reduced = set()
+        elif dims is None or (dims == () and empty_is_every):
+            reduced = set(range(ndim))
+        else:
+            reduced = {d % ndim if wrap else d for d in dims}
+        count = 1
+        for d in range(ndim):
+            if by_numel or d in reduced:
+                count *= sizes[d]
+
+        def element(index):
+            g = grad
+            for d, i in enumerate(index):
+                if d not in reduced:
+                    g = g[i]
+                elif keepdim and read_kept:
+                    g = g[0]
+            return g / count if mean or sum_divides else g
+
+        def fill(index):
+            if len(index) == ndim:
+                return element(index)
+            return [fill((*index, i)) for i in range(sizes[len(index)])]
+
+        return fill(())
+
+    return reduction_backward
+
+
+reduction_negative_dims_unwrapped = make_reduction(wrap=False)
+reduction_negative_dims_unwrapped.__name__ = "reduction_negative_dims_unwrapped"
+reduction_empty_dims_reduce_none = make_reduction(empty_is_every=False)
+reduction_empty_dims_reduce_none.__name__ = "reduction_empty_dims_reduce_none"
+reduction_keepdim_ignored = make_reduction(read_kept=False)
+reduction_keepdim_ignored.__name__ = "reduction_keepdim_ignored"
+reduction_mean_by_numel = make_reduction(by_numel=True)
+reduction_mean_by_numel.__name__ = "reduction_mean_by_numel"
+reduction_sum_divided = make_reduction(sum_divides=True)
+reduction_sum_divided.__name__ = "reduction_sum_divided"
+
+
 def saved_current_grad_fn(saved_version, version, type_name, shape, saved_by, grad_fn):
     """Names the tensor's grad_fn now, even for a result its node saved."""
     return RIGHT["saved_tensor_error"](saved_version, version, type_name, shape, None, grad_fn)
@@ -425,6 +473,11 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("clamp_backward", clamp_exclusive, False),
     ("clamp_backward", clamp_naive_bounds, False),
     ("clamp_backward", clamp_summed, False),
+    ("reduction_backward", reduction_keepdim_ignored, False),
+    ("reduction_backward", reduction_mean_by_numel, False),
+    ("reduction_backward", reduction_empty_dims_reduce_none, False),
+    ("reduction_backward", reduction_negative_dims_unwrapped, False),
+    ("reduction_backward", reduction_sum_divided, False),
     ("saved_tensor_error", saved_current_grad_fn, False),
     ("saved_tensor_error", saved_full_node_name, False),
     ("saved_tensor_error", saved_versions_swapped, False),
@@ -447,7 +500,7 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 
 REFUSALS = {"backward_pass": [], "binary_backward": [], "collect_next_edges": [],
             "accumulate_grad": [], "set_history": [], "clamp_backward": [],
-            "saved_tensor_error": []}
+            "saved_tensor_error": [], "reduction_backward": []}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -850,4 +903,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "set_history",
-                                            history_saving_everything, 28)
+                                            history_saving_everything, 32)

@@ -1243,6 +1243,28 @@ CORNERS = {
         ("a 0-d bound: one value everywhere", on(lambda x, lo, hi, grad: len(x) > 1 and any(
             b is not None and len(set(b)) == 1 for b in (lo, hi)))),
     ],
+    "reduction_backward": [
+        ("x.sum() / x.mean(): dims None", on(lambda g, sizes, dims, keep, mean: dims is None)),
+        ("an empty list of dims: every dim", on(lambda g, sizes, dims, keep, mean:
+                                                dims == () and len(sizes) > 1)),
+        ("a negative dim", on(lambda g, sizes, dims, keep, mean: bool(sizes) and dims
+                              and any(d < 0 for d in dims))),
+        ("dims out of order", on(lambda g, sizes, dims, keep, mean: dims and any(
+            a % len(sizes) > b % len(sizes) for a, b in itertools.pairwise(dims)))),
+        ("some dims reduced, not all", on(lambda g, sizes, dims, keep, mean: dims and len(
+            {d % len(sizes) for d in dims}) < len(sizes) if sizes else False)),
+        ("keepdim with some dims reduced", on(lambda g, sizes, dims, keep, mean: keep and dims
+                                              and len(sizes) > len(dims))),
+        ("a mean over some dims (count is not numel)", on(
+            lambda g, sizes, dims, keep, mean: mean and dims and math.prod(
+                sizes[d] for d in {d % len(sizes) for d in dims}) < math.prod(sizes)
+            if sizes else False)),
+        ("a mean", on(lambda g, sizes, dims, keep, mean: mean)),
+        ("a sum", on(lambda g, sizes, dims, keep, mean: not mean)),
+        ("a 0-d x with a dim", on(lambda g, sizes, dims, keep, mean: not sizes and dims)),
+        ("a size-1 dim reduced", on(lambda g, sizes, dims, keep, mean: dims and any(
+            sizes[d % len(sizes)] == 1 for d in dims) if sizes else False)),
+    ],
     "saved_tensor_error": [
         ("unchanged (None)", on(lambda saved, version, *_: version == saved)),
         ("a tensor without history (no 'which is output 0 of')",

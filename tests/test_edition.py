@@ -467,6 +467,11 @@ WRONG_PIECES = {
                        "x.grad.tolist())[1])(reftensor.tensor([-1.0, 0.0, 1.0], "
                        "dtype=reftensor.float64, requires_grad=True))",
                        "lambda right: lambda x, lo, hi, grad: (list(grad), lo, hi)"),
+    "reduction_backward": ("(lambda x: reftensor.autograd.grad(x.mean(1), x, reftensor.ones("
+                           "2, dtype=reftensor.float64))[0].tolist())(reftensor.ones(2, 3, "
+                           "dtype=reftensor.float64, requires_grad=True))",
+                           "lambda right: lambda grad, sizes, dims, keepdim, mean: right("
+                           "grad, sizes, dims, keepdim, False)"),
     "accumulate_grad": ("(lambda w: ((w * 2).sum().backward(), w.grad.stride())[1])("
                         "reftensor.empty_strided((2, 3), (1, 2), dtype=reftensor.float64)"
                         ".requires_grad_())",

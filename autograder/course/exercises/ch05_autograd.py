@@ -700,6 +700,104 @@ register(Exercise(
 ))
 
 
+# ---------------------------------------------------------------- reduction_backward
+#: the values of reduction_backward's gradients: thirds and tenths, which a mean's division
+#: rounds, so that dividing by another count gives other floats
+GRAD_VALUES = (-2.5, -1.0, 0.1, 0.3, 1 / 3, 1.5, 2.0, 7.0)
+
+
+def _reduced_shape(sizes: tuple, dims, keepdim: bool) -> tuple:
+    ndim = len(sizes)
+    reduced = set() if not ndim else (
+        set(range(ndim)) if not dims else {d % ndim for d in dims})
+    return tuple(1 if d in reduced else n for d, n in enumerate(sizes)
+                 if keepdim or d not in reduced)
+
+
+@st.composite
+def _reduction_cases(draw: st.DrawFn) -> Case:
+    sizes = tuple(_pick(draw, (1, 2, 3, 3, 4)) for _ in range(_pick(draw, (0, 1, 2, 2, 3, 3))))
+    ndim = len(sizes)
+    kind = _pick(draw, range(8))
+    if kind == 0:  # x.sum(), x.mean(): every dim, no keepdim
+        dims, keepdim = None, False
+    else:
+        if kind == 1:  # an empty list of dims: every dim too
+            dims = ()
+        elif not ndim:  # a 0-d x takes dim 0 or -1
+            dims = (_pick(draw, (0, -1)),)
+        else:
+            chosen = [d for d in range(ndim) if _pick(draw, (0, 1))] or [_pick(draw, range(ndim))]
+            order = []
+            while chosen:  # in any order
+                order.append(chosen.pop(_pick(draw, range(len(chosen)))))
+            dims = tuple(d - ndim if _pick(draw, (0, 1)) else d for d in order)
+        keepdim = _pick(draw, (False, True))
+    grad = draw(_nested(_reduced_shape(sizes, dims, keepdim), GRAD_VALUES))
+    return Case(args=(grad, sizes, dims, keepdim, _pick(draw, (False, True))))
+
+
+def _reduce_in_torch(torch, x, dims, keepdim: bool, mean: bool):
+    op = x.mean if mean else x.sum
+    return op() if dims is None else op(list(dims), keepdim=keepdim)
+
+
+def _reduction_reference(c: Case):
+    """What the reduction's node returns when called (``y.grad_fn(grad)``): ``x``'s
+    gradient, before the engine hands it on."""
+    torch = _torch()
+    grad, sizes, dims, keepdim, mean = c.args
+    x = torch.zeros(sizes, dtype=torch.float64, requires_grad=True)
+    y = _reduce_in_torch(torch, x, dims, keepdim, mean)
+    (grad_x,) = (y.grad_fn(torch.tensor(grad, dtype=torch.float64)),)
+    return grad_x.tolist()
+
+
+def _reduction_truth(c: Case) -> str:
+    grad, sizes, dims, keepdim, mean = c.args
+    op = "mean" if mean else "sum"
+    call = f"x.{op}()" if dims is None else f"x.{op}({list(dims)!r}, keepdim={keepdim})"
+    return (f"x = torch.zeros({sizes!r}, dtype=torch.float64, requires_grad=True); "
+            f"y = {call}; y.grad_fn(torch.tensor({grad!r}, dtype=torch.float64)).tolist()")
+
+
+def _reduction_case(grad, sizes, dims, keepdim, mean) -> Case:
+    return Case(args=(_tuples(grad), sizes, dims, keepdim, mean))
+
+
+register(Exercise(
+    name="reduction_backward",
+    chapter=CHAPTER,
+    signature="reduction_backward(grad, sizes, dims, keepdim, mean) -> x's gradient, nested "
+              "lists of sizes (a float for 0-d); grad nested tuples of the result's shape (a "
+              "number for 0-d), sizes a tuple of ints, dims None, () or a tuple of ints, "
+              "keepdim and mean bools",
+    fixed=(
+        _reduction_case(2.0, (2, 3), None, False, False),
+        _reduction_case([0.1, 2.0], (2, 3), (1,), False, False),
+        _reduction_case([[0.1], [2.0]], (2, 3), (-1,), True, False),
+        _reduction_case([1.5, 7.0, -1.0], (2, 3), (0,), False, True),
+        _reduction_case(1.5, (2, 3), None, False, True),
+        _reduction_case(7.0, (2, 3), (), False, True),
+        # the order of dims does not matter; the count is of the reduced dims only
+        _reduction_case([[[0.1, 2.0, 1.5]]], (4, 2, 3), (-3, 1), True, True),
+        _reduction_case([1.0, 0.3], (3, 2, 4), (2, 0), False, True),
+        # a 0-d x: dim 0 or -1 is its only "dim"
+        _reduction_case(1 / 3, (), (-1,), True, True),
+    ),
+    edge=(
+        _reduction_case(2.0, (), None, False, False),
+        _reduction_case([2.0], (1,), (0,), True, True),
+        _reduction_case([[0.3]], (1, 2), (), True, False),
+        _reduction_case([0.1, 0.3, 7.0], (3, 1), (1,), False, True),
+    ),
+    strategy=_reduction_cases,
+    reference=_reduction_reference,
+    truth=_reduction_truth,
+    hidden_examples=100,
+))
+
+
 # ---------------------------------------------------------------- accumulate_grad
 @st.composite
 def _layout(draw: st.DrawFn, shape: tuple, overlap: bool) -> tuple:

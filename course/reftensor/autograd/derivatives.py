@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import dtypes, factories, layout, views
+from .. import dtypes, factories, layout, pieces, views
 from .._ops import aten
 from .._ops.state import state as dispatch_state
 from ..device import CPU, META
@@ -438,28 +438,120 @@ def restore_reduced_dims(grad: Tensor, dim: Any, ndim: int, keepdim: bool) -> Te
     return grad
 
 
-def sum_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+def reduction_backward(grad: Nested, sizes: tuple[int, ...], dims: tuple[int, ...] | None,
+                       keepdim: bool, mean: bool) -> Nested:
+    """What the node of ``x.sum(dims, keepdim)`` (``SumBackward0``/``SumBackward1``) or of
+    ``x.mean(dims, keepdim)`` (``MeanBackward0``/``MeanBackward1``) returns for the gradient
+    ``grad`` of its result: the gradient of ``x``.
+
+    Args:
+        grad: the gradient of the result, nested lists of the result's shape (a float for a
+            0-d result). The result's shape is ``sizes`` without the reduced dims, or with
+            them as size 1 when ``keepdim``.
+        sizes: ``x``'s sizes, a tuple of ints (no size is 0).
+        dims: the reduced dims as the op got them, ints in ``[-len(sizes), len(sizes))``
+            (``[-1, 0]`` for a 0-d ``x``); None or ``()`` for every dim (``x.sum()``).
+        keepdim: the op's ``keepdim``.
+        mean: True for ``mean``, False for ``sum``.
+
+    Returns:
+        nested lists of ``sizes`` (a float for a 0-d ``x``): torch's values, bit for bit
+        (for ``mean``, one division of a float64 by an int, as torch's formula).
+    """
+    # BEGIN PIECE reduction_backward
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("reduction_backward")(grad, sizes, dims, keepdim, mean)
+    # END PIECE
+
+
+#: the reduction nodes ask ``reduction_backward`` in the student edition only (small
+#: float64 inputs, see ``_by_reduction_backward``); the reference runs its tensor formulas
+REDUCTION_PIECE = pieces.stubbed(reduction_backward)
+
+
+def _by_reduction_backward(grad: Any, sizes: tuple[int, ...], dim: Any, keepdim: bool,
+                           mean: bool) -> Tensor | None:
+    """The gradient of a sum or mean node from ``reduction_backward``, or None where the
+    piece does not apply (the reference; see ``_asks_a_piece``; ``x`` of 64 elements or
+    more, or empty). The answer is laid out as the tensor formula lays it out: for a sum,
+    the gradient with the reduced dims restored, expanded (stride 0 on those dims), where
+    the answer repeats one value along them; dense where it does not (a wrong answer)."""
+    if (not REDUCTION_PIECE or not isinstance(grad, Tensor)
+            or not 0 < math.prod(sizes) < BINARY_BACKWARD_NUMEL
+            or not _asks_a_piece((grad,), grad)):
+        return None
+    dims = None if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    answer = reduction_backward(grad.tolist(), tuple(sizes), dims, keepdim, mean)
+    meta = _on_meta(grad)
+    if mean:
+        like = (mean_dim_formula(meta, sizes, dim, keepdim) if dims is not None
+                else mean_formula(meta, sizes))
+        return _laid_out(like, answer)
+    # what the formula expands: x.sum()'s 0-d gradient, or the gradient with the reduced
+    # dims back as size 1
+    restored = meta if dims is None else restore_reduced_dims(meta, dims, len(sizes), keepdim)
+    dense = factories.tensor(answer, dtype=dtypes.float64).reshape(sizes)
+    base = dense
+    for d, n in enumerate(sizes):
+        if n != 1 and (dims is None or restored._shape[d] == 1):
+            base = base.narrow(d, 0, 1)
+    repeated = base.expand(sizes).reshape(-1).tolist()
+    if not all(a == b or (a != a and b != b)  # nan is nan
+               for a, b in zip(repeated, dense.reshape(-1).tolist(), strict=True)):
+        return _laid_out(_on_meta(dense), answer)  # not one value along the reduced dims
+    return aten.expand.default.call(
+        _laid_out(restored, base.reshape(restored._shape).tolist()), sizes, False)
+
+
+def sum_formula(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
     """Every element contributed once: ``grad`` broadcast back to the input's shape
-    (``aten.expand`` called as the overload: every backward of a sum runs this)."""
+    (``aten.expand`` called as the overload)."""
     return aten.expand.default.call(grad, self_sym_sizes, False)
 
 
-def sum_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
-                     keepdim: bool) -> Tensor:
+def sum_dim_formula(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
+                    keepdim: bool) -> Tensor:
     return restore_reduced_dims(grad, dim, len(self_sym_sizes), keepdim).expand(
         self_sym_sizes)
 
 
-def mean_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+def mean_formula(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
     """``grad.expand(sizes) / numel``."""
     return grad.expand(self_sym_sizes) / math.prod(self_sym_sizes)
 
 
-def mean_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
-                      keepdim: bool) -> Tensor:
+def mean_dim_formula(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
+                     keepdim: bool) -> Tensor:
     """The sum's gradient divided by the count of the reduced dims."""
     count = math.prod(self_sym_sizes[d] for d in _wrapped_dims(dim, len(self_sym_sizes)))
-    return sum_dim_backward(grad, self_sym_sizes, dim, keepdim) / count
+    return sum_dim_formula(grad, self_sym_sizes, dim, keepdim) / count
+
+
+def sum_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """``SumBackward0``: every backward of a sum runs this (the student edition asks
+    ``reduction_backward`` on small float64 inputs)."""
+    asked = _by_reduction_backward(grad, self_sym_sizes, None, False, False)
+    return sum_formula(grad, self_sym_sizes) if asked is None else asked
+
+
+def sum_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
+                     keepdim: bool) -> Tensor:
+    asked = _by_reduction_backward(grad, self_sym_sizes, dim, keepdim, False)
+    return (sum_dim_formula(grad, self_sym_sizes, dim, keepdim) if asked is None
+            else asked)
+
+
+def mean_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    asked = _by_reduction_backward(grad, self_sym_sizes, None, False, True)
+    return mean_formula(grad, self_sym_sizes) if asked is None else asked
+
+
+def mean_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
+                      keepdim: bool) -> Tensor:
+    asked = _by_reduction_backward(grad, self_sym_sizes, dim, keepdim, True)
+    return (mean_dim_formula(grad, self_sym_sizes, dim, keepdim) if asked is None
+            else asked)
 
 
 def _leave_one_out(x: Tensor, dim: int | None) -> Tensor:

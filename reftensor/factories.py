@@ -463,6 +463,30 @@ _like_kernels(aten.ones_like.default, lambda t: _fill(t, 1))
 _like_kernels(aten.full_like.default, _fill)
 
 
+# ``new_empty``, ``new_zeros``, ``new_ones``, ``new_full``: a contiguous tensor of ``size``
+# with ``self``'s dtype unless given (torch's ``CompositeExplicitAutograd`` kernels call
+# ``empty``/``zeros``/``ones``/``full`` with ``self``'s options). Not differentiable, as
+# the ``*_like`` factories.
+def _new_kernels(overload: Any, fill: Callable[[Tensor, Any], Tensor] | None) -> None:
+    """Register the Meta and CPU kernels of a ``new_*`` overload whose CPU kernel writes its
+    values with ``fill(t, value)`` (None: the zero-filled storage as it is)."""
+    def kernel(where: device, self: Tensor, size: Sequence[int], *rest: Any) -> Tensor:
+        *value, dtype, _, device, pin_memory = rest
+        t = _contiguous(size, _options(dtype, device, pin_memory, self._dtype), where)
+        if value:
+            _casting.checked_number(value[0], t._dtype)
+        return t if fill is None or where is META else fill(t, *value)
+
+    overload.impl(DispatchKey.Meta)(lambda *a: kernel(META, *a))
+    overload.impl(DispatchKey.CPU)(lambda *a: kernel(CPU, *a))
+
+
+_new_kernels(aten.new_empty.default, None)  # torch's memory is uninitialised
+_new_kernels(aten.new_zeros.default, None)
+_new_kernels(aten.new_ones.default, lambda t: _fill(t, 1))
+_new_kernels(aten.new_full.default, _fill)
+
+
 def _zeros_out(size: Sequence[int], out: Tensor) -> Tensor:
     return _resize(out, tuple(size)).zero_()
 

@@ -2888,6 +2888,65 @@ OP_DB += [
 BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
+# ------------------------------------- creation, views and copies (chapters 1-2, issue 43)
+#: the sizes a ``new_*`` factory is asked for: 0-d, empty, size-1 dims, several dims
+NEW_SIZES = st.sampled_from([(), (0,), (1,), (3,), (2, 3), (3, 0, 2), (1, 1, 4), (2, 1, 3, 2)])
+
+
+@st.composite
+def new_factory_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``size`` (unrelated to the input's shape) and the options (the dtype is the
+    input's unless given)."""
+    return {"size": draw(NEW_SIZES), **draw(_tensor_options())}
+
+
+@st.composite
+def new_full_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``size``, a ``fill_value`` (a number of any kind, or a 0-d tensor) and the
+    options."""
+    value = draw(st.one_of(NUMBERS, strategies.tensors(shape=())))
+    return {"size": draw(NEW_SIZES), "fill_value": value, **draw(_tensor_options())}
+
+
+def _new_factory_errors(name: str, *after: Any) -> dict[str, Program]:
+    """What every ``new_*`` factory refuses, as torch does (``after``: the arguments after
+    the size)."""
+    def f(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib.ones(2), name)(*args, **kwargs)
+
+    return {
+        "a negative size": lambda lib: f(lib, (2, -1), *after),
+        "a float size": lambda lib: f(lib, (2.5,), *after),
+        "no size": lambda lib: f(lib),
+        "requires_grad for int64": lambda lib: f(lib, (2,), *after, dtype=lib.int64,
+                                                 requires_grad=True),
+        "pin_memory": lambda lib: f(lib, (2,), *after, pin_memory=True),
+        "a cuda device": lambda lib: f(lib, (2,), *after, device="cuda"),
+        "a dtype that is no dtype": lambda lib: f(lib, (2,), *after, dtype="float32"),
+        "out=": lambda lib: f(lib, (2,), *after, out=lib.empty(2)),
+        "as a function": lambda lib: getattr(lib, name)(lib.ones(2), (2,), *after),
+    }
+
+
+OP_DB += [
+    OpEntry("new_empty", arguments=new_factory_arguments, grad=False, uninitialised=True,
+            errors=_new_factory_errors("new_empty")),
+    OpEntry("new_zeros", arguments=new_factory_arguments, grad=False,
+            errors=_new_factory_errors("new_zeros")),
+    OpEntry("new_ones", arguments=new_factory_arguments, grad=False,
+            errors=_new_factory_errors("new_ones")),
+    OpEntry("new_full", arguments=new_full_arguments, grad=False, errors={
+        **_new_factory_errors("new_full", 1),
+        "a number out of range": lambda lib: lib.ones(2, dtype=lib.uint8).new_full((2,), 256),
+        "nan into int64": lambda lib: lib.ones(2, dtype=lib.int64).new_full((2,), float("nan")),
+        "a tensor with dims": lambda lib: lib.ones(2).new_full((2,), lib.ones(2)),
+        "no fill value": lambda lib: lib.ones(2).new_full((2,)),
+        "a bare int size": lambda lib: lib.ones(2).new_full(2, 1),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
 # ------------------------------------------------------------- lerp, addcmul, addcdiv (chapter 3)
 #: weights of lerp either side of its switch at |w| = 0.5, and its ends
 LERP_WEIGHTS = st.sampled_from([0.0, 0.25, 0.4999, 0.5, -0.5, 0.75, 1.0, 1.5, -0.2, 0.1])

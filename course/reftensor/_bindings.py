@@ -4178,6 +4178,55 @@ class TensorMethods(TensorType):
         """
         return aten.detach.call_method(self, args, kwargs)
 
+    def new_zeros(self, *args: Any, **kwargs: Any) -> Any:
+        """new_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=False,
+            requires_grad=False) -> Tensor
+
+        A contiguous tensor of zeros of shape ``size`` (``Tensor.new_zeros``), of ``self``'s
+        dtype and device unless ``dtype`` or ``device`` is given; ``self``'s values and layout
+        play no part. ``requires_grad=True`` makes it a leaf that requires grad; the result
+        never has a ``grad_fn``.
+
+        Raises RuntimeError for a negative size, ``requires_grad`` with a dtype that is not
+        floating, ``pin_memory=True``; TypeError for a size that is not an int.
+        """
+        return aten.new_zeros.call_method(self, args, kwargs)
+
+    def new_ones(self, *args: Any, **kwargs: Any) -> Any:
+        """new_ones(size, *, dtype=None, layout=None, device=None, pin_memory=False,
+            requires_grad=False) -> Tensor
+
+        A contiguous tensor of ones of shape ``size`` (``Tensor.new_ones``); as ``new_zeros``.
+
+        Raises as ``new_zeros``.
+        """
+        return aten.new_ones.call_method(self, args, kwargs)
+
+    def new_empty(self, *args: Any, **kwargs: Any) -> Any:
+        """new_empty(size, *, dtype=None, layout=None, device=None, pin_memory=False,
+            requires_grad=False) -> Tensor
+
+        A contiguous tensor of shape ``size`` with fresh storage (``Tensor.new_empty``): torch
+        leaves its memory uninitialised, reftensor's is zero-filled; as ``new_zeros``.
+
+        Raises as ``new_zeros``.
+        """
+        return aten.new_empty.call_method(self, args, kwargs)
+
+    def new_full(self, *args: Any, **kwargs: Any) -> Any:
+        """new_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
+            requires_grad=False) -> Tensor
+
+        A contiguous tensor of shape ``size`` (a tuple) with every element ``fill_value``
+        (``Tensor.new_full``), of ``self``'s dtype unless ``dtype`` is given (never inferred
+        from the value: ``int_tensor.new_full((2,), 2.7)`` holds 2s); the value is checked
+        against the dtype's range as ``full`` checks it.
+
+        Raises as ``new_zeros``, and RuntimeError for a value out of the dtype's range (or nan
+        into an integer dtype).
+        """
+        return aten.new_full.call_method(self, args, kwargs)
+
     def softmax(self, *args: Any, **kwargs: Any) -> Any:
         """softmax(dim, dtype=None) -> Tensor
 

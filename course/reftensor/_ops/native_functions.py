@@ -828,6 +828,37 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
                 "writes through it change ``input``."),
+    # ------------------------------- creation, views and copies (chapters 1-2, issue 43)
+    declare("new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            function=False,
+            doc="A contiguous tensor of zeros of shape ``size`` (``Tensor.new_zeros``), of "
+                "``self``'s dtype and device unless ``dtype`` or ``device`` is given; "
+                "``self``'s values and layout play no part. ``requires_grad=True`` makes it "
+                "a leaf that requires grad; the result never has a ``grad_fn``.\n\nRaises "
+                "RuntimeError for a negative size, ``requires_grad`` with a dtype that is "
+                "not floating, ``pin_memory=True``; TypeError for a size that is not an "
+                "int."),
+    declare("new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            function=False,
+            doc="A contiguous tensor of ones of shape ``size`` (``Tensor.new_ones``); as "
+                "``new_zeros``.\n\nRaises as ``new_zeros``."),
+    declare("new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            function=False,
+            doc="A contiguous tensor of shape ``size`` with fresh storage "
+                "(``Tensor.new_empty``): torch leaves its memory uninitialised, reftensor's "
+                "is zero-filled; as ``new_zeros``.\n\nRaises as ``new_zeros``."),
+    declare("new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor", function=False,
+            doc="A contiguous tensor of shape ``size`` (a tuple) with every element "
+                "``fill_value`` (``Tensor.new_full``), of ``self``'s dtype unless ``dtype`` "
+                "is given (never inferred from the value: ``int_tensor.new_full((2,), "
+                "2.7)`` holds 2s); the value is checked against the dtype's range as "
+                "``full`` checks it.\n\nRaises as ``new_zeros``, and RuntimeError for a "
+                "value out of the dtype's range (or nan into an integer dtype)."),
     # ---------------------------------------------------------- softmax (chapter 6)
     declare("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
             out=("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> "

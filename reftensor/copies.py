@@ -6,6 +6,7 @@
 * ``contiguous`` (a method) is ``clone`` when the layout is not already the one asked for,
   and ``self`` itself when it is;
 * ``flip`` copies with the elements reversed along some dims;
+* ``tril`` and ``triu`` copy a triangle of each matrix and zero the rest;
 * ``cat`` joins tensors along an existing dim, ``stack`` along a new one. Both promote the
   dtypes of their inputs, and the result is contiguous unless every input looks
   channels-last. With ``out=`` they write straight into ``out``, in its dtype.
@@ -22,7 +23,7 @@ from ._ops import DispatchKey, aten
 from .device import CPU, META, as_device, device, wrong_device
 from .iterator import assert_no_internal_overlap, assert_no_overlap, resize_output
 from .layout import memory_format
-from .promotion import SCALAR_TYPE_NAMES, can_cast
+from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES, can_cast
 from .storage import no_data
 from .tensor import Tensor, to_options
 from .views import _view, _wrap, unsqueeze, view_strides
@@ -149,6 +150,55 @@ def flip(self: Tensor, dims: tuple[int, ...]) -> Tensor:
 def flip_meta(self: Tensor, dims: tuple[int, ...]) -> Tensor:
     _flip_dims(self, dims)
     return clone_meta(self, None)
+
+
+# ------------------------------------------------------------------ tril, triu
+# A triangle of each matrix (the last two dims) kept, the rest zeroed: torch's structured
+# kernels write a contiguous result of the input's dtype.
+def _triangle(self: Tensor, diagonal: int, *, lower: bool, meta: bool) -> Tensor:
+    if self.dim() < 2:
+        raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least "
+                           "2 dimensions")
+    out = factories._allocate(self._shape, layout.contiguous_strides(self._shape),
+                              self._dtype, META if meta else CPU)
+    if not meta and out.numel():
+        keep = np.tril if lower else np.triu
+        out._elements()[...] = keep(self._elements(), diagonal)
+    return out
+
+
+def _triangle_(self: Tensor, diagonal: int, *, lower: bool, meta: bool) -> Tensor:
+    """``tril_`` and ``triu_``: as torch's in-place kernel, only the elements outside the
+    triangle are written (zeros), through ``self``'s strides; an expanded or overlapping
+    ``self`` is taken, each location zeroed if any element reading it is."""
+    _triangle(self, diagonal, lower=lower, meta=True)  # the checks
+    if not meta and self.numel():
+        rows, cols = self._shape[-2:]
+        offsets = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+        zeroed = offsets > diagonal if lower else offsets < diagonal
+        elements = self._elements()
+        elements[..., zeroed] = 0
+    self._version_counter.value += 1
+    return self
+
+
+def _exact_out_dtype(result: Tensor, out: Tensor) -> None:
+    """A structured kernel's ``out=`` has exactly the result's dtype."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype "
+                           f"{SCALAR_TYPE_NAMES[result._dtype.name]}, but got "
+                           f"{SCALAR_TYPE_NAMES[out._dtype.name]} instead")
+
+
+OUT_DTYPE_RULES.update(tril=_exact_out_dtype, triu=_exact_out_dtype)
+for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+    for _lower, _name in ((True, "tril"), (False, "triu")):
+        aten[_name].default.impl(_key)(
+            lambda self, diagonal, meta=_meta, lower=_lower: _triangle(
+                self, diagonal, lower=lower, meta=meta))
+        aten[_name + "_"].default.impl(_key)(
+            lambda self, diagonal, meta=_meta, lower=_lower: _triangle_(
+                self, diagonal, lower=lower, meta=meta))
 
 
 # ------------------------------------------------------------------ cat

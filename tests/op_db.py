@@ -2947,6 +2947,38 @@ OP_DB += [
 BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
+#: at least two dims (the matrices), empty and size-1 ones among them
+_AT_LEAST_2D = st.lists(strategies.small_sizes, min_size=2, max_size=4).map(tuple)
+
+
+@st.composite
+def triangle_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``diagonal``: none, or any offset, past either corner too."""
+    return draw(st.sampled_from([{}, {"diagonal": draw(st.integers(-5, 5))}]))
+
+
+def _triangle_errors(name: str) -> dict[str, Program]:
+    return {
+        "a 1-d tensor": lambda lib: getattr(lib, name)(lib.ones(3)),
+        "a 0-d tensor": lambda lib: getattr(lib.ones(()), name)(),
+        "in place into a 1-d tensor": lambda lib: getattr(lib.ones(3), name + "_")(),
+        "a float diagonal": lambda lib: getattr(lib, name)(lib.ones(2, 2), 1.5),
+        "a tensor diagonal": lambda lib: getattr(lib, name)(lib.ones(2, 2), lib.ones(2)),
+        "in place into a leaf that requires grad":
+            lambda lib: getattr(lib.ones(2, 2, requires_grad=True), name + "_")(),
+        "in place as a function": lambda lib: getattr(lib, name + "_")(lib.ones(2, 2)),
+    }
+
+
+OP_DB += [
+    OpEntry("tril", arguments=triangle_arguments, shapes=_AT_LEAST_2D,
+            errors=_triangle_errors("tril")),
+    OpEntry("triu", arguments=triangle_arguments, shapes=_AT_LEAST_2D,
+            errors=_triangle_errors("triu")),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
 # ------------------------------------------------------------- lerp, addcmul, addcdiv (chapter 3)
 #: weights of lerp either side of its switch at |w| = 0.5, and its ends
 LERP_WEIGHTS = st.sampled_from([0.0, 0.25, 0.4999, 0.5, -0.5, 0.75, 1.0, 1.5, -0.2, 0.1])

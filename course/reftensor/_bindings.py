@@ -124,6 +124,8 @@ __all__ = [
     "unbind",
     "as_strided",
     "detach",
+    "tril",
+    "triu",
     "_softmax",
     "_log_softmax",
     "_softmax_backward_data",
@@ -1462,6 +1464,31 @@ def detach(*args: Any, **kwargs: Any) -> Any:
     ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
     """
     return aten.detach(*args, **kwargs)
+
+
+def tril(*args: Any, **kwargs: Any) -> Any:
+    """tril(input, diagonal=0, *, out=None) -> Tensor
+
+    A copy keeping the lower triangle of each matrix (the last two dims) and zeros above it
+    (``torch.tril``): element ``[i, j]`` is kept where ``j - i <= diagonal`` (``diagonal > 0``
+    keeps diagonals above the main one, ``< 0`` drops some below). Contiguous, of the input's
+    dtype (every dtype, bool too).
+
+    Raises RuntimeError for fewer than 2 dims.
+    """
+    return aten.tril(*args, **kwargs)
+
+
+def triu(*args: Any, **kwargs: Any) -> Any:
+    """triu(input, diagonal=0, *, out=None) -> Tensor
+
+    A copy keeping the upper triangle of each matrix (the last two dims) and zeros below it
+    (``torch.triu``): element ``[i, j]`` is kept where ``j - i >= diagonal``; otherwise as
+    ``tril``.
+
+    Raises RuntimeError for fewer than 2 dims.
+    """
+    return aten.triu(*args, **kwargs)
 
 
 def _softmax(*args: Any, **kwargs: Any) -> Any:
@@ -4226,6 +4253,43 @@ class TensorMethods(TensorType):
         into an integer dtype).
         """
         return aten.new_full.call_method(self, args, kwargs)
+
+    def tril(self, *args: Any, **kwargs: Any) -> Any:
+        """tril(diagonal=0) -> Tensor
+
+        A copy keeping the lower triangle of each matrix (the last two dims) and zeros above it
+        (``torch.tril``): element ``[i, j]`` is kept where ``j - i <= diagonal`` (``diagonal >
+        0`` keeps diagonals above the main one, ``< 0`` drops some below). Contiguous, of the
+        input's dtype (every dtype, bool too).
+
+        Raises RuntimeError for fewer than 2 dims.
+        """
+        return aten.tril.call_method(self, args, kwargs)
+
+    def tril_(self, *args: Any, **kwargs: Any) -> Any:
+        """tril_(diagonal=0) -> Tensor
+
+        In-place version of ``tril``.
+        """
+        return aten.tril_.call_method(self, args, kwargs)
+
+    def triu(self, *args: Any, **kwargs: Any) -> Any:
+        """triu(diagonal=0) -> Tensor
+
+        A copy keeping the upper triangle of each matrix (the last two dims) and zeros below it
+        (``torch.triu``): element ``[i, j]`` is kept where ``j - i >= diagonal``; otherwise as
+        ``tril``.
+
+        Raises RuntimeError for fewer than 2 dims.
+        """
+        return aten.triu.call_method(self, args, kwargs)
+
+    def triu_(self, *args: Any, **kwargs: Any) -> Any:
+        """triu_(diagonal=0) -> Tensor
+
+        In-place version of ``triu``.
+        """
+        return aten.triu_.call_method(self, args, kwargs)
 
     def softmax(self, *args: Any, **kwargs: Any) -> Any:
         """softmax(dim, dtype=None) -> Tensor

@@ -859,6 +859,21 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "2.7)`` holds 2s); the value is checked against the dtype's range as "
                 "``full`` checks it.\n\nRaises as ``new_zeros``, and RuntimeError for a "
                 "value out of the dtype's range (or nan into an integer dtype)."),
+    declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
+            inplace_function=False,
+            out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A copy keeping the lower triangle of each matrix (the last two dims) and "
+                "zeros above it (``torch.tril``): element ``[i, j]`` is kept where ``j - i <= "
+                "diagonal`` (``diagonal > 0`` keeps diagonals above the main one, ``< 0`` "
+                "drops some below). Contiguous, of the input's dtype (every dtype, bool "
+                "too).\n\nRaises RuntimeError for fewer than 2 dims."),
+    declare("triu(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
+            inplace_function=False,
+            out=("triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A copy keeping the upper triangle of each matrix (the last two dims) and "
+                "zeros below it (``torch.triu``): element ``[i, j]`` is kept where ``j - i >= "
+                "diagonal``; otherwise as ``tril``.\n\nRaises RuntimeError for fewer than "
+                "2 dims."),
     # ---------------------------------------------------------- softmax (chapter 6)
     declare("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
             out=("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> "

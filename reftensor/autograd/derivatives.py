@@ -874,6 +874,17 @@ def as_strided_self_backward(grad: Tensor, self_geometry: tuple[Any, ...],
     return as_strided_backward(grad, self_geometry, (size, stride, offset))
 
 
+# ------------------------------------- creation, views and copies (chapters 1-2, issue 43)
+def tril_backward(grad: Tensor, diagonal: int) -> Tensor:
+    """``grad.tril(diagonal)``: only the kept triangle reached the result."""
+    return grad.tril(diagonal)
+
+
+def triu_backward(grad: Tensor, diagonal: int) -> Tensor:
+    """``grad.triu(diagonal)``."""
+    return grad.triu(diagonal)
+
+
 # ------------------------------------------------------------------ where and clamp
 def where_self_backward(grad: Tensor, condition: Tensor) -> Tensor:
     return where(condition, grad, 0)
@@ -1524,6 +1535,11 @@ DERIVATIVES: list[Derivative] = [
     row("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? "
         "storage_offset=None) -> Tensor(a)", "AsStridedBackward0",
         ("self_geometry", "size", "stride", "storage_offset"), self=as_strided_self_backward),
+    # ------------------------------------- creation, views and copies (chapters 1-2, issue 43)
+    row("tril(Tensor self, SymInt diagonal=0) -> Tensor", "TrilBackward0", ("diagonal",),
+        self=tril_backward),
+    row("triu(Tensor self, SymInt diagonal=0) -> Tensor", "TriuBackward0", ("diagonal",),
+        self=triu_backward),
     # ------------------------------------------------------------------ where and clamp
     row("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", "WhereBackward0",
         ("condition",), self=where_self_backward, other=where_other_backward),

@@ -124,6 +124,7 @@ __all__ = [
     "unbind",
     "as_strided",
     "detach",
+    "eye",
     "tril",
     "triu",
     "_softmax",
@@ -1464,6 +1465,23 @@ def detach(*args: Any, **kwargs: Any) -> Any:
     ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
     """
     return aten.detach(*args, **kwargs)
+
+
+def eye(*args: Any, **kwargs: Any) -> Any:
+    """eye(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    eye(n, m, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    An ``n`` by ``m`` (default ``n``) contiguous matrix with ones on the main diagonal and zeros
+    elsewhere (``torch.eye``); dtype: ``dtype`` or the default float dtype. With ``out=``,
+    ``out`` is resized to ``(n, m)`` (keeping its strides when it has that shape), zeroed, and
+    its diagonal set to 1, in its own dtype.
+
+    Raises RuntimeError for a negative ``n`` or ``m``, ``requires_grad`` with a dtype that is
+    not floating, ``pin_memory=True``; TypeError for a size that is not an int.
+    """
+    return aten.eye(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:

@@ -2947,6 +2947,30 @@ OP_DB += [
 BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
+
+@st.composite
+def eye_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``n``, and ``m`` sometimes (0 and 1 among them), and the options."""
+    n = draw(st.integers(0, 5))
+    sizes = draw(st.sampled_from([{"n": n}, {"n": n, "m": draw(st.integers(0, 5))}]))
+    return {**sizes, **draw(_tensor_options())}
+
+
+OP_DB += [
+    OpEntry("eye", arguments=eye_arguments, no_input=True, grad=False, errors={
+        "a negative n": lambda lib: lib.eye(-1),
+        "a negative m": lambda lib: lib.eye(2, -1),
+        "a float n": lambda lib: lib.eye(2.5),
+        "a tuple": lambda lib: lib.eye((2, 3)),
+        "no n": lambda lib: lib.eye(),
+        "requires_grad for int64": lambda lib: lib.eye(2, dtype=lib.int64, requires_grad=True),
+        "pin_memory": lambda lib: lib.eye(2, pin_memory=True),
+        "a dtype that is not out's": lambda lib: lib.eye(2, dtype=lib.int64, out=lib.empty(0)),
+        "a negative n with out=": lambda lib: lib.eye(-2, out=lib.empty(0)),
+        "a cuda device": lambda lib: lib.eye(2, device="cuda"),
+        "as a method": lambda lib: lib.ones(2).eye(2),
+    }),
+]
 #: at least two dims (the matrices), empty and size-1 ones among them
 _AT_LEAST_2D = st.lists(strategies.small_sizes, min_size=2, max_size=4).map(tuple)
 

@@ -859,6 +859,19 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "2.7)`` holds 2s); the value is checked against the dtype's range as "
                 "``full`` checks it.\n\nRaises as ``new_zeros``, and RuntimeError for a "
                 "value out of the dtype's range (or nan into an integer dtype)."),
+    declare("eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None) -> Tensor",
+            "eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)",
+                 "eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)"),
+            doc="An ``n`` by ``m`` (default ``n``) contiguous matrix with ones on the main "
+                "diagonal and zeros elsewhere (``torch.eye``); dtype: ``dtype`` or the "
+                "default float dtype. With ``out=``, ``out`` is resized to ``(n, m)`` "
+                "(keeping its strides when it has that shape), zeroed, and its diagonal "
+                "set to 1, in its own dtype.\n\nRaises RuntimeError for a negative ``n`` "
+                "or ``m``, ``requires_grad`` with a dtype that is not floating, "
+                "``pin_memory=True``; TypeError for a size that is not an int."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

@@ -462,6 +462,54 @@ def permute_layout(shape: Sequence[int], stride: Sequence[int],
     # END PIECE
 
 
+def _movedim_order(ndim: int, source: Sequence[int], destination: Sequence[int]
+                   ) -> list[int] | None:
+    """``movedim``'s permutation (None for a 0-d tensor), after torch's checks.
+
+    Raises:
+        RuntimeError: lists of different lengths, a dim repeated in either. IndexError: a
+            dim out of range.
+    """
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source "
+                           f"({list(source)} dims) should contain the same number of dims as "
+                           f"destination ({list(destination)} dims)")
+    src = [_wrap(d, ndim) for d in source]
+    dst = [_wrap(d, ndim) for d in destination]
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
+    if ndim == 0:
+        return None
+    order: list[int | None] = [None] * ndim
+    for s, d in zip(src, dst, strict=True):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    return [next(rest) if o is None else o for o in order]
+
+
+@_composite(aten.movedim.intlist)
+def movedim(self: Tensor, source: Sequence[int], destination: Sequence[int]) -> Tensor:
+    """torch's ``movedim``: ``permute`` (an ``alias`` for a 0-d tensor)."""
+    order = _movedim_order(self.dim(), source, destination)
+    if order is None:
+        return aten.alias.default.call(self)
+    return aten.permute.default.call(self, order)
+
+
+@_composite(aten.movedim.int)
+def movedim_int(self: Tensor, source: int, destination: int) -> Tensor:
+    return movedim(self, [source], [destination])
+
+
+@_composite(aten.ravel.default)
+def ravel(self: Tensor) -> Tensor:
+    """torch's ``ravel``: ``self.contiguous().view(-1)``."""
+    contiguous = aten.contiguous.default.call(self, layout.contiguous_format)
+    return aten.view.default.call(contiguous, (-1,))
+
+
 # ---------------------------------------------------------------------- adding, removing dims
 def _squeeze(t: Tensor, dims: Sequence[int] | None) -> Tensor:
     """Drop the size-1 dims among ``dims`` (all dims when None); others stay."""

@@ -2971,6 +2971,46 @@ OP_DB += [
         "as a method": lambda lib: lib.ones(2).eye(2),
     }),
 ]
+
+
+@st.composite
+def movedim_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``source`` and ``destination``: one int each, or lists of distinct dims of one
+    length (empty too), negative dims among them; a 0-d input takes 0 and -1."""
+    n = max(len(shape), 1)
+    if draw(st.booleans()):
+        return {"source": draw(st.integers(-n, n - 1)),
+                "destination": draw(st.integers(-n, n - 1))}
+    k = draw(st.integers(0, n))
+    source = draw(st.permutations(range(n)))[:k]
+    destination = draw(st.permutations(range(n)))[:k]
+    sign = lambda d: d - n if draw(st.booleans()) else d  # noqa: E731
+    return {"source": [sign(d) for d in source], "destination": [sign(d) for d in destination]}
+
+
+def _movedim_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a: getattr(lib, name)(*a)  # noqa: E731
+    return {
+        "lists of different lengths": lambda lib: f(lib, lib.ones(2, 3), (0, 1), (1,)),
+        "a repeated source": lambda lib: f(lib, lib.ones(2, 3), (0, -2), (0, 1)),
+        "a repeated destination": lambda lib: f(lib, lib.ones(2, 3), (0, 1), (1, 1)),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 2, 0),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), 0, 1),
+        "no destination": lambda lib: f(lib, lib.ones(2, 3), 0),
+        "a float dim": lambda lib: f(lib, lib.ones(2, 3), 0.0, 1),
+    }
+
+
+OP_DB += [
+    OpEntry("movedim", arguments=movedim_arguments, errors=_movedim_errors("movedim")),
+    OpEntry("moveaxis", arguments=movedim_arguments, errors=_movedim_errors("moveaxis")),
+    OpEntry("ravel", errors={
+        "an argument": lambda lib: lib.ravel(lib.ones(2, 3), 0),
+        "a number": lambda lib: lib.ravel(2.0),
+    }),
+]
+
+
 #: at least two dims (the matrices), empty and size-1 ones among them
 _AT_LEAST_2D = st.lists(strategies.small_sizes, min_size=2, max_size=4).map(tuple)
 

@@ -125,6 +125,9 @@ __all__ = [
     "as_strided",
     "detach",
     "eye",
+    "movedim",
+    "moveaxis",
+    "ravel",
     "tril",
     "triu",
     "_softmax",
@@ -1482,6 +1485,39 @@ def eye(*args: Any, **kwargs: Any) -> Any:
     not floating, ``pin_memory=True``; TypeError for a size that is not an int.
     """
     return aten.eye(*args, **kwargs)
+
+
+def movedim(*args: Any, **kwargs: Any) -> Any:
+    """movedim(input, source, destination) -> Tensor
+    movedim(input, source, destination) -> Tensor
+
+    The dims at ``source`` moved to ``destination``, the others keeping their order, a view
+    (``torch.movedim``): torch's composite, a ``permute`` (``PermuteBackward0``); a 0-d tensor
+    is an ``alias`` of itself.
+
+    Raises RuntimeError for ``source`` and ``destination`` of different lengths or a dim
+    repeated in either; IndexError for a dim out of range.
+    """
+    return aten.movedim(*args, **kwargs)
+
+
+def moveaxis(*args: Any, **kwargs: Any) -> Any:
+    """moveaxis(input, source, destination) -> Tensor
+    moveaxis(input, source, destination) -> Tensor
+
+    ``torch.moveaxis``: ``movedim``.
+    """
+    return aten.moveaxis(*args, **kwargs)
+
+
+def ravel(*args: Any, **kwargs: Any) -> Any:
+    """ravel(input) -> Tensor
+
+    The elements in row-major order as one dim (``torch.ravel``): torch's composite,
+    ``self.contiguous().view(-1)``: a view (``ViewBackward0``) of a contiguous input, else a
+    view of a contiguous copy (``CloneBackward0`` under it); a 0-d tensor gives 1 element.
+    """
+    return aten.ravel(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:
@@ -4271,6 +4307,36 @@ class TensorMethods(TensorType):
         into an integer dtype).
         """
         return aten.new_full.call_method(self, args, kwargs)
+
+    def movedim(self, *args: Any, **kwargs: Any) -> Any:
+        """movedim(source, destination) -> Tensor
+        movedim(source, destination) -> Tensor
+
+        The dims at ``source`` moved to ``destination``, the others keeping their order, a view
+        (``torch.movedim``): torch's composite, a ``permute`` (``PermuteBackward0``); a 0-d
+        tensor is an ``alias`` of itself.
+
+        Raises RuntimeError for ``source`` and ``destination`` of different lengths or a dim
+        repeated in either; IndexError for a dim out of range.
+        """
+        return aten.movedim.call_method(self, args, kwargs)
+
+    def moveaxis(self, *args: Any, **kwargs: Any) -> Any:
+        """moveaxis(source, destination) -> Tensor
+        moveaxis(source, destination) -> Tensor
+
+        ``torch.moveaxis``: ``movedim``.
+        """
+        return aten.moveaxis.call_method(self, args, kwargs)
+
+    def ravel(self, *args: Any, **kwargs: Any) -> Any:
+        """ravel() -> Tensor
+
+        The elements in row-major order as one dim (``torch.ravel``): torch's composite,
+        ``self.contiguous().view(-1)``: a view (``ViewBackward0``) of a contiguous input, else a
+        view of a contiguous copy (``CloneBackward0`` under it); a 0-d tensor gives 1 element.
+        """
+        return aten.ravel.call_method(self, args, kwargs)
 
     def tril(self, *args: Any, **kwargs: Any) -> Any:
         """tril(diagonal=0) -> Tensor

@@ -872,6 +872,21 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "set to 1, in its own dtype.\n\nRaises RuntimeError for a negative ``n`` "
                 "or ``m``, ``requires_grad`` with a dtype that is not floating, "
                 "``pin_memory=True``; TypeError for a size that is not an int."),
+    declare("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
+            "movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+            doc="The dims at ``source`` moved to ``destination``, the others keeping their "
+                "order, a view (``torch.movedim``): torch's composite, a ``permute`` "
+                "(``PermuteBackward0``); a 0-d tensor is an ``alias`` of itself.\n\nRaises "
+                "RuntimeError for ``source`` and ``destination`` of different lengths or a "
+                "dim repeated in either; IndexError for a dim out of range."),
+    declare("moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
+            "moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+            alias_of="movedim", doc="``torch.moveaxis``: ``movedim``."),
+    declare("ravel(Tensor(a) self) -> Tensor(a)",
+            doc="The elements in row-major order as one dim (``torch.ravel``): torch's "
+                "composite, ``self.contiguous().view(-1)``: a view (``ViewBackward0``) of a "
+                "contiguous input, else a view of a contiguous copy (``CloneBackward0`` "
+                "under it); a 0-d tensor gives 1 element."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

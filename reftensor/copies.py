@@ -6,6 +6,8 @@
 * ``contiguous`` (a method) is ``clone`` when the layout is not already the one asked for,
   and ``self`` itself when it is;
 * ``flip`` copies with the elements reversed along some dims;
+* ``repeat`` (and ``tile``) copies where ``expand`` would view; ``roll`` shifts elements
+  round along dims;
 * ``tril`` and ``triu`` copy a triangle of each matrix and zero the rest;
 * ``cat`` joins tensors along an existing dim, ``stack`` along a new one. Both promote the
   dtypes of their inputs, and the result is contiguous unless every input looks
@@ -150,6 +152,67 @@ def flip(self: Tensor, dims: tuple[int, ...]) -> Tensor:
 def flip_meta(self: Tensor, dims: tuple[int, ...]) -> Tensor:
     _flip_dims(self, dims)
     return clone_meta(self, None)
+
+
+# ------------------------------------------------------------------ repeat, tile
+def _repeat(self: Tensor, repeats: Sequence[int], *, meta: bool) -> Tensor:
+    """torch's ``repeat``: ``self`` seen with 1s before its sizes, then copied
+    ``repeats[i]`` times along each dim into a contiguous result."""
+    if len(repeats) < self.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
+                           "number of dimensions of tensor")
+    padded = (1,) * (len(repeats) - self.dim()) + self._shape
+    target = tuple(n * r for n, r in zip(padded, repeats, strict=True))
+    factories._check_sizes(target)
+    out = factories._allocate(target, layout.contiguous_strides(target), self._dtype,
+                              META if meta else CPU)
+    if not meta and out.numel():
+        out._elements()[...] = np.tile(self._elements().reshape(padded), tuple(repeats))
+    return out
+
+
+aten.repeat.default.impl(DispatchKey.CPU)(lambda self, repeats: _repeat(self, repeats,
+                                                                         meta=False))
+aten.repeat.default.impl(DispatchKey.Meta)(lambda self, repeats: _repeat(self, repeats,
+                                                                          meta=True))
+
+
+@aten.tile.default.impl(DispatchKey.CompositeImplicitAutograd)
+def tile(self: Tensor, dims: Sequence[int]) -> Tensor:
+    """torch's ``tile``: ``repeat``, with 1s first when ``dims`` is shorter than the
+    number of dims."""
+    reps = (1,) * (self.dim() - len(dims)) + tuple(dims)
+    return aten.repeat.default.call(self, reps)
+
+
+# ------------------------------------------------------------------ roll
+def roll(self: Tensor, shifts: Sequence[int], dims: Sequence[int]) -> Tensor:
+    """torch's CPU ``roll`` (the same code on meta): one dim is the ``cat`` of two
+    ``narrow`` slices; no dims rolls the flattened tensor; several roll one at a time."""
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:
+        flat = aten.view.default.call(aten.contiguous.default.call(
+            self, layout.contiguous_format), (self.numel(),))
+        return aten.view.default.call(roll(flat, shifts, (0,)), self._shape)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    if len(dims) > 1:
+        return roll(roll(self, shifts[:1], dims[:1]), shifts[1:], dims[1:])
+    if self.numel() == 0:
+        return _clone(self, layout.preserve_format)
+    d = _wrap(dims[0], self.dim())
+    if self.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    size = self._shape[d]
+    start = (size - shifts[0]) % size
+    return aten.cat.default.call([aten.narrow.default.call(self, d, start, size - start),
+                                  aten.narrow.default.call(self, d, 0, start)], d)
+
+
+aten.roll.default.impl(DispatchKey.CPU)(roll)
+aten.roll.default.impl(DispatchKey.Meta)(roll)
 
 
 # ------------------------------------------------------------------ tril, triu

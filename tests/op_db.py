@@ -3011,6 +3011,61 @@ OP_DB += [
 ]
 
 
+
+@st.composite
+def repeat_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``repeats``: one per dim and up to two more (new leading dims), 0 and 1 among
+    them."""
+    extra = draw(st.integers(0, 2))
+    return {"repeats": tuple(draw(st.sampled_from([0, 1, 1, 2, 3]))
+                             for _ in range(len(shape) + extra))}
+
+
+@st.composite
+def tile_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dims``: fewer than the input's dims too (1s put before them), or more."""
+    n = draw(st.integers(0, len(shape) + 2))
+    return {"dims": tuple(draw(st.sampled_from([0, 1, 1, 2, 3])) for _ in range(n))}
+
+
+@st.composite
+def roll_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``shifts`` (any sign, past the size too) alone, or with as many distinct ``dims``
+    (negative ones among them); one shift and dim as ints sometimes."""
+    shift = st.integers(-7, 7)
+    if not shape or draw(st.booleans()):
+        return {"shifts": draw(st.sampled_from([draw(shift), (draw(shift),)]))}
+    n = len(shape)
+    dims = draw(st.permutations(range(n)))[:draw(st.integers(1, n))]
+    dims = [d - n if draw(st.booleans()) else d for d in dims]
+    if len(dims) == 1 and draw(st.booleans()):
+        return {"shifts": draw(shift), "dims": dims[0]}
+    return {"shifts": tuple(draw(shift) for _ in dims), "dims": tuple(dims)}
+
+
+OP_DB += [
+    OpEntry("repeat", arguments=repeat_arguments, errors={
+        "fewer repeats than dims": lambda lib: lib.ones(2, 3).repeat(2),
+        "a negative repeat": lambda lib: lib.ones(2, 3).repeat(-1, 2),
+        "no repeats": lambda lib: lib.ones(2).repeat(),
+        "a float repeat": lambda lib: lib.ones(2).repeat(1.5),
+        "as a function": lambda lib: lib.repeat(lib.ones(2), (2,)),
+    }),
+    OpEntry("tile", arguments=tile_arguments, errors={
+        "a negative repeat": lambda lib: lib.tile(lib.ones(2, 3), (-1,)),
+        "no dims": lambda lib: lib.tile(lib.ones(2)),
+        "a float repeat": lambda lib: lib.tile(lib.ones(2), (1.5,)),
+    }),
+    OpEntry("roll", arguments=roll_arguments, errors={
+        "no shifts": lambda lib: lib.roll(lib.ones(2, 3), ()),
+        "shifts and dims of different lengths": lambda lib: lib.roll(lib.ones(2, 3), (1, 2),
+                                                                    (0,)),
+        "two shifts and no dims": lambda lib: lib.roll(lib.ones(2, 3), (1, 2)),
+        "a dim out of range": lambda lib: lib.roll(lib.ones(2, 3), 1, 2),
+        "a dim of a 0-d input": lambda lib: lib.roll(lib.ones(()), 1, 0),
+        "a float shift": lambda lib: lib.roll(lib.ones(2), 1.5),
+    }),
+]
 #: at least two dims (the matrices), empty and size-1 ones among them
 _AT_LEAST_2D = st.lists(strategies.small_sizes, min_size=2, max_size=4).map(tuple)
 

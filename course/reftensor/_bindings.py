@@ -128,6 +128,8 @@ __all__ = [
     "movedim",
     "moveaxis",
     "ravel",
+    "tile",
+    "roll",
     "tril",
     "triu",
     "_softmax",
@@ -1518,6 +1520,33 @@ def ravel(*args: Any, **kwargs: Any) -> Any:
     view of a contiguous copy (``CloneBackward0`` under it); a 0-d tensor gives 1 element.
     """
     return aten.ravel(*args, **kwargs)
+
+
+def tile(*args: Any, **kwargs: Any) -> Any:
+    """tile(input, dims) -> Tensor
+
+    ``self`` repeated ``dims[i]`` times along each dim (``torch.tile``): torch's composite,
+    ``repeat`` with 1s put before ``dims`` when it is shorter than the number of dims (NumPy's
+    ``tile``; ``RepeatBackward0``).
+
+    Raises RuntimeError for a negative repeat.
+    """
+    return aten.tile(*args, **kwargs)
+
+
+def roll(*args: Any, **kwargs: Any) -> Any:
+    """roll(input, shifts, dims=()) -> Tensor
+
+    The elements shifted by ``shifts`` along ``dims``, those pushed past the end coming back at
+    the start (``torch.roll``); without ``dims`` the flattened tensor is rolled and seen with
+    the input's shape. As torch's CPU kernel: along one dim the ``cat`` of two ``narrow`` slices
+    (laid out as ``cat`` lays out), several dims one after the other; an empty input gives its
+    ``clone``.
+
+    Raises RuntimeError for no shifts, or shifts and dims of different lengths; IndexError for a
+    dim out of range.
+    """
+    return aten.roll(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:
@@ -4337,6 +4366,43 @@ class TensorMethods(TensorType):
         view of a contiguous copy (``CloneBackward0`` under it); a 0-d tensor gives 1 element.
         """
         return aten.ravel.call_method(self, args, kwargs)
+
+    def repeat(self, *args: Any, **kwargs: Any) -> Any:
+        """repeat(repeats) -> Tensor
+
+        A contiguous copy with ``self`` repeated ``repeats[i]`` times along each dim
+        (``Tensor.repeat``; ``t.repeat(2, 3)`` or ``t.repeat((2, 3))``): extra leading repeats
+        add leading dims. Where ``expand`` makes a view with stride 0, ``repeat`` copies. A
+        repeat of 0 gives an empty result.
+
+        Raises RuntimeError for fewer repeats than dims, or a negative repeat.
+        """
+        return aten.repeat.call_method(self, args, kwargs)
+
+    def tile(self, *args: Any, **kwargs: Any) -> Any:
+        """tile(dims) -> Tensor
+
+        ``self`` repeated ``dims[i]`` times along each dim (``torch.tile``): torch's composite,
+        ``repeat`` with 1s put before ``dims`` when it is shorter than the number of dims
+        (NumPy's ``tile``; ``RepeatBackward0``).
+
+        Raises RuntimeError for a negative repeat.
+        """
+        return aten.tile.call_method(self, args, kwargs)
+
+    def roll(self, *args: Any, **kwargs: Any) -> Any:
+        """roll(shifts, dims=()) -> Tensor
+
+        The elements shifted by ``shifts`` along ``dims``, those pushed past the end coming back
+        at the start (``torch.roll``); without ``dims`` the flattened tensor is rolled and seen
+        with the input's shape. As torch's CPU kernel: along one dim the ``cat`` of two
+        ``narrow`` slices (laid out as ``cat`` lays out), several dims one after the other; an
+        empty input gives its ``clone``.
+
+        Raises RuntimeError for no shifts, or shifts and dims of different lengths; IndexError
+        for a dim out of range.
+        """
+        return aten.roll.call_method(self, args, kwargs)
 
     def tril(self, *args: Any, **kwargs: Any) -> Any:
         """tril(diagonal=0) -> Tensor

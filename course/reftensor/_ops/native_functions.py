@@ -887,6 +887,25 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "composite, ``self.contiguous().view(-1)``: a view (``ViewBackward0``) of a "
                 "contiguous input, else a view of a contiguous copy (``CloneBackward0`` "
                 "under it); a 0-d tensor gives 1 element."),
+    declare("repeat(Tensor self, SymInt[] repeats) -> Tensor", function=False,
+            doc="A contiguous copy with ``self`` repeated ``repeats[i]`` times along each "
+                "dim (``Tensor.repeat``; ``t.repeat(2, 3)`` or ``t.repeat((2, 3))``): extra "
+                "leading repeats add leading dims. Where ``expand`` makes a view with "
+                "stride 0, ``repeat`` copies. A repeat of 0 gives an empty result.\n\n"
+                "Raises RuntimeError for fewer repeats than dims, or a negative repeat."),
+    declare("tile(Tensor self, SymInt[] dims) -> Tensor",
+            doc="``self`` repeated ``dims[i]`` times along each dim (``torch.tile``): "
+                "torch's composite, ``repeat`` with 1s put before ``dims`` when it is "
+                "shorter than the number of dims (NumPy's ``tile``; ``RepeatBackward0``)."
+                "\n\nRaises RuntimeError for a negative repeat."),
+    declare("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor",
+            doc="The elements shifted by ``shifts`` along ``dims``, those pushed past the "
+                "end coming back at the start (``torch.roll``); without ``dims`` the "
+                "flattened tensor is rolled and seen with the input's shape. As torch's CPU "
+                "kernel: along one dim the ``cat`` of two ``narrow`` slices (laid out as "
+                "``cat`` lays out), several dims one after the other; an empty input gives "
+                "its ``clone``.\n\nRaises RuntimeError for no shifts, or shifts and dims "
+                "of different lengths; IndexError for a dim out of range."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

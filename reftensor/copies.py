@@ -5,7 +5,8 @@
   is transposed too), and makes other layouts dense in the same dim order;
 * ``contiguous`` (a method) is ``clone`` when the layout is not already the one asked for,
   and ``self`` itself when it is;
-* ``flip`` copies with the elements reversed along some dims;
+* ``flip`` copies with the elements reversed along some dims (``fliplr``, ``flipud`` and
+  ``rot90`` are flips too);
 * ``repeat`` (and ``tile``) copies where ``expand`` would view; ``roll`` shifts elements
   round along dims;
 * ``tril`` and ``triu`` copy a triangle of each matrix and zero the rest;
@@ -152,6 +153,49 @@ def flip(self: Tensor, dims: tuple[int, ...]) -> Tensor:
 def flip_meta(self: Tensor, dims: tuple[int, ...]) -> Tensor:
     _flip_dims(self, dims)
     return clone_meta(self, None)
+
+
+# ------------------------------------------------------------------ fliplr, flipud, rot90
+@aten.fliplr.default.impl(DispatchKey.CompositeImplicitAutograd)
+def fliplr(self: Tensor) -> Tensor:
+    if self.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return aten.flip.default.call(self, (1,))
+
+
+@aten.flipud.default.impl(DispatchKey.CompositeImplicitAutograd)
+def flipud(self: Tensor) -> Tensor:
+    if self.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return aten.flip.default.call(self, (0,))
+
+
+def rot90(self: Tensor, k: int, dims: Sequence[int]) -> Tensor:
+    """torch's ``rot90`` kernel (the same code on meta), after its checks in its order."""
+    n = self.dim()
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    a, b = _wrap(dims[0], n), _wrap(dims[1], n)
+    if a == b:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = "
+                           f"{dims[0]} and dim1 = {dims[1]}")
+    turns = k % 4
+    if turns == 2:
+        return aten.flip.default.call(self, (a, b))
+    if turns == 0:
+        return _clone(self, layout.contiguous_format)
+    # torch transposes the fresh flip in place (``transpose_``): no copy, no view
+    flipped = aten.flip.default.call(self, (b,) if turns == 1 else (a,))
+    shape, stride = list(flipped._shape), list(flipped._stride)
+    shape[a], shape[b], stride[a], stride[b] = shape[b], shape[a], stride[b], stride[a]
+    flipped._shape, flipped._stride = tuple(shape), tuple(stride)
+    return flipped
+
+
+aten.rot90.default.impl(DispatchKey.CPU)(rot90)
+aten.rot90.default.impl(DispatchKey.Meta)(rot90)
 
 
 # ------------------------------------------------------------------ repeat, tile

@@ -3066,6 +3066,8 @@ OP_DB += [
         "a float shift": lambda lib: lib.roll(lib.ones(2), 1.5),
     }),
 ]
+
+
 #: at least two dims (the matrices), empty and size-1 ones among them
 _AT_LEAST_2D = st.lists(strategies.small_sizes, min_size=2, max_size=4).map(tuple)
 
@@ -3094,6 +3096,41 @@ OP_DB += [
             errors=_triangle_errors("tril")),
     OpEntry("triu", arguments=triangle_arguments, shapes=_AT_LEAST_2D,
             errors=_triangle_errors("triu")),
+]
+
+
+@st.composite
+def rot90_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``k`` (any sign, past 4 too) sometimes, and two distinct ``dims`` sometimes (negative
+    ones among them)."""
+    found: dict[str, Any] = {}
+    if draw(st.booleans()):
+        found["k"] = draw(st.integers(-5, 6))
+    if draw(st.booleans()):
+        n = len(shape)
+        a, b = draw(st.permutations(range(n)))[:2]
+        found["dims"] = (a - n if draw(st.booleans()) else a, b - n if draw(st.booleans())
+                         else b)
+    return found
+
+
+OP_DB += [
+    OpEntry("fliplr", shapes=_AT_LEAST_2D, errors={
+        "a 1-d tensor": lambda lib: lib.fliplr(lib.ones(3)),
+        "an argument": lambda lib: lib.fliplr(lib.ones(2, 2), 1),
+    }),
+    OpEntry("flipud", errors={
+        "a 0-d tensor": lambda lib: lib.flipud(lib.ones(())),
+        "an argument": lambda lib: lib.flipud(lib.ones(2), 0),
+    }),
+    OpEntry("rot90", arguments=rot90_arguments, shapes=_AT_LEAST_2D, errors={
+        "one dim": lambda lib: lib.rot90(lib.ones(2, 3), 1, (0,)),
+        "the same dim twice": lambda lib: lib.rot90(lib.ones(2, 3), 1, (0, 0)),
+        "a dim and its negative": lambda lib: lib.rot90(lib.ones(2, 3, 4), 1, (0, -3)),
+        "a dim out of range": lambda lib: lib.rot90(lib.ones(2, 3, 4), 1, (0, 3)),
+        "a 1-d tensor": lambda lib: lib.rot90(lib.ones(3)),
+        "a float k": lambda lib: lib.rot90(lib.ones(2, 2), 1.0),
+    }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
 

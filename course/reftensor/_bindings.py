@@ -130,6 +130,9 @@ __all__ = [
     "ravel",
     "tile",
     "roll",
+    "fliplr",
+    "flipud",
+    "rot90",
     "tril",
     "triu",
     "_softmax",
@@ -1547,6 +1550,42 @@ def roll(*args: Any, **kwargs: Any) -> Any:
     dim out of range.
     """
     return aten.roll(*args, **kwargs)
+
+
+def fliplr(*args: Any, **kwargs: Any) -> Any:
+    """fliplr(input) -> Tensor
+
+    A copy with the columns in reverse order (``torch.fliplr``): torch's composite, ``flip(1)``
+    (``FlipBackward0``).
+
+    Raises RuntimeError for fewer than 2 dims.
+    """
+    return aten.fliplr(*args, **kwargs)
+
+
+def flipud(*args: Any, **kwargs: Any) -> Any:
+    """flipud(input) -> Tensor
+
+    A copy with the rows in reverse order (``torch.flipud``): torch's composite, ``flip(0)``
+    (``FlipBackward0``).
+
+    Raises RuntimeError for a 0-d tensor.
+    """
+    return aten.flipud(*args, **kwargs)
+
+
+def rot90(*args: Any, **kwargs: Any) -> Any:
+    """rot90(input, k=1, dims=(0, 1)) -> Tensor
+
+    A copy rotated by ``k`` quarter turns in the plane of ``dims``, from the first dim towards
+    the second (``torch.rot90``; negative ``k`` turns the other way). As torch's kernel: ``k % 4
+    == 2`` is ``flip(dims)`` (laid out as ``flip``), 1 and 3 a ``flip`` of one dim whose result
+    is then transposed in place (its strides swapped), 0 a contiguous ``clone``.
+
+    Raises RuntimeError for other than two dims, the same dim twice, fewer than 2 dims in the
+    input; IndexError for a dim out of range.
+    """
+    return aten.rot90(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:
@@ -4403,6 +4442,40 @@ class TensorMethods(TensorType):
         for a dim out of range.
         """
         return aten.roll.call_method(self, args, kwargs)
+
+    def fliplr(self, *args: Any, **kwargs: Any) -> Any:
+        """fliplr() -> Tensor
+
+        A copy with the columns in reverse order (``torch.fliplr``): torch's composite,
+        ``flip(1)`` (``FlipBackward0``).
+
+        Raises RuntimeError for fewer than 2 dims.
+        """
+        return aten.fliplr.call_method(self, args, kwargs)
+
+    def flipud(self, *args: Any, **kwargs: Any) -> Any:
+        """flipud() -> Tensor
+
+        A copy with the rows in reverse order (``torch.flipud``): torch's composite, ``flip(0)``
+        (``FlipBackward0``).
+
+        Raises RuntimeError for a 0-d tensor.
+        """
+        return aten.flipud.call_method(self, args, kwargs)
+
+    def rot90(self, *args: Any, **kwargs: Any) -> Any:
+        """rot90(k=1, dims=(0, 1)) -> Tensor
+
+        A copy rotated by ``k`` quarter turns in the plane of ``dims``, from the first dim
+        towards the second (``torch.rot90``; negative ``k`` turns the other way). As torch's
+        kernel: ``k % 4 == 2`` is ``flip(dims)`` (laid out as ``flip``), 1 and 3 a ``flip`` of
+        one dim whose result is then transposed in place (its strides swapped), 0 a contiguous
+        ``clone``.
+
+        Raises RuntimeError for other than two dims, the same dim twice, fewer than 2 dims in
+        the input; IndexError for a dim out of range.
+        """
+        return aten.rot90.call_method(self, args, kwargs)
 
     def tril(self, *args: Any, **kwargs: Any) -> Any:
         """tril(diagonal=0) -> Tensor

@@ -906,6 +906,22 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``cat`` lays out), several dims one after the other; an empty input gives "
                 "its ``clone``.\n\nRaises RuntimeError for no shifts, or shifts and dims "
                 "of different lengths; IndexError for a dim out of range."),
+    declare("fliplr(Tensor self) -> Tensor",
+            doc="A copy with the columns in reverse order (``torch.fliplr``): torch's "
+                "composite, ``flip(1)`` (``FlipBackward0``).\n\nRaises RuntimeError for "
+                "fewer than 2 dims."),
+    declare("flipud(Tensor self) -> Tensor",
+            doc="A copy with the rows in reverse order (``torch.flipud``): torch's "
+                "composite, ``flip(0)`` (``FlipBackward0``).\n\nRaises RuntimeError for a "
+                "0-d tensor."),
+    declare("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor",
+            doc="A copy rotated by ``k`` quarter turns in the plane of ``dims``, from the "
+                "first dim towards the second (``torch.rot90``; negative ``k`` turns the "
+                "other way). As torch's kernel: ``k % 4 == 2`` is ``flip(dims)`` (laid "
+                "out as ``flip``), 1 and 3 a ``flip`` of one dim whose result is then "
+                "transposed in place (its strides swapped), 0 a contiguous ``clone``."
+                "\n\nRaises RuntimeError for other than two dims, the same dim twice, "
+                "fewer than 2 dims in the input; IndexError for a dim out of range."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

@@ -902,6 +902,11 @@ def roll_backward(grad: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) 
     return grad.roll([-s for s in reversed(shifts)], list(reversed(dims)))
 
 
+def rot90_backward(grad: Tensor, k: int, dims: tuple[int, ...]) -> Tensor:
+    """Turned back: ``grad.rot90(-k, dims)``."""
+    return grad.rot90(-k, dims)
+
+
 def tril_backward(grad: Tensor, diagonal: int) -> Tensor:
     """``grad.tril(diagonal)``: only the kept triangle reached the result."""
     return grad.tril(diagonal)
@@ -1567,6 +1572,8 @@ DERIVATIVES: list[Derivative] = [
         ("repeats", "self_sym_sizes"), self=repeat_backward),
     row("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", "RollBackward0",
         ("shifts", "dims"), self=roll_backward),
+    row("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", "Rot90Backward0",
+        ("k", "dims"), self=rot90_backward),
     row("tril(Tensor self, SymInt diagonal=0) -> Tensor", "TrilBackward0", ("diagonal",),
         self=tril_backward),
     row("triu(Tensor self, SymInt diagonal=0) -> Tensor", "TriuBackward0", ("diagonal",),

@@ -13,6 +13,8 @@
 * ``cat`` joins tensors along an existing dim, ``stack`` along a new one. Both promote the
   dtypes of their inputs, and the result is contiguous unless every input looks
   channels-last. With ``out=`` they write straight into ``out``, in its dtype.
+  ``hstack``, ``vstack``, ``dstack`` and ``column_stack`` are ``cat`` after
+  ``atleast_1d``/``2d``/``3d``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .layout import memory_format
 from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES, can_cast
 from .storage import no_data
 from .tensor import Tensor, to_options
-from .views import _view, _wrap, unsqueeze, view_strides
+from .views import _view, _wrap, at_least, unsqueeze, view_strides
 
 __all__: list[str] = []  # every op here is a binding of the op table
 
@@ -257,6 +259,37 @@ def roll(self: Tensor, shifts: Sequence[int], dims: Sequence[int]) -> Tensor:
 
 aten.roll.default.impl(DispatchKey.CPU)(roll)
 aten.roll.default.impl(DispatchKey.Meta)(roll)
+
+
+# ------------------------------------------------------------------ atleast_*d, *stack
+# torch's composites: ``cat`` of the tensors given enough dims (``views.at_least``).
+def _stacked(name: str, tensors: Sequence[Tensor]) -> tuple[list[Tensor], int]:
+    """The tensors ``hstack``, ``vstack``, ``dstack`` or ``column_stack`` hand to ``cat``,
+    and the dim."""
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    if name == "column_stack":
+        tensors = [aten.reshape.default.call(t, (t.numel(), 1)) if t.dim() <= 1 else t
+                   for t in tensors]
+        name = "hstack"
+    if name == "hstack":
+        rep = [at_least(t, 1) for t in tensors]
+        return rep, 0 if rep[0].dim() == 1 else 1
+    if name == "vstack":
+        return [at_least(t, 2) for t in tensors], 0
+    return [at_least(t, 3) for t in tensors], 2
+
+
+def _register_stack(name: str) -> None:
+    packet = aten[name]
+    packet.default.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda tensors: aten.cat.default.call(*_stacked(name, tensors)))
+    packet.out.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda tensors, out: aten.cat.out.call(*_stacked(name, tensors), out))
+
+
+for _name in ("hstack", "vstack", "dstack", "column_stack"):
+    _register_stack(_name)
 
 
 # ------------------------------------------------------------------ tril, triu

@@ -34,7 +34,7 @@ from .tensor import Tensor, wrap_dim
 
 # The ops are the op table's (reftensor/_bindings.py); ``split`` is also a Python function
 # in torch (``torch/functional.py``), which hands the call to ``Tensor.split``.
-__all__ = ["split"]
+__all__ = ["split", "atleast_1d", "atleast_2d", "atleast_3d"]
 
 
 _warned: set[str] = set()
@@ -508,6 +508,62 @@ def ravel(self: Tensor) -> Tensor:
     """torch's ``ravel``: ``self.contiguous().view(-1)``."""
     contiguous = aten.contiguous.default.call(self, layout.contiguous_format)
     return aten.view.default.call(contiguous, (-1,))
+
+
+# ---------------------------------------------------------------------- atleast_1d, 2d, 3d
+# torch's composites: views that give a tensor at least n dims. ``torch.atleast_1d`` and the
+# others are Python functions that take tensors one by one too (``atleast_1d(a, b)``).
+def at_least(t: Tensor, n: int) -> Tensor:
+    """``t`` with at least ``n`` (1 to 3) dims, as torch's ``atleast_<n>d``: a 0-d tensor
+    reshaped, a 1-d one of size k seen as ``(1, k)`` (or ``(1, k, 1)``), a 2-d one as
+    ``(a, b, 1)``, others as they are."""
+    d = t.dim()
+    if d >= n:
+        return t
+    if d == 0:
+        return aten.reshape.default.call(t, (1,) * n)
+    if n == 2 or d == 2:  # (k,) -> (1, k); (a, b) -> (a, b, 1)
+        return aten.unsqueeze.default.call(t, 0 if n == 2 else -1)
+    return aten.unsqueeze.default.call(aten.unsqueeze.default.call(t, 0), -1)
+
+
+def _register_at_least(n: int) -> None:
+    packet = aten[f"atleast_{n}d"]
+    packet.default.impl(DispatchKey.CompositeImplicitAutograd)(lambda t: at_least(t, n))
+    packet.Sequence.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda tensors: tuple(at_least(t, n) for t in tensors))
+
+
+for _n in (1, 2, 3):
+    _register_at_least(_n)
+
+
+def _variadic(name: str, tensors: tuple[Any, ...]) -> Any:
+    """torch's wrapper: one argument is taken as it is (a tensor or a sequence of them),
+    several as a tuple of tensors."""
+    return aten[name](tensors[0] if len(tensors) == 1 else tensors)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """``torch.atleast_1d``: each tensor with at least 1 dim (a 0-d one reshaped to
+    ``(1,)``), a view; one tensor gives a tensor, several (or a sequence) a tuple.
+
+    Raises:
+        TypeError: an argument that is not a tensor.
+    """
+    return _variadic("atleast_1d", tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """``torch.atleast_2d``: each tensor with at least 2 dims (``(1, 1)`` from 0-d, ``(1,
+    k)`` from 1-d), a view; as ``atleast_1d``."""
+    return _variadic("atleast_2d", tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """``torch.atleast_3d``: each tensor with at least 3 dims (``(1, 1, 1)`` from 0-d,
+    ``(1, k, 1)`` from 1-d, ``(a, b, 1)`` from 2-d), a view; as ``atleast_1d``."""
+    return _variadic("atleast_3d", tensors)
 
 
 # ---------------------------------------------------------------------- adding, removing dims

@@ -3099,6 +3099,54 @@ OP_DB += [
 ]
 
 
+#: the dim each joining op concatenates along, in the input's own dims (None: the input
+#: has too few dims for the joined tensors to differ in size)
+def _stack_dim(name: str, ndim: int) -> int | None:
+    if name in ("hstack", "column_stack"):
+        return 1 if ndim >= 2 else (0 if name == "hstack" and ndim == 1 else None)
+    if name == "vstack":
+        return 0 if ndim >= 2 else None
+    return 2 if ndim >= 3 else None
+
+
+def stack_like_arguments(name: str) -> Arguments:
+    """``tensors``: 0 to 2 more tensors of any dtype and layout with the input's shape,
+    except along the dim joined, where that dim is the input's own."""
+    @st.composite
+    def draw_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+        d = _stack_dim(name, len(shape))
+        others = []
+        for _ in range(draw(st.integers(0, 2))):
+            other = list(shape)
+            if d is not None:
+                other[d] = draw(strategies.small_sizes)
+            others.append(draw(strategies.tensors(shape=tuple(other))))
+        return {"tensors": others}
+
+    return draw_arguments
+
+
+def _stack_like_errors(name: str) -> dict[str, Program]:
+    return {k: v for k, v in _joining_errors(name).items()
+            if k not in ("a float dim", "a dim out of range")}
+
+
+def _at_least_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a: getattr(lib, name)(*a)  # noqa: E731
+    return {
+        "a number": lambda lib: f(lib, 2.0),
+        "a list with a number": lambda lib: f(lib, [lib.ones(2), 2]),
+        "as a method": lambda lib: getattr(lib.ones(2), name)(),
+    }
+
+
+OP_DB += [
+    *[OpEntry(f"atleast_{n}d", errors=_at_least_errors(f"atleast_{n}d")) for n in (1, 2, 3)],
+    *[OpEntry(name, arguments=stack_like_arguments(name), errors=_stack_like_errors(name))
+      for name in ("hstack", "vstack", "dstack", "column_stack")],
+]
+
+
 @st.composite
 def rot90_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
     """``k`` (any sign, past 4 too) sometimes, and two distinct ``dims`` sometimes (negative

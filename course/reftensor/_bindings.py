@@ -133,6 +133,13 @@ __all__ = [
     "fliplr",
     "flipud",
     "rot90",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
     "tril",
     "triu",
     "_softmax",
@@ -1586,6 +1593,88 @@ def rot90(*args: Any, **kwargs: Any) -> Any:
     input; IndexError for a dim out of range.
     """
     return aten.rot90(*args, **kwargs)
+
+
+def atleast_1d(*args: Any, **kwargs: Any) -> Any:
+    """atleast_1d(input) -> Tensor
+    atleast_1d(tensors) -> Tensor
+
+    ``input`` with at least 1 dim (``torch.atleast_1d``; several tensors or a sequence give a
+    tuple): a 0-d tensor reshaped to ``(1,)``, others as they are; views (torch's composite).
+
+    Raises TypeError for an argument that is not a tensor.
+    """
+    return aten.atleast_1d(*args, **kwargs)
+
+
+def atleast_2d(*args: Any, **kwargs: Any) -> Any:
+    """atleast_2d(input) -> Tensor
+    atleast_2d(tensors) -> Tensor
+
+    ``input`` with at least 2 dims (``torch.atleast_2d``): a 0-d tensor reshaped to ``(1, 1)``,
+    a 1-d one given a dim in front (``unsqueeze(0)``), others as they are; as ``atleast_1d``.
+
+    Raises as ``atleast_1d``.
+    """
+    return aten.atleast_2d(*args, **kwargs)
+
+
+def atleast_3d(*args: Any, **kwargs: Any) -> Any:
+    """atleast_3d(input) -> Tensor
+    atleast_3d(tensors) -> Tensor
+
+    ``input`` with at least 3 dims (``torch.atleast_3d``): a 0-d tensor reshaped to ``(1, 1,
+    1)``, a 1-d one of size ``n`` seen as ``(1, n, 1)``, a 2-d one given a last dim, others as
+    they are; as ``atleast_1d``.
+
+    Raises as ``atleast_1d``.
+    """
+    return aten.atleast_3d(*args, **kwargs)
+
+
+def hstack(*args: Any, **kwargs: Any) -> Any:
+    """hstack(tensors, *, out=None) -> Tensor
+
+    The tensors joined along dim 1 (dim 0 when they are 1-d) after ``atleast_1d``
+    (``torch.hstack``): torch's composite, a ``cat`` (``CatBackward0``), laid out and promoted
+    as ``cat``'s result.
+
+    Raises RuntimeError for no tensors, and as ``cat``.
+    """
+    return aten.hstack(*args, **kwargs)
+
+
+def vstack(*args: Any, **kwargs: Any) -> Any:
+    """vstack(tensors, *, out=None) -> Tensor
+
+    The tensors joined along dim 0 after ``atleast_2d`` (``torch.vstack``): torch's composite, a
+    ``cat`` (``CatBackward0``), laid out and promoted as ``cat``'s result.
+
+    Raises RuntimeError for no tensors, and as ``cat``.
+    """
+    return aten.vstack(*args, **kwargs)
+
+
+def dstack(*args: Any, **kwargs: Any) -> Any:
+    """dstack(tensors, *, out=None) -> Tensor
+
+    The tensors joined along dim 2 after ``atleast_3d`` (``torch.dstack``): torch's composite, a
+    ``cat`` (``CatBackward0``), laid out and promoted as ``cat``'s result.
+
+    Raises RuntimeError for no tensors, and as ``cat``.
+    """
+    return aten.dstack(*args, **kwargs)
+
+
+def column_stack(*args: Any, **kwargs: Any) -> Any:
+    """column_stack(tensors, *, out=None) -> Tensor
+
+    The tensors joined as columns (``torch.column_stack``): torch's composite, a 0-d or 1-d
+    tensor reshaped to one column ``(numel, 1)``, then ``hstack``.
+
+    Raises RuntimeError for no tensors, and as ``cat``.
+    """
+    return aten.column_stack(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:

@@ -922,6 +922,46 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "transposed in place (its strides swapped), 0 a contiguous ``clone``."
                 "\n\nRaises RuntimeError for other than two dims, the same dim twice, "
                 "fewer than 2 dims in the input; IndexError for a dim out of range."),
+    declare("atleast_1d(Tensor self) -> Tensor",
+            "atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]", method=False,
+            doc="``input`` with at least 1 dim (``torch.atleast_1d``; several tensors or a "
+                "sequence give a tuple): a 0-d tensor reshaped to ``(1,)``, others as they "
+                "are; views (torch's composite).\n\nRaises TypeError for an argument that "
+                "is not a tensor."),
+    declare("atleast_2d(Tensor self) -> Tensor",
+            "atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", method=False,
+            doc="``input`` with at least 2 dims (``torch.atleast_2d``): a 0-d tensor "
+                "reshaped to ``(1, 1)``, a 1-d one given a dim in front (``unsqueeze(0)``), "
+                "others as they are; as ``atleast_1d``.\n\nRaises as ``atleast_1d``."),
+    declare("atleast_3d(Tensor self) -> Tensor",
+            "atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]", method=False,
+            doc="``input`` with at least 3 dims (``torch.atleast_3d``): a 0-d tensor "
+                "reshaped to ``(1, 1, 1)``, a 1-d one of size ``n`` seen as ``(1, n, 1)``, "
+                "a 2-d one given a last dim, others as they are; as ``atleast_1d``.\n\n"
+                "Raises as ``atleast_1d``."),
+    declare("hstack(Tensor[] tensors) -> Tensor", method=False,
+            out=("hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined along dim 1 (dim 0 when they are 1-d) after ``atleast_1d`` "
+                "(``torch.hstack``): torch's composite, a ``cat`` (``CatBackward0``), laid "
+                "out and promoted as ``cat``'s result.\n\nRaises RuntimeError for no "
+                "tensors, and as ``cat``."),
+    declare("vstack(Tensor[] tensors) -> Tensor", method=False,
+            out=("vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined along dim 0 after ``atleast_2d`` "
+                "(``torch.vstack``): torch's composite, a ``cat`` (``CatBackward0``), laid "
+                "out and promoted as ``cat``'s result.\n\nRaises RuntimeError for no "
+                "tensors, and as ``cat``."),
+    declare("dstack(Tensor[] tensors) -> Tensor", method=False,
+            out=("dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined along dim 2 after ``atleast_3d`` "
+                "(``torch.dstack``): torch's composite, a ``cat`` (``CatBackward0``), laid "
+                "out and promoted as ``cat``'s result.\n\nRaises RuntimeError for no "
+                "tensors, and as ``cat``."),
+    declare("column_stack(Tensor[] tensors) -> Tensor", method=False,
+            out=("column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined as columns (``torch.column_stack``): torch's composite, "
+                "a 0-d or 1-d tensor reshaped to one column ``(numel, 1)``, then "
+                "``hstack``.\n\nRaises RuntimeError for no tensors, and as ``cat``."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

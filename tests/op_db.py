@@ -3148,6 +3148,60 @@ OP_DB += [
 
 
 @st.composite
+def diag_embed_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``offset`` sometimes (either side), and two distinct dims of ``dim() + 1``
+    sometimes (negative ones among them)."""
+    found: dict[str, Any] = {}
+    if draw(st.booleans()):
+        found["offset"] = draw(st.integers(-3, 3))
+    if draw(st.booleans()):
+        n = max(len(shape), 1) + 1
+        a, b = draw(st.permutations(range(n)))[:2]
+        found["dim1"] = a - n if draw(st.booleans()) else a
+        found["dim2"] = b - n if draw(st.booleans()) else b
+    return found
+
+
+@st.composite
+def diag_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``diagonal`` sometimes, past either edge too."""
+    return draw(st.sampled_from([{}, {"diagonal": draw(st.integers(-4, 4))}]))
+
+
+@st.composite
+def diagflat_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return draw(st.sampled_from([{}, {"offset": draw(st.integers(-3, 3))}]))
+
+
+OP_DB += [
+    OpEntry("diag_embed", arguments=diag_embed_arguments,
+            shapes=st.lists(strategies.small_sizes, min_size=1, max_size=3).map(tuple),
+            errors={
+        "the same dim twice": lambda lib: lib.diag_embed(lib.ones(2, 3), 0, 1, -2),
+        "a dim out of range": lambda lib: lib.diag_embed(lib.ones(2, 3), 0, 0, 3),
+        "a 0-d tensor": lambda lib: lib.diag_embed(lib.ones(())),
+        "out=": lambda lib: lib.diag_embed(lib.ones(2), out=lib.empty(0)),
+    }),
+    OpEntry("diagonal_copy", arguments=diagonal_arguments, errors={
+        "the same dim twice": lambda lib: lib.diagonal_copy(lib.ones(2, 3), 0, 1, -1),
+        "a 1-d tensor": lambda lib: lib.diagonal_copy(lib.ones(3)),
+        "as a method": lambda lib: lib.ones(2, 2).diagonal_copy(),
+    }),
+    OpEntry("diag", arguments=diag_arguments,
+            shapes=st.lists(strategies.small_sizes, min_size=1, max_size=2).map(tuple),
+            errors={
+        "a 0-d tensor": lambda lib: lib.diag(lib.ones(())),
+        "a 3-d tensor": lambda lib: lib.diag(lib.ones(2, 2, 2)),
+        "a float diagonal": lambda lib: lib.diag(lib.ones(2), 1.0),
+    }),
+    OpEntry("diagflat", arguments=diagflat_arguments, errors={
+        "a float offset": lambda lib: lib.diagflat(lib.ones(2), 1.0),
+        "out=": lambda lib: lib.diagflat(lib.ones(2), out=lib.empty(0)),
+    }),
+]
+
+
+@st.composite
 def rot90_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
     """``k`` (any sign, past 4 too) sometimes, and two distinct ``dims`` sometimes (negative
     ones among them)."""

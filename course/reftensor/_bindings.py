@@ -140,6 +140,10 @@ __all__ = [
     "vstack",
     "dstack",
     "column_stack",
+    "diag_embed",
+    "diagonal_copy",
+    "diag",
+    "diagflat",
     "tril",
     "triu",
     "_softmax",
@@ -1675,6 +1679,53 @@ def column_stack(*args: Any, **kwargs: Any) -> Any:
     Raises RuntimeError for no tensors, and as ``cat``.
     """
     return aten.column_stack(*args, **kwargs)
+
+
+def diag_embed(*args: Any, **kwargs: Any) -> Any:
+    """diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor
+
+    Each row of the last dim of ``input`` laid along a diagonal of a new (dim1, dim2) plane
+    (``torch.diag_embed``), zeros elsewhere: the planes are ``size(-1) + abs(offset)`` square,
+    ``offset > 0`` above the main diagonal. A contiguous copy (``DiagEmbedBackward0``: the
+    gradient's ``diagonal``).
+
+    Raises RuntimeError for dim1 equal to dim2; IndexError for a dim out of range (of ``dim() +
+    1`` dims) or a 0-d input.
+    """
+    return aten.diag_embed(*args, **kwargs)
+
+
+def diagonal_copy(*args: Any, **kwargs: Any) -> Any:
+    """diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None) -> Tensor
+
+    ``diagonal``'s elements as a contiguous copy, not a view (``torch.diagonal_copy``;
+    ``DiagonalBackward0_copy``).
+
+    Raises as ``diagonal``.
+    """
+    return aten.diagonal_copy(*args, **kwargs)
+
+
+def diag(*args: Any, **kwargs: Any) -> Any:
+    """diag(input, diagonal=0, *, out=None) -> Tensor
+
+    A square matrix with a 1-d ``input`` on its ``diagonal``-th diagonal, or a 2-d ``input``'s
+    ``diagonal``-th diagonal as a 1-d copy (``torch.diag``): torch's composite, ``diag_embed``
+    or ``diagonal_copy``.
+
+    Raises RuntimeError for other than 1 or 2 dims.
+    """
+    return aten.diag(*args, **kwargs)
+
+
+def diagflat(*args: Any, **kwargs: Any) -> Any:
+    """diagflat(input, offset=0) -> Tensor
+
+    A square matrix with ``input``'s elements, flattened in row-major order, on its
+    ``offset``-th diagonal (``torch.diagflat``): torch's composite, ``contiguous().view(-1)``
+    then ``diag``; a 0-d input is one element.
+    """
+    return aten.diagflat(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:
@@ -4565,6 +4616,39 @@ class TensorMethods(TensorType):
         the input; IndexError for a dim out of range.
         """
         return aten.rot90.call_method(self, args, kwargs)
+
+    def diag_embed(self, *args: Any, **kwargs: Any) -> Any:
+        """diag_embed(offset=0, dim1=-2, dim2=-1) -> Tensor
+
+        Each row of the last dim of ``input`` laid along a diagonal of a new (dim1, dim2) plane
+        (``torch.diag_embed``), zeros elsewhere: the planes are ``size(-1) + abs(offset)``
+        square, ``offset > 0`` above the main diagonal. A contiguous copy
+        (``DiagEmbedBackward0``: the gradient's ``diagonal``).
+
+        Raises RuntimeError for dim1 equal to dim2; IndexError for a dim out of range (of
+        ``dim() + 1`` dims) or a 0-d input.
+        """
+        return aten.diag_embed.call_method(self, args, kwargs)
+
+    def diag(self, *args: Any, **kwargs: Any) -> Any:
+        """diag(diagonal=0) -> Tensor
+
+        A square matrix with a 1-d ``input`` on its ``diagonal``-th diagonal, or a 2-d
+        ``input``'s ``diagonal``-th diagonal as a 1-d copy (``torch.diag``): torch's composite,
+        ``diag_embed`` or ``diagonal_copy``.
+
+        Raises RuntimeError for other than 1 or 2 dims.
+        """
+        return aten.diag.call_method(self, args, kwargs)
+
+    def diagflat(self, *args: Any, **kwargs: Any) -> Any:
+        """diagflat(offset=0) -> Tensor
+
+        A square matrix with ``input``'s elements, flattened in row-major order, on its
+        ``offset``-th diagonal (``torch.diagflat``): torch's composite,
+        ``contiguous().view(-1)`` then ``diag``; a 0-d input is one element.
+        """
+        return aten.diagflat.call_method(self, args, kwargs)
 
     def tril(self, *args: Any, **kwargs: Any) -> Any:
         """tril(diagonal=0) -> Tensor

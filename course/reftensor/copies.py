@@ -292,6 +292,56 @@ for _name in ("hstack", "vstack", "dstack", "column_stack"):
     _register_stack(_name)
 
 
+# ------------------------------------------------------------------ diag_embed, diag
+def diag_embed(self: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    """torch's ``diag_embed`` (the same code on meta): zeros with the input's last dim
+    written along the diagonal of a new (dim1, dim2) plane; written directly, so the
+    result's version stays 0 as torch's."""
+    n = self.dim() + 1
+    a, b = _wrap(dim1, n), _wrap(dim2, n)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if self.dim() == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    side = abs(offset) + self._shape[-1]
+    sizes = list(self._shape[:-1])
+    sizes.insert(min(a, b), side)
+    sizes.insert(max(a, b), side)
+    result = factories._allocate(tuple(sizes), layout.contiguous_strides(sizes),
+                                 self._dtype, self.device)
+    if self.device is CPU and self.numel():
+        diagonal = aten.diagonal.default.call(result, offset, a, b)
+        diagonal._elements()[...] = self._elements()
+    return result
+
+
+def diagonal_copy(self: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    """torch's ``*_copy`` kernels: the view, cloned contiguous."""
+    return _clone(aten.diagonal.default.call(self, offset, dim1, dim2),
+                  layout.contiguous_format)
+
+
+for _key in (DispatchKey.CPU, DispatchKey.Meta):
+    aten.diag_embed.default.impl(_key)(diag_embed)
+    aten.diagonal_copy.default.impl(_key)(diagonal_copy)
+
+
+@aten.diag.default.impl(DispatchKey.CompositeImplicitAutograd)
+def diag(self: Tensor, diagonal: int) -> Tensor:
+    if self.dim() not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.dim()}D")
+    if self.dim() == 1:
+        return aten.diag_embed.default.call(self, diagonal, -2, -1)
+    return aten.diagonal_copy.default.call(self, diagonal, 0, 1)
+
+
+@aten.diagflat.default.impl(DispatchKey.CompositeImplicitAutograd)
+def diagflat(self: Tensor, offset: int) -> Tensor:
+    flat = aten.view.default.call(aten.contiguous.default.call(
+        self, layout.contiguous_format), (-1,))
+    return diag(flat, offset)
+
+
 # ------------------------------------------------------------------ tril, triu
 # A triangle of each matrix (the last two dims) kept, the rest zeroed: torch's structured
 # kernels write a contiguous result of the input's dtype.
@@ -330,7 +380,8 @@ def _exact_out_dtype(result: Tensor, out: Tensor) -> None:
                            f"{SCALAR_TYPE_NAMES[out._dtype.name]} instead")
 
 
-OUT_DTYPE_RULES.update(tril=_exact_out_dtype, triu=_exact_out_dtype)
+OUT_DTYPE_RULES.update(tril=_exact_out_dtype, triu=_exact_out_dtype,
+                       diagonal_copy=_exact_out_dtype, diag=_exact_out_dtype)
 for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
     for _lower, _name in ((True, "tril"), (False, "triu")):
         aten[_name].default.impl(_key)(

@@ -962,6 +962,30 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The tensors joined as columns (``torch.column_stack``): torch's composite, "
                 "a 0-d or 1-d tensor reshaped to one column ``(numel, 1)``, then "
                 "``hstack``.\n\nRaises RuntimeError for no tensors, and as ``cat``."),
+    declare("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
+            doc="Each row of the last dim of ``input`` laid along a diagonal of a new "
+                "(dim1, dim2) plane (``torch.diag_embed``), zeros elsewhere: the planes are "
+                "``size(-1) + abs(offset)`` square, ``offset > 0`` above the main "
+                "diagonal. A contiguous copy (``DiagEmbedBackward0``: the gradient's "
+                "``diagonal``).\n\nRaises RuntimeError for dim1 equal to dim2; IndexError "
+                "for a dim out of range (of ``dim() + 1`` dims) or a 0-d input."),
+    declare("diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+            method=False,
+            out=("diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="``diagonal``'s elements as a contiguous copy, not a view "
+                "(``torch.diagonal_copy``; ``DiagonalBackward0_copy``).\n\nRaises as "
+                "``diagonal``."),
+    declare("diag(Tensor self, int diagonal=0) -> Tensor",
+            out=("diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A square matrix with a 1-d ``input`` on its ``diagonal``-th diagonal, or a "
+                "2-d ``input``'s ``diagonal``-th diagonal as a 1-d copy (``torch.diag``): "
+                "torch's composite, ``diag_embed`` or ``diagonal_copy``.\n\nRaises "
+                "RuntimeError for other than 1 or 2 dims."),
+    declare("diagflat(Tensor self, int offset=0) -> Tensor",
+            doc="A square matrix with ``input``'s elements, flattened in row-major order, "
+                "on its ``offset``-th diagonal (``torch.diagflat``): torch's composite, "
+                "``contiguous().view(-1)`` then ``diag``; a 0-d input is one element."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

@@ -885,6 +885,11 @@ def rot90_backward(grad: Tensor, k: int, dims: tuple[int, ...]) -> Tensor:
     return grad.rot90(-k, dims)
 
 
+def diag_embed_backward(grad: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    """``grad.diagonal(offset, dim1, dim2)``: only the diagonal came from the input."""
+    return grad.diagonal(offset, dim1, dim2)
+
+
 def tril_backward(grad: Tensor, diagonal: int) -> Tensor:
     """``grad.tril(diagonal)``: only the kept triangle reached the result."""
     return grad.tril(diagonal)
@@ -1539,6 +1544,11 @@ DERIVATIVES: list[Derivative] = [
         ("shifts", "dims"), self=roll_backward),
     row("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", "Rot90Backward0",
         ("k", "dims"), self=rot90_backward),
+    row("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
+        "DiagEmbedBackward0", ("offset", "dim1", "dim2"), self=diag_embed_backward),
+    row("diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+        "DiagonalBackward0_copy", ("self_sym_sizes", "offset", "dim1", "dim2"),
+        self=diagonal_backward),
     row("tril(Tensor self, SymInt diagonal=0) -> Tensor", "TrilBackward0", ("diagonal",),
         self=tril_backward),
     row("triu(Tensor self, SymInt diagonal=0) -> Tensor", "TriuBackward0", ("diagonal",),

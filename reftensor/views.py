@@ -566,6 +566,87 @@ def atleast_3d(*tensors: Any) -> Any:
     return _variadic("atleast_3d", tensors)
 
 
+# ---------------------------------------------------------------------- tensor_split
+# torch's composites: ``slice`` views, in NumPy's ``array_split`` way.
+def _split_dim(self: Tensor, dim: int) -> int:
+    if self.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    return _wrap(dim, self.dim())
+
+
+@_composite(aten.tensor_split.sections)
+def tensor_split_sections(self: Tensor, sections: int, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _split_dim(self, dim)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    size = self._shape[d]
+    pieces, start = [], 0
+    for k in range(sections):
+        length = size // sections + (1 if k < size % sections else 0)
+        pieces.append(aten.slice.Tensor.call(self, d, start, start + length, 1))
+        start += length
+    return tuple(pieces)
+
+
+@_composite(aten.tensor_split.indices)
+def tensor_split_indices(self: Tensor, indices: Sequence[int],
+                         dim: int = 0) -> tuple[Tensor, ...]:
+    d = _split_dim(self, dim)
+    bounds = [0, *indices]
+    pieces = [aten.slice.Tensor.call(self, d, a, b, 1)
+              for a, b in zip(bounds, bounds[1:], strict=False)]
+    pieces.append(aten.slice.Tensor.call(self, d, bounds[-1], self._shape[d], 1))
+    return tuple(pieces)
+
+
+@_composite(aten.tensor_split.tensor_indices_or_sections)
+def tensor_split_tensor(self: Tensor, tensor_indices_or_sections: Tensor,
+                        dim: int = 0) -> tuple[Tensor, ...]:
+    _split_dim(self, dim)
+    t = tensor_indices_or_sections
+    if t.device.type != "cpu":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, "
+                           f"but it's on {t.device}")
+    if t._dtype.name != "int64":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype "
+                           f"of long, but got {SCALAR_TYPE_NAMES[t._dtype.name]}")
+    if t.dim() > 1:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                           "zero-dimensional or one-dimensional tensor, but got a tensor "
+                           f"with {t.dim()} dims")
+    if t.dim() == 0:
+        return tensor_split_sections(self, int(t.item()), dim)
+    return tensor_split_indices(self, [int(v) for v in t.tolist()], dim)
+
+
+def _register_directional_split(name: str, least: int) -> None:
+    """``hsplit`` (dim 1, or 0 for 1-d) and ``vsplit`` (dim 0): ``tensor_split``."""
+    def dim_of(self: Tensor) -> int:
+        if self.dim() < least:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {least} "
+                               f"dimension, but got a tensor with {self.dim()} dimensions!")
+        return 0 if name == "vsplit" or self.dim() == 1 else 1
+
+    def sections(self: Tensor, sections: int) -> tuple[Tensor, ...]:
+        d = dim_of(self)
+        if sections == 0 or self._shape[d] % sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but "
+                               f"the size of the dimension {self._shape[d]} is not divisible "
+                               f"by the split_size {sections}!")
+        return tensor_split_sections(self, sections, d)
+
+    def indices(self: Tensor, indices: Sequence[int]) -> tuple[Tensor, ...]:
+        return tensor_split_indices(self, indices, dim_of(self))
+
+    _composite(aten[name].int)(sections)
+    _composite(aten[name].array)(indices)
+
+
+_register_directional_split("hsplit", 1)
+_register_directional_split("vsplit", 2)
+
+
 # ---------------------------------------------------------------------- adding, removing dims
 def _squeeze(t: Tensor, dims: Sequence[int] | None) -> Tensor:
     """Drop the size-1 dims among ``dims`` (all dims when None); others stay."""

@@ -3201,6 +3201,73 @@ OP_DB += [
 ]
 
 
+_AT_LEAST_1D = st.lists(strategies.small_sizes, min_size=1, max_size=4).map(tuple)
+_INDICES = st.lists(st.integers(-5, 8), max_size=4).map(tuple)
+
+
+@st.composite
+def tensor_split_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``sections`` (more than the dim's size too), ``indices`` (negative, decreasing and
+    past the end too) or either as an int64 tensor (0-d: sections; 1-d: indices), and a
+    ``dim`` sometimes (negative too)."""
+    n = len(shape)
+    how = draw(st.sampled_from(["sections", "indices", "a 0-d tensor", "a 1-d tensor"]))
+    if how == "sections":
+        split: Any = draw(st.integers(1, 5))
+    elif how == "indices":
+        split = draw(_INDICES)
+    elif how == "a 0-d tensor":
+        spec = draw(strategies.tensors(shape=(), dtypes=("int64",)))
+        split = dataclasses.replace(spec, storage=(draw(st.integers(1, 5)),)
+                                    * len(spec.storage))
+    else:
+        split = draw(strategies.tensors(shape=(draw(st.integers(0, 3)),), dtypes=("int64",)))
+    key = {"sections": "sections", "indices": "indices"}.get(how,
+                                                              "tensor_indices_or_sections")
+    found: dict[str, Any] = {key: split}
+    if draw(st.booleans()):
+        found["dim"] = draw(st.integers(-n, n - 1))
+    return found
+
+
+def directional_split_arguments(name: str) -> Arguments:
+    """``sections`` that divide the split dim's size (an error otherwise), or
+    ``indices``."""
+    @st.composite
+    def draw_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+        size = shape[0 if name == "vsplit" or len(shape) == 1 else 1]
+        divisors = [k for k in range(1, 6) if size % k == 0]
+        if draw(st.booleans()):
+            return {"sections": draw(st.sampled_from(divisors))}
+        return {"indices": draw(_INDICES)}
+
+    return draw_arguments
+
+
+OP_DB += [
+    OpEntry("tensor_split", arguments=tensor_split_arguments, shapes=_AT_LEAST_1D, errors={
+        "a 0-d tensor": lambda lib: lib.tensor_split(lib.ones(()), 1),
+        "0 sections": lambda lib: lib.tensor_split(lib.ones(3), 0),
+        "a float tensor": lambda lib: lib.tensor_split(lib.ones(3), lib.tensor([1.0])),
+        "a 2-d tensor of indices": lambda lib: lib.tensor_split(
+            lib.ones(3), lib.tensor([[1]])),
+        "a dim out of range": lambda lib: lib.tensor_split(lib.ones(3), 2, 1),
+        "a float": lambda lib: lib.tensor_split(lib.ones(3), 1.5),
+    }),
+    OpEntry("hsplit", arguments=directional_split_arguments("hsplit"), shapes=_AT_LEAST_1D,
+            errors={
+        "a 0-d tensor": lambda lib: lib.hsplit(lib.ones(()), 1),
+        "sections that do not divide": lambda lib: lib.hsplit(lib.ones(2, 3), 2),
+        "0 sections": lambda lib: lib.hsplit(lib.ones(2, 3), 0),
+    }),
+    OpEntry("vsplit", arguments=directional_split_arguments("vsplit"), shapes=_AT_LEAST_2D,
+            errors={
+        "a 1-d tensor": lambda lib: lib.vsplit(lib.ones(3), 1),
+        "sections that do not divide": lambda lib: lib.vsplit(lib.ones(3, 2), 2),
+    }),
+]
+
+
 @st.composite
 def rot90_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
     """``k`` (any sign, past 4 too) sometimes, and two distinct ``dims`` sometimes (negative

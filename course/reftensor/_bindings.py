@@ -144,6 +144,9 @@ __all__ = [
     "diagonal_copy",
     "diag",
     "diagflat",
+    "tensor_split",
+    "hsplit",
+    "vsplit",
     "tril",
     "triu",
     "_softmax",
@@ -1726,6 +1729,47 @@ def diagflat(*args: Any, **kwargs: Any) -> Any:
     then ``diag``; a 0-d input is one element.
     """
     return aten.diagflat(*args, **kwargs)
+
+
+def tensor_split(*args: Any, **kwargs: Any) -> Any:
+    """tensor_split(input, indices, dim=0) -> Tensor
+    tensor_split(input, tensor_indices_or_sections, dim=0) -> Tensor
+    tensor_split(input, sections, dim=0) -> Tensor
+
+    Views along ``dim`` (``torch.tensor_split``, NumPy's ``array_split``): ``sections`` pieces
+    whose sizes differ by at most one (the first ones longer), or the pieces between the listed
+    ``indices`` (clamped as slices); an int64 tensor gives either, 0-d as sections, 1-d as
+    indices. torch's composite: ``slice`` views (``SliceBackward0``).
+
+    Raises RuntimeError for a 0-d input, ``sections <= 0``, an indices tensor that is not int64
+    or has more than 1 dim; IndexError for a dim out of range.
+    """
+    return aten.tensor_split(*args, **kwargs)
+
+
+def hsplit(*args: Any, **kwargs: Any) -> Any:
+    """hsplit(input, sections) -> Tensor
+    hsplit(input, indices) -> Tensor
+
+    ``tensor_split`` along dim 1 (0 for a 1-d tensor) (``torch.hsplit``): ``sections`` equal
+    pieces, or the pieces between ``indices``; views.
+
+    Raises RuntimeError for a 0-d tensor, or ``sections`` that does not divide the dim's size.
+    """
+    return aten.hsplit(*args, **kwargs)
+
+
+def vsplit(*args: Any, **kwargs: Any) -> Any:
+    """vsplit(input, sections) -> Tensor
+    vsplit(input, indices) -> Tensor
+
+    ``tensor_split`` along dim 0 (``torch.vsplit``): ``sections`` equal pieces, or the pieces
+    between ``indices``; views.
+
+    Raises RuntimeError for fewer than 2 dims, or ``sections`` that does not divide the dim's
+    size.
+    """
+    return aten.vsplit(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:
@@ -4649,6 +4693,45 @@ class TensorMethods(TensorType):
         ``contiguous().view(-1)`` then ``diag``; a 0-d input is one element.
         """
         return aten.diagflat.call_method(self, args, kwargs)
+
+    def tensor_split(self, *args: Any, **kwargs: Any) -> Any:
+        """tensor_split(indices, dim=0) -> Tensor
+        tensor_split(tensor_indices_or_sections, dim=0) -> Tensor
+        tensor_split(sections, dim=0) -> Tensor
+
+        Views along ``dim`` (``torch.tensor_split``, NumPy's ``array_split``): ``sections``
+        pieces whose sizes differ by at most one (the first ones longer), or the pieces between
+        the listed ``indices`` (clamped as slices); an int64 tensor gives either, 0-d as
+        sections, 1-d as indices. torch's composite: ``slice`` views (``SliceBackward0``).
+
+        Raises RuntimeError for a 0-d input, ``sections <= 0``, an indices tensor that is not
+        int64 or has more than 1 dim; IndexError for a dim out of range.
+        """
+        return aten.tensor_split.call_method(self, args, kwargs)
+
+    def hsplit(self, *args: Any, **kwargs: Any) -> Any:
+        """hsplit(sections) -> Tensor
+        hsplit(indices) -> Tensor
+
+        ``tensor_split`` along dim 1 (0 for a 1-d tensor) (``torch.hsplit``): ``sections`` equal
+        pieces, or the pieces between ``indices``; views.
+
+        Raises RuntimeError for a 0-d tensor, or ``sections`` that does not divide the dim's
+        size.
+        """
+        return aten.hsplit.call_method(self, args, kwargs)
+
+    def vsplit(self, *args: Any, **kwargs: Any) -> Any:
+        """vsplit(sections) -> Tensor
+        vsplit(indices) -> Tensor
+
+        ``tensor_split`` along dim 0 (``torch.vsplit``): ``sections`` equal pieces, or the
+        pieces between ``indices``; views.
+
+        Raises RuntimeError for fewer than 2 dims, or ``sections`` that does not divide the
+        dim's size.
+        """
+        return aten.vsplit.call_method(self, args, kwargs)
 
     def tril(self, *args: Any, **kwargs: Any) -> Any:
         """tril(diagonal=0) -> Tensor

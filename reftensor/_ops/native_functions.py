@@ -986,6 +986,31 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="A square matrix with ``input``'s elements, flattened in row-major order, "
                 "on its ``offset``-th diagonal (``torch.diagflat``): torch's composite, "
                 "``contiguous().view(-1)`` then ``diag``; a 0-d input is one element."),
+    declare("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> "
+            "Tensor(a)[]",
+            "tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor "
+            "tensor_indices_or_sections, int dim=0) -> Tensor(a)[]",
+            "tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> "
+            "Tensor(a)[]",
+            doc="Views along ``dim`` (``torch.tensor_split``, NumPy's ``array_split``): "
+                "``sections`` pieces whose sizes differ by at most one (the first ones "
+                "longer), or the pieces between the listed ``indices`` (clamped as "
+                "slices); an int64 tensor gives either, 0-d as sections, 1-d as indices. "
+                "torch's composite: ``slice`` views (``SliceBackward0``).\n\nRaises "
+                "RuntimeError for a 0-d input, ``sections <= 0``, an indices tensor that is "
+                "not int64 or has more than 1 dim; IndexError for a dim out of range."),
+    declare("hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]",
+            "hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]",
+            doc="``tensor_split`` along dim 1 (0 for a 1-d tensor) (``torch.hsplit``): "
+                "``sections`` equal pieces, or the pieces between ``indices``; views.\n\nRaises "
+                "RuntimeError for a 0-d tensor, or ``sections`` that does not "
+                "divide the dim's size."),
+    declare("vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]",
+            "vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]",
+            doc="``tensor_split`` along dim 0 (``torch.vsplit``): ``sections`` "
+                "equal pieces, or the pieces between ``indices``; views.\n\nRaises "
+                "RuntimeError for fewer than 2 dims, or ``sections`` that does not "
+                "divide the dim's size."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

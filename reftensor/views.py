@@ -34,7 +34,7 @@ from .tensor import Tensor, wrap_dim
 
 # The ops are the op table's (reftensor/_bindings.py); ``split`` is also a Python function
 # in torch (``torch/functional.py``), which hands the call to ``Tensor.split``.
-__all__ = ["split", "atleast_1d", "atleast_2d", "atleast_3d"]
+__all__ = ["split", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid"]
 
 
 _warned: set[str] = set()
@@ -645,6 +645,57 @@ def _register_directional_split(name: str, least: int) -> None:
 
 _register_directional_split("hsplit", 1)
 _register_directional_split("vsplit", 2)
+
+
+# ---------------------------------------------------------------------- meshgrid
+@_composite(aten.meshgrid.indexing)
+def meshgrid_indexing(tensors: Sequence[Tensor], indexing: str) -> tuple[Tensor, ...]:
+    """torch's ``meshgrid``: each tensor viewed along its own dim and expanded to the
+    grid's shape; for ``"xy"`` the first two tensors (and grids) swapped."""
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in zip(tensors, tensors[1:], strict=False):
+        if a._dtype is not b._dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    order = list(tensors)
+    swap = indexing == "xy" and len(order) >= 2
+    if swap:
+        order[0], order[1] = order[1], order[0]
+    elif indexing != "xy" and indexing != "ij":
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f"received: {indexing}")
+    for t in order:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+    shape = [t.numel() for t in order]
+    grids = []
+    for i, t in enumerate(order):
+        seen = [1] * len(order)
+        seen[i] = -1
+        grids.append(aten.expand.default.call(aten.view.default.call(t, seen), shape, False))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+@_composite(aten.meshgrid.default)
+def meshgrid_default(tensors: Sequence[Tensor]) -> tuple[Tensor, ...]:
+    _warn_once("torch.meshgrid: in an upcoming release, it will be required to pass the "
+               "indexing argument.")
+    return meshgrid_indexing(tensors, "ij")
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """``torch.meshgrid``: the tensors one by one or as one list; ``indexing`` "ij" (the
+    default, with torch's warning when not given) or "xy". See the op table's entry."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        return aten.meshgrid(tensors)
+    return aten.meshgrid(tensors, indexing=indexing)
 
 
 # ---------------------------------------------------------------------- adding, removing dims

@@ -3268,6 +3268,33 @@ OP_DB += [
 ]
 
 
+_AT_MOST_1D = st.lists(strategies.small_sizes, max_size=1).map(tuple)
+
+
+@st.composite
+def meshgrid_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """0 to 2 more 0-d or 1-d ``tensors`` (the input's dtype: the entry's ``same_dtype``),
+    and ``indexing`` ("ij" or "xy") sometimes (without it torch warns)."""
+    others = [draw(strategies.tensors(shape=_AT_MOST_1D)) for _ in range(draw(st.integers(0, 2)))]
+    found: dict[str, Any] = {"tensors": others}
+    if draw(st.integers(0, 3)):
+        found["indexing"] = draw(st.sampled_from(["ij", "xy"]))
+    return found
+
+
+OP_DB += [
+    OpEntry("meshgrid", arguments=meshgrid_arguments, shapes=_AT_MOST_1D, same_dtype=True,
+            errors={
+        "no tensors": lambda lib: lib.meshgrid(indexing="ij"),
+        "dtypes that differ": lambda lib: lib.meshgrid(lib.ones(2), lib.ones(2, dtype=lib.int64),
+                                                       indexing="ij"),
+        "another indexing": lambda lib: lib.meshgrid(lib.ones(2), indexing="xx"),
+        "a 2-d tensor": lambda lib: lib.meshgrid(lib.ones(2, 2), indexing="ij"),
+        "a number": lambda lib: lib.meshgrid(2, indexing="ij"),
+    }),
+]
+
+
 @st.composite
 def rot90_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
     """``k`` (any sign, past 4 too) sometimes, and two distinct ``dims`` sometimes (negative

@@ -147,6 +147,7 @@ __all__ = [
     "tensor_split",
     "hsplit",
     "vsplit",
+    "meshgrid",
     "tril",
     "triu",
     "_softmax",
@@ -1770,6 +1771,21 @@ def vsplit(*args: Any, **kwargs: Any) -> Any:
     size.
     """
     return aten.vsplit(*args, **kwargs)
+
+
+def meshgrid(*args: Any, **kwargs: Any) -> Any:
+    """meshgrid(tensors) -> Tensor
+    meshgrid(tensors, *, indexing) -> Tensor
+
+    Grids from 0-d or 1-d tensors (``torch.meshgrid``; given one by one or as one list): grid
+    ``i`` has every tensor's length as its dims and tensor ``i`` along dim ``i``
+    (``indexing="ij"``, the default, with torch's warning when not given) or the first two dims
+    swapped (``"xy"``); ``expand`` views (``ExpandBackward0``), stride 0 elsewhere.
+
+    Raises RuntimeError for no tensors, tensors of different dtypes or devices, a tensor with
+    more than 1 dim, another ``indexing``.
+    """
+    return aten.meshgrid(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:

@@ -1011,6 +1011,15 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "equal pieces, or the pieces between ``indices``; views.\n\nRaises "
                 "RuntimeError for fewer than 2 dims, or ``sections`` that does not "
                 "divide the dim's size."),
+    declare("meshgrid(Tensor[] tensors) -> Tensor[]",
+            "meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", method=False,
+            doc="Grids from 0-d or 1-d tensors (``torch.meshgrid``; given one by one or as "
+                "one list): grid ``i`` has every tensor's length as its dims and tensor "
+                "``i`` along dim ``i`` (``indexing=\"ij\"``, the default, with torch's "
+                "warning when not given) or the first two dims swapped (``\"xy\"``); "
+                "``expand`` views (``ExpandBackward0``), stride 0 elsewhere.\n\nRaises "
+                "RuntimeError for no tensors, tensors of different dtypes or devices, a "
+                "tensor with more than 1 dim, another ``indexing``."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

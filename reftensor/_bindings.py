@@ -148,6 +148,7 @@ __all__ = [
     "hsplit",
     "vsplit",
     "meshgrid",
+    "repeat_interleave",
     "tril",
     "triu",
     "_softmax",
@@ -1786,6 +1787,26 @@ def meshgrid(*args: Any, **kwargs: Any) -> Any:
     more than 1 dim, another ``indexing``.
     """
     return aten.meshgrid(*args, **kwargs)
+
+
+def repeat_interleave(*args: Any, **kwargs: Any) -> Any:
+    """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
+    repeat_interleave(repeats, *, output_size=None) -> Tensor
+    repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
+
+    Each element (or each slice along ``dim``) repeated in place, ``[a, b] -> [a, a, b, b]``
+    (``torch.repeat_interleave``); without ``dim`` the flattened input. ``repeats`` is an int,
+    or a tensor of one count or one per slice; a lone tensor of counts gives the indices ``i``
+    repeated ``repeats[i]`` times (its dtype, int32 or int64). torch's composites: an int is
+    ``unsqueeze``, ``expand``, a contiguous ``clone`` and ``flatten`` (``ViewBackward0``), a
+    tensor an ``index_select`` (``IndexSelectBackward0``). ``output_size``, when given, must be
+    the result's length (on the meta device it is needed for tensor counts).
+
+    Raises RuntimeError for negative counts, counts of the wrong length or dims, a wrong
+    ``output_size``; NotImplementedError for counts that are not int32 or int64; IndexError for
+    a dim out of range.
+    """
+    return aten.repeat_interleave(*args, **kwargs)
 
 
 def tril(*args: Any, **kwargs: Any) -> Any:
@@ -4748,6 +4769,25 @@ class TensorMethods(TensorType):
         dim's size.
         """
         return aten.vsplit.call_method(self, args, kwargs)
+
+    def repeat_interleave(self, *args: Any, **kwargs: Any) -> Any:
+        """repeat_interleave(repeats, dim=None, *, output_size=None) -> Tensor
+        repeat_interleave(repeats, dim=None, *, output_size=None) -> Tensor
+
+        Each element (or each slice along ``dim``) repeated in place, ``[a, b] -> [a, a, b, b]``
+        (``torch.repeat_interleave``); without ``dim`` the flattened input. ``repeats`` is an
+        int, or a tensor of one count or one per slice; a lone tensor of counts gives the
+        indices ``i`` repeated ``repeats[i]`` times (its dtype, int32 or int64). torch's
+        composites: an int is ``unsqueeze``, ``expand``, a contiguous ``clone`` and ``flatten``
+        (``ViewBackward0``), a tensor an ``index_select`` (``IndexSelectBackward0``).
+        ``output_size``, when given, must be the result's length (on the meta device it is
+        needed for tensor counts).
+
+        Raises RuntimeError for negative counts, counts of the wrong length or dims, a wrong
+        ``output_size``; NotImplementedError for counts that are not int32 or int64; IndexError
+        for a dim out of range.
+        """
+        return aten.repeat_interleave.call_method(self, args, kwargs)
 
     def tril(self, *args: Any, **kwargs: Any) -> Any:
         """tril(diagonal=0) -> Tensor

@@ -231,6 +231,84 @@ def tile(self: Tensor, dims: Sequence[int]) -> Tensor:
     return aten.repeat.default.call(self, reps)
 
 
+# ------------------------------------------------------------------ repeat_interleave
+def _repeat_indices(repeats: Tensor, output_size: int | None, *, meta: bool) -> Tensor:
+    """``repeat_interleave(repeats)``: ``i`` written ``repeats[i]`` times, as torch's
+    ``repeat_interleave_cpu``."""
+    if repeats._dtype.name not in ("int32", "int64"):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{SCALAR_TYPE_NAMES[repeats._dtype.name]}'")
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    where = META if meta else CPU
+    if repeats.numel() == 0:
+        return factories._allocate((0,), (1,), repeats._dtype, where)
+    if meta:
+        if output_size is None:
+            raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
+        return factories._allocate((output_size,), (1,), repeats._dtype, META)
+    counts = repeats._elements().astype(np.int64)
+    if output_size is None and (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    total = int(counts.sum()) if output_size is None else output_size
+    if total != int(np.maximum(counts, 0).sum()):
+        raise RuntimeError("allocated size does not match required size")
+    out = factories._allocate((total,), (1,), repeats._dtype, CPU)
+    out._elements()[...] = np.repeat(np.arange(len(counts)), np.maximum(counts, 0))
+    return out
+
+
+aten.repeat_interleave.Tensor.impl(DispatchKey.CPU)(
+    lambda repeats, output_size: _repeat_indices(repeats, output_size, meta=False))
+aten.repeat_interleave.Tensor.impl(DispatchKey.Meta)(
+    lambda repeats, output_size: _repeat_indices(repeats, output_size, meta=True))
+
+
+@aten.repeat_interleave.self_int.impl(DispatchKey.CompositeImplicitAutograd)
+def repeat_interleave_int(self: Tensor, repeats: int, dim: int | None,
+                          output_size: int | None) -> Tensor:
+    """torch's composite: a new dim after ``dim`` expanded to ``repeats``, copied
+    contiguous, and merged into ``dim``."""
+    input = self if dim is not None else aten.flatten.using_ints.call(self, 0, -1)
+    d = _wrap(0 if dim is None else dim, input.dim())
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    input = aten.unsqueeze.default.call(input, d + 1)
+    shape = list(input._shape)
+    shape[d + 1] = repeats
+    input = aten.expand.default.call(input, shape, False)
+    if output_size is not None and output_size != repeats * shape[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected "
+                           f"{repeats * shape[d]} but got {output_size}")
+    copy = aten.clone.default.call(input, layout.contiguous_format)
+    return aten.flatten.using_ints.call(copy, d, d + 1)
+
+
+@aten.repeat_interleave.self_Tensor.impl(DispatchKey.CompositeImplicitAutograd)
+def repeat_interleave_tensor(self: Tensor, repeats: Tensor, dim: int | None,
+                             output_size: int | None) -> Tensor:
+    """torch's composite: ``index_select`` of the indices ``repeat_interleave(repeats)``
+    gives (one count is expanded to every slice)."""
+    input = self
+    if dim is None:
+        input, dim = aten.flatten.using_ints.call(self, 0, -1), 0
+    if input.dim() == 0:  # (torch's ``sym_size(dim)`` of a 0-d tensor)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    size = input._shape[_wrap(dim, input.dim())]
+    if repeats.dim() == 0 or (repeats.dim() == 1 and repeats._shape[0] == 1):
+        repeats = aten.expand.default.call(aten.reshape.default.call(repeats, (1,)),
+                                           (size,), False)
+    elif repeats.dim() == 1:
+        if repeats._shape[0] != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {repeats._shape[0]} and input.size({dim}) "
+                               f"= {size}")
+    else:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    indices = aten.repeat_interleave.Tensor.call(repeats, output_size)
+    return aten.index_select.default.call(input, dim, indices)
+
+
 # ------------------------------------------------------------------ roll
 def roll(self: Tensor, shifts: Sequence[int], dims: Sequence[int]) -> Tensor:
     """torch's CPU ``roll`` (the same code on meta): one dim is the ``cat`` of two

@@ -3296,6 +3296,49 @@ OP_DB += [
 
 
 @st.composite
+def repeat_interleave_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``repeats``: an int (0 too), or an int64 tensor (0-d, one count, or one count per
+    slice, in any layout) of counts 0 to 3; ``dim`` sometimes (negative too; a 0-d input
+    takes 0 and -1)."""
+    n = len(shape)
+    dim = draw(st.one_of(st.none(), st.integers(-max(n, 1), max(n, 1) - 1)))
+    size = (shape[dim] if n else 1) if dim is not None else math.prod(shape)
+    how = draw(st.sampled_from(["int", "0-d", "one", "each"]))
+    if how == "int":
+        repeats: Any = draw(st.integers(0, 3))
+    else:
+        spec = draw(strategies.tensors(shape={"0-d": (), "one": (1,), "each": (size,)}[how],
+                                       dtypes=("int64",)))
+        repeats = dataclasses.replace(spec, storage=tuple(
+            draw(st.integers(0, 3)) for _ in spec.storage))
+    return {"repeats": repeats} if dim is None else {"repeats": repeats, "dim": dim}
+
+
+OP_DB += [
+    OpEntry("repeat_interleave", arguments=repeat_interleave_arguments, errors={
+        "float counts": lambda lib: lib.repeat_interleave(lib.tensor([1.0, 2.0])),
+        "2-d counts": lambda lib: lib.repeat_interleave(lib.tensor([[1]])),
+        "negative counts": lambda lib: lib.repeat_interleave(lib.tensor([1, -1])),
+        "a short output_size": lambda lib: lib.repeat_interleave(lib.tensor([1, 2]),
+                                                                 output_size=2),
+        "a long output_size": lambda lib: lib.repeat_interleave(lib.tensor([1, 2]),
+                                                                output_size=5),
+        "a negative int": lambda lib: lib.ones(2).repeat_interleave(-1),
+        "counts of another length": lambda lib: lib.ones(2, 3).repeat_interleave(
+            lib.tensor([1, 2, 3]), dim=0),
+        "a wrong output_size": lambda lib: lib.ones(2, 3).repeat_interleave(
+            2, dim=0, output_size=3),
+        "a dim of a 0-d input": lambda lib: lib.ones(()).repeat_interleave(2, dim=0),
+        "2-d counts with a dim": lambda lib: lib.ones(2, 3).repeat_interleave(
+            lib.tensor([[1]]), dim=0),
+        "meta counts without output_size": lambda lib: lib.repeat_interleave(
+            lib.tensor([1, 2], device="meta")),
+        "a dim out of range": lambda lib: lib.ones(2, 3).repeat_interleave(2, dim=2),
+    }),
+]
+
+
+@st.composite
 def rot90_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
     """``k`` (any sign, past 4 too) sometimes, and two distinct ``dims`` sometimes (negative
     ones among them)."""

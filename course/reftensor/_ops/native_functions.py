@@ -1020,6 +1020,23 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``expand`` views (``ExpandBackward0``), stride 0 elsewhere.\n\nRaises "
                 "RuntimeError for no tensors, tensors of different dtypes or devices, a "
                 "tensor with more than 1 dim, another ``indexing``."),
+    declare("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, "
+            "SymInt? output_size=None) -> Tensor",
+            "repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+            "repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
+            "SymInt? output_size=None) -> Tensor",
+            doc="Each element (or each slice along ``dim``) repeated in place, "
+                "``[a, b] -> [a, a, b, b]`` (``torch.repeat_interleave``); without ``dim`` "
+                "the flattened input. ``repeats`` is an int, or a tensor of one count or one "
+                "per slice; a lone tensor of counts gives the indices ``i`` repeated "
+                "``repeats[i]`` times (its dtype, int32 or int64). torch's composites: an "
+                "int is ``unsqueeze``, ``expand``, a contiguous ``clone`` and ``flatten`` "
+                "(``ViewBackward0``), a tensor an ``index_select`` "
+                "(``IndexSelectBackward0``). ``output_size``, when given, must be the "
+                "result's length (on the meta device it is needed for tensor counts).\n\n"
+                "Raises RuntimeError for negative counts, counts of the wrong length or "
+                "dims, a wrong ``output_size``; NotImplementedError for counts that are "
+                "not int32 or int64; IndexError for a dim out of range."),
     declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
             inplace_function=False,
             out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),

@@ -149,6 +149,33 @@ __all__ = [
     "unbind",
     "as_strided",
     "detach",
+    "eye",
+    "movedim",
+    "moveaxis",
+    "ravel",
+    "tile",
+    "roll",
+    "fliplr",
+    "flipud",
+    "rot90",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
+    "diag_embed",
+    "diagonal_copy",
+    "diag",
+    "diagflat",
+    "tensor_split",
+    "hsplit",
+    "vsplit",
+    "meshgrid",
+    "repeat_interleave",
+    "tril",
+    "triu",
     "_softmax",
     "_log_softmax",
     "_softmax_backward_data",
@@ -1817,6 +1844,349 @@ def detach(*args: Any, **kwargs: Any) -> Any:
     ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
     """
     return aten.detach(*args, **kwargs)
+
+
+def eye(*args: Any, **kwargs: Any) -> Any:
+    """eye(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+    eye(n, m, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    An ``n`` by ``m`` (default ``n``) contiguous matrix with ones on the main diagonal and zeros
+    elsewhere (``torch.eye``); dtype: ``dtype`` or the default float dtype. With ``out=``,
+    ``out`` is resized to ``(n, m)`` (keeping its strides when it has that shape), zeroed, and
+    its diagonal set to 1, in its own dtype.
+
+    Raises RuntimeError for a negative ``n`` or ``m``, ``requires_grad`` with a dtype that is
+    not floating, ``pin_memory=True``; TypeError for a size that is not an int.
+    """
+    return aten.eye(*args, **kwargs)
+
+
+def movedim(*args: Any, **kwargs: Any) -> Any:
+    """movedim(input, source, destination) -> Tensor
+    movedim(input, source, destination) -> Tensor
+
+    The dims at ``source`` moved to ``destination``, the others keeping their order, a view
+    (``torch.movedim``): torch's composite, a ``permute`` (``PermuteBackward0``); a 0-d tensor
+    is an ``alias`` of itself.
+
+    Raises RuntimeError for ``source`` and ``destination`` of different lengths or a dim
+    repeated in either; IndexError for a dim out of range.
+    """
+    return aten.movedim(*args, **kwargs)
+
+
+def moveaxis(*args: Any, **kwargs: Any) -> Any:
+    """moveaxis(input, source, destination) -> Tensor
+    moveaxis(input, source, destination) -> Tensor
+
+    ``torch.moveaxis``: ``movedim``.
+    """
+    return aten.moveaxis(*args, **kwargs)
+
+
+def ravel(*args: Any, **kwargs: Any) -> Any:
+    """ravel(input) -> Tensor
+
+    The elements in row-major order as one dim (``torch.ravel``): torch's composite,
+    ``self.contiguous().view(-1)``: a view (``ViewBackward0``) of a contiguous input, else a
+    view of a contiguous copy (``CloneBackward0`` under it); a 0-d tensor gives 1 element.
+    """
+    return aten.ravel(*args, **kwargs)
+
+
+def tile(*args: Any, **kwargs: Any) -> Any:
+    """tile(input, dims) -> Tensor
+
+    ``self`` repeated ``dims[i]`` times along each dim (``torch.tile``): torch's composite,
+    ``repeat`` with 1s put before ``dims`` when it is shorter than the number of dims (NumPy's
+    ``tile``; ``RepeatBackward0``).
+
+    Raises RuntimeError for a negative repeat.
+    """
+    return aten.tile(*args, **kwargs)
+
+
+def roll(*args: Any, **kwargs: Any) -> Any:
+    """roll(input, shifts, dims=()) -> Tensor
+
+    The elements shifted by ``shifts`` along ``dims``, those pushed past the end coming back at
+    the start (``torch.roll``); without ``dims`` the flattened tensor is rolled and seen with
+    the input's shape. As torch's CPU kernel: along one dim the ``cat`` of two ``narrow`` slices
+    (laid out as ``cat`` lays out), several dims one after the other; an empty input gives its
+    ``clone``.
+
+    Raises RuntimeError for no shifts, or shifts and dims of different lengths; IndexError for a
+    dim out of range.
+    """
+    return aten.roll(*args, **kwargs)
+
+
+def fliplr(*args: Any, **kwargs: Any) -> Any:
+    """fliplr(input) -> Tensor
+
+    A copy with the columns in reverse order (``torch.fliplr``): torch's composite, ``flip(1)``
+    (``FlipBackward0``).
+
+    Raises RuntimeError for fewer than 2 dims.
+    """
+    return aten.fliplr(*args, **kwargs)
+
+
+def flipud(*args: Any, **kwargs: Any) -> Any:
+    """flipud(input) -> Tensor
+
+    A copy with the rows in reverse order (``torch.flipud``): torch's composite, ``flip(0)``
+    (``FlipBackward0``).
+
+    Raises RuntimeError for a 0-d tensor.
+    """
+    return aten.flipud(*args, **kwargs)
+
+
+def rot90(*args: Any, **kwargs: Any) -> Any:
+    """rot90(input, k=1, dims=(0, 1)) -> Tensor
+
+    A copy rotated by ``k`` quarter turns in the plane of ``dims``, from the first dim towards
+    the second (``torch.rot90``; negative ``k`` turns the other way). As torch's kernel: ``k % 4
+    == 2`` is ``flip(dims)`` (laid out as ``flip``), 1 and 3 a ``flip`` of one dim whose result
+    is then transposed in place (its strides swapped), 0 a contiguous ``clone``.
+
+    Raises RuntimeError for other than two dims, the same dim twice, fewer than 2 dims in the
+    input; IndexError for a dim out of range.
+    """
+    return aten.rot90(*args, **kwargs)
+
+
+def atleast_1d(*args: Any, **kwargs: Any) -> Any:
+    """atleast_1d(input) -> Tensor
+    atleast_1d(tensors) -> Tensor
+
+    ``input`` with at least 1 dim (``torch.atleast_1d``; several tensors or a sequence give a
+    tuple): a 0-d tensor reshaped to ``(1,)``, others as they are; views (torch's composite).
+
+    Raises TypeError for an argument that is not a tensor.
+    """
+    return aten.atleast_1d(*args, **kwargs)
+
+
+def atleast_2d(*args: Any, **kwargs: Any) -> Any:
+    """atleast_2d(input) -> Tensor
+    atleast_2d(tensors) -> Tensor
+
+    ``input`` with at least 2 dims (``torch.atleast_2d``): a 0-d tensor reshaped to ``(1, 1)``,
+    a 1-d one given a dim in front (``unsqueeze(0)``), others as they are; as ``atleast_1d``.
+
+    Raises as ``atleast_1d``.
+    """
+    return aten.atleast_2d(*args, **kwargs)
+
+
+def atleast_3d(*args: Any, **kwargs: Any) -> Any:
+    """atleast_3d(input) -> Tensor
+    atleast_3d(tensors) -> Tensor
+
+    ``input`` with at least 3 dims (``torch.atleast_3d``): a 0-d tensor reshaped to ``(1, 1,
+    1)``, a 1-d one of size ``n`` seen as ``(1, n, 1)``, a 2-d one given a last dim, others as
+    they are; as ``atleast_1d``.
+
+    Raises as ``atleast_1d``.
+    """
+    return aten.atleast_3d(*args, **kwargs)
+
+
+def hstack(*args: Any, **kwargs: Any) -> Any:
+    """hstack(tensors, *, out=None) -> Tensor
+
+    The tensors joined along dim 1 (dim 0 when they are 1-d) after ``atleast_1d``
+    (``torch.hstack``): torch's composite, a ``cat`` (``CatBackward0``), laid out and promoted
+    as ``cat``'s result.
+
+    Raises RuntimeError for no tensors, and as ``cat``.
+    """
+    return aten.hstack(*args, **kwargs)
+
+
+def vstack(*args: Any, **kwargs: Any) -> Any:
+    """vstack(tensors, *, out=None) -> Tensor
+
+    The tensors joined along dim 0 after ``atleast_2d`` (``torch.vstack``): torch's composite, a
+    ``cat`` (``CatBackward0``), laid out and promoted as ``cat``'s result.
+
+    Raises RuntimeError for no tensors, and as ``cat``.
+    """
+    return aten.vstack(*args, **kwargs)
+
+
+def dstack(*args: Any, **kwargs: Any) -> Any:
+    """dstack(tensors, *, out=None) -> Tensor
+
+    The tensors joined along dim 2 after ``atleast_3d`` (``torch.dstack``): torch's composite, a
+    ``cat`` (``CatBackward0``), laid out and promoted as ``cat``'s result.
+
+    Raises RuntimeError for no tensors, and as ``cat``.
+    """
+    return aten.dstack(*args, **kwargs)
+
+
+def column_stack(*args: Any, **kwargs: Any) -> Any:
+    """column_stack(tensors, *, out=None) -> Tensor
+
+    The tensors joined as columns (``torch.column_stack``): torch's composite, a 0-d or 1-d
+    tensor reshaped to one column ``(numel, 1)``, then ``hstack``.
+
+    Raises RuntimeError for no tensors, and as ``cat``.
+    """
+    return aten.column_stack(*args, **kwargs)
+
+
+def diag_embed(*args: Any, **kwargs: Any) -> Any:
+    """diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor
+
+    Each row of the last dim of ``input`` laid along a diagonal of a new (dim1, dim2) plane
+    (``torch.diag_embed``), zeros elsewhere: the planes are ``size(-1) + abs(offset)`` square,
+    ``offset > 0`` above the main diagonal. A contiguous copy (``DiagEmbedBackward0``: the
+    gradient's ``diagonal``).
+
+    Raises RuntimeError for dim1 equal to dim2; IndexError for a dim out of range (of ``dim() +
+    1`` dims) or a 0-d input.
+    """
+    return aten.diag_embed(*args, **kwargs)
+
+
+def diagonal_copy(*args: Any, **kwargs: Any) -> Any:
+    """diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None) -> Tensor
+
+    ``diagonal``'s elements as a contiguous copy, not a view (``torch.diagonal_copy``;
+    ``DiagonalBackward0_copy``).
+
+    Raises as ``diagonal``.
+    """
+    return aten.diagonal_copy(*args, **kwargs)
+
+
+def diag(*args: Any, **kwargs: Any) -> Any:
+    """diag(input, diagonal=0, *, out=None) -> Tensor
+
+    A square matrix with a 1-d ``input`` on its ``diagonal``-th diagonal, or a 2-d ``input``'s
+    ``diagonal``-th diagonal as a 1-d copy (``torch.diag``): torch's composite, ``diag_embed``
+    or ``diagonal_copy``.
+
+    Raises RuntimeError for other than 1 or 2 dims.
+    """
+    return aten.diag(*args, **kwargs)
+
+
+def diagflat(*args: Any, **kwargs: Any) -> Any:
+    """diagflat(input, offset=0) -> Tensor
+
+    A square matrix with ``input``'s elements, flattened in row-major order, on its
+    ``offset``-th diagonal (``torch.diagflat``): torch's composite, ``contiguous().view(-1)``
+    then ``diag``; a 0-d input is one element.
+    """
+    return aten.diagflat(*args, **kwargs)
+
+
+def tensor_split(*args: Any, **kwargs: Any) -> Any:
+    """tensor_split(input, indices, dim=0) -> Tensor
+    tensor_split(input, tensor_indices_or_sections, dim=0) -> Tensor
+    tensor_split(input, sections, dim=0) -> Tensor
+
+    Views along ``dim`` (``torch.tensor_split``, NumPy's ``array_split``): ``sections`` pieces
+    whose sizes differ by at most one (the first ones longer), or the pieces between the listed
+    ``indices`` (clamped as slices); an int64 tensor gives either, 0-d as sections, 1-d as
+    indices. torch's composite: ``slice`` views (``SliceBackward0``).
+
+    Raises RuntimeError for a 0-d input, ``sections <= 0``, an indices tensor that is not int64
+    or has more than 1 dim; IndexError for a dim out of range.
+    """
+    return aten.tensor_split(*args, **kwargs)
+
+
+def hsplit(*args: Any, **kwargs: Any) -> Any:
+    """hsplit(input, sections) -> Tensor
+    hsplit(input, indices) -> Tensor
+
+    ``tensor_split`` along dim 1 (0 for a 1-d tensor) (``torch.hsplit``): ``sections`` equal
+    pieces, or the pieces between ``indices``; views.
+
+    Raises RuntimeError for a 0-d tensor, or ``sections`` that does not divide the dim's size.
+    """
+    return aten.hsplit(*args, **kwargs)
+
+
+def vsplit(*args: Any, **kwargs: Any) -> Any:
+    """vsplit(input, sections) -> Tensor
+    vsplit(input, indices) -> Tensor
+
+    ``tensor_split`` along dim 0 (``torch.vsplit``): ``sections`` equal pieces, or the pieces
+    between ``indices``; views.
+
+    Raises RuntimeError for fewer than 2 dims, or ``sections`` that does not divide the dim's
+    size.
+    """
+    return aten.vsplit(*args, **kwargs)
+
+
+def meshgrid(*args: Any, **kwargs: Any) -> Any:
+    """meshgrid(tensors) -> Tensor
+    meshgrid(tensors, *, indexing) -> Tensor
+
+    Grids from 0-d or 1-d tensors (``torch.meshgrid``; given one by one or as one list): grid
+    ``i`` has every tensor's length as its dims and tensor ``i`` along dim ``i``
+    (``indexing="ij"``, the default, with torch's warning when not given) or the first two dims
+    swapped (``"xy"``); ``expand`` views (``ExpandBackward0``), stride 0 elsewhere.
+
+    Raises RuntimeError for no tensors, tensors of different dtypes or devices, a tensor with
+    more than 1 dim, another ``indexing``.
+    """
+    return aten.meshgrid(*args, **kwargs)
+
+
+def repeat_interleave(*args: Any, **kwargs: Any) -> Any:
+    """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
+    repeat_interleave(repeats, *, output_size=None) -> Tensor
+    repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
+
+    Each element (or each slice along ``dim``) repeated in place, ``[a, b] -> [a, a, b, b]``
+    (``torch.repeat_interleave``); without ``dim`` the flattened input. ``repeats`` is an int,
+    or a tensor of one count or one per slice; a lone tensor of counts gives the indices ``i``
+    repeated ``repeats[i]`` times (its dtype, int32 or int64). torch's composites: an int is
+    ``unsqueeze``, ``expand``, a contiguous ``clone`` and ``flatten`` (``ViewBackward0``), a
+    tensor an ``index_select`` (``IndexSelectBackward0``). ``output_size``, when given, must be
+    the result's length (on the meta device it is needed for tensor counts).
+
+    Raises RuntimeError for negative counts, counts of the wrong length or dims, a wrong
+    ``output_size``; NotImplementedError for counts that are not int32 or int64; IndexError for
+    a dim out of range.
+    """
+    return aten.repeat_interleave(*args, **kwargs)
+
+
+def tril(*args: Any, **kwargs: Any) -> Any:
+    """tril(input, diagonal=0, *, out=None) -> Tensor
+
+    A copy keeping the lower triangle of each matrix (the last two dims) and zeros above it
+    (``torch.tril``): element ``[i, j]`` is kept where ``j - i <= diagonal`` (``diagonal > 0``
+    keeps diagonals above the main one, ``< 0`` drops some below). Contiguous, of the input's
+    dtype (every dtype, bool too).
+
+    Raises RuntimeError for fewer than 2 dims.
+    """
+    return aten.tril(*args, **kwargs)
+
+
+def triu(*args: Any, **kwargs: Any) -> Any:
+    """triu(input, diagonal=0, *, out=None) -> Tensor
+
+    A copy keeping the upper triangle of each matrix (the last two dims) and zeros below it
+    (``torch.triu``): element ``[i, j]`` is kept where ``j - i >= diagonal``; otherwise as
+    ``tril``.
+
+    Raises RuntimeError for fewer than 2 dims.
+    """
+    return aten.triu(*args, **kwargs)
 
 
 def _softmax(*args: Any, **kwargs: Any) -> Any:
@@ -4830,6 +5200,284 @@ class TensorMethods(TensorType):
         ``grad_fn``, ``requires_grad=False``, no ``_base``; writes through it change ``input``.
         """
         return aten.detach.call_method(self, args, kwargs)
+
+    def new_zeros(self, *args: Any, **kwargs: Any) -> Any:
+        """new_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=False,
+            requires_grad=False) -> Tensor
+
+        A contiguous tensor of zeros of shape ``size`` (``Tensor.new_zeros``), of ``self``'s
+        dtype and device unless ``dtype`` or ``device`` is given; ``self``'s values and layout
+        play no part. ``requires_grad=True`` makes it a leaf that requires grad; the result
+        never has a ``grad_fn``.
+
+        Raises RuntimeError for a negative size, ``requires_grad`` with a dtype that is not
+        floating, ``pin_memory=True``; TypeError for a size that is not an int.
+        """
+        return aten.new_zeros.call_method(self, args, kwargs)
+
+    def new_ones(self, *args: Any, **kwargs: Any) -> Any:
+        """new_ones(size, *, dtype=None, layout=None, device=None, pin_memory=False,
+            requires_grad=False) -> Tensor
+
+        A contiguous tensor of ones of shape ``size`` (``Tensor.new_ones``); as ``new_zeros``.
+
+        Raises as ``new_zeros``.
+        """
+        return aten.new_ones.call_method(self, args, kwargs)
+
+    def new_empty(self, *args: Any, **kwargs: Any) -> Any:
+        """new_empty(size, *, dtype=None, layout=None, device=None, pin_memory=False,
+            requires_grad=False) -> Tensor
+
+        A contiguous tensor of shape ``size`` with fresh storage (``Tensor.new_empty``): torch
+        leaves its memory uninitialised, reftensor's is zero-filled; as ``new_zeros``.
+
+        Raises as ``new_zeros``.
+        """
+        return aten.new_empty.call_method(self, args, kwargs)
+
+    def new_full(self, *args: Any, **kwargs: Any) -> Any:
+        """new_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
+            requires_grad=False) -> Tensor
+
+        A contiguous tensor of shape ``size`` (a tuple) with every element ``fill_value``
+        (``Tensor.new_full``), of ``self``'s dtype unless ``dtype`` is given (never inferred
+        from the value: ``int_tensor.new_full((2,), 2.7)`` holds 2s); the value is checked
+        against the dtype's range as ``full`` checks it.
+
+        Raises as ``new_zeros``, and RuntimeError for a value out of the dtype's range (or nan
+        into an integer dtype).
+        """
+        return aten.new_full.call_method(self, args, kwargs)
+
+    def movedim(self, *args: Any, **kwargs: Any) -> Any:
+        """movedim(source, destination) -> Tensor
+        movedim(source, destination) -> Tensor
+
+        The dims at ``source`` moved to ``destination``, the others keeping their order, a view
+        (``torch.movedim``): torch's composite, a ``permute`` (``PermuteBackward0``); a 0-d
+        tensor is an ``alias`` of itself.
+
+        Raises RuntimeError for ``source`` and ``destination`` of different lengths or a dim
+        repeated in either; IndexError for a dim out of range.
+        """
+        return aten.movedim.call_method(self, args, kwargs)
+
+    def moveaxis(self, *args: Any, **kwargs: Any) -> Any:
+        """moveaxis(source, destination) -> Tensor
+        moveaxis(source, destination) -> Tensor
+
+        ``torch.moveaxis``: ``movedim``.
+        """
+        return aten.moveaxis.call_method(self, args, kwargs)
+
+    def ravel(self, *args: Any, **kwargs: Any) -> Any:
+        """ravel() -> Tensor
+
+        The elements in row-major order as one dim (``torch.ravel``): torch's composite,
+        ``self.contiguous().view(-1)``: a view (``ViewBackward0``) of a contiguous input, else a
+        view of a contiguous copy (``CloneBackward0`` under it); a 0-d tensor gives 1 element.
+        """
+        return aten.ravel.call_method(self, args, kwargs)
+
+    def repeat(self, *args: Any, **kwargs: Any) -> Any:
+        """repeat(repeats) -> Tensor
+
+        A contiguous copy with ``self`` repeated ``repeats[i]`` times along each dim
+        (``Tensor.repeat``; ``t.repeat(2, 3)`` or ``t.repeat((2, 3))``): extra leading repeats
+        add leading dims. Where ``expand`` makes a view with stride 0, ``repeat`` copies. A
+        repeat of 0 gives an empty result.
+
+        Raises RuntimeError for fewer repeats than dims, or a negative repeat.
+        """
+        return aten.repeat.call_method(self, args, kwargs)
+
+    def tile(self, *args: Any, **kwargs: Any) -> Any:
+        """tile(dims) -> Tensor
+
+        ``self`` repeated ``dims[i]`` times along each dim (``torch.tile``): torch's composite,
+        ``repeat`` with 1s put before ``dims`` when it is shorter than the number of dims
+        (NumPy's ``tile``; ``RepeatBackward0``).
+
+        Raises RuntimeError for a negative repeat.
+        """
+        return aten.tile.call_method(self, args, kwargs)
+
+    def roll(self, *args: Any, **kwargs: Any) -> Any:
+        """roll(shifts, dims=()) -> Tensor
+
+        The elements shifted by ``shifts`` along ``dims``, those pushed past the end coming back
+        at the start (``torch.roll``); without ``dims`` the flattened tensor is rolled and seen
+        with the input's shape. As torch's CPU kernel: along one dim the ``cat`` of two
+        ``narrow`` slices (laid out as ``cat`` lays out), several dims one after the other; an
+        empty input gives its ``clone``.
+
+        Raises RuntimeError for no shifts, or shifts and dims of different lengths; IndexError
+        for a dim out of range.
+        """
+        return aten.roll.call_method(self, args, kwargs)
+
+    def fliplr(self, *args: Any, **kwargs: Any) -> Any:
+        """fliplr() -> Tensor
+
+        A copy with the columns in reverse order (``torch.fliplr``): torch's composite,
+        ``flip(1)`` (``FlipBackward0``).
+
+        Raises RuntimeError for fewer than 2 dims.
+        """
+        return aten.fliplr.call_method(self, args, kwargs)
+
+    def flipud(self, *args: Any, **kwargs: Any) -> Any:
+        """flipud() -> Tensor
+
+        A copy with the rows in reverse order (``torch.flipud``): torch's composite, ``flip(0)``
+        (``FlipBackward0``).
+
+        Raises RuntimeError for a 0-d tensor.
+        """
+        return aten.flipud.call_method(self, args, kwargs)
+
+    def rot90(self, *args: Any, **kwargs: Any) -> Any:
+        """rot90(k=1, dims=(0, 1)) -> Tensor
+
+        A copy rotated by ``k`` quarter turns in the plane of ``dims``, from the first dim
+        towards the second (``torch.rot90``; negative ``k`` turns the other way). As torch's
+        kernel: ``k % 4 == 2`` is ``flip(dims)`` (laid out as ``flip``), 1 and 3 a ``flip`` of
+        one dim whose result is then transposed in place (its strides swapped), 0 a contiguous
+        ``clone``.
+
+        Raises RuntimeError for other than two dims, the same dim twice, fewer than 2 dims in
+        the input; IndexError for a dim out of range.
+        """
+        return aten.rot90.call_method(self, args, kwargs)
+
+    def diag_embed(self, *args: Any, **kwargs: Any) -> Any:
+        """diag_embed(offset=0, dim1=-2, dim2=-1) -> Tensor
+
+        Each row of the last dim of ``input`` laid along a diagonal of a new (dim1, dim2) plane
+        (``torch.diag_embed``), zeros elsewhere: the planes are ``size(-1) + abs(offset)``
+        square, ``offset > 0`` above the main diagonal. A contiguous copy
+        (``DiagEmbedBackward0``: the gradient's ``diagonal``).
+
+        Raises RuntimeError for dim1 equal to dim2; IndexError for a dim out of range (of
+        ``dim() + 1`` dims) or a 0-d input.
+        """
+        return aten.diag_embed.call_method(self, args, kwargs)
+
+    def diag(self, *args: Any, **kwargs: Any) -> Any:
+        """diag(diagonal=0) -> Tensor
+
+        A square matrix with a 1-d ``input`` on its ``diagonal``-th diagonal, or a 2-d
+        ``input``'s ``diagonal``-th diagonal as a 1-d copy (``torch.diag``): torch's composite,
+        ``diag_embed`` or ``diagonal_copy``.
+
+        Raises RuntimeError for other than 1 or 2 dims.
+        """
+        return aten.diag.call_method(self, args, kwargs)
+
+    def diagflat(self, *args: Any, **kwargs: Any) -> Any:
+        """diagflat(offset=0) -> Tensor
+
+        A square matrix with ``input``'s elements, flattened in row-major order, on its
+        ``offset``-th diagonal (``torch.diagflat``): torch's composite,
+        ``contiguous().view(-1)`` then ``diag``; a 0-d input is one element.
+        """
+        return aten.diagflat.call_method(self, args, kwargs)
+
+    def tensor_split(self, *args: Any, **kwargs: Any) -> Any:
+        """tensor_split(indices, dim=0) -> Tensor
+        tensor_split(tensor_indices_or_sections, dim=0) -> Tensor
+        tensor_split(sections, dim=0) -> Tensor
+
+        Views along ``dim`` (``torch.tensor_split``, NumPy's ``array_split``): ``sections``
+        pieces whose sizes differ by at most one (the first ones longer), or the pieces between
+        the listed ``indices`` (clamped as slices); an int64 tensor gives either, 0-d as
+        sections, 1-d as indices. torch's composite: ``slice`` views (``SliceBackward0``).
+
+        Raises RuntimeError for a 0-d input, ``sections <= 0``, an indices tensor that is not
+        int64 or has more than 1 dim; IndexError for a dim out of range.
+        """
+        return aten.tensor_split.call_method(self, args, kwargs)
+
+    def hsplit(self, *args: Any, **kwargs: Any) -> Any:
+        """hsplit(sections) -> Tensor
+        hsplit(indices) -> Tensor
+
+        ``tensor_split`` along dim 1 (0 for a 1-d tensor) (``torch.hsplit``): ``sections`` equal
+        pieces, or the pieces between ``indices``; views.
+
+        Raises RuntimeError for a 0-d tensor, or ``sections`` that does not divide the dim's
+        size.
+        """
+        return aten.hsplit.call_method(self, args, kwargs)
+
+    def vsplit(self, *args: Any, **kwargs: Any) -> Any:
+        """vsplit(sections) -> Tensor
+        vsplit(indices) -> Tensor
+
+        ``tensor_split`` along dim 0 (``torch.vsplit``): ``sections`` equal pieces, or the
+        pieces between ``indices``; views.
+
+        Raises RuntimeError for fewer than 2 dims, or ``sections`` that does not divide the
+        dim's size.
+        """
+        return aten.vsplit.call_method(self, args, kwargs)
+
+    def repeat_interleave(self, *args: Any, **kwargs: Any) -> Any:
+        """repeat_interleave(repeats, dim=None, *, output_size=None) -> Tensor
+        repeat_interleave(repeats, dim=None, *, output_size=None) -> Tensor
+
+        Each element (or each slice along ``dim``) repeated in place, ``[a, b] -> [a, a, b, b]``
+        (``torch.repeat_interleave``); without ``dim`` the flattened input. ``repeats`` is an
+        int, or a tensor of one count or one per slice; a lone tensor of counts gives the
+        indices ``i`` repeated ``repeats[i]`` times (its dtype, int32 or int64). torch's
+        composites: an int is ``unsqueeze``, ``expand``, a contiguous ``clone`` and ``flatten``
+        (``ViewBackward0``), a tensor an ``index_select`` (``IndexSelectBackward0``).
+        ``output_size``, when given, must be the result's length (on the meta device it is
+        needed for tensor counts).
+
+        Raises RuntimeError for negative counts, counts of the wrong length or dims, a wrong
+        ``output_size``; NotImplementedError for counts that are not int32 or int64; IndexError
+        for a dim out of range.
+        """
+        return aten.repeat_interleave.call_method(self, args, kwargs)
+
+    def tril(self, *args: Any, **kwargs: Any) -> Any:
+        """tril(diagonal=0) -> Tensor
+
+        A copy keeping the lower triangle of each matrix (the last two dims) and zeros above it
+        (``torch.tril``): element ``[i, j]`` is kept where ``j - i <= diagonal`` (``diagonal >
+        0`` keeps diagonals above the main one, ``< 0`` drops some below). Contiguous, of the
+        input's dtype (every dtype, bool too).
+
+        Raises RuntimeError for fewer than 2 dims.
+        """
+        return aten.tril.call_method(self, args, kwargs)
+
+    def tril_(self, *args: Any, **kwargs: Any) -> Any:
+        """tril_(diagonal=0) -> Tensor
+
+        In-place version of ``tril``.
+        """
+        return aten.tril_.call_method(self, args, kwargs)
+
+    def triu(self, *args: Any, **kwargs: Any) -> Any:
+        """triu(diagonal=0) -> Tensor
+
+        A copy keeping the upper triangle of each matrix (the last two dims) and zeros below it
+        (``torch.triu``): element ``[i, j]`` is kept where ``j - i >= diagonal``; otherwise as
+        ``tril``.
+
+        Raises RuntimeError for fewer than 2 dims.
+        """
+        return aten.triu.call_method(self, args, kwargs)
+
+    def triu_(self, *args: Any, **kwargs: Any) -> Any:
+        """triu_(diagonal=0) -> Tensor
+
+        In-place version of ``triu``.
+        """
+        return aten.triu_.call_method(self, args, kwargs)
 
     def softmax(self, *args: Any, **kwargs: Any) -> Any:
         """softmax(dim, dtype=None) -> Tensor

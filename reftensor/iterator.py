@@ -208,8 +208,10 @@ def resize_output(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) 
             "outputs will not be resized unless they have zero elements. You can explicitly "
             "reuse an out tensor t by resizing it, inplace, to zero elements with "
             "t.resize_(0).", UserWarning, stacklevel=4)
-    needed = (out._storage_offset
-              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+    # (torch's ``computeStorageNbytes``: a shape with a size of 0 needs no bytes at all,
+    # whatever the offset)
+    needed = 0 if 0 in shape else (out._storage_offset + layout.required_storage_elements(
+        shape, stride)) * out._dtype.itemsize
     if needed > out._storage.nbytes():
         out._storage.resize_(needed)
     out._shape, out._stride = tuple(shape), tuple(stride)

@@ -34,7 +34,7 @@ from .tensor import Tensor, wrap_dim
 
 # The ops are the op table's (reftensor/_bindings.py); ``split`` is also a Python function
 # in torch (``torch/functional.py``), which hands the call to ``Tensor.split``.
-__all__ = ["split"]
+__all__ = ["split", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid"]
 
 
 _warned: set[str] = set()
@@ -460,6 +460,242 @@ def permute_layout(shape: Sequence[int], stride: Sequence[int],
         wrapped.append(d % ndim)
     return tuple(shape[d] for d in wrapped), tuple(stride[d] for d in wrapped)
     # END PIECE
+
+
+def _movedim_order(ndim: int, source: Sequence[int], destination: Sequence[int]
+                   ) -> list[int] | None:
+    """``movedim``'s permutation (None for a 0-d tensor), after torch's checks.
+
+    Raises:
+        RuntimeError: lists of different lengths, a dim repeated in either. IndexError: a
+            dim out of range.
+    """
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source "
+                           f"({list(source)} dims) should contain the same number of dims as "
+                           f"destination ({list(destination)} dims)")
+    src = [_wrap(d, ndim) for d in source]
+    dst = [_wrap(d, ndim) for d in destination]
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
+    if ndim == 0:
+        return None
+    order: list[int | None] = [None] * ndim
+    for s, d in zip(src, dst, strict=True):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    return [next(rest) if o is None else o for o in order]
+
+
+@_composite(aten.movedim.intlist)
+def movedim(self: Tensor, source: Sequence[int], destination: Sequence[int]) -> Tensor:
+    """torch's ``movedim``: ``permute`` (an ``alias`` for a 0-d tensor)."""
+    order = _movedim_order(self.dim(), source, destination)
+    if order is None:
+        return aten.alias.default.call(self)
+    return aten.permute.default.call(self, order)
+
+
+@_composite(aten.movedim.int)
+def movedim_int(self: Tensor, source: int, destination: int) -> Tensor:
+    return movedim(self, [source], [destination])
+
+
+@_composite(aten.ravel.default)
+def ravel(self: Tensor) -> Tensor:
+    """torch's ``ravel``: ``self.contiguous().view(-1)``."""
+    contiguous = aten.contiguous.default.call(self, layout.contiguous_format)
+    return aten.view.default.call(contiguous, (-1,))
+
+
+# ---------------------------------------------------------------------- atleast_1d, 2d, 3d
+# torch's composites: views that give a tensor at least n dims. ``torch.atleast_1d`` and the
+# others are Python functions that take tensors one by one too (``atleast_1d(a, b)``).
+def at_least(t: Tensor, n: int) -> Tensor:
+    """``t`` with at least ``n`` (1 to 3) dims, as torch's ``atleast_<n>d``: a 0-d tensor
+    reshaped, a 1-d one of size k seen as ``(1, k)`` (or ``(1, k, 1)``), a 2-d one as
+    ``(a, b, 1)``, others as they are."""
+    d = t.dim()
+    if d >= n:
+        return t
+    if d == 0:
+        return aten.reshape.default.call(t, (1,) * n)
+    if n == 2 or d == 2:  # (k,) -> (1, k); (a, b) -> (a, b, 1)
+        return aten.unsqueeze.default.call(t, 0 if n == 2 else -1)
+    return aten.unsqueeze.default.call(aten.unsqueeze.default.call(t, 0), -1)
+
+
+def _register_at_least(n: int) -> None:
+    packet = aten[f"atleast_{n}d"]
+    packet.default.impl(DispatchKey.CompositeImplicitAutograd)(lambda t: at_least(t, n))
+    packet.Sequence.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda tensors: tuple(at_least(t, n) for t in tensors))
+
+
+for _n in (1, 2, 3):
+    _register_at_least(_n)
+
+
+def _variadic(name: str, tensors: tuple[Any, ...]) -> Any:
+    """torch's wrapper: one argument is taken as it is (a tensor or a sequence of them),
+    several as a tuple of tensors."""
+    return aten[name](tensors[0] if len(tensors) == 1 else tensors)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """``torch.atleast_1d``: each tensor with at least 1 dim (a 0-d one reshaped to
+    ``(1,)``), a view; one tensor gives a tensor, several (or a sequence) a tuple.
+
+    Raises:
+        TypeError: an argument that is not a tensor.
+    """
+    return _variadic("atleast_1d", tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """``torch.atleast_2d``: each tensor with at least 2 dims (``(1, 1)`` from 0-d, ``(1,
+    k)`` from 1-d), a view; as ``atleast_1d``."""
+    return _variadic("atleast_2d", tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """``torch.atleast_3d``: each tensor with at least 3 dims (``(1, 1, 1)`` from 0-d,
+    ``(1, k, 1)`` from 1-d, ``(a, b, 1)`` from 2-d), a view; as ``atleast_1d``."""
+    return _variadic("atleast_3d", tensors)
+
+
+# ---------------------------------------------------------------------- tensor_split
+# torch's composites: ``slice`` views, in NumPy's ``array_split`` way.
+def _split_dim(self: Tensor, dim: int) -> int:
+    if self.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    return _wrap(dim, self.dim())
+
+
+@_composite(aten.tensor_split.sections)
+def tensor_split_sections(self: Tensor, sections: int, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _split_dim(self, dim)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    size = self._shape[d]
+    pieces, start = [], 0
+    for k in range(sections):
+        length = size // sections + (1 if k < size % sections else 0)
+        pieces.append(aten.slice.Tensor.call(self, d, start, start + length, 1))
+        start += length
+    return tuple(pieces)
+
+
+@_composite(aten.tensor_split.indices)
+def tensor_split_indices(self: Tensor, indices: Sequence[int],
+                         dim: int = 0) -> tuple[Tensor, ...]:
+    d = _split_dim(self, dim)
+    bounds = [0, *indices]
+    pieces = [aten.slice.Tensor.call(self, d, a, b, 1)
+              for a, b in zip(bounds, bounds[1:], strict=False)]
+    pieces.append(aten.slice.Tensor.call(self, d, bounds[-1], self._shape[d], 1))
+    return tuple(pieces)
+
+
+@_composite(aten.tensor_split.tensor_indices_or_sections)
+def tensor_split_tensor(self: Tensor, tensor_indices_or_sections: Tensor,
+                        dim: int = 0) -> tuple[Tensor, ...]:
+    _split_dim(self, dim)
+    t = tensor_indices_or_sections
+    if t.device.type != "cpu":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, "
+                           f"but it's on {t.device}")
+    if t._dtype.name != "int64":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype "
+                           f"of long, but got {SCALAR_TYPE_NAMES[t._dtype.name]}")
+    if t.dim() > 1:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                           "zero-dimensional or one-dimensional tensor, but got a tensor "
+                           f"with {t.dim()} dims")
+    if t.dim() == 0:
+        return tensor_split_sections(self, int(t.item()), dim)
+    return tensor_split_indices(self, [int(v) for v in t.tolist()], dim)
+
+
+def _register_directional_split(name: str, least: int) -> None:
+    """``hsplit`` (dim 1, or 0 for 1-d) and ``vsplit`` (dim 0): ``tensor_split``."""
+    def dim_of(self: Tensor) -> int:
+        if self.dim() < least:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {least} "
+                               f"dimension, but got a tensor with {self.dim()} dimensions!")
+        return 0 if name == "vsplit" or self.dim() == 1 else 1
+
+    def sections(self: Tensor, sections: int) -> tuple[Tensor, ...]:
+        d = dim_of(self)
+        if sections == 0 or self._shape[d] % sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but "
+                               f"the size of the dimension {self._shape[d]} is not divisible "
+                               f"by the split_size {sections}!")
+        return tensor_split_sections(self, sections, d)
+
+    def indices(self: Tensor, indices: Sequence[int]) -> tuple[Tensor, ...]:
+        return tensor_split_indices(self, indices, dim_of(self))
+
+    _composite(aten[name].int)(sections)
+    _composite(aten[name].array)(indices)
+
+
+_register_directional_split("hsplit", 1)
+_register_directional_split("vsplit", 2)
+
+
+# ---------------------------------------------------------------------- meshgrid
+@_composite(aten.meshgrid.indexing)
+def meshgrid_indexing(tensors: Sequence[Tensor], indexing: str) -> tuple[Tensor, ...]:
+    """torch's ``meshgrid``: each tensor viewed along its own dim and expanded to the
+    grid's shape; for ``"xy"`` the first two tensors (and grids) swapped."""
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in zip(tensors, tensors[1:], strict=False):
+        if a._dtype is not b._dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    order = list(tensors)
+    swap = indexing == "xy" and len(order) >= 2
+    if swap:
+        order[0], order[1] = order[1], order[0]
+    elif indexing != "xy" and indexing != "ij":
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f"received: {indexing}")
+    for t in order:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+    shape = [t.numel() for t in order]
+    grids = []
+    for i, t in enumerate(order):
+        seen = [1] * len(order)
+        seen[i] = -1
+        grids.append(aten.expand.default.call(aten.view.default.call(t, seen), shape, False))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+@_composite(aten.meshgrid.default)
+def meshgrid_default(tensors: Sequence[Tensor]) -> tuple[Tensor, ...]:
+    _warn_once("torch.meshgrid: in an upcoming release, it will be required to pass the "
+               "indexing argument.")
+    return meshgrid_indexing(tensors, "ij")
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """``torch.meshgrid``: the tensors one by one or as one list; ``indexing`` "ij" (the
+    default, with torch's warning when not given) or "xy". See the op table's entry."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        return aten.meshgrid(tensors)
+    return aten.meshgrid(tensors, indexing=indexing)
 
 
 # ---------------------------------------------------------------------- adding, removing dims

@@ -3303,6 +3303,492 @@ OP_DB += [
 BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
+# ------------------------------------- creation, views and copies (chapters 1-2, issue 43)
+#: the sizes a ``new_*`` factory is asked for: 0-d, empty, size-1 dims, several dims
+NEW_SIZES = st.sampled_from([(), (0,), (1,), (3,), (2, 3), (3, 0, 2), (1, 1, 4), (2, 1, 3, 2)])
+
+
+@st.composite
+def new_factory_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``size`` (unrelated to the input's shape) and the options (the dtype is the
+    input's unless given)."""
+    return {"size": draw(NEW_SIZES), **draw(_tensor_options())}
+
+
+@st.composite
+def new_full_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``size``, a ``fill_value`` (a number of any kind, or a 0-d tensor) and the
+    options."""
+    value = draw(st.one_of(NUMBERS, strategies.tensors(shape=())))
+    return {"size": draw(NEW_SIZES), "fill_value": value, **draw(_tensor_options())}
+
+
+def _new_factory_errors(name: str, *after: Any) -> dict[str, Program]:
+    """What every ``new_*`` factory refuses, as torch does (``after``: the arguments after
+    the size)."""
+    def f(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib.ones(2), name)(*args, **kwargs)
+
+    return {
+        "a negative size": lambda lib: f(lib, (2, -1), *after),
+        "a float size": lambda lib: f(lib, (2.5,), *after),
+        "no size": lambda lib: f(lib),
+        "requires_grad for int64": lambda lib: f(lib, (2,), *after, dtype=lib.int64,
+                                                 requires_grad=True),
+        "pin_memory": lambda lib: f(lib, (2,), *after, pin_memory=True),
+        "a cuda device": lambda lib: f(lib, (2,), *after, device="cuda"),
+        "a dtype that is no dtype": lambda lib: f(lib, (2,), *after, dtype="float32"),
+        "out=": lambda lib: f(lib, (2,), *after, out=lib.empty(2)),
+        "as a function": lambda lib: getattr(lib, name)(lib.ones(2), (2,), *after),
+    }
+
+
+OP_DB += [
+    OpEntry("new_empty", arguments=new_factory_arguments, grad=False, uninitialised=True,
+            errors=_new_factory_errors("new_empty")),
+    OpEntry("new_zeros", arguments=new_factory_arguments, grad=False,
+            errors=_new_factory_errors("new_zeros")),
+    OpEntry("new_ones", arguments=new_factory_arguments, grad=False,
+            errors=_new_factory_errors("new_ones")),
+    OpEntry("new_full", arguments=new_full_arguments, grad=False, errors={
+        **_new_factory_errors("new_full", 1),
+        "a number out of range": lambda lib: lib.ones(2, dtype=lib.uint8).new_full((2,), 256),
+        "nan into int64": lambda lib: lib.ones(2, dtype=lib.int64).new_full((2,), float("nan")),
+        "a tensor with dims": lambda lib: lib.ones(2).new_full((2,), lib.ones(2)),
+        "no fill value": lambda lib: lib.ones(2).new_full((2,)),
+        "a bare int size": lambda lib: lib.ones(2).new_full(2, 1),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+
+@st.composite
+def eye_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``n``, and ``m`` sometimes (0 and 1 among them), and the options."""
+    n = draw(st.integers(0, 5))
+    sizes = draw(st.sampled_from([{"n": n}, {"n": n, "m": draw(st.integers(0, 5))}]))
+    return {**sizes, **draw(_tensor_options())}
+
+
+OP_DB += [
+    OpEntry("eye", arguments=eye_arguments, no_input=True, grad=False, errors={
+        "a negative n": lambda lib: lib.eye(-1),
+        "a negative m": lambda lib: lib.eye(2, -1),
+        "a float n": lambda lib: lib.eye(2.5),
+        "a tuple": lambda lib: lib.eye((2, 3)),
+        "no n": lambda lib: lib.eye(),
+        "requires_grad for int64": lambda lib: lib.eye(2, dtype=lib.int64, requires_grad=True),
+        "pin_memory": lambda lib: lib.eye(2, pin_memory=True),
+        "a dtype that is not out's": lambda lib: lib.eye(2, dtype=lib.int64, out=lib.empty(0)),
+        "a negative n with out=": lambda lib: lib.eye(-2, out=lib.empty(0)),
+        "a cuda device": lambda lib: lib.eye(2, device="cuda"),
+        "as a method": lambda lib: lib.ones(2).eye(2),
+    }),
+]
+
+
+@st.composite
+def movedim_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``source`` and ``destination``: one int each, or lists of distinct dims of one
+    length (empty too), negative dims among them; a 0-d input takes 0 and -1."""
+    n = max(len(shape), 1)
+    if draw(st.booleans()):
+        return {"source": draw(st.integers(-n, n - 1)),
+                "destination": draw(st.integers(-n, n - 1))}
+    k = draw(st.integers(0, n))
+    source = draw(st.permutations(range(n)))[:k]
+    destination = draw(st.permutations(range(n)))[:k]
+    sign = lambda d: d - n if draw(st.booleans()) else d  # noqa: E731
+    return {"source": [sign(d) for d in source], "destination": [sign(d) for d in destination]}
+
+
+def _movedim_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a: getattr(lib, name)(*a)  # noqa: E731
+    return {
+        "lists of different lengths": lambda lib: f(lib, lib.ones(2, 3), (0, 1), (1,)),
+        "a repeated source": lambda lib: f(lib, lib.ones(2, 3), (0, -2), (0, 1)),
+        "a repeated destination": lambda lib: f(lib, lib.ones(2, 3), (0, 1), (1, 1)),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 2, 0),
+        "a dim out of range of a 0-d input": lambda lib: f(lib, lib.ones(()), 0, 1),
+        "no destination": lambda lib: f(lib, lib.ones(2, 3), 0),
+        "a float dim": lambda lib: f(lib, lib.ones(2, 3), 0.0, 1),
+    }
+
+
+OP_DB += [
+    OpEntry("movedim", arguments=movedim_arguments, errors=_movedim_errors("movedim")),
+    OpEntry("moveaxis", arguments=movedim_arguments, errors=_movedim_errors("moveaxis")),
+    OpEntry("ravel", errors={
+        "an argument": lambda lib: lib.ravel(lib.ones(2, 3), 0),
+        "a number": lambda lib: lib.ravel(2.0),
+    }),
+]
+
+
+
+@st.composite
+def repeat_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``repeats``: one per dim and up to two more (new leading dims), 0 and 1 among
+    them."""
+    extra = draw(st.integers(0, 2))
+    return {"repeats": tuple(draw(st.sampled_from([0, 1, 1, 2, 3]))
+                             for _ in range(len(shape) + extra))}
+
+
+@st.composite
+def tile_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dims``: fewer than the input's dims too (1s put before them), or more."""
+    n = draw(st.integers(0, len(shape) + 2))
+    return {"dims": tuple(draw(st.sampled_from([0, 1, 1, 2, 3])) for _ in range(n))}
+
+
+@st.composite
+def roll_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``shifts`` (any sign, past the size too) alone, or with as many distinct ``dims``
+    (negative ones among them); one shift and dim as ints sometimes."""
+    shift = st.integers(-7, 7)
+    if not shape or draw(st.booleans()):
+        return {"shifts": draw(st.sampled_from([draw(shift), (draw(shift),)]))}
+    n = len(shape)
+    dims = draw(st.permutations(range(n)))[:draw(st.integers(1, n))]
+    dims = [d - n if draw(st.booleans()) else d for d in dims]
+    if len(dims) == 1 and draw(st.booleans()):
+        return {"shifts": draw(shift), "dims": dims[0]}
+    return {"shifts": tuple(draw(shift) for _ in dims), "dims": tuple(dims)}
+
+
+OP_DB += [
+    OpEntry("repeat", arguments=repeat_arguments, errors={
+        "fewer repeats than dims": lambda lib: lib.ones(2, 3).repeat(2),
+        "a negative repeat": lambda lib: lib.ones(2, 3).repeat(-1, 2),
+        "no repeats": lambda lib: lib.ones(2).repeat(),
+        "a float repeat": lambda lib: lib.ones(2).repeat(1.5),
+        "as a function": lambda lib: lib.repeat(lib.ones(2), (2,)),
+    }),
+    OpEntry("tile", arguments=tile_arguments, errors={
+        "a negative repeat": lambda lib: lib.tile(lib.ones(2, 3), (-1,)),
+        "no dims": lambda lib: lib.tile(lib.ones(2)),
+        "a float repeat": lambda lib: lib.tile(lib.ones(2), (1.5,)),
+    }),
+    OpEntry("roll", arguments=roll_arguments, errors={
+        "no shifts": lambda lib: lib.roll(lib.ones(2, 3), ()),
+        "shifts and dims of different lengths": lambda lib: lib.roll(lib.ones(2, 3), (1, 2),
+                                                                    (0,)),
+        "two shifts and no dims": lambda lib: lib.roll(lib.ones(2, 3), (1, 2)),
+        "a dim out of range": lambda lib: lib.roll(lib.ones(2, 3), 1, 2),
+        "a dim of a 0-d input": lambda lib: lib.roll(lib.ones(()), 1, 0),
+        "a float shift": lambda lib: lib.roll(lib.ones(2), 1.5),
+    }),
+]
+
+
+#: at least two dims (the matrices), empty and size-1 ones among them
+_AT_LEAST_2D = st.lists(strategies.small_sizes, min_size=2, max_size=4).map(tuple)
+
+
+@st.composite
+def triangle_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``diagonal``: none, or any offset, past either corner too."""
+    return draw(st.sampled_from([{}, {"diagonal": draw(st.integers(-5, 5))}]))
+
+
+def _triangle_errors(name: str) -> dict[str, Program]:
+    return {
+        "a 1-d tensor": lambda lib: getattr(lib, name)(lib.ones(3)),
+        "a 0-d tensor": lambda lib: getattr(lib.ones(()), name)(),
+        "in place into a 1-d tensor": lambda lib: getattr(lib.ones(3), name + "_")(),
+        "a float diagonal": lambda lib: getattr(lib, name)(lib.ones(2, 2), 1.5),
+        "a tensor diagonal": lambda lib: getattr(lib, name)(lib.ones(2, 2), lib.ones(2)),
+        "in place into a leaf that requires grad":
+            lambda lib: getattr(lib.ones(2, 2, requires_grad=True), name + "_")(),
+        "in place as a function": lambda lib: getattr(lib, name + "_")(lib.ones(2, 2)),
+    }
+
+
+OP_DB += [
+    OpEntry("tril", arguments=triangle_arguments, shapes=_AT_LEAST_2D,
+            errors=_triangle_errors("tril")),
+    OpEntry("triu", arguments=triangle_arguments, shapes=_AT_LEAST_2D,
+            errors=_triangle_errors("triu")),
+]
+
+
+#: the dim each joining op concatenates along, in the input's own dims (None: the input
+#: has too few dims for the joined tensors to differ in size)
+def _stack_dim(name: str, ndim: int) -> int | None:
+    if name in ("hstack", "column_stack"):
+        return 1 if ndim >= 2 else (0 if name == "hstack" and ndim == 1 else None)
+    if name == "vstack":
+        return 0 if ndim >= 2 else None
+    return 2 if ndim >= 3 else None
+
+
+def stack_like_arguments(name: str) -> Arguments:
+    """``tensors``: 0 to 2 more tensors of any dtype and layout with the input's shape,
+    except along the dim joined, where that dim is the input's own."""
+    @st.composite
+    def draw_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+        d = _stack_dim(name, len(shape))
+        others = []
+        for _ in range(draw(st.integers(0, 2))):
+            other = list(shape)
+            if d is not None:
+                other[d] = draw(strategies.small_sizes)
+            others.append(draw(strategies.tensors(shape=tuple(other))))
+        return {"tensors": others}
+
+    return draw_arguments
+
+
+def _stack_like_errors(name: str) -> dict[str, Program]:
+    return {k: v for k, v in _joining_errors(name).items()
+            if k not in ("a float dim", "a dim out of range")}
+
+
+def _at_least_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a: getattr(lib, name)(*a)  # noqa: E731
+    return {
+        "a number": lambda lib: f(lib, 2.0),
+        "a list with a number": lambda lib: f(lib, [lib.ones(2), 2]),
+        "as a method": lambda lib: getattr(lib.ones(2), name)(),
+    }
+
+
+OP_DB += [
+    *[OpEntry(f"atleast_{n}d", errors=_at_least_errors(f"atleast_{n}d")) for n in (1, 2, 3)],
+    *[OpEntry(name, arguments=stack_like_arguments(name), errors=_stack_like_errors(name))
+      for name in ("hstack", "vstack", "dstack", "column_stack")],
+]
+
+
+@st.composite
+def diag_embed_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``offset`` sometimes (either side), and two distinct dims of ``dim() + 1``
+    sometimes (negative ones among them)."""
+    found: dict[str, Any] = {}
+    if draw(st.booleans()):
+        found["offset"] = draw(st.integers(-3, 3))
+    if draw(st.booleans()):
+        n = max(len(shape), 1) + 1
+        a, b = draw(st.permutations(range(n)))[:2]
+        found["dim1"] = a - n if draw(st.booleans()) else a
+        found["dim2"] = b - n if draw(st.booleans()) else b
+    return found
+
+
+@st.composite
+def diag_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``diagonal`` sometimes, past either edge too."""
+    return draw(st.sampled_from([{}, {"diagonal": draw(st.integers(-4, 4))}]))
+
+
+@st.composite
+def diagflat_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    return draw(st.sampled_from([{}, {"offset": draw(st.integers(-3, 3))}]))
+
+
+OP_DB += [
+    OpEntry("diag_embed", arguments=diag_embed_arguments,
+            shapes=st.lists(strategies.small_sizes, min_size=1, max_size=3).map(tuple),
+            errors={
+        "the same dim twice": lambda lib: lib.diag_embed(lib.ones(2, 3), 0, 1, -2),
+        "a dim out of range": lambda lib: lib.diag_embed(lib.ones(2, 3), 0, 0, 3),
+        "a 0-d tensor": lambda lib: lib.diag_embed(lib.ones(())),
+        "out=": lambda lib: lib.diag_embed(lib.ones(2), out=lib.empty(0)),
+    }),
+    OpEntry("diagonal_copy", arguments=diagonal_arguments, errors={
+        "the same dim twice": lambda lib: lib.diagonal_copy(lib.ones(2, 3), 0, 1, -1),
+        "a 1-d tensor": lambda lib: lib.diagonal_copy(lib.ones(3)),
+        "as a method": lambda lib: lib.ones(2, 2).diagonal_copy(),
+    }),
+    OpEntry("diag", arguments=diag_arguments,
+            shapes=st.lists(strategies.small_sizes, min_size=1, max_size=2).map(tuple),
+            errors={
+        "a 0-d tensor": lambda lib: lib.diag(lib.ones(())),
+        "a 3-d tensor": lambda lib: lib.diag(lib.ones(2, 2, 2)),
+        "a float diagonal": lambda lib: lib.diag(lib.ones(2), 1.0),
+    }),
+    OpEntry("diagflat", arguments=diagflat_arguments, errors={
+        "a float offset": lambda lib: lib.diagflat(lib.ones(2), 1.0),
+        "out=": lambda lib: lib.diagflat(lib.ones(2), out=lib.empty(0)),
+    }),
+]
+
+
+_AT_LEAST_1D = st.lists(strategies.small_sizes, min_size=1, max_size=4).map(tuple)
+_INDICES = st.lists(st.integers(-5, 8), max_size=4).map(tuple)
+
+
+@st.composite
+def tensor_split_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``sections`` (more than the dim's size too), ``indices`` (negative, decreasing and
+    past the end too) or either as an int64 tensor (0-d: sections; 1-d: indices), and a
+    ``dim`` sometimes (negative too)."""
+    n = len(shape)
+    how = draw(st.sampled_from(["sections", "indices", "a 0-d tensor", "a 1-d tensor"]))
+    if how == "sections":
+        split: Any = draw(st.integers(1, 5))
+    elif how == "indices":
+        split = draw(_INDICES)
+    elif how == "a 0-d tensor":
+        spec = draw(strategies.tensors(shape=(), dtypes=("int64",)))
+        split = dataclasses.replace(spec, storage=(draw(st.integers(1, 5)),)
+                                    * len(spec.storage))
+    else:
+        split = draw(strategies.tensors(shape=(draw(st.integers(0, 3)),), dtypes=("int64",)))
+    key = {"sections": "sections", "indices": "indices"}.get(how,
+                                                              "tensor_indices_or_sections")
+    found: dict[str, Any] = {key: split}
+    if draw(st.booleans()):
+        found["dim"] = draw(st.integers(-n, n - 1))
+    return found
+
+
+def directional_split_arguments(name: str) -> Arguments:
+    """``sections`` that divide the split dim's size (an error otherwise), or
+    ``indices``."""
+    @st.composite
+    def draw_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+        size = shape[0 if name == "vsplit" or len(shape) == 1 else 1]
+        divisors = [k for k in range(1, 6) if size % k == 0]
+        if draw(st.booleans()):
+            return {"sections": draw(st.sampled_from(divisors))}
+        return {"indices": draw(_INDICES)}
+
+    return draw_arguments
+
+
+OP_DB += [
+    OpEntry("tensor_split", arguments=tensor_split_arguments, shapes=_AT_LEAST_1D, errors={
+        "a 0-d tensor": lambda lib: lib.tensor_split(lib.ones(()), 1),
+        "0 sections": lambda lib: lib.tensor_split(lib.ones(3), 0),
+        "a float tensor": lambda lib: lib.tensor_split(lib.ones(3), lib.tensor([1.0])),
+        "a 2-d tensor of indices": lambda lib: lib.tensor_split(
+            lib.ones(3), lib.tensor([[1]])),
+        "a dim out of range": lambda lib: lib.tensor_split(lib.ones(3), 2, 1),
+        "a float": lambda lib: lib.tensor_split(lib.ones(3), 1.5),
+    }),
+    OpEntry("hsplit", arguments=directional_split_arguments("hsplit"), shapes=_AT_LEAST_1D,
+            errors={
+        "a 0-d tensor": lambda lib: lib.hsplit(lib.ones(()), 1),
+        "sections that do not divide": lambda lib: lib.hsplit(lib.ones(2, 3), 2),
+        "0 sections": lambda lib: lib.hsplit(lib.ones(2, 3), 0),
+    }),
+    OpEntry("vsplit", arguments=directional_split_arguments("vsplit"), shapes=_AT_LEAST_2D,
+            errors={
+        "a 1-d tensor": lambda lib: lib.vsplit(lib.ones(3), 1),
+        "sections that do not divide": lambda lib: lib.vsplit(lib.ones(3, 2), 2),
+    }),
+]
+
+
+_AT_MOST_1D = st.lists(strategies.small_sizes, max_size=1).map(tuple)
+
+
+@st.composite
+def meshgrid_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """0 to 2 more 0-d or 1-d ``tensors`` (the input's dtype: the entry's ``same_dtype``),
+    and ``indexing`` ("ij" or "xy") sometimes (without it torch warns)."""
+    others = [draw(strategies.tensors(shape=_AT_MOST_1D)) for _ in range(draw(st.integers(0, 2)))]
+    found: dict[str, Any] = {"tensors": others}
+    if draw(st.integers(0, 3)):
+        found["indexing"] = draw(st.sampled_from(["ij", "xy"]))
+    return found
+
+
+OP_DB += [
+    OpEntry("meshgrid", arguments=meshgrid_arguments, shapes=_AT_MOST_1D, same_dtype=True,
+            errors={
+        "no tensors": lambda lib: lib.meshgrid(indexing="ij"),
+        "dtypes that differ": lambda lib: lib.meshgrid(lib.ones(2), lib.ones(2, dtype=lib.int64),
+                                                       indexing="ij"),
+        "another indexing": lambda lib: lib.meshgrid(lib.ones(2), indexing="xx"),
+        "a 2-d tensor": lambda lib: lib.meshgrid(lib.ones(2, 2), indexing="ij"),
+        "a number": lambda lib: lib.meshgrid(2, indexing="ij"),
+    }),
+]
+
+
+@st.composite
+def repeat_interleave_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``repeats``: an int (0 too), or an int64 tensor (0-d, one count, or one count per
+    slice, in any layout) of counts 0 to 3; ``dim`` sometimes (negative too; a 0-d input
+    takes 0 and -1)."""
+    n = len(shape)
+    dim = draw(st.one_of(st.none(), st.integers(-max(n, 1), max(n, 1) - 1)))
+    size = (shape[dim] if n else 1) if dim is not None else math.prod(shape)
+    how = draw(st.sampled_from(["int", "0-d", "one", "each"]))
+    if how == "int":
+        repeats: Any = draw(st.integers(0, 3))
+    else:
+        spec = draw(strategies.tensors(shape={"0-d": (), "one": (1,), "each": (size,)}[how],
+                                       dtypes=("int64",)))
+        repeats = dataclasses.replace(spec, storage=tuple(
+            draw(st.integers(0, 3)) for _ in spec.storage))
+    return {"repeats": repeats} if dim is None else {"repeats": repeats, "dim": dim}
+
+
+OP_DB += [
+    OpEntry("repeat_interleave", arguments=repeat_interleave_arguments, errors={
+        "float counts": lambda lib: lib.repeat_interleave(lib.tensor([1.0, 2.0])),
+        "2-d counts": lambda lib: lib.repeat_interleave(lib.tensor([[1]])),
+        "negative counts": lambda lib: lib.repeat_interleave(lib.tensor([1, -1])),
+        "a short output_size": lambda lib: lib.repeat_interleave(lib.tensor([1, 2]),
+                                                                 output_size=2),
+        "a long output_size": lambda lib: lib.repeat_interleave(lib.tensor([1, 2]),
+                                                                output_size=5),
+        "a negative int": lambda lib: lib.ones(2).repeat_interleave(-1),
+        "counts of another length": lambda lib: lib.ones(2, 3).repeat_interleave(
+            lib.tensor([1, 2, 3]), dim=0),
+        "a wrong output_size": lambda lib: lib.ones(2, 3).repeat_interleave(
+            2, dim=0, output_size=3),
+        "a dim of a 0-d input": lambda lib: lib.ones(()).repeat_interleave(2, dim=0),
+        "2-d counts with a dim": lambda lib: lib.ones(2, 3).repeat_interleave(
+            lib.tensor([[1]]), dim=0),
+        "meta counts without output_size": lambda lib: lib.repeat_interleave(
+            lib.tensor([1, 2], device="meta")),
+        "a dim out of range": lambda lib: lib.ones(2, 3).repeat_interleave(2, dim=2),
+    }),
+]
+
+
+@st.composite
+def rot90_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``k`` (any sign, past 4 too) sometimes, and two distinct ``dims`` sometimes (negative
+    ones among them)."""
+    found: dict[str, Any] = {}
+    if draw(st.booleans()):
+        found["k"] = draw(st.integers(-5, 6))
+    if draw(st.booleans()):
+        n = len(shape)
+        a, b = draw(st.permutations(range(n)))[:2]
+        found["dims"] = (a - n if draw(st.booleans()) else a, b - n if draw(st.booleans())
+                         else b)
+    return found
+
+
+OP_DB += [
+    OpEntry("fliplr", shapes=_AT_LEAST_2D, errors={
+        "a 1-d tensor": lambda lib: lib.fliplr(lib.ones(3)),
+        "an argument": lambda lib: lib.fliplr(lib.ones(2, 2), 1),
+    }),
+    OpEntry("flipud", errors={
+        "a 0-d tensor": lambda lib: lib.flipud(lib.ones(())),
+        "an argument": lambda lib: lib.flipud(lib.ones(2), 0),
+    }),
+    OpEntry("rot90", arguments=rot90_arguments, shapes=_AT_LEAST_2D, errors={
+        "one dim": lambda lib: lib.rot90(lib.ones(2, 3), 1, (0,)),
+        "the same dim twice": lambda lib: lib.rot90(lib.ones(2, 3), 1, (0, 0)),
+        "a dim and its negative": lambda lib: lib.rot90(lib.ones(2, 3, 4), 1, (0, -3)),
+        "a dim out of range": lambda lib: lib.rot90(lib.ones(2, 3, 4), 1, (0, 3)),
+        "a 1-d tensor": lambda lib: lib.rot90(lib.ones(3)),
+        "a float k": lambda lib: lib.rot90(lib.ones(2, 2), 1.0),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
 # ------------------------------------------------------------- lerp, addcmul, addcdiv (chapter 3)
 #: weights of lerp either side of its switch at |w| = 0.5, and its ends
 LERP_WEIGHTS = st.sampled_from([0.0, 0.25, 0.4999, 0.5, -0.5, 0.75, 1.0, 1.5, -0.2, 0.1])

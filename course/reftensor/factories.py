@@ -463,6 +463,30 @@ _like_kernels(aten.ones_like.default, lambda t: _fill(t, 1))
 _like_kernels(aten.full_like.default, _fill)
 
 
+# ``new_empty``, ``new_zeros``, ``new_ones``, ``new_full``: a contiguous tensor of ``size``
+# with ``self``'s dtype unless given (torch's ``CompositeExplicitAutograd`` kernels call
+# ``empty``/``zeros``/``ones``/``full`` with ``self``'s options). Not differentiable, as
+# the ``*_like`` factories.
+def _new_kernels(overload: Any, fill: Callable[[Tensor, Any], Tensor] | None) -> None:
+    """Register the Meta and CPU kernels of a ``new_*`` overload whose CPU kernel writes its
+    values with ``fill(t, value)`` (None: the zero-filled storage as it is)."""
+    def kernel(where: device, self: Tensor, size: Sequence[int], *rest: Any) -> Tensor:
+        *value, dtype, _, device, pin_memory = rest
+        t = _contiguous(size, _options(dtype, device, pin_memory, self._dtype), where)
+        if value:
+            _casting.checked_number(value[0], t._dtype)
+        return t if fill is None or where is META else fill(t, *value)
+
+    overload.impl(DispatchKey.Meta)(lambda *a: kernel(META, *a))
+    overload.impl(DispatchKey.CPU)(lambda *a: kernel(CPU, *a))
+
+
+_new_kernels(aten.new_empty.default, None)  # torch's memory is uninitialised
+_new_kernels(aten.new_zeros.default, None)
+_new_kernels(aten.new_ones.default, lambda t: _fill(t, 1))
+_new_kernels(aten.new_full.default, _fill)
+
+
 def _zeros_out(size: Sequence[int], out: Tensor) -> Tensor:
     return _resize(out, tuple(size)).zero_()
 
@@ -490,6 +514,47 @@ _on_both(aten.ones.out, _ones_out)
 _on_both(aten.full.out, _full_out)
 _on_both(aten.empty.out, _empty_out)
 
+
+
+# ``eye``: ones on the main diagonal of an ``n`` by ``m`` matrix (torch's ``eye_out_cpu``:
+# ``out`` resized, zeroed, then the diagonal written directly, one write counted).
+def _eye_sizes(n: int, m: int | None) -> tuple[int, int]:
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    return n, n if m is None else m
+
+
+def _eye_out(n: int, m: int | None, out: Tensor) -> Tensor:
+    shape = _eye_sizes(n, m)
+    _resize(out, shape).zero_()
+    if out.device is CPU and out.numel():
+        elements = out._elements()
+        k = builtins.min(shape)
+        elements[np.arange(k), np.arange(k)] = _casting.checked_number(1, out._dtype)
+    return out
+
+
+def _eye(where: device, n: int, m: int | None, dtype: dtype | None, device: Any,
+         pin_memory: builtins.bool | None) -> Tensor:
+    shape = _eye_sizes(n, m)
+    t = _contiguous(shape, _options(dtype, device, pin_memory), where)
+    if where is CPU and t.numel():
+        k = builtins.min(shape)
+        t._elements()[np.arange(k), np.arange(k)] = _casting.checked_number(1, t._dtype)
+    return t
+
+
+for _where, _key in ((CPU, DispatchKey.CPU), (META, DispatchKey.Meta)):
+    aten.eye.default.impl(_key)(
+        lambda n, dtype, layout, device, pin_memory, where=_where: _eye(
+            where, n, None, dtype, device, pin_memory))
+    aten.eye.m.impl(_key)(
+        lambda n, m, dtype, layout, device, pin_memory, where=_where: _eye(
+            where, n, m, dtype, device, pin_memory))
+_on_both(aten.eye.out, lambda n, out: _eye_out(n, None, out))
+_on_both(aten.eye.m_out, _eye_out)
 
 def _empty_strided(where: device, size: Sequence[int], stride: Sequence[int],
                    dtype: dtype | None, layout: Any, device: Any,

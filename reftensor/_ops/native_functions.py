@@ -1063,6 +1063,230 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
                 "writes through it change ``input``."),
+    # ------------------------------- creation, views and copies (chapters 1-2, issue 43)
+    declare("new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            function=False,
+            doc="A contiguous tensor of zeros of shape ``size`` (``Tensor.new_zeros``), of "
+                "``self``'s dtype and device unless ``dtype`` or ``device`` is given; "
+                "``self``'s values and layout play no part. ``requires_grad=True`` makes it "
+                "a leaf that requires grad; the result never has a ``grad_fn``.\n\nRaises "
+                "RuntimeError for a negative size, ``requires_grad`` with a dtype that is "
+                "not floating, ``pin_memory=True``; TypeError for a size that is not an "
+                "int."),
+    declare("new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            function=False,
+            doc="A contiguous tensor of ones of shape ``size`` (``Tensor.new_ones``); as "
+                "``new_zeros``.\n\nRaises as ``new_zeros``."),
+    declare("new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
+            "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            function=False,
+            doc="A contiguous tensor of shape ``size`` with fresh storage "
+                "(``Tensor.new_empty``): torch leaves its memory uninitialised, reftensor's "
+                "is zero-filled; as ``new_zeros``.\n\nRaises as ``new_zeros``."),
+    declare("new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor", function=False,
+            doc="A contiguous tensor of shape ``size`` (a tuple) with every element "
+                "``fill_value`` (``Tensor.new_full``), of ``self``'s dtype unless ``dtype`` "
+                "is given (never inferred from the value: ``int_tensor.new_full((2,), "
+                "2.7)`` holds 2s); the value is checked against the dtype's range as "
+                "``full`` checks it.\n\nRaises as ``new_zeros``, and RuntimeError for a "
+                "value out of the dtype's range (or nan into an integer dtype)."),
+    declare("eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+            "device=None, bool? pin_memory=None) -> Tensor",
+            "eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            out=("eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)",
+                 "eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)"),
+            doc="An ``n`` by ``m`` (default ``n``) contiguous matrix with ones on the main "
+                "diagonal and zeros elsewhere (``torch.eye``); dtype: ``dtype`` or the "
+                "default float dtype. With ``out=``, ``out`` is resized to ``(n, m)`` "
+                "(keeping its strides when it has that shape), zeroed, and its diagonal "
+                "set to 1, in its own dtype.\n\nRaises RuntimeError for a negative ``n`` "
+                "or ``m``, ``requires_grad`` with a dtype that is not floating, "
+                "``pin_memory=True``; TypeError for a size that is not an int."),
+    declare("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
+            "movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+            doc="The dims at ``source`` moved to ``destination``, the others keeping their "
+                "order, a view (``torch.movedim``): torch's composite, a ``permute`` "
+                "(``PermuteBackward0``); a 0-d tensor is an ``alias`` of itself.\n\nRaises "
+                "RuntimeError for ``source`` and ``destination`` of different lengths or a "
+                "dim repeated in either; IndexError for a dim out of range."),
+    declare("moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
+            "moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+            alias_of="movedim", doc="``torch.moveaxis``: ``movedim``."),
+    declare("ravel(Tensor(a) self) -> Tensor(a)",
+            doc="The elements in row-major order as one dim (``torch.ravel``): torch's "
+                "composite, ``self.contiguous().view(-1)``: a view (``ViewBackward0``) of a "
+                "contiguous input, else a view of a contiguous copy (``CloneBackward0`` "
+                "under it); a 0-d tensor gives 1 element."),
+    declare("repeat(Tensor self, SymInt[] repeats) -> Tensor", function=False,
+            doc="A contiguous copy with ``self`` repeated ``repeats[i]`` times along each "
+                "dim (``Tensor.repeat``; ``t.repeat(2, 3)`` or ``t.repeat((2, 3))``): extra "
+                "leading repeats add leading dims. Where ``expand`` makes a view with "
+                "stride 0, ``repeat`` copies. A repeat of 0 gives an empty result.\n\n"
+                "Raises RuntimeError for fewer repeats than dims, or a negative repeat."),
+    declare("tile(Tensor self, SymInt[] dims) -> Tensor",
+            doc="``self`` repeated ``dims[i]`` times along each dim (``torch.tile``): "
+                "torch's composite, ``repeat`` with 1s put before ``dims`` when it is "
+                "shorter than the number of dims (NumPy's ``tile``; ``RepeatBackward0``)."
+                "\n\nRaises RuntimeError for a negative repeat."),
+    declare("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor",
+            doc="The elements shifted by ``shifts`` along ``dims``, those pushed past the "
+                "end coming back at the start (``torch.roll``); without ``dims`` the "
+                "flattened tensor is rolled and seen with the input's shape. As torch's CPU "
+                "kernel: along one dim the ``cat`` of two ``narrow`` slices (laid out as "
+                "``cat`` lays out), several dims one after the other; an empty input gives "
+                "its ``clone``.\n\nRaises RuntimeError for no shifts, or shifts and dims "
+                "of different lengths; IndexError for a dim out of range."),
+    declare("fliplr(Tensor self) -> Tensor",
+            doc="A copy with the columns in reverse order (``torch.fliplr``): torch's "
+                "composite, ``flip(1)`` (``FlipBackward0``).\n\nRaises RuntimeError for "
+                "fewer than 2 dims."),
+    declare("flipud(Tensor self) -> Tensor",
+            doc="A copy with the rows in reverse order (``torch.flipud``): torch's "
+                "composite, ``flip(0)`` (``FlipBackward0``).\n\nRaises RuntimeError for a "
+                "0-d tensor."),
+    declare("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor",
+            doc="A copy rotated by ``k`` quarter turns in the plane of ``dims``, from the "
+                "first dim towards the second (``torch.rot90``; negative ``k`` turns the "
+                "other way). As torch's kernel: ``k % 4 == 2`` is ``flip(dims)`` (laid "
+                "out as ``flip``), 1 and 3 a ``flip`` of one dim whose result is then "
+                "transposed in place (its strides swapped), 0 a contiguous ``clone``."
+                "\n\nRaises RuntimeError for other than two dims, the same dim twice, "
+                "fewer than 2 dims in the input; IndexError for a dim out of range."),
+    declare("atleast_1d(Tensor self) -> Tensor",
+            "atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]", method=False,
+            doc="``input`` with at least 1 dim (``torch.atleast_1d``; several tensors or a "
+                "sequence give a tuple): a 0-d tensor reshaped to ``(1,)``, others as they "
+                "are; views (torch's composite).\n\nRaises TypeError for an argument that "
+                "is not a tensor."),
+    declare("atleast_2d(Tensor self) -> Tensor",
+            "atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", method=False,
+            doc="``input`` with at least 2 dims (``torch.atleast_2d``): a 0-d tensor "
+                "reshaped to ``(1, 1)``, a 1-d one given a dim in front (``unsqueeze(0)``), "
+                "others as they are; as ``atleast_1d``.\n\nRaises as ``atleast_1d``."),
+    declare("atleast_3d(Tensor self) -> Tensor",
+            "atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]", method=False,
+            doc="``input`` with at least 3 dims (``torch.atleast_3d``): a 0-d tensor "
+                "reshaped to ``(1, 1, 1)``, a 1-d one of size ``n`` seen as ``(1, n, 1)``, "
+                "a 2-d one given a last dim, others as they are; as ``atleast_1d``.\n\n"
+                "Raises as ``atleast_1d``."),
+    declare("hstack(Tensor[] tensors) -> Tensor", method=False,
+            out=("hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined along dim 1 (dim 0 when they are 1-d) after ``atleast_1d`` "
+                "(``torch.hstack``): torch's composite, a ``cat`` (``CatBackward0``), laid "
+                "out and promoted as ``cat``'s result.\n\nRaises RuntimeError for no "
+                "tensors, and as ``cat``."),
+    declare("vstack(Tensor[] tensors) -> Tensor", method=False,
+            out=("vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined along dim 0 after ``atleast_2d`` "
+                "(``torch.vstack``): torch's composite, a ``cat`` (``CatBackward0``), laid "
+                "out and promoted as ``cat``'s result.\n\nRaises RuntimeError for no "
+                "tensors, and as ``cat``."),
+    declare("dstack(Tensor[] tensors) -> Tensor", method=False,
+            out=("dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined along dim 2 after ``atleast_3d`` "
+                "(``torch.dstack``): torch's composite, a ``cat`` (``CatBackward0``), laid "
+                "out and promoted as ``cat``'s result.\n\nRaises RuntimeError for no "
+                "tensors, and as ``cat``."),
+    declare("column_stack(Tensor[] tensors) -> Tensor", method=False,
+            out=("column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The tensors joined as columns (``torch.column_stack``): torch's composite, "
+                "a 0-d or 1-d tensor reshaped to one column ``(numel, 1)``, then "
+                "``hstack``.\n\nRaises RuntimeError for no tensors, and as ``cat``."),
+    declare("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
+            doc="Each row of the last dim of ``input`` laid along a diagonal of a new "
+                "(dim1, dim2) plane (``torch.diag_embed``), zeros elsewhere: the planes are "
+                "``size(-1) + abs(offset)`` square, ``offset > 0`` above the main "
+                "diagonal. A contiguous copy (``DiagEmbedBackward0``: the gradient's "
+                "``diagonal``).\n\nRaises RuntimeError for dim1 equal to dim2; IndexError "
+                "for a dim out of range (of ``dim() + 1`` dims) or a 0-d input."),
+    declare("diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+            method=False,
+            out=("diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            doc="``diagonal``'s elements as a contiguous copy, not a view "
+                "(``torch.diagonal_copy``; ``DiagonalBackward0_copy``).\n\nRaises as "
+                "``diagonal``."),
+    declare("diag(Tensor self, int diagonal=0) -> Tensor",
+            out=("diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A square matrix with a 1-d ``input`` on its ``diagonal``-th diagonal, or a "
+                "2-d ``input``'s ``diagonal``-th diagonal as a 1-d copy (``torch.diag``): "
+                "torch's composite, ``diag_embed`` or ``diagonal_copy``.\n\nRaises "
+                "RuntimeError for other than 1 or 2 dims."),
+    declare("diagflat(Tensor self, int offset=0) -> Tensor",
+            doc="A square matrix with ``input``'s elements, flattened in row-major order, "
+                "on its ``offset``-th diagonal (``torch.diagflat``): torch's composite, "
+                "``contiguous().view(-1)`` then ``diag``; a 0-d input is one element."),
+    declare("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> "
+            "Tensor(a)[]",
+            "tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor "
+            "tensor_indices_or_sections, int dim=0) -> Tensor(a)[]",
+            "tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> "
+            "Tensor(a)[]",
+            doc="Views along ``dim`` (``torch.tensor_split``, NumPy's ``array_split``): "
+                "``sections`` pieces whose sizes differ by at most one (the first ones "
+                "longer), or the pieces between the listed ``indices`` (clamped as "
+                "slices); an int64 tensor gives either, 0-d as sections, 1-d as indices. "
+                "torch's composite: ``slice`` views (``SliceBackward0``).\n\nRaises "
+                "RuntimeError for a 0-d input, ``sections <= 0``, an indices tensor that is "
+                "not int64 or has more than 1 dim; IndexError for a dim out of range."),
+    declare("hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]",
+            "hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]",
+            doc="``tensor_split`` along dim 1 (0 for a 1-d tensor) (``torch.hsplit``): "
+                "``sections`` equal pieces, or the pieces between ``indices``; views.\n\nRaises "
+                "RuntimeError for a 0-d tensor, or ``sections`` that does not "
+                "divide the dim's size."),
+    declare("vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]",
+            "vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]",
+            doc="``tensor_split`` along dim 0 (``torch.vsplit``): ``sections`` "
+                "equal pieces, or the pieces between ``indices``; views.\n\nRaises "
+                "RuntimeError for fewer than 2 dims, or ``sections`` that does not "
+                "divide the dim's size."),
+    declare("meshgrid(Tensor[] tensors) -> Tensor[]",
+            "meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", method=False,
+            doc="Grids from 0-d or 1-d tensors (``torch.meshgrid``; given one by one or as "
+                "one list): grid ``i`` has every tensor's length as its dims and tensor "
+                "``i`` along dim ``i`` (``indexing=\"ij\"``, the default, with torch's "
+                "warning when not given) or the first two dims swapped (``\"xy\"``); "
+                "``expand`` views (``ExpandBackward0``), stride 0 elsewhere.\n\nRaises "
+                "RuntimeError for no tensors, tensors of different dtypes or devices, a "
+                "tensor with more than 1 dim, another ``indexing``."),
+    declare("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, "
+            "SymInt? output_size=None) -> Tensor",
+            "repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+            "repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
+            "SymInt? output_size=None) -> Tensor",
+            doc="Each element (or each slice along ``dim``) repeated in place, "
+                "``[a, b] -> [a, a, b, b]`` (``torch.repeat_interleave``); without ``dim`` "
+                "the flattened input. ``repeats`` is an int, or a tensor of one count or one "
+                "per slice; a lone tensor of counts gives the indices ``i`` repeated "
+                "``repeats[i]`` times (its dtype, int32 or int64). torch's composites: an "
+                "int is ``unsqueeze``, ``expand``, a contiguous ``clone`` and ``flatten`` "
+                "(``ViewBackward0``), a tensor an ``index_select`` "
+                "(``IndexSelectBackward0``). ``output_size``, when given, must be the "
+                "result's length (on the meta device it is needed for tensor counts).\n\n"
+                "Raises RuntimeError for negative counts, counts of the wrong length or "
+                "dims, a wrong ``output_size``; NotImplementedError for counts that are "
+                "not int32 or int64; IndexError for a dim out of range."),
+    declare("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
+            inplace_function=False,
+            out=("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A copy keeping the lower triangle of each matrix (the last two dims) and "
+                "zeros above it (``torch.tril``): element ``[i, j]`` is kept where ``j - i <= "
+                "diagonal`` (``diagonal > 0`` keeps diagonals above the main one, ``< 0`` "
+                "drops some below). Contiguous, of the input's dtype (every dtype, bool "
+                "too).\n\nRaises RuntimeError for fewer than 2 dims."),
+    declare("triu(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True,
+            inplace_function=False,
+            out=("triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="A copy keeping the upper triangle of each matrix (the last two dims) and "
+                "zeros below it (``torch.triu``): element ``[i, j]`` is kept where ``j - i >= "
+                "diagonal``; otherwise as ``tril``.\n\nRaises RuntimeError for fewer than "
+                "2 dims."),
     # ---------------------------------------------------------- softmax (chapter 6)
     declare("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
             out=("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> "

@@ -1083,6 +1083,54 @@ def as_strided_self_backward(grad: Tensor, self_geometry: tuple[Any, ...],
     return as_strided_backward(grad, self_geometry, (size, stride, offset))
 
 
+# ------------------------------------- creation, views and copies (chapters 1-2, issue 43)
+def repeat_backward(grad: Tensor, repeats: tuple[int, ...],
+                    self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """torch's ``repeat_backward``: zeros when a repeat is 0; else the leading new dims
+    summed away, and each repeated dim seen as ``(repeat, size)`` and summed over the
+    repeats, all in one ``reshape`` and one ``sum``."""
+    if 0 in repeats:
+        return aten.zeros(self_sym_sizes, dtype=grad.dtype, device=grad.device)
+    new_dims = grad.dim() - len(self_sym_sizes)
+    for _ in range(new_dims):
+        grad = grad.sum(0, False)
+    sizes: list[int] = []
+    summed: list[int] = []
+    for n, r in zip(self_sym_sizes, repeats[new_dims:], strict=True):
+        if r != 1:
+            sizes.append(r)
+            summed.append(len(sizes) - 1)
+        sizes.append(n)
+    if summed:
+        grad = grad.reshape(sizes).sum(summed)
+    return grad
+
+
+def roll_backward(grad: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) -> Tensor:
+    """Rolled back: the shifts negated, shifts and dims in reverse order."""
+    return grad.roll([-s for s in reversed(shifts)], list(reversed(dims)))
+
+
+def rot90_backward(grad: Tensor, k: int, dims: tuple[int, ...]) -> Tensor:
+    """Turned back: ``grad.rot90(-k, dims)``."""
+    return grad.rot90(-k, dims)
+
+
+def diag_embed_backward(grad: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    """``grad.diagonal(offset, dim1, dim2)``: only the diagonal came from the input."""
+    return grad.diagonal(offset, dim1, dim2)
+
+
+def tril_backward(grad: Tensor, diagonal: int) -> Tensor:
+    """``grad.tril(diagonal)``: only the kept triangle reached the result."""
+    return grad.tril(diagonal)
+
+
+def triu_backward(grad: Tensor, diagonal: int) -> Tensor:
+    """``grad.triu(diagonal)``."""
+    return grad.triu(diagonal)
+
+
 # ------------------------------------------------------------------ where and clamp
 def where_self_backward(grad: Tensor, condition: Tensor) -> Tensor:
     return where(condition, grad, 0)
@@ -1775,6 +1823,22 @@ DERIVATIVES: list[Derivative] = [
     row("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? "
         "storage_offset=None) -> Tensor(a)", "AsStridedBackward0",
         ("self_geometry", "size", "stride", "storage_offset"), self=as_strided_self_backward),
+    # ------------------------------------- creation, views and copies (chapters 1-2, issue 43)
+    row("repeat(Tensor self, SymInt[] repeats) -> Tensor", "RepeatBackward0",
+        ("repeats", "self_sym_sizes"), self=repeat_backward),
+    row("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", "RollBackward0",
+        ("shifts", "dims"), self=roll_backward),
+    row("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", "Rot90Backward0",
+        ("k", "dims"), self=rot90_backward),
+    row("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
+        "DiagEmbedBackward0", ("offset", "dim1", "dim2"), self=diag_embed_backward),
+    row("diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+        "DiagonalBackward0_copy", ("self_sym_sizes", "offset", "dim1", "dim2"),
+        self=diagonal_backward),
+    row("tril(Tensor self, SymInt diagonal=0) -> Tensor", "TrilBackward0", ("diagonal",),
+        self=tril_backward),
+    row("triu(Tensor self, SymInt diagonal=0) -> Tensor", "TriuBackward0", ("diagonal",),
+        self=triu_backward),
     # ------------------------------------------------------------------ where and clamp
     row("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", "WhereBackward0",
         ("condition",), self=where_self_backward, other=where_other_backward),

@@ -377,8 +377,9 @@ def diag_embed(self: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
     result's version stays 0 as torch's."""
     n = self.dim() + 1
     a, b = _wrap(dim1, n), _wrap(dim2, n)
-    if a == b:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if a == b:  # (torch's words, as ``diagonal``'s)
+        same = f"diagonal dimensions cannot be identical {dim1}, {dim2}"
+        raise RuntimeError(same)
     if self.dim() == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     side = abs(offset) + self._shape[-1]

@@ -356,7 +356,10 @@ def _value_test(kernel: Kernel, second: float | None, integers: bool | None = No
     ``ones_like`` (laid out as those: an expanded input keeps its zero strides)."""
     def body(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
         if integers is None or input.is_floating_point():
-            operands = [input, input if second is None else second]
+            # (``isinf`` compares ``self.abs()``, made first as torch's kernel makes it: an
+            # empty input's result is laid out as that ``abs``'s, not as ``self``)
+            operands = ([input, input] if second is None
+                        else [aten.abs.default(input), second])
             return finish(lambda x, _: kernel(x), operands, input._dtype, input._shape,
                           out_dtype=dtypes.bool)
         result = factories._allocate(input._shape, input._strides_for(layout.preserve_format),

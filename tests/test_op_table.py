@@ -42,8 +42,23 @@ shapes = strategies.shapes.filter(lambda shape: math.prod(shape) <= 24)
 
 
 def _torch_schemas() -> set[str]:
+    """Every schema of torch's table: each ``- func:`` line, and the ``.out`` overload that an
+    ``autogen:`` line asks torchgen to write for a one-tensor functional op (its arguments,
+    then ``Tensor(a!) out`` keyword-only, returning it), as torchgen writes it."""
     text = NATIVE_FUNCTIONS.read_text()
-    return {m.group(1).strip() for m in re.finditer(r"^- func: (.*)$", text, re.M)}
+    schemas = {m.group(1).strip() for m in re.finditer(r"^- func: (.*)$", text, re.M)}
+    for entry in re.split(r"^- func: ", text, flags=re.M)[1:]:
+        func = entry.splitlines()[0].strip()
+        autogen = re.search(r"^  autogen: (.*)$", entry, re.M)
+        found = re.fullmatch(r"([\w.]+)\((.*)\) -> Tensor", func)
+        if autogen is None or found is None:
+            continue
+        name, arguments = found.groups()
+        for made in (a.strip() for a in autogen.group(1).split(",")):
+            if made == f"{name.split('.')[0]}.out" or made == f"{name}_out":
+                keyword = ", " if "*" in arguments.split(", ") else ", *, "
+                schemas.add(f"{made}({arguments}{keyword}Tensor(a!) out) -> Tensor(a!)")
+    return schemas
 
 
 # ================================================================== the table

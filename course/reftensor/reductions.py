@@ -693,19 +693,24 @@ def _var(input: Tensor, dim: Dims, correction: float | None, keepdim: bool, name
     return _new(_casting.cast(np.asarray(result), input._dtype), shape, input._dtype)
 
 
+def _register_corrected(name: str, kernel: Callable[..., Tensor]) -> None:
+    """``name.correction``'s kernels (``kernel(self, dim, correction, keepdim, name, *,
+    meta)``), and its ``unbiased`` overloads: ``unbiased`` is ``correction=1`` or ``0``, and
+    torch's ``var.dim`` and ``var`` run ``var.correction`` (CompositeImplicitAutograd
+    kernels), so they record ``VarBackward0`` too (``std``, ``var_mean``, ``std_mean`` as
+    ``var``)."""
+    correction = getattr(aten, name).correction
+    _register(correction, lambda self, dim, c, keepdim, *, meta:
+              kernel(self, dim, c, keepdim, name, meta=meta))
+    getattr(aten, name).dim.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda self, dim, unbiased, keepdim: correction.call(self, dim, 1 if unbiased else 0,
+                                                             keepdim))
+    getattr(aten, name).default.impl(DispatchKey.CompositeImplicitAutograd)(
+        lambda self, unbiased: correction.call(self, None, 1 if unbiased else 0, False))
+
+
 for _name in ("var", "std"):
-    _correction = getattr(aten, _name).correction
-    _register(_correction,
-              lambda self, dim, correction, keepdim, *, meta, n=_name:
-              _var(self, dim, correction, keepdim, n, meta=meta))
-    # ``unbiased`` is ``correction=1`` or ``0``: torch's var.dim and var run var.correction
-    # (CompositeImplicitAutograd kernels), so they record VarBackward0 too
-    getattr(aten, _name).dim.impl(DispatchKey.CompositeImplicitAutograd)(
-        lambda self, dim, unbiased, keepdim, op=_correction:
-        op.call(self, dim, 1 if unbiased else 0, keepdim))
-    getattr(aten, _name).default.impl(DispatchKey.CompositeImplicitAutograd)(
-        lambda self, unbiased, op=_correction: op.call(self, None, 1 if unbiased else 0,
-                                                       False))
+    _register_corrected(_name, _var)
 
 
 # ------------------------------------------------------------------------------ out=
@@ -945,17 +950,7 @@ def _welford_mean(x: np.ndarray, dims: tuple[int, ...], stride: tuple[int, ...]
 
 
 for _name in ("var_mean", "std_mean"):
-    _correction = getattr(aten, _name).correction
-    _register(_correction,
-              lambda self, dim, correction, keepdim, *, meta, n=_name:
-              _var_mean(self, dim, correction, keepdim, n, meta=meta))
-    # as var's: the unbiased overloads run the correction one (VarMeanBackward0)
-    getattr(aten, _name).dim.impl(DispatchKey.CompositeImplicitAutograd)(
-        lambda self, dim, unbiased, keepdim, op=_correction:
-        op.call(self, dim, 1 if unbiased else 0, keepdim))
-    getattr(aten, _name).default.impl(DispatchKey.CompositeImplicitAutograd)(
-        lambda self, unbiased, op=_correction: op.call(self, None, 1 if unbiased else 0,
-                                                       False))
+    _register_corrected(_name, _var_mean)  # (VarMeanBackward0, StdMeanBackward0)
 
 
 # ------------------------------------------------------------------- nansum, nanmean

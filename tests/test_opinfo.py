@@ -1,7 +1,8 @@
 """torch's OpInfo samples for every op of reftensor's op table (``tests/opinfo.py``).
 
 Each op runs a fixed number of sample and reference inputs per dtype (``DEFAULT_SAMPLES`` in
-the full tier, the first 2 of them in the fast one);
+the full tier, the first 2 of them in the fast one), in every dtype both libraries have (the
+fast tier: float32 and two more, ``opinfo.rotated_dtypes``);
 ``REFTENSOR_OPINFO=all`` runs every one of them (the deeper profile). A mismatch fails the
 test unless ``ALLOWED`` names it, with the samples it covers and the check run instead.
 """
@@ -20,6 +21,9 @@ from tests import opinfo, tiers
 #: samples per op, dtype and kind: the fast tier the first 2, the full tier DEFAULT_SAMPLES (6)
 LIMIT = None if os.environ.get("REFTENSOR_OPINFO") == "all" else tiers.pick(
     2, opinfo.DEFAULT_SAMPLES)
+#: dtypes per op: the fast tier 3 (float32 and two that the op's name picks, so every dtype
+#: runs on about a fifth of the ops: ``opinfo.rotated_dtypes``), the full tier all of them
+DTYPES_PER_OP = None if os.environ.get("REFTENSOR_OPINFO") == "all" else tiers.pick(3, None)
 #: every op of the table but the in-place form of another (``exp_``); ``zero_`` is its own
 TABLE_OPS = sorted(p.__name__ for p in aten
                    if not p.__name__.endswith("_") or p.__name__[:-1] not in aten)
@@ -137,8 +141,25 @@ def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
 
 @pytest.mark.parametrize("name", [n for n in TABLE_OPS if n in ENTRIES])
 def test_opinfo_samples_agree(name):
-    mismatches = [m for op in ENTRIES[name] for m in opinfo.check_op(op, limit=LIMIT)]
+    mismatches = [m for op in ENTRIES[name]
+                  for m in opinfo.check_op(op, limit=LIMIT, dtypes=DTYPES_PER_OP)]
     assert not mismatches, "\n".join(str(m) for m in mismatches[:20])
+
+
+def test_the_fast_tier_runs_every_dtype_on_many_ops():
+    """The fast tier's dtype rotation leaves no dtype to a handful of ops: each runs on at
+    least a tenth of the ops that support it."""
+    runs = {d: 0 for d in opinfo.DTYPES}
+    supports = {d: 0 for d in opinfo.DTYPES}
+    for name in TABLE_OPS:
+        for op in ENTRIES.get(name, []):
+            supported = {str(d).removeprefix("torch.") for d in op.dtypes} & set(opinfo.DTYPES)
+            for dtype in supported:
+                supports[dtype] += 1
+            for dtype in opinfo.rotated_dtypes(opinfo._name(op), supported, 3):
+                runs[dtype] += 1
+    thin = {d: (runs[d], supports[d]) for d in opinfo.DTYPES if runs[d] * 10 < supports[d]}
+    assert not thin, f"dtypes run on too few ops (runs, ops supporting it): {thin}"
 
 
 def test_the_harness_finds_a_wrong_kernel(monkeypatch):

@@ -753,8 +753,9 @@ class Tensor(TensorMethods):
     # ====================================================== chapter 3: reflected operators
     # The reflected operators, written in Python as torch's ``Tensor`` writes them
     # (``torch/_tensor.py``): ``2 - t`` is ``rsub``, ``2 / t`` is ``t.reciprocal() * 2``,
-    # ``2 // t``, ``2 % t`` and ``2 ** t`` call the function with the operands swapped. An
-    # operand the op refuses gives ``NotImplemented`` (so ``"a" - t`` is Python's TypeError).
+    # ``2 // t``, ``2 % t``, ``2 ** t``, ``2 << t`` and ``2 >> t`` call the function with
+    # the operands swapped. An operand the op refuses gives ``NotImplemented`` (so
+    # ``"a" - t`` is Python's TypeError).
     def __rsub__(self, other: Any) -> Tensor:
         return _reflected(aten.rsub, self, other)
 
@@ -772,6 +773,12 @@ class Tensor(TensorMethods):
 
     def __rpow__(self, other: Any) -> Tensor:
         return _reflected(aten.pow, other, self)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _reflected(aten.bitwise_left_shift, other, self)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _reflected(aten.bitwise_right_shift, other, self)
 
     def __invert__(self) -> Tensor:
         """``~self``: ``bitwise_not``, but a floating tensor is a TypeError here (Python's

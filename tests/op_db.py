@@ -4722,3 +4722,40 @@ OP_DB += [
       for name in ("bitwise_left_shift", "bitwise_right_shift")],
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ in-place views
+OP_DB += [
+    OpEntry("t_", shapes=_MATRIX_SHAPES, errors={
+        "3 dims": lambda lib: lib.ones(2, 3, 4).t_(),
+        "an argument": lambda lib: lib.ones(2, 3).t_(0),
+        "a leaf that requires grad": lambda lib: lib.ones(2, 3, requires_grad=True).t_(),
+        "a view of a leaf that requires grad":
+            lambda lib: lib.ones(2, 3, requires_grad=True)[:1].t_(),
+        "the function": lambda lib: lib.t_(lib.ones(2)),
+    }),
+    OpEntry("transpose_", arguments=two_dims("dim0", "dim1"), errors={
+        "a dim out of range": lambda lib: lib.ones(2, 3).transpose_(0, 2),
+        "one dim": lambda lib: lib.ones(2, 3).transpose_(0),
+        "a leaf that requires grad":
+            lambda lib: lib.ones(2, 3, requires_grad=True).transpose_(0, 1),
+    }),
+    OpEntry("swapaxes_", arguments=two_dims("axis0", "axis1"), errors={
+        "a dim out of range": lambda lib: lib.ones(2, 3).swapaxes_(0, -3),
+    }),
+    OpEntry("swapdims_", arguments=two_dims("dim0", "dim1"), errors={
+        "a dim out of range": lambda lib: lib.ones(2, 3).swapdims_(2, 0),
+    }),
+    OpEntry("squeeze_", arguments=squeeze_dims, errors={
+        "a dim out of range": lambda lib: lib.ones(2, 1).squeeze_(2),
+        "a dim twice": lambda lib: lib.ones(2, 1).squeeze_((1, -1)),
+        "a float dim": lambda lib: lib.ones(2, 1).squeeze_(1.0),
+        "a leaf that requires grad": lambda lib: lib.ones(2, 1, requires_grad=True).squeeze_(),
+    }),
+    OpEntry("unsqueeze_", arguments=unsqueeze_dim, errors={
+        "a dim out of range": lambda lib: lib.ones(2).unsqueeze_(2),
+        "no dim": lambda lib: lib.ones(2).unsqueeze_(),
+        "a leaf that requires grad": lambda lib: lib.ones(2, requires_grad=True).unsqueeze_(0),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

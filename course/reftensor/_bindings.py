@@ -5371,6 +5371,59 @@ class TensorMethods(TensorType):
         """
         return aten.detach.call_method(self, args, kwargs)
 
+    def t_(self, *args: Any, **kwargs: Any) -> Any:
+        """t_() -> Tensor
+
+        ``self`` transposed in place (``Tensor.t_``): 0-d and 1-d tensors keep their layout.
+
+        Raises RuntimeError for more than 2 dims.
+        """
+        return aten.t_.call_method(self, args, kwargs)
+
+    def transpose_(self, *args: Any, **kwargs: Any) -> Any:
+        """transpose_(dim0, dim1) -> Tensor
+
+        Two dims of ``self`` swapped in place (``Tensor.transpose_``).
+
+        Raises IndexError for a dim out of range.
+        """
+        return aten.transpose_.call_method(self, args, kwargs)
+
+    def swapdims_(self, *args: Any, **kwargs: Any) -> Any:
+        """swapdims_(dim0, dim1) -> Tensor
+
+        ``Tensor.swapdims_``: ``transpose_``.
+        """
+        return aten.swapdims_.call_method(self, args, kwargs)
+
+    def swapaxes_(self, *args: Any, **kwargs: Any) -> Any:
+        """swapaxes_(axis0, axis1) -> Tensor
+
+        ``Tensor.swapaxes_``: ``transpose_``.
+        """
+        return aten.swapaxes_.call_method(self, args, kwargs)
+
+    def squeeze_(self, *args: Any, **kwargs: Any) -> Any:
+        """squeeze_() -> Tensor
+        squeeze_(dim) -> Tensor
+        squeeze_(dim) -> Tensor
+
+        The size-1 dims of ``self`` removed in place (``Tensor.squeeze_``): all of them, or
+        those among ``dim``.
+
+        Raises IndexError for a dim out of range, RuntimeError for a dim named twice.
+        """
+        return aten.squeeze_.call_method(self, args, kwargs)
+
+    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:
+        """unsqueeze_(dim) -> Tensor
+
+        A size-1 dim inserted into ``self`` at ``dim``, in place (``Tensor.unsqueeze_``).
+
+        Raises IndexError for a dim out of range.
+        """
+        return aten.unsqueeze_.call_method(self, args, kwargs)
+
     def new_zeros(self, *args: Any, **kwargs: Any) -> Any:
         """new_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=False,
             requires_grad=False) -> Tensor

@@ -1063,6 +1063,28 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
                 "writes through it change ``input``."),
+    # ------------------------------------------- in-place views (chapter 2, issue 43)
+    # ``self``'s own sizes and strides changed, its storage and offset kept; ``_version``
+    # goes up by one; methods only, as in torch.
+    declare("t_(Tensor(a!) self) -> Tensor(a!)", function=False,
+            doc="``self`` transposed in place (``Tensor.t_``): 0-d and 1-d tensors keep "
+                "their layout.\n\nRaises RuntimeError for more than 2 dims."),
+    declare("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", function=False,
+            doc="Two dims of ``self`` swapped in place (``Tensor.transpose_``).\n\nRaises "
+                "IndexError for a dim out of range."),
+    declare("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", function=False,
+            doc="``Tensor.swapdims_``: ``transpose_``."),
+    declare("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", function=False,
+            doc="``Tensor.swapaxes_``: ``transpose_``."),
+    declare("squeeze_(Tensor(a!) self) -> Tensor(a!)",
+            "squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)",
+            "squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", function=False,
+            doc="The size-1 dims of ``self`` removed in place (``Tensor.squeeze_``): all of "
+                "them, or those among ``dim``.\n\nRaises IndexError for a dim out of range, "
+                "RuntimeError for a dim named twice."),
+    declare("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", function=False,
+            doc="A size-1 dim inserted into ``self`` at ``dim``, in place "
+                "(``Tensor.unsqueeze_``).\n\nRaises IndexError for a dim out of range."),
     # ------------------------------- creation, views and copies (chapters 1-2, issue 43)
     declare("new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
             "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",

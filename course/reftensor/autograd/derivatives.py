@@ -59,6 +59,9 @@ class Derivative(NamedTuple):
     # ``check_no_requires_grad``: ``native_batch_norm``'s running statistics,
     # ``nll_loss_forward``'s ``weight``)
     no_grad_arguments: tuple[str, ...] = ()
+    # an in-place view (torch's ``inplace_view`` tag: ``t_``, ``squeeze_``): the node is
+    # recorded on ``self`` itself, whose layout changed, not through ``CopySlices``
+    inplace_view: bool = False
 
     @property
     def op(self) -> str:
@@ -1634,9 +1637,10 @@ def nan_to_num_backward(grad: Tensor, self: Tensor) -> Tensor:
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
         non_float_result_untracked: bool = False, recorded_outputs: int | None = None,
-        no_grad_arguments: tuple[str, ...] = (), **formulas: Any) -> Derivative:
+        no_grad_arguments: tuple[str, ...] = (), inplace_view: bool = False,
+        **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas, non_float_result_untracked,
-                      recorded_outputs, no_grad_arguments)
+                      recorded_outputs, no_grad_arguments, inplace_view)
 
 
 DERIVATIVES: list[Derivative] = [
@@ -2503,4 +2507,18 @@ DERIVATIVES += [
         self=logit_backward),
     row("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> "
         "Tensor", "NanToNumBackward0", ("self",), self=nan_to_num_backward),
+]
+DERIVATIVES += [
+    row("t_(Tensor(a!) self) -> Tensor(a!)", "TBackward1", (), self=t_backward,
+        inplace_view=True),
+    row("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", "TransposeBackward1",
+        ("dim0", "dim1"), self=transpose_backward, inplace_view=True),
+    row("squeeze_(Tensor(a!) self) -> Tensor(a!)", "SqueezeBackward3", ("self_sym_sizes",),
+        self=unsqueeze_to, inplace_view=True),
+    row("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", "SqueezeBackward4",
+        ("self_sym_sizes", "dim"), self=unsqueeze_to_dim, inplace_view=True),
+    row("squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", "SqueezeBackward5",
+        ("self_sym_sizes", "dim"), self=unsqueeze_to_dims, inplace_view=True),
+    row("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", "UnsqueezeBackward1", ("dim",),
+        self=squeeze_backward, inplace_view=True),
 ]

@@ -47,6 +47,7 @@ from ._ops.python_arg_parser import PythonArgParser, Signature
 from ._ops.python_indexing import indexing as python_indexing
 from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
+from ._ops.tensor_new import new_tensor as python_new_tensor
 from ._ops.variable_hooks import variable_hooks
 from .device import CPU, META, device
 from .dtypes import dtype
@@ -471,6 +472,20 @@ class Tensor(TensorMethods):
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         first = (0,) * len(self._shape)
         return self._read(layout.storage_index(first, self._stride, self._storage_offset))
+
+    def new_tensor(self, data: Any, *, dtype: dtype | None = None, device: Any = None,
+                   requires_grad: builtins.bool = False) -> Tensor:
+        """A new tensor holding a copy of ``data`` (``Tensor.new_tensor``), as
+        ``reftensor.tensor(data)`` but with this tensor's dtype and device unless
+        ``dtype``/``device`` are given (the dtype is not inferred from ``data``).
+
+        Raises:
+            UserWarning (a warning): ``data`` is a tensor (``detach().clone()`` is
+                recommended).
+            RuntimeError: ``requires_grad=True`` for a non-floating dtype, a value out of
+                the dtype's range. TypeError, ValueError: as ``reftensor.tensor``.
+        """
+        return python_new_tensor()(self, data, dtype, device, requires_grad)
 
     def tolist(self) -> Any:
         """Nested Python lists of Python numbers (a bare number for a 0-d tensor).

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _casting, dtypes, layout
 from ._ops import DispatchKey, aten
+from ._ops.tensor_new import set_new_tensor
 from .device import CPU, META, as_device, device
 from .dtypes import dtype
 from .layout import memory_format
@@ -215,6 +216,31 @@ def tensor(
     with np.errstate(over="ignore", invalid="ignore"):
         values = _casting.cast(flat, target).reshape(shape)
     return _from_array(values, target, requires_grad, where)
+
+
+def new_tensor(self: Tensor, data: Any, dtype: dtype | None = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """``self.new_tensor(data)``: ``tensor(data)`` with ``self``'s dtype and device unless
+    given (the dtype is not inferred from ``data``: ``int_tensor.new_tensor([1.5])`` is
+    int64, truncated). A tensor ``data`` is copied with its layout (when dense) and stays
+    on its device unless ``device`` is given, with torch's UserWarning."""
+    target = self._dtype if dtype is None else dtype
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+            "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=3,
+        )
+        where = data.device if device is None else as_device(device, copying=True)
+        copied = data.detach().to(dtype=target, device=where, copy=True)
+        return _finish(copied, requires_grad)
+    return tensor(data, dtype=target, device=self.device if device is None else device,
+                  requires_grad=requires_grad)
+
+
+set_new_tensor(new_tensor)
 
 
 def _to_int(x: Any, target: dtype) -> Any:

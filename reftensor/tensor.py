@@ -47,6 +47,7 @@ from ._ops.python_arg_parser import PythonArgParser, Signature
 from ._ops.python_indexing import indexing as python_indexing
 from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
+from ._ops.tensor_new import new_tensor as python_new_tensor
 from ._ops.variable_hooks import variable_hooks
 from .device import CPU, META, device
 from .dtypes import dtype
@@ -472,6 +473,20 @@ class Tensor(TensorMethods):
         first = (0,) * len(self._shape)
         return self._read(layout.storage_index(first, self._stride, self._storage_offset))
 
+    def new_tensor(self, data: Any, *, dtype: dtype | None = None, device: Any = None,
+                   requires_grad: builtins.bool = False) -> Tensor:
+        """A new tensor holding a copy of ``data`` (``Tensor.new_tensor``), as
+        ``reftensor.tensor(data)`` but with this tensor's dtype and device unless
+        ``dtype``/``device`` are given (the dtype is not inferred from ``data``).
+
+        Raises:
+            UserWarning (a warning): ``data`` is a tensor (``detach().clone()`` is
+                recommended).
+            RuntimeError: ``requires_grad=True`` for a non-floating dtype, a value out of
+                the dtype's range. TypeError, ValueError: as ``reftensor.tensor``.
+        """
+        return python_new_tensor()(self, data, dtype, device, requires_grad)
+
     def tolist(self) -> Any:
         """Nested Python lists of Python numbers (a bare number for a 0-d tensor).
 
@@ -753,8 +768,9 @@ class Tensor(TensorMethods):
     # ====================================================== chapter 3: reflected operators
     # The reflected operators, written in Python as torch's ``Tensor`` writes them
     # (``torch/_tensor.py``): ``2 - t`` is ``rsub``, ``2 / t`` is ``t.reciprocal() * 2``,
-    # ``2 // t``, ``2 % t`` and ``2 ** t`` call the function with the operands swapped. An
-    # operand the op refuses gives ``NotImplemented`` (so ``"a" - t`` is Python's TypeError).
+    # ``2 // t``, ``2 % t``, ``2 ** t``, ``2 << t`` and ``2 >> t`` call the function with
+    # the operands swapped. An operand the op refuses gives ``NotImplemented`` (so
+    # ``"a" - t`` is Python's TypeError).
     def __rsub__(self, other: Any) -> Tensor:
         return _reflected(aten.rsub, self, other)
 
@@ -772,6 +788,12 @@ class Tensor(TensorMethods):
 
     def __rpow__(self, other: Any) -> Tensor:
         return _reflected(aten.pow, other, self)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _reflected(aten.bitwise_left_shift, other, self)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _reflected(aten.bitwise_right_shift, other, self)
 
     def __invert__(self) -> Tensor:
         """``~self``: ``bitwise_not``, but a floating tensor is a TypeError here (Python's

@@ -4607,3 +4607,155 @@ OP_DB += [
             errors=_LAYER_ERRORS["bilinear"]),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ binary functions and shifts
+def _two_tensor_errors(name: str) -> dict[str, Program]:
+    """What ops of two tensors (no number overloads) refuse, as torch does."""
+    return {
+        "shapes that do not broadcast": lambda lib: getattr(lib, name)(lib.ones(2), lib.ones(3)),
+        "a number": lambda lib: getattr(lib, name)(lib.ones(2), 2),
+        "a string": lambda lib: getattr(lib, name)(lib.ones(2), "a"),
+        "a meta tensor with a CPU tensor":
+            lambda lib: getattr(lib, name)(lib.ones(2, device="meta"), lib.ones(2)),
+        "out= with an input that requires grad": lambda lib: getattr(lib, name)(
+            lib.ones(2, requires_grad=True), lib.ones(2), out=lib.empty(2)),
+        "out= of an integer dtype": lambda lib: getattr(lib, name)(
+            lib.ones(2), lib.ones(2), out=lib.empty(2, dtype=lib.int64)),
+    }
+
+
+def _two_tensor_inplace_errors(name: str) -> dict[str, Program]:
+    return {
+        **_two_tensor_errors(name),
+        "in place, self would broadcast":
+            lambda lib: getattr(lib.ones(3), name + "_")(lib.ones(2, 3)),
+        "in place into an expanded tensor":
+            lambda lib: getattr(lib.ones(1).expand(3), name + "_")(lib.ones(3)),
+        "in place into a leaf that requires grad":
+            lambda lib: getattr(lib.ones(2, requires_grad=True), name + "_")(lib.ones(2)),
+        "in place, an int self and a float result":
+            lambda lib: getattr(lib.arange(2), name + "_")(lib.ones(2)),
+    }
+
+
+def logit_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """No ``eps``, None, or one of a few (negative: no clamp). Not above 0.5, where the
+    bounds cross: torch's scalar loop (``x < lo ? lo : (x > hi ? hi : x)``) and its
+    vectorised one (``min(max(x, lo), hi)``) disagree there, and which runs depends on the
+    tensor's length and layout."""
+    return st.one_of(st.just({}), st.sampled_from(
+        [None, 0.0, 1e-6, 0.1, 0.25, 0.5, -1.0]).map(lambda e: {"eps": e}))
+
+
+def nan_to_num_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """Any of ``nan``, ``posinf``, ``neginf``: None, small, large (inf in float16), huge."""
+    value = st.sampled_from([None, 0.0, -1.5, 2.0, 1e5, -1e5, 1e300, -1e300, 3])
+    return st.fixed_dictionaries({}, optional={"nan": value, "posinf": value,
+                                               "neginf": value})
+
+
+def _shift_errors(name: str) -> dict[str, Program]:
+    return {
+        **_bitwise_errors(name),
+        "bool tensors": lambda lib: getattr(lib, name)(lib.ones(2, dtype=lib.bool),
+                                                       lib.ones(2, dtype=lib.bool)),
+        "the operator on a float tensor": lambda lib: lib.ones(2) << 1,
+        "the operator with a string": lambda lib: lib.arange(2) >> "a",
+        "the reflected operator with a float": lambda lib: 2.5 << lib.arange(2),
+    }
+
+
+OP_DB += [
+    OpEntry("atan2", arguments=tensor_other, ulps=TRANSCENDENTAL_ULPS,
+            errors=_two_tensor_inplace_errors("atan2")),
+    OpEntry("arctan2", arguments=tensor_other, ulps=TRANSCENDENTAL_ULPS,
+            errors=_two_tensor_inplace_errors("arctan2")),
+    OpEntry("hypot", arguments=tensor_other, ulps=TRANSCENDENTAL_ULPS, errors={
+        **_two_tensor_inplace_errors("hypot"),
+        "integer tensors": lambda lib: lib.hypot(lib.arange(2), lib.arange(2)),
+        "bool tensors": lambda lib: lib.hypot(lib.ones(2, dtype=lib.bool),
+                                              lib.ones(2, dtype=lib.bool)),
+    }),
+    OpEntry("fmod", arguments=other, errors={
+        **_binary_errors("fmod"),
+        "integer fmod by zero": lambda lib: lib.fmod(lib.arange(2), 0),
+        "integer fmod by a zero tensor": lambda lib: lib.fmod(lib.arange(2), lib.zeros(
+            2, dtype=lib.int64)),
+        "bool tensors": lambda lib: lib.fmod(lib.ones(2, dtype=lib.bool), True),
+        "a number first": _number_first("fmod"),
+        "in place, an int self and a float result": lambda lib: lib.arange(2).fmod_(0.5),
+    }),
+    *[OpEntry(name, arguments=tensor_other, ulps=TRANSCENDENTAL_ULPS, errors={
+        **_two_tensor_errors(name),
+        "integer tensors": lambda lib, n=name: getattr(lib, n)(lib.arange(2), lib.arange(2)),
+        "bool tensors on the meta device": lambda lib, n=name: getattr(lib, n)(
+            lib.ones(2, dtype=lib.bool, device="meta"),
+            lib.ones(2, dtype=lib.bool, device="meta")),
+        "an in-place form": lambda lib, n=name: getattr(lib.ones(2), n + "_")(lib.ones(2)),
+    }) for name in ("logaddexp", "logaddexp2")],
+    OpEntry("xlogy", arguments=other, ulps=TRANSCENDENTAL_ULPS, errors={
+        **_binary_errors("xlogy"),
+        "two numbers": lambda lib: lib.xlogy(2, 3),
+        "in place, an int self and a float result": lambda lib: lib.arange(2).xlogy_(2),
+        "out= of an integer dtype": lambda lib: lib.xlogy(
+            lib.ones(2), 2, out=lib.empty(2, dtype=lib.int64)),
+        "a number first, in place": lambda lib: lib.xlogy_(2, lib.ones(2)),
+    }),
+    OpEntry("logit", arguments=logit_arguments, ulps=TRANSCENDENTAL_ULPS, errors={
+        **{k: v for k, v in _float_function_errors("logit").items()
+           if k != "a method argument"},  # (a number is ``eps``)
+        "a string eps": lambda lib: lib.logit(lib.ones(2), eps="a"),
+    }),
+    OpEntry("nan_to_num", arguments=nan_to_num_arguments, errors={
+        "a number": lambda lib: lib.nan_to_num(2.5),
+        "a string nan": lambda lib: lib.nan_to_num(lib.ones(2), nan="a"),
+        "out= of another dtype": lambda lib: lib.nan_to_num(
+            lib.ones(2), out=lib.empty(2, dtype=lib.float64)),
+        "out= of an integer input in a float": lambda lib: lib.nan_to_num(
+            lib.arange(2), out=lib.empty(2)),
+        "in place into an expanded tensor": lambda lib: lib.ones(1).expand(3).nan_to_num_(),
+        "in place into a leaf that requires grad":
+            lambda lib: lib.ones(2, requires_grad=True).nan_to_num_(),
+    }),
+    *[OpEntry(name, arguments=other, grad=False, errors=_shift_errors(name))
+      for name in ("bitwise_left_shift", "bitwise_right_shift")],
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ in-place views
+OP_DB += [
+    OpEntry("t_", shapes=_MATRIX_SHAPES, errors={
+        "3 dims": lambda lib: lib.ones(2, 3, 4).t_(),
+        "an argument": lambda lib: lib.ones(2, 3).t_(0),
+        "a leaf that requires grad": lambda lib: lib.ones(2, 3, requires_grad=True).t_(),
+        "a view of a leaf that requires grad":
+            lambda lib: lib.ones(2, 3, requires_grad=True)[:1].t_(),
+        "the function": lambda lib: lib.t_(lib.ones(2)),
+    }),
+    OpEntry("transpose_", arguments=two_dims("dim0", "dim1"), errors={
+        "a dim out of range": lambda lib: lib.ones(2, 3).transpose_(0, 2),
+        "one dim": lambda lib: lib.ones(2, 3).transpose_(0),
+        "a leaf that requires grad":
+            lambda lib: lib.ones(2, 3, requires_grad=True).transpose_(0, 1),
+    }),
+    OpEntry("swapaxes_", arguments=two_dims("axis0", "axis1"), errors={
+        "a dim out of range": lambda lib: lib.ones(2, 3).swapaxes_(0, -3),
+    }),
+    OpEntry("swapdims_", arguments=two_dims("dim0", "dim1"), errors={
+        "a dim out of range": lambda lib: lib.ones(2, 3).swapdims_(2, 0),
+    }),
+    OpEntry("squeeze_", arguments=squeeze_dims, errors={
+        "a dim out of range": lambda lib: lib.ones(2, 1).squeeze_(2),
+        "a dim twice": lambda lib: lib.ones(2, 1).squeeze_((1, -1)),
+        "a float dim": lambda lib: lib.ones(2, 1).squeeze_(1.0),
+        "a leaf that requires grad": lambda lib: lib.ones(2, 1, requires_grad=True).squeeze_(),
+    }),
+    OpEntry("unsqueeze_", arguments=unsqueeze_dim, errors={
+        "a dim out of range": lambda lib: lib.ones(2).unsqueeze_(2),
+        "no dim": lambda lib: lib.ones(2).unsqueeze_(),
+        "a leaf that requires grad": lambda lib: lib.ones(2, requires_grad=True).unsqueeze_(0),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -662,3 +662,45 @@ def test_storage_warns_once_that_typed_storage_is_deprecated():
             lib.ones(3).storage()
         return [(w.category.__name__, str(w.message)) for w in seen]
     same_on_both(program)
+
+
+# ------------------------------------------------------------------ Tensor.new_tensor
+NEW_TENSOR_PROGRAMS = {
+    "a list, self's dtype": lambda lib: lib.ones(2).new_tensor([1, 2]),
+    "floats truncated into int64": lambda lib: lib.ones(2, dtype=lib.int64).new_tensor([1.7, -2.5]),
+    "a number, float16": lambda lib: lib.ones(2, dtype=lib.float16).new_tensor(3),
+    "dtype=": lambda lib: lib.ones(2).new_tensor([1, 2], dtype=lib.int8),
+    "bools from ints": lambda lib: lib.ones(2, dtype=lib.bool).new_tensor([2, 0]),
+    "a NumPy array": lambda lib: lib.ones(2).new_tensor(np.arange(3)),
+    "a transposed tensor keeps its layout":
+        lambda lib: lib.ones(2).new_tensor(lib.arange(6).view(2, 3).t()),
+    "a tensor that requires grad":
+        lambda lib: lib.ones(2).new_tensor(lib.ones(2, requires_grad=True)),
+    "requires_grad=True": lambda lib: lib.ones(2).new_tensor([1.0], requires_grad=True),
+    "self on meta": lambda lib: lib.ones(2, device="meta").new_tensor([1.0]),
+    "device=meta": lambda lib: lib.ones(2).new_tensor([1.0], device="meta"),
+    "data by keyword": lambda lib: lib.ones(2).new_tensor(data=[1]),
+    "requires_grad for an integer dtype":
+        lambda lib: lib.ones(2, dtype=lib.int64).new_tensor([1], requires_grad=True),
+    "no data": lambda lib: lib.ones(2).new_tensor(),
+    "a string": lambda lib: lib.ones(2).new_tensor("a"),
+    "dtype by position": lambda lib: lib.ones(2).new_tensor([1], lib.int8),
+    "an unknown keyword": lambda lib: lib.ones(2).new_tensor([1], pin_memory=False),
+    "out of the dtype's range": lambda lib: lib.ones(2).new_tensor([300], dtype=lib.uint8),
+    "ragged lists": lambda lib: lib.ones(2).new_tensor([[1, 2], [3]]),
+}
+
+
+@pytest.mark.parametrize("name", NEW_TENSOR_PROGRAMS)
+def test_new_tensor_is_torchs(name):
+    """``t.new_tensor(data)``: self's dtype and device unless given, torch's checks."""
+    same_on_both(NEW_TENSOR_PROGRAMS[name])
+
+
+@pytest.mark.parametrize("lib", [torch, reftensor], ids=["torch", "reftensor"])
+def test_new_tensor_of_a_tensor_warns_and_copies(lib):
+    source = lib.arange(3.0)
+    with pytest.warns(UserWarning, match="rather than tensor.new_tensor"):
+        copied = lib.ones(1).new_tensor(source)
+    copied[0] = 5
+    assert source[0].item() == 0 and not copied.requires_grad and copied._base is None

@@ -39,6 +39,7 @@ from . import (  # noqa: F401
     indexing,
     masked,
     matmul,
+    pointwise,
     promotion,
     reductions,
     scans,

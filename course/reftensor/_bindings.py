@@ -234,6 +234,20 @@ __all__ = [
     "less",
     "less_equal",
     "not_equal",
+    "atan2",
+    "arctan2",
+    "hypot",
+    "fmod",
+    "logaddexp",
+    "logaddexp2",
+    "xlogy",
+    "xlogy_",
+    "logit",
+    "logit_",
+    "nan_to_num",
+    "nan_to_num_",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
     "bernoulli",
     "multinomial",
     "normal",
@@ -2762,6 +2776,162 @@ def not_equal(*args: Any, **kwargs: Any) -> Any:
     return aten.not_equal(*args, **kwargs)
 
 
+def atan2(*args: Any, **kwargs: Any) -> Any:
+    """atan2(input, other, *, out=None) -> Tensor
+
+    The angle of the point ``(other, input)``, in [-pi, pi] (``torch.atan2``), broadcast;
+    integer and bool operands give the default float dtype.
+
+    Raises RuntimeError for shapes that do not broadcast, TypeError for a Python number (torch
+    wants two tensors).
+    """
+    return aten.atan2(*args, **kwargs)
+
+
+def arctan2(*args: Any, **kwargs: Any) -> Any:
+    """arctan2(input, other, *, out=None) -> Tensor
+
+    ``torch.arctan2``: ``atan2``.
+    """
+    return aten.arctan2(*args, **kwargs)
+
+
+def hypot(*args: Any, **kwargs: Any) -> Any:
+    """hypot(input, other, *, out=None) -> Tensor
+
+    ``sqrt(input**2 + other**2)`` without overflow (``torch.hypot``), broadcast, in
+    ``result_type``.
+
+    Raises NotImplementedError for an integer or bool result type (torch does not promote them),
+    RuntimeError for shapes that do not broadcast.
+    """
+    return aten.hypot(*args, **kwargs)
+
+
+def fmod(*args: Any, **kwargs: Any) -> Any:
+    """fmod(input, other, *, out=None) -> Tensor
+    fmod(input, other, *, out=None) -> Tensor
+
+    C's ``fmod``: the remainder of ``input / other`` rounded toward zero, with the sign of
+    ``input`` (``torch.fmod``; ``remainder`` takes ``other``'s). Result dtype: ``result_type``;
+    a float ``x`` by 0 is nan.
+
+    Raises RuntimeError for an integer ``fmod`` by zero ("ZeroDivisionError") or shapes that do
+    not broadcast; NotImplementedError for bool.
+    """
+    return aten.fmod(*args, **kwargs)
+
+
+def logaddexp(*args: Any, **kwargs: Any) -> Any:
+    """logaddexp(input, other, *, out=None) -> Tensor
+
+    ``log(exp(input) + exp(other))`` without overflow (``torch.logaddexp``), broadcast, in
+    ``result_type``.
+
+    Raises NotImplementedError for an integer or bool result type, RuntimeError for shapes that
+    do not broadcast.
+    """
+    return aten.logaddexp(*args, **kwargs)
+
+
+def logaddexp2(*args: Any, **kwargs: Any) -> Any:
+    """logaddexp2(input, other, *, out=None) -> Tensor
+
+    ``log2(2**input + 2**other)`` without overflow (``torch.logaddexp2``); see ``logaddexp``.
+    """
+    return aten.logaddexp2(*args, **kwargs)
+
+
+def xlogy(*args: Any, **kwargs: Any) -> Any:
+    """xlogy(input, other, *, out=None) -> Tensor
+    xlogy(self, other, *, out=None) -> Tensor
+    xlogy(input, other, *, out=None) -> Tensor
+
+    ``input * log(other)`` (``torch.xlogy``), broadcast: 0 where ``input`` is 0 (even for
+    ``other`` 0 or below), nan where ``other`` is nan. Integer and bool operands give the
+    default float dtype.
+
+    Raises RuntimeError for shapes that do not broadcast; TypeError for two numbers.
+    """
+    return aten.xlogy(*args, **kwargs)
+
+
+def xlogy_(*args: Any, **kwargs: Any) -> Any:
+    """xlogy_(input, other) -> Tensor
+    xlogy_(input, other) -> Tensor
+
+    In-place version of ``xlogy``.
+    """
+    return aten.xlogy_(*args, **kwargs)
+
+
+def logit(*args: Any, **kwargs: Any) -> Any:
+    """logit(input, eps=None, *, out=None) -> Tensor
+
+    ``log(p / (1 - p))`` (``torch.logit``): inf at 1, -inf at 0, nan outside [0, 1]; with
+    ``eps`` (0 or more) ``p`` is first clamped to ``[eps, 1 - eps]`` (a negative ``eps`` is no
+    clamp). Integer and bool inputs give the default float dtype.
+    """
+    return aten.logit(*args, **kwargs)
+
+
+def logit_(*args: Any, **kwargs: Any) -> Any:
+    """logit_(input, eps=None) -> Tensor
+
+    In-place version of ``logit``.
+    """
+    return aten.logit_(*args, **kwargs)
+
+
+def nan_to_num(*args: Any, **kwargs: Any) -> Any:
+    """nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None) -> Tensor
+
+    nan, +inf and -inf replaced by ``nan`` (default 0), ``posinf`` and ``neginf`` (default the
+    dtype's largest and smallest finite values) (``torch.nan_to_num``), in the input's dtype;
+    integer and bool tensors are copied.
+
+    Raises RuntimeError for an ``out=`` of another dtype.
+    """
+    return aten.nan_to_num(*args, **kwargs)
+
+
+def nan_to_num_(*args: Any, **kwargs: Any) -> Any:
+    """nan_to_num_(input, nan=None, posinf=None, neginf=None) -> Tensor
+
+    In-place version of ``nan_to_num``.
+    """
+    return aten.nan_to_num_(*args, **kwargs)
+
+
+def bitwise_left_shift(*args: Any, **kwargs: Any) -> Any:
+    """bitwise_left_shift(input, other, *, out=None) -> Tensor
+    bitwise_left_shift(self, other) -> Tensor
+    bitwise_left_shift(input, other, *, out=None) -> Tensor
+
+    ``input << other``, broadcast (``torch.bitwise_left_shift``), in ``result_type``, wrapping
+    around; a shift below 0 or of the dtype's width or more gives 0, as torch's CPU kernel.
+
+    Raises NotImplementedError for a floating or bool result type, RuntimeError for shapes that
+    do not broadcast.
+    """
+    return aten.bitwise_left_shift(*args, **kwargs)
+
+
+def bitwise_right_shift(*args: Any, **kwargs: Any) -> Any:
+    """bitwise_right_shift(input, other, *, out=None) -> Tensor
+    bitwise_right_shift(self, other) -> Tensor
+    bitwise_right_shift(input, other, *, out=None) -> Tensor
+
+    ``input >> other``, arithmetic (the sign kept), broadcast (``torch.bitwise_right_shift``),
+    in ``result_type``; a shift below 0 or of the dtype's width or more gives -1 for a negative
+    value, else 0, as torch's CPU kernel.
+
+    Raises NotImplementedError for a floating or bool result type, RuntimeError for shapes that
+    do not broadcast.
+    """
+    return aten.bitwise_right_shift(*args, **kwargs)
+
+
 def bernoulli(*args: Any, **kwargs: Any) -> Any:
     """bernoulli(input, *, generator=None, out=None) -> Tensor
     bernoulli(input, p, *, generator=None) -> Tensor
@@ -5201,6 +5371,59 @@ class TensorMethods(TensorType):
         """
         return aten.detach.call_method(self, args, kwargs)
 
+    def t_(self, *args: Any, **kwargs: Any) -> Any:
+        """t_() -> Tensor
+
+        ``self`` transposed in place (``Tensor.t_``): 0-d and 1-d tensors keep their layout.
+
+        Raises RuntimeError for more than 2 dims.
+        """
+        return aten.t_.call_method(self, args, kwargs)
+
+    def transpose_(self, *args: Any, **kwargs: Any) -> Any:
+        """transpose_(dim0, dim1) -> Tensor
+
+        Two dims of ``self`` swapped in place (``Tensor.transpose_``).
+
+        Raises IndexError for a dim out of range.
+        """
+        return aten.transpose_.call_method(self, args, kwargs)
+
+    def swapdims_(self, *args: Any, **kwargs: Any) -> Any:
+        """swapdims_(dim0, dim1) -> Tensor
+
+        ``Tensor.swapdims_``: ``transpose_``.
+        """
+        return aten.swapdims_.call_method(self, args, kwargs)
+
+    def swapaxes_(self, *args: Any, **kwargs: Any) -> Any:
+        """swapaxes_(axis0, axis1) -> Tensor
+
+        ``Tensor.swapaxes_``: ``transpose_``.
+        """
+        return aten.swapaxes_.call_method(self, args, kwargs)
+
+    def squeeze_(self, *args: Any, **kwargs: Any) -> Any:
+        """squeeze_() -> Tensor
+        squeeze_(dim) -> Tensor
+        squeeze_(dim) -> Tensor
+
+        The size-1 dims of ``self`` removed in place (``Tensor.squeeze_``): all of them, or
+        those among ``dim``.
+
+        Raises IndexError for a dim out of range, RuntimeError for a dim named twice.
+        """
+        return aten.squeeze_.call_method(self, args, kwargs)
+
+    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:
+        """unsqueeze_(dim) -> Tensor
+
+        A size-1 dim inserted into ``self`` at ``dim``, in place (``Tensor.unsqueeze_``).
+
+        Raises IndexError for a dim out of range.
+        """
+        return aten.unsqueeze_.call_method(self, args, kwargs)
+
     def new_zeros(self, *args: Any, **kwargs: Any) -> Any:
         """new_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=False,
             requires_grad=False) -> Tensor
@@ -6007,6 +6230,192 @@ class TensorMethods(TensorType):
         """
         return aten.not_equal_.call_method(self, args, kwargs)
 
+    def atan2(self, *args: Any, **kwargs: Any) -> Any:
+        """atan2(other) -> Tensor
+
+        The angle of the point ``(other, input)``, in [-pi, pi] (``torch.atan2``), broadcast;
+        integer and bool operands give the default float dtype.
+
+        Raises RuntimeError for shapes that do not broadcast, TypeError for a Python number
+        (torch wants two tensors).
+        """
+        return aten.atan2.call_method(self, args, kwargs)
+
+    def atan2_(self, *args: Any, **kwargs: Any) -> Any:
+        """atan2_(other) -> Tensor
+
+        In-place version of ``atan2``.
+        """
+        return aten.atan2_.call_method(self, args, kwargs)
+
+    def arctan2(self, *args: Any, **kwargs: Any) -> Any:
+        """arctan2(other) -> Tensor
+
+        ``torch.arctan2``: ``atan2``.
+        """
+        return aten.arctan2.call_method(self, args, kwargs)
+
+    def arctan2_(self, *args: Any, **kwargs: Any) -> Any:
+        """arctan2_(other) -> Tensor
+
+        In-place version of ``arctan2``.
+        """
+        return aten.arctan2_.call_method(self, args, kwargs)
+
+    def hypot(self, *args: Any, **kwargs: Any) -> Any:
+        """hypot(other) -> Tensor
+
+        ``sqrt(input**2 + other**2)`` without overflow (``torch.hypot``), broadcast, in
+        ``result_type``.
+
+        Raises NotImplementedError for an integer or bool result type (torch does not promote
+        them), RuntimeError for shapes that do not broadcast.
+        """
+        return aten.hypot.call_method(self, args, kwargs)
+
+    def hypot_(self, *args: Any, **kwargs: Any) -> Any:
+        """hypot_(other) -> Tensor
+
+        In-place version of ``hypot``.
+        """
+        return aten.hypot_.call_method(self, args, kwargs)
+
+    def fmod(self, *args: Any, **kwargs: Any) -> Any:
+        """fmod(other) -> Tensor
+        fmod(other) -> Tensor
+
+        C's ``fmod``: the remainder of ``input / other`` rounded toward zero, with the sign of
+        ``input`` (``torch.fmod``; ``remainder`` takes ``other``'s). Result dtype:
+        ``result_type``; a float ``x`` by 0 is nan.
+
+        Raises RuntimeError for an integer ``fmod`` by zero ("ZeroDivisionError") or shapes that
+        do not broadcast; NotImplementedError for bool.
+        """
+        return aten.fmod.call_method(self, args, kwargs)
+
+    def fmod_(self, *args: Any, **kwargs: Any) -> Any:
+        """fmod_(other) -> Tensor
+        fmod_(other) -> Tensor
+
+        In-place version of ``fmod``.
+        """
+        return aten.fmod_.call_method(self, args, kwargs)
+
+    def logaddexp(self, *args: Any, **kwargs: Any) -> Any:
+        """logaddexp(other) -> Tensor
+
+        ``log(exp(input) + exp(other))`` without overflow (``torch.logaddexp``), broadcast, in
+        ``result_type``.
+
+        Raises NotImplementedError for an integer or bool result type, RuntimeError for shapes
+        that do not broadcast.
+        """
+        return aten.logaddexp.call_method(self, args, kwargs)
+
+    def logaddexp2(self, *args: Any, **kwargs: Any) -> Any:
+        """logaddexp2(other) -> Tensor
+
+        ``log2(2**input + 2**other)`` without overflow (``torch.logaddexp2``); see
+        ``logaddexp``.
+        """
+        return aten.logaddexp2.call_method(self, args, kwargs)
+
+    def xlogy(self, *args: Any, **kwargs: Any) -> Any:
+        """xlogy(other) -> Tensor
+        xlogy(other) -> Tensor
+
+        ``input * log(other)`` (``torch.xlogy``), broadcast: 0 where ``input`` is 0 (even for
+        ``other`` 0 or below), nan where ``other`` is nan. Integer and bool operands give the
+        default float dtype.
+
+        Raises RuntimeError for shapes that do not broadcast; TypeError for two numbers.
+        """
+        return aten.xlogy.call_method(self, args, kwargs)
+
+    def xlogy_(self, *args: Any, **kwargs: Any) -> Any:
+        """xlogy_(other) -> Tensor
+        xlogy_(other) -> Tensor
+
+        In-place version of ``xlogy``.
+        """
+        return aten.xlogy_.call_method(self, args, kwargs)
+
+    def logit(self, *args: Any, **kwargs: Any) -> Any:
+        """logit(eps=None) -> Tensor
+
+        ``log(p / (1 - p))`` (``torch.logit``): inf at 1, -inf at 0, nan outside [0, 1]; with
+        ``eps`` (0 or more) ``p`` is first clamped to ``[eps, 1 - eps]`` (a negative ``eps`` is
+        no clamp). Integer and bool inputs give the default float dtype.
+        """
+        return aten.logit.call_method(self, args, kwargs)
+
+    def logit_(self, *args: Any, **kwargs: Any) -> Any:
+        """logit_(eps=None) -> Tensor
+
+        In-place version of ``logit``.
+        """
+        return aten.logit_.call_method(self, args, kwargs)
+
+    def nan_to_num(self, *args: Any, **kwargs: Any) -> Any:
+        """nan_to_num(nan=None, posinf=None, neginf=None) -> Tensor
+
+        nan, +inf and -inf replaced by ``nan`` (default 0), ``posinf`` and ``neginf`` (default
+        the dtype's largest and smallest finite values) (``torch.nan_to_num``), in the input's
+        dtype; integer and bool tensors are copied.
+
+        Raises RuntimeError for an ``out=`` of another dtype.
+        """
+        return aten.nan_to_num.call_method(self, args, kwargs)
+
+    def nan_to_num_(self, *args: Any, **kwargs: Any) -> Any:
+        """nan_to_num_(nan=None, posinf=None, neginf=None) -> Tensor
+
+        In-place version of ``nan_to_num``.
+        """
+        return aten.nan_to_num_.call_method(self, args, kwargs)
+
+    def bitwise_left_shift(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_left_shift(other) -> Tensor
+        bitwise_left_shift(other) -> Tensor
+
+        ``input << other``, broadcast (``torch.bitwise_left_shift``), in ``result_type``,
+        wrapping around; a shift below 0 or of the dtype's width or more gives 0, as torch's CPU
+        kernel.
+
+        Raises NotImplementedError for a floating or bool result type, RuntimeError for shapes
+        that do not broadcast.
+        """
+        return aten.bitwise_left_shift.call_method(self, args, kwargs)
+
+    def bitwise_left_shift_(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_left_shift_(other) -> Tensor
+        bitwise_left_shift_(other) -> Tensor
+
+        In-place version of ``bitwise_left_shift``.
+        """
+        return aten.bitwise_left_shift_.call_method(self, args, kwargs)
+
+    def bitwise_right_shift(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_right_shift(other) -> Tensor
+        bitwise_right_shift(other) -> Tensor
+
+        ``input >> other``, arithmetic (the sign kept), broadcast
+        (``torch.bitwise_right_shift``), in ``result_type``; a shift below 0 or of the dtype's
+        width or more gives -1 for a negative value, else 0, as torch's CPU kernel.
+
+        Raises NotImplementedError for a floating or bool result type, RuntimeError for shapes
+        that do not broadcast.
+        """
+        return aten.bitwise_right_shift.call_method(self, args, kwargs)
+
+    def bitwise_right_shift_(self, *args: Any, **kwargs: Any) -> Any:
+        """bitwise_right_shift_(other) -> Tensor
+        bitwise_right_shift_(other) -> Tensor
+
+        In-place version of ``bitwise_right_shift``.
+        """
+        return aten.bitwise_right_shift_.call_method(self, args, kwargs)
+
     def type_as(self, *args: Any, **kwargs: Any) -> Any:
         """type_as(other) -> Tensor
 
@@ -6579,3 +6988,19 @@ class TensorMethods(TensorType):
     def __rmatmul__(self, other: Any) -> Any:
         """``matmul(other, self)``; ``NotImplemented`` for an operand it refuses."""
         return aten.matmul.call_reflected(self, other)
+
+    def __lshift__(self, other: Any) -> Any:
+        """``bitwise_left_shift``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_left_shift.call_operator(self, other)
+
+    def __ilshift__(self, other: Any) -> Any:
+        """``bitwise_left_shift_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_left_shift_.call_operator(self, other)
+
+    def __rshift__(self, other: Any) -> Any:
+        """``bitwise_right_shift``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_right_shift.call_operator(self, other)
+
+    def __irshift__(self, other: Any) -> Any:
+        """``bitwise_right_shift_``; ``NotImplemented`` for an operand it refuses."""
+        return aten.bitwise_right_shift_.call_operator(self, other)

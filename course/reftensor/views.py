@@ -984,3 +984,57 @@ def detach(self: Tensor) -> Tensor:
     out = _view(self, self._shape, self._stride)
     out._base = None
     return out
+
+
+# ---------------------------------------------------------------------- in-place views
+# ``t.t_()``, ``t.transpose_(0, 1)``, ``t.squeeze_()``, ``t.unsqueeze_(0)``: the view's
+# layout is given to ``self`` itself (same storage and offset), whose ``_version`` goes up
+# by one, as torch's ``inplace_view`` ops do.
+def _take_layout(self: Tensor, view: Tensor) -> Tensor:
+    self._shape, self._stride = view._shape, view._stride
+    self._version_counter.value += 1
+    return self
+
+
+@_kernel(aten.t_.default)
+def t_(self: Tensor) -> Tensor:
+    """Raises RuntimeError for more than 2 dims (``t_()`` named in the message)."""
+    if self.dim() > 2:
+        raise RuntimeError(
+            f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return _take_layout(self, t(self))
+
+
+@_kernel(aten.transpose_.default)
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _take_layout(self, transpose(self, dim0, dim1))
+
+
+@_composite(aten.swapdims_.default)
+def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return aten.transpose_.default.call(self, dim0, dim1)
+
+
+@_composite(aten.swapaxes_.default)
+def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    return aten.transpose_.default.call(self, axis0, axis1)
+
+
+@_kernel(aten.squeeze_.default)
+def squeeze_(self: Tensor) -> Tensor:
+    return _take_layout(self, _squeeze(self, None))
+
+
+@_kernel(aten.squeeze_.dim)
+def squeeze_dim_(self: Tensor, dim: int) -> Tensor:
+    return _take_layout(self, _squeeze(self, (dim,)))
+
+
+@_kernel(aten.squeeze_.dims)
+def squeeze_dims_(self: Tensor, dim: Sequence[int]) -> Tensor:
+    return _take_layout(self, _squeeze(self, dim))
+
+
+@_kernel(aten.unsqueeze_.default)
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    return _take_layout(self, unsqueeze(self, dim))

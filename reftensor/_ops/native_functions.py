@@ -1063,6 +1063,28 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
                 "writes through it change ``input``."),
+    # ------------------------------------------- in-place views (chapter 2, issue 43)
+    # ``self``'s own sizes and strides changed, its storage and offset kept; ``_version``
+    # goes up by one; methods only, as in torch.
+    declare("t_(Tensor(a!) self) -> Tensor(a!)", function=False,
+            doc="``self`` transposed in place (``Tensor.t_``): 0-d and 1-d tensors keep "
+                "their layout.\n\nRaises RuntimeError for more than 2 dims."),
+    declare("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", function=False,
+            doc="Two dims of ``self`` swapped in place (``Tensor.transpose_``).\n\nRaises "
+                "IndexError for a dim out of range."),
+    declare("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", function=False,
+            doc="``Tensor.swapdims_``: ``transpose_``."),
+    declare("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", function=False,
+            doc="``Tensor.swapaxes_``: ``transpose_``."),
+    declare("squeeze_(Tensor(a!) self) -> Tensor(a!)",
+            "squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)",
+            "squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", function=False,
+            doc="The size-1 dims of ``self`` removed in place (``Tensor.squeeze_``): all of "
+                "them, or those among ``dim``.\n\nRaises IndexError for a dim out of range, "
+                "RuntimeError for a dim named twice."),
+    declare("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", function=False,
+            doc="A size-1 dim inserted into ``self`` at ``dim``, in place "
+                "(``Tensor.unsqueeze_``).\n\nRaises IndexError for a dim out of range."),
     # ------------------------------- creation, views and copies (chapters 1-2, issue 43)
     declare("new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
             "layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
@@ -1476,6 +1498,105 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     comparison("less", "", "<", alias_of="lt"),
     comparison("less_equal", "", "<=", alias_of="le"),
     comparison("not_equal", "", "!=", alias_of="ne"),
+    # ------------------------------------------ binary functions and shifts (chapter 3)
+    # Issue 43's binary float functions, fmod, logit, nan_to_num and the shifts
+    # (``pointwise.py``).
+    declare("atan2(Tensor self, Tensor other) -> Tensor",
+            out=("atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            doc="The angle of the point ``(other, input)``, in [-pi, pi] (``torch.atan2``), "
+                "broadcast; integer and bool operands give the default float dtype.\n\n"
+                "Raises RuntimeError for shapes that do not broadcast, TypeError for a "
+                "Python number (torch wants two tensors)."),
+    declare("arctan2(Tensor self, Tensor other) -> Tensor",
+            out=("arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False, alias_of="atan2",
+            doc="``torch.arctan2``: ``atan2``."),
+    declare("hypot(Tensor self, Tensor other) -> Tensor",
+            out=("hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            doc="``sqrt(input**2 + other**2)`` without overflow (``torch.hypot``), broadcast, "
+                "in ``result_type``.\n\nRaises NotImplementedError for an integer or bool "
+                "result type (torch does not promote them), RuntimeError for shapes that do "
+                "not broadcast."),
+    declare("fmod.Tensor(Tensor self, Tensor other) -> Tensor",
+            "fmod.Scalar(Tensor self, Scalar other) -> Tensor",
+            out=("fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            inplace=True, inplace_function=False,
+            doc="C's ``fmod``: the remainder of ``input / other`` rounded toward zero, with "
+                "the sign of ``input`` (``torch.fmod``; ``remainder`` takes ``other``'s). "
+                "Result dtype: ``result_type``; a float ``x`` by 0 is nan.\n\nRaises "
+                "RuntimeError for an integer ``fmod`` by zero (\"ZeroDivisionError\") or "
+                "shapes that do not broadcast; NotImplementedError for bool."),
+    declare("logaddexp(Tensor self, Tensor other) -> Tensor",
+            out=("logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="``log(exp(input) + exp(other))`` without overflow (``torch.logaddexp``), "
+                "broadcast, in ``result_type``.\n\nRaises NotImplementedError for an integer "
+                "or bool result type, RuntimeError for shapes that do not broadcast."),
+    declare("logaddexp2(Tensor self, Tensor other) -> Tensor",
+            out=("logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="``log2(2**input + 2**other)`` without overflow (``torch.logaddexp2``); see "
+                "``logaddexp``."),
+    declare("xlogy.Tensor(Tensor self, Tensor other) -> Tensor",
+            "xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor",
+            "xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor",
+            out=("xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                 "xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",
+                 "xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> "
+                 "Tensor(a!)"),
+            inplace=True,
+            doc="``input * log(other)`` (``torch.xlogy``), broadcast: 0 where ``input`` is 0 "
+                "(even for ``other`` 0 or below), nan where ``other`` is nan. Integer and "
+                "bool operands give the default float dtype.\n\nRaises RuntimeError for "
+                "shapes that do not broadcast; TypeError for two numbers."),
+    declare("logit(Tensor self, float? eps=None) -> Tensor", inplace=True,
+            out=("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``log(p / (1 - p))`` (``torch.logit``): inf at 1, -inf at 0, nan outside "
+                "[0, 1]; with ``eps`` (0 or more) ``p`` is first clamped to ``[eps, 1 - "
+                "eps]`` (a negative ``eps`` is no clamp). Integer and bool inputs give the "
+                "default float dtype."),
+    declare("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) "
+            "-> Tensor", inplace=True, out_same_dtype=True,
+            out=("nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? "
+                 "neginf=None, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="nan, +inf and -inf replaced by ``nan`` (default 0), ``posinf`` and "
+                "``neginf`` (default the dtype's largest and smallest finite values) "
+                "(``torch.nan_to_num``), in the input's dtype; integer and bool tensors are "
+                "copied.\n\nRaises RuntimeError for an ``out=`` of another dtype."),
+    declare("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+            "bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+            "bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+            out=("bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) "
+                 "-> Tensor(a!)",
+                 "bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            inplace=True, inplace_function=False, operators=("__lshift__",),
+            inplace_operators=("__ilshift__",),
+            doc="``input << other``, broadcast (``torch.bitwise_left_shift``), in "
+                "``result_type``, wrapping around; a shift below 0 or of the dtype's width "
+                "or more gives 0, as torch's CPU kernel.\n\nRaises NotImplementedError for "
+                "a floating or bool result type, RuntimeError for shapes that do not "
+                "broadcast."),
+    declare("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+            "bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+            "bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+            out=("bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) "
+                 "out) -> Tensor(a!)",
+                 "bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, "
+                 "Tensor(a!) out) -> Tensor(a!)"),
+            inplace=True, inplace_function=False, operators=("__rshift__",),
+            inplace_operators=("__irshift__",),
+            doc="``input >> other``, arithmetic (the sign kept), broadcast "
+                "(``torch.bitwise_right_shift``), in ``result_type``; a shift below 0 or of "
+                "the dtype's width or more gives -1 for a negative value, else 0, as torch's "
+                "CPU kernel.\n\nRaises NotImplementedError for a floating or bool result "
+                "type, RuntimeError for shapes that do not broadcast."),
     # ---------------------------------------------------------- conversions (chapter 4)
     declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
             "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "

@@ -59,6 +59,9 @@ class Derivative(NamedTuple):
     # ``check_no_requires_grad``: ``native_batch_norm``'s running statistics,
     # ``nll_loss_forward``'s ``weight``)
     no_grad_arguments: tuple[str, ...] = ()
+    # an in-place view (torch's ``inplace_view`` tag: ``t_``, ``squeeze_``): the node is
+    # recorded on ``self`` itself, whose layout changed, not through ``CopySlices``
+    inplace_view: bool = False
 
     @property
     def op(self) -> str:
@@ -1608,12 +1611,95 @@ def index_add_source_backward(grad: Tensor, dim: int, index: Tensor, source: Ten
     return maybe_multiply(picked, alpha)
 
 
+
+# ------------------------------------------------------------------ pointwise (issue 43)
+def _atan2_reciprocal(self: Tensor, other: Tensor) -> Tensor:
+    """``1 / (self**2 + other**2)``, taken as 0 where the sum is 0 (at the origin, or where
+    both squares underflow), as torch 2.13's ``atan2_backward`` does: no nan there."""
+    squares = self * self + other * other
+    return where(squares == 0, 0.0, squares.reciprocal())
+
+
+def atan2_self_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    """torch's ``atan2_backward``: ``grad * other / (self**2 + other**2)``."""
+    return grad * other * _atan2_reciprocal(self, other)
+
+
+def atan2_other_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    """... and ``grad * -self / (self**2 + other**2)``."""
+    return grad * -self * _atan2_reciprocal(self, other)
+
+
+def hypot_self_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """``grad * self / result``."""
+    return grad * self / result
+
+
+def hypot_other_backward(grad: Tensor, other: Tensor, result: Tensor) -> Tensor:
+    return grad * other / result
+
+
+def fmod_other_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    """d(self - other * trunc(self / other))/d(other) = -trunc(self / other)."""
+    return -grad * self.div(other, rounding_mode="trunc")
+
+
+def logaddexp_self_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    """``grad / (1 + exp(other - self))``."""
+    return grad / (1 + (other - self).exp())
+
+
+def logaddexp_other_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    return grad / (1 + (self - other).exp())
+
+
+def logaddexp2_self_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    """``grad / (1 + pow(2, other - self))``."""
+    return grad / (1 + 2 ** (other - self))
+
+
+def logaddexp2_other_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    return grad / (1 + 2 ** (self - other))
+
+
+def xlogy_self_backward(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    """``xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.)``: at ``self == 0``
+    with ``other <= 0`` the gradient is taken as 0 (torch's note on xlogy at x = 0)."""
+    return grad.xlogy(other).masked_fill((self == 0.0).logical_and(other <= 0.0), 0.0)
+
+
+def xlogy_other_backward(grad: Tensor, self: Any, other: Tensor) -> Tensor:
+    """``grad * self / other`` (``self`` may be a number: ``xlogy.Scalar_Self``)."""
+    return grad * self / other
+
+
+def xlogy_scalar_other_backward(grad: Tensor, self: Tensor, other: Any) -> Tensor:
+    """``other > 0 ? xlogy(grad, other) : xlogy(grad, other).masked_fill(self == 0., 0.)``."""
+    if float(other) > 0.0:
+        return grad.xlogy(other)
+    return grad.xlogy(other).masked_fill(self == 0.0, 0.0)
+
+
+def logit_backward(grad: Tensor, self: Tensor, eps: Any) -> Tensor:
+    """torch's ``logit_backward`` kernel: ``grad / (x * (1 - x))``; without ``eps`` (or a
+    negative one) nan outside [0, 1], with it 0 outside ``[eps, 1 - eps]``."""
+    slope = grad / (self * (1 - self))
+    if eps is None or eps < 0:
+        return where((self < 0).logical_or(self > 1), math.nan, slope)
+    return where((self < eps).logical_or(self > 1 - eps), 0.0, slope)
+
+
+def nan_to_num_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """``grad * isfinite(self)``: nothing flows back through a replaced value."""
+    return grad * self.isfinite()
+
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
         non_float_result_untracked: bool = False, recorded_outputs: int | None = None,
-        no_grad_arguments: tuple[str, ...] = (), **formulas: Any) -> Derivative:
+        no_grad_arguments: tuple[str, ...] = (), inplace_view: bool = False,
+        **formulas: Any) -> Derivative:
     return Derivative(schema, node, saves, formulas, non_float_result_untracked,
-                      recorded_outputs, no_grad_arguments)
+                      recorded_outputs, no_grad_arguments, inplace_view)
 
 
 DERIVATIVES: list[Derivative] = [
@@ -2455,4 +2541,43 @@ DERIVATIVES += [
         "expand3, int[] sumdim, int unroll_dim=1) -> Tensor", "TrilinearBackward0",
         _TRILINEAR_SAVES, i1=_trilinear_part(0), i2=_trilinear_part(1),
         i3=_trilinear_part(2)),
+]
+
+DERIVATIVES += [
+    row("atan2(Tensor self, Tensor other) -> Tensor", "Atan2Backward0", ("self", "other"),
+        self=atan2_self_backward, other=atan2_other_backward),
+    row("hypot(Tensor self, Tensor other) -> Tensor", "HypotBackward0",
+        ("self", "other", "result"), self=hypot_self_backward, other=hypot_other_backward),
+    row("fmod.Scalar(Tensor self, Scalar other) -> Tensor", "FmodBackward0", (),
+        self=pass_through),
+    row("fmod.Tensor(Tensor self, Tensor other) -> Tensor", "FmodBackward1",
+        ("self", "other"), self=pass_through, other=fmod_other_backward),
+    row("logaddexp(Tensor self, Tensor other) -> Tensor", "LogaddexpBackward0",
+        ("self", "other"), self=logaddexp_self_backward, other=logaddexp_other_backward),
+    row("logaddexp2(Tensor self, Tensor other) -> Tensor", "Logaddexp2Backward0",
+        ("self", "other"), self=logaddexp2_self_backward, other=logaddexp2_other_backward),
+    row("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", "XlogyBackward0",
+        ("self", "other"), self=xlogy_self_backward, other=xlogy_other_backward),
+    row("xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor", "XlogyBackward1",
+        ("self", "other"), other=xlogy_other_backward),
+    row("xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor", "XlogyBackward2",
+        ("self", "other"), self=xlogy_scalar_other_backward),
+    row("logit(Tensor self, float? eps=None) -> Tensor", "LogitBackward0", ("self", "eps"),
+        self=logit_backward),
+    row("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> "
+        "Tensor", "NanToNumBackward0", ("self",), self=nan_to_num_backward),
+]
+DERIVATIVES += [
+    row("t_(Tensor(a!) self) -> Tensor(a!)", "TBackward1", (), self=t_backward,
+        inplace_view=True),
+    row("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", "TransposeBackward1",
+        ("dim0", "dim1"), self=transpose_backward, inplace_view=True),
+    row("squeeze_(Tensor(a!) self) -> Tensor(a!)", "SqueezeBackward3", ("self_sym_sizes",),
+        self=unsqueeze_to, inplace_view=True),
+    row("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", "SqueezeBackward4",
+        ("self_sym_sizes", "dim"), self=unsqueeze_to_dim, inplace_view=True),
+    row("squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", "SqueezeBackward5",
+        ("self_sym_sizes", "dim"), self=unsqueeze_to_dims, inplace_view=True),
+    row("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", "UnsqueezeBackward1", ("dim",),
+        self=squeeze_backward, inplace_view=True),
 ]

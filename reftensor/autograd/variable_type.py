@@ -21,9 +21,9 @@ from .._ops import DispatchKey, OpOverload, aten
 from ..promotion import SCALAR_TYPE_NAMES
 from ..tensor import Tensor
 from .derivatives import DERIVATIVES, Derivative
-from .functions._record import call
-from .functions.inplace import call_
-from .graph import Node, meta, needs_grad, node_class
+from .functions._record import call, forward
+from .functions.inplace import call_, check_inplace
+from .graph import Node, meta, needs_grad, node_class, record
 
 __all__ = ["FormulaNode", "register"]
 
@@ -231,6 +231,22 @@ def _register_inplace(inplace: OpOverload, owner: OpOverload) -> None:
         return call_(lambda *a: op.redispatch(keys, *a), self, args, make)
 
 
+def _register_inplace_view(inplace: OpOverload, owner: OpOverload) -> None:
+    """The ``Autograd`` kernel of an in-place view (``t_``): torch's in-place checks, the
+    node built while ``self`` still has its old layout (``squeeze_`` saves its sizes), the
+    layout changed below ``Autograd``, then the node set as ``self``'s history (its edge
+    is ``self``'s old ``grad_fn``; a view stays a view of its base, no ``CopySlices``)."""
+    @inplace.impl(DispatchKey.Autograd)
+    def autograd_(op: OpOverload, keys: int, self: Tensor, *args: Any) -> Any:
+        check_inplace(self)
+        if not needs_grad(self):
+            return op.redispatch(keys, self, *args)
+        node = owner.node((self, *args), self)  # type: ignore[misc]
+        forward(op.redispatch, keys, self, *args)
+        record(node, self, view=self._base is not None)
+        return self
+
+
 def register(row: Derivative) -> None:
     """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one
     and the derivatives table has no row of its own for it) their ``Autograd`` kernels
@@ -240,7 +256,8 @@ def register(row: Derivative) -> None:
     # the node class is built on the first call that records one
     overload.lazy_node(lambda: _node_class(row, overload))
     if overload.schema.is_inplace:
-        _register_inplace(overload, overload)
+        (_register_inplace_view if row.inplace_view else _register_inplace)(overload,
+                                                                              overload)
         return
     positions = _positions(row, overload)
     has_lists = any(overload.schema.arguments[i].type.is_list for i in positions)

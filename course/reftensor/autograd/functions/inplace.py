@@ -16,10 +16,10 @@ from ..graph import Node, meta, needs_grad, record
 from ._record import forward
 from .views import CopySlices
 
-__all__ = ["call_"]
+__all__ = ["call_", "check_inplace"]
 
 
-def _check_inplace(self: Tensor) -> None:
+def check_inplace(self: Tensor) -> None:
     """torch's rules for writing into ``self``."""
     m = self._autograd_meta
     if m is not None and m.inference and not state.inference:
@@ -68,7 +68,7 @@ def call_(kernel: Callable[..., Any], self: Tensor, args: tuple[Any, ...],
             on); an inference tensor outside inference mode; a view from a multi-output
             function or made under no_grad.
     """
-    _check_inplace(self)
+    check_inplace(self)
     base = self._base
     tracked = base is not None and base._requires_grad
     if not needs_grad(self, *args) and not (state.enabled and tracked):

@@ -767,3 +767,106 @@ def tensordot_out(input1: Tensor, input2: Tensor, dims1: Sequence[int], dims2: S
     if out._shape != result._shape:
         iterator.resize_output(out, result._shape, layout.contiguous_strides(result._shape))
     return aten.copy_.default.call(out, result, False)
+
+
+# ------------------------------------------------------------------ addmv
+# ``beta * self + alpha * product``, structured kernels as ``addmm``: the meta function checks
+# and allocates a contiguous result of the product's shape (``self`` broadcast to it), the
+# CPU kernel copies ``self`` in (unless ``beta`` is 0: its values, nans too, are ignored) and
+# adds the product. The scalars are converted to the dtype (an integer result truncates a
+# float ``beta`` or ``alpha``); float16 and bfloat16 are computed in float32, rounded once.
+def _work(d: dtype) -> dtype:
+    return dtypes.float64 if d is dtypes.float64 else (
+        dtypes.float32 if d.is_floating_point else dtypes.int64)
+
+
+def _scalars(beta: Any, alpha: Any, d: dtype) -> tuple[Any, Any]:
+    """``beta`` and ``alpha`` as the kernel's ``scalar_t`` (checked as ``Scalar.to``), in
+    the work dtype."""
+    beta, alpha = (x.item() if isinstance(x, Tensor) else x for x in (beta, alpha))
+    work = _work(d)
+    found = (checked_number(x, work if d.is_floating_point else d) for x in (beta, alpha))
+    return tuple(cast(np.asarray(x), work)[()] for x in found)  # type: ignore[return-value]
+
+
+def _in_place_shape(into: Tensor | None, shape: tuple[int, ...]) -> None:
+    if into is not None and into._shape != shape:
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(into._shape)} and "
+                           f"output tensor size {list(shape)} should match")
+
+
+def _write(values: np.ndarray, shape: tuple[int, ...], d: dtype,
+           into: Tensor | None) -> Tensor:
+    out = into if into is not None else factories._allocate(
+        shape, layout.contiguous_strides(shape), d)
+    out._elements()[...] = cast(np.asarray(values, dtype=_work(d).numpy), d)
+    if into is not None:
+        into._version_counter.value += 1
+    return out
+
+
+def _addmv(self: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any,
+           into: Tensor | None, meta: bool) -> Tensor:
+    """``addmv`` (``into`` None) and ``addmv_`` (``into`` is ``self``): ``(n,)``."""
+    if not (mat.dim() == 2 and vec.dim() == 1 and self.dim() <= 1):
+        raise RuntimeError("vector + matrix @ vector expected, got "
+                           f"{self.dim()}, {mat.dim()}, {vec.dim()}")
+    n = mat._shape[0]
+    if mat._shape[1] != vec._shape[0] or self.numel() not in (n, 1):
+        if self.dim() == 0:  # torch's message reads self.size(0)
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(f"size mismatch, got input ({self._shape[0]}), mat "
+                           f"({n}x{mat._shape[1]}), vec ({vec._shape[0]})")
+    common_device([self, mat, vec])
+    if not (self._dtype is mat._dtype is vec._dtype):
+        names = (f"torch.{t._dtype.name}" if meta else _name(t._dtype)
+                 for t in (self, mat, vec))
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           + "{}, {}, and {}".format(*names))
+    d = vec._dtype
+    _in_place_shape(into, (n,))
+    if meta:
+        if into is not None:
+            into._version_counter.value += 1
+            return into
+        return _empty((n,), d)
+    b, a = _scalars(beta, alpha, d)
+    work = _work(d)
+    seen = np.broadcast_to(cast(self._elements(), work), (n,))
+    raw_beta = beta.item() if isinstance(beta, Tensor) else beta
+    with np.errstate(all="ignore"):
+        if mat.numel() == 0 and raw_beta != 0:
+            # torch: ``mul(self, scalar_tensor(beta, self's dtype), out=result)``, which
+            # resizes the result to ``self``'s own shape (a 0-d or one-element ``self``
+            # gives a 0-d or ``(1,)`` result, whatever ``n``)
+            if into is not None:
+                return _write(cast(self._elements(), work) * b, self._shape, d, into)
+            # the (n,) result torch allocated first keeps its storage when resized
+            out = factories._allocate((max(n, self.numel()),), (1,), d)
+            out._shape, out._stride = self._shape, layout.contiguous_strides(self._shape)
+            out._elements()[...] = cast(cast(self._elements(), work) * b, d)
+            return out
+        if mat.numel() == 0:
+            values = np.zeros((n,), work.numpy)
+        else:
+            _not_for_bool("addmv_impl_cpu", d)
+            blas = d in (dtypes.float32, dtypes.float64)
+            values = np.zeros((n,), work.numpy)
+            if a != 0 or not blas:  # BLAS's gemv skips the product when alpha is 0
+                m, v = cast(mat._elements(), work), cast(vec._elements(), work)
+                values = a * np.matmul(m, v)
+            if b != 0:
+                values = b * seen if blas and a == 0 else values + b * seen
+    return _write(values, (n,), d, into)
+
+
+for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+    for _name_, _body in (("addmv", _addmv),):
+        getattr(aten, _name_).default.impl(_key)(
+            lambda s, a, b, beta, alpha, meta=_meta, body=_body: body(s, a, b, beta, alpha,
+                                                                        None, meta))
+        getattr(aten, _name_ + "_").default.impl(_key)(
+            lambda s, a, b, beta, alpha, meta=_meta, body=_body: body(s, a, b, beta, alpha,
+                                                                        s, meta))
+OUT_DTYPE_RULES.update(addmv=_expected_out_dtype)
+

@@ -4116,6 +4116,59 @@ OP_DB += [
 BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
+# ------------------------------------------------------------------ addmv (chapter 3)
+def _beta_alpha(draw: st.DrawFn, found: dict[str, Any]) -> dict[str, Any]:
+    for name in ("beta", "alpha"):
+        value = draw(st.sampled_from([None, None, 0, 1, 2, -1, 0.5, True, 0.0]))
+        if value is not None:
+            found[name] = value
+    return found
+
+
+@st.composite
+def addmv_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``mat`` ``(n, k)`` and ``vec`` ``(k,)`` (now and then a ``k`` that does not match)
+    for an input of ``(n,)``, one element or 0-d; ``beta`` and ``alpha`` sometimes."""
+    n = shape[0] if shape and shape[0] != 1 else draw(_SIZES)
+    k = draw(_SIZES)
+    found = {"mat": draw(strategies.tensors(shape=(n, k))),
+             "vec": draw(strategies.tensors(shape=(draw(_inner(k)),)))}
+    return _beta_alpha(draw, found)
+
+
+OP_DB += [
+    OpEntry("addmv", arguments=addmv_arguments, same_dtype=True,
+            shapes=st.one_of(_matrix_shapes(1), st.just(())), errors={
+        "self of another dtype": lambda lib: lib.addmv(lib.ones(2, dtype=lib.float64),
+                                                       lib.ones(2, 3), lib.ones(3)),
+        "vec of another dtype": lambda lib: lib.addmv(lib.ones(2), lib.ones(2, 3),
+                                                      lib.ones(3, dtype=lib.float64)),
+        "sizes that do not match": lambda lib: lib.addmv(lib.ones(2), lib.ones(2, 3),
+                                                         lib.ones(4)),
+        "a self of another size": lambda lib: lib.addmv(lib.ones(3), lib.ones(2, 3),
+                                                        lib.ones(3)),
+        "a 0-d self, sizes that do not match": lambda lib: lib.addmv(
+            lib.ones(()), lib.ones(2, 3), lib.ones(4)),
+        "a 2-d self": lambda lib: lib.addmv(lib.ones(1, 2), lib.ones(2, 3), lib.ones(3)),
+        "a vector mat": lambda lib: lib.addmv(lib.ones(2), lib.ones(3), lib.ones(3)),
+        "bool": lambda lib: lib.addmv(lib.ones(2, dtype=lib.bool),
+                                      lib.ones(2, 3, dtype=lib.bool),
+                                      lib.ones(3, dtype=lib.bool)),
+        "in place, self broadcast": lambda lib: lib.ones(1).addmv_(lib.ones(2, 3),
+                                                                    lib.ones(3)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            2, requires_grad=True).addmv_(lib.ones(2, 3), lib.ones(3)),
+        "out= of another float dtype": lambda lib: lib.addmv(
+            lib.ones(2), lib.ones(2, 3), lib.ones(3), out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.addmv(
+            lib.ones(2), lib.ones(2, 3, requires_grad=True), lib.ones(3), out=lib.empty(0)),
+        "a beta out of float's range": lambda lib: lib.addmv(
+            lib.ones(2), lib.ones(2, 3), lib.ones(3), beta=1e300),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
 # ------------------------------------------------------------------ linear (nn.functional)
 @st.composite
 def linear_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:

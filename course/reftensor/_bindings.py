@@ -118,6 +118,8 @@ __all__ = [
     "matmul",
     "mm",
     "addmm",
+    "addmv",
+    "addmv_",
     "bmm",
     "mv",
     "dot",
@@ -1515,6 +1517,36 @@ def addmm(*args: Any, **kwargs: Any) -> Any:
     an ``out=`` of another dtype; NotImplementedError for bool matrices with something to sum.
     """
     return aten.addmm(*args, **kwargs)
+
+
+def addmv(*args: Any, **kwargs: Any) -> Any:
+    """addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor
+    addmv(beta, input, alpha, mat, vec) -> Tensor
+    addmv(beta, input, alpha, mat, vec, *, out=None) -> Tensor
+    addmv(beta, input, mat, vec) -> Tensor
+    addmv(beta, input, mat, vec, *, out=None) -> Tensor
+
+    ``beta * input + alpha * (mat @ vec)`` (``torch.addmv``): ``mat`` ``(n, k)``, ``vec``
+    ``(k,)`` and ``input`` (``(n,)``, one element, or 0-d) of one dtype; a new contiguous
+    ``(n,)`` (in place: into ``input``, which must be ``(n,)``). As torch's CPU kernel: ``beta
+    == 0`` ignores ``input`` (its nans too); for float32/float64 (BLAS) ``alpha == 0`` skips the
+    product; an integer dtype truncates a float ``beta`` or ``alpha``; float16/bfloat16 computed
+    in float32.
+
+    Raises RuntimeError for wrong dims or sizes, dtypes that differ, an ``out=`` of another
+    dtype; NotImplementedError for bool (with something to sum).
+    """
+    return aten.addmv(*args, **kwargs)
+
+
+def addmv_(*args: Any, **kwargs: Any) -> Any:
+    """addmv_(input, mat, vec, *, beta=1, alpha=1) -> Tensor
+    addmv_(beta, input, alpha, mat, vec) -> Tensor
+    addmv_(beta, input, mat, vec) -> Tensor
+
+    In-place version of ``addmv``.
+    """
+    return aten.addmv_(*args, **kwargs)
 
 
 def bmm(*args: Any, **kwargs: Any) -> Any:
@@ -4946,6 +4978,32 @@ class TensorMethods(TensorType):
         In-place version of ``addmm``.
         """
         return aten.addmm_.call_method(self, args, kwargs)
+
+    def addmv(self, *args: Any, **kwargs: Any) -> Any:
+        """addmv(mat, vec, *, beta=1, alpha=1) -> Tensor
+        addmv(beta, alpha, mat, vec) -> Tensor
+        addmv(beta, mat, vec) -> Tensor
+
+        ``beta * input + alpha * (mat @ vec)`` (``torch.addmv``): ``mat`` ``(n, k)``, ``vec``
+        ``(k,)`` and ``input`` (``(n,)``, one element, or 0-d) of one dtype; a new contiguous
+        ``(n,)`` (in place: into ``input``, which must be ``(n,)``). As torch's CPU kernel:
+        ``beta == 0`` ignores ``input`` (its nans too); for float32/float64 (BLAS) ``alpha ==
+        0`` skips the product; an integer dtype truncates a float ``beta`` or ``alpha``;
+        float16/bfloat16 computed in float32.
+
+        Raises RuntimeError for wrong dims or sizes, dtypes that differ, an ``out=`` of another
+        dtype; NotImplementedError for bool (with something to sum).
+        """
+        return aten.addmv.call_method(self, args, kwargs)
+
+    def addmv_(self, *args: Any, **kwargs: Any) -> Any:
+        """addmv_(mat, vec, *, beta=1, alpha=1) -> Tensor
+        addmv_(beta, alpha, mat, vec) -> Tensor
+        addmv_(beta, mat, vec) -> Tensor
+
+        In-place version of ``addmv``.
+        """
+        return aten.addmv_.call_method(self, args, kwargs)
 
     def bmm(self, *args: Any, **kwargs: Any) -> Any:
         """bmm(mat2) -> Tensor

@@ -928,6 +928,16 @@ def dot_tensor_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * self
 
 
+def addmv_mat_backward(grad: Tensor, vec: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad.ger(vec), alpha)``: torch's ``ger`` from C++, which warns
+    nothing here: ``outer``."""
+    return maybe_multiply(aten.outer.default.call(grad, vec), alpha)
+
+
+def addmv_vec_backward(grad: Tensor, mat: Tensor, alpha: Any) -> Tensor:
+    return maybe_multiply(mat.t().mv(grad), alpha)
+
+
 def vdot_self_backward(grad: Tensor, other: Tensor) -> Tensor:
     """``grad.conj() * other`` (reftensor's dtypes are real: ``conj`` is the identity)."""
     return grad * other
@@ -1825,6 +1835,9 @@ DERIVATIVES: list[Derivative] = [
         self=mv_self_backward, vec=mv_vec_backward),
     row("dot(Tensor self, Tensor tensor) -> Tensor", "DotBackward0", ("self", "tensor"),
         self=dot_self_backward, tensor=dot_tensor_backward),
+    row("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> "
+        "Tensor", "AddmvBackward0", ("alpha", "beta", "mat", "vec"),
+        self=addmm_self_backward, mat=addmv_mat_backward, vec=addmv_vec_backward),
     row("vdot(Tensor self, Tensor other) -> Tensor", "VdotBackward0", ("other", "self"),
         self=vdot_self_backward, other=vdot_other_backward),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),

@@ -829,6 +829,27 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "2-D, inner sizes that differ, an ``input`` that does not broadcast (in "
                 "place: that is not ``(n, m)``), an ``out=`` of another dtype; "
                 "NotImplementedError for bool matrices with something to sum."),
+    declare("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> "
+            "Tensor",
+            out=("addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar "
+                 "alpha=1, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True,
+            deprecated=("addmv(Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec) "
+                        "-> Tensor",
+                        "addmv(Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec, "
+                        "*, Tensor(a!) out) -> Tensor(a!)",
+                        "addmv(Scalar beta, Tensor self, Tensor mat, Tensor vec) -> Tensor",
+                        "addmv(Scalar beta, Tensor self, Tensor mat, Tensor vec, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * input + alpha * (mat @ vec)`` (``torch.addmv``): ``mat`` ``(n, k)``, "
+                "``vec`` ``(k,)`` and ``input`` (``(n,)``, one element, or 0-d) of one dtype; "
+                "a new contiguous ``(n,)`` (in place: into ``input``, which must be "
+                "``(n,)``). As torch's CPU kernel: ``beta == 0`` ignores ``input`` (its nans "
+                "too); for float32/float64 (BLAS) ``alpha == 0`` skips the product; an "
+                "integer dtype truncates a float ``beta`` or ``alpha``; float16/bfloat16 "
+                "computed in float32.\n\nRaises RuntimeError for wrong dims or sizes, dtypes "
+                "that differ, an ``out=`` of another dtype; NotImplementedError for bool "
+                "(with something to sum)."),
     declare("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
             out=("linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) "
                  "out) -> Tensor(a!)",),

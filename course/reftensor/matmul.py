@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from . import broadcasting, dtypes, factories, iterator, layout, views
+from . import broadcasting, dtypes, factories, iterator, layout, out_arguments, views
 from ._casting import cast, checked_number
 from ._ops import DispatchKey, aten
 from .device import META, common_device
@@ -854,4 +854,25 @@ for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
             lambda s, a, b, beta, alpha, meta=_meta, body=_body: body(s, a, b, beta, alpha,
                                                                         s, meta))
 OUT_DTYPE_RULES.update(addmv=_expected_out_dtype)
+
+
+def _addmv_out(self: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any,
+               out: Tensor) -> Tensor:
+    """``addmv(..., out=out)`` as torch's structured kernel: ``out`` resized to ``(n,)``
+    first, then, where the CPU kernel computes ``mul(self, beta, out=out)`` (an empty
+    ``mat``), resized again to ``self``'s shape, keeping its storage."""
+    result = aten.addmv.default.call(self, mat, vec, beta, alpha)
+    iterator.assert_no_internal_overlap(out)
+    for t in (self, mat, vec):
+        if t is not out:
+            iterator.assert_no_partial_overlap(out, t)
+    _expected_out_dtype(result, out)
+    for shape in ((mat._shape[0],), result._shape):
+        if out._shape != shape:
+            iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+    out_arguments.writer(out, result)
+    return out
+
+
+out_arguments.set_rule(aten.addmv.out, out_arguments.OutRule(writes=_addmv_out))
 

@@ -118,9 +118,17 @@ __all__ = [
     "matmul",
     "mm",
     "addmm",
+    "addmv",
+    "addmv_",
     "bmm",
     "mv",
     "dot",
+    "vdot",
+    "outer",
+    "ger",
+    "inner",
+    "trace",
+    "kron",
     "clone",
     "cat",
     "concat",
@@ -1525,6 +1533,36 @@ def addmm(*args: Any, **kwargs: Any) -> Any:
     return aten.addmm(*args, **kwargs)
 
 
+def addmv(*args: Any, **kwargs: Any) -> Any:
+    """addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor
+    addmv(beta, input, alpha, mat, vec) -> Tensor
+    addmv(beta, input, alpha, mat, vec, *, out=None) -> Tensor
+    addmv(beta, input, mat, vec) -> Tensor
+    addmv(beta, input, mat, vec, *, out=None) -> Tensor
+
+    ``beta * input + alpha * (mat @ vec)`` (``torch.addmv``): ``mat`` ``(n, k)``, ``vec``
+    ``(k,)`` and ``input`` (``(n,)``, one element, or 0-d) of one dtype; a new contiguous
+    ``(n,)`` (in place: into ``input``, which must be ``(n,)``). As torch's CPU kernel: ``beta
+    == 0`` ignores ``input`` (its nans too); for float32/float64 (BLAS) ``alpha == 0`` skips the
+    product; an integer dtype truncates a float ``beta`` or ``alpha``; float16/bfloat16 computed
+    in float32.
+
+    Raises RuntimeError for wrong dims or sizes, dtypes that differ, an ``out=`` of another
+    dtype; NotImplementedError for bool (with something to sum).
+    """
+    return aten.addmv(*args, **kwargs)
+
+
+def addmv_(*args: Any, **kwargs: Any) -> Any:
+    """addmv_(input, mat, vec, *, beta=1, alpha=1) -> Tensor
+    addmv_(beta, input, alpha, mat, vec) -> Tensor
+    addmv_(beta, input, mat, vec) -> Tensor
+
+    In-place version of ``addmv``.
+    """
+    return aten.addmv_(*args, **kwargs)
+
+
 def bmm(*args: Any, **kwargs: Any) -> Any:
     """bmm(input, mat2, *, out=None) -> Tensor
     bmm(input, mat2, out_dtype, *, out=None) -> Tensor
@@ -1558,6 +1596,83 @@ def dot(*args: Any, **kwargs: Any) -> Any:
     of another dtype; NotImplementedError for bool.
     """
     return aten.dot(*args, **kwargs)
+
+
+def vdot(*args: Any, **kwargs: Any) -> Any:
+    """vdot(input, other, *, out=None) -> Tensor
+
+    Inner product of two vectors, the first conjugated (``torch.vdot``): for reftensor's real
+    dtypes ``dot``'s value, a 0-d tensor of their common dtype (float16/bfloat16 summed in
+    float32, integers in int64, wrapping).
+
+    Raises RuntimeError for operands that are not 1-D, of different sizes or dtypes, an ``out=``
+    of another dtype; NotImplementedError for bool.
+    """
+    return aten.vdot(*args, **kwargs)
+
+
+def outer(*args: Any, **kwargs: Any) -> Any:
+    """outer(input, vec2, *, out=None) -> Tensor
+
+    Outer product of two vectors (``torch.outer``): ``(n,)`` and ``(m,)`` give ``(n, m)``,
+    ``self[i] * vec2[j]``. torch's ``CompositeImplicitAutograd`` decomposition,
+    ``self.reshape(n, 1) * vec2``: it promotes as ``mul`` does (``MulBackward0`` over
+    ``ViewBackward0``); ``out=`` is ``mul``'s.
+
+    Raises RuntimeError for an operand that is not 1-D, an ``out=`` that cannot hold the
+    result's dtype.
+    """
+    return aten.outer(*args, **kwargs)
+
+
+def ger(*args: Any, **kwargs: Any) -> Any:
+    """ger(input, vec2, *, out=None) -> Tensor
+
+    ``torch.ger``: ``outer``, deprecated: torch's warning the first time (once per process),
+    then ``outer`` (its graph, errors and ``out=``).
+    """
+    return aten.ger(*args, **kwargs)
+
+
+def inner(*args: Any, **kwargs: Any) -> Any:
+    """inner(input, other, *, out=None) -> Tensor
+
+    Sum of products over the last dims (``torch.inner``): ``(*a, k)`` and ``(*b, k)`` give
+    ``(*a, *b)``. torch's ``CompositeImplicitAutograd`` decomposition: ``self * other`` when
+    either is 0-d, else ``tensordot`` over dims ``[-1]`` and ``[-1]`` (no promotion there);
+    ``out=`` as ``mul``'s or ``tensordot``'s.
+
+    Raises RuntimeError for last dims that differ, dtypes that differ, operands on different
+    devices, an ``out=`` of another dtype; NotImplementedError for bool (but 0-d).
+    """
+    return aten.inner(*args, **kwargs)
+
+
+def trace(*args: Any, **kwargs: Any) -> Any:
+    """trace(input) -> Tensor
+
+    Sum of a matrix's main diagonal (``torch.trace``), a 0-d tensor: integers (of any width)
+    summed into int64, floats in their dtype (summed one by one in float64 for float32, float32
+    for float16/bfloat16).
+
+    Raises RuntimeError for an input that is not 2-D; NotImplementedError for bool.
+    """
+    return aten.trace(*args, **kwargs)
+
+
+def kron(*args: Any, **kwargs: Any) -> Any:
+    """kron(input, other, *, out=None) -> Tensor
+
+    Kronecker product (``torch.kron``): the dims are aligned from the right (the one with fewer
+    padded with 1s), and each size is the product of the two. torch's
+    ``CompositeImplicitAutograd`` decomposition: ``self`` viewed with a 1 after each dim,
+    ``other`` with a 1 before each, ``mul`` (promoting), then ``_unsafe_view`` to the result's
+    shape (``UnsafeViewBackward0``); ``out=`` is ``mul``'s into a view of ``out`` resized to the
+    result's shape.
+
+    Raises RuntimeError for an ``out=`` that cannot hold the result's dtype.
+    """
+    return aten.kron(*args, **kwargs)
 
 
 def clone(*args: Any, **kwargs: Any) -> Any:
@@ -5034,6 +5149,32 @@ class TensorMethods(TensorType):
         """
         return aten.addmm_.call_method(self, args, kwargs)
 
+    def addmv(self, *args: Any, **kwargs: Any) -> Any:
+        """addmv(mat, vec, *, beta=1, alpha=1) -> Tensor
+        addmv(beta, alpha, mat, vec) -> Tensor
+        addmv(beta, mat, vec) -> Tensor
+
+        ``beta * input + alpha * (mat @ vec)`` (``torch.addmv``): ``mat`` ``(n, k)``, ``vec``
+        ``(k,)`` and ``input`` (``(n,)``, one element, or 0-d) of one dtype; a new contiguous
+        ``(n,)`` (in place: into ``input``, which must be ``(n,)``). As torch's CPU kernel:
+        ``beta == 0`` ignores ``input`` (its nans too); for float32/float64 (BLAS) ``alpha ==
+        0`` skips the product; an integer dtype truncates a float ``beta`` or ``alpha``;
+        float16/bfloat16 computed in float32.
+
+        Raises RuntimeError for wrong dims or sizes, dtypes that differ, an ``out=`` of another
+        dtype; NotImplementedError for bool (with something to sum).
+        """
+        return aten.addmv.call_method(self, args, kwargs)
+
+    def addmv_(self, *args: Any, **kwargs: Any) -> Any:
+        """addmv_(mat, vec, *, beta=1, alpha=1) -> Tensor
+        addmv_(beta, alpha, mat, vec) -> Tensor
+        addmv_(beta, mat, vec) -> Tensor
+
+        In-place version of ``addmv``.
+        """
+        return aten.addmv_.call_method(self, args, kwargs)
+
     def bmm(self, *args: Any, **kwargs: Any) -> Any:
         """bmm(mat2) -> Tensor
 
@@ -5064,6 +5205,77 @@ class TensorMethods(TensorType):
         ``out=`` of another dtype; NotImplementedError for bool.
         """
         return aten.dot.call_method(self, args, kwargs)
+
+    def vdot(self, *args: Any, **kwargs: Any) -> Any:
+        """vdot(other) -> Tensor
+
+        Inner product of two vectors, the first conjugated (``torch.vdot``): for reftensor's
+        real dtypes ``dot``'s value, a 0-d tensor of their common dtype (float16/bfloat16 summed
+        in float32, integers in int64, wrapping).
+
+        Raises RuntimeError for operands that are not 1-D, of different sizes or dtypes, an
+        ``out=`` of another dtype; NotImplementedError for bool.
+        """
+        return aten.vdot.call_method(self, args, kwargs)
+
+    def outer(self, *args: Any, **kwargs: Any) -> Any:
+        """outer(vec2) -> Tensor
+
+        Outer product of two vectors (``torch.outer``): ``(n,)`` and ``(m,)`` give ``(n, m)``,
+        ``self[i] * vec2[j]``. torch's ``CompositeImplicitAutograd`` decomposition,
+        ``self.reshape(n, 1) * vec2``: it promotes as ``mul`` does (``MulBackward0`` over
+        ``ViewBackward0``); ``out=`` is ``mul``'s.
+
+        Raises RuntimeError for an operand that is not 1-D, an ``out=`` that cannot hold the
+        result's dtype.
+        """
+        return aten.outer.call_method(self, args, kwargs)
+
+    def ger(self, *args: Any, **kwargs: Any) -> Any:
+        """ger(vec2) -> Tensor
+
+        ``torch.ger``: ``outer``, deprecated: torch's warning the first time (once per process),
+        then ``outer`` (its graph, errors and ``out=``).
+        """
+        return aten.ger.call_method(self, args, kwargs)
+
+    def inner(self, *args: Any, **kwargs: Any) -> Any:
+        """inner(other) -> Tensor
+
+        Sum of products over the last dims (``torch.inner``): ``(*a, k)`` and ``(*b, k)`` give
+        ``(*a, *b)``. torch's ``CompositeImplicitAutograd`` decomposition: ``self * other`` when
+        either is 0-d, else ``tensordot`` over dims ``[-1]`` and ``[-1]`` (no promotion there);
+        ``out=`` as ``mul``'s or ``tensordot``'s.
+
+        Raises RuntimeError for last dims that differ, dtypes that differ, operands on different
+        devices, an ``out=`` of another dtype; NotImplementedError for bool (but 0-d).
+        """
+        return aten.inner.call_method(self, args, kwargs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> Any:
+        """trace() -> Tensor
+
+        Sum of a matrix's main diagonal (``torch.trace``), a 0-d tensor: integers (of any width)
+        summed into int64, floats in their dtype (summed one by one in float64 for float32,
+        float32 for float16/bfloat16).
+
+        Raises RuntimeError for an input that is not 2-D; NotImplementedError for bool.
+        """
+        return aten.trace.call_method(self, args, kwargs)
+
+    def kron(self, *args: Any, **kwargs: Any) -> Any:
+        """kron(other) -> Tensor
+
+        Kronecker product (``torch.kron``): the dims are aligned from the right (the one with
+        fewer padded with 1s), and each size is the product of the two. torch's
+        ``CompositeImplicitAutograd`` decomposition: ``self`` viewed with a 1 after each dim,
+        ``other`` with a 1 before each, ``mul`` (promoting), then ``_unsafe_view`` to the
+        result's shape (``UnsafeViewBackward0``); ``out=`` is ``mul``'s into a view of ``out``
+        resized to the result's shape.
+
+        Raises RuntimeError for an ``out=`` that cannot hold the result's dtype.
+        """
+        return aten.kron.call_method(self, args, kwargs)
 
     def clone(self, *args: Any, **kwargs: Any) -> Any:
         """clone(*, memory_format=None) -> Tensor

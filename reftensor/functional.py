@@ -1,5 +1,8 @@
 """Functions that torch writes in Python (``torch/functional.py``) rather than as ops.
 
+``torch.tensordot`` reads its ``dims`` (an int, two lists, or a tensor holding either) and
+calls the op ``aten.tensordot`` with two lists of dims.
+
 ``torch.broadcast_shapes`` takes shapes as tuples, lists, single ints (a 1-d shape) or
 ``None`` (skipped), and answers with a ``Size``; the rule itself is
 ``broadcasting.broadcast_shapes``, which every broadcasting op follows too.
@@ -11,9 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import broadcasting
+from ._ops import aten
 from .size import Size
+from .tensor import Tensor
 
-__all__ = ["broadcast_shapes"]
+__all__ = ["broadcast_shapes", "tensordot"]
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
@@ -53,3 +58,39 @@ def broadcast_shapes(*shapes: Any) -> Size:
                 f"Size() takes an iterable of 'int' (item 0 is '{type(size).__name__}')"
             )
     return Size(common)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
+    """The sum of products of ``a`` and ``b`` over the dims ``dims`` names
+    (``torch.tensordot``): the result has ``a``'s remaining dims, then ``b``'s.
+
+    ``dims``: an int ``n`` (``a``'s last ``n`` dims with ``b``'s first ``n``), two lists
+    (``([dims of a], [dims of b])``, contracted pairwise), or a tensor holding either (one
+    element: ``n``; else two rows). The op itself is ``aten.tensordot`` (one dtype, sizes
+    that match or are 1; see its docstring).
+
+    Raises:
+        RuntimeError: ``dims`` of another type, a negative ``n`` or one above either
+            operand's dims; then the op's errors.
+        IndexError: a dim out of range.
+    """
+    if not isinstance(dims, tuple | list | Tensor | int):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
+    if isinstance(dims, tuple | list):
+        dims_a, dims_b = dims
+    elif isinstance(dims, Tensor) and dims.numel() > 1:
+        if dims.shape[0] != 2:
+            raise AssertionError
+        dims_a, dims_b = dims[0].tolist(), dims[1].tolist()
+    else:
+        n = int(dims.item()) if isinstance(dims, Tensor) else dims
+        if n < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if isinstance(dims, int) and n > min(a.dim(), b.dim()):
+            raise RuntimeError("tensordot expects dims < ndim_a or ndim_b, but got "
+                               f"dims={dims}")
+        dims_a, dims_b = list(range(-n, 0)), list(range(n))
+    if out is None:
+        return aten.tensordot.default(a, b, dims_a, dims_b)
+    return aten.tensordot.out(a, b, dims_a, dims_b, out=out)

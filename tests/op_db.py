@@ -1225,6 +1225,148 @@ OP_DB += [
 ]
 
 
+# ------------------------------------------------------------------ vdot, outer, inner, ...
+def vdot_other(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _operand("other", st.tuples(_inner(shape[0] if len(shape) == 1 else 2)))
+
+
+def _any_operand(name: str, shape: st.SearchStrategy[tuple[int, ...]]
+                 ) -> st.SearchStrategy[dict[str, Any]]:
+    """An operand of any dtype (the op promotes)."""
+    small = shape.filter(lambda s: math.prod(s) <= 36)
+    return strategies.tensors(shape=small, dtypes=strategies.ALL_NAMES).map(
+        lambda t: {name: t})
+
+
+def outer_vec2(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _any_operand("vec2", st.tuples(_SIZES))
+
+
+def kron_other(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _any_operand("other", st.integers(0, 3).flatmap(_matrix_shapes))
+
+
+@st.composite
+def _inner_shape(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``inner``'s other operand: 0-d now and then, else any dims ending in ``shape``'s
+    last size (now and then one that does not match)."""
+    if not shape or draw(st.integers(0, 5)) == 0:
+        return () if draw(st.booleans()) else (*draw(_matrix_shapes(draw(st.integers(0, 2)))),)
+    rest = draw(_matrix_shapes(draw(st.integers(0, 2))))
+    return (*rest, draw(_inner(shape[-1])))
+
+
+def inner_other(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return _operand("other", _inner_shape(shape))
+
+
+@st.composite
+def tensordot_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``other`` and the dims to contract: some of ``self``'s dims (negative now and
+    then), paired with as many of ``other``'s, whose sizes match, are 1 on either side, or
+    now and then do not match; ``other`` has 0 to 2 free dims besides."""
+    n = len(shape)
+    count = draw(st.integers(0, n))
+    dims_self = draw(st.permutations(range(n)))[:count]
+    free = draw(_matrix_shapes(draw(st.integers(0, 2 if n < 3 else 1))))
+    total = count + len(free)
+    where = draw(st.permutations(range(total)))
+    sizes = [0] * total
+    dims_other = list(where[:count])
+    for d, i in zip(dims_self, dims_other, strict=True):
+        size = shape[d]
+        sizes[i] = draw(st.sampled_from([size, size, size, 1, size + 1]))
+    for size, i in zip(free, where[count:], strict=True):
+        sizes[i] = size
+    dims_self = [d - n if draw(st.integers(0, 3)) == 0 else d for d in dims_self]
+    other = draw(strategies.tensors(shape=tuple(sizes)))
+    return {"other": other, "dims_self": dims_self, "dims_other": dims_other}
+
+
+def _tensordot(lib: Any, *args: Any, **kwargs: Any) -> Any:
+    return lib.tensordot(*args, **kwargs)
+
+
+OP_DB += [
+    OpEntry("vdot", arguments=vdot_other, shapes=_matrix_shapes(1), same_dtype=True, errors={
+        **_product_errors("vdot", ((3,), (3,)), ((3,), (4,))),
+        "a meta tensor and a CPU tensor": lambda lib: lib.vdot(lib.ones(3, device="meta"),
+                                                               lib.ones(3)),
+        "a matrix": lambda lib: lib.vdot(lib.ones(3, 1), lib.ones(3)),
+        "tensor instead of other": lambda lib: lib.vdot(lib.ones(3), tensor=lib.ones(3)),
+    }),
+    OpEntry("outer", arguments=outer_vec2, shapes=_matrix_shapes(1), errors={
+        "a matrix": lambda lib: lib.outer(lib.ones(2, 2), lib.ones(2)),
+        "a 0-d vec2": lambda lib: lib.outer(lib.ones(2), lib.ones(())),
+        "a number": lambda lib: lib.outer(lib.ones(2), 2),
+        "out= of an integer dtype": lambda lib: lib.outer(
+            lib.ones(2), lib.ones(3), out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: lib.outer(
+            lib.ones(2, requires_grad=True), lib.ones(3), out=lib.empty(0)),
+        "a meta tensor and a CPU tensor": lambda lib: lib.outer(lib.ones(3, device="meta"),
+                                                                lib.ones(3)),
+    }),
+    OpEntry("ger", arguments=outer_vec2, shapes=_matrix_shapes(1), errors={
+        "a matrix": lambda lib: lib.ger(lib.ones(2, 2), lib.ones(2)),
+        "out= of an integer dtype": lambda lib: lib.ger(
+            lib.ones(2), lib.ones(3), out=lib.empty(0, dtype=lib.int64)),
+    }),
+    OpEntry("inner", arguments=inner_other, same_dtype=True, errors={
+        "last dims that differ": lambda lib: lib.inner(lib.ones(2, 3), lib.ones(4)),
+        "dtypes that differ": lambda lib: lib.inner(lib.ones(2, 3),
+                                                    lib.ones(3, dtype=lib.float64)),
+        "bool": lambda lib: lib.inner(lib.ones(2, dtype=lib.bool), lib.ones(2, dtype=lib.bool)),
+        "a meta tensor and a CPU tensor": lambda lib: lib.inner(lib.ones(2, 3, device="meta"),
+                                                                lib.ones(3)),
+        "out= of another dtype": lambda lib: lib.inner(
+            lib.ones(2, 3), lib.ones(3), out=lib.empty(0, dtype=lib.float64)),
+        "0-d, out= of an integer dtype": lambda lib: lib.inner(
+            lib.ones(2), lib.tensor(2), out=lib.empty(0, dtype=lib.int64)),
+    }),
+    OpEntry("tensordot", arguments=tensordot_arguments, same_dtype=True, errors={
+        "lists of other lengths": lambda lib: _tensordot(
+            lib, lib.ones(2, 3), lib.ones(3, 4), dims=([1], [0, 1])),
+        "sizes that do not match": lambda lib: _tensordot(
+            lib, lib.ones(2, 3), lib.ones(4, 4), dims=([1], [0])),
+        "a dim twice": lambda lib: _tensordot(
+            lib, lib.ones(3, 3), lib.ones(3, 3), dims=([1, 1], [0, 1])),
+        "a negative n": lambda lib: _tensordot(lib, lib.ones(2, 3), lib.ones(3, 4), dims=-1),
+        "n above the dims": lambda lib: _tensordot(lib, lib.ones(2, 3), lib.ones(3, 4),
+                                                   dims=3),
+        "a float n": lambda lib: _tensordot(lib, lib.ones(2, 3), lib.ones(3, 4), dims=1.0),
+        "a dim out of range": lambda lib: _tensordot(lib, lib.ones(2, 3), lib.ones(3, 4),
+                                                     dims=([5], [0])),
+        "a dim of a 0-d tensor": lambda lib: _tensordot(lib, lib.ones(()), lib.ones(()),
+                                                        dims=([0], [0])),
+        "dtypes that differ": lambda lib: _tensordot(
+            lib, lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64), dims=1),
+        "bool": lambda lib: _tensordot(lib, lib.ones(2, 3, dtype=lib.bool),
+                                       lib.ones(3, 4, dtype=lib.bool), dims=1),
+        "bool vectors": lambda lib: _tensordot(lib, lib.ones(3, dtype=lib.bool),
+                                               lib.ones(3, dtype=lib.bool), dims=1),
+        "out= of an integer dtype": lambda lib: _tensordot(
+            lib, lib.ones(2, 3), lib.ones(3, 4), dims=1, out=lib.empty(0, dtype=lib.int64)),
+        "a keyword the function lacks": lambda lib: _tensordot(
+            lib, lib.ones(2, 3), lib.ones(3, 4), dims_self=[1], dims_other=[0]),
+    }),
+    OpEntry("trace", shapes=_matrix_shapes(2), errors={
+        "a vector": lambda lib: lib.trace(lib.ones(3)),
+        "a 3-d tensor": lambda lib: lib.trace(lib.ones(2, 2, 2)),
+        "a 3-d tensor on meta": lambda lib: lib.trace(lib.ones(2, 2, 2, device="meta")),
+        "bool": lambda lib: lib.trace(lib.ones(2, 2, dtype=lib.bool)),
+        "out=": lambda lib: lib.trace(lib.ones(2, 2), out=lib.empty(0)),
+    }),
+    OpEntry("kron", arguments=kron_other, shapes=st.integers(0, 3).flatmap(_matrix_shapes),
+            errors={
+        "out= of an integer dtype": lambda lib: lib.kron(
+            lib.ones(2, 3), lib.ones(3), out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: lib.kron(
+            lib.ones(2, requires_grad=True), lib.ones(3), out=lib.empty(0)),
+        "a number": lambda lib: lib.kron(lib.ones(2), 2),
+    }),
+]
+
+
 
 # ------------------------------------------------------------------ copies and fills
 class LibValue:
@@ -3969,6 +4111,59 @@ OP_DB += [
         "a beta out of float's range": lambda lib: lib.addmm(
             lib.ones(2, 4), lib.ones(2, 3), lib.ones(3, 4), beta=1e300),
         "a number mat1": lambda lib: lib.addmm(lib.ones(2, 4), 2.0, lib.ones(3, 4)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ addmv (chapter 3)
+def _beta_alpha(draw: st.DrawFn, found: dict[str, Any]) -> dict[str, Any]:
+    for name in ("beta", "alpha"):
+        value = draw(st.sampled_from([None, None, 0, 1, 2, -1, 0.5, True, 0.0]))
+        if value is not None:
+            found[name] = value
+    return found
+
+
+@st.composite
+def addmv_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``mat`` ``(n, k)`` and ``vec`` ``(k,)`` (now and then a ``k`` that does not match)
+    for an input of ``(n,)``, one element or 0-d; ``beta`` and ``alpha`` sometimes."""
+    n = shape[0] if shape and shape[0] != 1 else draw(_SIZES)
+    k = draw(_SIZES)
+    found = {"mat": draw(strategies.tensors(shape=(n, k))),
+             "vec": draw(strategies.tensors(shape=(draw(_inner(k)),)))}
+    return _beta_alpha(draw, found)
+
+
+OP_DB += [
+    OpEntry("addmv", arguments=addmv_arguments, same_dtype=True,
+            shapes=st.one_of(_matrix_shapes(1), st.just(())), errors={
+        "self of another dtype": lambda lib: lib.addmv(lib.ones(2, dtype=lib.float64),
+                                                       lib.ones(2, 3), lib.ones(3)),
+        "vec of another dtype": lambda lib: lib.addmv(lib.ones(2), lib.ones(2, 3),
+                                                      lib.ones(3, dtype=lib.float64)),
+        "sizes that do not match": lambda lib: lib.addmv(lib.ones(2), lib.ones(2, 3),
+                                                         lib.ones(4)),
+        "a self of another size": lambda lib: lib.addmv(lib.ones(3), lib.ones(2, 3),
+                                                        lib.ones(3)),
+        "a 0-d self, sizes that do not match": lambda lib: lib.addmv(
+            lib.ones(()), lib.ones(2, 3), lib.ones(4)),
+        "a 2-d self": lambda lib: lib.addmv(lib.ones(1, 2), lib.ones(2, 3), lib.ones(3)),
+        "a vector mat": lambda lib: lib.addmv(lib.ones(2), lib.ones(3), lib.ones(3)),
+        "bool": lambda lib: lib.addmv(lib.ones(2, dtype=lib.bool),
+                                      lib.ones(2, 3, dtype=lib.bool),
+                                      lib.ones(3, dtype=lib.bool)),
+        "in place, self broadcast": lambda lib: lib.ones(1).addmv_(lib.ones(2, 3),
+                                                                    lib.ones(3)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            2, requires_grad=True).addmv_(lib.ones(2, 3), lib.ones(3)),
+        "out= of another float dtype": lambda lib: lib.addmv(
+            lib.ones(2), lib.ones(2, 3), lib.ones(3), out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.addmv(
+            lib.ones(2), lib.ones(2, 3, requires_grad=True), lib.ones(3), out=lib.empty(0)),
+        "a beta out of float's range": lambda lib: lib.addmv(
+            lib.ones(2), lib.ones(2, 3), lib.ones(3), beta=1e300),
     }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}

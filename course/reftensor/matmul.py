@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from . import broadcasting, dtypes, factories, layout
+from . import broadcasting, dtypes, factories, iterator, layout, out_arguments, views
 from ._casting import cast, checked_number
 from ._ops import DispatchKey, aten
 from .device import META, common_device
@@ -60,7 +60,7 @@ from .promotion import (
     check_can_cast,
     result_type,
 )
-from .tensor import Tensor
+from .tensor import Tensor, wrap_dim
 
 __all__: list[str] = []  # the ops are the table's (reftensor.matmul, Tensor.mm, ...)
 
@@ -507,3 +507,372 @@ def linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor) 
 
 aten.linear.out.impl(DispatchKey.CPU)(linear_out)
 aten.linear.out.impl(DispatchKey.Meta)(linear_out)
+
+
+# ------------------------------------------------------------------ vdot, trace
+# ``vdot`` conjugates its first operand; reftensor has no complex dtypes, so its kernels are
+# ``dot``'s (torch's CPU ``vdot`` makes ``dot``'s checks, in ``dot``'s words).
+_register("vdot", _dot)
+OUT_DTYPE_RULES.update(vdot=_dot_out_dtype)
+
+
+def _trace(self: Tensor) -> dtype:
+    """torch's ``trace`` checks (the CPU kernel picks its loop by dtype first, so bool is
+    refused before the dims are read; the meta kernel words the dims otherwise and takes
+    bool). Returns the result's dtype: int64 for integers, else the input's."""
+    if self.dim() != 2:
+        raise RuntimeError(f"expected a matrix, but got tensor with dim {self.dim()}")
+    d = self._dtype
+    return dtypes.int64 if not d.is_floating_point else d
+
+
+@aten.trace.default.impl(DispatchKey.CPU)
+def trace_cpu(self: Tensor) -> Tensor:
+    """The sum of ``self``'s main diagonal, a 0-d tensor (torch's ``trace_cpu``): added
+    one by one from the first element, in float64 for float32 (torch's CPU accumulator),
+    float32 for float16 and bfloat16, int64 for every integer dtype (wrapping)."""
+    _not_for_bool("trace", self._dtype)
+    if self.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.dim()}")
+    d = _trace(self)
+    work = (dtypes.float64 if d in (dtypes.float32, dtypes.float64) else
+            dtypes.float32 if d.is_floating_point else dtypes.int64)
+    diagonal = cast(np.diagonal(self._elements()), work)
+    with np.errstate(all="ignore"):
+        # cumsum adds in order, one element at a time (np.sum adds pairwise)
+        total = np.cumsum(diagonal)[-1] if diagonal.size else work.numpy.type(0)
+    out = factories._allocate((), (), d)
+    out._elements()[...] = cast(np.asarray(total, dtype=work.numpy), d)
+    return out
+
+
+@aten.trace.default.impl(DispatchKey.Meta)
+def trace_meta(self: Tensor) -> Tensor:
+    return _empty((), _trace(self))
+
+
+# ------------------------------------------------------------------ outer, kron, inner
+# torch's ``CompositeImplicitAutograd`` decompositions (aten/src/ATen/native/LinearAlgebra.cpp
+# and Linear.cpp): the ops they call dispatch, and record, themselves.
+def _check_device_type(tensors: Sequence[Tensor], where: str) -> None:
+    """torch's ``checkDeviceType``: every tensor on the first one's device type."""
+    expected = tensors[-2].device.type  # ``self``'s
+    for t in tensors:
+        if t.device.type != expected:
+            raise RuntimeError(f"Expected tensor to have {expected} DeviceType, but got tensor "
+                               f"with {t.device.type} DeviceType (while checking arguments "
+                               f"for {where})")
+
+
+def _check_1d(t: Tensor, argument: str, op: str) -> None:
+    if t.dim() != 1:
+        raise RuntimeError(f"{op}: Expected 1-D argument {argument}, but got {t.dim()}-D")
+
+
+def _column(self: Tensor, vec2: Tensor) -> Tensor:
+    """``outer``'s checks, then ``self`` as a column ``(n, 1)``."""
+    _check_1d(self, "self", "outer")
+    _check_1d(vec2, "vec2", "outer")
+    return aten.reshape.default.call(self, (self._shape[0], 1))
+
+
+@aten.outer.default.impl(DispatchKey.CompositeImplicitAutograd)
+def outer(self: Tensor, vec2: Tensor) -> Tensor:
+    """``self.reshape(n, 1) * vec2``: ``(n, m)``, promoted as ``mul`` promotes."""
+    return aten.mul.Tensor.call(_column(self, vec2), vec2)
+
+
+@aten.outer.out.impl(DispatchKey.CompositeImplicitAutograd)
+def outer_out(self: Tensor, vec2: Tensor, out: Tensor) -> Tensor:
+    """``mul(self.reshape(n, 1), vec2, out=out)``: ``mul``'s ``out=`` rules and errors."""
+    return aten.mul.out.call(_column(self, vec2), vec2, out)
+
+
+_GER_WARNING = ("torch.ger is deprecated and will be removed in a future PyTorch release. Use "
+                "torch.outer instead.")
+
+
+@aten.ger.default.impl(DispatchKey.CompositeImplicitAutograd)
+def ger(self: Tensor, vec2: Tensor) -> Tensor:
+    """torch's deprecated ``ger``: its warning (once per process), then ``outer``."""
+    views._warn_once(_GER_WARNING)
+    return aten.outer.default.call(self, vec2)
+
+
+@aten.ger.out.impl(DispatchKey.CompositeImplicitAutograd)
+def ger_out(self: Tensor, vec2: Tensor, out: Tensor) -> Tensor:
+    views._warn_once(_GER_WARNING)
+    return aten.outer.out.call(self, vec2, out)
+
+
+def _kron_views(self: Tensor, other: Tensor) -> tuple[Tensor, Tensor, tuple[int, ...]]:
+    """torch's ``KronImpl``: both operands padded to the same number of dims ``n`` (1s in
+    front), ``self`` viewed as ``(s0, 1, s1, 1, ...)`` and ``other`` as ``(1, o0, 1, o1,
+    ...)`` with ``_unsafe_view``; and the result's shape ``(s0 * o0, s1 * o1, ...)``."""
+    n = max(self.dim(), other.dim())
+    sizes = [(1,) * (n - self.dim()) + self._shape, (1,) * (n - other.dim()) + other._shape]
+    a = tuple(x for s in sizes[0] for x in (s, 1))
+    b = tuple(x for s in sizes[1] for x in (1, s))
+    shape = tuple(s * o for s, o in zip(*sizes, strict=True))
+    return (aten._unsafe_view.default.call(self, a), aten._unsafe_view.default.call(other, b),
+            shape)
+
+
+@aten.kron.default.impl(DispatchKey.CompositeImplicitAutograd)
+def kron(self: Tensor, other: Tensor) -> Tensor:
+    """``_unsafe_view(mul(self's view, other's view), shape)``: a new contiguous tensor."""
+    a, b, shape = _kron_views(self, other)
+    return aten._unsafe_view.default.call(aten.mul.Tensor.call(a, b), shape)
+
+
+@aten.kron.out.impl(DispatchKey.CompositeImplicitAutograd)
+def kron_out(self: Tensor, other: Tensor, out: Tensor) -> Tensor:
+    """torch's ``kron_out``: ``out`` resized to the result's shape (with torch's warning when
+    it had other elements), then ``mul(..., out=)`` into its view with the interleaved
+    dims, whose rules and errors (dtype, autograd) apply; ``out._version`` does not move."""
+    a, b, shape = _kron_views(self, other)
+    if out._shape != shape:
+        iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+    interleaved = tuple(a._shape[i] if i % 2 == 0 else b._shape[i] for i in range(a.dim()))
+    # torch's ``_unsafe_view`` gives its result a version counter of its own: the write
+    # through it leaves ``out._version`` as it was
+    version = out._version_counter.value
+    aten.mul.out.call(a, b, aten._unsafe_view.default.call(out, interleaved))
+    out._version_counter.value = version
+    return out
+
+
+@aten.inner.default.impl(DispatchKey.CompositeImplicitAutograd)
+def inner(self: Tensor, other: Tensor) -> Tensor:
+    """``self * other`` when either is 0-d; else ``tensordot`` over the last dims."""
+    _check_device_type([self, other], "inner()")
+    if self.dim() == 0 or other.dim() == 0:
+        return aten.mul.Tensor.call(self, other)
+    _check_inner(self, other)
+    return aten.tensordot.default.call(self, other, [-1], [-1])
+
+
+def _check_inner(self: Tensor, other: Tensor) -> None:
+    if self._shape[-1] != other._shape[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(self._shape)} and {list(other._shape)}")
+
+
+@aten.inner.out.impl(DispatchKey.CompositeImplicitAutograd)
+def inner_out(self: Tensor, other: Tensor, out: Tensor) -> Tensor:
+    """``mul(..., out=out)`` when either is 0-d, else ``tensordot(..., out=out)``."""
+    _check_device_type([out, self, other], "inner()")
+    if self.dim() == 0 or other.dim() == 0:
+        return aten.mul.out.call(self, other, out)
+    _check_inner(self, other)
+    return aten.tensordot.out.call(self, other, [-1], [-1], out)
+
+
+# ------------------------------------------------------------------ tensordot
+def _contract(input1: Tensor, input2: Tensor, dims1: Sequence[int],
+              dims2: Sequence[int]) -> Tensor:
+    """torch's ``tensordot`` (Linear.cpp), step by step:
+
+    1. a contracted dim of size 1 on one side is summed away (``sum(dim, keepdim=True)``)
+       on the other, whose size there may be anything;
+    2. ``self``'s free dims then its contracted ones (``permute``), ``other``'s contracted
+       dims then its free ones;
+    3. when neither has a free element left (a one-element result), the two are multiplied
+       as vectors: ``dot`` of their ``flatten()`` when both permuted tensors are
+       contiguous, else ``(a.squeeze() * b.squeeze()).sum(dtype=a.dtype)``; otherwise
+       both are reshaped to matrices and multiplied with ``mm``;
+    4. the product is reshaped to the free sizes, ``self``'s then ``other``'s."""
+    if len(dims1) != len(dims2):
+        raise RuntimeError("both dimension lists should have same length")
+    if input1._dtype is not input2._dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    t1, t2, contracted = input1, input2, 1
+    for d1, d2 in zip(dims1, dims2, strict=True):
+        s1 = input1._shape[wrap_dim(d1, input1.dim())]
+        s2 = input2._shape[wrap_dim(d2, input2.dim())]
+        if s2 == 1:
+            t1 = aten.sum.dim_IntList.call(t1, [d1], True, t1._dtype)
+        elif s1 == 1:
+            t2 = aten.sum.dim_IntList.call(t2, [d2], True, t2._dtype)
+        elif s1 != s2:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} "
+                               f"in dim {d1} and second has size {s2} in dim {d2}")
+        else:
+            contracted *= s1
+    c1, c2 = _dim_set(dims1, input1.dim()), _dim_set(dims2, input2.dim())
+    free1 = [i for i in range(input1.dim()) if i not in c1]
+    free2 = [i for i in range(input2.dim()) if i not in c2]
+    sizes = [t1._shape[i] for i in free1] + [t2._shape[i] for i in free2]
+    size1 = math.prod(t1._shape[i] for i in free1)
+    size2 = math.prod(t2._shape[i] for i in free2)
+    t1 = aten.permute.default.call(t1, [*free1, *dims1])
+    t2 = aten.permute.default.call(t2, [*dims2, *free2])
+    if size1 == 1 and size2 == 1:
+        if t1.is_contiguous() and t2.is_contiguous():
+            product = aten.dot.default.call(aten.flatten.using_ints.call(t1, 0, -1),
+                                            aten.flatten.using_ints.call(t2, 0, -1))
+        else:
+            product = aten.sum.default.call(aten.mul.Tensor.call(
+                aten.squeeze.default.call(t1), aten.squeeze.default.call(t2)), t1._dtype)
+        return aten.reshape.default.call(product, sizes)
+    t1 = aten.reshape.default.call(t1, (size1, contracted))
+    t2 = aten.reshape.default.call(t2, (contracted, size2))
+    return aten.reshape.default.call(aten.mm.default.call(t1, t2), sizes)
+
+
+def _dim_set(dims: Sequence[int], ndim: int) -> set[int]:
+    """torch's ``dim_list_to_bitset``: the dims wrapped, each at most once."""
+    found: set[int] = set()
+    for d in dims:
+        d = wrap_dim(d, max(ndim, 1))
+        if d in found:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        found.add(d)
+    return found
+
+
+aten.tensordot.default.impl(DispatchKey.CompositeImplicitAutograd)(_contract)
+
+
+@aten.tensordot.out.impl(DispatchKey.CompositeImplicitAutograd)
+def tensordot_out(input1: Tensor, input2: Tensor, dims1: Sequence[int], dims2: Sequence[int],
+                  out: Tensor) -> Tensor:
+    """torch's ``tensordot_out``: the functional result, then checks (one device, exactly
+    its dtype), ``out`` resized, and ``out.copy_(result)`` (recorded: ``CopyBackwards``)."""
+    result = _contract(input1, input2, dims1, dims2)
+    devices = (out.device, input1.device, input2.device)
+    if len(set(devices)) != 1:
+        raise RuntimeError("tensordot: Expected the output and input tensors to be on the "
+                           f"same device, but got the output tensor on {devices[0]}, input "
+                           f"tensor a on {devices[1]}, and input tensor b on {devices[2]}")
+    if result._dtype is not out._dtype:
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype "
+                           f"{_name(result._dtype)}, but got an output tensor with dtype "
+                           f"{_name(out._dtype)}")
+    if out._shape != result._shape:
+        iterator.resize_output(out, result._shape, layout.contiguous_strides(result._shape))
+    return aten.copy_.default.call(out, result, False)
+
+
+# ------------------------------------------------------------------ addmv
+# ``beta * self + alpha * product``, structured kernels as ``addmm``: the meta function checks
+# and allocates a contiguous result of the product's shape (``self`` broadcast to it), the
+# CPU kernel copies ``self`` in (unless ``beta`` is 0: its values, nans too, are ignored) and
+# adds the product. The scalars are converted to the dtype (an integer result truncates a
+# float ``beta`` or ``alpha``); float16 and bfloat16 are computed in float32, rounded once.
+def _work(d: dtype) -> dtype:
+    return dtypes.float64 if d is dtypes.float64 else (
+        dtypes.float32 if d.is_floating_point else dtypes.int64)
+
+
+def _scalars(beta: Any, alpha: Any, d: dtype) -> tuple[Any, Any]:
+    """``beta`` and ``alpha`` as the kernel's ``scalar_t`` (checked as ``Scalar.to``), in
+    the work dtype."""
+    beta, alpha = (x.item() if isinstance(x, Tensor) else x for x in (beta, alpha))
+    work = _work(d)
+    found = (checked_number(x, work if d.is_floating_point else d) for x in (beta, alpha))
+    return tuple(cast(np.asarray(x), work)[()] for x in found)  # type: ignore[return-value]
+
+
+def _in_place_shape(into: Tensor | None, shape: tuple[int, ...]) -> None:
+    if into is not None and into._shape != shape:
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(into._shape)} and "
+                           f"output tensor size {list(shape)} should match")
+
+
+def _write(values: np.ndarray, shape: tuple[int, ...], d: dtype,
+           into: Tensor | None) -> Tensor:
+    out = into if into is not None else factories._allocate(
+        shape, layout.contiguous_strides(shape), d)
+    out._elements()[...] = cast(np.asarray(values, dtype=_work(d).numpy), d)
+    if into is not None:
+        into._version_counter.value += 1
+    return out
+
+
+def _addmv(self: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any,
+           into: Tensor | None, meta: bool) -> Tensor:
+    """``addmv`` (``into`` None) and ``addmv_`` (``into`` is ``self``): ``(n,)``."""
+    if not (mat.dim() == 2 and vec.dim() == 1 and self.dim() <= 1):
+        raise RuntimeError("vector + matrix @ vector expected, got "
+                           f"{self.dim()}, {mat.dim()}, {vec.dim()}")
+    n = mat._shape[0]
+    if mat._shape[1] != vec._shape[0] or self.numel() not in (n, 1):
+        if self.dim() == 0:  # torch's message reads self.size(0)
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(f"size mismatch, got input ({self._shape[0]}), mat "
+                           f"({n}x{mat._shape[1]}), vec ({vec._shape[0]})")
+    common_device([self, mat, vec])
+    if not (self._dtype is mat._dtype is vec._dtype):
+        names = (f"torch.{t._dtype.name}" if meta else _name(t._dtype)
+                 for t in (self, mat, vec))
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           + "{}, {}, and {}".format(*names))
+    d = vec._dtype
+    _in_place_shape(into, (n,))
+    if meta:
+        if into is not None:
+            into._version_counter.value += 1
+            return into
+        return _empty((n,), d)
+    b, a = _scalars(beta, alpha, d)
+    work = _work(d)
+    seen = np.broadcast_to(cast(self._elements(), work), (n,))
+    raw_beta = beta.item() if isinstance(beta, Tensor) else beta
+    with np.errstate(all="ignore"):
+        if mat.numel() == 0 and raw_beta != 0:
+            # torch: ``mul(self, scalar_tensor(beta, self's dtype), out=result)``, which
+            # resizes the result to ``self``'s own shape (a 0-d or one-element ``self``
+            # gives a 0-d or ``(1,)`` result, whatever ``n``)
+            if into is not None:
+                return _write(cast(self._elements(), work) * b, self._shape, d, into)
+            # the (n,) result torch allocated first keeps its storage when resized
+            out = factories._allocate((max(n, self.numel()),), (1,), d)
+            out._shape, out._stride = self._shape, layout.contiguous_strides(self._shape)
+            out._elements()[...] = cast(cast(self._elements(), work) * b, d)
+            return out
+        if mat.numel() == 0:
+            values = np.zeros((n,), work.numpy)
+        else:
+            _not_for_bool("addmv_impl_cpu", d)
+            blas = d in (dtypes.float32, dtypes.float64)
+            values = np.zeros((n,), work.numpy)
+            if a != 0 or not blas:  # BLAS's gemv skips the product when alpha is 0
+                m, v = cast(mat._elements(), work), cast(vec._elements(), work)
+                values = a * np.matmul(m, v)
+            if b != 0:
+                values = b * seen if blas and a == 0 else values + b * seen
+    return _write(values, (n,), d, into)
+
+
+for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+    for _name_, _body in (("addmv", _addmv),):
+        getattr(aten, _name_).default.impl(_key)(
+            lambda s, a, b, beta, alpha, meta=_meta, body=_body: body(s, a, b, beta, alpha,
+                                                                        None, meta))
+        getattr(aten, _name_ + "_").default.impl(_key)(
+            lambda s, a, b, beta, alpha, meta=_meta, body=_body: body(s, a, b, beta, alpha,
+                                                                        s, meta))
+OUT_DTYPE_RULES.update(addmv=_expected_out_dtype)
+
+
+def _addmv_out(self: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any,
+               out: Tensor) -> Tensor:
+    """``addmv(..., out=out)`` as torch's structured kernel: ``out`` resized to ``(n,)``
+    first, then, where the CPU kernel computes ``mul(self, beta, out=out)`` (an empty
+    ``mat``), resized again to ``self``'s shape, keeping its storage."""
+    result = aten.addmv.default.call(self, mat, vec, beta, alpha)
+    iterator.assert_no_internal_overlap(out)
+    for t in (self, mat, vec):
+        if t is not out:
+            iterator.assert_no_partial_overlap(out, t)
+    _expected_out_dtype(result, out)
+    for shape in ((mat._shape[0],), result._shape):
+        if out._shape != shape:
+            iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+    out_arguments.writer(out, result)
+    return out
+
+
+out_arguments.set_rule(aten.addmv.out, out_arguments.OutRule(writes=_addmv_out))
+

@@ -829,6 +829,27 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "2-D, inner sizes that differ, an ``input`` that does not broadcast (in "
                 "place: that is not ``(n, m)``), an ``out=`` of another dtype; "
                 "NotImplementedError for bool matrices with something to sum."),
+    declare("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> "
+            "Tensor",
+            out=("addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar "
+                 "alpha=1, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True,
+            deprecated=("addmv(Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec) "
+                        "-> Tensor",
+                        "addmv(Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec, "
+                        "*, Tensor(a!) out) -> Tensor(a!)",
+                        "addmv(Scalar beta, Tensor self, Tensor mat, Tensor vec) -> Tensor",
+                        "addmv(Scalar beta, Tensor self, Tensor mat, Tensor vec, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * input + alpha * (mat @ vec)`` (``torch.addmv``): ``mat`` ``(n, k)``, "
+                "``vec`` ``(k,)`` and ``input`` (``(n,)``, one element, or 0-d) of one dtype; "
+                "a new contiguous ``(n,)`` (in place: into ``input``, which must be "
+                "``(n,)``). As torch's CPU kernel: ``beta == 0`` ignores ``input`` (its nans "
+                "too); for float32/float64 (BLAS) ``alpha == 0`` skips the product; an "
+                "integer dtype truncates a float ``beta`` or ``alpha``; float16/bfloat16 "
+                "computed in float32.\n\nRaises RuntimeError for wrong dims or sizes, dtypes "
+                "that differ, an ``out=`` of another dtype; NotImplementedError for bool "
+                "(with something to sum)."),
     declare("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
             out=("linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) "
                  "out) -> Tensor(a!)",),
@@ -866,6 +887,64 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="Inner product of two vectors, a 0-d tensor (``torch.dot``).\n\nRaises "
                 "RuntimeError for operands that are not 1-D, of different sizes or dtypes, "
                 "an ``out=`` of another dtype; NotImplementedError for bool."),
+    declare("vdot(Tensor self, Tensor other) -> Tensor",
+            out=("vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Inner product of two vectors, the first conjugated (``torch.vdot``): for "
+                "reftensor's real dtypes ``dot``'s value, a 0-d tensor of their common "
+                "dtype (float16/bfloat16 summed in float32, integers in int64, wrapping).\n\n"
+                "Raises RuntimeError for operands that are not 1-D, of different sizes or "
+                "dtypes, an ``out=`` of another dtype; NotImplementedError for bool."),
+    declare("outer(Tensor self, Tensor vec2) -> Tensor",
+            out=("outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Outer product of two vectors (``torch.outer``): ``(n,)`` and ``(m,)`` give "
+                "``(n, m)``, ``self[i] * vec2[j]``. torch's ``CompositeImplicitAutograd`` "
+                "decomposition, ``self.reshape(n, 1) * vec2``: it promotes as ``mul`` does "
+                "(``MulBackward0`` over ``ViewBackward0``); ``out=`` is ``mul``'s.\n\n"
+                "Raises RuntimeError for an operand that is not 1-D, an ``out=`` that cannot "
+                "hold the result's dtype."),
+    declare("ger(Tensor self, Tensor vec2) -> Tensor",
+            out=("ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``torch.ger``: ``outer``, deprecated: torch's warning the first time "
+                "(once per process), then ``outer`` (its graph, errors and ``out=``)."),
+    declare("inner(Tensor self, Tensor other) -> Tensor",
+            out=("inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Sum of products over the last dims (``torch.inner``): ``(*a, k)`` and "
+                "``(*b, k)`` give ``(*a, *b)``. torch's ``CompositeImplicitAutograd`` "
+                "decomposition: ``self * other`` when either is 0-d, else ``tensordot`` "
+                "over dims ``[-1]`` and ``[-1]`` (no promotion there); ``out=`` as "
+                "``mul``'s or ``tensordot``'s.\n\nRaises RuntimeError for last dims that "
+                "differ, dtypes that differ, operands on different devices, an ``out=`` of "
+                "another dtype; NotImplementedError for bool (but 0-d)."),
+    declare("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
+            out=("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] "
+                 "dims_other, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="Contraction of ``dims_self`` of ``self`` with ``dims_other`` of ``other`` "
+                "(``torch.tensordot``, whose Python function takes ``dims`` as an int, two "
+                "lists or a tensor and calls this op): the result has ``self``'s other dims "
+                "then ``other``'s. torch's ``CompositeImplicitAutograd`` decomposition: a "
+                "contracted dim of size 1 on one side is summed away on the other (``sum`` "
+                "keeping the dim), both operands are permuted, reshaped to matrices and "
+                "multiplied with ``mm`` (``dot`` when nothing is left uncontracted), and "
+                "the product reshaped. ``out=``: exactly the result's dtype, written with "
+                "``copy_`` (recorded as ``CopyBackwards``).\n\nRaises RuntimeError for "
+                "lists of different lengths, dtypes that differ, contracted sizes that "
+                "differ, a dim given twice; IndexError for a dim out of range."),
+    declare("trace(Tensor self) -> Tensor",
+            doc="Sum of a matrix's main diagonal (``torch.trace``), a 0-d tensor: integers "
+                "(of any width) summed into int64, floats in their dtype (summed one by one "
+                "in float64 for float32, float32 for float16/bfloat16).\n\nRaises "
+                "RuntimeError for an input that is not 2-D; NotImplementedError for bool."),
+    declare("kron(Tensor self, Tensor other) -> Tensor",
+            out=("kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Kronecker product (``torch.kron``): the dims are aligned from the right "
+                "(the one with fewer padded with 1s), and each size is the product of the "
+                "two. torch's ``CompositeImplicitAutograd`` decomposition: ``self`` viewed "
+                "with a 1 after each dim, ``other`` with a 1 before each, ``mul`` "
+                "(promoting), then ``_unsafe_view`` to the result's shape "
+                "(``UnsafeViewBackward0``); ``out=`` is ``mul``'s into a view of ``out`` "
+                "resized to the result's shape.\n\nRaises RuntimeError for an ``out=`` that "
+                "cannot hold the result's dtype."),
     # ---------------------------------------------------------- copies and fills
     declare("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
             doc="A copy in new storage, with no ``_base`` (``torch.clone``), of the same shape "

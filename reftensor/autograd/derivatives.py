@@ -931,6 +931,36 @@ def dot_tensor_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * self
 
 
+def addmv_mat_backward(grad: Tensor, vec: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad.ger(vec), alpha)``: torch's ``ger`` from C++, which warns
+    nothing here: ``outer``."""
+    return maybe_multiply(aten.outer.default.call(grad, vec), alpha)
+
+
+def addmv_vec_backward(grad: Tensor, mat: Tensor, alpha: Any) -> Tensor:
+    return maybe_multiply(mat.t().mv(grad), alpha)
+
+
+def vdot_self_backward(grad: Tensor, other: Tensor) -> Tensor:
+    """``grad.conj() * other`` (reftensor's dtypes are real: ``conj`` is the identity)."""
+    return grad * other
+
+
+def vdot_other_backward(grad: Tensor, self: Tensor) -> Tensor:
+    return grad * self
+
+
+def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    """torch's ``trace_backward``: zeros of ``n * m`` elements, ``grad`` filled in at every
+    ``m + 1``-th of the first ``min(n, m)`` rows (the diagonal), viewed as ``(n, m)``."""
+    n, m = self_sym_sizes
+    grad_input = aten.zeros.default.call((n * m,), grad._dtype, None, grad.device, None)
+    indices = aten.arange(0, min(n, m) * (m + 1), m + 1, dtype=dtypes.int64,
+                          device=grad.device)
+    grad_input.index_fill_(0, indices, grad)
+    return grad_input.view(n, m)
+
+
 # ------------------------------------------------------------------ softmax (chapter 6)
 def softmax_backward(grad: Tensor, result: Tensor, dim: int,
                      self_scalar_type: Any) -> Tensor:
@@ -1891,6 +1921,13 @@ DERIVATIVES: list[Derivative] = [
         self=mv_self_backward, vec=mv_vec_backward),
     row("dot(Tensor self, Tensor tensor) -> Tensor", "DotBackward0", ("self", "tensor"),
         self=dot_self_backward, tensor=dot_tensor_backward),
+    row("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> "
+        "Tensor", "AddmvBackward0", ("alpha", "beta", "mat", "vec"),
+        self=addmm_self_backward, mat=addmv_mat_backward, vec=addmv_vec_backward),
+    row("vdot(Tensor self, Tensor other) -> Tensor", "VdotBackward0", ("other", "self"),
+        self=vdot_self_backward, other=vdot_other_backward),
+    row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
+        self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)
     row("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", "SoftmaxBackward0",
         ("result", "dim", "self_scalar_type"), self=softmax_backward),

@@ -56,6 +56,7 @@ class DispatchKey(enum.IntFlag):
 _BACKEND = int(DispatchKey.CPU | DispatchKey.Meta)
 _CPU, _META = int(DispatchKey.CPU), int(DispatchKey.Meta)
 _PYTHON, _AUTOGRAD = int(DispatchKey.Python), int(DispatchKey.Autograd)
+_PYTHON_KEY = DispatchKey.Python
 Kernel = Callable[..., Any]
 
 
@@ -86,40 +87,84 @@ class OpOverload:
     ``Tensor.max``) parse a user's call into exactly that.
     """
 
-    def __init__(self, schema: str | FunctionSchema, *,
-                 functional: OpOverload | None = None) -> None:
-        self.schema = parse_schema(schema) if isinstance(schema, str) else schema
-        self.functional = functional  # of an ``.out`` overload: the op it writes out
-        self.name = self.schema.qualified
-        self.kernels: dict[int, Kernel] = {DispatchKey.Python: python_key}
-        self._composite: Kernel | None = None  # the kernels __call__ looks at first
-        self._cpu: Kernel | None = None
-        self.inplace = self.schema.is_inplace
-        self.inplace_form: OpOverload | None = None  # ``exp_`` of ``exp`` (the op table's)
-        # has a derivative formula (set by the derivatives table; ``floor_divide`` has a
-        # node whose backward raises, and counts as not differentiable)
-        self.differentiable = False
-        # its node class, from the derivatives table: built on first use (``node``), since
-        # building the table's 175 classes would cost every ``import reftensor`` time
-        self._node: type | None = None
-        self._make_node: Callable[[], type] | None = None
-        self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
-        # in one pass over the arguments: where the tensors are (to compute the key set
-        # quickly), how many are positional, each one's position and default, and a
-        # factory's ``Device? device`` (it decides the backend key), or None
+    # What the derivatives and ``out=`` tables set on some overloads; the rest keep these.
+    inplace_form: OpOverload | None = None  # ``exp_`` of ``exp`` (the op table's)
+    # has a derivative formula (set by the derivatives table; ``floor_divide`` has a node
+    # whose backward raises, and counts as not differentiable)
+    differentiable = False
+    same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
+    # its node class, from the derivatives table: built on first use (``node``), since
+    # building the table's 175 classes would cost every ``import reftensor`` time
+    _node: type | None = None
+    _make_node: Callable[[], type] | None = None
+    _composite: Kernel | None = None  # the kernels ``call`` looks at first
+    _cpu: Kernel | None = None
+
+    def __init__(self, schema: str | FunctionSchema | Callable[[], FunctionSchema], *,
+                 functional: OpOverload | Callable[[OpOverload], OpOverload] | None = None,
+                 name: tuple[str, str] | None = None) -> None:
+        # The schema may be parsed when first needed (the first call, or a look at
+        # ``schema``): the table declares hundreds of overloads, and parsing them all would
+        # cost every ``import reftensor`` time that grows with each op added. Until then
+        # the overload is an ``_Unparsed`` one, and knows its name from the schema's head
+        # (``add.Tensor(``), or from ``name`` where ``schema`` is a function that builds it
+        # (an in-place form: ``exp_`` from ``exp``).
+        if type(schema) is str:
+            op, _, overload = schema.partition("(")[0].partition(".")
+        elif isinstance(schema, FunctionSchema):
+            op, overload = schema.name, schema.overload
+        elif name is not None:
+            op, overload = name
+        else:
+            raise TypeError("OpOverload: a schema built on demand needs its name")
+        self.op_name, self.overload_name = op, overload  # ``add``, ``Tensor`` (``""``: default)
+        self.name = f"aten::{op}.{overload}" if overload else f"aten::{op}"
+        # ``add_``: writes into ``self`` (the name ends in ``_``, as torch's rule says)
+        self.inplace = op[-1] == "_" and op[:2] != "__"
+        self.kernels: dict[int, Kernel] = {_PYTHON_KEY: python_key}
+        # ``functional``, of an ``.out`` overload: the op it writes out, or a function that
+        # finds it given this overload (matching the arguments needs both schemas parsed:
+        # it runs with the parse)
+        self._source, self._find_functional = schema, functional
+        if isinstance(schema, FunctionSchema):
+            self._parse()
+        else:
+            self.__class__ = _Unparsed
+
+    def _parse(self) -> None:
+        """Parse the schema (or build it), read what calls need off it, find the functional
+        overload of an ``.out`` one; the overload is then a plain ``OpOverload``."""
+        source = self._source
+        schema = (source if isinstance(source, FunctionSchema) else
+                  parse_schema(source) if isinstance(source, str) else source())
+        if (schema.name, schema.overload) != (self.op_name, self.overload_name):
+            raise ValueError(f"{self.name}: its schema is {schema.qualified}")
+        self.schema = schema
+        self._digest()
+        find = self._find_functional
+        self.functional = find(self) if callable(find) and not isinstance(
+            find, OpOverload) else find
+        del self._source, self._find_functional
+        if type(self) is _Unparsed:
+            self.__class__ = OpOverload
+
+    def _digest(self) -> None:
+        """In one pass over the arguments: where the tensors are (to compute the key set
+        quickly), how many are positional, each one's position and default, and a factory's
+        ``Device? device`` (it decides the backend key), or None."""
         tensors, names, defaults = [], {}, []
-        positional, self._device = 0, None
+        positional, device_at = 0, None
         for i, a in enumerate(self.schema.arguments):
             base = a.type.base
             if base == "Tensor":
                 tensors.append(i)
-            elif base == "Device" and a.name == "device" and self._device is None:
-                self._device = i
+            elif base == "Device" and a.name == "device" and device_at is None:
+                device_at = i
             if not a.kwarg_only:
                 positional += 1
             names[a.name] = i
             defaults.append(default(a.default))
-        self._tensor_positions = tuple(tensors)
+        self._tensor_positions, self._device = tuple(tensors), device_at
         self._positional, self._names, self._defaults = positional, names, defaults
 
     @property
@@ -153,6 +198,21 @@ class OpOverload:
             return kernel
 
         return register
+
+    def impl_lazy(self, key: DispatchKey | str, make: Callable[[], Kernel]) -> None:
+        """Register the kernel that ``make()`` builds for ``key``, built on the first call
+        that runs it (which then replaces itself by that kernel): what a kernel reads off
+        the schema is then read when the op is first used, not at ``import reftensor``."""
+        key = DispatchKey[key] if isinstance(key, str) else key
+
+        def first_call(*values: Any) -> Any:
+            kernel = make()
+            self.kernels[key] = kernel
+            self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
+            self._cpu = self.kernels.get(DispatchKey.CPU)
+            return kernel(*values)
+
+        self.impl(key)(first_call)
 
     def has_kernel(self, key: DispatchKey) -> bool:
         return key in self.kernels
@@ -250,6 +310,22 @@ class OpOverload:
         return (tuple(values[:self._positional]),
                 {a.name: v for a, v in zip(arguments[self._positional:],
                                            values[self._positional:], strict=True)})
+
+
+class _Unparsed(OpOverload):
+    """An :class:`OpOverload` whose schema is not parsed yet. The first look at its schema,
+    at what a call reads off it, or at ``functional`` parses it, and the overload becomes a
+    plain ``OpOverload`` (its class changes back): a call then pays nothing for the
+    laziness, and Python's attribute caches work as for any object."""
+
+    _PARSED = frozenset({"schema", "functional", "_tensor_positions", "_positional", "_names",
+                         "_defaults", "_device"})
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute not in _Unparsed._PARSED:
+            raise AttributeError(attribute)
+        self._parse()
+        return getattr(self, attribute)
 
 
 def device_key(where: Any) -> int:

@@ -29,7 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reftensor
-from reftensor._ops import DispatchKey, OpOverload, aten, generate, state
+from reftensor._ops import DispatchKey, aten, generate, state
 from reftensor._ops.native_functions import _WRITABLE, Namespace, _writable
 from reftensor._ops.native_functions import NATIVE_FUNCTIONS as TABLE
 from reftensor._ops.python_arg_parser import Signature
@@ -261,9 +261,8 @@ def test_a_second_kernel_for_the_same_key_is_refused():
 _IMPORT_ONLY = """
 import reftensor
 from reftensor._ops import aten
-from reftensor._ops.dispatcher import OpOverload
 overloads = [o for p in aten for o in p.all_overloads()]
-print(len(overloads), sum(type(o) is OpOverload for o in overloads),
+print(len(overloads), sum(o._schema is not None for o in overloads),
       sum("_function_parser" in vars(p) for p in aten))
 """
 
@@ -278,9 +277,12 @@ def test_import_parses_no_schema_and_builds_no_parser():
 def test_a_schema_is_parsed_on_first_use_with_what_calls_read_off_it():
     table = Namespace([d for d in TABLE if d.name in ("add", "pow")])
     overload = table.pow_.Scalar  # ``pow.Tensor_Scalar``'s in-place form, built on demand
-    assert type(overload) is not OpOverload and overload.name == "aten::pow_.Scalar"
+    assert overload._schema is None and overload.name == "aten::pow_.Scalar"
     assert str(overload.schema) == "pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)"
-    assert type(overload) is OpOverload and overload._tensor_positions == (0,)
+    assert overload._tensor_positions == (0,)
+    fresh = table.add.Tensor  # its first call parses it
+    fresh.impl("CPU")(lambda self, other, alpha: "called")
+    assert fresh._schema is None and fresh.call(1, 2, 1) == "called" and fresh._schema
     assert table.add.out.functional is table.add.Tensor  # found when first asked for
     assert table.add.Tensor.inplace_form is table.add_.Tensor
     assert table.pow.Scalar.inplace_form is None  # ``pow.Scalar(Scalar self, ...)``

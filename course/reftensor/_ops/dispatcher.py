@@ -87,28 +87,16 @@ class OpOverload:
     ``Tensor.max``) parse a user's call into exactly that.
     """
 
-    # What the derivatives and ``out=`` tables set on some overloads; the rest keep these.
-    inplace_form: OpOverload | None = None  # ``exp_`` of ``exp`` (the op table's)
-    # has a derivative formula (set by the derivatives table; ``floor_divide`` has a node
-    # whose backward raises, and counts as not differentiable)
-    differentiable = False
-    same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
-    # its node class, from the derivatives table: built on first use (``node``), since
-    # building the table's 175 classes would cost every ``import reftensor`` time
-    _node: type | None = None
-    _make_node: Callable[[], type] | None = None
-    _composite: Kernel | None = None  # the kernels ``call`` looks at first
-    _cpu: Kernel | None = None
-
     def __init__(self, schema: str | FunctionSchema | Callable[[], FunctionSchema], *,
                  functional: OpOverload | Callable[[OpOverload], OpOverload] | None = None,
                  name: tuple[str, str] | None = None) -> None:
         # The schema may be parsed when first needed (the first call, or a look at
         # ``schema``): the table declares hundreds of overloads, and parsing them all would
         # cost every ``import reftensor`` time that grows with each op added. Until then
-        # the overload is an ``_Unparsed`` one, and knows its name from the schema's head
-        # (``add.Tensor(``), or from ``name`` where ``schema`` is a function that builds it
-        # (an in-place form: ``exp_`` from ``exp``).
+        # the overload knows its name from the schema's head (``add.Tensor(``), or from
+        # ``name`` where ``schema`` is a function that builds it (an in-place form: ``exp_``
+        # from ``exp``). Every attribute is set here, in the same order for every overload
+        # (Python then keeps them as compactly as a class with slots, and reads them as fast).
         if type(schema) is str:
             op, _, overload = schema.partition("(")[0].partition(".")
         elif isinstance(schema, FunctionSchema):
@@ -122,31 +110,68 @@ class OpOverload:
         # ``add_``: writes into ``self`` (the name ends in ``_``, as torch's rule says)
         self.inplace = op[-1] == "_" and op[:2] != "__"
         self.kernels: dict[int, Kernel] = {_PYTHON_KEY: python_key}
-        # ``functional``, of an ``.out`` overload: the op it writes out, or a function that
-        # finds it given this overload (matching the arguments needs both schemas parsed:
-        # it runs with the parse)
-        self._source, self._find_functional = schema, functional
+        self.inplace_form: OpOverload | None = None  # ``exp_`` of ``exp`` (the op table's)
+        # has a derivative formula (set by the derivatives table; ``floor_divide`` has a
+        # node whose backward raises, and counts as not differentiable)
+        self.differentiable = False
+        self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
+        # its node class, from the derivatives table: built on first use (``node``), since
+        # building the table's 175 classes would cost every ``import reftensor`` time
+        self._node: type | None = None
+        self._make_node: Callable[[], type] | None = None
+        # the schema's source, and ``functional`` (of an ``.out`` overload: the op it writes
+        # out), or a function that finds it given this overload (matching the arguments
+        # needs both schemas parsed: it runs with the parse)
+        self._source: Any = schema
+        self._find_functional = functional
+        self._schema: FunctionSchema | None = None
+        self._functional: OpOverload | None = None
+        # what ``call`` reads off the schema (``_digest``), once it is parsed
+        self._tensor_positions: tuple[int, ...] = ()
+        self._positional, self._device = 0, None
+        self._names: dict[str, int] = {}
+        self._defaults: list[Any] = []
+        # the kernels ``call`` looks at first; until the schema is parsed, ``_composite`` is
+        # ``_first_call``, which parses it
+        self._cpu: Kernel | None = None
+        self._composite: Kernel | None = self._first_call
         if isinstance(schema, FunctionSchema):
             self._parse()
-        else:
-            self.__class__ = _Unparsed
 
     def _parse(self) -> None:
         """Parse the schema (or build it), read what calls need off it, find the functional
-        overload of an ``.out`` one; the overload is then a plain ``OpOverload``."""
+        overload of an ``.out`` one."""
         source = self._source
         schema = (source if isinstance(source, FunctionSchema) else
                   parse_schema(source) if isinstance(source, str) else source())
         if (schema.name, schema.overload) != (self.op_name, self.overload_name):
             raise ValueError(f"{self.name}: its schema is {schema.qualified}")
-        self.schema = schema
+        self._schema, self._source = schema, None
         self._digest()
-        find = self._find_functional
-        self.functional = find(self) if callable(find) and not isinstance(
+        find, self._find_functional = self._find_functional, None
+        self._functional = find(self) if callable(find) and not isinstance(
             find, OpOverload) else find
-        del self._source, self._find_functional
-        if type(self) is _Unparsed:
-            self.__class__ = OpOverload
+        self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
+
+    def _first_call(self, *values: Any) -> Any:
+        """The first call: parse the schema, then call."""
+        self._parse()
+        return self.call(*values)
+
+    @property
+    def schema(self) -> FunctionSchema:
+        """The overload's :class:`FunctionSchema` (parsed when first asked for)."""
+        if self._schema is None:
+            self._parse()
+        return self._schema  # type: ignore[return-value]
+
+    @property
+    def functional(self) -> OpOverload | None:
+        """Of an ``.out`` overload, the functional overload it writes out (``add.out``:
+        ``add.Tensor``); None for the others."""
+        if self._schema is None:
+            self._parse()
+        return self._functional
 
     def _digest(self) -> None:
         """In one pass over the arguments: where the tensors are (to compute the key set
@@ -193,8 +218,7 @@ class OpOverload:
             if key in self.kernels:
                 raise RuntimeError(f"{self.name} already has a kernel for {key.name}")
             self.kernels[key] = kernel
-            self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
-            self._cpu = self.kernels.get(DispatchKey.CPU)
+            self._refresh()
             return kernel
 
         return register
@@ -208,17 +232,25 @@ class OpOverload:
         def first_call(*values: Any) -> Any:
             kernel = make()
             self.kernels[key] = kernel
-            self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
-            self._cpu = self.kernels.get(DispatchKey.CPU)
+            self._refresh()
             return kernel(*values)
 
         self.impl(key)(first_call)
+
+    def _refresh(self) -> None:
+        """The kernels ``call`` looks at first, after a change (``_first_call`` stays until
+        the schema is parsed)."""
+        self._cpu = self.kernels.get(DispatchKey.CPU)
+        if self._schema is not None:
+            self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
 
     def has_kernel(self, key: DispatchKey) -> bool:
         return key in self.kernels
 
     def tensors(self, values: tuple[Any, ...] | list[Any]) -> list[Any]:
         """The tensor arguments among a call's ``values`` (lists of tensors included)."""
+        if self._schema is None:
+            self._parse()
         found = []
         for i in self._tensor_positions:
             value = values[i]
@@ -235,6 +267,8 @@ class OpOverload:
         Raises:
             TypeError: an unknown, missing or repeated argument.
         """
+        if self._schema is None:
+            self._parse()
         if len(args) > self._positional:
             raise TypeError(f"{self.name}() takes {self._positional} positional arguments "
                             f"but {len(args)} were given")
@@ -306,26 +340,10 @@ class OpOverload:
     def split(self, values: tuple[Any, ...] | list[Any]) -> tuple[tuple[Any, ...],
                                                                    dict[str, Any]]:
         """``values`` as ``(args, kwargs)``: keyword-only arguments by keyword."""
-        arguments = self.schema.arguments
+        arguments = self.schema.arguments  # (parsed by now: ``_positional`` is read next)
         return (tuple(values[:self._positional]),
                 {a.name: v for a, v in zip(arguments[self._positional:],
                                            values[self._positional:], strict=True)})
-
-
-class _Unparsed(OpOverload):
-    """An :class:`OpOverload` whose schema is not parsed yet. The first look at its schema,
-    at what a call reads off it, or at ``functional`` parses it, and the overload becomes a
-    plain ``OpOverload`` (its class changes back): a call then pays nothing for the
-    laziness, and Python's attribute caches work as for any object."""
-
-    _PARSED = frozenset({"schema", "functional", "_tensor_positions", "_positional", "_names",
-                         "_defaults", "_device"})
-
-    def __getattr__(self, attribute: str) -> Any:
-        if attribute not in _Unparsed._PARSED:
-            raise AttributeError(attribute)
-        self._parse()
-        return getattr(self, attribute)
 
 
 def device_key(where: Any) -> int:

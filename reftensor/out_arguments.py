@@ -156,17 +156,16 @@ def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:
 def register(out_overload: OpOverload) -> None:
     """The CPU, Meta and Autograd kernels of one ``.out`` overload, for each key that its
     chapter module gave no kernel of its own (``cat.out`` writes straight into ``out``)."""
-    kernel = _kernel(out_overload)
-    for key, k in ((DispatchKey.CPU, kernel), (DispatchKey.Meta, kernel),
-                   (DispatchKey.Autograd, _autograd)):
-        if not out_overload.has_kernel(key):
-            out_overload.impl(key)(k)
+    for key in (DispatchKey.CPU, DispatchKey.Meta):
+        if not out_overload.has_kernel(key):  # (built on its first call: it reads the schema)
+            out_overload.impl_lazy(key, lambda: _kernel(out_overload))
+    if not out_overload.has_kernel(DispatchKey.Autograd):
+        out_overload.impl(DispatchKey.Autograd)(_autograd)
 
 
 def register_all() -> None:
     """Give every ``.out`` overload of the table its kernels; run once, after the chapter
     modules registered theirs (``reftensor/__init__.py``)."""
     for packet in aten:
-        for overload in packet.all_overloads():
-            if overload.functional is not None:
-                register(overload)
+        for overload in packet.out_overloads:
+            register(overload)

@@ -1980,8 +1980,8 @@ OP_DB += [
 #: bfloat16 torch's vectorised loop keeps that square root in float32 (as reftensor does)
 #: while its scalar loop (tensors of fewer than 32 elements, strided ones, the tail of a
 #: contiguous one) rounds it to the 16-bit type first: 1 ulp apart on 13% of float16 values
-#: (measured on every finite float16 of a strided tensor). Two differences on long tensors only, which
-#: torch's vectorised loop takes (runs of 32 float32 or 64 float16/bfloat16 elements with
+#: (measured on every finite float16 of a strided tensor). Two differences on long tensors
+#: only, which torch's vectorised loop takes (runs of 32 float32 or 64 float16/bfloat16 elements with
 #: AVX512): SLEEF's float32 sinh and cosh overflow to inf for 88.72 < |x| < 89.4, where the
 #: scalar loop (and reftensor) give a finite value; and torch's float16/bfloat16 erf there is
 #: its own polynomial (Abramowitz and Stegun's, relative error up to 2.5% near 0), where its

@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import subprocess
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,8 @@ from hypothesis import strategies as st
 
 import reftensor
 from reftensor._ops import DispatchKey, aten, generate, state
+from reftensor._ops.native_functions import _WRITABLE, Namespace, _writable
+from reftensor._ops.native_functions import NATIVE_FUNCTIONS as TABLE
 from reftensor._ops.python_arg_parser import Signature
 from reftensor._ops.schema import parse_schema
 from tests import strategies
@@ -35,6 +39,8 @@ from tests.difftest import compare_op, same_on_both
 from tests.op_db import BY_NAME, OP_DB, OpEntry
 from tests.strategies import WRITABLE_KINDS, examples
 from tests.test_ch05_autograd import differentiated
+
+REPO = Path(__file__).resolve().parent.parent
 
 NATIVE_FUNCTIONS = (Path(torchgen.__file__).parent / "packaged" / "ATen" / "native"
                     / "native_functions.yaml")
@@ -247,6 +253,45 @@ def test_a_key_set_with_no_kernel_raises_not_implemented():
 def test_a_second_kernel_for_the_same_key_is_refused():
     with pytest.raises(RuntimeError, match="already has a kernel"):
         aten.exp.default.impl("CPU")(lambda self: self)
+
+
+# Issue 43: ``import reftensor`` must not grow with the table. Building ``aten`` reads only
+# each schema's name; the schemas are parsed, and the Python signatures, the ``Autograd``
+# kernels and the ``out=`` kernels built, on an op's first use.
+_IMPORT_ONLY = """
+import reftensor
+from reftensor._ops import aten
+overloads = [o for p in aten for o in p.all_overloads()]
+print(len(overloads), sum(o._schema is not None for o in overloads),
+      sum("_function_parser" in vars(p) for p in aten))
+"""
+
+
+def test_import_parses_no_schema_and_builds_no_parser():
+    done = subprocess.run([sys.executable, "-c", _IMPORT_ONLY], cwd=REPO, capture_output=True,
+                          text=True, timeout=120, check=True)
+    total, parsed, parsers = map(int, done.stdout.split())
+    assert total > 700 and (parsed, parsers) == (0, 0)
+
+
+def test_a_schema_is_parsed_on_first_use_with_what_calls_read_off_it():
+    table = Namespace([d for d in TABLE if d.name in ("add", "pow")])
+    overload = table.pow_.Scalar  # ``pow.Tensor_Scalar``'s in-place form, built on demand
+    assert overload._schema is None and overload.name == "aten::pow_.Scalar"
+    assert str(overload.schema) == "pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)"
+    assert overload._tensor_positions == (0,)
+    fresh = table.add.Tensor  # its first call parses it
+    fresh.impl("CPU")(lambda self, other, alpha: "called")
+    assert fresh._schema is None and fresh.call(1, 2, 1) == "called" and fresh._schema
+    assert table.add.out.functional is table.add.Tensor  # found when first asked for
+    assert table.add.Tensor.inplace_form is table.add_.Tensor
+    assert table.pow.Scalar.inplace_form is None  # ``pow.Scalar(Scalar self, ...)``
+
+
+def test_the_inplace_test_on_a_schemas_text_agrees_with_the_parsed_schema():
+    texts = [s for d in TABLE for s in (*d.schemas, *d.internal)]
+    assert [bool(_WRITABLE.match(s)) for s in texts] == [_writable(parse_schema(s))
+                                                         for s in texts]
 
 
 # ================================================================== the test entries

@@ -18,7 +18,8 @@ file and this table disagree.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from .dispatcher import DispatchKey, OpOverload
@@ -2621,11 +2622,9 @@ def _writable(schema: FunctionSchema) -> bool:
     return first is not None and first.name == "self" and first.type.base == "Tensor"
 
 
-def _inplace_schemas(schemas: list[FunctionSchema],
-                     names: dict[str, str]) -> list[FunctionSchema]:
-    """The in-place forms of the overloads that have one, named as ``names`` says."""
-    return [inplace_schema(s, names.get(s.overload or "default")) for s in schemas
-            if _writable(s)]
+#: ``_writable`` read off a schema's text, without parsing it: the first argument is a
+#: ``Tensor`` (maybe with an alias, a list, optional) called ``self``
+_WRITABLE = re.compile(r"[\w.]+\(Tensor(\([^)]*\))?\??(\[\d*\])?\?? self[,)=]")
 
 
 def _without_out(schema: FunctionSchema) -> tuple[Argument, ...]:
@@ -2640,75 +2639,86 @@ def _without_options(schema: FunctionSchema) -> tuple[Argument, ...]:
     return tuple(a for a in schema.arguments if a.name not in TENSOR_OPTIONS)
 
 
+def _functional_of(overloads: list[OpOverload]) -> Callable[[OpOverload], OpOverload]:
+    """The functional overload an ``.out`` overload belongs to, the one with the same
+    arguments, found when first asked for (it parses the schemas)."""
+    def find(out: OpOverload) -> OpOverload:
+        return next(o for o in overloads
+                    if _without_out(out.schema) == _without_options(o.schema))
+
+    return find
+
+
+def _inplace_of(functional: OpOverload, overload: str) -> OpOverload:
+    """The in-place form of ``functional`` (``exp_`` of ``exp``), named ``overload``; its
+    schema is derived from the functional one's when first needed."""
+    return OpOverload(lambda: inplace_schema(functional.schema, overload),
+                      name=(functional.op_name + "_", overload))
+
+
 class Namespace:
-    """``aten``: an :class:`OpOverloadPacket` per op name, as attributes."""
+    """``aten``: an :class:`OpOverloadPacket` per op name, as attributes.
+
+    Building it reads only each schema's name (``add.Tensor``): the schemas are parsed, the
+    Python signatures built, when an op is first used, so that ``import reftensor`` does not
+    grow with the table.
+    """
 
     def __init__(self, declarations: list[Declaration]) -> None:
         self._packets: dict[str, OpOverloadPacket] = {}
         for d in declarations:
-            schemas = [parse_schema(s) for s in d.schemas]
-            internal = [parse_schema(s) for s in d.internal]
-            outs = [parse_schema(s) for s in d.out]
-            deprecated = tuple(parse_schema(s) for s in d.deprecated)
-            self._add(d.name, schemas, d, function=d.function, method=d.method, outs=outs,
-                      operators=d.operators, deprecated=deprecated, internal=internal,
+            overloads = [OpOverload(s) for s in d.schemas]
+            internal = [OpOverload(s) for s in d.internal]
+            outs = [OpOverload(s, functional=_functional_of(overloads)) for s in d.out]
+            for out in outs:
+                out.same_dtype = d.out_same_dtype
+            self._add(d.name, overloads, d, function=d.function, method=d.method, outs=outs,
+                      operators=d.operators, deprecated=d.deprecated, internal=internal,
                       reflected_operators=d.reflected_operators,
                       function_only=d.function_only)
             if d.inplace:
                 names = dict(d.inplace_overloads)
                 # an overload that only the function offers has no in-place form either
                 # (``addmm.dtype``: torch has no ``addmm_.dtype``)
-                writable = [s for s in schemas if (s.overload or "default") not in
-                            d.function_only]
-                self._add(d.name + "_", _inplace_schemas(writable, names), d,
+                writable = [o for o, text in zip(overloads, d.schemas, strict=True)
+                            if (o.overload_name or "default") not in d.function_only
+                            and _WRITABLE.match(text)]
+                writable_internal = [o for o, text in zip(internal, d.internal, strict=True)
+                                     if _WRITABLE.match(text)]
+                for o in [*writable, *writable_internal]:
+                    o.inplace_form = _inplace_of(
+                        o, names.get(o.overload_name or "default", o.overload_name))
+                deprecated = d.deprecated
+                self._add(d.name + "_", [o.inplace_form for o in writable], d,
                           function=d.inplace_function, method=True,
                           operators=d.inplace_operators,
-                          deprecated=tuple(inplace_schema(s) for s in deprecated
-                                           if not s.is_out),
-                          internal=_inplace_schemas(internal, names))
-                self._link_inplace(d.name)
+                          deprecated=lambda deprecated=deprecated: tuple(
+                              inplace_schema(s) for s in map(parse_schema, deprecated)
+                              if not s.is_out),
+                          internal=[o.inplace_form for o in writable_internal])
         for d in declarations:
             if d.alias_of:
                 self._alias(d)
 
-    def _add(self, name: str, schemas: list[FunctionSchema], d: Declaration, *,
-             function: bool, method: bool, outs: list[FunctionSchema] | None = None,
+    def _add(self, name: str, overloads: list[OpOverload], d: Declaration, *,
+             function: bool, method: bool, outs: list[OpOverload] | None = None,
              operators: tuple[str, ...] = (),
-             deprecated: tuple[FunctionSchema, ...] = (),
-             internal: list[FunctionSchema] | None = None,
+             deprecated: tuple[str, ...] | Callable[[], tuple[FunctionSchema, ...]] = (),
+             internal: list[OpOverload] | None = None,
              reflected_operators: tuple[str, ...] = (),
              function_only: tuple[str, ...] = ()) -> None:
         if name in self._packets:
             raise ValueError(f"the op table declares {name} twice")
         doc = d.doc if name == d.name else f"In-place version of ``{d.name}``."
-        overloads = [OpOverload(s) for s in schemas]
-        out_overloads = {}
-        for out in outs or []:
-            # the functional overload an out= overload belongs to: the same arguments
-            functional = next(o for o in overloads
-                              if _without_out(out) == _without_options(o.schema))
-            out_overloads[functional.schema.overload] = OpOverload(out, functional=functional)
-            out_overloads[functional.schema.overload].same_dtype = d.out_same_dtype
         packet = OpOverloadPacket(name, overloads, function=function, method=method,
                                   numbers_as_tensors=d.numbers_as_tensors, doc=doc,
-                                  out_overloads=out_overloads, operators=operators,
-                                  deprecated=deprecated,
-                                  internal=[OpOverload(s) for s in internal or []],
+                                  out_overloads=outs, operators=operators,
+                                  deprecated=deprecated, internal=internal,
                                   reflected_operators=reflected_operators,
                                   function_only=function_only,
                                   python_names=dict(d.python_names))
         self._packets[name] = packet
         setattr(self, name, packet)
-
-    def _link_inplace(self, name: str) -> None:
-        """Give each overload of ``name`` its in-place form (``OpOverload.inplace_form``),
-        matched by the arguments after ``self``."""
-        written = self._packets[name + "_"].all_overloads()
-        for overload in self._packets[name].all_overloads():
-            rest = overload.schema.arguments[1:]
-            overload.inplace_form = next(
-                (w for w in written if w.schema.arguments[1:] == rest
-                 and _writable(overload.schema)), None)
 
     def _alias(self, d: Declaration) -> None:
         """An alias's overloads run the target's overload of the same name
@@ -2719,9 +2729,9 @@ class Namespace:
         names = [(d.name, d.alias_of)] + ([(d.name + "_", d.alias_of + "_")] if d.inplace
                                           else [])
         for alias, target in names:
-            targets = {o.schema.overload: o for o in self[target].all_overloads()}
+            targets = {o.overload_name: o for o in self[target].all_overloads()}
             for overload in self[alias].all_overloads():
-                name = overload.schema.overload.replace("Scalar", "Tensor")
+                name = overload.overload_name.replace("Scalar", "Tensor")
                 overload.impl(DispatchKey.CompositeImplicitAutograd)(targets[name].call)
 
     def __iter__(self) -> Iterator[OpOverloadPacket]:

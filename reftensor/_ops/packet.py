@@ -5,11 +5,12 @@ overload that accepted it."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from .dispatcher import OpOverload
 from .python_arg_parser import REQUIRED, PythonArgParser, Signature, has_tensor_options
-from .schema import FunctionSchema
+from .schema import FunctionSchema, parse_schema
 
 __all__ = ["OpOverloadPacket"]
 
@@ -32,9 +33,10 @@ class OpOverloadPacket:
 
     def __init__(self, name: str, overloads: list[OpOverload], *, function: bool,
                  method: bool, numbers_as_tensors: bool = False, doc: str = "",
-                 out_overloads: dict[str, OpOverload] | None = None,
+                 out_overloads: list[OpOverload] | None = None,
                  operators: tuple[str, ...] = (),
-                 deprecated: tuple[FunctionSchema, ...] = (),
+                 deprecated: tuple[str | FunctionSchema, ...]
+                 | Callable[[], tuple[FunctionSchema, ...]] = (),
                  internal: list[OpOverload] | None = None,
                  reflected_operators: tuple[str, ...] = (),
                  function_only: tuple[str, ...] = (),
@@ -42,22 +44,21 @@ class OpOverloadPacket:
         self.__name__ = name
         self.__doc__ = doc
         self.overloads = overloads
-        out_overloads = out_overloads or {}
         self.internal = internal or []  # overloads the Python binding does not offer
-        for overload in [*overloads, *self.internal, *out_overloads.values()]:
-            setattr(self, overload.schema.overload or "default", overload)
+        self.out_overloads = out_overloads or []  # the ``.out`` forms, as declared
+        for overload in [*overloads, *self.internal, *self.out_overloads]:
+            setattr(self, overload.overload_name or "default", overload)
         self.function = function
         self.method = method
         self.operators = operators  # Tensor methods such as ``__add__`` that are this op
         self.reflected_operators = reflected_operators  # ... operands swapped: ``__rmatmul__``
-        # the function's signature of an overload with an ``.out`` form is the out schema's
-        self._outs = [out_overloads.get(o.schema.overload) for o in overloads]
-        # the parsers are built on the first call (``_build``): building all of them would
-        # cost every ``import reftensor`` time that most programs never use
+        # the parsers are built on the first call (``_build``), and the schemas parsed then:
+        # doing it for every op would cost every ``import reftensor`` time that most
+        # programs never use, and that would grow with each op added to the table
         self._spec = (numbers_as_tensors, deprecated, function_only, python_names)
 
     _LAZY = frozenset({"_function_parser", "_method_parser", "_method_overloads",
-                       "_no_arguments", "_first_method_signature", "_operator_fast"})
+                       "_no_arguments", "_first_method_signature", "_operator_fast", "_outs"})
 
     def __getattr__(self, attribute: str) -> Any:
         """The parsers and fast paths, built when first asked for (then plain attributes)."""
@@ -70,6 +71,11 @@ class OpOverloadPacket:
         """The Python signatures of the function and the method, and the method's fast
         paths."""
         numbers_as_tensors, deprecated, function_only, python_names = self._spec
+        deprecated = deprecated() if callable(deprecated) else tuple(
+            parse_schema(d) if isinstance(d, str) else d for d in deprecated)
+        # the function's signature of an overload with an ``.out`` form is the out schema's
+        by_functional = {out.functional.overload_name: out for out in self.out_overloads}
+        self._outs = [by_functional.get(o.overload_name) for o in self.overloads]
         name, overloads, function, method = (self.__name__, self.overloads, self.function,
                                              self.method)
         # deprecated signatures come last, each bound to the first overload (and its out=)
@@ -86,7 +92,7 @@ class OpOverloadPacket:
         # the method has the overloads whose first argument is ``Tensor self``, but for
         # those only the function offers (``torch.mm(a, b, out_dtype)``)
         self._method_overloads = [o for o in overloads if _has_self(o)
-                                  and o.schema.overload not in function_only]
+                                  and o.overload_name not in function_only]
         self._method_parser = PythonArgParser(name, [
             *[Signature(name, o.schema, method=True, numbers_as_tensors=numbers_as_tensors,
                         python_names=python_names)
@@ -118,7 +124,7 @@ class OpOverloadPacket:
 
     def all_overloads(self) -> list[OpOverload]:
         """The overloads, the internal ones, then the ``.out`` forms."""
-        return [*self.overloads, *self.internal, *[o for o in self._outs if o is not None]]
+        return [*self.overloads, *self.internal, *self.out_overloads]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """``reftensor.<name>(...)``: parse, then dispatch the chosen overload."""

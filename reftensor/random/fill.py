@@ -154,15 +154,18 @@ def register_factory(body: Callable[..., Tensor], *overloads: Any, **fixed: Any)
     (``rand``, ``rand.generator``, ``rand.out``, ...): each calls ``body(where, **arguments
     by schema name, **fixed)``, ``where`` being the device of the kernel (CPU or meta), so
     that one function serves every overload, those without a ``generator`` or ``out``
-    too."""
+    too. (Each kernel is built on its first call: it reads the schema, which ``import
+    reftensor`` does not parse.)"""
     for overload in overloads:
-        names = tuple(a.name for a in overload.schema.arguments)
-        overload.impl(DispatchKey.CPU)(_kernel(body, CPU, names, fixed))
-        overload.impl(DispatchKey.Meta)(_kernel(body, META, names, fixed))
+        for key, where in ((DispatchKey.CPU, CPU), (DispatchKey.Meta, META)):
+            overload.impl_lazy(key, lambda overload=overload, where=where:
+                               _kernel(body, where, overload, fixed))
 
 
-def _kernel(body: Callable[..., Tensor], where: device_type, names: tuple[str, ...],
+def _kernel(body: Callable[..., Tensor], where: device_type, overload: Any,
             fixed: dict[str, Any]) -> Callable[..., Tensor]:
+    names = tuple(a.name for a in overload.schema.arguments)
+
     def kernel(*values: Any) -> Tensor:
         return body(where, **dict(zip(names, values, strict=True)), **fixed)
 

@@ -56,6 +56,7 @@ class DispatchKey(enum.IntFlag):
 _BACKEND = int(DispatchKey.CPU | DispatchKey.Meta)
 _CPU, _META = int(DispatchKey.CPU), int(DispatchKey.Meta)
 _PYTHON, _AUTOGRAD = int(DispatchKey.Python), int(DispatchKey.Autograd)
+_PYTHON_KEY = DispatchKey.Python
 Kernel = Callable[..., Any]
 
 
@@ -86,40 +87,109 @@ class OpOverload:
     ``Tensor.max``) parse a user's call into exactly that.
     """
 
-    def __init__(self, schema: str | FunctionSchema, *,
-                 functional: OpOverload | None = None) -> None:
-        self.schema = parse_schema(schema) if isinstance(schema, str) else schema
-        self.functional = functional  # of an ``.out`` overload: the op it writes out
-        self.name = self.schema.qualified
-        self.kernels: dict[int, Kernel] = {DispatchKey.Python: python_key}
-        self._composite: Kernel | None = None  # the kernels __call__ looks at first
-        self._cpu: Kernel | None = None
-        self.inplace = self.schema.is_inplace
+    def __init__(self, schema: str | FunctionSchema | Callable[[], FunctionSchema], *,
+                 functional: OpOverload | Callable[[OpOverload], OpOverload] | None = None,
+                 name: tuple[str, str] | None = None) -> None:
+        # The schema may be parsed when first needed (the first call, or a look at
+        # ``schema``): the table declares hundreds of overloads, and parsing them all would
+        # cost every ``import reftensor`` time that grows with each op added. Until then
+        # the overload knows its name from the schema's head (``add.Tensor(``), or from
+        # ``name`` where ``schema`` is a function that builds it (an in-place form: ``exp_``
+        # from ``exp``). Every attribute is set here, in the same order for every overload
+        # (Python then keeps them as compactly as a class with slots, and reads them as fast).
+        if type(schema) is str:
+            op, _, overload = schema.partition("(")[0].partition(".")
+        elif isinstance(schema, FunctionSchema):
+            op, overload = schema.name, schema.overload
+        elif name is not None:
+            op, overload = name
+        else:
+            raise TypeError("OpOverload: a schema built on demand needs its name")
+        self.op_name, self.overload_name = op, overload  # ``add``, ``Tensor`` (``""``: default)
+        self.name = f"aten::{op}.{overload}" if overload else f"aten::{op}"
+        # ``add_``: writes into ``self`` (the name ends in ``_``, as torch's rule says)
+        self.inplace = op[-1] == "_" and op[:2] != "__"
+        self.kernels: dict[int, Kernel] = {_PYTHON_KEY: python_key}
         self.inplace_form: OpOverload | None = None  # ``exp_`` of ``exp`` (the op table's)
         # has a derivative formula (set by the derivatives table; ``floor_divide`` has a
         # node whose backward raises, and counts as not differentiable)
         self.differentiable = False
+        self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
         # its node class, from the derivatives table: built on first use (``node``), since
         # building the table's 175 classes would cost every ``import reftensor`` time
         self._node: type | None = None
         self._make_node: Callable[[], type] | None = None
-        self.same_dtype = False  # of an ``.out`` overload: out= must have self's dtype
-        # in one pass over the arguments: where the tensors are (to compute the key set
-        # quickly), how many are positional, each one's position and default, and a
-        # factory's ``Device? device`` (it decides the backend key), or None
+        # the schema's source, and ``functional`` (of an ``.out`` overload: the op it writes
+        # out), or a function that finds it given this overload (matching the arguments
+        # needs both schemas parsed: it runs with the parse)
+        self._source: Any = schema
+        self._find_functional = functional
+        self._schema: FunctionSchema | None = None
+        self._functional: OpOverload | None = None
+        # what ``call`` reads off the schema (``_digest``), once it is parsed
+        self._tensor_positions: tuple[int, ...] = ()
+        self._positional, self._device = 0, None
+        self._names: dict[str, int] = {}
+        self._defaults: list[Any] = []
+        # the kernels ``call`` looks at first; until the schema is parsed, ``_composite`` is
+        # ``_first_call``, which parses it
+        self._cpu: Kernel | None = None
+        self._composite: Kernel | None = self._first_call
+        if isinstance(schema, FunctionSchema):
+            self._parse()
+
+    def _parse(self) -> None:
+        """Parse the schema (or build it), read what calls need off it, find the functional
+        overload of an ``.out`` one."""
+        source = self._source
+        schema = (source if isinstance(source, FunctionSchema) else
+                  parse_schema(source) if isinstance(source, str) else source())
+        if (schema.name, schema.overload) != (self.op_name, self.overload_name):
+            raise ValueError(f"{self.name}: its schema is {schema.qualified}")
+        self._schema, self._source = schema, None
+        self._digest()
+        find, self._find_functional = self._find_functional, None
+        self._functional = find(self) if callable(find) and not isinstance(
+            find, OpOverload) else find
+        self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
+
+    def _first_call(self, *values: Any) -> Any:
+        """The first call: parse the schema, then call."""
+        self._parse()
+        return self.call(*values)
+
+    @property
+    def schema(self) -> FunctionSchema:
+        """The overload's :class:`FunctionSchema` (parsed when first asked for)."""
+        if self._schema is None:
+            self._parse()
+        return self._schema  # type: ignore[return-value]
+
+    @property
+    def functional(self) -> OpOverload | None:
+        """Of an ``.out`` overload, the functional overload it writes out (``add.out``:
+        ``add.Tensor``); None for the others."""
+        if self._schema is None:
+            self._parse()
+        return self._functional
+
+    def _digest(self) -> None:
+        """In one pass over the arguments: where the tensors are (to compute the key set
+        quickly), how many are positional, each one's position and default, and a factory's
+        ``Device? device`` (it decides the backend key), or None."""
         tensors, names, defaults = [], {}, []
-        positional, self._device = 0, None
+        positional, device_at = 0, None
         for i, a in enumerate(self.schema.arguments):
             base = a.type.base
             if base == "Tensor":
                 tensors.append(i)
-            elif base == "Device" and a.name == "device" and self._device is None:
-                self._device = i
+            elif base == "Device" and a.name == "device" and device_at is None:
+                device_at = i
             if not a.kwarg_only:
                 positional += 1
             names[a.name] = i
             defaults.append(default(a.default))
-        self._tensor_positions = tuple(tensors)
+        self._tensor_positions, self._device = tuple(tensors), device_at
         self._positional, self._names, self._defaults = positional, names, defaults
 
     @property
@@ -148,17 +218,39 @@ class OpOverload:
             if key in self.kernels:
                 raise RuntimeError(f"{self.name} already has a kernel for {key.name}")
             self.kernels[key] = kernel
-            self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
-            self._cpu = self.kernels.get(DispatchKey.CPU)
+            self._refresh()
             return kernel
 
         return register
+
+    def impl_lazy(self, key: DispatchKey | str, make: Callable[[], Kernel]) -> None:
+        """Register the kernel that ``make()`` builds for ``key``, built on the first call
+        that runs it (which then replaces itself by that kernel): what a kernel reads off
+        the schema is then read when the op is first used, not at ``import reftensor``."""
+        key = DispatchKey[key] if isinstance(key, str) else key
+
+        def first_call(*values: Any) -> Any:
+            kernel = make()
+            self.kernels[key] = kernel
+            self._refresh()
+            return kernel(*values)
+
+        self.impl(key)(first_call)
+
+    def _refresh(self) -> None:
+        """The kernels ``call`` looks at first, after a change (``_first_call`` stays until
+        the schema is parsed)."""
+        self._cpu = self.kernels.get(DispatchKey.CPU)
+        if self._schema is not None:
+            self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
 
     def has_kernel(self, key: DispatchKey) -> bool:
         return key in self.kernels
 
     def tensors(self, values: tuple[Any, ...] | list[Any]) -> list[Any]:
         """The tensor arguments among a call's ``values`` (lists of tensors included)."""
+        if self._schema is None:
+            self._parse()
         found = []
         for i in self._tensor_positions:
             value = values[i]
@@ -175,6 +267,8 @@ class OpOverload:
         Raises:
             TypeError: an unknown, missing or repeated argument.
         """
+        if self._schema is None:
+            self._parse()
         if len(args) > self._positional:
             raise TypeError(f"{self.name}() takes {self._positional} positional arguments "
                             f"but {len(args)} were given")
@@ -246,7 +340,7 @@ class OpOverload:
     def split(self, values: tuple[Any, ...] | list[Any]) -> tuple[tuple[Any, ...],
                                                                    dict[str, Any]]:
         """``values`` as ``(args, kwargs)``: keyword-only arguments by keyword."""
-        arguments = self.schema.arguments
+        arguments = self.schema.arguments  # (parsed by now: ``_positional`` is read next)
         return (tuple(values[:self._positional]),
                 {a.name: v for a, v in zip(arguments[self._positional:],
                                            values[self._positional:], strict=True)})

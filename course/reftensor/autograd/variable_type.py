@@ -15,6 +15,7 @@ Importing this module registers the kernels.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .._ops import DispatchKey, OpOverload, aten
@@ -250,15 +251,26 @@ def _register_inplace_view(inplace: OpOverload, owner: OpOverload) -> None:
 def register(row: Derivative) -> None:
     """Give ``aten.<op>.<overload>`` (and its in-place form, when the table declares one
     and the derivatives table has no row of its own for it) their ``Autograd`` kernels
-    from ``row``. A row of an in-place op (``fill_.Scalar``, ``copy_``) gives only that."""
+    from ``row``. A row of an in-place op (``fill_.Scalar``, ``copy_``) gives only that.
+    The kernel is built on its first call (``_autograd_kernel``): it reads the schema, which
+    ``import reftensor`` does not parse."""
     overload = getattr(aten[row.op], row.overload)
     overload.differentiable = row.node != "NotImplemented"
     # the node class is built on the first call that records one
     overload.lazy_node(lambda: _node_class(row, overload))
-    if overload.schema.is_inplace:
+    if overload.inplace:
         (_register_inplace_view if row.inplace_view else _register_inplace)(overload,
                                                                               overload)
         return
+    overload.impl_lazy(DispatchKey.Autograd, lambda: _autograd_kernel(row, overload))
+    written = overload.inplace_form
+    if written is None or _has_row(written.op_name, written.overload_name or "default"):
+        return
+    _register_inplace(written, overload)
+
+
+def _autograd_kernel(row: Derivative, overload: OpOverload) -> Callable[..., Any]:
+    """The ``Autograd`` kernel of a functional overload: records its node around the call."""
     positions = _positions(row, overload)
     has_lists = any(overload.schema.arguments[i].type.is_list for i in positions)
     # a view op (``-> Tensor(a)``): its result shares self's storage, and is marked as a
@@ -280,7 +292,6 @@ def register(row: Derivative) -> None:
                                f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
         return overload.node(args, out)  # type: ignore[misc]
 
-    @overload.impl(DispatchKey.Autograd)
     def autograd(op: OpOverload, keys: int, *args: Any) -> Any:
         inputs = [args[i] for i in positions]
         if has_lists:
@@ -297,10 +308,7 @@ def register(row: Derivative) -> None:
                 meta(piece).creation = "multi"
         return out
 
-    written = overload.inplace_form
-    if written is None or _has_row(written.schema.name, written.schema.overload or "default"):
-        return
-    _register_inplace(written, overload)
+    return autograd
 
 
 def _has_row(op: str, overload: str) -> bool:

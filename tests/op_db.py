@@ -1968,25 +1968,24 @@ OP_DB += [
 
 
 # ------------------------------------------------------------------ more elementwise (issue 43)
-#: Allowance of issue 43's float functions. torch computes float32 and float64 with SLEEF's
-#: u10 functions (MKL's vector erf for erf); reftensor computes float32 in float64 with
-#: NumPy (erf: the C library's) and rounds once. Measured on 400,000 values per dtype (each
-#: function's domain, then +-10**-8..10**2, and the specials): float64 and float32 at most
-#: 1 ulp from torch's (1 ulp off: log1p 1.1% / 0.24%, exp2 7.6% / 3.9%, asin 0 / 3.3%, acos
-#: 0 / 4.8%, sinh 0.9% / 0.7%, cosh 9.5% / 0.5%, erf 6.8% / 3.2%; log2, log10, tan, atan
-#: exact in float64 and under 0.4% off in float32); float16 and bfloat16 (in float32,
-#: rounded) at most 1 ulp, on under 0.03% of values. rsqrt: torch divides 1 by the rounded
-#: square root, as reftensor does, which is exact for float32 and float64; for float16 and
-#: bfloat16 torch's vectorised loop keeps that square root in float32 (as reftensor does)
-#: while its scalar loop (tensors of fewer than 32 elements, strided ones, the tail of a
+#: Allowance of issue 43's float functions. torch computes float32 and float64 with SLEEF's u10
+#: functions (MKL's vector erf for erf); reftensor computes float32 in float64 with NumPy (erf: the
+#: C library's) and rounds once. Measured on 400,000 values per dtype (each function's domain, then
+#: +-10**-8..10**2, and the specials): float64 and float32 at most 1 ulp from torch's (1 ulp off:
+#: log1p 1.1% / 0.24%, exp2 7.6% / 3.9%, asin 0 / 3.3%, acos 0 / 4.8%, sinh 0.9% / 0.7%, cosh 9.5% /
+#: 0.5%, erf 6.8% / 3.2%; log2, log10, tan, atan exact in float64 and under 0.4% off in float32);
+#: float16 and bfloat16 (in float32, rounded) at most 1 ulp, on under 0.03% of values. rsqrt: torch
+#: divides 1 by the rounded square root, as reftensor does, which is exact for float32 and float64;
+#: for float16 and bfloat16 torch's vectorised loop keeps that square root in float32 (as reftensor
+#: does) while its scalar loop (tensors of fewer than 32 elements, strided ones, the tail of a
 #: contiguous one) rounds it to the 16-bit type first: 1 ulp apart on 13% of float16 values
-#: (measured on every finite float16 of a strided tensor). Two differences on long tensors
-#: only, which torch's vectorised loop takes (runs of 32 float32 or 64 float16/bfloat16 elements with
-#: AVX512): SLEEF's float32 sinh and cosh overflow to inf for 88.72 < |x| < 89.4, where the
-#: scalar loop (and reftensor) give a finite value; and torch's float16/bfloat16 erf there is
-#: its own polynomial (Abramowitz and Stegun's, relative error up to 2.5% near 0), where its
-#: scalar loop (and reftensor) is the C library's erf. The gradients' formulas run
-#: transcendental ops of their own (exp, pow, sinh, ...), hence the usual allowance.
+#: (measured on every finite float16 of a strided tensor). Two differences on long tensors only,
+#: which torch's vectorised loop takes (runs of 32 float32 or 64 float16/bfloat16 elements with
+#: AVX512): SLEEF's float32 sinh and cosh overflow to inf for 88.72 < |x| < 89.4, where the scalar
+#: loop (and reftensor) give a finite value; and torch's float16/bfloat16 erf there is its own
+#: polynomial (Abramowitz and Stegun's, relative error up to 2.5% near 0), where its scalar loop
+#: (and reftensor) is the C library's erf. The gradients' formulas run transcendental ops of their
+#: own (exp, pow, sinh, ...), hence the usual allowance.
 MORE_FLOAT_ULPS = TRANSCENDENTAL_ULPS
 OP_DB += [
     OpEntry("square", errors={

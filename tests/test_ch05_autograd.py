@@ -1415,3 +1415,16 @@ def test_a_wrong_reduction_piece_changes_what_the_library_computes(reduction_pie
                         lambda grad, sizes, dims, keepdim, mean: [[1.0, 2.0, 3.0]] * 2)
     (scrambled,) = reftensor.autograd.grad(x.sum(1), x, reftensor.ones(2, dtype=reftensor.float64))
     assert scrambled.tolist() == [[1.0, 2.0, 3.0]] * 2 and scrambled.stride() == (3, 1)
+
+
+def test_calling_a_node_returns_its_inputs_gradients_as_torch():
+    """``y.grad_fn(g)``: the gradient itself for a node of one input, a tuple for several."""
+    def program(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([4.0, 5.0, 6.0], dtype=lib.float64, requires_grad=True)
+        g = lib.tensor([1.0, 10.0, 100.0], dtype=lib.float64)
+        one = x.cumsum(0).grad_fn(g)
+        two = (x * w).grad_fn(g)
+        reduced = x.sum().grad_fn(lib.tensor(2.0, dtype=lib.float64))
+        return type(one).__name__, one, type(two).__name__, two, reduced
+    same_on_both(program)

@@ -48,6 +48,7 @@ from ._ops.python_indexing import indexing as python_indexing
 from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
 from ._ops.tensor_new import new_tensor as python_new_tensor
+from ._ops.tensor_norm import norm as python_norm
 from ._ops.variable_hooks import variable_hooks
 from .device import CPU, META, device
 from .dtypes import dtype
@@ -686,6 +687,12 @@ class Tensor(TensorMethods):
     def mT(self) -> Tensor:
         """The last two dims swapped, a view (``transpose(-2, -1)``)."""
         return aten.mT.default.call(self)
+
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+             dtype: Any = None) -> Tensor:
+        """The norm of ``self``: ``reftensor.norm(self, p, dim, keepdim, dtype=dtype)``, as
+        torch's ``Tensor.norm`` (``_tensor.py``) calls ``torch.norm`` (no ``out=``)."""
+        return python_norm()(self, p, dim, keepdim, None, dtype)
 
     def split(self, split_size: Any, dim: Any = 0) -> tuple[Tensor, ...]:
         """Views of pieces along ``dim``: of ``split_size`` each (an int, or a tensor read as

@@ -643,6 +643,23 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "(``torch.aminmax``, ``torch.return_types.aminmax``); nan wins both.\n\n"
                 "Raises RuntimeError for an empty input and no dim, an ``out=`` of another "
                 "dtype; IndexError for a dim of size 0 or out of range."),
+    # ------------------------------------------------------ norms (chapter 4, issue 43)
+    declare("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool "
+            "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            out=("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool "
+                 "keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The vector ``ord``-norm over ``dim`` (``torch.linalg.vector_norm``, which is "
+                "this op; ``reftensor.linalg.vector_norm``): ``sum(|x|**ord)**(1/ord)``; "
+                "``ord`` inf the largest ``|x|``, -inf the smallest, 0 the count of nonzero "
+                "elements. ``dim`` None or ``()`` is every dim. The result has ``dtype=`` "
+                "(the input converted first) or the input's floating dtype; computed in "
+                "float64 and rounded once (torch accumulates float32 in float32: a few ulps "
+                "apart).\n\nRaises RuntimeError for an integer or bool input, a ``dtype=`` "
+                "that is not floating or narrower than the input's, a complex ``ord``, a "
+                "negative or infinite ``ord`` over an empty dim, a dim listed twice, an "
+                "``out=`` of another dtype than the result's; IndexError for a dim out of "
+                "range."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

@@ -32,8 +32,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import _casting, dtypes, layout, out_arguments
+from . import _casting, dtypes, iterator, layout, out_arguments
 from ._ops import DispatchKey, aten
+from .broadcasting import broadcast_tensors
 from .dtypes import dtype
 from .reductions import _exact_dtype, _return_type
 from .storage import UntypedStorage
@@ -572,3 +573,147 @@ def _select_rules() -> None:
 
 
 _select_rules()
+
+
+# ------------------------------------------------------------------- quantile, nanquantile
+#: torch's interpolation modes, by name
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_checks(self: Tensor, q: Tensor) -> None:
+    """torch's ``quantile_checks``.
+
+    Raises:
+        RuntimeError: an empty input, a ``q`` of more than 1 dim, an input that is not
+            float32 or float64, a ``q`` of another dtype.
+    """
+    if self.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if self._dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q._dtype is not self._dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+
+
+def _quantile_shape(self: Tensor, q: Tensor, dim: int | None, keepdim: bool
+                    ) -> list[int]:
+    """The result's shape with ``q``'s length first (torch's ``quantile_output_shape``, with
+    the length inserted for a 0-d ``q`` too, as ``quantile_compute`` does)."""
+    if dim is not None and self.dim() > 0:
+        d = wrap_dim(dim, self.dim())
+        shape = list(self.shape)
+        if keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+    else:
+        shape = [1] * self.dim() if keepdim else []
+    return [q.numel(), *shape]
+
+
+def _quantile(self: Tensor, q: Tensor, dim: int | None, keepdim: bool, interpolation: str,
+              ignore_nan: bool) -> Tensor:
+    """torch's ``quantile_impl`` and ``quantile_compute`` (Sorting.cpp), op by op.
+
+    Raises:
+        RuntimeError: see :func:`_quantile_checks`; a ``q`` outside [0, 1].
+        IndexError: a dim out of range.
+    """
+    _quantile_checks(self, q)
+    shape = _quantile_shape(self, q, dim, keepdim)
+    if not self.is_meta and not bool(q.ge(0).logical_and_(q.le(1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        ordered = self.flatten().sort()[0]
+    else:
+        d = wrap_dim(dim, builtins.max(self.dim(), 1))  # a 0-d input takes dim 0 and -1
+        if d == self.dim() - 1:  # the last dim: sorted as it is
+            ordered = self.sort()[0]
+        else:  # moved last, behind a new dim of size 1
+            ordered = self.unsqueeze(-1).transpose(d, -1).sort()[0]
+    ordered = ordered.view([*shape[1:], ordered.shape[-1]])
+    if ignore_nan:  # ranks among the non-nan values; all nan: rank 0, which is nan
+        ranks = q * (ordered.isnan().logical_not_().sum(-1, True) - 1)
+        ranks.masked_fill_(ranks < 0, 0)
+    else:  # a row with a nan: the last rank, where sort put the nan
+        last = ordered.shape[-1] - 1
+        scaled, has_nan = broadcast_tensors(q * last, ordered.isnan().any(-1, True))
+        ranks = scaled.masked_fill(has_nan, last)
+    if interpolation == "lower":
+        ranks.floor_()
+    elif interpolation == "higher":
+        ranks.ceil_()
+    elif interpolation == "nearest":
+        ranks.round_()
+    below = ranks.to(dtypes.int64)
+    values = ordered.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = (aten.full_like(ranks, 0.5) if interpolation == "midpoint"
+                   else ranks - below)
+        above = ranks.ceil_().to(dtypes.int64)
+        values.lerp_(ordered.gather(-1, above), weights)
+    if q.dim() == 0:
+        return values.squeeze_(-1)
+    return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+def _interpolation(name: str) -> str:
+    """torch's ``get_quantile_interpolation_mode``.
+
+    Raises:
+        RuntimeError: a name that is not one of ``_INTERPOLATIONS``.
+    """
+    if name not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {name}")
+    return name
+
+
+def _scalar_q(self: Tensor, q: float) -> Tensor:
+    """A float ``q``, checked, as a 0-d tensor of the input's dtype (torch's
+    ``scalar_tensor(q, self.options())``).
+
+    Raises:
+        RuntimeError: ``q`` outside [0, 1] (nan too).
+    """
+    if not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+    return aten.full([], q, dtype=self._dtype, device=self.device)
+
+
+def _into(out: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """torch's ``quantile_out``: ``out`` of the input's dtype, resized, then copied into."""
+    if out._dtype is not self._dtype:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+    if out.shape != result.shape:
+        iterator.resize_output(out, tuple(result.shape),
+                               layout.contiguous_strides(tuple(result.shape)))
+    return aten.copy_.default.call(out, result, False)
+
+
+def _register_quantile(name: str, ignore_nan: bool) -> None:
+    packet = aten[name]
+    key = DispatchKey.CompositeImplicitAutograd
+
+    def tensor_q(self: Tensor, q: Tensor, dim: int | None, keepdim: bool,
+                 interpolation: str) -> Tensor:
+        mode = _interpolation(interpolation)
+        return _quantile(self, q, dim, keepdim, mode, ignore_nan)
+
+    def float_q(self: Tensor, q: float, dim: int | None, keepdim: bool,
+                interpolation: str) -> Tensor:
+        mode = _interpolation(interpolation)
+        return _quantile(self, _scalar_q(self, q), dim, keepdim, mode, ignore_nan)
+
+    packet.default.impl(key)(tensor_q)
+    packet.scalar.impl(key)(float_q)
+    packet.out.impl(key)(lambda self, q, dim, keepdim, interpolation, out: _into(
+        out, self, tensor_q(self, q, dim, keepdim, interpolation)))
+    packet.scalar_out.impl(key)(lambda self, q, dim, keepdim, interpolation, out: _into(
+        out, self, float_q(self, q, dim, keepdim, interpolation)))
+
+
+for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
+    _register_quantile(_name, _ignore_nan)

@@ -5028,4 +5028,68 @@ OP_DB += [
         "Tensor.norm: out=": lambda lib: lib.ones(3).norm(out=lib.empty(0)),
     }),
 ]
+
+
+# ------------------------------------------------- quantile, nanquantile (chapter 4, issue 43)
+_QUANTILES = st.sampled_from([0.0, 0.25, 1 / 3, 0.5, 0.625, 0.9, 1.0])
+
+
+@st.composite
+def _quantile_q(draw: st.DrawFn) -> Any:
+    """``q``: a float in [0, 1], or a 0-d or 1-d tensor of such (of the input's dtype,
+    ``same_dtype``; maybe empty, maybe stepped)."""
+    if draw(st.booleans()):
+        return draw(_QUANTILES)
+    shape = draw(st.sampled_from([(), (1,), (3,), (0,)]))
+    step = draw(st.sampled_from([1, 2])) if shape else 1
+    count = math.prod(shape)
+    values = tuple(draw(st.lists(_QUANTILES, min_size=max(count * step, 1),
+                                 max_size=max(count * step, 1))))
+    stride = (step,) if shape else ()
+    return strategies.TensorSpec(shape, stride, 0, "float32", values,
+                                 "contiguous" if step == 1 else "stepped")
+
+
+def quantile_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``q``, maybe ``dim`` (and ``keepdim``), maybe ``interpolation=``."""
+    return st.tuples(
+        st.one_of(st.fixed_dictionaries({"q": _quantile_q()}),
+                  st.fixed_dictionaries({"q": _quantile_q(), "dim": st.one_of(
+                      st.none(), _one_dim(shape))}, optional={"keepdim": st.booleans()})),
+        _with({"interpolation": st.sampled_from(
+            ["linear", "lower", "higher", "midpoint", "nearest"])}),
+    ).map(lambda p: {**p[0], **p[1]})
+
+
+def _quantile_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "an empty input": lambda lib: f(lib, lib.ones(0), 0.5),
+        "an empty dim": lambda lib: f(lib, lib.ones(2, 0), 0.5, 0),
+        "q above 1": lambda lib: f(lib, lib.ones(3), 1.5),
+        "q below 0": lambda lib: f(lib, lib.ones(3), -0.1),
+        "q nan": lambda lib: f(lib, lib.ones(3), math.nan),
+        "a tensor q above 1": lambda lib: f(lib, lib.ones(3), lib.tensor([0.5, 1.5])),
+        "a tensor q of nan": lambda lib: f(lib, lib.ones(3), lib.tensor([math.nan])),
+        "a q of 2 dims": lambda lib: f(lib, lib.ones(3), lib.tensor([[0.5]])),
+        "a q of another dtype": lambda lib: f(lib, lib.ones(3),
+                                              lib.tensor([0.5], dtype=lib.float64)),
+        "an int64 input": lambda lib: f(lib, lib.arange(3), 0.5),
+        "a float16 input": lambda lib: f(lib, lib.ones(3, dtype=lib.float16), 0.5),
+        "an unknown interpolation": lambda lib: f(lib, lib.ones(3), 0.5, interpolation="x"),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 0.5, 2),
+        "a dim list": lambda lib: f(lib, lib.ones(2, 3), 0.5, (0, 1)),
+        "out= of float64": lambda lib: f(lib, lib.ones(3), 0.5,
+                                         out=lib.empty(0, dtype=lib.float64)),
+        "out= of float64, q a tensor": lambda lib: f(lib, lib.ones(3), lib.tensor([0.5]),
+                                                     out=lib.empty(0, dtype=lib.float64)),
+    }
+
+
+OP_DB += [
+    OpEntry("quantile", arguments=quantile_arguments, dtypes=("float32", "float64"),
+            same_dtype=("q",), errors=_quantile_errors("quantile")),
+    OpEntry("nanquantile", arguments=quantile_arguments, dtypes=("float32", "float64"),
+            same_dtype=("q",), values=_WITH_NAN, errors=_quantile_errors("nanquantile")),
+]
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -660,6 +660,39 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "negative or infinite ``ord`` over an empty dim, a dim listed twice, an "
                 "``out=`` of another dtype than the result's; IndexError for a dim out of "
                 "range."),
+    declare("quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+            "interpolation='linear') -> Tensor",
+            "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
+            "interpolation='linear') -> Tensor",
+            out=("quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+                 "interpolation='linear', Tensor(a!) out) -> Tensor(a!)",
+                 "quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, "
+                 "*, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)"),
+            doc="The ``q``-quantiles of the elements (``dim`` None: flattened) or along "
+                "``dim`` (``torch.quantile``), torch's ``CompositeImplicitAutograd`` "
+                "decomposition: ``sort``, the ranks ``q * (n - 1)`` (the last rank where the "
+                "row has a nan), rounded for ``interpolation`` ``'lower'`` (floor), "
+                "``'higher'`` (ceil), ``'nearest'`` (half to even), the values ``gather``ed "
+                "below and above and ``lerp_``ed for ``'linear'`` (by the rank's fraction) "
+                "and ``'midpoint'`` (by 0.5), so the graph has torch's nodes "
+                "(``SqueezeBackward4``, ``LerpBackward1``, ``GatherBackward0``, "
+                "``SortBackward0``). ``q`` a float or a 0-d or 1-d tensor of the input's "
+                "dtype; a 1-d ``q`` puts its quantiles on a new first dim.\n\nRaises "
+                "RuntimeError for an empty input, an input that is not float32 or float64, "
+                "a ``q`` of another dtype, of more than 1 dim or outside [0, 1] (nan too), "
+                "an unknown ``interpolation``, an ``out=`` of another dtype; IndexError for "
+                "a dim out of range."),
+    declare("nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+            "interpolation='linear') -> Tensor",
+            "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
+            "interpolation='linear') -> Tensor",
+            out=("nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+                 "interpolation='linear', Tensor(a!) out) -> Tensor(a!)",
+                 "nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, "
+                 "*, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)"),
+            doc="``quantile`` ignoring nan (``torch.nanquantile``): the ranks "
+                "``q * (count of non-nan - 1)`` (0 when every element is nan, which gives "
+                "nan).\n\nRaises as ``quantile`` (its messages name ``quantile()``)."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

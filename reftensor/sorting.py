@@ -29,18 +29,21 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import _casting, dtypes, iterator, layout, out_arguments
 from ._ops import DispatchKey, aten
+from ._ops.python_functions import set_function
 from .broadcasting import broadcast_tensors
 from .dtypes import dtype
 from .reductions import _exact_dtype, _return_type
 from .storage import UntypedStorage
 from .tensor import Tensor, wrap_dim
 
-__all__: list[str] = []  # the ops are reftensor's generated bindings (reftensor.sort, ...)
+# the ops are reftensor's generated bindings (reftensor.sort, ...); torch's Python functions:
+__all__ = ["unique", "unique_consecutive"]
 
 SortResult = _return_type("sort")
 TopkResult = _return_type("topk")
@@ -717,3 +720,180 @@ def _register_quantile(name: str, ignore_nan: bool) -> None:
 
 for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
     _register_quantile(_name, _ignore_nan)
+
+
+# ------------------------------------------------------------ unique, unique_consecutive
+def _long(values: Any, shape: tuple[int, ...], capacity: int = 0) -> Tensor:
+    """A fresh contiguous int64 tensor of ``shape``, over a storage of at least
+    ``capacity`` elements (torch allocates some results at their largest size, then
+    shrinks them, which keeps the storage)."""
+    count = builtins.max(math.prod(shape), capacity)
+    out = Tensor._make(UntypedStorage(count * 8), shape,
+                       layout.contiguous_strides(shape), 0, dtypes.int64)
+    out._elements()[...] = np.asarray(values, dtype=np.int64).reshape(shape)
+    return out
+
+
+def _like(values: np.ndarray, shape: tuple[int, ...], d: dtype, capacity: int = 0) -> Tensor:
+    """A fresh contiguous tensor of ``shape`` and dtype ``d`` holding ``values`` (over at
+    least ``capacity`` elements, as :func:`_long`)."""
+    count = builtins.max(math.prod(shape), capacity)
+    out = Tensor._make(UntypedStorage(count * d.itemsize), shape,
+                       layout.contiguous_strides(shape), 0, d)
+    out._elements()[...] = _casting.cast(np.asarray(values), d).reshape(shape)
+    return out
+
+
+def _groups(rows: np.ndarray) -> np.ndarray:
+    """For rows in order, True where a row differs from the one before (the first row
+    too): nan differs from everything, itself included."""
+    starts = np.ones(rows.shape[0], dtype=bool)
+    if rows.shape[0] > 1:
+        flat = rows.reshape(rows.shape[0], math.prod(rows.shape[1:]))
+        starts[1:] = (flat[1:] != flat[:-1]).any(axis=1)
+    return starts
+
+
+def _unique_rows(rows: np.ndarray, consecutive: bool
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows (first axis) of ``rows``: sorted lexicographically (stable, nan
+    last), or runs of equal consecutive rows; with each row's group and each group's
+    size."""
+    n = rows.shape[0]
+    flat = rows.reshape(n, math.prod(rows.shape[1:]))
+    if consecutive:
+        order = np.arange(n)
+    else:
+        keys = [flat[:, k] for k in range(flat.shape[1] - 1, -1, -1)]
+        order = np.lexsort(keys) if keys else np.arange(n)
+    ordered = flat[order]
+    starts = _groups(ordered)
+    group = np.cumsum(starts) - 1
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = group
+    counts = np.diff(np.append(np.flatnonzero(starts), n))
+    return rows[order][starts], inverse, counts
+
+
+def _unique2(self: Tensor, sorted: bool, return_inverse: bool, return_counts: bool
+             ) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``_unique2_cpu``: the elements in row-major order, sorted (always, on the
+    CPU), each run of equal ones kept once."""
+    values = self._elements().ravel()
+    found, inverse, counts = _unique_rows(_comparable_values(values), consecutive=False)
+    return (_like(found, (len(found),), self._dtype),
+            _long(inverse, tuple(self.shape)) if return_inverse else _long([], (0,)),
+            _long(counts, (len(counts),)) if return_counts else _long([], (0,)))
+
+
+def _comparable_values(values: np.ndarray) -> np.ndarray:
+    """16-bit floats widened (exactly) to float32 for NumPy's comparisons."""
+    if values.dtype in (dtypes.float16.numpy, dtypes.bfloat16.numpy):
+        return values.astype(np.float32)
+    return values
+
+
+def _unique_dim(self: Tensor, dim: int, consecutive: bool
+                ) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``_unique_dim_cpu_template``: the slices along ``dim``, compared as rows.
+
+    Raises:
+        IndexError: a dim out of range (a 0-d input has none).
+        RuntimeError: a size-0 dim other than ``dim``, or more than one.
+    """
+    if self.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, self.dim())
+    zeros = list(self.shape).count(0)
+    if self.shape[d] == 0:
+        if zeros != 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                               "cannot be applied ")
+        return (_like(np.zeros(0), tuple(self.shape), self._dtype), _long([], (0,)),
+                _long([], (0,)))
+    if zeros:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                           "unique cannot be applied")
+    moved = np.moveaxis(_comparable_values(self._elements()), d, 0)
+    found, inverse, counts = _unique_rows(moved, consecutive)
+    moved_shape = tuple(found.shape)  # torch's result: contiguous with dim first, moved
+    strides = list(layout.contiguous_strides(moved_shape))
+    output = _like(found, moved_shape, self._dtype)
+    order = [*range(1, d + 1), 0, *range(d + 1, self.dim())]  # np.moveaxis(found, 0, d)
+    output = Tensor._make(output._storage, tuple(moved_shape[k] for k in order),
+                          tuple(strides[k] for k in order), 0, self._dtype)
+    return (output, _long(inverse, (len(inverse),)),
+            _long(counts, (len(counts),), capacity=self.shape[d]))
+
+
+def _unique_consecutive(self: Tensor, return_inverse: bool, return_counts: bool,
+                        dim: int | None) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``unique_consecutive_cpu``: flattened (no dim, or dim 0 of a 1-d tensor),
+    else ``unique_dim_consecutive``."""
+    if dim is not None and not (dim == 0 and self.dim() == 1):
+        return _unique_dim(self, dim, consecutive=True)
+    values = _comparable_values(self._elements().ravel())
+    found, inverse, counts = _unique_rows(values, consecutive=True)
+    n = self.numel()  # torch allocates the output and counts for every element, then shrinks
+    return (_like(found, (len(found),), self._dtype, capacity=n),
+            _long(inverse, tuple(self.shape)) if return_inverse else _long([], (0,)),
+            _long(counts, (len(counts),), capacity=n) if return_counts else _long([], (0,)))
+
+
+aten._unique2.default.impl(DispatchKey.CPU)(_unique2)
+aten.unique_dim.default.impl(DispatchKey.CPU)(
+    lambda self, dim, sorted, return_inverse, return_counts: _unique_dim(self, dim, False))
+aten.unique_consecutive.default.impl(DispatchKey.CPU)(_unique_consecutive)
+
+
+def _returned(output: Tensor, inverse: Tensor, counts: Tensor, return_inverse: bool,
+              return_counts: bool) -> Any:
+    """torch's ``_return_output``/``_return_inverse``/...: the output alone, or a tuple
+    with the inverse and the counts asked for."""
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    if return_counts:
+        return output, counts
+    return output
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements of ``input`` (``torch.unique``, torch's Python function, and
+    ``Tensor.unique``): ``_unique2`` (every element, sorted) or, with ``dim``,
+    ``unique_dim`` (the distinct slices along it); the output alone, or a tuple with the
+    inverse indices and the counts asked for.
+
+    Raises:
+        RuntimeError, IndexError: as ``unique_dim`` for a ``dim``.
+    """
+    bool(return_inverse)  # torch's boolean_dispatch reads it first, as a truth value
+    if dim is not None:
+        found = aten.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
+                                return_counts=return_counts)
+    else:
+        found = aten._unique2(input, sorted=sorted, return_inverse=return_inverse,
+                              return_counts=return_counts)
+    return _returned(*found, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False,
+                       return_counts: bool = False, dim: int | None = None) -> Any:
+    """Each run of equal consecutive elements (or slices along ``dim``) kept once
+    (``torch.unique_consecutive``, torch's Python function, and
+    ``Tensor.unique_consecutive``); the output alone, or a tuple with the inverse indices
+    and the counts asked for.
+
+    Raises:
+        RuntimeError, IndexError: as ``unique_dim`` for a ``dim``.
+    """
+    bool(return_inverse)  # torch's boolean_dispatch reads it first, as a truth value
+    found = aten.unique_consecutive(input, return_inverse=return_inverse,
+                                    return_counts=return_counts, dim=dim)
+    return _returned(*found, return_inverse, return_counts)
+
+
+set_function("unique", unique)
+set_function("unique_consecutive", unique_consecutive)

@@ -5092,4 +5092,44 @@ OP_DB += [
     OpEntry("nanquantile", arguments=quantile_arguments, dtypes=("float32", "float64"),
             same_dtype=("q",), values=_WITH_NAN, errors=_quantile_errors("nanquantile")),
 ]
+
+
+# ---------------------------------------------- unique, unique_consecutive (chapter 4, issue 43)
+def unique2_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``_unique2``: ``sorted``, ``return_inverse``, ``return_counts`` (some, in order)."""
+    return _with({"sorted": st.booleans(), "return_inverse": st.booleans(),
+                  "return_counts": st.booleans()})
+
+
+def unique_consecutive_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``unique_consecutive``: ``return_inverse``, ``return_counts``, maybe a ``dim`` (in
+    the schema's order: the op is called positionally)."""
+    return st.tuples(st.booleans(), st.booleans(), st.one_of(
+        st.just({}), _one_dim(shape).map(lambda d: {"dim": d}))).map(
+        lambda p: {"return_inverse": p[0], "return_counts": p[1], **p[2]})
+
+
+#: repeated values, nan and -0.0 among them, so that runs and duplicates are common
+_REPEATED = st.sampled_from([0.0, -0.0, 1.0, 1.0, 2.0, float("nan")])
+
+OP_DB += [
+    OpEntry("_unique2", arguments=unique2_arguments, grad=False, errors={
+        "a meta tensor": lambda lib: lib._unique2(lib.ones(3, device="meta")),
+        "backward": lambda lib: lib.unique(lib.ones(3, requires_grad=True)).sum().backward(),
+        "unique: a dim out of range": lambda lib: lib.unique(lib.ones(2, 3), dim=2),
+        "unique: a dim of a 0-d tensor": lambda lib: lib.unique(lib.ones(()), dim=0),
+        "unique: a size-0 dim not selected": lambda lib: lib.unique(lib.ones(2, 0), dim=0),
+        "unique: two size-0 dims": lambda lib: lib.unique(lib.ones(0, 0), dim=0),
+        "unique: backward through unique_dim": lambda lib: lib.unique(
+            lib.ones(3, requires_grad=True), dim=0).sum().backward(),
+    }),
+    OpEntry("unique_consecutive", arguments=unique_consecutive_arguments, grad=False,
+            values=_REPEATED, errors={
+        "a dim out of range": lambda lib: lib.unique_consecutive(lib.ones(2, 3), dim=2),
+        "a size-0 dim not selected": lambda lib: lib.unique_consecutive(lib.ones(2, 0), dim=0),
+        "a dim of a 0-d tensor": lambda lib: lib.unique_consecutive(lib.ones(()), dim=0),
+        "backward": lambda lib: lib.unique_consecutive(
+            lib.ones(3, requires_grad=True)).sum().backward(),
+    }),
+]
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -104,6 +104,7 @@ __all__ = [
     "aminmax",
     "quantile",
     "nanquantile",
+    "_unique2",
     "equal",
     "isclose",
     "allclose",
@@ -1335,6 +1336,19 @@ def nanquantile(*args: Any, **kwargs: Any) -> Any:
     Raises as ``quantile`` (its messages name ``quantile()``).
     """
     return aten.nanquantile(*args, **kwargs)
+
+
+def _unique2(*args: Any, **kwargs: Any) -> Any:
+    """_unique2(input, sorted=True, return_inverse=False, return_counts=False) -> (Tensor, Tensor,
+        Tensor)
+
+    The distinct elements of ``self``, sorted (``torch._unique2``, what ``torch.unique`` without
+    ``dim`` runs; torch's CPU kernel sorts whatever ``sorted`` says), each nan distinct and
+    last; with ``return_inverse`` each element's index among them (int64, ``self``'s shape),
+    with ``return_counts`` how many times each occurs (int64); an empty int64 tensor for each
+    not asked for. Not differentiable (``Unique2Backward0`` raises).
+    """
+    return aten._unique2(*args, **kwargs)
 
 
 def equal(*args: Any, **kwargs: Any) -> Any:

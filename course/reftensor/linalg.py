@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._ops import aten
-from ._ops.tensor_norm import set_norm
+from ._ops.python_functions import set_function
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
@@ -98,4 +98,4 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     return aten.linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, **options)
 
 
-set_norm(norm)
+set_function("norm", norm)

@@ -354,6 +354,16 @@ def zero_backward(grad: Tensor) -> Tensor:
     return zeros_like(grad)
 
 
+def not_implemented_formula(op: str) -> Formula:
+    """derivatives.yaml's ``not_implemented("<op>")`` formula: the op's node is recorded
+    (``Unique2Backward0``), its backward raises NotImplementedError."""
+    def formula(grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
+
+    formula.__name__ = f"{op}_not_implemented"
+    return formula
+
+
 def not_implemented(op: str) -> Formula:
     """torch's node for an op that has no formula (``NotImplemented``): its backward
     raises."""
@@ -1921,6 +1931,15 @@ DERIVATIVES: list[Derivative] = [
         "NotImplemented", (), self=not_implemented("bincount"),
         weights=not_implemented("bincount")),
     # ---------------------------------------------------------- sorting (chapter 4, issue 43)
+    row("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool "
+        "return_counts=False) -> (Tensor, Tensor, Tensor)", "Unique2Backward0", (),
+        recorded_outputs=1, self=not_implemented_formula("_unique2")),
+    row("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool "
+        "return_counts=False) -> (Tensor, Tensor, Tensor)", "UniqueDimBackward0", (),
+        recorded_outputs=1, self=not_implemented_formula("unique_dim")),
+    row("unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, "
+        "int? dim=None) -> (Tensor, Tensor, Tensor)", "UniqueConsecutiveBackward0", (),
+        recorded_outputs=1, self=not_implemented_formula("unique_consecutive")),
     row("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
         "indices)", "SortBackward0", ("dim", "indices", "self_sym_sizes"), recorded_outputs=1,
         self=scatter_to_indices_backward),

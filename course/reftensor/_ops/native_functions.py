@@ -693,6 +693,29 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="``quantile`` ignoring nan (``torch.nanquantile``): the ranks "
                 "``q * (count of non-nan - 1)`` (0 when every element is nan, which gives "
                 "nan).\n\nRaises as ``quantile`` (its messages name ``quantile()``)."),
+    declare("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool "
+            "return_counts=False) -> (Tensor, Tensor, Tensor)", method=False,
+            doc="The distinct elements of ``self``, sorted (``torch._unique2``, what "
+                "``torch.unique`` without ``dim`` runs; torch's CPU kernel sorts whatever "
+                "``sorted`` says), each nan distinct and last; with ``return_inverse`` each "
+                "element's index among them (int64, ``self``'s shape), with "
+                "``return_counts`` how many times each occurs (int64); an empty int64 "
+                "tensor for each not asked for. Not differentiable (``Unique2Backward0`` "
+                "raises)."),
+    declare("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, "
+            "bool return_counts=False) -> (Tensor, Tensor, Tensor)", function=False,
+            method=False,
+            doc="The distinct slices of ``self`` along ``dim``, in lexicographic order "
+                "(``torch.unique`` with ``dim``), each slice's index among them and their "
+                "counts (always computed).\n\nRaises RuntimeError for a size-0 dim other "
+                "than ``dim`` (or more than one); IndexError for a dim out of range."),
+    declare("unique_consecutive(Tensor self, bool return_inverse=False, bool "
+            "return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)",
+            function=False, method=False,
+            doc="Each run of equal consecutive elements (flattened) or slices along ``dim`` "
+                "kept once (``torch.unique_consecutive``), with the inverse and counts "
+                "(without ``dim``, or ``dim`` 0 of a 1-d tensor, empty unless asked for)."
+                "\n\nRaises as ``unique_dim``."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

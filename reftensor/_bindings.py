@@ -102,6 +102,9 @@ __all__ = [
     "nanmean",
     "count_nonzero",
     "aminmax",
+    "quantile",
+    "nanquantile",
+    "_unique2",
     "equal",
     "isclose",
     "allclose",
@@ -1299,6 +1302,53 @@ def aminmax(*args: Any, **kwargs: Any) -> Any:
     for a dim of size 0 or out of range.
     """
     return aten.aminmax(*args, **kwargs)
+
+
+def quantile(*args: Any, **kwargs: Any) -> Any:
+    """quantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) -> Tensor
+    quantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) -> Tensor
+
+    The ``q``-quantiles of the elements (``dim`` None: flattened) or along ``dim``
+    (``torch.quantile``), torch's ``CompositeImplicitAutograd`` decomposition: ``sort``, the
+    ranks ``q * (n - 1)`` (the last rank where the row has a nan), rounded for ``interpolation``
+    ``'lower'`` (floor), ``'higher'`` (ceil), ``'nearest'`` (half to even), the values
+    ``gather``ed below and above and ``lerp_``ed for ``'linear'`` (by the rank's fraction) and
+    ``'midpoint'`` (by 0.5), so the graph has torch's nodes (``SqueezeBackward4``,
+    ``LerpBackward1``, ``GatherBackward0``, ``SortBackward0``). ``q`` a float or a 0-d or 1-d
+    tensor of the input's dtype; a 1-d ``q`` puts its quantiles on a new first dim.
+
+    Raises RuntimeError for an empty input, an input that is not float32 or float64, a ``q`` of
+    another dtype, of more than 1 dim or outside [0, 1] (nan too), an unknown ``interpolation``,
+    an ``out=`` of another dtype; IndexError for a dim out of range.
+    """
+    return aten.quantile(*args, **kwargs)
+
+
+def nanquantile(*args: Any, **kwargs: Any) -> Any:
+    """nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) ->
+        Tensor
+    nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) ->
+        Tensor
+
+    ``quantile`` ignoring nan (``torch.nanquantile``): the ranks ``q * (count of non-nan - 1)``
+    (0 when every element is nan, which gives nan).
+
+    Raises as ``quantile`` (its messages name ``quantile()``).
+    """
+    return aten.nanquantile(*args, **kwargs)
+
+
+def _unique2(*args: Any, **kwargs: Any) -> Any:
+    """_unique2(input, sorted=True, return_inverse=False, return_counts=False) -> (Tensor, Tensor,
+        Tensor)
+
+    The distinct elements of ``self``, sorted (``torch._unique2``, what ``torch.unique`` without
+    ``dim`` runs; torch's CPU kernel sorts whatever ``sorted`` says), each nan distinct and
+    last; with ``return_inverse`` each element's index among them (int64, ``self``'s shape),
+    with ``return_counts`` how many times each occurs (int64); an empty int64 tensor for each
+    not asked for. Not differentiable (``Unique2Backward0`` raises).
+    """
+    return aten._unique2(*args, **kwargs)
 
 
 def equal(*args: Any, **kwargs: Any) -> Any:
@@ -4923,6 +4973,37 @@ class TensorMethods(TensorType):
         IndexError for a dim of size 0 or out of range.
         """
         return aten.aminmax.call_method(self, args, kwargs)
+
+    def quantile(self, *args: Any, **kwargs: Any) -> Any:
+        """quantile(q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
+        quantile(q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
+
+        The ``q``-quantiles of the elements (``dim`` None: flattened) or along ``dim``
+        (``torch.quantile``), torch's ``CompositeImplicitAutograd`` decomposition: ``sort``, the
+        ranks ``q * (n - 1)`` (the last rank where the row has a nan), rounded for
+        ``interpolation`` ``'lower'`` (floor), ``'higher'`` (ceil), ``'nearest'`` (half to
+        even), the values ``gather``ed below and above and ``lerp_``ed for ``'linear'`` (by the
+        rank's fraction) and ``'midpoint'`` (by 0.5), so the graph has torch's nodes
+        (``SqueezeBackward4``, ``LerpBackward1``, ``GatherBackward0``, ``SortBackward0``). ``q``
+        a float or a 0-d or 1-d tensor of the input's dtype; a 1-d ``q`` puts its quantiles on a
+        new first dim.
+
+        Raises RuntimeError for an empty input, an input that is not float32 or float64, a ``q``
+        of another dtype, of more than 1 dim or outside [0, 1] (nan too), an unknown
+        ``interpolation``, an ``out=`` of another dtype; IndexError for a dim out of range.
+        """
+        return aten.quantile.call_method(self, args, kwargs)
+
+    def nanquantile(self, *args: Any, **kwargs: Any) -> Any:
+        """nanquantile(q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
+        nanquantile(q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
+
+        ``quantile`` ignoring nan (``torch.nanquantile``): the ranks ``q * (count of non-nan -
+        1)`` (0 when every element is nan, which gives nan).
+
+        Raises as ``quantile`` (its messages name ``quantile()``).
+        """
+        return aten.nanquantile.call_method(self, args, kwargs)
 
     def equal(self, *args: Any, **kwargs: Any) -> Any:
         """equal(other) -> bool

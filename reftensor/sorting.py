@@ -29,17 +29,21 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from . import _casting, dtypes, layout, out_arguments
+from . import _casting, dtypes, iterator, layout, out_arguments
 from ._ops import DispatchKey, aten
+from ._ops.python_functions import set_function
+from .broadcasting import broadcast_tensors
 from .dtypes import dtype
 from .reductions import _exact_dtype, _return_type
 from .storage import UntypedStorage
 from .tensor import Tensor, wrap_dim
 
-__all__: list[str] = []  # the ops are reftensor's generated bindings (reftensor.sort, ...)
+# the ops are reftensor's generated bindings (reftensor.sort, ...); torch's Python functions:
+__all__ = ["unique", "unique_consecutive"]
 
 SortResult = _return_type("sort")
 TopkResult = _return_type("topk")
@@ -572,3 +576,324 @@ def _select_rules() -> None:
 
 
 _select_rules()
+
+
+# ------------------------------------------------------------------- quantile, nanquantile
+#: torch's interpolation modes, by name
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_checks(self: Tensor, q: Tensor) -> None:
+    """torch's ``quantile_checks``.
+
+    Raises:
+        RuntimeError: an empty input, a ``q`` of more than 1 dim, an input that is not
+            float32 or float64, a ``q`` of another dtype.
+    """
+    if self.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if self._dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q._dtype is not self._dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+
+
+def _quantile_shape(self: Tensor, q: Tensor, dim: int | None, keepdim: bool
+                    ) -> list[int]:
+    """The result's shape with ``q``'s length first (torch's ``quantile_output_shape``, with
+    the length inserted for a 0-d ``q`` too, as ``quantile_compute`` does)."""
+    if dim is not None and self.dim() > 0:
+        d = wrap_dim(dim, self.dim())
+        shape = list(self.shape)
+        if keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+    else:
+        shape = [1] * self.dim() if keepdim else []
+    return [q.numel(), *shape]
+
+
+def _quantile(self: Tensor, q: Tensor, dim: int | None, keepdim: bool, interpolation: str,
+              ignore_nan: bool) -> Tensor:
+    """torch's ``quantile_impl`` and ``quantile_compute`` (Sorting.cpp), op by op.
+
+    Raises:
+        RuntimeError: see :func:`_quantile_checks`; a ``q`` outside [0, 1].
+        IndexError: a dim out of range.
+    """
+    _quantile_checks(self, q)
+    shape = _quantile_shape(self, q, dim, keepdim)
+    if not self.is_meta and not bool(q.ge(0).logical_and_(q.le(1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        ordered = self.flatten().sort()[0]
+    else:
+        d = wrap_dim(dim, builtins.max(self.dim(), 1))  # a 0-d input takes dim 0 and -1
+        if d == self.dim() - 1:  # the last dim: sorted as it is
+            ordered = self.sort()[0]
+        else:  # moved last, behind a new dim of size 1
+            ordered = self.unsqueeze(-1).transpose(d, -1).sort()[0]
+    ordered = ordered.view([*shape[1:], ordered.shape[-1]])
+    if ignore_nan:  # ranks among the non-nan values; all nan: rank 0, which is nan
+        ranks = q * (ordered.isnan().logical_not_().sum(-1, True) - 1)
+        ranks.masked_fill_(ranks < 0, 0)
+    else:  # a row with a nan: the last rank, where sort put the nan
+        last = ordered.shape[-1] - 1
+        scaled, has_nan = broadcast_tensors(q * last, ordered.isnan().any(-1, True))
+        ranks = scaled.masked_fill(has_nan, last)
+    if interpolation == "lower":
+        ranks.floor_()
+    elif interpolation == "higher":
+        ranks.ceil_()
+    elif interpolation == "nearest":
+        ranks.round_()
+    below = ranks.to(dtypes.int64)
+    values = ordered.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = (aten.full_like(ranks, 0.5) if interpolation == "midpoint"
+                   else ranks - below)
+        above = ranks.ceil_().to(dtypes.int64)
+        values.lerp_(ordered.gather(-1, above), weights)
+    if q.dim() == 0:
+        return values.squeeze_(-1)
+    return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+def _interpolation(name: str) -> str:
+    """torch's ``get_quantile_interpolation_mode``.
+
+    Raises:
+        RuntimeError: a name that is not one of ``_INTERPOLATIONS``.
+    """
+    if name not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {name}")
+    return name
+
+
+def _scalar_q(self: Tensor, q: float) -> Tensor:
+    """A float ``q``, checked, as a 0-d tensor of the input's dtype (torch's
+    ``scalar_tensor(q, self.options())``).
+
+    Raises:
+        RuntimeError: ``q`` outside [0, 1] (nan too).
+    """
+    if not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+    return aten.full([], q, dtype=self._dtype, device=self.device)
+
+
+def _into(out: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """torch's ``quantile_out``: ``out`` of the input's dtype, resized, then copied into."""
+    if out._dtype is not self._dtype:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+    if out.shape != result.shape:
+        iterator.resize_output(out, tuple(result.shape),
+                               layout.contiguous_strides(tuple(result.shape)))
+    return aten.copy_.default.call(out, result, False)
+
+
+def _register_quantile(name: str, ignore_nan: bool) -> None:
+    packet = aten[name]
+    key = DispatchKey.CompositeImplicitAutograd
+
+    def tensor_q(self: Tensor, q: Tensor, dim: int | None, keepdim: bool,
+                 interpolation: str) -> Tensor:
+        mode = _interpolation(interpolation)
+        return _quantile(self, q, dim, keepdim, mode, ignore_nan)
+
+    def float_q(self: Tensor, q: float, dim: int | None, keepdim: bool,
+                interpolation: str) -> Tensor:
+        mode = _interpolation(interpolation)
+        return _quantile(self, _scalar_q(self, q), dim, keepdim, mode, ignore_nan)
+
+    packet.default.impl(key)(tensor_q)
+    packet.scalar.impl(key)(float_q)
+    packet.out.impl(key)(lambda self, q, dim, keepdim, interpolation, out: _into(
+        out, self, tensor_q(self, q, dim, keepdim, interpolation)))
+    packet.scalar_out.impl(key)(lambda self, q, dim, keepdim, interpolation, out: _into(
+        out, self, float_q(self, q, dim, keepdim, interpolation)))
+
+
+for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
+    _register_quantile(_name, _ignore_nan)
+
+
+# ------------------------------------------------------------ unique, unique_consecutive
+def _long(values: Any, shape: tuple[int, ...], capacity: int = 0) -> Tensor:
+    """A fresh contiguous int64 tensor of ``shape``, over a storage of at least
+    ``capacity`` elements (torch allocates some results at their largest size, then
+    shrinks them, which keeps the storage)."""
+    count = builtins.max(math.prod(shape), capacity)
+    out = Tensor._make(UntypedStorage(count * 8), shape,
+                       layout.contiguous_strides(shape), 0, dtypes.int64)
+    out._elements()[...] = np.asarray(values, dtype=np.int64).reshape(shape)
+    return out
+
+
+def _like(values: np.ndarray, shape: tuple[int, ...], d: dtype, capacity: int = 0) -> Tensor:
+    """A fresh contiguous tensor of ``shape`` and dtype ``d`` holding ``values`` (over at
+    least ``capacity`` elements, as :func:`_long`)."""
+    count = builtins.max(math.prod(shape), capacity)
+    out = Tensor._make(UntypedStorage(count * d.itemsize), shape,
+                       layout.contiguous_strides(shape), 0, d)
+    out._elements()[...] = _casting.cast(np.asarray(values), d).reshape(shape)
+    return out
+
+
+def _groups(rows: np.ndarray) -> np.ndarray:
+    """For rows in order, True where a row differs from the one before (the first row
+    too): nan differs from everything, itself included."""
+    starts = np.ones(rows.shape[0], dtype=bool)
+    if rows.shape[0] > 1:
+        flat = rows.reshape(rows.shape[0], math.prod(rows.shape[1:]))
+        starts[1:] = (flat[1:] != flat[:-1]).any(axis=1)
+    return starts
+
+
+def _unique_rows(rows: np.ndarray, consecutive: bool
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows (first axis) of ``rows``: sorted lexicographically (stable, nan
+    last), or runs of equal consecutive rows; with each row's group and each group's
+    size."""
+    n = rows.shape[0]
+    flat = rows.reshape(n, math.prod(rows.shape[1:]))
+    if consecutive:
+        order = np.arange(n)
+    else:
+        keys = [flat[:, k] for k in range(flat.shape[1] - 1, -1, -1)]
+        order = np.lexsort(keys) if keys else np.arange(n)
+    ordered = flat[order]
+    starts = _groups(ordered)
+    group = np.cumsum(starts) - 1
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = group
+    counts = np.diff(np.append(np.flatnonzero(starts), n))
+    return rows[order][starts], inverse, counts
+
+
+def _unique2(self: Tensor, sorted: bool, return_inverse: bool, return_counts: bool
+             ) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``_unique2_cpu``: the elements in row-major order, sorted (always, on the
+    CPU), each run of equal ones kept once."""
+    values = self._elements().ravel()
+    found, inverse, counts = _unique_rows(_comparable_values(values), consecutive=False)
+    return (_like(found, (len(found),), self._dtype),
+            _long(inverse, tuple(self.shape)) if return_inverse else _long([], (0,)),
+            _long(counts, (len(counts),)) if return_counts else _long([], (0,)))
+
+
+def _comparable_values(values: np.ndarray) -> np.ndarray:
+    """16-bit floats widened (exactly) to float32 for NumPy's comparisons."""
+    if values.dtype in (dtypes.float16.numpy, dtypes.bfloat16.numpy):
+        return values.astype(np.float32)
+    return values
+
+
+def _unique_dim(self: Tensor, dim: int, consecutive: bool
+                ) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``_unique_dim_cpu_template``: the slices along ``dim``, compared as rows.
+
+    Raises:
+        IndexError: a dim out of range (a 0-d input has none).
+        RuntimeError: a size-0 dim other than ``dim``, or more than one.
+    """
+    if self.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, self.dim())
+    zeros = list(self.shape).count(0)
+    if self.shape[d] == 0:
+        if zeros != 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                               "cannot be applied ")
+        return (_like(np.zeros(0), tuple(self.shape), self._dtype), _long([], (0,)),
+                _long([], (0,)))
+    if zeros:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                           "unique cannot be applied")
+    moved = np.moveaxis(_comparable_values(self._elements()), d, 0)
+    found, inverse, counts = _unique_rows(moved, consecutive)
+    moved_shape = tuple(found.shape)  # torch's result: contiguous with dim first, moved
+    strides = list(layout.contiguous_strides(moved_shape))
+    output = _like(found, moved_shape, self._dtype)
+    order = [*range(1, d + 1), 0, *range(d + 1, self.dim())]  # np.moveaxis(found, 0, d)
+    output = Tensor._make(output._storage, tuple(moved_shape[k] for k in order),
+                          tuple(strides[k] for k in order), 0, self._dtype)
+    return (output, _long(inverse, (len(inverse),)),
+            _long(counts, (len(counts),), capacity=self.shape[d]))
+
+
+def _unique_consecutive(self: Tensor, return_inverse: bool, return_counts: bool,
+                        dim: int | None) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``unique_consecutive_cpu``: flattened (no dim, or dim 0 of a 1-d tensor),
+    else ``unique_dim_consecutive``."""
+    if dim is not None and not (dim == 0 and self.dim() == 1):
+        return _unique_dim(self, dim, consecutive=True)
+    values = _comparable_values(self._elements().ravel())
+    found, inverse, counts = _unique_rows(values, consecutive=True)
+    n = self.numel()  # torch allocates the output and counts for every element, then shrinks
+    return (_like(found, (len(found),), self._dtype, capacity=n),
+            _long(inverse, tuple(self.shape)) if return_inverse else _long([], (0,)),
+            _long(counts, (len(counts),), capacity=n) if return_counts else _long([], (0,)))
+
+
+aten._unique2.default.impl(DispatchKey.CPU)(_unique2)
+aten.unique_dim.default.impl(DispatchKey.CPU)(
+    lambda self, dim, sorted, return_inverse, return_counts: _unique_dim(self, dim, False))
+aten.unique_consecutive.default.impl(DispatchKey.CPU)(_unique_consecutive)
+
+
+def _returned(output: Tensor, inverse: Tensor, counts: Tensor, return_inverse: bool,
+              return_counts: bool) -> Any:
+    """torch's ``_return_output``/``_return_inverse``/...: the output alone, or a tuple
+    with the inverse and the counts asked for."""
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    if return_counts:
+        return output, counts
+    return output
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements of ``input`` (``torch.unique``, torch's Python function, and
+    ``Tensor.unique``): ``_unique2`` (every element, sorted) or, with ``dim``,
+    ``unique_dim`` (the distinct slices along it); the output alone, or a tuple with the
+    inverse indices and the counts asked for.
+
+    Raises:
+        RuntimeError, IndexError: as ``unique_dim`` for a ``dim``.
+    """
+    bool(return_inverse)  # torch's boolean_dispatch reads it first, as a truth value
+    if dim is not None:
+        found = aten.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
+                                return_counts=return_counts)
+    else:
+        found = aten._unique2(input, sorted=sorted, return_inverse=return_inverse,
+                              return_counts=return_counts)
+    return _returned(*found, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False,
+                       return_counts: bool = False, dim: int | None = None) -> Any:
+    """Each run of equal consecutive elements (or slices along ``dim``) kept once
+    (``torch.unique_consecutive``, torch's Python function, and
+    ``Tensor.unique_consecutive``); the output alone, or a tuple with the inverse indices
+    and the counts asked for.
+
+    Raises:
+        RuntimeError, IndexError: as ``unique_dim`` for a ``dim``.
+    """
+    bool(return_inverse)  # torch's boolean_dispatch reads it first, as a truth value
+    found = aten.unique_consecutive(input, return_inverse=return_inverse,
+                                    return_counts=return_counts, dim=dim)
+    return _returned(*found, return_inverse, return_counts)
+
+
+set_function("unique", unique)
+set_function("unique_consecutive", unique_consecutive)

@@ -4957,3 +4957,178 @@ OP_DB += [
     }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------ norms (chapter 4, issue 43)
+#: linalg_vector_norm's values: torch accumulates float32 in float32 and float64 in
+#: float64, one element after another; reftensor sums in float64 (NumPy's pairwise order)
+#: and rounds once. Measured on random inputs of up to 24 elements per result: float32 up
+#: to 5 ulps (ord 0.5: the final power doubles the sum's error), float64 up to 6;
+#: float16/bfloat16 1 (torch's float32 sum rounded once). A smaller |ord| multiplies the
+#: sum's error by 1/|ord| (no |ord| below 0.5 is drawn for that reason).
+NORM_ULPS = 8
+_NORM_ORDERS = st.sampled_from([2, 1, 0, 3, 0.5, 1.5, -1, -2.0, math.inf, -math.inf, True])
+
+
+def vector_norm_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``linalg.vector_norm``: nothing, ``ord``, or ``ord`` and ``dim`` (with ``keepdim``),
+    each maybe with ``dtype=`` (float64: wider than any input; float32 and float16 may
+    narrow it, which torch refuses)."""
+    choices = st.one_of(
+        st.just({}), st.fixed_dictionaries({"ord": _NORM_ORDERS}),
+        st.fixed_dictionaries({"ord": _NORM_ORDERS, "dim": _dim_list(shape)},
+                              optional={"keepdim": st.booleans()}))
+    dtype = _with({"dtype": st.sampled_from([DtypeName(n) for n in (
+        "float64", "float32", "float16")])})
+    return st.tuples(choices, dtype).map(lambda p: {**p[0], **p[1]})
+
+
+def _vector_norm(lib: Any, *args: Any, **kwargs: Any) -> Any:
+    return lib.linalg.vector_norm(*args, **kwargs)
+
+
+OP_DB += [
+    OpEntry("linalg_vector_norm", arguments=vector_norm_arguments,
+            dtypes=strategies.FLOAT_NAMES, ulps=NORM_ULPS, errors={
+        "an int64 input": lambda lib: _vector_norm(lib, lib.arange(3)),
+        "an int64 input with dtype=": lambda lib: _vector_norm(lib, lib.arange(3),
+                                                               dtype=lib.float32),
+        "a bool input": lambda lib: _vector_norm(lib, lib.ones(3, dtype=lib.bool)),
+        "an integer dtype=": lambda lib: _vector_norm(lib, lib.ones(3), dtype=lib.int64),
+        "a narrower dtype=": lambda lib: _vector_norm(lib, lib.ones(3, dtype=lib.float64),
+                                                      dtype=lib.float32),
+        "bfloat16 to float16": lambda lib: _vector_norm(
+            lib, lib.ones(3, dtype=lib.bfloat16), dtype=lib.float16),
+        "a complex ord": lambda lib: _vector_norm(lib, lib.ones(3), 1j),
+        "a string ord": lambda lib: _vector_norm(lib, lib.ones(3), "fro"),
+        "inf over an empty tensor": lambda lib: _vector_norm(lib, lib.ones(0, 3), math.inf),
+        "-1 over an empty tensor, dim=()": lambda lib: _vector_norm(lib, lib.ones(0, 3), -1,
+                                                                    ()),
+        "-inf over an empty dim": lambda lib: _vector_norm(lib, lib.ones(0, 3), -math.inf,
+                                                           -2),
+        "a dim twice": lambda lib: _vector_norm(lib, lib.ones(2, 3), 2, (0, -2)),
+        "a dim out of range": lambda lib: _vector_norm(lib, lib.ones(2, 3), 2, 2),
+        "out= of float64": lambda lib: _vector_norm(lib, lib.ones(2, 3),
+                                                    out=lib.empty(0, dtype=lib.float64)),
+        "out= of another dtype than dtype=": lambda lib: _vector_norm(
+            lib, lib.ones(2, 3), dtype=lib.float64, out=lib.empty(0)),
+        "out= with an input that requires grad": lambda lib: _vector_norm(
+            lib, lib.ones(2, 3, requires_grad=True), out=lib.empty(0)),
+        "norm: nuc of 1 dim": lambda lib: lib.norm(lib.ones(3), "nuc"),
+        "norm: fro over 3 dims": lambda lib: lib.norm(lib.ones(2, 2, 2), "fro", (0, 1, 2)),
+        "norm: an unknown order": lambda lib: lib.norm(lib.ones(2, 2), "abc"),
+        "norm: nuc over the same dim twice": lambda lib: lib.norm(lib.ones(2, 2), "nuc",
+                                                                  (0, -2)),
+        "norm: nuc of an int64 matrix": lambda lib: lib.norm(lib.ones(2, 2, dtype=lib.int64),
+                                                             "nuc"),
+        "norm: nuc of a float16 matrix": lambda lib: lib.norm(
+            lib.ones(2, 2, dtype=lib.float16), "nuc"),
+        "norm: an int64 input": lambda lib: lib.norm(lib.arange(3)),
+        "Tensor.norm: out=": lambda lib: lib.ones(3).norm(out=lib.empty(0)),
+    }),
+]
+
+
+# ------------------------------------------------- quantile, nanquantile (chapter 4, issue 43)
+_QUANTILES = st.sampled_from([0.0, 0.25, 1 / 3, 0.5, 0.625, 0.9, 1.0])
+
+
+@st.composite
+def _quantile_q(draw: st.DrawFn) -> Any:
+    """``q``: a float in [0, 1], or a 0-d or 1-d tensor of such (of the input's dtype,
+    ``same_dtype``; maybe empty, maybe stepped)."""
+    if draw(st.booleans()):
+        return draw(_QUANTILES)
+    shape = draw(st.sampled_from([(), (1,), (3,), (0,)]))
+    step = draw(st.sampled_from([1, 2])) if shape else 1
+    count = math.prod(shape)
+    values = tuple(draw(st.lists(_QUANTILES, min_size=max(count * step, 1),
+                                 max_size=max(count * step, 1))))
+    stride = (step,) if shape else ()
+    return strategies.TensorSpec(shape, stride, 0, "float32", values,
+                                 "contiguous" if step == 1 else "stepped")
+
+
+def quantile_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``q``, maybe ``dim`` (and ``keepdim``), maybe ``interpolation=``."""
+    return st.tuples(
+        st.one_of(st.fixed_dictionaries({"q": _quantile_q()}),
+                  st.fixed_dictionaries({"q": _quantile_q(), "dim": st.one_of(
+                      st.none(), _one_dim(shape))}, optional={"keepdim": st.booleans()})),
+        _with({"interpolation": st.sampled_from(
+            ["linear", "lower", "higher", "midpoint", "nearest"])}),
+    ).map(lambda p: {**p[0], **p[1]})
+
+
+def _quantile_errors(name: str) -> dict[str, Program]:
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return {
+        "an empty input": lambda lib: f(lib, lib.ones(0), 0.5),
+        "an empty dim": lambda lib: f(lib, lib.ones(2, 0), 0.5, 0),
+        "q above 1": lambda lib: f(lib, lib.ones(3), 1.5),
+        "q below 0": lambda lib: f(lib, lib.ones(3), -0.1),
+        "q nan": lambda lib: f(lib, lib.ones(3), math.nan),
+        "a tensor q above 1": lambda lib: f(lib, lib.ones(3), lib.tensor([0.5, 1.5])),
+        "a tensor q of nan": lambda lib: f(lib, lib.ones(3), lib.tensor([math.nan])),
+        "a q of 2 dims": lambda lib: f(lib, lib.ones(3), lib.tensor([[0.5]])),
+        "a q of another dtype": lambda lib: f(lib, lib.ones(3),
+                                              lib.tensor([0.5], dtype=lib.float64)),
+        "an int64 input": lambda lib: f(lib, lib.arange(3), 0.5),
+        "a float16 input": lambda lib: f(lib, lib.ones(3, dtype=lib.float16), 0.5),
+        "an unknown interpolation": lambda lib: f(lib, lib.ones(3), 0.5, interpolation="x"),
+        "a dim out of range": lambda lib: f(lib, lib.ones(2, 3), 0.5, 2),
+        "a dim list": lambda lib: f(lib, lib.ones(2, 3), 0.5, (0, 1)),
+        "out= of float64": lambda lib: f(lib, lib.ones(3), 0.5,
+                                         out=lib.empty(0, dtype=lib.float64)),
+        "out= of float64, q a tensor": lambda lib: f(lib, lib.ones(3), lib.tensor([0.5]),
+                                                     out=lib.empty(0, dtype=lib.float64)),
+    }
+
+
+OP_DB += [
+    OpEntry("quantile", arguments=quantile_arguments, dtypes=("float32", "float64"),
+            same_dtype=("q",), errors=_quantile_errors("quantile")),
+    OpEntry("nanquantile", arguments=quantile_arguments, dtypes=("float32", "float64"),
+            same_dtype=("q",), values=_WITH_NAN, errors=_quantile_errors("nanquantile")),
+]
+
+
+# ---------------------------------------------- unique, unique_consecutive (chapter 4, issue 43)
+def unique2_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``_unique2``: ``sorted``, ``return_inverse``, ``return_counts`` (some, in order)."""
+    return _with({"sorted": st.booleans(), "return_inverse": st.booleans(),
+                  "return_counts": st.booleans()})
+
+
+def unique_consecutive_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``unique_consecutive``: ``return_inverse``, ``return_counts``, maybe a ``dim`` (in
+    the schema's order: the op is called positionally)."""
+    return st.tuples(st.booleans(), st.booleans(), st.one_of(
+        st.just({}), _one_dim(shape).map(lambda d: {"dim": d}))).map(
+        lambda p: {"return_inverse": p[0], "return_counts": p[1], **p[2]})
+
+
+#: repeated values, nan and -0.0 among them, so that runs and duplicates are common
+_REPEATED = st.sampled_from([0.0, -0.0, 1.0, 1.0, 2.0, float("nan")])
+
+OP_DB += [
+    OpEntry("_unique2", arguments=unique2_arguments, grad=False, errors={
+        "a meta tensor": lambda lib: lib._unique2(lib.ones(3, device="meta")),
+        "backward": lambda lib: lib.unique(lib.ones(3, requires_grad=True)).sum().backward(),
+        "unique: a dim out of range": lambda lib: lib.unique(lib.ones(2, 3), dim=2),
+        "unique: a dim of a 0-d tensor": lambda lib: lib.unique(lib.ones(()), dim=0),
+        "unique: a size-0 dim not selected": lambda lib: lib.unique(lib.ones(2, 0), dim=0),
+        "unique: two size-0 dims": lambda lib: lib.unique(lib.ones(0, 0), dim=0),
+        "unique: backward through unique_dim": lambda lib: lib.unique(
+            lib.ones(3, requires_grad=True), dim=0).sum().backward(),
+    }),
+    OpEntry("unique_consecutive", arguments=unique_consecutive_arguments, grad=False,
+            values=_REPEATED, errors={
+        "a dim out of range": lambda lib: lib.unique_consecutive(lib.ones(2, 3), dim=2),
+        "a size-0 dim not selected": lambda lib: lib.unique_consecutive(lib.ones(2, 0), dim=0),
+        "a dim of a 0-d tensor": lambda lib: lib.unique_consecutive(lib.ones(()), dim=0),
+        "backward": lambda lib: lib.unique_consecutive(
+            lib.ones(3, requires_grad=True)).sum().backward(),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -316,6 +316,8 @@ def reftensor_function(op: Any) -> Any:
                                   fn.__closure__)
     if isinstance(op, NNFunctional):
         return getattr(reftensor.nn.functional, op.name)
+    if op.name.startswith("linalg."):  # torch.linalg.vector_norm: reftensor.linalg's
+        return getattr(reftensor.linalg, op.name.removeprefix("linalg."))
     return getattr(reftensor, op.name)
 
 

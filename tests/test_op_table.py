@@ -163,7 +163,8 @@ def _outcome(program: Any, lib: Any) -> tuple[str, str]:
 def test_the_parser_accepts_and_refuses_what_torch_does(name, method, positional, keywords):
     """The same call on both libraries: both succeed, or both raise the same class with
     the same TypeError text."""
-    if not method and not aten[name].function and not _nn_functional(name):
+    if not method and not aten[name].function and not _nn_functional(name) \
+            and not _linalg(name):
         method = True  # a method only (torch has no torch.add_)
     program = _parser_call(name, method, positional, keywords)
     if name == "index" and method:
@@ -381,6 +382,13 @@ def _nn_functional(name: str) -> bool:
             and not isinstance(getattr(torch.nn.functional, name, None), types.FunctionType))
 
 
+def _linalg(name: str) -> bool:
+    """Is the op ``linalg.<name without linalg_>`` (torch's ``python_module: linalg`` ops,
+    ``linalg_vector_norm``: ``torch.linalg.vector_norm``)?"""
+    return (name.startswith("linalg_") and not aten[name].function
+            and hasattr(reftensor.linalg, name.removeprefix("linalg_")))
+
+
 def _function(lib: Any, name: str) -> Any:
     """The op as a function: ``lib.<name>``, ``lib.nn.functional.<name>``, or for an op with
     no Python binding (``_to_copy``) the library's ``aten`` op
@@ -389,6 +397,8 @@ def _function(lib: Any, name: str) -> Any:
         return getattr(lib, name)
     if _nn_functional(name):
         return getattr(lib.nn.functional, name)
+    if _linalg(name):
+        return getattr(lib.linalg, name.removeprefix("linalg_"))
     return getattr(torch.ops.aten, name) if lib is torch else aten[name]
 
 
@@ -409,7 +419,7 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         found["keyword"] = lambda lib, t: getattr(lib, name)(**_keywords(lib, t, arguments))
     elif not aten[name].method:  # aten._to_copy(t, ...), nn.functional.linear(t, ...)
         found["aten"] = lambda lib, t: _call(lib, _function(lib, name), name, arguments, (t,))
-        if _nn_functional(name):
+        if _nn_functional(name) or _linalg(name):
             found["keyword"] = lambda lib, t: _function(lib, name)(
                 **_keywords(lib, t, arguments))
     if aten[name].method:

@@ -133,6 +133,20 @@ ENTRIES["binary_cross_entropy_with_logits"] = [
 ENTRIES["log_sigmoid"] = [opinfo.NNFunctional(op, "logsigmoid") for op in opinfo.op_db
                           if op.name == "nn.functional.logsigmoid"]
 
+#: torch.linalg.vector_norm is the op (``python_module: linalg``), run through
+#: reftensor.linalg; torch.norm, a Python function, reaches it on strided tensors (a number
+#: p, or "fro" over at most 2 dims), so norm's OpInfo samples run here too, but for
+#: norm.nuc's: the nuclear norm (linalg.matrix_norm's sum of singular values) raises
+#: NotImplementedError in reftensor (its checks are torch's)
+ENTRIES["linalg_vector_norm"] = [op for op in opinfo.op_db if op.name == "linalg.vector_norm"
+                                 or (op.name == "norm" and op.variant_test_name != "nuc")]
+
+#: torch.unique, a Python function, runs _unique2 (no dim) and unique_dim (a dim); its
+#: OpInfo samples run here (unique_consecutive's are found by its own name)
+ENTRIES["_unique2"] = opinfo.entries({"unique"})
+NO_OPINFO["unique_dim"] = ("internal (no Python binding in torch): torch.unique with a dim "
+                           "reaches it, and unique's OpInfo samples (under _unique2) run it")
+
 
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
     missing = [name for name in TABLE_OPS if name not in ENTRIES and name not in NO_OPINFO]

@@ -1116,3 +1116,83 @@ def _aminmax(input: Tensor, dim: int | None, keepdim: bool, *, meta: bool) -> _M
 _register(aten.aminmax.default, _aminmax)
 out_arguments.set_rule(aten.aminmax.out, out_arguments.OutRule(
     check=_exact_dtype, returns=_min_max_type("aminmax_out")))
+
+
+# -------------------------------------------------------------------------- vector norms
+def _scalar_text(value: float) -> str:
+    """A number as torch's messages print a ``Scalar`` (C++'s stream: ``-1``, ``0.5``,
+    ``inf``)."""
+    if isinstance(value, builtins.bool):
+        return "true" if value else "false"
+    if isinstance(value, builtins.int) or (math.isfinite(value) and value == int(value)):
+        return str(int(value))
+    return f"{value:g}"
+
+
+def _vector_norm(input: Tensor, ord: Any, dim: Dims, keepdim: bool, dtype: dtype | None, *,
+                 meta: bool) -> Tensor:
+    """``linalg_vector_norm``: the ``ord``-norm of the elements over ``dim``, checked in
+    the order of torch's meta function (the input's dtype, ``ord``, an empty input with no
+    identity, ``dtype=``, then the dims). The values are computed in float64 from the input
+    converted to the result's dtype, and rounded once: ``ord`` 0 counts the nonzero
+    elements (nan counts), inf and -inf take the largest and smallest ``|x|`` (nan wins),
+    1 sums ``|x|``, 2 is ``sqrt(sum(x*x))``, any other ``sum(|x|**ord)**(1/ord)``.
+
+    Raises:
+        RuntimeError: integer or bool input; a complex ``ord``; ``ord`` < 0 or inf over
+            every dim of an empty input, or over a dim of size 0; a ``dtype=`` that is not
+            floating, or narrower than the input's; a dim listed twice.
+        IndexError: a dim out of range.
+    """
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {SCALAR_TYPE_NAMES[input._dtype.name]}")
+    if isinstance(ord, complex):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "
+                           "of norm.")
+    p = float(ord)
+    given = (dim,) if isinstance(dim, int) else dim
+    if input.numel() == 0 and (p < 0 or p == math.inf):
+        if not given:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_scalar_text(ord)} "
+                               "norm on an empty tensor because the operation does not have "
+                               "an identity")
+        for d in given:
+            if input._shape[wrap_dim(d, builtins.max(input.dim(), 1))] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the "
+                                   f"{_scalar_text(ord)} norm on the dimension {d}because "
+                                   "this dimension is empty and the operation does not have "
+                                   "an identity")
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex, "
+                               f"but got {SCALAR_TYPE_NAMES[dtype.name]}")
+        if dtypes.promote_types(input._dtype, dtype) is not dtype:
+            raise RuntimeError(
+                "linalg.vector_norm: the dtype of the input "
+                f"({SCALAR_TYPE_NAMES[input._dtype.name]}) should be convertible without "
+                f"narrowing to the specified dtype ({SCALAR_TYPE_NAMES[dtype.name]})")
+    out_dtype = dtype or input._dtype
+    dims = _reduced_dims(input, dim, "linalg.vector_norm")
+    shape = _out_shape(input._shape, dims, keepdim)
+    if meta:
+        return _meta(shape, out_dtype)
+    x = np.abs(_casting.cast(input._elements(), out_dtype).astype(np.float64))
+    with np.errstate(all="ignore"):  # inf - inf, 0 ** negative: IEEE's answers, as torch's
+        if p == 0:
+            result = np.sum(x != 0, axis=dims).astype(np.float64)
+        elif p == math.inf:
+            result = np.max(x, axis=dims, initial=0.0)
+        elif p == -math.inf:
+            result = np.min(x, axis=dims, initial=math.inf)
+        elif p == 1:
+            result = np.sum(x, axis=dims)
+        elif p == 2:
+            result = np.sqrt(np.sum(x * x, axis=dims))
+        else:
+            result = np.sum(x ** p, axis=dims) ** (1.0 / p)
+    return _new(_casting.cast(np.asarray(result), out_dtype), shape, out_dtype)
+
+
+_register(aten.linalg_vector_norm.default, _vector_norm)
+out_arguments.set_rule(aten.linalg_vector_norm.out, out_arguments.OutRule(check=_exact_dtype))

@@ -44,6 +44,7 @@ from ._bindings import TensorMethods
 from ._formatting import meta_repr, tensor_repr
 from ._ops import OpOverloadPacket, aten
 from ._ops.python_arg_parser import PythonArgParser, Signature
+from ._ops.python_functions import function as python_function
 from ._ops.python_indexing import indexing as python_indexing
 from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
@@ -686,6 +687,27 @@ class Tensor(TensorMethods):
     def mT(self) -> Tensor:
         """The last two dims swapped, a view (``transpose(-2, -1)``)."""
         return aten.mT.default.call(self)
+
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+             dtype: Any = None) -> Tensor:
+        """The norm of ``self``: ``reftensor.norm(self, p, dim, keepdim, dtype=dtype)``, as
+        torch's ``Tensor.norm`` (``_tensor.py``) calls ``torch.norm`` (no ``out=``)."""
+        return python_function("norm")(self, p, dim, keepdim, None, dtype)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False,
+               return_counts: bool = False, dim: Any = None) -> Any:
+        """The distinct elements (or slices along ``dim``): ``reftensor.unique(self, ...)``,
+        as torch's ``Tensor.unique`` (``_tensor.py``) calls ``torch.unique``."""
+        return python_function("unique")(self, sorted=sorted, return_inverse=return_inverse,
+                                         return_counts=return_counts, dim=dim)
+
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False,
+                           dim: Any = None) -> Any:
+        """Runs of equal consecutive elements kept once:
+        ``reftensor.unique_consecutive(self, ...)``, as torch's ``Tensor.unique_consecutive``
+        (``_tensor.py``)."""
+        return python_function("unique_consecutive")(
+            self, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
 
     def split(self, split_size: Any, dim: Any = 0) -> tuple[Tensor, ...]:
         """Views of pieces along ``dim``: of ``split_size`` each (an int, or a tensor read as

@@ -354,6 +354,16 @@ def zero_backward(grad: Tensor) -> Tensor:
     return zeros_like(grad)
 
 
+def not_implemented_formula(op: str) -> Formula:
+    """derivatives.yaml's ``not_implemented("<op>")`` formula: the op's node is recorded
+    (``Unique2Backward0``), its backward raises NotImplementedError."""
+    def formula(grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
+
+    formula.__name__ = f"{op}_not_implemented"
+    return formula
+
+
 def not_implemented(op: str) -> Formula:
     """torch's node for an op that has no formula (``NotImplemented``): its backward
     raises."""
@@ -801,6 +811,41 @@ def logsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
         grad = restore_reduced_dims(grad, dim, self.dim(), False)
         result = restore_reduced_dims(result, dim, self.dim(), False)
     return grad * (self - result).exp()
+
+
+def linalg_vector_norm_backward(grad: Tensor, self: Tensor, ord: Any, result: Tensor,
+                                dim: Any, keepdim: bool) -> Tensor | None:
+    """torch's ``linalg_vector_norm_backward`` (its ``norm_backward``), the reduced dims put
+    back first: no gradient for ``ord`` 0; ``sgn(x) * grad`` for 1; ``grad * x / norm``
+    for 2 (0 where the norm is 0); for +-inf the gradient shared among the elements whose
+    ``|x|`` is the norm (or nan), with ``x``'s sign; otherwise ``sgn(x) * |x|**(p-1)``
+    times ``grad * norm**(1-p)`` (for p < 1, 0 where ``x`` is 0) or times
+    ``grad / norm**(p-1)`` (0 where the norm is 0). A ``dtype=`` wider than the input's
+    gives a gradient of that dtype, which the engine converts back."""
+    p = float(ord)
+    ndim = self.dim()
+    if not keepdim and ndim != 0:
+        grad = restore_reduced_dims(grad, dim, ndim, False)
+        result = restore_reduced_dims(result, dim, ndim, False)
+    if p == 0:
+        return None
+    if p == 1:
+        return self.sgn() * grad
+    if p == 2:
+        return grad * (self / result).masked_fill_(result == 0, 0)
+    if math.isinf(p):
+        magnitude = self.abs()
+        mask = (magnitude == result).logical_or(magnitude.isnan())
+        dims = tuple(_wrapped_dims(dim, ndim))
+        count = mask.sum(dims, keepdim=True) if ndim else mask.sum()
+        return self.sgn() * ((grad / count) * mask)
+    if p < 1:
+        scaled = self.sgn() * self.abs().pow_(p - 1).masked_fill_(self == 0, 0)
+        return scaled * grad * result.pow(1 - p)
+    scaled = self.sgn() * self.abs().pow_(p - 1) if p < 2 else self * self.abs().pow_(p - 2)
+    scale = grad / result.pow(p - 1)
+    scale.masked_fill_(result == 0, 0)
+    return scaled * scale
 
 
 # ------------------------------------------------- more reductions (chapter 4, issue 43)
@@ -1864,6 +1909,9 @@ DERIVATIVES: list[Derivative] = [
         ("self", "result", "dim"), self=logcumsumexp_backward),
     row("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
         "LogsumexpBackward0", ("self", "dim", "keepdim", "result"), self=logsumexp_backward),
+    row("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, "
+        "*, ScalarType? dtype=None) -> Tensor", "LinalgVectorNormBackward0",
+        ("self", "ord", "result", "dim", "keepdim"), self=linalg_vector_norm_backward),
     # ------------------------------------------ more reductions (chapter 4, issue 43)
     row("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
         "keepdim=False) -> (Tensor, Tensor)", "VarMeanBackward0",
@@ -1883,6 +1931,15 @@ DERIVATIVES: list[Derivative] = [
         "NotImplemented", (), self=not_implemented("bincount"),
         weights=not_implemented("bincount")),
     # ---------------------------------------------------------- sorting (chapter 4, issue 43)
+    row("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool "
+        "return_counts=False) -> (Tensor, Tensor, Tensor)", "Unique2Backward0", (),
+        recorded_outputs=1, self=not_implemented_formula("_unique2")),
+    row("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool "
+        "return_counts=False) -> (Tensor, Tensor, Tensor)", "UniqueDimBackward0", (),
+        recorded_outputs=1, self=not_implemented_formula("unique_dim")),
+    row("unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, "
+        "int? dim=None) -> (Tensor, Tensor, Tensor)", "UniqueConsecutiveBackward0", (),
+        recorded_outputs=1, self=not_implemented_formula("unique_consecutive")),
     row("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
         "indices)", "SortBackward0", ("dim", "indices", "self_sym_sizes"), recorded_outputs=1,
         self=scatter_to_indices_backward),

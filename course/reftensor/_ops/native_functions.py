@@ -644,6 +644,79 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "(``torch.aminmax``, ``torch.return_types.aminmax``); nan wins both.\n\n"
                 "Raises RuntimeError for an empty input and no dim, an ``out=`` of another "
                 "dtype; IndexError for a dim of size 0 or out of range."),
+    # ------------------------------------------------------ norms (chapter 4, issue 43)
+    declare("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool "
+            "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            out=("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool "
+                 "keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The vector ``ord``-norm over ``dim`` (``torch.linalg.vector_norm``, which is "
+                "this op; ``reftensor.linalg.vector_norm``): ``sum(|x|**ord)**(1/ord)``; "
+                "``ord`` inf the largest ``|x|``, -inf the smallest, 0 the count of nonzero "
+                "elements. ``dim`` None or ``()`` is every dim. The result has ``dtype=`` "
+                "(the input converted first) or the input's floating dtype; computed in "
+                "float64 and rounded once (torch accumulates float32 in float32: a few ulps "
+                "apart).\n\nRaises RuntimeError for an integer or bool input, a ``dtype=`` "
+                "that is not floating or narrower than the input's, a complex ``ord``, a "
+                "negative or infinite ``ord`` over an empty dim, a dim listed twice, an "
+                "``out=`` of another dtype than the result's; IndexError for a dim out of "
+                "range."),
+    declare("quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+            "interpolation='linear') -> Tensor",
+            "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
+            "interpolation='linear') -> Tensor",
+            out=("quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+                 "interpolation='linear', Tensor(a!) out) -> Tensor(a!)",
+                 "quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, "
+                 "*, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)"),
+            doc="The ``q``-quantiles of the elements (``dim`` None: flattened) or along "
+                "``dim`` (``torch.quantile``), torch's ``CompositeImplicitAutograd`` "
+                "decomposition: ``sort``, the ranks ``q * (n - 1)`` (the last rank where the "
+                "row has a nan), rounded for ``interpolation`` ``'lower'`` (floor), "
+                "``'higher'`` (ceil), ``'nearest'`` (half to even), the values ``gather``ed "
+                "below and above and ``lerp_``ed for ``'linear'`` (by the rank's fraction) "
+                "and ``'midpoint'`` (by 0.5), so the graph has torch's nodes "
+                "(``SqueezeBackward4``, ``LerpBackward1``, ``GatherBackward0``, "
+                "``SortBackward0``). ``q`` a float or a 0-d or 1-d tensor of the input's "
+                "dtype; a 1-d ``q`` puts its quantiles on a new first dim.\n\nRaises "
+                "RuntimeError for an empty input, an input that is not float32 or float64, "
+                "a ``q`` of another dtype, of more than 1 dim or outside [0, 1] (nan too), "
+                "an unknown ``interpolation``, an ``out=`` of another dtype; IndexError for "
+                "a dim out of range."),
+    declare("nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+            "interpolation='linear') -> Tensor",
+            "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str "
+            "interpolation='linear') -> Tensor",
+            out=("nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+                 "interpolation='linear', Tensor(a!) out) -> Tensor(a!)",
+                 "nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, "
+                 "*, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)"),
+            doc="``quantile`` ignoring nan (``torch.nanquantile``): the ranks "
+                "``q * (count of non-nan - 1)`` (0 when every element is nan, which gives "
+                "nan).\n\nRaises as ``quantile`` (its messages name ``quantile()``)."),
+    declare("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool "
+            "return_counts=False) -> (Tensor, Tensor, Tensor)", method=False,
+            doc="The distinct elements of ``self``, sorted (``torch._unique2``, what "
+                "``torch.unique`` without ``dim`` runs; torch's CPU kernel sorts whatever "
+                "``sorted`` says), each nan distinct and last; with ``return_inverse`` each "
+                "element's index among them (int64, ``self``'s shape), with "
+                "``return_counts`` how many times each occurs (int64); an empty int64 "
+                "tensor for each not asked for. Not differentiable (``Unique2Backward0`` "
+                "raises)."),
+    declare("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, "
+            "bool return_counts=False) -> (Tensor, Tensor, Tensor)", function=False,
+            method=False,
+            doc="The distinct slices of ``self`` along ``dim``, in lexicographic order "
+                "(``torch.unique`` with ``dim``), each slice's index among them and their "
+                "counts (always computed).\n\nRaises RuntimeError for a size-0 dim other "
+                "than ``dim`` (or more than one); IndexError for a dim out of range."),
+    declare("unique_consecutive(Tensor self, bool return_inverse=False, bool "
+            "return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)",
+            function=False, method=False,
+            doc="Each run of equal consecutive elements (flattened) or slices along ``dim`` "
+                "kept once (``torch.unique_consecutive``), with the inverse and counts "
+                "(without ``dim``, or ``dim`` 0 of a 1-d tensor, empty unless asked for)."
+                "\n\nRaises as ``unique_dim``."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

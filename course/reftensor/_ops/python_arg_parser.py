@@ -300,6 +300,8 @@ class Parameter(NamedTuple):
         shown = "None" if self.default is None else repr(self.default)
         if isinstance(self.default, layout.memory_format):
             shown = "torch.contiguous_format"
+        elif isinstance(self.default, str):  # torch quotes a string twice: "linear"
+            shown = f'"{self.default}"'
         return f"{out} = {shown}"
 
 

@@ -37,6 +37,7 @@ from . import (  # noqa: F401
     gather_scatter,
     histograms,
     indexing,
+    linalg,
     masked,
     matmul,
     pointwise,

@@ -1467,6 +1467,74 @@ OP_DB += [
 ]
 
 
+# ------------------------------------------------------------------ cross, linalg.cross
+@st.composite
+def _cross_shape(draw: st.DrawFn) -> tuple[int, ...]:
+    """1 to 3 dims, one of them (now and then none) of size 3."""
+    shape = list(draw(_matrix_shapes(draw(st.integers(0, 2)))))
+    shape.insert(draw(st.integers(0, len(shape))), 3 if draw(st.integers(0, 9)) else 2)
+    return tuple(shape)
+
+
+@st.composite
+def cross_arguments(draw: st.DrawFn, shape: tuple[int, ...], *, linalg: bool
+                    ) -> dict[str, Any]:
+    """``other`` of the input's dims, each size the input's or 1 (1 on the input's side
+    too: the input's size then), and ``dim`` (a dim of size 3 mostly, negative now and
+    then; for ``cross`` none now and then: the first dim of size 3)."""
+    threes = [i for i, s in enumerate(shape) if s == 3]
+    other = tuple(s if s == 3 or draw(st.integers(0, 3)) else 1 for s in shape)
+    found: dict[str, Any] = {"other": draw(strategies.tensors(shape=other))}
+    n = len(shape)
+    if not linalg and draw(st.integers(0, 3)) == 0:
+        return found
+    dim = draw(st.sampled_from(threes)) if threes and draw(st.integers(0, 5)) else draw(
+        st.integers(-n, n - 1))
+    if linalg and dim == n - 1 and draw(st.booleans()):
+        return found  # the default, -1
+    found["dim"] = dim - n if draw(st.integers(0, 3)) == 0 else dim
+    return found
+
+
+OP_DB += [
+    OpEntry("cross", arguments=lambda s: cross_arguments(s, linalg=False), same_dtype=True,
+            shapes=_cross_shape(), errors={
+        "no dim of size 3": lambda lib: lib.cross(lib.ones(2, 2), lib.ones(2, 2)),
+        "a dim of size 2": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(2, 3), dim=0),
+        "dims of different numbers": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(3), dim=1),
+        "shapes that do not broadcast": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(4, 3),
+                                                              dim=1),
+        "a dim out of range": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(2, 3), dim=2),
+        "dtypes that differ": lambda lib: lib.cross(lib.ones(3), lib.ones(3, dtype=lib.float64),
+                                                    dim=0),
+        "bool": lambda lib: lib.cross(lib.ones(3, dtype=lib.bool), lib.ones(3, dtype=lib.bool),
+                                      dim=0),
+        "out= of another dtype": lambda lib: lib.cross(
+            lib.ones(3), lib.ones(3), dim=0, out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.cross(
+            lib.ones(3, requires_grad=True), lib.ones(3), dim=0, out=lib.empty(0)),
+    }),
+    OpEntry("linalg_cross", arguments=lambda s: cross_arguments(s, linalg=True),
+            same_dtype=True, shapes=_cross_shape(), errors={
+        "a last dim of size 2": lambda lib: lib.linalg.cross(lib.ones(3, 2), lib.ones(3, 2)),
+        "dims of different numbers": lambda lib: lib.linalg.cross(lib.ones(2, 3), lib.ones(3)),
+        "shapes that do not broadcast": lambda lib: lib.linalg.cross(lib.ones(2, 3),
+                                                                     lib.ones(4, 3)),
+        "a dim out of range": lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(3), dim=1),
+        "0-d": lambda lib: lib.linalg.cross(lib.tensor(1.0), lib.tensor(1.0)),
+        "dtypes that differ": lambda lib: lib.linalg.cross(lib.ones(3),
+                                                           lib.ones(3, dtype=lib.int64)),
+        "bool": lambda lib: lib.linalg.cross(lib.ones(3, dtype=lib.bool),
+                                             lib.ones(3, dtype=lib.bool)),
+        "dim by position": lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(3), 0),
+        "out= of another dtype": lambda lib: lib.linalg.cross(
+            lib.ones(3), lib.ones(3), out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.linalg.cross(
+            lib.ones(3, requires_grad=True), lib.ones(3), out=lib.empty(0)),
+    }),
+]
+
+
 # ------------------------------------------------------------------ copies and fills
 class LibValue:
     """An argument that each library spells with its own object (``lib.channels_last``):

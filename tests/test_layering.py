@@ -38,7 +38,7 @@ CHAPTERS = {
     "reftensor.copies": 2, "reftensor.promotion": 2, "reftensor.out_arguments": 2,
     "reftensor.broadcasting": 3, "reftensor.functional": 3, "reftensor.elementwise": 3,
     "reftensor.arithmetic": 3, "reftensor.comparison": 3, "reftensor.unary": 3,
-    "reftensor.matmul": 3, "reftensor.pointwise": 3,
+    "reftensor.matmul": 3, "reftensor.pointwise": 3, "reftensor.linalg": 3,
     "reftensor.reductions": 4, "reftensor.scans": 4, "reftensor.sorting": 4,
     "reftensor.closeness": 4, "reftensor.histograms": 4,
     "reftensor.cuda": 4, "reftensor.backends": 4, "reftensor.accelerator": 4,

@@ -127,6 +127,7 @@ __all__ = [
     "outer",
     "ger",
     "inner",
+    "cross",
     "trace",
     "kron",
     "clone",
@@ -1646,6 +1647,20 @@ def inner(*args: Any, **kwargs: Any) -> Any:
     devices, an ``out=`` of another dtype; NotImplementedError for bool (but 0-d).
     """
     return aten.inner(*args, **kwargs)
+
+
+def cross(*args: Any, **kwargs: Any) -> Any:
+    """cross(input, other, dim=None, *, out=None) -> Tensor
+
+    Cross product of 3-vectors along ``dim`` (``torch.cross``): torch's
+    ``CompositeImplicitAutograd`` wrapper of ``linalg_cross`` (its rules, errors, ``out=`` and
+    ``LinalgCrossBackward0``), except that ``dim`` defaults to the first dim of size 3
+    (deprecated: torch's warning once per process).
+
+    Raises RuntimeError for no dim of size 3 when ``dim`` is not given, then ``linalg_cross``'s
+    errors.
+    """
+    return aten.cross(*args, **kwargs)
 
 
 def trace(*args: Any, **kwargs: Any) -> Any:
@@ -5251,6 +5266,19 @@ class TensorMethods(TensorType):
         devices, an ``out=`` of another dtype; NotImplementedError for bool (but 0-d).
         """
         return aten.inner.call_method(self, args, kwargs)
+
+    def cross(self, *args: Any, **kwargs: Any) -> Any:
+        """cross(other, dim=None) -> Tensor
+
+        Cross product of 3-vectors along ``dim`` (``torch.cross``): torch's
+        ``CompositeImplicitAutograd`` wrapper of ``linalg_cross`` (its rules, errors, ``out=``
+        and ``LinalgCrossBackward0``), except that ``dim`` defaults to the first dim of size 3
+        (deprecated: torch's warning once per process).
+
+        Raises RuntimeError for no dim of size 3 when ``dim`` is not given, then
+        ``linalg_cross``'s errors.
+        """
+        return aten.cross.call_method(self, args, kwargs)
 
     def trace(self, *args: Any, **kwargs: Any) -> Any:
         """trace() -> Tensor

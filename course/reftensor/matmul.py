@@ -1175,3 +1175,115 @@ def einsum(equation: str, tensors: Sequence[Tensor], path: Sequence[int] | None 
             return aten.view.default.call(ops[0], ops[0]._shape[:out_dims])
         return aten.sum.dim_IntList.call(ops[0], list(range(out_dims, width)), False, None)
     return ops[0]
+
+
+# ------------------------------------------------------------------ cross
+# ``linalg_cross``, torch's structured kernel (aten/src/ATen/native/Cross.cpp): the meta
+# function checks the dims and sizes and allocates a contiguous result of the broadcast shape
+# in ``self``'s dtype; the CPU kernel (cpu/CrossKernel.cpp) reads both operands in that dtype
+# (another dtype is refused there) and computes ``a1 * b2 - a2 * b1``, ... element by element.
+# ``cross`` is torch's ``CompositeImplicitAutograd`` wrapper, whose ``dim`` defaults to the
+# first dim of size 3 (deprecated, with a warning once).
+_CROSS_WARNING = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                  "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                  "default value of dim will change to agree with that of linalg.cross in a "
+                  "future release.")
+
+
+def _linalg_cross(self: Tensor, other: Tensor, dim: int) -> tuple[tuple[int, ...], int]:
+    """The meta function's checks: the result's shape and the wrapped dim."""
+    if self.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, self.dim())
+    if self._shape[d] != 3 or other._shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{self._shape[d]} and {other._shape[d]}")
+    return broadcasting.broadcast_shapes(self._shape, other._shape), d
+
+
+def _cross_values(a: np.ndarray, b: np.ndarray, d: dtype) -> np.ndarray:
+    """``a`` and ``b`` (3 along the last axis, in ``d``'s NumPy dtype) crossed as torch's CPU
+    loop computes ``x * y - z * w`` in ``scalar_t``: float16 and bfloat16 round each product
+    and the difference; float64 as written; float32 as the AVX2 build's contraction,
+    ``fma(x, y, -(z * w))`` (the exact ``x * y`` less the rounded ``z * w``, rounded once:
+    float32 products are exact in float64); integers wrap."""
+    def component(i: int, j: int) -> np.ndarray:
+        x, y, z, w = a[..., i], b[..., j], a[..., j], b[..., i]
+        if d is dtypes.float32:
+            exact = x.astype(np.float64) * y.astype(np.float64)
+            return (exact - (z * w).astype(np.float64)).astype(np.float32)
+        if d in (dtypes.float16, dtypes.bfloat16):
+            wide = dtypes.float32.numpy
+            first = cast(x.astype(wide) * y.astype(wide), d)
+            second = cast(z.astype(wide) * w.astype(wide), d)
+            return cast(first.astype(wide) - second.astype(wide), d)
+        return x * y - z * w
+
+    with np.errstate(all="ignore"):
+        return np.stack([component(1, 2), component(2, 0), component(0, 1)], axis=-1)
+
+
+def _cross(self: Tensor, other: Tensor, dim: int, out: Tensor | None) -> Tensor:
+    """The CPU kernel: the meta function's checks; then, for ``out=``, its dtype (exactly
+    ``self``'s), its resizing, and the CPU kernel's overlap checks (``out`` may share no
+    memory with either operand); the loop's dtype checks; the values written."""
+    shape, d = _linalg_cross(self, other, dim)
+    common_device([self, other])
+    if out is None:
+        out = factories._allocate(shape, layout.contiguous_strides(shape), self._dtype)
+    else:
+        _expected_out_dtype(self, out)
+        if out._shape != shape:
+            iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+        iterator.assert_no_internal_overlap(out)
+        iterator.assert_no_overlap(out, self)
+        iterator.assert_no_overlap(out, other)
+        out._version_counter.value += 1
+    _not_for_bool("cross", self._dtype)  # (the kernel picks its loop by dtype first)
+    if self._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {SCALAR_TYPE_NAMES[self._dtype.name]} but "
+                           f"found {SCALAR_TYPE_NAMES[other._dtype.name]}")
+    if out.numel():
+        a = np.moveaxis(np.broadcast_to(self._elements(), shape), d, -1)
+        b = np.moveaxis(np.broadcast_to(other._elements(), shape), d, -1)
+        np.moveaxis(out._elements(), d, -1)[...] = _cross_values(a, b, self._dtype)
+    return out
+
+
+@aten.linalg_cross.default.impl(DispatchKey.CPU)
+def linalg_cross_cpu(self: Tensor, other: Tensor, dim: int) -> Tensor:
+    """``self x other`` along ``dim``, both broadcast to one shape: a contiguous result."""
+    return _cross(self, other, dim, None)
+
+
+@aten.linalg_cross.default.impl(DispatchKey.Meta)
+def linalg_cross_meta(self: Tensor, other: Tensor, dim: int) -> Tensor:
+    shape, _ = _linalg_cross(self, other, dim)
+    return _empty(shape, self._dtype)
+
+
+out_arguments.set_rule(aten.linalg_cross.out, out_arguments.OutRule(
+    writes=lambda self, other, dim, out: _cross(self, other, dim, out)))
+OUT_DTYPE_RULES.update(linalg_cross=_expected_out_dtype)
+
+
+def _cross_dim(self: Tensor, dim: int | None) -> int:
+    """torch's ``_default_cross_dim``: ``dim``, or the first dim of size 3 (warning once)."""
+    if dim is not None:
+        return dim
+    views._warn_once(_CROSS_WARNING)
+    for i, size in enumerate(self._shape):
+        if size == 3:
+            return i
+    raise RuntimeError("no dimension of size 3 in input")
+
+
+@aten.cross.default.impl(DispatchKey.CompositeImplicitAutograd)
+def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """``linalg_cross(self, other, dim)``, ``dim`` defaulting as torch's ``cross``."""
+    return aten.linalg_cross.default.call(self, other, _cross_dim(self, dim))
+
+
+@aten.cross.out.impl(DispatchKey.CompositeImplicitAutograd)
+def cross_out(self: Tensor, other: Tensor, dim: int | None, out: Tensor) -> Tensor:
+    return aten.linalg_cross.out.call(self, other, _cross_dim(self, dim), out)

@@ -915,6 +915,28 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``mul``'s or ``tensordot``'s.\n\nRaises RuntimeError for last dims that "
                 "differ, dtypes that differ, operands on different devices, an ``out=`` of "
                 "another dtype; NotImplementedError for bool (but 0-d)."),
+    declare("cross(Tensor self, Tensor other, int? dim=None) -> Tensor",
+            out=("cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="Cross product of 3-vectors along ``dim`` (``torch.cross``): torch's "
+                "``CompositeImplicitAutograd`` wrapper of ``linalg_cross`` (its rules, "
+                "errors, ``out=`` and ``LinalgCrossBackward0``), except that ``dim`` "
+                "defaults to the first dim of size 3 (deprecated: torch's warning once per "
+                "process).\n\nRaises RuntimeError for no dim of size 3 when ``dim`` is not "
+                "given, then ``linalg_cross``'s errors."),
+    declare("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+            out=("linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) "
+                 "-> Tensor(a!)",),
+            function=False, method=False,
+            doc="Cross product of 3-vectors along ``dim`` (``torch.linalg.cross``, "
+                "``reftensor.linalg.cross``): both operands have the same number of dims, "
+                "size 3 along ``dim``, and broadcast over the others; a new contiguous "
+                "tensor of ``self``'s dtype (computed as torch's CPU loop: float16/bfloat16 "
+                "round each product, float32 as one fused multiply-add, integers wrap).\n\n"
+                "Raises RuntimeError for dims of different numbers, a ``dim`` of size other "
+                "than 3, shapes that do not broadcast, dtypes that differ, an ``out=`` of "
+                "another dtype; IndexError for a ``dim`` out of range; NotImplementedError "
+                "for bool."),
     declare("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
             function=False, method=False,
             doc="Sums of products of ``tensors`` over the labels the equation leaves out "

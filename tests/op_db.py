@@ -1535,6 +1535,47 @@ OP_DB += [
 ]
 
 
+# ------------------------------------------------------------------ addr
+@st.composite
+def addr_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``vec1`` ``(n,)`` and ``vec2`` ``(m,)`` of any dtype (addr promotes) that the input
+    (up to 2 dims) broadcasts to, now and then one of another size; ``beta`` and ``alpha``
+    sometimes."""
+    n = shape[-2] if len(shape) == 2 and shape[-2] != 1 else draw(_SIZES)
+    m = shape[-1] if shape and shape[-1] != 1 else draw(_SIZES)
+    found = {"vec1": draw(strategies.tensors(shape=(n,))),
+             "vec2": draw(strategies.tensors(shape=(draw(_inner(m)),)))}
+    return _beta_alpha(draw, found)
+
+
+OP_DB += [
+    OpEntry("addr", arguments=addr_arguments, ulps=1,
+            shapes=st.integers(0, 2).flatmap(_matrix_shapes), errors={
+        "a 2-d vec1": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2, 1), lib.ones(3)),
+        "a 0-d vec2": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2), lib.ones(())),
+        "a self that does not broadcast": lambda lib: lib.addr(lib.ones(4), lib.ones(2),
+                                                               lib.ones(3)),
+        "a 3-d self": lambda lib: lib.addr(lib.ones(2, 2, 3), lib.ones(2), lib.ones(3)),
+        "a float beta for integers": lambda lib: lib.addr(
+            lib.ones(2, 3, dtype=lib.int64), lib.ones(2, dtype=lib.int64),
+            lib.ones(3, dtype=lib.int64), beta=0.5),
+        "a bool alpha for floats": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2),
+                                                        lib.ones(3), alpha=True),
+        "in place, self broadcast": lambda lib: lib.ones(3).addr_(lib.ones(2), lib.ones(3)),
+        "in place, a float result into integers": lambda lib: lib.ones(
+            2, 3, dtype=lib.int64).addr_(lib.ones(2), lib.ones(3)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            2, 3, requires_grad=True).addr_(lib.ones(2), lib.ones(3)),
+        "out= of an integer dtype": lambda lib: lib.addr(
+            lib.ones(2, 3), lib.ones(2), lib.ones(3), out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: lib.addr(
+            lib.ones(2, 3, requires_grad=True), lib.ones(2), lib.ones(3), out=lib.empty(0)),
+        "out= the expanded input": lambda lib: (lambda s: lib.addr(
+            s, lib.ones(2), lib.ones(3), out=s))(lib.ones(3).expand(2, 3)),
+    }),
+]
+
+
 # ------------------------------------------------------------------ copies and fills
 class LibValue:
     """An argument that each library spells with its own object (``lib.channels_last``):

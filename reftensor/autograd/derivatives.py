@@ -961,6 +961,16 @@ def linalg_cross_other_backward(grad: Tensor, self: Tensor, dim: int) -> Tensor:
     return aten.linalg_cross.default(grad, self, dim=dim)
 
 
+def addr_vec1_backward(grad: Tensor, vec2: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad.mv(vec2.conj()), alpha.conj())``."""
+    return maybe_multiply(grad.mv(vec2), alpha)
+
+
+def addr_vec2_backward(grad: Tensor, vec1: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad.t().mv(vec1.conj()), alpha.conj())``."""
+    return maybe_multiply(grad.t().mv(vec1), alpha)
+
+
 def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
     """torch's ``trace_backward``: zeros of ``n * m`` elements, ``grad`` filled in at every
     ``m + 1``-th of the first ``min(n, m)`` rows (the diagonal), viewed as ``(n, m)``."""
@@ -1940,6 +1950,9 @@ DERIVATIVES: list[Derivative] = [
     row("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
         "LinalgCrossBackward0", ("dim", "other", "self"),
         self=linalg_cross_self_backward, other=linalg_cross_other_backward),
+    row("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> "
+        "Tensor", "AddrBackward0", ("alpha", "beta", "vec1", "vec2"),
+        self=addmm_self_backward, vec1=addr_vec1_backward, vec2=addr_vec2_backward),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
         self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)

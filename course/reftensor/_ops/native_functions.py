@@ -937,6 +937,28 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "than 3, shapes that do not broadcast, dtypes that differ, an ``out=`` of "
                 "another dtype; IndexError for a ``dim`` out of range; NotImplementedError "
                 "for bool."),
+    declare("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) "
+            "-> Tensor",
+            inplace=True, inplace_function=False,
+            out=("addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar "
+                 "alpha=1, Tensor(a!) out) -> Tensor(a!)",),
+            deprecated=("addr(Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2) "
+                        "-> Tensor",
+                        "addr(Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2, "
+                        "*, Tensor(a!) out) -> Tensor(a!)",
+                        "addr(Scalar beta, Tensor self, Tensor vec1, Tensor vec2) -> Tensor",
+                        "addr(Scalar beta, Tensor self, Tensor vec1, Tensor vec2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * self + alpha * outer(vec1, vec2)`` (``torch.addr``): ``(n,)`` and "
+                "``(m,)`` vectors, ``self`` broadcast to ``(n, m)``; the three promoted to "
+                "their common dtype (torch's iterator), a result laid out like them. "
+                "``beta`` 0 ignores ``self`` (its nans too); bool computes ``(beta and "
+                "self) or (alpha and vec1 and vec2)``. ``addr_`` writes into ``self`` "
+                "(``addr(..., out=self)``); ``out=`` takes any dtype the result casts to.\n\n"
+                "Raises RuntimeError for vectors that are not 1-D, a ``self`` that does not "
+                "broadcast to ``(n, m)`` (or, in place, is not ``(n, m)``), a bool "
+                "``beta``/``alpha`` for a non-bool result, a float one for an integer "
+                "result, an ``out=`` the result cannot be cast to."),
     declare("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
             function=False, method=False,
             doc="Sums of products of ``tensors`` over the labels the equation leaves out "

@@ -130,6 +130,8 @@ __all__ = [
     "outer",
     "ger",
     "inner",
+    "cross",
+    "addr",
     "trace",
     "kron",
     "clone",
@@ -1696,6 +1698,40 @@ def inner(*args: Any, **kwargs: Any) -> Any:
     devices, an ``out=`` of another dtype; NotImplementedError for bool (but 0-d).
     """
     return aten.inner(*args, **kwargs)
+
+
+def cross(*args: Any, **kwargs: Any) -> Any:
+    """cross(input, other, dim=None, *, out=None) -> Tensor
+
+    Cross product of 3-vectors along ``dim`` (``torch.cross``): torch's
+    ``CompositeImplicitAutograd`` wrapper of ``linalg_cross`` (its rules, errors, ``out=`` and
+    ``LinalgCrossBackward0``), except that ``dim`` defaults to the first dim of size 3
+    (deprecated: torch's warning once per process).
+
+    Raises RuntimeError for no dim of size 3 when ``dim`` is not given, then ``linalg_cross``'s
+    errors.
+    """
+    return aten.cross(*args, **kwargs)
+
+
+def addr(*args: Any, **kwargs: Any) -> Any:
+    """addr(input, vec1, vec2, *, beta=1, alpha=1, out=None) -> Tensor
+    addr(beta, input, alpha, vec1, vec2) -> Tensor
+    addr(beta, input, alpha, vec1, vec2, *, out=None) -> Tensor
+    addr(beta, input, vec1, vec2) -> Tensor
+    addr(beta, input, vec1, vec2, *, out=None) -> Tensor
+
+    ``beta * self + alpha * outer(vec1, vec2)`` (``torch.addr``): ``(n,)`` and ``(m,)`` vectors,
+    ``self`` broadcast to ``(n, m)``; the three promoted to their common dtype (torch's
+    iterator), a result laid out like them. ``beta`` 0 ignores ``self`` (its nans too); bool
+    computes ``(beta and self) or (alpha and vec1 and vec2)``. ``addr_`` writes into ``self``
+    (``addr(..., out=self)``); ``out=`` takes any dtype the result casts to.
+
+    Raises RuntimeError for vectors that are not 1-D, a ``self`` that does not broadcast to
+    ``(n, m)`` (or, in place, is not ``(n, m)``), a bool ``beta``/``alpha`` for a non-bool
+    result, a float one for an integer result, an ``out=`` the result cannot be cast to.
+    """
+    return aten.addr(*args, **kwargs)
 
 
 def trace(*args: Any, **kwargs: Any) -> Any:
@@ -5332,6 +5368,45 @@ class TensorMethods(TensorType):
         devices, an ``out=`` of another dtype; NotImplementedError for bool (but 0-d).
         """
         return aten.inner.call_method(self, args, kwargs)
+
+    def cross(self, *args: Any, **kwargs: Any) -> Any:
+        """cross(other, dim=None) -> Tensor
+
+        Cross product of 3-vectors along ``dim`` (``torch.cross``): torch's
+        ``CompositeImplicitAutograd`` wrapper of ``linalg_cross`` (its rules, errors, ``out=``
+        and ``LinalgCrossBackward0``), except that ``dim`` defaults to the first dim of size 3
+        (deprecated: torch's warning once per process).
+
+        Raises RuntimeError for no dim of size 3 when ``dim`` is not given, then
+        ``linalg_cross``'s errors.
+        """
+        return aten.cross.call_method(self, args, kwargs)
+
+    def addr(self, *args: Any, **kwargs: Any) -> Any:
+        """addr(vec1, vec2, *, beta=1, alpha=1) -> Tensor
+        addr(beta, alpha, vec1, vec2) -> Tensor
+        addr(beta, vec1, vec2) -> Tensor
+
+        ``beta * self + alpha * outer(vec1, vec2)`` (``torch.addr``): ``(n,)`` and ``(m,)``
+        vectors, ``self`` broadcast to ``(n, m)``; the three promoted to their common dtype
+        (torch's iterator), a result laid out like them. ``beta`` 0 ignores ``self`` (its nans
+        too); bool computes ``(beta and self) or (alpha and vec1 and vec2)``. ``addr_`` writes
+        into ``self`` (``addr(..., out=self)``); ``out=`` takes any dtype the result casts to.
+
+        Raises RuntimeError for vectors that are not 1-D, a ``self`` that does not broadcast to
+        ``(n, m)`` (or, in place, is not ``(n, m)``), a bool ``beta``/``alpha`` for a non-bool
+        result, a float one for an integer result, an ``out=`` the result cannot be cast to.
+        """
+        return aten.addr.call_method(self, args, kwargs)
+
+    def addr_(self, *args: Any, **kwargs: Any) -> Any:
+        """addr_(vec1, vec2, *, beta=1, alpha=1) -> Tensor
+        addr_(beta, alpha, vec1, vec2) -> Tensor
+        addr_(beta, vec1, vec2) -> Tensor
+
+        In-place version of ``addr``.
+        """
+        return aten.addr_.call_method(self, args, kwargs)
 
     def trace(self, *args: Any, **kwargs: Any) -> Any:
         """trace() -> Tensor

@@ -1368,6 +1368,218 @@ OP_DB += [
 
 
 
+# ------------------------------------------------------------------ einsum
+_EINSUM_LABELS = "abcdeAB"
+
+
+@st.composite
+def einsum_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``equation`` and 0 to 2 more ``tensors`` (the input's dtype: the entry's
+    ``same_dtype``): the input's dims labelled (a label repeated over dims of one size now
+    and then: a diagonal; its leading dims an ellipsis now and then); each other operand
+    has up to 3 labels, shared ones of the same size or 1, and an ellipsis over a suffix
+    of the input's (sizes equal or 1) when the input has one; the output implicit, or
+    explicit (some labels in some order, the ellipsis or not)."""
+    n = len(shape)
+    ell = draw(st.integers(0, n)) if draw(st.integers(0, 3)) == 0 else None
+    covered = shape[:ell] if ell is not None else ()
+    sizes: dict[str, int] = {}
+    own: list[str] = []
+    for size in shape[len(covered):]:
+        repeat = [x for x in own if sizes[x] == size]
+        if repeat and draw(st.integers(0, 4)) == 0:
+            own.append(draw(st.sampled_from(repeat)))
+            continue
+        fresh = [x for x in _EINSUM_LABELS if x not in sizes]
+        label = draw(st.sampled_from(fresh))
+        sizes[label] = size
+        own.append(label)
+    terms = [("..." if ell is not None else "") + "".join(own)]
+    others = []
+    for _ in range(draw(st.integers(0, 2))):
+        labels: list[str] = []
+        dims: list[int] = []
+        suffix = ()
+        if ell is not None and draw(st.booleans()):
+            k = draw(st.integers(0, len(covered)))
+            suffix = tuple(s if draw(st.integers(0, 3)) else 1 for s in covered[len(covered) - k:])
+        for _ in range(draw(st.integers(0, 3 - min(len(suffix), 2)))):
+            label = draw(st.sampled_from(_EINSUM_LABELS))
+            if label not in sizes:
+                sizes[label] = draw(_SIZES)
+            labels.append(label)
+            dims.append(sizes[label] if draw(st.integers(0, 4)) else 1)
+        # a repeated label takes one size for both dims
+        first = {x: d for x, d in reversed(list(zip(labels, dims, strict=True)))}
+        dims = [first[x] for x in labels]
+        prefix = "..." if suffix or (ell is not None and draw(st.booleans())) else ""
+        terms.append(prefix + "".join(labels))
+        others.append(draw(strategies.tensors(shape=(*suffix, *dims))))
+    equation = ",".join(terms)
+    if draw(st.integers(0, 2)):
+        used = sorted({x for t in terms for x in t if x != "."})
+        kept = draw(st.permutations(used))[:draw(st.integers(0, len(used)))]
+        output = list(kept)
+        if ell is not None and draw(st.booleans()):
+            output.insert(draw(st.integers(0, len(output))), "...")
+        equation += "->" + "".join(output)
+    return {"equation": equation, "tensors": others}
+
+
+def _einsum(lib: Any, *args: Any) -> Any:
+    return lib.einsum(*args)
+
+
+OP_DB += [
+    OpEntry("einsum", arguments=einsum_arguments, same_dtype=True,
+            shapes=strategies.shapes.filter(lambda s: len(s) <= 3), errors={
+        "no operand": lambda lib: _einsum(lib, "i"),
+        "no equation": lambda lib: _einsum(lib),
+        "fewer operands": lambda lib: _einsum(lib, "i,i", lib.ones(2)),
+        "more operands": lambda lib: _einsum(lib, "i", lib.ones(2), lib.ones(2)),
+        "too few subscripts": lambda lib: _einsum(lib, "i", lib.ones(2, 2)),
+        "too many subscripts with an ellipsis": lambda lib: _einsum(lib, "ij...", lib.ones(2)),
+        "a subscript outside [a-zA-Z]": lambda lib: _einsum(lib, "i1", lib.ones(2, 2)),
+        "a lone dot": lambda lib: _einsum(lib, "i.", lib.ones(2, 2)),
+        "two ellipses": lambda lib: _einsum(lib, "......", lib.ones(2)),
+        "two ellipses in the output": lambda lib: _einsum(lib, "...->......", lib.ones(2)),
+        "a lone dot in the output": lambda lib: _einsum(lib, "i->.", lib.ones(2)),
+        "an output label not in the inputs": lambda lib: _einsum(lib, "i->j", lib.ones(2)),
+        "an output label twice": lambda lib: _einsum(lib, "ij->ii", lib.ones(2, 2)),
+        "a bad output subscript": lambda lib: _einsum(lib, "i->1", lib.ones(2)),
+        "sizes that do not broadcast": lambda lib: _einsum(lib, "i,i", lib.ones(2), lib.ones(3)),
+        "ellipses that do not broadcast": lambda lib: _einsum(lib, "...,...", lib.ones(2),
+                                                              lib.ones(3)),
+        "a diagonal of unequal sizes": lambda lib: _einsum(lib, "ii", lib.ones(2, 3)),
+        "dtypes that differ": lambda lib: _einsum(lib, "ij,jk", lib.ones(2, 3),
+                                                  lib.ones(3, 2, dtype=lib.float64)),
+        "bool": lambda lib: _einsum(lib, "ij,jk", lib.ones(2, 3, dtype=lib.bool),
+                                    lib.ones(3, 2, dtype=lib.bool)),
+        "a sublist subscript out of range": lambda lib: _einsum(lib, lib.ones(2), [52]),
+        "a path of another size": lambda lib: _aten(lib).einsum(
+            "i,i", [lib.ones(2), lib.ones(2)], path=[0]),
+        "a path contracting an operand with itself": lambda lib: _aten(lib).einsum(
+            "i,i", [lib.ones(2), lib.ones(2)], path=[0, 0]),
+        "a path out of bounds": lambda lib: _aten(lib).einsum(
+            "i,i", [lib.ones(2), lib.ones(2)], path=[0, 2]),
+        "out=": lambda lib: _einsum(lib, "i", lib.ones(2), out=lib.ones(2)),
+    }),
+]
+
+
+# ------------------------------------------------------------------ cross, linalg.cross
+@st.composite
+def _cross_shape(draw: st.DrawFn) -> tuple[int, ...]:
+    """1 to 3 dims, one of them (now and then none) of size 3."""
+    shape = list(draw(_matrix_shapes(draw(st.integers(0, 2)))))
+    shape.insert(draw(st.integers(0, len(shape))), 3 if draw(st.integers(0, 9)) else 2)
+    return tuple(shape)
+
+
+@st.composite
+def cross_arguments(draw: st.DrawFn, shape: tuple[int, ...], *, linalg: bool
+                    ) -> dict[str, Any]:
+    """``other`` of the input's dims, each size the input's or 1 (1 on the input's side
+    too: the input's size then), and ``dim`` (a dim of size 3 mostly, negative now and
+    then; for ``cross`` none now and then: the first dim of size 3)."""
+    threes = [i for i, s in enumerate(shape) if s == 3]
+    other = tuple(s if s == 3 or draw(st.integers(0, 3)) else 1 for s in shape)
+    found: dict[str, Any] = {"other": draw(strategies.tensors(shape=other))}
+    n = len(shape)
+    if not linalg and draw(st.integers(0, 3)) == 0:
+        return found
+    dim = draw(st.sampled_from(threes)) if threes and draw(st.integers(0, 5)) else draw(
+        st.integers(-n, n - 1))
+    if linalg and dim == n - 1 and draw(st.booleans()):
+        return found  # the default, -1
+    found["dim"] = dim - n if draw(st.integers(0, 3)) == 0 else dim
+    return found
+
+
+OP_DB += [
+    OpEntry("cross", arguments=lambda s: cross_arguments(s, linalg=False), same_dtype=True,
+            shapes=_cross_shape(), errors={
+        "no dim of size 3": lambda lib: lib.cross(lib.ones(2, 2), lib.ones(2, 2)),
+        "a dim of size 2": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(2, 3), dim=0),
+        "dims of different numbers": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(3), dim=1),
+        "shapes that do not broadcast": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(4, 3),
+                                                              dim=1),
+        "a dim out of range": lambda lib: lib.cross(lib.ones(2, 3), lib.ones(2, 3), dim=2),
+        "dtypes that differ": lambda lib: lib.cross(lib.ones(3), lib.ones(3, dtype=lib.float64),
+                                                    dim=0),
+        "bool": lambda lib: lib.cross(lib.ones(3, dtype=lib.bool), lib.ones(3, dtype=lib.bool),
+                                      dim=0),
+        "out= of another dtype": lambda lib: lib.cross(
+            lib.ones(3), lib.ones(3), dim=0, out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.cross(
+            lib.ones(3, requires_grad=True), lib.ones(3), dim=0, out=lib.empty(0)),
+    }),
+    OpEntry("linalg_cross", arguments=lambda s: cross_arguments(s, linalg=True),
+            same_dtype=True, shapes=_cross_shape(), errors={
+        "a last dim of size 2": lambda lib: lib.linalg.cross(lib.ones(3, 2), lib.ones(3, 2)),
+        "dims of different numbers": lambda lib: lib.linalg.cross(lib.ones(2, 3), lib.ones(3)),
+        "shapes that do not broadcast": lambda lib: lib.linalg.cross(lib.ones(2, 3),
+                                                                     lib.ones(4, 3)),
+        "a dim out of range": lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(3), dim=1),
+        "0-d": lambda lib: lib.linalg.cross(lib.tensor(1.0), lib.tensor(1.0)),
+        "dtypes that differ": lambda lib: lib.linalg.cross(lib.ones(3),
+                                                           lib.ones(3, dtype=lib.int64)),
+        "bool": lambda lib: lib.linalg.cross(lib.ones(3, dtype=lib.bool),
+                                             lib.ones(3, dtype=lib.bool)),
+        "dim by position": lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(3), 0),
+        "out= of another dtype": lambda lib: lib.linalg.cross(
+            lib.ones(3), lib.ones(3), out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.linalg.cross(
+            lib.ones(3, requires_grad=True), lib.ones(3), out=lib.empty(0)),
+    }),
+]
+
+
+# ------------------------------------------------------------------ addr
+@st.composite
+def addr_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``vec1`` ``(n,)`` and ``vec2`` ``(m,)`` of any dtype (addr promotes) that the input
+    (up to 2 dims) broadcasts to, now and then one of another size; ``beta`` and ``alpha``
+    sometimes."""
+    n = shape[-2] if len(shape) == 2 and shape[-2] != 1 else draw(_SIZES)
+    m = shape[-1] if shape and shape[-1] != 1 else draw(_SIZES)
+    found = {"vec1": draw(strategies.tensors(shape=(n,))),
+             "vec2": draw(strategies.tensors(shape=(draw(_inner(m)),)))}
+    return _beta_alpha(draw, found)
+
+
+#: addr's float32: torch's vectorised loop fuses ``beta * self + alpha * v1 * v2`` as
+#: reftensor does, its scalar loop (short rows, a row's tail, strided or broadcast self)
+#: rounds each product: the two differ by a rounding of a term, which can be more than an ulp
+#: of the result (measured up to 1 ulp of the result's largest element) where terms cancel
+OP_DB += [
+    OpEntry("addr", arguments=addr_arguments, ulps=4,
+            shapes=st.integers(0, 2).flatmap(_matrix_shapes), errors={
+        "a 2-d vec1": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2, 1), lib.ones(3)),
+        "a 0-d vec2": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2), lib.ones(())),
+        "a self that does not broadcast": lambda lib: lib.addr(lib.ones(4), lib.ones(2),
+                                                               lib.ones(3)),
+        "a 3-d self": lambda lib: lib.addr(lib.ones(2, 2, 3), lib.ones(2), lib.ones(3)),
+        "a float beta for integers": lambda lib: lib.addr(
+            lib.ones(2, 3, dtype=lib.int64), lib.ones(2, dtype=lib.int64),
+            lib.ones(3, dtype=lib.int64), beta=0.5),
+        "a bool alpha for floats": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2),
+                                                        lib.ones(3), alpha=True),
+        "in place, self broadcast": lambda lib: lib.ones(3).addr_(lib.ones(2), lib.ones(3)),
+        "in place, a float result into integers": lambda lib: lib.ones(
+            2, 3, dtype=lib.int64).addr_(lib.ones(2), lib.ones(3)),
+        "in place into a leaf that requires grad": lambda lib: lib.ones(
+            2, 3, requires_grad=True).addr_(lib.ones(2), lib.ones(3)),
+        "out= of an integer dtype": lambda lib: lib.addr(
+            lib.ones(2, 3), lib.ones(2), lib.ones(3), out=lib.empty(0, dtype=lib.int64)),
+        "out= with an input that requires grad": lambda lib: lib.addr(
+            lib.ones(2, 3, requires_grad=True), lib.ones(2), lib.ones(3), out=lib.empty(0)),
+        "out= the expanded input": lambda lib: (lambda s: lib.addr(
+            s, lib.ones(2), lib.ones(3), out=s))(lib.ones(3).expand(2, 3)),
+    }),
+]
+
+
 # ------------------------------------------------------------------ copies and fills
 class LibValue:
     """An argument that each library spells with its own object (``lib.channels_last``):

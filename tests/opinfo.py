@@ -113,6 +113,18 @@ class NNFunctional:
         return getattr(self._op, attribute)
 
 
+class Linalg:
+    """A ``linalg.<name>`` OpInfo (``linalg.cross``), named as its op in the table
+    (``linalg_cross``): the same samples, through ``reftensor.linalg.<name>``."""
+
+    def __init__(self, op: Any, name: str) -> None:
+        self._op, self.short, self.name = op, name, "linalg_" + name
+        self.method_variant = self.inplace_variant = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._op, attribute)
+
+
 #: ``nn.functional.<name>`` OpInfos whose ``torch.<name>`` takes its arguments in another
 #: order (``torch.embedding(weight, indices)``, ``F.embedding(input, weight)``;
 #: ``torch.batch_norm`` has no defaults and ``cudnn_enabled`` last): run as
@@ -140,9 +152,12 @@ def entries(names: set[str] | None = None) -> list[Any]:
             views.append(Functional(op, short))
         elif short != op.name and hasattr(reftensor.nn.functional, short):
             views.append(NNFunctional(op, short))
+        short = op.name.removeprefix("linalg.")
+        if short != op.name and hasattr(reftensor.linalg, short):
+            views.append(Linalg(op, short))
         for view in views:
             if "." in view.name or not (hasattr(reftensor, view.name) or _method_wrapper(view)
-                                        or isinstance(view, NNFunctional)):
+                                        or isinstance(view, NNFunctional | Linalg)):
                 continue
             if names is None or view.name in names:
                 found.append(view)
@@ -316,6 +331,8 @@ def reftensor_function(op: Any) -> Any:
                                   fn.__closure__)
     if isinstance(op, NNFunctional):
         return getattr(reftensor.nn.functional, op.name)
+    if isinstance(op, Linalg):
+        return getattr(reftensor.linalg, op.short)
     if op.name.startswith("linalg."):  # torch.linalg.vector_norm: reftensor.linalg's
         return getattr(reftensor.linalg, op.name.removeprefix("linalg."))
     return getattr(reftensor, op.name)

@@ -240,13 +240,12 @@ def _repeat_indices(repeats: Tensor, output_size: int | None, *, meta: bool) -> 
                                   f"'{SCALAR_TYPE_NAMES[repeats._dtype.name]}'")
     if repeats.dim() != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    where = META if meta else CPU
-    if repeats.numel() == 0:
-        return factories._allocate((0,), (1,), repeats._dtype, where)
-    if meta:
+    if meta:  # even for empty repeats: torch's meta kernel asks first
         if output_size is None:
             raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
         return factories._allocate((output_size,), (1,), repeats._dtype, META)
+    if repeats.numel() == 0:
+        return factories._allocate((0,), (1,), repeats._dtype, CPU)
     counts = repeats._elements().astype(np.int64)
     if output_size is None and (counts < 0).any():
         raise RuntimeError("repeats can not be negative")

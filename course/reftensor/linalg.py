@@ -1,5 +1,7 @@
 """``reftensor.linalg`` (torch's ``torch.linalg``), and ``reftensor.norm`` (``torch.norm``).
 
+``linalg.cross`` is the op table's ``linalg_cross`` (chapter 3's products, ``matmul.py``).
+
 ``linalg.vector_norm`` is the op table's ``linalg_vector_norm`` (torch's
 ``python_module: linalg`` op; its kernels are in ``reductions.py``). ``norm`` is torch's
 Python function (``torch/functional.py``), which ``Tensor.norm`` calls too: a number ``p``
@@ -17,7 +19,20 @@ from ._ops.python_functions import set_function
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
-__all__ = ["vector_norm"]
+__all__ = ["cross", "vector_norm"]
+
+
+def cross(*args: Any, **kwargs: Any) -> Tensor:
+    """cross(input, other, *, dim=-1, out=None) -> Tensor
+
+    Cross product of 3-vectors along ``dim`` (``torch.linalg.cross``): the op
+    ``linalg_cross`` (see its docstring: same number of dims, size 3 along ``dim``, the
+    other dims broadcast; ``LinalgCrossBackward0``).
+
+    Raises RuntimeError, IndexError or NotImplementedError as the op does; TypeError for
+    arguments its signature does not take.
+    """
+    return aten.linalg_cross(*args, **kwargs)
 
 
 def vector_norm(*args: Any, **kwargs: Any) -> Any:

@@ -48,8 +48,17 @@ from typing import Any
 
 import numpy as np
 
-from . import broadcasting, dtypes, factories, iterator, layout, out_arguments, views
-from ._casting import cast, checked_number
+from . import (
+    broadcasting,
+    dtypes,
+    elementwise,
+    factories,
+    iterator,
+    layout,
+    out_arguments,
+    views,
+)
+from ._casting import cast, checked_number, compute_dtype
 from ._ops import DispatchKey, aten
 from .device import META, common_device
 from .dtypes import dtype
@@ -876,3 +885,554 @@ def _addmv_out(self: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any,
 
 out_arguments.set_rule(aten.addmv.out, out_arguments.OutRule(writes=_addmv_out))
 
+
+
+# ------------------------------------------------------------------ einsum
+# torch's ``CompositeImplicitAutograd`` ``einsum`` (aten/src/ATen/native/Linear.cpp): the
+# equation parsed into labels, every operand viewed with one dim per label of the whole
+# equation (output labels first, then the ellipsis' dims, then the summed labels), and the
+# operands contracted two at a time, left to right, each pair by ``bmm``.
+_LETTERS = 26
+_ELLIPSIS = 2 * _LETTERS  # the code of ``...`` among the labels' codes (0-51)
+
+
+def _label_code(byte: int) -> int:
+    """``A``-``Z`` are 0-25, ``a``-``z`` 26-51 (torch's order, so upper case sorts first)."""
+    return byte - ord("A") if byte < ord("a") else byte - ord("a") + _LETTERS
+
+
+def _code_label(code: int) -> str:
+    return chr(code + ord("A")) if code < _LETTERS else chr(code - _LETTERS + ord("a"))
+
+
+def _is_letter(byte: int) -> bool:
+    return ord("A") <= byte <= ord("Z") or ord("a") <= byte <= ord("z")
+
+
+def _einsum_inputs(lhs: bytes, count: int) -> list[list[int]]:
+    """The labels of each operand (``_ELLIPSIS`` for ``...``), with torch's checks."""
+    labels: list[list[int]] = [[] for _ in range(count)]
+    current, ellipsis, i = 0, False, 0
+    while i < len(lhs):
+        byte = lhs[i]
+        if byte == ord(" "):
+            pass
+        elif byte == ord("."):
+            if ellipsis:
+                raise RuntimeError(f"einsum(): found '.' for operand {current} for which an "
+                                   "ellipsis was already found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == lhs[i + 2] == ord(".")):
+                raise RuntimeError(f"einsum(): found '.' for operand {current} that is not "
+                                   "part of any ellipsis")
+            i += 2
+            labels[current].append(_ELLIPSIS)
+            ellipsis = True
+        elif byte == ord(","):
+            current += 1
+            if current >= count:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in "
+                                   "the equation")
+            ellipsis = False
+        elif _is_letter(byte):
+            labels[current].append(_label_code(byte))
+        else:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the "
+                               "equation string, subscripts must be in [a-zA-Z]")
+        i += 1
+    if current != count - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    return labels
+
+
+def _einsum_output(rhs: bytes, at: int, counts: list[int], ell_dims: int,
+                   places: list[int]) -> tuple[int, int, bool]:
+    """The explicit output's labels given their places (``places``, in order) with torch's
+    checks; returns the number of places taken, the ellipsis' first place and whether the
+    ellipsis is in the output."""
+    place, ell_place, ellipsis, i = 0, 0, False, 0
+    while i < len(rhs):
+        byte = rhs[i]
+        if byte == ord(" "):
+            pass
+        elif byte == ord("."):
+            if ellipsis:
+                raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was "
+                                   "already found")
+            if not (i + 2 < len(rhs) and rhs[i + 1] == rhs[i + 2] == ord(".")):
+                raise RuntimeError("einsum(): found '.' for output that is not part of any "
+                                   "ellipsis (...)")
+            i += 2
+            ell_place, ellipsis = place, True
+            place += ell_dims
+        elif _is_letter(byte):
+            code = _label_code(byte)
+            if counts[code] == 0 or places[code] != -1:
+                why = ("appears more than once in the output" if places[code] != -1 else
+                       "does not appear in the equation for any input operand")
+                raise RuntimeError(f"einsum(): output subscript {chr(byte)} {why}")
+            places[code] = place
+            place += 1
+        else:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {at + i} in the "
+                               "equation string, subscripts must be in [a-zA-Z]")
+        i += 1
+    return place, ell_place, ellipsis
+
+
+def _einsum_align(operand: Tensor, index: int, labels: list[int], places: list[int],
+                  ell_place: int, ell_dims: int, width: int, sizes: dict[int, int],
+                  counts: list[int]) -> Tensor:
+    """One operand with a dim at each of the ``width`` places: a repeated label's diagonal
+    taken (``diagonal`` then ``movedim`` to the first one's place), missing labels
+    ``unsqueeze``\\ d, then ``permute``. ``sizes`` keeps each place's size other than 1 seen
+    so far (checking they broadcast) and ``counts`` how many operands have one there."""
+    op = operand
+    permutation = [-1] * width
+    dim = 0
+    for code in labels:
+        if code == _ELLIPSIS:
+            covered = operand.dim() - (len(labels) - 1)
+            for j in range(ell_dims - covered, ell_dims):
+                size = op._shape[dim]
+                if size != 1:
+                    seen = sizes.get(ell_place + j, 1)
+                    if seen not in (1, size):
+                        raise RuntimeError(
+                            f"einsum(): dimension {dim} covered by ellipsis in operand "
+                            f"{index}has size {size} which does not broadcast with previously "
+                            f"seen ellipsis with size {seen} for the respective dimension")
+                    sizes[ell_place + j] = size
+                    counts[ell_place + j] += 1
+                permutation[ell_place + j] = dim
+                dim += 1
+        elif permutation[places[code]] == -1:
+            size = op._shape[dim]
+            if size != 1:
+                seen = sizes.get(places[code], 1)
+                if seen not in (1, size):
+                    raise RuntimeError(
+                        f"einsum(): subscript {_code_label(code)} has size {size} for operand "
+                        f"{index} which does not broadcast with previously seen size {seen}")
+                sizes[places[code]] = size
+                counts[places[code]] += 1
+            permutation[places[code]] = dim
+            dim += 1
+        else:
+            first = permutation[places[code]]
+            if op._shape[dim] != op._shape[first]:
+                raise RuntimeError(
+                    f"einsum(): subscript {_code_label(code)} is repeated for operand {index} "
+                    f"but the sizes don't match, {op._shape[dim]} != {op._shape[first]}")
+            op = aten.movedim.int.call(aten.diagonal.default.call(op, 0, first, dim), -1, first)
+    for k in range(width):
+        if permutation[k] == -1:
+            op = aten.unsqueeze.default.call(op, dim)
+            permutation[k] = dim
+            dim += 1
+    return aten.permute.default.call(op, permutation)
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:
+    """torch's ``sumproduct_pair`` (keeping the summed dims as 1s): ``left * right`` when
+    nothing is summed; else a dim of size other than 1 on one side only is summed there at
+    once, and the rest is one ``bmm``: batch dims (on both sides, kept), ``left``'s own,
+    the summed ones, ``right``'s own; the product viewed and permuted back."""
+    if not summed:
+        return aten.mul.Tensor.call(left, right)
+    n = left.dim()
+    both: list[int] = []
+    left_only: list[int] = []
+    right_only: list[int] = []
+    both_size = left_size = right_size = summed_size = 1
+    for i in range(n):
+        sl, sr = left._shape[i] != 1, right._shape[i] != 1
+        if i in summed:
+            if sl and sr:
+                if left._shape[i] != right._shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                summed_size *= left._shape[i]
+            elif sl:
+                left = aten.sum.dim_IntList.call(left, [i], True, None)
+            elif sr:
+                right = aten.sum.dim_IntList.call(right, [i], True, None)
+        elif sl and sr:
+            if left._shape[i] != right._shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            both.append(i)
+            both_size *= left._shape[i]
+        elif sl:
+            left_only.append(i)
+            left_size *= left._shape[i]
+        else:
+            right_only.append(i)
+            right_size *= right._shape[i]
+    shape = ([left._shape[d] for d in both] + [left._shape[d] for d in left_only]
+             + [1] * len(summed) + [right._shape[d] for d in right_only])
+    order = both + left_only + summed + right_only
+    back = [0] * len(order)
+    for place, d in enumerate(order):
+        back[d] = place
+    left = aten.reshape.default.call(aten.permute.default.call(left, order),
+                                     (both_size, left_size, summed_size))
+    right = aten.reshape.default.call(
+        aten.permute.default.call(right, both + summed + right_only + left_only),
+        (both_size, summed_size, right_size))
+    product = aten.view.default.call(aten.bmm.default.call(left, right), shape)
+    return aten.permute.default.call(product, back)
+
+
+@aten.einsum.default.impl(DispatchKey.CompositeImplicitAutograd)
+def einsum(equation: str, tensors: Sequence[Tensor], path: Sequence[int] | None = None
+           ) -> Tensor:
+    """torch's ``einsum``: see the section's comment. Without ``path`` the operands are
+    contracted left to right (the product put first each time); with it, the pairs it
+    names (opt_einsum's format), each product put last."""
+    if not tensors:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    count = len(tensors)
+    if path is not None:
+        expected = 1 if count == 1 else (count - 1) * 2
+        if len(path) != expected:
+            raise RuntimeError("einsum(): expected contraction path given in path parameter "
+                               f"to have size {expected} but got {len(path)}")
+    text = equation.encode()
+    arrow = text.find(b"->")
+    lhs = text if arrow == -1 else text[:arrow]
+    labels = _einsum_inputs(lhs, count)
+    counts = [0] * (2 * _LETTERS)
+    ell_dims = 0
+    for index, (operand, own) in enumerate(zip(tensors, labels, strict=True)):
+        named = sum(code != _ELLIPSIS for code in own)
+        for code in own:
+            if code == _ELLIPSIS:
+                ell_dims = max(ell_dims, operand.dim() - named)
+            else:
+                counts[code] += 1
+        ellipsis = _ELLIPSIS in own
+        if not (named <= operand.dim() if ellipsis else named == operand.dim()):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({named}) "
+                + ("is more than" if ellipsis else "does not match")
+                + f" the number of dimensions ({operand.dim()}) for operand {index}"
+                + ("" if ellipsis else " and no ellipsis was given"))
+    places = [-1] * (2 * _LETTERS)
+    if arrow == -1:
+        # the implicit output: the ellipsis' dims, then the labels seen once, sorted
+        place, ell_place, ell_out = ell_dims, 0, True
+        for code in range(2 * _LETTERS):
+            if counts[code] == 1:
+                places[code] = place
+                place += 1
+    else:
+        place, ell_place, ell_out = _einsum_output(text[arrow + 2:], len(lhs) + 2, counts,
+                                                   ell_dims, places)
+    out_dims = place
+    if not ell_out:
+        ell_place = place
+        place += ell_dims
+    for code in range(2 * _LETTERS):
+        if counts[code] > 0 and places[code] == -1:
+            places[code] = place
+            place += 1
+    width = place
+    sizes: dict[int, int] = {}
+    dim_counts = [0] * width
+    ops = [_einsum_align(t, i, own, places, ell_place, ell_dims, width, sizes, dim_counts)
+           for i, (t, own) in enumerate(zip(tensors, labels, strict=True))]
+    steps = list(path) if path is not None else []
+    while len(ops) > 1:
+        i, j = 0, 1
+        if path is not None:
+            i, j = steps.pop(0), steps.pop(0)
+            if j < i:
+                i, j = j, i
+            if not (i != j and i >= 0 and j < len(ops)):
+                why = ("cannot contract an operand with itself" if i == j else
+                       "operand index is out of bounds")
+                raise RuntimeError(f"einsum(): invalid contraction ({i}, {j}) {why}")
+        a, b = ops[i], ops[j]
+        del ops[j]
+        del ops[i]
+        summed: list[int] = []
+        a_sum: list[int] = []
+        b_sum: list[int] = []
+        for d in range(out_dims, width):
+            if a._shape[d] != 1 and b._shape[d] != 1:
+                dim_counts[d] -= 1
+                if dim_counts[d] == 1:
+                    summed.append(d)
+                    dim_counts[d] = 0
+            elif dim_counts[d] == 1:
+                if a._shape[d] != 1:
+                    a_sum.append(d)
+                    dim_counts[d] = 0
+                elif b._shape[d] != 1:
+                    b_sum.append(d)
+                    dim_counts[d] = 0
+        if a_sum:
+            a = aten.sum.dim_IntList.call(a, a_sum, True, None)
+        if b_sum:
+            b = aten.sum.dim_IntList.call(b, b_sum, True, None)
+        product = _sumproduct_pair(a, b, summed)
+        if path is not None:
+            ops.append(product)
+        else:
+            ops.insert(0, product)
+    if width > out_dims:
+        if count > 1:
+            return aten.view.default.call(ops[0], ops[0]._shape[:out_dims])
+        return aten.sum.dim_IntList.call(ops[0], list(range(out_dims, width)), False, None)
+    return ops[0]
+
+
+# ------------------------------------------------------------------ cross
+# ``linalg_cross``, torch's structured kernel (aten/src/ATen/native/Cross.cpp): the meta
+# function checks the dims and sizes and allocates a contiguous result of the broadcast shape
+# in ``self``'s dtype; the CPU kernel (cpu/CrossKernel.cpp) reads both operands in that dtype
+# (another dtype is refused there) and computes ``a1 * b2 - a2 * b1``, ... element by element.
+# ``cross`` is torch's ``CompositeImplicitAutograd`` wrapper, whose ``dim`` defaults to the
+# first dim of size 3 (deprecated, with a warning once).
+_CROSS_WARNING = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                  "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                  "default value of dim will change to agree with that of linalg.cross in a "
+                  "future release.")
+
+
+def _linalg_cross(self: Tensor, other: Tensor, dim: int) -> tuple[tuple[int, ...], int]:
+    """The meta function's checks: the result's shape and the wrapped dim."""
+    if self.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, self.dim())
+    if self._shape[d] != 3 or other._shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{self._shape[d]} and {other._shape[d]}")
+    return broadcasting.broadcast_shapes(self._shape, other._shape), d
+
+
+def _cross_values(a: np.ndarray, b: np.ndarray, d: dtype) -> np.ndarray:
+    """``a`` and ``b`` (3 along the last axis, in ``d``'s NumPy dtype) crossed as torch's CPU
+    loop computes ``x * y - z * w`` in ``scalar_t``: float16 and bfloat16 round each product
+    and the difference; float64 as written; float32 as the AVX2 build's contraction,
+    ``fma(x, y, -(z * w))`` (the exact ``x * y`` less the rounded ``z * w``, rounded once:
+    float32 products are exact in float64); integers wrap."""
+    def component(i: int, j: int) -> np.ndarray:
+        x, y, z, w = a[..., i], b[..., j], a[..., j], b[..., i]
+        if d is dtypes.float32:
+            exact = x.astype(np.float64) * y.astype(np.float64)
+            return (exact - (z * w).astype(np.float64)).astype(np.float32)
+        if d in (dtypes.float16, dtypes.bfloat16):
+            wide = dtypes.float32.numpy
+            first = cast(x.astype(wide) * y.astype(wide), d)
+            second = cast(z.astype(wide) * w.astype(wide), d)
+            return cast(first.astype(wide) - second.astype(wide), d)
+        return x * y - z * w
+
+    with np.errstate(all="ignore"):
+        return np.stack([component(1, 2), component(2, 0), component(0, 1)], axis=-1)
+
+
+def _cross(self: Tensor, other: Tensor, dim: int, out: Tensor | None) -> Tensor:
+    """The CPU kernel: the meta function's checks; then, for ``out=``, its dtype (exactly
+    ``self``'s), its resizing, and the CPU kernel's overlap checks (``out`` may share no
+    memory with either operand); the loop's dtype checks; the values written."""
+    shape, d = _linalg_cross(self, other, dim)
+    common_device([self, other])
+    if out is None:
+        out = factories._allocate(shape, layout.contiguous_strides(shape), self._dtype)
+    else:
+        _expected_out_dtype(self, out)
+        if out._shape != shape:
+            iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+        iterator.assert_no_internal_overlap(out)
+        iterator.assert_no_overlap(out, self)
+        iterator.assert_no_overlap(out, other)
+        out._version_counter.value += 1
+    _not_for_bool("cross", self._dtype)  # (the kernel picks its loop by dtype first)
+    if self._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {SCALAR_TYPE_NAMES[self._dtype.name]} but "
+                           f"found {SCALAR_TYPE_NAMES[other._dtype.name]}")
+    if out.numel():
+        a = np.moveaxis(np.broadcast_to(self._elements(), shape), d, -1)
+        b = np.moveaxis(np.broadcast_to(other._elements(), shape), d, -1)
+        np.moveaxis(out._elements(), d, -1)[...] = _cross_values(a, b, self._dtype)
+    return out
+
+
+@aten.linalg_cross.default.impl(DispatchKey.CPU)
+def linalg_cross_cpu(self: Tensor, other: Tensor, dim: int) -> Tensor:
+    """``self x other`` along ``dim``, both broadcast to one shape: a contiguous result."""
+    return _cross(self, other, dim, None)
+
+
+@aten.linalg_cross.default.impl(DispatchKey.Meta)
+def linalg_cross_meta(self: Tensor, other: Tensor, dim: int) -> Tensor:
+    shape, _ = _linalg_cross(self, other, dim)
+    return _empty(shape, self._dtype)
+
+
+out_arguments.set_rule(aten.linalg_cross.out, out_arguments.OutRule(
+    writes=lambda self, other, dim, out: _cross(self, other, dim, out)))
+OUT_DTYPE_RULES.update(linalg_cross=_expected_out_dtype)
+
+
+def _cross_dim(self: Tensor, dim: int | None) -> int:
+    """torch's ``_default_cross_dim``: ``dim``, or the first dim of size 3 (warning once)."""
+    if dim is not None:
+        return dim
+    views._warn_once(_CROSS_WARNING)
+    for i, size in enumerate(self._shape):
+        if size == 3:
+            return i
+    raise RuntimeError("no dimension of size 3 in input")
+
+
+@aten.cross.default.impl(DispatchKey.CompositeImplicitAutograd)
+def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """``linalg_cross(self, other, dim)``, ``dim`` defaulting as torch's ``cross``."""
+    return aten.linalg_cross.default.call(self, other, _cross_dim(self, dim))
+
+
+@aten.cross.out.impl(DispatchKey.CompositeImplicitAutograd)
+def cross_out(self: Tensor, other: Tensor, dim: int | None, out: Tensor) -> Tensor:
+    return aten.linalg_cross.out.call(self, other, _cross_dim(self, dim), out)
+
+
+# ------------------------------------------------------------------ addr
+# ``beta * self + alpha * outer(vec1, vec2)``, torch's CPU kernel (LinearAlgebra.cpp's
+# ``addr``/``addr_out``, cpu/LinearAlgebraKernel.cpp): one TensorIterator over ``self``
+# (expanded to ``(n, m)`` unless written in place), ``vec1`` viewed as a column and
+# ``vec2``, promoting to their common dtype; ``beta`` 0 ignores ``self`` (its nans too);
+# bool computes ``(beta and self) or (alpha and vec1 and vec2)``. ``addr_`` is
+# ``addr(..., out=self)``.
+def _addr_scalar(d: dtype, scalar: Any, name: str) -> None:
+    """torch's ``check_addr_scalar``."""
+    value = scalar.item() if isinstance(scalar, Tensor) else scalar
+    if isinstance(value, bool) and d is not dtypes.bool:
+        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+    if not d.is_floating_point and isinstance(value, float):
+        raise RuntimeError("For integral input tensors, argument "
+                           f"{name} must not be a floating point number.")
+
+
+def _addr_operands(self: Tensor, vec1: Tensor, vec2: Tensor, in_place: bool
+                   ) -> tuple[list[Tensor], dtype]:
+    """torch's ``build_addr_iter``'s checks and operands (and their common dtype)."""
+    _check_1d(vec1, "vec1", "addr")
+    _check_1d(vec2, "vec2", "addr")
+    n, m = vec1._shape[0], vec2._shape[0]
+    seen = self
+    if not in_place:
+        seen = aten.expand.default.call(self, (n, m), False)
+    if seen.dim() != 2:
+        raise RuntimeError(f"2D tensor expected, got {seen.dim()}D tensor for input")
+    if seen._shape != (n, m):
+        raise RuntimeError(f"size mismatch, input: {list(seen._shape)}, v1: [{n}], v2: [{m}]")
+    column = aten.reshape.default.call(vec1, (n, 1))
+    # (``self`` expanded has dims: a 0-d ``self`` takes part in the promotion as a tensor)
+    return [seen, column, vec2], result_type(seen, column, vec2)
+
+
+def _addr_kernel(d: dtype, beta: Any, alpha: Any) -> Any:
+    b = beta.item() if isinstance(beta, Tensor) else beta
+    a = alpha.item() if isinstance(alpha, Tensor) else alpha
+    if d is dtypes.bool:
+        b, a = bool(b), bool(a)
+        if not b:
+            return lambda s, x, y: np.logical_and(a, np.logical_and(x, y))
+        return lambda s, x, y: np.logical_or(np.logical_and(b, s),
+                                             np.logical_and(a, np.logical_and(x, y)))
+    work = compute_dtype(d)
+    b, a = (cast(np.asarray(checked_number(v, d)), d) for v in (b, a))
+    b, a = b.astype(work.numpy)[()], a.astype(work.numpy)[()]
+    if work is not d:
+        # float16/bfloat16: torch's ``scalar_t`` arithmetic rounds after every operation
+        def r(x: np.ndarray) -> np.ndarray:
+            return cast(cast(np.asarray(x), d), work)
+
+        if b == 0:
+            return lambda s, x, y: r(r(a * x) * y)
+        return lambda s, x, y: r(r(b * s) + r(r(a * x) * y))
+    if b == 0:
+        return lambda s, x, y: a * x * y
+    if d is dtypes.float32:
+        # torch's vectorised loop is compiled as ``fma(a * x, y, b * s)`` (float32 products
+        # are exact in float64, so the sum is rounded once): measured equal to torch's on
+        # 120,000 elements of contiguous operands; torch's scalar loop (short rows, the end
+        # of a row, strided operands) rounds otherwise, up to an ulp apart (op_db's ulps)
+        def fused(s: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            wide = np.float64
+            return (np.asarray(a * x).astype(wide) * np.asarray(y).astype(wide)
+                    + np.asarray(b * s).astype(wide)).astype(np.float32)
+
+        return fused
+    return lambda s, x, y: b * s + a * x * y
+
+
+def _addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any, alpha: Any, meta: bool
+          ) -> Tensor:
+    operands, d = _addr_operands(self, vec1, vec2, False)
+    _addr_scalar(d, beta, "beta")
+    _addr_scalar(d, alpha, "alpha")
+    shape = operands[0]._shape
+    if meta:
+        # torch's meta result is its Python reference's (torch._refs.addr), promoted over
+        # ``self`` as given (0-d or not), ``vec1`` and ``vec2``
+        d = result_type(self, vec1, vec2)
+        return elementwise.finish_meta(None, operands, d, shape)  # type: ignore[arg-type]
+    return elementwise.finish_cpu(_addr_kernel(d, beta, alpha), operands, d, shape)
+
+
+def _addr_out(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any, alpha: Any,
+              out: Tensor, in_place: bool = False) -> Tensor:
+    """torch's ``addr_out``: the iterator built with ``out`` as its output (resized to
+    ``(n, m)``, a dtype ``out`` can hold), then the loop. ``addr_`` passes ``self`` as
+    ``out`` (``in_place``: not expanded); ``out=`` given the input itself is not that case,
+    the input is expanded as for any ``out``."""
+    operands, d = _addr_operands(self, vec1, vec2, in_place)
+    _addr_scalar(d, beta, "beta")
+    _addr_scalar(d, alpha, "alpha")
+    shape = operands[0]._shape
+    iterator.assert_no_internal_overlap(out)
+    for t in operands:
+        if t is not out:
+            iterator.assert_no_partial_overlap(out, t)
+    check_can_cast(d, out._dtype)
+    if out._shape != shape:
+        iterator.resize_output(out, shape, elementwise.output_strides(operands, d, shape))
+    if out.device.type == "meta":
+        out._version_counter.value += 1
+        return out
+    kernel = _addr_kernel(d, beta, alpha)
+    if not in_place and iterator._overlap(out, operands[0]) != "no":
+        # ``out=`` the input itself, resized: the expanded input reads the memory the loop
+        # writes, element by element in ``out``'s order, as torch's loop does
+        work = compute_dtype(d)
+        seen = operands[0]._elements()
+        x = np.broadcast_to(operands[1]._elements(), shape)
+        y = np.broadcast_to(operands[2]._elements(), shape)
+        written = out._elements()
+        with np.errstate(all="ignore"):
+            for i in np.ndindex(*shape):
+                value = kernel(*(cast(np.asarray(v[i]), d).astype(work.numpy)
+                                 for v in (seen, x, y)))
+                written[i] = cast(cast(np.asarray(value), d), out._dtype)
+    else:
+        result = elementwise.finish_cpu(kernel, operands, d, shape)
+        out._elements()[...] = cast(result._elements(), out._dtype)
+    out._version_counter.value += 1
+    return out
+
+
+aten.addr.default.impl(DispatchKey.CPU)(
+    lambda s, v1, v2, beta, alpha: _addr(s, v1, v2, beta, alpha, False))
+aten.addr.default.impl(DispatchKey.Meta)(
+    lambda s, v1, v2, beta, alpha: _addr(s, v1, v2, beta, alpha, True))
+out_arguments.set_rule(aten.addr.out, out_arguments.OutRule(writes=_addr_out))
+
+
+@aten.addr_.default.impl(DispatchKey.CPU)
+@aten.addr_.default.impl(DispatchKey.Meta)
+def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """torch's ``addr_``: ``addr(self, vec1, vec2, beta=, alpha=, out=self)``."""
+    return _addr_out(self, vec1, vec2, beta, alpha, self, True)

@@ -989,6 +989,70 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``mul``'s or ``tensordot``'s.\n\nRaises RuntimeError for last dims that "
                 "differ, dtypes that differ, operands on different devices, an ``out=`` of "
                 "another dtype; NotImplementedError for bool (but 0-d)."),
+    declare("cross(Tensor self, Tensor other, int? dim=None) -> Tensor",
+            out=("cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="Cross product of 3-vectors along ``dim`` (``torch.cross``): torch's "
+                "``CompositeImplicitAutograd`` wrapper of ``linalg_cross`` (its rules, "
+                "errors, ``out=`` and ``LinalgCrossBackward0``), except that ``dim`` "
+                "defaults to the first dim of size 3 (deprecated: torch's warning once per "
+                "process).\n\nRaises RuntimeError for no dim of size 3 when ``dim`` is not "
+                "given, then ``linalg_cross``'s errors."),
+    declare("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+            out=("linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) "
+                 "-> Tensor(a!)",),
+            function=False, method=False,
+            doc="Cross product of 3-vectors along ``dim`` (``torch.linalg.cross``, "
+                "``reftensor.linalg.cross``): both operands have the same number of dims, "
+                "size 3 along ``dim``, and broadcast over the others; a new contiguous "
+                "tensor of ``self``'s dtype (computed as torch's CPU loop: float16/bfloat16 "
+                "round each product, float32 as one fused multiply-add, integers wrap).\n\n"
+                "Raises RuntimeError for dims of different numbers, a ``dim`` of size other "
+                "than 3, shapes that do not broadcast, dtypes that differ, an ``out=`` of "
+                "another dtype; IndexError for a ``dim`` out of range; NotImplementedError "
+                "for bool."),
+    declare("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) "
+            "-> Tensor",
+            inplace=True, inplace_function=False,
+            out=("addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar "
+                 "alpha=1, Tensor(a!) out) -> Tensor(a!)",),
+            deprecated=("addr(Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2) "
+                        "-> Tensor",
+                        "addr(Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2, "
+                        "*, Tensor(a!) out) -> Tensor(a!)",
+                        "addr(Scalar beta, Tensor self, Tensor vec1, Tensor vec2) -> Tensor",
+                        "addr(Scalar beta, Tensor self, Tensor vec1, Tensor vec2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * self + alpha * outer(vec1, vec2)`` (``torch.addr``): ``(n,)`` and "
+                "``(m,)`` vectors, ``self`` broadcast to ``(n, m)``; the three promoted to "
+                "their common dtype (torch's iterator), a result laid out like them. "
+                "``beta`` 0 ignores ``self`` (its nans too); bool computes ``(beta and "
+                "self) or (alpha and vec1 and vec2)``. ``addr_`` writes into ``self`` "
+                "(``addr(..., out=self)``); ``out=`` takes any dtype the result casts to.\n\n"
+                "Raises RuntimeError for vectors that are not 1-D, a ``self`` that does not "
+                "broadcast to ``(n, m)`` (or, in place, is not ``(n, m)``), a bool "
+                "``beta``/``alpha`` for a non-bool result, a float one for an integer "
+                "result, an ``out=`` the result cannot be cast to."),
+    declare("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
+            function=False, method=False,
+            doc="Sums of products of ``tensors`` over the labels the equation leaves out "
+                "of the output (``torch.einsum``, whose Python function takes the operands "
+                "one by one or as one list and calls this op; torch's opt_einsum path is not "
+                "taken: opt_einsum is not installed with torch 2.13 here). torch's "
+                "``CompositeImplicitAutograd`` decomposition: labels ``[a-zA-Z]``, ``...`` "
+                "for the dims no label names, ``->`` then the output's labels (without it: "
+                "the ellipsis' dims, then the labels seen once, upper case first, sorted); "
+                "a label repeated in one operand takes its ``diagonal``; each operand is "
+                "``unsqueeze``\\ d and ``permute``\\ d to one dim per label; then the "
+                "operands are contracted two at a time, left to right (or by ``path``): a "
+                "label only one of them still has is summed there (``sum``), the others by "
+                "one ``bmm`` (``mul`` when nothing is summed); a single operand is summed "
+                "over its labels absent from the output. Sizes broadcast (1 against any "
+                "size).\n\nRaises RuntimeError for a malformed equation (a subscript "
+                "outside ``[a-zA-Z]``, a lone ``.``, two ellipses, an output label not in "
+                "the inputs or given twice), more or fewer operands than the equation names, "
+                "subscripts that do not match an operand's dims, sizes that do not "
+                "broadcast, a repeated label over dims of different sizes, a bad ``path``."),
     declare("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
             out=("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] "
                  "dims_other, *, Tensor(a!) out) -> Tensor(a!)",),

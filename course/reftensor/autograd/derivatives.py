@@ -949,6 +949,27 @@ def vdot_other_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * self
 
 
+def linalg_cross_self_backward(grad: Tensor, other: Tensor, dim: int) -> Tensor:
+    """``linalg_cross(other.conj(), grad, dim)`` (``conj`` is the identity on reftensor's
+    real dtypes); the engine sums it to ``self``'s shape where ``self`` was broadcast."""
+    return aten.linalg_cross.default(other, grad, dim=dim)
+
+
+def linalg_cross_other_backward(grad: Tensor, self: Tensor, dim: int) -> Tensor:
+    """``linalg_cross(grad, self.conj(), dim)``."""
+    return aten.linalg_cross.default(grad, self, dim=dim)
+
+
+def addr_vec1_backward(grad: Tensor, vec2: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad.mv(vec2.conj()), alpha.conj())``."""
+    return maybe_multiply(grad.mv(vec2), alpha)
+
+
+def addr_vec2_backward(grad: Tensor, vec1: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad.t().mv(vec1.conj()), alpha.conj())``."""
+    return maybe_multiply(grad.t().mv(vec1), alpha)
+
+
 def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
     """torch's ``trace_backward``: zeros of ``n * m`` elements, ``grad`` filled in at every
     ``m + 1``-th of the first ``min(n, m)`` rows (the diagonal), viewed as ``(n, m)``."""
@@ -1924,6 +1945,12 @@ DERIVATIVES: list[Derivative] = [
         self=addmm_self_backward, mat=addmv_mat_backward, vec=addmv_vec_backward),
     row("vdot(Tensor self, Tensor other) -> Tensor", "VdotBackward0", ("other", "self"),
         self=vdot_self_backward, other=vdot_other_backward),
+    row("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+        "LinalgCrossBackward0", ("dim", "other", "self"),
+        self=linalg_cross_self_backward, other=linalg_cross_other_backward),
+    row("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> "
+        "Tensor", "AddrBackward0", ("alpha", "beta", "vec1", "vec2"),
+        self=addmm_self_backward, vec1=addr_vec1_backward, vec2=addr_vec2_backward),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
         self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)

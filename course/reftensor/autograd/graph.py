@@ -243,10 +243,12 @@ class Node:
     def apply(self, grads: Sequence[Tensor | None]) -> tuple[Tensor | None, ...]:
         raise NotImplementedError(f"{self.name()} has no backward formula")
 
-    def __call__(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
-        """Run the backward formula on output gradients (``node(grad)``, as in torch)."""
-        out = self.apply(list(grads))
-        return tuple(out)
+    def __call__(self, *grads: Tensor | None) -> Tensor | None | tuple[Tensor | None, ...]:
+        """Run the backward formula on output gradients (``node(grad)``, as in torch): the
+        gradient of a node's one input, or a tuple of one per input (torch's
+        ``THPCppFunction_call``)."""
+        out = tuple(self.apply(list(grads)))
+        return out[0] if len(out) == 1 else out
 
     # ---------------------------------------------------------------- hooks
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:

@@ -591,10 +591,18 @@ def test_adams_reference_is_torchs_step_or_its_replay():
     ex = exercises.get("adam_update")
     seen = {True: 0, False: 0}
 
-    def ulps(a, b, dtype):
-        ints = np.int32 if dtype == "float32" else np.int64
-        x, y = (np.array(v, dtype=dtype).view(ints).astype(np.int64) for v in (a, b))
-        return int(np.max(np.abs(x - y), initial=0))
+    def ulps(a, b, dtype, start, lr):
+        """How far apart ``a`` and ``b`` are, in ulps of the step's terms: the parameter before
+        it, torch's after it and the learning rate (Adam's step is about ``lr`` in size). A
+        step that cancels the value leaves a tiny one, whose own ulps measure only the
+        cancellation: 0.001 stepped by about -0.001 in float32 lands 1 ulp of 0.001 apart on
+        an AVX2 CPU (AMD EPYC), 4,194,304 ulps of the result."""
+        a, b, start = (np.array(v, dtype=dtype) for v in (a, b, start))
+        scale = np.spacing(np.maximum(np.maximum(np.abs(start), np.abs(b)),
+                                      np.array(lr, dtype=dtype)))
+        same = (a == b) | (np.isnan(a) & np.isnan(b))
+        apart = np.abs(a.astype(np.float64) - b) / scale
+        return float(np.max(np.where(same, 0.0, apart), initial=0))
 
     @settings(max_examples=400, deadline=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
@@ -606,11 +614,15 @@ def test_adams_reference_is_torchs_step_or_its_replay():
         if exact:
             assert same(steps, replay) and same(ch06_modules._adam_reference(case), steps)
         else:
+            start = case.args[1]
             for ours, theirs in zip(replay, steps, strict=True):
-                assert ulps(ours[0], theirs[0], case.args[0]) <= 2, case
+                assert ulps(ours[0], theirs[0], case.args[0], start, case.args[3]) <= 2, case
+                start = theirs[0]
 
     check()
-    assert seen[True] > 300
+    # cases where torch's sqrt rounded correctly, of 400: over 300 on AVX-512 machines, 256
+    # on an AVX2 one (AMD EPYC); the test must see many of both kinds
+    assert seen[True] > 200 and seen[False] > 0
 
 
 def test_the_walk_reference_is_torchs_named_modules():

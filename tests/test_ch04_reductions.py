@@ -568,3 +568,36 @@ def test_median_mode_and_kthvalue_pick_torchs_element(t, data):
     if t.shape[-1]:
         k = data.draw(st.integers(1, t.shape[-1]), label="k")
         compare_op(lambda lib, x: lib.kthvalue(x, k, -1, keepdim), t)
+
+
+#: a flag: a bool, an int (refused by the op, after the dispatch read it), a tensor of one
+#: element or of several (its truth value raises RuntimeError)
+_flags = st.sampled_from(["True", "False", "1", "one", "several"])
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(name=st.sampled_from(["unique", "unique_consecutive"]),
+       flags=st.lists(_flags, max_size=3), keyword=st.sampled_from(
+           [None, "sorted", "return_inverse", "return_counts"]), keyword_flag=_flags,
+       method=st.booleans())
+def test_unique_returns_what_torchs_dispatch_on_the_flags_picks(name, flags, keyword,
+                                                              keyword_flag, method):
+    """``torch.unique``'s Python function picks its results by ``boolean_dispatch``: each
+    flag by keyword, else from a fixed positional place, read as a truth value first
+    (``unique_consecutive`` reads ``return_inverse`` from the third place, torch 2.13's
+    ``arg_index``); the tuple returned, the error raised, are torch's."""
+    if name == "unique_consecutive" and keyword == "sorted":
+        keyword = None
+
+    def program(lib: Any) -> Any:
+        def flag(text: str) -> Any:
+            return {"True": True, "False": False, "1": 1, "one": lib.tensor([1]),
+                    "several": lib.tensor([1, 0])}[text]
+
+        x = lib.tensor([[2, 1], [2, 1], [0, 3]])
+        kwargs = {keyword: flag(keyword_flag)} if keyword else {}
+        if method:
+            return getattr(x, name)(*map(flag, flags), **kwargs)
+        return getattr(lib, name)(x, *map(flag, flags), **kwargs)
+
+    same_on_both(program)

@@ -859,40 +859,72 @@ def _returned(output: Tensor, inverse: Tensor, counts: Tensor, return_inverse: b
     return output
 
 
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
-           return_counts: bool = False, dim: int | None = None) -> Any:
+def _dispatch_flag(args: tuple[Any, ...], kwargs: dict[str, Any], name: str,
+                   index: int) -> bool:
+    """torch's ``boolean_dispatch`` (``torch/_jit_internal.py``), which picks the Python
+    function behind ``torch.unique`` by its flags: the keyword ``name`` if given, else the
+    positional argument at ``index``, else False, read as a truth value (a tensor of
+    several elements raises RuntimeError here, before any other check)."""
+    if name in kwargs:
+        return bool(kwargs[name])
+    return bool(args[index]) if index < len(args) else False
+
+
+def _unique_arguments(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+                      return_counts: bool = False, dim: int | None = None
+                      ) -> tuple[Tensor, Tensor, Tensor]:
+    if dim is not None:
+        return aten.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
+                               return_counts=return_counts)
+    return aten._unique2(input, sorted=sorted, return_inverse=return_inverse,
+                         return_counts=return_counts)
+
+
+def _unique_consecutive_arguments(input: Tensor, return_inverse: bool = False,
+                                  return_counts: bool = False, dim: int | None = None
+                                  ) -> tuple[Tensor, Tensor, Tensor]:
+    return aten.unique_consecutive(input, return_inverse=return_inverse,
+                                   return_counts=return_counts, dim=dim)
+
+
+def unique(*args: Any, **kwargs: Any) -> Any:
     """The distinct elements of ``input`` (``torch.unique``, torch's Python function, and
-    ``Tensor.unique``): ``_unique2`` (every element, sorted) or, with ``dim``,
-    ``unique_dim`` (the distinct slices along it); the output alone, or a tuple with the
-    inverse indices and the counts asked for.
+    ``Tensor.unique``), called as ``unique(input, sorted=True, return_inverse=False,
+    return_counts=False, dim=None)``: ``_unique2`` (every element, sorted) or, with
+    ``dim``, ``unique_dim`` (the distinct slices along it); the output alone, or a tuple
+    with the inverse indices and the counts asked for.
 
     Raises:
-        RuntimeError, IndexError: as ``unique_dim`` for a ``dim``.
+        RuntimeError: a flag that is a tensor of several elements (read as a truth value
+            first, by torch's dispatch on the flags), or as ``unique_dim`` for a ``dim``.
+        IndexError: as ``unique_dim`` for a ``dim``.
     """
-    bool(return_inverse)  # torch's boolean_dispatch reads it first, as a truth value
-    if dim is not None:
-        found = aten.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
-                                return_counts=return_counts)
-    else:
-        found = aten._unique2(input, sorted=sorted, return_inverse=return_inverse,
-                              return_counts=return_counts)
-    return _returned(*found, return_inverse, return_counts)
+    asks_inverse = _dispatch_flag(args, kwargs, "return_inverse", 2)
+    asks_counts = _dispatch_flag(args, kwargs, "return_counts", 3)
+    return _returned(*_unique_arguments(*args, **kwargs), asks_inverse, asks_counts)
 
 
-def unique_consecutive(input: Tensor, return_inverse: bool = False,
-                       return_counts: bool = False, dim: int | None = None) -> Any:
+def unique_consecutive(*args: Any, **kwargs: Any) -> Any:
     """Each run of equal consecutive elements (or slices along ``dim``) kept once
     (``torch.unique_consecutive``, torch's Python function, and
-    ``Tensor.unique_consecutive``); the output alone, or a tuple with the inverse indices
-    and the counts asked for.
+    ``Tensor.unique_consecutive``), called as ``unique_consecutive(input,
+    return_inverse=False, return_counts=False, dim=None)``; the output alone, or a tuple
+    with the inverse indices and the counts asked for.
+
+    Which results come back follows torch's dispatch on the flags, which reads a
+    positional ``return_inverse`` from the third place and ``return_counts`` from the
+    second (torch 2.13's ``arg_index`` values): ``unique_consecutive(x, True)`` returns
+    the output and an empty tensor in torch, and here. Keywords are read by name.
 
     Raises:
-        RuntimeError, IndexError: as ``unique_dim`` for a ``dim``.
+        RuntimeError: a flag that is a tensor of several elements, or as ``unique_dim``
+            for a ``dim``.
+        IndexError: as ``unique_dim`` for a ``dim``.
     """
-    bool(return_inverse)  # torch's boolean_dispatch reads it first, as a truth value
-    found = aten.unique_consecutive(input, return_inverse=return_inverse,
-                                    return_counts=return_counts, dim=dim)
-    return _returned(*found, return_inverse, return_counts)
+    asks_inverse = _dispatch_flag(args, kwargs, "return_inverse", 2)
+    asks_counts = _dispatch_flag(args, kwargs, "return_counts", 1)
+    return _returned(*_unique_consecutive_arguments(*args, **kwargs), asks_inverse,
+                     asks_counts)
 
 
 set_function("unique", unique)

@@ -197,7 +197,8 @@ def assert_grading_full_points_and_one_loss(tmp_path: Path, chapter: str, name: 
     assert right.max_total == points and right.total == points, (right.scores, right.reasons)
     assert right.state == "graded", right.reasons
     assert right.written_answered
-    assert right.notebook_scores == right.scores
+    assert right.notebook_scores == right.scores, (right.notebook_scores, right.scores,
+                                                   right.reasons, right.notes)
     assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < points
     others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{name}_")}
     assert others == {t: right.max_scores[t] for t in others}

@@ -1052,7 +1052,8 @@ def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:
     """torch's ``sumproduct_pair`` (keeping the summed dims as 1s): ``left * right`` when
     nothing is summed; else a dim of size other than 1 on one side only is summed there at
     once, and the rest is one ``bmm``: batch dims (on both sides, kept), ``left``'s own,
-    the summed ones, ``right``'s own; the product viewed and permuted back."""
+    the summed ones, ``right``'s own (the two sides swapped when all of ``right``'s own
+    dims come first); the product viewed and permuted back, so its strides are torch's."""
     if not summed:
         return aten.mul.Tensor.call(left, right)
     n = left.dim()
@@ -1082,6 +1083,11 @@ def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:
         else:
             right_only.append(i)
             right_size *= right._shape[i]
+    if left_only and right_only and right_only[-1] < left_only[0]:
+        # torch 2.13: when every dim of ``right``'s own comes before ``left``'s own, the two
+        # swap places, so that the bmm writes the result in the output's order
+        left, right, left_only, right_only = right, left, right_only, left_only
+        left_size, right_size = right_size, left_size
     shape = ([left._shape[d] for d in both] + [left._shape[d] for d in left_only]
              + [1] * len(summed) + [right._shape[d] for d in right_only])
     order = both + left_only + summed + right_only

@@ -1368,6 +1368,105 @@ OP_DB += [
 
 
 
+# ------------------------------------------------------------------ einsum
+_EINSUM_LABELS = "abcdeAB"
+
+
+@st.composite
+def einsum_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``equation`` and 0 to 2 more ``tensors`` (the input's dtype: the entry's
+    ``same_dtype``): the input's dims labelled (a label repeated over dims of one size now
+    and then: a diagonal; its leading dims an ellipsis now and then); each other operand
+    has up to 3 labels, shared ones of the same size or 1, and an ellipsis over a suffix
+    of the input's (sizes equal or 1) when the input has one; the output implicit, or
+    explicit (some labels in some order, the ellipsis or not)."""
+    n = len(shape)
+    ell = draw(st.integers(0, n)) if draw(st.integers(0, 3)) == 0 else None
+    covered = shape[:ell] if ell is not None else ()
+    sizes: dict[str, int] = {}
+    own: list[str] = []
+    for size in shape[len(covered):]:
+        repeat = [x for x in own if sizes[x] == size]
+        if repeat and draw(st.integers(0, 4)) == 0:
+            own.append(draw(st.sampled_from(repeat)))
+            continue
+        fresh = [x for x in _EINSUM_LABELS if x not in sizes]
+        label = draw(st.sampled_from(fresh))
+        sizes[label] = size
+        own.append(label)
+    terms = [("..." if ell is not None else "") + "".join(own)]
+    others = []
+    for _ in range(draw(st.integers(0, 2))):
+        labels: list[str] = []
+        dims: list[int] = []
+        suffix = ()
+        if ell is not None and draw(st.booleans()):
+            k = draw(st.integers(0, len(covered)))
+            suffix = tuple(s if draw(st.integers(0, 3)) else 1 for s in covered[len(covered) - k:])
+        for _ in range(draw(st.integers(0, 3 - min(len(suffix), 2)))):
+            label = draw(st.sampled_from(_EINSUM_LABELS))
+            if label not in sizes:
+                sizes[label] = draw(_SIZES)
+            labels.append(label)
+            dims.append(sizes[label] if draw(st.integers(0, 4)) else 1)
+        # a repeated label takes one size for both dims
+        first = {x: d for x, d in reversed(list(zip(labels, dims, strict=True)))}
+        dims = [first[x] for x in labels]
+        prefix = "..." if suffix or (ell is not None and draw(st.booleans())) else ""
+        terms.append(prefix + "".join(labels))
+        others.append(draw(strategies.tensors(shape=(*suffix, *dims))))
+    equation = ",".join(terms)
+    if draw(st.integers(0, 2)):
+        used = sorted({x for t in terms for x in t if x != "."})
+        kept = draw(st.permutations(used))[:draw(st.integers(0, len(used)))]
+        output = list(kept)
+        if ell is not None and draw(st.booleans()):
+            output.insert(draw(st.integers(0, len(output))), "...")
+        equation += "->" + "".join(output)
+    return {"equation": equation, "tensors": others}
+
+
+def _einsum(lib: Any, *args: Any) -> Any:
+    return lib.einsum(*args)
+
+
+OP_DB += [
+    OpEntry("einsum", arguments=einsum_arguments, same_dtype=True,
+            shapes=strategies.shapes.filter(lambda s: len(s) <= 3), errors={
+        "no operand": lambda lib: _einsum(lib, "i"),
+        "no equation": lambda lib: _einsum(lib),
+        "fewer operands": lambda lib: _einsum(lib, "i,i", lib.ones(2)),
+        "more operands": lambda lib: _einsum(lib, "i", lib.ones(2), lib.ones(2)),
+        "too few subscripts": lambda lib: _einsum(lib, "i", lib.ones(2, 2)),
+        "too many subscripts with an ellipsis": lambda lib: _einsum(lib, "ij...", lib.ones(2)),
+        "a subscript outside [a-zA-Z]": lambda lib: _einsum(lib, "i1", lib.ones(2, 2)),
+        "a lone dot": lambda lib: _einsum(lib, "i.", lib.ones(2, 2)),
+        "two ellipses": lambda lib: _einsum(lib, "......", lib.ones(2)),
+        "two ellipses in the output": lambda lib: _einsum(lib, "...->......", lib.ones(2)),
+        "a lone dot in the output": lambda lib: _einsum(lib, "i->.", lib.ones(2)),
+        "an output label not in the inputs": lambda lib: _einsum(lib, "i->j", lib.ones(2)),
+        "an output label twice": lambda lib: _einsum(lib, "ij->ii", lib.ones(2, 2)),
+        "a bad output subscript": lambda lib: _einsum(lib, "i->1", lib.ones(2)),
+        "sizes that do not broadcast": lambda lib: _einsum(lib, "i,i", lib.ones(2), lib.ones(3)),
+        "ellipses that do not broadcast": lambda lib: _einsum(lib, "...,...", lib.ones(2),
+                                                              lib.ones(3)),
+        "a diagonal of unequal sizes": lambda lib: _einsum(lib, "ii", lib.ones(2, 3)),
+        "dtypes that differ": lambda lib: _einsum(lib, "ij,jk", lib.ones(2, 3),
+                                                  lib.ones(3, 2, dtype=lib.float64)),
+        "bool": lambda lib: _einsum(lib, "ij,jk", lib.ones(2, 3, dtype=lib.bool),
+                                    lib.ones(3, 2, dtype=lib.bool)),
+        "a sublist subscript out of range": lambda lib: _einsum(lib, lib.ones(2), [52]),
+        "a path of another size": lambda lib: _aten(lib).einsum(
+            "i,i", [lib.ones(2), lib.ones(2)], path=[0]),
+        "a path contracting an operand with itself": lambda lib: _aten(lib).einsum(
+            "i,i", [lib.ones(2), lib.ones(2)], path=[0, 0]),
+        "a path out of bounds": lambda lib: _aten(lib).einsum(
+            "i,i", [lib.ones(2), lib.ones(2)], path=[0, 2]),
+        "out=": lambda lib: _einsum(lib, "i", lib.ones(2), out=lib.ones(2)),
+    }),
+]
+
+
 # ------------------------------------------------------------------ cross, linalg.cross
 @st.composite
 def _cross_shape(draw: st.DrawFn) -> tuple[int, ...]:

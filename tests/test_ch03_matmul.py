@@ -146,3 +146,51 @@ def test_addmm_adds_no_zero_where_torch_adds_none(dtype):
                 lib.addmm(nan, e1, e2, beta=0), lib.addmm(nan, a, b, beta=0),
                 lib.addmm(nan, a, b, alpha=0))
     same_on_both(program)
+
+
+@st.composite
+def contractions(draw: st.DrawFn) -> tuple[str, list[tuple[int, ...]]]:
+    """An ``einsum`` of 2 or 3 operands over 4 labels (sizes 1 to 3, a 1 now and then in
+    an operand: broadcast), each label in one to three operands, the output implicit or
+    some labels in any order: every split of a pair's dims into shared, own and summed
+    ones, in every order, so that ``sumproduct_pair``'s batch matrix product meets them
+    all."""
+    size = {x: draw(st.integers(1, 3)) for x in "abcd"}
+    terms = [draw(st.permutations("abcd"))[:draw(st.integers(0, 3))]
+             for _ in range(draw(st.integers(2, 3)))]
+    shapes = [tuple(size[x] if draw(st.integers(0, 4)) else 1 for x in t) for t in terms]
+    equation = ",".join("".join(t) for t in terms)
+    if draw(st.booleans()):
+        used = sorted({x for t in terms for x in t})
+        equation += "->" + "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))])
+    return equation, shapes
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(case=contractions(), dtype=st.sampled_from(["float32", "float64", "int64"]),
+       data=st.data())
+def test_einsum_lays_out_a_contraction_as_torch(case, dtype, data):
+    """The result's strides are those of torch's ``sumproduct_pair``: its ``bmm`` product
+    viewed and permuted back, the operands swapped when all of the right one's own dims
+    come first (``einsum('bd,acb', (2, 3), (2, 1, 2))``: strides (3, 3, 1))."""
+    equation, shapes = case
+    specs = [data.draw(tensors(dtypes=(dtype,), shape=s), label=f"operand {i}")
+             for i, s in enumerate(shapes)]
+    compare_op(lambda lib, *ts: lib.einsum(equation, *ts), *specs, ulps=8)
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("bd,acb", [(2, 3), (2, 1, 2)]),  # right's own dims first: the operands swap
+    ("b,d,bc", [(2,), (2,), (2, 2)]),
+    ("ij,jk", [(2, 3), (3, 4)]),  # no swap
+    ("ij,kj->ki", [(2, 3), (4, 3)]),
+    ("bij,bjk->bki", [(2, 2, 3), (2, 3, 4)]),  # shared batch dims
+    ("ia,jb,ab->ji", [(2, 3), (4, 5), (3, 5)]),
+])
+def test_einsum_lays_out_these_contractions_as_torch(equation, shapes):
+    """Fixed cases of the test above, in the fast tier whatever it draws."""
+    def program(lib):
+        return lib.einsum(equation, *[
+            lib.arange(math.prod(s), dtype=lib.float64).reshape(s) for s in shapes])
+
+    same_on_both(program)

@@ -319,12 +319,14 @@ def _keyword_only(name: str) -> set[str]:
 
 def _before_self(name: str) -> list[str]:
     """The arguments that the function takes before the input (``where``'s
-    ``condition``)."""
+    ``condition``; ``einsum``'s ``equation``, before the list of tensors that the input
+    opens)."""
     found: list[str] = []
     for o in aten[name].all_overloads():
         names = [a.name for a in o.schema.arguments]
-        if "self" in names:
-            found += [n for n in names[:names.index("self")] if n not in found]
+        anchor = "self" if "self" in names else "tensors" if "tensors" in names else None
+        if anchor is not None:
+            found += [n for n in names[:names.index(anchor)] if n not in found]
     return found
 
 
@@ -501,11 +503,16 @@ def _drawn(data: Any, name: str, *, factory: bool = True,
     if entry.same_dtype:  # the tensor arguments again, in the input's dtype and their layout
         # (all of them, or those named: ``scatter``'s ``src`` but not its ``index``)
         named = entry.same_dtype if isinstance(entry.same_dtype, tuple) else None
-        arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape,
-                                                     kinds=(v.kind,)),
-                                  label=k)
-                     if hasattr(v, "make") and (named is None or k in named) else v
-                     for k, v in arguments.items()}
+        # (a list of them too: ``einsum``'s ``tensors``)
+        def again(k: str, v: Any) -> Any:
+            if isinstance(v, list) and (named is None or k in named):
+                return [again(k, x) for x in v]
+            if hasattr(v, "make") and (named is None or k in named):
+                return data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape,
+                                                    kinds=(v.kind,)), label=k)
+            return v
+
+        arguments = {k: again(k, v) for k, v in arguments.items()}
     return entry, spec, arguments
 
 

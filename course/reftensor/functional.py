@@ -3,6 +3,10 @@
 ``torch.tensordot`` reads its ``dims`` (an int, two lists, or a tensor holding either) and
 calls the op ``aten.tensordot`` with two lists of dims.
 
+``torch.einsum`` takes the equation then the operands (one by one or as one list), or the
+sublist format (operand, its subscripts as ints, operand, ..., and the output's last), and
+calls the op ``aten.einsum``.
+
 ``torch.broadcast_shapes`` takes shapes as tuples, lists, single ints (a 1-d shape) or
 ``None`` (skipped), and answers with a ``Size``; the rule itself is
 ``broadcasting.broadcast_shapes``, which every broadcasting op follows too.
@@ -18,7 +22,7 @@ from ._ops import aten
 from .size import Size
 from .tensor import Tensor
 
-__all__ = ["broadcast_shapes", "tensordot"]
+__all__ = ["broadcast_shapes", "einsum", "tensordot"]
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
@@ -94,3 +98,47 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
     if out is None:
         return aten.tensordot.default(a, b, dims_a, dims_b)
     return aten.tensordot.out(a, b, dims_a, dims_b, out=out)
+
+
+def _subscript(n: Any) -> str:
+    """torch's ``parse_subscript``: ``...`` for ``Ellipsis``, 0-25 ``A``-``Z``, 26-51
+    ``a``-``z``."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range "
+                     "[0, 52)")
+
+
+def einsum(*args: Any) -> Tensor:
+    """Sums of products of the operands over the labels the equation leaves out of the
+    output (``torch.einsum``): ``einsum("ij,jk->ik", a, b)`` is ``a @ b``.
+
+    ``einsum(equation, *operands)``, ``einsum(equation, [operands])``, or the sublist format
+    ``einsum(op1, [0, 1], op2, [1, 2], [0, 2])`` (ints 0-51 for ``A``-``Z``, ``a``-``z``,
+    ``...`` for ``Ellipsis``; the output's list last, optional). The op is ``aten.einsum``
+    (torch's left-to-right contraction: opt_einsum is not installed with torch here); see
+    its docstring for the rules and the graph.
+
+    Raises:
+        ValueError: fewer than two arguments; a sublist subscript outside 0-51.
+        RuntimeError: the op's errors (a malformed equation, operands that do not fit it).
+    """
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one "
+                         "operand, or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        equation = ",".join("".join(_subscript(s) for s in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_subscript(s) for s in args[-1])
+            operands: Any = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], list | tuple):
+        return einsum(equation, *operands[0])
+    return aten.einsum.default(equation, list(operands))

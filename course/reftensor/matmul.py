@@ -887,6 +887,311 @@ out_arguments.set_rule(aten.addmv.out, out_arguments.OutRule(writes=_addmv_out))
 
 
 
+# ------------------------------------------------------------------ einsum
+# torch's ``CompositeImplicitAutograd`` ``einsum`` (aten/src/ATen/native/Linear.cpp): the
+# equation parsed into labels, every operand viewed with one dim per label of the whole
+# equation (output labels first, then the ellipsis' dims, then the summed labels), and the
+# operands contracted two at a time, left to right, each pair by ``bmm``.
+_LETTERS = 26
+_ELLIPSIS = 2 * _LETTERS  # the code of ``...`` among the labels' codes (0-51)
+
+
+def _label_code(byte: int) -> int:
+    """``A``-``Z`` are 0-25, ``a``-``z`` 26-51 (torch's order, so upper case sorts first)."""
+    return byte - ord("A") if byte < ord("a") else byte - ord("a") + _LETTERS
+
+
+def _code_label(code: int) -> str:
+    return chr(code + ord("A")) if code < _LETTERS else chr(code - _LETTERS + ord("a"))
+
+
+def _is_letter(byte: int) -> bool:
+    return ord("A") <= byte <= ord("Z") or ord("a") <= byte <= ord("z")
+
+
+def _einsum_inputs(lhs: bytes, count: int) -> list[list[int]]:
+    """The labels of each operand (``_ELLIPSIS`` for ``...``), with torch's checks."""
+    labels: list[list[int]] = [[] for _ in range(count)]
+    current, ellipsis, i = 0, False, 0
+    while i < len(lhs):
+        byte = lhs[i]
+        if byte == ord(" "):
+            pass
+        elif byte == ord("."):
+            if ellipsis:
+                raise RuntimeError(f"einsum(): found '.' for operand {current} for which an "
+                                   "ellipsis was already found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == lhs[i + 2] == ord(".")):
+                raise RuntimeError(f"einsum(): found '.' for operand {current} that is not "
+                                   "part of any ellipsis")
+            i += 2
+            labels[current].append(_ELLIPSIS)
+            ellipsis = True
+        elif byte == ord(","):
+            current += 1
+            if current >= count:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in "
+                                   "the equation")
+            ellipsis = False
+        elif _is_letter(byte):
+            labels[current].append(_label_code(byte))
+        else:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the "
+                               "equation string, subscripts must be in [a-zA-Z]")
+        i += 1
+    if current != count - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    return labels
+
+
+def _einsum_output(rhs: bytes, at: int, counts: list[int], ell_dims: int,
+                   places: list[int]) -> tuple[int, int, bool]:
+    """The explicit output's labels given their places (``places``, in order) with torch's
+    checks; returns the number of places taken, the ellipsis' first place and whether the
+    ellipsis is in the output."""
+    place, ell_place, ellipsis, i = 0, 0, False, 0
+    while i < len(rhs):
+        byte = rhs[i]
+        if byte == ord(" "):
+            pass
+        elif byte == ord("."):
+            if ellipsis:
+                raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was "
+                                   "already found")
+            if not (i + 2 < len(rhs) and rhs[i + 1] == rhs[i + 2] == ord(".")):
+                raise RuntimeError("einsum(): found '.' for output that is not part of any "
+                                   "ellipsis (...)")
+            i += 2
+            ell_place, ellipsis = place, True
+            place += ell_dims
+        elif _is_letter(byte):
+            code = _label_code(byte)
+            if counts[code] == 0 or places[code] != -1:
+                why = ("appears more than once in the output" if places[code] != -1 else
+                       "does not appear in the equation for any input operand")
+                raise RuntimeError(f"einsum(): output subscript {chr(byte)} {why}")
+            places[code] = place
+            place += 1
+        else:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {at + i} in the "
+                               "equation string, subscripts must be in [a-zA-Z]")
+        i += 1
+    return place, ell_place, ellipsis
+
+
+def _einsum_align(operand: Tensor, index: int, labels: list[int], places: list[int],
+                  ell_place: int, ell_dims: int, width: int, sizes: dict[int, int],
+                  counts: list[int]) -> Tensor:
+    """One operand with a dim at each of the ``width`` places: a repeated label's diagonal
+    taken (``diagonal`` then ``movedim`` to the first one's place), missing labels
+    ``unsqueeze``\\ d, then ``permute``. ``sizes`` keeps each place's size other than 1 seen
+    so far (checking they broadcast) and ``counts`` how many operands have one there."""
+    op = operand
+    permutation = [-1] * width
+    dim = 0
+    for code in labels:
+        if code == _ELLIPSIS:
+            covered = operand.dim() - (len(labels) - 1)
+            for j in range(ell_dims - covered, ell_dims):
+                size = op._shape[dim]
+                if size != 1:
+                    seen = sizes.get(ell_place + j, 1)
+                    if seen not in (1, size):
+                        raise RuntimeError(
+                            f"einsum(): dimension {dim} covered by ellipsis in operand "
+                            f"{index}has size {size} which does not broadcast with previously "
+                            f"seen ellipsis with size {seen} for the respective dimension")
+                    sizes[ell_place + j] = size
+                    counts[ell_place + j] += 1
+                permutation[ell_place + j] = dim
+                dim += 1
+        elif permutation[places[code]] == -1:
+            size = op._shape[dim]
+            if size != 1:
+                seen = sizes.get(places[code], 1)
+                if seen not in (1, size):
+                    raise RuntimeError(
+                        f"einsum(): subscript {_code_label(code)} has size {size} for operand "
+                        f"{index} which does not broadcast with previously seen size {seen}")
+                sizes[places[code]] = size
+                counts[places[code]] += 1
+            permutation[places[code]] = dim
+            dim += 1
+        else:
+            first = permutation[places[code]]
+            if op._shape[dim] != op._shape[first]:
+                raise RuntimeError(
+                    f"einsum(): subscript {_code_label(code)} is repeated for operand {index} "
+                    f"but the sizes don't match, {op._shape[dim]} != {op._shape[first]}")
+            op = aten.movedim.int.call(aten.diagonal.default.call(op, 0, first, dim), -1, first)
+    for k in range(width):
+        if permutation[k] == -1:
+            op = aten.unsqueeze.default.call(op, dim)
+            permutation[k] = dim
+            dim += 1
+    return aten.permute.default.call(op, permutation)
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:
+    """torch's ``sumproduct_pair`` (keeping the summed dims as 1s): ``left * right`` when
+    nothing is summed; else a dim of size other than 1 on one side only is summed there at
+    once, and the rest is one ``bmm``: batch dims (on both sides, kept), ``left``'s own,
+    the summed ones, ``right``'s own (the two sides swapped when all of ``right``'s own
+    dims come first); the product viewed and permuted back, so its strides are torch's."""
+    if not summed:
+        return aten.mul.Tensor.call(left, right)
+    n = left.dim()
+    both: list[int] = []
+    left_only: list[int] = []
+    right_only: list[int] = []
+    both_size = left_size = right_size = summed_size = 1
+    for i in range(n):
+        sl, sr = left._shape[i] != 1, right._shape[i] != 1
+        if i in summed:
+            if sl and sr:
+                if left._shape[i] != right._shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                summed_size *= left._shape[i]
+            elif sl:
+                left = aten.sum.dim_IntList.call(left, [i], True, None)
+            elif sr:
+                right = aten.sum.dim_IntList.call(right, [i], True, None)
+        elif sl and sr:
+            if left._shape[i] != right._shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            both.append(i)
+            both_size *= left._shape[i]
+        elif sl:
+            left_only.append(i)
+            left_size *= left._shape[i]
+        else:
+            right_only.append(i)
+            right_size *= right._shape[i]
+    if left_only and right_only and right_only[-1] < left_only[0]:
+        # torch 2.13: when every dim of ``right``'s own comes before ``left``'s own, the two
+        # swap places, so that the bmm writes the result in the output's order
+        left, right, left_only, right_only = right, left, right_only, left_only
+        left_size, right_size = right_size, left_size
+    shape = ([left._shape[d] for d in both] + [left._shape[d] for d in left_only]
+             + [1] * len(summed) + [right._shape[d] for d in right_only])
+    order = both + left_only + summed + right_only
+    back = [0] * len(order)
+    for place, d in enumerate(order):
+        back[d] = place
+    left = aten.reshape.default.call(aten.permute.default.call(left, order),
+                                     (both_size, left_size, summed_size))
+    right = aten.reshape.default.call(
+        aten.permute.default.call(right, both + summed + right_only + left_only),
+        (both_size, summed_size, right_size))
+    product = aten.view.default.call(aten.bmm.default.call(left, right), shape)
+    return aten.permute.default.call(product, back)
+
+
+@aten.einsum.default.impl(DispatchKey.CompositeImplicitAutograd)
+def einsum(equation: str, tensors: Sequence[Tensor], path: Sequence[int] | None = None
+           ) -> Tensor:
+    """torch's ``einsum``: see the section's comment. Without ``path`` the operands are
+    contracted left to right (the product put first each time); with it, the pairs it
+    names (opt_einsum's format), each product put last."""
+    if not tensors:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    count = len(tensors)
+    if path is not None:
+        expected = 1 if count == 1 else (count - 1) * 2
+        if len(path) != expected:
+            raise RuntimeError("einsum(): expected contraction path given in path parameter "
+                               f"to have size {expected} but got {len(path)}")
+    text = equation.encode()
+    arrow = text.find(b"->")
+    lhs = text if arrow == -1 else text[:arrow]
+    labels = _einsum_inputs(lhs, count)
+    counts = [0] * (2 * _LETTERS)
+    ell_dims = 0
+    for index, (operand, own) in enumerate(zip(tensors, labels, strict=True)):
+        named = sum(code != _ELLIPSIS for code in own)
+        for code in own:
+            if code == _ELLIPSIS:
+                ell_dims = max(ell_dims, operand.dim() - named)
+            else:
+                counts[code] += 1
+        ellipsis = _ELLIPSIS in own
+        if not (named <= operand.dim() if ellipsis else named == operand.dim()):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({named}) "
+                + ("is more than" if ellipsis else "does not match")
+                + f" the number of dimensions ({operand.dim()}) for operand {index}"
+                + ("" if ellipsis else " and no ellipsis was given"))
+    places = [-1] * (2 * _LETTERS)
+    if arrow == -1:
+        # the implicit output: the ellipsis' dims, then the labels seen once, sorted
+        place, ell_place, ell_out = ell_dims, 0, True
+        for code in range(2 * _LETTERS):
+            if counts[code] == 1:
+                places[code] = place
+                place += 1
+    else:
+        place, ell_place, ell_out = _einsum_output(text[arrow + 2:], len(lhs) + 2, counts,
+                                                   ell_dims, places)
+    out_dims = place
+    if not ell_out:
+        ell_place = place
+        place += ell_dims
+    for code in range(2 * _LETTERS):
+        if counts[code] > 0 and places[code] == -1:
+            places[code] = place
+            place += 1
+    width = place
+    sizes: dict[int, int] = {}
+    dim_counts = [0] * width
+    ops = [_einsum_align(t, i, own, places, ell_place, ell_dims, width, sizes, dim_counts)
+           for i, (t, own) in enumerate(zip(tensors, labels, strict=True))]
+    steps = list(path) if path is not None else []
+    while len(ops) > 1:
+        i, j = 0, 1
+        if path is not None:
+            i, j = steps.pop(0), steps.pop(0)
+            if j < i:
+                i, j = j, i
+            if not (i != j and i >= 0 and j < len(ops)):
+                why = ("cannot contract an operand with itself" if i == j else
+                       "operand index is out of bounds")
+                raise RuntimeError(f"einsum(): invalid contraction ({i}, {j}) {why}")
+        a, b = ops[i], ops[j]
+        del ops[j]
+        del ops[i]
+        summed: list[int] = []
+        a_sum: list[int] = []
+        b_sum: list[int] = []
+        for d in range(out_dims, width):
+            if a._shape[d] != 1 and b._shape[d] != 1:
+                dim_counts[d] -= 1
+                if dim_counts[d] == 1:
+                    summed.append(d)
+                    dim_counts[d] = 0
+            elif dim_counts[d] == 1:
+                if a._shape[d] != 1:
+                    a_sum.append(d)
+                    dim_counts[d] = 0
+                elif b._shape[d] != 1:
+                    b_sum.append(d)
+                    dim_counts[d] = 0
+        if a_sum:
+            a = aten.sum.dim_IntList.call(a, a_sum, True, None)
+        if b_sum:
+            b = aten.sum.dim_IntList.call(b, b_sum, True, None)
+        product = _sumproduct_pair(a, b, summed)
+        if path is not None:
+            ops.append(product)
+        else:
+            ops.insert(0, product)
+    if width > out_dims:
+        if count > 1:
+            return aten.view.default.call(ops[0], ops[0]._shape[:out_dims])
+        return aten.sum.dim_IntList.call(ops[0], list(range(out_dims, width)), False, None)
+    return ops[0]
+
+
 # ------------------------------------------------------------------ cross
 # ``linalg_cross``, torch's structured kernel (aten/src/ATen/native/Cross.cpp): the meta
 # function checks the dims and sizes and allocates a contiguous result of the broadcast shape

@@ -1033,6 +1033,26 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "broadcast to ``(n, m)`` (or, in place, is not ``(n, m)``), a bool "
                 "``beta``/``alpha`` for a non-bool result, a float one for an integer "
                 "result, an ``out=`` the result cannot be cast to."),
+    declare("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
+            function=False, method=False,
+            doc="Sums of products of ``tensors`` over the labels the equation leaves out "
+                "of the output (``torch.einsum``, whose Python function takes the operands "
+                "one by one or as one list and calls this op; torch's opt_einsum path is not "
+                "taken: opt_einsum is not installed with torch 2.13 here). torch's "
+                "``CompositeImplicitAutograd`` decomposition: labels ``[a-zA-Z]``, ``...`` "
+                "for the dims no label names, ``->`` then the output's labels (without it: "
+                "the ellipsis' dims, then the labels seen once, upper case first, sorted); "
+                "a label repeated in one operand takes its ``diagonal``; each operand is "
+                "``unsqueeze``\\ d and ``permute``\\ d to one dim per label; then the "
+                "operands are contracted two at a time, left to right (or by ``path``): a "
+                "label only one of them still has is summed there (``sum``), the others by "
+                "one ``bmm`` (``mul`` when nothing is summed); a single operand is summed "
+                "over its labels absent from the output. Sizes broadcast (1 against any "
+                "size).\n\nRaises RuntimeError for a malformed equation (a subscript "
+                "outside ``[a-zA-Z]``, a lone ``.``, two ellipses, an output label not in "
+                "the inputs or given twice), more or fewer operands than the equation names, "
+                "subscripts that do not match an operand's dims, sizes that do not "
+                "broadcast, a repeated label over dims of different sizes, a bad ``path``."),
     declare("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
             out=("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] "
                  "dims_other, *, Tensor(a!) out) -> Tensor(a!)",),

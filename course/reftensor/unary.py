@@ -348,10 +348,10 @@ def _frac(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
 
 
 def _value_test(kernel: Kernel, second: float | None, integers: bool | None = None) -> Any:
-    """The body of ``isnan`` and the rest: ``kernel`` of the values, a bool result laid out
+    """The body of ``isnan`` and ``isinf``: ``kernel`` of the values, a bool result laid out
     as the comparison torch's composite ends with: ``self != self`` (``isnan``), ``self.abs()
-    == inf`` (``isinf``: a number second, ``second``), ``(self == self) * ...``
-    (``isfinite``). ``integers`` (``isinf``: False, ``isfinite``: True): the value of every
+    == inf`` (``isinf``: a number second, ``second``); :func:`_isfinite`'s for an integer
+    input. ``integers`` (``isinf``: False, ``isfinite``: True): the value of every
     element for an integer or bool input, which torch makes with ``zeros_like`` or
     ``ones_like`` (laid out as those: an expanded input keeps its zero strides)."""
     def body(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
@@ -376,4 +376,20 @@ register_unary("frac", _frac)
 register_unary("sgn", _sign)  # real tensors only: the sign
 register_unary("isnan", _value_test(np.isnan, None))
 register_unary("isinf", _value_test(np.isinf, math.inf, False))
-register_unary("isfinite", _value_test(np.isfinite, None, True))
+
+
+def _isfinite(input: Tensor, into: Tensor | None, finish: Any) -> Tensor:
+    """torch's composite ``(self == self) * (self.abs() != inf)`` for a floating input,
+    step by step, so that the result is laid out as that product (an input with a stride-0
+    dim: not as ``self == self``); True everywhere for an integer or bool input."""
+    if not input.is_floating_point():
+        return _value_test(np.isfinite, None, True)(input, into, finish)
+    equal = finish(lambda x, y: x == y, [input, input], input._dtype, input._shape,
+                   out_dtype=dtypes.bool)
+    bounded = finish(lambda x, y: x != y, [aten.abs.default(input), math.inf], input._dtype,
+                     input._shape, out_dtype=dtypes.bool)
+    return finish(np.logical_and, [equal, bounded], dtypes.bool, input._shape,
+                  out_dtype=dtypes.bool)
+
+
+register_unary("isfinite", _isfinite)

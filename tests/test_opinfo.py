@@ -147,6 +147,14 @@ ENTRIES["_unique2"] = opinfo.entries({"unique"})
 NO_OPINFO["unique_dim"] = ("internal (no Python binding in torch): torch.unique with a dim "
                            "reaches it, and unique's OpInfo samples (under _unique2) run it")
 
+#: torch.linalg.det and torch.linalg.solve(_ex), composites, run these structured ops: their
+#: OpInfo samples (under linalg_det, linalg_solve, linalg_solve_ex, det) run them
+NO_OPINFO["_linalg_det"] = ("what linalg.det and det run; their OpInfo samples (under "
+                            "linalg_det and det) run it, tests/op_db.py's entry its LU and "
+                            "pivots")
+NO_OPINFO["_linalg_solve_ex"] = ("what linalg.solve and linalg.solve_ex run; their OpInfo "
+                                 "samples (under linalg_solve, linalg_solve_ex) run it")
+
 
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
     missing = [name for name in TABLE_OPS if name not in ENTRIES and name not in NO_OPINFO]

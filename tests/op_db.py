@@ -3499,6 +3499,7 @@ OP_DB += [
         "out=": lambda lib: lib.empty_strided((2,), (1,), out=lib.empty(2)),
     }),
 ]
+BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
 # ------------------------------------------------------------------ *_like factories (chapter 1)
@@ -5367,5 +5368,40 @@ OP_DB += [
                                                                lib.ones(2, dtype=lib.int64)),
     }),
 ]
+
+@st.composite
+def matrix_norm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``ord`` ("fro", 1, -1, inf, -inf; left out now and then: "fro"), two different dims
+    (negative now and then; left out now and then: the last two) and ``keepdim``."""
+    found: dict[str, Any] = {}
+    if draw(st.integers(0, 4)):
+        found["ord"] = draw(st.sampled_from(["fro", 1, -1, math.inf, -math.inf]))
+    else:
+        return found
+    n = len(shape)
+    if draw(st.integers(0, 2)):
+        first, second = draw(st.permutations(range(n)))[:2]
+        found["dim"] = tuple(d - n if draw(st.booleans()) else d for d in (first, second))
+    found["keepdim"] = draw(st.booleans())
+    return found
+
+
+OP_DB += [
+    OpEntry("linalg_matrix_norm", arguments=matrix_norm_arguments, ulps=NORM_ULPS,
+            shapes=st.integers(2, 3).flatmap(_matrix_shapes), errors={
+        "a vector": lambda lib: lib.linalg.matrix_norm(lib.ones(3)),
+        "int64": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2, dtype=lib.int64)),
+        "an order 3": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), 3),
+        "an unknown string order": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), "abc"),
+        "the same dim twice": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), 1, (0, -2)),
+        "three dims": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2, 2), "fro", (0, 1, 2)),
+        "a dim out of range": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), 1, (0, 2)),
+        "float16 for ord 2": lambda lib: lib.linalg.matrix_norm(
+            lib.ones(2, 2, dtype=lib.float16), 2),
+        "out= of float64": lambda lib: lib.linalg.matrix_norm(
+            lib.ones(2, 2), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+
 
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -10,8 +10,9 @@ matrix raises :class:`LinAlgError`, torch's ``torch.linalg.LinAlgError``).
 ``python_module: linalg`` op; its kernels are in ``reductions.py``). ``norm`` is torch's
 Python function (``torch/functional.py``), which ``Tensor.norm`` calls too: a number ``p``
 (None: 2) or ``"fro"`` over at most two dims is ``linalg.vector_norm``; ``"nuc"`` and the
-other strings are ``linalg.matrix_norm``'s, whose checks are torch's and whose nuclear norm
-(a sum of singular values) reftensor does not compute.
+other strings are ``linalg.matrix_norm``'s (the op ``linalg_matrix_norm``, torch's composite
+of ``linalg_vector_norm``, ``amax`` and ``amin``), whose orders 2, -2 and ``"nuc"`` (singular
+values) reftensor does not compute yet.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from .device import CPU, META
 from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "solve", "solve_ex", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "solve", "solve_ex",
+           "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -61,13 +63,14 @@ def vector_norm(*args: Any, **kwargs: Any) -> Any:
     return aten.linalg_vector_norm(*args, **kwargs)
 
 
-def _matrix_norm_checks(input: Tensor, ord: str, dim: list[int], dtype: Any) -> None:
-    """torch's ``_linalg_matrix_norm_checks`` and order check (``linalg.matrix_norm``).
+def _matrix_norm_checks(input: Tensor, dim: list[int], dtype: Any, *,
+                        low_precision: bool) -> list[int]:
+    """torch's ``_linalg_matrix_norm_checks`` (``linalg.matrix_norm``): the dims wrapped.
 
     Raises:
-        RuntimeError: fewer than 2 dims, an integer or bool input (float16/bfloat16 for
-            ``"nuc"``), ``dim`` not of 2 different dims, a ``dtype=`` that is not floating or
-            narrower than the input's, an order other than ``"fro"`` and ``"nuc"``.
+        RuntimeError: fewer than 2 dims, an integer or bool input (float16/bfloat16 unless
+            ``low_precision``), ``dim`` not of 2 different dims, a ``dtype=`` that is not
+            floating or narrower than the input's.
         IndexError: a dim out of range.
     """
     name = SCALAR_TYPE_NAMES[input.dtype.name]
@@ -77,7 +80,7 @@ def _matrix_norm_checks(input: Tensor, ord: str, dim: list[int], dtype: Any) -> 
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor "
                            f"as input. Got {name}")
-    if ord == "nuc" and input.dtype.itemsize == 2:
+    if not low_precision and input.dtype.itemsize == 2:
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {name}")
     if len(dim) != 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
@@ -90,8 +93,85 @@ def _matrix_norm_checks(input: Tensor, ord: str, dim: list[int], dtype: Any) -> 
                               or dtype.itemsize < input.dtype.itemsize):
         raise RuntimeError(f"linalg.matrix_norm: dtype {dtype} is not floating or narrows "
                            f"the input's ({name})")
+    return [first, second]
+
+
+def _singular_value_norm(ord: Any) -> None:
+    """``ord`` 2, -2 (the largest or smallest singular value) and ``"nuc"`` (their sum):
+    torch's ``linalg_svdvals``, which reftensor does not have yet."""
+    raise NotImplementedError(f"reftensor.linalg.matrix_norm: ord={ord!r} needs the singular "
+                              "values (torch.linalg.svdvals), which are not implemented")
+
+
+@aten.linalg_matrix_norm.default.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_matrix_norm(self: Tensor, ord: Any, dim: Any = (-2, -1), keepdim: bool = False,
+                       dtype: Any = None) -> Tensor:
+    """torch's ``linalg_matrix_norm`` for a number ``ord``: 1 (-1) is the largest (smallest)
+    column sum of ``|A|``, ``amax``/``amin`` of ``linalg_vector_norm(A, 1, dim[0])`` over
+    the other dim; inf (-inf) the same over rows; 2 and -2 are singular values'."""
+    order = float(ord)
+    if abs(order) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {order:g} not supported.")
+    dims = _matrix_norm_checks(self, list(dim), dtype, low_precision=abs(order) != 2)
+    if abs(order) == 2:
+        _singular_value_norm(ord)
+    if abs(order) == math.inf:
+        dims = [dims[1], dims[0]]
+    if not keepdim and dims[0] < dims[1]:
+        dims[1] -= 1
+    sums = aten.linalg_vector_norm.default.call(self, 1.0, [dims[0]], keepdim, dtype)
+    if order > 0 and sums.numel() == 0:
+        # torch's: the largest of no sums is 0 (a new tensor, filled in place, so at
+        # _version 1, not recorded); the smallest raises as amin does
+        shape = list(sums.shape)
+        shape[dims[1]:dims[1] + 1] = [1] if keepdim else []
+        zeros = factories._allocate(tuple(shape), layout.contiguous_strides(tuple(shape)),
+                                    sums.dtype, sums.device)
+        zeros._version_counter.value += 1
+        return zeros
+    pick = aten.amax if order > 0 else aten.amin
+    return pick.default.call(sums, [dims[1]], keepdim)
+
+
+def _matrix_norm_out_dtype(result: Tensor, out: Tensor) -> None:
+    """torch's ``linalg_matrix_norm_out``: ``out`` of exactly the result's dtype."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"linalg.matrix_norm expected out tensor dtype "
+                           f"{SCALAR_TYPE_NAMES[result._dtype.name]} but got: "
+                           f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
+
+
+OUT_DTYPE_RULES.update(linalg_matrix_norm=_matrix_norm_out_dtype)
+
+
+@aten.linalg_matrix_norm.str_ord.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_matrix_norm_str(self: Tensor, ord: str = "fro", dim: Any = (-2, -1),
+                           keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """torch's ``linalg_matrix_norm`` for ``"fro"`` (``linalg_vector_norm(A, 2, dim)``)
+    and ``"nuc"`` (the sum of the singular values)."""
     if ord not in ("fro", "nuc"):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    dims = _matrix_norm_checks(self, list(dim), dtype, low_precision=ord != "nuc")
+    if ord == "nuc":
+        _singular_value_norm(ord)
+    return aten.linalg_vector_norm.default.call(self, 2, dims, keepdim, dtype)
+
+
+def matrix_norm(*args: Any, **kwargs: Any) -> Tensor:
+    """matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The matrix ``ord``-norm of ``A`` over the two dims ``dim`` (``torch.linalg.matrix_norm``):
+    ``"fro"`` the square root of the sum of squares, 1 (-1) the largest (smallest) sum of
+    ``|A|`` down a column, inf (-inf) along a row; a float tensor of ``dtype`` (or ``A``'s)
+    with the two dims reduced (kept as size 1 with ``keepdim``).
+
+    Raises:
+        RuntimeError: an order not supported, fewer than 2 dims, an integer or bool input,
+            ``dim`` not of 2 different dims, a bad ``dtype=``.
+        IndexError: a dim out of range.
+        NotImplementedError: ``ord`` 2, -2 and ``"nuc"`` (singular values), after the checks.
+    """
+    return aten.linalg_matrix_norm(*args, **kwargs)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
@@ -104,10 +184,11 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     ``dim`` (every dim when None).
 
     Raises:
-        RuntimeError: as ``linalg.vector_norm``; for a matrix norm, torch's checks
-            (``dim`` not of 2 dims, an order other than ``"fro"`` and ``"nuc"``, ...).
+        RuntimeError: as ``linalg.vector_norm``; for a matrix norm, as
+            ``linalg.matrix_norm`` (``dim`` not of 2 dims, an order other than ``"fro"``
+            and ``"nuc"``, ...).
         NotImplementedError: the nuclear norm (``"nuc"``) of a valid input: reftensor has no
-            singular value decomposition.
+            singular values yet.
     """
     dims = [dim] if isinstance(dim, int) else dim
     options: dict[str, Any] = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
@@ -115,10 +196,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             return aten.linalg_vector_norm(input, 2, dims, keepdim, **options)
         dims = list(range(input.dim())) if dims is None else list(dims)
-        _matrix_norm_checks(input, p, dims, dtype)
-        raise NotImplementedError("reftensor.norm: the nuclear norm ('nuc', "
-                                  "torch.linalg.matrix_norm's sum of singular values) is not "
-                                  "implemented")
+        return aten.linalg_matrix_norm(input, p, dims, keepdim, **options)
     return aten.linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, **options)
 
 

@@ -718,6 +718,25 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "(without ``dim``, or ``dim`` 0 of a 1-d tensor, empty unless asked for)."
                 "\n\nRaises as ``unique_dim``."),
     # ----------------------------------- linear algebra (chapter 4, issue 43, linalg.py)
+    declare("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool "
+            "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            "linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool "
+            "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            out=("linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool "
+                 "keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+                 "linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] "
+                 "dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "
+                 "-> Tensor(a!)"),
+            function=False, method=False,
+            doc="The matrix ``ord``-norm over the two dims ``dim`` "
+                "(``torch.linalg.matrix_norm``, ``reftensor.linalg.matrix_norm``), torch's "
+                "composite: ``\"fro\"`` is ``linalg_vector_norm(A, 2, dim)``; 1 (-1) "
+                "``amax`` (``amin``) of ``linalg_vector_norm(A, 1, dim[0])`` over ``dim[1]``, "
+                "inf (-inf) the same with the dims swapped.\n\nRaises RuntimeError for an "
+                "order not supported, fewer than 2 dims, an integer or bool input, ``dim`` "
+                "not of 2 different dims, a ``dtype=`` not floating or narrowing; IndexError "
+                "for a dim out of range; NotImplementedError for ``ord`` 2, -2 and "
+                "``\"nuc\"`` (singular values, not implemented yet), after the checks."),
     declare("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)",
             out=("_linalg_det.result(Tensor A, *, Tensor(a!) result, Tensor(b!) LU, Tensor(c!) "
                  "pivots) -> (Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots)",),

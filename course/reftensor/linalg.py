@@ -263,10 +263,9 @@ def _lapack_dtype(A: Tensor) -> None:
 def _matrix_strides(shape: tuple[int, ...], f_contig: bool = True) -> tuple[int, ...]:
     """torch's ``batched_matrix_contiguous_strides``: the batch contiguous, each matrix
     column-major (``f_contig``) or row-major."""
-    strides = list(layout.contiguous_strides(shape))
-    if f_contig and len(shape) >= 2:
-        strides[-2], strides[-1] = 1, max(shape[-2], 1)
-    return tuple(strides)
+    if not f_contig or len(shape) < 2:
+        return layout.contiguous_strides(shape)
+    return (*layout.contiguous_strides(shape)[:-2], 1, max(shape[-2], 1))
 
 
 def _new(values: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...],

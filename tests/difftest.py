@@ -37,6 +37,16 @@ class Mismatch(AssertionError):
     pass
 
 
+def same_class(torch_error: BaseException | None, ref_error: BaseException | None) -> bool:
+    """Do both libraries raise the same class? The builtin classes are shared; torch's
+    ``torch.linalg.LinAlgError`` (``torch._C._LinAlgError``, a RuntimeError) is
+    ``reftensor.linalg.LinAlgError``."""
+    if type(torch_error) is type(ref_error):
+        return True
+    return (type(torch_error) is torch.linalg.LinAlgError
+            and type(ref_error) is reftensor.linalg.LinAlgError)
+
+
 def _run(program: Program, lib: Any) -> tuple[Any, BaseException | None]:
     try:
         return program(lib), None
@@ -116,7 +126,7 @@ def same_on_both(
     STATS["programs"] += 1
     STATS["behaviours"] += 1
     if t_exc is not None or r_exc is not None:
-        if t_exc is None or r_exc is None or type(t_exc) is not type(r_exc):
+        if t_exc is None or r_exc is None or not same_class(t_exc, r_exc):
             raise Mismatch(
                 f"exceptions differ: torch raised {t_exc!r}, reftensor raised {r_exc!r}"
             ) from (r_exc or t_exc)

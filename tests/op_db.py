@@ -5344,3 +5344,163 @@ OP_DB += [
     }),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------ det, inv, solve (torch.linalg, issue 43)
+#: Square matrices of 0 or 1 rows under 0 to 2 batch dims. The values of larger matrices
+#: depend on the rounding order of the LU factorization (LAPACK's blocked code in torch,
+#: NumPy's loop in reftensor: measured up to ~120 ulps of the largest element on
+#: well-conditioned matrices, unbounded on near-singular ones, and which singular matrices
+#: have a zero pivot differs now and then): they are compared through torch's OpInfo
+#: samples (well-conditioned matrices up to 5x5, tests/test_opinfo.py), not drawn here.
+_SQUARE_SHAPES = st.tuples(st.integers(0, 2), st.sampled_from([0, 1])).flatmap(
+    lambda p: _matrix_shapes(p[0]).map(lambda batch: (*batch, p[1], p[1])))
+
+
+@st.composite
+def solve_arguments(draw: st.DrawFn, shape: tuple[int, ...], *, ex: bool = False
+                    ) -> dict[str, Any]:
+    """``B``: a vector (``(*, n)`` or ``(n,)``) or a batch of matrices ``(*, n, k)`` (its
+    batch a suffix of ``A``'s, sizes 1 broadcasting), ``left=False`` now and then (then
+    ``(*, k, n)``), and for ``solve_ex`` ``check_errors`` now and then."""
+    n, batch = shape[-1], shape[:-2]
+    left = draw(st.integers(0, 3)) != 0
+    if left and draw(st.integers(0, 2)) == 0:
+        b_shape = (n,) if draw(st.booleans()) else (*batch, n)
+    else:
+        cut = draw(st.integers(0, len(batch)))
+        b_batch = tuple(s if draw(st.integers(0, 3)) else 1 for s in batch[cut:])
+        k = draw(st.integers(0, 2))
+        b_shape = (*b_batch, n, k) if left else (*b_batch, k, n)
+    found: dict[str, Any] = {"B": draw(strategies.tensors(shape=b_shape))}
+    if not left:
+        found["left"] = False
+    if ex and draw(st.integers(0, 3)) == 0:
+        found["check_errors"] = True
+    return found
+
+
+def _inv_ex_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.sampled_from([{}, {"check_errors": True}])
+
+
+OP_DB += [
+    OpEntry("linalg_det", shapes=_SQUARE_SHAPES, errors={
+        "a vector": lambda lib: lib.linalg.det(lib.ones(3)),
+        "not square": lambda lib: lib.linalg.det(lib.ones(2, 3)),
+        "int64": lambda lib: lib.linalg.det(lib.ones(2, 2, dtype=lib.int64)),
+        "float16": lambda lib: lib.linalg.det(lib.ones(2, 2, dtype=lib.float16)),
+        "out= of float64": lambda lib: lib.linalg.det(lib.ones(2, 2),
+                                                      out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: lib.linalg.det(
+            lib.ones(2, 2, requires_grad=True), out=lib.empty(0)),
+    }),
+    OpEntry("det", shapes=_SQUARE_SHAPES, errors={
+        "not square": lambda lib: lib.det(lib.ones(2, 3)),
+        "bool": lambda lib: lib.ones(2, 2, dtype=lib.bool).det(),
+    }),
+    OpEntry("_linalg_det", shapes=_SQUARE_SHAPES, errors={
+        "a 0-d tensor": lambda lib: lib._linalg_det(lib.tensor(1.0)),
+        "out= pivots of int64": lambda lib: lib._linalg_det(
+            lib.ones(2, 2), out=(lib.empty(0), lib.empty(0), lib.empty(0, dtype=lib.int64))),
+    }),
+    OpEntry("linalg_inv_ex", arguments=_inv_ex_arguments, shapes=_SQUARE_SHAPES, errors={
+        "not square": lambda lib: lib.linalg.inv_ex(lib.ones(2, 3)),
+        "float16": lambda lib: lib.linalg.inv_ex(lib.ones(2, 2, dtype=lib.float16)),
+        "bfloat16 on meta": lambda lib: lib.linalg.inv_ex(
+            lib.ones(2, 2, dtype=lib.bfloat16, device="meta")),
+        "out= info of int64": lambda lib: lib.linalg.inv_ex(
+            lib.ones(2, 2), out=(lib.empty(0), lib.empty(0, dtype=lib.int64))),
+        "a singular matrix, check_errors=True": lambda lib: lib.linalg.inv_ex(
+            lib.zeros(2, 3, 3), check_errors=True),
+    }),
+    OpEntry("linalg_inv", shapes=_SQUARE_SHAPES, errors={
+        "a vector": lambda lib: lib.linalg.inv(lib.ones(3)),
+        "int64": lambda lib: lib.linalg.inv(lib.ones(2, 2, dtype=lib.int64)),
+        "out= of float64": lambda lib: lib.linalg.inv(lib.eye(2),
+                                                      out=lib.empty(0, dtype=lib.float64)),
+        "a singular matrix": lambda lib: lib.linalg.inv(lib.zeros(3, 3)),
+        "a singular batch element": lambda lib: lib.linalg.inv(
+            lib.stack([lib.eye(2), lib.ones(2, 2)])),
+        "a singular matrix, out=": lambda lib: lib.linalg.inv(lib.ones(2, 2),
+                                                              out=lib.empty(0)),
+    }),
+    OpEntry("inverse", shapes=_SQUARE_SHAPES, errors={
+        "not square": lambda lib: lib.inverse(lib.ones(3, 2)),
+        "bool": lambda lib: lib.ones(2, 2, dtype=lib.bool).inverse(),
+        "a singular matrix": lambda lib: lib.tensor([[1.0, 2.0], [2.0, 4.0]]).inverse(),
+    }),
+    OpEntry("linalg_solve", arguments=solve_arguments, shapes=_SQUARE_SHAPES,
+            same_dtype=True, errors={
+        "B of another dtype": lambda lib: lib.linalg.solve(lib.eye(3),
+                                                           lib.ones(3, dtype=lib.float64)),
+        "int64": lambda lib: lib.linalg.solve(lib.eye(3, dtype=lib.int64),
+                                              lib.ones(3, dtype=lib.int64)),
+        "a 0-d B": lambda lib: lib.linalg.solve(lib.eye(3), lib.tensor(1.0)),
+        "rows that do not match": lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(4)),
+        "columns that do not match": lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(3, 2),
+                                                                  left=False),
+        "a vector with left=False": lambda lib: lib.linalg.solve(lib.eye(1), lib.ones(1),
+                                                                 left=False),
+        "batches that do not broadcast": lambda lib: lib.linalg.solve(
+            lib.eye(3).expand(2, 3, 3), lib.ones(4, 3, 1)),
+        "float16": lambda lib: lib.linalg.solve(lib.eye(2, dtype=lib.float16),
+                                                lib.ones(2, dtype=lib.float16)),
+        "out= of float64": lambda lib: lib.linalg.solve(lib.eye(2), lib.ones(2),
+                                                        out=lib.empty(0, dtype=lib.float64)),
+        "a singular A": lambda lib: lib.linalg.solve(lib.zeros(3, 3), lib.ones(3)),
+        "a singular batch element": lambda lib: lib.linalg.solve(
+            lib.stack([lib.eye(2), lib.zeros(2, 2)]), lib.ones(2, 2)),
+        "a singular A, out=": lambda lib: lib.linalg.solve(lib.zeros(2, 2), lib.ones(2),
+                                                           out=lib.empty(0)),
+    }),
+    OpEntry("linalg_solve_ex", arguments=lambda s: solve_arguments(s, ex=True),
+            shapes=_SQUARE_SHAPES, same_dtype=True, errors={
+        "not square": lambda lib: lib.linalg.solve_ex(lib.ones(2, 3), lib.ones(2)),
+        "a vector A": lambda lib: lib.linalg.solve_ex(lib.ones(3), lib.ones(3)),
+        "a singular A, check_errors=True": lambda lib: lib.linalg.solve_ex(
+            lib.zeros(3, 3), lib.ones(3), check_errors=True),
+    }),
+    OpEntry("_linalg_solve_ex", arguments=solve_arguments, shapes=_SQUARE_SHAPES,
+            same_dtype=True, errors={
+        "B of another dtype": lambda lib: lib._linalg_solve_ex(lib.eye(2),
+                                                               lib.ones(2, dtype=lib.int64)),
+    }),
+]
+
+@st.composite
+def matrix_norm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``ord`` ("fro", 1, -1, inf, -inf; left out now and then: "fro"), two different dims
+    (negative now and then; left out now and then: the last two) and ``keepdim``."""
+    found: dict[str, Any] = {}
+    if draw(st.integers(0, 4)):
+        found["ord"] = draw(st.sampled_from(["fro", 1, -1, math.inf, -math.inf]))
+    else:
+        return found
+    n = len(shape)
+    if draw(st.integers(0, 2)):
+        first, second = draw(st.permutations(range(n)))[:2]
+        found["dim"] = tuple(d - n if draw(st.booleans()) else d for d in (first, second))
+    found["keepdim"] = draw(st.booleans())
+    return found
+
+
+OP_DB += [
+    OpEntry("linalg_matrix_norm", arguments=matrix_norm_arguments, ulps=NORM_ULPS,
+            shapes=st.integers(2, 3).flatmap(_matrix_shapes), errors={
+        "a vector": lambda lib: lib.linalg.matrix_norm(lib.ones(3)),
+        "int64": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2, dtype=lib.int64)),
+        "an order 3": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), 3),
+        "an unknown string order": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), "abc"),
+        "the same dim twice": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), 1, (0, -2)),
+        "three dims": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2, 2), "fro", (0, 1, 2)),
+        "a dim out of range": lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), 1, (0, 2)),
+        "float16 for ord 2": lambda lib: lib.linalg.matrix_norm(
+            lib.ones(2, 2, dtype=lib.float16), 2),
+        "out= of float64": lambda lib: lib.linalg.matrix_norm(
+            lib.ones(2, 2), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+
+
+BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -33,6 +33,7 @@ from torch.testing._internal.common_methods_invocations import op_db
 
 import reftensor
 from reftensor.storage import UntypedStorage
+from tests import difftest
 
 #: dtypes both libraries have, by name
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
@@ -385,7 +386,7 @@ def check_sample(op: Any, sample: Any, dtype: str, variant: str,
 def _outcome(torch_error: Any, ref_error: Any, expected: Any, got: Any, *,
              values: bool = True) -> str | None:
     if torch_error is not None or ref_error is not None:
-        if type(torch_error) is type(ref_error):
+        if difftest.same_class(torch_error, ref_error):
             return None
         return (f"torch raised {type(torch_error).__name__}, reftensor "
                 f"{type(ref_error).__name__}: {str(ref_error or torch_error)[:100]}")
@@ -493,7 +494,7 @@ def check_errors(op: Any) -> list[Mismatch]:
         _, torch_error = _run(op.op, torch_args, rebuild(dict(sample.kwargs)))
         args = convert((sample.input, *sample.args))
         _, ref_error = _run(reftensor_function(op), args, convert(dict(sample.kwargs)))
-        if type(ref_error) is not type(torch_error):
+        if not difftest.same_class(torch_error, ref_error):
             found.append(Mismatch(
                 _name(op), "error", "-", describe(sample.input),
                 f"torch raises {type(torch_error).__name__} "

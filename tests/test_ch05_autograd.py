@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 import reftensor
 from tests import strategies
-from tests.difftest import STATS, Mismatch, same_on_both
+from tests.difftest import STATS, Mismatch, same_class, same_on_both
 from tests.strategies import KINDS
 
 pytestmark = pytest.mark.ch05
@@ -152,7 +152,7 @@ def both(program: Callable[[Any], Any]) -> Any:
     STATS["programs"] += 1
     if t_exc is not None or r_exc is not None:
         STATS["behaviours"] += 1
-        if t_exc is None or r_exc is None or type(t_exc) is not type(r_exc):
+        if t_exc is None or r_exc is None or not same_class(t_exc, r_exc):
             raise Mismatch(f"exceptions differ: torch raised {t_exc!r}, reftensor raised "
                            f"{r_exc!r}") from (r_exc or t_exc)
         return None

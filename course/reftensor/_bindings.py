@@ -105,6 +105,10 @@ __all__ = [
     "quantile",
     "nanquantile",
     "_unique2",
+    "_linalg_det",
+    "det",
+    "inverse",
+    "_linalg_solve_ex",
     "equal",
     "isclose",
     "allclose",
@@ -1351,6 +1355,59 @@ def _unique2(*args: Any, **kwargs: Any) -> Any:
     not asked for. Not differentiable (``Unique2Backward0`` raises).
     """
     return aten._unique2(*args, **kwargs)
+
+
+def _linalg_det(*args: Any, **kwargs: Any) -> Any:
+    """_linalg_det(A, *, out=None) -> (Tensor, Tensor, Tensor)
+
+    The determinant of each square matrix of ``A`` (``(*, n, n)``, float32 or float64) with the
+    LU factorization it is read from (``torch._linalg_det``, what ``torch.linalg.det`` runs,
+    ``torch.return_types._linalg_det``): ``result`` of shape ``(*)``, ``LU`` (each matrix
+    column-major) and ``pivots`` (int32, 1-based) of the matrix factored: ``A.mT`` when ``A`` is
+    contiguous, as torch.
+
+    Raises RuntimeError for fewer than 2 dims, matrices that are not square, an integer or bool
+    input, an ``out=`` of another dtype; NotImplementedError for float16 and bfloat16.
+    """
+    return aten._linalg_det(*args, **kwargs)
+
+
+def det(*args: Any, **kwargs: Any) -> Any:
+    """det(input) -> Tensor
+
+    The determinant of each square matrix (``torch.det``): ``linalg_det``.
+
+    Raises ``linalg_det``'s errors.
+    """
+    return aten.det(*args, **kwargs)
+
+
+def inverse(*args: Any, **kwargs: Any) -> Any:
+    """inverse(input, *, out=None) -> Tensor
+
+    The inverse of each square matrix (``torch.inverse``): ``linalg_inv``.
+
+    Raises ``linalg_inv``'s errors.
+    """
+    return aten.inverse(*args, **kwargs)
+
+
+def _linalg_solve_ex(*args: Any, **kwargs: Any) -> Any:
+    """_linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None) -> (Tensor, Tensor,
+        Tensor, Tensor)
+
+    ``X`` with ``A X = B`` (``left``) or ``X A = B`` for square ``A`` (``(*, n, n)``) and ``B``
+    (``(*, n, k)``, or ``(*, n)`` / ``(n,)`` vectors), batch dims broadcast
+    (``torch._linalg_solve_ex``, what ``torch.linalg.solve`` runs): ``result`` (each matrix
+    column-major for ``left``), ``A``'s LU factorization (``LU``, int32 ``pivots``; of ``A.mT``
+    when ``A`` is contiguous) and ``info`` (int32, 0 or the first zero pivot, 1-based).
+
+    Raises RuntimeError for an integer or bool ``A``, dtypes that differ, fewer than 2 dims,
+    matrices that are not square, shapes that do not match or broadcast, a vector ``B`` with
+    ``left=False``, an ``out=`` of another dtype; ``linalg.LinAlgError`` for a singular ``A``
+    with ``check_errors=True``; NotImplementedError for float16 and bfloat16.
+    """
+    return aten._linalg_solve_ex(*args, **kwargs)
 
 
 def equal(*args: Any, **kwargs: Any) -> Any:
@@ -5040,6 +5097,24 @@ class TensorMethods(TensorType):
         Raises as ``quantile`` (its messages name ``quantile()``).
         """
         return aten.nanquantile.call_method(self, args, kwargs)
+
+    def det(self, *args: Any, **kwargs: Any) -> Any:
+        """det() -> Tensor
+
+        The determinant of each square matrix (``torch.det``): ``linalg_det``.
+
+        Raises ``linalg_det``'s errors.
+        """
+        return aten.det.call_method(self, args, kwargs)
+
+    def inverse(self, *args: Any, **kwargs: Any) -> Any:
+        """inverse() -> Tensor
+
+        The inverse of each square matrix (``torch.inverse``): ``linalg_inv``.
+
+        Raises ``linalg_inv``'s errors.
+        """
+        return aten.inverse.call_method(self, args, kwargs)
 
     def equal(self, *args: Any, **kwargs: Any) -> Any:
         """equal(other) -> bool

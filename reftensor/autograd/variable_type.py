@@ -156,11 +156,11 @@ def _getter(key: str, names: dict[str, int], returns: dict[str, int]) -> Any:
     """How to read what a row saves under ``key`` off a call's ``(args, result)``: the
     result, one of several results (``indices``), an argument, a part of one (``_PARTS``),
     or the sizes or dtypes of a list of tensors (``tensors_args_sizes``)."""
-    if key == "result":
-        return lambda args, result: result
-    if key in returns:
+    if key in returns:  # (a result named ``result`` among several: ``_linalg_det``'s)
         at = returns[key]
         return lambda args, result: result[at]
+    if key == "result":
+        return lambda args, result: result
     if key.startswith("result") and key[6:].isdigit():  # an unnamed result (``result1``)
         at = int(key[6:])
         return lambda args, result: result[at]

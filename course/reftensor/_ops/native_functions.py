@@ -717,6 +717,108 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "kept once (``torch.unique_consecutive``), with the inverse and counts "
                 "(without ``dim``, or ``dim`` 0 of a 1-d tensor, empty unless asked for)."
                 "\n\nRaises as ``unique_dim``."),
+    # ----------------------------------- linear algebra (chapter 4, issue 43, linalg.py)
+    declare("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool "
+            "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            "linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool "
+            "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            out=("linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool "
+                 "keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+                 "linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] "
+                 "dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "
+                 "-> Tensor(a!)"),
+            function=False, method=False,
+            doc="The matrix ``ord``-norm over the two dims ``dim`` "
+                "(``torch.linalg.matrix_norm``, ``reftensor.linalg.matrix_norm``), torch's "
+                "composite: ``\"fro\"`` is ``linalg_vector_norm(A, 2, dim)``; 1 (-1) "
+                "``amax`` (``amin``) of ``linalg_vector_norm(A, 1, dim[0])`` over ``dim[1]``, "
+                "inf (-inf) the same with the dims swapped.\n\nRaises RuntimeError for an "
+                "order not supported, fewer than 2 dims, an integer or bool input, ``dim`` "
+                "not of 2 different dims, a ``dtype=`` not floating or narrowing; IndexError "
+                "for a dim out of range; NotImplementedError for ``ord`` 2, -2 and "
+                "``\"nuc\"`` (singular values, not implemented yet), after the checks."),
+    declare("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)",
+            out=("_linalg_det.result(Tensor A, *, Tensor(a!) result, Tensor(b!) LU, Tensor(c!) "
+                 "pivots) -> (Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots)",),
+            method=False,
+            doc="The determinant of each square matrix of ``A`` (``(*, n, n)``, float32 or "
+                "float64) with the LU factorization it is read from (``torch._linalg_det``, "
+                "what ``torch.linalg.det`` runs, ``torch.return_types._linalg_det``): "
+                "``result`` of shape ``(*)``, ``LU`` (each matrix column-major) and "
+                "``pivots`` (int32, 1-based) of the matrix factored: ``A.mT`` when ``A`` is "
+                "contiguous, as torch.\n\nRaises RuntimeError for fewer than 2 dims, matrices "
+                "that are not square, an integer or bool input, an ``out=`` of another "
+                "dtype; NotImplementedError for float16 and bfloat16."),
+    declare("linalg_det(Tensor A) -> Tensor",
+            out=("linalg_det.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The determinant of each square matrix of ``A`` (``torch.linalg.det``, "
+                "``reftensor.linalg.det``): ``_linalg_det(A).result``, of shape ``(*)`` for "
+                "``A`` of ``(*, n, n)`` (``LinalgDetBackward0``).\n\nRaises "
+                "``_linalg_det``'s errors."),
+    declare("det(Tensor self) -> Tensor",
+            doc="The determinant of each square matrix (``torch.det``): ``linalg_det``.\n\n"
+                "Raises ``linalg_det``'s errors."),
+    declare("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor "
+            "info)",
+            out=("linalg_inv_ex.inverse(Tensor A, *, bool check_errors=False, Tensor(a!) "
+                 "inverse, Tensor(b!) info) -> (Tensor(a!) inverse, Tensor(b!) info)",),
+            function=False, method=False,
+            doc="The inverse of each square matrix of ``A`` (``(*, n, n)``, float32 or "
+                "float64), solved as ``A X = I`` (``torch.linalg.inv_ex``, "
+                "``reftensor.linalg.inv_ex``): ``inverse`` (each matrix column-major) and "
+                "``info`` (int32 of shape ``(*)``: 0, or the 1-based index of the first zero "
+                "on the diagonal of ``U`` for a singular matrix, whose inverse is then inf "
+                "and nan).\n\nRaises RuntimeError for fewer than 2 dims, matrices that are "
+                "not square, an integer, bool, float16 or bfloat16 input, an ``out=`` of "
+                "another dtype; ``linalg.LinAlgError`` (a RuntimeError) for a singular "
+                "matrix with ``check_errors=True``."),
+    declare("linalg_inv(Tensor A) -> Tensor",
+            out=("linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The inverse of each square matrix of ``A`` (``torch.linalg.inv``, "
+                "``reftensor.linalg.inv``): ``linalg_inv_ex``'s ``inverse`` "
+                "(``LinalgInvExBackward0``).\n\nRaises ``linalg_inv_ex``'s errors, and "
+                "``linalg.LinAlgError`` for a singular matrix."),
+    declare("inverse(Tensor self) -> Tensor",
+            out=("inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="The inverse of each square matrix (``torch.inverse``): ``linalg_inv``.\n\n"
+                "Raises ``linalg_inv``'s errors."),
+    declare("_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) "
+            "-> (Tensor result, Tensor LU, Tensor pivots, Tensor info)",
+            out=("_linalg_solve_ex.result(Tensor A, Tensor B, *, bool left=True, bool "
+                 "check_errors=False, Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots, "
+                 "Tensor(d!) info) -> (Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots, "
+                 "Tensor(d!) info)",),
+            method=False,
+            doc="``X`` with ``A X = B`` (``left``) or ``X A = B`` for square ``A`` "
+                "(``(*, n, n)``) and ``B`` (``(*, n, k)``, or ``(*, n)`` / ``(n,)`` vectors), "
+                "batch dims broadcast (``torch._linalg_solve_ex``, what "
+                "``torch.linalg.solve`` runs): ``result`` (each matrix column-major for "
+                "``left``), ``A``'s LU factorization (``LU``, int32 ``pivots``; of ``A.mT`` "
+                "when ``A`` is contiguous) and ``info`` (int32, 0 or the first zero pivot, "
+                "1-based).\n\nRaises RuntimeError for an integer or bool ``A``, dtypes that "
+                "differ, fewer than 2 dims, matrices that are not square, shapes that do not "
+                "match or broadcast, a vector ``B`` with ``left=False``, an ``out=`` of "
+                "another dtype; ``linalg.LinAlgError`` for a singular ``A`` with "
+                "``check_errors=True``; NotImplementedError for float16 and bfloat16."),
+    declare("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) "
+            "-> (Tensor result, Tensor info)",
+            out=("linalg_solve_ex.out(Tensor A, Tensor B, *, bool left=True, bool "
+                 "check_errors=False, Tensor(a!) result, Tensor(b!) info) -> (Tensor(a!) "
+                 "result, Tensor(b!) info)",),
+            function=False, method=False,
+            doc="``_linalg_solve_ex``'s ``result`` and ``info`` (``torch.linalg.solve_ex``, "
+                "``reftensor.linalg.solve_ex``; ``LinalgSolveExBackward0``).\n\nRaises "
+                "``_linalg_solve_ex``'s errors."),
+    declare("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor",
+            out=("linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="``X`` with ``A X = B`` (``left``) or ``X A = B`` (``torch.linalg.solve``, "
+                "``reftensor.linalg.solve``): ``linalg_solve_ex``'s ``result``.\n\nRaises "
+                "``_linalg_solve_ex``'s errors, and ``linalg.LinAlgError`` for a singular "
+                "``A``."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

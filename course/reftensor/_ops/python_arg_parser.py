@@ -283,10 +283,12 @@ class Parameter(NamedTuple):
 
     @property
     def none_is_default(self) -> builtins.bool:
-        """torch reads None as the default for an int list that has one
-        (``amax(Tensor self, int[1] dim=[])``: ``t.amax(None)`` is ``t.amax()``)."""
+        """torch reads None as the default for an int list whose default is empty
+        (``amax(Tensor self, int[1] dim=[])``: ``t.amax(None)`` is ``t.amax()``); one with
+        values (``rot90``'s ``dims=[0,1]``, ``linalg_matrix_norm``'s ``dim=[-2,-1]``)
+        refuses None."""
         return (self.type.is_list and self.type.base in ("int", "SymInt")
-                and self.default is not REQUIRED)
+                and self.default == ())
 
     def accepts(self, value: Any) -> builtins.bool:
         return (value is None and (self.type.optional or self.none_is_default)
@@ -302,6 +304,8 @@ class Parameter(NamedTuple):
             shown = "torch.contiguous_format"
         elif isinstance(self.default, str):  # torch quotes a string twice: "linear"
             shown = f'"{self.default}"'
+        elif isinstance(self.default, tuple) and self.default:  # C++'s braces: {-2,-1}
+            shown = "{" + ",".join(str(v) for v in self.default) + "}"
         return f"{out} = {shown}"
 
 

@@ -25,13 +25,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import dtypes, factories, layout, pieces, views
+from .. import dtypes, factories, layout, linalg, pieces, views
 from .._ops import aten
 from .._ops.state import state as dispatch_state
 from ..device import CPU, META
 from ..dtype_info import finfo
 from ..tensor import Tensor, wrap_dim
 from .functions.views import as_strided_backward, picked_backward
+from .grad_mode import is_grad_enabled
 from .grad_mode import no_grad as _no_grad
 
 __all__ = ["Derivative", "DERIVATIVES"]
@@ -968,6 +969,61 @@ def addr_vec1_backward(grad: Tensor, vec2: Tensor, alpha: Any) -> Tensor:
 def addr_vec2_backward(grad: Tensor, vec1: Tensor, alpha: Any) -> Tensor:
     """``maybe_multiply(grad.t().mv(vec1.conj()), alpha.conj())``."""
     return maybe_multiply(grad.t().mv(vec1), alpha)
+
+
+
+# ------------------------------------------- linear algebra (chapter 4, issue 43)
+def linalg_det_backward(grad: Tensor, result: Tensor, A: Tensor, LU: Tensor,
+                        pivots: Tensor) -> Tensor:
+    """torch's ``linalg_det_backward``: ``A.mH``'s solve of ``diag(grad * det)``. Outside
+    grad mode from the saved LU factorization, its zero pivots moved to the dtype's eps (so
+    a singular ``A`` gets a finite gradient); in grad mode (``create_graph=True``) as
+    ``linalg_solve(A.mH, d)``, which records (torch's SVD route for a singular ``A`` there
+    is not implemented: the solve raises). A 1x1 matrix's gradient is ``grad`` itself, seen
+    as matrices (torch's: measured, strides and all, and nothing recorded)."""
+    if A.shape[-1] == 1:
+        return grad.unsqueeze(-1).unsqueeze(-1)
+    diagonal = (grad * result).unsqueeze(-1).expand_as(pivots)
+    d = diagonal.diag_embed().mT
+    if is_grad_enabled():
+        return aten.linalg_solve.default(A.mT, d)
+    pivots_diagonal = LU.diagonal(0, -2, -1)
+    eps = finfo(LU.dtype).eps
+    moved = LU + (pivots_diagonal == 0).to(LU.dtype).mul_(eps).diag_embed()
+    return linalg.lu_solve_values(moved, pivots, d, adjoint=not A.is_contiguous())
+
+
+def linalg_inv_ex_backward(grad: Tensor, inverse: Tensor) -> Tensor:
+    """``-inverse.mH @ (grad @ inverse.mH)``."""
+    return -aten.matmul.default(inverse.mT, aten.matmul.default(grad, inverse.mT))
+
+
+def _solve_gB(grad: Tensor, result: Tensor, A: Tensor, LU: Tensor, pivots: Tensor,
+              left: bool) -> tuple[Tensor, bool]:
+    """torch's ``linalg_solve_backward``'s ``gB``: ``A.mH``'s solve of ``grad`` (from the
+    left or the right), from the saved LU outside grad mode; and the vector case."""
+    vector = result.dim() == 1 or (LU.dim() - 1 == result.dim()
+                                   and result.shape == LU.shape[:-1])
+    g = grad.unsqueeze(-1) if vector else grad
+    if is_grad_enabled():
+        return aten.linalg_solve.default(A.mT, g, left=left), vector
+    return linalg.lu_solve_values(LU, pivots, g, left=left,
+                                  adjoint=not A.is_contiguous()), vector
+
+
+def linalg_solve_A_backward(grad: Tensor, result: Tensor, A: Tensor, LU: Tensor,
+                            pivots: Tensor, left: bool) -> Tensor:
+    """``-gB @ X.mH`` (``left``) or ``-X.mH @ gB``, ``X`` the result as matrices."""
+    gB, vector = _solve_gB(grad, result, A, LU, pivots, left)
+    X = result.unsqueeze(-1) if vector else result
+    return -aten.matmul.default(gB, X.mT) if left else -aten.matmul.default(X.mT, gB)
+
+
+def linalg_solve_B_backward(grad: Tensor, result: Tensor, A: Tensor, LU: Tensor,
+                            pivots: Tensor, left: bool) -> Tensor:
+    """``gB``, as vectors where ``B`` was."""
+    gB, vector = _solve_gB(grad, result, A, LU, pivots, left)
+    return gB.squeeze(-1) if vector else gB
 
 
 def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
@@ -1951,6 +2007,16 @@ DERIVATIVES: list[Derivative] = [
     row("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> "
         "Tensor", "AddrBackward0", ("alpha", "beta", "vec1", "vec2"),
         self=addmm_self_backward, vec1=addr_vec1_backward, vec2=addr_vec2_backward),
+    # ------------------------------------------- linear algebra (chapter 4, issue 43)
+    row("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)",
+        "LinalgDetBackward0", ("A", "LU", "pivots", "result"), recorded_outputs=1,
+        A=linalg_det_backward),
+    row("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)",
+        "LinalgInvExBackward0", ("inverse",), recorded_outputs=1, A=linalg_inv_ex_backward),
+    row("_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
+        "(Tensor result, Tensor LU, Tensor pivots, Tensor info)", "LinalgSolveExBackward0",
+        ("A", "left", "LU", "pivots", "result"), recorded_outputs=1,
+        A=linalg_solve_A_backward, B=linalg_solve_B_backward),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
         self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)

@@ -1033,6 +1033,65 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "broadcast to ``(n, m)`` (or, in place, is not ``(n, m)``), a bool "
                 "``beta``/``alpha`` for a non-bool result, a float one for an integer "
                 "result, an ``out=`` the result cannot be cast to."),
+    declare("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar "
+            "alpha=1) -> Tensor",
+            "baddbmm.dtype(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, "
+            "*, Scalar beta=1, Scalar alpha=1) -> Tensor",
+            out=("baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
+                 "Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+                 "baddbmm.dtype_out(Tensor self, Tensor batch1, Tensor batch2, ScalarType "
+                 "out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"),
+            function_only=("dtype",), inplace=True, inplace_function=False,
+            deprecated=("baddbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor "
+                        "batch2) -> Tensor",
+                        "baddbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor "
+                        "batch2, *, Tensor(a!) out) -> Tensor(a!)",
+                        "baddbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2) -> "
+                        "Tensor",
+                        "baddbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * input + alpha * (batch1 @ batch2)`` (``torch.baddbmm``): "
+                "``batch1`` ``(b, n, k)``, ``batch2`` ``(b, k, m)``, ``input`` of "
+                "``batch1``'s dtype broadcasting to ``(b, n, m)``; a new contiguous "
+                "``(b, n, m)`` of ``batch2``'s dtype (in place: into ``input``, which must "
+                "be ``(b, n, m)``). As torch's CPU kernel: ``beta == 0`` ignores ``input`` "
+                "(its nans too); an inner size of 0 gives ``input * beta``; small products "
+                "(``k * n * m < 400``) summed one by one in float32 (float16/bfloat16, "
+                "float32), float64 or the integer dtype, then ``input * beta + alpha * "
+                "sum``; larger ones as BLAS's gemm. An integer dtype truncates a float "
+                "``beta`` or ``alpha`` (but ``input * beta`` with nothing to sum refuses "
+                "it). ``out_dtype`` is torch's CUDA-only overload: NotImplementedError on "
+                "the CPU.\n\nRaises RuntimeError for operands that are not 3-D, sizes "
+                "that do not match, an ``input`` that does not broadcast (in place: of "
+                "another shape or dtype), dtypes that differ, an ``out=`` of another "
+                "dtype; IndexError for a ``batch1``/``batch2`` of too few dims to read the "
+                "result's shape; NotImplementedError for bool (with something to sum)."),
+    declare("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar "
+            "alpha=1) -> Tensor",
+            out=("addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
+                 "Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            deprecated=("addbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor "
+                        "batch2) -> Tensor",
+                        "addbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor "
+                        "batch2, *, Tensor(a!) out) -> Tensor(a!)",
+                        "addbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2) -> "
+                        "Tensor",
+                        "addbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * input + alpha * sum over i of batch1[i] @ batch2[i]`` "
+                "(``torch.addbmm``): ``batch1`` ``(b, n, k)``, ``batch2`` ``(b, k, m)``, "
+                "``input`` broadcasting to ``(n, m)``; a new contiguous ``(n, m)`` of "
+                "``input``'s dtype (in place: into ``input``, broadcast or not; ``out=`` "
+                "resized as by ``resize_as_``, without a warning). As torch's CPU kernel: "
+                "``input`` copied in, then one ``addmm_`` per matrix (``beta`` for the "
+                "first, 1 after it), so the dtype checks and values are ``addmm``'s; "
+                "``beta == 0`` ignores ``input``; no matrices: ``input * beta``.\n\n"
+                "Raises RuntimeError for operands that are not 3-D, batch or inner sizes "
+                "that differ, an ``input`` that does not broadcast, dtypes that differ "
+                "(``out=``'s included); IndexError for a ``batch1``/``batch2`` of too few "
+                "dims to read the result's shape; NotImplementedError for bool (with "
+                "something to sum)."),
     declare("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
             out=("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] "
                  "dims_other, *, Tensor(a!) out) -> Tensor(a!)",),

@@ -43,6 +43,7 @@ torch folds only because an operand requires grad, their message names ``bmm``, 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -1478,4 +1479,160 @@ for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
         lambda s, b1, b2, beta, alpha, meta=_meta: _addbmm_in_place(s, b1, b2, beta, alpha,
                                                                     meta))
 out_arguments.set_rule(aten.addbmm.out, out_arguments.OutRule(writes=_addbmm_out))
+
+
+# ------------------------------------------------------------------ multi_dot, chain_matmul
+# torch's ``linalg_multi_dot`` and ``chain_matmul`` are ``CompositeImplicitAutograd``
+# (LinearAlgebra.cpp's ``multi_dot_impl``): a 1-D first operand is viewed as a row, a 1-D
+# last one as a column, the chain multiplied with ``mm`` in the cheapest order (counting
+# ``p * q * r`` multiplications for a ``(p, q) @ (q, r)``; for three matrices one
+# comparison of the two orders, ties to ``(A @ B) @ C``; for more, the dynamic programme
+# of Cormen et al., ties to the first split), and the result viewed back without the
+# rows or columns the vectors added.
+_CHAIN_MATMUL_WARNING = (
+    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+    "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
+    "than multiple parameters.")
+#: torch warns once per process from each of its two call sites (function, ``out=``)
+_chain_matmul_warned = {"function": False, "out": False}
+
+
+def _chain_order(sizes: list[int]) -> list[list[int]]:
+    """``split[i][j]``: where the cheapest product of matrices ``i..j`` splits (matrix
+    ``i`` is ``(sizes[i], sizes[i + 1])``)."""
+    n = len(sizes) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            best = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if best is None or q < best:
+                    best, split[i][j] = q, k
+            cost[i][j] = best  # type: ignore[assignment]
+    return split
+
+
+def _chain(mats: list[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return aten.mm.default.call(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
+
+
+def _multi_dot(tensors: Sequence[Tensor], out: Tensor | None) -> Tensor:
+    """torch's ``multi_dot_impl``: the checks in its order, then the products."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    shape: list[int] = []
+    mats = list(tensors)
+    if first.dim() == 1:
+        mats[0] = aten.unsqueeze.default.call(first, 0)
+    elif first.dim() == 2:
+        shape.append(first._shape[0])
+    else:
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got "
+                           f"{first.dim()}D")
+    if last.dim() == 1:
+        mats[-1] = aten.unsqueeze.default.call(last, -1)
+    elif last.dim() == 2:
+        shape.append(last._shape[1])
+    else:
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got "
+                           f"{last.dim()}D")
+    for i in range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got "
+                               f"{tensors[i].dim()}D")
+    d = mats[0]._dtype
+    for i in range(1, n):
+        if mats[i]._dtype is not d:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
+                               f"tensor 0 is {C_TYPE_NAMES[d.name]} and tensor {i} "
+                               f"{C_TYPE_NAMES[mats[i]._dtype.name]}")
+        common_device([mats[0], mats[i]])
+        if mats[i - 1]._shape[-1] != mats[i]._shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes "
+                               f"{list(tensors[i - 1]._shape)} and "
+                               f"{list(tensors[i]._shape)} cannot be multiplied")
+    into = None
+    if out is not None:
+        if out._dtype is not d:
+            raise RuntimeError(f"multi_dot(): expected out tensor to have dtype "
+                               f"{C_TYPE_NAMES[d.name]} but got {C_TYPE_NAMES[out._dtype.name]}")
+        common_device([mats[0], out])
+        if out._shape != tuple(shape):
+            iterator.resize_output(out, tuple(shape), layout.contiguous_strides(tuple(shape)))
+        # (sizes read after the resize, as torch reads them: ``out`` may be an operand)
+        into = aten.view.default.call(out, (mats[0].size(0), mats[-1].size(-1)))
+    if n == 3:
+        a, b, c, e = mats[0].size(0), mats[1].size(0), mats[2].size(0), mats[2].size(1)
+        if a * c * (b + e) > b * e * (a + c):
+            left, right = mats[0], aten.mm.default.call(mats[1], mats[2])
+        else:
+            left, right = aten.mm.default.call(mats[0], mats[1]), mats[2]
+    elif n == 2:
+        left, right = mats
+    else:
+        split = _chain_order([m.size(0) for m in mats] + [mats[-1].size(1)])
+        k = split[0][n - 1]
+        left, right = _chain(mats, split, 0, k), _chain(mats, split, k + 1, n - 1)
+    if into is not None:
+        if any(iterator._overlap(into, t) != "no" for t in (left, right)):
+            # ``out`` is an operand (the first tensor, say): torch's ``mm`` writes into it
+            # unchecked, where reftensor's ``mm.out`` refuses the overlap; the product
+            # computed first, then copied (torch's values on every case drawn)
+            aten.copy_.default.call(into, aten.mm.default.call(left, right), False)
+        else:
+            aten.mm.out.call(left, right, into)
+        return out  # type: ignore[return-value]
+    return aten.view.default.call(aten.mm.default.call(left, right), tuple(shape))
+
+
+@aten.linalg_multi_dot.default.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    return _multi_dot(tensors, None)
+
+
+@aten.linalg_multi_dot.out.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_multi_dot_out(tensors: Sequence[Tensor], out: Tensor) -> Tensor:
+    return _multi_dot(tensors, out)
+
+
+def _chain_matmul_checks(matrices: Sequence[Tensor], site: str) -> None:
+    """torch's warning (once per process and call site), ``checkAllSameDim(matrices, 2)``,
+    then at least one matrix."""
+    if not _chain_matmul_warned[site]:
+        _chain_matmul_warned[site] = True
+        warnings.warn(_CHAIN_MATMUL_WARNING, UserWarning, stacklevel=4)
+    for t in matrices:
+        if t.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+
+
+@aten.chain_matmul.default.impl(DispatchKey.CompositeImplicitAutograd)
+def chain_matmul(matrices: Sequence[Tensor]) -> Tensor:
+    """torch's ``chain_matmul``: one matrix is cloned, more are ``multi_dot``'s."""
+    _chain_matmul_checks(matrices, "function")
+    if len(matrices) == 1:
+        return aten.clone.default.call(matrices[0], None)
+    return _multi_dot(matrices, None)
+
+
+@aten.chain_matmul.out.impl(DispatchKey.CompositeImplicitAutograd)
+def chain_matmul_out(matrices: Sequence[Tensor], out: Tensor) -> Tensor:
+    """One matrix: ``out`` resized to its shape and ``copy_`` (any dtype it casts to)."""
+    _chain_matmul_checks(matrices, "out")
+    if len(matrices) == 1:
+        shape = matrices[0]._shape
+        if out._shape != shape:
+            iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+        return aten.copy_.default.call(out, matrices[0], False)
+    return _multi_dot(matrices, out)
 

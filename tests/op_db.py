@@ -4397,6 +4397,65 @@ OP_DB += [
 BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
+# ------------------------------------------------------------------ multi_dot, chain_matmul
+@st.composite
+def multi_dot_arguments(draw: st.DrawFn, shape: tuple[int, ...], *,
+                        vectors: bool = True) -> dict[str, Any]:
+    """``tensors``: 1 to 4 more to multiply the input (a matrix, or a vector: a row) by,
+    matrices but the last, which may be a vector (a column); now and then an inner size
+    that does not match. ``vectors`` False: matrices only (``chain_matmul``), and none
+    (the input alone) now and then."""
+    k = shape[-1] if shape else 2
+    others = []
+    for i in range(draw(st.integers(0 if not vectors else 1, 4))):
+        inner = draw(_inner(k))
+        if vectors and i and draw(st.integers(0, 3)) == 0:
+            others.append(draw(strategies.tensors(shape=(inner,))))
+            break
+        k = draw(_SIZES)
+        others.append(draw(strategies.tensors(shape=(inner, k))))
+    return {"tensors": others}
+
+
+OP_DB += [
+    OpEntry("linalg_multi_dot", arguments=multi_dot_arguments, same_dtype=True,
+            shapes=st.integers(1, 2).flatmap(_matrix_shapes), errors={
+        "one tensor": lambda lib: lib.linalg.multi_dot([lib.ones(2, 3)]),
+        "no tensors": lambda lib: lib.linalg.multi_dot([]),
+        "a 3-d first tensor": lambda lib: lib.linalg.multi_dot([lib.ones(1, 2, 3),
+                                                                lib.ones(3, 2)]),
+        "a 0-d first tensor": lambda lib: lib.linalg.multi_dot([lib.ones(()), lib.ones(3, 2)]),
+        "a 3-d last tensor": lambda lib: lib.linalg.multi_dot([lib.ones(3), lib.ones(1, 3, 2)]),
+        "a vector in the middle": lambda lib: lib.linalg.multi_dot(
+            [lib.ones(2, 3), lib.ones(3), lib.ones(3, 2)]),
+        "dtypes that differ": lambda lib: lib.linalg.multi_dot(
+            [lib.ones(2, 3), lib.ones(3, 2, dtype=lib.float64)]),
+        "sizes that cannot be multiplied": lambda lib: lib.linalg.multi_dot(
+            [lib.ones(3), lib.ones(4, 2), lib.ones(2)]),
+        "bool": lambda lib: lib.linalg.multi_dot([lib.ones(2, 3, dtype=lib.bool),
+                                                  lib.ones(3, 4, dtype=lib.bool)]),
+        "out= of another dtype": lambda lib: lib.linalg.multi_dot(
+            [lib.ones(2, 3), lib.ones(3, 4)], out=lib.empty(0, dtype=lib.float64)),
+        "a tensor, not a list": lambda lib: lib.linalg.multi_dot(lib.ones(2, 2)),
+    }),
+    OpEntry("chain_matmul", arguments=lambda s: multi_dot_arguments(s, vectors=False),
+            same_dtype=True, shapes=_matrix_shapes(2), errors={
+        "no matrices": lambda lib: lib.chain_matmul(),
+        "a vector": lambda lib: lib.chain_matmul(lib.ones(3), lib.ones(3, 4)),
+        "one vector": lambda lib: lib.chain_matmul(lib.ones(3)),
+        "a 3-d tensor": lambda lib: lib.chain_matmul(lib.ones(1, 3, 3), lib.ones(1, 3, 4)),
+        "a list": lambda lib: lib.chain_matmul([lib.ones(2, 3), lib.ones(3, 4)]),
+        "dtypes that differ": lambda lib: lib.chain_matmul(
+            lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64)),
+        "sizes that cannot be multiplied": lambda lib: lib.chain_matmul(lib.ones(2, 3),
+                                                                        lib.ones(4, 4)),
+        "out= of another dtype": lambda lib: lib.chain_matmul(
+            lib.ones(2, 3), lib.ones(3, 4), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
 # ------------------------------------------------------------------ linear (nn.functional)
 @st.composite
 def linear_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:

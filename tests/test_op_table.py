@@ -500,11 +500,16 @@ def _drawn(data: Any, name: str, *, factory: bool = True,
     arguments = _draw_arguments(data, entry, spec.shape)
     if entry.same_dtype:  # the tensor arguments again, in the input's dtype and their layout
         # (all of them, or those named: ``scatter``'s ``src`` but not its ``index``)
+        # (a list of tensors, ``multi_dot``'s, each in turn)
         named = entry.same_dtype if isinstance(entry.same_dtype, tuple) else None
-        arguments = {k: data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape,
-                                                     kinds=(v.kind,)),
-                                  label=k)
-                     if hasattr(v, "make") and (named is None or k in named) else v
+
+        def again(k: str, v: Any) -> Any:
+            return data.draw(strategies.tensors(dtypes=(spec.dtype,), shape=v.shape,
+                                                kinds=(v.kind,)), label=k)
+
+        arguments = {k: again(k, v) if hasattr(v, "make") and (named is None or k in named)
+                     else [again(k, x) for x in v] if isinstance(v, list) and named is None
+                     and all(hasattr(x, "make") for x in v) else v
                      for k, v in arguments.items()}
     return entry, spec, arguments
 

@@ -2,6 +2,9 @@
 
 ``linalg.cross`` is the op table's ``linalg_cross`` (chapter 3's products, ``matmul.py``).
 
+``linalg.multi_dot`` is the op table's ``linalg_multi_dot`` (``matmul.py``: torch's
+decomposition into ``mm`` in the cheapest order).
+
 ``linalg.vector_norm`` is the op table's ``linalg_vector_norm`` (torch's
 ``python_module: linalg`` op; its kernels are in ``reductions.py``). ``norm`` is torch's
 Python function (``torch/functional.py``), which ``Tensor.norm`` calls too: a number ``p``
@@ -19,7 +22,7 @@ from ._ops.python_functions import set_function
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
-__all__ = ["cross", "vector_norm"]
+__all__ = ["cross", "multi_dot", "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -33,6 +36,19 @@ def cross(*args: Any, **kwargs: Any) -> Tensor:
     arguments its signature does not take.
     """
     return aten.linalg_cross(*args, **kwargs)
+
+
+def multi_dot(*args: Any, **kwargs: Any) -> Tensor:
+    """multi_dot(tensors, *, out=None) -> Tensor
+
+    The product of a chain of matrices (``torch.linalg.multi_dot``): the op
+    ``linalg_multi_dot`` (see its docstring: a 1-D first tensor is a row, a 1-D last one a
+    column, the products in the cheapest order, as torch's).
+
+    Raises RuntimeError or NotImplementedError as the op does; TypeError for arguments its
+    signature does not take.
+    """
+    return aten.linalg_multi_dot(*args, **kwargs)
 
 
 def vector_norm(*args: Any, **kwargs: Any) -> Any:

@@ -1092,6 +1092,32 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "(``out=``'s included); IndexError for a ``batch1``/``batch2`` of too few "
                 "dims to read the result's shape; NotImplementedError for bool (with "
                 "something to sum)."),
+    declare("linalg_multi_dot(Tensor[] tensors) -> Tensor",
+            out=("linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The product of a chain of matrices (``torch.linalg.multi_dot``, "
+                "``reftensor.linalg.multi_dot``): two or more tensors, the first ``(a, b)`` "
+                "or a vector ``(b,)`` (a row), the last ``(y, z)`` or a vector ``(y,)`` (a "
+                "column), the others matrices, of one dtype; a contiguous ``(a, z)`` without "
+                "the dims the vectors stand for (two vectors: 0-d), viewed from the last "
+                "``mm``. torch's ``CompositeImplicitAutograd`` decomposition into ``mm``, in "
+                "the cheapest order (three matrices: one comparison of costs; more: the "
+                "dynamic programme of the matrix-chain order), so values round as "
+                "torch's; ``out=`` of exactly the dtype, written by the last ``mm``.\n\n"
+                "Raises RuntimeError for fewer than two tensors, a first or last tensor of "
+                "other than 1 or 2 dims, a middle one that is not 2-D, dtypes that differ, "
+                "sizes that cannot be multiplied, an ``out=`` of another dtype; "
+                "NotImplementedError for bool."),
+    declare("chain_matmul(Tensor[] matrices) -> Tensor",
+            out=("chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The product of a chain of matrices (``torch.chain_matmul``, deprecated for "
+                "``linalg.multi_dot``, with torch's warning once per process; torch's "
+                "Python function, ``reftensor.chain_matmul``, takes the matrices one by "
+                "one): every tensor 2-D, one matrix cloned (``out=``: copied, into any "
+                "dtype it casts to), more as ``linalg_multi_dot``.\n\nRaises "
+                "RuntimeError for a tensor that is not 2-D, no matrices, then "
+                "``linalg_multi_dot``'s errors."),
     declare("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
             out=("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] "
                  "dims_other, *, Tensor(a!) out) -> Tensor(a!)",),

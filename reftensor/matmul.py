@@ -68,6 +68,7 @@ from .promotion import (
     C_TYPE_NAMES,
     OUT_DTYPE_RULES,
     SCALAR_TYPE_NAMES,
+    can_cast,
     check_can_cast,
     result_type,
 )
@@ -1636,3 +1637,82 @@ def chain_matmul_out(matrices: Sequence[Tensor], out: Tensor) -> Tensor:
         return aten.copy_.default.call(out, matrices[0], False)
     return _multi_dot(matrices, out)
 
+
+# ------------------------------------------------------------------ matrix_power
+# torch's ``linalg_matrix_power`` is ``CompositeImplicitAutograd`` (LinearAlgebra.cpp's
+# ``linalg_matrix_power_impl``): powers 0 and 1 are copies (of the identity, of the input),
+# 2 and 3 are ``matmul(a, a)`` and ``matmul(matmul(a, a), a)``, larger ones repeated
+# squaring from the least significant bit up (``z`` squared at each bit, multiplied into the
+# result on the right where the bit is set), so floats round as torch's. A negative power
+# multiplies ``linalg.inv(a)``, which reftensor does not have yet: NotImplementedError.
+def _matrix_power(self: Tensor, n: int, out: Tensor | None) -> Tensor:
+    if self.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if self._shape[-1] != self._shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
+                           f"they are {self._shape[-2]} by {self._shape[-1]} matrices")
+    if out is not None:
+        common_device([out, self])
+        if not can_cast(self._dtype, out._dtype):
+            raise RuntimeError(f"matrix_power: Expected result to be safely castable from "
+                               f"{_name(self._dtype)} dtype, but got result with dtype "
+                               f"{_name(out._dtype)}")
+        if out._shape != self._shape:
+            iterator.resize_output(out, self._shape, layout.contiguous_strides(self._shape))
+    if n == 0:
+        into = out if out is not None else aten.clone.default.call(
+            self, layout.contiguous_format)
+        identity = aten.eye.default.call(self._shape[-2], self._dtype, None, self.device, None)
+        return aten.copy_.default.call(into, identity, False)
+    if n == 1:
+        if out is not None:
+            return aten.copy_.default.call(out, self, False)
+        return aten.clone.default.call(self, layout.contiguous_format)
+    if n < 0:
+        raise NotImplementedError(
+            "linalg.matrix_power with a negative power multiplies linalg.inv(A), which "
+            "reftensor does not have yet")
+
+    def product(a: Tensor, b: Tensor, last: bool = False) -> Tensor:
+        if last and out is not None:
+            return aten.matmul.out.call(a, b, out)
+        return aten.matmul.default.call(a, b)
+
+    if n == 2:
+        return product(self, self, True)
+    if n == 3:
+        return product(product(self, self), self, True)
+    z: Tensor | None = None
+    result: Tensor | None = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = self if z is None else product(z, z)
+        if bit:
+            if out is not None and n == 0:
+                if result is None:
+                    return aten.copy_.default.call(out, z, False)
+                return product(result, z, True)
+            result = z if result is None else product(result, z)
+    return result  # type: ignore[return-value]
+
+
+@aten.linalg_matrix_power.default.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_matrix_power(self: Tensor, n: int) -> Tensor:
+    return _matrix_power(self, n, None)
+
+
+@aten.linalg_matrix_power.out.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_matrix_power_out(self: Tensor, n: int, out: Tensor) -> Tensor:
+    return _matrix_power(self, n, out)
+
+
+@aten.matrix_power.default.impl(DispatchKey.CompositeImplicitAutograd)
+def matrix_power(self: Tensor, n: int) -> Tensor:
+    """torch's ``matrix_power``: ``linalg_matrix_power``."""
+    return aten.linalg_matrix_power.default.call(self, n)
+
+
+@aten.matrix_power.out.impl(DispatchKey.CompositeImplicitAutograd)
+def matrix_power_out(self: Tensor, n: int, out: Tensor) -> Tensor:
+    return aten.linalg_matrix_power.out.call(self, n, out)

@@ -4456,6 +4456,44 @@ OP_DB += [
 BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
+# ------------------------------------------------------------------ matrix_power
+def _square_shapes() -> st.SearchStrategy[tuple[int, ...]]:
+    """Square matrices, batched or not (size 0 too)."""
+    return st.tuples(st.lists(_SIZES, max_size=2), _SIZES).map(lambda p: (*p[0], p[1], p[1]))
+
+
+def matrix_power_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``n`` from 0 to 9 (each of torch's paths: the copies, 2, 3, repeated squaring)."""
+    return st.integers(0, 9).map(lambda n: {"n": n})
+
+
+def _matrix_power_errors(call: Any) -> dict[str, Program]:
+    return {
+        "a vector": lambda lib: call(lib)(lib.ones(3), 2),
+        "0-d": lambda lib: call(lib)(lib.ones(()), 2),
+        "matrices that are not square": lambda lib: call(lib)(lib.ones(2, 3), 0),
+        "bool": lambda lib: call(lib)(lib.ones(3, 3, dtype=lib.bool), 2),
+        "a float n": lambda lib: call(lib)(lib.ones(3, 3), 2.0),
+        "out= of a dtype the result cannot be cast to": lambda lib: call(lib)(
+            lib.ones(3, 3), 0, out=lib.empty(0, dtype=lib.int64)),
+        "out= of another float dtype, n 2": lambda lib: call(lib)(
+            lib.ones(3, 3), 2, out=lib.empty(0, dtype=lib.float64)),
+    }
+
+
+#: the products are matmul's (reftensor's float32 mm is not MKL's, an ulp or so apart), the
+#: errors grow with the power: up to 5 ulps of the largest magnitude measured (powers 2-9)
+MATRIX_POWER_ULPS = 8
+OP_DB += [
+    OpEntry("linalg_matrix_power", arguments=matrix_power_arguments, shapes=_square_shapes(),
+            ulps=MATRIX_POWER_ULPS,
+            errors=_matrix_power_errors(lambda lib: lib.linalg.matrix_power)),
+    OpEntry("matrix_power", arguments=matrix_power_arguments, shapes=_square_shapes(),
+            ulps=MATRIX_POWER_ULPS, errors=_matrix_power_errors(lambda lib: lib.matrix_power)),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
 # ------------------------------------------------------------------ linear (nn.functional)
 @st.composite
 def linear_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:

@@ -134,6 +134,7 @@ __all__ = [
     "addr",
     "baddbmm",
     "addbmm",
+    "matrix_power",
     "trace",
     "kron",
     "clone",
@@ -1783,6 +1784,15 @@ def addbmm(*args: Any, **kwargs: Any) -> Any:
     bool (with something to sum).
     """
     return aten.addbmm(*args, **kwargs)
+
+
+def matrix_power(*args: Any, **kwargs: Any) -> Any:
+    """matrix_power(input, n, *, out=None) -> Tensor
+
+    ``A`` to the power ``n`` (``torch.matrix_power``, ``Tensor.matrix_power``): torch's alias of
+    ``linalg_matrix_power`` (its rules, errors and graph).
+    """
+    return aten.matrix_power(*args, **kwargs)
 
 
 def trace(*args: Any, **kwargs: Any) -> Any:
@@ -5519,6 +5529,14 @@ class TensorMethods(TensorType):
         In-place version of ``addbmm``.
         """
         return aten.addbmm_.call_method(self, args, kwargs)
+
+    def matrix_power(self, *args: Any, **kwargs: Any) -> Any:
+        """matrix_power(n) -> Tensor
+
+        ``A`` to the power ``n`` (``torch.matrix_power``, ``Tensor.matrix_power``): torch's
+        alias of ``linalg_matrix_power`` (its rules, errors and graph).
+        """
+        return aten.matrix_power.call_method(self, args, kwargs)
 
     def trace(self, *args: Any, **kwargs: Any) -> Any:
         """trace() -> Tensor

@@ -5,6 +5,9 @@
 ``linalg.multi_dot`` is the op table's ``linalg_multi_dot`` (``matmul.py``: torch's
 decomposition into ``mm`` in the cheapest order).
 
+``linalg.matrix_power`` is the op table's ``linalg_matrix_power`` (``matmul.py``: torch's
+repeated squaring with ``matmul``).
+
 ``linalg.vector_norm`` is the op table's ``linalg_vector_norm`` (torch's
 ``python_module: linalg`` op; its kernels are in ``reductions.py``). ``norm`` is torch's
 Python function (``torch/functional.py``), which ``Tensor.norm`` calls too: a number ``p``
@@ -22,7 +25,7 @@ from ._ops.python_functions import set_function
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
-__all__ = ["cross", "multi_dot", "vector_norm"]
+__all__ = ["cross", "matrix_power", "multi_dot", "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -36,6 +39,19 @@ def cross(*args: Any, **kwargs: Any) -> Tensor:
     arguments its signature does not take.
     """
     return aten.linalg_cross(*args, **kwargs)
+
+
+def matrix_power(*args: Any, **kwargs: Any) -> Tensor:
+    """matrix_power(A, n, *, out=None) -> Tensor
+
+    ``A`` to the power ``n`` (``torch.linalg.matrix_power``): the op
+    ``linalg_matrix_power`` (see its docstring: square matrices, torch's order of products;
+    a negative ``n`` raises NotImplementedError, as reftensor has no ``linalg.inv``).
+
+    Raises RuntimeError or NotImplementedError as the op does; TypeError for arguments its
+    signature does not take.
+    """
+    return aten.linalg_matrix_power(*args, **kwargs)
 
 
 def multi_dot(*args: Any, **kwargs: Any) -> Tensor:

@@ -1118,6 +1118,26 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "dtype it casts to), more as ``linalg_multi_dot``.\n\nRaises "
                 "RuntimeError for a tensor that is not 2-D, no matrices, then "
                 "``linalg_multi_dot``'s errors."),
+    declare("linalg_matrix_power(Tensor self, int n) -> Tensor",
+            out=("linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="``A`` to the power ``n`` (``torch.linalg.matrix_power``, "
+                "``reftensor.linalg.matrix_power``): ``(*, m, m)`` square matrices of any "
+                "dtype ``matmul`` takes; a contiguous result of the input's shape and dtype. "
+                "torch's ``CompositeImplicitAutograd`` decomposition: ``n`` 0 copies the "
+                "identity into a clone, 1 clones, 2 and 3 are ``matmul``s, larger ``n`` "
+                "repeated squaring from the least significant bit (so floats round as "
+                "torch's); ``out=`` of any dtype the input casts to (``n`` 2 and up: "
+                "``matmul``'s, exactly the dtype). A negative ``n`` needs ``linalg.inv``, "
+                "which reftensor does not have: NotImplementedError.\n\nRaises "
+                "RuntimeError for fewer than 2 dims, matrices that are not square, an "
+                "``out=`` the result cannot be cast to; NotImplementedError for bool "
+                "(``n`` 2 and up) and a negative ``n``."),
+    declare("matrix_power(Tensor self, int n) -> Tensor",
+            out=("matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``A`` to the power ``n`` (``torch.matrix_power``, ``Tensor.matrix_power``): "
+                "torch's alias of ``linalg_matrix_power`` (its rules, errors and graph)."),
     declare("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
             out=("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] "
                  "dims_other, *, Tensor(a!) out) -> Tensor(a!)",),

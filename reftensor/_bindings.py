@@ -136,6 +136,9 @@ __all__ = [
     "inner",
     "cross",
     "addr",
+    "baddbmm",
+    "addbmm",
+    "matrix_power",
     "trace",
     "kron",
     "clone",
@@ -1789,6 +1792,64 @@ def addr(*args: Any, **kwargs: Any) -> Any:
     result, a float one for an integer result, an ``out=`` the result cannot be cast to.
     """
     return aten.addr(*args, **kwargs)
+
+
+def baddbmm(*args: Any, **kwargs: Any) -> Any:
+    """baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor
+    baddbmm(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None) -> Tensor
+    baddbmm(beta, input, alpha, batch1, batch2) -> Tensor
+    baddbmm(beta, input, alpha, batch1, batch2, *, out=None) -> Tensor
+    baddbmm(beta, input, batch1, batch2) -> Tensor
+    baddbmm(beta, input, batch1, batch2, *, out=None) -> Tensor
+
+    ``beta * input + alpha * (batch1 @ batch2)`` (``torch.baddbmm``): ``batch1`` ``(b, n, k)``,
+    ``batch2`` ``(b, k, m)``, ``input`` of ``batch1``'s dtype broadcasting to ``(b, n, m)``; a
+    new contiguous ``(b, n, m)`` of ``batch2``'s dtype (in place: into ``input``, which must be
+    ``(b, n, m)``). As torch's CPU kernel: ``beta == 0`` ignores ``input`` (its nans too); an
+    inner size of 0 gives ``input * beta``; small products (``k * n * m < 400``) summed one by
+    one in float32 (float16/bfloat16, float32), float64 or the integer dtype, then ``input *
+    beta + alpha * sum``; larger ones as BLAS's gemm. An integer dtype truncates a float
+    ``beta`` or ``alpha`` (but ``input * beta`` with nothing to sum refuses it). ``out_dtype``
+    is torch's CUDA-only overload: NotImplementedError on the CPU.
+
+    Raises RuntimeError for operands that are not 3-D, sizes that do not match, an ``input``
+    that does not broadcast (in place: of another shape or dtype), dtypes that differ, an
+    ``out=`` of another dtype; IndexError for a ``batch1``/``batch2`` of too few dims to read
+    the result's shape; NotImplementedError for bool (with something to sum).
+    """
+    return aten.baddbmm(*args, **kwargs)
+
+
+def addbmm(*args: Any, **kwargs: Any) -> Any:
+    """addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor
+    addbmm(beta, input, alpha, batch1, batch2) -> Tensor
+    addbmm(beta, input, alpha, batch1, batch2, *, out=None) -> Tensor
+    addbmm(beta, input, batch1, batch2) -> Tensor
+    addbmm(beta, input, batch1, batch2, *, out=None) -> Tensor
+
+    ``beta * input + alpha * sum over i of batch1[i] @ batch2[i]`` (``torch.addbmm``):
+    ``batch1`` ``(b, n, k)``, ``batch2`` ``(b, k, m)``, ``input`` broadcasting to ``(n, m)``; a
+    new contiguous ``(n, m)`` of ``input``'s dtype (in place: into ``input``, broadcast or not;
+    ``out=`` resized as by ``resize_as_``, without a warning). As torch's CPU kernel: ``input``
+    copied in, then one ``addmm_`` per matrix (``beta`` for the first, 1 after it), so the dtype
+    checks and values are ``addmm``'s; ``beta == 0`` ignores ``input``; no matrices: ``input *
+    beta``.
+
+    Raises RuntimeError for operands that are not 3-D, batch or inner sizes that differ, an
+    ``input`` that does not broadcast, dtypes that differ (``out=``'s included); IndexError for
+    a ``batch1``/``batch2`` of too few dims to read the result's shape; NotImplementedError for
+    bool (with something to sum).
+    """
+    return aten.addbmm(*args, **kwargs)
+
+
+def matrix_power(*args: Any, **kwargs: Any) -> Any:
+    """matrix_power(input, n, *, out=None) -> Tensor
+
+    ``A`` to the power ``n`` (``torch.matrix_power``, ``Tensor.matrix_power``): torch's alias of
+    ``linalg_matrix_power`` (its rules, errors and graph).
+    """
+    return aten.matrix_power(*args, **kwargs)
 
 
 def trace(*args: Any, **kwargs: Any) -> Any:
@@ -5482,6 +5543,75 @@ class TensorMethods(TensorType):
         In-place version of ``addr``.
         """
         return aten.addr_.call_method(self, args, kwargs)
+
+    def baddbmm(self, *args: Any, **kwargs: Any) -> Any:
+        """baddbmm(batch1, batch2, *, beta=1, alpha=1) -> Tensor
+        baddbmm(beta, alpha, batch1, batch2) -> Tensor
+        baddbmm(beta, batch1, batch2) -> Tensor
+
+        ``beta * input + alpha * (batch1 @ batch2)`` (``torch.baddbmm``): ``batch1`` ``(b, n,
+        k)``, ``batch2`` ``(b, k, m)``, ``input`` of ``batch1``'s dtype broadcasting to ``(b, n,
+        m)``; a new contiguous ``(b, n, m)`` of ``batch2``'s dtype (in place: into ``input``,
+        which must be ``(b, n, m)``). As torch's CPU kernel: ``beta == 0`` ignores ``input``
+        (its nans too); an inner size of 0 gives ``input * beta``; small products (``k * n * m <
+        400``) summed one by one in float32 (float16/bfloat16, float32), float64 or the integer
+        dtype, then ``input * beta + alpha * sum``; larger ones as BLAS's gemm. An integer dtype
+        truncates a float ``beta`` or ``alpha`` (but ``input * beta`` with nothing to sum
+        refuses it). ``out_dtype`` is torch's CUDA-only overload: NotImplementedError on the
+        CPU.
+
+        Raises RuntimeError for operands that are not 3-D, sizes that do not match, an ``input``
+        that does not broadcast (in place: of another shape or dtype), dtypes that differ, an
+        ``out=`` of another dtype; IndexError for a ``batch1``/``batch2`` of too few dims to
+        read the result's shape; NotImplementedError for bool (with something to sum).
+        """
+        return aten.baddbmm.call_method(self, args, kwargs)
+
+    def baddbmm_(self, *args: Any, **kwargs: Any) -> Any:
+        """baddbmm_(batch1, batch2, *, beta=1, alpha=1) -> Tensor
+        baddbmm_(beta, alpha, batch1, batch2) -> Tensor
+        baddbmm_(beta, batch1, batch2) -> Tensor
+
+        In-place version of ``baddbmm``.
+        """
+        return aten.baddbmm_.call_method(self, args, kwargs)
+
+    def addbmm(self, *args: Any, **kwargs: Any) -> Any:
+        """addbmm(batch1, batch2, *, beta=1, alpha=1) -> Tensor
+        addbmm(beta, alpha, batch1, batch2) -> Tensor
+        addbmm(beta, batch1, batch2) -> Tensor
+
+        ``beta * input + alpha * sum over i of batch1[i] @ batch2[i]`` (``torch.addbmm``):
+        ``batch1`` ``(b, n, k)``, ``batch2`` ``(b, k, m)``, ``input`` broadcasting to ``(n,
+        m)``; a new contiguous ``(n, m)`` of ``input``'s dtype (in place: into ``input``,
+        broadcast or not; ``out=`` resized as by ``resize_as_``, without a warning). As torch's
+        CPU kernel: ``input`` copied in, then one ``addmm_`` per matrix (``beta`` for the first,
+        1 after it), so the dtype checks and values are ``addmm``'s; ``beta == 0`` ignores
+        ``input``; no matrices: ``input * beta``.
+
+        Raises RuntimeError for operands that are not 3-D, batch or inner sizes that differ, an
+        ``input`` that does not broadcast, dtypes that differ (``out=``'s included); IndexError
+        for a ``batch1``/``batch2`` of too few dims to read the result's shape;
+        NotImplementedError for bool (with something to sum).
+        """
+        return aten.addbmm.call_method(self, args, kwargs)
+
+    def addbmm_(self, *args: Any, **kwargs: Any) -> Any:
+        """addbmm_(batch1, batch2, *, beta=1, alpha=1) -> Tensor
+        addbmm_(beta, alpha, batch1, batch2) -> Tensor
+        addbmm_(beta, batch1, batch2) -> Tensor
+
+        In-place version of ``addbmm``.
+        """
+        return aten.addbmm_.call_method(self, args, kwargs)
+
+    def matrix_power(self, *args: Any, **kwargs: Any) -> Any:
+        """matrix_power(n) -> Tensor
+
+        ``A`` to the power ``n`` (``torch.matrix_power``, ``Tensor.matrix_power``): torch's
+        alias of ``linalg_matrix_power`` (its rules, errors and graph).
+        """
+        return aten.matrix_power.call_method(self, args, kwargs)
 
     def trace(self, *args: Any, **kwargs: Any) -> Any:
         """trace() -> Tensor

@@ -6,6 +6,12 @@
 ``det``, ``inverse``) are the op table's LU-based ops, whose kernels are below (a singular
 matrix raises :class:`LinAlgError`, torch's ``torch.linalg.LinAlgError``).
 
+``linalg.multi_dot`` is the op table's ``linalg_multi_dot`` (``matmul.py``: torch's
+decomposition into ``mm`` in the cheapest order).
+
+``linalg.matrix_power`` is the op table's ``linalg_matrix_power`` (``matmul.py``: torch's
+repeated squaring with ``matmul``).
+
 ``linalg.vector_norm`` is the op table's ``linalg_vector_norm`` (torch's
 ``python_module: linalg`` op; its kernels are in ``reductions.py``). ``norm`` is torch's
 Python function (``torch/functional.py``), which ``Tensor.norm`` calls too: a number ``p``
@@ -29,8 +35,8 @@ from .device import CPU, META
 from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "solve", "solve_ex",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power",
+           "multi_dot", "solve", "solve_ex", "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -44,6 +50,32 @@ def cross(*args: Any, **kwargs: Any) -> Tensor:
     arguments its signature does not take.
     """
     return aten.linalg_cross(*args, **kwargs)
+
+
+def matrix_power(*args: Any, **kwargs: Any) -> Tensor:
+    """matrix_power(A, n, *, out=None) -> Tensor
+
+    ``A`` to the power ``n`` (``torch.linalg.matrix_power``): the op
+    ``linalg_matrix_power`` (see its docstring: square matrices, torch's order of products;
+    a negative ``n`` raises NotImplementedError, as reftensor has no ``linalg.inv``).
+
+    Raises RuntimeError or NotImplementedError as the op does; TypeError for arguments its
+    signature does not take.
+    """
+    return aten.linalg_matrix_power(*args, **kwargs)
+
+
+def multi_dot(*args: Any, **kwargs: Any) -> Tensor:
+    """multi_dot(tensors, *, out=None) -> Tensor
+
+    The product of a chain of matrices (``torch.linalg.multi_dot``): the op
+    ``linalg_multi_dot`` (see its docstring: a 1-D first tensor is a row, a 1-D last one a
+    column, the products in the cheapest order, as torch's).
+
+    Raises RuntimeError or NotImplementedError as the op does; TypeError for arguments its
+    signature does not take.
+    """
+    return aten.linalg_multi_dot(*args, **kwargs)
 
 
 def vector_norm(*args: Any, **kwargs: Any) -> Any:

@@ -43,6 +43,7 @@ torch folds only because an operand requires grad, their message names ``bmm``, 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,12 +61,14 @@ from . import (
 )
 from ._casting import cast, checked_number, compute_dtype
 from ._ops import DispatchKey, aten
+from .advanced_indexing import legacy_type_name
 from .device import META, common_device
 from .dtypes import dtype
 from .promotion import (
     C_TYPE_NAMES,
     OUT_DTYPE_RULES,
     SCALAR_TYPE_NAMES,
+    can_cast,
     check_can_cast,
     result_type,
 )
@@ -1457,3 +1460,564 @@ out_arguments.set_rule(aten.addr.out, out_arguments.OutRule(writes=_addr_out))
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any, alpha: Any) -> Tensor:
     """torch's ``addr_``: ``addr(self, vec1, vec2, beta=, alpha=, out=self)``."""
     return _addr_out(self, vec1, vec2, beta, alpha, self, True)
+
+
+# ------------------------------------------------------------------ baddbmm, addbmm
+# ``beta * self + alpha * (batch1 @ batch2)``: ``baddbmm`` keeps the batch, ``addbmm`` sums
+# over it. torch's ``baddbmm`` is a structured kernel (LinearAlgebra.cpp): its meta function
+# expands ``self`` to ``(b, n, m)``, checks, allocates a contiguous result of ``batch2``'s
+# dtype and copies ``self`` into it (unless ``beta`` is 0); the CPU kernel then works in
+# place on the result: an inner size of 0 gives ``result.mul_(beta)`` (or zeros), small
+# products (``k * n * m < 400``) run torch's own loop (the products summed one by one in
+# the dtype's ``opmath`` type, then ``result * beta + alpha * sum``, or ``alpha * sum`` when
+# ``beta`` is 0), larger ones go to BLAS, matrix by matrix. ``addbmm`` is no structured
+# kernel: it copies ``self`` (expanded to ``(n, m)``) into its result and calls ``addmm_``
+# once per matrix, ``beta`` for the first and 1 after it.
+_SMALL_PRODUCT = 400
+
+
+def _scalar(value: Any) -> Any:
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def _expand_size(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """torch's ``expand_size``: ``self`` itself when it has ``shape``, else expanded to it
+    (torch's words for too many dims)."""
+    if self._shape == shape:
+        return self
+    if self.dim() > len(shape):
+        raise RuntimeError(
+            f"expand(torch.{legacy_type_name(self._dtype)}{{{list(self._shape)}}}, "
+            f"size={list(shape)}): the number of sizes provided ({len(shape)}) must be "
+            f"greater or equal to the number of dimensions in the tensor ({self.dim()})")
+    return aten.expand.default.call(self, shape, False)
+
+
+def _baddbmm_checks(self: Tensor, batch1: Tensor, batch2: Tensor, meta: bool
+                    ) -> tuple[tuple[int, int, int], Tensor]:
+    """torch's checks, in its order (``TORCH_META_FUNC(baddbmm)``, or the Python meta
+    function). Returns the result's shape and ``self`` expanded to it."""
+    shape = (batch1.size(0), batch1.size(1), batch2.size(2))
+    seen = _expand_size(self, shape)
+    if not meta and self._dtype is not batch1._dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input "
+                           f"{C_TYPE_NAMES[self._dtype.name]}, batch1: "
+                           f"{C_TYPE_NAMES[batch1._dtype.name]}, batch2: "
+                           f"{C_TYPE_NAMES[batch2._dtype.name]}")
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if meta and not (self._dtype is batch1._dtype is batch2._dtype):
+        raise RuntimeError(f"Input dtypes must be the same, got: input: torch."
+                           f"{self._dtype.name}, batch1: torch.{batch1._dtype.name}, "
+                           f"batch2: torch.{batch2._dtype.name}")
+    count, _, k = batch1._shape
+    if batch2._shape[:2] != (count, k):
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{count}, {k}] but got: [{batch2._shape[0]}, "
+                           f"{batch2._shape[1]}].")
+    common_device([self, batch1, batch2])
+    return shape, seen
+
+
+def _copy_in(result: Tensor, seen: Tensor) -> None:
+    """``result.copy_(seen)`` as torch's copy: refused where the two share part of their
+    memory in layouts it can compare; read and written element by element, in order, where
+    they overlap otherwise (``out=`` the input itself, resized: the expanded input reads
+    the memory the copy writes)."""
+    if result is seen:
+        return
+    iterator.assert_no_internal_overlap(result)
+    iterator.assert_no_partial_overlap(result, seen)
+    source = seen._elements()
+    written = result._elements()
+    if iterator._overlap(result, seen) == "no":
+        written[...] = cast(source, result._dtype)
+        return
+    for i in np.ndindex(*result._shape):
+        written[i] = source[i]
+
+
+def _mul_beta(result: Tensor, beta: Any) -> None:
+    """``result.mul_(beta)`` (``beta`` not 0): a ``beta`` that would promote past the
+    result's dtype is refused; integers wrap around, floats may overflow to inf."""
+    d = result._dtype
+    check_can_cast(result_type(result, beta), d)
+    values = result._elements()
+    if d is dtypes.bool:
+        return  # (True: the only beta bool takes)
+    work = _work(d)
+    if d.is_floating_point:
+        factor = np.asarray(float(beta), np.float64).astype(work.numpy)
+    else:
+        factor = np.asarray(int(beta) & 0xFFFFFFFFFFFFFFFF, np.uint64).astype(np.int64)
+    with np.errstate(all="ignore"):
+        values[...] = cast(cast(values, work) * factor, d)
+
+
+def _baddbmm_kernel(result: Tensor, batch1: Tensor, batch2: Tensor, beta: Any,
+                    alpha: Any) -> None:
+    """torch's ``baddbmm_out_cpu`` on a result that holds ``self`` already (unless ``beta``
+    is 0): the values written in place."""
+    raw_beta = _scalar(beta)
+    count, n, k = batch1._shape
+    m = batch2._shape[2]
+    if result.numel() == 0:
+        return
+    if k == 0:
+        if raw_beta == 0:
+            result._elements()[...] = 0
+        else:
+            _mul_beta(result, raw_beta)
+        return
+    small = k * n * m < _SMALL_PRODUCT
+    d = batch1._dtype
+    _not_for_bool("baddbmm" if small else "addmm_impl_cpu_", d)
+    b, a = _scalars(beta, alpha, d)
+    if batch2._dtype is not d:
+        first, second = (d, batch2._dtype) if small else (batch2._dtype, d)
+        raise RuntimeError(f"expected scalar type {_name(first)} but found {_name(second)}")
+    work = _work(d)
+    x, y = cast(batch1._elements(), work), cast(batch2._elements(), work)
+    written = result._elements()
+    with np.errstate(all="ignore"):
+        if small:
+            # torch's loop: each product rounded, summed from the first k up
+            total = np.zeros((count, n, m), work.numpy)
+            for i in range(k):
+                total = total + x[:, :, i, None] * y[:, None, i, :]
+            values = a * total if b == 0 else cast(written, work) * b + a * total
+        elif a == 0 and d in (dtypes.float32, dtypes.float64):
+            # BLAS reads no product when alpha is 0 (and no C when beta is 0)
+            values = np.zeros((count, n, m), work.numpy) if b == 0 else b * cast(written, work)
+        else:
+            product = a * np.matmul(x, y)
+            values = product if b == 0 else product + b * cast(written, work)
+    written[...] = cast(np.asarray(values, work.numpy), d)
+
+
+def _baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
+             meta: bool) -> Tensor:
+    shape, seen = _baddbmm_checks(self, batch1, batch2, meta)
+    result = (_empty if meta else lambda s, d: factories._allocate(
+        s, layout.contiguous_strides(s), d))(shape, batch2._dtype if not meta else seen._dtype)
+    if meta:
+        return result
+    if _scalar(beta) != 0:
+        _copy_in(result, seen)
+    _baddbmm_kernel(result, batch1, batch2, beta, alpha)
+    return result
+
+
+def _baddbmm_out(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
+                 out: Tensor) -> Tensor:
+    """``baddbmm(..., out=out)`` as torch's structured kernel: ``out`` of exactly the
+    result's dtype, resized to ``(b, n, m)`` (with torch's warning), ``self`` copied in (the
+    input itself, resized, is read through its old layout, as torch reads it; a 0-d input
+    whose result has one element is refused, as torch's copy refuses it), the kernel run
+    on it."""
+    meta = out.device.type == "meta"
+    if meta:
+        result = _baddbmm(self, batch1, batch2, beta, alpha, True)
+        if out._dtype is not result._dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype torch.{result._dtype.name} "
+                               f"but got torch.{out._dtype.name} instead")
+        if out._shape != result._shape:
+            iterator.resize_output(out, result._shape, result._stride)
+        out._version_counter.value += 1
+        return out
+    shape, seen = _baddbmm_checks(self, batch1, batch2, False)
+    if out._dtype is not batch2._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype "
+                           f"{C_TYPE_NAMES[batch2._dtype.name]}, but got "
+                           f"{C_TYPE_NAMES[out._dtype.name]} instead")
+    if out._shape != shape:
+        iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+    if _scalar(beta) != 0:
+        _copy_in(out, seen)
+    _baddbmm_kernel(out, batch1, batch2, beta, alpha)
+    out._version_counter.value += 1
+    return out
+
+
+def _baddbmm_in_place(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
+                      meta: bool) -> Tensor:
+    """``baddbmm_``: as ``out=self``, where ``self`` must have the result's dtype and shape
+    (torch's ``check_inplace``); torch's meta ``baddbmm_`` is ``baddbmm`` then ``copy_``."""
+    shape, _ = _baddbmm_checks(self, batch1, batch2, meta)
+    if meta and self._shape != shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    if batch2._dtype is not self._dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                           f"{C_TYPE_NAMES[self._dtype.name]} and output tensor dtype "
+                           f"{C_TYPE_NAMES[batch2._dtype.name]} should match")
+    _in_place_shape(self, shape)
+    if not meta:
+        _baddbmm_kernel(self, batch1, batch2, beta, alpha)
+    self._version_counter.value += 1
+    return self
+
+
+for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+    aten.baddbmm.default.impl(_key)(
+        lambda s, b1, b2, beta, alpha, meta=_meta: _baddbmm(s, b1, b2, beta, alpha, meta))
+    aten.baddbmm_.default.impl(_key)(
+        lambda s, b1, b2, beta, alpha, meta=_meta: _baddbmm_in_place(s, b1, b2, beta, alpha,
+                                                                     meta))
+out_arguments.set_rule(aten.baddbmm.out, out_arguments.OutRule(writes=_baddbmm_out))
+
+
+def _addbmm_checks(self: Tensor, batch1: Tensor, batch2: Tensor) -> Tensor:
+    """torch's ``addbmm_out``'s checks, in its order; returns ``self`` expanded to
+    ``(n, m)``."""
+    shape = (batch1.size(1), batch2.size(2))
+    seen = _expand_size(self, shape)
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1._shape[0] != batch2._shape[0]:
+        raise RuntimeError("batch1 and batch2 must have same number of batches, got "
+                           f"{batch1._shape[0]} and {batch2._shape[0]}")
+    if batch1._shape[2] != batch2._shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1._shape[1]}x"
+                           f"{batch1._shape[2]} and {batch2._shape[1]}x{batch2._shape[2]})")
+    common_device([self, batch1, batch2])
+    return seen
+
+
+def _gemm_step(out: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any) -> None:
+    """``out.addmm_(mat1, mat2, beta, alpha)`` for float32/float64 (an inner size above 0):
+    as torch's BLAS (MKL's sgemm/dgemm) rounds, ``out`` scaled by ``beta`` first (ignored
+    when ``beta`` is 0), then ``(alpha * mat1[:, i]) * mat2[i]`` added for each ``i`` in
+    turn, each operation rounded (measured equal to torch's for results of more than one
+    column and inner sizes below 8; about 60% of elements' results for larger inner
+    sizes, the rest an ulp or two apart); ``alpha`` 0 skips the products."""
+    b, a = _scalars(beta, alpha, out._dtype)
+    work = out._dtype.numpy
+    written = out._elements()
+    with np.errstate(all="ignore"):
+        total = np.zeros(out._shape, work) if b == 0 else written * b
+        if a != 0:
+            x = a * mat1._elements() if a != 1 else mat1._elements()
+            y = mat2._elements()
+            for i in range(mat1._shape[1]):
+                total = total + x[:, i, None] * y[None, i, :]
+    written[...] = total
+
+
+def _addbmm_out(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
+                out: Tensor) -> Tensor:
+    """torch's ``addbmm_out`` (``addbmm_`` is it with ``out=self``): ``out`` resized as
+    ``self`` expanded (``resize_as_``: no warning, a tensor of that shape keeps its
+    strides), ``self`` copied in unless ``beta`` is 0 or ``out`` is ``self`` itself, then
+    ``out.addmm_(batch1[i], batch2[i])`` for each matrix, ``beta`` for the first and 1
+    after it (the dtype checks are ``addmm_``'s, against ``out``'s dtype); no matrices:
+    ``out.mul_(beta)``, or zeros. ``out._version`` goes up by one."""
+    seen = _addbmm_checks(self, batch1, batch2)
+    if out.device.type == "meta":
+        result = aten.addbmm.default.call(self, batch1, batch2, beta, alpha)
+        if out._dtype is not result._dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype torch.{result._dtype.name} "
+                               f"but got torch.{out._dtype.name} instead")
+        if out._shape != result._shape:
+            iterator.resize_output(out, result._shape, result._stride)
+        out._version_counter.value += 1
+        return out
+    version = out._version_counter.value
+    if 0 in seen._shape and out._shape != seen._shape:
+        # torch's resize_ grows no storage for a tensor of no elements (whatever its offset)
+        out._shape, out._stride = seen._shape, layout.contiguous_strides(seen._shape)
+    else:
+        factories._resize(out, seen._shape)
+    raw_beta = _scalar(beta)
+    if raw_beta != 0:
+        _copy_in(out, seen)
+    count = batch1._shape[0]
+    if count == 0:
+        if raw_beta != 0:
+            _mul_beta(out, raw_beta)
+        else:
+            out._elements()[...] = 0
+    blas = (dtypes.float32, dtypes.float64)
+    for i in range(count):
+        mat1, mat2 = aten.select.int.call(batch1, 0, i), aten.select.int.call(batch2, 0, i)
+        if out._dtype in blas and batch1._shape[2] and out.numel():
+            _addmm_checks(out, mat1, mat2)
+            _gemm_step(out, mat1, mat2, beta if i == 0 else 1, alpha)
+        else:
+            _addmm(out, mat1, mat2, beta if i == 0 else 1, alpha, out, False)
+    out._version_counter.value = version + 1
+    return out
+
+
+def _addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
+            meta: bool) -> Tensor:
+    """``addbmm``: ``addbmm_out`` into a new tensor of ``self``'s dtype (torch's meta
+    function checks no dtypes)."""
+    if meta:
+        seen = _addbmm_checks(self, batch1, batch2)
+        return _empty(seen._shape, self._dtype)
+    out = factories._allocate((0,), (1,), self._dtype)
+    _addbmm_out(self, batch1, batch2, beta, alpha, out)
+    out._version_counter.value = 0
+    return out
+
+
+def _addbmm_in_place(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
+                     meta: bool) -> Tensor:
+    """``addbmm_``: ``addbmm_out`` with ``out=self``; torch's meta ``addbmm_`` is
+    ``addbmm`` then ``copy_``, which refuses a ``self`` of another shape."""
+    if meta:
+        result = _addbmm(self, batch1, batch2, beta, alpha, True)
+        if self._shape != result._shape:
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                               f"broadcast shape {list(result._shape)}")
+        self._version_counter.value += 1
+        return self
+    return _addbmm_out(self, batch1, batch2, beta, alpha, self)
+
+
+for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
+    aten.addbmm.default.impl(_key)(
+        lambda s, b1, b2, beta, alpha, meta=_meta: _addbmm(s, b1, b2, beta, alpha, meta))
+    aten.addbmm_.default.impl(_key)(
+        lambda s, b1, b2, beta, alpha, meta=_meta: _addbmm_in_place(s, b1, b2, beta, alpha,
+                                                                    meta))
+out_arguments.set_rule(aten.addbmm.out, out_arguments.OutRule(writes=_addbmm_out))
+
+
+# ------------------------------------------------------------------ multi_dot, chain_matmul
+# torch's ``linalg_multi_dot`` and ``chain_matmul`` are ``CompositeImplicitAutograd``
+# (LinearAlgebra.cpp's ``multi_dot_impl``): a 1-D first operand is viewed as a row, a 1-D
+# last one as a column, the chain multiplied with ``mm`` in the cheapest order (counting
+# ``p * q * r`` multiplications for a ``(p, q) @ (q, r)``; for three matrices one
+# comparison of the two orders, ties to ``(A @ B) @ C``; for more, the dynamic programme
+# of Cormen et al., ties to the first split), and the result viewed back without the
+# rows or columns the vectors added.
+_CHAIN_MATMUL_WARNING = (
+    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+    "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
+    "than multiple parameters.")
+#: torch warns once per process from each of its two call sites (function, ``out=``)
+_chain_matmul_warned = {"function": False, "out": False}
+
+
+def _chain_order(sizes: list[int]) -> list[list[int]]:
+    """``split[i][j]``: where the cheapest product of matrices ``i..j`` splits (matrix
+    ``i`` is ``(sizes[i], sizes[i + 1])``)."""
+    n = len(sizes) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            best = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if best is None or q < best:
+                    best, split[i][j] = q, k
+            cost[i][j] = best  # type: ignore[assignment]
+    return split
+
+
+def _chain(mats: list[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return aten.mm.default.call(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
+
+
+def _multi_dot(tensors: Sequence[Tensor], out: Tensor | None) -> Tensor:
+    """torch's ``multi_dot_impl``: the checks in its order, then the products."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    shape: list[int] = []
+    mats = list(tensors)
+    if first.dim() == 1:
+        mats[0] = aten.unsqueeze.default.call(first, 0)
+    elif first.dim() == 2:
+        shape.append(first._shape[0])
+    else:
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got "
+                           f"{first.dim()}D")
+    if last.dim() == 1:
+        mats[-1] = aten.unsqueeze.default.call(last, -1)
+    elif last.dim() == 2:
+        shape.append(last._shape[1])
+    else:
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got "
+                           f"{last.dim()}D")
+    for i in range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got "
+                               f"{tensors[i].dim()}D")
+    d = mats[0]._dtype
+    for i in range(1, n):
+        if mats[i]._dtype is not d:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
+                               f"tensor 0 is {C_TYPE_NAMES[d.name]} and tensor {i} "
+                               f"{C_TYPE_NAMES[mats[i]._dtype.name]}")
+        common_device([mats[0], mats[i]])
+        if mats[i - 1]._shape[-1] != mats[i]._shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes "
+                               f"{list(tensors[i - 1]._shape)} and "
+                               f"{list(tensors[i]._shape)} cannot be multiplied")
+    into = None
+    if out is not None:
+        if out._dtype is not d:
+            raise RuntimeError(f"multi_dot(): expected out tensor to have dtype "
+                               f"{C_TYPE_NAMES[d.name]} but got {C_TYPE_NAMES[out._dtype.name]}")
+        common_device([mats[0], out])
+        if out._shape != tuple(shape):
+            iterator.resize_output(out, tuple(shape), layout.contiguous_strides(tuple(shape)))
+        # (sizes read after the resize, as torch reads them: ``out`` may be an operand)
+        into = aten.view.default.call(out, (mats[0].size(0), mats[-1].size(-1)))
+    if n == 3:
+        a, b, c, e = mats[0].size(0), mats[1].size(0), mats[2].size(0), mats[2].size(1)
+        if a * c * (b + e) > b * e * (a + c):
+            left, right = mats[0], aten.mm.default.call(mats[1], mats[2])
+        else:
+            left, right = aten.mm.default.call(mats[0], mats[1]), mats[2]
+    elif n == 2:
+        left, right = mats
+    else:
+        split = _chain_order([m.size(0) for m in mats] + [mats[-1].size(1)])
+        k = split[0][n - 1]
+        left, right = _chain(mats, split, 0, k), _chain(mats, split, k + 1, n - 1)
+    if into is not None:
+        if any(iterator._overlap(into, t) != "no" for t in (left, right)):
+            # ``out`` is an operand (the first tensor, say): torch's ``mm`` writes into it
+            # unchecked, where reftensor's ``mm.out`` refuses the overlap; the product
+            # computed first, then copied (torch's values on every case drawn)
+            aten.copy_.default.call(into, aten.mm.default.call(left, right), False)
+        else:
+            aten.mm.out.call(left, right, into)
+        return out  # type: ignore[return-value]
+    return aten.view.default.call(aten.mm.default.call(left, right), tuple(shape))
+
+
+@aten.linalg_multi_dot.default.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    return _multi_dot(tensors, None)
+
+
+@aten.linalg_multi_dot.out.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_multi_dot_out(tensors: Sequence[Tensor], out: Tensor) -> Tensor:
+    return _multi_dot(tensors, out)
+
+
+def _chain_matmul_checks(matrices: Sequence[Tensor], site: str) -> None:
+    """torch's warning (once per process and call site), ``checkAllSameDim(matrices, 2)``,
+    then at least one matrix."""
+    if not _chain_matmul_warned[site]:
+        _chain_matmul_warned[site] = True
+        warnings.warn(_CHAIN_MATMUL_WARNING, UserWarning, stacklevel=4)
+    for t in matrices:
+        if t.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+
+
+@aten.chain_matmul.default.impl(DispatchKey.CompositeImplicitAutograd)
+def chain_matmul(matrices: Sequence[Tensor]) -> Tensor:
+    """torch's ``chain_matmul``: one matrix is cloned, more are ``multi_dot``'s."""
+    _chain_matmul_checks(matrices, "function")
+    if len(matrices) == 1:
+        return aten.clone.default.call(matrices[0], None)
+    return _multi_dot(matrices, None)
+
+
+@aten.chain_matmul.out.impl(DispatchKey.CompositeImplicitAutograd)
+def chain_matmul_out(matrices: Sequence[Tensor], out: Tensor) -> Tensor:
+    """One matrix: ``out`` resized to its shape and ``copy_`` (any dtype it casts to)."""
+    _chain_matmul_checks(matrices, "out")
+    if len(matrices) == 1:
+        shape = matrices[0]._shape
+        if out._shape != shape:
+            iterator.resize_output(out, shape, layout.contiguous_strides(shape))
+        return aten.copy_.default.call(out, matrices[0], False)
+    return _multi_dot(matrices, out)
+
+
+# ------------------------------------------------------------------ matrix_power
+# torch's ``linalg_matrix_power`` is ``CompositeImplicitAutograd`` (LinearAlgebra.cpp's
+# ``linalg_matrix_power_impl``): powers 0 and 1 are copies (of the identity, of the input),
+# 2 and 3 are ``matmul(a, a)`` and ``matmul(matmul(a, a), a)``, larger ones repeated
+# squaring from the least significant bit up (``z`` squared at each bit, multiplied into the
+# result on the right where the bit is set), so floats round as torch's. A negative power
+# multiplies ``linalg.inv(a)``, which reftensor does not have yet: NotImplementedError.
+def _matrix_power(self: Tensor, n: int, out: Tensor | None) -> Tensor:
+    if self.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if self._shape[-1] != self._shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but "
+                           f"they are {self._shape[-2]} by {self._shape[-1]} matrices")
+    if out is not None:
+        common_device([out, self])
+        if not can_cast(self._dtype, out._dtype):
+            raise RuntimeError(f"matrix_power: Expected result to be safely castable from "
+                               f"{_name(self._dtype)} dtype, but got result with dtype "
+                               f"{_name(out._dtype)}")
+        if out._shape != self._shape:
+            iterator.resize_output(out, self._shape, layout.contiguous_strides(self._shape))
+    if n == 0:
+        into = out if out is not None else aten.clone.default.call(
+            self, layout.contiguous_format)
+        identity = aten.eye.default.call(self._shape[-2], self._dtype, None, self.device, None)
+        return aten.copy_.default.call(into, identity, False)
+    if n == 1:
+        if out is not None:
+            return aten.copy_.default.call(out, self, False)
+        return aten.clone.default.call(self, layout.contiguous_format)
+    if n < 0:
+        raise NotImplementedError(
+            "linalg.matrix_power with a negative power multiplies linalg.inv(A), which "
+            "reftensor does not have yet")
+
+    def product(a: Tensor, b: Tensor, last: bool = False) -> Tensor:
+        if last and out is not None:
+            return aten.matmul.out.call(a, b, out)
+        return aten.matmul.default.call(a, b)
+
+    if n == 2:
+        return product(self, self, True)
+    if n == 3:
+        return product(product(self, self), self, True)
+    z: Tensor | None = None
+    result: Tensor | None = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = self if z is None else product(z, z)
+        if bit:
+            if out is not None and n == 0:
+                if result is None:
+                    return aten.copy_.default.call(out, z, False)
+                return product(result, z, True)
+            result = z if result is None else product(result, z)
+    return result  # type: ignore[return-value]
+
+
+@aten.linalg_matrix_power.default.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_matrix_power(self: Tensor, n: int) -> Tensor:
+    return _matrix_power(self, n, None)
+
+
+@aten.linalg_matrix_power.out.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_matrix_power_out(self: Tensor, n: int, out: Tensor) -> Tensor:
+    return _matrix_power(self, n, out)
+
+
+@aten.matrix_power.default.impl(DispatchKey.CompositeImplicitAutograd)
+def matrix_power(self: Tensor, n: int) -> Tensor:
+    """torch's ``matrix_power``: ``linalg_matrix_power``."""
+    return aten.linalg_matrix_power.default.call(self, n)
+
+
+@aten.matrix_power.out.impl(DispatchKey.CompositeImplicitAutograd)
+def matrix_power_out(self: Tensor, n: int, out: Tensor) -> Tensor:
+    return aten.linalg_matrix_power.out.call(self, n, out)

@@ -4384,6 +4384,215 @@ OP_DB += [
 BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
+# ------------------------------------------------------------------ baddbmm, addbmm (chapter 3)
+@st.composite
+def baddbmm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``batch1`` ``(b, n, k)`` and ``batch2`` ``(b, k, m)`` (now and then a ``k`` that
+    does not match) for an input that broadcasts to ``(b, n, m)`` (a size 1, or a missing
+    dim, stands for a drawn size now and then); ``beta`` and ``alpha`` sometimes. Small
+    sizes: torch's own loop (``k * n * m < 400``), whose values reftensor reproduces."""
+    b, n, m = (size if size != 1 or draw(st.booleans()) else draw(_SIZES)
+               for size in (1, 1, 1, *shape)[-3:])
+    k = draw(_SIZES)
+    found = {"batch1": draw(strategies.tensors(shape=(b, n, k))),
+             "batch2": draw(strategies.tensors(shape=(b, draw(_inner(k)), m)))}
+    return _beta_alpha(draw, found)
+
+
+@st.composite
+def addbmm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``batch1`` ``(b, n, k)`` and ``batch2`` ``(b, k, m)`` (now and then a ``k`` that
+    does not match) for an input that broadcasts to ``(n, m)``; ``beta`` and ``alpha``
+    sometimes."""
+    n, m = (size if size != 1 or draw(st.booleans()) else draw(_SIZES)
+            for size in (1, 1, *shape)[-2:])
+    b, k = draw(_SIZES), draw(_SIZES)
+    found = {"batch1": draw(strategies.tensors(shape=(b, n, k))),
+             "batch2": draw(strategies.tensors(shape=(b, draw(_inner(k)), m)))}
+    return _beta_alpha(draw, found)
+
+
+def _bmm_errors(name: str) -> dict[str, Any]:
+    """The errors ``baddbmm`` and ``addbmm`` share (``self`` ``(n, m)`` broadcasts to
+    either result)."""
+    def call(lib: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(lib, name)(*args, **kwargs)
+
+    return {
+        "self of another dtype": lambda lib: call(lib, lib.ones(3, 4, dtype=lib.float64),
+                                                  lib.ones(2, 3, 5), lib.ones(2, 5, 4)),
+        "batch1 of another dtype": lambda lib: call(lib, lib.ones(3, 4),
+                                                    lib.ones(2, 3, 5, dtype=lib.float64),
+                                                    lib.ones(2, 5, 4)),
+        "batch2 of another dtype": lambda lib: call(lib, lib.ones(3, 4), lib.ones(2, 3, 5),
+                                                    lib.ones(2, 5, 4, dtype=lib.float64)),
+        "a 2-d batch1": lambda lib: call(lib, lib.ones(3, 4), lib.ones(3, 5),
+                                         lib.ones(2, 5, 4)),
+        "a 1-d batch1": lambda lib: call(lib, lib.ones(3, 4), lib.ones(5), lib.ones(2, 5, 4)),
+        "a 2-d batch2": lambda lib: call(lib, lib.ones(3, 4), lib.ones(2, 3, 5),
+                                         lib.ones(5, 4)),
+        "a 0-d batch1": lambda lib: call(lib, lib.ones(3, 4), lib.ones(()),
+                                         lib.ones(2, 5, 4)),
+        "inner sizes that differ": lambda lib: call(lib, lib.ones(3, 4), lib.ones(2, 3, 5),
+                                                    lib.ones(2, 6, 4)),
+        "batch sizes that differ": lambda lib: call(lib, lib.ones(3, 4), lib.ones(2, 3, 5),
+                                                    lib.ones(3, 5, 4)),
+        "a self that does not broadcast": lambda lib: call(lib, lib.ones(5),
+                                                           lib.ones(2, 3, 5),
+                                                           lib.ones(2, 5, 4)),
+        "a 4-d self": lambda lib: call(lib, lib.ones(1, 1, 3, 4), lib.ones(2, 3, 5),
+                                       lib.ones(2, 5, 4)),
+        "bool": lambda lib: call(lib, lib.ones(3, 4, dtype=lib.bool),
+                                 lib.ones(2, 3, 5, dtype=lib.bool),
+                                 lib.ones(2, 5, 4, dtype=lib.bool)),
+        "bool, nothing to sum": lambda lib: call(lib, lib.ones(3, 4, dtype=lib.bool),
+                                                 lib.ones(2, 3, 0, dtype=lib.bool),
+                                                 lib.ones(2, 0, 4, dtype=lib.bool)),
+        "a float beta for int64, nothing to sum": lambda lib: call(
+            lib, lib.ones(3, 4, dtype=lib.int64), lib.ones(2, 3, 0, dtype=lib.int64),
+            lib.ones(2, 0, 4, dtype=lib.int64), beta=2.5),
+        "a beta out of int8's range": lambda lib: call(
+            lib, lib.ones(3, 4, dtype=lib.int8), lib.ones(2, 3, 5, dtype=lib.int8),
+            lib.ones(2, 5, 4, dtype=lib.int8), beta=1000),
+        "a beta out of float's range": lambda lib: call(
+            lib, lib.ones(3, 4), lib.ones(2, 3, 5), lib.ones(2, 5, 4), beta=1e300),
+        "out= of another float dtype": lambda lib: call(
+            lib, lib.ones(3, 4), lib.ones(2, 3, 5), lib.ones(2, 5, 4),
+            out=lib.empty(0, dtype=lib.float64)),
+        "out= with an input that requires grad": lambda lib: call(
+            lib, lib.ones(3, 4), lib.ones(2, 3, 5, requires_grad=True), lib.ones(2, 5, 4),
+            out=lib.empty(0)),
+        "in place into a leaf that requires grad": lambda lib: getattr(
+            lib.ones(2, 3, 4, requires_grad=True)[0] if name == "addbmm" else lib.ones(
+                2, 3, 4, requires_grad=True), name + "_")(lib.ones(2, 3, 5),
+                                                          lib.ones(2, 5, 4)),
+    }
+
+
+OP_DB += [
+    OpEntry("baddbmm", arguments=baddbmm_arguments, same_dtype=True,
+            shapes=st.integers(0, 3).flatmap(_matrix_shapes), errors={
+        **_bmm_errors("baddbmm"),
+        "in place, self broadcast": lambda lib: lib.ones(3, 4).baddbmm_(lib.ones(2, 3, 5),
+                                                                         lib.ones(2, 5, 4)),
+        "in place, batch2 of another dtype": lambda lib: lib.ones(2, 3, 4).baddbmm_(
+            lib.ones(2, 3, 5), lib.ones(2, 5, 4, dtype=lib.float64)),
+        "out= the 0-d input itself, one element": lambda lib: (lambda s: lib.baddbmm(
+            s, lib.ones(1, 1, 2), lib.ones(1, 2, 1), out=s))(lib.ones(())),
+        "out_dtype on the CPU": lambda lib: lib.baddbmm(
+            lib.ones(4), lib.ones(2, 3, 5), lib.ones(2, 5, 4), lib.float32),
+        "out_dtype to the method": lambda lib: lib.ones(4).baddbmm(
+            lib.ones(2, 3, 5), lib.ones(2, 5, 4), lib.float32),
+    }),
+    # addbmm's products are addmm's, matrix by matrix into one result: BLAS's order for
+    # float32/float64, up to 2 ulps of the largest magnitude apart (measured)
+    OpEntry("addbmm", arguments=addbmm_arguments, same_dtype=True, ulps=4,
+            shapes=st.integers(0, 2).flatmap(_matrix_shapes), errors={
+        **_bmm_errors("addbmm"),
+        "a 3-d self": lambda lib: lib.addbmm(lib.ones(1, 3, 4), lib.ones(2, 3, 5),
+                                             lib.ones(2, 5, 4)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ multi_dot, chain_matmul
+@st.composite
+def multi_dot_arguments(draw: st.DrawFn, shape: tuple[int, ...], *,
+                        vectors: bool = True) -> dict[str, Any]:
+    """``tensors``: 1 to 4 more to multiply the input (a matrix, or a vector: a row) by,
+    matrices but the last, which may be a vector (a column); now and then an inner size
+    that does not match. ``vectors`` False: matrices only (``chain_matmul``), and none
+    (the input alone) now and then."""
+    k = shape[-1] if shape else 2
+    others = []
+    for i in range(draw(st.integers(0 if not vectors else 1, 4))):
+        inner = draw(_inner(k))
+        if vectors and i and draw(st.integers(0, 3)) == 0:
+            others.append(draw(strategies.tensors(shape=(inner,))))
+            break
+        k = draw(_SIZES)
+        others.append(draw(strategies.tensors(shape=(inner, k))))
+    return {"tensors": others}
+
+
+OP_DB += [
+    OpEntry("linalg_multi_dot", arguments=multi_dot_arguments, same_dtype=True,
+            shapes=st.integers(1, 2).flatmap(_matrix_shapes), errors={
+        "one tensor": lambda lib: lib.linalg.multi_dot([lib.ones(2, 3)]),
+        "no tensors": lambda lib: lib.linalg.multi_dot([]),
+        "a 3-d first tensor": lambda lib: lib.linalg.multi_dot([lib.ones(1, 2, 3),
+                                                                lib.ones(3, 2)]),
+        "a 0-d first tensor": lambda lib: lib.linalg.multi_dot([lib.ones(()), lib.ones(3, 2)]),
+        "a 3-d last tensor": lambda lib: lib.linalg.multi_dot([lib.ones(3), lib.ones(1, 3, 2)]),
+        "a vector in the middle": lambda lib: lib.linalg.multi_dot(
+            [lib.ones(2, 3), lib.ones(3), lib.ones(3, 2)]),
+        "dtypes that differ": lambda lib: lib.linalg.multi_dot(
+            [lib.ones(2, 3), lib.ones(3, 2, dtype=lib.float64)]),
+        "sizes that cannot be multiplied": lambda lib: lib.linalg.multi_dot(
+            [lib.ones(3), lib.ones(4, 2), lib.ones(2)]),
+        "bool": lambda lib: lib.linalg.multi_dot([lib.ones(2, 3, dtype=lib.bool),
+                                                  lib.ones(3, 4, dtype=lib.bool)]),
+        "out= of another dtype": lambda lib: lib.linalg.multi_dot(
+            [lib.ones(2, 3), lib.ones(3, 4)], out=lib.empty(0, dtype=lib.float64)),
+        "a tensor, not a list": lambda lib: lib.linalg.multi_dot(lib.ones(2, 2)),
+    }),
+    OpEntry("chain_matmul", arguments=lambda s: multi_dot_arguments(s, vectors=False),
+            same_dtype=True, shapes=_matrix_shapes(2), errors={
+        "no matrices": lambda lib: lib.chain_matmul(),
+        "a vector": lambda lib: lib.chain_matmul(lib.ones(3), lib.ones(3, 4)),
+        "one vector": lambda lib: lib.chain_matmul(lib.ones(3)),
+        "a 3-d tensor": lambda lib: lib.chain_matmul(lib.ones(1, 3, 3), lib.ones(1, 3, 4)),
+        "a list": lambda lib: lib.chain_matmul([lib.ones(2, 3), lib.ones(3, 4)]),
+        "dtypes that differ": lambda lib: lib.chain_matmul(
+            lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64)),
+        "sizes that cannot be multiplied": lambda lib: lib.chain_matmul(lib.ones(2, 3),
+                                                                        lib.ones(4, 4)),
+        "out= of another dtype": lambda lib: lib.chain_matmul(
+            lib.ones(2, 3), lib.ones(3, 4), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ matrix_power
+def _square_shapes() -> st.SearchStrategy[tuple[int, ...]]:
+    """Square matrices, batched or not (size 0 too)."""
+    return st.tuples(st.lists(_SIZES, max_size=2), _SIZES).map(lambda p: (*p[0], p[1], p[1]))
+
+
+def matrix_power_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``n`` from 0 to 9 (each of torch's paths: the copies, 2, 3, repeated squaring)."""
+    return st.integers(0, 9).map(lambda n: {"n": n})
+
+
+def _matrix_power_errors(call: Any) -> dict[str, Program]:
+    return {
+        "a vector": lambda lib: call(lib)(lib.ones(3), 2),
+        "0-d": lambda lib: call(lib)(lib.ones(()), 2),
+        "matrices that are not square": lambda lib: call(lib)(lib.ones(2, 3), 0),
+        "bool": lambda lib: call(lib)(lib.ones(3, 3, dtype=lib.bool), 2),
+        "a float n": lambda lib: call(lib)(lib.ones(3, 3), 2.0),
+        "out= of a dtype the result cannot be cast to": lambda lib: call(lib)(
+            lib.ones(3, 3), 0, out=lib.empty(0, dtype=lib.int64)),
+        "out= of another float dtype, n 2": lambda lib: call(lib)(
+            lib.ones(3, 3), 2, out=lib.empty(0, dtype=lib.float64)),
+    }
+
+
+#: the products are matmul's (reftensor's float32 mm is not MKL's, an ulp or so apart), the
+#: errors grow with the power: up to 5 ulps of the largest magnitude measured (powers 2-9)
+MATRIX_POWER_ULPS = 8
+OP_DB += [
+    OpEntry("linalg_matrix_power", arguments=matrix_power_arguments, shapes=_square_shapes(),
+            ulps=MATRIX_POWER_ULPS,
+            errors=_matrix_power_errors(lambda lib: lib.linalg.matrix_power)),
+    OpEntry("matrix_power", arguments=matrix_power_arguments, shapes=_square_shapes(),
+            ulps=MATRIX_POWER_ULPS, errors=_matrix_power_errors(lambda lib: lib.matrix_power)),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
 # ------------------------------------------------------------------ linear (nn.functional)
 @st.composite
 def linear_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:

@@ -502,8 +502,9 @@ def _drawn(data: Any, name: str, *, factory: bool = True,
     arguments = _draw_arguments(data, entry, spec.shape)
     if entry.same_dtype:  # the tensor arguments again, in the input's dtype and their layout
         # (all of them, or those named: ``scatter``'s ``src`` but not its ``index``)
+        # (a list of tensors too, ``einsum``'s or ``multi_dot``'s, each in turn)
         named = entry.same_dtype if isinstance(entry.same_dtype, tuple) else None
-        # (a list of them too: ``einsum``'s ``tensors``)
+
         def again(k: str, v: Any) -> Any:
             if isinstance(v, list) and (named is None or k in named):
                 return [again(k, x) for x in v]

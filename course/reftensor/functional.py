@@ -7,6 +7,9 @@ calls the op ``aten.tensordot`` with two lists of dims.
 sublist format (operand, its subscripts as ints, operand, ..., and the output's last), and
 calls the op ``aten.einsum``.
 
+``torch.chain_matmul`` takes its matrices one by one and calls the op
+``aten.chain_matmul`` with them as one list.
+
 ``torch.broadcast_shapes`` takes shapes as tuples, lists, single ints (a 1-d shape) or
 ``None`` (skipped), and answers with a ``Size``; the rule itself is
 ``broadcasting.broadcast_shapes``, which every broadcasting op follows too.
@@ -22,7 +25,7 @@ from ._ops import aten
 from .size import Size
 from .tensor import Tensor
 
-__all__ = ["broadcast_shapes", "einsum", "tensordot"]
+__all__ = ["broadcast_shapes", "chain_matmul", "einsum", "tensordot"]
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
@@ -62,6 +65,22 @@ def broadcast_shapes(*shapes: Any) -> Size:
                 f"Size() takes an iterable of 'int' (item 0 is '{type(size).__name__}')"
             )
     return Size(common)
+
+
+def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
+    """The product of the matrices, one by one (``torch.chain_matmul``, deprecated: torch's
+    warning once per process): the op ``chain_matmul`` on the list, as torch's Python
+    function calls it (one matrix: a clone; more: ``linalg.multi_dot``'s order and
+    values).
+
+    Raises:
+        RuntimeError: a tensor that is not 2-D, no matrices, dtypes that differ, sizes that
+            cannot be multiplied, an ``out=`` of another dtype.
+        TypeError: an argument that is not a tensor (a list of them too).
+    """
+    if out is None:
+        return aten.chain_matmul(matrices)
+    return aten.chain_matmul(matrices, out=out)
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:

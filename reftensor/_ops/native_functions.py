@@ -1155,6 +1155,111 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "the inputs or given twice), more or fewer operands than the equation names, "
                 "subscripts that do not match an operand's dims, sizes that do not "
                 "broadcast, a repeated label over dims of different sizes, a bad ``path``."),
+    declare("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar "
+            "alpha=1) -> Tensor",
+            "baddbmm.dtype(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, "
+            "*, Scalar beta=1, Scalar alpha=1) -> Tensor",
+            out=("baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
+                 "Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+                 "baddbmm.dtype_out(Tensor self, Tensor batch1, Tensor batch2, ScalarType "
+                 "out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"),
+            function_only=("dtype",), inplace=True, inplace_function=False,
+            deprecated=("baddbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor "
+                        "batch2) -> Tensor",
+                        "baddbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor "
+                        "batch2, *, Tensor(a!) out) -> Tensor(a!)",
+                        "baddbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2) -> "
+                        "Tensor",
+                        "baddbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * input + alpha * (batch1 @ batch2)`` (``torch.baddbmm``): "
+                "``batch1`` ``(b, n, k)``, ``batch2`` ``(b, k, m)``, ``input`` of "
+                "``batch1``'s dtype broadcasting to ``(b, n, m)``; a new contiguous "
+                "``(b, n, m)`` of ``batch2``'s dtype (in place: into ``input``, which must "
+                "be ``(b, n, m)``). As torch's CPU kernel: ``beta == 0`` ignores ``input`` "
+                "(its nans too); an inner size of 0 gives ``input * beta``; small products "
+                "(``k * n * m < 400``) summed one by one in float32 (float16/bfloat16, "
+                "float32), float64 or the integer dtype, then ``input * beta + alpha * "
+                "sum``; larger ones as BLAS's gemm. An integer dtype truncates a float "
+                "``beta`` or ``alpha`` (but ``input * beta`` with nothing to sum refuses "
+                "it). ``out_dtype`` is torch's CUDA-only overload: NotImplementedError on "
+                "the CPU.\n\nRaises RuntimeError for operands that are not 3-D, sizes "
+                "that do not match, an ``input`` that does not broadcast (in place: of "
+                "another shape or dtype), dtypes that differ, an ``out=`` of another "
+                "dtype; IndexError for a ``batch1``/``batch2`` of too few dims to read the "
+                "result's shape; NotImplementedError for bool (with something to sum)."),
+    declare("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar "
+            "alpha=1) -> Tensor",
+            out=("addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
+                 "Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",),
+            inplace=True, inplace_function=False,
+            deprecated=("addbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor "
+                        "batch2) -> Tensor",
+                        "addbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor "
+                        "batch2, *, Tensor(a!) out) -> Tensor(a!)",
+                        "addbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2) -> "
+                        "Tensor",
+                        "addbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2, *, "
+                        "Tensor(a!) out) -> Tensor(a!)"),
+            doc="``beta * input + alpha * sum over i of batch1[i] @ batch2[i]`` "
+                "(``torch.addbmm``): ``batch1`` ``(b, n, k)``, ``batch2`` ``(b, k, m)``, "
+                "``input`` broadcasting to ``(n, m)``; a new contiguous ``(n, m)`` of "
+                "``input``'s dtype (in place: into ``input``, broadcast or not; ``out=`` "
+                "resized as by ``resize_as_``, without a warning). As torch's CPU kernel: "
+                "``input`` copied in, then one ``addmm_`` per matrix (``beta`` for the "
+                "first, 1 after it), so the dtype checks and values are ``addmm``'s; "
+                "``beta == 0`` ignores ``input``; no matrices: ``input * beta``.\n\n"
+                "Raises RuntimeError for operands that are not 3-D, batch or inner sizes "
+                "that differ, an ``input`` that does not broadcast, dtypes that differ "
+                "(``out=``'s included); IndexError for a ``batch1``/``batch2`` of too few "
+                "dims to read the result's shape; NotImplementedError for bool (with "
+                "something to sum)."),
+    declare("linalg_multi_dot(Tensor[] tensors) -> Tensor",
+            out=("linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The product of a chain of matrices (``torch.linalg.multi_dot``, "
+                "``reftensor.linalg.multi_dot``): two or more tensors, the first ``(a, b)`` "
+                "or a vector ``(b,)`` (a row), the last ``(y, z)`` or a vector ``(y,)`` (a "
+                "column), the others matrices, of one dtype; a contiguous ``(a, z)`` without "
+                "the dims the vectors stand for (two vectors: 0-d), viewed from the last "
+                "``mm``. torch's ``CompositeImplicitAutograd`` decomposition into ``mm``, in "
+                "the cheapest order (three matrices: one comparison of costs; more: the "
+                "dynamic programme of the matrix-chain order), so values round as "
+                "torch's; ``out=`` of exactly the dtype, written by the last ``mm``.\n\n"
+                "Raises RuntimeError for fewer than two tensors, a first or last tensor of "
+                "other than 1 or 2 dims, a middle one that is not 2-D, dtypes that differ, "
+                "sizes that cannot be multiplied, an ``out=`` of another dtype; "
+                "NotImplementedError for bool."),
+    declare("chain_matmul(Tensor[] matrices) -> Tensor",
+            out=("chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The product of a chain of matrices (``torch.chain_matmul``, deprecated for "
+                "``linalg.multi_dot``, with torch's warning once per process; torch's "
+                "Python function, ``reftensor.chain_matmul``, takes the matrices one by "
+                "one): every tensor 2-D, one matrix cloned (``out=``: copied, into any "
+                "dtype it casts to), more as ``linalg_multi_dot``.\n\nRaises "
+                "RuntimeError for a tensor that is not 2-D, no matrices, then "
+                "``linalg_multi_dot``'s errors."),
+    declare("linalg_matrix_power(Tensor self, int n) -> Tensor",
+            out=("linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="``A`` to the power ``n`` (``torch.linalg.matrix_power``, "
+                "``reftensor.linalg.matrix_power``): ``(*, m, m)`` square matrices of any "
+                "dtype ``matmul`` takes; a contiguous result of the input's shape and dtype. "
+                "torch's ``CompositeImplicitAutograd`` decomposition: ``n`` 0 copies the "
+                "identity into a clone, 1 clones, 2 and 3 are ``matmul``s, larger ``n`` "
+                "repeated squaring from the least significant bit (so floats round as "
+                "torch's); ``out=`` of any dtype the input casts to (``n`` 2 and up: "
+                "``matmul``'s, exactly the dtype). A negative ``n`` needs ``linalg.inv``, "
+                "which reftensor does not have: NotImplementedError.\n\nRaises "
+                "RuntimeError for fewer than 2 dims, matrices that are not square, an "
+                "``out=`` the result cannot be cast to; NotImplementedError for bool "
+                "(``n`` 2 and up) and a negative ``n``."),
+    declare("matrix_power(Tensor self, int n) -> Tensor",
+            out=("matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``A`` to the power ``n`` (``torch.matrix_power``, ``Tensor.matrix_power``): "
+                "torch's alias of ``linalg_matrix_power`` (its rules, errors and graph)."),
     declare("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
             out=("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] "
                  "dims_other, *, Tensor(a!) out) -> Tensor(a!)",),

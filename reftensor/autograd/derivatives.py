@@ -1017,6 +1017,32 @@ def addr_vec2_backward(grad: Tensor, vec1: Tensor, alpha: Any) -> Tensor:
     return maybe_multiply(grad.t().mv(vec1), alpha)
 
 
+def baddbmm_batch1_backward(grad: Tensor, batch2: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha.conj())``."""
+    return maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+
+
+def baddbmm_batch2_backward(grad: Tensor, batch1: Tensor, alpha: Any) -> Tensor:
+    """``maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha.conj())``."""
+    return maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+
+
+def addbmm_batch1_backward(grad: Tensor, batch1_sym_argsize_0: int,
+                           batch1_sym_argsize_1: int, batch2: Tensor,
+                           alpha: Any) -> Tensor:
+    """``maybe_multiply(grad.unsqueeze(0).expand({batch1.size(0), batch1.size(1),
+    batch2.size(2)}).bmm(batch2.transpose(1, 2).conj()), alpha.conj())``."""
+    sizes = (batch1_sym_argsize_0, batch1_sym_argsize_1, batch2._shape[2])
+    return maybe_multiply(grad.unsqueeze(0).expand(sizes).bmm(batch2.transpose(1, 2)), alpha)
+
+
+def addbmm_batch2_backward(grad: Tensor, batch1: Tensor, batch2_sym_argsize_2: int,
+                           alpha: Any) -> Tensor:
+    """``maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand(
+    {batch1.size(0), batch1.size(1), batch2.size(2)})), alpha.conj())``."""
+    sizes = (batch1._shape[0], batch1._shape[1], batch2_sym_argsize_2)
+    return maybe_multiply(batch1.transpose(1, 2).bmm(grad.unsqueeze(0).expand(sizes)), alpha)
+
 
 # ------------------------------------------- linear algebra (chapter 4, issue 43)
 def linalg_det_backward(grad: Tensor, result: Tensor, A: Tensor, LU: Tensor,
@@ -2063,6 +2089,16 @@ DERIVATIVES: list[Derivative] = [
     row("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
         "LinalgCrossBackward0", ("dim", "other", "self"),
         self=linalg_cross_self_backward, other=linalg_cross_other_backward),
+    row("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar "
+        "alpha=1) -> Tensor", "BaddbmmBackward0", ("alpha", "batch1", "batch2", "beta"),
+        self=addmm_self_backward, batch1=baddbmm_batch1_backward,
+        batch2=baddbmm_batch2_backward),
+    row("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar "
+        "alpha=1) -> Tensor", "AddbmmBackward0",
+        ("alpha", "batch1", "batch1_sym_argsize_0", "batch1_sym_argsize_1", "batch2",
+         "batch2_sym_argsize_2", "beta"),
+        self=addmm_self_backward, batch1=addbmm_batch1_backward,
+        batch2=addbmm_batch2_backward),
     row("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> "
         "Tensor", "AddrBackward0", ("alpha", "beta", "vec1", "vec2"),
         self=addmm_self_backward, vec1=addr_vec1_backward, vec2=addr_vec2_backward),

@@ -148,6 +148,8 @@ _PARTS: dict[str, Any] = {
     "_info": lambda t: (t._shape, t._dtype, t.device),
     "_scalar_type": lambda t: t._dtype,  # ``self.scalar_type()`` (``_softmax``'s row)
     "_sym_argsize_0": lambda t: t._shape[0],  # ``weight.sym_size(0)`` (``embedding``'s row)
+    "_sym_argsize_1": lambda t: t._shape[1],  # ``batch1.sym_size(1)`` (``addbmm``'s row)
+    "_sym_argsize_2": lambda t: t._shape[2],  # ``batch2.sym_size(2)`` (``addbmm``'s row)
     "_dim": lambda t: t.dim(),  # ``source.dim()`` (``index_add``'s row)
 }
 

@@ -277,6 +277,18 @@ _register("remainder", "Scalar", _remainder)
 
 
 # ============================================================== pow
+def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
+    """``np.power`` computed element by element, as C's ``pow`` in torch's loops: NumPy
+    takes ``sqrt`` for an exponent of 0.5 that is one number over the loop (a scalar, a
+    broadcast operand, even 0-d arrays on both sides), which gives nan for ``-inf`` and
+    ``-0.0`` for ``-0.0`` where ``pow`` gives ``inf`` and ``0.0``; a full array of
+    exponents of at least one dim takes no shortcut."""
+    shape = np.broadcast_shapes(np.shape(x), np.shape(exponent))
+    exponents = np.array(np.broadcast_to(np.asarray(exponent, dtype=np.result_type(x)), shape),
+                         ndmin=1)  # (a 0-d array is one number too)
+    return np.power(np.reshape(x, np.shape(x) or (1,)), exponents).reshape(shape)
+
+
 def _pow_scalar_kernel(common: dtype, exponent: builtins.bool | int | builtins.float) -> Kernel:
     """``x ** exponent`` for a Python-number exponent, with the shortcuts torch's kernel
     takes (``sqrt`` for 0.5, ``x * x`` for 2, ...): they decide how the result rounds."""
@@ -297,14 +309,14 @@ def _pow_scalar_kernel(common: dtype, exponent: builtins.bool | int | builtins.f
                 return x * x
         return {2: square, 3: lambda x: square(x) * x, -2: lambda x: 1 / square(x)}[e]
     if common is dtypes.float32:  # torch's scalar loop calls the double pow(float, double)
-        return lambda x: np.power(x.astype(np.float64), e).astype(np.float32)
-    return lambda x: np.power(x, np.asarray(e, dtype=compute_dtype(common).numpy))
+        return lambda x: _power(x.astype(np.float64), e).astype(np.float32)
+    return lambda x: _power(x, np.asarray(e, dtype=compute_dtype(common).numpy))
 
 
 def _pow_tensor_kernel(common: dtype) -> Kernel:
     if common is dtypes.bool:
         raise _not_implemented("pow", common)
-    return np.power if common.is_floating_point else K.powi
+    return _power if common.is_floating_point else K.powi
 
 
 def _pow(base: Tensor, exponent: Operand, into: Tensor | None, finish: Finish) -> Tensor:

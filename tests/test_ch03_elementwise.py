@@ -918,3 +918,19 @@ def test_addcmul_rounds_once_at_float32_ties_and_subnormals(scale):
         y, c = lib.tensor(q.tolist(), dtype=lib.float32), lib.tensor(z.tolist(), dtype=lib.float32)
         found.append(np.array(lib.addcmul(c * scale, x, y).tolist(), dtype=np.float32))
     assert found[0].view(np.int32).tolist() == found[1].view(np.int32).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("exponent", ["0-d", "expanded", "number"])
+def test_pow_of_a_half_is_cs_pow_or_torchs_sqrt(dtype, exponent):
+    """An exponent of 0.5 that is one number over the loop: torch's tensor loops call C's
+    ``pow`` (``-inf`` to it is ``inf``, ``-0.0`` gives ``0.0``), where NumPy would take
+    ``sqrt``; a Python number 0.5 is torch's ``sqrt`` shortcut, except for float16."""
+    def program(lib):
+        d = getattr(lib, dtype)
+        base = lib.tensor([-math.inf, -0.0, 0.0, math.inf, math.nan, -1.0, 2.0], dtype=d)
+        half = {"0-d": lib.tensor(0.5, dtype=d), "expanded": lib.tensor([0.5], dtype=d)
+                .expand(7), "number": 0.5}[exponent]
+        return lib.pow(base, half), lib.pow(base[0], half), base ** half
+
+    same_on_both(program)

@@ -1594,6 +1594,18 @@ def _baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any
     return result
 
 
+def _meta_out(out: Tensor, result: Tensor) -> Tensor:
+    """``out=`` on the meta device for ``baddbmm`` and ``addbmm``: ``out`` of exactly
+    ``result``'s dtype (RuntimeError otherwise), resized to its shape, ``_version`` + 1."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype torch.{result._dtype.name} "
+                           f"but got torch.{out._dtype.name} instead")
+    if out._shape != result._shape:
+        iterator.resize_output(out, result._shape, result._stride)
+    out._version_counter.value += 1
+    return out
+
+
 def _baddbmm_out(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
                  out: Tensor) -> Tensor:
     """``baddbmm(..., out=out)`` as torch's structured kernel: ``out`` of exactly the
@@ -1603,14 +1615,7 @@ def _baddbmm_out(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha:
     on it."""
     meta = out.device.type == "meta"
     if meta:
-        result = _baddbmm(self, batch1, batch2, beta, alpha, True)
-        if out._dtype is not result._dtype:
-            raise RuntimeError(f"Expected out tensor to have dtype torch.{result._dtype.name} "
-                               f"but got torch.{out._dtype.name} instead")
-        if out._shape != result._shape:
-            iterator.resize_output(out, result._shape, result._stride)
-        out._version_counter.value += 1
-        return out
+        return _meta_out(out, _baddbmm(self, batch1, batch2, beta, alpha, True))
     shape, seen = _baddbmm_checks(self, batch1, batch2, False)
     if out._dtype is not batch2._dtype:
         raise RuntimeError(f"Expected out tensor to have dtype "
@@ -1701,14 +1706,7 @@ def _addbmm_out(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: 
     ``out.mul_(beta)``, or zeros. ``out._version`` goes up by one."""
     seen = _addbmm_checks(self, batch1, batch2)
     if out.device.type == "meta":
-        result = aten.addbmm.default.call(self, batch1, batch2, beta, alpha)
-        if out._dtype is not result._dtype:
-            raise RuntimeError(f"Expected out tensor to have dtype torch.{result._dtype.name} "
-                               f"but got torch.{out._dtype.name} instead")
-        if out._shape != result._shape:
-            iterator.resize_output(out, result._shape, result._stride)
-        out._version_counter.value += 1
-        return out
+        return _meta_out(out, aten.addbmm.default.call(self, batch1, batch2, beta, alpha))
     version = out._version_counter.value
     if 0 in seen._shape and out._shape != seen._shape:
         # torch's resize_ grows no storage for a tensor of no elements (whatever its offset)

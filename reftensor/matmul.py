@@ -817,9 +817,46 @@ def _write(values: np.ndarray, shape: tuple[int, ...], d: dtype,
     return out
 
 
+def _addmv_meta(self: Tensor, mat: Tensor, vec: Tensor, beta: Any,
+                into: Tensor | None) -> Tensor:
+    """``addmv`` on the meta device, which torch 2.13 runs as its Python decomposition
+    (torch/_decomp/decompositions.py), not the CPU kernel's checks: the dtypes first, then
+    ``mv``'s; then ``alpha * mv(mat, vec)`` alone when ``beta`` is 0 (read as an int for
+    integer and bool dtypes), ``beta * self`` alone when that product is empty (so ``self``'s
+    own shape, where the CPU kernel broadcasts it to ``(n,)`` or refuses it), else the
+    product plus ``beta * self``, broadcast as any sum (a 2-d ``self`` gives a 2-d result)."""
+    if not (self._dtype is mat._dtype is vec._dtype):
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           "torch.{}, torch.{}, and torch.{}".format(
+                               *(t._dtype.name for t in (self, mat, vec))))
+    if not (mat.dim() == 2 and vec.dim() == 1):
+        raise RuntimeError(f"matrix @ vector expected, got {mat.dim()}, {vec.dim()}")
+    n, k = mat._shape
+    if k != vec._shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({n}x{k}), vec ({vec._shape[0]})")
+    raw = beta.item() if isinstance(beta, Tensor) else beta
+    if not vec._dtype.is_floating_point:
+        raw = int(raw)
+    if raw == 0:
+        shape: tuple[int, ...] = (n,)
+    elif n == 0:
+        shape = self._shape
+    else:
+        shape = broadcasting.broadcast_shapes((n,), self._shape)
+    if into is None:
+        return _empty(shape, vec._dtype)
+    if broadcasting.broadcast_shapes(into._shape, shape) != into._shape:
+        raise RuntimeError(f"output with shape {list(into._shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    into._version_counter.value += 1
+    return into
+
+
 def _addmv(self: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any,
            into: Tensor | None, meta: bool) -> Tensor:
     """``addmv`` (``into`` None) and ``addmv_`` (``into`` is ``self``): ``(n,)``."""
+    if meta:
+        return _addmv_meta(self, mat, vec, beta, into)
     if not (mat.dim() == 2 and vec.dim() == 1 and self.dim() <= 1):
         raise RuntimeError("vector + matrix @ vector expected, got "
                            f"{self.dim()}, {mat.dim()}, {vec.dim()}")
@@ -831,17 +868,11 @@ def _addmv(self: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any,
                            f"({n}x{mat._shape[1]}), vec ({vec._shape[0]})")
     common_device([self, mat, vec])
     if not (self._dtype is mat._dtype is vec._dtype):
-        names = (f"torch.{t._dtype.name}" if meta else _name(t._dtype)
-                 for t in (self, mat, vec))
+        names = (_name(t._dtype) for t in (self, mat, vec))
         raise RuntimeError("addmv input tensors must have the same dtype, but got "
                            + "{}, {}, and {}".format(*names))
     d = vec._dtype
     _in_place_shape(into, (n,))
-    if meta:
-        if into is not None:
-            into._version_counter.value += 1
-            return into
-        return _empty((n,), d)
     b, a = _scalars(beta, alpha, d)
     work = _work(d)
     seen = np.broadcast_to(cast(self._elements(), work), (n,))

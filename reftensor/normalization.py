@@ -16,20 +16,19 @@ by ``bias``; they differ in *which* values share the statistics:
 The variance is the biased one, ``mean((x - mean)**2)``; float16 and bfloat16 compute in
 float32 and round the output once; ``mean`` and ``rstd`` of layer norm keep the input's
 dtype (float32 when a float16/bfloat16 input has float32 parameters, as torch's mixed
-kernel). torch accumulates its sums in vector lanes and, for batch norm, in per-thread
-partial sums, an order that depends on the thread count; here the sums are NumPy's in
-float64 and rounded, so results are within a few ulps of torch's, not bit for bit. One
-exception: layer norm's input gradient (float32, float64) follows torch's order of every
-step, lanes included, because its terms cancel where a row is constant. The
-order of the elementwise steps is torch's (``(x - mean) * rstd * weight + bias``; batch
-norm as ``x * alpha + beta`` with ``alpha = invstd * weight``, ``beta = bias - mean *
-alpha``).
+kernel). Layer norm's statistics follow torch's order bit for bit (Welford's update in
+vector lanes, :mod:`reftensor.moments`), and so does its input gradient (float32,
+float64), because their terms cancel where a row is constant. Batch norm's sums are
+NumPy's in float64, rounded: torch accumulates them in vector lanes and per-thread partial
+sums, an order that depends on the thread count, so they are within a few ulps of torch's,
+not bit for bit. The order of the elementwise steps is torch's (``(x - mean) * rstd *
+weight + bias``; batch norm as ``x * alpha + beta`` with ``alpha = invstd * weight``,
+``beta = bias - mean * alpha``).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from ._layers import new_tensor, on_meta, values_of
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
 from .layout import channels_last
+from .moments import rowwise_moments
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor
 
@@ -114,13 +114,9 @@ def _native_layer_norm(input: Tensor, normalized_shape: list[int], weight: Tenso
                 new_tensor(stat_shape, param, None, where))
     work = compute_dtype(input._dtype).numpy
     x = values_of(input, compute_dtype(input._dtype)).reshape(m, n)
-    wide = x.astype(np.float64)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # rows of no element: NaN, replaced
-        mean = wide.mean(axis=1, keepdims=True).astype(work)
-        var = ((wide - wide.mean(axis=1, keepdims=True)) ** 2).mean(axis=1, keepdims=True)
-    var = np.maximum(var.astype(work), work.type(0))
     with np.errstate(all="ignore"):
+        mean, var = (a[:, None] for a in rowwise_moments(x, input._dtype))
+        var = np.maximum(var, work.type(0))
         rstd = work.type(1) / np.sqrt(var + work.type(eps))
         gamma = values_of(weight).reshape(1, n).astype(work) if weight is not None else None
         beta = (values_of(bias).reshape(1, n).astype(work) if bias is not None else None)

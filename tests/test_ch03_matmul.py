@@ -148,6 +148,33 @@ def test_addmm_adds_no_zero_where_torch_adds_none(dtype):
     same_on_both(program)
 
 
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("mat", [(0, 0), (3, 0), (0, 3), (2, 3)])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_addmv_of_an_empty_product_on_each_device(device, mat, dtype):
+    """``addmv`` where ``mat @ vec`` may be empty, in its three forms: the CPU kernel
+    checks ``self`` against ``(n,)`` and, for an empty ``mat``, returns ``beta * self`` in
+    ``self``'s own shape; the meta device runs torch's Python decomposition, which never
+    checks ``self`` but broadcasts it (a 1-element ``self`` with a ``(0, 0)`` ``mat`` gives
+    ``(1,)``, ``beta=0`` gives ``(n,)``, ``beta=0.5`` of an integer is 0). Found by the op
+    table's meta test (a bool ``(1,)`` ``self``, a ``(0, 0)`` ``mat``)."""
+    for shape in [(1,), (), (3,), (0,), (2,), (2, 2)]:
+        for beta in [1, 0] if dtype == "bool" else [1, 0, 0.5]:
+            for form in ["function", "in-place", "out"]:
+                def program(lib, shape=shape, beta=beta, form=form):
+                    d = getattr(lib, dtype)
+                    self, m, v = (lib.ones(s, dtype=d, device=device)
+                                  for s in (shape, mat, mat[1:]))
+                    if form == "in-place":
+                        return self.addmv_(m, v, beta=beta)
+                    if form == "out":
+                        return lib.addmv(self, m, v, beta=beta,
+                                         out=lib.empty(5, dtype=d, device=device))
+                    return lib.addmv(self, m, v, beta=beta)
+
+                same_on_both(program)
+
+
 @st.composite
 def contractions(draw: st.DrawFn) -> tuple[str, list[tuple[int, ...]]]:
     """An ``einsum`` of 2 or 3 operands over 4 labels (sizes 1 to 3, a 1 now and then in

@@ -150,6 +150,34 @@ def test_layer_norm_input_gradient_is_torchs_bit_for_bit(dtype, n, affine):
         assert got.tolist() == expected.tolist()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("mixed", [False, True])
+def test_layer_norm_statistics_are_torchs_bit_for_bit(dtype, mixed):
+    """``native_layer_norm``'s ``mean``, ``rstd`` and output equal torch's bits: rows of
+    lengths around a vector (8 float32, 4 float64, 16 float16 elements), a chunk of 16
+    vectors and the cascade's carries (up to 70 vectors), drawn at several scales and
+    offsets, with a row whose exact mean is 0 but torch's is not (``(0, 0, 0, 0, 3,
+    -3)``: ``2**-24`` from Welford's update); ``mixed`` gives a float16/bfloat16 input
+    float32 parameters, so the statistics come back in float32."""
+    if mixed and dtype not in ("float16", "bfloat16"):
+        pytest.skip("torch mixes only a float16/bfloat16 input with float32 parameters")
+    rng = np.random.default_rng(11)
+    lengths = [1, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 33, 127, 128, 129, 255, 257, 520, 1100]
+    for n in lengths:
+        rows = rng.standard_normal((3, n)) * 10.0 ** rng.uniform(-3, 3, (3, 1)) \
+            + rng.uniform(-5, 5, (3, 1))
+        if n == 6:
+            rows[0] = [0, 0, 0, 0, 3, -3]
+        found = []
+        for lib in LIBS:
+            t = getattr(lib, dtype)
+            x = lib.tensor(rows.tolist(), dtype=t)
+            w = lib.tensor([1.5] * n, dtype=lib.float32 if mixed else t)
+            found.append([o.float().tolist() for o in lib.native_layer_norm(x, [n], w, None,
+                                                                            1e-5)])
+        assert found[1] == found[0], f"row length {n}"
+
+
 @pytest.mark.parametrize("shape, channels_last", [
     ((1, 2, 2), False), ((3, 3, 5), False), ((2, 3, 2, 1), False), ((2, 3, 2, 2), True),
     ((2, 3, 1), False), ((5, 3), False), ((2, 3, 1, 1), False)])

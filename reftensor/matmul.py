@@ -1754,11 +1754,7 @@ def _addbmm_out(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: 
     if out.device.type == "meta":
         return _meta_out(out, aten.addbmm.default.call(self, batch1, batch2, beta, alpha))
     version = out._version_counter.value
-    if 0 in seen._shape and out._shape != seen._shape:
-        # torch's resize_ grows no storage for a tensor of no elements (whatever its offset)
-        out._shape, out._stride = seen._shape, layout.contiguous_strides(seen._shape)
-    else:
-        factories._resize(out, seen._shape)
+    factories._resize(out, seen._shape)
     raw_beta = _scalar(beta)
     if raw_beta != 0:
         _copy_in(out, seen)

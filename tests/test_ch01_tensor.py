@@ -704,3 +704,26 @@ def test_new_tensor_of_a_tensor_warns_and_copies(lib):
         copied = lib.ones(1).new_tensor(source)
     copied[0] = 5
     assert source[0].item() == 0 and not copied.requires_grad and copied._base is None
+
+
+@pytest.mark.parametrize("op", ["zeros", "ones", "full", "add", "sum", "cat", "arange", "addbmm"])
+def test_an_out_of_no_elements_grows_no_storage(op):
+    """An ``out=`` of no elements whose storage offset lies past its (empty) storage, given
+    another empty shape: torch's resize counts no bytes for a shape with a 0 in it, whatever
+    the offset, so the storage stays empty (reftensor's factories grew it to the offset)."""
+    def program(lib):
+        out = lib.empty(0).as_strided((0,), (1,), 5)
+        calls = {
+            "zeros": lambda: lib.zeros(0, 2, out=out),
+            "ones": lambda: lib.ones(0, 2, out=out),
+            "full": lambda: lib.full((0, 2), 1.0, out=out),
+            "add": lambda: lib.add(lib.ones(0, 3), 1, out=out),
+            "sum": lambda: lib.sum(lib.ones(0, 3), 1, out=out),
+            "cat": lambda: lib.cat([lib.ones(0, 3)], out=out),
+            "arange": lambda: lib.arange(0, out=out),
+            "addbmm": lambda: lib.addbmm(lib.ones(0, 3), lib.ones(2, 0, 2), lib.ones(2, 2, 3),
+                                         out=out),
+        }
+        return calls[op]()
+
+    same_on_both(program)

@@ -364,8 +364,10 @@ def _resize(out: Tensor, shape: tuple[int, ...]) -> Tensor:
     _check_sizes(shape)
     if out._shape != shape:
         stride = layout.contiguous_strides(shape)
-        needed = (out._storage_offset
-                  + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+        # (torch's ``computeStorageNbytes``: an empty shape needs no bytes, whatever the
+        # offset)
+        needed = 0 if 0 in shape else (out._storage_offset + layout.required_storage_elements(
+            shape, stride)) * out._dtype.itemsize
         if needed > out._storage.nbytes():
             out._storage.resize_(needed)
         out._shape, out._stride = shape, stride

@@ -102,8 +102,8 @@ def resize_as(out: Tensor, shape: tuple[int, ...], stride: tuple[int, ...]) -> N
     no warning: torch's ``resize_as_`` (and ``resize_`` with a memory format), which the
     kernels of ``binary_cross_entropy.out`` and ``log_sigmoid_forward.output`` call on their
     outs, unlike the structured kernels' ``resize_output``."""
-    needed = (out._storage_offset
-              + layout.required_storage_elements(shape, stride)) * out._dtype.itemsize
+    needed = 0 if 0 in shape else (out._storage_offset + layout.required_storage_elements(
+        shape, stride)) * out._dtype.itemsize  # an empty shape needs no bytes
     if needed > out._storage.nbytes():
         out._storage.resize_(needed)
     out._shape, out._stride = tuple(shape), tuple(stride)

@@ -110,6 +110,7 @@ __all__ = [
     "inverse",
     "_linalg_solve_ex",
     "cholesky",
+    "qr",
     "equal",
     "isclose",
     "allclose",
@@ -1428,6 +1429,17 @@ def cholesky(*args: Any, **kwargs: Any) -> Any:
     positive-definite.
     """
     return aten.cholesky(*args, **kwargs)
+
+
+def qr(*args: Any, **kwargs: Any) -> Any:
+    """qr(input, some=True, *, out=None) -> (Tensor, Tensor)
+
+    torch's deprecated ``torch.qr`` (and ``Tensor.qr``), with its warning (once per process from
+    the function, once from ``out=``): ``linalg_qr(self, 'reduced' if some else 'complete')``.
+
+    Raises ``linalg_qr``'s errors.
+    """
+    return aten.qr(*args, **kwargs)
 
 
 def equal(*args: Any, **kwargs: Any) -> Any:
@@ -5209,6 +5221,17 @@ class TensorMethods(TensorType):
         positive-definite.
         """
         return aten.cholesky.call_method(self, args, kwargs)
+
+    def qr(self, *args: Any, **kwargs: Any) -> Any:
+        """qr(some=True) -> (Tensor, Tensor)
+
+        torch's deprecated ``torch.qr`` (and ``Tensor.qr``), with its warning (once per process
+        from the function, once from ``out=``): ``linalg_qr(self, 'reduced' if some else
+        'complete')``.
+
+        Raises ``linalg_qr``'s errors.
+        """
+        return aten.qr.call_method(self, args, kwargs)
 
     def equal(self, *args: Any, **kwargs: Any) -> Any:
         """equal(other) -> bool

@@ -36,7 +36,7 @@ from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
-           "matrix_norm", "matrix_power", "multi_dot", "solve", "solve_ex", "vector_norm"]
+           "matrix_norm", "matrix_power", "multi_dot", "qr", "solve", "solve_ex", "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -725,3 +725,18 @@ def cholesky_ex(*args: Any, **kwargs: Any) -> Any:
     Raises ``cholesky``'s errors; :class:`LinAlgError` only with ``check_errors=True``.
     """
     return aten.linalg_cholesky_ex(*args, **kwargs)
+
+
+def qr(*args: Any, **kwargs: Any) -> Any:
+    """qr(A, mode='reduced', *, out=None) -> (Tensor, Tensor)
+
+    ``(Q, R)`` with ``A = Q R`` for each matrix of ``A`` (``(*, m, n)``, float32 or float64;
+    ``torch.linalg.qr``), by LAPACK's Householder reflections (so the signs are torch's):
+    ``mode`` ``'reduced'`` (``Q`` ``(*, m, k)``, ``R`` ``(*, k, n)``, ``k = min(m, n)``),
+    ``'complete'`` (``Q`` ``(*, m, m)``, ``R`` ``(*, m, n)``) or ``'r'`` (``Q`` empty);
+    each matrix column-major (``LinalgQrBackward0``; the kernels are in ``qr.py``).
+
+    Raises RuntimeError for fewer than 2 dims, an integer or bool input, an unknown mode;
+    NotImplementedError for float16 and bfloat16.
+    """
+    return aten.linalg_qr(*args, **kwargs)

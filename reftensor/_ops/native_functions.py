@@ -857,6 +857,28 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "not square; NotImplementedError for a nonempty integer, bool, float16 or "
                 "bfloat16 input (``\"cholesky_cpu\" not implemented``); "
                 "``linalg.LinAlgError`` for a matrix that is not positive-definite."),
+    declare("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)",
+            out=("linalg_qr.out(Tensor A, str mode='reduced', *, Tensor(a!) Q, Tensor(b!) R) "
+                 "-> (Tensor(a!) Q, Tensor(b!) R)",),
+            function=False, method=False,
+            doc="The QR decomposition of each matrix of ``A`` (``(*, m, n)``, float32 or "
+                "float64; ``torch.linalg.qr``, ``reftensor.linalg.qr``) by Householder "
+                "reflections, as LAPACK's ``geqrf`` and ``orgqr``: ``A = Q R``, ``Q`` with "
+                "orthonormal columns, ``R`` upper triangular, each matrix column-major. "
+                "``mode`` ``'reduced'``: ``Q`` ``(*, m, k)``, ``R`` ``(*, k, n)`` for "
+                "``k = min(m, n)``; ``'complete'``: ``Q`` ``(*, m, m)``, ``R`` "
+                "``(*, m, n)``; ``'r'``: ``R`` only (``Q`` an empty tensor) "
+                "(``LinalgQrBackward0``; its backward raises for ``'r'``, and for "
+                "``'complete'`` with ``m > n``).\n\nRaises RuntimeError for fewer than 2 "
+                "dims, an integer or bool input, an unknown ``mode``, an ``out=`` of "
+                "another dtype; NotImplementedError for float16 and bfloat16."),
+    declare("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)",
+            out=("qr.Q(Tensor self, bool some=True, *, Tensor(a!) Q, Tensor(b!) R) -> "
+                 "(Tensor(a!) Q, Tensor(b!) R)",),
+            doc="torch's deprecated ``torch.qr`` (and ``Tensor.qr``), with its warning (once "
+                "per process from the function, once from ``out=``): "
+                "``linalg_qr(self, 'reduced' if some else 'complete')``.\n\nRaises "
+                "``linalg_qr``'s errors."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

@@ -1127,6 +1127,46 @@ def cholesky_result_backward(grad: Tensor, upper: bool, result: Tensor) -> Tenso
     return cholesky_backward(grad, upper, result)
 
 
+def linalg_qr_backward(grads: list[Tensor | None], Q: Tensor, R: Tensor, mode: str) -> Tensor:
+    """torch's ``linalg_qr_backward``: with ``M = gR R.mH - Q.mH gQ`` (the terms whose
+    gradient is defined), ``m >= n``: ``(Q syminvadj(triu(M)) + gQ) R.mH^-1``
+    (``syminvadj(X) = X + X.mH`` with the diagonal once); ``m < n``: ``Q
+    trilImInvAdjSkew(-M) R[:, :m].mH^-1`` (``tril(X - X.mH)``) padded with zero columns,
+    plus ``Q gR``. ``mode='r'`` (no ``Q``), and ``'complete'`` with ``m > n``, raise."""
+    gQ, gR = grads
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+                           "going to differentiate through linalg.qr.")
+    m, n = Q._shape[-2], R._shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    if gQ is not None:
+        M = -aten.matmul.default(Q.mT, gQ)
+        if gR is not None:
+            M = aten.matmul.default(gR, R.mT) + M
+    else:
+        assert gR is not None
+        M = aten.matmul.default(gR, R.mT)
+    if m >= n:
+        upper = M.triu()
+        sym = upper + upper.mT
+        sym = sym - 0.5 * sym.diagonal(0, -2, -1).diag_embed()
+        gA = aten.matmul.default(Q, sym)
+        if gQ is not None:
+            gA = gA + gQ
+        return _solve_triangular(R.mT, gA, upper=False, left=False)
+    skew = (-M - (-M).mT).tril()
+    gA = aten.matmul.default(Q, skew)
+    gA = _solve_triangular(R.narrow(-1, 0, m).mT, gA, upper=False, left=False)
+    zeros = aten.zeros.default((*R._shape[:-1], n - m), dtype=gA.dtype, device=gA.device)
+    gA = aten.cat.default([gA, zeros], -1)
+    if gR is not None:
+        gA = gA + aten.matmul.default(Q, gR)
+    return gA
+
+
 def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
     """torch's ``trace_backward``: zeros of ``n * m`` elements, ``grad`` filled in at every
     ``m + 1``-th of the first ``min(n, m)`` rows (the diagonal), viewed as ``(n, m)``."""
@@ -2147,6 +2187,8 @@ DERIVATIVES: list[Derivative] = [
     row("cholesky(Tensor self, bool upper=False) -> Tensor", "CholeskyBackward0",
         ("result", "upper"),
         self=cholesky_result_backward),
+    row("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", "LinalgQrBackward0",
+        ("mode", "Q", "R"), A=linalg_qr_backward),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
         self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)

@@ -35,8 +35,8 @@ from .device import CPU, META
 from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power",
-           "multi_dot", "solve", "solve_ex", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
+           "matrix_norm", "matrix_power", "multi_dot", "qr", "solve", "solve_ex", "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -698,3 +698,45 @@ def solve_ex(*args: Any, **kwargs: Any) -> Any:
     Raises ``solve``'s errors; :class:`LinAlgError` only with ``check_errors=True``.
     """
     return aten.linalg_solve_ex(*args, **kwargs)
+
+
+def cholesky(*args: Any, **kwargs: Any) -> Tensor:
+    """cholesky(A, *, upper=False, out=None) -> Tensor
+
+    The Cholesky factor ``L`` (lower triangular, ``A = L L.mH``; ``upper``: ``L.mH``) of
+    each symmetric positive-definite matrix of ``A`` (``(*, n, n)``, float32 or float64,
+    only its lower triangle read; ``torch.linalg.cholesky``): each matrix column-major
+    (``LinalgCholeskyExBackward0``; the kernels are in ``cholesky.py``).
+
+    Raises RuntimeError for fewer than 2 dims, matrices that are not square, an integer or
+    bool input; :class:`LinAlgError` for a matrix that is not positive-definite;
+    NotImplementedError for float16 and bfloat16.
+    """
+    return aten.linalg_cholesky(*args, **kwargs)
+
+
+def cholesky_ex(*args: Any, **kwargs: Any) -> Any:
+    """cholesky_ex(A, *, upper=False, check_errors=False, out=None) -> (Tensor, Tensor)
+
+    ``(L, info)`` (``torch.linalg.cholesky_ex``): ``info`` (int32, shape ``(*)``) is 0, or
+    the order of the first leading minor that is not positive-definite (``L`` then holds
+    LAPACK's partial factor).
+
+    Raises ``cholesky``'s errors; :class:`LinAlgError` only with ``check_errors=True``.
+    """
+    return aten.linalg_cholesky_ex(*args, **kwargs)
+
+
+def qr(*args: Any, **kwargs: Any) -> Any:
+    """qr(A, mode='reduced', *, out=None) -> (Tensor, Tensor)
+
+    ``(Q, R)`` with ``A = Q R`` for each matrix of ``A`` (``(*, m, n)``, float32 or float64;
+    ``torch.linalg.qr``), by LAPACK's Householder reflections (so the signs are torch's):
+    ``mode`` ``'reduced'`` (``Q`` ``(*, m, k)``, ``R`` ``(*, k, n)``, ``k = min(m, n)``),
+    ``'complete'`` (``Q`` ``(*, m, m)``, ``R`` ``(*, m, n)``) or ``'r'`` (``Q`` empty);
+    each matrix column-major (``LinalgQrBackward0``; the kernels are in ``qr.py``).
+
+    Raises RuntimeError for fewer than 2 dims, an integer or bool input, an unknown mode;
+    NotImplementedError for float16 and bfloat16.
+    """
+    return aten.linalg_qr(*args, **kwargs)

@@ -109,6 +109,8 @@ __all__ = [
     "det",
     "inverse",
     "_linalg_solve_ex",
+    "cholesky",
+    "qr",
     "equal",
     "isclose",
     "allclose",
@@ -1411,6 +1413,33 @@ def _linalg_solve_ex(*args: Any, **kwargs: Any) -> Any:
     with ``check_errors=True``; NotImplementedError for float16 and bfloat16.
     """
     return aten._linalg_solve_ex(*args, **kwargs)
+
+
+def cholesky(*args: Any, **kwargs: Any) -> Any:
+    """cholesky(input, upper=False, *, out=None) -> Tensor
+
+    torch's deprecated ``torch.cholesky`` (and ``Tensor.cholesky``), with its warning (once per
+    process from the function, once from ``out=``): ``linalg.cholesky``'s factor, computed by a
+    kernel of its own (``CholeskyBackward0``); an empty input gives ``empty_like`` (before any
+    check); ``out=`` of any dtype the result casts to, resized and copied into.
+
+    Raises RuntimeError for fewer than 2 dims and matrices that are not square;
+    NotImplementedError for a nonempty integer, bool, float16 or bfloat16 input
+    (``"cholesky_cpu" not implemented``); ``linalg.LinAlgError`` for a matrix that is not
+    positive-definite.
+    """
+    return aten.cholesky(*args, **kwargs)
+
+
+def qr(*args: Any, **kwargs: Any) -> Any:
+    """qr(input, some=True, *, out=None) -> (Tensor, Tensor)
+
+    torch's deprecated ``torch.qr`` (and ``Tensor.qr``), with its warning (once per process from
+    the function, once from ``out=``): ``linalg_qr(self, 'reduced' if some else 'complete')``.
+
+    Raises ``linalg_qr``'s errors.
+    """
+    return aten.qr(*args, **kwargs)
 
 
 def equal(*args: Any, **kwargs: Any) -> Any:
@@ -5176,6 +5205,33 @@ class TensorMethods(TensorType):
         Raises ``linalg_inv``'s errors.
         """
         return aten.inverse.call_method(self, args, kwargs)
+
+    def cholesky(self, *args: Any, **kwargs: Any) -> Any:
+        """cholesky(upper=False) -> Tensor
+
+        torch's deprecated ``torch.cholesky`` (and ``Tensor.cholesky``), with its warning (once
+        per process from the function, once from ``out=``): ``linalg.cholesky``'s factor,
+        computed by a kernel of its own (``CholeskyBackward0``); an empty input gives
+        ``empty_like`` (before any check); ``out=`` of any dtype the result casts to, resized
+        and copied into.
+
+        Raises RuntimeError for fewer than 2 dims and matrices that are not square;
+        NotImplementedError for a nonempty integer, bool, float16 or bfloat16 input
+        (``"cholesky_cpu" not implemented``); ``linalg.LinAlgError`` for a matrix that is not
+        positive-definite.
+        """
+        return aten.cholesky.call_method(self, args, kwargs)
+
+    def qr(self, *args: Any, **kwargs: Any) -> Any:
+        """qr(some=True) -> (Tensor, Tensor)
+
+        torch's deprecated ``torch.qr`` (and ``Tensor.qr``), with its warning (once per process
+        from the function, once from ``out=``): ``linalg_qr(self, 'reduced' if some else
+        'complete')``.
+
+        Raises ``linalg_qr``'s errors.
+        """
+        return aten.qr.call_method(self, args, kwargs)
 
     def equal(self, *args: Any, **kwargs: Any) -> Any:
         """equal(other) -> bool

@@ -819,6 +819,66 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``reftensor.linalg.solve``): ``linalg_solve_ex``'s ``result``.\n\nRaises "
                 "``_linalg_solve_ex``'s errors, and ``linalg.LinAlgError`` for a singular "
                 "``A``."),
+    # ----------------------- Cholesky and QR (chapter 4, issue 43, cholesky.py and qr.py)
+    declare("linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> "
+            "(Tensor L, Tensor info)",
+            out=("linalg_cholesky_ex.L(Tensor self, *, bool upper=False, bool check_errors=False, "
+                 "Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info)",),
+            function=False, method=False,
+            doc="The Cholesky factor of each symmetric positive-definite matrix of ``self`` "
+                "(``(*, n, n)``, float32 or float64; only its lower triangle is read, its "
+                "upper one with ``upper``) (``torch.linalg.cholesky_ex``, "
+                "``reftensor.linalg.cholesky_ex``): ``L`` lower triangular with "
+                "``A = L L.mH`` (``upper``: ``U = L.mH``), each matrix column-major, and "
+                "``info`` (int32 of shape ``(*)``: 0, or the order of the first leading "
+                "minor that is not positive-definite; ``L`` is then LAPACK's partial "
+                "factor).\n\nRaises RuntimeError for fewer than 2 dims, matrices that are "
+                "not square, an integer or bool input, an ``out=`` of another dtype; "
+                "``linalg.LinAlgError`` for a matrix that is not positive-definite with "
+                "``check_errors=True``; NotImplementedError for a nonempty float16 or "
+                "bfloat16 input."),
+    declare("linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor",
+            out=("linalg_cholesky.out(Tensor self, *, bool upper=False, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="``linalg_cholesky_ex``'s ``L`` (``torch.linalg.cholesky``, "
+                "``reftensor.linalg.cholesky``; ``LinalgCholeskyExBackward0``).\n\nRaises "
+                "``linalg_cholesky_ex``'s errors, and ``linalg.LinAlgError`` for a matrix "
+                "that is not positive-definite."),
+    declare("cholesky(Tensor self, bool upper=False) -> Tensor",
+            out=("cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            doc="torch's deprecated ``torch.cholesky`` (and ``Tensor.cholesky``), with its "
+                "warning (once per process from the function, once from ``out=``): "
+                "``linalg.cholesky``'s factor, computed by a kernel of its own "
+                "(``CholeskyBackward0``); an empty input gives ``empty_like`` (before any "
+                "check); ``out=`` of any dtype the result casts to, resized and copied "
+                "into.\n\nRaises RuntimeError for fewer than 2 dims and matrices that are "
+                "not square; NotImplementedError for a nonempty integer, bool, float16 or "
+                "bfloat16 input (``\"cholesky_cpu\" not implemented``); "
+                "``linalg.LinAlgError`` for a matrix that is not positive-definite."),
+    declare("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)",
+            out=("linalg_qr.out(Tensor A, str mode='reduced', *, Tensor(a!) Q, Tensor(b!) R) "
+                 "-> (Tensor(a!) Q, Tensor(b!) R)",),
+            function=False, method=False,
+            doc="The QR decomposition of each matrix of ``A`` (``(*, m, n)``, float32 or "
+                "float64; ``torch.linalg.qr``, ``reftensor.linalg.qr``) by Householder "
+                "reflections, as LAPACK's ``geqrf`` and ``orgqr``: ``A = Q R``, ``Q`` with "
+                "orthonormal columns, ``R`` upper triangular, each matrix column-major. "
+                "``mode`` ``'reduced'``: ``Q`` ``(*, m, k)``, ``R`` ``(*, k, n)`` for "
+                "``k = min(m, n)``; ``'complete'``: ``Q`` ``(*, m, m)``, ``R`` "
+                "``(*, m, n)``; ``'r'``: ``R`` only (``Q`` an empty tensor) "
+                "(``LinalgQrBackward0``; its backward raises for ``'r'``, and for "
+                "``'complete'`` with ``m > n``).\n\nRaises RuntimeError for fewer than 2 "
+                "dims, an integer or bool input, an unknown ``mode``, an ``out=`` of "
+                "another dtype; NotImplementedError for float16 and bfloat16."),
+    declare("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)",
+            out=("qr.Q(Tensor self, bool some=True, *, Tensor(a!) Q, Tensor(b!) R) -> "
+                 "(Tensor(a!) Q, Tensor(b!) R)",),
+            doc="torch's deprecated ``torch.qr`` (and ``Tensor.qr``), with its warning (once "
+                "per process from the function, once from ``out=``): "
+                "``linalg_qr(self, 'reduced' if some else 'complete')``.\n\nRaises "
+                "``linalg_qr``'s errors."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

@@ -28,6 +28,7 @@ import numpy as np
 from .. import dtypes, factories, layout, linalg, pieces, views
 from .._ops import aten
 from .._ops.state import state as dispatch_state
+from ..cholesky import solve_triangular_values
 from ..device import CPU, META
 from ..dtype_info import finfo
 from ..tensor import Tensor, wrap_dim
@@ -1098,6 +1099,74 @@ def linalg_solve_B_backward(grad: Tensor, result: Tensor, A: Tensor, LU: Tensor,
     return gB.squeeze(-1) if vector else gB
 
 
+def _solve_triangular(T: Tensor, B: Tensor, *, upper: bool, left: bool) -> Tensor:
+    """torch's ``linalg_solve_triangular`` as ``cholesky_backward`` calls it: by
+    substitution outside grad mode; in grad mode (``create_graph=True``) as
+    ``linalg_solve``, which records (reftensor has no ``linalg_solve_triangular`` yet; the
+    other triangle of ``T`` is zero here)."""
+    if is_grad_enabled():
+        return aten.linalg_solve.default(T, B, left=left)
+    return solve_triangular_values(T, B, upper=upper, left=left)
+
+
+def cholesky_backward(grad: Tensor, upper: bool, L: Tensor) -> Tensor:
+    """torch's ``cholesky_backward``: with ``L`` lower (``upper``: ``L = U.mH``, ``grad``
+    transposed the same way), ``P = tril(L.mH @ grad)`` made Hermitian without doubling its
+    diagonal (``0.5 * (P + tril(P, -1).mH)``), then ``L.mH^-1 P L^-1`` by two triangular
+    solves."""
+    if upper:
+        L, grad = L.mT, grad.mT
+    gA = aten.matmul.default(L.mT, grad).tril()
+    gA = 0.5 * (gA + gA.tril(-1).mT)
+    gA = _solve_triangular(L.mT, gA, upper=True, left=True)
+    return _solve_triangular(L, gA, upper=False, left=False)
+
+
+def cholesky_result_backward(grad: Tensor, upper: bool, result: Tensor) -> Tensor:
+    """``cholesky``'s row: ``cholesky_backward(grad, upper, result)``."""
+    return cholesky_backward(grad, upper, result)
+
+
+def linalg_qr_backward(grads: list[Tensor | None], Q: Tensor, R: Tensor, mode: str) -> Tensor:
+    """torch's ``linalg_qr_backward``: with ``M = gR R.mH - Q.mH gQ`` (the terms whose
+    gradient is defined), ``m >= n``: ``(Q syminvadj(triu(M)) + gQ) R.mH^-1``
+    (``syminvadj(X) = X + X.mH`` with the diagonal once); ``m < n``: ``Q
+    trilImInvAdjSkew(-M) R[:, :m].mH^-1`` (``tril(X - X.mH)``) padded with zero columns,
+    plus ``Q gR``. ``mode='r'`` (no ``Q``), and ``'complete'`` with ``m > n``, raise."""
+    gQ, gR = grads
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+                           "going to differentiate through linalg.qr.")
+    m, n = Q._shape[-2], R._shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    if gQ is not None:
+        M = -aten.matmul.default(Q.mT, gQ)
+        if gR is not None:
+            M = aten.matmul.default(gR, R.mT) + M
+    else:
+        assert gR is not None
+        M = aten.matmul.default(gR, R.mT)
+    if m >= n:
+        upper = M.triu()
+        sym = upper + upper.mT
+        sym = sym - 0.5 * sym.diagonal(0, -2, -1).diag_embed()
+        gA = aten.matmul.default(Q, sym)
+        if gQ is not None:
+            gA = gA + gQ
+        return _solve_triangular(R.mT, gA, upper=False, left=False)
+    skew = (-M - (-M).mT).tril()
+    gA = aten.matmul.default(Q, skew)
+    gA = _solve_triangular(R.narrow(-1, 0, m).mT, gA, upper=False, left=False)
+    zeros = aten.zeros.default((*R._shape[:-1], n - m), dtype=gA.dtype, device=gA.device)
+    gA = aten.cat.default([gA, zeros], -1)
+    if gR is not None:
+        gA = gA + aten.matmul.default(Q, gR)
+    return gA
+
+
 def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
     """torch's ``trace_backward``: zeros of ``n * m`` elements, ``grad`` filled in at every
     ``m + 1``-th of the first ``min(n, m)`` rows (the diagonal), viewed as ``(n, m)``."""
@@ -2112,6 +2181,14 @@ DERIVATIVES: list[Derivative] = [
         "(Tensor result, Tensor LU, Tensor pivots, Tensor info)", "LinalgSolveExBackward0",
         ("A", "left", "LU", "pivots", "result"), recorded_outputs=1,
         A=linalg_solve_A_backward, B=linalg_solve_B_backward),
+    row("linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> "
+        "(Tensor L, Tensor info)", "LinalgCholeskyExBackward0", ("L", "upper"),
+        recorded_outputs=1, self=cholesky_backward),
+    row("cholesky(Tensor self, bool upper=False) -> Tensor", "CholeskyBackward0",
+        ("result", "upper"),
+        self=cholesky_result_backward),
+    row("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", "LinalgQrBackward0",
+        ("mode", "Q", "R"), A=linalg_qr_backward),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
         self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)

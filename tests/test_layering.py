@@ -47,8 +47,8 @@ CHAPTERS = {
     "reftensor.nn": 6, "reftensor.optim": 6, "reftensor.activation": 6,
     "reftensor.loss": 6, "reftensor.log_sigmoid": 6,  # --- losses (chapter 6)
     # --- layers (chapter 6)
-    "reftensor.gelu": 6, "reftensor.lookup": 6, "reftensor.normalization": 6, "reftensor.moments": 6,
-    "reftensor.trilinear": 6, "reftensor._layers": 6,
+    "reftensor.gelu": 6, "reftensor.lookup": 6, "reftensor.normalization": 6,
+    "reftensor.moments": 6, "reftensor.trilinear": 6, "reftensor._layers": 6,
     "reftensor.special_functions": 6,  # --- erfinv (chapter 6)
     "reftensor.utils": 7,
     "reftensor.random": 8,

@@ -35,8 +35,8 @@ from .device import CPU, META
 from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power",
-           "multi_dot", "solve", "solve_ex", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "matrix_norm",
+           "matrix_power", "multi_dot", "solve", "solve_ex", "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -698,3 +698,30 @@ def solve_ex(*args: Any, **kwargs: Any) -> Any:
     Raises ``solve``'s errors; :class:`LinAlgError` only with ``check_errors=True``.
     """
     return aten.linalg_solve_ex(*args, **kwargs)
+
+
+def eigh(*args: Any, **kwargs: Any) -> Any:
+    """eigh(A, UPLO='L', *, out=None) -> (Tensor, Tensor)
+
+    ``(eigenvalues, eigenvectors)`` of each symmetric matrix of ``A`` (``(*, n, n)``,
+    float32 or float64; ``torch.linalg.eigh``): the eigenvalues ascending (``(*, n)``), the
+    eigenvectors the columns of each matrix (column-major), read from the lower or upper
+    (``UPLO='U'``) triangle (``LinalgEighBackward0``; the op ``_linalg_eigh``, kernels in
+    ``eigh.py``). Each eigenvector's sign is LAPACK's choice: OpenBLAS's here, MKL's in
+    torch, which may differ.
+
+    Raises RuntimeError for fewer than 2 dims, matrices that are not square, a ``UPLO``
+    other than L or U; NotImplementedError for integer, bool, float16 and bfloat16 inputs.
+    """
+    return aten.linalg_eigh(*args, **kwargs)
+
+
+def eigvalsh(*args: Any, **kwargs: Any) -> Tensor:
+    """eigvalsh(A, UPLO='L', *, out=None) -> Tensor
+
+    The eigenvalues of each symmetric matrix of ``A``, ascending (``torch.linalg.eigvalsh``):
+    ``eigh``'s first result (``LinalgEighBackward0``).
+
+    Raises ``eigh``'s errors.
+    """
+    return aten.linalg_eigvalsh(*args, **kwargs)

@@ -5713,3 +5713,61 @@ OP_DB += [
 
 
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ eigh (eigh.py)
+@st.composite
+def eigh_arguments(draw: st.DrawFn, shape: tuple[int, ...], *, compute_v: bool = False
+                   ) -> dict[str, Any]:
+    """``UPLO`` left out, "L", "U" or "u" (read in either case); for ``_linalg_eigh``
+    ``compute_v`` now and then."""
+    found: dict[str, Any] = {}
+    uplo = draw(st.sampled_from([None, "L", "U", "u"]))
+    if uplo is not None:
+        found["UPLO"] = uplo
+    if compute_v and draw(st.booleans()):
+        found["compute_v"] = False
+    return found
+
+
+#: the eigenvalues: NumPy's syevd (OpenBLAS) against MKL's, within 7 ulps of the largest
+#: magnitude measured on 400 random symmetric matrices (sizes 1 to 8, float32 and float64,
+#: well and badly conditioned)
+EIGH_ULPS = 8
+_EIGH_ERRORS: dict[str, Program] = {
+    "a vector": lambda lib: lib.linalg.eigh(lib.ones(3)),
+    "not square": lambda lib: lib.linalg.eigh(lib.ones(2, 3)),
+    "int64": lambda lib: lib.linalg.eigh(lib.ones(2, 2, dtype=lib.int64)),
+    "float16": lambda lib: lib.linalg.eigh(lib.ones(2, 2, dtype=lib.float16)),
+    "not square on meta": lambda lib: lib.linalg.eigh(lib.ones(2, 3, device="meta")),
+    "UPLO 'X'": lambda lib: lib.linalg.eigh(lib.eye(2), "X"),
+    "UPLO 'LU'": lambda lib: lib.linalg.eigh(lib.eye(2), UPLO="LU"),
+    "UPLO ''": lambda lib: lib.linalg.eigh(lib.eye(2), UPLO=""),
+    "out= eigenvalues of float64": lambda lib: lib.linalg.eigh(
+        lib.eye(2), out=(lib.empty(0, dtype=lib.float64), lib.empty(0))),
+    "out= eigenvectors of int64": lambda lib: lib.linalg.eigh(
+        lib.eye(2), out=(lib.empty(0), lib.empty(0, dtype=lib.int64))),
+    "out= one tensor": lambda lib: lib.linalg.eigh(lib.eye(2), out=lib.empty(0)),
+}
+OP_DB += [
+    # eigenvectors are LAPACK's up to sign (tests/linalg_compare.py; torch's OpInfo samples
+    # compare them so, tests/test_opinfo.py): drawn here as 0x0 and 1x1 matrices, whose
+    # eigenvector is 1 in both libraries (layouts, meta, out=, gradients, errors)
+    OpEntry("linalg_eigh", arguments=eigh_arguments, shapes=_SQUARE_SHAPES,
+            dtypes=strategies.FLOAT_NAMES, ulps=EIGH_ULPS, errors=_EIGH_ERRORS),
+    OpEntry("_linalg_eigh", arguments=lambda s: eigh_arguments(s, compute_v=True),
+            shapes=_SQUARE_SHAPES, dtypes=strategies.FLOAT_NAMES, ulps=EIGH_ULPS, errors={
+        "a 0-d tensor": lambda lib: lib._linalg_eigh(lib.tensor(1.0)),
+        "UPLO 'x' without eigenvectors": lambda lib: lib._linalg_eigh(lib.eye(2), "x", False),
+    }),
+    # eigenvalues alone: any square matrix (its lower or upper triangle)
+    OpEntry("linalg_eigvalsh", arguments=eigh_arguments, shapes=_square_shapes(),
+            dtypes=("float32", "float64"), ulps=EIGH_ULPS, grad=False, errors={
+        "not square": lambda lib: lib.linalg.eigvalsh(lib.ones(3, 2)),
+        "bfloat16": lambda lib: lib.linalg.eigvalsh(lib.ones(2, 2, dtype=lib.bfloat16)),
+        "UPLO 'X'": lambda lib: lib.linalg.eigvalsh(lib.eye(2), "X"),
+        "out= of float64": lambda lib: lib.linalg.eigvalsh(
+            lib.eye(2), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

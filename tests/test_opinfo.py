@@ -13,10 +13,11 @@ import os
 from typing import Any
 
 import pytest
+import torch
 
 import reftensor
 from reftensor._ops import DispatchKey, aten
-from tests import opinfo, tiers
+from tests import linalg_compare, opinfo, tiers
 
 #: samples per op, dtype and kind: the fast tier the first 2, the full tier DEFAULT_SAMPLES (6)
 LIMIT = None if os.environ.get("REFTENSOR_OPINFO") == "all" else tiers.pick(
@@ -193,6 +194,21 @@ def _without_singular_value_orders(view: Any) -> Any:
 
 ENTRIES["linalg_matrix_norm"] = [_without_singular_value_orders(op)
                                  for op in ENTRIES.get("linalg_matrix_norm", [])]
+
+#: linalg.eigh's eigenvectors are LAPACK's up to sign (MKL's in torch, OpenBLAS's in
+#: reftensor): compared (values and gradients of their sum) through
+#: tests/linalg_compare.py's sign_normalized; _linalg_eigh is what eigh and eigvalsh run.
+#: The eigenvectors' gradient divides by the eigenvalues' gaps: in float32 torch's own is
+#: off by 2.6e-5 from the float64 one on a sample whose smallest gap is 0.068 (reftensor's
+#: 8e-7, measured), beyond float32's tolerance: gradients compared in float64 only
+ENTRIES["linalg_eigh"] = [
+    opinfo.Compared(op, linalg_compare.eigh_sign_normalized(torch, "eigh"),
+                    linalg_compare.eigh_sign_normalized(reftensor, "eigh"),
+                    grad_dtypes=(torch.float64,))
+    for op in ENTRIES.get("linalg_eigh", [])]
+NO_OPINFO["_linalg_eigh"] = ("what linalg.eigh and linalg.eigvalsh run; their OpInfo samples "
+                             "(under linalg_eigh, linalg_eigvalsh) run it")
+
 
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
     missing = [name for name in TABLE_OPS if name not in ENTRIES and name not in NO_OPINFO]

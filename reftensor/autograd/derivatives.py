@@ -1098,6 +1098,27 @@ def linalg_solve_B_backward(grad: Tensor, result: Tensor, A: Tensor, LU: Tensor,
     return gB.squeeze(-1) if vector else gB
 
 
+def linalg_eigh_backward(grads: list[Tensor | None], eigenvalues: Tensor,
+                         eigenvectors: Tensor) -> Tensor:
+    """torch's ``linalg_eig_backward`` with ``is_hermitian``: ``V gA V.mH``, where ``gA``
+    is ``V.mH gV`` projected on the skew-symmetric matrices, divided by the eigenvalues'
+    differences ``L[j] - L[i]``, with ``gL`` on its diagonal; only ``gL``:
+    ``(V * gL) V.mH``."""
+    gL, gV = grads
+    L, V = eigenvalues, eigenvectors
+    if gV is None:
+        assert gL is not None
+        return aten.matmul.default(V * gL.unsqueeze(-2), V.mT)
+    VhgV = aten.matmul.default(V.mT, gV)
+    VhgV = 0.5 * (VhgV - VhgV.mT)
+    differences = L.unsqueeze(-2) - L.unsqueeze(-1)
+    differences.diagonal(0, -2, -1).fill_(1.0)
+    gA = VhgV.div_(differences)
+    if gL is not None:
+        gA.diagonal(0, -2, -1).copy_(gL)
+    return aten.matmul.default(V, aten.matmul.default(gA, V.mT))
+
+
 def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
     """torch's ``trace_backward``: zeros of ``n * m`` elements, ``grad`` filled in at every
     ``m + 1``-th of the first ``min(n, m)`` rows (the diagonal), viewed as ``(n, m)``."""
@@ -2112,6 +2133,9 @@ DERIVATIVES: list[Derivative] = [
         "(Tensor result, Tensor LU, Tensor pivots, Tensor info)", "LinalgSolveExBackward0",
         ("A", "left", "LU", "pivots", "result"), recorded_outputs=1,
         A=linalg_solve_A_backward, B=linalg_solve_B_backward),
+    row("_linalg_eigh(Tensor A, str UPLO=\"L\", bool compute_v=True) -> (Tensor "
+        "eigenvalues, Tensor eigenvectors)", "LinalgEighBackward0",
+        ("eigenvalues", "eigenvectors"), A=linalg_eigh_backward),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
         self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)

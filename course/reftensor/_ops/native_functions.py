@@ -819,6 +819,40 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``reftensor.linalg.solve``): ``linalg_solve_ex``'s ``result``.\n\nRaises "
                 "``_linalg_solve_ex``'s errors, and ``linalg.LinAlgError`` for a singular "
                 "``A``."),
+    # -------------------------- symmetric eigendecomposition (chapter 4, issue 43, eigh.py)
+    declare("_linalg_eigh(Tensor A, str UPLO=\"L\", bool compute_v=True) -> (Tensor "
+            "eigenvalues, Tensor eigenvectors)",
+            out=("_linalg_eigh.eigenvalues(Tensor A, str UPLO=\"L\", bool compute_v=True, *, "
+                 "Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) "
+                 "eigenvalues, Tensor(b!) eigenvectors)",),
+            method=False,
+            doc="The eigenvalues (``(*, n)``, ascending) and orthonormal eigenvectors (the "
+                "columns of each ``(n, n)`` matrix, column-major; ``(0,)`` without "
+                "``compute_v``) of each symmetric matrix of ``A`` (``(*, n, n)``, float32 or "
+                "float64), read from its lower (``UPLO=\"L\"``) or upper triangle "
+                "(``torch._linalg_eigh``, what ``torch.linalg.eigh`` runs). An eigenvector's "
+                "sign is LAPACK's choice (OpenBLAS's here, MKL's in torch: they may "
+                "differ).\n\nRaises RuntimeError for fewer than 2 dims, matrices that are "
+                "not square, a ``UPLO`` other than L or U, an ``out=`` of another dtype; "
+                "NotImplementedError for a nonempty integer, bool, float16 or bfloat16 "
+                "input."),
+    declare("linalg_eigh(Tensor self, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor "
+            "eigenvectors)",
+            out=("linalg_eigh.eigvals(Tensor self, str UPLO=\"L\", *, Tensor(a!) eigvals, "
+                 "Tensor(b!) eigvecs) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)",),
+            function=False, method=False,
+            doc="The eigenvalues and eigenvectors of symmetric matrices "
+                "(``torch.linalg.eigh``, ``reftensor.linalg.eigh``): "
+                "``_linalg_eigh(self, UPLO)`` (``LinalgEighBackward0``).\n\nRaises "
+                "``_linalg_eigh``'s errors."),
+    declare("linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor",
+            out=("linalg_eigvalsh.out(Tensor self, str UPLO=\"L\", *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="The eigenvalues of symmetric matrices, ascending (``torch.linalg.eigvalsh``, "
+                "``reftensor.linalg.eigvalsh``): ``_linalg_eigh``'s eigenvalues, the "
+                "eigenvectors computed only when ``self`` requires grad in grad mode (the "
+                "backward needs them; ``out=`` never).\n\nRaises ``_linalg_eigh``'s errors."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

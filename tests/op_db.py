@@ -4562,8 +4562,12 @@ def _square_shapes() -> st.SearchStrategy[tuple[int, ...]]:
 
 
 def matrix_power_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
-    """``n`` from 0 to 9 (each of torch's paths: the copies, 2, 3, repeated squaring)."""
-    return st.integers(0, 9).map(lambda n: {"n": n})
+    """``n`` from 0 to 9 (each of torch's paths: the copies, 2, 3, repeated squaring); from
+    -9 for 0x0 and 1x1 matrices (``linalg.inv`` first, -1 its result itself: larger
+    matrices' inverses differ from torch's by the LU's rounding order, which the powers
+    amplify, measured up to 64 ulps of the largest magnitude for condition numbers below
+    100; torch's OpInfo samples run them, tests/test_opinfo.py)."""
+    return st.integers(-9 if shape[-1] <= 1 else 0, 9).map(lambda n: {"n": n})
 
 
 def _matrix_power_errors(call: Any) -> dict[str, Program]:
@@ -4577,6 +4581,13 @@ def _matrix_power_errors(call: Any) -> dict[str, Program]:
             lib.ones(3, 3), 0, out=lib.empty(0, dtype=lib.int64)),
         "out= of another float dtype, n 2": lambda lib: call(lib)(
             lib.ones(3, 3), 2, out=lib.empty(0, dtype=lib.float64)),
+        "a negative n of int64": lambda lib: call(lib)(lib.ones(2, 2, dtype=lib.int64), -2),
+        "a negative n of float16": lambda lib: call(lib)(lib.eye(2, dtype=lib.float16), -1),
+        "a negative n of a singular matrix": lambda lib: call(lib)(lib.ones(2, 2), -3),
+        "n -1 of a singular matrix, out=": lambda lib: call(lib)(lib.ones(2, 2), -1,
+                                                                 out=lib.empty(0)),
+        "n -1, out= of float64": lambda lib: call(lib)(lib.eye(2), -1,
+                                                       out=lib.empty(0, dtype=lib.float64)),
     }
 
 

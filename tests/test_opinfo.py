@@ -142,19 +142,6 @@ ENTRIES["log_sigmoid"] = [opinfo.NNFunctional(op, "logsigmoid") for op in opinfo
 ENTRIES["linalg_vector_norm"] = [op for op in opinfo.op_db if op.name == "linalg.vector_norm"
                                  or (op.name == "norm" and op.variant_test_name != "nuc")]
 
-def _non_negative_powers(op: Any) -> Any:
-    """``linalg.matrix_power``'s OpInfo (seen as ``linalg_matrix_power`` or through its alias
-    ``matrix_power``) without its samples of a negative power: those multiply
-    ``linalg.inv(A)``, which reftensor does not have yet (it raises NotImplementedError
-    naming it; tests/op_db.py's entry draws powers 0 to 9). The view keeps its class (its
-    calls go through ``reftensor.linalg`` or the alias); only its samples are filtered."""
-    every = op.sample_inputs
-    op.sample_inputs = lambda *a, **k: (s for s in every(*a, **k) if s.args[0] >= 0)
-    return op
-
-
-for _name in ("linalg_matrix_power", "matrix_power"):
-    ENTRIES[_name] = [_non_negative_powers(op) for op in ENTRIES[_name]]
 NO_OPINFO["chain_matmul"] = ("torch's OpInfo has no entry for torch.chain_matmul (deprecated "
                              "for linalg.multi_dot, whose OpInfo samples run through the same "
                              "decomposition); tests/op_db.py's entry runs it on drawn chains, "

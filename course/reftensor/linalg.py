@@ -10,7 +10,7 @@ matrix raises :class:`LinAlgError`, torch's ``torch.linalg.LinAlgError``).
 decomposition into ``mm`` in the cheapest order).
 
 ``linalg.matrix_power`` is the op table's ``linalg_matrix_power`` (``matmul.py``: torch's
-repeated squaring with ``matmul``).
+repeated squaring with ``matmul``, of ``linalg.inv(A)`` for a negative power).
 
 ``linalg.vector_norm`` is the op table's ``linalg_vector_norm`` (torch's
 ``python_module: linalg`` op; its kernels are in ``reductions.py``). ``norm`` is torch's
@@ -57,7 +57,7 @@ def matrix_power(*args: Any, **kwargs: Any) -> Tensor:
 
     ``A`` to the power ``n`` (``torch.linalg.matrix_power``): the op
     ``linalg_matrix_power`` (see its docstring: square matrices, torch's order of products;
-    a negative ``n`` raises NotImplementedError, as reftensor has no ``linalg.inv``).
+    a negative ``n`` raises ``linalg.inv(A)`` to ``-n``).
 
     Raises RuntimeError or NotImplementedError as the op does; TypeError for arguments its
     signature does not take.

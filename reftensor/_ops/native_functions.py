@@ -1285,11 +1285,12 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "identity into a clone, 1 clones, 2 and 3 are ``matmul``s, larger ``n`` "
                 "repeated squaring from the least significant bit (so floats round as "
                 "torch's); ``out=`` of any dtype the input casts to (``n`` 2 and up: "
-                "``matmul``'s, exactly the dtype). A negative ``n`` needs ``linalg.inv``, "
-                "which reftensor does not have: NotImplementedError.\n\nRaises "
-                "RuntimeError for fewer than 2 dims, matrices that are not square, an "
-                "``out=`` the result cannot be cast to; NotImplementedError for bool "
-                "(``n`` 2 and up) and a negative ``n``."),
+                "``matmul``'s, exactly the dtype). A negative ``n`` is ``linalg_inv(A)`` "
+                "(-1: into ``out``, exactly the dtype) raised to ``-n`` the same way.\n\n"
+                "Raises RuntimeError for fewer than 2 dims, matrices that are not square, an "
+                "``out=`` the result cannot be cast to, a negative ``n`` of an integer, bool, "
+                "float16 or bfloat16 input; ``linalg.LinAlgError`` for a negative ``n`` of a "
+                "singular matrix; NotImplementedError for bool (``n`` 2 and up)."),
     declare("matrix_power(Tensor self, int n) -> Tensor",
             out=("matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="``A`` to the power ``n`` (``torch.matrix_power``, ``Tensor.matrix_power``): "

@@ -32,6 +32,7 @@ from . import (  # noqa: F401
     closeness,
     comparison,
     copies,
+    distance,
     eigh,
     elementwise,
     functional,

@@ -853,6 +853,44 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``reftensor.linalg.eigvalsh``): ``_linalg_eigh``'s eigenvalues, the "
                 "eigenvectors computed only when ``self`` requires grad in grad mode (the "
                 "backward needs them; ``out=`` never).\n\nRaises ``_linalg_eigh``'s errors."),
+    # ------------------------------------ pairwise distances (chapter 4, issue 43, distance.py)
+    declare("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor",
+            function=False, method=False,
+            doc="The ``p``-norm distance between each row of ``x1`` (``(*, r1, c)``) and each "
+                "row of ``x2`` (``(*, r2, c)``), batch dims broadcast: ``(*, r1, r2)`` "
+                "(``torch.cdist``'s op; ``reftensor.cdist`` is torch's Python function, "
+                "which names ``compute_mode``). torch's composite: ``p == 2`` with "
+                "``compute_mode`` 1, or None/0 and more than 25 rows, is the matrix product "
+                "path (``_euclidean_dist``), the rest ``_cdist_forward``.\n\nRaises "
+                "RuntimeError for fewer than 2 dims, column counts that differ, an integer "
+                "or bool input, a negative ``p``, a mode other than 0, 1, 2, batch dims that "
+                "do not broadcast, dtypes that differ; NotImplementedError for float16 and "
+                "bfloat16 (but where no distance is computed)."),
+    declare("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor",
+            out=("_euclidean_dist.out(Tensor x1, Tensor x2, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The Euclidean distances between the rows of ``x1`` and ``x2`` through one "
+                "matrix product (``torch._euclidean_dist``): ``[-2 x1, |x1|**2, 1] @ "
+                "[x2, 1, |x2|**2].mT``, clamped at 0, square-rooted "
+                "(``EuclideanDistBackward0``).\n\nRaises ``matmul``'s and ``cat``'s errors."),
+    declare("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor",
+            out=("_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``cdist``'s kernel (``torch._cdist_forward``; ``CdistBackward0``): the "
+                "distances summed over the columns one by one in the dtype (the matrix "
+                "product path for ``p == 2`` and mode 1, or more than 25 rows); a "
+                "contiguous ``(*, r1, r2)`` tensor.\n\nRaises ``cdist``'s errors (on the "
+                "meta device, torch's Python meta function's: mode 0 too)."),
+    declare("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> "
+            "Tensor",
+            out=("_cdist_backward.out(Tensor grad, Tensor x1, Tensor x2, float p, Tensor "
+                 "cdist, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The gradient of ``_cdist_forward`` for ``x1`` (``torch._cdist_backward``): "
+                "``x1``'s shape with the batch broadcast against ``x2``'s, contiguous; "
+                "zeros like ``x1`` for no rows, columns or batch (its own derivative is not "
+                "implemented, as torch's).\n\nRaises nothing of its own."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

@@ -111,6 +111,7 @@ __all__ = [
     "_linalg_solve_ex",
     "cholesky",
     "qr",
+    "_linalg_eigh",
     "equal",
     "isclose",
     "allclose",
@@ -1440,6 +1441,22 @@ def qr(*args: Any, **kwargs: Any) -> Any:
     Raises ``linalg_qr``'s errors.
     """
     return aten.qr(*args, **kwargs)
+
+
+def _linalg_eigh(*args: Any, **kwargs: Any) -> Any:
+    """_linalg_eigh(A, UPLO='L', compute_v=True, *, out=None) -> (Tensor, Tensor)
+
+    The eigenvalues (``(*, n)``, ascending) and orthonormal eigenvectors (the columns of each
+    ``(n, n)`` matrix, column-major; ``(0,)`` without ``compute_v``) of each symmetric matrix of
+    ``A`` (``(*, n, n)``, float32 or float64), read from its lower (``UPLO="L"``) or upper
+    triangle (``torch._linalg_eigh``, what ``torch.linalg.eigh`` runs). An eigenvector's sign is
+    LAPACK's choice (OpenBLAS's here, MKL's in torch: they may differ).
+
+    Raises RuntimeError for fewer than 2 dims, matrices that are not square, a ``UPLO`` other
+    than L or U, an ``out=`` of another dtype; NotImplementedError for a nonempty integer, bool,
+    float16 or bfloat16 input.
+    """
+    return aten._linalg_eigh(*args, **kwargs)
 
 
 def equal(*args: Any, **kwargs: Any) -> Any:

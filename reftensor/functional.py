@@ -25,7 +25,7 @@ from ._ops import aten
 from .size import Size
 from .tensor import Tensor
 
-__all__ = ["broadcast_shapes", "chain_matmul", "einsum", "tensordot"]
+__all__ = ["broadcast_shapes", "cdist", "chain_matmul", "einsum", "tensordot"]
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
@@ -81,6 +81,29 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     if out is None:
         return aten.chain_matmul(matrices)
     return aten.chain_matmul(matrices, out=out)
+
+
+#: torch's ``cdist`` names its ``compute_mode``; the op takes these numbers
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` (``(*, r1, c)``) and each row of
+    ``x2`` (``(*, r2, c)``), batch dims broadcast: a ``(*, r1, r2)`` tensor (``torch.cdist``,
+    torch's Python function): the op ``cdist`` with ``compute_mode`` read as a number
+    (``"use_mm_for_euclid_dist_if_necessary"``: None, the matrix product for ``p == 2`` over
+    more than 25 rows; ``"use_mm_for_euclid_dist"``: 1, always for ``p == 2``;
+    ``"donot_use_mm_for_euclid_dist"``: 2, never).
+
+    Raises:
+        ValueError: another ``compute_mode``.
+        RuntimeError, NotImplementedError: as the op ``cdist``.
+    """
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return aten.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:

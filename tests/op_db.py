@@ -4562,8 +4562,12 @@ def _square_shapes() -> st.SearchStrategy[tuple[int, ...]]:
 
 
 def matrix_power_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
-    """``n`` from 0 to 9 (each of torch's paths: the copies, 2, 3, repeated squaring)."""
-    return st.integers(0, 9).map(lambda n: {"n": n})
+    """``n`` from 0 to 9 (each of torch's paths: the copies, 2, 3, repeated squaring); from
+    -9 for 0x0 and 1x1 matrices (``linalg.inv`` first, -1 its result itself: larger
+    matrices' inverses differ from torch's by the LU's rounding order, which the powers
+    amplify, measured up to 64 ulps of the largest magnitude for condition numbers below
+    100; torch's OpInfo samples run them, tests/test_opinfo.py)."""
+    return st.integers(-9 if shape[-1] <= 1 else 0, 9).map(lambda n: {"n": n})
 
 
 def _matrix_power_errors(call: Any) -> dict[str, Program]:
@@ -4577,6 +4581,13 @@ def _matrix_power_errors(call: Any) -> dict[str, Program]:
             lib.ones(3, 3), 0, out=lib.empty(0, dtype=lib.int64)),
         "out= of another float dtype, n 2": lambda lib: call(lib)(
             lib.ones(3, 3), 2, out=lib.empty(0, dtype=lib.float64)),
+        "a negative n of int64": lambda lib: call(lib)(lib.ones(2, 2, dtype=lib.int64), -2),
+        "a negative n of float16": lambda lib: call(lib)(lib.eye(2, dtype=lib.float16), -1),
+        "a negative n of a singular matrix": lambda lib: call(lib)(lib.ones(2, 2), -3),
+        "n -1 of a singular matrix, out=": lambda lib: call(lib)(lib.ones(2, 2), -1,
+                                                                 out=lib.empty(0)),
+        "n -1, out= of float64": lambda lib: call(lib)(lib.eye(2), -1,
+                                                       out=lib.empty(0, dtype=lib.float64)),
     }
 
 
@@ -5855,4 +5866,152 @@ OP_DB += [
     }),
 ]
 
+# ------------------------------------------------------------------ eigh (eigh.py)
+@st.composite
+def eigh_arguments(draw: st.DrawFn, shape: tuple[int, ...], *, compute_v: bool = False
+                   ) -> dict[str, Any]:
+    """``UPLO`` left out, "L", "U" or "u" (read in either case); for ``_linalg_eigh``
+    ``compute_v`` now and then."""
+    found: dict[str, Any] = {}
+    uplo = draw(st.sampled_from([None, "L", "U", "u"]))
+    if uplo is not None:
+        found["UPLO"] = uplo
+    if compute_v and draw(st.booleans()):
+        found["compute_v"] = False
+    return found
+
+
+#: the eigenvalues: NumPy's syevd (OpenBLAS) against MKL's, within 7 ulps of the largest
+#: magnitude measured on 400 random symmetric matrices (sizes 1 to 8, float32 and float64,
+#: well and badly conditioned)
+EIGH_ULPS = 8
+_EIGH_ERRORS: dict[str, Program] = {
+    "a vector": lambda lib: lib.linalg.eigh(lib.ones(3)),
+    "not square": lambda lib: lib.linalg.eigh(lib.ones(2, 3)),
+    "int64": lambda lib: lib.linalg.eigh(lib.ones(2, 2, dtype=lib.int64)),
+    "float16": lambda lib: lib.linalg.eigh(lib.ones(2, 2, dtype=lib.float16)),
+    "not square on meta": lambda lib: lib.linalg.eigh(lib.ones(2, 3, device="meta")),
+    "UPLO 'X'": lambda lib: lib.linalg.eigh(lib.eye(2), "X"),
+    "UPLO 'LU'": lambda lib: lib.linalg.eigh(lib.eye(2), UPLO="LU"),
+    "UPLO ''": lambda lib: lib.linalg.eigh(lib.eye(2), UPLO=""),
+    "out= eigenvalues of float64": lambda lib: lib.linalg.eigh(
+        lib.eye(2), out=(lib.empty(0, dtype=lib.float64), lib.empty(0))),
+    "out= eigenvectors of int64": lambda lib: lib.linalg.eigh(
+        lib.eye(2), out=(lib.empty(0), lib.empty(0, dtype=lib.int64))),
+    "out= one tensor": lambda lib: lib.linalg.eigh(lib.eye(2), out=lib.empty(0)),
+}
+OP_DB += [
+    # eigenvectors are LAPACK's up to sign (tests/linalg_compare.py; torch's OpInfo samples
+    # compare them so, tests/test_opinfo.py): drawn here as 0x0 and 1x1 matrices, whose
+    # eigenvector is 1 in both libraries (layouts, meta, out=, gradients, errors)
+    OpEntry("linalg_eigh", arguments=eigh_arguments, shapes=_SQUARE_SHAPES,
+            dtypes=strategies.FLOAT_NAMES, ulps=EIGH_ULPS, errors=_EIGH_ERRORS),
+    OpEntry("_linalg_eigh", arguments=lambda s: eigh_arguments(s, compute_v=True),
+            shapes=_SQUARE_SHAPES, dtypes=strategies.FLOAT_NAMES, ulps=EIGH_ULPS, errors={
+        "a 0-d tensor": lambda lib: lib._linalg_eigh(lib.tensor(1.0)),
+        "UPLO 'x' without eigenvectors": lambda lib: lib._linalg_eigh(lib.eye(2), "x", False),
+    }),
+    # eigenvalues alone: any square matrix (its lower or upper triangle)
+    OpEntry("linalg_eigvalsh", arguments=eigh_arguments, shapes=_square_shapes(),
+            dtypes=("float32", "float64"), ulps=EIGH_ULPS, grad=False, errors={
+        "not square": lambda lib: lib.linalg.eigvalsh(lib.ones(3, 2)),
+        "bfloat16": lambda lib: lib.linalg.eigvalsh(lib.ones(2, 2, dtype=lib.bfloat16)),
+        "UPLO 'X'": lambda lib: lib.linalg.eigvalsh(lib.eye(2), "X"),
+        "out= of float64": lambda lib: lib.linalg.eigvalsh(
+            lib.eye(2), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------------------------------------ cdist (distance.py)
+_CDIST_PS = [0.0, 1.0, 2.0, 0.5, 1.5, 3.0, math.inf]
+
+
+@st.composite
+def cdist_arguments(draw: st.DrawFn, shape: tuple[int, ...], *, forward: bool = False
+                    ) -> dict[str, Any]:
+    """``x2``: rows of ``x1``'s column count, its batch a suffix of ``x1``'s (sizes 1
+    broadcasting); ``p`` (0, 1, 2, fractional, 3, inf) and ``compute_mode`` (None, 1: the
+    matrix product for ``p`` 2, 2) left out now and then where the op has defaults."""
+    batch, c = shape[:-2], shape[-1]
+    cut = draw(st.integers(0, len(batch)))
+    x2_batch = tuple(s if draw(st.integers(0, 3)) else 1 for s in batch[cut:])
+    found: dict[str, Any] = {"x2": draw(strategies.tensors(
+        shape=(*x2_batch, draw(_SIZES), c)))}
+    if forward or draw(st.integers(0, 3)):
+        found["p"] = draw(st.sampled_from(_CDIST_PS))
+        if forward or draw(st.booleans()):
+            found["compute_mode"] = draw(st.sampled_from([None, 0, 1, 2]))
+    return found
+
+
+def euclidean_dist_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``x2``: rows of ``x1``'s column count, ``x1``'s batch or none."""
+    return st.tuples(st.booleans(), _SIZES).flatmap(lambda b: strategies.tensors(
+        shape=(*(shape[:-2] if b[0] else ()), b[1], shape[-1]))).map(lambda t: {"x2": t})
+
+
+@st.composite
+def cdist_backward_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """For ``grad`` of ``(*, r1, r2)``: ``x1`` ``(*, r1, c)``, ``x2`` ``(r2, c)`` or
+    ``(*, r2, c)``, ``p``, and ``cdist`` of ``grad``'s shape (any distances: the kernel
+    only reads them)."""
+    c = draw(_SIZES)
+    batch, r1, r2 = shape[:-2], shape[-2], shape[-1]
+    x2_shape = (*(batch if draw(st.booleans()) else ()), r2, c)
+    return {"x1": draw(strategies.tensors(shape=(*batch, r1, c))),
+            "x2": draw(strategies.tensors(shape=x2_shape)),
+            "p": draw(st.sampled_from(_CDIST_PS)),
+            "cdist": draw(strategies.tensors(shape=shape))}
+
+
+#: the direct kernel sums in torch's order, in the dtype: measured within 2 ulps of the
+#: largest distance (float32 and float64, every p, 300 random cases; gradients within 3);
+#: the matrix product path is matmul's (an ulp or so from MKL's), but the square root of a
+#: difference that cancels to rounding noise (two nearly equal rows) is not comparable in
+#: ulps: torch's OpInfo samples (random rows) run it too
+CDIST_ULPS = 8
+_CDIST_ERRORS: dict[str, Program] = {
+    "a 1-d x1": lambda lib: lib.cdist(lib.ones(3), lib.ones(2, 3)),
+    "a 1-d x2": lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(3)),
+    "columns that differ": lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(2, 4)),
+    "int64": lambda lib: lib.cdist(lib.ones(2, 3, dtype=lib.int64),
+                                   lib.ones(2, 3, dtype=lib.int64)),
+    "an empty int64 x1": lambda lib: lib.cdist(lib.ones(0, 3, dtype=lib.int64),
+                                               lib.ones(2, 3)),
+    "a negative p": lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(2, 3), p=-1.0),
+    "an unknown compute_mode": lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(2, 3),
+                                                     compute_mode="fast"),
+    "float16": lambda lib: lib.cdist(lib.ones(2, 3, dtype=lib.float16),
+                                     lib.ones(2, 3, dtype=lib.float16)),
+    "float32 and float64": lambda lib: lib.cdist(lib.ones(2, 3),
+                                                 lib.ones(2, 3, dtype=lib.float64)),
+    "float32 and float64, matrix products": lambda lib: lib.cdist(
+        lib.ones(30, 3), lib.ones(2, 3, dtype=lib.float64)),
+    "batches that do not broadcast": lambda lib: lib.cdist(lib.ones(2, 2, 3),
+                                                           lib.ones(3, 2, 3)),
+}
+OP_DB += [
+    OpEntry("cdist", arguments=cdist_arguments, dtypes=("float32", "float64"),
+            shapes=st.integers(2, 3).flatmap(_matrix_shapes), same_dtype=True,
+            ulps=CDIST_ULPS, errors=_CDIST_ERRORS),
+    OpEntry("_cdist_forward", arguments=lambda s: cdist_arguments(s, forward=True),
+            dtypes=("float32", "float64"), shapes=st.integers(2, 3).flatmap(_matrix_shapes),
+            same_dtype=True, ulps=CDIST_ULPS, errors={
+        "a mode 3": lambda lib: _aten(lib)._cdist_forward(lib.ones(2, 3), lib.ones(2, 3),
+                                                           2.0, 3),
+        "a mode 3 on meta": lambda lib: _aten(lib)._cdist_forward(
+            lib.ones(2, 3, device="meta"), lib.ones(2, 3, device="meta"), 2.0, 3),
+        "int64 x2 on meta": lambda lib: _aten(lib)._cdist_forward(
+            lib.ones(2, 3, device="meta"), lib.ones(2, 3, dtype=lib.int64, device="meta"),
+            2.0, None),
+    }),
+    OpEntry("_euclidean_dist", arguments=euclidean_dist_arguments,
+            dtypes=("float32", "float64"), shapes=st.integers(2, 3).flatmap(_matrix_shapes),
+            same_dtype=True, ulps=CDIST_ULPS),
+    OpEntry("_cdist_backward", arguments=cdist_backward_arguments,
+            dtypes=("float32", "float64"), shapes=st.integers(2, 3).flatmap(_matrix_shapes),
+            same_dtype=True, ulps=CDIST_ULPS),
+]
 BY_NAME = {entry.name: entry for entry in OP_DB}

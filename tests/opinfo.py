@@ -126,6 +126,33 @@ class Linalg:
         return getattr(self._op, attribute)
 
 
+class Compared:
+    """An OpInfo whose results are compared through a function of both libraries' results
+    (``linalg.eigh``'s eigenvectors up to sign: ``tests/linalg_compare.py``): ``op`` is
+    torch's call followed by it, ``reftensor_op`` reftensor's. Gradients are compared in
+    ``grad_dtypes`` only (the samples of the others do not require grad)."""
+
+    def __init__(self, op: Any, torch_op: Any, reftensor_op: Any, *,
+                 grad_dtypes: tuple[Any, ...] = (torch.float32, torch.float64)) -> None:
+        self._op, self.op, self.reftensor_op = op, torch_op, reftensor_op
+        self.name = op.name
+        self.method_variant = self.inplace_variant = None
+        self.grad_dtypes = grad_dtypes
+
+    def sample_inputs(self, device: Any, dtype: Any, requires_grad: bool = False,
+                      **kwargs: Any) -> Any:
+        return self._op.sample_inputs(device, dtype, requires_grad=requires_grad
+                                      and dtype in self.grad_dtypes, **kwargs)
+
+    def reference_inputs(self, device: Any, dtype: Any, requires_grad: bool = False,
+                         **kwargs: Any) -> Any:
+        return self._op.reference_inputs(device, dtype, requires_grad=requires_grad
+                                         and dtype in self.grad_dtypes, **kwargs)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._op, attribute)
+
+
 #: ``nn.functional.<name>`` OpInfos whose ``torch.<name>`` takes its arguments in another
 #: order (``torch.embedding(weight, indices)``, ``F.embedding(input, weight)``;
 #: ``torch.batch_norm`` has no defaults and ``cudnn_enabled`` last): run as
@@ -326,6 +353,8 @@ def reftensor_function(op: Any) -> Any:
     ``reftensor``. (torch's own Python functions, such as ``torch.broadcast_tensors``, are
     not OpInfo's: their reftensor counterpart is ``reftensor.<name>``.)"""
     fn = op.op
+    if isinstance(op, Compared):
+        return op.reftensor_op
     if isinstance(fn, types.FunctionType) and fn.__module__.startswith("torch.testing."):
         names = {**fn.__globals__, "torch": reftensor, "wrapper_set_seed": _seeded}
         return types.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__,

@@ -34,6 +34,8 @@ from . import (  # noqa: F401
     closeness,
     comparison,
     copies,
+    distance,
+    eigh,
     elementwise,
     functional,
     gather_scatter,

@@ -10,7 +10,7 @@ matrix raises :class:`LinAlgError`, torch's ``torch.linalg.LinAlgError``).
 decomposition into ``mm`` in the cheapest order).
 
 ``linalg.matrix_power`` is the op table's ``linalg_matrix_power`` (``matmul.py``: torch's
-repeated squaring with ``matmul``).
+repeated squaring with ``matmul``, of ``linalg.inv(A)`` for a negative power).
 
 ``linalg.vector_norm`` is the op table's ``linalg_vector_norm`` (torch's
 ``python_module: linalg`` op; its kernels are in ``reductions.py``). ``norm`` is torch's
@@ -35,8 +35,9 @@ from .device import CPU, META
 from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
-           "matrix_norm", "matrix_power", "multi_dot", "qr", "solve", "solve_ex", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv",
+           "inv_ex", "matrix_norm", "matrix_power", "multi_dot", "qr", "solve", "solve_ex",
+           "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -57,7 +58,7 @@ def matrix_power(*args: Any, **kwargs: Any) -> Tensor:
 
     ``A`` to the power ``n`` (``torch.linalg.matrix_power``): the op
     ``linalg_matrix_power`` (see its docstring: square matrices, torch's order of products;
-    a negative ``n`` raises NotImplementedError, as reftensor has no ``linalg.inv``).
+    a negative ``n`` raises ``linalg.inv(A)`` to ``-n``).
 
     Raises RuntimeError or NotImplementedError as the op does; TypeError for arguments its
     signature does not take.
@@ -740,3 +741,28 @@ def qr(*args: Any, **kwargs: Any) -> Any:
     NotImplementedError for float16 and bfloat16.
     """
     return aten.linalg_qr(*args, **kwargs)
+def eigh(*args: Any, **kwargs: Any) -> Any:
+    """eigh(A, UPLO='L', *, out=None) -> (Tensor, Tensor)
+
+    ``(eigenvalues, eigenvectors)`` of each symmetric matrix of ``A`` (``(*, n, n)``,
+    float32 or float64; ``torch.linalg.eigh``): the eigenvalues ascending (``(*, n)``), the
+    eigenvectors the columns of each matrix (column-major), read from the lower or upper
+    (``UPLO='U'``) triangle (``LinalgEighBackward0``; the op ``_linalg_eigh``, kernels in
+    ``eigh.py``). Each eigenvector's sign is LAPACK's choice: OpenBLAS's here, MKL's in
+    torch, which may differ.
+
+    Raises RuntimeError for fewer than 2 dims, matrices that are not square, a ``UPLO``
+    other than L or U; NotImplementedError for integer, bool, float16 and bfloat16 inputs.
+    """
+    return aten.linalg_eigh(*args, **kwargs)
+
+
+def eigvalsh(*args: Any, **kwargs: Any) -> Tensor:
+    """eigvalsh(A, UPLO='L', *, out=None) -> Tensor
+
+    The eigenvalues of each symmetric matrix of ``A``, ascending (``torch.linalg.eigvalsh``):
+    ``eigh``'s first result (``LinalgEighBackward0``).
+
+    Raises ``eigh``'s errors.
+    """
+    return aten.linalg_eigvalsh(*args, **kwargs)

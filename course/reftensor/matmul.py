@@ -1959,7 +1959,7 @@ def chain_matmul_out(matrices: Sequence[Tensor], out: Tensor) -> Tensor:
 # 2 and 3 are ``matmul(a, a)`` and ``matmul(matmul(a, a), a)``, larger ones repeated
 # squaring from the least significant bit up (``z`` squared at each bit, multiplied into the
 # result on the right where the bit is set), so floats round as torch's. A negative power
-# multiplies ``linalg.inv(a)``, which reftensor does not have yet: NotImplementedError.
+# is ``linalg.inv(a)`` (-1: into ``out``) raised to ``-n`` the same way.
 def _matrix_power(self: Tensor, n: int, out: Tensor | None) -> Tensor:
     if self.dim() < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
@@ -1984,10 +1984,12 @@ def _matrix_power(self: Tensor, n: int, out: Tensor | None) -> Tensor:
         if out is not None:
             return aten.copy_.default.call(out, self, False)
         return aten.clone.default.call(self, layout.contiguous_format)
-    if n < 0:
-        raise NotImplementedError(
-            "linalg.matrix_power with a negative power multiplies linalg.inv(A), which "
-            "reftensor does not have yet")
+    if n == -1:
+        if out is not None:
+            return aten.linalg_inv.out.call(self, out)
+        return aten.linalg_inv.default.call(self)
+    a = aten.linalg_inv.default.call(self) if n < 0 else self
+    n = abs(n)
 
     def product(a: Tensor, b: Tensor, last: bool = False) -> Tensor:
         if last and out is not None:
@@ -1995,14 +1997,14 @@ def _matrix_power(self: Tensor, n: int, out: Tensor | None) -> Tensor:
         return aten.matmul.default.call(a, b)
 
     if n == 2:
-        return product(self, self, True)
+        return product(a, a, True)
     if n == 3:
-        return product(product(self, self), self, True)
+        return product(product(a, a), a, True)
     z: Tensor | None = None
     result: Tensor | None = None
     while n > 0:
         bit, n = n % 2, n // 2
-        z = self if z is None else product(z, z)
+        z = a if z is None else product(z, z)
         if bit:
             if out is not None and n == 0:
                 if result is None:

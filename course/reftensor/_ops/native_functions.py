@@ -879,6 +879,78 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "per process from the function, once from ``out=``): "
                 "``linalg_qr(self, 'reduced' if some else 'complete')``.\n\nRaises "
                 "``linalg_qr``'s errors."),
+    # -------------------------- symmetric eigendecomposition (chapter 4, issue 43, eigh.py)
+    declare("_linalg_eigh(Tensor A, str UPLO=\"L\", bool compute_v=True) -> (Tensor "
+            "eigenvalues, Tensor eigenvectors)",
+            out=("_linalg_eigh.eigenvalues(Tensor A, str UPLO=\"L\", bool compute_v=True, *, "
+                 "Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) "
+                 "eigenvalues, Tensor(b!) eigenvectors)",),
+            method=False,
+            doc="The eigenvalues (``(*, n)``, ascending) and orthonormal eigenvectors (the "
+                "columns of each ``(n, n)`` matrix, column-major; ``(0,)`` without "
+                "``compute_v``) of each symmetric matrix of ``A`` (``(*, n, n)``, float32 or "
+                "float64), read from its lower (``UPLO=\"L\"``) or upper triangle "
+                "(``torch._linalg_eigh``, what ``torch.linalg.eigh`` runs). An eigenvector's "
+                "sign is LAPACK's choice (OpenBLAS's here, MKL's in torch: they may "
+                "differ).\n\nRaises RuntimeError for fewer than 2 dims, matrices that are "
+                "not square, a ``UPLO`` other than L or U, an ``out=`` of another dtype; "
+                "NotImplementedError for a nonempty integer, bool, float16 or bfloat16 "
+                "input."),
+    declare("linalg_eigh(Tensor self, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor "
+            "eigenvectors)",
+            out=("linalg_eigh.eigvals(Tensor self, str UPLO=\"L\", *, Tensor(a!) eigvals, "
+                 "Tensor(b!) eigvecs) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)",),
+            function=False, method=False,
+            doc="The eigenvalues and eigenvectors of symmetric matrices "
+                "(``torch.linalg.eigh``, ``reftensor.linalg.eigh``): "
+                "``_linalg_eigh(self, UPLO)`` (``LinalgEighBackward0``).\n\nRaises "
+                "``_linalg_eigh``'s errors."),
+    declare("linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor",
+            out=("linalg_eigvalsh.out(Tensor self, str UPLO=\"L\", *, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="The eigenvalues of symmetric matrices, ascending (``torch.linalg.eigvalsh``, "
+                "``reftensor.linalg.eigvalsh``): ``_linalg_eigh``'s eigenvalues, the "
+                "eigenvectors computed only when ``self`` requires grad in grad mode (the "
+                "backward needs them; ``out=`` never).\n\nRaises ``_linalg_eigh``'s errors."),
+    # ------------------------------------ pairwise distances (chapter 4, issue 43, distance.py)
+    declare("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor",
+            function=False, method=False,
+            doc="The ``p``-norm distance between each row of ``x1`` (``(*, r1, c)``) and each "
+                "row of ``x2`` (``(*, r2, c)``), batch dims broadcast: ``(*, r1, r2)`` "
+                "(``torch.cdist``'s op; ``reftensor.cdist`` is torch's Python function, "
+                "which names ``compute_mode``). torch's composite: ``p == 2`` with "
+                "``compute_mode`` 1, or None/0 and more than 25 rows, is the matrix product "
+                "path (``_euclidean_dist``), the rest ``_cdist_forward``.\n\nRaises "
+                "RuntimeError for fewer than 2 dims, column counts that differ, an integer "
+                "or bool input, a negative ``p``, a mode other than 0, 1, 2, batch dims that "
+                "do not broadcast, dtypes that differ; NotImplementedError for float16 and "
+                "bfloat16 (but where no distance is computed)."),
+    declare("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor",
+            out=("_euclidean_dist.out(Tensor x1, Tensor x2, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The Euclidean distances between the rows of ``x1`` and ``x2`` through one "
+                "matrix product (``torch._euclidean_dist``): ``[-2 x1, |x1|**2, 1] @ "
+                "[x2, 1, |x2|**2].mT``, clamped at 0, square-rooted "
+                "(``EuclideanDistBackward0``).\n\nRaises ``matmul``'s and ``cat``'s errors."),
+    declare("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor",
+            out=("_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, "
+                 "Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``cdist``'s kernel (``torch._cdist_forward``; ``CdistBackward0``): the "
+                "distances summed over the columns one by one in the dtype (the matrix "
+                "product path for ``p == 2`` and mode 1, or more than 25 rows); a "
+                "contiguous ``(*, r1, r2)`` tensor.\n\nRaises ``cdist``'s errors (on the "
+                "meta device, torch's Python meta function's: mode 0 too)."),
+    declare("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> "
+            "Tensor",
+            out=("_cdist_backward.out(Tensor grad, Tensor x1, Tensor x2, float p, Tensor "
+                 "cdist, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The gradient of ``_cdist_forward`` for ``x1`` (``torch._cdist_backward``): "
+                "``x1``'s shape with the batch broadcast against ``x2``'s, contiguous; "
+                "zeros like ``x1`` for no rows, columns or batch (its own derivative is not "
+                "implemented, as torch's).\n\nRaises nothing of its own."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "
@@ -1311,11 +1383,12 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "identity into a clone, 1 clones, 2 and 3 are ``matmul``s, larger ``n`` "
                 "repeated squaring from the least significant bit (so floats round as "
                 "torch's); ``out=`` of any dtype the input casts to (``n`` 2 and up: "
-                "``matmul``'s, exactly the dtype). A negative ``n`` needs ``linalg.inv``, "
-                "which reftensor does not have: NotImplementedError.\n\nRaises "
-                "RuntimeError for fewer than 2 dims, matrices that are not square, an "
-                "``out=`` the result cannot be cast to; NotImplementedError for bool "
-                "(``n`` 2 and up) and a negative ``n``."),
+                "``matmul``'s, exactly the dtype). A negative ``n`` is ``linalg_inv(A)`` "
+                "(-1: into ``out``, exactly the dtype) raised to ``-n`` the same way.\n\n"
+                "Raises RuntimeError for fewer than 2 dims, matrices that are not square, an "
+                "``out=`` the result cannot be cast to, a negative ``n`` of an integer, bool, "
+                "float16 or bfloat16 input; ``linalg.LinAlgError`` for a negative ``n`` of a "
+                "singular matrix; NotImplementedError for bool (``n`` 2 and up)."),
     declare("matrix_power(Tensor self, int n) -> Tensor",
             out=("matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="``A`` to the power ``n`` (``torch.matrix_power``, ``Tensor.matrix_power``): "

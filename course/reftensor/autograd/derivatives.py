@@ -1119,6 +1119,58 @@ def linalg_qr_backward(grads: list[Tensor | None], Q: Tensor, R: Tensor, mode: s
     if gR is not None:
         gA = gA + aten.matmul.default(Q, gR)
     return gA
+def linalg_eigh_backward(grads: list[Tensor | None], eigenvalues: Tensor,
+                         eigenvectors: Tensor) -> Tensor:
+    """torch's ``linalg_eig_backward`` with ``is_hermitian``: ``V gA V.mH``, where ``gA``
+    is ``V.mH gV`` projected on the skew-symmetric matrices, divided by the eigenvalues'
+    differences ``L[j] - L[i]``, with ``gL`` on its diagonal; only ``gL``:
+    ``(V * gL) V.mH``."""
+    gL, gV = grads
+    L, V = eigenvalues, eigenvectors
+    if gV is None:
+        assert gL is not None
+        return aten.matmul.default(V * gL.unsqueeze(-2), V.mT)
+    VhgV = aten.matmul.default(V.mT, gV)
+    VhgV = 0.5 * (VhgV - VhgV.mT)
+    differences = L.unsqueeze(-2) - L.unsqueeze(-1)
+    differences.diagonal(0, -2, -1).fill_(1.0)
+    gA = VhgV.div_(differences)
+    if gL is not None:
+        gA.diagonal(0, -2, -1).copy_(gL)
+    return aten.matmul.default(V, aten.matmul.default(gA, V.mT))
+
+
+def euclidean_dist_x1_backward(grad: Tensor, x1: Tensor, x2: Tensor, result: Tensor
+                               ) -> Tensor:
+    """torch's ``_euclidean_dist_backward``'s first part: with ``ratio = grad / result`` (0
+    where the distance is 0), ``x1 * ratio.sum(-1, True) - ratio @ x2``."""
+    ratio = _euclidean_ratio(grad, result)
+    return x1 * ratio.sum(-1, True) - aten.matmul.default(ratio, x2)
+
+
+def euclidean_dist_x2_backward(grad: Tensor, x1: Tensor, x2: Tensor, result: Tensor
+                               ) -> Tensor:
+    """``x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT @ x1``."""
+    ratio = _euclidean_ratio(grad, result)
+    return x2 * ratio.sum(-2, False).unsqueeze(-1) - aten.matmul.default(ratio.mT, x1)
+
+
+def _euclidean_ratio(grad: Tensor, result: Tensor) -> Tensor:
+    ratio = grad / result
+    return ratio.masked_fill_(result == 0, 0)
+
+
+def cdist_x1_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, result: Tensor
+                      ) -> Tensor:
+    """``_cdist_backward(grad.contiguous(), x1, x2, p, result)``."""
+    return aten._cdist_backward.default(grad.contiguous(), x1, x2, p, result)
+
+
+def cdist_x2_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, result: Tensor
+                      ) -> Tensor:
+    """``_cdist_backward(grad.mT.contiguous(), x2, x1, p, result.mT.contiguous())``."""
+    return aten._cdist_backward.default(grad.mT.contiguous(), x2, x1, p,
+                                        result.mT.contiguous())
 
 
 def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
@@ -2130,6 +2182,19 @@ DERIVATIVES: list[Derivative] = [
         self=cholesky_result_backward),
     row("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", "LinalgQrBackward0",
         ("mode", "Q", "R"), A=linalg_qr_backward),
+    row("_linalg_eigh(Tensor A, str UPLO=\"L\", bool compute_v=True) -> (Tensor "
+        "eigenvalues, Tensor eigenvectors)", "LinalgEighBackward0",
+        ("eigenvalues", "eigenvectors"), A=linalg_eigh_backward),
+    row("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", "EuclideanDistBackward0",
+        ("x1", "x2", "result"), x1=euclidean_dist_x1_backward, x2=euclidean_dist_x2_backward),
+    row("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor",
+        "CdistBackward0", ("x1", "x2", "p", "result"), x1=cdist_x1_backward,
+        x2=cdist_x2_backward),
+    row("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor",
+        "CdistBackwardBackward0", (), grad=not_implemented_formula("_cdist_backward"),
+        x1=not_implemented_formula("_cdist_backward"),
+        x2=not_implemented_formula("_cdist_backward"),
+        cdist=not_implemented_formula("_cdist_backward")),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
         self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)

@@ -38,6 +38,7 @@ from . import (  # noqa: F401
     histograms,
     indexing,
     linalg,
+    linalg_svd,
     masked,
     matmul,
     pointwise,

@@ -41,6 +41,7 @@ CHAPTERS = {
     "reftensor.matmul": 3, "reftensor.pointwise": 3,
     "reftensor.reductions": 4, "reftensor.scans": 4, "reftensor.sorting": 4,
     "reftensor.closeness": 4, "reftensor.histograms": 4, "reftensor.linalg": 4,
+    "reftensor.linalg_svd": 4,
     "reftensor.cuda": 4, "reftensor.backends": 4, "reftensor.accelerator": 4,
     "reftensor.autograd": 5,
     "reftensor.nn": 6, "reftensor.optim": 6, "reftensor.activation": 6,

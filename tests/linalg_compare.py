@@ -37,12 +37,15 @@ def svd_compared(result: Any, *, legacy: bool = False, vectors: bool = True) -> 
     sign-normalized (for matrices of distinct singular values: torch's OpInfo samples);
     without, the reconstruction ``U_k diag(S) Vh_k`` and the Gram matrices ``U_k^T U_k``
     and ``Vh_k Vh_k^T`` (unique for any matrix: the op table's drawn inputs). A result
-    without vectors (``compute_uv=False``: ``U`` and ``Vh`` empty) is compared as it is."""
+    without vectors (``compute_uv=False``: ``U`` and ``Vh`` empty) is compared with its
+    layout as it is, a meta one (no values) as a plain tuple."""
     U, S, Vh = result
+    if U.device.type == "meta":  # (no values: the factors themselves)
+        return tuple(result)
     layout = (tuple(U.shape), U.stride(), tuple(Vh.shape), Vh.stride())
     if legacy:
         Vh = Vh.mT
-    if U.dim() < 2 or U.device.type == "meta":
+    if U.dim() < 2:
         return (*layout, U, S, Vh)
     k = S.shape[-1]
     Uk, Vhk = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)

@@ -42,6 +42,7 @@ from . import (  # noqa: F401
     histograms,
     indexing,
     linalg,
+    linalg_svd,
     masked,
     matmul,
     pointwise,

@@ -17,7 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests import strategies
+from tests import linalg_compare, strategies
 
 #: exp, log, sin, ... are NumPy's in reftensor and SLEEF's, MKL's or glibc's in torch:
 #: each is within about 1 ulp of the true value, so the two may differ by a couple of ulps.
@@ -75,6 +75,9 @@ class OpEntry:
             (``normal(mean: float, std: float, size)``): the tests draw either form, the
             factory as a ``no_input`` entry with these arguments (no gradient).
         kinds: the input layouts to draw (default: all of ``strategies.KINDS``).
+        compared: the form of the result that is compared with torch's, in place of the
+            result (an SVD's singular vectors are defined only up to sign:
+            ``tests/linalg_compare.py``); it applies to both libraries' results.
     """
 
     name: str
@@ -96,6 +99,7 @@ class OpEntry:
     # the input layouts to draw (default: every kind), where torch's kernel is wrong for
     # some (``median`` along a dim of stride 0 reads past the input's memory)
     kinds: tuple[str, ...] | None = None
+    compared: Callable[[Any], Any] | None = None
 
 
 def _float_function_errors(name: str) -> dict[str, Program]:
@@ -5690,7 +5694,10 @@ OP_DB += [
 
 @st.composite
 def matrix_norm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
-    """``ord`` ("fro", 1, -1, inf, -inf; left out now and then: "fro"), two different dims
+    """``ord`` ("fro", 1, -1, inf, -inf; left out now and then: "fro"; not 2, -2 and "nuc",
+    whose gradients at the drawn rank-deficient matrices are not unique: LAPACK's choice of
+    null-space vectors, MKL's not OpenBLAS's; linalg_svdvals' entry draws their values,
+    the OpInfo samples their gradients), two different dims
     (negative now and then; left out now and then: the last two) and ``keepdim``."""
     found: dict[str, Any] = {}
     if draw(st.integers(0, 4)):
@@ -5719,6 +5726,73 @@ OP_DB += [
             lib.ones(2, 2, dtype=lib.float16), 2),
         "out= of float64": lambda lib: lib.linalg.matrix_norm(
             lib.ones(2, 2), out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+
+
+#: the singular value decomposition's values (S, and U diag(S) Vh) within this many ulps of
+#: torch's largest (LAPACK's gesdd in OpenBLAS and in MKL; measured: see linalg_svd.py)
+SVD_ULPS = 64
+_SVD_SHAPES = st.integers(2, 4).flatmap(
+    lambda n: st.lists(st.integers(0, 4), min_size=n, max_size=n).map(tuple))
+
+
+@st.composite
+def svd_arguments(draw: st.DrawFn, shape: tuple[int, ...], *, first: str = "full_matrices",
+                  compute_uv: bool = False) -> dict[str, Any]:
+    """``full_matrices`` (``some`` for the legacy ``svd``) and ``compute_uv`` now and then."""
+    found: dict[str, Any] = {}
+    if draw(st.booleans()):
+        found[first] = draw(st.booleans())
+        if compute_uv and draw(st.booleans()):
+            found["compute_uv"] = draw(st.booleans())
+    return found
+
+
+def _svd_form(result: Any) -> Any:
+    return linalg_compare.svd_compared(result, vectors=False)
+
+
+OP_DB += [
+    # (no gradient here: at the drawn matrices of repeated rows or values, rank-deficient,
+    # U diag(gS) Vh holds null-space vectors that LAPACK chooses freely, MKL otherwise than
+    # OpenBLAS; the OpInfo samples, of distinct singular values, compare the gradient)
+    OpEntry("linalg_svdvals", dtypes=strategies.FLOAT_NAMES, ulps=SVD_ULPS, grad=False,
+            shapes=_SVD_SHAPES, errors={
+        "a vector": lambda lib: lib.linalg.svdvals(lib.ones(3)),
+        "int64": lambda lib: lib.linalg.svdvals(lib.ones(2, 2, dtype=lib.int64)),
+        "a driver on the CPU": lambda lib: lib.linalg.svdvals(lib.ones(2, 2), driver="gesvd"),
+        "a NaN": lambda lib: lib.linalg.svdvals(lib.tensor([[1.0, math.nan]])),
+        "a NaN in a batch": lambda lib: lib.linalg.svdvals(lib.tensor([[[1.0]], [[math.nan]]])),
+        "out= of float64": lambda lib: lib.linalg.svdvals(lib.ones(2, 2),
+                                                          out=lib.empty(0, dtype=lib.float64)),
+    }),
+    OpEntry("linalg_svd", arguments=svd_arguments, dtypes=strategies.FLOAT_NAMES,
+            ulps=SVD_ULPS, shapes=_SVD_SHAPES, compared=_svd_form, errors={
+        "a 0-d tensor": lambda lib: lib.linalg.svd(lib.tensor(1.0)),
+        "bool": lambda lib: lib.linalg.svd(lib.ones(2, 2, dtype=lib.bool)),
+        "out= S of float64": lambda lib: lib.linalg.svd(
+            lib.ones(2, 2), out=(lib.empty(0), lib.empty(0, dtype=lib.float64), lib.empty(0))),
+        "out= with an input that requires grad": lambda lib: lib.linalg.svd(
+            lib.ones(2, 2, requires_grad=True), out=(lib.empty(0), lib.empty(0), lib.empty(0))),
+    }),
+    OpEntry("_linalg_svd", arguments=lambda s: svd_arguments(s, compute_uv=True),
+            dtypes=strategies.FLOAT_NAMES, ulps=SVD_ULPS, shapes=_SVD_SHAPES,
+            compared=_svd_form, errors={
+        "int32": lambda lib: lib._linalg_svd(lib.ones(2, 2, dtype=lib.int32)),
+        "float16": lambda lib: lib._linalg_svd(lib.ones(2, 2, dtype=lib.float16)),
+    }),
+    OpEntry("svd", arguments=lambda s: svd_arguments(s, first="some", compute_uv=True),
+            dtypes=strategies.FLOAT_NAMES, ulps=SVD_ULPS, shapes=_SVD_SHAPES,
+            compared=lambda r: linalg_compare.svd_compared(r, legacy=True, vectors=False),
+            errors={
+        "a vector": lambda lib: lib.svd(lib.ones(3)),
+        "a vector, compute_uv=False": lambda lib: lib.ones(3).svd(compute_uv=False),
+        "int64": lambda lib: lib.ones(2, 2, dtype=lib.int64).svd(),
+        "a NaN": lambda lib: lib.svd(lib.tensor([[math.nan, 1.0], [1.0, 1.0]])),
+        "out= U of float64, compute_uv=False": lambda lib: lib.svd(
+            lib.ones(2, 2), compute_uv=False,
+            out=(lib.empty(0, dtype=lib.float64), lib.empty(0), lib.empty(0))),
     }),
 ]
 

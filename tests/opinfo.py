@@ -278,9 +278,11 @@ UNINITIALISED = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_
                  "new_empty_strided"}
 
 
-def compare(expected: Any, got: Any, *, values: bool = True) -> str | None:
+def compare(expected: Any, got: Any, *, values: bool = True,
+            tolerances: dict[str, tuple[float, float]] | None = None) -> str | None:
     """What differs between torch's result and reftensor's, or None (``values=False``:
-    everything but the elements' values)."""
+    everything but the elements' values; ``tolerances``: (rtol, atol) per dtype in place
+    of ``TOLERANCES``')."""
     if isinstance(expected, torch.Tensor):
         if not isinstance(got, reftensor.Tensor):
             return f"torch gave a Tensor, reftensor {type(got).__name__}"
@@ -292,12 +294,12 @@ def compare(expected: Any, got: Any, *, values: bool = True) -> str | None:
         if expected.numel() > 1 and _significant(expected.shape, expected.stride()) != \
                 _significant(got.shape, got.stride()):
             return f"strides {expected.stride()} vs {got.stride()}"
-        return _compare_values(expected, got, dtype) if values else None
+        return _compare_values(expected, got, dtype, tolerances) if values else None
     if isinstance(expected, tuple | list):
         if not isinstance(got, tuple | list) or len(got) != len(expected):
             return f"torch gave {len(expected)} results, reftensor {got!r:.60}"
         for e, g in zip(expected, got, strict=True):
-            problem = compare(e, g, values=values)
+            problem = compare(e, g, values=values, tolerances=tolerances)
             if problem:
                 return problem
         return None
@@ -312,7 +314,8 @@ def _significant(shape: Any, stride: Any) -> tuple[int, ...]:
     return tuple(s for n, s in zip(shape, stride, strict=True) if n > 1)
 
 
-def _compare_values(expected: Any, got: Any, dtype: str) -> str | None:
+def _compare_values(expected: Any, got: Any, dtype: str,
+                    tolerances: dict[str, tuple[float, float]] | None = None) -> str | None:
     if expected.device.type == "meta":
         return None
     e = expected.detach().to(torch.float64 if dtype in TOLERANCES else expected.dtype)
@@ -320,7 +323,7 @@ def _compare_values(expected: Any, got: Any, dtype: str) -> str | None:
     g = got.detach()
     g = (g.double() if dtype in TOLERANCES else g).numpy()
     if dtype in TOLERANCES:
-        rtol, atol = TOLERANCES[dtype]
+        rtol, atol = {**TOLERANCES, **(tolerances or {})}[dtype]
         ok = np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
     else:
         ok = np.array_equal(g, e)
@@ -352,6 +355,8 @@ def reftensor_function(op: Any) -> Any:
     self, other)``, ``lambda x, *a: x.half(*a)``), that very code with ``torch`` read as
     ``reftensor``. (torch's own Python functions, such as ``torch.broadcast_tensors``, are
     not OpInfo's: their reftensor counterpart is ``reftensor.<name>``.)"""
+    if hasattr(op, "reftensor_function"):  # a view that says (``SvdCompared``)
+        return op.reftensor_function
     fn = op.op
     if isinstance(op, Compared):
         return op.reftensor_op
@@ -406,7 +411,8 @@ def check_sample(op: Any, sample: Any, dtype: str, variant: str,
     if mismatch:
         found.append(Mismatch(_name(op), variant, dtype, where, mismatch))
     elif torch_error is None and variant == "function" and op.supports_autograd:
-        problem = _compare_gradients(torch_args, ref_args, expected, got)
+        problem = _compare_gradients(torch_args, ref_args, expected, got,
+                                     getattr(op, "gradient_tolerances", None))
         if problem:
             found.append(Mismatch(_name(op), "gradient", dtype, where, problem))
     return found
@@ -422,9 +428,10 @@ def _outcome(torch_error: Any, ref_error: Any, expected: Any, got: Any, *,
     return compare(expected, got, values=values)
 
 
-def _compare_gradients(torch_args: Any, ref_args: Any, expected: Any, got: Any) -> str | None:
+def _compare_gradients(torch_args: Any, ref_args: Any, expected: Any, got: Any,
+                       tolerances: dict[str, tuple[float, float]] | None = None) -> str | None:
     """Backward from the sum of every output that requires grad; compare the inputs'
-    gradients."""
+    gradients (within ``tolerances``, where the op's view gives its own: an SVD's)."""
     t_inputs = [x for x in torch_args if isinstance(x, torch.Tensor) and x.requires_grad]
     r_inputs = [x for x in ref_args if isinstance(x, reftensor.Tensor) and x.requires_grad]
     t_outs = [o for o in (expected if isinstance(expected, tuple | list) else [expected])
@@ -447,7 +454,7 @@ def _compare_gradients(torch_args: Any, ref_args: Any, expected: Any, got: Any) 
             # values and no storage to read them from: compared as contiguous zeros
             e = torch.zeros(e.shape, dtype=e.dtype)
         if e is not None:
-            problem = compare(e, g)
+            problem = compare(e, g, tolerances=tolerances)
             if problem:
                 return f"gradient: {problem}"
     return None

@@ -43,6 +43,7 @@ CHAPTERS = {
     "reftensor.closeness": 4, "reftensor.histograms": 4, "reftensor.linalg": 4,
     "reftensor.cholesky": 4, "reftensor.qr": 4,
     "reftensor.eigh": 4, "reftensor.distance": 4,
+    "reftensor.linalg_svd": 4,
     "reftensor.cuda": 4, "reftensor.backends": 4, "reftensor.accelerator": 4,
     "reftensor.autograd": 5,
     "reftensor.nn": 6, "reftensor.optim": 6, "reftensor.activation": 6,

@@ -353,9 +353,10 @@ def _on(value: Any, device: str) -> Any:
 
 
 def _call(lib: Any, fn: Any, name: str, arguments: dict[str, Any], first: tuple[Any, ...],
-          **extra: Any) -> Any:
+          raw: bool = False, **extra: Any) -> Any:
     """``fn(*first, *positional arguments, **keyword-only arguments, **extra)``. A drawn
-    ``tensors`` (``cat``'s) joins the first argument in one list: ``fn([t, *tensors])``."""
+    ``tensors`` (``cat``'s) joins the first argument in one list: ``fn([t, *tensors])``.
+    The result in the entry's ``compared`` form, unless ``raw``."""
     keyword_only = _keyword_only(name) | {"requires_grad"}  # (a factory's, not the schema's)
     built = {k: _build(lib, v) for k, v in arguments.items()}
     if "tensors" in built:
@@ -364,7 +365,15 @@ def _call(lib: Any, fn: Any, name: str, arguments: dict[str, Any], first: tuple[
         first = (*[built.pop(k) for k in _before_self(name) if k in built], *first)
     positional = [v for k, v in built.items() if k not in keyword_only]
     keywords = {k: v for k, v in built.items() if k in keyword_only}
-    return fn(*first, *positional, **keywords, **extra)
+    result = fn(*first, *positional, **keywords, **extra)
+    return result if raw else _compared(name, result)
+
+
+def _compared(name: str, result: Any) -> Any:
+    """The result in its entry's ``compared`` form (an SVD's singular vectors, defined only
+    up to sign: the form both libraries must agree on), or as it is."""
+    entry = BY_NAME.get(name)
+    return result if entry is None or entry.compared is None else entry.compared(result)
 
 
 def _keywords(lib: Any, t: Any, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -418,12 +427,13 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
     if aten[name].function:
         found["function"] = lambda lib, t: _call(lib, getattr(lib, name), name, arguments,
                                                  (t,))
-        found["keyword"] = lambda lib, t: getattr(lib, name)(**_keywords(lib, t, arguments))
+        found["keyword"] = lambda lib, t: _compared(name, getattr(lib, name)(
+            **_keywords(lib, t, arguments)))
     elif not aten[name].method:  # aten._to_copy(t, ...), nn.functional.linear(t, ...)
         found["aten"] = lambda lib, t: _call(lib, _function(lib, name), name, arguments, (t,))
         if _nn_functional(name) or _linalg(name):
-            found["keyword"] = lambda lib, t: _function(lib, name)(
-                **_keywords(lib, t, arguments))
+            found["keyword"] = lambda lib, t: _compared(name, _function(lib, name)(
+                **_keywords(lib, t, arguments)))
     if aten[name].method:
         found["method"] = lambda lib, t: _call(lib, getattr(t, name), name, arguments, ())
     values = list(arguments.values())
@@ -442,7 +452,7 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
         # the result's, from the op itself; a tuple of them for several results)
         def out(lib: Any, t: Any) -> Any:
             fn = _function(lib, name)
-            result = _call(lib, fn, name, arguments, (t,))
+            result = _call(lib, fn, name, arguments, (t,), raw=True)
             dtype = (tuple(r.dtype for r in result) if isinstance(result, tuple)
                      else result.dtype)
             return _call(lib, fn, name, arguments, (t,), out=_empty_out(lib, dtype))

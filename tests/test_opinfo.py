@@ -137,8 +137,7 @@ ENTRIES["log_sigmoid"] = [opinfo.NNFunctional(op, "logsigmoid") for op in opinfo
 #: torch.linalg.vector_norm is the op (``python_module: linalg``), run through
 #: reftensor.linalg; torch.norm, a Python function, reaches it on strided tensors (a number
 #: p, or "fro" over at most 2 dims), so norm's OpInfo samples run here too, but for
-#: norm.nuc's: the nuclear norm (linalg.matrix_norm's sum of singular values) raises
-#: NotImplementedError in reftensor (its checks are torch's)
+#: norm.nuc's: the nuclear norm is linalg.matrix_norm's (its entries below)
 ENTRIES["linalg_vector_norm"] = [op for op in opinfo.op_db if op.name == "linalg.vector_norm"
                                  or (op.name == "norm" and op.variant_test_name != "nuc")]
 
@@ -165,22 +164,43 @@ NO_OPINFO["_linalg_solve_ex"] = ("what linalg.solve and linalg.solve_ex run; the
 
 
 
-def _without_singular_value_orders(view: Any) -> Any:
-    """linalg.matrix_norm's OpInfo (its ``opinfo.Linalg`` view) without its samples of ord
-    2, -2 and "nuc" (singular values, which reftensor raises NotImplementedError for; the
-    rest of its samples run)."""
-    def kept(sample: Any) -> bool:
-        ord = sample.kwargs.get("ord", sample.args[0] if sample.args else "fro")
-        return ord not in (2, -2, "nuc")
+class SvdCompared:
+    """An SVD OpInfo (``linalg.svd``, ``svd``) whose results both libraries give in
+    ``linalg_compare.svd_compared``'s form: each singular vector sign-normalized (MKL's
+    signs, torch's, are not OpenBLAS's, reftensor's; the samples have distinct singular
+    values, so the vectors are otherwise unique), ``S``, and the factors' shapes and strides.
+    Gradients flow through that form (the signs are constants), so they compare too, in
+    float32 within ``gradient_tolerances`` (measured on the float32 samples: torch's own
+    float32 gradient is up to 1e-5 of the largest from its float64 one, and reftensor's
+    up to 1e-5 from torch's float32 one; 1/(S_i^2 - S_j^2) amplifies the factors'
+    rounding). The function only (``Tensor.svd`` is the same op)."""
 
-    sample_inputs, reference_inputs = view.sample_inputs, view.reference_inputs
-    view.sample_inputs = lambda *a, **k: (s for s in sample_inputs(*a, **k) if kept(s))
-    view.reference_inputs = lambda *a, **k: (s for s in reference_inputs(*a, **k) if kept(s))
-    return view
+    gradient_tolerances = {"float32": (1e-4, 1e-4)}
+
+    def __init__(self, view: Any, *, legacy: bool) -> None:
+        self._view, self.name = view, view.name
+        torch_fn, ref_fn = view.op, opinfo.reftensor_function(view)
+
+        def form(result: Any) -> Any:
+            return linalg_compare.svd_compared(result, legacy=legacy)
+
+        self.op = lambda *a, **k: form(torch_fn(*a, **k))
+        self.reftensor_function = lambda *a, **k: form(ref_fn(*a, **k))
+        self.method_variant = self.inplace_variant = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._view, attribute)
 
 
-ENTRIES["linalg_matrix_norm"] = [_without_singular_value_orders(op)
-                                 for op in ENTRIES.get("linalg_matrix_norm", [])]
+ENTRIES["linalg_svd"] = [SvdCompared(op, legacy=False) for op in ENTRIES["linalg_svd"]]
+ENTRIES["svd"] = [SvdCompared(op, legacy=True) for op in ENTRIES["svd"]]
+NO_OPINFO["_linalg_svd"] = ("what linalg.svd, linalg.svdvals and svd run; their OpInfo "
+                            "samples (under linalg_svd, linalg_svdvals, svd, and "
+                            "linalg_matrix_norm's orders 2, -2, 'nuc') run it")
+#: torch.norm's nuclear norm (norm.nuc's samples) is linalg.matrix_norm's
+ENTRIES["linalg_matrix_norm"] += [op for op in opinfo.op_db
+                                  if op.name == "norm" and op.variant_test_name == "nuc"]
+
 
 #: linalg.eigh's eigenvectors are LAPACK's up to sign (MKL's in torch, OpenBLAS's in
 #: reftensor): compared (values and gradients of their sum) through

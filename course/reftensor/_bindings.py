@@ -112,6 +112,8 @@ __all__ = [
     "cholesky",
     "qr",
     "_linalg_eigh",
+    "_linalg_svd",
+    "svd",
     "equal",
     "isclose",
     "allclose",
@@ -1457,6 +1459,38 @@ def _linalg_eigh(*args: Any, **kwargs: Any) -> Any:
     float16 or bfloat16 input.
     """
     return aten._linalg_eigh(*args, **kwargs)
+
+
+def _linalg_svd(*args: Any, **kwargs: Any) -> Any:
+    """_linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None) -> (Tensor,
+        Tensor, Tensor)
+
+    The singular value decomposition ``A = U diag(S) Vh`` of each matrix of ``A`` (``(*, m,
+    n)``, float32 or float64; ``torch._linalg_svd``, what ``torch.linalg.svd`` and
+    ``torch.linalg.svdvals`` run): ``S`` (``(*, k)``, ``k = min(m, n)``, decreasing), ``U``
+    (``(*, m, k)``, or ``(*, m, m)`` with ``full_matrices``) and ``Vh`` (``(*, k, n)`` or ``(*,
+    n, n)``), each matrix column-major; without ``compute_uv``, ``U`` and ``Vh`` are empty
+    (``(0,)``). LAPACK's ``gesdd`` (OpenBLAS's, where torch calls MKL's): each pair of singular
+    vectors may have the other sign than torch's.
+
+    Raises RuntimeError for fewer than 2 dims, an integer or bool input, a ``driver=`` (CUDA
+    only), an ``out=`` of another dtype; ``linalg.LinAlgError`` for a matrix holding NaN;
+    NotImplementedError for float16 and bfloat16 (unless empty).
+    """
+    return aten._linalg_svd(*args, **kwargs)
+
+
+def svd(*args: Any, **kwargs: Any) -> Any:
+    """svd(input, some=True, compute_uv=True, *, out=None) -> (Tensor, Tensor, Tensor)
+
+    The legacy singular value decomposition (``torch.svd``, ``Tensor.svd``): ``linalg_svd(self,
+    full_matrices=not some)`` with ``V = Vh.mH`` (a view: ``A = U diag(S) V.mH``); without
+    ``compute_uv``, the singular values and ``U`` (``(*, m, m)``) and ``V`` (``(*, n, n)``) of
+    zeros.
+
+    Raises RuntimeError for fewer than 2 dims, and ``_linalg_svd``'s errors.
+    """
+    return aten.svd(*args, **kwargs)
 
 
 def equal(*args: Any, **kwargs: Any) -> Any:
@@ -5249,6 +5283,18 @@ class TensorMethods(TensorType):
         Raises ``linalg_qr``'s errors.
         """
         return aten.qr.call_method(self, args, kwargs)
+
+    def svd(self, *args: Any, **kwargs: Any) -> Any:
+        """svd(some=True, compute_uv=True) -> (Tensor, Tensor, Tensor)
+
+        The legacy singular value decomposition (``torch.svd``, ``Tensor.svd``):
+        ``linalg_svd(self, full_matrices=not some)`` with ``V = Vh.mH`` (a view: ``A = U diag(S)
+        V.mH``); without ``compute_uv``, the singular values and ``U`` (``(*, m, m)``) and ``V``
+        (``(*, n, n)``) of zeros.
+
+        Raises RuntimeError for fewer than 2 dims, and ``_linalg_svd``'s errors.
+        """
+        return aten.svd.call_method(self, args, kwargs)
 
     def equal(self, *args: Any, **kwargs: Any) -> Any:
         """equal(other) -> bool

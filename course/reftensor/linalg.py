@@ -17,8 +17,11 @@ repeated squaring with ``matmul``, of ``linalg.inv(A)`` for a negative power).
 Python function (``torch/functional.py``), which ``Tensor.norm`` calls too: a number ``p``
 (None: 2) or ``"fro"`` over at most two dims is ``linalg.vector_norm``; ``"nuc"`` and the
 other strings are ``linalg.matrix_norm``'s (the op ``linalg_matrix_norm``, torch's composite
-of ``linalg_vector_norm``, ``amax`` and ``amin``), whose orders 2, -2 and ``"nuc"`` (singular
-values) reftensor does not compute yet.
+of ``linalg_vector_norm``, ``amax`` and ``amin``, and of ``linalg_svdvals`` for the orders 2,
+-2 and ``"nuc"``).
+
+``linalg.svd`` and ``linalg.svdvals`` are the op table's ``linalg_svd`` and
+``linalg_svdvals`` (``linalg_svd.py``: LAPACK's ``gesdd``; singular vectors only up to sign).
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv",
-           "inv_ex", "matrix_norm", "matrix_power", "multi_dot", "qr", "solve", "solve_ex",
-           "vector_norm"]
+           "inv_ex", "matrix_norm", "matrix_power", "multi_dot", "qr", "solve", "solve_ex", "svd",
+           "svdvals", "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -129,11 +132,35 @@ def _matrix_norm_checks(input: Tensor, dim: list[int], dtype: Any, *,
     return [first, second]
 
 
-def _singular_value_norm(ord: Any) -> None:
-    """``ord`` 2, -2 (the largest or smallest singular value) and ``"nuc"`` (their sum):
-    torch's ``linalg_svdvals``, which reftensor does not have yet."""
-    raise NotImplementedError(f"reftensor.linalg.matrix_norm: ord={ord!r} needs the singular "
-                              "values (torch.linalg.svdvals), which are not implemented")
+def _singular_value_norm(self: Tensor, dims: list[int], keepdim: bool, dtype: Any,
+                         reduce: Any) -> Tensor:
+    """``ord`` 2, -2 (the largest or smallest singular value) and ``"nuc"`` (their sum), as
+    torch's composite: ``A`` (cast to ``dtype`` first) permuted so that the two dims come
+    last (``create_dim_backshift_permutation``), ``linalg_svdvals`` of that, ``reduce``
+    over the last dim (``amax``, ``amin`` or ``sum``, keeping it with ``keepdim``); with
+    ``keepdim`` the result unsqueezed and permuted back."""
+    A = self if dtype is None else self.to(dtype)
+    order = [d for d in range(self.dim()) if d not in dims] + dims
+    values = aten.linalg_svdvals.default.call(aten.permute.default.call(A, order))
+    result = reduce(values, [-1], keepdim)
+    if keepdim:
+        back = [order.index(d) for d in range(self.dim())]
+        result = aten.permute.default.call(aten.unsqueeze.default.call(result, -1), back)
+    return result
+
+
+def _largest(values: Tensor, dim: list[int], keepdim: bool) -> Tensor:
+    """``amax`` over the one dim of ``dim``, but the largest of no values (that dim of size
+    0) is 0 (torch's: a new tensor, filled in place, so at _version 1, not recorded)."""
+    d = wrap_dim(dim[0], values.dim())
+    if values._shape[d] != 0:
+        return aten.amax.default.call(values, dim, keepdim)
+    shape = list(values.shape)
+    shape[d:d + 1] = [1] if keepdim else []
+    zeros = factories._allocate(tuple(shape), layout.contiguous_strides(tuple(shape)),
+                                values.dtype, values.device)
+    zeros._version_counter.value += 1
+    return zeros
 
 
 @aten.linalg_matrix_norm.default.impl(DispatchKey.CompositeImplicitAutograd)
@@ -147,23 +174,16 @@ def linalg_matrix_norm(self: Tensor, ord: Any, dim: Any = (-2, -1), keepdim: boo
         raise RuntimeError(f"linalg.matrix_norm: Order {order:g} not supported.")
     dims = _matrix_norm_checks(self, list(dim), dtype, low_precision=abs(order) != 2)
     if abs(order) == 2:
-        _singular_value_norm(ord)
+        return _singular_value_norm(self, dims, keepdim, dtype,
+                                    _largest if order > 0 else aten.amin.default.call)
     if abs(order) == math.inf:
         dims = [dims[1], dims[0]]
     if not keepdim and dims[0] < dims[1]:
         dims[1] -= 1
     sums = aten.linalg_vector_norm.default.call(self, 1.0, [dims[0]], keepdim, dtype)
-    if order > 0 and sums.numel() == 0:
-        # torch's: the largest of no sums is 0 (a new tensor, filled in place, so at
-        # _version 1, not recorded); the smallest raises as amin does
-        shape = list(sums.shape)
-        shape[dims[1]:dims[1] + 1] = [1] if keepdim else []
-        zeros = factories._allocate(tuple(shape), layout.contiguous_strides(tuple(shape)),
-                                    sums.dtype, sums.device)
-        zeros._version_counter.value += 1
-        return zeros
-    pick = aten.amax if order > 0 else aten.amin
-    return pick.default.call(sums, [dims[1]], keepdim)
+    if order > 0:  # (the largest of no sums, a reduced dim of size 0, is 0; the smallest
+        return _largest(sums, [dims[1]], keepdim)  # raises as amin does)
+    return aten.amin.default.call(sums, [dims[1]], keepdim)
 
 
 def _matrix_norm_out_dtype(result: Tensor, out: Tensor) -> None:
@@ -186,7 +206,9 @@ def linalg_matrix_norm_str(self: Tensor, ord: str = "fro", dim: Any = (-2, -1),
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     dims = _matrix_norm_checks(self, list(dim), dtype, low_precision=ord != "nuc")
     if ord == "nuc":
-        _singular_value_norm(ord)
+        return _singular_value_norm(self, dims, keepdim, dtype,
+                                    lambda values, dim, keep: aten.sum.dim_IntList.call(
+                                        values, dim, keep, None))
     return aten.linalg_vector_norm.default.call(self, 2, dims, keepdim, dtype)
 
 
@@ -202,7 +224,8 @@ def matrix_norm(*args: Any, **kwargs: Any) -> Tensor:
         RuntimeError: an order not supported, fewer than 2 dims, an integer or bool input,
             ``dim`` not of 2 different dims, a bad ``dtype=``.
         IndexError: a dim out of range.
-        NotImplementedError: ``ord`` 2, -2 and ``"nuc"`` (singular values), after the checks.
+    2 (-2) is the largest (smallest) singular value, ``"nuc"`` their sum (``linalg.svdvals``
+    of ``A`` with the two dims moved last; ``LinalgSvdBackward0``).
     """
     return aten.linalg_matrix_norm(*args, **kwargs)
 
@@ -220,8 +243,6 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
         RuntimeError: as ``linalg.vector_norm``; for a matrix norm, as
             ``linalg.matrix_norm`` (``dim`` not of 2 dims, an order other than ``"fro"``
             and ``"nuc"``, ...).
-        NotImplementedError: the nuclear norm (``"nuc"``) of a valid input: reftensor has no
-            singular values yet.
     """
     dims = [dim] if isinstance(dim, int) else dim
     options: dict[str, Any] = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
@@ -766,3 +787,27 @@ def eigvalsh(*args: Any, **kwargs: Any) -> Tensor:
     Raises ``eigh``'s errors.
     """
     return aten.linalg_eigvalsh(*args, **kwargs)
+def svd(*args: Any, **kwargs: Any) -> Any:
+    """svd(A, full_matrices=True, *, driver=None, out=None) -> (Tensor, Tensor, Tensor)
+
+    ``(U, S, Vh)`` with ``A = U diag(S) Vh`` (``torch.linalg.svd``): the op ``linalg_svd``
+    (see its docstring: ``A`` of ``(*, m, n)``, float32 or float64; ``S`` decreasing; each
+    column of ``U`` and row of ``Vh`` only defined up to a common sign, which may be the
+    other one than in torch's result (MKL's choice); ``LinalgSvdBackward0``).
+
+    Raises RuntimeError for fewer than 2 dims, an integer or bool input, a ``driver=``;
+    :class:`LinAlgError` for a matrix holding NaN; NotImplementedError for float16 and
+    bfloat16.
+    """
+    return aten.linalg_svd(*args, **kwargs)
+
+
+def svdvals(*args: Any, **kwargs: Any) -> Tensor:
+    """svdvals(A, *, driver=None, out=None) -> Tensor
+
+    The singular values of each matrix of ``A`` (``torch.linalg.svdvals``): the op
+    ``linalg_svdvals``, a tensor of ``(*, min(m, n))`` in decreasing order.
+
+    Raises ``svd``'s errors.
+    """
+    return aten.linalg_svdvals(*args, **kwargs)

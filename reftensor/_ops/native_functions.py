@@ -951,6 +951,51 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "``x1``'s shape with the batch broadcast against ``x2``'s, contiguous; "
                 "zeros like ``x1`` for no rows, columns or batch (its own derivative is not "
                 "implemented, as torch's).\n\nRaises nothing of its own."),
+    # -------------------- singular value decomposition (chapter 4, issue 43, linalg_svd.py)
+    declare("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? "
+            "driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+            out=("_linalg_svd.U(Tensor A, bool full_matrices=False, bool compute_uv=True, *, "
+                 "str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) "
+                 "U, Tensor(b!) S, Tensor(c!) Vh)",),
+            method=False,
+            doc="The singular value decomposition ``A = U diag(S) Vh`` of each matrix of ``A`` "
+                "(``(*, m, n)``, float32 or float64; ``torch._linalg_svd``, what "
+                "``torch.linalg.svd`` and ``torch.linalg.svdvals`` run): ``S`` (``(*, k)``, "
+                "``k = min(m, n)``, decreasing), ``U`` (``(*, m, k)``, or ``(*, m, m)`` with "
+                "``full_matrices``) and ``Vh`` (``(*, k, n)`` or ``(*, n, n)``), each matrix "
+                "column-major; without ``compute_uv``, ``U`` and ``Vh`` are empty (``(0,)``). "
+                "LAPACK's ``gesdd`` (OpenBLAS's, where torch calls MKL's): each pair of "
+                "singular vectors may have the other sign than torch's.\n\nRaises "
+                "RuntimeError for fewer than 2 dims, an integer or bool input, a "
+                "``driver=`` (CUDA only), an ``out=`` of another dtype; "
+                "``linalg.LinAlgError`` for a matrix holding NaN; NotImplementedError for "
+                "float16 and bfloat16 (unless empty)."),
+    declare("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, "
+            "Tensor S, Tensor Vh)",
+            out=("linalg_svd.U(Tensor A, bool full_matrices=True, *, str? driver=None, "
+                 "Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, "
+                 "Tensor(c!) Vh)",),
+            function=False, method=False,
+            doc="The singular value decomposition (``torch.linalg.svd``, "
+                "``reftensor.linalg.svd``): ``_linalg_svd(A, full_matrices, compute_uv=True)`` "
+                "(``LinalgSvdBackward0``).\n\nRaises ``_linalg_svd``'s errors."),
+    declare("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor",
+            out=("linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="The singular values of each matrix of ``A`` (``(*, k)``, decreasing; "
+                "``torch.linalg.svdvals``, ``reftensor.linalg.svdvals``): ``_linalg_svd``'s "
+                "``S``, with ``U`` and ``Vh`` computed when ``A`` requires grad in grad mode "
+                "(``LinalgSvdBackward0``).\n\nRaises ``_linalg_svd``'s errors."),
+    declare("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, "
+            "Tensor V)",
+            out=("svd.U(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, "
+                 "Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V)",),
+            doc="The legacy singular value decomposition (``torch.svd``, ``Tensor.svd``): "
+                "``linalg_svd(self, full_matrices=not some)`` with ``V = Vh.mH`` (a view: "
+                "``A = U diag(S) V.mH``); without ``compute_uv``, the singular values and "
+                "``U`` (``(*, m, m)``) and ``V`` (``(*, n, n)``) of zeros.\n\nRaises "
+                "RuntimeError for fewer than 2 dims, and ``_linalg_svd``'s errors."),
     # ------------------------------------------- comparing tensors (chapter 4, issue 43)
     declare("equal(Tensor self, Tensor other) -> bool",
             doc="True when both tensors have the same shape and every pair of elements is "

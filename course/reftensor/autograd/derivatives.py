@@ -1171,6 +1171,57 @@ def cdist_x2_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, result: Te
     """``_cdist_backward(grad.mT.contiguous(), x2, x1, p, result.mT.contiguous())``."""
     return aten._cdist_backward.default(grad.mT.contiguous(), x2, x1, p,
                                         result.mT.contiguous())
+def svd_backward(grads: list[Tensor | None], full_matrices: bool, U: Tensor, S: Tensor,
+                 Vh: Tensor) -> Tensor | None:
+    """torch's ``svd_backward`` (real case), with ``_linalg_svd``'s row's narrowing: with
+    ``full_matrices`` only the first ``k`` columns of ``U`` (rows of ``Vh``) and of their
+    gradients count. Only ``S``'s gradient: ``U diag(gS) Vh``. Otherwise the skew parts
+    ``skew(U^H gU)`` and ``skew(Vh gVh^H)`` divided by ``E = S_j^2 - S_i^2`` (1 on the
+    diagonal), ``gS`` on the diagonal, and for a tall (wide) matrix the part of ``gU``
+    (``gVh``) outside ``U``'s (``Vh``'s) span; singular values repeated or 0 give inf or
+    nan, as torch's."""
+    gU, gS, gVh = grads
+    if gU is None and gS is None and gVh is None:
+        return None
+    k = S.shape[-1]
+    if full_matrices:
+        gU = None if gU is None else gU.narrow(-1, 0, k)
+        gVh = None if gVh is None else gVh.narrow(-2, 0, k)
+        U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+    m, n = U.shape[-2], Vh.shape[-1]
+    matmul = aten.matmul.default
+    if gU is None and gVh is None:
+        if m >= n:
+            return matmul(U, gS.unsqueeze(-1) * Vh)
+        return matmul(U * gS.unsqueeze(-2), Vh)
+    UhgU = None if gU is None else matmul(U.mT, gU)
+    UhgU = None if UhgU is None else UhgU - UhgU.mT
+    VhgV = None if gVh is None else matmul(Vh, gVh.mT)
+    VhgV = None if VhgV is None else VhgV - VhgV.mT
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E.diagonal(0, -2, -1).fill_(1)
+    if gU is not None and gVh is not None:
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif gU is not None:
+        gA = UhgU * (S.unsqueeze(-2) / E)
+    else:
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        gA = gA + gS.diag_embed()
+    if m > n and gU is not None:
+        gA = matmul(U, gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - matmul(U, matmul(U.mT, gUSinv))
+        return matmul(gA, Vh)
+    if m < n and gVh is not None:
+        gA = matmul(gA, Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mT), Vh)
+        return matmul(U, gA)
+    if m >= n:
+        return matmul(U, matmul(gA, Vh))
+    return matmul(matmul(U, gA), Vh)
 
 
 def trace_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
@@ -2195,6 +2246,9 @@ DERIVATIVES: list[Derivative] = [
         x1=not_implemented_formula("_cdist_backward"),
         x2=not_implemented_formula("_cdist_backward"),
         cdist=not_implemented_formula("_cdist_backward")),
+    row("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? "
+        "driver=None) -> (Tensor U, Tensor S, Tensor Vh)", "LinalgSvdBackward0",
+        ("full_matrices", "S", "U", "Vh"), A=svd_backward),
     row("trace(Tensor self) -> Tensor", "TraceBackward0", ("self_sym_sizes",),
         self=trace_backward),
     # ---------------------------------------------------------- softmax (chapter 6)

@@ -10,6 +10,10 @@ calls the op ``aten.einsum``.
 ``torch.chain_matmul`` takes its matrices one by one and calls the op
 ``aten.chain_matmul`` with them as one list.
 
+``torch.norm`` (deprecated in favour of ``torch.linalg.norm`` and its kin) picks
+``linalg.vector_norm`` or ``linalg.matrix_norm`` from its ``p`` and ``dim``; ``Tensor.norm``
+calls it.
+
 ``torch.broadcast_shapes`` takes shapes as tuples, lists, single ints (a 1-d shape) or
 ``None`` (skipped), and answers with a ``Size``; the rule itself is
 ``broadcasting.broadcast_shapes``, which every broadcasting op follows too.
@@ -22,10 +26,11 @@ from typing import Any
 
 from . import broadcasting
 from ._ops import aten
+from ._ops.python_functions import set_function
 from .size import Size
 from .tensor import Tensor
 
-__all__ = ["broadcast_shapes", "cdist", "chain_matmul", "einsum", "tensordot"]
+__all__ = ["broadcast_shapes", "cdist", "chain_matmul", "einsum", "norm", "tensordot"]
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
@@ -184,3 +189,30 @@ def einsum(*args: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         return einsum(equation, *operands[0])
     return aten.einsum.default(equation, list(operands))
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         out: Tensor | None = None, dtype: Any = None) -> Tensor:
+    """The norm of ``input`` (``torch.norm``, deprecated in favour of ``torch.linalg``'s,
+    and ``Tensor.norm``), torch's Python function for a strided tensor: a number ``p``
+    (None: 2), or ``"fro"`` with ``dim`` None, an int or at most two dims, is
+    ``linalg.vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)``
+    (``LinalgVectorNormBackward0``); any other string is ``linalg.matrix_norm``'s over
+    ``dim`` (every dim when None).
+
+    Raises:
+        RuntimeError: as ``linalg.vector_norm``; for a matrix norm, as
+            ``linalg.matrix_norm`` (``dim`` not of 2 dims, an order other than ``"fro"``
+            and ``"nuc"``, ...).
+    """
+    dims = [dim] if isinstance(dim, int) else dim
+    options: dict[str, Any] = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return aten.linalg_vector_norm(input, 2, dims, keepdim, **options)
+        dims = list(range(input.dim())) if dims is None else list(dims)
+        return aten.linalg_matrix_norm(input, p, dims, keepdim, **options)
+    return aten.linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, **options)
+
+
+set_function("norm", norm)

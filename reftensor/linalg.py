@@ -1,4 +1,4 @@
-"""``reftensor.linalg`` (torch's ``torch.linalg``), and ``reftensor.norm`` (``torch.norm``).
+"""``reftensor.linalg`` (torch's ``torch.linalg``).
 
 ``linalg.cross`` is the op table's ``linalg_cross`` (chapter 3's products, ``matmul.py``).
 
@@ -13,12 +13,11 @@ decomposition into ``mm`` in the cheapest order).
 repeated squaring with ``matmul``, of ``linalg.inv(A)`` for a negative power).
 
 ``linalg.vector_norm`` is the op table's ``linalg_vector_norm`` (torch's
-``python_module: linalg`` op; its kernels are in ``reductions.py``). ``norm`` is torch's
-Python function (``torch/functional.py``), which ``Tensor.norm`` calls too: a number ``p``
-(None: 2) or ``"fro"`` over at most two dims is ``linalg.vector_norm``; ``"nuc"`` and the
-other strings are ``linalg.matrix_norm``'s (the op ``linalg_matrix_norm``, torch's composite
-of ``linalg_vector_norm``, ``amax`` and ``amin``, and of ``linalg_svdvals`` for the orders 2,
--2 and ``"nuc"``).
+``python_module: linalg`` op; its kernels are in ``reductions.py``). ``linalg.matrix_norm``
+is the op ``linalg_matrix_norm``, torch's composite of ``linalg_vector_norm``, ``amax`` and
+``amin``, and of ``linalg_svdvals`` for the orders 2, -2 and ``"nuc"``. ``linalg.norm`` is
+the op ``linalg_norm``, torch's composite that picks one of the two from ``ord`` and
+``dim``. (``reftensor.norm``, torch's deprecated ``torch.norm``, is in ``functional.py``.)
 
 ``linalg.svd`` and ``linalg.svdvals`` are the op table's ``linalg_svd`` and
 ``linalg_svdvals`` (``linalg_svd.py``: LAPACK's ``gesdd``; singular vectors only up to sign).
@@ -33,14 +32,13 @@ import numpy as np
 
 from . import broadcasting, dtypes, factories, layout, out_arguments
 from ._ops import DispatchKey, aten
-from ._ops.python_functions import set_function
 from .device import CPU, META
 from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv",
-           "inv_ex", "matrix_norm", "matrix_power", "multi_dot", "qr", "solve", "solve_ex", "svd",
-           "svdvals", "vector_norm"]
+           "inv_ex", "matrix_norm", "matrix_power", "multi_dot", "norm", "qr", "solve", "solve_ex",
+           "svd", "svdvals", "vector_norm"]
 
 
 def cross(*args: Any, **kwargs: Any) -> Tensor:
@@ -217,44 +215,85 @@ def matrix_norm(*args: Any, **kwargs: Any) -> Tensor:
 
     The matrix ``ord``-norm of ``A`` over the two dims ``dim`` (``torch.linalg.matrix_norm``):
     ``"fro"`` the square root of the sum of squares, 1 (-1) the largest (smallest) sum of
-    ``|A|`` down a column, inf (-inf) along a row; a float tensor of ``dtype`` (or ``A``'s)
-    with the two dims reduced (kept as size 1 with ``keepdim``).
+    ``|A|`` down a column, inf (-inf) along a row, 2 (-2) the largest (smallest) singular
+    value and ``"nuc"`` their sum (``linalg.svdvals`` of ``A`` with the two dims moved last;
+    ``LinalgSvdBackward0``); a float tensor of ``dtype`` (or ``A``'s) with the two dims
+    reduced (kept as size 1 with ``keepdim``).
 
     Raises:
-        RuntimeError: an order not supported, fewer than 2 dims, an integer or bool input,
-            ``dim`` not of 2 different dims, a bad ``dtype=``.
+        RuntimeError: an order not supported, fewer than 2 dims, an integer or bool input
+            (float16 and bfloat16 too for 2, -2 and ``"nuc"``), ``dim`` not of 2 different
+            dims, a bad ``dtype=``.
         IndexError: a dim out of range.
-    2 (-2) is the largest (smallest) singular value, ``"nuc"`` their sum (``linalg.svdvals``
-    of ``A`` with the two dims moved last; ``LinalgSvdBackward0``).
     """
     return aten.linalg_matrix_norm(*args, **kwargs)
 
 
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
-         out: Tensor | None = None, dtype: Any = None) -> Tensor:
-    """The norm of ``input`` (``torch.norm``, deprecated in favour of ``torch.linalg``'s,
-    and ``Tensor.norm``), torch's Python function for a strided tensor: a number ``p``
-    (None: 2), or ``"fro"`` with ``dim`` None, an int or at most two dims, is
-    ``linalg.vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)``
-    (``LinalgVectorNormBackward0``); any other string is ``linalg.matrix_norm``'s over
-    ``dim`` (every dim when None).
+def _norm_checks(A: Tensor, ord_given: bool, dim: Any) -> None:
+    """torch's checks in ``linalg_norm`` (its C++ composite), before either norm's own."""
+    if dim is not None:
+        if len(dim) not in (1, 2):
+            raise RuntimeError("linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                               f"Got {list(dim)}")
+    elif ord_given and A.dim() not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.dim()}D.")
+
+
+@aten.linalg_norm.default.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_norm(self: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False,
+                dtype: Any = None) -> Tensor:
+    """torch's ``linalg_norm`` for a number ``ord`` (or None): a matrix norm where ``ord`` is
+    given and ``dim`` names two dims (or is None for a 2-d input: dims 0 and 1), else the
+    vector norm of ``ord`` (None: 2) over ``dim``."""
+    _norm_checks(self, ord is not None, dim)
+    if ord is not None and ((dim is not None and len(dim) == 2)
+                            or (dim is None and self.dim() == 2)):
+        dims = [0, 1] if dim is None else list(dim)
+        return aten.linalg_matrix_norm.default.call(self, ord, dims, keepdim, dtype)
+    return aten.linalg_vector_norm.default.call(self, 2.0 if ord is None else ord, dim,
+                                                keepdim, dtype)
+
+
+@aten.linalg_norm.ord_str.impl(DispatchKey.CompositeImplicitAutograd)
+def linalg_norm_str(self: Tensor, ord: str, dim: Any = None, keepdim: bool = False,
+                    dtype: Any = None) -> Tensor:
+    """torch's ``linalg_norm`` for a string ``ord``: always a matrix norm, over ``dim``
+    (None: dims 0 and 1 of a 1-d or 2-d input)."""
+    _norm_checks(self, True, dim)
+    dims = [0, 1] if dim is None else list(dim)
+    return aten.linalg_matrix_norm.str_ord.call(self, ord, dims, keepdim, dtype)
+
+
+def _norm_out_dtype(result: Tensor, out: Tensor) -> None:
+    """torch's ``linalg_norm_out``: ``out`` of exactly the result's dtype."""
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"linalg.norm expected out tensor dtype "
+                           f"{SCALAR_TYPE_NAMES[result._dtype.name]} but got: "
+                           f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
+
+
+OUT_DTYPE_RULES.update(linalg_norm=_norm_out_dtype)
+
+
+def norm(*args: Any, **kwargs: Any) -> Tensor:
+    """norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    The vector or matrix norm of ``A`` (``torch.linalg.norm``): with ``ord`` given and
+    ``dim`` of two dims (or None with a 2-d ``A``), ``linalg.matrix_norm(A, ord, dim)``
+    (dims 0 and 1 when None); otherwise ``linalg.vector_norm(A, ord, dim)`` (``ord`` None:
+    2, every dim when ``dim`` is None). A string ``ord`` (``"fro"``, ``"nuc"``) is always a
+    matrix norm. A float tensor of ``dtype`` (or ``A``'s), the dims reduced.
 
     Raises:
-        RuntimeError: as ``linalg.vector_norm``; for a matrix norm, as
-            ``linalg.matrix_norm`` (``dim`` not of 2 dims, an order other than ``"fro"``
-            and ``"nuc"``, ...).
+        RuntimeError: ``dim`` of neither 1 nor 2 dims; ``ord`` given without ``dim`` for an
+            input that is not 1-d or 2-d; each norm's own errors (an integer input, an
+            order not supported, ...); an ``out=`` of another dtype.
+        IndexError: a dim out of range.
     """
-    dims = [dim] if isinstance(dim, int) else dim
-    options: dict[str, Any] = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
-    if isinstance(p, str):
-        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
-            return aten.linalg_vector_norm(input, 2, dims, keepdim, **options)
-        dims = list(range(input.dim())) if dims is None else list(dims)
-        return aten.linalg_matrix_norm(input, p, dims, keepdim, **options)
-    return aten.linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, **options)
+    return aten.linalg_norm(*args, **kwargs)
 
 
-set_function("norm", norm)
 
 
 # ------------------------------------------------------------------ LU: det, inv, solve

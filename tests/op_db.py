@@ -5730,6 +5730,52 @@ OP_DB += [
 ]
 
 
+@st.composite
+def linalg_norm_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``dim`` left out, one dim (an int or a 1-tuple) or two different dims; ``ord`` left
+    out now and then, else a vector or matrix order or one the chosen norm refuses (0 and
+    3 for a matrix, a string over one dim); 2, -2 and "nuc" only over one dim (their
+    matrix gradients at drawn rank-deficient matrices are not unique: see
+    ``matrix_norm_arguments``); ``keepdim``."""
+    found: dict[str, Any] = {}
+    n = len(shape)
+    kind = draw(st.sampled_from(["none", "one", "two"]))
+    if kind == "one" and n >= 1:
+        d = draw(st.integers(-n, n - 1))
+        found["dim"] = d if draw(st.booleans()) else (d,)
+    elif kind == "two" and n >= 2:
+        first, second = draw(st.permutations(range(n)))[:2]
+        found["dim"] = (first, second - n if draw(st.booleans()) else second)
+    dim = found.get("dim")
+    matrix = (isinstance(dim, tuple) and len(dim) == 2) or (dim is None and n == 2)
+    if draw(st.integers(0, 3)):
+        orders: list[Any] = ["fro", 1, -1, math.inf, -math.inf, 0, 3]
+        found["ord"] = draw(st.sampled_from(orders if matrix else [*orders, 2, -2, 0.5]))
+    found["keepdim"] = draw(st.booleans())
+    return found
+
+
+OP_DB += [
+    OpEntry("linalg_norm", arguments=linalg_norm_arguments, ulps=NORM_ULPS,
+            shapes=st.integers(0, 3).flatmap(_matrix_shapes), errors={
+        "three dims": lambda lib: lib.linalg.norm(lib.ones(2, 2, 2), 1, (0, 1, 2)),
+        "no dims": lambda lib: lib.linalg.norm(lib.ones(2, 2), dim=()),
+        "an order without dim, 3-d": lambda lib: lib.linalg.norm(lib.ones(2, 2, 2), 2),
+        "a string order without dim, 0-d": lambda lib: lib.linalg.norm(lib.tensor(1.0), "fro"),
+        "a string order over one dim": lambda lib: lib.linalg.norm(lib.ones(2, 2), "fro", 1),
+        "int64": lambda lib: lib.linalg.norm(lib.ones(2, 2, dtype=lib.int64)),
+        "int64, an order": lambda lib: lib.linalg.norm(lib.ones(2, 2, dtype=lib.int64), 1),
+        "an order 3 of a matrix": lambda lib: lib.linalg.norm(lib.ones(2, 2), 3),
+        "float16, ord 2 of a matrix": lambda lib: lib.linalg.norm(
+            lib.ones(2, 2, dtype=lib.float16), 2),
+        "out= of float64": lambda lib: lib.linalg.norm(lib.ones(2, 2),
+                                                       out=lib.empty(0, dtype=lib.float64)),
+        "out= of float64, a string order": lambda lib: lib.linalg.norm(
+            lib.ones(2, 2), "nuc", out=lib.empty(0, dtype=lib.float64)),
+    }),
+]
+
+
 #: the singular value decomposition's values (S, and U diag(S) Vh) within this many ulps of
 #: torch's largest (LAPACK's gesdd in OpenBLAS and in MKL; measured: see linalg_svd.py)
 SVD_ULPS = 64

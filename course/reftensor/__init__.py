@@ -97,7 +97,6 @@ from .layout import (
     sparse_csr,
     strided,
 )
-from .linalg import norm
 from .masked import *  # noqa: F403  (nonzero: torch's hand-written binding)
 from .promotion import *  # noqa: F403
 from .size import Size
@@ -195,7 +194,7 @@ __all__ = [
     "Generator", "default_generator", "get_rng_state", "initial_seed",
     "manual_seed", "nn", "optim", "random", "seed", "set_rng_state", "utils",
     "promote_types", "set_default_dtype", "short", "tensor", "uint8", "finfo", "iinfo",
-    "linalg", "norm", "unique", "unique_consecutive",
+    "linalg", "unique", "unique_consecutive",
     *_bindings.__all__,
     *broadcasting.__all__, *functional.__all__, *masked.__all__, *promotion.__all__,
     *views.__all__,

@@ -735,8 +735,26 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "inf (-inf) the same with the dims swapped.\n\nRaises RuntimeError for an "
                 "order not supported, fewer than 2 dims, an integer or bool input, ``dim`` "
                 "not of 2 different dims, a ``dtype=`` not floating or narrowing; IndexError "
-                "for a dim out of range; NotImplementedError for ``ord`` 2, -2 and "
-                "``\"nuc\"`` (singular values, not implemented yet), after the checks."),
+                "for a dim out of range. 2 (-2) is the largest (smallest) singular value, "
+                "``\"nuc\"`` their sum: ``linalg_svdvals`` of the input with the two dims "
+                "moved last (float16 and bfloat16 refused)."),
+    declare("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, "
+            "*, ScalarType? dtype=None) -> Tensor",
+            "linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, "
+            "ScalarType? dtype=None) -> Tensor",
+            out=("linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool "
+                 "keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+                 "linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool "
+                 "keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)"),
+            function=False, method=False,
+            doc="The vector or matrix norm (``torch.linalg.norm``, ``reftensor.linalg.norm``), "
+                "torch's composite: a number ``ord`` with ``dim`` of two dims (or None for a "
+                "2-d input: dims 0 and 1) is ``linalg_matrix_norm``, a string ``ord`` always "
+                "is; anything else is ``linalg_vector_norm`` of ``ord`` (None: 2) over "
+                "``dim``.\n\nRaises RuntimeError for a ``dim`` of neither 1 nor 2 dims, an "
+                "``ord`` without ``dim`` for an input that is not 1-d or 2-d, an ``out=`` of "
+                "another dtype, and the chosen norm's errors; IndexError for a dim out of "
+                "range."),
     declare("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)",
             out=("_linalg_det.result(Tensor A, *, Tensor(a!) result, Tensor(b!) LU, Tensor(c!) "
                  "pivots) -> (Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots)",),

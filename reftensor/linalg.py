@@ -26,6 +26,7 @@ the op ``linalg_norm``, torch's composite that picks one of the two from ``ord``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -184,15 +185,18 @@ def linalg_matrix_norm(self: Tensor, ord: Any, dim: Any = (-2, -1), keepdim: boo
     return aten.amin.default.call(sums, [dims[1]], keepdim)
 
 
-def _matrix_norm_out_dtype(result: Tensor, out: Tensor) -> None:
-    """torch's ``linalg_matrix_norm_out``: ``out`` of exactly the result's dtype."""
-    if out._dtype is not result._dtype:
-        raise RuntimeError(f"linalg.matrix_norm expected out tensor dtype "
-                           f"{SCALAR_TYPE_NAMES[result._dtype.name]} but got: "
-                           f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
+def _out_dtype_as(name: str) -> Callable[[Tensor, Tensor], None]:
+    """torch's ``linalg_<name>_out`` check, in its words: ``out`` of exactly the result's
+    dtype."""
+    def check(result: Tensor, out: Tensor) -> None:
+        if out._dtype is not result._dtype:
+            raise RuntimeError(f"linalg.{name} expected out tensor dtype "
+                               f"{SCALAR_TYPE_NAMES[result._dtype.name]} but got: "
+                               f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
+    return check
 
 
-OUT_DTYPE_RULES.update(linalg_matrix_norm=_matrix_norm_out_dtype)
+OUT_DTYPE_RULES.update(linalg_matrix_norm=_out_dtype_as("matrix_norm"))
 
 
 @aten.linalg_matrix_norm.str_ord.impl(DispatchKey.CompositeImplicitAutograd)
@@ -265,15 +269,7 @@ def linalg_norm_str(self: Tensor, ord: str, dim: Any = None, keepdim: bool = Fal
     return aten.linalg_matrix_norm.str_ord.call(self, ord, dims, keepdim, dtype)
 
 
-def _norm_out_dtype(result: Tensor, out: Tensor) -> None:
-    """torch's ``linalg_norm_out``: ``out`` of exactly the result's dtype."""
-    if out._dtype is not result._dtype:
-        raise RuntimeError(f"linalg.norm expected out tensor dtype "
-                           f"{SCALAR_TYPE_NAMES[result._dtype.name]} but got: "
-                           f"{SCALAR_TYPE_NAMES[out._dtype.name]}")
-
-
-OUT_DTYPE_RULES.update(linalg_norm=_norm_out_dtype)
+OUT_DTYPE_RULES.update(linalg_norm=_out_dtype_as("norm"))
 
 
 def norm(*args: Any, **kwargs: Any) -> Tensor:

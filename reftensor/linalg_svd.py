@@ -32,9 +32,16 @@ from . import factories, iterator, layout
 from ._ops import DispatchKey, aten
 from ._ops.state import state as dispatch_state
 from .device import CPU, META
-from .linalg import LinAlgError, _floating, _matrix_strides, _new, _result_type
+from .linalg import (
+    LinAlgError,
+    _exact_out_dtype,
+    _floating,
+    _matrix_strides,
+    _new,
+    _result_type,
+)
 from .out_arguments import OutRule, set_rule
-from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
+from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor
 
 __all__ = ["SvdResult", "LinalgSvdResult"]
@@ -125,14 +132,6 @@ aten._linalg_svd.default.impl(DispatchKey.CPU)(
 aten._linalg_svd.default.impl(DispatchKey.Meta)(
     lambda A, full_matrices=False, compute_uv=True, driver=None:
     _svd(A, full_matrices, compute_uv, driver, meta=True))
-
-
-def _exact_out_dtype(result: Tensor, out: Tensor) -> None:
-    """A structured kernel's ``out=``: exactly the result's dtype."""
-    if out._dtype is not result._dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype "
-                           f"{C_TYPE_NAMES[result._dtype.name]}, but got "
-                           f"{C_TYPE_NAMES[out._dtype.name]} instead")
 
 
 OUT_DTYPE_RULES.update(_linalg_svd=_exact_out_dtype)

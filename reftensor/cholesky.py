@@ -23,8 +23,6 @@ Results are laid out as torch's: each matrix column-major (LAPACK's), the batch 
 from __future__ import annotations
 
 import math
-import sys
-import warnings
 from typing import Any
 
 import numpy as np
@@ -41,40 +39,21 @@ from .linalg import (
     _new,
     _result_type,
     _square,
+    _WarnOnce,
 )
 from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES, can_cast
 from .tensor import Tensor
 
-__all__ = ["CholeskyExResult", "check_not_positive_definite", "solve_triangular_values",
-           "user_stacklevel"]
+__all__ = ["CholeskyExResult", "check_not_positive_definite", "solve_triangular_values"]
 
 CholeskyExResult = _result_type("linalg_cholesky_ex", ("L", "info"))
 
-_WARNING = (
+_warn_once = _WarnOnce(
     "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
     "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
     "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
     "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results "
     "for all valid (symmetric positive definite) inputs.")
-#: torch warns once per process from each of its two call sites (the function, ``out=``)
-_warned = {"function": False, "out": False}
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` of a warning issued by this function's caller that points at the
-    first frame outside reftensor (the user's call, however deep the dispatch went)."""
-    frame, level = sys._getframe(1), 1
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
-            "reftensor"):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def _warn_once(site: str) -> None:
-    """torch's ``TORCH_WARN_ONCE`` at one of its two call sites."""
-    if not _warned[site]:
-        _warned[site] = True
-        warnings.warn(_WARNING, UserWarning, stacklevel=user_stacklevel())
 
 
 def _factor(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -26,6 +26,8 @@ the op ``linalg_norm``, torch's composite that picks one of the two from ``ord``
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -301,6 +303,29 @@ def norm(*args: Any, **kwargs: Any) -> Tensor:
 # torch's in the last bits. Like torch, a contiguous ``A`` is factored as ``A.mT``
 # (``det(A.mT) == det(A)``; ``A X = B`` is then solved as ``(A.mT).mT X = B``), so ``LU``
 # and ``pivots`` are those of the matrix torch factors.
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of a warning issued by this function's caller that points at the
+    first frame outside reftensor (the user's call, however deep the dispatch went)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
+            "reftensor"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class _WarnOnce:
+    """torch's ``TORCH_WARN_ONCE`` for a deprecated op: ``message`` once per process from
+    each call site (``"function"``, ``"out"``), pointing at the user's call."""
+
+    def __init__(self, message: str) -> None:
+        self.message, self.warned = message, set[str]()
+
+    def __call__(self, site: str) -> None:
+        if site not in self.warned:
+            self.warned.add(site)
+            warnings.warn(self.message, UserWarning, stacklevel=_user_stacklevel())
+
+
 class LinAlgError(RuntimeError):
     """A matrix that the algorithm cannot handle (``torch.linalg.LinAlgError``, torch's
     ``_LinAlgError``): a singular matrix to invert or solve with."""

@@ -21,16 +21,21 @@ Results are laid out as torch's: each matrix column-major, the batch contiguous;
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from . import out_arguments
 from ._ops import DispatchKey, aten
-from .cholesky import user_stacklevel
 from .device import CPU, META
-from .linalg import _exact_out_dtype, _floating, _matrix_strides, _new, _result_type
+from .linalg import (
+    _exact_out_dtype,
+    _floating,
+    _matrix_strides,
+    _new,
+    _result_type,
+    _WarnOnce,
+)
 from .promotion import OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
 from .tensor import Tensor
 
@@ -41,20 +46,11 @@ QROutResult = _result_type("linalg_qr_out", ("Q", "R"))
 LegacyQRResult = _result_type("qr", ("Q", "R"))
 LegacyQROutResult = _result_type("qr_out", ("Q", "R"))
 
-_WARNING = (
+_warn_once = _WarnOnce(
     "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
     "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
     "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
     "torch.linalg.qr(A, 'reduced' if some else 'complete')")
-#: torch warns once per process from each of its two call sites (the function, ``out=``)
-_warned = {"function": False, "out": False}
-
-
-def _warn_once(site: str) -> None:
-    """torch's ``TORCH_WARN_ONCE`` at one of its two call sites."""
-    if not _warned[site]:
-        _warned[site] = True
-        warnings.warn(_WARNING, UserWarning, stacklevel=user_stacklevel())
 
 
 def parse_mode(mode: str) -> tuple[bool, bool]:

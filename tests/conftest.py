@@ -8,7 +8,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from tests import tiers  # noqa: E402 - needs the repository on sys.path
+from tests import lean, tiers  # noqa: E402 - needs the repository on sys.path
 
 # How many examples Hypothesis draws per property test. The fast tier (``make test``: profiles
 # ``default`` and ``ci``) draws a third of the full depth; the full tier (``make test-full``)
@@ -130,3 +130,15 @@ class WholeModulesButSweeps:
                 return nodeid if os.path.basename(module)[:-3] in SHARED_OUT else module
 
         return Scheduling(config, log)
+
+
+@pytest.fixture(scope="module")
+def lean_chapter_1(tmp_path_factory):
+    """For the modules that use it, the chapter 1 their grading runs grade: in the fast tier
+    chapter 1 less its demo cells (``tests/lean.py``: the same answer and test cells, half the
+    notebook's own run), in the full tier chapter 1 as released."""
+    if tiers.FULL:
+        yield
+        return
+    with lean.use_lean_course(tmp_path_factory.mktemp("lean")):
+        yield

@@ -26,6 +26,8 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not sandbox.status().available,
                        reason=f"no sandbox: {sandbox.status().reason}"),
+    # the fast tier grades chapter 1 less its demo cells (tests/conftest.py, tests/lean.py)
+    pytest.mark.usefixtures("lean_chapter_1"),
 ]
 
 FAST = grade.Settings(exercise_timeout=6, cell_timeout=10)
@@ -76,7 +78,7 @@ class Listeners:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, lean_chapter_1):
     root = tmp_path_factory.mktemp("adversarial")
     net = Listeners()
     samples = corpus.samples(listener_port=net.tcp.getsockname()[1],

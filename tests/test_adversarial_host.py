@@ -42,6 +42,8 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not sandbox.status().available,
                        reason=f"no sandbox: {sandbox.status().reason}"),
+    # the fast tier grades chapter 1 less its demo cells (tests/conftest.py, tests/lean.py)
+    pytest.mark.usefixtures("lean_chapter_1"),
 ]
 
 MEASURES = pipeline.REPO / "build" / "adversarial-host-measures.json"
@@ -261,7 +263,7 @@ def _match(outcomes: list[grade.Outcome], folders: dict[str, str]) -> dict[str, 
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, lean_chapter_1):
     root = tmp_path_factory.mktemp("adversarial-host")
     workspaces = {run: root / f"ws-{run}" for run in host.RUNS}
     canaries = host.Canaries(root / "canaries")

@@ -148,3 +148,25 @@ def test_the_students_package_is_this_checkouts_even_over_an_installed_one(tmp_p
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "autograder" / "sandbox" / "judge.py").is_file()
     assert not (tmp_path / "out" / "solutions").exists()
+
+
+def test_a_lean_chapter_keeps_every_graded_cell_and_drops_only_demos():
+    """``tests/lean.py``: what the fast tier's grading-machinery tests grade is the chapter
+    less the code cells nbgrader neither grades nor marks as answers (the first code cell,
+    the imports, stays); every other cell is kept, unchanged and in order."""
+    import json
+
+    from tests.lean import CHAPTER, lean_cells
+
+    cells = json.loads((REPO / "solutions" / CHAPTER / f"{CHAPTER}.ipynb").read_text())["cells"]
+    kept = lean_cells(cells)
+    code = [c for c in cells if c["cell_type"] == "code"]
+
+    def graded(cell):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        return bool(meta.get("grade") or meta.get("solution"))
+
+    dropped = [c for c in cells if not any(c is k for k in kept)]
+    assert kept == [c for c in cells if c["cell_type"] != "code" or c is code[0] or graded(c)]
+    assert dropped and all(c["cell_type"] == "code" and not graded(c) for c in dropped)
+    assert sum(graded(c) for c in kept) == sum(graded(c) for c in cells) >= 10

@@ -10,6 +10,7 @@ test unless ``ALLOWED`` names it, with the samples it covers and the check run i
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import pytest
@@ -262,3 +263,34 @@ def test_the_harness_finds_a_wrong_kernel(monkeypatch):
     monkeypatch.setattr(op, "_cpu", wrong)
     found = opinfo.check_op(ENTRIES["exp"][0], limit=2)
     assert any("values differ" in m.what for m in found)
+
+
+def test_the_stack_walk_finds_what_torchs_finds():
+    """``opinfo.test_fn_on_the_stack``, installed over torch's ``extract_test_fn``, returns
+    what torch's returns: None from a pytest function (so torch seeds samples with its fixed
+    SEED), the test method from inside a unittest test, and the same samples come out."""
+    import unittest
+
+    assert opinfo.test_fn_on_the_stack() is opinfo.TORCHS_EXTRACT_TEST_FN() is None
+    found = {}
+
+    class TestSeeds(unittest.TestCase):
+        def test_walk(self):
+            found["ours"] = opinfo.test_fn_on_the_stack()
+            found["torch's"] = opinfo.TORCHS_EXTRACT_TEST_FN()
+
+    result = unittest.TextTestRunner(stream=open(os.devnull, "w")).run(TestSeeds("test_walk"))
+    assert result.wasSuccessful()
+    assert found["ours"] is found["torch's"] is TestSeeds.test_walk
+    # the samples an OpInfo draws are the same with either walk
+    op = ENTRIES["add"][0]
+    ours = [s.input.clone() for s in op.sample_inputs("cpu", torch.float32)]
+    common_utils = sys.modules["torch.testing._internal.common_utils"]
+    core = sys.modules["torch.testing._internal.opinfo.core"]
+    try:
+        common_utils.extract_test_fn = core.extract_test_fn = opinfo.TORCHS_EXTRACT_TEST_FN
+        theirs = [s.input.clone() for s in op.sample_inputs("cpu", torch.float32)]
+    finally:
+        common_utils.extract_test_fn = core.extract_test_fn = opinfo.test_fn_on_the_stack
+    assert len(ours) == len(theirs) > 3
+    assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))

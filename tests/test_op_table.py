@@ -312,6 +312,17 @@ def _has_out(name: str) -> bool:
                for o in aten[name].all_overloads())
 
 
+def _outs(fn: Any, name: str, out: Any) -> dict[str, Any]:
+    """``out=`` as ``fn`` takes it: torch.ops takes several outs by their names (``out``,
+    ``indices``), where a Python binding takes them as one tuple."""
+    if not isinstance(out, tuple) or not isinstance(fn, torch._ops.OpOverloadPacket):
+        return {"out": out}
+    overload = next(o for o in aten[name].all_overloads()
+                    if o.schema.is_out and any(a.name == "out" for a in o.schema.arguments))
+    names = [a.name for a in overload.schema.arguments if a.writes]
+    return dict(zip(names, out, strict=True))
+
+
 def _keyword_only(name: str) -> set[str]:
     return {a.name for o in aten[name].all_overloads() for a in o.schema.arguments
             if a.kwarg_only}
@@ -455,7 +466,8 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
             result = _call(lib, fn, name, arguments, (t,), raw=True)
             dtype = (tuple(r.dtype for r in result) if isinstance(result, tuple)
                      else result.dtype)
-            return _call(lib, fn, name, arguments, (t,), out=_empty_out(lib, dtype))
+            return _call(lib, fn, name, arguments, (t,),
+                         **_outs(fn, name, _empty_out(lib, dtype)))
 
         found["out"] = out
     return found
@@ -782,7 +794,8 @@ def test_out_given_any_shape_dtype_and_layout(name, data):
         else:
             built = [o.make(lib) for o in out_specs]
             out = tuple(built) if len(built) > 1 else built[0]
-        return _call(lib, _function(lib, name), name, arguments, (t,), out=out)
+        fn = _function(lib, name)
+        return _call(lib, fn, name, arguments, (t,), **_outs(fn, name, out))
 
     if where in OUT_GAPS.get(name, ()):
         return

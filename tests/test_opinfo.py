@@ -226,6 +226,29 @@ NO_OPINFO.update({name: f"internal (torch.ops.aten.{name}, no OpInfo entry): cdi
                   for name in ("_cdist_forward", "_cdist_backward", "_euclidean_dist")})
 
 
+# --- pooling (chapter 10, the capstone; issue 45)
+#: nn.functional.max_pool2d and max_pool1d (Python functions that pick the op from
+#: return_indices) run their samples through reftensor.nn.functional: torch.max_pool2d and
+#: torch.max_pool1d without indices, max_pool2d_with_indices and max_pool1d_with_indices with
+ENTRIES["max_pool2d"] = [opinfo.NNFunctional(op, "max_pool2d") for op in opinfo.op_db
+                         if op.name == "nn.functional.max_pool2d"]
+ENTRIES["max_pool1d"] = [opinfo.NNFunctional(op, "max_pool1d") for op in opinfo.op_db
+                         if op.name == "nn.functional.max_pool1d"]
+NO_OPINFO.update({
+    **{name: f"what nn.functional.{short} calls with return_indices=True; its OpInfo samples "
+             f"(under {short}) run it, tests/op_db.py's entry runs it on every layout and "
+             "dtype, on the meta device, with out= and its gradient"
+       for name, short in (("max_pool2d_with_indices", "max_pool2d"),
+                           ("max_pool1d_with_indices", "max_pool1d"))},
+    **{name: f"internal (torch.ops.aten.{name}): the gradients of {forward}'s OpInfo samples "
+             f"and op_db entries run it ({node}), with their gradients of gradients"
+       for name, forward, node in (
+           ("max_pool2d_with_indices_backward", "max_pool2d",
+            "MaxPool2DWithIndicesBackward0"),
+           ("avg_pool2d_backward", "avg_pool2d", "AvgPool2DBackward0"))},
+})
+
+
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
     missing = [name for name in TABLE_OPS if name not in ENTRIES and name not in NO_OPINFO]
     assert not missing, f"no OpInfo entry and no reason given: {missing}"

@@ -55,7 +55,6 @@ CHAPTERS = {
     "reftensor.utils": 7,
     "reftensor.random": 8,
     "reftensor.pooling": 10,  # --- pooling (chapter 10, the capstone)
-    "reftensor.nn.modules.pooling": 10,
 }
 
 

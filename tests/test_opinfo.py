@@ -234,18 +234,33 @@ ENTRIES["max_pool2d"] = [opinfo.NNFunctional(op, "max_pool2d") for op in opinfo.
                          if op.name == "nn.functional.max_pool2d"]
 ENTRIES["max_pool1d"] = [opinfo.NNFunctional(op, "max_pool1d") for op in opinfo.op_db
                          if op.name == "nn.functional.max_pool1d"]
+
+
+def _max_pool2d_backward(*args: Any, kernel_size: Any = (), stride: Any = (),
+                         padding: Any = (0,), dilation: Any = (1,), ceil_mode: bool = False,
+                         **kwargs: Any) -> Any:
+    """What torch's OpInfo ``max_pool2d_with_indices_backward`` runs (the pooled output's
+    gradient of ones through ``aten.max_pool2d_with_indices_backward``), in reftensor."""
+    out, indices = reftensor.nn.functional.max_pool2d_with_indices(
+        *args, kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
+        ceil_mode=ceil_mode, return_indices=True)
+    return aten.max_pool2d_with_indices_backward(
+        reftensor.ones_like(out), *args, kernel_size, kernel_size if stride is None else stride,
+        padding, dilation, ceil_mode, indices)
+
+
+ENTRIES["max_pool2d_with_indices_backward"] = [
+    opinfo.Compared(op, op.op, _max_pool2d_backward) for op in opinfo.op_db
+    if op.name == "max_pool2d_with_indices_backward"]
 NO_OPINFO.update({
     **{name: f"what nn.functional.{short} calls with return_indices=True; its OpInfo samples "
              f"(under {short}) run it, tests/op_db.py's entry runs it on every layout and "
              "dtype, on the meta device, with out= and its gradient"
        for name, short in (("max_pool2d_with_indices", "max_pool2d"),
                            ("max_pool1d_with_indices", "max_pool1d"))},
-    **{name: f"internal (torch.ops.aten.{name}): the gradients of {forward}'s OpInfo samples "
-             f"and op_db entries run it ({node}), with their gradients of gradients"
-       for name, forward, node in (
-           ("max_pool2d_with_indices_backward", "max_pool2d",
-            "MaxPool2DWithIndicesBackward0"),
-           ("avg_pool2d_backward", "avg_pool2d", "AvgPool2DBackward0"))},
+    "avg_pool2d_backward": "internal (torch.ops.aten.avg_pool2d_backward): the gradients of "
+                           "avg_pool2d's OpInfo samples and op_db entries run it "
+                           "(AvgPool2DBackward0), with their gradients of gradients",
 })
 
 

@@ -369,6 +369,9 @@ def _call(lib: Any, fn: Any, name: str, arguments: dict[str, Any], first: tuple[
     ``tensors`` (``cat``'s) joins the first argument in one list: ``fn([t, *tensors])``.
     The result in the entry's ``compared`` form, unless ``raw``."""
     keyword_only = _keyword_only(name) | {"requires_grad"}  # (a factory's, not the schema's)
+    if "out" in extra:  # (torch.ops: several outs by their names)
+        out = extra.pop("out")
+        extra.update(_outs(fn, name, out))
     built = {k: _build(lib, v) for k, v in arguments.items()}
     if "tensors" in built:
         first = ([*first, *built.pop("tensors")],)
@@ -466,8 +469,7 @@ def _variants(entry: OpEntry, arguments: dict[str, Any]) -> dict[str, Any]:
             result = _call(lib, fn, name, arguments, (t,), raw=True)
             dtype = (tuple(r.dtype for r in result) if isinstance(result, tuple)
                      else result.dtype)
-            return _call(lib, fn, name, arguments, (t,),
-                         **_outs(fn, name, _empty_out(lib, dtype)))
+            return _call(lib, fn, name, arguments, (t,), out=_empty_out(lib, dtype))
 
         found["out"] = out
     return found
@@ -794,8 +796,7 @@ def test_out_given_any_shape_dtype_and_layout(name, data):
         else:
             built = [o.make(lib) for o in out_specs]
             out = tuple(built) if len(built) > 1 else built[0]
-        fn = _function(lib, name)
-        return _call(lib, fn, name, arguments, (t,), **_outs(fn, name, out))
+        return _call(lib, _function(lib, name), name, arguments, (t,), out=out)
 
     if where in OUT_GAPS.get(name, ()):
         return

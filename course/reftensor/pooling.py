@@ -267,7 +267,20 @@ def max_pool2d_with_indices_backward(grad_output: Tensor, self: Tensor,
     sums = np.zeros((P, HW), dtype=compute)
     grads = grad_output._elements().astype(compute).reshape(P, -1)
     at = indices._elements().reshape(P, -1)
-    np.add.at(sums, (np.arange(P)[:, None], at), grads)
+    # an index past its plane (a window with no element inside the input keeps torch's
+    # start, which may lie outside): torch's loop adds at that offset of its buffer, in the
+    # next plane, or past the end (nothing kept); laid out as torch's buffer is
+    if geometry.channels_last:
+        C = self._shape[1]
+        flat = (np.arange(P)[:, None] // C * HW * C + at * C + np.arange(P)[:, None] % C)
+        into = np.zeros(P * HW, dtype=compute)
+        kept = (flat >= 0) & (flat < P * HW)
+        np.add.at(into, flat[kept], grads[kept])
+        sums = into.reshape(-1, HW, C).transpose(0, 2, 1).reshape(P, HW)
+    else:
+        flat = np.arange(P)[:, None] * HW + at
+        kept = (flat >= 0) & (flat < P * HW)
+        np.add.at(sums.reshape(-1), flat[kept], grads[kept])
     return _write(grad_input, sums)
 
 

@@ -6134,4 +6134,157 @@ OP_DB += [
             dtypes=("float32", "float64"), shapes=st.integers(2, 3).flatmap(_matrix_shapes),
             same_dtype=True, ulps=CDIST_ULPS),
 ]
+# --- pooling (chapter 10, the capstone; issue 45) ------------------------------------------
+#: pooling inputs: (N, C, H, W) with N possibly 0, or (C, H, W); planes up to 5x5
+_POOL2D_SHAPES = st.one_of(
+    st.tuples(st.integers(0, 2), st.integers(1, 2), st.integers(1, 5), st.integers(1, 5)),
+    st.tuples(st.integers(1, 2), st.integers(1, 5), st.integers(1, 5)))
+_POOL1D_SHAPES = st.one_of(st.tuples(st.integers(0, 2), st.integers(1, 2), st.integers(1, 7)),
+                           st.tuples(st.integers(1, 2), st.integers(1, 7)))
+
+
+@st.composite
+def _pool_window(draw: st.DrawFn, size: int, dilated: bool) -> tuple[int, int, int, int]:
+    """One dim's kernel, stride, padding and dilation whose output has at least one
+    element (padding at most half the kernel)."""
+    k = draw(st.integers(1, 3))
+    d = draw(st.integers(1, 2)) if dilated else 1
+    p = draw(st.integers(0, k // 2))
+    s = draw(st.integers(1, 3))
+    if size + 2 * p < d * (k - 1) + 1:  # too small: a window that fits
+        k, d, p = 1, 1, 0
+    # every window (ceil_mode's too) with a tap inside the input: one without gives an index
+    # outside, and torch's backward then writes outside its buffer (a crash, at times)
+    windows = (size + 2 * p - d * (k - 1) - 1 + s - 1) // s + 1
+    if any(not any(0 <= o * s - p + j * d < size for j in range(k)) for o in range(windows)):
+        k, d, p = 1, 1, 0
+    return k, s, p, d
+
+
+def _pool_list(draw: st.DrawFn, values: list[int], name: str) -> Any:
+    """A size as an int (when both dims agree), a pair, or omitted (a stride)."""
+    forms: list[Any] = [list(values)]
+    if len(set(values)) == 1:
+        forms.append(values[0])
+    if name == "stride":
+        forms.append([])
+    return draw(st.sampled_from(forms))
+
+
+@st.composite
+def pool_arguments(draw: st.DrawFn, shape: tuple[int, ...], *, dims: int, maximum: bool
+                   ) -> dict[str, Any]:
+    """``kernel_size``, ``stride`` (sometimes omitted: the kernel), ``padding``,
+    ``dilation`` (max), ``ceil_mode``; ``count_include_pad`` and ``divisor_override``
+    (avg_pool2d, ``divisor_override`` of any sign but 0)."""
+    windows = [draw(_pool_window(size, maximum)) for size in shape[-dims:]]
+    found: dict[str, Any] = {"kernel_size": _pool_list(draw, [w[0] for w in windows],
+                                                       "kernel_size")}
+    stride = _pool_list(draw, [w[1] for w in windows], "stride")
+    if stride == [] and any(w[0] != w[1] for w in windows):
+        stride = [w[1] for w in windows]
+    found["stride"] = stride
+    found["padding"] = _pool_list(draw, [w[2] for w in windows], "padding")
+    if maximum:
+        found["dilation"] = _pool_list(draw, [w[3] for w in windows], "dilation")
+    found["ceil_mode"] = draw(st.booleans())
+    if not maximum:
+        found["count_include_pad"] = draw(st.booleans())
+        if dims == 2:
+            found["divisor_override"] = draw(st.sampled_from([None, None, 3, -2]))
+    return found
+
+
+#: avg_pool2d's dtypes (torch's CPU kernel: no other integer type). float16 and bfloat16
+#: are left to the OpInfo samples (tests/test_opinfo.py, values and gradients): their
+#: ``out=`` into the input itself, which torch's kernel reads while writing, follows an order
+#: not reproduced (float32, float64 and int64 are: each output zeroed, then its window read)
+_AVG_POOL_DTYPES = ("float32", "float64", "int64")
+
+
+def _pool2d_errors(name: str) -> dict[str, Program]:
+    """What a 2-d pool refuses (``name``: how the op is reached from a library)."""
+    def f(lib: Any, *a: Any, **k: Any) -> Any:
+        return {"max_pool2d": lambda: lib.max_pool2d(*a, **k),
+                "max_pool2d_with_indices": lambda: _aten(lib).max_pool2d_with_indices(*a, **k),
+                "avg_pool2d": lambda: lib.nn.functional.avg_pool2d(*a, **k)}[name]()
+    found: dict[str, Program] = {
+        "a 2-d input": lambda lib: f(lib, lib.ones(4, 4), 2),
+        "a 5-d input": lambda lib: f(lib, lib.ones(1, 1, 1, 4, 4), 2),
+        "three kernel sizes": lambda lib: f(lib, lib.ones(1, 4, 4), [2, 2, 2]),
+        "three strides": lambda lib: f(lib, lib.ones(1, 4, 4), 2, [1, 1, 1]),
+        "three paddings": lambda lib: f(lib, lib.ones(1, 4, 4), 2, 1, [0, 0, 0]),
+        "a kernel of 0": lambda lib: f(lib, lib.ones(1, 4, 4), 0, 1),
+        "a stride of 0": lambda lib: f(lib, lib.ones(1, 4, 4), 2, 0),
+        "a negative stride": lambda lib: f(lib, lib.ones(1, 4, 4), 2, -1),
+        "a negative padding": lambda lib: f(lib, lib.ones(1, 4, 4), 2, 1, -1),
+        "a padding over half the kernel": lambda lib: f(lib, lib.ones(1, 4, 4), 2, 1, 2),
+        "a kernel larger than the input": lambda lib: f(lib, lib.ones(1, 4, 4), 5),
+        "no channels": lambda lib: f(lib, lib.ones(2, 0, 4, 4), 2),
+        "an empty 3-d input": lambda lib: f(lib, lib.ones(0, 4, 4), 2),
+        "a bool input": lambda lib: f(lib, lib.ones(1, 4, 4, dtype=lib.bool), 2),
+    }
+    if name != "max_pool2d_with_indices":  # (torch.ops' parser raises RuntimeError there)
+        found["a string kernel"] = lambda lib: f(lib, lib.ones(1, 4, 4), "a")
+    if name == "avg_pool2d":
+        found["a divisor_override of 0"] = lambda lib: f(lib, lib.ones(1, 4, 4), 2,
+                                                         divisor_override=0)
+        found["an int32 input"] = lambda lib: f(lib, lib.ones(1, 4, 4, dtype=lib.int32), 2)
+        found["out= of another dtype"] = lambda lib: f(
+            lib, lib.ones(1, 4, 4), 2, out=lib.empty(0, dtype=lib.float64))
+    else:
+        found["a dilation of 0"] = lambda lib: f(lib, lib.ones(1, 4, 4), 2, 1, 0, 0)
+        found["three dilations"] = lambda lib: f(lib, lib.ones(1, 4, 4), 2, 1, 0, [1, 1, 1])
+        found["a padding over half the kernel, dilated"] = lambda lib: f(
+            lib, lib.ones(1, 9, 9), 3, 1, 2, 2)
+    if name == "max_pool2d_with_indices":
+        found["out= of another dtype"] = lambda lib: f(
+            lib, lib.ones(1, 4, 4), 2, out=(lib.empty(0, dtype=lib.float64),
+                                            lib.empty(0, dtype=lib.int64)))
+        found["int32 indices out="] = lambda lib: f(
+            lib, lib.ones(1, 4, 4), 2, out=(lib.empty(0), lib.empty(0, dtype=lib.int32)))
+    return found
+
+
+def _pool1d_errors(name: str) -> dict[str, Program]:
+    def f(lib: Any, *a: Any, **k: Any) -> Any:
+        return getattr(lib, name)(*a, **k)
+    found: dict[str, Program] = {
+        "a 1-d input": lambda lib: f(lib, lib.ones(4), 2),
+        "a 4-d input": lambda lib: f(lib, lib.ones(1, 1, 1, 4), 2),
+        "two kernel sizes": lambda lib: f(lib, lib.ones(1, 4), [2, 2]),
+        "two strides": lambda lib: f(lib, lib.ones(1, 4), 2, [1, 1]),
+        "a kernel of 0": lambda lib: f(lib, lib.ones(1, 4), 0),
+        "a stride of 0": lambda lib: f(lib, lib.ones(1, 4), 2, 0),
+        "a padding over half the kernel": lambda lib: f(lib, lib.ones(1, 4), 2, 1, 2),
+        "a kernel larger than the input": lambda lib: f(lib, lib.ones(1, 4), 5),
+        "an empty 2-d input": lambda lib: f(lib, lib.ones(0, 4), 2),
+    }
+    if name == "max_pool1d":
+        found["an int64 input"] = lambda lib: f(lib, lib.ones(1, 4, dtype=lib.int64), 2)
+    return found
+
+
+OP_DB += [
+    OpEntry("max_pool2d", arguments=lambda s: pool_arguments(s, dims=2, maximum=True),
+            dtypes=strategies.ALL_NAMES[1:], shapes=_POOL2D_SHAPES,
+            errors=_pool2d_errors("max_pool2d")),
+    OpEntry("max_pool2d_with_indices",
+            arguments=lambda s: pool_arguments(s, dims=2, maximum=True),
+            dtypes=strategies.ALL_NAMES[1:], shapes=_POOL2D_SHAPES,
+            errors=_pool2d_errors("max_pool2d_with_indices")),
+    OpEntry("avg_pool2d", arguments=lambda s: pool_arguments(s, dims=2, maximum=False),
+            dtypes=_AVG_POOL_DTYPES, shapes=_POOL2D_SHAPES, errors=_pool2d_errors("avg_pool2d")),
+    OpEntry("max_pool1d", arguments=lambda s: pool_arguments(s, dims=1, maximum=True),
+            dtypes=strategies.FLOAT_NAMES, shapes=_POOL1D_SHAPES,
+            errors=_pool1d_errors("max_pool1d")),
+    OpEntry("max_pool1d_with_indices",
+            arguments=lambda s: pool_arguments(s, dims=1, maximum=True),
+            dtypes=strategies.ALL_NAMES[1:], shapes=_POOL1D_SHAPES,
+            errors=_pool1d_errors("max_pool1d_with_indices")),
+    OpEntry("avg_pool1d", arguments=lambda s: pool_arguments(s, dims=1, maximum=False),
+            dtypes=_AVG_POOL_DTYPES, shapes=_POOL1D_SHAPES, errors=_pool1d_errors("avg_pool1d")),
+]
+
+
 BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -312,6 +312,17 @@ def _has_out(name: str) -> bool:
                for o in aten[name].all_overloads())
 
 
+def _outs(fn: Any, name: str, out: Any) -> dict[str, Any]:
+    """``out=`` as ``fn`` takes it: torch.ops takes several outs by their names (``out``,
+    ``indices``), where a Python binding takes them as one tuple."""
+    if not isinstance(out, tuple) or not isinstance(fn, torch._ops.OpOverloadPacket):
+        return {"out": out}
+    overload = next(o for o in aten[name].all_overloads()
+                    if o.schema.is_out and any(a.name == "out" for a in o.schema.arguments))
+    names = [a.name for a in overload.schema.arguments if a.writes]
+    return dict(zip(names, out, strict=True))
+
+
 def _keyword_only(name: str) -> set[str]:
     return {a.name for o in aten[name].all_overloads() for a in o.schema.arguments
             if a.kwarg_only}
@@ -358,6 +369,9 @@ def _call(lib: Any, fn: Any, name: str, arguments: dict[str, Any], first: tuple[
     ``tensors`` (``cat``'s) joins the first argument in one list: ``fn([t, *tensors])``.
     The result in the entry's ``compared`` form, unless ``raw``."""
     keyword_only = _keyword_only(name) | {"requires_grad"}  # (a factory's, not the schema's)
+    if "out" in extra:  # (torch.ops: several outs by their names)
+        out = extra.pop("out")
+        extra.update(_outs(fn, name, out))
     built = {k: _build(lib, v) for k, v in arguments.items()}
     if "tensors" in built:
         first = ([*first, *built.pop("tensors")],)

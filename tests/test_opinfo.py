@@ -227,6 +227,44 @@ NO_OPINFO.update({name: f"internal (torch.ops.aten.{name}, no OpInfo entry): cdi
                   for name in ("_cdist_forward", "_cdist_backward", "_euclidean_dist")})
 
 
+# --- pooling (chapter 10, the capstone; issue 45)
+#: nn.functional.max_pool2d and max_pool1d (Python functions that pick the op from
+#: return_indices) run their samples through reftensor.nn.functional: torch.max_pool2d and
+#: torch.max_pool1d without indices, max_pool2d_with_indices and max_pool1d_with_indices with
+ENTRIES["max_pool2d"] = [opinfo.NNFunctional(op, "max_pool2d") for op in opinfo.op_db
+                         if op.name == "nn.functional.max_pool2d"]
+ENTRIES["max_pool1d"] = [opinfo.NNFunctional(op, "max_pool1d") for op in opinfo.op_db
+                         if op.name == "nn.functional.max_pool1d"]
+
+
+def _max_pool2d_backward(*args: Any, kernel_size: Any = (), stride: Any = (),
+                         padding: Any = (0,), dilation: Any = (1,), ceil_mode: bool = False,
+                         **kwargs: Any) -> Any:
+    """What torch's OpInfo ``max_pool2d_with_indices_backward`` runs (the pooled output's
+    gradient of ones through ``aten.max_pool2d_with_indices_backward``), in reftensor."""
+    out, indices = reftensor.nn.functional.max_pool2d_with_indices(
+        *args, kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
+        ceil_mode=ceil_mode, return_indices=True)
+    return aten.max_pool2d_with_indices_backward(
+        reftensor.ones_like(out), *args, kernel_size, kernel_size if stride is None else stride,
+        padding, dilation, ceil_mode, indices)
+
+
+ENTRIES["max_pool2d_with_indices_backward"] = [
+    opinfo.Compared(op, op.op, _max_pool2d_backward) for op in opinfo.op_db
+    if op.name == "max_pool2d_with_indices_backward"]
+NO_OPINFO.update({
+    **{name: f"what nn.functional.{short} calls with return_indices=True; its OpInfo samples "
+             f"(under {short}) run it, tests/op_db.py's entry runs it on every layout and "
+             "dtype, on the meta device, with out= and its gradient"
+       for name, short in (("max_pool2d_with_indices", "max_pool2d"),
+                           ("max_pool1d_with_indices", "max_pool1d"))},
+    "avg_pool2d_backward": "internal (torch.ops.aten.avg_pool2d_backward): the gradients of "
+                           "avg_pool2d's OpInfo samples and op_db entries run it "
+                           "(AvgPool2DBackward0), with their gradients of gradients",
+})
+
+
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
     missing = [name for name in TABLE_OPS if name not in ENTRIES and name not in NO_OPINFO]
     assert not missing, f"no OpInfo entry and no reason given: {missing}"

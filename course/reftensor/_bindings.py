@@ -322,6 +322,10 @@ __all__ = [
     "batch_norm",
     "_trilinear",
     "bilinear",
+    "max_pool2d",
+    "max_pool1d_with_indices",
+    "max_pool1d",
+    "avg_pool1d",
 ]
 
 
@@ -4090,6 +4094,65 @@ def bilinear(*args: Any, **kwargs: Any) -> Any:
     Raises RuntimeError for sizes that do not match.
     """
     return aten.bilinear(*args, **kwargs)
+
+
+def max_pool2d(*args: Any, **kwargs: Any) -> Any:
+    """max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> Tensor
+
+    The maximum of each ``kernel_size`` window of the last two dims (``torch.max_pool2d``, what
+    ``nn.functional.max_pool2d`` calls without ``return_indices``): torch's composite,
+    ``max_pool2d_with_indices``'s first result (``MaxPool2DWithIndicesBackward0``). Input ``(C,
+    H, W)`` or ``(N, C, H, W)``, any dtype but bool; ``stride`` defaults to the kernel; padding
+    counts as ``-inf``.
+
+    Raises RuntimeError for an input not 3-d or 4-d (or with an empty dim other than the batch),
+    a kernel_size, stride, padding or dilation of more than two ints, a kernel, stride or
+    dilation not positive, a negative padding or one over half the (effective) kernel, an output
+    smaller than 1x1; NotImplementedError for bool.
+    """
+    return aten.max_pool2d(*args, **kwargs)
+
+
+def max_pool1d_with_indices(*args: Any, **kwargs: Any) -> Any:
+    """max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+        ceil_mode=False) -> (Tensor, Tensor)
+
+    The maximum of each window of the last dim and its index
+    (``torch.max_pool1d_with_indices``): torch's composite, ``max_pool2d_with_indices`` of
+    ``self.unsqueeze(-2)``, both squeezed back (``SqueezeBackward1``).
+
+    Raises RuntimeError for an input not 2-d or 3-d, a kernel_size, stride, padding or dilation
+    of more than one int; as ``max_pool2d_with_indices``.
+    """
+    return aten.max_pool1d_with_indices(*args, **kwargs)
+
+
+def max_pool1d(*args: Any, **kwargs: Any) -> Any:
+    """max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> Tensor
+
+    The maximum of each window of the last dim (``torch.max_pool1d``): torch's composite,
+    ``max_pool1d_with_indices``'s output for an input that requires grad, else torch's
+    ``max_pool1d_impl`` (floating dtypes, a contiguous result).
+
+    Raises RuntimeError for an input not 2-d or 3-d (or with an empty dim other than the batch),
+    a kernel or stride not positive, a padding negative or over half the kernel, an output of no
+    element; NotImplementedError for integer inputs that do not require grad.
+    """
+    return aten.max_pool1d(*args, **kwargs)
+
+
+def avg_pool1d(*args: Any, **kwargs: Any) -> Any:
+    """avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
+        count_include_pad=True) -> Tensor
+
+    The mean of each window of the last dim (``torch.avg_pool1d``,
+    ``nn.functional.avg_pool1d``): torch's composite, ``avg_pool2d`` of ``self.unsqueeze(-2)``,
+    squeezed back (``SqueezeBackward1``).
+
+    Raises RuntimeError for an input not 2-d or 3-d, a kernel_size, stride or padding of more
+    than one int; as ``avg_pool2d``.
+    """
+    return aten.avg_pool1d(*args, **kwargs)
 
 
 class TensorMethods(TensorType):

@@ -45,3 +45,8 @@ __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleLis
 # --- losses (chapter 6)
 __all__ += ["utils", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
             "BCEWithLogitsLoss", "LogSigmoid"]
+# --- pooling (chapter 10, the capstone)
+# isort: split
+from .modules import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: E402
+
+__all__ += ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]

@@ -26,6 +26,9 @@ __all__ = ["dropout", "linear", "relu", "softmax", "log_softmax", "gelu", "embed
 # --- losses (chapter 6)
 __all__ += ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
             "binary_cross_entropy_with_logits", "logsigmoid"]
+# --- pooling (chapter 10, the capstone)
+__all__ += ["max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+            "avg_pool1d", "avg_pool2d"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -405,3 +408,119 @@ def bilinear(*args: Any, **kwargs: Any) -> Any:
         RuntimeError: sizes that do not match.
     """
     return aten.bilinear(*args, **kwargs)
+
+
+# --- pooling (chapter 10, the capstone) ---------------------------------------------------
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """The maximum of each ``kernel_size`` window over the last two dims of a ``(C, H, W)``
+    or ``(N, C, H, W)`` input, and its flat index in the ``H * W`` plane
+    (``torch.nn.functional.max_pool2d_with_indices``): the op table's
+    ``max_pool2d_with_indices`` (``MaxPool2DWithIndicesBackward0``); ``stride`` defaults to
+    ``kernel_size``, ``padding`` counts as ``-inf``. ``return_indices`` is ignored (always
+    both).
+
+    Raises:
+        RuntimeError: as the op: an input not 3-d or 4-d, bad sizes, an output below 1x1.
+        NotImplementedError: a bool input.
+    """
+    return aten.max_pool2d_with_indices(input, kernel_size, [] if stride is None else stride,
+                                        padding, dilation, ceil_mode)
+
+
+def _max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                dilation: Any = 1, ceil_mode: bool = False,
+                return_indices: bool = False) -> Tensor:
+    return aten.max_pool2d(input, kernel_size, [] if stride is None else stride, padding,
+                           dilation, ceil_mode)
+
+
+def max_pool2d(*args: Any, **kwargs: Any) -> Any:
+    """max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+    return_indices=False)
+
+    The maximum of each ``kernel_size`` window over the last two dims of a ``(C, H, W)`` or
+    ``(N, C, H, W)`` input (``torch.nn.functional.max_pool2d``): ``torch.max_pool2d``, or
+    with ``return_indices`` (the 7th argument or a keyword, as torch's
+    ``boolean_dispatch`` reads it) ``max_pool2d_with_indices``'s pair. Output ``(.., OH,
+    OW)``, channels-last for a channels-last input.
+
+    Raises:
+        RuntimeError: as ``max_pool2d_with_indices``.
+        NotImplementedError: a bool input.
+    """
+    pick = kwargs["return_indices"] if "return_indices" in kwargs else (
+        args[6] if len(args) > 6 else False)
+    return (max_pool2d_with_indices if pick else _max_pool2d)(*args, **kwargs)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """The maximum of each window over the last dim of a ``(C, L)`` or ``(N, C, L)`` input,
+    and its index (``torch.nn.functional.max_pool1d_with_indices``): the op table's
+    ``max_pool1d_with_indices``, torch's composite over ``max_pool2d_with_indices``.
+
+    Raises:
+        RuntimeError: an input not 2-d or 3-d, sizes of more than one int; as
+            ``max_pool2d_with_indices``.
+    """
+    return aten.max_pool1d_with_indices(input, kernel_size, [] if stride is None else stride,
+                                        padding, dilation, ceil_mode)
+
+
+def _max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                dilation: Any = 1, ceil_mode: bool = False,
+                return_indices: bool = False) -> Tensor:
+    return aten.max_pool1d(input, kernel_size, [] if stride is None else stride, padding,
+                           dilation, ceil_mode)
+
+
+def max_pool1d(*args: Any, **kwargs: Any) -> Any:
+    """max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+    return_indices=False)
+
+    The maximum of each window over the last dim of a ``(C, L)`` or ``(N, C, L)`` input
+    (``torch.nn.functional.max_pool1d``): ``torch.max_pool1d``, or with ``return_indices``
+    ``max_pool1d_with_indices``'s pair.
+
+    Raises:
+        RuntimeError: as ``max_pool1d`` and ``max_pool1d_with_indices``.
+        NotImplementedError: an integer input that does not require grad.
+    """
+    pick = kwargs["return_indices"] if "return_indices" in kwargs else (
+        args[6] if len(args) > 6 else False)
+    return (max_pool1d_with_indices if pick else _max_pool1d)(*args, **kwargs)
+
+
+def avg_pool2d(*args: Any, **kwargs: Any) -> Any:
+    """avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None) -> Tensor
+
+    The mean of each ``kernel_size`` window over the last two dims of a ``(C, H, W)`` or
+    ``(N, C, H, W)`` input (``torch.nn.functional.avg_pool2d``, torch's
+    ``torch._C._nn.avg_pool2d``): the op table's ``avg_pool2d`` (``AvgPool2DBackward0``).
+    Padding counts as zeros; the divisor is ``divisor_override``, or the window's size
+    (``count_include_pad``), or its number of elements inside the input.
+
+    Raises:
+        RuntimeError: as the op: bad sizes, an output below 1x1, a ``divisor_override`` of 0.
+        IndexError: fewer than 3 dims.
+        NotImplementedError: a dtype other than float16, bfloat16, float32, float64, int64.
+    """
+    return aten.avg_pool2d(*args, **kwargs)
+
+
+def avg_pool1d(*args: Any, **kwargs: Any) -> Any:
+    """avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True) -> Tensor
+
+    The mean of each window over the last dim of a ``(C, L)`` or ``(N, C, L)`` input
+    (``torch.nn.functional.avg_pool1d``, ``torch.avg_pool1d``): torch's composite over
+    ``avg_pool2d``.
+
+    Raises:
+        RuntimeError: an input not 2-d or 3-d, sizes of more than one int; as ``avg_pool2d``.
+    """
+    return aten.avg_pool1d(*args, **kwargs)

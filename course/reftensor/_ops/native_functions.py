@@ -3142,6 +3142,105 @@ NATIVE_FUNCTIONS += [
 ]
 
 
+# --- pooling (chapter 10, the capstone; issue 45) ----------------------------------------------
+_POOL_ERRORS = ("Raises RuntimeError for an input not 3-d or 4-d (or with an empty dim "
+                "other than the batch), a kernel_size, stride, padding or dilation of more "
+                "than two ints, a kernel, stride or dilation not positive, a negative padding "
+                "or one over half the (effective) kernel, an output smaller than 1x1")
+NATIVE_FUNCTIONS += [
+    declare("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+            "int[2] dilation=1, bool ceil_mode=False) -> Tensor", method=False,
+            doc="The maximum of each ``kernel_size`` window of the last two dims "
+                "(``torch.max_pool2d``, what ``nn.functional.max_pool2d`` calls without "
+                "``return_indices``): torch's composite, ``max_pool2d_with_indices``'s "
+                "first result (``MaxPool2DWithIndicesBackward0``). Input ``(C, H, W)`` or "
+                "``(N, C, H, W)``, any dtype but bool; ``stride`` defaults to the kernel; "
+                "padding counts as ``-inf``.\n\n" + _POOL_ERRORS + "; NotImplementedError "
+                "for bool."),
+    declare("max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] "
+            "padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+            out=("max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] "
+                 "stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, "
+                 "Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))",),
+            function=False, method=False,
+            doc="The maximum of each window and its flat index in the input's ``H * W`` "
+                "plane (``torch._C._nn.max_pool2d_with_indices``, what "
+                "``nn.functional.max_pool2d(..., return_indices=True)`` calls; "
+                "``MaxPool2DWithIndicesBackward0``), as torch's CPU loop picks it: the "
+                "first maximum, the last nan, the first element inside the input when none "
+                "is above ``-inf``. Output ``(C, OH, OW)`` or ``(N, C, OH, OW)`` in the "
+                "input's dtype, indices int64, both channels-last for a channels-last 4-d "
+                "input. ``out=`` wants exactly those dtypes.\n\n" + _POOL_ERRORS + "; "
+                "NotImplementedError for bool."),
+    declare("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] "
+            "kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, "
+            "Tensor indices) -> Tensor",
+            out=("max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, "
+                 "int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool "
+                 "ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="``max_pool2d_with_indices``'s gradient: zeros of ``self``'s shape and layout "
+                "with each ``grad_output`` element added at its index "
+                "(``MaxPool2DWithIndicesBackwardBackward0``).\n\nRaises as "
+                "``max_pool2d_with_indices``, and RuntimeError for a ``grad_output`` of "
+                "another dtype or size; NotImplementedError for integer dtypes."),
+    declare("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+            "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) "
+            "-> Tensor",
+            out=("avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] "
+                 "padding=0, bool ceil_mode=False, bool count_include_pad=True, int? "
+                 "divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)",),
+            function=False, method=False,
+            doc="The mean of each ``kernel_size`` window of the last two dims "
+                "(``torch._C._nn.avg_pool2d``, ``nn.functional.avg_pool2d``; "
+                "``AvgPool2DBackward0``): the window's sum in torch's order, over "
+                "``divisor_override``, or the window's size within the padded input "
+                "(``count_include_pad``), or its number of elements inside the input. "
+                "float16, bfloat16, float32, float64 and int64 (divided towards zero); "
+                "channels-last for a channels-last 4-d input. ``out=`` wants exactly the "
+                "input's dtype.\n\n" + _POOL_ERRORS + ", a ``divisor_override`` of 0; "
+                "IndexError for fewer than 3 dims; NotImplementedError for other dtypes."),
+    declare("avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] "
+            "stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? "
+            "divisor_override) -> Tensor",
+            out=("avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] "
+                 "kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool "
+                 "count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> "
+                 "Tensor(a!)",),
+            function=False, method=False,
+            doc="``avg_pool2d``'s gradient: each ``grad_output`` element over its window's "
+                "divisor, added to the window's elements inside the input, in a tensor of "
+                "``self``'s shape and layout (``AvgPool2DBackwardBackward0``).\n\nRaises "
+                "as ``avg_pool2d``, and RuntimeError for a ``grad_output`` of another dtype "
+                "or size."),
+    declare("max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] "
+            "padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+            method=False,
+            doc="The maximum of each window of the last dim and its index "
+                "(``torch.max_pool1d_with_indices``): torch's composite, "
+                "``max_pool2d_with_indices`` of ``self.unsqueeze(-2)``, both squeezed back "
+                "(``SqueezeBackward1``).\n\nRaises RuntimeError for an input not 2-d or "
+                "3-d, a kernel_size, stride, padding or dilation of more than one int; as "
+                "``max_pool2d_with_indices``."),
+    declare("max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, "
+            "int[1] dilation=1, bool ceil_mode=False) -> Tensor", method=False,
+            doc="The maximum of each window of the last dim (``torch.max_pool1d``): torch's "
+                "composite, ``max_pool1d_with_indices``'s output for an input that requires "
+                "grad, else torch's ``max_pool1d_impl`` (floating dtypes, a contiguous "
+                "result).\n\nRaises RuntimeError for an input not 2-d or 3-d (or with an "
+                "empty dim other than the batch), a kernel or stride not positive, a "
+                "padding negative or over half the kernel, an output of no element; "
+                "NotImplementedError for integer inputs that do not require grad."),
+    declare("avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, "
+            "bool ceil_mode=False, bool count_include_pad=True) -> Tensor", method=False,
+            doc="The mean of each window of the last dim (``torch.avg_pool1d``, "
+                "``nn.functional.avg_pool1d``): torch's composite, ``avg_pool2d`` of "
+                "``self.unsqueeze(-2)``, squeezed back (``SqueezeBackward1``).\n\nRaises "
+                "RuntimeError for an input not 2-d or 3-d, a kernel_size, stride or padding "
+                "of more than one int; as ``avg_pool2d``."),
+]
+
+
 
 def inplace_schema(schema: FunctionSchema, overload: str | None = None) -> FunctionSchema:
     """``exp(Tensor self) -> Tensor`` -> ``exp_(Tensor(a!) self) -> Tensor(a!)``; the

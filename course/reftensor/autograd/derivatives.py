@@ -2941,3 +2941,66 @@ DERIVATIVES += [
     row("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", "UnsqueezeBackward1", ("dim",),
         self=squeeze_backward, inplace_view=True),
 ]
+
+
+# --- pooling (chapter 10, the capstone; issue 45) -------------------------------------------
+def max_pool2d_with_indices_self_backward(grad: Tensor, self: Tensor, kernel_size: Any,
+                                          stride: Any, padding: Any, dilation: Any,
+                                          ceil_mode: bool, result1: Tensor) -> Tensor:
+    """``max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation,
+    ceil_mode, result1)``."""
+    return aten.max_pool2d_with_indices_backward.default.call(
+        grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+
+
+def max_pool_double_backward(grad: Tensor, indices: Tensor) -> Tensor:
+    """torch's ``max_pool_double_backward(grad, indices, 2)``: ``grad`` (laid out as
+    ``indices``) read at each index, ``gather`` over the flattened planes."""
+    if indices.numel() == 0:
+        return aten.empty_like(indices, dtype=grad.dtype)
+    size = [*indices.shape[:-2], -1]
+    memory_format = indices._suggest_memory_format()
+    return grad.contiguous(memory_format=memory_format).view(size).gather(
+        -1, indices.view(size)).view(indices.shape)
+
+
+def avg_pool2d_self_backward(grad: Tensor, self: Tensor, kernel_size: Any, stride: Any,
+                             padding: Any, ceil_mode: bool, count_include_pad: bool,
+                             divisor_override: Any) -> Tensor:
+    """``avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode,
+    count_include_pad, divisor_override)``."""
+    return aten.avg_pool2d_backward.default.call(grad, self, kernel_size, stride, padding,
+                                                 ceil_mode, count_include_pad,
+                                                 divisor_override)
+
+
+def avg_pool2d_backward_grad_output_backward(grad: Tensor, kernel_size: Any, stride: Any,
+                                             padding: Any, ceil_mode: bool,
+                                             count_include_pad: bool,
+                                             divisor_override: Any) -> Tensor:
+    """``avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override)``."""
+    return aten.avg_pool2d.default.call(grad, kernel_size, stride, padding, ceil_mode,
+                                        count_include_pad, divisor_override)
+
+
+_AVG_POOL_SAVES = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                   "divisor_override")
+DERIVATIVES += [
+    row("max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] "
+        "padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+        "MaxPool2DWithIndicesBackward0",
+        ("self", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "result1"),
+        recorded_outputs=1, self=max_pool2d_with_indices_self_backward),
+    row("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+        "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> "
+        "Tensor", "MaxPool2DWithIndicesBackwardBackward0", ("indices",),
+        grad_output=max_pool_double_backward, self=zeros_like_grad),
+    row("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool "
+        "ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+        "AvgPool2DBackward0", ("self", *_AVG_POOL_SAVES), self=avg_pool2d_self_backward),
+    row("avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] "
+        "stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? "
+        "divisor_override) -> Tensor", "AvgPool2DBackwardBackward0", _AVG_POOL_SAVES,
+        grad_output=avg_pool2d_backward_grad_output_backward, self=zeros_like_grad),
+]

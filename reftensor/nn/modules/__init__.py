@@ -10,6 +10,7 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module
 from .normalization import LayerNorm
 from .parameter_containers import ParameterDict, ParameterList
+from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear",
@@ -19,3 +20,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Line
 # --- losses (chapter 6)
 __all__ += ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
             "LogSigmoid"]
+# --- pooling (chapter 10, the capstone)
+__all__ += ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]

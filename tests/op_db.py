@@ -6135,3 +6135,133 @@ OP_DB += [
             same_dtype=True, ulps=CDIST_ULPS),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# --------------------------------------------- padding (chapter 10, the capstone; issue 45)
+@st.composite
+def constant_pad_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``pad``: up to one pair per dim, from the last; each pad crops at most the dim's size
+    (the result is empty, never negative); ``value`` an int, a float or 0."""
+    pairs = draw(st.integers(0, len(shape)))
+    pad: list[int] = []
+    for k in range(pairs):
+        size = shape[-1 - k]
+        left = draw(st.integers(-size, 3))
+        right = draw(st.integers(-(size + left) if size + left > 0 else 0, 3))
+        pad += [left, right]
+    return {"pad": pad, "value": draw(st.sampled_from([0, 1, 2.5]))}
+
+
+def _pad_op_shapes(dims: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """``dims + 1`` nonempty dims, or a batch (possibly empty) in front of them."""
+    inner = st.tuples(*[st.integers(1, 4)] * (dims + 1))
+    return st.one_of(inner, st.tuples(st.integers(0, 2), *[st.integers(1, 3)] * (dims + 1)))
+
+
+@st.composite
+def _pad_op_arguments(draw: st.DrawFn, shape: tuple[int, ...], dims: int,
+                      reflect: bool) -> dict[str, Any]:
+    """``padding`` for the last ``dims`` dims: reflection pads below each dim's size,
+    replication ones up to 3; a crop of at most one element; an output of at least 1."""
+    padding: list[int] = []
+    for k in range(dims):
+        size = shape[-1 - k]
+        top = size - 1 if reflect else 3
+        left, right = draw(st.integers(-1, top)), draw(st.integers(-1, top))
+        if size + left + right < 1:
+            left = right = 0
+        padding += [left, right]
+    return {"padding": padding}
+
+
+def _pad_op_errors(name: str, dims: int) -> dict[str, Program]:
+    f = lambda lib, *a: getattr(_aten(lib), name)(*a)  # noqa: E731
+    ok = (2,) + (3,) * (dims + 1)
+    found: dict[str, Program] = {
+        "too few pads": lambda lib: f(lib, lib.ones(ok), [1] * (2 * dims - 1)),
+        "too many pads": lambda lib: f(lib, lib.ones(ok), [1] * (2 * dims + 2)),
+        "too few dims": lambda lib: f(lib, lib.ones((3,) * dims), [1] * (2 * dims)),
+        "too many dims": lambda lib: f(lib, lib.ones((2,) * (dims + 3)), [1] * (2 * dims)),
+        "an empty channel dim": lambda lib: f(lib, lib.ones((2, 0) + (3,) * dims),
+                                              [1] * (2 * dims)),
+        "a pad as large as the dim": lambda lib: f(lib, lib.ones(ok), [3] * (2 * dims)),
+        "a crop to nothing": lambda lib: f(lib, lib.ones(ok), [-3] * (2 * dims)),
+        "an output below 1": lambda lib: f(lib, lib.ones(ok), [-2] * (2 * dims)),
+        "a bool input": lambda lib: f(lib, lib.ones(ok, dtype=lib.bool), [1] * (2 * dims)),
+        "out= of another dtype": lambda lib: getattr(_aten(lib), name).out(
+            lib.ones(ok), [1] * (2 * dims), out=lib.empty(0, dtype=lib.float64)),
+        "a backward of the wrong size": lambda lib: getattr(_aten(lib), name + "_backward")(
+            lib.ones(ok), lib.ones(ok), [1] * (2 * dims)),
+        "a backward of another dtype": lambda lib: getattr(_aten(lib), name + "_backward")(
+            lib.ones((2,) + (5,) * (dims + 1), dtype=lib.float64).narrow(1, 1, 3),
+            lib.ones(ok), [1] * (2 * dims)),
+        "an integer backward": lambda lib: getattr(_aten(lib), name + "_backward")(
+            lib.ones((2, 3) + (5,) * dims, dtype=lib.int64),
+            lib.ones(ok, dtype=lib.int64), [1] * (2 * dims)),
+    }
+    if name.startswith("replication"):  # (any positive pad is fine)
+        del found["a pad as large as the dim"]
+    return found
+
+
+def _pad_errors() -> dict[str, Program]:
+    f = lambda lib, *a: _aten(lib).pad(*a)  # noqa: E731
+    return {
+        "an unknown mode": lambda lib: f(lib, lib.ones(2, 3), [1, 1], "foo"),
+        "an odd pad length": lambda lib: f(lib, lib.ones(2, 3), [1], "constant"),
+        "more pads than dims": lambda lib: f(lib, lib.ones(2, 3), [1] * 6, "constant"),
+        "a value with reflect": lambda lib: f(lib, lib.ones(2, 3), [1, 1], "reflect", 1.0),
+        "reflect of a 1-d input": lambda lib: f(lib, lib.ones(3), [1, 1], "reflect"),
+        "replicate of 4 pads on a 2-d input": lambda lib: f(lib, lib.ones(3, 3), [1] * 4,
+                                                            "replicate"),
+        "circular wrapping twice": lambda lib: f(lib, lib.ones(3, 3), [4, 1], "circular"),
+        "circular to an empty dim": lambda lib: f(lib, lib.ones(3, 3), [-2, -2], "circular"),
+    }
+
+
+@st.composite
+def pad_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A mode and pads it takes for ``shape`` (constant: any; the others: 1-3 dims of an
+    input with 1 or 2 more, circular within each dim's size)."""
+    modes = ["constant"]
+    pairs_ok = [n for n in (1, 2, 3) if len(shape) in (n + 1, n + 2)
+                and all(s > 0 for s in shape[1:])]
+    if pairs_ok:
+        modes += ["reflect", "replicate", "circular"]
+    mode = draw(st.sampled_from(modes))
+    if mode == "constant":
+        found = draw(constant_pad_arguments(shape))
+        return {"pad": found["pad"], "mode": mode,
+                "value": draw(st.sampled_from([None, 0.0, 1.5]))}
+    dims = draw(st.sampled_from(pairs_ok))
+    if mode == "circular":
+        pad: list[int] = []
+        for k in range(dims):
+            size = shape[-1 - k]
+            pad += [draw(st.integers(0, size)), draw(st.integers(0, size))]
+    else:
+        pad = draw(_pad_op_arguments(shape, dims, mode == "reflect"))["padding"]
+    return {"pad": pad, "mode": mode, "value": None}
+
+
+OP_DB += [
+    OpEntry("constant_pad_nd", arguments=constant_pad_arguments, errors={
+        "an odd pad length": lambda lib: lib.constant_pad_nd(lib.ones(2, 3), [1]),
+        "more pairs than dims": lambda lib: lib.constant_pad_nd(lib.ones(2, 3), [1] * 6),
+        "a negative size": lambda lib: lib.constant_pad_nd(lib.ones(2, 3), [-5, 1]),
+        "a value out of uint8's range": lambda lib: lib.constant_pad_nd(
+            lib.ones(2, 3, dtype=lib.uint8), [1, 1], 300),
+        "out= (no Python binding)": lambda lib: lib.constant_pad_nd(
+            lib.ones(2, 3), [1, 1], out=lib.empty(0)),
+        "a method": lambda lib: lib.ones(2, 3).constant_pad_nd([1, 1]),
+    }),
+    OpEntry("pad", arguments=pad_arguments, dtypes=strategies.FLOAT_NAMES + ("int64",),
+            errors=_pad_errors()),
+    *[OpEntry(f"{kind}_pad{dims}d", shapes=_pad_op_shapes(dims),
+              dtypes=strategies.FLOAT_NAMES + ("int64", "uint8"),
+              arguments=lambda shape, d=dims, r=kind == "reflection": _pad_op_arguments(
+                  shape, d, r),
+              errors=_pad_op_errors(f"{kind}_pad{dims}d", dims))
+      for kind in ("reflection", "replication") for dims in (1, 2, 3)],
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

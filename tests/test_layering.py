@@ -54,6 +54,8 @@ CHAPTERS = {
     "reftensor.special_functions": 6,  # --- erfinv (chapter 6)
     "reftensor.utils": 7,
     "reftensor.random": 8,
+    # --- the capstone (chapter 10, issue 45): padding, unfold/fold
+    "reftensor.padding": 10, "reftensor.folding": 10,
 }
 
 

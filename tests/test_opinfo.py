@@ -225,6 +225,26 @@ NO_OPINFO.update({name: f"internal (torch.ops.aten.{name}, no OpInfo entry): cdi
                         "on the meta device and with out="
                   for name in ("_cdist_forward", "_cdist_backward", "_euclidean_dist")})
 
+#: padding (chapter 10, the capstone; issue 45): torch's OpInfo has nn.functional.pad's
+#: samples (under pad: constant, reflect, replicate, replicate_negative and circular) and
+#: constant_pad_nd's; the ops that pad's modes run have none of their own
+NO_OPINFO.update({name: f"internal (torch.ops.aten.{name}, no OpInfo entry): the OpInfo "
+                        "samples of nn.functional.pad (under pad) reach it; tests/op_db.py's "
+                        "entry runs it on every layout, on the meta device, with out=, its "
+                        "gradient and error inputs"
+                  for name in [f"{kind}_pad{dims}d" for kind in ("reflection", "replication")
+                               for dims in (1, 2, 3)]})
+NO_OPINFO.update({name: f"internal (torch.ops.aten.{name}, no OpInfo entry): the gradients "
+                        "of nn.functional.pad's reflect and replicate OpInfo samples (under "
+                        "pad) run it, and its own gradient in the op_db entries' double "
+                        "backward"
+                  for name in [f"{kind}_pad{dims}d_backward"
+                               for kind in ("reflection", "replication") for dims in (1, 2, 3)]})
+NO_OPINFO["_pad_circular"] = ("internal (torch._C._nn._pad_circular): nn.functional.pad's "
+                              "circular OpInfo samples (under pad) run it")
+NO_OPINFO["_pad_enum"] = ("internal (torch._C._nn._pad_enum): the code of pad, whose OpInfo "
+                          "samples (nn.functional.pad, every mode) run the same function")
+
 
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
     missing = [name for name in TABLE_OPS if name not in ENTRIES and name not in NO_OPINFO]

@@ -3000,3 +3000,53 @@ DERIVATIVES += [
     row("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", "UnsqueezeBackward1", ("dim",),
         self=squeeze_backward, inplace_view=True),
 ]
+
+
+# --- padding (chapter 10, the capstone; issue 45)
+def constant_pad_nd_backward(grad: Tensor, pad: list[int]) -> Tensor:
+    """torch's ``constant_pad_nd_backward``: the gradient padded by the negated pads, which
+    crops the padding away (and pads a cropped input's gradient with zeros)."""
+    return aten.constant_pad_nd.default.call(grad, [-p for p in pad], 0)
+
+
+def _pad_backward_formula(name: str) -> Any:
+    """``<name>_backward(grad, self, padding)``: the gradient of ``self``."""
+    def formula(grad: Tensor, self: Tensor, padding: list[int]) -> Tensor:
+        return aten[name + "_backward"].default.call(grad, self, padding)
+
+    formula.__name__ = formula.__qualname__ = f"{name}_self_backward"
+    return formula
+
+
+def _pad_double_backward_formula(name: str) -> Any:
+    """d/d(grad_output) of ``<name>_backward``, linear in it: ``<name>(grad, padding)``."""
+    def formula(grad: Tensor, padding: list[int]) -> Tensor:
+        return aten[name].default.call(grad, padding)
+
+    formula.__name__ = formula.__qualname__ = f"{name}_backward_grad_output_backward"
+    return formula
+
+
+def pad_backward_self_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """``zeros_like(self)``: the backward ops do not depend on ``self``'s values."""
+    return aten.zeros_like.default.call(self, None, None, None, None, None)
+
+
+def _pad_rows() -> list[Derivative]:
+    rows = [row("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor",
+                "ConstantPadNdBackward0", ("pad",), self=constant_pad_nd_backward)]
+    for kind, node in (("reflection", "ReflectionPad"), ("replication", "ReplicationPad")):
+        for dims in (1, 2, 3):
+            name = f"{kind}_pad{dims}d"
+            rows.append(row(f"{name}(Tensor self, SymInt[{2 * dims}] padding) -> Tensor",
+                            f"{node}{dims}DBackward0", ("self", "padding"),
+                            self=_pad_backward_formula(name)))
+            rows.append(row(f"{name}_backward(Tensor grad_output, Tensor self, "
+                            f"SymInt[{2 * dims}] padding) -> Tensor",
+                            f"{node}{dims}DBackwardBackward0", ("self", "padding"),
+                            grad_output=_pad_double_backward_formula(name),
+                            self=pad_backward_self_backward))
+    return rows
+
+
+DERIVATIVES += _pad_rows()

@@ -26,6 +26,8 @@ __all__ = ["dropout", "linear", "relu", "softmax", "log_softmax", "gelu", "embed
 # --- losses (chapter 6)
 __all__ += ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
             "binary_cross_entropy_with_logits", "logsigmoid"]
+# --- padding (chapter 10, the capstone; issue 45)
+__all__ += ["pad"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -405,3 +407,25 @@ def bilinear(*args: Any, **kwargs: Any) -> Any:
         RuntimeError: sizes that do not match.
     """
     return aten.bilinear(*args, **kwargs)
+
+
+# --- padding (chapter 10, the capstone; issue 45)
+def pad(input: Tensor, pad: list[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
+    """pad(input, pad, mode="constant", value=None) -> Tensor
+
+    ``input`` padded (``torch.nn.functional.pad``, torch's Python function over the op
+    ``pad``): ``pad`` holds ``(left, right)`` of the last dim, then ``(top, bottom)`` of the
+    one before, and so on (a negative number crops); ``mode`` ``"constant"`` fills with
+    ``value`` (default 0; ``constant_pad_nd``), ``"reflect"`` mirrors the input about its
+    edge element, ``"replicate"`` repeats the edge element, ``"circular"`` wraps around. The
+    non-constant modes pad the last 1, 2 or 3 dims of an input with 1 or 2 dims more
+    (``reflection_pad1d/2d/3d``, ``replication_pad1d/2d/3d``, ``_pad_circular``).
+
+    Raises:
+        NotImplementedError: an unknown ``mode``, or a pad length that a non-constant mode
+            does not take for the input's dims.
+        RuntimeError: an odd pad length, more than twice the input's dims, a ``value`` with
+            a non-constant mode, a reflection pad not less than its dim, an empty output.
+    """
+    return aten.pad(input, pad, mode, value)

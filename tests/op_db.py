@@ -6265,3 +6265,107 @@ OP_DB += [
       for kind in ("reflection", "replication") for dims in (1, 2, 3)],
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ---------------------------------------- sliding windows (chapter 10, the capstone; issue 45)
+_WINDOW_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+def _window_shapes() -> st.SearchStrategy[tuple[int, ...]]:
+    """An image ``(C, H, W)`` or a batch ``(N, C, H, W)`` (N possibly 0), nonempty."""
+    image = (st.integers(1, 2), st.integers(1, 4), st.integers(1, 4))
+    return st.one_of(st.tuples(*image), st.tuples(st.integers(0, 2), *image))
+
+
+@st.composite
+def _window_arguments(draw: st.DrawFn, height: int, width: int) -> dict[str, Any]:
+    """A kernel, dilation, padding and stride that give at least one window."""
+    while True:
+        found = {"kernel_size": [draw(st.integers(1, 3)), draw(st.integers(1, 3))],
+                 "dilation": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
+                 "padding": [draw(st.integers(0, 2)), draw(st.integers(0, 2))],
+                 "stride": [draw(st.integers(1, 3)), draw(st.integers(1, 3))]}
+        blocks = [(size + 2 * found["padding"][k]
+                   - (found["dilation"][k] * (found["kernel_size"][k] - 1) + 1))
+                  // found["stride"][k] + 1 for k, size in enumerate((height, width))]
+        if min(blocks) >= 1:
+            found["blocks"] = blocks
+            return found
+
+
+@st.composite
+def im2col_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    found = draw(_window_arguments(shape[-2], shape[-1]))
+    del found["blocks"]
+    return found
+
+
+@st.composite
+def col2im_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """For columns ``shape`` (``(C*kh*kw, L)`` or ``(N, C*kh*kw, L)``, drawn by
+    ``_column_shapes``: its dims carry the kernel and the windows): an output size whose
+    windows are ``L``."""
+    return draw(st.just(_COLUMN_ARGUMENTS[shape]))
+
+
+#: columns' shapes and the col2im arguments they were made for (a shape strategy cannot
+#: hand arguments over: each shape is drawn with its own)
+_COLUMN_ARGUMENTS: dict[tuple[int, ...], dict[str, Any]] = {}
+
+
+@st.composite
+def _column_shapes(draw: st.DrawFn) -> tuple[int, ...]:
+    image = draw(_window_shapes())
+    found = draw(_window_arguments(image[-2], image[-1]))
+    blocks = found.pop("blocks")
+    kh, kw = found["kernel_size"]
+    shape = (*image[:-3], image[-3] * kh * kw, blocks[0] * blocks[1])
+    arguments = {"output_size": list(image[-2:]), **found}
+    # one set of arguments a shape (the first drawn for it, valid for every draw of it)
+    _COLUMN_ARGUMENTS.setdefault(shape, arguments)
+    return shape
+
+
+def _window_errors() -> dict[str, Program]:
+    i = lambda lib, x, *a: _aten(lib).im2col(x, *a)  # noqa: E731
+    c = lambda lib, x, *a: _aten(lib).col2im(x, *a)  # noqa: E731
+    return {
+        "im2col: a kernel of 0": lambda lib: i(lib, lib.ones(1, 2, 3, 3), [0, 2], [1, 1],
+                                               [0, 0], [1, 1]),
+        "im2col: a negative padding": lambda lib: i(lib, lib.ones(1, 2, 3, 3), [2, 2], [1, 1],
+                                                    [-1, 0], [1, 1]),
+        "im2col: a stride of 0": lambda lib: i(lib, lib.ones(1, 2, 3, 3), [2, 2], [1, 1],
+                                               [0, 0], [0, 1]),
+        "im2col: no window": lambda lib: i(lib, lib.ones(1, 2, 3, 3), [4, 2], [1, 1], [0, 0],
+                                           [1, 1]),
+        "im2col: a 2-d input": lambda lib: i(lib, lib.ones(3, 3), [2, 2], [1, 1], [0, 0],
+                                             [1, 1]),
+        "im2col: an empty channel dim": lambda lib: i(lib, lib.ones(1, 0, 3, 3), [2, 2],
+                                                      [1, 1], [0, 0], [1, 1]),
+        "im2col: an int64 input": lambda lib: i(lib, lib.ones(1, 2, 3, 3, dtype=lib.int64),
+                                                [2, 2], [1, 1], [0, 0], [1, 1]),
+        "im2col: three kernel sizes": lambda lib: i(lib, lib.ones(1, 2, 3, 3), [2, 2, 2],
+                                                    [1, 1], [0, 0], [1, 1]),
+        "col2im: L not the windows": lambda lib: c(lib, lib.ones(1, 8, 5), [3, 3], [2, 2],
+                                                   [1, 1], [0, 0], [1, 1]),
+        "col2im: dim 1 not divisible": lambda lib: c(lib, lib.ones(1, 7, 4), [3, 3], [2, 2],
+                                                     [1, 1], [0, 0], [1, 1]),
+        "col2im: a dilation of 0": lambda lib: c(lib, lib.ones(1, 8, 4), [3, 3], [2, 2],
+                                                 [0, 1], [0, 0], [1, 1]),
+        "col2im: a 1-d input": lambda lib: c(lib, lib.ones(8), [3, 3], [2, 2], [1, 1], [0, 0],
+                                             [1, 1]),
+        "col2im: an int64 input": lambda lib: c(lib, lib.ones(1, 8, 4, dtype=lib.int64),
+                                                [3, 3], [2, 2], [1, 1], [0, 0], [1, 1]),
+        "unfold: a 2-d input": lambda lib: lib.nn.functional.unfold(lib.ones(3, 3), 2),
+        "fold: L not the windows": lambda lib: lib.nn.functional.fold(lib.ones(1, 8, 5),
+                                                                      (3, 3), 2),
+    }
+
+
+OP_DB += [
+    OpEntry("im2col", arguments=im2col_arguments, shapes=_window_shapes(),
+            dtypes=_WINDOW_DTYPES + ("bool",), errors=_window_errors()),
+    OpEntry("col2im", arguments=col2im_arguments, shapes=_column_shapes(),
+            dtypes=_WINDOW_DTYPES),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

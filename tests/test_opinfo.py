@@ -245,6 +245,19 @@ NO_OPINFO["_pad_circular"] = ("internal (torch._C._nn._pad_circular): nn.functio
 NO_OPINFO["_pad_enum"] = ("internal (torch._C._nn._pad_enum): the code of pad, whose OpInfo "
                           "samples (nn.functional.pad, every mode) run the same function")
 
+#: nn.functional.unfold is the op im2col (its OpInfo samples run through
+#: reftensor.nn.functional.unfold), not Tensor.unfold, the op unfold, whose OpInfo keeps its
+#: own; torch's OpInfo has no nn.functional.fold: its gradient (Col2ImBackward0) runs under
+#: unfold's double backward, and col2im's op_db entry runs it
+ENTRIES["im2col"] = [op for op in ENTRIES.get("unfold", [])
+                     if isinstance(op, opinfo.NNFunctional)]
+ENTRIES["unfold"] = [op for op in ENTRIES.get("unfold", [])
+                     if not isinstance(op, opinfo.NNFunctional)]
+NO_OPINFO["col2im"] = ("torch's OpInfo has no nn.functional.fold: nn.functional.unfold's "
+                       "samples (under im2col) reach it through Im2ColBackward0; "
+                       "tests/op_db.py's entry runs it on every layout and float dtype, on "
+                       "the meta device, with out=, its gradient and error inputs")
+
 
 def test_every_op_of_the_table_has_an_opinfo_entry_or_a_reason():
     missing = [name for name in TABLE_OPS if name not in ENTRIES and name not in NO_OPINFO]

@@ -156,7 +156,7 @@ from . import special_functions  # noqa: E402, F401  (erfinv: chapter 6)
 
 # Chapter 10 (the capstone): padding and sliding windows (issue 45).
 # isort: split
-from . import padding  # noqa: E402, F401
+from . import folding, padding  # noqa: E402, F401
 from .random.generator import (  # noqa: E402
     Generator,
     default_generator,

@@ -27,7 +27,7 @@ __all__ = ["dropout", "linear", "relu", "softmax", "log_softmax", "gelu", "embed
 __all__ += ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
             "binary_cross_entropy_with_logits", "logsigmoid"]
 # --- padding (chapter 10, the capstone; issue 45)
-__all__ += ["pad"]
+__all__ += ["pad", "unfold", "fold"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -429,3 +429,41 @@ def pad(input: Tensor, pad: list[int], mode: str = "constant",
             a non-constant mode, a reflection pad not less than its dim, an empty output.
     """
     return aten.pad(input, pad, mode, value)
+
+
+def _pair(value: Any) -> list[int]:
+    """torch's ``_pair``: an int repeated twice, anything iterable as it is (a list)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return [value, value]  # type: ignore[list-item]
+    return list(value)
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Tensor:
+    """Every sliding ``kernel_size`` window of ``input`` as a column
+    (``torch.nn.functional.unfold``): ``(N, C, H, W)`` (or ``(C, H, W)``) gives ``(N,
+    C * kh * kw, L)``; each of ``kernel_size``, ``dilation``, ``padding``, ``stride`` an int
+    or a pair. The op table's ``im2col`` (``Im2ColBackward0``).
+
+    Raises:
+        RuntimeError: as ``im2col``: sizes below 1, negative padding, no window, a wrong
+            number of dims.
+        NotImplementedError: an integer input.
+    """
+    return aten.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding),
+                       _pair(stride))
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
+         padding: Any = 0, stride: Any = 1) -> Tensor:
+    """Columns of sliding windows summed back into an image (``torch.nn.functional.fold``,
+    ``unfold``'s adjoint): ``(N, C * kh * kw, L)`` (or ``(C * kh * kw, L)``) gives ``(N, C,
+    *output_size)``. The op table's ``col2im`` (``Col2ImBackward0``).
+
+    Raises:
+        RuntimeError: as ``col2im``: a dim 1 not divisible by ``kh * kw``, an ``L`` that is
+            not the number of windows, sizes below 1.
+        NotImplementedError: an integer input.
+    """
+    return aten.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                       _pair(padding), _pair(stride))

@@ -3209,6 +3209,33 @@ def _pad_declarations() -> list[Declaration]:
 
 NATIVE_FUNCTIONS += _pad_declarations()
 
+# --- sliding windows (chapter 10, the capstone; issue 45): nn.functional.unfold and fold
+NATIVE_FUNCTIONS += [
+    declare("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] "
+            "stride) -> Tensor", function=False, method=False,
+            out=("im2col.out(Tensor self, int[2] kernel_size, int[2] dilation, int[2] "
+                 "padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Every ``kh x kw`` window of an image batch ``(N, C, H, W)`` (or one image "
+                "``(C, H, W)``) as a column (``torch._C._nn.im2col``, under "
+                "``nn.functional.unfold``): ``(N, C*kh*kw, L)``, ``L`` the windows, "
+                "``(size + 2 pad - dilation (k - 1) - 1) // stride + 1`` along each dim; the "
+                "zero-padded input viewed through one ``as_strided`` window view, copied "
+                "contiguous (``Im2ColBackward0``).\n\nRaises RuntimeError for a kernel, "
+                "dilation or stride below 1, a negative padding, other than 3 or 4 dims, an "
+                "empty non-batch dim, no window; NotImplementedError for integer dtypes."),
+    declare("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, "
+            "int[2] padding, int[2] stride) -> Tensor", function=False, method=False,
+            out=("col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] "
+                 "dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``im2col``'s adjoint (``torch._C._nn.col2im``, under "
+                "``nn.functional.fold``): columns ``(N, C*kh*kw, L)`` (or ``(C*kh*kw, L)``) "
+                "added back into an image ``(N, C, *output_size)``; overlapping windows sum, "
+                "in kernel-offset order as torch's loop; contiguous (``Col2ImBackward0``)."
+                "\n\nRaises RuntimeError as ``im2col``, and for a dim 1 not divisible by "
+                "``kh*kw`` or an ``L`` that is not the number of windows of "
+                "``output_size``; NotImplementedError for integer dtypes."),
+]
+
 
 
 def inplace_schema(schema: FunctionSchema, overload: str | None = None) -> FunctionSchema:

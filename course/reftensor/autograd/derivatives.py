@@ -2991,3 +2991,28 @@ def _pad_rows() -> list[Derivative]:
 
 
 DERIVATIVES += _pad_rows()
+
+
+# --- sliding windows (chapter 10, the capstone; issue 45)
+def im2col_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], kernel_size: list[int],
+                    dilation: list[int], padding: list[int], stride: list[int]) -> Tensor:
+    """``col2im(grad, self.shape[-2:], ...)``: each window's gradient added back."""
+    return aten.col2im.default.call(grad, list(self_sym_sizes[-2:]), kernel_size, dilation,
+                                    padding, stride)
+
+
+def col2im_backward(grad: Tensor, kernel_size: list[int], dilation: list[int],
+                    padding: list[int], stride: list[int]) -> Tensor:
+    """``im2col(grad, ...)``: the gradient read back through the same windows."""
+    return aten.im2col.default.call(grad, kernel_size, dilation, padding, stride)
+
+
+DERIVATIVES += [
+    row("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] "
+        "stride) -> Tensor", "Im2ColBackward0",
+        ("self_sym_sizes", "kernel_size", "dilation", "padding", "stride"),
+        self=im2col_backward),
+    row("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, "
+        "int[2] padding, int[2] stride) -> Tensor", "Col2ImBackward0",
+        ("kernel_size", "dilation", "padding", "stride"), self=col2im_backward),
+]

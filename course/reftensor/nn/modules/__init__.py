@@ -9,6 +9,22 @@ from .linear import Bilinear, Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import LayerNorm
+from .padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    Fold,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    Unfold,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from .parameter_containers import ParameterDict, ParameterList
 from .sparse import Embedding
 
@@ -19,3 +35,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Line
 # --- losses (chapter 6)
 __all__ += ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
             "LogSigmoid"]
+# --- padding and sliding windows (the capstone, issue 45)
+__all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
+            "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Unfold", "Fold"]

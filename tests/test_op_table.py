@@ -743,7 +743,10 @@ OUT_TORCH_BUGS = {"gelu": "a non-contiguous out", "_log_softmax": "a non-contigu
 OUT_TORCH_UNDEFINED = {name: frozenset({"the input"}) for name in (
     *[f"{kind}_pad{dims}d" for kind in ("reflection", "replication") for dims in (1, 2, 3)],
     "im2col", "col2im")}
-OUT_OPS = [e.name for e in OP_DB if _has_out(e.name) and not e.no_input]
+#: (not run by this test: its source is left as it was, since its derandomized draws
+#: follow that source; their out= runs in test_op_on_every_layout_and_dtype's variants)
+OUT_OPS = [e.name for e in OP_DB if _has_out(e.name) and not e.no_input
+           and e.name not in OUT_TORCH_UNDEFINED]
 
 
 @pytest.mark.parametrize("name", OUT_OPS)
@@ -793,7 +796,7 @@ def test_out_given_any_shape_dtype_and_layout(name, data):
             out = tuple(built) if len(built) > 1 else built[0]
         return _call(lib, _function(lib, name), name, arguments, (t,), out=out)
 
-    if where in OUT_GAPS.get(name, ()) or where in OUT_TORCH_UNDEFINED.get(name, ()):
+    if where in OUT_GAPS.get(name, ()):
         return
     if name in OUT_TORCH_BUGS and any(o.kind != "contiguous" for o in out_specs or ()):
         return

@@ -30,6 +30,7 @@ order).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -139,12 +140,9 @@ def _looks_channels_last(shape: tuple[int, ...], stride: tuple[int, ...]) -> boo
 def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """``channels_last`` (4-d) or ``channels_last_3d`` (5-d) strides: C fastest, then the
     spatial dims from the last, then N."""
-    strides = [0] * len(shape)
-    step = 1
-    for d in (1, *range(len(shape) - 1, 1, -1), 0):
-        strides[d] = step
-        step *= shape[d]
-    return tuple(strides)
+    fastest_first = (1, *range(len(shape) - 1, 1, -1), 0)
+    return tuple(math.prod(shape[e] for e in fastest_first[:fastest_first.index(d)])
+                 for d in range(len(shape)))
 
 
 class _Pad:
@@ -224,8 +222,10 @@ class _Pad:
         return (*lead, *np.ix_(*per_dim))
 
     def strides(self, self_: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:
-        """1-d: contiguous; 2-d and 3-d: as the input suggests (channels-last stays)."""
-        if self.dims > 1 and _looks_channels_last(self_._shape, self_._stride):
+        """1-d: contiguous; 2-d and 3-d: as the input suggests (channels-last stays) on the
+        CPU; contiguous on the meta device (torch's meta functions there)."""
+        if self.dims > 1 and self_.device is not META \
+                and _looks_channels_last(self_._shape, self_._stride):
             return _channels_last_strides(shape)
         return layout.contiguous_strides(shape)
 

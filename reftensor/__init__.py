@@ -154,9 +154,9 @@ from . import (  # noqa: E402, F401
 # isort: split
 from . import special_functions  # noqa: E402, F401  (erfinv: chapter 6)
 
-# Chapter 10, the capstone: the pooling kernels.
+# Chapter 10, the capstone (issue 45): padding, sliding windows and pooling.
 # isort: split
-from . import pooling  # noqa: E402, F401
+from . import folding, padding, pooling  # noqa: E402, F401
 from .random.generator import (  # noqa: E402
     Generator,
     default_generator,

@@ -322,6 +322,7 @@ __all__ = [
     "batch_norm",
     "_trilinear",
     "bilinear",
+    "constant_pad_nd",
     "max_pool2d",
     "max_pool1d_with_indices",
     "max_pool1d",
@@ -4094,6 +4095,21 @@ def bilinear(*args: Any, **kwargs: Any) -> Any:
     Raises RuntimeError for sizes that do not match.
     """
     return aten.bilinear(*args, **kwargs)
+
+
+def constant_pad_nd(*args: Any, **kwargs: Any) -> Any:
+    """constant_pad_nd(input, pad, value=0) -> Tensor
+
+    ``self`` padded with ``value`` (``torch.constant_pad_nd``, what ``nn.functional.pad`` runs
+    for ``mode='constant'``): ``pad`` gives ``(left, right)`` of the last dim, then of the one
+    before, ...; a negative pad crops. Of ``self``'s dtype (every dtype), laid out as ``self``
+    suggests (channels-last stays); with no positive pad, a clone of the cropped input
+    (``ConstantPadNdBackward0``).
+
+    Raises RuntimeError for an odd number of pads, more pairs than dims, a negative size, a
+    ``value`` out of the dtype's range.
+    """
+    return aten.constant_pad_nd(*args, **kwargs)
 
 
 def max_pool2d(*args: Any, **kwargs: Any) -> Any:

@@ -351,3 +351,39 @@ def test_trunc_normal_of_a_meta_tensor_draws_nothing():
         t = lib.empty(3, 4, device="meta")
         assert lib.nn.init.trunc_normal_(t) is t
         assert lib.default_generator.get_state().tolist() == before
+
+
+# --- padding and sliding-window layers (the capstone, issue 45)
+PADDING_LAYERS = [
+    ("ZeroPad1d", (2,)), ("ZeroPad2d", (2,)), ("ZeroPad2d", ((1, 2, 0, 3),)),
+    ("ZeroPad3d", (1,)), ("ConstantPad1d", (1, 3.5)), ("ConstantPad2d", ((1, 2, 3, 0), 2)),
+    ("ConstantPad3d", (1, -1.0)), ("ReflectionPad1d", (2,)),
+    ("ReflectionPad2d", ((1, 2, 0, 1),)), ("ReflectionPad3d", (1,)),
+    ("ReplicationPad1d", (3,)), ("ReplicationPad2d", ((1, 2, 3, 0),)),
+    ("ReplicationPad3d", (1,)), ("Unfold", (2,)),
+    ("Unfold", ((2, 3),), {"dilation": (1, 2), "padding": 1, "stride": (2, 1)}),
+    ("Fold", ((4, 5), 2)), ("Fold", ((4, 5), (2, 3)), {"padding": (1, 0), "stride": 2}),
+]
+
+
+@pytest.mark.parametrize("case", PADDING_LAYERS, ids=lambda c: f"{c[0]}{c[1:]}")
+def test_padding_and_window_layers_are_torchs(case):
+    """Each layer's repr, attributes, forward values and input gradient, on both libraries
+    (the input: an image batch for the pads and Unfold, columns for Fold)."""
+    name, args, kwargs = (*case, {})[:3]
+    found = []
+    for lib in LIBS:
+        layer = getattr(lib.nn, name)(*args, **kwargs)
+        lib.manual_seed(0)
+        if name == "Fold":
+            blocks = torch.nn.functional.unfold(torch.ones(1, 1, *args[0]), args[1],
+                                                **kwargs).shape[1:]
+            x = lib.randn(2, 2 * blocks[0], blocks[1], dtype=lib.float64, requires_grad=True)
+        else:
+            dims = 1 if name.endswith("1d") else 3 if name.endswith("3d") else 2
+            x = lib.randn(2, 3, *(4, 5, 6)[:dims], dtype=lib.float64, requires_grad=True)
+        y = layer(x)
+        (y * y).sum().backward()
+        found.append((repr(layer), getattr(layer, "padding", None), y.tolist(),
+                      x.grad.tolist(), type(y.grad_fn).__name__))
+    assert found[0] == found[1]

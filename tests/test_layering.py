@@ -55,6 +55,8 @@ CHAPTERS = {
     "reftensor.utils": 7,
     "reftensor.random": 8,
     "reftensor.pooling": 10,  # --- pooling (chapter 10, the capstone)
+    # --- the capstone (chapter 10, issue 45): padding, unfold/fold
+    "reftensor.padding": 10, "reftensor.folding": 10,
 }
 
 

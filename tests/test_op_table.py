@@ -748,7 +748,19 @@ OUT_GAPS["nll_loss2d"] = frozenset({"the input", "result's shape", "another shap
 #: stays zeros), and ``_log_softmax`` writes its values into one in row-major order
 #: (``out=zeros(2, 2).t()`` holds the result transposed); reftensor writes the result
 OUT_TORCH_BUGS = {"gelu": "a non-contiguous out", "_log_softmax": "a non-contiguous out"}
-OUT_OPS = [e.name for e in OP_DB if _has_out(e.name) and not e.no_input]
+#: where torch's ``out=`` reads freed memory, so there is no value to compare: the padding
+#: kernels, ``im2col`` and ``col2im`` (issue 45) resize ``out`` before they read the input,
+#: and an ``out`` that is the input itself is then read from its new storage
+#: (``reflection_pad1d(x, [1, 1], out=x)`` of ``arange(6.).reshape(2, 3)`` gave ``[[1, 1, 1,
+#: 1, 1], [9e-23, ...]]``; runs of this test aborted the process). reftensor computes from
+#: the input first.
+OUT_TORCH_UNDEFINED = {name: frozenset({"the input"}) for name in (
+    *[f"{kind}_pad{dims}d" for kind in ("reflection", "replication") for dims in (1, 2, 3)],
+    "im2col", "col2im")}
+#: (not run by this test: its source is left as it was, since its derandomized draws
+#: follow that source; their out= runs in test_op_on_every_layout_and_dtype's variants)
+OUT_OPS = [e.name for e in OP_DB if _has_out(e.name) and not e.no_input
+           and e.name not in OUT_TORCH_UNDEFINED]
 
 
 @pytest.mark.parametrize("name", OUT_OPS)

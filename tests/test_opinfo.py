@@ -226,6 +226,39 @@ NO_OPINFO.update({name: f"internal (torch.ops.aten.{name}, no OpInfo entry): cdi
                         "on the meta device and with out="
                   for name in ("_cdist_forward", "_cdist_backward", "_euclidean_dist")})
 
+#: padding (chapter 10, the capstone; issue 45): torch's OpInfo has nn.functional.pad's
+#: samples (under pad: constant, reflect, replicate, replicate_negative and circular) and
+#: constant_pad_nd's; the ops that pad's modes run have none of their own
+NO_OPINFO.update({name: f"internal (torch.ops.aten.{name}, no OpInfo entry): the OpInfo "
+                        "samples of nn.functional.pad (under pad) reach it; tests/op_db.py's "
+                        "entry runs it on every layout, on the meta device, with out=, its "
+                        "gradient and error inputs"
+                  for name in [f"{kind}_pad{dims}d" for kind in ("reflection", "replication")
+                               for dims in (1, 2, 3)]})
+NO_OPINFO.update({name: f"internal (torch.ops.aten.{name}, no OpInfo entry): the gradients "
+                        "of nn.functional.pad's reflect and replicate OpInfo samples (under "
+                        "pad) run it, and its own gradient in the op_db entries' double "
+                        "backward"
+                  for name in [f"{kind}_pad{dims}d_backward"
+                               for kind in ("reflection", "replication") for dims in (1, 2, 3)]})
+NO_OPINFO["_pad_circular"] = ("internal (torch._C._nn._pad_circular): nn.functional.pad's "
+                              "circular OpInfo samples (under pad) run it")
+NO_OPINFO["_pad_enum"] = ("internal (torch._C._nn._pad_enum): the code of pad, whose OpInfo "
+                          "samples (nn.functional.pad, every mode) run the same function")
+
+#: nn.functional.unfold is the op im2col (its OpInfo samples run through
+#: reftensor.nn.functional.unfold), not Tensor.unfold, the op unfold, whose OpInfo keeps its
+#: own; torch's OpInfo has no nn.functional.fold: its gradient (Col2ImBackward0) runs under
+#: unfold's double backward, and col2im's op_db entry runs it
+ENTRIES["im2col"] = [op for op in ENTRIES.get("unfold", [])
+                     if isinstance(op, opinfo.NNFunctional)]
+ENTRIES["unfold"] = [op for op in ENTRIES.get("unfold", [])
+                     if not isinstance(op, opinfo.NNFunctional)]
+NO_OPINFO["col2im"] = ("torch's OpInfo has no nn.functional.fold: nn.functional.unfold's "
+                       "samples (under im2col) reach it through Im2ColBackward0; "
+                       "tests/op_db.py's entry runs it on every layout and float dtype, on "
+                       "the meta device, with out=, its gradient and error inputs")
+
 
 # --- pooling (chapter 10, the capstone; issue 45)
 #: nn.functional.max_pool2d and max_pool1d (Python functions that pick the op from

@@ -3141,6 +3141,101 @@ NATIVE_FUNCTIONS += [
                 "RuntimeError for sizes that do not match."),
 ]
 
+# --- padding (chapter 10, the capstone; issue 45): nn.functional.pad and the ops under it
+def _pad_declarations() -> list[Declaration]:
+    found = [
+        declare("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor",
+                method=False,
+                doc="``self`` padded with ``value`` (``torch.constant_pad_nd``, what "
+                    "``nn.functional.pad`` runs for ``mode='constant'``): ``pad`` gives "
+                    "``(left, right)`` of the last dim, then of the one before, ...; a "
+                    "negative pad crops. Of ``self``'s dtype (every dtype), laid out as "
+                    "``self`` suggests (channels-last stays); with no positive pad, a clone of "
+                    "the cropped input (``ConstantPadNdBackward0``).\n\nRaises RuntimeError "
+                    "for an odd number of pads, more pairs than dims, a negative size, a "
+                    "``value`` out of the dtype's range."),
+        declare("_pad_circular(Tensor self, SymInt[] pad) -> Tensor", function=False,
+                method=False,
+                doc="``self`` wrapped around by ``pad`` (``torch._C._nn._pad_circular``, "
+                    "``nn.functional.pad``'s ``mode='circular'``): torch's composite of "
+                    "slices and ``copy_`` (graph ``CopySlices``), contiguous, of any dtype."
+                    "\n\nRaises RuntimeError for other than 1 or 2 unpadded leading dims, a "
+                    "pad larger than its dim, a negative size."),
+        declare("_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor",
+                function=False, method=False,
+                doc="``pad`` with the mode as torch's ``at::padding_mode`` (0 reflect, 1 "
+                    "replicate, 2 circular, 3 constant; ``torch._C._nn._pad_enum``).\n\n"
+                    "Raises as ``pad``."),
+        declare("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> "
+                "Tensor", function=False, method=False,
+                doc="``self`` padded (``torch._C._nn.pad``, under ``nn.functional.pad``): "
+                    "``mode`` ``'constant'`` (``constant_pad_nd`` with ``value``, default 0), "
+                    "``'reflect'`` (``reflection_pad1d/2d/3d``), ``'replicate'`` "
+                    "(``replication_pad1d/2d/3d``), ``'circular'`` (``_pad_circular``); the "
+                    "other modes pad the last 1, 2 or 3 dims of an input with 1 or 2 more."
+                    "\n\nRaises NotImplementedError for an unknown mode or a pad length "
+                    "that does not fit the input's dims; RuntimeError for an odd pad length, "
+                    "more than twice the dims, a ``value`` with another mode."),
+    ]
+    for kind, mode, rule in (("reflection", "reflect", "mirrored about the edge element, "
+                              "which is not repeated; each pad less than its dim"),
+                             ("replication", "replicate", "the edge element repeated")):
+        for dims in (1, 2, 3):
+            name, n = f"{kind}_pad{dims}d", 2 * dims
+            layout = "contiguous" if dims == 1 else "laid out as ``self`` suggests"
+            found.append(declare(
+                f"{name}(Tensor self, SymInt[{n}] padding) -> Tensor", function=False,
+                method=False,
+                out=(f"{name}.out(Tensor self, SymInt[{n}] padding, *, Tensor(a!) out) -> "
+                     "Tensor(a!)",),
+                doc=f"The last {dims} dim(s) of a ({dims + 1})-d or batched ({dims + 2})-d "
+                    f"``self`` padded by ``padding`` (``torch._C._nn.{name}``, "
+                    f"``nn.functional.pad``'s ``mode='{mode}'``): "
+                    f"{rule}; a negative pad crops. Of ``self``'s dtype, {layout}.\n\n"
+                    f"Raises RuntimeError for {n} pads expected, other dims, an empty "
+                    "non-batch dim, an output size below 1; NotImplementedError for bool."))
+            found.append(declare(
+                f"{name}_backward(Tensor grad_output, Tensor self, SymInt[{n}] padding) -> "
+                "Tensor", function=False, method=False,
+                out=(f"{name}_backward.grad_input(Tensor grad_output, Tensor self, "
+                     f"SymInt[{n}] padding, *, Tensor(a!) grad_input) -> Tensor(a!)",),
+                doc=f"``{name}``'s gradient: ``grad_output`` added back into zeros of "
+                    "``self``'s shape along the forward's indices, in ``grad_output``'s "
+                    "row-major order.\n\nRaises RuntimeError for a ``grad_output`` of the "
+                    "wrong size or another dtype than ``self``'s; NotImplementedError for "
+                    "integer and bool."))
+    return found
+
+
+NATIVE_FUNCTIONS += _pad_declarations()
+
+# --- sliding windows (chapter 10, the capstone; issue 45): nn.functional.unfold and fold
+NATIVE_FUNCTIONS += [
+    declare("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] "
+            "stride) -> Tensor", function=False, method=False,
+            out=("im2col.out(Tensor self, int[2] kernel_size, int[2] dilation, int[2] "
+                 "padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="Every ``kh x kw`` window of an image batch ``(N, C, H, W)`` (or one image "
+                "``(C, H, W)``) as a column (``torch._C._nn.im2col``, under "
+                "``nn.functional.unfold``): ``(N, C*kh*kw, L)``, ``L`` the windows, "
+                "``(size + 2 pad - dilation (k - 1) - 1) // stride + 1`` along each dim; the "
+                "zero-padded input viewed through one ``as_strided`` window view, copied "
+                "contiguous (``Im2ColBackward0``).\n\nRaises RuntimeError for a kernel, "
+                "dilation or stride below 1, a negative padding, other than 3 or 4 dims, an "
+                "empty non-batch dim, no window; NotImplementedError for integer dtypes."),
+    declare("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, "
+            "int[2] padding, int[2] stride) -> Tensor", function=False, method=False,
+            out=("col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] "
+                 "dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)",),
+            doc="``im2col``'s adjoint (``torch._C._nn.col2im``, under "
+                "``nn.functional.fold``): columns ``(N, C*kh*kw, L)`` (or ``(C*kh*kw, L)``) "
+                "added back into an image ``(N, C, *output_size)``; overlapping windows sum, "
+                "in kernel-offset order as torch's loop; contiguous (``Col2ImBackward0``)."
+                "\n\nRaises RuntimeError as ``im2col``, and for a dim 1 not divisible by "
+                "``kh*kw`` or an ``L`` that is not the number of windows of "
+                "``output_size``; NotImplementedError for integer dtypes."),
+]
+
 
 # --- pooling (chapter 10, the capstone; issue 45) ----------------------------------------------
 _POOL_ERRORS = ("Raises RuntimeError for an input not 3-d or 4-d (or with an empty dim "

@@ -6,16 +6,20 @@ chapter 8's).
 """
 
 from . import functional, init, utils
-from .modules import (
+from .modules import (  # --- padding and sliding windows (the capstone, issue 45)
     GELU,
     BatchNorm1d,
     BCELoss,
     BCEWithLogitsLoss,
     Bilinear,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
     CrossEntropyLoss,
     Dropout,
     Embedding,
     Flatten,
+    Fold,
     Identity,
     L1Loss,
     LayerNorm,
@@ -29,12 +33,22 @@ from .modules import (
     NLLLoss,
     ParameterDict,
     ParameterList,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
     ReLU,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
     Sequential,
     Sigmoid,
     Softmax,
     Tanh,
     Unflatten,
+    Unfold,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
 )
 from .parameter import Parameter
 
@@ -50,3 +64,7 @@ __all__ += ["utils", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELos
 from .modules import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: E402
 
 __all__ += ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]
+# --- padding and sliding windows (the capstone, issue 45)
+__all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
+            "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Unfold", "Fold"]

@@ -3004,3 +3004,78 @@ DERIVATIVES += [
         "divisor_override) -> Tensor", "AvgPool2DBackwardBackward0", _AVG_POOL_SAVES,
         grad_output=avg_pool2d_backward_grad_output_backward, self=zeros_like_grad),
 ]
+
+
+# --- padding (chapter 10, the capstone; issue 45)
+def constant_pad_nd_backward(grad: Tensor, pad: list[int]) -> Tensor:
+    """torch's ``constant_pad_nd_backward``: the gradient padded by the negated pads, which
+    crops the padding away (and pads a cropped input's gradient with zeros)."""
+    return aten.constant_pad_nd.default.call(grad, [-p for p in pad], 0)
+
+
+def _pad_backward_formula(name: str) -> Any:
+    """``<name>_backward(grad, self, padding)``: the gradient of ``self``."""
+    def formula(grad: Tensor, self: Tensor, padding: list[int]) -> Tensor:
+        return aten[name + "_backward"].default.call(grad, self, padding)
+
+    formula.__name__ = formula.__qualname__ = f"{name}_self_backward"
+    return formula
+
+
+def _pad_double_backward_formula(name: str) -> Any:
+    """d/d(grad_output) of ``<name>_backward``, linear in it: ``<name>(grad, padding)``."""
+    def formula(grad: Tensor, padding: list[int]) -> Tensor:
+        return aten[name].default.call(grad, padding)
+
+    formula.__name__ = formula.__qualname__ = f"{name}_backward_grad_output_backward"
+    return formula
+
+
+def pad_backward_self_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """``zeros_like(self)``: the backward ops do not depend on ``self``'s values."""
+    return aten.zeros_like.default.call(self, None, None, None, None, None)
+
+
+def _pad_rows() -> list[Derivative]:
+    rows = [row("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor",
+                "ConstantPadNdBackward0", ("pad",), self=constant_pad_nd_backward)]
+    for kind, node in (("reflection", "ReflectionPad"), ("replication", "ReplicationPad")):
+        for dims in (1, 2, 3):
+            name = f"{kind}_pad{dims}d"
+            rows.append(row(f"{name}(Tensor self, SymInt[{2 * dims}] padding) -> Tensor",
+                            f"{node}{dims}DBackward0", ("self", "padding"),
+                            self=_pad_backward_formula(name)))
+            rows.append(row(f"{name}_backward(Tensor grad_output, Tensor self, "
+                            f"SymInt[{2 * dims}] padding) -> Tensor",
+                            f"{node}{dims}DBackwardBackward0", ("self", "padding"),
+                            grad_output=_pad_double_backward_formula(name),
+                            self=pad_backward_self_backward))
+    return rows
+
+
+DERIVATIVES += _pad_rows()
+
+
+# --- sliding windows (chapter 10, the capstone; issue 45)
+def im2col_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], kernel_size: list[int],
+                    dilation: list[int], padding: list[int], stride: list[int]) -> Tensor:
+    """``col2im(grad, self.shape[-2:], ...)``: each window's gradient added back."""
+    return aten.col2im.default.call(grad, list(self_sym_sizes[-2:]), kernel_size, dilation,
+                                    padding, stride)
+
+
+def col2im_backward(grad: Tensor, kernel_size: list[int], dilation: list[int],
+                    padding: list[int], stride: list[int]) -> Tensor:
+    """``im2col(grad, ...)``: the gradient read back through the same windows."""
+    return aten.im2col.default.call(grad, kernel_size, dilation, padding, stride)
+
+
+DERIVATIVES += [
+    row("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] "
+        "stride) -> Tensor", "Im2ColBackward0",
+        ("self_sym_sizes", "kernel_size", "dilation", "padding", "stride"),
+        self=im2col_backward),
+    row("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, "
+        "int[2] padding, int[2] stride) -> Tensor", "Col2ImBackward0",
+        ("kernel_size", "dilation", "padding", "stride"), self=col2im_backward),
+]

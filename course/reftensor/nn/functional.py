@@ -29,6 +29,8 @@ __all__ += ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_en
 # --- pooling (chapter 10, the capstone)
 __all__ += ["max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
             "avg_pool1d", "avg_pool2d"]
+# --- padding (chapter 10, the capstone; issue 45)
+__all__ += ["pad", "unfold", "fold"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -524,3 +526,61 @@ def avg_pool1d(*args: Any, **kwargs: Any) -> Any:
         RuntimeError: an input not 2-d or 3-d, sizes of more than one int; as ``avg_pool2d``.
     """
     return aten.avg_pool1d(*args, **kwargs)
+# --- padding (chapter 10, the capstone; issue 45)
+def pad(input: Tensor, pad: list[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
+    """pad(input, pad, mode="constant", value=None) -> Tensor
+
+    ``input`` padded (``torch.nn.functional.pad``, torch's Python function over the op
+    ``pad``): ``pad`` holds ``(left, right)`` of the last dim, then ``(top, bottom)`` of the
+    one before, and so on (a negative number crops); ``mode`` ``"constant"`` fills with
+    ``value`` (default 0; ``constant_pad_nd``), ``"reflect"`` mirrors the input about its
+    edge element, ``"replicate"`` repeats the edge element, ``"circular"`` wraps around. The
+    non-constant modes pad the last 1, 2 or 3 dims of an input with 1 or 2 dims more
+    (``reflection_pad1d/2d/3d``, ``replication_pad1d/2d/3d``, ``_pad_circular``).
+
+    Raises:
+        NotImplementedError: an unknown ``mode``, or a pad length that a non-constant mode
+            does not take for the input's dims.
+        RuntimeError: an odd pad length, more than twice the input's dims, a ``value`` with
+            a non-constant mode, a reflection pad not less than its dim, an empty output.
+    """
+    return aten.pad(input, pad, mode, value)
+
+
+def _pair(value: Any) -> list[int]:
+    """torch's ``_pair``: an int repeated twice, anything iterable as it is (a list)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return [value, value]  # type: ignore[list-item]
+    return list(value)
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Tensor:
+    """Every sliding ``kernel_size`` window of ``input`` as a column
+    (``torch.nn.functional.unfold``): ``(N, C, H, W)`` (or ``(C, H, W)``) gives ``(N,
+    C * kh * kw, L)``; each of ``kernel_size``, ``dilation``, ``padding``, ``stride`` an int
+    or a pair. The op table's ``im2col`` (``Im2ColBackward0``).
+
+    Raises:
+        RuntimeError: as ``im2col``: sizes below 1, negative padding, no window, a wrong
+            number of dims.
+        NotImplementedError: an integer input.
+    """
+    return aten.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding),
+                       _pair(stride))
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
+         padding: Any = 0, stride: Any = 1) -> Tensor:
+    """Columns of sliding windows summed back into an image (``torch.nn.functional.fold``,
+    ``unfold``'s adjoint): ``(N, C * kh * kw, L)`` (or ``(C * kh * kw, L)``) gives ``(N, C,
+    *output_size)``. The op table's ``col2im`` (``Col2ImBackward0``).
+
+    Raises:
+        RuntimeError: as ``col2im``: a dim 1 not divisible by ``kh * kw``, an ``L`` that is
+            not the number of windows, sizes below 1.
+        NotImplementedError: an integer input.
+    """
+    return aten.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                       _pair(padding), _pair(stride))

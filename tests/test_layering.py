@@ -54,6 +54,7 @@ CHAPTERS = {
     "reftensor.special_functions": 6,  # --- erfinv (chapter 6)
     "reftensor.utils": 7,
     "reftensor.random": 8,
+    "reftensor.convolution": 10,  # --- convolution (chapter 10, the capstone)
 }
 
 

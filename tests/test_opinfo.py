@@ -262,3 +262,12 @@ def test_the_harness_finds_a_wrong_kernel(monkeypatch):
     monkeypatch.setattr(op, "_cpu", wrong)
     found = opinfo.check_op(ENTRIES["exp"][0], limit=2)
     assert any("values differ" in m.what for m in found)
+
+
+#: --- convolution (chapter 10, the capstone): nn.functional.conv1d/conv2d's OpInfo samples
+#: run through torch.conv1d/conv2d (the ops) and reach these
+NO_OPINFO.update({name: f"internal (torch's OpInfo has no entry for {name}): the OpInfo "
+                        "samples of nn.functional.conv1d and conv2d reach it "
+                        "(ConvolutionBackward0); tests/op_db.py's entry runs convolution on "
+                        "every layout, transposed too, on the meta device and with out="
+                  for name in ("convolution", "convolution_backward")})

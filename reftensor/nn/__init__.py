@@ -12,6 +12,8 @@ from .modules import (
     BCELoss,
     BCEWithLogitsLoss,
     Bilinear,
+    Conv1d,
+    Conv2d,
     CrossEntropyLoss,
     Dropout,
     Embedding,
@@ -45,3 +47,5 @@ __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleLis
 # --- losses (chapter 6)
 __all__ += ["utils", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
             "BCEWithLogitsLoss", "LogSigmoid"]
+# --- convolution (chapter 10, the capstone)
+__all__ += ["Conv1d", "Conv2d"]

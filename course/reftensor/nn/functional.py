@@ -26,6 +26,8 @@ __all__ = ["dropout", "linear", "relu", "softmax", "log_softmax", "gelu", "embed
 # --- losses (chapter 6)
 __all__ += ["mse_loss", "l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
             "binary_cross_entropy_with_logits", "logsigmoid"]
+# --- convolution (chapter 10, the capstone)
+__all__ += ["conv1d", "conv2d"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -405,3 +407,38 @@ def bilinear(*args: Any, **kwargs: Any) -> Any:
         RuntimeError: sizes that do not match.
     """
     return aten.bilinear(*args, **kwargs)
+
+
+# --- convolution (chapter 10, the capstone)
+def conv1d(*args: Any, **kwargs: Any) -> Any:
+    """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    A 1-d convolution (``torch.nn.functional.conv1d``, which is ``torch.conv1d``, the op
+    table's ``conv1d``): ``input`` ``(N, C_in, L)`` or ``(C_in, L)``, ``weight`` ``(C_out,
+    C_in / groups, k)``, ``bias`` ``(C_out,)``; ``padding`` an int, a 1-tuple, ``'valid'``
+    or ``'same'``. The graph is torch's: ``ConvolutionBackward0``.
+
+    Raises:
+        RuntimeError: as torch's (ranks, channels, sizes, padding, stride, dilation, groups,
+            dtypes).
+        NotImplementedError: bool tensors.
+    """
+    return aten.conv1d(*args, **kwargs)
+
+
+def conv2d(*args: Any, **kwargs: Any) -> Any:
+    """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    A 2-d convolution (``torch.nn.functional.conv2d``, which is ``torch.conv2d``, the op
+    table's ``conv2d``): ``input`` ``(N, C_in, H, W)`` or ``(C_in, H, W)``, ``weight``
+    ``(C_out, C_in / groups, kH, kW)``, ``bias`` ``(C_out,)``; ``stride``, ``padding`` and
+    ``dilation`` an int or a pair, ``padding`` also ``'valid'`` or ``'same'``. The result
+    is channels-last when ``input`` or ``weight`` is; the graph is torch's
+    (``ConvolutionBackward0``).
+
+    Raises:
+        RuntimeError: as torch's (ranks, channels, sizes, padding, stride, dilation, groups,
+            dtypes).
+        NotImplementedError: bool tensors.
+    """
+    return aten.conv2d(*args, **kwargs)

@@ -3,6 +3,7 @@
 from .activation import GELU, LogSigmoid, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .batchnorm import BatchNorm1d
 from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
@@ -19,3 +20,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Line
 # --- losses (chapter 6)
 __all__ += ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
             "LogSigmoid"]
+# --- convolution (chapter 10, the capstone)
+__all__ += ["Conv1d", "Conv2d"]

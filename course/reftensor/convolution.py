@@ -348,17 +348,60 @@ def _check_transposed(input: Tensor, weight: Tensor, stride: Sequence[int],
 
 
 # ------------------------------------------------------------------ convolution
+def _meta_convolution(input: Tensor, weight: Tensor, stride: Sequence[int],
+                      padding: Sequence[int], dilation: Sequence[int], transposed: bool,
+                      output_padding: Sequence[int], groups: int) -> Tensor:
+    """torch's Python meta function (``meta_conv``, ``calc_conv_nd_return_shape``): its own
+    checks and words (channels, kernel size, an output with no positive size), the result
+    contiguous, with no channels for an input with none."""
+    spatial = input._shape[2:]
+    kernel = weight._shape[2:]
+
+    def each(values: Sequence[int]) -> list[int]:
+        return [values[0]] * len(spatial) if len(values) == 1 else list(values)
+
+    stride, padding, dilation = each(stride), each(padding), each(dilation)
+    if transposed:
+        channels = groups * weight._shape[1]
+    else:
+        channels = weight._shape[0]
+        if weight._shape[1] * groups != input._shape[1]:
+            raise RuntimeError("Invalid channel dimensions")
+        padded = [spatial[i] + 2 * padding[i] for i in range(len(spatial))]
+        effective = [dilation[i] * (kernel[i] - 1) + 1 for i in range(len(spatial))]
+        if not all(p >= k for p, k in zip(padded, effective, strict=True)):
+            raise RuntimeError(
+                f"Calculated padded input size per channel: "
+                f"({' x '.join(str(p) for p in padded)}). Kernel size: "
+                f"({' x '.join(str(k) for k in effective)}). Kernel size can't be greater "
+                "than actual input size")
+    extra = each(output_padding) if transposed and output_padding else None
+    if extra is not None:
+        sizes = [(spatial[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1)
+                 + extra[i] + 1 for i in range(len(spatial))]
+    else:
+        sizes = [(spatial[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1)
+                 // stride[i] + 1 for i in range(len(spatial))]
+    if not any(x > 0 for x in sizes):
+        raise RuntimeError(f"Given input size per channel: {list(spatial)}. Calculated output "
+                           f"size per channel: {sizes}. Output size is too small")
+    if input._shape[1] == 0:
+        channels = 0
+    shape = (input._shape[0], channels, *sizes)
+    factories._check_sizes(shape)  # (new_empty's check: no negative size)
+    return _new(shape, input._dtype, False, True)
+
+
 def _convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],
                  padding: Sequence[int], dilation: Sequence[int], transposed: bool,
                  output_padding: Sequence[int], groups: int, *, meta: bool) -> Tensor:
+    if meta:
+        return _meta_convolution(input, weight, stride, padding, dilation, transposed,
+                                 output_padding, groups)
     stride, padding, dilation, output_padding = _check(
         input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     shape = _output_shape(input, weight, stride, padding, dilation, transposed,
                           output_padding, groups)
-    if meta:  # torch's Python meta function: contiguous, no channels for no input channels
-        if input._shape[1] == 0:
-            shape = (shape[0], 0, *shape[2:])
-        return _new(shape, input._dtype, False, True)
     if input._shape[0] == 0 or input._shape[1] == 0:
         return _empty_backend(input, weight, bias, shape)
     if input.numel() == 0:
@@ -392,6 +435,15 @@ for _key, _meta in ((DispatchKey.CPU, False), (DispatchKey.Meta, True)):
                                          transposed, output_padding, groups, meta=meta))
 
 
+def _meta_like(shape: tuple[int, ...], d: dtype, channels_last: bool) -> Tensor:
+    """``new_empty(shape).to(memory_format=...)``: contiguous, copied to channels-last
+    strides unless the contiguous ones already look channels-last (``to`` then aliases)."""
+    stride = layout.contiguous_strides(shape)
+    if channels_last and not layout.strides_like_channels_last(shape, stride):
+        stride = layout.channels_last_strides(shape)
+    return factories._allocate(tuple(shape), stride, d, META)
+
+
 def _convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,
                           bias_sizes: Sequence[int] | None, stride: Sequence[int],
                           padding: Sequence[int], dilation: Sequence[int], transposed: bool,
@@ -403,9 +455,12 @@ def _convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,
     stride, padding, dilation, output_padding = _check(
         input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
     d = input._dtype
-    if meta:  # torch's Python meta function: contiguous, the bias's sizes as given
-        return (_new(input._shape, d, False, True) if output_mask[0] else None,
-                _new(weight._shape, d, False, True) if output_mask[1] else None,
+    if meta:  # torch's Python meta function: its own memory format rule, the bias's sizes
+        channels_last = input.dim() == 4 and (
+            input._suggest_memory_format() is layout.channels_last
+            or weight._suggest_memory_format() is layout.channels_last)
+        return (_meta_like(input._shape, d, channels_last) if output_mask[0] else None,
+                _meta_like(weight._shape, d, channels_last) if output_mask[1] else None,
                 _new(tuple(bias_sizes or ()), d, False, True) if output_mask[2] else None)
     if input._shape[0] == 0 or input._shape[1] == 0:  # the Empty backend: zeros
         return (aten.zeros_like(input) if output_mask[0] else None,

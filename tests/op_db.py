@@ -6210,7 +6210,7 @@ def convolution_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, 
 
 
 _CONV_ULPS = 16  # measured: within 10 ulps of the largest magnitude (300 random cases)
-_CONV_DTYPES = ("float32", "float64", "int64", "int32")
+_CONV_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32")
 
 
 def _conv_errors(name: str) -> dict[str, Program]:

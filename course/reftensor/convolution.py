@@ -205,6 +205,20 @@ def _unsqueezed(shape: tuple[int, ...], stride: tuple[int, ...]
                                                stride[2])
 
 
+def _per_group(channels_last: bool, shape: tuple[int, ...], d: dtype, groups: int,
+               dim: int) -> bool:
+    """The layout after torch's slow backends (every dtype but float32, which oneDNN takes,
+    as measured on torch 2.13's CPU build) run a grouped convolution one group at a time and
+    ``cat`` the pieces along ``dim``: channels-last only when each piece looks it (a piece
+    whose channels-last strides are ambiguous, such as one channel of size-1 positions,
+    makes ``cat`` contiguous)."""
+    if not channels_last or groups == 1 or d is dtypes.float32:
+        return channels_last
+    piece = list(shape if len(shape) == 4 else (shape[0], shape[1], 1, shape[2]))
+    piece[dim] //= groups
+    return layout.strides_like_channels_last(piece, layout.channels_last_strides(piece))
+
+
 def _new(shape: tuple[int, ...], d: dtype, channels_last: bool, meta: bool) -> Tensor:
     """A result laid out as the backend lays it out: contiguous, or channels-last (a 3-d
     one as the 2-d result ``(N, C, 1, L)`` with the 1 squeezed out)."""
@@ -426,7 +440,8 @@ def _convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Seq
         _check_transposed(input, weight, stride, padding, dilation, output_padding, shape)
     _check_types(input, weight)
     _not_implemented(input._dtype, weight.dim() - 2, transposed, dilation)
-    out = _new(shape, input._dtype, _channels_last(input, weight), meta)
+    out = _new(shape, input._dtype, _per_group(_channels_last(input, weight), shape,
+                                               input._dtype, groups, 1), meta)
     if out.numel() == 0:
         return out
     work = _work(input._dtype)
@@ -483,8 +498,16 @@ def _convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,
                 aten.zeros(tuple(bias_sizes or ()), dtype=weight._dtype)
                 if output_mask[2] else None)
     channels_last = _channels_last(input, weight)
-    gi = _new(input._shape, d, channels_last, meta) if output_mask[0] else None
-    gw = _new(weight._shape, d, channels_last, meta) if output_mask[1] else None
+    gi = (_new(input._shape, d, _per_group(channels_last, input._shape, d, groups, 1), meta)
+          if output_mask[0] else None)
+    gw = (_new(weight._shape, d, _per_group(channels_last, weight._shape, d, groups, 0), meta)
+          if output_mask[1] else None)
+    if (gw is not None and channels_last and weight.dim() == 4
+            and d is not dtypes.float32
+            and layout.is_channels_last_contiguous(weight._shape, weight._stride)):
+        # in the slow backends (all but float32), a weight already channels-last
+        # contiguous (its size-1 dims' strides as they are) gives its gradient its strides
+        gw = factories._allocate(weight._shape, weight._stride, d, CPU)
     gb = None
     if output_mask[2]:
         channels = grad_output._shape[1]

@@ -327,6 +327,9 @@ __all__ = [
     "max_pool1d_with_indices",
     "max_pool1d",
     "avg_pool1d",
+    "convolution",
+    "conv1d",
+    "conv2d",
 ]
 
 
@@ -4169,6 +4172,66 @@ def avg_pool1d(*args: Any, **kwargs: Any) -> Any:
     than one int; as ``avg_pool2d``.
     """
     return aten.avg_pool1d(*args, **kwargs)
+
+
+def convolution(*args: Any, **kwargs: Any) -> Any:
+    """convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+        groups) -> Tensor
+
+    The N-d convolution every ``conv*d`` reaches (``torch.convolution``): ``input`` ``(N, C_in,
+    *spatial)``, ``weight`` ``(C_out, C_in / groups, *kernel)`` (transposed: ``(C_in, C_out /
+    groups, *kernel)``), ``bias`` ``(C_out,)`` or None; the padded input viewed as strided
+    windows (``as_strided``) times the kernels, one matrix product per group
+    (``ConvolutionBackward0``). ``transposed=True`` is the input-gradient of that convolution,
+    ``output_padding`` extra positions at the end. The input's dtype (float16/bfloat16 summed in
+    float32, integers in int64); a 4-d result is channels-last when ``input`` or ``weight``
+    looks channels-last, as torch's CPU backends lay it out.
+
+    Raises RuntimeError for parameters of the wrong length, negative padding, non-positive
+    stride, dilation or groups, ranks, channels or bias sizes that do not match, a kernel larger
+    than the padded input, dtypes that differ; NotImplementedError for bool.
+    """
+    return aten.convolution(*args, **kwargs)
+
+
+def conv1d(*args: Any, **kwargs: Any) -> Any:
+    """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+    conv1d(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1) -> Tensor
+
+    A 1-d convolution (``torch.conv1d``, which ``torch.nn.functional.conv1d`` is): ``input``
+    ``(N, C_in, L)`` or unbatched ``(C_in, L)``, ``weight`` ``(C_out, C_in / groups, k)``,
+    ``bias`` ``(C_out,)``; each output element the sum over a window of the zero-padded input
+    times the kernel. ``padding`` a number per dim, or ``'valid'`` (none) or ``'same'`` (the
+    output as large as the input; stride 1 only; an uneven split pads the input on the right
+    first). torch's composite: ``convolution`` (``ConvolutionBackward0``), the batch dim added
+    and removed around it.
+
+    Raises RuntimeError for an input of the wrong rank, channels that do not match ``weight``
+    and ``groups``, a kernel larger than the padded input, negative padding, non-positive
+    stride, dilation or groups, a bias of the wrong size or dtype, dtypes that differ, an
+    unknown padding string, 'same' with a stride; NotImplementedError for bool.
+    """
+    return aten.conv1d(*args, **kwargs)
+
+
+def conv2d(*args: Any, **kwargs: Any) -> Any:
+    """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+    conv2d(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1) -> Tensor
+
+    A 2-d convolution (``torch.conv2d``, which ``torch.nn.functional.conv2d`` is): ``input``
+    ``(N, C_in, H, W)`` or unbatched ``(C_in, H, W)``, ``weight`` ``(C_out, C_in / groups, kH,
+    kW)``, ``bias`` ``(C_out,)``; each output element the sum over a window of the zero-padded
+    input times the kernel. ``padding`` a number per dim, or ``'valid'`` (none) or ``'same'``
+    (the output as large as the input; stride 1 only; an uneven split pads the input on the
+    right first). torch's composite: ``convolution`` (``ConvolutionBackward0``), the batch dim
+    added and removed around it.
+
+    Raises RuntimeError for an input of the wrong rank, channels that do not match ``weight``
+    and ``groups``, a kernel larger than the padded input, negative padding, non-positive
+    stride, dilation or groups, a bias of the wrong size or dtype, dtypes that differ, an
+    unknown padding string, 'same' with a stride; NotImplementedError for bool.
+    """
+    return aten.conv2d(*args, **kwargs)
 
 
 class TensorMethods(TensorType):

@@ -6520,3 +6520,155 @@ OP_DB += [
             dtypes=_WINDOW_DTYPES),
 ]
 BY_NAME = {entry.name: entry for entry in OP_DB}
+
+
+# ------------------------------------- convolution (chapter 10, the capstone; convolution.py)
+#: batched inputs ``(N, C, *spatial)`` of 1 or 2 spatial dims (and unbatched ones for
+#: conv1d/conv2d), small enough that each output is a short sum
+def _conv_shapes(spatial: int, *, unbatched: bool = False) -> st.SearchStrategy[Any]:
+    batch = st.sampled_from([(), (1,), (2,)] if unbatched else [(1,), (2,), (0,)])
+    sizes = st.lists(st.integers(1, 5), min_size=spatial, max_size=spatial)
+    return st.tuples(batch, st.integers(1, 4), sizes).map(
+        lambda t: (*t[0], t[1], *t[2]))
+
+
+@st.composite
+def _conv_parameters(draw: st.DrawFn, shape: tuple[int, ...], spatial: int, *,
+                     transposed: bool = False, strings: bool = False) -> dict[str, Any]:
+    """``weight`` for ``groups`` dividing the input's channels, a kernel that fits the
+    padded input, ``bias`` or None, and ``stride``, ``padding`` (or 'same'/'valid'),
+    ``dilation`` as ints or lists."""
+    sizes = shape[-spatial:]
+    channels = shape[-spatial - 1]
+    groups = draw(st.sampled_from([g for g in (1, 2, 3, 4) if channels % g == 0]))
+    per_group = draw(st.integers(1, 2))
+    stride = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    dilation = [draw(st.integers(1, 2)) for _ in range(spatial)]
+    padding: Any = [draw(st.integers(0, 2)) for _ in range(spatial)]
+    if strings and draw(st.booleans()):
+        padding = draw(st.sampled_from(["same", "valid"]))
+        if padding == "same":
+            stride = [1] * spatial
+    pads = [0] * spatial if isinstance(padding, str) else padding
+    kernel = []
+    for i in range(spatial):
+        room = sizes[i] + 2 * pads[i]
+        largest = (room - 1) // dilation[i] + 1 if not transposed else 3
+        kernel.append(draw(st.integers(1, max(1, min(3, largest)))))
+        if not transposed and dilation[i] * (kernel[i] - 1) + 1 > room:
+            dilation[i] = 1
+    if padding == "same":
+        # an even total padding only: an odd one pads the input on the right first, which
+        # torch records as ConstantPadNdBackward0 (constant_pad_nd is another branch's op;
+        # reftensor records CopySlices until then); its values are checked in
+        # tests/test_ch10_convolution.py
+        kernel = [k - 1 if dilation[i] * (k - 1) % 2 else k for i, k in enumerate(kernel)]
+    if transposed:
+        weight_shape = (channels, per_group, *kernel)
+        out_channels = per_group * groups
+    else:
+        weight_shape = (per_group * groups, channels // groups, *kernel)
+        out_channels = per_group * groups
+    found: dict[str, Any] = {"weight": draw(strategies.tensors(shape=weight_shape))}
+    found["bias"] = (draw(strategies.tensors(shape=(out_channels,)))
+                     if draw(st.booleans()) else None)
+    single = draw(st.booleans())  # one int for every dim, where torch takes that
+    found["stride"] = stride[:1] if single and len(set(stride)) == 1 else stride
+    found["padding"] = padding
+    found["dilation"] = dilation
+    return {**found, "groups": groups}
+
+
+@st.composite
+def convolution_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """All of ``convolution``'s arguments: a plain or a transposed convolution (then
+    ``output_padding`` below the stride), 1 or 2 spatial dims (the input's rank)."""
+    spatial = len(shape) - 2
+    transposed = draw(st.booleans())
+    drawn = draw(_conv_parameters(shape, spatial, transposed=transposed))
+    groups = drawn.pop("groups")
+    if transposed:
+        # no padding: a transposed result with a size below 1 is refused by torch's slow
+        # kernel but not by its oneDNN path for float32 inputs that require grad (a
+        # difference reftensor does not reproduce; tests/test_ch10_convolution.py runs
+        # transposed convolutions with padding)
+        drawn["padding"] = [0] * spatial
+    strides = drawn["stride"] * (spatial if len(drawn["stride"]) == 1 else 1)
+    output_padding = ([draw(st.integers(0, s - 1)) for s in strides] if transposed
+                      else [0] * spatial)
+    return {**drawn, "transposed": transposed, "output_padding": output_padding,
+            "groups": groups}
+
+
+_CONV_ULPS = 16  # measured: within 10 ulps of the largest magnitude (300 random cases)
+_CONV_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32")
+
+
+def _conv_errors(name: str) -> dict[str, Program]:
+    """What ``conv1d``/``conv2d`` refuse (torch's checks and words), for ``name``."""
+    two = name == "conv2d"
+    k = (3, 3) if two else (3,)
+    s = (5, 5) if two else (5,)
+
+    def call(lib: Any, x: Any, w: Any, b: Any = None, **kw: Any) -> Any:
+        return getattr(lib, name)(x, w, b, **kw)
+
+    return {
+        "wrong channels": lambda lib: call(lib, lib.ones(1, 4, *s), lib.ones(2, 3, *k)),
+        "an input of the wrong rank": lambda lib: call(lib, lib.ones(*s), lib.ones(2, 3, *k)),
+        "an unknown padding string": lambda lib: call(lib, lib.ones(1, 3, *s),
+                                                      lib.ones(2, 3, *k), padding="full"),
+        "'same' with a stride": lambda lib: call(lib, lib.ones(1, 3, *s), lib.ones(2, 3, *k),
+                                                 padding="same", stride=2),
+        "negative padding": lambda lib: call(lib, lib.ones(1, 3, *s), lib.ones(2, 3, *k),
+                                             padding=-1),
+        "a zero stride": lambda lib: call(lib, lib.ones(1, 3, *s), lib.ones(2, 3, *k),
+                                          stride=0),
+        "a zero dilation": lambda lib: call(lib, lib.ones(1, 3, *s), lib.ones(2, 3, *k),
+                                            dilation=0),
+        "zero groups": lambda lib: call(lib, lib.ones(1, 3, *s), lib.ones(2, 3, *k),
+                                        groups=0),
+        "groups that do not divide": lambda lib: call(lib, lib.ones(1, 4, *s),
+                                                      lib.ones(3, 2, *k), groups=2),
+        "a kernel larger than the input": lambda lib: call(
+            lib, lib.ones(1, 3, *s), lib.ones(2, 3, *((7,) * len(k)))),
+        "a bias of the wrong size": lambda lib: call(lib, lib.ones(1, 3, *s),
+                                                     lib.ones(2, 3, *k), lib.ones(3)),
+        "a bias of another dtype": lambda lib: call(
+            lib, lib.ones(1, 3, *s), lib.ones(2, 3, *k), lib.ones(2, dtype=lib.float64)),
+        "a weight of another dtype": lambda lib: call(
+            lib, lib.ones(1, 3, *s), lib.ones(2, 3, *k, dtype=lib.float64)),
+        "bool": lambda lib: call(lib, lib.ones(1, 3, *s, dtype=lib.bool),
+                                 lib.ones(2, 3, *k, dtype=lib.bool)),
+        "a stride of too many values": lambda lib: call(
+            lib, lib.ones(1, 3, *s), lib.ones(2, 3, *k), stride=[1, 1, 1]),
+        "a weight of the wrong rank": lambda lib: call(lib, lib.ones(1, 3, *s),
+                                                       lib.ones(2, 3)),
+        "an empty weight": lambda lib: call(lib, lib.ones(1, 3, *s),
+                                            lib.ones(0, 3, *k)),
+    }
+
+
+OP_DB += [
+    OpEntry("conv1d", arguments=lambda s: _conv_parameters(s, 1, strings=True),
+            dtypes=_CONV_DTYPES, shapes=_conv_shapes(1, unbatched=True), same_dtype=True,
+            ulps=_CONV_ULPS, errors=_conv_errors("conv1d")),
+    OpEntry("conv2d", arguments=lambda s: _conv_parameters(s, 2, strings=True),
+            dtypes=_CONV_DTYPES, shapes=_conv_shapes(2, unbatched=True), same_dtype=True,
+            ulps=_CONV_ULPS, errors=_conv_errors("conv2d")),
+    OpEntry("convolution", arguments=convolution_arguments, dtypes=_CONV_DTYPES,
+            shapes=st.sampled_from([1, 2]).flatmap(_conv_shapes), same_dtype=True,
+            ulps=_CONV_ULPS, errors={
+        "a 2-d weight": lambda lib: lib.convolution(lib.ones(1, 2, 3), lib.ones(2, 2), None,
+                                                    [1], [0], [1], False, [0], 1),
+        "negative output_padding": lambda lib: lib.convolution(
+            lib.ones(1, 2, 3), lib.ones(2, 2, 1), None, [1], [0], [1], True, [-1], 1),
+        "transposed, wrong channels": lambda lib: lib.convolution(
+            lib.ones(1, 3, 3), lib.ones(2, 2, 1), None, [1], [0], [1], True, [0], 1),
+        "transposed, a bias of the wrong size": lambda lib: lib.convolution(
+            lib.ones(1, 2, 3), lib.ones(2, 2, 1), lib.ones(3), [1], [0], [1], True, [0], 1),
+        "empty parameters": lambda lib: lib.convolution(
+            lib.ones(1, 2, 3), lib.ones(2, 2, 1), None, [], [0], [1], False, [0], 1),
+    }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}

@@ -57,6 +57,7 @@ CHAPTERS = {
     "reftensor.pooling": 10,  # --- pooling (chapter 10, the capstone)
     # --- the capstone (chapter 10, issue 45): padding, unfold/fold
     "reftensor.padding": 10, "reftensor.folding": 10,
+    "reftensor.convolution": 10,  # --- convolution (chapter 10, the capstone)
 }
 
 

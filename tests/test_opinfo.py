@@ -365,3 +365,10 @@ def test_the_stack_walk_finds_what_torchs_finds():
         common_utils.extract_test_fn = core.extract_test_fn = opinfo.test_fn_on_the_stack
     assert len(ours) == len(theirs) > 3
     assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))
+#: --- convolution (chapter 10, the capstone): nn.functional.conv1d/conv2d's OpInfo samples
+#: run through torch.conv1d/conv2d (the ops) and reach these
+NO_OPINFO.update({name: f"internal (torch's OpInfo has no entry for {name}): the OpInfo "
+                        "samples of nn.functional.conv1d and conv2d reach it "
+                        "(ConvolutionBackward0); tests/op_db.py's entry runs convolution on "
+                        "every layout, transposed too, on the meta device and with out="
+                  for name in ("convolution", "convolution_backward")})

@@ -13,9 +13,11 @@ __version__ = "0.1.0"
 from .tensor import Tensor  # noqa: E402
 
 # isort: split
-# A chapter module named as an op (``matmul.py``, ``cholesky.py``, ``qr.py``) is imported
+# A chapter module named as an op (``matmul.py``, ``cholesky.py``, ``qr.py``,
+# ``convolution.py``) is imported
 # before the bindings, so that ``reftensor.matmul`` is the op's function, not the module.
 from . import cholesky as _cholesky_module  # noqa: E402, F401
+from . import convolution as _convolution_module  # noqa: E402, F401  (chapter 10)
 from . import matmul as _matmul_module  # noqa: E402, F401
 from . import qr as _qr_module  # noqa: E402, F401
 

@@ -3335,6 +3335,61 @@ NATIVE_FUNCTIONS += [
                 "of more than one int; as ``avg_pool2d``."),
 ]
 
+# --- convolution (chapter 10, the capstone, issue 45, convolution.py)
+_CONV_DOC = ("A {n}-d convolution (``torch.{name}``, which ``torch.nn.functional.{name}`` is): "
+             "``input`` ``(N, C_in, {dims})`` or unbatched ``(C_in, {dims})``, ``weight`` "
+             "``(C_out, C_in / groups, {kdims})``, ``bias`` ``(C_out,)``; each output "
+             "element the sum over a window of the zero-padded input times the kernel. "
+             "``padding`` a number per dim, or ``'valid'`` (none) or ``'same'`` (the output "
+             "as large as the input; stride 1 only; an uneven split pads the input on the "
+             "right first). torch's composite: ``convolution`` (``ConvolutionBackward0``), "
+             "the batch dim added and removed around it.\n\nRaises RuntimeError for an "
+             "input of the wrong rank, channels that do not match ``weight`` and ``groups``, "
+             "a kernel larger than the padded input, negative padding, non-positive stride, "
+             "dilation or groups, a bias of the wrong size or dtype, dtypes that differ, an "
+             "unknown padding string, 'same' with a stride; NotImplementedError for bool.")
+NATIVE_FUNCTIONS += [
+    declare("convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] "
+            "padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt "
+            "groups) -> Tensor", method=False,
+            doc="The N-d convolution every ``conv*d`` reaches (``torch.convolution``): "
+                "``input`` ``(N, C_in, *spatial)``, ``weight`` ``(C_out, C_in / groups, "
+                "*kernel)`` (transposed: ``(C_in, C_out / groups, *kernel)``), ``bias`` "
+                "``(C_out,)`` or None; the padded input viewed as strided windows "
+                "(``as_strided``) times the kernels, one matrix product per group "
+                "(``ConvolutionBackward0``). ``transposed=True`` is the input-gradient of "
+                "that convolution, ``output_padding`` extra positions at the end. The "
+                "input's dtype (float16/bfloat16 summed in float32, integers in int64); a "
+                "4-d result is channels-last when ``input`` or ``weight`` looks "
+                "channels-last, as torch's CPU backends lay it out.\n\nRaises "
+                "RuntimeError for parameters of the wrong length, negative padding, "
+                "non-positive stride, dilation or groups, ranks, channels or bias sizes "
+                "that do not match, a kernel larger than the padded input, dtypes that "
+                "differ; NotImplementedError for bool."),
+    declare("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? "
+            "bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool "
+            "transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> "
+            "(Tensor, Tensor, Tensor)", function=False, method=False,
+            doc="``convolution``'s gradients of input, weight and bias "
+                "(``torch.ops.aten.convolution_backward``, what ``ConvolutionBackward0`` "
+                "runs; None where ``output_mask`` says so): the input's is each kernel "
+                "position's product added back through the windows' strides, the weight's "
+                "the windows against ``grad_output``, the bias's ``grad_output`` summed over "
+                "all but dim 1. Laid out as the forward's result (channels-last for a 4-d "
+                "input or weight that looks it).\n\nRaises ``convolution``'s errors."),
+    declare("conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, "
+            "SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor",
+            "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] "
+            "stride=1, str padding=\"valid\", SymInt[1] dilation=1, SymInt groups=1) -> "
+            "Tensor", method=False,
+            doc=_CONV_DOC.format(n=1, name="conv1d", dims="L", kdims="k")),
+    declare("conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, "
+            "SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
+            "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] "
+            "stride=1, str padding=\"valid\", SymInt[2] dilation=1, SymInt groups=1) -> "
+            "Tensor", method=False,
+            doc=_CONV_DOC.format(n=2, name="conv2d", dims="H, W", kdims="kH, kW")),
+]
 
 
 def inplace_schema(schema: FunctionSchema, overload: str | None = None) -> FunctionSchema:

@@ -3138,3 +3138,37 @@ DERIVATIVES += [
         "int[2] padding, int[2] stride) -> Tensor", "Col2ImBackward0",
         ("kernel_size", "dilation", "padding", "stride"), self=col2im_backward),
 ]
+
+
+# ------------------------------------- convolution (chapter 10, the capstone, issue 45)
+def _convolution_part(k: int) -> Formula:
+    """The gradient of ``convolution``'s input ``k`` (0 input, 1 weight, 2 bias):
+    ``convolution_backward`` with only that output asked for (torch's formula computes the
+    three at once from ``grad_input_mask``)."""
+    def formula(grad: Tensor, input: Tensor, weight: Tensor, bias_sym_sizes_opt: Any,
+                stride: Any, padding: Any, dilation: Any, transposed: bool,
+                output_padding: Any, groups: int) -> Tensor:
+        mask = [i == k for i in range(3)]
+        return aten.convolution_backward.default.call(
+            grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, transposed,
+            output_padding, groups, mask)[k]
+
+    formula.__name__ = f"convolution_backward_{k}"
+    return formula
+
+
+_CONVOLUTION_SAVES = ("bias_sym_sizes_opt", "dilation", "groups", "input", "output_padding",
+                      "padding", "stride", "transposed", "weight")
+DERIVATIVES += [
+    row("convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] "
+        "padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) "
+        "-> Tensor", "ConvolutionBackward0", _CONVOLUTION_SAVES,
+        input=_convolution_part(0), weight=_convolution_part(1), bias=_convolution_part(2)),
+    row("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? "
+        "bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, "
+        "SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, "
+        "Tensor)", "ConvolutionBackwardBackward0", (),
+        **dict.fromkeys(("grad_output", "input", "weight"),
+                        _not_in_reftensor("convolution's second derivative "
+                                          "(_convolution_double_backward)"))),
+]

@@ -142,6 +142,8 @@ _SIZES, _DTYPES = "_args_sizes", "_args_scalartypes"
 #: ``self_scalar_type`` its dtype
 _PARTS: dict[str, Any] = {
     "_sym_sizes": lambda t: t._shape,
+    # ``bias->sym_sizes()`` of an optional tensor (``convolution``'s row): None when absent
+    "_sym_sizes_opt": lambda t: None if t is None else t._shape,
     "_sym_strides": lambda t: t._stride,
     "_geometry": lambda t: (t._shape, t._stride, t._storage_offset),
     "_options": lambda t: (t._dtype, t.device),

@@ -31,6 +31,8 @@ __all__ += ["max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_w
             "avg_pool1d", "avg_pool2d"]
 # --- padding (chapter 10, the capstone; issue 45)
 __all__ += ["pad", "unfold", "fold"]
+# --- convolution (chapter 10, the capstone)
+__all__ += ["conv1d", "conv2d"]
 
 
 def linear(*args: Any, **kwargs: Any) -> Any:
@@ -584,3 +586,36 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
     """
     return aten.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
                        _pair(padding), _pair(stride))
+# --- convolution (chapter 10, the capstone)
+def conv1d(*args: Any, **kwargs: Any) -> Any:
+    """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    A 1-d convolution (``torch.nn.functional.conv1d``, which is ``torch.conv1d``, the op
+    table's ``conv1d``): ``input`` ``(N, C_in, L)`` or ``(C_in, L)``, ``weight`` ``(C_out,
+    C_in / groups, k)``, ``bias`` ``(C_out,)``; ``padding`` an int, a 1-tuple, ``'valid'``
+    or ``'same'``. The graph is torch's: ``ConvolutionBackward0``.
+
+    Raises:
+        RuntimeError: as torch's (ranks, channels, sizes, padding, stride, dilation, groups,
+            dtypes).
+        NotImplementedError: bool tensors.
+    """
+    return aten.conv1d(*args, **kwargs)
+
+
+def conv2d(*args: Any, **kwargs: Any) -> Any:
+    """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    A 2-d convolution (``torch.nn.functional.conv2d``, which is ``torch.conv2d``, the op
+    table's ``conv2d``): ``input`` ``(N, C_in, H, W)`` or ``(C_in, H, W)``, ``weight``
+    ``(C_out, C_in / groups, kH, kW)``, ``bias`` ``(C_out,)``; ``stride``, ``padding`` and
+    ``dilation`` an int or a pair, ``padding`` also ``'valid'`` or ``'same'``. The result
+    is channels-last when ``input`` or ``weight`` is; the graph is torch's
+    (``ConvolutionBackward0``).
+
+    Raises:
+        RuntimeError: as torch's (ranks, channels, sizes, padding, stride, dilation, groups,
+            dtypes).
+        NotImplementedError: bool tensors.
+    """
+    return aten.conv2d(*args, **kwargs)

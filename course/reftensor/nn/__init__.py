@@ -15,6 +15,8 @@ from .modules import (  # --- padding and sliding windows (the capstone, issue 4
     ConstantPad1d,
     ConstantPad2d,
     ConstantPad3d,
+    Conv1d,
+    Conv2d,
     CrossEntropyLoss,
     Dropout,
     Embedding,
@@ -68,3 +70,5 @@ __all__ += ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]
 __all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
             "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
             "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Unfold", "Fold"]
+# --- convolution (chapter 10, the capstone)
+__all__ += ["Conv1d", "Conv2d"]

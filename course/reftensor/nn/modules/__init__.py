@@ -3,6 +3,7 @@
 from .activation import GELU, LogSigmoid, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .batchnorm import BatchNorm1d
 from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
@@ -42,3 +43,5 @@ __all__ += ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]
 __all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
             "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
             "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Unfold", "Fold"]
+# --- convolution (chapter 10, the capstone)
+__all__ += ["Conv1d", "Conv2d"]

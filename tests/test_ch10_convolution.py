@@ -1,0 +1,212 @@
+"""Chapter 10's convolution against torch 2.13: ``conv1d``/``conv2d`` (``padding='same'``
+with an uneven split too), the transposed ``convolution``, the result's and gradients'
+layouts for contiguous, channels-last, permuted and sliced inputs, and the modules
+``nn.Conv1d``/``nn.Conv2d``: their first values bit for bit after the same seed (several
+seeds), their reprs and their errors.
+
+Every program runs on both libraries; nothing expected is written down here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import reftensor
+from tests.opinfo import convert
+
+SEEDS = (0, 1, 7, 2024)
+#: float32 sums in another order than oneDNN's: measured within 4 ulps of the largest
+#: magnitude (300 random cases), 8 for the bias's gradient (a sum over the batch and
+#: positions)
+ULPS = 16
+
+
+def _assert_close(got: Any, expected: torch.Tensor) -> None:
+    e = expected.detach().double().numpy()
+    g = np.asarray(got.detach().tolist(), dtype=np.float64).reshape(e.shape)
+    if not e.size:
+        return
+    eps = torch.finfo(expected.dtype).eps
+    scale = max(float(np.abs(e).max()), 1.0)
+    assert np.abs(g - e).max() <= ULPS * eps * scale, (g, e)
+
+
+def _run(fn: Any, tensors: tuple[torch.Tensor | None, ...], dtype: torch.dtype = torch.float64,
+         ) -> None:
+    """``fn(lib, *tensors)`` on both libraries (the tensors as leaves that require grad,
+    with their strides): shape, strides, node name, values, then each input's gradient
+    (values and, over dims of size 2 or more, strides) for one output gradient."""
+    t_in = [None if t is None else t.to(dtype).detach().requires_grad_() for t in tensors]
+    t_in = [None if t is None else t.detach().as_strided(t.shape, t.stride()).requires_grad_()
+            for t in t_in]
+    r_in = [None if t is None else convert(t) for t in t_in]
+    expected = fn(torch, *t_in)
+    got = fn(reftensor, *r_in)
+    assert tuple(got.shape) == tuple(expected.shape)
+    assert tuple(got.stride()) == tuple(expected.stride())
+    assert type(got.grad_fn).__name__ == type(expected.grad_fn).__name__
+    _assert_close(got, expected)
+    grad = torch.randn(expected.shape, dtype=dtype)
+    expected.backward(grad)
+    got.backward(convert(grad))
+    for t, r in zip(t_in, r_in, strict=True):
+        if t is None:
+            continue
+        _assert_close(r.grad, t.grad)
+        big = [d for d in range(t.dim()) if t.shape[d] > 1]
+        assert [r.grad.stride()[d] for d in big] == [t.grad.stride()[d] for d in big]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("kernel,dilation", [(2, 1), (4, 1), (3, 1), (2, 2), (4, 3)])
+def test_same_padding_keeps_the_size_even_split_or_not(kernel, dilation, dtype):
+    """'same' pads by ``dilation * (kernel - 1)``, the odd element on the right (the input
+    padded with zeros first, with torch's warning)."""
+    torch.manual_seed(kernel * 10 + dilation)
+    x, w, b = torch.randn(2, 4, 6, 7), torch.randn(6, 2, kernel, 3), torch.randn(6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _run(lambda lib, x, w, b: lib.nn.functional.conv2d(
+            x, w, b, padding="same", dilation=(dilation, 1), groups=2), (x, w, b), dtype)
+        _run(lambda lib, x, w: lib.nn.functional.conv1d(x, w, padding="same",
+                                                        dilation=dilation),
+             (x[0], w[:, :, :, 0].repeat(1, 3, 1)), dtype)
+
+
+def _layouts(x: torch.Tensor) -> list[torch.Tensor]:
+    """The input as it is, channels-last, permuted (H and W swapped) and sliced."""
+    return [x, x.contiguous(memory_format=torch.channels_last),
+            x.transpose(2, 3).contiguous().transpose(2, 3),
+            torch.cat([x, x], dim=3)[:, :, :, ::2]]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_layouts_of_the_result_and_gradients_are_torchs(dtype):
+    torch.manual_seed(0)
+    x, w, b = torch.randn(2, 4, 5, 6), torch.randn(6, 2, 3, 2), torch.randn(6)
+    for xl, wl in itertools.product(_layouts(x), _layouts(w)):
+        for options in ({}, {"stride": 2, "padding": 1}, {"dilation": (2, 1)}):
+            _run(lambda lib, x, w, b, o=options: lib.nn.functional.conv2d(
+                x, w, b, groups=2, **o), (xl, wl, b), dtype)
+    x1, w1 = x[:, :, 0], w[:, :, 0]  # 1-d: the 2-d convolution of unsqueeze(2)
+    for xl, wl in itertools.product([x1, x1.mT.contiguous().mT, x1[:, :, ::2], x1[:1]],
+                                    [w1, w1.mT.contiguous().mT, w1[:, :, :1]]):
+        _run(lambda lib, x, w: lib.nn.functional.conv1d(x, w, groups=2), (xl, wl), dtype)
+
+
+@pytest.mark.parametrize("dims", [1, 2])
+def test_transposed_convolution_and_its_gradients(dims):
+    torch.manual_seed(dims)
+    for stride, padding, dilation, output_padding, groups in [
+            (1, 0, 1, 0, 1), (2, 1, 1, 1, 2), (3, 2, 2, 1, 1), (2, 0, 3, 2, 2)]:
+        x = torch.randn(2, 4, *(4,) * dims)
+        w = torch.randn(4, 3, *(3,) * dims)
+        b = torch.randn(3 * groups)
+        _run(lambda lib, x, w, b, s=stride, p=padding, d=dilation, o=output_padding,
+             g=groups: lib.convolution(x, w, b, [s] * dims, [p] * dims, [d] * dims, True,
+                                       [o] * dims, g), (x, w, b))
+
+
+def test_the_meta_device_lays_results_out_as_torchs_meta_functions():
+    """torch's Python meta functions: the forward contiguous, the backward channels-last
+    when the input or weight looks it."""
+    for x_shape, w_shape, cl in itertools.product(
+            [(2, 4, 5, 5), (2, 1, 5, 5), (1, 4, 3, 1)], [(6, 2, 1, 1), (6, 2, 3, 1)],
+            [(False, False), (True, False), (False, True)]):
+        results = []
+        for lib in (torch, reftensor):
+            x = lib.empty(x_shape, device="meta")
+            groups = 2 if x_shape[1] % 2 == 0 else 1
+            w = lib.empty((6, x_shape[1] // groups, *w_shape[2:]), device="meta")
+            x = x.contiguous(memory_format=lib.channels_last) if cl[0] else x
+            w = w.contiguous(memory_format=lib.channels_last) if cl[1] else w
+            out = lib.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], groups)
+            g = lib.empty(out.shape, device="meta")
+            op = torch.ops.aten.convolution_backward if lib is torch else \
+                reftensor._ops.aten.convolution_backward
+            grads = op(g, x, w, [6], [1, 1], [0, 0], [1, 1], False, [0, 0], groups,
+                       [True] * 3)
+            results.append([(tuple(t.shape), tuple(t.stride())) for t in (out, *grads)])
+        assert results[0] == results[1], (x_shape, w_shape, cl)
+
+
+CONFIGS = [
+    ("Conv2d", (3, 6, 3), {}),
+    ("Conv2d", (4, 8, (3, 5)), {"stride": 2, "padding": 1, "dilation": 2, "groups": 2,
+                                "bias": False}),
+    ("Conv2d", (1, 16, 5), {"padding": "same"}),
+    ("Conv2d", (2, 4, 2), {"padding": "valid", "padding_mode": "reflect"}),
+    ("Conv2d", (8, 8, 3), {"groups": 8, "dtype": "float64"}),
+    ("Conv1d", (3, 6, 3), {}),
+    ("Conv1d", (4, 6, 4), {"padding": "same", "groups": 2}),
+    ("Conv1d", (2, 4, (2,)), {"stride": (2,), "padding": (1,), "bias": False}),
+]
+
+
+def _module(lib: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    kwargs = dict(kwargs)
+    if "dtype" in kwargs:
+        kwargs["dtype"] = getattr(lib, kwargs["dtype"])
+    return getattr(lib.nn, name)(*args, **kwargs)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}{c[1]}")
+def test_conv_modules_draw_torchs_values_bit_for_bit(config, seed):
+    """``kaiming_uniform_(weight, a=sqrt(5))`` then the bias, in torch's order: the same
+    values after the same seed, and the generator left in the same state."""
+    name, args, kwargs = config
+    modules = []
+    for lib in (torch, reftensor):
+        lib.manual_seed(seed)
+        modules.append(_module(lib, name, args, kwargs))
+    t, r = modules
+    assert repr(r) == repr(t)
+    for (tn, tp), (rn, rp) in zip(t.named_parameters(), r.named_parameters(), strict=True):
+        assert tn == rn and tuple(rp.shape) == tuple(tp.shape)
+        assert rp.tolist() == tp.tolist()
+    assert reftensor.rand(3).tolist() == torch.rand(3).tolist()
+
+
+@pytest.mark.parametrize("config", [c for c in CONFIGS if "padding_mode" not in c[2]],
+                         ids=lambda c: f"{c[0]}{c[1]}")
+def test_conv_modules_forward_and_backward(config):
+    name, args, kwargs = config
+    modules = []
+    for lib in (torch, reftensor):
+        lib.manual_seed(3)
+        modules.append(_module(lib, name, args, kwargs))
+    dtype = getattr(torch, kwargs.get("dtype", "float32"))
+    x = torch.randn(2, args[0], *(7,) * (2 if name == "Conv2d" else 1), dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected, got = modules[0](x), modules[1](convert(x))
+    _assert_close(got, expected)
+    expected.sum().backward()
+    got.sum().backward()
+    for tp, rp in zip(modules[0].parameters(), modules[1].parameters(), strict=True):
+        _assert_close(rp.grad, tp.grad)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.nn.Conv2d(3, 6, 3, groups=0),
+    lambda lib: lib.nn.Conv2d(3, 6, 3, groups=2),
+    lambda lib: lib.nn.Conv2d(4, 6, 3, groups=4),
+    lambda lib: lib.nn.Conv2d(3, 6, 3, padding="full"),
+    lambda lib: lib.nn.Conv2d(3, 6, 3, padding="same", stride=2),
+    lambda lib: lib.nn.Conv1d(3, 6, 3, padding_mode="mirror"),
+], ids=["zero groups", "in_channels", "out_channels", "padding string", "same strided",
+        "padding_mode"])
+def test_conv_module_errors_are_torchs(make):
+    found = []
+    for lib in (torch, reftensor):
+        with pytest.raises(Exception) as info:
+            make(lib)
+        found.append((type(info.value), str(info.value)))
+    assert found[0] == found[1]

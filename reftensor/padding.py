@@ -133,7 +133,7 @@ def _looks_channels_last(shape: tuple[int, ...], stride: tuple[int, ...]) -> boo
             return False
         if d == 0 and smallest == stride[1]:
             return False
-        smallest = stride[d] * (shape[d] if shape[d] > 1 else 1)
+        smallest = stride[d] * max(shape[d], 1)
     return True
 
 

@@ -601,3 +601,12 @@ def test_unique_returns_what_torchs_dispatch_on_the_flags_picks(name, flags, key
         return getattr(lib, name)(x, *map(flag, flags), **kwargs)
 
     same_on_both(program)
+
+
+@pytest.mark.parametrize("data", [[True, False], [], [1, 2], 3, [1.0, 2.0]])
+@pytest.mark.parametrize("args", [(5,), (5, 2, 1), (5, 3, 3), (0,), (5, math.nan, 1)])
+def test_histc_checks_bins_then_the_range_then_the_dtype(data, args):
+    """torch's order of histc's checks: ``bins`` first, then the range (a bound not finite,
+    ``max < min``), only then the dtype (bool's bin edges, then an integer histogram)."""
+    same_on_both(lambda lib: lib.histc(lib.tensor(data, dtype=lib.bool) if data == []
+                                       else lib.tensor(data), *args))

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, factories, layout
+from . import dtypes, factories, layout, views
 from ._casting import cast
 from ._ops import DispatchKey, aten
 from .device import CPU, META
@@ -329,21 +329,9 @@ def _empty_backend(input: Tensor, weight: Tensor, bias: Tensor | None,
     the input's own (else contiguous)."""
     if input._shape[1] == 0:
         shape = (shape[0], 0, *shape[2:])
-    # the view's shape inference (``infer_size``) on the 2-d shape a 1-d one runs as
-    viewed = [shape[0], shape[1], 1, shape[2]] if len(shape) == 3 else list(shape)
-    inferred = False
-    for i, size in enumerate(viewed):
-        if size == -1:
-            if inferred:
-                raise RuntimeError("only one dimension can be inferred")
-            inferred = True
-        elif size < 0:
-            raise RuntimeError(f"invalid shape dimension {size} at index {i} of shape "
-                               f"{_sizes(viewed)}")
-    if inferred:  # nothing to infer from: the result has no elements
-        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_sizes(viewed)} "
-                           "because the unspecified dimension size -1 can be any value and "
-                           "is ambiguous")
+    # the view's shape inference (chapter 2's ``infer_size``) on the 2-d shape a 1-d one
+    # runs as, for the product, which has no elements
+    views.infer_size([shape[0], shape[1], 1, shape[2]] if len(shape) == 3 else list(shape), 0)
     if shape == input._shape:
         stride = aten.mul(input, 1)._stride
     else:
@@ -618,19 +606,12 @@ def _same_padding(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Se
         return aten.convolution.default(input, weight, bias, stride, left, dilation, False,
                                         [0] * dim, groups)
     _warn_same("function")
-    # the extra zeros on the right (torch's constant_pad_nd): a zero tensor laid out as the
-    # input suggests, the input copied into its leading block
-    shape = list(input._shape)
+    # the extra zeros on the right: torch's constant_pad_nd (ConstantPadNdBackward0), its
+    # pads given last dim first, (left, right) each
+    pad = [0] * (2 * dim)
     for i in range(dim):
-        shape[i + 2] += right[i] - left[i]
-    padded = aten.zeros(shape, dtype=input._dtype, device=input.device)
-    if input._suggest_memory_format() is layout.channels_last:
-        padded = aten.empty(shape, dtype=input._dtype, device=input.device,
-                            memory_format=layout.channels_last).zero_()
-    block = padded
-    for i in range(dim):
-        block = block.narrow(i + 2, 0, input._shape[i + 2])
-    block.copy_(input)
+        pad[2 * (dim - 1 - i) + 1] = right[i] - left[i]
+    padded = aten.constant_pad_nd.default(input, pad, 0)
     return aten.convolution.default(padded, weight, bias, stride, left, dilation, False,
                                     [0] * dim, groups)
 

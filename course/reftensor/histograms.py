@@ -89,8 +89,8 @@ def _histc(input: Tensor, bins: int, min: Any, max: Any, *, meta: bool) -> Tenso
     """torch's ``histogram_histc_out`` with its linear-interpolation kernel.
 
     Raises:
-        RuntimeError: ``bins`` below 1, a bad range (``_histc_range``).
-        NotImplementedError: an integer or bool input.
+        RuntimeError: ``bins`` below 1, a bad range (``_histc_range``), in that order.
+        NotImplementedError: then, an integer or bool input.
     """
     if meta:  # torch's Python meta function checks only these
         if bins <= 0:
@@ -98,13 +98,15 @@ def _histc(input: Tensor, bins: int, min: Any, max: Any, *, meta: bool) -> Tenso
         if not max >= min:
             raise RuntimeError("histc(): max must be larger than min")
         return _meta((bins,), input._dtype)
-    if not input._dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{SCALAR_TYPE_NAMES[input._dtype.name]}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
                            "dimension 0")
     low, high = _histc_range(input, float(min), float(max))
+    if not input._dtype.is_floating_point:  # after the range, as torch: the bin edges'
+        # linspace refuses bool, the histogram kernel the integers
+        kernel = "linspace_cpu" if input._dtype == dtypes.bool else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{SCALAR_TYPE_NAMES[input._dtype.name]}'")
     d = input._dtype.numpy
     left, right = _casting.cast(np.array([low, high]), input._dtype)  # the edges' dtype
     x = input._elements().reshape(-1)

@@ -121,11 +121,7 @@ class _ConvNd(Module):
     def _padded(self, input: Tensor) -> Tensor:
         """The input padded by ``padding_mode`` (torch's ``F.pad``), for a mode other than
         'zeros'."""
-        pad = getattr(F, "pad", None)
-        if pad is None:
-            raise NotImplementedError(f"padding_mode='{self.padding_mode}' needs "
-                                      "nn.functional.pad, which reftensor does not have yet")
-        return pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+        return F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
 
 
 class Conv1d(_ConvNd):

@@ -295,3 +295,21 @@ except checks.CheckFailed as e:
     assert done.returncode == 0, done.stderr
     assert "all 92 hidden cases agree" in done.stdout or "hidden cases agree" in done.stdout
     assert "FAILED AS IT SHOULD" in done.stdout
+
+
+def test_reduce_loop_cases_give_out_the_inputs_kind_of_values():
+    """A drawn ``reduce_loop`` case's out storage holds floats only where the case is float64:
+    an empty float input reads as int64 (``_reduce_dtype``), and torch then turns floats in
+    out's storage into ints, which no answer could know (a run's fresh seed drew one)."""
+    from hypothesis import find, settings
+    from hypothesis.errors import NoSuchExample
+
+    from autograder.course.exercises import ch03_broadcasting as ch03
+
+    def floats_in_an_int_out(case) -> bool:
+        return ch03._reduce_out_dtype(case) == "int64" and any(
+            isinstance(v, float) for v in case.args[1][0])
+
+    with pytest.raises(NoSuchExample):
+        find(ch03._reduce_cases(), floats_in_an_int_out,
+             settings=settings(max_examples=1000, database=None))

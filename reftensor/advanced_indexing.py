@@ -198,6 +198,8 @@ def _expand_masks(self: Tensor, indices: Sequence[Tensor | None]) -> list[Tensor
             warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
                           "dtype torch.bool instead.", UserWarning, stacklevel=5)
         _check_mask(self, idx, len(result))
+        if idx.ndim == 0:  # nonzero() of a 0-d mask has shape (k, 0): no column, no index
+            continue
         result.extend(_long_tensor(column) for column in np.nonzero(idx._elements()))
     return result
 
@@ -217,7 +219,7 @@ def _broadcast(indices: list[Tensor | None]) -> list[Tensor | None]:
 def _adjacent(indices: Sequence[Tensor | None]) -> bool:
     """Do the indexed dims form one run (torch's ``hasContiguousSubspace``)?"""
     dims = [d for d, idx in enumerate(indices) if idx is not None]
-    return dims[-1] - dims[0] + 1 == len(dims)
+    return not dims or dims[-1] - dims[0] + 1 == len(dims)
 
 
 @dataclass
@@ -300,6 +302,14 @@ def _make_info(self: Tensor, raw: Sequence[Tensor | None], *, meta: bool) -> _Ad
                for i in indices]
 
     dims = [d for d, i in enumerate(indices) if i is not None]
+    if not dims:  # only 0-d masks: src is self, and torch's kernel has no index to read
+        if math.prod(self._shape) and not meta:
+            raise RuntimeError("index: 0-d boolean indices leave no index tensor for a "
+                               "non-empty tensor (torch's CPU kernel fails its internal "
+                               "assert 'ntensor >= 3')")
+        return _AdvancedIndex(storage_offset=self._storage_offset, src_shape=shape,
+                              src_stride=stride, indices=[], indexed_sizes=[],
+                              indexed_strides=[])
     before, after = dims[0], len(indices) - dims[-1] - 1
     replacement = indices[dims[0]]._shape  # type: ignore[union-attr]
     indexed_sizes = [shape[d] for d in dims]

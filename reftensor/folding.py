@@ -179,8 +179,10 @@ def col2im(self: Tensor, output_size: list[int], kernel_size: list[int], dilatio
     n = shape[0] if ndim == 3 else 1
     c = planes // (kh * kw)
     out_shape = (n, c, height, width) if ndim == 3 else (c, height, width)
+    if meta:
+        return _col2im_meta(self, out_shape, (n, c, height + 2 * ph, width + 2 * pw))
     result = _result(out_shape, self)
-    if meta or not result.numel():
+    if not result.numel():
         return result
     cols = self._elements().reshape(n, c, kh, kw, bh, bw)
     image = np.zeros((n, c, height + 2 * ph, width + 2 * pw), cols.dtype)
@@ -190,6 +192,21 @@ def col2im(self: Tensor, output_size: list[int], kernel_size: list[int], dilatio
                   j * dw:j * dw + sw * (bw - 1) + 1:sw] += cols[:, :, i, j]
     result._elements()[...] = image[:, :, ph:ph + height, pw:pw + width].reshape(out_shape)
     return result
+
+
+def _col2im_meta(self: Tensor, shape: tuple[int, ...], padded: tuple[int, ...]) -> Tensor:
+    """torch's meta ``col2im`` is its Python decomposition: the sums land in a zeroed
+    ``padded`` image, which ``F.pad`` with the negative padding narrows and clones keeping
+    the layout where the narrowed view is dense (a ``(1, 1, 1)`` result of a padded
+    ``(1, 1, 3, 1)`` image has strides ``(3, 1, 1)``), squeezed for an unbatched input."""
+    batched = (padded[0], padded[1], *shape[-2:])
+    strides = layout.contiguous_strides(padded)
+    if not layout.is_non_overlapping_and_dense(batched, strides):
+        strides = layout.contiguous_strides(batched)
+    strides = strides if len(shape) == 4 else strides[1:]
+    needed = layout.required_storage_elements(shape, strides)
+    return Tensor._make(UntypedStorage(needed * self._dtype.itemsize, device=META), shape,
+                        strides, 0, self._dtype)
 
 
 for _key in (DispatchKey.CPU, DispatchKey.Meta):

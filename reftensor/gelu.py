@@ -38,6 +38,7 @@ _BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # sqrt(2 / pi), as to
 _ALPHA = (2.0 / math.sqrt(math.pi)) * _SQRT1_2 * 0.5  # 1 / sqrt(2 pi)
 _KAPPA = 0.044715
 _erf = np.frompyfunc(math.erf, 1, 1)
+_c_tanh = np.frompyfunc(math.tanh, 1, 1)
 
 
 def _check_approximate(approximate: str) -> None:
@@ -52,9 +53,13 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 
 def _tanh(x: np.ndarray) -> np.ndarray:
-    """``tanh`` of every value, in ``x``'s dtype, computed in double and rounded once (as
-    the C library's ``tanhf``)."""
+    """``tanh`` of every value, in ``x``'s dtype: a double's is the C library's ``tanh``
+    (torch's scalar loop calls it; NumPy's own differs by an ulp, which ``1 + tanh(u)``
+    near -1 makes hundreds in ``gelu_backward``), a narrower dtype's computed in double and
+    rounded once (as the C library's ``tanhf``)."""
     x = np.asarray(x)
+    if x.dtype == np.float64:
+        return np.asarray(_c_tanh(x), dtype=np.float64)
     return np.tanh(x.astype(np.float64)).astype(x.dtype)
 
 
@@ -76,7 +81,8 @@ def gelu_values(x: np.ndarray, approximate: str) -> np.ndarray:
     half, one = _constant(0.5, x), _constant(1.0, x)
     if approximate == "tanh":
         inner = _constant(_BETA, x) * (x + _constant(_KAPPA, x) * (x * x * x))
-        return half * x * (one + np.tanh(inner))
+        t = _tanh(inner) if x.dtype == np.float64 else np.tanh(inner)  # (float32: NumPy's)
+        return half * x * (one + t)
     return x * half * (one + erf(x * _constant(_SQRT1_2, x)))
 
 

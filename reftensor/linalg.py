@@ -31,9 +31,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import ml_dtypes
 import numpy as np
 
-from . import broadcasting, dtypes, factories, layout, out_arguments
+from . import broadcasting, dtypes, factories, iterator, layout, out_arguments
 from ._ops import DispatchKey, aten
 from .device import CPU, META
 from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
@@ -411,7 +412,7 @@ def _lu_factor(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             zero = pivot == 0
             info[(info == 0) & zero] = j + 1
             below = lu[:, j + 1:, j]
-            tiny = np.abs(pivot) < np.finfo(lu.dtype).tiny  # (LAPACK's sfmin: divide)
+            tiny = np.abs(pivot) < ml_dtypes.finfo(lu.dtype).tiny  # (LAPACK's sfmin: divide)
             below[~zero & tiny] /= pivot[~zero & tiny, None]
             scale = ~zero & ~tiny
             below[scale] *= (1 / pivot[scale])[:, None]
@@ -533,8 +534,47 @@ def _exact_out_dtype(result: Tensor, out: Tensor) -> None:
 
 OUT_DTYPE_RULES.update(_linalg_det=_exact_out_dtype, linalg_inv_ex=_exact_out_dtype,
                        _linalg_solve_ex=_exact_out_dtype)
+_LinalgDetOut = _result_type("_linalg_det_out", ("result", "LU", "pivots"))
+
+
+def _linalg_det_out(A: Tensor, result: Tensor, LU: Tensor, pivots: Tensor) -> Any:
+    """``_linalg_det(A, out=(result, LU, pivots))`` as torch's structured kernel: its meta
+    function checks ``A`` and gives each out its shape in turn (dtype exactly the result's,
+    then resized), and only then does the kernel read ``A``. An out that *is* ``A`` has
+    its new shape by then: ``linalg.det(A, out=A)`` of a ``(2, 3, 3)`` ``A`` reads a 1-d
+    ``A`` ("tensor.mH is only supported on matrices or batches of matrices")."""
+    outs = (result, LU, pivots)
+    for out in outs:
+        iterator.assert_no_internal_overlap(out)
+        if out is not A:
+            iterator.assert_no_partial_overlap(out, A)
+    _det_checks(A)
+    shape = A._shape
+    batch, n = shape[:-2], shape[-1]
+    wanted = ((batch, layout.contiguous_strides(batch), A._dtype),
+              (shape, _matrix_strides(shape), A._dtype),
+              (batch + (n,), layout.contiguous_strides(batch + (n,)), dtypes.int32))
+    for out, (size, stride, d) in zip(outs, wanted, strict=True):
+        if out._dtype is not d:
+            raise RuntimeError(f"Expected out tensor to have dtype {C_TYPE_NAMES[d.name]}, "
+                               f"but got {C_TYPE_NAMES[out._dtype.name]} instead")
+        if out._shape != size:
+            iterator.resize_output(out, size, stride)
+    if A.ndim == 1:  # (the kernel factors ``A.mH`` of a contiguous ``A``)
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    if A.ndim == 0:
+        raise RuntimeError("torch.lu_factor: Expected tensor with 2 or more dimensions. Got "
+                           "size: [] instead")
+    for out, value in zip(outs, _det(A, meta=False), strict=True):
+        if out._shape != value._shape:  # (``A`` was an out: a 0-d det of its new 0 x 0)
+            iterator.resize_output(out, value._shape, value._stride)
+        out_arguments.writer(out, value)
+    return _LinalgDetOut(*outs)
+
+
 out_arguments.set_rule(aten._linalg_det.result, out_arguments.OutRule(
-    returns=_result_type("_linalg_det_out", ("result", "LU", "pivots"))))
+    returns=_LinalgDetOut, writes=_linalg_det_out))
 
 
 @aten.linalg_det.default.impl(DispatchKey.CompositeImplicitAutograd)
@@ -691,7 +731,22 @@ aten.linalg_inv_ex.default.impl(DispatchKey.CPU)(
     lambda A, check_errors=False: _inv(A, check_errors, meta=False))
 aten.linalg_inv_ex.default.impl(DispatchKey.Meta)(
     lambda A, check_errors=False: _inv(A, check_errors, meta=True))
+def _inverse_into_itself(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    """``linalg_inv_ex(A, out=(A, info))``: torch's kernel fills its ``inverse`` with the
+    identity and then solves ``A X = inverse`` into it. When that ``inverse`` is ``A`` itself
+    (already of the result's layout, so that no temporary stands in for it), ``A`` is the
+    identity by then and so is the result: ``linalg.inv(a, out=a)`` of a ``1 x 1`` ``a`` is
+    ``[[1.]]``. (Not on the meta device: nothing to fill.)"""
+    A = inputs[0]
+    if (outs[0] is A and A.ndim >= 2 and A._shape[-1] == A._shape[-2]
+            and A._dtype.is_floating_point and A._stride == _matrix_strides(A._shape)
+            and A.device is CPU):
+        A._elements()[...] = np.eye(A._shape[-1], dtype=A._dtype.numpy)  # (no _version bump)
+    return inputs
+
+
 out_arguments.set_rule(aten.linalg_inv_ex.inverse, out_arguments.OutRule(
+    prepare=_inverse_into_itself,
     returns=_result_type("linalg_inv_ex_out", ("inverse", "info"))))
 
 

@@ -543,6 +543,31 @@ _register("vdot", _dot)
 OUT_DTYPE_RULES.update(vdot=_dot_out_dtype)
 
 
+def _dot_out(name: str) -> Any:
+    """``dot(..., out=out)`` and ``vdot``'s, as torch's ``dot_out``: ``out`` is resized to 0-d
+    first, then its dtype is checked, then ``dot`` runs. An ``out`` that is ``self`` is
+    therefore 0-d by the time ``dot`` checks it ("1D tensors expected, but got 0D and 1D
+    tensors")."""
+    functional = getattr(aten, name).default
+
+    def writes(self: Tensor, tensor: Tensor, out: Tensor) -> Tensor:
+        common_device([self, tensor, out])
+        if out._shape != ():
+            iterator.resize_output(out, (), ())
+        if out._dtype is not self._dtype:
+            raise RuntimeError(f"result dtype {_name(out._dtype)} does not match input dtype "
+                               f"{_name(self._dtype)}")
+        out_arguments.writer(out, functional.call(self, tensor))
+        return out
+
+    return writes
+
+
+for _dot_name in ("dot", "vdot"):
+    out_arguments.set_rule(getattr(aten, _dot_name).out,
+                           out_arguments.OutRule(writes=_dot_out(_dot_name)))
+
+
 def _trace(self: Tensor) -> dtype:
     """torch's ``trace`` checks (the CPU kernel picks its loop by dtype first, so bool is
     refused before the dims are read; the meta kernel words the dims otherwise and takes
@@ -918,7 +943,11 @@ def _addmv_out(self: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any,
                out: Tensor) -> Tensor:
     """``addmv(..., out=out)`` as torch's structured kernel: ``out`` resized to ``(n,)``
     first, then, where the CPU kernel computes ``mul(self, beta, out=out)`` (an empty
-    ``mat``), resized again to ``self``'s shape, keeping its storage."""
+    ``mat``), resized again to ``self``'s shape, keeping its storage. An ``out`` that is
+    ``self`` is read after that first resize (``addmv(s, empty((0, 0)), empty(0), out=s)``
+    of a 0-d ``s`` is 1-d)."""
+    if out is self and out._shape != (mat._shape[0],) and mat.dim() == 2:
+        iterator.resize_output(out, (mat._shape[0],), (1,))
     result = aten.addmv.default.call(self, mat, vec, beta, alpha)
     iterator.assert_no_internal_overlap(out)
     for t in (self, mat, vec):

@@ -168,6 +168,27 @@ def masked_select_meta(self: Tensor, mask: Tensor) -> Tensor:
     return _masked_select(self, mask, meta=True)
 
 
+def _masked_select_out(self: Tensor, mask: Tensor, out: Tensor) -> Tensor:
+    """``masked_select(self, mask, out=out)`` as torch's CPU kernel checks it, in its order:
+    the mask's dtype, ``out``'s dtype (exactly ``self``'s), then ``out`` may share no memory
+    with itself, ``self`` or ``mask`` (``out=self`` is refused, even empty)."""
+    if mask._dtype is not dtypes.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if out._dtype is not self._dtype:
+        raise RuntimeError("masked_select(): self and result must have the same scalar type")
+    iterator.assert_no_internal_overlap(out)
+    iterator.assert_no_overlap(out, self)
+    iterator.assert_no_overlap(out, mask)
+    result = aten.masked_select.default.call(self, mask)
+    if out._shape != result._shape:
+        iterator.resize_output(out, result._shape, result._stride)
+    out_arguments.writer(out, result)
+    return out
+
+
+out_arguments.set_rule(aten.masked_select.out, out_arguments.OutRule(writes=_masked_select_out))
+
+
 # ----------------------------------------------------------------------- masked_scatter
 def _scatter_(self: Tensor, mask: Tensor, source: Tensor, *, meta: bool) -> None:
     """torch's ``masked_scatter__cpu`` (no ``_version`` bump): ``source``'s elements, in

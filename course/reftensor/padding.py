@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -287,14 +288,15 @@ for _pad in _PADS.values():
 
 
 def _out_writes(functional: Any, *, structured: bool, warn: bool,
-                restride: bool = False) -> Any:
+                restride: Callable[[Tensor], bool] | bool = False) -> Any:
     """The ``out=`` of one of these ops: ``out`` of exactly the result's dtype (torch's
     words: a structured kernel's, or ``reflection_pad2d``'s and ``replication_pad2d``'s
     hand-written backward), resized to the result's shape and strides (with the deprecation
     warning unless torch's kernel resizes silently), the result copied in. ``restride``: an
     ``out`` of the right shape takes the result's layout too (a structured kernel that asks
     for a memory format restrides its ``out``: ``replication_pad2d``/``3d``,
-    ``reflection_pad3d``)."""
+    ``reflection_pad3d``; ``reflection_pad2d``'s hand-written kernel asks for one only of a
+    4-d input: ``restride`` may be a test of the input)."""
     def writes(*values: Any) -> Tensor:
         *inputs, out = values
         result = functional.call(*inputs)
@@ -312,7 +314,8 @@ def _out_writes(functional: Any, *, structured: bool, warn: bool,
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     iterator.resize_output(out, result._shape, result._stride)
-        elif restride and out._stride != result._stride:
+        elif (restride(inputs[0]) if callable(restride) else restride) \
+                and out._stride != result._stride:
             needed = (out._storage_offset + layout.required_storage_elements(
                 result._shape, result._stride)) * out._dtype.itemsize
             if out.numel() and needed > out._storage.nbytes():
@@ -330,7 +333,8 @@ for _name in _PADS:
     out_arguments.set_rule(aten[_name].out, out_arguments.OutRule(writes=_out_writes(
         aten[_name].default, structured=_name != "reflection_pad2d",
         warn=_name != "reflection_pad2d",
-        restride=_name in ("replication_pad2d", "replication_pad3d", "reflection_pad3d"))))
+        restride=(lambda input: input.ndim == 4) if _name == "reflection_pad2d"
+        else _name in ("replication_pad2d", "replication_pad3d", "reflection_pad3d"))))
     out_arguments.set_rule(aten[_name + "_backward"].grad_input, out_arguments.OutRule(
         writes=_out_writes(aten[_name + "_backward"].default, structured=not _plain,
                            warn=not _plain)))

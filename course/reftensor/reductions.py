@@ -755,11 +755,16 @@ def _exact_dtype(input: Tensor, result: Tensor, out: Tensor) -> None:
 
 def _bool_or_uint8(name: str) -> Callable[[list[Any], list[Tensor]], list[Any]]:
     """all, any: a bool or uint8 ``out``, checked before anything else, the dims too (torch's
-    ``check_allany_for_meta`` runs first: ``all(t, dim=5, out=float_out)`` names the dtype)."""
+    ``check_allany_for_meta`` runs first: ``all(t, dim=5, out=float_out)`` names the dtype);
+    a uint8 ``out`` reduces the input cast to uint8."""
     def prepare(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
         if outs[0]._dtype not in (dtypes.bool, dtypes.uint8):
             raise RuntimeError(f"{name} only supports bool tensor for result, got: "
                                f"{SCALAR_TYPE_NAMES[outs[0]._dtype.name]}")
+        if outs[0]._dtype is dtypes.uint8 and inputs[0]._dtype is not dtypes.uint8:
+            # torch reduces in ``out``'s dtype: the input is cast to uint8 first, so
+            # ``any(tensor([0.25]), out=uint8_out)`` is 0
+            inputs = [inputs[0].to(dtypes.uint8), *inputs[1:]]
         return inputs
 
     return prepare

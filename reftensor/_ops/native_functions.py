@@ -2649,7 +2649,7 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "that is not int64, a ``source`` of another dtype or slice shape."),
     declare("masked_select(Tensor self, Tensor mask) -> Tensor",
             out=("masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> "
-                 "Tensor(a!)",), out_same_dtype=True,
+                 "Tensor(a!)",),
             doc="``input``'s elements where the bool ``mask`` is True, the two broadcast "
                 "together, in row-major order (``torch.masked_select``, ``t[mask]`` as 1-d): "
                 "a new 1-d tensor. Gradient: ``MaskedSelectBackward0`` (``masked_scatter_`` "

@@ -18,6 +18,7 @@ Options:
     --json PATH   also write the table as JSON
     --profile OP  instead of the table, run cProfile on the reftensor side of row OP and print
                   the 15 entries with the largest cumulative time (then the 15 by own time)
+    --only OP...  measure only these rows (and "import" only if named)
 """
 
 from __future__ import annotations
@@ -243,6 +244,36 @@ def _epoch(workers: int) -> Callable[[ModuleType, Settings], Operation]:
     return build
 
 
+def _capstone_epoch(lib: ModuleType, s: Settings) -> Operation:
+    """One training epoch of the capstone's CNN (``autograder/course/capstone.py``: two 3x3
+    convolutions with ReLU and 2x2 max-pooling, then Linear) on the digits' training split
+    (1,257 images; the first 128 with ``--quick``), ``batch_size=64``, shuffled by a generator
+    seeded 1, cross-entropy, ``SGD(lr=0.05, momentum=0.9)``. Both sides start from the same
+    weights (``manual_seed(0)``), so the first epoch (the agreement check) ends with weights
+    equal up to float32 rounding; later epochs go on training."""
+    from autograder.course import capstone
+
+    import_module(f"{lib.__name__}.utils.data")
+    images, labels = capstone.load_digits_tensors(lib)
+    train_set = capstone.split(lib, lib.utils.data.TensorDataset(images, labels))[0]
+    if s.elements < 1_000_000:
+        train_set = lib.utils.data.Subset(train_set, range(128))
+    lib.manual_seed(0)
+    model = capstone.cnn(lib)
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    loader = lib.utils.data.DataLoader(train_set, batch_size=64, shuffle=True,
+                                       generator=lib.Generator().manual_seed(1))
+
+    def epoch() -> Any:
+        for batch_images, batch_labels in loader:
+            optimizer.zero_grad()
+            lib.nn.functional.cross_entropy(model(batch_images), batch_labels).backward()
+            optimizer.step()
+        return model[0].weight.detach()
+
+    return epoch
+
+
 def _rand(name: str) -> Callable[[ModuleType, Settings], Operation]:
     """``rand``/``randn`` from a generator seeded 0 on each side: the first call (the
     agreement check) draws the same numbers in both libraries."""
@@ -283,6 +314,9 @@ CASES = [
          "TensorDataset, batch_size=64, shuffle=True, num_workers=0", _epoch(0), 3.0),
     Case("epoch_2_workers", lambda s: "the same epoch with num_workers=2 (two worker "
          "processes started per epoch)", _epoch(2), 3.0),
+    Case("capstone_epoch", lambda s: "one epoch of the capstone CNN on the digits "
+         f"({'1,257' if s.elements >= 1_000_000 else '128'} images, batch_size=64, SGD with "
+         "momentum)", _capstone_epoch, 5.0),
     Case("deep_graph", lambda s: "y = y + y 25 times, then y.sum().backward()",
          _deep_graph, 10.0),
     Case("rand", lambda s: f"rand({s.elements:,}) float32, bit-exact", _rand("rand"), 1.5),
@@ -455,6 +489,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the table as JSON")
     parser.add_argument("--profile", choices=KEYS, metavar="OP",
                         help=f"profile the reftensor side of one row instead: {', '.join(KEYS)}")
+    parser.add_argument("--only", nargs="+", choices=KEYS, metavar="OP",
+                        help="measure only these rows")
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     torch.set_num_threads(1)
@@ -470,9 +506,12 @@ def main(argv: list[str] | None = None) -> int:
     print()
     rows = []
     for case in CASES:
+        if args.only and case.key not in args.only:
+            continue
         rows.append(measure(case, settings))
         print(f"  {case.key}: done", file=sys.stderr, flush=True)
-    rows.append(measure_import(settings))
+    if not args.only or IMPORT_KEY in args.only:
+        rows.append(measure_import(settings))
     print(format_table(rows))
     missed = [row.key for row in rows if row.met is False]
     if missed:

@@ -6,9 +6,13 @@ sqrt(2))) / 2``. With ``approximate='tanh'`` torch uses the older approximation
 
 Both kernels keep the input's dtype (an integer or bool input is refused: there is no
 integer GELU); float16 and bfloat16 compute in float32 and round once, as torch's CPU
-kernel does. torch evaluates ``erf`` and ``tanh`` with SLEEF's vectorised float32 versions;
-here ``erf`` is the C library's double one (``math.erf``: NumPy has none) and ``tanh``
-NumPy's, so results are within a few ulps of torch's, not bit for bit.
+kernel does. Where torch's CPU build does not call the C library's ``erf`` (oneDNN's GELU of
+a contiguous float32 tensor of more than one element, forward and backward; ATen's vectorised
+loop over a contiguous float16 or bfloat16 tensor, 32 elements at a time), its arithmetic is
+repeated bit for bit (``_gelu_cpu.py``: an approximation of ``erf`` whose error shows near
+``x = -2``). Elsewhere torch's kernel calls the C library's ``erf`` (``math.erf`` here: NumPy
+has none); ``tanh`` is the C library's for float64 and NumPy's for float32, within a few ulps
+of torch's.
 
 The derivative is an op too, ``gelu_backward(grad, x)``:
 
@@ -24,11 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
+from . import _gelu_cpu, dtypes, layout
 from ._layers import fma
 from ._ops import DispatchKey, aten
 from .elementwise import _not_implemented, _prepare, finish_cpu, finish_meta
 from .promotion import result_type
+from .storage import UntypedStorage
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -108,7 +113,43 @@ def _gelu(input: Tensor, approximate: str, into: Tensor | None, finish: Any) -> 
     shape = _prepare([input], input._dtype, into)
     if not input._dtype.is_floating_point:
         raise _not_implemented("GeluKernelImpl", input._dtype)
+    if approximate == "none" and _to_onednn(input):
+        return finish(_gelu_cpu.gelu_erf, [input], input._dtype, shape, into)
+    if (approximate == "none" and input._dtype in (dtypes.float16, dtypes.bfloat16)
+            and input.numel() >= _gelu_cpu.VECTOR_RUN and input.is_contiguous()
+            and _gelu_cpu.runs_here()):
+        return finish(_vectorized_then_scalar, [input], input._dtype, shape, into)
     return finish(lambda x: gelu_values(x, approximate), [input], input._dtype, shape, into)
+
+
+def _vectorized_then_scalar(x: np.ndarray) -> np.ndarray:
+    """ATen's reduced-float GELU of a contiguous tensor (float32 values in ``x``, in order):
+    its leading multiple of 32 elements through the vectorised approximation, the rest
+    through the scalar loop's C library ``erf``."""
+    flat = x.reshape(-1)
+    cut = flat.size - flat.size % _gelu_cpu.VECTOR_RUN
+    values = np.concatenate([_gelu_cpu.vectorized_gelu(flat[:cut]),
+                             gelu_values(flat[cut:], "none")]).astype(x.dtype)
+    return values.reshape(x.shape)
+
+
+def _to_onednn(self: Tensor) -> bool:
+    """Does torch hand this exact GELU to oneDNN (``use_mkldnn``: a contiguous float32 tensor
+    of more than one element), on a machine where reftensor repeats oneDNN's arithmetic
+    (``_gelu_cpu.runs_here``)?"""
+    return (self._dtype is dtypes.float32 and self.numel() > 1 and self.is_contiguous()
+            and _gelu_cpu.runs_here())
+
+
+def _dense_like(t: Tensor) -> Tensor:
+    """``t``, or a tensor of its dtype laid out as ``t.to(float32)``'s copy is (dense, in
+    ``t``'s dim order), where ``t`` is not dense."""
+    if layout.is_non_overlapping_and_dense(t._shape, t._stride):
+        return t
+    stride = layout.dense_strides_like(t._shape, t._stride)
+    storage = UntypedStorage(layout.required_storage_elements(t._shape, stride)
+                             * t._dtype.itemsize, device=t.device)
+    return Tensor._make(storage, t._shape, stride, 0, t._dtype)
 
 
 def _onednn_refuses(grad: Tensor, self: Tensor) -> bool:
@@ -134,6 +175,14 @@ def _gelu_backward(grad_output: Tensor, self: Tensor, approximate: str, finish: 
         raise _not_implemented("GeluBackwardKernelImpl", common)
     if finish is finish_cpu and approximate == "none" and _onednn_refuses(grad_output, self):
         raise RuntimeError("could not construct a memory descriptor using strides")
+    if finish is finish_meta and common in (dtypes.float16, dtypes.bfloat16):
+        # torch's meta kernel here is its Python decomposition, which first converts each
+        # operand to float32 (``pw_cast_for_opmath``): a dense copy of an operand that is not
+        # dense (an expanded ``grad`` then no longer decides the layout)
+        grad_output, self = (_dense_like(t) for t in (grad_output, self))
+    if (approximate == "none" and common is dtypes.float32 and grad_output._dtype is common
+            and grad_output._shape == self._shape and _to_onednn(self)):
+        return finish(_gelu_cpu.gelu_erf_backward, [grad_output, self], common, shape)
     return finish(lambda g, x: gelu_backward_values(g, x, approximate), [grad_output, self],
                   common, shape)
 

@@ -387,3 +387,36 @@ def test_padding_and_window_layers_are_torchs(case):
         found.append((repr(layer), getattr(layer, "padding", None), y.tolist(),
                       x.grad.tolist(), type(y.grad_fn).__name__))
     assert found[0] == found[1]
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same float32 values, signed zeros told apart (any NaN matches a NaN)."""
+    return bool(np.all((a.view(np.int32) == b.view(np.int32)) | (np.isnan(a) & np.isnan(b))))
+
+
+@pytest.mark.skipif(not reftensor._gelu_cpu.runs_here(),
+                    reason="torch's oneDNN takes its AVX-512 path here, which is not repeated")
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_gelu_of_a_contiguous_tensor_is_onednns_bit_for_bit(dtype):
+    """torch hands the exact GELU of a contiguous tensor of more than one element to oneDNN,
+    whose erf is Abramowitz and Stegun's approximation (reftensor/_onednn.py): 200,001 inputs
+    from -10 to 10 and the special values give torch's bits, forward in each float dtype and
+    backward in float32; near -2 they differ from the C library's erf, which a one-element
+    tensor still runs (gelu(-2.) alone)."""
+    base = np.concatenate([np.linspace(-10, 10, 200_001, dtype=np.float32), np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 100, -100], np.float32)])
+    grad = np.random.default_rng(0).standard_normal(base.shape).astype(np.float32)
+    expected = torch.nn.functional.gelu(torch.from_numpy(base).to(getattr(torch, dtype)))
+    got = reftensor.nn.functional.gelu(reftensor.from_numpy(base).to(getattr(reftensor, dtype)))
+    assert _same_bits(got.float().numpy(), expected.float().numpy())
+    if dtype == "float32":
+        expected = torch.ops.aten.gelu_backward(torch.from_numpy(grad), torch.from_numpy(base))
+        got = reftensor._ops.aten.gelu_backward(reftensor.from_numpy(grad),
+                                                reftensor.from_numpy(base))
+        assert _same_bits(got.numpy(), expected.numpy())
+    for lib in (torch, reftensor):  # the two paths differ near -2, on both libraries
+        pair = lib.nn.functional.gelu(lib.tensor([-2.0, -2.0])).tolist()
+        alone = lib.nn.functional.gelu(lib.tensor([-2.0])).tolist()
+        assert pair[0] != alone[0]
+    assert reftensor.nn.functional.gelu(reftensor.tensor([-2.0])).tolist() == \
+        torch.nn.functional.gelu(torch.tensor([-2.0])).tolist()

@@ -51,6 +51,7 @@ CHAPTERS = {
     # --- layers (chapter 6)
     "reftensor.gelu": 6, "reftensor.lookup": 6, "reftensor.normalization": 6,
     "reftensor.moments": 6, "reftensor.trilinear": 6, "reftensor._layers": 6,
+    "reftensor._gelu_cpu": 6,
     "reftensor.special_functions": 6,  # --- erfinv (chapter 6)
     "reftensor.utils": 7,
     "reftensor.random": 8,

@@ -424,8 +424,11 @@ def _weight_as_read(weight: Tensor, input: Tensor, grad_out: Tensor,
     channel and sample, ``(N, C)`` or ``(N, C, 1, ...)``, or a channels-last input), reads
     ``weight``'s ``C`` elements one after another from its first, whatever its strides (a
     weight of stride 2 is read as its storage's next ``C`` elements); every other path
-    follows the strides. (A weight whose storage ends before that reads past it in torch;
+    follows the strides, and so does the kernel of a float16 or bfloat16 input (which
+    computes in float32). (A weight whose storage ends before that reads past it in torch;
     here the strides are followed then.)"""
+    if input._dtype in (dtypes.float16, dtypes.bfloat16):
+        return weight
     stats = (save_mean, save_invstd) if train else (running_mean, running_var)
     channels_inner = (math.prod(input._shape[2:]) == 1
                       and input.is_contiguous() and grad_out.is_contiguous()) or (

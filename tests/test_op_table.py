@@ -730,8 +730,9 @@ def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
 #: or writes part of the result before it reads the input, or refuses, where reftensor
 #: computes from the input first: the reductions into their own input, the products
 #: (``matmul``, ``mm``, ``addmm``, ``bmm``, ``linear``, ``linalg_matrix_power``,
-#: ``chain_matmul``: torch's kernel writes the product while it reads it), the softmax kernels and the losses' ``out=``
-#: forms. (An input whose elements share memory, ``expanded`` or ``overlapping``, is not
+#: ``chain_matmul``: torch's kernel writes the product while it reads it), the softmax
+#: kernels and the losses' ``out=`` forms. (An input whose elements share memory,
+#: ``expanded`` or ``overlapping``, is not
 #: drawn as ``out``: torch then writes each element as it goes, and ``neg``'s and ``tanh``'s
 #: of an overlapping input read their own results; nor is an input whose result has another
 #: shape: see ``OUT_OPS``.) A ratchet (``test_the_out_gaps_only_shrink``): an op leaves

@@ -725,18 +725,16 @@ def _gradient(data: Any, name: str, seed: int, *, inplace: bool) -> None:
     differentiated(program, (spec, *specs), seed, float32_inside=narrowed)
 
 
-#: The corners of ``out=`` where reftensor still differs from torch, by op: ``out`` is the
-#: op's own input (or one of them). torch then resizes, fills with the reduction's identity
-#: or writes part of the result before it reads the input, or refuses, where reftensor
-#: computes from the input first: the reductions into their own input, the products
-#: (``matmul``, ``mm``, ``addmm``, ``bmm``, ``linear``, ``linalg_matrix_power``,
-#: ``chain_matmul``: torch's kernel writes the product while it reads it), the softmax
-#: kernels and the losses' ``out=`` forms. (An input whose elements share memory,
-#: ``expanded`` or ``overlapping``, is not
-#: drawn as ``out``: torch then writes each element as it goes, and ``neg``'s and ``tanh``'s
-#: of an overlapping input read their own results; nor is an input whose result has another
-#: shape: see ``OUT_OPS``.) A ratchet (``test_the_out_gaps_only_shrink``): an op leaves
-#: this table when its corner is fixed.
+#: The corners of ``out=`` where reftensor still differs from torch, by op: ``out`` is the op's own
+#: input (or one of them). torch then resizes, fills with the reduction's identity or writes part of
+#: the result before it reads the input, or refuses, where reftensor computes from the input first:
+#: the reductions into their own input, the products (``matmul``, ``mm``, ``addmm``, ``bmm``,
+#: ``linear``, ``linalg_matrix_power``, ``chain_matmul``: torch's kernel writes the product while it
+#: reads it), the softmax kernels and the losses' ``out=`` forms. (An input whose elements share
+#: memory, ``expanded`` or ``overlapping``, is not drawn as ``out``: torch then writes each element
+#: as it goes, and ``neg``'s and ``tanh``'s of an overlapping input read their own results; nor is
+#: an input whose result has another shape: see ``OUT_OPS``.) A ratchet
+#: (``test_the_out_gaps_only_shrink``): an op leaves this table when its corner is fixed.
 OUT_GAPS: dict[str, frozenset[str]] = {
     name: frozenset({"the input"})
     for name in ("prod", "max", "min", "amax", "amin", "any", "all", "sum", "mean", "var",

@@ -243,17 +243,17 @@ def max_pool_window(windows: np.ndarray, positions: np.ndarray
         a later tap inside the input replaces the maximum when it is greater, or is a nan.
     """
     # BEGIN PIECE max_pool_window
-    inside = positions >= 0
-    first = np.argmax(inside, axis=-1)[..., None]  # the first tap inside
-    filled = np.where(inside, windows, np.take_along_axis(windows, first, axis=-1))
-    at = np.argmax(inside & (filled == filled.max(axis=-1, keepdims=True)), axis=-1)
+    at = np.argmax(windows, axis=-1)  # the first maximum (and the first nan, if any)
     if windows.dtype.kind == "f":  # a nan replaces whatever came before: the last one wins
-        nans = inside & np.isnan(windows)
+        nans = np.isnan(windows)
         last_nan = windows.shape[-1] - 1 - np.argmax(nans[..., ::-1], axis=-1)
         at = np.where(nans.any(axis=-1), last_nan, at)
-    at = at[..., None]
-    return (np.take_along_axis(windows, at, axis=-1)[..., 0],
-            np.take_along_axis(positions, at, axis=-1)[..., 0])
+    where = np.take_along_axis(positions, at[..., None], axis=-1)[..., 0]
+    padding = where < 0  # only when nothing inside beats the padding's lowest value
+    if padding.any():
+        at = np.where(padding, np.argmax(positions >= 0, axis=-1), at)  # the first inside
+        where = np.take_along_axis(positions, at[..., None], axis=-1)[..., 0]
+    return np.take_along_axis(windows, at[..., None], axis=-1)[..., 0], where
     # END PIECE
 
 

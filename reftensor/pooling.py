@@ -42,6 +42,7 @@ from . import dtypes, factories, iterator, layout, out_arguments
 from ._casting import cast
 from ._ops import DispatchKey, aten
 from .autograd.grad_mode import is_grad_enabled
+from .convolution import _window_view
 from .device import CPU, META
 from .dtypes import dtype
 from .promotion import C_TYPE_NAMES, OUT_DTYPE_RULES, SCALAR_TYPE_NAMES
@@ -79,11 +80,32 @@ def output_size(size: int, kernel: int, pad: int, stride: int, dilation: int,
     if pad > ((kernel - 1) * dilation + 1) // 2:
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                            f"pad={pad}, kernel_size={kernel} and dilation={dilation}")
-    out = (size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    return pool_output_size(size, kernel, pad, stride, dilation, ceil_mode)
+
+
+def pool_output_size(size: int, kernel: int, padding: int, stride: int, dilation: int,
+                     ceil_mode: bool) -> int:
+    """The length of one spatial dim of a pool's output (``F.max_pool2d``'s, dim by dim).
+
+    Args:
+        size: the input's length along the dim, an int >= 1.
+        kernel: the window's length, an int >= 1.
+        padding: added on each side, an int with ``0 <= padding <= kernel // 2``.
+        stride: the step between two windows, an int >= 1.
+        dilation: the step between two taps of a window, an int >= 1.
+        ceil_mode: whether a last window that overhangs the padded input counts.
+
+    Returns:
+        The number of windows (an int; the pool has checked its arguments, and a result
+        below 1 is its error).
+    """
+    # BEGIN PIECE pool_output_size
+    out = (size + 2 * padding - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
            ) // stride + 1
-    if ceil_mode and (out - 1) * stride >= size + pad:
+    if ceil_mode and (out - 1) * stride >= size + padding:
         out -= 1
     return out
+    # END PIECE
 
 
 def _shape_check(input: Tensor, k: tuple[int, int], d: tuple[int, int],
@@ -160,10 +182,9 @@ class _Pool2d:
         padded = np.full((planes.shape[0], padH + H + bottom, padW + W + right), fill,
                          dtype=planes.dtype)
         padded[:, padH:padH + H, padW:padW + W] = planes
-        sP, sH, sW = padded.strides
-        return np.lib.stride_tricks.as_strided(
-            padded, (planes.shape[0], OH, OW, kH, kW),
-            (sP, dH * sH, dW * sW, dilH * sH, dilW * sW), writeable=False)
+        # the planes as (1, P, H, W), the batch and channels of the convolution's view
+        view = _window_view(padded[None], self.k, self.d, self.dil, self.out)
+        return view[0]
 
     def positions(self) -> np.ndarray:
         """The flat index ``h * W + w`` of each window tap, -1 in the padding:
@@ -204,23 +225,51 @@ def _opmath(d: dtype) -> Any:
 
 
 # ------------------------------------------------------------------ max_pool2d_with_indices
+def max_pool_window(windows: np.ndarray, positions: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum of each pooling window and where it is, as ``F.max_pool2d(...,
+    return_indices=True)`` gives them.
+
+    Args:
+        windows: ``(..., K)``, float64 or int64: each window's ``K`` taps in row-major order
+            (the padding's taps hold ``-inf``, or the input dtype's lowest integer).
+        positions: ``(..., K)`` int64, the same shape: each tap's flat index ``h * W + w``
+            in its input plane, ``-1`` for a tap in the padding. Every window has at least
+            one tap inside the input.
+
+    Returns:
+        ``(values, indices)``, each of shape ``windows.shape[:-1]`` (the windows' dtype, and
+        int64), torch's CPU loop's: starting from the window's first tap inside the input,
+        a later tap inside the input replaces the maximum when it is greater, or is a nan.
+    """
+    # BEGIN PIECE max_pool_window
+    at = np.argmax(windows, axis=-1)  # the first maximum (and the first nan, if any)
+    if windows.dtype.kind == "f":  # a nan replaces whatever came before: the last one wins
+        nans = np.isnan(windows)
+        last_nan = windows.shape[-1] - 1 - np.argmax(nans[..., ::-1], axis=-1)
+        at = np.where(nans.any(axis=-1), last_nan, at)
+    where = np.take_along_axis(positions, at[..., None], axis=-1)[..., 0]
+    padding = where < 0  # only when nothing inside beats the padding's lowest value
+    if padding.any():
+        at = np.where(padding, np.argmax(positions >= 0, axis=-1), at)  # the first inside
+        where = np.take_along_axis(positions, at[..., None], axis=-1)[..., 0]
+    return np.take_along_axis(windows, at[..., None], axis=-1)[..., 0], where
+    # END PIECE
+
+
 def _max_windows(geometry: _Pool2d, planes: np.ndarray, floating: bool, lowest: Any
                  ) -> tuple[np.ndarray, np.ndarray]:
     """The maximum and its flat index for each window, as torch's loop picks them
     (``lowest``: the input dtype's, where torch's loop starts; a window with no element
-    inside the input gives it)."""
+    inside the input gives it, at torch's start index)."""
     P, (OH, OW), K = planes.shape[0], geometry.out, geometry.k[0] * geometry.k[1]
     windows = geometry.windows(planes, lowest).reshape(P, OH, OW, K)
-    at = np.argmax(windows, axis=-1)  # the first maximum (a nan, if there is one)
-    if floating:
-        nans = np.isnan(windows)
-        last_nan = K - 1 - np.argmax(nans[..., ::-1], axis=-1)
-        at = np.where(nans.any(axis=-1), last_nan, at)
-    values = np.take_along_axis(windows, at[..., None], axis=-1)[..., 0]
-    taps = np.broadcast_to(geometry.positions().reshape(OH, OW, K), (P, OH, OW, K))
-    indices = np.take_along_axis(taps, at[..., None], axis=-1)[..., 0]
-    # nothing above the lowest value: torch keeps its first element inside the input
-    indices = np.where(values == lowest, geometry.first_inside(), indices)
+    taps = geometry.positions().reshape(OH, OW, K)
+    none = ~(taps >= 0).any(axis=-1)  # (only with a dilation: every tap in the padding)
+    values, indices = max_pool_window(
+        windows, np.broadcast_to(np.where(none[..., None], 0, taps), (P, OH, OW, K)))
+    values = np.where(none, lowest, values)
+    indices = np.where(none, geometry.first_inside(), indices)
     return values, indices
 
 

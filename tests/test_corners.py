@@ -27,6 +27,7 @@ from autograder.course import exercises, references
 from autograder.course.exercises import Case
 from autograder.course.exercises.ch02_views import OPERATIONS
 from autograder.course.exercises.ch05_autograd import COPY_SLICES, NUMBER
+from autograder.course.exercises.ch10_capstone import pool_windows
 from autograder.course.exercises.layouts import row_major
 from tests import tiers
 from tests.notebooks import answer_namespace, answer_sources, hidden_pairs
@@ -458,6 +459,52 @@ def _handed_out_of_order(case) -> bool:
     tasks = [data[1] for data in (r[1] for r in _torch_says("next_in_order", case)
                                   if r != "end")]
     return tasks != sorted(tasks)
+
+
+# ---------------------------------------------------------------- chapter 10's windows
+@functools.cache
+def _pool_taps(case):
+    """The inside taps of each window of a ``max_pool_window`` case: a list of lists of
+    floats (or ints), one per window that has a tap inside the input."""
+    import numpy as np
+
+    dtype, planes, kernel, stride, padding, dilation, ceil_mode = case.args
+    array = np.array(planes, dtype=np.float64 if dtype == "float64" else np.int64)
+    windows, positions, none, _ = pool_windows(array, kernel, stride, padding, dilation,
+                                               ceil_mode)
+    return [[v for v, at in zip(w, p, strict=True) if at >= 0]
+            for w, p, empty in zip(windows.reshape(-1, windows.shape[-1]).tolist(),
+                                   positions.reshape(-1, positions.shape[-1]).tolist(),
+                                   np.broadcast_to(none, windows.shape[:-1]).reshape(-1),
+                                   strict=True) if not empty]
+
+
+def _has_empty_pool_window(case) -> bool:
+    import numpy as np
+
+    dtype, planes, kernel, stride, padding, dilation, ceil_mode = case.args
+    return bool(pool_windows(np.array(planes, dtype=np.float64), kernel, stride, padding,
+                             dilation, ceil_mode)[2].any())
+
+
+def _has_pool_window(case, predicate) -> bool:
+    return any(predicate(taps) for taps in _pool_taps(case))
+
+
+def _nans(taps) -> int:
+    return sum(1 for v in taps if isinstance(v, float) and math.isnan(v))
+
+
+def _tied(taps) -> bool:
+    numbers = [v for v in taps if not (isinstance(v, float) and math.isnan(v))]
+    return not _nans(taps) and len(numbers) > 1 and numbers.count(max(numbers)) > 1
+
+
+def _pool_out_of(size, kernel, padding, stride, dilation, ceil_mode):
+    """(floor count, rounded-up count before the drop) of a pool_output_size case."""
+    room = size + 2 * padding - dilation * (kernel - 1) - 1
+    return room // stride + 1, (room + stride - 1) // stride + 1
+
 
 CORNERS = {
     # ------------------------------------------------------------ chapter 1
@@ -1699,6 +1746,79 @@ CORNERS = {
          lambda c: c.args[1] != c.args[2] and not any(_torch_says("order_changes", c))),
         ("global mode: a change that moves every later epoch",
          lambda c: c.args[0] == "global" and any(_torch_says("order_changes", c))),
+    ],
+    # ------------------------------------------------------------ chapter 10
+    "conv_output_size": [
+        ("a stride larger than the kernel", on(lambda n, k, s, p, d: s > k)),
+        ("a dilation", on(lambda n, k, s, p, d: d > 1)),
+        ("padding", on(lambda n, k, s, p, d: p > 0)),
+        ("a 1x1 kernel", on(lambda n, k, s, p, d: k == 1)),
+        ("the kernel fits once (an output of 1)",
+         on(lambda n, k, s, p, d: n + 2 * p - d * (k - 1) - 1 < s)),
+        ("a floor that leaves elements out",
+         on(lambda n, k, s, p, d: (n + 2 * p - d * (k - 1) - 1) % s != 0)),
+    ],
+    "pool_output_size": [
+        ("ceil_mode with an overhanging window that counts",
+         on(lambda n, k, p, s, d, c: c and _pool_out_of(n, k, p, s, d, c)[1]
+            > _pool_out_of(n, k, p, s, d, c)[0]
+            and (_pool_out_of(n, k, p, s, d, c)[1] - 1) * s < n + p)),
+        ("ceil_mode's last window dropped (it would start past the input)",
+         on(lambda n, k, p, s, d, c: c and (_pool_out_of(n, k, p, s, d, c)[1] - 1) * s >= n + p)),
+        ("ceil_mode where the division is exact",
+         on(lambda n, k, p, s, d, c: c and (n + 2 * p - d * (k - 1) - 1) % s == 0)),
+        ("a dilation", on(lambda n, k, p, s, d, c: d > 1)),
+        ("padding", on(lambda n, k, p, s, d, c: p > 0)),
+        ("a stride larger than the kernel", on(lambda n, k, p, s, d, c: s > k)),
+    ],
+    "window_layout": [
+        ("a channels-last input", on(lambda shape, strides, offset, k, s, d: len(shape) == 4
+                                     and strides[1] == 1 and shape[1] > 1)),
+        ("a transposed input (the last dim not innermost)",
+         on(lambda shape, strides, offset, k, s, d: strides[-1] > strides[-2])),
+        ("a sliced input (no stride of 1)",
+         on(lambda shape, strides, offset, k, s, d: 1 not in strides)),
+        ("a broadcast channel (stride 0)", on(lambda shape, strides, offset, k, s, d:
+                                              strides[1] == 0)),
+        ("a storage offset", on(lambda shape, strides, offset, k, s, d: offset > 0)),
+        ("an empty batch", on(lambda shape, strides, offset, k, s, d: shape[0] == 0)),
+        ("a batch of 1", on(lambda shape, strides, offset, k, s, d: shape[0] == 1)),
+        ("a dilation", on(lambda shape, strides, offset, k, s, d: max(d) > 1)),
+        ("a stride larger than the kernel",
+         on(lambda shape, strides, offset, k, s, d: any(a > b for a, b in zip(s, k, strict=True)))),
+        ("a 1x1 kernel", on(lambda shape, strides, offset, k, s, d: set(k) == {1})),
+        ("one spatial dim", on(lambda shape, strides, offset, k, s, d: len(shape) == 3)),
+    ],
+    "max_pool_window": [
+        ("a tie for a window's maximum", lambda c: _has_pool_window(c, _tied)),
+        ("a NaN in a window", lambda c: _has_pool_window(c, lambda t: _nans(t) >= 1)),
+        ("two NaNs in a window (the last wins)",
+         lambda c: _has_pool_window(c, lambda t: _nans(t) >= 2)),
+        ("a window all -inf", lambda c: _has_pool_window(
+            c, lambda t: all(v == -math.inf for v in t))),
+        ("-0.0 and 0.0 in a window", lambda c: _has_pool_window(
+            c, lambda t: any(v == 0 and math.copysign(1, v) < 0 for v in t)
+            and any(v == 0 and math.copysign(1, v) > 0 for v in t))),
+        ("a tap in the padding", on(lambda dt, planes, k, s, p, d, c: max(p) > 0)),
+        ("a window with no tap inside (torch's start index)", _has_empty_pool_window),
+        ("an int64 plane", on(lambda dt, planes, k, s, p, d, c: dt == "int64")),
+        ("ceil_mode", on(lambda dt, planes, k, s, p, d, c: c)),
+        ("a dilation", on(lambda dt, planes, k, s, p, d, c: max(d) > 1)),
+        ("a stride larger than the kernel",
+         on(lambda dt, planes, k, s, p, d, c: any(a > b for a, b in zip(s, k, strict=True)))),
+    ],
+    "conv_weight_grad": [
+        ("groups", on(lambda shape, o, k, s, p, d, g, seed: g > 1)),
+        ("a depthwise convolution (a group per channel)",
+         on(lambda shape, o, k, s, p, d, g, seed: g > 1 and g == shape[1])),
+        ("a stride larger than the kernel",
+         on(lambda shape, o, k, s, p, d, g, seed: any(a > b for a, b in zip(s, k, strict=True)))),
+        ("a dilation", on(lambda shape, o, k, s, p, d, g, seed: max(d) > 1)),
+        ("padding", on(lambda shape, o, k, s, p, d, g, seed: max(p) > 0)),
+        ("a 1x1 kernel", on(lambda shape, o, k, s, p, d, g, seed: set(k) == {1})),
+        ("an empty batch", on(lambda shape, o, k, s, p, d, g, seed: shape[0] == 0)),
+        ("a batch of 1", on(lambda shape, o, k, s, p, d, g, seed: shape[0] == 1)),
+        ("conv1d", on(lambda shape, o, k, s, p, d, g, seed: len(k) == 1)),
     ],
 }
 

@@ -174,8 +174,8 @@ def _output_shape(input: Tensor, weight: Tensor, stride: list[int], padding: lis
                    + dilation[i] * (ws[i + 2] - 1) + output_padding[i] + 1
                    for i in range(len(stride))]
         return (xs[0], ws[1] * groups, *spatial)
-    spatial = [(xs[i + 2] + 2 * padding[i] - dilation[i] * (ws[i + 2] - 1) - 1) // stride[i]
-               + 1 for i in range(len(stride))]
+    spatial = [conv_output_size(xs[i + 2], ws[i + 2], stride[i], padding[i], dilation[i])
+               for i in range(len(stride))]
     return (xs[0], ws[0], *spatial)
 
 
@@ -240,19 +240,104 @@ def _work(d: dtype) -> dtype:
     return dtypes.int64
 
 
+# ------------------------------------------------------------------ the pieces (chapter 10)
+def conv_output_size(input_size: int, kernel: int, stride: int, padding: int,
+                     dilation: int) -> int:
+    """The length of one spatial dim of a convolution's output (``F.conv2d``'s, dim by dim).
+
+    Args:
+        input_size: the input's length along the dim (before padding), an int >= 0.
+        kernel: the kernel's length along the dim, an int >= 1.
+        stride: the step between two windows, an int >= 1.
+        padding: the zeros added on each side, an int >= 0.
+        dilation: the step between two taps of a window, an int >= 1.
+
+    Returns:
+        The number of windows that fit in the padded input (an int; the convolution has
+        already checked that the dilated kernel fits, so it is at least 1).
+    """
+    # BEGIN PIECE conv_output_size
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("conv_output_size")(input_size, kernel, stride, padding, dilation)
+    # END PIECE
+
+
+def window_layout(shape: Sequence[int], strides: Sequence[int], offset: int,
+                  kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int]
+                  ) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The ``as_strided`` layout of the window view a convolution (or a pool) reads: the
+    view of a (padded) input ``(N, C, *spatial)`` whose element ``[n, c, *o, *k]`` is the
+    input's ``[n, c, *(o[i] * stride[i] + k[i] * dilation[i])]``, no copy.
+
+    Args:
+        shape: the input's sizes ``(N, C, *spatial)`` (the padded input's, whose every
+            window fits: no padding is added here).
+        strides: its strides, in elements (any: contiguous, channels-last, permuted).
+        offset: its storage offset, in elements.
+        kernel, stride, dilation: one int per spatial dim.
+
+    Returns:
+        ``(sizes, strides, offset)`` of the view ``(N, C, *out, *kernel)`` (tuples of ints
+        and an int), as ``input.unfold(...)`` along each spatial dim, sliced every
+        ``dilation``, gives it.
+    """
+    # BEGIN PIECE window_layout
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("window_layout")(shape, strides, offset, kernel, stride, dilation)
+    # END PIECE
+
+
+def conv_weight_grad(windows: np.ndarray, grad_output: np.ndarray) -> np.ndarray:
+    """The gradient of a convolution's weight, group by group, as one matrix product.
+
+    Args:
+        windows: ``(groups, C_in / groups * K, P)``: column ``p`` holds the window that output
+            position ``p`` read (``K`` taps per channel, ``P`` = batch times output positions),
+            in the order of the weight's elements.
+        grad_output: ``(groups, C_out / groups, P)``: row ``o`` holds the gradient of output
+            channel ``o`` of the group at each of the ``P`` positions.
+
+    Returns:
+        ``(groups, C_out / groups, C_in / groups * K)``, the same dtype: for each group, each
+        output channel's gradient summed against each window element over the ``P``
+        positions (the weight's gradient, ``torch.autograd``'s, before its last reshape).
+    """
+    # BEGIN PIECE conv_weight_grad
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("conv_weight_grad")(windows, grad_output)
+    # END PIECE
+
+
+def _window_view(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
+                 dilation: Sequence[int], out: Sequence[int]) -> np.ndarray:
+    """``window_layout``'s view of a NumPy array ``(N, C, *spatial)`` (its strides in
+    elements), cut to ``out`` positions per spatial dim, read-only."""
+    size = x.itemsize
+    sizes, strides, offset = window_layout(
+        x.shape, tuple(s // size for s in x.strides), 0, tuple(kernel), tuple(stride),
+        tuple(dilation))
+    start = x.reshape(-1)[offset:] if offset else x
+    view = np.lib.stride_tricks.as_strided(start, tuple(sizes),
+                                           tuple(s * size for s in strides),
+                                           writeable=False)
+    return view[(slice(None), slice(None), *(slice(0, o) for o in out))]
+
+
 # ------------------------------------------------------------------ the NumPy kernels
 def _windows(x: np.ndarray, groups: int, out_spatial: Sequence[int], kernel: Sequence[int],
              stride: Sequence[int], dilation: Sequence[int]) -> np.ndarray:
     """The strided window view of an already padded ``x`` ``(N, C, *spatial)``: shape
-    ``(N, groups, C / groups, *out_spatial, *kernel)``, no copy."""
-    n, c = x.shape[:2]
-    s = x.strides
+    ``(N, groups, C / groups, *out_spatial, *kernel)``, no copy (``window_layout``'s view,
+    its channels split into groups)."""
+    view = _window_view(x, kernel, stride, dilation, out_spatial)
+    n, c = view.shape[:2]
     cg = c // groups
-    shape = (n, groups, cg, *out_spatial, *kernel)
-    strides = (s[0], s[1] * cg, s[1],
-               *(s[2 + i] * stride[i] for i in range(len(kernel))),
-               *(s[2 + i] * dilation[i] for i in range(len(kernel))))
-    return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+    return np.lib.stride_tricks.as_strided(
+        view, (n, groups, cg, *view.shape[2:]),
+        (view.strides[0], view.strides[1] * cg, *view.strides[1:]), writeable=False)
 
 
 def _pad(x: np.ndarray, padding: Sequence[int]) -> np.ndarray:
@@ -317,7 +402,7 @@ def _weight_grad(x: np.ndarray, go: np.ndarray, groups: int, stride: Sequence[in
     rows = win.transpose(order).reshape(groups, -1, n * math.prod(out_spatial))
     g_rows = go.reshape(n, groups, c_out // groups, -1).transpose(1, 2, 0, 3).reshape(
         groups, c_out // groups, -1)  # (g, O/g, N * L)
-    product = np.matmul(g_rows, rows.transpose(0, 2, 1))  # (g, O/g, cg * K)
+    product = conv_weight_grad(rows, g_rows)  # (g, O/g, cg * K)
     return product.reshape(c_out, -1, *kernel)
 
 
@@ -397,8 +482,8 @@ def _meta_convolution(input: Tensor, weight: Tensor, stride: Sequence[int],
         sizes = [(spatial[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1)
                  + extra[i] + 1 for i in range(len(spatial))]
     else:
-        sizes = [(spatial[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1)
-                 // stride[i] + 1 for i in range(len(spatial))]
+        sizes = [conv_output_size(spatial[i], kernel[i], stride[i], padding[i], dilation[i])
+                 for i in range(len(spatial))]
     if not any(x > 0 for x in sizes):
         raise RuntimeError(f"Given input size per channel: {list(spatial)}. Calculated output "
                            f"size per channel: {sizes}. Output size is too small")

@@ -1,0 +1,566 @@
+"""Chapter 10 exercises (the capstone): the pieces of the convolution and pooling kernels.
+Every right answer is what torch 2.13 does.
+
+Each exercise is a piece that reftensor's kernels run on every call of their kind:
+
+* ``conv_output_size``: one spatial dim of a convolution's output; the reference is the shape
+  of ``F.conv2d`` on a ``(1, 1, 1, L)`` input (the dim drawn is the last one);
+* ``window_layout``: the ``as_strided`` sizes, strides and offset of the window view of a
+  (padded) input of any layout; the reference is torch's ``x.unfold(...)`` along each spatial
+  dim, sliced every ``dilation``, on ``x = base.as_strided(shape, strides, offset)``;
+* ``max_pool_window``: each window's maximum and its flat index in the input plane, from the
+  windows and the taps' positions that the check builds as the kernel builds them (NumPy,
+  padding with ``-inf`` or the lowest int64); the reference is
+  ``F.max_pool2d(..., return_indices=True)``;
+* ``conv_weight_grad``: the weight's gradient as a matrix product of the windows and the
+  output's gradient (the check builds both matrices as the kernel does, from small integers,
+  so every summation order gives the same float64); the reference is torch's autograd on
+  ``F.conv1d``/``F.conv2d``.
+
+Strategies draw only with ``sampled_from`` (see chapter 5's module for why).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from .spec import Case, Exercise, register
+
+CHAPTER = "ch10_capstone"
+
+
+def _torch():
+    import torch  # imported only where references are computed
+
+    return torch
+
+
+def _pick(draw: st.DrawFn, options):
+    return draw(st.sampled_from(list(options)))
+
+
+def _out(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
+    """How many windows a convolution has along a dim (counted, window by window)."""
+    span = dilation * (kernel - 1) + 1
+    return len(range(0, size + 2 * padding - span + 1, stride))
+
+
+# ---------------------------------------------------------------- conv_output_size
+def _size_reference(c: Case) -> int:
+    torch = _torch()
+    size, kernel, stride, padding, dilation = c.args
+    out = torch.nn.functional.conv2d(
+        torch.zeros(1, 1, 1, size), torch.zeros(1, 1, 1, kernel), stride=(1, stride),
+        padding=(0, padding), dilation=(1, dilation))
+    return out.shape[-1]
+
+
+def _size_truth(c: Case) -> str:
+    size, kernel, stride, padding, dilation = c.args
+    return (f"F.conv2d(torch.zeros(1, 1, 1, {size}), torch.zeros(1, 1, 1, {kernel}), "
+            f"stride=(1, {stride}), padding=(0, {padding}), dilation=(1, {dilation}))"
+            ".shape[-1]")
+
+
+@st.composite
+def _size_cases(draw: st.DrawFn) -> Case:
+    kernel = _pick(draw, (1, 1, 2, 3, 3, 4, 5, 7))
+    dilation = _pick(draw, (1, 1, 1, 2, 3, 4))
+    stride = _pick(draw, (1, 1, 2, 3, 4, 6, 9))
+    padding = _pick(draw, (0, 0, 0, 1, 2, 3, 5))
+    fits = max(1, dilation * (kernel - 1) + 1 - 2 * padding)
+    size = fits + _pick(draw, (0, 0, 1, 2, 3, 5, 8, 13, 31, 64))
+    return Case(args=(size, kernel, stride, padding, dilation))
+
+
+register(Exercise(
+    name="conv_output_size",
+    chapter=CHAPTER,
+    signature="conv_output_size(input_size, kernel, stride, padding, dilation) -> int",
+    fixed=(
+        Case(args=(8, 3, 1, 0, 1)),
+        Case(args=(8, 3, 1, 1, 1)),
+        Case(args=(8, 3, 2, 1, 1)),
+        Case(args=(7, 2, 2, 0, 1)),      # a last row no window reaches
+        Case(args=(9, 3, 1, 0, 2)),      # dilated: the kernel spans 5
+        Case(args=(10, 2, 5, 0, 1)),     # stride larger than the kernel
+        Case(args=(5, 1, 1, 0, 1)),      # a 1x1 kernel
+        Case(args=(5, 5, 1, 0, 1)),      # the kernel fits once
+    ),
+    edge=(
+        Case(args=(1, 1, 1, 0, 1)),
+        Case(args=(1, 3, 1, 1, 1)),
+        Case(args=(1, 3, 3, 2, 2)),
+        Case(args=(64, 7, 9, 3, 4)),
+        Case(args=(2, 5, 1, 2, 1)),
+    ),
+    strategy=_size_cases,
+    reference=_size_reference,
+    truth=_size_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- pool_output_size
+def _pool_size_reference(c: Case) -> int:
+    torch = _torch()
+    size, kernel, padding, stride, dilation, ceil_mode = c.args
+    out = torch.nn.functional.max_pool2d(
+        torch.zeros(1, 1, 1, size), (1, kernel), (1, stride), (0, padding), (1, dilation),
+        ceil_mode=ceil_mode)
+    return out.shape[-1]
+
+
+def _pool_size_truth(c: Case) -> str:
+    size, kernel, padding, stride, dilation, ceil_mode = c.args
+    return (f"F.max_pool2d(torch.zeros(1, 1, 1, {size}), (1, {kernel}), (1, {stride}), "
+            f"(0, {padding}), (1, {dilation}), ceil_mode={ceil_mode}).shape[-1]")
+
+
+@st.composite
+def _pool_size_cases(draw: st.DrawFn) -> Case:
+    kernel = _pick(draw, (1, 2, 2, 3, 3, 4, 5))
+    dilation = _pick(draw, (1, 1, 1, 2, 3))
+    stride = _pick(draw, (1, 1, 2, 2, 3, 4, 7))
+    padding = _pick(draw, range(kernel // 2 + 1))
+    fits = max(1, dilation * (kernel - 1) + 1 - 2 * padding)
+    size = fits + _pick(draw, (0, 0, 1, 2, 3, 4, 5, 8, 13, 30))
+    return Case(args=(size, kernel, padding, stride, dilation,
+                      _pick(draw, (False, True, True))))
+
+
+register(Exercise(
+    name="pool_output_size",
+    chapter=CHAPTER,
+    signature="pool_output_size(size, kernel, padding, stride, dilation, ceil_mode) -> int",
+    fixed=(
+        Case(args=(8, 2, 0, 2, 1, False)),
+        Case(args=(7, 2, 0, 2, 1, False)),
+        Case(args=(7, 2, 0, 2, 1, True)),    # ceil_mode: the overhanging last window counts
+        Case(args=(5, 3, 1, 2, 1, False)),
+        Case(args=(6, 3, 1, 2, 1, True)),
+        Case(args=(5, 2, 1, 2, 1, True)),    # ceil_mode, but it would start in the padding
+        Case(args=(9, 3, 0, 1, 2, False)),   # dilated
+        Case(args=(10, 2, 0, 4, 1, True)),   # stride larger than the kernel
+    ),
+    edge=(
+        Case(args=(1, 1, 0, 1, 1, False)),
+        Case(args=(1, 1, 0, 1, 1, True)),
+        Case(args=(1, 2, 1, 2, 1, True)),
+        Case(args=(2, 2, 1, 3, 3, True)),
+        Case(args=(4, 3, 1, 3, 1, True)),
+        Case(args=(3, 5, 2, 7, 1, True)),
+    ),
+    strategy=_pool_size_cases,
+    reference=_pool_size_reference,
+    truth=_pool_size_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- window_layout
+def _call_layout(answer, case: Case) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """How a check calls ``window_layout``: on the case's arguments; the sizes and strides
+    are read as tuples of ints, the offset as an int."""
+    sizes, strides, offset = answer(*case.args)
+    return (tuple(int(s) for s in sizes), tuple(int(s) for s in strides), int(offset))
+
+
+def run_layout(answer, shape, strides, offset, kernel, stride, dilation):
+    """Run ``answer`` (a ``window_layout``) on a failing case as the check does."""
+    return _call_layout(answer, Case(args=(shape, strides, offset, kernel, stride, dilation)))
+
+
+def _layout_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    torch = _torch()
+    shape, strides, offset, kernel, stride, dilation = c.args
+    extent = 0 if 0 in shape else sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+    x = torch.zeros(offset + extent + 1).as_strided(shape, strides, offset)
+    for i, (k, s, d) in enumerate(zip(kernel, stride, dilation, strict=True)):
+        x = x.unfold(2 + i, d * (k - 1) + 1, s)
+    x = x[(..., *(slice(None, None, d) for d in dilation))]
+    return tuple(x.shape), tuple(x.stride()), x.storage_offset()
+
+
+def _layout_truth(c: Case) -> str:
+    shape, strides, offset, kernel, stride, dilation = c.args
+    unfolds = "".join(f".unfold({2 + i}, {d * (k - 1) + 1}, {s})"
+                      for i, (k, s, d) in enumerate(zip(kernel, stride, dilation, strict=True)))
+    steps = ", ".join(f"::{d}" for d in dilation)
+    return (f"x = base.as_strided({shape}, {strides}, {offset}); v = x{unfolds}[..., {steps}]; "
+            "(tuple(v.shape), v.stride(), v.storage_offset())")
+
+
+def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+#: the layouts drawn: how the input's strides are made from its shape
+LAYOUTS = ("contiguous", "contiguous", "channels_last", "permuted", "sliced", "expanded")
+
+
+def _strides(shape: tuple[int, ...], kind: str) -> tuple[int, ...]:
+    if kind == "channels_last":  # channels innermost: (N, C, *S) stored as (N, *S, C)
+        order = (0, *range(2, len(shape)), 1)
+        inner = _row_major(tuple(shape[i] for i in order))
+        strides = [0] * len(shape)
+        for place, dim in enumerate(order):
+            strides[dim] = inner[place]
+        return tuple(strides)
+    if kind == "permuted":  # the last two dims stored swapped (a transpose)
+        swapped = (*shape[:-2], shape[-1], shape[-2])
+        inner = _row_major(swapped)
+        return (*inner[:-2], inner[-1], inner[-2])
+    if kind == "sliced":  # every other element of a tensor twice as long in each dim
+        return tuple(2 * s for s in _row_major(tuple(2 * n for n in shape)))
+    if kind == "expanded":  # a channel broadcast: stride 0
+        return (*_row_major(shape)[:1], 0, *_row_major(shape)[2:])
+    return _row_major(shape)
+
+
+@st.composite
+def _layout_cases(draw: st.DrawFn) -> Case:
+    spatial = _pick(draw, (1, 2, 2, 2))
+    kernel = tuple(_pick(draw, (1, 2, 3, 3, 4)) for _ in range(spatial))
+    stride = tuple(_pick(draw, (1, 1, 2, 3, 5)) for _ in range(spatial))
+    dilation = tuple(_pick(draw, (1, 1, 1, 2, 3)) for _ in range(spatial))
+    sizes = tuple(d * (k - 1) + 1 + _pick(draw, (0, 0, 1, 2, 3, 4, 6, 9))
+                  for k, d in zip(kernel, dilation, strict=True))
+    shape = (_pick(draw, (0, 1, 1, 2, 3)), _pick(draw, (1, 1, 2, 3)), *sizes)
+    kind = _pick(draw, LAYOUTS)
+    offset = _pick(draw, (0, 0, 0, 1, 5, 12))
+    return Case(args=(shape, _strides(shape, kind), offset, kernel, stride, dilation))
+
+
+register(Exercise(
+    name="window_layout",
+    chapter=CHAPTER,
+    signature="window_layout(shape, strides, offset, kernel, stride, dilation) -> "
+              "(sizes, strides, offset)",
+    fixed=(
+        Case(args=((1, 1, 4, 4), (16, 16, 4, 1), 0, (3, 3), (1, 1), (1, 1))),
+        Case(args=((2, 3, 5, 6), (90, 30, 6, 1), 0, (3, 2), (2, 1), (1, 1))),
+        Case(args=((1, 2, 7, 7), (98, 49, 7, 1), 0, (3, 3), (1, 1), (2, 2))),   # dilated
+        Case(args=((2, 3, 6, 6), (108, 1, 18, 3), 0, (2, 2), (2, 2), (1, 1))),  # channels-last
+        Case(args=((1, 2, 4, 5), (40, 20, 1, 4), 0, (2, 3), (1, 2), (1, 1))),   # transposed
+        Case(args=((1, 1, 9), (9, 9, 1), 3, (2,), (4,), (1,))),  # 1-d, an offset, stride > k
+        Case(args=((3, 2, 4, 4), (32, 16, 4, 1), 0, (1, 1), (1, 1), (1, 1))),   # 1x1
+    ),
+    edge=(
+        Case(args=((0, 3, 5, 5), (75, 25, 5, 1), 0, (3, 3), (1, 1), (1, 1))),   # no batch
+        Case(args=((1, 1, 1, 1), (1, 1, 1, 1), 0, (1, 1), (1, 1), (1, 1))),
+        Case(args=((2, 4, 3, 3), (36, 0, 3, 1), 0, (3, 3), (1, 1), (1, 1))),    # expanded
+        Case(args=((1, 2, 10, 10), (400, 200, 20, 2), 7, (3, 2), (5, 3), (2, 4))),
+        Case(args=((2, 3, 5), (15, 1, 3), 0, (2,), (3,), (2,))),                # 1-d, C last
+    ),
+    strategy=_layout_cases,
+    reference=_layout_reference,
+    truth=_layout_truth,
+    hidden_examples=100,
+    call=_call_layout,
+    call_shown="autograder.course.exercises.ch10_capstone:run_layout",
+))
+
+
+# ---------------------------------------------------------------- max_pool_window
+def pool_windows(planes: np.ndarray, kernel, stride, padding, dilation, ceil_mode
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """What the kernel hands ``max_pool_window`` for ``planes`` ``(P, H, W)`` (float64 or
+    int64): the windows ``(P, OH, OW, K)`` of the planes padded with the lowest value, the
+    taps' flat positions ``(P, OH, OW, K)`` (-1 in the padding), which windows have no tap
+    inside (``(OH, OW)``, their positions set to 0 for the call) and ``(OH, OW)``."""
+    P, H, W = planes.shape
+    lowest = -np.inf if planes.dtype.kind == "f" else np.iinfo(np.int64).min
+    out = tuple(_pool_out(n, k, p, s, d, ceil_mode)
+                for n, k, p, s, d in zip((H, W), kernel, padding, stride, dilation,
+                                         strict=True))
+    extra = [max(0, (o - 1) * s - p + (k - 1) * d - (n - 1))
+             for o, s, p, k, d, n in zip(out, stride, padding, kernel, dilation, (H, W),
+                                         strict=True)]
+
+    def windows(values: np.ndarray, fill) -> np.ndarray:
+        padded = np.full((values.shape[0], padding[0] + H + extra[0],
+                          padding[1] + W + extra[1]), fill, dtype=values.dtype)
+        padded[:, padding[0]:padding[0] + H, padding[1]:padding[1] + W] = values
+        return padded[:, _taps(out[0], kernel[0], stride[0], dilation[0])[:, None, :, None],
+                      _taps(out[1], kernel[1], stride[1], dilation[1])[None, :, None, :]
+                      ].reshape(values.shape[0], *out, -1)
+
+    taps = windows(np.arange(H * W, dtype=np.int64).reshape(1, H, W), -1)[0]
+    none = ~(taps >= 0).any(axis=-1)
+    positions = np.broadcast_to(np.where(none[..., None], 0, taps), (P, *taps.shape))
+    return windows(planes, lowest), positions, none, out
+
+
+def _taps(out: int, kernel: int, stride: int, dilation: int) -> np.ndarray:
+    """``(out, kernel)``: the padded input's index that each tap of each window reads."""
+    return (np.arange(out)[:, None] * stride + np.arange(kernel)[None, :] * dilation)
+
+
+def _pool_out(size: int, kernel: int, pad: int, stride: int, dilation: int,
+              ceil_mode: bool) -> int:
+    """How many windows a pool has along a dim (counted, window by window): each starts inside
+    the input or its left padding; it must fit in the padded input, or, with ``ceil_mode``,
+    end before the next window would start past it."""
+    span = dilation * (kernel - 1) + 1
+    count = 0
+    for start in range(-pad, size, stride):
+        if start + span <= size + pad or (ceil_mode and start + span < size + pad + stride):
+            count += 1
+    return count
+
+
+def _first_inside(H: int, W: int, out, kernel, stride, padding, dilation) -> np.ndarray:
+    """torch's start index of each window (``(OH, OW)``): its first row and column inside."""
+    starts = []
+    for o, s, p, d in zip(out, stride, padding, dilation, strict=True):
+        first = np.arange(o, dtype=np.int64) * s - p
+        starts.append(np.where(first < 0, first + (-first + d - 1) // d * d, first))
+    return starts[0][:, None] * W + starts[1][None, :]
+
+
+def _call_pool(answer, case: Case) -> tuple[list, list]:
+    """How a check calls ``max_pool_window``: once, on every window of the case's planes
+    (built as the kernel builds them); a window with no tap inside the input (possible only
+    with a dilation) is the kernel's own (torch's lowest value and start index), whatever
+    the answer says. Returns the values and indices, flat."""
+    dtype, planes, kernel, stride, padding, dilation, ceil_mode = case.args
+    array = np.array(planes, dtype=np.float64 if dtype == "float64" else np.int64)
+    windows, positions, none, out = pool_windows(array, kernel, stride, padding, dilation,
+                                                 ceil_mode)
+    values, indices = answer(windows, positions)
+    values = np.asarray(values).reshape(windows.shape[:-1])
+    indices = np.asarray(indices).reshape(windows.shape[:-1])
+    lowest = -np.inf if dtype == "float64" else np.iinfo(np.int64).min
+    values = np.where(none, lowest, values).astype(array.dtype)
+    first = _first_inside(array.shape[1], array.shape[2], out, kernel, stride, padding,
+                          dilation)
+    indices = np.where(none, first, indices).astype(np.int64)
+    return values.reshape(-1).tolist(), indices.reshape(-1).tolist()
+
+
+def run_pool(answer, dtype, planes, kernel, stride, padding, dilation, ceil_mode):
+    """Run ``answer`` (a ``max_pool_window``) on a failing case as the check does."""
+    return _call_pool(answer, Case(args=(dtype, planes, kernel, stride, padding, dilation,
+                                         ceil_mode)))
+
+
+def _pool_reference(c: Case) -> tuple[list, list]:
+    torch = _torch()
+    dtype, planes, kernel, stride, padding, dilation, ceil_mode = c.args
+    x = torch.tensor(planes, dtype=getattr(torch, dtype))
+    values, indices = torch.nn.functional.max_pool2d(
+        x, kernel, stride, padding, dilation, ceil_mode=ceil_mode, return_indices=True)
+    return values.reshape(-1).tolist(), indices.reshape(-1).tolist()
+
+
+def _pool_truth(c: Case) -> str:
+    dtype, planes, kernel, stride, padding, dilation, ceil_mode = c.args
+    return (f"F.max_pool2d(torch.tensor(planes, dtype=torch.{dtype}), {kernel}, {stride}, "
+            f"{padding}, {dilation}, ceil_mode={ceil_mode}, return_indices=True), "
+            "values and indices flattened")
+
+
+NAN, INF = float("nan"), float("inf")
+#: the values a plane is drawn from: few of them, so that windows tie
+VALUES = (0.0, 1.0, 1.0, 2.0, 2.0, 3.0, -1.0, -0.0, -INF, -INF, INF, NAN)
+
+
+@st.composite
+def _pool_cases(draw: st.DrawFn) -> Case:
+    kernel = tuple(_pick(draw, (1, 2, 2, 3, 3)) for _ in range(2))
+    stride = tuple(_pick(draw, (1, 1, 2, 3, 4)) for _ in range(2))
+    dilation = tuple(_pick(draw, (1, 1, 1, 2, 3)) for _ in range(2))
+    padding = tuple(_pick(draw, range(k // 2 + 1)) for k in kernel)
+    ceil_mode = _pick(draw, (False, False, True))
+    H, W = (max(_pick(draw, (1, 2, 3, 4, 5, 6)), d * (k - 1) + 1 - 2 * p)
+            for k, d, p in zip(kernel, dilation, padding, strict=True))
+    channels = _pick(draw, (1, 1, 2, 3))
+    dtype = _pick(draw, ("float64", "float64", "float64", "int64"))
+    kind = _pick(draw, ("mixed", "mixed", "ties", "no nan", "all -inf"))
+    options = {"mixed": VALUES, "ties": (1.0, 1.0, 1.0, 0.0), "no nan": VALUES[:-1],
+               "all -inf": (-INF,)}[kind]
+    if dtype == "int64":
+        options = (0, 1, 1, 2, -1, -(2 ** 63), 2 ** 63 - 1)
+    planes = tuple(tuple(tuple(_pick(draw, options) for _ in range(W)) for _ in range(H))
+                   for _ in range(channels))
+    return Case(args=(dtype, planes, kernel, stride, padding, dilation, ceil_mode))
+
+
+def _plane(rows: list[list[float]]) -> tuple:
+    return (tuple(tuple(row) for row in rows),)
+
+
+register(Exercise(
+    name="max_pool_window",
+    chapter=CHAPTER,
+    signature="max_pool_window(windows, positions) -> (values, indices); checked on every "
+              "window of F.max_pool2d(planes, kernel, stride, padding, dilation, ceil_mode) "
+              "(case: dtype, planes, kernel, stride, padding, dilation, ceil_mode)",
+    fixed=(
+        Case(args=("float64", _plane([[1.0, 5.0, 2.0, 0.0], [3.0, 4.0, 7.0, 6.0],
+                                      [0.0, 1.0, 2.0, 3.0], [9.0, 8.0, 1.0, 1.0]]),
+                   (2, 2), (2, 2), (0, 0), (1, 1), False)),
+        Case(args=("float64", _plane([[2.0, 2.0, 1.0], [2.0, 0.0, 2.0], [1.0, 2.0, 2.0]]),
+                   (2, 2), (1, 1), (0, 0), (1, 1), False)),                   # ties
+        Case(args=("float64", _plane([[1.0, NAN, 3.0, NAN], [NAN, 0.0, 4.0, 1.0]]),
+                   (2, 2), (2, 2), (0, 0), (1, 1), False)),                   # nans
+        Case(args=("float64", _plane([[-INF, -INF, 1.0], [-INF, -INF, 0.0],
+                                      [2.0, -INF, -INF]]),
+                   (3, 3), (2, 2), (1, 1), (1, 1), False)),                   # padding, -inf
+        Case(args=("float64", _plane([[float(i * 5 + j) for j in range(5)] for i in range(5)]),
+                   (2, 2), (2, 2), (0, 0), (2, 2), True)),                    # dilation, ceil
+        Case(args=("int64", _plane([[3, 1, 3], [0, -(2 ** 63), 2], [3, 3, 1]]),
+                   (2, 2), (3, 1), (1, 1), (1, 1), False)),                   # int64, stride>k
+    ),
+    edge=(
+        Case(args=("float64", _plane([[-INF, -INF], [-INF, -INF]]),
+                   (2, 2), (1, 1), (1, 1), (1, 1), False)),
+        Case(args=("float64", _plane([[NAN]]), (1, 1), (1, 1), (0, 0), (1, 1), False)),
+        Case(args=("float64", _plane([[0.0, -0.0, 0.0], [-0.0, NAN, 1.0], [NAN, INF, 2.0]]),
+                   (3, 2), (1, 1), (1, 1), (1, 2), True)),
+        Case(args=("float64", _plane([[1.0, 2.0], [3.0, 0.0]]), (2, 2), (1, 1), (1, 1),
+                   (3, 3), False)),                             # a window with no tap inside
+        Case(args=("int64", _plane([[-(2 ** 63), -(2 ** 63)], [-(2 ** 63), 5]]),
+                   (2, 2), (1, 1), (1, 1), (1, 1), True)),
+    ),
+    strategy=_pool_cases,
+    reference=_pool_reference,
+    truth=_pool_truth,
+    hidden_examples=100,
+    call=_call_pool,
+    call_shown="autograder.course.exercises.ch10_capstone:run_pool",
+))
+
+
+# ---------------------------------------------------------------- conv_weight_grad
+def _conv_values(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """The case's input and output gradient: small integers (exact in float64 whatever the
+    order of the sums) drawn from its seed."""
+    shape, out_channels, kernel, stride, padding, dilation, groups, seed = case.args
+    rng = np.random.default_rng(seed)
+    out = tuple(_out(n, k, s, p, d) for n, k, s, p, d in
+                zip(shape[2:], kernel, stride, padding, dilation, strict=True))
+    x = rng.integers(-3, 4, size=shape).astype(np.float64)
+    go = rng.integers(-3, 4, size=(shape[0], out_channels, *out)).astype(np.float64)
+    return x, go
+
+
+def conv_matrices(x: np.ndarray, go: np.ndarray, kernel, stride, padding, dilation,
+                  groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """What the kernel hands ``conv_weight_grad``: the windows ``(groups, C_in / groups * K,
+    N * L)`` of ``x`` padded with zeros and the output's gradient ``(groups, C_out / groups,
+    N * L)``."""
+    n, c = x.shape[:2]
+    c_out = go.shape[1]
+    out = go.shape[2:]
+    d = len(kernel)
+    padded = np.pad(x, [(0, 0), (0, 0), *((p, p) for p in padding)])
+    cg = c // groups
+    taps = [_taps(o, k, st, dl) for o, k, st, dl in zip(out, kernel, stride, dilation,
+                                                         strict=True)]
+    if d == 1:
+        win = padded[:, :, taps[0]]
+    else:
+        win = padded[:, :, taps[0][:, None, :, None], taps[1][None, :, None, :]]
+    win = win.reshape(n, groups, cg, *out, *kernel)
+    order = (1, 2, *range(3 + d, 3 + 2 * d), 0, *range(3, 3 + d))
+    rows = win.transpose(order).reshape(groups, cg * math.prod(kernel), n * math.prod(out))
+    g_rows = go.reshape(n, groups, c_out // groups, math.prod(out)).transpose(1, 2, 0, 3).reshape(
+        groups, c_out // groups, n * math.prod(out))
+    return rows, g_rows
+
+
+def _call_grad(answer, case: Case) -> list:
+    """How a check calls ``conv_weight_grad``: on the matrices of the case's input and
+    output gradient; the result is read as the weight's gradient ``(C_out, C_in / groups,
+    *kernel)``, as nested lists."""
+    shape, out_channels, kernel, stride, padding, dilation, groups, seed = case.args
+    x, go = _conv_values(case)
+    windows, grad_output = conv_matrices(x, go, kernel, stride, padding, dilation, groups)
+    found = np.asarray(answer(windows, grad_output), dtype=np.float64)
+    if found.shape != (groups, out_channels // groups, windows.shape[1]):
+        raise ValueError(f"the result has shape {found.shape}, not "
+                         f"{(groups, out_channels // groups, windows.shape[1])}")
+    return found.reshape(out_channels, shape[1] // groups, *kernel).tolist()
+
+
+def run_grad(answer, shape, out_channels, kernel, stride, padding, dilation, groups, seed):
+    """Run ``answer`` (a ``conv_weight_grad``) on a failing case as the check does."""
+    return _call_grad(answer, Case(args=(shape, out_channels, kernel, stride, padding,
+                                         dilation, groups, seed)))
+
+
+def _grad_reference(c: Case) -> Any:
+    torch = _torch()
+    shape, out_channels, kernel, stride, padding, dilation, groups, seed = c.args
+    x, go = _conv_values(c)
+    weight = torch.zeros(out_channels, shape[1] // groups, *kernel, dtype=torch.float64,
+                         requires_grad=True)
+    conv = torch.nn.functional.conv1d if len(kernel) == 1 else torch.nn.functional.conv2d
+    out = conv(torch.from_numpy(x), weight, None, stride, padding, dilation, groups)
+    out.backward(torch.from_numpy(go))
+    return weight.grad.tolist()
+
+
+def _grad_truth(c: Case) -> str:
+    shape, out_channels, kernel, stride, padding, dilation, groups, seed = c.args
+    conv = "conv1d" if len(kernel) == 1 else "conv2d"
+    return (f"w = torch.zeros({out_channels}, {shape[1] // groups}, {', '.join(map(str, kernel))}"
+            f", dtype=torch.float64, requires_grad=True); F.{conv}(x, w, None, {stride}, "
+            f"{padding}, {dilation}, {groups}).backward(grad); w.grad.tolist(), x {shape} and "
+            f"grad of small integers from np.random.default_rng({seed})")
+
+
+@st.composite
+def _grad_cases(draw: st.DrawFn) -> Case:
+    spatial = _pick(draw, (1, 2, 2))
+    kernel = tuple(_pick(draw, (1, 2, 3, 3)) for _ in range(spatial))
+    stride = tuple(_pick(draw, (1, 1, 2, 4)) for _ in range(spatial))
+    dilation = tuple(_pick(draw, (1, 1, 2)) for _ in range(spatial))
+    padding = tuple(_pick(draw, (0, 0, 1, 2)) for _ in range(spatial))
+    groups = _pick(draw, (1, 1, 1, 2, 3))
+    channels = groups * _pick(draw, (1, 1, 2))
+    out_channels = groups * _pick(draw, (1, 2, 3))
+    sizes = tuple(max(1, d * (k - 1) + 1 - 2 * p) + _pick(draw, (0, 1, 2, 3, 5))
+                  for k, d, p in zip(kernel, dilation, padding, strict=True))
+    batch = _pick(draw, (0, 1, 1, 2, 3))
+    return Case(args=((batch, channels, *sizes), out_channels, kernel, stride, padding,
+                      dilation, groups, _pick(draw, (0, 1, 2, 3, 4, 5, 6, 7))))
+
+
+register(Exercise(
+    name="conv_weight_grad",
+    chapter=CHAPTER,
+    signature="conv_weight_grad(windows, grad_output) -> (groups, C_out / groups, "
+              "C_in / groups * K); checked as the weight's gradient (case: input shape, "
+              "C_out, kernel, stride, padding, dilation, groups, seed)",
+    fixed=(
+        Case(args=((1, 1, 4, 4), 1, (3, 3), (1, 1), (0, 0), (1, 1), 1, 0)),
+        Case(args=((2, 3, 5, 5), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1, 1)),
+        Case(args=((1, 2, 6, 6), 2, (2, 2), (3, 3), (0, 0), (1, 1), 1, 2)),  # stride > kernel
+        Case(args=((1, 1, 7, 7), 2, (3, 3), (1, 1), (0, 0), (2, 2), 1, 3)),  # dilated
+        Case(args=((2, 4, 4, 4), 6, (3, 3), (1, 1), (1, 1), (1, 1), 2, 4)),  # two groups
+        Case(args=((3, 2, 5), 3, (2,), (2,), (1,), (1,), 1, 5)),            # conv1d
+    ),
+    edge=(
+        Case(args=((1, 3, 3, 3), 2, (1, 1), (1, 1), (0, 0), (1, 1), 1, 6)),  # 1x1
+        Case(args=((0, 2, 4, 4), 2, (3, 3), (1, 1), (0, 0), (1, 1), 1, 7)),  # no batch
+        Case(args=((1, 3, 3, 3), 3, (3, 3), (1, 1), (1, 1), (1, 1), 3, 0)),  # depthwise
+        Case(args=((1, 1, 1, 1), 1, (1, 1), (1, 1), (0, 0), (1, 1), 1, 1)),
+    ),
+    strategy=_grad_cases,
+    reference=_grad_reference,
+    truth=_grad_truth,
+    hidden_examples=100,
+    call=_call_grad,
+    call_shown="autograder.course.exercises.ch10_capstone:run_grad",
+))

@@ -44,7 +44,13 @@ from .elementwise import (
     write_inplace,
 )
 from .layout import contiguous_strides
-from .promotion import binary_result_type, is_number, result_type
+from .promotion import (
+    SCALAR_TYPE_NAMES,
+    binary_result_type,
+    check_can_cast,
+    is_number,
+    result_type,
+)
 from .tensor import Tensor
 
 __all__: list[str] = []
@@ -490,9 +496,21 @@ _register("lerp", "Tensor", _lerp)
 _register("lerp", "Scalar", _lerp)
 
 
-# ``lerp.Tensor``'s ``out=`` (a tensor ``weight``) wants exactly the result's dtype (torch's
-# structured kernel); ``lerp.Scalar``'s any that can hold it
-out_arguments.set_rule(aten.lerp.Tensor_out,
-                       out_arguments.OutRule(check=out_arguments.exact_result_dtype))
+# ``lerp.Tensor``'s ``out=`` (a tensor ``weight`` with dims) wants exactly the result's dtype
+# (torch's structured kernel); with a 0-d ``weight``, as ``lerp.Scalar``'s, any that can hold
+# it (``lerp(a, b, tensor(0.5, dtype=float16), out=bfloat16_out)`` of float16 ``a``, ``b``)
+def _lerp_out_check(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
+    self, end, weight = inputs
+    if self._dtype is end._dtype is weight._dtype:  # (else the op's own check raises)
+        if weight.dim() == 0:
+            check_can_cast(self._dtype, outs[0]._dtype)
+        elif outs[0]._dtype is not self._dtype:
+            raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAMES[outs[0]._dtype.name]} but "
+                               f"expected {SCALAR_TYPE_NAMES[self._dtype.name]}")
+    return inputs
+
+
+out_arguments.set_rule(aten.lerp.Tensor_out, out_arguments.OutRule(
+    prepare=_lerp_out_check, check=lambda input, result, out: None))
 _register("addcmul", "default", _addcmul)
 _register("addcdiv", "default", _addcdiv)

@@ -495,7 +495,7 @@ def _nans(taps) -> int:
     return sum(1 for v in taps if isinstance(v, float) and math.isnan(v))
 
 
-def _tied(taps) -> bool:
+def _tied_window(taps) -> bool:
     numbers = [v for v in taps if not (isinstance(v, float) and math.isnan(v))]
     return not _nans(taps) and len(numbers) > 1 and numbers.count(max(numbers)) > 1
 
@@ -1790,7 +1790,7 @@ CORNERS = {
         ("one spatial dim", on(lambda shape, strides, offset, k, s, d: len(shape) == 3)),
     ],
     "max_pool_window": [
-        ("a tie for a window's maximum", lambda c: _has_pool_window(c, _tied)),
+        ("a tie for a window's maximum", lambda c: _has_pool_window(c, _tied_window)),
         ("a NaN in a window", lambda c: _has_pool_window(c, lambda t: _nans(t) >= 1)),
         ("two NaNs in a window (the last wins)",
          lambda c: _has_pool_window(c, lambda t: _nans(t) >= 2)),

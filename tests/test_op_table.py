@@ -883,6 +883,35 @@ def test_an_out_that_is_the_input_is_resized_first(call):
         same_on_both(program)
 
 
+@pytest.mark.parametrize("case", ["(2, 3, 4) @ (4,)", "(2, 3, 4) @ (4, 5)", "(3, 1, 4) @ (4, 5)",
+                                  "(5,) @ (3, 5, 4)", "linear (2, 3, 3, 1), (1,), 0-d bias",
+                                  "(2, 0, 4) @ (4,)"])
+def test_a_folded_product_into_an_out_no_view_folds_is_copied_back(case):
+    """torch's ``matmul`` with ``out=`` of a batch times a vector or a matrix, folded
+    (``should_fold``), writes ``mm``/``mv`` into ``out.reshape(rows, ...)``; where ``out``
+    already has the result's shape in a layout that no view folds, that reshape is a copy,
+    and ``out.copy_`` of the folded product broadcasts it against ``out``'s shape: torch's
+    size-mismatch error ("The size of tensor a (3) must match the size of tensor b (6)").
+    A size-1 dim still folds as a view, as does an empty ``out``; ``linear``'s ``out=`` is
+    ``matmul``'s."""
+    def program(lib):
+        if case.startswith("linear"):
+            x, w, b = lib.ones(2, 3, 3, 1), lib.ones(1), lib.tensor(2.)
+            out = lib.zeros(2, 3, 3).transpose(1, 2)
+            return _function(lib, "linear")(x, w, b, out=out), out
+        a_shape, b_shape = (eval(part) for part in case.split(" @ "))
+        a = lib.arange(math.prod(a_shape), dtype=lib.float64).reshape(a_shape)
+        b = lib.arange(math.prod(b_shape), dtype=lib.float64).reshape(b_shape)
+        if len(b_shape) == 3:
+            b = b.mT.contiguous().mT  # a layout whose transpose folds
+        shape = lib.matmul(a, b).shape
+        out = lib.zeros(*reversed(shape), dtype=lib.float64).permute(
+            *reversed(range(len(shape))))
+        return lib.matmul(a, b, out=out), out
+
+    same_on_both(program)
+
+
 def test_the_out_gaps_only_shrink():
     """The ratchet of ``OUT_GAPS`` (31 corners when it was made, 2026-11-29; 30 since
     ``index_select``, ``take`` and ``gather`` refuse an ``out`` that is their input, as torch

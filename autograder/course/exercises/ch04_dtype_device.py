@@ -510,7 +510,11 @@ def _call_arg(fn, case: Case) -> tuple:
 
 
 def _arg_dtype(case: Case) -> str:
-    return "float64" if any(isinstance(v, float) for v in case.args[3][0]) else "int64"
+    """The input's (and the values') dtype: float64 where the input's or the values'
+    storage holds a float (an empty input's values can be the only floats of a case)."""
+    _, values, _, x, _, _ = case.args
+    storages = (x[0],) if values is None else (x[0], values[0])
+    return "float64" if any(isinstance(v, float) for s in storages for v in s) else "int64"
 
 
 def _arg_tensor(operand, dtype: str):

@@ -25,6 +25,7 @@ from ...device import META
 from ...matmul import _should_fold as layout_folds
 from ...matmul import check_matmul, matmul_cpu, result_shape
 from ...tensor import Tensor
+from ...views import view_strides
 from ..graph import needs_grad, record
 from .views import SqueezeBackward4
 
@@ -111,12 +112,41 @@ def matmul_out(input: Tensor, other: Tensor, out: Tensor) -> Tensor:
     """``torch.matmul(input, other, out=out)``: a 1-D ``input`` times a matrix is written by
     ``mm`` into ``out`` as a row (``out`` resized to ``(1, m)``, with torch's warning when
     that changes its shape), then ``out.squeeze_(0)``, a second bump of its version, as in
-    torch. Every other case is the generic ``out=`` kernel (``out_arguments.py``)."""
+    torch. A folded product whose ``out`` no view can fold goes through a copy
+    (:func:`_folded_out_shape`). Every other case is the generic ``out=`` kernel
+    (``out_arguments.py``)."""
     if input.dim() == 1 and other.dim() == 2:
         aten.mm.out.call(input.unsqueeze(0), other, out)
         out._shape, out._stride = out._shape[1:], out._stride[1:]
         out._version_counter.value += 1
         return out
     op = aten.matmul.out
-    return op.redispatch(key_set(op.tensors((input, other, out)), inplace=False),
-                         input, other, out)
+    keys = key_set(op.tensors((input, other, out)), inplace=False)
+    folded = _folded_out_shape(input, other, out)
+    if folded is not None:  # torch's product goes to a copy of ``out``, copied back
+        scratch = out.new_empty((0,))
+        op.redispatch(keys, input, other, scratch)
+        out.copy_(scratch.reshape(folded))  # (folded shapes do not broadcast: torch's error)
+        return out
+    return op.redispatch(keys, input, other, out)
+
+
+def _folded_out_shape(input: Tensor, other: Tensor, out: Tensor) -> tuple[int, ...] | None:
+    """torch's ``matmul(..., out=out)`` of a batch times a vector or matrix that folds
+    (``should_fold``) writes ``mm``/``mv`` into ``out.reshape(rows, ...)``, and where that
+    reshape is a copy (``out`` already has the result's shape, with elements, in a layout no
+    view folds), copies it back with ``out.copy_``, which broadcasts the folded product
+    against ``out``'s shape. Returns the folded shape in that case, else None."""
+    if not layout_folds(input, other):
+        return None
+    if input.dim() == 1:  # a vector times a folded ``other.mT``
+        shape = (*other._shape[:-2], other._shape[-1])
+        folded: tuple[int, ...] = (math.prod(shape),)
+    elif other.dim() == 1:
+        shape, folded = input._shape[:-1], (math.prod(input._shape[:-1]),)
+    else:
+        shape = (*input._shape[:-1], other._shape[-1])
+        folded = (math.prod(input._shape[:-1]), other._shape[-1])
+    if out._shape != tuple(shape) or out.numel() == 0:
+        return None
+    return folded if view_strides(out._shape, out._stride, folded) is None else None

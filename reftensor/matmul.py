@@ -424,6 +424,36 @@ def _addmm_checks(self: Tensor, mat1: Tensor, mat2: Tensor) -> tuple[int, int]:
     return n, m
 
 
+def _transb_path(into: Tensor | None, mat1: Tensor, mat2: Tensor) -> bool:
+    """Does torch's ``addmm_impl_cpu_`` call its own float16/bfloat16 ``gemm_transb_`` loop?
+    It reads the operands as column-major BLAS matrices: the result (``into``'s layout, or a
+    new contiguous one) as ``c``, swapping ``mat1`` and ``mat2`` when ``c`` is row-major; each
+    operand is used as it is, transposed, or copied contiguous (transposed when ``c`` is not).
+    That loop, with ``beta`` 0, sums the products into zeros (``c_accum = 0``), so a zero result
+    is +0.0, where the other loops scale a dot product by ``alpha`` (``0 * -1.0`` is -0.0)."""
+    n, m = mat1._shape[0], mat2._shape[1]
+    k = mat1._shape[1]
+    rs = into._stride if into is not None else layout.contiguous_strides((n, m))
+    if rs[0] == 1 and (m == 1 or rs[1] >= max(1, n)):
+        swapped = False
+    elif rs[1] == 1 and (n == 1 or rs[0] >= max(1, m)):
+        swapped = True
+    else:
+        swapped = False
+    first, second = (mat2, mat1) if swapped else (mat1, mat2)
+    rows, cols = (m, n) if swapped else (n, m)
+    inner, outer = (1, 0) if swapped else (0, 1)
+
+    def transposed(stride: tuple[int, ...], lead: int, other: int) -> bool:
+        if stride[inner] == 1 and stride[outer] >= max(1, lead):
+            return False
+        if stride[outer] == 1 and stride[inner] >= max(1, other):
+            return True
+        return not swapped  # (copied contiguous)
+
+    return not transposed(first._stride, rows, k) and transposed(second._stride, k, cols)
+
+
 def _addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any,
            into: Tensor | None, meta: bool) -> Tensor:
     """``addmm`` (``into`` None) and ``addmm_`` (``into`` is ``self``)."""
@@ -462,7 +492,12 @@ def _addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any,
         if k and (a != 0 or (d.is_floating_point and not blas)):
             m1, m2 = cast(mat1._elements(), work), cast(mat2._elements(), work)
             product = m1 * m2 if outer else np.matmul(m1, m2)
+            transb = not blas and _transb_path(into, mat1, mat2)
+            if not blas and not transb:
+                product = product + work.numpy.type(0)  # (a dot product summed from +0)
             values = product if a == 1 else a * product
+            if transb and b == 0:
+                values = values + work.numpy.type(0)  # (accumulated from +0: no -0.0 result)
         if b != 0:
             seen = np.broadcast_to(cast(self._elements(), work), (n, m))
             scaled = seen if b == 1 else b * seen

@@ -221,3 +221,24 @@ def test_einsum_lays_out_these_contractions_as_torch(equation, shapes):
             lib.arange(math.prod(s), dtype=lib.float64).reshape(s) for s in shapes])
 
     same_on_both(program)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mat2_layout", ["contiguous", "stride 0"])
+def test_addmm_of_a_zero_sum_in_half_precision_has_torchs_sign(dtype, mat2_layout):
+    """torch's own float16/bfloat16 loops: with ``beta`` 0, the loop that reads ``mat2``
+    transposed (a ``mat2`` that no BLAS layout fits, as a stride-0 one, copied) sums the
+    products into zeros, so ``alpha`` 0 gives +0.0; the dot-product loop scales a dot product
+    summed from +0.0 by ``alpha``, so ``0 * -1.0`` is -0.0 and ``-1 * (-0.0 * 1)`` is -0.0."""
+    def program(lib):
+        d = getattr(lib, dtype)
+        results = []
+        for alpha, a in ((0, -1.0), (-1, -0.0), (1, -0.0), (0, 1.0)):
+            mat1 = lib.tensor([[a]], dtype=d)
+            mat2 = (lib.tensor([1.0], dtype=d).as_strided((1, 1), (0, 0))
+                    if mat2_layout == "stride 0" else lib.tensor([[1.0]], dtype=d))
+            result = lib.addmm(lib.tensor(0.0, dtype=d), mat1, mat2, beta=0, alpha=alpha)
+            results.append(math.copysign(1.0, result.item()))
+        return results
+
+    same_on_both(program)

@@ -34,7 +34,8 @@
     site [--out DIR] [--reference all|published|none]
                                     the website for self-learners; the reference pieces
                                     behind folds (none: for a class still being graded)
-    demo [--out DIR] [--no-site]    all of the above on the bundled sample class
+    demo [--out DIR] [--no-site]    all of the above on the bundled sample classes (chapter 1
+                                    and the capstone)
 """
 
 from __future__ import annotations
@@ -167,6 +168,10 @@ def _demo(args: argparse.Namespace) -> int:
     print()
     print(demo.table(summary["outcomes"]))
     mismatches = demo.compare_with_recorded(summary["outcomes"])
+    if summary["capstone"] is not None:
+        print(f"\n{demo.CAPSTONE}:")
+        print(demo.table(summary["capstone"]))
+        mismatches += demo.compare_with_recorded(summary["capstone"], demo.CAPSTONE)
     print()
     print(f"release:    {pipeline.COURSE}")
     print(f"workspace:  {summary['workspace']}  (gradebook.db, archive/, autograded/)")
@@ -235,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("site", help="build the website")
     s.add_argument("--out", default=str(pipeline.REPO / "build" / "site"))
     s.add_argument("--reference", choices=["all", "published", "none"], default="all")
-    d = sub.add_parser("demo", help="grade the bundled sample class")
+    d = sub.add_parser("demo", help="grade the bundled sample classes")
     d.add_argument("--out", default=str(pipeline.REPO / "build" / "demo"))
     d.add_argument("--no-site", action="store_true")
     d.add_argument("--workers", type=int, default=2)

@@ -4,6 +4,7 @@ notebook verdict, feedback and export, against the recorded points and states.""
 from __future__ import annotations
 
 import csv
+import json
 import re
 
 import pytest
@@ -23,13 +24,44 @@ needs_sandbox = pytest.mark.skipif(not sandbox.status().available,
 def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo")
     # a release of its own: course/ is read by tests running beside this one
-    summary = demo.run(out / "run", site=False, progress=lambda m: None, course=out / "course")
+    # (the capstone's sample class, as ``make demo`` grades it, in the full tier)
+    summary = demo.run(out / "run", site=False, progress=lambda m: None, course=out / "course",
+                       capstone=tiers.FULL)
     return summary
 
 
 @needs_sandbox
 def test_sample_class_grades_to_recorded_points_and_states(graded):
     assert demo.compare_with_recorded(graded["outcomes"]) == []
+
+
+@needs_sandbox
+@pytest.mark.full
+def test_the_capstone_sample_class_grades_to_recorded_points_and_states(graded):
+    """``make demo``'s second class: capstone submissions (one right in other words than the
+    solution's, one mistake each in window_layout and max_pool_window) get the recorded
+    points, and each mistake costs its own exercise only."""
+    assert graded["capstone"] is not None
+    assert demo.compare_with_recorded(graded["capstone"], demo.CAPSTONE) == []
+    page = graded["feedback"] / "ivy_correct" / demo.CAPSTONE / f"{demo.CAPSTONE}.html"
+    assert page.is_file()
+
+
+def test_every_capstone_sample_answer_names_an_answer_cell_of_the_release():
+    """The capstone sample class's files each replace an answer cell the release has (a
+    renamed exercise would leave a sample student silently unanswered)."""
+    import nbformat
+
+    from autograder.course import pipeline
+
+    nb = nbformat.read(pipeline.COURSE / demo.CAPSTONE / f"{demo.CAPSTONE}.ipynb", as_version=4)
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells
+             if c.metadata.get("nbgrader", {}).get("solution")}
+    files = {p.stem for p in demo.CAPSTONE_SAMPLE.glob("*/*") if p.suffix in (".py", ".md")}
+    assert files and files <= cells, files - cells
+    recorded = json.loads((demo.CAPSTONE_SAMPLE / "expected.json").read_text())
+    assert set(recorded["points"]) == {p.name for p in demo.CAPSTONE_SAMPLE.iterdir()
+                                       if p.is_dir()}
 
 
 @needs_sandbox

@@ -1,10 +1,11 @@
-"""The demo class: seven chapter-1 submissions, graded end to end with the real pipeline.
+"""The demo classes, graded end to end with the real pipeline: seven chapter-1 submissions
+(``sample_class/``) and a few of the capstone, chapter 10 (``sample_capstone/``).
 
-Each folder of ``sample_class/`` is one student: ``<grade_id>.py`` (or ``.md`` for the written
+Each folder of a sample class is one student: ``<grade_id>.py`` (or ``.md`` for the written
 answer) replaces that answer cell of the release notebook. A ``based_on`` file names another
-student whose answers this one shares wherever it has no file of its own; an answer cell with
-no file either way is left as released. ``sample_class/expected.json`` records the points and
-state each submission must get.
+student of the same class whose answers this one shares wherever it has no file of its own; an
+answer cell with no file either way is left as released. Each class's ``expected.json``
+records the points and state each submission must get.
 """
 
 from __future__ import annotations
@@ -20,22 +21,27 @@ from autograder.course import pipeline
 
 SAMPLE = Path(__file__).resolve().parent / "sample_class"
 CHAPTER = "ch01_storage"
+CAPSTONE_SAMPLE = Path(__file__).resolve().parent / "sample_capstone"
+CAPSTONE = "ch10_capstone"
+#: each sample class, by the chapter its students submit
+CLASSES = {CHAPTER: SAMPLE, CAPSTONE: CAPSTONE_SAMPLE}
 
 
-def build_submissions(release_dir: Path, out: Path) -> list[str]:
-    """Write one submitted notebook per sample student into ``out/<student>/<chapter>/``."""
-    released = nbformat.read(release_dir / CHAPTER / f"{CHAPTER}.ipynb", as_version=4)
+def build_submissions(release_dir: Path, out: Path, chapter: str = CHAPTER) -> list[str]:
+    """Write one submitted notebook per student of ``chapter``'s sample class into
+    ``out/<student>/<chapter>/``."""
+    released = nbformat.read(release_dir / chapter / f"{chapter}.ipynb", as_version=4)
     students = []
-    for folder in sorted(p for p in SAMPLE.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in CLASSES[chapter].iterdir() if p.is_dir()):
         nb = nbformat.from_dict(json.loads(json.dumps(released)))
         answers = _answers(folder)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("solution") and meta["grade_id"] in answers:
                 cell.source = answers[meta["grade_id"]]
-        target = out / folder.name / CHAPTER
+        target = out / folder.name / chapter
         target.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, target / f"{CHAPTER}.ipynb")
+        nbformat.write(nb, target / f"{chapter}.ipynb")
         students.append(folder.name)
     return students
 
@@ -43,21 +49,23 @@ def build_submissions(release_dir: Path, out: Path) -> list[str]:
 def _answers(folder: Path) -> dict[str, str]:
     """grade_id -> answer source for one sample student, following ``based_on``."""
     base = folder / "based_on"
-    answers = _answers(SAMPLE / base.read_text().strip()) if base.exists() else {}
+    answers = _answers(folder.parent / base.read_text().strip()) if base.exists() else {}
     for path in sorted(folder.glob("*.py")) + sorted(folder.glob("*.md")):
         answers[path.stem] = path.read_text().rstrip("\n")
     return answers
 
 
 def run(out: Path, *, site: bool = True, workers: int = 2, progress=print,
-        course: Path | None = None) -> dict:
-    """Release, collect, grade (trusted re-check in sandboxes), feedback, export, site.
+        course: Path | None = None, capstone: bool = True) -> dict:
+    """Release, collect, grade (trusted re-check in sandboxes), feedback, export, site:
+    chapter 1's sample class, then (``capstone``) the capstone's, in one workspace.
 
     ``course``: where the release is regenerated (the repository's ``course/`` by default,
     as ``make demo`` does; the test suite gives a folder of its own, so that nothing else
     reading ``course/`` meanwhile sees it half written).
 
-    Returns a summary dict: outcomes (``grade.Outcome``), paths, seconds taken.
+    Returns a summary dict: outcomes (chapter 1's ``grade.Outcome`` list), capstone (the
+    capstone's, or None), paths, seconds taken.
     """
     from autograder.classroom import feedback
     from autograder.grading import class_run
@@ -68,23 +76,30 @@ def run(out: Path, *, site: bool = True, workers: int = 2, progress=print,
     workspace = out / "workspace"
 
     course = pipeline.COURSE if course is None else course
+    chapters = [CHAPTER, CAPSTONE] if capstone else [CHAPTER]
     progress(f"1/5 regenerating the release ({course.name}/) from solutions/")
-    pipeline.release([CHAPTER], course_dir=course)
-    progress("2/5 writing the sample class's submissions")
-    incoming = out / "incoming"
-    build_submissions(course, incoming)
-    progress(f"3/5 grading {len(list(incoming.iterdir()))} submissions ({workers} workers)")
-    outcomes = class_run.grade_class(workspace, incoming, CHAPTER, workers=workers,
-                                     progress=True)
+    pipeline.release(chapters, course_dir=course)
+    by_chapter = {}
+    for chapter in chapters:
+        progress(f"2/5 writing the {chapter} sample class's submissions")
+        incoming = out / "incoming" / chapter
+        build_submissions(course, incoming, chapter)
+        progress(f"3/5 grading {len(list(incoming.iterdir()))} {chapter} submissions "
+                 f"({workers} workers)")
+        by_chapter[chapter] = class_run.grade_class(workspace, incoming, chapter,
+                                                    workers=workers, progress=True)
+    outcomes = by_chapter[CHAPTER]
     progress("4/5 feedback")
-    feedback_dir = feedback.generate(workspace, CHAPTER)
+    for chapter in chapters:
+        feedback_dir = feedback.generate(workspace, chapter)
     site_index = None
     if site:
         progress("5/5 building the website")
         from autograder.course.site import build_site
 
         site_index = build_site(course, out / "site")
-    return {"outcomes": outcomes, "workspace": workspace, "feedback": feedback_dir,
+    return {"outcomes": outcomes, "capstone": by_chapter.get(CAPSTONE),
+            "workspace": workspace, "feedback": feedback_dir,
             "grades_csv": workspace / "grades.csv", "site": site_index,
             "seconds": time.perf_counter() - started}
 
@@ -124,9 +139,10 @@ def _pts(score: float | None) -> str:
     return "?" if score is None else f"{score:g}"
 
 
-def compare_with_recorded(outcomes: list) -> list[str]:
-    """Every difference between the grader's results and ``expected.json``."""
-    recorded = json.loads((SAMPLE / "expected.json").read_text())
+def compare_with_recorded(outcomes: list, chapter: str = CHAPTER) -> list[str]:
+    """Every difference between the grader's results and the sample class's
+    ``expected.json``."""
+    recorded = json.loads((CLASSES[chapter] / "expected.json").read_text())
     problems = []
     for o in outcomes:
         if o.state != recorded["state"].get(o.student):

@@ -594,6 +594,11 @@ INPLACE = {
                                            lambda v, y: v.sigmoid_()),
     "copy_ into view": _inplace_on_view(lambda z: z[...], lambda v, y: v.copy_(y)),
     "zero_ on view": _inplace_on_view(lambda z: z.unsqueeze(-1), lambda v, y: v.zero_()),
+    # the source a view of what is written: its edge is the node it had before the write
+    # (SliceBackward0, as F.pad's circular mode records), its grad_fn read after is
+    # regenerated (AsStridedBackward0)
+    "copy_ of a view of its own base": _inplace_on_view(
+        lambda z: z[..., :1], lambda v, y: v.mul_(y[..., :1]).copy_(v._base[..., -1:])),
 }
 
 

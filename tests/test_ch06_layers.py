@@ -360,7 +360,9 @@ PADDING_LAYERS = [
     ("ConstantPad3d", (1, -1.0)), ("ReflectionPad1d", (2,)),
     ("ReflectionPad2d", ((1, 2, 0, 1),)), ("ReflectionPad3d", (1,)),
     ("ReplicationPad1d", (3,)), ("ReplicationPad2d", ((1, 2, 3, 0),)),
-    ("ReplicationPad3d", (1,)), ("Unfold", (2,)),
+    ("ReplicationPad3d", (1,)), ("CircularPad1d", (2,)), ("CircularPad1d", ((0, 3),)),
+    ("CircularPad2d", ((1, 2, 3, 0),)), ("CircularPad2d", (-1,)), ("CircularPad3d", (1,)),
+    ("Unfold", (2,)),
     ("Unfold", ((2, 3),), {"dilation": (1, 2), "padding": 1, "stride": (2, 1)}),
     ("Fold", ((4, 5), 2)), ("Fold", ((4, 5), (2, 3)), {"padding": (1, 0), "stride": 2}),
 ]
@@ -387,6 +389,28 @@ def test_padding_and_window_layers_are_torchs(case):
         found.append((repr(layer), getattr(layer, "padding", None), y.tolist(),
                       x.grad.tolist(), type(y.grad_fn).__name__))
     assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("name", ["CircularPad1d", "CircularPad2d", "CircularPad3d"])
+def test_a_circular_pad_layer_refuses_other_ranks_as_torch(name):
+    """torch's circular pad layers check the input's rank before ``F.pad`` (a ValueError,
+    where ``F.pad``'s own check is a RuntimeError), and wrap at most once around."""
+    def program(lib):
+        dims = int(name[-2])
+        layer = getattr(lib.nn, name)(2)
+        found = []
+        for rank in (dims, dims + 1, dims + 2, dims + 3):
+            try:
+                found.append(tuple(layer(lib.zeros(*(3,) * rank)).shape))
+            except (ValueError, RuntimeError) as error:
+                found.append((type(error).__name__, str(error)))
+        try:
+            getattr(lib.nn, name)(4)(lib.zeros(*(3,) * (dims + 1)))
+        except RuntimeError as error:
+            found.append(str(error))
+        return found
+
+    assert program(torch) == program(reftensor)
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:

@@ -12,6 +12,9 @@ from .modules import (  # --- padding and sliding windows (the capstone, issue 4
     BCELoss,
     BCEWithLogitsLoss,
     Bilinear,
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
     ConstantPad1d,
     ConstantPad2d,
     ConstantPad3d,
@@ -69,6 +72,7 @@ __all__ += ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]
 # --- padding and sliding windows (the capstone, issue 45)
 __all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
             "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
-            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Unfold", "Fold"]
+            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d",
+            "CircularPad2d", "CircularPad3d", "Unfold", "Fold"]
 # --- convolution (chapter 10, the capstone)
 __all__ += ["Conv1d", "Conv2d"]

@@ -82,8 +82,20 @@ def call_(kernel: Callable[..., Any], self: Tensor, args: tuple[Any, ...],
         old._requires_grad = self._requires_grad
     else:
         old._requires_grad = True  # its gradient is read off by CopySlices, not an edge
+    # the inputs' places in the graph as they are before the write: an input that is a view
+    # of what is written (``t.copy_(base[2:3])``) keeps the node it had (torch collects the
+    # edges first), though its grad_fn, read afterwards, is regenerated from its base
+    views = [a for a in args if isinstance(a, Tensor) and a is not self
+             and a._autograd_meta is not None and a._autograd_meta.view_version is not None]
+    for a in views:
+        a.grad_fn  # noqa: B018 - regenerated now if an earlier write made it stale
+    before = [a._autograd_meta.view_version for a in views]  # type: ignore[union-attr]
     forward(kernel, self, *args, **kwargs)
+    for a in views:
+        a._autograd_meta.view_version = a._version_counter.value  # type: ignore[union-attr]
     node = make(old, self)
+    for a, version in zip(views, before, strict=True):
+        a._autograd_meta.view_version = version  # type: ignore[union-attr]
     if base is None:
         record(node, self)
         return self

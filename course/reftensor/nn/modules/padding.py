@@ -1,5 +1,6 @@
 """The padding and sliding-window layers (``torch.nn.ZeroPad2d``, ``ConstantPad2d``,
-``ReflectionPad2d``, ``ReplicationPad2d`` and their 1d/3d kin, ``Unfold``, ``Fold``): the
+``ReflectionPad2d``, ``ReplicationPad2d``, ``CircularPad2d`` and their 1d/3d kin, ``Unfold``,
+``Fold``): the
 capstone's ``nn.functional.pad``, ``unfold`` and ``fold`` (issue 45) as layers without
 parameters, with torch's attributes and reprs."""
 
@@ -14,7 +15,8 @@ from .module import Module
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d",
            "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
-           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Unfold", "Fold"]
+           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d",
+           "CircularPad2d", "CircularPad3d", "Unfold", "Fold"]
 
 
 def _ntuple(value: Any, n: int) -> tuple[Any, ...]:
@@ -142,6 +144,38 @@ class ReplicationPad3d(_ModePadNd):
     """The last 3 dims' edge elements repeated (``torch.nn.ReplicationPad3d``)."""
 
     dims, mode = 3, "replicate"
+
+
+class _CircularPadNd(_ModePadNd):
+    """``F.pad(input, padding, "circular")``, for an input of ``dims + 1`` or ``dims + 2``
+    dims only (a ``ValueError`` otherwise, before ``F.pad`` sees it, as in torch)."""
+
+    mode = "circular"
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (self.dims + 1, self.dims + 2):
+            raise ValueError(f"expected {self.dims + 1}D or {self.dims + 2}D input (got "
+                             f"{input.dim()}D input)")
+        return super().forward(input)
+
+
+class CircularPad1d(_CircularPadNd):
+    """The last dim wrapped around: its left pad from its right end and its right pad from
+    its left end (``torch.nn.CircularPad1d``)."""
+
+    dims = 1
+
+
+class CircularPad2d(_CircularPadNd):
+    """The last 2 dims wrapped around (``torch.nn.CircularPad2d``)."""
+
+    dims = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    """The last 3 dims wrapped around (``torch.nn.CircularPad3d``)."""
+
+    dims = 3
 
 
 class Unfold(Module):

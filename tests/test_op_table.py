@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 import subprocess
@@ -776,6 +777,26 @@ OUT_TORCH_ODD_STRIDES = frozenset({"cat", "concat", "concatenate", "stack", "hst
                                    "dstack", "column_stack", "tril", "triu"})
 
 
+#: torch's CPU ``tril``/``triu`` write an ``out`` of more than one matrix at ``b *
+#: out.stride(-3)`` for the ``b``-th matrix, whatever the batch dims' strides: an ``out`` whose
+#: batch does not step that way (``(4, 1, 2, 1)`` with strides ``(1, 8, 4, 1)``) is written in
+#: the wrong places, past its storage's end there ("invalid fastbin entry (free)": the process
+#: aborts). torch is never called with such an ``out``.
+OUT_TORCH_BATCH_STRIDE = frozenset({"tril", "triu"})
+
+
+def _batch_misread(spec: Any) -> bool:
+    """Does ``b * stride(-3)`` (1 where that stride is 0) miss where the ``b``-th matrix of a
+    tensor of this layout starts?"""
+    shape, stride = tuple(spec.shape), tuple(spec.stride)
+    if len(shape) < 3 or 0 in shape:
+        return False
+    step = stride[-3] if stride[-3] > 0 else 1
+    starts = itertools.product(*(range(n) for n in shape[:-2]))
+    return any(sum(i * st for i, st in zip(index, stride, strict=False)) != b * step
+               for b, index in enumerate(starts))
+
+
 def _odd_contiguous(spec: Any) -> bool:
     """A contiguous layout whose strides differ from the canonical ones (on size-1 dims)."""
     return (torch.empty_strided(spec.shape, spec.stride).is_contiguous()
@@ -848,6 +869,8 @@ def test_out_given_any_shape_dtype_and_layout(name, data):
     if name in OUT_TORCH_BUGS and any(o.kind != "contiguous" for o in out_specs or ()):
         return
     if name in OUT_TORCH_ODD_STRIDES and any(_odd_contiguous(o) for o in out_specs or ()):
+        return
+    if name in OUT_TORCH_BATCH_STRIDE and any(_batch_misread(o) for o in out_specs or ()):
         return
     compare_op(program, spec, ulps=entry.ulps, values=not entry.uninitialised)
 

@@ -41,7 +41,7 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable  # noqa: E402
 
 from autograder.course import exercises  # noqa: E402
 from autograder.course.exercises import Case, Exercise  # noqa: E402
-from autograder.course.plain import NotPlain, decode, encode, same, show, to_plain  # noqa: E402
+from autograder.course.plain import NotPlain, agree, decode, encode, same, show, to_plain  # noqa: E402
 
 #: Set by the grader inside its sandbox (no torch there): a file of precomputed references
 #: for the notebook's own check calls, written by
@@ -196,12 +196,13 @@ def _run(answer: Callable[..., Any], case: Case,
         return None, exc
 
 
-def _agrees(expected: Any, got: Any, error: BaseException | None) -> bool:
+def _agrees(expected: Any, got: Any, error: BaseException | None,
+            close: Callable[[Any, Any], bool] | None = None) -> bool:
     from autograder.course.references import Raises
 
     if isinstance(expected, Raises):
         return error is not None and type(error).__name__ == expected.exception
-    return error is None and same(expected, got)
+    return error is None and agree(close, expected, got)
 
 
 def judge(name: str, answer: Callable[..., Any], pairs: Sequence[tuple[Case, Any]]) -> Verdict:
@@ -210,7 +211,7 @@ def judge(name: str, answer: Callable[..., Any], pairs: Sequence[tuple[Case, Any
     verdict = Verdict(exercises.get(name), total=len(pairs))
     for case, expected in pairs:
         got, error = _run(answer, case, verdict.exercise.call)
-        if not _agrees(expected, got, error):
+        if not _agrees(expected, got, error, verdict.exercise.close):
             verdict.failures.append(Failure(case, expected, got, error))
     return verdict
 
@@ -232,7 +233,7 @@ def _shrink(ex: Exercise, answer: Callable[..., Any]) -> Failure | None:
     def fails(case: Case) -> bool:
         expected = compute(ex, [case])[0]
         got, error = _run(answer, case, ex.call)
-        return not _agrees(expected, got, error)
+        return not _agrees(expected, got, error, ex.close)
 
     try:
         case = find(ex.strategy(), fails, settings=settings(

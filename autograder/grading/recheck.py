@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.course.plain import decode, same
+from autograder.course.plain import agree, decode
 from autograder.course.references import Raises
 from autograder.grading import trusted
 from autograder.grading.rebuild import python_source
@@ -102,7 +102,10 @@ def flags_in_source(sources: list[str], depth: int = 0) -> set[str]:
     return found
 
 
-def _agrees(expected: Any, line: dict[str, Any] | None) -> bool:
+def _agrees(expected: Any, line: dict[str, Any] | None,
+            close: Callable[[Any, Any], bool] | None = None) -> bool:
+    """Does the judge's line for a case agree with the expected value, by the exercise's
+    rule (``plain.agree``: its ``close``, else exactly), the rule its notebook check uses?"""
     if line is None:
         return False
     if isinstance(expected, Raises):
@@ -110,7 +113,7 @@ def _agrees(expected: Any, line: dict[str, Any] | None) -> bool:
     if "ok" not in line:
         return False
     try:
-        return same(expected, decode(line["ok"]))
+        return agree(close, expected, decode(line["ok"]))
     except Exception:  # noqa: BLE001 - NotPlain, deep or odd data: this case fails
         return False
 
@@ -214,6 +217,26 @@ def _own_call(name: str) -> bool:
         return False
 
 
+def _close(name: str) -> Callable[[Any, Any], bool] | None:
+    """Exercise ``name``'s comparison (``Exercise.close``; None: exact)."""
+    from autograder.course import exercises
+
+    try:
+        return exercises.get(name).close
+    except KeyError:
+        return None
+
+
+def _library(name: str) -> bool:
+    """Is exercise ``name`` written with reftensor (``Exercise.library``)?"""
+    from autograder.course import exercises
+
+    try:
+        return exercises.get(name).library
+    except KeyError:
+        return False
+
+
 def _case_message(number: int, case: Any, own_call: bool) -> dict[str, Any]:
     """One case as the judge is sent it: its args, and its context only for an exercise
     whose own ``call`` reads it (the sandbox holds nothing of a case that its answer is not
@@ -233,7 +256,10 @@ def _converse(function: str, sources: list[str], runtime: Path, settings: Settin
     """Start the judge in a fresh sandbox and let ``talk`` hold the conversation, in a
     thread of its own; return the sandbox's result and the conversation's state. A broken
     or flooded channel, or no orderly end, stops the sandbox at once."""
-    header: dict[str, Any] = {"sources": sources, "function": function, "watch": WATCHED,
+    # an answer written with reftensor (``Exercise.library``) is run by the judge on the
+    # sandbox's reftensor: its import is no flag there
+    watch = [m for m in WATCHED if not (m == "reftensor" and _library(function))]
+    header: dict[str, Any] = {"sources": sources, "function": function, "watch": watch,
                               "own_call": _own_call(function), **(header_extra or {})}
     results_read, results_write = os.pipe()
     cases_read, cases_write = os.pipe()
@@ -332,7 +358,8 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
     result, state = _converse(plan.name, sources, runtime, settings, timeout, talk, extra)
     done = state["done"] if isinstance(state["done"], dict) else None
     if settings.plain_data:
-        agree = [_agrees(e, by_case.get(i)) for i, e in enumerate(plan.expected)]
+        close = _close(plan.name)
+        agree = [_agrees(e, by_case.get(i), close) for i, e in enumerate(plan.expected)]
     else:
         agree = [by_case.get(i, {}).get("agree") is True for i in range(len(plan.cases))]
     imports = done.get("imports", []) if done else []
@@ -399,7 +426,7 @@ def shrink_failure(name: str, sources: list[str], runtime: Path,
             if line is None:
                 raise _Ended
             return not _agrees(compute(ex, [case])[0],
-                               line if line.get("case") == number else None)
+                               line if line.get("case") == number else None, ex.close)
 
         try:
             state["found"] = find(ex.strategy(), fails, settings=search_settings(

@@ -89,14 +89,15 @@ class Verdict:
             lines.append(f"  got:      raised {type(worst.error).__name__}: {worst.error}")
         else:
             lines.append(f"  got:      {show(worst.got)}{_type_hint(worst.expected, worst.got)}")
-            lines += _first_difference(worst.expected, worst.got)
+            lines += _first_difference(worst.expected, worst.got, close=ex.close)
         return "\n".join(lines)
 
 
-def _first_difference(expected: Any, got: Any, where: str = "") -> list[str]:
+def _first_difference(expected: Any, got: Any, where: str = "",
+                      close: Callable[[Any, Any], bool] | None = None) -> list[str]:
     """For two long lists (or tuples) too long to show whole: a line naming the first place
-    they differ, inside nested ones too (``index [1][227]``), or where a long list has
-    another length (an empty list otherwise)."""
+    they differ (by the exercise's rule, ``close``), inside nested ones too (``index
+    [1][227]``), or where a long list has another length (an empty list otherwise)."""
     if not (type(expected) in (list, tuple) and type(got) is type(expected)
             and len(repr(expected)) > 200):
         return []
@@ -104,9 +105,9 @@ def _first_difference(expected: Any, got: Any, where: str = "") -> list[str]:
         return [f"  {'at index ' + where if where else 'length'}: torch gives "
                 f"{len(expected)} values, yours {len(got)}"]
     for k, (e, g) in enumerate(zip(expected, got, strict=True)):
-        if not same(e, g):
+        if not agree(close, e, g):
             place = f"{where}[{k}]" if where or type(e) in (list, tuple) else str(k)
-            return _first_difference(e, g, place) or [
+            return _first_difference(e, g, place, close) or [
                 f"  first difference at index {place}: torch {show(e)}, yours {show(g)}"]
     return []
 

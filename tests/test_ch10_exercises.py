@@ -295,9 +295,9 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 def test_a_right_loop_of_another_shape_passes_and_the_reference_is_the_solution():
     """The loss read before ``backward`` is as right; the instructor's loop that the
     reference runs on torch is the notebook's solution, and passes on reftensor."""
-    from autograder.course.exercises.ch10_capstone import train_steps_solution
+    from autograder.course.capstone import train_steps
 
-    for answer in (loop_item_before_backward, train_steps_solution):
+    for answer in (loop_item_before_backward, train_steps):
         checks.check("train_steps", answer)
         assert checks.judge("train_steps", answer, hidden_pairs("train_steps", FRESH_SEED)).passed
 

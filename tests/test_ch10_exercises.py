@@ -365,6 +365,21 @@ def test_the_trusted_side_compares_with_the_exercises_rule():
     assert recheck._library("train_steps") and not recheck._library("conv_output_size")
 
 
+def test_an_answer_importing_the_instructors_loop_is_flagged():
+    """The instructor's loop is readable in every sandbox (``capstone.train_steps``, the
+    reference's program): an answer cell that imports it is flagged for review; the
+    solution's cell is not, and naming reftensor is no flag for this exercise alone."""
+    from autograder.grading.recheck import flags_in_source
+
+    for text in ("from autograder.course.capstone import train_steps",
+                 "from autograder.course import capstone",
+                 "import autograder.course.capstone as c",
+                 "%%time\nfrom autograder.course.capstone import train_steps\n"):
+        assert flags_in_source([text]) == {"autograder.course.capstone"}, text
+    assert flags_in_source([answer_sources(CHAPTER)["train_steps"]]) == set()
+    assert flags_in_source(["from autograder.checks import check"]) == set()
+
+
 def test_hidden_cases_are_deterministic_and_hold_the_fixed_ones():
     for name in NAMES:
         pairs = hidden_pairs(name)

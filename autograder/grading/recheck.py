@@ -33,6 +33,10 @@ __all__ = ["WATCHED", "Settings", "DEFAULTS", "ExerciseVerdict",
            "recheck_exercise", "shrink_failure", "hidden_failure_message", "quote_failure"]
 
 WATCHED = ["torch", "reftensor"]
+#: Modules of the grader, readable in every sandbox, that hold an instructor's answer: chapter
+#: 10's training loop (``capstone.train_steps``, what its reference runs on torch). An answer
+#: cell that imports one is flagged for review, as one that imports torch.
+SOLUTION_MODULES = ["autograder.course.capstone"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,8 @@ class ExerciseVerdict:
 
 # ---------------------------------------------------------------- step 2: trusted re-check
 def flags_in_source(sources: list[str], depth: int = 0) -> set[str]:
-    """Modules of WATCHED that the answer cells import or name (IPython syntax included)."""
+    """Modules of WATCHED that the answer cells import or name, and modules of
+    SOLUTION_MODULES that they import (IPython syntax included)."""
     found = set()
     for source in sources:
         try:
@@ -85,7 +90,7 @@ def flags_in_source(sources: list[str], depth: int = 0) -> set[str]:
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
             elif isinstance(node, ast.Name):
                 names = [node.id]
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -99,6 +104,8 @@ def flags_in_source(sources: list[str], depth: int = 0) -> set[str]:
                 # the body of a cell magic (%%time ...) is Python too
                 found |= flags_in_source([node.args[2].value], depth + 1)
             found |= {n.split(".")[0] for n in names if n.split(".")[0] in WATCHED}
+            found |= {m for m in SOLUTION_MODULES for n in names
+                      if n == m or n.startswith(m + ".")}
     return found
 
 

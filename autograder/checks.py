@@ -41,7 +41,7 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable  # noqa: E402
 
 from autograder.course import exercises  # noqa: E402
 from autograder.course.exercises import Case, Exercise  # noqa: E402
-from autograder.course.plain import NotPlain, decode, encode, same, show, to_plain  # noqa: E402
+from autograder.course.plain import NotPlain, agree, decode, encode, same, show, to_plain  # noqa: E402
 
 #: Set by the grader inside its sandbox (no torch there): a file of precomputed references
 #: for the notebook's own check calls, written by
@@ -89,14 +89,15 @@ class Verdict:
             lines.append(f"  got:      raised {type(worst.error).__name__}: {worst.error}")
         else:
             lines.append(f"  got:      {show(worst.got)}{_type_hint(worst.expected, worst.got)}")
-            lines += _first_difference(worst.expected, worst.got)
+            lines += _first_difference(worst.expected, worst.got, close=ex.close)
         return "\n".join(lines)
 
 
-def _first_difference(expected: Any, got: Any, where: str = "") -> list[str]:
+def _first_difference(expected: Any, got: Any, where: str = "",
+                      close: Callable[[Any, Any], bool] | None = None) -> list[str]:
     """For two long lists (or tuples) too long to show whole: a line naming the first place
-    they differ, inside nested ones too (``index [1][227]``), or where a long list has
-    another length (an empty list otherwise)."""
+    they differ (by the exercise's rule, ``close``), inside nested ones too (``index
+    [1][227]``), or where a long list has another length (an empty list otherwise)."""
     if not (type(expected) in (list, tuple) and type(got) is type(expected)
             and len(repr(expected)) > 200):
         return []
@@ -104,9 +105,9 @@ def _first_difference(expected: Any, got: Any, where: str = "") -> list[str]:
         return [f"  {'at index ' + where if where else 'length'}: torch gives "
                 f"{len(expected)} values, yours {len(got)}"]
     for k, (e, g) in enumerate(zip(expected, got, strict=True)):
-        if not same(e, g):
+        if not agree(close, e, g):
             place = f"{where}[{k}]" if where or type(e) in (list, tuple) else str(k)
-            return _first_difference(e, g, place) or [
+            return _first_difference(e, g, place, close) or [
                 f"  first difference at index {place}: torch {show(e)}, yours {show(g)}"]
     return []
 
@@ -196,12 +197,13 @@ def _run(answer: Callable[..., Any], case: Case,
         return None, exc
 
 
-def _agrees(expected: Any, got: Any, error: BaseException | None) -> bool:
+def _agrees(expected: Any, got: Any, error: BaseException | None,
+            close: Callable[[Any, Any], bool] | None = None) -> bool:
     from autograder.course.references import Raises
 
     if isinstance(expected, Raises):
         return error is not None and type(error).__name__ == expected.exception
-    return error is None and same(expected, got)
+    return error is None and agree(close, expected, got)
 
 
 def judge(name: str, answer: Callable[..., Any], pairs: Sequence[tuple[Case, Any]]) -> Verdict:
@@ -210,7 +212,7 @@ def judge(name: str, answer: Callable[..., Any], pairs: Sequence[tuple[Case, Any
     verdict = Verdict(exercises.get(name), total=len(pairs))
     for case, expected in pairs:
         got, error = _run(answer, case, verdict.exercise.call)
-        if not _agrees(expected, got, error):
+        if not _agrees(expected, got, error, verdict.exercise.close):
             verdict.failures.append(Failure(case, expected, got, error))
     return verdict
 
@@ -232,7 +234,7 @@ def _shrink(ex: Exercise, answer: Callable[..., Any]) -> Failure | None:
     def fails(case: Case) -> bool:
         expected = compute(ex, [case])[0]
         got, error = _run(answer, case, ex.call)
-        return not _agrees(expected, got, error)
+        return not _agrees(expected, got, error, ex.close)
 
     try:
         case = find(ex.strategy(), fails, settings=settings(

@@ -1,6 +1,8 @@
 """Chapter 10 (the capstone): the solution notebook's answers pass their checks on a fresh
 seed, typical mistakes fail them, the reference's pieces are right answers, the student
-edition's convolutions and pools run the student's pieces, and the trusted grading pipeline
+edition's convolutions and pools run the student's pieces, the training loop written with
+reftensor (``train_steps``) is compared with torch's within its tolerance and a loop that
+hard-codes the visible runs' losses fails on a fresh seed, and the trusted grading pipeline
 gives the solutions full points."""
 
 from __future__ import annotations
@@ -31,12 +33,14 @@ pytestmark = pytest.mark.ch10
 CHAPTER = "ch10_capstone"
 NAMES = ["conv_output_size", "pool_output_size", "window_layout", "max_pool_window",
          "conv_weight_grad"]
+#: the exercises written with reftensor (no pieces of it)
+TRAINING = ["train_steps"]
 FRESH_SEED = 20261210
 
 
 RIGHT: dict[str, object] = answer_namespace()
 for _grade_id, _text in answer_sources(CHAPTER).items():
-    if _grade_id in NAMES:
+    if _grade_id in NAMES + TRAINING:
         exec(compile(_text, f"<{CHAPTER}:{_grade_id}>", "exec"), RIGHT)
 
 
@@ -162,6 +166,88 @@ def grad_of_the_sums(windows, grad_output):
     return grad_output.sum(axis=-1)[..., None] * windows.sum(axis=-1)[:, None, :]
 
 
+def loop_never_zeroing(lib, model, batches, optimizer):
+    model.train()
+    losses = []
+    for images, labels in batches:
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def loop_without_step(lib, model, batches, optimizer):
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        losses.append(loss.item())
+    return losses
+
+
+def loop_left_in_eval(lib, model, batches, optimizer):
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def loop_step_before_backward(lib, model, batches, optimizer):
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        optimizer.step()
+        loss.backward()
+        losses.append(loss.item())
+    return losses
+
+
+def loop_zeroing_after_backward(lib, model, batches, optimizer):
+    model.train()
+    losses = []
+    for images, labels in batches:
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def loop_summed_loss(lib, model, batches, optimizer):
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels, reduction="sum")
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def loop_item_before_backward(lib, model, batches, optimizer):
+    """Right too: the loss's value is the same before and after ``backward``."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        losses.append(float(loss.item()))
+        loss.backward()
+        optimizer.step()
+    return losses
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("conv_output_size", size_without_dilation, False),
     ("conv_output_size", size_rounded_up, False),
@@ -182,20 +268,116 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("conv_weight_grad", grad_groups_as_one, False),
     ("conv_weight_grad", grad_mean_over_positions, False),
     ("conv_weight_grad", grad_of_the_sums, False),
+    ("train_steps", loop_never_zeroing, False),
+    ("train_steps", loop_without_step, False),
+    ("train_steps", loop_left_in_eval, False),
+    ("train_steps", loop_step_before_backward, False),
+    ("train_steps", loop_zeroing_after_backward, False),
+    ("train_steps", loop_summed_loss, False),
 ]
 
 
 # ---------------------------------------------------------------- the checks
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", NAMES + TRAINING)
 def test_solution_passes_visible_and_hidden_on_a_fresh_seed(name, capsys):
     checks.check(name, RIGHT[name])
-    assert_solution_passes(name, RIGHT[name], capsys.readouterr().out, FRESH_SEED, 50)
+    assert_solution_passes(name, RIGHT[name], capsys.readouterr().out, FRESH_SEED,
+                           8 if name in TRAINING else 50)
 
 
 @pytest.mark.parametrize("name,answer,passes_visible", WRONG,
                          ids=[f"{w[0]}-{w[1].__name__}" for w in WRONG])
 def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
     assert_mistake_fails(name, answer, passes_visible)
+
+
+# ---------------------------------------------------------------- training with reftensor
+def test_a_right_loop_of_another_shape_passes_and_the_reference_is_the_solution():
+    """The loss read before ``backward`` is as right; the instructor's loop that the
+    reference runs on torch is the notebook's solution, and passes on reftensor."""
+    from autograder.course.capstone import train_steps
+
+    for answer in (loop_item_before_backward, train_steps):
+        checks.check("train_steps", answer)
+        assert checks.judge("train_steps", answer, hidden_pairs("train_steps", FRESH_SEED)).passed
+
+
+def hard_coded_losses(table: dict[tuple[int, int], list[float]]):
+    """An answer that trains (so the weights are right) but returns the losses it was told
+    for the visible runs (by their number of batches and batch size) and a guess otherwise."""
+
+    def train_steps(lib, model, batches, optimizer):
+        RIGHT["train_steps"](lib, model, batches, optimizer)
+        return table.get((len(batches), len(batches[0][1])), [2.3] * len(batches))
+
+    return train_steps
+
+
+def test_hard_coded_losses_pass_the_visible_runs_and_fail_a_fresh_seed():
+    """The adversarial requirement: the losses of the notebook's fixed runs, hard-coded,
+    pass the visible check and fail the hidden runs the grader draws afresh (and the
+    default seed's, which the notebook's hidden cell runs)."""
+    from autograder.course import references
+
+    fixed = exercises.get("train_steps").fixed
+    table = {(c.args[4], c.args[3]): expected[0] for c, expected in
+             zip(fixed, references.compute(exercises.get("train_steps"), list(fixed)),
+                 strict=True)}
+    answer = hard_coded_losses(table)
+    checks.check("train_steps", answer)
+    fresh = checks.judge("train_steps", answer, hidden_pairs("train_steps", FRESH_SEED))
+    assert not fresh.passed and len(fresh.failures) >= fresh.total - len(fixed) - 1
+    assert not checks.judge("train_steps", answer, hidden_pairs("train_steps")).passed
+
+
+def test_the_tolerance_is_only_where_floats_cannot_agree():
+    """``train_steps`` compares floats within a relative 1e-5 and everything else exactly
+    (lengths, the modes, types); every other exercise compares exactly."""
+    from autograder.course.plain import close_to
+
+    close = exercises.get("train_steps").close
+    assert close.rtol == 1e-5
+    expected = ([2.3, 1.25], [True, True], [[10.0, 3.0]])
+    assert close(expected, ([2.3 * (1 + 9e-6), 1.25], [True, True], [[10.0, 3.0 * (1 - 9e-6)]]))
+    assert not close(expected, ([2.3 * (1 + 2e-5), 1.25], [True, True], [[10.0, 3.0]]))
+    assert not close(expected, ([2.3], [True, True], [[10.0, 3.0]]))
+    assert not close(expected, ([2.3, 1.25], [False, True], [[10.0, 3.0]]))
+    assert not close(expected, ([2.3, 1.25], [1, True], [[10.0, 3.0]]))
+    assert not close(expected, ([2.3, 1.25], [True, True], ([10.0, 3.0],)))
+    assert not close([float("nan")], [1.0]) and close([float("nan")], [float("nan")])
+    assert close_to(0.0)([1.0, 2], [1.0, 2]) and not close_to(0.0)([1.0], [1.0 + 2 ** -52])
+    exercises.get("contiguous_strides")
+    assert [n for n, e in exercises.EXERCISES.items() if e.close is not None] == TRAINING
+    assert [n for n, e in exercises.EXERCISES.items() if e.library] == TRAINING
+
+
+def test_the_trusted_side_compares_with_the_exercises_rule():
+    """The re-check's comparison of a judge's line is the notebook check's: within the
+    tolerance for ``train_steps``, exactly for the others."""
+    from autograder.course.plain import encode
+    from autograder.grading import recheck
+
+    close = recheck._close("train_steps")
+    assert close is exercises.get("train_steps").close
+    line = {"case": 0, "ok": encode([1.0 + 1e-7])}
+    assert recheck._agrees([1.0], line, close) and not recheck._agrees([1.0], line)
+    assert recheck._close("conv_output_size") is None
+    assert recheck._library("train_steps") and not recheck._library("conv_output_size")
+
+
+def test_an_answer_importing_the_instructors_loop_is_flagged():
+    """The instructor's loop is readable in every sandbox (``capstone.train_steps``, the
+    reference's program): an answer cell that imports it is flagged for review; the
+    solution's cell is not, and naming reftensor is no flag for this exercise alone."""
+    from autograder.grading.recheck import flags_in_source
+
+    for text in ("from autograder.course.capstone import train_steps",
+                 "from autograder.course import capstone",
+                 "import autograder.course.capstone as c",
+                 "%%time\nfrom autograder.course.capstone import train_steps\n"):
+        assert flags_in_source([text]) == {"autograder.course.capstone"}, text
+    assert flags_in_source([answer_sources(CHAPTER)["train_steps"]]) == set()
+    assert flags_in_source(["from autograder.checks import check"]) == set()
 
 
 def test_hidden_cases_are_deterministic_and_hold_the_fixed_ones():
@@ -307,8 +489,23 @@ def test_the_student_editions_kernels_run_the_students_pieces(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(not sandbox.status().available,
                     reason=f"no sandbox: {sandbox.status().reason}")
-def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
-    """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
-    typical mistake loses that exercise only."""
-    assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "pool_output_size",
-                                            pool_ignoring_ceil_mode, 20)
+def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path,
+                                                                         monkeypatch):
+    """The trusted pipeline on a fresh seed, with chapters 1 to 8 published (as they are when
+    chapter 10 is graded: ``train_steps`` runs on the sandbox's student edition): the
+    solution gets every automatic point, within the tolerance on reftensor in the sandbox;
+    one typical mistake of the training loop loses that exercise only."""
+    from autograder.course import edition
+    from autograder.grading import grade
+
+    published = tmp_path / "published.txt"
+    published.write_text("".join(f"{c}\n" for c in EARLIER))
+    monkeypatch.setattr(edition, "PUBLISHED", published)
+    assert grade.unpublished_for_library(NAMES + TRAINING) == []
+    assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "train_steps",
+                                            loop_never_zeroing, 24)
+
+
+#: the chapters before the capstone, whose pieces its training exercises run on
+EARLIER = ["ch01_storage", "ch02_views", "ch03_broadcasting", "ch04_dtype_device",
+           "ch05_autograd", "ch06_modules", "ch07_data", "ch08_rng"]

@@ -1820,6 +1820,15 @@ CORNERS = {
         ("a batch of 1", on(lambda shape, o, k, s, p, d, g, seed: shape[0] == 1)),
         ("conv1d", on(lambda shape, o, k, s, p, d, g, seed: len(k) == 1)),
     ],
+    "train_steps": [
+        ("SGD with momentum", on(lambda seed, opt, lr, b, steps: opt == "sgd")),
+        ("Adam", on(lambda seed, opt, lr, b, steps: opt == "adam")),
+        ("a batch of one", on(lambda seed, opt, lr, b, steps: b == 1)),
+        ("a single step", on(lambda seed, opt, lr, b, steps: steps == 1)),
+        ("several steps (the gradients zeroed between them)",
+         on(lambda seed, opt, lr, b, steps: steps > 1)),
+        ("a seed other than the visible runs'", on(lambda seed, opt, lr, b, steps: seed > 1)),
+    ],
 }
 
 ROWS = [(name, corner, predicate) for name, rows in CORNERS.items()

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["SPLIT_SIZES", "SPLIT_SEED", "SETTINGS", "Record", "load_digits_tensors", "split",
-           "cnn", "mlp", "weight_digests", "train", "compare"]
+           "cnn", "mlp", "weight_digests", "train_steps", "train", "compare"]
 
 #: Train / validation / test sizes of the 1,797 digits (70% / 15% / 15%).
 SPLIT_SIZES = (1257, 270, 270)
@@ -136,6 +136,21 @@ class Record:
     split_indices: list[list[int]] = field(default_factory=list)
     #: The whole run: loading the data, the split, training and the evaluations.
     wall_seconds: float = float("nan")
+
+
+def train_steps(lib: Any, model: Any, batches: Any, optimizer: Any) -> list[float]:
+    """The training loop of chapter 10's exercise ``train_steps``, as the instructor writes
+    it (what its reference runs on torch): the model in training mode, then per ``(images,
+    labels)`` batch ``zero_grad``, ``cross_entropy``, ``backward``, ``step``; the losses."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
 
 
 def _accuracy(lib: Any, model: Any, subset: Any) -> float:

@@ -10,11 +10,12 @@ list is not a tuple, a bool is not an int, a tuple subclass is not a tuple. ``en
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["NotPlain", "to_plain", "same", "encode", "decode", "show"]
+__all__ = ["NotPlain", "to_plain", "same", "close_to", "agree", "encode", "decode", "show"]
 
 _SCALARS = (type(None), bool, int, float, str)
 
@@ -61,6 +62,32 @@ def same(expected: Any, got: Any) -> bool:
     if type(expected) is float and math.isnan(expected):
         return math.isnan(got)
     return expected == got
+
+
+def close_to(rtol: float) -> Callable[[Any, Any], bool]:
+    """A comparison like :func:`same` in everything (types, lengths, ints, bools, strings,
+    nan equals nan) but finite floats, which agree within a relative ``rtol`` of the larger
+    of the two: for an exercise whose answer computes in float32 with reftensor, whose sums
+    are not made in torch's order (``Exercise.close``)."""
+
+    def close(expected: Any, got: Any) -> bool:
+        if type(expected) is not type(got):
+            return False
+        if type(expected) in (list, tuple):
+            return len(expected) == len(got) and all(
+                close(e, g) for e, g in zip(expected, got, strict=True))
+        if type(expected) is float and math.isfinite(expected) and math.isfinite(got):
+            return abs(expected - got) <= rtol * max(abs(expected), abs(got))
+        return same(expected, got)
+
+    close.rtol = rtol  # type: ignore[attr-defined]
+    return close
+
+
+def agree(close: Callable[[Any, Any], bool] | None, expected: Any, got: Any) -> bool:
+    """The one rule both sides of grading compare an expected plain value and an answer's
+    with: the exercise's ``close`` where it has one, else :func:`same` (exact)."""
+    return (close or same)(expected, got)
 
 
 def encode(value: Any) -> Any:

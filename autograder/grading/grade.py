@@ -56,6 +56,7 @@ from autograder.grading.recheck import (
     ChannelError,
     ExerciseVerdict,
     Settings,
+    _library,
     _unconfined,
     flags_in_source,
     hidden_failure_message,
@@ -288,8 +289,12 @@ def grade_rebuilt(outcome: Outcome, rebuilt: rebuild.Rebuilt, ctx: GradingContex
         sources = [rebuilt.answers[a] for a in layout.answers]
     else:
         sources = [v for k, v in rebuilt.answers.items() if k.startswith("cell ")]
-    flagged = flags_in_source([rebuilt.answers.get(a, "") for a in layout.answers
-                                if a in rebuilt.answered])
+    flagged: set[str] = set()
+    for a in layout.answers:
+        if a in rebuilt.answered:
+            # an answer written with reftensor (``Exercise.library``) may name it
+            allowed = {"reftensor"} if a in ctx.plan.exercises and _library(a) else set()
+            flagged |= flags_in_source([rebuilt.answers.get(a, "")]) - allowed
     budget = ctx.settings.submission_budget
     deadline = started + budget
     verdicts = {}
@@ -544,8 +549,35 @@ def prepare(workspace: Path, chapter: str, seed: int | None = None,
     if not status.available:
         print(f"WARNING: no sandbox ({status.reason}): no student code will run, and every "
               "submission is marked 'needs review'", file=sys.stderr)
+    unpublished = unpublished_for_library(list(layout.answers))
+    if unpublished:
+        print(f"WARNING: {chapter}'s exercises written with reftensor run on the sandbox's "
+              f"student edition, whose pieces of {', '.join(unpublished)} are stubs (not "
+              "published): they fail on every submission; publish those chapters first",
+              file=sys.stderr)
     return GradingContext(workspace, layout, plan, make_runtime(), template / "gradebook.db",
                           refs, status.available, status.reason, settings)
+
+
+def unpublished_for_library(names: list[str]) -> list[str]:
+    """The chapters with pieces, other than their own, that are not published while some of
+    the exercises ``names`` are written with reftensor (``Exercise.library``): such an
+    answer runs in the sandbox on the student edition, where an unpublished piece is a stub."""
+    from autograder.course import edition, exercises
+    from reftensor.pieces import PIECES
+
+    own = set()
+    for name in names:
+        try:
+            ex = exercises.get(name)
+        except KeyError:
+            continue
+        if ex.library:
+            own.add(ex.chapter)
+    if not own:
+        return []
+    published = set(edition.published_chapters())
+    return sorted({p.chapter for p in PIECES.values()} - published - own)
 
 
 def _private_modes(folder: Path) -> None:

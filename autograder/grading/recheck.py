@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.course.plain import decode, same
+from autograder.course.plain import agree, decode
 from autograder.course.references import Raises
 from autograder.grading import trusted
 from autograder.grading.rebuild import python_source
@@ -33,6 +33,10 @@ __all__ = ["WATCHED", "Settings", "DEFAULTS", "ExerciseVerdict",
            "recheck_exercise", "shrink_failure", "hidden_failure_message", "quote_failure"]
 
 WATCHED = ["torch", "reftensor"]
+#: Modules of the grader, readable in every sandbox, that hold an instructor's answer: chapter
+#: 10's training loop (``capstone.train_steps``, what its reference runs on torch). An answer
+#: cell that imports one is flagged for review, as one that imports torch.
+SOLUTION_MODULES = ["autograder.course.capstone"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,8 @@ class ExerciseVerdict:
 
 # ---------------------------------------------------------------- step 2: trusted re-check
 def flags_in_source(sources: list[str], depth: int = 0) -> set[str]:
-    """Modules of WATCHED that the answer cells import or name (IPython syntax included)."""
+    """Modules of WATCHED that the answer cells import or name, and modules of
+    SOLUTION_MODULES that they import (IPython syntax included)."""
     found = set()
     for source in sources:
         try:
@@ -85,7 +90,7 @@ def flags_in_source(sources: list[str], depth: int = 0) -> set[str]:
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
             elif isinstance(node, ast.Name):
                 names = [node.id]
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -99,10 +104,15 @@ def flags_in_source(sources: list[str], depth: int = 0) -> set[str]:
                 # the body of a cell magic (%%time ...) is Python too
                 found |= flags_in_source([node.args[2].value], depth + 1)
             found |= {n.split(".")[0] for n in names if n.split(".")[0] in WATCHED}
+            found |= {m for m in SOLUTION_MODULES for n in names
+                      if n == m or n.startswith(m + ".")}
     return found
 
 
-def _agrees(expected: Any, line: dict[str, Any] | None) -> bool:
+def _agrees(expected: Any, line: dict[str, Any] | None,
+            close: Callable[[Any, Any], bool] | None = None) -> bool:
+    """Does the judge's line for a case agree with the expected value, by the exercise's
+    rule (``plain.agree``: its ``close``, else exactly), the rule its notebook check uses?"""
     if line is None:
         return False
     if isinstance(expected, Raises):
@@ -110,7 +120,7 @@ def _agrees(expected: Any, line: dict[str, Any] | None) -> bool:
     if "ok" not in line:
         return False
     try:
-        return same(expected, decode(line["ok"]))
+        return agree(close, expected, decode(line["ok"]))
     except Exception:  # noqa: BLE001 - NotPlain, deep or odd data: this case fails
         return False
 
@@ -214,6 +224,26 @@ def _own_call(name: str) -> bool:
         return False
 
 
+def _close(name: str) -> Callable[[Any, Any], bool] | None:
+    """Exercise ``name``'s comparison (``Exercise.close``; None: exact)."""
+    from autograder.course import exercises
+
+    try:
+        return exercises.get(name).close
+    except KeyError:
+        return None
+
+
+def _library(name: str) -> bool:
+    """Is exercise ``name`` written with reftensor (``Exercise.library``)?"""
+    from autograder.course import exercises
+
+    try:
+        return exercises.get(name).library
+    except KeyError:
+        return False
+
+
 def _case_message(number: int, case: Any, own_call: bool) -> dict[str, Any]:
     """One case as the judge is sent it: its args, and its context only for an exercise
     whose own ``call`` reads it (the sandbox holds nothing of a case that its answer is not
@@ -233,7 +263,10 @@ def _converse(function: str, sources: list[str], runtime: Path, settings: Settin
     """Start the judge in a fresh sandbox and let ``talk`` hold the conversation, in a
     thread of its own; return the sandbox's result and the conversation's state. A broken
     or flooded channel, or no orderly end, stops the sandbox at once."""
-    header: dict[str, Any] = {"sources": sources, "function": function, "watch": WATCHED,
+    # an answer written with reftensor (``Exercise.library``) is run by the judge on the
+    # sandbox's reftensor: its import is no flag there
+    watch = [m for m in WATCHED if not (m == "reftensor" and _library(function))]
+    header: dict[str, Any] = {"sources": sources, "function": function, "watch": watch,
                               "own_call": _own_call(function), **(header_extra or {})}
     results_read, results_write = os.pipe()
     cases_read, cases_write = os.pipe()
@@ -332,7 +365,8 @@ def recheck_exercise(plan: trusted.ExercisePlan, sources: list[str], runtime: Pa
     result, state = _converse(plan.name, sources, runtime, settings, timeout, talk, extra)
     done = state["done"] if isinstance(state["done"], dict) else None
     if settings.plain_data:
-        agree = [_agrees(e, by_case.get(i)) for i, e in enumerate(plan.expected)]
+        close = _close(plan.name)
+        agree = [_agrees(e, by_case.get(i), close) for i, e in enumerate(plan.expected)]
     else:
         agree = [by_case.get(i, {}).get("agree") is True for i in range(len(plan.cases))]
     imports = done.get("imports", []) if done else []
@@ -399,7 +433,7 @@ def shrink_failure(name: str, sources: list[str], runtime: Path,
             if line is None:
                 raise _Ended
             return not _agrees(compute(ex, [case])[0],
-                               line if line.get("case") == number else None)
+                               line if line.get("case") == number else None, ex.close)
 
         try:
             state["found"] = find(ex.strategy(), fails, settings=search_settings(

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from ..plain import close_to
 from .spec import Case, Exercise, register
 
 CHAPTER = "ch10_capstone"
@@ -563,4 +564,137 @@ register(Exercise(
     hidden_examples=100,
     call=_call_grad,
     call_shown="autograder.course.exercises.ch10_capstone:run_grad",
+))
+
+
+# ---------------------------------------------------------------- train_steps
+#: How far a training exercise's floats may be from torch's: a relative 1e-5. reftensor's
+#: float32 matmuls and sums are not made in torch's order, so a step's loss differs in its
+#: last bits (measured on the hidden cases of 8 seeds, 45 cases of 1 to 4 steps: at most
+#: 2.1e-7 relative on a loss and 1.7e-7 on a parameter's checksum; 20 steps: 1.7e-7 and
+#: 2.5e-7); 1e-5 is forty times that and far below what any mistake changes (a skipped
+#: step, gradients left to accumulate: 1e-3 and more).
+TRAIN_RTOL = 1e-5
+#: The digits a training case draws its batches from (``sklearn.datasets.load_digits``).
+DIGITS = 1797
+
+
+def _digits() -> tuple[np.ndarray, np.ndarray]:
+    """The 1,797 digits as in ``autograder.course.capstone``: float32 ``(N, 1, 8, 8)`` in
+    [0, 1] and int64 labels (loaded once per process)."""
+    if not _DIGITS:
+        from sklearn.datasets import load_digits
+
+        digits = load_digits()
+        _DIGITS.append(((digits.images / 16.0).astype(np.float32).reshape(-1, 1, 8, 8),
+                        digits.target.astype(np.int64)))
+    return _DIGITS[0]
+
+
+_DIGITS: list[tuple[np.ndarray, np.ndarray]] = []
+
+
+def batch_indices(seed: int, batch_size: int, steps: int) -> list[list[int]]:
+    """The digits of a case's batches: the first ``steps * batch_size`` of a permutation of
+    the 1,797 drawn by ``np.random.default_rng(seed)``, cut into ``steps`` batches."""
+    order = np.random.default_rng(seed).permutation(DIGITS)[:steps * batch_size]
+    return order.reshape(steps, batch_size).tolist()
+
+
+def train_with(lib: Any, loop: Any, seed: int, optimizer: str, lr: float, batch_size: int,
+               steps: int) -> tuple[list[float], list[bool], list[list[float]]]:
+    """One training case on ``lib`` (torch or reftensor), as plain data: ``lib.manual_seed(
+    seed)``, the capstone's MLP (``capstone.mlp``: its first weights are the generator's
+    first draws, the same on both libraries), handed in eval mode (as after an evaluation);
+    ``SGD(lr, momentum=0.9)`` or ``Adam(lr)``; ``steps`` batches of ``batch_size`` digits
+    (:func:`batch_indices`); then ``loop(lib, model, batches, optimizer)``. Returns the
+    losses it gave (as floats), whether the model was in training mode at each forward call,
+    and per parameter (``named_parameters`` order) the float64 sum of its absolute values and
+    of its squares after the loop."""
+    from autograder.course import capstone
+
+    images, labels = _digits()
+    lib.manual_seed(seed)
+    model = capstone.mlp(lib)
+    model.eval()
+    modes: list[bool] = []
+    model.register_forward_pre_hook(lambda module, args: modes.append(bool(module.training)))
+    parameters = list(model.parameters())
+    if optimizer == "sgd":
+        opt = lib.optim.SGD(parameters, lr=lr, momentum=0.9)
+    else:
+        opt = lib.optim.Adam(parameters, lr=lr)
+    batches = [(lib.tensor(images[rows]), lib.tensor(labels[rows]))
+               for rows in batch_indices(seed, batch_size, steps)]
+    losses = [float(loss) for loss in loop(lib, model, batches, opt)]
+    sums = []
+    with lib.no_grad():
+        for _, p in model.named_parameters():
+            w = p.detach().to(lib.float64)
+            sums.append([float(w.abs().sum().item()), float((w * w).sum().item())])
+    return losses, modes, sums
+
+
+def _call_train(answer, case: Case) -> tuple[list[float], list[bool], list[list[float]]]:
+    """How a check calls ``train_steps``: on reftensor (the student edition, in the
+    sandbox), through :func:`train_with`."""
+    import reftensor
+
+    return train_with(reftensor, answer, *case.args)
+
+
+def run_training(answer, seed, optimizer, lr, batch_size, steps):
+    """Run ``answer`` (a ``train_steps``) on a failing case as the check does."""
+    return _call_train(answer, Case(args=(seed, optimizer, lr, batch_size, steps)))
+
+
+def _train_reference(c: Case) -> Any:
+    from autograder.course import capstone
+
+    torch = _torch()
+    torch.set_num_threads(1)
+    return train_with(torch, capstone.train_steps, *c.args)
+
+
+def _train_truth(c: Case) -> str:
+    seed, optimizer, lr, batch_size, steps = c.args
+    opt = (f"SGD(model.parameters(), lr={lr}, momentum=0.9)" if optimizer == "sgd"
+           else f"Adam(model.parameters(), lr={lr})")
+    return (f"torch.manual_seed({seed}); model = capstone.mlp(torch) (in eval mode); "
+            f"optimizer = torch.optim.{opt}; {steps} batches of {batch_size} digits "
+            f"(batch_indices({seed}, {batch_size}, {steps})): zero_grad, cross_entropy, "
+            "backward, step per batch, in training mode; the losses, the modes at each "
+            "forward, each parameter's sum of |w| and of w**2 after (floats within a "
+            f"relative {TRAIN_RTOL:g})")
+
+
+@st.composite
+def _train_cases(draw: st.DrawFn) -> Case:
+    optimizer = _pick(draw, ("sgd", "adam"))
+    lr = _pick(draw, (0.05, 0.1) if optimizer == "sgd" else (1e-3, 1e-2))
+    return Case(args=(_pick(draw, range(10_000)), optimizer, lr,
+                      _pick(draw, (1, 4, 8, 16)), _pick(draw, (1, 2, 3, 4))))
+
+
+register(Exercise(
+    name="train_steps",
+    chapter=CHAPTER,
+    signature="train_steps(lib, model, batches, optimizer) -> list of losses; checked "
+              "through train_with (case: seed, optimizer, lr, batch size, steps)",
+    fixed=(
+        Case(args=(0, "sgd", 0.05, 16, 3)),
+        Case(args=(1, "adam", 1e-3, 8, 3)),
+    ),
+    edge=(
+        Case(args=(2, "sgd", 0.1, 1, 2)),      # a batch of one
+        Case(args=(3, "adam", 1e-2, 16, 1)),   # one step
+    ),
+    strategy=_train_cases,
+    reference=_train_reference,
+    truth=_train_truth,
+    hidden_examples=6,
+    call=_call_train,
+    call_shown="autograder.course.exercises.ch10_capstone:run_training",
+    close=close_to(TRAIN_RTOL),
+    library=True,
 ))

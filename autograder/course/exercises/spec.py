@@ -66,6 +66,14 @@ class Exercise:
     #: import and run a failing case with, ``function(answer, *args)``: a failing case is then
     #: shown as that call
     call_shown: str = ""
+    #: ``close(expected, got)``: how an answer's plain value is compared with the expected
+    #: one (``autograder.course.plain.close_to``: floats within a relative tolerance), by
+    #: the notebook's check and the trusted re-check alike; None (every exercise but those
+    #: that train with reftensor): exactly, ``plain.same``
+    close: Callable[[Any, Any], bool] | None = None
+    #: the answer is written with reftensor (the sandbox's student edition runs it): its
+    #: importing or naming reftensor is not flagged for review
+    library: bool = False
 
     def call_text(self, case: Case) -> str:
         args = ", ".join(repr(a) for a in case.args)

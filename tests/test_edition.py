@@ -784,6 +784,17 @@ def test_every_sandbox_runs_the_student_edition():
     assert ours == edition.student_files(edition.published_chapters())[0]
 
 
+def test_no_sandbox_holds_a_sample_class():
+    """The sample classes of ``make demo`` hold right answers (chapter 1's, the capstone's):
+    none of their files is in the runtime every sandbox (and the hub's student package)
+    gets."""
+    files = runtime.runtime_files()
+    samples = [p for p in (REPO / "autograder" / "classroom").iterdir()
+               if p.is_dir() and p.name.startswith("sample_")]
+    assert {p.name for p in samples} >= {"sample_class", "sample_capstone"}
+    assert not [k for k in files if k.startswith("autograder/classroom/sample_")]
+
+
 @pytest.mark.skipif(not sandbox.status().available, reason="no grading sandbox here")
 def test_importing_or_pasting_the_installed_edition_gains_nothing(tmp_path: Path):
     """An answer that imports the piece from the installed student edition, or pastes its

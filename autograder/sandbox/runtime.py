@@ -16,8 +16,8 @@ from autograder.sandbox import bwrap
 
 __all__ = ["runtime_files", "make_runtime"]
 
-#: folders of ``autograder/`` no sandbox sees
-_SKIP = {"__pycache__", "sample_class"}
+#: folders of ``autograder/`` no sandbox sees (the sample classes hold right answers)
+_SKIP = {"__pycache__", "sample_class", "sample_capstone"}
 
 
 def runtime_files() -> dict[str, bytes]:

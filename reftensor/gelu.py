@@ -32,7 +32,7 @@ from . import _gelu_cpu, dtypes, layout
 from ._layers import fma
 from ._ops import DispatchKey, aten
 from .elementwise import _not_implemented, _prepare, finish_cpu, finish_meta
-from .promotion import result_type
+from .promotion import SCALAR_TYPE_NAMES, result_type
 from .storage import UntypedStorage
 from .tensor import Tensor
 
@@ -152,18 +152,24 @@ def _dense_like(t: Tensor) -> Tensor:
     return Tensor._make(storage, t._shape, stride, 0, t._dtype)
 
 
-def _onednn_refuses(grad: Tensor, self: Tensor) -> bool:
-    """Would torch's oneDNN path refuse ``grad``'s strides? torch hands the exact backward
-    to oneDNN when ``self`` is a contiguous float32/bfloat16/float16 tensor of more than one
-    element, and oneDNN wants the gradient's dims (those of size 1 left out), ordered by
-    stride, not to overlap: each stride at least the next smaller stride times its size."""
-    if (self._dtype not in (dtypes.float32, dtypes.bfloat16, dtypes.float16)
-            or self.numel() <= 1 or not self.is_contiguous()):
-        return False
+def _onednn_refuses(grad: Tensor, self: Tensor) -> RuntimeError | None:
+    """torch's error where its oneDNN path refuses ``grad``, else None. On these machines
+    torch hands the exact backward to oneDNN when ``self`` is a contiguous float32 tensor of
+    more than one element (float16/bfloat16 go through ATen's own loop). oneDNN takes a
+    gradient of float32, bfloat16, float16, int8 or uint8 only, whose dims (those of size 1
+    left out), ordered by stride, do not overlap: each stride at least the next smaller
+    stride times its size."""
+    if self._dtype is not dtypes.float32 or self.numel() <= 1 or not self.is_contiguous():
+        return None
+    if grad._dtype not in (dtypes.float32, dtypes.bfloat16, dtypes.float16, dtypes.int8,
+                           dtypes.uint8):
+        return RuntimeError("itensor_view_from_dense expects float/bfloat16/half/int8/fp8 "
+                            f"tensor input{SCALAR_TYPE_NAMES[grad._dtype.name]}")
     dims = sorted(((st, n) for n, st in zip(grad._shape, grad._stride, strict=True)
                    if n != 1), reverse=True)
-    return any(outer[0] < inner[0] * inner[1]
-               for outer, inner in zip(dims, dims[1:], strict=False))
+    if any(outer[0] < inner[0] * inner[1] for outer, inner in zip(dims, dims[1:], strict=False)):
+        return RuntimeError("could not construct a memory descriptor using strides")
+    return None
 
 
 def _gelu_backward(grad_output: Tensor, self: Tensor, approximate: str, finish: Any) -> Tensor:
@@ -173,8 +179,10 @@ def _gelu_backward(grad_output: Tensor, self: Tensor, approximate: str, finish: 
     shape = _prepare([grad_output, self], common, None)
     if not common.is_floating_point:
         raise _not_implemented("GeluBackwardKernelImpl", common)
-    if finish is finish_cpu and approximate == "none" and _onednn_refuses(grad_output, self):
-        raise RuntimeError("could not construct a memory descriptor using strides")
+    refused = (_onednn_refuses(grad_output, self)
+               if finish is finish_cpu and approximate == "none" else None)
+    if refused is not None:
+        raise refused
     if finish is finish_meta and common in (dtypes.float16, dtypes.bfloat16):
         # torch's meta kernel here is its Python decomposition, which first converts each
         # operand to float32 (``pw_cast_for_opmath``): a dense copy of an operand that is not

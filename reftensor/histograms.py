@@ -122,11 +122,21 @@ def _histc(input: Tensor, bins: int, min: Any, max: Any, *, meta: bool) -> Tenso
 
 
 def _histc_out_dtype(inputs: list[Any], outs: list[Tensor]) -> list[Any]:
-    """histc's ``out=`` of exactly the input's dtype, checked first."""
-    if outs[0]._dtype is not inputs[0]._dtype:
+    """histc's ``out=`` of exactly the input's dtype, checked first. An ``out`` that is the
+    input itself (of ``bins`` elements, so not resized): torch picks the bin edges from the
+    input, then zeroes ``out`` and counts what the input holds then, its zeros (``histc(x,
+    3, out=x)`` of ``[-1., 5., 2.]`` is ``[3., 0., 0.]``)."""
+    input, out = inputs[0], outs[0]
+    if out._dtype is not input._dtype:
         raise RuntimeError("torch.histogram: input tensor and hist tensor should have the "
-                           f"same dtype, but got input {_c_name(inputs[0]._dtype)} and hist "
-                           f"{_c_name(outs[0]._dtype)}")
+                           f"same dtype, but got input {_c_name(input._dtype)} and hist "
+                           f"{_c_name(out._dtype)}")
+    bins, low, high = inputs[1:4]
+    if (bins > 0 and out._storage is input._storage and out._shape == input._shape == (bins,)
+            and out._stride == input._stride
+            and out._storage_offset == input._storage_offset):
+        low, high = _histc_range(input, float(low), float(high))
+        return [input.new_zeros(input._shape), bins, low, high]
     return inputs
 
 

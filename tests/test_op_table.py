@@ -935,6 +935,20 @@ def test_a_folded_product_into_an_out_no_view_folds_is_copied_back(case):
     same_on_both(program)
 
 
+@pytest.mark.parametrize("values", [[0.5, 2.0, 1.0], [-1.0, 5.0, 2.0], [2.0, 2.0, 2.0],
+                                    [float("nan"), 1.0, 2.0]])
+@pytest.mark.parametrize("bounds", [(0, 0), (0, 4), (-2, 2)])
+def test_histc_into_its_own_input_counts_the_zeroed_input(values, bounds):
+    """torch's ``histc(x, bins, out=x)``, ``x`` of ``bins`` elements: the bin edges come from
+    ``x`` (its min and max where ``min == max``), then ``out`` (``x``) is zeroed, and what is
+    counted is what ``x`` holds then: its zeros, in the bin of 0 or in none."""
+    def program(lib):
+        x = lib.tensor(values)
+        return lib.histc(x, 3, min=bounds[0], max=bounds[1], out=x), x
+
+    same_on_both(program)
+
+
 def test_the_out_gaps_only_shrink():
     """The ratchet of ``OUT_GAPS`` (31 corners when it was made, 2026-11-29; 30 since
     ``index_select``, ``take`` and ``gather`` refuse an ``out`` that is their input, as torch

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course import pipeline
+from autograder.course import edition, pipeline
 
 SAMPLE = Path(__file__).resolve().parent / "sample_class"
 CHAPTER = "ch01_storage"
@@ -153,8 +153,6 @@ def _published(chapters: list[str], out: Path) -> Iterator[None]:
     """While open, the grader's sandboxes hold these chapters' reference bodies too, as
     they would after their deadlines (a list of the demo's own, under ``out``; the
     repository's ``published.txt`` is left as it is). No chapter: nothing changes."""
-    from autograder.course import edition
-
     if not chapters:
         yield
         return

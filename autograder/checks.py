@@ -281,9 +281,11 @@ def check(name: str, answer: Callable[..., Any], *, hidden: bool = False,
     if precomputed and hidden and seed is None:
         # the stored default-seed hidden cases, in the order ``cases`` draws them: the same
         # inputs, without drawing them again
-        pairs = _stored_in_order(name, precomputed)
-        every = len(pairs)
-        pairs = pairs[:1] if quick else sample_of(pairs, sample) if sample else pairs
+        stored = _stored_in_order(name, precomputed)
+        every = len(stored)
+        stored = stored[:1] if quick else sample_of(stored, sample) if sample else stored
+        pairs = [(Case(decode(args), decode(context)), _untag(tagged))
+                 for args, context, tagged in stored]
     else:
         inputs = cases(name, hidden=hidden, seed=seed)
         every = len(inputs)
@@ -319,33 +321,48 @@ def _untag(tagged: dict[str, Any]) -> Any:
     return Raises(tagged["raises"]) if "raises" in tagged else decode(tagged["value"])
 
 
-def _stored_in_order(name: str, path: str) -> list[tuple[Case, Any]]:
-    """(case, expected) for every case of a references file (see ``REFERENCES_ENV``), in
-    the file's order: for ``trusted.notebook_references``, the default-seed hidden cases."""
-    stored = json.loads(open(path).read())["pairs"].get(name)
+def _references(path: str) -> tuple[str, dict[str, str]]:
+    """A references file (see ``REFERENCES_ENV``): the torch version, and each exercise's
+    pairs as JSON text. A process reads the file once (it can hold megabytes: chapter 8's
+    generator states); a check parses only its own exercise's pairs, and decodes only the
+    ones it checks."""
+    info = os.stat(path)
+    return _read_references(path, info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=2)
+def _read_references(path: str, mtime_ns: int, size: int) -> tuple[str, dict[str, str]]:
+    with open(path, encoding="utf-8") as file:
+        data = json.load(file)
+    return str(data["torch_version"]), {name: json.dumps(pairs)
+                                       for name, pairs in data["pairs"].items()}
+
+
+def _stored_in_order(name: str, path: str) -> list[list[Any]]:
+    """Every stored ``[args, context, expected]`` of exercise ``name``, encoded, in the
+    file's order: for ``trusted.notebook_references``, the default-seed hidden cases."""
+    text = _references(path)[1].get(name)
+    stored = json.loads(text) if text else None
     if not stored:
         raise RuntimeError(f"no stored reference for {name}")
-    return [(Case(decode(args), decode(context)), _untag(tagged))
-            for args, context, tagged in stored]
+    return stored
 
 
 def _stored(name: str, inputs: list[Case], path: str) -> list[Any]:
     """Expected values from a references file (see ``REFERENCES_ENV``)."""
-    table = {}
-    for args, context, tagged in json.loads(open(path).read())["pairs"].get(name, []):
-        key = json.dumps([args, context])
-        table[key] = _untag(tagged)
+    table = {json.dumps([args, context]): tagged
+             for args, context, tagged in json.loads(_references(path)[1].get(name, "[]"))}
     missing = object()
     found = [table.get(json.dumps([encode(c.args), encode(c.context)]), missing)
              for c in inputs]
     if any(f is missing for f in found):
         raise RuntimeError(f"no stored reference for some {name} cases (seed differs?)")
-    return found
+    return [_untag(f) for f in found]
 
 
 def _version() -> str:
     if os.environ.get(REFERENCES_ENV):
-        return json.loads(open(os.environ[REFERENCES_ENV]).read())["torch_version"]
+        return _references(os.environ[REFERENCES_ENV])[0]
     from autograder.course.references import torch_version
 
     return torch_version()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import subprocess
 import sys
 
@@ -295,6 +296,42 @@ except checks.CheckFailed as e:
     assert done.returncode == 0, done.stderr
     assert "all 92 hidden cases agree" in done.stdout or "hidden cases agree" in done.stdout
     assert "FAILED AS IT SHOULD" in done.stdout
+
+
+def test_stored_references_are_read_once_per_file_and_again_when_it_changes(tmp_path,
+                                                                           monkeypatch):
+    """A process parses a references file once (chapter 8's is megabytes: parsed at every
+    check call, it cost the sandbox's own run of the chapter 30 s instead of 12), decodes only
+    the pairs a check asks for, and reads the file again once it is rewritten."""
+    from autograder.grading import trusted
+    from reftensor import layout
+
+    refs = trusted.notebook_references(tmp_path / "refs.json", CH01)
+    monkeypatch.setenv(checks.REFERENCES_ENV, str(refs))
+    loads = []
+    real_load = json.load
+    monkeypatch.setattr(json, "load", lambda f, **kw: loads.append(f.name) or real_load(f, **kw))
+    checks.check("storage_index", layout.storage_index)
+    checks.check("storage_index", layout.storage_index, sample=checks.SAMPLE)
+    checks.check("contiguous_strides", layout.contiguous_strides, hidden=True)
+    assert loads == [str(refs)]
+    # a sample decodes only what it checks: the other stored pairs may be anything
+    with open(refs) as file:
+        data = real_load(file)
+    stored = data["pairs"]["storage_index"]
+    kept = {id(p) for p in checks.sample_of(stored, 4)}
+    data["pairs"]["storage_index"] = [p if id(p) in kept else ["not", "a", "pair"]
+                                      for p in stored]
+    refs.write_text(json.dumps(data))
+    os.utime(refs, ns=(1, 1))  # a file rewritten is another (size, mtime): read again
+    checks.check("storage_index", layout.storage_index, sample=4)
+    assert loads == [str(refs)] * 2
+    # and a rewritten expected value is what the next check compares with
+    data["pairs"]["storage_index"][0][2] = trusted.tag(-1)
+    refs.write_text(json.dumps(data))
+    os.utime(refs, ns=(2, 2))
+    with pytest.raises(checks.CheckFailed):
+        checks.check("storage_index", layout.storage_index, sample=4)
 
 
 def test_reduce_loop_cases_give_out_the_inputs_kind_of_values():

@@ -132,6 +132,70 @@ def test_permute(spec, data):
     compare_op(lambda lib, x: lib.permute(x, order), spec)
 
 
+# ---------------------------------------------------------------------- view(dtype)
+# ``view(dtype)`` takes its layout from ``views.view_dtype_layout`` (chapter 2's piece) on
+# every call, in both editions: no fast path. Its rules are checked here through the library
+# against torch on every layout kind (0-d, empty, size-1, stride 0, permuted, stepped, offset)
+# and every pair of dtypes, and the piece is shown to be what decides the result.
+BYTE_NAMES = ("bool", "uint8", "int8", "int16", "float16", "bfloat16", "int32", "float32",
+              "int64", "float64")
+
+
+@given(tensors(), st.sampled_from(BYTE_NAMES))
+def test_view_dtype(spec, name):
+    compare_op(lambda lib, x: x.view(getattr(lib, name)), spec, values=name != "bool")
+    compare_op(lambda lib, x: x.view(getattr(lib, name)).view(getattr(lib, spec.dtype)), spec)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.arange(6, dtype=lib.int16)[1:5].view(lib.int32),  # offset 1
+    lambda lib: lib.arange(6, dtype=lib.int16)[2:6].view(lib.int32),
+    lambda lib: lib.arange(12, dtype=lib.int16).view(3, 4)[:, :1].view(lib.int8),
+    lambda lib: lib.arange(12, dtype=lib.int16).view(4, 3).t()[:, :1].view(lib.int8),
+    lambda lib: lib.arange(12, dtype=lib.int16).view(4, 3)[:, :2].view(lib.int32),
+    lambda lib: lib.arange(12, dtype=lib.int16).view(4, 3)[:, :2].view(lib.float16),
+    lambda lib: lib.zeros(4, dtype=lib.int16).as_strided((3, 0), (3, 5)).view(lib.int32),
+    lambda lib: lib.zeros(4, dtype=lib.int16).as_strided((3, 2), (0, 1)).view(lib.int32),
+    lambda lib: lib.zeros(4, dtype=lib.int16).as_strided((3, 2), (2, 0)).view(lib.int8),
+    lambda lib: lib.tensor(1.0).view(lib.int32),
+    lambda lib: lib.tensor(1.0).view(lib.int16),
+    lambda lib: lib.tensor(True).view(lib.uint8),
+    lambda lib: lib.ones(2, 8, dtype=lib.int8).view(lib.float64),
+    lambda lib: lib.ones(2, 4, dtype=lib.int8).view(lib.float64),
+])
+def test_view_dtype_edges(make):
+    same_on_both(make)
+
+
+def test_view_dtype_runs_the_piece_on_every_call_and_only_there(monkeypatch):
+    from reftensor import views
+
+    calls = []
+    real = views.view_dtype_layout
+    monkeypatch.setattr(views, "view_dtype_layout",
+                        lambda *args: (calls.append(args[3:5]), real(*args))[1])
+    x = reftensor.arange(6.0)
+    x.view(2, 3)
+    x.view(reftensor.float32)  # the same element size: the piece still answers
+    x.view(reftensor.int16)
+    x.to(reftensor.float64)
+    assert calls == [(4, 4), (4, 2)]
+    with pytest.raises(RuntimeError, match="self.dim\\(\\) cannot be 0 to view Float as Short"):
+        reftensor.tensor(1.0).view(reftensor.int16)
+    assert calls[-1] == (4, 2)
+
+
+def test_a_wrong_piece_changes_view_dtype(monkeypatch):
+    from reftensor import views
+
+    real = views.view_dtype_layout
+    monkeypatch.setattr(views, "view_dtype_layout", lambda shape, stride, offset, *rest: (
+        real(shape, stride, offset + 1, *rest)))
+    y = reftensor.arange(4.0).view(reftensor.int16)
+    assert (y.storage_offset(), y.tolist()[:2]) == (2, [0, 16256])
+    assert torch.arange(4.0).view(torch.int16).storage_offset() == 0
+
+
 # ---------------------------------------------------------------------- adding, removing dims
 @given(tensors(), dims, st.lists(dims, max_size=3).map(tuple))
 def test_squeeze_unsqueeze(spec, dim, dim_tuple):

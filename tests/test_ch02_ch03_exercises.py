@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 CHAPTERS = {
     "ch02_views": ["infer_size", "view_strides", "slice_layout", "permute_layout",
                    "diagonal_layout", "index_positions", "shares_storage", "internal_overlap",
-                   "overlap_status"],
+                   "overlap_status", "view_dtype_layout"],
     "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_loop", "reduce_loop",
                           "sum_to_dims", "broadcast_error"],
 }
@@ -393,6 +393,34 @@ positions_0d_index_keeps_a_dim = edited(
     "index_shapes = [tuple(indices[d][0]) or (1,) for d in dims]",
     "positions_0d_index_keeps_a_dim")
 
+dtype_view_offset_unchecked = edited(
+    "view_dtype_layout", "    if offset % r:\n", "    if False:\n", "dtype_view_offset_unchecked")
+dtype_view_split_without_stride_check = edited(
+    "view_dtype_layout", "        if stride[-1] != 1:\n", "        if False:\n",
+    "dtype_view_split_without_stride_check")
+dtype_view_other_strides_unchecked = edited(
+    "view_dtype_layout", "        if s % r:\n", "        if False:\n",
+    "dtype_view_other_strides_unchecked")
+dtype_view_0d_as_1d = edited(
+    "view_dtype_layout", '        raise RuntimeError(f"self.dim() cannot be 0 {to_view}")\n',
+    "        shape, stride = (1,), (1,)\n", "dtype_view_0d_as_1d")
+
+
+def dtype_view_checks_before_same_size(shape, stride, offset, itemsize, new_itemsize, name,
+                                       new_name):
+    """Refuses a 0-d tensor or a last stride other than 1 whatever the element sizes."""
+    if not shape or stride[-1] != 1:
+        raise RuntimeError(f"cannot view {name} as {new_name}")
+    return RIGHT["view_dtype_layout"](shape, stride, offset, itemsize, new_itemsize, name,
+                                      new_name)
+
+
+def dtype_view_size1_last_dim_free(shape, stride, offset, *rest):
+    """Takes a last dim of size 1 as stepping by 1, whatever its stride."""
+    if shape and shape[-1] == 1:
+        stride = (*stride[:-1], 1)
+    return RIGHT["view_dtype_layout"](shape, stride, offset, *rest)
+
 
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("infer_size", infer_without_count_check, False),
@@ -423,6 +451,12 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("overlap_status", status_layout_before_elements, False),
     ("overlap_status", status_touching_overlaps, False),
     ("overlap_status", status_size1_strides_ignored, False),
+    ("view_dtype_layout", dtype_view_offset_unchecked, False),
+    ("view_dtype_layout", dtype_view_split_without_stride_check, False),
+    ("view_dtype_layout", dtype_view_other_strides_unchecked, False),
+    ("view_dtype_layout", dtype_view_0d_as_1d, False),
+    ("view_dtype_layout", dtype_view_checks_before_same_size, False),
+    ("view_dtype_layout", dtype_view_size1_last_dim_free, False),
     ("broadcast_shapes", broadcast_left_aligned, False),
     ("broadcast_shapes", broadcast_by_max, False),
     ("expand_strides", expand_leading_stride_zero, False),
@@ -484,7 +518,8 @@ REFUSALS = {  # the answers that stand for torch saying no, which hidden cases m
     "diagonal_layout": ["raises RuntimeError", "raises IndexError"],
     "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
     "index_positions": ["raises IndexError"],
-    "internal_overlap": [], "overlap_status": [], "broadcast_shapes": ["raises RuntimeError"],
+    "internal_overlap": [], "overlap_status": [],
+    "view_dtype_layout": ["raises RuntimeError"], "broadcast_shapes": ["raises RuntimeError"],
     "expand_strides": ["raises RuntimeError"], "strided_loop": [], "reduce_loop": [],
     "sum_to_dims": ["raises RuntimeError"], "broadcast_error": ["NoneType"],
 }

@@ -209,6 +209,12 @@ def _memories(predicate):
     return lambda case: any(predicate(*m) for m in case.args)
 
 
+def _dtype_view(predicate):
+    """A predicate on a view_dtype_layout case written with (shape, stride, offset, the two
+    element sizes, what torch says) as its parameters."""
+    return lambda case: bool(predicate(*case.args[:5], _torch_says("view_dtype_layout", case)))
+
+
 def _one_storage(a, b) -> bool:
     return a[0] == b[0]
 
@@ -835,6 +841,48 @@ CORNERS = {
         ("torch says partial", lambda c: _torch_says("overlap_status", c) == "partial"),
         ("torch says no", lambda c: _torch_says("overlap_status", c) == "no"),
         ("torch says too hard", lambda c: _torch_says("overlap_status", c) == "too hard"),
+    ],
+    "view_dtype_layout": [
+        ("the same element size, 0-d (kept)", on(lambda shape, stride, offset, a, b, n, m:
+                                                 a == b and shape == ())),
+        ("the same element size, a last stride other than 1 (kept)",
+         on(lambda shape, stride, offset, a, b, n, m: a == b and shape and stride[-1] != 1)),
+        ("0-d, another element size (RuntimeError)",
+         on(lambda shape, stride, offset, a, b, n, m: a != b and shape == ())),
+        ("a smaller element with a storage offset, 2 dims or more (the last dim splits)",
+         _dtype_view(lambda shape, stride, offset, a, b, torch_says: a > b and offset
+                     and len(shape) > 1 and not raises(torch_says))),
+        ("a larger element that fits, 2 dims or more (the last dim merges)",
+         _dtype_view(lambda shape, stride, offset, a, b, torch_says: a < b and len(shape) > 1
+                     and 0 not in shape and not raises(torch_says))),
+        ("a larger element, a storage offset it divides",
+         _dtype_view(lambda shape, stride, offset, a, b, torch_says: a < b and offset
+                     and not raises(torch_says))),
+        ("a ratio of 4 or 8", on(lambda shape, stride, offset, a, b, n, m:
+                                 max(a, b) // min(a, b) >= 4 and shape)),
+        ("a last stride other than 1 (RuntimeError)",
+         on(lambda shape, stride, offset, a, b, n, m: a != b and shape and stride[-1] != 1)),
+        ("a last dim of size 1 whose stride is not 1 (RuntimeError)",
+         on(lambda shape, stride, offset, a, b, n, m: a != b and shape and shape[-1] == 1
+            and stride[-1] != 1)),
+        ("a last size the ratio does not divide (RuntimeError)",
+         on(lambda shape, stride, offset, a, b, n, m: a < b and shape and shape[-1] % (b // a))),
+        ("an offset the ratio does not divide, the last size it does (RuntimeError)",
+         on(lambda shape, stride, offset, a, b, n, m: a < b and shape
+            and not shape[-1] % (b // a) and offset % (b // a))),
+        ("another stride the ratio does not divide, the rest fits (RuntimeError)",
+         on(lambda shape, stride, offset, a, b, n, m: a < b and shape and stride[-1] == 1
+            and not (shape[-1] % (b // a) or offset % (b // a))
+            and any(s % (b // a) for s in stride[:-1]))),
+        ("an empty dim, another element size",
+         on(lambda shape, stride, offset, a, b, n, m: a != b and 0 in shape)),
+        ("a stride 0 on a dim of size > 1, kept",
+         _dtype_view(lambda shape, stride, offset, a, b, torch_says: a != b
+                     and stride0(shape[:-1], stride[:-1]) and not raises(torch_says))),
+        ("a permuted layout, another element size",
+         on(lambda shape, stride, offset, a, b, n, m: a != b and increasing(stride))),
+        ("bool and another element size",
+         on(lambda shape, stride, offset, a, b, n, m: "Bool" in (n, m) and a != b)),
     ],
     # ------------------------------------------------------------ chapter 3
     "broadcast_shapes": [

@@ -426,6 +426,10 @@ WRONG_PIECES = {
                          "lambda right: lambda shape, stride: 'no'"),
     "overlap_status": ("(lambda x: (x[1:].copy_(x[:-1]), x.tolist())[1])(reftensor.arange(4.0))",
                        "lambda right: lambda a, b: 'no'"),
+    "view_dtype_layout": ("(lambda y: (y.storage_offset(), y.tolist()))(reftensor.arange(3.0)[1:]"
+                          ".view(reftensor.int16))",
+                          "lambda right: lambda shape, stride, offset, *rest: right("
+                          "shape, stride, offset - 1, *rest)"),
     "index_positions": ("reftensor.arange(24).view(2, 3, 4)[[0, 1], :, [1, 3]].tolist()",
                         "lambda right: lambda shape, stride, offset, indices: (lambda r: ("
                         "r[0], r[1][::-1]))(right(shape, stride, offset, indices))"),

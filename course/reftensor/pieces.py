@@ -82,6 +82,7 @@ PIECES: dict[str, Piece] = {
     "index_positions": Piece("ch02_views", 6),
     "internal_overlap": Piece("ch02_views", 7),
     "overlap_status": Piece("ch02_views", 8),
+    "view_dtype_layout": Piece("ch02_views", 9),
     "broadcast_shapes": Piece("ch03_broadcasting", 1),
     "expand_strides": Piece("ch03_broadcasting", 2),
     "strided_loop": Piece("ch03_broadcasting", 3),

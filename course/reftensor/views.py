@@ -170,51 +170,51 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
 
 @_kernel(aten.view.dtype)
 def view_dtype(self: Tensor, dtype: Any) -> Tensor:
-    """The same bytes read as ``dtype`` (``Tensor.view(dtype)``): with another element size
-    the last dim (contiguous) takes more or fewer elements, the other strides and the offset
-    scaled. Shares storage and version counter, but has no ``_base`` (torch makes it a view
-    autograd does not see).
+    """The same bytes read as ``dtype`` (``Tensor.view(dtype)``), laid out by
+    :func:`view_dtype_layout`: with another element size the last dim (contiguous) takes
+    more or fewer elements, the other strides and the offset scaled. Shares storage and
+    version counter, but has no ``_base`` (torch makes it a view autograd does not see).
 
     Raises:
-        RuntimeError: another element size and a 0-d tensor, a last dim that is not
-            contiguous, or a size, offset or stride the ratio does not divide.
+        RuntimeError: where :func:`view_dtype_layout` does.
     """
-    old, new = self._dtype.itemsize, dtype.itemsize
-    names = f"{SCALAR_TYPE_NAMES[self._dtype.name]} as {SCALAR_TYPE_NAMES[dtype.name]}"
-    shape, stride, offset = list(self._shape), list(self._stride), self._storage_offset
-    if old != new:
-        if self.dim() == 0:
-            raise RuntimeError(f"self.dim() cannot be 0 to view {names} (different element "
-                               "sizes)")
-        if old > new:  # each element becomes several
-            ratio = old // new
-            if stride[-1] != 1:
-                raise RuntimeError(f"self.stride(-1) must be 1 to view {names} (different "
-                                   f"element sizes), but got {stride[-1]}")
-            shape[-1] *= ratio
-            stride = [s * ratio for s in stride[:-1]] + [1]
-            offset *= ratio
-        else:  # several elements become one
-            ratio = new // old
-            if shape[-1] % ratio:
-                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view "
-                                   f"{names} (different element sizes), but got {shape[-1]}")
-            if offset % ratio:
-                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to "
-                                   f"view {names} (different element sizes), but got {offset}")
-            if stride[-1] != 1:
-                raise RuntimeError(f"self.stride(-1) must be 1 to view {names} (different "
-                                   f"element sizes), but got {stride[-1]}")
-            for d, s in enumerate(stride[:-1]):
-                if s % ratio:
-                    raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} to "
-                                       f"view {names} (different element sizes), but got {s}")
-            shape[-1] //= ratio
-            stride = [s // ratio for s in stride[:-1]] + [1]
-            offset //= ratio
+    shape, stride, offset = view_dtype_layout(
+        self._shape, self._stride, self._storage_offset, self._dtype.itemsize, dtype.itemsize,
+        SCALAR_TYPE_NAMES[self._dtype.name], SCALAR_TYPE_NAMES[dtype.name])
     out = Tensor._make(self._storage, tuple(shape), tuple(stride), offset, dtype, base=self)
     out._base = None  # shares the version counter, but is no view autograd tracks
     return out
+
+
+def view_dtype_layout(shape: Sequence[int], stride: Sequence[int], offset: int,
+                      itemsize: int, new_itemsize: int, name: str, new_name: str
+                      ) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The ``(shape, stride, storage_offset)`` of ``x.view(new_dtype)`` (``torch.Tensor.view``
+    with a dtype: ATen's ``view_dtype``) for a tensor ``x`` of this layout: the same bytes
+    read as elements of another size.
+
+    Args:
+        shape, stride, offset: ``x``'s sizes, strides and storage offset, in elements of
+            ``x``'s dtype.
+        itemsize, new_itemsize: the element sizes in bytes of ``x``'s dtype and of the new
+            one, each 1, 2, 4 or 8 (``dtype.itemsize``).
+        name, new_name: the two dtypes as torch's messages name them (its ``ScalarType``
+            names: ``"Float"``, ``"Short"``, ``"Bool"``, ...).
+
+    Returns:
+        ``(shape, stride, storage_offset)``, in elements of the new dtype.
+
+    Raises:
+        RuntimeError: with torch's message, where the element sizes differ and ``x`` is 0-d,
+            or its last stride is not 1, or the ratio of the sizes does not divide (when the
+            new elements are larger) its last size, its storage offset or one of its other
+            strides.
+    """
+    # BEGIN PIECE view_dtype_layout
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("view_dtype_layout")(shape, stride, offset, itemsize, new_itemsize, name, new_name)
+    # END PIECE
 
 
 @_kernel(aten._reshape_alias.default)

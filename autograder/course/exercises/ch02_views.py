@@ -885,3 +885,108 @@ register(Exercise(
     truth=_positions_truth,
     call=_call_positions,
 ))
+
+
+# ---------------------------------------------------------------- view_dtype_layout
+#: each dtype's element size in bytes and the name torch's messages give it (its ScalarType)
+VIEW_DTYPES = {"bool": (1, "Bool"), "uint8": (1, "Byte"), "int8": (1, "Char"),
+               "int16": (2, "Short"), "float16": (2, "Half"), "bfloat16": (2, "BFloat16"),
+               "int32": (4, "Int"), "float32": (4, "Float"), "int64": (8, "Long"),
+               "float64": (8, "Double")}
+_BY_NAME = {name: dtype for dtype, (_, name) in VIEW_DTYPES.items()}
+_last_sizes = st.lists(st.sampled_from([0, 1, 1, 2, 3, 4]), max_size=3).map(tuple)
+
+
+@st.composite
+def _bytes_cases(draw: st.DrawFn) -> Case:
+    old = VIEW_DTYPES[draw(st.sampled_from(sorted(VIEW_DTYPES)))]
+    relation = draw(st.sampled_from([0, 1, 1, -1, -1]))  # same size, larger, smaller
+    news = [v for v in VIEW_DTYPES.values() if (v[0] > old[0]) - (v[0] < old[0]) == relation]
+    new = draw(st.sampled_from(sorted(news or VIEW_DTYPES.values())))
+    shape, stride, offset = draw(strided_layouts(_last_sizes))
+    if shape and draw(st.integers(0, 3)):  # mostly a last dim that steps by 1
+        stride = (*stride[:-1], 1)
+    ratio = new[0] // old[0]
+    if ratio > 1 and shape and draw(st.integers(0, 3)):
+        # mostly a layout that the larger elements fit: the one it would have in them, read
+        # in the smaller ones; now and then one number made one too many
+        shape = (*shape[:-1], shape[-1] * ratio)
+        stride = (*(s * ratio for s in stride[:-1]), stride[-1])
+        offset *= ratio
+        spoil = draw(st.sampled_from([None] * 4 + ["size", "offset", "stride"]))
+        if spoil == "size":
+            shape = (*shape[:-1], shape[-1] + 1)
+        elif spoil == "offset":
+            offset += 1
+        elif spoil == "stride" and len(shape) > 1:
+            d = draw(st.integers(0, len(shape) - 2))
+            stride = (*stride[:d], stride[d] + 1, *stride[d + 1:])
+    return _bytes_case(shape, stride, offset, old[1], new[1])
+
+
+def _bytes_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    torch = _torch()
+    shape, stride, offset, _, _, name, new_name = c.args
+    storage = torch.zeros(_storage_len(shape, stride, offset),
+                          dtype=getattr(torch, _BY_NAME[name]))
+    y = storage.as_strided(shape, stride, offset).view(getattr(torch, _BY_NAME[new_name]))
+    return tuple(y.shape), y.stride(), y.storage_offset()
+
+
+def _bytes_truth(c: Case) -> str:
+    shape, stride, offset, _, _, name, new_name = c.args
+    return (f"x = torch.zeros({_storage_len(shape, stride, offset)}, dtype=torch."
+            f"{_BY_NAME[name]}).as_strided({shape!r}, {stride!r}, {offset}); y = x.view(torch."
+            f"{_BY_NAME[new_name]}); (tuple(y.shape), y.stride(), y.storage_offset())")
+
+
+def _bytes_case(shape, stride, offset, name, new_name) -> Case:
+    """A case from the two dtypes' ScalarType names; their element sizes are looked up."""
+    sizes = {n: size for size, n in VIEW_DTYPES.values()}
+    return Case(args=(tuple(shape), tuple(stride), offset, sizes[name], sizes[new_name], name,
+                      new_name))
+
+
+register(Exercise(
+    name="view_dtype_layout",
+    chapter=CHAPTER,
+    signature="view_dtype_layout(shape, stride, offset, itemsize, new_itemsize, name, "
+              "new_name) -> (shape, stride, storage_offset); raises like torch",
+    fixed=(
+        _bytes_case((2, 3), (3, 1), 0, "Float", "Short"),
+        _bytes_case((2, 4), (4, 1), 0, "Short", "Float"),
+        _bytes_case((3, 4), (8, 1), 4, "Char", "Int"),
+        _bytes_case((2, 3), (1, 2), 0, "Float", "Int"),
+        _bytes_case((3,), (1,), 0, "Bool", "Byte"),
+        _bytes_case((2, 3), (3, 1), 0, "Short", "Long"),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        _bytes_case((4, 2), (2, 1), 1, "Short", "Float"),
+        _bytes_case((4,), (2,), 0, "Float", "Short"),
+        _bytes_case((), (), 0, "Float", "Short"),
+        _bytes_case((3, 2), (3, 1), 0, "Short", "Float"),
+        _bytes_case((4, 1), (2, 3), 0, "Short", "Char"),
+    ),
+    edge=(
+        _bytes_case((), (), 0, "Float", "Int"),
+        _bytes_case((), (), 3, "Double", "Char"),
+        _bytes_case((2, 3), (1, 2), 5, "Half", "BFloat16"),
+        _bytes_case((4, 1), (2, 3), 0, "Short", "Char"),
+        _bytes_case((4, 2), (2, 3), 0, "Short", "Float"),
+        _bytes_case((4, 1), (2, 3), 0, "Short", "Float"),
+        _bytes_case((3, 0), (3, 5), 0, "Short", "Float"),
+        _bytes_case((0, 2), (3, 1), 0, "Short", "Float"),
+        _bytes_case((0, 2), (3, 1), 1, "Short", "Float"),
+        _bytes_case((3, 2), (0, 1), 0, "Short", "Float"),
+        _bytes_case((3, 2), (0, 1), 2, "Float", "Bool"),
+        _bytes_case((3, 2), (2, 0), 0, "Short", "Char"),
+        _bytes_case((3, 4), (1, 3), 0, "Short", "Char"),
+        _bytes_case((3, 3), (3, 2), 3, "Short", "Float"),
+        _bytes_case((3, 4), (3, 2), 3, "Short", "Float"),
+        _bytes_case((3, 4, 2), (3, 5, 1), 2, "Short", "Float"),
+        _bytes_case((2, 4), (4, 1), 0, "Char", "Double"),
+        _bytes_case((2, 8), (8, 1), 8, "Byte", "Double"),
+    ),
+    strategy=_bytes_cases,
+    reference=_bytes_reference,
+    truth=_bytes_truth,
+))

@@ -2478,11 +2478,9 @@ OP_DB += [
         "the gradient through p": lambda lib: lib.bernoulli(
             lib.ones(2, requires_grad=True), 0.5).sum().backward(),
     }),
-    # Allowance: without replacement, a row with fewer positive weights than samples makes
-    # torch pick among zero weights, all tied at p/q = 0, in the order libstdc++'s
-    # nth_element leaves them; reftensor takes them in index order. The drawn weights are
-    # positive; test_op_table.py's test_multinomial_ties_among_zero_weights checks instead
-    # that the samples of positive weights are torch's and the rest distinct zero weights.
+    # The drawn weights are positive; test_op_table.py's
+    # test_multinomial_ties_among_zero_weights takes zero weights (all tied at p/q = 0, in
+    # the order libstdc++'s nth_element and sort leave them, which reftensor replays).
     OpEntry("multinomial", arguments=multinomial_arguments, grad=False,
             values=st.sampled_from([0.5, 1.0, 2.0, 3.0]), errors={
         "a 0-d input": lambda lib: lib.multinomial(lib.tensor(1.0), 1),

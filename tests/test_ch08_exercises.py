@@ -26,7 +26,8 @@ pytestmark = pytest.mark.ch08
 
 CHAPTER = "ch08_rng"
 NAMES = ["seed_words", "temper", "twist", "next_draws", "uniform_floats", "randint_from_draws",
-         "randperm_from_draws", "normal_from_draws", "state_bytes", "order_changes"]
+         "randperm_from_draws", "normal_from_draws", "state_bytes", "order_changes",
+         "multinomial_from_draws"]
 FRESH_SEED = 20261122
 
 
@@ -293,6 +294,32 @@ normal_serial_paired_as_the_fill = edited(
 normal_fill_forgets_the_cache = edited(
     "normal_from_draws", "        return values, cached\n    values = []",
     "        return values, None\n    values = []", "normal_fill_forgets_the_cache")
+multinomial_ties_by_index = edited(
+    "multinomial_from_draws", "samples.append(list(topk(line, num_samples)))",
+    "samples.append(sorted(range(len(line)), key=lambda j: -line[j])[:num_samples])",
+    "multinomial_ties_by_index")
+multinomial_topk_for_one_sample = edited(
+    "multinomial_from_draws", "            if num_samples > 1:\n",
+    "            if num_samples > 0:\n", "multinomial_topk_for_one_sample")
+multinomial_nan_never_wins = edited(
+    "multinomial_from_draws",
+    "if not math.isnan(line[best]) and (math.isnan(score) or score > line[best]):",
+    "if score > line[best]:", "multinomial_nan_never_wins")
+multinomial_one_sample_searches = edited(
+    "multinomial_from_draws", "if not replacement or num_samples == 1:", "if not replacement:",
+    "multinomial_one_sample_searches")
+multinomial_last_entry_at_u = edited(
+    "multinomial_from_draws", "bisect.bisect_left(cumulative, u)",
+    "bisect.bisect_right(cumulative, u)", "multinomial_last_entry_at_u")
+multinomial_float64_throughout = edited(
+    "multinomial_from_draws",
+    'return float(np.float32(x)) if dtype == "float32" else x', "return x",
+    "multinomial_float64_throughout")
+multinomial_24_bit_uniforms = edited(
+    "multinomial_from_draws",
+    "        words = draw(2 * k)\n        return [(((words[2 * i] << 32) | words[2 * i + 1])"
+    " % 2**53) * 2.0**-53\n                for i in range(k)]",
+    "        return [(w % 2**24) * 2.0**-24 for w in draw(k)]", "multinomial_24_bit_uniforms")
 
 
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
@@ -331,6 +358,13 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("order_changes", order_dropout_always_draws, False),
     ("order_changes", order_dedicated_like_global, False),
     ("order_changes", order_one_draw_per_call, False),
+    ("multinomial_from_draws", multinomial_ties_by_index, False),
+    ("multinomial_from_draws", multinomial_topk_for_one_sample, False),
+    ("multinomial_from_draws", multinomial_nan_never_wins, False),
+    ("multinomial_from_draws", multinomial_one_sample_searches, False),
+    ("multinomial_from_draws", multinomial_last_entry_at_u, False),
+    ("multinomial_from_draws", multinomial_float64_throughout, False),
+    ("multinomial_from_draws", multinomial_24_bit_uniforms, False),
 ]
 
 
@@ -347,7 +381,8 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
     assert_mistake_fails(name, answer, passes_visible)
 
 
-REFUSALS = {"seed_words": ["raises ValueError"], "randint_from_draws": ["raises RuntimeError"]}
+REFUSALS = {"seed_words": ["raises ValueError"], "randint_from_draws": ["raises RuntimeError"],
+            "multinomial_from_draws": ["raises RuntimeError"]}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -392,6 +427,13 @@ def test_hidden_cases_cover_the_regimes():
     assert answers.count(True) >= 15 and answers.count(False) >= 15
     assert {c.args[0] for c, _ in hidden_pairs("order_changes")} == {"global", "dedicated",
                                                                       "reseed"}
+    cases = [c for c, _ in hidden_pairs("multinomial_from_draws")]
+    assert {(c.args[1], c.args[3]) for c in cases} == {(d, r) for d in ("float32", "float64")
+                                                       for r in (True, False)}
+    searches = [c for c in cases if c.args[3] and c.args[2] > 1]
+    races = [c for c in cases if not c.args[3] or c.args[2] == 1]
+    assert len(searches) >= 10 and len(races) >= 20
+    assert sum(len(c.args[0]) > 1 for c in cases) >= 10
 
 
 # ---------------------------------------------------------------- the references
@@ -528,4 +570,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "randperm_from_draws",
-                                            randperm_swap_with_z, 40)
+                                            randperm_swap_with_z, 44)

@@ -33,11 +33,11 @@ Not covered, on purpose:
 
 * ``randperm``'s large path (n >= 214,748,364) would take minutes and gigabytes on both
   libraries; only the small path is compared.
-* ``multinomial`` without replacement takes the top k of float scores, and torch's top-k
-  order for *exactly equal* scores is unspecified (libstdc++ ``partial_sort``). The inputs
-  here cannot tie: at most 40 categories with distinct Exp(1) draws, never more samples than
-  non-zero probabilities (zero scores would tie), and the one n = k case is float64 (no tie
-  in 40 measured runs). So results are compared exactly, not as multisets.
+
+``multinomial`` without replacement takes the top k of float scores, and equal scores (every
+zero weight scores 0) come out in the order libstdc++'s ``nth_element`` and ``sort`` leave
+them; reftensor replays those (``sorting.topk_order``), so the samples are compared exactly
+(``multinomial_program`` draws zeros and ties).
 """
 
 from __future__ import annotations
@@ -1228,3 +1228,143 @@ def test_normal_from_draws_runs_only_on_small_draws_and_only_where_asked():
             reftensor.randn(20, 2, generator=g).t().normal_()  # serial, any size below 64
             reftensor.randn(64, dtype=reftensor.float64, generator=g)  # too many: NumPy
     assert [c.args[:2] for c in spy.call_args_list] == [(5, True), (40, True), (40, False)]
+
+
+# ================================================================== the multinomial piece
+@contextlib.contextmanager
+def multinomial_from_the_piece(on: bool):
+    """The route of ``multinomial`` of fewer than ``discrete.FEW`` float32/float64
+    probabilities: ``multinomial_from_draws`` (``True``, the student edition's) or NumPy
+    (``False``, the reference's)."""
+    from reftensor.random import discrete
+
+    saved = discrete.PIECE
+    discrete.PIECE = on
+    try:
+        yield
+    finally:
+        discrete.PIECE = saved
+
+
+#: weights with zeros (tied scores of 0), equal weights, tiny and large ones
+MULTINOMIAL_WEIGHTS = (0.0, 0.0, 0.0, 1.0, 1.0, 0.5, 0.25, 3.0, 0.1, 1e-3, 7.5, 2.0 ** -20)
+
+
+@st.composite
+def multinomial_program(draw: st.DrawFn) -> str:
+    """One ``multinomial`` call: 1-d or 2-d weights (zeros, ties, a single nonzero one, now
+    and then a weight or a row torch refuses), either dtype, transposed or not, any number of
+    samples that torch takes, with and without replacement, on ``g`` or the default."""
+    dtype = draw(st.sampled_from(("float32", "float64", "float32", "float64", "float16")))
+    rows, n = draw(st.sampled_from((1, 1, 2, 3))), draw(st.integers(1, 21))
+    weights = st.sampled_from(MULTINOMIAL_WEIGHTS)
+    probs = [draw(st.lists(weights, min_size=n, max_size=n)) for _ in range(rows)]
+    for row in probs:
+        if not any(row) and draw(st.integers(0, 7)):
+            row[draw(st.integers(0, n - 1))] = 1.0
+    if draw(st.integers(0, 9)) == 0:
+        probs[draw(st.integers(0, rows - 1))][draw(st.integers(0, n - 1))] = draw(
+            st.sampled_from((-1.0, math.inf, math.nan)))
+    replacement = draw(st.booleans())
+    k = draw(st.integers(1, 3 * n if replacement else n))
+    text = repr(probs if rows > 1 or draw(st.booleans()) else probs[0]).replace(
+        "nan", "math.nan").replace("inf", "math.inf")
+    t = f"lib.tensor({text}, dtype=lib.{dtype})"
+    if rows > 1 and draw(st.booleans()):  # column-major: torch draws the q's in that order
+        t += ".t().contiguous().t()"
+    return f"out = lib.multinomial({call(t, str(k), f'replacement={replacement}', draw(GEN))})"
+
+
+MULTINOMIAL_STEPS = (
+    "out = lib.multinomial(lib.tensor([0.0, 1.0, 0.0, 2.0, 0.0, 0.0]), 6, generator=g)",
+    "out = lib.multinomial(lib.ones(7, 9, dtype=lib.float64).t(), 9, generator=g)",  # 63
+    "out = lib.multinomial(lib.ones(8, 8, dtype=lib.float64), 8)",  # 64: NumPy
+    "out = lib.multinomial(lib.tensor([[1.0, 1.0], [1.0, math.nan]]), 3, True, generator=g)",
+    "out = lib.multinomial(lib.tensor([[1.0, 1.0], [0.0, 0.0]]), 3, True)",
+    "out = lib.multinomial(lib.tensor([math.inf, -1.0]), 2, True)",
+    "out = lib.multinomial(lib.tensor([0.5, 0.25, 0.25], dtype=lib.float64), 1, True)",
+    "out = lib.multinomial(lib.tensor([2.0 ** -20, 1.0]), 40, True, generator=g)",
+    "out = lib.multinomial(lib.zeros(0, 3), 2)",
+    "out = lib.multinomial(lib.tensor([0.0, 1.0]), 2, out=lib.zeros(5, dtype=lib.int64))",
+)
+
+
+@pytest.mark.parametrize("piece", [True, False], ids=["multinomial_from_draws", "numpy"])
+@settings(max_examples=examples(20), deadline=None)
+@given(seed=seeds, steps=st.lists(multinomial_program(), min_size=1, max_size=6))
+def test_multinomial_from_the_piece_matches_torch(piece, seed, steps):
+    """The reference ``multinomial_from_draws`` (switched on) and NumPy give torch's samples
+    (ties among equal scores in torch's order) and whole state after every call."""
+    with multinomial_from_the_piece(piece):
+        run_code(seeded(seed, seed + 1), steps)
+
+
+def test_multinomial_every_step_from_the_piece():
+    with multinomial_from_the_piece(True):
+        run_code(seeded(), list(MULTINOMIAL_STEPS))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(program=multinomial_program(), seed=st.integers(0, 2**32 - 1))
+def test_multinomial_piece_and_numpy_agree(program, seed):
+    """Samples, error messages (not only classes) and the generator state, piece or NumPy."""
+    outcomes = []
+    for on in (True, False):
+        g = reftensor.Generator().manual_seed(seed)
+        reftensor.manual_seed(seed)
+        namespace = {"lib": reftensor, "g": g, "math": math}
+        with multinomial_from_the_piece(on):
+            try:
+                exec(program, namespace)
+                result = namespace["out"].tolist()
+            except RuntimeError as error:
+                result = str(error)
+        outcomes.append((result, g.get_state().tolist(), reftensor.get_rng_state().tolist()))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_multinomial_from_draws_runs_only_on_small_inputs_and_only_where_asked():
+    from unittest import mock
+
+    from reftensor import pieces
+    from reftensor.random import discrete
+
+    assert discrete.PIECE == pieces.stubbed(discrete.multinomial_from_draws)
+    g = reftensor.Generator().manual_seed(1)
+    with mock.patch.object(discrete, "multinomial_from_draws",
+                           wraps=discrete.multinomial_from_draws) as spy:
+        with multinomial_from_the_piece(False):
+            reftensor.multinomial(reftensor.ones(3), 2, generator=g)
+        assert spy.call_count == 0
+        with multinomial_from_the_piece(True):
+            reftensor.multinomial(reftensor.ones(3), 2, generator=g)  # the race
+            reftensor.multinomial(reftensor.ones(2, 3, dtype=reftensor.float64), 5, True)
+            reftensor.multinomial(reftensor.ones(3, 21).t(), 1, generator=g)  # 63 weights
+            reftensor.multinomial(reftensor.ones(64), 2)  # too many: NumPy
+            reftensor.multinomial(reftensor.ones(3, dtype=reftensor.float16), 2)  # NumPy
+            reftensor.multinomial(reftensor.ones(0, 3), 2)  # no samples to take
+            with pytest.raises(RuntimeError):  # torch's check before the race: the library's
+                reftensor.multinomial(reftensor.tensor([1.0, -1.0]), 1)
+    assert [c.args[1:4] for c in spy.call_args_list] == [
+        ("float32", 2, False), ("float64", 5, True), ("float32", 1, False)]
+    assert [len(c.args[0]) for c in spy.call_args_list] == [1, 2, 21]
+
+
+def test_a_wrong_multinomial_piece_changes_the_library():
+    from unittest import mock
+
+    from reftensor.random import discrete
+
+    right = discrete.multinomial_from_draws
+
+    def reversed_samples(*args):
+        return [row[::-1] for row in right(*args)]
+
+    def sample(on: bool, fn=right):
+        with multinomial_from_the_piece(on), \
+                mock.patch.object(discrete, "multinomial_from_draws", fn):
+            g = reftensor.Generator().manual_seed(5)
+            return reftensor.multinomial(reftensor.tensor([1.0, 2.0, 3.0]), 3, generator=g)
+    assert sample(True).tolist() == sample(False).tolist()
+    assert sample(True, reversed_samples).tolist() == sample(True).tolist()[::-1]
+    assert sample(False, reversed_samples).tolist() == sample(False).tolist()

@@ -1753,6 +1753,32 @@ CORNERS = {
          on(lambda n, contiguous, draws, cached: n and any(
              d in (0, 0xFFFFFFFF) for d in draws[:2 * n + 2]))),
     ],
+    "multinomial_from_draws": [
+        ("float32 weights", on(lambda rows, dtype, k, rep, draws: dtype == "float32")),
+        ("float64 weights", on(lambda rows, dtype, k, rep, draws: dtype == "float64")),
+        ("a 1-d input", lambda case: case.ctx("one_d")),
+        ("several rows", on(lambda rows, dtype, k, rep, draws: len(rows) > 1)),
+        ("one category", on(lambda rows, dtype, k, rep, draws: len(rows[0]) == 1)),
+        ("with replacement, several samples (the search)",
+         on(lambda rows, dtype, k, rep, draws: rep and k > 1)),
+        ("with replacement, one sample (the race)",
+         on(lambda rows, dtype, k, rep, draws: rep and k == 1)),
+        ("without replacement, every category",
+         on(lambda rows, dtype, k, rep, draws: not rep and k == len(rows[0]) > 1)),
+        ("zero weights taken without replacement (tied scores)",
+         on(lambda rows, dtype, k, rep, draws: not rep and k > 1 and any(
+             sum(p > 0 for p in row) < k for row in rows))),
+        ("equal positive weights", on(lambda rows, dtype, k, rep, draws: any(
+            len(row) > 1 and len(set(row)) == 1 and row[0] > 0 for row in rows))),
+        ("one nonzero weight in a row of several", on(lambda rows, dtype, k, rep, draws: any(
+            len(row) > 1 and sum(p != 0 for p in row) == 1 for row in rows))),
+        ("a row the kernel refuses while it samples",
+         lambda case: raises(torch_says("multinomial_from_draws")(case), "RuntimeError")),
+        ("a 53-bit uniform of 0 among the draws used", on(
+            lambda rows, dtype, k, rep, draws: any(
+                draws[i] % 2 ** 21 == 0 and draws[i + 1] == 0
+                for i in range(0, len(draws) - 1, 2)))),
+    ],
     "state_bytes": [
         ("no cached normal", on(lambda seed, words, left, nxt, d, f: d is None and f is None)),
         ("a cached double normal", on(lambda seed, words, left, nxt, d, f: d is not None)),

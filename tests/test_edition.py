@@ -541,6 +541,10 @@ WRONG_PIECES = {
                           "reftensor.Generator().manual_seed(0)).tolist()",
                           "lambda right: lambda n, contiguous, draw, cached: (lambda r: ("
                           "[-v for v in r[0]], r[1]))(right(n, contiguous, draw, cached))"),
+    "multinomial_from_draws": ("reftensor.multinomial(reftensor.tensor([1.0, 2.0, 3.0]), 3, "
+                               "generator=reftensor.Generator().manual_seed(0)).tolist()",
+                               "lambda right: lambda *args: [row[::-1] for row in "
+                               "right(*args)]"),
     "state_bytes": ("reftensor.Generator().manual_seed(3).get_state()[:24].tolist()",
                     "lambda right: lambda seed, words, left, position, d, f: "
                     "right(seed, words, left, position + 1, d, f)"),

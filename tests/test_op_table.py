@@ -991,9 +991,9 @@ def test_error_inputs(case):
 
 
 def test_multinomial_ties_among_zero_weights():
-    """The check behind op_db's multinomial allowance: with more samples than positive
-    weights (without replacement), the samples of the positive weights are torch's, the
-    rest are distinct categories of weight 0, and the generator has moved as torch's."""
+    """With more samples than positive weights (without replacement), the zero weights
+    come out in torch's order (libstdc++'s, replayed), and the generator has moved as
+    torch's."""
     for seed in range(10):
         for n, k in ((4, 3), (8, 5), (20, 5), (200, 5)):
             weights = [0.0] * n
@@ -1002,8 +1002,7 @@ def test_multinomial_ties_among_zero_weights():
             reftensor.manual_seed(seed)
             expected = torch.multinomial(torch.tensor(weights), k).tolist()
             got = reftensor.multinomial(reftensor.tensor(weights), k).tolist()
-            assert got[:2] == expected[:2]
-            assert len(set(got[2:])) == k - 2 and all(weights[i] == 0 for i in got[2:])
+            assert got == expected
             assert reftensor.rand(1).item() == torch.rand(1).item()
 
 

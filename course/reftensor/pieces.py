@@ -124,6 +124,7 @@ PIECES: dict[str, Piece] = {
     "randperm_from_draws": Piece("ch08_rng", 7),
     "normal_from_draws": Piece("ch08_rng", 8),
     "state_bytes": Piece("ch08_rng", 9),
+    "multinomial_from_draws": Piece("ch08_rng", 10),
     "conv_output_size": Piece("ch10_capstone", 1),
     "pool_output_size": Piece("ch10_capstone", 2),
     "window_layout": Piece("ch10_capstone", 3),

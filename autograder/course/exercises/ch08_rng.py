@@ -982,3 +982,299 @@ register(_NormalExercise(
     call=_call_normal,
     hidden_examples=60,
 ))
+
+
+# ---------------------------------------------------------------- multinomial_from_draws
+def _heap_fix(a: list, first: int, hole: int, length: int, value, less) -> None:
+    """libstdc++'s ``__adjust_heap`` (the hole sifted down, then ``value`` pushed up)."""
+    top = second = hole
+    while second < (length - 1) // 2:
+        second = 2 * (second + 1)
+        if less(a[first + second], a[first + second - 1]):
+            second -= 1
+        a[first + hole] = a[first + second]
+        hole = second
+    if length % 2 == 0 and second == (length - 2) // 2:
+        second = 2 * (second + 1)
+        a[first + hole] = a[first + second - 1]
+        hole = second - 1
+    parent = (hole - 1) // 2
+    while hole > top and less(a[first + parent], value):
+        a[first + hole] = a[first + parent]
+        hole, parent = parent, (parent - 1) // 2
+    a[first + hole] = value
+
+
+def _heap_select(a: list, first: int, middle: int, last: int, less) -> None:
+    n = middle - first
+    for parent in range((n - 2) // 2, -1, -1) if n >= 2 else ():
+        _heap_fix(a, first, parent, n, a[first + parent], less)
+    for i in range(middle, last):
+        if less(a[i], a[first]):
+            value, a[i] = a[i], a[first]
+            _heap_fix(a, first, 0, n, value, less)
+
+
+def _sort_heap(a: list, first: int, last: int, less) -> None:
+    while last - first > 1:
+        last -= 1
+        value, a[last] = a[last], a[first]
+        _heap_fix(a, first, 0, last - first, value, less)
+
+
+def _partition(a: list, first: int, last: int, less) -> int:
+    """The median of the second, middle and last elements moved to ``first``; Hoare's
+    partition of the rest around it (libstdc++'s ``__unguarded_partition_pivot``)."""
+    x, y, z = first + 1, first + (last - first) // 2, last - 1
+    if less(a[x], a[y]):
+        pick = y if less(a[y], a[z]) else z if less(a[x], a[z]) else x
+    else:
+        pick = x if less(a[x], a[z]) else z if less(a[y], a[z]) else y
+    a[first], a[pick] = a[pick], a[first]
+    pivot, first = first, first + 1
+    while True:
+        while less(a[first], a[pivot]):
+            first += 1
+        last -= 1
+        while less(a[pivot], a[last]):
+            last -= 1
+        if not first < last:
+            return first
+        a[first], a[last] = a[last], a[first]
+        first += 1
+
+
+def _insertion_sort(a: list, first: int, last: int, less) -> None:
+    for i in range(first + 1, last):
+        value, j = a[i], i
+        if less(value, a[first]):
+            a[first + 1:i + 1] = a[first:i]
+            a[first] = value
+            continue
+        while less(value, a[j - 1]):
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = value
+
+
+def _std_sort(a: list, first: int, last: int, less) -> None:
+    """libstdc++'s ``std::sort``: introsort down to ranges of 16, then insertion sort."""
+    def loop(first: int, last: int, depth: int) -> None:
+        while last - first > 16:
+            if depth == 0:
+                _heap_select(a, first, last, last, less)
+                _sort_heap(a, first, last, less)
+                return
+            depth -= 1
+            cut = _partition(a, first, last, less)
+            loop(cut, last, depth)
+            last = cut
+
+    if last - first > 1:
+        loop(first, last, 2 * ((last - first).bit_length() - 1))
+        _insertion_sort(a, first, min(last, first + 16), less)
+        for i in range(first + 16, last):  # the rest: unguarded linear inserts
+            value, j = a[i], i
+            while less(value, a[j - 1]):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = value
+
+
+def _nth_element(a: list, nth: int, less) -> None:
+    """libstdc++'s ``std::nth_element`` (introselect) on the whole list."""
+    first, last = 0, len(a)
+    if nth == last:
+        return
+    depth = 2 * ((last - first).bit_length() - 1)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(a, first, nth + 1, last, less)
+            a[first], a[nth] = a[nth], a[first]
+            return
+        depth -= 1
+        cut = _partition(a, first, last, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(a, first, last, less)
+
+
+def torch_topk(scores, k: int) -> list[int]:
+    """``torch.topk(torch.tensor(scores), k).indices.tolist()`` on the CPU, without torch:
+    its kernel's steps (``std::partial_sort`` when ``64 * k <= n``, else
+    ``std::nth_element`` and ``std::sort`` of the first ``k - 1``) on (score, index) pairs,
+    nan the largest; the ``topk`` that grading hands ``multinomial_from_draws``."""
+    def before(x, y) -> bool:  # torch's comparator for the largest: nan first
+        return (x[0] != x[0] and y[0] == y[0]) or x[0] > y[0]
+
+    a = [(float(s), i) for i, s in enumerate(scores)]
+    if k * 64 <= len(a):
+        _heap_select(a, 0, k, len(a), before)
+        _sort_heap(a, 0, k, before)
+    elif k:
+        _nth_element(a, k - 1, before)
+        _std_sort(a, 0, k - 1, before)
+    return [i for _, i in a[:k]]
+
+
+#: probabilities each float dtype holds exactly: zeros, ties, tiny and large weights
+WEIGHTS = (0.0, 0.0, 0.0, 1.0, 1.0, 0.5, 0.25, 3.0, 0.1, 1e-3, 7.5, 2.0 ** -20)
+#: probabilities the kernel refuses while it samples (with replacement)
+BAD_WEIGHTS = (-1.0, -0.0 - 2.0 ** -20, float("inf"), float("-inf"), float("nan"))
+
+
+def _multinomial_case(rows, dtype: str, k: int, replacement: bool, draws,
+                      one_d: bool = False) -> Case:
+    return Case(args=(tuple(tuple(r) for r in rows), dtype, k, replacement, tuple(draws)),
+                context=(("one_d", one_d and len(rows) == 1),))
+
+
+def _needed(rows, k: int, replacement: bool) -> int:
+    """The raw draws torch takes: two per probability for the race, two per sample else."""
+    return 2 * len(rows) * (k if replacement and k > 1 else len(rows[0]))
+
+
+def _weights_row(draw: st.DrawFn, n: int, dtype: str) -> list[float]:
+    kind = _pick(draw, ("mixed", "mixed", "zeros", "one", "ties", "random"))
+    if kind == "one":  # one nonzero probability
+        row = [0.0] * n
+        row[_pick(draw, range(n))] = _pick(draw, WEIGHTS[3:])
+        return row
+    if kind == "ties":
+        return [_pick(draw, WEIGHTS[3:])] * n
+    if kind == "random":  # arbitrary values of the dtype
+        stream = random.Random(_uint(draw, 32))
+        import numpy as np
+
+        cast = np.float32 if dtype == "float32" else np.float64
+        return [float(cast(stream.random() * 4.0)) for _ in range(n)]
+    row = [_pick(draw, WEIGHTS) for _ in range(n)]
+    if kind == "zeros" or not any(row):  # mostly zeros, at least one positive
+        row = [0.0] * n
+        row[_pick(draw, range(n))] = 1.0
+        if n > 1 and _pick(draw, (0, 1)):
+            row[_pick(draw, range(n))] = 0.5
+    return row
+
+
+@st.composite
+def _multinomial_cases(draw: st.DrawFn) -> Case:
+    dtype = _pick(draw, ("float32", "float64"))
+    rows = _pick(draw, (1, 1, 1, 2, 3))
+    n = _pick(draw, (1, 2, 3, 4, 5, 6, 8, 10, 16, 20) if rows == 1 else (1, 2, 3, 5, 8, 12))
+    probs = [_weights_row(draw, n, dtype) for _ in range(rows)]
+    replacement = _pick(draw, (True, False))
+    if replacement:
+        k = _pick(draw, (1, 2, 3, 5, 8, 20, 50)) if _pick(draw, (0, 1)) else 1 + _uint(draw, 5)
+        if k > 1 and _pick(draw, (0, 0, 0, 1)):  # a row the kernel refuses as it samples
+            row = probs[_pick(draw, range(rows))]
+            if _pick(draw, (0, 1)):
+                row[_pick(draw, range(n))] = _pick(draw, BAD_WEIGHTS)
+            else:
+                row[:] = [0.0] * n
+    else:
+        k = 1 + _uint(draw, 6) % n
+    draws = list(_some_draws(draw, _needed(probs, k, replacement)))
+    if draws and _pick(draw, (0, 0, 0, 1)):  # u = 0: a 53-bit uniform of zero (q = 0)
+        at = 2 * _pick(draw, range(len(draws) // 2))
+        draws[at:at + 2] = [_pick(draw, (0, 0xFF000000, 0x80E00000)), 0]
+    return _multinomial_case(probs, dtype, k, replacement, draws, _pick(draw, (True, False)))
+
+
+@dataclass(frozen=True)
+class _MultinomialExercise(Exercise):
+    def call_text(self, case: Case) -> str:
+        rows, dtype, k, replacement, draws = case.args
+        return (f"{self.name}({[list(r) for r in rows]}, {dtype!r}, {k}, {replacement}, draw, "
+                f"topk), draw(k) giving the next k of {list(draws)}, topk as torch.topk's "
+                "indices")
+
+
+def _multinomial_reference(c: Case) -> tuple[list[list[int]], int]:
+    torch = _torch()
+    rows, dtype, k, replacement, draws = c.args
+    g = generator_with_draws(torch, draws)
+    p = torch.tensor([list(r) for r in rows], dtype=getattr(torch, dtype))
+    if c.ctx("one_d"):
+        samples = [torch.multinomial(p[0], k, replacement, generator=g).tolist()]
+    else:
+        samples = torch.multinomial(p, k, replacement, generator=g).tolist()
+    return samples, _state_fields(state_of(g))[3]  # next: the raw draws used
+
+
+def _call_multinomial(answer, case: Case):
+    """The answer's (samples, draws used), given ``draw`` over the case's draws and
+    ``torch_topk``."""
+    rows, dtype, k, replacement, draws = case.args
+    used = [0]
+
+    def draw(count: int) -> list[int]:
+        if not 0 <= count <= len(draws) - used[0]:
+            raise ValueError(f"draw({count}) asks for more draws than torch uses here")
+        used[0] += count
+        return list(draws[used[0] - count:used[0]])
+
+    samples = answer([list(r) for r in rows], dtype, k, replacement, draw, torch_topk)
+    return [list(s) for s in samples], used[0]
+
+
+def _multinomial_truth(c: Case) -> str:
+    rows, dtype, k, replacement, draws = c.args
+    p = f"torch.tensor({list(rows[0]) if c.ctx('one_d') else [list(r) for r in rows]}, " \
+        f"dtype=torch.{dtype})"
+    return (f"g = a generator whose next raw draws are {list(draws)}; torch.multinomial({p}, "
+            f"{k}, {replacement}, generator=g).tolist() (as a list of rows), and how many raw "
+            "draws g used")
+
+
+def _draws_for(rows, k: int, replacement: bool, start: int = 0x2545F491) -> tuple[int, ...]:
+    stream = random.Random(start)
+    return tuple(stream.getrandbits(32) for _ in range(_needed(rows, k, replacement)))
+
+
+def _mcase(rows, dtype: str, k: int, replacement: bool, draws=None, one_d: bool = False) -> Case:
+    return _multinomial_case(rows, dtype, k, replacement,
+                             _draws_for(rows, k, replacement) if draws is None else draws, one_d)
+
+
+register(_MultinomialExercise(
+    name="multinomial_from_draws",
+    chapter=CHAPTER,
+    signature="multinomial_from_draws(rows, dtype, num_samples, replacement, draw, topk) -> "
+              "list of rows of samples: torch.multinomial(p, num_samples, replacement) for the "
+              "2-d p of dtype 'float32' or 'float64' holding rows, from a generator whose raw "
+              "draws come from draw(k); topk(scores, k) gives torch.topk's indices; raises "
+              "RuntimeError where torch's kernel does while it samples",
+    fixed=(
+        _mcase([[1.0, 2.0, 0.5, 0.0]], "float32", 1, False, one_d=True),
+        _mcase([[1.0, 2.0, 0.5, 0.25]], "float64", 3, False),
+        _mcase([[1.0, 2.0, 0.5, 0.0], [0.0, 0.0, 1.0, 3.0]], "float32", 5, True),
+        _mcase([[0.5, 0.25, 0.25]], "float64", 1, True),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        _mcase([[0.0, 1.0, 0.0, 0.0, 0.0, 0.0]], "float64", 6, False),
+        _mcase([[0.0, 1.0]], "float64", 2, True, (0, 0, 5, 6)),
+        _mcase([[1.0, 0.0, 1.0]], "float32", 1, False, (9, 9, 0, 0, 5, 6)),
+        _mcase([[1.0, float("nan")]], "float64", 2, True),
+        # q rounded to float32 ties two scores that differ in float64
+        _mcase([[1.0, 1.0]], "float32", 1, False, (0x12345, 0x6789ABCE, 0x12345, 0x6789ABCD)),
+        _mcase([[1.0] * 4], "float64", 1, False, (5, 7) * 4),  # argmax, not topk(scores, 1)
+    ),
+    edge=(
+        _mcase([[3.0]], "float32", 1, False),
+        _mcase([[3.0]], "float64", 4, True, one_d=True),
+        _mcase([[1.0] * 10], "float32", 10, False),
+        _mcase([[0.0] * 7 + [1.0]], "float64", 8, False),
+        _mcase([[1.0, 1.0], [0.0, 0.0]], "float32", 3, True),
+        _mcase([[1.0, 0.5, 1.0]], "float64", 2, False, (9, 9, 0xFF000000, 0, 5, 6)),
+        _mcase([[float("inf"), -1.0]], "float32", 2, True),
+        _mcase([[2.0 ** -20, 1.0, 2.0 ** -20]], "float32", 30, True),
+        _mcase([[0.1] * 3, [0.25, 0.0, 0.0]], "float32", 3, False),
+    ),
+    strategy=_multinomial_cases,
+    reference=_multinomial_reference,
+    truth=_multinomial_truth,
+    call=_call_multinomial,
+    hidden_examples=60,
+))

@@ -10,19 +10,25 @@
   the input dtype (float32 for float16/bfloat16), divided by its total, the last entry set
   to exactly 1; each sample is the first entry ``>= u`` for a 53-bit ``u`` (binary search).
 
-Order of exactly tied scores: torch's top-k uses an unstable sort, so two categories with
-*bit-identical* scores may come out in either order; reftensor puts the lower index first.
-Ties need equal ``p / q``: rare in float64, uncommon in float32 (equal probabilities, many
-categories), and frequent in float16/bfloat16, whose scores have 11 and 8 bits.
+Order of exactly tied scores (zero probabilities all score 0): torch's top-k runs
+libstdc++'s ``std::nth_element`` and ``std::sort``, which leave equal scores in an order of
+their own; reftensor takes the same order from ``sorting.topk_order``.
+
+In the student edition, every ``multinomial`` of a float32 or float64 input of fewer than
+``FEW`` probabilities is sampled by the student's ``multinomial_from_draws`` (chapter 8),
+which takes the raw draws from the generator itself; the reference keeps the NumPy code
+below (``_race``, ``_with_replacement``). ``tests/test_ch08_rng.py`` proves the two agree.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .. import dtypes, iterator, layout
+from .. import dtypes, iterator, layout, pieces, sorting
 from .._ops import DispatchKey, aten
 from ..tensor import Tensor
 from . import fill
@@ -30,7 +36,7 @@ from .generator import Generator
 from .uniform import u24, u53
 
 __all__ = ["bernoulli_tensor_", "bernoulli_float_", "bernoulli", "bernoulli_p", "bernoulli_out",
-           "exponential_", "multinomial", "multinomial_out"]
+           "exponential_", "multinomial", "multinomial_out", "multinomial_from_draws"]
 
 
 # ------------------------------------------------------------------------------ bernoulli
@@ -196,22 +202,27 @@ def _check_multinomial(input: Tensor, num_samples: int, replacement: bool) -> No
         raise RuntimeError("number of categories cannot exceed 2^24")
 
 
-def _race(input: Tensor, num_samples: int, gen: Generator) -> np.ndarray:
-    """Without replacement (or one sample): the top ``num_samples`` of ``p / q``."""
-    p = input._elements()
+def _check_race(p: np.ndarray) -> None:
+    """torch's checks of the whole input before the race draws anything."""
     if not (np.isfinite(p).all() and (p >= 0).all()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     rows = p.reshape(-1, p.shape[-1]) if p.shape[-1] else p.reshape(0, 0)
     if (rows.astype(np.float64).sum(axis=-1) == 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def _race(input: Tensor, num_samples: int, gen: Generator) -> np.ndarray:
+    """Without replacement (or one sample): the top ``num_samples`` of ``p / q``."""
+    p = input._elements()
+    _check_race(p)
     q = fill.like(input, None, None, layout.preserve_format)  # empty_like(p).exponential_(1)
     _exponential_kernel(q, 1.0, gen)
     with np.errstate(divide="ignore", invalid="ignore"):
         score = (p / q._elements()).astype(p.dtype)
-    score = score.reshape(rows.shape).astype(np.float64)  # exact for every float dtype
+    score = score.reshape(-1, p.shape[-1]).astype(np.float64)  # exact for every float dtype
     if num_samples == 1:
-        return np.argmax(score, axis=-1)[:, None]
-    return np.argsort(-score, axis=-1, kind="stable")[:, :num_samples]
+        return np.argmax(score, axis=-1)[:, None]  # the first maximum (or nan)
+    return sorting.topk_order(score, num_samples, 1, True, True)
 
 
 def _with_replacement(input: Tensor, num_samples: int, gen: Generator) -> np.ndarray:
@@ -219,10 +230,12 @@ def _with_replacement(input: Tensor, num_samples: int, gen: Generator) -> np.nda
     rows = p.reshape(-1, p.shape[-1])
     out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
     for i, row in enumerate(rows):
-        if (row < 0).any():
+        # each entry is checked in turn (val >= 0, then finite): nan fails the first
+        bad = np.flatnonzero(~(row >= 0) | ~np.isfinite(row))
+        if bad.size and not row[bad[0]] >= 0:
             raise RuntimeError("invalid multinomial distribution (encountering probability "
                                "entry < 0)")
-        if not np.isfinite(row).all():
+        if bad.size:
             raise RuntimeError("invalid multinomial distribution (encountering probability "
                                "entry = infinity or NaN)")
         # a running sum in the input dtype (float32 for float16/bfloat16), then / total
@@ -235,6 +248,82 @@ def _with_replacement(input: Tensor, num_samples: int, gen: Generator) -> np.nda
         cum[-1] = 1.0
         out[i] = np.searchsorted(cum, u53(gen._draw64(num_samples)), side="left")
     return out
+
+
+def multinomial_from_draws(rows: Sequence[Sequence[float]], dtype: str, num_samples: int,
+                           replacement: bool, draw: Callable[[int], Sequence[int]],
+                           topk: Callable[[Sequence[float], int], Sequence[int]]
+                           ) -> list[list[int]]:
+    """``torch.multinomial(p, num_samples, replacement)`` on the CPU for a 2-d ``p`` of
+    ``dtype`` whose rows are ``rows``, from a generator whose raw 32-bit draws come from
+    ``draw`` (a 1-d ``p`` is one row).
+
+    Args:
+        rows: the probabilities (weights), one list of floats per row, every row of the
+            same length n >= 1; each float is a value of ``dtype``.
+        dtype: ``"float32"`` or ``"float64"``, ``p``'s dtype.
+        num_samples: an int >= 1 (at most n unless ``replacement``).
+        replacement: whether a category may be drawn more than once.
+        draw: ``draw(k)`` returns the generator's next ``k`` raw 32-bit draws (ints in
+            ``[0, 2**32)``), as torch's ``random()`` gives them; call it for exactly the
+            draws torch uses, in torch's order. (Where torch draws for the elements of ``p``
+            in memory order, the library hands them over in row-major order.)
+        topk: ``topk(scores, k)`` returns the indices of the ``k`` largest of ``scores`` (a
+            list of floats, nan the largest), as ``torch.topk(torch.tensor(scores),
+            k).indices.tolist()`` does, ties in torch's order.
+
+    Returns:
+        One list of ``num_samples`` category indices per row.
+
+    Raises:
+        RuntimeError: where torch's CPU kernel raises while it samples, with torch's
+            message. (The checks torch makes before it draws, such as a negative, infinite
+            or nan probability or a row of zeros without replacement, are the library's.)
+    """
+    # BEGIN PIECE multinomial_from_draws
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("multinomial_from_draws")(rows, dtype, num_samples, replacement, draw, topk)
+    # END PIECE
+
+
+#: ``multinomial`` of fewer probabilities than this (float32 or float64) is sampled by
+#: ``multinomial_from_draws`` where ``PIECE`` is set (the rule of ``uniform.FEW``).
+FEW = 64
+#: Does the library run ``multinomial_from_draws``? Yes in the student edition (where the
+#: piece runs the student's answer, or a published chapter's body); no in the reference.
+#: Asked once, here.
+PIECE = pieces.stubbed(multinomial_from_draws)
+
+
+def _topk(scores: Sequence[float], k: int) -> list[int]:
+    """torch.topk's indices of the ``k`` largest ``scores``, ties in torch's order."""
+    return sorting.topk_order(np.array(scores, dtype=np.float64)[None, :], k, 1, True,
+                              True)[0].tolist()
+
+
+def _from_piece(input: Tensor, num_samples: int, replacement: bool,
+                gen: Generator) -> np.ndarray:
+    """``multinomial_from_draws`` for ``input``: the samples, one row per row."""
+    p = input._elements()
+    if replacement and num_samples > 1:
+        def draw(k: int) -> list[int]:
+            return gen._draw32(k).tolist()
+    else:
+        _check_race(p)
+        # torch draws the exponentials in the memory order of empty_like(input): the pair
+        # of draws of each element, handed over in row-major order
+        rank = fill.like(input, dtypes.int64, None, layout.preserve_format)
+        fill.write(rank, np.arange(input.numel()))
+        words = gen._draw32(2 * input.numel()).reshape(-1, 2)[rank._elements().reshape(-1)]
+        pending = words.reshape(-1).tolist()
+
+        def draw(k: int) -> list[int]:
+            taken, pending[:k] = pending[:k], []
+            return taken + (gen._draw32(k - len(taken)).tolist() if k > len(taken) else [])
+    rows = p.reshape(-1, p.shape[-1]).tolist()
+    return np.array(multinomial_from_draws(rows, input.dtype.name, num_samples, replacement,
+                                           draw, _topk), dtype=np.int64)
 
 
 def _samples_shape(input: Tensor, num_samples: int) -> tuple[int, ...]:
@@ -256,7 +345,9 @@ def _sample_into(out: Tensor, input: Tensor, num_samples: int, replacement: bool
         iterator.resize_output(out, shape, layout.contiguous_strides(shape))
     if out.numel() == 0:
         return
-    if not replacement or num_samples == 1:
+    if PIECE and input.numel() < FEW and input.dtype in (dtypes.float32, dtypes.float64):
+        result = _from_piece(input, num_samples, replacement, gen)
+    elif not replacement or num_samples == 1:
         result = _race(input, num_samples, gen)
     else:
         result = _with_replacement(input, num_samples, gen)

@@ -1,26 +1,36 @@
 """Matrix multiplication: ``matmul`` (``@``) and the kernels it dispatches to.
 
-``matmul`` reads its operands' dims and picks a kernel, exactly as torch does:
+``matmul`` reads its operands' dims, and for a batch their strides and whether they require
+grad, and picks a kernel exactly as torch's ``_matmul_impl`` does. That decision is
+:func:`matmul_plan` (chapter 4, a function on plain shapes and strides), asked on every call:
 
 =============  ==========================================================================
+3-D @ 3-D      when exactly one of the two batches (dim 0) has size 1, and that operand
+               requires grad (even under ``no_grad``, and with ``out=``), it is
+               ``squeeze(0)``-ed to a matrix first, and the rows below decide.
 1-D @ 1-D      ``dot``: a 0-d tensor.
 2-D @ 1-D      ``mv``: a vector.
 1-D @ 2-D      the vector becomes a 1-row matrix, ``mm``, and the row dim is dropped.
 2-D @ 2-D      ``mm``.
-N-D (N >= 3)   batched: the dims before the last two broadcast, a 1-D operand gets a
-               dim added (and removed from the result), then ``bmm`` on each matrix pair.
-               torch *folds* instead (merges the larger operand's batch into its matrix
-               rows, one ``mm`` or ``mv``) when its ``should_fold`` says so: one operand
-               has 3 or more dims and the other 1 or 2, and either the smaller one
-               requires grad (even under ``no_grad``; not with ``out=``), when the merge
-               may copy, or the smaller one is not a 2-D left operand and the larger one
-               (its ``mT`` when it is on the right) is empty or has ``stride[i] ==
-               stride[i + 1] * size[i + 1]`` for every ``i < ndim - 2``. Of two 3-D
-               operands, one with a batch of 1 that requires grad (the other's batch not
-               1) is squeezed to a matrix first, and so folds. The values are the same
-               either way; the graph is not (``MmBackward0`` or ``MvBackward0`` against
-               ``BmmBackward0``), and the errors name the kernel that runs.
+N-D (N >= 3)   with a 1-D or 2-D operand, torch's ``should_fold`` may *fold* the larger
+               operand's batch into its matrix rows (its ``mT`` when it is on the right):
+               one ``mm`` or ``mv``, viewed back. It folds when the smaller operand
+               requires grad (even under ``no_grad``; not with ``out=``), copying the larger
+               one if it must; or else, unless the left operand is a matrix, when the larger
+               one (its ``mT``) is empty or has ``stride[i] == stride[i + 1] * size[i + 1]``
+               for every ``i < ndim - 2`` (a size-1 dim's stride counts), so that the merge
+               is a view. So by layout, a new (row-major) tensor's batch on the left always
+               folds, and on the right the ``.mT`` of one; a new tensor's ``.mT`` on the
+               left, or a new tensor on the right, folds only where a size of 1 or 0 makes
+               the strides agree; a matrix on the left folds only by grad. Otherwise the
+               batched path: the dims before the last two broadcast, both operands are
+               expanded to the broadcast batch and reshaped to 3-D (a 1-D operand as a row
+               or a column), ``bmm``, and the result viewed back.
 =============  ==========================================================================
+
+The values are the same whichever kernel runs; the graph is not (``MmBackward0`` or
+``MvBackward0`` under an ``UnsafeViewBackward0``, against ``BmmBackward0``), nor the errors,
+which name the kernel that runs.
 
 Unlike the elementwise ops, matmul does **not** promote: both operands must have one dtype
 (``int64 @ float32`` raises), and bool is refused. The result is always a new contiguous
@@ -31,13 +41,13 @@ tensor. Products are summed in float32 for float16/bfloat16 and in int64 for int
 kernels (the values, with NumPy) and Meta kernels (shape and dtype only), and their rule for
 ``out=`` (exactly the result's dtype). ``matmul`` is torch's ``CompositeImplicitAutograd``
 decomposition into them, registered by ``autograd/functions/linalg.py``; ``matmul_cpu``
-below is its one-call shortcut when nothing is recorded.
+below is its one-call shortcut when nothing is recorded. Both follow :func:`matmul_plan`:
+the decomposition calls the kernel it names on the shapes it gives, the shortcut makes that
+kernel's checks (:func:`check_matmul`, torch's messages) before one NumPy product.
 
 ``matmul``'s result shape is :func:`matmul_shape` (chapter 4, a meta function on plain
 shapes): ``matmul_cpu`` allocates its result with it, and the batched decomposition views
-``bmm``'s result as it says. torch's own checks (:func:`check_matmul`) run first, so the
-errors keep torch's words, with one gap: they decide on folding by the layout alone, so where
-torch folds only because an operand requires grad, their message names ``bmm``, not ``mm``.
+``bmm``'s result as it says.
 """
 
 from __future__ import annotations
@@ -114,6 +124,96 @@ def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
     # END PIECE
 
 
+# ------------------------------------------------------------------ the plan
+def matmul_plan(a_shape: Sequence[int], a_stride: Sequence[int], b_shape: Sequence[int],
+                b_stride: Sequence[int], requires_grad: Sequence[bool] = (False, False),
+                has_out: bool = False) -> tuple[Any, ...]:
+    """torch's plan for ``torch.matmul(A, B)`` (the ``@`` operator, ATen's ``_matmul_impl``):
+    which kernel runs, and on which shapes, for tensors ``A`` and ``B`` laid out as given.
+
+    Args:
+        a_shape, a_stride, b_shape, b_stride: the operands' shapes and strides (tuples of
+            ints; each operand has at least 1 dim, sizes may be 0, strides are >= 0).
+        requires_grad: whether ``A`` and ``B`` require grad (even under ``no_grad``).
+        has_out: the call has ``out=``.
+
+    Returns:
+        ``(squeeze, kernel, shape1, shape2, output_shape)``:
+
+        * ``squeeze``: ``0`` or ``1`` when operand ``A`` or ``B`` is first replaced by
+          ``squeeze(0)`` of it (the rest of the plan is about the squeezed operands), else
+          ``None``;
+        * ``kernel``: ``"dot"``, ``"mv"``, ``"mm"`` (the operands as they are),
+          ``"unsqueeze_mm"`` (``A.unsqueeze(0).mm(B).squeeze_(0)``), ``"fold"`` (``mm`` or
+          ``mv`` of ``A.reshape(shape1)`` and ``B``), ``"fold_mT"`` (``mm`` or ``mv`` of
+          ``B.mT.reshape(shape1)`` and ``A.t()``, or ``A`` when it is 1-D; the result of an
+          ``mm`` is given back as ``.mT.contiguous()``) or ``"bmm"`` (``A`` and ``B``
+          expanded to ``shape1`` and ``shape2``, their batch dims merged into one, a 1-D
+          ``B`` given a last dim of 1 after that, then removed from ``bmm``'s result);
+        * ``shape1``, ``shape2``: the shapes of the kernel's two operands (for ``"bmm"``:
+          the shapes ``A`` and ``B`` are expanded to);
+        * ``output_shape``: the shape of the kernel's result (for ``"fold"``, ``"fold_mT"``
+          and ``"bmm"``: the shape it is viewed as by ``_unsafe_view``).
+
+        Inner sizes are not compared (the kernels check them).
+
+    Raises:
+        RuntimeError: for ``"bmm"``, batch dims that do not broadcast.
+    """
+    # BEGIN PIECE matmul_plan
+    a, b = tuple(a_shape), tuple(b_shape)
+    a_stride, b_stride = tuple(a_stride), tuple(b_stride)
+    squeeze = None
+    # 3-D @ 3-D where exactly one batch is 1, of an operand that requires grad: that operand
+    # becomes a matrix, and may fold (its gradient is then one product, not a sum of them).
+    if len(a) == 3 and len(b) == 3 and (a[0] == 1) != (b[0] == 1) and \
+            requires_grad[0 if a[0] == 1 else 1]:
+        squeeze = 0 if a[0] == 1 else 1
+        if squeeze == 0:
+            a, a_stride = a[1:], a_stride[1:]
+        else:
+            b, b_stride = b[1:], b_stride[1:]
+    if len(a) == 1 and len(b) == 1:
+        return squeeze, "dot", a, b, ()
+    if len(a) == 2 and len(b) == 1:
+        return squeeze, "mv", a, b, a[:1]
+    if len(a) == 1 and len(b) == 2:
+        return squeeze, "unsqueeze_mm", (1, *a), b, b[1:]
+    if len(a) == 2 and len(b) == 2:
+        return squeeze, "mm", a, b, (a[0], b[1])
+    # should_fold: t1 is the larger operand (b.mT when b is the larger), t2 the other one
+    transpose = len(b) > len(a)
+    if transpose:
+        t1, t1_stride = (*b[:-2], b[-1], b[-2]), (*b_stride[:-2], b_stride[-1], b_stride[-2])
+        t2, small_grad = a[::-1], requires_grad[0]  # a.t(), or a 1-D a itself
+    else:
+        t1, t1_stride, t2, small_grad = a, a_stride, b, requires_grad[1]
+    if len(t2) <= 2 and (
+            # the smaller operand's gradient is then one mm, not a bmm summed down (a copy)
+            (small_grad and not has_out)
+            # else only where t1.view(-1, k) is a view: never for a matrix on the left
+            or (len(a) != 2 and (0 in t1 or all(
+                t1_stride[i] == t1_stride[i + 1] * t1[i + 1] for i in range(len(t1) - 2))))):
+        return (squeeze, "fold_mT" if transpose else "fold", (math.prod(t1[:-1]), t1[-1]),
+                t2, (*t1[:-1], *t2[1:]))
+    # the broadcast batch path: a 1-D a is a row (n = 1), a 1-D b a column (p = 1)
+    batch = broadcasting.infer_broadcast_size(a[:-2], b[:-2])
+    n = a[-2] if len(a) > 1 else 1
+    shape2 = (*batch, *b[-2:]) if len(b) > 1 else (*batch, *b)
+    output_shape = (*batch, *a[-2:-1], *b[-1:]) if len(b) > 1 else (*batch, *a[-2:-1])
+    return squeeze, "bmm", (*batch, n, a[-1]), shape2, output_shape
+    # END PIECE
+
+
+def plan_of(a: Tensor, b: Tensor, has_out: bool = False) -> tuple[Any, ...]:
+    """:func:`matmul_plan` for tensors ``a`` and ``b`` (each with at least one dim), asked on
+    every ``matmul``. Batch dims that do not broadcast (only the ``bmm`` plan has two
+    batches) raise torch's message first, whatever the plan's own."""
+    broadcasting.infer_broadcast_size(a._shape[:-2], b._shape[:-2])
+    return matmul_plan(a._shape, a._stride, b._shape, b._stride,
+                       (a._requires_grad, b._requires_grad), has_out)
+
+
 def result_shape(a: Sequence[int], b: Sequence[int], numel: int) -> tuple[int, ...]:
     """:func:`matmul_shape` of ``a`` and ``b``, for a product of ``numel`` elements.
 
@@ -183,69 +283,41 @@ def _check_mm(s1: tuple[int, ...], s2: tuple[int, ...], d1: dtype, d2: dtype) ->
     return s1[1] == 1 and s1[0] > 1 and s2[1] > 1 and d1 in (dtypes.float32, dtypes.float64)
 
 
-def _should_fold(a: Tensor, b: Tensor) -> bool:
-    """torch's ``should_fold``: can the batch dims of the larger operand be merged into
-    its rows without a copy (the other operand being 1-D, or 2-D on the right)?"""
-    a_larger = a.dim() >= b.dim()
-    big = a if a_larger else b
-    small_dim = b.dim() if a_larger else a.dim()
-    if big.dim() < 3 or small_dim > 2 or a.dim() == 2:
-        return False
-    shape, stride = list(big._shape), list(big._stride)
-    if not a_larger:  # the larger one is used transposed (mT)
-        shape[-2:], stride[-2:] = shape[:-3:-1], stride[:-3:-1]
-    if big.numel() == 0:
-        return True
-    return all(stride[i] == stride[i + 1] * shape[i + 1] for i in range(big.dim() - 2))
-
-
-def _check_batched(a: Tensor, b: Tensor) -> dtype:
-    """The checks of torch's batched path (broadcast, then ``bmm``). Returns the result's
-    dtype: ``bmm`` takes it from ``b``, and skips the dtype checks when there is nothing
-    to sum (an empty result or inner size 0), so only then can it differ from ``a``'s."""
-    batch = broadcasting.infer_broadcast_size(a._shape[:-2], b._shape[:-2] if b.dim() > 1 else ())
-    m1 = a._shape[-1]
-    m2 = b._shape[-2] if b.dim() > 1 else b._shape[0]
-    count = math.prod(batch)
+def _check_batched(s1: tuple[int, ...], s2: tuple[int, ...], d1: dtype, d2: dtype) -> dtype:
+    """The checks of ``bmm`` on operands of shapes ``s1`` and ``s2`` (or of matmul's batched
+    path, on the shapes its plan expands them to, a 1-D second one without its column's dim).
+    Returns the result's dtype: ``bmm`` takes it from the second operand, and skips the dtype
+    checks when there is nothing to sum (an empty result or inner size 0), so only then can
+    it differ from the first one's."""
+    count, (n, m1) = math.prod(s1[:-2]), s1[-2:]
+    m2 = s2[len(s1) - 2]
+    p = s2[-1] if len(s2) == len(s1) else 1
     if m1 != m2:
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{count}, {m1}] but got: [{count}, {m2}].")
-    n = a._shape[-2] if a.dim() > 1 else 1
-    p = b._shape[-1] if b.dim() > 1 else 1
     if 0 in (count, n, m1, p):
-        return b._dtype
-    _not_for_bool("bmm", a._dtype)  # the kernel is chosen by a's dtype, then reads b
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"expected scalar type {_name(a._dtype)} but found "
-                           f"{_name(b._dtype)}")
-    return b._dtype
+        return d2
+    _not_for_bool("bmm", d1)  # the kernel is chosen by the first one's dtype, then reads b
+    if d1 is not d2:
+        raise RuntimeError(f"expected scalar type {_name(d1)} but found {_name(d2)}")
+    return d2
 
 
-def _check(a: Tensor, b: Tensor) -> tuple[dtype, bool]:
-    """Every check ``matmul`` makes, in the order of the kernel it would call. Returns the
-    result's dtype, and whether the kernel is ``mm`` computing a bare outer product."""
-    d1, d2 = a.dim(), b.dim()
-    if d1 == 1 and d2 == 1:
+def _check(a: Tensor, b: Tensor, plan: tuple[Any, ...]) -> tuple[dtype, bool]:
+    """Every check ``matmul`` makes, in the order of the kernel its ``plan``
+    (:func:`matmul_plan`) calls. Returns the result's dtype, and whether the kernel is
+    ``mm`` computing a bare outer product."""
+    _, kernel, s1, s2, _ = plan
+    d1, d2 = (b._dtype, a._dtype) if kernel == "fold_mT" else (a._dtype, b._dtype)
+    if kernel == "dot":
         _check_dot(a, b)
-    elif d1 == 2 and d2 == 1:
-        _check_mv(a._shape, b._shape, a._dtype, b._dtype)
-    elif d1 == 1 and d2 == 2:
-        _check_mm((1, a._shape[0]), b._shape, a._dtype, b._dtype)
-    elif d1 == 2 and d2 == 2:
-        return a._dtype, _check_mm(a._shape, b._shape, a._dtype, b._dtype)
-    elif _should_fold(a, b):
-        if d1 >= d2:  # fold a's batch into its rows: (batch * n, k) @ b
-            folded = (math.prod(a._shape[:-1]), a._shape[-1])
-            if d2 == 1:
-                _check_mv(folded, b._shape, a._dtype, b._dtype)
-            else:
-                return a._dtype, _check_mm(folded, b._shape, a._dtype, b._dtype)
-        else:  # 1-D @ N-D: b transposed, folded, times the vector a
-            folded = (math.prod(b._shape[:-2]) * b._shape[-1], b._shape[-2])
-            _check_mv(folded, a._shape, b._dtype, a._dtype)
+    elif kernel == "bmm":
+        return _check_batched(s1, s2, d1, d2), False
+    elif len(s2) == 1:
+        _check_mv(s1, s2, d1, d2)
     else:
-        return _check_batched(a, b), False
-    return a._dtype, False
+        return d1, _check_mm(s1, s2, d1, d2)
+    return d1, False
 
 
 # ------------------------------------------------------------------ the product
@@ -286,7 +358,7 @@ def matmul_cpu(input: Tensor, other: Tensor) -> Tensor:
     ``mm`` or ``bmm`` (see the module docstring), without building its views. The result
     has :func:`matmul_shape`'s shape."""
     _check_matmul_dims(input, other)
-    out = _values(input, other, *_check(input, other), shaped=True)
+    out = _values(input, other, *_check(input, other, plan_of(input, other)), shaped=True)
     if input.dim() == 1 and other.dim() == 2:
         # torch computes (1, k) @ (k, m) and drops the row with the in-place squeeze_,
         # which bumps the result's version counter.
@@ -294,10 +366,13 @@ def matmul_cpu(input: Tensor, other: Tensor) -> Tensor:
     return out
 
 
-def check_matmul(input: Tensor, other: Tensor) -> None:
-    """Every check ``matmul`` makes, in torch's order, without computing anything."""
+def check_matmul(input: Tensor, other: Tensor, has_out: bool = False) -> tuple[Any, ...]:
+    """Every check ``matmul`` makes, in torch's order, without computing anything. Returns
+    its plan (:func:`matmul_plan`)."""
     _check_matmul_dims(input, other)
-    _check(input, other)
+    plan = plan_of(input, other, has_out)
+    _check(input, other, plan)
+    return plan
 
 
 # ------------------------------------------------------------------ mm, bmm, mv, dot
@@ -325,7 +400,7 @@ def _bmm(input: Tensor, mat2: Tensor, meta: bool) -> tuple[dtype, bool, tuple[in
     if meta and input._dtype is not mat2._dtype:  # torch's meta bmm checks dtypes always
         raise RuntimeError(f"expected scalar type {_name(input._dtype)} but found "
                            f"{_name(mat2._dtype)}")
-    d = _check_batched(input, mat2)
+    d = _check_batched(input._shape, mat2._shape, input._dtype, mat2._dtype)
     return d, False, (*input._shape[:2], mat2._shape[2])
 
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 import math
 
 import pytest
+import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import reftensor
+from reftensor._ops.state import state
 from tests.difftest import compare_op, same_on_both
 from tests.strategies import FLOAT_NAMES, INT_NAMES, examples, tensors
 
@@ -242,3 +245,143 @@ def test_addmm_of_a_zero_sum_in_half_precision_has_torchs_sign(dtype, mat2_layou
         return results
 
     same_on_both(program)
+
+
+# ------------------------------------------------------------------ chapter 4's matmul_plan
+# Every ``@`` asks ``matmul.matmul_plan`` which kernel to run (torch's ``_matmul_impl``): the
+# decomposition runs that kernel on the shapes the plan gives, and the one-call NumPy path
+# makes its checks. Both are compared with torch: the kernel (and its operands' shapes) that
+# a dispatch mode sees, the values, layout, graph and gradients.
+_KERNELS = ("dot", "mv", "mm", "bmm", "expand", "_unsafe_view", "squeeze", "unsqueeze")
+
+
+def _torch_kernels(a, b) -> list[tuple[str, tuple]]:
+    """The ops of ``_KERNELS`` torch's ``a @ b`` calls, with their tensors' shapes, as
+    ``torch.profiler`` records them (under a dispatch mode torch would plan otherwise)."""
+    from autograder.course.exercises.ch04_dtype_device import _quiet_stderr
+
+    with _quiet_stderr(), torch.autograd.profiler.profile(record_shapes=True) as recorded:
+        a @ b
+    events = sorted(recorded.function_events, key=lambda e: e.time_range.start)
+    return [(e.name.removeprefix("aten::"), tuple(tuple(s) for s in e.input_shapes if s))
+            for e in events if e.name.removeprefix("aten::") in _KERNELS]
+
+
+class _ReftensorKernels:
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, tuple]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.name.split("::")[1].split(".")[0]
+        if name in _KERNELS:
+            self.seen.append((name, tuple(tuple(a.shape) for a in args
+                                          if isinstance(a, reftensor.Tensor))))
+        return func(*args, **(kwargs or {}))
+
+
+def _graph(y) -> list[str]:
+    names, seen, todo = [], set(), [y.grad_fn]
+    while todo:
+        node = todo.pop(0)
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(node.name())
+        todo += [n for n, _ in node.next_functions]
+    return names
+
+
+def _plan_operands(lib, case):
+    a_shape, a_stride, b_shape, b_stride, requires_grad, _ = case.args
+
+    def make(shape, stride, grad, start):
+        need = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, stride,
+                                                                          strict=True))
+        values = lib.arange(start, start + need, dtype=lib.float64) % 7 - 3
+        return values.as_strided(shape, stride).detach().requires_grad_(grad)
+
+    return make(a_shape, a_stride, requires_grad[0], 0), make(b_shape, b_stride,
+                                                             requires_grad[1], 5)
+
+
+def _plan_run(lib, case):
+    a, b = _plan_operands(lib, case)
+    if lib is torch:
+        seen = _torch_kernels(a, b)
+        a, b = _plan_operands(lib, case)
+        y = a @ b
+    else:
+        mode = _ReftensorKernels()
+        state.modes.append(mode)
+        try:
+            y = a @ b
+        finally:
+            state.modes.pop()
+        seen = mode.seen
+    grads = None
+    if y.requires_grad and y.numel():
+        y.sum().backward()
+        grads = [None if t.grad is None else t.grad.tolist() for t in (a, b)]
+    return (y.tolist(), tuple(y.shape), y.stride(), _graph(y) if y.requires_grad else [],
+            grads, seen)
+
+
+@settings(max_examples=examples(20))
+@given(data=st.data())
+def test_matmul_runs_torchs_plan_kernel_values_graph_and_gradients(data):
+    from autograder.course import exercises
+
+    case = data.draw(exercises.get("matmul_plan").strategy())
+    assume(not case.args[5])  # out= is test_op_table's
+    try:
+        expected = _plan_run(torch, case)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            _plan_run(reftensor, case)
+        return
+    assert _plan_run(reftensor, case) == expected, case.args
+    # and the one-call NumPy path, where nothing is recorded
+    got, want = (lib.matmul(*(t.detach() for t in _plan_operands(lib, case)))
+                 for lib in (reftensor, torch))
+    assert (got.tolist(), got.shape, got.stride()) == (want.tolist(), want.shape, want.stride())
+
+
+def _matmul_module():
+    import sys
+
+    return sys.modules["reftensor.matmul"]
+
+
+def test_the_plan_is_asked_on_every_matmul_call(monkeypatch):
+    module = _matmul_module()
+    real, calls = module.matmul_plan, []
+    monkeypatch.setattr(module, "matmul_plan",
+                        lambda *args: (calls.append(args[0]), real(*args))[1])
+    r = reftensor
+    r.ones(3) @ r.ones(3)  # the NumPy path
+    r.ones(2, 3, requires_grad=True) @ r.ones(3, 4)  # recorded
+    r.empty(2, 3, 4, device="meta") @ r.empty(4, device="meta")  # meta
+    r.matmul(r.ones(2, 3, 4), r.ones(4), out=r.empty(0))  # out=
+    r.ones(2, 3) + r.ones(3)  # no product: not asked
+    assert calls[:3] == [(3,), (2, 3), (2, 3, 4)] and (2, 3, 4) in calls[3:]
+
+
+def test_a_wrong_plan_changes_what_the_library_computes(monkeypatch):
+    """A plan that never folds makes ``x @ w`` a ``bmm`` (its graph shows it), and a plan
+    whose fold gives another output shape changes the result's shape."""
+    module = _matmul_module()
+    real = module.matmul_plan
+    x, w = reftensor.ones(2, 3, 4, requires_grad=True), reftensor.ones(4, 5)
+    assert (x @ w).grad_fn.next_functions[0][0].name() == "MmBackward0"
+
+    def never_folds(a, sa, b, sb, requires_grad=(False, False), has_out=False):
+        plan = real(a, sa, b, sb, requires_grad, has_out)
+        if plan[1] != "fold":
+            return plan
+        return None, "bmm", tuple(a), (*a[:-2], *b), (*a[:-1], b[-1])
+
+    monkeypatch.setattr(module, "matmul_plan", never_folds)
+    assert (x @ w).grad_fn.next_functions[0][0].name() == "BmmBackward0"
+    monkeypatch.setattr(module, "matmul_plan", lambda *args: (
+        lambda p: (*p[:4], p[4][::-1]))(real(*args)))
+    assert (x @ w).shape == (5, 3, 2)

@@ -3,6 +3,8 @@ mistakes fail them, and the trusted grading pipeline gives the solutions full po
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from autograder import checks
@@ -21,7 +23,7 @@ pytestmark = pytest.mark.ch04
 
 CHAPTER = "ch04_dtype_device"
 NAMES = ["promote_types", "result_dtype", "cast_value", "to_result", "matmul_shape",
-         "arg_reduce_loop"]
+         "matmul_plan", "arg_reduce_loop"]
 FRESH_SEED = 20261121
 
 
@@ -242,6 +244,84 @@ def arg_index_into_storage(beats, values, indices, input, dim, keepdim):
             indices[0][k] = i * stride[dim]
 
 
+def plan_ignoring_grad(a, sa, b, sb, requires_grad, has_out):
+    """Decides the fold by the layout alone (reftensor's old checks did)."""
+    return RIGHT["matmul_plan"](a, sa, b, sb, (False, False), has_out)
+
+
+def plan_grad_even_with_out(a, sa, b, sb, requires_grad, has_out):
+    """Folds for a smaller operand that requires grad even with out=."""
+    return RIGHT["matmul_plan"](a, sa, b, sb, requires_grad, False)
+
+
+def plan_without_squeeze(a, sa, b, sb, requires_grad, has_out):
+    """Forgets the squeeze of a 3-d operand's batch of 1: two 3-d operands go to bmm."""
+    plan = RIGHT["matmul_plan"](a, sa, b, sb, requires_grad, has_out)
+    if plan[0] is None:
+        return plan
+    batch = (a[0] * b[0],)  # one of them is 1
+    return None, "bmm", (*batch, *a[1:]), (*batch, *b[1:]), (*batch, a[1], b[2])
+
+
+def plan_squeeze_without_grad(a, sa, b, sb, requires_grad, has_out):
+    """Squeezes a 3-d operand's batch of 1 whether it requires grad or not (as torch does
+    under a dispatch mode)."""
+    if len(a) == len(b) == 3 and (a[0] == 1) != (b[0] == 1):
+        if a[0] == 1:
+            plan = RIGHT["matmul_plan"](a[1:], sa[1:], b, sb, requires_grad, has_out)
+        else:
+            plan = RIGHT["matmul_plan"](a, sa, b[1:], sb[1:], requires_grad, has_out)
+        return (0 if a[0] == 1 else 1, *plan[1:])
+    return RIGHT["matmul_plan"](a, sa, b, sb, requires_grad, has_out)
+
+
+def plan_matrix_folds_by_layout(a, sa, b, sb, requires_grad, has_out):
+    """Lets a matrix on the left fold a batch on the right by its layout, as a vector does."""
+    if len(a) == 2 and len(b) >= 3 and RIGHT["matmul_plan"](
+            (a[1],), (1,), b, sb, (False, False), has_out)[1] == "fold_mT":
+        return RIGHT["matmul_plan"](a, sa, b, sb, (True, requires_grad[1]), False)
+    return RIGHT["matmul_plan"](a, sa, b, sb, requires_grad, has_out)
+
+
+def plan_checking_own_strides(a, sa, b, sb, requires_grad, has_out):
+    """For a vector on the left, checks the batch's own strides instead of its mT's."""
+    plan = RIGHT["matmul_plan"](a, sa, b, sb, requires_grad, has_out)
+    if len(a) != 1 or len(b) < 3:
+        return plan
+    own = 0 in b or all(sb[i] == sb[i + 1] * b[i + 1] for i in range(len(b) - 2))
+    if own or (requires_grad[0] and not has_out):
+        return None, "fold_mT", (math.prod(b[:-2]) * b[-1], b[-2]), tuple(a), (*b[:-2], b[-1])
+    return None, "bmm", (*b[:-2], 1, a[0]), tuple(b), (*b[:-2], b[-1])
+
+
+def plan_vector_as_column(a, sa, b, sb, requires_grad, has_out):
+    """Expands a 1-d right operand of bmm as a column, (*batch, k, 1)."""
+    plan = RIGHT["matmul_plan"](a, sa, b, sb, requires_grad, has_out)
+    if plan[1] == "bmm" and len(b) == 1:
+        return (*plan[:3], (*plan[3], 1), plan[4])
+    return plan
+
+
+def plan_ignoring_size_one_strides(a, sa, b, sb, requires_grad, has_out):
+    """Checks the strides as is_contiguous does, skipping dims of size 1."""
+    def mended(shape, stride):
+        stride = list(stride)
+        for i in reversed(range(len(shape) - 1)):
+            if shape[i] == 1:
+                stride[i] = stride[i + 1] * shape[i + 1]
+        return tuple(stride)
+
+    return RIGHT["matmul_plan"](a, mended(a, sa), b, mended(b, sb), requires_grad, has_out)
+
+
+def plan_output_after_mT(a, sa, b, sb, requires_grad, has_out):
+    """Gives a transposed fold's output_shape as the result's, after the mT."""
+    plan = RIGHT["matmul_plan"](a, sa, b, sb, requires_grad, has_out)
+    if plan[1] == "fold_mT" and len(plan[3]) == 2:
+        return (*plan[:4], (*plan[4][:-2], plan[4][-1], plan[4][-2]))
+    return plan
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("promote_types", promote_by_width, False),
     ("result_dtype", result_ignoring_zero_dim, False),
@@ -259,6 +339,15 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("matmul_shape", matmul_zero_batch_as_one, False),
     ("matmul_shape", matmul_row_dim_from_the_end, False),
     ("matmul_shape", matmul_no_zero_d_check, False),
+    ("matmul_plan", plan_ignoring_grad, False),
+    ("matmul_plan", plan_grad_even_with_out, False),
+    ("matmul_plan", plan_without_squeeze, False),
+    ("matmul_plan", plan_squeeze_without_grad, False),
+    ("matmul_plan", plan_matrix_folds_by_layout, False),
+    ("matmul_plan", plan_checking_own_strides, False),
+    ("matmul_plan", plan_vector_as_column, False),
+    ("matmul_plan", plan_ignoring_size_one_strides, False),
+    ("matmul_plan", plan_output_after_mT, False),
     ("arg_reduce_loop", arg_last_of_ties, False),
     ("arg_reduce_loop", arg_ignoring_offset, False),
     ("arg_reduce_loop", arg_keepdim_ignored, False),
@@ -282,7 +371,7 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 
 REFUSALS = {"promote_types": [], "result_dtype": [], "cast_value": [],
             "to_result": ["raises RuntimeError"],
-            "matmul_shape": ["raises RuntimeError"], "arg_reduce_loop": []}
+            "matmul_shape": ["raises RuntimeError"], "matmul_plan": [], "arg_reduce_loop": []}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -341,4 +430,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "cast_value",
-                                            cast_truncating, 24)
+                                            cast_truncating, 28)

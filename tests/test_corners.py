@@ -512,6 +512,27 @@ def _pool_out_of(size, kernel, padding, stride, dilation, ceil_mode):
     return room // stride + 1, (room + stride - 1) // stride + 1
 
 
+def _plan(case: Case):
+    """torch's plan for a ``matmul_plan`` case (``Raises`` where torch raises)."""
+    return _torch_says("matmul_plan", case)
+
+
+def _kernel(case: Case) -> str:
+    plan = _plan(case)
+    return "raises" if isinstance(plan, references.Raises) else plan[1]
+
+
+def _folds_by_grad_only(case: Case) -> bool:
+    """torch folds, and would not with no operand requiring grad."""
+    bare = Case(args=(*case.args[:4], (False, False), case.args[5]))
+    return _kernel(case).startswith("fold") and not _kernel(bare).startswith("fold")
+
+
+def _squeezed(case: Case):
+    plan = _plan(case)
+    return None if isinstance(plan, references.Raises) else plan[0]
+
+
 CORNERS = {
     # ------------------------------------------------------------ chapter 1
     "contiguous_strides": [
@@ -1122,6 +1143,47 @@ CORNERS = {
          lambda c: _to_options(c.args[3])[1] == "preserve_format" and copies(c)
          and 0 not in c.args[1] and odd_size1_stride(*c.args[1:3])),
         ("0-d", on(lambda dtype, shape, stride, call: shape == ())),
+    ],
+    "matmul_plan": [
+        ("dot", lambda c: _kernel(c) == "dot"),
+        ("mv", lambda c: _kernel(c) == "mv"),
+        ("mm", lambda c: _kernel(c) == "mm"),
+        ("1-d @ 2-d (unsqueeze, mm, squeeze_)", lambda c: _kernel(c) == "unsqueeze_mm"),
+        ("a batch folded into mm", lambda c: _kernel(c) == "fold" and len(c.args[2]) == 2),
+        ("a batch folded into mv", lambda c: _kernel(c) == "fold" and len(c.args[2]) == 1),
+        ("a batch on the right folded as its mT (mv)",
+         lambda c: _kernel(c) == "fold_mT" and len(c.args[0]) == 1),
+        ("a batch on the right folded as its mT, a matrix on the left (mm, by grad)",
+         lambda c: _kernel(c) == "fold_mT" and len(c.args[0]) == 2),
+        ("a fold by the layout alone (nothing requires grad)",
+         lambda c: _kernel(c).startswith("fold") and c.args[4] == (False, False)),
+        ("a fold only because the smaller operand requires grad", _folds_by_grad_only),
+        ("the smaller operand requires grad, but out= (no fold by grad)",
+         lambda c: c.args[5] and _kernel(c) == "bmm"
+         and c.args[4][0 if len(c.args[0]) < len(c.args[2]) else 1]),
+        ("a batch beside a vector or matrix through bmm (its layout does not fold)",
+         lambda c: _kernel(c) == "bmm" and min(len(c.args[0]), len(c.args[2])) <= 2),
+        ("a matrix on the left of a batch, no fold",
+         lambda c: len(c.args[0]) == 2 and len(c.args[2]) >= 3 and _kernel(c) == "bmm"),
+        ("two batches through bmm", lambda c: _kernel(c) == "bmm"
+         and min(len(c.args[0]), len(c.args[2])) >= 3),
+        ("a 1-d operand through bmm", lambda c: _kernel(c) == "bmm"
+         and 1 in (len(c.args[0]), len(c.args[2]))),
+        ("A's batch of 1 squeezed", lambda c: _squeezed(c) == 0),
+        ("B's batch of 1 squeezed", lambda c: _squeezed(c) == 1),
+        ("two 3-d batches of 1 (none squeezed)",
+         on(lambda a, sa, b, sb, grad, out: len(a) == len(b) == 3 and a[0] == b[0] == 1)),
+        ("an empty larger operand (it folds)", lambda c: _kernel(c).startswith("fold") and 0 in (
+            c.args[0] if len(c.args[0]) >= len(c.args[2]) else c.args[2])),
+        ("a transposed (mT) batch", on(lambda a, sa, b, sb, grad, out: any(
+            len(s) >= 3 and s[-1] > 1 and st[-1] > st[-2] for s, st in ((a, sa), (b, sb))))),
+        ("an expanded batch (stride 0)", on(lambda a, sa, b, sb, grad, out: any(
+            len(s) >= 3 and stride0(s[:-2], st[:-2]) for s, st in ((a, sa), (b, sb))))),
+        ("a size-1 dim of odd stride in a batch", on(lambda a, sa, b, sb, grad, out: any(
+            len(s) >= 3 and odd_size1_stride(s, st) for s, st in ((a, sa), (b, sb))))),
+        ("an operand of 4 dims", on(lambda a, sa, b, sb, grad, out: max(len(a), len(b)) >= 4)),
+        ("out=", on(lambda a, sa, b, sb, grad, out: out)),
+        ("batch dims that clash (RuntimeError)", lambda c: _kernel(c) == "raises"),
     ],
     "arg_reduce_loop": [
         ("ties (the first of equal elements wins)",

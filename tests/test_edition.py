@@ -548,6 +548,10 @@ WRONG_PIECES = {
     "state_bytes": ("reftensor.Generator().manual_seed(3).get_state()[:24].tolist()",
                     "lambda right: lambda seed, words, left, position, d, f: "
                     "right(seed, words, left, position + 1, d, f)"),
+    "matmul_plan": ("(lambda x: (x @ reftensor.ones(4, 5, requires_grad=True)).grad_fn"
+                    ".next_functions[0][0].name())(reftensor.ones(2, 4, 3).mT)",
+                    "lambda right: lambda a, sa, b, sb, grad, out: right(a, sa, b, sb, "
+                    "(False, False), out)"),
     "matmul_shape": ("((reftensor.ones(2, 4, 3) @ reftensor.ones(3)).shape, "
                      "(reftensor.empty(2, 1, 4, 3, device='meta') @ "
                      "reftensor.empty(5, 3, 2, device='meta')).shape)",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 
 from hypothesis import strategies as st
 
@@ -477,6 +479,203 @@ register(Exercise(
     strategy=_matmul_shapes,
     reference=_matmul_reference,
     truth=_matmul_truth,
+    hidden_examples=100,
+))
+
+
+# ---------------------------------------------------------------- matmul_plan
+def _plan_tensor(shape, stride, requires_grad: bool):
+    torch = _torch()
+    return torch.empty_strided(shape, stride).requires_grad_(requires_grad)
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """The process's stderr (file descriptor 2) sent to the null device: the profiler's
+    library writes a line there as it starts and stops, which a notebook would show."""
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def _plan_reference(c: Case) -> tuple:
+    """torch's plan, read off the aten ops its ``matmul`` calls as ``torch.profiler`` records
+    them with their arguments (a ``TorchDispatchMode`` would change the plan: under one, a
+    3-d operand's batch of 1 is squeezed whether it requires grad or not): the squeeze of an
+    operand, the kernel and its operands' shapes (``bmm``'s: the sizes ``expand`` gets),
+    and the size ``_unsafe_view`` gives its result."""
+    torch = _torch()
+    a_shape, a_stride, b_shape, b_stride, requires_grad, has_out = c.args
+    a = _plan_tensor(a_shape, a_stride, requires_grad[0])
+    b = _plan_tensor(b_shape, b_stride, requires_grad[1])
+    grad = torch.no_grad() if has_out else contextlib.nullcontext()
+    with _quiet_stderr(), grad, torch.autograd.profiler.profile(record_shapes=True) as recorded:
+        result = torch.matmul(a, b, out=torch.empty(0)) if has_out else torch.matmul(a, b)
+    calls = [(e.name.removeprefix("aten::"), e.input_shapes, e.concrete_inputs)
+             for e in sorted(recorded.function_events, key=lambda e: e.time_range.start)]
+    k = next(i for i, call in enumerate(calls) if call[0] in ("dot", "mv", "mm", "bmm"))
+    before, (name, shapes, _), after = calls[:k], calls[k], calls[k + 1:]
+    squeeze = next((int(shape[0] != [*a_shape]) for op, shape, args in before
+                    if op == "squeeze" and args[1] == 0), None)
+    views = [tuple(args[1]) for op, _, args in after if op == "_unsafe_view"]
+    output_shape = views[0] if views and not has_out else tuple(result.shape)  # (out=: resized)
+    if name == "bmm":  # the sizes the operands are expanded to
+        sizes = [tuple(args[1]) for op, _, args in before if op == "expand"]
+        return squeeze, "bmm", sizes[0], sizes[1], output_shape
+    kernel = name
+    if any(op == "squeeze_" for op, _, _ in after):
+        kernel = "unsqueeze_mm"
+    elif any(op == "reshape" for op, _, _ in before):  # a fold; of B.mT where B is taken mT
+        kernel = "fold_mT" if any(op == "mT" for op, _, _ in before) else "fold"
+    return squeeze, kernel, tuple(shapes[0]), tuple(shapes[1]), output_shape
+
+
+def _plan_truth(c: Case) -> str:
+    a_shape, a_stride, b_shape, b_stride, requires_grad, has_out = c.args
+    a = f"torch.empty_strided({a_shape!r}, {a_stride!r}, requires_grad={requires_grad[0]})"
+    b = f"torch.empty_strided({b_shape!r}, {b_stride!r}, requires_grad={requires_grad[1]})"
+    call = f"torch.matmul({a}, {b}, out=torch.empty(0))" if has_out else f"{a} @ {b}"
+    return (f"{call}{' under no_grad' if has_out else ''}: the aten ops it calls, recorded by "
+            "torch.profiler with their arguments (squeeze, dot/mv/mm/bmm and their operands' "
+            "shapes, expand, _unsafe_view)")
+
+
+def _call_plan(fn, case: Case) -> tuple:
+    squeeze, kernel, shape1, shape2, output_shape = fn(*case.args)
+    return squeeze, kernel, tuple(shape1), tuple(shape2), tuple(output_shape)
+
+
+def _plan_layout(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides for ``shape``: contiguous, the last two dims swapped (``mT``), batch dims
+    swapped, a batch dim expanded (stride 0), stepped, or a size-1 dim with any stride."""
+    kind = draw(st.sampled_from(["contiguous", "contiguous", "mT", "batch", "expanded",
+                                 "stepped", "size-1"]))
+    order = list(range(len(shape)))
+    if kind == "mT" and len(shape) > 1:
+        order[-2:] = order[:-3:-1]
+    elif kind == "batch" and len(shape) > 3:
+        order[:2] = order[1::-1]
+    base = row_major([shape[d] for d in order])
+    stride = [0] * len(shape)
+    for pos, d in enumerate(order):
+        stride[d] = base[pos]
+    if kind == "expanded" and len(shape) > 2:
+        stride[draw(st.sampled_from(range(len(shape) - 2)))] = 0
+    elif kind == "stepped":
+        stride = [s * draw(st.sampled_from([1, 2])) for s in stride]
+    elif kind == "size-1" and 1 in shape:
+        stride[shape.index(1)] = draw(st.sampled_from([0, 1, 5, 9]))
+    return tuple(stride)
+
+
+@st.composite
+def _plan_cases(draw: st.DrawFn) -> Case:
+    """Two operands that multiply: 1-d to 4-d on either side (a matrix or a vector beside a
+    batch, both ways round; two 3-d ones with a batch of 1), sizes 0 to 3, every layout of
+    ``_plan_layout``, either operand requiring grad, now and then ``out=``, and now and then
+    batch dims that clash."""
+    size = st.sampled_from([0, 1, 2, 3, 3])
+    n, k, m = draw(size), draw(size), draw(size)
+    batch = tuple(draw(st.lists(st.sampled_from([0, 1, 2, 3]), min_size=1, max_size=2)))
+
+    def operand(last: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+        if ndim == 1:
+            return (k,)
+        own = tuple(1 if draw(st.sampled_from([0, 0, 1])) else s for s in batch)
+        return (*own[len(own) - (ndim - 2):], *last) if ndim - 2 <= len(own) else \
+            (*(1,) * (ndim - 2 - len(own)), *own, *last)
+
+    da, db = draw(st.sampled_from([(3, 1), (3, 2), (4, 2), (1, 3), (2, 3), (2, 4), (3, 3),
+                                   (3, 3), (4, 3), (1, 1), (2, 1), (1, 2), (2, 2)]))
+    a, b = operand((n, k), da), operand((k, m), db)
+    if da == db == 3 and draw(st.booleans()):  # a batch of 1 on one side only
+        one = draw(st.booleans())
+        a, b = ((1, *a[1:]), (draw(st.sampled_from([0, 2, 3])), *b[1:])) if one else \
+            ((draw(st.sampled_from([0, 2, 3])), *a[1:]), (1, *b[1:]))
+    if da > 2 and db > 2 and draw(st.sampled_from(range(8))) == 0:  # batch dims that clash
+        a, b = (2, *a[1:]), (3, *b[1:])
+    requires_grad = (draw(st.booleans()), draw(st.booleans()))
+    has_out = draw(st.sampled_from([False, False, False, True]))
+    return Case(args=(a, _plan_layout(draw, a), b, _plan_layout(draw, b), requires_grad,
+                      has_out))
+
+
+def _plan_case(a, a_stride, b, b_stride, grad=(False, False), has_out=False) -> Case:
+    return Case(args=(a, a_stride, b, b_stride, grad, has_out))
+
+
+register(Exercise(
+    name="matmul_plan",
+    chapter=CHAPTER,
+    signature="matmul_plan(a_shape, a_stride, b_shape, b_stride, requires_grad, has_out) -> "
+              "(squeeze, kernel, shape1, shape2, output_shape); raises RuntimeError",
+    fixed=(
+        # one kernel for each pair of dims up to 2
+        _plan_case((3,), (1,), (3,), (1,)),
+        _plan_case((2, 3), (3, 1), (3,), (1,)),
+        _plan_case((3,), (1,), (3, 4), (4, 1)),
+        _plan_case((2, 3), (3, 1), (3, 4), (4, 1)),
+        # a batch on the left folds into the rows where its layout lets a view do it...
+        _plan_case((2, 3, 4), (12, 4, 1), (4, 5), (5, 1)),
+        _plan_case((2, 3, 4), (12, 4, 1), (4,), (1,)),
+        # ...and otherwise is a bmm on the broadcast batch (a vector gets its column after)
+        _plan_case((2, 3, 4), (12, 1, 3), (4, 5), (5, 1)),
+        _plan_case((2, 3, 4), (4, 8, 1), (4,), (1,)),
+        # unless the smaller operand requires grad (not with out=)
+        _plan_case((2, 3, 4), (12, 1, 3), (4, 5), (5, 1), (False, True)),
+        _plan_case((2, 3, 4), (12, 1, 3), (4, 5), (5, 1), (True, False)),
+        _plan_case((2, 3, 4), (12, 1, 3), (4, 5), (5, 1), (False, True), True),
+        # a batch on the right folds its mT, for a vector on the left (by layout or grad),
+        # for a matrix only by grad
+        _plan_case((4,), (1,), (2, 4, 5), (20, 1, 4)),
+        _plan_case((4,), (1,), (2, 4, 5), (20, 5, 1)),
+        _plan_case((4,), (1,), (2, 4, 5), (20, 5, 1), (True, False)),
+        _plan_case((3, 4), (4, 1), (2, 4, 5), (20, 1, 4)),
+        _plan_case((3, 4), (4, 1), (2, 4, 5), (20, 5, 1), (True, False)),
+        # a size-1 dim's stride counts too
+        _plan_case((2, 1, 4), (4, 7, 1), (4, 5), (5, 1)),
+        _plan_case((2, 1, 4), (4, 4, 1), (4, 5), (5, 1)),
+        # two batches broadcast
+        _plan_case((2, 1, 3, 4), (12, 12, 4, 1), (5, 4, 2), (8, 2, 1)),
+        # two 3-d operands, one with a batch of 1 that requires grad: it is squeezed first
+        _plan_case((1, 3, 4), (12, 4, 1), (2, 4, 5), (20, 5, 1)),
+        _plan_case((1, 3, 4), (12, 4, 1), (2, 4, 5), (20, 5, 1), (False, True)),
+        _plan_case((2, 3, 4), (12, 4, 1), (1, 4, 5), (20, 5, 1), (False, True)),
+        _plan_case((2, 3, 4), (12, 4, 1), (1, 4, 5), (20, 5, 1), (True, False)),
+        _plan_case((1, 3, 4), (12, 4, 1), (2, 4, 5), (20, 5, 1), (True, False)),
+        _plan_case((1, 3, 4), (12, 4, 1), (1, 4, 5), (20, 5, 1), (True, True)),
+        # batch dims that clash
+        _plan_case((2, 3, 4), (12, 4, 1), (3, 4, 5), (20, 5, 1)),
+    ),
+    edge=(
+        # size 0: an empty batch always folds
+        _plan_case((2, 0, 4), (4, 4, 1), (4, 5), (5, 1)),
+        _plan_case((0, 3, 4), (1, 0, 5), (4, 5), (5, 1)),
+        _plan_case((4,), (1,), (2, 4, 0), (4, 1, 1)),
+        _plan_case((3, 0), (1, 3), (2, 0, 2), (1, 1, 1)),
+        # an expanded batch does not fold
+        _plan_case((3, 2, 4), (0, 4, 1), (4,), (1,)),
+        # 4-d batches: permuted batch dims, the last two swapped
+        _plan_case((2, 3, 4, 5), (60, 20, 5, 1), (5,), (1,)),
+        _plan_case((2, 3, 4, 5), (20, 40, 5, 1), (5,), (1,)),
+        _plan_case((5,), (1,), (2, 3, 5, 4), (60, 20, 1, 5)),
+        _plan_case((4, 5), (5, 1), (2, 3, 5, 4), (60, 20, 1, 5), (True, True)),
+        # squeezed 3-d operands: a batch of 0 beside a batch of 1; with out= (no fold by grad)
+        _plan_case((1, 3, 4), (12, 4, 1), (0, 4, 5), (20, 5, 1), (True, False)),
+        _plan_case((2, 3, 4), (12, 1, 3), (1, 4, 5), (20, 5, 1), (False, True), True),
+        _plan_case((2, 3, 4), (12, 4, 1), (1, 4, 5), (20, 5, 1), (False, True), True),
+        # 1-d @ 4-d through bmm
+        _plan_case((4,), (1,), (2, 1, 4, 5), (20, 20, 5, 1)),
+    ),
+    strategy=_plan_cases,
+    reference=_plan_reference,
+    truth=_plan_truth,
+    call=_call_plan,
     hidden_examples=100,
 ))
 

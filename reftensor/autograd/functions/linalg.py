@@ -20,10 +20,8 @@ import math
 from ..._ops import DispatchKey, aten
 from ..._ops.dispatcher import key_set
 from ..._ops.state import state as dispatch_state
-from ...broadcasting import broadcast_shapes
 from ...device import META
-from ...matmul import _should_fold as layout_folds
-from ...matmul import check_matmul, matmul_cpu, result_shape
+from ...matmul import check_matmul, matmul_cpu, plan_of, result_shape
 from ...tensor import Tensor
 from ...views import view_strides
 from ..graph import needs_grad, record
@@ -51,60 +49,49 @@ def _squeeze_row(t: Tensor) -> Tensor:
     return out
 
 
-def _should_fold(input: Tensor, other: Tensor) -> bool:
-    """torch's ``should_fold``: fold when the layout allows it without a copy, and also
-    (with a copy) when the smaller operand requires grad, so that its gradient is one
-    ``mm`` instead of a large batched product summed down."""
-    larger, smaller = (input, other) if input.dim() >= other.dim() else (other, input)
-    if larger.dim() < 3 or smaller.dim() > 2:
-        return False
-    return smaller._requires_grad or layout_folds(input, other)
-
-
 @aten.matmul.default.impl(DispatchKey.CompositeImplicitAutograd)
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """``torch.matmul``, decomposed as torch decomposes it: ``dot`` (1-d @ 1-d), ``mv``,
-    ``mm`` (with an unsqueeze/squeeze_ around a 1-d left operand), and for batches either
-    one ``mm``/``mv`` on the batch folded into the rows, or a ``bmm`` on expanded, reshaped
-    operands, viewed back (``UnsafeViewBackward0``) to the shape chapter 4's
-    ``matmul_shape`` gives. Of two 3-D operands, one with a batch of 1 that requires grad is
-    squeezed to a matrix first (torch 2.13 does so, to fold)."""
+    """``torch.matmul``, decomposed as torch decomposes it, by chapter 4's plan
+    (``matmul.matmul_plan``): ``dot``, ``mv``, ``mm`` (with an unsqueeze/squeeze_ around a
+    1-d left operand), one ``mm``/``mv`` on the larger operand's batch folded into its rows
+    (``.mT`` of the right one, when it is the larger), or a ``bmm`` on the operands expanded
+    to the broadcast batch and reshaped to 3-D, viewed back (``UnsafeViewBackward0``) to the
+    shape chapter 4's ``matmul_shape`` gives. An operand whose batch of 1 the plan drops is
+    squeezed first (``SqueezeBackward1``)."""
     if not (input._requires_grad or other._requires_grad or dispatch_state.modes
             or input._storage._device is META or other._storage._device is META):
         return matmul_cpu(input, other)
-    check_matmul(input, other)  # torch's checks and messages, on bad shapes
-    da, db = input.dim(), other.dim()
-    if da == 1 and db == 1:
+    shapes = input._shape, other._shape
+    squeeze, kernel, shape1, shape2, output_shape = check_matmul(input, other)  # the checks
+    if squeeze == 0:
+        input = input.squeeze(0)
+    elif squeeze == 1:
+        other = other.squeeze(0)
+    if kernel == "dot":
         return _dot(input, other)
-    if da == 2 and db == 1:
+    if kernel == "mv":
         return _mv(input, other)
-    if da == 1 and db == 2:
-        return _squeeze_row(_mm(input.unsqueeze(0), other))
-    if da == 2 and db == 2:
+    if kernel == "mm":
         return _mm(input, other)
-    if da == 3 and db == 3:  # a batch of one that requires grad is dropped, then folded
-        if input.shape[0] == 1 and other.shape[0] != 1 and input._requires_grad:
-            return matmul(input.squeeze(0), other)
-        if other.shape[0] == 1 and input.shape[0] != 1 and other._requires_grad:
-            return matmul(input, other.squeeze(0))
-    if _should_fold(input, other):  # fold the batch into the rows: one mm (or mv)
-        transpose = db > da  # then fold other.mT, and multiply it by input
+    if kernel == "unsqueeze_mm":
+        return _squeeze_row(_mm(input.unsqueeze(0), other))
+    if kernel in ("fold", "fold_mT"):
+        transpose = kernel == "fold_mT"  # fold other.mT, and multiply it by input
         t1 = other.mT if transpose else input
-        t2 = (input.t() if da == 2 else input) if transpose else other
-        rows = t1.reshape(math.prod(t1.shape[:-1]), t1.shape[-1])  # -1: not if empty
+        t2 = (input.t() if input.dim() == 2 else input) if transpose else other
+        rows = t1.reshape(shape1)
         if t2.dim() == 1:
-            return _unsafe_view(_mv(rows, t2), tuple(t1.shape[:-1]))
-        out = _unsafe_view(_mm(rows, t2), (*t1.shape[:-1], t2.shape[-1]))
+            return _unsafe_view(_mv(rows, t2), output_shape)
+        out = _unsafe_view(_mm(rows, t2), output_shape)
         return out.mT.contiguous() if transpose else out
-    a = input.unsqueeze(0) if da == 1 else input
-    b = other.unsqueeze(-1) if db == 1 else other
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
-    count = math.prod(batch)
-    a3 = a.expand(*batch, n, k).reshape(count, n, k)
-    b3 = b.expand(*batch, k, m).reshape(count, k, m)
-    out = _bmm(a3, b3)  # (count, n, m), viewed as chapter 4's matmul_shape says
-    return _unsafe_view(out, result_shape(input._shape, other._shape, out.numel()))
+    count = math.prod(shape1[:-2])  # bmm: the batch merged into one dim
+    a3 = input.expand(shape1).reshape(count, *shape1[-2:])
+    if other.dim() == 1:  # a vector gets its column's dim after the reshape, and loses it
+        b3 = other.expand(shape2).reshape(count, shape2[-1]).unsqueeze(2)
+        out = _bmm(a3, b3).squeeze(-1)
+    else:
+        out = _bmm(a3, other.expand(shape2).reshape(count, *shape2[-2:]))
+    return _unsafe_view(out, result_shape(*shapes, out.numel()))
 
 
 @aten.matmul.out.impl(DispatchKey.CompositeImplicitAutograd)
@@ -137,16 +124,10 @@ def _folded_out_shape(input: Tensor, other: Tensor, out: Tensor) -> tuple[int, .
     reshape is a copy (``out`` already has the result's shape, with elements, in a layout no
     view folds), copies it back with ``out.copy_``, which broadcasts the folded product
     against ``out``'s shape. Returns the folded shape in that case, else None."""
-    if not layout_folds(input, other):
+    _, kernel, shape1, shape2, shape = plan_of(input, other, has_out=True)
+    if kernel not in ("fold", "fold_mT"):  # (with out=, only a 1-D input folds other.mT)
         return None
-    if input.dim() == 1:  # a vector times a folded ``other.mT``
-        shape = (*other._shape[:-2], other._shape[-1])
-        folded: tuple[int, ...] = (math.prod(shape),)
-    elif other.dim() == 1:
-        shape, folded = input._shape[:-1], (math.prod(input._shape[:-1]),)
-    else:
-        shape = (*input._shape[:-1], other._shape[-1])
-        folded = (math.prod(input._shape[:-1]), other._shape[-1])
+    folded = (shape1[0], *shape2[1:])  # the rows, and the columns of a matrix
     if out._shape != tuple(shape) or out.numel() == 0:
         return None
     return folded if view_strides(out._shape, out._stride, folded) is None else None

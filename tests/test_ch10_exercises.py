@@ -2,8 +2,9 @@
 seed, typical mistakes fail them, the reference's pieces are right answers, the student
 edition's convolutions and pools run the student's pieces, the training loop written with
 reftensor (``train_steps``) is compared with torch's within its tolerance and a loop that
-hard-codes the visible runs' losses fails on a fresh seed, and the trusted grading pipeline
-gives the solutions full points."""
+hard-codes the visible runs' losses fails on a fresh seed, the debugging clinic's fixed
+scripts (``fix_*``) pass while their broken scripts and the fixes that only hide the symptom
+fail, and the trusted grading pipeline gives the solutions full points."""
 
 from __future__ import annotations
 
@@ -33,8 +34,12 @@ pytestmark = pytest.mark.ch10
 CHAPTER = "ch10_capstone"
 NAMES = ["conv_output_size", "pool_output_size", "window_layout", "max_pool_window",
          "conv_weight_grad"]
-#: the exercises written with reftensor (no pieces of it)
-TRAINING = ["train_steps"]
+#: the exercises written with reftensor (no pieces of it): the training loop, the clinic
+CLINIC = ["fix_zero_grad", "fix_view", "fix_float_labels", "fix_inplace", "fix_eval",
+          "fix_parameter", "fix_shuffle"]
+TRAINING = ["train_steps", *CLINIC]
+#: those compared within the tolerance (the shuffle's batch orders are ints: exactly)
+CLOSE = [name for name in TRAINING if name != "fix_shuffle"]
 FRESH_SEED = 20261210
 
 
@@ -248,6 +253,317 @@ def loop_item_before_backward(lib, model, batches, optimizer):
     return losses
 
 
+# ---------------------------------------------------------------- the clinic's mistakes
+# Each exercise's broken script (as the notebook shows it), the fixes that hide the
+# symptom without fixing the bug, and right fixes in other words.
+def zero_grad_never(lib, model, batches, optimizer):
+    """The broken script: the gradients are never zeroed."""
+    model.train()
+    losses = []
+    for i, (images, labels) in enumerate(batches):
+        loss = lib.nn.functional.cross_entropy(model(images), labels) / 2
+        loss.backward()
+        losses.append(loss.item())
+        if i % 2 == 1:
+            optimizer.step()
+    return losses
+
+
+def zero_grad_every_batch(lib, model, batches, optimizer):
+    """Zeroing before every batch: no error, but each step sees one batch, not two."""
+    model.train()
+    losses = []
+    for i, (images, labels) in enumerate(batches):
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels) / 2
+        loss.backward()
+        losses.append(loss.item())
+        if i % 2 == 1:
+            optimizer.step()
+    return losses
+
+
+def view_broken(lib, model, batches, optimizer):
+    """The broken script: view on the transposed (non-contiguous) pixels raises."""
+    model.train()
+    losses = []
+    for pixels, labels in batches:
+        optimizer.zero_grad()
+        inputs = pixels.transpose(1, 2).view(-1, 64)
+        loss = lib.nn.functional.cross_entropy(model(inputs), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def view_without_transpose(lib, model, batches, optimizer):
+    """No error: but the pixels go in column by column."""
+    model.train()
+    losses = []
+    for pixels, labels in batches:
+        optimizer.zero_grad()
+        inputs = pixels.view(-1, 64)
+        loss = lib.nn.functional.cross_entropy(model(inputs), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def view_contiguous(lib, model, batches, optimizer):
+    """Right too: a contiguous copy, then the view."""
+    model.train()
+    losses = []
+    for pixels, labels in batches:
+        optimizer.zero_grad()
+        inputs = pixels.transpose(1, 2).contiguous().view(-1, 64)
+        loss = lib.nn.functional.cross_entropy(model(inputs), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def labels_broken(lib, model, batches, optimizer):
+    """The broken script: float labels, cross_entropy raises."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def labels_as_int32(lib, model, batches, optimizer):
+    """int32 is no class number type for cross_entropy either."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels.int())
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def labels_nll_without_log_softmax(lib, model, batches, optimizer):
+    """No error: nll_loss takes the labels, but the logits are no log-probabilities."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.nll_loss(model(images), labels.long())
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def labels_one_hot(lib, model, batches, optimizer):
+    """Right too: one-hot class probabilities give cross_entropy's same loss."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        target = lib.nn.functional.one_hot(labels.long(), 10).float()
+        loss = lib.nn.functional.cross_entropy(model(images), target)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def inplace_broken(lib, model, batches, optimizer):
+    """The broken script: the in-place smoothing overwrites what softmax's backward reads."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        probs = lib.softmax(model(images), dim=1)
+        probs.mul_(0.9).add_(0.01)
+        loss = lib.nn.functional.nll_loss(probs.log(), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def inplace_through_data(lib, model, batches, optimizer):
+    """No error: .data's in-place change is unseen by autograd's version check, and the
+    gradient is computed from the smoothed values."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        probs = lib.softmax(model(images), dim=1)
+        probs.data.mul_(0.9).add_(0.01)
+        loss = lib.nn.functional.nll_loss(probs.log(), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def inplace_detached(lib, model, batches, optimizer):
+    """Detaching the probabilities: no graph to the model (backward raises)."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        probs = lib.softmax(model(images), dim=1).detach()
+        probs.mul_(0.9).add_(0.01)
+        loss = lib.nn.functional.nll_loss(probs.log(), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def inplace_detached_copy(lib, model, batches, optimizer):
+    """Smoothing a detached copy and adding the difference: no error, no smoothing's
+    gradient."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        probs = lib.softmax(model(images), dim=1)
+        smoothed = probs + (probs.detach() * 0.9 + 0.01 - probs.detach())
+        loss = lib.nn.functional.nll_loss(smoothed.log(), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def eval_forgotten(lib, model, batches, optimizer, test_images):
+    """The broken script: the test images go through Dropout and batch statistics."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    with lib.no_grad():
+        logits = model(test_images)
+    return losses, logits
+
+
+def eval_from_the_start(lib, model, batches, optimizer, test_images):
+    """eval() before training: the steps run without Dropout, on running statistics."""
+    model.eval()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    with lib.no_grad():
+        logits = model(test_images)
+    return losses, logits
+
+
+def eval_dropout_only(lib, model, batches, optimizer, test_images):
+    """Dropout switched off by hand: BatchNorm still normalises with the test batch's
+    statistics, and updates its running ones."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    model[4].eval()
+    with lib.no_grad():
+        logits = model(test_images)
+    return losses, logits
+
+
+def parameter_broken(lib):
+    """The broken model: scale is a plain tensor attribute, never trained."""
+
+    class ScaledLinear(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = lib.nn.Linear(64, 10)
+            self.scale = lib.ones(10, requires_grad=True)
+
+        def forward(self, images):
+            return self.linear(images.flatten(1)) * self.scale
+
+    return ScaledLinear()
+
+
+def parameter_as_buffer(lib):
+    """A buffer is saved with the model, but not trained."""
+
+    class ScaledLinear(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = lib.nn.Linear(64, 10)
+            self.register_buffer("scale", lib.ones(10))
+
+        def forward(self, images):
+            return self.linear(images.flatten(1)) * self.scale
+
+    return ScaledLinear()
+
+
+def parameter_registered_later(lib):
+    """Right too: register_parameter names the same Parameter."""
+
+    class ScaledLinear(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = lib.nn.Linear(64, 10)
+            self.register_parameter("scale", lib.nn.Parameter(lib.ones(10)))
+
+        def forward(self, images):
+            return self.linear(images.flatten(1)) * self.scale
+
+    return ScaledLinear()
+
+
+def shuffle_broken(lib, dataset, seed, batch_size, epochs):
+    """The broken script: the loader draws its order from the global generator."""
+    loader = lib.utils.data.DataLoader(dataset, batch_size=batch_size, shuffle=True)
+    return [[batch.tolist() for (batch,) in loader] for _ in range(epochs)]
+
+
+def shuffle_reseeding_everything(lib, dataset, seed, batch_size, epochs):
+    """Reproducible, but it re-seeds the whole program's generator."""
+    lib.manual_seed(seed)
+    loader = lib.utils.data.DataLoader(dataset, batch_size=batch_size, shuffle=True)
+    return [[batch.tolist() for (batch,) in loader] for _ in range(epochs)]
+
+
+def shuffle_numpy_seed(lib, dataset, seed, batch_size, epochs):
+    """NumPy's seed: the loader never reads it."""
+    import numpy as np
+
+    np.random.seed(seed)
+    loader = lib.utils.data.DataLoader(dataset, batch_size=batch_size, shuffle=True)
+    return [[batch.tolist() for (batch,) in loader] for _ in range(epochs)]
+
+
+def shuffle_new_loader_each_epoch(lib, dataset, seed, batch_size, epochs):
+    """A fresh generator each epoch: every epoch in the same order."""
+    orders = []
+    for _ in range(epochs):
+        loader = lib.utils.data.DataLoader(dataset, batch_size=batch_size, shuffle=True,
+                                           generator=lib.Generator().manual_seed(seed))
+        orders.append([batch.tolist() for (batch,) in loader])
+    return orders
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("conv_output_size", size_without_dilation, False),
     ("conv_output_size", size_rounded_up, False),
@@ -274,7 +590,31 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("train_steps", loop_step_before_backward, False),
     ("train_steps", loop_zeroing_after_backward, False),
     ("train_steps", loop_summed_loss, False),
+    ("fix_zero_grad", zero_grad_never, False),
+    ("fix_zero_grad", zero_grad_every_batch, False),
+    ("fix_view", view_broken, False),
+    ("fix_view", view_without_transpose, False),
+    ("fix_float_labels", labels_broken, False),
+    ("fix_float_labels", labels_as_int32, False),
+    ("fix_float_labels", labels_nll_without_log_softmax, False),
+    ("fix_inplace", inplace_broken, False),
+    ("fix_inplace", inplace_through_data, False),
+    ("fix_inplace", inplace_detached, False),
+    ("fix_eval", eval_forgotten, False),
+    ("fix_eval", eval_from_the_start, False),
+    ("fix_eval", eval_dropout_only, False),
+    ("fix_parameter", parameter_broken, False),
+    ("fix_parameter", parameter_as_buffer, False),
+    ("fix_shuffle", shuffle_broken, False),
+    ("fix_shuffle", shuffle_reseeding_everything, False),
+    ("fix_shuffle", shuffle_numpy_seed, False),
+    ("fix_shuffle", shuffle_new_loader_each_epoch, False),
 ]
+#: the broken script of each clinic exercise (what the notebook shows)
+BROKEN = {"fix_zero_grad": zero_grad_never, "fix_view": view_broken,
+          "fix_float_labels": labels_broken, "fix_inplace": inplace_broken,
+          "fix_eval": eval_forgotten, "fix_parameter": parameter_broken,
+          "fix_shuffle": shuffle_broken}
 
 
 # ---------------------------------------------------------------- the checks
@@ -347,8 +687,9 @@ def test_the_tolerance_is_only_where_floats_cannot_agree():
     assert not close([float("nan")], [1.0]) and close([float("nan")], [float("nan")])
     assert close_to(0.0)([1.0, 2], [1.0, 2]) and not close_to(0.0)([1.0], [1.0 + 2 ** -52])
     exercises.get("contiguous_strides")
-    assert [n for n, e in exercises.EXERCISES.items() if e.close is not None] == TRAINING
+    assert [n for n, e in exercises.EXERCISES.items() if e.close is not None] == CLOSE
     assert [n for n, e in exercises.EXERCISES.items() if e.library] == TRAINING
+    assert all(exercises.get(name).close.rtol == 1e-5 for name in CLOSE)
 
 
 def test_the_trusted_side_compares_with_the_exercises_rule():
@@ -376,7 +717,10 @@ def test_an_answer_importing_the_instructors_loop_is_flagged():
                  "import autograder.course.capstone as c",
                  "%%time\nfrom autograder.course.capstone import train_steps\n"):
         assert flags_in_source([text]) == {"autograder.course.capstone"}, text
-    assert flags_in_source([answer_sources(CHAPTER)["train_steps"]]) == set()
+    for name in TRAINING:
+        assert flags_in_source([answer_sources(CHAPTER)[name]]) == set(), name
+    assert flags_in_source(["from autograder.course.capstone import fix_view"]) == {
+        "autograder.course.capstone"}
     assert flags_in_source(["from autograder.checks import check"]) == set()
 
 
@@ -401,6 +745,84 @@ def test_the_reference_pieces_get_full_marks():
                      ("conv_weight_grad", conv_weight_grad)):
         assert checks.judge(name, fn, hidden_pairs(name)).passed, name
         assert checks.judge(name, fn, hidden_pairs(name, FRESH_SEED)).passed, name
+
+
+
+# ---------------------------------------------------------------- the debugging clinic
+@pytest.mark.parametrize("name,answer", [("fix_view", view_contiguous),
+                                         ("fix_float_labels", labels_one_hot),
+                                         ("fix_parameter", parameter_registered_later)],
+                         ids=["view_contiguous", "labels_one_hot", "parameter_registered_later"])
+def test_a_right_fix_in_other_words_passes(name, answer):
+    """``.contiguous().view`` is as right as ``reshape``, one-hot class probabilities as
+    int64 labels, ``register_parameter`` as assigning a ``Parameter``."""
+    checks.check(name, answer)
+    assert checks.judge(name, answer, hidden_pairs(name, FRESH_SEED)).passed
+
+
+@pytest.mark.parametrize("name", CLINIC)
+def test_the_reference_is_the_instructors_script_and_the_notebook_shows_the_broken_one(name):
+    """Each clinic exercise's reference runs ``capstone.<name>`` (it passes on reftensor);
+    the notebook's broken script is the one these tests call the exercise's bug (it fails
+    every hidden case: the unfixed script never passes)."""
+    import inspect
+
+    from autograder.course import capstone
+    from tests.notebooks import source
+
+    fixed = getattr(capstone, name)
+    assert checks.judge(name, fixed, hidden_pairs(name, FRESH_SEED)).passed
+    broken = BROKEN[name]
+    shown = json.loads(source(CHAPTER).read_text())
+    body = inspect.getsource(broken).split('"""', 2)[2]  # the code after the docstring
+    assert any(body in cell["source"] for cell in shown["cells"]), name
+    verdict = checks.judge(name, broken, hidden_pairs(name))
+    assert not verdict.passed and len(verdict.failures) == verdict.total
+
+
+def _hard_coded(name: str, table: dict):
+    """An answer that returns what it was told for the visible runs, keyed by what it can see
+    of a run (its number of batches and batch size, or its dataset's size, batch size and
+    epochs), a guess otherwise; a training script runs the right script first (so every
+    other value is right), a shuffle leaves the global generator alone as the right one."""
+    right = RIGHT[name]
+
+    if name == "fix_shuffle":
+        def fix_shuffle(lib, dataset, seed, batch_size, epochs):
+            in_order = list(range(len(dataset)))
+            guess = [[in_order[i:i + batch_size] for i in range(0, len(dataset), batch_size)]
+                     ] * epochs
+            return table.get((len(dataset), batch_size, epochs), guess)
+
+        return fix_shuffle
+
+    def script(lib, model, batches, optimizer, *test_images):
+        found = right(lib, model, batches, optimizer, *test_images)
+        told = table.get((len(batches), len(batches[0][1])), [2.3] * len(batches))
+        return (told, found[1]) if test_images else told
+
+    return script
+
+
+@pytest.mark.parametrize("name", [n for n in CLINIC if n != "fix_parameter"])
+def test_hard_coded_clinic_results_pass_the_visible_runs_and_fail_a_fresh_seed(name):
+    """The adversarial requirement for the clinic: a script that returns the visible runs'
+    losses (or batch orders), hard-coded, passes the visible check and fails the hidden runs
+    drawn afresh. (``fix_parameter`` returns a model: nothing to hard-code.)"""
+    from autograder.course import references
+
+    exercise = exercises.get(name)
+    fixed = exercise.fixed
+    expected = references.compute(exercise, list(fixed))
+    if name == "fix_shuffle":
+        table = {(c.args[2], c.args[3], c.args[4]): e[0] for c, e in zip(fixed, expected,
+                                                                            strict=True)}
+    else:
+        table = {(c.args[5], c.args[4]): e[0] for c, e in zip(fixed, expected, strict=True)}
+    answer = _hard_coded(name, table)
+    checks.check(name, answer)
+    fresh = checks.judge(name, answer, hidden_pairs(name, FRESH_SEED))
+    assert not fresh.passed and len(fresh.failures) >= fresh.total - len(fixed) - 1
 
 
 # ---------------------------------------------------------------- the student edition
@@ -492,9 +914,10 @@ def test_the_student_editions_kernels_run_the_students_pieces(tmp_path):
 def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path,
                                                                          monkeypatch):
     """The trusted pipeline on a fresh seed, with chapters 1 to 8 published (as they are when
-    chapter 10 is graded: ``train_steps`` runs on the sandbox's student edition): the
-    solution gets every automatic point, within the tolerance on reftensor in the sandbox;
-    one typical mistake of the training loop loses that exercise only."""
+    chapter 10 is graded: ``train_steps`` and the clinic's scripts run on the sandbox's
+    student edition): the solution gets every automatic point (5 pieces and 8 scripts written
+    with reftensor), within the tolerance on reftensor in the sandbox; one typical mistake of
+    the training loop loses that exercise only."""
     from autograder.course import edition
     from autograder.grading import grade
 
@@ -503,7 +926,7 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     monkeypatch.setattr(edition, "PUBLISHED", published)
     assert grade.unpublished_for_library(NAMES + TRAINING) == []
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "train_steps",
-                                            loop_never_zeroing, 24)
+                                            loop_never_zeroing, 45)
 
 
 #: the chapters before the capstone, whose pieces its training exercises run on

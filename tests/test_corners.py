@@ -1965,6 +1965,52 @@ CORNERS = {
          on(lambda seed, opt, lr, b, steps: steps > 1)),
         ("a seed other than the visible runs'", on(lambda seed, opt, lr, b, steps: seed > 1)),
     ],
+    # the debugging clinic: the case's first arg names the exercise
+    "fix_zero_grad": [
+        ("SGD with momentum", on(lambda bug, seed, opt, lr, b, steps: opt == "sgd")),
+        ("Adam", on(lambda bug, seed, opt, lr, b, steps: opt == "adam")),
+        ("a batch of one", on(lambda bug, seed, opt, lr, b, steps: b == 1)),
+        ("three optimizer steps (six batches)", on(lambda bug, seed, opt, lr, b, steps:
+                                                   steps == 6)),
+        ("a seed other than the visible runs'", on(lambda bug, seed, opt, lr, b, steps:
+                                                   seed > 1)),
+    ],
+    **{name: [
+        ("SGD with momentum", on(lambda bug, seed, opt, lr, b, steps: opt == "sgd")),
+        ("Adam", on(lambda bug, seed, opt, lr, b, steps: opt == "adam")),
+        ("a batch of one", on(lambda bug, seed, opt, lr, b, steps: b == 1)),
+        ("a seed other than the visible runs'", on(lambda bug, seed, opt, lr, b, steps:
+                                                   seed > 1)),
+    ] for name in ("fix_view", "fix_float_labels", "fix_inplace")},
+    "fix_eval": [
+        ("SGD with momentum", on(lambda bug, seed, opt, lr, b, steps: opt == "sgd")),
+        ("Adam", on(lambda bug, seed, opt, lr, b, steps: opt == "adam")),
+        ("a batch of two (the fewest BatchNorm trains on)",
+         on(lambda bug, seed, opt, lr, b, steps: b == 2)),
+        ("a single step", on(lambda bug, seed, opt, lr, b, steps: steps == 1)),
+        ("a seed other than the visible runs'", on(lambda bug, seed, opt, lr, b, steps:
+                                                   seed > 1)),
+    ],
+    "fix_parameter": [
+        ("SGD with momentum", on(lambda bug, seed, opt, lr, b, steps: opt == "sgd")),
+        ("Adam", on(lambda bug, seed, opt, lr, b, steps: opt == "adam")),
+        ("a batch of one", on(lambda bug, seed, opt, lr, b, steps: b == 1)),
+        ("a single step", on(lambda bug, seed, opt, lr, b, steps: steps == 1)),
+        ("a seed other than the visible runs'", on(lambda bug, seed, opt, lr, b, steps:
+                                                   seed > 1)),
+    ],
+    "fix_shuffle": [
+        ("a last batch shorter than the others",
+         on(lambda bug, seed, size, b, epochs, draws: size % b != 0)),
+        ("one batch holding every sample",
+         on(lambda bug, seed, size, b, epochs, draws: b >= size)),
+        ("three epochs (the loader's generator goes on)",
+         on(lambda bug, seed, size, b, epochs, draws: epochs == 3)),
+        ("no draws before (the global generator just seeded)",
+         on(lambda bug, seed, size, b, epochs, draws: draws == 0)),
+        ("a seed other than the visible runs'",
+         on(lambda bug, seed, size, b, epochs, draws: seed > 1)),
+    ],
 }
 
 ROWS = [(name, corner, predicate) for name, rows in CORNERS.items()

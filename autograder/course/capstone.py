@@ -47,7 +47,9 @@ from typing import Any
 import numpy as np
 
 __all__ = ["SPLIT_SIZES", "SPLIT_SEED", "SETTINGS", "Record", "load_digits_tensors", "split",
-           "cnn", "mlp", "weight_digests", "train_steps", "train", "compare"]
+           "cnn", "mlp", "weight_digests", "train_steps", "train", "compare",
+           "fix_zero_grad", "fix_view", "fix_float_labels", "fix_inplace", "fix_eval",
+           "fix_parameter", "fix_shuffle"]
 
 #: Train / validation / test sizes of the 1,797 digits (70% / 15% / 15%).
 SPLIT_SIZES = (1257, 270, 270)
@@ -259,3 +261,113 @@ def compare(torch_record: Record, ref_record: Record) -> dict[str, Any]:
         "accuracy_gap_points": 100 * abs(torch_record.test_accuracy
                                          - ref_record.test_accuracy),
     }
+
+
+# ---------------------------------------------------------------- the debugging clinic
+# The instructor's fixed scripts of chapter 10's debugging clinic (exercises 7 to 13): what
+# each exercise's reference runs on torch (``exercises.ch10_capstone``'s harnesses build the
+# model, the optimizer and the batches, run a script and read its results as plain data).
+# Each is the notebook's broken script with its one bug fixed, the fix marked.
+
+
+def fix_zero_grad(lib: Any, model: Any, batches: Any, optimizer: Any) -> list[float]:
+    """Gradient accumulation: one optimizer step per two batches, each batch's loss halved
+    (the mean over both batches' samples); the losses, as floats."""
+    model.train()
+    losses = []
+    for i, (images, labels) in enumerate(batches):
+        loss = lib.nn.functional.cross_entropy(model(images), labels) / 2
+        loss.backward()
+        losses.append(loss.item())
+        if i % 2 == 1:
+            optimizer.step()
+            optimizer.zero_grad()  # the fix: the next pair starts from zero
+    return losses
+
+
+def fix_view(lib: Any, model: Any, batches: Any, optimizer: Any) -> list[float]:
+    """Batches of images stored column by column (``pixels[b, j, i]`` is pixel ``(i, j)``):
+    each image's 64 pixels, row by row, into the model; one step per batch; the losses."""
+    model.train()
+    losses = []
+    for pixels, labels in batches:
+        optimizer.zero_grad()
+        inputs = pixels.transpose(1, 2).reshape(-1, 64)  # the fix: reshape copies if it must
+        loss = lib.nn.functional.cross_entropy(model(inputs), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def fix_float_labels(lib: Any, model: Any, batches: Any, optimizer: Any) -> list[float]:
+    """Labels read as float32 (class numbers 0.0 to 9.0); one step per batch; the losses."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels.long())  # the fix
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def fix_inplace(lib: Any, model: Any, batches: Any, optimizer: Any) -> list[float]:
+    """A smoothed loss: the softmax's probabilities scaled by 0.9 plus 0.01 (no class below
+    1%), then the negative log-likelihood; one step per batch; the losses."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        probs = lib.softmax(model(images), dim=1)
+        smoothed = probs * 0.9 + 0.01  # the fix: softmax's backward reads probs as it was
+        loss = lib.nn.functional.nll_loss(smoothed.log(), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def fix_eval(lib: Any, model: Any, batches: Any, optimizer: Any,
+             test_images: Any) -> tuple[list[float], Any]:
+    """One step per batch in training mode, then the test images' logits (no gradients);
+    the losses and the logits."""
+    model.train()
+    losses = []
+    for images, labels in batches:
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    model.eval()  # the fix: Dropout off, BatchNorm's running statistics (and left as they are)
+    with lib.no_grad():
+        logits = model(test_images)
+    return losses, logits
+
+
+def fix_parameter(lib: Any) -> Any:
+    """A linear classifier of the 64 pixels with a learned scale per class (ones at first)."""
+
+    class ScaledLinear(lib.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = lib.nn.Linear(64, 10)
+            self.scale = lib.nn.Parameter(lib.ones(10))  # the fix: a Parameter, so trained
+
+        def forward(self, images: Any) -> Any:
+            return self.linear(images.flatten(1)) * self.scale
+
+    return ScaledLinear()
+
+
+def fix_shuffle(lib: Any, dataset: Any, seed: int, batch_size: int, epochs: int
+                ) -> list[list[list[int]]]:
+    """Each epoch's batches of a shuffled ``DataLoader`` over ``dataset`` (its one tensor
+    holds the sample numbers), the same for the same ``seed``: per epoch, each batch's
+    sample numbers."""
+    loader = lib.utils.data.DataLoader(
+        dataset, batch_size=batch_size, shuffle=True,
+        generator=lib.Generator().manual_seed(seed))  # the fix: its own seeded generator
+    return [[batch.tolist() for (batch,) in loader] for _ in range(epochs)]

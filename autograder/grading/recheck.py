@@ -34,8 +34,9 @@ __all__ = ["WATCHED", "Settings", "DEFAULTS", "ExerciseVerdict",
 
 WATCHED = ["torch", "reftensor"]
 #: Modules of the grader, readable in every sandbox, that hold an instructor's answer: chapter
-#: 10's training loop (``capstone.train_steps``, what its reference runs on torch). An answer
-#: cell that imports one is flagged for review, as one that imports torch.
+#: 10's training loop (``capstone.train_steps``, what its reference runs on torch) and its
+#: debugging clinic's fixed scripts (``capstone.fix_*``). An answer cell that imports one is
+#: flagged for review, as one that imports torch.
 SOLUTION_MODULES = ["autograder.course.capstone"]
 
 

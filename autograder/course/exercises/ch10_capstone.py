@@ -582,13 +582,22 @@ DIGITS = 1797
 
 def _digits() -> tuple[np.ndarray, np.ndarray]:
     """The 1,797 digits as in ``autograder.course.capstone``: float32 ``(N, 1, 8, 8)`` in
-    [0, 1] and int64 labels (loaded once per process)."""
+    [0, 1] and int64 labels (loaded once per process). Read from the file scikit-learn
+    bundles (``sklearn/datasets/data/digits.csv.gz``, what ``load_digits`` reads: the same
+    values) without importing scikit-learn, which would cost every sandboxed re-check of a
+    training exercise seconds."""
     if not _DIGITS:
-        from sklearn.datasets import load_digits
+        import gzip
+        import importlib.util
+        from pathlib import Path
 
-        digits = load_digits()
-        _DIGITS.append(((digits.images / 16.0).astype(np.float32).reshape(-1, 1, 8, 8),
-                        digits.target.astype(np.int64)))
+        spec = importlib.util.find_spec("sklearn")
+        assert spec is not None and spec.origin is not None, "scikit-learn is not installed"
+        path = Path(spec.origin).parent / "datasets" / "data" / "digits.csv.gz"
+        with gzip.open(path, "rt") as text:
+            data = np.loadtxt(text, delimiter=",")
+        _DIGITS.append(((data[:, :-1] / 16.0).astype(np.float32).reshape(-1, 1, 8, 8),
+                        data[:, -1].astype(np.int64)))
     return _DIGITS[0]
 
 
@@ -699,3 +708,288 @@ register(Exercise(
     close=close_to(TRAIN_RTOL),
     library=True,
 ))
+
+
+# ---------------------------------------------------------------- the debugging clinic
+# Exercises 7 to 13: each is a training script with one bug that the student fixes. A script
+# is a function of ``lib``, so one program runs on both libraries: the check runs the
+# student's fixed script on reftensor (the student edition, in the sandbox, as train_steps),
+# the reference runs the instructor's (``capstone.fix_*``) on torch, and both are read as
+# plain data by the same harness: losses, the modes at each forward call and the
+# parameters' checksums (floats within TRAIN_RTOL), a parameter's names, batch orders and
+# the global generator's next draws (exactly).
+
+#: The clinic's exercises, in the notebook's order.
+CLINIC = ("fix_zero_grad", "fix_view", "fix_float_labels", "fix_inplace", "fix_eval",
+          "fix_parameter", "fix_shuffle")
+
+
+def bn_mlp(lib: Any) -> Any:
+    """``fix_eval``'s model: the capstone's MLP, narrower, with BatchNorm1d and Dropout(0.2)
+    after its hidden layer. The hidden Linear has no bias: BatchNorm subtracts the batch's
+    mean, so a bias there gets a gradient of rounding noise only (about 1e-9), which Adam
+    scales up to steps of ``lr``: its values would follow each library's rounding (a
+    relative 2e-3 apart after two steps) instead of the data."""
+    nn = lib.nn
+    return nn.Sequential(nn.Flatten(), nn.Linear(64, 32, bias=False), nn.BatchNorm1d(32),
+                         nn.ReLU(),
+                         nn.Dropout(0.2), nn.Linear(32, 10))
+
+
+def _checksums(lib: Any, tensors: Any) -> list[list[float]]:
+    """Per tensor, the float64 sum of its absolute values and of its squares."""
+    sums = []
+    with lib.no_grad():
+        for t in tensors:
+            w = t.detach().to(lib.float64)
+            sums.append([float(w.abs().sum().item()), float((w * w).sum().item())])
+    return sums
+
+
+def _optimizer(lib: Any, parameters: Any, optimizer: str, lr: float) -> Any:
+    if optimizer == "sgd":
+        return lib.optim.SGD(parameters, lr=lr, momentum=0.9)
+    return lib.optim.Adam(parameters, lr=lr)
+
+
+def clinic_batches(lib: Any, bug: str, seed: int, batch_size: int, steps: int) -> list:
+    """A clinic case's batches as its script is handed them (:func:`batch_indices`'s
+    digits): ``(images, labels)``, float32 ``(B, 1, 8, 8)`` and int64; for ``fix_view``
+    each image stored column by column, a contiguous float32 ``(B, 8, 8)`` whose ``[b, j,
+    i]`` is pixel ``(i, j)``; for ``fix_float_labels`` the labels as float32."""
+    images, labels = _digits()
+    batches = []
+    for rows in batch_indices(seed, batch_size, steps):
+        x, y = images[rows], labels[rows]
+        if bug == "fix_view":
+            x = np.ascontiguousarray(x.reshape(-1, 8, 8).transpose(0, 2, 1))
+        if bug == "fix_float_labels":
+            y = y.astype(np.float32)
+        batches.append((lib.tensor(x), lib.tensor(y)))
+    return batches
+
+
+def clinic_with(lib: Any, bug: str, script: Any, seed: int, optimizer: str, lr: float,
+                batch_size: int, steps: int) -> tuple[list, list, list, list]:
+    """One case of a clinic training script (``bug`` names its exercise) on ``lib``, as
+    plain data: ``lib.manual_seed(seed)``, the model (the capstone's MLP, or :func:`bn_mlp`
+    for ``fix_eval``) handed in eval mode, ``SGD(lr, momentum=0.9)`` or ``Adam(lr)``, the
+    batches of :func:`clinic_batches`, then ``script(lib, model, batches, optimizer)``
+    (``fix_eval``'s also gets the next ``batch_size`` digits' images and returns the losses
+    and their logits). Returns the losses (as floats), whether the model was in training mode
+    at each forward call, each parameter's checksums (``named_parameters`` order: the float64
+    sums of ``|w|`` and ``w**2``), and for ``fix_eval`` each logits row's checksums and each
+    buffer's (``running_mean``, ``running_var``; ``num_batches_tracked`` as an int)."""
+    from autograder.course import capstone
+
+    lib.manual_seed(seed)
+    model = (bn_mlp if bug == "fix_eval" else capstone.mlp)(lib)
+    model.eval()
+    modes: list[bool] = []
+    model.register_forward_pre_hook(lambda module, args: modes.append(bool(module.training)))
+    opt = _optimizer(lib, list(model.parameters()), optimizer, lr)
+    extra: list = []
+    if bug == "fix_eval":
+        everything = clinic_batches(lib, bug, seed, batch_size, steps + 1)
+        losses, logits = script(lib, model, everything[:-1], opt, everything[-1][0])
+        extra = [_checksums(lib, list(logits)),
+                 [int(b.item()) if b.dtype == lib.int64 else _checksums(lib, [b])[0]
+                  for _, b in model.named_buffers()]]
+    else:
+        losses = script(lib, model, clinic_batches(lib, bug, seed, batch_size, steps), opt)
+    return ([float(loss) for loss in losses], modes,
+            _checksums(lib, [p for _, p in model.named_parameters()]), extra)
+
+
+def parameter_with(lib: Any, factory: Any, seed: int, optimizer: str, lr: float,
+                   batch_size: int, steps: int) -> tuple[list[str], list[float], list]:
+    """One case of ``fix_parameter`` on ``lib``: ``lib.manual_seed(seed)``, ``model =
+    factory(lib)``, the optimizer over ``model.parameters()``, ``steps`` batches of the
+    digits trained by the instructor's loop (``capstone.train_steps``); returns the
+    parameters' names, the losses and each parameter's checksums after."""
+    from autograder.course import capstone
+
+    lib.manual_seed(seed)
+    model = factory(lib)
+    names = [name for name, _ in model.named_parameters()]
+    opt = _optimizer(lib, list(model.parameters()), optimizer, lr)
+    losses = capstone.train_steps(lib, model, clinic_batches(lib, "fix_parameter", seed,
+                                                             batch_size, steps), opt)
+    return (names, [float(loss) for loss in losses],
+            _checksums(lib, [p for _, p in model.named_parameters()]))
+
+
+def shuffle_with(lib: Any, script: Any, seed: int, size: int, batch_size: int, epochs: int,
+                 draws: int) -> tuple[list, list[int]]:
+    """One case of ``fix_shuffle`` on ``lib``: the rest of a program first (``lib.
+    manual_seed(draws)``, then ``draws`` numbers drawn by ``lib.rand``), then ``script(lib,
+    dataset, seed, batch_size, epochs)`` on ``TensorDataset(lib.arange(size))``; returns its
+    batches (per epoch, each batch's sample numbers as ints) and the global generator's next
+    three draws after it (``lib.randint(0, 1000, (3,))``: a script must leave it alone)."""
+    import importlib
+
+    importlib.import_module(f"{lib.__name__}.utils.data")
+    lib.manual_seed(draws)
+    lib.rand(draws)
+    dataset = lib.utils.data.TensorDataset(lib.arange(size))
+    epochs_seen = script(lib, dataset, seed, batch_size, epochs)
+    orders = [[[int(i) for i in batch] for batch in epoch] for epoch in epochs_seen]
+    return orders, [int(v) for v in lib.randint(0, 1000, (3,)).tolist()]
+
+
+def _call_clinic(answer, case: Case) -> Any:
+    """How a check calls a clinic exercise (the case's first arg names it): on reftensor (the
+    student edition, in the sandbox), through its harness."""
+    import reftensor
+
+    bug, *args = case.args
+    if bug == "fix_parameter":
+        return parameter_with(reftensor, answer, *args)
+    if bug == "fix_shuffle":
+        return shuffle_with(reftensor, answer, *args)
+    return clinic_with(reftensor, bug, answer, *args)
+
+
+def run_clinic(answer, bug, *args):
+    """Run ``answer`` (the clinic exercise ``bug``'s fixed script) on a failing case as the
+    check does."""
+    return _call_clinic(answer, Case(args=(bug, *args)))
+
+
+def _clinic_reference(c: Case) -> Any:
+    from autograder.course import capstone
+
+    torch = _torch()
+    torch.set_num_threads(1)
+    bug, *args = c.args
+    fixed = getattr(capstone, bug)
+    if bug == "fix_parameter":
+        return parameter_with(torch, fixed, *args)
+    if bug == "fix_shuffle":
+        return shuffle_with(torch, fixed, *args)
+    return clinic_with(torch, bug, fixed, *args)
+
+
+_STORIES = {
+    "fix_zero_grad": "one optimizer step per two batches, each loss halved, zero_grad after "
+                     "each step",
+    "fix_view": "each batch of column-by-column images transposed back and reshaped to "
+                "(B, 64)",
+    "fix_float_labels": "cross_entropy(model(images), labels.long())",
+    "fix_inplace": "nll_loss((softmax(logits, 1) * 0.9 + 0.01).log(), labels), out of place",
+    "fix_eval": "training mode for the steps, then model.eval() and no_grad for the test "
+                "images' logits",
+}
+
+
+def _clinic_truth(c: Case) -> str:
+    bug, *args = c.args
+    if bug == "fix_shuffle":
+        seed, size, batch_size, epochs, draws = args
+        return (f"torch.manual_seed({draws}); torch.rand({draws}); DataLoader(TensorDataset("
+                f"torch.arange({size})), batch_size={batch_size}, shuffle=True, generator="
+                f"torch.Generator().manual_seed({seed})) for {epochs} epochs; then "
+                "torch.randint(0, 1000, (3,)) (exactly)")
+    seed, optimizer, lr, batch_size, steps = args
+    opt = (f"SGD(model.parameters(), lr={lr}, momentum=0.9)" if optimizer == "sgd"
+           else f"Adam(model.parameters(), lr={lr})")
+    if bug == "fix_parameter":
+        return (f"torch.manual_seed({seed}); model = capstone.fix_parameter(torch) (scale a "
+                f"Parameter); torch.optim.{opt}; {steps} batches of {batch_size} digits "
+                "trained by capstone.train_steps; the parameters' names (exactly), the losses "
+                f"and their checksums (floats within a relative {TRAIN_RTOL:g})")
+    model = "clinic.bn_mlp(torch)" if bug == "fix_eval" else "capstone.mlp(torch)"
+    return (f"torch.manual_seed({seed}); model = {model} (in eval mode); torch.optim.{opt}; "
+            f"{steps} batches of {batch_size} digits (batch_indices({seed}, {batch_size}, "
+            f"{steps})): {_STORIES[bug]}; the losses, the modes at each forward, the "
+            "checksums after (floats within a relative "
+            f"{TRAIN_RTOL:g})")
+
+
+def _clinic_cases(bug: str, batch_sizes=(1, 4, 8, 16), steps=(2, 3, 4)):
+    @st.composite
+    def cases(draw: st.DrawFn) -> Case:
+        optimizer = _pick(draw, ("sgd", "adam"))
+        lr = _pick(draw, (0.05, 0.1) if optimizer == "sgd" else (1e-3, 1e-2))
+        return Case(args=(bug, _pick(draw, range(10_000)), optimizer, lr,
+                          _pick(draw, batch_sizes), _pick(draw, steps)))
+
+    return cases
+
+
+@st.composite
+def _shuffle_cases(draw: st.DrawFn) -> Case:
+    return Case(args=("fix_shuffle", _pick(draw, range(10_000)), _pick(draw, (5, 10, 12, 16)),
+                      _pick(draw, (2, 3, 4)), _pick(draw, (1, 2, 3)),
+                      _pick(draw, (0, 1, 3, 10, 64, 100))))
+
+
+def _register_clinic(name: str, signature: str, fixed, edge, strategy, close=True) -> None:
+    register(Exercise(
+        name=name,
+        chapter=CHAPTER,
+        signature=signature,
+        fixed=fixed,
+        edge=edge,
+        strategy=strategy,
+        reference=_clinic_reference,
+        truth=_clinic_truth,
+        hidden_examples=5,
+        call=_call_clinic,
+        call_shown="autograder.course.exercises.ch10_capstone:run_clinic",
+        close=close_to(TRAIN_RTOL) if close else None,
+        library=True,
+    ))
+
+
+_SCRIPT = "(lib, model, batches, optimizer) -> list of losses"
+_register_clinic(
+    "fix_zero_grad", f"fix_zero_grad{_SCRIPT}; checked through clinic_with (case: the "
+    "exercise, seed, optimizer, lr, batch size, batches)",
+    (Case(args=("fix_zero_grad", 0, "sgd", 0.05, 8, 4)),
+     Case(args=("fix_zero_grad", 1, "adam", 1e-3, 16, 4))),
+    (Case(args=("fix_zero_grad", 2, "sgd", 0.1, 1, 6)),),
+    _clinic_cases("fix_zero_grad", steps=(4, 6)))
+_register_clinic(
+    "fix_view", f"fix_view{_SCRIPT}; checked through clinic_with (case: the exercise, seed, "
+    "optimizer, lr, batch size, steps)",
+    (Case(args=("fix_view", 0, "sgd", 0.05, 8, 3)),
+     Case(args=("fix_view", 1, "adam", 1e-3, 16, 2))),
+    (Case(args=("fix_view", 2, "sgd", 0.1, 1, 2)),),
+    _clinic_cases("fix_view"))
+_register_clinic(
+    "fix_float_labels", f"fix_float_labels{_SCRIPT}; checked through clinic_with (case: the "
+    "exercise, seed, optimizer, lr, batch size, steps)",
+    (Case(args=("fix_float_labels", 0, "sgd", 0.05, 8, 3)),
+     Case(args=("fix_float_labels", 1, "adam", 1e-3, 16, 2))),
+    (Case(args=("fix_float_labels", 2, "adam", 1e-2, 1, 2)),),
+    _clinic_cases("fix_float_labels"))
+_register_clinic(
+    "fix_inplace", f"fix_inplace{_SCRIPT}; checked through clinic_with (case: the exercise, "
+    "seed, optimizer, lr, batch size, steps)",
+    (Case(args=("fix_inplace", 0, "sgd", 0.05, 8, 3)),
+     Case(args=("fix_inplace", 1, "adam", 1e-3, 16, 2))),
+    (Case(args=("fix_inplace", 2, "sgd", 0.1, 1, 2)),),
+    _clinic_cases("fix_inplace"))
+_register_clinic(
+    "fix_eval", "fix_eval(lib, model, batches, optimizer, test_images) -> (losses, logits); "
+    "checked through clinic_with (case: the exercise, seed, optimizer, lr, batch size, steps)",
+    (Case(args=("fix_eval", 0, "sgd", 0.05, 8, 3)),
+     Case(args=("fix_eval", 1, "adam", 1e-3, 16, 2))),
+    (Case(args=("fix_eval", 2, "sgd", 0.1, 2, 1)),),  # BatchNorm needs two samples
+    _clinic_cases("fix_eval", batch_sizes=(4, 8, 16)))
+_register_clinic(
+    "fix_parameter", "fix_parameter(lib) -> a Module; checked through parameter_with (case: "
+    "the exercise, seed, optimizer, lr, batch size, steps)",
+    (Case(args=("fix_parameter", 0, "sgd", 0.05, 8, 3)),
+     Case(args=("fix_parameter", 1, "adam", 1e-2, 16, 2))),
+    (Case(args=("fix_parameter", 2, "sgd", 0.1, 1, 1)),),
+    _clinic_cases("fix_parameter"))
+_register_clinic(
+    "fix_shuffle", "fix_shuffle(lib, dataset, seed, batch_size, epochs) -> per epoch, each "
+    "batch's sample numbers; checked through shuffle_with (case: the exercise, seed, size, "
+    "batch size, epochs, draws before)",
+    (Case(args=("fix_shuffle", 0, 10, 4, 2, 3)),
+     Case(args=("fix_shuffle", 1, 12, 3, 2, 10))),
+    (Case(args=("fix_shuffle", 2, 5, 5, 3, 0)),),
+    _shuffle_cases, close=False)

@@ -1433,3 +1433,120 @@ def test_calling_a_node_returns_its_inputs_gradients_as_torch():
         reduced = x.sum().grad_fn(lib.tensor(2.0, dtype=lib.float64))
         return type(one).__name__, one, type(two).__name__, two, reduced
     same_on_both(program)
+
+
+# ---------------------------------------------------------------- unary_backward
+# Chapter 5's unary_backward: the student edition's nodes of exp, log, tanh, relu, abs,
+# square, ... ask it on small float64 inputs (derivatives.UNARY_PIECE, set from
+# pieces.stubbed); the reference runs the tensor formulas. Here the flag is set in the
+# reference, which then runs its own piece.
+UNARY_OPS = ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
+             "reciprocal", "tanh", "sigmoid", "tan", "atan", "asin", "acos", "relu", "abs",
+             "neg", "square")
+UNARY_VALUES = (0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1 / 3, 0.1, 7.0, 1e300, math.inf, -math.inf,
+                math.nan)
+
+
+@pytest.fixture
+def unary_piece(monkeypatch):
+    from reftensor.autograd import derivatives
+
+    monkeypatch.setattr(derivatives, "UNARY_PIECE", True)
+    return derivatives
+
+
+def test_the_unary_piece_runs_only_in_the_student_edition():
+    from reftensor import pieces
+    from reftensor.autograd import derivatives
+
+    assert derivatives.UNARY_PIECE == pieces.stubbed(derivatives.unary_backward)
+    assert derivatives.UNARY_PIECE is False
+    assert set(derivatives.UNARY_SAVES) == set(UNARY_OPS) == set(derivatives.UNARY_FORMULAS)
+
+
+def _unary_node_output(op: str, x: Any, g: Any) -> tuple:
+    y = getattr(x, op)()
+    gx = y.grad_fn(g)
+    return gx.tolist(), gx.stride(), gx.dtype
+
+
+def _nan_is_nan(a: Any, b: Any) -> bool:
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_nan_is_nan(p, q) for p, q in zip(a, b, strict=True))
+    return a == b or (a != a and b != b)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_the_unary_piece_and_the_formulas_agree(data):
+    """On generated ops, shapes and values (0, -0.0, inf, nan, negatives) and gradients laid
+    out densely, transposed or expanded (stride 0), the piece's answer laid out by the
+    library equals the tensor formula's: values (nan as nan), strides and dtype."""
+    from reftensor.autograd import derivatives
+
+    op = data.draw(st.sampled_from(UNARY_OPS))
+    shape = data.draw(st.lists(st.sampled_from((1, 2, 3)), max_size=3).map(tuple))
+    n = math.prod(shape)
+    values = data.draw(st.lists(st.sampled_from(UNARY_VALUES), min_size=n, max_size=n))
+    grads = data.draw(st.lists(st.sampled_from(UNARY_VALUES), min_size=n, max_size=n))
+    x = reftensor.tensor(values, dtype=reftensor.float64).reshape(shape).requires_grad_()
+    layout = data.draw(st.sampled_from(("dense", "transposed", "expanded")))
+    g = reftensor.tensor(grads, dtype=reftensor.float64).reshape(shape)
+    if layout == "transposed" and len(shape) >= 2:
+        g = g.transpose(0, -1).contiguous().transpose(0, -1)
+    elif layout == "expanded" and shape:
+        g = g.narrow(0, 0, 1).expand(shape)
+    formulas = _unary_node_output(op, x, g)
+    try:
+        derivatives.UNARY_PIECE = True
+        asked = _unary_node_output(op, x, g)
+    finally:
+        derivatives.UNARY_PIECE = False
+    assert _nan_is_nan(asked[0], formulas[0]) and asked[1:] == formulas[1:], (op, asked, formulas)
+
+
+def test_the_unary_piece_gives_torchs_bits(unary_piece):
+    """The student edition's nodes (the piece) return torch's values, and lay them out as
+    torch does (for a node that saves its result, where reftensor's result is torch's:
+    exp2's and expm1's round otherwise at some of these values)."""
+    for op in UNARY_OPS:
+        values = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1 / 3, 2.0, math.inf, math.nan]
+        x = reftensor.tensor(values, dtype=reftensor.float64, requires_grad=True)
+        xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+        y, yt = getattr(x, op)(), getattr(xt, op)()
+        if (unary_piece.UNARY_SAVES[op] == "result"
+                and not _nan_is_nan(y.tolist(), yt.tolist())):  # a result rounded otherwise
+            continue
+        g = [1.0, 2.0, -1.0, 0.1, 0.0, 7.0, 1 / 3, -2.5, 1.5, 3.0]
+        ours = y.grad_fn(reftensor.tensor(g, dtype=reftensor.float64))
+        theirs = yt.grad_fn(torch.tensor(g, dtype=torch.float64))
+        assert _nan_is_nan(ours.tolist(), theirs.tolist()), op
+        assert ours.stride() == theirs.stride(), op
+
+
+def test_the_unary_piece_runs_for_small_float64_nodes_only(unary_piece, monkeypatch):
+    calls = []
+    real = unary_piece.unary_backward
+    monkeypatch.setattr(unary_piece, "unary_backward",
+                        lambda op, grad, saved: (calls.append(op), real(op, grad, saved))[1])
+    small = reftensor.tensor([0.5, -1.0, 2.0], dtype=reftensor.float64, requires_grad=True)
+    reftensor.autograd.grad(small.tanh().sum(), small)
+    reftensor.autograd.grad((small ** 2).sum(), small)
+    reftensor.autograd.grad(small.neg().sum(), small)
+    reftensor.autograd.grad((small ** 3).sum(), small)  # another exponent: the formula
+    reftensor.autograd.grad(small.float().exp().sum(), small)  # float32: the formula
+    big = reftensor.ones(64, dtype=reftensor.float64, requires_grad=True)
+    reftensor.autograd.grad(big.log().sum(), big)  # 64 elements: the formula
+    (dx,) = reftensor.autograd.grad(small.relu().sum(), small, create_graph=True)
+    assert calls == ["tanh", "square", "neg"]  # create_graph: recorded, not asked
+
+
+def test_a_wrong_unary_piece_changes_what_the_library_computes(unary_piece, monkeypatch):
+    """A piece that lets relu's gradient through at 0 gives other gradients: the library
+    runs it."""
+    real = unary_piece.unary_backward
+    x = reftensor.tensor([-1.0, 0.0, 2.0], dtype=reftensor.float64, requires_grad=True)
+    assert reftensor.autograd.grad(x.relu().sum(), x)[0].tolist() == [0.0, 0.0, 1.0]
+    monkeypatch.setattr(unary_piece, "unary_backward", lambda op, grad, saved: real(
+        "neg", grad, None) if op == "relu" else real(op, grad, saved))
+    assert reftensor.autograd.grad(x.relu().sum(), x)[0].tolist() == [-1.0, -1.0, -1.0]

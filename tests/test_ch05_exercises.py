@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -29,7 +30,8 @@ pytestmark = pytest.mark.ch05
 
 CHAPTER = "ch05_autograd"
 NAMES = ["backward_pass", "binary_backward", "collect_next_edges", "accumulate_grad",
-         "set_history", "clamp_backward", "saved_tensor_error", "reduction_backward"]
+         "set_history", "clamp_backward", "saved_tensor_error", "reduction_backward",
+         "unary_backward"]
 FRESH_SEED = 20261121
 
 
@@ -416,6 +418,62 @@ reduction_sum_divided = make_reduction(sum_divides=True)
 reduction_sum_divided.__name__ = "reduction_sum_divided"
 
 
+def _unary_mistake(name, doc, wrong_op, element):
+    """The solution's unary_backward with ``wrong_op``'s rule replaced by ``element(g, s)``."""
+
+    def unary_backward(op, grad, saved):
+        if op != wrong_op:
+            return RIGHT["unary_backward"](op, grad, saved)
+
+        def each(g, s):
+            if isinstance(g, list | tuple):
+                return [each(gi, si) for gi, si in zip(g, s, strict=True)]
+            return element(g, s)
+
+        return each(grad, grad if saved is None else saved)
+
+    unary_backward.__name__, unary_backward.__doc__ = name, doc
+    return unary_backward
+
+
+def _python_div(a, b):
+    """Python's / made to return something at 0: inf whatever the signs, nan for 0 / 0."""
+    if b == 0:
+        return math.nan if a == 0 else math.inf
+    return a / b
+
+
+unary_tanh_rounded_twice = _unary_mistake(
+    "unary_tanh_rounded_twice", "1 - r * r rounded twice, not as a fused multiply-add.",
+    "tanh", lambda g, r: g * (1 - r * r))
+unary_sigmoid_reordered = _unary_mistake(
+    "unary_sigmoid_reordered", "g * r * (1 - r): the kernel's product in another order.",
+    "sigmoid", lambda g, r: g * r * (1 - r))
+unary_reciprocal_left_to_right = _unary_mistake(
+    "unary_reciprocal_left_to_right", "-g * r * r, not -g * (r * r).",
+    "reciprocal", lambda g, r: -g * r * r)
+unary_rsqrt_by_power = _unary_mistake(
+    "unary_rsqrt_by_power", "result.pow(3) as Python's r ** 3, not r * r * r.",
+    "rsqrt", lambda g, r: -0.5 * g * r ** 3)
+unary_log2_divided_twice = _unary_mistake(
+    "unary_log2_divided_twice", "g / x / ln 2, not g / (x * ln 2).",
+    "log2", lambda g, x: g / x / 0.6931471805599453)
+unary_log_by_python = _unary_mistake(
+    "unary_log_by_python", "Python's /: ZeroDivisionError at x = 0.", "log", lambda g, x: g / x)
+unary_log_unsigned_inf = _unary_mistake(
+    "unary_log_unsigned_inf", "g / 0 as inf whatever the signs of g and of the 0.",
+    "log", _python_div)
+unary_asin_by_math_sqrt = _unary_mistake(
+    "unary_asin_by_math_sqrt", "1 / math.sqrt(1 - x * x): raises at |x| >= 1.",
+    "asin", lambda g, x: g * (1 / math.sqrt(-x * x + 1)))
+unary_relu_passing_at_zero = _unary_mistake(
+    "unary_relu_passing_at_zero", "the gradient passes where the result is 0 (r < 0, not <=).",
+    "relu", lambda g, r: 0.0 if r < 0 else g)
+unary_abs_by_copysign = _unary_mistake(
+    "unary_abs_by_copysign", "the sign of x as copysign(1, x): +-1 at 0 and -0.0.",
+    "abs", lambda g, x: g * math.copysign(1.0, x))
+
+
 def saved_current_grad_fn(saved_version, version, type_name, shape, saved_by, grad_fn):
     """Names the tensor's grad_fn now, even for a result its node saved."""
     return RIGHT["saved_tensor_error"](saved_version, version, type_name, shape, None, grad_fn)
@@ -478,6 +536,16 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("reduction_backward", reduction_empty_dims_reduce_none, False),
     ("reduction_backward", reduction_negative_dims_unwrapped, False),
     ("reduction_backward", reduction_sum_divided, False),
+    ("unary_backward", unary_tanh_rounded_twice, False),
+    ("unary_backward", unary_sigmoid_reordered, False),
+    ("unary_backward", unary_reciprocal_left_to_right, False),
+    ("unary_backward", unary_rsqrt_by_power, False),
+    ("unary_backward", unary_log2_divided_twice, False),
+    ("unary_backward", unary_log_by_python, False),
+    ("unary_backward", unary_log_unsigned_inf, False),
+    ("unary_backward", unary_asin_by_math_sqrt, False),
+    ("unary_backward", unary_relu_passing_at_zero, False),
+    ("unary_backward", unary_abs_by_copysign, False),
     ("saved_tensor_error", saved_current_grad_fn, False),
     ("saved_tensor_error", saved_full_node_name, False),
     ("saved_tensor_error", saved_versions_swapped, False),
@@ -500,7 +568,7 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 
 REFUSALS = {"backward_pass": [], "binary_backward": [], "collect_next_edges": [],
             "accumulate_grad": [], "set_history": [], "clamp_backward": [],
-            "saved_tensor_error": [], "reduction_backward": []}
+            "saved_tensor_error": [], "reduction_backward": [], "unary_backward": []}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -903,4 +971,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "set_history",
-                                            history_saving_everything, 32)
+                                            history_saving_everything, 36)

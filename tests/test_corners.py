@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from fractions import Fraction
 
 import pytest
 import torch
@@ -34,6 +35,24 @@ from tests.notebooks import answer_namespace, answer_sources, hidden_pairs
 
 #: the default seed (the notebooks') and others; the full tier draws from more of them
 SEEDS = tiers.pick((None, 2026), (None, 1, 2, 3, 2026, 987654))
+
+
+# ---------------------------------------------------------------- unary_backward's helpers
+#: the unary ops whose formula divides by the saved value (log1p by x + 1)
+_DIVIDES = ("log", "log1p", "log2", "log10", "sqrt")
+
+
+def _nested_shape(value) -> tuple:
+    return (len(value), *_nested_shape(value[0])) if isinstance(value, tuple) else ()
+
+
+def _flat(value) -> list:
+    return [v for item in value for v in _flat(item)] if isinstance(value, tuple) else [value]
+
+
+def _unary_pairs(grad, saved) -> list:
+    """(gradient, saved value) of each element (the gradient twice for neg)."""
+    return list(zip(_flat(grad), _flat(grad if saved is None else saved), strict=True))
 
 
 # ---------------------------------------------------------------- helpers for predicates
@@ -1399,6 +1418,37 @@ CORNERS = {
             v > q for v, _, q in _clamp_elements(x, lo, hi)))),
         ("a 0-d bound: one value everywhere", on(lambda x, lo, hi, grad: len(x) > 1 and any(
             b is not None and len(set(b)) == 1 for b in (lo, hi)))),
+    ],
+    "unary_backward": [
+        ("a 0-d tensor", on(lambda op, grad, saved: not isinstance(grad, tuple))),
+        ("a size-1 dim", on(lambda op, grad, saved: 1 in _nested_shape(grad))),
+        ("a nonzero gradient over x = 0 (log: inf)", on(lambda op, grad, saved: any(
+            g != 0 and s == (-1 if op == "log1p" else 0) for g, s in _unary_pairs(grad, saved))
+            and op in ("log", "log1p", "log2", "log10"))),
+        ("a 0 gradient over 0 (nan)", on(lambda op, grad, saved: op in _DIVIDES and any(
+            g == 0 and s == (-1 if op == "log1p" else 0) for g, s in _unary_pairs(grad, saved)))),
+        ("x = -0.0 where the formula divides (-inf)", on(lambda op, grad, saved: any(
+            s == 0 and math.copysign(1, s) < 0 for _, s in _unary_pairs(grad, saved))
+            and op in _DIVIDES)),
+        ("a negative x where log divides (finite)", on(lambda op, grad, saved: op in (
+            "log", "log2", "log10") and any(s < 0 for _, s in _unary_pairs(grad, saved)))),
+        ("the square root of a negative number (nan)", on(lambda op, grad, saved: (
+            op in ("asin", "acos") and any(abs(s) > 1 for _, s in _unary_pairs(grad, saved)))
+            or (op in ("sqrt", "rsqrt") and any(s != s for _, s in _unary_pairs(grad, saved))))),
+        ("relu at exactly 0", on(lambda op, grad, saved: op == "relu" and any(
+            s == 0 for _, s in _unary_pairs(grad, saved)))),
+        ("abs at 0", on(lambda op, grad, saved: op == "abs" and any(
+            s == 0 and math.copysign(1, s) > 0 for _, s in _unary_pairs(grad, saved)))),
+        ("abs at -0.0", on(lambda op, grad, saved: op == "abs" and any(
+            s == 0 and math.copysign(1, s) < 0 for _, s in _unary_pairs(grad, saved)))),
+        ("tanh where 1 - y * y rounded once is another float than rounded twice", on(
+            lambda op, grad, saved: op == "tanh" and any(
+                float(1 - Fraction(s) ** 2) != 1 - s * s for _, s in _unary_pairs(grad, saved)
+                if math.isfinite(s)))),
+        ("neg: nothing saved", on(lambda op, grad, saved: op == "neg")),
+        ("square: PowBackward0", on(lambda op, grad, saved: op == "square")),
+        ("a node that saves its result", on(lambda op, grad, saved: op in (
+            "exp", "exp2", "expm1", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tan"))),
     ],
     "reduction_backward": [
         ("x.sum() / x.mean(): dims None", on(lambda g, sizes, dims, keep, mean: dims is None)),

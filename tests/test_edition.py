@@ -476,6 +476,10 @@ WRONG_PIECES = {
                            "dtype=reftensor.float64, requires_grad=True))",
                            "lambda right: lambda grad, sizes, dims, keepdim, mean: right("
                            "grad, sizes, dims, keepdim, False)"),
+    "unary_backward": ("(lambda x: reftensor.autograd.grad(x.relu().sum(), x)[0].tolist())("
+                       "reftensor.tensor([-1.0, 0.0, 2.0], dtype=reftensor.float64, "
+                       "requires_grad=True))",
+                       "lambda right: lambda op, grad, saved: right('neg', grad, None)"),
     "accumulate_grad": ("(lambda w: ((w * 2).sum().backward(), w.grad.stride())[1])("
                         "reftensor.empty_strided((2, 3), (1, 2), dtype=reftensor.float64)"
                         ".requires_grad_())",

@@ -104,6 +104,7 @@ PIECES: dict[str, Piece] = {
     "accumulate_grad": Piece("ch05_autograd", 6),
     "clamp_backward": Piece("ch05_autograd", 7),
     "saved_tensor_error": Piece("ch05_autograd", 8),
+    "unary_backward": Piece("ch05_autograd", 9),
     "route_assignment": Piece("ch06_modules", 1),
     "walk_modules": Piece("ch06_modules", 2),
     "incompatible_keys": Piece("ch06_modules", 3),

@@ -82,22 +82,22 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     return aten.where.self.call(condition, input, other)
 
 
-def exp_backward(grad: Tensor, result: Tensor) -> Tensor:
+def exp_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx e**x = e**x, the result itself."""
     return grad * result
 
 
-def expm1_backward(grad: Tensor, result: Tensor) -> Tensor:
+def expm1_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx (e**x - 1) = e**x = result + 1."""
     return grad * (result + 1)
 
 
-def log_backward(grad: Tensor, self: Tensor) -> Tensor:
+def log_formula(grad: Tensor, self: Tensor) -> Tensor:
     """d/dx log x = 1 / x."""
     return grad / self
 
 
-def sqrt_backward(grad: Tensor, result: Tensor) -> Tensor:
+def sqrt_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx sqrt(x) = 1 / (2 sqrt(x))."""
     return grad / (2 * result)
 
@@ -110,7 +110,7 @@ def cos_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * -self.sin()
 
 
-def tanh_backward(grad: Tensor, result: Tensor) -> Tensor:
+def tanh_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx tanh x = 1 - tanh(x)**2: the op ``tanh_backward`` (``1 - result * result`` in
     one rounding; written as ``grad * (1 - result * result)`` it rounds differently for
     about half of all inputs)."""
@@ -119,7 +119,7 @@ def tanh_backward(grad: Tensor, result: Tensor) -> Tensor:
 
 def tanh_backward_grad_output_backward(grad: Tensor, output: Tensor) -> Tensor:
     """d/d(grad_output) of ``grad_output * (1 - output**2)``: ``tanh_backward`` again."""
-    return tanh_backward(grad, output)
+    return tanh_formula(grad, output)
 
 
 def tanh_backward_output_backward(grad: Tensor, output: Tensor, grad_output: Tensor) -> Tensor:
@@ -128,13 +128,13 @@ def tanh_backward_output_backward(grad: Tensor, output: Tensor, grad_output: Ten
     return grad * (-2 * output * grad_output)
 
 
-def sigmoid_backward(grad: Tensor, result: Tensor) -> Tensor:
+def sigmoid_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx sigmoid x = (1 - sigmoid x) * sigmoid x (torch's ``sigmoid_backward`` kernel
     computes ``grad * (1 - result) * result``, left to right)."""
     return grad * (1 - result) * result
 
 
-def reciprocal_backward(grad: Tensor, result: Tensor) -> Tensor:
+def reciprocal_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx 1/x = -1/x**2 = -result**2 (in torch's order: the gradient is laid out like
     ``-grad``)."""
     return -grad * (result * result)
@@ -336,16 +336,16 @@ def div_other_backward_mode(grad: Tensor, self: Any, other: Any,
     return div_other_backward(grad, self, other)
 
 
-def neg_backward(grad: Tensor) -> Tensor:
+def neg_formula(grad: Tensor) -> Tensor:
     return grad.neg()
 
 
-def abs_backward(grad: Tensor, self: Tensor) -> Tensor:
+def abs_formula(grad: Tensor, self: Tensor) -> Tensor:
     """d|x|/dx = sign(x) (torch's ``self.sgn()``; 0 at 0)."""
     return grad * self.sign()
 
 
-def relu_backward(grad: Tensor, result: Tensor) -> Tensor:
+def relu_formula(grad: Tensor, result: Tensor) -> Tensor:
     """torch's ``threshold_backward(grad, result, 0)``: 0 where the result is <= 0."""
     return where(result <= 0, 0.0, grad)
 
@@ -381,7 +381,7 @@ def remainder_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
     return -grad * self.div(other, rounding_mode="floor")
 
 
-def pow_backward(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
+def pow_formula(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
     """``tensor ** number``: ``exponent * self ** (exponent - 1)``; zeros when the exponent
     is 0 (torch's ``pow_backward``; a bool ``False`` is no 0 there, so ``x ** False``
     gives nan at ``x = 0``, as in torch)."""
@@ -1668,47 +1668,47 @@ def clamp_max_max_backward(grad: Tensor, self: Tensor, max: Tensor) -> Tensor:
 
 # ------------------------------------------------------------------ more elementwise (issue 43)
 # torch's formulas from derivatives.yaml, in its operand order.
-def rsqrt_backward(grad: Tensor, result: Tensor) -> Tensor:
+def rsqrt_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx x**-0.5 = -0.5 * x**-1.5 = -0.5 * result**3: ``-0.5 * grad * result.pow(3)``."""
     return -0.5 * grad * result.pow(3)
 
 
-def log1p_backward(grad: Tensor, self: Tensor) -> Tensor:
+def log1p_formula(grad: Tensor, self: Tensor) -> Tensor:
     """torch's ``log1p_backward``: ``grad / (self + 1)``."""
     return grad / (self + 1)
 
 
-def log2_backward(grad: Tensor, self: Tensor) -> Tensor:
+def log2_formula(grad: Tensor, self: Tensor) -> Tensor:
     """``grad / (self * ln 2)``, the constant one double as in torch."""
     return grad / (self * 0.6931471805599453)
 
 
-def log10_backward(grad: Tensor, self: Tensor) -> Tensor:
+def log10_formula(grad: Tensor, self: Tensor) -> Tensor:
     """``grad / (self * ln 10)``."""
     return grad / (self * 2.3025850929940456)
 
 
-def exp2_backward(grad: Tensor, result: Tensor) -> Tensor:
+def exp2_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx 2**x = 2**x ln 2: ``grad * result * M_LN2``, left to right."""
     return grad * result * math.log(2.0)
 
 
-def tan_backward(grad: Tensor, result: Tensor) -> Tensor:
+def tan_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx tan x = 1 + tan(x)**2: ``grad * (1 + result.pow(2))``."""
     return grad * (1 + result.pow(2))
 
 
-def atan_backward(grad: Tensor, self: Tensor) -> Tensor:
+def atan_formula(grad: Tensor, self: Tensor) -> Tensor:
     """d/dx atan x = 1 / (x**2 + 1): ``grad / (self * self + 1)``."""
     return grad / (self * self + 1)
 
 
-def asin_backward(grad: Tensor, self: Tensor) -> Tensor:
+def asin_formula(grad: Tensor, self: Tensor) -> Tensor:
     """d/dx asin x = 1 / sqrt(1 - x**2): ``grad * (-self * self + 1).rsqrt()``."""
     return grad * (-self * self + 1).rsqrt()
 
 
-def acos_backward(grad: Tensor, self: Tensor) -> Tensor:
+def acos_formula(grad: Tensor, self: Tensor) -> Tensor:
     """d/dx acos x = -1 / sqrt(1 - x**2): ``grad * -((-self * self + 1).rsqrt())``."""
     return grad * -((-self * self + 1).rsqrt())
 
@@ -1725,6 +1725,168 @@ def erf_backward(grad: Tensor, self: Tensor) -> Tensor:
     """d/dx erf x = 2 / sqrt(pi) * exp(-x**2): torch's ``2.0 / sqrt(M_PI) *
     exp(-(self.pow(2))) * grad``, in that order (the constant is one double)."""
     return 2.0 / math.sqrt(math.pi) * (-(self.pow(2))).exp() * grad
+
+
+# ------------------------------------------------------------------ the unary ops' rules
+#: what each unary op's node saves and hands ``unary_backward`` (``neg``'s node saves nothing)
+UNARY_SAVES = {"exp": "result", "exp2": "result", "expm1": "result", "log": "self",
+               "log1p": "self", "log2": "self", "log10": "self", "sqrt": "result",
+               "rsqrt": "result", "reciprocal": "result", "tanh": "result",
+               "sigmoid": "result", "tan": "result", "atan": "self", "asin": "self",
+               "acos": "self", "relu": "result", "abs": "self", "neg": None,
+               "square": "self"}
+
+
+def unary_backward(op: str, grad: Nested, saved: Nested) -> Nested:
+    """What the node of a unary op on a float64 tensor returns for the gradient ``grad`` of
+    its result ``y``: the gradient of its input ``x``, ``y.grad_fn(grad)`` (``ExpBackward0``,
+    ``LogBackward0``, ... as derivatives.yaml defines them, on the CPU).
+
+    Args:
+        op: the op, one of ``exp``, ``exp2``, ``expm1``, ``log``, ``log1p``, ``log2``,
+            ``log10``, ``sqrt``, ``rsqrt``, ``reciprocal``, ``tanh``, ``sigmoid``, ``tan``,
+            ``atan``, ``asin``, ``acos``, ``relu``, ``abs``, ``neg``, or ``square`` (``x **
+            2``, ``x.pow(2)``, ``x.square()``: the node ``PowBackward0`` with the exponent 2).
+        grad: ``y``'s gradient, float64 values as nested lists or tuples of ``y``'s shape (a
+            float for a 0-d ``y``).
+        saved: what the node saved, float64 values nested as ``grad`` (the same shape):
+            ``UNARY_SAVES[op]``, the result ``y`` (``"result"``: exp, exp2, expm1, sqrt, rsqrt,
+            reciprocal, tanh, sigmoid, tan, relu) or the input ``x`` (``"self"``: log, log1p,
+            log2, log10, atan, asin, acos, abs, square); None for ``neg``, whose node saves
+            nothing. Any float, inf and nan included.
+
+    Returns:
+        nested lists of ``grad``'s shape (a float for 0-d): torch's float64 values bit for
+        bit, ``inf`` and ``nan`` where torch's are (a division by 0, the square root of a
+        negative number); it raises no exception for any float.
+    """
+    # BEGIN PIECE unary_backward
+    # torch's formulas, element by element, in its operand order (derivatives.yaml, and the
+    # CPU kernels of tanh_backward, sigmoid_backward, threshold_backward). Python's float
+    # +, -, * and / round as torch's float64 kernels do, but Python raises where IEEE 754
+    # gives inf or nan: division and the square root are written out.
+    from fractions import Fraction
+
+    def div(a: float, b: float) -> float:
+        if b != 0:  # nan too: a / nan is nan
+            return a / b
+        if a == 0 or a != a:  # 0 / 0, nan / 0
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)  # 1 / -0.0 is -inf
+
+    def rsqrt(v: float) -> float:  # torch's rsqrt kernel: 1 / sqrt(v)
+        return div(1.0, math.sqrt(v)) if v >= 0 else math.nan  # sqrt(-0.0) is -0.0
+
+    def one_minus_square(r: float) -> float:
+        """``1 - r * r`` rounded once: the kernel of tanh_backward is a fused multiply-add."""
+        if not math.isfinite(r):
+            return 1 - r * r
+        return float(1 - Fraction(r) * Fraction(r))  # exact, then one rounding
+
+    ln2, ln10 = 0.6931471805599453, 2.3025850929940456  # torch's M_LN2, the table's ln 10
+    formulas = {
+        "exp": lambda g, r: g * r,
+        "exp2": lambda g, r: g * r * ln2,
+        "expm1": lambda g, r: g * (r + 1),
+        "log": lambda g, x: div(g, x),
+        "log1p": lambda g, x: div(g, x + 1),
+        "log2": lambda g, x: div(g, x * ln2),
+        "log10": lambda g, x: div(g, x * ln10),
+        "sqrt": lambda g, r: div(g, 2 * r),
+        "rsqrt": lambda g, r: -0.5 * g * (r * r * r),  # result.pow(3) is r * r * r
+        "reciprocal": lambda g, r: -g * (r * r),
+        "tanh": lambda g, r: g * one_minus_square(r),
+        "sigmoid": lambda g, r: g * (1 - r) * r,
+        "tan": lambda g, r: g * (1 + r * r),
+        "atan": lambda g, x: div(g, x * x + 1),
+        "asin": lambda g, x: g * rsqrt(-x * x + 1),
+        "acos": lambda g, x: g * -rsqrt(-x * x + 1),
+        "relu": lambda g, r: 0.0 if r <= 0 else g,  # threshold_backward: nan passes
+        "abs": lambda g, x: g * (1.0 if x > 0 else -1.0 if x < 0 else 0.0),  # sgn(nan) is 0
+        "neg": lambda g, _: -g,
+        "square": lambda g, x: g * (2.0 * x),  # 2 * x.pow(1), x.pow(1) a copy of x
+    }
+    formula = formulas[op]
+
+    def each(g: Nested, s: Nested) -> Nested:
+        if isinstance(g, list | tuple):
+            return [each(gi, si) for gi, si in zip(g, s, strict=True)]
+        return formula(g, s)
+
+    return each(grad, grad if saved is None else saved)
+    # END PIECE
+
+
+#: the unary ops' nodes ask ``unary_backward`` in the student edition only (small float64
+#: inputs, see ``_by_unary_backward``); the reference runs its tensor formulas
+UNARY_PIECE = pieces.stubbed(unary_backward)
+
+#: each op's tensor formula, which lays out the piece's answer (run on the meta device)
+UNARY_FORMULAS: dict[str, Formula] = {
+    "exp": exp_formula, "exp2": exp2_formula, "expm1": expm1_formula, "log": log_formula,
+    "log1p": log1p_formula, "log2": log2_formula, "log10": log10_formula,
+    "sqrt": sqrt_formula, "rsqrt": rsqrt_formula, "reciprocal": reciprocal_formula,
+    "tanh": tanh_formula, "sigmoid": sigmoid_formula, "tan": tan_formula,
+    "atan": atan_formula, "asin": asin_formula, "acos": acos_formula, "relu": relu_formula,
+    "abs": abs_formula, "neg": neg_formula,
+    "square": lambda grad, self: pow_formula(grad, self, 2),
+}
+
+
+def _by_unary_backward(op: str, grad: Any, saved: Any) -> Tensor | None:
+    """The gradient of a unary op's node from ``unary_backward``, or None where the piece
+    does not apply (the reference; see ``_asks_a_piece``; a saved tensor of another shape
+    than the gradient's). The answer is laid out as the op's tensor formula lays it out on
+    the meta device."""
+    tensors = (grad,) if saved is None else (grad, saved)
+    if (not UNARY_PIECE or not all(isinstance(t, Tensor) for t in tensors)
+            or saved is not None and saved._shape != grad._shape
+            or not _asks_a_piece(tensors, grad)):
+        return None
+    answer = unary_backward(op, grad.tolist(), None if saved is None else saved.tolist())
+    return _laid_out(UNARY_FORMULAS[op](*(_on_meta(t) for t in tensors)), answer)
+
+
+def _asking(op: str) -> Formula:
+    """The formula of ``op``'s row: ``unary_backward``'s answer where the student edition
+    asks it, else the tensor formula. Its parameters name what the node saves, as
+    ``variable_type`` reads them (``grad`` and ``self``, ``grad`` and ``result``, or
+    ``grad`` alone)."""
+    formula = UNARY_FORMULAS[op]
+
+    def of_self(grad: Tensor, self: Tensor) -> Tensor:
+        asked = _by_unary_backward(op, grad, self)
+        return formula(grad, self) if asked is None else asked
+
+    def of_result(grad: Tensor, result: Tensor) -> Tensor:
+        asked = _by_unary_backward(op, grad, result)
+        return formula(grad, result) if asked is None else asked
+
+    def of_grad(grad: Tensor) -> Tensor:
+        asked = _by_unary_backward(op, grad, None)
+        return formula(grad) if asked is None else asked
+
+    node = {"self": of_self, "result": of_result, None: of_grad}[UNARY_SAVES[op]]
+    node.__name__ = node.__qualname__ = f"{op}_backward"
+    return node
+
+
+exp_backward, exp2_backward, expm1_backward = _asking("exp"), _asking("exp2"), _asking("expm1")
+log_backward, log1p_backward = _asking("log"), _asking("log1p")
+log2_backward, log10_backward = _asking("log2"), _asking("log10")
+sqrt_backward, rsqrt_backward = _asking("sqrt"), _asking("rsqrt")
+reciprocal_backward, tanh_backward = _asking("reciprocal"), _asking("tanh")
+sigmoid_backward, tan_backward = _asking("sigmoid"), _asking("tan")
+atan_backward, asin_backward, acos_backward = _asking("atan"), _asking("asin"), _asking("acos")
+relu_backward, abs_backward, neg_backward = _asking("relu"), _asking("abs"), _asking("neg")
+
+
+def pow_backward(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
+    """``PowBackward0`` (``x ** exponent`` for a number): torch's ``pow_backward``; with
+    the exponent 2 (``x.square()``), a small float64 node asks ``unary_backward``."""
+    asked = (_by_unary_backward("square", grad, self)
+             if type(exponent) in (int, float) and exponent == 2 else None)
+    return pow_formula(grad, self, exponent) if asked is None else asked
 
 
 # ------------------------------------------------------------------ conversions

@@ -1110,3 +1110,163 @@ register(Exercise(
     truth=_saved_truth,
     hidden_examples=100,
 ))
+
+
+# ---------------------------------------------------------------- unary_backward
+#: what each op's node saves (its input "self", its result "result", or nothing for neg),
+#: as ``reftensor.autograd.derivatives.UNARY_SAVES`` says
+UNARY_SAVES = {"exp": "result", "exp2": "result", "expm1": "result", "log": "self",
+               "log1p": "self", "log2": "self", "log10": "self", "sqrt": "result",
+               "rsqrt": "result", "reciprocal": "result", "tanh": "result",
+               "sigmoid": "result", "tan": "result", "atan": "self", "asin": "self",
+               "acos": "self", "relu": "result", "abs": "self", "neg": None,
+               "square": "self"}
+#: the gradients: 0 (0 / 0 is nan, 0 * inf too), negatives, thirds and tenths (which an
+#: order of operations other than torch's rounds differently)
+UNARY_GRADS = (-2.5, -1.0, 0.0, 0.1, 1 / 3, 1.5, 2.0, 7.0)
+_LOGS = (-2.5, -1.0, -0.0, 0.0, 0.0, 0.1, 1 / 3, 1.0, 2.0, 7.0)  # 0 and -0: +-inf, or nan
+_ROOTS = (-2.0, -1.0, -0.5, 0.0, 0.1, 1 / 3, 0.8, 1.0, 1.5)  # +-1: rsqrt(0); |x| > 1: nan
+#: what a node may have saved: the op's input, or a value its result takes (its corners
+#: first: 0 where the formula divides, the edges of the op's range, nan from a negative
+#: number's square root)
+UNARY_SAVED = {
+    "exp": (0.0, 0.1, 1 / 3, 0.5, 1.0, 2.0, 7.0, math.inf),
+    "exp2": (0.0, 0.1, 1 / 3, 0.5, 1.0, 2.0, 7.0, math.inf),
+    "expm1": (-1.0, -0.5, -1 / 3, 0.0, 0.1, 1.5, 7.0),
+    "log": _LOGS, "log2": _LOGS, "log10": _LOGS,
+    "log1p": (-2.5, -1.0, -1.0, -0.5, -0.0, 0.0, 0.1, 1 / 3, 2.0, 7.0),  # -1: 1 / 0
+    "sqrt": (0.0, -0.0, math.nan, 0.1, 1 / 3, 1.5, 2.0),  # sqrt(-0.0) is -0.0
+    "rsqrt": (math.inf, -math.inf, math.nan, 0.1, 1 / 3, 0.5, 2.0),  # rsqrt(-0.0) is -inf
+    "reciprocal": (-math.inf, -2.5, -0.0, 0.0, 0.1, 1 / 3, 2.0, math.inf),
+    # 1/3, 1/9, 6/11, 0.8: where 1 - r * r rounded once differs from rounded twice
+    "tanh": (-1.0, -0.8, -1 / 3, 0.0, 0.1, 1 / 9, 1 / 3, 6 / 11, 0.8, 1.0),
+    "sigmoid": (0.0, 0.1, 0.3, 1 / 3, 0.5, 0.9, 1.0),
+    "tan": (-7.0, -1 / 3, 0.0, 0.1, 1 / 3, 1.5, 2.0),
+    "atan": (-2.5, -1.0, 0.0, 0.1, 1 / 3, 2.0, 7.0),
+    "asin": _ROOTS, "acos": _ROOTS,
+    "relu": (0.0, 0.0, 0.0, 0.1, 1 / 3, 1.5, 2.0, math.nan),  # relu at exactly 0, often
+    "abs": (-2.5, -1.0, -0.0, -0.0, 0.0, 0.0, 0.1, 1 / 3, 2.0, math.nan),
+    "square": (-2.5, -1.0, -0.0, 0.0, 0.1, 1 / 3, 2.0, 7.0),
+    "neg": (),
+}
+
+
+#: each op's corners: where its formula divides by 0, takes the root of a negative number,
+#: or decides by a comparison (relu at 0, abs at 0 and -0.0), or where tanh's one rounding
+#: is not two
+UNARY_CORNERS = {
+    "exp": (0.0, math.inf), "exp2": (0.0, math.inf), "expm1": (-1.0,),
+    "log": (0.0, -0.0, -1.0), "log2": (0.0, -0.0, -2.5), "log10": (0.0, -0.0, -1.0),
+    "log1p": (-1.0, -2.5), "sqrt": (0.0, -0.0, math.nan), "rsqrt": (math.inf, -math.inf),
+    "reciprocal": (0.0, -0.0, math.inf), "tanh": (1 / 3, -1 / 3, 6 / 11, -0.8),
+    "sigmoid": (0.0, 1.0), "tan": (0.0,), "atan": (0.0,), "asin": (1.0, -1.0, 1.5, -2.0),
+    "acos": (1.0, -1.0, 1.5, -2.0), "relu": (0.0,), "abs": (0.0, -0.0, math.nan),
+    "square": (-0.0,), "neg": (),
+}
+
+
+def _with_first(value, first):
+    """Nested tuples (or a number) with their first element replaced."""
+    if not isinstance(value, tuple):
+        return first
+    return (_with_first(value[0], first), *value[1:])
+
+
+@st.composite
+def _unary_cases(draw: st.DrawFn) -> Case:
+    shape = tuple(_pick(draw, (1, 2, 3)) for _ in range(_pick(draw, (0, 1, 1, 2, 2, 3))))
+    op = _pick(draw, UNARY_SAVES)
+    grad = draw(_nested(shape, UNARY_GRADS))
+    saved = None if op == "neg" else draw(_nested(shape, UNARY_SAVED[op]))
+    if UNARY_CORNERS[op] and _pick(draw, (0, 1)):  # one of the op's corners, first
+        saved = _with_first(saved, _pick(draw, UNARY_CORNERS[op]))
+        grad = _with_first(grad, _pick(draw, (0.0, 1.0, -2.5)))  # 0: 0 / 0, 0 * inf
+    return Case(args=(op, grad, saved))
+
+
+def _unary_reference(c: Case):
+    """What the op's node returns when called (``y.grad_fn(grad)``) with ``saved`` as what
+    it saved: ``x`` itself for a node that saves its input; for one that saves its result,
+    ``saved`` handed to the node in place of the result (a ``saved_tensors_hooks`` unpack
+    hook), since the strategy cannot compute torch's results."""
+    torch = _torch()
+    op, grad, saved = c.args
+    g = torch.tensor(grad, dtype=torch.float64)
+    if UNARY_SAVES[op] == "result":
+        x = torch.zeros(g.shape, dtype=torch.float64, requires_grad=True)
+        result = torch.tensor(saved, dtype=torch.float64)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: None, lambda _: result):
+            y = getattr(x, op)()
+    else:
+        x = (torch.zeros(g.shape, dtype=torch.float64) if saved is None
+             else torch.tensor(saved, dtype=torch.float64)).requires_grad_()
+        y = getattr(x, op)()
+    return y.grad_fn(g).tolist()
+
+
+def _shape(value) -> tuple:
+    return (len(value), *_shape(value[0])) if isinstance(value, tuple) else ()
+
+
+def _unary_truth(c: Case) -> str:
+    op, grad, saved = c.args
+    g = f"torch.tensor({grad!r}, dtype=torch.float64)"
+    zeros = f"torch.zeros({_shape(grad)!r}"
+    if UNARY_SAVES[op] == "result":
+        return (f"x = {zeros}, dtype=torch.float64, requires_grad=True); "
+                "with torch.autograd.graph.saved_tensors_hooks(lambda t: None, lambda _: "
+                f"torch.tensor({saved!r}, dtype=torch.float64)): y = x.{op}()  (the node saves "
+                f"that as its result); y.grad_fn({g}).tolist()")
+    x = zeros if saved is None else f"torch.tensor({saved!r}"
+    return (f"x = {x}, dtype=torch.float64, requires_grad=True); "
+            f"x.{op}().grad_fn({g}).tolist()")
+
+
+def _unary_case(op, grad, saved=None) -> Case:
+    return Case(args=(op, _tuples(grad), _tuples(saved)))
+
+
+register(Exercise(
+    name="unary_backward",
+    chapter=CHAPTER,
+    signature="unary_backward(op, grad, saved) -> x's gradient, nested lists of grad's shape "
+              "(a float for 0-d); op a str ('exp', 'log', 'tanh', 'relu', 'square', ...), "
+              "grad nested tuples of floats, saved nested tuples of its shape (the node's "
+              "saved input or result) or None for 'neg'",
+    fixed=(
+        _unary_case("exp", [1.5, -2.5], [2.0, 1 / 3]),
+        _unary_case("expm1", [[0.1, 2.0]], [[-1.0, 0.5]]),
+        # a division by 0 gives inf of the signs' product, 0 / 0 nan; a negative x is fine
+        _unary_case("log", [1.0, 2.0, 0.0, -1.0, 0.1], [0.0, -0.0, 0.0, -2.5, 1 / 3]),
+        _unary_case("log2", [0.1, -2.5], [0.1, 1 / 3]),
+        _unary_case("log10", [-2.5, 1.0], [0.1, 7.0]),
+        _unary_case("sqrt", [1.0, 1.0, 0.0, 2.0], [0.0, -0.0, 0.0, math.nan]),
+        _unary_case("rsqrt", [-2.5, 0.3, 1.0], [1 / 3, 0.3, math.inf]),
+        _unary_case("reciprocal", [0.1, -2.5, 1.0], [1 / 3, 0.1, -0.0]),
+        # 1 - r * r in one rounding (r = 1/3), in two it is another float
+        _unary_case("tanh", [-1.0, 2.0, 1.5], [1 / 3, -0.8, 1.0]),
+        _unary_case("sigmoid", [0.1, -2.5, 1.0], [0.1, 0.3, 0.5]),
+        _unary_case("atan", [0.1, 7.0], [-2.0, 1 / 3]),
+        _unary_case("asin", [1.0, 1.0, 2.0, 1.0], [1.0, 1.5, 0.5, -1.0]),
+        _unary_case("acos", [1.0, 0.1], [-1.0, 0.8]),
+        _unary_case("tan", [2.0, -1.0], [1 / 3, -7.0]),
+        # relu's node saves its result: 0 where x <= 0, and there the gradient is 0
+        _unary_case("relu", [[1.0, 2.0], [3.0, 4.0]], [[0.0, 1.5], [math.nan, 0.0]]),
+        # abs: the sign of x, 0 at 0 and -0.0 (and nan)
+        _unary_case("abs", [1.0, 2.0, 3.0, 4.0], [-0.0, 0.0, -2.5, math.nan]),
+        _unary_case("neg", [0.1, -2.5]),
+        _unary_case("square", [[0.1], [2.0]], [[1 / 3], [-2.5]]),
+    ),
+    edge=(
+        _unary_case("log1p", 1.0, -1.0),
+        _unary_case("relu", 2.0, 0.0),
+        _unary_case("abs", [[[1.0]]], [[[-0.0]]]),
+        _unary_case("exp2", [[7.0, 0.0]], [[1 / 3, math.inf]]),
+        _unary_case("neg", 0.0),
+        _unary_case("square", [[-1.0]], [[-0.0]]),
+    ),
+    strategy=_unary_cases,
+    reference=_unary_reference,
+    truth=_unary_truth,
+    hidden_examples=100,
+))

@@ -44,6 +44,16 @@ def test_source_notebook_has_no_outputs(chapter):
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
 
 
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_source_cell_has_its_own_id(chapter):
+    """A cell without an id gets a random one each time nbformat writes the release, so
+    ``course/`` would differ from every fresh regeneration (nbformat 4.5 ids)."""
+    cells = json.loads(source(chapter).read_text())["cells"]
+    ids = [cell.get("id") for cell in cells]
+    assert None not in ids, [c["source"][:1] for c in cells if "id" not in c]
+    assert len(set(ids)) == len(ids)
+
+
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory) -> dict[tuple[str, str], Future]:
     """Every chapter's instructor notebook and release notebook, each run in a fresh kernel,

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, factories, iterator, layout, out_arguments
+from . import conversions, dtypes, factories, iterator, layout, out_arguments
 from ._casting import cast, compute_dtype
 from ._ops import DispatchKey, aten
 from .broadcasting import infer_broadcast_size
@@ -139,24 +139,47 @@ def backward_values(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         return ((max_deriv - sign * (b / (work(1) + b))) * c).astype(work)
 
 
+def _step(*operands: tuple[tuple[int, ...], tuple[int, ...]]
+          ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The (shape, stride) of an elementwise op's new result from its tensor operands'."""
+    shape: tuple[int, ...] = ()
+    for operand_shape, _ in operands:
+        shape = infer_broadcast_size(shape, operand_shape)
+    return shape, iterator.output_strides(shape, operands)
+
+
+def _opmath_layout(t: Tensor) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``t``'s (shape, stride) as torch's decompositions see it after ``pw_cast_for_opmath``:
+    a float16 or bfloat16 ``t`` is copied to float32 (``t.to(torch.float32)``)."""
+    if compute_dtype(t._dtype) is t._dtype:
+        return t._shape, t._stride
+    call = conversions.to_call("float32", "meta", False, None)
+    return t._shape, conversions.to_result(t._dtype.name, t._shape, t._stride, call)[1]
+
+
 def log_sigmoid_backward(grad_output: Tensor, self: Tensor, buffer: Tensor, *,
                          meta: bool) -> Tensor:
     """torch's ``log_sigmoid_backward_cpu``: the operands broadcast into an
     ``empty_like(grad_output)`` (resized, with torch's warning, when the broadcast shape is
-    larger). On the meta device, torch's decomposition: promoted, laid out as its
-    elementwise steps lay out their results."""
+    larger). On the meta device, torch's decomposition (``torch._decomp``): float16 and
+    bfloat16 computed in float32, laid out as its elementwise steps lay out their results,
+    and an empty ``buffer`` recomputed from ``self`` rather than broadcast."""
     common_device([grad_output, self, buffer])
+    if meta:
+        d = result_type(grad_output, buffer)
+        # The decomposition computes float16 and bfloat16 in float32 (``pw_cast_for_opmath``):
+        # each operand is first ``.to(torch.float32)``, a copy laid out as ``to_result`` says
+        # (an overlapping layout becomes dense), and the result goes back to ``d``.
+        x, z, g = (_opmath_layout(t) for t in (self, buffer, grad_output))
+        if buffer.numel() == 0:  # z = exp(-abs(x)), three elementwise steps on x
+            z = _step(_step(_step(x)))
+        negative = _step(x)  # x < 0; where(x < 0, 1, 0) and where(x < 0, 1, -1) keep it
+        rhs = _step(negative, _step(z, _step(z)))  # sign * (z / (1 + z))
+        return _new(*_step(g, _step(negative, rhs)), d, True)
     operands = [self, buffer, grad_output]
     shape: tuple[int, ...] = ()
     for t in operands:
         shape = infer_broadcast_size(shape, t._shape)
-    if meta:
-        d = result_type(grad_output, buffer)
-        inner = iterator.output_strides(shape, [(self._shape, self._stride),
-                                                (buffer._shape, buffer._stride)])
-        stride = iterator.output_strides(shape, [(grad_output._shape, grad_output._stride),
-                                                 (shape, inner)])
-        return _new(shape, stride, d, True)
     grad_input = aten.empty_like(grad_output)
     if grad_input._shape != shape:
         iterator.resize_output(grad_input, shape, iterator.output_strides(

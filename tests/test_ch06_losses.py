@@ -787,3 +787,31 @@ def test_nll_loss_out_refuses_what_torch_refuses():
     ]
     for case in cases:
         same_on_both(case)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(shape=st.sampled_from([(3,), (2, 3), (3, 1), (2, 2, 2)]),
+       dtype=st.sampled_from(["float16", "bfloat16", "float32", "float64"]),
+       strides=st.lists(st.lists(st.sampled_from([0, 1, 2, 3, 6]), min_size=3, max_size=3),
+                        min_size=3, max_size=3),
+       empty_buffer=st.booleans())
+def test_log_sigmoid_backward_on_meta_is_laid_out_as_torchs_decomposition(
+        shape, dtype, strides, empty_buffer):
+    """On the meta device torch runs its decomposition of ``log_sigmoid_backward``: float16
+    and bfloat16 operands are first copied to float32 (an overlapping layout becomes dense),
+    every elementwise step lays out its own result, and an empty buffer is recomputed from
+    ``self`` rather than broadcast. Drawn stride-0 and overlapping layouts (three of every
+    four float16 draws failed before)."""
+    from reftensor._ops import aten
+
+    def layout(lib: Any) -> tuple[Any, ...]:
+        d = getattr(lib, dtype)
+        grad, x, buffer = (lib.zeros(24, dtype=d, device="meta").as_strided(
+            shape, stride[:len(shape)]) for stride in strides)
+        if empty_buffer:
+            buffer = lib.empty(0, dtype=d, device="meta")
+        ops = torch.ops.aten if lib is torch else aten
+        out = ops.log_sigmoid_backward(grad, x, buffer)
+        return tuple(out.shape), out.stride(), str(out.dtype).split(".")[-1]
+
+    assert layout(reftensor) == layout(torch)

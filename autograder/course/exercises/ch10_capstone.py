@@ -588,12 +588,15 @@ def _digits() -> tuple[np.ndarray, np.ndarray]:
     training exercise seconds."""
     if not _DIGITS:
         import gzip
-        import importlib.util
+        import sys
         from pathlib import Path
 
-        spec = importlib.util.find_spec("sklearn")
-        assert spec is not None and spec.origin is not None, "scikit-learn is not installed"
-        path = Path(spec.origin).parent / "datasets" / "data" / "digits.csv.gz"
+        # where ``import sklearn`` would find the package: the first folder of the path that
+        # holds it (absolute folders only: never the working directory)
+        found = [folder / "sklearn" / "datasets" / "data" / "digits.csv.gz"
+                 for folder in map(Path, sys.path) if folder.is_absolute()]
+        path = next((f for f in found if f.is_file()), None)
+        assert path is not None, "scikit-learn is not installed"
         with gzip.open(path, "rt") as text:
             data = np.loadtxt(text, delimiter=",")
         _DIGITS.append(((data[:, :-1] / 16.0).astype(np.float32).reshape(-1, 1, 8, 8),
@@ -826,9 +829,8 @@ def shuffle_with(lib: Any, script: Any, seed: int, size: int, batch_size: int, e
     dataset, seed, batch_size, epochs)`` on ``TensorDataset(lib.arange(size))``; returns its
     batches (per epoch, each batch's sample numbers as ints) and the global generator's next
     three draws after it (``lib.randint(0, 1000, (3,))``: a script must leave it alone)."""
-    import importlib
-
-    importlib.import_module(f"{lib.__name__}.utils.data")
+    if lib.__name__ == "reftensor":  # ``import torch`` imports torch.utils.data itself
+        import reftensor.utils.data  # noqa: F401
     lib.manual_seed(draws)
     lib.rand(draws)
     dataset = lib.utils.data.TensorDataset(lib.arange(size))

@@ -9,6 +9,7 @@ import os
 import re
 import tokenize
 from pathlib import Path
+from typing import Any
 
 import nbclient
 import nbformat
@@ -181,15 +182,16 @@ def assert_mistake_fails(name: str, answer: object, passes_visible: bool) -> Non
 
 
 def assert_grading_full_points_and_one_loss(tmp_path: Path, chapter: str, name: str,
-                                            mistake: object, points: int) -> None:
+                                            mistake: object, points: int) -> Any:
     """The trusted pipeline on a fresh seed: the solution gets all ``points`` automatic
-    points; ``mistake`` written as exercise ``name`` loses that exercise only."""
+    points; ``mistake`` (a function, or an answer cell's source) written as exercise
+    ``name`` loses that exercise only. Returns the mistaken submission's outcome."""
     import inspect
-
 
     inbox = tmp_path / "inbox"
     write_submission(chapter, inbox / "right" / chapter, {})
-    body = inspect.getsource(mistake).replace(mistake.__name__, name, 1)
+    body = (mistake if isinstance(mistake, str)
+            else inspect.getsource(mistake).replace(mistake.__name__, name, 1))
     write_submission(chapter, inbox / "wrong" / chapter, {name: body})
     outcomes = class_run.grade_class(tmp_path / "ws", inbox, chapter, workers=2, progress=False)
     by = {o.student: o for o in outcomes}
@@ -203,3 +205,4 @@ def assert_grading_full_points_and_one_loss(tmp_path: Path, chapter: str, name: 
     others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{name}_")}
     assert others == {t: right.max_scores[t] for t in others}
     assert wrong.state == "graded", wrong.reasons
+    return wrong

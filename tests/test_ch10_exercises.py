@@ -916,8 +916,10 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed, with chapters 1 to 8 published (as they are when
     chapter 10 is graded: ``train_steps`` and the clinic's scripts run on the sandbox's
     student edition): the solution gets every automatic point (5 pieces and 8 scripts written
-    with reftensor), within the tolerance on reftensor in the sandbox; one typical mistake of
-    the training loop loses that exercise only."""
+    with reftensor), within the tolerance on reftensor in the sandbox; a training loop that
+    hard-codes the losses of every case its notebook runs passes its own run and loses that
+    exercise only, on the re-check's fresh seed. (A typical mistake, gradients never
+    zeroed, fails the visible check: ``WRONG``.)"""
     from autograder.course import edition
     from autograder.grading import grade
 
@@ -925,8 +927,41 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     published.write_text("".join(f"{c}\n" for c in EARLIER))
     monkeypatch.setattr(edition, "PUBLISHED", published)
     assert grade.unpublished_for_library(NAMES + TRAINING) == []
-    assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "train_steps",
-                                            loop_never_zeroing, 45)
+    wrong = assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "train_steps",
+                                                    losses_known_in_the_notebook(), 45)
+    # the adversary's own run passed every cell of the notebook: only the re-check's fresh
+    # seed (cases the notebook never ran) found it out
+    assert wrong.notebook_scores.get("test_train_steps_hidden"), (wrong.notes, wrong.reasons)
+
+
+def losses_known_in_the_notebook() -> str:
+    """An adversarial ``train_steps`` answer cell (issue 45: hard-coded losses must fail on
+    the re-check's fresh seed): it trains, but returns the losses torch gives for every case
+    the notebook runs (the visible ones and the hidden cell's default seed), looked up by
+    the batches' labels, and a guess elsewhere. It passes every cell of its own run."""
+    from autograder.course import references
+    from autograder.course.exercises.ch10_capstone import _digits, batch_indices
+
+    _, labels = _digits()
+    spec = exercises.get("train_steps")
+    cases = [*spec.fixed, *spec.edge, *checks.cases("train_steps", hidden=True)]
+    table = {}
+    for case, (losses, _, _) in zip(cases, references.compute(spec, cases), strict=True):
+        seed, _, _, batch_size, steps = case.args
+        rows = batch_indices(seed, batch_size, steps)
+        table[tuple(int(labels[i]) for batch in rows for i in batch)] = losses
+    return f"""KNOWN = {table!r}
+
+
+def train_steps(lib, model, batches, optimizer):
+    model.train()
+    for images, labels in batches:
+        optimizer.zero_grad()
+        lib.nn.functional.cross_entropy(model(images), labels).backward()
+        optimizer.step()
+    key = tuple(int(v) for _, labels in batches for v in labels.tolist())
+    return KNOWN.get(key, [2.3] * len(batches))
+"""
 
 
 #: the chapters before the capstone, whose pieces its training exercises run on

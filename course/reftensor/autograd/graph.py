@@ -174,7 +174,7 @@ class Node:
         self._output_info: list[tuple[tuple[int, ...], Any] | None] = [None]
         self._saved: dict[str, SavedTensor] = {}
         self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] = {}
-        self._retained: dict[int, weakref.ref[Tensor]] = {}
+        self._retained: dict[int, Callable[[Tensor | None], None]] = {}  # retain_grad's hooks
         self._pre_hooks: dict[int, Callable[..., Any]] = {}
         self._post_hooks: dict[int, Callable[..., Any]] = {}
         self.metadata: dict[str, Any] = {}

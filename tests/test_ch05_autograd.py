@@ -1677,6 +1677,25 @@ def _hooks_removed(lib):
     return calls, x.grad.item()
 
 
+def _hooks_retained_in_place(lib):
+    """retain_grad's hook moves to the node of an in-place op (and of a view's regenerated
+    node); a tensor hook stays on the node it was registered on."""
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.register_hook(lambda g: g * 100)
+    y.mul_(3)
+    y.add_(1)
+    (y * 7).sum().backward()
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    z = w * 2
+    v = z[0]
+    v.retain_grad()
+    z.mul_(3)
+    (v * 5).backward()
+    return Values(y.grad), Values(x.grad), v.grad.item(), Values(w.grad)
+
+
 def _hook_error(register: Callable[[Any, Any], Any], unused: bool = False) -> Callable:
     def program(lib):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -1702,6 +1721,7 @@ HOOK_PROGRAMS = {
     "create_graph": _hooks_create_graph,
     "autograd.grad: a node not run, a captured node": _hooks_autograd_grad,
     "removed during the pass": _hooks_removed,
+    "retain_grad moves to an in-place op's node": _hooks_retained_in_place,
     "pre-hook: too many": _hook_error(
         lambda lib, y: y.grad_fn.register_prehook(lambda gs: gs * 2)),
     "post-hook: too few": _hook_error(

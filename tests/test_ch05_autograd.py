@@ -1550,3 +1550,246 @@ def test_a_wrong_unary_piece_changes_what_the_library_computes(unary_piece, monk
     monkeypatch.setattr(unary_piece, "unary_backward", lambda op, grad, saved: real(
         "neg", grad, None) if op == "relu" else real(op, grad, saved))
     assert reftensor.autograd.grad(x.relu().sum(), x)[0].tolist() == [-1.0, -1.0, -1.0]
+
+
+# ---------------------------------------------------------------- call_hooks
+# Chapter 5's call_hooks: the engine runs it around every node that has hooks, in both
+# editions (there is no other path). Each program returns plain data, torch's error messages
+# included, so the two libraries must agree on them too.
+def _recorder(calls: list, name: str, result: Callable[..., Any] | None = None) -> Any:
+    def hook(*args: Any) -> Any:
+        calls.append((name, _shown(args if len(args) > 1 else args[0])))
+        return result(*args) if result else None
+
+    return hook
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_shown(v) for v in value]
+    return None if value is None else value.tolist()
+
+
+def _raised(run: Callable[[], Any]) -> Any:
+    try:
+        return run()
+    except (RuntimeError, TypeError) as exc:
+        return type(exc).__name__, str(exc)
+
+
+def _hooks_none_gradients(lib):
+    calls: list = []
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    u0, u1, u2 = (x * 1).unbind()
+    u2.register_hook(_recorder(calls, "u2"))
+    u2.retain_grad()
+    u0.register_hook(_recorder(calls, "u0", lambda g: g * 3))
+    u0.grad_fn.register_prehook(_recorder(calls, "pre"))
+    u0.grad_fn.register_hook(_recorder(calls, "post"))
+    u0.backward()
+    return calls, u2.grad, Values(x.grad)
+
+
+def _hooks_on_a_leaf(lib):
+    class Cut(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    calls: list = []
+    a = lib.tensor(1.0, requires_grad=True)
+    b = lib.tensor(2.0, requires_grad=True)
+    out = Cut.apply(a, b)  # its graph keeps the leaves' AccumulateGrad nodes alive
+    for (node, _), leaf, name in zip(out.grad_fn.next_functions, (a, b), "ab", strict=True):
+        leaf.register_hook(_recorder(calls, f"{name} hook", lambda g: None if g is None else g * 5))
+        node.register_prehook(_recorder(calls, f"{name} pre"))
+        node.register_hook(_recorder(calls, f"{name} post"))
+    out.backward()
+    return calls, a.grad.item(), b.grad
+
+
+def _hooks_retained(lib):
+    x = lib.ones(2, 3, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.register_hook(lambda g: g * 3)
+    z = y.t()
+    z.backward(lib.ones(3, 2), retain_graph=True)
+    first = y.grad
+    z.backward(lib.ones(3, 2) * 2)
+    return (Values(first), first.stride(), Values(y.grad), y.grad.stride(), y.grad is first,
+            first.tolist())
+
+
+def _hooks_create_graph(lib):
+    seen: list = []
+    x = lib.tensor(2.0, requires_grad=True)
+    y = x * x
+    y.retain_grad()
+    z = y * y
+    y.register_hook(lambda g: seen.append((type(g.grad_fn).__name__, g.requires_grad)) or g * 2)
+    z.backward(create_graph=True)
+    first = (type(y.grad.grad_fn).__name__, y.grad.item(), x.grad.item())
+    (second,) = lib.autograd.grad(x.grad, x)
+    return seen, first, second.item()
+
+
+def _hooks_autograd_grad(lib):
+    calls: list = []
+    x = lib.tensor(2.0, requires_grad=True)
+    x.register_hook(_recorder(calls, "x", lambda g: g * 10))
+    y = x * 3
+    y.retain_grad()
+    y.register_hook(_recorder(calls, "y", lambda g: g * 10))
+    y_node = y.grad_fn
+    y_node.register_prehook(_recorder(calls, "y pre", lambda gs: (gs[0] * 2,)))
+    acc = y_node.next_functions[0][0]
+    acc.register_prehook(_recorder(calls, "x's node pre"))
+    z = y * 5
+    not_run = lib.autograd.grad(z, y, retain_graph=True)[0].item()
+    kept = y.grad.item()
+    run = [g.item() for g in lib.autograd.grad(z, (y, x))]
+    return calls, not_run, kept, run, y.grad.item()
+
+
+def _hooks_removed(lib):
+    calls: list = []
+    x = lib.tensor(1.0, requires_grad=True)
+    u0, u1 = (x * lib.ones(2)).unbind()
+    handles: dict = {}
+
+    def first(g):
+        calls.append("first")
+        handles["second"].remove()
+        handles["u1"].remove()
+        handles["post"].remove()
+
+    handles["first"] = u0.register_hook(first)
+    handles["second"] = u0.register_hook(_recorder(calls, "second"))
+    handles["u1"] = u1.register_hook(_recorder(calls, "u1"))
+    handles["post"] = u0.grad_fn.register_hook(_recorder(calls, "post"))
+    lib.autograd.backward([u0, u1], [lib.tensor(1.0), lib.tensor(2.0)], retain_graph=True)
+    lib.autograd.backward([u0, u1], [lib.tensor(1.0), lib.tensor(2.0)])
+    return calls, x.grad.item()
+
+
+def _hooks_retained_in_place(lib):
+    """retain_grad's hook moves to the node of an in-place op (and of a view's regenerated
+    node); a tensor hook stays on the node it was registered on."""
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.register_hook(lambda g: g * 100)
+    y.mul_(3)
+    y.add_(1)
+    (y * 7).sum().backward()
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    z = w * 2
+    v = z[0]
+    v.retain_grad()
+    z.mul_(3)
+    (v * 5).backward()
+    return Values(y.grad), Values(x.grad), v.grad.item(), Values(w.grad)
+
+
+def _hook_error(register: Callable[[Any, Any], Any], unused: bool = False) -> Callable:
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        if unused:
+            u0, u1 = (x * 1).unbind()
+            register(lib, u1)
+            return _raised(lambda: u0.backward())
+        y = x * 2
+        register(lib, y)
+        return _raised(lambda: y.sum().backward())
+
+    return program
+
+
+def _partial_hook(*args):
+    return (args[-1][0], args[-1][0])
+
+
+HOOK_PROGRAMS = {
+    "None gradients through tensor hooks": _hooks_none_gradients,
+    "a leaf's hooks, a None gradient": _hooks_on_a_leaf,
+    "retain_grad: after the hooks, contiguous, a new tensor": _hooks_retained,
+    "create_graph": _hooks_create_graph,
+    "autograd.grad: a node not run, a captured node": _hooks_autograd_grad,
+    "removed during the pass": _hooks_removed,
+    "retain_grad moves to an in-place op's node": _hooks_retained_in_place,
+    "pre-hook: too many": _hook_error(
+        lambda lib, y: y.grad_fn.register_prehook(lambda gs: gs * 2)),
+    "post-hook: too few": _hook_error(
+        lambda lib, y: y.grad_fn.register_hook(lambda gi, go: gi[:1])),
+    "post-hook of a leaf's node: one for none": _hook_error(
+        lambda lib, y: y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: go)),
+    "a partial: <unknown>": _hook_error(
+        lambda lib, y: y.grad_fn.register_prehook(__import__("functools").partial(
+            _partial_hook))),
+    "a list": _hook_error(lambda lib, y: y.grad_fn.register_prehook(list)),
+    "a tensor for a tuple": _hook_error(
+        lambda lib, y: y.grad_fn.register_hook(lambda gi, go: gi[0])),
+    "a float": _hook_error(lambda lib, y: y.register_hook(lambda g: 1.5)),
+    "a tuple for a tensor": _hook_error(lambda lib, y: y.register_hook(lambda g: (g,))),
+    "another size": _hook_error(lambda lib, y: y.register_hook(lambda g: g[:1])),
+    "another dtype": _hook_error(lambda lib, y: y.register_hook(lambda g: g.double())),
+    "a None replaced by a tensor hook": _hook_error(
+        lambda lib, u1: u1.register_hook(lambda g: lib.ones(())), unused=True),
+    "a None replaced by a pre-hook": _hook_error(
+        lambda lib, u1: u1.grad_fn.register_prehook(lambda gs: (gs[0], gs[0])), unused=True),
+}
+
+
+@pytest.mark.parametrize("name", HOOK_PROGRAMS)
+def test_hooks_around_a_node_as_torch(name):
+    both(HOOK_PROGRAMS[name])
+
+
+def test_the_engine_asks_call_hooks_around_every_node_with_hooks(monkeypatch):
+    """Both editions run hooks through call_hooks only: before every node with hooks (a node
+    autograd.grad does not run, with its tensor hooks only), after every node with
+    post-hooks, and never around a node without hooks."""
+    from reftensor.autograd import engine
+
+    asked = []
+    real = engine.call_hooks
+
+    def spy(hooks, grads, outputs=None):
+        asked.append(("post" if outputs is not None else "pre", len(hooks.pre_hooks)))
+        return real(hooks, grads, outputs)
+
+    monkeypatch.setattr(engine, "call_hooks", spy)
+    x = reftensor.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    (y.exp() * 3).sum().backward(retain_graph=True)
+    assert asked == []
+    y.register_hook(lambda g: g)  # on MulBackward0's slot
+    z = y.exp()
+    z.grad_fn.register_prehook(lambda gs: None)
+    z.grad_fn.register_hook(lambda gi, go: None)
+    z.sum().backward(retain_graph=True)
+    assert asked == [("pre", 1), ("post", 1), ("pre", 0)]
+    asked.clear()
+    reftensor.autograd.grad(z.sum(), y)  # y's node does not run: its tensor hooks only
+    assert asked == [("pre", 1), ("post", 1), ("pre", 0)]
+
+
+def test_a_wrong_call_hooks_changes_what_the_library_computes(monkeypatch):
+    from reftensor.autograd import engine
+
+    def run():
+        x = reftensor.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: g * 10)
+        y.sum().backward()
+        return x.grad.tolist()
+
+    assert run() == [20.0, 20.0]
+    monkeypatch.setattr(engine, "call_hooks", lambda hooks, grads, outputs=None: list(
+        grads if outputs is None else outputs))
+    assert run() == [2.0, 2.0]

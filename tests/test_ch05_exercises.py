@@ -31,7 +31,7 @@ pytestmark = pytest.mark.ch05
 CHAPTER = "ch05_autograd"
 NAMES = ["backward_pass", "binary_backward", "collect_next_edges", "accumulate_grad",
          "set_history", "clamp_backward", "saved_tensor_error", "reduction_backward",
-         "unary_backward"]
+         "unary_backward", "call_hooks"]
 FRESH_SEED = 20261121
 
 
@@ -474,6 +474,140 @@ unary_abs_by_copysign = _unary_mistake(
     "abs", lambda g, x: g * math.copysign(1.0, x))
 
 
+def make_hooks(*, none_skipped=False, retain_first=False, pre_first=False,
+               read_at_start=False, live_dicts=False, counted=True, by_dunder_name=False,
+               none_clears=False, post_swapped=False, post_unchained=False,
+               none_checked=True, lists=False, tensor_unchained=False, checked_values=True,
+               post_counted_by_grads=False, got_expected_swapped=False):
+    """The solution's call_hooks with one rule broken (the keywords say which)."""
+
+    def call_hooks(hooks, grads, outputs=None):
+        def name(hook):
+            if by_dunder_name:
+                return hook.__name__
+            hook_name = getattr(hook, "__name__", None)
+            return hook_name if isinstance(hook_name, str) else "<unknown>"
+
+        def checked(hook, old, new):
+            if none_checked and new is not None and old is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            if checked_values and new is not None and old is not None:
+                hooks.check(name(hook), old, new)
+            return new
+
+        def listed(hook_dict):
+            return hook_dict.values() if live_dicts else list(hook_dict.values())
+
+        def call_all(hook_dict, values, *more, expected=None):
+            original = list(values)
+            for hook in hook_dict if read_at_start else listed(hook_dict):
+                new = hook(tuple(original if post_unchained else values), *more)
+                if new is None:
+                    continue
+                if not isinstance(new, tuple | (list if lists else tuple)):
+                    raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+                want = len(values) if expected is None else expected
+                if counted and len(new) != want:
+                    got, wanted = (want, len(new)) if got_expected_swapped else (len(new), want)
+                    raise RuntimeError(
+                        f"hook '{name(hook)}' has returned an incorrect number of values "
+                        f"(got {got}, but expected {wanted})")
+                values = [checked(hook, old, v) for old, v in zip(values, new, strict=False)]
+            return values
+
+        if read_at_start:  # every dict read before any hook runs
+            snap = {"pre": list(hooks.pre_hooks.values()),
+                    "post": list(hooks.post_hooks.values()),
+                    "tensor": [(slot, list(d.values())) for slot, d in hooks.tensor_pre_hooks]}
+        else:
+            snap = {"pre": hooks.pre_hooks, "post": hooks.post_hooks,
+                    "tensor": [(slot, d) for slot, d in hooks.tensor_pre_hooks]}
+        if outputs is not None:
+            inputs, outs = list(outputs), tuple(grads)
+            if post_swapped:
+                inputs, outs = list(grads), tuple(outputs)
+            return call_all(snap["post"], inputs, outs,
+                            expected=len(grads) if post_counted_by_grads else None)
+        grads = list(grads)
+
+        def tensor_hooks():
+            for slot, tensor_hook_dict in snap["tensor"]:
+                original = grads[slot]
+                hooks_now = (tensor_hook_dict if read_at_start
+                             else listed(tensor_hook_dict))
+                for hook in hooks_now:
+                    if none_skipped and grads[slot] is None:
+                        continue
+                    new = hook(original if tensor_unchained else grads[slot])
+                    if none_clears:
+                        grads[slot] = new
+                    elif new is not None:
+                        grads[slot] = checked(hook, grads[slot], new)
+
+        def retains():
+            for slot, retain in list(hooks.retains_grad_hooks.items()):
+                retain(grads[slot])
+
+        if pre_first:
+            grads = call_all(snap["pre"], grads)
+        if retain_first:
+            retains()
+        tensor_hooks()
+        if not retain_first:
+            retains()
+        return grads if pre_first else call_all(snap["pre"], grads)
+
+    return call_hooks
+
+
+def _hooks_mistake(name, doc, **broken):
+    fn = make_hooks(**broken)
+    fn.__name__, fn.__doc__ = name, doc
+    return fn
+
+
+hooks_none_skipped = _hooks_mistake(
+    "hooks_none_skipped", "A tensor hook is not called with a None gradient.", none_skipped=True)
+hooks_retain_first = _hooks_mistake(
+    "hooks_retain_first", "retain_grad's hooks before the tensor hooks.", retain_first=True)
+hooks_pre_first = _hooks_mistake(
+    "hooks_pre_first", "The node's pre-hooks before the tensor hooks.", pre_first=True)
+hooks_read_at_start = _hooks_mistake(
+    "hooks_read_at_start", "Every dict read before any hook runs: a hook removed from a later "
+    "turn still runs.", read_at_start=True)
+hooks_live_dicts = _hooks_mistake(
+    "hooks_live_dicts", "Iterating the live dict: a removal during its turn raises.",
+    live_dicts=True)
+hooks_uncounted = _hooks_mistake(
+    "hooks_uncounted", "No check of the tuple's length (zip drops the extra).", counted=False)
+hooks_by_dunder_name = _hooks_mistake(
+    "hooks_by_dunder_name", "hook.__name__: AttributeError for a partial.", by_dunder_name=True)
+hooks_none_clears = _hooks_mistake(
+    "hooks_none_clears", "A tensor hook returning None makes the gradient None.",
+    none_clears=True)
+hooks_post_swapped = _hooks_mistake(
+    "hooks_post_swapped", "Post-hooks get (grad_outputs, grad_inputs) and replace the "
+    "gradients.", post_swapped=True)
+hooks_post_unchained = _hooks_mistake(
+    "hooks_post_unchained", "Each hook gets the original tuple, not what the one before "
+    "returned.", post_unchained=True)
+hooks_none_replaced = _hooks_mistake(
+    "hooks_none_replaced", "A value may replace a None.", none_checked=False)
+hooks_lists = _hooks_mistake("hooks_lists", "A node hook may return a list.", lists=True)
+hooks_tensor_unchained = _hooks_mistake(
+    "hooks_tensor_unchained", "Each tensor hook gets the original gradient.",
+    tensor_unchained=True)
+hooks_unchecked = _hooks_mistake(
+    "hooks_unchecked", "hooks.check not called: a float, a tuple, another dtype pass.",
+    checked_values=False)
+hooks_post_counted_by_grads = _hooks_mistake(
+    "hooks_post_counted_by_grads", "A post-hook's tuple counted against grad_outputs.",
+    post_counted_by_grads=True)
+hooks_got_expected_swapped = _hooks_mistake(
+    "hooks_got_expected_swapped", "The message's two numbers swapped.",
+    got_expected_swapped=True)
+
+
 def saved_current_grad_fn(saved_version, version, type_name, shape, saved_by, grad_fn):
     """Names the tensor's grad_fn now, even for a result its node saved."""
     return RIGHT["saved_tensor_error"](saved_version, version, type_name, shape, None, grad_fn)
@@ -546,6 +680,22 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("unary_backward", unary_asin_by_math_sqrt, False),
     ("unary_backward", unary_relu_passing_at_zero, False),
     ("unary_backward", unary_abs_by_copysign, False),
+    ("call_hooks", hooks_none_skipped, False),
+    ("call_hooks", hooks_retain_first, False),
+    ("call_hooks", hooks_pre_first, False),
+    ("call_hooks", hooks_read_at_start, False),
+    ("call_hooks", hooks_live_dicts, False),
+    ("call_hooks", hooks_uncounted, False),
+    ("call_hooks", hooks_by_dunder_name, False),
+    ("call_hooks", hooks_none_clears, False),
+    ("call_hooks", hooks_post_swapped, False),
+    ("call_hooks", hooks_post_unchained, False),
+    ("call_hooks", hooks_none_replaced, False),
+    ("call_hooks", hooks_lists, False),
+    ("call_hooks", hooks_tensor_unchained, False),
+    ("call_hooks", hooks_unchecked, False),
+    ("call_hooks", hooks_post_counted_by_grads, False),
+    ("call_hooks", hooks_got_expected_swapped, False),
     ("saved_tensor_error", saved_current_grad_fn, False),
     ("saved_tensor_error", saved_full_node_name, False),
     ("saved_tensor_error", saved_versions_swapped, False),
@@ -568,7 +718,8 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 
 REFUSALS = {"backward_pass": [], "binary_backward": [], "collect_next_edges": [],
             "accumulate_grad": [], "set_history": [], "clamp_backward": [],
-            "saved_tensor_error": [], "reduction_backward": [], "unary_backward": []}
+            "saved_tensor_error": [], "reduction_backward": [], "unary_backward": [],
+            "call_hooks": []}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -971,4 +1122,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "set_history",
-                                            history_saving_everything, 36)
+                                            history_saving_everything, 40)

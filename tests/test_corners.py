@@ -55,6 +55,54 @@ def _unary_pairs(grad, saved) -> list:
     return list(zip(_flat(grad), _flat(grad if saved is None else saved), strict=True))
 
 
+# ---------------------------------------------------------------- call_hooks's helpers
+def _hooks_truth(case: Case):
+    """torch's trace of a call_hooks case: (calls, ran_with, retained, a.grad, error)."""
+    return _torch_says("call_hooks", case)
+
+
+def _hooks_error(text: str):
+    """The case's backward raised a message holding ``text``."""
+    return lambda case: (_hooks_truth(case)[4] or ("", ""))[1].find(text) >= 0
+
+
+def _ran(case: Case) -> set:
+    """The indexes of the hooks torch called."""
+    return {j for j, _ in _hooks_truth(case)[0]}
+
+
+def _removed_while_running(later_turn: bool):
+    """A hook that ran removed a hook of its own turn (``later_turn`` False: the same
+    tensor or node dict) registered after it, or one of a later turn."""
+    def predicate(case: Case) -> bool:
+        hooks = case.args[3]
+        for j in _ran(case):
+            where, action, _ = hooks[j]
+            if action[0] != "remove" or hooks[action[1]][0].startswith("r"):
+                continue
+            other = hooks[action[1]][0]
+            order = _HOOK_TURNS
+            same = other == where
+            if later_turn and not same and order.index(_turn(other)) > order.index(_turn(where)):
+                return True
+            if not later_turn and same and action[1] > j:
+                return True
+        return False
+
+    return predicate
+
+
+_HOOK_TURNS = ("t", "pre", "post", "a", "a.pre", "a.post")
+
+
+def _turn(where: str) -> str:
+    return "t" if where.startswith("t") else where
+
+
+def _slot_hooks(hooks) -> list:
+    return [int(w[1:]) for w, _, _ in hooks if w.startswith("t")]
+
+
 # ---------------------------------------------------------------- helpers for predicates
 def on(predicate):
     """A predicate on a case written with the case's args as its parameters."""
@@ -1418,6 +1466,52 @@ CORNERS = {
             v > q for v, _, q in _clamp_elements(x, lo, hi)))),
         ("a 0-d bound: one value everywhere", on(lambda x, lo, hi, grad: len(x) > 1 and any(
             b is not None and len(set(b)) == 1 for b in (lo, hi)))),
+    ],
+    "call_hooks": [
+        ("a tensor hook on an output no gradient reaches (None)", on(
+            lambda outputs, weights, grads, hooks: any(
+                grads[i] is None for i in _slot_hooks(hooks)))),
+        ("a leaf's hook, no gradient reaching it", on(
+            lambda outputs, weights, grads, hooks: weights[0] is None and any(
+                w == "a" for w, _, _ in hooks))),
+        ("two hooks on one tensor", on(lambda outputs, weights, grads, hooks: any(
+            _slot_hooks(hooks).count(i) >= 2 for i in range(outputs)))),
+        ("hooks on two outputs, a later slot's first", on(
+            lambda outputs, weights, grads, hooks: any(
+                a > b for a, b in itertools.pairwise(dict.fromkeys(_slot_hooks(hooks)))))),
+        ("retain_grad() before a hook of its tensor", on(
+            lambda outputs, weights, grads, hooks: any(
+                w == f"t{r[1:]}" for k, (r, _, _) in enumerate(hooks) if r.startswith("r")
+                for w, _, _ in hooks[k + 1:]))),
+        ("two pre-hooks", on(lambda outputs, weights, grads, hooks: sum(
+            w == "pre" for w, _, _ in hooks) >= 2)),
+        ("two post-hooks", on(lambda outputs, weights, grads, hooks: sum(
+            w == "post" for w, _, _ in hooks) >= 2)),
+        ("a post-hook of the leaf's node (no grad_inputs)", on(
+            lambda outputs, weights, grads, hooks: any(w == "a.post" for w, _, _ in hooks))),
+        ("a pre-hook of the leaf's node", on(
+            lambda outputs, weights, grads, hooks: any(w == "a.pre" for w, _, _ in hooks))),
+        ("a node hook returning a None for a gradient", on(
+            lambda outputs, weights, grads, hooks: any(
+                w in ("pre", "post", "a.pre", "a.post") and a[0] == "drop"
+                for w, a, _ in hooks))),
+        ("a hook that ran removed a later hook of its own turn (which still runs)",
+         _removed_while_running(later_turn=False)),
+        ("a hook that ran removed a hook of a later turn (which does not)",
+         _removed_while_running(later_turn=True)),
+        ("a constant input: grad_inputs holds its gradient", on(
+            lambda outputs, weights, grads, hooks: len(weights) == 2)),
+        ("a tuple of the wrong length", _hooks_error("incorrect number of values")),
+        ("... from a lambda", _hooks_error("hook '<lambda>' has returned")),
+        ("... from a hook without a name", _hooks_error("hook '<unknown>' has returned")),
+        ("a node hook returning a list", _hooks_error("hook returned 'list'")),
+        ("a node hook returning a tensor", _hooks_error("hook returned 'Tensor'")),
+        ("a value in place of a None", _hooks_error("can't replace a None gradient")),
+        ("a float in place of a gradient", _hooks_error("hook returned 'float'")),
+        ("a tensor hook returning a tuple", _hooks_error("hook returned 'tuple'")),
+        ("another size", _hooks_error("changed the size")),
+        ("another dtype", _hooks_error("changed the type")),
+        ("a pass that raises nothing", lambda case: _hooks_truth(case)[4] is None),
     ],
     "unary_backward": [
         ("a 0-d tensor", on(lambda op, grad, saved: not isinstance(grad, tuple))),

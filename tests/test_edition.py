@@ -476,6 +476,10 @@ WRONG_PIECES = {
                            "dtype=reftensor.float64, requires_grad=True))",
                            "lambda right: lambda grad, sizes, dims, keepdim, mean: right("
                            "grad, sizes, dims, keepdim, False)"),
+    "call_hooks": ("(lambda x: (lambda y: (y.register_hook(lambda g: g * 10), y.sum().backward(), "
+                   "x.grad.tolist())[2])(x * 2))(reftensor.tensor([1.0, 2.0], requires_grad=True))",
+                   "lambda right: lambda hooks, grads, outputs=None: "
+                   "list(grads if outputs is None else outputs)"),
     "unary_backward": ("(lambda x: reftensor.autograd.grad(x.relu().sum(), x)[0].tolist())("
                        "reftensor.tensor([-1.0, 0.0, 2.0], dtype=reftensor.float64, "
                        "requires_grad=True))",

@@ -2,6 +2,7 @@
 torch: :func:`run_case` builds the nodes a case describes, runs the answer on them (once or
 twice), and returns what happened as plain data, the same trace that the exercise's
 reference records from torch's engine running the same graph of custom ``Function`` nodes.
+:func:`run_hooks` does the same for ``call_hooks``, the hooks around a node.
 
 A case's graph (see ``autograder.course.exercises.ch05_autograd``):
 
@@ -23,10 +24,10 @@ This module imports nothing: the sandbox runs it beside the answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["LEAVES", "CONSTANT", "ACCUMULATE_SEQ", "FREED", "NOT_A_LEAF", "run_case", "edge_of",
-           "run_edges"]
+           "run_edges", "Tensor", "NodeHooks", "check_value", "hook_result", "run_hooks"]
 
 LEAVES = ("a", "b", "c", "d")
 CONSTANT = "k"
@@ -190,3 +191,195 @@ def run_edges(answer: Callable[..., Any], grad_mode: bool, inputs: Sequence[Any]
         return accumulators[i]
 
     return answer(grad_mode, inputs, accumulator)
+
+
+# ---------------------------------------------------------------- call_hooks
+#: torch's legacy type names, as a hook's type check prints them
+HOOK_TYPE_NAMES = {"float64": "torch.DoubleTensor", "float32": "torch.FloatTensor"}
+
+
+class Tensor:
+    """A plain gradient for ``run_hooks``: a 0-d float64 tensor's value (a hook may return
+    one of another dtype or shape). Named as torch's class, as torch's messages name it."""
+
+    def __init__(self, value: float, dtype: str = "float64", shape: tuple[int, ...] = ()) -> None:
+        self.value, self.dtype, self.shape = float(value), dtype, shape
+
+    def __mul__(self, factor: float) -> Tensor:
+        return Tensor(self.value * factor)
+
+    def __add__(self, other: Tensor) -> Tensor:
+        return Tensor(self.value + other.value)
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.value!r})"
+
+
+class NodeHooks(NamedTuple):
+    """What ``call_hooks`` is given (``reftensor.autograd.engine.NodeHooks``)."""
+
+    tensor_pre_hooks: Sequence[tuple[int, dict[int, Callable[..., Any]]]]
+    retains_grad_hooks: dict[int, Callable[..., Any]]
+    pre_hooks: dict[int, Callable[..., Any]]
+    post_hooks: dict[int, Callable[..., Any]]
+    check: Callable[[str, Any, Any], None]
+
+
+def check_value(name: str, old: Any, new: Any) -> None:
+    """``NodeHooks.check`` on plain gradients: torch's checks of a value a hook returned."""
+    if type(new) is not Tensor:
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new.dtype != old.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"{HOOK_TYPE_NAMES[old.dtype]} got {HOOK_TYPE_NAMES[new.dtype]})")
+    if new.shape != old.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
+def _seen(value: Any) -> Any:
+    """What a hook received, as the trace records it: floats, None, lists of them."""
+    if isinstance(value, tuple | list):
+        return [_seen(v) for v in value]
+    return value.value if type(value) is Tensor else value
+
+
+def hook_result(action: Sequence[Any], got: Any, node_hook: bool, remove: Callable[[int], None]
+                ) -> Any:
+    """What a hook of the case returns for what it got (one gradient for a tensor hook, the
+    tuple of gradients for a node hook), on plain gradients; the same rules as the
+    exercise's torch reference."""
+    kind = action[0]
+    if kind == "remove":
+        remove(action[1])
+        return None
+    if kind == "keep":
+        return None
+    if not node_hook:
+        if kind == "scale":
+            return None if got is None else got * action[1]
+        if kind == "fill":
+            return Tensor(action[1])
+        if kind == "tuple":
+            return (got,)
+        return {"float": 1.5, "size": Tensor(0.0, shape=(2,)),
+                "dtype": Tensor(1.5, dtype="float32")}[kind]
+    grads = list(got)
+    if kind == "scale":
+        return tuple(None if g is None else g * action[1] for g in grads)
+    if kind in ("drop", "fill") and grads:
+        grads[action[1] % len(grads)] = None if kind == "drop" else Tensor(action[2])
+    elif kind == "count":
+        return tuple(grads) + (None,) if action[1] > 0 else tuple(grads[:-1])
+    elif kind == "list":
+        return grads
+    elif kind == "single":
+        return grads[0] if grads else None
+    elif kind in ("float", "size", "dtype"):
+        new = {"float": 1.5, "size": Tensor(0.0, shape=(2,)),
+               "dtype": Tensor(1.5, dtype="float32")}[kind]
+        defined = [i for i, g in enumerate(grads) if g is not None]
+        if defined:
+            grads[defined[0]] = new
+    return tuple(grads)
+
+
+class _Partial:
+    """A hook without a ``__name__`` (as ``functools.partial``'s)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+
+def run_hooks(answer: Callable[..., Any], outputs: int, weights: Sequence[float | None],
+              grads: Sequence[float | None], hooks: Sequence[Any]) -> tuple[Any, ...]:
+    """Run ``answer`` (a ``call_hooks``) around the two nodes of the case's graph, on plain
+    gradients, as reftensor's engine does: ``Step``, a node with ``outputs`` slots (the
+    outputs ``t0``, ``t1``, ... of its forward op) and one edge per weight, to the leaf
+    ``a``'s ``AccumulateGrad`` and then to a constant ``k`` (no node); then ``a``'s node.
+    ``Step`` runs with ``grads`` in its slots (None: no gradient) and returns the sum of
+    the gradients it runs with (None if all are None) times each weight (None for None).
+
+    ``hooks``: ``(where, action, name)`` in the order they are registered: ``where`` is
+    ``"t0"``.. (a tensor hook on that output), ``"a"`` (on the leaf), ``"pre"``/``"post"``
+    (Step's node hooks), ``"a.pre"``/``"a.post"`` (a's node's), or ``"r0"``..
+    (``retain_grad()`` on that output); ``action`` what the hook returns
+    (:func:`hook_result`); ``name`` its ``__name__``: ``"def"`` (``h<index>``),
+    ``"lambda"`` or ``"partial"`` (none).
+
+    Returns ``(calls, ran_with, retained, a_grad, error)``: each hook call in order, as
+    ``(index, what it received)``; the gradients Step's formula ran with (None if it did
+    not run); each retained output's ``.grad`` in slot order; ``a.grad``; and what the pass
+    raised, ``(class name, message)``, or None.
+    """
+    calls: list[tuple[int, Any]] = []
+    dicts: dict[str, dict[int, Callable[..., Any]]] = {}
+    retained: dict[int, float | None] = {}
+    retains: dict[int, Callable[..., Any]] = {}
+    where_of: dict[int, str] = {}
+
+    def remove(j: int) -> None:
+        dicts.get(where_of.get(j, ""), {}).pop(j, None)
+
+    def make(j: int, action: Sequence[Any], node_hook: bool, name: str) -> Callable[..., Any]:
+        def hook(*got: Any) -> Any:
+            calls.append((j, _seen(got[0] if len(got) == 1 else list(got))))
+            return hook_result(action, got[0], node_hook, remove)
+
+        if name == "partial":
+            return _Partial(hook)
+        hook.__name__ = "<lambda>" if name == "lambda" else f"h{j}"
+        return hook
+
+    for j, (where, action, name) in enumerate(hooks):
+        if where.startswith("r"):
+            slot = int(where[1:])
+
+            def retain(g: Any, slot: int = slot) -> None:
+                if g is not None:
+                    old = retained.get(slot)
+                    retained[slot] = g.value if old is None else old + g.value
+
+            retained.setdefault(slot, None)
+            retains[slot] = retain
+            continue
+        where_of[j] = where
+        node_hook = where in ("pre", "post", "a.pre", "a.post")
+        dicts.setdefault(where, {})[j] = make(j, action, node_hook, name)
+    step_hooks = NodeHooks(
+        [(int(w[1:]), d) for w, d in dicts.items() if w.startswith("t")], retains,
+        dicts.get("pre", {}), dicts.get("post", {}), check_value)
+    leaf_hooks = NodeHooks([(0, dicts["a"])] if "a" in dicts else [], {},
+                           dicts.get("a.pre", {}), dicts.get("a.post", {}), check_value)
+
+    def has_hooks(h: NodeHooks) -> bool:
+        return bool(any(d for _, d in h.tensor_pre_hooks) or h.retains_grad_hooks
+                    or h.pre_hooks or h.post_hooks)
+
+    ran_with = a_grad = error = None
+    try:
+        buffer = [None if g is None else Tensor(g) for g in grads]
+        inputs = list(answer(step_hooks, buffer)) if has_hooks(step_hooks) else buffer
+        ran_with = _seen(inputs)
+        defined = [g for g in inputs if g is not None]
+        total = None
+        for g in defined:
+            total = g if total is None else total + g
+        outs = [None if total is None or w is None else total * w for w in weights]
+        if step_hooks.post_hooks:
+            outs = list(answer(step_hooks, inputs, outs))
+        leaf_buffer = [outs[0]]
+        leaf_inputs = (list(answer(leaf_hooks, leaf_buffer)) if has_hooks(leaf_hooks)
+                       else leaf_buffer)
+        if leaf_inputs[0] is not None:
+            a_grad = _seen(leaf_inputs[0])
+        if leaf_hooks.post_hooks:
+            answer(leaf_hooks, leaf_inputs, [])
+    except NotImplementedError:
+        raise  # an unanswered exercise, not a pass that raised
+    except Exception as exc:  # noqa: BLE001 - torch's refusal is part of the trace
+        error = (type(exc).__name__, str(exc))
+    return (calls, ran_with, [(slot, retained[slot]) for slot in sorted(retained)], a_grad,
+            error)

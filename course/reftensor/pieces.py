@@ -105,6 +105,7 @@ PIECES: dict[str, Piece] = {
     "clamp_backward": Piece("ch05_autograd", 7),
     "saved_tensor_error": Piece("ch05_autograd", 8),
     "unary_backward": Piece("ch05_autograd", 9),
+    "call_hooks": Piece("ch05_autograd", 10),
     "route_assignment": Piece("ch06_modules", 1),
     "walk_modules": Piece("ch06_modules", 2),
     "incompatible_keys": Piece("ch06_modules", 3),

@@ -18,15 +18,17 @@ after it runs, and a second backward through a node that saved a tensor raises (
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, Protocol
 
+from ..advanced_indexing import legacy_type_name
 from ..broadcasting import broadcast_shapes
 from ..tensor import Tensor
 from .grad_mode import state
 from .graph import AccumulateGrad, Edge, Node
 
-__all__ = ["run_backward", "backward_pass", "Calls", "GraphRoot"]
+__all__ = ["run_backward", "backward_pass", "Calls", "GraphRoot", "NodeHooks", "call_hooks",
+           "node_hooks"]
 
 
 class Calls(Protocol):
@@ -100,27 +102,124 @@ def _checked(node: Node, i: int, grad: Tensor) -> Tensor:
     return grad
 
 
-def _pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
-    """Tensor hooks (``register_hook``), then ``retain_grad``, then node pre-hooks."""
-    hooks_by_slot = node._tensor_pre_hooks
-    if isinstance(node, AccumulateGrad) and node.variable._autograd_meta is not None:
-        hooks_by_slot = {0: node.variable._autograd_meta.hooks}
-    for slot, hooks in hooks_by_slot.items():
-        for hook in list(hooks.values()):
-            if grads[slot] is not None:
-                new = hook(grads[slot])
-                if new is not None:
-                    grads[slot] = new
-    for slot, ref in node._retained.items():
-        t = ref()
-        if t is not None and grads[slot] is not None:
-            g = grads[slot]
-            t._grad = g.clone() if t._grad is None else t._grad + g
-    for hook in list(node._pre_hooks.values()):
-        new = hook(tuple(grads))
+class NodeHooks(NamedTuple):
+    """The hooks the engine runs around one node, each dict as its handles keep it (by id, in
+    the order they were registered; ``handle.remove()`` deletes from it, also mid-pass)."""
+
+    #: ``(slot, hooks)``: the tensor hooks (``t.register_hook``) of the node's output ``slot``,
+    #: one entry per tensor in the order its first hook was registered; a leaf's
+    #: ``AccumulateGrad`` has the leaf's, at slot 0
+    tensor_pre_hooks: Sequence[tuple[int, dict[int, Callable[..., Any]]]]
+    #: ``{slot: hook}``: ``t.retain_grad()`` of the node's output ``slot``; ``hook(grad)``
+    #: keeps ``grad`` in ``t.grad`` and returns None
+    retains_grad_hooks: dict[int, Callable[..., Any]]
+    #: ``node.register_prehook(fn)``: ``fn(grad_outputs)``
+    pre_hooks: dict[int, Callable[..., Any]]
+    #: ``node.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)``
+    post_hooks: dict[int, Callable[..., Any]]
+    #: ``check(name, old, new)``: raises torch's error when ``new``, returned by the hook
+    #: named ``name`` in place of the gradient ``old`` (neither None), is not a tensor of
+    #: ``old``'s dtype, device and shape (torch's ``check_variable_result``)
+    check: Callable[[str, Any, Any], None]
+
+
+def call_hooks(hooks: NodeHooks, grads: Sequence[Any], outputs: Sequence[Any] | None = None
+               ) -> list[Any]:
+    """The hooks around one node, as torch's engine calls them (``engine.cpp``:
+    ``call_tensor_pre_hooks``, ``call_pre_hooks``, ``call_post_hooks``; the checks of
+    ``python_hook.cpp``). Gradients are tensors, or None where none arrived.
+
+    Args:
+        hooks: the node's hooks (:class:`NodeHooks`).
+        grads: the node's input buffer, one gradient per slot (``grad_outputs``).
+        outputs: None before the node runs. After it, what it returned (``grad_inputs``),
+            and ``grads`` are the gradients it ran with.
+
+    Returns:
+        Before the node: the gradients it runs with, after its tensor hooks (a tensor's
+        gradient, None included, goes through each of that tensor's hooks in turn),
+        ``retain_grad``'s hooks and its pre-hooks (the tuple of all its gradients through
+        each in turn). After: the outputs handed on, after the post-hooks (each called with
+        the outputs and ``grads`` as tuples). A hook returning None changes nothing; what
+        else it returns replaces what it was given. A hook removed while the hooks of its
+        dict run still runs this time; one removed from a dict not yet started does not.
+        A list, as long as ``grads`` (``outputs``).
+
+    Raises:
+        RuntimeError: ``can't replace a None gradient with a non-None value``; ``hook
+            'NAME' has returned an incorrect number of values (got N, but expected M)``
+            (NAME the hook's ``__name__``, ``<unknown>`` where it has none).
+        TypeError: a node hook returned something else than a tuple: ``expected tuple, but
+            hook returned 'list'``.
+        What ``hooks.check`` raises for a returned value.
+    """
+    # BEGIN PIECE call_hooks
+    def name(hook: Any) -> str:
+        hook_name = getattr(hook, "__name__", None)
+        return hook_name if isinstance(hook_name, str) else "<unknown>"
+
+    def checked(hook: Any, old: Any, new: Any) -> Any:
+        if new is not None and old is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
         if new is not None:
-            grads = list(new)
-    return grads
+            hooks.check(name(hook), old, new)
+        return new
+
+    def call_all(hook_dict: dict[int, Any], values: list[Any], *more: Any) -> list[Any]:
+        for hook in list(hook_dict.values()):  # the hooks as this dict's turn starts
+            new = hook(tuple(values), *more)
+            if new is None:
+                continue
+            if not isinstance(new, tuple):
+                raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+            if len(new) != len(values):
+                raise RuntimeError(
+                    f"hook '{name(hook)}' has returned an incorrect number of values (got "
+                    f"{len(new)}, but expected {len(values)})")
+            values = [checked(hook, old, v) for old, v in zip(values, new, strict=True)]
+        return values
+
+    if outputs is not None:
+        return call_all(hooks.post_hooks, list(outputs), tuple(grads))
+    grads = list(grads)
+    for slot, tensor_hooks in list(hooks.tensor_pre_hooks):
+        for hook in list(tensor_hooks.values()):
+            new = hook(grads[slot])
+            if new is not None:
+                grads[slot] = checked(hook, grads[slot], new)
+    for slot, retain in list(hooks.retains_grad_hooks.items()):
+        retain(grads[slot])
+    return call_all(hooks.pre_hooks, grads)
+    # END PIECE
+
+
+def _check_value(name: str, old: Tensor, new: Any) -> None:
+    """``NodeHooks.check`` for tensors: torch's ``check_single_result`` and
+    ``check_variable_result`` on a value a hook returned in place of the gradient ``old``."""
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new._dtype is not old._dtype or new.device != old.device:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was torch.{legacy_type_name(old._dtype)}"
+            f" got torch.{legacy_type_name(new._dtype)})")
+    if new._shape != old._shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
+_NO_HOOKS: dict[int, Callable[..., Any]] = {}
+
+
+def node_hooks(node: Node) -> NodeHooks | None:
+    """The hooks ``call_hooks`` runs around ``node``, or None when it has none."""
+    tensor_hooks: dict[int, dict[int, Callable[..., Any]]] = node._tensor_pre_hooks
+    if isinstance(node, AccumulateGrad):
+        meta = node.variable._autograd_meta
+        tensor_hooks = {0: meta.hooks} if meta is not None and meta.hooks else {}
+    if not (any(tensor_hooks.values()) or node._retained or node._pre_hooks
+            or node._post_hooks):
+        return None
+    return NodeHooks(list(tensor_hooks.items()), node._retained, node._pre_hooks,
+                     node._post_hooks, _check_value)
 
 
 def backward_pass(root: Any, grads: Sequence[Any], keep_graph: bool, calls: Calls) -> None:
@@ -228,9 +327,9 @@ class GraphRoot(Node):
 
 
 class _Calls:
-    """How reftensor runs a node for ``backward_pass``: tensor hooks, retain_grad and node
-    pre-hooks, then ``autograd.grad``'s captures; the formula (a node whose gradients are
-    all None returns None for every edge, as torch's generated nodes do); shape checks;
+    """How reftensor runs a node for ``backward_pass``: its hooks (``call_hooks``, for a
+    node that has any) and ``autograd.grad``'s captures; the formula (a node whose gradients
+    are all None returns None for every edge, as torch's generated nodes do); shape checks;
     post-hooks; and which nodes ``inputs=`` asks to run."""
 
     def __init__(self, runs: dict[Node, bool],
@@ -240,10 +339,22 @@ class _Calls:
         self.capture_at, self.captured = capture_at, captured
 
     def pre_hooks(self, node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
-        grads = _pre_hooks(node, grads)
+        # torch's evaluate_function: a node that runs is captured as it arrived, then runs
+        # all its hooks (call_function); one that does not runs only its tensor hooks and
+        # retain_grad's, and is captured after them
+        needed = self.runs.get(node, False)
+        if needed:
+            self._capture(node, grads)
+        hooks = node_hooks(node)
+        if hooks is not None:
+            grads = call_hooks(hooks if needed else hooks._replace(pre_hooks=_NO_HOOKS), grads)
+        if not needed:
+            self._capture(node, grads)
+        return grads
+
+    def _capture(self, node: Node, grads: list[Tensor | None]) -> None:
         for slot, k in self.capture_at.get(node, ()):
             self.captured[k] = grads[slot]
-        return grads
 
     def apply(self, node: Node, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
         if grads and all(g is None for g in grads):
@@ -255,11 +366,8 @@ class _Calls:
 
     def post_hooks(self, node: Node, outs: list[Tensor | None],
                    grads: list[Tensor | None]) -> list[Tensor | None]:
-        for hook in list(node._post_hooks.values()):
-            new = hook(tuple(outs), tuple(grads))
-            if new is not None:
-                outs = list(new)
-        return outs
+        hooks = node_hooks(node) if node._post_hooks else None
+        return outs if hooks is None else call_hooks(hooks, grads, outs)
 
     def needed(self, node: Node) -> bool:
         return self.runs.get(node, False)

@@ -185,7 +185,7 @@ class Node:
         self._output_info: list[tuple[tuple[int, ...], Any] | None] = [None]
         self._saved: dict[str, SavedTensor] = {}
         self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] = {}
-        self._retained: dict[int, weakref.ref[Tensor]] = {}
+        self._retained: dict[int, Callable[[Tensor | None], None]] = {}  # retain_grad's hooks
         self._pre_hooks: dict[int, Callable[..., Any]] = {}
         self._post_hooks: dict[int, Callable[..., Any]] = {}
         self.metadata: dict[str, Any] = {}
@@ -557,6 +557,11 @@ def record(node: Node, outputs: Tensor | Sequence[Tensor | None], *,
     for i, (out, nr) in enumerate(zip(outs, history, strict=True)):
         if out is None or nr is None:
             continue
+        if out._grad_fn is not None and out.retains_grad:  # in place, or a view's new node:
+            # retain_grad's hook moves to it (torch's update_tensor_hooks_on_new_gradfn)
+            retain = out._grad_fn._retained.pop(out._output_nr, None)
+            if retain is not None:
+                node._retained[nr] = retain
         out._grad_fn = node
         out._output_nr = nr
         out._requires_grad = True

@@ -1270,3 +1270,291 @@ register(Exercise(
     truth=_unary_truth,
     hidden_examples=100,
 ))
+
+
+# ---------------------------------------------------------------- call_hooks
+# A case is a graph of two nodes with hooks (the format: graphs.run_hooks): Step, a custom
+# Function with ``outputs`` outputs t0, t1, ... of the leaf a (and of a constant k, when
+# there are two weights), and a's AccumulateGrad. The answer runs on plain gradients
+# (graphs.run_hooks, the exercise's call); the reference registers the same hooks in torch
+# and runs torch.autograd.backward, recording each hook's call, what Step's backward
+# received, the retained .grad, a.grad and what was raised.
+HOOK_GRADS = (1.0, 0.5, -2.0, 3.0)
+HOOK_WEIGHTS = (2.0, -1.5, 0.5, 3.0)
+HOOK_FACTORS_ = (2.0, -1.0, 0.5, 3.0, 10.0)
+HOOK_NODES = ("pre", "post", "a.pre", "a.post")
+
+
+def _call_hooks(answer, case: Case) -> tuple:
+    """How a check calls an answer to ``call_hooks``: around the case's two nodes, on plain
+    gradients (``graphs.run_hooks``, which a student can call on a failing case too)."""
+    return graphs.run_hooks(answer, *case.args)
+
+
+def _torch_hook_result(torch, action, got, node_hook: bool, remove):
+    """graphs.hook_result on torch's tensors."""
+    def value(v):
+        return None if v is None else torch.tensor(v.value if isinstance(
+            v, graphs.Tensor) else v, dtype=torch.float64)
+
+    new = {"float": 1.5, "size": torch.zeros(2, dtype=torch.float64),
+           "dtype": torch.tensor(1.5, dtype=torch.float32)}
+    kind = action[0]
+    if kind in ("remove", "keep"):
+        return graphs.hook_result(action, got, node_hook, remove)
+    if not node_hook:
+        if kind == "scale":
+            return None if got is None else got * action[1]
+        if kind == "fill":
+            return value(action[1])
+        if kind == "tuple":
+            return (got,)
+        return new[kind]
+    grads = list(got)
+    if kind == "scale":
+        return tuple(None if g is None else g * action[1] for g in grads)
+    if kind in ("drop", "fill") and grads:
+        grads[action[1] % len(grads)] = None if kind == "drop" else value(action[2])
+    elif kind == "count":
+        return tuple(grads) + (None,) if action[1] > 0 else tuple(grads[:-1])
+    elif kind == "list":
+        return grads
+    elif kind == "single":
+        return grads[0] if grads else None
+    elif kind in new:
+        defined = [i for i, g in enumerate(grads) if g is not None]
+        if defined:
+            grads[defined[0]] = new[kind]
+    return tuple(grads)
+
+
+def _seen_torch(value):
+    if isinstance(value, tuple | list):
+        return [_seen_torch(v) for v in value]
+    return value if value is None or isinstance(value, float) else value.item()
+
+
+def _hooks_reference(c: Case) -> tuple:
+    import functools
+
+    torch = _torch()
+    outputs, weights, grads, hooks = c.args
+    calls, ran = [], []
+
+    class Step(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, weights, outputs, *xs):
+            ctx.weights = weights
+            ctx.set_materialize_grads(False)  # a None gradient reaches backward as None
+            outs = tuple(xs[0] * 1.0 for _ in range(outputs))
+            return outs if outputs > 1 else outs[0]
+
+        @staticmethod
+        def backward(ctx, *grads):
+            ran.append(_seen_torch(grads))
+            total = None
+            for g in grads:
+                if g is not None:
+                    total = g if total is None else total + g
+            return (None, None, *[None if total is None or w is None else total * w
+                                  for w in ctx.weights])
+
+    a = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+    k = torch.tensor(2.0, dtype=torch.float64)
+    outs = Step.apply(tuple(weights), outputs, *(a, k)[:len(weights)])
+    outs = outs if outputs > 1 else (outs,)
+    accumulate = outs[0].grad_fn.next_functions[0][0]
+    handles: dict = {}
+
+    def remove(j):
+        if j in handles:
+            handles[j].remove()
+
+    def make(j, action, node_hook, name):
+        def hook(*got):
+            calls.append((j, _seen_torch(got[0] if len(got) == 1 else list(got))))
+            return _torch_hook_result(torch, action, got[0], node_hook, remove)
+
+        if name == "partial":
+            return functools.partial(hook)
+        hook.__name__ = "<lambda>" if name == "lambda" else f"h{j}"
+        return hook
+
+    retained = set()
+    for j, (where, action, name) in enumerate(hooks):
+        if where.startswith("r"):
+            outs[int(where[1:])].retain_grad()
+            retained.add(int(where[1:]))
+            continue
+        fn = make(j, action, where in HOOK_NODES, name)
+        register = {"a": a.register_hook, "pre": outs[0].grad_fn.register_prehook,
+                    "post": outs[0].grad_fn.register_hook,
+                    "a.pre": accumulate.register_prehook,
+                    "a.post": accumulate.register_hook}.get(where)
+        if register is None:
+            register = outs[int(where[1:])].register_hook
+        handles[j] = register(fn)
+    roots = [(outs[i], g) for i, g in enumerate(grads) if g is not None]
+    error = None
+    try:
+        torch.autograd.backward([t for t, _ in roots],
+                                [torch.tensor(g, dtype=torch.float64) for _, g in roots])
+    except (RuntimeError, TypeError) as exc:
+        error = (type(exc).__name__, str(exc))
+    kept = [(slot, None if outs[slot].grad is None else outs[slot].grad.item())
+            for slot in sorted(retained)]
+    return (calls, ran[0] if ran else None, kept, None if a.grad is None else a.grad.item(),
+            error)
+
+
+HOOK_ACTION_TEXT = {
+    "keep": "returns None", "scale": "returns the gradient(s) times {1}",
+    "drop": "returns the tuple with gradient {1} replaced by None",
+    "fill": "returns {1} (a float64 tensor) in place of the gradient",
+    "count": "returns the tuple one longer (a None added) or one shorter ({1:+d})",
+    "list": "returns the gradients as a list", "single": "returns the first gradient alone",
+    "float": "returns the float 1.5 in place of a gradient",
+    "size": "returns torch.zeros(2) in place of a gradient",
+    "dtype": "returns a float32 tensor in place of a gradient",
+    "tuple": "returns (grad,)", "remove": "removes hook {1} (handle.remove())",
+}
+
+
+def _hooks_truth(c: Case) -> str:
+    outputs, weights, grads, hooks = c.args
+    outs = ", ".join(f"t{i}" for i in range(outputs))
+    lines = [
+        "a = torch.tensor(1.0, dtype=torch.float64, requires_grad=True); "
+        "k = torch.tensor(2.0, dtype=torch.float64)",
+        f"{outs} = Step.apply({', '.join('ak'[:len(weights)])})  # its backward: the sum of "
+        f"the gradients it gets (None if none) times {list(weights)}"]
+    for j, (where, action, name) in enumerate(hooks):
+        if where.startswith("r"):
+            lines.append(f"t{where[1:]}.retain_grad()")
+            continue
+        target = {"a": "a.register_hook", "pre": "t0.grad_fn.register_prehook",
+                  "post": "t0.grad_fn.register_hook", "a.pre": "a's AccumulateGrad "
+                  ".register_prehook", "a.post": "a's AccumulateGrad .register_hook"}.get(
+                      where, f"{where}.register_hook")
+        text = HOOK_ACTION_TEXT[action[0]].format(*action)
+        named = {"def": f"h{j}", "lambda": "a lambda", "partial": "a functools.partial"}[name]
+        lines.append(f"hook {j} ({named}): {target}: {text}")
+    roots = [(f"t{i}", g) for i, g in enumerate(grads) if g is not None]
+    lines.append(f"torch.autograd.backward([{', '.join(r for r, _ in roots)}], "
+                 f"[{', '.join(repr(g) for _, g in roots)}])")
+    return ("\n    ".join(lines) + "\n    recording each hook's call (its index, what it "
+            "received), what Step's backward received, each retained .grad, a.grad, and "
+            "what backward raised (class, message)")
+
+
+def _hooks_case(outputs, weights, grads, *hooks) -> Case:
+    return Case(args=(outputs, tuple(weights), tuple(grads),
+                      tuple((w, tuple(a), n) for w, a, n in hooks)))
+
+
+def _hook(where, *action, name="def") -> tuple:
+    return (where, action, name)
+
+
+#: what a drawn hook does: mostly a rule that lets the pass go on, now and then an error
+TENSOR_ACTIONS = ("keep", "keep", "scale", "scale", "scale", "remove", "fill")
+NODE_ACTIONS = ("keep", "keep", "scale", "scale", "scale", "drop", "remove", "fill")
+TENSOR_ERRORS = ("float", "tuple", "size", "dtype")
+NODE_ERRORS = ("count", "count", "list", "single", "float", "size", "dtype")
+
+
+@st.composite
+def _hooks_cases(draw: st.DrawFn) -> Case:
+    outputs = _pick(draw, (1, 1, 2, 3))
+    weights = tuple(_pick(draw, (*HOOK_WEIGHTS, None)) for _ in range(_pick(draw, (1, 2))))
+    grads = [_pick(draw, (*HOOK_GRADS, None, None)) for _ in range(outputs)]
+    if all(g is None for g in grads):
+        grads[_pick(draw, range(outputs))] = _pick(draw, HOOK_GRADS)
+    places = ([f"t{i}" for i in range(outputs)] * 2 + ["a", "pre", "pre", "post", "a.pre",
+                                                      "a.post"] + [f"r{i}" for i in range(outputs)])
+    hooks = []
+    count = _pick(draw, (1, 2, 3, 3, 4, 5, 6))
+    for j in range(count):
+        where = _pick(draw, places)
+        node_hook = where in HOOK_NODES
+        kind = _pick(draw, NODE_ACTIONS if node_hook else TENSOR_ACTIONS)
+        if _pick(draw, range(10)) == 0:
+            kind = _pick(draw, NODE_ERRORS if node_hook else TENSOR_ERRORS)
+        if kind == "scale":
+            action = (kind, _pick(draw, HOOK_FACTORS_))
+        elif kind == "remove":
+            action = (kind, _pick(draw, range(count)))
+        elif kind == "drop":
+            action = (kind, _pick(draw, (0, 1, 2)))
+        elif kind == "fill":
+            action = ((kind, _pick(draw, (0, 1, 2)), 7.0) if node_hook else (kind, 7.0))
+        elif kind == "count":
+            action = (kind, _pick(draw, (1, -1)))
+        else:
+            action = (kind,)
+        hooks.append((where, action, _pick(draw, ("def", "def", "def", "lambda", "partial"))))
+    return Case(args=(outputs, weights, tuple(grads), tuple(hooks)))
+
+
+register(Exercise(
+    name="call_hooks",
+    chapter=CHAPTER,
+    signature="call_hooks(hooks, grads, outputs=None) -> list of gradients; checked around "
+              "plain nodes built from (outputs, weights, grads, hooks)",
+    fixed=(
+        # a tensor's hooks in turn, each given what the one before returned; retain_grad's
+        # hook after them whenever it was registered; then pre-hooks, Step, post-hooks
+        _hooks_case(1, (2.0,), (1.0,), _hook("r0"), _hook("t0", "scale", 2.0),
+                    _hook("t0", "keep"), _hook("pre", "scale", 0.5), _hook("pre", "keep"),
+                    _hook("post", "scale", -1.0), _hook("post", "keep")),
+        # the tensors' hooks in the order each tensor's first hook was registered; a None
+        # gradient goes through them too; pre-hooks get and return a tuple
+        _hooks_case(2, (2.0,), (1.0, None), _hook("t1", "keep"), _hook("t0", "scale", 3.0),
+                    _hook("t1", "scale", 10.0), _hook("r1"), _hook("r0"),
+                    _hook("pre", "drop", 0), _hook("pre", "keep")),
+        # a leaf's node: its tensor hooks (a None gradient too), pre-hooks, post-hooks with
+        # (grad_inputs, grad_outputs), no grad_inputs here
+        _hooks_case(1, (None,), (1.0,), _hook("a", "keep"), _hook("a.pre", "keep"),
+                    _hook("a.post", "keep")),
+        _hooks_case(1, (2.0, 0.5), (1.0,), _hook("a", "scale", 2.0), _hook("a.post", "keep"),
+                    _hook("a", "scale", 3.0), _hook("a.pre", "scale", 0.5),
+                    _hook("post", "drop", 1), _hook("post", "scale", -1.0),
+                    _hook("post", "keep")),
+        # removed during the pass: from the dict now running (still runs), from one not
+        # started (does not)
+        _hooks_case(2, (2.0,), (1.0, 0.5), _hook("t0", "remove", 1), _hook("t0", "scale", 5.0),
+                    _hook("t0", "remove", 3), _hook("t1", "keep"), _hook("t0", "remove", 5),
+                    _hook("pre", "keep"), _hook("post", "remove", 7), _hook("a", "keep")),
+        # the errors: a tuple of the wrong length (named by __name__, <lambda>, <unknown>)
+        _hooks_case(1, (2.0,), (1.0,), _hook("pre", "count", 1), _hook("pre", "keep")),
+        _hooks_case(1, (2.0, 0.5), (1.0,), _hook("post", "count", -1, name="lambda")),
+        _hooks_case(1, (2.0,), (1.0,), _hook("a.post", "count", 1, name="partial")),
+        _hooks_case(2, (2.0,), (1.0, -2.0), _hook("t1", "keep"),
+                    _hook("pre", "count", -1, name="partial")),
+        # not a tuple; a None replaced; not a tensor; another dtype; another size
+        _hooks_case(1, (2.0,), (1.0,), _hook("pre", "list")),
+        _hooks_case(1, (2.0,), (1.0,), _hook("post", "single")),
+        _hooks_case(2, (2.0,), (None, 1.0), _hook("t0", "fill", 7.0)),
+        _hooks_case(2, (2.0,), (1.0, None), _hook("pre", "fill", 1, 7.0)),
+        _hooks_case(1, (2.0,), (1.0,), _hook("t0", "float")),
+        _hooks_case(1, (2.0,), (1.0,), _hook("t0", "tuple")),
+        _hooks_case(1, (2.0,), (1.0,), _hook("a", "dtype", name="lambda")),
+        _hooks_case(1, (2.0,), (1.0,), _hook("pre", "size")),
+    ),
+    edge=(
+        _hooks_case(3, (2.0,), (None, 1.0, None), _hook("t2", "keep"), _hook("t0", "keep"),
+                    _hook("r2"), _hook("pre", "keep")),
+        _hooks_case(1, (2.0,), (1.0,), _hook("pre", "remove", 0), _hook("pre", "keep")),
+        _hooks_case(1, (None, None), (1.0,), _hook("post", "keep"), _hook("a.pre", "fill", 0,
+                                                                             7.0)),
+        _hooks_case(1, (2.0,), (1.0,), _hook("t0", "tuple"), _hook("t0", "keep")),
+        _hooks_case(2, (2.0,), (None, 1.0), _hook("t0", "tuple")),
+        _hooks_case(1, (2.0,), (1.0,), _hook("pre", "float")),
+    ),
+    strategy=_hooks_cases,
+    reference=_hooks_reference,
+    truth=_hooks_truth,
+    hidden_examples=100,
+    call=_call_hooks,
+    call_shown="autograder.course.graphs:run_hooks",
+))

@@ -89,6 +89,8 @@ def bernoulli_from_draws(values: list, probs: Sequence[float], dtype: str,
     # END PIECE
 
 
+#: torch's message (its first sentence) for a probability of a tensor ``p`` outside [0, 1]
+P_OUT_OF_RANGE = "Expected p_in >= 0 && p_in <= 1 to be true, but got false."
 #: ``bernoulli_`` of fewer elements than this runs ``bernoulli_from_draws`` where
 #: ``BERNOULLI_PIECE`` is set (the rule of ``uniform.FEW``).
 BERNOULLI_FEW = 64
@@ -149,7 +151,7 @@ def _bernoulli_tensor_kernel(t: Tensor, p: Tensor, gen: Generator) -> None:
     values[:n] = hits  # ... with the first n replaced
     target[...] = values.reshape(target.shape)
     if bad.size:
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        raise RuntimeError(P_OUT_OF_RANGE)
 
 
 def _check_p(p: float) -> None:

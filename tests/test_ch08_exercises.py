@@ -27,7 +27,7 @@ pytestmark = pytest.mark.ch08
 CHAPTER = "ch08_rng"
 NAMES = ["seed_words", "temper", "twist", "next_draws", "uniform_floats", "randint_from_draws",
          "randperm_from_draws", "normal_from_draws", "state_bytes", "order_changes",
-         "multinomial_from_draws"]
+         "multinomial_from_draws", "bernoulli_from_draws"]
 FRESH_SEED = 20261122
 
 
@@ -321,6 +321,35 @@ multinomial_24_bit_uniforms = edited(
     " % 2**53) * 2.0**-53\n                for i in range(k)]",
     "        return [(w % 2**24) * 2.0**-24 for w in draw(k)]", "multinomial_24_bit_uniforms")
 
+bernoulli_number_p_as_float32 = edited(
+    "bernoulli_from_draws", 'if dtype in ("float", "float64"):', 'if dtype == "float64":',
+    "bernoulli_number_p_as_float32")
+bernoulli_53_bits_for_float32 = edited(
+    "bernoulli_from_draws", 'if dtype in ("float", "float64"):',
+    'if dtype in ("float", "float64", "float32"):', "bernoulli_53_bits_for_float32")
+bernoulli_24_bits_for_float64 = edited(
+    "bernoulli_from_draws", 'if dtype in ("float", "float64"):', 'if dtype == "float":',
+    "bernoulli_24_bits_for_float64")
+bernoulli_at_or_below = edited(
+    "bernoulli_from_draws", "values[i] = 1 if u < p else 0", "values[i] = 1 if u <= p else 0",
+    "bernoulli_at_or_below")
+bernoulli_high_bits = edited(
+    "bernoulli_from_draws", "u = (draw(1)[0] % 2**24) * 2.0**-24",
+    "u = (draw(1)[0] >> 8) * 2.0**-24", "bernoulli_high_bits")
+bernoulli_words_swapped = edited(
+    "bernoulli_from_draws", "((first << 32) | second)", "((second << 32) | first)",
+    "bernoulli_words_swapped")
+bernoulli_checks_every_p_first = edited(
+    "bernoulli_from_draws", "    for i, p in enumerate(probs):\n",
+    "    if not all(0 <= p <= 1 for p in probs):\n        raise RuntimeError(\"Expected p_in >= 0 "
+    "&& p_in <= 1 to be true, but got false.\")\n    for i, p in enumerate(probs):\n",
+    "bernoulli_checks_every_p_first")
+bernoulli_nan_passes = edited(
+    "bernoulli_from_draws", "if not 0 <= p <= 1:", "if p < 0 or p > 1:", "bernoulli_nan_passes")
+bernoulli_a_new_list = edited(
+    "bernoulli_from_draws", "values[i] = 1 if u < p else 0",
+    "values = values[:i] + [1 if u < p else 0] + values[i + 1:]", "bernoulli_a_new_list")
+
 
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("seed_words", seed_words_abs, False),
@@ -365,6 +394,15 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("multinomial_from_draws", multinomial_last_entry_at_u, False),
     ("multinomial_from_draws", multinomial_float64_throughout, False),
     ("multinomial_from_draws", multinomial_24_bit_uniforms, False),
+    ("bernoulli_from_draws", bernoulli_number_p_as_float32, False),
+    ("bernoulli_from_draws", bernoulli_53_bits_for_float32, False),
+    ("bernoulli_from_draws", bernoulli_24_bits_for_float64, False),
+    ("bernoulli_from_draws", bernoulli_at_or_below, False),
+    ("bernoulli_from_draws", bernoulli_high_bits, False),
+    ("bernoulli_from_draws", bernoulli_words_swapped, False),
+    ("bernoulli_from_draws", bernoulli_checks_every_p_first, False),
+    ("bernoulli_from_draws", bernoulli_nan_passes, False),
+    ("bernoulli_from_draws", bernoulli_a_new_list, False),
 ]
 
 
@@ -434,6 +472,13 @@ def test_hidden_cases_cover_the_regimes():
     races = [c for c in cases if not c.args[3] or c.args[2] == 1]
     assert len(searches) >= 10 and len(races) >= 20
     assert sum(len(c.args[0]) > 1 for c in cases) >= 10
+    pairs = hidden_pairs("bernoulli_from_draws")
+    assert {c.args[2] for c, _ in pairs} == {"float", "float64", "float32", "float16",
+                                             "bfloat16"}
+    assert sum(e[1] is not None for _, e in pairs) >= 5  # a p refused as the loop reaches it
+    assert {c.ctx("layout") for c, _ in pairs} == {"flat", "0-d", "transposed"}
+    assert {c.ctx("self_dtype") for c, _ in pairs} >= {"bool", "int64", "float32"}
+    assert any(not c.args[0] for c, _ in pairs)  # an empty self
 
 
 # ---------------------------------------------------------------- the references
@@ -570,4 +615,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "randperm_from_draws",
-                                            randperm_swap_with_z, 44)
+                                            randperm_swap_with_z, 48)

@@ -1368,3 +1368,169 @@ def test_a_wrong_multinomial_piece_changes_the_library():
     assert sample(True).tolist() == sample(False).tolist()
     assert sample(True, reversed_samples).tolist() == sample(True).tolist()[::-1]
     assert sample(False, reversed_samples).tolist() == sample(False).tolist()
+
+
+# ================================================================== the bernoulli piece
+@contextlib.contextmanager
+def bernoulli_from_the_piece(on: bool):
+    """The route of ``bernoulli_`` on fewer than ``discrete.BERNOULLI_FEW`` elements:
+    ``bernoulli_from_draws`` (``True``, the student edition's) or NumPy (``False``, the
+    reference's)."""
+    from reftensor.random import discrete
+
+    saved = discrete.BERNOULLI_PIECE
+    discrete.BERNOULLI_PIECE = on
+    try:
+        yield
+    finally:
+        discrete.BERNOULLI_PIECE = saved
+
+
+#: probabilities of 0 and 1, ties with a uniform's grid, tiny ones
+BERNOULLI_PROBS = (0.0, 1.0, 0.5, 0.25, 0.3, 0.999, 1e-8, 2.0 ** -24, 1 - 2.0 ** -24)
+#: probabilities the kernel refuses when its loop reaches them
+BERNOULLI_BAD = ("1.5", "-0.5", "math.nan", "math.inf")
+
+
+@st.composite
+def bernoulli_program(draw: st.DrawFn) -> str:
+    """One call that samples coin flips: ``bernoulli_`` with a number or a tensor ``p`` of
+    any float dtype (broadcast along the last dim or of ``x``'s whole shape, transposed or
+    not, now and then one value out of range) on an ``x`` of any dtype and layout;
+    ``torch.bernoulli(p)``, ``bernoulli(x, p)``, dropout's noise."""
+    layout, m, n = draw(st.sampled_from(LAYOUTS)), draw(DIMS), draw(DIMS)
+    x = target(layout, m, n, draw(st.sampled_from(ALL)), draw(st.sampled_from(("zeros",
+                                                                               "ones"))))
+    gen, pdt = draw(GEN), f"dtype=lib.{draw(st.sampled_from(FLOATS))}"
+    probs = st.sampled_from(BERNOULLI_PROBS).map(repr)
+
+    def some(count: int) -> list[str]:
+        items = draw(st.lists(probs, min_size=count, max_size=count))
+        if items and draw(st.integers(0, 5)) == 0:
+            items[draw(st.integers(0, count - 1))] = draw(st.sampled_from(BERNOULLI_BAD))
+        return items
+
+    kind = draw(st.sampled_from(("number", "row", "whole", "function", "with p", "dropout")))
+    if kind == "number" or (kind in ("row", "whole") and layout in ("0-d", "channels_last")):
+        return f"x = {x}\nout = x.bernoulli_({call(draw(probs), gen)})"
+    if kind == "row":  # broadcast along the last dim
+        row = f"lib.tensor([{', '.join(some(n))}], {pdt})"
+        return f"x = {x}\nout = x.bernoulli_({call(row, gen)})"
+    if kind == "whole":  # p of x's shape, in row-major order or column-major
+        rows = ", ".join(f"[{', '.join(some(n))}]" for _ in range(m))
+        p = f"lib.tensor([{rows}], {pdt})" + (".t().contiguous().t()" if draw(st.booleans())
+                                              and m and n else "")
+        if not m or not n:
+            p = f"lib.zeros({m}, {n}, {pdt})"
+        return f"x = {x}\nout = x.bernoulli_({call(p, gen)})"
+    if kind == "function":
+        rows = ", ".join(f"[{', '.join(some(n))}]" for _ in range(max(m, 1)))
+        t = f"lib.tensor([{rows}], {pdt})" + (".t()" if draw(st.booleans()) else "")
+        return f"out = lib.bernoulli({call(t, gen)})"
+    if kind == "with p":
+        return f"out = lib.bernoulli({call(x, draw(probs), gen)})"
+    p = draw(st.sampled_from(("0.0", "0.2", "0.5", "0.9", "1.0")))
+    return f"out = F.dropout({target(layout, m, n, 'float32', 'ones')}, {p})"
+
+
+BERNOULLI_STEPS = (
+    "x = lib.zeros(3, 4)\nout = x.t().bernoulli_(0.5, generator=g)",
+    "x = lib.full((4,), 7.0)\nout = x.bernoulli_(lib.tensor([1.0, 1.0, 2.0, 1.0]))",
+    "x = lib.full((2, 3), 7.0)\nout = x.t().bernoulli_(lib.tensor([[1.0, math.nan, 1.0]]).t())",
+    "x = lib.zeros(7, 9, dtype=lib.bool)\nout = x.bernoulli_(0.3, generator=g)",  # 63
+    "x = lib.zeros(8, 8)\nout = x.bernoulli_(0.3)",  # 64: NumPy
+    "x = lib.zeros(2, 3, dtype=lib.uint8)\nout = x.bernoulli_(lib.tensor([0.0, 1.0, 0.5], "
+    "dtype=lib.bfloat16), generator=g)",
+    "out = lib.bernoulli(lib.tensor([[0.5, 0.25], [1.0, 0.0]], dtype=lib.float64).t())",
+    "out = lib.bernoulli(lib.tensor([0.5, 0.25], dtype=lib.float16), 0.75, generator=g)",
+    "out = F.dropout(lib.ones(2, 5), 0.4)",
+    "x = lib.zeros(0, 3)\nout = x.bernoulli_(lib.tensor([5.0, 5.0, 5.0]))",
+    "x = lib.tensor(2.0)\nout = x.bernoulli_(lib.tensor(0.5, dtype=lib.float64), generator=g)",
+    "out = lib.zeros(3).bernoulli_(1.5)",
+)
+
+
+@pytest.mark.parametrize("piece", [True, False], ids=["bernoulli_from_draws", "numpy"])
+@settings(max_examples=examples(20), deadline=None)
+@given(seed=seeds, steps=st.lists(bernoulli_program(), min_size=1, max_size=6))
+def test_bernoulli_from_the_piece_matches_torch(piece, seed, steps):
+    """The reference ``bernoulli_from_draws`` (switched on) and NumPy give torch's samples,
+    the values left by a refused p, the exception, and the whole state after every call."""
+    with bernoulli_from_the_piece(piece):
+        run_code(seeded(seed, seed + 1), steps)
+
+
+def test_bernoulli_every_step_from_the_piece():
+    with bernoulli_from_the_piece(True):
+        run_code(seeded(), list(BERNOULLI_STEPS))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(program=bernoulli_program(), seed=st.integers(0, 2**32 - 1))
+def test_bernoulli_piece_and_numpy_agree(program, seed):
+    """Values (those a refused p leaves too), error messages and the generator states,
+    piece or NumPy."""
+    outcomes = []
+    for on in (True, False):
+        g = reftensor.Generator().manual_seed(seed)
+        reftensor.manual_seed(seed)
+        namespace = {"lib": reftensor, "g": g, "math": math, "F": functional(reftensor)}
+        with bernoulli_from_the_piece(on), np.errstate(invalid="ignore"):
+            try:
+                exec(program, namespace)
+                error = None
+            except RuntimeError as exc:
+                error = str(exc)
+        seen = [namespace[k].tolist() for k in ("x", "out") if k in namespace]
+        outcomes.append((repr(seen), error, g.get_state().tolist(),
+                         reftensor.get_rng_state().tolist()))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_bernoulli_from_draws_runs_only_on_small_tensors_and_only_where_asked():
+    from unittest import mock
+
+    from reftensor import pieces
+    from reftensor.random import discrete
+
+    assert discrete.BERNOULLI_PIECE == pieces.stubbed(discrete.bernoulli_from_draws)
+    g = reftensor.Generator().manual_seed(1)
+    with mock.patch.object(discrete, "bernoulli_from_draws",
+                           wraps=discrete.bernoulli_from_draws) as spy:
+        with bernoulli_from_the_piece(False):
+            reftensor.zeros(3).bernoulli_(0.5, generator=g)
+        assert spy.call_count == 0
+        with bernoulli_from_the_piece(True):
+            reftensor.zeros(3).bernoulli_(0.5, generator=g)
+            reftensor.zeros(2, 3).bernoulli_(reftensor.full((3,), 0.5, dtype=reftensor.float16))
+            reftensor.bernoulli(reftensor.full((7, 9), 0.5, dtype=reftensor.float64))  # 63
+            reftensor.nn.functional.dropout(reftensor.ones(4), 0.5)
+            reftensor.zeros(64).bernoulli_(0.5)  # too many: NumPy
+            reftensor.zeros(0).bernoulli_(0.5)  # nothing to sample
+            reftensor.zeros(2, device="meta").bernoulli_(0.5)  # nothing drawn on meta
+            with pytest.raises(RuntimeError):  # a number p: the library's check
+                reftensor.zeros(3).bernoulli_(1.5)
+    assert [(len(c.args[1]), c.args[2]) for c in spy.call_args_list] == [
+        (3, "float"), (6, "float16"), (63, "float64"), (4, "float")]
+    assert spy.call_args_list[3].args[1] == [0.5] * 4  # dropout's noise: bernoulli_(1 - p)
+
+
+def test_a_wrong_bernoulli_piece_changes_the_library():
+    from unittest import mock
+
+    from reftensor.random import discrete
+
+    right = discrete.bernoulli_from_draws
+
+    def flipped(values, probs, dtype, draw):
+        right(values, probs, dtype, draw)
+        values[:] = [1 - v for v in values]
+
+    def sample(on: bool, fn=right):
+        with bernoulli_from_the_piece(on), mock.patch.object(discrete, "bernoulli_from_draws",
+                                                              fn):
+            g = reftensor.Generator().manual_seed(5)
+            return reftensor.zeros(6).bernoulli_(0.5, generator=g).tolist()
+    assert sample(True) == sample(False)
+    assert sample(True, flipped) == [1 - v for v in sample(True)]
+    assert sample(False, flipped) == sample(False)

@@ -600,6 +600,20 @@ def _squeezed(case: Case):
     return None if isinstance(plan, references.Raises) else plan[0]
 
 
+# ---------------------------------------------------------------- bernoulli_from_draws's helper
+def _bernoulli_uniforms(probs, dtype, draws) -> list[float]:
+    """The uniform each element's sample compares with its p: 53 bits of two draws for a
+    number or float64 p, 24 bits of one draw otherwise."""
+    if dtype in ("float", "float64"):
+        return [(((a << 32) | b) % 2 ** 53) * 2.0 ** -53
+                for a, b in zip(draws[0::2], draws[1::2], strict=False)][:len(probs)]
+    return [(d % 2 ** 24) * 2.0 ** -24 for d in draws[:len(probs)]]
+
+
+def _in_range(p: float) -> bool:
+    return 0 <= p <= 1
+
+
 CORNERS = {
     # ------------------------------------------------------------ chapter 1
     "contiguous_strides": [
@@ -1984,6 +1998,30 @@ CORNERS = {
             lambda rows, dtype, k, rep, draws: any(
                 draws[i] % 2 ** 21 == 0 and draws[i + 1] == 0
                 for i in range(0, len(draws) - 1, 2)))),
+    ],
+    "bernoulli_from_draws": [
+        ("a number p", on(lambda values, probs, dtype, draws: dtype == "float")),
+        ("a float64 p", on(lambda values, probs, dtype, draws: dtype == "float64")),
+        ("a float32 p", on(lambda values, probs, dtype, draws: dtype == "float32")),
+        ("a float16 p", on(lambda values, probs, dtype, draws: dtype == "float16")),
+        ("a bfloat16 p", on(lambda values, probs, dtype, draws: dtype == "bfloat16")),
+        ("p = 0", on(lambda values, probs, dtype, draws: 0.0 in probs)),
+        ("p = 1", on(lambda values, probs, dtype, draws: 1.0 in probs)),
+        ("a p out of [0, 1] after a valid one (the loop stops there)",
+         on(lambda values, probs, dtype, draws: probs and _in_range(probs[0]) and any(
+             not _in_range(p) for p in probs[1:]))),
+        ("a nan or infinite p", on(lambda values, probs, dtype, draws: any(
+            math.isnan(p) or math.isinf(p) for p in probs))),
+        ("a uniform equal to its p (not below it)",
+         on(lambda values, probs, dtype, draws: any(
+             u == p for u, p in zip(_bernoulli_uniforms(probs, dtype, draws), probs,
+                                    strict=False) if p > 0))),
+        ("an empty self", on(lambda values, probs, dtype, draws: not values)),
+        ("a 0-d self", lambda case: case.ctx("layout") == "0-d"),
+        ("a column-major self (filled in memory order)",
+         lambda case: case.ctx("layout") == "transposed"),
+        ("a bool self", lambda case: case.ctx("self_dtype") == "bool"),
+        ("an integer self", lambda case: case.ctx("self_dtype") in ("int64", "int32", "uint8")),
     ],
     "state_bytes": [
         ("no cached normal", on(lambda seed, words, left, nxt, d, f: d is None and f is None)),

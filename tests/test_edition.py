@@ -553,6 +553,10 @@ WRONG_PIECES = {
                                "generator=reftensor.Generator().manual_seed(0)).tolist()",
                                "lambda right: lambda *args: [row[::-1] for row in "
                                "right(*args)]"),
+    "bernoulli_from_draws": ("reftensor.zeros(6).bernoulli_(0.5, generator=reftensor"
+                             ".Generator().manual_seed(0)).tolist()",
+                             "lambda right: lambda values, probs, dtype, draw: (right("
+                             "values, probs, dtype, draw), values.reverse())[0]"),
     "state_bytes": ("reftensor.Generator().manual_seed(3).get_state()[:24].tolist()",
                     "lambda right: lambda seed, words, left, position, d, f: "
                     "right(seed, words, left, position + 1, d, f)"),

@@ -128,6 +128,7 @@ PIECES: dict[str, Piece] = {
     "normal_from_draws": Piece("ch08_rng", 8),
     "state_bytes": Piece("ch08_rng", 9),
     "multinomial_from_draws": Piece("ch08_rng", 10),
+    "bernoulli_from_draws": Piece("ch08_rng", 11),
     "conv_output_size": Piece("ch10_capstone", 1),
     "pool_output_size": Piece("ch10_capstone", 2),
     "window_layout": Piece("ch10_capstone", 3),

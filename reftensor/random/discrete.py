@@ -14,10 +14,14 @@ Order of exactly tied scores (zero probabilities all score 0): torch's top-k run
 libstdc++'s ``std::nth_element`` and ``std::sort``, which leave equal scores in an order of
 their own; reftensor takes the same order from ``sorting.topk_order``.
 
-In the student edition, every ``multinomial`` of a float32 or float64 input of fewer than
-``FEW`` probabilities is sampled by the student's ``multinomial_from_draws`` (chapter 8),
-which takes the raw draws from the generator itself; the reference keeps the NumPy code
-below (``_race``, ``_with_replacement``). ``tests/test_ch08_rng.py`` proves the two agree.
+In the student edition, every ``bernoulli_`` of fewer than ``BERNOULLI_FEW`` elements (and so
+``torch.bernoulli`` and dropout's noise) is sampled by the student's ``bernoulli_from_draws``
+(chapter 8), handed ``self``'s elements and their probabilities in the order of torch's loop;
+the reference keeps the NumPy code. Likewise every ``multinomial`` of a float32 or float64
+input of fewer than ``FEW`` probabilities is sampled by the student's
+``multinomial_from_draws`` (chapter 8), which takes the raw draws from the generator itself;
+the reference keeps the NumPy code below (``_race``, ``_with_replacement``).
+``tests/test_ch08_rng.py`` proves each pair agrees.
 """
 
 from __future__ import annotations
@@ -36,11 +40,90 @@ from .generator import Generator
 from .uniform import u24, u53
 
 __all__ = ["bernoulli_tensor_", "bernoulli_float_", "bernoulli", "bernoulli_p", "bernoulli_out",
-           "exponential_", "multinomial", "multinomial_out", "multinomial_from_draws"]
+           "bernoulli_from_draws", "exponential_", "multinomial", "multinomial_out",
+           "multinomial_from_draws"]
 
 
 # ------------------------------------------------------------------------------ bernoulli
+def bernoulli_from_draws(values: list, probs: Sequence[float], dtype: str,
+                         draw: Callable[[int], Sequence[int]]) -> None:
+    """torch's CPU kernel of ``self.bernoulli_(p)``: each element of ``self`` becomes 1
+    with probability p, 0 otherwise, from a generator whose raw 32-bit draws come from
+    ``draw``. (``torch.bernoulli(p)``, ``torch.bernoulli(input, p)`` and dropout's noise
+    run it too.)
+
+    Args:
+        values: ``self``'s elements in the order torch's kernel visits them, a list the
+            kernel writes into: element ``i`` becomes ``1`` or ``0`` (an int or a bool)
+            when its sample is drawn.
+        probs: the probability of each element, in the same order: a float per element.
+        dtype: the dtype of ``p``: ``"float64"``, ``"float32"``, ``"float16"`` or
+            ``"bfloat16"`` for a tensor ``p`` (expanded to ``self``'s shape); ``"float"``
+            for a number ``p`` (``bernoulli_(0.3)``), which is then in ``[0, 1]`` (the
+            library checked it) and repeated for every element.
+        draw: ``draw(k)`` returns the generator's next ``k`` raw 32-bit draws (ints in
+            ``[0, 2**32)``), as torch's ``random()`` gives them; call it for exactly the
+            draws torch uses, in torch's order.
+
+    Returns:
+        None: the samples are in ``values``.
+
+    Raises:
+        RuntimeError: where torch's kernel raises while it samples, with the first
+            sentence of torch's message; the elements sampled before keep their samples.
+    """
+    # BEGIN PIECE bernoulli_from_draws
+    for i, p in enumerate(probs):
+        # torch checks each p as its loop reaches it (nan fails too)
+        if not 0.0 <= p <= 1.0:
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        if dtype in ("float", "float64"):
+            # bernoulli_distribution<double>: a 53-bit uniform from the low bits of
+            # (first << 32) | second
+            first, second = draw(2)
+            u = (((first << 32) | second) & (2**53 - 1)) * 2.0**-53
+        else:
+            # bernoulli_distribution<float>: a 24-bit uniform from one draw's low bits
+            u = (draw(1)[0] & 0xFFFFFF) * 2.0**-24
+        values[i] = 1 if u < p else 0  # p = 0 never, p = 1 always
+    # END PIECE
+
+
+#: torch's message (its first sentence) for a probability of a tensor ``p`` outside [0, 1]
+P_OUT_OF_RANGE = "Expected p_in >= 0 && p_in <= 1 to be true, but got false."
+#: ``bernoulli_`` of fewer elements than this runs ``bernoulli_from_draws`` where
+#: ``BERNOULLI_PIECE`` is set (the rule of ``uniform.FEW``).
+BERNOULLI_FEW = 64
+#: Does the library run ``bernoulli_from_draws``? Yes in the student edition (the
+#: student's answer, or a published chapter's body); no in the reference. Asked once, here.
+BERNOULLI_PIECE = pieces.stubbed(bernoulli_from_draws)
+
+
+def _draw_words(gen: Generator) -> Callable[[int], list[int]]:
+    def draw(k: int) -> list[int]:
+        return gen._draw32(k).tolist()
+    return draw
+
+
+def _bernoulli_from_piece(target: np.ndarray, probs: np.ndarray, dtype: str,
+                          gen: Generator) -> None:
+    """``bernoulli_from_draws`` on ``target`` (``self``'s elements arranged in the order of
+    torch's loop, a view) and ``probs`` (flat, in that order). What the piece wrote is
+    stored even when it raises, as torch's loop leaves the elements it sampled."""
+    values = target.reshape(-1).tolist()
+    try:
+        bernoulli_from_draws(values, probs.tolist(), dtype, _draw_words(gen))
+    finally:
+        target[...] = np.asarray(values).astype(target.dtype).reshape(target.shape)
+
+
 def _bernoulli_scalar_kernel(t: Tensor, p: float, gen: Generator) -> None:
+    if BERNOULLI_PIECE and t.numel() < BERNOULLI_FEW:
+        target = t._elements()
+        if not t.is_contiguous():
+            target = target.transpose(fill.memory_order(t))
+        _bernoulli_from_piece(target, np.full(t.numel(), p), "float", gen)
+        return
     fill.write(t, (u53(gen._draw64(t.numel())) < p).astype(t.dtype.numpy))
 
 
@@ -52,6 +135,10 @@ def _bernoulli_tensor_kernel(t: Tensor, p: Tensor, gen: Generator) -> None:
     p = p.expand_as(t)
     order = layout.innermost_first(t.shape, [t.stride(), p.stride()])[::-1]
     probs = p._elements().transpose(order).reshape(-1)
+    target = t._elements().transpose(order)
+    if BERNOULLI_PIECE and t.numel() < BERNOULLI_FEW:
+        _bernoulli_from_piece(target, probs.astype(np.float64), p.dtype.name, gen)
+        return
     # each p is checked just before its draw: a bad one stops the loop there, after the
     # elements before it were drawn and written
     bad = np.flatnonzero(~((probs >= 0) & (probs <= 1)))
@@ -60,12 +147,11 @@ def _bernoulli_tensor_kernel(t: Tensor, p: Tensor, gen: Generator) -> None:
         hits = u53(gen._draw64(n)) < probs[:n]
     else:
         hits = u24(gen._draw32(n)) < probs[:n].astype(np.float32)
-    target = t._elements().transpose(order)
     values = target.reshape(-1)  # the current values (a copy when strided) ...
     values[:n] = hits  # ... with the first n replaced
     target[...] = values.reshape(target.shape)
     if bad.size:
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        raise RuntimeError(P_OUT_OF_RANGE)
 
 
 def _check_p(p: float) -> None:

@@ -1278,3 +1278,209 @@ register(_MultinomialExercise(
     call=_call_multinomial,
     hidden_examples=60,
 ))
+
+
+# ---------------------------------------------------------------- bernoulli_from_draws
+#: the dtypes of p: a tensor's, or "float" for a number p (bernoulli_(0.3))
+P_DTYPES = ("float", "float64", "float32", "float16", "bfloat16")
+#: self's dtypes (the samples do not depend on it) and values it may hold before the call
+SELF_VALUES = {"float32": (7.0, -2.5, 0.0, 1.0, 0.5), "float64": (7.0, -2.5, 0.0, 1.0, 0.5),
+               "float16": (7.0, -2.5, 0.0, 1.0), "bfloat16": (7.0, -2.5, 0.0, 1.0),
+               "int64": (7, 0, 1, -3), "int32": (7, 0, 1, -3), "uint8": (7, 0, 1, 200),
+               "bool": (True, False)}
+#: probabilities every dtype holds exactly (bfloat16 keeps 8 significant bits)
+PROBS = (0.0, 0.0, 1.0, 1.0, 0.5, 0.25, 0.75, 0.375, 2.0 ** -24, 255 / 256, 1 / 256)
+#: more probabilities for float32 and float64 p (and a number p)
+FINE_PROBS = (0.3, 0.1, 0.999, 1e-8, 1 - 2.0 ** -24, 2.0 ** -53, 1 - 2.0 ** -53)
+#: probabilities torch's kernel refuses as it reaches them (values of every dtype)
+BAD_PROBS = (1.5, -0.5, float("nan"), float("inf"), float("-inf"), -(2.0 ** -20), 1 + 2.0 ** -7)
+
+
+def _held(p: float, dtype: str) -> float:
+    """``p`` rounded to the dtype (float32 and float64 only: the others draw from PROBS)."""
+    import numpy as np
+
+    return float(np.float32(p)) if dtype == "float32" else p
+
+
+def _bernoulli_draws(dtype: str) -> int:
+    """The raw draws torch takes per element: two for a double p, one for a float one."""
+    return 2 if dtype in ("float", "float64") else 1
+
+
+def _hitting(p: float, dtype: str, high: int) -> list[int]:
+    """Draws whose uniform is exactly ``p`` (its low bits), ``high`` in the bits torch
+    drops: ``u < p`` is then false."""
+    if _bernoulli_draws(dtype) == 1:
+        return [(high << 24) | int(p * 2 ** 24)]
+    m = int(p * 2 ** 53)
+    return [(high << 21) | (m >> 32), m & MASK32]
+
+
+def _bernoulli_case(values, probs, dtype: str, draws, self_dtype: str = "float32",
+                    layout: str = "flat") -> Case:
+    return Case(args=(tuple(values), tuple(probs), dtype, tuple(draws)),
+                context=(("self_dtype", self_dtype), ("layout", layout)))
+
+
+@st.composite
+def _bernoulli_cases(draw: st.DrawFn) -> Case:
+    dtype = _pick(draw, P_DTYPES)
+    self_dtype = _pick(draw, SELF_VALUES)
+    n = _pick(draw, (0, 1, 1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 31))
+    pool = PROBS + (FINE_PROBS if dtype in ("float", "float64", "float32") else ())
+    if dtype == "float":
+        probs = [_held(_pick(draw, pool), "float64")] * n
+    else:
+        probs = [_held(_pick(draw, pool), dtype) for _ in range(n)]
+        if n and _pick(draw, (0, 0, 0, 1)):  # a p the kernel refuses when it gets there
+            probs[_pick(draw, range(n))] = _pick(draw, BAD_PROBS)
+    values = [_pick(draw, SELF_VALUES[self_dtype]) for _ in range(n)]
+    per = _bernoulli_draws(dtype)
+    draws = list(_some_draws(draw, per * n))
+    for i, p in enumerate(probs):  # now and then a uniform equal to p
+        if 0 <= p < 1 and _pick(draw, (0, 0, 0, 0, 1)) and (p * 2 ** (24 if per == 1
+                                                                       else 53)).is_integer():
+            draws[per * i:per * i + per] = _hitting(p, dtype, _pick(draw, (0, 1, 0xFF, 0x7FF)
+                                                                    if per == 2 else (0, 0xFF)))
+    layout = "flat"
+    if n == 1 and _pick(draw, (0, 1)):
+        layout = "0-d"
+    elif n in (6, 8, 12, 16, 24) and _pick(draw, (0, 1)):
+        layout = "transposed"  # self (and p) laid out column-major: the same memory order
+    return _bernoulli_case(values, probs, dtype, draws, self_dtype, layout)
+
+
+@dataclass(frozen=True)
+class _BernoulliExercise(Exercise):
+    def call_text(self, case: Case) -> str:
+        values, probs, dtype, draws = case.args
+        return (f"{self.name}(values, {list(probs)}, {dtype!r}, draw) with values = "
+                f"{list(values)}, draw(k) giving the next k of {list(draws)}")
+
+
+def _message(error: Exception) -> str:
+    """The first sentence of torch's message (its 'Could this error message be improved?'
+    tail dropped)."""
+    return str(error).split("  (Could this error message be improved?")[0]
+
+
+def _bernoulli_reference(c: Case) -> tuple[list[float], str | None, int]:
+    torch = _torch()
+    values, probs, dtype, draws = c.args
+    g = generator_with_draws(torch, draws)
+    self_dtype, layout = getattr(torch, c.ctx("self_dtype")), c.ctx("layout")
+
+    def laid_out(items, d):
+        t = torch.tensor(list(items), dtype=d)
+        if layout == "0-d":
+            return t.reshape(())
+        if layout == "transposed":  # memory order is the list's order
+            return t.reshape(2, len(items) // 2).t()
+        return t
+
+    t = laid_out(values, self_dtype)
+    error = None
+    try:
+        if dtype == "float":
+            t.bernoulli_(probs[0] if probs else 0.5, generator=g)
+        else:
+            t.bernoulli_(laid_out(probs, getattr(torch, dtype)), generator=g)
+    except RuntimeError as exc:
+        error = _message(exc)
+    after = (t.t() if layout == "transposed" else t).reshape(-1).tolist()
+    return [float(v) for v in after], error, _state_fields(state_of(g))[3]
+
+
+def _call_bernoulli(answer, case: Case):
+    """The values after the answer wrote into them (as floats), its RuntimeError's message
+    or None, and the draws it used."""
+    values, probs, dtype, draws = case.args
+    used = [0]
+
+    def draw(k: int) -> list[int]:
+        if not 0 <= k <= len(draws) - used[0]:
+            raise ValueError(f"draw({k}) asks for more draws than torch uses here")
+        used[0] += k
+        return list(draws[used[0] - k:used[0]])
+
+    written = list(values)
+    error = None
+    try:
+        answer(written, list(probs), dtype, draw)
+    except NotImplementedError:  # (a RuntimeError) an unanswered exercise is no answer
+        raise
+    except RuntimeError as exc:
+        error = str(exc)
+    return [float(v) for v in written], error, used[0]
+
+
+def _bernoulli_truth(c: Case) -> str:
+    values, probs, dtype, draws = c.args
+    self_dtype, layout = c.ctx("self_dtype"), c.ctx("layout")
+    shape = {"flat": "", "0-d": ".reshape(())",
+             "transposed": f".reshape(2, {len(values) // 2}).t()"}[layout]
+    p = repr(probs[0] if probs else 0.5) if dtype == "float" else \
+        f"torch.tensor({list(probs)}, dtype=torch.{dtype}){shape}"
+    return (f"g = a generator whose next raw draws are {list(draws)}; t = torch.tensor("
+            f"{list(values)}, dtype=torch.{self_dtype}){shape}; t.bernoulli_({p}, generator=g)"
+            "; (t's elements in memory order as floats, the first sentence of the "
+            "RuntimeError's message or None, how many raw draws g used)")
+
+
+def _bdraws(n: int, per: int, start: int = 0x5DEECE66) -> tuple[int, ...]:
+    stream = random.Random(start)
+    return tuple(stream.getrandbits(32) for _ in range(per * n))
+
+
+def _bcase(probs, dtype: str, draws=None, values=None, self_dtype: str = "float32",
+           layout: str = "flat") -> Case:
+    n = len(probs)
+    return _bernoulli_case([7.0] * n if values is None else values, probs, dtype,
+                           _bdraws(n, _bernoulli_draws(dtype)) if draws is None else draws,
+                           self_dtype, layout)
+
+
+register(_BernoulliExercise(
+    name="bernoulli_from_draws",
+    chapter=CHAPTER,
+    signature="bernoulli_from_draws(values, probs, dtype, draw) -> None: "
+              "self.bernoulli_(p) on the CPU for self's elements values (a list it writes "
+              "each sample into, 1 or 0) and the probabilities probs, in the order of torch's "
+              "loop; dtype is p's ('float64', 'float32', 'float16', 'bfloat16', or 'float' "
+              "for a number p); raw draws from draw(k); raises RuntimeError where torch's "
+              "kernel does, with the first sentence of its message",
+    fixed=(
+        _bcase([0.5, 0.25, 0.75, 0.5], "float"),
+        _bcase([0.5, 0.25, 0.75, 0.5], "float32"),
+        _bcase([0.5, 0.25, 0.75, 0.5], "float64", self_dtype="float64"),
+        _bcase([0.5, 0.0, 1.0], "float16", values=[True, True, False], self_dtype="bool"),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        _bcase([0.5], "float64", (0x100000, 0)),  # 53 bits: u = 0.5, not below p
+        _bcase([0.5], "float32", (0x12800000,)),  # 24 bits: u = 0.5, not below p
+        _bcase([0.5], "float", (0x80000000, 0x80000000)),  # u < p by the low bits only
+        _bcase([0.5], "float32", (0x00FFFFFF,)),  # the high bits would give u < p
+        _bcase([0.0, 0.0], "float", (0, 0, 0, 0)),  # u = 0 is not below p = 0
+        _bcase([1.0, 1.0, 2.0, 1.0], "float32"),  # a bad p stops the loop there
+        _bcase([0.5, float("nan")], "float64"),
+        _bcase([0.25, 0.5], "float64", (1, 0xFFFFFFFF, 0, 0x1)),  # the first word high
+    ),
+    edge=(
+        _bcase([], "float"),
+        _bcase([], "float32", self_dtype="int64", values=[]),
+        _bcase([0.5], "bfloat16", layout="0-d"),
+        _bcase([1.0], "float", (MASK32, MASK32), layout="0-d"),
+        _bcase([2.0 ** -24, 255 / 256], "bfloat16", (1, 0xFFFFFF)),
+        _bcase([2.0 ** -53, 1 - 2.0 ** -53], "float64", (0, 1, 0x1FFFFF, MASK32)),
+        _bcase([0.25, 0.75, 0.5, 1.0, 0.0, 0.375], "float16", values=[1, 0, 7, 200, 0, 1],
+               self_dtype="uint8", layout="transposed"),
+        _bcase([float("inf")], "float32"),
+        _bcase([-0.5, 0.5], "float64"),
+        _bcase([0.3, 0.3, 0.3], "float", values=[7, 0, -3], self_dtype="int32"),
+    ),
+    strategy=_bernoulli_cases,
+    reference=_bernoulli_reference,
+    truth=_bernoulli_truth,
+    call=_call_bernoulli,
+    hidden_examples=60,
+))

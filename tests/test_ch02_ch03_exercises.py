@@ -435,13 +435,15 @@ squeeze_new_stride_at_end_from_last = edited(
     "shape[d] * stride[d] if d < n else (stride[-1] if n else 1)",
     "squeeze_new_stride_at_end_from_last")
 squeeze_0d_takes_no_dim = edited(
-    "squeeze_layout", "d = wrap(d, max(n, 1))", "d = wrap(d, n)", "squeeze_0d_takes_no_dim")
+    "squeeze_layout", "wrapped = wrap(d, max(n, 1))", "wrapped = wrap(d, n)",
+    "squeeze_0d_takes_no_dim")
 squeeze_any_named_dim = edited(
     "squeeze_layout", "d not in chosen or shape[d] != 1", "d not in chosen",
     "squeeze_any_named_dim")
 squeeze_twice_allowed = edited(
     "squeeze_layout",
-    '                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")\n',
+    '                raise RuntimeError(f"dim {wrapped} appears multiple times in the list of '
+    'dims")\n',
     "                pass\n", "squeeze_twice_allowed")
 
 

@@ -83,6 +83,7 @@ PIECES: dict[str, Piece] = {
     "internal_overlap": Piece("ch02_views", 7),
     "overlap_status": Piece("ch02_views", 8),
     "view_dtype_layout": Piece("ch02_views", 9),
+    "squeeze_layout": Piece("ch02_views", 10),
     "broadcast_shapes": Piece("ch03_broadcasting", 1),
     "expand_strides": Piece("ch03_broadcasting", 2),
     "strided_loop": Piece("ch03_broadcasting", 3),

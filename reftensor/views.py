@@ -728,48 +728,105 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
 
 
 # ---------------------------------------------------------------------- adding, removing dims
-def _squeeze(t: Tensor, dims: Sequence[int] | None) -> Tensor:
-    """Drop the size-1 dims among ``dims`` (all dims when None); others stay."""
-    if dims is None:
-        chosen = set(range(t.dim()))
-    else:
-        chosen: set[int] = set()
-        for d in dims:
-            d = _wrap(d, t.dim())
-            if d in chosen:
-                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-            chosen.add(d)
-    keep = [d for d in range(t.dim()) if not (d in chosen and t._shape[d] == 1)]
-    return _view(t, [t._shape[d] for d in keep], [t._stride[d] for d in keep])
+# Every squeeze and unsqueeze (and their in-place forms) takes its layout from chapter 2's
+# piece, ``squeeze_layout``; the kernels only read the arguments as torch's parser does.
+def _dims(dim: Any) -> int | tuple[int, ...] | None:
+    """``squeeze``'s ``dim`` argument read as torch's parser reads it: None, an int, or a
+    tuple of ints (TypeError for anything else)."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        return tuple(_int("dim", d) for d in dim)
+    return _int("dim", dim)
+
+
+def _squeezed(t: Tensor, dim: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return squeeze_layout("squeeze", t._shape, t._stride, _dims(dim))
+
+
+def _unsqueezed(t: Tensor, dim: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return squeeze_layout("unsqueeze", t._shape, t._stride, _int("dim", dim))
 
 
 @_kernel(aten.squeeze.default)
 def squeeze(self: Tensor) -> Tensor:
-    """Drop every size-1 dim (``torch.squeeze``)."""
-    return _squeeze(self, None)
+    """Drop every size-1 dim (``torch.squeeze``), laid out by :func:`squeeze_layout`."""
+    return _view(self, *_squeezed(self, None))
 
 
 @_kernel(aten.squeeze.dim)
 def squeeze_dim(self: Tensor, dim: int) -> Tensor:
     """Drop dim ``dim`` if its size is 1; a view of ``self`` either way. Raises IndexError
     for a dim out of range."""
-    return _squeeze(self, (dim,))
+    return _view(self, *_squeezed(self, dim))
 
 
 @_kernel(aten.squeeze.dims)
 def squeeze_dims(self: Tensor, dim: Sequence[int]) -> Tensor:
-    """Drop the size-1 dims among ``dim``. Raises RuntimeError for a dim named twice."""
-    return _squeeze(self, dim)
+    """Drop the size-1 dims among ``dim``. Raises RuntimeError for a dim named twice,
+    IndexError for one out of range."""
+    return _view(self, *_squeezed(self, tuple(dim)))
 
 
 @_kernel(aten.unsqueeze.default)
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
-    """Insert a size-1 dim at ``dim`` (``torch.unsqueeze``); its stride is
-    ``size * stride`` of the dim it lands before, or 1 at the end."""
-    d = _wrap(dim, self.dim() + 1)
-    new_stride = self._shape[d] * self._stride[d] if d < self.dim() else 1
-    return _view(self, (*self._shape[:d], 1, *self._shape[d:]),
-                 (*self._stride[:d], new_stride, *self._stride[d:]))
+    """Insert a size-1 dim at ``dim`` (``torch.unsqueeze``), laid out by
+    :func:`squeeze_layout`. Raises IndexError for a dim out of range."""
+    return _view(self, *_unsqueezed(self, dim))
+
+
+def squeeze_layout(op: str, shape: Sequence[int], stride: Sequence[int],
+                   dim: int | Sequence[int] | None
+                   ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ``(shape, stride)`` of ``t.squeeze(dim)`` or ``t.unsqueeze(dim)``
+    (``torch.Tensor.squeeze``, ``torch.Tensor.unsqueeze``: ATen's ``inferSqueezeGeometry``
+    and ``inferUnsqueezeGeometry``) for a tensor ``t`` of this layout; the storage offset
+    is kept.
+
+    Args:
+        op: ``"squeeze"`` or ``"unsqueeze"``.
+        shape, stride: ``t``'s sizes and strides.
+        dim: for ``"squeeze"``, None (``t.squeeze()``), an int or a tuple of ints, negative
+            ones counting from the end; for ``"unsqueeze"``, an int: where the new dim is in
+            the result.
+
+    Returns:
+        ``(shape, stride)``: two tuples of ints, as long as each other.
+
+    Raises:
+        IndexError: a dim out of range, with torch's message.
+        RuntimeError: squeeze's tuple names a dim twice, with torch's message.
+    """
+    # BEGIN PIECE squeeze_layout
+    # A dim is checked and wrapped against the dims it may name: the result's for unsqueeze
+    # (ndim + 1), t's for squeeze, where a 0-d tensor counts as one dim. unsqueeze inserts
+    # size 1, its stride the size times the stride of the dim it lands before (1 at the
+    # end). squeeze drops the chosen dims of size 1, keeping every other; a tuple's dims are
+    # wrapped in order, each refused when out of range or already named.
+    ndim = len(shape)
+
+    def wrap(d: int, n: int) -> int:
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-n}, {n - 1}], but got {d})")
+        return d % n
+
+    if op == "unsqueeze":
+        d = wrap(dim, ndim + 1)
+        new_stride = shape[d] * stride[d] if d < ndim else 1
+        return (*shape[:d], 1, *shape[d:]), (*stride[:d], new_stride, *stride[d:])
+    if dim is None:
+        chosen = list(range(ndim))
+    else:
+        chosen = []
+        for d in (dim,) if isinstance(dim, int) else dim:
+            d = wrap(d, max(ndim, 1))
+            if d in chosen:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+            chosen.append(d)
+    keep = [d for d in range(ndim) if not (d in chosen and shape[d] == 1)]
+    return tuple(shape[d] for d in keep), tuple(stride[d] for d in keep)
+    # END PIECE
 
 
 @_composite(aten.expand_as.default)
@@ -1145,17 +1202,17 @@ def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
 
 @_kernel(aten.squeeze_.default)
 def squeeze_(self: Tensor) -> Tensor:
-    return _take_layout(self, _squeeze(self, None))
+    return _take_layout(self, squeeze(self))
 
 
 @_kernel(aten.squeeze_.dim)
 def squeeze_dim_(self: Tensor, dim: int) -> Tensor:
-    return _take_layout(self, _squeeze(self, (dim,)))
+    return _take_layout(self, squeeze_dim(self, dim))
 
 
 @_kernel(aten.squeeze_.dims)
 def squeeze_dims_(self: Tensor, dim: Sequence[int]) -> Tensor:
-    return _take_layout(self, _squeeze(self, dim))
+    return _take_layout(self, squeeze_dims(self, dim))
 
 
 @_kernel(aten.unsqueeze_.default)

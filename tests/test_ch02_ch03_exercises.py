@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.ch02, pytest.mark.ch03]
 CHAPTERS = {
     "ch02_views": ["infer_size", "view_strides", "slice_layout", "permute_layout",
                    "diagonal_layout", "index_positions", "shares_storage", "internal_overlap",
-                   "overlap_status", "view_dtype_layout"],
+                   "overlap_status", "view_dtype_layout", "squeeze_layout"],
     "ch03_broadcasting": ["broadcast_shapes", "expand_strides", "strided_loop", "reduce_loop",
                           "sum_to_dims", "broadcast_error"],
 }
@@ -422,6 +422,47 @@ def dtype_view_size1_last_dim_free(shape, stride, offset, *rest):
     return RIGHT["view_dtype_layout"](shape, stride, offset, *rest)
 
 
+squeeze_unsqueeze_wrapped_like_squeeze = edited(
+    "squeeze_layout", "        d = wrap(dim, n + 1)\n", "        d = wrap(dim, max(n, 1))\n",
+    "squeeze_unsqueeze_wrapped_like_squeeze")
+squeeze_new_stride_1 = edited(
+    "squeeze_layout", "shape[d] * stride[d] if d < n else 1", "1", "squeeze_new_stride_1")
+squeeze_new_stride_without_size = edited(
+    "squeeze_layout", "shape[d] * stride[d] if d < n else 1", "stride[d] if d < n else 1",
+    "squeeze_new_stride_without_size")
+squeeze_new_stride_at_end_from_last = edited(
+    "squeeze_layout", "shape[d] * stride[d] if d < n else 1",
+    "shape[d] * stride[d] if d < n else (stride[-1] if n else 1)",
+    "squeeze_new_stride_at_end_from_last")
+squeeze_0d_takes_no_dim = edited(
+    "squeeze_layout", "wrapped = wrap(d, max(n, 1))", "wrapped = wrap(d, n)",
+    "squeeze_0d_takes_no_dim")
+squeeze_any_named_dim = edited(
+    "squeeze_layout", "d not in chosen or shape[d] != 1", "d not in chosen",
+    "squeeze_any_named_dim")
+squeeze_twice_allowed = edited(
+    "squeeze_layout",
+    '                raise RuntimeError(f"dim {wrapped} appears multiple times in the list of '
+    'dims")\n',
+    "                pass\n", "squeeze_twice_allowed")
+
+
+def squeeze_twice_compared_unwrapped(op, shape, stride, dim):
+    """Looks for a dim named twice among the dims as written: ``(1, -1)`` of a 2-d tensor
+    passes, squeezing dim 1 once."""
+    if op == "squeeze" and isinstance(dim, tuple) and len(set(dim)) == len(dim):
+        n = max(len(shape), 1)
+        wrapped = [d % n if -n <= d < n else d for d in dim]
+        dim = tuple(dict.fromkeys(wrapped))  # the repeats that wrapping reveals, dropped
+    return RIGHT["squeeze_layout"](op, shape, stride, dim)
+
+
+def squeeze_empty_tuple_as_none(op, shape, stride, dim):
+    """Reads ``x.squeeze(())`` as ``x.squeeze()``."""
+    return RIGHT["squeeze_layout"](op, shape, stride, None if dim == () else dim)
+
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("infer_size", infer_without_count_check, False),
     ("infer_size", infer_minus_one_beside_zero_as_zero, False),
@@ -457,6 +498,15 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("view_dtype_layout", dtype_view_0d_as_1d, False),
     ("view_dtype_layout", dtype_view_checks_before_same_size, False),
     ("view_dtype_layout", dtype_view_size1_last_dim_free, False),
+    ("squeeze_layout", squeeze_unsqueeze_wrapped_like_squeeze, False),
+    ("squeeze_layout", squeeze_new_stride_1, False),
+    ("squeeze_layout", squeeze_new_stride_without_size, False),
+    ("squeeze_layout", squeeze_new_stride_at_end_from_last, False),
+    ("squeeze_layout", squeeze_0d_takes_no_dim, False),
+    ("squeeze_layout", squeeze_any_named_dim, False),
+    ("squeeze_layout", squeeze_twice_allowed, False),
+    ("squeeze_layout", squeeze_twice_compared_unwrapped, False),
+    ("squeeze_layout", squeeze_empty_tuple_as_none, False),
     ("broadcast_shapes", broadcast_left_aligned, False),
     ("broadcast_shapes", broadcast_by_max, False),
     ("expand_strides", expand_leading_stride_zero, False),
@@ -519,7 +569,9 @@ REFUSALS = {  # the answers that stand for torch saying no, which hidden cases m
     "permute_layout": ["raises RuntimeError", "raises IndexError"], "shares_storage": ["str"],
     "index_positions": ["raises IndexError"],
     "internal_overlap": [], "overlap_status": [],
-    "view_dtype_layout": ["raises RuntimeError"], "broadcast_shapes": ["raises RuntimeError"],
+    "view_dtype_layout": ["raises RuntimeError"],
+    "squeeze_layout": ["raises IndexError", "raises RuntimeError"],
+    "broadcast_shapes": ["raises RuntimeError"],
     "expand_strides": ["raises RuntimeError"], "strided_loop": [], "reduce_loop": [],
     "sum_to_dims": ["raises RuntimeError"], "broadcast_error": ["NoneType"],
 }

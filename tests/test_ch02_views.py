@@ -197,6 +197,8 @@ def test_a_wrong_piece_changes_view_dtype(monkeypatch):
 
 
 # ---------------------------------------------------------------------- adding, removing dims
+# Every squeeze and unsqueeze (in place too) takes its layout from ``views.squeeze_layout``
+# (chapter 2's piece), in both editions: no fast path.
 @given(tensors(), dims, st.lists(dims, max_size=3).map(tuple))
 def test_squeeze_unsqueeze(spec, dim, dim_tuple):
     compare_op(lambda lib, x: x.squeeze(), spec)
@@ -204,6 +206,69 @@ def test_squeeze_unsqueeze(spec, dim, dim_tuple):
     compare_op(lambda lib, x: x.squeeze(dim_tuple), spec)
     compare_op(lambda lib, x: x.unsqueeze(dim), spec)
     compare_op(lambda lib, x: lib.unsqueeze(x, dim), spec)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor(1.0).squeeze(),
+    lambda lib: lib.tensor(1.0).squeeze(-1),
+    lambda lib: lib.tensor(1.0).squeeze((0,)),
+    lambda lib: lib.tensor(1.0).squeeze((0, -1)),
+    lambda lib: lib.tensor(1.0).squeeze(1),
+    lambda lib: lib.tensor(1.0).unsqueeze(-1),
+    lambda lib: lib.tensor(1.0).unsqueeze(1),
+    lambda lib: lib.ones(2, 1, 3).squeeze((1, -2)),
+    lambda lib: lib.ones(2, 1, 3).squeeze((1, 1, 5)),
+    lambda lib: lib.ones(2, 1, 3).squeeze((5, 1, 1)),
+    lambda lib: lib.ones(2, 1, 3).squeeze(()),
+    lambda lib: lib.ones(2, 1, 3).squeeze(-4),
+    lambda lib: lib.ones(2, 1, 3).unsqueeze(4),
+    lambda lib: lib.ones(2, 1, 3).unsqueeze(-5),
+    lambda lib: lib.ones(2, 0, 3).unsqueeze(1),
+    lambda lib: lib.zeros(6).as_strided((2, 3), (0, 1), 2).unsqueeze(0),
+    lambda lib: lib.zeros(30).as_strided((1, 3, 1), (7, 2, 9), 1).squeeze(),
+    lambda lib: lib.zeros(30).view(5, 6).t()[::2, 1:].unsqueeze(1),
+    lambda lib: lib.zeros(30).view(5, 6).t()[::2, 1:].unsqueeze(-1),
+    lambda lib: (lambda x: (x.unsqueeze_(1), x._version)[1])(lib.ones(2, 3)),
+    lambda lib: (lambda x: (x.squeeze_((0, 2)), x._version)[1])(lib.ones(1, 3, 1)),
+])
+def test_squeeze_unsqueeze_edges(make):
+    same_on_both(make)
+
+
+def test_squeeze_layout_runs_on_every_squeeze_and_unsqueeze_and_only_there(monkeypatch):
+    from reftensor import views
+
+    calls = []
+    real = views.squeeze_layout
+    monkeypatch.setattr(views, "squeeze_layout",
+                        lambda *args: (calls.append((args[0], args[3])), real(*args))[1])
+    x = reftensor.ones(2, 1, 3)
+    x.view(6), x.permute(2, 1, 0), x[0], x.sum(1, keepdim=True), x.amax(1, keepdim=True)
+    assert calls == []
+    x.squeeze(), x.squeeze(1), x.squeeze((0, 1)), x.unsqueeze(-1), reftensor.squeeze(x, 1)
+    y = x.clone()
+    y.squeeze_(), y.squeeze_(0), y.squeeze_((0,)), y.unsqueeze_(0)
+    x[:, None]
+    x.to("meta").squeeze(1), x.to("meta").unsqueeze(0)
+    assert calls == [("squeeze", None), ("squeeze", 1), ("squeeze", (0, 1)),
+                     ("unsqueeze", -1), ("squeeze", 1), ("squeeze", None), ("squeeze", 0),
+                     ("squeeze", (0,)), ("unsqueeze", 0), ("unsqueeze", 1), ("squeeze", 1),
+                     ("unsqueeze", 0)]
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times in the list of dims"):
+        x.squeeze((1, -2))
+    assert calls[-1] == ("squeeze", (1, -2))
+
+
+def test_a_wrong_squeeze_layout_changes_squeeze_and_unsqueeze(monkeypatch):
+    from reftensor import views
+
+    real = views.squeeze_layout
+    monkeypatch.setattr(views, "squeeze_layout", lambda op, shape, stride, dim: (
+        lambda r: (r[0], tuple(1 for _ in r[1])))(real(op, shape, stride, dim)))
+    x = reftensor.arange(6.0).view(2, 3)
+    assert (x.unsqueeze(0).stride(), x.unsqueeze(0).tolist()) == ((1, 1, 1), [[[0.0, 1.0, 2.0],
+                                                                               [1.0, 2.0, 3.0]]])
+    assert torch.arange(6.0).view(2, 3).unsqueeze(0).stride() == (6, 3, 1)
 
 
 @st.composite

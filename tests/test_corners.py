@@ -282,6 +282,12 @@ def _dtype_view(predicate):
     return lambda case: bool(predicate(*case.args[:5], _torch_says("view_dtype_layout", case)))
 
 
+def _squeeze(predicate):
+    """A predicate on a squeeze_layout case written with (op, shape, stride, dim, what torch
+    says) as its parameters."""
+    return lambda case: bool(predicate(*case.args, _torch_says("squeeze_layout", case)))
+
+
 def _one_storage(a, b) -> bool:
     return a[0] == b[0]
 
@@ -985,6 +991,82 @@ CORNERS = {
          on(lambda shape, stride, offset, a, b, n, m: a != b and increasing(stride))),
         ("bool and another element size",
          on(lambda shape, stride, offset, a, b, n, m: "Bool" in (n, m) and a != b)),
+    ],
+    "squeeze_layout": [
+        ("squeeze() of a 0-d tensor", on(lambda op, shape, stride, dim: op == "squeeze"
+                                         and shape == () and dim is None)),
+        ("squeeze of a 0-d tensor with dim 0 or -1 (kept)",
+         on(lambda op, shape, stride, dim: op == "squeeze" and shape == ()
+            and dim in (0, -1, (0,), (-1,)))),
+        ("squeeze of a 0-d tensor with a dim out of range (IndexError)",
+         _squeeze(lambda op, shape, stride, dim, torch_says: op == "squeeze" and shape == ()
+                  and raises(torch_says, "IndexError"))),
+        ("unsqueeze of a 0-d tensor (stride 1)",
+         _squeeze(lambda op, shape, stride, dim, torch_says: op == "unsqueeze" and shape == ()
+                  and not raises(torch_says))),
+        ("unsqueeze of a 0-d tensor out of range (IndexError)",
+         on(lambda op, shape, stride, dim: op == "unsqueeze" and shape == ()
+            and dim not in (0, -1))),
+        ("unsqueeze at the end (stride 1)",
+         on(lambda op, shape, stride, dim: op == "unsqueeze" and shape
+            and dim in (len(shape), -1))),
+        ("unsqueeze at a negative place before the end",
+         on(lambda op, shape, stride, dim: op == "unsqueeze" and -len(shape) - 1 <= dim < -1)),
+        ("unsqueeze before a dim whose stride is not 1, the size times the stride",
+         on(lambda op, shape, stride, dim: op == "unsqueeze"
+            and 0 <= dim % (len(shape) + 1) < len(shape) and -len(shape) - 1 <= dim <= len(shape)
+            and shape[dim % (len(shape) + 1)] > 1 and stride[dim % (len(shape) + 1)] > 1)),
+        ("unsqueeze before an empty dim (stride 0)",
+         on(lambda op, shape, stride, dim: op == "unsqueeze" and -len(shape) - 1 <= dim
+            <= len(shape) and dim % (len(shape) + 1) < len(shape)
+            and shape[dim % (len(shape) + 1)] == 0)),
+        ("unsqueeze before a stride-0 dim of size > 1 (stride 0)",
+         on(lambda op, shape, stride, dim: op == "unsqueeze" and -len(shape) - 1 <= dim
+            <= len(shape) and dim % (len(shape) + 1) < len(shape)
+            and shape[dim % (len(shape) + 1)] > 1 and stride[dim % (len(shape) + 1)] == 0)),
+        ("unsqueeze in a permuted layout", on(lambda op, shape, stride, dim: op == "unsqueeze"
+                                               and increasing(stride))),
+        ("unsqueeze out of range (IndexError)",
+         on(lambda op, shape, stride, dim: op == "unsqueeze" and shape
+            and not -len(shape) - 1 <= dim <= len(shape))),
+        ("squeeze() with two size-1 dims or more",
+         on(lambda op, shape, stride, dim: op == "squeeze" and dim is None
+            and shape.count(1) >= 2)),
+        ("squeeze() of a size-1 dim beside an empty one",
+         on(lambda op, shape, stride, dim: op == "squeeze" and dim is None and 1 in shape
+            and 0 in shape)),
+        ("squeeze(dim) of a dim of size 1, written negative",
+         on(lambda op, shape, stride, dim: op == "squeeze" and isinstance(dim, int)
+            and -len(shape) <= dim < 0 and shape[dim] == 1)),
+        ("squeeze(dim) of a dim whose size is not 1 (kept, no error)",
+         on(lambda op, shape, stride, dim: op == "squeeze" and isinstance(dim, int)
+            and -len(shape) <= dim < len(shape) and shape[dim] != 1)),
+        ("squeeze(dim) out of range (IndexError)",
+         on(lambda op, shape, stride, dim: op == "squeeze" and isinstance(dim, int)
+            and not -max(len(shape), 1) <= dim < max(len(shape), 1))),
+        ("squeeze(tuple) removing two dims, one written negative",
+         _squeeze(lambda op, shape, stride, dim, torch_says: isinstance(dim, tuple)
+                  and not raises(torch_says) and len(torch_says[0]) <= len(shape) - 2
+                  and any(d < 0 for d in dim))),
+        ("squeeze(tuple) naming a dim whose size is not 1",
+         _squeeze(lambda op, shape, stride, dim, torch_says: isinstance(dim, tuple)
+                  and not raises(torch_says)
+                  and any(shape[d] != 1 for d in dim if -len(shape) <= d < len(shape)))),
+        ("squeeze(()) (nothing removed)", on(lambda op, shape, stride, dim: dim == ()
+                                             and 1 in shape)),
+        ("squeeze(tuple) naming a dim twice, as d and d - n (RuntimeError)",
+         _squeeze(lambda op, shape, stride, dim, torch_says: isinstance(dim, tuple)
+                  and raises(torch_says, "RuntimeError") and len(set(dim)) == len(dim))),
+        ("squeeze(tuple) with a dim out of range (IndexError)",
+         _squeeze(lambda op, shape, stride, dim, torch_says: isinstance(dim, tuple)
+                  and shape and raises(torch_says, "IndexError"))),
+        ("a dim named twice before one out of range (RuntimeError first)",
+         _squeeze(lambda op, shape, stride, dim, torch_says: isinstance(dim, tuple)
+                  and raises(torch_says, "RuntimeError")
+                  and any(not -max(len(shape), 1) <= d < max(len(shape), 1) for d in dim))),
+        ("a size-1 dim with a stride not its row-major one, squeezed",
+         on(lambda op, shape, stride, dim: op == "squeeze" and dim is None
+            and odd_size1_stride(shape, stride))),
     ],
     # ------------------------------------------------------------ chapter 3
     "broadcast_shapes": [

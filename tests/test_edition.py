@@ -430,6 +430,10 @@ WRONG_PIECES = {
                           ".view(reftensor.int16))",
                           "lambda right: lambda shape, stride, offset, *rest: right("
                           "shape, stride, offset - 1, *rest)"),
+    "squeeze_layout": ("(lambda y: (y.stride(), y.tolist()))(reftensor.arange(6.0).view(2, 3)"
+                       ".unsqueeze(0))",
+                       "lambda right: lambda op, shape, stride, dim: (lambda r: (r[0], (1,) * "
+                       "len(r[1])))(right(op, shape, stride, dim))"),
     "index_positions": ("reftensor.arange(24).view(2, 3, 4)[[0, 1], :, [1, 3]].tolist()",
                         "lambda right: lambda shape, stride, offset, indices: (lambda r: ("
                         "r[0], r[1][::-1]))(right(shape, stride, offset, indices))"),

@@ -990,3 +990,114 @@ register(Exercise(
     reference=_bytes_reference,
     truth=_bytes_truth,
 ))
+
+
+# ---------------------------------------------------------------- squeeze_layout
+#: shapes rich in size-1 dims (squeeze's business), with empty dims now and then
+_ones_shapes = st.lists(st.sampled_from([1, 1, 1, 2, 3, 0]), max_size=4).map(tuple)
+
+
+@st.composite
+def _squeeze_cases(draw: st.DrawFn) -> Case:
+    shape, stride, _ = draw(strided_layouts(draw(st.sampled_from([_ones_shapes] * 2
+                                                                   + [shapes]))))
+    n = len(shape)
+    if draw(st.integers(0, 2)) == 0:  # unsqueeze: a place in the n + 1 dims of the result
+        m = n + 1
+        dim = draw(st.integers(-m, m - 1))
+        if not draw(st.integers(0, 7)):  # now and then one out of range
+            dim = draw(st.sampled_from([m, m + 1, -m - 1]))
+        return _squeeze_case("unsqueeze", shape, stride, dim)
+    m = max(n, 1)  # a 0-d tensor takes dim 0 and -1
+    in_range = st.integers(-m, m - 1)
+    kind = draw(st.sampled_from(["all", "one", "one", "tuple", "tuple", "tuple"]))
+    if kind == "all":
+        return _squeeze_case("squeeze", shape, stride, None)
+    if kind == "one":
+        dim = draw(in_range) if draw(st.integers(0, 7)) else draw(st.sampled_from([m, -m - 1]))
+        return _squeeze_case("squeeze", shape, stride, dim)
+    dims = draw(st.lists(in_range, max_size=min(m, 3), unique_by=lambda d: d % m))
+    mistake = draw(st.sampled_from([None] * 4 + ["twice", "twice", "range"]))
+    if mistake == "twice" and dims:  # the same dim again, maybe written the other way
+        d = draw(st.sampled_from(dims)) % m
+        dims.insert(draw(st.integers(0, len(dims))), draw(st.sampled_from([d, d - m])))
+    elif mistake == "range":
+        dims.insert(draw(st.integers(0, len(dims))), draw(st.sampled_from([m, m + 2, -m - 1])))
+    return _squeeze_case("squeeze", shape, stride, tuple(dims))
+
+
+def _squeeze_reference(c: Case) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    torch = _torch()
+    op, shape, stride, dim = c.args
+    x = torch.zeros(_storage_len(shape, stride, 0)).as_strided(shape, stride)
+    y = x.unsqueeze(dim) if op == "unsqueeze" else x.squeeze() if dim is None else x.squeeze(dim)
+    return tuple(y.shape), y.stride()
+
+
+def _squeeze_truth(c: Case) -> str:
+    op, shape, stride, dim = c.args
+    return (f"x = torch.empty_strided({shape!r}, {stride!r}); y = x.{op}"
+            f"({'' if dim is None else repr(dim)}); (tuple(y.shape), y.stride())")
+
+
+def _squeeze_case(op, shape, stride, dim) -> Case:
+    return Case(args=(op, tuple(shape), tuple(stride),
+                      tuple(dim) if isinstance(dim, list | tuple) else dim))
+
+
+register(Exercise(
+    name="squeeze_layout",
+    chapter=CHAPTER,
+    signature="squeeze_layout(op, shape, stride, dim) -> (shape, stride); op is \"squeeze\" "
+              "or \"unsqueeze\"; raises like torch",
+    fixed=(
+        _squeeze_case("squeeze", (2, 1, 3), (3, 3, 1), None),
+        _squeeze_case("squeeze", (2, 1, 3), (3, 3, 1), 1),
+        _squeeze_case("squeeze", (2, 1, 3), (3, 3, 1), 0),
+        _squeeze_case("squeeze", (1, 2, 1), (2, 1, 1), (0, -1)),
+        _squeeze_case("unsqueeze", (2, 3), (3, 1), 0),
+        _squeeze_case("unsqueeze", (2, 3), (3, 1), 1),
+        _squeeze_case("unsqueeze", (2, 3), (3, 1), 2),
+        # the common mistakes' smallest failing cases: the visible test catches them
+        _squeeze_case("unsqueeze", (2, 3), (3, 1), -1),
+        _squeeze_case("unsqueeze", (2, 3), (1, 2), 1),
+        _squeeze_case("unsqueeze", (2, 3), (1, 2), 2),
+        _squeeze_case("unsqueeze", (), (), 0),
+        _squeeze_case("squeeze", (), (), 0),
+        _squeeze_case("squeeze", (2, 1), (1, 1), 2),
+        _squeeze_case("unsqueeze", (2,), (1,), 2),
+        _squeeze_case("squeeze", (2, 1), (1, 1), (1, -1)),
+        _squeeze_case("squeeze", (2, 1), (1, 1), ()),
+    ),
+    edge=(
+        _squeeze_case("squeeze", (), (), None),
+        _squeeze_case("squeeze", (), (), -1),
+        _squeeze_case("squeeze", (), (), 1),
+        _squeeze_case("squeeze", (), (), (0, -1)),
+        _squeeze_case("squeeze", (), (), (0,)),
+        _squeeze_case("unsqueeze", (), (), -1),
+        _squeeze_case("unsqueeze", (), (), 1),
+        _squeeze_case("unsqueeze", (), (), -2),
+        _squeeze_case("squeeze", (1, 1, 1), (7, 0, 5), None),
+        _squeeze_case("squeeze", (2, 0, 1), (1, 2, 9), None),
+        _squeeze_case("squeeze", (0,), (1,), 0),
+        _squeeze_case("squeeze", (2, 1, 3), (3, 3, 1), -2),
+        _squeeze_case("squeeze", (2, 1, 3), (3, 3, 1), -4),
+        _squeeze_case("squeeze", (2, 1, 3), (3, 3, 1), (-3, 1)),  # dim 0's size is 2: kept
+        _squeeze_case("squeeze", (2, 1, 3), (3, 3, 1), (1, 1, 5)),  # twice before the range
+        _squeeze_case("squeeze", (2, 1, 3), (3, 3, 1), (5, 1, 1)),  # the range first
+        _squeeze_case("unsqueeze", (2, 0, 3), (3, 4, 1), 1),
+        _squeeze_case("unsqueeze", (2, 0, 3), (3, 4, 1), -3),
+        _squeeze_case("unsqueeze", (2, 3), (0, 1), 0),
+        _squeeze_case("unsqueeze", (2, 1, 3), (7, 5, 2), 2),
+        _squeeze_case("unsqueeze", (2, 1, 3), (7, 5, 2), -2),
+        _squeeze_case("unsqueeze", (2, 3), (1, 2), -1),
+        _squeeze_case("unsqueeze", (2, 3), (1, 2), -3),
+        _squeeze_case("unsqueeze", (2, 3), (3, 1), 3),
+        _squeeze_case("unsqueeze", (2, 3), (3, 1), -4),
+        _squeeze_case("unsqueeze", (4, 2), (6, 2), 1),
+    ),
+    strategy=_squeeze_cases,
+    reference=_squeeze_reference,
+    truth=_squeeze_truth,
+))

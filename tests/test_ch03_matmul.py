@@ -272,7 +272,7 @@ class _ReftensorKernels:
         self.seen: list[tuple[str, tuple]] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = func.name.split("::")[1].split(".")[0]
+        name = func.name().split("::")[1].split(".")[0]
         if name in _KERNELS:
             self.seen.append((name, tuple(tuple(a.shape) for a in args
                                           if isinstance(a, reftensor.Tensor))))

@@ -532,15 +532,15 @@ def sum_dim_formula(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
 
 
 def mean_formula(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
-    """``grad.expand(sizes) / numel``."""
-    return grad.expand(self_sym_sizes) / math.prod(self_sym_sizes)
+    """``grad.expand(sizes) / numel`` (``div.Scalar``, as torch's C++ formula divides)."""
+    return aten.div.Scalar.call(grad.expand(self_sym_sizes), math.prod(self_sym_sizes))
 
 
 def mean_dim_formula(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
                      keepdim: bool) -> Tensor:
     """The sum's gradient divided by the count of the reduced dims."""
     count = math.prod(self_sym_sizes[d] for d in _wrapped_dims(dim, len(self_sym_sizes)))
-    return sum_dim_formula(grad, self_sym_sizes, dim, keepdim) / count
+    return aten.div.Scalar.call(sum_dim_formula(grad, self_sym_sizes, dim, keepdim), count)
 
 
 def sum_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
@@ -1812,7 +1812,9 @@ def index_backward(grad: Tensor, self_sym_sizes: tuple[int, ...],
     """``grad`` added into zeros at the indexed positions (torch's ``index_backward``:
     ``index_put_`` with ``accumulate=True``; repeated indices add up)."""
     dtype, device = self_options
-    zeros = aten.zeros(self_sym_sizes, dtype=dtype, device=device)
+    zeros = aten.new_zeros.default.call(grad, self_sym_sizes, dtype, None, device, None)
+    if dispatch_state.modes:  # torch: a mode makes tensors "subclass-like": out of place
+        return aten.index_put.default.call(zeros, indices, grad, True)
     return aten.index_put_.default.call(zeros, indices, grad, True)
 
 

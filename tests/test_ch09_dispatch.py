@@ -9,8 +9,14 @@ difference is named in ``ALLOWANCES``; each allowance is checked to still occur 
 example (an allowance that no longer occurs fails), and the generated programs compare their
 traces with the allowances applied.
 
-Run as a script (``python tests/test_ch09_dispatch.py [N]``) to count how many of N seeded
-programs agree exactly, and how many with the allowances.
+Run as a script (``PYTHONPATH=. python tests/test_ch09_dispatch.py [N]``) to count how many
+of N seeded programs agree exactly, how many with the allowances, and which allowances each
+needs. Measured on 200 programs when this test was written: before the fixes it brought
+(the mode's calls re-entering ``Autograd``, ``ones`` for ``ones_like``, ``div.Tensor`` for
+``div.Scalar``, ``_reshape_alias`` for ``view``, ``linear``'s order, ``index``'s backward,
+each node's order of gradients, matmul's ``squeeze_``), 11 agreed with the allowances and 7
+raised on reftensor; after them, all 200 agree with the allowances (none without: every
+program's backward stores a leaf's gradient, ``accumulate_grad_ops``).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from reftensor.utils._python_dispatch import (
     _pop_mode_temporarily,
     _push_mode,
 )
+from tests.strategies import examples
 
 Event = tuple[str, tuple[tuple[tuple[int, ...], str], ...]]
 
@@ -612,7 +619,7 @@ def compare(program: Program, *, allowances: bool = True) -> str | None:
     return None
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_generated_programs_dispatch_torchs_ops(seed):
     program = draw_program(random.Random(seed))

@@ -599,6 +599,13 @@ def prod_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
     formula computes in the result's dtype (float16 for ``dtype=torch.float16``) and the
     engine casts the gradient back to ``self``'s."""
     self = self.to(grad._dtype)
+    if (self.dim() and not dispatch_state.enabled and not dispatch_state.modes
+            and int((self == 0).sum()) > 1):
+        # torch: two zeros or more make every gradient 0 (``zeros_like(input,
+        # LEGACY_CONTIGUOUS_MEMORY_FORMAT)``), not computed: the others' product may
+        # overflow to inf, and inf * 0 would be nan
+        return factories._allocate(self._shape, layout.contiguous_strides(self._shape),
+                                   self._dtype, self.device)
     return _prod_backward(grad.expand(self._shape), self, result, None)
 
 

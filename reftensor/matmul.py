@@ -70,7 +70,7 @@ from . import (
     views,
 )
 from ._casting import cast, checked_number, compute_dtype
-from ._ops import DispatchKey, aten
+from ._ops import DispatchKey, aten, state
 from .advanced_indexing import legacy_type_name
 from .device import META, common_device
 from .dtypes import dtype
@@ -608,18 +608,19 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
                            f"{input.dim()}D and {weight.dim()}D")
-    transposed = aten.t.default.call(weight)
     if bias is not None and input.dim() == 2:
-        return aten.addmm.default.call(bias, input, transposed, 1, 1)
+        return aten.addmm.default.call(bias, input, aten.t.default.call(weight), 1, 1)
     if (bias is not None and input.is_contiguous() and bias.is_contiguous()
             and (bias.dim() == 1 or aten.squeeze.default.call(bias).dim() == 1)):
-        # torch's ``_flatten_nd_linear``
+        # torch's ``_flatten_nd_linear``: the input flattened, then ``weight.t()``
         sizes = input._shape
         flat = aten.reshape.default.call(input, (math.prod(sizes[:-1]), sizes[-1]))
-        result = aten.addmm.default.call(bias, flat, transposed, 1, 1)
+        result = aten.addmm.default.call(bias, flat, aten.t.default.call(weight), 1, 1)
         return aten.view.default.call(result, (*sizes[:-1], result._shape[1]))
-    output = aten.matmul.default.call(input, transposed)
+    output = aten.matmul.default.call(input, aten.t.default.call(weight))
     if bias is not None:
+        if state.modes:  # torch: under a mode, "subclass-like", so out of place
+            return aten.add.Tensor.call(output, bias, 1)
         output.add_(bias)
     return output
 

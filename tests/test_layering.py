@@ -54,6 +54,7 @@ CHAPTERS = {
     "reftensor._gelu_cpu": 6,
     "reftensor.special_functions": 6,  # --- erfinv (chapter 6)
     "reftensor.utils": 7,
+    "reftensor.utils._python_dispatch": 9, "reftensor.ops": 9,  # dispatch modes (chapter 9)
     "reftensor.random": 8,
     "reftensor.pooling": 10,  # --- pooling (chapter 10, the capstone)
     # --- the capstone (chapter 10, issue 45): padding, unfold/fold

@@ -222,7 +222,7 @@ class RecordingMode:
         self.seen: list[str] = []
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        self.seen.append(func.name)
+        self.seen.append(func.name())
         return func(*args, **kwargs)
 
 
@@ -265,7 +265,7 @@ _IMPORT_ONLY = """
 import reftensor
 from reftensor._ops import aten
 overloads = [o for p in aten for o in p.all_overloads()]
-print(len(overloads), sum(o._schema is not None for o in overloads),
+print(len(overloads), sum(o._parsed is not None for o in overloads),
       sum("_function_parser" in vars(p) for p in aten))
 """
 
@@ -280,12 +280,12 @@ def test_import_parses_no_schema_and_builds_no_parser():
 def test_a_schema_is_parsed_on_first_use_with_what_calls_read_off_it():
     table = Namespace([d for d in TABLE if d.name in ("add", "pow")])
     overload = table.pow_.Scalar  # ``pow.Tensor_Scalar``'s in-place form, built on demand
-    assert overload._schema is None and overload.name == "aten::pow_.Scalar"
+    assert overload._parsed is None and overload.name() == "aten::pow_.Scalar"
     assert str(overload.schema) == "pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)"
     assert overload._tensor_positions == (0,)
     fresh = table.add.Tensor  # its first call parses it
     fresh.impl("CPU")(lambda self, other, alpha: "called")
-    assert fresh._schema is None and fresh.call(1, 2, 1) == "called" and fresh._schema
+    assert fresh._parsed is None and fresh.call(1, 2, 1) == "called" and fresh._parsed
     assert table.add.out.functional is table.add.Tensor  # found when first asked for
     assert table.add.Tensor.inplace_form is table.add_.Tensor
     assert table.pow.Scalar.inplace_form is None  # ``pow.Scalar(Scalar self, ...)``

@@ -81,14 +81,14 @@ writer: Callable[[Tensor, Tensor], None] = _copy
 
 def set_rule(out_overload: OpOverload, rule: OutRule) -> None:
     """Give ``out_overload`` (``aten.amax.out``) its own rule."""
-    _RULES[out_overload.name] = rule
+    _RULES[out_overload.qualified_name] = rule
 
 
 def _kernel(out_overload: OpOverload) -> Any:
     functional = out_overload.functional
     assert functional is not None
     writes = [a.writes and a.kwarg_only for a in out_overload.schema.arguments]
-    name = out_overload.name
+    name = out_overload.qualified_name
 
     def out_kernel(*values: Any) -> Any:
         # one ``out`` tensor, or several (``max.dim_max``: the values and the indices)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import factories, layout
-from ._ops import DispatchKey, OpOverload, aten
+from ._ops import DispatchKey, OpOverload, aten, state
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
@@ -249,7 +249,9 @@ def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
     new_shape = infer_size(shape, self.numel())
     stride = view_strides(self._shape, self._stride, new_shape)
     if stride is not None:
-        if self.is_contiguous():
+        # under a dispatch mode torch counts every tensor as "subclass-like"
+        # (``isTensorSubclassLike``) and calls ``view``, which a mode can see through
+        if self.is_contiguous() or state.modes:
             return aten.view.default.call(self, new_shape)
         return aten._reshape_alias.default.call(self, new_shape, stride)
     copy = aten.clone.default.call(self, layout.contiguous_format)

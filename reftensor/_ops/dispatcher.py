@@ -19,7 +19,9 @@ autograd metadata (torch keeps ``Autograd`` in every tensor's key set and lets t
 decide; reftensor leaves it out when no input needs it, which saves a call per op); ``Python``
 while a dispatch mode is active. The highest key's kernel runs; an ``Autograd`` or ``Python``
 kernel gets the key set below itself and **redispatches** with it
-(``op.redispatch(keys, ...)``), as ``at::redispatch`` does.
+(``op.redispatch(keys, ...)``), as ``at::redispatch`` does. A dispatch mode reached below
+``Autograd`` runs its calls (``func(*args)``) without ``Autograd``: the op is recorded once,
+above the mode, as torch's autograd kernels exclude their key for what runs below them.
 
 A ``CompositeImplicitAutograd`` kernel is written with other ops (``clip`` is ``clamp``): it
 runs before any key, and the ops it calls dispatch (and record) themselves.
@@ -57,6 +59,9 @@ _BACKEND = int(DispatchKey.CPU | DispatchKey.Meta)
 _CPU, _META = int(DispatchKey.CPU), int(DispatchKey.Meta)
 _PYTHON, _AUTOGRAD = int(DispatchKey.Python), int(DispatchKey.Autograd)
 _PYTHON_KEY = DispatchKey.Python
+# not a key: marks a key set that an ``Autograd`` kernel redispatches with (the call is
+# below autograd), so that the ``Python`` key's kernel knows it
+_BELOW_AUTOGRAD = 64
 Kernel = Callable[..., Any]
 
 
@@ -72,7 +77,7 @@ def key_set(tensors: list[Any], *, inplace: bool) -> int:
     if inplace and tensors:
         self = tensors[0]
         autograd = autograd or self._base is not None or self._autograd_meta is not None
-    if autograd:
+    if autograd and not state.below_autograd:
         keys |= _AUTOGRAD
     if state.modes:
         keys |= _PYTHON
@@ -106,7 +111,9 @@ class OpOverload:
         else:
             raise TypeError("OpOverload: a schema built on demand needs its name")
         self.op_name, self.overload_name = op, overload  # ``add``, ``Tensor`` (``""``: default)
-        self.name = f"aten::{op}.{overload}" if overload else f"aten::{op}"
+        # ``aten::add.Tensor`` (torch's ``name()``), ``aten.add.Tensor`` (``str``)
+        self.qualified_name = f"aten::{op}.{overload}" if overload else f"aten::{op}"
+        self._overloadpacket: Any = None  # ``aten.add``: set by the packet that holds it
         # ``add_``: writes into ``self`` (the name ends in ``_``, as torch's rule says)
         self.inplace = op[-1] == "_" and op[:2] != "__"
         self.kernels: dict[int, Kernel] = {_PYTHON_KEY: python_key}
@@ -124,7 +131,7 @@ class OpOverload:
         # needs both schemas parsed: it runs with the parse)
         self._source: Any = schema
         self._find_functional = functional
-        self._schema: FunctionSchema | None = None
+        self._parsed: FunctionSchema | None = None
         self._functional: OpOverload | None = None
         # what ``call`` reads off the schema (``_digest``), once it is parsed
         self._tensor_positions: tuple[int, ...] = ()
@@ -145,8 +152,8 @@ class OpOverload:
         schema = (source if isinstance(source, FunctionSchema) else
                   parse_schema(source) if isinstance(source, str) else source())
         if (schema.name, schema.overload) != (self.op_name, self.overload_name):
-            raise ValueError(f"{self.name}: its schema is {schema.qualified}")
-        self._schema, self._source = schema, None
+            raise ValueError(f"{self.qualified_name}: its schema is {schema.qualified}")
+        self._parsed, self._source = schema, None
         self._digest()
         find, self._find_functional = self._find_functional, None
         self._functional = find(self) if callable(find) and not isinstance(
@@ -161,15 +168,15 @@ class OpOverload:
     @property
     def schema(self) -> FunctionSchema:
         """The overload's :class:`FunctionSchema` (parsed when first asked for)."""
-        if self._schema is None:
+        if self._parsed is None:
             self._parse()
-        return self._schema  # type: ignore[return-value]
+        return self._parsed  # type: ignore[return-value]
 
     @property
     def functional(self) -> OpOverload | None:
         """Of an ``.out`` overload, the functional overload it writes out (``add.out``:
         ``add.Tensor``); None for the others."""
-        if self._schema is None:
+        if self._parsed is None:
             self._parse()
         return self._functional
 
@@ -204,11 +211,44 @@ class OpOverload:
         """Give the overload its node class, built by ``make`` when first asked for."""
         self._node, self._make_node = None, make
 
+    def name(self) -> str:
+        """``aten::add.Tensor`` (``aten::exp`` for a default overload), as torch's
+        ``OpOverload.name()``."""
+        return self.qualified_name
+
+    @property
+    def __name__(self) -> str:  # type: ignore[override]
+        """``add.Tensor``, ``exp.default``."""
+        return f"{self.op_name}.{self.overload_name or 'default'}"
+
+    @property
+    def overloadpacket(self) -> Any:
+        """The :class:`OpOverloadPacket` that holds this overload (``aten.add`` of
+        ``aten.add.Tensor``)."""
+        return self._overloadpacket
+
+    @property
+    def namespace(self) -> str:
+        return "aten"
+
+    @property
+    def _overloadname(self) -> str:
+        return self.overload_name or "default"
+
+    @property
+    def _opname(self) -> str:
+        return self.op_name
+
+    @property
+    def _schema(self) -> FunctionSchema:
+        """The schema, as torch's ``OpOverload._schema`` (parsed when first asked for)."""
+        return self.schema
+
     def __repr__(self) -> str:
-        return f"<OpOverload {self.name}>"
+        return f"<OpOverload(op='aten.{self.op_name}', overload='{self._overloadname}')>"
 
     def __str__(self) -> str:
-        return self.name
+        return f"aten.{self.__name__}"
 
     def impl(self, key: DispatchKey | str) -> Callable[[Kernel], Kernel]:
         """Register the decorated function as this overload's kernel for ``key``."""
@@ -216,7 +256,7 @@ class OpOverload:
 
         def register(kernel: Kernel) -> Kernel:
             if key in self.kernels:
-                raise RuntimeError(f"{self.name} already has a kernel for {key.name}")
+                raise RuntimeError(f"{self.qualified_name} already has a kernel for {key.name}")
             self.kernels[key] = kernel
             self._refresh()
             return kernel
@@ -241,7 +281,7 @@ class OpOverload:
         """The kernels ``call`` looks at first, after a change (``_first_call`` stays until
         the schema is parsed)."""
         self._cpu = self.kernels.get(DispatchKey.CPU)
-        if self._schema is not None:
+        if self._parsed is not None:
             self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
 
     def has_kernel(self, key: DispatchKey) -> bool:
@@ -249,7 +289,7 @@ class OpOverload:
 
     def tensors(self, values: tuple[Any, ...] | list[Any]) -> list[Any]:
         """The tensor arguments among a call's ``values`` (lists of tensors included)."""
-        if self._schema is None:
+        if self._parsed is None:
             self._parse()
         found = []
         for i in self._tensor_positions:
@@ -267,22 +307,22 @@ class OpOverload:
         Raises:
             TypeError: an unknown, missing or repeated argument.
         """
-        if self._schema is None:
+        if self._parsed is None:
             self._parse()
         if len(args) > self._positional:
-            raise TypeError(f"{self.name}() takes {self._positional} positional arguments "
-                            f"but {len(args)} were given")
+            raise TypeError(f"{self.qualified_name}() takes {self._positional} positional "
+                            f"arguments but {len(args)} were given")
         values = [*args, *self._defaults[len(args):]]
         for name, value in kwargs.items():
             i = self._names.get(name)
             if i is None or i < len(args):
-                raise TypeError(f"{self.name}() got an unexpected or repeated argument "
+                raise TypeError(f"{self.qualified_name}() got an unexpected or repeated argument "
                                 f"'{name}'")
             values[i] = value
         if any(v is REQUIRED for v in values):
             missing = [a.name for a, v in zip(self.schema.arguments, values, strict=True)
                        if v is REQUIRED]
-            raise TypeError(f"{self.name}() missing arguments: {', '.join(missing)}")
+            raise TypeError(f"{self.qualified_name}() missing arguments: {', '.join(missing)}")
         return values
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -312,7 +352,7 @@ class OpOverload:
         if self.inplace and not autograd and self._tensor_positions:
             first = values[self._tensor_positions[0]]
             autograd = first._base is not None or first._autograd_meta is not None
-        if autograd:
+        if autograd and not state.below_autograd:
             keys |= _AUTOGRAD
         elif keys == _CPU and self._cpu is not None and not state.modes:
             return self._cpu(*values)  # the common case: straight to the kernel
@@ -324,6 +364,8 @@ class OpOverload:
         """Run the kernel of the highest key in ``keys`` that has one. The kernels of
         ``Autograd`` and ``Python`` get the op and the key set below their own key first."""
         kernels = self.kernels
+        below = keys & _BELOW_AUTOGRAD
+        keys &= ~_BELOW_AUTOGRAD
         while keys:
             key = 1 << (keys.bit_length() - 1)  # the highest key left
             keys &= ~key
@@ -332,9 +374,11 @@ class OpOverload:
                 continue
             if key & _BACKEND:
                 return kernel(*values)
-            return kernel(self, keys, *values)
+            if key == _AUTOGRAD:  # the calls below it know they are below autograd
+                return kernel(self, keys | _BELOW_AUTOGRAD, *values)
+            return kernel(self, keys | below, *values)
         raise NotImplementedError(
-            f"Could not run '{self.name}' with arguments from the "
+            f"Could not run '{self.qualified_name}' with arguments from the "
             f"'{_backend_name(values, self)}' backend: reftensor has no kernel for it.")
 
     def split(self, values: tuple[Any, ...] | list[Any]) -> tuple[tuple[Any, ...],
@@ -361,10 +405,37 @@ def _backend_name(values: tuple[Any, ...], op: OpOverload) -> str:
 def python_key(op: OpOverload, keys: int, *values: Any) -> Any:
     """The ``Python`` key's kernel: the innermost dispatch mode handles the call, with
     itself popped off the stack meanwhile (so the ops it runs dispatch normally). The mode
-    sees the call as torch shows it: keyword-only arguments by keyword."""
+    sees the call as torch shows it: keyword-only arguments by keyword, and the arguments
+    that hold their default left out (the trailing positional ones, and keyword-only ones),
+    as torch's ``parseIValuesToPyArgsKwargs`` does: ``x.sum(1)`` is
+    ``aten.sum.dim_IntList(x, [1])``, without ``keepdim=False`` or ``dtype=None``."""
     args, kwargs = op.split(values)
+    defaults = op._defaults
+    end = len(args)
+    while end and _is_default(args[end - 1], defaults[end - 1]):
+        end -= 1
+    if end < len(args):
+        args = args[:end]
+    if kwargs:
+        start = op._positional
+        kwargs = {name: value for i, (name, value) in enumerate(kwargs.items(), start)
+                  if not _is_default(value, defaults[i])}
     mode = state.modes.pop()
+    below = keys & _BELOW_AUTOGRAD
+    if below:  # the call came through ``Autograd``: what the mode runs skips it
+        state.below_autograd += 1
     try:
         return mode.__torch_dispatch__(op, (), args, kwargs)
     finally:
         state.modes.append(mode)
+        if below:
+            state.below_autograd -= 1
+
+
+def _is_default(value: Any, default_value: Any) -> bool:
+    """Is ``value`` the schema's default (a list default is kept as a tuple)?"""
+    if value is default_value:
+        return True
+    if isinstance(value, list):
+        value = tuple(value)
+    return type(value) is type(default_value) and value == default_value

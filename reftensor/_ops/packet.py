@@ -48,6 +48,7 @@ class OpOverloadPacket:
         self.out_overloads = out_overloads or []  # the ``.out`` forms, as declared
         for overload in [*overloads, *self.internal, *self.out_overloads]:
             setattr(self, overload.overload_name or "default", overload)
+            overload._overloadpacket = self
         self.function = function
         self.method = method
         self.operators = operators  # Tensor methods such as ``__add__`` that are this op
@@ -120,7 +121,10 @@ class OpOverloadPacket:
                                    tuple(first.positional_defaults()))
 
     def __repr__(self) -> str:
-        return f"<OpOverloadPacket aten::{self.__name__}>"
+        return f"<OpOverloadPacket(op='aten.{self.__name__}')>"
+
+    def __str__(self) -> str:
+        return f"aten.{self.__name__}"
 
     def all_overloads(self) -> list[OpOverload]:
         """The overloads, the internal ones, then the ``.out`` forms."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from .._ops import aten
 from .._ops.variable_hooks import VariableHooks
-from ..layout import contiguous_format
+from ..layout import contiguous_format, preserve_format
 from ..tensor import Tensor
 from . import graph
 from .engine import run_backward
@@ -132,8 +132,10 @@ def _make_grads(outputs: list[Tensor], grads: list[Tensor | None]) -> list[Tenso
         if g is None:
             if out._requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            # (the overload itself, every schema argument given: no Python parsing)
-            g = aten.ones.default.call(out._shape, out._dtype, None, out.device, None)
+            # ``torch.ones_like(out, memory_format=torch.preserve_format)``, as torch's
+            # ``_make_grads`` (a dispatch mode sees ``aten.ones_like.default``): the overload
+            # itself, every schema argument given as torch's binding gives it
+            g = aten.ones_like.default.call(out, None, None, None, False, preserve_format)
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")

@@ -578,15 +578,15 @@ def sum_dim_formula(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
 
 
 def mean_formula(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
-    """``grad.expand(sizes) / numel``."""
-    return grad.expand(self_sym_sizes) / math.prod(self_sym_sizes)
+    """``grad.expand(sizes) / numel`` (``div.Scalar``, as torch's C++ formula divides)."""
+    return aten.div.Scalar.call(grad.expand(self_sym_sizes), math.prod(self_sym_sizes))
 
 
 def mean_dim_formula(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: Any,
                      keepdim: bool) -> Tensor:
     """The sum's gradient divided by the count of the reduced dims."""
     count = math.prod(self_sym_sizes[d] for d in _wrapped_dims(dim, len(self_sym_sizes)))
-    return sum_dim_formula(grad, self_sym_sizes, dim, keepdim) / count
+    return aten.div.Scalar.call(sum_dim_formula(grad, self_sym_sizes, dim, keepdim), count)
 
 
 def sum_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
@@ -645,6 +645,13 @@ def prod_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
     formula computes in the result's dtype (float16 for ``dtype=torch.float16``) and the
     engine casts the gradient back to ``self``'s."""
     self = self.to(grad._dtype)
+    if (self.dim() and not dispatch_state.enabled and not dispatch_state.modes
+            and int((self == 0).sum()) > 1):
+        # torch: two zeros or more make every gradient 0 (``zeros_like(input,
+        # LEGACY_CONTIGUOUS_MEMORY_FORMAT)``), not computed: the others' product may
+        # overflow to inf, and inf * 0 would be nan
+        return factories._allocate(self._shape, layout.contiguous_strides(self._shape),
+                                   self._dtype, self.device)
     return _prod_backward(grad.expand(self._shape), self, result, None)
 
 
@@ -1921,7 +1928,9 @@ def index_backward(grad: Tensor, self_sym_sizes: tuple[int, ...],
     """``grad`` added into zeros at the indexed positions (torch's ``index_backward``:
     ``index_put_`` with ``accumulate=True``; repeated indices add up)."""
     dtype, device = self_options
-    zeros = aten.zeros(self_sym_sizes, dtype=dtype, device=device)
+    zeros = aten.new_zeros.default.call(grad, self_sym_sizes, dtype, None, device, None)
+    if dispatch_state.modes:  # torch: a mode makes tensors "subclass-like": out of place
+        return aten.index_put.default.call(zeros, indices, grad, True)
     return aten.index_put_.default.call(zeros, indices, grad, True)
 
 

@@ -5,7 +5,9 @@ in its "thread-local state"; reftensor has one thread).
 * ``inference``: inside ``inference_mode``, new tensors are inference tensors;
 * ``modes``: the stack of dispatch modes (chapter 9's ``TorchDispatchMode``): while it is not
   empty, every op call goes to the innermost mode's ``__torch_dispatch__`` first (the
-  ``Python`` dispatch key).
+  ``Python`` dispatch key);
+* ``below_autograd``: while a mode handles a call that ``Autograd`` already recorded, the
+  calls the mode makes skip ``Autograd``.
 
 ``reftensor.autograd.grad_mode`` holds the context managers that change the first two.
 """
@@ -18,12 +20,16 @@ __all__ = ["DispatchState", "state"]
 
 
 class DispatchState:
-    __slots__ = ("enabled", "inference", "modes")
+    __slots__ = ("below_autograd", "enabled", "inference", "modes")
 
     def __init__(self) -> None:
         self.enabled = True  # grad mode
         self.inference = False
         self.modes: list[Any] = []
+        # > 0 while a dispatch mode handles a call that came through ``Autograd``: the ops
+        # it runs (``func`` itself) skip the ``Autograd`` key, as torch's autograd kernels
+        # exclude it (``AutoDispatchBelowADInplaceOrView``) for the calls below them
+        self.below_autograd = 0
 
 
 state = DispatchState()

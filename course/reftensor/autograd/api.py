@@ -6,13 +6,12 @@ Every error below is raised where torch raises it, with torch's exception class.
 from __future__ import annotations
 
 import warnings
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._ops import aten
 from .._ops.variable_hooks import VariableHooks
-from ..layout import contiguous_format
+from ..layout import preserve_format
 from ..tensor import Tensor
 from . import graph
 from .engine import run_backward
@@ -75,17 +74,10 @@ def retain_grad(t: Tensor) -> None:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if t._grad_fn is None or t.retains_grad:
         return  # a leaf keeps its .grad anyway
-    ref = weakref.ref(t)
+    import weakref
 
-    def retain_grad_hook(grad: Tensor | None) -> None:
-        # torch's hook (VariableHooks::retain_grad): a contiguous copy of the first
-        # gradient, then ``grad + new``, a new tensor each time
-        kept = ref()
-        if kept is not None and grad is not None:
-            kept._grad = (grad.clone(memory_format=contiguous_format) if kept._grad is None
-                          else kept._grad + grad)
-
-    t.grad_fn._retained[t._output_nr] = retain_grad_hook
+    fn = t.grad_fn
+    fn._retained[t._output_nr] = weakref.ref(t)
     graph.meta(t).retains_grad = True
 
 
@@ -132,8 +124,10 @@ def _make_grads(outputs: list[Tensor], grads: list[Tensor | None]) -> list[Tenso
         if g is None:
             if out._requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            # (the overload itself, every schema argument given: no Python parsing)
-            g = aten.ones.default.call(out._shape, out._dtype, None, out.device, None)
+            # ``torch.ones_like(out, memory_format=torch.preserve_format)``, as torch's
+            # ``_make_grads`` (a dispatch mode sees ``aten.ones_like.default``): the overload
+            # itself, every schema argument given as torch's binding gives it
+            g = aten.ones_like.default.call(out, None, None, None, False, preserve_format)
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")

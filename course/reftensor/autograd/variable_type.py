@@ -47,6 +47,7 @@ class FormulaNode(Node):
     names: dict[str, int]  # every argument's position
     returns: dict[str, int]  # of an op with several results: each one's position
     formulas: tuple[tuple[Any, tuple[str, ...]] | None, ...]  # per input: formula, reads
+    order: tuple[int, ...] | None  # the inputs by name, as torch computes them (None: as is)
     reads: tuple[tuple[str, ...] | None, ...]  # per input: what its formula reads, or None
     lists: tuple[bool, ...]  # per input: is it a list of tensors
     has_lists: bool  # any(lists)
@@ -110,13 +111,24 @@ class FormulaNode(Node):
         out: list[Any] = []
         edges, has_lists = self.next_functions, self.has_lists
         if not has_lists and not self.reads_grads:  # the common case, one edge per input
-            for entry, edge in zip(self.formulas, edges, strict=True):
-                if entry is None or edge[0] is None:
-                    out.append(None)
-                else:
+            if self.order is None:
+                for entry, edge in zip(self.formulas, edges, strict=True):
+                    if entry is None or edge[0] is None:
+                        out.append(None)
+                    else:
+                        formula, reads = entry
+                        out.append(formula(*[grad if p == "grad" else self._read(p)
+                                             for p in reads]))
+                return tuple(out)
+            # torch's generated nodes compute their inputs' gradients in the order of the
+            # inputs' names (``mul``: ``other`` before ``self``), which a dispatch mode sees
+            out = [None] * len(self.formulas)
+            for i in self.order:
+                entry = self.formulas[i]
+                if entry is not None and edges[i][0] is not None:
                     formula, reads = entry
-                    out.append(formula(*[grad if p == "grad" else self._read(p)
-                                         for p in reads]))
+                    out[i] = formula(*[grad if p == "grad" else self._read(p)
+                                       for p in reads])
             return tuple(out)
         for i, entry in enumerate(self.formulas):
             if entry is None or (not self._wanted(i) if has_lists else edges[i][0] is None):
@@ -214,7 +226,11 @@ def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     returns = {r.name: i for i, r in enumerate(op.schema.returns)
                if len(op.schema.returns) > 1 and r.name}
     names = {a.name: i for i, a in enumerate(arguments)}
+    # the order torch computes the gradients in (torchgen: the inputs' names, sorted); None
+    # where that is the inputs' own order
+    order = tuple(sorted(range(len(inputs)), key=lambda k: inputs[k]))
     return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
+                      order=None if order == tuple(range(len(inputs))) else order,
                       positions=positions, formulas=formulas,
                       reads=tuple(None if e is None else e[1] for e in formulas),
                       names=names, returns=returns,

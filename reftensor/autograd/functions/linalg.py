@@ -40,7 +40,10 @@ def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 def _squeeze_row(t: Tensor) -> Tensor:
     """torch's ``t.squeeze_(0)`` on the fresh ``(1, m)`` result of ``mm``: ``(m,)``, its
-    version counter bumped, recorded as ``SqueezeBackward4``."""
+    version counter bumped, recorded as ``SqueezeBackward4``. Under a dispatch mode, the op
+    itself (``aten.squeeze_.dim``), so that the mode sees it as in torch."""
+    if dispatch_state.modes:
+        return aten.squeeze_.dim.call(t, 0)
     out = Tensor._make(t._storage, t._shape[1:], t._stride[1:], t._storage_offset, t._dtype)
     out._version_counter = t._version_counter
     out._version_counter.value += 1

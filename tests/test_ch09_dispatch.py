@@ -1,0 +1,662 @@
+"""Chapter 9: what a ``TorchDispatchMode`` sees, on torch and on reftensor (issue 44).
+
+A logging mode records, for every aten op a program dispatches, the op with its overload
+(``aten.add.Tensor``) and each tensor argument's shape and dtype. Generated programs over
+chapters 2-6 (views, indexing, in-place ops, arithmetic with promotion, reductions, matmul,
+``nn.Linear``, then ``backward()``) must give torch's sequence on reftensor, forward and
+backward. Where torch's sequence depends on an internal step reftensor does not take, the
+difference is named in ``ALLOWANCES``; each allowance is checked to still occur on its own
+example (an allowance that no longer occurs fails), and the generated programs compare their
+traces with the allowances applied.
+
+Run as a script (``PYTHONPATH=. python tests/test_ch09_dispatch.py [N]``) to count how many
+of N seeded programs agree exactly, how many with the allowances, and which allowances each
+needs. Measured on 200 programs when this test was written: before the fixes it brought
+(the mode's calls re-entering ``Autograd``, ``ones`` for ``ones_like``, ``div.Tensor`` for
+``div.Scalar``, ``_reshape_alias`` for ``view``, ``linear``'s order, ``index``'s backward,
+each node's order of gradients, matmul's ``squeeze_``), 11 agreed with the allowances and 7
+raised on reftensor; after them, all 200 agree with the allowances (none without: every
+program's backward stores a leaf's gradient, ``accumulate_grad_ops``).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
+
+import reftensor
+from reftensor._ops import aten
+from reftensor._ops.state import state
+from reftensor.utils._python_dispatch import (
+    TorchDispatchMode,
+    _get_current_dispatch_mode,
+    _get_current_dispatch_mode_stack,
+    _pop_mode,
+    _pop_mode_temporarily,
+    _push_mode,
+)
+from tests.strategies import examples
+
+Event = tuple[str, tuple[tuple[tuple[int, ...], str], ...]]
+
+
+# ---------------------------------------------------------------- the mode, on each side
+def _describe(args: Any, kwargs: dict[str, Any], tensor_type: type) -> tuple:
+    """Each tensor argument (lists of tensors included) as ``(shape, dtype name)``."""
+    found = []
+
+    def visit(value: Any) -> None:
+        if isinstance(value, tensor_type):
+            found.append((tuple(value.shape), str(value.dtype).rpartition(".")[2]))
+        elif isinstance(value, list | tuple):
+            for v in value:
+                visit(v)
+
+    visit(list(args))
+    visit(list((kwargs or {}).values()))
+    return tuple(found)
+
+
+class TorchLog(TorchMode):
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[Event] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.events.append((str(func), _describe(args, kwargs, torch.Tensor)))
+        return func(*args, **(kwargs or {}))
+
+
+class ReftensorLog(TorchDispatchMode):
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[Event] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.events.append((str(func), _describe(args, kwargs, reftensor.Tensor)))
+        return func(*args, **(kwargs or {}))
+
+
+# ---------------------------------------------------------------- programs
+@dataclass
+class Program:
+    """Leaf tensors (``inputs``: shape, dtype, requires_grad, values) built before the mode,
+    ``linears`` (in, out features) built before it too, then ``steps`` on the current tensor
+    ``t`` (which starts as input 0), then ``t.sum().backward()`` (``t.backward()`` for a
+    scalar)."""
+
+    inputs: list[tuple[tuple[int, ...], str, bool, list]] = field(default_factory=list)
+    linears: list[tuple[int, int]] = field(default_factory=list)
+    steps: list[tuple] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "\n".join([*(f"input {i}: {s}" for i, s in enumerate(self.inputs)),
+                          *(f"linear {i}: {s}" for i, s in enumerate(self.linears)),
+                          *(str(s) for s in self.steps)])
+
+
+def _build(lib: Any, program: Program) -> tuple[list[Any], list[Any]]:
+    inputs = []
+    for shape, dtype, grad, values in program.inputs:
+        t = lib.tensor(values, dtype=getattr(lib, dtype)).reshape(shape)
+        inputs.append(t.requires_grad_(grad) if grad else t)
+    linears = []
+    for n_in, n_out in program.linears:
+        layer = lib.nn.Linear(n_in, n_out, dtype=inputs[0].dtype)
+        linears.append(layer)
+    return inputs, linears
+
+
+def _step(t: Any, step: tuple, inputs: list[Any], linears: list[Any]) -> Any:
+    kind, *p = step
+    if kind == "view":
+        return t.view(p[0])
+    if kind == "t":
+        return t.t()
+    if kind == "permute":
+        return t.permute(p[0])
+    if kind == "slice":  # dim, start, stop, step
+        dim, start, stop, by = p
+        return t[(slice(None),) * dim + (slice(start, stop, by),)]
+    if kind == "select":
+        dim, i = p
+        return t[(slice(None),) * dim + (i,)]
+    if kind == "expand":
+        return t.expand(p[0])
+    if kind == "unsqueeze":
+        return t.unsqueeze(p[0])
+    if kind == "reshape":
+        return t.reshape(p[0])
+    if kind == "index":  # an int64 index tensor on dim 0
+        return t[inputs[p[0]]]
+    if kind == "add_":
+        t = t * 1 if t.is_leaf else t  # (a leaf that requires grad refuses in-place ops)
+        return t.add_(inputs[p[0]] if isinstance(p[0], int) else p[0][0])
+    if kind == "mul_":
+        t = t * 1 if t.is_leaf else t
+        return t.mul_(p[0])
+    if kind == "add":
+        other = inputs[p[0]] if isinstance(p[0], int) else p[0][0]
+        return other + t if p[1] else t + other
+    if kind == "mul":
+        other = inputs[p[0]] if isinstance(p[0], int) else p[0][0]
+        return other * t if p[1] else t * other
+    if kind == "div":
+        return t / p[0]
+    if kind == "sum":
+        return t.sum() if p[0] is None else t.sum(p[0], keepdim=p[1])
+    if kind == "mean":
+        return t.mean() if p[0] is None else t.mean(p[0], keepdim=p[1])
+    if kind == "matmul":
+        other = inputs[p[0]]
+        return other @ t if p[1] else t @ other
+    if kind == "linear":
+        return linears[p[0]](t)
+    raise AssertionError(kind)
+
+
+def run(lib: Any, mode_class: type, program: Program) -> tuple[list[Event], list[Event]]:
+    """The events the logging mode sees: the forward steps, then ``backward()``."""
+    inputs, linears = _build(lib, program)
+    forward = mode_class()
+    with forward:
+        t = inputs[0]
+        for step in program.steps:
+            # a marker (not an op): where each step's ops begin, with a matmul's operand
+            # shapes (``ALLOWANCES`` reads them)
+            shapes: tuple = ()
+            if step[0] == "matmul":
+                other = tuple(inputs[step[1]].shape)
+                shapes = (other, tuple(t.shape)) if step[2] else (tuple(t.shape), other)
+            elif step[0] in ("add_", "mul_") and not t.is_leaf and t._base is not None:
+                shapes = ("of a view",)
+            forward.events.append((f"step {step[0]}", shapes))
+            t = _step(t, step, inputs, linears)
+    backward = mode_class()
+    with backward:
+        (t if t.dim() == 0 else t.sum()).backward()
+    return forward.events, backward.events
+
+
+def torch_trace(program: Program) -> tuple[list[Event], list[Event]]:
+    return run(torch, TorchLog, program)
+
+
+def reftensor_trace(program: Program) -> tuple[list[Event], list[Event]]:
+    return run(reftensor, ReftensorLog, program)
+
+
+# ---------------------------------------------------------------- drawing a program
+_FLOATS = ("float32", "float64")
+
+
+def _factorizations(n: int) -> list[tuple[int, ...]]:
+    shapes = [(n,)]
+    for a in range(1, n + 1):
+        if n % a == 0:
+            shapes.append((a, n // a))
+            for b in range(1, n // a + 1):
+                if (n // a) % b == 0:
+                    shapes.append((a, b, n // a // b))
+    return shapes
+
+
+def draw_program(rng: random.Random, length: int | None = None) -> Program:
+    """A program whose every step torch runs (each drawn step is tried on torch, without a
+    mode, and kept if torch accepts it)."""
+    program = Program()
+    dtype = rng.choice(_FLOATS)
+    shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 3)))
+
+    def add_input(shape: tuple[int, ...], dtype: str, grad: bool, values: list | None = None,
+                  ) -> int:
+        n = 1
+        for s in shape:
+            n *= s
+        if values is None:
+            values = ([rng.randint(-3, 3) for _ in range(n)] if "int" in dtype else
+                      [rng.randint(-8, 8) / 4 for _ in range(n)])
+        program.inputs.append((shape, dtype, grad, values))
+        return len(program.inputs) - 1
+
+    add_input(shape, dtype, True)
+    inputs, linears = _build(torch, program)
+    t = inputs[0]
+    for _ in range(length if length is not None else rng.randint(1, 6)):
+        for _attempt in range(10):
+            step = _draw_step(rng, t, dtype, add_input, program)
+            inputs, linears = _build(torch, program)
+            try:
+                new = inputs[0]
+                for s in [*program.steps, step]:
+                    new = _step(new, s, inputs, linears)
+                (new if new.dim() == 0 else new.sum()).backward()
+            except (RuntimeError, IndexError, ValueError):
+                continue
+            program.steps.append(step)
+            t = new
+            break
+    return program
+
+
+def _draw_step(rng: random.Random, t: Any, dtype: str, add_input: Callable[..., int],
+               program: Program) -> tuple:
+    shape, nd = tuple(t.shape), t.dim()
+    numel = t.numel()
+    kinds = ["view", "reshape", "permute", "slice", "select", "expand", "unsqueeze", "index",
+             "add_", "mul_", "add", "mul", "div", "sum", "mean", "matmul", "linear"]
+    if nd <= 2:
+        kinds.append("t")
+    kind = rng.choice(kinds)
+    if kind in ("view", "reshape"):
+        return (kind, rng.choice(_factorizations(numel)) if numel else (0,))
+    if kind == "t":
+        return ("t",)
+    if kind == "permute":
+        order = list(range(nd))
+        rng.shuffle(order)
+        return ("permute", tuple(order))
+    if kind == "unsqueeze":
+        return ("unsqueeze", rng.randint(-nd - 1, nd))
+    if nd == 0:
+        return ("mul", ((rng.choice([2, 0.5]),)), False)
+    if kind == "slice":
+        dim = rng.randrange(nd)
+        return ("slice", dim, rng.randint(0, shape[dim]), rng.choice([None, shape[dim], -1]),
+                rng.choice([1, 2]))
+    if kind == "select":
+        dim = rng.randrange(nd)
+        return ("select", dim, rng.randint(-shape[dim], shape[dim] - 1)) if shape[dim] else (
+            "t",)
+    if kind == "expand":
+        new = tuple(rng.choice([s, 3, -1]) if s == 1 else rng.choice([s, -1]) for s in shape)
+        if rng.random() < 0.3:
+            new = (2, *new)
+        return ("expand", new)
+    if kind == "index":
+        n = rng.randint(1, 4)
+        values = [rng.randint(-shape[0], shape[0] - 1) for _ in range(n)] if shape[0] else []
+        return ("index", add_input((len(values),), "int64", False, values))
+    if kind == "add_":
+        if rng.random() < 0.5:
+            return ("add_", ((rng.choice([1, 2.5]),)))
+        other = rng.choice([dtype, "int64"])
+        return ("add_", add_input(_broadcastable(rng, shape), other,
+                                  other in _FLOATS and rng.random() < 0.5))
+    if kind == "mul_":
+        return ("mul_", rng.choice([2, 0.5]))
+    if kind in ("add", "mul"):
+        swapped = rng.random() < 0.3
+        choice = rng.random()
+        if choice < 0.3:
+            return (kind, ((rng.choice([2, 1.5, True]),)), swapped)
+        other = rng.choice(["int64", "float32", "float64", dtype])
+        grad = other in _FLOATS and rng.random() < 0.5
+        return (kind, add_input(_broadcastable(rng, shape), other, grad), swapped)
+    if kind == "div":
+        return ("div", rng.choice([2, 4.0]))
+    if kind in ("sum", "mean"):
+        if rng.random() < 0.3:
+            return (kind, None, False)
+        dims = rng.sample(range(nd), rng.randint(1, nd))
+        return (kind, dims[0] if len(dims) == 1 and rng.random() < 0.5 else tuple(dims),
+                rng.random() < 0.5)
+    if kind == "matmul":
+        if nd > 3:
+            return ("sum", None, False)
+        swapped = rng.random() < 0.4
+        k = rng.randint(1, 3)
+        if not swapped:  # t @ other: other's first (or second-to-last) dim is t's last
+            n = shape[-1]
+            other = rng.choice([(n,), (n, k), (rng.choice([1, 2]), n, k)])
+            if nd == 3 and len(other) == 3:
+                other = (rng.choice([1, shape[0]]), n, k)
+        else:  # other @ t: other's last dim is t's first (1-d) or second-to-last
+            n = shape[0] if nd == 1 else shape[-2]
+            other = rng.choice([(n,), (k, n), (rng.choice([1, 2]), k, n)])
+            if nd == 3 and len(other) == 3:
+                other = (rng.choice([1, shape[0]]), k, n)
+        return ("matmul", add_input(other, dtype, rng.random() < 0.7), swapped)
+    if kind == "linear":
+        program.linears.append((shape[-1], rng.randint(1, 3)))
+        return ("linear", len(program.linears) - 1)
+    raise AssertionError(kind)
+
+
+def _broadcastable(rng: random.Random, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape that broadcasts with ``shape`` to ``shape`` (its trailing dims, some of
+    them 1)."""
+    keep = rng.randint(0, len(shape))
+    return tuple(rng.choice([s, 1]) for s in shape[len(shape) - keep:])
+
+
+# ---------------------------------------------------------------- allowances
+@dataclass
+class Allowance:
+    """A known difference: ``example`` shows it (raw traces differ; with ``normalize``
+    applied to both, they agree). ``normalize`` maps a trace to the form both libraries
+    share."""
+
+    name: str
+    reason: str
+    normalize: Callable[[list[Event]], list[Event]]
+    example: Program
+
+
+def _without_accumulate_grad(events: list[Event]) -> list[Event]:
+    """Leave out what torch's ``AccumulateGrad`` runs to store a leaf's first gradient:
+    ``detach`` (it keeps the gradient itself), or ``new_empty_strided`` then ``copy_`` (a
+    copy with the leaf's strides)."""
+    out, i = [], 0
+    while i < len(events):
+        name = events[i][0]
+        if name == "aten.detach.default":
+            i += 1
+            continue
+        if (name == "aten.new_empty_strided.default" and i + 1 < len(events)
+                and events[i + 1][0] == "aten.copy_.default"):
+            i += 2
+            continue
+        out.append(events[i])
+        i += 1
+    return out
+
+
+_PICKS = {"aten.slice.Tensor": "aten.slice_backward.default",
+          "aten.select.int": "aten.select_backward.default"}
+
+
+def _picked_backward_as_one_op(events: list[Event]) -> list[Event]:
+    """torch's ``SliceBackward0``/``SelectBackward0`` call one op, ``slice_backward`` or
+    ``select_backward``; reftensor's formula (``picked_backward``) runs ``arange``, ``view``
+    and the pick on the positions (int64), then ``zeros`` and a ``view`` of the scattered
+    gradient: both become the one op, without its arguments."""
+    out, i = [], 0
+    while i < len(events):
+        name, args = events[i]
+        if name in _PICKS.values():
+            out.append((name, ()))
+            i += 1
+            continue
+        window = [e[0] for e in events[i:i + 5]]
+        if (len(window) == 5 and window[0] == "aten.arange.default"
+                and window[1] == "aten.view.default" and window[2] in _PICKS
+                and window[3] == "aten.zeros.default" and window[4] == "aten.view.default"
+                and events[i + 2][1][0][1] == "int64"):
+            out.append((_PICKS[window[2]], ()))
+            i += 5
+            continue
+        out.append(events[i])
+        i += 1
+    return out
+
+
+def _folds_batches_of_one(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Does torch's matmul, under a dispatch mode, dispatch other ops than reftensor's plan
+    for operands of shapes ``a`` and ``b``: an operand of 3 dims or more with a batch dim of
+    size 1, or a second operand with more dims than the first?"""
+    if max(len(a), len(b)) < 3:
+        return False
+    return len(b) > len(a) or 1 in a[:-2] or 1 in b[:-2]
+
+
+def _matmul_as_one_step(events: list[Event]) -> list[Event]:
+    """The ops of a matmul step that ``_folds_batches_of_one`` names become one event; the
+    backward (after the ``backward`` marker) of such a program is not compared."""
+    out, i, hit = [], 0, False
+    while i < len(events):
+        name, args = events[i]
+        if name == "step matmul" and _folds_batches_of_one(*args):
+            out.append(("matmul under a mode", args))
+            hit = True
+            i += 1
+            while i < len(events) and not events[i][0].startswith("step "):
+                i += 1
+            continue
+        if name == "backward" and hit:
+            out.append(("backward not compared", ()))
+            break
+        out.append(events[i])
+        i += 1
+    return out
+
+
+def _copy_slices_not_compared(events: list[Event]) -> list[Event]:
+    """The backward of a program that writes in place into a view is not compared."""
+    out, hit = [], False
+    for name, args in events:
+        if name in ("step add_", "step mul_") and args == ("of a view",):
+            hit = True
+        if name == "backward" and hit:
+            out.append(("backward not compared", ()))
+            break
+        out.append((name, args))
+    return out
+
+
+ALLOWANCES: list[Allowance] = [
+    Allowance(
+        "copy_slices",
+        "An in-place op on a view records CopySlices: torch's copies the gradient into "
+        "new_empty_strided with the base's strides, takes the view's part with as_strided, "
+        "runs the op's backward on a clone and copies it back; reftensor's CopySlices "
+        "selects the view's positions with where() on zeros. The backward of a program that "
+        "writes into a view is not compared.",
+        _copy_slices_not_compared,
+        Program(inputs=[((2, 3), "float64", True, [0.0] * 6)],
+                steps=[("mul", (2,), False), ("slice", 1, 1, None, 1), ("add_", (1,))])),
+    Allowance(
+        "matmul_squeezes_under_a_mode",
+        "Under a dispatch mode, torch's matmul squeezes an operand's batch dims of size 1 "
+        "first (squeeze.dim), and its should_fold takes tensor2.mT() (transpose.int) when "
+        "the second operand has more dims; chapter 4's matmul_plan (the student's piece) "
+        "plans on the shapes as given, as torch does without a mode. The matmul's ops, and "
+        "the backward of such a program, are not compared.",
+        _matmul_as_one_step,
+        Program(inputs=[((3, 3, 2), "float64", True, [0.0] * 18),
+                        ((1, 3, 3), "float64", False, [0.0] * 9)],
+                steps=[("matmul", 1, True)])),
+    Allowance(
+        "accumulate_grad_ops",
+        "torch's AccumulateGrad stores a leaf's first gradient with detach() when the engine "
+        "holds the only reference to it and its strides obey the layout contract, else with "
+        "new_empty_strided + copy_; the reference count decides, which Python cannot see "
+        "as C++ does. reftensor stores a copy without an op.",
+        _without_accumulate_grad,
+        Program(inputs=[((2, 3), "float32", True, [0.0] * 6)], steps=[("mul", (2,), False)])),
+    Allowance(
+        "slice_select_backward",
+        "torch's SliceBackward0 and SelectBackward0 call the aten ops slice_backward and "
+        "select_backward (one op each under a mode); reftensor has no such ops and scatters "
+        "the gradient into zeros through the positions the slice reads.",
+        _picked_backward_as_one_op,
+        Program(inputs=[((3, 2), "float64", True, [0.0] * 6)],
+                steps=[("slice", 0, 1, None, 1), ("select", 1, 0)])),
+]
+
+
+def normalized(events: list[Event]) -> list[Event]:
+    for allowance in ALLOWANCES:
+        events = allowance.normalize(events)
+    return events
+
+
+# ---------------------------------------------------------------- the tests
+def test_a_mode_is_a_context_manager_on_the_mode_stack():
+    outer, inner = ReftensorLog(), ReftensorLog()
+    assert _get_current_dispatch_mode() is None
+    with outer:
+        assert _get_current_dispatch_mode() is outer
+        with inner as entered:
+            assert entered is inner and _get_current_dispatch_mode_stack() == [outer, inner]
+            reftensor.ones(2) + 1
+        reftensor.ones(2) * 2
+    assert not state.modes
+    # the inner mode sees ``add`` first and calls it: the outer one then sees it too
+    assert [e[0] for e in inner.events] == ["aten.ones.default", "aten.add.Tensor"]
+    assert [e[0] for e in outer.events] == ["aten.ones.default", "aten.add.Tensor",
+                                            "aten.ones.default", "aten.mul.Tensor"]
+
+
+def test_push_pop_and_pop_temporarily():
+    mode = ReftensorLog()
+    _push_mode(mode)
+    try:
+        with _pop_mode_temporarily() as popped:
+            assert popped is mode and _get_current_dispatch_mode() is None
+        assert _get_current_dispatch_mode() is mode
+    finally:
+        assert _pop_mode() is mode
+    with pytest.raises(RuntimeError, match="empty mode stack"):
+        _pop_mode()
+
+
+def test_the_base_class_raises_not_implemented_as_torch():
+    with pytest.raises(NotImplementedError), TorchMode():
+        torch.ones(2) + 1
+    with pytest.raises(NotImplementedError), TorchDispatchMode():
+        reftensor.ones(2) + 1
+    assert not state.modes  # the stack is left as found
+
+
+def test_func_is_shown_as_torch_shows_it():
+    seen = {}
+
+    def capture(lib, mode_base):
+        class Capture(mode_base):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.setdefault(lib.__name__, []).append((func, types, args, kwargs))
+                return func(*args, **(kwargs or {}))
+        x = lib.ones(2, 3)
+        with Capture():
+            x + x
+            x.sum(1)
+            x.exp()
+    capture(torch, TorchMode)
+    capture(reftensor, TorchDispatchMode)
+    for (tf, tt, ta, tk), (rf, rt, ra, rk) in zip(seen["torch"], seen["reftensor"],
+                                                   strict=True):
+        assert str(rf) == str(tf) and rf.name() == tf.name() and rf.__name__ == tf.__name__
+        assert repr(rf) == repr(tf)
+        assert str(rf.overloadpacket) == str(tf.overloadpacket)
+        assert repr(rf.overloadpacket) == repr(tf.overloadpacket)
+        assert rf.overloadpacket.__name__ == tf.overloadpacket.__name__
+        assert rf._overloadname == tf._overloadname and rf.namespace == tf.namespace
+        assert [a.name for a in rf._schema.arguments] == [a.name for a in tf._schema.arguments]
+        assert rt == tt == ()
+        assert len(ra) == len(ta) and rk == tk  # trailing defaults left out, as torch
+    assert [str(f) for f, *_ in seen["reftensor"]] == ["aten.add.Tensor", "aten.sum.dim_IntList",
+                                                        "aten.exp.default"]
+
+
+def test_reftensor_ops_aten_is_torch_ops_aten():
+    a, b = reftensor.ones(2), reftensor.full((2,), 2.0)
+    assert reftensor.ops.aten.add.Tensor(a, b, alpha=2).tolist() == [5.0, 5.0]
+    assert reftensor.ops.aten is aten and reftensor.ops.aten.add.Tensor is aten.add.Tensor
+    assert reftensor.ops.aten.add.Tensor.overloadpacket is reftensor.ops.aten.add
+
+
+def test_a_mode_costs_no_key_when_none_is_active():
+    assert not state.modes
+    x = reftensor.ones(2)
+    mode = ReftensorLog()
+    with mode:
+        pass
+    x + x
+    assert mode.events == []
+
+
+@pytest.mark.parametrize("allowance", ALLOWANCES, ids=lambda a: a.name)
+def test_each_allowance_still_occurs_and_explains_its_example(allowance):
+    torch_events = [[*f, ("backward", ()), *b] for f, b in [torch_trace(allowance.example)]]
+    reftensor_events = [[*f, ("backward", ()), *b]
+                        for f, b in [reftensor_trace(allowance.example)]]
+    others = [a for a in ALLOWANCES if a is not allowance]
+
+    def without_this(events: list[Event]) -> list[Event]:
+        for a in others:
+            events = a.normalize(events)
+        return events
+
+    # the example needs this allowance (the others alone leave a difference) ...
+    assert ([without_this(e) for e in torch_events]
+            != [without_this(e) for e in reftensor_events]), (
+        f"{allowance.name} no longer occurs: remove it")
+    # ... and with it, the traces agree
+    assert [normalized(e) for e in torch_events] == [normalized(e) for e in reftensor_events]
+
+
+def _first_difference(a: list[Event], b: list[Event]) -> str:
+    start = a.index(("backward", ())) if ("backward", ()) in a else len(a)
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            where = "forward" if i < start else "backward"
+            return f"{where} at {i}: torch {x}, reftensor {y}"
+    return f"lengths {len(a)} and {len(b)}: {a[len(b):] or b[len(a):]}"
+
+
+def compare(program: Program, *, allowances: bool = True) -> str | None:
+    """None where the traces agree, else where they first differ (forward, then
+    backward)."""
+    traces = []
+    for f, b in (torch_trace(program), reftensor_trace(program)):
+        events = [*f, ("backward", ()), *b]
+        if allowances:
+            events = normalized(events)
+        traces.append([e for e in events if not e[0].startswith("step ")])
+    tf, rf = traces
+    if tf != rf:
+        return _first_difference(tf, rf)
+    return None
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_generated_programs_dispatch_torchs_ops(seed):
+    program = draw_program(random.Random(seed))
+    difference = compare(program)
+    assert difference is None, f"{difference}\n{program.text()}"
+
+
+if __name__ == "__main__":  # count agreement on seeded programs
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    exact = allowed = crashed = 0
+    needs: dict[str, int] = {a.name: 0 for a in ALLOWANCES}
+    kinds: dict[str, int] = {}
+    every = list(ALLOWANCES)
+    for seed in range(count):
+        program = draw_program(random.Random(seed))
+        try:
+            raw = compare(program, allowances=False)
+        except Exception as e:  # reftensor raised where torch did not
+            crashed += 1
+            kinds[f"raised {type(e).__name__}: {str(e)[:80]}"] = kinds.get(
+                f"raised {type(e).__name__}: {str(e)[:80]}", 0) + 1
+            continue
+        exact += raw is None
+        with_allowances = compare(program)
+        allowed += with_allowances is None
+        if with_allowances is None and raw is not None:
+            for a in every:  # which allowances this program needs
+                ALLOWANCES[:] = [b for b in every if b is not a]
+                needs[a.name] += compare(program) is not None
+            ALLOWANCES[:] = every
+        if with_allowances is not None:
+            key = with_allowances.split(", reftensor")[0]
+            kinds[key] = kinds.get(key, 0) + 1
+            if "-v" in sys.argv:
+                print(seed, with_allowances)
+    print(f"{count} programs: {exact} agree exactly, {allowed} with the allowances, "
+          f"{crashed} raised on reftensor")
+    print("programs that need each allowance:", needs)
+    for key, n in sorted(kinds.items(), key=lambda kv: -kv[1])[:25]:
+        print(n, key)

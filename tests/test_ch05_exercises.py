@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -419,16 +420,17 @@ reduction_sum_divided.__name__ = "reduction_sum_divided"
 
 
 def _unary_mistake(name, doc, wrong_op, element):
-    """The solution's unary_backward with ``wrong_op``'s rule replaced by ``element(g, s)``."""
+    """The solution's unary_backward with ``wrong_op``'s rule replaced by ``element(g, s)``
+    (``element(g, x, exponent)`` for ``pow``)."""
 
-    def unary_backward(op, grad, saved):
+    def unary_backward(op, grad, saved, exponent=None):
         if op != wrong_op:
-            return RIGHT["unary_backward"](op, grad, saved)
+            return RIGHT["unary_backward"](op, grad, saved, exponent)
 
         def each(g, s):
             if isinstance(g, list | tuple):
                 return [each(gi, si) for gi, si in zip(g, s, strict=True)]
-            return element(g, s)
+            return element(g, s) if exponent is None else element(g, s, exponent)
 
         return each(grad, grad if saved is None else saved)
 
@@ -472,6 +474,46 @@ unary_relu_passing_at_zero = _unary_mistake(
 unary_abs_by_copysign = _unary_mistake(
     "unary_abs_by_copysign", "the sign of x as copysign(1, x): +-1 at 0 and -0.0.",
     "abs", lambda g, x: g * math.copysign(1.0, x))
+
+
+def _pow_right(g, x, e):
+    return RIGHT["unary_backward"]("pow", g, x, e)
+
+
+def _rsqrt_plus_inf_at_zero(g, x, e):
+    if e != 0.5 or x != 0:
+        return _pow_right(g, x, e)
+    return g * (0.5 * math.inf)
+
+
+unary_pow_by_python_power = _unary_mistake(
+    "unary_pow_by_python_power", "Python's x ** (e - 1): one rounding (x ** 3 is not "
+    "x * x * x, x ** -2 not 1 / (x * x)); raises at 0, complex below 0.",
+    "pow", lambda g, x, e: 0.0 if e == 0 else g * (e * x ** (e - 1)))
+unary_pow_cubed_once = _unary_mistake(
+    "unary_pow_cubed_once", "x ** 4's x.pow(3) and x ** -1's x.pow(-2) rounded once, every "
+    "corner right.", "pow", lambda g, x, e: g * (e * float(
+        Fraction(x) ** int(e - 1))) if e in (4, -1) and math.isfinite(x) and x != 0
+    else _pow_right(g, x, e))
+unary_pow_grad_first = _unary_mistake(
+    "unary_pow_grad_first", "g * 3 * (x * x), left to right: the gradient scaled first.",
+    "pow", lambda g, x, e: g * 3 * (x * x) if e == 3 else _pow_right(g, x, e))
+unary_pow_zero_by_formula = _unary_mistake(
+    "unary_pow_zero_by_formula", "the exponent 0 by the formula, g * (0 * (1 / x)): nan at 0.",
+    "pow", lambda g, x, e: g * (0.0 * (math.inf if x == 0 else 1 / x)) if e == 0
+    else _pow_right(g, x, e))
+unary_pow_rsqrt_plus_inf = _unary_mistake(
+    "unary_pow_rsqrt_plus_inf", "x ** 0.5: rsqrt(-0.0) as +inf (1 / sqrt(-0.0) is 1 / -0.0).",
+    "pow", _rsqrt_plus_inf_at_zero)
+unary_logit_everywhere = _unary_mistake(
+    "unary_logit_everywhere", "g / (x * (1 - x)) outside [0, 1] too, not nan.",
+    "logit", lambda g, x: RIGHT["unary_backward"]("log", g, x * (1 - x)))
+unary_logit_divided_twice = _unary_mistake(
+    "unary_logit_divided_twice", "g / x / (1 - x), not g / (x * (1 - x)).",
+    "logit", lambda g, x: math.nan if not 0 < x < 1 else g / x / (1 - x))
+unary_nan_to_num_inf_passes = _unary_mistake(
+    "unary_nan_to_num_inf_passes", "only nan stops the gradient; inf and -inf let it pass.",
+    "nan_to_num", lambda g, x: g * (0.0 if x != x else 1.0))
 
 
 def saved_current_grad_fn(saved_version, version, type_name, shape, saved_by, grad_fn):
@@ -546,6 +588,14 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("unary_backward", unary_asin_by_math_sqrt, False),
     ("unary_backward", unary_relu_passing_at_zero, False),
     ("unary_backward", unary_abs_by_copysign, False),
+    ("unary_backward", unary_pow_by_python_power, False),
+    ("unary_backward", unary_pow_cubed_once, False),
+    ("unary_backward", unary_pow_grad_first, False),
+    ("unary_backward", unary_pow_zero_by_formula, False),
+    ("unary_backward", unary_pow_rsqrt_plus_inf, False),
+    ("unary_backward", unary_logit_everywhere, False),
+    ("unary_backward", unary_logit_divided_twice, False),
+    ("unary_backward", unary_nan_to_num_inf_passes, False),
     ("saved_tensor_error", saved_current_grad_fn, False),
     ("saved_tensor_error", saved_full_node_name, False),
     ("saved_tensor_error", saved_versions_swapped, False),

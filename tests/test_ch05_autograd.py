@@ -232,6 +232,9 @@ UNARY: dict[str, Callable[..., Any]] = {
     "atan": lambda lib, x: x.atan(),
     "asin": lambda lib, x: x.asin(),
     "acos": lambda lib, x: lib.acos(x),
+    "asinh": lambda lib, x: x.asinh(),
+    "acosh": lambda lib, x: lib.acosh(x),
+    "atanh": lambda lib, x: x.atanh(),
     "sinh": lambda lib, x: x.sinh(),
     "cosh": lambda lib, x: x.cosh(),
     "erf": lambda lib, x: x.erf(),
@@ -1443,7 +1446,7 @@ def test_calling_a_node_returns_its_inputs_gradients_as_torch():
 # reference, which then runs its own piece.
 UNARY_OPS = ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
              "reciprocal", "tanh", "sigmoid", "tan", "atan", "asin", "acos", "relu", "abs",
-             "neg", "square", "pow", "logit", "nan_to_num")
+             "neg", "square", "pow", "logit", "nan_to_num", "asinh", "acosh", "atanh")
 UNARY_VALUES = (0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1 / 3, 0.1, 7.0, 1e300, math.inf, -math.inf,
                 math.nan)
 
@@ -1543,6 +1546,7 @@ def test_the_unary_piece_runs_for_small_float64_nodes_only(unary_piece, monkeypa
     reftensor.autograd.grad(small.pow(0.5).sum(), small)
     reftensor.autograd.grad(small.logit().sum(), small)
     reftensor.autograd.grad(small.nan_to_num().sum(), small)
+    reftensor.autograd.grad(small.atanh().sum(), small)
     reftensor.autograd.grad((small ** 2.5).sum(), small)  # another exponent: the formula
     reftensor.autograd.grad((small ** True).sum(), small)  # a bool exponent: the formula
     reftensor.autograd.grad(small.logit(0.1).sum(), small)  # logit with eps: the formula
@@ -1551,7 +1555,7 @@ def test_the_unary_piece_runs_for_small_float64_nodes_only(unary_piece, monkeypa
     reftensor.autograd.grad(big.log().sum(), big)  # 64 elements: the formula
     (dx,) = reftensor.autograd.grad(small.relu().sum(), small, create_graph=True)
     assert calls == ["tanh", "square", "neg", ("pow", 3), ("pow", 0.5), "logit",
-                     "nan_to_num"]  # create_graph: recorded, not asked
+                     "nan_to_num", "atanh"]  # create_graph: recorded, not asked
 
 
 def test_a_wrong_unary_piece_changes_what_the_library_computes(unary_piece, monkeypatch):

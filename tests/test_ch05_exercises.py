@@ -516,6 +516,21 @@ unary_nan_to_num_inf_passes = _unary_mistake(
     "nan_to_num", lambda g, x: g * (0.0 if x != x else 1.0))
 
 
+def _rsqrt(v):
+    return RIGHT["unary_backward"]("pow", 1.0, v, 0.5) * 2  # 0.5 * rsqrt(v), doubled: exact
+
+
+unary_acosh_complex_form = _unary_mistake(
+    "unary_acosh_complex_form", "torch's complex form, rsqrt(x + 1) * rsqrt(x - 1).",
+    "acosh", lambda g, x: g * (_rsqrt(x + 1) * _rsqrt(x - 1)))
+unary_asinh_divided = _unary_mistake(
+    "unary_asinh_divided", "g / sqrt(x * x + 1), not g * rsqrt(x * x + 1).",
+    "asinh", lambda g, x: g / math.sqrt(x * x + 1))
+unary_atanh_factored = _unary_mistake(
+    "unary_atanh_factored", "g / ((1 - x) * (1 + x)), not g / (1 - x * x).",
+    "atanh", lambda g, x: RIGHT["unary_backward"]("log", g, (1 - x) * (1 + x)))
+
+
 def saved_current_grad_fn(saved_version, version, type_name, shape, saved_by, grad_fn):
     """Names the tensor's grad_fn now, even for a result its node saved."""
     return RIGHT["saved_tensor_error"](saved_version, version, type_name, shape, None, grad_fn)
@@ -596,6 +611,9 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("unary_backward", unary_logit_everywhere, False),
     ("unary_backward", unary_logit_divided_twice, False),
     ("unary_backward", unary_nan_to_num_inf_passes, False),
+    ("unary_backward", unary_acosh_complex_form, False),
+    ("unary_backward", unary_asinh_divided, False),
+    ("unary_backward", unary_atanh_factored, False),
     ("saved_tensor_error", saved_current_grad_fn, False),
     ("saved_tensor_error", saved_full_node_name, False),
     ("saved_tensor_error", saved_versions_swapped, False),

@@ -1480,6 +1480,18 @@ CORNERS = {
                                              and any(abs(s) == math.inf for s in _flat(saved)))),
         ("nan_to_num at nan (0)", on(lambda op, grad, saved, e: op == "nan_to_num" and any(
             s != s for s in _flat(saved)))),
+        ("acosh at 1 or -1: rsqrt(0) is inf", on(lambda op, grad, saved, e: op == "acosh"
+                                                 and any(abs(s) == 1 for s in _flat(saved)))),
+        ("acosh for |x| < 1: nan", on(lambda op, grad, saved, e: op == "acosh" and any(
+            abs(s) < 1 for s in _flat(saved)))),
+        ("acosh below -1: finite", on(lambda op, grad, saved, e: op == "acosh" and any(
+            s < -1 for s in _flat(saved)))),
+        ("atanh at 1 or -1: inf", on(lambda op, grad, saved, e: op == "atanh" and any(
+            abs(s) == 1 for s in _flat(saved)))),
+        ("atanh beyond 1: finite", on(lambda op, grad, saved, e: op == "atanh" and any(
+            abs(s) > 1 for s in _flat(saved)))),
+        ("asinh at inf (0)", on(lambda op, grad, saved, e: op == "asinh" and any(
+            s == math.inf for s in _flat(saved)))),
     ],
     "reduction_backward": [
         ("x.sum() / x.mean(): dims None", on(lambda g, sizes, dims, keep, mean: dims is None)),

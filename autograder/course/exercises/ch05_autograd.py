@@ -1120,7 +1120,8 @@ UNARY_SAVES = {"exp": "result", "exp2": "result", "expm1": "result", "log": "sel
                "rsqrt": "result", "reciprocal": "result", "tanh": "result",
                "sigmoid": "result", "tan": "result", "atan": "self", "asin": "self",
                "acos": "self", "relu": "result", "abs": "self", "neg": None,
-               "square": "self", "pow": "self", "logit": "self", "nan_to_num": "self"}
+               "square": "self", "pow": "self", "logit": "self", "nan_to_num": "self",
+               "asinh": "self", "acosh": "self", "atanh": "self"}
 #: ``x ** exponent``'s exponents (``POW_EXPONENTS``): those torch's pow kernel computes
 #: ``x.pow(exponent - 1)`` for by products, a reciprocal, ``rsqrt`` or ones; ints and floats
 UNARY_EXPONENTS = (-1, 0, 0.5, 1, 2, 3, 4, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0)
@@ -1156,6 +1157,10 @@ UNARY_SAVED = {
     "pow": (-2.5, -1.0, -0.0, 0.0, 0.1, 0.3, 1 / 3, 0.7, 2.0, 7.0, 1e160, math.inf, math.nan),
     "logit": (-0.5, -0.0, 0.0, 0.0, 0.1, 0.3, 1 / 3, 0.5, 0.9, 1.0, 1.5, math.nan),
     "nan_to_num": (-2.5, -0.0, 0.0, 1 / 3, 7.0, math.inf, -math.inf, math.nan),
+    # acosh: rsqrt(0) at +-1, nan for |x| < 1 (finite below -1); atanh: +-inf at +-1
+    "asinh": (-2.5, -0.0, 0.0, 0.1, 0.3, 1 / 3, 2.0, 7.0, math.inf, math.nan),
+    "acosh": (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.0, 1.2, 2.0, 2.5, 7.0, math.inf),
+    "atanh": (-2.0, -1.0, -0.3, -0.0, 0.0, 0.1, 0.3, 1 / 3, 1.0, 1.0, 2.0, math.inf),
 }
 
 
@@ -1171,6 +1176,7 @@ UNARY_CORNERS = {
     "acos": (1.0, -1.0, 1.5, -2.0), "relu": (0.0,), "abs": (0.0, -0.0, math.nan),
     "square": (-0.0,), "neg": (), "pow": (0.0, -0.0, -1.0, math.nan, math.inf),
     "logit": (0.0, -0.0, 1.0, -0.5, 1.5), "nan_to_num": (math.nan, math.inf, -math.inf),
+    "asinh": (math.inf,), "acosh": (1.0, -1.0, 0.5, -2.0), "atanh": (1.0, -1.0, 2.0),
 }
 
 
@@ -1181,14 +1187,22 @@ def _with_first(value, first):
     return (_with_first(value[0], first), *value[1:])
 
 
+def _with_last(value, last):
+    """Nested tuples (or a number) with their last element replaced."""
+    if not isinstance(value, tuple):
+        return last
+    return (*value[:-1], _with_last(value[-1], last))
+
+
 @st.composite
 def _unary_cases(draw: st.DrawFn) -> Case:
     shape = tuple(_pick(draw, (1, 2, 3)) for _ in range(_pick(draw, (0, 1, 1, 2, 2, 3))))
     op = _pick(draw, UNARY_SAVES)
     grad = draw(_nested(shape, UNARY_GRADS))
     saved = None if op == "neg" else draw(_nested(shape, UNARY_SAVED[op]))
-    if UNARY_CORNERS[op] and _pick(draw, (0, 1)):  # one of the op's corners, first
-        saved = _with_first(saved, _pick(draw, UNARY_CORNERS[op]))
+    if UNARY_CORNERS[op] and _pick(draw, (0, 1)):  # the op's corners, first and last
+        saved = _with_last(_with_first(saved, _pick(draw, UNARY_CORNERS[op])),
+                           _pick(draw, UNARY_CORNERS[op]))
         grad = _with_first(grad, _pick(draw, (0.0, 1.0, -2.5)))  # 0: 0 / 0, 0 * inf
     exponent = _pick(draw, UNARY_EXPONENTS) if op == "pow" else None
     return Case(args=(op, grad, saved, exponent))
@@ -1283,6 +1297,12 @@ register(Exercise(
                     [0.0, 1.0, -0.5, 1.5, 0.1, -0.0, math.nan]),
         # nan_to_num: nothing back through a value it replaced (nan, inf and -inf)
         _unary_case("nan_to_num", [-2.5, 1.0, -1.0, 0.1], [math.inf, -math.inf, math.nan, 2.0]),
+        # asinh and acosh: g * rsqrt(x * x +- 1), a product with 1 / sqrt (not g / sqrt)
+        _unary_case("asinh", [1 / 3, -2.5, 1.0], [0.1, 0.3, math.inf]),
+        # acosh: inf at +-1, nan for |x| < 1, finite below -1 (the node does not know)
+        _unary_case("acosh", [1.0, 1.0, 1.0, 0.1, 1.0, 1.0], [1.0, -1.0, 0.5, 7.0, 2.5, -2.0]),
+        # atanh: g / (1 - x * x): inf at +-1, finite beyond
+        _unary_case("atanh", [1.0, -2.5, 1.0, 1.0], [0.1, 1.0, -1.0, 2.0]),
     ),
     edge=(
         _unary_case("log1p", 1.0, -1.0),
@@ -1295,6 +1315,8 @@ register(Exercise(
         _unary_case("pow", 0.1, 2.0, -1.0),
         _unary_case("logit", [[[2.0]]], [[[1.0]]]),
         _unary_case("nan_to_num", 0.0, math.nan),
+        _unary_case("acosh", [[0.0]], [[1.0]]),
+        _unary_case("atanh", 1.0, 0.3),
     ),
     strategy=_unary_cases,
     reference=_unary_reference,

@@ -1654,6 +1654,22 @@ def acos_formula(grad: Tensor, self: Tensor) -> Tensor:
     return grad * -((-self * self + 1).rsqrt())
 
 
+def asinh_formula(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx asinh x = 1 / sqrt(x**2 + 1): ``grad * (self.pow(2) + 1).rsqrt()``."""
+    return grad * (self.pow(2) + 1).rsqrt()
+
+
+def acosh_formula(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx acosh x = 1 / sqrt(x**2 - 1): ``grad * (self * self - 1).rsqrt()`` (torch's
+    real form; ``(self + 1).rsqrt() * (self - 1).rsqrt()`` is its complex one)."""
+    return grad * (self * self - 1).rsqrt()
+
+
+def atanh_formula(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx atanh x = 1 / (1 - x**2): ``grad * 1 / (1 - self.pow(2))``, left to right."""
+    return grad * 1 / (1 - self.pow(2))
+
+
 def sinh_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * self.cosh()
 
@@ -1692,7 +1708,8 @@ UNARY_SAVES = {"exp": "result", "exp2": "result", "expm1": "result", "log": "sel
                "rsqrt": "result", "reciprocal": "result", "tanh": "result",
                "sigmoid": "result", "tan": "result", "atan": "self", "asin": "self",
                "acos": "self", "relu": "result", "abs": "self", "neg": None,
-               "square": "self", "pow": "self", "logit": "self", "nan_to_num": "self"}
+               "square": "self", "pow": "self", "logit": "self", "nan_to_num": "self",
+               "asinh": "self", "acosh": "self", "atanh": "self"}
 #: the exponents of ``x ** exponent`` whose node asks ``unary_backward``: those for which
 #: torch's pow kernel computes ``x.pow(exponent - 1)`` by multiplications (``x * x``, ``x * x
 #: * x``, ``1 / (x * x)``), by ``rsqrt`` or as ones; for the others it calls the vector
@@ -1712,15 +1729,16 @@ def unary_backward(op: str, grad: Nested, saved: Nested, exponent: Any = None) -
             ``atan``, ``asin``, ``acos``, ``relu``, ``abs``, ``neg``, ``square`` (``x ** 2``,
             ``x.pow(2)``, ``x.square()``: the node ``PowBackward0`` with the exponent 2),
             ``pow`` (``x ** exponent``, ``PowBackward0``: torch's ``pow_backward(grad, self,
-            exponent)``), ``logit`` (``x.logit()`` without ``eps``: ``LogitBackward0``) or
-            ``nan_to_num`` (``NanToNumBackward0``).
+            exponent)``), ``logit`` (``x.logit()`` without ``eps``: ``LogitBackward0``),
+            ``nan_to_num`` (``NanToNumBackward0``), ``asinh``, ``acosh`` or ``atanh``.
         grad: ``y``'s gradient, float64 values as nested lists or tuples of ``y``'s shape (a
             float for a 0-d ``y``).
         saved: what the node saved, float64 values nested as ``grad`` (the same shape):
             ``UNARY_SAVES[op]``, the result ``y`` (``"result"``: exp, exp2, expm1, sqrt, rsqrt,
             reciprocal, tanh, sigmoid, tan, relu) or the input ``x`` (``"self"``: log, log1p,
-            log2, log10, atan, asin, acos, abs, square, pow, logit, nan_to_num); None for
-            ``neg``, whose node saves nothing. Any float, inf and nan included.
+            log2, log10, atan, asin, acos, abs, square, pow, logit, nan_to_num, asinh, acosh,
+            atanh); None for ``neg``, whose node saves nothing. Any float, inf and nan
+            included.
         exponent: ``pow``'s exponent, an int or a float of ``POW_EXPONENTS`` (-1, 0, 0.5, 1,
             2, 3 or 4); None for every other op.
 
@@ -1749,7 +1767,8 @@ UNARY_FORMULAS: dict[str, Formula] = {
     "atan": atan_formula, "asin": asin_formula, "acos": acos_formula, "relu": relu_formula,
     "abs": abs_formula, "neg": neg_formula,
     "square": lambda grad, self: pow_formula(grad, self, 2), "pow": pow_formula,
-    "logit": logit_formula, "nan_to_num": nan_to_num_formula,
+    "logit": logit_formula, "nan_to_num": nan_to_num_formula, "asinh": asinh_formula,
+    "acosh": acosh_formula, "atanh": atanh_formula,
 }
 
 
@@ -1802,6 +1821,8 @@ sigmoid_backward, tan_backward = _asking("sigmoid"), _asking("tan")
 atan_backward, asin_backward, acos_backward = _asking("atan"), _asking("asin"), _asking("acos")
 relu_backward, abs_backward, neg_backward = _asking("relu"), _asking("abs"), _asking("neg")
 nan_to_num_backward = _asking("nan_to_num")
+asinh_backward, acosh_backward, atanh_backward = (_asking("asinh"), _asking("acosh"),
+                                                  _asking("atanh"))
 
 
 def pow_backward(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
@@ -2511,6 +2532,13 @@ DERIVATIVES: list[Derivative] = [
     row("atan(Tensor self) -> Tensor", "AtanBackward0", ("self",), self=atan_backward),
     row("asin(Tensor self) -> Tensor", "AsinBackward0", ("self",), self=asin_backward),
     row("acos(Tensor self) -> Tensor", "AcosBackward0", ("self",), self=acos_backward),
+    row("asinh(Tensor self) -> Tensor", "AsinhBackward0", ("self",), self=asinh_backward),
+    row("acosh(Tensor self) -> Tensor", "AcoshBackward0", ("self",), self=acosh_backward),
+    row("atanh(Tensor self) -> Tensor", "AtanhBackward0", ("self",), self=atanh_backward),
+    # torch has no formula for their in-place forms: the node is recorded, its backward raises
+    *[row(f"{name}_(Tensor(a!) self) -> Tensor(a!)", f"{name.capitalize()}Backward1", (),
+          self=not_implemented_formula(f"inplace version of {name}"))
+      for name in ("asinh", "acosh", "atanh")],
     row("sinh(Tensor self) -> Tensor", "SinhBackward0", ("self",), self=sinh_backward),
     row("cosh(Tensor self) -> Tensor", "CoshBackward0", ("self",), self=cosh_backward),
     row("erf(Tensor self) -> Tensor", "ErfBackward0", ("self",), self=erf_backward),

@@ -4,7 +4,8 @@ Two families, told apart by their result dtype:
 
 * **float functions** (``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``, ``sigmoid``,
   ``reciprocal``, and ``rsqrt``, ``log1p``, ``log2``, ``log10``, ``exp2``, ``tan``,
-  ``atan``, ``asin``, ``acos``, ``sinh``, ``cosh``, ``erf``): integer and bool inputs are
+  ``atan``, ``asin``, ``acos``, ``asinh``, ``acosh``, ``atanh``, ``sinh``, ``cosh``,
+  ``erf``): integer and bool inputs are
   converted to the default float dtype, so ``torch.arange(3).exp()`` is float32;
 * **same-dtype functions** (``neg``, ``abs``, ``relu``, ``sign``, ``floor``, ``round``,
   ``bitwise_not``, ``ceil``, ``trunc``, ``frac``, ``sgn``): the result has the input's
@@ -150,6 +151,9 @@ MORE_FLOAT_FUNCTIONS: dict[str, Kernel] = {
     "atan": in_double(np.arctan),
     "asin": in_double(np.arcsin),
     "acos": in_double(np.arccos),
+    "asinh": in_double(np.arcsinh),
+    "acosh": in_double(np.arccosh),
+    "atanh": in_double(np.arctanh),
     "sinh": in_double(np.sinh),
     "cosh": in_double(np.cosh),
     "erf": in_double(_erf),

@@ -232,6 +232,9 @@ UNARY: dict[str, Callable[..., Any]] = {
     "atan": lambda lib, x: x.atan(),
     "asin": lambda lib, x: x.asin(),
     "acos": lambda lib, x: lib.acos(x),
+    "asinh": lambda lib, x: x.asinh(),
+    "acosh": lambda lib, x: lib.acosh(x),
+    "atanh": lambda lib, x: x.atanh(),
     "sinh": lambda lib, x: x.sinh(),
     "cosh": lambda lib, x: x.cosh(),
     "erf": lambda lib, x: x.erf(),
@@ -1437,12 +1440,13 @@ def test_calling_a_node_returns_its_inputs_gradients_as_torch():
 
 # ---------------------------------------------------------------- unary_backward
 # Chapter 5's unary_backward: the student edition's nodes of exp, log, tanh, relu, abs,
-# square, ... ask it on small float64 inputs (derivatives.UNARY_PIECE, set from
+# square, x ** e (for derivatives.POW_EXPONENTS), logit, nan_to_num, ... ask it on small
+# float64 inputs (derivatives.UNARY_PIECE, set from
 # pieces.stubbed); the reference runs the tensor formulas. Here the flag is set in the
 # reference, which then runs its own piece.
 UNARY_OPS = ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
              "reciprocal", "tanh", "sigmoid", "tan", "atan", "asin", "acos", "relu", "abs",
-             "neg", "square")
+             "neg", "square", "pow", "logit", "nan_to_num", "asinh", "acosh", "atanh")
 UNARY_VALUES = (0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1 / 3, 0.1, 7.0, 1e300, math.inf, -math.inf,
                 math.nan)
 
@@ -1464,8 +1468,8 @@ def test_the_unary_piece_runs_only_in_the_student_edition():
     assert set(derivatives.UNARY_SAVES) == set(UNARY_OPS) == set(derivatives.UNARY_FORMULAS)
 
 
-def _unary_node_output(op: str, x: Any, g: Any) -> tuple:
-    y = getattr(x, op)()
+def _unary_node_output(op: str, x: Any, g: Any, exponent: Any = None) -> tuple:
+    y = x.pow(exponent) if op == "pow" else getattr(x, op)()
     gx = y.grad_fn(g)
     return gx.tolist(), gx.stride(), gx.dtype
 
@@ -1485,6 +1489,7 @@ def test_the_unary_piece_and_the_formulas_agree(data):
     from reftensor.autograd import derivatives
 
     op = data.draw(st.sampled_from(UNARY_OPS))
+    exponent = data.draw(st.sampled_from(derivatives.POW_EXPONENTS + (4.0, 0.5, -1.0, 0.0)))
     shape = data.draw(st.lists(st.sampled_from((1, 2, 3)), max_size=3).map(tuple))
     n = math.prod(shape)
     values = data.draw(st.lists(st.sampled_from(UNARY_VALUES), min_size=n, max_size=n))
@@ -1496,10 +1501,10 @@ def test_the_unary_piece_and_the_formulas_agree(data):
         g = g.transpose(0, -1).contiguous().transpose(0, -1)
     elif layout == "expanded" and shape:
         g = g.narrow(0, 0, 1).expand(shape)
-    formulas = _unary_node_output(op, x, g)
+    formulas = _unary_node_output(op, x, g, exponent)
     try:
         derivatives.UNARY_PIECE = True
-        asked = _unary_node_output(op, x, g)
+        asked = _unary_node_output(op, x, g, exponent)
     finally:
         derivatives.UNARY_PIECE = False
     assert _nan_is_nan(asked[0], formulas[0]) and asked[1:] == formulas[1:], (op, asked, formulas)
@@ -1508,37 +1513,49 @@ def test_the_unary_piece_and_the_formulas_agree(data):
 def test_the_unary_piece_gives_torchs_bits(unary_piece):
     """The student edition's nodes (the piece) return torch's values, and lay them out as
     torch does (for a node that saves its result, where reftensor's result is torch's:
-    exp2's and expm1's round otherwise at some of these values)."""
-    for op in UNARY_OPS:
-        values = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1 / 3, 2.0, math.inf, math.nan]
+    exp2's and expm1's round otherwise at some of these values); x ** e for every exponent
+    of ``POW_EXPONENTS``, as an int and as a float."""
+    ops = [(op, None) for op in UNARY_OPS if op != "pow"] + [
+        ("pow", e) for e in unary_piece.POW_EXPONENTS + (-1.0, 0.0, 0.5, 1.0, 3.0, 4.0)]
+    for op, e in ops:
+        values = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1 / 3, 0.3, 2.0, 1e160, math.inf, math.nan]
         x = reftensor.tensor(values, dtype=reftensor.float64, requires_grad=True)
         xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
-        y, yt = getattr(x, op)(), getattr(xt, op)()
+        y, yt = (x.pow(e), xt.pow(e)) if op == "pow" else (getattr(x, op)(), getattr(xt, op)())
         if (unary_piece.UNARY_SAVES[op] == "result"
                 and not _nan_is_nan(y.tolist(), yt.tolist())):  # a result rounded otherwise
             continue
-        g = [1.0, 2.0, -1.0, 0.1, 0.0, 7.0, 1 / 3, -2.5, 1.5, 3.0]
+        g = [1.0, 2.0, -1.0, 0.1, 0.0, 7.0, 1 / 3, -2.5, -2.5, 1.5, 3.0, 1.0]
         ours = y.grad_fn(reftensor.tensor(g, dtype=reftensor.float64))
         theirs = yt.grad_fn(torch.tensor(g, dtype=torch.float64))
-        assert _nan_is_nan(ours.tolist(), theirs.tolist()), op
-        assert ours.stride() == theirs.stride(), op
+        assert _nan_is_nan(ours.tolist(), theirs.tolist()), (op, e)
+        assert ours.stride() == theirs.stride(), (op, e)
 
 
 def test_the_unary_piece_runs_for_small_float64_nodes_only(unary_piece, monkeypatch):
     calls = []
     real = unary_piece.unary_backward
-    monkeypatch.setattr(unary_piece, "unary_backward",
-                        lambda op, grad, saved: (calls.append(op), real(op, grad, saved))[1])
+    monkeypatch.setattr(unary_piece, "unary_backward", lambda op, grad, saved, exponent=None: (
+        calls.append(op if exponent is None else (op, exponent)),
+        real(op, grad, saved, exponent))[1])
     small = reftensor.tensor([0.5, -1.0, 2.0], dtype=reftensor.float64, requires_grad=True)
     reftensor.autograd.grad(small.tanh().sum(), small)
     reftensor.autograd.grad((small ** 2).sum(), small)
     reftensor.autograd.grad(small.neg().sum(), small)
-    reftensor.autograd.grad((small ** 3).sum(), small)  # another exponent: the formula
+    reftensor.autograd.grad((small ** 3).sum(), small)
+    reftensor.autograd.grad(small.pow(0.5).sum(), small)
+    reftensor.autograd.grad(small.logit().sum(), small)
+    reftensor.autograd.grad(small.nan_to_num().sum(), small)
+    reftensor.autograd.grad(small.atanh().sum(), small)
+    reftensor.autograd.grad((small ** 2.5).sum(), small)  # another exponent: the formula
+    reftensor.autograd.grad((small ** True).sum(), small)  # a bool exponent: the formula
+    reftensor.autograd.grad(small.logit(0.1).sum(), small)  # logit with eps: the formula
     reftensor.autograd.grad(small.float().exp().sum(), small)  # float32: the formula
     big = reftensor.ones(64, dtype=reftensor.float64, requires_grad=True)
     reftensor.autograd.grad(big.log().sum(), big)  # 64 elements: the formula
     (dx,) = reftensor.autograd.grad(small.relu().sum(), small, create_graph=True)
-    assert calls == ["tanh", "square", "neg"]  # create_graph: recorded, not asked
+    assert calls == ["tanh", "square", "neg", ("pow", 3), ("pow", 0.5), "logit",
+                     "nan_to_num", "atanh"]  # create_graph: recorded, not asked
 
 
 def test_a_wrong_unary_piece_changes_what_the_library_computes(unary_piece, monkeypatch):
@@ -1547,8 +1564,8 @@ def test_a_wrong_unary_piece_changes_what_the_library_computes(unary_piece, monk
     real = unary_piece.unary_backward
     x = reftensor.tensor([-1.0, 0.0, 2.0], dtype=reftensor.float64, requires_grad=True)
     assert reftensor.autograd.grad(x.relu().sum(), x)[0].tolist() == [0.0, 0.0, 1.0]
-    monkeypatch.setattr(unary_piece, "unary_backward", lambda op, grad, saved: real(
-        "neg", grad, None) if op == "relu" else real(op, grad, saved))
+    monkeypatch.setattr(unary_piece, "unary_backward", lambda op, grad, saved, exponent=None: real(
+        "neg", grad, None) if op == "relu" else real(op, grad, saved, exponent))
     assert reftensor.autograd.grad(x.relu().sum(), x)[0].tolist() == [-1.0, -1.0, -1.0]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -419,16 +420,17 @@ reduction_sum_divided.__name__ = "reduction_sum_divided"
 
 
 def _unary_mistake(name, doc, wrong_op, element):
-    """The solution's unary_backward with ``wrong_op``'s rule replaced by ``element(g, s)``."""
+    """The solution's unary_backward with ``wrong_op``'s rule replaced by ``element(g, s)``
+    (``element(g, x, exponent)`` for ``pow``)."""
 
-    def unary_backward(op, grad, saved):
+    def unary_backward(op, grad, saved, exponent=None):
         if op != wrong_op:
-            return RIGHT["unary_backward"](op, grad, saved)
+            return RIGHT["unary_backward"](op, grad, saved, exponent)
 
         def each(g, s):
             if isinstance(g, list | tuple):
                 return [each(gi, si) for gi, si in zip(g, s, strict=True)]
-            return element(g, s)
+            return element(g, s) if exponent is None else element(g, s, exponent)
 
         return each(grad, grad if saved is None else saved)
 
@@ -608,6 +610,61 @@ hooks_got_expected_swapped = _hooks_mistake(
     got_expected_swapped=True)
 
 
+def _pow_right(g, x, e):
+    return RIGHT["unary_backward"]("pow", g, x, e)
+
+
+def _rsqrt_plus_inf_at_zero(g, x, e):
+    if e != 0.5 or x != 0:
+        return _pow_right(g, x, e)
+    return g * (0.5 * math.inf)
+
+
+unary_pow_by_python_power = _unary_mistake(
+    "unary_pow_by_python_power", "Python's x ** (e - 1): one rounding (x ** 3 is not "
+    "x * x * x, x ** -2 not 1 / (x * x)); raises at 0, complex below 0.",
+    "pow", lambda g, x, e: 0.0 if e == 0 else g * (e * x ** (e - 1)))
+unary_pow_cubed_once = _unary_mistake(
+    "unary_pow_cubed_once", "x ** 4's x.pow(3) and x ** -1's x.pow(-2) rounded once, every "
+    "corner right.", "pow", lambda g, x, e: g * (e * float(
+        Fraction(x) ** int(e - 1))) if e in (4, -1) and math.isfinite(x) and x != 0
+    else _pow_right(g, x, e))
+unary_pow_grad_first = _unary_mistake(
+    "unary_pow_grad_first", "g * 3 * (x * x), left to right: the gradient scaled first.",
+    "pow", lambda g, x, e: g * 3 * (x * x) if e == 3 else _pow_right(g, x, e))
+unary_pow_zero_by_formula = _unary_mistake(
+    "unary_pow_zero_by_formula", "the exponent 0 by the formula, g * (0 * (1 / x)): nan at 0.",
+    "pow", lambda g, x, e: g * (0.0 * (math.inf if x == 0 else 1 / x)) if e == 0
+    else _pow_right(g, x, e))
+unary_pow_rsqrt_plus_inf = _unary_mistake(
+    "unary_pow_rsqrt_plus_inf", "x ** 0.5: rsqrt(-0.0) as +inf (1 / sqrt(-0.0) is 1 / -0.0).",
+    "pow", _rsqrt_plus_inf_at_zero)
+unary_logit_everywhere = _unary_mistake(
+    "unary_logit_everywhere", "g / (x * (1 - x)) outside [0, 1] too, not nan.",
+    "logit", lambda g, x: RIGHT["unary_backward"]("log", g, x * (1 - x)))
+unary_logit_divided_twice = _unary_mistake(
+    "unary_logit_divided_twice", "g / x / (1 - x), not g / (x * (1 - x)).",
+    "logit", lambda g, x: math.nan if not 0 < x < 1 else g / x / (1 - x))
+unary_nan_to_num_inf_passes = _unary_mistake(
+    "unary_nan_to_num_inf_passes", "only nan stops the gradient; inf and -inf let it pass.",
+    "nan_to_num", lambda g, x: g * (0.0 if x != x else 1.0))
+
+
+def _rsqrt(v):
+    return RIGHT["unary_backward"]("pow", 1.0, v, 0.5) * 2  # 0.5 * rsqrt(v), doubled: exact
+
+
+unary_acosh_complex_form = _unary_mistake(
+    "unary_acosh_complex_form", "torch's complex form, rsqrt(x + 1) * rsqrt(x - 1).",
+    "acosh", lambda g, x: g * (_rsqrt(x + 1) * _rsqrt(x - 1)))
+unary_asinh_divided = _unary_mistake(
+    "unary_asinh_divided", "g / sqrt(x * x + 1), not g * rsqrt(x * x + 1).",
+    "asinh", lambda g, x: g / math.sqrt(x * x + 1))
+unary_atanh_factored = _unary_mistake(
+    "unary_atanh_factored", "g / ((1 - x) * (1 + x)), not g / (1 - x * x).",
+    "atanh", lambda g, x: RIGHT["unary_backward"]("log", g, (1 - x) * (1 + x)))
+
+
 def saved_current_grad_fn(saved_version, version, type_name, shape, saved_by, grad_fn):
     """Names the tensor's grad_fn now, even for a result its node saved."""
     return RIGHT["saved_tensor_error"](saved_version, version, type_name, shape, None, grad_fn)
@@ -696,6 +753,17 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("call_hooks", hooks_unchecked, False),
     ("call_hooks", hooks_post_counted_by_grads, False),
     ("call_hooks", hooks_got_expected_swapped, False),
+    ("unary_backward", unary_pow_by_python_power, False),
+    ("unary_backward", unary_pow_cubed_once, False),
+    ("unary_backward", unary_pow_grad_first, False),
+    ("unary_backward", unary_pow_zero_by_formula, False),
+    ("unary_backward", unary_pow_rsqrt_plus_inf, False),
+    ("unary_backward", unary_logit_everywhere, False),
+    ("unary_backward", unary_logit_divided_twice, False),
+    ("unary_backward", unary_nan_to_num_inf_passes, False),
+    ("unary_backward", unary_acosh_complex_form, False),
+    ("unary_backward", unary_asinh_divided, False),
+    ("unary_backward", unary_atanh_factored, False),
     ("saved_tensor_error", saved_current_grad_fn, False),
     ("saved_tensor_error", saved_full_node_name, False),
     ("saved_tensor_error", saved_versions_swapped, False),

@@ -1610,35 +1610,78 @@ CORNERS = {
         ("a pass that raises nothing", lambda case: _hooks_truth(case)[4] is None),
     ],
     "unary_backward": [
-        ("a 0-d tensor", on(lambda op, grad, saved: not isinstance(grad, tuple))),
-        ("a size-1 dim", on(lambda op, grad, saved: 1 in _nested_shape(grad))),
-        ("a nonzero gradient over x = 0 (log: inf)", on(lambda op, grad, saved: any(
+        ("a 0-d tensor", on(lambda op, grad, saved, e: not isinstance(grad, tuple))),
+        ("a size-1 dim", on(lambda op, grad, saved, e: 1 in _nested_shape(grad))),
+        ("a nonzero gradient over x = 0 (log: inf)", on(lambda op, grad, saved, e: any(
             g != 0 and s == (-1 if op == "log1p" else 0) for g, s in _unary_pairs(grad, saved))
             and op in ("log", "log1p", "log2", "log10"))),
-        ("a 0 gradient over 0 (nan)", on(lambda op, grad, saved: op in _DIVIDES and any(
+        ("a 0 gradient over 0 (nan)", on(lambda op, grad, saved, e: op in _DIVIDES and any(
             g == 0 and s == (-1 if op == "log1p" else 0) for g, s in _unary_pairs(grad, saved)))),
-        ("x = -0.0 where the formula divides (-inf)", on(lambda op, grad, saved: any(
+        ("x = -0.0 where the formula divides (-inf)", on(lambda op, grad, saved, e: any(
             s == 0 and math.copysign(1, s) < 0 for _, s in _unary_pairs(grad, saved))
             and op in _DIVIDES)),
-        ("a negative x where log divides (finite)", on(lambda op, grad, saved: op in (
+        ("a negative x where log divides (finite)", on(lambda op, grad, saved, e: op in (
             "log", "log2", "log10") and any(s < 0 for _, s in _unary_pairs(grad, saved)))),
-        ("the square root of a negative number (nan)", on(lambda op, grad, saved: (
+        ("the square root of a negative number (nan)", on(lambda op, grad, saved, e: (
             op in ("asin", "acos") and any(abs(s) > 1 for _, s in _unary_pairs(grad, saved)))
             or (op in ("sqrt", "rsqrt") and any(s != s for _, s in _unary_pairs(grad, saved))))),
-        ("relu at exactly 0", on(lambda op, grad, saved: op == "relu" and any(
+        ("relu at exactly 0", on(lambda op, grad, saved, e: op == "relu" and any(
             s == 0 for _, s in _unary_pairs(grad, saved)))),
-        ("abs at 0", on(lambda op, grad, saved: op == "abs" and any(
+        ("abs at 0", on(lambda op, grad, saved, e: op == "abs" and any(
             s == 0 and math.copysign(1, s) > 0 for _, s in _unary_pairs(grad, saved)))),
-        ("abs at -0.0", on(lambda op, grad, saved: op == "abs" and any(
+        ("abs at -0.0", on(lambda op, grad, saved, e: op == "abs" and any(
             s == 0 and math.copysign(1, s) < 0 for _, s in _unary_pairs(grad, saved)))),
         ("tanh where 1 - y * y rounded once is another float than rounded twice", on(
-            lambda op, grad, saved: op == "tanh" and any(
+            lambda op, grad, saved, e: op == "tanh" and any(
                 float(1 - Fraction(s) ** 2) != 1 - s * s for _, s in _unary_pairs(grad, saved)
                 if math.isfinite(s)))),
-        ("neg: nothing saved", on(lambda op, grad, saved: op == "neg")),
-        ("square: PowBackward0", on(lambda op, grad, saved: op == "square")),
-        ("a node that saves its result", on(lambda op, grad, saved: op in (
+        ("neg: nothing saved", on(lambda op, grad, saved, e: op == "neg")),
+        ("square: PowBackward0", on(lambda op, grad, saved, e: op == "square")),
+        ("a node that saves its result", on(lambda op, grad, saved, e: op in (
             "exp", "exp2", "expm1", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tan"))),
+        ("x ** 0: zeros, at x = 0 too", on(lambda op, grad, saved, e: op == "pow" and e == 0
+                                          and 0 in _flat(saved))),
+        ("x ** 1 at nan or inf: the gradient (x.pow(0) is 1)", on(
+            lambda op, grad, saved, e: op == "pow" and e == 1 and any(
+                not math.isfinite(s) for s in _flat(saved)))),
+        ("x ** 0.5 at -0.0: rsqrt(-0.0) is -inf", on(lambda op, grad, saved, e: op == "pow"
+                                                     and e == 0.5 and any(
+            s == 0 and math.copysign(1, s) < 0 for s in _flat(saved)))),
+        ("x ** 0.5 below 0: nan", on(lambda op, grad, saved, e: op == "pow" and e == 0.5
+                                     and any(s < 0 for s in _flat(saved)))),
+        ("x ** -1 at 0: 1 / (x * x) is inf", on(lambda op, grad, saved, e: op == "pow"
+                                                and e == -1 and 0 in _flat(saved))),
+        ("x ** 3 or x ** 4 where x.pow(e - 1) rounded once is another float", on(
+            lambda op, grad, saved, e: op == "pow" and e in (3, 4) and any(
+                float(Fraction(s) ** int(e - 1)) != (s * s if e == 3 else s * s * s)
+                for s in _flat(saved) if math.isfinite(s)))),
+        ("x ** 3 where g * 3 * (x * x) rounds otherwise than g * (3 * (x * x))", on(
+            lambda op, grad, saved, e: op == "pow" and e == 3 and any(
+                g * 3 * (s * s) != g * (3 * (s * s)) for g, s in _unary_pairs(grad, saved)
+                if math.isfinite(s)))),
+        ("x ** e overflowing (inf)", on(lambda op, grad, saved, e: op == "pow" and e in (3, 4)
+                                        and any(abs(s) == 1e160 for s in _flat(saved)))),
+        ("an int exponent and a float one", on(lambda op, grad, saved, e: type(e) is float)),
+        ("logit at 0 and 1: +-inf", on(lambda op, grad, saved, e: op == "logit" and any(
+            s in (0, 1) for s in _flat(saved)))),
+        ("logit outside [0, 1]: nan", on(lambda op, grad, saved, e: op == "logit" and any(
+            s < 0 or s > 1 for s in _flat(saved)))),
+        ("nan_to_num at inf or -inf (0)", on(lambda op, grad, saved, e: op == "nan_to_num"
+                                             and any(abs(s) == math.inf for s in _flat(saved)))),
+        ("nan_to_num at nan (0)", on(lambda op, grad, saved, e: op == "nan_to_num" and any(
+            s != s for s in _flat(saved)))),
+        ("acosh at 1 or -1: rsqrt(0) is inf", on(lambda op, grad, saved, e: op == "acosh"
+                                                 and any(abs(s) == 1 for s in _flat(saved)))),
+        ("acosh for |x| < 1: nan", on(lambda op, grad, saved, e: op == "acosh" and any(
+            abs(s) < 1 for s in _flat(saved)))),
+        ("acosh below -1: finite", on(lambda op, grad, saved, e: op == "acosh" and any(
+            s < -1 for s in _flat(saved)))),
+        ("atanh at 1 or -1: inf", on(lambda op, grad, saved, e: op == "atanh" and any(
+            abs(s) == 1 for s in _flat(saved)))),
+        ("atanh beyond 1: finite", on(lambda op, grad, saved, e: op == "atanh" and any(
+            abs(s) > 1 for s in _flat(saved)))),
+        ("asinh at inf (0)", on(lambda op, grad, saved, e: op == "asinh" and any(
+            s == math.inf for s in _flat(saved)))),
     ],
     "reduction_backward": [
         ("x.sum() / x.mean(): dims None", on(lambda g, sizes, dims, keep, mean: dims is None)),

@@ -237,6 +237,12 @@ __all__ = [
     "asin_",
     "acos",
     "acos_",
+    "asinh",
+    "asinh_",
+    "acosh",
+    "acosh_",
+    "atanh",
+    "atanh_",
     "sinh",
     "sinh_",
     "cosh",
@@ -2984,6 +2990,58 @@ def acos_(*args: Any, **kwargs: Any) -> Any:
     In-place version of ``acos``.
     """
     return aten.acos_(*args, **kwargs)
+
+
+def asinh(*args: Any, **kwargs: Any) -> Any:
+    """asinh(input, *, out=None) -> Tensor
+
+    Inverse hyperbolic sine (``torch.asinh``). Integer and bool inputs give the default float
+    dtype. NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.asinh(*args, **kwargs)
+
+
+def asinh_(*args: Any, **kwargs: Any) -> Any:
+    """asinh_(input) -> Tensor
+
+    In-place version of ``asinh``.
+    """
+    return aten.asinh_(*args, **kwargs)
+
+
+def acosh(*args: Any, **kwargs: Any) -> Any:
+    """acosh(input, *, out=None) -> Tensor
+
+    Inverse hyperbolic cosine (``torch.acosh``): nan below 1. Integer and bool inputs give the
+    default float dtype. NumPy's formula, within a few units in the last place of torch's.
+    """
+    return aten.acosh(*args, **kwargs)
+
+
+def acosh_(*args: Any, **kwargs: Any) -> Any:
+    """acosh_(input) -> Tensor
+
+    In-place version of ``acosh``.
+    """
+    return aten.acosh_(*args, **kwargs)
+
+
+def atanh(*args: Any, **kwargs: Any) -> Any:
+    """atanh(input, *, out=None) -> Tensor
+
+    Inverse hyperbolic tangent (``torch.atanh``): inf and -inf at 1 and -1, nan outside [-1, 1].
+    Integer and bool inputs give the default float dtype. NumPy's formula, within a few units in
+    the last place of torch's.
+    """
+    return aten.atanh(*args, **kwargs)
+
+
+def atanh_(*args: Any, **kwargs: Any) -> Any:
+    """atanh_(input) -> Tensor
+
+    In-place version of ``atanh``.
+    """
+    return aten.atanh_(*args, **kwargs)
 
 
 def sinh(*args: Any, **kwargs: Any) -> Any:
@@ -6834,6 +6892,53 @@ class TensorMethods(TensorType):
         In-place version of ``acos``.
         """
         return aten.acos_.call_method(self, args, kwargs)
+
+    def asinh(self, *args: Any, **kwargs: Any) -> Any:
+        """asinh() -> Tensor
+
+        Inverse hyperbolic sine (``torch.asinh``). Integer and bool inputs give the default
+        float dtype. NumPy's formula, within a few units in the last place of torch's.
+        """
+        return aten.asinh.call_method(self, args, kwargs)
+
+    def asinh_(self, *args: Any, **kwargs: Any) -> Any:
+        """asinh_() -> Tensor
+
+        In-place version of ``asinh``.
+        """
+        return aten.asinh_.call_method(self, args, kwargs)
+
+    def acosh(self, *args: Any, **kwargs: Any) -> Any:
+        """acosh() -> Tensor
+
+        Inverse hyperbolic cosine (``torch.acosh``): nan below 1. Integer and bool inputs give
+        the default float dtype. NumPy's formula, within a few units in the last place of
+        torch's.
+        """
+        return aten.acosh.call_method(self, args, kwargs)
+
+    def acosh_(self, *args: Any, **kwargs: Any) -> Any:
+        """acosh_() -> Tensor
+
+        In-place version of ``acosh``.
+        """
+        return aten.acosh_.call_method(self, args, kwargs)
+
+    def atanh(self, *args: Any, **kwargs: Any) -> Any:
+        """atanh() -> Tensor
+
+        Inverse hyperbolic tangent (``torch.atanh``): inf and -inf at 1 and -1, nan outside [-1,
+        1]. Integer and bool inputs give the default float dtype. NumPy's formula, within a few
+        units in the last place of torch's.
+        """
+        return aten.atanh.call_method(self, args, kwargs)
+
+    def atanh_(self, *args: Any, **kwargs: Any) -> Any:
+        """atanh_() -> Tensor
+
+        In-place version of ``atanh``.
+        """
+        return aten.atanh_.call_method(self, args, kwargs)
 
     def sinh(self, *args: Any, **kwargs: Any) -> Any:
         """sinh() -> Tensor

@@ -1120,7 +1120,11 @@ UNARY_SAVES = {"exp": "result", "exp2": "result", "expm1": "result", "log": "sel
                "rsqrt": "result", "reciprocal": "result", "tanh": "result",
                "sigmoid": "result", "tan": "result", "atan": "self", "asin": "self",
                "acos": "self", "relu": "result", "abs": "self", "neg": None,
-               "square": "self"}
+               "square": "self", "pow": "self", "logit": "self", "nan_to_num": "self",
+               "asinh": "self", "acosh": "self", "atanh": "self"}
+#: ``x ** exponent``'s exponents (``POW_EXPONENTS``): those torch's pow kernel computes
+#: ``x.pow(exponent - 1)`` for by products, a reciprocal, ``rsqrt`` or ones; ints and floats
+UNARY_EXPONENTS = (-1, 0, 0.5, 1, 2, 3, 4, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0)
 #: the gradients: 0 (0 / 0 is nan, 0 * inf too), negatives, thirds and tenths (which an
 #: order of operations other than torch's rounds differently)
 UNARY_GRADS = (-2.5, -1.0, 0.0, 0.1, 1 / 3, 1.5, 2.0, 7.0)
@@ -1148,6 +1152,15 @@ UNARY_SAVED = {
     "abs": (-2.5, -1.0, -0.0, -0.0, 0.0, 0.0, 0.1, 1 / 3, 2.0, math.nan),
     "square": (-2.5, -1.0, -0.0, 0.0, 0.1, 1 / 3, 2.0, 7.0),
     "neg": (),
+    # 0 and -0.0: 1 / (x * x) and rsqrt give +-inf; negatives: rsqrt gives nan; 1e160: a
+    # power that overflows; nan and inf: x.pow(0) is 1 (the exponent 1)
+    "pow": (-2.5, -1.0, -0.0, 0.0, 0.1, 0.3, 1 / 3, 0.7, 2.0, 7.0, 1e160, math.inf, math.nan),
+    "logit": (-0.5, -0.0, 0.0, 0.0, 0.1, 0.3, 1 / 3, 0.5, 0.9, 1.0, 1.5, math.nan),
+    "nan_to_num": (-2.5, -0.0, 0.0, 1 / 3, 7.0, math.inf, -math.inf, math.nan),
+    # acosh: rsqrt(0) at +-1, nan for |x| < 1 (finite below -1); atanh: +-inf at +-1
+    "asinh": (-2.5, -0.0, 0.0, 0.1, 0.3, 1 / 3, 2.0, 7.0, math.inf, math.nan),
+    "acosh": (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.0, 1.2, 2.0, 2.5, 7.0, math.inf),
+    "atanh": (-2.0, -1.0, -0.3, -0.0, 0.0, 0.1, 0.3, 1 / 3, 1.0, 1.0, 2.0, math.inf),
 }
 
 
@@ -1161,7 +1174,9 @@ UNARY_CORNERS = {
     "reciprocal": (0.0, -0.0, math.inf), "tanh": (1 / 3, -1 / 3, 6 / 11, -0.8),
     "sigmoid": (0.0, 1.0), "tan": (0.0,), "atan": (0.0,), "asin": (1.0, -1.0, 1.5, -2.0),
     "acos": (1.0, -1.0, 1.5, -2.0), "relu": (0.0,), "abs": (0.0, -0.0, math.nan),
-    "square": (-0.0,), "neg": (),
+    "square": (-0.0,), "neg": (), "pow": (0.0, -0.0, -1.0, math.nan, math.inf),
+    "logit": (0.0, -0.0, 1.0, -0.5, 1.5), "nan_to_num": (math.nan, math.inf, -math.inf),
+    "asinh": (math.inf,), "acosh": (1.0, -1.0, 0.5, -2.0), "atanh": (1.0, -1.0, 2.0),
 }
 
 
@@ -1172,16 +1187,25 @@ def _with_first(value, first):
     return (_with_first(value[0], first), *value[1:])
 
 
+def _with_last(value, last):
+    """Nested tuples (or a number) with their last element replaced."""
+    if not isinstance(value, tuple):
+        return last
+    return (*value[:-1], _with_last(value[-1], last))
+
+
 @st.composite
 def _unary_cases(draw: st.DrawFn) -> Case:
     shape = tuple(_pick(draw, (1, 2, 3)) for _ in range(_pick(draw, (0, 1, 1, 2, 2, 3))))
     op = _pick(draw, UNARY_SAVES)
     grad = draw(_nested(shape, UNARY_GRADS))
     saved = None if op == "neg" else draw(_nested(shape, UNARY_SAVED[op]))
-    if UNARY_CORNERS[op] and _pick(draw, (0, 1)):  # one of the op's corners, first
-        saved = _with_first(saved, _pick(draw, UNARY_CORNERS[op]))
+    if UNARY_CORNERS[op] and _pick(draw, (0, 1)):  # the op's corners, first and last
+        saved = _with_last(_with_first(saved, _pick(draw, UNARY_CORNERS[op])),
+                           _pick(draw, UNARY_CORNERS[op]))
         grad = _with_first(grad, _pick(draw, (0.0, 1.0, -2.5)))  # 0: 0 / 0, 0 * inf
-    return Case(args=(op, grad, saved))
+    exponent = _pick(draw, UNARY_EXPONENTS) if op == "pow" else None
+    return Case(args=(op, grad, saved, exponent))
 
 
 def _unary_reference(c: Case):
@@ -1190,7 +1214,7 @@ def _unary_reference(c: Case):
     ``saved`` handed to the node in place of the result (a ``saved_tensors_hooks`` unpack
     hook), since the strategy cannot compute torch's results."""
     torch = _torch()
-    op, grad, saved = c.args
+    op, grad, saved, exponent = c.args
     g = torch.tensor(grad, dtype=torch.float64)
     if UNARY_SAVES[op] == "result":
         x = torch.zeros(g.shape, dtype=torch.float64, requires_grad=True)
@@ -1200,7 +1224,7 @@ def _unary_reference(c: Case):
     else:
         x = (torch.zeros(g.shape, dtype=torch.float64) if saved is None
              else torch.tensor(saved, dtype=torch.float64)).requires_grad_()
-        y = getattr(x, op)()
+        y = x.pow(exponent) if op == "pow" else getattr(x, op)()
     return y.grad_fn(g).tolist()
 
 
@@ -1209,7 +1233,7 @@ def _shape(value) -> tuple:
 
 
 def _unary_truth(c: Case) -> str:
-    op, grad, saved = c.args
+    op, grad, saved, exponent = c.args
     g = f"torch.tensor({grad!r}, dtype=torch.float64)"
     zeros = f"torch.zeros({_shape(grad)!r}"
     if UNARY_SAVES[op] == "result":
@@ -1218,21 +1242,23 @@ def _unary_truth(c: Case) -> str:
                 f"torch.tensor({saved!r}, dtype=torch.float64)): y = x.{op}()  (the node saves "
                 f"that as its result); y.grad_fn({g}).tolist()")
     x = zeros if saved is None else f"torch.tensor({saved!r}"
+    call = f"pow({exponent!r})" if op == "pow" else f"{op}()"
     return (f"x = {x}, dtype=torch.float64, requires_grad=True); "
-            f"x.{op}().grad_fn({g}).tolist()")
+            f"x.{call}.grad_fn({g}).tolist()")
 
 
-def _unary_case(op, grad, saved=None) -> Case:
-    return Case(args=(op, _tuples(grad), _tuples(saved)))
+def _unary_case(op, grad, saved=None, exponent=None) -> Case:
+    return Case(args=(op, _tuples(grad), _tuples(saved), exponent))
 
 
 register(Exercise(
     name="unary_backward",
     chapter=CHAPTER,
-    signature="unary_backward(op, grad, saved) -> x's gradient, nested lists of grad's shape "
-              "(a float for 0-d); op a str ('exp', 'log', 'tanh', 'relu', 'square', ...), "
-              "grad nested tuples of floats, saved nested tuples of its shape (the node's "
-              "saved input or result) or None for 'neg'",
+    signature="unary_backward(op, grad, saved, exponent=None) -> x's gradient, nested lists "
+              "of grad's shape (a float for 0-d); op a str ('exp', 'log', 'tanh', 'relu', "
+              "'square', 'pow', ...), grad nested tuples of floats, saved nested tuples of its "
+              "shape (the node's saved input or result) or None for 'neg', exponent pow's "
+              "(-1, 0, 0.5, 1, 2, 3 or 4, an int or a float) or None",
     fixed=(
         _unary_case("exp", [1.5, -2.5], [2.0, 1 / 3]),
         _unary_case("expm1", [[0.1, 2.0]], [[-1.0, 0.5]]),
@@ -1256,6 +1282,27 @@ register(Exercise(
         _unary_case("abs", [1.0, 2.0, 3.0, 4.0], [-0.0, 0.0, -2.5, math.nan]),
         _unary_case("neg", [0.1, -2.5]),
         _unary_case("square", [[0.1], [2.0]], [[1 / 3], [-2.5]]),
+        # x ** 0.5: 0.5 * rsqrt(x), two roundings; +-inf at 0 and -0.0, nan below
+        _unary_case("pow", [1.0, 1.0, 2.0, 1 / 3], [0.0, -0.0, -1.0, 0.7], 0.5),
+        # x ** -1: -1 * (1 / (x * x)); x ** 4: 4 * (x * x * x), each product rounded
+        _unary_case("pow", [-2.5, 1.0, 0.1, 1.0], [0.0, -0.0, 0.3, 1e200], -1),
+        _unary_case("pow", [1.0, -2.5, 2.0, 0.1], [0.3, 1 / 3, 1e160, -2.5], 4),
+        # grad * (3 * (x * x)): the exponent scales the power before the gradient does
+        _unary_case("pow", [-2.5, 0.0, 1.0], [0.3, math.inf, -0.0], 3),
+        # x ** 0: zeros, whatever x; x ** 1: the gradient, whatever x (x.pow(0) is 1)
+        _unary_case("pow", [-2.5, 1.0, 2.0], [0.0, -2.5, math.nan], 0),
+        _unary_case("pow", [-2.5, 1.0, 2.0], [math.nan, math.inf, -0.0], 1.0),
+        # logit: nan outside [0, 1], +-inf at its ends, one division by x * (1 - x)
+        _unary_case("logit", [1.0, -2.5, 1.0, 1.0, 0.1, 1.0, 1.0],
+                    [0.0, 1.0, -0.5, 1.5, 0.1, -0.0, math.nan]),
+        # nan_to_num: nothing back through a value it replaced (nan, inf and -inf)
+        _unary_case("nan_to_num", [-2.5, 1.0, -1.0, 0.1], [math.inf, -math.inf, math.nan, 2.0]),
+        # asinh and acosh: g * rsqrt(x * x +- 1), a product with 1 / sqrt (not g / sqrt)
+        _unary_case("asinh", [1 / 3, -2.5, 1.0], [0.1, 0.3, math.inf]),
+        # acosh: inf at +-1, nan for |x| < 1, finite below -1 (the node does not know)
+        _unary_case("acosh", [1.0, 1.0, 1.0, 0.1, 1.0, 1.0], [1.0, -1.0, 0.5, 7.0, 2.5, -2.0]),
+        # atanh: g / (1 - x * x): inf at +-1, finite beyond
+        _unary_case("atanh", [1.0, -2.5, 1.0, 1.0], [0.1, 1.0, -1.0, 2.0]),
     ),
     edge=(
         _unary_case("log1p", 1.0, -1.0),
@@ -1264,6 +1311,12 @@ register(Exercise(
         _unary_case("exp2", [[7.0, 0.0]], [[1 / 3, math.inf]]),
         _unary_case("neg", 0.0),
         _unary_case("square", [[-1.0]], [[-0.0]]),
+        _unary_case("pow", [[2.0]], [[-0.0]], 4.0),
+        _unary_case("pow", 0.1, 2.0, -1.0),
+        _unary_case("logit", [[[2.0]]], [[[1.0]]]),
+        _unary_case("nan_to_num", 0.0, math.nan),
+        _unary_case("acosh", [[0.0]], [[1.0]]),
+        _unary_case("atanh", 1.0, 0.3),
     ),
     strategy=_unary_cases,
     reference=_unary_reference,

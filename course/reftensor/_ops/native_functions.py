@@ -2074,6 +2074,10 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                    "[-1, 1]."),
     float_function("acos", "Inverse cosine, in [0, pi] (``torch.acos``): nan outside "
                    "[-1, 1]."),
+    float_function("asinh", "Inverse hyperbolic sine (``torch.asinh``)."),
+    float_function("acosh", "Inverse hyperbolic cosine (``torch.acosh``): nan below 1."),
+    float_function("atanh", "Inverse hyperbolic tangent (``torch.atanh``): inf and -inf at 1 "
+                   "and -1, nan outside [-1, 1]."),
     float_function("sinh", "Hyperbolic sine (``torch.sinh``)."),
     float_function("cosh", "Hyperbolic cosine (``torch.cosh``)."),
     float_function("erf", "The error function, ``2 / sqrt(pi)`` times the integral of "

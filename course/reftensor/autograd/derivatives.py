@@ -1661,6 +1661,22 @@ def acos_formula(grad: Tensor, self: Tensor) -> Tensor:
     return grad * -((-self * self + 1).rsqrt())
 
 
+def asinh_formula(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx asinh x = 1 / sqrt(x**2 + 1): ``grad * (self.pow(2) + 1).rsqrt()``."""
+    return grad * (self.pow(2) + 1).rsqrt()
+
+
+def acosh_formula(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx acosh x = 1 / sqrt(x**2 - 1): ``grad * (self * self - 1).rsqrt()`` (torch's
+    real form; ``(self + 1).rsqrt() * (self - 1).rsqrt()`` is its complex one)."""
+    return grad * (self * self - 1).rsqrt()
+
+
+def atanh_formula(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx atanh x = 1 / (1 - x**2): ``grad * 1 / (1 - self.pow(2))``, left to right."""
+    return grad * 1 / (1 - self.pow(2))
+
+
 def sinh_backward(grad: Tensor, self: Tensor) -> Tensor:
     return grad * self.cosh()
 
@@ -1675,6 +1691,23 @@ def erf_backward(grad: Tensor, self: Tensor) -> Tensor:
     return 2.0 / math.sqrt(math.pi) * (-(self.pow(2))).exp() * grad
 
 
+def logit_formula(grad: Tensor, self: Tensor, eps: Any = None) -> Tensor:
+    """torch's ``logit_backward`` kernel: ``grad / (x * (1 - x))``; without ``eps`` (or a
+    negative one) nan outside [0, 1], with it 0 outside ``[eps, 1 - eps]``. (With ``eps``, a
+    nan ``x`` keeps its nan as the kernel's scalar loop does; torch's vectorised loop, and
+    the formula torch runs under grad mode, ``y.grad_fn(g)`` or ``create_graph=True``, give
+    0 there.)"""
+    slope = grad / (self * (1 - self))
+    if eps is None or eps < 0:
+        return where((self < 0).logical_or(self > 1), math.nan, slope)
+    return where((self < eps).logical_or(self > 1 - eps), 0.0, slope)
+
+
+def nan_to_num_formula(grad: Tensor, self: Tensor) -> Tensor:
+    """``grad * isfinite(self)``: nothing flows back through a replaced value."""
+    return grad * self.isfinite()
+
+
 # ------------------------------------------------------------------ the unary ops' rules
 #: what each unary op's node saves and hands ``unary_backward`` (``neg``'s node saves nothing)
 UNARY_SAVES = {"exp": "result", "exp2": "result", "expm1": "result", "log": "self",
@@ -1682,10 +1715,17 @@ UNARY_SAVES = {"exp": "result", "exp2": "result", "expm1": "result", "log": "sel
                "rsqrt": "result", "reciprocal": "result", "tanh": "result",
                "sigmoid": "result", "tan": "result", "atan": "self", "asin": "self",
                "acos": "self", "relu": "result", "abs": "self", "neg": None,
-               "square": "self"}
+               "square": "self", "pow": "self", "logit": "self", "nan_to_num": "self",
+               "asinh": "self", "acosh": "self", "atanh": "self"}
+#: the exponents of ``x ** exponent`` whose node asks ``unary_backward``: those for which
+#: torch's pow kernel computes ``x.pow(exponent - 1)`` by multiplications (``x * x``, ``x * x
+#: * x``, ``1 / (x * x)``), by ``rsqrt`` or as ones; for the others it calls the vector
+#: library's ``pow``, and ``1.5`` gives ``x.pow(0.5)``, its ``sqrt`` (MKL's, not always
+#: correctly rounded)
+POW_EXPONENTS = (-1, 0, 0.5, 1, 2, 3, 4)
 
 
-def unary_backward(op: str, grad: Nested, saved: Nested) -> Nested:
+def unary_backward(op: str, grad: Nested, saved: Nested, exponent: Any = None) -> Nested:
     """What the node of a unary op on a float64 tensor returns for the gradient ``grad`` of
     its result ``y``: the gradient of its input ``x``, ``y.grad_fn(grad)`` (``ExpBackward0``,
     ``LogBackward0``, ... as derivatives.yaml defines them, on the CPU).
@@ -1693,15 +1733,21 @@ def unary_backward(op: str, grad: Nested, saved: Nested) -> Nested:
     Args:
         op: the op, one of ``exp``, ``exp2``, ``expm1``, ``log``, ``log1p``, ``log2``,
             ``log10``, ``sqrt``, ``rsqrt``, ``reciprocal``, ``tanh``, ``sigmoid``, ``tan``,
-            ``atan``, ``asin``, ``acos``, ``relu``, ``abs``, ``neg``, or ``square`` (``x **
-            2``, ``x.pow(2)``, ``x.square()``: the node ``PowBackward0`` with the exponent 2).
+            ``atan``, ``asin``, ``acos``, ``relu``, ``abs``, ``neg``, ``square`` (``x ** 2``,
+            ``x.pow(2)``, ``x.square()``: the node ``PowBackward0`` with the exponent 2),
+            ``pow`` (``x ** exponent``, ``PowBackward0``: torch's ``pow_backward(grad, self,
+            exponent)``), ``logit`` (``x.logit()`` without ``eps``: ``LogitBackward0``),
+            ``nan_to_num`` (``NanToNumBackward0``), ``asinh``, ``acosh`` or ``atanh``.
         grad: ``y``'s gradient, float64 values as nested lists or tuples of ``y``'s shape (a
             float for a 0-d ``y``).
         saved: what the node saved, float64 values nested as ``grad`` (the same shape):
             ``UNARY_SAVES[op]``, the result ``y`` (``"result"``: exp, exp2, expm1, sqrt, rsqrt,
             reciprocal, tanh, sigmoid, tan, relu) or the input ``x`` (``"self"``: log, log1p,
-            log2, log10, atan, asin, acos, abs, square); None for ``neg``, whose node saves
-            nothing. Any float, inf and nan included.
+            log2, log10, atan, asin, acos, abs, square, pow, logit, nan_to_num, asinh, acosh,
+            atanh); None for ``neg``, whose node saves nothing. Any float, inf and nan
+            included.
+        exponent: ``pow``'s exponent, an int or a float of ``POW_EXPONENTS`` (-1, 0, 0.5, 1,
+            2, 3 or 4); None for every other op.
 
     Returns:
         nested lists of ``grad``'s shape (a float for 0-d): torch's float64 values bit for
@@ -1711,7 +1757,7 @@ def unary_backward(op: str, grad: Nested, saved: Nested) -> Nested:
     # BEGIN PIECE unary_backward
     from reftensor.pieces import answer  # the student edition: your answer runs here
 
-    return answer("unary_backward")(op, grad, saved)
+    return answer("unary_backward")(op, grad, saved, exponent)
     # END PIECE
 
 
@@ -1727,22 +1773,26 @@ UNARY_FORMULAS: dict[str, Formula] = {
     "tanh": tanh_formula, "sigmoid": sigmoid_formula, "tan": tan_formula,
     "atan": atan_formula, "asin": asin_formula, "acos": acos_formula, "relu": relu_formula,
     "abs": abs_formula, "neg": neg_formula,
-    "square": lambda grad, self: pow_formula(grad, self, 2),
+    "square": lambda grad, self: pow_formula(grad, self, 2), "pow": pow_formula,
+    "logit": logit_formula, "nan_to_num": nan_to_num_formula, "asinh": asinh_formula,
+    "acosh": acosh_formula, "atanh": atanh_formula,
 }
 
 
-def _by_unary_backward(op: str, grad: Any, saved: Any) -> Tensor | None:
+def _by_unary_backward(op: str, grad: Any, saved: Any, exponent: Any = None) -> Tensor | None:
     """The gradient of a unary op's node from ``unary_backward``, or None where the piece
     does not apply (the reference; see ``_asks_a_piece``; a saved tensor of another shape
     than the gradient's). The answer is laid out as the op's tensor formula lays it out on
-    the meta device."""
+    the meta device (``pow``'s formula with the exponent)."""
     tensors = (grad,) if saved is None else (grad, saved)
     if (not UNARY_PIECE or not all(isinstance(t, Tensor) for t in tensors)
             or saved is not None and saved._shape != grad._shape
             or not _asks_a_piece(tensors, grad)):
         return None
-    answer = unary_backward(op, grad.tolist(), None if saved is None else saved.tolist())
-    return _laid_out(UNARY_FORMULAS[op](*(_on_meta(t) for t in tensors)), answer)
+    answer = unary_backward(op, grad.tolist(), None if saved is None else saved.tolist(),
+                            exponent)
+    scalars = () if exponent is None else (exponent,)
+    return _laid_out(UNARY_FORMULAS[op](*(_on_meta(t) for t in tensors), *scalars), answer)
 
 
 def _asking(op: str) -> Formula:
@@ -1777,14 +1827,27 @@ reciprocal_backward, tanh_backward = _asking("reciprocal"), _asking("tanh")
 sigmoid_backward, tan_backward = _asking("sigmoid"), _asking("tan")
 atan_backward, asin_backward, acos_backward = _asking("atan"), _asking("asin"), _asking("acos")
 relu_backward, abs_backward, neg_backward = _asking("relu"), _asking("abs"), _asking("neg")
+nan_to_num_backward = _asking("nan_to_num")
+asinh_backward, acosh_backward, atanh_backward = (_asking("asinh"), _asking("acosh"),
+                                                  _asking("atanh"))
 
 
 def pow_backward(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
-    """``PowBackward0`` (``x ** exponent`` for a number): torch's ``pow_backward``; with
-    the exponent 2 (``x.square()``), a small float64 node asks ``unary_backward``."""
-    asked = (_by_unary_backward("square", grad, self)
-             if type(exponent) in (int, float) and exponent == 2 else None)
+    """``PowBackward0`` (``x ** exponent`` for a number): torch's ``pow_backward``; a small
+    float64 node asks ``unary_backward`` for an int or float exponent of ``POW_EXPONENTS``
+    (``square`` for 2, as ``x.square()``; ``pow`` for the others)."""
+    asked = None
+    if type(exponent) in (int, float) and exponent in POW_EXPONENTS:
+        asked = (_by_unary_backward("square", grad, self) if exponent == 2
+                 else _by_unary_backward("pow", grad, self, exponent))
     return pow_formula(grad, self, exponent) if asked is None else asked
+
+
+def logit_backward(grad: Tensor, self: Tensor, eps: Any) -> Tensor:
+    """``LogitBackward0``: torch's ``logit_backward``; without ``eps``, a small float64 node
+    asks ``unary_backward``."""
+    asked = _by_unary_backward("logit", grad, self) if eps is None else None
+    return logit_formula(grad, self, eps) if asked is None else asked
 
 
 # ------------------------------------------------------------------ conversions
@@ -2091,19 +2154,6 @@ def xlogy_scalar_other_backward(grad: Tensor, self: Tensor, other: Any) -> Tenso
         return grad.xlogy(other)
     return grad.xlogy(other).masked_fill(self == 0.0, 0.0)
 
-
-def logit_backward(grad: Tensor, self: Tensor, eps: Any) -> Tensor:
-    """torch's ``logit_backward`` kernel: ``grad / (x * (1 - x))``; without ``eps`` (or a
-    negative one) nan outside [0, 1], with it 0 outside ``[eps, 1 - eps]``."""
-    slope = grad / (self * (1 - self))
-    if eps is None or eps < 0:
-        return where((self < 0).logical_or(self > 1), math.nan, slope)
-    return where((self < eps).logical_or(self > 1 - eps), 0.0, slope)
-
-
-def nan_to_num_backward(grad: Tensor, self: Tensor) -> Tensor:
-    """``grad * isfinite(self)``: nothing flows back through a replaced value."""
-    return grad * self.isfinite()
 
 # ------------------------------------------------------------------ the table
 def row(schema: str, node: str, saves: tuple[str, ...], *,
@@ -2491,6 +2541,13 @@ DERIVATIVES: list[Derivative] = [
     row("atan(Tensor self) -> Tensor", "AtanBackward0", ("self",), self=atan_backward),
     row("asin(Tensor self) -> Tensor", "AsinBackward0", ("self",), self=asin_backward),
     row("acos(Tensor self) -> Tensor", "AcosBackward0", ("self",), self=acos_backward),
+    row("asinh(Tensor self) -> Tensor", "AsinhBackward0", ("self",), self=asinh_backward),
+    row("acosh(Tensor self) -> Tensor", "AcoshBackward0", ("self",), self=acosh_backward),
+    row("atanh(Tensor self) -> Tensor", "AtanhBackward0", ("self",), self=atanh_backward),
+    # torch has no formula for their in-place forms: the node is recorded, its backward raises
+    *[row(f"{name}_(Tensor(a!) self) -> Tensor(a!)", f"{name.capitalize()}Backward1", (),
+          self=not_implemented_formula(f"inplace version of {name}"))
+      for name in ("asinh", "acosh", "atanh")],
     row("sinh(Tensor self) -> Tensor", "SinhBackward0", ("self",), self=sinh_backward),
     row("cosh(Tensor self) -> Tensor", "CoshBackward0", ("self",), self=cosh_backward),
     row("erf(Tensor self) -> Tensor", "ErfBackward0", ("self",), self=erf_backward),

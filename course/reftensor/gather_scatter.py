@@ -938,5 +938,22 @@ def _out_apart(full: tuple[int, ...], partial: tuple[int, ...] = ()) -> Callable
 
 
 out_arguments.set_rule(aten.index_select.out, out_arguments.OutRule(prepare=_out_apart((0, 2))))
-out_arguments.set_rule(aten.take.out, out_arguments.OutRule(prepare=_out_apart((0, 1))))
+def _take_laid_as_index(self: Tensor, index: Tensor) -> Tensor:
+    """``take``'s result as ``take.out`` lays it: torch's CPU kernel writes through a
+    ``TensorIterator`` over ``out`` and the index, so an ``out`` it resizes takes the index's
+    order of dims (``iterator.output_strides``), where ``take`` returns a contiguous tensor
+    (so does the meta kernel's resize)."""
+    result = aten.take.default.call(self, index)
+    if result.device.type == "meta":
+        return result
+    stride = iterator.output_strides(index._shape, [(index._shape, index._stride)])
+    if stride == result._stride:
+        return result
+    laid = aten.empty_strided.default.call(result._shape, stride, result._dtype, None,
+                                           result.device, None)
+    return laid.copy_(result)
+
+
+out_arguments.set_rule(aten.take.out, out_arguments.OutRule(
+    prepare=_out_apart((0, 1)), compute=_take_laid_as_index))
 out_arguments.set_rule(aten.gather.out, out_arguments.OutRule(prepare=_out_apart((0,), (2,))))

@@ -6,12 +6,13 @@ Every error below is raised where torch raises it, with torch's exception class.
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._ops import aten
 from .._ops.variable_hooks import VariableHooks
-from ..layout import preserve_format
+from ..layout import contiguous_format, preserve_format
 from ..tensor import Tensor
 from . import graph
 from .engine import run_backward
@@ -74,10 +75,17 @@ def retain_grad(t: Tensor) -> None:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if t._grad_fn is None or t.retains_grad:
         return  # a leaf keeps its .grad anyway
-    import weakref
+    ref = weakref.ref(t)
 
-    fn = t.grad_fn
-    fn._retained[t._output_nr] = weakref.ref(t)
+    def retain_grad_hook(grad: Tensor | None) -> None:
+        # torch's hook (VariableHooks::retain_grad): a contiguous copy of the first
+        # gradient, then ``grad + new``, a new tensor each time
+        kept = ref()
+        if kept is not None and grad is not None:
+            kept._grad = (grad.clone(memory_format=contiguous_format) if kept._grad is None
+                          else kept._grad + grad)
+
+    t.grad_fn._retained[t._output_nr] = retain_grad_hook
     graph.meta(t).retains_grad = True
 
 

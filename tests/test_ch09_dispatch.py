@@ -46,6 +46,8 @@ from reftensor.utils._python_dispatch import (
 )
 from tests.strategies import examples
 
+pytestmark = pytest.mark.ch09
+
 Event = tuple[str, tuple[tuple[tuple[int, ...], str], ...]]
 
 

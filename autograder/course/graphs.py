@@ -408,14 +408,10 @@ class Grad:
         return len(self.shape)
 
     def sum_to_size(self, *size: Any) -> Grad:
-        """torch's ``sum_to_size(size)`` or ``sum_to_size(*size)``."""
+        """torch's ``sum_to_size(size)`` or ``sum_to_size(*size)``, without its check that
+        ``size`` expands to the gradient's shape: that rule is the answer's to write."""
         target = tuple(size[0]) if len(size) == 1 and isinstance(size[0], tuple | list) \
             else tuple(size)
-        ndim, have = len(target), self.shape
-        if not (ndim <= len(have) and all(t in (1, have[len(have) - ndim + k])
-                                          for k, t in enumerate(target))):
-            raise RuntimeError(f"size {{{list(target)}}} is not expandable to size "
-                               f"{{{list(have)}}}.")
         return Grad(target, self.dtype, self.device, self._raised)
 
     def to(self, what: str) -> Grad:

@@ -1618,7 +1618,13 @@ def _validate_case(name, i, grad, input) -> Case:
 @st.composite
 def _validate_cases(draw: st.DrawFn) -> Case:
     shape = tuple(_pick(draw, VALIDATE_SIZES) for _ in range(_pick(draw, (0, 1, 1, 2, 2, 3))))
-    kind = _pick(draw, ("same", "broadcast", "broadcast", "broadcast", "other"))
+    kind = _pick(draw, ("same", "broadcast", "broadcast", "broadcast", "other", "0-d"))
+    if kind == "0-d":  # a 0-d gradient for a 0-d input on the other device: moved
+        device = _pick(draw, ("cpu", "meta"))
+        return _validate_case(
+            _pick(draw, VALIDATE_NAMES), _pick(draw, (0, 1)),
+            ((), _pick(draw, VALIDATE_FLOATS), "meta" if device == "cpu" else "cpu"),
+            ((), _pick(draw, VALIDATE_FLOATS), device))
     if kind == "same":
         g_shape = shape
     elif kind == "broadcast":  # an expansion of shape: dimensions in front, 1s grown

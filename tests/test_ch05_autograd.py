@@ -1810,3 +1810,109 @@ def test_a_wrong_call_hooks_changes_what_the_library_computes(monkeypatch):
     monkeypatch.setattr(engine, "call_hooks", lambda hooks, grads, outputs=None: list(
         grads if outputs is None else outputs))
     assert run() == [2.0, 2.0]
+
+
+# ---------------------------------------------------------------- validate_outputs
+def _handed_back(lib, name, i, grad, inp):
+    """What reaches input ``i`` of a custom Function ``name`` whose backward returns a
+    gradient of ``grad = (shape, dtype, device)`` for it (values 1, 2, ...): (shape, dtype,
+    device, values) or (class, message)."""
+    (g_shape, g_dtype, g_device), (shape, dtype, device) = grad, inp
+
+    def backward(ctx, g):
+        value = lib.arange(1, math.prod(g_shape) + 1, dtype=lib.float64).reshape(g_shape)
+        return (*[None] * i, value.to(getattr(lib, g_dtype)).to(g_device))
+
+    fn = type(name.removesuffix("Backward"), (lib.autograd.Function,), {
+        "forward": staticmethod(lambda ctx, *xs: xs[i] * 1.0),
+        "backward": staticmethod(backward)})
+    xs = [lib.zeros(shape, dtype=getattr(lib, dtype), device=device, requires_grad=True)
+          for _ in range(i + 1)]
+    got = []
+    xs[i].register_hook(got.append)
+    try:
+        fn.apply(*xs).sum().backward()
+    except (RuntimeError, NotImplementedError) as exc:
+        return type(exc).__name__, str(exc)
+    g = got[0]
+    values = None if g.device.type == "meta" else g.tolist()
+    return tuple(g.shape), str(g.dtype).split(".")[-1], g.device.type, values
+
+
+def _validate_cases():
+    from autograder import checks
+
+    return checks.cases("validate_outputs", hidden=True)
+
+
+@pytest.mark.parametrize("case", _validate_cases(), ids=lambda c: repr(c.args))
+def test_a_gradient_a_node_returns_is_checked_as_torch_checks_it(case):
+    """The exercise's cases as programs on both libraries: a custom Function returning a
+    gradient of another shape, dtype or device; what reaches the input (values included)
+    or the error."""
+    assert _handed_back(reftensor, *case.args) == _handed_back(torch, *case.args)
+
+
+def _broadcast_programs(lib):
+    """Ops whose inputs broadcast and promote: the engine sums and casts their gradients."""
+    x = lib.tensor([[1.0], [-2.0]], requires_grad=True)                     # (2, 1) float32
+    y = lib.tensor([0.5, 3.0, -1.0], dtype=lib.float64, requires_grad=True)  # (3,) float64
+    b = lib.tensor(2.0, dtype=lib.float16, requires_grad=True)              # () float16
+    out = []
+    for make in (lambda: x * y + b, lambda: (x / y - b) * x, lambda: lib.clamp(x * y, y, b + 1),
+                 lambda: lib.where(y > 0, x, b * y)):
+        for t in (x, y, b):
+            t.grad = None
+        make().sum().backward()
+        out.append([None if t.grad is None else (t.grad.tolist(), str(t.grad.dtype)[-7:])
+                    for t in (x, y, b)])
+    return out
+
+
+def test_broadcast_and_promoted_gradients_as_torch():
+    assert _broadcast_programs(reftensor) == _broadcast_programs(torch)
+
+
+def test_the_engine_asks_validate_outputs_for_every_gradient_that_differs_only(monkeypatch):
+    """A gradient that matches its input's shape, dtype and device passes without asking; a
+    broadcast one, one of another dtype, one of another device is handed to the piece."""
+    from reftensor.autograd import engine
+
+    asked = []
+    real = engine.validate_outputs
+
+    def spy(name, i, grad, shape, dtype, device):
+        asked.append((name, i, tuple(grad.shape), tuple(shape), str(grad.dtype), str(dtype)))
+        return real(name, i, grad, shape, dtype, device)
+
+    monkeypatch.setattr(engine, "validate_outputs", spy)
+    x = reftensor.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    (x * x).exp().sum().backward()
+    assert asked == []
+    w = reftensor.tensor([1.0, 2.0], requires_grad=True)
+    (x * w).sum().backward()
+    assert asked == [("MulBackward0", 1, (2, 2), (2,), "reftensor.float32",
+                      "reftensor.float32")]
+    asked.clear()
+    d = reftensor.tensor([1.0, 2.0], dtype=reftensor.float64, requires_grad=True)
+    (w * d).sum().backward()
+    assert asked == [("MulBackward0", 0, (2,), (2,), "reftensor.float64", "reftensor.float32")]
+    asked.clear()
+    assert _handed_back(reftensor, "StepBackward", 0, ((), "float32", "cpu"),
+                        ((), "float32", "meta"))[2] == "meta"
+    assert [a[0] for a in asked] == ["StepBackward"]
+
+
+def test_a_wrong_validate_outputs_changes_what_the_library_computes(monkeypatch):
+    from reftensor.autograd import engine
+
+    def run():
+        x = reftensor.tensor([[1.0], [2.0]], requires_grad=True)
+        w = reftensor.tensor([1.0, 2.0, 3.0], dtype=reftensor.float64, requires_grad=True)
+        (x * w).sum().backward()
+        return x.grad.tolist(), str(x.grad.dtype)
+
+    assert run() == ([[6.0], [6.0]], "reftensor.float32")
+    monkeypatch.setattr(engine, "validate_outputs",  # no cast
+                        lambda name, i, grad, shape, dtype, device: grad.sum_to_size(shape))
+    assert run() == ([[6.0], [6.0]], "reftensor.float64")

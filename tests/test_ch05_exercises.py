@@ -32,7 +32,7 @@ pytestmark = pytest.mark.ch05
 CHAPTER = "ch05_autograd"
 NAMES = ["backward_pass", "binary_backward", "collect_next_edges", "accumulate_grad",
          "set_history", "clamp_backward", "saved_tensor_error", "reduction_backward",
-         "unary_backward", "call_hooks"]
+         "unary_backward", "call_hooks", "validate_outputs"]
 FRESH_SEED = 20261121
 
 
@@ -665,6 +665,113 @@ unary_atanh_factored = _unary_mistake(
     "atanh", lambda g, x: RIGHT["unary_backward"]("log", g, (1 - x) * (1 + x)))
 
 
+def make_validate(*, from_front=False, fewer_dims=False, both_ways=False, device_first=False,
+                  move_all=False, refuse_all=False, cast_skipped=False, tuples=False,
+                  swapped=False, no_index=False, sum_always_to_grad=False):
+    """The solution's validate_outputs with one rule broken (the keywords say which)."""
+    def validate_outputs(name, i, grad, shape, dtype, device):
+        def check_device(grad):
+            if grad.device != device:
+                if grad.dim() != 0 and not move_all or refuse_all:
+                    where = (f"{grad.device} but got {device}" if swapped
+                             else f"{device} but got {grad.device}")
+                    raise RuntimeError(f"Function {name} returned an invalid gradient at index "
+                                       f"{'' if no_index else i} - expected device {where}")
+                grad = grad.to(device)
+            return grad
+
+        if device_first:
+            grad = check_device(grad)
+        if tuple(grad.shape) != tuple(shape):
+            ndim, target = len(shape), tuple(grad.shape)
+            if from_front:
+                expandable = ndim <= len(target) and all(
+                    size in (1, target[k]) for k, size in enumerate(shape))
+            elif fewer_dims:
+                expandable = all(size in (1, t) for size, t in zip(shape[::-1], target[::-1],
+                                                                    strict=False))
+            elif both_ways:
+                expandable = all(s in (1, t) or t == 1
+                                 for s, t in zip(shape[::-1], target[::-1], strict=False))
+            else:
+                expandable = ndim <= len(target) and all(
+                    size in (1, target[len(target) - ndim + k]) for k, size in enumerate(shape))
+            if not expandable:
+                got, want = ((tuple(grad.shape), tuple(shape)) if tuples
+                             else (list(grad.shape), list(shape)))
+                raise RuntimeError(
+                    f"Function {name} returned an invalid gradient at index "
+                    f"{'' if no_index else i} - got {got} but expected shape compatible with "
+                    f"{want}")
+            grad = grad.sum_to_size(shape)
+        if not cast_skipped and grad.dtype != dtype:
+            grad = grad.to(dtype)
+        if not device_first:
+            grad = check_device(grad)
+        return grad
+
+    return validate_outputs
+
+
+def _validate_mistake(name, doc, **broken):
+    fn = make_validate(**broken)
+    fn.__name__, fn.__doc__ = name, doc
+    return fn
+
+
+validate_from_front = _validate_mistake(
+    "validate_from_front", "Shapes compared from the first dimension, not the last.",
+    from_front=True)
+validate_fewer_dims = _validate_mistake(
+    "validate_fewer_dims", "zip from the last dimension without counting dimensions: a "
+    "gradient with fewer passes.",
+    fewer_dims=True)
+validate_both_ways = _validate_mistake(
+    "validate_both_ways", "Broadcast-compatible either way: a 1 in the gradient passes.",
+    both_ways=True)
+validate_device_first = _validate_mistake(
+    "validate_device_first", "The device checked before the shape.", device_first=True)
+validate_move_all = _validate_mistake(
+    "validate_move_all", "Every gradient moved to the input's device.", move_all=True)
+validate_refuse_all = _validate_mistake(
+    "validate_refuse_all", "A 0-d gradient on another device refused too.", refuse_all=True)
+validate_cast_skipped = _validate_mistake(
+    "validate_cast_skipped", "No cast to the input's dtype.", cast_skipped=True)
+validate_tuples = _validate_mistake(
+    "validate_tuples", "The shapes printed as tuples.", tuples=True)
+validate_devices_swapped = _validate_mistake(
+    "validate_devices_swapped", "The two devices of the message swapped.", swapped=True)
+validate_no_index = _validate_mistake(
+    "validate_no_index", "The message without the gradient's index.", no_index=True)
+
+
+def validate_unsummed(name, i, grad, shape, dtype, device):
+    """Checks the shape but hands on the gradient in its own shape (never summed down)."""
+    if grad.dtype != dtype:
+        grad = grad.to(dtype)
+    out = RIGHT["validate_outputs"](name, i, grad, shape, dtype, device)
+    return grad if tuple(grad.shape) != tuple(shape) else out
+
+
+def validate_by_sum_to_size(name, i, grad, shape, dtype, device):
+    """Leaves the rule to sum_to_size: tries it and turns its error into torch's message."""
+    if tuple(grad.shape) != tuple(shape):
+        try:
+            grad = grad.sum_to_size(shape)
+        except RuntimeError:
+            raise RuntimeError(
+                f"Function {name} returned an invalid gradient at index {i} - got "
+                f"{list(grad.shape)} but expected shape compatible with {list(shape)}") from None
+    return RIGHT["validate_outputs"](name, i, grad, shape, dtype, device)
+
+
+def validate_none_when_matching(name, i, grad, shape, dtype, device):
+    """Returns None when nothing differs (no final return)."""
+    if (tuple(grad.shape), grad.dtype, grad.device) == (tuple(shape), dtype, device):
+        return None
+    return RIGHT["validate_outputs"](name, i, grad, shape, dtype, device)
+
+
 def saved_current_grad_fn(saved_version, version, type_name, shape, saved_by, grad_fn):
     """Names the tensor's grad_fn now, even for a result its node saved."""
     return RIGHT["saved_tensor_error"](saved_version, version, type_name, shape, None, grad_fn)
@@ -764,6 +871,19 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test: never)
     ("unary_backward", unary_acosh_complex_form, False),
     ("unary_backward", unary_asinh_divided, False),
     ("unary_backward", unary_atanh_factored, False),
+    ("validate_outputs", validate_from_front, False),
+    ("validate_outputs", validate_fewer_dims, False),
+    ("validate_outputs", validate_both_ways, False),
+    ("validate_outputs", validate_device_first, False),
+    ("validate_outputs", validate_move_all, False),
+    ("validate_outputs", validate_refuse_all, False),
+    ("validate_outputs", validate_cast_skipped, False),
+    ("validate_outputs", validate_tuples, False),
+    ("validate_outputs", validate_devices_swapped, False),
+    ("validate_outputs", validate_no_index, False),
+    ("validate_outputs", validate_unsummed, False),
+    ("validate_outputs", validate_none_when_matching, False),
+    ("validate_outputs", validate_by_sum_to_size, False),
     ("saved_tensor_error", saved_current_grad_fn, False),
     ("saved_tensor_error", saved_full_node_name, False),
     ("saved_tensor_error", saved_versions_swapped, False),
@@ -787,7 +907,7 @@ def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
 REFUSALS = {"backward_pass": [], "binary_backward": [], "collect_next_edges": [],
             "accumulate_grad": [], "set_history": [], "clamp_backward": [],
             "saved_tensor_error": [], "reduction_backward": [], "unary_backward": [],
-            "call_hooks": []}
+            "call_hooks": [], "validate_outputs": []}
 
 
 def test_hidden_cases_are_deterministic_and_reach_the_refusals():
@@ -1190,4 +1310,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     """The trusted pipeline on a fresh seed: the solution gets every automatic point; one
     typical mistake in an exercise no other answer calls loses that exercise only."""
     assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "set_history",
-                                            history_saving_everything, 40)
+                                            history_saving_everything, 44)

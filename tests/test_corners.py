@@ -103,6 +103,25 @@ def _slot_hooks(hooks) -> list:
     return [int(w[1:]) for w, _, _ in hooks if w.startswith("t")]
 
 
+# ---------------------------------------------------------------- validate_outputs's helpers
+def _expands(shape, g_shape) -> bool:
+    """at::is_expandable_to(shape, g_shape), written out for the predicates."""
+    return len(shape) <= len(g_shape) and all(
+        s in (1, g) for s, g in zip(shape[::-1], g_shape[::-1], strict=False))
+
+
+def _aligned(shape, g_shape) -> list:
+    """(input size, gradient size) pairs read from the last dimension."""
+    return list(zip(shape[::-1], g_shape[::-1], strict=False))
+
+
+def _validate(predicate):
+    """A predicate on a validate_outputs case: (shape, g_shape, dtype, g_dtype, device,
+    g_device, i)."""
+    return on(lambda name, i, grad, inp: bool(predicate(
+        inp[0], grad[0], inp[1], grad[1], inp[2], grad[2], i)))
+
+
 # ---------------------------------------------------------------- helpers for predicates
 def on(predicate):
     """A predicate on a case written with the case's args as its parameters."""
@@ -2317,6 +2336,39 @@ CORNERS = {
          on(lambda bug, seed, size, b, epochs, draws: draws == 0)),
         ("a seed other than the visible runs'",
          on(lambda bug, seed, size, b, epochs, draws: seed > 1)),
+    ],
+    "validate_outputs": [
+        ("a gradient that matches its input (passes)", _validate(
+            lambda s, g, d, gd, v, gv, i: (s, d, v) == (g, gd, gv))),
+        ("dimensions in front of the input's, summed away", _validate(
+            lambda s, g, d, gd, v, gv, i: _expands(s, g) and len(g) > len(s) and s != g)),
+        ("an input's 1 grown in the gradient, summed down", _validate(
+            lambda s, g, d, gd, v, gv, i: _expands(s, g) and any(
+                a == 1 and b != 1 for a, b in _aligned(s, g)))),
+        ("a 0-size dimension in the gradient", _validate(
+            lambda s, g, d, gd, v, gv, i: 0 in g and s != g)),
+        ("a gradient with fewer dimensions than its input (refused)", _validate(
+            lambda s, g, d, gd, v, gv, i: len(g) < len(s))),
+        ("a 1 in the gradient where the input's size is not 1 (refused: one way only)",
+         _validate(lambda s, g, d, gd, v, gv, i: len(g) >= len(s) and any(
+             b == 1 and a != 1 for a, b in _aligned(s, g)))),
+        ("another float dtype, cast", _validate(
+            lambda s, g, d, gd, v, gv, i: _expands(s, g) and gd != d
+            and gd.startswith(("float", "bfloat")))),
+        ("an integer or bool gradient, cast", _validate(
+            lambda s, g, d, gd, v, gv, i: _expands(s, g) and gd in ("int32", "int64", "bool"))),
+        ("summed down and cast", _validate(
+            lambda s, g, d, gd, v, gv, i: _expands(s, g) and s != g and gd != d)),
+        ("a 0-d gradient moved to the input's device", _validate(
+            lambda s, g, d, gd, v, gv, i: s == g == () and gv != v)),
+        ("a 0-d gradient on meta for a cpu input (no values to copy)", _validate(
+            lambda s, g, d, gd, v, gv, i: s == g == () and (gv, v) == ("meta", "cpu"))),
+        ("a gradient with dimensions on another device (refused)", _validate(
+            lambda s, g, d, gd, v, gv, i: _expands(s, g) and g != () and gv != v)),
+        ("a refused shape on another device: the shape's error first", _validate(
+            lambda s, g, d, gd, v, gv, i: not _expands(s, g) and gv != v)),
+        ("a gradient at an index above 0, refused", _validate(
+            lambda s, g, d, gd, v, gv, i: i > 0 and not _expands(s, g))),
     ],
 }
 

@@ -484,6 +484,11 @@ WRONG_PIECES = {
                    "x.grad.tolist())[2])(x * 2))(reftensor.tensor([1.0, 2.0], requires_grad=True))",
                    "lambda right: lambda hooks, grads, outputs=None: "
                    "list(grads if outputs is None else outputs)"),
+    "validate_outputs": ("(lambda x: ((x * reftensor.tensor([1.0, 2.0, 3.0])).sum().backward(), "
+                         "x.grad.tolist())[1])(reftensor.tensor([[1.0], [2.0]], "
+                         "requires_grad=True))",
+                         "lambda right: lambda name, i, grad, shape, dtype, device: right("
+                         "name, i, grad * 2, shape, dtype, device)"),
     "unary_backward": ("(lambda x: reftensor.autograd.grad(x.relu().sum(), x)[0].tolist())("
                        "reftensor.tensor([-1.0, 0.0, 2.0], dtype=reftensor.float64, "
                        "requires_grad=True))",

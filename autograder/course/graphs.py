@@ -2,7 +2,8 @@
 torch: :func:`run_case` builds the nodes a case describes, runs the answer on them (once or
 twice), and returns what happened as plain data, the same trace that the exercise's
 reference records from torch's engine running the same graph of custom ``Function`` nodes.
-:func:`run_hooks` does the same for ``call_hooks``, the hooks around a node.
+:func:`run_hooks` does the same for ``call_hooks``, the hooks around a node, and
+:func:`run_validate` for ``validate_outputs``, on a plain gradient (:class:`Grad`).
 
 A case's graph (see ``autograder.course.exercises.ch05_autograd``):
 
@@ -27,7 +28,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 __all__ = ["LEAVES", "CONSTANT", "ACCUMULATE_SEQ", "FREED", "NOT_A_LEAF", "run_case", "edge_of",
-           "run_edges", "Tensor", "NodeHooks", "check_value", "hook_result", "run_hooks"]
+           "run_edges", "Tensor", "NodeHooks", "check_value", "hook_result", "run_hooks",
+           "Grad", "DTYPES", "DEVICES", "META_COPY", "run_validate"]
 
 LEAVES = ("a", "b", "c", "d")
 CONSTANT = "k"
@@ -383,3 +385,66 @@ def run_hooks(answer: Callable[..., Any], outputs: int, weights: Sequence[float 
         error = (type(exc).__name__, str(exc))
     return (calls, ran_with, [(slot, retained[slot]) for slot in sorted(retained)], a_grad,
             error)
+
+
+# ---------------------------------------------------------------- validate_outputs
+#: the dtypes and devices a plain gradient may have (torch's names, without ``torch.``)
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int32", "int64", "bool")
+DEVICES = ("cpu", "meta")
+#: what torch raises for a copy of a meta tensor to another device (NotImplementedError)
+META_COPY = "Cannot copy out of meta tensor; no data!"
+
+
+class Grad:
+    """A plain gradient for ``run_validate``: only its shape (a tuple), dtype and device
+    (names: ``"float32"``, ``"cpu"``), with the tensor methods ``validate_outputs`` uses."""
+
+    def __init__(self, shape: Sequence[int], dtype: str, device: str,
+                 raised: list[BaseException] | None = None) -> None:
+        self.shape, self.dtype, self.device = tuple(shape), dtype, device
+        self._raised = [] if raised is None else raised  # what its methods raised
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def sum_to_size(self, *size: Any) -> Grad:
+        """torch's ``sum_to_size(size)`` or ``sum_to_size(*size)``, without its check that
+        ``size`` expands to the gradient's shape: that rule is the answer's to write."""
+        target = tuple(size[0]) if len(size) == 1 and isinstance(size[0], tuple | list) \
+            else tuple(size)
+        return Grad(target, self.dtype, self.device, self._raised)
+
+    def to(self, what: str) -> Grad:
+        """torch's ``to(dtype)`` or ``to(device)``, by name."""
+        if what in DTYPES:
+            return Grad(self.shape, what, self.device, self._raised)
+        if what not in DEVICES:
+            raise TypeError(f"to() received an invalid combination of arguments: {what!r}")
+        if self.device == "meta" and what != "meta":
+            error = NotImplementedError(META_COPY)
+            self._raised.append(error)
+            raise error
+        return Grad(self.shape, self.dtype, what, self._raised)
+
+    def __repr__(self) -> str:
+        return f"Grad(shape={self.shape}, dtype={self.dtype!r}, device={self.device!r})"
+
+
+def run_validate(answer: Callable[..., Any], name: str, i: int, grad: Sequence[Any],
+                 input: Sequence[Any]) -> tuple[Any, ...]:
+    """Run ``answer`` (``validate_outputs``) on gradient ``i`` of node ``name``, a plain
+    gradient ``grad = (shape, dtype, device)`` for an input ``input = (shape, dtype,
+    device)``. Returns ``("gets", shape, dtype, device)``, what reaches the next node, or
+    ``("raises", class, message)``."""
+    raised: list[BaseException] = []
+    try:
+        out = answer(name, i, Grad(*grad, raised=raised), tuple(input[0]), input[1], input[2])
+    except NotImplementedError as exc:
+        if not any(exc is r for r in raised):
+            raise  # an unanswered exercise, not torch's refusal
+        return ("raises", type(exc).__name__, str(exc))
+    except Exception as exc:  # noqa: BLE001 - torch's refusal is the answer
+        return ("raises", type(exc).__name__, str(exc))
+    if type(out) is not Grad:
+        return ("returns", type(out).__name__)
+    return ("gets", out.shape, out.dtype, out.device)

@@ -107,6 +107,7 @@ PIECES: dict[str, Piece] = {
     "saved_tensor_error": Piece("ch05_autograd", 8),
     "unary_backward": Piece("ch05_autograd", 9),
     "call_hooks": Piece("ch05_autograd", 10),
+    "validate_outputs": Piece("ch05_autograd", 11),
     "route_assignment": Piece("ch06_modules", 1),
     "walk_modules": Piece("ch06_modules", 2),
     "incompatible_keys": Piece("ch06_modules", 3),

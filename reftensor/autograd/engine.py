@@ -22,13 +22,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from ..advanced_indexing import legacy_type_name
-from ..broadcasting import broadcast_shapes
 from ..tensor import Tensor
 from .grad_mode import state
 from .graph import AccumulateGrad, Edge, Node
 
 __all__ = ["run_backward", "backward_pass", "Calls", "GraphRoot", "NodeHooks", "call_hooks",
-           "node_hooks"]
+           "node_hooks", "validate_outputs"]
 
 
 class Calls(Protocol):
@@ -80,26 +79,54 @@ def _discover(roots: Sequence[Node], targets: set[Node] | None,
             or node in accumulate for node in order}
 
 
-def _checked(node: Node, i: int, grad: Tensor) -> Tensor:
-    """torch's ``validate_outputs``: sum a broadcast gradient down to the input's shape,
-    cast it to the input's dtype; a shape that cannot be summed down is an error."""
-    info = node._input_info[i] if i < len(node._input_info) else None
-    if info is None:
-        return grad
-    shape, dtype = info
-    if grad._shape != shape:
-        try:
-            ok = broadcast_shapes(shape, grad._shape) == grad._shape
-        except RuntimeError:
-            ok = False
-        if not ok:
+def validate_outputs(name: str, i: int, grad: Any, shape: tuple[int, ...], dtype: Any,
+                     device: Any) -> Any:
+    """What torch's engine does to gradient ``i`` that node ``name`` returned before it goes
+    to the next node (``torch/csrc/autograd/engine.cpp``: ``validate_outputs``; the shape rule
+    is ``InputMetadata::is_expandable_to_shape``, ``at::is_expandable_to``). The engine asks
+    only for a gradient whose shape, dtype or device is not its input's.
+
+    Args:
+        name: the node's name (``MulBackward0``), for the error messages.
+        i: the gradient's index among the node's outputs (its edge).
+        grad: the gradient, a tensor: ``grad.shape``, ``grad.dtype``, ``grad.device``,
+            ``grad.dim()``, ``grad.sum_to_size(shape)``, ``grad.to(dtype or device)``.
+        shape, dtype, device: what the input the gradient is for was (its metadata).
+
+    Returns:
+        The gradient, summed down to ``shape`` where its shape differs and the input's shape
+        expands to it (broadcasting's rule, read from the last dimension), then cast to
+        ``dtype`` where its dtype differs, then moved to ``device`` where its device differs
+        and it is 0-d; the gradient itself where nothing differs.
+
+    Raises:
+        RuntimeError: ``Function NAME returned an invalid gradient at index I - got [2, 3]
+            but expected shape compatible with [3, 1]`` (the shape first);
+            ``Function NAME returned an invalid gradient at index I - expected device cpu
+            but got meta`` (a gradient of another device with dimensions).
+        What ``grad.to(device)`` raises (a 0-d gradient on ``meta``: ``NotImplementedError:
+        Cannot copy out of meta tensor; no data!``).
+    """
+    # BEGIN PIECE validate_outputs
+    if tuple(grad.shape) != tuple(shape):
+        ndim, target = len(shape), tuple(grad.shape)
+        expandable = ndim <= len(target) and all(
+            size in (1, target[len(target) - ndim + k]) for k, size in enumerate(shape))
+        if not expandable:
             raise RuntimeError(
-                f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                f"{list(grad._shape)} but expected shape compatible with {list(shape)}")
+                f"Function {name} returned an invalid gradient at index {i} - got "
+                f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
         grad = grad.sum_to_size(shape)
-    if grad._dtype is not dtype:
+    if grad.dtype != dtype:
         grad = grad.to(dtype)
+    if grad.device != device:
+        if grad.dim() != 0:
+            raise RuntimeError(
+                f"Function {name} returned an invalid gradient at index {i} - expected "
+                f"device {device} but got {grad.device}")
+        grad = grad.to(device)
     return grad
+    # END PIECE
 
 
 class NodeHooks(NamedTuple):
@@ -244,8 +271,8 @@ def backward_pass(root: Any, grads: Sequence[Any], keep_graph: bool, calls: Call
             * ``calls.apply(node, grads)``: the node's formula, one gradient or None per
               edge of ``node.next_functions``;
             * ``calls.validate(node, i, grad)``: torch's ``validate_outputs`` for output
-              ``i`` when it is not None and its edge leads to a node; returns it summed down
-              and cast to that input's shape and dtype;
+              ``i`` when it is not None and its edge leads to a node; returns it summed down,
+              cast and moved to that input's shape, dtype and device;
             * ``calls.post_hooks(node, outs, grads)``: returns the outputs handed on.
 
     A node is any object with ``next_functions`` (one ``(node or None, input_nr)`` per
@@ -362,7 +389,13 @@ class _Calls:
         return node.apply(grads)
 
     def validate(self, node: Node, i: int, grad: Tensor) -> Tensor:
-        return _checked(node, i, grad)
+        info = node._input_info[i] if i < len(node._input_info) else None
+        if info is None:
+            return grad
+        shape, dtype, device = info
+        if grad._shape == shape and grad._dtype is dtype and grad.device == device:
+            return grad  # a gradient that matches its input passes without asking
+        return validate_outputs(node.name(), i, grad, shape, dtype, device)
 
     def post_hooks(self, node: Node, outs: list[Tensor | None],
                    grads: list[Tensor | None]) -> list[Tensor | None]:

@@ -177,8 +177,8 @@ class Node:
 
     def __init__(self, *inputs: Any) -> None:
         self.next_functions: tuple[Edge, ...] = _edges(inputs, _asked) if inputs else ()
-        # what the gradient for each input must look like (shape, dtype), or None
-        self._input_info = [(x._shape, x._dtype) if isinstance(x, Tensor) else None
+        # what the gradient for each input must look like (shape, dtype, device), or None
+        self._input_info = [(x._shape, x._dtype, x.device) if isinstance(x, Tensor) else None
                             for x in inputs]
         self._seq = self._next_seq()
         self._num_outputs = 1

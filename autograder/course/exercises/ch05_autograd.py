@@ -1611,3 +1611,146 @@ register(Exercise(
     call=_call_hooks,
     call_shown="autograder.course.graphs:run_hooks",
 ))
+
+
+# ---------------------------------------------------------------- validate_outputs
+# A case is one gradient a node hands back (the format: graphs.run_validate): the node's name,
+# the gradient's index i, the gradient (shape, dtype, device) and the input it is for (shape,
+# dtype, device). The answer runs on a plain gradient (graphs.Grad); the reference makes a
+# custom Function of that name with i + 1 inputs whose backward returns such a gradient at
+# index i (None elsewhere), runs backward in torch, and records what reaches the input (a hook
+# on it: shape, dtype, device) or what torch raised.
+VALIDATE_NAMES = ("StepBackward", "ScaleBackward", "BadBackward")
+VALIDATE_FLOATS = ("float16", "bfloat16", "float32", "float64")
+VALIDATE_SIZES = (0, 1, 1, 2, 2, 3)
+
+
+def _call_validate(answer, case: Case) -> tuple:
+    """How a check calls an answer to ``validate_outputs``: on a plain gradient
+    (``graphs.run_validate``, which a student can call on a failing case too)."""
+    return graphs.run_validate(answer, *case.args)
+
+
+def _validate_reference(c: Case) -> tuple:
+    torch = _torch()
+    name, i, (g_shape, g_dtype, g_device), (shape, dtype, device) = c.args
+    numel = math.prod(g_shape)
+
+    def backward(ctx, grad):
+        value = torch.arange(1, numel + 1, dtype=torch.float64).reshape(g_shape)
+        return (*[None] * i, value.to(getattr(torch, g_dtype)).to(g_device))
+
+    fn = type(name.removesuffix("Backward"), (torch.autograd.Function,), {
+        "forward": staticmethod(lambda ctx, *xs: xs[i] * 1.0),
+        "backward": staticmethod(backward)})
+    xs = [torch.zeros(shape, dtype=getattr(torch, dtype), device=device, requires_grad=True)
+          for _ in range(i + 1)]
+    got = []
+    xs[i].register_hook(lambda g: got.append(
+        ("gets", tuple(g.shape), str(g.dtype).removeprefix("torch."), g.device.type)))
+    try:
+        fn.apply(*xs).sum().backward()
+    except (RuntimeError, NotImplementedError) as exc:
+        return ("raises", type(exc).__name__, str(exc))
+    return got[0]
+
+
+def _validate_truth(c: Case) -> str:
+    name, i, (g_shape, g_dtype, g_device), (shape, dtype, device) = c.args
+    return (f"a custom Function {name.removesuffix('Backward')} with {i + 1} input(s) x0.. "
+            f"(x{i}: torch.zeros({shape}, dtype=torch.{dtype}, device={device!r}, "
+            f"requires_grad=True)); its backward returns at index {i} a gradient of shape "
+            f"{list(g_shape)}, torch.{g_dtype}, on {g_device!r}: what reaches x{i} (a hook on "
+            f"it: shape, dtype, device) or what backward raised (class, message)")
+
+
+def _validate_case(name, i, grad, input) -> Case:
+    return Case(args=(name, i, (tuple(grad[0]), *grad[1:]), (tuple(input[0]), *input[1:])))
+
+
+@st.composite
+def _validate_cases(draw: st.DrawFn) -> Case:
+    shape = tuple(_pick(draw, VALIDATE_SIZES) for _ in range(_pick(draw, (0, 1, 1, 2, 2, 3))))
+    kind = _pick(draw, ("same", "broadcast", "broadcast", "broadcast", "other", "0-d"))
+    if kind == "0-d":  # a 0-d gradient for a 0-d input on the other device: moved
+        device = _pick(draw, ("cpu", "meta"))
+        return _validate_case(
+            _pick(draw, VALIDATE_NAMES), _pick(draw, (0, 1)),
+            ((), _pick(draw, VALIDATE_FLOATS), "meta" if device == "cpu" else "cpu"),
+            ((), _pick(draw, VALIDATE_FLOATS), device))
+    if kind == "same":
+        g_shape = shape
+    elif kind == "broadcast":  # an expansion of shape: dimensions in front, 1s grown
+        front = tuple(_pick(draw, VALIDATE_SIZES) for _ in range(_pick(draw, (0, 0, 1, 2))))
+        g_shape = front + tuple(_pick(draw, (1, 2, 3, 0)) if s == 1 else s for s in shape)
+    else:
+        g_shape = tuple(_pick(draw, VALIDATE_SIZES) for _ in range(_pick(draw, (0, 1, 2, 3))))
+    dtype = _pick(draw, VALIDATE_FLOATS)
+    g_dtype = _pick(draw, (dtype, dtype, *VALIDATE_FLOATS, "int64", "int32", "bool"))
+    device = _pick(draw, ("cpu", "cpu", "cpu", "meta"))
+    g_device = _pick(draw, (device, device, device, "cpu", "meta"))
+    return _validate_case(_pick(draw, VALIDATE_NAMES), _pick(draw, (0, 0, 1, 2)),
+                          (g_shape, g_dtype, g_device), (shape, dtype, device))
+
+
+register(Exercise(
+    name="validate_outputs",
+    chapter=CHAPTER,
+    signature="validate_outputs(name, i, grad, shape, dtype, device) -> the gradient handed "
+              "on; checked on a plain gradient built from (name, i, grad, input)",
+    fixed=(
+        # a gradient that matches passes; a broadcast one is summed down (dimensions in
+        # front, 1s grown, a 0-size dimension, a 0-d input)
+        _validate_case("StepBackward", 0, ((2, 3), "float32", "cpu"), ((2, 3), "float32", "cpu")),
+        _validate_case("StepBackward", 0, ((4, 2, 3), "float32", "cpu"),
+                       ((2, 3), "float32", "cpu")),
+        _validate_case("ScaleBackward", 1, ((2, 3), "float32", "cpu"),
+                       ((2, 1), "float32", "cpu")),
+        _validate_case("StepBackward", 0, ((5, 3, 4), "float64", "cpu"),
+                       ((1, 4), "float64", "cpu")),
+        _validate_case("StepBackward", 0, ((2, 0, 3), "float32", "cpu"),
+                       ((0, 3), "float32", "cpu")),
+        _validate_case("StepBackward", 0, ((0,), "float32", "cpu"), ((), "float32", "cpu")),
+        # not expandable: fewer dimensions, a 1 in the gradient, sizes that differ, more
+        # dimensions in the input (the index and the name in the message)
+        _validate_case("BadBackward", 0, ((3,), "float32", "cpu"), ((2, 3), "float32", "cpu")),
+        _validate_case("BadBackward", 2, ((1, 3), "float32", "cpu"),
+                       ((2, 3), "float32", "cpu")),
+        _validate_case("ScaleBackward", 1, ((3, 2), "float64", "cpu"),
+                       ((2, 3), "float64", "cpu")),
+        _validate_case("BadBackward", 0, ((2, 1, 3), "float64", "cpu"),
+                       ((2, 3), "float16", "cpu")),
+        _validate_case("StepBackward", 0, ((), "float32", "cpu"), ((1,), "float32", "cpu")),
+        # another dtype: cast, after the sum (ints and bools too)
+        _validate_case("StepBackward", 0, ((2, 3), "float64", "cpu"),
+                       ((2, 3), "float32", "cpu")),
+        _validate_case("StepBackward", 1, ((2, 3, 4), "float32", "cpu"),
+                       ((3, 1), "bfloat16", "cpu")),
+        _validate_case("StepBackward", 0, ((2,), "int64", "cpu"), ((2,), "float64", "cpu")),
+        _validate_case("StepBackward", 0, ((2,), "bool", "cpu"), ((2,), "float16", "cpu")),
+        # another device: a 0-d gradient is moved (meta to cpu cannot copy), others raise;
+        # the shape is checked first
+        _validate_case("ScaleBackward", 0, ((), "float64", "cpu"), ((), "float32", "meta")),
+        _validate_case("StepBackward", 0, ((), "float32", "meta"), ((), "float32", "cpu")),
+        _validate_case("BadBackward", 1, ((2, 3), "float32", "meta"),
+                       ((2, 3), "float32", "cpu")),
+        _validate_case("BadBackward", 0, ((2,), "float16", "cpu"), ((2,), "float32", "meta")),
+        _validate_case("BadBackward", 0, ((3, 2), "float64", "meta"),
+                       ((2, 3), "float32", "cpu")),
+        _validate_case("BadBackward", 0, ((), "float32", "meta"), ((1,), "float32", "cpu")),
+    ),
+    edge=(
+        _validate_case("StepBackward", 0, ((4, 2, 3), "float32", "meta"),
+                       ((2, 1), "float64", "meta")),
+        _validate_case("StepBackward", 0, ((2, 3), "float32", "meta"), ((), "float32", "cpu")),
+        _validate_case("StepBackward", 0, ((1, 1), "float32", "cpu"), ((1,), "float32", "cpu")),
+        _validate_case("StepBackward", 0, ((0, 3), "float32", "cpu"), ((2, 3), "float32", "cpu")),
+        _validate_case("StepBackward", 0, ((2, 3), "int32", "cpu"), ((2, 3), "float64", "cpu")),
+    ),
+    strategy=_validate_cases,
+    reference=_validate_reference,
+    truth=_validate_truth,
+    hidden_examples=100,
+    call=_call_validate,
+    call_shown="autograder.course.graphs:run_validate",
+))

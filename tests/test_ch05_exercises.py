@@ -494,7 +494,7 @@ def make_hooks(*, none_skipped=False, retain_first=False, pre_first=False,
             if none_checked and new is not None and old is None:
                 raise RuntimeError("can't replace a None gradient with a non-None value")
             if checked_values and new is not None and old is not None:
-                hooks.check(name(hook), old, new)
+                hooks.check_result(name(hook), old, new)
             return new
 
         def listed(hook_dict):
@@ -600,7 +600,7 @@ hooks_tensor_unchained = _hooks_mistake(
     "hooks_tensor_unchained", "Each tensor hook gets the original gradient.",
     tensor_unchained=True)
 hooks_unchecked = _hooks_mistake(
-    "hooks_unchecked", "hooks.check not called: a float, a tuple, another dtype pass.",
+    "hooks_unchecked", "hooks.check_result not called: a float, a tuple, another dtype pass.",
     checked_values=False)
 hooks_post_counted_by_grads = _hooks_mistake(
     "hooks_post_counted_by_grads", "A post-hook's tuple counted against grad_outputs.",

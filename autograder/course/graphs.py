@@ -224,11 +224,11 @@ class NodeHooks(NamedTuple):
     retains_grad_hooks: dict[int, Callable[..., Any]]
     pre_hooks: dict[int, Callable[..., Any]]
     post_hooks: dict[int, Callable[..., Any]]
-    check: Callable[[str, Any, Any], None]
+    check_result: Callable[[str, Any, Any], None]
 
 
 def check_value(name: str, old: Any, new: Any) -> None:
-    """``NodeHooks.check`` on plain gradients: torch's checks of a value a hook returned."""
+    """``NodeHooks.check_result`` on plain gradients: torch's checks of a value a hook returned."""
     if type(new) is not Tensor:
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new.dtype != old.dtype:

@@ -129,10 +129,10 @@ class NodeHooks(NamedTuple):
     pre_hooks: dict[int, Callable[..., Any]]
     #: ``node.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)``
     post_hooks: dict[int, Callable[..., Any]]
-    #: ``check(name, old, new)``: raises torch's error when ``new``, returned by the hook
+    #: ``check_result(name, old, new)``: raises torch's error when ``new``, returned by the hook
     #: named ``name`` in place of the gradient ``old`` (neither None), is not a tensor of
     #: ``old``'s dtype, device and shape (torch's ``check_variable_result``)
-    check: Callable[[str, Any, Any], None]
+    check_result: Callable[[str, Any, Any], None]
 
 
 def call_hooks(hooks: NodeHooks, grads: Sequence[Any], outputs: Sequence[Any] | None = None
@@ -163,7 +163,7 @@ def call_hooks(hooks: NodeHooks, grads: Sequence[Any], outputs: Sequence[Any] | 
             (NAME the hook's ``__name__``, ``<unknown>`` where it has none).
         TypeError: a node hook returned something else than a tuple: ``expected tuple, but
             hook returned 'list'``.
-        What ``hooks.check`` raises for a returned value.
+        What ``hooks.check_result`` raises for a returned value.
     """
     # BEGIN PIECE call_hooks
     from reftensor.pieces import answer  # the student edition: your answer runs here
@@ -173,7 +173,7 @@ def call_hooks(hooks: NodeHooks, grads: Sequence[Any], outputs: Sequence[Any] | 
 
 
 def _check_value(name: str, old: Tensor, new: Any) -> None:
-    """``NodeHooks.check`` for tensors: torch's ``check_single_result`` and
+    """``NodeHooks.check_result`` for tensors: torch's ``check_single_result`` and
     ``check_variable_result`` on a value a hook returned in place of the gradient ``old``."""
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")

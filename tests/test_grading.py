@@ -79,9 +79,14 @@ def test_sample_class_covers_the_mistakes_students_make(graded):
 @needs_sandbox
 def test_grades_csv_shows_states_and_feedback_exists(graded):
     with open(graded["grades_csv"]) as f:
-        rows = list(csv.DictReader(f))
+        every = list(csv.DictReader(f))
+    # the workspace's one grades.csv: chapter 1's class, and in the full tier the capstone's
+    rows = [r for r in every if r["chapter"] == "ch01_storage"]
     by = {r["student"]: r for r in rows}
     assert set(by) == {o.student for o in graded["outcomes"]}
+    capstone = {r["student"] for r in every if r["chapter"] == demo.CAPSTONE}
+    assert capstone == ({o.student for o in graded["capstone"]} if graded["capstone"] else set())
+    assert len(rows) + sum(r["chapter"] == demo.CAPSTONE for r in every) == len(every)
     assert by["fay_crash"]["state"] == "needs review" and by["fay_crash"]["reasons"]
     eve = [r for r in rows if r["student"] == "eve_untouched"]
     assert eve[0]["state"] == "graded"

@@ -898,7 +898,7 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
     (torch's ``to_impl``). For a CPU tensor, ``conversions.to_result`` decides."""
     if where is not None and not isinstance(where, device):
         where = device(where)  # a string or an int: raises for an invalid one
-    fmt = layout.preserve_format if fmt is None else fmt
+    given, fmt = fmt, layout.preserve_format if fmt is None else fmt
     if self._storage._device is CPU:  # chapter 4's rule (for a tensor on the CPU)
         call = conversions.to_call(None if target is None else target.name,
                                    None if where is None else str(where), copy, fmt.name)
@@ -909,7 +909,8 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
                 and (fmt is layout.preserve_format or self._suggest_memory_format() is fmt))
     if same:
         return self
-    return aten._to_copy.default.call(self, target, None, where, None, non_blocking, fmt)
+    # torch's ``to`` passes its ``memory_format`` on as given (None when not given)
+    return aten._to_copy.default.call(self, target, None, where, None, non_blocking, given)
 
 
 def _rebuild_on(storage: UntypedStorage, d: dtype, offset: int, shape: tuple[int, ...],

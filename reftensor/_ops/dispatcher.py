@@ -19,9 +19,13 @@ autograd metadata (torch keeps ``Autograd`` in every tensor's key set and lets t
 decide; reftensor leaves it out when no input needs it, which saves a call per op); ``Python``
 while a dispatch mode is active. The highest key's kernel runs; an ``Autograd`` or ``Python``
 kernel gets the key set below itself and **redispatches** with it
-(``op.redispatch(keys, ...)``), as ``at::redispatch`` does. A dispatch mode reached below
-``Autograd`` runs its calls (``func(*args)``) without ``Autograd``: the op is recorded once,
-above the mode, as torch's autograd kernels exclude their key for what runs below them.
+(``op.redispatch(keys, ...)``), as ``at::redispatch`` does. A dispatch mode runs its calls
+(``func(*args)``) without ``Autograd``: an op is recorded once, above the mode, as torch's
+autograd kernels exclude their key for what runs below them.
+
+Under a dispatch mode, the key set comes from :func:`~.dispatch_keys.dispatch_key_set` and
+the key whose kernel runs from :func:`~.dispatch_keys.next_key` (chapter 9's pieces;
+``dispatch_keys.py``); without one, ``OpOverload.call`` computes the same inline.
 
 A ``CompositeImplicitAutograd`` kernel is written with other ops (``clip`` is ``clamp``): it
 runs before any key, and the ops it calls dispatch (and record) themselves.
@@ -32,27 +36,18 @@ chapter modules register theirs when reftensor is imported.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 from typing import Any
 
 from ..device import META
+from .dispatch_keys import DispatchKey, dispatch_key_set, next_key
 from .python_arg_parser import REQUIRED, default
+from .python_key import ModeArgument, python_key
 from .schema import FunctionSchema, parse_schema
 from .state import state
 from .tensor_type import TensorType
 
-__all__ = ["DispatchKey", "OpOverload", "key_set"]
-
-
-class DispatchKey(enum.IntFlag):
-    """One bit per key; a key set is their ``|``. A higher bit runs first."""
-
-    CPU = 1
-    Meta = 2
-    Python = 4
-    Autograd = 8
-    CompositeImplicitAutograd = 16
+__all__ = ["DispatchKey", "OpOverload", "key_set", "dispatch_key_set", "next_key"]
 
 
 _BACKEND = int(DispatchKey.CPU | DispatchKey.Meta)
@@ -60,13 +55,15 @@ _CPU, _META = int(DispatchKey.CPU), int(DispatchKey.Meta)
 _PYTHON, _AUTOGRAD = int(DispatchKey.Python), int(DispatchKey.Autograd)
 _PYTHON_KEY = DispatchKey.Python
 # not a key: marks a key set that an ``Autograd`` kernel redispatches with (the call is
-# below autograd), so that the ``Python`` key's kernel knows it
+# below autograd)
 _BELOW_AUTOGRAD = 64
 Kernel = Callable[..., Any]
 
 
 def key_set(tensors: list[Any], *, inplace: bool) -> int:
     """The dispatch key set of a call whose tensor arguments are ``tensors``."""
+    if state.modes:  # under a dispatch mode: chapter 9's piece
+        return _mode_key_set(tensors, inplace, None)
     keys = _CPU
     autograd = False
     for t in tensors:
@@ -79,8 +76,22 @@ def key_set(tensors: list[Any], *, inplace: bool) -> int:
         autograd = autograd or self._base is not None or self._autograd_meta is not None
     if autograd and not state.below_autograd:
         keys |= _AUTOGRAD
-    if state.modes:
-        keys |= _PYTHON
+    return keys
+
+
+def _mode_key_set(tensors: list[Any], inplace: bool, factory_device: Any) -> int:
+    """The key set of a call made while a dispatch mode is active, from
+    :func:`~reftensor._ops.dispatch_keys.dispatch_key_set` (the same as :func:`key_set`'s and
+    ``OpOverload.call``'s inline computation, which calls without a mode use)."""
+    where = None if factory_device is None else getattr(factory_device, "type", factory_device)
+    keys = int(dispatch_key_set(
+        [t._storage._device.type for t in tensors], [t._requires_grad for t in tensors],
+        factory_device=None if where is None else str(where).partition(":")[0],
+        modes=len(state.modes), below_autograd=state.below_autograd > 0))
+    if inplace and tensors and not state.below_autograd:  # torch's ADInplaceOrView, folded
+        first = tensors[0]
+        if first._base is not None or first._autograd_meta is not None:
+            keys |= _AUTOGRAD
     return keys
 
 
@@ -113,10 +124,13 @@ class OpOverload:
         self.op_name, self.overload_name = op, overload  # ``add``, ``Tensor`` (``""``: default)
         # ``aten::add.Tensor`` (torch's ``name()``), ``aten.add.Tensor`` (``str``)
         self.qualified_name = f"aten::{op}.{overload}" if overload else f"aten::{op}"
+        self.__module__ = "reftensor._ops.aten"  # as torch's ``torch._ops.aten``
         self._overloadpacket: Any = None  # ``aten.add``: set by the packet that holds it
         # ``add_``: writes into ``self`` (the name ends in ``_``, as torch's rule says)
         self.inplace = op[-1] == "_" and op[:2] != "__"
         self.kernels: dict[int, Kernel] = {_PYTHON_KEY: python_key}
+        self._registered = _PYTHON  # the keys of ``kernels``, as a key set
+        self._mode_arguments: list[ModeArgument] | None = None  # built on a mode's first call
         self.inplace_form: OpOverload | None = None  # ``exp_`` of ``exp`` (the op table's)
         # has a derivative formula (set by the derivatives table; ``floor_divide`` has a
         # node whose backward raises, and counts as not differentiable)
@@ -136,6 +150,7 @@ class OpOverload:
         # what ``call`` reads off the schema (``_digest``), once it is parsed
         self._tensor_positions: tuple[int, ...] = ()
         self._positional, self._device = 0, None
+        self._returns_list = False  # returns ``Tensor[]``
         self._names: dict[str, int] = {}
         self._defaults: list[Any] = []
         # the kernels ``call`` looks at first; until the schema is parsed, ``_composite`` is
@@ -197,6 +212,8 @@ class OpOverload:
             names[a.name] = i
             defaults.append(default(a.default))
         self._tensor_positions, self._device = tuple(tensors), device_at
+        returns = self.schema.returns
+        self._returns_list = len(returns) == 1 and returns[0].type.is_list
         self._positional, self._names, self._defaults = positional, names, defaults
 
     @property
@@ -281,6 +298,8 @@ class OpOverload:
         """The kernels ``call`` looks at first, after a change (``_first_call`` stays until
         the schema is parsed)."""
         self._cpu = self.kernels.get(DispatchKey.CPU)
+        self._registered = sum(int(k) for k in self.kernels
+                               if k != DispatchKey.CompositeImplicitAutograd)
         if self._parsed is not None:
             self._composite = self.kernels.get(DispatchKey.CompositeImplicitAutograd)
 
@@ -328,13 +347,20 @@ class OpOverload:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call with the schema's arguments, keyword-only ones by keyword
         (``aten.add.Tensor(a, b, alpha=2)``)."""
-        return self.call(*self.values(args, kwargs))
+        out = self.call(*self.values(args, kwargs))
+        # an op that returns ``Tensor[]`` gives a list (reftensor's kernels may give a tuple,
+        # which ``Tensor.split`` and the other Python bindings return, as torch's do)
+        return list(out) if type(out) is tuple and self._returns_list else out
 
     def call(self, *values: Any) -> Any:
         """Dispatch with every argument given, positionally, in the schema's order: what
         the Python bindings call, and what every kernel receives."""
         if self._composite is not None:
             return self._composite(*values)
+        if state.modes:  # under a dispatch mode: the key set from chapter 9's piece
+            return self.redispatch(_mode_key_set(
+                self.tensors(values), self.inplace,
+                None if self._device is None else values[self._device]), *values)
         # the key set (``key_set``), computed in one pass over the tensor arguments
         keys, autograd = _CPU, False
         for i in self._tensor_positions:
@@ -354,10 +380,8 @@ class OpOverload:
             autograd = first._base is not None or first._autograd_meta is not None
         if autograd and not state.below_autograd:
             keys |= _AUTOGRAD
-        elif keys == _CPU and self._cpu is not None and not state.modes:
+        elif keys == _CPU and self._cpu is not None:
             return self._cpu(*values)  # the common case: straight to the kernel
-        if state.modes:
-            keys |= _PYTHON
         return self.redispatch(keys, *values)
 
     def redispatch(self, keys: int, *values: Any) -> Any:
@@ -366,20 +390,44 @@ class OpOverload:
         kernels = self.kernels
         below = keys & _BELOW_AUTOGRAD
         keys &= ~_BELOW_AUTOGRAD
+        if keys & _PYTHON:  # under a dispatch mode: the key from chapter 9's piece
+            key, rest = next_key(keys, self._registered)
+            if key:
+                return self._run(kernels[key], key, rest, below, values)
         while keys:
             key = 1 << (keys.bit_length() - 1)  # the highest key left
             keys &= ~key
             kernel = kernels.get(key)
-            if kernel is None:
-                continue
-            if key & _BACKEND:
-                return kernel(*values)
-            if key == _AUTOGRAD:  # the calls below it know they are below autograd
-                return kernel(self, keys | _BELOW_AUTOGRAD, *values)
-            return kernel(self, keys | below, *values)
+            if kernel is not None:
+                return self._run(kernel, key, keys, below, values)
         raise NotImplementedError(
             f"Could not run '{self.qualified_name}' with arguments from the "
             f"'{_backend_name(values, self)}' backend: reftensor has no kernel for it.")
+
+    def _run(self, kernel: Kernel, key: int, rest: int, below: int, values: Any) -> Any:
+        """Run ``kernel``, of ``key``; ``rest`` is the key set below ``key``. The kernels of
+        ``Autograd`` and ``Python`` get the op and ``rest`` first."""
+        if key & _BACKEND:
+            return kernel(*values)
+        if key == _AUTOGRAD:  # the calls below it know they are below autograd
+            return kernel(self, rest | _BELOW_AUTOGRAD, *values)
+        return kernel(self, rest | below, *values)
+
+    def mode_arguments(self) -> list[ModeArgument]:
+        """What :func:`~reftensor._ops.python_key.mode_arguments` needs of each argument of the
+        schema (built on the first call a dispatch mode sees). A default of a sized list
+        (``int[2] padding=0``) is the list it stands for (``(0, 0)``), as torch's schema holds
+        it."""
+        if self._mode_arguments is None:
+            found = []
+            for a, value in zip(self.schema.arguments, self._defaults, strict=True):
+                t = a.type
+                if t.is_list and t.size is not None and isinstance(value, int):
+                    value = (value,) * t.size
+                found.append(ModeArgument(a.name, a.kwarg_only, value is not REQUIRED,
+                                          None if value is REQUIRED else value, t.is_list))
+            self._mode_arguments = found
+        return self._mode_arguments
 
     def split(self, values: tuple[Any, ...] | list[Any]) -> tuple[tuple[Any, ...],
                                                                    dict[str, Any]]:
@@ -400,42 +448,3 @@ def device_key(where: Any) -> int:
 def _backend_name(values: tuple[Any, ...], op: OpOverload) -> str:
     tensors = op.tensors(values)
     return "Meta" if any(t._storage._device is META for t in tensors) else "CPU"
-
-
-def python_key(op: OpOverload, keys: int, *values: Any) -> Any:
-    """The ``Python`` key's kernel: the innermost dispatch mode handles the call, with
-    itself popped off the stack meanwhile (so the ops it runs dispatch normally). The mode
-    sees the call as torch shows it: keyword-only arguments by keyword, and the arguments
-    that hold their default left out (the trailing positional ones, and keyword-only ones),
-    as torch's ``parseIValuesToPyArgsKwargs`` does: ``x.sum(1)`` is
-    ``aten.sum.dim_IntList(x, [1])``, without ``keepdim=False`` or ``dtype=None``."""
-    args, kwargs = op.split(values)
-    defaults = op._defaults
-    end = len(args)
-    while end and _is_default(args[end - 1], defaults[end - 1]):
-        end -= 1
-    if end < len(args):
-        args = args[:end]
-    if kwargs:
-        start = op._positional
-        kwargs = {name: value for i, (name, value) in enumerate(kwargs.items(), start)
-                  if not _is_default(value, defaults[i])}
-    mode = state.modes.pop()
-    below = keys & _BELOW_AUTOGRAD
-    if below:  # the call came through ``Autograd``: what the mode runs skips it
-        state.below_autograd += 1
-    try:
-        return mode.__torch_dispatch__(op, (), args, kwargs)
-    finally:
-        state.modes.append(mode)
-        if below:
-            state.below_autograd -= 1
-
-
-def _is_default(value: Any, default_value: Any) -> bool:
-    """Is ``value`` the schema's default (a list default is kept as a tuple)?"""
-    if value is default_value:
-        return True
-    if isinstance(value, list):
-        value = tuple(value)
-    return type(value) is type(default_value) and value == default_value

@@ -2,7 +2,9 @@
 
 * ``schema.py``: torch's schema strings, parsed;
 * ``python_arg_parser.py``: a Python call bound to a schema, with torch's rules and errors;
-* ``dispatcher.py``: dispatch keys, key sets, kernels registered by key, redispatch;
+* ``dispatch_keys.py``: dispatch keys, the key set of a call, the key whose kernel runs;
+* ``dispatcher.py``: ops and their kernels registered by key, dispatch and redispatch;
+* ``python_key.py``: the ``Python`` key's kernel, which hands a call to a dispatch mode;
 * ``state.py``: grad mode, inference mode and the dispatch-mode stack;
 * ``native_functions.py``: the table itself (``aten``);
 * ``generate.py``: writes ``reftensor/_bindings.py``, the functions and Tensor methods.

@@ -1,0 +1,72 @@
+"""The ``Python`` key's kernel: how a call reaches a ``TorchDispatchMode`` (chapter 9).
+
+While a mode is active, every call has the ``Python`` key. Its kernel:
+
+1. turns the call's values (every argument, in the schema's order) into the ``args`` and
+   ``kwargs`` a mode receives (:func:`mode_arguments`, torch's ``parseIValuesToPyArgsKwargs``);
+2. pops the innermost mode off the stack, so that the ops the mode runs (``func(*args)``)
+   dispatch below it: to the next mode out, or to the kernels;
+3. calls the mode's ``__torch_dispatch__(func, types, args, kwargs)``, and puts the mode
+   back afterwards, even if it raised.
+
+A mode runs below ``Autograd``, as torch's does: whatever its ``__torch_dispatch__`` computes
+is not recorded by autograd (a call that came through ``Autograd`` is recorded once, above
+the mode), even for a tensor that requires grad made there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .state import state
+
+__all__ = ["ModeArgument", "mode_arguments", "python_key"]
+
+
+class ModeArgument(NamedTuple):
+    """What :func:`mode_arguments` needs of one argument of a schema."""
+
+    name: str  # ``"alpha"``
+    kwarg_only: bool  # after the schema's ``*``
+    has_default: bool  # the schema gives a default (``alpha=1``)
+    default: Any  # that default as a Python value (a list default as a tuple), or None
+    is_list: bool  # a list type (``int[]``, ``int[1]?``, ``Tensor[]``, ``Tensor?[]``)
+
+
+def mode_arguments(arguments: list[ModeArgument], values: list[Any]
+                   ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The ``(args, kwargs)`` a dispatch mode receives for a call, as torch's
+    ``parseIValuesToPyArgsKwargs`` makes them.
+
+    Args:
+        arguments: the schema's arguments, in order.
+        values: the call's value of every argument, in the same order.
+
+    Returns:
+        ``args``: the positional (not keyword-only) arguments' values, the trailing ones that
+        hold their default left out; ``kwargs``: the keyword-only arguments that do not hold
+        their default, by name. A value holds its default when it is that default (``None``)
+        or of the same type and equal (``1.0`` is not the default ``1``; a list equals a tuple
+        of the same items). A list argument's value is a ``list`` (reftensor may hold a tuple).
+        ``x.sum(1)``, whose values are ``[x, (1,), False, None]``, gives ``((x, [1]), {})``.
+    """
+    # BEGIN PIECE mode_arguments
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("mode_arguments")(arguments, values)
+    # END PIECE
+
+
+def python_key(op: Any, keys: int, *values: Any) -> Any:
+    """The ``Python`` key's kernel: the innermost dispatch mode handles the call of ``op``
+    (an ``OpOverload``), with itself popped off the stack meanwhile, below ``Autograd``.
+    ``keys`` is the key set below ``Python`` (unused: the mode calls ``func`` afresh)."""
+    args, kwargs = mode_arguments(op.mode_arguments(), list(values))
+    mode = state.modes.pop()
+    state.below_autograd += 1  # what the mode runs skips ``Autograd``
+    try:
+        return mode.__torch_dispatch__(op, (), args, kwargs)
+    finally:
+        state.modes.append(mode)
+        state.below_autograd -= 1
+

@@ -1,0 +1,120 @@
+"""A dispatch mode that logs every aten op a program runs, as torch's
+``torch.testing._internal.logging_tensor`` does (chapter 9's demos use it)::
+
+    with capture_logs_with_logging_tensor_mode() as logs:
+        y = (x * 2).sum(1)
+    logs  # ['$1: f32[2, 3] = reftensor._ops.aten.mul.Tensor($0, 2)',
+          #  '$2: f32[2] = reftensor._ops.aten.sum.dim_IntList($1, [\\'1\\'])']
+
+Each line is ``<results> = <module>.<op>.<overload>(<arguments>)`` (:func:`log_line`): a tensor
+is ``$`` and a number the log gives it when it first shows it, a result tensor also shows its
+dtype's short name and its shape. torch's lines read ``torch._ops.aten...`` and
+``torch.float32`` where reftensor's read ``reftensor._ops.aten...`` and ``reftensor.float32``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ... import dtypes
+from ..._ops.tensor_type import TensorType
+from ...utils._python_dispatch import TorchDispatchMode
+
+__all__ = ["DTYPE_ABBRS", "LoggingTensorMode", "capture_logs",
+           "capture_logs_with_logging_tensor_mode", "log_line"]
+
+#: a dtype's short name in a log line (torch's ``torch.utils._dtype_abbrs.dtype_abbrs``)
+DTYPE_ABBRS: dict[Any, str] = {
+    dtypes.bool: "b8", dtypes.uint8: "u8", dtypes.int8: "i8", dtypes.int16: "i16",
+    dtypes.int32: "i32", dtypes.int64: "i64", dtypes.float16: "f16", dtypes.bfloat16: "bf16",
+    dtypes.float32: "f32", dtypes.float64: "f64",
+}
+
+
+def log_line(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any,
+             shortid: Callable[[Any], int | None], abbrs: dict[Any, str]) -> str:
+    """One line of the log: the call of op ``name`` with ``args`` and ``kwargs`` (as a dispatch
+    mode receives them) that returned ``out``, as torch's ``LoggingTensorHandler`` writes it.
+
+    Args:
+        name: ``"reftensor._ops.aten.mul.Tensor"`` (the op's ``__module__`` and ``__name__``).
+        args, kwargs: the call's arguments; ``out``: its result (a tensor, or a tuple or list
+            of them, or None).
+        shortid: the log's number for a tensor (a tensor it has not seen gets the next
+            number, so the order in which the line asks decides the numbers); None for a
+            value that is not a tensor.
+        abbrs: a dtype's short name (``reftensor.float32``: ``"f32"``; ``DTYPE_ABBRS``).
+
+    Returns:
+        ``f"{results} = {name}({arguments})"``. Each value is formatted by mapping every leaf
+        of it (inside lists and tuples, which are kept: a named tuple becomes a tuple) to a
+        string: a tensor to ``$`` and its ``shortid``, anything else to its ``repr``; the
+        mapped value is then written with ``str`` (a list of ints ``[2, 3]`` is ``['2',
+        '3']``; a lone ``2`` is ``2``). The arguments are the positional ones, then
+        ``name=value`` for each keyword one, joined by ``", "``; the results are mapped after
+        all the arguments, a tensor to ``$<id>: <abbrs[dtype]>[<sizes joined by ", ">]``.
+        ``$1: f32[2, 3] = reftensor._ops.aten.mul.Tensor($0, 2)``.
+    """
+    # BEGIN PIECE log_line
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("log_line")(name, args, kwargs, out, shortid, abbrs)
+    # END PIECE
+
+
+class _Log:
+    """One capture's lines and its numbering of tensors (by identity: a number belongs to one
+    tensor object while it lives)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._ids: dict[int, tuple[weakref.ref[Any], int]] = {}
+        self._next = 0
+
+    def shortid(self, t: Any) -> int | None:
+        if not isinstance(t, TensorType):
+            return None
+        known = self._ids.get(id(t))
+        if known is not None and known[0]() is t:
+            return known[1]
+        self._ids[id(t)] = (weakref.ref(t), self._next)
+        self._next += 1
+        return self._next - 1
+
+
+_logs: list[_Log] = []
+
+
+class LoggingTensorMode(TorchDispatchMode):
+    """Runs every op, then adds its line to each active :func:`capture_logs`."""
+
+    def __torch_dispatch__(self, func: Any, types: tuple[type, ...], args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        for log in _logs:
+            log.lines.append(log_line(f"{func.__module__}.{func.__name__}", args, kwargs, out,
+                                      log.shortid, DTYPE_ABBRS))
+        return out
+
+
+@contextlib.contextmanager
+def capture_logs(is_mode: bool = False) -> Iterator[list[str]]:
+    """The lines logged inside the ``with`` block (a list, filled as they come). ``is_mode``
+    is accepted for torch's signature: reftensor logs every tensor, as torch's mode does."""
+    log = _Log()
+    _logs.append(log)
+    try:
+        yield log.lines
+    finally:
+        _logs.remove(log)
+
+
+@contextlib.contextmanager
+def capture_logs_with_logging_tensor_mode() -> Iterator[list[str]]:
+    """``LoggingTensorMode`` and :func:`capture_logs` together."""
+    with LoggingTensorMode(), capture_logs(True) as logs:
+        yield logs

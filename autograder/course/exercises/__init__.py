@@ -27,6 +27,7 @@ def get(name: str) -> Exercise:
         ch06_modules,
         ch07_data,
         ch08_rng,
+        ch09_dispatch,
         ch10_capstone,
     )
     try:

@@ -306,6 +306,12 @@ class OpOverload:
     def has_kernel(self, key: DispatchKey) -> bool:
         return key in self.kernels
 
+    def tensors_in_schema(self) -> bool:
+        """Has the schema a tensor argument (``zeros_like``: yes; ``zeros``: no)?"""
+        if self._parsed is None:
+            self._parse()
+        return bool(self._tensor_positions)
+
     def tensors(self, values: tuple[Any, ...] | list[Any]) -> list[Any]:
         """The tensor arguments among a call's ``values`` (lists of tensors included)."""
         if self._parsed is None:

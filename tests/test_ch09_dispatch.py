@@ -21,6 +21,7 @@ program's backward stores a leaf's gradient, ``accumulate_grad_ops``).
 
 from __future__ import annotations
 
+import logging
 import random
 import sys
 from collections.abc import Callable
@@ -662,3 +663,188 @@ if __name__ == "__main__":  # count agreement on seeded programs
     print("programs that need each allowance:", needs)
     for key, n in sorted(kinds.items(), key=lambda kv: -kv[1])[:25]:
         print(n, key)
+
+
+# ---------------------------------------------------------------- chapter 9's pieces
+# The dispatcher asks the pieces for calls made under a dispatch mode and computes the same
+# inline for the others (the common case, kept fast): the tests below hold the two together,
+# and hold what a mode receives and what the logging mode writes to torch's.
+_KEYS = (1, 2, 4, 8)  # CPU, Meta, Python, Autograd
+
+
+def _highest_first(keys: int, registered: int) -> tuple[int, int]:
+    """The redispatch loop's choice, as written in OpOverload.redispatch (no mode)."""
+    while keys:
+        key = 1 << (keys.bit_length() - 1)
+        keys &= ~key
+        if key & registered:
+            return key, keys
+    return 0, 0
+
+
+def test_next_key_agrees_with_the_redispatch_loop_on_every_key_set():
+    from reftensor._ops.dispatch_keys import next_key
+
+    for keys in range(1, 16):
+        for registered in range(16):
+            got = next_key(keys, registered)
+            key, rest = _highest_first(keys, registered)
+            # the loop drops the keys it passed over; next_key keeps only those below
+            assert got == (key, rest & (key - 1) if key else 0), (keys, registered)
+
+
+def _tensor(lib: Any, where: str, grad: bool, view: bool) -> Any:
+    t = lib.zeros(3, 2, device=where, requires_grad=grad)
+    return t[1:] if view else t
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(specs=st.lists(st.tuples(st.sampled_from(["cpu", "meta"]), st.booleans(), st.booleans()),
+                      min_size=0, max_size=3),
+       inplace=st.booleans(), factory=st.sampled_from([None, "cpu", "meta", "meta:0"]),
+       below=st.booleans())
+def test_the_key_set_under_a_mode_is_the_inline_one_with_python(specs, inplace, factory, below):
+    """``key_set``/``OpOverload.call`` without a mode, and ``dispatch_key_set`` (the piece)
+    under one, give the same key set but for the ``Python`` key."""
+    from reftensor._ops.dispatcher import _mode_key_set, key_set
+
+    tensors = [_tensor(reftensor, *s) for s in specs]
+    state.below_autograd += below
+    try:
+        inline = key_set(tensors, inplace=inplace)
+        if factory is not None:  # as ``call`` computes a factory's backend key
+            inline = (inline & ~3) | (2 if factory.startswith("meta") else 1)
+        with TorchDispatchMode():
+            moded = _mode_key_set(tensors, inplace, factory)
+    finally:
+        state.below_autograd -= below
+    assert moded == inline | 4
+
+
+class _Seen(TorchDispatchMode):
+    """Passes every call on, recording what it received."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, Any, Any]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append((str(func), args, kwargs))
+        return func(*args, **(kwargs or {}))
+
+
+class _TorchSeen(TorchMode):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, Any, Any]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append((str(func), args, kwargs))
+        return func(*args, **(kwargs or {}))
+
+
+def _plain(value: Any, lib: Any) -> Any:
+    """A value a mode received, as comparable text: its Python type kept (a list is not a
+    tuple), a tensor by its shape and dtype, reprs with the library's name taken out."""
+    if isinstance(value, lib.Tensor):
+        return ("Tensor", tuple(value.shape), str(value.dtype).rpartition(".")[2])
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [_plain(v, lib) for v in value])
+    if isinstance(value, dict):
+        return {k: _plain(v, lib) for k, v in value.items()}
+    return (type(value).__name__, repr(value).replace(lib.__name__ + ".", ""))
+
+
+_CALLS: list[Callable[[Any, Any, Any], Any]] = [
+    lambda lib, x, y: x.add(y, alpha=1.0),
+    lambda lib, x, y: x.add(y, alpha=2),
+    lambda lib, x, y: x.add(y, alpha=1),
+    lambda lib, x, y: x.sum(1, keepdim=False),
+    lambda lib, x, y: x.sum((1,), False, dtype=lib.float64),
+    lambda lib, x, y: x.sum(dim=[0, 1]),
+    lambda lib, x, y: x.mean(1, True),
+    lambda lib, x, y: x.std(1, correction=1),
+    lambda lib, x, y: x.var(0, unbiased=False),
+    lambda lib, x, y: x.clamp(min=0),
+    lambda lib, x, y: x.clamp(0, None),
+    lambda lib, x, y: x.view(-1),
+    lambda lib, x, y: x.reshape(3, 2),
+    lambda lib, x, y: x.expand(2, 2, 3),
+    lambda lib, x, y: x.transpose(0, 1).contiguous(),
+    lambda lib, x, y: x.to(lib.float64),
+    lambda lib, x, y: x.to(lib.float32, copy=True),
+    lambda lib, x, y: x.max(1),
+    lambda lib, x, y: x.split(1),
+    lambda lib, x, y: lib.cat([x, x], 0),
+    lambda lib, x, y: x[0],
+    lambda lib, x, y: x[:, 1:],
+    lambda lib, x, y: x[y.long()[:2], None],
+    lambda lib, x, y: x.new_zeros(2),
+    lambda lib, x, y: x.new_ones(2, device="cpu"),
+    lambda lib, x, y: lib.zeros_like(x, device="meta"),
+    lambda lib, x, y: lib.ones(2),
+    lambda lib, x, y: lib.zeros(2, dtype=lib.int64, device="meta"),
+    lambda lib, x, y: lib.full((2,), 3.0),
+    lambda lib, x, y: lib.arange(0, 3, 1.0),
+    lambda lib, x, y: lib.empty_strided((2, 3), (1, 2)),
+    lambda lib, x, y: x.div(y, rounding_mode="floor"),
+    lambda lib, x, y: x.softmax(-1),
+    lambda lib, x, y: lib.nn.functional.max_pool2d(x[None, None], 1, padding=0),
+    lambda lib, x, y: lib.nn.functional.max_pool2d(x[None, None], 1, padding=(0, 0)),
+    lambda lib, x, y: x.clone().mul_(2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_CALLS)))
+def test_a_mode_receives_the_arguments_torchs_mode_receives(i):
+    """args and kwargs as torch's ``parseIValuesToPyArgsKwargs`` makes them (the piece
+    ``mode_arguments``), and a factory's device as torch's binding fills it."""
+    seen = {}
+    for lib, mode in ((torch, _TorchSeen()), (reftensor, _Seen())):
+        x, y = lib.ones(2, 3), lib.ones(3)
+        with mode:
+            _CALLS[i](lib, x, y)
+        seen[lib.__name__] = [(name, _plain(list(a), lib), _plain(k or {}, lib))
+                              for name, a, k in mode.calls]
+    assert seen["reftensor"] == seen["torch"]
+
+
+_PROGRAMS: list[Callable[[Any], None]] = [
+    lambda lib: (lib.ones(2, 3).max(1), lib.ones(2, 3).split(1)),
+    lambda lib: lib.ones(2, 3)[lib.ones(2, dtype=lib.int64), None].add_(1),
+    lambda lib: lib.ones(2, 3).sum(dtype=lib.float64).to(lib.float16),
+    lambda lib: lib.cat([lib.ones(2), lib.zeros(2, dtype=lib.int64)]).std(0, correction=0.5),
+    lambda lib: lib.ones(2, 3).t().contiguous(memory_format=lib.contiguous_format),
+    lambda lib: (lib.ones(2, 3) * 2).sum(1).view(1, 2)[0, 1:],
+    lambda lib: lib.zeros(2, device="meta").new_empty((0, 2)).unsqueeze(0),
+    lambda lib: (lambda x: (x * x).sum().backward())(lib.ones(2, 2, requires_grad=True)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_PROGRAMS)))
+def test_the_logging_mode_writes_torchs_lines(i):
+    """``capture_logs_with_logging_tensor_mode`` (the piece ``log_line``) on both libraries:
+    the same lines, but for the library's name (backward's ``AccumulateGrad`` in torch
+    detaches the gradient it stores: the allowance ``accumulate_grad_ops``)."""
+    from torch.testing._internal.logging_tensor import (
+        capture_logs_with_logging_tensor_mode as torch_logs,
+    )
+
+    from reftensor.testing._internal.logging_tensor import capture_logs_with_logging_tensor_mode
+
+    # pytest's logging plugin hands its capturing handlers to loggers that do not propagate
+    # (torch's "LoggingTensor" logger, after its first capture), and they cannot format
+    # torch's records: the logger keeps only torch's own handler here
+    logger = logging.getLogger("LoggingTensor")
+    lines, kept = {}, logger.handlers[:]
+    for lib, capture in ((torch, torch_logs), (reftensor, capture_logs_with_logging_tensor_mode)):
+        logger.handlers = []
+        try:
+            with capture() as logs:
+                _PROGRAMS[i](lib)
+        finally:
+            logger.handlers = kept
+        lines[lib.__name__] = [line.replace(f"{lib.__name__}.", "LIB.") for line in logs
+                               if not line.split(" = ")[-1].startswith(
+                                   f"{lib.__name__}._ops.aten.detach.default")]
+    assert lines["reftensor"] == lines["torch"]

@@ -639,6 +639,57 @@ def _in_range(p: float) -> bool:
     return 0 <= p <= 1
 
 
+# ---------------------------------------------------------------- chapter 9's helpers
+def _runs(keys: int, registered: int) -> int:
+    """The key of a next_key case whose kernel runs (its highest common bit), 0 for none."""
+    both = keys & registered
+    return 1 << (both.bit_length() - 1) if both else 0
+
+
+def _held(value, arg) -> bool:
+    """A stored mode_arguments value holds its argument's default (the piece's rule: the
+    same object, a sequence of the same items, or the same type and equal)."""
+    name, kwarg_only, has_default, default, is_list = arg
+    if not has_default:
+        return False
+    if type(value) is tuple and type(default) is tuple:
+        return value[1:] == default[1:]
+    return type(value) is type(default) and value == default
+
+
+def _positional_held(arguments, values) -> list[bool]:
+    """Whether each positional argument of a mode_arguments case holds its default."""
+    return [_held(v, a) for a, v in zip(arguments, values, strict=True) if not a[1]]
+
+
+def _kept_before_given(arguments, values) -> bool:
+    """A positional argument that holds its default, before one that does not."""
+    held = _positional_held(arguments, values)
+    return any(h and not all(held[k + 1:]) for k, h in enumerate(held))
+
+
+def _log_leaves(node):
+    """The plain leaves of a stored log value (not the names inside tensors and dtypes)."""
+    if type(node) is tuple and node and node[0] in ("list", "tuple"):
+        return [leaf for v in node[1:] for leaf in _log_leaves(v)]
+    if type(node) is tuple:
+        return []
+    return [node]
+
+
+def _log_values(calls):
+    """Every argument and keyword argument of a log_line case's calls."""
+    return [v for _, args, kwargs, _ in calls for v in (*args, *(v for _, v in kwargs))]
+
+
+def _tensors(node) -> list:
+    if type(node) is tuple and node and node[0] == "tensor":
+        return [node]
+    if type(node) is tuple:
+        return [t for v in node for t in _tensors(v)]
+    return []
+
+
 CORNERS = {
     # ------------------------------------------------------------ chapter 1
     "contiguous_strides": [
@@ -2208,6 +2259,66 @@ CORNERS = {
          lambda c: c.args[1] != c.args[2] and not any(_torch_says("order_changes", c))),
         ("global mode: a change that moves every later epoch",
          lambda c: c.args[0] == "global" and any(_torch_says("order_changes", c))),
+    ],
+    # ------------------------------------------------------------ chapter 9
+    "dispatch_key_set": [
+        ("below autograd with a tensor that requires grad (no Autograd)",
+         on(lambda d, g, f, m, b: b and any(g))),
+        ("nested modes", on(lambda d, g, f, m, b: m == 2)),
+        ("inside the only mode's __torch_dispatch__ (no mode left)",
+         on(lambda d, g, f, m, b: m == 0 and b)),
+        ("a meta tensor next to a cpu one", on(lambda d, g, f, m, b: {"cpu", "meta"} <= set(d))),
+        ("a factory's device unlike a tensor's (the factory's decides)",
+         on(lambda d, g, f, m, b: f is not None and any(x != f for x in d))),
+        ("no tensor and no factory device (CPU)", on(lambda d, g, f, m, b: not d and f is None)),
+        ("one tensor requiring grad, one not", on(lambda d, g, f, m, b: {True, False} <= set(g))),
+    ],
+    "next_key": [
+        ("no key of the set has a kernel: (0, 0)", on(lambda k, r: not k & r)),
+        ("Autograd in the set without a kernel", on(lambda k, r: k & 8 and not r & 8 and k & r)),
+        ("a backend runs: nothing below it", on(lambda k, r: _runs(k, r) in (1, 2) and k & 4)),
+        ("a set without a backend", on(lambda k, r: not k & 3 and k & r)),
+        ("kernels for keys outside the set", on(lambda k, r: r & ~k & 15 and k & r)),
+        ("Meta below Autograd", on(lambda k, r: k & 2 and _runs(k, r) == 8)),
+    ],
+    "mode_arguments": [
+        ("1.0 or True where the default is the int 1 (kept)",
+         on(lambda arguments, values: any(
+             a[3] == 1 and type(a[3]) is int and type(v) in (float, bool) and v == 1
+             for a, v in zip(arguments, values, strict=True)))),
+        ("a default kept before a given argument", on(_kept_before_given)),
+        ("a list argument held as a tuple",
+         on(lambda arguments, values: any(a[4] and type(v) is tuple and v[0] == "tuple"
+                                          for a, v in zip(arguments, values, strict=True)))),
+        ("a list held as a list, equal to its tuple default",
+         on(lambda arguments, values: any(type(v) is tuple and v[0] == "list" and _held(v, a)
+                                          for a, v in zip(arguments, values, strict=True)))),
+        ("a keyword-only argument at a default that is not None (left out)",
+         on(lambda arguments, values: any(a[1] and a[3] is not None and _held(v, a)
+                                          for a, v in zip(arguments, values, strict=True)))),
+        ("None in a list of tensors",
+         on(lambda arguments, values: any(type(v) is tuple and None in v[1:] for v in values))),
+        ("trailing positional defaults left out",
+         on(lambda arguments, values: _positional_held(arguments, values)[-1:] == [True])),
+    ],
+    "log_line": [
+        ("a 0-d tensor", lambda c: any(t[3] == () for t in _tensors(c.args[0]))),
+        ("a list of results", lambda c: any(type(out) is tuple and out[0] == "list"
+                                            for *_, out in c.args[0])),
+        ("a tuple of results", lambda c: any(type(out) is tuple and out[0] == "tuple"
+                                             for *_, out in c.args[0])),
+        ("a result that is its argument (in place)",
+         lambda c: any(out in args for _, args, _, out in c.args[0])),
+        ("a string argument (written with its quotes)",
+         lambda c: any(type(leaf) is str for v in _log_values(c.args[0])
+                       for leaf in _log_leaves(v))),
+        ("a list of ints (each written as a string)",
+         lambda c: any(type(v) is tuple and v[0] == "list" and any(type(x) is int for x in v)
+                       for v in _log_values(c.args[0]))),
+        ("a result that is not a tensor", lambda c: any(type(out) is not tuple
+                                                        for *_, out in c.args[0])),
+        ("keyword arguments", lambda c: any(kwargs for _, _, kwargs, _ in c.args[0])),
+        ("a program of several snippets", lambda c: len(c.ctx("snippets")) > 1),
     ],
     # ------------------------------------------------------------ chapter 10
     "conv_output_size": [

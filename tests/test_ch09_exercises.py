@@ -1,0 +1,426 @@
+"""Chapter 9's exercises (issue 44): the reference pieces (reftensor's own bodies of
+``dispatch_key_set``, ``next_key``, ``mode_arguments`` and ``log_line``) pass every exercise on
+the default seed and a fresh one; typical mistakes fail; each exercise's torch reference gives
+what the reference piece gives on every case there is (every situation of
+``dispatch_key_set``'s cases, every pair of key sets, every stored call, every snippet and
+programs of several); and the cases stored in the exercise module (the calls a mode receives,
+the calls a log records, torch's dtype abbreviations) are what torch gives now."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from autograder import checks
+from autograder.course import exercises, references
+from autograder.course.exercises import Case
+from autograder.course.exercises import ch09_dispatch as ch09
+from reftensor._ops.dispatch_keys import dispatch_key_set, next_key
+from reftensor._ops.python_key import mode_arguments
+from reftensor.testing._internal.logging_tensor import log_line
+from tests.notebooks import assert_mistake_fails, hidden_pairs
+
+pytestmark = pytest.mark.ch09
+
+NAMES = ["dispatch_key_set", "next_key", "mode_arguments", "log_line"]
+PIECES = {"dispatch_key_set": dispatch_key_set, "next_key": next_key,
+          "mode_arguments": mode_arguments, "log_line": log_line}
+FRESH_SEED = 20260901
+
+
+# ---------------------------------------------------------------- typical mistakes
+def keys_autograd_below_too(devices, requires_grad, *, factory_device, modes, below_autograd):
+    """Autograd whenever a tensor requires grad, below autograd too."""
+    keys = 2 if factory_device == "meta" or (factory_device is None and "meta" in devices) else 1
+    return keys | (8 if any(requires_grad) else 0) | (4 if modes > 0 else 0)
+
+
+def keys_python_for_nested_modes(devices, requires_grad, *, factory_device, modes,
+                                 below_autograd):
+    """Python only when more than one mode is active."""
+    keys = 2 if factory_device == "meta" or (factory_device is None and "meta" in devices) else 1
+    if any(requires_grad) and not below_autograd:
+        keys |= 8
+    return keys | (4 if modes > 1 else 0)
+
+
+def keys_backend_of_the_first_tensor(devices, requires_grad, *, factory_device, modes,
+                                     below_autograd):
+    """The backend of the first tensor (or of the factory's device when there is none)."""
+    where = devices[0] if devices else factory_device
+    keys = 2 if where == "meta" else 1
+    if any(requires_grad) and not below_autograd:
+        keys |= 8
+    return keys | (4 if modes > 0 else 0)
+
+
+def keys_factory_device_ignored(devices, requires_grad, *, factory_device, modes,
+                                below_autograd):
+    """The backend of the tensors only."""
+    keys = 2 if "meta" in devices else 1
+    if any(requires_grad) and not below_autograd:
+        keys |= 8
+    return keys | (4 if modes > 0 else 0)
+
+
+def keys_autograd_for_every_tensor(devices, requires_grad, *, factory_device, modes,
+                                   below_autograd):
+    """Autograd whenever there is a tensor (torch's key sets, without reftensor's shortcut)."""
+    keys = 2 if factory_device == "meta" or (factory_device is None and "meta" in devices) else 1
+    if devices and not below_autograd:
+        keys |= 8
+    return keys | (4 if modes > 0 else 0)
+
+
+def next_lowest_key(keys, registered):
+    runnable = keys & registered
+    if not runnable:
+        return 0, 0
+    key = runnable & -runnable
+    return key, keys & (key - 1)
+
+
+def next_key_kept_below(keys, registered):
+    runnable = keys & registered
+    if not runnable:
+        return 0, 0
+    key = 1 << (runnable.bit_length() - 1)
+    return key, keys & ((key << 1) - 1)
+
+
+def next_key_without_kernels(keys, registered):
+    """The highest key of the set, kernel or not."""
+    key = 1 << (keys.bit_length() - 1)
+    return key, keys & (key - 1)
+
+
+def next_key_rest_of_the_set(keys, registered):
+    """Every other key of the set below, those above the key too."""
+    runnable = keys & registered
+    if not runnable:
+        return 0, 0
+    key = 1 << (runnable.bit_length() - 1)
+    return key, keys & ~key
+
+
+def next_key_below_of_the_kernels(keys, registered):
+    """The keys with kernels below the key, not the set's."""
+    runnable = keys & registered
+    if not runnable:
+        return 0, 0
+    key = 1 << (runnable.bit_length() - 1)
+    return key, runnable & (key - 1)
+
+
+def _right_default(value, arg):
+    if not arg.has_default:
+        return False
+    if value is arg.default:
+        return True
+    if isinstance(value, list | tuple) and isinstance(arg.default, list | tuple):
+        return tuple(value) == tuple(arg.default)
+    return type(value) is type(arg.default) and value == arg.default
+
+
+def _arguments(arguments, values, holds_default, as_list=True):
+    def python(value, arg):
+        return list(value) if as_list and arg.is_list and isinstance(value, tuple) else value
+
+    positional = sum(1 for a in arguments if not a.kwarg_only)
+    end = positional
+    while end and holds_default(values[end - 1], arguments[end - 1]):
+        end -= 1
+    return (tuple(python(values[i], arguments[i]) for i in range(end)),
+            {a.name: python(v, a) for a, v in zip(arguments[positional:], values[positional:],
+                                                  strict=True) if not holds_default(v, a)})
+
+
+def mode_every_default_dropped(arguments, values):
+    """Leaves out every positional argument that holds its default, in the middle too."""
+    args, kwargs = _arguments(arguments, values, _right_default)
+    kept = tuple(v for v, a in zip(values, arguments, strict=False)
+                 if not a.kwarg_only and not _right_default(v, a))
+    return tuple(list(v) if isinstance(v, tuple) else v for v in kept), kwargs
+
+
+def mode_tuples_kept(arguments, values):
+    return _arguments(arguments, values, _right_default, as_list=False)
+
+
+def mode_equal_is_default(arguments, values):
+    """``1.0 == 1`` and ``True == 1``: a value equal to its default holds it."""
+    def holds(value, arg):
+        if not arg.has_default:
+            return False
+        if isinstance(value, list | tuple) and isinstance(arg.default, list | tuple):
+            return tuple(value) == tuple(arg.default)
+        return value == arg.default
+
+    return _arguments(arguments, values, holds)
+
+
+def mode_only_none_is_default(arguments, values):
+    """Only ``None`` holds its default: ``alpha=1`` and ``keepdim=False`` stay."""
+    return _arguments(arguments, values,
+                      lambda value, arg: arg.has_default and value is None and
+                      arg.default is None)
+
+
+def mode_list_is_not_its_tuple_default(arguments, values):
+    """A list never equals a tuple default: ``padding=[0, 0]`` stays."""
+    return _arguments(arguments, values,
+                      lambda value, arg: arg.has_default and (
+                          value is arg.default or (type(value) is type(arg.default)
+                                                   and value == arg.default)))
+
+
+def mode_defaults_kept(arguments, values):
+    """Every argument as given: the positional ones all, the keyword-only ones all."""
+    return _arguments(arguments, values, lambda value, arg: False)
+
+
+def _log(name, args, kwargs, out, shortid, abbrs, *, leaf=repr, typed_args=False,
+         outputs_first=False, lists_as_leaves=False, tuples_as_lists=False):
+    def mapped(value, typed):
+        if isinstance(value, list | tuple) and not lists_as_leaves:
+            items = [mapped(v, typed) for v in value]
+            return items if isinstance(value, list) or tuples_as_lists else tuple(items)
+        number = shortid(value)
+        if number is None:
+            return leaf(value)
+        if typed:
+            return f"${number}: {abbrs[value.dtype]}[{', '.join(map(str, value.shape))}]"
+        return f"${number}"
+
+    results = mapped(out, True) if outputs_first else None
+    arguments = [str(mapped(a, typed_args)) for a in args]
+    arguments += [f"{k}={mapped(v, typed_args)!s}" for k, v in kwargs.items()]
+    if not outputs_first:
+        results = mapped(out, True)
+    return f"{results!s} = {name}({', '.join(arguments)})"
+
+
+def log_outputs_numbered_first(name, args, kwargs, out, shortid, abbrs):
+    return _log(name, args, kwargs, out, shortid, abbrs, outputs_first=True)
+
+
+def log_str_for_leaves(name, args, kwargs, out, shortid, abbrs):
+    return _log(name, args, kwargs, out, shortid, abbrs, leaf=str)
+
+
+def log_arguments_typed(name, args, kwargs, out, shortid, abbrs):
+    return _log(name, args, kwargs, out, shortid, abbrs, typed_args=True)
+
+
+def log_lists_as_leaves(name, args, kwargs, out, shortid, abbrs):
+    """A list argument written by its repr, as one leaf (``[3, 2]``)."""
+    return _log(name, args, kwargs, out, shortid, abbrs, lists_as_leaves=True)
+
+
+def log_tuples_as_lists(name, args, kwargs, out, shortid, abbrs):
+    return _log(name, args, kwargs, out, shortid, abbrs, tuples_as_lists=True)
+
+
+def log_numbered_by_name(name, args, kwargs, out, shortid, abbrs):
+    """Numbers each tensor without the log's ``shortid`` (by its place in the line)."""
+    seen = []
+
+    def number(value):
+        if hasattr(value, "shape"):
+            if value not in seen:
+                seen.append(value)
+            return seen.index(value)
+        return None
+
+    return _log(name, args, kwargs, out, number, abbrs)
+
+
+WRONG = [  # (exercise, answer, whether it still passes the visible test)
+    ("dispatch_key_set", keys_autograd_below_too, False),
+    ("dispatch_key_set", keys_python_for_nested_modes, False),
+    ("dispatch_key_set", keys_backend_of_the_first_tensor, False),
+    ("dispatch_key_set", keys_factory_device_ignored, False),
+    ("dispatch_key_set", keys_autograd_for_every_tensor, False),
+    ("next_key", next_lowest_key, False),
+    ("next_key", next_key_kept_below, False),
+    ("next_key", next_key_without_kernels, False),
+    ("next_key", next_key_rest_of_the_set, False),
+    ("next_key", next_key_below_of_the_kernels, False),
+    ("mode_arguments", mode_every_default_dropped, False),
+    ("mode_arguments", mode_tuples_kept, False),
+    ("mode_arguments", mode_equal_is_default, False),
+    ("mode_arguments", mode_only_none_is_default, False),
+    ("mode_arguments", mode_list_is_not_its_tuple_default, False),
+    ("mode_arguments", mode_defaults_kept, False),
+    ("log_line", log_outputs_numbered_first, False),
+    ("log_line", log_str_for_leaves, False),
+    ("log_line", log_arguments_typed, False),
+    ("log_line", log_lists_as_leaves, False),
+    ("log_line", log_tuples_as_lists, False),
+    ("log_line", log_numbered_by_name, False),
+]
+
+
+@pytest.mark.parametrize("name,answer,passes_visible", WRONG,
+                         ids=[answer.__name__ for _, answer, _ in WRONG])
+def test_typical_mistakes_fail_hidden(name, answer, passes_visible):
+    assert_mistake_fails(name, answer, passes_visible)
+
+
+# ---------------------------------------------------------------- the reference pieces
+@pytest.mark.parametrize("name", NAMES)
+def test_the_reference_pieces_get_full_marks(name, capsys):
+    """reftensor's own bodies are right answers on the visible cases and on every hidden case
+    of the default seed and a fresh one: the library and the exercises say the same."""
+    checks.check(name, PIECES[name])
+    assert "agree with torch 2.13.0" in capsys.readouterr().out
+    for seed in (None, FRESH_SEED):
+        verdict = checks.judge(name, PIECES[name], hidden_pairs(name, seed))
+        assert verdict.passed, verdict.message()
+
+
+def test_hidden_cases_are_deterministic_and_hold_the_fixed_ones():
+    for name in NAMES:
+        pairs = hidden_pairs(name)
+        cases = [case for case, _ in pairs]
+        assert cases == checks.cases(name, hidden=True) and len(cases) >= 80, name
+        assert set(exercises.get(name).fixed) <= set(cases)
+        assert not any(isinstance(e, references.Raises) for _, e in pairs), name
+
+
+def _judged_everywhere(name: str, cases: list[Case]) -> None:
+    """The reference piece, called as the check calls it, gives torch's answer on every
+    case (not a sample of them)."""
+    verdict = checks.judge(name, PIECES[name],
+                           list(zip(cases, references.compute(exercises.get(name), cases),
+                                    strict=True)))
+    assert verdict.passed, verdict.message()
+
+
+def test_the_key_set_reference_is_the_piece_in_every_situation():
+    """Every situation the cases can hold (up to three tensors on either device, each
+    requiring grad or not, each factory device, 0 to 2 modes, below autograd or not)."""
+    situations = []
+    for count in range(4):
+        for devices in itertools.product(("cpu", "meta"), repeat=count):
+            for grads in itertools.product((False, True), repeat=count):
+                for factory, modes, below in itertools.product((None, "cpu", "meta"),
+                                                               (0, 1, 2), (False, True)):
+                    situations.append(Case(args=(devices, grads, factory, modes, below)))
+    assert len(situations) == 1530
+    _judged_everywhere("dispatch_key_set", situations)
+
+
+def test_the_next_key_reference_is_the_piece_for_every_pair_of_key_sets():
+    _judged_everywhere("next_key", [Case(args=(keys, registered)) for keys in ch09.KEY_SETS
+                                    for registered in range(16)])
+
+
+def test_the_key_sets_hold_one_backend_because_torch_orders_none_below_another():
+    """Why ``KEY_SETS`` leaves out CPU and Meta together: torch puts no backend below
+    another (reftensor's bits would put CPU below Meta)."""
+    import torch
+
+    K = torch._C.DispatchKey
+    after_meta = torch._C._dispatch_keyset_full_after(K.Meta)
+    assert not after_meta.has(K.CPU) and not torch._C._dispatch_keyset_full_after(
+        K.CPU).has(K.Meta)
+    assert len(ch09.KEY_SETS) == 11 and all(k & 3 != 3 for k in ch09.KEY_SETS)
+
+
+def test_every_stored_call_of_a_mode_is_judged_held_as_lists_and_as_tuples():
+    cases = [ch09._mode_case(program, index, as_tuples=flag)
+             for program, index, _, _ in ch09.MODE_CALLS for flag in (False, True)]
+    _judged_everywhere("mode_arguments", cases)
+
+
+def test_every_snippet_is_judged_alone_and_in_programs_of_several():
+    snippets = ch09.LOG_SNIPPETS
+    cases = [ch09._log_case(s) for s in snippets]
+    cases += [ch09._log_case(*snippets[k:k + 4]) for k in range(0, len(snippets), 4)]
+    cases.append(ch09._log_case(*reversed(snippets)))
+    _judged_everywhere("log_line", cases)
+
+
+# ---------------------------------------------------------------- the stored cases
+def test_the_stored_mode_calls_are_what_torch_records():
+    schemas, calls = ch09.mode_table()
+    assert schemas == ch09.MODE_SCHEMAS
+    assert calls == ch09.MODE_CALLS
+    assert len(calls) >= 100 and len({p for p, *_ in calls}) == len(ch09.MODE_PROGRAMS)
+
+
+def test_the_stored_log_calls_are_what_torch_logs():
+    assert ch09.log_table() == ch09.LOG_CALLS
+    assert tuple(ch09.LOG_CALLS) == ch09.LOG_SNIPPETS
+
+
+def test_the_dtype_abbreviations_are_torchs():
+    import torch
+    from torch.utils._dtype_abbrs import dtype_abbrs
+
+    assert ch09.DTYPE_ABBRS == {name: dtype_abbrs[getattr(torch, name)]
+                                for name in ch09.DTYPE_ABBRS}
+
+
+def test_the_stored_cases_hold_the_corners_the_exercises_name():
+    """Among the stored calls: torch keeping ``alpha=1.0`` and ``True`` (not the default
+    ``1``) and leaving out ``alpha=1``; a default kept before a given argument; an ``int[2]``
+    default given as a bare int (left out); among the snippets: a result that is not a
+    tensor, a result that is its argument (in place)."""
+    def received(program):
+        (got,) = [ch09._mode_reference(ch09._mode_case(p, k)) for p, k, _, _ in
+                  ch09.MODE_CALLS if p == program]
+        return got
+
+    assert received("x.add(y, alpha=1.0)") == (("Tensor0", "Tensor1"), (("alpha", 1.0),))
+    assert type(received("x.add(y, alpha=1.0)")[1][0][1]) is float
+    assert received("b.add(b, alpha=True)")[1] == (("alpha", True),)
+    assert received("x.add(y, alpha=1)") == (("Tensor0", "Tensor1"), ())
+    assert received("x.topk(2, largest=False)")[0] == ("Tensor0", 2, -1, False)
+    assert received("F.max_pool2d(img, 2, padding=0)") == (("Tensor0", [2, 2]), ())
+    assert received("F.max_pool2d(img, (2, 1), dilation=2)")[0] == (
+        "Tensor0", [2, 1], [], [0, 0], [2, 2])
+    assert ch09.LOG_CALLS["it = s.item()"][0][3] == 2.5
+    (clone, add) = ch09.LOG_CALLS["t = x.clone(); t.add_(1)"]
+    assert add[3] == add[1][0] == clone[3]
+
+
+def test_the_call_hands_the_answer_stand_ins_that_show_no_number():
+    """A tensor stand-in has its dtype and shape only: the log's numbers come from
+    ``shortid``, asked in the line's order."""
+    seen = []
+
+    def spy(name, args, kwargs, out, shortid, abbrs):
+        seen.append((args, out, shortid(out), shortid(args[0]), shortid(2), abbrs))
+        return ""
+
+    ch09.run_log(spy, ch09.LOG_CALLS["m = x * 2"])
+    ((args, out, first, second, number, abbrs),) = seen
+    assert (first, second, number) == (0, 1, None)
+    assert not hasattr(out, "__dict__") and set(type(out).__slots__) == {"dtype", "shape"}
+    assert repr(out.dtype) == "reftensor.float32" and abbrs[out.dtype] == "f32"
+    assert out.shape == (2, 3) and args[1] == 2
+
+
+def test_recording_a_program_changes_nothing_torch_logs():
+    """The reference's extra handler keeps no tensor (a kept factory result would make torch
+    log a ``detach``): each snippet's lines, and a program's of them all, are those of
+    ``capture_logs_with_logging_tensor_mode()`` alone."""
+    import logging
+
+    import torch
+    from torch.testing._internal.logging_tensor import capture_logs_with_logging_tensor_mode
+
+    logger = logging.getLogger("LoggingTensor")
+    propagate = logger.propagate
+    for snippets in [*([s] for s in ch09.LOG_SNIPPETS), ch09.LOG_SNIPPETS]:
+        env = ch09._log_env(torch)
+        try:
+            with capture_logs_with_logging_tensor_mode() as alone:
+                for snippet in snippets:
+                    exec(snippet, env)
+        finally:  # as the reference does: pytest's handlers go to loggers that do not propagate
+            logger.propagate = propagate
+        assert ch09.record_log(snippets)[1] == alone, snippets

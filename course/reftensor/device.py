@@ -64,6 +64,8 @@ class device:
             self.type, self.index = type.type, type.index
             return
         if isinstance(type, int) and not isinstance(type, builtins.bool):
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
             raise RuntimeError("Cannot access accelerator device when none is available.")
         if not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got "

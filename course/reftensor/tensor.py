@@ -835,35 +835,36 @@ class Tensor(TensorMethods):
     # ====================================================== chapter 4: dtype conversions
     # ``t.float()`` is ``t.to(reftensor.float32)``: ``t`` itself when the dtype is already
     # right, else a copy that keeps a dense layout (``to_options`` below); ``memory_format=``
-    # as ``to``'s. (torch's are C methods of their own, beside ``to``'s parser.)
-    def half(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    # as ``to``'s, None when not given (what ``_to_copy`` then receives, as torch's binding
+    # passes it). (torch's are C methods of their own, beside ``to``'s parser.)
+    def half(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.float16, None, False, False, memory_format)
 
-    def bfloat16(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def bfloat16(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.bfloat16, None, False, False, memory_format)
 
-    def float(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def float(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.float32, None, False, False, memory_format)
 
-    def double(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def double(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.float64, None, False, False, memory_format)
 
-    def byte(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def byte(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.uint8, None, False, False, memory_format)
 
-    def char(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def char(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.int8, None, False, False, memory_format)
 
-    def short(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def short(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.int16, None, False, False, memory_format)
 
-    def int(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def int(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.int32, None, False, False, memory_format)
 
-    def long(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def long(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.int64, None, False, False, memory_format)
 
-    def bool(self, *, memory_format: memory_format = layout.preserve_format) -> Tensor:
+    def bool(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.bool, None, False, False, memory_format)
 
     # (last in the class: from here on, ``layout`` in the class body is this property)

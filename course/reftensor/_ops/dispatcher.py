@@ -210,7 +210,10 @@ class OpOverload:
             if not a.kwarg_only:
                 positional += 1
             names[a.name] = i
-            defaults.append(default(a.default))
+            value = default(a.default)
+            if a.type.is_list and a.type.size and type(value) is int:
+                value = (value,) * a.type.size  # ``int[2] padding=0`` is ``[0, 0]``
+            defaults.append(value)
         self._tensor_positions, self._device = tuple(tensors), device_at
         returns = self.schema.returns
         self._returns_list = len(returns) == 1 and returns[0].type.is_list
@@ -305,6 +308,12 @@ class OpOverload:
 
     def has_kernel(self, key: DispatchKey) -> bool:
         return key in self.kernels
+
+    def tensors_in_schema(self) -> bool:
+        """Has the schema a tensor argument (``zeros_like``: yes; ``zeros``: no)?"""
+        if self._parsed is None:
+            self._parse()
+        return bool(self._tensor_positions)
 
     def tensors(self, values: tuple[Any, ...] | list[Any]) -> list[Any]:
         """The tensor arguments among a call's ``values`` (lists of tensors included)."""
@@ -415,17 +424,12 @@ class OpOverload:
 
     def mode_arguments(self) -> list[ModeArgument]:
         """What :func:`~reftensor._ops.python_key.mode_arguments` needs of each argument of the
-        schema (built on the first call a dispatch mode sees). A default of a sized list
-        (``int[2] padding=0``) is the list it stands for (``(0, 0)``), as torch's schema holds
-        it."""
+        schema (built on the first call a dispatch mode sees)."""
         if self._mode_arguments is None:
             found = []
             for a, value in zip(self.schema.arguments, self._defaults, strict=True):
-                t = a.type
-                if t.is_list and t.size is not None and isinstance(value, int):
-                    value = (value,) * t.size
                 found.append(ModeArgument(a.name, a.kwarg_only, value is not REQUIRED,
-                                          None if value is REQUIRED else value, t.is_list))
+                                          None if value is REQUIRED else value, a.type.is_list))
             self._mode_arguments = found
         return self._mode_arguments
 

@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ..device import CPU, device
 from .dispatcher import OpOverload
 from .python_arg_parser import REQUIRED, PythonArgParser, Signature, has_tensor_options
 from .schema import FunctionSchema, parse_schema
@@ -275,6 +276,15 @@ def _call_factory(overload: OpOverload, out_overload: OpOverload | None,
             raise RuntimeError(f"device type {kind} does not match device type of out "
                                f"parameter ({out.device.type})")
         overload = out_overload
+    # the device as torch's binding hands it on: a device object, and for a factory with no
+    # tensor argument (``zeros``, not ``zeros_like`` or ``new_zeros``) the default device
+    # when none is given (what a dispatch mode sees: ``device=device(type='cpu')``)
+    i = offset + at["device"]
+    if values[i] is None:
+        if not offset and not overload.tensors_in_schema():
+            values[i] = CPU
+    elif not isinstance(values[i], device):
+        values[i] = device(values[i])
     result = overload.call(*[values[i] for i in _order(signature, overload, offset)])
     if values[offset + at["requires_grad"]]:
         if not result.dtype.is_floating_point:

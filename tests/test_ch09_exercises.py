@@ -424,3 +424,107 @@ def test_recording_a_program_changes_nothing_torch_logs():
         finally:  # as the reference does: pytest's handlers go to loggers that do not propagate
             logger.propagate = propagate
         assert ch09.record_log(snippets)[1] == alone, snippets
+
+
+# ---------------------------------------------------------------- the student edition
+EDITION_PROGRAM = """
+import json
+
+import reftensor
+from reftensor import pieces
+from reftensor.testing._internal.logging_tensor import capture_logs_with_logging_tensor_mode
+from reftensor.utils._python_dispatch import TorchDispatchMode
+from tests.notebooks import register_every_answer
+from tests.test_ch09_exercises import (keys_python_for_nested_modes, log_outputs_numbered_first,
+                                       mode_defaults_kept, next_key_kept_below)
+
+assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
+register_every_answer()
+
+
+class Seen(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append([str(func), len(args), sorted(kwargs or {{}})])
+        return func(*args, **(kwargs or {{}}))
+
+
+def program():
+    x = reftensor.ones(2, 3, requires_grad=True)
+    seen = Seen()
+    with capture_logs_with_logging_tensor_mode() as logs, seen:
+        y = (x.t()[1:] * 2).sum(1, keepdim=False)
+        z = y.add(y, alpha=1.0).std(0, correction=1)
+        z.backward()
+        m = reftensor.zeros(2, device="meta").new_empty((0, 2))
+    return [list(logs), seen.calls, x.grad.tolist(), list(m.shape), str(m.device)]
+
+
+with pieces.trace() as used:
+    right = program()
+seen = {{"right": right, "used": sorted(used)}}
+for wrong, name in ((keys_python_for_nested_modes, "dispatch_key_set"),
+                    (next_key_kept_below, "next_key"),
+                    (mode_defaults_kept, "mode_arguments"),
+                    (log_outputs_numbered_first, "log_line")):
+    keep = pieces.answer(name)
+    wrong.__name__ = name
+    pieces.register(wrong)
+    try:
+        seen[name] = program()
+    except Exception as err:  # noqa: BLE001 - a wrong piece may make the program raise
+        seen[name] = f"{{type(err).__name__}}: {{err}}"
+    pieces.register(keep)
+print(json.dumps(seen))
+"""
+
+
+def test_the_student_editions_dispatcher_runs_the_students_pieces(tmp_path):
+    """In the student edition an ordinary program under two modes (the logging mode and a
+    recording one: a view, a slice, a product, a reduction with a default given, ``alpha=1.0``,
+    ``std``, its backward, and meta factories) runs the student's four pieces; with the
+    instructor's answers it gives the reference's log, calls and gradient, and a wrong answer
+    to any one of them changes what it gives (or makes it raise)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from autograder.course import edition
+    from tests.notebooks import REPO
+
+    edition.write_student_edition(tmp_path)
+    code = EDITION_PROGRAM.format(edition=str(tmp_path / "reftensor"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO)))}
+    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    reference = subprocess.run(
+        [sys.executable, "-P", "-c", code.split("with pieces.trace()")[0].replace(
+            "assert reftensor.__file__", "# ") + "print(json.dumps(program()))"],
+        env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
+        timeout=600)
+    assert reference.returncode == 0, reference.stderr[-3000:]
+    assert seen["right"] == json.loads(reference.stdout.strip().splitlines()[-1])
+    assert set(NAMES) <= set(seen["used"])
+    unchanged = [name for name in NAMES if seen[name] == seen["right"]]
+    assert unchanged == []
+
+
+# ---------------------------------------------------------------- the grading pipeline
+@pytest.mark.grading
+@pytest.mark.slow
+def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
+    """The trusted pipeline on a fresh seed: the solution gets every automatic point, and an
+    answer that keeps every default a mode should leave out loses that exercise only."""
+    from autograder.sandbox import status
+    from tests.notebooks import assert_grading_full_points_and_one_loss
+
+    if not status().available:
+        pytest.skip(f"no sandbox: {status().reason}")
+    assert_grading_full_points_and_one_loss(tmp_path, "ch09_dispatch", "mode_arguments",
+                                            mode_defaults_kept, 16)

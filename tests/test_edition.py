@@ -75,7 +75,8 @@ def test_exercise_specs_and_checks_import_no_reftensor():
         from autograder.course import exercises
         from autograder.course.exercises import (ch01_storage, ch02_views, ch03_broadcasting,
                                           ch04_dtype_device, ch05_autograd, ch06_modules,
-                                          ch07_data, ch08_rng, ch10_capstone)
+                                          ch07_data, ch08_rng, ch09_dispatch,
+                                          ch10_capstone)
         exercises.get("contiguous_strides")
         print(sorted(m for m in sys.modules if m.split(".")[0] in ("reftensor", "torch")))
     """, [REPO])

@@ -16,6 +16,7 @@ from autograder import checks
 from autograder.course import exercises, references
 from autograder.course.exercises import Case
 from autograder.course.exercises import ch09_dispatch as ch09
+from autograder.sandbox import bwrap as sandbox
 from reftensor._ops.dispatch_keys import dispatch_key_set, next_key
 from reftensor._ops.python_key import mode_arguments
 from reftensor.testing._internal.logging_tensor import log_line
@@ -518,13 +519,12 @@ def test_the_student_editions_dispatcher_runs_the_students_pieces(tmp_path):
 # ---------------------------------------------------------------- the grading pipeline
 @pytest.mark.grading
 @pytest.mark.slow
+@pytest.mark.skipif(not sandbox.status().available,
+                    reason=f"no sandbox: {sandbox.status().reason}")
 def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path):
     """The trusted pipeline on a fresh seed: the solution gets every automatic point, and an
     answer that keeps every default a mode should leave out loses that exercise only."""
-    from autograder.sandbox import status
     from tests.notebooks import assert_grading_full_points_and_one_loss
 
-    if not status().available:
-        pytest.skip(f"no sandbox: {status().reason}")
     assert_grading_full_points_and_one_loss(tmp_path, "ch09_dispatch", "mode_arguments",
                                             mode_defaults_kept, 16)

@@ -381,7 +381,8 @@ _PICKS = {"aten.slice.Tensor": "aten.slice_backward.default",
 def _picked_backward_as_one_op(events: list[Event]) -> list[Event]:
     """torch's ``SliceBackward0``/``SelectBackward0`` call one op, ``slice_backward`` or
     ``select_backward``; reftensor's formula (``picked_backward``) runs ``arange``, ``view``
-    and the pick on the positions (int64), then ``zeros`` and a ``view`` of the scattered
+    and the pick on the positions (int64), then ``zeros``, ``index_put_`` (accumulating the
+    gradient at the positions; none for an empty gradient) and a ``view`` of the scattered
     gradient: both become the one op, without its arguments."""
     out, i = [], 0
     while i < len(events):
@@ -390,14 +391,15 @@ def _picked_backward_as_one_op(events: list[Event]) -> list[Event]:
             out.append((name, ()))
             i += 1
             continue
-        window = [e[0] for e in events[i:i + 5]]
-        if (len(window) == 5 and window[0] == "aten.arange.default"
+        window = [e[0] for e in events[i:i + 6]]
+        if (len(window) >= 5 and window[0] == "aten.arange.default"
                 and window[1] == "aten.view.default" and window[2] in _PICKS
-                and window[3] == "aten.zeros.default" and window[4] == "aten.view.default"
-                and events[i + 2][1][0][1] == "int64"):
-            out.append((_PICKS[window[2]], ()))
-            i += 5
-            continue
+                and window[3] == "aten.zeros.default" and events[i + 2][1][0][1] == "int64"):
+            scatter = 1 if window[4] == "aten.index_put_.default" else 0
+            if window[4 + scatter:5 + scatter] == ["aten.view.default"]:
+                out.append((_PICKS[window[2]], ()))
+                i += 5 + scatter
+                continue
         out.append(events[i])
         i += 1
     return out

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _casting, dtypes, layout
 from ._ops import DispatchKey, aten
+from ._ops.state import state as dispatch_state
 from ._ops.tensor_new import set_new_tensor
 from .device import CPU, META, as_device, device
 from .dtypes import dtype
@@ -182,6 +183,21 @@ def tensor(
         RuntimeError: ``None``, an int beyond int64 or the target dtype, or
             ``requires_grad=True`` for a non-floating dtype.
     """
+    return _new_from_data(data, dtype, device, requires_grad, lift=True)
+
+
+def from_data(data: Any, dtype: dtype | None = None) -> Tensor:
+    """``tensor(data, dtype=dtype)`` as reftensor's own code makes one, where torch's C++
+    builds the tensor (a wrapped number, a formula's mask): no ``lift_fresh`` is dispatched,
+    even under a dispatch mode."""
+    return _new_from_data(data, dtype, None, False, lift=False)
+
+
+def _new_from_data(data: Any, dtype: dtype | None, device: Any, requires_grad: bool,
+                   lift: bool) -> Tensor:
+    """:func:`tensor`'s work; with ``lift``, a tensor made from Python or NumPy data is
+    passed to ``lift_fresh`` under a dispatch mode (on the meta device, not), as torch's
+    ``internal_new_from_data`` does."""
     where = as_device(device, copying=True)
     if isinstance(data, Tensor):
         where = data.device if device is None else where  # a tensor stays on its device
@@ -189,7 +205,7 @@ def tensor(
             "To copy construct from a tensor, it is recommended to use "
             "sourceTensor.detach().clone() rather than reftensor.tensor(sourceTensor).",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
         copied = data.detach().to(dtype=dtype or data.dtype, device=where, copy=True).contiguous()
         return _finish(copied, requires_grad)
@@ -197,7 +213,8 @@ def tensor(
         if any(s < 0 for s in data.strides):
             data = np.ascontiguousarray(data)
         # torch wraps the array, then copies it keeping its layout when that is dense.
-        copied = from_numpy(data).to(dtype=dtype, device=where, copy=True)
+        wrapped = from_numpy(data) if lift else _wrap_numpy(data)
+        copied = wrapped.to(dtype=dtype or wrapped.dtype, device=where, copy=True)
         return _finish(copied, requires_grad)
     shape = _infer_shape(data)
     scalars: list[Any] = []
@@ -215,7 +232,31 @@ def tensor(
     )
     with np.errstate(over="ignore", invalid="ignore"):
         values = _casting.cast(flat, target).reshape(shape)
-    return _from_array(values, target, requires_grad, where)
+    made = _from_array(values, target, False, where)
+    return _finish(lift_fresh(made) if lift and where != META else made, requires_grad)
+
+
+def lift_fresh(t: Tensor) -> Tensor:
+    """``t``, just made from data: under a dispatch mode, ``aten.lift_fresh(t)`` (``t``
+    itself), which torch's factories from data (and ``t[i] = 2.5``'s value) dispatch and a
+    mode sees."""
+    return aten.lift_fresh.default(t) if dispatch_state.modes else t
+
+
+@aten.lift_fresh.default.impl(DispatchKey.CPU)
+@aten.lift_fresh.default.impl(DispatchKey.Meta)
+def _lift_fresh(self: Tensor) -> Tensor:
+    return self
+
+
+@aten.lift_fresh_copy.default.impl(DispatchKey.CPU)
+def _lift_fresh_copy(self: Tensor) -> Tensor:
+    return self._copy_with_strides(layout.contiguous_strides(self._shape), self._dtype)
+
+
+@aten.lift_fresh_copy.default.impl(DispatchKey.Meta)
+def _lift_fresh_copy_meta(self: Tensor) -> Tensor:
+    return _allocate(self._shape, layout.contiguous_strides(self._shape), self._dtype, META)
 
 
 def new_tensor(self: Tensor, data: Any, dtype: dtype | None = None, device: Any = None,
@@ -265,6 +306,11 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         TypeError: not an ndarray, or a dtype torch has no counterpart for.
         ValueError: negative strides, or strides that are not a multiple of the itemsize.
     """
+    return lift_fresh(_wrap_numpy(ndarray))
+
+
+def _wrap_numpy(ndarray: np.ndarray) -> Tensor:
+    """:func:`from_numpy`'s work, without ``lift_fresh``."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     d = dtypes.from_numpy_dtype(ndarray.dtype)
@@ -284,7 +330,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
             "The given NumPy array is not writable, and PyTorch does not support "
             "non-writable tensors.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     shape = tuple(ndarray.shape)
     stride = tuple(s // d.itemsize for s in ndarray.strides)

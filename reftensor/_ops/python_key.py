@@ -77,14 +77,19 @@ def mode_arguments(arguments: list[ModeArgument], values: list[Any]
 
 def python_key(op: Any, keys: int, *values: Any) -> Any:
     """The ``Python`` key's kernel: the innermost dispatch mode handles the call of ``op``
-    (an ``OpOverload``), with itself popped off the stack meanwhile, below ``Autograd``.
+    (an ``OpOverload``), with itself popped off the stack meanwhile, below ``Autograd``; a
+    list the mode returns for ``Tensor[]`` comes back as a tuple, as a kernel's does.
     ``keys`` is the key set below ``Python`` (unused: the mode calls ``func`` afresh)."""
     args, kwargs = mode_arguments(op.mode_arguments(), list(values))
     mode = state.modes.pop()
     state.below_autograd += 1  # what the mode runs skips ``Autograd``
     try:
-        return mode.__torch_dispatch__(op, (), args, kwargs)
+        out = mode.__torch_dispatch__(op, (), args, kwargs)
     finally:
         state.modes.append(mode)
         state.below_autograd -= 1
+    # an op that returns ``Tensor[]`` gives the list to the mode (``func(*args)``), and the
+    # kernels' tuple to whoever called it: torch's binding turns the list a mode returns
+    # into the tuple ``x.split(1)`` gives
+    return tuple(out) if op._returns_list and type(out) is list else out
 

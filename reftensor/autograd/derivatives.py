@@ -2005,7 +2005,9 @@ def index_backward(grad: Tensor, self_sym_sizes: tuple[int, ...],
     """``grad`` added into zeros at the indexed positions (torch's ``index_backward``:
     ``index_put_`` with ``accumulate=True``; repeated indices add up)."""
     dtype, device = self_options
-    zeros = aten.new_zeros.default.call(grad, self_sym_sizes, dtype, None, device, None)
+    # torch's ``grad.new_zeros(sizes, self.options())``: the options' layout too
+    zeros = aten.new_zeros.default.call(grad, self_sym_sizes, dtype, layout.strided, device,
+                                        None)
     if dispatch_state.modes:  # torch: a mode makes tensors "subclass-like": out of place
         return aten.index_put.default.call(zeros, indices, grad, True)
     return aten.index_put_.default.call(zeros, indices, grad, True)

@@ -91,9 +91,16 @@ class SavedTensor:
 
     ``unpack`` raises RuntimeError after the graph was freed, or when the tensor (or any
     view of its storage) was modified in place since it was saved.
+
+    torch saves an output of the node without its ``grad_fn`` (a shallow copy), and unpacks
+    it as a new tensor with the node as ``grad_fn``: both copies dispatch ``aten.detach``
+    while a dispatch mode is active, so a mode (and make_fx) sees ``detach`` after the op
+    and again in the backward. reftensor makes the same two calls under a mode (and keeps
+    the tensor itself otherwise): the unpacked tensor is the ``detach`` of the saved one,
+    given the output's ``grad_fn``, ``output_nr`` and ``requires_grad``.
     """
 
-    __slots__ = ("tensor", "version", "released", "output_of")
+    __slots__ = ("tensor", "version", "released", "output_of", "detached")
 
     def __init__(self, t: Tensor, output_of: str | None = None,
                  version: int | None = None) -> None:
@@ -107,6 +114,8 @@ class SavedTensor:
         self.version = t._version_counter.value if version is None else version
         self.released = False
         self.output_of = output_of  # the node's name when ``t`` is that node's output
+        self.detached = (aten.detach.default(t) if output_of is not None
+                         and dispatch_state.modes else None)
 
     def unpack(self) -> Tensor:
         if self.released:
@@ -118,6 +127,11 @@ class SavedTensor:
                                          f"reftensor.{legacy_type_name(t._dtype)}",
                                          tuple(t._shape), self.output_of, grad_fn)
             raise RuntimeError(f"{message} {ANOMALY_HINT}")
+        if self.output_of is not None and dispatch_state.modes:
+            unpacked = aten.detach.default(t if self.detached is None else self.detached)
+            unpacked._grad_fn, unpacked._output_nr = t._grad_fn, t._output_nr
+            unpacked._requires_grad = t._requires_grad
+            return unpacked
         return t
 
 
@@ -222,7 +236,7 @@ class Node:
         """Free the saved tensors (after a backward without ``retain_graph``)."""
         for s in self._saved.values():
             s.released = True
-            s.tensor = None  # type: ignore[assignment]
+            s.tensor = s.detached = None  # type: ignore[assignment]
 
     def __getattr__(self, name: str) -> Any:
         # ``grad_fn._saved_self``, as torch exposes saved tensors
@@ -553,7 +567,7 @@ def record(node: Node, outputs: Tensor | Sequence[Tensor | None], *,
         if isinstance(value, Tensor):
             node._saved[key] = SavedTensor(value, node.name() if is_output else None, version)
         else:
-            node._saved["wrapped_" + key] = SavedTensor(factories.tensor(value), None, version)
+            node._saved["wrapped_" + key] = SavedTensor(factories.from_data(value), None, version)
     for i, (out, nr) in enumerate(zip(outs, history, strict=True)):
         if out is None or nr is None:
             continue

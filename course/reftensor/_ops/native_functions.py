@@ -2232,6 +2232,15 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "strides.\n\nRaises RuntimeError for ``channels_last`` on a tensor that is "
                 "not 4-d, or a device reftensor cannot use; NotImplementedError for a meta "
                 "tensor to the CPU (no data)."),
+    # what torch's ``tensor``, ``as_tensor`` and ``from_numpy`` dispatch on the tensor they
+    # made from Python or NumPy data: reftensor dispatches it only while a dispatch mode is
+    # active (no one else can see it), and make_fx records it as ``lift_fresh_copy``
+    declare("lift_fresh(Tensor(a) self) -> Tensor(a)", function=False, method=False,
+            doc="``self`` itself (torch's internal ``lift_fresh``, which tells a dispatch "
+                "mode that a tensor was just made from data)."),
+    declare("lift_fresh_copy(Tensor self) -> Tensor", function=False, method=False,
+            doc="A contiguous copy of ``self`` (torch's internal ``lift_fresh_copy``: what "
+                "make_fx records for ``lift_fresh``)."),
     declare("type_as(Tensor self, Tensor other) -> Tensor", function=False,
             doc="``self.to(dtype=other.dtype, device=other.device)`` (``Tensor.type_as``): "
                 "``self`` itself when both already match."),

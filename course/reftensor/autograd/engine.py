@@ -272,9 +272,15 @@ class _Calls:
 
     def __init__(self, runs: dict[Node, bool],
                  capture_at: dict[Node, list[tuple[int, int]]],
-                 captured: list[Tensor | None]) -> None:
+                 captured: list[Tensor | None], targets: set[Node] | None = None) -> None:
         self.runs = runs
         self.capture_at, self.captured = capture_at, captured
+        # with ``inputs=``: the nodes a gradient is wanted for (those that run, and the
+        # targets); a node computes no gradient for an edge to another node (torch's
+        # ``task_should_compute_output``: ``autograd.grad(y, x)`` of ``y = linear(x)``
+        # computes no weight gradient), so a dispatch mode sees no op for it
+        self.wanted = None if targets is None else (
+            {node for node, runs_it in runs.items() if runs_it} | targets)
 
     def pre_hooks(self, node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
         # torch's evaluate_function: a node that runs is captured as it arrived, then runs
@@ -297,7 +303,17 @@ class _Calls:
     def apply(self, node: Node, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
         if grads and all(g is None for g in grads):
             return (None,) * len(node.next_functions)
-        return node.apply(grads)
+        edges, wanted = node.next_functions, self.wanted
+        if wanted is None or all(e[0] is None or e[0] in wanted for e in edges):
+            return node.apply(grads)
+        # the formula sees the edges it need not compute as absent (None), as it does
+        # the edges of inputs that need no gradient
+        node.next_functions = tuple([e if e[0] is None or e[0] in wanted else (None, 0)
+                                     for e in edges])
+        try:
+            return node.apply(grads)
+        finally:
+            node.next_functions = edges
 
     def validate(self, node: Node, i: int, grad: Tensor) -> Tensor:
         info = node._input_info[i] if i < len(node._input_info) else None
@@ -347,7 +363,7 @@ def run_backward(roots: Sequence[tuple[Edge, Tensor]], *, keep_graph: bool,
     previous = state.enabled
     state.enabled = create_graph  # formulas record only when building a graph of grads
     try:
-        backward_pass(root, grads, keep_graph, _Calls(runs, capture_at, captured))
+        backward_pass(root, grads, keep_graph, _Calls(runs, capture_at, captured, targets))
     finally:
         state.enabled = previous
     return captured

@@ -29,9 +29,13 @@ __all__: list[str] = []
 
 # ------------------------------------------------------------------ scatter-add
 def _raw_scatter_add(numel: int, positions: np.ndarray, values: Tensor) -> Tensor:
+    """``numel`` zeros, ``values`` added at ``positions`` (one per value, row-major): with
+    aten ops (``zeros``, ``index_put_`` accumulating), so that a dispatch mode sees the
+    whole scatter and make_fx's graph computes it."""
     out = aten.zeros(numel, dtype=values._dtype)
     if values.numel():
-        np.add.at(out._elements(), positions, values._elements().reshape(-1))
+        index = factories._from_array(positions.reshape(values._shape), dtypes.int64)
+        aten.index_put_.default.call(out, (index,), values, True)
     return out
 
 
@@ -75,13 +79,14 @@ def scatter_add(values: Tensor, positions: np.ndarray, shape: tuple[int, ...]) -
 
 
 def gather(values: Tensor, positions: np.ndarray) -> Tensor:
-    """``values.flatten()[positions]`` (recorded: its gradient is a scatter-add)."""
+    """``values.flatten()[positions]`` (recorded: its gradient is a scatter-add), with aten
+    ops (``reshape``, ``index``), so that a dispatch mode sees it and make_fx's graph
+    computes it."""
     flat = positions.reshape(-1)
 
     def kernel(v: Tensor) -> Tensor:
-        data = v.contiguous()._elements().reshape(-1)[flat] if v.numel() else \
-            np.zeros(0, v._dtype.numpy)
-        return factories._from_array(np.ascontiguousarray(data), v._dtype)
+        index = factories._from_array(flat, dtypes.int64)
+        return aten.index.Tensor.call(aten.reshape.default.call(v, (-1,)), [index])
 
     return call(kernel, (values,), (values,), lambda out: IndexBackward0(values, flat))
 
@@ -137,7 +142,7 @@ def as_strided_backward(g: Tensor, input_geometry: tuple[Any, ...],
     grad_input = gather(per_element, in_pos).reshape(input_geometry[0])
     counts = np.bincount(in_pos.reshape(-1), minlength=extent)
     if counts.max(initial=0) > 1:  # the input overlaps itself
-        share = factories.tensor(counts[in_pos], dtype=g._dtype)
+        share = factories.from_data(counts[in_pos], g._dtype)
         grad_input = grad_input / share
     return grad_input
 
@@ -182,6 +187,6 @@ class CopySlices(Node):
         res = list(self.fn.apply([grad_slice]))
         inside = np.zeros(int(np.prod(self.base_shape, dtype=np.int64)), dtype=bool)
         inside[self.positions.reshape(-1)] = True
-        mask = factories.tensor(inside.reshape(self.base_shape))
+        mask = factories.from_data(inside.reshape(self.base_shape))
         new = res[0] if res[0] is not None else grad_slice * 0
         return (scatter_add(new, self.positions, self.base_shape).where(mask, g), *res[1:])

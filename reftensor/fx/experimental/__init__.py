@@ -1,0 +1,1 @@
+"""``reftensor.fx.experimental`` (``torch.fx.experimental``): ``proxy_tensor.make_fx``."""

@@ -838,14 +838,14 @@ def test_the_logging_mode_writes_torchs_lines(i):
     # (torch's "LoggingTensor" logger, after its first capture), and they cannot format
     # torch's records: the logger keeps only torch's own handler here
     logger = logging.getLogger("LoggingTensor")
-    lines, kept = {}, logger.handlers[:]
+    lines, kept, propagate = {}, logger.handlers[:], logger.propagate
     for lib, capture in ((torch, torch_logs), (reftensor, capture_logs_with_logging_tensor_mode)):
         logger.handlers = []
         try:
             with capture() as logs:
                 _PROGRAMS[i](lib)
-        finally:
-            logger.handlers = kept
+        finally:  # (torch's capture leaves the logger not propagating)
+            logger.handlers, logger.propagate = kept, propagate
         lines[lib.__name__] = [line.replace(f"{lib.__name__}.", "LIB.") for line in logs
                                if not line.split(" = ")[-1].startswith(
                                    f"{lib.__name__}._ops.aten.detach.default")]

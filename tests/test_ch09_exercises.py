@@ -415,15 +415,16 @@ def test_recording_a_program_changes_nothing_torch_logs():
     from torch.testing._internal.logging_tensor import capture_logs_with_logging_tensor_mode
 
     logger = logging.getLogger("LoggingTensor")
-    propagate = logger.propagate
+    propagate, handlers = logger.propagate, list(logger.handlers)
     for snippets in [*([s] for s in ch09.LOG_SNIPPETS), ch09.LOG_SNIPPETS]:
         env = ch09._log_env(torch)
+        logger.handlers = []  # pytest's, which cannot format these records: see the reference
         try:
             with capture_logs_with_logging_tensor_mode() as alone:
                 for snippet in snippets:
                     exec(snippet, env)
         finally:  # as the reference does: pytest's handlers go to loggers that do not propagate
-            logger.propagate = propagate
+            logger.propagate, logger.handlers = propagate, handlers
         assert ch09.record_log(snippets)[1] == alone, snippets
 
 

@@ -135,6 +135,7 @@ PIECES: dict[str, Piece] = {
     "next_key": Piece("ch09_dispatch", 2),
     "mode_arguments": Piece("ch09_dispatch", 3),
     "log_line": Piece("ch09_dispatch", 4),
+    "node_name": Piece("ch09_dispatch", 5),
     "conv_output_size": Piece("ch10_capstone", 1),
     "pool_output_size": Piece("ch10_capstone", 2),
     "window_layout": Piece("ch10_capstone", 3),

@@ -1,14 +1,17 @@
 """Chapter 9's exercises (issue 44): the reference pieces (reftensor's own bodies of
-``dispatch_key_set``, ``next_key``, ``mode_arguments`` and ``log_line``) pass every exercise on
-the default seed and a fresh one; typical mistakes fail; each exercise's torch reference gives
-what the reference piece gives on every case there is (every situation of
+``dispatch_key_set``, ``next_key``, ``mode_arguments``, ``log_line`` and ``node_name``) pass
+every exercise on the default seed and a fresh one; typical mistakes fail; each exercise's torch
+reference gives what the reference piece gives on every case there is (every situation of
 ``dispatch_key_set``'s cases, every pair of key sets, every stored call, every snippet and
-programs of several); and the cases stored in the exercise module (the calls a mode receives,
-the calls a log records, torch's dtype abbreviations) are what torch gives now."""
+programs of several, names from every pair of name families); and the cases stored in the
+exercise module (the calls a mode receives, the calls a log records, torch's dtype
+abbreviations) are what torch gives now."""
 
 from __future__ import annotations
 
+import builtins
 import itertools
+import keyword
 
 import pytest
 
@@ -19,14 +22,15 @@ from autograder.course.exercises import ch09_dispatch as ch09
 from autograder.sandbox import bwrap as sandbox
 from reftensor._ops.dispatch_keys import dispatch_key_set, next_key
 from reftensor._ops.python_key import mode_arguments
+from reftensor.fx.graph import node_name
 from reftensor.testing._internal.logging_tensor import log_line
 from tests.notebooks import assert_mistake_fails, hidden_pairs
 
 pytestmark = pytest.mark.ch09
 
-NAMES = ["dispatch_key_set", "next_key", "mode_arguments", "log_line"]
+NAMES = ["dispatch_key_set", "next_key", "mode_arguments", "log_line", "node_name"]
 PIECES = {"dispatch_key_set": dispatch_key_set, "next_key": next_key,
-          "mode_arguments": mode_arguments, "log_line": log_line}
+          "mode_arguments": mode_arguments, "log_line": log_line, "node_name": node_name}
 FRESH_SEED = 20260901
 
 
@@ -237,6 +241,58 @@ def log_numbered_by_name(name, args, kwargs, out, shortid, abbrs):
     return _log(name, args, kwargs, out, number, abbrs)
 
 
+def _names(candidate, taken, last, reserved, *, avoid=None, count_on=True,
+           record_numbered=True, keep_numbered=False):
+    """node_name with one thing changed (``avoid``: the names avoided besides reserved)."""
+    import re
+
+    stem, digits = re.match(r"^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$", candidate).groups()
+    avoided = avoid if avoid is not None else (
+        lambda name: keyword.iskeyword(name) or name in builtins.__dict__)
+    if digits is None or (candidate in taken and not keep_numbered):
+        number = last.get(stem, 0) if count_on else 0
+        if avoided(candidate) or candidate in reserved:
+            number += 1
+            candidate = f"{stem}_{number}"
+    else:
+        number = int(digits)
+    while candidate in taken and not (keep_numbered and digits is not None):
+        number += 1
+        candidate = f"{stem}_{number}"
+    taken.add(candidate)
+    if record_numbered or digits is None:
+        last[stem] = number
+    return candidate
+
+
+def names_builtins_not_avoided(candidate, taken, last, reserved):
+    """Keywords and reserved names avoided, builtins (``sum``, ``max``) not."""
+    return _names(candidate, taken, last, reserved, avoid=keyword.iskeyword)
+
+
+def names_counted_from_one(candidate, taken, last, reserved):
+    """A name's number counts from 1 each time, not on from the stem's last one."""
+    return _names(candidate, taken, last, reserved, count_on=False)
+
+
+def names_numbered_not_remembered(candidate, taken, last, reserved):
+    """A free numbered candidate (``getitem_3``) leaves the stem's last number as it was."""
+    return _names(candidate, taken, last, reserved, record_numbered=False)
+
+
+def names_taken_numbered_kept(candidate, taken, last, reserved):
+    """A numbered candidate is kept as it is, taken or not (``x_1`` twice)."""
+    return _names(candidate, taken, last, reserved, keep_numbered=True)
+
+
+def names_reserved_fixed(candidate, taken, last, reserved):
+    """reftensor's own reserved names, not the ones passed (``reftensor`` avoided in a case
+    that does not reserve it)."""
+    from reftensor.fx.graph import RESERVED
+
+    return _names(candidate, taken, last, RESERVED)
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("dispatch_key_set", keys_autograd_below_too, False),
     ("dispatch_key_set", keys_python_for_nested_modes, False),
@@ -260,6 +316,11 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("log_line", log_lists_as_leaves, False),
     ("log_line", log_tuples_as_lists, False),
     ("log_line", log_numbered_by_name, False),
+    ("node_name", names_builtins_not_avoided, False),
+    ("node_name", names_counted_from_one, False),
+    ("node_name", names_numbered_not_remembered, False),
+    ("node_name", names_taken_numbered_kept, False),
+    ("node_name", names_reserved_fixed, False),
 ]
 
 
@@ -342,6 +403,44 @@ def test_every_snippet_is_judged_alone_and_in_programs_of_several():
     cases += [ch09._log_case(*snippets[k:k + 4]) for k in range(0, len(snippets), 4)]
     cases.append(ch09._log_case(*reversed(snippets)))
     _judged_everywhere("log_line", cases)
+
+
+def test_the_node_name_reference_is_the_piece_on_sequences_of_every_pair_of_families():
+    """Each family's names, each pair of families' in order and reversed, each family twice."""
+    families = ch09.NAME_FAMILIES
+    cases = [ch09._names_case(*(a + b)) for a in families for b in families]
+    cases += [ch09._names_case(*reversed(a + b)) for a in families for b in families]
+    cases += [ch09._names_case(*a) for a in families]
+    _judged_everywhere("node_name", cases)
+
+
+def test_the_reserved_names_are_torchs_and_reftensors_adds_its_own():
+    """A case's ``reserved`` is torch's ``_custom_builtins`` (torch takes any other name,
+    ``reftensor`` included, as ordinary); reftensor's library passes the same names with
+    ``reftensor``, and make_fx's namespace names every node with the piece."""
+    from torch.fx.graph import _custom_builtins, _Namespace
+
+    import reftensor.fx.graph as graph
+
+    assert set(ch09.TORCH_RESERVED) == set(_custom_builtins)
+    assert graph.RESERVED == frozenset(ch09.TORCH_RESERVED) | {"reftensor"}
+    names = _Namespace()
+    assert [names.create_name(c, None) for c in ("reftensor", "torch", "math", "Tensor")] == [
+        "reftensor", "torch_1", "math", "Tensor"]
+    assert {c for family in ch09.NAME_FAMILIES for c in family} >= {"reftensor", "torch"}
+    calls = []
+
+    def spy(candidate, taken, last, reserved):
+        calls.append((candidate, reserved))
+        return node_name(candidate, taken, last, reserved)
+
+    keep = graph.node_name
+    graph.node_name = spy
+    try:
+        assert graph._Namespace().create_name("a.b") == "a_b"
+    finally:
+        graph.node_name = keep
+    assert calls == [("a_b", graph.RESERVED)]
 
 
 # ---------------------------------------------------------------- the stored cases
@@ -437,8 +536,10 @@ from reftensor import pieces
 from reftensor.testing._internal.logging_tensor import capture_logs_with_logging_tensor_mode
 from reftensor.utils._python_dispatch import TorchDispatchMode
 from tests.notebooks import register_every_answer
+from reftensor.fx.experimental.proxy_tensor import make_fx
 from tests.test_ch09_exercises import (keys_python_for_nested_modes, log_outputs_numbered_first,
-                                       mode_defaults_kept, next_key_kept_below)
+                                       mode_defaults_kept, names_builtins_not_avoided,
+                                       next_key_kept_below)
 
 assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
 register_every_answer()
@@ -462,7 +563,8 @@ def program():
         z = y.add(y, alpha=1.0).std(0, correction=1)
         z.backward()
         m = reftensor.zeros(2, device="meta").new_empty((0, 2))
-    return [list(logs), seen.calls, x.grad.tolist(), list(m.shape), str(m.device)]
+    code = make_fx(lambda v: (v.sum(1).max() + v).sum())(reftensor.ones(2, 3)).code
+    return [list(logs), seen.calls, x.grad.tolist(), list(m.shape), str(m.device), code]
 
 
 with pieces.trace() as used:
@@ -471,7 +573,8 @@ seen = {{"right": right, "used": sorted(used)}}
 for wrong, name in ((keys_python_for_nested_modes, "dispatch_key_set"),
                     (next_key_kept_below, "next_key"),
                     (mode_defaults_kept, "mode_arguments"),
-                    (log_outputs_numbered_first, "log_line")):
+                    (log_outputs_numbered_first, "log_line"),
+                    (names_builtins_not_avoided, "node_name")):
     keep = pieces.answer(name)
     wrong.__name__ = name
     pieces.register(wrong)
@@ -487,9 +590,10 @@ print(json.dumps(seen))
 def test_the_student_editions_dispatcher_runs_the_students_pieces(tmp_path):
     """In the student edition an ordinary program under two modes (the logging mode and a
     recording one: a view, a slice, a product, a reduction with a default given, ``alpha=1.0``,
-    ``std``, its backward, and meta factories) runs the student's four pieces; with the
-    instructor's answers it gives the reference's log, calls and gradient, and a wrong answer
-    to any one of them changes what it gives (or makes it raise)."""
+    ``std``, its backward, and meta factories), then ``make_fx`` of a function with ``sum`` and
+    ``max`` nodes, runs the student's five pieces; with the instructor's answers it gives the
+    reference's log, calls, gradient and printed code, and a wrong answer to any one of them
+    changes what it gives (or makes it raise)."""
     import json
     import os
     import subprocess
@@ -528,4 +632,4 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     from tests.notebooks import assert_grading_full_points_and_one_loss
 
     assert_grading_full_points_and_one_loss(tmp_path, "ch09_dispatch", "mode_arguments",
-                                            mode_defaults_kept, 16)
+                                            mode_defaults_kept, 20)

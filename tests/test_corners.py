@@ -15,8 +15,10 @@ arguments.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import itertools
+import keyword
 import math
 from fractions import Fraction
 
@@ -28,6 +30,7 @@ from autograder.course import exercises, references
 from autograder.course.exercises import Case
 from autograder.course.exercises.ch02_views import OPERATIONS
 from autograder.course.exercises.ch05_autograd import COPY_SLICES, NUMBER
+from autograder.course.exercises.ch09_dispatch import TORCH_RESERVED
 from autograder.course.exercises.ch10_capstone import pool_windows
 from autograder.course.exercises.layouts import row_major
 from tests import tiers
@@ -688,6 +691,34 @@ def _tensors(node) -> list:
     if type(node) is tuple:
         return [t for v in node for t in _tensors(v)]
     return []
+
+
+def _name_steps(candidates) -> list[tuple[str, str, str, str | None, bool]]:
+    """A node_name case run by reftensor's piece: (candidate, name, stem, number, whether the
+    candidate was taken), for each candidate."""
+    from reftensor.fx.graph import _NUMBERED, node_name
+
+    taken: set[str] = set()
+    last: dict[str, int] = {}
+    steps = []
+    for c in candidates:
+        stem, digits = _NUMBERED.match(c).groups()
+        was_taken = c in taken
+        steps.append((c, node_name(c, taken, last, frozenset(TORCH_RESERVED)), stem, digits,
+                      was_taken))
+    return steps
+
+
+def _counted_on_from_a_kept_number(candidates, reserved) -> bool:
+    """A free numbered candidate sets its stem's number (getitem_3), and the stem is counted on
+    from it later (getitem taken: getitem_4)."""
+    kept: set[str] = set()
+    for c, name, stem, digits, was_taken in _name_steps(candidates):
+        if digits is not None and not was_taken and int(digits) > 1:
+            kept.add(stem)
+        elif stem in kept and name != c:
+            return True
+    return False
 
 
 CORNERS = {
@@ -2319,6 +2350,26 @@ CORNERS = {
                                                         for *_, out in c.args[0])),
         ("keyword arguments", lambda c: any(kwargs for _, _, kwargs, _ in c.args[0])),
         ("a program of several snippets", lambda c: len(c.ctx("snippets")) > 1),
+    ],
+    "node_name": [
+        ("a name repeated (the next free number)",
+         on(lambda cs, r: any(d is None and t for _, _, _, d, t in _name_steps(cs)))),
+        ("a builtin or a keyword (numbered at once)",
+         on(lambda cs, r: any(keyword.iskeyword(c) or c in builtins.__dict__ for c in cs))),
+        ("a name torch reserves", on(lambda cs, r: any(c in r for c in cs))),
+        ("reftensor (an ordinary name to torch)", on(lambda cs, r: "reftensor" in cs)),
+        ("an in-place name (its stem ends in _)",
+         on(lambda cs, r: any(c.endswith("_") or "__" in c for c in cs))),
+        ("a free numbered candidate (kept as it is)",
+         on(lambda cs, r: any(d is not None and not t and n == c
+                              for c, n, _, d, t in _name_steps(cs)))),
+        ("a numbered candidate already taken",
+         on(lambda cs, r: any(d is not None and t for _, _, _, d, t in _name_steps(cs)))),
+        ("a numbered candidate after its stem's unnumbered one",
+         on(lambda cs, r: any(d is not None and any(p == st for p in cs[:i])
+                              for i, (_, _, st, d, _) in enumerate(_name_steps(cs))))),
+        ("a stem counted on from a free numbered candidate's number",
+         on(_counted_on_from_a_kept_number)),
     ],
     # ------------------------------------------------------------ chapter 10
     "conv_output_size": [

@@ -1719,3 +1719,111 @@ register(Exercise(
     call=_call_log,
     call_shown="autograder.course.exercises.ch09_dispatch:run_log",
 ))
+
+
+# ---------------------------------------------------------------- node_name
+#: the names torch's generated code reads as globals besides Python's keywords and builtins
+#: (``torch.fx.graph._custom_builtins``): a case's ``reserved`` (reftensor's library passes
+#: its own, with ``reftensor``; torch takes ``reftensor`` for an ordinary name)
+TORCH_RESERVED = ("NoneType", "device", "fx_pytree", "inf", "nan", "pytree", "torch")
+
+#: families of candidates a case draws its names from (one or two families a case, so that
+#: names repeat and meet their numbered forms); every one a Python name (make_fx's namespace
+#: cleans a candidate's characters before the piece sees it), none whose meaning as a name
+#: depends on where the code runs (``None``, ``True``, ``False``, ``_``, IPython's builtins)
+NAME_FAMILIES = (
+    ("add", "add", "add_1", "add_2", "add_3", "add_", "add_", "add__1"),
+    ("x", "x_1", "x_1", "x_2", "x_01", "x_1_1", "y_1"),
+    ("sum", "sum", "sum_1", "sum_2", "max", "max_1", "slice", "input", "id"),
+    ("if", "if_1", "for", "lambda", "class", "add"),
+    ("device", "device_1", "inf", "nan", "torch", "torch_1", "NoneType", "pytree",
+     "fx_pytree"),
+    ("reftensor", "reftensor", "reftensor_1", "getitem", "getitem_3", "getitem", "mm",
+     "_tensor_constant0", "arg0_1", "detach", "detach"),
+)
+
+
+def _call_names(answer, case: Case) -> list[str]:
+    """How a check calls ``node_name``: once per candidate, in order, with one ``taken`` set
+    and one ``last`` dict (both empty at first) and the case's ``reserved`` (a frozenset);
+    returns the names given."""
+    candidates, reserved = case.args
+    taken: set[str] = set()
+    last: dict[str, int] = {}
+    names = []
+    for candidate in candidates:
+        name = answer(candidate, taken, last, frozenset(reserved))
+        if not isinstance(name, str):
+            raise TypeError(f"node_name gave a {type(name).__name__}, not a str")
+        names.append(name)
+    return names
+
+
+def run_node_names(answer, candidates, reserved=TORCH_RESERVED) -> list[str]:
+    """Run ``answer`` (a ``node_name``) on a failing case's candidates as the check does."""
+    return _call_names(answer, Case(args=(tuple(candidates), tuple(reserved))))
+
+
+def _names_reference(c: Case) -> list[str]:
+    from torch.fx import graph as fx_graph
+
+    candidates, reserved = c.args
+    if set(reserved) != set(fx_graph._custom_builtins):  # torch reserves its own names only
+        raise ValueError(f"a case's reserved names {reserved!r} are not torch's "
+                         f"{sorted(fx_graph._custom_builtins)!r}")
+    namespace = fx_graph._Namespace()
+    return [namespace.create_name(candidate, None) for candidate in candidates]
+
+
+def _names_truth(c: Case) -> str:
+    candidates, _ = c.args
+    return (f"ns = torch.fx.graph._Namespace(); [ns.create_name(c, None) for c in "
+            f"{list(candidates)!r}]")
+
+
+def _names_case(*candidates: str) -> Case:
+    return Case(args=(tuple(candidates), TORCH_RESERVED))
+
+
+@st.composite
+def _names_cases(draw: st.DrawFn) -> Case:
+    families = NAME_FAMILIES[_pick(draw, range(len(NAME_FAMILIES)))]
+    if _pick(draw, (False, True)):
+        families += NAME_FAMILIES[_pick(draw, range(len(NAME_FAMILIES)))]
+    count = _pick(draw, (2, 3, 4, 5, 6, 7, 8, 9))
+    return _names_case(*(_pick(draw, families) for _ in range(count)))
+
+
+register(Exercise(
+    name="node_name",
+    chapter=CHAPTER,
+    signature="node_name(candidate, taken, last, reserved) -> str (records the name in "
+              "taken and its number in last); checked through run_node_names (a case: the "
+              "candidates, and reserved: torch's _custom_builtins names)",
+    fixed=(
+        _names_case("x_1", "y_1", "x"),                            # free numbered names kept
+        _names_case("add", "add", "add_1", "add"),                 # a repeat: the next free
+        _names_case("sum", "max", "slice", "sum"),                 # builtins: _1 at once
+        _names_case("if", "lambda", "if"),                         # keywords
+        _names_case("device", "inf", "torch", "reftensor"),        # reserved; reftensor is not
+        _names_case("add_", "add_", "add__1", "add_"),             # in place: the stem add_
+        _names_case("x_1", "x_1", "x"),                            # a numbered one taken
+        _names_case("getitem", "getitem_3", "getitem", "getitem"),  # the last number counts
+    ),
+    edge=(
+        _names_case("x_01", "x_1", "x", "x"),
+        _names_case("x_1_1", "x_1", "x_1", "x_1_1"),
+        _names_case("sum_1", "sum", "sum"),
+        _names_case("max_1", "max", "max_2", "max"),
+        _names_case("torch_1", "torch", "device", "device_1", "device"),
+        _names_case("add_2", "add", "add", "add_1", "add"),
+        _names_case("arg0_1", "arg0_1", "_tensor_constant0", "_tensor_constant0"),
+        _names_case("NoneType", "nan", "pytree", "fx_pytree", "for", "class", "input", "id"),
+    ),
+    strategy=_names_cases,
+    reference=_names_reference,
+    truth=_names_truth,
+    hidden_examples=100,
+    call=_call_names,
+    call_shown="autograder.course.exercises.ch09_dispatch:run_node_names",
+))

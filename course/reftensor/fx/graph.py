@@ -43,6 +43,36 @@ RESERVED = frozenset({"reftensor", "device", "inf", "nan", "NoneType", "torch", 
 _NUMBERED = re.compile(r"^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$")
 
 
+def node_name(candidate: str, taken: set[str], last: dict[str, int],
+              reserved: frozenset[str]) -> str:
+    """The name a node made from ``candidate`` gets, by torch's rule
+    (``torch.fx.graph._Namespace.create_name``); it is recorded in ``taken`` and its number
+    in ``last``.
+
+    Args:
+        candidate: a Python name: a stem, and maybe a number, the digits after its last
+            ``_`` when something comes before that ``_`` (``x_1``: ``x`` and 1; ``x_01``:
+            ``x`` and 1; ``add__1``: ``add_`` and 1; ``add_`` and ``_1``: no number).
+        taken: the names given so far (the name given is added).
+        last: the last number given to each stem (0 for a stem not in it); the stem's entry
+            is set to the name's number.
+        reserved: names the generated code reads as globals (``reftensor``, ``device``,
+            ``inf``, ...), avoided as Python's keywords and builtins are.
+
+    Returns:
+        A numbered candidate that is free, as it is (its number recorded). Otherwise the
+        number counts on from ``last[stem]``: a keyword, builtin or reserved name takes the
+        next number (``sum_1``; no such name ends in a number), and while the name is taken
+        the number goes up by one (``add``, ``add_1``, ``add_2``); the stem's last number is
+        then the name's (a free unnumbered candidate keeps ``last[stem]`` as it was).
+    """
+    # BEGIN PIECE node_name
+    from reftensor.pieces import answer  # the student edition: your answer runs here
+
+    return answer("node_name")(candidate, taken, last, reserved)
+    # END PIECE
+
+
 class _Namespace:
     """The names taken in one graph, and the last number given to each stem."""
 
@@ -50,34 +80,15 @@ class _Namespace:
         self._taken: set[str] = set()
         self._last: dict[str, int] = {}
 
-    @staticmethod
-    def _illegal(name: str) -> bool:
-        return keyword.iskeyword(name) or name in builtins.__dict__ or name in RESERVED
-
     def create_name(self, candidate: str) -> str:
         """A free name made from ``candidate`` (see the module's docstring): its characters
         that cannot be in a Python name become ``_``, a leading digit gets a ``_`` before it,
-        an empty one is ``_unnamed``."""
+        an empty one is ``_unnamed``; then :func:`node_name` (a graded piece) names it."""
         if _NUMBERED.match(candidate) is None:
             candidate = re.sub(r"[^0-9a-zA-Z_]+", "_", candidate) or "_unnamed"
             if candidate[0].isdigit():
                 candidate = f"_{candidate}"
-        match = _NUMBERED.match(candidate)
-        assert match is not None
-        stem, digits = match.group(1), match.group(2)
-        if digits is None or candidate in self._taken:
-            number = self._last.get(stem, 0)
-            if self._illegal(candidate):  # (such names end in no number)
-                number += 1
-                candidate = f"{stem}_{number}"
-        else:
-            number = int(digits)
-        while candidate in self._taken:
-            number += 1
-            candidate = f"{stem}_{number}"
-        self._taken.add(candidate)
-        self._last[stem] = number
-        return candidate
+        return node_name(candidate, self._taken, self._last, RESERVED)
 
 
 class _Shown:

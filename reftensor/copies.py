@@ -99,7 +99,7 @@ def to_copy_meta(self: Tensor, dtype: dtypes.dtype | None, layout: None,
 @aten.type_as.default.impl(DispatchKey.CompositeImplicitAutograd)
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     """torch's ``self.to(other.options())``: other's dtype and device."""
-    return to_options(self, other._dtype, other.device, False, False, None)
+    return to_options(self, other._dtype, other.device, False, False, None, options=True)
 
 
 @aten.clone.default.impl(DispatchKey.CPU)

@@ -121,7 +121,7 @@ def _flatten(data: Any, shape: tuple[int, ...], dim: int, out: list[Any]) -> Non
         if _is_sequence(data):
             raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
         if isinstance(data, Tensor):
-            data = data.item()
+            data = data._item()  # (torch reads it below the dispatcher: no mode sees it)
         out.append(data)
         return
     if not _is_sequence(data):
@@ -183,21 +183,26 @@ def tensor(
         RuntimeError: ``None``, an int beyond int64 or the target dtype, or
             ``requires_grad=True`` for a non-floating dtype.
     """
-    return _new_from_data(data, dtype, device, requires_grad, lift=True)
+    return _tensor(data, dtype, device, requires_grad, lift=True)
 
 
-def from_data(data: Any, dtype: dtype | None = None) -> Tensor:
-    """``tensor(data, dtype=dtype)`` as reftensor's own code makes one, where torch's C++
-    builds the tensor (a wrapped number, a formula's mask): no ``lift_fresh`` is dispatched,
-    even under a dispatch mode."""
-    return _new_from_data(data, dtype, None, False, lift=False)
+def unlifted_tensor(data: Any, dtype: dtype | None = None) -> Tensor:
+    """``tensor(data, dtype=dtype)`` for reftensor's own use where torch makes the tensor
+    without an op a dispatch mode sees (a wrapped number, a formula's constant): no
+    ``lift_fresh``."""
+    return _tensor(data, dtype, None, False, lift=False)
 
 
-def _new_from_data(data: Any, dtype: dtype | None, device: Any, requires_grad: bool,
-                   lift: bool) -> Tensor:
-    """:func:`tensor`'s work; with ``lift``, a tensor made from Python or NumPy data is
-    passed to ``lift_fresh`` under a dispatch mode (on the meta device, not), as torch's
-    ``internal_new_from_data`` does."""
+def lift_fresh(t: Tensor) -> Tensor:
+    """``t`` itself; while a dispatch mode is active, through ``aten.lift_fresh``, which
+    torch runs on every tensor it makes from data (``tensor``, ``as_tensor``,
+    ``new_tensor``, ``from_numpy``, a list index), for the mode to see it."""
+    return aten.lift_fresh.default(t) if dispatch_state.modes else t
+
+
+def _tensor(data: Any, dtype: dtype | None, device: Any, requires_grad: bool, *,
+            lift: bool) -> Tensor:
+    """``tensor``; ``lift``: dispatch ``lift_fresh`` as torch's binding does."""
     where = as_device(device, copying=True)
     if isinstance(data, Tensor):
         where = data.device if device is None else where  # a tensor stays on its device
@@ -212,9 +217,11 @@ def _new_from_data(data: Any, dtype: dtype | None, device: Any, requires_grad: b
     if isinstance(data, np.ndarray):
         if any(s < 0 for s in data.strides):
             data = np.ascontiguousarray(data)
-        # torch wraps the array, then copies it keeping its layout when that is dense.
-        wrapped = from_numpy(data) if lift else _wrap_numpy(data)
-        copied = wrapped.to(dtype=dtype or wrapped.dtype, device=where, copy=True)
+        # torch wraps the array (lifted, as ``from_numpy``), then copies it keeping its
+        # layout when that is dense, to the array's dtype unless given (``to(device,
+        # dtype)``: ``_to_copy`` is given both).
+        wrapped = (from_numpy if lift else _from_numpy)(data)
+        copied = wrapped.to(dtype=dtype or wrapped._dtype, device=where, copy=True)
         return _finish(copied, requires_grad)
     shape = _infer_shape(data)
     scalars: list[Any] = []
@@ -233,30 +240,9 @@ def _new_from_data(data: Any, dtype: dtype | None, device: Any, requires_grad: b
     with np.errstate(over="ignore", invalid="ignore"):
         values = _casting.cast(flat, target).reshape(shape)
     made = _from_array(values, target, False, where)
-    return _finish(lift_fresh(made) if lift and where != META else made, requires_grad)
-
-
-def lift_fresh(t: Tensor) -> Tensor:
-    """``t``, just made from data: under a dispatch mode, ``aten.lift_fresh(t)`` (``t``
-    itself), which torch's factories from data (and ``t[i] = 2.5``'s value) dispatch and a
-    mode sees."""
-    return aten.lift_fresh.default(t) if dispatch_state.modes else t
-
-
-@aten.lift_fresh.default.impl(DispatchKey.CPU)
-@aten.lift_fresh.default.impl(DispatchKey.Meta)
-def _lift_fresh(self: Tensor) -> Tensor:
-    return self
-
-
-@aten.lift_fresh_copy.default.impl(DispatchKey.CPU)
-def _lift_fresh_copy(self: Tensor) -> Tensor:
-    return self._copy_with_strides(layout.contiguous_strides(self._shape), self._dtype)
-
-
-@aten.lift_fresh_copy.default.impl(DispatchKey.Meta)
-def _lift_fresh_copy_meta(self: Tensor) -> Tensor:
-    return _allocate(self._shape, layout.contiguous_strides(self._shape), self._dtype, META)
+    if lift and where is not META:  # (torch makes a meta tensor without lift_fresh)
+        made = lift_fresh(made)
+    return _finish(made, requires_grad)
 
 
 def new_tensor(self: Tensor, data: Any, dtype: dtype | None = None, device: Any = None,
@@ -300,17 +286,17 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with a NumPy array (``torch.from_numpy``).
 
     Strides are the array's byte strides divided by the itemsize; writing through either
-    object changes both.
+    object changes both. A dispatch mode sees it made (``lift_fresh``).
 
     Raises:
         TypeError: not an ndarray, or a dtype torch has no counterpart for.
         ValueError: negative strides, or strides that are not a multiple of the itemsize.
     """
-    return lift_fresh(_wrap_numpy(ndarray))
+    return lift_fresh(_from_numpy(ndarray))
 
 
-def _wrap_numpy(ndarray: np.ndarray) -> Tensor:
-    """:func:`from_numpy`'s work, without ``lift_fresh``."""
+def _from_numpy(ndarray: np.ndarray) -> Tensor:
+    """``from_numpy`` without ``lift_fresh``."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     d = dtypes.from_numpy_dtype(ndarray.dtype)
@@ -348,10 +334,13 @@ def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tens
     dtype is wrapped with :func:`from_numpy`; anything else is copied.
     """
     where = None if device is None else as_device(device, copying=True)
-    if isinstance(data, Tensor):
-        return data.to(dtype=dtype or data.dtype, device=where)
+    if isinstance(data, Tensor):  # torch's ``to(device, dtype)``: ``_to_copy`` gets both
+        return data.to(dtype=dtype or data.dtype, device=data.device if where is None
+                       else where)
     if isinstance(data, np.ndarray):
-        return from_numpy(data).to(dtype=dtype, device=where)
+        wrapped = from_numpy(data)
+        return wrapped.to(dtype=dtype or wrapped._dtype, device=CPU if where is None
+                          else where)
     return tensor(data, dtype=dtype, device=where)
 
 
@@ -500,6 +489,21 @@ def _full_cpu(size: Sequence[int], fill_value: Any, dtype: dtype | None, layout:
               device: Any, pin_memory: builtins.bool | None) -> Tensor:
     d = _options(dtype, device, pin_memory, _fill_dtype(fill_value))
     return _fill(_contiguous(size, d, CPU), fill_value)
+
+
+# ``scalar_tensor``: a 0-d ``full`` whose dtype is never inferred from the number (the
+# default float dtype unless given); torch's CPU kernel fills it (checked as ``fill_``),
+# its meta one checks nothing.
+@aten.scalar_tensor.default.impl(DispatchKey.Meta)
+def _scalar_tensor_meta(s: Any, dtype: dtype | None, layout: Any, device: Any,
+                        pin_memory: builtins.bool | None) -> Tensor:
+    return _contiguous((), _options(dtype, device, pin_memory), META)
+
+
+@aten.scalar_tensor.default.impl(DispatchKey.CPU)
+def _scalar_tensor_cpu(s: Any, dtype: dtype | None, layout: Any, device: Any,
+                       pin_memory: builtins.bool | None) -> Tensor:
+    return _fill(_contiguous((), _options(dtype, device, pin_memory), CPU), s)
 
 
 # ``empty_like``, ``zeros_like``, ``ones_like``, ``full_like``: a new tensor of ``self``'s
@@ -970,3 +974,13 @@ def as_strided(
         )
     return Tensor._make(input.untyped_storage(), shape, stride, offset, input.dtype, base=input)
 
+
+@aten.lift_fresh_copy.default.impl(DispatchKey.CPU)
+def _lift_fresh_copy(self: Tensor) -> Tensor:
+    """``lift_fresh_copy``: a contiguous copy (what make_fx records for ``lift_fresh``)."""
+    return self._copy_with_strides(layout.contiguous_strides(self._shape), self._dtype)
+
+
+@aten.lift_fresh_copy.default.impl(DispatchKey.Meta)
+def _lift_fresh_copy_meta(self: Tensor) -> Tensor:
+    return _allocate(self._shape, layout.contiguous_strides(self._shape), self._dtype, META)

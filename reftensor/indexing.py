@@ -41,7 +41,7 @@ from ._ops import DispatchKey, aten
 from ._ops.python_indexing import set_indexing
 from .advanced_indexing import legacy_type_name
 from .device import CPU
-from .factories import from_data, lift_fresh, tensor
+from .factories import lift_fresh, unlifted_tensor
 from .storage import UntypedStorage
 from .tensor import Tensor
 
@@ -207,10 +207,9 @@ def _specified_dims(items: tuple[Any, ...]) -> int:
 
 def _sequence_to_tensor(obj: Any) -> Tensor:
     """A list index as a tensor: bool (or uint8) data stays a mask, anything else becomes
-    int64 (floats are truncated: ``t[[1.9]]`` is ``t[[1]]``). The index tensor is made
-    once, as torch's (a dispatch mode sees one ``lift_fresh``)."""
-    probe = from_data(obj)
-    return lift_fresh(probe) if _is_mask(probe) else tensor(obj, dtype=dtypes.int64)
+    int64 (floats are truncated: ``t[[1.9]]`` is ``t[[1]]``)."""
+    probe = unlifted_tensor(obj)  # (torch's lift_fresh, for a dispatch mode: the result's)
+    return lift_fresh(probe if _is_mask(probe) else unlifted_tensor(obj, dtype=dtypes.int64))
 
 
 def _bool_index(value: bool) -> Tensor:
@@ -343,7 +342,7 @@ def _value_to_tensor(t: Tensor, value: Any) -> Tensor:
         raise TypeError(f"can't assign a {name} to a reftensor.{legacy_type_name(t._dtype)}")
     scalar = Tensor._make(UntypedStorage(t._dtype.itemsize), (), (), 0, t._dtype)
     scalar._elements()[()] = _casting.checked_number(number, t._dtype, check_half=False)
-    return lift_fresh(scalar)
+    return lift_fresh(scalar)  # (a dispatch mode sees it made, as torch's)
 
 
 def _without_leading_ones(value: Tensor) -> tuple[int, ...]:

@@ -1168,6 +1168,30 @@ def detach(self: Tensor) -> Tensor:
     return out
 
 
+@_kernel(aten.lift_fresh.default)
+def lift_fresh(self: Tensor) -> Tensor:
+    """``self`` itself (torch's ``CompositeExplicitAutograd`` kernel): the op is there for
+    a dispatch mode to see a tensor made from data."""
+    return self
+
+
+@aten._local_scalar_dense.default.impl(DispatchKey.CPU)
+def _local_scalar_dense(self: Tensor) -> Any:
+    """The first element as a Python number (what ``Tensor.item()`` dispatches).
+
+    Raises:
+        RuntimeError: an empty tensor.
+    """
+    if self.numel() == 0:
+        raise RuntimeError("_local_scalar_dense: Empty tensor not supported")
+    return self._read(self._storage_offset)
+
+
+@aten._local_scalar_dense.default.impl(DispatchKey.Meta)
+def _local_scalar_dense_meta(self: Tensor) -> Any:
+    raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+
+
 # ---------------------------------------------------------------------- in-place views
 # ``t.t_()``, ``t.transpose_(0, 1)``, ``t.squeeze_()``, ``t.unsqueeze_(0)``: the view's
 # layout is given to ``self`` itself (same storage and offset), whose ``_version`` goes up

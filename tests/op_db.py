@@ -147,6 +147,18 @@ def _tanh_output(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
         lambda o: {"output": o})
 
 
+#: every dtype but bool (``threshold_backward``'s kernel has none for it)
+_NOT_BOOL = tuple(n for n in strategies.ALL_NAMES if n != "bool")
+
+
+def _threshold_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``threshold_backward``'s ``self`` (a tensor of a dtype other than bool that
+    broadcasts to ``shape``) and ``threshold`` (an int or a float, 0 the common one)."""
+    return st.tuples(strategies.tensors(shape=_broadcastable(shape), dtypes=_NOT_BOOL),
+                     st.sampled_from([0, 0, 1, 2, 0.5, 2.5])).map(
+        lambda p: {"self": p[0], "threshold": p[1]})
+
+
 OP_DB: list[OpEntry] = [
     _float_function("exp"),
     _float_function("expm1"),
@@ -175,6 +187,22 @@ OP_DB: list[OpEntry] = [
                                                               lib.ones(2, dtype=lib.bool)),
         "shapes that do not broadcast": lambda lib: _aten(lib).tanh_backward(lib.ones(2),
                                                                              lib.ones(3)),
+    }),
+    OpEntry("sigmoid_backward", arguments=lambda shape: _tanh_output(shape),
+            dtypes=strategies.FLOAT_NAMES, errors={
+        "int64 operands": lambda lib: _aten(lib).sigmoid_backward(
+            lib.ones(2, dtype=lib.int64), lib.ones(2, dtype=lib.int64)),
+        "bool operands": lambda lib: _aten(lib).sigmoid_backward(
+            lib.ones(2, dtype=lib.bool), lib.ones(2, dtype=lib.bool)),
+        "shapes that do not broadcast": lambda lib: _aten(lib).sigmoid_backward(
+            lib.ones(2), lib.ones(3)),
+    }),
+    OpEntry("threshold_backward", arguments=lambda shape: _threshold_arguments(shape),
+            dtypes=_NOT_BOOL, errors={
+        "bool operands": lambda lib: _aten(lib).threshold_backward(
+            lib.ones(2, dtype=lib.bool), lib.ones(2, dtype=lib.bool), 0),
+        "shapes that do not broadcast": lambda lib: _aten(lib).threshold_backward(
+            lib.ones(2), lib.ones(3), 0),
     }),
     OpEntry("flip", arguments=dims, errors={
         "a dim twice": lambda lib: lib.ones(2, 3).flip(1, -1),
@@ -2069,6 +2097,17 @@ OP_DB += [
     OpEntry("detach", grad=False, errors={
         "an argument": lambda lib: lib.ones(2).detach(0),
     }),
+    # no gradient compared: torch's Autograd kernel records LiftFreshBackward0 on the very
+    # tensor the op returns, its input (a leaf that requires grad then has a grad_fn);
+    # reftensor records nothing on an op that returns its input (as ``positive``)
+    OpEntry("lift_fresh", grad=False),
+    # the first element as a Python number (no derivative row in torch)
+    OpEntry("_local_scalar_dense", grad=False, errors={
+        "an empty tensor": lambda lib: _aten(lib)._local_scalar_dense(lib.ones(0)),
+        "a meta tensor": lambda lib: _aten(lib)._local_scalar_dense(lib.ones(1, device="meta")),
+        "an empty meta tensor": lambda lib: _aten(lib)._local_scalar_dense(
+            lib.ones(0, device="meta")),
+    }),
 ]
 
 
@@ -2575,6 +2614,11 @@ def full_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
                                       **{k: v for k, v in p[0].items() if k != "size"}})
 
 
+def scalar_tensor_arguments(shape: tuple[int, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """``s``, a number of any kind, and the options (no size: the result is 0-d)."""
+    return st.tuples(NUMBERS, _tensor_options()).map(lambda p: {"s": p[0], **p[1]})
+
+
 def _factory_errors(name: str, *first: Any) -> dict[str, Program]:
     """What every factory of a size refuses, as torch does (``first``: the arguments after
     the size)."""
@@ -2623,6 +2667,19 @@ OP_DB += [
                     "a bare int size": lambda lib: lib.full(2, 1),
                     "a tensor with dims": lambda lib: lib.full((2,), lib.ones(2)),
                     "no fill value": lambda lib: lib.full((2,))}),
+    OpEntry("scalar_tensor", arguments=scalar_tensor_arguments, no_input=True, grad=False,
+            errors={"no value": lambda lib: lib.scalar_tensor(),
+                    "a size": lambda lib: lib.scalar_tensor((2,), 1.0),
+                    "a tensor with dims": lambda lib: lib.scalar_tensor(lib.ones(2)),
+                    "a number out of range": lambda lib: lib.scalar_tensor(
+                        256, dtype=lib.uint8),
+                    "nan into int64": lambda lib: lib.scalar_tensor(float("nan"),
+                                                                    dtype=lib.int64),
+                    "requires_grad for int64": lambda lib: lib.scalar_tensor(
+                        1, dtype=lib.int64, requires_grad=True),
+                    "pin_memory": lambda lib: lib.scalar_tensor(1, pin_memory=True),
+                    "a cuda device": lambda lib: lib.scalar_tensor(1, device="cuda"),
+                    "out=": lambda lib: lib.scalar_tensor(1, out=lib.empty(()))}),
 ]
 
 

@@ -593,6 +593,9 @@ _PYTHON_META |= {"binary_cross_entropy"}
 # and log_sigmoid's ops, torch's Python decompositions on meta: the input's layout kept (a
 # transposed input: CPU (3, 1), meta (1, 4)), a backward's dtype promoted
 _PYTHON_META |= {"log_sigmoid", "log_sigmoid_forward", "log_sigmoid_backward"}
+# and threshold_backward, whose meta result keeps ``grad_output``'s dtype (a uint8 gradient
+# and an int8 ``self``: meta uint8, the CPU's iterator promotes to int16)
+_PYTHON_META |= {"threshold_backward"}
 
 
 @pytest.mark.parametrize("name", [e.name for e in OP_DB])

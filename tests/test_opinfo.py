@@ -82,6 +82,21 @@ NO_OPINFO: dict[str, str] = {
                      "the meta device, with its gradient (TanhBackwardBackward0) and error "
                      "inputs; tanh's OpInfo samples and op_db entry reach it through "
                      "TanhBackward0",
+    **{name: f"internal (torch.ops.aten.{name}, no Python binding): tests/op_db.py's entry "
+              "runs it on every layout and dtype it takes, on the meta device, with its "
+              "gradient (its BackwardBackward0 node) and error inputs; the OpInfo samples "
+              f"and op_db entry of {op} reach it through its node, and "
+              "tests/test_ch09_dispatch.py's programs compare the call a dispatch mode sees"
+       for name, op in (("sigmoid_backward", "sigmoid"), ("threshold_backward", "relu"))},
+    "lift_fresh": "internal (torch.ops.aten.lift_fresh, no Python binding): the op returns "
+                  "its input; tests/op_db.py's entry runs it on every layout and dtype, and "
+                  "tests/test_ch09_dispatch.py compares where torch.tensor, as_tensor, "
+                  "new_tensor, from_numpy and a list index dispatch it",
+    "_local_scalar_dense": "internal (torch.ops.aten._local_scalar_dense, no Python "
+                           "binding): item()'s op; tests/op_db.py's entry runs it on every "
+                           "layout and dtype and on the meta device, and "
+                           "tests/test_ch09_dispatch.py compares where item(), float(), "
+                           "an index and a number argument dispatch it",
     "type_as": "torch's OpInfo has no entry for Tensor.type_as; tests/op_db.py's entry runs "
                "it on every layout and dtype, with meta and CPU others, and its gradient",
     **{name: f"torch's OpInfo has no entry for torch.{name}: softmax's and log_softmax's "

@@ -286,6 +286,7 @@ __all__ = [
     "ones",
     "empty",
     "full",
+    "scalar_tensor",
     "empty_like",
     "zeros_like",
     "ones_like",
@@ -3504,6 +3505,19 @@ def full(*args: Any, **kwargs: Any) -> Any:
     integer dtype).
     """
     return aten.full(*args, **kwargs)
+
+
+def scalar_tensor(*args: Any, **kwargs: Any) -> Any:
+    """scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False) -> Tensor
+
+    A 0-d tensor holding ``s`` (``torch.scalar_tensor``), of ``dtype`` or the default float
+    dtype (whatever the number: ``scalar_tensor(1)`` is float32); what ``where(condition, t,
+    0.0)`` wraps its number in. The value is checked against the dtype's range as ``full``'s.
+
+    Raises RuntimeError as ``zeros``, and for a value out of the dtype's range.
+    """
+    return aten.scalar_tensor(*args, **kwargs)
 
 
 def empty_like(*args: Any, **kwargs: Any) -> Any:

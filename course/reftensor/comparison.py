@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import _kernels as K
-from . import dtypes, iterator, out_arguments
+from . import dtypes, iterator, layout, out_arguments
 from ._casting import cast, checked_number, compute_dtype, number_array
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
@@ -232,8 +232,37 @@ def _long_tensor(values: np.ndarray) -> Tensor:
 
 aten.where.self.impl(DispatchKey.CPU)(lambda c, a, b: _where(c, a, b, meta=False))
 aten.where.self.impl(DispatchKey.Meta)(lambda c, a, b: _where(c, a, b, meta=True))
-for _overload in (aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar):
-    _overload.impl(DispatchKey.CompositeImplicitAutograd)(aten.where.self.call)
+
+
+# The overloads with a number wrap it as torch's composites do (a dispatch mode sees it):
+# ``scalar_tensor`` of ``result_type`` on the tensor's device (the number given as it is,
+# ``where(c, t, 0)`` passes the int 0), the tensor converted to that dtype (``to``: no op
+# when it has it), then ``where.self``; with two numbers, ``other``'s first, on the
+# condition's device.
+def _wrapped(number: Any, common: dtype, where: Any) -> Tensor:
+    return aten.scalar_tensor.default.call(number, common, layout.strided, where, None)
+
+
+@aten.where.ScalarOther.impl(DispatchKey.CompositeImplicitAutograd)
+def where_scalar_other(condition: Tensor, self: Tensor, other: Any) -> Tensor:
+    common = result_type(self, other)
+    wrapped = _wrapped(other, common, self.device)
+    return aten.where.self.call(condition, self.to(common), wrapped)
+
+
+@aten.where.ScalarSelf.impl(DispatchKey.CompositeImplicitAutograd)
+def where_scalar_self(condition: Tensor, self: Any, other: Tensor) -> Tensor:
+    common = result_type(other, self)
+    wrapped = _wrapped(self, common, other.device)
+    return aten.where.self.call(condition, wrapped, other.to(common))
+
+
+@aten.where.Scalar.impl(DispatchKey.CompositeImplicitAutograd)
+def where_scalars(condition: Tensor, self: Any, other: Any) -> Tensor:
+    common = result_type(self, other)
+    wrapped_other = _wrapped(other, common, condition.device)
+    return aten.where.self.call(condition, _wrapped(self, common, condition.device),
+                                wrapped_other)
 out_arguments.set_rule(aten.where.self_out, out_arguments.OutRule(check=_check_where_out))
 
 

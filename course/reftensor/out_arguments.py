@@ -137,7 +137,7 @@ def _wrapped_number(value: Any) -> Tensor:
     """A Python number as torch wraps it into a 0-d tensor: bool, int64 or float64."""
     d = (dtypes.bool if isinstance(value, bool) else
          dtypes.int64 if isinstance(value, int) else dtypes.float64)
-    return factories.from_data(value, d)
+    return factories.unlifted_tensor(value, dtype=d)
 
 
 def _autograd(op: OpOverload, keys: int, *values: Any) -> Tensor:

@@ -469,6 +469,13 @@ class Tensor(TensorMethods):
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
             )
+        if dispatch_state.modes:  # torch's ``item`` dispatches this op, which a mode sees
+            return aten._local_scalar_dense.default(self)
+        return self._item()
+
+    def _item(self) -> builtins.bool | int | builtins.float:
+        """The single element, read without dispatching (what torch reads below the
+        dispatcher: ``tensor([t, t])`` of 0-d tensors)."""
         if self.is_meta:
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         first = (0,) * len(self._shape)
@@ -673,7 +680,9 @@ class Tensor(TensorMethods):
         else:
             other, *rest = values
             where, target = other.device, other._dtype
-        return to_options(self, target, where, *rest)
+        # without a dtype, torch's binding converts to ``self.options()`` with the device
+        # (and memory format) set: ``_to_copy`` then gets self's dtype and layout too
+        return to_options(self, target, where, *rest, options=target is None)
 
     # ================================================================== chapter 2: views
     # The view ops (``view``, ``reshape``, ``transpose``, ``split``, ...) are the op table's
@@ -767,9 +776,11 @@ class Tensor(TensorMethods):
         return builtins.bool((self == element).any())
 
     def __format__(self, format_spec: str) -> str:
-        """A 0-d tensor formats as its Python number (``f"{t:.2f}"``), as in torch."""
-        if self.dim() == 0:
-            return self.item().__format__(format_spec)
+        """A 0-d tensor formats as its Python number (``f"{t:.2f}"``), as in torch (read
+        through ``detach()``, as torch's; a meta tensor or a subclass formats as an
+        object)."""
+        if self.dim() == 0 and not self.is_meta and type(self) is Tensor:
+            return self.detach().item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
     # ------------------------------------------------------------- indexing (indexing.py)
@@ -892,11 +903,16 @@ _TO_PARSER = PythonArgParser("to", [Signature("to", parse_schema(text), method=T
 
 
 def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: builtins.bool,
-               copy: builtins.bool, fmt: memory_format | None) -> Tensor:
+               copy: builtins.bool, fmt: memory_format | None, *,
+               options: builtins.bool = False) -> Tensor:
     """``self`` itself when nothing would change and ``copy`` is False: same dtype, no
     device or the very same device (``"cpu:0"`` is not ``"cpu"``, so it copies), and a
     layout already in ``fmt`` (``preserve_format`` always is); else ``aten._to_copy``
-    (torch's ``to_impl``). For a CPU tensor, ``conversions.to_result`` decides."""
+    (torch's ``to_impl``). For a CPU tensor, ``conversions.to_result`` decides.
+
+    ``options``: the conversion is torch's ``to(TensorOptions)`` (``t.to(device)``,
+    ``t.cpu()``, ``type_as``, ``ToCopyBackward0``): ``_to_copy`` is given a dtype, the
+    strided layout and a device, each self's where not given, as a dispatch mode sees."""
     if where is not None and not isinstance(where, device):
         where = device(where)  # a string or an int: raises for an invalid one
     given, fmt = fmt, layout.preserve_format if fmt is None else fmt
@@ -911,6 +927,10 @@ def to_options(self: Tensor, target: dtype | None, where: Any, non_blocking: bui
     if same:
         return self
     # torch's ``to`` passes its ``memory_format`` on as given (None when not given)
+    if options:
+        return aten._to_copy.default.call(
+            self, self._dtype if target is None else target, layout.strided,
+            self.device if where is None else where, None, non_blocking, given)
     return aten._to_copy.default.call(self, target, None, where, None, non_blocking, given)
 
 

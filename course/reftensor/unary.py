@@ -27,6 +27,7 @@ import numpy as np
 
 from . import _kernels as K
 from . import dtypes, factories, layout
+from ._casting import checked_number, compute_dtype
 from ._ops import DispatchKey, aten
 from .dtypes import dtype
 from .elementwise import (
@@ -198,6 +199,58 @@ def _tanh_backward(grad_output: Tensor, output: Tensor, finish: Any) -> Tensor:
 for _key, _finish_by_key in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
     aten.tanh_backward.default.impl(_key)(
         lambda grad_output, output, f=_finish_by_key: _tanh_backward(grad_output, output, f))
+
+
+# ====================================================== sigmoid_backward, threshold_backward
+# sigmoid's and relu's derivative rows run these ops of the table, as torch's do.
+def _sigmoid_backward(grad_output: Tensor, output: Tensor, finish: Any) -> Tensor:
+    """``grad_output * (1 - output) * output``, left to right, in ``result_type`` of the two,
+    broadcast: bfloat16 in float32, rounded once; float16 rounded after each operation
+    (torch's kernel widens bfloat16 only, and computes float16 in ``c10::Half``).
+
+    Raises:
+        NotImplementedError: integer or bool operands, on the CPU (torch's message).
+    """
+    common = result_type(grad_output, output)
+    if finish is finish_cpu and not common.is_floating_point:
+        raise _not_implemented("sigmoid_backward_cpu", common)
+    shape = _prepare([grad_output, output], common, None)
+    work = {"work": common} if common is dtypes.float16 else {}
+    return finish(lambda g, y: g * (1 - y) * y, [grad_output, output], common, shape, **work)
+
+
+def _threshold_backward(grad_output: Tensor, self: Tensor, threshold: Any,
+                        finish: Any) -> Tensor:
+    """0 where ``self <= threshold``, else ``grad_output``, in ``result_type`` of the two,
+    broadcast; torch's iterator takes ``self`` first, which lays the result out as it.
+    float16 and bfloat16 compare in float32 with the threshold as a float32; other dtypes
+    with the threshold converted to theirs (checked, as torch's ``Scalar.to``).
+
+    Raises:
+        NotImplementedError: bool operands, on the CPU (torch's message).
+    """
+    common = result_type(self, grad_output)
+    if finish is finish_cpu and common is dtypes.bool:
+        raise _not_implemented("threshold_cpu", common)
+    shape = _prepare([self, grad_output], common, None)
+    if finish is finish_meta:
+        return finish(None, [self, grad_output], common, shape)
+    work = compute_dtype(common)
+    limit = checked_number(threshold, work)
+
+    def kernel(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+        return np.where(x <= limit, np.zeros_like(g), g)
+
+    return finish(kernel, [self, grad_output], common, shape)
+
+
+for _key, _finish_by_key in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
+    aten.sigmoid_backward.default.impl(_key)(
+        lambda grad_output, output, f=_finish_by_key: _sigmoid_backward(grad_output, output,
+                                                                        f))
+    aten.threshold_backward.default.impl(_key)(
+        lambda grad_output, self, threshold, f=_finish_by_key: _threshold_backward(
+            grad_output, self, threshold, f))
 
 
 # ============================================================== same-dtype functions

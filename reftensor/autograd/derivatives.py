@@ -31,7 +31,7 @@ from .._ops.state import state as dispatch_state
 from ..cholesky import solve_triangular_values
 from ..device import CPU, META
 from ..dtype_info import finfo
-from ..tensor import Tensor, wrap_dim
+from ..tensor import Tensor, to_options, wrap_dim
 from .functions.views import as_strided_backward, picked_backward
 from .grad_mode import is_grad_enabled
 from .grad_mode import no_grad as _no_grad
@@ -77,9 +77,16 @@ class Derivative(NamedTuple):
 
 # ------------------------------------------------------------------ the formulas
 def where(condition: Tensor, input: Any, other: Any) -> Tensor:
-    """The table's ``where`` (``where.self``): a number for ``input`` or ``other`` is read as
-    torch reads the wrapped number of its ``ScalarSelf``/``ScalarOther`` overloads."""
-    return aten.where.self.call(condition, input, other)
+    """The table's ``where``: ``where.self`` of two tensors; a number for ``input`` or
+    ``other`` goes to torch's overload for it (``where(cond, grad, 0)`` is
+    ``where.ScalarOther``, which wraps the number with ``scalar_tensor``)."""
+    if isinstance(input, Tensor):
+        if isinstance(other, Tensor):
+            return aten.where.self.call(condition, input, other)
+        return aten.where.ScalarOther.call(condition, input, other)
+    if isinstance(other, Tensor):
+        return aten.where.ScalarSelf.call(condition, input, other)
+    return aten.where.Scalar.call(condition, input, other)
 
 
 def exp_formula(grad: Tensor, result: Tensor) -> Tensor:
@@ -88,8 +95,20 @@ def exp_formula(grad: Tensor, result: Tensor) -> Tensor:
 
 
 def expm1_formula(grad: Tensor, result: Tensor) -> Tensor:
-    """d/dx (e**x - 1) = e**x = result + 1."""
-    return grad * (result + 1)
+    """d/dx (e**x - 1) = e**x = result + 1 (torch's C++ ``result + 1`` is ``add.Scalar``)."""
+    return grad * _plus_one(result)
+
+
+def _plus_one(t: Tensor) -> Tensor:
+    """``t + 1`` as torch's formulas write it in C++: ``add.Scalar`` (Python's ``t + 1``, or
+    ``1 + t``, is ``add.Tensor`` with a wrapped number; the same values)."""
+    return aten.add.Scalar.call(t, 1, 1)
+
+
+def _times(t: Tensor, number: Any) -> Tensor:
+    """``number * t`` (or ``t * number``) as torch's formulas write it in C++:
+    ``mul.Scalar`` (the same values as Python's ``mul.Tensor`` with a wrapped number)."""
+    return aten.mul.Scalar.call(t, number)
 
 
 def log_formula(grad: Tensor, self: Tensor) -> Tensor:
@@ -98,8 +117,9 @@ def log_formula(grad: Tensor, self: Tensor) -> Tensor:
 
 
 def sqrt_formula(grad: Tensor, result: Tensor) -> Tensor:
-    """d/dx sqrt(x) = 1 / (2 sqrt(x))."""
-    return grad / (2 * result)
+    """d/dx sqrt(x) = 1 / (2 sqrt(x)): torch's ``grad / (2 * result)``, whose C++ ``2 *
+    result`` is ``mul.Scalar`` (Python's ``2 * result`` would be ``mul.Tensor``)."""
+    return grad / aten.mul.Scalar.call(result, 2)
 
 
 def sin_backward(grad: Tensor, self: Tensor) -> Tensor:
@@ -129,15 +149,30 @@ def tanh_backward_output_backward(grad: Tensor, output: Tensor, grad_output: Ten
 
 
 def sigmoid_formula(grad: Tensor, result: Tensor) -> Tensor:
-    """d/dx sigmoid x = (1 - sigmoid x) * sigmoid x (torch's ``sigmoid_backward`` kernel
-    computes ``grad * (1 - result) * result``, left to right)."""
-    return grad * (1 - result) * result
+    """d/dx sigmoid x = (1 - sigmoid x) * sigmoid x: the op ``sigmoid_backward`` (``grad *
+    (1 - result) * result``, left to right; bfloat16 in float32)."""
+    return aten.sigmoid_backward.default.call(grad, result)
+
+
+def sigmoid_backward_grad_output_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """d/d(grad_output) of ``grad_output * (1 - output) * output``: ``sigmoid_backward``
+    again."""
+    return sigmoid_formula(grad, output)
+
+
+def sigmoid_backward_output_backward(grad: Tensor, output: Tensor,
+                                     grad_output: Tensor) -> Tensor:
+    """d/d(output) of ``grad_output * (1 - output) * output``: torch's ``grad *
+    grad_output * (-2 * output + 1)``."""
+    return grad * grad_output * (-2 * output + 1)
 
 
 def reciprocal_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx 1/x = -1/x**2 = -result**2 (in torch's order: the gradient is laid out like
-    ``-grad``)."""
-    return -grad * (result * result)
+    ``-grad``; torch's compiled ``-grad * (result * result)`` computes the square first,
+    which a dispatch mode sees)."""
+    square = result * result
+    return -grad * square
 
 
 def erfinv_backward(grad: Tensor, self: Tensor) -> Tensor:
@@ -182,8 +217,10 @@ def div_self_backward(grad: Tensor, other: Any) -> Tensor:
 def div_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
     """d(self / other)/d(other) = -self / other**2, in torch's order (its
     ``div_tensor_other_backward``): ``-grad * ((self / other) / other)``. (``-grad * self /
-    (other * other)`` rounds differently for about half of all inputs.)"""
-    return -grad * ((self / other) / other)
+    (other * other)`` rounds differently for about half of all inputs.) torch's compiled
+    code computes the quotient before ``-grad``, which a dispatch mode sees."""
+    quotient = (self / other) / other
+    return -grad * quotient
 
 
 # ------------------------------------------------------------------ the product and quotient rules
@@ -262,7 +299,7 @@ def _laid_out(like: Tensor, values: Nested) -> Tensor:
     """A float64 CPU tensor of ``values`` (nested lists of ``like``'s shape), with the
     strides of ``like``: the meta result of the tensor formula the piece stands for."""
     return factories._allocate(like._shape, like._stride, dtypes.float64, CPU).copy_(
-        factories.tensor(values, dtype=dtypes.float64).reshape(like._shape))
+        factories.unlifted_tensor(values, dtype=dtypes.float64).reshape(like._shape))
 
 
 def _on_meta(t: Any) -> Any:
@@ -318,7 +355,10 @@ def div_tensor_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
 
 
 def zeros_like(t: Tensor) -> Tensor:
-    """Zeros laid out as ``t`` (``torch.zeros_like``: a dense ``t`` keeps its strides)."""
+    """Zeros laid out as ``t`` (``torch.zeros_like``: a dense ``t`` keeps its strides);
+    the op itself while a dispatch mode is active (for the mode to see it, as torch's)."""
+    if dispatch_state.modes:
+        return aten.zeros_like.default(t)
     return factories._allocate(t._shape, t._strides_for(layout.preserve_format), t._dtype,
                                t.device)
 
@@ -341,13 +381,19 @@ def neg_formula(grad: Tensor) -> Tensor:
 
 
 def abs_formula(grad: Tensor, self: Tensor) -> Tensor:
-    """d|x|/dx = sign(x) (torch's ``self.sgn()``; 0 at 0)."""
-    return grad * self.sign()
+    """d|x|/dx = sign(x) (torch's ``self.sgn()``, the op ``sgn``; 0 at 0)."""
+    return grad * self.sgn()
 
 
 def relu_formula(grad: Tensor, result: Tensor) -> Tensor:
     """torch's ``threshold_backward(grad, result, 0)``: 0 where the result is <= 0."""
-    return where(result <= 0, 0.0, grad)
+    return aten.threshold_backward.default.call(grad, result, 0)
+
+
+def threshold_backward_grad_output_backward(grad: Tensor, self: Tensor,
+                                            threshold: Any) -> Tensor:
+    """d/d(grad_output) of ``threshold_backward``: ``threshold_backward`` again."""
+    return aten.threshold_backward.default.call(grad, self, threshold)
 
 
 def zero_backward(grad: Tensor) -> Tensor:
@@ -385,9 +431,15 @@ def pow_formula(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
     """``tensor ** number``: ``exponent * self ** (exponent - 1)``; zeros when the exponent
     is 0 (torch's ``pow_backward``; a bool ``False`` is no 0 there, so ``x ** False``
     gives nan at ``x = 0``, as in torch)."""
-    if exponent == 0 and not isinstance(exponent, bool):
-        return zeros_like(self)
-    return grad * (self.pow(exponent - 1) * exponent)
+    if exponent == 0 and not isinstance(exponent, bool):  # torch's LEGACY_CONTIGUOUS format
+        if dispatch_state.modes:
+            return aten.zeros_like.default(self, memory_format=layout.contiguous_format)
+        return factories._allocate(self._shape, layout.contiguous_strides(self._shape),
+                                   self._dtype, self.device)
+    # C++'s ``exponent * self.pow(exponent - 1)``, with a real exponent as a double
+    if isinstance(exponent, int):
+        exponent = float(exponent)
+    return grad * _times(self.pow(exponent - 1), exponent)
 
 
 def pow_backward_self(grad: Tensor, self: Tensor, exponent: Tensor) -> Tensor:
@@ -552,7 +604,7 @@ def _by_reduction_backward(grad: Any, sizes: tuple[int, ...], dim: Any, keepdim:
     # what the formula expands: x.sum()'s 0-d gradient, or the gradient with the reduced
     # dims back as size 1
     restored = meta if dims is None else restore_reduced_dims(meta, dims, len(sizes), keepdim)
-    dense = factories.tensor(answer, dtype=dtypes.float64).reshape(sizes)
+    dense = factories.unlifted_tensor(answer, dtype=dtypes.float64).reshape(sizes)
     base = dense
     for d, n in enumerate(sizes):
         if n != 1 and (dims is None or restored._shape[d] == 1):
@@ -789,6 +841,8 @@ def cummaxmin_backward(grad: Tensor, self: Tensor, indices: Tensor, dim: int) ->
     if self.numel() == 0:
         return self
     zeros = aten.zeros.default.call(self._shape, self._dtype, None, self.device, None)
+    if dispatch_state.modes:  # torch: a mode makes tensors "subclass-like": out of place
+        return aten.scatter_add.default.call(zeros, dim, indices, grad)
     return zeros.scatter_add_(dim, indices, grad)
 
 
@@ -1549,13 +1603,47 @@ def where_other_backward(grad: Tensor, condition: Tensor) -> Tensor:
 def clamp_self_formula(grad: Tensor, self: Tensor, min: Any, max: Any) -> Tensor:
     """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``: at a
     bound too, the subgradient 1); bounds are numbers or tensors, either may be None."""
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        # number bounds: torch's ``clamp_backward`` makes ``scalar_tensor(0.,
+        # grad.options())`` first
+        if min is not None and max is not None:
+            zero = _scalar_zero(grad)
+            return aten.where.self.call((self >= min).logical_and_(self <= max), grad, zero)
+        if min is not None:
+            zero = _scalar_zero(grad)
+            return aten.where.self.call(self >= min, grad, zero)
+        if max is not None:
+            zero = _scalar_zero(grad)
+            return aten.where.self.call(self <= max, grad, zero)
+        return grad
+    # tensor bounds: torch's ``clamp_backward_min_max`` makes the zero first too, and
+    # joins the two tests out of place while a dispatch mode is active (its rule for
+    # tensors that are "subclass-like")
     if min is not None and max is not None:
-        return where((self >= min).logical_and_(self <= max), grad, 0.0)
+        zero = _scalar_zero(grad)
+        above, below = self >= min, self <= max
+        both = (aten.logical_and.default.call(above, below) if dispatch_state.modes
+                else above.logical_and_(below))
+        return aten.where.self.call(both, grad, zero)
     if min is not None:
-        return where(self >= min, grad, 0.0)
+        return _where_or_zero(lambda: self >= min, grad)
     if max is not None:
-        return where(self <= max, grad, 0.0)
+        return _where_or_zero(lambda: self <= max, grad)
     return grad
+
+
+def _scalar_zero(grad: Tensor) -> Tensor:
+    """torch's ``at::scalar_tensor(0., grad.options())``, which the clamp formulas make
+    before their condition (C++ evaluates ``where``'s last argument first)."""
+    return aten.scalar_tensor.default.call(0.0, grad._dtype, layout.strided, grad.device,
+                                           None)
+
+
+def _where_or_zero(condition: Any, grad: Tensor) -> Tensor:
+    """``where(condition(), grad, at::scalar_tensor(0., grad.options()))``, the zero made
+    first."""
+    zero = _scalar_zero(grad)
+    return aten.where.self.call(condition(), grad, zero)
 
 
 def clamp_min_formula(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
@@ -1657,57 +1745,59 @@ def clamp_max_backward(grad: Tensor, self: Tensor, min: Tensor | None, max: Tens
 
 
 def clamp_min_self_backward(grad: Tensor, self: Tensor, min: Any) -> Tensor:
-    """``clamp_min``: ``where(self >= min, grad, 0)``."""
-    return where(self >= min, grad, 0.0)
+    """``clamp_min``: ``where(self >= min, grad, scalar_tensor(0))``."""
+    return _where_or_zero(lambda: self >= min, grad)
 
 
 def clamp_min_min_backward(grad: Tensor, self: Tensor, min: Tensor) -> Tensor:
-    return where(self < min, grad, 0.0)
+    return _where_or_zero(lambda: self < min, grad)
 
 
 def clamp_max_self_backward(grad: Tensor, self: Tensor, max: Any) -> Tensor:
-    return where(self <= max, grad, 0.0)
+    return _where_or_zero(lambda: self <= max, grad)
 
 
 def clamp_max_max_backward(grad: Tensor, self: Tensor, max: Tensor) -> Tensor:
-    return where(self > max, grad, 0.0)
+    return _where_or_zero(lambda: self > max, grad)
 
 
 # ------------------------------------------------------------------ more elementwise (issue 43)
 # torch's formulas from derivatives.yaml, in its operand order.
 def rsqrt_formula(grad: Tensor, result: Tensor) -> Tensor:
-    """d/dx x**-0.5 = -0.5 * x**-1.5 = -0.5 * result**3: ``-0.5 * grad * result.pow(3)``."""
-    return -0.5 * grad * result.pow(3)
+    """d/dx x**-0.5 = -0.5 * x**-1.5 = -0.5 * result**3: ``-0.5 * grad * result.pow(3)``
+    (torch's compiled code computes ``result.pow(3)`` first, then ``mul.Scalar``)."""
+    cube = result.pow(3)
+    return _times(grad, -0.5) * cube
 
 
 def log1p_formula(grad: Tensor, self: Tensor) -> Tensor:
     """torch's ``log1p_backward``: ``grad / (self + 1)``."""
-    return grad / (self + 1)
+    return grad / _plus_one(self)
 
 
 def log2_formula(grad: Tensor, self: Tensor) -> Tensor:
     """``grad / (self * ln 2)``, the constant one double as in torch."""
-    return grad / (self * 0.6931471805599453)
+    return grad / _times(self, 0.6931471805599453)
 
 
 def log10_formula(grad: Tensor, self: Tensor) -> Tensor:
     """``grad / (self * ln 10)``."""
-    return grad / (self * 2.3025850929940456)
+    return grad / _times(self, 2.3025850929940456)
 
 
 def exp2_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx 2**x = 2**x ln 2: ``grad * result * M_LN2``, left to right."""
-    return grad * result * math.log(2.0)
+    return _times(grad * result, math.log(2.0))
 
 
 def tan_formula(grad: Tensor, result: Tensor) -> Tensor:
     """d/dx tan x = 1 + tan(x)**2: ``grad * (1 + result.pow(2))``."""
-    return grad * (1 + result.pow(2))
+    return grad * _plus_one(result.pow(2))
 
 
 def atan_formula(grad: Tensor, self: Tensor) -> Tensor:
     """d/dx atan x = 1 / (x**2 + 1): ``grad / (self * self + 1)``."""
-    return grad / (self * self + 1)
+    return grad / _plus_one(self * self)
 
 
 def asin_formula(grad: Tensor, self: Tensor) -> Tensor:
@@ -1747,7 +1837,7 @@ def cosh_backward(grad: Tensor, self: Tensor) -> Tensor:
 def erf_backward(grad: Tensor, self: Tensor) -> Tensor:
     """d/dx erf x = 2 / sqrt(pi) * exp(-x**2): torch's ``2.0 / sqrt(M_PI) *
     exp(-(self.pow(2))) * grad``, in that order (the constant is one double)."""
-    return 2.0 / math.sqrt(math.pi) * (-(self.pow(2))).exp() * grad
+    return _times((-(self.pow(2))).exp(), 2.0 / math.sqrt(math.pi)) * grad
 
 
 def logit_formula(grad: Tensor, self: Tensor, eps: Any = None) -> Tensor:
@@ -1978,7 +2068,7 @@ def to_copy_backward(grad: Tensor, self_options: tuple[Any, Any]) -> Tensor:
     """torch's ``_to_copy_backward``: the gradient converted back to the input's dtype and
     device (``grad.to(self.options())``)."""
     dtype, where = self_options
-    return grad.to(dtype=dtype, device=where)
+    return to_options(grad, dtype, where, False, False, None, options=True)
 
 
 def normal_mean_backward(grad: Tensor, mean_sym_sizes: tuple[int, ...]) -> Tensor:
@@ -2032,23 +2122,30 @@ def index_put_values_backward(grad: Tensor, indices: list[Tensor | None]) -> Ten
 # ------------------------------------------------------------------ along one dim (chapter 2)
 def index_select_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int,
                           index: Tensor) -> Tensor:
-    """torch's ``index_select_backward``: ``grad``'s slices added into zeros of ``self``'s
-    shape at ``index`` (``index_add_``: repeated indices add up)."""
-    zeros = aten.zeros(self_sym_sizes, dtype=grad.dtype, device=grad.device)
-    return aten.index_add_.default.call(zeros, dim, index, grad)
+    """torch's ``index_select_backward``: ``grad``'s slices added into
+    ``grad.new_zeros(self's shape)`` at ``index`` (``index_add_``: repeated indices add
+    up; out of place while a dispatch mode is active, as torch's subclass-like rule)."""
+    zeros = aten.new_zeros.default.call(grad, self_sym_sizes, None, None, None, None)
+    # (every argument given, ``alpha`` too: a dispatch mode receives the call's values)
+    if dispatch_state.modes:
+        return aten.index_add.default.call(zeros, dim, index, grad, 1)
+    return aten.index_add_.default.call(zeros, dim, index, grad, 1)
 
 
 def gather_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
                     sparse_grad: bool) -> Tensor:
-    """torch's ``gather_backward``: ``grad`` added into zeros of ``self``'s shape where
-    ``index`` points (``scatter_add_``).
+    """torch's ``gather_backward``: ``grad`` added into ``grad.new_zeros(self's shape)``
+    where ``index`` points (``scatter_add_``; out of place while a dispatch mode is
+    active).
 
     Raises:
         NotImplementedError: ``sparse_grad=True`` (reftensor has no sparse tensors)."""
     if sparse_grad:
         raise NotImplementedError("gather(sparse_grad=True): reftensor has no sparse "
                                   "tensors for its gradient")
-    zeros = aten.zeros(self._shape, dtype=grad.dtype, device=grad.device)
+    zeros = aten.new_zeros.default.call(grad, self._shape, None, None, None, None)
+    if dispatch_state.modes:  # torch: a mode makes tensors "subclass-like": out of place
+        return aten.scatter_add.default.call(zeros, dim, index, grad)
     return aten.scatter_add_.default.call(zeros, dim, index, grad)
 
 
@@ -2302,6 +2399,10 @@ DERIVATIVES: list[Derivative] = [
         output=tanh_backward_output_backward),
     row("sigmoid(Tensor self) -> Tensor", "SigmoidBackward0", ("result",),
         self=sigmoid_backward),
+    row("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor",
+        "SigmoidBackwardBackward0", ("grad_output", "output"),
+        grad_output=sigmoid_backward_grad_output_backward,
+        output=sigmoid_backward_output_backward),
     row("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", ("result",),
         self=reciprocal_backward),
     row("erfinv(Tensor self) -> Tensor", "ErfinvBackward0", ("self",),
@@ -2322,6 +2423,9 @@ DERIVATIVES: list[Derivative] = [
     row("neg(Tensor self) -> Tensor", "NegBackward0", (), self=neg_backward),
     row("abs(Tensor self) -> Tensor", "AbsBackward0", ("self",), self=abs_backward),
     row("relu(Tensor self) -> Tensor", "ReluBackward0", ("result",), self=relu_backward),
+    row("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+        "ThresholdBackwardBackward0", ("self", "threshold"),
+        grad_output=threshold_backward_grad_output_backward, self=zero_backward),
     row("sign(Tensor self) -> Tensor", "SignBackward0", (), self=zero_backward),
     row("floor(Tensor self) -> Tensor", "FloorBackward0", (), self=zero_backward),
     row("round(Tensor self) -> Tensor", "RoundBackward0", (), self=zero_backward),
@@ -2719,6 +2823,8 @@ DERIVATIVES: list[Derivative] = [
         mean=normal_mean_backward, std=normal_std_backward),
     # ------------------------------------------------------------------ indexing (chapter 2)
     row("alias(Tensor(a) self) -> Tensor(a)", "AliasBackward0", (), self=pass_through),
+    row("lift_fresh(Tensor(a) self) -> Tensor(a)", "LiftFreshBackward0", (),
+        self=pass_through),
     row("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", "IndexBackward0",
         ("indices", "self_options", "self_sym_sizes"), self=index_backward),
     row("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> "

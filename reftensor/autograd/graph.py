@@ -92,15 +92,17 @@ class SavedTensor:
     ``unpack`` raises RuntimeError after the graph was freed, or when the tensor (or any
     view of its storage) was modified in place since it was saved.
 
-    torch saves an output of the node without its ``grad_fn`` (a shallow copy), and unpacks
-    it as a new tensor with the node as ``grad_fn``: both copies dispatch ``aten.detach``
-    while a dispatch mode is active, so a mode (and make_fx) sees ``detach`` after the op
-    and again in the backward. reftensor makes the same two calls under a mode (and keeps
-    the tensor itself otherwise): the unpacked tensor is the ``detach`` of the saved one,
-    given the output's ``grad_fn``, ``output_nr`` and ``requires_grad``.
+    A node's own output (``output_of`` set: ``exp`` saves its result) is kept by torch's
+    ``SavedVariable`` as ``tensor_data()``, a shallow copy without its history, and unpacked
+    as another shallow copy given the history back (``make_variable(data, Edge(grad_fn,
+    output_nr))``). A shallow copy is what a dispatch mode sees as ``aten.detach.default``:
+    while a mode is active, the save and each unpack dispatch it here too (``data`` keeps
+    the copy made at save time, as torch's ``data_``), and the unpacked tensor is that
+    detached copy with the output's ``grad_fn`` and ``output_nr``, so a backward with
+    ``create_graph=True`` still records through the node. Without a mode nothing is copied.
     """
 
-    __slots__ = ("tensor", "version", "released", "output_of", "detached")
+    __slots__ = ("tensor", "version", "released", "output_of", "data")
 
     def __init__(self, t: Tensor, output_of: str | None = None,
                  version: int | None = None) -> None:
@@ -114,8 +116,9 @@ class SavedTensor:
         self.version = t._version_counter.value if version is None else version
         self.released = False
         self.output_of = output_of  # the node's name when ``t`` is that node's output
-        self.detached = (aten.detach.default(t) if output_of is not None
-                         and dispatch_state.modes else None)
+        # under a dispatch mode, a saved output's shallow copy (torch's ``tensor_data()``)
+        self.data: Tensor | None = (aten.detach.default(t) if output_of is not None
+                                    and dispatch_state.modes else None)
 
     def unpack(self) -> Tensor:
         if self.released:
@@ -128,11 +131,18 @@ class SavedTensor:
                                          tuple(t._shape), self.output_of, grad_fn)
             raise RuntimeError(f"{message} {ANOMALY_HINT}")
         if self.output_of is not None and dispatch_state.modes:
-            unpacked = aten.detach.default(t if self.detached is None else self.detached)
-            unpacked._grad_fn, unpacked._output_nr = t._grad_fn, t._output_nr
-            unpacked._requires_grad = t._requires_grad
-            return unpacked
+            return self._unpack_output(t)
         return t
+
+    def _unpack_output(self, t: Tensor) -> Tensor:
+        """A saved output as torch unpacks it while a dispatch mode is active: a shallow
+        copy of the copy kept at save time (``aten.detach.default``, which the mode sees),
+        given the output's history."""
+        unpacked = aten.detach.default(t if self.data is None else self.data)
+        if t._grad_fn is not None:
+            unpacked._grad_fn, unpacked._output_nr = t._grad_fn, t._output_nr
+            unpacked._requires_grad = True
+        return unpacked
 
 
 ANOMALY_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute "
@@ -236,7 +246,7 @@ class Node:
         """Free the saved tensors (after a backward without ``retain_graph``)."""
         for s in self._saved.values():
             s.released = True
-            s.tensor = s.detached = None  # type: ignore[assignment]
+            s.tensor = s.data = None  # type: ignore[assignment]
 
     def __getattr__(self, name: str) -> Any:
         # ``grad_fn._saved_self``, as torch exposes saved tensors
@@ -567,7 +577,8 @@ def record(node: Node, outputs: Tensor | Sequence[Tensor | None], *,
         if isinstance(value, Tensor):
             node._saved[key] = SavedTensor(value, node.name() if is_output else None, version)
         else:
-            node._saved["wrapped_" + key] = SavedTensor(factories.from_data(value), None, version)
+            node._saved["wrapped_" + key] = SavedTensor(factories.unlifted_tensor(value), None,
+                                                        version)
     for i, (out, nr) in enumerate(zip(outs, history, strict=True)):
         if out is None or nr is None:
             continue

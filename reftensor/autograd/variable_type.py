@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._ops import DispatchKey, OpOverload, aten
+from .._ops.state import state as dispatch_state
 from ..promotion import SCALAR_TYPE_NAMES
 from ..tensor import Tensor
 from .derivatives import DERIVATIVES, Derivative
@@ -104,6 +105,28 @@ class FormulaNode(Node):
         return self.saved(key)
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
+        if dispatch_state.modes and any(s.output_of is not None for s in self._saved.values()):
+            return self._apply_unpacked(grads)
+        return self._apply(grads)
+
+    def _apply_unpacked(self, grads: Any) -> tuple[Any, ...]:
+        """``apply`` while a dispatch mode is active, for a node that saved one of its
+        outputs: every saved tensor is unpacked once, first, as torch's generated ``apply``
+        unpacks its ``SavedVariable``s (a saved output's unpack is the ``aten.detach`` the
+        mode sees, see ``SavedTensor``), and the formulas read those tensors."""
+        unpacked = {key: saved.unpack() for key, saved in self._saved.items()}
+        plain = self._read
+
+        def read(key: str) -> Any:
+            return unpacked[key] if key in unpacked and key not in self.values else plain(key)
+
+        self._read = read  # type: ignore[method-assign]
+        try:
+            return self._apply(grads)
+        finally:
+            del self._read
+
+    def _apply(self, grads: Any) -> tuple[Any, ...]:
         # a formula reads ``grad``, the first result's gradient (a second result, such as
         # max's indices, has none), or ``grads``, one per result (``split``'s pieces; None
         # for a piece that got no gradient)

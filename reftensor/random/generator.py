@@ -390,7 +390,7 @@ class Generator:
             raise RuntimeError(f"state_bytes gave {type(raw).__name__} of length "
                                f"{len(raw) if hasattr(raw, '__len__') else '?'}; "
                                f"a CPU generator's state is {STATE_SIZE} bytes")
-        return factories.from_numpy(np.frombuffer(bytes(raw), np.uint8).copy())
+        return factories._from_numpy(np.frombuffer(bytes(raw), np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> Generator:
         """Load a state made by ``get_state`` (here or in torch). Returns self.

@@ -198,6 +198,14 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "multiply-add (``aten::tanh_backward``, what ``TanhBackward0`` runs; no "
                 "Python binding, as in torch). Promotes and broadcasts as ``mul`` does."
                 "\n\nRaises NotImplementedError on the CPU for integer and bool operands."),
+    declare("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", function=False,
+            method=False,
+            doc="``grad_output * (1 - output) * output``, left to right: ``sigmoid``'s "
+                "derivative from its result (``aten::sigmoid_backward``, what "
+                "``SigmoidBackward0`` runs; no Python binding, as in torch). bfloat16 "
+                "computes in float32 and rounds once, float16 rounds after each operation, "
+                "as torch's kernel. Promotes and broadcasts as ``mul`` does.\n\nRaises "
+                "NotImplementedError on the CPU for integer and bool operands."),
     float_function("sigmoid", "``1 / (1 + exp(-input))`` (``torch.sigmoid``)."),
     float_function("reciprocal", "``1 / input`` (``torch.reciprocal``): inf at 0."),
     # ---------------------------------------------------------- same-dtype unary (chapter 3)
@@ -216,6 +224,15 @@ NATIVE_FUNCTIONS: list[Declaration] = [
     declare("relu(Tensor self) -> Tensor", inplace=True,
             doc="``max(input, 0)`` (``torch.relu``), in the input's dtype; keeps -0.0 and nan."
                 "\n\nRaises RuntimeError for a bool tensor."),
+    declare("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+            function=False, method=False,
+            doc="0 where ``self <= threshold``, else ``grad_output`` (a nan in ``self`` lets "
+                "the gradient through): ``relu``'s derivative from its result, "
+                "``threshold_backward(grad, result, 0)`` (``aten::threshold_backward``, what "
+                "``ReluBackward0`` runs; no Python binding, as in torch). The two broadcast "
+                "and promote, laid out as ``self`` first; float16 and bfloat16 compare in "
+                "float32, other dtypes with ``threshold`` converted to theirs.\n\nRaises "
+                "NotImplementedError on the CPU for bool operands."),
     declare("sign(Tensor self) -> Tensor", inplace=True, out_same_dtype=True,
             inplace_function=False,
             out=("sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",),
@@ -1683,6 +1700,17 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="The same storage, layout and version counter, out of the graph "
                 "(``torch.detach``): no ``grad_fn``, ``requires_grad=False``, no ``_base``; "
                 "writes through it change ``input``."),
+    declare("lift_fresh(Tensor(a) self) -> Tensor(a)", function=False, method=False,
+            doc="``self`` itself (``aten::lift_fresh``; no Python binding, as in torch): "
+                "what ``tensor``, ``as_tensor``, ``Tensor.new_tensor`` and ``from_numpy`` "
+                "dispatch on the tensor they made from data, so that a dispatch mode sees "
+                "it (torch's tensor subclasses and functionalization wrap it there)."),
+    declare("_local_scalar_dense(Tensor self) -> Scalar", function=False, method=False,
+            doc="The first element of ``self`` as a Python number (bool, int or float by "
+                "its dtype): what ``Tensor.item()`` (and ``float(t)``, ``int(t)``, "
+                "``bool(t)``, an index read from a 0-d tensor) dispatches "
+                "(``aten::_local_scalar_dense``; no Python binding, as in torch).\n\nRaises "
+                "RuntimeError for an empty tensor, or a meta tensor (no data)."),
     # ------------------------------------------- in-place views (chapter 2, issue 43)
     # ``self``'s own sizes and strides changed, its storage and offset kept; ``_version``
     # goes up by one; methods only, as in torch.
@@ -2232,12 +2260,7 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "strides.\n\nRaises RuntimeError for ``channels_last`` on a tensor that is "
                 "not 4-d, or a device reftensor cannot use; NotImplementedError for a meta "
                 "tensor to the CPU (no data)."),
-    # what torch's ``tensor``, ``as_tensor`` and ``from_numpy`` dispatch on the tensor they
-    # made from Python or NumPy data: reftensor dispatches it only while a dispatch mode is
-    # active (no one else can see it), and make_fx records it as ``lift_fresh_copy``
-    declare("lift_fresh(Tensor(a) self) -> Tensor(a)", function=False, method=False,
-            doc="``self`` itself (torch's internal ``lift_fresh``, which tells a dispatch "
-                "mode that a tensor was just made from data)."),
+    # make_fx records ``lift_fresh`` (above, with ``detach``) as ``lift_fresh_copy``
     declare("lift_fresh_copy(Tensor self) -> Tensor", function=False, method=False,
             doc="A contiguous copy of ``self`` (torch's internal ``lift_fresh_copy``: what "
                 "make_fx records for ``lift_fresh``)."),
@@ -2385,6 +2408,13 @@ NATIVE_FUNCTIONS: list[Declaration] = [
                 "range (-1 into uint8 wraps to 255, as torch's conversion allows).\n\n"
                 "Raises RuntimeError as ``zeros``, and for a value out of the dtype's range "
                 "(or nan into an integer dtype)."),
+    declare("scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor", method=False,
+            doc="A 0-d tensor holding ``s`` (``torch.scalar_tensor``), of ``dtype`` or the "
+                "default float dtype (whatever the number: ``scalar_tensor(1)`` is float32); "
+                "what ``where(condition, t, 0.0)`` wraps its number in. The value is "
+                "checked against the dtype's range as ``full``'s.\n\nRaises RuntimeError "
+                "as ``zeros``, and for a value out of the dtype's range."),
     declare("empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
             "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) "
             "-> Tensor", method=False,

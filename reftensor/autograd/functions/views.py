@@ -142,7 +142,7 @@ def as_strided_backward(g: Tensor, input_geometry: tuple[Any, ...],
     grad_input = gather(per_element, in_pos).reshape(input_geometry[0])
     counts = np.bincount(in_pos.reshape(-1), minlength=extent)
     if counts.max(initial=0) > 1:  # the input overlaps itself
-        share = factories.from_data(counts[in_pos], g._dtype)
+        share = factories.unlifted_tensor(counts[in_pos], dtype=g._dtype)
         grad_input = grad_input / share
     return grad_input
 
@@ -187,6 +187,6 @@ class CopySlices(Node):
         res = list(self.fn.apply([grad_slice]))
         inside = np.zeros(int(np.prod(self.base_shape, dtype=np.int64)), dtype=bool)
         inside[self.positions.reshape(-1)] = True
-        mask = factories.from_data(inside.reshape(self.base_shape))
+        mask = factories.unlifted_tensor(inside.reshape(self.base_shape))
         new = res[0] if res[0] is not None else grad_slice * 0
         return (scatter_add(new, self.positions, self.base_shape).where(mask, g), *res[1:])

@@ -43,7 +43,7 @@ LONGEST_FIRST = ("test_adversarial_host", "test_adversarial", "test_opinfo", "te
                  "test_notebooks", "test_cluster", "test_grading", "test_site", "test_edition",
                  "test_ch02_ch03_exercises", "test_ch05_exercises", "test_ch08_exercises",
                  "test_ch04_exercises", "test_ch06_exercises", "test_ch07_exercises",
-                 "test_ch10_exercises", "test_sanitize", "test_bench")
+                 "test_ch09_exercises", "test_ch10_exercises", "test_sanitize", "test_bench")
 
 
 #: Modules of many short tests that share nothing costly (the conformance sweeps): under

@@ -913,7 +913,7 @@ def test_the_student_editions_kernels_run_the_students_pieces(tmp_path):
                     reason=f"no sandbox: {sandbox.status().reason}")
 def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_path,
                                                                          monkeypatch):
-    """The trusted pipeline on a fresh seed, with chapters 1 to 8 published (as they are when
+    """The trusted pipeline on a fresh seed, with chapters 1 to 9 published (as they are when
     chapter 10 is graded: ``train_steps`` and the clinic's scripts run on the sandbox's
     student edition): the solution gets every automatic point (5 pieces and 8 scripts written
     with reftensor), within the tolerance on reftensor in the sandbox; a training loop that
@@ -966,4 +966,4 @@ def train_steps(lib, model, batches, optimizer):
 
 #: the chapters before the capstone, whose pieces its training exercises run on
 EARLIER = ["ch01_storage", "ch02_views", "ch03_broadcasting", "ch04_dtype_device",
-           "ch05_autograd", "ch06_modules", "ch07_data", "ch08_rng"]
+           "ch05_autograd", "ch06_modules", "ch07_data", "ch08_rng", "ch09_dispatch"]

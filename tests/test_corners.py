@@ -685,11 +685,11 @@ def _log_values(calls):
     return [v for _, args, kwargs, _ in calls for v in (*args, *(v for _, v in kwargs))]
 
 
-def _tensors(node) -> list:
+def _tensor_nodes(node) -> list:
     if type(node) is tuple and node and node[0] == "tensor":
         return [node]
     if type(node) is tuple:
-        return [t for v in node for t in _tensors(v)]
+        return [t for v in node for t in _tensor_nodes(v)]
     return []
 
 
@@ -2333,7 +2333,7 @@ CORNERS = {
          on(lambda arguments, values: _positional_held(arguments, values)[-1:] == [True])),
     ],
     "log_line": [
-        ("a 0-d tensor", lambda c: any(t[3] == () for t in _tensors(c.args[0]))),
+        ("a 0-d tensor", lambda c: any(t[3] == () for t in _tensor_nodes(c.args[0]))),
         ("a list of results", lambda c: any(type(out) is tuple and out[0] == "list"
                                             for *_, out in c.args[0])),
         ("a tuple of results", lambda c: any(type(out) is tuple and out[0] == "tuple"

@@ -92,6 +92,10 @@ NO_OPINFO: dict[str, str] = {
                   "its input; tests/op_db.py's entry runs it on every layout and dtype, and "
                   "tests/test_ch09_dispatch.py compares where torch.tensor, as_tensor, "
                   "new_tensor, from_numpy and a list index dispatch it",
+    "lift_fresh_copy": "internal (torch.ops.aten.lift_fresh_copy, no Python binding): what "
+                       "make_fx records for lift_fresh, a contiguous copy; "
+                       "tests/test_ch09_make_fx.py compares the graphs that hold it and runs "
+                       "them",
     "_local_scalar_dense": "internal (torch.ops.aten._local_scalar_dense, no Python "
                            "binding): item()'s op; tests/op_db.py's entry runs it on every "
                            "layout and dtype and on the meta device, and "

@@ -145,7 +145,7 @@ def _pts(score: float | None) -> str:
 #: the chapters whose pieces the capstone's training exercise runs on: a class grades the
 #: capstone after their deadlines, with them published (``autograder/course/published.txt``)
 EARLIER = ["ch01_storage", "ch02_views", "ch03_broadcasting", "ch04_dtype_device",
-           "ch05_autograd", "ch06_modules", "ch07_data", "ch08_rng"]
+           "ch05_autograd", "ch06_modules", "ch07_data", "ch08_rng", "ch09_dispatch"]
 
 
 @contextmanager

@@ -408,6 +408,8 @@ def _mode_env(torch) -> dict[str, Any]:
 def record_mode_calls(program: str) -> list[tuple[str, tuple, tuple, Any]]:
     """Run ``program`` in torch under a mode that records what its ``__torch_dispatch__``
     receives: each call as ``mode_call`` makes it, at once (the mode keeps no tensor)."""
+    if program not in MODE_PROGRAMS:  # only the module's own text is ever run, as root
+        raise ValueError("record_mode_calls runs only the programs of MODE_PROGRAMS")
     torch = _torch()
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -625,6 +627,8 @@ def record_log(snippets) -> tuple[list[tuple], list[str]]:
     call as ``(name, args, kwargs, out)`` in plain data (each tensor as ``("tensor", name,
     dtype, shape)``, named as ``LOG_CALLS`` names them) and the log's lines as torch wrote
     them."""
+    if any(snippet not in LOG_SNIPPETS for snippet in snippets):  # only the module's own
+        raise ValueError("record_log runs only the snippets of LOG_SNIPPETS")  # text, as root
     import logging
 
     torch = _torch()

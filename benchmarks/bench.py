@@ -217,6 +217,43 @@ def _adam_mlp_step(lib: ModuleType, s: Settings) -> Operation:
     return step
 
 
+def _moded_mlp_step(lib: ModuleType, s: Settings) -> Operation:
+    """Chapter 9: ``mlp_step`` run under a ``TorchDispatchMode`` that passes every aten call
+    on (``func(*args, **kwargs)``): what the ``Python`` key costs per op, forward and backward.
+    """
+    step = _mlp_step(lib, s)
+    dispatch = import_module(f"{lib.__name__}.utils._python_dispatch")
+
+    class PassThrough(dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            return func(*args, **(kwargs or {}))
+
+    def moded() -> Any:
+        with PassThrough():
+            return step()
+
+    return moded
+
+
+def _make_fx_mlp(lib: ModuleType, s: Settings) -> Operation:
+    """Chapter 9: ``make_fx`` traces the MLP's forward and backward (``autograd.grad``) into
+    a graph of aten ops, then the graph runs once on the same inputs."""
+    proxy_tensor = import_module(f"{lib.__name__}.fx.experimental.proxy_tensor")
+    batch, width = (64, 128) if s.elements >= 1_000_000 else (8, 16)
+    x = lib.from_numpy(_array((batch, 32), 8))
+    w1, w2 = lib.from_numpy(_array((32, width), 10) - 0.5), lib.from_numpy(_array((width, 10), 12))
+
+    def forward_backward(x: Any, w1: Any, w2: Any) -> Any:
+        w1 = w1.detach().requires_grad_()
+        loss = ((x @ w1).relu() @ w2).pow(2).mean()
+        return lib.autograd.grad(loss, w1)[0]
+
+    def trace_and_run() -> Any:
+        return proxy_tensor.make_fx(forward_backward)(x, w1, w2)(x, w1, w2)
+
+    return trace_and_run
+
+
 def _epoch_samples(s: Settings) -> int:
     return 10_000 if s.elements >= 1_000_000 else 1_000
 
@@ -310,6 +347,10 @@ CASES = [
          _mlp_step, 10.0),
     Case("adam_mlp_step", lambda s: "a 64-128-10 nn.Sequential's training step: zero_grad, "
          "forward, MSE, backward, optim.Adam.step()", _adam_mlp_step, 5.0),
+    Case("moded_mlp_step", lambda s: "mlp_step under a TorchDispatchMode that passes every "
+         "aten call on (chapter 9)", _moded_mlp_step, 10.0),
+    Case("make_fx_mlp", lambda s: "make_fx of an MLP's forward and autograd.grad, then one run "
+         "of the graph (chapter 9)", _make_fx_mlp, 10.0),
     Case("epoch_0_workers", lambda s: f"one DataLoader epoch, {_epoch_samples(s):,}-sample "
          "TensorDataset, batch_size=64, shuffle=True, num_workers=0", _epoch(0), 3.0),
     Case("epoch_2_workers", lambda s: "the same epoch with num_workers=2 (two worker "

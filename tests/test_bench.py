@@ -16,12 +16,13 @@ import reftensor._ops
 from tests import tiers
 
 REPO = Path(__file__).resolve().parent.parent
-# The rows issues 5, 6, 41 (an Adam step of a Module), 42 (a DataLoader epoch) and 45 (an epoch
-# of the capstone's CNN) ask for.
+# The rows issues 5, 6, 41 (an Adam step of a Module), 44 (a dispatch mode, make_fx), 42 (a
+# DataLoader epoch) and 45 (an epoch of the capstone's CNN) ask for.
 # Not imported from benchmarks.bench: importing it would set the thread variables in this
 # pytest process.
 KEYS = ["add", "add_t", "sum", "matmul_small", "matmul_large", "tiny_add", "tiny_add_int64",
-        "tiny_view", "tiny_tolist", "tiny_rand", "mlp_step", "adam_mlp_step", "epoch_0_workers",
+        "tiny_view", "tiny_tolist", "tiny_rand", "mlp_step", "adam_mlp_step", "moded_mlp_step",
+        "make_fx_mlp", "epoch_0_workers",
         "epoch_2_workers", "capstone_epoch", "deep_graph", "rand", "randn", "import"]
 
 

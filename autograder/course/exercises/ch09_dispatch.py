@@ -1116,7 +1116,7 @@ def _aten_reference(c: Case) -> list[str]:
 def _aten_truth(c: Case) -> str:
     made = "; ".join(f"{name} = {text}" for name, text in ATEN_ENV)
     return (f"{made}; then, under a TorchDispatchMode that records str(func) of each call: "
-            f"{ATEN_PROGRAMS[c.args[0]]}; {BACKWARD!r}; loss.backward()")
+            f"{ATEN_PROGRAMS[c.args[0]]}, the marker {BACKWARD!r}, loss.backward()")
 
 
 @st.composite
@@ -1232,8 +1232,8 @@ def _graph_reference(c: Case) -> tuple[int, int, list[list[str]]]:
 
 
 def _graph_truth(c: Case) -> str:
-    source = GRAPH_FUNCTIONS[c.args[0]].replace("\n    ", "; ").replace("\n", " ")
-    return (f"SEEN = []; {source}; r = torch._dynamo.explain(f)(torch.ones(3)): "
+    return (f"f = the function {c.args[0]!r} the notebook shows (GRAPH_FUNCTIONS); SEEN = []; "
+            "r = torch._dynamo.explain(f)(torch.ones(3)): "
             "(r.graph_count, r.graph_break_count, [[op.__name__ for op in ops] for ops in "
             "r.ops_per_graph])")
 

@@ -5,7 +5,13 @@ reference gives what the reference piece gives on every case there is (every sit
 ``dispatch_key_set``'s cases, every pair of key sets, every stored call, every snippet and
 programs of several, names from every pair of name families); and the cases stored in the
 exercise module (the calls a mode receives, the calls a log records, torch's dtype
-abbreviations) are what torch gives now."""
+abbreviations) are what torch gives now.
+
+The two prediction exercises, no pieces (``aten_ops``: the aten ops a mode sees for a short
+program, forward then backward; ``graph_breaks``: what ``torch._dynamo.explain`` reports for a
+small function): the notebook's answers get full marks, typical mistakes fail, the stored
+answers are torch's now and reach no sandbox, and the grading pipeline takes a mistake's
+points from its exercise only."""
 
 from __future__ import annotations
 
@@ -632,4 +638,238 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     from tests.notebooks import assert_grading_full_points_and_one_loss
 
     assert_grading_full_points_and_one_loss(tmp_path, "ch09_dispatch", "mode_arguments",
-                                            mode_defaults_kept, 20)
+                                            mode_defaults_kept, _automatic_points())
+
+
+def _automatic_points() -> int:
+    """The points of the release's test cells (every exercise's, the reading checks' too)."""
+    import nbformat
+
+    from tests.notebooks import is_test_cell, nbgrader_meta, released
+
+    nb = nbformat.read(released("ch09_dispatch"), as_version=4)
+    return sum(nbgrader_meta(c)["points"] for c in nb.cells if is_test_cell(c))
+
+
+# ---------------------------------------------------------------- the prediction exercises
+PREDICTIONS = ["aten_ops", "graph_breaks"]
+
+
+def _solution(name: str):
+    """The solution notebook's answer cell, run as the grader runs one."""
+    from tests.notebooks import answer_namespace, answer_sources
+
+    namespace = answer_namespace()
+    exec(answer_sources("ch09_dispatch")[name], namespace)  # noqa: S102 - the instructor's
+    return namespace[name]
+
+
+def _changed(name: str, which, change, label: str):
+    """The solution with ``change`` applied to its answer for the programs ``which`` names."""
+    right = _solution(name)
+
+    def answer(program):
+        found = right(program)
+        return change(found) if which(program) else found
+
+    answer.__name__ = label
+    return answer
+
+
+def _without(*ops):
+    return lambda found: [op for op in found if op not in ops]
+
+
+def _backward_dropped(found):
+    return found[:found.index("backward")]
+
+
+def _accumulate_dropped(found):
+    """Every op after the backward's last formula: AccumulateGrad's detach or copy left out."""
+    kept = list(found)
+    while kept[-1] in ("aten.detach.default", "aten.new_empty_strided.default",
+                       "aten.copy_.default"):
+        kept.pop()
+    return kept
+
+
+def _replaced(old, new):
+    return lambda found: [new if op == old else op for op in found]
+
+
+WRONG_PREDICTIONS = [  # (exercise, answer, whether it still passes the visible test)
+    ("aten_ops", _changed("aten_ops", lambda p: True, _backward_dropped, "forward_only"), False),
+    ("aten_ops", _changed("aten_ops", lambda p: True, _accumulate_dropped,
+                          "accumulate_grad_makes_no_op"), False),
+    ("aten_ops", _changed("aten_ops", lambda p: p == "broadcast",
+                          _replaced("aten.mul.Tensor", "aten.mul.Scalar"),
+                          "a_number_is_a_scalar_overload"), False),
+    ("aten_ops", _changed("aten_ops", lambda p: p == "matmul",
+                          _replaced("aten.mm.default", "aten.matmul.default"),
+                          "matmul_not_decomposed"), False),
+    ("aten_ops", _changed("aten_ops", lambda p: p == "sum", _without("aten.unsqueeze.default"),
+                          "sum_dim_backward_without_unsqueeze"), True),
+    ("aten_ops", _changed("aten_ops", lambda p: p == "linear",
+                          lambda f: f[:3] + f[4:], "relus_saved_result_not_detached"), True),
+    ("graph_breaks", _changed("graph_breaks", lambda f: f == "no_break",
+                              lambda r: (r[0], r[1], [["sin", "mul", "cos", "sum", "add"]]),
+                              "method_calls_counted"), False),
+    ("graph_breaks", _changed("graph_breaks", lambda f: True,
+                              lambda r: (r[1], r[1], r[2]), "one_graph_per_break"), False),
+    ("graph_breaks", _changed("graph_breaks", lambda f: f == "side_effect",
+                              lambda r: (2, 1, [["sin"], ["add"]]), "a_side_effect_breaks"),
+     True),
+    ("graph_breaks", _changed("graph_breaks", lambda f: f == "item",
+                              lambda r: (1, 0, [["sin", "mul"]]), "item_captured"), True),
+    ("graph_breaks", _changed("graph_breaks", lambda f: f == "item",
+                              lambda r: (1, 1, [["sin", "mul"]]), "an_empty_graph_not_counted"),
+     True),
+    ("graph_breaks", _changed("graph_breaks", lambda f: f == "loop",
+                              lambda r: (1, 0, [["mul", "add"]]), "a_loop_not_unrolled"), True),
+]
+
+
+@pytest.mark.parametrize("name,answer,passes_visible", WRONG_PREDICTIONS,
+                         ids=[answer.__name__ for _, answer, _ in WRONG_PREDICTIONS])
+def test_typical_prediction_mistakes_fail_hidden(name, answer, passes_visible):
+    assert_mistake_fails(name, answer, passes_visible)
+
+
+@pytest.mark.parametrize("name", PREDICTIONS)
+def test_the_notebooks_predictions_get_full_marks(name, capsys):
+    """The solution notebook's answer passes the visible cases and every hidden one of the
+    default seed and a fresh one; the hidden cases are every program (function), the visible
+    ones three of them."""
+    answer = _solution(name)
+    checks.check(name, answer)
+    assert "all 3 fixed cases agree with torch 2.13.0" in capsys.readouterr().out
+    table = ch09.ATEN_PROGRAMS if name == "aten_ops" else ch09.GRAPH_FUNCTIONS
+    for seed in (None, FRESH_SEED):
+        pairs = hidden_pairs(name, seed)
+        assert sorted(c.args[0] for c, _ in pairs) == sorted(table)
+        verdict = checks.judge(name, answer, pairs)
+        assert verdict.passed, verdict.message()
+
+
+def test_the_stored_answers_are_what_torch_gives_and_explain_is_deterministic():
+    """``ch09_answers.json`` holds torch's answers now: the ops a mode records for each
+    program (twice the same), and what ``explain`` reports for each function, asked twice
+    (it resets Dynamo each time, so a second call captures afresh)."""
+    stored = ch09.stored_answers()
+    assert ch09.aten_table() == stored["aten_ops"] == ch09.aten_table()
+    assert ch09.graph_table() == stored["graph_breaks"] == ch09.graph_table()
+    assert list(stored["aten_ops"]) == list(ch09.ATEN_PROGRAMS)
+    assert all(ops.count(ch09.BACKWARD) == 1 for ops in stored["aten_ops"].values())
+    for graphs, breaks, ops in stored["graph_breaks"].values():
+        assert graphs == len(ops) and breaks == graphs - 1
+    assert {breaks for _, breaks, _ in stored["graph_breaks"].values()} == {0, 1, 2}
+
+
+def test_a_recorded_op_is_what_the_logging_mode_logs():
+    """The names the answers use are torch's ops: each program's ops under the recording
+    mode are those of ``capture_logs_with_logging_tensor_mode()`` (the log's
+    ``torch._ops.aten.<op>`` read as ``aten.<op>``)."""
+    import logging
+
+    import torch
+    from torch.testing._internal.logging_tensor import capture_logs_with_logging_tensor_mode
+
+    logger = logging.getLogger("LoggingTensor")
+    propagate, handlers = logger.propagate, list(logger.handlers)
+    for program, text in ch09.ATEN_PROGRAMS.items():
+        env = ch09._aten_env(torch)
+        logger.handlers = []  # pytest's, which cannot format these records: see record_log
+        try:
+            with capture_logs_with_logging_tensor_mode() as logs:
+                exec(text, env)  # noqa: S102 - the module's own program
+                env["loss"].backward()
+        finally:
+            logger.propagate, logger.handlers = propagate, handlers
+        logged = [line.split(" = torch._ops.")[1].split("(")[0] for line in logs]
+        assert logged == [op for op in ch09.record_aten_ops(program) if op != ch09.BACKWARD]
+
+
+def test_the_stored_data_is_what_write_data_writes():
+    """``ch09_data.py`` and ``ch09_answers.json`` are the writer's text of the stored tables
+    (each table is compared with torch above), and the data module holds nothing else."""
+    from autograder.course.exercises import ch09_data
+
+    assert ch09.DATA_PATH.read_text() == ch09.data_text(
+        ch09_data.MODE_SCHEMAS, ch09_data.MODE_CALLS, ch09_data.LOG_CALLS)
+    stored = ch09.stored_answers()
+    assert ch09.ANSWERS_PATH.read_text() == ch09.answers_text(stored["aten_ops"],
+                                                              stored["graph_breaks"])
+    assert {n for n in vars(ch09_data) if n.isupper()} == {"MODE_SCHEMAS", "MODE_CALLS",
+                                                            "LOG_CALLS"}
+    assert (ch09.MODE_SCHEMAS, ch09.MODE_CALLS, ch09.LOG_CALLS) == (
+        ch09_data.MODE_SCHEMAS, ch09_data.MODE_CALLS, ch09_data.LOG_CALLS)
+
+
+def test_the_prediction_answers_reach_no_sandbox():
+    """The right answers are read where torch is, from a ``.json`` file, which the sandboxes'
+    runtime (and the hub's student package, built from the same list) leaves out; no file of
+    the runtime names an answer's program table."""
+    from autograder.sandbox.runtime import runtime_files
+
+    files = runtime_files()
+    assert ch09.ANSWERS_PATH.suffix == ".json"
+    assert "autograder/course/exercises/ch09_answers.json" not in files
+    assert "autograder/course/exercises/ch09_dispatch.py" in files
+    assert not any(b'"threshold_backward.default", "t.default"' in text
+                   for text in files.values())
+
+
+def test_a_reference_runs_only_the_modules_programs_and_refuses_a_stale_answer(monkeypatch):
+    for name in ("x.sum()", "import os", "viewx"):
+        with pytest.raises(ValueError, match="only the"):
+            ch09.record_aten_ops(name)
+        with pytest.raises(ValueError, match="only the"):
+            ch09.explain_function(name)
+    stale = ch09.stored_answers()
+    stale["aten_ops"]["view"] = stale["aten_ops"]["view"][:-1]
+    stale["graph_breaks"]["print"] = [1, 0, [["sin", "cos"]]]
+    monkeypatch.setattr(ch09, "stored_answers", lambda: stale)
+    with pytest.raises(ValueError, match="rebuild ch09_answers.json"):
+        ch09._aten_reference(Case(args=("view",)))
+    with pytest.raises(ValueError, match="rebuild ch09_answers.json"):
+        ch09._graph_reference(Case(args=("print",)))
+    assert ch09._aten_reference(Case(args=("sum",))) == stale["aten_ops"]["sum"]
+
+
+def test_the_notebook_shows_the_programs_and_functions_it_asks_about():
+    """The reading checks' text shows each program, the tensors they run on, and each
+    function's source, as the module runs them."""
+    import nbformat
+
+    from tests.notebooks import source
+
+    nb = nbformat.read(source("ch09_dispatch"), as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    aten = next(c.source for c in nb.cells if c.source.startswith("### Reading check: `aten_ops`"))
+    for name, made in ch09.ATEN_ENV:
+        assert f"\n{name} = {made}\n" in aten
+    for name, program in ch09.ATEN_PROGRAMS.items():
+        assert f'| `"{name}"` | `{program}` |' in aten
+    graphs = next(c.source for c in nb.cells
+                  if c.source.startswith("### Reading check: `graph_breaks`"))
+    for name, function in ch09.GRAPH_FUNCTIONS.items():
+        assert f'# "{name}"\n{function}' in graphs + "\n"
+    assert "check(" not in text
+
+
+@pytest.mark.grading
+@pytest.mark.slow
+@pytest.mark.skipif(not sandbox.status().available,
+                    reason=f"no sandbox: {sandbox.status().reason}")
+def test_grading_gives_a_prediction_mistake_the_loss_of_its_exercise_only(tmp_path):
+    """The trusted pipeline on a fresh seed: the solution gets every automatic point, and an
+    ``aten_ops`` that forgets ``sum(1)``'s unsqueeze (right on the visible programs) loses
+    that exercise's hidden test only."""
+    from tests.notebooks import answer_sources, assert_grading_full_points_and_one_loss
+
+    right = answer_sources("ch09_dispatch")["aten_ops"]
+    wrong = right.replace('*start, "unsqueeze.default", ', "*start, ")
+    assert wrong != right
+    outcome = assert_grading_full_points_and_one_loss(tmp_path, "ch09_dispatch", "aten_ops",
+                                                      wrong, _automatic_points())
+    assert outcome.scores["test_aten_ops_visible"] == 1

@@ -30,7 +30,7 @@ from autograder.course import exercises, references
 from autograder.course.exercises import Case
 from autograder.course.exercises.ch02_views import OPERATIONS
 from autograder.course.exercises.ch05_autograd import COPY_SLICES, NUMBER
-from autograder.course.exercises.ch09_dispatch import TORCH_RESERVED
+from autograder.course.exercises.ch09_dispatch import GRAPH_FUNCTIONS, TORCH_RESERVED
 from autograder.course.exercises.ch10_capstone import pool_windows
 from autograder.course.exercises.layouts import row_major
 from tests import tiers
@@ -2370,6 +2370,35 @@ CORNERS = {
                               for i, (_, _, st, d, _) in enumerate(_name_steps(cs))))),
         ("a stem counted on from a free numbered candidate's number",
          on(_counted_on_from_a_kept_number)),
+    ],
+    # chapter 9's prediction exercises: every program (function) is an edge case, so every
+    # hidden set holds them all
+    "aten_ops": [
+        ("a number beside a tensor (wrapped: a Tensor overload)",
+         on(lambda p: p == "broadcast")),
+        ("an in-place op", on(lambda p: p == "inplace")),
+        ("a module (Linear: t and addmm; relu's saved result)", on(lambda p: p == "linear")),
+        ("views, and their backward's views", on(lambda p: p == "view")),
+        ("an index (select, select_backward)", on(lambda p: p == "index")),
+        ("a leaf's gradient copied by AccumulateGrad (an expanded one)",
+         lambda c: "aten.copy_.default" in _torch_says("aten_ops", c)),
+        ("a leaf's gradient kept by AccumulateGrad (a detach)",
+         lambda c: _torch_says("aten_ops", c)[-1] == "aten.detach.default"),
+        ("two leaves that need a gradient",
+         lambda c: _torch_says("aten_ops", c)[-2:] == ["aten.detach.default"] * 2),
+    ],
+    "graph_breaks": [
+        ("no break", lambda c: _torch_says("graph_breaks", c)[1] == 0),
+        ("two breaks", lambda c: _torch_says("graph_breaks", c)[1] == 2),
+        ("a branch on a tensor's value", on(lambda f: f == "branch")),
+        ("print", on(lambda f: "print(" in GRAPH_FUNCTIONS[f])),
+        (".item()", on(lambda f: ".item()" in GRAPH_FUNCTIONS[f])),
+        ("a side effect Dynamo replays (no break)", on(lambda f: f == "side_effect")),
+        ("a loop Dynamo unrolls", on(lambda f: "for " in GRAPH_FUNCTIONS[f])),
+        ("a method call, which ops_per_graph leaves out", on(lambda f: ".sum()" in
+                                                             GRAPH_FUNCTIONS[f])),
+        ("a graph with no call_function op",
+         lambda c: [] in _torch_says("graph_breaks", c)[2]),
     ],
     # ------------------------------------------------------------ chapter 10
     "conv_output_size": [

@@ -179,6 +179,7 @@ utils._generator.provide(Generator, manual_seed)
 
 # Chapter 9: ``reftensor.ops.aten`` (``torch.ops.aten``), the op table by name and overload.
 from . import ops  # noqa: E402, F401
+from . import library  # noqa: E402, F401  (torch.library: ops of your own, chapter 9)
 
 
 def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405

@@ -75,11 +75,15 @@ class FunctionSchema(NamedTuple):
     arguments: tuple[Argument, ...]
     returns: tuple[Return, ...]
     returns_in_brackets: bool = False  # ``-> (Tensor values, Tensor indices)``
+    # ``aten`` of ``aten::add.Tensor(...)``; ``""`` for a schema written without one (as
+    # ``native_functions.yaml`` writes them): torch prints the namespace only where it has one
+    namespace: str = ""
 
     @property
     def qualified(self) -> str:
         """``aten::add.Tensor``, as torch prints an overload."""
-        return f"aten::{self.name}" + (f".{self.overload}" if self.overload else "")
+        return (f"{self.namespace or 'aten'}::{self.name}"
+                + (f".{self.overload}" if self.overload else ""))
 
     @property
     def is_inplace(self) -> bool:
@@ -103,6 +107,8 @@ class FunctionSchema(NamedTuple):
                 for r in self.returns]
         ret = f"({', '.join(rets)})" if self.returns_in_brackets else rets[0]
         name = self.name + (f".{self.overload}" if self.overload else "")
+        if self.namespace:
+            name = f"{self.namespace}::{name}"
         return f"{name}({', '.join(args)}) -> {ret}"
 
 
@@ -148,7 +154,7 @@ def _split_name(text: str) -> tuple[str, str, str]:
     return text.rpartition(" ")
 
 
-_HEAD = re.compile(r"(?P<name>\w+)(\.(?P<overload>\w+))?\((?P<args>.*)\)")
+_HEAD = re.compile(r"((?P<namespace>\w+)::)?(?P<name>\w+)(\.(?P<overload>\w+))?\((?P<args>.*)\)")
 
 
 @functools.cache
@@ -169,7 +175,9 @@ def _parse_return(part: str) -> Return:
 
 
 def parse_schema(text: str) -> FunctionSchema:
-    """Parse one declaration of ``native_functions.yaml``.
+    """Parse one declaration of ``native_functions.yaml`` (``add.Tensor(...) -> Tensor``), or
+    a schema with its namespace (``mylib::foo(Tensor x) -> Tensor``, as ``torch.library``'s
+    ``define`` takes one).
 
     Raises:
         ValueError: the text is not a schema this parser knows (a type it does not know,
@@ -192,4 +200,4 @@ def parse_schema(text: str) -> FunctionSchema:
         tail = tail[1:-1]
     returns = tuple(map(_parse_return, _split(tail)))
     return FunctionSchema(match["name"], match["overload"] or "", tuple(arguments),
-                          returns, brackets)
+                          returns, brackets, match["namespace"] or "")

@@ -773,9 +773,12 @@ def infer_schema(prototype_function: Callable[..., Any], /, *, mutates_args: Any
         schema_type = _PARAM_TYPES.get(annotation)
         if schema_type is None:
             if typing.get_origin(annotation) is tuple:
+                as_list = _tuple_to_list(annotation)
+                example = (f"For example, {as_list}.\n\n" if as_list in _PARAM_TYPES
+                           else "\n\n")
                 error_fn(f"Parameter {name} has unsupported type {param.annotation}. We do not "
                          "support Tuple inputs in schema. As a workaround, please try to use "
-                         "List instead. ")
+                         f"List instead. {example}The valid types are: {_PARAM_TYPES.keys()}.")
             error_fn(f"Parameter {name} has unsupported type {param.annotation}. The valid "
                      f"types are: {_PARAM_TYPES.keys()}.")
         if type(mutates_args) is str:
@@ -814,6 +817,16 @@ def infer_schema(prototype_function: Callable[..., Any], /, *, mutates_args: Any
     if op_name is not None:
         return f"{op_name}({', '.join(params)}) -> {ret}"
     return f"({', '.join(params)}) -> {ret}"
+
+
+def _tuple_to_list(tuple_type: Any) -> Any:
+    """``tuple[int, int]`` -> ``list[int]`` (torch's ``tuple_to_list``)."""
+    args = typing.get_args(tuple_type)
+    if not args:
+        return list
+    if len(args) == 1 or (len(args) == 2 and args[1] is Ellipsis):
+        return list[args[0]]
+    return list[typing.Union[args]]  # noqa: UP007
 
 
 def _parse_return(annotation: Any, error_fn: Callable[[str], typing.NoReturn]) -> str:

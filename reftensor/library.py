@@ -183,12 +183,29 @@ def _install(entry: _Entry) -> None:
         kernels[DispatchKey.Autograd] = _autograd_kernel(op, entry)
     else:
         kernels[DispatchKey.Autograd] = _autograd_fallback
+    written = [i for i, a in enumerate(op.schema.arguments) if a.writes]
+    if entry.opdef is not None and written:  # torch's ADInplaceOrView kernel of a custom op
+        for key in (DispatchKey.CPU, DispatchKey.Meta):
+            if key in kernels:
+                kernels[key] = _bumping(kernels[key], written)
     implicit = registered.get("CompositeImplicitAutograd")
     if implicit is not None:
         kernels[DispatchKey.CompositeImplicitAutograd] = _kernel(op, *implicit, 0)
     op.kernels = kernels
     op._refresh()
     op._composite = kernels.get(DispatchKey.CompositeImplicitAutograd)
+
+
+def _bumping(kernel: Callable[..., Any], written: list[int]) -> Callable[..., Any]:
+    """``kernel``, after a version bump of each tensor its op writes (``Tensor(a!)``), as
+    torch's ``ADInplaceOrView`` kernel of a ``custom_op`` that mutates does first."""
+    def bump(*values: Any) -> Any:
+        for i in written:
+            for t in _flat_tensors(values[i]):
+                t._version_counter.value += 1
+        return kernel(*values)
+
+    return bump
 
 
 def _no_meta(op: OpOverload) -> Callable[..., Any]:

@@ -52,6 +52,7 @@ from reftensor.testing._internal.logging_tensor import (
     capture_logs_with_logging_tensor_mode as reftensor_capture_logs,
 )
 from reftensor.utils._python_dispatch import TorchDispatchMode as ReftensorMode
+from tests.strategies import examples
 
 pytestmark = pytest.mark.ch09
 
@@ -477,8 +478,22 @@ def test_custom_op_with_keyword_only_arguments_and_mutation():
         writer = lib.library.custom_op(f"{ns}::write", write, mutates_args=("y",))
         y = lib.zeros(2)
         out = writer(lib.ones(2), y)
+        versions = [y._version]  # the kernel's copy_, and the op's own bump
+
+        def write_numpy(x, y) -> None:
+            y[:] = lib.tensor(_numpy(x) * 2)
+
+        write_numpy.__annotations__ = {"x": Tensor, "y": Tensor, "return": None}
+        lib.library.custom_op(f"{ns}::write_numpy", write_numpy, mutates_args=("y",))(
+            lib.ones(2), y)
+        versions.append(y._version)
+        defining = lib.library.Library(ns, "FRAGMENT")  # a plain op: no bump of its own
+        defining.define("plain_write(Tensor x, Tensor(a!) y) -> ()")
+        defining.impl("plain_write", lambda x, y: None, "CPU")
+        getattr(lib.ops, ns).plain_write(lib.ones(2), y)
+        versions.append(y._version)
         found = [seen, x.grad.tolist(), str(writer._opoverload._schema).replace(ns, "NS"),
-                 out, y.tolist(),
+                 out, y.tolist(), versions,
                  outcome(lambda: writer.register_autograd(lambda ctx, g: g))]
         meta = writer(lib.ones(2, device="meta"), lib.zeros(2, device="meta"))
         found.append(meta)  # nothing to make: torch's trivial fake kernel
@@ -636,7 +651,7 @@ def signatures(draw: Any) -> tuple[list[tuple[str, str, bool, Any]], int, Any]:
     return params, draw(st.integers(0, len(_RETURNS) - 1)), mutates
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(signatures())
 def test_infer_schema_on_generated_signatures(drawn):
     params, returns, mutates = drawn

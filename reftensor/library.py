@@ -275,6 +275,9 @@ def _autograd_kernel(op: OpOverload, entry: _Entry) -> Callable[..., Any]:
     """torch's ``make_autograd_impl``: an ``autograd.Function`` whose forward runs the op below
     ``Autograd`` and calls ``setup_context``, and whose backward is the registered one."""
     kwarg_only = any(a.kwarg_only for a in op.schema.arguments)
+    # an op that returns ``Tensor[]``: the Function returns the tensors as a tuple, and the
+    # backward gets their gradients as one list (torch's ``supports_tensorlist``)
+    returns_list = op._returns_list
 
     def info() -> _AutogradInfo:
         if entry.opdef is not None:
@@ -292,13 +295,15 @@ def _autograd_kernel(op: OpOverload, entry: _Entry) -> Callable[..., Any]:
                 setup(ctx=ctx, inputs=args, keyword_only_inputs=kwargs, output=result)
             else:
                 setup(ctx=ctx, inputs=args, output=result)
-        return result
+        return tuple(result) if returns_list else result
 
     def backward(ctx: Any, *grads: Any) -> Any:
         backward_fn = info().backward
         if backward_fn is None:
             raise RuntimeError(f"Trying to backward through {op} but no autograd formula was "
                                "registered. Please use register_autograd to add one.")
+        if returns_list:
+            grads = (list(grads),)
         needs = ctx.needs_input_grad
         ctx.needs_input_grad = needs[:-1]
         try:
@@ -316,7 +321,8 @@ def _autograd_kernel(op: OpOverload, entry: _Entry) -> Callable[..., Any]:
         positional = values[:op._positional]
         if grad_state.enabled and any(t.requires_grad for t in _flat_tensors(positional)):
             # the keyword-only arguments and the key set ride along, as torch's ``Metadata``
-            return generated.apply(*positional, (keys, values[op._positional:]))
+            out = generated.apply(*positional, (keys, values[op._positional:]))
+            return list(out) if returns_list else out
         return op.redispatch(keys, *values)
 
     return autograd

@@ -746,3 +746,35 @@ def test_a_reftensor_op_is_called_with_its_schemas_arguments():
         torch.ones(1), 2.0, 3))[0] == "RuntimeError"
     assert outcome(lambda: getattr(reftensor.ops, ns).numpy_sin.default(
         reftensor.ones(1), 2.0, 3))[0] == "TypeError"
+
+
+def test_custom_op_returning_a_list_of_tensors_as_torchs():
+    """A ``list[Tensor]`` result: each tensor recorded, the backward given their gradients as
+    one list (zeros for a tensor backward did not reach), as torch's ``supports_tensorlist``."""
+    def program(lib: Any, ns: str) -> list[Any]:
+        T = lib.Tensor
+
+        def split2(x, k=1.0):
+            return [x * k, x + k]
+
+        split2.__annotations__ = {"x": T, "k": float, "return": list[T]}
+        op = lib.library.custom_op(f"{ns}::split2", split2, mutates_args=())
+        x = _tensor(lib, [1.0, 2.0]).requires_grad_()
+        out = op(x, 2.0)
+        found: list[Any] = [type(out).__name__, [o.requires_grad for o in out],
+                            outcome(lambda: (out[0] * out[1]).sum().backward())[0]]
+        seen: list[Any] = []
+
+        def backward(ctx, grads):
+            seen.append((type(grads).__name__, [g.tolist() for g in grads]))
+            return grads[0] * ctx.k + grads[1], None
+
+        op.register_autograd(backward, setup_context=lambda ctx, inputs, output: setattr(
+            ctx, "k", inputs[1]))
+        (op(x, 2.0)[0] * 3).sum().backward()
+        out = op(x, 3.0)
+        (out[0] * out[1]).sum().backward()
+        return [*found, seen, x.grad.tolist()]
+
+    ours_torch, ours = side_by_side(program)
+    assert ours_torch == ours

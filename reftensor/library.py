@@ -51,7 +51,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._ops import DispatchKey, OpOverload, OpOverloadPacket
+from ._ops import DispatchKey, OpOverload, OpOverloadPacket, aten
 from ._ops.namespaces import namespace
 from ._ops.python_key import mode_arguments
 from ._ops.schema import parse_schema
@@ -383,8 +383,10 @@ class Library:
         self._op_impls: set[str] = set()
         # what this library registered, removed when it is collected
         self._registrations: list[tuple[str, str]] = []  # (qualname, key or "fake")
+        # kernels of the op table's ops it replaced: (op, key, the kernel before)
+        self._replaced: list[tuple[OpOverload, int, Any]] = []
         self._finalizer = weakref.finalize(self, _destroy, ns, kind == "DEF", self._op_defs,
-                                           self._op_impls, self._registrations)
+                                           self._op_impls, self._registrations, self._replaced)
 
     def __repr__(self) -> str:
         return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
@@ -521,7 +523,22 @@ class Library:
                 f"    registered at {entry.defined_at}\n  dispatch key: {torch_key}\n"
                 "  previous kernel: no debug info\n"
                 f"       new kernel: registered at {self._at}", UserWarning, stacklevel=2)
-        if fn is not fallthrough_kernel:
+        aten_op = _aten_overload(qualname) if entry.op is None else None
+        if aten_op is not None and torch_key == "Meta" and \
+                DispatchKey.CompositeImplicitAutograd in aten_op.kernels:
+            raise RuntimeError(
+                f"We should not register a meta kernel directly to the operator '{name}', "
+                "because it has a CompositeImplicitAutograd kernel in core. Instead we should "
+                "let the operator decompose, and ensure that we have meta kernels for the base "
+                "ops that it decomposes into.")
+        if fn is fallthrough_kernel:
+            pass
+        elif aten_op is not None:  # a kernel of the op table's op, replaced while this lives
+            for key, kernel in _kernels_for(aten_op, torch_key, fn, with_keyset):
+                self._replaced.append((aten_op, key, aten_op.kernels.get(key)))
+                aten_op.kernels[key] = kernel
+                aten_op._refresh()
+        else:
             entry.kernels[torch_key] = (fn, with_keyset)
             self._registrations.append((qualname, torch_key))
             _install(entry)
@@ -538,10 +555,43 @@ def _check_key(key: str) -> None:
         raise RuntimeError(f"could not parse dispatch key: {key}")
 
 
+def _aten_overload(qualname: str) -> OpOverload | None:
+    """The op table's overload ``aten::neg`` (``aten::mul.Tensor``), or None."""
+    ns, _, name = qualname.partition("::")
+    op_name, _, overload = name.partition(".")
+    if ns != "aten" or op_name not in aten:
+        return None
+    return getattr(aten[op_name], overload or "default", None)
+
+
+def _kernels_for(op: OpOverload, torch_key: str, fn: Callable[..., Any],
+                 with_keyset: bool) -> list[tuple[int, Any]]:
+    """The kernels by reftensor's key that registering ``fn`` for ``torch_key`` gives."""
+    if torch_key in ("CPU", "Meta"):
+        key = DispatchKey[torch_key]
+        return [(key, _kernel(op, fn, with_keyset, key))]
+    if torch_key == "CompositeExplicitAutograd":
+        return [(k, _kernel(op, fn, with_keyset, k)) for k in (DispatchKey.CPU, DispatchKey.Meta)]
+    if torch_key in ("Autograd", "AutogradCPU"):
+        return [(DispatchKey.Autograd,
+                 (lambda op_, keys, *values: fn(keys, *values)) if with_keyset else
+                 (lambda op_, keys, *values: _kernel(op_, fn, False, 0)(*values)))]
+    if torch_key == "CompositeImplicitAutograd":
+        return [(DispatchKey.CompositeImplicitAutograd, _kernel(op, fn, with_keyset, 0))]
+    return []  # a key reftensor never runs
+
+
 def _destroy(ns: str, owns_namespace: bool, defs: set[str], impls: set[str],
-             registrations: list[tuple[str, str]]) -> None:
+             registrations: list[tuple[str, str]],
+             replaced: list[tuple[OpOverload, int, Any]]) -> None:
     """A library is gone: its kernels, then its ops, are removed."""
     _impls.difference_update(impls)
+    for op, key, before in reversed(replaced):
+        if before is None:
+            op.kernels.pop(key, None)
+        else:
+            op.kernels[key] = before
+        op._refresh()
     for qualname, key in registrations:
         entry = _ENTRIES.get(qualname)
         if entry is None:

@@ -778,3 +778,22 @@ def test_custom_op_returning_a_list_of_tensors_as_torchs():
 
     ours_torch, ours = side_by_side(program)
     assert ours_torch == ours
+
+
+def test_an_impl_library_replaces_a_kernel_of_the_op_table_while_it_lives():
+    def program(lib: Any, ns: str) -> list[Any]:
+        t = _tensor(lib, [1.0, -2.0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (torch warns that it overrides, once)
+            override = lib.library.Library("aten", "IMPL")
+            override.impl("neg", lambda x: x * 0 + 42, "CPU")
+            override.impl("mul.Tensor", lambda a, b: lib.ops.aten.add.Tensor(a, b), "CPU")
+        found: list[Any] = [lib.neg(t).tolist(), (-t).tolist(),
+                            lib.ops.aten.neg.default(t).tolist(), (t * t).tolist(),
+                            outcome(lambda o=override: o.impl("clip", lambda x: x, "Meta"))]
+        del override
+        gc.collect()
+        return [*found, lib.neg(t).tolist(), (t * t).tolist()]
+
+    ours_torch, ours = side_by_side(program)
+    assert ours_torch == ours

@@ -478,7 +478,9 @@ class Library:
         ``"Meta"``, ``"Autograd"``, ``"CompositeExplicitAutograd"``,
         ``"CompositeImplicitAutograd"``; by default the library's key, else
         ``CompositeImplicitAutograd``). A second kernel for the same key replaces the first
-        (torch warns, once per process), unless ``allow_override=False``.
+        (torch warns, once per process), unless ``allow_override=False``. In a library of
+        ``aten`` (``Library("aten", "IMPL")``), it replaces the kernel of the op table's op
+        until the library is collected.
 
         Raises:
             TypeError: ``fn`` is not callable.

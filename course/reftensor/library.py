@@ -51,7 +51,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._ops import DispatchKey, OpOverload, OpOverloadPacket
+from ._ops import DispatchKey, OpOverload, OpOverloadPacket, aten
 from ._ops.namespaces import namespace
 from ._ops.python_key import mode_arguments
 from ._ops.schema import parse_schema
@@ -275,6 +275,9 @@ def _autograd_kernel(op: OpOverload, entry: _Entry) -> Callable[..., Any]:
     """torch's ``make_autograd_impl``: an ``autograd.Function`` whose forward runs the op below
     ``Autograd`` and calls ``setup_context``, and whose backward is the registered one."""
     kwarg_only = any(a.kwarg_only for a in op.schema.arguments)
+    # an op that returns ``Tensor[]``: the Function returns the tensors as a tuple, and the
+    # backward gets their gradients as one list (torch's ``supports_tensorlist``)
+    returns_list = op._returns_list
 
     def info() -> _AutogradInfo:
         if entry.opdef is not None:
@@ -292,13 +295,15 @@ def _autograd_kernel(op: OpOverload, entry: _Entry) -> Callable[..., Any]:
                 setup(ctx=ctx, inputs=args, keyword_only_inputs=kwargs, output=result)
             else:
                 setup(ctx=ctx, inputs=args, output=result)
-        return result
+        return tuple(result) if returns_list else result
 
     def backward(ctx: Any, *grads: Any) -> Any:
         backward_fn = info().backward
         if backward_fn is None:
             raise RuntimeError(f"Trying to backward through {op} but no autograd formula was "
                                "registered. Please use register_autograd to add one.")
+        if returns_list:
+            grads = (list(grads),)
         needs = ctx.needs_input_grad
         ctx.needs_input_grad = needs[:-1]
         try:
@@ -316,7 +321,8 @@ def _autograd_kernel(op: OpOverload, entry: _Entry) -> Callable[..., Any]:
         positional = values[:op._positional]
         if grad_state.enabled and any(t.requires_grad for t in _flat_tensors(positional)):
             # the keyword-only arguments and the key set ride along, as torch's ``Metadata``
-            return generated.apply(*positional, (keys, values[op._positional:]))
+            out = generated.apply(*positional, (keys, values[op._positional:]))
+            return list(out) if returns_list else out
         return op.redispatch(keys, *values)
 
     return autograd
@@ -377,8 +383,10 @@ class Library:
         self._op_impls: set[str] = set()
         # what this library registered, removed when it is collected
         self._registrations: list[tuple[str, str]] = []  # (qualname, key or "fake")
+        # kernels of the op table's ops it replaced: (op, key, the kernel before)
+        self._replaced: list[tuple[OpOverload, int, Any]] = []
         self._finalizer = weakref.finalize(self, _destroy, ns, kind == "DEF", self._op_defs,
-                                           self._op_impls, self._registrations)
+                                           self._op_impls, self._registrations, self._replaced)
 
     def __repr__(self) -> str:
         return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
@@ -470,7 +478,9 @@ class Library:
         ``"Meta"``, ``"Autograd"``, ``"CompositeExplicitAutograd"``,
         ``"CompositeImplicitAutograd"``; by default the library's key, else
         ``CompositeImplicitAutograd``). A second kernel for the same key replaces the first
-        (torch warns, once per process), unless ``allow_override=False``.
+        (torch warns, once per process), unless ``allow_override=False``. In a library of
+        ``aten`` (``Library("aten", "IMPL")``), it replaces the kernel of the op table's op
+        until the library is collected.
 
         Raises:
             TypeError: ``fn`` is not callable.
@@ -515,7 +525,22 @@ class Library:
                 f"    registered at {entry.defined_at}\n  dispatch key: {torch_key}\n"
                 "  previous kernel: no debug info\n"
                 f"       new kernel: registered at {self._at}", UserWarning, stacklevel=2)
-        if fn is not fallthrough_kernel:
+        aten_op = _aten_overload(qualname) if entry.op is None else None
+        if aten_op is not None and torch_key == "Meta" and \
+                DispatchKey.CompositeImplicitAutograd in aten_op.kernels:
+            raise RuntimeError(
+                f"We should not register a meta kernel directly to the operator '{name}', "
+                "because it has a CompositeImplicitAutograd kernel in core. Instead we should "
+                "let the operator decompose, and ensure that we have meta kernels for the base "
+                "ops that it decomposes into.")
+        if fn is fallthrough_kernel:
+            pass
+        elif aten_op is not None:  # a kernel of the op table's op, replaced while this lives
+            for key, kernel in _kernels_for(aten_op, torch_key, fn, with_keyset):
+                self._replaced.append((aten_op, key, aten_op.kernels.get(key)))
+                aten_op.kernels[key] = kernel
+                aten_op._refresh()
+        else:
             entry.kernels[torch_key] = (fn, with_keyset)
             self._registrations.append((qualname, torch_key))
             _install(entry)
@@ -532,10 +557,43 @@ def _check_key(key: str) -> None:
         raise RuntimeError(f"could not parse dispatch key: {key}")
 
 
+def _aten_overload(qualname: str) -> OpOverload | None:
+    """The op table's overload ``aten::neg`` (``aten::mul.Tensor``), or None."""
+    ns, _, name = qualname.partition("::")
+    op_name, _, overload = name.partition(".")
+    if ns != "aten" or op_name not in aten:
+        return None
+    return getattr(aten[op_name], overload or "default", None)
+
+
+def _kernels_for(op: OpOverload, torch_key: str, fn: Callable[..., Any],
+                 with_keyset: bool) -> list[tuple[int, Any]]:
+    """The kernels by reftensor's key that registering ``fn`` for ``torch_key`` gives."""
+    if torch_key in ("CPU", "Meta"):
+        key = DispatchKey[torch_key]
+        return [(key, _kernel(op, fn, with_keyset, key))]
+    if torch_key == "CompositeExplicitAutograd":
+        return [(k, _kernel(op, fn, with_keyset, k)) for k in (DispatchKey.CPU, DispatchKey.Meta)]
+    if torch_key in ("Autograd", "AutogradCPU"):
+        return [(DispatchKey.Autograd,
+                 (lambda op_, keys, *values: fn(keys, *values)) if with_keyset else
+                 (lambda op_, keys, *values: _kernel(op_, fn, False, 0)(*values)))]
+    if torch_key == "CompositeImplicitAutograd":
+        return [(DispatchKey.CompositeImplicitAutograd, _kernel(op, fn, with_keyset, 0))]
+    return []  # a key reftensor never runs
+
+
 def _destroy(ns: str, owns_namespace: bool, defs: set[str], impls: set[str],
-             registrations: list[tuple[str, str]]) -> None:
+             registrations: list[tuple[str, str]],
+             replaced: list[tuple[OpOverload, int, Any]]) -> None:
     """A library is gone: its kernels, then its ops, are removed."""
     _impls.difference_update(impls)
+    for op, key, before in reversed(replaced):
+        if before is None:
+            op.kernels.pop(key, None)
+        else:
+            op.kernels[key] = before
+        op._refresh()
     for qualname, key in registrations:
         entry = _ENTRIES.get(qualname)
         if entry is None:

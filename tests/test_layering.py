@@ -55,6 +55,7 @@ CHAPTERS = {
     "reftensor.special_functions": 6,  # --- erfinv (chapter 6)
     "reftensor.utils": 7,
     "reftensor.utils._python_dispatch": 9, "reftensor.ops": 9,  # dispatch modes (chapter 9)
+    "reftensor.library": 9,  # ops of your own, registered per dispatch key (chapter 9)
     "reftensor.testing": 9, "reftensor.fx": 9,  # the logging mode, make_fx (chapter 9)
     "reftensor.random": 8,
     "reftensor.pooling": 10,  # --- pooling (chapter 10, the capstone)

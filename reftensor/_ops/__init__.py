@@ -7,6 +7,8 @@
 * ``python_key.py``: the ``Python`` key's kernel, which hands a call to a dispatch mode;
 * ``state.py``: grad mode, inference mode and the dispatch-mode stack;
 * ``native_functions.py``: the table itself (``aten``);
+* ``namespaces.py``: the other namespaces of ``reftensor.ops``, where ``reftensor.library``
+  defines ops;
 * ``generate.py``: writes ``reftensor/_bindings.py``, the functions and Tensor methods.
 """
 

@@ -113,18 +113,25 @@ class OpOverload:
         # ``name`` where ``schema`` is a function that builds it (an in-place form: ``exp_``
         # from ``exp``). Every attribute is set here, in the same order for every overload
         # (Python then keeps them as compactly as a class with slots, and reads them as fast).
+        # (a schema may name its namespace, ``mylib::foo(...)``: ``reftensor.library``'s ops)
+        namespace = "aten"
         if type(schema) is str:
             op, _, overload = schema.partition("(")[0].partition(".")
+            if "::" in op:
+                namespace, _, op = op.partition("::")
         elif isinstance(schema, FunctionSchema):
             op, overload = schema.name, schema.overload
+            namespace = schema.namespace or namespace
         elif name is not None:
             op, overload = name
         else:
             raise TypeError("OpOverload: a schema built on demand needs its name")
         self.op_name, self.overload_name = op, overload  # ``add``, ``Tensor`` (``""``: default)
+        self._namespace = namespace  # ``aten``
         # ``aten::add.Tensor`` (torch's ``name()``), ``aten.add.Tensor`` (``str``)
-        self.qualified_name = f"aten::{op}.{overload}" if overload else f"aten::{op}"
-        self.__module__ = "reftensor._ops.aten"  # as torch's ``torch._ops.aten``
+        self.qualified_name = (f"{namespace}::{op}.{overload}" if overload
+                               else f"{namespace}::{op}")
+        self.__module__ = f"reftensor._ops.{namespace}"  # as torch's ``torch._ops.aten``
         self._overloadpacket: Any = None  # ``aten.add``: set by the packet that holds it
         # ``add_``: writes into ``self`` (the name ends in ``_``, as torch's rule says)
         self.inplace = op[-1] == "_" and op[:2] != "__"
@@ -168,6 +175,8 @@ class OpOverload:
                   parse_schema(source) if isinstance(source, str) else source())
         if (schema.name, schema.overload) != (self.op_name, self.overload_name):
             raise ValueError(f"{self.qualified_name}: its schema is {schema.qualified}")
+        if schema.namespace != self._namespace:  # prints as torch's: ``aten::add.Tensor(...``
+            schema = schema._replace(namespace=self._namespace)
         self._parsed, self._source = schema, None
         self._digest()
         find, self._find_functional = self._find_functional, None
@@ -249,7 +258,8 @@ class OpOverload:
 
     @property
     def namespace(self) -> str:
-        return "aten"
+        """``aten``, or the namespace a ``reftensor.library`` op was defined in."""
+        return self._namespace
 
     @property
     def _overloadname(self) -> str:
@@ -265,10 +275,11 @@ class OpOverload:
         return self.schema
 
     def __repr__(self) -> str:
-        return f"<OpOverload(op='aten.{self.op_name}', overload='{self._overloadname}')>"
+        return (f"<OpOverload(op='{self._namespace}.{self.op_name}', "
+                f"overload='{self._overloadname}')>")
 
     def __str__(self) -> str:
-        return f"aten.{self.__name__}"
+        return f"{self._namespace}.{self.__name__}"
 
     def impl(self, key: DispatchKey | str) -> Callable[[Kernel], Kernel]:
         """Register the decorated function as this overload's kernel for ``key``."""

@@ -122,10 +122,11 @@ class OpOverloadPacket:
                                    tuple(first.positional_defaults()))
 
     def __repr__(self) -> str:
-        return f"<OpOverloadPacket(op='aten.{self.__name__}')>"
+        return f"<OpOverloadPacket(op='{self}')>"
 
     def __str__(self) -> str:
-        return f"aten.{self.__name__}"
+        namespace = self.overloads[0].namespace if self.overloads else "aten"
+        return f"{namespace}.{self.__name__}"
 
     def all_overloads(self) -> list[OpOverload]:
         """The overloads, the internal ones, then the ``.out`` forms."""

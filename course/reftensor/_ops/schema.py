@@ -75,11 +75,15 @@ class FunctionSchema(NamedTuple):
     arguments: tuple[Argument, ...]
     returns: tuple[Return, ...]
     returns_in_brackets: bool = False  # ``-> (Tensor values, Tensor indices)``
+    # ``aten`` of ``aten::add.Tensor(...)``; ``""`` for a schema written without one (as
+    # ``native_functions.yaml`` writes them): torch prints the namespace only where it has one
+    namespace: str = ""
 
     @property
     def qualified(self) -> str:
         """``aten::add.Tensor``, as torch prints an overload."""
-        return f"aten::{self.name}" + (f".{self.overload}" if self.overload else "")
+        return (f"{self.namespace or 'aten'}::{self.name}"
+                + (f".{self.overload}" if self.overload else ""))
 
     @property
     def is_inplace(self) -> bool:
@@ -98,12 +102,49 @@ class FunctionSchema(NamedTuple):
                 args.append("*")
                 seen_star = True
             text = f"{_type_text(a.type, a.alias)} {a.name}"
-            args.append(text if a.default is None else f"{text}={a.default}")
+            if a.default is not None:
+                # an op's schema (with its namespace) prints its defaults as torch's
+                # dispatcher holds them; a yaml declaration prints back as written
+                text += "=" + (_canonical(a.type, a.default) if self.namespace else a.default)
+            args.append(text)
         rets = [_type_text(r.type, r.alias) + (f" {r.name}" if r.name else "")
                 for r in self.returns]
         ret = f"({', '.join(rets)})" if self.returns_in_brackets else rets[0]
         name = self.name + (f".{self.overload}" if self.overload else "")
+        if self.namespace:
+            name = f"{self.namespace}::{name}"
         return f"{name}({', '.join(args)}) -> {ret}"
+
+
+#: the named defaults of ``native_functions.yaml`` as the numbers torch's dispatcher keeps
+#: (an enum's value: ``at::Reduction::Mean``, ``ScalarType::Long``, ``MemoryFormat::Contiguous``)
+_ENUM_VALUES = {"Mean": "1", "Sum": "2", "long": "4", "contiguous_format": "0",
+                "preserve_format": "1", "strided": "0"}
+
+
+def _canonical(t: Type, text: str) -> str:
+    """A default as ``str(op._schema)`` prints it in torch: strings in double quotes, the
+    named defaults as numbers, a float with 17 digits and a point (``1.``, ``0.``,
+    ``1.0000000000000001e-05``), a list with ``", "``."""
+    if text == "None":
+        return text
+    if text in _ENUM_VALUES:
+        return _ENUM_VALUES[text]
+    if text[0] in "'\"":
+        return f'"{text[1:-1]}"'
+    if t.is_list:
+        if not text.startswith("["):
+            # a bare number for a list: torch keeps ``int[2] padding=0`` so, and repeats
+            # it for ``SymInt[2] stride=1`` (``[1, 1]``) and ``int[1] padding=0`` (``[0]``)
+            if t.base != "SymInt" and t.size != 1:
+                return text
+            text = "[" + ", ".join([text] * (t.size or 1)) + "]"
+        items = [x.strip() for x in text[1:-1].split(",") if x.strip()]
+        return "[" + ", ".join(_canonical(Type(t.base), x) for x in items) + "]"
+    if t.base == "float":
+        digits = f"{float(text):.17g}"
+        return digits if any(c in digits for c in ".ena") else digits + "."
+    return text
 
 
 def _type_text(t: Type, alias: str | None) -> str:
@@ -148,7 +189,7 @@ def _split_name(text: str) -> tuple[str, str, str]:
     return text.rpartition(" ")
 
 
-_HEAD = re.compile(r"(?P<name>\w+)(\.(?P<overload>\w+))?\((?P<args>.*)\)")
+_HEAD = re.compile(r"((?P<namespace>\w+)::)?(?P<name>\w+)(\.(?P<overload>\w+))?\((?P<args>.*)\)")
 
 
 @functools.cache
@@ -169,7 +210,9 @@ def _parse_return(part: str) -> Return:
 
 
 def parse_schema(text: str) -> FunctionSchema:
-    """Parse one declaration of ``native_functions.yaml``.
+    """Parse one declaration of ``native_functions.yaml`` (``add.Tensor(...) -> Tensor``), or
+    a schema with its namespace (``mylib::foo(Tensor x) -> Tensor``, as ``torch.library``'s
+    ``define`` takes one).
 
     Raises:
         ValueError: the text is not a schema this parser knows (a type it does not know,
@@ -192,4 +235,4 @@ def parse_schema(text: str) -> FunctionSchema:
         tail = tail[1:-1]
     returns = tuple(map(_parse_return, _split(tail)))
     return FunctionSchema(match["name"], match["overload"] or "", tuple(arguments),
-                          returns, brackets)
+                          returns, brackets, match["namespace"] or "")

@@ -150,11 +150,11 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
 def _subscript(n: Any) -> str:
     """torch's ``parse_subscript``: ``...`` for ``Ellipsis``, 0-25 ``A``-``Z``, 26-51
     ``a``-``z``."""
-    if n is Ellipsis:
+    if n == Ellipsis:
         return "..."
-    if 0 <= n < 26:
+    if n >= 0 and n < 26:  # torch's comparisons: a str raises its TypeError
         return chr(ord("A") + n)
-    if 26 <= n < 52:
+    if n >= 26 and n < 52:
         return chr(ord("a") + n - 26)
     raise ValueError("einsum(): subscript in subscript list is not within the valid range "
                      "[0, 52)")
@@ -172,6 +172,7 @@ def einsum(*args: Any) -> Tensor:
 
     Raises:
         ValueError: fewer than two arguments; a sublist subscript outside 0-51.
+        TypeError: an operand that is not a tensor; a sublist subscript that is not an int.
         RuntimeError: the op's errors (a malformed equation, operands that do not fit it).
     """
     if len(args) < 2:
@@ -188,7 +189,7 @@ def einsum(*args: Any) -> Tensor:
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         return einsum(equation, *operands[0])
-    return aten.einsum.default(equation, list(operands))
+    return aten.einsum(equation, operands)  # the parser: torch's TypeError for a non-tensor
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,

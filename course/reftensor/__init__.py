@@ -177,8 +177,9 @@ from . import utils  # noqa: E402
 
 utils._generator.provide(Generator, manual_seed)
 
-# Chapter 9: ``reftensor.ops.aten`` (``torch.ops.aten``), the op table by name and overload.
-from . import ops  # noqa: E402, F401
+# Chapter 9: ``reftensor.ops.aten`` (``torch.ops.aten``), the op table by name and overload,
+# and ``__torch_function__`` on Tensor subclasses (``torch.overrides``, ``torch._C``).
+from . import _C, ops, overrides  # noqa: E402, F401
 
 
 def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._C import _disabled_torch_function_impl
 from .._ops import aten
 from ..tensor import Tensor
 
@@ -29,6 +30,8 @@ class Parameter(Tensor):
     """
 
     __slots__ = ()
+    # as torch's: a Parameter takes no part in ``__torch_function__`` (ops give plain tensors)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:

@@ -203,7 +203,7 @@ _OPERATOR_FUNCS = {
 _PYTHON_OPERATORS = frozenset({"floor_divide", "pow", "pow_"})
 
 
-def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: Any) -> Any:
     """The hook of the op table's bindings (``packet._torch_function``): a call of the op
     ``target`` as a function (``kind`` "function"), a method ("method": ``args`` starts with
     ``self``) or an operator ("operator"), handed to :func:`_handle` with torch's ``func``;
@@ -232,12 +232,12 @@ def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: dict[str, An
         if kind == "operator":
             def run(self_: Any, other: Any) -> Any:
                 return target.call_operator(self_, other)
-            if name in _PYTHON_OPERATORS:
-                kwargs = {}
+            kwargs = {} if name in _PYTHON_OPERATORS else None
         else:
             def run(self_: Any, *rest: Any, **named: Any) -> Any:
                 return target.call_method(self_, rest, named)
-    return _handle(func, qualified, args, kwargs or None, run)
+    return _handle(func, qualified, args, kwargs if kind == "operator" else kwargs or None,
+                   run)
 
 
 # ------------------------------------- the hand-written members, on an overriding subclass

@@ -604,14 +604,17 @@ class Tensor(TensorMethods):
         return int(self.item())
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
+        # a subclass prints its name (``Logged(...)``), as torch's ``_str_intern``
+        return self._repr("tensor(" if type(self) is Tensor else f"{type(self).__name__}(")
+
+    def _repr(self, prefix: str) -> str:
         fn = self.grad_fn
         name = None if fn is None else fn.name()
         if self.is_meta:  # no values to print: ``tensor(..., device='meta', size=(2, 3))``
             return meta_repr(self._shape, self._dtype, requires_grad=self._requires_grad,
-                             grad_fn_name=name)
-        return tensor_repr(
-            self._elements(), self._dtype, requires_grad=self._requires_grad, grad_fn_name=name
-        )
+                             grad_fn_name=name, prefix=prefix)
+        return tensor_repr(self._elements(), self._dtype, requires_grad=self._requires_grad,
+                           grad_fn_name=name, prefix=prefix)
 
     # ------------------------------------------------------------------ pickling and copying
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:

@@ -49,7 +49,7 @@ class Parameter(Tensor):
         pass  # all the work is done in __new__ (Tensor.__init__ refuses to build)
 
     def __repr__(self) -> str:
-        return "Parameter containing:\n" + super().__repr__()
+        return "Parameter containing:\n" + self._repr("tensor(")  # (torch's prefix too)
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         """Pickling as torch's ``Parameter.__reduce_ex__``: the data (pickled as a tensor)

@@ -166,6 +166,23 @@ def _tensors(values: Iterable[Any]) -> Iterable[Any]:
             yield from (e for e in v if isinstance(e, TensorType))
 
 
+def _overloaded(values: Iterable[Any]) -> bool:
+    """Is one of the values (or of a list or tuple among them) a tensor whose class overrides
+    ``__torch_function__``? (Once such a class exists, every op call asks: a plain loop.)"""
+    for v in values:
+        cls = type(v)
+        if cls is Tensor:
+            continue
+        if isinstance(v, TensorType):
+            if _overrides(cls):
+                return True
+        elif cls is tuple or cls is list:
+            for e in v:
+                if type(e) is not Tensor and isinstance(e, TensorType) and _overrides(type(e)):
+                    return True
+    return False
+
+
 def _handle(func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
             run: Callable[..., Any]) -> Any:
     """What torch's C++ bindings do for a call with tensor arguments ``args`` and
@@ -211,12 +228,7 @@ def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: Any) -> Any:
     (``Tensor.__rsub__``), handed to :func:`handle_torch_function`. Returns
     ``packet.UNHANDLED`` when no argument overrides ``__torch_function__`` (the binding then
     goes on)."""
-    if _C._state.disabled:
-        return _packet.UNHANDLED
-    for t in _tensors((*args, *kwargs.values())):
-        if type(t) is not Tensor and _overrides(type(t)):
-            break
-    else:
+    if _C._state.disabled or not (_overloaded(args) or kwargs and _overloaded(kwargs.values())):
         return _packet.UNHANDLED
     if kind == "python":
         return handle_torch_function(target, args, *args)

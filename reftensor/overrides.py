@@ -15,11 +15,13 @@ The default, ``Tensor.__torch_function__``, runs ``func`` with the hook switched
 (``reftensor._C.DisableTorchFunctionSubclass``) and turns the result into the subclass
 (:func:`convert_result`, the other graded piece), so that ``s + t`` is again an ``S``.
 
-Where the hook is: the op table's bindings (``reftensor/_ops/packet.py``) call
-:func:`_op_hook` once a class overriding ``__torch_function__`` exists (until then they pay
-one test of a module variable), and such a class gets, when it is created, methods that
-route the hand-written ``Tensor`` members (``shape``, ``__getitem__``, ``tolist``, ...)
-through :func:`_handle` (``Tensor.__init_subclass__``), so a plain tensor pays nothing.
+Where the hook is: the op table's bindings (``reftensor/_ops/packet.py``), ``Tensor``'s
+reflected operators and ``__getitem__``/``__setitem__`` call :func:`_op_hook` once a class
+overriding ``__torch_function__`` exists (until then they pay one test of a module variable:
+an index or a value may be the subclass's); and such a class gets, when it is created,
+members that route ``Tensor``'s other hand-written ones (``shape``, ``tolist``, ``size``,
+...) through :func:`_handle` (``Tensor.__init_subclass__``), so a plain tensor pays nothing
+for them.
 """
 
 from __future__ import annotations
@@ -236,7 +238,8 @@ _PYTHON_OPERATORS = frozenset({"floor_divide", "pow", "pow_"})
 def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: Any) -> Any:
     """The hook of the op table's bindings (``packet._torch_function``): a call of the op
     ``target`` as a function (``kind`` "function"), a method ("method": ``args`` starts with
-    ``self``) or an operator ("operator"), handed to :func:`_handle` with torch's ``func``;
+    ``self``), an operator ("operator") or ``Tensor.__getitem__``/``__setitem__`` ("indexing":
+    ``target`` is the method), handed to :func:`_handle` with torch's ``func``;
     or ("python") a call of ``target``, a reflected operator that torch writes in Python
     (``Tensor.__rsub__``), handed to :func:`handle_torch_function`. Returns
     ``packet.UNHANDLED`` when no argument overrides ``__torch_function__`` (the binding then
@@ -245,6 +248,8 @@ def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: Any) -> Any:
         return _packet.UNHANDLED
     if kind == "python":
         return handle_torch_function(target, args, *args)
+    if kind == "indexing":  # ``Tensor.__getitem__``/``__setitem__``: self, the index, the value
+        return _handle(target, f"reftensor.Tensor.{target.__name__}", args, None, target)
     name = target.__name__
     if kind == "function":
         func = getattr(_bindings, name, target) if target.function else target
@@ -275,7 +280,7 @@ _PROPERTIES = ("shape", "dtype", "device", "ndim", "T", "mT", "grad", "data", "r
 _METHODS = {name: name for name in (
     "size", "stride", "dim", "numel", "nelement", "storage_offset", "element_size",
     "is_contiguous", "is_floating_point", "is_complex", "tolist", "item", "numpy",
-    "__getitem__", "__setitem__", "requires_grad_", "to", "float", "double", "half",
+    "requires_grad_", "to", "float", "double", "half",
     "bfloat16", "int", "long", "short", "char", "byte", "bool", "cpu", "data_ptr",
     "untyped_storage", "get_device", "__bool__", "__float__", "__int__", "__index__",
     "new_tensor", "detach_", "retain_grad", "__invert__")}

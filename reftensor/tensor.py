@@ -814,11 +814,20 @@ class Tensor(TensorMethods):
     def __getitem__(self, index: Any) -> Tensor:
         """Basic indices (int, slice, None, ...) give a view; advanced ones a copy
         (``indexing.getitem``: ``select``, ``slice``, ``unsqueeze``, ``alias``, ``index``)."""
+        if _packet._torch_function is not None:  # chapter 9: self or an index may override it
+            handled = _packet._torch_function(Tensor.__getitem__, "indexing", (self, index), {})
+            if handled is not _packet.UNHANDLED:
+                return handled
         return python_indexing().getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """Write ``value`` (broadcast) through to this storage; bumps ``_version``
         (``indexing.setitem``: ``copy_``, ``fill_`` or ``index_put_`` into a view)."""
+        if _packet._torch_function is not None:  # chapter 9: as ``__getitem__``, and the value
+            handled = _packet._torch_function(Tensor.__setitem__, "indexing",
+                                              (self, index, value), {})
+            if handled is not _packet.UNHANDLED:
+                return
         python_indexing().setitem(self, index, value)
 
     def __delitem__(self, index: Any) -> None:

@@ -1,13 +1,14 @@
 """``__torch_function__`` on Tensor subclasses (chapter 9, issue 44): reftensor against torch.
 
-A logging subclass records every call its ``__torch_function__`` receives (its class, ``func``'s
-``__name__``, the names in ``types``, the arguments with each tensor written as its class, and
-``kwargs``: None or its keys), then defers to ``super()``. The same programs run on both
-libraries: functions, methods, operators (reflected and in place), properties, indexing and
-index assignment, views, results that are tuples and named tuples, field reads that the default
-does not wrap (``grad``), subclasses of subclasses, two unrelated subclasses in one call, and
-handlers that all return ``NotImplemented`` (torch's TypeError, with its message). Each program
-must give the same records, the same classes of results and the same values, or the same
+A logging subclass records every call its ``__torch_function__`` receives (its class,
+``func``'s ``__name__``, the names in ``types``, the arguments with each tensor written as
+its class, and ``kwargs``: None or its keys), then defers to ``super()``. The same programs
+run on both libraries: functions, methods, operators (reflected and in place), properties,
+indexing and index assignment (the subclass's tensor as self, as the index or as the value),
+views, results that are tuples and named tuples, field reads that the default does not wrap
+(``grad``), subclasses of subclasses, two unrelated subclasses in one call, and handlers
+that all return ``NotImplemented`` (torch's TypeError, with its message). Each program must
+give the same records, the same classes of results and the same values, or the same
 exception. ``func`` is reftensor's object for torch's (``reftensor.add`` for ``torch.add``,
 ``Tensor.add`` for ``s.add(t)`` and ``s + t``, ``Tensor.shape.__get__`` for ``s.shape``).
 
@@ -140,6 +141,8 @@ SNIPPETS = (
     "s.requires_grad", "s.is_leaf", "s.grad_fn", "s.layout",
     # indexing, views
     "s[0]", "s[:, 1:]", "s[..., None]", "s[0, 0]", "s.view(6)[2:]", "s.t().contiguous()",
+    "t[s > 0]", "t[i[0, :2]]", "t[:, i[0, :2]]", "t.__setitem__(0, s[0])",
+    "t.__setitem__(s > 0, 1.0)", "lib.zeros(3)[i[0]]",
     "len(s)", "list(s)", "reversed(s)", "1.0 in s", "format(s[0, 0])", "repr(s)[:0]",
     # autograd
     "s.requires_grad_()", "(s.float().requires_grad_() * 2).sum().backward()",

@@ -16,7 +16,12 @@ The differences left are named and pinned (each test of one fails once it is gon
 ``s._base`` is a slot that reftensor's internals read, not a property, so it reaches no
 ``__torch_function__``; and ``2 & s`` (``__rand__``, ``__ror__``, ``__rxor__``) passes
 ``Tensor.__and__`` where torch passes ``Tensor.bitwise_and`` (reftensor's reflected operator
-is the same binding as the forward one). ``TorchFunctionMode`` is not built.
+is the same binding as the forward one). The public functions that reftensor writes in Python
+(``einsum``, ``Tensor.norm``, most of ``nn.functional``'s losses) do not ask
+``__torch_function__`` themselves, as torch's do: a subclass then sees the calls they make
+(``mse_loss`` first reads ``size()``; ``einsum`` reads ``dim()`` and gives a plain tensor;
+``s.norm()`` is seen as ``linalg_vector_norm``); ``relu``, ``linear``, ``softmax`` and
+``Linear`` are seen as torch's. ``TorchFunctionMode`` is not built.
 """
 
 from __future__ import annotations
@@ -323,3 +328,22 @@ def test_difference_reflected_bitwise_operators_pass_the_forward_method():
             2 & env["i"]
         found.append([entry[1] for entry in log])
     assert found == [["bitwise_and"], ["__and__"]]
+
+
+def test_difference_functions_written_in_python_ask_no_torch_function_themselves():
+    found = []
+    for lib in (torch, reftensor):
+        log, env = _inputs(lib, "logged")
+        row = []
+        for call in ("lib.nn.functional.relu(s)", "lib.nn.functional.linear(s, t)",
+                     "lib.nn.functional.mse_loss(s, s)", "lib.einsum('ij->j', s)",
+                     "s.norm()"):
+            log.clear()
+            result = eval(call, {}, dict(env))  # noqa: S307 - the test's own calls
+            row.append(([entry[1] for entry in log], type(result).__name__))
+        found.append(row)
+    assert found[0] == [(["relu"], "Logged"), (["linear"], "Logged"), (["mse_loss"], "Logged"),
+                        (["einsum"], "Logged"), (["norm"], "Logged")]
+    assert found[1] == [(["relu"], "Logged"), (["linear"], "Logged"),
+                        (["size", "size", "mse_loss"], "Logged"), (["dim", "dim"], "Tensor"),
+                        (["linalg_vector_norm"], "Logged")]

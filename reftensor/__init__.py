@@ -178,8 +178,9 @@ from . import utils  # noqa: E402
 utils._generator.provide(Generator, manual_seed)
 
 # Chapter 9: ``reftensor.ops.aten`` (``torch.ops.aten``), the op table by name and overload,
-# and ``reftensor.library`` (``torch.library``) to define ops of your own in other namespaces.
-from . import library, ops  # noqa: E402, F401
+# ``reftensor.library`` (``torch.library``) to define ops of your own in other namespaces, and
+# ``__torch_function__`` on Tensor subclasses (``torch.overrides``, ``torch._C``).
+from . import _C, library, ops, overrides  # noqa: E402, F401
 
 
 def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821, F405

@@ -202,6 +202,7 @@ def tensor_repr(
     *,
     requires_grad: bool = False,
     grad_fn_name: str | None = None,
+    prefix: str = PREFIX,
 ) -> str:
     """The text ``repr`` gives for a tensor, as torch 2.13 prints it.
 
@@ -212,12 +213,14 @@ def tensor_repr(
         requires_grad: the tensor is a leaf that requires grad.
         grad_fn_name: name of the node that made the tensor, e.g. ``"MulBackward0"``;
             when given, it is printed instead of ``requires_grad=True``.
+        prefix: ``"tensor("``, or for a subclass its name and ``(`` (``Logged(``), as
+            torch's ``_str_intern`` writes it.
 
     Returns:
         For example ``tensor([1, 2], dtype=reftensor.int32)``.
     """
     values = np.asarray(values)
-    indent = len(PREFIX)
+    indent = len(prefix)
     suffixes: list[tuple[str, int]] = []
     default_dtype = dtypes.get_default_dtype()
 
@@ -240,7 +243,7 @@ def tensor_repr(
             suffixes.append(_dtype_suffix(dtype))
 
     suffixes += _autograd_suffix(requires_grad, grad_fn_name)
-    return _add_suffixes(PREFIX + body, suffixes, indent)
+    return _add_suffixes(prefix + body, suffixes, indent)
 
 
 def _autograd_suffix(requires_grad: bool, grad_fn_name: str | None) -> list[tuple[str, int]]:
@@ -258,6 +261,7 @@ def meta_repr(
     *,
     requires_grad: bool = False,
     grad_fn_name: str | None = None,
+    prefix: str = PREFIX,
 ) -> str:
     """The text ``repr`` gives for a meta tensor, as torch 2.13 prints it: no values, so
     ``...``, then the device, the size (always) and the dtype unless it is the default float
@@ -272,4 +276,4 @@ def meta_repr(
     if dtype is not dtypes.get_default_dtype():
         suffixes.append(_dtype_suffix(dtype))
     suffixes += _autograd_suffix(requires_grad, grad_fn_name)
-    return _add_suffixes(PREFIX + "...", suffixes, len(PREFIX))
+    return _add_suffixes(prefix + "...", suffixes, len(prefix))

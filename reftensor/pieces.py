@@ -136,6 +136,8 @@ PIECES: dict[str, Piece] = {
     "mode_arguments": Piece("ch09_dispatch", 3),
     "log_line": Piece("ch09_dispatch", 4),
     "node_name": Piece("ch09_dispatch", 5),
+    "overloaded_args": Piece("ch09_dispatch", 6),
+    "convert_result": Piece("ch09_dispatch", 7),
     "conv_output_size": Piece("ch10_capstone", 1),
     "pool_output_size": Piece("ch10_capstone", 2),
     "window_layout": Piece("ch10_capstone", 3),

@@ -34,6 +34,7 @@ line handing over to that chapter's module:
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from typing import Any
 
@@ -41,14 +42,17 @@ import numpy as np
 
 from . import _casting, conversions, dtypes, layout, pieces
 from ._bindings import TensorMethods
+from ._C import DisableTorchFunctionSubclass, _disabled_torch_function_impl
 from ._formatting import meta_repr, tensor_repr
 from ._ops import OpOverloadPacket, aten
+from ._ops import packet as _packet
 from ._ops.python_arg_parser import PythonArgParser, Signature
 from ._ops.python_functions import function as python_function
 from ._ops.python_indexing import indexing as python_indexing
 from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
 from ._ops.tensor_new import new_tensor as python_new_tensor
+from ._ops.tensor_type import TensorType
 from ._ops.variable_hooks import variable_hooks
 from .device import CPU, META, device
 from .dtypes import dtype
@@ -83,6 +87,25 @@ def _reflected(op: OpOverloadPacket, *args: Any) -> Any:
         return op(*args)
     except TypeError:
         return NotImplemented
+
+
+def _python_operator(method: Any) -> Any:
+    """A reflected operator that torch writes in Python (``2 - t``: ``Tensor.__rsub__``),
+    decorated as torch's ``_handle_torch_function_and_wrap_type_error_to_not_implemented``
+    does: the call goes to ``__torch_function__`` (chapter 9; ``func`` is this wrapper)
+    when an operand overrides it, and a TypeError becomes ``NotImplemented`` (so that
+    Python's own error follows). A plain call pays one test of the op table's hook."""
+    @functools.wraps(method)
+    def wrapped(self: Any, other: Any) -> Any:
+        try:
+            if _packet._torch_function is not None:
+                handled = _packet._torch_function(wrapped, "python", (self, other), {})
+                if handled is not _packet.UNHANDLED:
+                    return handled
+            return method(self, other)
+        except TypeError:
+            return NotImplemented
+    return wrapped
 
 
 def wrap_dim(dim: int, ndim: int) -> int:
@@ -580,15 +603,18 @@ class Tensor(TensorMethods):
             )
         return int(self.item())
 
-    def __repr__(self) -> str:
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        # a subclass prints its name (``Logged(...)``), as torch's ``_str_intern``
+        return self._repr("tensor(" if type(self) is Tensor else f"{type(self).__name__}(")
+
+    def _repr(self, prefix: str) -> str:
         fn = self.grad_fn
         name = None if fn is None else fn.name()
         if self.is_meta:  # no values to print: ``tensor(..., device='meta', size=(2, 3))``
             return meta_repr(self._shape, self._dtype, requires_grad=self._requires_grad,
-                             grad_fn_name=name)
-        return tensor_repr(
-            self._elements(), self._dtype, requires_grad=self._requires_grad, grad_fn_name=name
-        )
+                             grad_fn_name=name, prefix=prefix)
+        return tensor_repr(self._elements(), self._dtype, requires_grad=self._requires_grad,
+                           grad_fn_name=name, prefix=prefix)
 
     # ------------------------------------------------------------------ pickling and copying
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
@@ -755,7 +781,7 @@ class Tensor(TensorMethods):
         return aten.unflatten.call_method(self, (dim, sizes), {})
 
     def __iter__(self) -> Any:
-        if not self._shape:
+        if self.dim() == 0:  # (a method call, as torch's: ``__torch_function__`` sees it)
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
@@ -788,11 +814,20 @@ class Tensor(TensorMethods):
     def __getitem__(self, index: Any) -> Tensor:
         """Basic indices (int, slice, None, ...) give a view; advanced ones a copy
         (``indexing.getitem``: ``select``, ``slice``, ``unsqueeze``, ``alias``, ``index``)."""
+        if _packet._torch_function is not None:  # chapter 9: self or an index may override it
+            handled = _packet._torch_function(Tensor.__getitem__, "indexing", (self, index), {})
+            if handled is not _packet.UNHANDLED:
+                return handled
         return python_indexing().getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """Write ``value`` (broadcast) through to this storage; bumps ``_version``
         (``indexing.setitem``: ``copy_``, ``fill_`` or ``index_put_`` into a view)."""
+        if _packet._torch_function is not None:  # chapter 9: as ``__getitem__``, and the value
+            handled = _packet._torch_function(Tensor.__setitem__, "indexing",
+                                              (self, index, value), {})
+            if handled is not _packet.UNHANDLED:
+                return
         python_indexing().setitem(self, index, value)
 
     def __delitem__(self, index: Any) -> None:
@@ -804,27 +839,36 @@ class Tensor(TensorMethods):
     # ``2 // t``, ``2 % t``, ``2 ** t``, ``2 << t`` and ``2 >> t`` call the function with
     # the operands swapped. An operand the op refuses gives ``NotImplemented`` (so
     # ``"a" - t`` is Python's TypeError).
+    @_python_operator
     def __rsub__(self, other: Any) -> Tensor:
         return _reflected(aten.rsub, self, other)
 
-    def __rtruediv__(self, other: Any) -> Tensor:
+    @_python_operator
+    def __rdiv__(self, other: Any) -> Tensor:
         try:
             return self.reciprocal() * other
         except TypeError:
             return NotImplemented
 
+    __rtruediv__ = __rdiv__  # (torch's name for both: ``__rdiv__``)
+
+    @_python_operator
     def __rfloordiv__(self, other: Any) -> Tensor:
         return _reflected(aten.floor_divide, other, self)
 
+    @_python_operator
     def __rmod__(self, other: Any) -> Tensor:
         return _reflected(aten.remainder, other, self)
 
+    @_python_operator
     def __rpow__(self, other: Any) -> Tensor:
         return _reflected(aten.pow, other, self)
 
+    @_python_operator
     def __rlshift__(self, other: Any) -> Tensor:
         return _reflected(aten.bitwise_left_shift, other, self)
 
+    @_python_operator
     def __rrshift__(self, other: Any) -> Tensor:
         return _reflected(aten.bitwise_right_shift, other, self)
 
@@ -877,6 +921,54 @@ class Tensor(TensorMethods):
 
     def bool(self, *, memory_format: memory_format | None = None) -> Tensor:
         return to_options(self, dtypes.bool, None, False, False, memory_format)
+
+    # ---- __torch_function__ (chapter 9)
+    # A subclass that overrides ``__torch_function__`` is asked first by every public call
+    # with one of its instances as an argument (``reftensor/overrides.py``: the hook, and the
+    # order of the classes asked). This is torch's default (``torch/_tensor.py``).
+    @classmethod
+    def __torch_function__(cls, func: Any, types: tuple[type, ...], args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        """``torch.Tensor.__torch_function__``: ``NotImplemented`` unless ``cls`` is a
+        subclass of every class in ``types``; else ``func(*args, **kwargs)`` run with the
+        hook off, its result converted to ``cls`` (``overrides.convert_result``) unless
+        ``func`` reads a field (``overrides.get_default_nowrap_functions``)."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with DisableTorchFunctionSubclass():
+            ret = func(*args, **kwargs)
+            if func in python_function("get_default_nowrap_functions")():
+                return ret
+            return python_function("convert_result")(ret, cls, Tensor)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that overrides ``__torch_function__`` (not with
+        ``reftensor._C._disabled_torch_function_impl``, as ``nn.Parameter`` does) gets the
+        hook on its hand-written members, and switches the op table's on."""
+        super().__init_subclass__(**kwargs)
+        if getattr(cls, "__torch_function__", None) is not _disabled_torch_function_impl:
+            python_function("torch_function_subclass")(cls)
+
+    def as_subclass(self, cls: type) -> Tensor:
+        """``torch.Tensor.as_subclass``: ``self`` as an instance of ``cls``, sharing its
+        data: an alias (``aten.alias``; ``AliasBackward0`` when ``self`` requires grad).
+
+        Raises:
+            TypeError: ``cls`` is not a subclass of ``Tensor``.
+        """
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit "
+                            "from Tensor is not possible. Make sure your class inherits from "
+                            "Tensor.")
+        with DisableTorchFunctionSubclass():
+            alias = aten.alias.default.call(self)
+        out = object.__new__(cls)
+        for slot in TensorType.__slots__:
+            if slot != "__weakref__":
+                setattr(out, slot, getattr(alias, slot))
+        return out
 
     # (last in the class: from here on, ``layout`` in the class body is this property)
     @property

@@ -1,9 +1,11 @@
 """Chapter 9's exercises (issue 44): the reference pieces (reftensor's own bodies of
-``dispatch_key_set``, ``next_key``, ``mode_arguments``, ``log_line`` and ``node_name``) pass
+``dispatch_key_set``, ``next_key``, ``mode_arguments``, ``log_line``, ``node_name``,
+``overloaded_args`` and ``convert_result``) pass
 every exercise on the default seed and a fresh one; typical mistakes fail; each exercise's torch
 reference gives what the reference piece gives on every case there is (every situation of
 ``dispatch_key_set``'s cases, every pair of key sets, every stored call, every snippet and
-programs of several, names from every pair of name families); and the cases stored in the
+programs of several, names from every pair of name families, every sequence of up to three
+arguments of every class tree, every kind of result for every class); and the cases stored in the
 exercise module (the calls a mode receives, the calls a log records, torch's dtype
 abbreviations) are what torch gives now.
 
@@ -29,14 +31,17 @@ from autograder.sandbox import bwrap as sandbox
 from reftensor._ops.dispatch_keys import dispatch_key_set, next_key
 from reftensor._ops.python_key import mode_arguments
 from reftensor.fx.graph import node_name
+from reftensor.overrides import convert_result, overloaded_args
 from reftensor.testing._internal.logging_tensor import log_line
 from tests.notebooks import assert_mistake_fails, hidden_pairs
 
 pytestmark = pytest.mark.ch09
 
-NAMES = ["dispatch_key_set", "next_key", "mode_arguments", "log_line", "node_name"]
+NAMES = ["dispatch_key_set", "next_key", "mode_arguments", "log_line", "node_name",
+         "overloaded_args", "convert_result"]
 PIECES = {"dispatch_key_set": dispatch_key_set, "next_key": next_key,
-          "mode_arguments": mode_arguments, "log_line": log_line, "node_name": node_name}
+          "mode_arguments": mode_arguments, "log_line": log_line, "node_name": node_name,
+          "overloaded_args": overloaded_args, "convert_result": convert_result}
 FRESH_SEED = 20260901
 
 
@@ -299,6 +304,112 @@ def names_reserved_fixed(candidate, taken, last, reserved):
     return _names(candidate, taken, last, RESERVED)
 
 
+# ---------------------------------------------------------------- __torch_function__ mistakes
+def overloaded_base_listed(types, base):
+    """The plain tensor class listed with the rest."""
+    order = []
+    for cls in types:
+        if cls not in order:
+            at = next((i for i, c in enumerate(order) if issubclass(cls, c)), len(order))
+            order.insert(at, cls)
+    return order
+
+
+def overloaded_as_they_come(types, base):
+    """Each class once, in the order of the arguments: no subclass moved first."""
+    order = []
+    for cls in types:
+        if cls is not base and cls not in order:
+            order.append(cls)
+    return order
+
+
+def overloaded_subclass_to_the_front(types, base):
+    """A subclass of a listed class put first of all, not just before that class."""
+    order = []
+    for cls in types:
+        if cls is not base and cls not in order:
+            if any(issubclass(cls, c) for c in order):
+                order.insert(0, cls)
+            else:
+                order.append(cls)
+    return order
+
+
+def overloaded_direct_parent_only(types, base):
+    """Only a direct subclass (``cls.__bases__``) goes before its parent."""
+    order = []
+    for cls in types:
+        if cls is not base and cls not in order:
+            at = next((i for i, c in enumerate(order) if c in cls.__bases__), len(order))
+            order.insert(at, cls)
+    return order
+
+
+def overloaded_repeats_kept(types, base):
+    """A class listed once per argument of it."""
+    order = []
+    for cls in types:
+        if cls is not base:
+            at = next((i for i, c in enumerate(order) if issubclass(cls, c)), len(order))
+            order.insert(at, cls)
+    return order
+
+
+def convert_containers_as_tuples(ret, cls, base):
+    """Every list or tuple rebuilt as a plain tuple."""
+    if cls is base:
+        return ret
+    if isinstance(ret, base) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, tuple | list):
+        return tuple(convert_containers_as_tuples(r, cls, base) for r in ret)
+    return ret
+
+
+def convert_not_into_containers(ret, cls, base):
+    """Only a tensor result converted; the tensors in a tuple or a list left as they are."""
+    if cls is not base and isinstance(ret, base) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    return ret
+
+
+def convert_unless_exactly_cls(ret, cls, base):
+    """Every tensor not exactly of class cls converted (a subclass of cls too)."""
+    if cls is base:
+        return ret
+    if isinstance(ret, base) and type(ret) is not cls:
+        return ret.as_subclass(cls)
+    if isinstance(ret, tuple | list):
+        items = [convert_unless_exactly_cls(r, cls, base) for r in ret]
+        return type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)
+    return ret
+
+
+def convert_only_plain_tensors(ret, cls, base):
+    """Only a plain tensor converted: another subclass's instance kept."""
+    if cls is base:
+        return ret
+    if type(ret) is base:
+        return ret.as_subclass(cls)
+    if isinstance(ret, tuple | list):
+        items = [convert_only_plain_tensors(r, cls, base) for r in ret]
+        return type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)
+    return ret
+
+
+def convert_named_as_a_list(ret, cls, base):
+    """A named result rebuilt from one list, as torch's structseq takes it (a named tuple
+    takes its fields one by one)."""
+    if cls is base:
+        return ret
+    if isinstance(ret, base) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, tuple | list):
+        return type(ret)([convert_named_as_a_list(r, cls, base) for r in ret])
+    return ret
+
+
 WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("dispatch_key_set", keys_autograd_below_too, False),
     ("dispatch_key_set", keys_python_for_nested_modes, False),
@@ -327,6 +438,16 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("node_name", names_numbered_not_remembered, False),
     ("node_name", names_taken_numbered_kept, False),
     ("node_name", names_reserved_fixed, False),
+    ("overloaded_args", overloaded_base_listed, False),
+    ("overloaded_args", overloaded_as_they_come, False),
+    ("overloaded_args", overloaded_subclass_to_the_front, False),
+    ("overloaded_args", overloaded_direct_parent_only, True),
+    ("overloaded_args", overloaded_repeats_kept, False),
+    ("convert_result", convert_containers_as_tuples, False),
+    ("convert_result", convert_not_into_containers, False),
+    ("convert_result", convert_unless_exactly_cls, True),
+    ("convert_result", convert_only_plain_tensors, True),
+    ("convert_result", convert_named_as_a_list, False),
 ]
 
 
@@ -418,6 +539,33 @@ def test_the_node_name_reference_is_the_piece_on_sequences_of_every_pair_of_fami
     cases += [ch09._names_case(*reversed(a + b)) for a in families for b in families]
     cases += [ch09._names_case(*a) for a in families]
     _judged_everywhere("node_name", cases)
+
+
+def test_the_overloaded_args_reference_is_the_piece_on_every_short_call_of_every_tree():
+    """Every sequence of one to three arguments (the plain class included) of every class
+    tree the hidden cases draw from: torch's order is the piece's."""
+    cases = []
+    for tree in ch09.CLASS_TREES:
+        names = ["Tensor", *(name for name, _ in tree)]
+        for count in (1, 2, 3):
+            cases += [ch09._overloaded_case(tree, *arguments)
+                      for arguments in itertools.product(names, repeat=count)]
+    _judged_everywhere("overloaded_args", cases)
+
+
+def test_the_convert_result_reference_is_the_piece_on_every_kind_of_result():
+    """Every kind of result (a tensor of each class, a number, None, a Size, and each kind of
+    container of two of them, nested once), for every class of every tree, is converted by
+    the piece as torch's ``_convert`` converts it."""
+    cases = []
+    for tree in ch09.CLASS_TREES:
+        names = ["Tensor", *(name for name, _ in tree)]
+        leaves = [ch09._t(n) for n in names] + [3, None, ("Size", (2, 3))]
+        values = leaves + [(kind, (a, b)) for kind in ("tuple", "list", "max")
+                           for a in leaves[:3] for b in leaves[:3]]
+        values.append(("tuple", (("list", (ch09._t("Tensor"),)), ("tuple", ()))))
+        cases += [ch09._convert_case(tree, value, cls) for value in values for cls in names]
+    _judged_everywhere("convert_result", cases)
 
 
 def test_the_reserved_names_are_torchs_and_reftensors_adds_its_own():
@@ -543,9 +691,10 @@ from reftensor.testing._internal.logging_tensor import capture_logs_with_logging
 from reftensor.utils._python_dispatch import TorchDispatchMode
 from tests.notebooks import register_every_answer
 from reftensor.fx.experimental.proxy_tensor import make_fx
-from tests.test_ch09_exercises import (keys_python_for_nested_modes, log_outputs_numbered_first,
+from tests.test_ch09_exercises import (convert_not_into_containers,
+                                       keys_python_for_nested_modes, log_outputs_numbered_first,
                                        mode_defaults_kept, names_builtins_not_avoided,
-                                       next_key_kept_below)
+                                       next_key_kept_below, overloaded_as_they_come)
 
 assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
 register_every_answer()
@@ -570,7 +719,21 @@ def program():
         z.backward()
         m = reftensor.zeros(2, device="meta").new_empty((0, 2))
     code = make_fx(lambda v: (v.sum(1).max() + v).sum())(reftensor.ones(2, 3)).code
-    return [list(logs), seen.calls, x.grad.tolist(), list(m.shape), str(m.device), code]
+    calls = []
+
+    class Logged(reftensor.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            calls.append([cls.__name__, func.__name__, [t.__name__ for t in types]])
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class Deeper(Logged):
+        pass
+
+    s, d = (reftensor.ones(2, 3).as_subclass(k) for k in (Logged, Deeper))
+    kinds = [type(s + d).__name__, [type(v).__name__ for v in reftensor.max(s, 0)],
+             type(s.split(1)[0]).__name__, calls]
+    return [list(logs), seen.calls, x.grad.tolist(), list(m.shape), str(m.device), code, kinds]
 
 
 with pieces.trace() as used:
@@ -580,7 +743,9 @@ for wrong, name in ((keys_python_for_nested_modes, "dispatch_key_set"),
                     (next_key_kept_below, "next_key"),
                     (mode_defaults_kept, "mode_arguments"),
                     (log_outputs_numbered_first, "log_line"),
-                    (names_builtins_not_avoided, "node_name")):
+                    (names_builtins_not_avoided, "node_name"),
+                    (overloaded_as_they_come, "overloaded_args"),
+                    (convert_not_into_containers, "convert_result")):
     keep = pieces.answer(name)
     wrong.__name__ = name
     pieces.register(wrong)
@@ -597,7 +762,8 @@ def test_the_student_editions_dispatcher_runs_the_students_pieces(tmp_path):
     """In the student edition an ordinary program under two modes (the logging mode and a
     recording one: a view, a slice, a product, a reduction with a default given, ``alpha=1.0``,
     ``std``, its backward, and meta factories), then ``make_fx`` of a function with ``sum`` and
-    ``max`` nodes, runs the student's five pieces; with the instructor's answers it gives the
+    ``max`` nodes, then calls on two ``__torch_function__`` subclasses (one deriving from the
+    other), runs the student's seven pieces; with the instructor's answers it gives the
     reference's log, calls, gradient and printed code, and a wrong answer to any one of them
     changes what it gives (or makes it raise)."""
     import json

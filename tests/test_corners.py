@@ -721,6 +721,50 @@ def _counted_on_from_a_kept_number(candidates, reserved) -> bool:
     return False
 
 
+
+def _ancestors(classes, name: str) -> list[str]:
+    """A class of an ``overloaded_args``/``convert_result`` case's tree, then its parents up
+    to the plain ``Tensor``."""
+    parents = dict(classes)
+    chain = [name]
+    while chain[-1] != "Tensor":
+        chain.append(parents[chain[-1]])
+    return chain
+
+
+def _subclass(classes, name: str, of: str) -> bool:
+    """Is ``name`` a subclass of ``of`` (itself included) in the case's tree?"""
+    return of in _ancestors(classes, name)
+
+
+def _moved_not_first(classes, arguments) -> bool:
+    """Does a class go before a listed base of its own that is not first of the list?"""
+    order: list[str] = []
+    for a in arguments:
+        if a == "Tensor" or a in order:
+            continue
+        at = next((i for i, o in enumerate(order) if _subclass(classes, a, o)), len(order))
+        if 0 < at < len(order):
+            return True
+        order.insert(at, a)
+    return False
+
+
+def _convert_leaves(value) -> list:
+    """The leaves of a ``convert_result`` case's ret: ("tensor", class) pairs and plain values."""
+    if type(value) is tuple and value and value[0] == "tensor":
+        return [value]
+    if type(value) is tuple and value and value[0] in ("tuple", "list", "max", "Size"):
+        return [leaf for v in value[1] for leaf in _convert_leaves(v)]
+    return [value]
+
+
+def _containers(value) -> list:
+    if type(value) is tuple and value and value[0] in ("tuple", "list", "max", "Size"):
+        return [value] + [c for v in value[1] for c in _containers(v)]
+    return []
+
+
 CORNERS = {
     # ------------------------------------------------------------ chapter 1
     "contiguous_strides": [
@@ -2370,6 +2414,41 @@ CORNERS = {
                               for i, (_, _, st, d, _) in enumerate(_name_steps(cs))))),
         ("a stem counted on from a free numbered candidate's number",
          on(_counted_on_from_a_kept_number)),
+    ],
+    "overloaded_args": [
+        ("the plain class among the arguments (never listed)", on(lambda c, a: "Tensor" in a)),
+        ("a class repeated (listed once)",
+         on(lambda c, a: len({x for x in a if x != "Tensor"})
+            < len([x for x in a if x != "Tensor"]))),
+        ("a subclass after its base (moved before it)",
+         on(lambda c, a: any(_subclass(c, x, y) and x != y and y != "Tensor"
+                             for i, x in enumerate(a) for y in a[:i]))),
+        ("a subclass moved before its base, which is not first", on(_moved_not_first)),
+        ("an indirect subclass after its grandparent",
+         on(lambda c, a: any(y in _ancestors(c, x)[2:] and y != "Tensor"
+                             for i, x in enumerate(a) for y in a[:i]))),
+        ("two unrelated subclasses",
+         on(lambda c, a: any(x != "Tensor" and y != "Tensor" and not _subclass(c, x, y)
+                             and not _subclass(c, y, x) for x in a for y in a))),
+        ("no subclass at all (nothing to ask)", on(lambda c, a: set(a) == {"Tensor"})),
+    ],
+    "convert_result": [
+        ("cls is the plain class (ret returned as it is)", on(lambda c, r, k: k == "Tensor")),
+        ("a tensor of another subclass (converted)",
+         on(lambda c, r, k: k != "Tensor" and any(
+             type(x) is tuple and x[0] == "tensor" and x[1] != "Tensor"
+             and not _subclass(c, x[1], k) for x in _convert_leaves(r)))),
+        ("a tensor of a strict subclass of cls (kept)",
+         on(lambda c, r, k: any(type(x) is tuple and x[0] == "tensor" and x[1] != k
+                                and _subclass(c, x[1], k) for x in _convert_leaves(r)))),
+        ("a named result (max)", on(lambda c, r, k: any(x[0] == "max" for x in _containers(r)))),
+        ("a Size", on(lambda c, r, k: any(x[0] == "Size" for x in _containers(r)))),
+        ("a list", on(lambda c, r, k: any(x[0] == "list" for x in _containers(r)))),
+        ("a container in a container", on(lambda c, r, k: len(_containers(r)) > 1
+                                          and _containers(r)[0][0] != "Size")),
+        ("an empty container", on(lambda c, r, k: any(not x[1] for x in _containers(r)))),
+        ("a number or None", on(lambda c, r, k: any(type(x) is not tuple
+                                                    for x in _convert_leaves(r)))),
     ],
     # chapter 9's prediction exercises: every program (function) is an edge case, so every
     # hidden set holds them all

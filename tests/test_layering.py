@@ -31,7 +31,7 @@ CHAPTERS = {
     "reftensor._formatting": 0, "reftensor._kernels": 0, "reftensor.device": 0,
     "reftensor.dtype_info": 0, "reftensor.dtypes": 0, "reftensor.layout": 0,
     "reftensor.size": 0, "reftensor.storage": 0, "reftensor.pieces": 0,
-    "reftensor.type_promotion": 0, "reftensor.conversions": 0,
+    "reftensor.type_promotion": 0, "reftensor.conversions": 0, "reftensor._C": 0,
     "reftensor.tensor": 1, "reftensor.factories": 1, "reftensor.iterator": 1,
     "reftensor.views": 2, "reftensor.indexing": 2, "reftensor.advanced_indexing": 2,
     "reftensor.gather_scatter": 2, "reftensor.masked": 2, "reftensor.sorted_search": 2,
@@ -57,6 +57,7 @@ CHAPTERS = {
     "reftensor.utils._python_dispatch": 9, "reftensor.ops": 9,  # dispatch modes (chapter 9)
     "reftensor.library": 9,  # ops of your own, registered per dispatch key (chapter 9)
     "reftensor.testing": 9, "reftensor.fx": 9,  # the logging mode, make_fx (chapter 9)
+    "reftensor.overrides": 9,  # __torch_function__ (chapter 9)
     "reftensor.random": 8,
     "reftensor.pooling": 10,  # --- pooling (chapter 10, the capstone)
     # --- the capstone (chapter 10, issue 45): padding, unfold/fold

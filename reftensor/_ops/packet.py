@@ -13,7 +13,14 @@ from .dispatcher import OpOverload
 from .python_arg_parser import REQUIRED, PythonArgParser, Signature, has_tensor_options
 from .schema import FunctionSchema, parse_schema
 
-__all__ = ["OpOverloadPacket"]
+__all__ = ["OpOverloadPacket", "UNHANDLED"]
+
+#: chapter 9's ``__torch_function__`` hook (``reftensor.overrides._op_hook``): None until a
+#: Tensor subclass that overrides ``__torch_function__`` is created (a binding then pays one
+#: test of this variable), then the function each binding asks first; it returns
+#: :data:`UNHANDLED` when no argument of the call overrides it
+_torch_function: Callable[..., Any] | None = None
+UNHANDLED: Any = object()
 
 
 class OpOverloadPacket:
@@ -134,6 +141,10 @@ class OpOverloadPacket:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """``reftensor.<name>(...)``: parse, then dispatch the chosen overload."""
+        if _torch_function is not None:
+            handled = _torch_function(self, "function", args, kwargs)
+            if handled is not UNHANDLED:
+                return handled
         index, values = self._function_parser.parse(args, kwargs)
         if index >= len(self.overloads):
             return self._deprecated(self._function_parser.signatures[index], values)
@@ -154,6 +165,10 @@ class OpOverloadPacket:
         Python tries the other operand's method (``t + "a"`` says "unsupported operand
         type(s)"), as torch's operators do."""
         try:
+            if _torch_function is not None:
+                handled = _torch_function(self, "operator", (self_, other), {})
+                if handled is not UNHANDLED:
+                    return handled
             fast = self._operator_fast
             if fast is not None and fast[0](other):  # one operand and nothing to convert
                 return fast[1](self_, other, *fast[2])
@@ -172,6 +187,10 @@ class OpOverloadPacket:
 
     def call_method(self, self_: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``self_.<name>(...)``: the method's signatures start after ``self``."""
+        if _torch_function is not None:
+            handled = _torch_function(self, "method", (self_, *args), kwargs)
+            if handled is not UNHANDLED:
+                return handled
         if self._no_arguments is not None:
             if args or kwargs:
                 raise self._no_arguments_error(args, kwargs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._C import _disabled_torch_function_impl
 from .._ops import aten
 from ..tensor import Tensor
 
@@ -29,6 +30,8 @@ class Parameter(Tensor):
     """
 
     __slots__ = ()
+    # as torch's: a Parameter takes no part in ``__torch_function__`` (ops give plain tensors)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
@@ -46,7 +49,7 @@ class Parameter(Tensor):
         pass  # all the work is done in __new__ (Tensor.__init__ refuses to build)
 
     def __repr__(self) -> str:
-        return "Parameter containing:\n" + super().__repr__()
+        return "Parameter containing:\n" + self._repr("tensor(")  # (torch's prefix too)
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         """Pickling as torch's ``Parameter.__reduce_ex__``: the data (pickled as a tensor)

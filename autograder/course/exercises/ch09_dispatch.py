@@ -1019,6 +1019,305 @@ register(Exercise(
 ))
 
 
+# ---- __torch_function__ (exercises 6 and 7)
+# A case names a class tree: ``classes`` is a tuple of ``(name, parent)`` pairs, each parent
+# "Tensor" (the plain tensor class) or a class named before it. The check builds plain Python
+# stand-ins for it (``Tensor`` an empty class, each other class ``type(name, (parent,), {})``);
+# the references build torch.Tensor subclasses of the same names and ask torch.
+
+def _stand_in_classes(classes) -> dict[str, type]:
+    """The stand-in classes of a case's tree, by name ("Tensor" the base)."""
+    def as_subclass(self, cls):
+        new = object.__new__(cls)
+        new.source = self  # (what it was made from: not shown to the check's result)
+        return new
+
+    built: dict[str, type] = {"Tensor": type("Tensor", (), {"as_subclass": as_subclass})}
+    for name, parent in classes:
+        built[name] = type(name, (built[parent],), {})
+    return built
+
+
+def _torch_classes(classes, tried: list | None = None) -> dict[str, type]:
+    """torch.Tensor subclasses of a case's tree; with ``tried``, each one's
+    ``__torch_function__`` records ``(its class, the types it was given)`` there and returns
+    NotImplemented."""
+    torch = _torch()
+    built: dict[str, type] = {"Tensor": torch.Tensor}
+    for name, parent in classes:
+        body = {}
+        if tried is not None:
+            def tf(cls, func, types, args=(), kwargs=None):
+                tried.append((cls.__name__, [t.__name__ for t in types]))
+                return NotImplemented
+            body["__torch_function__"] = classmethod(tf)
+        built[name] = type(name, (built[parent],), body)
+    return built
+
+
+# ---------------------------------------------------------------- overloaded_args
+def _call_overloaded(answer, case: Case) -> list[str]:
+    """How a check calls ``overloaded_args``: once, with the stand-in classes of the call's
+    arguments (a list, in the arguments' order; "Tensor" is the base class itself) and the
+    base; returns the names of the classes it lists."""
+    classes, arguments = case.args
+    built = _stand_in_classes(classes)
+    order = answer([built[a] for a in arguments], built["Tensor"])
+    if not isinstance(order, list | tuple):
+        raise TypeError(f"overloaded_args gave a {type(order).__name__}, not a list")
+    return [c.__name__ if isinstance(c, type) else repr(c) for c in order]
+
+
+def run_overloaded_args(answer, classes, arguments) -> list[str]:
+    """Run ``answer`` (an ``overloaded_args``) on a failing case as the check does."""
+    return _call_overloaded(answer, Case(args=(tuple(classes), tuple(arguments))))
+
+
+def _overloaded_reference(c: Case) -> list[str]:
+    """torch: ``torch.stack`` of one tensor per argument, of its class, each class's
+    ``__torch_function__`` returning NotImplemented; the classes in the order torch asked
+    them (every one got that list as ``types``)."""
+    torch = _torch()
+    classes, arguments = c.args
+    tried: list = []
+    built = _torch_classes(classes, tried)
+    tensors = [torch.zeros(2) if a == "Tensor" else torch.zeros(2).as_subclass(built[a])
+               for a in arguments]
+    with contextlib.suppress(TypeError):  # every handler returned NotImplemented
+        torch.stack(tensors)
+    order = [name for name, _ in tried]
+    if any(types != order for _, types in tried):
+        raise AssertionError(f"torch gave types unlike the order it asked: {tried}")
+    return order
+
+
+def _overloaded_truth(c: Case) -> str:
+    classes, arguments = c.args
+    return (f"classes {list(classes)} (name, parent) as torch.Tensor subclasses, each "
+            f"__torch_function__ recording its class and returning NotImplemented; "
+            f"torch.stack([one tensor of each of {list(arguments)}]): the classes asked")
+
+
+def _overloaded_case(classes, *arguments: str) -> Case:
+    return Case(args=(tuple(classes), tuple(arguments)))
+
+
+#: class trees the hidden cases draw from
+CLASS_TREES = (
+    (("A", "Tensor"),),
+    (("A", "Tensor"), ("B", "Tensor")),
+    (("A", "Tensor"), ("C", "A")),
+    (("A", "Tensor"), ("B", "Tensor"), ("C", "A")),
+    (("A", "Tensor"), ("C", "A"), ("D", "C")),
+    (("A", "Tensor"), ("B", "Tensor"), ("C", "A"), ("D", "B")),
+    (("A", "Tensor"), ("B", "A"), ("C", "A"), ("D", "C"), ("E", "Tensor")),
+)
+
+
+@st.composite
+def _overloaded_cases(draw: st.DrawFn) -> Case:
+    classes = CLASS_TREES[_pick(draw, range(len(CLASS_TREES)))]
+    names = ["Tensor", *(name for name, _ in classes)]
+    count = _pick(draw, (1, 2, 3, 4, 5, 6))
+    return _overloaded_case(classes, *(_pick(draw, names) for _ in range(count)))
+
+
+_AB = (("A", "Tensor"), ("B", "Tensor"))
+_ABC = (("A", "Tensor"), ("B", "Tensor"), ("C", "A"))
+_ACD = (("A", "Tensor"), ("C", "A"), ("D", "C"))
+_ABCD = (("A", "Tensor"), ("B", "Tensor"), ("C", "A"), ("D", "B"))
+
+register(Exercise(
+    name="overloaded_args",
+    chapter=CHAPTER,
+    signature="overloaded_args(types, base) -> list of classes (types: the classes of the "
+              "call's tensor arguments, in order; base: the plain tensor class); checked "
+              "through run_overloaded_args (a case: the class tree as (name, parent) pairs, "
+              "and the arguments' class names)",
+    fixed=(
+        _overloaded_case((("A", "Tensor"),), "A"),             # one subclass
+        _overloaded_case(_AB, "A", "B"),                        # unrelated: as they come
+        _overloaded_case(_AB, "B", "A"),
+        _overloaded_case(_ABC, "A", "C"),                       # a subclass first
+        _overloaded_case(_AB, "Tensor", "A", "Tensor"),         # the base never listed
+        _overloaded_case(_AB, "A", "A", "B", "A"),              # each class once
+        _overloaded_case(_ACD, "A", "C", "D"),                  # a chain, reversed
+        _overloaded_case(_ABCD, "A", "B", "C", "D"),            # two families
+    ),
+    edge=(
+        _overloaded_case(_ABC, "B", "A", "C"),       # before its base, not at the front
+        _overloaded_case(_ACD, "A", "D"),            # an indirect subclass goes first too
+        _overloaded_case(_ACD, "D", "A", "C"),       # C before A, after D
+        _overloaded_case(_AB, "Tensor", "Tensor"),   # no subclass: nothing to ask
+        _overloaded_case(_ABCD, "D", "C", "B", "A"),
+        _overloaded_case(_ABC, "C", "B", "A", "C"),
+        _overloaded_case((("A", "Tensor"), ("B", "A"), ("C", "A"), ("D", "C"),
+                          ("E", "Tensor")), "E", "A", "B", "D", "C"),
+        _overloaded_case(_ABC, "Tensor", "C", "Tensor", "A"),
+    ),
+    strategy=_overloaded_cases,
+    reference=_overloaded_reference,
+    truth=_overloaded_truth,
+    hidden_examples=100,
+    call=_call_overloaded,
+    call_shown="autograder.course.exercises.ch09_dispatch:run_overloaded_args",
+))
+
+
+# ---------------------------------------------------------------- convert_result
+# A case's ``ret`` is plain data: ("tensor", class name) for a tensor of that class (its own
+# object), ("tuple", items), ("list", items), ("max", items) for a named result (torch's
+# ``torch.return_types.max``; a stand-in ``collections.namedtuple("max", "values indices")``),
+# ("Size", ints) for a shape, and a number, None or a string as itself.
+
+def _stand_in_value(spec, built: dict[str, type]):
+    import collections
+
+    if isinstance(spec, tuple) and spec and spec[0] == "tensor":
+        return object.__new__(built[spec[1]])
+    if isinstance(spec, tuple) and spec and spec[0] in ("tuple", "list", "max", "Size"):
+        items = [_stand_in_value(s, built) for s in spec[1]]
+        if spec[0] == "max":
+            return collections.namedtuple("max", "values indices")(*items)
+        if spec[0] == "Size":
+            return type("Size", (tuple,), {})(items)
+        return tuple(items) if spec[0] == "tuple" else items
+    return spec
+
+
+def _torch_value(spec, built: dict[str, type]):
+    torch = _torch()
+    if isinstance(spec, tuple) and spec and spec[0] == "tensor":
+        t = torch.zeros(2)
+        return t if spec[1] == "Tensor" else t.as_subclass(built[spec[1]])
+    if isinstance(spec, tuple) and spec and spec[0] in ("tuple", "list", "max", "Size"):
+        items = [_torch_value(s, built) for s in spec[1]]
+        if spec[0] == "max":
+            return torch.return_types.max(items)
+        if spec[0] == "Size":
+            return torch.Size(items)
+        return tuple(items) if spec[0] == "tuple" else items
+    return spec
+
+
+def _described(value, given, base: type):
+    """A result as plain data: a tensor as ("tensor", its class's name, "same" when it is
+    the object given at that place, else "new"), a tuple, list, named result or Size as
+    (its kind, its items described), anything else as ("value", its repr)."""
+    if isinstance(value, base):
+        return ("tensor", type(value).__name__, "same" if value is given else "new")
+    if isinstance(value, tuple | list):
+        kind = ("max" if hasattr(value, "_fields") or type(value).__name__ == "max"
+                else "Size" if type(value).__name__ == "Size"
+                else "tuple" if isinstance(value, tuple) else "list")
+        givens = list(given) if isinstance(given, tuple | list) else [None] * len(value)
+        givens += [None] * (len(value) - len(givens))
+        return (kind, tuple(_described(v, g, base) for v, g in zip(value, givens,
+                                                                     strict=False)))
+    return ("value", repr(value))
+
+
+def _call_convert(answer, case: Case):
+    """How a check calls ``convert_result``: once, on the stand-in value of the case's ``ret``
+    (fresh objects), the stand-in class named ``cls`` and the base class; returns the
+    result described (see ``_described``)."""
+    classes, ret, cls = case.args
+    built = _stand_in_classes(classes)
+    given = _stand_in_value(ret, built)
+    return _described(answer(given, built[cls], built["Tensor"]), given, built["Tensor"])
+
+
+def run_convert_result(answer, classes, ret, cls):
+    """Run ``answer`` (a ``convert_result``) on a failing case as the check does."""
+    return _call_convert(answer, Case(args=(tuple(classes), ret, cls)))
+
+
+def _convert_reference(c: Case):
+    """torch's own ``torch._tensor._convert(ret, cls)`` on the case's value built in torch,
+    described as the check describes an answer's result."""
+    torch = _torch()
+    from torch._tensor import _convert
+
+    classes, ret, cls = c.args
+    built = _torch_classes(classes)
+    given = _torch_value(ret, built)
+    return _described(_convert(given, built[cls]), given, torch.Tensor)
+
+
+def _convert_truth(c: Case) -> str:
+    classes, ret, cls = c.args
+    return (f"torch._tensor._convert({ret!r} built in torch, {cls}) with classes "
+            f"{list(classes)} (name, parent)")
+
+
+def _convert_case(classes, ret, cls: str) -> Case:
+    return Case(args=(tuple(classes), ret, cls))
+
+
+def _t(name: str) -> tuple[str, str]:
+    return ("tensor", name)
+
+
+@st.composite
+def _convert_values(draw: st.DrawFn, names, depth: int = 0):
+    kinds = ["tensor", "tensor", "number", "none"] + (["tuple", "list", "max", "Size"]
+                                                      if depth < 2 else [])
+    kind = _pick(draw, kinds)
+    if kind == "tensor":
+        return _t(_pick(draw, names))
+    if kind == "number":
+        return _pick(draw, (0, 3, 2.5, True))
+    if kind == "none":
+        return None
+    if kind == "Size":
+        return ("Size", tuple(_pick(draw, (0, 1, 2, 3)) for _ in range(_pick(draw, (0, 1, 2)))))
+    count = 2 if kind == "max" else _pick(draw, (0, 1, 2, 3))
+    return (kind, tuple(draw(_convert_values(names, depth + 1)) for _ in range(count)))
+
+
+@st.composite
+def _convert_cases(draw: st.DrawFn) -> Case:
+    classes = CLASS_TREES[_pick(draw, range(len(CLASS_TREES)))]
+    names = ["Tensor", *(name for name, _ in classes)]
+    return _convert_case(classes, draw(_convert_values(names)), _pick(draw, names))
+
+
+register(Exercise(
+    name="convert_result",
+    chapter=CHAPTER,
+    signature="convert_result(ret, cls, base) -> the result the default __torch_function__ "
+              "returns; checked through run_convert_result (a case: the class tree as "
+              "(name, parent) pairs, ret as plain data, cls's name)",
+    fixed=(
+        _convert_case(_AB, _t("Tensor"), "A"),                      # a plain result: as_subclass
+        _convert_case(_AB, _t("A"), "A"),                           # already cls: itself
+        _convert_case(_AB, _t("A"), "Tensor"),                      # cls is base: ret as it is
+        _convert_case(_AB, ("tuple", (_t("Tensor"), _t("Tensor"))), "A"),
+        _convert_case(_AB, ("max", (_t("Tensor"), _t("Tensor"))), "B"),  # a named result
+        _convert_case(_AB, 3, "A"),                                 # a number
+        _convert_case(_AB, None, "A"),
+        _convert_case(_AB, ("list", (_t("Tensor"), 2, None)), "A"),
+    ),
+    edge=(
+        _convert_case(_AB, _t("B"), "A"),                          # another subclass: converted
+        _convert_case(_ABC, _t("C"), "A"),                         # a subclass of cls: kept
+        _convert_case(_ABC, _t("A"), "C"),                         # a base of cls: converted
+        _convert_case(_AB, ("Size", (2, 3)), "A"),                 # a Size: rebuilt, a Size
+        _convert_case(_AB, ("tuple", (("list", (_t("Tensor"),)), _t("A"))), "A"),  # nested
+        _convert_case(_AB, ("tuple", ()), "A"),                    # empty
+        _convert_case(_AB, ("tuple", (_t("Tensor"), ("max", (_t("B"), _t("Tensor"))))),
+                      "Tensor"),
+        _convert_case(_AB, ("list", ()), "B"),
+    ),
+    strategy=_convert_cases,
+    reference=_convert_reference,
+    truth=_convert_truth,
+    hidden_examples=100,
+    call=_call_convert,
+    call_shown="autograder.course.exercises.ch09_dispatch:run_convert_result",
+))
+
+
 # ---- prediction exercises: ``aten_ops`` and ``graph_breaks``, no pieces of reftensor. The
 # student predicts what torch does for a few programs shown in the notebook (each case is a
 # program's name), and torch 2.13 gives the truth. Their right answers are kept out of every

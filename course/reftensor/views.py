@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import factories, layout
-from ._ops import DispatchKey, OpOverload, aten, state
+from ._ops import DispatchKey, OpOverload, aten
+from ._ops.torch_dispatch import subclass_like
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
@@ -251,7 +252,7 @@ def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
     if stride is not None:
         # under a dispatch mode torch counts every tensor as "subclass-like"
         # (``isTensorSubclassLike``) and calls ``view``, which a mode can see through
-        if self.is_contiguous() or state.modes:
+        if self.is_contiguous() or subclass_like(self):
             return aten.view.default.call(self, new_shape)
         return aten._reshape_alias.default.call(self, new_shape, stride)
     copy = aten.clone.default.call(self, layout.contiguous_format)

@@ -108,6 +108,10 @@ def _piece_key_set(tensors: list[Any], inplace: bool, factory_device: Any) -> in
     return keys
 
 
+#: the name chapter 9's notebook reads it by (its demo of the key set under a mode)
+_mode_key_set = _piece_key_set
+
+
 class OpOverload:
     """One overload of an op (``aten::max.other``): its schema and its kernels by key.
 

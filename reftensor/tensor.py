@@ -51,9 +51,9 @@ from ._ops.state import state as dispatch_state
 from ._ops.tensor_new import new_tensor as python_new_tensor
 from ._ops.torch_dispatch import (
     _disabled_torch_dispatch_impl,
+    _make_subclass,
+    _make_wrapper_subclass,
     has_torch_dispatch,
-    make_subclass,
-    make_wrapper_subclass,
     subclass_repr,
 )
 from ._ops.variable_hooks import variable_hooks
@@ -901,8 +901,8 @@ class Tensor(TensorMethods):
     # key on every call with one of its instances as an argument: see
     # ``_ops/torch_dispatch.py`` (``Tensor``'s own is torch's disabled default).
     __torch_dispatch__ = staticmethod(_disabled_torch_dispatch_impl)
-    _make_subclass = staticmethod(make_subclass)
-    _make_wrapper_subclass = staticmethod(make_wrapper_subclass)
+    _make_subclass = staticmethod(_make_subclass)
+    _make_wrapper_subclass = staticmethod(_make_wrapper_subclass)
 
     def _check_data(self, message: str) -> None:
         """Raise torch's RuntimeError ``message`` for an instance of a class with

@@ -11,9 +11,9 @@ torch's TypeError (:func:`multiple_dispatch_failed`) when all return ``NotImplem
 Two constructors make such tensors (``Tensor._make_subclass`` and
 ``Tensor._make_wrapper_subclass``, torch's):
 
-* :func:`make_subclass`: an alias of a tensor's data (its ``detach()``) as an instance of a
+* :func:`_make_subclass`: an alias of a tensor's data (its ``detach()``) as an instance of a
   subclass;
-* :func:`make_wrapper_subclass`: sizes, strides, an offset, a dtype, a device and
+* :func:`_make_wrapper_subclass`: sizes, strides, an offset, a dtype, a device and
   ``requires_grad``, and no data: the class's ``__torch_dispatch__`` computes every op (on a
   tensor it holds, typically: ``LoggingTensor``'s ``elem``).
 
@@ -35,8 +35,9 @@ from ..device import CPU, META
 from .state import state
 from .tensor_type import TensorType
 
-__all__ = ["_disabled_torch_dispatch_impl", "has_torch_dispatch", "make_subclass",
-           "make_wrapper_subclass", "multiple_dispatch_failed", "no_dispatch",
+__all__ = ["_disabled_torch_dispatch_impl", "_make_subclass", "_make_wrapper_subclass",
+           "has_torch_dispatch",
+           "multiple_dispatch_failed", "no_dispatch",
            "overloaded_args", "python_tensor", "subclass_like"]
 
 
@@ -125,7 +126,7 @@ def _check_tensor_class(cls: Any) -> None:
                         "Tensor is not possible. Make sure your class inherits from Tensor.")
 
 
-def make_subclass(cls: type, data: Any, require_grad: bool = False,
+def _make_subclass(cls: type, data: Any, require_grad: bool = False,
                   dispatch_strides: bool = False, dispatch_device: bool = False,
                   device_for_backend_keys: Any = None) -> Any:
     """``Tensor._make_subclass(cls, data, require_grad=False)``: ``data.detach()`` (a
@@ -165,16 +166,17 @@ def _require_grad(t: Any) -> None:
     t._requires_grad = True
 
 
-def _ints(value: Any, name: str, position: int) -> tuple[int, ...]:
-    """A ``SymInt[]`` argument of ``_make_wrapper_subclass``, checked as torch's parser."""
+def _ints(value: Any, name: str, position: int | None) -> tuple[int, ...]:
+    """A ``SymInt[]`` argument of ``_make_wrapper_subclass``, checked as torch's parser (which
+    names the position of an argument given by position)."""
+    where = f"argument '{name}'" + ("" if position is None else f" (position {position})")
     if not isinstance(value, tuple | list):
-        raise TypeError(f"_make_wrapper_subclass(): argument '{name}' (position {position}) "
-                        f"must be tuple of ints, not {_type_name(value)}")
+        raise TypeError(f"_make_wrapper_subclass(): {where} must be tuple of ints, not "
+                        f"{_type_name(value)}")
     for i, v in enumerate(value):
         if not isinstance(v, int) and not hasattr(v, "__index__"):
-            raise TypeError(f"_make_wrapper_subclass(): argument '{name}' (position "
-                            f"{position}) must be tuple of ints, but found element of type "
-                            f"{type(v).__name__} at pos {i}")
+            raise TypeError(f"_make_wrapper_subclass(): {where} must be tuple of ints, but "
+                            f"found element of type {type(v).__name__} at pos {i}")
     return tuple(int(v) for v in value)
 
 
@@ -186,28 +188,55 @@ def _type_name(value: Any) -> str:
     return kind.__name__
 
 
-def make_wrapper_subclass(cls: type, size: Any, strides: Any = None, storage_offset: Any = None,
-                          memory_format: Any = None, dtype: Any = None, layout: Any = None,
-                          device: Any = None, pin_memory: bool = False,
-                          requires_grad: bool = False,
-                          dispatch_sizes_strides_policy: str | None = None,
-                          dispatch_device: bool = False, dispatch_layout: bool = False,
-                          _extra_dispatch_keys: Any = None, storage_size: Any = None) -> Any:
-    """``Tensor._make_wrapper_subclass``: an instance of ``cls`` (which must define
-    ``__torch_dispatch__``) with the given sizes, strides (contiguous ones when not given),
-    storage offset, dtype (the default dtype when not given), device (the CPU when not given;
-    any of torch's device names, as given: ``"cpu:0"`` stays ``cpu:0``) and
-    ``requires_grad``, and no data: a storage of ``storage_size`` bytes (those the layout
-    reaches when not given) that holds none. torch 2.13 accepts ``memory_format`` and
-    ``pin_memory`` and ignores them.
+#: ``_make_wrapper_subclass``'s arguments after ``cls``, in torch's order, with their defaults
+_WRAPPER_ARGUMENTS = (
+    ("size", None), ("strides", None), ("storage_offset", None), ("memory_format", None),
+    ("dtype", None), ("layout", None), ("device", None), ("pin_memory", False),
+    ("requires_grad", False), ("dispatch_sizes_strides_policy", None),
+    ("dispatch_device", False), ("dispatch_layout", False), ("_extra_dispatch_keys", None),
+    ("storage_size", None))
+
+
+def _make_wrapper_subclass(cls: type, *args: Any, **kwargs: Any) -> Any:
+    """``Tensor._make_wrapper_subclass(cls, size, strides=None, storage_offset=None,
+    memory_format=None, dtype=None, layout=strided, device=None, pin_memory=False,
+    requires_grad=False, dispatch_sizes_strides_policy=None, dispatch_device=False,
+    dispatch_layout=False, _extra_dispatch_keys=None, storage_size=None)``: an instance of
+    ``cls`` (which must define ``__torch_dispatch__``) with the given sizes, strides
+    (contiguous ones when not given), storage offset, dtype (the default dtype when not
+    given), device (the CPU when not given; any of torch's device names, as given: ``"cpu:0"``
+    stays ``cpu:0``) and ``requires_grad``, and no data: a storage of ``storage_size`` bytes
+    (those the layout reaches when not given) that holds none. torch 2.13 accepts
+    ``memory_format`` and ``pin_memory`` and ignores them.
 
     Raises:
         TypeError: ``cls`` is not a Tensor class or has no ``__torch_dispatch__``; ``size``
-            or ``strides`` is not a sequence of ints (torch's messages).
+            or ``strides`` is not a sequence of ints; an unknown or missing argument (torch's
+            messages).
         RuntimeError: an offset without strides, strides of another length than the sizes,
             a negative size, ``requires_grad`` for a dtype that is not floating point.
         NotImplementedError: a layout other than ``strided`` (reftensor has no other).
     """
+    names = [name for name, _ in _WRAPPER_ARGUMENTS]
+    if len(args) > len(names):
+        raise TypeError(f"_make_wrapper_subclass() takes at most {len(names) + 1} arguments "
+                        f"({len(args) + 1} given)")
+    given = dict(zip(names, args, strict=False))
+    positions = {name: i + 2 for i, name in enumerate(names[:len(args)])}
+    for name, value in kwargs.items():
+        if name not in names:
+            raise TypeError(f"_make_wrapper_subclass() got an unexpected keyword argument "
+                            f"'{name}'")
+        if name in given:
+            raise TypeError(f"_make_wrapper_subclass() got multiple values for argument "
+                            f"'{name}'")
+        given[name] = value
+    if "size" not in given:
+        raise TypeError("_make_wrapper_subclass() missing required argument 'size' (pos 2)")
+    a = {name: given.get(name, default) for name, default in _WRAPPER_ARGUMENTS}
+    size, strides, storage_offset = a["size"], a["strides"], a["storage_offset"]
+    dtype, layout, device = a["dtype"], a["layout"], a["device"]
+    requires_grad, storage_size = a["requires_grad"], a["storage_size"]
     from .. import dtypes
     from .. import layout as layouts
     from ..device import device as device_type
@@ -216,7 +245,7 @@ def make_wrapper_subclass(cls: type, size: Any, strides: Any = None, storage_off
     _check_tensor_class(cls)
     if not has_torch_dispatch(cls):
         raise TypeError(f"{cls.__name__} must define __torch_dispatch__")
-    shape = _ints(size, "size", 2)
+    shape = _ints(size, "size", positions.get("size"))
     if strides is None:
         if storage_offset is not None:
             raise RuntimeError("setting storage offset without stride not supported")
@@ -226,7 +255,7 @@ def make_wrapper_subclass(cls: type, size: Any, strides: Any = None, storage_off
             running *= max(n, 1)
         stride_t = tuple(reversed(stride))
     else:
-        stride_t = _ints(strides, "strides", 3)
+        stride_t = _ints(strides, "strides", positions.get("strides"))
         if len(stride_t) != len(shape):
             raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match "
                                f"dimensionality of strides ({len(stride_t)})")

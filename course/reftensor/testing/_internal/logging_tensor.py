@@ -110,15 +110,15 @@ def _log(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> 
 
 def _tree_map(fn: Callable[[Any], Any], value: Any) -> Any:
     """``fn`` on each leaf of lists, tuples and dicts (``torch.utils._pytree.tree_map``, for
-    what an aten call takes and returns)."""
-    if isinstance(value, list):
-        return [_tree_map(fn, v) for v in value]
-    if isinstance(value, tuple):
-        items = [_tree_map(fn, v) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, dict):
-        return {k: _tree_map(fn, v) for k, v in value.items()}
-    return fn(value)
+    what an aten call takes and returns); a named tuple keeps its type."""
+    if type(value) is dict:
+        return dict(zip(value, _tree_map(fn, list(value.values())), strict=True))
+    if not isinstance(value, list | tuple):
+        return fn(value)
+    mapped = [_tree_map(fn, item) for item in value]
+    if type(value) is list:
+        return mapped
+    return type(value)(*mapped) if hasattr(value, "_fields") else tuple(mapped)
 
 
 class LoggingTensor(Tensor):

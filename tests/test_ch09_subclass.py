@@ -220,6 +220,27 @@ def test_a_wrapper_subclass_on_a_view_and_on_the_meta_device():
     assert our_seen == their_seen
 
 
+def test_a_wrapper_subclass_has_torchs_views_and_versions():
+    """torch's ``ADInplaceOrView`` kernel runs above ``Python``: a view op's result is a view
+    of the wrapper (``_base``, ``_is_view()``, the shared version counter; ``detach`` shares
+    the counter but is no view), and an in-place op bumps the wrapper's version."""
+    def program(lib, classes):
+        w = classes["Wrapped"](lib.arange(6.0).reshape(2, 3))
+        v, d, (a, b) = w.t(), w.detach(), w.split(1)
+        vv = v[1:]
+        shape = [v._base is w, vv._base is w, d._base is w, a._base is w, b._base is w,
+                 v._is_view(), d._is_view(), w._is_view()]
+        w.add_(1)
+        v.mul_(2)
+        o = lib.ones(2, 3)
+        o.copy_(w)  # a plain tensor written: its own version, not the wrapper's
+        return [shape, [t._version for t in (w, v, vv, d, a, b, o)]]
+
+    (theirs, their_seen), (ours, our_seen) = _both(program)
+    assert ours == theirs
+    assert our_seen == their_seen
+
+
 # ---------------------------------------------------------------- _make_subclass
 def test_a_make_subclass_instance_shares_the_data_and_runs_under_no_dispatch():
     """``Tensor._make_subclass(cls, data)``: the data's bytes and version counter shared, a

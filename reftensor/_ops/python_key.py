@@ -12,7 +12,9 @@ argument whose class defines ``__torch_dispatch__`` (``torch_dispatch.py``). Its
 4. when no mode is active or the mode returned ``NotImplemented``, calls the
    ``__torch_dispatch__`` of each overloaded argument's class in turn (subclasses first, then
    left to right) until one returns something else; raises torch's TypeError when none
-   does.
+   does. What a class returns then gets what torch's ``ADInplaceOrView`` kernel (above
+   ``Python``) gives it: a written argument's version bumped, a view's base and version
+   counter (``alias_outputs``).
 
 A mode runs below ``Autograd``, as torch's does: whatever its ``__torch_dispatch__`` computes
 is not recorded by autograd (a call that came through ``Autograd`` is recorded once, above
@@ -24,7 +26,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .state import state
-from .torch_dispatch import multiple_dispatch_failed, overloaded_args
+from .torch_dispatch import alias_outputs, multiple_dispatch_failed, overloaded_args
 
 __all__ = ["ModeArgument", "mode_arguments", "python_key"]
 
@@ -108,6 +110,7 @@ def python_key(op: Any, keys: int, *values: Any) -> Any:
         for a in overloaded:
             out = a.__torch_dispatch__(op, types, args, kwargs)
             if out is not NotImplemented:
+                alias_outputs(op, values, out)
                 return _as_kernel_result(op, out)
     finally:
         state.below_autograd -= 1

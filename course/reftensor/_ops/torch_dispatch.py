@@ -36,8 +36,7 @@ from .state import state
 from .tensor_type import TensorType
 
 __all__ = ["_disabled_torch_dispatch_impl", "_make_subclass", "_make_wrapper_subclass",
-           "has_torch_dispatch",
-           "multiple_dispatch_failed", "no_dispatch",
+           "alias_outputs", "has_torch_dispatch", "multiple_dispatch_failed", "no_dispatch",
            "overloaded_args", "python_tensor", "subclass_like"]
 
 
@@ -305,6 +304,39 @@ def subclass_repr(t: Any, tensor_contents: str) -> str:
     fn = t._grad_fn
     suffixes += _autograd_suffix(t._requires_grad, None if fn is None else fn.name())
     return _add_suffixes(prefix + tensor_contents, suffixes, len(prefix))
+
+
+def alias_outputs(op: Any, values: tuple[Any, ...], out: Any) -> None:
+    """What torch's ``ADInplaceOrView`` kernel, which runs above ``Python``, does around a
+    call that a Tensor subclass's ``__torch_dispatch__`` computed: each argument the schema
+    writes (``Tensor(a!)``) that is such an instance has its version bumped; each result the
+    schema makes a view of an argument (``Tensor(a)``, ``Tensor(a)[]``) that is such an
+    instance becomes a view of it (its ``_base``, sharing its version counter), but for
+    ``detach`` and ``alias``-free ops (torch's ``detach`` shares the counter and is no
+    view)."""
+    schema = op.schema
+    bases: dict[str, Any] = {}
+    for argument, value in zip(schema.arguments, values, strict=True):
+        if argument.alias is None:
+            continue
+        bases[argument.alias.split()[0].rstrip("!")] = value  # ``a``, ``a!``, ``a -> *``
+        if "!" in argument.alias:
+            for t in value if isinstance(value, list | tuple) else (value,):
+                if isinstance(t, TensorType) and python_tensor(t):
+                    t._version_counter.value += 1
+    views = [r for r in schema.returns if r.alias is not None and "!" not in r.alias]
+    if not views:
+        return
+    results = (out,) if len(schema.returns) == 1 else tuple(out)
+    for ret, result in zip(schema.returns, results, strict=False):
+        base = bases.get(ret.alias or "")
+        if ret.alias is None or "!" in ret.alias or not isinstance(base, TensorType):
+            continue
+        for t in result if isinstance(result, list | tuple) else (result,):
+            if isinstance(t, TensorType) and python_tensor(t) and t is not base:
+                t._version_counter = base._version_counter
+                if op.op_name != "detach":
+                    t._base = base if base._base is None else base._base
 
 
 def python_tensor(t: Any) -> bool:

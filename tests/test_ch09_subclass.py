@@ -356,6 +356,25 @@ def test_backward_through_a_wrapper_subclass_as_torch():
     assert [s[:2] for s in our_seen] == [s[:2] for s in their_seen]
 
 
+def test_an_in_place_op_on_a_view_of_a_wrapper_that_requires_grad():
+    """An in-place op on a view of a non-leaf wrapper: its base's ``grad_fn`` becomes
+    ``CopySlices`` and backward gives torch's gradient. (Two differences, not compared here:
+    reftensor keeps the old value with a ``clone`` its class sees, where torch's ``mul_`` by a
+    number needs none; and the view's own ``grad_fn`` is regenerated as ``AsStridedBackward0``,
+    as for a plain tensor, where torch replays the view for a subclass.)"""
+    def program(lib, classes):
+        r = classes["Wrapped"](lib.tensor([1.0, 2.0, 3.0]), requires_grad=True)
+        q = r * 1
+        qv = q[1:]
+        qv.mul_(3)
+        names = [type(q.grad_fn).__name__, q._version, qv._version]
+        (q * q).sum().backward()
+        return [names, _result(r.grad)]
+
+    (theirs, _), (ours, _) = _both(program)
+    assert ours == theirs
+
+
 # ---------------------------------------------------------------- LoggingTensor
 def _logging_program(lib: Any, logging: Any, is_mode: bool) -> Any:
     LoggingTensor = logging.LoggingTensor

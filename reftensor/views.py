@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import factories, layout
-from ._ops import DispatchKey, OpOverload, aten, state
+from ._ops import DispatchKey, OpOverload, aten
+from ._ops.torch_dispatch import subclass_like
 from .promotion import SCALAR_TYPE_NAMES
 from .tensor import Tensor, wrap_dim
 
@@ -328,8 +329,11 @@ def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
     stride = view_strides(self._shape, self._stride, new_shape)
     if stride is not None:
         # under a dispatch mode torch counts every tensor as "subclass-like"
-        # (``isTensorSubclassLike``) and calls ``view``, which a mode can see through
-        if self.is_contiguous() or state.modes:
+        # (``isTensorSubclassLike``, as an instance of a class with ``__torch_dispatch__``)
+        # and calls ``view`` of the shape as given (``-1`` included), which a mode sees
+        if subclass_like(self):
+            return aten.view.default.call(self, tuple(shape))
+        if self.is_contiguous():
             return aten.view.default.call(self, new_shape)
         return aten._reshape_alias.default.call(self, new_shape, stride)
     copy = aten.clone.default.call(self, layout.contiguous_format)

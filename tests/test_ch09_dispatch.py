@@ -52,6 +52,7 @@ from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
 import reftensor
 from reftensor._ops import aten
 from reftensor._ops.state import state
+from reftensor._ops.torch_dispatch import no_dispatch
 from reftensor.utils._python_dispatch import (
     TorchDispatchMode,
     _get_current_dispatch_mode,
@@ -866,27 +867,90 @@ def _tensor(lib: Any, where: str, grad: bool, view: bool) -> Any:
     return t[1:] if view else t
 
 
+class _Wrapper(reftensor.Tensor):
+    """A wrapper subclass with ``__torch_dispatch__`` (the ``Python`` key on its calls)."""
+
+    @staticmethod
+    def __new__(cls, like: Any) -> Any:
+        return reftensor.Tensor._make_wrapper_subclass(
+            cls, like.shape, strides=like.stride(), dtype=like.dtype, device=like.device,
+            requires_grad=like.requires_grad)
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+
 @settings(max_examples=examples(60), deadline=None)
-@given(specs=st.lists(st.tuples(st.sampled_from(["cpu", "meta"]), st.booleans(), st.booleans()),
-                      min_size=0, max_size=3),
+@given(specs=st.lists(st.tuples(st.sampled_from(["cpu", "meta"]), st.booleans(), st.booleans(),
+                                st.booleans()), min_size=0, max_size=3),
        inplace=st.booleans(), factory=st.sampled_from([None, "cpu", "meta", "meta:0"]),
        below=st.booleans())
 def test_the_key_set_under_a_mode_is_the_inline_one_with_python(specs, inplace, factory, below):
     """``key_set``/``OpOverload.call`` without a mode, and ``dispatch_key_set`` (the piece)
-    under one, give the same key set but for the ``Python`` key."""
-    from reftensor._ops.dispatcher import _mode_key_set, key_set
+    under one or with a tensor of a class that defines ``__torch_dispatch__`` (a wrapper
+    subclass, which is no view), give the same key set but for the ``Python`` key."""
+    from reftensor._ops.dispatcher import _piece_key_set, key_set
 
-    tensors = [_tensor(reftensor, *s) for s in specs]
+    plain = [_tensor(reftensor, where, grad, view and not python)
+             for where, grad, view, python in specs]
+    tensors = [_Wrapper(t) if python else t
+               for t, (_, _, _, python) in zip(plain, specs, strict=True)]
+    wrapped = any(python for *_, python in specs)
     state.below_autograd += below
     try:
-        inline = key_set(tensors, inplace=inplace)
+        inline = key_set(plain, inplace=inplace)
         if factory is not None:  # as ``call`` computes a factory's backend key
             inline = (inline & ~3) | (2 if factory.startswith("meta") else 1)
+        alone = _piece_key_set(tensors, inplace, factory)
         with TorchDispatchMode():
-            moded = _mode_key_set(tensors, inplace, factory)
+            moded = _piece_key_set(tensors, inplace, factory)
+        with no_dispatch():
+            disabled = _piece_key_set(tensors, inplace, factory)
+        general = key_set(tensors, inplace=inplace)  # the general way, without a factory
     finally:
         state.below_autograd -= below
     assert moded == inline | 4
+    assert alone == (inline | 4 if wrapped else inline)
+    assert disabled == inline
+    if factory is None:
+        assert general == alone
+
+
+@pytest.mark.parametrize("python", [False, True])
+def test_the_fast_path_sends_a_subclass_with_torch_dispatch_to_the_python_key(python):
+    """A call whose tensors are plain goes to the kernel without asking the piece; one with
+    a tensor whose class defines ``__torch_dispatch__`` (wrapper or ``_make_subclass``, or a
+    list of tensors that holds one) reaches that class's ``__torch_dispatch__``."""
+    from reftensor._ops import dispatcher
+
+    seen: list[str] = []
+
+    class Sub(reftensor.Tensor):
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            with no_dispatch():
+                return func(*args, **(kwargs or {}))
+
+    asked: list[int] = []
+    piece = dispatcher.dispatch_key_set
+
+    def counting(*args, **kwargs):
+        asked.append(1)
+        return piece(*args, **kwargs)
+
+    x = reftensor.ones(2)
+    if python:
+        x = reftensor.Tensor._make_subclass(Sub, x)
+    dispatcher.dispatch_key_set = counting
+    try:
+        x + 1
+        reftensor.cat([reftensor.ones(2), x])
+    finally:
+        dispatcher.dispatch_key_set = piece
+    assert seen == (["aten.add.Tensor", "aten.cat.default"] if python else [])
+    assert bool(asked) == python
 
 
 class _Seen(TorchDispatchMode):

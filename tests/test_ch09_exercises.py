@@ -46,47 +46,67 @@ FRESH_SEED = 20260901
 
 
 # ---------------------------------------------------------------- typical mistakes
-def keys_autograd_below_too(devices, requires_grad, *, factory_device, modes, below_autograd):
+def keys_autograd_below_too(devices, requires_grad, python_tensors, *, factory_device, modes,
+                            below_autograd):
     """Autograd whenever a tensor requires grad, below autograd too."""
     keys = 2 if factory_device == "meta" or (factory_device is None and "meta" in devices) else 1
-    return keys | (8 if any(requires_grad) else 0) | (4 if modes > 0 else 0)
+    python = modes > 0 or any(python_tensors)
+    return keys | (8 if any(requires_grad) else 0) | (4 if python else 0)
 
 
-def keys_python_for_nested_modes(devices, requires_grad, *, factory_device, modes,
-                                 below_autograd):
-    """Python only when more than one mode is active."""
+def keys_python_for_nested_modes(devices, requires_grad, python_tensors, *, factory_device,
+                                 modes, below_autograd):
+    """Python only when more than one mode is active (or a subclass tensor is there)."""
     keys = 2 if factory_device == "meta" or (factory_device is None and "meta" in devices) else 1
     if any(requires_grad) and not below_autograd:
         keys |= 8
-    return keys | (4 if modes > 1 else 0)
+    return keys | (4 if modes > 1 or any(python_tensors) else 0)
 
 
-def keys_backend_of_the_first_tensor(devices, requires_grad, *, factory_device, modes,
-                                     below_autograd):
+def keys_python_for_modes_only(devices, requires_grad, python_tensors, *, factory_device,
+                               modes, below_autograd):
+    """Python only while a mode is active: a subclass tensor's class ignored."""
+    keys = 2 if factory_device == "meta" or (factory_device is None and "meta" in devices) else 1
+    if any(requires_grad) and not below_autograd:
+        keys |= 8
+    return keys | (4 if modes > 0 else 0)
+
+
+def keys_python_for_every_subclass(devices, requires_grad, python_tensors, *, factory_device,
+                                   modes, below_autograd):
+    """Python only when every tensor is a subclass tensor (or a mode is active)."""
+    keys = 2 if factory_device == "meta" or (factory_device is None and "meta" in devices) else 1
+    if any(requires_grad) and not below_autograd:
+        keys |= 8
+    return keys | (4 if modes > 0 or (devices and all(python_tensors)) else 0)
+
+
+def keys_backend_of_the_first_tensor(devices, requires_grad, python_tensors, *, factory_device,
+                                     modes, below_autograd):
     """The backend of the first tensor (or of the factory's device when there is none)."""
     where = devices[0] if devices else factory_device
     keys = 2 if where == "meta" else 1
     if any(requires_grad) and not below_autograd:
         keys |= 8
-    return keys | (4 if modes > 0 else 0)
+    return keys | (4 if modes > 0 or any(python_tensors) else 0)
 
 
-def keys_factory_device_ignored(devices, requires_grad, *, factory_device, modes,
-                                below_autograd):
+def keys_factory_device_ignored(devices, requires_grad, python_tensors, *, factory_device,
+                                modes, below_autograd):
     """The backend of the tensors only."""
     keys = 2 if "meta" in devices else 1
     if any(requires_grad) and not below_autograd:
         keys |= 8
-    return keys | (4 if modes > 0 else 0)
+    return keys | (4 if modes > 0 or any(python_tensors) else 0)
 
 
-def keys_autograd_for_every_tensor(devices, requires_grad, *, factory_device, modes,
-                                   below_autograd):
+def keys_autograd_for_every_tensor(devices, requires_grad, python_tensors, *, factory_device,
+                                   modes, below_autograd):
     """Autograd whenever there is a tensor (torch's key sets, without reftensor's shortcut)."""
     keys = 2 if factory_device == "meta" or (factory_device is None and "meta" in devices) else 1
     if devices and not below_autograd:
         keys |= 8
-    return keys | (4 if modes > 0 else 0)
+    return keys | (4 if modes > 0 or any(python_tensors) else 0)
 
 
 def next_lowest_key(keys, registered):
@@ -413,6 +433,8 @@ def convert_named_as_a_list(ret, cls, base):
 WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("dispatch_key_set", keys_autograd_below_too, False),
     ("dispatch_key_set", keys_python_for_nested_modes, False),
+    ("dispatch_key_set", keys_python_for_modes_only, False),
+    ("dispatch_key_set", keys_python_for_every_subclass, False),
     ("dispatch_key_set", keys_backend_of_the_first_tensor, False),
     ("dispatch_key_set", keys_factory_device_ignored, False),
     ("dispatch_key_set", keys_autograd_for_every_tensor, False),
@@ -489,15 +511,20 @@ def _judged_everywhere(name: str, cases: list[Case]) -> None:
 
 def test_the_key_set_reference_is_the_piece_in_every_situation():
     """Every situation the cases can hold (up to three tensors on either device, each
-    requiring grad or not, each factory device, 0 to 2 modes, below autograd or not)."""
+    requiring grad or not, each of a class with ``__torch_dispatch__`` or not (for three
+    tensors, at most the first), each factory device, 0 to 2 modes, below autograd or not)."""
     situations = []
     for count in range(4):
         for devices in itertools.product(("cpu", "meta"), repeat=count):
             for grads in itertools.product((False, True), repeat=count):
-                for factory, modes, below in itertools.product((None, "cpu", "meta"),
-                                                               (0, 1, 2), (False, True)):
-                    situations.append(Case(args=(devices, grads, factory, modes, below)))
-    assert len(situations) == 1530
+                pythons = (itertools.product((False, True), repeat=count) if count < 3
+                           else [(False,) * 3, (True, False, False)])
+                for python in pythons:
+                    for factory, modes, below in itertools.product((None, "cpu", "meta"),
+                                                                   (0, 1, 2), (False, True)):
+                        situations.append(Case(args=(devices, grads, python, factory, modes,
+                                                     below)))
+    assert len(situations) == 1314 + 2 * 64 * 18
     _judged_everywhere("dispatch_key_set", situations)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .device import CPU, META, as_device, device
 
-__all__ = ["TypedStorage", "UntypedStorage", "no_data"]
+__all__ = ["TypedStorage", "UntypedStorage", "no_data", "not_allocated"]
 
 _UINT8 = np.dtype(np.uint8)
 
@@ -131,6 +131,8 @@ class UntypedStorage:
 
     def _cpu_bytes(self) -> np.ndarray:
         if self._bytes is None:
+            if self._device.type != "meta":  # a wrapper subclass's storage (chapter 9)
+                raise not_allocated()
             raise NotImplementedError(f"Not available for '{self._device}' device type")
         return self._bytes
 
@@ -152,6 +154,8 @@ class UntypedStorage:
                 no data!"). Every kernel reads through here, so none can run on meta.
         """
         if self._bytes is None:
+            if self._device.type != "meta":  # a wrapper subclass's storage (chapter 9)
+                raise not_allocated()
             raise no_data()
         usable = self._nbytes - self._nbytes % np_dtype.itemsize
         whole = self._bytes if usable == self._nbytes else self._bytes[:usable]
@@ -269,6 +273,19 @@ class TypedStorage:
         if self.device == META:
             return "...\n" + info
         return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
+
+
+def not_allocated() -> RuntimeError:
+    """torch's error for reading the bytes of a storage that holds none on a device that
+    has bytes: a wrapper subclass's (``Tensor._make_wrapper_subclass``, chapter 9)."""
+    return RuntimeError(
+        "The tensor has a non-zero number of elements, but its data is not allocated yet.\n"
+        "If you're using torch.compile/export/fx, it is likely that we are erroneously tracing "
+        "into a custom kernel. To fix this, please wrap the custom kernel into an opaque "
+        "custom op. Please see the following for details: "
+        "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html\n"
+        "If you're using Caffe2, Caffe2 uses a lazy allocation, so you will need to call "
+        "mutable_data() or raw_mutable_data() to actually allocate memory.")
 
 
 def no_data() -> NotImplementedError:

@@ -53,6 +53,13 @@ from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
 from ._ops.tensor_new import new_tensor as python_new_tensor
 from ._ops.tensor_type import TensorType
+from ._ops.torch_dispatch import (
+    _disabled_torch_dispatch_impl,
+    _make_subclass,
+    _make_wrapper_subclass,
+    has_torch_dispatch,
+    subclass_repr,
+)
 from ._ops.variable_hooks import variable_hooks
 from .device import CPU, META, device
 from .dtypes import dtype
@@ -136,6 +143,8 @@ class Tensor(TensorMethods):
     __slots__ = ()  # declared by TensorType (reftensor/_ops/tensor_type.py)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if type(self) is not Tensor and hasattr(self, "_storage"):
+            return  # a subclass's ``__new__`` built it (``_make_wrapper_subclass``)
         raise TypeError(
             "reftensor.Tensor is not built directly: use reftensor.tensor(data), "
             "reftensor.empty(size) or another factory"
@@ -492,7 +501,10 @@ class Tensor(TensorMethods):
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
             )
-        if dispatch_state.modes:  # torch's ``item`` dispatches this op, which a mode sees
+        if dispatch_state.modes or (self._storage._device is not CPU
+                                    and self._storage._device is not META):
+            # torch's ``item`` dispatches this op, which a mode (or a Tensor subclass's
+            # ``__torch_dispatch__``) sees
             return aten._local_scalar_dense.default(self)
         return self._item()
 
@@ -528,8 +540,11 @@ class Tensor(TensorMethods):
         Raises:
             NotImplementedError: a meta tensor (no data).
         """
-        if self.is_meta:
-            raise no_data()
+        if self._storage._device is not CPU:
+            self._check_data(".tolist() is not supported for tensor subclasses, got "
+                             f"{type(self).__name__}")
+            if self.is_meta:
+                raise no_data()
         shape, stride, offset = self._shape, self._stride, self._storage_offset
         if not TOLIST_WALKS and len(shape) <= MAX_DIMS:
             return self._elements().tolist()
@@ -553,6 +568,7 @@ class Tensor(TensorMethods):
             RuntimeError: the tensor requires grad (unless ``force``).
             TypeError: bfloat16, which NumPy does not know, or a meta tensor.
         """
+        self._check_data(".numpy() is not supported for tensor subclasses.")
         if self.is_meta:
             raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() "
                             "to copy the tensor to host memory first.")
@@ -603,7 +619,9 @@ class Tensor(TensorMethods):
             )
         return int(self.item())
 
-    def __repr__(self, *, tensor_contents: Any = None) -> str:
+    def __repr__(self, *, tensor_contents: str | None = None) -> str:
+        if tensor_contents is not None:  # a subclass's text (``LoggingTensor``)
+            return subclass_repr(self, tensor_contents)
         # a subclass prints its name (``Logged(...)``), as torch's ``_str_intern``
         return self._repr("tensor(" if type(self) is Tensor else f"{type(self).__name__}(")
 
@@ -969,6 +987,20 @@ class Tensor(TensorMethods):
             if slot != "__weakref__":
                 setattr(out, slot, getattr(alias, slot))
         return out
+
+    # ---- __torch_dispatch__ (chapter 9)
+    # A subclass whose class defines ``__torch_dispatch__`` (a classmethod) has the ``Python``
+    # key on every call with one of its instances as an argument: see
+    # ``_ops/torch_dispatch.py`` (``Tensor``'s own is torch's disabled default).
+    __torch_dispatch__ = staticmethod(_disabled_torch_dispatch_impl)
+    _make_subclass = staticmethod(_make_subclass)
+    _make_wrapper_subclass = staticmethod(_make_wrapper_subclass)
+
+    def _check_data(self, message: str) -> None:
+        """Raise torch's RuntimeError ``message`` for an instance of a class with
+        ``__torch_dispatch__``, whose data Python may not read (a wrapper has none)."""
+        if self._storage._device is not CPU and has_torch_dispatch(type(self)):
+            raise RuntimeError(message)
 
     # (last in the class: from here on, ``layout`` in the class body is this property)
     @property

@@ -19,13 +19,19 @@ autograd metadata (torch keeps ``Autograd`` in every tensor's key set and lets t
 decide; reftensor leaves it out when no input needs it, which saves a call per op); ``Python``
 while a dispatch mode is active. The highest key's kernel runs; an ``Autograd`` or ``Python``
 kernel gets the key set below itself and **redispatches** with it
-(``op.redispatch(keys, ...)``), as ``at::redispatch`` does. A dispatch mode runs its calls
-(``func(*args)``) without ``Autograd``: an op is recorded once, above the mode, as torch's
-autograd kernels exclude their key for what runs below them.
+(``op.redispatch(keys, ...)``), as ``at::redispatch`` does. ``Python`` is also in the key set
+of a call with a tensor argument whose class defines ``__torch_dispatch__`` (a Tensor
+subclass: ``torch_dispatch.py``); its kernel then hands the call to that class. A dispatch
+mode (or such a class) runs its calls (``func(*args)``) without ``Autograd``: an op is
+recorded once, above the mode, as torch's autograd kernels exclude their key for what runs
+below them.
 
-Under a dispatch mode, the key set comes from :func:`~.dispatch_keys.dispatch_key_set` and
-the key whose kernel runs from :func:`~.dispatch_keys.next_key` (chapter 9's pieces;
-``dispatch_keys.py``); without one, ``OpOverload.call`` computes the same inline.
+Under a dispatch mode, or with a tensor argument whose class defines ``__torch_dispatch__``,
+the key set comes from :func:`~.dispatch_keys.dispatch_key_set` and the key whose kernel runs
+from :func:`~.dispatch_keys.next_key` (chapter 9's pieces; ``dispatch_keys.py``); otherwise
+``OpOverload.call`` computes the same inline. Such a tensor's storage device is a marker
+object (``torch_dispatch.py``), so the inline loop, which compares each storage device with
+``CPU`` by identity anyway, sends the call to the piece at no cost to the other calls.
 
 A ``CompositeImplicitAutograd`` kernel is written with other ops (``clip`` is ``clamp``): it
 runs before any key, and the ops it calls dispatch (and record) themselves.
@@ -39,13 +45,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..device import META
+from ..device import CPU, META
 from .dispatch_keys import DispatchKey, dispatch_key_set, next_key
 from .python_arg_parser import REQUIRED, default
 from .python_key import ModeArgument, python_key
 from .schema import FunctionSchema, parse_schema
 from .state import state
 from .tensor_type import TensorType
+from .torch_dispatch import has_torch_dispatch
 
 __all__ = ["DispatchKey", "OpOverload", "key_set", "dispatch_key_set", "next_key"]
 
@@ -63,11 +70,13 @@ Kernel = Callable[..., Any]
 def key_set(tensors: list[Any], *, inplace: bool) -> int:
     """The dispatch key set of a call whose tensor arguments are ``tensors``."""
     if state.modes:  # under a dispatch mode: chapter 9's piece
-        return _mode_key_set(tensors, inplace, None)
+        return _piece_key_set(tensors, inplace, None)
     keys = _CPU
     autograd = False
     for t in tensors:
-        if t._storage._device is META:
+        if t._storage._device is not CPU:
+            if t._storage._device is not META:  # marked: maybe ``__torch_dispatch__``
+                return _piece_key_set(tensors, inplace, None)
             keys = _META
         if t._requires_grad:
             autograd = True
@@ -79,20 +88,28 @@ def key_set(tensors: list[Any], *, inplace: bool) -> int:
     return keys
 
 
-def _mode_key_set(tensors: list[Any], inplace: bool, factory_device: Any) -> int:
-    """The key set of a call made while a dispatch mode is active, from
+def _piece_key_set(tensors: list[Any], inplace: bool, factory_device: Any) -> int:
+    """The key set of a call made while a dispatch mode is active or with a marked tensor
+    argument (of a class with ``__torch_dispatch__``, or a view of one), from
     :func:`~reftensor._ops.dispatch_keys.dispatch_key_set` (the same as :func:`key_set`'s and
-    ``OpOverload.call``'s inline computation, which calls without a mode use)."""
+    ``OpOverload.call``'s inline computation, which the other calls use). Inside
+    ``no_dispatch()`` the piece is told of no mode and no such class."""
     where = None if factory_device is None else getattr(factory_device, "type", factory_device)
+    enabled = not state.python_disabled
     keys = int(dispatch_key_set(
         [t._storage._device.type for t in tensors], [t._requires_grad for t in tensors],
+        [enabled and has_torch_dispatch(type(t)) for t in tensors],
         factory_device=None if where is None else str(where).partition(":")[0],
-        modes=len(state.modes), below_autograd=state.below_autograd > 0))
+        modes=len(state.modes) if enabled else 0, below_autograd=state.below_autograd > 0))
     if inplace and tensors and not state.below_autograd:  # torch's ADInplaceOrView, folded
         first = tensors[0]
         if first._base is not None or first._autograd_meta is not None:
             keys |= _AUTOGRAD
     return keys
+
+
+#: the name chapter 9's notebook reads it by (its demo of the key set under a mode)
+_mode_key_set = _piece_key_set
 
 
 class OpOverload:
@@ -378,15 +395,15 @@ class OpOverload:
         if self._composite is not None:
             return self._composite(*values)
         if state.modes:  # under a dispatch mode: the key set from chapter 9's piece
-            return self.redispatch(_mode_key_set(
-                self.tensors(values), self.inplace,
-                None if self._device is None else values[self._device]), *values)
+            return self._piece_call(values)
         # the key set (``key_set``), computed in one pass over the tensor arguments
         keys, autograd = _CPU, False
         for i in self._tensor_positions:
             value = values[i]
             if isinstance(value, TensorType):
-                if value._storage._device is META:
+                if value._storage._device is not CPU:
+                    if value._storage._device is not META:  # marked: the piece decides
+                        return self._piece_call(values)
                     keys = _META
                 if value._requires_grad:
                     autograd = True
@@ -403,6 +420,12 @@ class OpOverload:
         elif keys == _CPU and self._cpu is not None:
             return self._cpu(*values)  # the common case: straight to the kernel
         return self.redispatch(keys, *values)
+
+    def _piece_call(self, values: tuple[Any, ...]) -> Any:
+        """Dispatch with the key set from chapter 9's piece (:func:`_piece_key_set`)."""
+        return self.redispatch(_piece_key_set(
+            self.tensors(values), self.inplace,
+            None if self._device is None else values[self._device]), *values)
 
     def redispatch(self, keys: int, *values: Any) -> Any:
         """Run the kernel of the highest key in ``keys`` that has one. The kernels of
@@ -462,4 +485,4 @@ def device_key(where: Any) -> int:
 
 def _backend_name(values: tuple[Any, ...], op: OpOverload) -> str:
     tensors = op.tensors(values)
-    return "Meta" if any(t._storage._device is META for t in tensors) else "CPU"
+    return "Meta" if any(t._storage._device == META for t in tensors) else "CPU"

@@ -28,6 +28,7 @@ import numpy as np
 from .. import dtypes, factories, layout, linalg, pieces, views
 from .._ops import aten
 from .._ops.state import state as dispatch_state
+from .._ops.torch_dispatch import subclass_like
 from ..cholesky import solve_triangular_values
 from ..device import CPU, META
 from ..dtype_info import finfo
@@ -291,7 +292,7 @@ def _asks_a_piece(tensors: tuple[Any, ...], grad: Tensor) -> bool:
     present = [t for t in tensors if isinstance(t, Tensor)]
     return not (any(type(t) is not Tensor or t._dtype is not dtypes.float64
                     or t._storage._device is not CPU for t in present)
-                or not 0 < grad.numel() < BINARY_BACKWARD_NUMEL or dispatch_state.modes
+                or not 0 < grad.numel() < BINARY_BACKWARD_NUMEL or subclass_like(grad)
                 or (dispatch_state.enabled and any(t.requires_grad for t in present)))
 
 
@@ -357,7 +358,7 @@ def div_tensor_other_backward(grad: Tensor, self: Any, other: Any) -> Tensor:
 def zeros_like(t: Tensor) -> Tensor:
     """Zeros laid out as ``t`` (``torch.zeros_like``: a dense ``t`` keeps its strides);
     the op itself while a dispatch mode is active (for the mode to see it, as torch's)."""
-    if dispatch_state.modes:
+    if subclass_like(t):
         return aten.zeros_like.default(t)
     return factories._allocate(t._shape, t._strides_for(layout.preserve_format), t._dtype,
                                t.device)
@@ -432,7 +433,7 @@ def pow_formula(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
     is 0 (torch's ``pow_backward``; a bool ``False`` is no 0 there, so ``x ** False``
     gives nan at ``x = 0``, as in torch)."""
     if exponent == 0 and not isinstance(exponent, bool):  # torch's LEGACY_CONTIGUOUS format
-        if dispatch_state.modes:
+        if subclass_like(self):
             return aten.zeros_like.default(self, memory_format=layout.contiguous_format)
         return factories._allocate(self._shape, layout.contiguous_strides(self._shape),
                                    self._dtype, self.device)
@@ -697,7 +698,7 @@ def prod_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
     formula computes in the result's dtype (float16 for ``dtype=torch.float16``) and the
     engine casts the gradient back to ``self``'s."""
     self = self.to(grad._dtype)
-    if (self.dim() and not dispatch_state.enabled and not dispatch_state.modes
+    if (self.dim() and not dispatch_state.enabled and not subclass_like(self, grad)
             and int((self == 0).sum()) > 1):
         # torch: two zeros or more make every gradient 0 (``zeros_like(input,
         # LEGACY_CONTIGUOUS_MEMORY_FORMAT)``), not computed: the others' product may
@@ -841,7 +842,7 @@ def cummaxmin_backward(grad: Tensor, self: Tensor, indices: Tensor, dim: int) ->
     if self.numel() == 0:
         return self
     zeros = aten.zeros.default.call(self._shape, self._dtype, None, self.device, None)
-    if dispatch_state.modes:  # torch: a mode makes tensors "subclass-like": out of place
+    if subclass_like(grad, indices):  # torch: "subclass-like" tensors: out of place
         return aten.scatter_add.default.call(zeros, dim, indices, grad)
     return zeros.scatter_add_(dim, indices, grad)
 
@@ -1622,7 +1623,7 @@ def clamp_self_formula(grad: Tensor, self: Tensor, min: Any, max: Any) -> Tensor
     if min is not None and max is not None:
         zero = _scalar_zero(grad)
         above, below = self >= min, self <= max
-        both = (aten.logical_and.default.call(above, below) if dispatch_state.modes
+        both = (aten.logical_and.default.call(above, below) if subclass_like(above, below)
                 else above.logical_and_(below))
         return aten.where.self.call(both, grad, zero)
     if min is not None:
@@ -2098,7 +2099,7 @@ def index_backward(grad: Tensor, self_sym_sizes: tuple[int, ...],
     # torch's ``grad.new_zeros(sizes, self.options())``: the options' layout too
     zeros = aten.new_zeros.default.call(grad, self_sym_sizes, dtype, layout.strided, device,
                                         None)
-    if dispatch_state.modes:  # torch: a mode makes tensors "subclass-like": out of place
+    if subclass_like(grad, *indices):  # torch: "subclass-like" tensors: out of place
         return aten.index_put.default.call(zeros, indices, grad, True)
     return aten.index_put_.default.call(zeros, indices, grad, True)
 
@@ -2127,7 +2128,7 @@ def index_select_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: in
     up; out of place while a dispatch mode is active, as torch's subclass-like rule)."""
     zeros = aten.new_zeros.default.call(grad, self_sym_sizes, None, None, None, None)
     # (every argument given, ``alpha`` too: a dispatch mode receives the call's values)
-    if dispatch_state.modes:
+    if subclass_like(grad, index):
         return aten.index_add.default.call(zeros, dim, index, grad, 1)
     return aten.index_add_.default.call(zeros, dim, index, grad, 1)
 
@@ -2144,7 +2145,7 @@ def gather_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor,
         raise NotImplementedError("gather(sparse_grad=True): reftensor has no sparse "
                                   "tensors for its gradient")
     zeros = aten.new_zeros.default.call(grad, self._shape, None, None, None, None)
-    if dispatch_state.modes:  # torch: a mode makes tensors "subclass-like": out of place
+    if subclass_like(grad, index):  # torch: "subclass-like" tensors: out of place
         return aten.scatter_add.default.call(zeros, dim, index, grad)
     return aten.scatter_add_.default.call(zeros, dim, index, grad)
 

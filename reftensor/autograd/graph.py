@@ -26,6 +26,7 @@ from typing import Any
 from .. import dtypes, factories, layout
 from .._ops import aten
 from .._ops.state import state as dispatch_state
+from .._ops.torch_dispatch import has_torch_dispatch, subclass_like
 from ..advanced_indexing import legacy_type_name
 from ..device import CPU
 from ..tensor import Tensor
@@ -118,7 +119,7 @@ class SavedTensor:
         self.output_of = output_of  # the node's name when ``t`` is that node's output
         # under a dispatch mode, a saved output's shallow copy (torch's ``tensor_data()``)
         self.data: Tensor | None = (aten.detach.default(t) if output_of is not None
-                                    and dispatch_state.modes else None)
+                                    and subclass_like(t) else None)
 
     def unpack(self) -> Tensor:
         if self.released:
@@ -130,7 +131,7 @@ class SavedTensor:
                                          f"reftensor.{legacy_type_name(t._dtype)}",
                                          tuple(t._shape), self.output_of, grad_fn)
             raise RuntimeError(f"{message} {ANOMALY_HINT}")
-        if self.output_of is not None and dispatch_state.modes:
+        if self.output_of is not None and subclass_like(t):
             return self._unpack_output(t)
         return t
 
@@ -328,6 +329,11 @@ class AccumulateGrad(Node):
                                                    device=g.device).copy_(g)
                 else:
                     var._grad = g.clone()
+            elif has_torch_dispatch(type(g)):  # a Tensor subclass's (chapter 9): its ops
+                # torch's: the gradient itself, detached, where it obeys the layout contract
+                # (the engine holds the only reference to it), else a copy with those strides
+                var._grad = (aten.detach.default(g) if g._stride == stride
+                             else g.new_empty_strided(var._shape, stride).copy_(g))
             elif g._stride == stride:
                 var._grad = g._copy_with_strides(g._stride, g._dtype)
             else:

@@ -2,13 +2,16 @@
 answer is what torch 2.13 does.
 
 * ``dispatch_key_set``: the key set of a call made in a situation: its tensor arguments (each
-  one's device and ``requires_grad``), a factory's ``device=``, the dispatch modes active, and
-  whether the call is made below ``Autograd`` (from inside a mode's ``__torch_dispatch__``).
-  The reference builds the tensors in torch (``torch.zeros(2, device=...,
-  requires_grad=...)``), pushes the modes (and, below autograd, one more, whose
-  ``__torch_dispatch__`` probes for a call of ``mul``, where torch runs below autograd), and
-  reads torch's own key set there: ``torch._C._dispatch_tls_local_include_set()`` ``|`` each
-  tensor's ``torch._C._dispatch_keys(t)``, ``-`` ``torch._C._dispatch_tls_local_exclude_set()``.
+  one's device, ``requires_grad``, and whether its class defines ``__torch_dispatch__``), a
+  factory's ``device=``, the dispatch modes active, and whether the call is made below
+  ``Autograd`` (from inside a mode's ``__torch_dispatch__``). The reference builds the tensors
+  in torch (``torch.zeros(2, device=..., requires_grad=...)``, or for a subclass tensor
+  ``torch.Tensor._make_wrapper_subclass(Wrapper, (2,), device=..., requires_grad=...)`` of a
+  class ``Wrapper`` that defines ``__torch_dispatch__``), pushes the modes (and, below
+  autograd, one more, whose ``__torch_dispatch__`` probes for a call of ``mul``, where torch
+  runs below autograd), and reads torch's own key set there:
+  ``torch._C._dispatch_tls_local_include_set()`` ``|`` each tensor's
+  ``torch._C._dispatch_keys(t)``, ``-`` ``torch._C._dispatch_tls_local_exclude_set()``.
   It maps that set to reftensor's bits (CPU 1, Meta 2, Python 4, Autograd 8): ``Python`` when
   the set has it; the backend of a factory's device where one is given (torch's
   ``_dispatch_key_for_device``), else ``Meta`` when the set has it, else ``CPU``; ``Autograd``
@@ -87,27 +90,44 @@ def _as_int(value: Any, what: str) -> int:
 def _call_key_set(answer, case: Case) -> int:
     """How a check calls ``dispatch_key_set``: the lists as lists, the last three arguments by
     keyword; the key set read as an int."""
-    devices, requires_grad, factory_device, modes, below_autograd = case.args
-    return _as_int(answer(list(devices), list(requires_grad), factory_device=factory_device,
-                          modes=modes, below_autograd=below_autograd), "the key set")
+    devices, requires_grad, python_tensors, factory_device, modes, below_autograd = case.args
+    return _as_int(answer(list(devices), list(requires_grad), list(python_tensors),
+                          factory_device=factory_device, modes=modes,
+                          below_autograd=below_autograd), "the key set")
 
 
-def run_key_set(answer, devices, requires_grad, factory_device, modes, below_autograd) -> int:
+def run_key_set(answer, devices, requires_grad, python_tensors, factory_device, modes,
+                below_autograd) -> int:
     """Run ``answer`` (a ``dispatch_key_set``) on a failing case as the check does."""
     return _call_key_set(answer, Case(args=(tuple(devices), tuple(requires_grad),
-                                            factory_device, modes, below_autograd)))
+                                            tuple(python_tensors), factory_device, modes,
+                                            below_autograd)))
 
 
-def torch_key_set(devices, requires_grad, factory_device, modes: int, below_autograd: bool):
+def torch_key_set(devices, requires_grad, python_tensors, factory_device, modes: int,
+                  below_autograd: bool):
     """torch's key set in the case's situation (a ``torch._C.DispatchKeySet``): the tensors
-    built first, ``modes`` dispatch modes pushed, and below autograd, read from inside one
-    more mode's ``__torch_dispatch__`` (of a ``mul`` of a tensor that requires grad)."""
+    built first (a subclass tensor as a wrapper subclass whose class defines
+    ``__torch_dispatch__``), ``modes`` dispatch modes pushed, and below autograd, read from
+    inside one more mode's ``__torch_dispatch__`` (of a ``mul`` of a tensor that requires
+    grad)."""
     torch = _torch()
     C = torch._C
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    tensors = [torch.zeros(2, device=d, requires_grad=g)
-               for d, g in zip(devices, requires_grad, strict=True)]
+    class Wrapper(torch.Tensor):
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented  # (never called: the probe reads key sets only)
+
+    def made(device: str, grad: bool, python: bool):
+        if python:
+            return torch.Tensor._make_wrapper_subclass(
+                Wrapper, (2,), dtype=torch.float32, device=device, requires_grad=grad)
+        return torch.zeros(2, device=device, requires_grad=grad)
+
+    tensors = [made(d, g, p)
+               for d, g, p in zip(devices, requires_grad, python_tensors, strict=True)]
     trigger = torch.ones(1, requires_grad=True)
     seen = []
 
@@ -142,8 +162,9 @@ def torch_key_set(devices, requires_grad, factory_device, modes: int, below_auto
 def _key_set_reference(c: Case) -> int:
     torch = _torch()
     K = torch._C.DispatchKey
-    devices, requires_grad, factory_device, modes, below_autograd = c.args
-    keys = torch_key_set(devices, requires_grad, factory_device, modes, below_autograd)
+    devices, requires_grad, python_tensors, factory_device, modes, below_autograd = c.args
+    keys = torch_key_set(devices, requires_grad, python_tensors, factory_device, modes,
+                         below_autograd)
     if factory_device is not None:
         backend = getattr(K, torch._C._dispatch_key_for_device(factory_device))
     else:
@@ -157,9 +178,17 @@ def _key_set_reference(c: Case) -> int:
 
 
 def _key_set_truth(c: Case) -> str:
-    devices, requires_grad, factory_device, modes, below_autograd = c.args
-    made = ", ".join(f"torch.zeros(2, device={d!r}" + (", requires_grad=True)" if g else ")")
-                     for d, g in zip(devices, requires_grad, strict=True))
+    devices, requires_grad, python_tensors, factory_device, modes, below_autograd = c.args
+
+    def made_one(d: str, g: bool, p: bool) -> str:
+        grad = ", requires_grad=True)" if g else ")"
+        if p:
+            return (f"torch.Tensor._make_wrapper_subclass(Wrapper, (2,), device={d!r}" + grad
+                    + " (Wrapper defines __torch_dispatch__)")
+        return f"torch.zeros(2, device={d!r}" + grad
+
+    made = ", ".join(made_one(d, g, p)
+                     for d, g, p in zip(devices, requires_grad, python_tensors, strict=True))
     where = f"with {modes} TorchDispatchMode(s) pushed" if modes else "with no mode pushed"
     if below_autograd:
         where += ", inside one more mode's __torch_dispatch__ (called for a mul)"
@@ -172,9 +201,10 @@ def _key_set_truth(c: Case) -> str:
 
 
 def _key_case(devices=(), requires_grad=None, factory_device=None, modes=1,
-              below_autograd=False) -> Case:
+              below_autograd=False, python_tensors=None) -> Case:
     grads = (False,) * len(devices) if requires_grad is None else tuple(requires_grad)
-    return Case(args=(tuple(devices), grads, factory_device, modes, below_autograd))
+    python = (False,) * len(devices) if python_tensors is None else tuple(python_tensors)
+    return Case(args=(tuple(devices), grads, python, factory_device, modes, below_autograd))
 
 
 @st.composite
@@ -182,17 +212,18 @@ def _key_set_cases(draw: st.DrawFn) -> Case:
     count = _pick(draw, (0, 1, 1, 2, 2, 3))
     devices = tuple(_pick(draw, ("cpu", "cpu", "meta")) for _ in range(count))
     grads = tuple(_pick(draw, (False, False, True)) for _ in range(count))
+    python = tuple(_pick(draw, (False, False, True)) for _ in range(count))
     factory = _pick(draw, (None, "cpu", "meta", "meta") if count == 0
                     else (None, None, None, None, "cpu", "meta"))
-    return Case(args=(devices, grads, factory, _pick(draw, (0, 1, 1, 1, 2, 2)),
-                      _pick(draw, (False, True))))
+    modes = _pick(draw, (0, 0, 1, 1, 2) if any(python) else (0, 1, 1, 1, 2, 2))
+    return Case(args=(devices, grads, python, factory, modes, _pick(draw, (False, True))))
 
 
 register(Exercise(
     name="dispatch_key_set",
     chapter=CHAPTER,
-    signature="dispatch_key_set(devices, requires_grad, *, factory_device, modes, "
-              "below_autograd) -> int (CPU 1 | Meta 2 | Python 4 | Autograd 8)",
+    signature="dispatch_key_set(devices, requires_grad, python_tensors, *, factory_device, "
+              "modes, below_autograd) -> int (CPU 1 | Meta 2 | Python 4 | Autograd 8)",
     fixed=(
         _key_case(["cpu"]),                                    # one mode: Python
         _key_case(["cpu", "cpu"], [False, True]),              # one tensor requires grad
@@ -202,6 +233,9 @@ register(Exercise(
         _key_case([], modes=2),                                # nested modes, no tensor
         _key_case(["cpu"], [True], modes=0, below_autograd=True),  # inside the only mode
         _key_case(["cpu"], factory_device="meta"),             # x.new_zeros(2, device="meta")
+        _key_case(["cpu"], modes=0, python_tensors=[True]),    # a subclass tensor, no mode
+        _key_case(["cpu", "cpu"], [True, False], modes=0,      # a plain one next to it
+                  python_tensors=[False, True]),
     ),
     edge=(
         _key_case([], modes=0),
@@ -210,6 +244,10 @@ register(Exercise(
         _key_case([], factory_device="cpu", modes=0, below_autograd=True),
         _key_case(["meta"], [True], factory_device="cpu", modes=1),
         _key_case(["cpu"], [False], modes=2, below_autograd=True),
+        _key_case(["meta"], [True], modes=0, below_autograd=True, python_tensors=[True]),
+        _key_case(["cpu", "meta"], [False, False], modes=0, python_tensors=[False, False]),
+        _key_case(["meta", "cpu"], [False, True], factory_device="cpu", modes=2,
+                  python_tensors=[True, True]),
     ),
     strategy=_key_set_cases,
     reference=_key_set_reference,

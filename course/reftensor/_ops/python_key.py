@@ -1,13 +1,20 @@
 """The ``Python`` key's kernel: how a call reaches a ``TorchDispatchMode`` (chapter 9).
 
-While a mode is active, every call has the ``Python`` key. Its kernel:
+While a mode is active, every call has the ``Python`` key; so does a call with a tensor
+argument whose class defines ``__torch_dispatch__`` (``torch_dispatch.py``). Its kernel:
 
 1. turns the call's values (every argument, in the schema's order) into the ``args`` and
    ``kwargs`` a mode receives (:func:`mode_arguments`, torch's ``parseIValuesToPyArgsKwargs``);
 2. pops the innermost mode off the stack, so that the ops the mode runs (``func(*args)``)
    dispatch below it: to the next mode out, or to the kernels;
 3. calls the mode's ``__torch_dispatch__(func, types, args, kwargs)``, and puts the mode
-   back afterwards, even if it raised.
+   back afterwards, even if it raised;
+4. when no mode is active or the mode returned ``NotImplemented``, calls the
+   ``__torch_dispatch__`` of each overloaded argument's class in turn (subclasses first, then
+   left to right) until one returns something else; raises torch's TypeError when none
+   does. What a class returns then gets what torch's ``ADInplaceOrView`` kernel (above
+   ``Python``) gives it: a written argument's version bumped, a view's base and version
+   counter (``alias_outputs``).
 
 A mode runs below ``Autograd``, as torch's does: whatever its ``__torch_dispatch__`` computes
 is not recorded by autograd (a call that came through ``Autograd`` is recorded once, above
@@ -19,6 +26,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .state import state
+from .torch_dispatch import alias_outputs, multiple_dispatch_failed, overloaded_args
 
 __all__ = ["ModeArgument", "mode_arguments", "python_key"]
 
@@ -58,20 +66,41 @@ def mode_arguments(arguments: list[ModeArgument], values: list[Any]
 
 
 def python_key(op: Any, keys: int, *values: Any) -> Any:
-    """The ``Python`` key's kernel: the innermost dispatch mode handles the call of ``op``
-    (an ``OpOverload``), with itself popped off the stack meanwhile, below ``Autograd``; a
-    list the mode returns for ``Tensor[]`` comes back as a tuple, as a kernel's does.
-    ``keys`` is the key set below ``Python`` (unused: the mode calls ``func`` afresh)."""
+    """The ``Python`` key's kernel, below ``Autograd``: while a mode is active, the innermost
+    mode handles the call of ``op`` (an ``OpOverload``), with itself popped off the stack
+    meanwhile; when it returns ``NotImplemented`` (or no mode is active), each overloaded
+    argument's class does (``__torch_dispatch__`` of a Tensor subclass, in torch's order:
+    ``torch_dispatch.overloaded_args``), the next one when one returns ``NotImplemented``, and
+    torch's TypeError when all do. Each receives ``(func, types, args, kwargs)``, ``types``
+    the overloaded arguments' classes. A list returned for ``Tensor[]`` comes back as a tuple,
+    as a kernel's does. ``keys`` is the key set below ``Python`` (unused: a handler calls
+    ``func`` afresh)."""
     args, kwargs = mode_arguments(op.mode_arguments(), list(values))
-    mode = state.modes.pop()
-    state.below_autograd += 1  # what the mode runs skips ``Autograd``
+    overloaded = overloaded_args(op.tensors(values))
+    types = tuple(type(a) for a in overloaded)
+    mode = None
+    state.below_autograd += 1  # what the handlers run skips ``Autograd``
     try:
-        out = mode.__torch_dispatch__(op, (), args, kwargs)
+        if state.modes:
+            mode = state.modes.pop()
+            try:
+                out = mode.__torch_dispatch__(op, types, args, kwargs)
+            finally:
+                state.modes.append(mode)
+            if out is not NotImplemented:
+                return _as_kernel_result(op, out)
+        for a in overloaded:
+            out = a.__torch_dispatch__(op, types, args, kwargs)
+            if out is not NotImplemented:
+                alias_outputs(op, values, out)
+                return _as_kernel_result(op, out)
     finally:
-        state.modes.append(mode)
         state.below_autograd -= 1
-    # an op that returns ``Tensor[]`` gives the list to the mode (``func(*args)``), and the
-    # kernels' tuple to whoever called it: torch's binding turns the list a mode returns
+    raise multiple_dispatch_failed(op, mode, overloaded)
+
+
+def _as_kernel_result(op: Any, out: Any) -> Any:
+    # an op that returns ``Tensor[]`` gives the list to the handler (``func(*args)``), and the
+    # kernels' tuple to whoever called it: torch's binding turns the list a handler returns
     # into the tuple ``x.split(1)`` gives
     return tuple(out) if op._returns_list and type(out) is list else out
-

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._ops import DispatchKey, OpOverload, aten
-from .._ops.state import state as dispatch_state
+from .._ops.torch_dispatch import subclass_like
 from ..promotion import SCALAR_TYPE_NAMES
 from ..tensor import Tensor
 from .derivatives import DERIVATIVES, Derivative
@@ -105,7 +105,8 @@ class FormulaNode(Node):
         return self.saved(key)
 
     def apply(self, grads: Any) -> tuple[Any, ...]:
-        if dispatch_state.modes and any(s.output_of is not None for s in self._saved.values()):
+        if any(s.output_of is not None and subclass_like(s.tensor)
+               for s in self._saved.values()):
             return self._apply_unpacked(grads)
         return self._apply(grads)
 

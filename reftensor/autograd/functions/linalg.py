@@ -20,7 +20,8 @@ import math
 from ..._ops import DispatchKey, aten
 from ..._ops.dispatcher import key_set
 from ..._ops.state import state as dispatch_state
-from ...device import META
+from ..._ops.torch_dispatch import subclass_like
+from ...device import CPU
 from ...matmul import check_matmul, matmul_cpu, plan_of, result_shape
 from ...tensor import Tensor
 from ...views import view_strides
@@ -42,7 +43,7 @@ def _squeeze_row(t: Tensor) -> Tensor:
     """torch's ``t.squeeze_(0)`` on the fresh ``(1, m)`` result of ``mm``: ``(m,)``, its
     version counter bumped, recorded as ``SqueezeBackward4``. Under a dispatch mode, the op
     itself (``aten.squeeze_.dim``), so that the mode sees it as in torch."""
-    if dispatch_state.modes:
+    if subclass_like(t):
         return aten.squeeze_.dim.call(t, 0)
     out = Tensor._make(t._storage, t._shape[1:], t._stride[1:], t._storage_offset, t._dtype)
     out._version_counter = t._version_counter
@@ -62,7 +63,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     shape chapter 4's ``matmul_shape`` gives. An operand whose batch of 1 the plan drops is
     squeezed first (``SqueezeBackward1``)."""
     if not (input._requires_grad or other._requires_grad or dispatch_state.modes
-            or input._storage._device is META or other._storage._device is META):
+            or input._storage._device is not CPU or other._storage._device is not CPU):
         return matmul_cpu(input, other)
     shapes = input._shape, other._shape
     squeeze, kernel, shape1, shape2, output_shape = check_matmul(input, other)  # the checks

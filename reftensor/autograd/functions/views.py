@@ -20,6 +20,7 @@ import numpy as np
 
 from ... import dtypes, factories
 from ..._ops import aten
+from ..._ops.torch_dispatch import python_tensor
 from ...tensor import Tensor
 from ..graph import Node, node_class
 from ._record import call
@@ -35,6 +36,8 @@ def _raw_scatter_add(numel: int, positions: np.ndarray, values: Tensor) -> Tenso
     out = aten.zeros(numel, dtype=values._dtype)
     if values.numel():
         index = factories._from_array(positions.reshape(values._shape), dtypes.int64)
+        if python_tensor(values):  # out of place: the result is what its class makes
+            return aten.index_put.default.call(out, (index,), values, True)
         aten.index_put_.default.call(out, (index,), values, True)
     return out
 

@@ -1,4 +1,4 @@
-"""A dispatch mode that logs every aten op a program runs, as torch's
+"""A dispatch mode, and a Tensor subclass, that log every aten op a program runs, as torch's
 ``torch.testing._internal.logging_tensor`` does (chapter 9's demos use it)::
 
     with capture_logs_with_logging_tensor_mode() as logs:
@@ -10,6 +10,17 @@ Each line is ``<results> = <module>.<op>.<overload>(<arguments>)`` (:func:`log_l
 is ``$`` and a number the log gives it when it first shows it, a result tensor also shows its
 dtype's short name and its shape. torch's lines read ``torch._ops.aten...`` and
 ``torch.float32`` where reftensor's read ``reftensor._ops.aten...`` and ``reftensor.float32``.
+
+``LoggingTensor(x)`` (a wrapper subclass: ``Tensor._make_wrapper_subclass``, with
+``__torch_dispatch__``) logs the ops run on it instead, forward and backward, without a mode::
+
+    with capture_logs() as logs:
+        t = LoggingTensor(x, requires_grad=True)
+        log_input("t", t)
+        (t * 2).sum().backward()
+
+In ``capture_logs()`` (``is_mode=False``) only a ``LoggingTensor`` gets a ``$`` number; any
+other tensor is written as its ``repr``, as torch's log writes it.
 """
 
 from __future__ import annotations
@@ -21,10 +32,11 @@ from typing import Any
 
 from ... import dtypes
 from ..._ops.tensor_type import TensorType
+from ...tensor import Tensor
 from ...utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["DTYPE_ABBRS", "LoggingTensorMode", "capture_logs",
-           "capture_logs_with_logging_tensor_mode", "log_line"]
+__all__ = ["DTYPE_ABBRS", "LoggingTensor", "LoggingTensorMode", "capture_logs",
+           "capture_logs_with_logging_tensor_mode", "log_input", "log_line"]
 
 #: a dtype's short name in a log line (torch's ``torch.utils._dtype_abbrs.dtype_abbrs``)
 DTYPE_ABBRS: dict[Any, str] = {
@@ -79,15 +91,17 @@ def log_line(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any,
 
 class _Log:
     """One capture's lines and its numbering of tensors (by identity: a number belongs to one
-    tensor object while it lives)."""
+    tensor object while it lives): every tensor with ``is_mode``, else only a
+    ``LoggingTensor`` (torch's ``use_shortid_for_all_tensors``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, is_mode: bool = True) -> None:
+        self.is_mode = is_mode
         self.lines: list[str] = []
         self._ids: dict[int, tuple[weakref.ref[Any], int]] = {}
         self._next = 0
 
     def shortid(self, t: Any) -> int | None:
-        if not isinstance(t, TensorType):
+        if not isinstance(t, TensorType if self.is_mode else LoggingTensor):
             return None
         known = self._ids.get(id(t))
         if known is not None and known[0]() is t:
@@ -100,6 +114,69 @@ class _Log:
 _logs: list[_Log] = []
 
 
+def _log(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    """Add a line to each active capture (torch's ``logger.info`` and its handler)."""
+    for log in _logs:
+        log.lines.append(log_line(name, args, kwargs, out, log.shortid, DTYPE_ABBRS))
+
+
+def _tree_map(fn: Callable[[Any], Any], value: Any) -> Any:
+    """``fn`` on each leaf of lists, tuples and dicts (``torch.utils._pytree.tree_map``, for
+    what an aten call takes and returns); a named tuple keeps its type."""
+    if type(value) is dict:
+        return dict(zip(value, _tree_map(fn, list(value.values())), strict=True))
+    if not isinstance(value, list | tuple):
+        return fn(value)
+    mapped = [_tree_map(fn, item) for item in value]
+    if type(value) is list:
+        return mapped
+    return type(value)(*mapped) if hasattr(value, "_fields") else tuple(mapped)
+
+
+class LoggingTensor(Tensor):
+    """torch's ``LoggingTensor``: a wrapper subclass holding ``elem`` (the tensor it stands
+    for: same sizes, strides, offset, dtype, device), which runs each op on the ``elem`` of
+    its arguments, wraps the tensors it returns, and logs the call. It requires grad when
+    built with ``requires_grad=True`` (``elem`` is then detached: autograd records the
+    ``LoggingTensor``); otherwise ``elem`` may require grad itself."""
+
+    __slots__ = ["elem"]
+
+    context = contextlib.nullcontext
+
+    @staticmethod
+    def __new__(cls, elem: Any, *args: Any, **kwargs: Any) -> LoggingTensor:
+        r = Tensor._make_wrapper_subclass(
+            cls, elem.size(), strides=elem.stride(), storage_offset=elem.storage_offset(),
+            dtype=elem.dtype, layout=elem.layout, device=elem.device,
+            requires_grad=kwargs.get("requires_grad", False))
+        r.elem = elem.detach() if r.requires_grad else elem
+        return r
+
+    def __repr__(self) -> str:  # type: ignore[override]
+        return super().__repr__(tensor_contents=f"{self.elem}")
+
+    @classmethod
+    def __torch_dispatch__(cls, func: Any, types: tuple[type, ...], args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        def unwrap(e: Any) -> Any:
+            return e.elem if isinstance(e, cls) else e
+
+        def wrap(e: Any) -> Any:
+            return cls(e) if isinstance(e, Tensor) else e
+
+        with cls.context():
+            rs = _tree_map(wrap, func(*_tree_map(unwrap, args),
+                                      **_tree_map(unwrap, kwargs or {})))
+        _log(f"{func.__module__}.{func.__name__}", args, kwargs or {}, rs)
+        return rs
+
+
+def log_input(name: str, var: Any) -> None:
+    """Log ``var`` as the input called ``name``: ``$0: f32[2, 3] = input('x')``."""
+    _log("input", (name,), {}, var)
+
+
 class LoggingTensorMode(TorchDispatchMode):
     """Runs every op, then adds its line to each active :func:`capture_logs`."""
 
@@ -107,17 +184,16 @@ class LoggingTensorMode(TorchDispatchMode):
                            kwargs: dict[str, Any] | None = None) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        for log in _logs:
-            log.lines.append(log_line(f"{func.__module__}.{func.__name__}", args, kwargs, out,
-                                      log.shortid, DTYPE_ABBRS))
+        _log(f"{func.__module__}.{func.__name__}", args, kwargs, out)
         return out
 
 
 @contextlib.contextmanager
 def capture_logs(is_mode: bool = False) -> Iterator[list[str]]:
-    """The lines logged inside the ``with`` block (a list, filled as they come). ``is_mode``
-    is accepted for torch's signature: reftensor logs every tensor, as torch's mode does."""
-    log = _Log()
+    """The lines logged inside the ``with`` block (a list, filled as they come). With
+    ``is_mode`` every tensor gets a ``$`` number (for a mode's log); without, only a
+    ``LoggingTensor`` does, and any other tensor is written as its ``repr``."""
+    log = _Log(is_mode)
     _logs.append(log)
     try:
         yield log.lines

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import copies
+from ..._ops import aten
+from ..._ops.torch_dispatch import python_tensor
 from ...tensor import Tensor
 from ..grad_mode import state
 from ..graph import Node, meta, needs_grad, record
@@ -76,7 +78,9 @@ def call_(kernel: Callable[..., Any], self: Tensor, args: tuple[Any, ...],
     if base is not None:
         _check_view_creation(self)
     # the old value, with self's place in the graph, for formulas that need it
-    old = copies._clone(self)
+    # (a Tensor subclass's instance, whose data its class holds: cloned through it)
+    old = (aten.clone.default.call(self, None) if python_tensor(self)
+           else copies._clone(self))
     if base is None:
         old._grad_fn, old._output_nr = self._grad_fn, self._output_nr
         old._requires_grad = self._requires_grad

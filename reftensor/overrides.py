@@ -360,5 +360,7 @@ def _repr(self: Any, *, tensor_contents: Any = None) -> str:
 
 # chapter 1's Tensor reaches these through ``python_functions`` (it is built before them)
 set_function("convert_result", convert_result)
+# and ``_ops/torch_dispatch.py`` asks the classes that define ``__torch_dispatch__`` in this order
+set_function("overloaded_args", overloaded_args)
 set_function("get_default_nowrap_functions", get_default_nowrap_functions)
 set_function("torch_function_subclass", _install)

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..device import CPU, META
+from .python_functions import function
 from .state import state
 from .tensor_type import TensorType
 
@@ -71,21 +72,20 @@ def no_dispatch() -> Iterator[None]:
 def overloaded_args(tensors: list[Any]) -> list[Any]:
     """The overloaded arguments of a call whose tensor arguments are ``tensors`` (in the
     schema's order, lists spread), as torch's ``append_overloaded_tensor`` collects them: the
-    first argument of each class that defines ``__torch_dispatch__``, a subclass placed
-    before the first argument of a class it derives from, the rest left to right.
+    first argument of each class that defines ``__torch_dispatch__``, in the order chapter
+    9's piece ``overloaded_args`` gives their classes (torch orders ``__torch_function__``'s
+    and ``__torch_dispatch__``'s overloaded arguments by one rule: a subclass before the
+    classes it derives from, the rest left to right).
     ``[type(a) for a in overloaded_args(...)]`` is the ``types`` a handler receives."""
-    found: list[Any] = []
+    first: dict[type, Any] = {}
     for t in tensors:
         cls = type(t)
-        if not has_torch_dispatch(cls) or any(type(a) is cls for a in found):
-            continue
-        at = len(found)
-        for j, a in enumerate(found):
-            if issubclass(cls, type(a)):
-                at = j
-                break
-        found.insert(at, t)
-    return found
+        if cls not in first and has_torch_dispatch(cls):
+            first[cls] = t
+    if len(first) < 2:
+        return list(first.values())
+    order = function("overloaded_args")(list(first), TensorType)
+    return [first[cls] for cls in order]
 
 
 def multiple_dispatch_failed(op: Any, mode: Any, overloaded: list[Any]) -> TypeError:

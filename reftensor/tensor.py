@@ -53,19 +53,14 @@ from ._ops.schema import parse_schema
 from ._ops.state import state as dispatch_state
 from ._ops.tensor_new import new_tensor as python_new_tensor
 from ._ops.tensor_type import TensorType
-from ._ops.torch_dispatch import (
-    _disabled_torch_dispatch_impl,
-    _make_subclass,
-    _make_wrapper_subclass,
-    has_torch_dispatch,
-    subclass_repr,
-)
+from ._ops.torch_dispatch import _disabled_torch_dispatch_impl, has_torch_dispatch
 from ._ops.variable_hooks import variable_hooks
 from .device import CPU, META, device
 from .dtypes import dtype
 from .layout import memory_format
 from .size import Size
 from .storage import TypedStorage, UntypedStorage, no_data
+from .subclasses import _make_subclass, _make_wrapper_subclass, subclass_repr
 
 __all__ = ["Tensor", "VersionCounter", "wrap_dim"]
 
@@ -621,9 +616,12 @@ class Tensor(TensorMethods):
 
     def __repr__(self, *, tensor_contents: str | None = None) -> str:
         if tensor_contents is not None:  # a subclass's text (``LoggingTensor``)
-            return subclass_repr(self, tensor_contents)
+            return subclass_repr(self, tensor_contents, self._repr_prefix())
         # a subclass prints its name (``Logged(...)``), as torch's ``_str_intern``
-        return self._repr("tensor(" if type(self) is Tensor else f"{type(self).__name__}(")
+        return self._repr(self._repr_prefix())
+
+    def _repr_prefix(self) -> str:
+        return "tensor(" if type(self) is Tensor else f"{type(self).__name__}("
 
     def _repr(self, prefix: str) -> str:
         fn = self.grad_fn

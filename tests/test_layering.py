@@ -31,6 +31,7 @@ CHAPTERS = {
     "reftensor._formatting": 0, "reftensor._kernels": 0, "reftensor.device": 0,
     "reftensor.dtype_info": 0, "reftensor.dtypes": 0, "reftensor.layout": 0,
     "reftensor.size": 0, "reftensor.storage": 0, "reftensor.pieces": 0,
+    "reftensor.subclasses": 1,  # the constructors of chapter 9's subclasses, which Tensor holds
     "reftensor.type_promotion": 0, "reftensor.conversions": 0, "reftensor._C": 0,
     "reftensor.tensor": 1, "reftensor.factories": 1, "reftensor.iterator": 1,
     "reftensor.views": 2, "reftensor.indexing": 2, "reftensor.advanced_indexing": 2,

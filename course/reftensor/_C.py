@@ -12,13 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-# a Tensor subclass's ``__torch_dispatch__`` when it has none (``Tensor``'s own): torch's
-# ``torch._C._disabled_torch_dispatch_impl``
-from ._ops.torch_dispatch import _disabled_torch_dispatch_impl
-
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass",
-           "_disabled_torch_dispatch_impl", "_disabled_torch_function_impl",
-           "_is_torch_function_enabled"]
+           "_disabled_torch_function_impl", "_is_torch_function_enabled"]
 
 ENABLED, SUBCLASSES_DISABLED, ALL_DISABLED = 0, 1, 2  # torch's ``TorchFunctionDisabledState``
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .state import state
-from .torch_dispatch import alias_outputs, multiple_dispatch_failed, overloaded_args
+from .torch_dispatch import alias_outputs, multiple_dispatch_failed, overloaded_tensors
 
 __all__ = ["ModeArgument", "mode_arguments", "python_key"]
 
@@ -70,13 +70,13 @@ def python_key(op: Any, keys: int, *values: Any) -> Any:
     mode handles the call of ``op`` (an ``OpOverload``), with itself popped off the stack
     meanwhile; when it returns ``NotImplemented`` (or no mode is active), each overloaded
     argument's class does (``__torch_dispatch__`` of a Tensor subclass, in torch's order:
-    ``torch_dispatch.overloaded_args``), the next one when one returns ``NotImplemented``, and
+    ``torch_dispatch.overloaded_tensors``), the next one when one returns ``NotImplemented``, and
     torch's TypeError when all do. Each receives ``(func, types, args, kwargs)``, ``types``
     the overloaded arguments' classes. A list returned for ``Tensor[]`` comes back as a tuple,
     as a kernel's does. ``keys`` is the key set below ``Python`` (unused: a handler calls
     ``func`` afresh)."""
     args, kwargs = mode_arguments(op.mode_arguments(), list(values))
-    overloaded = overloaded_args(op.tensors(values))
+    overloaded = overloaded_tensors(op.tensors(values))
     types = tuple(type(a) for a in overloaded)
     mode = None
     state.below_autograd += 1  # what the handlers run skips ``Autograd``

@@ -220,3 +220,125 @@ def _sets_sorted(message: str) -> str:
     """``message`` with the items of each ``{...}`` in it sorted."""
     return re.sub(r"\{([^{}]*)\}",
                   lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", message)
+
+
+# ------------------------------------------------------------------ second derivatives
+def _name(t: Any) -> str | None:
+    return None if t is None or t.grad_fn is None else type(t.grad_fn).__name__
+
+
+def _derivatives(lib: Any, fn: Any, leaves: list[Any], vectors: list[Any]) -> list[Any]:
+    """``fn``'s first derivatives (for the output gradient ``vectors[0]``, graph kept),
+    their products with ``vectors[1:]`` differentiated again (graph kept), and a third
+    derivative (of the second ones' sum of squares): every result, None where unused."""
+    y = fn(lib, *leaves)
+    first = lib.autograd.grad(y, leaves, vectors[0], create_graph=True)
+    total = sum(((f * v).sum() for f, v in zip(first, vectors[1:], strict=True)),
+                lib.zeros((), dtype=y.dtype))
+    second = lib.autograd.grad(total, leaves, create_graph=True, allow_unused=True)
+    used = [s for s in second if s is not None and s.requires_grad]
+    third: tuple[Any, ...] = ()
+    if used:
+        third = lib.autograd.grad(sum((s * s).sum() for s in used), leaves,
+                                  allow_unused=True)
+    return [y, *first, *second, *third]
+
+
+def _run_second(fn: Any, tensors: tuple[torch.Tensor, ...],
+                dtype: torch.dtype = torch.float64) -> None:
+    """``_derivatives`` on both libraries, the tensors as leaves with their strides: the
+    same values (float tolerance), the same ``grad_fn`` names, None in the same places."""
+    t_in = [t.to(dtype) for t in tensors]  # (in the given dtype, for the strides' sake)
+    t_in = [t.detach().as_strided(t.shape, t.stride()).requires_grad_() for t in t_in]
+    r_in = [convert(t).requires_grad_() for t in t_in]
+    with torch.no_grad():
+        out_shape = fn(torch, *t_in).shape
+    vectors = [torch.randn(out_shape, dtype=dtype)] + [torch.randn(t.shape, dtype=dtype)
+                                                      for t in t_in]
+    expected = _derivatives(torch, fn, t_in, vectors)
+    got = _derivatives(reftensor, fn, r_in, [convert(v) for v in vectors])
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert (g is None) == (e is None)
+        if e is None:
+            continue
+        assert _name(g) == _name(e)
+        assert tuple(g.shape) == tuple(e.shape)
+        _assert_close(g, e)
+
+
+def _conv2d(**options: Any) -> Any:
+    return lambda lib, *t: lib.nn.functional.conv2d(*t, **options)
+
+
+def _conv1d(**options: Any) -> Any:
+    return lambda lib, *t: lib.nn.functional.conv1d(*t, **options)
+
+
+SECOND = [
+    ("plain", _conv2d(), (2, 3, 5, 4), (4, 3, 3, 2), True),
+    ("stride padding", _conv2d(stride=2, padding=1), (2, 3, 6, 5), (4, 3, 3, 3), True),
+    ("uneven stride", _conv2d(stride=(3, 2)), (1, 2, 8, 7), (3, 2, 2, 2), False),
+    ("dilation", _conv2d(dilation=(2, 3), padding=(1, 2)), (2, 2, 7, 8), (3, 2, 3, 2), True),
+    ("groups", _conv2d(groups=2), (2, 4, 5, 5), (6, 2, 3, 3), True),
+    ("groups stride dilation", _conv2d(groups=3, stride=2, dilation=2, padding=1),
+     (2, 6, 7, 6), (6, 2, 2, 3), False),
+    ("depthwise", _conv2d(groups=4, padding=1), (1, 4, 4, 4), (8, 1, 3, 3), True),
+    ("1x1", _conv2d(), (2, 3, 4, 5), (5, 3, 1, 1), True),
+    ("1x1 strided", _conv2d(stride=2), (2, 3, 5, 5), (2, 3, 1, 1), False),
+    ("kernel as large as the input", _conv2d(), (2, 2, 3, 3), (2, 2, 3, 3), True),
+    ("same", _conv2d(padding="same"), (2, 2, 5, 4), (3, 2, 4, 3), True),
+    ("conv1d", _conv1d(), (2, 3, 7), (4, 3, 3), True),
+    ("conv1d strided dilated groups", _conv1d(stride=3, dilation=2, padding=2, groups=2),
+     (2, 4, 11), (4, 2, 3), True),
+    ("conv1d 1x1", _conv1d(), (3, 2, 5), (2, 2, 1), False),
+    ("conv1d unbatched", _conv1d(padding=1), (3, 6), (2, 3, 3), True),
+]
+
+
+@pytest.mark.parametrize("case", SECOND, ids=[c[0] for c in SECOND])
+def test_second_derivatives_are_torchs(case):
+    """``ConvolutionBackwardBackward0`` (torch's ``_convolution_double_backward``): the
+    gradients of the gradients of input, weight and bias, and one order further, as
+    torch's (float64)."""
+    _, fn, x_shape, w_shape, bias = case
+    torch.manual_seed(len(case[0]))
+    tensors = (torch.randn(x_shape), torch.randn(w_shape))
+    if bias:
+        tensors += (torch.randn(w_shape[0]),)
+    _run_second(fn, tensors)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_second_derivatives_of_every_layout(dtype):
+    """Channels-last, permuted and sliced inputs and weights: the same second
+    derivatives."""
+    torch.manual_seed(5)
+    x, w, b = (torch.randn(2, 4, 5, 6, dtype=dtype), torch.randn(6, 2, 3, 2, dtype=dtype),
+               torch.randn(6, dtype=dtype))
+    for xl, wl in itertools.product(_layouts(x), _layouts(w)[:3]):
+        _run_second(_conv2d(groups=2, stride=(2, 1), padding=1), (xl, wl, b), dtype)
+    x1, w1 = x[:, :, 0], w[:, :, 0]
+    for xl in (x1, x1.mT.contiguous().mT, x1[:, :, ::2]):
+        _run_second(_conv1d(groups=2), (xl, w1), dtype)
+
+
+@pytest.mark.parametrize("dims", [1, 2])
+def test_second_derivatives_of_a_transposed_convolution(dims):
+    torch.manual_seed(dims + 10)
+    for stride, padding, dilation, output_padding, groups in [
+            (1, 0, 1, 0, 1), (2, 1, 1, 1, 2), (3, 2, 2, 1, 1), (2, 0, 3, 2, 2)]:
+        x = torch.randn(2, 4, *(4,) * dims)
+        w = torch.randn(4, 3, *(3,) * dims)
+        b = torch.randn(3 * groups)
+        _run_second(lambda lib, x, w, b, s=stride, p=padding, d=dilation, o=output_padding,
+                    g=groups: lib.convolution(x, w, b, [s] * dims, [p] * dims, [d] * dims,
+                                              True, [o] * dims, g), (x, w, b))
+
+
+def test_second_derivatives_of_an_empty_batch():
+    """No batch: torch's double backward computes no convolution (its results for the
+    input and weight are undefined, the bias's term alone is expanded)."""
+    x, w, b = torch.randn(0, 2, 4, 4), torch.randn(3, 2, 2, 2), torch.randn(3)
+    _run_second(_conv2d(), (x, w, b))
+    _run_second(_conv2d(), (x, w))

@@ -6,6 +6,8 @@ torch's OpInfo samples (``tests/test_opinfo.py``)."""
 
 from __future__ import annotations
 
+import itertools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -95,6 +97,48 @@ def test_avg_pool2d_into_its_own_input_reads_what_it_wrote(dtype):
     reftensor.nn.functional.avg_pool2d(rx, 3, 1, 1, out=rx)
     np.testing.assert_array_equal(_values(rx), x.numpy())
     assert rx._version == x._version
+
+
+#: (shape, avg_pool2d's arguments): outputs as large as the input or smaller (a larger one
+#: grows the storage, whose new elements torch leaves uninitialized), windows that hold
+#: their own output position, padding, ceil_mode, divisor_override, 1x1 and 3-d inputs
+INTO_ITSELF = [((1, 2, 4, 4), (2,)), ((2, 3, 5, 5), (3, 1, 1)),
+               ((1, 16, 6, 6), (3, 2, 1, True, False)), ((2, 4, 4), (3, 1, 1)),
+               ((1, 8, 5, 7), (2, 1)), ((1, 3, 6, 6), ((2, 3), (1, 2), (1, 1), False, True, 5)),
+               ((2, 20, 9, 9), (3, 1, 1)), ((1, 1, 4, 4), (3, 1, 1)), ((2, 3, 1, 1), (1,)),
+               ((1, 9, 3, 3), (1,)), ((0, 3, 4, 4), (2,))]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32,
+                                   torch.float64, torch.int64])
+def test_avg_pool2d_into_its_own_input_of_every_layout(dtype):
+    """``avg_pool2d(x, ..., out=x)``, contiguous or channels-last, float16 too: no error,
+    ``x`` resized and written as torch's CPU loops write it (the contiguous one zeroes each
+    output before reading its window; the channels-last one sums into the output's lane of
+    channels, float16 and bfloat16 in a float32 buffer with the lane left as it was). torch
+    runs on one thread here: with several, its threads read what the others write, a race
+    whose result changes from run to run."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        torch.manual_seed(4)
+        for (shape, args), channels_last in itertools.product(INTO_ITSELF, (False, True)):
+            if channels_last and len(shape) != 4:
+                continue
+            x = (torch.randn(shape) * 10).to(dtype)
+            if channels_last:
+                x = x.contiguous(memory_format=torch.channels_last)
+            rx = convert(x.clone().as_strided(x.shape, x.stride()))
+            versions = x._version, rx._version
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (torch's and reftensor's resize warning)
+                assert torch._C._nn.avg_pool2d(x, *args, out=x) is x
+                assert reftensor.nn.functional.avg_pool2d(rx, *args, out=rx) is rx
+            assert tuple(rx.shape) == tuple(x.shape) and rx.stride() == x.stride()
+            np.testing.assert_array_equal(_values(rx).reshape(x.shape), x.double().numpy())
+            assert rx._version - versions[1] == x._version - versions[0]
+    finally:
+        torch.set_num_threads(threads)
 
 
 def test_the_pool_layers_are_torchs():

@@ -342,3 +342,147 @@ def test_second_derivatives_of_an_empty_batch():
     x, w, b = torch.randn(0, 2, 4, 4), torch.randn(3, 2, 2, 2), torch.randn(3)
     _run_second(_conv2d(), (x, w, b))
     _run_second(_conv2d(), (x, w))
+
+
+# ------------------------------------------------------------------ convolution.out
+def _outcome(program: Any) -> list[Any]:
+    """``program(lib, aten)`` on both libraries (the same random draws): its error (class
+    and message) or what ``out`` became (shape, strides, dtype, returned itself, requires
+    grad, node name, values)."""
+    found = []
+    for lib, ops in ((torch, torch.ops.aten), (reftensor, reftensor._ops.aten)):
+        torch.manual_seed(5)
+
+        def tensor(t: torch.Tensor, lib: Any = lib) -> Any:
+            return convert(t) if lib is reftensor else t
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (the resize warning, on both)
+                returned, out = program(lib, ops, tensor)
+        except Exception as error:  # noqa: BLE001 - the class and message are compared
+            found.append((type(error), str(error)))
+            continue
+        values = (None if out.device.type == "meta" else
+                  np.asarray(out.detach().double().tolist()).reshape(tuple(out.shape)))
+        found.append((tuple(out.shape), out.stride(), str(out.dtype).split(".")[-1],
+                      returned is out,
+                      out.requires_grad, _name(out), values))
+    for e, g in zip(*found, strict=True):
+        if isinstance(e, np.ndarray):
+            _assert_close(reftensor.tensor(g), torch.from_numpy(e).float())
+        else:
+            assert g == e or (isinstance(e, type) and g.__name__ == e.__name__), (e, g)
+    return found
+
+
+def _conv_out(out: Any, x: Any = None, w: Any = None, b: Any = None,
+              options: tuple[Any, ...] = ([1], [0], [1], False, [0], 1)) -> Any:
+    def program(lib: Any, ops: Any, tensor: Any) -> Any:
+        xs = tensor(torch.randn(1, 2, 5, 5)) if x is None else x(lib, tensor)
+        ws = tensor(torch.randn(3, 2, 3, 3)) if w is None else w(lib, tensor)
+        bs = None if b is None else b(lib, tensor)
+        o = out(lib, xs)
+        return ops.convolution.out(xs, ws, bs, *options, out=o), o
+    return program
+
+
+CONV_OUT = {
+    "an empty out": _conv_out(lambda lib, x: lib.empty(0)),
+    "an out of the result's shape": _conv_out(lambda lib, x: lib.zeros(1, 3, 3, 3)),
+    "a channels-last out keeps its strides": _conv_out(
+        lambda lib, x: lib.zeros(1, 3, 3, 3).contiguous(memory_format=lib.channels_last)),
+    "a channels-last input, an empty out": _conv_out(
+        lambda lib, x: lib.empty(0),
+        x=lambda lib, t: t(torch.randn(1, 2, 5, 5)).contiguous(
+            memory_format=lib.channels_last)),
+    "an out of another shape": _conv_out(lambda lib, x: lib.zeros(2, 5)),
+    "a strided out": _conv_out(lambda lib, x: lib.zeros(1, 3, 3, 6)[..., ::2]),
+    "another dtype": _conv_out(lambda lib, x: lib.zeros(0, dtype=lib.float64)),
+    "an integer out": _conv_out(lambda lib, x: lib.zeros(1, 3, 3, 3, dtype=lib.int64)),
+    "an expanded out": _conv_out(lambda lib, x: lib.zeros(1, 1, 1, 1).expand(1, 3, 3, 3)),
+    "an expanded out of another shape": _conv_out(
+        lambda lib, x: lib.zeros(1, 1, 1, 1).expand(1, 3, 3, 4)),
+    "out is the input (resized)": _conv_out(lambda lib, x: x),
+    "out is the input (1x1 kernel)": _conv_out(
+        lambda lib, x: x, w=lambda lib, t: t(torch.randn(2, 2, 1, 1))),
+    "out overlaps the input": _conv_out(
+        lambda lib, x: x.flatten()[10:37].view(1, 3, 3, 3)),
+    "bias, stride, padding, dilation, groups": _conv_out(
+        lambda lib, x: lib.empty(0), x=lambda lib, t: t(torch.randn(2, 4, 6, 6)),
+        w=lambda lib, t: t(torch.randn(6, 2, 3, 3)), b=lambda lib, t: t(torch.randn(6)),
+        options=([2], [1], [2], False, [0], 2)),
+    "transposed": _conv_out(lambda lib, x: lib.empty(0),
+                            w=lambda lib, t: t(torch.randn(2, 3, 2, 2)),
+                            b=lambda lib, t: t(torch.randn(3)),
+                            options=([2], [0], [1], True, [1], 1)),
+    "an empty batch": _conv_out(lambda lib, x: lib.empty(3),
+                                x=lambda lib, t: t(torch.randn(0, 2, 5, 5))),
+    "1-d": _conv_out(lambda lib, x: lib.empty(0), x=lambda lib, t: t(torch.randn(2, 2, 7)),
+                     w=lambda lib, t: t(torch.randn(3, 2, 3)),
+                     options=([1], [1], [1], False, [0], 1)),
+    "int64": _conv_out(lambda lib, x: lib.empty(0, dtype=lib.int64),
+                       x=lambda lib, t: t(torch.randint(-3, 3, (1, 2, 5, 5))),
+                       w=lambda lib, t: t(torch.randint(-3, 3, (3, 2, 3, 3)))),
+    "the input's error first": _conv_out(lambda lib, x: lib.empty(0, dtype=lib.float64),
+                                         w=lambda lib, t: t(torch.randn(3, 5, 3, 3))),
+    "meta": _conv_out(lambda lib, x: lib.empty(0, device="meta"),
+                      x=lambda lib, t: t(torch.randn(1, 2, 5, 5)).to("meta"),
+                      w=lambda lib, t: t(torch.randn(3, 2, 3, 3)).to("meta")),
+    "meta, another dtype": _conv_out(lambda lib, x: lib.empty(0, device="meta",
+                                                              dtype=lib.float64),
+                                     x=lambda lib, t: t(torch.randn(1, 2, 5, 5)).to("meta"),
+                                     w=lambda lib, t: t(torch.randn(3, 2, 3, 3)).to("meta")),
+    "another device": _conv_out(lambda lib, x: lib.empty(0, device="meta")),
+    "an input that requires grad": _conv_out(
+        lambda lib, x: lib.empty(0), x=lambda lib, t: t(torch.randn(1, 2, 5, 5)).requires_grad_()),
+    "an out that requires grad": _conv_out(lambda lib, x: lib.empty(0, requires_grad=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(CONV_OUT))
+def test_convolution_out_is_torchs(name):
+    """``torch.ops.aten.convolution.out`` (torch's generated out= form; ``torch.convolution``
+    itself takes no ``out=``): the result first, then exactly its dtype and device, ``out``
+    resized (contiguous) unless it has the result's shape, written; an input that requires
+    grad gives ``out`` a ``NotImplemented`` node, an ``out`` that requires grad is
+    refused."""
+    _outcome(CONV_OUT[name])
+
+
+def test_convolution_out_under_no_grad_and_its_backward():
+    def no_grad(lib: Any, ops: Any, tensor: Any) -> Any:
+        with lib.no_grad():
+            return _conv_out(lambda lib, x: lib.empty(0, requires_grad=True),
+                             x=lambda lib, t: t(torch.randn(1, 2, 5, 5)).requires_grad_())(
+                lib, ops, tensor)
+
+    def backward(lib: Any, ops: Any, tensor: Any) -> Any:
+        returned, out = _conv_out(lambda lib, x: lib.empty(0),
+                                  w=lambda lib, t: t(torch.randn(3, 2, 3, 3)).requires_grad_())(
+            lib, ops, tensor)
+        out.sum().backward()
+        return returned, out
+
+    _outcome(no_grad)
+    assert _outcome(backward)[0][0] is RuntimeError
+    assert _outcome(lambda lib, ops, t: (lib.convolution(
+        t(torch.ones(1, 1, 2, 2)), t(torch.ones(1, 1, 1, 1)), None, [1], [0], [1], False, [0],
+        1, out=lib.empty(0)), None))[0][0] is TypeError
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_convolution_overrideable_is_not_implemented(device):
+    """``convolution_overrideable`` and its ``.out``: a hook for other backends, with no CPU
+    or meta kernel in torch."""
+    def call(out: bool) -> Any:
+        def program(lib: Any, ops: Any, tensor: Any) -> Any:
+            x, w = tensor(torch.ones(1, 2, 3, 3)).to(device), tensor(torch.ones(1, 2, 1, 1))
+            args = (x, w.to(device), None, [1], [0], [1], False, [0], 1)
+            if out:
+                return ops.convolution_overrideable.out(*args, out=lib.empty(0)), None
+            return ops.convolution_overrideable(*args), None
+        return program
+
+    for out in (False, True):
+        assert _outcome(call(out))[0][0] is NotImplementedError

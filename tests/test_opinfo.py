@@ -391,3 +391,7 @@ NO_OPINFO.update({name: f"internal (torch's OpInfo has no entry for {name}): the
                         "(ConvolutionBackward0); tests/op_db.py's entry runs convolution on "
                         "every layout, transposed too, on the meta device and with out="
                   for name in ("convolution", "convolution_backward")})
+NO_OPINFO["convolution_overrideable"] = (
+    "internal (torch.ops.aten.convolution_overrideable, no OpInfo entry): a hook for other "
+    "backends, NotImplementedError on CPU and meta in torch; "
+    "tests/test_ch10_convolution.py checks it and its .out raise as torch's")

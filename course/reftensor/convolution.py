@@ -36,9 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, factories, layout, views
+from . import dtypes, factories, iterator, layout, out_arguments, views
 from ._casting import cast
 from ._ops import DispatchKey, aten
+from .autograd.grad_mode import state as grad_state
+from .autograd.graph import Node, record
 from .device import CPU, META
 from .dtypes import dtype
 from .linalg import _WarnOnce
@@ -726,3 +728,78 @@ for _spatial, _name in ((1, "conv1d"), (2, "conv2d")):
     aten[_name].default.impl(DispatchKey.CompositeImplicitAutograd)(_conv(_spatial, _name))
     aten[_name].padding.impl(DispatchKey.CompositeImplicitAutograd)(
         _conv_padding(_spatial, _name))
+
+
+# ------------------------------------------------------------------ convolution.out
+def _convolution_out(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],
+                     padding: Sequence[int], dilation: Sequence[int], transposed: bool,
+                     output_padding: Sequence[int], groups: int, out: Tensor) -> Tensor:
+    """torch's generated ``convolution.out`` (of a ``CompositeExplicitAutograd`` op): the
+    result computed first (its errors first), then ``out`` checked (exactly the result's
+    dtype and device), resized to the result's shape (contiguous: ``resize_``; kept as it
+    is when the shape is already the result's; torch's warning when it had elements) and
+    written (``copy_``: an ``out`` with overlapping elements is refused; an ``out`` that
+    is, or overlaps, an input is not, being written only after)."""
+    result = _convolution(input, weight, bias, stride, padding, dilation, transposed,
+                          output_padding, groups, meta=input.device.type == "meta")
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {C_TYPE_NAMES[result._dtype.name]}"
+                           f", but got {C_TYPE_NAMES[out._dtype.name]} instead")
+    if out.device != result.device:
+        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got "
+                           f"{out.device} instead")
+    if out._shape != result._shape:
+        iterator.resize_output(out, result._shape, layout.contiguous_strides(result._shape))
+    iterator.assert_no_internal_overlap(out)
+    if out.device.type == "meta":
+        return out
+    out_arguments.writer(out, result)
+    return out
+
+
+class NotImplementedNode(Node):
+    """torch's ``NotImplemented`` node, which its generated autograd kernel of an ``out=``
+    form records on ``out`` when an input requires grad: its backward raises."""
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def apply(self, grads: Any) -> tuple[Any, ...]:
+        raise RuntimeError("derivative for aten::convolution is not implemented")
+
+
+NotImplementedNode.__name__ = NotImplementedNode.__qualname__ = "NotImplemented"
+
+
+def _convolution_out_autograd(op: Any, keys: int, *values: Any) -> Tensor:
+    """torch's generated autograd kernel of ``convolution.out``: an ``out`` that requires
+    grad is refused (grad mode on); one written from inputs that require grad gets a node
+    whose backward raises."""
+    out = values[-1]
+    inputs = [t for t in values[:3] if isinstance(t, Tensor)]
+    if not grad_state.enabled:
+        return op.redispatch(keys, *values)
+    if out._requires_grad:
+        raise RuntimeError("aten::convolution(): functions with out=... arguments don't "
+                           "support automatic differentiation, but one of the arguments "
+                           "requires grad.")
+    needs = any(t._requires_grad for t in inputs)
+    result = op.redispatch(keys, *values)
+    if needs:
+        record(NotImplementedNode(*values[:3]), result)
+    return result
+
+
+def _overrideable(*values: Any) -> Tensor:
+    """torch's ``convolution_overrideable``: a hook for other backends, none on CPU."""
+    raise NotImplementedError(
+        "convolution_overrideable not implemented. You are likely triggering this with "
+        "tensor backend other than CPU/CUDA/MKLDNN, if this is intended, please use "
+        "TORCH_LIBRARY_IMPL to override this function ")
+
+
+for _key in (DispatchKey.CPU, DispatchKey.Meta):
+    aten.convolution.out.impl(_key)(_convolution_out)
+    aten.convolution_overrideable.default.impl(_key)(_overrideable)
+    aten.convolution_overrideable.out.impl(_key)(_overrideable)
+aten.convolution.out.impl(DispatchKey.Autograd)(_convolution_out_autograd)

@@ -475,12 +475,17 @@ def _structured_out(functional: Any, count: int) -> Any:
             if out._shape != result._shape:
                 iterator.resize_output(out, result._shape, result._stride)
                 resized = True
-        if functional is aten.avg_pool2d.default and outs[0] is inputs[0] and (
-                layout.is_contiguous(outs[0]._shape, outs[0]._stride)
-                or layout.is_channels_last_contiguous(outs[0]._shape, outs[0]._stride)):
-            # (torch's kernel reads ``input.contiguous()``: the same memory it writes)
-            _avg_pool2d_into_itself(outs[0], *inputs[1:])
-            return outs[0]
+        if functional is aten.avg_pool2d.default and outs[0] is inputs[0]:
+            # (torch's kernel reads ``input.contiguous(format)``: the memory it writes, where
+            # the input is already laid out so)
+            t = outs[0]
+            if t.dim() == 4 and t._suggest_memory_format() is layout.channels_last:
+                if layout.is_channels_last_contiguous(t._shape, t._stride):
+                    _avg_pool2d_into_itself_channels_last(t, *inputs[1:])
+                    return t
+            elif layout.is_contiguous(t._shape, t._stride):
+                _avg_pool2d_into_itself(t, *inputs[1:])
+                return t
         if resized and any(out is t for out in outs for t in inputs):
             found = functional.call(*inputs)
             results = found if isinstance(found, tuple) else (found,)
@@ -489,6 +494,58 @@ def _structured_out(functional: Any, count: int) -> Any:
         return tuple(outs) if count > 1 else outs[0]
 
     return writes
+
+
+def _window_bounds(o: int, d: int, pad: int, k: int, size: int) -> tuple[int, int, int]:
+    """torch's CPU loop's window along one dim: its first and end positions in the input
+    (clipped) and its length counting the padding (clipped at the padded end)."""
+    start = o * d - pad
+    end = min(start + k, size + pad)
+    return max(start, 0), min(end, size), end - start
+
+
+def _avg_pool2d_into_itself_channels_last(
+        t: Tensor, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+        ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> None:
+    """``avg_pool2d(t, ..., out=t)`` of a channels-last ``t`` as torch's channels-last CPU
+    loop (``cpu_avg_pool2d_channels_last``, one thread) runs it on one memory: output
+    position by position (``n``, ``oh``, ``ow``), each over its lane of channels. float32,
+    float64 and int64 sum into the lane itself (zeroed first: a window that holds the
+    position reads its running sum) and divide it there; float16 and bfloat16 sum in a
+    float32 buffer (the lane keeps its old values until the mean is written; a window
+    wholly in the padding writes zeros)."""
+    (kH, kW), (dH, dW) = _pair(kernel_size), _pair(stride, _pair(kernel_size))
+    padH, padW = _pair(padding)
+    reduced = t._dtype in (dtypes.float16, dtypes.bfloat16)
+    compute = _opmath(t._dtype)
+    lanes = t._elements().transpose(0, 2, 3, 1)  # (N, H, W, C): the memory's order
+    N, H, W, C = lanes.shape
+    for n in range(N):
+        for oh in range(H):
+            for ow in range(W):
+                h0, h1, height = _window_bounds(oh, dH, padH, kH, H)
+                w0, w1, width = _window_bounds(ow, dW, padW, kW, W)
+                lane = lanes[n, oh, ow]
+                if not reduced:
+                    lane[...] = 0
+                if h0 >= h1 or w0 >= w1:
+                    lane[...] = 0
+                    continue
+                divisor = (divisor_override if divisor_override is not None else
+                           height * width if count_include_pad else (h1 - h0) * (w1 - w0))
+                divisors = np.full(C, divisor, dtype=np.int64)
+                if reduced:
+                    total = np.zeros(C, dtype=compute)
+                    for ih in range(h0, h1):
+                        for iw in range(w0, w1):
+                            total = total + lanes[n, ih, iw].astype(compute)
+                    lane[...] = cast(_divided(total, divisors), t._dtype)
+                    continue
+                for ih in range(h0, h1):
+                    for iw in range(w0, w1):
+                        lane[...] = lane + lanes[n, ih, iw]
+                lane[...] = _divided(lane.copy(), divisors)
+    t._version_counter.value += 1
 
 
 def _avg_pool2d_into_itself(t: Tensor, kernel_size: Sequence[int], stride: Sequence[int],

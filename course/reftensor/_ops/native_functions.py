@@ -3395,6 +3395,11 @@ NATIVE_FUNCTIONS += [
     declare("convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] "
             "padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt "
             "groups) -> Tensor", method=False,
+            # (torch's generated ``convolution.out``: ``torch.ops.aten.convolution.out``
+            # only, ``torch.convolution`` takes no ``out=``)
+            internal=("convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] "
+                      "stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] "
+                      "output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)",),
             doc="The N-d convolution every ``conv*d`` reaches (``torch.convolution``): "
                 "``input`` ``(N, C_in, *spatial)``, ``weight`` ``(C_out, C_in / groups, "
                 "*kernel)`` (transposed: ``(C_in, C_out / groups, *kernel)``), ``bias`` "
@@ -3409,6 +3414,17 @@ NATIVE_FUNCTIONS += [
                 "non-positive stride, dilation or groups, ranks, channels or bias sizes "
                 "that do not match, a kernel larger than the padded input, dtypes that "
                 "differ; NotImplementedError for bool."),
+    declare("convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, SymInt[] "
+            "stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] "
+            "output_padding, SymInt groups) -> Tensor",
+            internal=("convolution_overrideable.out(Tensor input, Tensor weight, Tensor? bias, "
+                      "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, "
+                      "SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> "
+                      "Tensor(a!)",),
+            function=False, method=False,
+            doc="The convolution an out-of-tree backend overrides "
+                "(``torch.ops.aten.convolution_overrideable``, and its ``.out``): torch's CPU "
+                "and meta kernels have none.\n\nRaises NotImplementedError, always."),
     declare("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? "
             "bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool "
             "transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> "

@@ -3385,6 +3385,111 @@ def _convolution_part(k: int) -> Formula:
     return formula
 
 
+def _convolution_double_backward(part: int) -> Formula:
+    """torch's ``_convolution_double_backward(grads[0], grads[1], grads[2], grad_output,
+    weight, input, ...)``, output ``part`` of its three (0: ``grad_output``'s, 1:
+    ``input``'s, 2: ``weight``'s), written with ``convolution`` as torch's is:
+
+    - ``grad_output``'s: ``conv(ggI, weight) + conv(input, ggW) + ggb`` (``ggb`` viewed as
+      ``(1, C, 1, ...)`` and expanded), ``ggI``, ``ggW``, ``ggb`` being the gradients of
+      ``convolution_backward``'s three results;
+    - ``input``'s: the convolution transposed (or, for a transposed one, the plain one) of
+      ``grad_output`` by ``ggW`` (its ``output_padding`` the positions the forward left
+      unread), narrowed to the input's size;
+    - ``weight``'s: a convolution of ``ggI`` and ``grad_output``, batch and channels
+      swapped (``transpose(0, 1)``), stride and dilation swapped, one per group then
+      ``cat``, narrowed to the kernel's size.
+
+    None where torch's is undefined (no ``ggW`` for ``input``'s, no ``ggI`` for
+    ``weight``'s, an empty input)."""
+    def formula(grads: list[Tensor | None], grad_output: Tensor, input: Tensor,
+                weight: Tensor, stride: Any, padding: Any, dilation: Any, transposed: bool,
+                output_padding: Any, groups: int) -> Tensor | None:
+        ggI, ggW, ggb = grads
+        dim = weight.dim() - 2
+        stride = _conv_expand(stride, "stride", dim)
+        padding = _conv_expand(padding, "padding", dim)
+        dilation = _conv_expand(dilation, "dilation", dim)
+        output_padding = _conv_expand(output_padding, "output_padding", dim)
+        if not transposed and input.dim() > 4:  # torch's grouped 3-d inference
+            groups = input._shape[1] // weight._shape[1] if weight._shape[1] > 0 else -1
+        conv = aten.convolution.default.call
+        empty = input.numel() == 0
+        if part == 0:
+            ggO = None
+            if not empty and ggI is not None:
+                ggO = conv(ggI, weight, None, stride, padding, dilation, transposed,
+                           output_padding, groups)
+            if not empty and ggW is not None:
+                term = conv(input, ggW, None, stride, padding, dilation, transposed,
+                            output_padding, groups)
+                ggO = term if ggO is None else ggO + term
+            if ggb is not None:
+                shape = [1] * grad_output.dim()
+                shape[1] = ggb._shape[0]
+                expanded = aten.expand.default.call(
+                    aten.view.default.call(ggb.contiguous(), shape), grad_output._shape,
+                    False)
+                ggO = expanded if ggO is None else ggO + expanded
+            return ggO
+        if part == 1:
+            if empty or ggW is None:
+                return None
+            if transposed:
+                gI = conv(grad_output, ggW, None, stride, padding, dilation, False,
+                          output_padding, groups)
+                for i in range(2, gI.dim()):
+                    if gI._shape[i] > input._shape[i]:
+                        gI = gI.narrow(i, 0, input._shape[i])
+                return gI
+            extra = list(output_padding)
+            for i in range(dim):  # the input positions the forward's windows left unread
+                expected = ((weight._shape[i + 2] - 1) * dilation[i] - 2 * padding[i]
+                            + stride[i] * (grad_output._shape[i + 2] - 1) + 1)
+                if expected != input._shape[i + 2]:
+                    extra[i] = input._shape[i + 2] - expected
+            return conv(grad_output, ggW, None, stride, padding, dilation, True, extra,
+                        groups)
+        if empty or ggI is None:
+            return None
+        gOt = grad_output.transpose(0, 1)
+        ggIt = ggI.transpose(0, 1)
+        # stride and dilation swap places; the groups run one at a time
+        first, second = (gOt, ggIt) if transposed else (ggIt, gOt)
+        if groups == 1:
+            gWt = conv(first, second, None, dilation, padding, stride, False,
+                       output_padding, 1)
+        else:
+            pieces = []
+            for g in range(groups):
+                a = first.narrow(0, first._shape[0] // groups * g, first._shape[0] // groups)
+                b = second.narrow(0, second._shape[0] // groups * g,
+                                  second._shape[0] // groups)
+                pieces.append(conv(a, b, None, dilation, padding, stride, False,
+                                   output_padding, 1))
+            gWt = aten.cat.default.call(pieces, 1)
+        gW = gWt.transpose(0, 1)
+        for i in range(2, gW.dim()):
+            if gW._shape[i] > weight._shape[i]:
+                gW = gW.narrow(i, 0, weight._shape[i])
+        return gW
+
+    formula.__name__ = f"convolution_double_backward_{part}"
+    return formula
+
+
+def _conv_expand(values: Any, name: str, dim: int) -> list[int]:
+    """torch's ``expand_param_if_needed``: one value per spatial dim."""
+    values = list(values)
+    if len(values) == 1:
+        return values * dim
+    if len(values) != dim:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dim} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{name}={values}")
+    return values
+
+
 _CONVOLUTION_SAVES = ("bias_sym_sizes_opt", "dilation", "groups", "input", "output_padding",
                       "padding", "stride", "transposed", "weight")
 DERIVATIVES += [
@@ -3395,8 +3500,9 @@ DERIVATIVES += [
     row("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? "
         "bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, "
         "SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, "
-        "Tensor)", "ConvolutionBackwardBackward0", (),
-        **dict.fromkeys(("grad_output", "input", "weight"),
-                        _not_in_reftensor("convolution's second derivative "
-                                          "(_convolution_double_backward)"))),
+        "Tensor)", "ConvolutionBackwardBackward0",
+        ("dilation", "grad_output", "groups", "input", "output_padding", "padding", "stride",
+         "transposed", "weight"),
+        grad_output=_convolution_double_backward(0), input=_convolution_double_backward(1),
+        weight=_convolution_double_backward(2)),
 ]

@@ -366,7 +366,7 @@ class OpOverload:
         """
         if self._parsed is None:
             self._parse()
-        op, n = f"{self._namespace}::{self.op_name}", len(self._defaults)
+        op, n = self._namespace + "::" + self.op_name, len(self._defaults)
         if len(args) + len(kwargs) > n:
             raise RuntimeError(f"{op}() expected at most {n} argument(s) but received "
                                f"{len(args) + len(kwargs)} argument(s). Declaration: "
@@ -381,10 +381,11 @@ class OpOverload:
             if i is not None and i >= len(args):
                 values[i] = value
                 consumed += 1
-        for argument, value in zip(self._parsed.arguments, values, strict=True):
-            if value is REQUIRED:
-                raise RuntimeError(f"{op}() is missing value for argument '{argument.name}'. "
-                                   f"Declaration: {self._parsed}")
+        if any(v is REQUIRED for v in values):
+            name = next(a.name for a, v in zip(self._parsed.arguments, values, strict=True)
+                        if v is REQUIRED)
+            raise RuntimeError(f"{op}() is missing value for argument '{name}'. "
+                               f"Declaration: {self._parsed}")
         if consumed < len(kwargs):  # torch's FunctionSchema::findErrorInKwargs
             name = next((k for k in kwargs if k not in self._names), None)
             if name is not None:

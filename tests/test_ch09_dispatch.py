@@ -695,6 +695,35 @@ def test_reftensor_ops_aten_is_torch_ops_aten():
     assert reftensor.ops.aten.add.Tensor.overloadpacket is reftensor.ops.aten.add
 
 
+_OVERLOAD_CALLS = {  # an OpOverload called directly: torch's createStackForSchema's cases
+    "too many positional": lambda aten, a, b, lib: aten.add.Tensor(a, b, 2),
+    "too many in all": lambda aten, a, b, lib: aten.add.Tensor(a, b, 1, beta=1),
+    "missing": lambda aten, a, b, lib: aten.add.Tensor(a),
+    "missing before an unknown": lambda aten, a, b, lib: aten.add.Tensor(a, beta=2),
+    "none given": lambda aten, a, b, lib: aten.cat.default(),
+    "unknown keyword": lambda aten, a, b, lib: aten.add.Tensor(a, b, beta=2),
+    "positional and keyword": lambda aten, a, b, lib: aten.add.Tensor(a, b, other=b),
+    "self by keyword": lambda aten, a, b, lib: aten.add.Tensor(self=a, other=b),
+    "keywords out of order": lambda aten, a, b, lib: aten.add.Tensor(b, alpha=2, other=a),
+    "a keyword-only one by position": lambda aten, a, b, lib: aten.zeros.default([2], lib.float64),
+    "a positional one by keyword": lambda aten, a, b, lib: aten.sum.dim_IntList(a, keepdim=True,
+                                                                                dim=[0]),
+}
+
+
+@pytest.mark.parametrize("case", list(_OVERLOAD_CALLS))
+def test_an_overload_takes_its_arguments_as_torchs(case):
+    found = []
+    for lib in (torch, reftensor):
+        a, b = lib.tensor([1.0, 2.0]), lib.tensor([10.0, 20.0])
+        try:
+            out = _OVERLOAD_CALLS[case](lib.ops.aten, a, b, lib)
+            found.append(("returns", out.tolist()))
+        except Exception as err:  # noqa: BLE001 - the class and message are compared
+            found.append((type(err), str(err)))
+    assert found[0] == found[1]
+
+
 def test_a_mode_costs_no_key_when_none_is_active():
     assert not state.modes
     x = reftensor.ones(2)

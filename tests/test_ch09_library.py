@@ -16,8 +16,6 @@ What torch says and reftensor does not (the tests check reftensor's side of each
 
 * a schema that does not parse: torch's parser's message (``expected ) but found ...``);
   reftensor's names the schema (both RuntimeError);
-* an op called with arguments its schema refuses: torch's RuntimeError ("expected at most 1
-  argument(s) ..."); reftensor's TypeError, as for its aten ops;
 * the autograd fallback's warning: torch appends where in its C++ sources it was raised;
 * a backward through a ``custom_op`` shows no ``aten.detach.default`` of ``AccumulateGrad``
   on reftensor (``test_ch09_dispatch.py``'s allowance ``accumulate_grad_ops``).
@@ -737,15 +735,19 @@ def test_infer_schema_refuses_what_torch_refuses():
 
 
 def test_a_reftensor_op_is_called_with_its_schemas_arguments():
-    """Where torch's message differs: an op called with more arguments than its schema has
-    raises TypeError on reftensor (as its aten ops do), RuntimeError on torch."""
+    """An op called with arguments its schema refuses raises torch's RuntimeError, with its
+    message (as reftensor's aten ops do)."""
     ns = _fresh()
     _custom_sin(reftensor, ns)
     _custom_sin(torch, ns)
-    assert outcome(lambda: getattr(torch.ops, ns).numpy_sin.default(
-        torch.ones(1), 2.0, 3))[0] == "RuntimeError"
-    assert outcome(lambda: getattr(reftensor.ops, ns).numpy_sin.default(
-        reftensor.ones(1), 2.0, 3))[0] == "TypeError"
+    calls = (lambda op, x: op(x, 2.0, 3), lambda op, x: op(), lambda op, x: op(x, q=1.0),
+             lambda op, x: op(x, 2.0, k=1.0))  # too many, missing, unknown, given twice
+    for call in calls:
+        theirs = outcome(lambda call=call: call(getattr(torch.ops, ns).numpy_sin.default,
+                                                torch.ones(1)))
+        ours = outcome(lambda call=call: call(getattr(reftensor.ops, ns).numpy_sin.default,
+                                              reftensor.ones(1)))
+        assert ours[0] == theirs[0] == "RuntimeError" and ours == theirs
 
 
 def test_custom_op_returning_a_list_of_tensors_as_torchs():

@@ -267,6 +267,28 @@ def test_a_make_subclass_instance_shares_the_data_and_runs_under_no_dispatch():
     assert our_seen == their_seen
 
 
+def test_make_subclass_detaches_out_of_a_modes_sight():
+    """torch's ``_make_subclass`` sets the mode stack aside (``StashTorchDispatchStackGuard``)
+    for its ``data.detach()``: an active mode sees the calls before and after, not it."""
+    def program(lib, classes):
+        seen = []
+
+        class Recording(lib.utils._python_dispatch.TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        with Recording():
+            x = lib.ones(2)
+            s = lib.Tensor._make_subclass(classes["Plain"], x, True)
+            p = lib.Tensor._make_subclass(classes["Aliased"], x)
+            s * 2
+        return [seen, type(s).__name__, type(p).__name__, s.requires_grad]
+
+    (theirs, _), (ours, _) = _both(program)
+    assert ours == theirs
+
+
 @pytest.mark.parametrize("call", [
     lambda lib, c: lib.Tensor._make_subclass(c["Aliased"], 3),
     lambda lib, c: lib.Tensor._make_subclass(int, lib.ones(2)),

@@ -16,6 +16,7 @@ from . import dtypes
 from . import layout as layouts
 from ._formatting import _add_suffixes, _autograd_suffix, _dtype_suffix
 from ._ops import aten
+from ._ops.state import state
 from ._ops.tensor_type import TensorType
 from ._ops.torch_dispatch import has_torch_dispatch
 from .device import device as device_type
@@ -52,8 +53,8 @@ def _make_subclass(cls: type, data: Any, require_grad: bool = False,
                   dispatch_strides: bool = False, dispatch_device: bool = False,
                   device_for_backend_keys: Any = None) -> Any:
     """``Tensor._make_subclass(cls, data, require_grad=False)``: ``data.detach()`` (a
-    dispatched call: a mode or a subclass of ``data`` sees it) as an instance of ``cls``,
-    sharing ``data``'s bytes and version counter, ``requires_grad`` set to
+    dispatched call, but with the mode stack set aside: no mode sees it) as an instance of
+    ``cls``, sharing ``data``'s bytes and version counter, ``requires_grad`` set to
     ``require_grad``. An instance of a class with ``__torch_dispatch__`` has the ``Python``
     key (its storage object is a marked one over the same bytes).
 
@@ -67,7 +68,12 @@ def _make_subclass(cls: type, data: Any, require_grad: bool = False,
         raise TypeError("_make_subclass(): argument 'data' (position 2) must be Tensor, not "
                         f"{type(data).__name__}")
 
-    alias = aten.detach.default(data)
+    saved = state.modes[:]  # torch's StashTorchDispatchStackGuard: no mode sees the detach
+    del state.modes[:]
+    try:
+        alias = aten.detach.default(data)
+    finally:
+        state.modes[:] = saved
     t = cls._make(alias._storage, alias._shape, alias._stride, alias._storage_offset,
                   alias._dtype)
     t._version_counter = alias._version_counter

@@ -1,4 +1,5 @@
-"""``TorchDispatchMode`` (``torch.utils._python_dispatch``): see every aten op a program runs.
+"""``TorchDispatchMode`` (``torch.utils._python_dispatch``): see the aten ops a program runs
+(below the ``CompositeImplicitAutograd`` ones, which the mode sees decomposed).
 
 While a mode is active (``with MyMode():``), every op call gets the ``Python`` dispatch key
 (``reftensor._ops.dispatcher``), whose kernel pops the innermost mode off the stack and calls
@@ -9,8 +10,9 @@ its ``__torch_dispatch__(func, types, args, kwargs)`` with:
   ``func._schema`` its schema, ``func.__name__`` ``"add.Tensor"``;
 * ``types``: the Tensor subclasses among the arguments that define ``__torch_dispatch__``:
   ``()`` for plain tensors;
-* ``args``, ``kwargs``: the schema's arguments, keyword-only ones by keyword, those that hold
-  their default left out (``x.sum(1)`` arrives as ``(x, [1])``).
+* ``args``, ``kwargs``: the schema's arguments, keyword-only ones by keyword; the keyword-only
+  ones that hold their default are left out, and so are the positional ones that do at the end
+  (``x.sum(1)`` arrives as ``(x, [1])``; ``x[1:]`` keeps ``slice``'s ``dim=0``).
 
 The mode is off the stack while ``__torch_dispatch__`` runs, so calling ``func(*args,
 **kwargs)`` there runs the op below the mode (the next mode, or the kernel), and is put back

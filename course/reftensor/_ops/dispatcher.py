@@ -361,29 +361,44 @@ class OpOverload:
         keyword-only ones by keyword (and may leave out those with defaults).
 
         Raises:
-            TypeError: an unknown, missing or repeated argument.
+            RuntimeError: too many arguments, a missing, unknown or repeated one, with the
+                message of torch's ``createStackForSchema``, in its order.
         """
         if self._parsed is None:
             self._parse()
+        op, n = self._namespace + "::" + self.op_name, len(self._defaults)
+        if len(args) + len(kwargs) > n:
+            raise RuntimeError(f"{op}() expected at most {n} argument(s) but received "
+                               f"{len(args) + len(kwargs)} argument(s). Declaration: "
+                               f"{self._parsed}")
         if len(args) > self._positional:
-            raise TypeError(f"{self.qualified_name}() takes {self._positional} positional "
-                            f"arguments but {len(args)} were given")
+            raise RuntimeError(f"{op}() takes {self._positional} positional argument(s) but "
+                               f"{len(args)} was/were given.  Declaration: {self._parsed}")
         values = [*args, *self._defaults[len(args):]]
+        consumed = 0
         for name, value in kwargs.items():
             i = self._names.get(name)
-            if i is None or i < len(args):
-                raise TypeError(f"{self.qualified_name}() got an unexpected or repeated argument "
-                                f"'{name}'")
-            values[i] = value
+            if i is not None and i >= len(args):
+                values[i] = value
+                consumed += 1
         if any(v is REQUIRED for v in values):
-            missing = [a.name for a, v in zip(self.schema.arguments, values, strict=True)
-                       if v is REQUIRED]
-            raise TypeError(f"{self.qualified_name}() missing arguments: {', '.join(missing)}")
+            name = next(a.name for a, v in zip(self._parsed.arguments, values, strict=True)
+                        if v is REQUIRED)
+            raise RuntimeError(f"{op}() is missing value for argument '{name}'. "
+                               f"Declaration: {self._parsed}")
+        if consumed < len(kwargs):  # torch's FunctionSchema::findErrorInKwargs
+            name = next((k for k in kwargs if k not in self._names), None)
+            if name is not None:
+                raise RuntimeError(f"Unknown keyword argument '{name}' for operator '{op}'. "
+                                   f"Schema: {self._parsed}")
+            name = next(k for k in kwargs if self._names[k] < len(args))
+            raise RuntimeError(f"Argument '{name}' specified both as positional and keyword "
+                               f"argument. Schema: {self._parsed}")
         return values
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         """Call with the schema's arguments, keyword-only ones by keyword
-        (``aten.add.Tensor(a, b, alpha=2)``)."""
+        (``aten.add.Tensor(a, b, alpha=2)``; any of them by keyword: ``self=a``)."""
         out = self.call(*self.values(args, kwargs))
         # an op that returns ``Tensor[]`` gives a list (reftensor's kernels may give a tuple,
         # which ``Tensor.split`` and the other Python bindings return, as torch's do)

@@ -2,11 +2,13 @@
 into a :class:`~reftensor.fx.GraphModule`.
 
 ``make_fx(f)(*args)`` runs ``f(*args)`` on the real inputs inside a dispatch mode (chapter
-9's :class:`~reftensor.utils._python_dispatch.TorchDispatchMode`) that sees every aten op the
-call runs, below autograd: the forward's, and those of a backward run inside ``f``
+9's :class:`~reftensor.utils._python_dispatch.TorchDispatchMode`) that sees the aten ops the
+call runs, below autograd and below the ``CompositeImplicitAutograd`` ops (``reshape`` is
+traced as the ``view`` it runs): the forward's, and those of a backward run inside ``f``
 (``reftensor.autograd.grad``, ``backward()``), since the engine's ops dispatch through the
 mode too (torch's ``AccumulateGrad``, which ``backward()`` runs to store a leaf's gradient,
-dispatches a ``detach`` that reftensor's does not). Each op becomes a ``call_function`` node
+dispatches a ``detach``, or ``new_empty_strided`` and ``copy_`` where it copies, that
+reftensor's does not). Each op becomes a ``call_function`` node
 of a graph:
 
 * a tensor argument that is an input of ``f`` becomes its placeholder (``x_1`` for the
@@ -25,9 +27,10 @@ What ``f`` returns (a tensor, or lists, tuples and dicts of tensors and constant
 output node; the module's code is torch's, with ``reftensor`` for ``torch``.
 
 Python control flow is resolved while tracing (the branch taken is the one recorded), and a
-number read off a tensor (``item()``, ``tolist()``) is baked into the graph: reftensor reads
-it without an aten op, where torch's ``item()`` dispatches ``_local_scalar_dense``, which
-make_fx refuses on a traced tensor.
+number read off a tensor (``item()``, ``tolist()``) is baked into the graph. ``tolist()``
+dispatches no op on either library; ``item()`` dispatches ``_local_scalar_dense`` on both, which
+torch's make_fx refuses on a traced tensor (a ``RuntimeError``), where reftensor's records it as
+a node whose result nothing reads.
 
 Only ``tracing_mode="real"``. torch's ``"fake"`` traces on fake tensors (shapes, dtypes and
 devices, no data: no values are computed) and ``"symbolic"`` on fake tensors whose sizes are

@@ -1,27 +1,35 @@
 """``reftensor.overrides`` (``torch.overrides``): calls that a Tensor subclass takes over with
-``__torch_function__``.
+``__torch_function__``, and ``TorchFunctionMode``, which takes over every call in a ``with``
+block.
 
-A class that overrides ``__torch_function__`` is asked first whenever one of its instances is
-an argument of a public function, method, operator or property: ``reftensor.add(s, t)``,
-``s.add(t)``, ``s + t``, ``s.shape``, ``s[0]``. The hook collects the arguments' classes
-(:func:`overloaded_args`, a graded piece: subclasses before their bases, each class once,
-the plain ``Tensor`` never), then calls each class's ``__torch_function__(func, types, args,
-kwargs)`` in that order until one returns something other than ``NotImplemented``; if all
-of them do, the call is a TypeError. ``func`` is the public object the program called
+Whenever one of a class's instances is an argument of a public function, method, operator
+or property (``reftensor.add(s, t)``, ``s.add(t)``, ``s + t``, ``s.shape``, ``s[0]``), a class
+that overrides ``__torch_function__`` is asked, after the active ``TorchFunctionMode`` if
+there is one (:class:`TorchFunctionMode`: it also sees calls without such an argument, even
+factories such as ``reftensor.ones(2)``). The hook collects the arguments' classes
+(:func:`overloaded_args`, a graded piece: subclasses before their bases, each class once; the
+plain ``Tensor`` only where torch lists it: the functions torch writes in Python, and the
+members torch hands on with ``self`` alone, ``s.tolist()``, ``s.shape``, ``s.t()``, when
+``self`` is a plain tensor under a mode), then calls each class's ``__torch_function__(func,
+types, args, kwargs)`` in that order until one returns something other than
+``NotImplemented``; if all of them do, the call is a TypeError (for an operator, Python's
+"unsupported operand type(s)"). ``func`` is the public object the program called
 (``reftensor.add``, ``Tensor.add`` for ``s.add(t)`` and ``s + t``, ``Tensor.shape.__get__``
 for ``s.shape``), as torch passes it.
 
-The default, ``Tensor.__torch_function__``, runs ``func`` with the hook switched off
-(``reftensor._C.DisableTorchFunctionSubclass``) and turns the result into the subclass
-(:func:`convert_result`, the other graded piece), so that ``s + t`` is again an ``S``.
+The default, ``Tensor.__torch_function__``, runs ``func`` with the hook switched off for
+subclasses (``reftensor._C.DisableTorchFunctionSubclass``: an active mode is still asked)
+and turns the result into the subclass (:func:`convert_result`, the other graded piece), so
+that ``s + t`` is again an ``S``.
 
 Where the hook is: the op table's bindings (``reftensor/_ops/packet.py``), ``Tensor``'s
 reflected operators and ``__getitem__``/``__setitem__`` call :func:`_op_hook` once a class
-overriding ``__torch_function__`` exists (until then they pay one test of a module variable:
-an index or a value may be the subclass's); and such a class gets, when it is created,
-members that route ``Tensor``'s other hand-written ones (``shape``, ``tolist``, ``size``,
-...) through :func:`_handle` (``Tensor.__init_subclass__``), so a plain tensor pays nothing
-for them.
+overriding ``__torch_function__`` exists or while a mode is pushed (until then they pay one
+test of a module variable: an index or a value may be the subclass's); and such a class
+gets, when it is created, members that route ``Tensor``'s other hand-written ones
+(``shape``, ``tolist``, ``size``, ...) through :func:`_handle` (``Tensor.__init_subclass__``),
+as ``Tensor`` itself does while a mode is pushed, so a plain tensor outside a mode pays
+nothing for them.
 """
 
 from __future__ import annotations
@@ -114,9 +122,10 @@ def get_default_nowrap_functions() -> set[Callable[..., Any]]:
 
 
 def is_tensor_like(inp: Any) -> bool:
-    """``torch.overrides.is_tensor_like``: a plain tensor, or anything whose type has a
-    ``__torch_function__`` (a subclass instance, a tensor-like object)."""
-    return type(inp) is Tensor or hasattr(type(inp), "__torch_function__")
+    """``torch.overrides.is_tensor_like``: a plain tensor, or anything that has a
+    ``__torch_function__`` attribute (a subclass instance, a tensor-like object, but also
+    a Tensor class itself, as torch's says)."""
+    return type(inp) is Tensor or hasattr(inp, "__torch_function__")
 
 
 def _overrides(cls: type) -> bool:
@@ -290,7 +299,8 @@ def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: Any) -> Any:
     ``self``), an operator ("operator") or ``Tensor.__getitem__``/``__setitem__`` ("indexing":
     ``target`` is the method), handed to :func:`_handle` with torch's ``func``;
     or ("python") a call of ``target``, a reflected operator that torch writes in Python
-    (``Tensor.__rsub__``), handed to :func:`handle_torch_function`. Returns
+    (``Tensor.__rsub__``), handed to :func:`handle_torch_function` (as are the operators
+    ``//``, ``**`` and ``**=``, which torch writes in Python too). Returns
     ``packet.UNHANDLED`` when no argument overrides ``__torch_function__`` (the binding then
     goes on): unless a ``TorchFunctionMode`` is active."""
     if not _C._is_torch_function_mode_enabled() and (_C._state.disabled or not (
@@ -309,13 +319,19 @@ def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: Any) -> Any:
         attribute = _OPERATOR_FUNCS.get(name, name) if kind == "operator" else name
         func = getattr(Tensor, attribute)
         qualified = f"reftensor.Tensor.{attribute}"
+        if kind == "operator" and name in _PYTHON_OPERATORS:
+            return handle_torch_function(func, args, *args)
         if kind == "operator":
             def run(self_: Any, other: Any) -> Any:
                 return target.call_operator(self_, other)
-            kwargs = {} if name in _PYTHON_OPERATORS else None
+            kwargs = None
         else:
             def run(self_: Any, *rest: Any, **named: Any) -> Any:
                 return target.call_method(self_, rest, named)
+        # a method of no arguments but ``self`` is one that torch's C++ hands on with
+        # ``self`` alone (``s.t()``, ``-s``: a mode sees ``types`` ``(Tensor,)``)
+        if len(args) == 1 and not kwargs and target._no_arguments is not None:
+            return _handle(func, qualified, args, None, run, True)
     return _handle(func, qualified, args, kwargs if kind == "operator" else kwargs or None,
                    run)
 

@@ -21,7 +21,7 @@ is the same binding as the forward one). The public functions that reftensor wri
 ``__torch_function__`` themselves, as torch's do: a subclass then sees the calls they make
 (``mse_loss`` first reads ``size()``;
 ``s.norm()`` is seen as ``linalg_vector_norm``); ``relu``, ``linear``, ``softmax`` and
-``Linear`` are seen as torch's. ``TorchFunctionMode`` is not built.
+``Linear`` are seen as torch's. ``TorchFunctionMode``: ``test_ch09_function_mode.py``.
 """
 
 from __future__ import annotations

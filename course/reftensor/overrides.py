@@ -1,32 +1,43 @@
 """``reftensor.overrides`` (``torch.overrides``): calls that a Tensor subclass takes over with
-``__torch_function__``.
+``__torch_function__``, and ``TorchFunctionMode``, which takes over every call in a ``with``
+block.
 
-A class that overrides ``__torch_function__`` is asked first whenever one of its instances is
-an argument of a public function, method, operator or property: ``reftensor.add(s, t)``,
-``s.add(t)``, ``s + t``, ``s.shape``, ``s[0]``. The hook collects the arguments' classes
-(:func:`overloaded_args`, a graded piece: subclasses before their bases, each class once,
-the plain ``Tensor`` never), then calls each class's ``__torch_function__(func, types, args,
-kwargs)`` in that order until one returns something other than ``NotImplemented``; if all
-of them do, the call is a TypeError. ``func`` is the public object the program called
+Whenever one of a class's instances is an argument of a public function, method, operator
+or property (``reftensor.add(s, t)``, ``s.add(t)``, ``s + t``, ``s.shape``, ``s[0]``), a class
+that overrides ``__torch_function__`` is asked, after the active ``TorchFunctionMode`` if
+there is one (:class:`TorchFunctionMode`: it also sees calls without such an argument, even
+factories such as ``reftensor.ones(2)``). The hook collects the arguments' classes
+(:func:`overloaded_args`, a graded piece: subclasses before their bases, each class once; the
+plain ``Tensor`` only where torch lists it: the functions torch writes in Python, and the
+members torch hands on with ``self`` alone, ``s.tolist()``, ``s.shape``, ``s.t()``, when
+``self`` is a plain tensor under a mode), then calls each class's ``__torch_function__(func,
+types, args, kwargs)`` in that order until one returns something other than
+``NotImplemented``; if all of them do, the call is a TypeError (for an operator, Python's
+"unsupported operand type(s)"). ``func`` is the public object the program called
 (``reftensor.add``, ``Tensor.add`` for ``s.add(t)`` and ``s + t``, ``Tensor.shape.__get__``
 for ``s.shape``), as torch passes it.
 
-The default, ``Tensor.__torch_function__``, runs ``func`` with the hook switched off
-(``reftensor._C.DisableTorchFunctionSubclass``) and turns the result into the subclass
-(:func:`convert_result`, the other graded piece), so that ``s + t`` is again an ``S``.
+The default, ``Tensor.__torch_function__``, runs ``func`` with the hook switched off for
+subclasses (``reftensor._C.DisableTorchFunctionSubclass``: an active mode is still asked)
+and turns the result into the subclass (:func:`convert_result`, the other graded piece), so
+that ``s + t`` is again an ``S``.
 
 Where the hook is: the op table's bindings (``reftensor/_ops/packet.py``), ``Tensor``'s
 reflected operators and ``__getitem__``/``__setitem__`` call :func:`_op_hook` once a class
-overriding ``__torch_function__`` exists (until then they pay one test of a module variable:
-an index or a value may be the subclass's); and such a class gets, when it is created,
-members that route ``Tensor``'s other hand-written ones (``shape``, ``tolist``, ``size``,
-...) through :func:`_handle` (``Tensor.__init_subclass__``), so a plain tensor pays nothing
-for them.
+overriding ``__torch_function__`` exists or while a mode is pushed (until then they pay one
+test of a module variable: an index or a value may be the subclass's); and such a class
+gets, when it is created, members that route ``Tensor``'s other hand-written ones
+(``shape``, ``tolist``, ``size``, ...) through :func:`_handle` (``Tensor.__init_subclass__``),
+as ``Tensor`` itself does while a mode is pushed, so a plain tensor outside a mode pays
+nothing for them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from . import _C, _bindings
@@ -98,9 +109,10 @@ def get_default_nowrap_functions() -> set[Callable[..., Any]]:
 
 
 def is_tensor_like(inp: Any) -> bool:
-    """``torch.overrides.is_tensor_like``: a plain tensor, or anything whose type has a
-    ``__torch_function__`` (a subclass instance, a tensor-like object)."""
-    return type(inp) is Tensor or hasattr(type(inp), "__torch_function__")
+    """``torch.overrides.is_tensor_like``: a plain tensor, or anything that has a
+    ``__torch_function__`` attribute (a subclass instance, a tensor-like object, but also
+    a Tensor class itself, as torch's says)."""
+    return type(inp) is Tensor or hasattr(inp, "__torch_function__")
 
 
 def _overrides(cls: type) -> bool:
@@ -110,8 +122,11 @@ def _overrides(cls: type) -> bool:
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
-    """``torch.overrides.has_torch_function``: is the hook on, and is one of the arguments
-    not a plain tensor but of a type with a ``__torch_function__``?"""
+    """``torch.overrides.has_torch_function``: is one of the arguments (any, while a
+    ``TorchFunctionMode`` is active) not a plain tensor but of a type with a
+    ``__torch_function__``, and the hook not switched off for it?"""
+    if _C._is_torch_function_mode_enabled():
+        return any(True for _ in relevant_args)
     if _C._state.disabled:
         return False
     return any(type(a) is not Tensor and _overrides(type(a)) for a in relevant_args)
@@ -131,23 +146,33 @@ def has_torch_function_variadic(*args: Any) -> bool:
 def handle_torch_function(public_api: Callable[..., Any], relevant_args: Iterable[Any],
                           *args: Any, **kwargs: Any) -> Any:
     """``torch.overrides.handle_torch_function``, for a function written in Python: ask the
-    ``__torch_function__`` of each argument's type in ``relevant_args`` (a plain tensor's
-    too: torch's Python collection keeps it), in :func:`overloaded_args`'s order.
+    innermost ``TorchFunctionMode`` (if one is active), then the ``__torch_function__`` of
+    each argument's type in ``relevant_args`` (a plain tensor's too: torch's Python
+    collection keeps it; none while the hook is off for subclasses), in
+    :func:`overloaded_args`'s order, until one returns something other than
+    ``NotImplemented``. ``types`` is those classes, for the mode too.
 
     Raises:
         TypeError: every one returned ``NotImplemented`` (torch's message).
     """
-    found = _first_of_each_class(a for a in relevant_args if _overrides(type(a)))
+    found = _first_of_each_class(a for a in relevant_args if _overrides(type(a))) \
+        if _C._state.disabled == _C.ENABLED else {}
     # ``object`` is never an argument's class: nothing is left out (torch's Python rule)
     classes = overloaded_args(list(found), object)
     types = tuple(classes)
+    moded = _C._is_torch_function_mode_enabled()
+    if moded:
+        result = _ask_mode(public_api, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
     for cls in classes:
         result = found[cls].__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result
     name = f"{public_api.__module__}.{public_api.__name__}"
+    mode = f" nor in mode {_get_current_function_mode()}" if moded else ""
     raise TypeError(f"no implementation found for '{name}' on types that implement "
-                    f"__torch_function__: {list(types)}")
+                    f"__torch_function__: {list(types)}{mode}")
 
 
 def _first_of_each_class(arguments: Iterable[Any]) -> dict[type, Any]:
@@ -186,26 +211,59 @@ def _overloaded(values: Iterable[Any]) -> bool:
 
 
 def _handle(func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
-            run: Callable[..., Any]) -> Any:
+            run: Callable[..., Any], self_only: bool = False) -> Any:
     """What torch's C++ bindings do for a call with tensor arguments ``args`` and
-    ``kwargs``: hand it to the overriding classes' ``__torch_function__`` (``func``, named
-    ``name`` in the error), or ``run(*args, **kwargs)`` when none takes part."""
-    if _C._state.disabled:
-        return run(*args, **(kwargs or {}))
-    found = _first_of_each_class(
-        t for t in _tensors((*args, *(kwargs or {}).values())) if _overrides(type(t)))
-    classes = overloaded_args(list(found), Tensor)
-    if not classes:
+    ``kwargs``: hand it to the innermost ``TorchFunctionMode`` (if one is active), then to
+    the overriding classes' ``__torch_function__`` (``func``, named ``name`` in the error),
+    or ``run(*args, **kwargs)`` when none takes part.
+
+    ``self_only``: a member that torch's C++ hands on with ``self`` as the only overloaded
+    argument (``Tensor.tolist``, the properties): ``self``'s class is then ``types`` even when
+    it is the plain ``Tensor`` (a mode sees ``(Tensor,)``), and only ``self`` takes part.
+    Otherwise (the argument parser's rule) ``types`` is the overriding classes of all the
+    tensor arguments, none while the hook is off for subclasses (a mode sees ``()`` for plain
+    tensors)."""
+    state = _C._state
+    moded = state.modes and state.disabled != _C.ALL_DISABLED
+    if self_only:
+        this = args[0]
+        found = {type(this): this} if moded or (
+            not state.disabled and type(this) is not Tensor and _overrides(type(this))) else {}
+        classes = list(found)
+    elif state.disabled:
+        found, classes = {}, []
+    else:
+        found = _first_of_each_class(
+            t for t in _tensors((*args, *(kwargs or {}).values())) if _overrides(type(t)))
+        classes = overloaded_args(list(found), Tensor)
+    if not moded and not classes:
         return run(*args, **(kwargs or {}))
     types = tuple(classes)
+    if moded:
+        result = _ask_mode(func, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
     for cls in classes:
         result = found[cls].__torch_function__(func, types, args, kwargs)
         if result is not NotImplemented:
             return result
     listed = "".join(f"  - tensor subclass {cls}\n" for cls in classes)
+    if moded:
+        listed = f"  - mode object {_get_current_function_mode()}\n{listed}"
     raise TypeError(f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers "
                     f"returned NotImplemented:\n\n{listed}\nFor more information, try "
                     "re-running with TORCH_LOGS=not_implemented")
+
+
+def _ask_mode(func: Any, types: tuple[type, ...], args: tuple[Any, ...],
+              kwargs: dict[str, Any] | None) -> Any:
+    """The innermost mode's ``__torch_function__``, asked with the mode off the stack (a
+    call made inside goes to the next mode, the subclasses or the op), and put back after."""
+    mode = _C._pop_torch_function_stack()
+    try:
+        return mode.__torch_function__(func, types, args, kwargs)
+    finally:
+        _C._push_on_torch_function_stack(mode)
 
 
 #: the function a bitwise or comparison operator passes as ``func`` (torch's C operators
@@ -228,10 +286,12 @@ def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: Any) -> Any:
     ``self``), an operator ("operator") or ``Tensor.__getitem__``/``__setitem__`` ("indexing":
     ``target`` is the method), handed to :func:`_handle` with torch's ``func``;
     or ("python") a call of ``target``, a reflected operator that torch writes in Python
-    (``Tensor.__rsub__``), handed to :func:`handle_torch_function`. Returns
+    (``Tensor.__rsub__``), handed to :func:`handle_torch_function` (as are the operators
+    ``//``, ``**`` and ``**=``, which torch writes in Python too). Returns
     ``packet.UNHANDLED`` when no argument overrides ``__torch_function__`` (the binding then
-    goes on)."""
-    if _C._state.disabled or not (_overloaded(args) or kwargs and _overloaded(kwargs.values())):
+    goes on): unless a ``TorchFunctionMode`` is active."""
+    if not _C._is_torch_function_mode_enabled() and (_C._state.disabled or not (
+            _overloaded(args) or kwargs and _overloaded(kwargs.values()))):
         return _packet.UNHANDLED
     if kind == "python":
         return handle_torch_function(target, args, *args)
@@ -246,87 +306,96 @@ def _op_hook(target: Any, kind: str, args: tuple[Any, ...], kwargs: Any) -> Any:
         attribute = _OPERATOR_FUNCS.get(name, name) if kind == "operator" else name
         func = getattr(Tensor, attribute)
         qualified = f"reftensor.Tensor.{attribute}"
+        if kind == "operator" and name in _PYTHON_OPERATORS:
+            return handle_torch_function(func, args, *args)
         if kind == "operator":
             def run(self_: Any, other: Any) -> Any:
                 return target.call_operator(self_, other)
-            kwargs = {} if name in _PYTHON_OPERATORS else None
+            kwargs = None
         else:
             def run(self_: Any, *rest: Any, **named: Any) -> Any:
                 return target.call_method(self_, rest, named)
+        # a method of no arguments but ``self`` is one that torch's C++ hands on with
+        # ``self`` alone (``s.t()``, ``-s``: a mode sees ``types`` ``(Tensor,)``)
+        if len(args) == 1 and not kwargs and target._no_arguments is not None:
+            return _handle(func, qualified, args, None, run, True)
     return _handle(func, qualified, args, kwargs if kind == "operator" else kwargs or None,
                    run)
 
 
-# ------------------------------------- the hand-written members, on an overriding subclass
+# ------------------------------------- the hand-written members
+# ``Tensor``'s members written by hand (not the op table's bindings) pay nothing for the hook
+# on a plain tensor: a class that overrides ``__torch_function__`` gets, when it is created,
+# members of its own that route them (:func:`_install`); while a ``TorchFunctionMode`` is
+# active, ``Tensor`` itself holds them (:func:`_push_mode`), and gets its own back after.
+# Each routes to the object that is ``Tensor``'s member at the time of the call, as ``func``
+# (``Tensor.tolist``, ``Tensor.shape.__get__``), and runs reftensor's own when no one takes
+# the call.
+
 #: ``Tensor``'s hand-written properties that torch routes through ``__torch_function__``
-#: (``func`` is ``Tensor.<name>.__get__``); their setters are left as they are
+#: (``func`` is ``Tensor.<name>.__get__``, with ``self`` alone: a mode sees ``types``
+#: ``(Tensor,)`` for a plain one); their setters are left as they are
 _PROPERTIES = ("shape", "dtype", "device", "ndim", "T", "mT", "grad", "data", "requires_grad",
                "is_leaf", "grad_fn", "layout", "is_cuda", "is_cpu", "is_meta", "output_nr",
                "itemsize", "nbytes", "retains_grad", "_version")
-#: hand-written methods that are C methods in torch (``kwargs`` None unless given)
-_METHODS = {name: name for name in (
-    "size", "stride", "dim", "numel", "nelement", "storage_offset", "element_size",
-    "is_contiguous", "is_floating_point", "is_complex", "tolist", "item", "numpy",
-    "requires_grad_", "to", "float", "double", "half",
-    "bfloat16", "int", "long", "short", "char", "byte", "bool", "cpu", "data_ptr",
-    "untyped_storage", "get_device", "__bool__", "__float__", "__int__", "__index__",
-    "new_tensor", "detach_", "retain_grad", "__invert__")}
+#: hand-written methods that are C methods in torch handing on ``self`` alone (``kwargs``
+#: None unless given; a mode sees ``types`` ``(Tensor,)`` for a plain one)
+_SELF_METHODS = ("dim", "numel", "nelement", "storage_offset", "element_size",
+                 "is_floating_point", "is_complex", "tolist", "item", "data_ptr",
+                 "untyped_storage", "get_device", "__bool__", "__float__", "__int__",
+                 "__index__", "new_tensor", "detach_", "retain_grad", "__invert__")
+#: hand-written methods that are C methods in torch with an argument parser (a mode sees
+#: ``types`` ``()`` for plain tensors)
+_PARSED_METHODS = ("size", "stride", "is_contiguous", "numpy", "requires_grad_", "to",
+                   "float", "double", "half", "bfloat16", "int", "long", "short", "char",
+                   "byte", "bool", "cpu")
 #: hand-written methods that torch writes in Python (``_tensor.py``): the Python rule
 #: (``handle_torch_function``: ``kwargs`` a dict). (Not the reflected operators: a subclass
 #: with an ``__rsub__`` of its own would be asked first by Python for ``t - s``; they are
 #: decorated on ``Tensor`` itself: ``tensor._python_operator``.)
 _PYTHON_METHODS = ("__len__", "__contains__", "__reversed__", "__format__")
 
+#: ``Tensor``'s own members, as ``tensor.py`` defines them (what runs in the end)
+_OWN: dict[str, Any] = {name: Tensor.__dict__[name] for name in (
+    *_PROPERTIES, *_SELF_METHODS, *_PARSED_METHODS, *_PYTHON_METHODS,
+    "split", "backward", "__repr__")}
 
-def _c_method(func: Any, name: str) -> Callable[..., Any]:
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return _handle(func, f"reftensor.Tensor.{func.__name__}", (self, *args), kwargs or None,
-                       func)
-    method.__name__ = method.__qualname__ = getattr(func, "__name__", name)
+
+def _c_method(name: str, self_only: bool) -> Callable[..., Any]:
+    own = _OWN[name]
+    qualified = f"reftensor.Tensor.{own.__name__}"
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: E306
+        return _handle(getattr(Tensor, name), qualified, (self, *args), kwargs or None, own,
+                       self_only)
+    method.__name__ = method.__qualname__ = own.__name__
+    method.__module__ = own.__module__
     return method
 
 
-def _c_property(original: property, name: str) -> property:
-    func = original.__get__
+def _c_property(name: str) -> property:
+    own = _OWN[name]
+    qualified = f"reftensor.Tensor.{name}.__get__"
     def get(self: Any) -> Any:  # noqa: E306
-        return _handle(func, f"reftensor.Tensor.{name}.__get__", (self,), None, func)
-    return property(get, original.fset, original.fdel, original.__doc__)
+        return _handle(Tensor.__dict__[name].__get__, qualified, (self,), None, own.__get__,
+                       True)
+    return property(get, own.fset, own.fdel, own.__doc__)
 
 
-def _python_method(func: Any) -> Callable[..., Any]:
-    def method(self: Any, *args: Any) -> Any:
+def _python_method(name: str) -> Callable[..., Any]:
+    own = _OWN[name]
+    def method(self: Any, *args: Any) -> Any:  # noqa: E306
         if not has_torch_function_unary(self):
-            return func(self, *args)
-        return handle_torch_function(func, (self,), self, *args)
-    method.__name__ = method.__qualname__ = func.__name__
+            return own(self, *args)
+        return handle_torch_function(getattr(Tensor, name), (self,), self, *args)
+    method.__name__ = method.__qualname__ = name
+    method.__module__ = own.__module__
     return method
-
-
-def _install(cls: type) -> None:
-    """Give ``cls``, a class that overrides ``__torch_function__``, the members that route
-    ``Tensor``'s hand-written ones through it (where ``cls`` inherits ``Tensor``'s), and
-    switch the op table's hook on (``Tensor.__init_subclass__`` calls this, through
-    ``python_functions``: chapter 1 cannot import chapter 9)."""
-    _packet._torch_function = _op_hook
-    for name in _PROPERTIES:
-        original = Tensor.__dict__[name]
-        if getattr(cls, name) is original:
-            setattr(cls, name, _c_property(original, name))
-    for name, target in _METHODS.items():
-        if getattr(cls, name) is getattr(Tensor, name):
-            setattr(cls, name, _c_method(getattr(Tensor, target), target))
-    for name in _PYTHON_METHODS:
-        if getattr(cls, name) is getattr(Tensor, name):
-            setattr(cls, name, _python_method(getattr(Tensor, name)))
-    for name, wrapper in (("split", _split), ("backward", _backward), ("__repr__", _repr)):
-        if getattr(cls, name) is getattr(Tensor, name):
-            setattr(cls, name, wrapper)
 
 
 def _split(self: Any, split_size: Any, dim: Any = 0) -> Any:
     if has_torch_function_unary(self):
         return handle_torch_function(Tensor.split, (self,), self, split_size, dim=dim)
-    return Tensor.split(self, split_size, dim)
+    return _OWN["split"](self, split_size, dim)
 
 
 def _backward(self: Any, gradient: Any = None, retain_graph: Any = None,
@@ -335,14 +404,156 @@ def _backward(self: Any, gradient: Any = None, retain_graph: Any = None,
         return handle_torch_function(Tensor.backward, (self,), self, gradient=gradient,
                                      retain_graph=retain_graph, create_graph=create_graph,
                                      inputs=inputs)
-    return Tensor.backward(self, gradient, retain_graph, create_graph, inputs)
+    return _OWN["backward"](self, gradient, retain_graph, create_graph, inputs)
 
 
 def _repr(self: Any, *, tensor_contents: Any = None) -> str:
     if has_torch_function_unary(self):
         return handle_torch_function(Tensor.__repr__, (self,), self,
                                      tensor_contents=tensor_contents)
-    return Tensor.__repr__(self)
+    return _OWN["__repr__"](self, tensor_contents=tensor_contents)
+
+
+for _f, _name in ((_split, "split"), (_backward, "backward"), (_repr, "__repr__")):
+    _f.__name__ = _f.__qualname__ = _name
+    _f.__module__ = _OWN[_name].__module__
+
+#: the member that routes each of them
+_ROUTED: dict[str, Any] = {
+    **{name: _c_property(name) for name in _PROPERTIES},
+    **{name: _c_method(name, True) for name in _SELF_METHODS},
+    **{name: _c_method(name, False) for name in _PARSED_METHODS},
+    **{name: _python_method(name) for name in _PYTHON_METHODS},
+    "split": _split, "backward": _backward, "__repr__": _repr}
+
+#: has a class that overrides ``__torch_function__`` been created (the op table's hook then
+#: stays on)
+_subclassed = False
+
+
+def _install(cls: type) -> None:
+    """Give ``cls``, a class that overrides ``__torch_function__``, the members that route
+    ``Tensor``'s hand-written ones through it (where ``cls`` inherits ``Tensor``'s), and
+    switch the op table's hook on (``Tensor.__init_subclass__`` calls this, through
+    ``python_functions``: chapter 1 cannot import chapter 9)."""
+    global _subclassed
+    _subclassed = True
+    _packet._torch_function = _op_hook
+    for name, routed in _ROUTED.items():
+        if getattr(cls, name) is getattr(Tensor, name):
+            setattr(cls, name, routed)
+
+
+# ---------------------------------------------------------------------- TorchFunctionMode
+class TorchFunctionMode:
+    """``torch.overrides.TorchFunctionMode``: a subclass's ``__torch_function__(func, types,
+    args, kwargs)`` is asked for every public call made inside ``with Mode():`` (functions,
+    methods, operators, properties, factories such as ``reftensor.ones(2)``, with or without
+    a subclass's tensor among the arguments), before any subclass's. It runs with the mode off
+    the stack: a call made inside goes to the next mode out, then to the subclasses, then to
+    the op. ``types`` is what a subclass would receive (``()`` for plain tensors, but
+    ``(Tensor,)`` for the members torch hands on with ``self`` alone: ``Tensor.tolist``, the
+    properties, the methods torch writes in Python). Returning ``NotImplemented`` passes the
+    call to the subclasses; if every one declines, torch's TypeError names the mode.
+
+    Modes nest (the innermost is asked first), one stack per thread;
+    ``DisableTorchFunction`` switches them off, ``DisableTorchFunctionSubclass`` does not.
+    """
+
+    inner: TorchFunctionMode
+
+    def __init__(self) -> None:
+        pass
+
+    def __torch_function__(self, func: Any, types: tuple[type, ...], args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        raise NotImplementedError
+
+    def __enter__(self) -> TorchFunctionMode:
+        _push_mode(self)
+        return self
+
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
+        _pop_mode()
+
+    @classmethod
+    def push(cls, *args: Any, **kwargs: Any) -> TorchFunctionMode:
+        """Deprecated in torch: the mode, made (``with Mode():`` pushes it)."""
+        warnings.warn("`Mode.push()` is no longer necessary and can be replaced with just "
+                      "`with Mode()`", stacklevel=2)
+        return cls(*args, **kwargs)
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """``torch.overrides.BaseTorchFunctionMode``: a mode that runs ``func`` (a base for
+    modes that do something around the call)."""
+
+    def __torch_function__(self, func: Any, types: tuple[type, ...], args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        if kwargs is None:
+            kwargs = {}
+        return func(*args, **kwargs)
+
+
+def _get_current_function_mode() -> TorchFunctionMode | None:
+    """``torch.overrides._get_current_function_mode``: the innermost mode, or None."""
+    n = _C._len_torch_function_stack()
+    return _C._get_function_stack_at(n - 1) if n > 0 else None
+
+
+def _get_current_function_mode_stack() -> list[TorchFunctionMode]:
+    """``torch.overrides._get_current_function_mode_stack``: the modes, outermost first."""
+    return [_C._get_function_stack_at(i) for i in range(_C._len_torch_function_stack())]
+
+
+#: modes pushed by :func:`_push_mode` and not yet popped, all threads together; while there
+#: is one, ``Tensor`` holds the routing members and the op table's hook is on
+_pushed = 0
+_pushed_lock = threading.Lock()
+
+
+def _push_mode(mode: TorchFunctionMode) -> None:
+    """``torch.overrides._push_mode``: ``mode`` becomes the innermost (this thread's)."""
+    global _pushed
+    _C._push_on_torch_function_stack(mode)
+    with _pushed_lock:
+        _pushed += 1
+        if _pushed == 1:
+            _route_tensor(True)
+
+
+def _pop_mode() -> TorchFunctionMode:
+    """``torch.overrides._pop_mode``: remove and return the innermost mode.
+
+    Raises:
+        RuntimeError: no mode is active (torch's message).
+    """
+    global _pushed
+    mode = _C._pop_torch_function_stack()
+    with _pushed_lock:
+        _pushed = max(_pushed - 1, 0)
+        if _pushed == 0:
+            _route_tensor(False)
+    return mode
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily() -> Iterator[TorchFunctionMode]:
+    """``torch.overrides._pop_mode_temporarily``: the innermost mode, off the stack inside
+    the ``with`` block."""
+    mode = _C._pop_torch_function_stack()
+    try:
+        yield mode
+    finally:
+        _C._push_on_torch_function_stack(mode)
+
+
+def _route_tensor(on: bool) -> None:
+    """``Tensor`` holds the routing members (``on``) or its own again; the op table's hook
+    is on while a mode is pushed or once a class overrides ``__torch_function__``."""
+    for name, routed in _ROUTED.items():
+        setattr(Tensor, name, routed if on else _OWN[name])
+    _packet._torch_function = _op_hook if on or _subclassed else None
 
 
 # chapter 1's Tensor reaches these through ``python_functions`` (it is built before them)

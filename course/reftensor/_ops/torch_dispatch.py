@@ -31,6 +31,8 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from .. import _C
+from .._C import _disabled_torch_dispatch_impl
 from ..device import CPU, META
 from .python_functions import function
 from .state import state
@@ -39,15 +41,6 @@ from .tensor_type import TensorType
 __all__ = ["_disabled_torch_dispatch_impl",
            "alias_outputs", "has_torch_dispatch", "multiple_dispatch_failed", "no_dispatch",
            "overloaded_tensors", "python_tensor", "subclass_like"]
-
-
-def _disabled_torch_dispatch_impl(func: Any, types: Any, args: Any = (),
-                                  kwargs: Any = None) -> Any:
-    """``Tensor.__torch_dispatch__`` (torch's ``torch._C._disabled_torch_dispatch_impl``):
-    a class that holds it has no ``__torch_dispatch__``; called, it runs ``func`` with
-    ``__torch_dispatch__`` disabled (no mode, no subclass sees the call)."""
-    with no_dispatch():
-        return func(*args, **(kwargs or {}))
 
 
 def has_torch_dispatch(cls: type) -> bool:
@@ -67,6 +60,10 @@ def no_dispatch() -> Iterator[None]:
         yield
     finally:
         state.python_disabled -= 1
+
+
+# ``reftensor._C._disabled_torch_dispatch_impl`` (``Tensor.__torch_dispatch__``) runs under it
+_C._no_dispatch = no_dispatch
 
 
 def overloaded_tensors(tensors: list[Any]) -> list[Any]:

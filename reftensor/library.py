@@ -938,8 +938,7 @@ class CustomOpDef:
         self._backend_fns: dict[str | None, Callable[..., Any]] = {}
         self._abstract_fn: Callable[..., Any] | None = None
         self._autograd = _AutogradInfo(None, None)
-        self._lib = Library(namespace_, "FRAGMENT")
-        _keep_alive.append(self._lib)
+        self._lib = _library_allowing_overwrite(namespace_, name)
         schema_str = name + schema
         parsed = parse_schema(schema_str)
         if any(a.kwarg_only and a.type.base == "Tensor" for a in parsed.arguments):
@@ -958,7 +957,9 @@ class CustomOpDef:
         return f"<CustomOpDef({self._qualname})>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._opoverload(*args, **kwargs)
+        entry = _ENTRIES.get(self._qualname)  # the op as defined now (see custom_op)
+        op = self._opoverload if entry is None or entry.op is None else entry.op
+        return op(*args, **kwargs)
 
     def _fake_impl(self, *args: Any, **kwargs: Any) -> Any:
         if self._abstract_fn is None:
@@ -999,6 +1000,23 @@ class CustomOpDef:
         forward, ``backward(ctx, *grads)`` returns a gradient per positional argument."""
         _check_functional(self._opoverload, str(self))
         self._autograd = _AutogradInfo(backward, setup_context)
+
+
+#: each ``custom_op``'s library, by the op's name (torch's ``OPDEF_TO_LIB``), which keeps it
+#: alive: a second ``custom_op`` of the name destroys it first
+_OPDEF_TO_LIB: dict[str, Library] = {}
+
+
+def _library_allowing_overwrite(namespace_: str, name: str) -> Library:
+    """A new library for the ``custom_op`` ``namespace_::name``, after destroying the one an
+    earlier ``custom_op`` of that name made, with its op, kernels, fake and backward (torch's
+    ``get_library_allowing_overwrite``): a ``custom_op`` may define its op again."""
+    qualname = f"{namespace_}::{name}"
+    earlier = _OPDEF_TO_LIB.pop(qualname, None)
+    if earlier is not None:
+        earlier._destroy()
+    made = _OPDEF_TO_LIB[qualname] = Library(namespace_, "FRAGMENT")
+    return made
 
 
 def _backend(opdef: CustomOpDef, device_type: str | None) -> Callable[..., Any]:

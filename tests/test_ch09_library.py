@@ -450,6 +450,57 @@ def test_custom_op_program_as_torchs():
     assert ours_torch == ours
 
 
+
+def test_a_second_custom_op_of_a_name_replaces_the_first_as_torchs():
+    """torch 2.13's ``custom_op`` of a name that a ``custom_op`` defined already is no error:
+    the first one's library is destroyed with its op, kernels, fake and backward, and the op
+    is defined again (a notebook cell run twice). The new kernel runs for the new definition,
+    the old one and ``lib.ops``; the old fake and backward are gone, and a new schema is
+    taken. A name that ``define`` gave an op is still refused."""
+    def program(lib: Any, ns: str) -> list[Any]:
+        Tensor = lib.Tensor
+
+        def first(x, k=1.0):
+            return x * k
+
+        def second(x, k=1.0):
+            return x * k + 10
+
+        def third(x, n):
+            return x * n
+
+        first.__annotations__ = second.__annotations__ = {"x": Tensor, "k": float,
+                                                          "return": Tensor}
+        third.__annotations__ = {"x": Tensor, "n": int, "return": Tensor}
+        name = f"{ns}::twice"
+        old = lib.library.custom_op(name, first, mutates_args=())
+        old.register_fake(lambda x, k=1.0: lib.empty_like(x))
+        old.register_autograd(lambda ctx, grad: (grad, None))
+        x = _tensor(lib, [1.0, 2.0])
+        meta = lib.empty(2, 3, device="meta")
+        found: list[Any] = [old(x, 2.0).tolist(), tuple(old(meta).shape)]
+        new = outcome(lambda: lib.library.custom_op(name, second, mutates_args=()))
+        found.append(new[0])
+        new = new[1]
+        space = getattr(lib.ops, ns)
+        grad = x.clone().requires_grad_()
+        found += [repr(new).replace(ns, "NS"), new(x).tolist(), old(x).tolist(),
+                  space.twice(x).tolist(), space.twice.default(x, 3.0).tolist(),
+                  outcome(lambda: new(meta)),
+                  outcome(lambda: space.twice(grad).sum().backward()), grad.grad]
+        third_op = lib.library.custom_op(name, third, mutates_args=())
+        found += [str(space.twice.default._schema).replace(ns, "NS"),
+                  third_op(x, 4).tolist(), space.twice(x, 5).tolist()]
+        lib.library.define(f"{ns}::plain", "(Tensor x) -> Tensor")
+        found.append(outcome(lambda: lib.library.custom_op(f"{ns}::plain", first,
+                                                           mutates_args=())))
+        return [normalized(f).replace(ns, "NS") if isinstance(f, str) else
+                (f[0], normalized(f[1]).replace(ns, "NS")) if isinstance(f, tuple) and
+                len(f) == 2 and isinstance(f[1], str) else f for f in found]
+
+    ours_torch, ours = side_by_side(program)
+    assert ours_torch == ours
+
 def test_custom_op_with_keyword_only_arguments_and_mutation():
     def program(lib: Any, ns: str) -> list[Any]:
         Tensor = lib.Tensor

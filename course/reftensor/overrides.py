@@ -551,8 +551,7 @@ def _pop_mode_temporarily() -> Iterator[TorchFunctionMode]:
 def _route_tensor(on: bool) -> None:
     """``Tensor`` holds the routing members (``on``) or its own again; the op table's hook
     is on while a mode is pushed or once a class overrides ``__torch_function__``."""
-    for name, routed in _ROUTED.items():
-        setattr(Tensor, name, routed if on else _OWN[name])
+    Tensor._route_members(dict(_ROUTED) if on else None)
     _packet._torch_function = _op_hook if on or _subclassed else None
 
 

@@ -126,6 +126,10 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % ndim
 
 
+#: the members ``Tensor._route_members`` set aside, to put back (chapter 9's modes)
+_OWN_MEMBERS: dict[type, dict[str, Any]] = {}
+
+
 class Tensor(TensorMethods):
     """A strided view of an ``UntypedStorage`` (``torch.Tensor``).
 
@@ -966,6 +970,21 @@ class Tensor(TensorMethods):
         super().__init_subclass__(**kwargs)
         if getattr(cls, "__torch_function__", None) is not _disabled_torch_function_impl:
             python_function("torch_function_subclass")(cls)
+
+    @classmethod
+    def _route_members(cls, routed: dict[str, Any] | None) -> None:
+        """Hold ``routed`` (name: member) in place of ``Tensor``'s own hand-written members,
+        or, with None, its own again. Chapter 9's ``TorchFunctionMode`` calls it as the first
+        mode is pushed and after the last is popped (``overrides.py``): torch's C members look
+        at the mode stack on every call; here a plain call pays nothing while no mode is on.
+        Only ``Tensor`` changes its members: no other module sets an attribute of the class."""
+        own = _OWN_MEMBERS.setdefault(cls, {})
+        for name, member in (routed or {}).items():
+            own.setdefault(name, cls.__dict__[name])
+            setattr(cls, name, member)
+        if routed is None:
+            for name, member in own.items():
+                setattr(cls, name, member)
 
     def as_subclass(self, cls: type) -> Tensor:
         """``torch.Tensor.as_subclass``: ``self`` as an instance of ``cls``, sharing its

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import threading
 import time
@@ -19,6 +20,7 @@ from autograder.classroom import feedback
 from autograder.course import pipeline
 from autograder.grading import class_run, grade
 from autograder.sandbox import bwrap as sandbox
+from tests import tiers
 from tests.adversarial import corpus
 
 pytestmark = [
@@ -41,6 +43,13 @@ HEAVY = grade.Settings(exercise_timeout=8, cell_timeout=5)
 SCHEDULER = os.environ.get("REFTENSOR_ADVERSARIAL_SCHEDULER") or None
 MEASURES = pipeline.REPO / "build" / ("adversarial-measures-cluster.json" if SCHEDULER
                                       else "adversarial-measures.json")
+#: the corpus the module grades: in the fast tier the ten honest controls are graded in four
+#: submissions (``corpus.fast_samples``), in the full tier each alone
+SAMPLES = tiers.pick(corpus.fast_samples, corpus.samples)
+#: the seed of every grading run of this module: drawn afresh by each process, and one for
+#: all its runs, so that it draws their cases and computes torch's answers for them once
+#: (``trusted._exercise_plan``), not once for each run
+SEED = secrets.randbits(63)
 
 
 class Listeners:
@@ -81,18 +90,19 @@ class Listeners:
 def graded(tmp_path_factory, lean_chapter_1):
     root = tmp_path_factory.mktemp("adversarial")
     net = Listeners()
-    samples = corpus.samples(listener_port=net.tcp.getsockname()[1],
-                             udp_port=net.udp.getsockname()[1],
-                             archive=str(root / "ws-light" / "archive"))
+    samples = SAMPLES(listener_port=net.tcp.getsockname()[1],
+                      udp_port=net.udp.getsockname()[1],
+                      archive=str(root / "ws-light" / "archive"))
     corpus.build(root / "light", [s for s in samples if not s.heavy])
     corpus.build(root / "heavy", [s for s in samples if s.heavy])
     outcomes = class_run.grade_class(root / "ws-light", root / "light", corpus.CHAPTER, workers=2,
-                                 progress=False, settings=FAST, scheduler=SCHEDULER)
+                                 progress=False, settings=FAST, scheduler=SCHEDULER,
+                                 seed=SEED)
     # resource exhaustion, with the shorter limits: two at a time (each sandbox running at
     # once has a user, so a process limit, of its own)
     outcomes += class_run.grade_class(root / "ws-heavy", root / "heavy", corpus.CHAPTER,
                                   workers=2, progress=False, settings=HEAVY,
-                                  scheduler="local:2" if SCHEDULER else None)
+                                  scheduler="local:2" if SCHEDULER else None, seed=SEED)
     for ws in ("ws-light", "ws-heavy"):
         feedback.generate(root / ws, corpus.CHAPTER)
     net.close()
@@ -147,7 +157,7 @@ def test_the_corpus_is_big_enough():
     assert len([s for s in samples if s.honest]) >= 10
 
 
-@pytest.mark.parametrize("kind", [s.kind for s in corpus.samples()])
+@pytest.mark.parametrize("kind", [s.kind for s in SAMPLES()])
 def test_sample_ends_as_recorded(graded, kind):
     sample, outcome = graded["samples"][kind], graded["outcomes"][kind]
     assert outcome.total == sample.total, outcome.reasons
@@ -213,9 +223,9 @@ def test_every_submission_has_an_explicit_state_in_the_export(graded):
 
 
 # ---------------------------------------------------------------- defences switched off
-#: the seed of the single-defence runs: one seed, so this process draws their cases and
+#: the seed of the single-defence runs: the module's, so this process draws their cases and
 #: computes torch's answers once (``trusted._exercise_plan``) for all of them
-DEFENCE_SEED = 20261129
+DEFENCE_SEED = SEED
 
 
 def _grade_one(tmp_path: Path, kind: str, settings: grade.Settings) -> grade.Outcome:

@@ -20,6 +20,7 @@ import io
 import json
 import os
 import re
+import secrets
 import sqlite3
 import stat
 import threading
@@ -52,6 +53,9 @@ BUDGET = 45.0  # seconds per submission: about 9 times an honest chapter-1 submi
 SLACK = 15.0  # for starting and ending a student's process around the budget
 MEMORY_LIMIT_MB = 1024  # the grader's own peak while grading one student
 DISK_LIMIT_MB = 64  # what may be kept on the host for one student, at any moment
+#: the seed of the three grading runs: drawn afresh by each process, and one for all three, so
+#: that their cases and torch's answers are computed once (``trusted._exercise_plan``)
+SEED = secrets.randbits(63)
 LONGEST_FIELD = 32_767  # characters in one report field (a spreadsheet cell's limit)
 # controls (C0 but tab, DEL, C1), bidirectional and invisible formatting, lone surrogates
 UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069"
@@ -219,7 +223,7 @@ def _grade_run(run: str, ws: Path, inbox: Path, canaries: host.Canaries,
         started = time.monotonic()
         try:
             outcomes = class_run.grade_class(ws, inbox, host.CHAPTER, workers=WORKERS[run],
-                                         progress=False, settings=settings())
+                                         progress=False, settings=settings(), seed=SEED)
         except Exception as err:  # noqa: BLE001 - an aborted run is a measure
             errors.append(f"{run}: grading raised {type(err).__name__}: {str(err)[:300]}")
             outcomes = seen["report"] or seen["graded"]
@@ -268,7 +272,7 @@ def graded(tmp_path_factory, lean_chapter_1):
     workspaces = {run: root / f"ws-{run}" for run in host.RUNS}
     canaries = host.Canaries(root / "canaries")
     # where the cross run's gradebook and runtime will be, as grading itself makes them
-    ctx = grade.prepare(workspaces["cross"], host.CHAPTER, settings=settings())
+    ctx = grade.prepare(workspaces["cross"], host.CHAPTER, seed=SEED, settings=settings())
     canaries.aim("cross", workspaces["cross"] / "gradebook.db", Path(ctx.runtime))
     samples = host.samples(canaries, device=os.stat(root).st_dev)
     canaries.make([s.kind for s in samples if s.category == "planting"])

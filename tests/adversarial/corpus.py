@@ -8,6 +8,7 @@ in many styles and must get 20/20 and ``graded``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable
@@ -71,6 +72,9 @@ class Sample:
     state: str
     reason: str | None = None  # a phrase the reasons must contain
     answers: dict[str, str] = field(default_factory=dict)
+    # answers computed only when the submission is written (``memorized_hidden_cases``'s need
+    # torch's references: listing the corpus, as collecting the tests does, costs nothing)
+    lazy_answers: Callable[[], dict[str, str]] | None = None
     base: dict[str, str] = field(default_factory=lambda: dict(WRONG))
     mutate: Callable[[dict[str, Any]], None] | None = None
     raw: Callable[[Path], None] | None = None  # writes the submission file itself
@@ -92,7 +96,8 @@ def write(sample: Sample, inbox: Path) -> Path:
         sample.raw(path)
         return path
     nb = _release()
-    sources = dict(sample.base, **sample.answers)
+    sources = dict(sample.base, **sample.answers,
+                   **(sample.lazy_answers() if sample.lazy_answers else {}))
     for cell in nb["cells"]:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if grade_id in sources:
@@ -151,9 +156,11 @@ def _nearby(pattern):
 '''
 
 
+@functools.cache
 def _memorizer_answers() -> dict[str, str]:
     """Answers that look up the notebook's own (default-seed) cases in a table computed with
-    torch beforehand, and are wrong elsewhere."""
+    torch beforehand, and are wrong elsewhere (computed once a process: the cases and torch's
+    answers for them never change)."""
     import tempfile
 
     from autograder.course.plain import decode
@@ -328,7 +335,7 @@ os.environ["REFTENSOR_REFERENCES"] = os.path.abspath("forged.json")''')))
     # The table also holds the notebook's own hidden cases, so both verdicts agree on those;
     # the fresh cases cost it the hidden points, which is a score, not a sign of tampering.
     add(Sample("memorized_hidden_cases", "reference poisoning", 5, "graded",
-               answers=_memorizer_answers(),
+               lazy_answers=lambda: dict(_memorizer_answers()),
                note="passes the public fixed cases only; the fresh seed defeats the table"))
 
     # ------------------------------------------------------------ kernel hooks
@@ -519,6 +526,53 @@ except OSError:
 
     add(Sample("answer_cell_retyped", "structural and JSON corruption", 16, "needs review",
                "markdown", base=dict(HONEST), mutate=retype))
+    return out
+
+
+#: the honest controls the fast tier grades in fewer submissions (``fast_samples``)
+MERGED_HONEST = {
+    "honest_recursion_and_helper": ("honest_recursion", "honest_helper_across_cells"),
+    "honest_noisy_functional": ("honest_prints", "honest_stderr", "honest_warnings",
+                                "honest_slow_in_time", "honest_functional",
+                                "honest_self_testing"),
+}
+
+
+def _noisy(name: str, source: str) -> str:
+    """``source`` as every noisy honest control writes it at once: it prints to stdout and
+    stderr, warns and sleeps 4 ms on each call, and tests itself after its definition."""
+    source = source.replace("):\n", "):\n    print('called with', locals())\n"
+                            "    print('debug', file=sys.stderr)\n"
+                            "    warnings.warn('slow path', RuntimeWarning)\n"
+                            "    time.sleep(0.004)\n", 1)
+    return (f"import sys\nimport time\nimport warnings\n{source}"
+            f"\n\nassert {name} is not None\ncheck({name!r}, {name})")
+
+
+def fast_samples(**kwargs: Any) -> list[Sample]:
+    """The corpus the fast tier grades: every attack, and the ten honest controls in four
+    submissions (``honest_plain`` and ``honest_numpy`` as they are; the recursive answers with
+    a helper shared across cells; every noisy style at once, on a functional
+    ``contiguous_strides``). The full tier grades each control alone (:func:`samples`)."""
+    everything = samples(**kwargs)
+    by_kind = {s.kind: s for s in everything}
+    merged = {k for kinds in MERGED_HONEST.values() for k in kinds}
+    functional = by_kind["honest_functional"].answers["contiguous_strides"]
+    recursion = by_kind["honest_recursion"].answers
+    helper = by_kind["honest_helper_across_cells"].answers
+    out = [s for s in everything if s.kind not in merged]
+    at = next(i for i, s in enumerate(out) if s.honest) + 1
+    out[at:at] = [
+        Sample("honest_recursion_and_helper", "honest", 20, "graded", base=dict(HONEST),
+               honest=True, answers={
+                   "storage_index": helper["storage_index"].split("\n\n")[0] + "\n\n"
+                   + recursion["storage_index"],
+                   "contiguous_strides": recursion["contiguous_strides"],
+                   "channels_last_strides": helper["channels_last_strides"]}),
+        Sample("honest_noisy_functional", "honest", 20, "graded", honest=True,
+               base={k: _noisy(k, v) for k, v in
+                     dict(HONEST, contiguous_strides=functional).items()}),
+    ]
     return out
 
 

@@ -817,8 +817,12 @@ def _composite_max_pool(input: Any, kernel_size: Any, stride: Any = (), padding:
     at = flat.argmax(-1, keepdim=True)
     values = flat.gather(-1, at).squeeze(-1)
     at = at.squeeze(-1)
-    rows = at.div(kw, rounding_mode="floor") + (at.new_ones((oh, 1)).cumsum(0) - 1) * sh
-    cols = at.remainder(kw) + (at.new_ones((ow,)).cumsum(0) - 1) * sw
+    # each window's first row and column in the plane (0, s, 2s, ...: an arange, from the
+    # window's own tensors, so that this module imports no library)
+    first_rows = (at.new_ones((oh, 1)).cumsum(0) - 1) * sh
+    first_cols = (at.new_ones((ow,)).cumsum(0) - 1) * sw
+    rows = at.div(kw, rounding_mode="floor") + first_rows
+    cols = at.remainder(kw) + first_cols
     return values.contiguous(), (rows * w + cols).contiguous()
 
 
@@ -850,11 +854,9 @@ def composite_kernels(lib: Any) -> Iterator[None]:
     if lib.__name__ != "reftensor":
         yield
         return
-    import reftensor.library
-
     with warnings.catch_warnings():  # torch's once-per-process warning of a kernel replaced
         warnings.simplefilter("ignore")
-        kernels = reftensor.library.Library("aten", "IMPL")
+        kernels = lib.library.Library("aten", "IMPL")
         for op, kernel in COMPOSITE_KERNELS.items():
             kernels.impl(op, kernel, "CPU")
     try:

@@ -952,20 +952,19 @@ def test_the_check_computes_max_pools_as_torch(shape, kernel, stride):
     with composite_kernels(reftensor), pytest.raises(NotImplementedError):
         reftensor.nn.functional.conv2d(reftensor.ones(1, 2, 4, 4), reftensor.ones(2, 1, 3, 3),
                                        groups=2)
+    before = _cpu_kernels()
     with composite_kernels(reftensor):
-        pass
-    assert not any(_still_replaced())
+        inside = _cpu_kernels()
+    assert all(inside[op] is not before[op] for op in before)
+    assert _cpu_kernels() == before  # the library's kernels back after the block
 
 
-def _still_replaced() -> list[str]:
-    """The ops whose CPU kernel is still one of the check's composites (none outside the
-    ``with`` block)."""
+def _cpu_kernels() -> dict:
+    """The CPU kernels of the ops whose kernels the check replaces."""
     from autograder.course.exercises.ch10_capstone import COMPOSITE_KERNELS
     from reftensor._ops import DispatchKey, aten
 
-    return [op for op in COMPOSITE_KERNELS
-            if getattr(aten[op].default.kernels.get(DispatchKey.CPU), "__name__", "")
-            .startswith("_composite")]
+    return {op: aten[op].default.kernels.get(DispatchKey.CPU) for op in COMPOSITE_KERNELS}
 
 
 NO_PIECE_PROGRAM = """

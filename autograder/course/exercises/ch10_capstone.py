@@ -22,6 +22,7 @@ Strategies draw only with ``sampled_from`` (see chapter 5's module for why).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Iterator
@@ -734,12 +735,14 @@ def _pair(value: Any) -> tuple[int, int]:
     return (int(values[0]), int(values[-1]))
 
 
-def _padded(input: Any, ph: int, pw: int) -> Any:
-    """``input`` ``(N, C, H, W)`` inside a border of zeros (a copy)."""
+def _padded(lib: Any, input: Any, ph: int, pw: int) -> Any:
+    """``input`` ``(N, C, H, W)`` inside a border of zeros (a copy, by ``cat``: a write into
+    a slice would take reftensor's element-by-element path for strided destinations)."""
     n, c, h, w = input.shape
-    padded = input.new_zeros((n, c, h + 2 * ph, w + 2 * pw))
-    padded[:, :, ph:ph + h, pw:pw + w] = input
-    return padded
+    rows = input.new_zeros((n, c, ph, w))
+    tall = lib.cat([rows, input, rows], 2)
+    cols = input.new_zeros((n, c, h + 2 * ph, pw))
+    return lib.cat([cols, tall, cols], 3)
 
 
 def _windows_of(padded: Any, kernel: tuple[int, int], stride: tuple[int, int],
@@ -751,7 +754,7 @@ def _windows_of(padded: Any, kernel: tuple[int, int], stride: tuple[int, int],
     return spans[..., ::dh, ::dw]
 
 
-def _composite_convolution(input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
+def _composite_convolution(lib: Any, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
                            dilation: Any, transposed: bool, output_padding: Any,
                            groups: int) -> Any:
     """``aten::convolution`` (2-d, one group) from earlier chapters' ops."""
@@ -761,7 +764,7 @@ def _composite_convolution(input: Any, weight: Any, bias: Any, stride: Any, padd
     n, c = input.shape[:2]
     o, _, kh, kw = weight.shape
     (ph, pw) = _pair(padding)
-    win = _windows_of(_padded(input, ph, pw), (kh, kw), _pair(stride), _pair(dilation))
+    win = _windows_of(_padded(lib, input, ph, pw), (kh, kw), _pair(stride), _pair(dilation))
     oh, ow = win.shape[2:4]
     rows = win.permute(0, 2, 3, 1, 4, 5).reshape(n, oh * ow, c * kh * kw)
     out = rows.matmul(weight.reshape(o, -1).t()).transpose(1, 2).reshape(n, o, oh, ow)
@@ -770,7 +773,7 @@ def _composite_convolution(input: Any, weight: Any, bias: Any, stride: Any, padd
     return out.contiguous()
 
 
-def _composite_convolution_backward(grad_output: Any, input: Any, weight: Any,
+def _composite_convolution_backward(lib: Any, grad_output: Any, input: Any, weight: Any,
                                     bias_sizes: Any, stride: Any, padding: Any, dilation: Any,
                                     transposed: bool, output_padding: Any, groups: int,
                                     output_mask: Any) -> tuple[Any, Any, Any]:
@@ -789,10 +792,10 @@ def _composite_convolution_backward(grad_output: Any, input: Any, weight: Any,
         for a in range(kh):
             for b in range(kw):
                 padded[:, :, a * dh:a * dh + sh * (oh - 1) + 1:sh,
-                       b * dw:b * dw + sw * (ow - 1) + 1:sw] += cols[:, :, a, b]
+                       b * dw:b * dw + sw * (ow - 1) + 1:sw].add_(cols[:, :, a, b])
         grad_input = padded[:, :, ph:ph + h, pw:pw + w].contiguous()
     if output_mask[1]:
-        win = _windows_of(_padded(input, ph, pw), (kh, kw), (sh, sw), (dh, dw))
+        win = _windows_of(_padded(lib, input, ph, pw), (kh, kw), (sh, sw), (dh, dw))
         rows = win.permute(1, 4, 5, 0, 2, 3).reshape(c * kh * kw, n * oh * ow)
         grads = grad_output.transpose(0, 1).reshape(o, n * oh * ow)
         grad_weight = grads.matmul(rows.t()).reshape(o, c, kh, kw)
@@ -801,7 +804,7 @@ def _composite_convolution_backward(grad_output: Any, input: Any, weight: Any,
     return grad_input, grad_weight, grad_bias
 
 
-def _composite_max_pool(input: Any, kernel_size: Any, stride: Any = (), padding: Any = 0,
+def _composite_max_pool(lib: Any, input: Any, kernel_size: Any, stride: Any = (), padding: Any = 0,
                         dilation: Any = 1, ceil_mode: bool = False) -> tuple[Any, Any]:
     """``aten::max_pool2d_with_indices`` (no padding, dilation or ``ceil_mode``) from earlier
     chapters' ops: each window's first largest element (``argmax``'s) and its flat index in
@@ -817,17 +820,15 @@ def _composite_max_pool(input: Any, kernel_size: Any, stride: Any = (), padding:
     at = flat.argmax(-1, keepdim=True)
     values = flat.gather(-1, at).squeeze(-1)
     at = at.squeeze(-1)
-    # each window's first row and column in the plane (0, s, 2s, ...: an arange, from the
-    # window's own tensors, so that this module imports no library)
-    first_rows = (at.new_ones((oh, 1)).cumsum(0) - 1) * sh
-    first_cols = (at.new_ones((ow,)).cumsum(0) - 1) * sw
+    first_rows = lib.arange(oh).reshape(oh, 1) * sh  # each window's first row and column
+    first_cols = lib.arange(ow) * sw
     rows = at.div(kw, rounding_mode="floor") + first_rows
     cols = at.remainder(kw) + first_cols
     return values.contiguous(), (rows * w + cols).contiguous()
 
 
-def _composite_max_pool_backward(grad_output: Any, input: Any, kernel_size: Any, stride: Any,
-                                 padding: Any, dilation: Any, ceil_mode: bool,
+def _composite_max_pool_backward(lib: Any, grad_output: Any, input: Any, kernel_size: Any,
+                                 stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
                                  indices: Any) -> Any:
     """``aten::max_pool2d_with_indices_backward``: each window's gradient added into its
     maximum's place."""
@@ -837,7 +838,7 @@ def _composite_max_pool_backward(grad_output: Any, input: Any, kernel_size: Any,
     return grad.reshape(n, c, h, w)
 
 
-#: the kernels the check replaces on reftensor, by op
+#: the kernels the check replaces on reftensor, by op (each takes the library first)
 COMPOSITE_KERNELS = {
     "convolution": _composite_convolution,
     "convolution_backward": _composite_convolution_backward,
@@ -858,7 +859,7 @@ def composite_kernels(lib: Any) -> Iterator[None]:
         warnings.simplefilter("ignore")
         kernels = lib.library.Library("aten", "IMPL")
         for op, kernel in COMPOSITE_KERNELS.items():
-            kernels.impl(op, kernel, "CPU")
+            kernels.impl(op, functools.partial(kernel, lib), "CPU")
     try:
         yield
     finally:

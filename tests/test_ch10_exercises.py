@@ -253,7 +253,7 @@ def loop_item_before_backward(lib, model, batches, optimizer):
 
 # ---------------------------------------------------------------- build_cnn's mistakes
 def _digits_cnn(lib, order=("conv1", "conv2", "fc"), padding=1, relu2=True, pool="max",
-                bias=True, channels_last_flatten=False):
+                bias=True, channels_last_flatten=False, created=None):
     """The capstone's CNN with one thing changed (the right one by default)."""
     nn, F = lib.nn, lib.nn.functional
     make = {"conv1": lambda: nn.Conv2d(1, 16, 3, padding=padding, bias=bias),
@@ -263,8 +263,9 @@ def _digits_cnn(lib, order=("conv1", "conv2", "fc"), padding=1, relu2=True, pool
     class DigitsCNN(nn.Module):
         def __init__(self):
             super().__init__()
-            for name in order:
-                setattr(self, name, make[name]())
+            layers = {name: make[name]() for name in created or order}  # drawn in this order
+            for name in order:  # registered in this one
+                setattr(self, name, layers[name])
 
         def forward(self, images):
             down = F.max_pool2d if pool == "max" else F.avg_pool2d
@@ -279,8 +280,9 @@ def _digits_cnn(lib, order=("conv1", "conv2", "fc"), padding=1, relu2=True, pool
 
 
 def cnn_linear_created_first(lib):
-    """The layers created in another order: the first weights are other draws."""
-    return _digits_cnn(lib, order=("fc", "conv1", "conv2"))
+    """The Linear layer created first, the layers registered in the right order: the names
+    are right, the first weights other draws."""
+    return _digits_cnn(lib, created=("fc", "conv1", "conv2"))
 
 
 def cnn_convs_swapped(lib):

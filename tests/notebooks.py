@@ -5,8 +5,11 @@ from __future__ import annotations
 import ast
 import functools
 import io
+import json
 import os
 import re
+import subprocess
+import sys
 import tokenize
 from pathlib import Path
 from typing import Any
@@ -182,27 +185,102 @@ def assert_mistake_fails(name: str, answer: object, passes_visible: bool) -> Non
 
 
 def assert_grading_full_points_and_one_loss(tmp_path: Path, chapter: str, name: str,
-                                            mistake: object, points: int) -> Any:
+                                            mistake: object, points: int,
+                                            more: dict[str, object] | None = None) -> Any:
     """The trusted pipeline on a fresh seed: the solution gets all ``points`` automatic
     points; ``mistake`` (a function, or an answer cell's source) written as exercise
-    ``name`` loses that exercise only. Returns the mistaken submission's outcome."""
+    ``name`` loses that exercise only, and so does each of ``more``'s (exercise -> mistake),
+    each handed in by a student of its own. Returns the first mistaken submission's outcome."""
     import inspect
 
+    def cell(exercise: str, wrong: object) -> str:
+        return (wrong if isinstance(wrong, str)
+                else inspect.getsource(wrong).replace(wrong.__name__, exercise, 1))
+
+    mistakes = {name: mistake, **(more or {})}
     inbox = tmp_path / "inbox"
     write_submission(chapter, inbox / "right" / chapter, {})
-    body = (mistake if isinstance(mistake, str)
-            else inspect.getsource(mistake).replace(mistake.__name__, name, 1))
-    write_submission(chapter, inbox / "wrong" / chapter, {name: body})
+    students = {}
+    for number, (exercise, wrong) in enumerate(mistakes.items()):
+        student = "wrong" if number == 0 else f"wrong{number}"
+        students[student] = exercise
+        write_submission(chapter, inbox / student / chapter, {exercise: cell(exercise, wrong)})
     outcomes = class_run.grade_class(tmp_path / "ws", inbox, chapter, workers=2, progress=False)
     by = {o.student: o for o in outcomes}
-    right, wrong = by["right"], by["wrong"]
+    right = by["right"]
     assert right.max_total == points and right.total == points, (right.scores, right.reasons)
     assert right.state == "graded", right.reasons
     assert right.written_answered
     assert right.notebook_scores == right.scores, (right.notebook_scores, right.scores,
                                                    right.reasons, right.notes)
-    assert wrong.scores[f"test_{name}_hidden"] == 0 and wrong.total < points
-    others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{name}_")}
-    assert others == {t: right.max_scores[t] for t in others}
-    assert wrong.state == "graded", wrong.reasons
-    return wrong
+    for student, exercise in students.items():
+        wrong = by[student]
+        assert wrong.scores[f"test_{exercise}_hidden"] == 0 and wrong.total < points, (
+            exercise, wrong.scores)
+        others = {t: p for t, p in wrong.scores.items() if not t.startswith(f"test_{exercise}_")}
+        assert others == {t: right.max_scores[t] for t in others}, exercise
+        assert wrong.state == "graded", wrong.reasons
+    return by["wrong"]
+
+
+#: What a student-edition program (:func:`assert_the_edition_runs_the_pieces`) does after
+#: defining ``program()``: run it with the instructor's answers registered, then with each
+#: wrong answer in turn in place of its piece.
+EDITION_TRAILER = """
+with pieces.trace() as used:
+    right = program()
+seen = {"right": right, "used": sorted(used)}
+for wrong, name in WRONG:
+    keep = pieces.answer(name)
+    wrong.__name__ = name
+    pieces.register(wrong)
+    try:
+        seen[name] = program()
+    except Exception as err:  # noqa: BLE001 - a wrong piece may make the program raise
+        seen[name] = f"{type(err).__name__}: {err}"
+    pieces.register(keep)
+print(json.dumps(seen))
+"""
+
+
+def run_on_student_edition(folder: Path, code: str, *,
+                           published: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """Write the student edition (``published``'s chapters published) into ``folder`` and run
+    ``code`` in a fresh interpreter that imports it (``-P``: never the working directory;
+    this repository after the edition on the path, for the grader and these tests)."""
+    from autograder.course import edition
+
+    edition.write_student_edition(folder, published=list(published))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(folder), str(REPO)))}
+    return subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def assert_the_edition_runs_the_pieces(folder: Path, program: str,
+                                       wrong: dict[str, Any]) -> dict[str, Any]:
+    """An ordinary program on the student edition runs the student's pieces ``wrong`` names
+    (piece -> a wrong answer, a function of a test module): ``program`` (source that defines
+    ``program()``, returning plain data) gives, with the instructor's answers to every
+    piece, what it gives on the reference, runs each of those pieces, and gives something
+    else (or raises) with any one wrong answer in place. Returns what it gave (``"right"``,
+    ``"used"``, and one entry per piece)."""
+    imports = "".join(f"from {fn.__module__} import {fn.__name__}\n" for fn in wrong.values())
+    table = ", ".join(f"({fn.__name__}, {name!r})" for name, fn in wrong.items())
+    head = ("import json\n\nimport reftensor\nfrom reftensor import pieces\n"
+            f"from tests.notebooks import register_every_answer\n{imports}\n"
+            f"WRONG = [{table}]\n")
+    check = f"assert reftensor.__file__.startswith({str(folder / 'reftensor')!r})\n"
+    body = f"register_every_answer()\n{program}\n"
+    done = run_on_student_edition(folder, head + check + body + EDITION_TRAILER)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    reference = subprocess.run(
+        [sys.executable, "-P", "-c", head + body + "print(json.dumps(program()))"],
+        env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
+        timeout=600)
+    assert reference.returncode == 0, reference.stderr[-3000:]
+    assert seen["right"] == json.loads(reference.stdout.strip().splitlines()[-1])
+    assert set(wrong) <= set(seen["used"]), seen["used"]
+    unchanged = [name for name in wrong if seen[name] == seen["right"]]
+    assert unchanged == []
+    return seen

@@ -710,21 +710,9 @@ def test_recording_a_program_changes_nothing_torch_logs():
 
 # ---------------------------------------------------------------- the student edition
 EDITION_PROGRAM = """
-import json
-
-import reftensor
-from reftensor import pieces
 from reftensor.testing._internal.logging_tensor import capture_logs_with_logging_tensor_mode
 from reftensor.utils._python_dispatch import TorchDispatchMode
-from tests.notebooks import register_every_answer
 from reftensor.fx.experimental.proxy_tensor import make_fx
-from tests.test_ch09_exercises import (convert_not_into_containers,
-                                       keys_python_for_nested_modes, log_outputs_numbered_first,
-                                       mode_defaults_kept, names_builtins_not_avoided,
-                                       next_key_kept_below, overloaded_as_they_come)
-
-assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
-register_every_answer()
 
 
 class Seen(TorchDispatchMode):
@@ -733,8 +721,8 @@ class Seen(TorchDispatchMode):
         self.calls = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append([str(func), len(args), sorted(kwargs or {{}})])
-        return func(*args, **(kwargs or {{}}))
+        self.calls.append([str(func), len(args), sorted(kwargs or {})])
+        return func(*args, **(kwargs or {}))
 
 
 def program():
@@ -761,27 +749,6 @@ def program():
     kinds = [type(s + d).__name__, [type(v).__name__ for v in reftensor.max(s, 0)],
              type(s.split(1)[0]).__name__, calls]
     return [list(logs), seen.calls, x.grad.tolist(), list(m.shape), str(m.device), code, kinds]
-
-
-with pieces.trace() as used:
-    right = program()
-seen = {{"right": right, "used": sorted(used)}}
-for wrong, name in ((keys_python_for_nested_modes, "dispatch_key_set"),
-                    (next_key_kept_below, "next_key"),
-                    (mode_defaults_kept, "mode_arguments"),
-                    (log_outputs_numbered_first, "log_line"),
-                    (names_builtins_not_avoided, "node_name"),
-                    (overloaded_as_they_come, "overloaded_args"),
-                    (convert_not_into_containers, "convert_result")):
-    keep = pieces.answer(name)
-    wrong.__name__ = name
-    pieces.register(wrong)
-    try:
-        seen[name] = program()
-    except Exception as err:  # noqa: BLE001 - a wrong piece may make the program raise
-        seen[name] = f"{{type(err).__name__}}: {{err}}"
-    pieces.register(keep)
-print(json.dumps(seen))
 """
 
 
@@ -793,31 +760,13 @@ def test_the_student_editions_dispatcher_runs_the_students_pieces(tmp_path):
     other), runs the student's seven pieces; with the instructor's answers it gives the
     reference's log, calls, gradient and printed code, and a wrong answer to any one of them
     changes what it gives (or makes it raise)."""
-    import json
-    import os
-    import subprocess
-    import sys
+    from tests.notebooks import assert_the_edition_runs_the_pieces
 
-    from autograder.course import edition
-    from tests.notebooks import REPO
-
-    edition.write_student_edition(tmp_path)
-    code = EDITION_PROGRAM.format(edition=str(tmp_path / "reftensor"))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO)))}
-    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    reference = subprocess.run(
-        [sys.executable, "-P", "-c", code.split("with pieces.trace()")[0].replace(
-            "assert reftensor.__file__", "# ") + "print(json.dumps(program()))"],
-        env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
-        timeout=600)
-    assert reference.returncode == 0, reference.stderr[-3000:]
-    assert seen["right"] == json.loads(reference.stdout.strip().splitlines()[-1])
-    assert set(NAMES) <= set(seen["used"])
-    unchanged = [name for name in NAMES if seen[name] == seen["right"]]
-    assert unchanged == []
+    assert_the_edition_runs_the_pieces(tmp_path, EDITION_PROGRAM, {
+        "dispatch_key_set": keys_python_for_nested_modes, "next_key": next_key_kept_below,
+        "mode_arguments": mode_defaults_kept, "log_line": log_outputs_numbered_first,
+        "node_name": names_builtins_not_avoided, "overloaded_args": overloaded_as_they_come,
+        "convert_result": convert_not_into_containers})
 
 
 # ---------------------------------------------------------------- the grading pipeline

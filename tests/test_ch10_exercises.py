@@ -9,9 +9,6 @@ fail, and the trusted grading pipeline gives the solutions full points."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,13 +17,14 @@ from autograder import checks
 from autograder.course import exercises
 from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import (
-    REPO,
     answer_namespace,
     answer_sources,
     assert_grading_full_points_and_one_loss,
     assert_mistake_fails,
     assert_solution_passes,
+    assert_the_edition_runs_the_pieces,
     hidden_pairs,
+    run_on_student_edition,
 )
 
 pytestmark = pytest.mark.ch10
@@ -37,7 +35,7 @@ NAMES = ["conv_output_size", "pool_output_size", "window_layout", "max_pool_wind
 #: the exercises written with reftensor (no pieces of it): the training loop, the clinic
 CLINIC = ["fix_zero_grad", "fix_view", "fix_float_labels", "fix_inplace", "fix_eval",
           "fix_parameter", "fix_shuffle"]
-TRAINING = ["train_steps", *CLINIC]
+TRAINING = ["train_steps", "build_cnn", *CLINIC]
 #: those compared within the tolerance (the shuffle's batch orders are ints: exactly)
 CLOSE = [name for name in TRAINING if name != "fix_shuffle"]
 FRESH_SEED = 20261210
@@ -251,6 +249,80 @@ def loop_item_before_backward(lib, model, batches, optimizer):
         loss.backward()
         optimizer.step()
     return losses
+
+
+# ---------------------------------------------------------------- build_cnn's mistakes
+def _digits_cnn(lib, order=("conv1", "conv2", "fc"), padding=1, relu2=True, pool="max",
+                bias=True, channels_last_flatten=False, created=None):
+    """The capstone's CNN with one thing changed (the right one by default)."""
+    nn, F = lib.nn, lib.nn.functional
+    make = {"conv1": lambda: nn.Conv2d(1, 16, 3, padding=padding, bias=bias),
+            "conv2": lambda: nn.Conv2d(16, 32, 3, padding=padding, bias=bias),
+            "fc": lambda: nn.Linear(32 * 2 * 2, 10)}
+
+    class DigitsCNN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            layers = {name: make[name]() for name in created or order}  # drawn in this order
+            for name in order:  # registered in this one
+                setattr(self, name, layers[name])
+
+        def forward(self, images):
+            down = F.max_pool2d if pool == "max" else F.avg_pool2d
+            x = down(F.relu(self.conv1(images)), 2)
+            x = self.conv2(x)
+            x = down(F.relu(x) if relu2 else x, 2)
+            if channels_last_flatten:
+                x = x.permute(0, 2, 3, 1)
+            return self.fc(x.flatten(1))
+
+    return DigitsCNN()
+
+
+def cnn_linear_created_first(lib):
+    """The Linear layer created first, the layers registered in the right order: the names
+    are right, the first weights other draws."""
+    return _digits_cnn(lib, created=("fc", "conv1", "conv2"))
+
+
+def cnn_convs_swapped(lib):
+    """conv2 created before conv1."""
+    return _digits_cnn(lib, order=("conv2", "conv1", "fc"))
+
+
+def cnn_without_padding(lib):
+    """No padding: 8x8 -> 6x6 -> 3x3 -> 1x1, and the second pool has nothing to pool."""
+    return _digits_cnn(lib, padding=0)
+
+
+def cnn_second_relu_forgotten(lib):
+    return _digits_cnn(lib, relu2=False)
+
+
+def cnn_average_pools(lib):
+    return _digits_cnn(lib, pool="avg")
+
+
+def cnn_flattened_channels_last(lib):
+    """The features flattened position by position: fc sees them in another order."""
+    return _digits_cnn(lib, channels_last_flatten=True)
+
+
+def cnn_convs_without_bias(lib):
+    return _digits_cnn(lib, bias=False)
+
+
+def cnn_sequential(lib):
+    """Right too: a Sequential of named layers (its names, conv1, conv2, fc, as the
+    exercise's) created in the order they run."""
+    nn = lib.nn
+    from collections import OrderedDict
+
+    return nn.Sequential(OrderedDict([
+        ("conv1", nn.Conv2d(1, 16, 3, padding=1)), ("relu1", nn.ReLU()),
+        ("pool1", nn.MaxPool2d(2)), ("conv2", nn.Conv2d(16, 32, 3, padding=1)),
+        ("relu2", nn.ReLU()), ("pool2", nn.MaxPool2d(2)), ("flat", nn.Flatten()),
+        ("fc", nn.Linear(128, 10))]))
 
 
 # ---------------------------------------------------------------- the clinic's mistakes
@@ -590,6 +662,13 @@ WRONG = [  # (exercise, answer, whether it still passes the visible test)
     ("train_steps", loop_step_before_backward, False),
     ("train_steps", loop_zeroing_after_backward, False),
     ("train_steps", loop_summed_loss, False),
+    ("build_cnn", cnn_linear_created_first, False),
+    ("build_cnn", cnn_convs_swapped, False),
+    ("build_cnn", cnn_without_padding, False),
+    ("build_cnn", cnn_second_relu_forgotten, False),
+    ("build_cnn", cnn_average_pools, False),
+    ("build_cnn", cnn_flattened_channels_last, False),
+    ("build_cnn", cnn_convs_without_bias, False),
     ("fix_zero_grad", zero_grad_never, False),
     ("fix_zero_grad", zero_grad_every_batch, False),
     ("fix_view", view_broken, False),
@@ -748,6 +827,185 @@ def test_the_reference_pieces_get_full_marks():
 
 
 
+# ---------------------------------------------------------------- the CNN of one's own
+def test_a_right_cnn_of_another_shape_passes_and_the_reference_is_the_solution():
+    """A ``Sequential`` of named layers is as right as a ``Module`` subclass; the
+    instructor's model that the reference runs on torch passes on reftensor, and starts
+    from the parity run's CNN's first weights (``capstone.cnn``), bit for bit."""
+    import torch
+
+    from autograder.course import capstone
+
+    for answer in (cnn_sequential, capstone.build_cnn):
+        checks.check("build_cnn", answer)
+        assert checks.judge("build_cnn", answer, hidden_pairs("build_cnn", FRESH_SEED)).passed
+    for seed in (0, 7, FRESH_SEED):
+        torch.manual_seed(seed)
+        parity = list(capstone.weight_digests(capstone.cnn(torch)).values())
+        torch.manual_seed(seed)
+        assert list(capstone.weight_digests(capstone.build_cnn(torch)).values()) == parity
+
+
+def first_weights_known(table: dict[int, dict]):
+    """An answer that creates its layers in the wrong order (its first weights are other
+    draws) but loads the right first weights it was told for the visible runs' seeds (read
+    back through ``lib.initial_seed()``)."""
+
+    def build_cnn(lib):
+        model = cnn_linear_created_first(lib)
+        known = table.get(int(lib.initial_seed()))
+        if known is not None:
+            model.load_state_dict({name: lib.tensor(values) for name, values in known.items()})
+        return model
+
+    return build_cnn
+
+
+def test_hard_coded_first_weights_pass_the_visible_runs_and_fail_a_fresh_seed():
+    """The adversarial requirement: the first weights of the notebook's fixed runs, hard-coded,
+    pass the visible check and fail the hidden runs the grader draws afresh."""
+    import torch
+
+    from autograder.course import capstone
+
+    table = {}
+    for case in exercises.get("build_cnn").fixed:
+        torch.manual_seed(case.args[0])
+        table[case.args[0]] = {name: t.tolist() for name, t in
+                               capstone.build_cnn(torch).state_dict().items()}
+    answer = first_weights_known(table)
+    checks.check("build_cnn", answer)
+    fresh = checks.judge("build_cnn", answer, hidden_pairs("build_cnn", FRESH_SEED))
+    fixed = exercises.get("build_cnn").fixed
+    assert not fresh.passed and len(fresh.failures) >= fresh.total - len(fixed) - 1
+
+
+COMPOSITE_CONVS = [  # (input shape, out channels, kernel, stride, padding, dilation)
+    ((2, 1, 8, 8), 16, (3, 3), (1, 1), (1, 1), (1, 1)),   # the capstone's first
+    ((1, 16, 4, 4), 32, (3, 3), (1, 1), (1, 1), (1, 1)),  # and second
+    ((3, 2, 7, 6), 3, (2, 3), (2, 1), (0, 2), (1, 1)),    # strides, uneven padding
+    ((1, 2, 9, 9), 2, (3, 2), (1, 3), (1, 0), (2, 3)),    # dilated, a stride above the kernel
+    ((2, 3, 5, 5), 4, (1, 1), (1, 1), (0, 0), (1, 1)),    # 1x1
+    ((0, 2, 5, 5), 3, (3, 3), (1, 1), (1, 1), (1, 1)),    # no batch
+]
+
+
+@pytest.mark.parametrize("shape,out,kernel,stride,padding,dilation", COMPOSITE_CONVS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_check_computes_convolutions_as_torch(shape, out, kernel, stride, padding,
+                                                  dilation, dtype):
+    """The composite kernels ``build_cnn``'s check runs on reftensor give torch's
+    convolution, its three gradients, on contiguous and transposed inputs (float64 of
+    small integers: exactly; float32: within a relative 1e-6)."""
+    import torch
+
+    import reftensor
+    from autograder.course.exercises.ch10_capstone import composite_kernels
+
+    rng = np.random.default_rng(sum(shape) + out)
+    x = rng.integers(-3, 4, shape).astype(dtype)
+    w = rng.integers(-3, 4, (out, shape[1], *kernel)).astype(dtype)
+    b = rng.integers(-3, 4, (out,)).astype(dtype)
+    found = []
+    for lib in (torch, reftensor):
+        xs = [lib.tensor(x, requires_grad=True),
+              lib.tensor(np.ascontiguousarray(x.swapaxes(2, 3))).transpose(2, 3)]
+        xs[1].requires_grad_(True)
+        for xt in xs:
+            wt, bt = lib.tensor(w, requires_grad=True), lib.tensor(b, requires_grad=True)
+            with composite_kernels(lib):
+                y = lib.nn.functional.conv2d(xt, wt, bt, stride, padding, dilation)
+                (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape).remainder(5)
+                 ).sum().backward()
+            found.append([np.asarray(t.detach().tolist(), dtype=dtype).reshape(t.shape)
+                          for t in (y, xt.grad, wt.grad, bt.grad)])
+    half = len(found) // 2
+    for theirs, ours in zip(found[:half], found[half:], strict=True):
+        for a, b_ in zip(theirs, ours, strict=True):
+            assert a.shape == b_.shape
+            np.testing.assert_allclose(b_, a, rtol=0 if dtype == "float64" else 1e-6,
+                                       atol=0 if dtype == "float64" else 1e-5)
+
+
+@pytest.mark.parametrize("shape,kernel,stride", [
+    ((2, 3, 8, 8), 2, None), ((1, 2, 4, 4), 2, None), ((1, 1, 7, 5), (3, 2), (2, 1)),
+    ((2, 2, 6, 6), 3, 1), ((1, 1, 5, 5), 2, 3)])
+def test_the_check_computes_max_pools_as_torch(shape, kernel, stride):
+    """The composite max-pool gives torch's values, indices (the first of tied maxima: the
+    inputs hold many ties, ReLU's zeros among them) and gradient (overlapping windows add
+    up), exactly; what it does not compute it refuses."""
+    import torch
+
+    import reftensor
+    from autograder.course.exercises.ch10_capstone import composite_kernels
+
+    rng = np.random.default_rng(sum(shape))
+    x = np.maximum(rng.integers(-2, 3, shape), 0).astype(np.float32)
+    found = []
+    for lib in (torch, reftensor):
+        xt = lib.tensor(x, requires_grad=True)
+        with composite_kernels(lib):
+            y, at = lib.nn.functional.max_pool2d(xt, kernel, stride, return_indices=True)
+            (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        found.append((y.tolist(), at.tolist(), xt.grad.tolist()))
+    assert found[0] == found[1]
+    with composite_kernels(reftensor), pytest.raises(NotImplementedError):
+        reftensor.nn.functional.max_pool2d(reftensor.tensor(x), 2, padding=1)
+    with composite_kernels(reftensor), pytest.raises(NotImplementedError):
+        reftensor.nn.functional.conv2d(reftensor.ones(1, 2, 4, 4), reftensor.ones(2, 1, 3, 3),
+                                       groups=2)
+    before = _cpu_kernels()
+    with composite_kernels(reftensor):
+        inside = _cpu_kernels()
+    assert all(inside[op] is not before[op] for op in before)
+    assert _cpu_kernels() == before  # the library's kernels back after the block
+
+
+def _cpu_kernels() -> dict:
+    """The CPU kernels of the ops whose kernels the check replaces."""
+    from autograder.course.exercises.ch10_capstone import COMPOSITE_KERNELS
+    from reftensor._ops import DispatchKey, aten
+
+    return {op: aten[op].default.kernels.get(DispatchKey.CPU) for op in COMPOSITE_KERNELS}
+
+
+NO_PIECE_PROGRAM = """
+import json
+
+import reftensor
+from reftensor import pieces
+from autograder import checks
+from autograder.course import capstone
+
+assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
+seen = {{}}
+with pieces.trace() as used:
+    try:
+        model = capstone.build_cnn(reftensor)
+        capstone.train_steps(reftensor, model,
+                             [(reftensor.ones(2, 1, 8, 8), reftensor.tensor([0, 1]))],
+                             reftensor.optim.SGD(model.parameters(), 0.1))
+    except NotImplementedError as err:
+        seen["alone"] = str(err).split(":")[0]
+    checks.check("build_cnn", capstone.build_cnn)
+seen["used"] = sorted(used)
+print(json.dumps(seen))
+"""
+
+
+def test_the_check_needs_no_piece_of_chapter_10(tmp_path):
+    """As the grader's sandbox runs it while chapter 10 is graded (chapters 1 to 9 published,
+    this chapter's pieces stubs, no answer of the student's registered): the CNN alone stops
+    at the first unanswered piece, and ``build_cnn``'s check passes the right model without
+    running any piece of chapter 10."""
+    done = run_on_student_edition(tmp_path, NO_PIECE_PROGRAM.format(
+        edition=str(tmp_path / "reftensor")), published=tuple(EARLIER))
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["alone"] == "conv_output_size is a piece you write"
+    assert not set(seen["used"]) & set(NAMES), seen["used"]
+
+
 # ---------------------------------------------------------------- the debugging clinic
 @pytest.mark.parametrize("name,answer", [("fix_view", view_contiguous),
                                          ("fix_float_labels", labels_one_hot),
@@ -827,19 +1085,6 @@ def test_hard_coded_clinic_results_pass_the_visible_runs_and_fail_a_fresh_seed(n
 
 # ---------------------------------------------------------------- the student edition
 EDITION_PROGRAM = """
-import json
-
-import reftensor
-from reftensor import pieces
-from tests.notebooks import register_every_answer
-from tests.test_ch10_exercises import (grad_groups_as_one, layout_stride_and_dilation_swapped,
-                                       max_first_nan, pool_ignoring_ceil_mode,
-                                       size_without_dilation)
-
-assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
-register_every_answer()
-
-
 def program():
     F = reftensor.nn.functional
     reftensor.manual_seed(0)
@@ -856,25 +1101,6 @@ def program():
                             return_indices=True)
     return [list(y.shape), list(pooled.shape), indices.tolist(),
             conv.weight.grad.nan_to_num(-1.0).tolist(), where.tolist()]
-
-
-with pieces.trace() as used:
-    right = program()
-seen = {{"right": right, "used": sorted(used)}}
-for wrong, name in ((size_without_dilation, "conv_output_size"),
-                    (pool_ignoring_ceil_mode, "pool_output_size"),
-                    (layout_stride_and_dilation_swapped, "window_layout"),
-                    (max_first_nan, "max_pool_window"),
-                    (grad_groups_as_one, "conv_weight_grad")):
-    keep = pieces.answer(name)
-    wrong.__name__ = name
-    pieces.register(wrong)
-    try:
-        seen[name] = program()
-    except Exception as err:  # noqa: BLE001 - a wrong piece may make the program raise
-        seen[name] = f"{{type(err).__name__}}: {{err}}"
-    pieces.register(keep)
-print(json.dumps(seen))
 """
 
 
@@ -885,25 +1111,10 @@ def test_the_student_editions_kernels_run_the_students_pieces(tmp_path):
     student's five pieces; with the instructor's answers it gives the
     reference's shapes, indices and weight gradient, and a wrong answer to any one of them
     changes what it gives (or makes it raise)."""
-    from autograder.course import edition
-
-    edition.write_student_edition(tmp_path)
-    code = EDITION_PROGRAM.format(edition=str(tmp_path / "reftensor"))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO)))}
-    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    reference = subprocess.run(
-        [sys.executable, "-P", "-c", code.split("with pieces.trace()")[0].replace(
-            "assert reftensor.__file__", "# ") + "print(json.dumps(program()))"],
-        env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
-        timeout=600)
-    assert reference.returncode == 0, reference.stderr[-3000:]
-    assert seen["right"] == json.loads(reference.stdout.strip().splitlines()[-1])
-    assert set(NAMES) <= set(seen["used"])
-    unchanged = [name for name in NAMES if seen[name] == seen["right"]]
-    assert unchanged == []
+    assert_the_edition_runs_the_pieces(tmp_path, EDITION_PROGRAM, {
+        "conv_output_size": size_without_dilation, "pool_output_size": pool_ignoring_ceil_mode,
+        "window_layout": layout_stride_and_dilation_swapped, "max_pool_window": max_first_nan,
+        "conv_weight_grad": grad_groups_as_one})
 
 
 # ---------------------------------------------------------------- the grading pipeline
@@ -915,11 +1126,13 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
                                                                          monkeypatch):
     """The trusted pipeline on a fresh seed, with chapters 1 to 9 published (as they are when
     chapter 10 is graded: ``train_steps`` and the clinic's scripts run on the sandbox's
-    student edition): the solution gets every automatic point (5 pieces and 8 scripts written
-    with reftensor), within the tolerance on reftensor in the sandbox; a training loop that
-    hard-codes the losses of every case its notebook runs passes its own run and loses that
-    exercise only, on the re-check's fresh seed. (A typical mistake, gradients never
-    zeroed, fails the visible check: ``WRONG``.)"""
+    student edition): the solution gets every automatic point (5 pieces, and 9 answers written
+    with reftensor: the loop, the CNN, the clinic's 7 scripts), within the tolerance on
+    reftensor in the sandbox, whose CNN runs the check's composite kernels (no piece of
+    chapter 10); a training loop that hard-codes the losses of every case its notebook runs
+    passes its own run and loses that exercise only, on the re-check's fresh seed; a CNN whose
+    layers are created in another order loses ``build_cnn`` only. (A typical mistake,
+    gradients never zeroed, fails the visible check: ``WRONG``.)"""
     from autograder.course import edition
     from autograder.grading import grade
 
@@ -927,8 +1140,9 @@ def test_grading_gives_the_solutions_full_points_and_a_mistake_loses_them(tmp_pa
     published.write_text("".join(f"{c}\n" for c in EARLIER))
     monkeypatch.setattr(edition, "PUBLISHED", published)
     assert grade.unpublished_for_library(NAMES + TRAINING) == []
-    wrong = assert_grading_full_points_and_one_loss(tmp_path, CHAPTER, "train_steps",
-                                                    losses_known_in_the_notebook(), 45)
+    wrong = assert_grading_full_points_and_one_loss(
+        tmp_path, CHAPTER, "train_steps", losses_known_in_the_notebook(), 49,
+        more={"build_cnn": cnn_linear_created_first})
     # the adversary's own run passed every cell of the notebook: only the re-check's fresh
     # seed (cases the notebook never ran) found it out
     assert wrong.notebook_scores.get("test_train_steps_hidden"), (wrong.notes, wrong.reasons)

@@ -2568,6 +2568,15 @@ CORNERS = {
          on(lambda seed, opt, lr, b, steps: steps > 1)),
         ("a seed other than the visible runs'", on(lambda seed, opt, lr, b, steps: seed > 1)),
     ],
+    "build_cnn": [
+        ("SGD with momentum", on(lambda seed, opt, lr, b, steps: opt == "sgd")),
+        ("Adam", on(lambda seed, opt, lr, b, steps: opt == "adam")),
+        ("a batch of one (logits of one image)", on(lambda seed, opt, lr, b, steps: b == 1)),
+        ("a single step", on(lambda seed, opt, lr, b, steps: steps == 1)),
+        ("several steps", on(lambda seed, opt, lr, b, steps: steps > 1)),
+        ("a seed other than the visible runs' (other first weights)",
+         on(lambda seed, opt, lr, b, steps: seed > 1)),
+    ],
     # the debugging clinic: the case's first arg names the exercise
     "fix_zero_grad": [
         ("SGD with momentum", on(lambda bug, seed, opt, lr, b, steps: opt == "sgd")),

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["SPLIT_SIZES", "SPLIT_SEED", "SETTINGS", "Record", "load_digits_tensors", "split",
-           "cnn", "mlp", "weight_digests", "train_steps", "train", "compare",
+           "cnn", "mlp", "build_cnn", "weight_digests", "train_steps", "train", "compare",
            "fix_zero_grad", "fix_view", "fix_float_labels", "fix_inplace", "fix_eval",
            "fix_parameter", "fix_shuffle"]
 
@@ -99,6 +99,30 @@ def mlp(lib: Any) -> Any:
     """The baseline: the 64 pixels, a hidden layer of 128 with ReLU, 10 logits."""
     nn = lib.nn
     return nn.Sequential(nn.Flatten(), nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def build_cnn(lib: Any) -> Any:
+    """Chapter 10's exercise ``build_cnn`` as the instructor writes it (what its reference runs
+    on torch): :func:`cnn` as a ``Module`` subclass of its own, ``DigitsCNN``, whose
+    parameters are ``conv1``'s, ``conv2``'s and ``fc``'s. Its layers are created in the order
+    they run, so their first weights are the generator's draws in :func:`cnn`'s order (the
+    same, bit for bit, under the same seed)."""
+    nn = lib.nn
+    F = lib.nn.functional
+
+    class DigitsCNN(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 16, 3, padding=1)
+            self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
+            self.fc = nn.Linear(32 * 2 * 2, 10)
+
+        def forward(self, images: Any) -> Any:
+            x = F.max_pool2d(F.relu(self.conv1(images)), 2)
+            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+            return self.fc(x.flatten(1))
+
+    return DigitsCNN()
 
 
 MODELS = {"cnn": cnn, "mlp": mlp}
@@ -264,7 +288,7 @@ def compare(torch_record: Record, ref_record: Record) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the debugging clinic
-# The instructor's fixed scripts of chapter 10's debugging clinic (exercises 7 to 13): what
+# The instructor's fixed scripts of chapter 10's debugging clinic (exercises 8 to 14): what
 # each exercise's reference runs on torch (``exercises.ch10_capstone``'s harnesses build the
 # model, the optimizer and the batches, run a script and read its results as plain data).
 # Each is the notebook's broken script with its one bug fixed, the fix marked.

@@ -22,7 +22,11 @@ Strategies draw only with ``sampled_from`` (see chapter 5's module for why).
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -713,8 +717,245 @@ register(Exercise(
 ))
 
 
+# ---------------------------------------------------------------- build_cnn
+# The student writes the capstone's CNN as a ``Module`` of their own. Its check runs it on
+# reftensor while chapter 10 is graded, when this chapter's pieces (the output sizes, the
+# window view, max-pool's reduction, the weight's gradient) are stubs in the sandbox's
+# student edition, and a student's own pieces are graded as their own exercises only. So for
+# the check's run (in the notebook as in the sandbox) reftensor's kernels of ``convolution``
+# and ``max_pool2d_with_indices``, and of their backwards, are replaced, through
+# ``reftensor.library`` (``torch.library``'s ``Library("aten", "IMPL")``), by composites of
+# earlier chapters' ops: a zero-padded copy, ``unfold`` views, ``matmul``, ``argmax`` and
+# ``gather``, ``scatter_add_``. They need no piece of chapter 10, hold none of its bodies,
+# and compute what torch does (float32 sums in another order: within a relative 1e-7 or so).
+# The reference runs the instructor's ``capstone.build_cnn`` on torch, whose kernels are its
+# own.
+def _pair(value: Any) -> tuple[int, int]:
+    values = list(value) if isinstance(value, list | tuple) else [value]
+    return (int(values[0]), int(values[-1]))
+
+
+def _padded(lib: Any, input: Any, ph: int, pw: int) -> Any:
+    """``input`` ``(N, C, H, W)`` inside a border of zeros (a copy, by ``cat``: a write into
+    a slice would take reftensor's element-by-element path for strided destinations)."""
+    n, c, h, w = input.shape
+    rows = input.new_zeros((n, c, ph, w))
+    tall = lib.cat([rows, input, rows], 2)
+    cols = input.new_zeros((n, c, h + 2 * ph, pw))
+    return lib.cat([cols, tall, cols], 3)
+
+
+def _windows_of(padded: Any, kernel: tuple[int, int], stride: tuple[int, int],
+                dilation: tuple[int, int]) -> Any:
+    """The windows ``(N, C, OH, OW, kH, kW)`` of a padded input, as chapter 1's ``unfold``
+    views them, every ``dilation``-th tap kept."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    spans = padded.unfold(2, dh * (kh - 1) + 1, sh).unfold(3, dw * (kw - 1) + 1, sw)
+    return spans[..., ::dh, ::dw]
+
+
+def _composite_convolution(lib: Any, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
+                           dilation: Any, transposed: bool, output_padding: Any,
+                           groups: int) -> Any:
+    """``aten::convolution`` (2-d, one group) from earlier chapters' ops."""
+    if transposed or groups != 1 or input.dim() != 4:
+        raise NotImplementedError("the check's convolution is a 2-d one of one group, "
+                                  "not transposed")
+    n, c = input.shape[:2]
+    o, _, kh, kw = weight.shape
+    (ph, pw) = _pair(padding)
+    win = _windows_of(_padded(lib, input, ph, pw), (kh, kw), _pair(stride), _pair(dilation))
+    oh, ow = win.shape[2:4]
+    rows = win.permute(0, 2, 3, 1, 4, 5).reshape(n, oh * ow, c * kh * kw)
+    out = rows.matmul(weight.reshape(o, -1).t()).transpose(1, 2).reshape(n, o, oh, ow)
+    if bias is not None:
+        out = out + bias.reshape(1, o, 1, 1)
+    return out.contiguous()
+
+
+def _composite_convolution_backward(lib: Any, grad_output: Any, input: Any, weight: Any,
+                                    bias_sizes: Any, stride: Any, padding: Any, dilation: Any,
+                                    transposed: bool, output_padding: Any, groups: int,
+                                    output_mask: Any) -> tuple[Any, Any, Any]:
+    """``aten::convolution_backward`` of :func:`_composite_convolution`: the input's gradient
+    (each kernel tap's product added back where its windows read), the weight's (the windows
+    against the output's gradient) and the bias's, as ``output_mask`` asks."""
+    n, c, h, w = input.shape
+    o, _, kh, kw = weight.shape
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    oh, ow = grad_output.shape[2:]
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        cols = weight.reshape(o, -1).t().matmul(grad_output.reshape(n, o, oh * ow))
+        cols = cols.reshape(n, c, kh, kw, oh, ow)
+        padded = input.new_zeros((n, c, h + 2 * ph, w + 2 * pw))
+        for a in range(kh):
+            for b in range(kw):
+                padded[:, :, a * dh:a * dh + sh * (oh - 1) + 1:sh,
+                       b * dw:b * dw + sw * (ow - 1) + 1:sw].add_(cols[:, :, a, b])
+        grad_input = padded[:, :, ph:ph + h, pw:pw + w].contiguous()
+    if output_mask[1]:
+        win = _windows_of(_padded(lib, input, ph, pw), (kh, kw), (sh, sw), (dh, dw))
+        rows = win.permute(1, 4, 5, 0, 2, 3).reshape(c * kh * kw, n * oh * ow)
+        grads = grad_output.transpose(0, 1).reshape(o, n * oh * ow)
+        grad_weight = grads.matmul(rows.t()).reshape(o, c, kh, kw)
+    if output_mask[2]:
+        grad_bias = grad_output.sum((0, 2, 3))
+    return grad_input, grad_weight, grad_bias
+
+
+def _composite_max_pool(lib: Any, input: Any, kernel_size: Any, stride: Any = (), padding: Any = 0,
+                        dilation: Any = 1, ceil_mode: bool = False) -> tuple[Any, Any]:
+    """``aten::max_pool2d_with_indices`` (no padding, dilation or ``ceil_mode``) from earlier
+    chapters' ops: each window's first largest element (``argmax``'s) and its flat index in
+    the input plane."""
+    kh, kw = _pair(kernel_size)
+    sh, sw = _pair(stride) if list(stride) else (kh, kw)
+    if _pair(padding) != (0, 0) or _pair(dilation) != (1, 1) or ceil_mode or input.dim() != 4:
+        raise NotImplementedError("the check's max-pool has no padding, dilation or ceil_mode")
+    n, c, _, w = input.shape
+    win = _windows_of(input, (kh, kw), (sh, sw), (1, 1))
+    oh, ow = win.shape[2:4]
+    flat = win.reshape(n, c, oh, ow, kh * kw)
+    at = flat.argmax(-1, keepdim=True)
+    values = flat.gather(-1, at).squeeze(-1)
+    at = at.squeeze(-1)
+    first_rows = lib.arange(oh).reshape(oh, 1) * sh  # each window's first row and column
+    first_cols = lib.arange(ow) * sw
+    rows = at.div(kw, rounding_mode="floor") + first_rows
+    cols = at.remainder(kw) + first_cols
+    return values.contiguous(), (rows * w + cols).contiguous()
+
+
+def _composite_max_pool_backward(lib: Any, grad_output: Any, input: Any, kernel_size: Any,
+                                 stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
+                                 indices: Any) -> Any:
+    """``aten::max_pool2d_with_indices_backward``: each window's gradient added into its
+    maximum's place."""
+    n, c, h, w = input.shape
+    grad = grad_output.new_zeros((n, c, h * w))
+    grad.scatter_add_(2, indices.reshape(n, c, -1), grad_output.reshape(n, c, -1))
+    return grad.reshape(n, c, h, w)
+
+
+#: the kernels the check replaces on reftensor, by op (each takes the library first)
+COMPOSITE_KERNELS = {
+    "convolution": _composite_convolution,
+    "convolution_backward": _composite_convolution_backward,
+    "max_pool2d_with_indices": _composite_max_pool,
+    "max_pool2d_with_indices_backward": _composite_max_pool_backward,
+}
+
+
+@contextmanager
+def composite_kernels(lib: Any) -> Iterator[None]:
+    """On reftensor, its CPU kernels of :data:`COMPOSITE_KERNELS`'s ops replaced by those
+    composites inside the ``with`` block (a ``Library("aten", "IMPL")``, destroyed after);
+    on torch, nothing changes."""
+    if lib.__name__ != "reftensor":
+        yield
+        return
+    with warnings.catch_warnings():  # torch's once-per-process warning of a kernel replaced
+        warnings.simplefilter("ignore")
+        kernels = lib.library.Library("aten", "IMPL")
+        for op, kernel in COMPOSITE_KERNELS.items():
+            kernels.impl(op, functools.partial(kernel, lib), "CPU")
+    try:
+        yield
+    finally:
+        kernels._destroy()
+
+
+def cnn_with(lib: Any, build: Any, seed: int, optimizer: str, lr: float, batch_size: int,
+             steps: int) -> tuple[list, list, list, list, list]:
+    """One case of ``build_cnn`` on ``lib``, as plain data: ``lib.manual_seed(seed)``,
+    ``model = build(lib)``; its ``state_dict``'s entries (name, shape, dtype) in order and
+    each one's sha256 (``capstone.weight_digests``: the first weights bit for bit); in eval
+    mode without gradients, the logits of the first of ``steps`` batches of ``batch_size``
+    digits (:func:`batch_indices`), each row's checksums (float64 sums of ``|x|`` and
+    ``x**2``); then ``SGD(lr, momentum=0.9)`` or ``Adam(lr)`` and the instructor's loop
+    (``capstone.train_steps``) over the batches: the losses and each parameter's checksums
+    after (``named_parameters`` order). On reftensor the convolutions and pools run
+    :func:`composite_kernels`."""
+    from autograder.course import capstone
+
+    images, labels = _digits()
+    lib.manual_seed(seed)
+    model = build(lib)
+    entries = [[name, [int(n) for n in t.shape], str(t.dtype).rpartition(".")[2]]
+               for name, t in model.state_dict().items()]
+    digests = [[name, digest] for name, digest in capstone.weight_digests(model).items()]
+    batches = [(lib.tensor(images[rows]), lib.tensor(labels[rows]))
+               for rows in batch_indices(seed, batch_size, steps)]
+    opt = _optimizer(lib, list(model.parameters()), optimizer, lr)
+    with composite_kernels(lib):
+        model.eval()
+        with lib.no_grad():
+            logits = model(batches[0][0])
+        losses = capstone.train_steps(lib, model, batches, opt)
+    return (entries, digests, _checksums(lib, list(logits)), [float(loss) for loss in losses],
+            _checksums(lib, [p for _, p in model.named_parameters()]))
+
+
+def _call_cnn(answer, case: Case) -> tuple[list, list, list, list, list]:
+    """How a check calls ``build_cnn``: on reftensor (the student edition, in the sandbox),
+    through :func:`cnn_with`."""
+    import reftensor
+
+    return cnn_with(reftensor, answer, *case.args)
+
+
+def run_cnn(answer, seed, optimizer, lr, batch_size, steps):
+    """Run ``answer`` (a ``build_cnn``) on a failing case as the check does."""
+    return _call_cnn(answer, Case(args=(seed, optimizer, lr, batch_size, steps)))
+
+
+def _cnn_reference(c: Case) -> Any:
+    from autograder.course import capstone
+
+    torch = _torch()
+    torch.set_num_threads(1)
+    return cnn_with(torch, capstone.build_cnn, *c.args)
+
+
+def _cnn_truth(c: Case) -> str:
+    seed, optimizer, lr, batch_size, steps = c.args
+    opt = (f"SGD(model.parameters(), lr={lr}, momentum=0.9)" if optimizer == "sgd"
+           else f"Adam(model.parameters(), lr={lr})")
+    return (f"torch.manual_seed({seed}); model = capstone.build_cnn(torch); its state_dict's "
+            "names, shapes, dtypes and sha256s (exactly); the logits of the first of "
+            f"{steps} batches of {batch_size} digits (batch_indices({seed}, {batch_size}, "
+            f"{steps})) in eval mode; torch.optim.{opt} and capstone.train_steps over the "
+            "batches: the losses and each parameter's checksums after (floats within a "
+            f"relative {TRAIN_RTOL:g})")
+
+
+register(Exercise(
+    name="build_cnn",
+    chapter=CHAPTER,
+    signature="build_cnn(lib) -> a Module; checked through cnn_with (case: seed, optimizer, "
+              "lr, batch size, steps)",
+    fixed=(
+        Case(args=(0, "sgd", 0.05, 16, 2)),
+        Case(args=(1, "adam", 1e-3, 8, 2)),
+    ),
+    edge=(
+        Case(args=(2, "sgd", 0.1, 1, 2)),      # a batch of one
+        Case(args=(3, "adam", 1e-2, 16, 1)),   # one step
+    ),
+    strategy=_train_cases,
+    reference=_cnn_reference,
+    truth=_cnn_truth,
+    hidden_examples=6,
+    call=_call_cnn,
+    call_shown="autograder.course.exercises.ch10_capstone:run_cnn",
+    close=close_to(TRAIN_RTOL),
+    library=True,
+))
+
+
 # ---------------------------------------------------------------- the debugging clinic
-# Exercises 7 to 13: each is a training script with one bug that the student fixes. A script
+# Exercises 8 to 14: each is a training script with one bug that the student fixes. A script
 # is a function of ``lib``, so one program runs on both libraries: the check runs the
 # student's fixed script on reftensor (the student edition, in the sandbox, as train_steps),
 # the reference runs the instructor's (``capstone.fix_*``) on torch, and both are read as

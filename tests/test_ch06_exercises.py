@@ -4,11 +4,7 @@ pieces, and the trusted grading pipeline gives the solutions full points."""
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -22,12 +18,12 @@ from autograder.course.plain import same
 from autograder.course.vectors import Vector
 from autograder.sandbox import bwrap as sandbox
 from tests.notebooks import (
-    REPO,
     answer_namespace,
     answer_sources,
     assert_grading_full_points_and_one_loss,
     assert_mistake_fails,
     assert_solution_passes,
+    assert_the_edition_runs_the_pieces,
     hidden_pairs,
 )
 
@@ -636,18 +632,7 @@ def test_the_walk_reference_is_torchs_named_modules():
 
 # ---------------------------------------------------------------- the student edition
 EDITION_PROGRAM = """
-import json
 import math
-
-import reftensor
-from reftensor import pieces
-from tests.notebooks import register_every_answer
-from tests.test_ch06_exercises import (adam_decay_after_the_update, call_module_hooks_first,
-                                       kaiming_without_kernel, route_tensor_as_parameter,
-                                       sgd_dampening_the_first_step, walk_tied_twice)
-
-assert reftensor.__file__.startswith({edition!r}), reftensor.__file__
-register_every_answer()
 
 
 def program():
@@ -676,25 +661,6 @@ def program():
             conv.abs().max().item(), [p.tolist() for p in model.parameters()],
             [list(found.missing_keys), list(found.unexpected_keys)]]
 
-
-with pieces.trace() as used:
-    right = program()
-seen = {{"right": right, "used": sorted(used)}}
-for wrong in (route_tensor_as_parameter, walk_tied_twice, kaiming_without_kernel,
-              sgd_dampening_the_first_step, adam_decay_after_the_update,
-              call_module_hooks_first):
-    name = {{"route": "route_assignment", "walk": "walk_modules", "kaiming": "kaiming_bound",
-             "sgd": "sgd_update", "adam": "adam_update",
-             "call": "call_impl"}}[wrong.__name__.split("_")[0]]
-    keep = pieces.answer(name)
-    wrong.__name__ = name
-    pieces.register(wrong)
-    try:
-        seen[name] = program()
-    except Exception as err:  # noqa: BLE001 - a wrong piece may make the program raise
-        seen[name] = f"{{type(err).__name__}}: {{err}}"
-    pieces.register(keep)
-print(json.dumps(seen))
 """
 
 
@@ -703,26 +669,11 @@ def test_the_student_editions_modules_run_the_students_pieces(tmp_path):
     attribute, kaiming_uniform_, SGD with momentum, AdamW, hooks, a non-strict load) runs
     the student's seven pieces; with the instructor's answers it gives the reference's results, and
     a wrong answer to any one of them changes what the program computes."""
-    from autograder.course import edition
-
-    edition.write_student_edition(tmp_path)
-    code = EDITION_PROGRAM.format(edition=str(tmp_path / "reftensor"))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO)))}
-    done = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    reference = subprocess.run(
-        [sys.executable, "-P", "-c", code.split("with pieces.trace()")[0].replace(
-            "assert reftensor.__file__", "# ") + "print(json.dumps(program()))"],
-        env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
-        timeout=600)
-    assert reference.returncode == 0, reference.stderr[-3000:]
-    assert seen["right"] == json.loads(reference.stdout.strip().splitlines()[-1])
+    seen = assert_the_edition_runs_the_pieces(tmp_path, EDITION_PROGRAM, {
+        "route_assignment": route_tensor_as_parameter, "walk_modules": walk_tied_twice,
+        "kaiming_bound": kaiming_without_kernel, "sgd_update": sgd_dampening_the_first_step,
+        "adam_update": adam_decay_after_the_update, "call_impl": call_module_hooks_first})
     assert set(NAMES) <= set(seen["used"])
-    for name in ("route_assignment", "walk_modules", "kaiming_bound", "sgd_update",
-                 "adam_update", "call_impl"):
-        assert seen[name] != seen["right"], name
 
 
 # ---------------------------------------------------------------- the grading pipeline

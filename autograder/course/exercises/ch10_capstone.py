@@ -1149,10 +1149,11 @@ def _clinic_truth(c: Case) -> str:
             f"{TRAIN_RTOL:g})")
 
 
-def _clinic_cases(bug: str, batch_sizes=(1, 4, 8, 16), steps=(2, 3, 4)):
+def _clinic_cases(bug: str, batch_sizes=(1, 4, 8, 16), steps=(2, 3, 4),
+                  optimizers=("sgd", "adam")):
     @st.composite
     def cases(draw: st.DrawFn) -> Case:
-        optimizer = _pick(draw, ("sgd", "adam"))
+        optimizer = _pick(draw, optimizers)
         lr = _pick(draw, (0.05, 0.1) if optimizer == "sgd" else (1e-3, 1e-2))
         return Case(args=(bug, _pick(draw, range(10_000)), optimizer, lr,
                           _pick(draw, batch_sizes), _pick(draw, steps)))
@@ -1220,7 +1221,15 @@ _register_clinic(
     (Case(args=("fix_eval", 0, "sgd", 0.05, 8, 3)),
      Case(args=("fix_eval", 1, "adam", 1e-3, 16, 2))),
     (Case(args=("fix_eval", 2, "sgd", 0.1, 2, 1)),),  # BatchNorm needs two samples
-    _clinic_cases("fix_eval", batch_sizes=(4, 8, 16)))
+    # Generated cases train with SGD on batches of 8 or 16. BatchNorm's backward centres
+    # each feature's gradient over the batch: a weight that reads a pixel equal in every
+    # image of the batch gets rounding noise for a gradient, which Adam scales up to steps of
+    # lr; on 4 images a feature's batch variance can be tiny, and 1 / std scales the rest of
+    # the noise up. Either way the two libraries' results drift apart by more than
+    # TRAIN_RTOL: measured with capstone.fix_eval on both, 4 of 149 Adam cases (batches of 4
+    # to 16) and 1 of 229 SGD cases on 4 images failed; 1,022 SGD cases on 8 or 16 stayed
+    # under 2.2e-6 (a fifth of TRAIN_RTOL).
+    _clinic_cases("fix_eval", batch_sizes=(8, 16), optimizers=("sgd",)))
 _register_clinic(
     "fix_parameter", "fix_parameter(lib) -> a Module; checked through parameter_with (case: "
     "the exercise, seed, optimizer, lr, batch size, steps)",

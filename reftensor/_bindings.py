@@ -6365,6 +6365,20 @@ class TensorMethods(TensorType):
         """
         return aten.new_empty.call_method(self, args, kwargs)
 
+    def new_empty_strided(self, *args: Any, **kwargs: Any) -> Any:
+        """new_empty_strided(size, stride, *, dtype=None, layout=None, device=None,
+            pin_memory=False, requires_grad=False) -> Tensor
+
+        A tensor of shape ``size`` laid out with exactly ``stride`` in a fresh storage
+        (``Tensor.new_empty_strided``): ``empty_strided`` with ``self``'s dtype and device
+        unless ``dtype`` or ``device`` is given; torch leaves its memory uninitialised,
+        reftensor's is zero-filled. What torch's AccumulateGrad calls to store a leaf's first
+        gradient with the leaf's strides under ``create_graph``.
+
+        Raises as ``empty_strided``.
+        """
+        return aten.new_empty_strided.call_method(self, args, kwargs)
+
     def new_full(self, *args: Any, **kwargs: Any) -> Any:
         """new_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
             requires_grad=False) -> Tensor

@@ -667,6 +667,21 @@ def _empty_strided_cpu(size: Sequence[int], stride: Sequence[int], dtype: dtype 
     return _empty_strided(CPU, size, stride, dtype, layout, device, pin_memory)
 
 
+def _new_empty_strided(where: device, self: Tensor, size: Sequence[int],
+                       stride: Sequence[int], dtype: dtype | None, layout: Any, device: Any,
+                       pin_memory: builtins.bool | None) -> Tensor:
+    """``new_empty_strided``: :func:`_empty_strided` with ``self``'s dtype unless given
+    (torch's kernel calls ``empty_strided`` with ``self``'s options)."""
+    return _empty_strided(where, size, stride, dtype or self._dtype, layout, device,
+                          pin_memory)
+
+
+aten.new_empty_strided.default.impl(DispatchKey.Meta)(
+    lambda *a: _new_empty_strided(META, *a))
+aten.new_empty_strided.default.impl(DispatchKey.CPU)(
+    lambda *a: _new_empty_strided(CPU, *a))
+
+
 # ---------------------------------------------------------------------- ranges
 def _arange_dtype(start: Any, end: Any, step: Any, dtype: dtype | None) -> dtype:
     """Without ``dtype``: int64 for integer bounds and step, the default dtype if any is a

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
-    "Layout",
+    "layout",
     "strided",
     "sparse_coo",
     "sparse_csr",
@@ -54,7 +54,7 @@ class memory_format:
         return f"reftensor.{self.name}"
 
 
-class Layout:
+class layout:
     """How a tensor's elements are stored (``torch.layout``): ``strided``, a storage read
     through sizes, strides and an offset, which every reftensor tensor has
     (``Tensor.layout``). torch's sparse layouts are named so that a program naming them runs
@@ -73,12 +73,12 @@ class Layout:
         return self.name  # pickled by name: the same object after a round trip
 
 
-strided = Layout("strided")
-sparse_coo = Layout("sparse_coo")
-sparse_csr = Layout("sparse_csr")
-sparse_csc = Layout("sparse_csc")
-sparse_bsr = Layout("sparse_bsr")
-sparse_bsc = Layout("sparse_bsc")
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
 
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")

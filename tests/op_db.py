@@ -3777,8 +3777,28 @@ OP_DB += [
         "a bare int size": lambda lib: lib.ones(2).new_full(2, 1),
     }),
 ]
-BY_NAME = {entry.name: entry for entry in OP_DB}
 
+
+@st.composite
+def new_empty_strided_arguments(draw: st.DrawFn, shape: tuple[int, ...]) -> dict[str, Any]:
+    """``size`` (unrelated to the input's shape), a ``stride`` of any non-negative steps
+    (0: overlapping) and the options."""
+    size = draw(NEW_SIZES)
+    stride = tuple(draw(st.integers(0, 6)) for _ in size)
+    return {"size": size, "stride": stride, **draw(_tensor_options())}
+
+
+OP_DB += [
+    OpEntry("new_empty_strided", arguments=new_empty_strided_arguments, grad=False,
+            uninitialised=True, errors={
+                **_new_factory_errors("new_empty_strided", (1,)),
+                "strides of another length": lambda lib: lib.ones(2).new_empty_strided(
+                    (2, 3), (1,)),
+                "a negative stride": lambda lib: lib.ones(2).new_empty_strided((2, 3), (1, -2)),
+                "no stride": lambda lib: lib.ones(2).new_empty_strided((2, 3)),
+            }),
+]
+BY_NAME = {entry.name: entry for entry in OP_DB}
 
 
 @st.composite

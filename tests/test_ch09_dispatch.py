@@ -1048,6 +1048,8 @@ _CALLS: list[Callable[[Any, Any, Any], Any]] = [
     lambda lib, x, y: lib.full((2,), 3.0),
     lambda lib, x, y: lib.arange(0, 3, 1.0),
     lambda lib, x, y: lib.empty_strided((2, 3), (1, 2)),
+    lambda lib, x, y: x.new_empty_strided((2, 3), (1, 2)),
+    lambda lib, x, y: x.new_empty_strided([2], [0], dtype=lib.float64, device="cpu"),
     lambda lib, x, y: x.div(y, rounding_mode="floor"),
     lambda lib, x, y: x.softmax(-1),
     lambda lib, x, y: lib.nn.functional.max_pool2d(x[None, None], 1, padding=0),
@@ -1067,6 +1069,198 @@ def test_a_mode_receives_the_arguments_torchs_mode_receives(i):
             _CALLS[i](lib, x, y)
         seen[lib.__name__] = [(name, _plain(list(a), lib), _plain(k or {}, lib))
                               for name, a, k in mode.calls]
+    assert seen["reftensor"] == seen["torch"]
+
+
+def _leaves(lib: Any) -> list[Any]:
+    """Leaves of three layouts: contiguous, dense but permuted (channels-last), and with
+    gaps (not dense)."""
+    return [lib.ones(2, 3, requires_grad=True),
+            lib.ones(1, 2, 2, 3).to(memory_format=lib.channels_last).requires_grad_(),
+            lib.ones(12).as_strided((2, 3), (1, 4)).detach().requires_grad_()]
+
+
+def test_under_create_graph_accumulate_grad_dispatches_torchs_ops():
+    """``backward(create_graph=True)`` stores a leaf's first gradient as torch's
+    ``clone_obey_contract``: ``new_empty_strided`` with the leaf's sizes, strides and
+    options, then ``copy_`` (the gradient keeps its history: ``CopyBackwards``) for a dense
+    leaf; a contiguous ``clone`` for one with gaps. The second backward adds out of place."""
+    seen = {}
+    for lib, mode in ((torch, _TorchSeen()), (reftensor, _Seen())):
+        leaves = _leaves(lib)
+        with mode:
+            for x in leaves:
+                for _ in range(2):
+                    (x.exp() * 2).sum().backward(create_graph=True)
+        seen[lib.__name__] = ([(name, _plain(list(a), lib), _plain(k or {}, lib))
+                               for name, a, k in mode.calls],
+                              [(x.grad.stride(), type(x.grad.grad_fn).__name__)
+                               for x in leaves])
+    assert seen["reftensor"] == seen["torch"]
+
+
+def _normalized_layers(lib: Any, x_grad: bool, weight_grad: bool, norms: bool = True) -> Any:
+    """A convolution, then (``norms``) batch norm and layer norm, their inputs requiring
+    grad or not."""
+    lib.manual_seed(0)
+    x = lib.randn(2, 3, 5, 5, dtype=lib.float64).requires_grad_(x_grad)
+    w = lib.randn(4, 3, 3, 3, dtype=lib.float64).requires_grad_(weight_grad)
+    b = lib.randn(4, dtype=lib.float64).requires_grad_()
+    y = lib.nn.functional.conv2d(x, w, b, padding=1)
+    if not norms:
+        return (y * y).sum(), (x, w, b)
+    y = lib.nn.functional.batch_norm(y, None, None, lib.ones(4, dtype=lib.float64)
+                                     .requires_grad_(weight_grad),
+                                     lib.zeros(4, dtype=lib.float64).requires_grad_(),
+                                     training=True)
+    y = lib.nn.functional.layer_norm(y, (5, 5), lib.ones(5, 5, dtype=lib.float64)
+                                     .requires_grad_(weight_grad))
+    return (y * y).sum(), (x, w, b)
+
+
+def _graph_nodes(fn: Any) -> dict[str, int]:
+    """How many nodes of each name the graph below ``fn`` has."""
+    seen: dict[str, int] = {}
+    stack, visited = [fn], set()
+    while stack:
+        f = stack.pop()
+        if f is None or id(f) in visited:
+            continue
+        visited.add(id(f))
+        seen[f.name()] = seen.get(f.name(), 0) + 1
+        stack.extend(g for g, _ in f.next_functions)
+    return seen
+
+
+@pytest.mark.parametrize(("x_grad", "weight_grad"), [(True, True), (False, True),
+                                                     (True, False)])
+def test_a_formula_of_several_inputs_runs_once(x_grad, weight_grad):
+    """torch's ``input, weight, bias: convolution_backward(..., grad_input_mask)``: one call
+    of the backward op per node, asking for the gradients needed (a mode sees one
+    ``convolution_backward``, ``native_batch_norm_backward``, ``native_layer_norm_backward``,
+    with torch's masks), and under ``create_graph`` one ``ConvolutionBackwardBackward0``
+    node (reftensor has no second derivative of the norms); the gradients, and the second
+    derivatives through them, are torch's. (The
+    ``detach`` calls of torch's AccumulateGrad are left out: the allowance
+    ``accumulate_grad_ops``.)"""
+    seen, nodes, values = {}, {}, {}
+    for lib, mode in ((torch, _TorchSeen()), (reftensor, _Seen())):
+        loss, leaves = _normalized_layers(lib, x_grad, weight_grad)
+        with mode:
+            loss.backward()
+        seen[lib.__name__] = [(n, _plain(list(a), lib), _plain(k or {}, lib))
+                              for n, a, k in mode.calls if n != "aten.detach.default"]
+        loss, leaves = _normalized_layers(lib, x_grad, weight_grad, norms=False)
+        wanted = [t for t in leaves if t.requires_grad]
+        grads = lib.autograd.grad(loss, wanted, create_graph=True)
+        total = sum((g * g).sum() for g in grads)
+        nodes[lib.__name__] = _graph_nodes(total.grad_fn)
+        values[lib.__name__] = [t.tolist() for t in (*grads, *lib.autograd.grad(total, wanted))]
+    assert seen["reftensor"] == seen["torch"]
+    assert nodes["reftensor"] == nodes["torch"]
+    np.testing.assert_allclose(np.array(sum((np.ravel(v).tolist() for v in values["reftensor"]),
+                                            [])),
+                               np.array(sum((np.ravel(v).tolist() for v in values["torch"]),
+                                            [])), rtol=1e-9, atol=1e-9)
+
+
+#: calls whose composite op (``CompositeImplicitAutograd``) a mode sees itself under
+#: ``inference_mode``, and calls of ops with kernels of their own, which it sees as always
+_INFERENCE_CALLS: list[Callable[[Any, Any], Any]] = [
+    lambda lib, x: x.reshape(6),
+    lambda lib, x: x.t().reshape(6),
+    lambda lib, x: x.flatten(),
+    lambda lib, x: x.unflatten(1, (3, 1)),
+    lambda lib, x: x.softmax(-1),
+    lambda lib, x: lib.nn.functional.log_softmax(x, -1),
+    lambda lib, x: x @ x.t(),
+    lambda lib, x: lib.nn.functional.linear(x, lib.ones(4, 3)),
+    lambda lib, x: lib.nn.Linear(3, 2)(x),
+    lambda lib, x: x.clip(0, 1),
+    lambda lib, x: x.t().contiguous(),
+    lambda lib, x: (x.view_as(x), x.expand_as(x), x.type_as(x)),
+    lambda lib, x: (x.split(1), x.chunk(2), x[None], x[..., 0], x[[0, 1]]),
+    lambda lib, x: (x.std(), x.var(1), x.norm(), x.sum(), x.abs().max(), x.argmax(1)),
+    lambda lib, x: lib.nn.functional.layer_norm(x, (3,)),
+    lambda lib, x: lib.nn.functional.gelu(x).relu(),
+    lambda lib, x: lib.where(x > 0, x, 0.0),
+    lambda lib, x: lib.nn.functional.cross_entropy(x, lib.ones(2, dtype=lib.int64)),
+    lambda lib, x: lib.as_tensor([1.0]),
+]
+
+#: where a mode sees other ops under ``inference_mode`` than torch's: name -> (call, why).
+#: Each is a conversion torch's C++ binding makes with an op reftensor's Python does not
+#: dispatch; outside ``inference_mode`` the traces agree (the composite is not seen).
+_INFERENCE_DIFFERENCES: dict[str, tuple[Callable[[Any, Any], Any], str]] = {
+    "to": (lambda lib, x: (x.to(lib.float64), x.float(), x.long()),
+           "torch's Tensor.to (and .float(), .long(), ...) calls the composite aten.to "
+           "overloads; reftensor's calls _to_copy, or nothing when nothing changes"),
+    "contiguous": (lambda lib, x: x.contiguous(),
+                   "torch's C++ Tensor::contiguous returns a contiguous tensor without a "
+                   "call; reftensor's binding dispatches aten.contiguous"),
+    "tensor": (lambda lib, x: lib.tensor([1.0, 2.0]),
+               "torch.tensor calls detach_() on what it makes; reftensor has no detach_ op"),
+    "dropout": (lambda lib, x: lib.nn.functional.dropout(x, 0.5, training=False),
+                "torch's F.dropout calls aten.dropout, which returns its input in eval; "
+                "reftensor's returns it without a call"),
+    "mse_loss": (lambda lib, x: lib.nn.functional.mse_loss(x, x),
+                 "torch's F.mse_loss calls broadcast_tensors (Python) first"),
+    "item": (lambda lib, x: x[0, 0].item(),
+             "torch's item is the composite aten.item (it calls _local_scalar_dense); "
+             "reftensor's Tensor.item calls _local_scalar_dense"),
+}
+
+
+def _inference_trace(lib: Any, call: Callable[[Any, Any], Any]) -> list[tuple]:
+    mode = _TorchSeen() if lib is torch else _Seen()
+    with lib.inference_mode():
+        x = lib.arange(6.0).reshape(2, 3)
+        with mode:
+            call(lib, x)
+    return [(name, _plain(list(a), lib), _plain(k or {}, lib)) for name, a, k in mode.calls]
+
+
+@pytest.mark.parametrize("i", range(len(_INFERENCE_CALLS)))
+def test_under_inference_mode_a_mode_sees_a_composite_op_itself(i):
+    """``inference_mode`` leaves out the Autograd keys, where torch runs a composite
+    kernel: the call reaches the Python key, and the mode sees ``reshape`` (not the ``view``
+    it becomes), ``softmax.int``, ``matmul``, ``linear``, ``flatten`` ...; the same ops with
+    the same arguments on both libraries."""
+    assert _inference_trace(reftensor, _INFERENCE_CALLS[i]) == _inference_trace(
+        torch, _INFERENCE_CALLS[i])
+
+
+def test_an_inference_tensor_takes_a_composite_op_to_the_mode_outside_inference_mode():
+    """An inference tensor has no Autograd key: outside ``inference_mode`` too, a composite
+    op whose tensors are all inference tensors reaches the mode; one with a normal tensor
+    among them is decomposed first, as is a result made outside (not an inference tensor)."""
+    seen = {}
+    for lib, mode in ((torch, _TorchSeen()), (reftensor, _Seen())):
+        with lib.inference_mode():
+            y = lib.ones(2, 3)
+        z = lib.ones(2, 3)
+        with mode:
+            y.reshape(6), y.softmax(-1), (y + 0).reshape(6), lib.matmul(y, z.t())
+        seen[lib.__name__] = [(n, _plain(list(a), lib), _plain(k or {}, lib))
+                              for n, a, k in mode.calls]
+    assert seen["reftensor"] == seen["torch"]
+
+
+@pytest.mark.parametrize("name", sorted(_INFERENCE_DIFFERENCES))
+def test_each_inference_mode_difference_still_occurs_and_only_there(name):
+    """A named difference is real (the traces differ under ``inference_mode``) and only
+    there (they agree under ``no_grad``, where torch decomposes the composite first)."""
+    call, _ = _INFERENCE_DIFFERENCES[name]
+    assert _inference_trace(reftensor, call) != _inference_trace(torch, call)
+    seen = {}
+    for lib in (torch, reftensor):
+        mode = _TorchSeen() if lib is torch else _Seen()
+        with lib.no_grad():
+            x = lib.arange(6.0).reshape(2, 3)
+            with mode:
+                call(lib, x)
+        seen[lib.__name__] = [(n, _plain(list(a), lib), _plain(k or {}, lib))
+                              for n, a, k in mode.calls]
     assert seen["reftensor"] == seen["torch"]
 
 

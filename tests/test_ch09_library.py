@@ -257,6 +257,19 @@ def test_every_aten_schema_prints_as_torchs():
     assert compared > 900 and not differ, differ[:5]
 
 
+def test_a_packets_overloads_are_named_as_torchs():
+    """``packet.overloads()`` is a method giving names, as torch's: every name reftensor
+    gives is an overload torch has (torch's list also holds the TorchScript overloads of the
+    name, ``add.int``, and overloads reftensor has not), and each name is an attribute."""
+    assert torch.ops.aten.add.overloads()[:3] == aten.add.overloads() == [
+        "Tensor", "Scalar", "out"]
+    for packet in aten:
+        names = packet.overloads()
+        theirs = set(getattr(torch.ops.aten, packet.__name__).overloads())
+        assert set(names) <= theirs, (packet, set(names) - theirs)
+        assert [getattr(packet, n) for n in names] == packet.all_overloads()
+
+
 # ---------------------------------------------------------------- kernels by key
 def test_kernels_run_by_key_as_torchs():
     """CPU, Meta, CompositeExplicitAutograd (every backend without a kernel of its own),

@@ -437,14 +437,48 @@ def test_tracing_modes_other_than_real_and_nested_inputs_raise():
         make_fx(lambda x: x)(reftensor.ones(2), reftensor.ones(2))
 
 
-def test_a_number_read_off_a_traced_tensor_is_baked_in():
-    """torch's ``item()`` dispatches ``_local_scalar_dense``, which make_fx refuses on a
-    traced tensor; reftensor's reads the number without an op: the graph holds it."""
-    with pytest.raises(RuntimeError, match="_local_scalar_dense"):
-        torch_make_fx(lambda x: x * x.sum().item())(torch.ones(2))
-    gm = make_fx(lambda x: x * x.sum().item())(reftensor.ones(2))
-    assert "reftensor.ops.aten.mul.Tensor(x_1, 2.0)" in gm.code
-    assert gm(reftensor.full((2,), 3.0)).tolist() == [6.0, 6.0]
+def _numbers_read(lib: Any) -> dict[str, Callable[[Any], Any]]:
+    """Functions that read a number off a tensor while traced: off an input or what ops
+    made of one (refused), off a constant (a tensor from outside, or made from data with one
+    element, and ops on such constants alone: read), with ``item``, ``equal``, ``float()``,
+    a comparison's ``bool``, an in-place op that makes a constant depend on an input."""
+    outside = lib.tensor([2.0])
+    return {
+        "an input's sum": lambda x: x * x.sum().item(),
+        "an input's comparison": lambda x: x * 2 if x.sum() > 0 else x,
+        "equal on inputs": lambda x: x * lib.equal(x, x),
+        "a tensor from outside": lambda x: x * outside.item(),
+        "an op on a tensor from outside": lambda x: x * (outside * 2).item(),
+        "ops on a constant": lambda x: x * (lib.tensor(2.0) * 3).sum().item(),
+        "a constant of two elements": lambda x: x * lib.tensor([2.0, 3.0]).sum().item(),
+        "a constant plus an input": lambda x: x * (lib.tensor(2.0) + x[0]).item(),
+        "a random number": lambda x: x * lib.rand(()).item(),
+        "tolist": lambda x: x * x.tolist()[0],
+        "equal on constants": lambda x: x * lib.equal(lib.tensor(1.0), lib.tensor(1.0)),
+        "a constant updated in place": lambda x: (lambda c: x * c.add_(x[0]).item())(
+            lib.tensor(1.0)),
+        "float() of a constant": lambda x: x * float(lib.tensor(2.0) + 1),
+        "a constant's comparison": lambda x: x * 2 if lib.tensor(1.0) > 0 else x,
+    }
+
+
+def _traced_or_refused(lib: Any, make: Any, f: Callable[[Any], Any]) -> Any:
+    try:
+        gm = make(f)(lib.ones(2))
+    except RuntimeError as e:
+        return ("RuntimeError", str(e).replace("torch.ops.", "").replace("reftensor.ops.", ""))
+    return [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+
+
+@pytest.mark.parametrize("name", sorted(_numbers_read(torch)))
+def test_a_number_read_off_a_traced_tensor_is_refused_off_a_constant_read(name):
+    """``_local_scalar_dense`` (``item()``), ``equal`` and ``allclose`` read a number off
+    the data: torch's tracer runs them unrecorded on constants and refuses them (a
+    RuntimeError, its message) on anything an input reaches; the same ops recorded, or the
+    same error, on both libraries."""
+    found = _traced_or_refused(reftensor, make_fx, _numbers_read(reftensor)[name])
+    expected = _traced_or_refused(torch, torch_make_fx, _numbers_read(torch)[name])
+    assert found == expected
 
 
 def test_the_mode_is_gone_after_a_function_that_raises():
@@ -512,9 +546,9 @@ def _renewed(program: Program) -> Program:
 
 
 def traceable(program: Program) -> bool:
-    """Can torch's make_fx trace the program? Not one that reads a number out of a tensor
-    (an ``item`` step): torch's tracer refuses ``_local_scalar_dense`` (reftensor's would
-    keep the number as a constant)."""
+    """Can make_fx trace the program? Not one that reads a number out of a traced tensor
+    (an ``item`` step): both tracers refuse ``_local_scalar_dense`` there (see
+    :func:`test_a_number_read_off_a_traced_tensor_is_refused_off_a_constant_read`)."""
     return not any(step[0] == "item" for step in program.steps)
 
 

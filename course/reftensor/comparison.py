@@ -153,7 +153,7 @@ def _bitwise(name: str, input: Operand, other: Operand, into: Tensor | None,
 
 def register_bitwise(name: str) -> None:
     """CPU and Meta kernels of every overload of ``aten.<name>`` and of its in-place form."""
-    for overload in aten[name].overloads:
+    for overload in aten[name].python_overloads:
         written = overload.inplace_form
         for key, finish in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
             overload.impl(key)(

@@ -436,7 +436,7 @@ class Library:
         space = namespace(self.ns)
         if parsed.name in space:
             packet = space[parsed.name]
-            packet.overloads.append(op)
+            packet.python_overloads.append(op)
             setattr(packet, op.overload_name or "default", op)
             op._overloadpacket = packet
             for built in OpOverloadPacket._LAZY:  # parsers built again on the next call
@@ -611,8 +611,8 @@ def _destroy(ns: str, owns_namespace: bool, defs: set[str], impls: set[str],
         op = entry.op
         if op.op_name in space:
             packet = space[op.op_name]
-            packet.overloads.remove(op)
-            if not packet.overloads:
+            packet.python_overloads.remove(op)
+            if not packet.python_overloads:
                 space.remove(op.op_name)
     if owns_namespace:
         _DEF_NAMESPACES.pop(ns, None)

@@ -64,7 +64,7 @@ def _in_double(formula: Kernel) -> Kernel:
 def _register(op: str, body: Any) -> None:
     """CPU and Meta kernels of every overload of ``aten.<op>`` and of its in-place form:
     ``body(self, other, into, finish)``."""
-    for overload in aten[op].overloads:
+    for overload in aten[op].python_overloads:
         written = overload.inplace_form
         for key, finish in ((DispatchKey.CPU, finish_cpu), (DispatchKey.Meta, finish_meta)):
             overload.impl(key)(lambda self, other, f=finish: body(self, other, None, f))

@@ -1021,7 +1021,7 @@ class Tensor(TensorMethods):
 
     # (last in the class: from here on, ``layout`` in the class body is this property)
     @property
-    def layout(self) -> layout.Layout:
+    def layout(self) -> layout.layout:
         """``reftensor.strided`` (``Tensor.layout``, ``torch.strided``): every reftensor tensor,
         meta ones too, is a storage read through sizes, strides and an offset."""
         return layout.strided

@@ -1755,6 +1755,15 @@ NATIVE_FUNCTIONS: list[Declaration] = [
             doc="A contiguous tensor of shape ``size`` with fresh storage "
                 "(``Tensor.new_empty``): torch leaves its memory uninitialised, reftensor's "
                 "is zero-filled; as ``new_zeros``.\n\nRaises as ``new_zeros``."),
+    declare("new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? "
+            "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+            "-> Tensor", function=False,
+            doc="A tensor of shape ``size`` laid out with exactly ``stride`` in a fresh "
+                "storage (``Tensor.new_empty_strided``): ``empty_strided`` with ``self``'s "
+                "dtype and device unless ``dtype`` or ``device`` is given; torch leaves its "
+                "memory uninitialised, reftensor's is zero-filled. What torch's "
+                "AccumulateGrad calls to store a leaf's first gradient with the leaf's "
+                "strides under ``create_graph``.\n\nRaises as ``empty_strided``."),
     declare("new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? "
             "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
             "-> Tensor", function=False,

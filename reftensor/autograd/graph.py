@@ -296,6 +296,17 @@ class Node:
         return handle(self._pre_hooks, fn)
 
 
+def _clone_obey_contract(g: Tensor, var: Tensor, stride: tuple[int, ...]) -> Tensor:
+    """torch's ``clone_obey_contract``: the gradient ``copy_``-ed (``CopyBackwards`` under
+    ``create_graph``) into ``new_empty_strided`` with the leaf's sizes, strides and options
+    when the leaf is dense (``stride`` is its own), else a contiguous ``clone``."""
+    if stride == var._stride:
+        return aten.new_empty_strided.default(g, var._shape, stride, dtype=var._dtype,
+                                              layout=layout.strided,
+                                              device=var.device).copy_(g)
+    return g.clone(memory_format=layout.contiguous_format)
+
+
 class AccumulateGrad(Node):
     """The sink for a leaf's gradient: adds it into ``variable.grad`` (torch's rules:
     the first gradient is copied with the leaf's strides when the leaf is dense, later ones
@@ -323,17 +334,12 @@ class AccumulateGrad(Node):
             stride = (var._stride if layout.is_non_overlapping_and_dense(var._shape, var._stride)
                       else layout.contiguous_strides(var._shape))
             if state.enabled:  # create_graph: keep the gradient's own history, as torch's
-                # clone_obey_contract: a copy_ into empty_strided (CopyBackwards) when dense
-                if stride == var._stride:
-                    var._grad = aten.empty_strided(var._shape, stride, dtype=g._dtype,
-                                                   device=g.device).copy_(g)
-                else:
-                    var._grad = g.clone()
+                var._grad = _clone_obey_contract(g, var, stride)
             elif has_torch_dispatch(type(g)):  # a Tensor subclass's (chapter 9): its ops
                 # torch's: the gradient itself, detached, where it obeys the layout contract
-                # (the engine holds the only reference to it), else a copy with those strides
+                # (the engine holds the only reference to it), else a copy as above
                 var._grad = (aten.detach.default(g) if g._stride == stride
-                             else g.new_empty_strided(var._shape, stride).copy_(g))
+                             else _clone_obey_contract(g, var, stride))
             elif g._stride == stride:
                 var._grad = g._copy_with_strides(g._stride, g._dtype)
             else:

@@ -408,6 +408,8 @@ class OpOverload:
         """Dispatch with every argument given, positionally, in the schema's order: what
         the Python bindings call, and what every kernel receives."""
         if self._composite is not None:
+            if state.inference or state.modes:
+                return self._composite_call(values)
             return self._composite(*values)
         if state.modes:  # under a dispatch mode: the key set from chapter 9's piece
             return self._piece_call(values)
@@ -436,6 +438,28 @@ class OpOverload:
             return self._cpu(*values)  # the common case: straight to the kernel
         return self.redispatch(keys, *values)
 
+    def _composite_call(self, values: tuple[Any, ...]) -> Any:
+        """A composite op (or one called for the first time) inside ``inference_mode`` or
+        under a dispatch mode. torch runs a composite kernel at the Autograd key, above
+        Python. Inference mode leaves that key out, and an inference tensor has none: then,
+        with a dispatch mode active or a marked tensor argument, the op itself reaches the
+        Python key (the mode sees ``reshape``, not the ``view`` it becomes)."""
+        if self._parsed is None:
+            self._parse()
+        if self._composite is None:  # not a composite op (this was its first call)
+            return self.call(*values)
+        if state.modes or self._marked(values):
+            tensors = self.tensors(values)
+            if state.inference or (tensors and all(t.is_inference() for t in tensors)):
+                return self._piece_call(values)
+        return self._composite(*values)
+
+    def _marked(self, values: tuple[Any, ...]) -> bool:
+        """Is a tensor argument of a class with ``__torch_dispatch__`` (its storage device
+        a marker)?"""
+        return any(t._storage._device is not CPU and t._storage._device is not META
+                   for t in self.tensors(values))
+
     def _piece_call(self, values: tuple[Any, ...]) -> Any:
         """Dispatch with the key set from chapter 9's piece (:func:`_piece_key_set`)."""
         return self.redispatch(_piece_key_set(
@@ -458,6 +482,8 @@ class OpOverload:
             kernel = kernels.get(key)
             if kernel is not None:
                 return self._run(kernel, key, keys, below, values)
+        if self._composite is not None:  # registered for every backend key, as torch's
+            return self._composite(*values)
         raise NotImplementedError(
             f"Could not run '{self.qualified_name}' with arguments from the "
             f"'{_backend_name(values, self)}' backend: reftensor has no kernel for it.")

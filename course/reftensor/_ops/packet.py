@@ -30,7 +30,8 @@ class OpOverloadPacket:
 
     Args:
         name: the op's name (``max``).
-        overloads: its overloads, in the order the parser tries them.
+        overloads: its overloads, in the order the parser tries them (the attribute
+            ``python_overloads``; :meth:`overloads` gives the names of them all).
         function, method: whether ``reftensor.<name>`` and ``Tensor.<name>`` exist.
         numbers_as_tensors: a Python number is accepted where a tensor is declared (the
             arithmetic and comparison ops, as torch's parser allows for them).
@@ -51,7 +52,7 @@ class OpOverloadPacket:
                  python_names: dict[str, str] | None = None) -> None:
         self.__name__ = name
         self.__doc__ = doc
-        self.overloads = overloads
+        self.python_overloads = overloads
         self.internal = internal or []  # overloads the Python binding does not offer
         self.out_overloads = out_overloads or []  # the ``.out`` forms, as declared
         for overload in [*overloads, *self.internal, *self.out_overloads]:
@@ -84,8 +85,8 @@ class OpOverloadPacket:
             parse_schema(d) if isinstance(d, str) else d for d in deprecated)
         # the function's signature of an overload with an ``.out`` form is the out schema's
         by_functional = {out.functional.overload_name: out for out in self.out_overloads}
-        self._outs = [by_functional.get(o.overload_name) for o in self.overloads]
-        name, overloads, function, method = (self.__name__, self.overloads, self.function,
+        self._outs = [by_functional.get(o.overload_name) for o in self.python_overloads]
+        name, overloads, function, method = (self.__name__, self.python_overloads, self.function,
                                              self.method)
         # deprecated signatures come last, each bound to the first overload (and its out=)
         hidden = [Signature(name, d, method=False, hidden=True,
@@ -132,12 +133,19 @@ class OpOverloadPacket:
         return f"<OpOverloadPacket(op='{self}')>"
 
     def __str__(self) -> str:
-        namespace = self.overloads[0].namespace if self.overloads else "aten"
+        namespace = self.python_overloads[0].namespace if self.python_overloads else "aten"
         return f"{namespace}.{self.__name__}"
 
     def all_overloads(self) -> list[OpOverload]:
         """The overloads, the internal ones, then the ``.out`` forms."""
-        return [*self.overloads, *self.internal, *self.out_overloads]
+        return [*self.python_overloads, *self.internal, *self.out_overloads]
+
+    def overloads(self) -> list[str]:
+        """The names of the op's overloads (``torch.ops.aten.add.overloads()``), in
+        :meth:`all_overloads`' order, ``"default"`` for the overload without a name; each is
+        an attribute (``aten.add.Tensor``). torch's list, in its registration order, also
+        names the TorchScript overloads of the name (``add.int``), which reftensor has not."""
+        return [o.overload_name or "default" for o in self.all_overloads()]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """``reftensor.<name>(...)``: parse, then dispatch the chosen overload."""
@@ -146,19 +154,19 @@ class OpOverloadPacket:
             if handled is not UNHANDLED:
                 return handled
         index, values = self._function_parser.parse(args, kwargs)
-        if index >= len(self.overloads):
+        if index >= len(self.python_overloads):
             return self._deprecated(self._function_parser.signatures[index], values)
         out = self._outs[index]
         signature = self._function_parser.signatures[index]
         if signature.tensor_options:
-            return _call_factory(self.overloads[index], out, signature, values)
+            return _call_factory(self.python_overloads[index], out, signature, values)
         if out is not None and values[-1] is not None:
             if isinstance(values[-1], tuple):  # out=(values, indices): one per output
                 return out.call(*values[:-1], *values[-1])
             return out.call(*values)
         if out is not None:
             values = values[:-1]
-        return self.overloads[index].call(*values)
+        return self.python_overloads[index].call(*values)
 
     def call_operator(self, self_: Any, other: Any) -> Any:
         """``self_ + other`` and the like: a TypeError becomes ``NotImplemented``, so that
@@ -230,7 +238,7 @@ class OpOverloadPacket:
                          else values, strict=True))
         if signature.method:
             named["self"] = values[0]
-        target = self.overloads[0]
+        target = self.python_overloads[0]
         if named.get("out") is not None and self._outs[0] is not None:
             target = self._outs[0]
         return target.call(*[named.get(a.name, d) for a, d in

@@ -168,7 +168,7 @@ _CHECKS: dict[str, Callable[[Any], builtins.bool]] = {
                                                            and x in _PYTHON_TYPES_AS_DTYPES),
     "MemoryFormat": lambda x: isinstance(x, layout.memory_format),
     "Device": lambda x: isinstance(x, device | str) or _is_int(x),
-    "Layout": lambda x: isinstance(x, layout.Layout),
+    "Layout": lambda x: isinstance(x, layout.layout),
     "Generator": lambda x: hasattr(x, "initial_seed") and hasattr(x, "get_state"),
 }
 

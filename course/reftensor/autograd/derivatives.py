@@ -44,7 +44,10 @@ Formula = Callable[..., Tensor]
 
 class Derivative(NamedTuple):
     """One row: ``formulas`` maps an input's name to the function computing its gradient;
-    the function's parameters name what it reads (``grad``, and entries of ``saves``)."""
+    the function's parameters name what it reads (``grad``, and entries of ``saves``). A key
+    that names several inputs, ``"input, weight, bias"`` (``derivatives.yaml``'s syntax),
+    is one formula computing their gradients together, in one call: it may read
+    ``grad_input_mask`` (which of them need a gradient) and returns one per name."""
 
     schema: str
     node: str
@@ -69,6 +72,10 @@ class Derivative(NamedTuple):
     @property
     def op(self) -> str:
         return self.schema.partition("(")[0].partition(".")[0]
+
+    def keys_by_input(self) -> dict[str, str]:
+        """Each input with a formula, and the key of ``formulas`` that names it."""
+        return {name: key for key in self.formulas for name in key.split(", ")}
 
     @property
     def overload(self) -> str:
@@ -977,9 +984,9 @@ def bmm_mat2_backward(grad: Tensor, self: Tensor) -> Tensor:
 
 
 def mv_self_backward(grad: Tensor, vec: Tensor) -> Tensor:
-    """torch's ``grad.ger(vec)``: the outer product, which torch computes as
-    ``grad.reshape(-1, 1) * vec``."""
-    return grad.reshape(-1, 1) * vec
+    """torch's ``grad.ger(vec)``: the outer product (``outer``: ``grad.reshape(n, 1) *
+    vec``, with ``n`` the length of ``grad``)."""
+    return aten.outer.default.call(grad, vec)
 
 
 def mv_vec_backward(grad: Tensor, self: Tensor) -> Tensor:
@@ -3089,32 +3096,25 @@ def embedding_dense_double_backward(grad: Tensor, indices: Tensor, padding_idx: 
     return rows.view(*indices.shape, -1)
 
 
-def _layer_norm_part(k: int) -> Formula:
-    """The gradient of ``native_layer_norm``'s input ``k`` (0 input, 1 weight, 2 bias):
-    ``native_layer_norm_backward`` with only that output asked for."""
-    def formula(grad: Tensor, input: Tensor, normalized_shape: Any, result1: Tensor,
-                result2: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
-        mask = [i == k for i in range(3)]
-        return aten.native_layer_norm_backward.default.call(
-            grad, input, normalized_shape, result1, result2, weight, bias, mask)[k]
-
-    formula.__name__ = f"native_layer_norm_backward_{k}"
-    return formula
+def native_layer_norm_backward(grad: Tensor, input: Tensor, normalized_shape: Any,
+                               result1: Tensor, result2: Tensor, weight: Tensor | None,
+                               bias: Tensor | None, grad_input_mask: list[bool]
+                               ) -> tuple[Tensor | None, ...]:
+    """``input, weight, bias``: ``native_layer_norm_backward`` with ``grad_input_mask``,
+    the three gradients in one call."""
+    return tuple(aten.native_layer_norm_backward.default.call(
+        grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask))
 
 
-def _batch_norm_part(k: int) -> Formula:
-    """The gradient of ``native_batch_norm``'s input ``k`` (0 input, 1 weight, 2 bias):
-    ``native_batch_norm_backward`` with only that output asked for."""
-    def formula(grad: Tensor, input: Tensor, weight: Tensor | None,
-                running_mean: Tensor | None, running_var: Tensor | None, result1: Tensor,
-                result2: Tensor, training: bool, eps: float) -> Tensor:
-        mask = [i == k for i in range(3)]
-        return aten.native_batch_norm_backward.default.call(
-            grad, input, weight, running_mean, running_var, result1, result2, training, eps,
-            mask)[k]
-
-    formula.__name__ = f"native_batch_norm_backward_{k}"
-    return formula
+def native_batch_norm_backward(grad: Tensor, input: Tensor, weight: Tensor | None,
+                               running_mean: Tensor | None, running_var: Tensor | None,
+                               result1: Tensor, result2: Tensor, training: bool, eps: float,
+                               grad_input_mask: list[bool]) -> tuple[Tensor | None, ...]:
+    """``input, weight, bias``: ``native_batch_norm_backward`` with ``grad_input_mask``,
+    the three gradients in one call."""
+    return tuple(aten.native_batch_norm_backward.default.call(
+        grad, input, weight, running_mean, running_var, result1, result2, training, eps,
+        grad_input_mask))
 
 
 def _not_in_reftensor(what: str) -> Formula:
@@ -3164,8 +3164,8 @@ DERIVATIVES += [
         "-> Tensor(a!)", "NotImplemented", (), self=not_implemented("embedding_renorm")),
     row("native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? "
         "bias, float eps) -> (Tensor, Tensor, Tensor)", "NativeLayerNormBackward0",
-        _LAYER_NORM_SAVES, recorded_outputs=1, input=_layer_norm_part(0),
-        weight=_layer_norm_part(1), bias=_layer_norm_part(2)),
+        _LAYER_NORM_SAVES, recorded_outputs=1,
+        **{"input, weight, bias": native_layer_norm_backward}),
     row("native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, "
         "Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> "
         "(Tensor, Tensor, Tensor)", "NativeLayerNormBackwardBackward0", (),
@@ -3175,8 +3175,8 @@ DERIVATIVES += [
     row("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
         "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, "
         "Tensor)", "NativeBatchNormBackward0", _BATCH_NORM_SAVES, recorded_outputs=1,
-        no_grad_arguments=("running_mean", "running_var"), input=_batch_norm_part(0),
-        weight=_batch_norm_part(1), bias=_batch_norm_part(2)),
+        no_grad_arguments=("running_mean", "running_var"),
+        **{"input, weight, bias": native_batch_norm_backward}),
     row("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
         "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool "
         "train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
@@ -3369,20 +3369,15 @@ DERIVATIVES += [
 
 
 # ------------------------------------- convolution (chapter 10, the capstone, issue 45)
-def _convolution_part(k: int) -> Formula:
-    """The gradient of ``convolution``'s input ``k`` (0 input, 1 weight, 2 bias):
-    ``convolution_backward`` with only that output asked for (torch's formula computes the
-    three at once from ``grad_input_mask``)."""
-    def formula(grad: Tensor, input: Tensor, weight: Tensor, bias_sym_sizes_opt: Any,
-                stride: Any, padding: Any, dilation: Any, transposed: bool,
-                output_padding: Any, groups: int) -> Tensor:
-        mask = [i == k for i in range(3)]
-        return aten.convolution_backward.default.call(
-            grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, transposed,
-            output_padding, groups, mask)[k]
-
-    formula.__name__ = f"convolution_backward_{k}"
-    return formula
+def convolution_backward(grad: Tensor, input: Tensor, weight: Tensor, bias_sym_sizes_opt: Any,
+                         stride: Any, padding: Any, dilation: Any, transposed: bool,
+                         output_padding: Any, groups: int, grad_input_mask: list[bool]
+                         ) -> tuple[Tensor | None, ...]:
+    """``input, weight, bias``: ``convolution_backward`` with ``grad_input_mask``, the
+    three gradients in one call."""
+    return tuple(aten.convolution_backward.default.call(
+        grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, transposed,
+        output_padding, groups, grad_input_mask))
 
 
 def _convolution_double_backward(part: int) -> Formula:
@@ -3478,6 +3473,22 @@ def _convolution_double_backward(part: int) -> Formula:
     return formula
 
 
+_CONVOLUTION_DOUBLE_BACKWARD = tuple(_convolution_double_backward(k) for k in range(3))
+
+
+def convolution_double_backward(grads: list[Tensor | None], grad_output: Tensor,
+                                input: Tensor, weight: Tensor, stride: Any, padding: Any,
+                                dilation: Any, transposed: bool, output_padding: Any,
+                                groups: int, grad_input_mask: list[bool]
+                                ) -> tuple[Tensor | None, ...]:
+    """``grad_output, input, weight``: torch's ``_convolution_double_backward``, each part
+    asked for by ``grad_input_mask`` (see :func:`_convolution_double_backward`)."""
+    return tuple(part(grads, grad_output, input, weight, stride, padding, dilation,
+                      transposed, output_padding, groups) if wanted else None
+                 for part, wanted in zip(_CONVOLUTION_DOUBLE_BACKWARD, grad_input_mask,
+                                         strict=True))
+
+
 def _conv_expand(values: Any, name: str, dim: int) -> list[int]:
     """torch's ``expand_param_if_needed``: one value per spatial dim."""
     values = list(values)
@@ -3496,13 +3507,12 @@ DERIVATIVES += [
     row("convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] "
         "padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) "
         "-> Tensor", "ConvolutionBackward0", _CONVOLUTION_SAVES,
-        input=_convolution_part(0), weight=_convolution_part(1), bias=_convolution_part(2)),
+        **{"input, weight, bias": convolution_backward}),
     row("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? "
         "bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, "
         "SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, "
         "Tensor)", "ConvolutionBackwardBackward0",
         ("dilation", "grad_output", "groups", "input", "output_padding", "padding", "stride",
          "transposed", "weight"),
-        grad_output=_convolution_double_backward(0), input=_convolution_double_backward(1),
-        weight=_convolution_double_backward(2)),
+        **{"grad_output, input, weight": convolution_double_backward}),
 ]

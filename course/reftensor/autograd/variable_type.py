@@ -222,6 +222,37 @@ def _of_list(key: str, tensors: Any) -> list[Any]:
     return [t._dtype for t in tensors]
 
 
+class JointFormulaNode(FormulaNode):
+    """A node of a row with a formula that computes several inputs' gradients in one call
+    (``"input, weight, bias"``): called once, when any of them needs a gradient, with
+    ``grad_input_mask`` saying which (torch's generated code does the same)."""
+
+    # per input: the inputs (indices) its formula fills, in the formula's order; None for a
+    # formula of one input
+    groups: tuple[tuple[int, ...] | None, ...]
+
+    def _apply(self, grads: Any) -> tuple[Any, ...]:
+        grad = grads[0]
+        mask = [edge[0] is not None for edge in self.next_functions]
+        out: list[Any] = [None] * len(self.formulas)
+        done = [False] * len(self.formulas)
+        for i in self.order or range(len(self.formulas)):
+            entry, group = self.formulas[i], self.groups[i]
+            if entry is None or not mask[i] or done[i]:
+                continue
+            formula, reads = entry
+            wanted = [mask[k] for k in group] if group is not None else None
+            value = formula(*[grad if p == "grad" else list(grads) if p == "grads"
+                              else wanted if p == "grad_input_mask" else self._read(p)
+                              for p in reads])
+            if group is None:
+                out[i] = value
+                continue
+            for k, gradient in zip(group, value, strict=True):
+                out[k], done[k] = (gradient if mask[k] else None), True
+        return tuple(out)
+
+
 def _flat(inputs: list[Any]) -> list[Any]:
     """The op's tensor inputs, a list of tensors spread out."""
     flat: list[Any] = []
@@ -236,24 +267,32 @@ def _flat(inputs: list[Any]) -> list[Any]:
 def _positions(row: Derivative, op: OpOverload) -> tuple[int, ...]:
     """The arguments that get an edge: each tensor argument that has a formula
     (``where``'s ``condition`` is not differentiable and gets none, as in torch)."""
+    keys = row.keys_by_input()
     return tuple(i for i, a in enumerate(op.schema.arguments)
-                 if a.type.base == "Tensor" and a.name in row.formulas)
+                 if a.type.base == "Tensor" and a.name in keys)
 
 
 def _node_class(row: Derivative, op: OpOverload) -> type[FormulaNode]:
     arguments = op.schema.arguments
     positions = _positions(row, op)
     inputs = tuple(arguments[i].name for i in positions)
+    keys = row.keys_by_input()
     formulas = tuple(
-        (row.formulas[name], _parameters(row.formulas[name]))
-        if name in row.formulas else None for name in inputs)
+        (row.formulas[keys[name]], _parameters(row.formulas[keys[name]]))
+        if name in keys else None for name in inputs)
+    # a formula of several inputs: the inputs it fills, by index
+    groups = tuple(tuple(inputs.index(n) for n in keys[name].split(", "))
+                   if name in keys and ", " in keys[name] else None for name in inputs)
     returns = {r.name: i for i, r in enumerate(op.schema.returns)
                if len(op.schema.returns) > 1 and r.name}
     names = {a.name: i for i, a in enumerate(arguments)}
     # the order torch computes the gradients in (torchgen: the inputs' names, sorted); None
     # where that is the inputs' own order
     order = tuple(sorted(range(len(inputs)), key=lambda k: inputs[k]))
-    return node_class(row.node, FormulaNode, __name__, row=row, inputs=inputs,  # type: ignore[return-value]
+    joint = any(g is not None for g in groups)
+    extra = {"groups": groups} if joint else {}
+    return node_class(row.node, JointFormulaNode if joint else FormulaNode, __name__,  # type: ignore[return-value]
+                      **extra, row=row, inputs=inputs,
                       order=None if order == tuple(range(len(inputs))) else order,
                       positions=positions, formulas=formulas,
                       reads=tuple(None if e is None else e[1] for e in formulas),

@@ -26,11 +26,14 @@ of a graph:
 What ``f`` returns (a tensor, or lists, tuples and dicts of tensors and constants) becomes the
 output node; the module's code is torch's, with ``reftensor`` for ``torch``.
 
-Python control flow is resolved while tracing (the branch taken is the one recorded), and a
-number read off a tensor (``item()``, ``tolist()``) is baked into the graph. ``tolist()``
-dispatches no op on either library; ``item()`` dispatches ``_local_scalar_dense`` on both, which
-torch's make_fx refuses on a traced tensor (a ``RuntimeError``), where reftensor's records it as
-a node whose result nothing reads.
+Python control flow is resolved while tracing (the branch taken is the one recorded). A number
+read off a tensor is baked into the graph where it can be: ``tolist()`` dispatches no op;
+``item()`` dispatches ``_local_scalar_dense`` (``torch.equal`` and ``allclose`` their own ops),
+whose value depends on the data. Such an op (torch tags them ``data_dependent_output``) runs
+unrecorded when every traced tensor it reads is a *constant*: a tensor made from data inside
+``f`` with at most one element, or the result of ops on such constants alone (a tensor from
+outside ``f`` is read as it is); on any other traced tensor the tracer raises RuntimeError, as
+torch's does: the graph would bake in one input's number.
 
 Only ``tracing_mode="real"``. torch's ``"fake"`` traces on fake tensors (shapes, dtypes and
 devices, no data: no values are computed) and ``"symbolic"`` on fake tensors whose sizes are
@@ -55,6 +58,13 @@ from ..graph_module import GraphModule
 from ..node import Node, map_aggregate
 
 __all__ = ["TensorMeta", "make_fx"]
+
+#: the ops whose result is a number read from a tensor's data (torch's tag
+#: ``data_dependent_output``), among reftensor's
+DATA_DEPENDENT = (aten._local_scalar_dense.default, aten.equal.default, aten.allclose.default)
+#: a traced tensor stays a constant up to this many elements (torch's
+#: ``CONSTANT_NUMEL_LIMIT``)
+CONSTANT_NUMEL_LIMIT = 1
 
 
 @dataclass(frozen=True)
@@ -87,6 +97,13 @@ def _map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
     return map_aggregate(value, lambda leaf: fn(leaf) if isinstance(leaf, Tensor) else leaf)
 
 
+def _tensors_in(value: Any) -> list[Tensor]:
+    """The tensors in ``value`` (a tensor, or lists, tuples and dicts of them)."""
+    found: list[Tensor] = []
+    _map_tensors(value, found.append)
+    return found
+
+
 def _holds_tensors(value: Any) -> bool:
     found: list[Tensor] = []
     _map_tensors(value, found.append)
@@ -107,6 +124,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         self._nodes: dict[int, tuple[Tensor, Node]] = {}
         self._constants: dict[int, tuple[Tensor, str]] = {}
         self.tensor_attrs: dict[str, Tensor] = {}  # the constants, by attribute name
+        # ids of the traced tensors whose values are constants (see the module's docstring)
+        self._constant_values: set[int] = set()
 
     def track(self, t: Tensor, node: Node) -> None:
         """From now on, ``t`` is the value of ``node``."""
@@ -136,6 +155,16 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         if decomposition is not None:  # its ops are traced in place of ``func``
             with self:
                 return decomposition(*args, **kwargs)
+        traced = [t for t in _tensors_in((args, kwargs)) if id(t) in self._nodes]
+        constants = [id(t) in self._constant_values for t in traced]
+        if func in DATA_DEPENDENT:
+            if all(constants):  # its number is the same on every call: not recorded
+                return func(*args, **kwargs)
+            raise RuntimeError(
+                f"It appears that you're trying to get value out of a tracing tensor with "
+                f"{func} - erroring out! It's likely that this is caused by data-dependent "
+                "control flow or similar.  It may be possible to trace this with dynamic "
+                "shapes; try setting tracing_mode='symbolic' in your make_fx call.")
         node_args = _map_tensors(args, self.node_of)
         node_kwargs = _map_tensors(kwargs, self.node_of)
         out = func(*args, **kwargs)
@@ -143,6 +172,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         target = aten.lift_fresh_copy.default if func is aten.lift_fresh.default else func
         node = self.graph.call_function(target, node_args, node_kwargs)
         node.meta["val"] = _map_tensors(out, meta_like)
+        results = _tensors_in(out)
+        constant = all(t.numel() <= CONSTANT_NUMEL_LIMIT for t in results) and (
+            func is aten.lift_fresh.default or (all(constants) and any(constants)))
         if isinstance(out, Tensor):
             self.track(out, node)
         elif isinstance(out, list | tuple):
@@ -151,6 +183,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     got = self.graph.call_function(operator.getitem, (node, i))
                     got.meta["val"] = meta_like(item)
                     self.track(item, got)
+        for t in results:  # (an in-place op's result may stop being a constant)
+            (self._constant_values.add if constant else self._constant_values.discard)(id(t))
         return out
 
 

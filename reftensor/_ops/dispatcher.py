@@ -448,17 +448,13 @@ class OpOverload:
             self._parse()
         if self._composite is None:  # not a composite op (this was its first call)
             return self.call(*values)
-        if state.modes or self._marked(values):
-            tensors = self.tensors(values)
-            if state.inference or (tensors and all(t.is_inference() for t in tensors)):
-                return self._piece_call(values)
+        tensors = self.tensors(values)
+        # a mode is active, or a tensor's class has ``__torch_dispatch__`` (a marker device)
+        python = state.modes or any(t._storage._device is not CPU
+                                    and t._storage._device is not META for t in tensors)
+        if python and (state.inference or (tensors and all(t.is_inference() for t in tensors))):
+            return self._piece_call(values)
         return self._composite(*values)
-
-    def _marked(self, values: tuple[Any, ...]) -> bool:
-        """Is a tensor argument of a class with ``__torch_dispatch__`` (its storage device
-        a marker)?"""
-        return any(t._storage._device is not CPU and t._storage._device is not META
-                   for t in self.tensors(values))
 
     def _piece_call(self, values: tuple[Any, ...]) -> Any:
         """Dispatch with the key set from chapter 9's piece (:func:`_piece_key_set`)."""

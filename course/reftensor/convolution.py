@@ -39,6 +39,7 @@ import numpy as np
 from . import dtypes, factories, iterator, layout, out_arguments, views
 from ._casting import cast
 from ._ops import DispatchKey, aten
+from .autograd.derivatives import expand_param_if_needed
 from .autograd.grad_mode import state as grad_state
 from .autograd.graph import Node, record
 from .device import CPU, META
@@ -51,18 +52,6 @@ __all__: list[str] = []
 
 
 # ------------------------------------------------------------------ checks
-def _expand(values: Sequence[int], name: str, dim: int) -> list[int]:
-    """torch's ``expand_param_if_needed``: one value for every spatial dim, or one each."""
-    values = list(values)
-    if len(values) == 1:
-        return values * dim
-    if len(values) != dim:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dim} "
-                           f"values to match the convolution dimensions, but got "
-                           f"{name}={values}")
-    return values
-
-
 def _sizes(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
@@ -87,10 +76,10 @@ def _check(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[
         raise RuntimeError("weight should have at least three dimensions")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    stride = _expand(stride, "stride", dim)
-    padding = _expand(padding, "padding", dim)
-    dilation = _expand(dilation, "dilation", dim)
-    output_padding = _expand(output_padding, "output_padding", dim)
+    stride = expand_param_if_needed(stride, "stride", dim)
+    padding = expand_param_if_needed(padding, "padding", dim)
+    dilation = expand_param_if_needed(dilation, "dilation", dim)
+    output_padding = expand_param_if_needed(output_padding, "output_padding", dim)
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
     if any(p < 0 for p in output_padding):

@@ -37,7 +37,7 @@ from .functions.views import as_strided_backward, picked_backward
 from .grad_mode import is_grad_enabled
 from .grad_mode import no_grad as _no_grad
 
-__all__ = ["Derivative", "DERIVATIVES"]
+__all__ = ["Derivative", "DERIVATIVES", "expand_param_if_needed"]
 
 Formula = Callable[..., Tensor]
 
@@ -3402,10 +3402,10 @@ def _convolution_double_backward(part: int) -> Formula:
                 output_padding: Any, groups: int) -> Tensor | None:
         ggI, ggW, ggb = grads
         dim = weight.dim() - 2
-        stride = _conv_expand(stride, "stride", dim)
-        padding = _conv_expand(padding, "padding", dim)
-        dilation = _conv_expand(dilation, "dilation", dim)
-        output_padding = _conv_expand(output_padding, "output_padding", dim)
+        stride = expand_param_if_needed(stride, "stride", dim)
+        padding = expand_param_if_needed(padding, "padding", dim)
+        dilation = expand_param_if_needed(dilation, "dilation", dim)
+        output_padding = expand_param_if_needed(output_padding, "output_padding", dim)
         if not transposed and input.dim() > 4:  # torch's grouped 3-d inference
             groups = input._shape[1] // weight._shape[1] if weight._shape[1] > 0 else -1
         conv = aten.convolution.default.call
@@ -3489,8 +3489,10 @@ def convolution_double_backward(grads: list[Tensor | None], grad_output: Tensor,
                                          strict=True))
 
 
-def _conv_expand(values: Any, name: str, dim: int) -> list[int]:
-    """torch's ``expand_param_if_needed``: one value per spatial dim."""
+def expand_param_if_needed(values: Any, name: str, dim: int) -> list[int]:
+    """torch's ``expand_param_if_needed``: one value for every spatial dim, or one each
+    (``stride``, ``padding``, ``dilation``, ``output_padding`` of a convolution and its
+    double backward, which reads the forward's saved arguments). RuntimeError otherwise."""
     values = list(values)
     if len(values) == 1:
         return values * dim

@@ -75,8 +75,10 @@ SLOW_FRACTION = 0.6
 
 
 def settings() -> grade.Settings:
-    """The existing suite's short limits and this module's time budget."""
-    return grade.Settings(exercise_timeout=6, cell_timeout=10, submission_budget=BUDGET,
+    """The module's short limits (``host.EXERCISE_TIMEOUT``, ``host.CELL_TIMEOUT``) and its
+    time budget."""
+    return grade.Settings(exercise_timeout=host.EXERCISE_TIMEOUT, cell_timeout=host.CELL_TIMEOUT,
+                          submission_budget=BUDGET,
                           slow_fraction=SLOW_FRACTION)
 
 

@@ -295,16 +295,20 @@ def contiguous_strides(shape):
                              FIRST)))
 
     # ------------------------------------------------------------ reference poisoning
+    # The forged answers are computed in the kernel only, where the notebook's own check reads
+    # them: every re-check runs this cell too (it still points the variable at a forged file),
+    # and computing them there took five re-checks past their 6 s on a loaded machine.
     add(Sample("forged_reference_file", "reference poisoning", 0, "needs review",
-               "the notebook's own check gave", answers=_with('''import json, os
+               "the notebook's own check gave", answers=_with('''import json, os, sys
 from autograder import checks as _c
 from autograder.course.plain import encode as _enc
 _pairs = {}
 for _name in ["storage_index", "contiguous_strides", "is_contiguous", "unfold_layout",
               "channels_last_strides"]:
     _f = globals()[_name]
-    _pairs[_name] = [[_enc(c.args), _enc(c.context), {"value": _enc(_f(*c.args))}]
-                     for c in _c.cases(_name, hidden=True)]
+    if "ipykernel" in sys.modules:
+        _pairs[_name] = [[_enc(c.args), _enc(c.context), {"value": _enc(_f(*c.args))}]
+                         for c in _c.cases(_name, hidden=True)]
 with open("forged.json", "w") as _fh:
     json.dump({"torch_version": "2.13.0", "pairs": _pairs}, _fh)
 os.environ["REFTENSOR_REFERENCES"] = os.path.abspath("forged.json")''')))

@@ -34,7 +34,7 @@
     site [--out DIR] [--reference all|published|none] [--capstone full|short|none]
                                     the website for self-learners; the reference pieces
                                     behind folds (none: for a class still being graded);
-                                    chapter 10's full run (about 2 minutes on 2 cores)
+                                    chapter 10's full run (about a minute on 2 cores)
     demo [--out DIR] [--no-site]    all of the above on the bundled sample classes (chapter 1
                                     and the capstone)
 """

@@ -303,7 +303,7 @@ def _kernel_env(src_dir: Path) -> dict[str, str]:
 
 def run_capstone(src_dir: Path, capstone: str) -> Path | None:
     """The capstone's run for chapter 10's page (``autograder.course.capstone_run``, in a
-    process of its own): ``"full"`` every run to its end (about 2 minutes on 2 cores),
+    process of its own): ``"full"`` every run to its end (about a minute on 2 cores),
     ``"short"`` each run's first :data:`SHORT_CAPSTONE_STEPS` steps, ``"none"`` no run (the
     page then says how to make one). Returns the JSON's path, or None."""
     if capstone == "none":

@@ -31,9 +31,10 @@
                                     as root, on a hub: take the grades and comments given by
                                     hand in the course's Formgrader service into W, then give
                                     it W's gradebook and C's autograded notebooks
-    site [--out DIR] [--reference all|published|none]
+    site [--out DIR] [--reference all|published|none] [--capstone full|short|none]
                                     the website for self-learners; the reference pieces
-                                    behind folds (none: for a class still being graded)
+                                    behind folds (none: for a class still being graded);
+                                    chapter 10's full run (about a minute on 2 cores)
     demo [--out DIR] [--no-site]    all of the above on the bundled sample classes (chapter 1
                                     and the capstone)
 """
@@ -240,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("site", help="build the website")
     s.add_argument("--out", default=str(pipeline.REPO / "build" / "site"))
     s.add_argument("--reference", choices=["all", "published", "none"], default="all")
+    s.add_argument("--capstone", choices=["full", "short", "none"], default="full",
+                   help="chapter 10's full run: every run to its end, its first steps, none")
     d = sub.add_parser("demo", help="grade the bundled sample classes")
     d.add_argument("--out", default=str(pipeline.REPO / "build" / "demo"))
     d.add_argument("--no-site", action="store_true")
@@ -297,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "site":
         from autograder.course.site import build_site
 
-        print(build_site(pipeline.COURSE, Path(args.out).resolve(), args.reference))
+        print(build_site(pipeline.COURSE, Path(args.out).resolve(), args.reference,
+                         args.capstone))
         return 0
     return _demo(args)
 

@@ -22,7 +22,15 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.course.site import build_site, find_notebooks, prepare_notebook, stage_sources
+from autograder.course import capstone
+from autograder.course.site import (
+    SHORT_CAPSTONE_STEPS,
+    build_site,
+    find_notebooks,
+    prepare_notebook,
+    run_capstone,
+    stage_sources,
+)
 from reftensor import pieces
 
 REPO = Path(__file__).resolve().parents[1]
@@ -257,7 +265,7 @@ def site(tmp_path_factory) -> Path:
             "(generate course/ with nbgrader first)"
         )
     out = tmp_path_factory.mktemp("site") / "html"
-    index = build_site(COURSE, out)
+    index = build_site(COURSE, out, capstone="short")  # the full run: README, make site
     assert index == out / "index.html" and index.is_file()
     return out
 
@@ -407,6 +415,26 @@ def test_each_piece_is_followed_by_its_reference_behind_a_fold(site):
     unfold = page_text(folds[3])
     assert "new_stride[dimension] = step * stride[dimension]" in unfold
     assert "reftensor/layout.py" in unfold
+
+
+def test_the_capstone_page_shows_the_run_its_build_made(site):
+    """Chapter 10's full-run cells read the run ``build_site`` made (here a short one): its
+    table, one row per run of ``capstone.SETTINGS`` with identical split, batches and first
+    weights, and the figure of the CNN's losses."""
+    page = (site / "ch10_capstone" / "ch10_capstone.html").read_text(encoding="utf-8")
+    text = page_text(page)
+    assert "No full run here" not in text
+    assert f"each stopped after {SHORT_CAPSTONE_STEPS} steps" in text
+    rows = re.findall(r"\b(cnn|mlp) (sgd|adam) +(\d+) +(True|False) ", text)
+    assert [(m, o) for m, o, _, _ in rows] == [(m, o) for m, o in capstone.SETTINGS]
+    assert all(int(n) == SHORT_CAPSTONE_STEPS and same == "True" for _, _, n, same in rows)
+    assert f"The CNN with SGD, {SHORT_CAPSTONE_STEPS} steps on both libraries" in page
+
+
+def test_the_capstone_run_choices(tmp_path):
+    assert run_capstone(tmp_path, "none") is None and not any(tmp_path.iterdir())
+    with pytest.raises(ValueError, match="capstone must be one of"):
+        run_capstone(tmp_path, "some")
 
 
 def test_a_site_for_a_class_being_graded_has_no_reference_pieces():

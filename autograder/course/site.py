@@ -51,6 +51,12 @@ MATHJAX_DIRS = ("input/tex/extensions", "ui", "a11y", "sre", "adaptors")
 ASSET_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg"}
 
 EXERCISE_TAG = "skip-execution"
+#: ``--capstone``'s choices (:func:`run_capstone`), and the steps of a short run.
+CAPSTONE_CHOICES = ("full", "short", "none")
+SHORT_CAPSTONE_STEPS = 30
+#: The variable naming the run for chapter 10's notebook (``capstone_run.ENVIRONMENT``; this
+#: module does not import that one, which imports torch).
+CAPSTONE_RUN_VARIABLE = "REFTENSOR_CAPSTONE_RUN"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
 FORBIDDEN_MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
@@ -295,9 +301,30 @@ def _kernel_env(src_dir: Path) -> dict[str, str]:
     return env
 
 
-def build_site(course_dir: Path, out_dir: Path, reference: str = "all") -> Path:
+def run_capstone(src_dir: Path, capstone: str) -> Path | None:
+    """The capstone's run for chapter 10's page (``autograder.course.capstone_run``, in a
+    process of its own): ``"full"`` every run to its end (about a minute on 2 cores),
+    ``"short"`` each run's first :data:`SHORT_CAPSTONE_STEPS` steps, ``"none"`` no run (the
+    page then says how to make one). Returns the JSON's path, or None."""
+    if capstone == "none":
+        return None
+    out = src_dir / "capstone_run.json"
+    cmd = [sys.executable, "-m", "autograder.course.capstone_run", "--out", str(out)]
+    if capstone == "short":
+        cmd += ["--max-steps", str(SHORT_CAPSTONE_STEPS)]
+    elif capstone != "full":
+        raise ValueError(f"capstone must be one of {CAPSTONE_CHOICES}, not {capstone!r}")
+    proc = subprocess.run(cmd, cwd=REPO_ROOT, check=False)
+    if proc.returncode != 0 or not out.is_file():
+        raise SiteBuildError(f"the capstone's run failed (exit code {proc.returncode})")
+    return out
+
+
+def build_site(course_dir: Path, out_dir: Path, reference: str = "all",
+               capstone: str = "full") -> Path:
     """Build the website for the notebooks in ``course_dir`` into ``out_dir``, with the
-    reference pieces behind folds as ``reference`` says (:func:`reference_pieces`).
+    reference pieces behind folds as ``reference`` says (:func:`reference_pieces`) and
+    chapter 10's full run as ``capstone`` says (:func:`run_capstone`).
 
     Returns the path of the built ``index.html``. Raises :class:`SiteBuildError` if Sphinx
     reports a warning or error, including an exception in an executed demo cell.
@@ -310,6 +337,10 @@ def build_site(course_dir: Path, out_dir: Path, reference: str = "all") -> Path:
             raise SiteBuildError(f"{out_dir} is not empty and is not a previous site build")
         shutil.rmtree(out_dir)
     stage_sources(course_dir, src_dir, reference)
+    env = _kernel_env(src_dir)
+    run = run_capstone(src_dir, capstone)
+    if run is not None:
+        env[CAPSTONE_RUN_VARIABLE] = str(run)
     cmd = [
         sys.executable, "-m", "sphinx",
         "-W", "--keep-going",  # warnings are errors, but report them all
@@ -319,7 +350,7 @@ def build_site(course_dir: Path, out_dir: Path, reference: str = "all") -> Path:
         "-d", str(src_dir / "_doctrees"),
         str(src_dir), str(out_dir),
     ]  # fmt: skip
-    proc = subprocess.run(cmd, env=_kernel_env(src_dir), cwd=REPO_ROOT, check=False)
+    proc = subprocess.run(cmd, env=env, cwd=REPO_ROOT, check=False)
     index = out_dir / "index.html"
     if proc.returncode != 0 or not index.is_file():
         raise SiteBuildError(f"sphinx failed (exit code {proc.returncode}); see output above")
@@ -343,10 +374,14 @@ def main(argv: list[str] | None = None) -> int:
         "--reference", choices=REFERENCE_CHOICES, default="all",
         help="which reference pieces to show behind folds (none: for a class being graded)",
     )
+    parser.add_argument(
+        "--capstone", choices=CAPSTONE_CHOICES, default="full",
+        help="chapter 10's full run: every run to its end, its first steps, or none",
+    )
     args = parser.parse_args(argv)
     start = time.monotonic()
     try:
-        index = build_site(args.course, args.out, args.reference)
+        index = build_site(args.course, args.out, args.reference, args.capstone)
     except (SiteBuildError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

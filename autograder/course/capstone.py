@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SPLIT_SIZES", "SPLIT_SEED", "SETTINGS", "Record", "load_digits_tensors", "split",
+__all__ = ["SPLIT_SIZES", "SPLIT_SEED", "RUN_VARIABLE", "SETTINGS", "Record", "load_digits_tensors", "split",
            "cnn", "mlp", "build_cnn", "weight_digests", "train_steps", "train", "compare",
            "fix_zero_grad", "fix_view", "fix_float_labels", "fix_inplace", "fix_eval",
            "fix_parameter", "fix_shuffle"]
@@ -55,6 +55,10 @@ __all__ = ["SPLIT_SIZES", "SPLIT_SEED", "SETTINGS", "Record", "load_digits_tenso
 SPLIT_SIZES = (1257, 270, 270)
 #: The seed of the split's generator.
 SPLIT_SEED = 0
+
+#: The environment variable naming a full run's JSON (``capstone_run``) for chapter 10's
+#: notebook: the site build sets it for its kernels.
+RUN_VARIABLE = "REFTENSOR_CAPSTONE_RUN"
 
 #: Learning rate, epochs and batch size of the full run, per (model, optimizer): each trains to
 #: at least 95% test accuracy on torch.

@@ -42,10 +42,6 @@ torch.set_num_threads(1)
 #: The libraries by name, as the worker processes find them.
 LIBRARIES = {"torch": torch, "reftensor": reftensor}
 
-#: The environment variable that names a full run's JSON for chapter 10's notebook.
-ENVIRONMENT = "REFTENSOR_CAPSTONE_RUN"
-
-
 def _train(model: str, optimizer: str, library: str, max_steps: int | None) -> dict[str, Any]:
     """One training (a worker process's task), as plain data."""
     return asdict(capstone.train(LIBRARIES[library], model, optimizer, max_steps=max_steps))
@@ -77,9 +73,9 @@ def full_run(max_steps: int | None = None, workers: int = 2) -> dict[str, Any]:
 
 
 def read(path: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
-    """The full run written at ``path`` (by default the file :data:`ENVIRONMENT` names), or
+    """The full run written at ``path`` (by default the file ``capstone.RUN_VARIABLE`` names), or
     None when there is none."""
-    path = path if path is not None else os.environ.get(ENVIRONMENT)
+    path = path if path is not None else os.environ.get(capstone.RUN_VARIABLE)
     if not path or not Path(path).is_file():
         return None
     return json.loads(Path(path).read_text())

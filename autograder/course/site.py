@@ -42,6 +42,7 @@ import nbformat
 from nbformat.corpus.words import generate_corpus_id as random_cell_id
 
 from autograder.course import edition
+from autograder.course.capstone import RUN_VARIABLE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCS_DIR = REPO_ROOT / "docs"
@@ -54,9 +55,6 @@ EXERCISE_TAG = "skip-execution"
 #: ``--capstone``'s choices (:func:`run_capstone`), and the steps of a short run.
 CAPSTONE_CHOICES = ("full", "short", "none")
 SHORT_CAPSTONE_STEPS = 30
-#: The variable naming the run for chapter 10's notebook (``capstone_run.ENVIRONMENT``; this
-#: module does not import that one, which imports torch).
-CAPSTONE_RUN_VARIABLE = "REFTENSOR_CAPSTONE_RUN"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
 FORBIDDEN_MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
@@ -340,7 +338,7 @@ def build_site(course_dir: Path, out_dir: Path, reference: str = "all",
     env = _kernel_env(src_dir)
     run = run_capstone(src_dir, capstone)
     if run is not None:
-        env[CAPSTONE_RUN_VARIABLE] = str(run)
+        env[RUN_VARIABLE] = str(run)
     cmd = [
         sys.executable, "-m", "sphinx",
         "-W", "--keep-going",  # warnings are errors, but report them all
